@@ -1,0 +1,33 @@
+import { type CliCommand, type CliIo, processIo, wantsHelp } from './command';
+import { commands } from './commands';
+
+function printUsage(io: CliIo): void {
+  io.out('Usage: convengine <command> [options]');
+  io.out('');
+  io.out('Commands:');
+  const width = Math.max(...commands.map((c) => c.name.length));
+  for (const c of commands) io.out(`  ${c.name.padEnd(width)}  ${c.summary}`);
+  io.out('');
+  io.out('Run `convengine <command> --help` for the options of one command.');
+}
+
+export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
+  const [name, ...rest] = argv;
+  if (!name || name === '--help' || name === '-h' || name === 'help') {
+    printUsage(io);
+    return name ? 0 : 1;
+  }
+  const command: CliCommand | undefined = commands.find((c) => c.name === name);
+  if (!command) {
+    io.err(`Unknown command "${name}".`);
+    printUsage(io);
+    return 1;
+  }
+  if (wantsHelp(rest)) {
+    io.out(`Usage: ${command.usage}`);
+    io.out('');
+    io.out(command.summary);
+    return 0;
+  }
+  return command.run(rest, io);
+}

@@ -1,0 +1,131 @@
+import type { Json } from '../json';
+import type { ConfigRow, ConfigSnapshot, ConfigViolation } from './types';
+
+/**
+ * Engine tunables live in ce_config rows keyed by (config_type, config_key), so config authors
+ * change behavior without a deploy. Each tunable is declared once with its kind and default; the
+ * declaration drives parsing at runtime and validation on load.
+ */
+export type SettingKind = 'string' | 'int' | 'number' | 'boolean' | 'regex' | 'json' | 'csv' | 'enum';
+
+interface SettingTypeOf {
+  string: string;
+  int: number;
+  number: number;
+  boolean: boolean;
+  regex: string;
+  json: Json;
+  csv: string[];
+  enum: string;
+}
+
+export interface SettingDefinition<K extends SettingKind = SettingKind> {
+  configType: string;
+  configKey: string;
+  kind: K;
+  default: SettingTypeOf[K];
+  description: string;
+  min?: number;
+  max?: number;
+  /** For kind 'enum'. */
+  values?: readonly string[];
+}
+
+export function defineSetting<K extends SettingKind>(def: SettingDefinition<K>): SettingDefinition<K> {
+  return def;
+}
+
+function findRow(rows: readonly ConfigRow[], def: SettingDefinition): ConfigRow | undefined {
+  return rows.find(
+    (r) =>
+      r.enabled &&
+      r.configType.toUpperCase() === def.configType.toUpperCase() &&
+      r.configKey.toUpperCase() === def.configKey.toUpperCase()
+  );
+}
+
+/** Parses a raw ce_config value; throws with a human-readable reason when it does not fit the kind. */
+export function parseSettingValue<K extends SettingKind>(def: SettingDefinition<K>, raw: string): SettingTypeOf[K] {
+  const text = raw.trim();
+  const fail = (why: string): never => {
+    throw new Error(`${def.configType}.${def.configKey} ${why} (got "${raw}")`);
+  };
+  let value: unknown;
+  switch (def.kind) {
+    case 'string':
+      value = raw;
+      break;
+    case 'int':
+    case 'number': {
+      const n = Number(text);
+      if (text === '' || !Number.isFinite(n)) fail(`must be a number`);
+      if (def.kind === 'int' && !Number.isInteger(n)) fail('must be an integer');
+      if (def.min !== undefined && n < def.min) fail(`must be >= ${def.min}`);
+      if (def.max !== undefined && n > def.max) fail(`must be <= ${def.max}`);
+      value = n;
+      break;
+    }
+    case 'boolean': {
+      const t = text.toLowerCase();
+      if (['true', '1', 'yes', 'y'].includes(t)) value = true;
+      else if (['false', '0', 'no', 'n'].includes(t)) value = false;
+      else fail('must be true or false');
+      break;
+    }
+    case 'regex':
+      try {
+        new RegExp(text, 'i');
+      } catch (err) {
+        fail(`is not a valid regular expression: ${(err as Error).message}`);
+      }
+      value = text;
+      break;
+    case 'json':
+      try {
+        value = JSON.parse(text) as Json;
+      } catch {
+        fail('is not valid JSON');
+      }
+      break;
+    case 'csv':
+      value =
+        text === ''
+          ? []
+          : text
+              .split(',')
+              .map((s) => s.trim())
+              .filter((s) => s !== '');
+      break;
+    case 'enum': {
+      const upper = text.toUpperCase();
+      if (!def.values?.includes(upper)) fail(`must be one of ${def.values?.join(', ')}`);
+      value = upper;
+      break;
+    }
+  }
+  return value as SettingTypeOf[K];
+}
+
+/** The setting's value in this snapshot, or its default. Validation guarantees stored values parse. */
+export function readSetting<K extends SettingKind>(
+  snapshot: ConfigSnapshot,
+  def: SettingDefinition<K>
+): SettingTypeOf[K] {
+  const row = findRow(snapshot.rows.configs, def);
+  if (!row || row.configValue === null) return def.default;
+  return parseSettingValue(def, row.configValue);
+}
+
+export function validateSettingRows(rows: readonly ConfigRow[], defs: readonly SettingDefinition[]): ConfigViolation[] {
+  const violations: ConfigViolation[] = [];
+  for (const def of defs) {
+    const row = findRow(rows, def);
+    if (!row || row.configValue === null) continue;
+    try {
+      parseSettingValue(def, row.configValue);
+    } catch (err) {
+      violations.push({ table: 'ce_config', id: String(row.configId), reason: (err as Error).message });
+    }
+  }
+  return violations;
+}

@@ -1,0 +1,6 @@
+import type { SettingDefinition } from '../setting';
+import { pipelineSettings } from './pipeline';
+import { mcpSettings } from './mcp';
+
+/** Every declared ce_config tunable; validation checks stored rows against these. */
+export const allSettings: readonly SettingDefinition[] = [...pipelineSettings, ...mcpSettings];

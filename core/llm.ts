@@ -1,0 +1,44 @@
+import type { Json, JsonObject } from './json';
+
+/**
+ * Every LLM call names its kind. The kind selects prompts and the expected JSON contract, is
+ * logged in ce_llm_call_log, and is how the scripted Messages server chooses a completion.
+ */
+export type LlmCallKind =
+  | 'DA'
+  | 'INTENT'
+  | 'SCHEMA'
+  | 'RESP_TEXT'
+  | 'RESP_JSON'
+  | 'COLLISION'
+  | 'DISAMBIGUATION'
+  | 'PLAN'
+  | 'SEMANTIC_INTERPRET'
+  | 'SEMANTIC_QUERY'
+  | 'SQL_REPAIR';
+
+export interface LlmCallMeta {
+  conversationId: string;
+  turnNumber: number;
+  intent: string;
+  state: string;
+}
+
+export interface LlmRequest {
+  kind: LlmCallKind;
+  systemPrompt: string;
+  userPrompt: string;
+  /** JSON Schema the answer must satisfy (JSON calls only). */
+  schema?: JsonObject;
+  temperature?: number;
+  meta: LlmCallMeta;
+}
+
+/** A JSON call never throws for a bad answer: callers decide (reject, fall back) from `error`. */
+export type LlmJsonResult = { ok: true; json: Json; raw: string } | { ok: false; raw: string; error: string };
+
+export interface LlmClient {
+  /** Throws (retryably) only for transport failures: 429/5xx/timeouts after the SDK's own retries. */
+  generateText(req: LlmRequest): Promise<string>;
+  generateJson(req: LlmRequest): Promise<LlmJsonResult>;
+}

@@ -1,0 +1,182 @@
+import type { AuditRecord } from '../audit';
+import type { ToolSideEffect } from '../config/types';
+import type { JsonObject } from '../json';
+import type { Payload, RequestContext, Session } from '../session';
+
+/** What the gateway asks for: one user message on one conversation. */
+export interface TurnInput {
+  conversationId: string;
+  /** Committed turns + 1, read from ce_conversation.turn_count when the turn was started. */
+  turnNumber: number;
+  /** Deterministic, readable id of this turn (the workflow id): `turn-<conversationId>-<n>`. */
+  turnId: string;
+  message: string;
+  inputParams: JsonObject;
+  reset: boolean;
+  requestContext: RequestContext;
+  idempotencyKey: string | null;
+  /** ISO time the gateway received the request (workflow code cannot read a wall clock). */
+  receivedAt: string;
+}
+
+export function turnIdFor(conversationId: string, turnNumber: number): string {
+  return `turn-${conversationId}-${turnNumber}`;
+}
+
+/** Why a step ended the turn early. The commit steps still run so nothing is half-written. */
+export interface StopResult {
+  reason: 'POLICY_BLOCK' | 'SHORT_CIRCUIT';
+  payload: Payload;
+}
+
+/**
+ * Input of every step activity. `callKey` is unique within the turn and stable across retries
+ * (for example `05-DialogueAct` or `mcp-plan-2`); audit idempotency keys derive from it.
+ * `carryAudits` are audits decided in workflow code (which cannot write) that this activity
+ * persists first, under the key in `carryKey`.
+ */
+export interface StepInput {
+  turn: TurnInput;
+  configVersion: string;
+  session: Session;
+  callKey: string;
+  carryAudits?: AuditRecord[];
+  carryKey?: string;
+}
+
+export interface StepOutput {
+  session: Session;
+  audits: AuditRecord[];
+  stop?: StopResult;
+}
+
+export type TurnOutcome =
+  | 'ANSWERED'
+  | 'CLARIFY'
+  | 'GUARDRAIL_BLOCKED'
+  | 'LOOP_LIMIT'
+  | 'TOOL_ERROR'
+  | 'POLICY_BLOCKED'
+  | 'AWAITING_APPROVAL'
+  | 'FAILED';
+
+export interface TurnResult {
+  success: boolean;
+  conversationId: string;
+  turnNumber: number;
+  turnId: string;
+  intent: string;
+  state: string;
+  payload: Payload;
+  context: JsonObject;
+  outcome: TurnOutcome;
+  configVersion: string;
+}
+
+/** Pipeline step activities, in run order. The MCP step is unrolled separately (see McpActivities). */
+export const PIPELINE_STEPS_BEFORE_MCP = [
+  'LoadOrCreateConversation',
+  'ResetConversation',
+  'AuditUserInput',
+  'PolicyEnforcement',
+  'DialogueAct',
+  'InteractionPolicy',
+  'ActionLifecycle',
+  'Correction',
+  'Disambiguation',
+  'Guardrail',
+  'IntentResolution',
+  'ResetResolvedIntent',
+  'FallbackIntentState',
+  'SchemaExtraction',
+  'AutoAdvance',
+  'PendingAction',
+  'ToolOrchestration',
+] as const;
+
+export const PIPELINE_STEPS_AFTER_MCP = ['Rules', 'ResponseResolution', 'Memory'] as const;
+
+/** Steps that commit the turn; they also run after a stop so a stopped turn is recorded whole. */
+export const COMMIT_STEPS = ['PersistConversation', 'PipelineEnd'] as const;
+
+export type PipelineStepName =
+  | (typeof PIPELINE_STEPS_BEFORE_MCP)[number]
+  | (typeof PIPELINE_STEPS_AFTER_MCP)[number]
+  | (typeof COMMIT_STEPS)[number];
+
+// ---- MCP step, unrolled so each planner iteration and each CALL_TOOL is its own activity ----
+
+export interface ToolRetrySettings {
+  maxAttempts: number | null;
+  initialIntervalMs: number | null;
+  backoffCoefficient: number | null;
+  maxIntervalMs: number | null;
+  startToCloseTimeoutMs: number | null;
+}
+
+/** What workflow code needs to know about a tool to schedule it (no I/O needed). */
+export interface McpToolDescriptor {
+  toolCode: string;
+  toolGroup: string;
+  sideEffect: ToolSideEffect;
+  requiresApproval: boolean;
+  approvalTimeoutMs: number | null;
+  retry: ToolRetrySettings;
+}
+
+export interface NextToolGuardConfig {
+  enabled: boolean;
+  failClosed: boolean;
+  /** current tool code (or `__START__`) → allowed next tool codes. */
+  allowedNextByCurrentTool: Record<string, string[]>;
+}
+
+/** Result of McpPrepare: PRE_AGENT_MCP rules ran, skips were checked, stale MCP context was cleared. */
+export interface McpLoopPlan {
+  run: boolean;
+  /** When run is false: the lifecycle status written (SKIPPED_*, NO_TOOLS_FOR_SCOPE) or PENDING_CLARIFICATION. */
+  skipReason: string | null;
+  maxLoops: number;
+  tools: McpToolDescriptor[];
+  nextToolGuard: NextToolGuardConfig;
+}
+
+export interface PlannerDecision {
+  action: 'CALL_TOOL' | 'ANSWER';
+  toolCode: string | null;
+  args: JsonObject;
+  answer: string | null;
+  operationTag: string | null;
+}
+
+export interface ToolCallRequest {
+  toolCode: string;
+  args: JsonObject;
+  /** 1-based index of this tool call within the turn. */
+  callIndex: number;
+  /** Stable across activity retries: `<turn id>/tool/<callIndex>` (sent as Idempotency-Key). */
+  idempotencyKey: string;
+}
+
+export interface McpPrepareOutput extends StepOutput {
+  plan: McpLoopPlan;
+}
+
+export interface McpPlanInput extends StepInput {
+  iteration: number;
+}
+
+export interface McpPlanOutput extends StepOutput {
+  decision: PlannerDecision;
+}
+
+export interface McpToolCallInput extends StepInput {
+  call: ToolCallRequest;
+}
+
+export type ApprovalDecisionKind = 'APPROVED' | 'REJECTED' | 'EXPIRED';
+export interface ApprovalDecision {
+  decision: ApprovalDecisionKind;
+  reason: string | null;
+  decidedBy: string | null;
+}

@@ -1,0 +1,84 @@
+import { createHash } from 'node:crypto';
+import { readdirSync, readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { Pool, PoolClient } from 'pg';
+
+export const MIGRATIONS_DIR = join(__dirname, 'migrations');
+
+// Arbitrary constant: serializes concurrent migrators (two workers starting at once).
+const MIGRATION_LOCK_KEY = 7_233_001;
+
+export interface MigrationFile {
+  name: string;
+  sql: string;
+  checksum: string;
+}
+
+export interface MigrationReport {
+  applied: string[];
+  alreadyApplied: string[];
+}
+
+export class MigrationChecksumError extends Error {
+  readonly type = 'MIGRATION_CHECKSUM_MISMATCH';
+  constructor(readonly migration: string) {
+    super(`Migration ${migration} was changed after it was applied; add a new migration instead.`);
+  }
+}
+
+export function readMigrations(dir = MIGRATIONS_DIR): MigrationFile[] {
+  return readdirSync(dir)
+    .filter((f) => f.endsWith('.sql'))
+    .sort()
+    .map((name) => {
+      const sql = readFileSync(join(dir, name), 'utf8');
+      return { name, sql, checksum: createHash('sha256').update(sql).digest('hex') };
+    });
+}
+
+/** Applies pending migrations in order, each in its own transaction. Re-running is a no-op. */
+export async function migrate(pool: Pool, dir = MIGRATIONS_DIR): Promise<MigrationReport> {
+  const client = await pool.connect();
+  try {
+    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    try {
+      return await applyPending(client, readMigrations(dir));
+    } finally {
+      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
+    }
+  } finally {
+    client.release();
+  }
+}
+
+async function applyPending(client: PoolClient, files: MigrationFile[]): Promise<MigrationReport> {
+  await client.query(`CREATE TABLE IF NOT EXISTS ce_schema_migrations (
+    name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+  const { rows } = await client.query<{ name: string; checksum: string }>(
+    'SELECT name, checksum FROM ce_schema_migrations'
+  );
+  const done = new Map(rows.map((r) => [r.name, r.checksum]));
+  const report: MigrationReport = { applied: [], alreadyApplied: [] };
+  for (const file of files) {
+    const previous = done.get(file.name);
+    if (previous !== undefined) {
+      if (previous !== file.checksum) throw new MigrationChecksumError(file.name);
+      report.alreadyApplied.push(file.name);
+      continue;
+    }
+    await client.query('BEGIN');
+    try {
+      await client.query(file.sql);
+      await client.query('INSERT INTO ce_schema_migrations (name, checksum) VALUES ($1, $2)', [
+        file.name,
+        file.checksum,
+      ]);
+      await client.query('COMMIT');
+    } catch (err) {
+      await client.query('ROLLBACK');
+      throw new Error(`Migration ${file.name} failed: ${(err as Error).message}`, { cause: err });
+    }
+    report.applied.push(file.name);
+  }
+  return report;
+}

@@ -1,0 +1,38 @@
+import { Pool, type PoolConfig, types } from 'pg';
+import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
+import * as schema from './schema';
+
+// bigint (int8) columns hold ids and counters that stay far below 2^53; numbers are easier to
+// carry through JSON, activity payloads and event history than strings.
+types.setTypeParser(types.builtins.INT8, (value) => Number(value));
+types.setTypeParser(types.builtins.NUMERIC, (value) => Number(value));
+
+export type Database = NodePgDatabase<typeof schema>;
+
+export interface DbHandle {
+  pool: Pool;
+  db: Database;
+  close(): Promise<void>;
+}
+
+export function createPool(connectionString: string, overrides: Partial<PoolConfig> = {}): Pool {
+  const pool = new Pool({
+    connectionString,
+    max: 10,
+    idleTimeoutMillis: 30_000,
+    connectionTimeoutMillis: 10_000,
+    ...overrides,
+  });
+  // A terminated backend (failover, pg_terminate_backend) surfaces here on idle clients; the pool
+  // discards the client, and the next query reconnects. Without a listener Node would crash.
+  pool.on('error', () => undefined);
+  return pool;
+}
+
+export function openDatabase(connectionString: string, overrides: Partial<PoolConfig> = {}): DbHandle {
+  const pool = createPool(connectionString, overrides);
+  const db = drizzle(pool, { schema });
+  return { pool, db, close: () => pool.end() };
+}
+
+export { schema };

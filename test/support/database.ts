@@ -1,0 +1,95 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { Client } from 'pg';
+import { migrate, readMigrations } from '../../db/migrate';
+import { openDatabase, type DbHandle } from '../../db/pool';
+
+/** Server used by tests; CI and the README default to the local cluster's `test` database. */
+export const ADMIN_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+// Serializes template creation across Jest workers and concurrent test runs.
+const TEMPLATE_LOCK_KEY = 7_233_002;
+
+function withDatabase(url: string, database: string): string {
+  const u = new URL(url);
+  u.pathname = `/${database}`;
+  return u.toString();
+}
+
+async function withAdmin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
+  const client = new Client({ connectionString: ADMIN_DATABASE_URL });
+  await client.connect();
+  try {
+    return await fn(client);
+  } finally {
+    await client.end();
+  }
+}
+
+function templateName(): string {
+  const digest = createHash('sha256');
+  for (const m of readMigrations()) digest.update(m.name).update(m.checksum);
+  return `ce_tpl_${digest.digest('hex').slice(0, 16)}`;
+}
+
+async function ensureTemplate(admin: Client): Promise<string> {
+  const name = templateName();
+  await admin.query('SELECT pg_advisory_lock($1)', [TEMPLATE_LOCK_KEY]);
+  try {
+    const exists = await admin.query('SELECT 1 FROM pg_database WHERE datname = $1', [name]);
+    if (exists.rowCount === 0) {
+      await admin.query(`CREATE DATABASE ${name}`);
+      const handle = openDatabase(withDatabase(ADMIN_DATABASE_URL, name), { max: 1 });
+      try {
+        await migrate(handle.pool);
+      } catch (err) {
+        await handle.close();
+        await admin.query(`DROP DATABASE IF EXISTS ${name}`);
+        throw err;
+      }
+      await handle.close();
+    }
+    return name;
+  } finally {
+    await admin.query('SELECT pg_advisory_unlock($1)', [TEMPLATE_LOCK_KEY]);
+  }
+}
+
+export interface TestDatabase extends DbHandle {
+  url: string;
+  name: string;
+  /** Drops the database; call in afterAll. */
+  drop(): Promise<void>;
+}
+
+/**
+ * A fresh, fully migrated database for one test file, cloned from a template that is migrated
+ * once per migration set. Files never see each other's rows, so Jest can run them in parallel.
+ */
+export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
+  const migrated = options.migrated ?? true;
+  const name = `ce_t_${process.pid}_${randomBytes(4).toString('hex')}`;
+  await withAdmin(async (admin) => {
+    if (!migrated) {
+      await admin.query(`CREATE DATABASE ${name}`);
+      return;
+    }
+    const template = await ensureTemplate(admin);
+    await admin.query('SELECT pg_advisory_lock($1)', [TEMPLATE_LOCK_KEY]);
+    try {
+      await admin.query(`CREATE DATABASE ${name} TEMPLATE ${template}`);
+    } finally {
+      await admin.query('SELECT pg_advisory_unlock($1)', [TEMPLATE_LOCK_KEY]);
+    }
+  });
+  const url = withDatabase(ADMIN_DATABASE_URL, name);
+  const handle = openDatabase(url, { max: 5 });
+  return {
+    ...handle,
+    url,
+    name,
+    async drop() {
+      await handle.close().catch(() => undefined);
+      await withAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    },
+  };
+}
