@@ -1,0 +1,39 @@
+/** Rule phases, in the order a turn reaches them. */
+export const RULE_PHASES = [
+  'POST_DIALOGUE_ACT',
+  'POST_CLASSIFIER_INTENT',
+  'POST_AGENT_INTENT',
+  'POST_SCHEMA_EXTRACTION',
+  'POST_TOOL_EXECUTION',
+  'PRE_AGENT_MCP',
+  'POST_SEMANTIC_INTERPRET',
+  'POST_AGENT_MCP',
+  'PRE_RESPONSE_RESOLUTION',
+] as const;
+export type RulePhase = (typeof RULE_PHASES)[number];
+
+const LEGACY_PHASES: Record<string, RulePhase> = {
+  PIPELINE_RULES: 'PRE_RESPONSE_RESOLUTION',
+  AGENT_POST_INTENT: 'POST_AGENT_INTENT',
+  CLASSIFIER_POST_INTENT: 'POST_CLASSIFIER_INTENT',
+  AGENT_POST_MCP: 'POST_AGENT_MCP',
+  AGENT_POST_SEMANTIC_INTERPRET: 'POST_SEMANTIC_INTERPRET',
+  SEMANTIC_INTERPRET_POST: 'POST_SEMANTIC_INTERPRET',
+  TOOL_POST_EXECUTION: 'POST_TOOL_EXECUTION',
+};
+
+export function isKnownPhase(raw: string | null | undefined): boolean {
+  const key = (raw ?? '').trim().toUpperCase();
+  return (RULE_PHASES as readonly string[]).includes(key) || key in LEGACY_PHASES;
+}
+
+/**
+ * Normalizes a phase name, legacy aliases included (D3: stored rows too, unlike the Java engine).
+ * Blank means PRE_RESPONSE_RESOLUTION; an unknown name returns null so validation can reject it.
+ */
+export function normalizePhase(raw: string | null | undefined): RulePhase | null {
+  const key = (raw ?? '').trim().toUpperCase();
+  if (key === '') return 'PRE_RESPONSE_RESOLUTION';
+  if ((RULE_PHASES as readonly string[]).includes(key)) return key as RulePhase;
+  return LEGACY_PHASES[key] ?? null;
+}

@@ -1,0 +1,66 @@
+import type { AuditRecord } from '../audit';
+import type {
+  ApprovalDecision,
+  McpPlanInput,
+  McpPlanOutput,
+  McpPrepareOutput,
+  McpToolCallInput,
+  McpToolDescriptor,
+  PipelineStepName,
+  StepInput,
+  StepOutput,
+} from './contracts';
+
+export interface ApprovalRequest {
+  toolCode: string;
+  args: StepInput['session']['inputParams'];
+  callIndex: number;
+  timeoutMs: number;
+}
+
+/**
+ * A decision taken by the driver itself (not by an activity): loop limit, next-tool guardrail
+ * block, MCP skip, approval outcome. The workflow records each one in event history (a marker
+ * and search-attribute upsert) so an operator sees it in the Temporal UI without opening the DB.
+ */
+export interface TurnDecisionRecord {
+  kind: 'MCP_SKIPPED' | 'LOOP_LIMIT' | 'GUARDRAIL_BLOCKED' | 'DUPLICATE_SUPPRESSED' | 'TOOL_FAILED' | 'APPROVAL';
+  toolCode: string | null;
+  reason: string;
+  limit?: number;
+  iteration?: number;
+}
+
+/** A tool activity that failed for good (non-retryable, or out of retries). */
+export class ToolCallFailure extends Error {
+  constructor(
+    readonly failureType: string,
+    message: string,
+    readonly attempts: number,
+    readonly rootCause: { className: string; message: string } | null = null
+  ) {
+    super(message);
+    this.name = 'ToolCallFailure';
+  }
+}
+
+/**
+ * Runs the units of a turn. The Temporal workflow implements it with activities (plus markers
+ * and signals); the in-process runner calls the same activity functions directly.
+ */
+export interface TurnExecutor {
+  step(name: PipelineStepName, input: StepInput): Promise<StepOutput>;
+  mcpPrepare(input: StepInput): Promise<McpPrepareOutput>;
+  mcpPlan(input: McpPlanInput): Promise<McpPlanOutput>;
+  /** Throws ToolCallFailure when the tool failed for good. */
+  mcpToolCall(input: McpToolCallInput, tool: McpToolDescriptor): Promise<StepOutput>;
+  mcpFinalize(input: StepInput): Promise<StepOutput>;
+  awaitApproval(request: ApprovalRequest): Promise<ApprovalDecision>;
+  record(decision: TurnDecisionRecord): Promise<void>;
+}
+
+/** Audits decided in driver code, waiting for the next activity to persist them. */
+export interface CarriedAudits {
+  audits: AuditRecord[];
+  key: string;
+}
