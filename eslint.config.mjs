@@ -35,7 +35,9 @@ const deterministicRestrictions = {
         '**/worker/**',
         '**/devserver/**',
         '**/cli/**',
-        '**/config/**',
+        // The top-level config/ (env parsing). Not `**/config/**`: that would also match core/config.
+        '**/config/env',
+        '**/config/env.*',
       ],
       allowTypeImports: true,
       message: 'Only types may cross into deterministic code.',

@@ -1,4 +1,7 @@
 import type { CliCommand } from '../command';
+import { migrateCommand } from './migrate';
+import { seedCommand } from './seed';
+import { validateConfigCommand } from './validate-config';
 
 /** Every command, in the order `--help` lists them. */
-export const commands: CliCommand[] = [];
+export const commands: CliCommand[] = [migrateCommand, seedCommand, validateConfigCommand];

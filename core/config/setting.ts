@@ -1,4 +1,5 @@
 import type { Json } from '../json';
+import { checkUserRegex } from '../text/regex';
 import type { ConfigRow, ConfigSnapshot, ConfigViolation } from './types';
 
 /**
@@ -72,14 +73,14 @@ export function parseSettingValue<K extends SettingKind>(def: SettingDefinition<
       else fail('must be true or false');
       break;
     }
-    case 'regex':
-      try {
-        new RegExp(text, 'i');
-      } catch (err) {
-        fail(`is not a valid regular expression: ${(err as Error).message}`);
-      }
+    case 'regex': {
+      // Java-style patterns (leading (?i) etc.), compiled the way every matcher compiles them.
+      const reason = checkUserRegex(text, { ignoreCase: true });
+      if (reason !== null)
+        fail(reason.replace(/^invalid regular expression "[^"]*": /, 'is not a valid regular expression: '));
       value = text;
       break;
+    }
     case 'json':
       try {
         value = JSON.parse(text) as Json;

@@ -1,5 +1,10 @@
+import { getTableColumns, getTableName, is } from 'drizzle-orm';
+import { PgTable } from 'drizzle-orm/pg-core';
 import { migrate, readMigrations } from '../../db/migrate';
+import * as schema from '../../db/schema';
 import { createTestDatabase, type TestDatabase } from '../support/database';
+
+const drizzleTables: PgTable[] = Object.values(schema).flatMap((value) => (is(value, PgTable) ? [value] : []));
 
 describe('migrations', () => {
   let tdb: TestDatabase;
@@ -21,5 +26,30 @@ describe('migrations', () => {
       "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public' AND table_name LIKE 'ce\\_%'"
     );
     expect(rows[0].n).toBeGreaterThanOrEqual(28);
+  });
+
+  it('match the drizzle schema: same tables, columns and nullability', async () => {
+    const { rows } = await tdb.pool.query<{ table_name: string; column_name: string; is_nullable: string }>(
+      "SELECT table_name, column_name, is_nullable FROM information_schema.columns WHERE table_schema = 'public'"
+    );
+    const inDatabase = new Map<string, Map<string, boolean>>();
+    for (const r of rows) {
+      const columns = inDatabase.get(r.table_name) ?? new Map<string, boolean>();
+      columns.set(r.column_name, r.is_nullable === 'NO');
+      inDatabase.set(r.table_name, columns);
+    }
+    // Every migrated table has a drizzle mirror (the migrator's own bookkeeping table excepted).
+    const migratedTables = [...inDatabase.keys()].filter((n) => n !== 'ce_schema_migrations').sort();
+    expect(drizzleTables.map(getTableName).sort()).toEqual(migratedTables);
+    for (const table of drizzleTables) {
+      const name = getTableName(table);
+      const expected = Object.values(getTableColumns(table)).map((c) => [c.name, c.notNull] as const);
+      const actual = inDatabase.get(name);
+      expect({ table: name, exists: actual !== undefined }).toEqual({ table: name, exists: true });
+      expect({ table: name, columns: [...(actual ?? new Map()).entries()].sort() }).toEqual({
+        table: name,
+        columns: [...expected].sort(),
+      });
+    }
   });
 });

@@ -1,0 +1,39 @@
+import { EnvError, requireDatabaseUrl } from '../../config/env';
+import { migrate } from '../../db/migrate';
+import { openDatabase } from '../../db/pool';
+import type { CliCommand } from '../command';
+
+export const migrateCommand: CliCommand = {
+  name: 'migrate',
+  summary: 'Apply the database migrations (db/migrations) to DATABASE_URL.',
+  usage:
+    'convengine migrate\n\nApplies pending migrations in order, each in its own transaction; re-running is a no-op.',
+  async run(args, io) {
+    if (args.length > 0) {
+      io.err(`migrate takes no arguments (got: ${args.join(' ')})`);
+      return 2;
+    }
+    let url: string;
+    try {
+      url = requireDatabaseUrl();
+    } catch (err) {
+      if (err instanceof EnvError) {
+        io.err(err.message);
+        return 2;
+      }
+      throw err;
+    }
+    const handle = openDatabase(url, { max: 1 });
+    try {
+      const report = await migrate(handle.pool);
+      for (const name of report.applied) io.out(`applied ${name}`);
+      io.out(`${report.applied.length} migration(s) applied, ${report.alreadyApplied.length} already applied`);
+      return 0;
+    } catch (err) {
+      io.err(`migrate failed: ${(err as Error).message}`);
+      return 1;
+    } finally {
+      await handle.close();
+    }
+  },
+};

@@ -1,0 +1,77 @@
+import { EnvError, requireDatabaseUrl } from '../../config/env';
+import { formatViolation, type ConfigViolation } from '../../core/config/types';
+import { isEngineError } from '../../core/errors';
+import { openDatabase } from '../../db/pool';
+import { SEED_PACKS, UnknownSeedPackError, resolveSeedPacks, seedPacks } from '../../db/seed';
+import { parseOptions, type CliCommand, type CliIo } from '../command';
+
+const USAGE = [
+  'convengine seed <pack>... | all',
+  'convengine seed --list',
+  '',
+  'Upserts the packs into DATABASE_URL in one transaction and validates the resulting config;',
+  'on any violation nothing is applied. Seeding again is a no-op.',
+].join('\n');
+
+function listPacks(io: CliIo): number {
+  const width = Math.max(...SEED_PACKS.map((p) => p.name.length));
+  for (const pack of SEED_PACKS) io.out(`${pack.name.padEnd(width)}  ${pack.description}`);
+  return 0;
+}
+
+function printFailure(io: CliIo, err: unknown): number {
+  if (isEngineError(err) && Array.isArray(err.details?.violations)) {
+    io.err(err.message.split('\n')[0] ?? err.message);
+    for (const v of err.details.violations as ConfigViolation[]) io.err(formatViolation(v));
+    return 1;
+  }
+  const message = (err as Error).message;
+  io.err(`seed failed: ${message}`);
+  if (/relation .* does not exist/.test(message)) io.err('Run `convengine migrate` first.');
+  return 1;
+}
+
+export const seedCommand: CliCommand = {
+  name: 'seed',
+  summary: 'Load bundled config packs (faq, move-connections, loan-confirmation, …) into the database.',
+  usage: USAGE,
+  async run(args, io) {
+    const { positional, options } = parseOptions(args);
+    if (options.has('list')) return listPacks(io);
+    const unknownOptions = [...options.keys()];
+    if (positional.length === 0 || unknownOptions.length > 0) {
+      io.err(unknownOptions.length > 0 ? `unknown option --${unknownOptions[0]}` : 'name a pack, or "all"');
+      io.err(`Usage: ${USAGE.split('\n')[0]}`);
+      return 2;
+    }
+    try {
+      resolveSeedPacks(positional);
+    } catch (err) {
+      if (!(err instanceof UnknownSeedPackError)) throw err;
+      io.err(err.message);
+      return 2;
+    }
+    let url: string;
+    try {
+      url = requireDatabaseUrl();
+    } catch (err) {
+      if (!(err instanceof EnvError)) throw err;
+      io.err(err.message);
+      return 2;
+    }
+    const handle = openDatabase(url, { max: 1 });
+    try {
+      const report = await seedPacks(handle.db, positional);
+      const configRows = Object.values(report.configRows).reduce((a, b) => a + (b ?? 0), 0);
+      const businessRows = Object.values(report.businessRows).reduce((a, b) => a + b, 0);
+      io.out(`seeded ${report.packs.join(', ')}: ${configRows} config row(s), ${businessRows} business row(s)`);
+      for (const w of report.warnings) io.out(`warning: ${formatViolation(w)}`);
+      io.out(`config version ${report.version}`);
+      return 0;
+    } catch (err) {
+      return printFailure(io, err);
+    } finally {
+      await handle.close();
+    }
+  },
+};

@@ -1,0 +1,112 @@
+import { z } from 'zod';
+
+/**
+ * Process environment, parsed and validated once at startup. Every invalid variable is reported
+ * in one error, so an operator fixes them all in one go. Values are never echoed back: several of
+ * them (DATABASE_URL, ANTHROPIC_API_KEY, API_TOKEN) carry secrets.
+ */
+export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+
+/** docker-compose and shells often export `VAR=`: treat blank as unset. */
+const blankAsUnset = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
+
+const optionalText = z.preprocess(blankAsUnset, z.string().optional());
+
+const postgresUrl = z.preprocess(
+  blankAsUnset,
+  z
+    .string()
+    .refine((v) => /^postgres(ql)?:\/\//.test(v) && URL.canParse(v), 'must be a postgres:// or postgresql:// URL')
+    .optional()
+);
+
+const integer = (fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.preprocess(
+    blankAsUnset,
+    z.coerce
+      .number({ error: 'must be an integer' })
+      .int('must be an integer')
+      .min(min, `must be >= ${min}`)
+      .max(max, `must be <= ${max}`)
+      .default(fallback)
+  );
+
+const envSchema = z.object({
+  DATABASE_URL: postgresUrl,
+  TOOLS_DATABASE_URL: postgresUrl,
+  TEMPORAL_ADDRESS: z.preprocess(
+    blankAsUnset,
+    z
+      .string()
+      .regex(/^(\[[0-9a-fA-F:]+\]|[^\s:/[\]]+):\d{1,5}$/, 'must be host:port, e.g. localhost:7233')
+      .optional()
+  ),
+  TEMPORAL_NAMESPACE: z.preprocess(blankAsUnset, z.string().default('default')),
+  TEMPORAL_TASK_QUEUE: z.preprocess(blankAsUnset, z.string().default('convengine-turns')),
+  ANTHROPIC_API_KEY: optionalText,
+  ANTHROPIC_BASE_URL: z.preprocess(
+    blankAsUnset,
+    z
+      .string()
+      .refine((v) => /^https?:\/\//.test(v) && URL.canParse(v), 'must be an http:// or https:// URL')
+      .optional()
+  ),
+  ANTHROPIC_MODEL: z.preprocess(blankAsUnset, z.string().default('claude-sonnet-4-5')),
+  LLM_TIMEOUT_MS: integer(60_000, 1),
+  LLM_MAX_TOKENS: integer(1024, 1),
+  PORT: integer(3000, 0, 65_535),
+  API_TOKEN: optionalText,
+  MESSAGE_MAX_BYTES: integer(8192, 1),
+  LOG_LEVEL: z.preprocess(
+    (v) => (typeof blankAsUnset(v) === 'string' ? (v as string).trim().toLowerCase() : undefined),
+    z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info')
+  ),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface EnvIssue {
+  variable: string;
+  reason: string;
+}
+
+export class EnvError extends Error {
+  readonly type = 'ENV_INVALID';
+  constructor(readonly issues: EnvIssue[]) {
+    super(
+      `Invalid environment (${issues.length} variable(s)):\n${issues.map((i) => `  ${i.variable}: ${i.reason}`).join('\n')}`
+    );
+    this.name = 'EnvError';
+  }
+}
+
+/** Parses the environment; throws EnvError listing every invalid variable. */
+export function loadEnv(source: Readonly<Record<string, string | undefined>> = process.env): Env {
+  const result = envSchema.safeParse(source);
+  if (result.success) return result.data;
+  const issues = result.error.issues.map((issue) => ({
+    variable: String(issue.path[0] ?? '(environment)'),
+    reason: issue.message,
+  }));
+  throw new EnvError(issues);
+}
+
+/**
+ * For commands that only need the database (migrate, seed, validate-config): validates
+ * DATABASE_URL alone, so an unrelated variable cannot stop a migration. Throws EnvError.
+ */
+export function requireDatabaseUrl(source: Readonly<Record<string, string | undefined>> = process.env): string {
+  const result = envSchema.pick({ DATABASE_URL: true }).safeParse(source);
+  if (!result.success)
+    throw new EnvError(result.error.issues.map((i) => ({ variable: 'DATABASE_URL', reason: i.message })));
+  const url = result.data.DATABASE_URL;
+  if (url === undefined) {
+    throw new EnvError([
+      {
+        variable: 'DATABASE_URL',
+        reason: 'is not set; point it at PostgreSQL, e.g. postgres://postgres@127.0.0.1:5432/convengine',
+      },
+    ]);
+  }
+  return url;
+}

@@ -1,0 +1,55 @@
+import type { SettingDefinition } from './setting';
+import { allSettings } from './settings';
+import { EngineError, ErrorType } from '../errors';
+import { formatViolation, type ConfigRows, type ConfigViolation } from './types';
+import { buildValidationContext } from './validation/context';
+import { checkConfigRows, checkMatchers, checkPendingActions, checkSemanticReferences } from './validation/misc-checks';
+import {
+  buildTemplateVocabulary,
+  checkPlanners,
+  checkPromptTemplates,
+  checkResponses,
+} from './validation/prompt-checks';
+import { checkRules } from './validation/rule-checks';
+import { checkSchemas } from './validation/schema-checks';
+import { checkScopes } from './validation/scope-checks';
+import { checkTools } from './validation/tool-checks';
+
+export interface ConfigValidationResult {
+  /** The config is refused while any of these exist (D12, P5). */
+  violations: ConfigViolation[];
+  /** Accepted, but worth an author's attention (e.g. a row scoped to a disabled intent). */
+  warnings: ConfigViolation[];
+}
+
+/**
+ * Validates a full set of config rows, pure and deterministic. Every finding names `table[id]`
+ * with a human reason; all findings are reported at once, never just the first.
+ */
+export function validateConfig(
+  rows: ConfigRows,
+  settings: readonly SettingDefinition[] = allSettings
+): ConfigValidationResult {
+  const ctx = buildValidationContext(rows);
+  const vocab = buildTemplateVocabulary(ctx);
+  checkScopes(ctx);
+  checkRules(ctx, vocab);
+  checkMatchers(ctx);
+  checkPendingActions(ctx);
+  checkPromptTemplates(ctx, vocab);
+  checkResponses(ctx, vocab);
+  checkPlanners(ctx, vocab);
+  checkSchemas(ctx);
+  checkTools(ctx);
+  checkConfigRows(ctx, settings);
+  checkSemanticReferences(ctx);
+  return { violations: ctx.sink.violations, warnings: ctx.sink.warnings };
+}
+
+/** The typed error for refused config: its message lists every violation, one per line. */
+export function configInvalidError(violations: readonly ConfigViolation[], context = 'config is invalid'): EngineError {
+  const lines = violations.map(formatViolation);
+  return new EngineError(ErrorType.ConfigInvalid, `${context} (${lines.length} violation(s)):\n${lines.join('\n')}`, {
+    details: { violations: [...violations] },
+  });
+}

@@ -1,0 +1,46 @@
+import { normalizeScopeValue, ANY_SCOPE, UNKNOWN_SCOPE } from '../scope';
+import type { ConfigRows, ConfigViolation, IntentRow } from '../types';
+
+/** Collects violations (config refused) and warnings (config accepted, author should look). */
+export class ValidationSink {
+  readonly violations: ConfigViolation[] = [];
+  readonly warnings: ConfigViolation[] = [];
+
+  violation(table: string, id: string | number, reason: string): void {
+    this.violations.push({ table, id: String(id), reason });
+  }
+
+  warning(table: string, id: string | number, reason: string): void {
+    this.warnings.push({ table, id: String(id), reason });
+  }
+}
+
+/** Facts derived once from the rows and shared by every check. */
+export interface ValidationContext {
+  readonly rows: ConfigRows;
+  readonly sink: ValidationSink;
+  /** Every ce_intent row by normalized code, enabled or not. */
+  readonly intents: ReadonlyMap<string, IntentRow>;
+  /** §11.2: enabled ce_rule states ∪ enabled SET_STATE targets ∪ {ANY, UNKNOWN}, normalized. */
+  readonly allowedStates: ReadonlySet<string>;
+}
+
+export function buildValidationContext(rows: ConfigRows): ValidationContext {
+  const intents = new Map<string, IntentRow>();
+  for (const intent of rows.intents) intents.set(normalizeScopeValue(intent.intentCode), intent);
+  const allowedStates = new Set<string>([ANY_SCOPE, UNKNOWN_SCOPE]);
+  for (const rule of rows.rules) {
+    if (!rule.enabled) continue;
+    const state = normalizeScopeValue(rule.stateCode);
+    if (state !== '') allowedStates.add(state);
+    if (normalizeScopeValue(rule.action) === 'SET_STATE') {
+      const target = normalizeScopeValue(rule.actionValue);
+      if (target !== '') allowedStates.add(target);
+    }
+  }
+  return { rows, sink: new ValidationSink(), intents, allowedStates };
+}
+
+export function isBlank(value: string | null | undefined): boolean {
+  return (value ?? '').trim() === '';
+}

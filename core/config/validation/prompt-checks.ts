@@ -1,0 +1,178 @@
+import { isJsonObject, type Json } from '../../json';
+import { isKnownTemplateRoot, parseTemplate, type VariablePath } from '../../templates';
+import { ANY_SCOPE, normalizeScopeValue } from '../scope';
+import {
+  INTERACTION_CAPABILITIES,
+  INTERACTION_MODES,
+  PROMPT_OUTPUT_FORMATS,
+  RESPONSE_OUTPUT_FORMATS,
+  RESPONSE_TYPES,
+  oneOf,
+} from '../vocabulary';
+import type { PromptTemplateRow, ResponseRow } from '../types';
+import { inputParamKeysWrittenBy } from './action-values';
+import { isBlank, type ValidationContext } from './context';
+
+/**
+ * Names a template may use beyond the static catalog: property names of output schemas (extracted
+ * fields live at the top of the context and are flattened into the variables) and input params
+ * written by rules (SET_INPUT_PARAM, SET_JSON, GET_*).
+ */
+export interface TemplateVocabulary {
+  ruleWrittenKeys: ReadonlySet<string>;
+  schemaFieldsByIntent: ReadonlyMap<string, ReadonlySet<string>>;
+}
+
+export function buildTemplateVocabulary(ctx: ValidationContext): TemplateVocabulary {
+  const ruleWrittenKeys = new Set(ctx.rows.rules.filter((r) => r.enabled).flatMap(inputParamKeysWrittenBy));
+  const schemaFieldsByIntent = new Map<string, Set<string>>();
+  for (const schema of ctx.rows.outputSchemas) {
+    if (!schema.enabled || !isJsonObject(schema.jsonSchema) || !isJsonObject(schema.jsonSchema.properties)) continue;
+    const intent = normalizeScopeValue(schema.intentCode);
+    const fields = schemaFieldsByIntent.get(intent) ?? new Set<string>();
+    for (const name of Object.keys(schema.jsonSchema.properties)) fields.add(name);
+    schemaFieldsByIntent.set(intent, fields);
+  }
+  return { ruleWrittenKeys, schemaFieldsByIntent };
+}
+
+function isKnownRoot(vocab: TemplateVocabulary, root: string, intentCode: string | null): boolean {
+  if (isKnownTemplateRoot(root) || vocab.ruleWrittenKeys.has(root)) return true;
+  const intent = normalizeScopeValue(intentCode);
+  for (const [schemaIntent, fields] of vocab.schemaFieldsByIntent) {
+    const applies = intent === ANY_SCOPE || schemaIntent === ANY_SCOPE || schemaIntent === intent;
+    if (applies && fields.has(root)) return true;
+  }
+  return false;
+}
+
+/** Checks one template-bearing column: it must parse and reference only known variables. */
+export function checkTemplateText(
+  ctx: ValidationContext,
+  vocab: TemplateVocabulary,
+  where: { table: string; id: number; column: string; intentCode: string | null },
+  text: string | null
+): void {
+  if (isBlank(text)) return;
+  let refs: VariablePath[];
+  try {
+    refs = parseTemplate(text as string).flatMap((p) => (p.kind === 'variable' ? [p.path] : []));
+  } catch (err) {
+    ctx.sink.violation(where.table, where.id, `${where.column}: ${(err as Error).message}`);
+    return;
+  }
+  for (const ref of refs) {
+    if (!isKnownRoot(vocab, ref.root, where.intentCode)) {
+      ctx.sink.violation(where.table, where.id, `${where.column} references unknown variable {{${ref.text}}}`);
+    }
+  }
+}
+
+export function checkPromptTemplates(ctx: ValidationContext, vocab: TemplateVocabulary): void {
+  for (const t of ctx.rows.promptTemplates) {
+    if (!t.enabled) continue;
+    const where = { table: 'ce_prompt_template', id: t.templateId, intentCode: t.intentCode };
+    if (!oneOf(PROMPT_OUTPUT_FORMATS, t.outputFormat)) {
+      ctx.sink.violation(
+        where.table,
+        where.id,
+        `output_format "${t.outputFormat}" is not one of ${PROMPT_OUTPUT_FORMATS.join(', ')}`
+      );
+    }
+    checkTemplateText(ctx, vocab, { ...where, column: 'system_prompt' }, t.systemPrompt);
+    checkTemplateText(ctx, vocab, { ...where, column: 'user_prompt' }, t.userPrompt);
+    if (t.temperature !== null && !(t.temperature >= 0 && t.temperature <= 1)) {
+      ctx.sink.violation(where.table, where.id, `temperature ${t.temperature} must be between 0 and 1`);
+    }
+    if (!isBlank(t.interactionMode) && !oneOf(INTERACTION_MODES, t.interactionMode)) {
+      ctx.sink.warning(
+        where.table,
+        where.id,
+        `interaction_mode "${t.interactionMode}" is not one of ${INTERACTION_MODES.join(', ')}; it behaves as NORMAL`
+      );
+    }
+    checkInteractionContract(ctx, t);
+  }
+}
+
+function checkInteractionContract(ctx: ValidationContext, t: PromptTemplateRow): void {
+  const contract: Json | null = t.interactionContract;
+  if (contract === null) return;
+  const fail = (why: string) => ctx.sink.violation('ce_prompt_template', t.templateId, `interaction_contract ${why}`);
+  if (!isJsonObject(contract)) return fail('must be a JSON object {"allows": [...], "expects": [...]}');
+  for (const field of ['allows', 'expects'] as const) {
+    const list = contract[field];
+    if (list === undefined) continue;
+    if (!Array.isArray(list) || !list.every((x) => typeof x === 'string'))
+      return fail(`"${field}" must be an array of strings`);
+  }
+  const allows = (contract.allows ?? []) as string[];
+  const unknown = allows.filter((c) => !(INTERACTION_CAPABILITIES as readonly string[]).includes(c.toLowerCase()));
+  if (unknown.length > 0) {
+    ctx.sink.warning(
+      'ce_prompt_template',
+      t.templateId,
+      `interaction_contract allows unknown capabilities ${unknown.join(', ')} (known: ${INTERACTION_CAPABILITIES.join(', ')})`
+    );
+  }
+}
+
+export function checkResponses(ctx: ValidationContext, vocab: TemplateVocabulary): void {
+  for (const r of ctx.rows.responses) {
+    if (!r.enabled) continue;
+    const where = { table: 'ce_response', id: r.responseId, intentCode: r.intentCode };
+    const type = oneOf(RESPONSE_TYPES, r.responseType);
+    const format = oneOf(RESPONSE_OUTPUT_FORMATS, r.outputFormat);
+    if (!type)
+      ctx.sink.violation(
+        where.table,
+        where.id,
+        `response_type "${r.responseType}" is not one of ${RESPONSE_TYPES.join(', ')}`
+      );
+    if (!format) {
+      ctx.sink.violation(
+        where.table,
+        where.id,
+        `output_format "${r.outputFormat}" is not one of ${RESPONSE_OUTPUT_FORMATS.join(', ')}`
+      );
+    }
+    if (type === 'EXACT' && isBlank(r.exactText))
+      ctx.sink.violation(where.table, where.id, 'EXACT response needs exact_text');
+    if (type === 'DERIVED' && format && !hasDerivationTemplate(ctx, r, format)) {
+      ctx.sink.violation(
+        where.table,
+        where.id,
+        `DERIVED response has no enabled ce_prompt_template with output_format=${format} for intent ${r.intentCode} / state ${r.stateCode}`
+      );
+    }
+    checkTemplateText(ctx, vocab, { ...where, column: 'exact_text' }, r.exactText);
+    checkTemplateText(ctx, vocab, { ...where, column: 'derivation_hint' }, r.derivationHint);
+  }
+}
+
+function compatible(a: string | null, b: string | null): boolean {
+  const x = normalizeScopeValue(a);
+  const y = normalizeScopeValue(b);
+  return x === y || x === ANY_SCOPE || y === ANY_SCOPE;
+}
+
+function hasDerivationTemplate(ctx: ValidationContext, r: ResponseRow, format: string): boolean {
+  return ctx.rows.promptTemplates.some(
+    (t) =>
+      t.enabled &&
+      normalizeScopeValue(t.outputFormat) === format &&
+      compatible(t.intentCode, r.intentCode) &&
+      compatible(t.stateCode, r.stateCode)
+  );
+}
+
+export function checkPlanners(ctx: ValidationContext, vocab: TemplateVocabulary): void {
+  for (const p of ctx.rows.mcpPlanners) {
+    if (!p.enabled) continue;
+    const where = { table: 'ce_mcp_planner', id: p.plannerId, intentCode: p.intentCode };
+    if (isBlank(p.systemPrompt)) ctx.sink.violation(where.table, where.id, 'system_prompt is blank');
+    if (isBlank(p.userPrompt)) ctx.sink.violation(where.table, where.id, 'user_prompt is blank');
+    checkTemplateText(ctx, vocab, { ...where, column: 'system_prompt' }, p.systemPrompt);
+    checkTemplateText(ctx, vocab, { ...where, column: 'user_prompt' }, p.userPrompt);
+  }
+}

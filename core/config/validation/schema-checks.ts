@@ -1,0 +1,74 @@
+import Ajv from 'ajv';
+import addFormats from 'ajv-formats';
+import { canonicalJson, isJsonObject, type Json, type JsonObject } from '../../json';
+import { SCHEMA_TYPES, oneOf } from '../vocabulary';
+import type { ValidationContext } from './context';
+
+// Compiling is the slow part of validation and schemas rarely change between reloads.
+const compileResults = new Map<string, string | null>();
+
+function compileReason(schema: JsonObject): string | null {
+  const key = canonicalJson(schema);
+  const cached = compileResults.get(key);
+  if (cached !== undefined) return cached;
+  // A fresh instance per schema: two config rows may legitimately reuse the same $id.
+  const ajv = new Ajv({ strict: false, allErrors: true, logger: false });
+  addFormats(ajv);
+  let reason: string | null = null;
+  try {
+    ajv.compile(schema);
+  } catch (err) {
+    reason = `is not a valid JSON Schema: ${(err as Error).message}`;
+  }
+  if (compileResults.size >= 500) compileResults.clear();
+  compileResults.set(key, reason);
+  return reason;
+}
+
+/** Null when `schema` is a usable JSON Schema (draft-07, as ajv compiles it), else the reason. */
+export function checkJsonSchema(schema: Json, options: { requireObject: boolean }): string | null {
+  if (!isJsonObject(schema)) return 'must be a JSON object (a JSON Schema)';
+  const reason = compileReason(schema);
+  if (reason !== null) return reason;
+  if (!options.requireObject) return null;
+  if (schema.type !== 'object') return 'must describe an object ("type": "object")';
+  const properties = schema.properties ?? {};
+  if (!isJsonObject(properties)) return '"properties" must be an object';
+  const required = Array.isArray(schema.required) ? schema.required : [];
+  const undeclared = required.filter((name) => typeof name !== 'string' || !Object.hasOwn(properties, name));
+  return undeclared.length > 0 ? `requires fields that "properties" does not declare: ${undeclared.join(', ')}` : null;
+}
+
+export function checkSchemas(ctx: ValidationContext): void {
+  for (const s of ctx.rows.outputSchemas) {
+    if (!s.enabled) continue;
+    if (!oneOf(SCHEMA_TYPES, s.schemaType)) {
+      ctx.sink.violation(
+        'ce_output_schema',
+        s.schemaId,
+        `schema_type "${s.schemaType}" is not supported (use SCHEMA_JSON)`
+      );
+    }
+    const reason = checkJsonSchema(s.jsonSchema, { requireObject: true });
+    if (reason !== null) ctx.sink.violation('ce_output_schema', s.schemaId, `json_schema ${reason}`);
+  }
+  for (const r of ctx.rows.responses) {
+    if (!r.enabled || r.jsonSchema === null) continue;
+    const reason = checkJsonSchema(r.jsonSchema, { requireObject: false });
+    if (reason !== null) ctx.sink.violation('ce_response', r.responseId, `json_schema ${reason}`);
+  }
+  for (const d of ctx.rows.mcpDbTools) {
+    if (d.paramSchema === null) continue;
+    const reason = checkJsonSchema(d.paramSchema, { requireObject: true });
+    if (reason !== null) ctx.sink.violation('ce_mcp_db_tool', d.toolId, `param_schema ${reason}`);
+  }
+}
+
+/** Shared by jsonb shape checks. */
+export function isStringArray(value: Json | undefined): value is string[] {
+  return Array.isArray(value) && value.every((x) => typeof x === 'string');
+}
+
+export function isStringMap(value: Json | null): boolean {
+  return isJsonObject(value) && Object.values(value).every((x) => typeof x === 'string');
+}

@@ -1,0 +1,221 @@
+import { isJsonObject, type Json } from '../../json';
+import { parseTemplate } from '../../templates';
+import { parseResponseMapping } from '../response-mapping';
+import type { McpDbToolRow, McpHttpToolRow, McpToolRow } from '../types';
+import {
+  HTTP_AUTH_KINDS,
+  HTTP_METHODS,
+  SQL_GUARDRAIL_RULE_TYPES,
+  TOOL_SIDE_EFFECTS,
+  isBuiltinDbTool,
+  normalizeToolGroup,
+  oneOf,
+} from '../vocabulary';
+import { isBlank, type ValidationContext } from './context';
+import { isStringArray, isStringMap } from './schema-checks';
+
+export function checkTools(ctx: ValidationContext): void {
+  const dbRows = new Map(ctx.rows.mcpDbTools.map((d) => [d.toolId, d]));
+  const httpRows = new Map(ctx.rows.mcpHttpTools.map((h) => [h.toolId, h]));
+  for (const tool of ctx.rows.mcpTools) {
+    if (!tool.enabled) continue;
+    checkToolRow(ctx, tool);
+    const group = normalizeToolGroup(tool.toolGroup);
+    const db = dbRows.get(tool.toolId);
+    const http = httpRows.get(tool.toolId);
+    if (group === 'DB' && !db && !isBuiltinDbTool(tool.toolCode)) {
+      ctx.sink.violation('ce_mcp_tool', tool.toolId, `DB tool ${tool.toolCode} has no ce_mcp_db_tool row`);
+    }
+    if (group === 'HTTP_API' && !http) {
+      ctx.sink.violation('ce_mcp_tool', tool.toolId, `HTTP_API tool ${tool.toolCode} has no ce_mcp_http_tool row`);
+    }
+    if (db) checkDbTool(ctx, db);
+    if (http) checkHttpTool(ctx, http);
+    if ((http && group !== 'HTTP_API') || (db && group !== 'DB')) {
+      ctx.sink.warning(
+        'ce_mcp_tool',
+        tool.toolId,
+        `tool_group ${tool.toolGroup} ignores its ${http ? 'ce_mcp_http_tool' : 'ce_mcp_db_tool'} row`
+      );
+    }
+  }
+  checkSqlGuardrails(ctx);
+}
+
+function positive(
+  ctx: ValidationContext,
+  table: string,
+  id: number,
+  column: string,
+  value: number | null,
+  min: number
+): void {
+  if (value !== null && !(Number.isFinite(value) && value >= min))
+    ctx.sink.violation(table, id, `${column} must be >= ${min} (got ${value})`);
+}
+
+function checkToolRow(ctx: ValidationContext, tool: McpToolRow): void {
+  const id = tool.toolId;
+  if (isBlank(tool.toolCode)) ctx.sink.violation('ce_mcp_tool', id, 'tool_code is blank');
+  if (normalizeToolGroup(tool.toolGroup) === null) {
+    ctx.sink.violation(
+      'ce_mcp_tool',
+      id,
+      `unknown tool_group "${tool.toolGroup}" (executable groups: DB (aliases MCP_DB, DATABASE, SQL), HTTP_API (aliases HTTP, API))`
+    );
+  }
+  if (!oneOf(TOOL_SIDE_EFFECTS, tool.sideEffect)) {
+    ctx.sink.violation(
+      'ce_mcp_tool',
+      id,
+      `side_effect "${tool.sideEffect}" is not one of ${TOOL_SIDE_EFFECTS.join(', ')}`
+    );
+  }
+  positive(ctx, 'ce_mcp_tool', id, 'max_attempts', tool.maxAttempts, 1);
+  positive(ctx, 'ce_mcp_tool', id, 'initial_interval_ms', tool.initialIntervalMs, 1);
+  positive(ctx, 'ce_mcp_tool', id, 'backoff_coefficient', tool.backoffCoefficient, 1);
+  positive(ctx, 'ce_mcp_tool', id, 'max_interval_ms', tool.maxIntervalMs, 1);
+  positive(ctx, 'ce_mcp_tool', id, 'start_to_close_timeout_ms', tool.startToCloseTimeoutMs, 1);
+  positive(ctx, 'ce_mcp_tool', id, 'approval_timeout_ms', tool.approvalTimeoutMs, 1);
+}
+
+const SQL_START = /^\s*(?:(?:--[^\n]*\n|\/\*[\s\S]*?\*\/)\s*)*(select|with)\b/i;
+
+function checkDbTool(ctx: ValidationContext, d: McpDbToolRow): void {
+  const fail = (reason: string) => ctx.sink.violation('ce_mcp_db_tool', d.toolId, reason);
+  if (isBlank(d.sqlTemplate)) fail('sql_template is blank');
+  else if (!SQL_START.test(d.sqlTemplate)) fail('sql_template must be a read-only query starting with SELECT or WITH');
+  if (!(Number.isInteger(d.maxRows) && d.maxRows >= 1)) fail(`max_rows must be a positive integer (got ${d.maxRows})`);
+  const identifiers: Json | null = d.allowedIdentifiers;
+  if (
+    identifiers !== null &&
+    !(isJsonObject(identifiers) && Object.values(identifiers).every((v) => isStringArray(v)))
+  ) {
+    fail('allowed_identifiers must be an object of name → array of allowed identifier strings');
+  }
+  const declared =
+    isJsonObject(d.paramSchema) && isJsonObject(d.paramSchema.properties) ? d.paramSchema.properties : null;
+  if (declared !== null) {
+    const withoutStrings = d.sqlTemplate.replace(/'(?:[^']|'')*'/g, "''");
+    for (const m of withoutStrings.matchAll(/(?<![:\w]):([A-Za-z_]\w*)/g)) {
+      const name = m[1] as string;
+      if (name !== 'limit' && !Object.hasOwn(declared, name))
+        fail(`sql_template binds :${name}, which param_schema does not declare`);
+    }
+  }
+}
+
+const HTTP_CTX_KEYS = ['conversationId', 'turnNumber', 'userId', 'tenantId'];
+const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
+
+/** HTTP request templates may only read {{args.*}}, {{ctx.<known>}} and {{env.CONVENGINE_TOOL_*}}. */
+function checkHttpTemplate(ctx: ValidationContext, id: number, column: string, text: string | null): void {
+  if (isBlank(text)) return;
+  const fail = (reason: string) => ctx.sink.violation('ce_mcp_http_tool', id, `${column}: ${reason}`);
+  let refs;
+  try {
+    refs = parseTemplate(text as string).flatMap((p) => (p.kind === 'variable' ? [p.path] : []));
+  } catch (err) {
+    return fail((err as Error).message);
+  }
+  for (const ref of refs) {
+    const first = ref.segments[0];
+    if (ref.root === 'args' && typeof first === 'string') continue;
+    if (ref.root === 'ctx' && typeof first === 'string' && HTTP_CTX_KEYS.includes(first)) continue;
+    if (ref.root === 'env' && typeof first === 'string' && first.startsWith('CONVENGINE_TOOL_')) continue;
+    fail(
+      `{{${ref.text}}} is not available (use {{args.<name>}}, {{ctx.${HTTP_CTX_KEYS.join('|')}}} or {{env.CONVENGINE_TOOL_<NAME>}})`
+    );
+  }
+}
+
+function checkHttpTool(ctx: ValidationContext, h: McpHttpToolRow): void {
+  const id = h.toolId;
+  const fail = (reason: string) => ctx.sink.violation('ce_mcp_http_tool', id, reason);
+  if (!oneOf(HTTP_METHODS, h.httpMethod))
+    fail(`http_method "${h.httpMethod}" is not one of ${HTTP_METHODS.join(', ')}`);
+  if (isBlank(h.urlTemplate)) fail('url_template is blank');
+  else if (!/^(https?:\/\/|\{\{)/i.test(h.urlTemplate.trim()))
+    fail('url_template must start with http://, https:// or a {{env.…}} base URL');
+  checkHttpTemplate(ctx, id, 'url_template', h.urlTemplate);
+  checkHttpTemplate(ctx, id, 'body_template', h.bodyTemplate);
+  for (const [column, value] of [
+    ['headers', h.headers],
+    ['query_params', h.queryParams],
+  ] as const) {
+    if (value === null) continue;
+    if (!isStringMap(value)) fail(`${column} must be an object of name → string value`);
+    else for (const [name, v] of Object.entries(value)) checkHttpTemplate(ctx, id, `${column}.${name}`, v as string);
+  }
+  checkHttpAuth(ctx, h);
+  checkHttpPolicy(ctx, h);
+  const mapping = parseResponseMapping(h.responseMappingKind, h.responseMapping);
+  if (typeof mapping === 'string') fail(mapping);
+}
+
+function checkHttpAuth(ctx: ValidationContext, h: McpHttpToolRow): void {
+  const kind = oneOf(HTTP_AUTH_KINDS, h.authKind);
+  if (!kind)
+    return ctx.sink.violation(
+      'ce_mcp_http_tool',
+      h.toolId,
+      `auth_kind "${h.authKind}" is not one of ${HTTP_AUTH_KINDS.join(', ')}`
+    );
+  if (kind === 'NONE') return;
+  if (isBlank(h.authSecretEnv)) {
+    ctx.sink.violation(
+      'ce_mcp_http_tool',
+      h.toolId,
+      `auth_kind ${kind} needs auth_secret_env (the environment variable holding the secret)`
+    );
+  } else if (!ENV_NAME.test((h.authSecretEnv as string).trim())) {
+    ctx.sink.violation(
+      'ce_mcp_http_tool',
+      h.toolId,
+      `auth_secret_env "${h.authSecretEnv}" is not an environment variable name`
+    );
+  }
+}
+
+function checkHttpPolicy(ctx: ValidationContext, h: McpHttpToolRow): void {
+  const id = h.toolId;
+  positive(ctx, 'ce_mcp_http_tool', id, 'connect_timeout_ms', h.connectTimeoutMs, 1);
+  positive(ctx, 'ce_mcp_http_tool', id, 'read_timeout_ms', h.readTimeoutMs, 1);
+  positive(ctx, 'ce_mcp_http_tool', id, 'max_attempts', h.maxAttempts, 1);
+  positive(ctx, 'ce_mcp_http_tool', id, 'initial_backoff_ms', h.initialBackoffMs, 0);
+  positive(ctx, 'ce_mcp_http_tool', id, 'max_backoff_ms', h.maxBackoffMs, 0);
+  positive(ctx, 'ce_mcp_http_tool', id, 'backoff_multiplier', h.backoffMultiplier, 1);
+  positive(ctx, 'ce_mcp_http_tool', id, 'circuit_failure_threshold', h.circuitFailureThreshold, 1);
+  positive(ctx, 'ce_mcp_http_tool', id, 'circuit_open_ms', h.circuitOpenMs, 0);
+  const codes: Json = h.retryStatusCodes;
+  if (
+    !Array.isArray(codes) ||
+    !codes.every((c) => Number.isInteger(c) && (c as number) >= 100 && (c as number) <= 599)
+  ) {
+    ctx.sink.violation(
+      'ce_mcp_http_tool',
+      id,
+      'retry_status_codes must be an array of HTTP status codes (integers 100-599)'
+    );
+  }
+}
+
+function checkSqlGuardrails(ctx: ValidationContext): void {
+  for (const g of ctx.rows.sqlGuardrails) {
+    if (!g.enabled) continue;
+    if (!oneOf(SQL_GUARDRAIL_RULE_TYPES, g.ruleType)) {
+      ctx.sink.violation(
+        'ce_mcp_sql_guardrail',
+        g.guardrailId,
+        `rule_type "${g.ruleType}" is not one of ${SQL_GUARDRAIL_RULE_TYPES.join(', ')}`
+      );
+    }
+    if (!/^[A-Za-z_][\w.]*$/.test(g.matchValue.trim())) {
+      ctx.sink.violation(
+        'ce_mcp_sql_guardrail',
+        g.guardrailId,
+        `match_value "${g.matchValue}" must be a function name or keyword`
+      );
+    }
+  }
+}

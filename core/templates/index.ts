@@ -1,0 +1,23 @@
+export {
+  TEMPLATE_MALFORMED,
+  checkTemplate,
+  extractTemplateVariables,
+  parseTemplate,
+  parseVariablePath,
+  templateVariableRefs,
+  type TemplatePart,
+  type TemplateSyntax,
+  type VariablePath,
+} from './syntax';
+export { formatTemplateValue, renderTemplate, resolveVariablePath, type TemplateVariables } from './render';
+export {
+  KNOWN_TEMPLATE_ROOTS,
+  RESPONSE_METADATA_NAMES,
+  SESSION_FACT_NAMES,
+  STEP_VARIABLE_ALIASES,
+  SYSTEM_INPUT_PARAM_NAMES,
+  TEMPLATE_ROOT_OBJECTS,
+  canonicalTemplateVariable,
+  isKnownTemplateRoot,
+  templateVariableAliases,
+} from './catalog';

@@ -1,0 +1,65 @@
+import { isJsonObject, tryParseJson } from '../json';
+import { parseTemplate, unresolvedVariable, type VariablePath } from './syntax';
+
+/** Variables available to a template: the pipeline builds this map at render time. */
+export type TemplateVariables = Readonly<Record<string, unknown>>;
+
+/**
+ * Renders a template. Strings are inserted as-is, numbers and booleans via String, objects and
+ * arrays as JSON, null as ''. No HTML escaping (prompts are text). A variable whose root or any
+ * segment does not exist throws EngineError UNRESOLVED_PROMPT_VARIABLE naming it; a malformed
+ * template throws TEMPLATE_MALFORMED (EXACT responses fall back on either).
+ */
+export function renderTemplate(template: string, vars: TemplateVariables): string {
+  let out = '';
+  for (const part of parseTemplate(template)) {
+    out += part.kind === 'text' ? part.text : formatTemplateValue(resolveVariablePath(part.path, vars));
+  }
+  return out;
+}
+
+/** The value a variable path addresses; throws UNRESOLVED_PROMPT_VARIABLE when it does not exist. */
+export function resolveVariablePath(path: VariablePath, vars: TemplateVariables): unknown {
+  if (!Object.hasOwn(vars, path.root) || vars[path.root] === undefined) {
+    throw unresolvedVariable(path, `no variable named "${path.root}"`);
+  }
+  let value: unknown = vars[path.root];
+  let where = path.root;
+  for (const segment of path.segments) {
+    const container = navigable(value);
+    const next = childOf(container, segment);
+    if (next === undefined) throw unresolvedVariable(path, `"${String(segment)}" does not exist in "${where}"`);
+    value = next;
+    where += typeof segment === 'number' ? `[${segment}]` : `.${segment}`;
+  }
+  return value;
+}
+
+/** Strings holding JSON (context is often carried as JSON text) can be navigated into. */
+function navigable(value: unknown): unknown {
+  if (typeof value !== 'string') return value;
+  const trimmed = value.trim();
+  if (!trimmed.startsWith('{') && !trimmed.startsWith('[')) return value;
+  return tryParseJson(trimmed) ?? value;
+}
+
+function childOf(container: unknown, segment: string | number): unknown {
+  if (Array.isArray(container)) {
+    const index = typeof segment === 'number' ? segment : /^\d+$/.test(segment) ? Number(segment) : -1;
+    return index >= 0 && index < container.length ? (container[index] as unknown) : undefined;
+  }
+  if (container instanceof Map) return container.get(String(segment));
+  if (isJsonObject(container) || (typeof container === 'object' && container !== null)) {
+    const key = String(segment);
+    return Object.hasOwn(container, key) ? (container as Record<string, unknown>)[key] : undefined;
+  }
+  return undefined;
+}
+
+export function formatTemplateValue(value: unknown): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value === 'string') return value;
+  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (value instanceof Map) return JSON.stringify(Object.fromEntries(value));
+  return JSON.stringify(value);
+}

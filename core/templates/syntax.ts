@@ -1,0 +1,130 @@
+import { EngineError, ErrorType } from '../errors';
+
+/**
+ * The prompt/response template language (§8.1): `{{a.b}}`, `{{a['b'][0]}}`, Thymeleaf inline
+ * `[[${a.b}]]` and `[(${a.b})]`, and the legacy `#{a.b}` and `[${a.b}]`. Every form is a plain
+ * variable reference; expressions (method calls, operators, `?:`) are not supported.
+ */
+export const TEMPLATE_MALFORMED = 'TEMPLATE_MALFORMED';
+
+export type TemplateSyntax =
+  'mustache' | 'thymeleaf-escaped' | 'thymeleaf-unescaped' | 'legacy-hash' | 'legacy-bracket';
+
+export interface VariablePath {
+  /** First name, e.g. `context` in `context.mcp.finalAnswer`. */
+  root: string;
+  /** Property names and array indices after the root. */
+  segments: (string | number)[];
+  /** Normalized text: `context.mcp.finalAnswer`, `a.b[0]`. */
+  text: string;
+}
+
+export type TemplatePart =
+  { kind: 'text'; text: string } | { kind: 'variable'; path: VariablePath; raw: string; syntax: TemplateSyntax };
+
+const DELIMITERS: readonly { open: string; close: string; syntax: TemplateSyntax }[] = [
+  { open: '[[${', close: '}]]', syntax: 'thymeleaf-escaped' },
+  { open: '[(${', close: '})]', syntax: 'thymeleaf-unescaped' },
+  { open: '[${', close: '}]', syntax: 'legacy-bracket' },
+  { open: '{{', close: '}}', syntax: 'mustache' },
+  { open: '#{', close: '}', syntax: 'legacy-hash' },
+];
+
+export function malformedTemplate(template: string, reason: string): EngineError {
+  return new EngineError(TEMPLATE_MALFORMED, `malformed template: ${reason}`, {
+    details: { reason, templatePreview: template.slice(0, 200) },
+  });
+}
+
+/** Splits a template into text and variable parts; throws EngineError TEMPLATE_MALFORMED. */
+export function parseTemplate(template: string): TemplatePart[] {
+  const parts: TemplatePart[] = [];
+  let text = '';
+  let i = 0;
+  while (i < template.length) {
+    const delimiter = DELIMITERS.find((d) => template.startsWith(d.open, i));
+    if (!delimiter) {
+      text += template[i];
+      i++;
+      continue;
+    }
+    const start = i + delimiter.open.length;
+    const end = template.indexOf(delimiter.close, start);
+    if (end < 0)
+      throw malformedTemplate(template, `"${delimiter.open}" at offset ${i} is never closed with "${delimiter.close}"`);
+    const raw = template.slice(i, end + delimiter.close.length);
+    if (text !== '') parts.push({ kind: 'text', text });
+    text = '';
+    parts.push({
+      kind: 'variable',
+      path: parseVariablePath(template.slice(start, end), template),
+      raw,
+      syntax: delimiter.syntax,
+    });
+    i = end + delimiter.close.length;
+  }
+  if (text !== '') parts.push({ kind: 'text', text });
+  return parts;
+}
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*/;
+const DOT_STEP = /^\s*\.\s*([A-Za-z_][A-Za-z0-9_]*)/;
+const QUOTED_STEP = /^\s*\[\s*(?:'([^']*)'|"([^"]*)")\s*\]/;
+const INDEX_STEP = /^\s*\[\s*(\d+)\s*\]/;
+
+/** Parses `a.b['c'][0]`; throws TEMPLATE_MALFORMED naming the expression. */
+export function parseVariablePath(expression: string, template = expression): VariablePath {
+  const source = expression.trim();
+  const fail = (why: string): never => {
+    throw malformedTemplate(template, `"${source}" is not a variable path (${why})`);
+  };
+  if (source === '') fail('the expression is empty');
+  const rootMatch = IDENTIFIER.exec(source) ?? fail('it must start with a name');
+  const root = (rootMatch as RegExpExecArray)[0];
+  const segments: (string | number)[] = [];
+  let rest = source.slice(root.length);
+  while (rest !== '') {
+    let m: RegExpExecArray | null;
+    if ((m = DOT_STEP.exec(rest))) segments.push(m[1] as string);
+    else if ((m = QUOTED_STEP.exec(rest))) segments.push((m[1] ?? m[2]) as string);
+    else if ((m = INDEX_STEP.exec(rest))) segments.push(Number(m[1]));
+    else return fail(`unexpected "${rest.trim().slice(0, 20)}"`);
+    rest = rest.slice(m[0].length);
+  }
+  return { root, segments, text: formatVariablePath(root, segments) };
+}
+
+function formatVariablePath(root: string, segments: readonly (string | number)[]): string {
+  let text = root;
+  for (const segment of segments) {
+    if (typeof segment === 'number') text += `[${segment}]`;
+    else if (IDENTIFIER.test(segment) && IDENTIFIER.exec(segment)?.[0] === segment) text += `.${segment}`;
+    else text += `['${segment}']`;
+  }
+  return text;
+}
+
+/** The variable paths a template references, in order of first use; throws TEMPLATE_MALFORMED. */
+export function extractTemplateVariables(template: string): string[] {
+  return [...new Set(templateVariableRefs(template).map((ref) => ref.text))];
+}
+
+export function templateVariableRefs(template: string): VariablePath[] {
+  return parseTemplate(template).flatMap((part) => (part.kind === 'variable' ? [part.path] : []));
+}
+
+/** Null when the template parses, else the reason (for config validation). */
+export function checkTemplate(template: string): string | null {
+  try {
+    parseTemplate(template);
+    return null;
+  } catch (err) {
+    return err instanceof Error ? err.message : String(err);
+  }
+}
+
+export function unresolvedVariable(path: VariablePath, reason: string): EngineError {
+  return new EngineError(ErrorType.UnresolvedPromptVariable, `unresolved prompt variable "${path.text}": ${reason}`, {
+    details: { variable: path.text, reason },
+  });
+}

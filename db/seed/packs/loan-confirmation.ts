@@ -1,0 +1,254 @@
+import type { McpHttpToolRow } from '../../../core/config/types';
+import {
+  classifier,
+  httpTool,
+  intent,
+  mcpTool,
+  objectSchema,
+  outputSchema,
+  planner,
+  response,
+  rule,
+} from '../builders';
+import type { SeedPack } from '../types';
+import { PLANNER_SYSTEM_PROMPT, PLANNER_USER_PROMPT, loanPromptTemplates } from './loan-confirmation-prompts';
+import { sharedRows } from './shared';
+
+/**
+ * Example 3 (§12.5, seed 001): confirmation-first loan application, ids exactly as documented.
+ * IDLE → ELIGIBILITY_GATE → CONFIRMATION → PROCESS_APPLICATION → COMPLETED. Bootstrap rules use
+ * POST_CLASSIFIER_INTENT (the documented POST_AGENT_INTENT never fires after a classifier match).
+ */
+const LOAN = 'LOAN_APPLICATION';
+const SCHEMA_COMPLETE = '$[?(@.schemaComplete == true)]';
+const TOOL_BASE = '{{env.CONVENGINE_TOOL_DEMO_URL}}';
+
+function loanTool(toolId: number, toolCode: string, description: string, sideEffect = 'READ_ONLY') {
+  return mcpTool({
+    toolId,
+    toolCode,
+    toolGroup: 'HTTP_API',
+    intentCode: LOAN,
+    stateCode: 'PROCESS_APPLICATION',
+    description,
+    sideEffect,
+  });
+}
+
+function loanGet(toolId: number, path: string): McpHttpToolRow {
+  return httpTool({
+    toolId,
+    httpMethod: 'GET',
+    urlTemplate: `${TOOL_BASE}${path}`,
+    queryParams: { customerId: '{{args.customerId}}' },
+    responseMappingKind: 'RAW_JSON',
+  });
+}
+
+export const loanConfirmationPack: SeedPack = {
+  name: 'loan-confirmation',
+  description:
+    'Confirmation-first loan application (Example 3): collect, confirm or edit, then a four-tool planner chain.',
+  rows: {
+    intents: [
+      ...(sharedRows.intents ?? []),
+      intent({
+        intentCode: LOAN,
+        description: 'Apply for a loan for a customer: collect customer id, amount and tenure, confirm, then process.',
+        priority: 30,
+        displayName: 'Loan application',
+        llmHint: 'Mentions a loan, an amount and a tenure in months.',
+      }),
+    ],
+    classifiers: [
+      ...(sharedRows.classifiers ?? []),
+      classifier({
+        classifierId: 108,
+        intentCode: LOAN,
+        stateCode: 'IDLE',
+        ruleType: 'REGEX',
+        pattern: '(?i)\\bloan\\b',
+        priority: 30,
+      }),
+    ],
+    outputSchemas: [
+      outputSchema({
+        schemaId: 109,
+        intentCode: LOAN,
+        stateCode: 'ELIGIBILITY_GATE',
+        description: 'Loan application fields.',
+        jsonSchema: objectSchema(
+          {
+            customerId: { type: 'string', description: 'Customer id, e.g. 1234' },
+            requestedAmount: { type: 'number', description: 'Requested loan amount' },
+            tenureMonths: { type: 'integer', description: 'Loan tenure in months' },
+          },
+          ['customerId', 'requestedAmount', 'tenureMonths']
+        ),
+      }),
+    ],
+    promptTemplates: loanPromptTemplates,
+    responses: [
+      ...(sharedRows.responses ?? []),
+      response({
+        responseId: 223,
+        intentCode: LOAN,
+        stateCode: 'IDLE',
+        responseType: 'DERIVED',
+        derivationHint: 'Invite the user to share the loan details.',
+      }),
+      response({
+        responseId: 224,
+        intentCode: LOAN,
+        stateCode: 'ELIGIBILITY_GATE',
+        responseType: 'DERIVED',
+        derivationHint: 'Ask only for what is missing.',
+      }),
+      response({
+        responseId: 225,
+        intentCode: LOAN,
+        stateCode: 'CONFIRMATION',
+        responseType: 'DERIVED',
+        derivationHint: 'Use the confirmation sentence verbatim.',
+      }),
+      response({
+        responseId: 226,
+        intentCode: LOAN,
+        stateCode: 'COMPLETED',
+        responseType: 'DERIVED',
+        derivationHint: 'Quote the application id when there is one.',
+      }),
+      response({
+        responseId: 227,
+        intentCode: LOAN,
+        stateCode: 'PROCESS_APPLICATION',
+        responseType: 'EXACT',
+        exactText: 'Processing your loan application now.',
+      }),
+    ],
+    rules: [
+      ...(sharedRows.rules ?? []),
+      ...(['IDLE', 'UNKNOWN'] as const).map((state, i) =>
+        rule({
+          ruleId: 128 + i,
+          intentCode: LOAN,
+          stateCode: state,
+          phase: 'POST_CLASSIFIER_INTENT',
+          ruleType: 'REGEX',
+          matchPattern: '.*',
+          action: 'SET_STATE',
+          actionValue: 'ELIGIBILITY_GATE',
+          priority: 10,
+          description: `Start collecting details from ${state}.`,
+        })
+      ),
+      rule({
+        ruleId: 130,
+        intentCode: LOAN,
+        stateCode: 'ELIGIBILITY_GATE',
+        phase: 'POST_SCHEMA_EXTRACTION',
+        ruleType: 'JSON_PATH',
+        matchPattern: SCHEMA_COMPLETE,
+        action: 'SET_STATE',
+        actionValue: 'CONFIRMATION',
+        priority: 10,
+        description: 'All fields collected: ask for confirmation.',
+      }),
+      rule({
+        ruleId: 134,
+        intentCode: LOAN,
+        stateCode: 'ELIGIBILITY_GATE',
+        phase: 'POST_SCHEMA_EXTRACTION',
+        ruleType: 'JSON_PATH',
+        matchPattern: SCHEMA_COMPLETE,
+        action: 'SET_INPUT_PARAM',
+        actionValue: '{"awaiting_confirmation":true,"confirmation_key":"LOAN_APPLICATION_CONFIRM"}',
+        priority: 20,
+        description: 'Flag the pending confirmation.',
+      }),
+      rule({
+        ruleId: 135,
+        intentCode: LOAN,
+        stateCode: 'ANY',
+        phase: 'POST_DIALOGUE_ACT',
+        ruleType: 'JSON_PATH',
+        matchPattern: "$[?(@.inputParams.dialogue_act_source == 'REGEX_GUARD')]",
+        action: 'SET_DIALOGUE_ACT',
+        actionValue: '{"dialogueAct":"EDIT","source":"POST_DIALOGUE_ACT_RULE"}',
+        description: 'An LLM RESET guarded back by the regex is treated as an edit request.',
+      }),
+      rule({
+        ruleId: 131,
+        intentCode: LOAN,
+        stateCode: 'CONFIRMATION',
+        phase: 'PRE_AGENT_MCP',
+        ruleType: 'JSON_PATH',
+        matchPattern: "$[?(@.inputParams.routing_decision == 'PROCEED_CONFIRMED')]",
+        action: 'SET_STATE',
+        actionValue: 'PROCESS_APPLICATION',
+        description: 'Confirmed: process the application in this same turn.',
+      }),
+      rule({
+        ruleId: 132,
+        intentCode: LOAN,
+        stateCode: 'CONFIRMATION',
+        phase: 'PRE_RESPONSE_RESOLUTION',
+        ruleType: 'JSON_PATH',
+        matchPattern: '$[?(@.inputParams.correction_applied == true)]',
+        action: 'SET_STATE',
+        actionValue: 'CONFIRMATION',
+        description: 'After an edit, confirm again.',
+      }),
+      rule({
+        ruleId: 133,
+        intentCode: LOAN,
+        stateCode: 'PROCESS_APPLICATION',
+        phase: 'POST_AGENT_MCP',
+        ruleType: 'JSON_PATH',
+        matchPattern:
+          "$[?(@.context.mcp.lifecycle.finished == true && @.context.mcp.lifecycle.error == false && @.context.mcp.finalAnswer != null && @.context.mcp.finalAnswer != '')]",
+        action: 'SET_STATE',
+        actionValue: 'COMPLETED',
+        description: 'The planner finished without error and answered.',
+      }),
+    ],
+    mcpPlanners: [
+      planner({
+        plannerId: 6202,
+        intentCode: LOAN,
+        stateCode: 'PROCESS_APPLICATION',
+        systemPrompt: PLANNER_SYSTEM_PROMPT,
+        userPrompt: PLANNER_USER_PROMPT,
+      }),
+    ],
+    mcpTools: [
+      loanTool(10201, 'loan.credit.rating.check', 'Credit rating of a customer. Args: customerId.'),
+      loanTool(10202, 'loan.credit.fraud.check', 'Fraud screening of a customer. Args: customerId.'),
+      loanTool(10203, 'loan.debt.credit.summary', 'Debt-to-income ratio and available credit. Args: customerId.'),
+      loanTool(
+        10204,
+        'loan.application.submit',
+        'Submits the application. Args: customerId, requestedAmount, tenureMonths.',
+        'IDEMPOTENT_WRITE'
+      ),
+    ],
+    mcpHttpTools: [
+      loanGet(10201, '/loan/credit-rating'),
+      loanGet(10202, '/loan/fraud-check'),
+      loanGet(10203, '/loan/debt-summary'),
+      // A null body_template sends the args as the JSON body; the executor adds the Idempotency-Key.
+      httpTool({
+        toolId: 10204,
+        httpMethod: 'POST',
+        urlTemplate: `${TOOL_BASE}/loan/applications`,
+        responseMappingKind: 'RAW_JSON',
+      }),
+    ],
+  },
+  business: [],
+  utterances: [
+    'I need a loan for my customer. Customer id 1234, 35000, 24 months.',
+    'change amount to 350000',
+    'go ahead',
+  ],
+};

@@ -1,0 +1,143 @@
+import { getTableColumns, sql, type SQL } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
+import type { ConfigRows, ConfigViolation } from '../../core/config/types';
+import { configInvalidError, validateConfig } from '../../core/config/validate';
+import { configVersionOf, readConfigRowsWith } from '../config/load';
+import type { Database } from '../pool';
+import * as t from '../schema';
+import { SEED_CREATED_AT } from './builders';
+import { applyBusinessTable } from './business';
+import { mergeBusinessTables, packConfigRows } from './merge';
+import { findSeedPack, seedPackNames, SEED_PACKS } from './packs';
+import type { SeedPack } from './types';
+
+/** Config tables in insertion order (tool rows before the DB/HTTP rows that reference them). */
+const TABLES: readonly [keyof ConfigRows, PgTable][] = [
+  ['configs', t.ceConfig],
+  ['intents', t.ceIntent],
+  ['classifiers', t.ceIntentClassifier],
+  ['outputSchemas', t.ceOutputSchema],
+  ['promptTemplates', t.cePromptTemplate],
+  ['responses', t.ceResponse],
+  ['rules', t.ceRule],
+  ['policies', t.cePolicy],
+  ['pendingActions', t.cePendingAction],
+  ['mcpTools', t.ceMcpTool],
+  ['mcpDbTools', t.ceMcpDbTool],
+  ['mcpHttpTools', t.ceMcpHttpTool],
+  ['mcpPlanners', t.ceMcpPlanner],
+  ['sqlGuardrails', t.ceMcpSqlGuardrail],
+  ['semanticConcepts', t.ceSemanticConcept],
+  ['semanticSynonyms', t.ceSemanticSynonym],
+  ['semanticEntities', t.ceSemanticEntity],
+  ['semanticQueryClasses', t.ceSemanticQueryClass],
+  ['semanticMappings', t.ceSemanticMapping],
+  ['semanticJoinPaths', t.ceSemanticJoinPath],
+];
+
+export interface SeedReport {
+  packs: string[];
+  /** Config rows written per table (inserted or updated). */
+  configRows: Partial<Record<keyof ConfigRows, number>>;
+  /** Business rows written per `business.<table>`. */
+  businessRows: Record<string, number>;
+  /** Version of the whole config after seeding. */
+  version: string;
+  warnings: ConfigViolation[];
+}
+
+export class UnknownSeedPackError extends Error {
+  readonly type = 'UNKNOWN_SEED_PACK';
+  constructor(readonly pack: string) {
+    super(`unknown seed pack "${pack}" (known: ${seedPackNames().join(', ')}, or "all")`);
+  }
+}
+
+/** Resolves pack names; "all" means every bundled pack. */
+export function resolveSeedPacks(names: readonly string[]): SeedPack[] {
+  if (names.includes('all')) return [...SEED_PACKS];
+  return names.map((name) => {
+    const pack = findSeedPack(name);
+    if (!pack) throw new UnknownSeedPackError(name);
+    return pack;
+  });
+}
+
+export function seedPack(db: Database, name: string): Promise<SeedReport> {
+  return seedPacks(db, [name]);
+}
+
+/**
+ * Upserts the packs' config rows by primary key and fills their business tables, all in ONE
+ * transaction; then reads the whole config back inside that transaction and validates it. Any
+ * violation rolls everything back and throws CONFIG_INVALID listing every `table[id]: reason`.
+ */
+export function seedPacks(db: Database, names: readonly string[]): Promise<SeedReport> {
+  return applySeedPacks(db, resolveSeedPacks(names));
+}
+
+/** Like seedPacks, for pack objects (custom packs in tests and demos). */
+export async function applySeedPacks(db: Database, packs: readonly SeedPack[]): Promise<SeedReport> {
+  const rows = packConfigRows(packs);
+  const business = mergeBusinessTables(packs);
+  return db.transaction(async (tx) => {
+    const configRows: SeedReport['configRows'] = {};
+    for (const [key, table] of TABLES) {
+      const list = rows[key] as unknown as Record<string, unknown>[];
+      if (list.length === 0) continue;
+      await upsertRows(
+        tx,
+        table,
+        list.map((row) => toInsertValues(table, row))
+      );
+      configRows[key] = list.length;
+    }
+    const businessRows: Record<string, number> = {};
+    for (const table of business) businessRows[`business.${table.name}`] = await applyBusinessTable(tx, table);
+    const all = await readConfigRowsWith(tx);
+    const result = validateConfig(all);
+    if (result.violations.length > 0) {
+      throw configInvalidError(
+        result.violations,
+        `seeding ${packs.map((p) => p.name).join(', ')} would leave an invalid config; nothing was applied`
+      );
+    }
+    return {
+      packs: packs.map((p) => p.name),
+      configRows,
+      businessRows,
+      version: configVersionOf(all),
+      warnings: result.warnings,
+    };
+  });
+}
+
+type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
+
+/** Snapshot-shaped row → drizzle insert values: raw rule phase, Date timestamps, seed created_at. */
+function toInsertValues(table: PgTable, row: Record<string, unknown>): Record<string, unknown> {
+  const values: Record<string, unknown> = { ...row };
+  if (table === t.ceRule) {
+    values.phase = row.dbPhase ?? row.phase;
+    delete values.dbPhase;
+  }
+  for (const [field, column] of Object.entries(getTableColumns(table))) {
+    if (column.columnType !== 'PgTimestamp') continue;
+    const value = values[field] ?? SEED_CREATED_AT;
+    values[field] = typeof value === 'string' ? new Date(value) : value;
+  }
+  return values;
+}
+
+async function upsertRows(tx: Tx, table: PgTable, values: Record<string, unknown>[]): Promise<void> {
+  const columns = Object.values(getTableColumns(table));
+  const target = columns.filter((c) => c.primary);
+  const set: Record<string, SQL> = {};
+  for (const [field, column] of Object.entries(getTableColumns(table))) {
+    if (!column.primary) set[field] = sql.raw(`excluded."${column.name}"`);
+  }
+  await tx
+    .insert(table)
+    .values(values as never)
+    .onConflictDoUpdate({ target, set });
+}

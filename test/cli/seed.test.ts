@@ -1,0 +1,72 @@
+import { seedPackNames } from '../../db/seed';
+import { runConvengine } from '../support/run-cli';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+
+// Each test spawns the CLI from sources (tsx); on a loaded two-core machine that takes seconds.
+jest.setTimeout(60_000);
+
+describe('convengine seed', () => {
+  let tdb: TestDatabase;
+  beforeAll(async () => {
+    tdb = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await tdb.drop();
+  });
+
+  it('lists the bundled packs', async () => {
+    const run = await runConvengine(['seed', '--list'], { DATABASE_URL: '' });
+    expect(run.code).toBe(0);
+    expect(
+      run.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((line) => line.split(/\s+/)[0])
+    ).toEqual(seedPackNames());
+  });
+
+  it('seeds all packs, and seeding again changes nothing', async () => {
+    const first = await runConvengine(['seed', 'all'], { DATABASE_URL: tdb.url });
+    expect(first).toMatchObject({ code: 0, stderr: '' });
+    expect(first.stdout).toMatch(
+      /^seeded faq, move-connections, loan-confirmation, order-diagnostics, zapper-semantic: \d+ config row\(s\), \d+ business row\(s\)/
+    );
+    const version = /config version (\w+)/.exec(first.stdout)?.[1];
+    expect(version).toBeDefined();
+    const counts = async () =>
+      (
+        await tdb.pool.query(
+          'SELECT (SELECT count(*) FROM ce_rule) + (SELECT count(*) FROM business.zp_disco_request_log) AS n'
+        )
+      ).rows[0].n;
+    const before = await counts();
+    const second = await runConvengine(['seed', 'faq', 'zapper-semantic'], { DATABASE_URL: tdb.url });
+    expect(second.code).toBe(0);
+    expect(second.stdout).toContain(`config version ${version}`);
+    expect(await counts()).toBe(before);
+  });
+
+  it('rejects an unknown pack with exit code 2', async () => {
+    const run = await runConvengine(['seed', 'nope'], { DATABASE_URL: tdb.url });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/unknown seed pack "nope" \(known: faq, /);
+  });
+
+  it('exits 1 and lists violations when the result would be invalid, applying nothing', async () => {
+    await tdb.pool.query("UPDATE ce_rule SET rule_type = 'FOO' WHERE rule_id = 20");
+    try {
+      const run = await runConvengine(['seed', 'faq'], { DATABASE_URL: tdb.url });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/nothing was applied/);
+      expect(run.stderr).toMatch(/^ce_rule\[20\]: unknown rule_type "FOO"/m);
+    } finally {
+      await tdb.pool.query("UPDATE ce_rule SET rule_type = 'JSON_PATH' WHERE rule_id = 20");
+    }
+  });
+
+  it('exits 2 when DATABASE_URL is missing', async () => {
+    const run = await runConvengine(['seed', 'faq'], { DATABASE_URL: undefined });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(/DATABASE_URL/);
+  });
+});

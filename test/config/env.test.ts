@@ -1,0 +1,98 @@
+import { EnvError, loadEnv, requireDatabaseUrl } from '../../config/env';
+
+function issuesOf(fn: () => unknown): Record<string, string> {
+  try {
+    fn();
+  } catch (err) {
+    if (err instanceof EnvError) return Object.fromEntries(err.issues.map((i) => [i.variable, i.reason]));
+    throw err;
+  }
+  throw new Error('expected EnvError');
+}
+
+describe('loadEnv', () => {
+  it('applies the documented defaults to an empty environment', () => {
+    expect(loadEnv({})).toEqual({
+      TEMPORAL_NAMESPACE: 'default',
+      TEMPORAL_TASK_QUEUE: 'convengine-turns',
+      ANTHROPIC_MODEL: 'claude-sonnet-4-5',
+      LLM_TIMEOUT_MS: 60000,
+      LLM_MAX_TOKENS: 1024,
+      PORT: 3000,
+      MESSAGE_MAX_BYTES: 8192,
+      LOG_LEVEL: 'info',
+    });
+  });
+
+  it('parses a full environment and treats blank values as unset', () => {
+    const env = loadEnv({
+      DATABASE_URL: 'postgres://app:secret@db:5432/convengine',
+      TOOLS_DATABASE_URL: 'postgresql://tools@db:5432/convengine',
+      TEMPORAL_ADDRESS: 'temporal:7233',
+      TEMPORAL_NAMESPACE: 'prod',
+      TEMPORAL_TASK_QUEUE: 'turns',
+      ANTHROPIC_API_KEY: 'sk-test',
+      ANTHROPIC_BASE_URL: 'http://127.0.0.1:4010',
+      ANTHROPIC_MODEL: 'claude-x',
+      LLM_TIMEOUT_MS: '1500',
+      LLM_MAX_TOKENS: '64',
+      PORT: '0',
+      API_TOKEN: 't0ken',
+      MESSAGE_MAX_BYTES: '100',
+      LOG_LEVEL: 'DEBUG',
+      UNRELATED: 'ignored',
+    });
+    expect(env).toMatchObject({ TEMPORAL_ADDRESS: 'temporal:7233', LLM_TIMEOUT_MS: 1500, PORT: 0, LOG_LEVEL: 'debug' });
+    expect(loadEnv({ PORT: ' ', DATABASE_URL: '' })).toMatchObject({ PORT: 3000, DATABASE_URL: undefined });
+  });
+
+  it('lists every invalid variable in one error, without echoing values', () => {
+    let message = '';
+    const issues = issuesOf(() => {
+      try {
+        loadEnv({
+          DATABASE_URL: 'mysql://root:hunter2@db/app',
+          TEMPORAL_ADDRESS: 'no-port',
+          ANTHROPIC_BASE_URL: 'ftp://x',
+          LLM_TIMEOUT_MS: '0',
+          LLM_MAX_TOKENS: '1.5',
+          PORT: '70000',
+          MESSAGE_MAX_BYTES: 'big',
+          LOG_LEVEL: 'loud',
+        });
+      } catch (err) {
+        message = (err as Error).message;
+        throw err;
+      }
+    });
+    expect(Object.keys(issues).sort()).toEqual(
+      [
+        'ANTHROPIC_BASE_URL',
+        'DATABASE_URL',
+        'LLM_MAX_TOKENS',
+        'LLM_TIMEOUT_MS',
+        'LOG_LEVEL',
+        'MESSAGE_MAX_BYTES',
+        'PORT',
+        'TEMPORAL_ADDRESS',
+      ].sort()
+    );
+    expect(issues.PORT).toMatch(/<= 65535/);
+    expect(issues.LLM_TIMEOUT_MS).toMatch(/>= 1/);
+    expect(issues.LOG_LEVEL).toMatch(/one of fatal, error, warn, info/);
+    expect(message).toMatch(/^Invalid environment \(8 variable\(s\)\)/);
+    expect(message).not.toContain('hunter2');
+  });
+});
+
+describe('requireDatabaseUrl', () => {
+  it('returns DATABASE_URL and ignores unrelated invalid variables', () => {
+    expect(requireDatabaseUrl({ DATABASE_URL: 'postgres://localhost/x', PORT: 'nope' })).toBe('postgres://localhost/x');
+  });
+  it('says clearly when it is missing or invalid', () => {
+    expect(issuesOf(() => requireDatabaseUrl({}))).toEqual({ DATABASE_URL: expect.stringMatching(/is not set/) });
+    expect(issuesOf(() => requireDatabaseUrl({ DATABASE_URL: 'localhost' }))).toEqual({
+      DATABASE_URL: expect.stringMatching(/postgres:\/\//),
+    });
+  });
+});

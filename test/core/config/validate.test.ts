@@ -1,0 +1,386 @@
+import { validateConfig } from '../../../core/config/validate';
+import { formatViolation, type ConfigRows } from '../../../core/config/types';
+import { configSetting, mcpTool, response, rule } from '../../../db/seed/builders';
+import { validBaseConfig } from '../../support/config-fixtures';
+
+type Case = {
+  name: string;
+  breakIt: (rows: ConfigRows) => void;
+  /** Exactly these `table[id]` are reported as violations. */
+  violations: string[];
+  reason?: RegExp;
+  /** Exactly these are reported as warnings (none otherwise). */
+  warnings?: string[];
+};
+
+function at<T>(list: T[], index: number): T {
+  const item = list[index];
+  if (item === undefined) throw new Error(`fixture has no row ${index}`);
+  return item;
+}
+
+const cases: Case[] = [
+  {
+    name: 'blank state on a tool',
+    breakIt: (r) => void (at(r.mcpTools, 1).stateCode = ' '),
+    violations: ['ce_mcp_tool[2]'],
+    reason: /state_code is null\/blank/,
+  },
+  {
+    name: 'blank intent on a rule',
+    breakIt: (r) => void (at(r.rules, 0).intentCode = ''),
+    violations: ['ce_rule[1]'],
+    reason: /intent_code is null\/blank/,
+  },
+  {
+    name: 'intent not in ce_intent',
+    breakIt: (r) => void (at(r.responses, 0).intentCode = 'REFUND'),
+    violations: ['ce_response[1]'],
+    reason: /invalid intent_code=REFUND/,
+  },
+  {
+    name: 'row of a disabled intent is only a warning',
+    breakIt: (r) => void (at(r.mcpPlanners, 0).intentCode = 'RETIRED'),
+    violations: [],
+    warnings: ['ce_mcp_planner[1]'],
+  },
+  {
+    name: 'state that no rule uses or sets',
+    breakIt: (r) => void (at(r.responses, 0).stateCode = 'NOWHERE'),
+    violations: ['ce_response[1]'],
+    reason: /invalid state_code=NOWHERE/,
+  },
+  {
+    name: 'IDLE without any rule mentioning it (scenario 21)',
+    breakIt: (r) => void (r.rules = r.rules.filter((x) => x.ruleId !== 1)),
+    violations: ['ce_intent_classifier[1]', 'ce_response[1]'],
+    reason: /invalid state_code=IDLE/,
+  },
+  {
+    name: 'invalid rule regex',
+    breakIt: (r) => void (at(r.rules, 0).matchPattern = '(unclosed'),
+    violations: ['ce_rule[1]'],
+    reason: /invalid regular expression/,
+  },
+  {
+    name: 'invalid classifier regex',
+    breakIt: (r) => void (at(r.classifiers, 0).pattern = '(?i)[a-'),
+    violations: ['ce_intent_classifier[1]'],
+    reason: /invalid regular expression/,
+  },
+  {
+    name: 'invalid policy regex',
+    breakIt: (r) => void (at(r.policies, 0).pattern = '*oops'),
+    violations: ['ce_policy[1]'],
+    reason: /invalid regular expression/,
+  },
+  {
+    name: 'invalid dialogue-act regex setting',
+    breakIt: (r) =>
+      r.configs.push(
+        configSetting({ configId: 9, configType: 'DialogueActStep', configKey: 'REGEX_AFFIRM', configValue: '(yes' })
+      ),
+    violations: ['ce_config[9]'],
+    reason: /REGEX_AFFIRM/,
+  },
+  {
+    name: 'invalid JSONPath',
+    breakIt: (r) => void (at(r.rules, 2).matchPattern = 'bad((('),
+    violations: ['ce_rule[3]'],
+    reason: /invalid JSONPath/,
+  },
+  {
+    name: 'unknown rule type',
+    breakIt: (r) => void (at(r.rules, 0).ruleType = 'FOO'),
+    violations: ['ce_rule[1]'],
+    reason: /unknown rule_type "FOO"/,
+  },
+  {
+    name: 'unknown action',
+    breakIt: (r) => void (at(r.rules, 2).action = 'SET_MOOD'),
+    violations: ['ce_rule[3]'],
+    reason: /unknown action "SET_MOOD"/,
+  },
+  {
+    name: 'unknown phase',
+    breakIt: (r) =>
+      r.rules.push(
+        rule({
+          ruleId: 7,
+          phase: 'AFTER_LUNCH',
+          intentCode: 'FAQ',
+          stateCode: 'IDLE',
+          ruleType: 'EXACT',
+          matchPattern: 'ANY',
+          action: 'SET_STATE',
+          actionValue: 'IDLE',
+        })
+      ),
+    violations: ['ce_rule[7]'],
+    reason: /unknown phase "AFTER_LUNCH"/,
+  },
+  {
+    name: 'legacy phase AGENT_POST_MCP is accepted (D3)',
+    breakIt: (r) =>
+      r.rules.push(
+        rule({
+          ruleId: 8,
+          phase: 'AGENT_POST_MCP',
+          intentCode: 'FAQ',
+          stateCode: 'IDLE',
+          ruleType: 'JSON_PATH',
+          matchPattern: '$.mcp.finalAnswer',
+          action: 'SET_STATE',
+          actionValue: 'IDLE',
+        })
+      ),
+    violations: [],
+  },
+  {
+    name: 'SET_INPUT_PARAM that looks like JSON but does not parse',
+    breakIt: (r) => void (at(r.rules, 2).actionValue = '{"awaiting_confirmation":'),
+    violations: ['ce_rule[3]'],
+    reason: /looks like JSON but does not parse/,
+  },
+  {
+    name: 'SET_DIALOGUE_ACT with an unknown act',
+    breakIt: (r) => Object.assign(at(r.rules, 2), { action: 'SET_DIALOGUE_ACT', actionValue: 'SHRUG' }),
+    violations: ['ce_rule[3]'],
+    reason: /not a dialogue act/,
+  },
+  {
+    name: 'SET_STATE without a target',
+    breakIt: (r) => void (at(r.rules, 3).actionValue = ''),
+    violations: ['ce_rule[4]', 'ce_response[3]', 'ce_prompt_template[2]'],
+  },
+  {
+    name: 'prompt referencing an unknown variable',
+    breakIt: (r) => void (at(r.promptTemplates, 1).userPrompt = 'Hello {{unknown_var}}'),
+    violations: ['ce_prompt_template[2]'],
+    reason: /unknown variable \{\{unknown_var\}\}/,
+  },
+  {
+    name: 'response text referencing an unknown variable',
+    breakIt: (r) => void (at(r.responses, 3).exactText = 'Hi [[${customerNmae}]]'),
+    violations: ['ce_response[4]'],
+    reason: /customerNmae/,
+  },
+  {
+    name: 'planner prompt with a malformed template',
+    breakIt: (r) => void (at(r.mcpPlanners, 0).userPrompt = 'User: {{user_input'),
+    violations: ['ce_mcp_planner[1]'],
+    reason: /never closed/,
+  },
+  {
+    name: 'invalid JSON schema',
+    breakIt: (r) => void (at(r.outputSchemas, 0).jsonSchema = { type: 'object', properties: { a: { type: 'strin' } } }),
+    violations: ['ce_output_schema[1]'],
+    reason: /not a valid JSON Schema/,
+  },
+  {
+    name: 'output schema that is not an object schema',
+    breakIt: (r) => void (at(r.outputSchemas, 0).jsonSchema = { type: 'array' }),
+    violations: ['ce_output_schema[1]'],
+    reason: /must describe an object/,
+  },
+  {
+    name: 'DB tool param_schema that is not a schema',
+    breakIt: (r) =>
+      void (at(r.mcpDbTools, 0).paramSchema = { type: 'object', properties: { customer_id: { type: 42 } } }),
+    violations: ['ce_mcp_db_tool[1]'],
+    reason: /param_schema/,
+  },
+  {
+    name: 'interaction_contract with a non-array allows',
+    breakIt: (r) => void (at(r.promptTemplates, 0).interactionContract = { allows: 'affirm' }),
+    violations: ['ce_prompt_template[1]'],
+    reason: /"allows" must be an array of strings/,
+  },
+  {
+    name: 'headers that are not strings',
+    breakIt: (r) => void (at(r.mcpHttpTools, 0).headers = { 'X-N': 5 }),
+    violations: ['ce_mcp_http_tool[2]'],
+    reason: /headers must be an object/,
+  },
+  {
+    name: 'retry_status_codes that are not integers',
+    breakIt: (r) => void (at(r.mcpHttpTools, 0).retryStatusCodes = ['502']),
+    violations: ['ce_mcp_http_tool[2]'],
+    reason: /retry_status_codes/,
+  },
+  {
+    name: 'response_mapping that does not match its kind',
+    breakIt: (r) => void (at(r.mcpHttpTools, 0).responseMapping = '$.creditRating'),
+    violations: ['ce_mcp_http_tool[2]'],
+    reason: /FIELD_TEMPLATE response_mapping must be a non-empty object/,
+  },
+  {
+    name: 'HTTP template reading a non-tool env variable',
+    breakIt: (r) => void (at(r.mcpHttpTools, 0).urlTemplate = '{{env.DATABASE_URL}}/x'),
+    violations: ['ce_mcp_http_tool[2]'],
+    reason: /env.CONVENGINE_TOOL_/,
+  },
+  {
+    name: 'unknown classifier type',
+    breakIt: (r) => void (at(r.classifiers, 1).ruleType = 'AGENT'),
+    violations: ['ce_intent_classifier[2]'],
+    reason: /unknown rule_type "AGENT"/,
+  },
+  {
+    name: 'unknown policy type',
+    breakIt: (r) => void (at(r.policies, 0).ruleType = 'EXACT'),
+    violations: ['ce_policy[1]'],
+    reason: /unknown rule_type "EXACT"/,
+  },
+  {
+    name: 'unknown response_type',
+    breakIt: (r) => void (at(r.responses, 0).responseType = 'CANNED'),
+    violations: ['ce_response[1]'],
+    reason: /response_type "CANNED"/,
+  },
+  {
+    name: 'unknown tool side_effect',
+    breakIt: (r) => void (at(r.mcpTools, 0).sideEffect = 'WRITE'),
+    violations: ['ce_mcp_tool[1]'],
+    reason: /side_effect "WRITE"/,
+  },
+  {
+    name: 'unknown http method',
+    breakIt: (r) => void (at(r.mcpHttpTools, 0).httpMethod = 'FETCH'),
+    violations: ['ce_mcp_http_tool[2]'],
+    reason: /http_method "FETCH"/,
+  },
+  {
+    name: 'API_KEY auth without a secret env',
+    breakIt: (r) => void (at(r.mcpHttpTools, 0).authSecretEnv = null),
+    violations: ['ce_mcp_http_tool[2]'],
+    reason: /needs auth_secret_env/,
+  },
+  {
+    name: 'unknown tool group',
+    breakIt: (r) =>
+      r.mcpTools.push(
+        mcpTool({ toolId: 4, toolCode: 'notify.sms', toolGroup: 'NOTIFICATION', intentCode: 'ANY', stateCode: 'ANY' })
+      ),
+    violations: ['ce_mcp_tool[4]'],
+    reason: /unknown tool_group "NOTIFICATION"/,
+  },
+  {
+    name: 'HTTP tool without its http row',
+    breakIt: (r) => void (r.mcpHttpTools = []),
+    violations: ['ce_mcp_tool[2]'],
+    reason: /no ce_mcp_http_tool row/,
+  },
+  {
+    name: 'HTTP tool with a blank URL',
+    breakIt: (r) => void (at(r.mcpHttpTools, 0).urlTemplate = ''),
+    violations: ['ce_mcp_http_tool[2]'],
+    reason: /url_template is blank/,
+  },
+  {
+    name: 'DB tool without its db row',
+    breakIt: (r) => void (r.mcpDbTools = []),
+    violations: ['ce_mcp_tool[1]'],
+    reason: /no ce_mcp_db_tool row/,
+  },
+  {
+    name: 'DB tool binding an undeclared parameter',
+    breakIt: (r) => void (at(r.mcpDbTools, 0).sqlTemplate = 'select * from loan where id = :loan_id'),
+    violations: ['ce_mcp_db_tool[1]'],
+    reason: /binds :loan_id/,
+  },
+  {
+    name: 'DB tool that writes',
+    breakIt: (r) => void (at(r.mcpDbTools, 0).sqlTemplate = 'delete from loan'),
+    violations: ['ce_mcp_db_tool[1]'],
+    reason: /SELECT or WITH/,
+  },
+  {
+    name: 'unparseable declared setting',
+    breakIt: (r) => void (at(r.configs, 0).configValue = 'lots'),
+    violations: ['ce_config[1]'],
+    reason: /must be a number/,
+  },
+  {
+    name: 'unknown SQL guardrail rule type',
+    breakIt: (r) => void (at(r.sqlGuardrails, 0).ruleType = 'ALLOW_KEYWORD'),
+    violations: ['ce_mcp_sql_guardrail[1]'],
+    reason: /rule_type "ALLOW_KEYWORD"/,
+  },
+  {
+    name: 'interaction_mode outside the enum is a warning',
+    breakIt: (r) => void (at(r.promptTemplates, 0).interactionMode = 'FOO'),
+    violations: [],
+    warnings: ['ce_prompt_template[1]'],
+  },
+  {
+    name: 'DERIVED response without a prompt template',
+    breakIt: (r) =>
+      r.responses.push(response({ responseId: 9, intentCode: 'FAQ', stateCode: 'IDLE', responseType: 'DERIVED' })),
+    violations: ['ce_response[9]'],
+    reason: /no enabled ce_prompt_template/,
+  },
+  {
+    name: 'semantic mapping to an unknown concept',
+    breakIt: (r) => void (at(r.semanticMappings, 0).conceptKey = 'LEASE'),
+    violations: ['ce_semantic_mapping[1]'],
+    reason: /concept_key "LEASE"/,
+  },
+  {
+    name: 'disabled rows are not validated',
+    breakIt: (r) => {
+      Object.assign(at(r.rules, 0), { ruleType: 'FOO', enabled: false });
+      at(r.classifiers, 0).stateCode = 'UNKNOWN';
+      at(r.responses, 0).stateCode = 'ANY';
+    },
+    violations: [],
+  },
+];
+
+describe('validateConfig', () => {
+  it('accepts the base config with no findings', () => {
+    expect(validateConfig(validBaseConfig())).toEqual({ violations: [], warnings: [] });
+  });
+
+  it.each(cases.map((c) => [c.name, c] as const))('%s', (_name, c) => {
+    const rows = validBaseConfig();
+    c.breakIt(rows);
+    const result = validateConfig(rows);
+    const named = (list: { table: string; id: string }[]) =>
+      [...new Set(list.map((v) => `${v.table}[${v.id}]`))].sort();
+    expect(named(result.violations)).toEqual([...c.violations].sort());
+    expect(named(result.warnings)).toEqual([...(c.warnings ?? [])].sort());
+    if (c.reason) expect(result.violations.map(formatViolation).join('\n')).toMatch(c.reason);
+  });
+
+  it('lets templates use schema fields of their intent and keys written by rules', () => {
+    const rows = validBaseConfig();
+    at(rows.promptTemplates, 1).systemPrompt =
+      'Customer {{customerId}} asked for {{requestedAmount}}; flag {{awaiting_confirmation}}';
+    expect(validateConfig(rows).violations).toEqual([]);
+    at(rows.rules, 2).actionValue = 'other_flag:true';
+    expect(validateConfig(rows).violations.map(formatViolation)).toEqual([
+      'ce_prompt_template[2]: system_prompt references unknown variable {{awaiting_confirmation}}',
+    ]);
+    at(rows.promptTemplates, 1).intentCode = 'FAQ';
+    expect(validateConfig(rows).violations.map(formatViolation)).toEqual(
+      expect.arrayContaining([expect.stringContaining('{{customerId}}')])
+    );
+  });
+
+  it('reports every problem at once, each as table[id]: reason', () => {
+    const rows = validBaseConfig();
+    at(rows.rules, 0).ruleType = 'FOO';
+    at(rows.mcpTools, 1).stateCode = '';
+    at(rows.classifiers, 0).pattern = '(';
+    const lines = validateConfig(rows).violations.map(formatViolation);
+    expect(lines).toEqual(
+      expect.arrayContaining([
+        expect.stringMatching(/^ce_rule\[1\]: unknown rule_type "FOO"/),
+        'ce_mcp_tool[2]: state_code is null/blank',
+        expect.stringMatching(/^ce_intent_classifier\[1\]: pattern: invalid regular expression/),
+      ])
+    );
+    expect(lines).toHaveLength(3);
+  });
+});

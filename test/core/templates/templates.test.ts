@@ -1,0 +1,128 @@
+import { isEngineError } from '../../../core/errors';
+import {
+  canonicalTemplateVariable,
+  checkTemplate,
+  extractTemplateVariables,
+  isKnownTemplateRoot,
+  renderTemplate,
+  TEMPLATE_MALFORMED,
+  templateVariableAliases,
+} from '../../../core/templates';
+
+const vars = {
+  context: { customerId: '42', mcp: { finalAnswer: 'FA' }, items: [{ name: 'first' }], nothing: null },
+  state: 'S',
+  count: 3,
+  ok: true,
+  list: ['a', 1],
+  text: 'plain <b>&</b>',
+  json: '{"nested":{"value":7}}',
+};
+
+function errorOf(fn: () => unknown): { type: string; message: string; details: unknown } {
+  try {
+    fn();
+  } catch (err) {
+    if (isEngineError(err)) return { type: err.type, message: err.message, details: err.details };
+    throw err;
+  }
+  throw new Error('expected an error');
+}
+
+describe('renderTemplate', () => {
+  it.each([
+    ['Hello [[${context.customerId}]] / {{state}}', 'Hello 42 / S'],
+    ['{{ context.mcp.finalAnswer }}', 'FA'],
+    ["{{context['mcp']['finalAnswer']}}", 'FA'],
+    ['{{context.items[0].name}}', 'first'],
+    ['[(${context.customerId})]', '42'],
+    ['#{context.customerId}', '42'],
+    ['[${context.customerId}]', '42'],
+    ['{{count}} {{ok}}', '3 true'],
+    ['{{list}}', '["a",1]'],
+    ['{{context.mcp}}', '{"finalAnswer":"FA"}'],
+    ['[{{context.nothing}}]', '[]'],
+    ['{{text}}', 'plain <b>&</b>'],
+    ['{{json.nested.value}}', '7'],
+    ['no variables at all: {"a":[1,2]} [x] #tag', 'no variables at all: {"a":[1,2]} [x] #tag'],
+    ['', ''],
+  ])('%p → %p', (template, expected) => {
+    expect(renderTemplate(template, vars)).toBe(expected);
+  });
+
+  it.each([
+    ['{{unknown_var}}', 'unknown_var'],
+    ['{{context.missing}}', 'context.missing'],
+    ['{{context.mcp.finalAnswer.deeper}}', 'context.mcp.finalAnswer.deeper'],
+    ['{{context.items[5].name}}', 'context.items[5].name'],
+    ['[[${context.nothing.x}]]', 'context.nothing.x'],
+  ])('%p throws UNRESOLVED_PROMPT_VARIABLE naming %s', (template, variable) => {
+    const err = errorOf(() => renderTemplate(template, vars));
+    expect(err.type).toBe('UNRESOLVED_PROMPT_VARIABLE');
+    expect(err.message).toContain(`"${variable}"`);
+    expect(err.details).toMatchObject({ variable });
+  });
+
+  it.each([
+    ['{{context.customerId', /never closed/],
+    ['[[${context.customerId}', /never closed/],
+    ['{{}}', /empty/],
+    ['{{a + b}}', /not a variable path/],
+    ['[[${context.mcp?.finalAnswer}]]', /not a variable path/],
+    ['{{1abc}}', /must start with a name/],
+  ])('%p throws TEMPLATE_MALFORMED', (template, reason) => {
+    const err = errorOf(() => renderTemplate(template, vars));
+    expect(err.type).toBe(TEMPLATE_MALFORMED);
+    expect(err.message).toMatch(reason);
+    expect(checkTemplate(template)).toMatch(reason);
+  });
+});
+
+describe('extractTemplateVariables', () => {
+  it('lists normalized paths in order of first use', () => {
+    expect(
+      extractTemplateVariables(
+        "Hi {{user_input}} [[${context.mcp.finalAnswer}]] {{context['odd key'][0]}} #{state} {{ user_input }}"
+      )
+    ).toEqual(['user_input', 'context.mcp.finalAnswer', "context['odd key'][0]", 'state']);
+  });
+  it('throws on malformed templates', () => {
+    expect(() => extractTemplateVariables('{{oops')).toThrow(/malformed template/);
+  });
+});
+
+describe('template variable catalog', () => {
+  it.each([
+    'user_input',
+    'userInput',
+    'user_message',
+    'context',
+    'context_json',
+    'current_date',
+    'missing_fields',
+    'schema_field_details',
+    'intent_scores',
+    'routing_decision',
+    'tool_result',
+    'mcp_final_answer',
+    'mcp_tools',
+    'intent',
+    'state',
+    'schemaComplete',
+    'conversationId',
+    'inputParams',
+    'session',
+  ])('knows %s', (name) => {
+    expect(isKnownTemplateRoot(name)).toBe(true);
+  });
+
+  it('does not know made-up names', () => {
+    expect(isKnownTemplateRoot('unknown_var')).toBe(false);
+  });
+
+  it('maps aliases to canonical names', () => {
+    expect(canonicalTemplateVariable('userText')).toBe('user_input');
+    expect(canonicalTemplateVariable('contextJson')).toBe('context');
+    expect(templateVariableAliases('conversation_history')).toContain('history');
+  });
+});
