@@ -1,0 +1,129 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { parse } from 'yaml';
+
+interface Service {
+  image?: string;
+  build?: unknown;
+  command?: unknown;
+  entrypoint?: unknown;
+  environment?: Record<string, string>;
+  depends_on?: Record<string, { condition: string }>;
+  healthcheck?: { test: unknown };
+  volumes?: string[];
+}
+
+const root = join(__dirname, '..', '..');
+const compose = parse(readFileSync(join(root, 'docker-compose.yml'), 'utf8'), { merge: true }) as {
+  services: Record<string, Service>;
+};
+const services = compose.services;
+
+function service(name: string): Service {
+  const s = services[name];
+  if (!s) throw new Error(`service ${name} missing from docker-compose.yml`);
+  return s;
+}
+
+function versionOf(image: string): number[] {
+  const tag = image.slice(image.indexOf(':') + 1);
+  const defaulted = /:-([^}]+)\}/.exec(tag)?.[1] ?? tag;
+  return defaulted.split('.').map((n) => Number.parseInt(n, 10));
+}
+
+function atLeast(actual: number[], minimum: number[]): boolean {
+  for (let i = 0; i < minimum.length; i++) {
+    const a = actual[i] ?? 0;
+    const m = minimum[i] ?? 0;
+    if (a !== m) return a > m;
+  }
+  return true;
+}
+
+describe('docker-compose.yml', () => {
+  it('has every service of the real deployment', () => {
+    expect(Object.keys(services).sort()).toEqual(
+      [
+        'api',
+        'migrate',
+        'postgresql',
+        'temporal',
+        'temporal-bootstrap',
+        'temporal-schema',
+        'temporal-ui',
+        'worker',
+      ].sort()
+    );
+  });
+
+  it('pins Temporal server/admin-tools >= 1.28 and the UI >= 2.47, never auto-setup', () => {
+    expect(service('temporal').image).toMatch(/^temporalio\/server:/);
+    expect(atLeast(versionOf(service('temporal').image ?? ''), [1, 28])).toBe(true);
+    for (const name of ['temporal-schema', 'temporal-bootstrap']) {
+      expect(service(name).image).toMatch(/^temporalio\/admin-tools:/);
+      expect(atLeast(versionOf(service(name).image ?? ''), [1, 28])).toBe(true);
+    }
+    expect(service('temporal-ui').image).toMatch(/^temporalio\/ui:/);
+    expect(atLeast(versionOf(service('temporal-ui').image ?? ''), [2, 47])).toBe(true);
+    expect(JSON.stringify(compose)).not.toContain('auto-setup');
+  });
+
+  it('gates start-up on health and completed one-shot jobs', () => {
+    const dep = (name: string, on: string) => service(name).depends_on?.[on]?.condition;
+    expect(service('postgresql').healthcheck).toBeDefined();
+    expect(service('temporal').healthcheck).toBeDefined();
+    expect(dep('temporal-schema', 'postgresql')).toBe('service_healthy');
+    expect(dep('temporal', 'temporal-schema')).toBe('service_completed_successfully');
+    expect(dep('temporal-bootstrap', 'temporal')).toBe('service_healthy');
+    expect(dep('temporal-ui', 'temporal')).toBe('service_healthy');
+    expect(dep('migrate', 'postgresql')).toBe('service_healthy');
+    for (const app of ['worker', 'api']) {
+      expect(dep(app, 'migrate')).toBe('service_completed_successfully');
+      expect(dep(app, 'temporal-bootstrap')).toBe('service_completed_successfully');
+    }
+  });
+
+  it('gives the app services the environment they require', () => {
+    for (const app of ['migrate', 'worker', 'api']) {
+      const env = service(app).environment ?? {};
+      for (const key of [
+        'DATABASE_URL',
+        'TEMPORAL_ADDRESS',
+        'TEMPORAL_NAMESPACE',
+        'TEMPORAL_TASK_QUEUE',
+        'TOOLS_DATABASE_URL',
+      ]) {
+        expect(env[key]).toBeTruthy();
+      }
+      expect(env['TEMPORAL_ADDRESS']).toBe('temporal:7233');
+    }
+    expect(service('worker').environment?.['ANTHROPIC_API_KEY']).toMatch(/ANTHROPIC_API_KEY/);
+    expect(service('api').environment?.['API_TOKEN']).toMatch(/API_TOKEN/);
+    expect(service('migrate').build).toBeDefined();
+  });
+
+  it('ships the bootstrap scripts it mounts, creating the namespace and typed search attributes', () => {
+    const bootstrap = readFileSync(join(root, 'deploy', 'temporal', 'bootstrap.sh'), 'utf8');
+    for (const sa of [
+      'ConversationId=Keyword',
+      'TurnNumber=Int',
+      'Intent=Keyword',
+      'State=Keyword',
+      'TurnOutcome=Keyword',
+    ]) {
+      expect(bootstrap).toContain(sa);
+    }
+    expect(bootstrap).toMatch(/namespace describe[\s\S]*namespace create/);
+    const schema = readFileSync(join(root, 'deploy', 'temporal', 'setup-schema.sh'), 'utf8');
+    expect(schema).toContain('temporal_visibility');
+    const init = readFileSync(join(root, 'deploy', 'db', 'init', '01-convengine.sh'), 'utf8');
+    expect(init).toContain('convengine_tools_ro');
+  });
+
+  it('builds the app image in stages with pre-bundled workflows', () => {
+    const dockerfile = readFileSync(join(root, 'Dockerfile'), 'utf8');
+    expect(dockerfile.match(/^FROM /gm)?.length).toBeGreaterThanOrEqual(2);
+    expect(dockerfile).toContain('bundle:workflows');
+    expect(dockerfile).not.toMatch(/FROM node:[^\n]*alpine/);
+  });
+});
