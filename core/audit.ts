@@ -1,5 +1,11 @@
 import type { JsonObject } from './json';
 
+/** Intent and state at the moment an audit was emitted (a step may change them after). */
+export interface AuditEmitMeta {
+  intent: string;
+  state: string;
+}
+
 /**
  * One audit event. Steps return them in order; the activity that emits them writes them to
  * ce_audit under `<turn id>/<call key>/<index>` so a retried activity writes no duplicates.
@@ -8,6 +14,8 @@ import type { JsonObject } from './json';
 export interface AuditRecord {
   stage: string;
   payload: JsonObject;
+  /** Set by emitters that know the session at emission time; the writer falls back to the step's final session. */
+  meta?: AuditEmitMeta;
 }
 
 export function audit(stage: string, payload: JsonObject = {}): AuditRecord {

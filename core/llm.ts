@@ -42,3 +42,6 @@ export interface LlmClient {
   generateText(req: LlmRequest): Promise<string>;
   generateJson(req: LlmRequest): Promise<LlmJsonResult>;
 }
+
+/** HTTP header naming the call kind on every Messages request (the scripted server keys its script on it). */
+export const LLM_CALL_KIND_HEADER = 'x-convengine-call-kind';

@@ -1,15 +1,199 @@
-import type { StepInput, StepOutput } from '../turn/contracts';
-import type { TurnExecutor } from '../turn/executor';
+import type { AuditRecord } from '../audit';
+import { canonicalJson } from '../json';
+import type { Session } from '../session';
+import type {
+  McpLoopPlan,
+  McpToolDescriptor,
+  PlannerDecision,
+  StepInput,
+  StepOutput,
+  StopResult,
+  ToolCallRequest,
+} from '../turn/contracts';
+import { ToolCallFailure, type TurnExecutor } from '../turn/executor';
+import { BlockReason, DEFAULT_APPROVAL_TIMEOUT_MS, POLICY_RESTRICTED_TAG } from './constants';
+import { finalAnswerDetermined, readObservations } from './context';
+import { checkNextTool } from './guard';
+import { latestSummary } from './observations';
+import {
+  applyApprovalDenied,
+  applyDuplicateSuppressed,
+  applyGuardBlock,
+  applyPolicyRestricted,
+  applyToolFailure,
+  approvalAudits,
+  type Applied,
+} from './outcomes';
 
 /**
- * The MCP step, unrolled: McpPrepare (PRE_AGENT_MCP rules, skip checks, context clear), then the
- * planner loop, then McpFinalize (abrupted flag, POST_AGENT_MCP rules).
- *
- * PLACEHOLDER until the MCP work lands: prepare + finalize only, no planner iterations.
+ * The MCP step, unrolled (DESIGN): McpPrepare (PRE_AGENT_MCP rules, skip checks, context clear),
+ * then up to `maxLoops` planner iterations — McpPlan, the driver's own checks (policy tag,
+ * duplicate call, next-tool guardrail incl. scope, approval), one McpToolCall per CALL_TOOL —
+ * then McpFinalize (abrupted flag, POST_AGENT_MCP rules). Runs in workflow code: it only
+ * decides from what activities returned, records each decision with `exec.record`, and hands the
+ * audits of its decisions to the next activity as `carryAudits`.
  */
+class McpRun {
+  session: Session;
+  private carry: AuditRecord[] = [];
+  private carrySeq = 0;
+  private readonly executed = new Set<string>();
+  private callIndex = 0;
+  readonly audits: AuditRecord[] = [];
+  stop: StopResult | undefined;
+
+  constructor(
+    private readonly base: StepInput,
+    private readonly exec: TurnExecutor,
+    private readonly plan: McpLoopPlan,
+    session: Session
+  ) {
+    this.session = session;
+  }
+
+  /** Input for the next activity; pending driver audits ride along and are persisted first. */
+  input(suffix: string): StepInput {
+    const input: StepInput = { ...this.base, session: this.session, callKey: `${this.base.callKey}-${suffix}` };
+    if (this.carry.length > 0) {
+      this.carrySeq += 1;
+      input.carryAudits = this.carry;
+      input.carryKey = `${this.base.callKey}-carried-${this.carrySeq}`;
+      this.audits.push(...this.carry);
+      this.carry = [];
+    }
+    return input;
+  }
+
+  take(out: StepOutput): void {
+    this.session = out.session;
+    this.audits.push(...out.audits);
+    if (out.stop && !this.stop) this.stop = out.stop;
+  }
+
+  output(): StepOutput {
+    return this.stop
+      ? { session: this.session, audits: this.audits, stop: this.stop }
+      : { session: this.session, audits: this.audits };
+  }
+
+  end(applied: Applied): true {
+    this.session = applied.session;
+    this.carry.push(...applied.audits);
+    return true;
+  }
+
+  /** Runs the planner loop; true when it ended by itself (answer, block, error), false at the loop limit. */
+  async loop(): Promise<boolean> {
+    for (let iteration = 1; iteration <= this.plan.maxLoops; iteration++) {
+      const planned = await this.exec.mcpPlan({ ...this.input(`plan-${iteration}`), iteration });
+      this.take(planned);
+      if (this.stop || finalAnswerDetermined(this.session) || planned.decision.action !== 'CALL_TOOL') return true;
+      if (await this.handleCall(planned.decision, iteration)) return true;
+    }
+    return false;
+  }
+
+  /** One CALL_TOOL decision; true when it ended the loop. */
+  private async handleCall(d: PlannerDecision, iteration: number): Promise<boolean> {
+    const toolCode = d.toolCode ?? '';
+    if ((d.operationTag ?? '').toUpperCase() === POLICY_RESTRICTED_TAG) {
+      await this.exec.record({ kind: 'GUARDRAIL_BLOCKED', toolCode, reason: BlockReason.PolicyRestricted, iteration });
+      return this.end(applyPolicyRestricted(this.session, d));
+    }
+    const observations = readObservations(this.session);
+    const signature = `${toolCode.toLowerCase()}|${canonicalJson(d.args)}`;
+    if (this.executed.has(signature)) {
+      await this.exec.record({
+        kind: 'DUPLICATE_SUPPRESSED',
+        toolCode,
+        reason: 'DUPLICATE_TOOL_CALL_SUPPRESSED',
+        iteration,
+      });
+      return this.end(applyDuplicateSuppressed(this.session, d, latestSummary(observations)));
+    }
+    const toolsInScope = this.plan.tools.map((t) => t.toolCode);
+    const verdict = checkNextTool({ toolCode, toolsInScope, observations, config: this.plan.nextToolGuard });
+    if (!verdict.allowed) {
+      await this.exec.record({ kind: 'GUARDRAIL_BLOCKED', toolCode, reason: verdict.reason, iteration });
+      return this.end(applyGuardBlock(this.session, d, verdict.reason, verdict.currentTool));
+    }
+    const tool = this.plan.tools.find((t) => t.toolCode.toLowerCase() === toolCode.toLowerCase()) as McpToolDescriptor;
+    this.callIndex += 1;
+    const call: ToolCallRequest = {
+      toolCode: tool.toolCode,
+      args: d.args,
+      callIndex: this.callIndex,
+      idempotencyKey: `${this.base.turn.turnId}/tool/${this.callIndex}`,
+    };
+    if (tool.requiresApproval && !(await this.approve(call, tool))) return true;
+    const ended = await this.runTool(call, tool);
+    if (!ended) this.executed.add(signature);
+    return ended;
+  }
+
+  /** D16: waits for a human decision; a rejection or timeout ends the loop without running the tool. */
+  private async approve(call: ToolCallRequest, tool: McpToolDescriptor): Promise<boolean> {
+    const timeoutMs = tool.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
+    const decision = await this.exec.awaitApproval({
+      toolCode: call.toolCode,
+      args: call.args,
+      callIndex: call.callIndex,
+      timeoutMs,
+    });
+    await this.exec.record({
+      kind: 'APPROVAL',
+      toolCode: call.toolCode,
+      reason: decision.decision,
+      iteration: call.callIndex,
+    });
+    this.carry.push(...approvalAudits(call, tool, timeoutMs, decision));
+    if (decision.decision === 'APPROVED') return true;
+    this.session = applyApprovalDenied(this.session, call, tool, decision);
+    return false;
+  }
+
+  /** Runs the tool activity; true when the loop ends here (tool failure, semantic stop). */
+  private async runTool(call: ToolCallRequest, tool: McpToolDescriptor): Promise<boolean> {
+    try {
+      this.take(await this.exec.mcpToolCall({ ...this.input(`tool-${call.callIndex}`), call }, tool));
+    } catch (err) {
+      if (!(err instanceof ToolCallFailure)) throw err;
+      await this.exec.record({
+        kind: 'TOOL_FAILED',
+        toolCode: call.toolCode,
+        reason: err.failureType,
+        iteration: call.callIndex,
+      });
+      return this.end(applyToolFailure(this.session, call, tool, err));
+    }
+    return this.stop !== undefined || finalAnswerDetermined(this.session);
+  }
+
+  /** A rule SHORT_CIRCUIT during the loop ends rule evaluation for the turn (D5): no POST_AGENT_MCP pass. */
+  async finalize(loopEnded: boolean): Promise<void> {
+    if (this.stop) return;
+    if (!loopEnded) {
+      await this.exec.record({
+        kind: 'LOOP_LIMIT',
+        toolCode: null,
+        reason: 'MCP_TOOL_MAX_LOOPS',
+        limit: this.plan.maxLoops,
+      });
+    }
+    this.take(await this.exec.mcpFinalize(this.input('finalize')));
+  }
+}
+
 export async function runMcpStep(base: StepInput, exec: TurnExecutor): Promise<StepOutput> {
-  const prepared = await exec.mcpPrepare({ ...base, callKey: 'mcp-prepare' });
-  const audits = [...prepared.audits];
-  const finalized = await exec.mcpFinalize({ ...base, session: prepared.session, callKey: 'mcp-finalize' });
-  return { session: finalized.session, audits: [...audits, ...finalized.audits] };
+  const prepared = await exec.mcpPrepare({ ...base, callKey: `${base.callKey}-prepare` });
+  const run = new McpRun(base, exec, prepared.plan, prepared.session);
+  run.audits.push(...prepared.audits);
+  if (prepared.stop) run.stop = prepared.stop;
+  if (!prepared.plan.run) {
+    await exec.record({ kind: 'MCP_SKIPPED', toolCode: null, reason: prepared.plan.skipReason ?? 'SKIPPED' });
+    return run.output();
+  }
+  const ended = await run.loop();
+  await run.finalize(ended);
+  return run.output();
 }

@@ -1,0 +1,30 @@
+import type { ConfigStore } from '../core/config/store';
+import type { LlmClient } from '../core/llm';
+import type { TaskRegistry } from '../core/tasks/registry';
+import type { Database } from '../db/pool';
+import type { ToolDeps } from './tools/deps';
+
+export interface Clock {
+  now(): Date;
+}
+
+export const systemClock: Clock = { now: () => new Date() };
+
+/**
+ * Everything activities reach the outside world through. Built once per worker (or per test)
+ * and passed to the activity factories; nothing in activities/ opens its own connections.
+ * Tool-related fields are added by the MCP/tool modules.
+ */
+export interface ActivityDeps {
+  db: Database;
+  configStore: ConfigStore;
+  llm: LlmClient;
+  clock: Clock;
+  /** SET_TASK rules and pending actions run consumer task code from here. */
+  tasks: TaskRegistry;
+  /**
+   * Tool execution: read-only SQL target, HTTP circuit breakers, interceptors, consumer tool
+   * handlers. Optional: without it, defaults are built from `db` (see activities/tools/deps.ts).
+   */
+  tools?: ToolDeps;
+}

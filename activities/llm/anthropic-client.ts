@@ -1,0 +1,138 @@
+import Anthropic from '@anthropic-ai/sdk';
+import { EngineError, ErrorType, errorMessage } from '../../core/errors';
+import { LLM_CALL_KIND_HEADER, type LlmClient, type LlmJsonResult, type LlmRequest } from '../../core/llm';
+import { parseJsonOutput } from './json-output';
+
+export const CALL_KIND_HEADER = LLM_CALL_KIND_HEADER;
+
+export interface AnthropicLlmOptions {
+  apiKey: string;
+  /** Unset: the public API. Tests point this at the scripted server. */
+  baseURL?: string;
+  model: string;
+  timeoutMs: number;
+  maxTokens: number;
+  /** Retries done by the SDK itself (429/5xx/timeouts) before the activity sees a failure. */
+  maxRetries: number;
+  /** Send the expected JSON schema as `output_config.format` (structured outputs). */
+  structuredOutput: boolean;
+  /** Receives one entry per call (success or failure); failures to log never fail the call. */
+  onCall?: (entry: LlmCallRecord) => Promise<void>;
+  now?: () => number;
+}
+
+export interface LlmCallRecord {
+  request: LlmRequest;
+  model: string;
+  responseText: string | null;
+  success: boolean;
+  errorMessage: string | null;
+  latencyMs: number;
+}
+
+const JSON_INSTRUCTION =
+  'Answer with exactly one JSON value and nothing else: no prose, no code fences, no explanations.';
+
+function jsonSystemPrompt(req: LlmRequest): string {
+  const schema = req.schema ? `\nThe JSON must satisfy this JSON Schema:\n${JSON.stringify(req.schema)}` : '';
+  return `${req.systemPrompt}\n\n${JSON_INSTRUCTION}${schema}`.trim();
+}
+
+function retryableStatus(status: number | undefined): boolean {
+  return status === undefined || status === 408 || status === 409 || status === 429 || status >= 500;
+}
+
+/** Transport failures become typed errors: retryable when another activity attempt can help. */
+function toEngineError(req: LlmRequest, err: unknown): EngineError {
+  const status = err instanceof Anthropic.APIError ? err.status : undefined;
+  const retryable = err instanceof Anthropic.APIError ? retryableStatus(status) : true;
+  return new EngineError(ErrorType.LlmCallFailed, `LLM call ${req.kind} failed: ${errorMessage(err)}`, {
+    retryable,
+    details: { kind: req.kind, status: status ?? null },
+    cause: err,
+  });
+}
+
+function textOf(message: Anthropic.Message): string {
+  return message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
+}
+
+/** LlmClient on the Anthropic Messages API via the official SDK. */
+export function createAnthropicLlmClient(options: AnthropicLlmOptions): LlmClient {
+  const client = new Anthropic({
+    apiKey: options.apiKey,
+    baseURL: options.baseURL,
+    timeout: options.timeoutMs,
+    maxRetries: options.maxRetries,
+  });
+  const now = options.now ?? Date.now;
+
+  const record = async (entry: LlmCallRecord): Promise<void> => {
+    if (!options.onCall) return;
+    try {
+      await options.onCall(entry);
+    } catch {
+      // The call log is diagnostics; losing one entry must not fail the turn.
+    }
+  };
+
+  /** One Messages call, logged once; `judge` names what is wrong with a received answer (JSON calls). */
+  const call = async (
+    req: LlmRequest,
+    system: string,
+    structured: boolean,
+    judge: (text: string) => string | null = () => null
+  ): Promise<string> => {
+    const started = now();
+    const base = { request: req, model: options.model };
+    let text: string;
+    try {
+      const message = await client.messages.create(
+        {
+          model: options.model,
+          max_tokens: options.maxTokens,
+          system,
+          messages: [{ role: 'user', content: req.userPrompt.trim() === '' ? '(no input)' : req.userPrompt }],
+          ...(req.temperature === undefined ? {} : { temperature: req.temperature }),
+          ...(structured && req.schema
+            ? { output_config: { format: { type: 'json_schema' as const, schema: req.schema } } }
+            : {}),
+        },
+        { headers: { [CALL_KIND_HEADER]: req.kind } }
+      );
+      text = textOf(message);
+    } catch (err) {
+      const failure = toEngineError(req, err);
+      await record({
+        ...base,
+        responseText: null,
+        success: false,
+        errorMessage: failure.message,
+        latencyMs: now() - started,
+      });
+      throw failure;
+    }
+    const problem = judge(text);
+    await record({
+      ...base,
+      responseText: text,
+      success: problem === null,
+      errorMessage: problem === null ? null : `invalid output: ${problem}`,
+      latencyMs: now() - started,
+    });
+    return text;
+  };
+
+  return {
+    generateText: (req) => call(req, req.systemPrompt, false),
+    async generateJson(req): Promise<LlmJsonResult> {
+      const judge = (text: string) => {
+        const parsed = parseJsonOutput(text, req.schema);
+        return parsed.ok ? null : parsed.error;
+      };
+      const raw = await call(req, jsonSystemPrompt(req), options.structuredOutput, judge);
+      const parsed = parseJsonOutput(raw, req.schema);
+      return parsed.ok ? { ok: true, json: parsed.json, raw } : { ok: false, raw, error: parsed.error };
+    },
+  };
+}

@@ -1,0 +1,35 @@
+import type { Env } from '../../config/env';
+import type { LlmClient } from '../../core/llm';
+import type { Database } from '../../db/pool';
+import { createAnthropicLlmClient, type AnthropicLlmOptions } from './anthropic-client';
+import { llmCallLogger } from './call-log';
+
+/** SDK retries before a failure reaches the activity (whose own retry policy takes over). */
+export const DEFAULT_SDK_RETRIES = 2;
+
+/**
+ * Client options from the environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL (the scripted
+ * server in tests and the zero-setup start), ANTHROPIC_MODEL, LLM_TIMEOUT_MS, LLM_MAX_TOKENS.
+ */
+export function llmOptionsFromEnv(env: Env, overrides: Partial<AnthropicLlmOptions> = {}): AnthropicLlmOptions {
+  return {
+    // The SDK refuses to start without a key; a scripted base URL does not check it.
+    apiKey: env.ANTHROPIC_API_KEY ?? 'scripted-no-key',
+    ...(env.ANTHROPIC_BASE_URL ? { baseURL: env.ANTHROPIC_BASE_URL } : {}),
+    model: env.ANTHROPIC_MODEL,
+    timeoutMs: env.LLM_TIMEOUT_MS,
+    maxTokens: env.LLM_MAX_TOKENS,
+    maxRetries: DEFAULT_SDK_RETRIES,
+    structuredOutput: false,
+    ...overrides,
+  };
+}
+
+/** The worker's LLM client: every call logged to ce_llm_call_log. */
+export function createLlmClientFromEnv(
+  env: Env,
+  db: Database,
+  overrides: Partial<AnthropicLlmOptions> = {}
+): LlmClient {
+  return createAnthropicLlmClient(llmOptionsFromEnv(env, { onCall: llmCallLogger(db), ...overrides }));
+}

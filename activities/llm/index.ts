@@ -1,0 +1,9 @@
+export {
+  createAnthropicLlmClient,
+  CALL_KIND_HEADER,
+  type AnthropicLlmOptions,
+  type LlmCallRecord,
+} from './anthropic-client';
+export { llmCallLogger } from './call-log';
+export { parseJsonOutput, type ParsedJson } from './json-output';
+export { createLlmClientFromEnv, llmOptionsFromEnv, DEFAULT_SDK_RETRIES } from './from-env';

@@ -1,0 +1,75 @@
+import { readSetting } from '../../core/config/setting';
+import { McpPlannerSettings } from '../../core/config/settings/mcp';
+import type { JsonObject } from '../../core/json';
+import { McpAudit } from '../../core/mcp/constants';
+import { readObservations } from '../../core/mcp/context';
+import { compactObservations } from '../../core/mcp/observations';
+import { applyPlanDecision } from '../../core/mcp/plan-apply';
+import { normalizePlannerOutput } from '../../core/mcp/planner-decision';
+import { plannerTools, selectPlannerPrompt } from '../../core/mcp/planner-prompt';
+import { PLANNER_LLM_SCHEMA, PLANNER_OUTPUT_SCHEMA } from '../../core/mcp/prompts';
+import { enrichSemanticArgs } from '../../core/mcp/semantic-args';
+import { toolsInScope } from '../../core/mcp/tools';
+import { renderTemplate } from '../../core/templates';
+import type { McpPlanInput, McpPlanOutput } from '../../core/turn/contracts';
+import { llmMeta, promptVars } from '../pipeline/support';
+import type { StepContext } from '../step-runtime';
+import { emit } from './support';
+
+/**
+ * McpPlan: one planner LLM call (§6.2). Builds the prompt from the selected planner row, the
+ * tools in scope (backtick filter) and the compacted observations, records MCP_PLAN_LLM_INPUT /
+ * OUTPUT, normalizes the answer into CALL_TOOL / ANSWER and applies it to the session (an ANSWER
+ * writes the final answer). Everything else about a CALL_TOOL is decided by the driver.
+ */
+function plannerVars(ctx: StepContext, tools: JsonObject[], observations: string): JsonObject {
+  const toolsJson = JSON.stringify(tools);
+  return promptVars(ctx, {
+    mcp_tools: toolsJson,
+    tools: toolsJson,
+    available_tools: toolsJson,
+    tool_list: toolsJson,
+    mcp_observations: observations,
+    observations,
+  });
+}
+
+export async function mcpPlan(ctx: StepContext<McpPlanInput>): Promise<McpPlanOutput> {
+  const { scope, snapshot, deps } = ctx;
+  const session = scope.session;
+  const observations = readObservations(session);
+  const prompt = selectPlannerPrompt(snapshot, session.intent, session.state);
+  const tools = plannerTools(toolsInScope(snapshot, session.intent, session.state), prompt);
+  const compacted = compactObservations(
+    observations,
+    readSetting(snapshot, McpPlannerSettings.maxObservations),
+    readSetting(snapshot, McpPlannerSettings.maxObservationChars)
+  );
+  const vars = plannerVars(ctx, tools as unknown as JsonObject[], compacted.json);
+  const systemPrompt = renderTemplate(prompt.systemPrompt, vars);
+  const userPrompt = renderTemplate(prompt.userPrompt, vars);
+  scope.audit(McpAudit.PlanInput, {
+    source: prompt.source,
+    system_prompt: systemPrompt,
+    user_prompt: userPrompt,
+    schema: PLANNER_OUTPUT_SCHEMA as unknown as JsonObject,
+    mcp_observations_compacted: compacted.compacted,
+    mcp_observations_raw_chars: compacted.rawChars,
+    mcp_observations_final_chars: compacted.finalChars,
+    iteration: ctx.input.iteration,
+  });
+  const result = await deps.llm.generateJson({
+    kind: 'PLAN',
+    systemPrompt,
+    userPrompt,
+    schema: PLANNER_LLM_SCHEMA as unknown as JsonObject,
+    meta: llmMeta(session),
+  });
+  scope.audit(McpAudit.PlanOutput, { json: result.raw, valid: result.ok });
+  const decision = normalizePlannerOutput(result.ok ? { ok: true, json: result.json } : { ok: false });
+  if (decision.action === 'CALL_TOOL' && decision.toolCode) {
+    decision.args = enrichSemanticArgs(decision.toolCode, decision.args, observations);
+  }
+  emit(scope, applyPlanDecision(scope.session, decision));
+  return { ...scope.output(), decision };
+}

@@ -1,0 +1,75 @@
+import type { McpToolRow } from '../../core/config/types';
+import { EngineError, ErrorType, isEngineError } from '../../core/errors';
+import type { Json } from '../../core/json';
+import { McpAudit, SemanticTool } from '../../core/mcp/constants';
+import { readObservations, setParam } from '../../core/mcp/context';
+import { currentToolOf } from '../../core/mcp/guard';
+import { applySemanticSignal, applyToolResult, toolCallAuditPayload } from '../../core/mcp/plan-apply';
+import { findToolRow, normalizeToolGroup, sideEffectOf } from '../../core/mcp/tools';
+import type { McpToolCallInput, StepOutput } from '../../core/turn/contracts';
+import type { StepContext } from '../step-runtime';
+import { toolDepsOf, type ToolHandlerContext } from '../tools/deps';
+import { executeTool } from '../tools/dispatch';
+import { mcpRules } from './support';
+
+/**
+ * McpToolCall: exactly one tool execution for one CALL_TOOL the driver allowed. MCP_TOOL_CALL is
+ * audited before the tool runs (and survives a failure); success appends the observation and may
+ * end the loop (semantic clarification / unsupported); failure is thrown as a typed error —
+ * retryable or not — and the driver turns a final failure into TOOL_ERROR.
+ */
+function requireTool(ctx: StepContext<McpToolCallInput>): McpToolRow {
+  const row = findToolRow(ctx.snapshot, ctx.input.call.toolCode);
+  if (!row || !row.enabled) {
+    throw new EngineError(ErrorType.ToolNotAllowed, `Tool ${ctx.input.call.toolCode} is not an enabled ce_mcp_tool`);
+  }
+  return row;
+}
+
+/** Errors from tool code that are not engine errors (a consumer handler's `throw new Error`) stay retryable. */
+function asToolError(err: unknown, toolCode: string): unknown {
+  if (isEngineError(err) || !(err instanceof Error)) return err;
+  return new EngineError(ErrorType.ToolExecutionFailed, err.message, {
+    retryable: true,
+    cause: err,
+    details: { toolCode, errorClass: err.name },
+  });
+}
+
+export async function mcpToolCall(ctx: StepContext<McpToolCallInput>): Promise<StepOutput> {
+  const { scope, input } = ctx;
+  const row = requireTool(ctx);
+  const toolGroup = normalizeToolGroup(row.toolGroup);
+  const observations = readObservations(scope.session);
+  scope.audit(
+    McpAudit.ToolCall,
+    toolCallAuditPayload(scope.session, input.call, currentToolOf(observations), observations.length)
+  );
+  setParam(scope.session, 'mcp_tool_group', toolGroup);
+  const handlerCtx: ToolHandlerContext = {
+    toolCode: row.toolCode,
+    toolGroup,
+    args: input.call.args,
+    call: input.call,
+    session: scope.session,
+    snapshot: ctx.snapshot,
+    deps: ctx.deps,
+    tools: toolDepsOf(ctx.deps),
+    audit: (stage, payload) => scope.audit(stage, payload),
+  };
+  const key = sideEffectOf(row) === 'READ_ONLY' ? null : input.call.idempotencyKey;
+  let result: Json;
+  try {
+    result = await executeTool(handlerCtx, key);
+  } catch (err) {
+    throw asToolError(err, row.toolCode);
+  }
+  for (const record of applyToolResult(scope.session, input.call, toolGroup, result))
+    scope.audit(record.stage, record.payload);
+  if (row.toolCode.toLowerCase() === SemanticTool.interpret) {
+    await mcpRules(ctx, 'POST_SEMANTIC_INTERPRET', 'McpToolStep PostSemanticInterpret');
+  }
+  for (const record of applySemanticSignal(scope.session, input.call, toolGroup, result))
+    scope.audit(record.stage, record.payload);
+  return scope.output();
+}

@@ -1,0 +1,68 @@
+import { parseFieldPatch, isRetryRequest } from '../../core/correction/patch';
+import { currentDialogueAct } from '../../core/dialogue/acts';
+import { allowsCapability, interactionTemplate } from '../../core/interaction/contract';
+import { P } from '../../core/params/keys';
+import { applySchemaStatus } from '../../core/schema/apply';
+import { schemaFieldDetails, schemaStatus } from '../../core/schema/completeness';
+import { schemaForCorrection } from '../../core/schema/resolve';
+import type { JsonObject } from '../../core/json';
+import type { StepOutput } from '../../core/turn/contracts';
+import type { StepContext } from '../step-runtime';
+
+function route(ctx: StepContext, decision: string, extra: JsonObject = {}): void {
+  Object.assign(ctx.scope.session.inputParams, {
+    [P.routingDecision]: decision,
+    [P.skipSchemaExtraction]: true,
+    [P.skipIntentResolution]: true,
+    ...extra,
+  });
+}
+
+function eventPayload(ctx: StepContext, decision: string, extra: JsonObject = {}): JsonObject {
+  const { intent, state } = ctx.scope.session;
+  return { ...extra, intent, state, routingDecision: decision };
+}
+
+/**
+ * Confirm / edit / retry over collected fields (§5.3–5.4), decided by the interaction contract of
+ * the current state's prompt template. Resets the per-turn routing params first, every turn.
+ */
+export async function correction(ctx: StepContext): Promise<StepOutput> {
+  const session = ctx.scope.session;
+  Object.assign(session.inputParams, {
+    [P.routingDecision]: 'CONTINUE_STANDARD_FLOW',
+    [P.skipSchemaExtraction]: false,
+    [P.correctionApplied]: false,
+    [P.correctionTargetField]: null,
+  });
+  const act = currentDialogueAct(session.inputParams[P.dialogueAct]);
+  if (act === 'ANSWER') session.inputParams[P.routingDecision] = 'HANDLE_AS_ANSWER';
+  const schema = schemaForCorrection(ctx.snapshot, session);
+  if (!schema) return ctx.scope.output();
+  const template = interactionTemplate(ctx.snapshot, session.intent, session.state);
+  const allows = (c: Parameters<typeof allowsCapability>[1]) => (template ? allowsCapability(template, c) : false);
+
+  if (allows('retry') && isRetryRequest(session.userText)) {
+    route(ctx, 'RETRY_IN_PLACE');
+    ctx.scope.audit('CORRECTION_STEP_RETRY_REQUESTED', eventPayload(ctx, 'RETRY_IN_PLACE'));
+  } else if (allows('affirm') && act === 'AFFIRM' && schemaStatus(schema.jsonSchema, session.context).complete) {
+    applySchemaStatus(session, schema);
+    route(ctx, 'PROCEED_CONFIRMED');
+    ctx.scope.audit(
+      'CORRECTION_STEP_CONFIRM_ACCEPT',
+      eventPayload(ctx, 'PROCEED_CONFIRMED', { templateId: template?.templateId ?? null })
+    );
+  } else if (allows('edit') && act === 'EDIT') {
+    const patch = parseFieldPatch(session.userText, schemaFieldDetails(schema.jsonSchema));
+    if (patch) {
+      session.context[patch.field] = patch.value;
+      applySchemaStatus(session, schema);
+      route(ctx, 'APPLY_CORRECTION', { [P.correctionApplied]: true, [P.correctionTargetField]: patch.field });
+      ctx.scope.audit(
+        'CORRECTION_STEP_CORRECTION_PATCH_APPLIED',
+        eventPayload(ctx, 'APPLY_CORRECTION', { field: patch.field, value: patch.value })
+      );
+    }
+  }
+  return ctx.scope.output();
+}

@@ -1,0 +1,53 @@
+import { intentLockFrom, pendingClarificationFrom } from '../../core/conversation/sync';
+import { mergeTurnParams } from '../../core/conversation/params';
+import { MemorySettings } from '../../core/config/settings/pipeline';
+import { readSetting } from '../../core/config/setting';
+import { EngineError, ErrorType } from '../../core/errors';
+import { cloneJson } from '../../core/json';
+import type { StepOutput } from '../../core/turn/contracts';
+import { ensureConversation, findConversation } from '../../db/repositories/conversation';
+import { recentHistory } from '../../db/repositories/history';
+import type { StepContext } from '../step-runtime';
+
+/**
+ * First step of a turn: makes sure the conversation row exists, checks that this turn is the next
+ * one (turn_count + 1), and loads the session from the committed state. Pins the config version.
+ */
+export async function loadOrCreateConversation(ctx: StepContext): Promise<StepOutput> {
+  const { turn } = ctx.input;
+  const db = ctx.deps.db;
+  await ensureConversation(db, turn.conversationId);
+  const row = await findConversation(db, turn.conversationId);
+  if (!row)
+    throw new EngineError(
+      ErrorType.ConversationNotFound,
+      `conversation ${turn.conversationId} vanished while loading`,
+      { retryable: true }
+    );
+  if (row.turnCount + 1 !== turn.turnNumber) {
+    throw new EngineError(
+      ErrorType.StaleTurn,
+      `turn ${turn.turnNumber} of conversation ${turn.conversationId} is stale: ${row.turnCount} turns are committed`,
+      { details: { committedTurns: row.turnCount, turnNumber: turn.turnNumber } }
+    );
+  }
+  const session = ctx.scope.session;
+  session.configVersion = ctx.snapshot.version;
+  session.conversationStatus = row.status === 'BLOCKED' ? 'BLOCKED' : 'RUNNING';
+  session.intent = row.intentCode;
+  session.state = row.stateCode;
+  session.context = cloneJson(row.context);
+  session.lastAssistantJson = row.lastAssistantJson;
+  session.inputParams = mergeTurnParams(row.inputParams, turn.inputParams);
+  session.userInputParams = cloneJson(turn.inputParams);
+  session.pendingClarification = pendingClarificationFrom(row.context);
+  const lock = intentLockFrom(row.context);
+  session.intentLocked = lock.locked;
+  session.intentLockReason = lock.reason;
+  session.history = await recentHistory(
+    db,
+    turn.conversationId,
+    readSetting(ctx.snapshot, MemorySettings.historyMaxTurns)
+  );
+  return ctx.scope.output();
+}

@@ -1,0 +1,53 @@
+import type { AuditRecord } from '../../core/audit';
+import type { JsonObject } from '../../core/json';
+import { safeInputParams } from '../../core/params/safe';
+import type { Session } from '../../core/session';
+import type { TurnInput } from '../../core/turn/contracts';
+import { insertAudits, type AuditInsert } from '../../db/repositories/audit';
+import type { ActivityDeps } from '../deps';
+
+/**
+ * `_meta` added to every stored payload (§9.1) so a single row can be read on its own: where in
+ * the turn it came from and what the session looked like.
+ */
+function metaOf(record: AuditRecord, session: Session, turn: TurnInput, emittedAt: string): JsonObject {
+  return {
+    stage: record.stage,
+    conversationId: turn.conversationId,
+    turnNumber: turn.turnNumber,
+    turnId: turn.turnId,
+    emittedAt,
+    intent: record.meta?.intent ?? session.intent,
+    state: record.meta?.state ?? session.state,
+    inputParams: safeInputParams(session.inputParams),
+    userInputParams: session.userInputParams,
+    context: session.context,
+  };
+}
+
+export interface AuditWrite {
+  turn: TurnInput;
+  /** Session the audits belong to (the step's final session); supplies `_meta`. */
+  session: Session;
+  /** Key segment after the turn id: a step's call key or a carry key. */
+  keySegment: string;
+  records: readonly AuditRecord[];
+  /** Key suffix per record; defaults to the record's index. */
+  suffix?: (index: number) => string;
+}
+
+/** Writes audits idempotently: keys `<turn id>/<segment>/<suffix>`, existing keys are skipped. */
+export async function writeAudits(deps: ActivityDeps, write: AuditWrite): Promise<void> {
+  if (write.records.length === 0) return;
+  const emittedAt = deps.clock.now().toISOString();
+  const suffix = write.suffix ?? ((i: number) => String(i));
+  const rows: AuditInsert[] = write.records.map((record, index) => ({
+    conversationId: write.turn.conversationId,
+    turnNumber: write.turn.turnNumber,
+    stage: record.stage,
+    payload: { ...record.payload, _meta: metaOf(record, write.session, write.turn, emittedAt) },
+    idempotencyKey: `${write.turn.turnId}/${write.keySegment}/${suffix(index)}`,
+    workflowId: write.turn.turnId,
+  }));
+  await insertAudits(deps.db, rows);
+}

@@ -1,0 +1,116 @@
+import { audit, type AuditRecord } from '../core/audit';
+import type { ConfigSnapshot } from '../core/config/types';
+import { errorMessage, isEngineError } from '../core/errors';
+import { StepScope } from '../core/step/scope';
+import type { StepInput, StepOutput } from '../core/turn/contracts';
+import type { ActivityDeps } from './deps';
+import { currentAttempt } from './runtime/attempt';
+import { writeAudits } from './runtime/audit-writer';
+import { toActivityFailure } from './runtime/failure';
+
+export interface StepContext<I extends StepInput = StepInput> {
+  input: I;
+  snapshot: ConfigSnapshot;
+  deps: ActivityDeps;
+  /** Working copy of the session plus an audit collector; audits emitted here survive a failure. */
+  scope: StepScope;
+}
+
+export type StepFunction<I extends StepInput = StepInput, O extends StepOutput = StepOutput> = (
+  ctx: StepContext<I>
+) => Promise<O>;
+
+export interface StepDefinition<I extends StepInput = StepInput, O extends StepOutput = StepOutput> {
+  /** Step name as in core/turn/contracts (audited as `step`, `<name>Step` as `stepClass`). */
+  name: string;
+  run: StepFunction<I, O>;
+  /** The first step of a turn pins the current config version instead of reading the pinned one. */
+  pinsConfig?: boolean;
+}
+
+async function snapshotFor(deps: ActivityDeps, input: StepInput, pins: boolean): Promise<ConfigSnapshot> {
+  return pins ? deps.configStore.current() : deps.configStore.get(input.configVersion);
+}
+
+function errorFrame(name: string, err: unknown, durationMs: number): AuditRecord {
+  return audit('STEP_ERROR', {
+    step: name,
+    stepClass: `${name}Step`,
+    durationMs,
+    errorType: isEngineError(err) ? err.type : err instanceof Error ? err.name : 'Error',
+    errorMessage: errorMessage(err),
+    _errorMeta: { retryable: isEngineError(err) ? err.retryable : true, attempt: currentAttempt() },
+  });
+}
+
+async function persistCarried(deps: ActivityDeps, input: StepInput): Promise<void> {
+  if (!input.carryAudits?.length) return;
+  await writeAudits(deps, {
+    turn: input.turn,
+    session: input.session,
+    keySegment: input.carryKey ?? `${input.callKey}-carried`,
+    records: input.carryAudits,
+  });
+}
+
+/**
+ * Turns a step function into an activity function: resolves the pinned config snapshot, runs the
+ * step on a private session copy, writes STEP_ENTER / step audits / STEP_EXIT (or STEP_ERROR) to
+ * ce_audit idempotently, and converts typed engine errors into Temporal ApplicationFailures.
+ */
+export function stepActivity<I extends StepInput, O extends StepOutput>(
+  def: StepDefinition<I, O>,
+  deps: ActivityDeps
+): (input: I) => Promise<O> {
+  const frame = { step: def.name, stepClass: `${def.name}Step` };
+  return async (input: I): Promise<O> => {
+    const started = deps.clock.now().getTime();
+    const enter = audit('STEP_ENTER', { ...frame });
+    enter.meta = { intent: input.session.intent, state: input.session.state };
+    const scope = new StepScope(input.session);
+    let output: O;
+    try {
+      await persistCarried(deps, input);
+      const snapshot = await snapshotFor(deps, input, def.pinsConfig ?? false);
+      output = await def.run({ input, snapshot, deps, scope });
+    } catch (err) {
+      await writeFailure(deps, input, scope, [enter, ...scope.audits], errorFrame(def.name, err, elapsed()));
+      throw toActivityFailure(err);
+    }
+    const exit = audit('STEP_EXIT', { ...frame, outcome: output.stop ? 'Stop' : 'Continue', durationMs: elapsed() });
+    output.session.stepInfos = { ...output.session.stepInfos, [def.name]: 'SUCCESS' };
+    await writeAudits(deps, {
+      turn: input.turn,
+      session: output.session,
+      keySegment: input.callKey,
+      records: [enter, ...output.audits, exit],
+    });
+    return output;
+
+    function elapsed(): number {
+      return deps.clock.now().getTime() - started;
+    }
+  };
+}
+
+/** Best effort: the original failure matters more than a failed audit write. */
+async function writeFailure(
+  deps: ActivityDeps,
+  input: StepInput,
+  scope: StepScope,
+  emitted: AuditRecord[],
+  failure: AuditRecord
+): Promise<void> {
+  try {
+    await writeAudits(deps, { turn: input.turn, session: scope.session, keySegment: input.callKey, records: emitted });
+    await writeAudits(deps, {
+      turn: input.turn,
+      session: scope.session,
+      keySegment: input.callKey,
+      records: [failure],
+      suffix: () => `error-${currentAttempt()}`,
+    });
+  } catch {
+    // Swallowed on purpose: the step's own error is rethrown by the caller.
+  }
+}

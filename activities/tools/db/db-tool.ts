@@ -1,0 +1,118 @@
+import Ajv, { type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import { readSetting } from '../../../core/config/setting';
+import { McpSqlSettings } from '../../../core/config/settings/mcp';
+import type { McpDbToolRow } from '../../../core/config/types';
+import { EngineError, ErrorType } from '../../../core/errors';
+import { canonicalJson, isJsonObject, type Json, type JsonObject } from '../../../core/json';
+import { McpAudit } from '../../../core/mcp/constants';
+import { bindNamedParams, checkReadOnlySql, SqlParamError, sqlPolicyFromRows } from '../../../core/sql';
+import type { ToolHandlerContext } from '../deps';
+import { executeReadOnly } from '../sql/executor';
+
+/**
+ * A ce_mcp_db_tool (D8): a SQL template with `:name` parameters bound from the args,
+ * `${identifier}` placeholders that must be plain identifiers listed in allowed_identifiers,
+ * args validated against param_schema, rows capped at max_rows. safe_mode (on by default) also
+ * enforces the guardrail's function/keyword policy; the statement must be a single read-only
+ * query either way, and it runs read-only regardless.
+ */
+const ajv = new Ajv({ allErrors: true, strict: false });
+addFormats(ajv);
+const validators = new Map<string, ValidateFunction>();
+
+function validatorFor(toolCode: string, schema: Json): ValidateFunction {
+  const key = canonicalJson(schema);
+  let validate = validators.get(key);
+  if (!validate) {
+    try {
+      validate = ajv.compile(schema as object);
+    } catch (err) {
+      throw new EngineError(
+        ErrorType.ConfigInvalid,
+        `DB tool ${toolCode}: param_schema is not a valid JSON Schema (${String(err)})`
+      );
+    }
+    validators.set(key, validate);
+  }
+  return validate;
+}
+
+export function validateDbToolArgs(toolCode: string, row: McpDbToolRow, args: JsonObject): void {
+  if (row.paramSchema === null) return;
+  const validate = validatorFor(toolCode, row.paramSchema);
+  if (validate(args)) return;
+  const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '(args)'} ${e.message ?? 'is invalid'}`);
+  throw new EngineError(
+    ErrorType.ToolArgsInvalid,
+    `DB tool ${toolCode}: arguments do not match param_schema: ${problems.join('; ')}`,
+    {
+      details: { toolCode, problems },
+    }
+  );
+}
+
+const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
+
+function allowedValues(row: McpDbToolRow, name: string): string[] | null {
+  if (!isJsonObject(row.allowedIdentifiers)) return null;
+  const list = row.allowedIdentifiers[name];
+  return Array.isArray(list) ? list.filter((v): v is string => typeof v === 'string') : [];
+}
+
+/** Expands `${name}` with a plain identifier from args[name], listed under allowed_identifiers[name]. */
+export function expandIdentifiers(toolCode: string, row: McpDbToolRow, args: JsonObject): string {
+  return row.sqlTemplate.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => {
+    const value = args[name];
+    const fail = (why: string): never => {
+      throw new EngineError(ErrorType.ToolArgsInvalid, `DB tool ${toolCode}: identifier \${${name}} ${why}`, {
+        details: { toolCode, name },
+      });
+    };
+    if (typeof value !== 'string' || !IDENTIFIER.test(value))
+      return fail(`must be a plain identifier (got ${JSON.stringify(value ?? null)})`);
+    const allowed = allowedValues(row, name);
+    if (allowed !== null && !allowed.includes(value))
+      return fail(`value "${value}" is not in allowed_identifiers.${name}`);
+    return value;
+  });
+}
+
+export async function runDbTool(ctx: ToolHandlerContext, row: McpDbToolRow): Promise<Json> {
+  validateDbToolArgs(ctx.toolCode, row, ctx.args);
+  const sql = expandIdentifiers(ctx.toolCode, row, ctx.args);
+  const policy = sqlPolicyFromRows(ctx.snapshot.rows.sqlGuardrails);
+  const verdict = checkReadOnlySql(sql, policy, { enforcePolicy: row.safeMode });
+  if (!verdict.allowed) {
+    throw new EngineError(ErrorType.SqlGuardrailRejected, `DB tool ${ctx.toolCode}: ${verdict.reason}`, {
+      details: { toolCode: ctx.toolCode, code: verdict.code },
+    });
+  }
+  const params: JsonObject = { ...ctx.args, limit: ctx.args['limit'] ?? row.maxRows };
+  let bound;
+  try {
+    bound = bindNamedParams(sql, params);
+  } catch (err) {
+    if (err instanceof SqlParamError)
+      throw new EngineError(ErrorType.ToolArgsInvalid, `DB tool ${ctx.toolCode}: ${err.message}`);
+    throw err;
+  }
+  const timeout = readSetting(ctx.snapshot, McpSqlSettings.statementTimeoutMs);
+  const out = await executeReadOnly(ctx.tools.sql, {
+    text: bound.text,
+    values: bound.values,
+    maxRows: row.maxRows,
+    statementTimeoutMs: timeout,
+  });
+  ctx.audit(McpAudit.DbSqlExecution, {
+    tool_code: ctx.toolCode,
+    tool_group: ctx.toolGroup,
+    sql,
+    params,
+    bound: bound.names,
+    row_count: out.rowCount,
+    truncated: out.truncated,
+    rows: out.rows,
+  });
+  return { rows: out.rows, rowCount: out.rowCount, truncated: out.truncated };
+}

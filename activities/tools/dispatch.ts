@@ -1,0 +1,65 @@
+import { EngineError, ErrorType } from '../../core/errors';
+import type { Json } from '../../core/json';
+import { SemanticTool } from '../../core/mcp/constants';
+import { runDbTool } from './db/db-tool';
+import type { ToolHandlerContext } from './deps';
+import { invokeHttpTool } from './http/invoker';
+import { toolCallContext } from './context';
+import { runSemanticInterpret } from './semantic/interpret';
+import { runSemanticQuery } from './semantic/query';
+import { runPostgresQuery } from './sql/postgres-query';
+
+/**
+ * Runs one tool (§6.7): a consumer handler registered for the tool code wins; otherwise the
+ * built-in DB tools (postgres.query and the semantic chain), a ce_mcp_db_tool or a
+ * ce_mcp_http_tool row of the tool. Anything else is a config error, never a silent no-op.
+ */
+const BUILT_IN_DB_TOOLS: Record<string, (ctx: ToolHandlerContext) => Promise<Json>> = {
+  [SemanticTool.postgres]: runPostgresQuery,
+  [SemanticTool.interpret]: runSemanticInterpret,
+  [SemanticTool.query]: runSemanticQuery,
+};
+
+function toolId(ctx: ToolHandlerContext): number {
+  const code = ctx.toolCode.toLowerCase();
+  const row = ctx.snapshot.rows.mcpTools.find((t) => t.toolCode.toLowerCase() === code);
+  if (!row) throw new EngineError(ErrorType.ToolNotAllowed, `Tool ${ctx.toolCode} is not configured in ce_mcp_tool`);
+  return row.toolId;
+}
+
+async function runDbGroup(ctx: ToolHandlerContext): Promise<Json> {
+  const builtIn = BUILT_IN_DB_TOOLS[ctx.toolCode.toLowerCase()];
+  if (builtIn) return builtIn(ctx);
+  const id = toolId(ctx);
+  const row = ctx.snapshot.rows.mcpDbTools.find((r) => r.toolId === id);
+  if (!row)
+    throw new EngineError(
+      ErrorType.ConfigInvalid,
+      `Missing ce_mcp_db_tool row for DB tool ${ctx.toolCode} (tool_id ${id})`
+    );
+  return runDbTool(ctx, row);
+}
+
+async function runHttpGroup(ctx: ToolHandlerContext, idempotencyKey: string | null): Promise<Json> {
+  const id = toolId(ctx);
+  const row = ctx.snapshot.rows.mcpHttpTools.find((r) => r.toolId === id);
+  if (!row)
+    throw new EngineError(
+      ErrorType.ConfigInvalid,
+      `Missing ce_mcp_http_tool row for HTTP tool ${ctx.toolCode} (tool_id ${id})`
+    );
+  const invocation = { toolCode: ctx.toolCode, row, args: ctx.args, ctx: toolCallContext(ctx.session), idempotencyKey };
+  return invokeHttpTool(invocation, { circuits: ctx.tools.circuits, env: ctx.tools.env, sleep: ctx.tools.sleep });
+}
+
+/** `idempotencyKey` is sent to HTTP write tools (null for read-only tools). */
+export async function executeTool(ctx: ToolHandlerContext, idempotencyKey: string | null): Promise<Json> {
+  const handler = ctx.tools.handlers.get(ctx.toolCode.toLowerCase());
+  if (handler) return handler(ctx);
+  if (ctx.toolGroup === 'DB') return runDbGroup(ctx);
+  if (ctx.toolGroup === 'HTTP_API') return runHttpGroup(ctx, idempotencyKey);
+  throw new EngineError(
+    ErrorType.ConfigInvalid,
+    `No executor for tool group ${ctx.toolGroup} (tool ${ctx.toolCode}); register a tool handler for it`
+  );
+}

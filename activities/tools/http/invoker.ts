@@ -1,0 +1,126 @@
+import type { McpHttpToolRow } from '../../../core/config/types';
+import { EngineError, ErrorType } from '../../../core/errors';
+import type { Json, JsonObject } from '../../../core/json';
+import type { CircuitRegistry, CircuitSettings } from './circuit';
+import { mapResponse, responseMappingOf } from './mapping';
+import type { ToolCallContext } from './placeholders';
+import { buildHttpRequest, type HttpRequestSpec } from './request';
+import { HttpIoError, sendOnce, type HttpResponse } from './transport';
+
+/**
+ * Calls a table-configured HTTP tool (§6.10): renders the request once, then tries up to
+ * max_attempts times, retrying configured statuses (429/502/503/504 by default) and IO errors
+ * with exponential backoff, behind a per-tool circuit breaker. Every attempt sends the same
+ * Idempotency-Key, so a write that was applied before a timeout is not applied twice (D16).
+ */
+export interface HttpToolInvocation {
+  toolCode: string;
+  row: McpHttpToolRow;
+  args: JsonObject;
+  ctx: ToolCallContext;
+  /** Sent as Idempotency-Key; set for write tools only. */
+  idempotencyKey: string | null;
+}
+
+export interface HttpInvokerDeps {
+  circuits: CircuitRegistry;
+  env: Readonly<Record<string, string | undefined>>;
+  sleep?: (ms: number) => Promise<void>;
+  now?: () => number;
+}
+
+export interface HttpToolResult extends JsonObject {
+  status: number;
+  attempt: number;
+  latencyMs: number;
+  mapped: Json;
+}
+
+const defaultSleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+function retryStatuses(row: McpHttpToolRow): Set<number> {
+  const list = Array.isArray(row.retryStatusCodes) ? row.retryStatusCodes : [];
+  return new Set(list.filter((s): s is number => typeof s === 'number'));
+}
+
+function circuitSettings(row: McpHttpToolRow): CircuitSettings {
+  return {
+    enabled: row.circuitEnabled,
+    threshold: Math.max(1, row.circuitFailureThreshold),
+    openMs: Math.max(1000, row.circuitOpenMs),
+  };
+}
+
+type Attempt = { kind: 'response'; response: HttpResponse; latencyMs: number } | { kind: 'io'; error: HttpIoError };
+
+async function attemptOnce(spec: HttpRequestSpec, row: McpHttpToolRow, now: () => number): Promise<Attempt> {
+  const started = now();
+  try {
+    const timeouts = {
+      connectTimeoutMs: Math.max(100, row.connectTimeoutMs),
+      readTimeoutMs: Math.max(100, row.readTimeoutMs),
+    };
+    const response = await sendOnce(spec, timeouts);
+    return { kind: 'response', response, latencyMs: now() - started };
+  } catch (err) {
+    if (err instanceof HttpIoError) return { kind: 'io', error: err };
+    throw err;
+  }
+}
+
+function failure(inv: HttpToolInvocation, last: Attempt, attempts: number): EngineError {
+  const details = { toolCode: inv.toolCode, attempts };
+  if (last.kind === 'io') {
+    const timeout = last.error.kind === 'CONNECT_TIMEOUT' || last.error.kind === 'READ_TIMEOUT';
+    return new EngineError(
+      timeout ? ErrorType.ToolTimeout : ErrorType.ToolHttpError,
+      `HTTP_API call of ${inv.toolCode} failed due to ${timeout ? 'a timeout' : 'an IO error'} after ${attempts} attempt(s): ${last.error.message}`,
+      { retryable: last.error.kind !== 'RESPONSE_TOO_LARGE', details: { ...details, ioKind: last.error.kind } }
+    );
+  }
+  const status = last.response.status;
+  return new EngineError(
+    ErrorType.ToolHttpError,
+    `HTTP_API call of ${inv.toolCode} failed with status ${status} after ${attempts} attempt(s)`,
+    {
+      retryable: status === 429 || status >= 500,
+      details: { ...details, status, bodyPreview: last.response.body.slice(0, 200) },
+    }
+  );
+}
+
+function shouldRetry(a: Attempt, row: McpHttpToolRow, statuses: Set<number>): boolean {
+  if (a.kind === 'io') return row.retryOnIoError && a.error.kind !== 'RESPONSE_TOO_LARGE';
+  return statuses.has(a.response.status);
+}
+
+export async function invokeHttpTool(inv: HttpToolInvocation, deps: HttpInvokerDeps): Promise<HttpToolResult> {
+  const { row } = inv;
+  const now = deps.now ?? Date.now;
+  const sleep = deps.sleep ?? defaultSleep;
+  const spec = buildHttpRequest(
+    row,
+    { toolCode: inv.toolCode, args: inv.args, ctx: inv.ctx, env: deps.env },
+    inv.idempotencyKey
+  );
+  const mapping = responseMappingOf(inv.toolCode, row);
+  const circuit = circuitSettings(row);
+  deps.circuits.beforeCall(inv.toolCode, circuit);
+  const maxAttempts = Math.max(1, row.maxAttempts);
+  const statuses = retryStatuses(row);
+  let backoff = Math.max(0, row.initialBackoffMs);
+  for (let attempt = 1; ; attempt++) {
+    const result = await attemptOnce(spec, row, now);
+    if (result.kind === 'response' && result.response.status >= 200 && result.response.status < 300) {
+      deps.circuits.onSuccess(inv.toolCode);
+      const mapped = mapResponse(inv.toolCode, mapping, result.response.body);
+      return { status: result.response.status, attempt, latencyMs: result.latencyMs, mapped };
+    }
+    if (attempt >= maxAttempts || !shouldRetry(result, row, statuses)) {
+      deps.circuits.onFailure(inv.toolCode, circuit);
+      throw failure(inv, result, attempt);
+    }
+    await sleep(backoff);
+    backoff = Math.min(Math.max(0, row.maxBackoffMs), Math.max(1, Math.round(backoff * row.backoffMultiplier)));
+  }
+}

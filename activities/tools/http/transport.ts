@@ -1,0 +1,90 @@
+import http from 'node:http';
+import https from 'node:https';
+import type { HttpRequestSpec } from './request';
+
+/**
+ * One HTTP attempt with the two timeouts a tool row configures: connect (until the TCP/TLS
+ * connection is up) and read (from then until the whole response has arrived). Node's fetch has
+ * neither separately, so this uses node:http directly. Responses are capped in size.
+ */
+export interface HttpResponse {
+  status: number;
+  body: string;
+}
+
+export type HttpIoKind = 'CONNECT_TIMEOUT' | 'READ_TIMEOUT' | 'IO' | 'RESPONSE_TOO_LARGE';
+
+export class HttpIoError extends Error {
+  constructor(
+    readonly kind: HttpIoKind,
+    message: string
+  ) {
+    super(message);
+    this.name = 'HttpIoError';
+  }
+}
+
+export interface Timeouts {
+  connectTimeoutMs: number;
+  readTimeoutMs: number;
+}
+
+export const MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
+
+export function sendOnce(spec: HttpRequestSpec, timeouts: Timeouts): Promise<HttpResponse> {
+  return new Promise<HttpResponse>((resolve, reject) => {
+    const url = new URL(spec.url);
+    const client = url.protocol === 'https:' ? https : http;
+    let settled = false;
+    let readTimer: NodeJS.Timeout | undefined;
+    const finish = (err: Error | null, res?: HttpResponse): void => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(connectTimer);
+      clearTimeout(readTimer);
+      if (err) {
+        req.destroy();
+        reject(err);
+      } else resolve(res as HttpResponse);
+    };
+    const startRead = (): void => {
+      clearTimeout(connectTimer);
+      readTimer ??= setTimeout(
+        () => finish(new HttpIoError('READ_TIMEOUT', `no complete response within ${timeouts.readTimeoutMs} ms`)),
+        timeouts.readTimeoutMs
+      );
+    };
+    const req = client.request(url, { method: spec.method, headers: spec.headers, agent: false }, (res) => {
+      collect(res, (err, body) =>
+        err ? finish(err) : finish(null, { status: res.statusCode ?? 0, body: body ?? '' })
+      );
+    });
+    const connectTimer = setTimeout(
+      () => finish(new HttpIoError('CONNECT_TIMEOUT', `no connection within ${timeouts.connectTimeoutMs} ms`)),
+      timeouts.connectTimeoutMs
+    );
+    req.on('socket', (socket) => {
+      if (!socket.connecting) startRead();
+      else socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', startRead);
+    });
+    req.on('error', (err) => finish(new HttpIoError('IO', err.message)));
+    if (spec.body !== null) req.write(spec.body);
+    req.end();
+  });
+}
+
+function collect(res: http.IncomingMessage, done: (err: Error | null, body?: string) => void): void {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  res.on('data', (chunk: Buffer) => {
+    size += chunk.length;
+    if (size > MAX_RESPONSE_BYTES) {
+      res.destroy();
+      done(new HttpIoError('RESPONSE_TOO_LARGE', `response larger than ${MAX_RESPONSE_BYTES} bytes`));
+      return;
+    }
+    chunks.push(chunk);
+  });
+  res.on('end', () => done(null, Buffer.concat(chunks).toString('utf8')));
+  res.on('error', (err) => done(new HttpIoError('IO', err.message)));
+}

@@ -1,0 +1,90 @@
+import { readSetting } from '../../../core/config/setting';
+import { McpSqlSettings } from '../../../core/config/settings/mcp';
+import { EngineError, ErrorType } from '../../../core/errors';
+import { isJsonObject, type Json, type JsonObject } from '../../../core/json';
+import { McpAudit } from '../../../core/mcp/constants';
+import { bindNamedParams, checkReadOnlySql, SqlParamError, sqlPolicyFromRows } from '../../../core/sql';
+import type { ToolHandlerContext } from '../deps';
+import { executeReadOnly } from './executor';
+import { runInterceptors } from './interceptors';
+
+/**
+ * The built-in `postgres.query` tool (§7.3): SQL from `query` (alias `sql`) with named `params`,
+ * run through the interceptor chain, then the read-only guardrail (on the rewritten SQL), then
+ * read-only execution. Result: `{status, rowCount, rows, warning?, sql, interceptors}`.
+ */
+function requiredSql(ctx: ToolHandlerContext): string {
+  const sql = ctx.args['query'] ?? ctx.args['sql'];
+  if (typeof sql !== 'string' || sql.trim() === '') {
+    throw new EngineError(ErrorType.ToolArgsInvalid, 'postgres.query: missing required parameter "query"', {
+      details: { toolCode: ctx.toolCode },
+    });
+  }
+  return sql;
+}
+
+function paramsOf(ctx: ToolHandlerContext): JsonObject {
+  const params = ctx.args['params'];
+  if (params === undefined || params === null) return {};
+  if (!isJsonObject(params))
+    throw new EngineError(ErrorType.ToolArgsInvalid, 'postgres.query: "params" must be an object of named values');
+  return params;
+}
+
+export async function runPostgresQuery(ctx: ToolHandlerContext): Promise<Json> {
+  const params = paramsOf(ctx);
+  const intercepted = await runInterceptors(ctx.tools.interceptors, requiredSql(ctx), {
+    toolCode: ctx.toolCode,
+    args: ctx.args,
+    conversationId: ctx.session.conversationId,
+  });
+  const sql = intercepted.sql;
+  const verdict = checkReadOnlySql(sql, sqlPolicyFromRows(ctx.snapshot.rows.sqlGuardrails));
+  if (!verdict.allowed) {
+    ctx.audit(McpAudit.DynamicSqlExecutionError, { sql, params, error: verdict.reason, guardrail: verdict.code });
+    throw new EngineError(ErrorType.SqlGuardrailRejected, `postgres.query: ${verdict.reason}`, {
+      details: { code: verdict.code },
+    });
+  }
+  let bound;
+  try {
+    bound = bindNamedParams(sql, params);
+  } catch (err) {
+    if (err instanceof SqlParamError)
+      throw new EngineError(ErrorType.ToolArgsInvalid, `postgres.query: ${err.message}`);
+    throw err;
+  }
+  const maxRows = readSetting(ctx.snapshot, McpSqlSettings.postgresQueryMaxRows);
+  const timeout = readSetting(ctx.snapshot, McpSqlSettings.statementTimeoutMs);
+  try {
+    const out = await executeReadOnly(ctx.tools.sql, {
+      text: bound.text,
+      values: bound.values,
+      maxRows,
+      statementTimeoutMs: timeout,
+    });
+    ctx.audit(McpAudit.DynamicSqlExecution, {
+      sql,
+      params,
+      row_count: out.rowCount,
+      rows: out.rows,
+      interceptors: intercepted.applied,
+    });
+    const result: JsonObject = {
+      status: 'SUCCESS',
+      rowCount: out.rowCount,
+      rows: out.rows,
+      sql,
+      interceptors: intercepted.applied,
+    };
+    if (out.truncated) result['warning'] = `Result set truncated to ${maxRows} rows.`;
+    return result;
+  } catch (err) {
+    ctx.audit(McpAudit.DynamicSqlExecutionError, {
+      sql,
+      params,
+      error: err instanceof Error ? err.message : String(err),
+    });
+    throw err;
+  }
+}

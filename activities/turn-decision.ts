@@ -1,0 +1,28 @@
+import { audit } from '../core/audit';
+import type { TurnActivities } from '../core/turn/activities';
+import type { ActivityDeps } from './deps';
+import { writeAudits } from './runtime/audit-writer';
+
+/**
+ * Persists a decision the driver made on its own (loop limit, guardrail block, duplicate call,
+ * tool failure, approval outcome) as a TURN_DECISION audit row. In the workflow this activity is
+ * also the decision's entry in event history, so ce_audit and history tell the same story.
+ */
+export function createRecordTurnDecision(deps: ActivityDeps): TurnActivities['RecordTurnDecision'] {
+  return async (input) => {
+    const { decision } = input;
+    const record = audit('TURN_DECISION', {
+      kind: decision.kind,
+      toolCode: decision.toolCode,
+      reason: decision.reason,
+      ...(decision.limit !== undefined ? { limit: decision.limit } : {}),
+      ...(decision.iteration !== undefined ? { iteration: decision.iteration } : {}),
+    });
+    await writeAudits(deps, {
+      turn: input.turn,
+      session: input.session,
+      keySegment: input.callKey,
+      records: [...input.audits, record],
+    });
+  };
+}

@@ -1,0 +1,147 @@
+import { isJsonObject, type Json, type JsonObject } from '../json';
+import type { Session } from '../session';
+import { MCP_TURN_PARAMS, McpStatus } from './constants';
+import { mcpContext, readMcp, setParam } from './mcp-node';
+import { writeSemanticPipeline } from './semantic-context';
+
+export { mcpContext, readMcp, setParam };
+
+/**
+ * Reads and writes `context.mcp`, the MCP step's rule-visible state. Functions mutate the session
+ * they are given; activities pass their private copy, driver code clones first.
+ */
+export interface McpObservation {
+  toolCode: string;
+  args: JsonObject;
+  status: string;
+  /** The tool's result as JSON (D15: kept whole; only the planner's view is compacted). */
+  result: Json;
+}
+
+export function readObservations(session: Session): McpObservation[] {
+  const list = readMcp(session)?.['observations'];
+  if (!Array.isArray(list)) return [];
+  return list.filter(isJsonObject).map((o) => ({
+    toolCode: typeof o['toolCode'] === 'string' ? o['toolCode'] : '',
+    args: isJsonObject(o['args']) ? o['args'] : {},
+    status: typeof o['status'] === 'string' ? o['status'] : 'SUCCESS',
+    result: o['result'] ?? null,
+  }));
+}
+
+export function appendObservation(session: Session, observation: McpObservation): void {
+  const mcp = mcpContext(session);
+  const list = Array.isArray(mcp['observations']) ? mcp['observations'] : [];
+  list.push({ ...observation });
+  mcp['observations'] = list;
+}
+
+export interface LifecycleWrite {
+  status: string;
+  outcome: string;
+  finished: boolean;
+  blocked?: boolean;
+  error?: boolean;
+  lastAction?: string | null;
+  lastToolCode?: string | null;
+  lastToolGroup?: string | null;
+  lastToolArgs?: JsonObject | null;
+  errorMessage?: string | null;
+}
+
+function setOrRemove(target: JsonObject, key: string, value: Json | undefined): void {
+  const empty =
+    value === null || value === undefined || value === '' || (isJsonObject(value) && Object.keys(value).length === 0);
+  if (empty) delete target[key];
+  else target[key] = value;
+}
+
+/** `context.mcp.lifecycle` (phase is always POST_AGENT_MCP; empty optional fields are removed). */
+export function writeLifecycle(session: Session, w: LifecycleWrite): void {
+  const mcp = mcpContext(session);
+  const lifecycle: JsonObject = isJsonObject(mcp['lifecycle']) ? mcp['lifecycle'] : {};
+  lifecycle['phase'] = 'POST_AGENT_MCP';
+  lifecycle['status'] = w.status;
+  lifecycle['outcome'] = w.outcome;
+  lifecycle['finished'] = w.finished;
+  lifecycle['blocked'] = w.blocked ?? false;
+  lifecycle['error'] = w.error ?? false;
+  lifecycle['toolExecuted'] = w.status === McpStatus.ToolResult;
+  setOrRemove(lifecycle, 'lastAction', w.lastAction);
+  setOrRemove(lifecycle, 'lastToolCode', w.lastToolCode);
+  setOrRemove(lifecycle, 'lastToolGroup', w.lastToolGroup);
+  setOrRemove(lifecycle, 'lastToolArgs', w.lastToolArgs);
+  setOrRemove(lifecycle, 'errorMessage', w.errorMessage);
+  mcp['lifecycle'] = lifecycle;
+  setParam(session, 'mcp_status', w.status);
+  writeSemanticPipeline(mcp, w);
+}
+
+export function writeLoopFlags(
+  session: Session,
+  finalAnswerDetermined: boolean,
+  abrupted: boolean,
+  limit: number
+): void {
+  const mcp = mcpContext(session);
+  mcp['finalAnswerDetermined'] = finalAnswerDetermined;
+  mcp['toolExecutionAbrupted'] = abrupted;
+  mcp['toolExecutionAbruptionLimit'] = Math.max(1, limit);
+}
+
+/** The loop limit recorded for this turn (written when the planner loop starts). */
+export function loopLimitOf(session: Session): number {
+  const limit = readMcp(session)?.['toolExecutionAbruptionLimit'];
+  return typeof limit === 'number' ? limit : 1;
+}
+
+export function writeFinalAnswer(session: Session, answer: string): void {
+  const mcp = mcpContext(session);
+  mcp['finalAnswer'] = answer;
+  mcp['finalAnswerDetermined'] = true;
+  mcp['toolExecutionAbrupted'] = false;
+  setParam(session, 'mcp_final_answer', answer);
+}
+
+export function finalAnswerDetermined(session: Session): boolean {
+  return readMcp(session)?.['finalAnswerDetermined'] === true;
+}
+
+/**
+ * Stale-answer guard: everything the previous planner run left behind (answer, observations,
+ * lifecycle, semantic state, error details, per-turn params). `toolExecution` survives: the
+ * direct tool path of this same turn wrote it just before.
+ */
+export function clearMcpTurnContext(session: Session): void {
+  const mcp = readMcp(session);
+  if (mcp) {
+    for (const key of [
+      'finalAnswer',
+      'finalAnswerDetermined',
+      'toolExecutionAbrupted',
+      'toolExecutionAbruptionLimit',
+      'observations',
+      'lifecycle',
+      'semantic',
+      'toolExecutionError',
+    ]) {
+      delete mcp[key];
+    }
+  }
+  for (const key of MCP_TURN_PARAMS) delete session.inputParams[key];
+}
+
+/** Whether the planner was called during this turn's MCP run (set by every planner iteration). */
+export function plannerRan(session: Session): boolean {
+  return typeof session.inputParams['mcp_action'] === 'string';
+}
+
+/**
+ * End of the planner loop: a planner that ran without reaching a final answer hit the loop
+ * limit, which rules see as `toolExecutionAbrupted` (the lifecycle keeps its IN_PROGRESS values).
+ */
+export function markAbruptedIfUnanswered(session: Session): boolean {
+  if (!plannerRan(session) || finalAnswerDetermined(session)) return false;
+  writeLoopFlags(session, false, true, loopLimitOf(session));
+  return true;
+}

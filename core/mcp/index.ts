@@ -1,0 +1,14 @@
+export * from './constants';
+export * from './context';
+export * from './guard';
+export * from './observations';
+export * from './outcomes';
+export * from './plan-apply';
+export * from './planner-decision';
+export * from './planner-prompt';
+export * from './semantic-args';
+export * from './semantic-context';
+export * from './skips';
+export * from './tools';
+export { runMcpStep } from './loop';
+export * from './semantic-catalog';

@@ -1,0 +1,176 @@
+import { audit, type AuditRecord } from '../audit';
+import type { JsonObject } from '../json';
+import type { Session } from '../session';
+import { cloneSession } from '../step/scope';
+import type { ApprovalDecision, McpToolDescriptor, PlannerDecision, ToolCallRequest } from '../turn/contracts';
+import type { ToolCallFailure } from '../turn/executor';
+import { approvalDeniedAnswer, BlockReason, Fallback, McpAudit, McpOutcome, McpStatus } from './constants';
+import { mcpContext, writeFinalAnswer, writeLifecycle } from './context';
+
+/**
+ * Outcomes the loop driver decides itself (it runs in workflow code and cannot write): a
+ * blocked, suppressed, rejected or failed tool call. Each returns the next session (a copy) and
+ * the audits the next activity persists for it.
+ */
+export interface Applied {
+  session: Session;
+  audits: AuditRecord[];
+}
+
+interface Ending {
+  answer: string;
+  status: string;
+  outcome: string;
+  blocked?: boolean;
+  error?: boolean;
+  errorMessage?: string | null;
+  lastAction?: string;
+  lastToolGroup?: string | null;
+}
+
+function endLoop(session: Session, toolCode: string, args: JsonObject, e: Ending): Session {
+  const next = cloneSession(session);
+  writeFinalAnswer(next, e.answer);
+  writeLifecycle(next, {
+    status: e.status,
+    outcome: e.outcome,
+    finished: true,
+    blocked: e.blocked ?? false,
+    error: e.error ?? false,
+    lastAction: e.lastAction ?? 'CALL_TOOL',
+    lastToolCode: toolCode,
+    lastToolGroup: e.lastToolGroup ?? null,
+    lastToolArgs: args,
+    errorMessage: e.errorMessage ?? null,
+  });
+  return next;
+}
+
+function blocked(reason: string, answer: string): Ending {
+  return {
+    answer,
+    status: McpStatus.GuardrailBlocked,
+    outcome: McpOutcome.Blocked,
+    blocked: true,
+    errorMessage: reason,
+  };
+}
+
+export function applyPolicyRestricted(session: Session, d: PlannerDecision): Applied {
+  const toolCode = d.toolCode ?? '';
+  const next = endLoop(session, toolCode, d.args, blocked(BlockReason.PolicyRestricted, Fallback.policyRestricted));
+  const payload = {
+    tool_code: toolCode,
+    args: d.args,
+    operation_tag: d.operationTag,
+    error: 'planner-marked restricted operation',
+  };
+  return { session: next, audits: [audit(McpAudit.ToolError, payload)] };
+}
+
+export function applyGuardBlock(session: Session, d: PlannerDecision, reason: string, currentTool: string): Applied {
+  const toolCode = d.toolCode ?? '';
+  const next = endLoop(session, toolCode, d.args, blocked(reason, Fallback.guardrailBlocked));
+  const payload = { tool_code: toolCode, args: d.args, error: reason, current_observation_tool: currentTool };
+  return { session: next, audits: [audit(McpAudit.ToolError, payload)] };
+}
+
+export function applyDuplicateSuppressed(session: Session, d: PlannerDecision, summary: string | null): Applied {
+  const toolCode = d.toolCode ?? '';
+  const answer = summary ?? Fallback.unsafeNextStep;
+  const ending: Ending = { answer, status: McpStatus.Answer, outcome: McpOutcome.Answered, lastAction: 'ANSWER' };
+  const next = endLoop(session, toolCode, d.args, ending);
+  const payload = { answer, reason: 'DUPLICATE_TOOL_CALL_SUPPRESSED', tool_code: toolCode, args: d.args };
+  return { session: next, audits: [audit(McpAudit.DuplicateSuppressed, payload)] };
+}
+
+export function applyToolFailure(
+  session: Session,
+  call: ToolCallRequest,
+  tool: McpToolDescriptor,
+  failure: ToolCallFailure
+): Applied {
+  const rootMessage = failure.rootCause?.message ?? failure.message;
+  const rootClass = failure.rootCause?.className ?? failure.failureType;
+  const ending: Ending = {
+    answer: Fallback.toolError,
+    status: McpStatus.ToolError,
+    outcome: McpOutcome.Error,
+    error: true,
+    errorMessage: rootMessage,
+    lastToolGroup: tool.toolGroup,
+  };
+  const next = endLoop(session, call.toolCode, call.args, ending);
+  mcpContext(next)['toolExecutionError'] = {
+    toolCode: call.toolCode,
+    toolGroup: tool.toolGroup,
+    errorMessage: failure.message,
+    errorType: failure.failureType,
+    rootCauseMessage: rootMessage,
+    rootCauseClass: rootClass,
+    attempts: failure.attempts,
+    args: call.args,
+  };
+  const common = { tool_code: call.toolCode, tool_group: tool.toolGroup, args: call.args };
+  const error = { ...common, error: failure.message, error_class: failure.failureType, error_message: failure.message };
+  const toolError = audit(McpAudit.ToolError, {
+    ...error,
+    root_cause_class: rootClass,
+    root_cause_message: rootMessage,
+    attempts: failure.attempts,
+  });
+  const rootCause = audit(McpAudit.ToolRootCause, {
+    ...common,
+    error_message: failure.message,
+    root_cause_message: rootMessage,
+    preflight_diagnostics: null,
+  });
+  return { session: next, audits: [toolError, rootCause] };
+}
+
+export function approvalAudits(
+  call: ToolCallRequest,
+  tool: McpToolDescriptor,
+  timeoutMs: number,
+  d: ApprovalDecision
+): AuditRecord[] {
+  const requested = audit(McpAudit.ApprovalRequested, {
+    tool_code: call.toolCode,
+    args: call.args,
+    call_index: call.callIndex,
+    side_effect: tool.sideEffect,
+    timeout_ms: timeoutMs,
+  });
+  const stage =
+    d.decision === 'APPROVED'
+      ? McpAudit.ApprovalGranted
+      : d.decision === 'REJECTED'
+        ? McpAudit.ApprovalRejected
+        : McpAudit.ApprovalExpired;
+  const decided = audit(stage, {
+    tool_code: call.toolCode,
+    call_index: call.callIndex,
+    decision: d.decision,
+    reason: d.reason,
+    decided_by: d.decidedBy,
+  });
+  return [requested, decided];
+}
+
+export function applyApprovalDenied(
+  session: Session,
+  call: ToolCallRequest,
+  tool: McpToolDescriptor,
+  d: ApprovalDecision
+): Session {
+  const expired = d.decision === 'EXPIRED';
+  const ending: Ending = {
+    answer: approvalDeniedAnswer(call.toolCode, expired),
+    status: expired ? McpStatus.ApprovalExpired : McpStatus.ApprovalRejected,
+    outcome: McpOutcome.Blocked,
+    blocked: true,
+    errorMessage: expired ? BlockReason.ApprovalExpired : BlockReason.ApprovalRejected,
+    lastToolGroup: tool.toolGroup,
+  };
+  return endLoop(session, call.toolCode, call.args, ending);
+}

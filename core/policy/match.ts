@@ -1,0 +1,27 @@
+import type { ConfigSnapshot, PolicyRow } from '../config/types';
+import { findsUserRegex } from '../rules/regex-cache';
+
+function policyMatches(row: PolicyRow, text: string): boolean {
+  const pattern = row.pattern;
+  if (pattern.trim() === '') return false;
+  switch (row.ruleType.trim().toUpperCase()) {
+    case 'REGEX':
+      return findsUserRegex(pattern, text);
+    case 'CONTAINS':
+      return text.toLowerCase().includes(pattern.toLowerCase());
+    case 'STARTS_WITH':
+      return text.trimStart().toLowerCase().startsWith(pattern.toLowerCase());
+    case 'EXACT':
+      return text.trim().toLowerCase() === pattern.trim().toLowerCase();
+    default:
+      return false;
+  }
+}
+
+/** The first enabled ce_policy (priority, then id) whose pattern matches the raw text. */
+export function blockingPolicy(snapshot: ConfigSnapshot, text: string): PolicyRow | undefined {
+  return snapshot.rows.policies
+    .filter((p) => p.enabled)
+    .sort((a, b) => a.priority - b.priority || a.policyId - b.policyId)
+    .find((p) => policyMatches(p, text));
+}

@@ -1,0 +1,18 @@
+import type { ConfigSnapshot, RuleRow } from '../../config/types';
+import type { JsonObject } from '../../json';
+import type { StepScope } from '../../step/scope';
+import type { TaskRegistry } from '../../tasks/registry';
+
+/** What an action sees: the working scope (session + audit sink), its rule and the environment. */
+export interface ActionContext {
+  scope: StepScope;
+  rule: RuleRow;
+  snapshot: ConfigSnapshot;
+  tasks: TaskRegistry | undefined;
+  /** Context restricted to the resolved schema, computed for the current session. */
+  schemaJson: () => JsonObject;
+  facts: () => JsonObject;
+  now: string | undefined;
+}
+
+export type RuleAction = (ctx: ActionContext) => Promise<void> | void;

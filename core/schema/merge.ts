@@ -1,0 +1,61 @@
+import { isJsonObject, type Json, type JsonObject } from '../json';
+
+function meaningful(value: Json): boolean {
+  if (value === null) return false;
+  if (typeof value === 'string') return value.trim() !== '';
+  if (Array.isArray(value)) return value.length > 0;
+  return true;
+}
+
+function mergeInto(target: JsonObject, patch: JsonObject): boolean {
+  let changed = false;
+  for (const [key, value] of Object.entries(patch)) {
+    if (!meaningful(value)) continue;
+    const existing = target[key];
+    if (isJsonObject(value) && isJsonObject(existing)) {
+      changed = mergeInto(existing, value) || changed;
+    } else {
+      target[key] = JSON.parse(JSON.stringify(value)) as Json;
+      changed = true;
+    }
+  }
+  return changed;
+}
+
+/**
+ * Merges an extraction into the context (§5.1): null, blank and empty-array values are dropped,
+ * objects deep-merge, scalars and arrays overwrite. Returns whether anything was taken over.
+ */
+export function mergeExtraction(context: JsonObject, extracted: JsonObject): boolean {
+  return mergeInto(context, extracted);
+}
+
+/** Fills schema fields that are empty in the context from same-named input params. */
+export function seedFromInputParams(context: JsonObject, fields: readonly string[], params: JsonObject): void {
+  for (const field of fields) {
+    const current = context[field];
+    const seed = params[field];
+    if ((current === undefined || current === null || current === '') && seed !== undefined && meaningful(seed)) {
+      context[field] = seed;
+    }
+  }
+}
+
+/**
+ * The schema the extraction answer is checked against: every property may be null (a model says
+ * null for what the message does not contain) and nothing is required (completeness is computed
+ * separately, so a partial answer is normal).
+ */
+export function extractionAnswerSchema(schema: JsonObject): JsonObject {
+  const props = isJsonObject(schema['properties']) ? schema['properties'] : {};
+  const relaxed: JsonObject = {};
+  for (const [field, prop] of Object.entries(props)) {
+    if (!isJsonObject(prop)) continue;
+    const copy: JsonObject = { ...prop };
+    delete copy['enum'];
+    if (typeof copy['type'] === 'string') copy['type'] = [copy['type'], 'null'];
+    else if (Array.isArray(copy['type']) && !copy['type'].includes('null')) copy['type'] = [...copy['type'], 'null'];
+    relaxed[field] = copy;
+  }
+  return { type: 'object', properties: relaxed };
+}

@@ -1,0 +1,35 @@
+import type { AuditRecord } from '../audit';
+import type {
+  McpPlanInput,
+  McpPlanOutput,
+  McpPrepareOutput,
+  McpToolCallInput,
+  PipelineStepName,
+  StepInput,
+  StepOutput,
+  TurnInput,
+} from './contracts';
+import type { TurnDecisionRecord } from './executor';
+
+export type StepActivity = (input: StepInput) => Promise<StepOutput>;
+
+export interface RecordDecisionInput {
+  turn: TurnInput;
+  session: StepInput['session'];
+  callKey: string;
+  decision: TurnDecisionRecord;
+  audits: AuditRecord[];
+}
+
+/**
+ * Every activity a turn runs, by activity type name. The worker registers an object of this
+ * shape (pipeline + MCP factories); the workflow proxies it, importing this file as a type only.
+ */
+export type TurnActivities = { [K in PipelineStepName]: StepActivity } & {
+  McpPrepare(input: StepInput): Promise<McpPrepareOutput>;
+  McpPlan(input: McpPlanInput): Promise<McpPlanOutput>;
+  McpToolCall(input: McpToolCallInput): Promise<StepOutput>;
+  McpFinalize(input: StepInput): Promise<StepOutput>;
+  /** Writes a driver decision (loop limit, guardrail block, …) as a TURN_DECISION audit row. */
+  RecordTurnDecision(input: RecordDecisionInput): Promise<void>;
+};

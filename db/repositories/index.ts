@@ -1,0 +1,4 @@
+export * from './audit';
+export * from './conversation';
+export * from './history';
+export * from './llm-call-log';

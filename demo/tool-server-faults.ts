@@ -1,0 +1,103 @@
+import type http from 'node:http';
+
+/**
+ * Fault injection and request accounting for the demo tool server. A fault is set per route:
+ * - `failTimes` + `status`: the next N requests answer `status` (default 503);
+ * - `delayMs`: every answer waits this long (longer than a tool's read timeout = a timeout);
+ * - `flap`: requests alternate between failing with `status` and succeeding;
+ * - `applyThenTimeout`: the next N write requests are applied, then answered after `delayMs`
+ *   (the client times out although the write happened — the idempotency case).
+ */
+export interface RouteFault {
+  failTimes?: number;
+  status?: number;
+  delayMs?: number;
+  flap?: boolean;
+  applyThenTimeout?: { times: number; delayMs: number };
+}
+
+export interface FaultDecision {
+  failWith: number | null;
+  delayMs: number;
+}
+
+interface FaultState extends RouteFault {
+  seen: number;
+}
+
+export class FaultRegistry {
+  private readonly routes = new Map<string, FaultState>();
+
+  set(route: string, fault: RouteFault): void {
+    this.routes.set(route, { ...fault, seen: 0 });
+  }
+
+  clear(route?: string): void {
+    if (route === undefined) this.routes.clear();
+    else this.routes.delete(route);
+  }
+
+  /** What the next request on `route` gets; advances the route's fault counters. */
+  next(route: string): FaultDecision {
+    const fault = this.routes.get(route);
+    if (!fault) return { failWith: null, delayMs: 0 };
+    fault.seen += 1;
+    const status = fault.status ?? 503;
+    if (fault.failTimes !== undefined && fault.seen <= fault.failTimes)
+      return { failWith: status, delayMs: fault.delayMs ?? 0 };
+    if (fault.flap) return { failWith: fault.seen % 2 === 1 ? status : null, delayMs: fault.delayMs ?? 0 };
+    const late = fault.applyThenTimeout;
+    if (late && fault.seen <= late.times) return { failWith: null, delayMs: late.delayMs };
+    return { failWith: null, delayMs: fault.delayMs ?? 0 };
+  }
+}
+
+export interface LoggedRequest {
+  route: string;
+  method: string;
+  query: Record<string, string>;
+  headers: http.IncomingHttpHeaders;
+  body: string;
+}
+
+export class DemoCounters {
+  readonly log: LoggedRequest[] = [];
+  private readonly writes = new Map<string, number>();
+
+  record(
+    route: string,
+    method: string,
+    query: Record<string, string>,
+    headers: http.IncomingHttpHeaders,
+    body: string
+  ): void {
+    this.log.push({ route, method, query, headers, body });
+  }
+
+  /** Requests received on a route (failed and retried ones included). */
+  requests(route: string): number {
+    return this.log.filter((r) => r.route === route).length;
+  }
+
+  wasApplied(key: string): boolean {
+    return (this.writes.get(key) ?? 0) > 0;
+  }
+
+  applyWrite(key: string): void {
+    this.writes.set(key, (this.writes.get(key) ?? 0) + 1);
+  }
+
+  /** How many times a write with this Idempotency-Key took effect (1 means exactly once). */
+  writeEffects(key: string): number {
+    return this.writes.get(key) ?? 0;
+  }
+
+  totalWriteEffects(): number {
+    return [...this.writes.values()].reduce((a, b) => a + b, 0);
+  }
+
+  reset(): void {
+    this.log.length = 0;
+    this.writes.clear();
+  }
+}

@@ -1,0 +1,179 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { LLM_CALL_KIND_HEADER } from '../core/llm';
+import { replyText, Script, type RecordedRequest, type ScriptEntry } from './script';
+
+/** Header carrying the LLM call kind; the engine's client sets it on every request. */
+export const CALL_KIND_HEADER = LLM_CALL_KIND_HEADER;
+
+export interface ScriptedLlmOptions {
+  /** 0 (default) picks a free port. */
+  port?: number;
+  host?: string;
+  script?: readonly ScriptEntry[];
+}
+
+export interface ScriptedLlm {
+  /** Base URL for the Anthropic SDK (`baseURL`), e.g. `http://127.0.0.1:41234`. */
+  baseUrl: string;
+  push(entries: readonly ScriptEntry[]): void;
+  setScript(entries: readonly ScriptEntry[]): void;
+  /** Every request received, in arrival order (including failed and unscripted ones). */
+  readonly requests: RecordedRequest[];
+  /** Requests of one call kind. */
+  requestsOf(kind: string): RecordedRequest[];
+  /** Labels of one-shot entries that were never used. */
+  unconsumed(): string[];
+  /** Forgets recorded requests (the script stays). */
+  clearRequests(): void;
+  stop(): Promise<void>;
+}
+
+type Body = Record<string, unknown>;
+
+function textOf(content: unknown): string {
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content
+    .map((block) => (block && typeof block === 'object' && 'text' in block ? String(block.text) : ''))
+    .join('\n');
+}
+
+function userTextOf(body: Body): string {
+  const messages = Array.isArray(body['messages']) ? (body['messages'] as Body[]) : [];
+  return messages
+    .filter((m) => m['role'] === 'user')
+    .map((m) => textOf(m['content']))
+    .join('\n');
+}
+
+function headerMap(req: IncomingMessage): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(req.headers)) if (typeof v === 'string') out[k] = v;
+  return out;
+}
+
+async function readBody(req: IncomingMessage): Promise<Body> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  const text = Buffer.concat(chunks).toString('utf8');
+  const parsed: unknown = text === '' ? {} : JSON.parse(text);
+  return parsed && typeof parsed === 'object' && !Array.isArray(parsed) ? (parsed as Body) : {};
+}
+
+function send(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+function errorBody(status: number, message: string): unknown {
+  const type = status === 429 ? 'rate_limit_error' : status === 529 ? 'overloaded_error' : 'api_error';
+  return { type: 'error', error: { type: status === 400 ? 'invalid_request_error' : type, message } };
+}
+
+function messageBody(seq: number, model: string | null, text: string): unknown {
+  return {
+    id: `msg_scripted_${seq}`,
+    type: 'message',
+    role: 'assistant',
+    model: model ?? 'scripted',
+    content: [{ type: 'text', text }],
+    stop_reason: 'end_turn',
+    stop_sequence: null,
+    usage: { input_tokens: 1, output_tokens: Math.max(1, Math.ceil(text.length / 4)) },
+  };
+}
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+
+function excerpt(text: string): string {
+  const flat = text.replace(/\s+/g, ' ').trim();
+  return flat.length > 200 ? `${flat.slice(0, 200)}…` : flat;
+}
+
+function recordOf(seq: number, body: Body, headers: Record<string, string>): RecordedRequest {
+  return {
+    seq,
+    kind: headers[CALL_KIND_HEADER] ?? null,
+    model: typeof body['model'] === 'string' ? body['model'] : null,
+    system: textOf(body['system']),
+    userText: userTextOf(body),
+    body,
+    headers,
+    answeredBy: null,
+    status: 0,
+  };
+}
+
+/** Answers one Messages request from the script (or fails it loudly), recording it first. */
+function createHandler(script: Script, requests: RecordedRequest[]) {
+  return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
+    if (req.method !== 'POST' || !(req.url ?? '').startsWith('/v1/messages')) {
+      send(res, 404, errorBody(404, `scripted LLM only serves POST /v1/messages (got ${req.method} ${req.url})`));
+      return;
+    }
+    const record = recordOf(requests.length + 1, await readBody(req), headerMap(req));
+    requests.push(record);
+    const match = script.take(record.kind, `${record.system}\n${record.userText}`);
+    if (!match) {
+      record.status = 400;
+      const message = `UNSCRIPTED LLM call (kind=${record.kind ?? 'none'}): ${excerpt(`${record.system} | ${record.userText}`)}`;
+      send(res, 400, errorBody(400, message), { 'x-should-retry': 'false' });
+      return;
+    }
+    record.answeredBy = match.name;
+    if (match.entry.delayMs) await sleep(match.entry.delayMs);
+    const { error } = match.entry;
+    if (error) {
+      record.status = error.status;
+      send(res, error.status, errorBody(error.status, error.message ?? `scripted ${error.status}`), {
+        'retry-after-ms': String(error.retryAfterMs ?? 1),
+      });
+      return;
+    }
+    record.status = 200;
+    send(res, 200, messageBody(record.seq, record.model, replyText(match.entry.reply)));
+  };
+}
+
+async function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(port, host, () => resolve());
+  });
+  return server.address() as AddressInfo;
+}
+
+/**
+ * A loopback server speaking the Anthropic Messages API (POST /v1/messages), so the real SDK can
+ * run against scripted completions in tests and in the zero-setup demo. An unscripted call fails
+ * loudly with a non-retryable 400 naming the call kind and a prompt excerpt.
+ */
+export async function startScriptedLlm(options: ScriptedLlmOptions = {}): Promise<ScriptedLlm> {
+  const script = new Script();
+  script.push(options.script ?? []);
+  const requests: RecordedRequest[] = [];
+  const handle = createHandler(script, requests);
+  const server: Server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      if (!res.headersSent) send(res, 500, errorBody(500, `scripted LLM failed: ${String(err)}`));
+    });
+  });
+  const address = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
+  return {
+    baseUrl: `http://${address.address}:${address.port}`,
+    push: (entries) => script.push(entries),
+    setScript: (entries) => script.reset(entries),
+    requests,
+    requestsOf: (kind) => requests.filter((r) => r.kind === kind),
+    unconsumed: () => script.unconsumed(),
+    clearRequests: () => {
+      requests.length = 0;
+    },
+    stop: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((err) => (err ? reject(err) : resolve()));
+      }),
+  };
+}

@@ -1,0 +1,162 @@
+import { eq } from 'drizzle-orm';
+import { loadEnv } from '../../../config/env';
+import {
+  createAnthropicLlmClient,
+  createLlmClientFromEnv,
+  llmCallLogger,
+  llmOptionsFromEnv,
+  type AnthropicLlmOptions,
+} from '../../../activities/llm';
+import type { LlmRequest } from '../../../core/llm';
+import { ceLlmCallLog } from '../../../db/schema';
+import { startScriptedLlm, type ScriptedLlm } from '../../../scripted-llm';
+import { createTestDatabase, type TestDatabase } from '../../support/database';
+
+const conversationId = '00000000-0000-4000-8000-0000000000bb';
+const request = (extra: Partial<LlmRequest> = {}): LlmRequest => ({
+  kind: 'RESP_TEXT',
+  systemPrompt: 'You are terse.',
+  userPrompt: 'Say hi.',
+  meta: { conversationId, turnNumber: 2, intent: 'FAQ', state: 'IDLE' },
+  ...extra,
+});
+
+describe('Anthropic LLM client against the scripted Messages server', () => {
+  let tdb: TestDatabase;
+  let llm: ScriptedLlm;
+  beforeAll(async () => {
+    tdb = await createTestDatabase();
+    llm = await startScriptedLlm();
+  });
+  afterAll(async () => {
+    await llm.stop();
+    await tdb.drop();
+  });
+  beforeEach(() => {
+    llm.setScript([]);
+    llm.clearRequests();
+  });
+
+  const client = (extra: Partial<AnthropicLlmOptions> = {}) =>
+    createAnthropicLlmClient({
+      apiKey: 'k',
+      baseURL: llm.baseUrl,
+      model: 'model-x',
+      timeoutMs: 2000,
+      maxTokens: 300,
+      maxRetries: 2,
+      structuredOutput: false,
+      onCall: llmCallLogger(tdb.db),
+      ...extra,
+    });
+  const logRows = () => tdb.db.select().from(ceLlmCallLog).where(eq(ceLlmCallLog.conversationId, conversationId));
+
+  it('sends the call kind header, model, limits and prompts, and logs the call', async () => {
+    llm.push([{ kind: 'RESP_TEXT', reply: 'hi' }]);
+    expect(await client().generateText(request({ temperature: 0.2 }))).toBe('hi');
+    const sent = llm.requests[0];
+    expect(sent).toMatchObject({ kind: 'RESP_TEXT', model: 'model-x', system: 'You are terse.', userText: 'Say hi.' });
+    expect(sent?.body).toMatchObject({ max_tokens: 300, temperature: 0.2 });
+    const rows = await logRows();
+    expect(rows.at(-1)).toMatchObject({
+      callKind: 'RESP_TEXT',
+      turnNumber: 2,
+      intentCode: 'FAQ',
+      stateCode: 'IDLE',
+      provider: 'anthropic',
+      model: 'model-x',
+      promptText: 'You are terse.\n\nSay hi.',
+      responseText: 'hi',
+      success: true,
+    });
+    expect(Number(rows.at(-1)?.temperature)).toBe(0.2);
+    expect(rows.at(-1)?.latencyMs).toBeGreaterThanOrEqual(0);
+  });
+
+  it('parses JSON answers (also fenced) and validates them against the schema; a bad answer is a result, not a throw', async () => {
+    const schema = { type: 'object', required: ['n'], properties: { n: { type: 'number' } } };
+    llm.push([
+      { kind: 'SCHEMA', reply: '```json\n{"n": 3}\n```' },
+      { kind: 'SCHEMA', reply: { n: 'three' } },
+      { kind: 'SCHEMA', reply: 'no json here' },
+    ]);
+    const c = client();
+    expect(await c.generateJson(request({ kind: 'SCHEMA', schema }))).toEqual({
+      ok: true,
+      json: { n: 3 },
+      raw: '```json\n{"n": 3}\n```',
+    });
+    expect(await c.generateJson(request({ kind: 'SCHEMA', schema }))).toMatchObject({
+      ok: false,
+      error: 'schema mismatch: /n must be number',
+    });
+    expect(await c.generateJson(request({ kind: 'SCHEMA', schema }))).toMatchObject({
+      ok: false,
+      error: 'invalid json',
+    });
+    expect(llm.requests[0]?.system).toMatch(/exactly one JSON value[\s\S]*"required":\["n"\]/);
+    const failed = (await logRows()).filter((r) => r.callKind === 'SCHEMA' && !r.success);
+    expect(failed.map((r) => r.errorMessage)).toEqual([
+      'invalid output: schema mismatch: /n must be number',
+      'invalid output: invalid json',
+    ]);
+  });
+
+  it('sends the schema as output_config when structured output is on', async () => {
+    llm.push([{ kind: 'SCHEMA', reply: { n: 1 } }]);
+    const schema = { type: 'object', properties: { n: { type: 'number' } } };
+    await client({ structuredOutput: true }).generateJson(request({ kind: 'SCHEMA', schema }));
+    expect(llm.requests[0]?.body['output_config']).toEqual({ format: { type: 'json_schema', schema } });
+  });
+
+  it('429/529/5xx after the SDK retries become a retryable LLM_CALL_FAILED; a 400 is not retryable', async () => {
+    llm.push([{ kind: 'RESP_TEXT', error: { status: 529 }, times: 3 }]);
+    await expect(client().generateText(request())).rejects.toMatchObject({
+      type: 'LLM_CALL_FAILED',
+      retryable: true,
+      details: { kind: 'RESP_TEXT', status: 529 },
+    });
+    expect(llm.requests).toHaveLength(3);
+    await expect(client().generateText(request({ kind: 'COLLISION' }))).rejects.toMatchObject({
+      type: 'LLM_CALL_FAILED',
+      retryable: false,
+      details: { status: 400 },
+    });
+    expect(
+      (await logRows()).some((r) => r.callKind === 'COLLISION' && !r.success && /UNSCRIPTED/.test(r.errorMessage ?? ''))
+    ).toBe(true);
+  });
+
+  it('a timeout is retryable', async () => {
+    llm.push([{ kind: 'RESP_TEXT', reply: 'late', delayMs: 400, persistent: true }]);
+    await expect(client({ timeoutMs: 100, maxRetries: 0 }).generateText(request())).rejects.toMatchObject({
+      type: 'LLM_CALL_FAILED',
+      retryable: true,
+    });
+  });
+
+  it('builds its options from the environment', async () => {
+    const env = loadEnv({
+      ANTHROPIC_BASE_URL: llm.baseUrl,
+      ANTHROPIC_MODEL: 'env-model',
+      LLM_TIMEOUT_MS: '1234',
+      LLM_MAX_TOKENS: '77',
+    });
+    expect(llmOptionsFromEnv(env)).toMatchObject({
+      baseURL: llm.baseUrl,
+      model: 'env-model',
+      timeoutMs: 1234,
+      maxTokens: 77,
+      maxRetries: 2,
+    });
+    llm.push([{ kind: 'RESP_TEXT', reply: 'from env' }]);
+    expect(await createLlmClientFromEnv(env, tdb.db).generateText(request())).toBe('from env');
+    expect(llm.requests[0]?.body).toMatchObject({ model: 'env-model', max_tokens: 77 });
+  });
+
+  it('a failing call log never fails the call', async () => {
+    llm.push([{ kind: 'RESP_TEXT', reply: 'still fine' }]);
+    const c = client({ onCall: async () => Promise.reject(new Error('log table gone')) });
+    expect(await c.generateText(request())).toBe('still fine');
+  });
+});

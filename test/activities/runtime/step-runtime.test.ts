@@ -1,0 +1,168 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { EngineError } from '../../../core/errors';
+import { createTaskRegistry } from '../../../core/tasks/registry';
+import type { StepInput } from '../../../core/turn/contracts';
+import { systemClock, type ActivityDeps } from '../../../activities/deps';
+import { stepActivity, type StepFunction } from '../../../activities/step-runtime';
+import { listAudits } from '../../../db/repositories/audit';
+import { ensureConversation } from '../../../db/repositories/conversation';
+import { sessionFor, snapshotOf, turnInput } from '../../support/config-rows';
+import { createTestDatabase, type TestDatabase } from '../../support/database';
+
+describe('step runtime (activities/step-runtime.ts)', () => {
+  let tdb: TestDatabase;
+  let deps: ActivityDeps;
+  const pinned = snapshotOf({}, 'v-pinned');
+  const latest = snapshotOf({}, 'v-latest');
+  const conversationId = '00000000-0000-4000-8000-0000000000aa';
+
+  beforeAll(async () => {
+    tdb = await createTestDatabase();
+    await ensureConversation(tdb.db, conversationId);
+    deps = {
+      db: tdb.db,
+      configStore: {
+        current: async () => latest,
+        get: async (version) => {
+          if (version !== pinned.version) throw new EngineError('CONFIG_VERSION_UNAVAILABLE', `no ${version}`);
+          return pinned;
+        },
+      },
+      llm: { generateText: async () => '', generateJson: async () => ({ ok: false, raw: '', error: 'unused' }) },
+      clock: systemClock,
+      tasks: createTaskRegistry(),
+    };
+  });
+  afterAll(async () => tdb.drop());
+
+  const input = (callKey: string, extra: Partial<StepInput> = {}): StepInput => ({
+    turn: turnInput('hello', { conversationId, turnNumber: 3, inputParams: { from: 'request' } }),
+    configVersion: pinned.version,
+    session: sessionFor('hello', {
+      conversationId,
+      turnNumber: 3,
+      intent: 'A',
+      state: 'S1',
+      inputParams: { from: 'request', schema_json: { big: 1 } },
+      userInputParams: { from: 'request' },
+    }),
+    callKey,
+    ...extra,
+  });
+  const rowsOf = async (prefix: string) =>
+    (await listAudits(tdb.db, conversationId)).filter((a) => a.idempotencyKey.includes(`/${prefix}`));
+
+  const moving: StepFunction = async (ctx) => {
+    ctx.scope.audit('BEFORE', { version: ctx.snapshot.version });
+    ctx.scope.session.state = 'S2';
+    ctx.scope.audit('AFTER', {});
+    return ctx.scope.output();
+  };
+
+  it('frames the step, stamps _meta, keys rows by turn/call/index, and writes a retry only once', async () => {
+    const activity = stepActivity({ name: 'Moving', run: moving }, deps);
+    const out = await activity(input('07-Moving'));
+    await activity(input('07-Moving'));
+    expect(out.session.state).toBe('S2');
+    expect(out.session.stepInfos['Moving']).toBe('SUCCESS');
+    const rows = await rowsOf('07-Moving');
+    expect(rows.map((r) => [r.stage, r.idempotencyKey])).toEqual([
+      ['STEP_ENTER', `turn-${conversationId}-3/07-Moving/0`],
+      ['BEFORE', `turn-${conversationId}-3/07-Moving/1`],
+      ['AFTER', `turn-${conversationId}-3/07-Moving/2`],
+      ['STEP_EXIT', `turn-${conversationId}-3/07-Moving/3`],
+    ]);
+    expect(rows[1]?.payload).toMatchObject({
+      version: 'v-pinned',
+      _meta: {
+        stage: 'BEFORE',
+        conversationId,
+        turnNumber: 3,
+        intent: 'A',
+        state: 'S1',
+        inputParams: { from: 'request', droppedSystemPromptVars: ['schema_json'] },
+        userInputParams: { from: 'request' },
+      },
+    });
+    expect(rows[2]?.payload['_meta']).toMatchObject({ state: 'S2' });
+    expect(rows[3]?.payload).toMatchObject({ step: 'Moving', stepClass: 'MovingStep', outcome: 'Continue' });
+    expect(typeof rows[3]?.payload['durationMs']).toBe('number');
+    expect(typeof (rows[0]?.payload['_meta'] as Record<string, unknown>)['emittedAt']).toBe('string');
+  });
+
+  it('pins the current config in the first step and persists carried audits first', async () => {
+    const seen: string[] = [];
+    const activity = stepActivity(
+      { name: 'First', run: async (ctx) => (seen.push(ctx.snapshot.version), ctx.scope.output()), pinsConfig: true },
+      deps
+    );
+    await activity(
+      input('01-First', {
+        configVersion: '',
+        carryAudits: [{ stage: 'CARRIED', payload: { n: 1 } }],
+        carryKey: '01-First-carried-1',
+      })
+    );
+    expect(seen).toEqual(['v-latest']);
+    const carried = await rowsOf('01-First-carried-1');
+    expect(carried.map((r) => r.stage)).toEqual(['CARRIED']);
+    const all = await listAudits(tdb.db, conversationId);
+    expect(all.findIndex((r) => r.stage === 'CARRIED')).toBeLessThan(
+      all.findIndex((r) => r.idempotencyKey.endsWith('/01-First/0'))
+    );
+  });
+
+  it('turns engine errors into typed ApplicationFailures, keeping audits emitted before the failure', async () => {
+    const failing = stepActivity(
+      {
+        name: 'Failing',
+        run: async (ctx) => {
+          ctx.scope.audit('PARTIAL', {});
+          throw new EngineError('RESPONSE_MAPPING_NOT_FOUND', 'nothing mapped', { details: { intent: 'A' } });
+        },
+      },
+      deps
+    );
+    const err = await failing(input('09-Failing')).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApplicationFailure);
+    expect(err).toMatchObject({
+      type: 'RESPONSE_MAPPING_NOT_FOUND',
+      nonRetryable: true,
+      message: 'nothing mapped',
+      details: [{ intent: 'A' }],
+    });
+    const rows = await rowsOf('09-Failing');
+    expect(rows.map((r) => r.stage)).toEqual(['STEP_ENTER', 'PARTIAL', 'STEP_ERROR']);
+    expect(rows[2]?.idempotencyKey).toMatch(/\/09-Failing\/error-1$/);
+    expect(rows[2]?.payload).toMatchObject({
+      step: 'Failing',
+      errorType: 'RESPONSE_MAPPING_NOT_FOUND',
+      errorMessage: 'nothing mapped',
+    });
+  });
+
+  it('retryable engine errors stay retryable; unknown errors are rethrown as they are', async () => {
+    const retryable = stepActivity(
+      {
+        name: 'Flaky',
+        run: async () => Promise.reject(new EngineError('LLM_CALL_FAILED', '529', { retryable: true })),
+      },
+      deps
+    );
+    expect(await retryable(input('10-Flaky')).catch((e: unknown) => e)).toMatchObject({
+      type: 'LLM_CALL_FAILED',
+      nonRetryable: false,
+    });
+    const boom = new TypeError('boom');
+    const unknown = stepActivity({ name: 'Boom', run: async () => Promise.reject(boom) }, deps);
+    expect(await unknown(input('11-Boom')).catch((e: unknown) => e)).toBe(boom);
+  });
+
+  it('an unavailable pinned version fails the step before it runs', async () => {
+    let ran = false;
+    const activity = stepActivity({ name: 'Late', run: async (ctx) => ((ran = true), ctx.scope.output()) }, deps);
+    const err = await activity(input('12-Late', { configVersion: 'v-gone' })).catch((e: unknown) => e);
+    expect(err).toMatchObject({ type: 'CONFIG_VERSION_UNAVAILABLE' });
+    expect(ran).toBe(false);
+  });
+});

@@ -1,0 +1,45 @@
+import { coercePatchValue, isRetryRequest, normalizeFieldKey, parseFieldPatch } from '../../../core/correction/patch';
+import { schemaFieldDetails } from '../../../core/schema/completeness';
+
+const details = schemaFieldDetails({
+  type: 'object',
+  properties: {
+    customerId: { type: 'string', description: 'Customer id, e.g. 1234' },
+    requestedAmount: { type: 'number', description: 'Requested loan amount' },
+    tenureMonths: { type: 'integer' },
+    vip: { type: 'boolean' },
+  },
+});
+
+describe('single-field edit patches (§5.3)', () => {
+  it.each([
+    ['change amount to 350000', { field: 'requestedAmount', value: 350000 }],
+    ['Oh wait, change amount to 350000.', { field: 'requestedAmount', value: 350000 }],
+    ['set the tenure months to 36 please', { field: 'tenureMonths', value: 36 }],
+    ['update vip to yes', { field: 'vip', value: true }],
+    ['make customer id as C-77!', { field: 'customerId', value: 'C-77' }],
+    ['tenuremonths: 12', { field: 'tenureMonths', value: 12 }],
+  ])('"%s"', (text, patch) => {
+    expect(parseFieldPatch(text, details)).toEqual(patch);
+  });
+
+  it.each(['change my mind to something else', 'change amount to lots', 'hello there', ''])(
+    'no patch for "%s"',
+    (text) => {
+      expect(parseFieldPatch(text, details)).toBeNull();
+    }
+  );
+
+  it('coerces by type and normalizes field keys', () => {
+    expect(coercePatchValue(' = 1,250.50.', { description: null, type: 'number', enumOptions: [] })).toBe(1250.5);
+    expect(coercePatchValue('maybe', { description: null, type: 'boolean', enumOptions: [] })).toBeUndefined();
+    expect(coercePatchValue(': Oslo?', undefined)).toBe('Oslo');
+    expect(normalizeFieldKey('requestedAmount')).toBe('requestedamount');
+  });
+
+  it('recognises retry requests only as the whole message', () => {
+    expect(isRetryRequest('Try again!')).toBe(true);
+    expect(isRetryRequest(' please retry ')).toBe(true);
+    expect(isRetryRequest('try again later with another card')).toBe(false);
+  });
+});

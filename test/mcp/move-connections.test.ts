@@ -1,0 +1,90 @@
+import type { JsonObject } from '../../core/json';
+import { moveConnectionsPack } from '../../db/seed/packs';
+import { seedPack } from '../../db/seed/seed';
+import { configRow } from '../support/config-rows';
+import { McpHarness } from '../support/mcp-harness';
+import { expectInOrder } from '../support/pipeline-harness';
+import { answer, callTool } from './order-config';
+
+const ASK = (id: string) => `What is the status of my move for connection ${id}`;
+
+describe('MOVE_CONNECTIONS over a ce_mcp_db_tool, two turns (§12.2, §14 #56)', () => {
+  let h: McpHarness;
+  beforeAll(async () => {
+    h = await McpHarness.start();
+    await seedPack(h.db.db, 'move-connections');
+    await h.configure({
+      ...moveConnectionsPack.rows,
+      configs: [configRow('DialogueActStep', 'RESOLUTE_MODE', 'REGEX_ONLY')],
+    });
+  });
+  afterAll(async () => h.stop());
+  afterEach(() => expect(h.llm.unconsumed()).toEqual([]));
+
+  it('answers each turn from its own observation (stale-answer guard)', async () => {
+    h.llm.setScript([
+      callTool('postgres.move_status', { connection_id: 'USPSC003BA100SA277CON1388' }),
+      answer('The status of your move for connection USPSC003BA100SA277CON1388 is MOVED.'),
+    ]);
+    const first = await h.turn({ message: ASK('USPSC003BA100SA277CON1388') });
+    expect(first).toMatchObject({
+      intent: 'MOVE_CONNECTIONS',
+      state: 'COMPLETED',
+      payload: { value: 'The status of your move for connection USPSC003BA100SA277CON1388 is MOVED.' },
+    });
+    expectInOrder(await h.stages(first.conversationId), [
+      'RULE_NO_MATCH (McpToolStep PreMcp)',
+      'MCP_CONTEXT_CLEARED',
+      'MCP_PLAN_LLM_INPUT',
+      'MCP_PLAN_LLM_OUTPUT',
+      'MCP_TOOL_CALL',
+      'MCP_DB_SQL_EXECUTION',
+      'MCP_TOOL_RESULT',
+      'MCP_PLAN_LLM_INPUT',
+      'MCP_PLAN_LLM_OUTPUT',
+      'MCP_FINAL_ANSWER',
+      'RULE_MATCH (McpToolStep)',
+      'SET_STATE',
+      'RULE_APPLIED (McpToolStep)',
+      'RESOLVE_RESPONSE',
+      'RESPONSE_EXACT',
+    ]);
+    expect(await h.payload(first.conversationId, 'MCP_DB_SQL_EXECUTION')).toMatchObject({
+      tool_code: 'postgres.move_status',
+      params: { connection_id: 'USPSC003BA100SA277CON1388', limit: 200 },
+      row_count: 1,
+    });
+
+    h.llm.setScript([
+      callTool('postgres.move_status', { connection_id: 'USPSC003BA100SA277CON1128' }),
+      answer('The status of your move for connection USPSC003BA100SA277CON1128 is IN_PROGRESS.'),
+    ]);
+    const second = await h.turn({ conversationId: first.conversationId, message: ASK('USPSC003BA100SA277CON1128') });
+    expect(second.payload.value).toBe(
+      'The status of your move for connection USPSC003BA100SA277CON1128 is IN_PROGRESS.'
+    );
+    const observations = (second.context['mcp'] as JsonObject)['observations'] as JsonObject[];
+    expect(observations).toEqual([
+      {
+        toolCode: 'postgres.move_status',
+        args: { connection_id: 'USPSC003BA100SA277CON1128' },
+        status: 'SUCCESS',
+        result: { rows: [{ status: 'IN_PROGRESS' }], rowCount: 1, truncated: false },
+      },
+    ]);
+    const turn2 = await h.stages(first.conversationId, 2);
+    expect(turn2.indexOf('MCP_CONTEXT_CLEARED')).toBeLessThan(turn2.indexOf('MCP_PLAN_LLM_INPUT'));
+    const firstPlanOfTurn2 = h.llm.requestsOf('PLAN')[2];
+    expect(firstPlanOfTurn2?.userText).not.toContain('MOVED');
+  });
+
+  it('refuses args that do not match param_schema as a tool error, without running SQL', async () => {
+    h.llm.setScript([callTool('postgres.move_status', { connection_id: 42 })]);
+    const result = await h.turn({ message: ASK('USPSC003BA100SA277CON1388') });
+    expect((result.context['mcp'] as JsonObject)['lifecycle']).toMatchObject({ status: 'TOOL_ERROR', error: true });
+    expect(await h.payload(result.conversationId, 'MCP_TOOL_ERROR')).toMatchObject({
+      error_class: 'TOOL_ARGS_INVALID',
+    });
+    expect(await h.stages(result.conversationId)).not.toContain('MCP_DB_SQL_EXECUTION');
+  });
+});

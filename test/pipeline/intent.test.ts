@@ -1,0 +1,281 @@
+import { randomUUID } from 'node:crypto';
+import { baseConfig } from '../support/base-config';
+import { classifierRow, intentRow, responseRow, ruleRow, schemaRow, templateRow } from '../support/config-rows';
+import { expectInOrder, PipelineHarness } from '../support/pipeline-harness';
+
+const LOAN = 'LOAN_APPLICATION';
+
+describe('intent resolution (reference §14 scenarios 11–15)', () => {
+  let h: PipelineHarness;
+  beforeAll(async () => {
+    h = await PipelineHarness.start();
+  });
+  afterAll(async () => h.stop());
+  beforeEach(() => {
+    h.llm.setScript([]);
+    h.llm.clearRequests();
+  });
+  afterEach(() => expect(h.llm.unconsumed()).toEqual([]));
+
+  const classifierConfig = (phase: string) =>
+    baseConfig({
+      intents: [intentRow(LOAN, 20)],
+      classifiers: [classifierRow({ intentCode: LOAN, stateCode: 'UNKNOWN', pattern: '(?i)\\bloan\\b' })],
+      rules: [
+        ruleRow({
+          ruleId: 11,
+          phase,
+          intentCode: LOAN,
+          stateCode: 'UNKNOWN',
+          action: 'SET_STATE',
+          actionValue: 'ELIGIBILITY_GATE',
+        }),
+      ],
+      responses: [responseRow({ intentCode: LOAN, stateCode: 'ELIGIBILITY_GATE', exactText: 'Please share details.' })],
+    });
+
+  it('11 classifier match runs POST_CLASSIFIER_INTENT rules, no agent call', async () => {
+    await h.configure(classifierConfig('POST_CLASSIFIER_INTENT'));
+    const result = await h.turn({ message: 'I need a loan' });
+    expect(result).toMatchObject({
+      intent: LOAN,
+      state: 'ELIGIBILITY_GATE',
+      payload: { value: 'Please share details.' },
+    });
+    const stages = await h.stages(result.conversationId);
+    expectInOrder(stages, [
+      'INTENT_CLASSIFICATION_MATCHED',
+      'RULE_MATCH (IntentResolutionStep Classifier)',
+      'SET_STATE',
+      'RULE_APPLIED (IntentResolutionStep Classifier)',
+      'INTENT_RESOLVED_BY_CLASSIFIER',
+    ]);
+    expect(stages.filter((s) => s.startsWith('INTENT_AGENT_'))).toEqual([]);
+    const matched = (await h.audits(result.conversationId)).find((a) => a.stage === 'INTENT_CLASSIFICATION_MATCHED');
+    expect(matched?.payload['state']).toBe('UNKNOWN');
+  });
+
+  it('11 (D4) a POST_AGENT_INTENT rule also fires after a classifier match, after POST_CLASSIFIER_INTENT', async () => {
+    await h.configure(classifierConfig('POST_AGENT_INTENT'));
+    const result = await h.turn({ message: 'I need a loan' });
+    expect(result).toMatchObject({ intent: LOAN, state: 'ELIGIBILITY_GATE' });
+    expectInOrder(await h.stages(result.conversationId), [
+      'INTENT_CLASSIFICATION_MATCHED',
+      'RULE_NO_MATCH (IntentResolutionStep Classifier)',
+      'RULE_MATCH (IntentResolutionStep PostIntent)',
+      'SET_STATE',
+      'RULE_APPLIED (IntentResolutionStep PostIntent)',
+      'INTENT_RESOLVED_BY_CLASSIFIER',
+    ]);
+  });
+
+  it('12 a classifier collision goes to the agent', async () => {
+    await h.configure(
+      baseConfig({
+        intents: [intentRow(LOAN, 20)],
+        classifiers: [
+          classifierRow({ intentCode: 'FAQ', stateCode: 'IDLE', pattern: 'help', priority: 1 }),
+          classifierRow({ intentCode: LOAN, stateCode: 'IDLE', pattern: 'loan', priority: 2 }),
+        ],
+        responses: [responseRow({ intentCode: LOAN, stateCode: 'IDLE', exactText: 'Loan it is.' })],
+      })
+    );
+    h.llm.push([
+      {
+        kind: 'INTENT',
+        reply: { intent: LOAN, state: 'IDLE', confidence: 0.9, intentScores: [{ intent: LOAN, confidence: 0.9 }] },
+      },
+    ]);
+    const result = await h.turn({ message: 'help me with a loan' });
+    expect(result).toMatchObject({ intent: LOAN, state: 'IDLE', payload: { value: 'Loan it is.' } });
+    const audits = await h.audits(result.conversationId);
+    expect(audits.find((a) => a.stage === 'INTENT_CLASSIFIER_COLLISION')?.payload['matchedIntents']).toEqual([
+      'FAQ',
+      LOAN,
+    ]);
+    expectInOrder(
+      audits.map((a) => a.stage),
+      ['INTENT_CLASSIFIER_COLLISION', 'INTENT_AGENT_LLM_INPUT', 'INTENT_AGENT_ACCEPTED', 'INTENT_RESOLVED_BY_AGENT']
+    );
+  });
+
+  it('13 an accepted agent answer runs POST_AGENT_INTENT rules with origin AGENT_INTENT_RESOLVER', async () => {
+    await h.configure(
+      baseConfig({
+        intents: [intentRow('MOVE_CONNECTIONS', 20)],
+        rules: [
+          ruleRow({
+            phase: 'POST_AGENT_INTENT',
+            intentCode: 'MOVE_CONNECTIONS',
+            stateCode: 'IDLE',
+            action: 'SET_STATE',
+            actionValue: 'MOVE_STATUS',
+          }),
+        ],
+        responses: [
+          responseRow({ intentCode: 'MOVE_CONNECTIONS', stateCode: 'MOVE_STATUS', exactText: 'Checking your move.' }),
+        ],
+      })
+    );
+    h.llm.push([
+      {
+        kind: 'INTENT',
+        reply: {
+          intent: 'MOVE_CONNECTIONS',
+          state: 'IDLE',
+          confidence: 0.92,
+          needsClarification: false,
+          clarificationResolved: false,
+          clarificationQuestion: '',
+          intentScores: [{ intent: 'MOVE_CONNECTIONS', confidence: 0.92 }],
+          followups: [],
+        },
+      },
+    ]);
+    const result = await h.turn({ message: 'what is the status of my move' });
+    expect(result).toMatchObject({
+      intent: 'MOVE_CONNECTIONS',
+      state: 'MOVE_STATUS',
+      payload: { value: 'Checking your move.' },
+    });
+    const audits = await h.audits(result.conversationId);
+    expectInOrder(
+      audits.map((a) => a.stage),
+      [
+        'INTENT_AGENT_LLM_INPUT',
+        'INTENT_AGENT_LLM_OUTPUT',
+        'INTENT_AGENT_SCORES',
+        'RULE_MATCH (AgentIntentResolver)',
+        'SET_STATE',
+        'RULE_APPLIED (AgentIntentResolver)',
+        'INTENT_AGENT_ACCEPTED',
+        'INTENT_RESOLVED_BY_AGENT',
+      ]
+    );
+    expect(audits.find((a) => a.stage === 'INTENT_AGENT_ACCEPTED')?.payload['state']).toBe('MOVE_STATUS');
+    expect(audits.find((a) => a.stage === 'RULE_MATCH (AgentIntentResolver)')?.payload['ruleExecutionOrigin']).toBe(
+      'AGENT_INTENT_RESOLVER'
+    );
+  });
+
+  const collisionAnswer = {
+    intent: '',
+    confidence: 0,
+    intentScores: [
+      { intent: 'FAQ', confidence: 0.61 },
+      { intent: LOAN, confidence: 0.55 },
+    ],
+    followups: [],
+  };
+
+  it('14 near-equal scores become a collision question answered by the collision LLM', async () => {
+    await h.configure(baseConfig({ intents: [intentRow(LOAN, 20)] }));
+    h.llm.push([
+      { kind: 'INTENT', reply: collisionAnswer },
+      { kind: 'COLLISION', reply: 'Do you have a question, or do you want to apply for a loan?' },
+    ]);
+    const result = await h.turn({ message: 'tell me about loans' });
+    expect(result).toMatchObject({
+      intent: 'FAQ',
+      state: 'INTENT_COLLISION',
+      payload: { type: 'TEXT', value: 'Do you have a question, or do you want to apply for a loan?' },
+    });
+    expect(result.context['pending_clarification']).toEqual({
+      question: 'Did you mean Faq or Loan Application?',
+      reason: 'AGENT',
+    });
+    const stages = await h.stages(result.conversationId);
+    expectInOrder(stages, [
+      'INTENT_AGENT_COLLISION',
+      'INTENT_AGENT_NEEDS_CLARIFICATION',
+      'MCP_SKIPPED_PENDING_CLARIFICATION',
+      'INTENT_COLLISION_DETECTED',
+      'INTENT_COLLISION_RESOLVED',
+    ]);
+    expect(stages).not.toContain('ASSISTANT_OUTPUT');
+    expect(h.llm.requestsOf('COLLISION')[0]?.userText).toMatch(/tell me about loans/);
+  });
+
+  it('14 variant: a schema-driven intent suppresses the clarification; the reply still takes the collision path', async () => {
+    await h.configure(
+      baseConfig({
+        intents: [intentRow(LOAN, 20)],
+        outputSchemas: [
+          schemaRow({
+            intentCode: 'FAQ',
+            stateCode: 'IDLE',
+            jsonSchema: { type: 'object', properties: { topic: { type: 'string' } } },
+          }),
+        ],
+      })
+    );
+    h.llm.push([
+      { kind: 'INTENT', reply: collisionAnswer },
+      { kind: 'COLLISION', reply: 'Which one?' },
+    ]);
+    const result = await h.turn({ message: 'tell me about loans' });
+    expect(result).toMatchObject({ intent: 'FAQ', state: 'INTENT_COLLISION', payload: { value: 'Which one?' } });
+    const audits = await h.audits(result.conversationId);
+    expectInOrder(
+      audits.map((a) => a.stage),
+      [
+        'INTENT_AGENT_COLLISION',
+        'INTENT_AGENT_CLARIFICATION_SUPPRESSED_SCHEMA_FLOW',
+        'INTENT_AGENT_ACCEPTED',
+        'INTENT_COLLISION_DETECTED',
+      ]
+    );
+    expect(audits.find((a) => a.stage === 'INTENT_AGENT_ACCEPTED')?.payload['confidence']).toBe(0.61);
+  });
+
+  it('15 a locked intent skips resolution while its schema is collected', async () => {
+    const schema = { type: 'object', properties: { customerId: { type: 'string' } }, required: ['customerId'] };
+    await h.configure(
+      baseConfig({
+        intents: [intentRow(LOAN, 20)],
+        rules: [
+          ruleRow({
+            intentCode: LOAN,
+            stateCode: 'ELIGIBILITY_GATE',
+            ruleType: 'EXACT',
+            matchPattern: 'never-said',
+            action: 'SET_INPUT_PARAM',
+            actionValue: 'x',
+          }),
+        ],
+        outputSchemas: [schemaRow({ intentCode: LOAN, stateCode: 'ELIGIBILITY_GATE', jsonSchema: schema })],
+        promptTemplates: [
+          templateRow({ intentCode: LOAN, stateCode: 'ELIGIBILITY_GATE', outputFormat: 'SCHEMA_JSON' }),
+        ],
+        responses: [
+          responseRow({ intentCode: LOAN, stateCode: 'ELIGIBILITY_GATE', exactText: 'What is the customer id?' }),
+        ],
+      })
+    );
+    const id = randomUUID();
+    await h.seedConversation(id, {
+      intentCode: LOAN,
+      stateCode: 'ELIGIBILITY_GATE',
+      contextJson: { intent_lock: { locked: true, reason: 'SCHEMA_INCOMPLETE' } },
+    });
+    h.llm.push([{ kind: 'SCHEMA', reply: { customerId: null } }]);
+    const result = await h.turn({ conversationId: id, message: 'hi' });
+    expect(result).toMatchObject({
+      intent: LOAN,
+      state: 'ELIGIBILITY_GATE',
+      payload: { value: 'What is the customer id?' },
+    });
+    expect(result.context).toMatchObject({
+      intent_lock: { locked: true, reason: 'SCHEMA_INCOMPLETE' },
+      mcp: { lifecycle: { status: 'SKIPPED_SCHEMA_INCOMPLETE' } },
+    });
+    const audits = await h.audits(id);
+    expect(audits.find((a) => a.stage === 'INTENT_RESOLVE_SKIPPED_SCHEMA_COLLECTION')?.payload).toMatchObject({
+      intentLocked: true,
+      intentLockReason: 'SCHEMA_INCOMPLETE',
+    });
+    expect(
+      audits.map((a) => a.stage).filter((s) => s.startsWith('INTENT_CLASSIF') || s.startsWith('INTENT_AGENT'))
+    ).toEqual([]);
+  });
+});

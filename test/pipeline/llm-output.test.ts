@@ -1,0 +1,130 @@
+import { randomUUID } from 'node:crypto';
+import { eq } from 'drizzle-orm';
+import type { ConfigRows } from '../../core/config/types';
+import { loanConfirmationPack } from '../../db/seed/packs/loan-confirmation';
+import { ceLlmCallLog } from '../../db/schema';
+import { baseConfig, UNKNOWN_REPLY } from '../support/base-config';
+import { configRow, intentRow, responseRow, ruleRow, templateRow } from '../support/config-rows';
+import { PipelineHarness } from '../support/pipeline-harness';
+
+/** Every kind of bad model answer is rejected or falls back, with a specific reason; none crashes a turn silently. */
+describe('bad LLM output', () => {
+  let h: PipelineHarness;
+  beforeAll(async () => {
+    h = await PipelineHarness.start();
+  });
+  afterAll(async () => h.stop());
+  beforeEach(async () => {
+    h.llm.setScript([]);
+    h.llm.clearRequests();
+    await h.configure(baseConfig({ intents: [intentRow('LOAN_APPLICATION', 20)] }));
+  });
+  afterEach(() => expect(h.llm.unconsumed()).toEqual([]));
+
+  const rejection = async (reply: unknown) => {
+    h.llm.push([{ kind: 'INTENT', reply }]);
+    const result = await h.turn({ message: 'qwerty' });
+    expect(result).toMatchObject({ intent: 'UNKNOWN', state: 'UNKNOWN', payload: { value: UNKNOWN_REPLY } });
+    const audits = await h.audits(result.conversationId);
+    const log = await h.tdb.db
+      .select()
+      .from(ceLlmCallLog)
+      .where(eq(ceLlmCallLog.conversationId, result.conversationId));
+    return { reason: audits.find((a) => a.stage === 'INTENT_AGENT_REJECTED')?.payload['reason'], log };
+  };
+
+  it('not JSON: rejected as "invalid json" and logged as an unsuccessful call', async () => {
+    const { reason, log } = await rejection('Sure! The intent is probably FAQ.');
+    expect(reason).toBe('invalid json');
+    expect(log).toHaveLength(1);
+    expect(log[0]).toMatchObject({
+      callKind: 'INTENT',
+      success: false,
+      errorMessage: 'invalid output: invalid json',
+      responseText: 'Sure! The intent is probably FAQ.',
+    });
+  });
+
+  it('wrong types: rejected with the schema mismatch', async () => {
+    const { reason } = await rejection({ intent: 'FAQ', confidence: 'very high', needsClarification: 'no' });
+    expect(reason).toMatch(/^invalid output: schema mismatch: .*\/confidence must be number,null/);
+  });
+
+  it('intent not allowed: rejected', async () => {
+    const { reason } = await rejection({
+      intent: 'REFUND',
+      confidence: 0.99,
+      intentScores: [{ intent: 'REFUND', confidence: 0.99 }],
+    });
+    expect(reason).toBe('Intent not in allowed intents');
+  });
+
+  it('blank clarification question: rejected', async () => {
+    const { reason } = await rejection({
+      intent: 'FAQ',
+      confidence: 0.9,
+      needsClarification: true,
+      clarificationQuestion: '   ',
+      followups: [],
+    });
+    expect(reason).toBe('needsClarification without question');
+  });
+
+  it('a schema extraction of the wrong shape extracts nothing (fields stay missing)', async () => {
+    const rows = loanConfirmationPack.rows as Partial<ConfigRows>;
+    await h.configure({ ...rows, configs: [configRow('DialogueActStep', 'RESOLUTE_MODE', 'REGEX_ONLY')] });
+    h.llm.push([
+      { kind: 'SCHEMA', reply: { customerId: 1234, requestedAmount: 'a lot', tenureMonths: 24 } },
+      { kind: 'RESP_TEXT', reply: 'Which customer and amount?' },
+    ]);
+    const result = await h.turn({ message: 'a loan please' });
+    expect(result.state).toBe('ELIGIBILITY_GATE');
+    expect(result.context['tenureMonths']).toBeUndefined();
+    const output = (await h.audits(result.conversationId)).find((a) => a.stage === 'SCHEMA_EXTRACTION_LLM_OUTPUT');
+    expect(output?.payload).toMatchObject({ valid: false, error: expect.stringMatching(/schema mismatch/) });
+  });
+
+  it('a DERIVED JSON answer that breaks its schema fails the turn with LLM_OUTPUT_INVALID', async () => {
+    await h.configure(
+      baseConfig({
+        intents: [intentRow('X', 20)],
+        rules: [
+          ruleRow({
+            intentCode: 'X',
+            stateCode: 'S',
+            ruleType: 'EXACT',
+            matchPattern: 'never said',
+            action: 'SET_INPUT_PARAM',
+            actionValue: 'n',
+          }),
+        ],
+        promptTemplates: [templateRow({ intentCode: 'X', stateCode: 'S', outputFormat: 'JSON' })],
+        responses: [
+          responseRow({
+            intentCode: 'X',
+            stateCode: 'S',
+            responseType: 'DERIVED',
+            outputFormat: 'JSON',
+            jsonSchema: { type: 'object', required: ['answer'] },
+          }),
+        ],
+      })
+    );
+    const id = randomUUID();
+    await h.seedConversation(id, { intentCode: 'X', stateCode: 'S' });
+    h.llm.push([
+      { kind: 'INTENT', reply: { intent: null } },
+      { kind: 'RESP_JSON', reply: { reply: 'no answer field' } },
+    ]);
+    const error = await h.turn({ conversationId: id, message: 'tell me' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ type: 'LLM_OUTPUT_INVALID', nonRetryable: true });
+    expect((await h.conversation(id))?.turnCount).toBe(0);
+  });
+
+  it('a transport failure after the SDK retries fails the step retryably (LLM_CALL_FAILED)', async () => {
+    h.llm.push([{ kind: 'INTENT', error: { status: 529 }, times: 9 }]);
+    const error = await h.turn({ message: 'qwerty' }, { maxAttempts: 3 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ type: 'LLM_CALL_FAILED', nonRetryable: false });
+    expect(h.llm.requestsOf('INTENT')).toHaveLength(9);
+  });
+});

@@ -1,0 +1,159 @@
+import { randomUUID } from 'node:crypto';
+import type { ConfigRows } from '../../core/config/types';
+import { loanConfirmationPack } from '../../db/seed/packs/loan-confirmation';
+import { configRow } from '../support/config-rows';
+import { expectInOrder, PipelineHarness } from '../support/pipeline-harness';
+
+const LOAN = 'LOAN_APPLICATION';
+const FIELDS = { customerId: '1234', requestedAmount: 35000, tenureMonths: 24 };
+
+function loanRows(edit: (rows: Partial<ConfigRows>) => Partial<ConfigRows> = (r) => r): Partial<ConfigRows> {
+  const rows = loanConfirmationPack.rows;
+  return edit({
+    ...rows,
+    configs: [...(rows.configs ?? []), configRow('DialogueActStep', 'RESOLUTE_MODE', 'REGEX_ONLY')],
+  });
+}
+
+describe('schema, correction and interaction (reference §14 scenarios 22, 24, 26, 27)', () => {
+  let h: PipelineHarness;
+  beforeAll(async () => {
+    h = await PipelineHarness.start({ handlers: { 'loan.credit.rating.check': async () => ({ creditRating: 782 }) } });
+  });
+  afterAll(async () => h.stop());
+  beforeEach(async () => {
+    h.llm.setScript([]);
+    h.llm.clearRequests();
+    await h.configure(loanRows());
+  });
+  afterEach(() => expect(h.llm.unconsumed()).toEqual([]));
+
+  const seeded = async (stateCode: string, extra: { context?: object; params?: object } = {}) => {
+    const id = randomUUID();
+    await h.seedConversation(id, {
+      intentCode: LOAN,
+      stateCode,
+      contextJson: { ...FIELDS, ...extra.context },
+      inputParamsJson: { schema_id: 109, ...extra.params },
+    });
+    return id;
+  };
+
+  it('22 an incomplete extraction locks the intent and skips MCP', async () => {
+    h.llm.push([
+      { kind: 'SCHEMA', reply: { customerId: '1234', requestedAmount: null, tenureMonths: null } },
+      { kind: 'RESP_TEXT', reply: 'What amount and tenure?' },
+    ]);
+    const result = await h.turn({ message: 'a loan for customer 1234' });
+    expect(result).toMatchObject({
+      intent: LOAN,
+      state: 'ELIGIBILITY_GATE',
+      payload: { value: 'What amount and tenure?' },
+    });
+    expect(result.context).toMatchObject({
+      customerId: '1234',
+      intent_lock: { locked: true, reason: 'SCHEMA_INCOMPLETE' },
+      mcp: {
+        lifecycle: {
+          status: 'SKIPPED_SCHEMA_INCOMPLETE',
+          outcome: 'SKIPPED',
+          finished: true,
+          errorMessage: 'SCHEMA_INCOMPLETE',
+        },
+      },
+    });
+    expect(result.context['requestedAmount']).toBeUndefined();
+    const audits = await h.audits(result.conversationId);
+    expect(audits.find((a) => a.stage === 'SCHEMA_STATUS')?.payload).toMatchObject({
+      schemaComplete: false,
+      missingRequiredFields: ['requestedAmount', 'tenureMonths'],
+      intentLocked: true,
+    });
+    expectInOrder(
+      audits.map((a) => a.stage),
+      ['SCHEMA_STATUS', 'MCP_SKIPPED_SCHEMA_INCOMPLETE', 'RESOLVE_RESPONSE']
+    );
+    expect((await h.conversation(result.conversationId))?.inputParams['missing_fields']).toEqual([
+      'requestedAmount',
+      'tenureMonths',
+    ]);
+    expect(h.llm.requestsOf('RESP_TEXT')[0]?.userText).toMatch(/Missing fields: \["requestedAmount","tenureMonths"\]/);
+  });
+
+  it('22 variant: a schema without a SCHEMA_JSON template fails the turn in SchemaExtraction', async () => {
+    await h.configure(
+      loanRows((r) => ({ ...r, promptTemplates: r.promptTemplates?.filter((t) => t.templateId !== 124) }))
+    );
+    const error = await h.turn({ message: 'a loan for customer 1234' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ type: 'PROMPT_TEMPLATE_MISSING', nonRetryable: true });
+    expect(String((error as Error).message)).toMatch(/SCHEMA_JSON.*LOAN_APPLICATION\/ELIGIBILITY_GATE/);
+  });
+
+  it('24 with REGEX_ONLY, "change amount to …" stays NEW_REQUEST and nothing is patched (and D10: no stale extraction)', async () => {
+    const id = await seeded('CONFIRMATION');
+    h.llm.push([
+      { kind: 'INTENT', reply: { intent: null, confidence: 0 } },
+      { kind: 'RESP_TEXT', reply: 'Please confirm: unchanged.' },
+    ]);
+    const result = await h.turn({ conversationId: id, message: 'change amount to 350000' });
+    expect(result).toMatchObject({ state: 'CONFIRMATION', context: { requestedAmount: 35000 } });
+    const stages = await h.stages(id);
+    expect(stages).not.toContain('CORRECTION_STEP_CORRECTION_PATCH_APPLIED');
+    expect(stages).not.toContain('SCHEMA_EXTRACTION_START');
+    expect(h.llm.requestsOf('SCHEMA')).toHaveLength(0);
+  });
+
+  it('26 (D10) AFFIRM without an affirm capability continues the standard flow and skips MCP', async () => {
+    await h.configure(
+      loanRows((r) => ({
+        ...r,
+        promptTemplates: r.promptTemplates?.map((t) =>
+          t.templateId === 125 ? { ...t, interactionContract: { allows: ['edit'] } } : t
+        ),
+      }))
+    );
+    const id = await seeded('CONFIRMATION');
+    h.llm.push([
+      { kind: 'INTENT', reply: { intent: null, confidence: 0 } },
+      { kind: 'RESP_TEXT', reply: 'Please confirm again.' },
+    ]);
+    const result = await h.turn({ conversationId: id, message: 'go ahead' });
+    expect(result).toMatchObject({
+      state: 'CONFIRMATION',
+      context: { mcp: { lifecycle: { status: 'SKIPPED_DIALOGUE_ACT' } } },
+    });
+    expect((await h.conversation(id))?.inputParams['routing_decision']).toBe('CONTINUE_STANDARD_FLOW');
+    const stages = await h.stages(id);
+    expect(stages).not.toContain('CORRECTION_STEP_CONFIRM_ACCEPT');
+    expect(stages).toContain('RULE_NO_MATCH (McpToolStep PreMcp)');
+    expect(h.llm.requestsOf('SCHEMA')).toHaveLength(0);
+  });
+
+  it('27 "try again" in PROCESSING retries in place: intent and schema skipped, the planner runs again', async () => {
+    const id = await seeded('PROCESS_APPLICATION');
+    h.llm.push([
+      {
+        kind: 'PLAN',
+        reply: { action: 'CALL_TOOL', tool_code: 'loan.credit.rating.check', args: { customerId: '1234' } },
+      },
+      { kind: 'PLAN', reply: { action: 'ANSWER', answer: 'Rejected: credit rating 782 is fine, but this is a test.' } },
+      { kind: 'RESP_TEXT', reply: 'Done.' },
+    ]);
+    const result = await h.turn({ conversationId: id, message: 'try again' });
+    expect(result).toMatchObject({ state: 'COMPLETED', payload: { value: 'Done.' } });
+    expect((await h.conversation(id))?.inputParams).toMatchObject({
+      routing_decision: 'RETRY_IN_PLACE',
+      dialogue_act: 'NEW_REQUEST',
+    });
+    expectInOrder(await h.stages(id), [
+      'CORRECTION_STEP_RETRY_REQUESTED',
+      'INTENT_RESOLVE_SKIPPED_POLICY',
+      'MCP_CONTEXT_CLEARED',
+      'MCP_TOOL_CALL',
+      'MCP_FINAL_ANSWER',
+      'RULE_APPLIED (McpToolStep)',
+    ]);
+    expect(h.llm.requestsOf('SCHEMA')).toHaveLength(0);
+    expect(h.llm.requestsOf('INTENT')).toHaveLength(0);
+  });
+});
