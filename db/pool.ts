@@ -3,9 +3,9 @@ import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import * as schema from './schema';
 
 // bigint (int8) columns hold ids and counters that stay far below 2^53; numbers are easier to
-// carry through JSON, activity payloads and event history than strings.
+// carry through JSON, activity payloads and event history than strings. NUMERIC stays text: SQL
+// tools return money and exact decimals as the database formats them ("0.00", not 0).
 types.setTypeParser(types.builtins.INT8, (value) => Number(value));
-types.setTypeParser(types.builtins.NUMERIC, (value) => Number(value));
 
 export type Database = NodePgDatabase<typeof schema>;
 

@@ -49,5 +49,6 @@ export async function writeAudits(deps: ActivityDeps, write: AuditWrite): Promis
     idempotencyKey: `${write.turn.turnId}/${write.keySegment}/${suffix(index)}`,
     workflowId: write.turn.turnId,
   }));
-  await insertAudits(deps.db, rows);
+  // Index-keyed writes own their whole key segment; suffixed ones (error-<attempt>) only add.
+  await insertAudits(deps.db, rows, write.suffix ? {} : { replaceUnder: `${write.turn.turnId}/${write.keySegment}/` });
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq } from 'drizzle-orm';
+import { and, asc, eq, notInArray, sql } from 'drizzle-orm';
 import type { JsonObject } from '../../core/json';
 import type { Database } from '../pool';
 import { ceAudit } from '../schema';
@@ -23,24 +23,60 @@ export interface StoredAudit {
   createdAt: Date;
 }
 
-/** Inserts audit rows in order; rows whose key already exists are skipped. Returns how many were new. */
-export async function insertAudits(db: Database, rows: readonly AuditInsert[]): Promise<number> {
-  if (rows.length === 0) return 0;
-  const inserted = await db
-    .insert(ceAudit)
-    .values(
-      rows.map((r) => ({
-        conversationId: r.conversationId,
-        turnNumber: r.turnNumber,
-        stage: r.stage,
-        payloadJson: r.payload,
-        idempotencyKey: r.idempotencyKey,
-        workflowId: r.workflowId,
-      }))
-    )
-    .onConflictDoNothing({ target: ceAudit.idempotencyKey })
-    .returning({ id: ceAudit.auditId });
-  return inserted.length;
+export interface AuditWriteOptions {
+  /**
+   * Key prefix (`<turn id>/<call key>/`) owned by this write: rows under it that this write does
+   * not carry are left over from an earlier attempt of the same activity and are removed, so the
+   * table holds exactly what the attempt recorded in history returned. Per-attempt STEP_ERROR rows
+   * (`…/error-<n>`) are kept as the record of the failed attempts.
+   */
+  replaceUnder?: string;
+}
+
+/**
+ * Writes audit rows idempotently, in order: a retried activity re-writes the same keys (the last
+ * attempt's content wins, keeping the original row ids and order) and never adds duplicates.
+ */
+export async function insertAudits(
+  db: Database,
+  rows: readonly AuditInsert[],
+  options: AuditWriteOptions = {}
+): Promise<void> {
+  if (rows.length === 0) return;
+  const first = rows[0] as AuditInsert;
+  await db.transaction(async (tx) => {
+    await tx
+      .insert(ceAudit)
+      .values(
+        rows.map((r) => ({
+          conversationId: r.conversationId,
+          turnNumber: r.turnNumber,
+          stage: r.stage,
+          payloadJson: r.payload,
+          idempotencyKey: r.idempotencyKey,
+          workflowId: r.workflowId,
+        }))
+      )
+      .onConflictDoUpdate({
+        target: ceAudit.idempotencyKey,
+        set: { stage: sql`excluded.stage`, payloadJson: sql`excluded.payload_json` },
+      });
+    const prefix = options.replaceUnder;
+    if (!prefix) return;
+    await tx
+      .delete(ceAudit)
+      .where(
+        and(
+          eq(ceAudit.conversationId, first.conversationId),
+          sql`starts_with(${ceAudit.idempotencyKey}, ${prefix})`,
+          sql`NOT starts_with(${ceAudit.idempotencyKey}, ${`${prefix}error-`})`,
+          notInArray(
+            ceAudit.idempotencyKey,
+            rows.map((r) => r.idempotencyKey)
+          )
+        )
+      );
+  });
 }
 
 /** All audits of a conversation in the order they were written. */

@@ -1,0 +1,75 @@
+import { systemClock, type ActivityDeps } from '../../activities/deps';
+import { createAnthropicLlmClient, llmCallLogger } from '../../activities/llm';
+import { createToolDeps } from '../../activities/tools/deps';
+import { createTaskRegistry } from '../../core/tasks/registry';
+import { createConfigStore } from '../../db/config/store';
+import { seedPacks } from '../../db/seed/seed';
+import { inProcessDemoSend } from '../../demo/in-process-send';
+import type { DemoSend } from '../../demo/conversations';
+import { startDemoLlm } from '../../demo/recorded-llm';
+import { DEMO_API_KEY, startDemoToolServer, type DemoToolServer } from '../../demo/tool-server';
+import type { ScriptedLlm } from '../../scripted-llm';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+
+/**
+ * The zero-setup demo stack in one process: a fresh database with every seed pack, the recorded
+ * LLM behind the real Anthropic SDK client, the demo tool server for the HTTP tools, and turns run
+ * by runTurnInProcess with the worker's activities.
+ */
+export class DemoHarness {
+  private constructor(
+    readonly tdb: TestDatabase,
+    readonly llm: ScriptedLlm,
+    readonly toolServer: DemoToolServer,
+    readonly deps: ActivityDeps
+  ) {}
+
+  static async start(): Promise<DemoHarness> {
+    const tdb = await createTestDatabase();
+    await seedPacks(tdb.db, ['all']);
+    const llm = await startDemoLlm();
+    const toolServer = await startDemoToolServer();
+    const configStore = createConfigStore(tdb.db, { stalenessCheckMs: 0 });
+    await configStore.refresh();
+    const deps: ActivityDeps = {
+      db: tdb.db,
+      configStore,
+      llm: createAnthropicLlmClient({
+        apiKey: 'demo-no-key',
+        baseURL: llm.baseUrl,
+        model: 'recorded-demo',
+        timeoutMs: 10_000,
+        maxTokens: 1024,
+        maxRetries: 0,
+        structuredOutput: false,
+        onCall: llmCallLogger(tdb.db),
+      }),
+      clock: systemClock,
+      tasks: createTaskRegistry({}),
+      tools: createToolDeps({
+        appPool: tdb.pool,
+        env: { CONVENGINE_TOOL_DEMO_URL: toolServer.baseUrl, CONVENGINE_TOOL_DEMO_API_KEY: DEMO_API_KEY },
+        handlers: {},
+        sleep: async () => undefined,
+      }),
+    };
+    return new DemoHarness(tdb, llm, toolServer, deps);
+  }
+
+  get send(): DemoSend {
+    return inProcessDemoSend(this.deps);
+  }
+
+  /** LLM requests the recordings did not answer (the scripted server refused them). */
+  unscripted(): string[] {
+    return this.llm.requests
+      .filter((r) => r.answeredBy === null)
+      .map((r) => `${r.kind ?? 'none'}: ${`${r.system}\n${r.userText}`.slice(-400)}`);
+  }
+
+  async stop(): Promise<void> {
+    await this.toolServer.stop();
+    await this.llm.stop();
+    await this.tdb.drop();
+  }
+}
