@@ -55,6 +55,8 @@ const envSchema = z.object({
   LLM_TIMEOUT_MS: integer(60_000, 1),
   LLM_MAX_TOKENS: integer(1024, 1),
   PORT: integer(3000, 0, 65_535),
+  /** Interface the API listens on; containers set 0.0.0.0. */
+  HOST: z.preprocess(blankAsUnset, z.string().default('127.0.0.1')),
   API_TOKEN: optionalText,
   MESSAGE_MAX_BYTES: integer(8192, 1),
   LOG_LEVEL: z.preprocess(

@@ -1,8 +1,25 @@
 import type { CliCommand } from '../command';
+import { apiCommand } from './api';
+import { demoCommand } from './demo';
+import { devserverCommand } from './devserver';
+import { historyCommand } from './history';
 import { migrateCommand } from './migrate';
 import { seedCommand } from './seed';
 import { sqlCheckCommand } from './sql-check';
+import { startCommand } from './start';
 import { validateConfigCommand } from './validate-config';
+import { workerCommand } from './worker';
 
 /** Every command, in the order `--help` lists them. */
-export const commands: CliCommand[] = [migrateCommand, seedCommand, validateConfigCommand, sqlCheckCommand];
+export const commands: CliCommand[] = [
+  startCommand,
+  demoCommand,
+  workerCommand,
+  apiCommand,
+  devserverCommand,
+  migrateCommand,
+  seedCommand,
+  validateConfigCommand,
+  sqlCheckCommand,
+  historyCommand,
+];

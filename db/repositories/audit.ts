@@ -63,19 +63,17 @@ export async function insertAudits(
       });
     const prefix = options.replaceUnder;
     if (!prefix) return;
-    await tx
-      .delete(ceAudit)
-      .where(
-        and(
-          eq(ceAudit.conversationId, first.conversationId),
-          sql`starts_with(${ceAudit.idempotencyKey}, ${prefix})`,
-          sql`NOT starts_with(${ceAudit.idempotencyKey}, ${`${prefix}error-`})`,
-          notInArray(
-            ceAudit.idempotencyKey,
-            rows.map((r) => r.idempotencyKey)
-          )
+    await tx.delete(ceAudit).where(
+      and(
+        eq(ceAudit.conversationId, first.conversationId),
+        sql`starts_with(${ceAudit.idempotencyKey}, ${prefix})`,
+        sql`NOT starts_with(${ceAudit.idempotencyKey}, ${`${prefix}error-`})`,
+        notInArray(
+          ceAudit.idempotencyKey,
+          rows.map((r) => r.idempotencyKey)
         )
-      );
+      )
+    );
   });
 }
 

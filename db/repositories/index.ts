@@ -2,3 +2,4 @@ export * from './audit';
 export * from './conversation';
 export * from './history';
 export * from './llm-call-log';
+export * from './turn-request';

@@ -4,7 +4,7 @@ import { orderDiagnosticsPack } from '../../db/seed/packs';
 import { configRow, intentRow, ruleRow } from '../support/config-rows';
 import { McpHarness } from '../support/mcp-harness';
 import { expectInOrder } from '../support/pipeline-harness';
-import { answer, ORDER, orderConfig } from './order-config';
+import { answer, ORDER, orderConfig } from '../support/order-config';
 
 const MESSAGE = 'Check order ORD-7017 status.';
 const TOOL_REQUEST = {

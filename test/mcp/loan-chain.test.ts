@@ -1,8 +1,8 @@
 import type { JsonObject } from '../../core/json';
 import { McpHarness } from '../support/mcp-harness';
 import { expectInOrder } from '../support/pipeline-harness';
-import { extracted, LOAN, loanConfig, plan } from './loan-config';
-import { answer } from './order-config';
+import { extracted, LOAN, loanConfig, plan } from '../support/loan-config';
+import { answer } from '../support/order-config';
 
 const MESSAGE = 'Apply loan for customer CUST-1001, amount 350000 for 36 months.';
 const ROUTES = {

@@ -4,7 +4,7 @@ import { seedPack } from '../../db/seed/seed';
 import { configRow } from '../support/config-rows';
 import { McpHarness } from '../support/mcp-harness';
 import { expectInOrder } from '../support/pipeline-harness';
-import { answer, callTool } from './order-config';
+import { answer, callTool } from '../support/order-config';
 
 const ASK = (id: string) => `What is the status of my move for connection ${id}`;
 

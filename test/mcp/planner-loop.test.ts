@@ -2,7 +2,7 @@ import type { JsonObject } from '../../core/json';
 import { configRow } from '../support/config-rows';
 import { McpHarness } from '../support/mcp-harness';
 import { expectInOrder } from '../support/pipeline-harness';
-import { answer, callTool, maxLoops, ORDER, orderConfig } from './order-config';
+import { answer, callTool, maxLoops, ORDER, orderConfig } from '../support/order-config';
 
 const MESSAGE = 'Check order ORD-7017 status and trace.';
 

@@ -3,7 +3,7 @@ import { httpTool, mcpTool, planner } from '../../db/seed/builders';
 import { classifierRow, intentRow, responseRow } from '../support/config-rows';
 import { McpHarness } from '../support/mcp-harness';
 import { expectInOrder } from '../support/pipeline-harness';
-import { answer, callTool, maxLoops, ORDER, orderConfig } from './order-config';
+import { answer, callTool, maxLoops, ORDER, orderConfig } from '../support/order-config';
 
 const MESSAGE = 'Check order ORD-7017 status and trace.';
 

@@ -4,7 +4,7 @@ import { seedPack } from '../../db/seed/seed';
 import { configRow } from '../support/config-rows';
 import { McpHarness } from '../support/mcp-harness';
 import { expectInOrder } from '../support/pipeline-harness';
-import { answer, callTool } from './order-config';
+import { answer, callTool } from '../support/order-config';
 
 const QUESTION = '/sql2 show all disconnect requests where status went from 810 to 120 on march 12';
 const CANONICAL = {

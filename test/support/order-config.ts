@@ -1,7 +1,7 @@
 import type { ConfigRows, McpHttpToolRow, McpToolRow } from '../../core/config/types';
 import { httpTool, mcpTool, planner } from '../../db/seed/builders';
-import { baseConfig } from '../support/base-config';
-import { classifierRow, configRow, intentRow, responseRow, ruleRow } from '../support/config-rows';
+import { baseConfig } from './base-config';
+import { classifierRow, configRow, intentRow, responseRow, ruleRow } from './config-rows';
 
 /**
  * Test-local ORDER_DIAGNOSTICS config for the planner and direct-tool scenarios (§14 #32–45): a

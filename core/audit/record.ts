@@ -1,4 +1,4 @@
-import type { JsonObject } from './json';
+import type { JsonObject } from '../json';
 
 /** Intent and state at the moment an audit was emitted (a step may change them after). */
 export interface AuditEmitMeta {

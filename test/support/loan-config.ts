@@ -1,7 +1,7 @@
 import type { ConfigRows, McpHttpToolRow, McpToolRow } from '../../core/config/types';
 import { httpTool, mcpTool, objectSchema, planner } from '../../db/seed/builders';
-import { baseConfig } from '../support/base-config';
-import { classifierRow, intentRow, responseRow, ruleRow, schemaRow, templateRow } from '../support/config-rows';
+import { baseConfig } from './base-config';
+import { classifierRow, intentRow, responseRow, ruleRow, schemaRow, templateRow } from './config-rows';
 import { FINAL_ANSWER_SET } from './order-config';
 
 /**
@@ -27,7 +27,9 @@ function loanGet(toolId: number, path: string): McpHttpToolRow {
   return httpTool({ toolId, urlTemplate: `${BASE_URL}${path}`, queryParams: { customerId: '{{args.customerId}}' } });
 }
 
-export function loanConfig(options: { submitNeedsApproval?: boolean } = {}): Partial<ConfigRows> {
+export function loanConfig(
+  options: { submitNeedsApproval?: boolean; approvalTimeoutMs?: number } = {}
+): Partial<ConfigRows> {
   return baseConfig({
     intents: [intentRow(LOAN, 30)],
     classifiers: [
@@ -58,7 +60,7 @@ export function loanConfig(options: { submitNeedsApproval?: boolean } = {}): Par
       loanTool(6004, 'loan.application.submit', {
         sideEffect: 'IDEMPOTENT_WRITE',
         requiresApproval: options.submitNeedsApproval ?? false,
-        approvalTimeoutMs: 60000,
+        approvalTimeoutMs: options.approvalTimeoutMs ?? 60000,
       }),
     ],
     mcpHttpTools: [

@@ -1,0 +1,25 @@
+import { timingSafeEqual } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import { ApiError } from './errors';
+
+const OPEN_ROUTES = new Set(['/healthz']);
+
+function sameSecret(given: string, expected: string): boolean {
+  const a = Buffer.from(given);
+  const b = Buffer.from(expected);
+  return a.length === b.length && timingSafeEqual(a, b);
+}
+
+/** When a token is configured, every route but liveness needs `Authorization: Bearer <token>`. */
+export function installBearerAuth(app: FastifyInstance, token: string | undefined): void {
+  if (!token) return;
+  app.addHook('onRequest', async (request) => {
+    const path = request.url.split('?')[0] ?? '';
+    if (OPEN_ROUTES.has(path)) return;
+    const header = request.headers.authorization ?? '';
+    const match = /^Bearer\s+(.+)$/i.exec(header);
+    if (!match?.[1] || !sameSecret(match[1].trim(), token)) {
+      throw new ApiError(401, 'UNAUTHORIZED', 'A valid bearer token is required.');
+    }
+  });
+}

@@ -1,0 +1,54 @@
+import type { FastifyError, FastifyInstance } from 'fastify';
+import { ApiError, envelope } from './errors';
+
+interface ValidationIssue {
+  instancePath?: string;
+  message?: string;
+  params?: Record<string, unknown>;
+}
+
+function describeValidation(issues: ValidationIssue[], context: string | undefined): string {
+  const first = issues[0];
+  if (!first) return 'The request is invalid.';
+  const missing = first.params?.['missingProperty'];
+  const extra = first.params?.['additionalProperty'];
+  const where = `${context ?? 'body'}${first.instancePath ?? ''}`;
+  if (typeof missing === 'string') return `${where}.${missing} is required.`;
+  if (typeof extra === 'string') return `${where}.${extra} is not an allowed property.`;
+  return `${where} ${first.message ?? 'is invalid'}.`;
+}
+
+/**
+ * The one error handler: every failure becomes the envelope, client mistakes are 4xx with a
+ * specific code, and nothing internal (stack, SQL, driver message) ever reaches the client.
+ */
+export function installErrorHandler(app: FastifyInstance): void {
+  app.setErrorHandler((err: FastifyError | ApiError | Error, request, reply) => {
+    if (err instanceof ApiError) {
+      return reply.status(err.statusCode).send(envelope(err.code, err.message, err.details));
+    }
+    const fe = err as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
+    if (fe.validation) {
+      const message = describeValidation(fe.validation, fe.validationContext);
+      return reply.status(400).send(envelope('VALIDATION_FAILED', message));
+    }
+    if (fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
+      return reply.status(400).send(envelope('MALFORMED_BODY', 'The request body is not valid JSON.'));
+    }
+    if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
+      return reply.status(413).send(envelope('BODY_TOO_LARGE', 'The request body is too large.'));
+    }
+    if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
+      return reply.status(415).send(envelope('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.'));
+    }
+    if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
+      return reply.status(fe.statusCode).send(envelope('BAD_REQUEST', 'The request could not be processed.'));
+    }
+    request.log.error({ err }, 'unhandled error');
+    return reply.status(500).send(envelope('INTERNAL', 'Something went wrong on our side.'));
+  });
+
+  app.setNotFoundHandler((request, reply) => {
+    reply.status(404).send(envelope('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`));
+  });
+}

@@ -1,0 +1,99 @@
+import type { JsonObject } from '../core/json';
+import type { Payload, RequestContext } from '../core/session';
+import type { TurnResult } from '../core/turn/contracts';
+
+/** What the routes need from the rest of the system; api/wiring.ts provides the real ones. */
+export interface TurnRequest {
+  conversationId: string;
+  message: string;
+  inputParams: JsonObject;
+  reset: boolean;
+  idempotencyKey: string | null;
+  requestContext: RequestContext;
+}
+
+export interface PendingApprovalView {
+  intent: string;
+  state: string;
+  toolCode: string;
+  args: JsonObject;
+  callIndex: number;
+  expiresAt: string;
+}
+
+export interface TurnRef {
+  conversationId: string;
+  turnNumber: number;
+  workflowId: string;
+  runId: string;
+}
+
+export type TurnReply =
+  | { kind: 'COMPLETED'; ref: TurnRef; result: TurnResult }
+  | { kind: 'AWAITING_APPROVAL'; ref: TurnRef; pending: PendingApprovalView }
+  | { kind: 'FAILED'; ref: TurnRef; failureType: string; message: string; retryable: boolean };
+
+export interface TurnGateway {
+  /** Starts the next turn, or attaches to the one this idempotency key already started. */
+  sendMessage(request: TurnRequest): Promise<TurnReply>;
+  decideApproval(
+    conversationId: string,
+    turnNumber: number,
+    approve: boolean,
+    reason: string | null
+  ): Promise<TurnReply>;
+  /** Re-runs a failed turn with its original input (same turn id, so write tools dedupe). */
+  retryTurn(workflowId: string): Promise<TurnReply>;
+}
+
+export interface HistoryEntryView {
+  turnNumber: number;
+  userInput: string | null;
+  assistantOutput: unknown;
+  createdAt: string;
+}
+
+export interface ConversationView {
+  conversationId: string;
+  status: string;
+  intent: string;
+  state: string;
+  context: JsonObject;
+  inputParams: JsonObject;
+  lastAssistant: Payload | unknown;
+  turnCount: number;
+  configVersion: string | null;
+  createdAt: string;
+  updatedAt: string;
+  history: HistoryEntryView[];
+}
+
+export interface AuditRowView {
+  auditId: number;
+  conversationId: string;
+  turnNumber: number | null;
+  stage: string;
+  payload: JsonObject;
+  createdAt: string;
+}
+
+export interface ConversationQueries {
+  conversation(conversationId: string): Promise<ConversationView | null>;
+  audits(conversationId: string, afterAuditId?: number): Promise<AuditRowView[]>;
+}
+
+export interface ConfigAdmin {
+  /** Validates and swaps atomically; throws EngineError CONFIG_INVALID (details.violations) otherwise. */
+  refresh(): Promise<{ version: string; changed: boolean }>;
+}
+
+export interface ReadinessProbe {
+  check(): Promise<Record<string, string>>;
+}
+
+export interface ApiPorts {
+  turns: TurnGateway;
+  conversations: ConversationQueries;
+  config: ConfigAdmin;
+  readiness: ReadinessProbe;
+}

@@ -1,0 +1,60 @@
+import type { FastifyReply } from 'fastify';
+import { envelope } from './errors';
+import type { TurnReply } from './ports';
+
+export function approvalUrl(conversationId: string, turnNumber: number): string {
+  return `/api/v1/conversation/${conversationId}/turns/${turnNumber}/approval`;
+}
+
+/** Maps a turn outcome to the HTTP answer: 200 answered, 202 awaiting approval, 5xx failed. */
+export function sendTurnReply(reply: FastifyReply, turn: TurnReply): FastifyReply {
+  const ref = { workflowId: turn.ref.workflowId, runId: turn.ref.runId, number: turn.ref.turnNumber };
+  if (turn.kind === 'COMPLETED') {
+    const r = turn.result;
+    return reply.status(200).send({
+      success: true,
+      conversationId: r.conversationId,
+      intent: r.intent,
+      state: r.state,
+      payload: r.payload,
+      context: r.context,
+      turn: { ...ref, outcome: r.outcome },
+    });
+  }
+  if (turn.kind === 'AWAITING_APPROVAL') {
+    const p = turn.pending;
+    return reply.status(202).send({
+      success: true,
+      conversationId: turn.ref.conversationId,
+      intent: p.intent,
+      state: p.state,
+      payload: { type: 'TEXT', value: `Waiting for approval to run ${p.toolCode}.` },
+      context: {},
+      turn: { ...ref, outcome: 'AWAITING_APPROVAL' },
+      approval: {
+        toolCode: p.toolCode,
+        args: p.args,
+        callIndex: p.callIndex,
+        expiresAt: p.expiresAt,
+        decideWith: {
+          method: 'POST',
+          url: approvalUrl(turn.ref.conversationId, turn.ref.turnNumber),
+          body: { decision: 'approve | reject', reason: 'optional text' },
+        },
+      },
+    });
+  }
+  const status = turn.retryable ? 503 : 500;
+  return reply.status(status).send(
+    envelope(
+      'TURN_FAILED',
+      `The turn failed (${turn.failureType}). ${turn.retryable ? 'It can be retried.' : ''}`.trim(),
+      {
+        ...ref,
+        failureType: turn.failureType,
+        retryable: turn.retryable,
+        retryWith: { method: 'POST', url: `/api/v1/admin/turns/${turn.ref.workflowId}/retry` },
+      }
+    )
+  );
+}

@@ -1,0 +1,61 @@
+import type { FastifyInstance } from 'fastify';
+import { formatViolation, type ConfigViolation } from '../../core/config/types';
+import { isEngineError } from '../../core/errors';
+import { ApiError } from '../errors';
+import { route, type OpenApiRegistry } from '../openapi';
+import type { ApiPorts } from '../ports';
+import { sendTurnReply } from '../replies';
+import { errorSchema, turnResponseSchema } from '../schemas';
+
+export function adminRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry): void {
+  route(
+    app,
+    docs,
+    {
+      method: 'POST',
+      url: '/api/v1/admin/turns/:workflowId/retry',
+      summary: 'Re-run a failed turn with its original input; write tools dedupe by idempotency key.',
+      schema: {
+        params: {
+          type: 'object',
+          required: ['workflowId'],
+          properties: { workflowId: { type: 'string', pattern: '^turn-[0-9a-fA-F-]{36}-[0-9]+$' } },
+        },
+        response: { 200: turnResponseSchema, 202: turnResponseSchema, '4xx': errorSchema, '5xx': errorSchema },
+      },
+    },
+    async (request, reply) => {
+      const { workflowId } = request.params as { workflowId: string };
+      return sendTurnReply(reply, await ports.turns.retryTurn(workflowId));
+    }
+  );
+
+  route(
+    app,
+    docs,
+    {
+      method: 'POST',
+      url: '/api/v1/admin/config/refresh',
+      summary: 'Reload ce_* config: validate and swap atomically, or refuse listing every violation.',
+      schema: {
+        response: {
+          200: { type: 'object', properties: { version: { type: 'string' }, changed: { type: 'boolean' } } },
+          '4xx': errorSchema,
+        },
+      },
+    },
+    async () => {
+      try {
+        return await ports.config.refresh();
+      } catch (err) {
+        if (isEngineError(err) && err.type === 'CONFIG_INVALID') {
+          const violations = (err.details?.['violations'] ?? []) as ConfigViolation[];
+          throw new ApiError(422, 'CONFIG_INVALID', 'The config has violations; the running config is unchanged.', {
+            violations: violations.map(formatViolation),
+          });
+        }
+        throw err;
+      }
+    }
+  );
+}

@@ -1,0 +1,147 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance } from 'fastify';
+import type { JsonObject } from '../../core/json';
+import { badRequest, notFound, ApiError } from '../errors';
+import { route, type OpenApiRegistry } from '../openapi';
+import type { ApiPorts, AuditRowView } from '../ports';
+import { sendTurnReply } from '../replies';
+import {
+  approvalRequestSchema,
+  auditRowSchema,
+  errorSchema,
+  messageRequestSchema,
+  turnResponseSchema,
+  uuidParam,
+} from '../schemas';
+
+export interface ConversationRouteOptions {
+  messageMaxBytes: number;
+}
+
+const idParams = { type: 'object', required: ['id'], properties: { id: uuidParam } } as const;
+const idempotencyHeader = {
+  type: 'object',
+  properties: { 'idempotency-key': { type: 'string', minLength: 1, maxLength: 200 } },
+} as const;
+
+interface MessageBody {
+  conversationId?: string;
+  message: string;
+  inputParams?: JsonObject;
+  reset?: boolean;
+}
+
+export function conversationRoutes(
+  app: FastifyInstance,
+  ports: ApiPorts,
+  docs: OpenApiRegistry,
+  opts: ConversationRouteOptions
+): void {
+  route(
+    app,
+    docs,
+    {
+      method: 'POST',
+      url: '/api/v1/conversation/message',
+      summary: 'Run one conversation turn (starts or attaches to its Temporal workflow).',
+      schema: {
+        body: messageRequestSchema,
+        headers: idempotencyHeader,
+        response: { 200: turnResponseSchema, 202: turnResponseSchema, '4xx': errorSchema, '5xx': errorSchema },
+      },
+    },
+    async (request, reply) => {
+      const body = request.body as MessageBody;
+      if (Buffer.byteLength(body.message, 'utf8') > opts.messageMaxBytes) {
+        throw new ApiError(413, 'MESSAGE_TOO_LARGE', `message is larger than ${opts.messageMaxBytes} bytes.`);
+      }
+      if (body.message.trim() === '') throw badRequest('MESSAGE_BLANK', 'message must not be blank.');
+      const key = request.headers['idempotency-key'];
+      const turn = await ports.turns.sendMessage({
+        conversationId: body.conversationId?.toLowerCase() ?? randomUUID(),
+        message: body.message,
+        inputParams: body.inputParams ?? {},
+        reset: body.reset ?? false,
+        idempotencyKey: typeof key === 'string' ? key : null,
+        requestContext: {},
+      });
+      return sendTurnReply(reply, turn);
+    }
+  );
+
+  route(
+    app,
+    docs,
+    {
+      method: 'GET',
+      url: '/api/v1/conversation/:id',
+      summary: 'The conversation: intent, state, context and history.',
+      schema: { params: idParams, response: { '4xx': errorSchema } },
+    },
+    async (request) => {
+      const { id } = request.params as { id: string };
+      const conversation = await ports.conversations.conversation(id.toLowerCase());
+      if (!conversation) throw notFound('CONVERSATION_NOT_FOUND', `No conversation ${id}.`);
+      return conversation;
+    }
+  );
+
+  route(
+    app,
+    docs,
+    {
+      method: 'GET',
+      url: '/api/v1/conversation/audit/:id',
+      summary: 'Audit rows of a conversation, oldest first.',
+      schema: { params: idParams, response: { 200: { type: 'array', items: auditRowSchema }, '4xx': errorSchema } },
+    },
+    async (request) => {
+      const { id } = request.params as { id: string };
+      await requireConversation(ports, id);
+      return allAudits(ports, id.toLowerCase());
+    }
+  );
+
+  route(
+    app,
+    docs,
+    {
+      method: 'POST',
+      url: '/api/v1/conversation/:id/turns/:n/approval',
+      summary: 'Approve or reject the tool call a turn is waiting on.',
+      schema: {
+        params: {
+          type: 'object',
+          required: ['id', 'n'],
+          properties: { id: uuidParam, n: { type: 'string', pattern: '^[1-9][0-9]{0,8}$' } },
+        },
+        body: approvalRequestSchema,
+        response: { 200: turnResponseSchema, 202: turnResponseSchema, '4xx': errorSchema, '5xx': errorSchema },
+      },
+    },
+    async (request, reply) => {
+      const { id, n } = request.params as { id: string; n: string };
+      const body = request.body as { decision: 'approve' | 'reject'; reason?: string };
+      await requireConversation(ports, id);
+      const approve = body.decision === 'approve';
+      const turn = await ports.turns.decideApproval(id.toLowerCase(), Number(n), approve, body.reason ?? null);
+      return sendTurnReply(reply, turn);
+    }
+  );
+}
+
+export async function requireConversation(ports: ApiPorts, id: string): Promise<void> {
+  if (!(await ports.conversations.conversation(id.toLowerCase()))) {
+    throw notFound('CONVERSATION_NOT_FOUND', `No conversation ${id}.`);
+  }
+}
+
+/** Every audit row of a conversation, read page by page. */
+export async function allAudits(ports: ApiPorts, id: string): Promise<AuditRowView[]> {
+  const rows: AuditRowView[] = [];
+  for (;;) {
+    const page = await ports.conversations.audits(id, rows.at(-1)?.auditId ?? 0);
+    if (page.length === 0) return rows;
+    rows.push(...page);
+  }
+}

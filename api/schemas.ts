@@ -1,0 +1,105 @@
+/** JSON Schemas shared by request validation, response serialization and the OpenAPI document. */
+export const uuidParam = {
+  type: 'string',
+  pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+} as const;
+
+export const errorSchema = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: {
+        code: { type: 'string' },
+        message: { type: 'string' },
+        details: { type: 'object', additionalProperties: true },
+      },
+    },
+  },
+} as const;
+
+export const payloadSchema = {
+  type: 'object',
+  required: ['type', 'value'],
+  properties: { type: { type: 'string', enum: ['TEXT', 'JSON'] }, value: {} },
+} as const;
+
+export const turnRefSchema = {
+  type: 'object',
+  required: ['workflowId', 'runId', 'number', 'outcome'],
+  properties: {
+    workflowId: { type: 'string' },
+    runId: { type: 'string' },
+    number: { type: 'integer' },
+    outcome: { type: 'string' },
+  },
+} as const;
+
+export const messageRequestSchema = {
+  type: 'object',
+  required: ['message'],
+  additionalProperties: false,
+  properties: {
+    conversationId: uuidParam,
+    message: { type: 'string', minLength: 1 },
+    inputParams: { type: 'object', additionalProperties: true },
+    reset: { type: 'boolean' },
+  },
+} as const;
+
+export const approvalSchema = {
+  type: 'object',
+  properties: {
+    toolCode: { type: 'string' },
+    args: { type: 'object', additionalProperties: true },
+    callIndex: { type: 'integer' },
+    expiresAt: { type: 'string' },
+    decideWith: {
+      type: 'object',
+      properties: {
+        method: { type: 'string' },
+        url: { type: 'string' },
+        body: { type: 'object', additionalProperties: true },
+      },
+    },
+  },
+} as const;
+
+export const turnResponseSchema = {
+  type: 'object',
+  required: ['success', 'conversationId', 'intent', 'state', 'payload', 'context', 'turn'],
+  properties: {
+    success: { type: 'boolean' },
+    conversationId: { type: 'string' },
+    intent: { type: 'string' },
+    state: { type: 'string' },
+    payload: payloadSchema,
+    context: { type: 'object', additionalProperties: true },
+    turn: turnRefSchema,
+    approval: approvalSchema,
+  },
+} as const;
+
+export const approvalRequestSchema = {
+  type: 'object',
+  required: ['decision'],
+  additionalProperties: false,
+  properties: {
+    decision: { type: 'string', enum: ['approve', 'reject'] },
+    reason: { type: 'string', maxLength: 2000 },
+  },
+} as const;
+
+export const auditRowSchema = {
+  type: 'object',
+  properties: {
+    auditId: { type: 'integer' },
+    conversationId: { type: 'string' },
+    turnNumber: { type: ['integer', 'null'] },
+    stage: { type: 'string' },
+    payload: { type: 'object', additionalProperties: true },
+    createdAt: { type: 'string' },
+  },
+} as const;

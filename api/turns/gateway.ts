@@ -1,0 +1,168 @@
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import { turnIdFor, type TurnInput } from '../../core/turn/contracts';
+import { committedTurnCount } from '../../db/repositories/conversation';
+import { claimTurn, findTurnClaim, releaseTurnClaim, type TurnClaim } from '../../db/repositories/turn-request';
+import type { Database } from '../../db/pool';
+import { decideApprovalUpdate } from '../../workflows/messages';
+import { conflict, notFound } from '../errors';
+import type { TurnGateway, TurnRef, TurnReply, TurnRequest } from '../ports';
+import { awaitTurnReply } from './outcome';
+import { startTurnWorkflow } from './start';
+import { originalTurnInput, parseTurnId } from './turn-id';
+
+export interface TemporalTurnGatewayOptions {
+  client: Client;
+  db: Database;
+  taskQueue: string;
+  now?: () => Date;
+}
+
+/** Rounds of "the conversation moved on while we looked": each one re-reads the turn count. */
+const MAX_ROUNDS = 3;
+
+const inProgress = () =>
+  conflict('TURN_IN_PROGRESS', 'Another turn of this conversation is running; retry when it has finished.');
+
+/**
+ * Starts conversation turns on Temporal and answers for them (D13): one running turn per
+ * conversation, deterministic workflow ids, and idempotency keys that make a retried request
+ * attach to the turn it already started instead of running a second one.
+ */
+export class TemporalTurnGateway implements TurnGateway {
+  constructor(private readonly options: TemporalTurnGatewayOptions) {}
+
+  private get client(): Client {
+    return this.options.client;
+  }
+
+  async sendMessage(request: TurnRequest): Promise<TurnReply> {
+    for (let round = 0; round < MAX_ROUNDS; round++) {
+      const reply = await this.attempt(request);
+      if (reply) return reply;
+    }
+    throw inProgress();
+  }
+
+  async decideApproval(conversationId: string, turnNumber: number, approve: boolean, reason: string | null) {
+    const handle = this.client.workflow.getHandle(turnIdFor(conversationId, turnNumber));
+    const description = await describeOrNull(handle);
+    if (!description) throw notFound('TURN_NOT_FOUND', `No turn ${turnNumber} in conversation ${conversationId}.`);
+    if (description.status.name !== 'RUNNING') {
+      throw conflict('APPROVAL_NOT_PENDING', `Turn ${turnNumber} is ${description.status.name.toLowerCase()}.`);
+    }
+    try {
+      await handle.executeUpdate(decideApprovalUpdate, {
+        args: [{ decision: approve ? 'approve' : 'reject', reason, decidedBy: null }],
+      });
+    } catch (err) {
+      throw rejectedDecision(err);
+    }
+    return awaitTurnReply(handle, {
+      conversationId,
+      turnNumber,
+      workflowId: handle.workflowId,
+      runId: description.runId,
+    });
+  }
+
+  async retryTurn(workflowId: string): Promise<TurnReply> {
+    const { conversationId, turnNumber } = parseTurnId(workflowId);
+    const handle = this.client.workflow.getHandle(workflowId);
+    const description = await describeOrNull(handle);
+    if (!description) throw notFound('TURN_NOT_FOUND', `No turn ${workflowId}.`);
+    const status = description.status.name;
+    if (status === 'RUNNING') throw inProgress();
+    if (status === 'COMPLETED') throw conflict('TURN_ALREADY_COMPLETED', `Turn ${workflowId} already completed.`);
+    const input = await originalTurnInput(this.client, handle);
+    if ((await committedTurnCount(this.options.db, conversationId)) + 1 !== turnNumber) {
+      throw conflict('STALE_TURN', `The conversation has moved past turn ${turnNumber}; it cannot be re-run.`);
+    }
+    const started = await startTurnWorkflow(this.client, this.options.taskQueue, input);
+    if (started.kind !== 'STARTED') throw inProgress();
+    return awaitTurnReply(started.handle, refOf(input, started.runId));
+  }
+
+  /** One round of start-or-attach; null means "the turn count moved, look again". */
+  private async attempt(request: TurnRequest): Promise<TurnReply | null> {
+    const { db } = this.options;
+    const key = request.idempotencyKey;
+    if (key) {
+      const claim = await findTurnClaim(db, request.conversationId, key);
+      if (claim) return this.resume(claim, request);
+    }
+    const input = this.turnInput(request, (await committedTurnCount(db, request.conversationId)) + 1);
+    if (key) {
+      const claimed = await claimTurn(db, { ...claimOf(input), idempotencyKey: key });
+      if (!claimed) return null; // A concurrent request with the same key won; read its claim next round.
+    }
+    return this.startOrAttach(input);
+  }
+
+  private async startOrAttach(input: TurnInput): Promise<TurnReply | null> {
+    const started = await startTurnWorkflow(this.client, this.options.taskQueue, input);
+    if (started.kind === 'STARTED' || started.kind === 'RUNNING_SAME_KEY') {
+      return awaitTurnReply(started.handle, refOf(input, started.runId));
+    }
+    if (input.idempotencyKey) await releaseTurnClaim(this.options.db, input.conversationId, input.idempotencyKey);
+    if (started.kind === 'RUNNING_OTHER') throw inProgress();
+    return null;
+  }
+
+  /** The key already names a turn: answer for it, starting it if a crash left it claimed but unstarted. */
+  private async resume(claim: TurnClaim, request: TurnRequest): Promise<TurnReply | null> {
+    const handle = this.client.workflow.getHandle(claim.workflowId);
+    const description = await describeOrNull(handle);
+    if (description) {
+      return awaitTurnReply(handle, { ...refBase(claim), runId: description.runId });
+    }
+    const count = await committedTurnCount(this.options.db, claim.conversationId);
+    if (count + 1 !== claim.turnNumber) {
+      await releaseTurnClaim(this.options.db, claim.conversationId, claim.idempotencyKey);
+      return null;
+    }
+    return this.startOrAttach(this.turnInput(request, claim.turnNumber));
+  }
+
+  private turnInput(request: TurnRequest, turnNumber: number): TurnInput {
+    return {
+      conversationId: request.conversationId,
+      turnNumber,
+      turnId: turnIdFor(request.conversationId, turnNumber),
+      message: request.message,
+      inputParams: request.inputParams,
+      reset: request.reset,
+      requestContext: request.requestContext,
+      idempotencyKey: request.idempotencyKey,
+      receivedAt: (this.options.now?.() ?? new Date()).toISOString(),
+    };
+  }
+}
+
+function claimOf(input: TurnInput): Omit<TurnClaim, 'idempotencyKey'> {
+  return { conversationId: input.conversationId, turnNumber: input.turnNumber, workflowId: input.turnId };
+}
+
+function refBase(claim: TurnClaim): Omit<TurnRef, 'runId'> {
+  return { conversationId: claim.conversationId, turnNumber: claim.turnNumber, workflowId: claim.workflowId };
+}
+
+function refOf(input: TurnInput, runId: string): TurnRef {
+  return { conversationId: input.conversationId, turnNumber: input.turnNumber, workflowId: input.turnId, runId };
+}
+
+async function describeOrNull(handle: WorkflowHandle) {
+  try {
+    return await handle.describe();
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return null;
+    throw err;
+  }
+}
+
+/** The workflow's validator answers "CODE: explanation"; surface it as a 409 with that code. */
+function rejectedDecision(err: unknown): Error {
+  if (!(err instanceof WorkflowUpdateFailedError)) return err instanceof Error ? err : new Error(String(err));
+  const text = err.cause?.message ?? err.message;
+  const match = /^([A-Z_]+): (.*)$/s.exec(text);
+  return conflict(match?.[1] ?? 'APPROVAL_REJECTED', match?.[2] ?? text);
+}

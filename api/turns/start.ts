@@ -1,0 +1,50 @@
+import { createHash } from 'node:crypto';
+import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import type { TurnInput } from '../../core/turn/contracts';
+import type { conversationTurn } from '../../workflows';
+import { ConversationIdKey, TurnNumberKey } from '../../workflows/search-attributes';
+
+export const TURN_WORKFLOW_TYPE = 'conversationTurn';
+
+/** Keys are not secret, but hashing keeps client-chosen text out of the visibility store. */
+export function keyDigest(key: string | null): string | null {
+  return key === null ? null : createHash('sha256').update(key).digest('hex').slice(0, 24);
+}
+
+export type StartOutcome =
+  | { kind: 'STARTED'; handle: WorkflowHandle; runId: string }
+  | { kind: 'RUNNING_SAME_KEY'; handle: WorkflowHandle; runId: string }
+  | { kind: 'RUNNING_OTHER' }
+  | { kind: 'CLOSED'; status: string };
+
+/**
+ * Starts the turn workflow under its deterministic id. The id is the concurrency guard (D13): a
+ * second start for the same turn finds the running one, and we attach to it only when it was
+ * started with the same idempotency key.
+ */
+export async function startTurnWorkflow(client: Client, taskQueue: string, input: TurnInput): Promise<StartOutcome> {
+  try {
+    const handle = await client.workflow.start<typeof conversationTurn>(TURN_WORKFLOW_TYPE, {
+      taskQueue,
+      workflowId: input.turnId,
+      args: [input],
+      workflowIdConflictPolicy: 'FAIL',
+      // A failed turn may be run again under the same id (the retry path); a completed one never.
+      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+      typedSearchAttributes: [
+        { key: ConversationIdKey, value: input.conversationId },
+        { key: TurnNumberKey, value: input.turnNumber },
+      ],
+      memo: { idempotencyKey: keyDigest(input.idempotencyKey), turnNumber: input.turnNumber },
+    });
+    return { kind: 'STARTED', handle, runId: handle.firstExecutionRunId };
+  } catch (err) {
+    if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
+    const handle = client.workflow.getHandle(input.turnId);
+    const description = await handle.describe();
+    if (description.status.name !== 'RUNNING') return { kind: 'CLOSED', status: description.status.name };
+    const sameKey =
+      input.idempotencyKey !== null && description.memo?.['idempotencyKey'] === keyDigest(input.idempotencyKey);
+    return sameKey ? { kind: 'RUNNING_SAME_KEY', handle, runId: description.runId } : { kind: 'RUNNING_OTHER' };
+  }
+}

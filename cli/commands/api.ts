@@ -1,0 +1,30 @@
+import { loadEnv, requireDatabaseUrl } from '../../config/env';
+import { startApiServer } from '../../api/server';
+import type { CliCommand } from '../command';
+import { untilSignal } from '../signals';
+
+export const apiCommand: CliCommand = {
+  name: 'api',
+  summary: 'Run the HTTP gateway (PORT, HOST, API_TOKEN, DATABASE_URL, TEMPORAL_ADDRESS).',
+  usage: 'convengine api\n\nServes /api/v1/… and /docs/openapi.json; starts turn workflows on TEMPORAL_ADDRESS.',
+  async run(args, io) {
+    if (args.length > 0) {
+      io.err(`api takes no arguments (got: ${args.join(' ')})`);
+      return 2;
+    }
+    const env = loadEnv();
+    if (!env.TEMPORAL_ADDRESS) {
+      io.err('TEMPORAL_ADDRESS is not set (use `convengine start` for the embedded dev server).');
+      return 2;
+    }
+    const server = await startApiServer({
+      env,
+      databaseUrl: requireDatabaseUrl(),
+      temporalAddress: env.TEMPORAL_ADDRESS,
+    });
+    io.out(`API listening on ${server.url}${env.API_TOKEN ? ' (bearer token required)' : ''}`);
+    await untilSignal();
+    await server.close();
+    return 0;
+  },
+};

@@ -1,0 +1,67 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { loadEnv } from '../../config/env';
+import { runDemoConversations } from '../../demo/conversations';
+import { demoSummary, formatDemoTranscript, type DemoTurnRecord } from '../../demo/demo-runner';
+import { httpDemoSend } from '../../demo/http-send';
+import { parseOptions, type CliCommand, type CliIo } from '../command';
+import { startStack, type RunningStack } from '../stack';
+
+async function reachable(url: string): Promise<boolean> {
+  try {
+    return (await fetch(`${url}/healthz`, { signal: AbortSignal.timeout(1500) })).ok;
+  } catch {
+    return false;
+  }
+}
+
+function jsonLine(r: DemoTurnRecord): string {
+  const { conversation, turn, user, reply, intent, state, outcome, workflowId } = r;
+  return JSON.stringify({ conversation, turn, user, reply, intent, state, outcome, workflowId });
+}
+
+/** A private embedded stack in a temp dir on free ports, so the demo never disturbs a running one. */
+async function privateStack(io: CliIo, json: boolean): Promise<{ stack: RunningStack; home: string }> {
+  const home = mkdtempSync(join(tmpdir(), 'convengine-demo-'));
+  if (!json) io.out('No API is running: starting an embedded stack for the demo…');
+  const stack = await startStack({ env: loadEnv(), home, apiPort: 0, temporalPort: 0, log: () => undefined });
+  if (!json) for (const part of stack.embedded) io.out(`embedded ${part}`);
+  return { stack, home };
+}
+
+export const demoCommand: CliCommand = {
+  name: 'demo',
+  summary: 'Run the seed conversations through the HTTP API and check every seed reply.',
+  usage: [
+    'convengine demo [--json] [--url http://127.0.0.1:3000]',
+    '',
+    'Uses the API at --url (default http://127.0.0.1:$PORT) when it answers, otherwise starts an',
+    'embedded stack for the run. --json prints one JSON line per turn. Exits 1 if a reply differs.',
+  ].join('\n'),
+  async run(args, io) {
+    const { options } = parseOptions(args);
+    const json = options.has('json');
+    const env = loadEnv();
+    let url = options.get('url')?.at(-1) ?? `http://127.0.0.1:${env.PORT}`;
+    let own: { stack: RunningStack; home: string } | null = null;
+    if (!(await reachable(url))) {
+      own = await privateStack(io, json);
+      url = own.stack.apiUrl;
+    }
+    try {
+      const records = await runDemoConversations(httpDemoSend(url, env.API_TOKEN), {
+        onTurn: (r) => (json ? io.out(jsonLine(r)) : undefined),
+      });
+      if (!json) io.out(formatDemoTranscript(records));
+      const summary = demoSummary(records);
+      if (!json) io.out(`${summary.passed}/${summary.turns} turns gave the expected reply.`);
+      return summary.failed === 0 ? 0 : 1;
+    } finally {
+      if (own) {
+        await own.stack.stop();
+        rmSync(own.home, { recursive: true, force: true });
+      }
+    }
+  },
+};

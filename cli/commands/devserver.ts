@@ -1,0 +1,93 @@
+import type { CliCommand, CliIo } from '../command';
+import { parseOptions } from '../command';
+import { SEARCH_ATTRIBUTE_TYPES, type SearchAttributeType } from '../../devserver/engine/search-attributes';
+import { startDevServer } from '../../devserver';
+import { TURN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+
+const KNOWN_OPTIONS = new Set(['port', 'host', 'namespace', 'persist', 'search-attribute']);
+
+interface DevServerArgs {
+  port: number;
+  host: string;
+  namespace: string;
+  persistPath?: string;
+  searchAttributes: Record<string, SearchAttributeType>;
+}
+
+function last(values: string[] | undefined): string | undefined {
+  return values?.[values.length - 1];
+}
+
+/** `Name=Type`, type matched case-insensitively against Keyword, Int, ... */
+function parseSearchAttribute(spec: string): [string, SearchAttributeType] {
+  const [name, typeName] = spec.split('=');
+  const type = SEARCH_ATTRIBUTE_TYPES.find((t) => t.toLowerCase() === (typeName ?? '').toLowerCase());
+  if (!name || !type) {
+    throw new Error(
+      `--search-attribute expects Name=Type with Type one of ${SEARCH_ATTRIBUTE_TYPES.join(', ')}; got "${spec}"`
+    );
+  }
+  return [name, type];
+}
+
+function parseArgs(args: string[]): DevServerArgs {
+  const { positional, options } = parseOptions(args);
+  if (positional.length > 0) throw new Error(`Unexpected argument "${positional[0]}"`);
+  for (const name of options.keys()) if (!KNOWN_OPTIONS.has(name)) throw new Error(`Unknown option --${name}`);
+  const port = Number(last(options.get('port')) ?? '7233');
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port expects a number from 0 to 65535');
+  return {
+    port,
+    host: last(options.get('host')) ?? '127.0.0.1',
+    namespace: last(options.get('namespace')) ?? 'default',
+    persistPath: last(options.get('persist')),
+    // The turn workflow's attributes are always there, so `convengine worker` works against it as is.
+    searchAttributes: {
+      ...TURN_SEARCH_ATTRIBUTES,
+      ...Object.fromEntries((options.get('search-attribute') ?? []).map(parseSearchAttribute)),
+    },
+  };
+}
+
+function waitForSignal(): Promise<NodeJS.Signals> {
+  return new Promise((resolve) => {
+    const onSignal = (signal: NodeJS.Signals): void => {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      resolve(signal);
+    };
+    process.on('SIGINT', onSignal);
+    process.on('SIGTERM', onSignal);
+  });
+}
+
+async function run(args: string[], io: CliIo): Promise<number> {
+  let parsed: DevServerArgs;
+  try {
+    parsed = parseArgs(args);
+  } catch (error) {
+    io.err((error as Error).message);
+    return 2;
+  }
+  const server = await startDevServer({
+    port: parsed.port,
+    host: parsed.host,
+    namespace: parsed.namespace,
+    persistPath: parsed.persistPath,
+    searchAttributes: parsed.searchAttributes,
+  });
+  const storage = parsed.persistPath ? `persisted to ${parsed.persistPath}` : 'in-memory';
+  io.out(`Temporal dev server ready at ${server.address} (namespace ${server.namespace}, ${storage})`);
+  await waitForSignal();
+  await server.stop();
+  return 0;
+}
+
+export const devserverCommand: CliCommand = {
+  name: 'devserver',
+  summary: 'Run the embedded Temporal dev server (gRPC on 127.0.0.1, no Docker or downloads needed).',
+  usage:
+    'convengine devserver [--port 7233] [--host 127.0.0.1] [--namespace default] [--persist <file>] ' +
+    '[--search-attribute Name=Type ...]',
+  run,
+};

@@ -1,0 +1,38 @@
+import { Connection, WorkflowClient } from '@temporalio/client';
+import { loadEnv } from '../../config/env';
+import { parseOptions, type CliCommand } from '../command';
+import { formatTimeline } from '../history/timeline';
+
+export const historyCommand: CliCommand = {
+  name: 'history',
+  summary: "Print a readable timeline of a turn's event history (works against real Temporal too).",
+  usage: [
+    'convengine history <workflowId> [--address host:port] [--namespace ns] [--run <runId>]',
+    '',
+    'Activities with their summaries, attempts and failures, guardrail / loop-limit decisions,',
+    'timers, search attributes and the outcome. Default address: TEMPORAL_ADDRESS or 127.0.0.1:7233.',
+  ].join('\n'),
+  async run(args, io) {
+    const { positional, options } = parseOptions(args);
+    const [workflowId] = positional;
+    if (!workflowId || positional.length > 1) {
+      io.err('history needs exactly one workflow id, e.g. turn-<conversationId>-1');
+      return 2;
+    }
+    const env = loadEnv();
+    const address = options.get('address')?.at(-1) ?? env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
+    const namespace = options.get('namespace')?.at(-1) ?? env.TEMPORAL_NAMESPACE;
+    const connection = await Connection.connect({ address });
+    try {
+      const client = new WorkflowClient({ connection, namespace });
+      const history = await client.getHandle(workflowId, options.get('run')?.at(-1)).fetchHistory();
+      for (const line of formatTimeline(workflowId, history.events ?? [])) io.out(line);
+      return 0;
+    } catch (err) {
+      io.err(`cannot read the history of ${workflowId}: ${(err as Error).message}`);
+      return 1;
+    } finally {
+      await connection.close();
+    }
+  },
+};

@@ -1,0 +1,86 @@
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+export interface ActivityEntry {
+  scheduledEventId: number;
+  type: string;
+  summary: string | null;
+  /** Attempt of the final try (the Started event is written when the activity closes). */
+  attempt: number | null;
+  outcome: 'COMPLETED' | 'FAILED' | 'TIMED_OUT' | 'CANCELED' | 'OPEN';
+  failure: { type: string | null; message: string; nonRetryable: boolean } | null;
+  input: unknown;
+  result: unknown;
+}
+
+const num = (v: unknown): number => Number(v ?? 0);
+
+function decode(payload: temporal.api.common.v1.IPayload | null | undefined): unknown {
+  return payload ? defaultPayloadConverter.fromPayload(payload as never) : undefined;
+}
+
+/** The activities of a history in schedule order, with summary, final attempt and outcome. */
+export function activityEntries(events: HistoryEvent[]): ActivityEntry[] {
+  const entries = new Map<number, ActivityEntry>();
+  for (const e of events) {
+    const id = num(e.eventId);
+    const scheduled = e.activityTaskScheduledEventAttributes;
+    if (scheduled) {
+      const summary = decode(e.userMetadata?.summary);
+      entries.set(id, {
+        scheduledEventId: id,
+        type: scheduled.activityType?.name ?? '',
+        summary: typeof summary === 'string' ? summary : null,
+        attempt: null,
+        outcome: 'OPEN',
+        failure: null,
+        input: decode(scheduled.input?.payloads?.[0]),
+        result: undefined,
+      });
+      continue;
+    }
+    const started = e.activityTaskStartedEventAttributes;
+    if (started) {
+      const entry = entries.get(num(started.scheduledEventId));
+      if (entry) entry.attempt = started.attempt ?? null;
+    }
+    closeEntry(entries, e);
+  }
+  return [...entries.values()];
+}
+
+function closeEntry(entries: Map<number, ActivityEntry>, e: HistoryEvent): void {
+  const completed = e.activityTaskCompletedEventAttributes;
+  const failed = e.activityTaskFailedEventAttributes;
+  const timedOut = e.activityTaskTimedOutEventAttributes;
+  const attrs = completed ?? failed ?? timedOut;
+  if (!attrs) return;
+  const entry = entries.get(num(attrs.scheduledEventId));
+  if (!entry) return;
+  if (completed) {
+    entry.outcome = 'COMPLETED';
+    entry.result = decode(completed.result?.payloads?.[0]);
+  } else if (failed) {
+    entry.outcome = 'FAILED';
+    const info = failed.failure?.applicationFailureInfo;
+    entry.failure = {
+      type: info?.type ?? null,
+      message: failed.failure?.message ?? '',
+      nonRetryable: !!info?.nonRetryable,
+    };
+  } else {
+    entry.outcome = 'TIMED_OUT';
+  }
+}
+
+/** Search attributes upserted by the workflow, last value wins, decoded. */
+export function upsertedSearchAttributes(events: HistoryEvent[]): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const e of events) {
+    const fields = e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {};
+    for (const [name, payload] of Object.entries(fields)) out[name] = decode(payload);
+  }
+  return out;
+}

@@ -1,0 +1,75 @@
+import { defaultPayloadConverter } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
+import { activityEntries, type ActivityEntry } from './entries';
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+function timeOf(event: HistoryEvent | undefined): Date | null {
+  const t = event?.eventTime;
+  if (!t) return null;
+  return new Date(Number(t.seconds ?? 0) * 1000 + Math.floor(Number(t.nanos ?? 0) / 1e6));
+}
+
+function decode(payload: temporal.api.common.v1.IPayload | null | undefined): unknown {
+  return payload ? defaultPayloadConverter.fromPayload(payload as never) : undefined;
+}
+
+function activityLine(entry: ActivityEntry, events: Map<number, HistoryEvent>, start: Date | null): string {
+  const scheduled = timeOf(events.get(entry.scheduledEventId));
+  const offset = scheduled && start ? `+${((scheduled.getTime() - start.getTime()) / 1000).toFixed(3)}s` : '';
+  const attempt = entry.attempt && entry.attempt > 1 ? ` attempt ${entry.attempt}` : '';
+  const failure = entry.failure
+    ? ` ${entry.failure.type ?? 'failure'}${entry.failure.nonRetryable ? ' (non-retryable)' : ''}: ${entry.failure.message}`
+    : '';
+  const summary = entry.summary && entry.summary !== entry.type ? ` — ${entry.summary}` : '';
+  return `${offset.padStart(10)}  ${entry.type}${summary}  → ${entry.outcome}${attempt}${failure}`;
+}
+
+function otherLine(event: HistoryEvent): string | null {
+  if (event.timerStartedEventAttributes) {
+    return `timer started (${Number(event.timerStartedEventAttributes.startToFireTimeout?.seconds ?? 0)}s)`;
+  }
+  if (event.timerFiredEventAttributes) return 'timer fired';
+  if (event.upsertWorkflowSearchAttributesEventAttributes) {
+    const fields = event.upsertWorkflowSearchAttributesEventAttributes.searchAttributes?.indexedFields ?? {};
+    const pairs = Object.entries(fields).map(([k, v]) => `${k}=${JSON.stringify(decode(v))}`);
+    return `search attributes ${pairs.join(' ')}`;
+  }
+  if (event.workflowExecutionUpdateAcceptedEventAttributes) {
+    return `update accepted: ${event.workflowExecutionUpdateAcceptedEventAttributes.acceptedRequest?.input?.name ?? ''}`;
+  }
+  if (event.workflowExecutionSignaledEventAttributes) {
+    return `signal: ${event.workflowExecutionSignaledEventAttributes.signalName ?? ''}`;
+  }
+  if (event.workflowExecutionCompletedEventAttributes) return 'workflow COMPLETED';
+  if (event.workflowExecutionFailedEventAttributes) {
+    return `workflow FAILED: ${event.workflowExecutionFailedEventAttributes.failure?.message ?? ''}`;
+  }
+  if (event.workflowExecutionTerminatedEventAttributes) return 'workflow TERMINATED';
+  if (event.workflowExecutionTimedOutEventAttributes) return 'workflow TIMED_OUT';
+  if (event.workflowExecutionCanceledEventAttributes) return 'workflow CANCELED';
+  return null;
+}
+
+/**
+ * A readable timeline of a turn's history for operators: each activity once (summary, final
+ * attempt, outcome, failure), driver decisions (RecordTurnDecision), timers, search-attribute
+ * upserts, updates and the close event. Works on any server's history, real Temporal included.
+ */
+export function formatTimeline(workflowId: string, history: HistoryEvent[]): string[] {
+  const byId = new Map(history.map((e) => [Number(e.eventId ?? 0), e]));
+  const start = timeOf(history[0]);
+  const entries = activityEntries(history);
+  const firstEventOf = new Map(entries.map((e) => [e.scheduledEventId, e]));
+  const lines = [`${workflowId} — started ${start?.toISOString() ?? '?'} — ${history.length} events`];
+  for (const event of history) {
+    const entry = firstEventOf.get(Number(event.eventId ?? 0));
+    if (entry) {
+      lines.push(activityLine(entry, byId, start));
+      continue;
+    }
+    const other = otherLine(event);
+    if (other) lines.push(`${''.padStart(10)}  ${other}`);
+  }
+  return lines;
+}

@@ -1,0 +1,110 @@
+import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
+import { createActivities } from '../../activities';
+import { startApiServer } from '../../api/server';
+import type { Env } from '../../config/env';
+import { migrate } from '../../db/migrate';
+import { openDatabase } from '../../db/pool';
+import { seedPacks } from '../../db/seed';
+import { buildWorkerDeps } from '../../worker/deps';
+import { connectWorker, createTurnWorker } from '../../worker/worker';
+import { databasePart, ensureSearchAttributes, llmPart, temporalPart, toolsPart, type Part } from './parts';
+
+export interface StackOptions {
+  env: Env;
+  /** Directory for embedded state (PGlite data, dev-server journal). */
+  home: string;
+  apiPort?: number;
+  temporalPort?: number;
+  log(line: string): void;
+}
+
+export interface RunningStack {
+  apiUrl: string;
+  temporalAddress: string;
+  databaseUrl: string;
+  embedded: string[];
+  stop(): Promise<void>;
+}
+
+async function prepareDatabase(url: string): Promise<void> {
+  const handle = openDatabase(url, { max: 2 });
+  try {
+    await migrate(handle.pool);
+    await seedPacks(handle.db, ['all']);
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Everything in one process on embedded defaults: PostgreSQL (PGlite) when DATABASE_URL is unset,
+ * the dev server when TEMPORAL_ADDRESS is unset, the scripted LLM when no API key is set, the demo
+ * tool server; then migrate, seed every pack, run a worker and the API.
+ */
+export async function startStack(options: StackOptions): Promise<RunningStack> {
+  quietRuntime(options.env);
+  const stops: Part<unknown>[] = [];
+  const keep = <T>(part: Part<T>): T => (stops.push(part as Part<unknown>), part.value);
+  const stopAll = async () => {
+    for (const part of stops.reverse()) await part.stop().catch(() => undefined);
+  };
+  try {
+    const databaseUrl = keep(await databasePart(options.env, options.home));
+    await prepareDatabase(databaseUrl);
+    const temporalAddress = keep(await temporalPart(options.env, options.home, options.temporalPort ?? 7233));
+    await ensureSearchAttributes(temporalAddress, options.env.TEMPORAL_NAMESPACE);
+    const llmUrl = keep(await llmPart(options.env));
+    const toolEnv = keep(await toolsPart());
+    const env: Env = llmUrl ? { ...options.env, ANTHROPIC_BASE_URL: llmUrl } : options.env;
+    keep(await workerPart(env, databaseUrl, temporalAddress, toolEnv));
+    const apiEnv: Env = { ...env, LOG_LEVEL: verbose(env) ? env.LOG_LEVEL : 'warn' };
+    const api = await startApiServer({ env: apiEnv, databaseUrl, temporalAddress, port: options.apiPort });
+    stops.push({ value: api, embedded: null, stop: () => api.close() });
+    const embedded = stops.map((p) => p.embedded).filter((e): e is string => e !== null);
+    return { apiUrl: api.url, temporalAddress, databaseUrl, embedded, stop: stopAll };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+async function workerPart(
+  env: Env,
+  databaseUrl: string,
+  address: string,
+  toolEnv: Record<string, string>
+): Promise<Part<Worker>> {
+  const wired = buildWorkerDeps(env, { databaseUrl, toolEnv: { ...process.env, ...toolEnv } });
+  const connection = await connectWorker(address);
+  const worker = await createTurnWorker({
+    connection,
+    namespace: env.TEMPORAL_NAMESPACE,
+    taskQueue: env.TEMPORAL_TASK_QUEUE,
+    activities: createActivities(wired.deps),
+    tuning: { shutdownGraceTime: '5 seconds' },
+  });
+  const running = worker.run();
+  return {
+    value: worker,
+    embedded: null,
+    async stop() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await running.catch(() => undefined);
+      await connection.close();
+      await wired.close();
+    },
+  };
+}
+
+function verbose(env: Env): boolean {
+  return env.LOG_LEVEL === 'debug' || env.LOG_LEVEL === 'trace';
+}
+
+let runtimeInstalled = false;
+
+/** One process runs everything here; the SDK's per-component INFO chatter would drown the ready line. */
+function quietRuntime(env: Env): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  Runtime.install({ logger: new DefaultLogger(verbose(env) ? 'DEBUG' : 'WARN') });
+}

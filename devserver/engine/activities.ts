@@ -1,0 +1,304 @@
+/**
+ * Activity state machine. Attempts are tracked in mutable state only: ActivityTaskStarted is
+ * written together with the final outcome (Completed / Failed / TimedOut / Canceled), so retries
+ * never show up in history. Deadlines: schedule-to-close (whole activity), schedule-to-start
+ * (per attempt), start-to-close and heartbeat (per started attempt), plus the retry backoff.
+ */
+import { msToDuration, msToTimestamp } from '../proto/time';
+import { enums, type Failure, type Message, type Payloads } from '../proto/types';
+import type { Engine } from './engine';
+import { pending, STARTED_EVENT_PLACEHOLDER, type PendingEvent } from './history';
+import type { PollerInfo } from './matching';
+import { decideRetry } from './retry';
+import { isOpen, type ActivityState, type RunState } from './state';
+import { activityTaskToken } from './tokens';
+import { recordExternalEvents } from './workflow-task';
+
+const E = enums.EventType;
+const TIMEOUT = enums.TimeoutType;
+
+export function activityKey(runId: string, scheduledEventId: number): string {
+  return `activity:${runId}:${scheduledEventId}`;
+}
+
+export function enqueueActivity(engine: Engine, run: RunState, activity: ActivityState): void {
+  const runId = run.runId;
+  const { scheduledEventId, attempt, taskQueue } = activity;
+  engine.defer(() =>
+    engine.matching.offer('activity', taskQueue, {
+      dispatch: (poller) => dispatchActivity(engine, runId, scheduledEventId, attempt, poller),
+    })
+  );
+}
+
+/** The earliest deadline of the activity in its current stage. */
+function nextDeadline(activity: ActivityState): number {
+  let at = activity.scheduleToCloseMs > 0 ? activity.scheduledAt + activity.scheduleToCloseMs : Infinity;
+  if (activity.stage === 'BACKOFF') at = Math.min(at, activity.attemptScheduledAt);
+  if (activity.stage === 'SCHEDULED' && activity.scheduleToStartMs > 0) {
+    at = Math.min(at, activity.attemptScheduledAt + activity.scheduleToStartMs);
+  }
+  if (activity.stage === 'STARTED' && activity.startedAt !== undefined) {
+    if (activity.startToCloseMs > 0) at = Math.min(at, activity.startedAt + activity.startToCloseMs);
+    if (activity.heartbeatMs > 0) {
+      at = Math.min(at, (activity.lastHeartbeatAt ?? activity.startedAt) + activity.heartbeatMs);
+    }
+  }
+  return at;
+}
+
+export function armActivity(engine: Engine, run: RunState, activity: ActivityState): void {
+  const key = activityKey(run.runId, activity.scheduledEventId);
+  const at = nextDeadline(activity);
+  if (at === Infinity) {
+    engine.scheduler.clear(key);
+    return;
+  }
+  const { runId } = run;
+  const { scheduledEventId } = activity;
+  engine.scheduler.set(key, at, () => onActivityDeadline(engine, runId, scheduledEventId));
+}
+
+function timeoutFailure(type: number, activity: ActivityState, cause?: Failure): Failure {
+  const names: Record<number, string> = {
+    [TIMEOUT.TIMEOUT_TYPE_START_TO_CLOSE]: 'StartToClose',
+    [TIMEOUT.TIMEOUT_TYPE_SCHEDULE_TO_START]: 'ScheduleToStart',
+    [TIMEOUT.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE]: 'ScheduleToClose',
+    [TIMEOUT.TIMEOUT_TYPE_HEARTBEAT]: 'Heartbeat',
+  };
+  return {
+    message: `activity ${names[type] ?? 'unknown'} timeout`,
+    source: 'Server',
+    cause,
+    timeoutFailureInfo: { timeoutType: type, lastHeartbeatDetails: activity.heartbeatDetails },
+  };
+}
+
+function onActivityDeadline(engine: Engine, runId: string, scheduledEventId: number): void {
+  const run = engine.runs.get(runId);
+  const activity = run?.activities[scheduledEventId];
+  if (!run || !activity || !isOpen(run)) return;
+  const now = engine.now();
+  if (activity.scheduleToCloseMs > 0 && now >= activity.scheduledAt + activity.scheduleToCloseMs) {
+    const failure = timeoutFailure(TIMEOUT.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE, activity, activity.lastFailure);
+    finishActivity(
+      engine,
+      run,
+      activity,
+      timedOutEvent(engine, activity, failure, enums.RetryState.RETRY_STATE_TIMEOUT)
+    );
+    return;
+  }
+  if (activity.stage === 'BACKOFF' && now >= activity.attemptScheduledAt) {
+    activity.stage = 'SCHEDULED';
+    engine.touch(run);
+    enqueueActivity(engine, run, activity);
+  } else if (
+    activity.stage === 'SCHEDULED' &&
+    activity.scheduleToStartMs > 0 &&
+    now >= activity.attemptScheduledAt + activity.scheduleToStartMs
+  ) {
+    // Schedule-to-start timeouts are not retried: another attempt would wait on the same queue.
+    const failure = timeoutFailure(TIMEOUT.TIMEOUT_TYPE_SCHEDULE_TO_START, activity);
+    finishActivity(
+      engine,
+      run,
+      activity,
+      timedOutEvent(engine, activity, failure, enums.RetryState.RETRY_STATE_TIMEOUT)
+    );
+    return;
+  } else if (activity.stage === 'STARTED' && activity.startedAt !== undefined) {
+    const startToCloseExpired = activity.startToCloseMs > 0 && now >= activity.startedAt + activity.startToCloseMs;
+    const heartbeatExpired =
+      activity.heartbeatMs > 0 && now >= (activity.lastHeartbeatAt ?? activity.startedAt) + activity.heartbeatMs;
+    if (startToCloseExpired || heartbeatExpired) {
+      const type = startToCloseExpired ? TIMEOUT.TIMEOUT_TYPE_START_TO_CLOSE : TIMEOUT.TIMEOUT_TYPE_HEARTBEAT;
+      attemptFailed(engine, run, activity, timeoutFailure(type, activity), undefined);
+      return;
+    }
+  }
+  armActivity(engine, run, activity);
+}
+
+function dispatchActivity(
+  engine: Engine,
+  runId: string,
+  scheduledEventId: number,
+  attempt: number,
+  poller: PollerInfo
+): Message | undefined {
+  const run = engine.runs.get(runId);
+  const activity = run?.activities[scheduledEventId];
+  if (!run || !activity || !isOpen(run) || activity.stage !== 'SCHEDULED' || activity.attempt !== attempt) {
+    return undefined;
+  }
+  return engine.transact(() => {
+    const now = engine.now();
+    activity.stage = 'STARTED';
+    activity.startedAt = now;
+    activity.lastHeartbeatAt = undefined;
+    activity.lastIdentity = poller.identity;
+    engine.touch(run);
+    armActivity(engine, run, activity);
+    engine.stats.activityTasksDispatched++;
+    return activityTaskResponse(engine, run, activity, now);
+  });
+}
+
+function activityTaskResponse(engine: Engine, run: RunState, activity: ActivityState, now: number): Message {
+  return {
+    taskToken: activityTaskToken(run.runId, activity.scheduledEventId, activity.attempt),
+    workflowNamespace: engine.namespace,
+    workflowType: { name: run.workflowType },
+    workflowExecution: { workflowId: run.workflowId, runId: run.runId },
+    activityType: { name: activity.activityType },
+    activityId: activity.activityId,
+    header: activity.header,
+    input: activity.input,
+    heartbeatDetails: activity.heartbeatDetails,
+    scheduledTime: msToTimestamp(activity.scheduledAt),
+    currentAttemptScheduledTime: msToTimestamp(activity.attemptScheduledAt),
+    startedTime: msToTimestamp(now),
+    attempt: activity.attempt,
+    // The TS worker requires every timeout to be present, zero included.
+    scheduleToCloseTimeout: msToDuration(activity.scheduleToCloseMs),
+    startToCloseTimeout: msToDuration(activity.startToCloseMs),
+    heartbeatTimeout: msToDuration(activity.heartbeatMs),
+    retryPolicy: activity.retryPolicy,
+    priority: activity.priority,
+  };
+}
+
+/** ActivityTaskStarted for the final attempt; written only when the activity finishes. */
+function startedEvent(engine: Engine, activity: ActivityState): PendingEvent {
+  return pending(
+    engine,
+    E.EVENT_TYPE_ACTIVITY_TASK_STARTED,
+    'activityTaskStartedEventAttributes',
+    {
+      scheduledEventId: activity.scheduledEventId,
+      identity: activity.lastIdentity,
+      attempt: activity.attempt,
+      lastFailure: activity.lastFailure,
+    },
+    activity.startedAt
+  );
+}
+
+/** Started (if the attempt started) + the closing event, as one group. */
+function closingGroup(engine: Engine, activity: ActivityState, closing: PendingEvent): PendingEvent[] {
+  if (activity.stage !== 'STARTED') {
+    closing.attributes.startedEventId = 0;
+    return [closing];
+  }
+  closing.attributes.startedEventId = STARTED_EVENT_PLACEHOLDER;
+  return [startedEvent(engine, activity), closing];
+}
+
+function timedOutEvent(engine: Engine, activity: ActivityState, failure: Failure, retryState: number): PendingEvent {
+  return pending(engine, E.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT, 'activityTaskTimedOutEventAttributes', {
+    failure,
+    scheduledEventId: activity.scheduledEventId,
+    retryState,
+  });
+}
+
+function finishActivity(engine: Engine, run: RunState, activity: ActivityState, closing: PendingEvent): void {
+  const group = closingGroup(engine, activity, closing);
+  delete run.activities[activity.scheduledEventId];
+  engine.scheduler.clear(activityKey(run.runId, activity.scheduledEventId));
+  engine.touch(run);
+  recordExternalEvents(engine, run, group);
+}
+
+/** A started attempt failed (worker failure or timeout): retry per policy, or finish the activity. */
+function attemptFailed(
+  engine: Engine,
+  run: RunState,
+  activity: ActivityState,
+  failure: Failure,
+  identity: string | undefined
+): void {
+  const now = engine.now();
+  const expiresAt = activity.scheduleToCloseMs > 0 ? activity.scheduledAt + activity.scheduleToCloseMs : undefined;
+  const decision = decideRetry(activity.retryPolicy, activity.attempt, failure, now, expiresAt);
+  if (decision.delayMs === undefined) {
+    const isTimeout = failure.timeoutFailureInfo !== undefined && !failure.applicationFailureInfo;
+    const closing = isTimeout
+      ? timedOutEvent(engine, activity, failure, decision.retryState)
+      : pending(engine, E.EVENT_TYPE_ACTIVITY_TASK_FAILED, 'activityTaskFailedEventAttributes', {
+          failure,
+          scheduledEventId: activity.scheduledEventId,
+          identity: identity ?? activity.lastIdentity,
+          retryState: decision.retryState,
+        });
+    finishActivity(engine, run, activity, closing);
+    return;
+  }
+  activity.attempt++;
+  activity.lastFailure = failure;
+  activity.startedAt = undefined;
+  activity.lastHeartbeatAt = undefined;
+  activity.attemptScheduledAt = now + decision.delayMs;
+  activity.stage = decision.delayMs > 0 ? 'BACKOFF' : 'SCHEDULED';
+  engine.touch(run);
+  armActivity(engine, run, activity);
+  if (activity.stage === 'SCHEDULED') enqueueActivity(engine, run, activity);
+}
+
+export type ActivityOutcome =
+  | { kind: 'completed'; result?: Payloads }
+  | { kind: 'failed'; failure?: Failure; lastHeartbeatDetails?: Payloads }
+  | { kind: 'canceled'; details?: Payloads };
+
+/** Applies a worker's final word on a started attempt. */
+export function resolveActivity(
+  engine: Engine,
+  run: RunState,
+  activity: ActivityState,
+  outcome: ActivityOutcome,
+  identity: string | undefined
+): void {
+  const base = { scheduledEventId: activity.scheduledEventId, identity: identity ?? activity.lastIdentity };
+  if (outcome.kind === 'completed') {
+    finishActivity(
+      engine,
+      run,
+      activity,
+      pending(engine, E.EVENT_TYPE_ACTIVITY_TASK_COMPLETED, 'activityTaskCompletedEventAttributes', {
+        ...base,
+        result: outcome.result,
+      })
+    );
+  } else if (outcome.kind === 'canceled') {
+    finishActivity(
+      engine,
+      run,
+      activity,
+      pending(engine, E.EVENT_TYPE_ACTIVITY_TASK_CANCELED, 'activityTaskCanceledEventAttributes', {
+        ...base,
+        details: outcome.details,
+        latestCancelRequestedEventId: activity.cancelRequestedEventId ?? 0,
+      })
+    );
+  } else {
+    if (outcome.lastHeartbeatDetails) activity.heartbeatDetails = outcome.lastHeartbeatDetails;
+    const failure = outcome.failure ?? { message: 'activity failed without a failure' };
+    attemptFailed(engine, run, activity, failure, identity);
+  }
+}
+
+/** Records a heartbeat; returns whether cancellation was requested. */
+export function heartbeatActivity(engine: Engine, run: RunState, activity: ActivityState, details?: Payloads): boolean {
+  activity.lastHeartbeatAt = engine.now();
+  if (details) activity.heartbeatDetails = details;
+  engine.touch(run);
+  // No re-arm: the pending deadline callback re-reads lastHeartbeatAt and pushes itself out.
+  return activity.cancelRequested;
+}
+
+/** After a restart: queue what was waiting for a worker and re-arm every deadline. */
+export function restoreActivity(engine: Engine, run: RunState, activity: ActivityState): void {
+  armActivity(engine, run, activity);
+  if (activity.stage === 'SCHEDULED') enqueueActivity(engine, run, activity);
+}

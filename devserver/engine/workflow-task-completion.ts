@@ -1,0 +1,243 @@
+/**
+ * Ending a started workflow task: completion (validate every command first, then write
+ * WorkflowTaskCompleted, one event per command, then the buffered events), worker-reported
+ * failure, server-side rejection and start-to-close timeout.
+ */
+import { DevServerError, invalidArgument, taskNotFound } from '../errors';
+import { durationMs } from '../proto/time';
+import {
+  enums,
+  type Duration,
+  type Failure,
+  type Message,
+  type ProtocolMessage,
+  type TaskQueueRef,
+} from '../proto/types';
+import { applyCommands, validateCommands, type Command } from './commands';
+import type { Engine } from './engine';
+import { appendEvent, appendMaterialized, flushBuffered } from './history';
+import {
+  releaseWaitingQueries,
+  requeueDeliveredQueries,
+  resolveQueryResults,
+  type WorkflowQueryResult,
+} from './queries';
+import { isOpen, type RunState, type WorkflowTaskState } from './state';
+import { parseTaskToken } from './tokens';
+import { hasUndeliveredUpdates, parseMessages, redeliverUpdates } from './updates';
+import { scheduleWorkflowTask, workflowTaskKey } from './workflow-task';
+
+const E = enums.EventType;
+const CAUSE = enums.WorkflowTaskFailedCause;
+const DEFAULT_STICKY_SCHEDULE_TO_START_MS = 10_000;
+/** Server-rejected tasks would otherwise retry in a hot loop; back off from the second attempt. */
+const REJECTION_BACKOFF_BASE_MS = 1000;
+const REJECTION_BACKOFF_MAX_MS = 10_000;
+
+export interface RespondWorkflowTaskCompletedRequest {
+  taskToken?: Uint8Array;
+  commands?: Command[];
+  identity?: string;
+  stickyAttributes?: { workerTaskQueue?: TaskQueueRef; scheduleToStartTimeout?: Duration };
+  forceCreateNewWorkflowTask?: boolean;
+  binaryChecksum?: string;
+  queryResults?: Record<string, WorkflowQueryResult>;
+  messages?: ProtocolMessage[];
+  sdkMetadata?: Message;
+  meteringMetadata?: Message;
+  workerVersionStamp?: Message;
+}
+
+export interface RespondWorkflowTaskFailedRequest {
+  taskToken?: Uint8Array;
+  cause?: number;
+  failure?: Failure;
+  identity?: string;
+  binaryChecksum?: string;
+}
+
+export function requireStartedWorkflowTask(
+  engine: Engine,
+  tokenBytes: Uint8Array | undefined
+): { run: RunState; wft: WorkflowTaskState } {
+  const token = parseTaskToken(tokenBytes);
+  if (token.kind !== 'workflow') throw invalidArgument('Not a workflow task token.');
+  const run = engine.runs.get(token.runId);
+  const wft = run?.wft;
+  if (!run || !wft || !isOpen(run) || wft.seq !== token.seq || wft.startedEventId === 0) {
+    throw taskNotFound('Workflow task');
+  }
+  return { run, wft };
+}
+
+function isCloseCommand(command: Command): boolean {
+  const C = enums.CommandType;
+  return (
+    command.commandType === C.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION ||
+    command.commandType === C.COMMAND_TYPE_FAIL_WORKFLOW_EXECUTION ||
+    command.commandType === C.COMMAND_TYPE_CANCEL_WORKFLOW_EXECUTION ||
+    command.commandType === C.COMMAND_TYPE_CONTINUE_AS_NEW_WORKFLOW_EXECUTION
+  );
+}
+
+export function completeWorkflowTask(engine: Engine, request: RespondWorkflowTaskCompletedRequest): object {
+  const { run, wft } = requireStartedWorkflowTask(engine, request.taskToken);
+  const commands = request.commands ?? [];
+  const identity = request.identity ?? '';
+  const parsed = parseMessages(run, request.messages ?? []);
+  const problem =
+    typeof parsed === 'string'
+      ? { cause: CAUSE.WORKFLOW_TASK_FAILED_CAUSE_BAD_UPDATE_WORKFLOW_EXECUTION_MESSAGE, message: parsed }
+      : validateCommands(engine, run, commands, parsed);
+  if (problem || typeof parsed === 'string') {
+    const message = problem?.message ?? 'invalid completion';
+    rejectWorkflowTask(
+      engine,
+      run,
+      wft,
+      problem?.cause ?? CAUSE.WORKFLOW_TASK_FAILED_CAUSE_UNSPECIFIED,
+      message,
+      identity
+    );
+    throw invalidArgument(message);
+  }
+  if (commands.some(isCloseCommand) && (run.buffered.length > 0 || hasUndeliveredUpdates(run))) {
+    // New events arrived while the workflow decided to close: it must see them first.
+    failStartedWorkflowTask(engine, run, wft, {
+      cause: CAUSE.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND,
+      identity,
+      nextAttempt: 1,
+    });
+    throw new DevServerError('INVALID_ARGUMENT', 'UnhandledCommand');
+  }
+  const completedEventId = recordCompletion(engine, run, wft, request);
+  const needsTask = applyCommands(engine, run, commands, parsed, completedEventId, identity);
+  resolveQueryResults(engine, request.queryResults);
+  finishWorkflowTask(engine, run, needsTask || request.forceCreateNewWorkflowTask === true);
+  return {};
+}
+
+function recordCompletion(
+  engine: Engine,
+  run: RunState,
+  wft: WorkflowTaskState,
+  request: RespondWorkflowTaskCompletedRequest
+): number {
+  for (const event of wft.transientEvents ?? []) appendMaterialized(engine, run, event);
+  const completed = appendEvent(
+    engine,
+    run,
+    E.EVENT_TYPE_WORKFLOW_TASK_COMPLETED,
+    'workflowTaskCompletedEventAttributes',
+    {
+      scheduledEventId: wft.scheduledEventId,
+      startedEventId: wft.startedEventId,
+      identity: request.identity,
+      binaryChecksum: request.binaryChecksum,
+      // Core reads its internal flags back from here on replay.
+      sdkMetadata: request.sdkMetadata,
+      meteringMetadata: request.meteringMetadata,
+      workerVersion: request.workerVersionStamp,
+    }
+  );
+  run.wft = undefined;
+  engine.scheduler.clear(workflowTaskKey(run.runId));
+  run.nextWftAttempt = 1;
+  run.lastCompletedStartedEventId = wft.startedEventId;
+  const stickyQueue = request.stickyAttributes?.workerTaskQueue?.name;
+  run.sticky = stickyQueue
+    ? {
+        queue: stickyQueue,
+        scheduleToStartMs:
+          durationMs(request.stickyAttributes?.scheduleToStartTimeout) || DEFAULT_STICKY_SCHEDULE_TO_START_MS,
+      }
+    : undefined;
+  engine.touch(run);
+  return completed.eventId;
+}
+
+function finishWorkflowTask(engine: Engine, run: RunState, needsTask: boolean): void {
+  if (!isOpen(run)) return;
+  const flushed = flushBuffered(engine, run);
+  if (needsTask || flushed || hasUndeliveredUpdates(run)) scheduleWorkflowTask(engine, run);
+  releaseWaitingQueries(engine, run);
+}
+
+export function failWorkflowTask(engine: Engine, request: RespondWorkflowTaskFailedRequest): object {
+  const { run, wft } = requireStartedWorkflowTask(engine, request.taskToken);
+  failStartedWorkflowTask(engine, run, wft, {
+    cause: request.cause ?? CAUSE.WORKFLOW_TASK_FAILED_CAUSE_UNSPECIFIED,
+    failure: request.failure,
+    identity: request.identity,
+  });
+  return {};
+}
+
+export function timeOutStartedWorkflowTask(engine: Engine, run: RunState, wft: WorkflowTaskState): void {
+  failStartedWorkflowTask(engine, run, wft, { timedOut: true });
+}
+
+/** The server refuses a completion (invalid command): the task fails and is retried with backoff. */
+function rejectWorkflowTask(
+  engine: Engine,
+  run: RunState,
+  wft: WorkflowTaskState,
+  cause: number,
+  message: string,
+  identity: string
+): void {
+  const backoffMs =
+    wft.attempt >= 2 ? Math.min(REJECTION_BACKOFF_BASE_MS * 2 ** (wft.attempt - 2), REJECTION_BACKOFF_MAX_MS) : 0;
+  failStartedWorkflowTask(engine, run, wft, {
+    cause,
+    failure: {
+      message,
+      source: 'ConvEngineDevServer',
+      applicationFailureInfo: { type: 'BadCommand', nonRetryable: true },
+    },
+    identity,
+    backoffMs,
+  });
+}
+
+interface TaskFailure {
+  cause?: number;
+  failure?: Failure;
+  identity?: string;
+  timedOut?: boolean;
+  /** Attempt of the follow-up task; defaults to the failed attempt + 1. */
+  nextAttempt?: number;
+  backoffMs?: number;
+}
+
+function failStartedWorkflowTask(engine: Engine, run: RunState, wft: WorkflowTaskState, how: TaskFailure): void {
+  // Only the first failure of a streak is recorded; retries stay transient until one completes.
+  const record = wft.attempt === 1 || how.nextAttempt === 1;
+  if (record) {
+    for (const event of wft.transientEvents ?? []) appendMaterialized(engine, run, event);
+    if (how.timedOut) {
+      appendEvent(engine, run, E.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT, 'workflowTaskTimedOutEventAttributes', {
+        scheduledEventId: wft.scheduledEventId,
+        startedEventId: wft.startedEventId,
+        timeoutType: enums.TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE,
+      });
+    } else {
+      appendEvent(engine, run, E.EVENT_TYPE_WORKFLOW_TASK_FAILED, 'workflowTaskFailedEventAttributes', {
+        scheduledEventId: wft.scheduledEventId,
+        startedEventId: wft.startedEventId,
+        cause: how.cause,
+        failure: how.failure,
+        identity: how.identity,
+      });
+    }
+  }
+  run.wft = undefined;
+  engine.scheduler.clear(workflowTaskKey(run.runId));
+  run.sticky = undefined;
+  run.nextWftAttempt = how.nextAttempt ?? wft.attempt + 1;
+  redeliverUpdates(run);
+  requeueDeliveredQueries(engine, run, wft);
+  flushBuffered(engine, run);
+  engine.touch(run);
+  scheduleWorkflowTask(engine, run, how.backoffMs ?? 0);
+}

@@ -1,0 +1,64 @@
+/**
+ * Typed errors raised by the engine. The gRPC layer maps `type` to a status code in one place
+ * (grpc/status.ts), so engine code never deals with gRPC.
+ */
+export type DevServerErrorType =
+  | 'INVALID_ARGUMENT'
+  | 'NOT_FOUND'
+  | 'ALREADY_EXISTS'
+  | 'FAILED_PRECONDITION'
+  | 'UNIMPLEMENTED'
+  | 'DEADLINE_EXCEEDED'
+  | 'CANCELLED'
+  | 'INTERNAL';
+
+/** A `google.rpc.Status` detail: a Temporal errordetails message and its fields. */
+export interface ErrorDetail {
+  typeName: string;
+  message: object;
+}
+
+export class DevServerError extends Error {
+  constructor(
+    readonly type: DevServerErrorType,
+    message: string,
+    readonly detail?: ErrorDetail
+  ) {
+    super(message);
+    this.name = 'DevServerError';
+  }
+}
+
+export function invalidArgument(message: string): DevServerError {
+  return new DevServerError('INVALID_ARGUMENT', message);
+}
+
+export function notFound(message: string): DevServerError {
+  return new DevServerError('NOT_FOUND', message, {
+    typeName: 'temporal.api.errordetails.v1.NotFoundFailure',
+    message: { currentCluster: 'active', activeCluster: 'active' },
+  });
+}
+
+export function unimplemented(message: string): DevServerError {
+  return new DevServerError('UNIMPLEMENTED', message);
+}
+
+export function workflowNotFound(workflowId: string, runId?: string): DevServerError {
+  const run = runId ? `, RunId: ${runId}` : '';
+  return notFound(`workflow execution not found (WorkflowId: ${workflowId}${run})`);
+}
+
+export function workflowAlreadyCompleted(): DevServerError {
+  return notFound('workflow execution already completed');
+}
+
+export function taskNotFound(what: string): DevServerError {
+  return notFound(`${what} not found: the task is stale, already completed or timed out`);
+}
+
+/** Throws INVALID_ARGUMENT unless `value` is a non-empty string. */
+export function requireString(value: unknown, field: string): string {
+  if (typeof value !== 'string' || value.length === 0) throw invalidArgument(`${field} is not set on request.`);
+  return value;
+}

@@ -1,0 +1,173 @@
+/**
+ * Embedded, wire-compatible Temporal frontend for development and tests: the real
+ * `@temporalio/worker` and `@temporalio/client` talk to it over gRPC on loopback.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { Engine, type EngineStats } from './engine/engine';
+import { PersistentStore } from './engine/persistence';
+import { deleteExpiredRuns } from './engine/executions';
+import { restoreState } from './engine/restore';
+import { SEARCH_ATTRIBUTE_TYPES, type SearchAttributeType } from './engine/search-attributes';
+import { declineRequestCompression } from './grpc/compression';
+import { buildService } from './grpc/service';
+import { operatorServiceHandlers } from './rpc/operator-service';
+import { systemHandlers } from './rpc/system';
+import { workflowServiceHandlers } from './rpc/workflow-service';
+
+export type { SearchAttributeType } from './engine/search-attributes';
+export type { EngineStats } from './engine/engine';
+
+export interface DevServerOptions {
+  /** 0 picks a free port. Default 7233. */
+  port?: number;
+  /** Default 127.0.0.1. */
+  host?: string;
+  /** Default "default". */
+  namespace?: string;
+  /** JSON-lines file that keeps every workflow, activity and timer across restarts. In memory when absent. */
+  persistPath?: string;
+  /** Custom search attributes to register (in addition to the CustomXxxField set `temporal server start-dev` has). */
+  searchAttributes?: Record<string, SearchAttributeType>;
+  /** Long polls answer empty after this long. Default 55 s, below the SDK's 70 s deadline. */
+  longPollTimeoutMs?: number;
+  /** Closed runs are deleted this long after they close. Default 24 h (the retention DescribeNamespace reports). */
+  retentionMs?: number;
+  /** Unexpected internal errors; the server keeps serving. Default: one line on stderr. */
+  onInternalError?: (error: unknown) => void;
+}
+
+export interface DevServer {
+  /** host:port to give to NativeConnection / Connection. */
+  address: string;
+  port: number;
+  namespace: string;
+  /** Counters of events written and shipped to workers. */
+  stats(): EngineStats;
+  stop(): Promise<void>;
+}
+
+const DEFAULT_LONG_POLL_MS = 55_000;
+const MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
+const HOUSEKEEPING_INTERVAL_MS = 5_000;
+const DEFAULT_RETENTION_MS = 24 * 60 * 60 * 1000;
+const SHUTDOWN_GRACE_MS = 2_000;
+
+function defaultInternalErrorReporter(error: unknown): void {
+  const text = error instanceof Error ? (error.stack ?? error.message) : String(error);
+  process.stderr.write(`[convengine devserver] internal error: ${text}\n`);
+}
+
+function validateSearchAttributes(searchAttributes: Record<string, SearchAttributeType>): void {
+  for (const [name, type] of Object.entries(searchAttributes)) {
+    if (!SEARCH_ATTRIBUTE_TYPES.includes(type)) {
+      throw new Error(
+        `Search attribute ${name}: unknown type "${type}" (use one of ${SEARCH_ATTRIBUTE_TYPES.join(', ')})`
+      );
+    }
+  }
+}
+
+function bind(server: grpc.Server, address: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    server.bindAsync(address, grpc.ServerCredentials.createInsecure(), (error, port) =>
+      error ? reject(error) : resolve(port)
+    );
+  });
+}
+
+function openStore(engine: Engine, persistPath: string, onError: (error: unknown) => void): PersistentStore {
+  const store = new PersistentStore(persistPath, engine.namespace, onError);
+  restoreState(engine, store.load());
+  engine.store = store;
+  store.compact(engine.runs.values(), engine.searchAttributes.custom);
+  return store;
+}
+
+function createGrpcServer(engine: Engine, persistence: string, onInternalError: (error: unknown) => void): grpc.Server {
+  const server = new grpc.Server({
+    'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
+    'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
+    // Per-call channelz bookkeeping is measurable CPU on the hot path and nothing here reads it.
+    'grpc.enable_channelz': 0,
+  });
+  const serviceOptions = {
+    namespace: engine.namespace,
+    requireNamespace: (method: string) =>
+      !['DescribeNamespace', 'RegisterNamespace', 'ListNamespaces'].includes(method),
+    onInternalError: (error: unknown) => onInternalError(error),
+  };
+  const workflowService = buildService(
+    'temporal.api.workflowservice.v1.WorkflowService',
+    { ...systemHandlers(engine, persistence), ...workflowServiceHandlers(engine) },
+    serviceOptions
+  );
+  // Operator calls may omit the namespace; they then act on the served one.
+  const operatorService = buildService(
+    'temporal.api.operatorservice.v1.OperatorService',
+    operatorServiceHandlers(engine),
+    {
+      ...serviceOptions,
+      requireNamespace: () => false,
+    }
+  );
+  server.addService(workflowService.definition, workflowService.implementation);
+  server.addService(operatorService.definition, operatorService.implementation);
+  return server;
+}
+
+/** Periodic housekeeping: compaction of the persistence file and retention of closed runs. */
+function startHousekeeping(engine: Engine, store: PersistentStore | undefined): NodeJS.Timeout {
+  const timer = setInterval(() => {
+    try {
+      engine.transact(() => deleteExpiredRuns(engine, engine.retentionMs));
+      if (store?.needsCompaction()) store.compact(engine.runs.values(), engine.searchAttributes.custom);
+    } catch (error) {
+      engine.reportInternalError(error);
+    }
+  }, HOUSEKEEPING_INTERVAL_MS);
+  timer.unref();
+  return timer;
+}
+
+export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
+  const host = options.host ?? '127.0.0.1';
+  const onInternalError = options.onInternalError ?? defaultInternalErrorReporter;
+  validateSearchAttributes(options.searchAttributes ?? {});
+  declineRequestCompression();
+  const engine = new Engine({
+    namespace: options.namespace ?? 'default',
+    longPollMs: options.longPollTimeoutMs ?? DEFAULT_LONG_POLL_MS,
+    retentionMs: options.retentionMs ?? DEFAULT_RETENTION_MS,
+    onInternalError,
+  });
+  const store = options.persistPath ? openStore(engine, options.persistPath, onInternalError) : undefined;
+  for (const [name, type] of Object.entries(options.searchAttributes ?? {}))
+    engine.searchAttributes.custom.set(name, type);
+  store?.recordSearchAttributes(engine.searchAttributes.custom);
+  const server = createGrpcServer(engine, store ? 'jsonl' : 'memory', onInternalError);
+  let port: number;
+  try {
+    port = await bind(server, `${host}:${options.port ?? 7233}`);
+  } catch (error) {
+    engine.stop();
+    store?.flush();
+    throw error;
+  }
+  const housekeeping = startHousekeeping(engine, store);
+  let stopped: Promise<void> | undefined;
+  const stop = (): Promise<void> => {
+    stopped ??= new Promise<void>((resolve) => {
+      clearInterval(housekeeping);
+      engine.stop();
+      store?.flush();
+      // Long polls were answered by engine.stop(); anything still open after the grace period is cut.
+      const force = setTimeout(() => server.forceShutdown(), SHUTDOWN_GRACE_MS);
+      server.tryShutdown(() => {
+        clearTimeout(force);
+        resolve();
+      });
+    });
+    return stopped;
+  };
+  return { address: `${host}:${port}`, port, namespace: engine.namespace, stats: () => ({ ...engine.stats }), stop };
+}

@@ -1,0 +1,80 @@
+import { seedPacks } from '../../db/seed';
+import { ApiHarness } from '../support/api-harness';
+
+const UNKNOWN = '00000000-0000-4000-8000-000000000000';
+
+describe('bad input gets a specific 4xx, never a 5xx or internals', () => {
+  let h: ApiHarness;
+  beforeAll(async () => {
+    h = await ApiHarness.start({ messageMaxBytes: 64 });
+    await seedPacks(h.wf.mcp.deps.db, ['faq']);
+    await h.wf.mcp.base.store.refresh();
+  });
+  afterAll(async () => h?.stop());
+
+  const post = (path: string, body: string, headers: Record<string, string> = {}) =>
+    h.request('POST', path, { body, headers: { 'content-type': 'application/json', ...headers } });
+
+  it.each([
+    ['malformed JSON', '{"message": "hi"', 'MALFORMED_BODY'],
+    ['empty body', '', 'MALFORMED_BODY'],
+    ['missing message', '{}', 'VALIDATION_FAILED'],
+    ['message not a string', '{"message": 42}', 'VALIDATION_FAILED'],
+    ['empty message', '{"message": ""}', 'VALIDATION_FAILED'],
+    ['blank message', '{"message": "   "}', 'MESSAGE_BLANK'],
+    ['message over the size limit', JSON.stringify({ message: 'x'.repeat(65) }), 'MESSAGE_TOO_LARGE'],
+    ['non-UUID conversation id', '{"message": "hi", "conversationId": "abc"}', 'VALIDATION_FAILED'],
+    ['inputParams not an object', '{"message": "hi", "inputParams": [1]}', 'VALIDATION_FAILED'],
+    ['reset not a boolean', '{"message": "hi", "reset": "yes please"}', 'VALIDATION_FAILED'],
+    ['unknown property', '{"message": "hi", "text": "hi"}', 'VALIDATION_FAILED'],
+  ])('POST message with %s → %s', async (_name, payload, code) => {
+    const res = await post('/api/v1/conversation/message', payload);
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+    expect(res.json()).toEqual({ error: expect.objectContaining({ code, message: expect.any(String) }) });
+    expect(res.body).not.toMatch(/\bat .*\.ts:\d+|node_modules|stack/i);
+  });
+
+  it('rejects a body that is not JSON at all with 415', async () => {
+    const res = await h.request('POST', '/api/v1/conversation/message', {
+      body: 'message=hi',
+      headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    });
+    expect(res.status).toBe(415);
+    expect(res.json().error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+  });
+
+  it.each([
+    ['GET', '/api/v1/conversation/not-a-uuid', 400, 'VALIDATION_FAILED'],
+    ['GET', `/api/v1/conversation/${UNKNOWN}`, 404, 'CONVERSATION_NOT_FOUND'],
+    ['GET', `/api/v1/conversation/audit/${UNKNOWN}`, 404, 'CONVERSATION_NOT_FOUND'],
+    ['GET', '/api/v1/conversation/audit/123/trace', 400, 'VALIDATION_FAILED'],
+    ['GET', `/api/v1/conversation/${UNKNOWN}/stream`, 404, 'CONVERSATION_NOT_FOUND'],
+    ['GET', '/api/v1/nothing-here', 404, 'ROUTE_NOT_FOUND'],
+    ['POST', '/api/v1/admin/turns/not-a-turn/retry', 400, 'VALIDATION_FAILED'],
+    ['POST', `/api/v1/admin/turns/turn-${UNKNOWN}-1/retry`, 404, 'TURN_NOT_FOUND'],
+  ])('%s %s → %i %s', async (method, path, status, code) => {
+    const res = await h.request(method, path);
+    expect(res.status).toBe(status);
+    expect(res.json().error.code).toBe(code);
+  });
+
+  it('validates approval decisions before touching the turn', async () => {
+    const ok = await post('/api/v1/conversation/message', '{"message": "hi"}');
+    expect(ok.status).toBe(200);
+    const id = ok.json().conversationId as string;
+    const bad = await post(`/api/v1/conversation/${id}/turns/1/approval`, '{"decision": "maybe"}');
+    expect([bad.status, bad.json().error.code]).toEqual([400, 'VALIDATION_FAILED']);
+    const zero = await post(`/api/v1/conversation/${id}/turns/0/approval`, '{"decision": "approve"}');
+    expect(zero.status).toBe(400);
+    const unknownTurn = await post(`/api/v1/conversation/${id}/turns/7/approval`, '{"decision": "approve"}');
+    expect([unknownTurn.status, unknownTurn.json().error.code]).toEqual([404, 'TURN_NOT_FOUND']);
+    const finished = await post(`/api/v1/conversation/${id}/turns/1/approval`, '{"decision": "approve"}');
+    expect([finished.status, finished.json().error.code]).toEqual([409, 'APPROVAL_NOT_PENDING']);
+    const unknownConversation = await post(
+      `/api/v1/conversation/${UNKNOWN}/turns/1/approval`,
+      '{"decision": "reject"}'
+    );
+    expect(unknownConversation.status).toBe(404);
+  });
+});

@@ -1,0 +1,51 @@
+/**
+ * A bare gRPC client for dev-server-specific tests: plays a fake worker, sends malformed bytes,
+ * cancels calls. Uses the same protobufjs root as the server.
+ */
+import * as grpc from '@grpc/grpc-js';
+import { decodeMessage, encodeMessage, serviceMethods, type MethodCodec } from '../../devserver/proto/codec';
+import type { Message } from '../../devserver/proto/types';
+
+const WORKFLOW_SERVICE = 'temporal.api.workflowservice.v1.WorkflowService';
+const OPERATOR_SERVICE = 'temporal.api.operatorservice.v1.OperatorService';
+
+export interface RawCall {
+  response: Promise<Message>;
+  cancel(): void;
+}
+
+export class RawClient {
+  private readonly client: grpc.Client;
+  readonly methods = new Map<string, MethodCodec>();
+
+  constructor(address: string) {
+    this.client = new grpc.Client(address, grpc.credentials.createInsecure());
+    for (const method of [...serviceMethods(WORKFLOW_SERVICE), ...serviceMethods(OPERATOR_SERVICE)]) {
+      if (!this.methods.has(method.name)) this.methods.set(method.name, method);
+    }
+  }
+
+  start(method: string, request: Message | Buffer): RawCall {
+    const codec = this.methods.get(method);
+    if (!codec) throw new Error(`unknown method ${method}`);
+    let call: grpc.ClientUnaryCall | undefined;
+    const response = new Promise<Message>((resolve, reject) => {
+      call = this.client.makeUnaryRequest(
+        codec.path,
+        (value: Message | Buffer) => (Buffer.isBuffer(value) ? value : encodeMessage(codec.requestType, value)),
+        (bytes: Buffer) => decodeMessage(codec.responseType, bytes),
+        request,
+        (error, value) => (error ? reject(error) : resolve(value ?? {}))
+      );
+    });
+    return { response, cancel: () => call?.cancel() };
+  }
+
+  call(method: string, request: Message | Buffer): Promise<Message> {
+    return this.start(method, request).response;
+  }
+
+  close(): void {
+    this.client.close();
+  }
+}

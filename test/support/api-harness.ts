@@ -1,0 +1,70 @@
+import type { FastifyInstance } from 'fastify';
+import { buildApi } from '../../api/app';
+import { conversationQueries } from '../../api/db-queries';
+import type { ApiPorts } from '../../api/ports';
+import { WorkflowHarness } from './workflow-harness';
+
+/** Response bodies are read loosely in tests; each assertion states the shape it expects. */
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type ApiJson = any;
+
+export interface ApiHarnessOptions {
+  apiToken?: string;
+  messageMaxBytes?: number;
+}
+
+/** The HTTP gateway over the real ports: Temporal gateway on the test server, PostgreSQL, config store. */
+export class ApiHarness {
+  private constructor(
+    readonly wf: WorkflowHarness,
+    readonly app: FastifyInstance,
+    readonly baseUrl: string
+  ) {}
+
+  /** A real HTTP request to the gateway; the body is sent as given (so malformed bodies can be tested). */
+  async request(
+    method: string,
+    path: string,
+    options: { body?: string; json?: unknown; headers?: Record<string, string> } = {}
+  ): Promise<{ status: number; body: string; json(): ApiJson; headers: Headers }> {
+    const body = options.json !== undefined ? JSON.stringify(options.json) : options.body;
+    const headers = { ...(body !== undefined ? { 'content-type': 'application/json' } : {}), ...options.headers };
+    const res = await fetch(`${this.baseUrl}${path}`, { method, headers, body });
+    const text = await res.text();
+    return { status: res.status, body: text, json: () => JSON.parse(text), headers: res.headers };
+  }
+
+  static async start(options: ApiHarnessOptions = {}): Promise<ApiHarness> {
+    const wf = await WorkflowHarness.start();
+    const db = wf.mcp.deps.db;
+    const ports: ApiPorts = {
+      turns: wf.gateway(),
+      conversations: conversationQueries(db),
+      config: { refresh: async () => wf.mcp.base.store.refresh() },
+      readiness: {
+        check: async () => ({
+          database: await db.execute('select 1').then(
+            () => 'ok',
+            () => 'unreachable'
+          ),
+          temporal: 'ok',
+        }),
+      },
+    };
+    const app = buildApi({
+      ports,
+      apiToken: options.apiToken,
+      messageMaxBytes: options.messageMaxBytes ?? 8192,
+      logLevel: 'silent',
+      streamPollIntervalMs: 50,
+      streamMaxDurationMs: 3000,
+    });
+    const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
+    return new ApiHarness(wf, app, baseUrl);
+  }
+
+  async stop(): Promise<void> {
+    await this.app.close();
+    await this.wf.stop();
+  }
+}

@@ -1,0 +1,1 @@
+export { activityEntries, upsertedSearchAttributes, type ActivityEntry } from '../../cli/history/entries';

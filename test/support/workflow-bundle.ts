@@ -1,0 +1,45 @@
+import { createHash } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync, writeFileSync, renameSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { bundleWorkflowCode } from '@temporalio/worker';
+
+const ROOT = join(__dirname, '..', '..');
+const SOURCES = ['workflows', 'core'];
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? sourceFiles(path) : path.endsWith('.ts') ? [path] : [];
+  });
+}
+
+function sourceDigest(): string {
+  const hash = createHash('sha256');
+  for (const file of SOURCES.flatMap((d) => sourceFiles(join(ROOT, d))).sort()) {
+    hash.update(file).update(readFileSync(file));
+  }
+  return hash.digest('hex').slice(0, 16);
+}
+
+let cached: Promise<{ code: string }> | undefined;
+
+/**
+ * The workflow bundle, built once per source version and shared across test files through a
+ * temp file: webpack costs ~2 s, and every workflow test file needs the same bundle.
+ */
+export function testWorkflowBundle(): Promise<{ code: string }> {
+  cached ??= (async () => {
+    const path = join(tmpdir(), `convengine-workflows-${sourceDigest()}.js`);
+    if (existsSync(path)) return { code: readFileSync(path, 'utf8') };
+    const { code } = await bundleWorkflowCode({ workflowsPath: join(ROOT, 'workflows'), logger: quietLogger });
+    const partial = `${path}.${process.pid}.tmp`;
+    writeFileSync(partial, code);
+    renameSync(partial, path);
+    return { code };
+  })();
+  return cached;
+}
+
+const noop = () => undefined;
+const quietLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };

@@ -1,0 +1,112 @@
+import { Client, Connection } from '@temporalio/client';
+import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
+import { temporal } from '@temporalio/proto';
+import { createActivities } from '../../activities';
+import type { TurnActivities } from '../../core/turn/activities';
+import { TemporalTurnGateway } from '../../api/turns/gateway';
+import type { TurnReply, TurnRequest } from '../../api/ports';
+import { TURN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { McpHarness } from './mcp-harness';
+import { getTestTemporal, type TestTemporal } from './temporal';
+import { testWorkflowBundle } from './workflow-bundle';
+
+let runtimeInstalled = false;
+function quietRuntime(): void {
+  if (runtimeInstalled) return;
+  runtimeInstalled = true;
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+}
+
+const SA_TYPES: Record<string, temporal.api.enums.v1.IndexedValueType> = {
+  Keyword: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
+  Int: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT,
+};
+
+async function registerSearchAttributes(client: Client, namespace: string): Promise<void> {
+  const searchAttributes: Record<string, temporal.api.enums.v1.IndexedValueType> = {};
+  for (const [name, type] of Object.entries(TURN_SEARCH_ATTRIBUTES)) searchAttributes[name] = SA_TYPES[type]!;
+  try {
+    await client.connection.operatorService.addSearchAttributes({ namespace, searchAttributes });
+  } catch (err) {
+    // A real cluster that already has them answers ALREADY_EXISTS.
+    if (!/already exists/i.test(String((err as Error).message))) throw err;
+  }
+}
+
+/**
+ * Everything a workflow test needs: the MCP harness (test database, scripted LLM through the real
+ * SDK, demo tool server), a Temporal server (in-memory dev server, or TEMPORAL_ADDRESS), a real
+ * worker running the turn workflow with the real activities, and the real gateway to start turns.
+ */
+export class WorkflowHarness {
+  private constructor(
+    readonly mcp: McpHarness,
+    readonly temporal: TestTemporal,
+    readonly client: Client,
+    readonly worker: Worker,
+    readonly taskQueue: string,
+    private readonly running: Promise<void>,
+    private readonly nativeConnection: NativeConnection
+  ) {}
+
+  static async start(
+    options: { activities?: (base: TurnActivities) => TurnActivities } = {}
+  ): Promise<WorkflowHarness> {
+    quietRuntime();
+    const mcp = await McpHarness.start();
+    const server = await getTestTemporal();
+    const connection = await Connection.connect({ address: server.address });
+    const client = new Client({ connection, namespace: server.namespace });
+    await registerSearchAttributes(client, server.namespace);
+    const taskQueue = `turns-${process.pid}-${Date.now()}`;
+    const nativeConnection = await NativeConnection.connect({ address: server.address });
+    // Activities resolve deps per call, so tests can swap tool handlers between turns.
+    const current = () => {
+      const base = createActivities(mcp.deps);
+      return options.activities ? options.activities(base) : base;
+    };
+    const live: Record<string, (input: never) => Promise<unknown>> = {};
+    for (const name of Object.keys(current())) {
+      live[name] = (input) => (current()[name as keyof TurnActivities] as (i: never) => Promise<unknown>)(input);
+    }
+    const worker = await Worker.create({
+      connection: nativeConnection,
+      namespace: server.namespace,
+      taskQueue,
+      workflowBundle: await testWorkflowBundle(),
+      activities: live,
+    });
+    const running = worker.run();
+    return new WorkflowHarness(mcp, server, client, worker, taskQueue, running, nativeConnection);
+  }
+
+  gateway(): TemporalTurnGateway {
+    return new TemporalTurnGateway({ client: this.client, db: this.mcp.deps.db, taskQueue: this.taskQueue });
+  }
+
+  send(request: Partial<TurnRequest> & { message: string }): Promise<TurnReply> {
+    return this.gateway().sendMessage({
+      conversationId: request.conversationId ?? crypto.randomUUID(),
+      message: request.message,
+      inputParams: request.inputParams ?? {},
+      reset: request.reset ?? false,
+      idempotencyKey: request.idempotencyKey ?? null,
+      requestContext: request.requestContext ?? {},
+    });
+  }
+
+  /** The events of a turn's (latest run) history. */
+  async history(workflowId: string) {
+    const history = await this.client.workflow.getHandle(workflowId).fetchHistory();
+    return history.events ?? [];
+  }
+
+  async stop(): Promise<void> {
+    this.worker.shutdown();
+    await this.running;
+    await this.nativeConnection.close();
+    await this.client.connection.close();
+    await this.temporal.stop();
+    await this.mcp.stop();
+  }
+}

@@ -1,0 +1,94 @@
+import { ApiError } from '../../api/errors';
+import type { TurnReply } from '../../api/ports';
+import type { JsonObject } from '../../core/json';
+import { activityEntries } from '../support/history';
+import { extracted, loanConfig, plan } from '../support/loan-config';
+import { answer } from '../support/order-config';
+import { WorkflowHarness } from '../support/workflow-harness';
+
+const MESSAGE = 'Apply loan for customer CUST-1001, amount 350000 for 36 months.';
+
+function script(finalAnswer?: string) {
+  return [
+    extracted('CUST-1001'),
+    plan('loan.credit.rating.check', 'CUST-1001'),
+    plan('loan.application.submit', 'CUST-1001'),
+    ...(finalAnswer ? [answer(finalAnswer)] : []),
+  ];
+}
+
+function awaiting(reply: TurnReply) {
+  if (reply.kind !== 'AWAITING_APPROVAL') throw new Error(`expected a parked turn, got ${reply.kind}`);
+  return reply;
+}
+
+describe('human approval parks the turn durably (D16, issue #6 item 8)', () => {
+  let h: WorkflowHarness;
+  beforeAll(async () => {
+    h = await WorkflowHarness.start();
+  });
+  afterAll(async () => h?.stop());
+  beforeEach(() => {
+    h.mcp.llm.setScript([]);
+    h.mcp.toolServer.counters.reset();
+  });
+
+  it('reports AWAITING_APPROVAL at once, then approve runs the write exactly once', async () => {
+    await h.mcp.configure(loanConfig({ submitNeedsApproval: true }));
+    h.mcp.llm.setScript(script('Submitted LA-90311.'));
+    const parked = awaiting(await h.send({ message: MESSAGE }));
+    expect(parked.pending).toMatchObject({
+      toolCode: 'loan.application.submit',
+      callIndex: 2,
+      args: { customerId: 'CUST-1001' },
+    });
+    expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(0);
+
+    const done = await h.gateway().decideApproval(parked.ref.conversationId, parked.ref.turnNumber, true, 'checked');
+    expect(done.kind).toBe('COMPLETED');
+    if (done.kind !== 'COMPLETED') return;
+    expect(done.result.payload.value).toBe('Submitted LA-90311.');
+    expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(1);
+    const decisions = activityEntries(await h.history(parked.ref.workflowId)).filter(
+      (a) => a.type === 'RecordTurnDecision'
+    );
+    expect(decisions.map((d) => d.summary)).toEqual(['APPROVAL: tool=loan.application.submit reason=APPROVED']);
+  });
+
+  it('reject runs the write zero times and refuses a second decision', async () => {
+    await h.mcp.configure(loanConfig({ submitNeedsApproval: true }));
+    h.mcp.llm.setScript(script());
+    const parked = awaiting(await h.send({ message: MESSAGE }));
+    const done = await h.gateway().decideApproval(parked.ref.conversationId, parked.ref.turnNumber, false, 'too risky');
+    expect(done.kind).toBe('COMPLETED');
+    if (done.kind !== 'COMPLETED') return;
+    expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(0);
+    expect((done.result.context['mcp'] as JsonObject)['lifecycle']).toMatchObject({ status: 'APPROVAL_REJECTED' });
+    const again = await h
+      .gateway()
+      .decideApproval(parked.ref.conversationId, parked.ref.turnNumber, true, null)
+      .catch((e: unknown) => e);
+    expect(again).toBeInstanceOf(ApiError);
+    expect(again).toMatchObject({ statusCode: 409, code: 'APPROVAL_NOT_PENDING' });
+  });
+
+  it('a durable timeout records APPROVAL_EXPIRED and never runs the write', async () => {
+    await h.mcp.configure(loanConfig({ submitNeedsApproval: true, approvalTimeoutMs: 1500 }));
+    h.mcp.llm.setScript(script());
+    const parked = awaiting(await h.send({ message: MESSAGE }));
+    const handle = h.client.workflow.getHandle(parked.ref.workflowId);
+    const result = (await handle.result()) as { context: JsonObject };
+    expect((result.context['mcp'] as JsonObject)['lifecycle']).toMatchObject({ status: 'APPROVAL_EXPIRED' });
+    expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(0);
+    const events = await h.history(parked.ref.workflowId);
+    expect(events.some((e) => e.timerFiredEventAttributes)).toBe(true);
+  });
+
+  it('refuses decisions for unknown turns and turns that are not waiting', async () => {
+    const unknown = await h
+      .gateway()
+      .decideApproval(crypto.randomUUID(), 1, true, null)
+      .catch((e: unknown) => e);
+    expect(unknown).toMatchObject({ statusCode: 404, code: 'TURN_NOT_FOUND' });
+  });
+});

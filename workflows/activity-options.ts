@@ -1,0 +1,79 @@
+import type { ActivityOptions } from '@temporalio/workflow';
+import type { McpToolDescriptor, PipelineStepName } from '../core/turn/contracts';
+
+/** Failure types a retry cannot fix: bad config, bad input, guardrail verdicts, stale turns. */
+export const NON_RETRYABLE_TYPES = [
+  'CONFIG_INVALID',
+  'CONFIG_VERSION_UNAVAILABLE',
+  'VALIDATION_FAILED',
+  'UNRESOLVED_PROMPT_VARIABLE',
+  'RESPONSE_MAPPING_NOT_FOUND',
+  'PROMPT_TEMPLATE_MISSING',
+  'GUARDRAIL_BLOCKED',
+  'SQL_GUARDRAIL_REJECTED',
+  'TOOL_NOT_ALLOWED',
+  'TOOL_ARGS_INVALID',
+  'STALE_TURN',
+];
+
+/** Database-only steps: quick, and safe to retry (audits and the commit are idempotent). */
+export const stepActivity: ActivityOptions = {
+  startToCloseTimeout: '30 seconds',
+  retry: {
+    initialInterval: '200 milliseconds',
+    backoffCoefficient: 2,
+    maximumInterval: '5 seconds',
+    maximumAttempts: 5,
+    nonRetryableErrorTypes: NON_RETRYABLE_TYPES,
+  },
+};
+
+/** Steps that call the LLM: retry 429/5xx/timeouts with a longer backoff. */
+export const llmActivity: ActivityOptions = {
+  startToCloseTimeout: '2 minutes',
+  retry: {
+    initialInterval: '1 second',
+    backoffCoefficient: 2,
+    maximumInterval: '20 seconds',
+    maximumAttempts: 6,
+    nonRetryableErrorTypes: NON_RETRYABLE_TYPES,
+  },
+};
+
+const LLM_STEPS: ReadonlySet<string> = new Set([
+  'DialogueAct',
+  'IntentResolution',
+  'SchemaExtraction',
+  'Disambiguation',
+  'ResponseResolution',
+]);
+
+export function optionsForStep(name: PipelineStepName): ActivityOptions {
+  return LLM_STEPS.has(name) ? llmActivity : stepActivity;
+}
+
+/**
+ * Tool calls by side-effect class (D16), with the tool row's own settings taking precedence:
+ * read-only tools and idempotent writes (which carry a stable idempotency key) retry;
+ * non-idempotent writes get exactly one attempt and an operator decides what happens next.
+ */
+export function optionsForTool(tool: McpToolDescriptor): ActivityOptions {
+  const r = tool.retry;
+  const oneShot = tool.sideEffect === 'NON_IDEMPOTENT_WRITE';
+  const defaultAttempts = tool.sideEffect === 'IDEMPOTENT_WRITE' ? 3 : 5;
+  return {
+    startToCloseTimeout: r.startToCloseTimeoutMs ?? 60_000,
+    retry: {
+      initialInterval: r.initialIntervalMs ?? 500,
+      backoffCoefficient: r.backoffCoefficient ?? 2,
+      maximumInterval: r.maxIntervalMs ?? 10_000,
+      maximumAttempts: oneShot ? 1 : (r.maxAttempts ?? defaultAttempts),
+      nonRetryableErrorTypes: NON_RETRYABLE_TYPES,
+    },
+  };
+}
+
+export const decisionActivity: ActivityOptions = {
+  startToCloseTimeout: '10 seconds',
+  retry: { initialInterval: '200 milliseconds', maximumAttempts: 10, maximumInterval: '5 seconds' },
+};

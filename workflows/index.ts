@@ -1,0 +1,3 @@
+/** Workflow entry points loaded by the worker bundle. */
+export { conversationTurn } from './conversation-turn';
+export * from './messages';

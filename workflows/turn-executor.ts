@@ -1,0 +1,129 @@
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  condition,
+  proxyActivities,
+  upsertSearchAttributes,
+} from '@temporalio/workflow';
+import type { TurnActivities } from '../core/turn/activities';
+import type {
+  ApprovalDecision,
+  McpPlanInput,
+  McpPlanOutput,
+  McpPrepareOutput,
+  McpToolCallInput,
+  McpToolDescriptor,
+  PipelineStepName,
+  StepInput,
+  StepOutput,
+  TurnInput,
+} from '../core/turn/contracts';
+import {
+  ToolCallFailure,
+  type ApprovalRequest,
+  type TurnDecisionRecord,
+  type TurnExecutor,
+} from '../core/turn/executor';
+import type { Session } from '../core/session';
+import { decisionActivity, llmActivity, optionsForStep, optionsForTool, stepActivity } from './activity-options';
+import { TurnOutcomeKey } from './search-attributes';
+import type { TurnState } from './turn-state';
+
+const acts = proxyActivities<TurnActivities>(stepActivity);
+
+function describeDecision(d: TurnDecisionRecord): string {
+  const tool = d.toolCode ? ` tool=${d.toolCode}` : '';
+  const limit = d.limit !== undefined ? ` limit=${d.limit}` : '';
+  return `${d.kind}:${tool} reason=${d.reason}${limit}`;
+}
+
+/** Runs the driver's units as activities, so each one is a retryable entry in event history. */
+export class WorkflowTurnExecutor implements TurnExecutor {
+  private session: Session | null = null;
+
+  constructor(
+    private readonly turn: TurnInput,
+    private readonly state: TurnState
+  ) {}
+
+  private seen<T extends StepOutput>(out: T): T {
+    this.session = out.session;
+    return out;
+  }
+
+  async step(name: PipelineStepName, input: StepInput): Promise<StepOutput> {
+    const activity = acts[name];
+    return this.seen(await activity.executeWithOptions({ ...optionsForStep(name), summary: name }, [input]));
+  }
+
+  async mcpPrepare(input: StepInput): Promise<McpPrepareOutput> {
+    const summary = 'McpPrepare: PRE_AGENT_MCP rules, skip checks, clear stale MCP context';
+    return this.seen(await acts.McpPrepare.executeWithOptions({ ...stepActivity, summary }, [input]));
+  }
+
+  async mcpPlan(input: McpPlanInput): Promise<McpPlanOutput> {
+    this.state.plannerIterations += 1;
+    const summary = `McpPlan: planner iteration ${input.iteration}`;
+    return this.seen(await acts.McpPlan.executeWithOptions({ ...llmActivity, summary }, [input]));
+  }
+
+  async mcpToolCall(input: McpToolCallInput, tool: McpToolDescriptor): Promise<StepOutput> {
+    this.state.toolCalls += 1;
+    const options = optionsForTool(tool);
+    const summary = `McpToolCall: ${tool.toolCode} (call ${input.call.callIndex}, ${tool.sideEffect})`;
+    try {
+      return this.seen(await acts.McpToolCall.executeWithOptions({ ...options, summary }, [input]));
+    } catch (err) {
+      throw toToolFailure(err, options.retry?.maximumAttempts ?? 1);
+    }
+  }
+
+  async mcpFinalize(input: StepInput): Promise<StepOutput> {
+    const summary = 'McpFinalize: loop flags, POST_AGENT_MCP rules';
+    return this.seen(await acts.McpFinalize.executeWithOptions({ ...stepActivity, summary }, [input]));
+  }
+
+  async record(decision: TurnDecisionRecord): Promise<void> {
+    this.state.decisions += 1;
+    const callKey = `decision-${this.state.decisions}`;
+    await acts.RecordTurnDecision.executeWithOptions({ ...decisionActivity, summary: describeDecision(decision) }, [
+      { turn: this.turn, session: this.session as Session, callKey, decision, audits: [] },
+    ]);
+  }
+
+  async awaitApproval(request: ApprovalRequest): Promise<ApprovalDecision> {
+    const expiresAt = new Date(Date.now() + request.timeoutMs).toISOString();
+    this.state.pending = {
+      toolCode: request.toolCode,
+      args: request.args,
+      callIndex: request.callIndex,
+      expiresAt,
+      intent: this.session?.intent ?? 'UNKNOWN',
+      state: this.session?.state ?? 'UNKNOWN',
+    };
+    this.state.decision = null;
+    this.state.status = 'AWAITING_APPROVAL';
+    upsertSearchAttributes([{ key: TurnOutcomeKey, value: 'AWAITING_APPROVAL' }]);
+    const decided = await condition(() => this.state.decision !== null, request.timeoutMs);
+    const decision: ApprovalDecision =
+      decided && this.state.decision
+        ? this.state.decision
+        : { decision: 'EXPIRED', reason: 'APPROVAL_EXPIRED', decidedBy: null };
+    this.state.pending = null;
+    this.state.decision = null;
+    this.state.status = 'RUNNING';
+    return decision;
+  }
+}
+
+function toToolFailure(err: unknown, maximumAttempts: number): unknown {
+  if (!(err instanceof ActivityFailure)) return err;
+  const cause = err.cause;
+  const type =
+    cause instanceof ApplicationFailure
+      ? (cause.type ?? 'TOOL_EXECUTION_FAILED')
+      : (cause?.name ?? 'TOOL_EXECUTION_FAILED');
+  const message = cause?.message ?? err.message;
+  const attempts = err.retryState === 'MAXIMUM_ATTEMPTS_REACHED' ? maximumAttempts : 1;
+  return new ToolCallFailure(type, message, attempts, cause ? { className: type, message } : null);
+}

@@ -1,0 +1,54 @@
+import type { ApprovalDecision } from '../core/turn/contracts';
+import type { TurnResult } from '../core/turn/contracts';
+import type { ApprovalAck, ApprovalDecisionInput, PendingApproval, TurnProgress } from './messages';
+
+/** The workflow's in-memory view of the turn, read by queries and updates. */
+export class TurnState {
+  status: TurnProgress['status'] = 'RUNNING';
+  pending: PendingApproval | null = null;
+  decision: ApprovalDecision | null = null;
+  result: TurnResult | null = null;
+  failure: { type: string; message: string } | null = null;
+  /** Deterministic counters for decision call keys and the memo. */
+  decisions = 0;
+  toolCalls = 0;
+  plannerIterations = 0;
+
+  progress(): TurnProgress {
+    return { status: this.status, pending: this.pending, result: this.result, failure: this.failure };
+  }
+
+  hasMilestone(): boolean {
+    return this.status !== 'RUNNING';
+  }
+
+  /** Throws with a reason when a decision cannot apply; used as the update validator. */
+  validateDecision(input: ApprovalDecisionInput): void {
+    if (input === null || typeof input !== 'object')
+      throw new Error('INVALID_DECISION: the decision must be an object.');
+    if (input.decision !== 'approve' && input.decision !== 'reject') {
+      throw new Error('INVALID_DECISION: decision must be "approve" or "reject".');
+    }
+    if (input.reason != null && typeof input.reason !== 'string')
+      throw new Error('INVALID_DECISION: reason must be text.');
+    if (!this.pending) {
+      throw new Error(
+        this.decision
+          ? 'APPROVAL_ALREADY_DECIDED: this turn has no pending approval any more.'
+          : 'NOT_AWAITING_APPROVAL: this turn is not waiting for an approval.'
+      );
+    }
+    if (input.callIndex !== undefined && input.callIndex !== this.pending.callIndex) {
+      throw new Error(`STALE_DECISION: the pending call is #${this.pending.callIndex}, not #${input.callIndex}.`);
+    }
+  }
+
+  applyDecision(input: ApprovalDecisionInput): ApprovalAck {
+    const pending = this.pending as PendingApproval;
+    const decision = input.decision === 'approve' ? 'APPROVED' : 'REJECTED';
+    this.decision = { decision, reason: input.reason ?? null, decidedBy: input.decidedBy ?? null };
+    this.pending = null;
+    this.status = 'RUNNING';
+    return { accepted: true, toolCode: pending.toolCode, callIndex: pending.callIndex, decision };
+  }
+}
