@@ -20,25 +20,8 @@ import {
 } from '@temporalio/worker';
 import { getTestTemporal, type TestTemporal } from '../support/temporal';
 
-const HistoryType = temporal.api.history.v1.History;
-
-/**
- * History as JSON. `historyToJSON` / `historyFromJSON` of @temporalio/common 1.24.0 throw
- * "type must be a Type" in this install (two protobufjs copies), so this uses protobufjs' own
- * JSON mapping; `importHistory` reverses it.
- */
-export function exportHistory(history: temporal.api.history.v1.IHistory): string {
-  const message = HistoryType.fromObject(history);
-  return JSON.stringify(
-    HistoryType.toObject(message, { longs: String, enums: String, bytes: String, json: true }),
-    null,
-    1
-  );
-}
-
-export function importHistory(json: string): temporal.api.history.v1.History {
-  return HistoryType.fromObject(JSON.parse(json) as Record<string, unknown>);
-}
+export { exportHistory, importHistory } from '../../cli/history/json';
+import { exportHistory, importHistory } from '../../cli/history/json';
 
 export const WORKFLOWS_PATH = path.join(__dirname, 'workflows');
 export const usingRealServer = process.env.TEMPORAL_ADDRESS !== undefined;

@@ -1,0 +1,60 @@
+import { DEMO_CONVERSATIONS } from '../../demo/conversations';
+import { runConvengine } from '../support/run-cli';
+
+interface DemoLine {
+  conversation: string;
+  turn: number;
+  user: string;
+  reply: string;
+  intent: string;
+  state: string;
+  outcome: string;
+  workflowId: string;
+}
+
+const fits = (expected: string | RegExp, actual: string) =>
+  typeof expected === 'string' ? expected === actual : new RegExp(expected.source, expected.flags).test(actual);
+
+describe('convengine demo --json on the embedded stack (issue #7)', () => {
+  let lines: DemoLine[];
+  let code: number;
+  beforeAll(async () => {
+    // Nothing listens on this port, so the demo starts its own embedded stack (PGlite, dev server,
+    // scripted LLM, demo tools, worker, API) exactly as on a machine with only Node installed.
+    const env = { PORT: '1', DATABASE_URL: '', TEMPORAL_ADDRESS: '', ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: '' };
+    const run = await runConvengine(['demo', '--json'], env, 240_000);
+    code = run.code;
+    if (run.code !== 0) console.error(run.stderr);
+    lines = run.stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as DemoLine);
+  });
+
+  it('exits 0 and prints one JSON line per seed turn', () => {
+    expect(code).toBe(0);
+    const expected = DEMO_CONVERSATIONS.flatMap((c) => c.turns.map((_t, i) => `${c.name}#${i + 1}`));
+    expect(lines.map((l) => `${l.conversation}#${l.turn}`).sort()).toEqual(expected.sort());
+  });
+
+  it('answers every seed conversation with its seed reply, intent and state, each turn a workflow', () => {
+    for (const conversation of DEMO_CONVERSATIONS) {
+      conversation.turns.forEach((turn, i) => {
+        const line = lines.find((l) => l.conversation === conversation.name && l.turn === i + 1);
+        expect(line).toBeDefined();
+        if (!line) return;
+        expect({ user: line.user, intent: line.intent, state: line.state }).toEqual({
+          user: turn.message,
+          intent: turn.expect.intent,
+          state: turn.expect.state,
+        });
+        expect([conversation.name, i + 1, fits(turn.expect.reply, line.reply) ? 'ok' : line.reply]).toEqual([
+          conversation.name,
+          i + 1,
+          'ok',
+        ]);
+        expect(line.workflowId).toMatch(new RegExp(`^turn-[0-9a-f-]{36}-${i + 1}$`));
+      });
+    }
+  });
+});

@@ -1,0 +1,15 @@
+import { sleep } from '@temporalio/workflow';
+import type { TurnInput, TurnResult } from '../../../core/turn/contracts';
+import { conversationTurn as released } from '../../../workflows/conversation-turn';
+
+export * from '../../../workflows/messages';
+
+/**
+ * A deliberately non-deterministic edit of the turn workflow: it waits on a timer before the first
+ * step. Histories recorded by the released workflow start with an activity, so replaying them
+ * through this one must fail — the replay test proves CI would catch such a change.
+ */
+export async function conversationTurn(input: TurnInput): Promise<TurnResult> {
+  await sleep('1 millisecond');
+  return released(input);
+}

@@ -1,0 +1,52 @@
+import { execSync } from 'node:child_process';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { exportHistory } from '../../cli/history/json';
+import { runSeedConversations } from '../support/seed-turns';
+import { WorkflowHarness } from '../support/workflow-harness';
+
+/**
+ * `npm run histories:export`: runs every seed conversation as turn workflows on the embedded dev
+ * server and writes each turn's event history to test/replay/histories/, with a manifest naming
+ * the commit that produced them. Re-run it whenever the workflow changes on purpose (behind a
+ * patch() or a new workflow type) and commit the new fixtures.
+ */
+const OUT = join(__dirname, 'histories');
+
+/** Example 3 and MOVE_CONNECTIONS (the seed transcripts) plus FAQ: every kind of turn, a few MB in all. */
+const FIXTURE_CONVERSATIONS = ['loan-confirmation', 'move-connections', 'faq'] as const;
+
+async function main(): Promise<void> {
+  const h = await WorkflowHarness.start();
+  try {
+    const records = await runSeedConversations(h, [...FIXTURE_CONVERSATIONS]);
+    const failed = records.filter((r) => !r.ok);
+    if (failed.length > 0) throw new Error(`seed conversations failed: ${JSON.stringify(failed)}`);
+    mkdirSync(OUT, { recursive: true });
+    for (const file of readdirSync(OUT)) rmSync(join(OUT, file));
+    const manifest: { file: string; workflowId: string; conversation: string; turn: number }[] = [];
+    for (const r of records) {
+      const file = `${r.conversation}-turn${r.turn}.json`;
+      writeFileSync(join(OUT, file), exportHistory({ events: await h.history(r.workflowId as string) }));
+      manifest.push({ file, workflowId: r.workflowId as string, conversation: r.conversation, turn: r.turn });
+    }
+    const commit = execSync('git rev-parse --short HEAD').toString().trim();
+    const note = {
+      producedBy: `npm run histories:export at commit ${commit}`,
+      server: 'convengine devserver',
+      manifest,
+    };
+    writeFileSync(join(OUT, 'manifest.json'), `${JSON.stringify(note, null, 1)}\n`);
+    console.log(`wrote ${manifest.length} histories to ${OUT}`);
+  } finally {
+    await h.stop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  }
+);
