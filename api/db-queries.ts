@@ -1,7 +1,8 @@
-import { and, asc, desc, eq, gt } from 'drizzle-orm';
+import { desc, eq } from 'drizzle-orm';
 import type { JsonObject } from '../core/json';
 import type { Database } from '../db/pool';
-import { ceAudit, ceConversation, ceConversationHistory } from '../db/schema';
+import { listAudits } from '../db/repositories/audit';
+import { ceConversation, ceConversationHistory } from '../db/schema';
 import type { AuditRowView, ConversationQueries, ConversationView } from './ports';
 
 const HISTORY_LIMIT = 50;
@@ -41,19 +42,10 @@ export function conversationQueries(db: Database): ConversationQueries {
     },
 
     async audits(conversationId: string, afterAuditId = 0): Promise<AuditRowView[]> {
-      const rows = await db
-        .select()
-        .from(ceAudit)
-        .where(and(eq(ceAudit.conversationId, conversationId), gt(ceAudit.auditId, afterAuditId)))
-        .orderBy(asc(ceAudit.auditId))
-        .limit(AUDIT_PAGE);
-      return rows.map((r) => ({
-        auditId: r.auditId,
-        conversationId: r.conversationId,
-        turnNumber: r.turnNumber,
-        stage: r.stage,
-        payload: r.payloadJson as JsonObject,
-        createdAt: r.createdAt.toISOString(),
+      const rows = await listAudits(db, conversationId, { afterAuditId, limit: AUDIT_PAGE });
+      return rows.map(({ idempotencyKey: _key, createdAt, ...row }) => ({
+        ...row,
+        createdAt: createdAt.toISOString(),
       }));
     },
   };

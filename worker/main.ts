@@ -1,32 +1,50 @@
+import type { WorkerOptions } from '@temporalio/worker';
 import { loadEnv, requireDatabaseUrl, type Env } from '../config/env';
 import { createActivities } from '../activities';
 import { buildWorkerDeps } from './deps';
 import { connectWorker, createTurnWorker } from './worker';
 
 export interface RunningWorker {
-  /** Resolves when the worker has stopped (after shutdown() or a fatal error). */
+  /** Resolves when the worker has stopped (after shutdown() or a fatal error), connections closed. */
   done: Promise<void>;
   shutdown(): Promise<void>;
 }
 
-/** Starts a worker from the environment; SIGTERM/SIGINT drain in-flight tasks, then exit. */
-export async function startWorkerFromEnv(env: Env = loadEnv(), address = env.TEMPORAL_ADDRESS): Promise<RunningWorker> {
-  if (!address) throw new Error('TEMPORAL_ADDRESS is not set (use `convengine start` for the embedded dev server).');
-  const wired = buildWorkerDeps(env, { databaseUrl: requireDatabaseUrl() });
-  const connection = await connectWorker(address);
+export interface TurnWorkerRun {
+  env: Env;
+  databaseUrl: string;
+  address: string;
+  /** Environment HTTP tool rows may read; default process.env. */
+  toolEnv?: Readonly<Record<string, string | undefined>>;
+  tuning?: Partial<WorkerOptions>;
+}
+
+/** Connects, wires the activity dependencies and runs a turn worker until shutdown. */
+export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> {
+  const wired = buildWorkerDeps(run.env, { databaseUrl: run.databaseUrl, toolEnv: run.toolEnv });
+  const connection = await connectWorker(run.address);
   const worker = await createTurnWorker({
     connection,
-    namespace: env.TEMPORAL_NAMESPACE,
-    taskQueue: env.TEMPORAL_TASK_QUEUE,
+    namespace: run.env.TEMPORAL_NAMESPACE,
+    taskQueue: run.env.TEMPORAL_TASK_QUEUE,
     activities: createActivities(wired.deps),
+    tuning: run.tuning,
   });
   const done = worker.run().finally(async () => {
     await connection.close();
     await wired.close();
   });
-  const shutdown = async () => {
-    if (worker.getState() === 'RUNNING') worker.shutdown();
-    await done;
+  return {
+    done,
+    async shutdown() {
+      if (worker.getState() === 'RUNNING') worker.shutdown();
+      await done.catch(() => undefined);
+    },
   };
-  return { done, shutdown };
+}
+
+/** `convengine worker`: a worker from the environment; the SDK drains in-flight tasks on SIGTERM/SIGINT. */
+export async function startWorkerFromEnv(env: Env = loadEnv(), address = env.TEMPORAL_ADDRESS): Promise<RunningWorker> {
+  if (!address) throw new Error('TEMPORAL_ADDRESS is not set (use `convengine start` for the embedded dev server).');
+  return runTurnWorker({ env, databaseUrl: requireDatabaseUrl(), address });
 }

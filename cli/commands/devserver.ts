@@ -1,5 +1,6 @@
 import type { CliCommand, CliIo } from '../command';
 import { parseOptions } from '../command';
+import { untilSignal } from '../signals';
 import { SEARCH_ATTRIBUTE_TYPES, type SearchAttributeType } from '../../devserver/engine/search-attributes';
 import { startDevServer } from '../../devserver';
 import { TURN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
@@ -49,18 +50,6 @@ function parseArgs(args: string[]): DevServerArgs {
   };
 }
 
-function waitForSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const onSignal = (signal: NodeJS.Signals): void => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      resolve(signal);
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
-}
-
 async function run(args: string[], io: CliIo): Promise<number> {
   let parsed: DevServerArgs;
   try {
@@ -78,7 +67,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
   });
   const storage = parsed.persistPath ? `persisted to ${parsed.persistPath}` : 'in-memory';
   io.out(`Temporal dev server ready at ${server.address} (namespace ${server.namespace}, ${storage})`);
-  await waitForSignal();
+  await untilSignal();
   await server.stop();
   return 0;
 }

@@ -1,12 +1,10 @@
-import { DefaultLogger, Runtime, type Worker } from '@temporalio/worker';
-import { createActivities } from '../../activities';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { startApiServer } from '../../api/server';
 import type { Env } from '../../config/env';
 import { migrate } from '../../db/migrate';
 import { openDatabase } from '../../db/pool';
 import { seedPacks } from '../../db/seed';
-import { buildWorkerDeps } from '../../worker/deps';
-import { connectWorker, createTurnWorker } from '../../worker/worker';
+import { runTurnWorker, type RunningWorker } from '../../worker/main';
 import { databasePart, ensureSearchAttributes, llmPart, temporalPart, toolsPart, type Part } from './parts';
 
 export interface StackOptions {
@@ -73,27 +71,15 @@ async function workerPart(
   databaseUrl: string,
   address: string,
   toolEnv: Record<string, string>
-): Promise<Part<Worker>> {
-  const wired = buildWorkerDeps(env, { databaseUrl, toolEnv: { ...process.env, ...toolEnv } });
-  const connection = await connectWorker(address);
-  const worker = await createTurnWorker({
-    connection,
-    namespace: env.TEMPORAL_NAMESPACE,
-    taskQueue: env.TEMPORAL_TASK_QUEUE,
-    activities: createActivities(wired.deps),
+): Promise<Part<RunningWorker>> {
+  const worker = await runTurnWorker({
+    env,
+    databaseUrl,
+    address,
+    toolEnv: { ...process.env, ...toolEnv },
     tuning: { shutdownGraceTime: '5 seconds' },
   });
-  const running = worker.run();
-  return {
-    value: worker,
-    embedded: null,
-    async stop() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
-      await running.catch(() => undefined);
-      await connection.close();
-      await wired.close();
-    },
-  };
+  return { value: worker, embedded: null, stop: () => worker.shutdown() };
 }
 
 function verbose(env: Env): boolean {

@@ -1,4 +1,4 @@
-import { and, asc, eq, notInArray, sql } from 'drizzle-orm';
+import { and, asc, eq, gt, notInArray, sql } from 'drizzle-orm';
 import type { JsonObject } from '../../core/json';
 import type { Database } from '../pool';
 import { ceAudit } from '../schema';
@@ -77,13 +77,21 @@ export async function insertAudits(
   });
 }
 
-/** All audits of a conversation in the order they were written. */
-export async function listAudits(db: Database, conversationId: string): Promise<StoredAudit[]> {
-  const rows = await db
+/**
+ * Audits of a conversation in the order they were written; `afterAuditId` and `limit` page through
+ * a long trail (the API and the SSE stream read it that way).
+ */
+export async function listAudits(
+  db: Database,
+  conversationId: string,
+  page: { afterAuditId?: number; limit?: number } = {}
+): Promise<StoredAudit[]> {
+  const query = db
     .select()
     .from(ceAudit)
-    .where(eq(ceAudit.conversationId, conversationId))
+    .where(and(eq(ceAudit.conversationId, conversationId), gt(ceAudit.auditId, page.afterAuditId ?? 0)))
     .orderBy(asc(ceAudit.auditId));
+  const rows = await (page.limit ? query.limit(page.limit) : query);
   return rows.map((r) => ({
     auditId: r.auditId,
     conversationId: r.conversationId,
