@@ -62,7 +62,12 @@ export function createInProcessExecutor(activities: InProcessActivities, options
   // The latest state seen, so driver decisions are recorded with the turn and session they belong to.
   let last: { turn: StepInput['turn']; session: StepInput['session'] } | null = null;
   let decisions = 0;
-  const retry = async <T extends StepOutput>(name: string, input: StepInput, call: () => Promise<T>, max = attempts) => {
+  const retry = async <T extends StepOutput>(
+    name: string,
+    input: StepInput,
+    call: () => Promise<T>,
+    max = attempts
+  ) => {
     const out = await withRetries(name, max, options, call);
     last = { turn: input.turn, session: out.session };
     return out;

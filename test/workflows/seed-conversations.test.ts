@@ -26,13 +26,7 @@ describe('seed conversations as turn workflows (issue #6 item 1)', () => {
       ['move-connections', 1, true, null],
       ['move-connections', 2, true, null],
     ]);
-    expect(byName.map((r) => r.state)).toEqual([
-      'CONFIRMATION',
-      'CONFIRMATION',
-      'COMPLETED',
-      'COMPLETED',
-      'COMPLETED',
-    ]);
+    expect(byName.map((r) => r.state)).toEqual(['CONFIRMATION', 'CONFIRMATION', 'COMPLETED', 'COMPLETED', 'COMPLETED']);
   });
 
   it('runs every pipeline step as one activity, in order, with the MCP units between them', async () => {
