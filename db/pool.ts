@@ -26,6 +26,11 @@ export function createPool(connectionString: string, overrides: Partial<PoolConf
   // A terminated backend (failover, pg_terminate_backend) surfaces here on idle clients; the pool
   // discards the client, and the next query reconnects. Without a listener Node would crash.
   pool.on('error', () => undefined);
+  // A client checked out with pool.connect() (every transaction, SQL tools) has no pool listener:
+  // pg emits 'error' on it when the backend goes away, even when the failure also reaches the
+  // query in flight, and an unhandled 'error' kills the process. The query (or the next one)
+  // still fails, and the pool drops the client when it is released as not queryable.
+  pool.on('connect', (client) => client.on('error', () => undefined));
   return pool;
 }
 

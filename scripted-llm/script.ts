@@ -34,6 +34,8 @@ export interface RecordedRequest {
   /** Label (or index) of the entry that answered, null when unscripted. */
   answeredBy: string | null;
   status: number;
+  /** Label of the fault-schedule rule that hit this request, if one did (see faults.ts). */
+  fault?: string;
 }
 
 interface LiveEntry {

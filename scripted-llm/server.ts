@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LLM_CALL_KIND_HEADER } from '../core/llm';
+import { FaultSchedule, type FaultDecision, type LlmFaultRule } from './faults';
 import { replyText, Script, type RecordedRequest, type ScriptEntry } from './script';
 
 /** Header carrying the LLM call kind; the engine's client sets it on every request. */
@@ -11,6 +12,8 @@ export interface ScriptedLlmOptions {
   port?: number;
   host?: string;
   script?: readonly ScriptEntry[];
+  /** Faults injected before the script answers (see scripted-llm/faults.ts). */
+  faults?: readonly LlmFaultRule[];
 }
 
 export interface ScriptedLlm {
@@ -26,6 +29,10 @@ export interface ScriptedLlm {
   unconsumed(): string[];
   /** Forgets recorded requests (the script stays). */
   clearRequests(): void;
+  /** Replaces the fault schedule (an empty list turns faults off); counting starts again. */
+  setFaults(rules: readonly LlmFaultRule[]): void;
+  /** Faults injected so far, by rule label. */
+  injectedFaults(): Record<string, number>;
   stop(): Promise<void>;
 }
 
@@ -105,8 +112,29 @@ function recordOf(seq: number, body: Body, headers: Record<string, string>): Rec
   };
 }
 
+/** Answers a request the fault schedule picked; true when nothing is left for the script to do. */
+async function answerFault(res: ServerResponse, record: RecordedRequest, decision: FaultDecision): Promise<boolean> {
+  record.fault = decision.label;
+  const { fault } = decision;
+  if ('delayMs' in fault) {
+    await sleep(fault.delayMs);
+    return false;
+  }
+  record.answeredBy = `fault: ${decision.label}`;
+  if ('status' in fault) {
+    record.status = fault.status;
+    send(res, fault.status, errorBody(fault.status, fault.message ?? `injected ${fault.status}`), {
+      'retry-after-ms': '1',
+    });
+    return true;
+  }
+  record.status = 200;
+  send(res, 200, messageBody(record.seq, record.model, fault.text));
+  return true;
+}
+
 /** Answers one Messages request from the script (or fails it loudly), recording it first. */
-function createHandler(script: Script, requests: RecordedRequest[]) {
+function createHandler(script: Script, requests: RecordedRequest[], faults: FaultSchedule) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method !== 'POST' || !(req.url ?? '').startsWith('/v1/messages')) {
       send(res, 404, errorBody(404, `scripted LLM only serves POST /v1/messages (got ${req.method} ${req.url})`));
@@ -114,6 +142,8 @@ function createHandler(script: Script, requests: RecordedRequest[]) {
     }
     const record = recordOf(requests.length + 1, await readBody(req), headerMap(req));
     requests.push(record);
+    const fault = faults.next(record.kind, `${record.system}\n${record.userText}`);
+    if (fault && (await answerFault(res, record, fault))) return;
     const match = script.take(record.kind, `${record.system}\n${record.userText}`);
     if (!match) {
       record.status = 400;
@@ -153,7 +183,9 @@ export async function startScriptedLlm(options: ScriptedLlmOptions = {}): Promis
   const script = new Script();
   script.push(options.script ?? []);
   const requests: RecordedRequest[] = [];
-  const handle = createHandler(script, requests);
+  const faults = new FaultSchedule();
+  faults.set(options.faults ?? []);
+  const handle = createHandler(script, requests, faults);
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       if (!res.headersSent) send(res, 500, errorBody(500, `scripted LLM failed: ${String(err)}`));
@@ -170,6 +202,8 @@ export async function startScriptedLlm(options: ScriptedLlmOptions = {}): Promis
     clearRequests: () => {
       requests.length = 0;
     },
+    setFaults: (rules) => faults.set(rules),
+    injectedFaults: () => faults.injected(),
     stop: () =>
       new Promise<void>((resolve, reject) => {
         server.closeAllConnections();

@@ -1,31 +1,9 @@
 import { Context } from '@temporalio/activity';
-import type { AuditRecord } from '../../core/audit';
-import type { JsonObject } from '../../core/json';
-import type { StepInput, StepOutput } from '../../core/turn/contracts';
-import type { RecordDecisionInput } from '../../core/turn/activities';
 import { listAudits } from '../../db/repositories/audit';
-import { activityEntries, type ActivityEntry } from '../support/history';
+import { activityEntries } from '../support/history';
+import { auditsInHistory, stepFrames, stepsInHistory, storedNonFrameAudits } from '../support/audit-history';
 import { callTool, maxLoops, orderConfig } from '../support/order-config';
 import { WorkflowHarness } from '../support/workflow-harness';
-
-const FRAMES = new Set(['STEP_ENTER', 'STEP_EXIT', 'STEP_ERROR', 'TURN_DECISION']);
-
-function withoutMeta(payload: JsonObject): JsonObject {
-  const { _meta: _ignored, ...rest } = payload;
-  return rest;
-}
-
-/** The audits event history carries: each activity's carried audits, then the ones it returned. */
-function auditsInHistory(entries: ActivityEntry[]): { stage: string; payload: JsonObject }[] {
-  return entries.flatMap((entry) => {
-    if (entry.outcome !== 'COMPLETED') return [];
-    const input = entry.input as Partial<StepInput & RecordDecisionInput>;
-    const carried: AuditRecord[] =
-      entry.type === 'RecordTurnDecision' ? (input.audits ?? []) : (input.carryAudits ?? []);
-    const returned: AuditRecord[] = (entry.result as StepOutput | undefined)?.audits ?? [];
-    return [...carried, ...returned].map((a) => ({ stage: a.stage, payload: withoutMeta(a.payload) }));
-  });
-}
 
 describe('ce_audit matches event history (issue #6 item 6)', () => {
   let h: WorkflowHarness;
@@ -67,9 +45,7 @@ describe('ce_audit matches event history (issue #6 item 6)', () => {
 
   it('has exactly the audits of history (plus step frames), each once', async () => {
     const { entries, rows } = await runTurn([]);
-    const stored = rows
-      .filter((r) => !FRAMES.has(r.stage))
-      .map((r) => ({ stage: r.stage, payload: withoutMeta(r.payload) }));
+    const stored = storedNonFrameAudits(rows);
     expect(stored).toEqual(auditsInHistory(entries));
     expect(rows.filter((r) => r.stage === 'TURN_DECISION')).toHaveLength(
       entries.filter((e) => e.type === 'RecordTurnDecision').length
@@ -81,12 +57,9 @@ describe('ce_audit matches event history (issue #6 item 6)', () => {
     for (const name of ['IntentResolution', 'McpToolCall', 'PersistConversation']) {
       expect(entries.find((e) => e.type === name)?.attempt).toBe(2);
     }
-    const stored = rows
-      .filter((r) => !FRAMES.has(r.stage))
-      .map((r) => ({ stage: r.stage, payload: withoutMeta(r.payload) }));
+    const stored = storedNonFrameAudits(rows);
     expect(stored).toEqual(auditsInHistory(entries));
     // One STEP_ENTER per step activity that history shows, despite the retried attempts.
-    const frames = rows.filter((r) => r.stage === 'STEP_ENTER').map((r) => (r.payload as JsonObject)['step']);
-    expect(frames).toEqual(entries.filter((e) => e.type !== 'RecordTurnDecision').map((e) => e.type));
+    expect(stepFrames(rows)).toEqual(stepsInHistory(entries));
   });
 });

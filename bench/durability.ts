@@ -1,0 +1,184 @@
+import { benchRoundTrip, type RoundTripResult } from './round-trip';
+import type { Row } from './table';
+import type { BenchStack } from './stack';
+import {
+  demoMix,
+  durable,
+  historyStats,
+  inProcess,
+  mean,
+  ownCpuMs,
+  percentile,
+  processCpuMs,
+  runMix,
+  threadCpuMs,
+  turnsOf,
+  type HistoryStats,
+  type TurnSample,
+  type Transport,
+} from './turns';
+
+/**
+ * The durability rows of the table: the same demo turns through Temporal and in process, one at a
+ * time (latency, activities, CPU per process, history size) and at concurrency 1 / 8 / 32.
+ */
+const LATENCY_CONVERSATIONS = 16;
+const THROUGHPUT = [
+  { concurrency: 1, conversations: 4 },
+  { concurrency: 8, conversations: 16 },
+  { concurrency: 32, conversations: 32 },
+];
+const SECTION_LIMIT_MS = 120_000;
+
+const ms = (v: number) => `${v.toFixed(1)} ms`;
+
+function mismatches(samples: readonly TurnSample[]): number {
+  return samples.filter((s) => s.mismatch !== undefined).length;
+}
+
+interface CpuProbe {
+  turns: number;
+  workerMs: number;
+  /** Worker CPU by thread name: `node` (JS: main, workflow threads, V8 helpers), `tokio-runtime-w` (sdk-core), ... */
+  workerThreads: Record<string, number>;
+  serverMs: number;
+  clientMs: number;
+}
+
+function threadDelta(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
+  return Object.fromEntries(Object.entries(after).map(([name, cpu]) => [name, cpu - (before[name] ?? 0)]));
+}
+
+async function measured(stack: BenchStack, send: Transport) {
+  const before = {
+    worker: processCpuMs(stack.worker.pid),
+    threads: threadCpuMs(stack.worker.pid),
+    server: processCpuMs(stack.devserver.pid),
+    own: ownCpuMs(),
+  };
+  const run = await runMix(demoMix(LATENCY_CONVERSATIONS), send, 1, Date.now() + SECTION_LIMIT_MS);
+  const cpu: CpuProbe = {
+    turns: run.samples.length,
+    workerMs: processCpuMs(stack.worker.pid) - before.worker,
+    workerThreads: threadDelta(before.threads, threadCpuMs(stack.worker.pid)),
+    serverMs: processCpuMs(stack.devserver.pid) - before.server,
+    clientMs: ownCpuMs() - before.own,
+  };
+  return { samples: run.samples, cpu };
+}
+
+interface LatencyRun {
+  d: { samples: TurnSample[]; cpu: CpuProbe };
+  p: { samples: TurnSample[]; cpu: CpuProbe };
+  history: HistoryStats;
+  roundTrip: RoundTripResult[];
+}
+
+export async function latencyRows(stack: BenchStack): Promise<Row[]> {
+  // Warm-up: config snapshot caches, prepared statements, the worker's workflow cache, JIT.
+  await runMix(demoMix(2), durable(stack), 1, Date.now() + SECTION_LIMIT_MS);
+  await runMix(demoMix(2), inProcess(stack), 1, Date.now() + SECTION_LIMIT_MS);
+  const d = await measured(stack, durable(stack));
+  const p = await measured(stack, inProcess(stack));
+  const history = await historyStats(stack, d.samples);
+  const roundTrip = await benchRoundTrip(stack, history.medianInput, Math.round(history.meanActivities));
+  return [...latencyTable({ d, p, history, roundTrip }), ...costTable({ d, p, history, roundTrip })];
+}
+
+function latencyTable({ d, p }: LatencyRun): Row[] {
+  const dMs = d.samples.map((s) => s.ms);
+  const pMs = p.samples.map((s) => s.ms);
+  return [
+    [
+      'Turn latency p50 / p95 — durable',
+      `${ms(percentile(dMs, 50))} / ${ms(percentile(dMs, 95))}`,
+      `${d.samples.length} turns one at a time: gateway → dev server process → worker process; mean ${ms(mean(dMs))}; ${mismatches(d.samples)} replies off-script`,
+    ],
+    [
+      'Turn latency p50 / p95 — in-process',
+      `${ms(percentile(pMs, 50))} / ${ms(percentile(pMs, 95))}`,
+      `same turns through runTurnInProcess (same activity functions, no Temporal); mean ${ms(mean(pMs))}; ${mismatches(p.samples)} off-script`,
+    ],
+    [
+      'Cost of durability (durable ÷ in-process)',
+      `×${(percentile(dMs, 50) / percentile(pMs, 50)).toFixed(2)} p50, ×${(percentile(dMs, 95) / percentile(pMs, 95)).toFixed(2)} p95`,
+      `+${ms(mean(dMs) - mean(pMs))} per turn on the mean`,
+    ],
+  ];
+}
+
+function threads(cpu: CpuProbe): string {
+  return Object.entries(cpu.workerThreads)
+    .filter(([, ms]) => ms > 0)
+    .map(([name, total]) => `${name} ${ms(total / Math.max(1, cpu.turns))}`)
+    .join(', ');
+}
+
+function costTable({ d, p, history, roundTrip }: LatencyRun): Row[] {
+  const overhead = (mean(d.samples.map((s) => s.ms)) - mean(p.samples.map((s) => s.ms))) / history.meanActivities;
+  const per = (total: number, turns: number) => ms(total / Math.max(1, turns));
+  const [bare, sized, local] = roundTrip;
+  const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+  return [
+    [
+      'Activities per turn',
+      history.meanActivities.toFixed(1),
+      `mean over the durable turns' histories (in-process count: ${mean(p.samples.map((s) => s.activities)).toFixed(1)})`,
+    ],
+    ['Per-activity overhead', ms(overhead), '(mean durable − mean in-process turn latency) ÷ activities per turn'],
+    [
+      'Bare activity round trip',
+      `${ms(bare?.msPerActivity ?? NaN)} empty / ${ms(sized?.msPerActivity ?? NaN)} with a ${kib(sized?.payloadBytes ?? 0)} payload`,
+      `no-op echo activities chained ${history.meanActivities.toFixed(0)} per workflow on the same dev server (SDK worker in the bench process); ` +
+        `dev server CPU ${ms(bare?.serverCpuMsPerActivity ?? NaN)} / ${ms(sized?.serverCpuMsPerActivity ?? NaN)}, ` +
+        `worker + client CPU ${ms(bare?.workerCpuMsPerActivity ?? NaN)} / ${ms(sized?.workerCpuMsPerActivity ?? NaN)} per activity; payload = median turn activity input`,
+    ],
+    [
+      'Same chain as local activities',
+      `${ms(local?.msPerActivity ?? NaN)} per step with the same payload`,
+      `proxyLocalActivities: run by the worker running the workflow, recorded as markers; dev server CPU ${ms(local?.serverCpuMsPerActivity ?? NaN)} per step`,
+    ],
+    [
+      'CPU per durable turn',
+      `worker ${per(d.cpu.workerMs, d.cpu.turns)}, dev server ${per(d.cpu.serverMs, d.cpu.turns)}, client ${per(d.cpu.clientMs, d.cpu.turns)}`,
+      `worker by thread: ${threads(d.cpu)}; in-process turn: ${per(p.cpu.clientMs, p.cpu.turns)} CPU (user + system, /proc and process.cpuUsage)`,
+    ],
+    [
+      'History size per turn',
+      `${history.meanEvents.toFixed(0)} events, ${kib(history.meanBytes)}`,
+      `mean of ${history.turns} turns; largest ${history.maxEvents} events, ${kib(history.maxBytes)} (encoded History proto)`,
+    ],
+  ];
+}
+
+export async function throughputRows(stack: BenchStack): Promise<Row[]> {
+  const durableRates: string[] = [];
+  const inProcessRates: string[] = [];
+  const notes: string[] = [];
+  let offScript = 0;
+  for (const level of THROUGHPUT) {
+    const conversations = demoMix(level.conversations);
+    const d = await runMix(conversations, durable(stack), level.concurrency, Date.now() + SECTION_LIMIT_MS);
+    const p = await runMix(conversations, inProcess(stack), level.concurrency, Date.now() + SECTION_LIMIT_MS);
+    durableRates.push((d.samples.length / d.seconds).toFixed(1));
+    inProcessRates.push((p.samples.length / p.seconds).toFixed(1));
+    notes.push(
+      `${level.concurrency}: ${d.samples.length} turns (p95 ${ms(
+        percentile(
+          d.samples.map((s) => s.ms),
+          95
+        )
+      )})`
+    );
+    offScript += mismatches(d.samples) + mismatches(p.samples);
+    if (d.samples.length < turnsOf(conversations)) notes.push(`(${level.concurrency}: stopped at the time limit)`);
+  }
+  return [
+    [
+      'Turns/s at concurrency 1 / 8 / 32 — durable',
+      durableRates.join(' / '),
+      `concurrent conversations of the demo mix; ${notes.join(', ')}; ${offScript} replies off-script`,
+    ],
+    ['Turns/s at concurrency 1 / 8 / 32 — in-process', inProcessRates.join(' / '), 'same conversations, same database'],
+  ];
+}

@@ -1,0 +1,107 @@
+import { cpus, loadavg } from 'node:os';
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { latencyRows, throughputRows } from './durability';
+import { benchPlannerLoop } from './planner-loop';
+import { benchReadyTime } from './ready-time';
+import { benchRulesEngine } from './rules';
+import { benchSqlGuardrail } from './sql-guardrail';
+import { BenchStack } from './stack';
+import { markdownTable, type Row } from './table';
+
+/**
+ * `npm run bench`: what durability costs, as ONE markdown table. Measures and prints; never fails
+ * on a timing. Needs PostgreSQL at DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test;
+ * a fresh database is created and dropped). Every section is bounded in samples and time.
+ *
+ * BENCH_ONLY=turns,throughput,micro,ready runs a subset; BENCH_PROFILE_DIR=<dir> makes the worker
+ * and dev server processes write V8 CPU profiles there (see bench/README.md).
+ */
+const SECTIONS = ['turns', 'throughput', 'micro', 'ready'] as const;
+type Section = (typeof SECTIONS)[number];
+
+function selected(): Set<Section> {
+  const only = process.env['BENCH_ONLY'];
+  if (!only) return new Set(SECTIONS);
+  return new Set(
+    only
+      .split(',')
+      .map((s) => s.trim())
+      .filter((s): s is Section => (SECTIONS as readonly string[]).includes(s))
+  );
+}
+
+async function durabilityRows(sections: Set<Section>): Promise<Row[]> {
+  if (!sections.has('turns') && !sections.has('throughput')) return [];
+  const stack = await BenchStack.start({ profileDir: process.env['BENCH_PROFILE_DIR'] });
+  try {
+    return [
+      ...(sections.has('turns') ? await latencyRows(stack) : []),
+      ...(sections.has('throughput') ? await throughputRows(stack) : []),
+    ];
+  } finally {
+    await stack.stop();
+  }
+}
+
+async function microRows(): Promise<Row[]> {
+  const rules = await benchRulesEngine();
+  const sql = benchSqlGuardrail();
+  const planner = await benchPlannerLoop();
+  return [
+    [
+      'Rules evaluation, 1,000 rules',
+      `${rules.msPerPhase.toFixed(1)} ms per phase`,
+      `${rules.microsPerRule.toFixed(1)} µs/rule (REGEX / JSON_PATH / EXACT, ${rules.applied} applied, audits included; ${rules.runs} runs)`,
+    ],
+    [
+      'SQL guardrail',
+      `${sql.microsPerStatement.toFixed(1)} µs/statement`,
+      `${sql.statements}-statement corpus × ${sql.checks / sql.statements}; allowed ${sql.microsPerAllowed.toFixed(1)} µs, refused ${sql.microsPerRefused.toFixed(1)} µs`,
+    ],
+    [
+      'Planner-loop overhead',
+      `${planner.microsPerIteration.toFixed(1)} µs/iteration`,
+      `driver checks + session updates, activities answered in memory (${planner.turns} loops × ${planner.iterationsPerTurn} iterations)`,
+    ],
+  ];
+}
+
+async function readyRows(): Promise<Row[]> {
+  const r = await benchReadyTime();
+  const s = (values: number[]) => values.map((v) => (v / 1000).toFixed(1)).join(' / ');
+  return [
+    [
+      '`npm start` ready time',
+      `${s(r.wallMs)} s`,
+      `spawn → "ready in" line, fresh --home each run (reported by the process: ${s(r.reportedMs)} s); embedded PGlite, dev server, scripted LLM`,
+    ],
+  ];
+}
+
+async function main(): Promise<void> {
+  // The worker runs in its own process; this one only hosts the client and the in-process baseline.
+  Runtime.install({ logger: new DefaultLogger('WARN') });
+  const sections = selected();
+  const started = Date.now();
+  const rows = [
+    ...(await durabilityRows(sections)),
+    ...(sections.has('micro') ? await microRows() : []),
+    ...(sections.has('ready') ? await readyRows() : []),
+  ];
+  const load = loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ');
+  console.log(
+    `\nConvEngine benchmarks — ${new Date().toISOString()}, node ${process.version}, ${cpus().length} CPUs ` +
+      `(load ${load}), ${((Date.now() - started) / 1000).toFixed(0)} s\n`
+  );
+  console.log(markdownTable(rows));
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  }
+);
