@@ -5,6 +5,7 @@ import { StepScope } from '../core/step/scope';
 import type { StepInput, StepOutput } from '../core/turn/contracts';
 import type { ActivityDeps } from './deps';
 import { currentAttempt } from './runtime/attempt';
+import { whileHeartbeating } from './runtime/heartbeat';
 import { writeAudits } from './runtime/audit-writer';
 import { toActivityFailure } from './runtime/failure';
 
@@ -72,7 +73,7 @@ export function stepActivity<I extends StepInput, O extends StepOutput>(
     try {
       await persistCarried(deps, input);
       const snapshot = await snapshotFor(deps, input, def.pinsConfig ?? false);
-      output = await def.run({ input, snapshot, deps, scope });
+      output = await whileHeartbeating(() => def.run({ input, snapshot, deps, scope }));
     } catch (err) {
       await writeFailure(deps, input, scope, [enter, ...scope.audits], errorFrame(def.name, err, elapsed()));
       throw toActivityFailure(err);

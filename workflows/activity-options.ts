@@ -16,9 +16,16 @@ export const NON_RETRYABLE_TYPES = [
   'STALE_TURN',
 ];
 
+/**
+ * Every activity heartbeats while it runs (activities/runtime/heartbeat.ts), so a worker that dies
+ * mid-step is noticed within this, and the step retried elsewhere, instead of after start-to-close.
+ */
+const HEARTBEAT_TIMEOUT = '10 seconds';
+
 /** Database-only steps: quick, and safe to retry (audits and the commit are idempotent). */
 export const stepActivity: ActivityOptions = {
   startToCloseTimeout: '30 seconds',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: {
     initialInterval: '200 milliseconds',
     backoffCoefficient: 2,
@@ -28,9 +35,14 @@ export const stepActivity: ActivityOptions = {
   },
 };
 
-/** Steps that call the LLM: retry 429/5xx/timeouts with a longer backoff. */
+/**
+ * Steps that call the LLM: retry 429/5xx/timeouts with a longer backoff. One attempt may make the
+ * SDK's own tries (LLM_TIMEOUT_MS 60 s × 3 by default), so start-to-close leaves room for them;
+ * a dead worker is still noticed within the heartbeat timeout.
+ */
 export const llmActivity: ActivityOptions = {
-  startToCloseTimeout: '2 minutes',
+  startToCloseTimeout: '4 minutes',
+  heartbeatTimeout: HEARTBEAT_TIMEOUT,
   retry: {
     initialInterval: '1 second',
     backoffCoefficient: 2,
@@ -63,6 +75,7 @@ export function optionsForTool(tool: McpToolDescriptor): ActivityOptions {
   const defaultAttempts = tool.sideEffect === 'IDEMPOTENT_WRITE' ? 3 : 5;
   return {
     startToCloseTimeout: r.startToCloseTimeoutMs ?? 60_000,
+    heartbeatTimeout: HEARTBEAT_TIMEOUT,
     retry: {
       initialInterval: r.initialIntervalMs ?? 500,
       backoffCoefficient: r.backoffCoefficient ?? 2,
