@@ -10,9 +10,9 @@ import { demoTraffic, runTraffic, TrafficMonitor, turnCount } from './support/tr
  * across 50 turns of the loan (Example 3, three turns) and MOVE_CONNECTIONS (two turns) flows, and
  * a replacement is started after each kill. Whatever the victim had in flight — a workflow task, a
  * DB step, an LLM call, a tool call — Temporal hands to the other worker once its timeout passes
- * (sticky workflow tasks after the sticky schedule-to-start timeout, activities after their
- * start-to-close timeout: up to 2 minutes for an LLM step), so turns stall, but none may be lost
- * or applied twice. Kills fall in the first 22 turns so the last stall ends within the budget.
+ * (sticky workflow tasks after the sticky schedule-to-start timeout, activities when their
+ * heartbeats stop — the 10 s heartbeat timeout — or their start-to-close timeout, whichever comes
+ * first), so turns stall, but none may be lost or applied twice. Kills fall in the first 22 turns so the last stall ends within the budget.
  */
 const TRAFFIC = demoTraffic({ 'loan-confirmation': 10, 'move-connections': 10 });
 const KILLS = 5;

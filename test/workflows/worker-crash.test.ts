@@ -8,11 +8,11 @@ import { activityEntries } from '../support/history';
  * Issue #6 item 7: a worker process SIGKILLed mid-turn, while it runs the turn's write tool, and a
  * second worker process takes over and completes the turn — once, with the write applied once.
  *
- * Why takeover takes seconds here: Temporal learns that an activity's worker is gone only when the
- * activity's start-to-close timeout passes (workflows/activity-options.ts: tools default to 60 s).
- * This test's config sets start_to_close_timeout_ms = 3000 on the submit tool row — the knob an
- * operator has for exactly this, and a realistic bound for a single HTTP write — so the attempt on
- * the dead worker times out after 3 s and attempt 2 runs on the survivor. The workflow task that
+ * Why takeover takes seconds here: Temporal learns that an activity's worker is gone when its
+ * heartbeats stop (10 s heartbeat timeout, workflows/activity-options.ts) or its start-to-close
+ * timeout passes, whichever is first. This test's config also sets start_to_close_timeout_ms = 3000
+ * on the submit tool row — the knob an operator has for a single HTTP write — so the attempt on the
+ * dead worker times out after 3 s and attempt 2 runs on the survivor. The workflow task that
  * follows goes to the dead worker's sticky queue first and falls back to the normal queue after the
  * sticky schedule-to-start timeout (10 s, the SDK default); the survivor replays the history there.
  */
