@@ -23,8 +23,8 @@ export interface ActivityDeps {
   /** SET_TASK rules and pending actions run consumer task code from here. */
   tasks: TaskRegistry;
   /**
-   * Tool execution: read-only SQL target, HTTP circuit breakers, interceptors, consumer tool
-   * handlers. Optional: without it, defaults are built from `db` (see activities/tools/deps.ts).
+   * Tool execution: the tools role's SQL pool and parser, HTTP circuit breakers, interceptors,
+   * consumer tool handlers. Built in worker/; a tool call without it fails (no hidden defaults).
    */
   tools?: ToolDeps;
 }

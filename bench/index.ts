@@ -45,7 +45,7 @@ async function durabilityRows(sections: Set<Section>): Promise<Row[]> {
 
 async function microRows(): Promise<Row[]> {
   const rules = await benchRulesEngine();
-  const sql = benchSqlGuardrail();
+  const sql = await benchSqlGuardrail();
   const planner = await benchPlannerLoop();
   return [
     [

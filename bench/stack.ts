@@ -75,7 +75,7 @@ export class BenchStack {
     const client = new Client({ connection: await Connection.connect({ address }), namespace: 'default' });
     const gateway = new TemporalTurnGateway({ client, db: tdb.db, taskQueue });
     const env = loadEnv({ ANTHROPIC_BASE_URL: llm.baseUrl, ANTHROPIC_MODEL: BENCH_MODEL, DATABASE_URL: tdb.url });
-    const inProcess = buildWorkerDeps(env, { databaseUrl: tdb.url, toolEnv: { ...process.env, ...toolEnv } });
+    const inProcess = await buildWorkerDeps(env, { databaseUrl: tdb.url, toolEnv: { ...process.env, ...toolEnv } });
     return new BenchStack(address, tdb, llm, tools, server.process, worker, client, gateway, inProcess);
   }
 

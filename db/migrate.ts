@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pool, PoolClient } from 'pg';
+import { connectionStringOf, ensureToolsRole } from './tools-role';
 
 export const MIGRATIONS_DIR = join(__dirname, 'migrations');
 
@@ -36,13 +37,18 @@ export function readMigrations(dir = MIGRATIONS_DIR): MigrationFile[] {
     });
 }
 
-/** Applies pending migrations in order, each in its own transaction. Re-running is a no-op. */
+/**
+ * Applies pending migrations in order, each in its own transaction, then brings the SQL tools'
+ * role up to date (db/tools-role.ts). Re-running is a no-op.
+ */
 export async function migrate(pool: Pool, dir = MIGRATIONS_DIR): Promise<MigrationReport> {
   const client = await pool.connect();
   try {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
     try {
-      return await applyPending(client, readMigrations(dir));
+      const report = await applyPending(client, readMigrations(dir));
+      await withRetry(() => ensureToolsRole(client, connectionStringOf(pool)));
+      return report;
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
     }
@@ -81,4 +87,17 @@ async function applyPending(client: PoolClient, files: MigrationFile[]): Promise
     report.applied.push(file.name);
   }
   return report;
+}
+
+/** The role is cluster-wide: migrators of two databases may update it at once ("tuple concurrently updated"). */
+async function withRetry(fn: () => Promise<void>, attempts = 5): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await fn();
+    } catch (err) {
+      const code = (err as { code?: unknown }).code;
+      if (attempt >= attempts || (code !== 'XX000' && code !== '40001' && code !== '40P01')) throw err;
+      await new Promise((resolve) => setTimeout(resolve, 50 * attempt));
+    }
+  }
 }

@@ -2,9 +2,11 @@ import type { Env } from '../config/env';
 import { systemClock, type ActivityDeps } from '../activities/deps';
 import { createLlmClientFromEnv } from '../activities/llm/from-env';
 import { createToolDeps } from '../activities/tools/deps';
+import { loadSqlParser } from '../activities/tools/sql/parser';
 import { createTaskRegistry, type TaskTable } from '../core/tasks/registry';
 import { createConfigStore } from '../db/config/store';
-import { openDatabase } from '../db/pool';
+import { createPool, openDatabase } from '../db/pool';
+import { toolsDatabaseUrl } from '../db/tools-role';
 
 export interface WorkerDepsOptions {
   databaseUrl: string;
@@ -19,14 +21,16 @@ export interface WorkerDeps {
   close(): Promise<void>;
 }
 
-/** The one place activity dependencies are built from configuration (composition root). */
-export function buildWorkerDeps(env: Env, options: WorkerDepsOptions): WorkerDeps {
+/**
+ * The one place activity dependencies are built from configuration (composition root). Tool SQL
+ * gets its own pool, logged in as the tools role (D20): TOOLS_DATABASE_URL when set, else the
+ * engine's server and database with the role's derived password (db/tools-role.ts).
+ */
+export async function buildWorkerDeps(env: Env, options: WorkerDepsOptions): Promise<WorkerDeps> {
+  const sqlParser = await loadSqlParser();
   const handle = openDatabase(options.databaseUrl, { max: 20 });
-  const tools = createToolDeps({
-    appPool: handle.pool,
-    ...(env.TOOLS_DATABASE_URL ? { toolsDatabaseUrl: env.TOOLS_DATABASE_URL } : {}),
-    env: options.toolEnv ?? process.env,
-  });
+  const toolsPool = createPool(env.TOOLS_DATABASE_URL ?? toolsDatabaseUrl(options.databaseUrl), { max: 5 });
+  const tools = createToolDeps({ sqlPool: toolsPool, sqlParser, env: options.toolEnv ?? process.env });
   const deps: ActivityDeps = {
     db: handle.db,
     configStore: createConfigStore(handle.db),
@@ -38,7 +42,7 @@ export function buildWorkerDeps(env: Env, options: WorkerDepsOptions): WorkerDep
   return {
     deps,
     async close() {
-      if (tools.sql.dedicatedRole) await tools.sql.pool.end();
+      await toolsPool.end();
       await handle.close();
     },
   };

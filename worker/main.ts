@@ -21,7 +21,7 @@ export interface TurnWorkerRun {
 
 /** Connects, wires the activity dependencies and runs a turn worker until shutdown. */
 export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> {
-  const wired = buildWorkerDeps(run.env, { databaseUrl: run.databaseUrl, toolEnv: run.toolEnv });
+  const wired = await buildWorkerDeps(run.env, { databaseUrl: run.databaseUrl, toolEnv: run.toolEnv });
   const connection = await connectWorker(run.address);
   const worker = await createTurnWorker({
     connection,

@@ -3,7 +3,8 @@ import type { ConfigSnapshot } from '../../core/config/types';
 import type { Json, JsonObject } from '../../core/json';
 import type { Session } from '../../core/session';
 import type { ToolCallRequest } from '../../core/turn/contracts';
-import { createPool } from '../../db/pool';
+import { EngineError, ErrorType } from '../../core/errors';
+import type { SqlParser } from '../../core/sql';
 import type { ActivityDeps } from '../deps';
 import { CircuitRegistry } from './http/circuit';
 import type { ReadOnlySqlTarget } from './sql/executor';
@@ -35,7 +36,10 @@ export interface ToolHandlerContext {
 export type ToolHandler = (ctx: ToolHandlerContext) => Promise<Json>;
 
 export interface ToolDeps {
+  /** The tools role's own pool (D20): tool SQL never runs on the engine's connection or login. */
   sql: ReadOnlySqlTarget;
+  /** PostgreSQL's parser for the SQL guardrail (loaded once, see sql/parser.ts). */
+  sqlParser: SqlParser;
   circuits: CircuitRegistry;
   env: Readonly<Record<string, string | undefined>>;
   /** Ordered postgres.query interceptors; the framework default is always last. */
@@ -46,52 +50,36 @@ export interface ToolDeps {
 }
 
 export interface ToolDepsOptions {
-  /** The app pool; used with SET LOCAL ROLE when no tools database URL is given. */
-  appPool: Pool;
-  /** A connection string whose login role can only read (TOOLS_DATABASE_URL). */
-  toolsDatabaseUrl?: string;
-  env?: Readonly<Record<string, string | undefined>>;
+  /** A pool whose login is the tools role (see db/tools-role.ts), never the engine's pool. */
+  sqlPool: Pool;
+  sqlParser: SqlParser;
+  /** Environment tool rows may read (`CONVENGINE_TOOL_*`, auth secrets). */
+  env: Readonly<Record<string, string | undefined>>;
   interceptors?: readonly PostgresQueryInterceptor[];
   handlers?: Record<string, ToolHandler>;
   sleep?: (ms: number) => Promise<void>;
 }
 
 export function createToolDeps(options: ToolDepsOptions): ToolDeps {
-  const sql: ReadOnlySqlTarget = options.toolsDatabaseUrl
-    ? { pool: createPool(options.toolsDatabaseUrl, { max: 5 }), dedicatedRole: true }
-    : { pool: options.appPool, dedicatedRole: false };
+  const sql: ReadOnlySqlTarget = { pool: options.sqlPool };
   const handlers = new Map<string, ToolHandler>();
   for (const [code, handler] of Object.entries(options.handlers ?? {}))
     handlers.set(code.trim().toLowerCase(), handler);
   return {
     sql,
+    sqlParser: options.sqlParser,
     circuits: new CircuitRegistry(),
-    env: options.env ?? process.env,
+    env: options.env,
     interceptors: [...(options.interceptors ?? []), defaultPostgresQueryInterceptor(informationSchemaLookup(sql))],
     handlers,
     sleep: options.sleep,
   };
 }
 
-const defaults = new WeakMap<ActivityDeps, ToolDeps>();
-
-/** drizzle's node-postgres database exposes its pool as `$client` (the Database type omits it). */
-function appPoolOf(deps: ActivityDeps): Pool {
-  const pool = (deps.db as unknown as { $client?: Pool }).$client;
-  if (!pool) throw new Error('ActivityDeps.db has no pg pool; pass deps.tools explicitly');
-  return pool;
-}
-
-/** `deps.tools`, or defaults built once per deps object from the app pool and the process env. */
+/** The tool dependencies built by the composition root (worker/); there is no fallback. */
 export function toolDepsOf(deps: ActivityDeps): ToolDeps {
-  if (deps.tools) return deps.tools;
-  let tools = defaults.get(deps);
-  if (!tools) {
-    tools = createToolDeps({
-      appPool: appPoolOf(deps),
-      toolsDatabaseUrl: process.env['TOOLS_DATABASE_URL'] || undefined,
-    });
-    defaults.set(deps, tools);
+  if (!deps.tools) {
+    throw new EngineError(ErrorType.ConfigInvalid, 'No tool dependencies: build them in worker/ and pass deps.tools');
   }
-  return tools;
+  return deps.tools;
 }

@@ -1,6 +1,7 @@
 import { createInterface } from 'node:readline';
 import type { CliCommand, CliIo } from '../command';
 import { parseOptions } from '../command';
+import { loadSqlParser } from '../../activities/tools/sql/parser';
 import { checkReadOnlySql, parseFunctionRef, type SqlGuardrailPolicy } from '../../core/sql';
 
 const USAGE = [
@@ -9,6 +10,7 @@ const USAGE = [
   'Reads SQL from stdin, one statement per line, and prints one JSON line per non-empty input line:',
   '  {"sql": "...", "allowed": true|false, "reason": "..."}',
   'The options add ce_mcp_sql_guardrail rules (ALLOW_FUNCTION, BLOCK_FUNCTION, BLOCK_KEYWORD).',
+  "Statements are parsed with PostgreSQL's own grammar and may read schema business only.",
 ].join('\n');
 
 const KNOWN_OPTIONS = new Set(['allow-function', 'block-function', 'block-keyword']);
@@ -22,10 +24,11 @@ function policyFrom(options: Map<string, string[]>): SqlGuardrailPolicy {
 }
 
 async function checkLines(io: CliIo, policy: SqlGuardrailPolicy): Promise<void> {
+  const parser = await loadSqlParser();
   const lines = createInterface({ input: io.stdin, crlfDelay: Infinity });
   for await (const line of lines) {
     if (line.trim() === '') continue;
-    const verdict = checkReadOnlySql(line, policy);
+    const verdict = checkReadOnlySql(line, parser, policy);
     io.out(JSON.stringify({ sql: line, allowed: verdict.allowed, reason: verdict.reason }));
   }
 }

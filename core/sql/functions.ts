@@ -6,8 +6,8 @@ import type { SqlGuardrailRow } from '../config/types';
  * only functions known to be free of side effects may be called. ce_mcp_sql_guardrail rows extend
  * the list (ALLOW_FUNCTION) or take functions away from it (BLOCK_FUNCTION, which always wins).
  */
-function words(text: string): string[] {
-  return text.trim().split(/\s+/);
+function words(text: string): ReadonlySet<string> {
+  return new Set(text.trim() === '' ? [] : text.trim().split(/\s+/));
 }
 
 const AGGREGATES = words(`
@@ -49,9 +49,14 @@ const ARRAYS_AND_SETS = words(`
   array_replace array_append array_prepend array_cat array_dims unnest generate_series
   generate_subscripts
 `);
-/** SQL syntax the parser reports as calls (`exists (…)`, `= any(…)`, `row(…)`), plus null handling. */
-const SYNTAX_FORMS = ['exists', 'any', 'all', 'some', 'row', 'coalesce', 'nullif', 'num_nulls', 'num_nonnulls'];
-
+/**
+ * SQL syntax PostgreSQL reports as calls of pg_catalog functions (`SUBSTRING(x FROM 1 FOR 2)`,
+ * `TRIM(BOTH …)`, `x AT TIME ZONE z`, `SIMILAR TO`), plus null handling.
+ */
+const SYNTAX_FORMS = words(`
+  coalesce nullif num_nulls num_nonnulls btrim ltrim rtrim timezone similar_to_escape similar_escape
+  like_escape normalize is_normalized
+`);
 export const BUILT_IN_ALLOWED_FUNCTIONS: ReadonlySet<string> = new Set([
   ...AGGREGATES,
   ...STRINGS,
@@ -62,6 +67,63 @@ export const BUILT_IN_ALLOWED_FUNCTIONS: ReadonlySet<string> = new Set([
   ...ARRAYS_AND_SETS,
   ...SYNTAX_FORMS,
 ]);
+
+/**
+ * Classes of functions that reach outside the query. They are refused even when a
+ * ce_mcp_sql_guardrail row allows them, and even for a DB tool with safe_mode off: no config row
+ * may let model-written SQL read server files, run SQL given as text, change settings or take
+ * locks that outlive the transaction.
+ */
+interface DeniedClass {
+  what: string;
+  names: ReadonlySet<string>;
+  pattern?: RegExp;
+}
+
+const DENIED_CLASSES: readonly DeniedClass[] = [
+  {
+    what: 'reads or lists files on the database server',
+    names: words(
+      'pg_read_file pg_read_binary_file pg_stat_file pg_current_logfile pg_file_write pg_file_rename pg_file_unlink'
+    ),
+    pattern: /^pg_ls_/,
+  },
+  { what: 'reads or writes large objects (server files)', names: words('loread lowrite'), pattern: /^lo_/ },
+  { what: 'connects to another database', names: words('dblink'), pattern: /^(dblink|postgres_fdw)/ },
+  {
+    what: 'runs SQL given as text',
+    names: words('query_to_xml query_to_xmlschema query_to_xml_and_xmlschema'),
+    pattern: /^(query|table|cursor|schema|database)_to_xml/,
+  },
+  {
+    what: 'reads or changes session settings (role, search_path)',
+    names: words('set_config current_setting pg_settings_get_flags'),
+  },
+  { what: 'takes advisory locks', names: words(''), pattern: /^pg_(try_)?advisory_/ },
+  { what: 'sleeps and holds a connection', names: words('pg_sleep pg_sleep_for pg_sleep_until') },
+  {
+    what: 'signals server processes',
+    names: words(
+      'pg_cancel_backend pg_terminate_backend pg_reload_conf pg_rotate_logfile pg_log_backend_memory_contexts pg_promote'
+    ),
+  },
+  { what: 'changes sequences', names: words('nextval setval currval lastval') },
+  { what: 'sends notifications', names: words('pg_notify') },
+  {
+    what: 'writes to the server (WAL, snapshots, replication, statistics)',
+    names: words(
+      'txid_current pg_current_xact_id pg_export_snapshot pg_switch_wal pg_create_restore_point pg_logical_emit_message'
+    ),
+    pattern:
+      /^(pg_(create|drop|copy)_.*replication_slot|pg_replication_origin_|pg_stat_reset|pg_backup_|pg_wal_replay_)/,
+  },
+];
+
+/** What the function does, when it belongs to a class that is never allowed; null otherwise. */
+export function deniedClassOf(name: string): string | null {
+  const found = DENIED_CLASSES.find((c) => c.names.has(name) || (c.pattern?.test(name) ?? false));
+  return found ? found.what : null;
+}
 
 /** A function reference as written: `schema` is null when unqualified. Both lower-cased. */
 export interface FunctionRef {
@@ -110,10 +172,13 @@ function allowMatches(entry: FunctionRef, call: FunctionRef): boolean {
   return entry.name === call.name && entry.schema === call.schema;
 }
 
-export type FunctionVerdict = 'ALLOWED' | 'BLOCKED' | 'NOT_ALLOWED';
+export type FunctionVerdict = 'ALLOWED' | 'DENIED' | 'BLOCKED' | 'NOT_ALLOWED';
 
+/** DENIED (a class no row can allow) wins over BLOCKED (a row), which wins over any ALLOW. */
 export function functionVerdict(call: FunctionRef, policy: SqlGuardrailPolicy): FunctionVerdict {
-  if (policy.blockFunctions.some((entry) => blockMatches(entry, call))) return 'BLOCKED';
+  const folded = { schema: call.schema?.toLowerCase() ?? null, name: call.name.toLowerCase() };
+  if (deniedClassOf(folded.name) !== null) return 'DENIED';
+  if (policy.blockFunctions.some((entry) => blockMatches(entry, folded))) return 'BLOCKED';
   const builtIn = (call.schema === null || call.schema === 'pg_catalog') && BUILT_IN_ALLOWED_FUNCTIONS.has(call.name);
   if (builtIn || policy.allowFunctions.some((entry) => allowMatches(entry, call))) return 'ALLOWED';
   return 'NOT_ALLOWED';

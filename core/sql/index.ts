@@ -1,6 +1,14 @@
-export { checkReadOnlySql, type SqlCheckOptions, type SqlVerdict, type SqlVerdictCode } from './guardrail';
+export {
+  checkReadOnlySql,
+  DEFAULT_BUSINESS_SCHEMAS,
+  type SqlCheckOptions,
+  type SqlParser,
+  type SqlVerdict,
+  type SqlVerdictCode,
+} from './guardrail';
 export {
   BUILT_IN_ALLOWED_FUNCTIONS,
+  deniedClassOf,
   EMPTY_SQL_POLICY,
   parseFunctionRef,
   sqlPolicyFromRows,

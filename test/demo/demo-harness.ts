@@ -1,6 +1,7 @@
 import { systemClock, type ActivityDeps } from '../../activities/deps';
 import { createAnthropicLlmClient, llmCallLogger } from '../../activities/llm';
 import { createToolDeps } from '../../activities/tools/deps';
+import { loadSqlParser } from '../../activities/tools/sql/parser';
 import { createTaskRegistry } from '../../core/tasks/registry';
 import { createConfigStore } from '../../db/config/store';
 import { seedPacks } from '../../db/seed/seed';
@@ -47,7 +48,8 @@ export class DemoHarness {
       clock: systemClock,
       tasks: createTaskRegistry({}),
       tools: createToolDeps({
-        appPool: tdb.pool,
+        sqlPool: tdb.toolsPool(),
+        sqlParser: await loadSqlParser(),
         env: { CONVENGINE_TOOL_DEMO_URL: toolServer.baseUrl, CONVENGINE_TOOL_DEMO_API_KEY: DEMO_API_KEY },
         handlers: {},
         sleep: async () => undefined,

@@ -1,7 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { migrate, readMigrations } from '../../db/migrate';
-import { openDatabase, type DbHandle } from '../../db/pool';
+import type { Pool } from 'pg';
+import { createPool, openDatabase, type DbHandle } from '../../db/pool';
+import { toolsDatabaseUrl } from '../../db/tools-role';
 
 /** Server used by tests; CI and the README default to the local cluster's `test` database. */
 export const ADMIN_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -57,6 +59,8 @@ async function ensureTemplate(admin: Client): Promise<string> {
 export interface TestDatabase extends DbHandle {
   url: string;
   name: string;
+  /** A pool logged in as the SQL tools role (D20), opened on first use and closed by drop(). */
+  toolsPool(): Pool;
   /** Drops the database; call in afterAll. */
   drop(): Promise<void>;
 }
@@ -83,11 +87,17 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
   });
   const url = withDatabase(ADMIN_DATABASE_URL, name);
   const handle = openDatabase(url, { max: 5 });
+  let tools: Pool | null = null;
   return {
     ...handle,
     url,
     name,
+    toolsPool() {
+      tools ??= createPool(toolsDatabaseUrl(url), { max: 3 });
+      return tools;
+    },
     async drop() {
+      await tools?.end().catch(() => undefined);
       await handle.close().catch(() => undefined);
       await withAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     },

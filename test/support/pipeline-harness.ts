@@ -10,6 +10,7 @@ import { createActivities } from '../../activities';
 import { createPipelineActivities, type PipelineStepFunctions } from '../../activities/pipeline';
 import { runTurnInProcess, type InProcessOptions, type TurnRequest } from '../../activities/runner/in-process';
 import { createToolDeps, type ToolHandler } from '../../activities/tools/deps';
+import { loadSqlParser } from '../../activities/tools/sql/parser';
 import { createConfigStore, type DatabaseConfigStore } from '../../db/config/store';
 import { listAudits, type StoredAudit } from '../../db/repositories/audit';
 import { findConversation } from '../../db/repositories/conversation';
@@ -58,7 +59,8 @@ export class PipelineHarness {
       clock: systemClock,
       tasks: createTaskRegistry(options.tasks ?? {}),
       tools: createToolDeps({
-        appPool: tdb.pool,
+        sqlPool: tdb.toolsPool(),
+        sqlParser: await loadSqlParser(),
         env: {},
         handlers: options.handlers ?? {},
         sleep: async () => undefined,

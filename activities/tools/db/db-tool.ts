@@ -1,14 +1,13 @@
 import Ajv, { type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { readSetting } from '../../../core/config/setting';
-import { McpSqlSettings } from '../../../core/config/settings/mcp';
 import type { McpDbToolRow } from '../../../core/config/types';
 import { EngineError, ErrorType } from '../../../core/errors';
 import { canonicalJson, isJsonObject, type Json, type JsonObject } from '../../../core/json';
 import { McpAudit } from '../../../core/mcp/constants';
-import { bindNamedParams, checkReadOnlySql, SqlParamError, sqlPolicyFromRows } from '../../../core/sql';
+import { bindNamedParams, SqlParamError } from '../../../core/sql';
 import type { ToolHandlerContext } from '../deps';
 import { executeReadOnly } from '../sql/executor';
+import { guardToolSql, queryLimits } from '../sql/guard';
 
 /**
  * A ce_mcp_db_tool (D8): a SQL template with `:name` parameters bound from the args,
@@ -81,8 +80,7 @@ export function expandIdentifiers(toolCode: string, row: McpDbToolRow, args: Jso
 export async function runDbTool(ctx: ToolHandlerContext, row: McpDbToolRow): Promise<Json> {
   validateDbToolArgs(ctx.toolCode, row, ctx.args);
   const sql = expandIdentifiers(ctx.toolCode, row, ctx.args);
-  const policy = sqlPolicyFromRows(ctx.snapshot.rows.sqlGuardrails);
-  const verdict = checkReadOnlySql(sql, policy, { enforcePolicy: row.safeMode });
+  const verdict = guardToolSql(ctx, sql, row.safeMode);
   if (!verdict.allowed) {
     throw new EngineError(ErrorType.SqlGuardrailRejected, `DB tool ${ctx.toolCode}: ${verdict.reason}`, {
       details: { toolCode: ctx.toolCode, code: verdict.code },
@@ -97,12 +95,11 @@ export async function runDbTool(ctx: ToolHandlerContext, row: McpDbToolRow): Pro
       throw new EngineError(ErrorType.ToolArgsInvalid, `DB tool ${ctx.toolCode}: ${err.message}`);
     throw err;
   }
-  const timeout = readSetting(ctx.snapshot, McpSqlSettings.statementTimeoutMs);
   const out = await executeReadOnly(ctx.tools.sql, {
     text: bound.text,
     values: bound.values,
     maxRows: row.maxRows,
-    statementTimeoutMs: timeout,
+    ...queryLimits(ctx),
   });
   ctx.audit(McpAudit.DbSqlExecution, {
     tool_code: ctx.toolCode,

@@ -4,7 +4,8 @@ import { EngineError, ErrorType } from '../../../core/errors';
 import { isJsonObject, type Json, type JsonObject } from '../../../core/json';
 import { SemanticTool } from '../../../core/mcp/constants';
 import { semanticCatalog } from '../../../core/mcp/semantic-catalog';
-import { checkReadOnlySql, sqlPolicyFromRows, toPositionalParams, type SqlGuardrailPolicy } from '../../../core/sql';
+import { toPositionalParams, type SqlVerdict } from '../../../core/sql';
+import { guardToolSql } from '../sql/guard';
 import type { ToolHandlerContext } from '../deps';
 import { semanticLlmCall } from './llm';
 
@@ -50,8 +51,8 @@ type Candidate =
   | { kind: 'invalid'; reason: string };
 
 /** Why a generated statement cannot run, or null when it can. */
-export function candidateProblem(sql: string, params: JsonObject, policy: SqlGuardrailPolicy): string | null {
-  const verdict = checkReadOnlySql(sql, policy);
+export function candidateProblem(sql: string, params: JsonObject, guard: (sql: string) => SqlVerdict): string | null {
+  const verdict = guard(sql);
   if (!verdict.allowed) return verdict.reason;
   const { names, positionalCount } = toPositionalParams(sql);
   if (positionalCount > 0) return 'SQL must use named parameters (:name), not $n.';
@@ -59,7 +60,7 @@ export function candidateProblem(sql: string, params: JsonObject, policy: SqlGua
   return missing.length > 0 ? `SQL uses parameters without values: ${missing.map((n) => `:${n}`).join(', ')}.` : null;
 }
 
-function candidateOf(json: Json, policy: SqlGuardrailPolicy): Candidate {
+function candidateOf(json: Json, guard: (sql: string) => SqlVerdict): Candidate {
   if (!isJsonObject(json)) return { kind: 'invalid', reason: 'The answer was not a JSON object.' };
   if (json['unsupported'] === true) {
     return {
@@ -73,7 +74,7 @@ function candidateOf(json: Json, policy: SqlGuardrailPolicy): Candidate {
   const sql = typeof json['sql'] === 'string' ? json['sql'].trim() : '';
   if (sql === '') return { kind: 'invalid', reason: 'The answer had no SQL.' };
   const params = isJsonObject(json['params']) ? json['params'] : {};
-  const problem = candidateProblem(sql, params, policy);
+  const problem = candidateProblem(sql, params, guard);
   return problem ? { kind: 'invalid', reason: problem } : { kind: 'sql', sql, params };
 }
 
@@ -100,7 +101,7 @@ function queryResult(
 
 export async function runSemanticQuery(ctx: ToolHandlerContext): Promise<Json> {
   const canonicalIntent = canonicalIntentOf(ctx);
-  const policy = sqlPolicyFromRows(ctx.snapshot.rows.sqlGuardrails);
+  const guard = (sql: string) => guardToolSql(ctx, sql);
   const attempts = readSetting(ctx.snapshot, McpSemanticSettings.sqlRetryMaxAttempts);
   const prompts = {
     system: readSetting(ctx.snapshot, McpSemanticSettings.querySystemPrompt),
@@ -124,7 +125,7 @@ export async function runSemanticQuery(ctx: ToolHandlerContext): Promise<Json> {
       schema: QUERY_SCHEMA,
     });
     const candidate = out.ok
-      ? candidateOf(out.json, policy)
+      ? candidateOf(out.json, guard)
       : { kind: 'invalid' as const, reason: `The answer was not valid JSON (${out.error}).` };
     if (candidate.kind === 'sql') {
       return queryResult(

@@ -1,24 +1,24 @@
 import type { Pool, PoolClient, QueryConfig } from 'pg';
-import { EngineError, ErrorType, errorMessage } from '../../../core/errors';
+import { EngineError, ErrorType } from '../../../core/errors';
 import type { JsonObject } from '../../../core/json';
 import { tokenizeSql, type SqlToken } from '../../../core/sql';
+import { scrubSqlErrorMessage } from './scrub';
 
 /**
- * Executes tool SQL with defense in depth (P4): even if the guardrail were bypassed, the
- * statement runs inside `BEGIN READ ONLY` with a `statement_timeout`, as a role that can only
- * read the business schema, with a row cap, and is always rolled back. Values are bound through
- * the extended protocol, which also refuses a second statement.
- *
- * Two ways to get the read-only role: a pool whose login is that role (TOOLS_DATABASE_URL), or
- * the app pool plus `SET LOCAL ROLE convengine_tools_ro` inside the transaction.
+ * Executes tool SQL with defense in depth (P4, D20): even if the guardrail were bypassed, the
+ * statement runs on the tools role's own pool (a login that can only read the business schemas),
+ * inside `BEGIN READ ONLY` with statement, lock and idle timeouts and a pinned search_path, with a
+ * row cap and a result-byte cap enforced by the server, and is always rolled back. The session is
+ * then reset (`DISCARD ALL`), so nothing a query managed to set or take (a setting, an advisory
+ * lock, a prepared statement) outlives it. Values are bound through the extended protocol, which
+ * also refuses a second statement.
  */
 export const TOOLS_ROLE = 'convengine_tools_ro';
 export const BUSINESS_SCHEMA = 'business';
 
 export interface ReadOnlySqlTarget {
+  /** A pool whose login is the tools role (never the engine's pool). */
   pool: Pool;
-  /** True when the pool already logs in as the read-only role. */
-  dedicatedRole: boolean;
 }
 
 export interface ReadOnlyQuery {
@@ -27,14 +27,25 @@ export interface ReadOnlyQuery {
   values: readonly unknown[];
   maxRows: number;
   statementTimeoutMs: number;
+  lockTimeoutMs?: number;
+  /** Bytes of rows (as text) returned at most; default 1 MiB. */
+  maxResultBytes?: number;
+  /** The search_path of the query; default [business]. */
+  schemas?: readonly string[];
 }
 
 export interface ReadOnlyResult {
   rows: JsonObject[];
   rowCount: number;
-  /** More rows existed than maxRows. */
+  /** More rows existed than maxRows, or the rows passed maxResultBytes. */
   truncated: boolean;
+  truncatedBy: 'ROWS' | 'BYTES' | null;
 }
+
+const DEFAULT_MAX_RESULT_BYTES = 1024 * 1024;
+const DEFAULT_LOCK_TIMEOUT_MS = 1000;
+const ROWS_COLUMN = '__ce_result_rows';
+const BYTES_COLUMN = '__ce_result_bytes';
 
 /** Forces the extended protocol even without values (pg's `queryMode`, missing from @types/pg): one statement only. */
 function extendedQuery(text: string, values: readonly unknown[]): QueryConfig {
@@ -63,32 +74,71 @@ function trimStatement(sql: string): string {
     .join('');
 }
 
-async function enterReadOnly(client: PoolClient, target: ReadOnlySqlTarget, timeoutMs: number): Promise<void> {
-  await client.query('BEGIN READ ONLY');
-  await client.query("SELECT set_config('statement_timeout', $1, true)", [String(Math.max(1, Math.round(timeoutMs)))]);
-  if (!target.dedicatedRole) await client.query(`SET LOCAL ROLE ${TOOLS_ROLE}`);
-  await client.query("SELECT set_config('search_path', $1, true)", [BUSINESS_SCHEMA]);
+/**
+ * The row and byte caps, applied by the server: at most maxRows + 1 rows are produced, and only
+ * those whose running size (as text) stays within the byte cap are sent. One row always comes
+ * back carrying the number of rows produced, so a cut-off is noticed even when nothing fits.
+ * Ordering by the running size keeps the query's own order.
+ */
+export function cappedSql(text: string, maxRows: number, maxBytes: number): string {
+  return `WITH __ce_limited AS MATERIALIZED (SELECT * FROM (\n${trimStatement(text)}\n) AS tool_result LIMIT ${maxRows + 1}),
+__ce_sized AS (SELECT l.*, sum(octet_length(ROW(l.*)::text)) OVER (ROWS UNBOUNDED PRECEDING) AS ${BYTES_COLUMN} FROM __ce_limited l)
+SELECT m.${ROWS_COLUMN}, s.* FROM (SELECT count(*) AS ${ROWS_COLUMN} FROM __ce_limited) m
+LEFT JOIN __ce_sized s ON s.${BYTES_COLUMN} <= ${maxBytes} ORDER BY s.${BYTES_COLUMN}`;
 }
 
-/** Maps a database error to a typed engine error: what a retry can fix, what it cannot. */
+async function enterReadOnly(client: PoolClient, query: ReadOnlyQuery): Promise<void> {
+  const ms = (value: number) => String(Math.max(1, Math.round(value)));
+  await client.query('BEGIN READ ONLY');
+  await client.query(
+    `SELECT set_config('statement_timeout', $1, true), set_config('lock_timeout', $2, true),
+            set_config('idle_in_transaction_session_timeout', $3, true),
+            set_config('search_path', (SELECT string_agg(quote_ident(s), ', ') FROM unnest($4::text[]) AS s), true)`,
+    [
+      ms(query.statementTimeoutMs),
+      ms(query.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS),
+      ms(query.statementTimeoutMs + 5000),
+      [...(query.schemas ?? [BUSINESS_SCHEMA])],
+    ]
+  );
+}
+
+/** Maps a database error to a typed engine error with a scrubbed message: what a retry can fix, what it cannot. */
 export function sqlFailure(err: unknown, what: string): EngineError {
   const code = (err as { code?: unknown }).code;
-  const message = `${what} failed: ${errorMessage(err)}`;
-  const details = { sqlState: typeof code === 'string' ? code : null };
-  if (code === '57014')
+  const sqlState = typeof code === 'string' ? code : null;
+  const details = { sqlState };
+  const message = `${what} failed: ${scrubSqlErrorMessage(err)}`;
+  if (code === '57014') {
+    return new EngineError(ErrorType.ToolTimeout, `${what} took longer than its statement timeout and was cancelled`, {
+      retryable: true,
+      details,
+      cause: err,
+    });
+  }
+  if (code === '55P03')
     return new EngineError(ErrorType.ToolTimeout, message, { retryable: true, details, cause: err });
   if (code === '25006' || code === '42501') {
     return new EngineError(ErrorType.ToolNotAllowed, message, { retryable: false, details, cause: err });
   }
-  if (typeof code === 'string' && /^(08|53|57P|40)/.test(code)) {
+  if (sqlState !== null && /^(08|53|57P|40)/.test(sqlState)) {
     return new EngineError(ErrorType.ToolExecutionFailed, message, { retryable: true, details, cause: err });
   }
-  if (typeof code === 'string') return new EngineError(ErrorType.ToolExecutionFailed, message, { details, cause: err });
+  if (sqlState !== null) return new EngineError(ErrorType.ToolExecutionFailed, message, { details, cause: err });
   return new EngineError(ErrorType.ToolExecutionFailed, message, { retryable: true, details, cause: err });
 }
 
+function resultOf(raw: JsonObject[], maxRows: number): ReadOnlyResult {
+  const produced = Number(raw[0]?.[ROWS_COLUMN] ?? 0);
+  const sent = raw.filter((row) => row[BYTES_COLUMN] !== null && row[BYTES_COLUMN] !== undefined);
+  const rows = sent.slice(0, maxRows).map(plainRow);
+  const truncatedBy = sent.length < Math.min(produced, maxRows) ? 'BYTES' : produced > maxRows ? 'ROWS' : null;
+  return { rows, rowCount: rows.length, truncated: truncatedBy !== null, truncatedBy };
+}
+
 export async function executeReadOnly(target: ReadOnlySqlTarget, query: ReadOnlyQuery): Promise<ReadOnlyResult> {
-  const maxRows = Math.max(1, query.maxRows);
+  const maxRows = Math.max(1, Math.floor(query.maxRows));
+  const maxBytes = Math.max(1, Math.floor(query.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES));
   let client: PoolClient;
   try {
     client = await target.pool.connect();
@@ -96,28 +146,35 @@ export async function executeReadOnly(target: ReadOnlySqlTarget, query: ReadOnly
     throw sqlFailure(err, 'Connecting for a SQL tool');
   }
   try {
-    await enterReadOnly(client, target, query.statementTimeoutMs);
-    const capped = `SELECT * FROM (\n${trimStatement(query.text)}\n) AS tool_result LIMIT ${maxRows + 1}`;
-    const result = await client.query<JsonObject>(extendedQuery(capped, query.values));
-    const truncated = result.rows.length > maxRows;
-    const rows = truncated ? result.rows.slice(0, maxRows) : result.rows;
-    return { rows: rows.map(plainRow), rowCount: rows.length, truncated };
+    await enterReadOnly(client, query);
+    const result = await client.query<JsonObject>(
+      extendedQuery(cappedSql(query.text, maxRows, maxBytes), query.values)
+    );
+    return resultOf(result.rows, maxRows);
   } catch (err) {
     throw sqlFailure(err, 'SQL tool query');
   } finally {
-    // A client whose rollback failed is broken; release(true) discards it instead of pooling it.
-    const clean = await client.query('ROLLBACK').then(
+    await releaseClean(client);
+  }
+}
+
+/** Rolls back and resets the session; a client that cannot be reset is discarded, never pooled. */
+async function releaseClean(client: PoolClient): Promise<void> {
+  const clean = await client
+    .query('ROLLBACK')
+    .then(() => client.query('DISCARD ALL'))
+    .then(
       () => true,
       () => false
     );
-    client.release(!clean);
-  }
+  client.release(!clean);
 }
 
 /** Dates and big numbers become JSON-friendly values (rows travel through event history). */
 function plainRow(row: JsonObject): JsonObject {
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(row as Record<string, unknown>)) {
+    if (key === ROWS_COLUMN || key === BYTES_COLUMN) continue;
     if (value instanceof Date) out[key] = value.toISOString();
     else if (typeof value === 'bigint') out[key] = value.toString();
     else if (Buffer.isBuffer(value)) out[key] = value.toString('base64');

@@ -3,9 +3,10 @@ import { McpSqlSettings } from '../../../core/config/settings/mcp';
 import { EngineError, ErrorType } from '../../../core/errors';
 import { isJsonObject, type Json, type JsonObject } from '../../../core/json';
 import { McpAudit } from '../../../core/mcp/constants';
-import { bindNamedParams, checkReadOnlySql, SqlParamError, sqlPolicyFromRows } from '../../../core/sql';
+import { bindNamedParams, SqlParamError } from '../../../core/sql';
 import type { ToolHandlerContext } from '../deps';
 import { executeReadOnly } from './executor';
+import { guardToolSql, queryLimits } from './guard';
 import { runInterceptors } from './interceptors';
 
 /**
@@ -39,7 +40,7 @@ export async function runPostgresQuery(ctx: ToolHandlerContext): Promise<Json> {
     conversationId: ctx.session.conversationId,
   });
   const sql = intercepted.sql;
-  const verdict = checkReadOnlySql(sql, sqlPolicyFromRows(ctx.snapshot.rows.sqlGuardrails));
+  const verdict = guardToolSql(ctx, sql);
   if (!verdict.allowed) {
     ctx.audit(McpAudit.DynamicSqlExecutionError, { sql, params, error: verdict.reason, guardrail: verdict.code });
     throw new EngineError(ErrorType.SqlGuardrailRejected, `postgres.query: ${verdict.reason}`, {
@@ -55,13 +56,12 @@ export async function runPostgresQuery(ctx: ToolHandlerContext): Promise<Json> {
     throw err;
   }
   const maxRows = readSetting(ctx.snapshot, McpSqlSettings.postgresQueryMaxRows);
-  const timeout = readSetting(ctx.snapshot, McpSqlSettings.statementTimeoutMs);
   try {
     const out = await executeReadOnly(ctx.tools.sql, {
       text: bound.text,
       values: bound.values,
       maxRows,
-      statementTimeoutMs: timeout,
+      ...queryLimits(ctx),
     });
     ctx.audit(McpAudit.DynamicSqlExecution, {
       sql,
@@ -77,7 +77,8 @@ export async function runPostgresQuery(ctx: ToolHandlerContext): Promise<Json> {
       sql,
       interceptors: intercepted.applied,
     };
-    if (out.truncated) result['warning'] = `Result set truncated to ${maxRows} rows.`;
+    if (out.truncatedBy === 'ROWS') result['warning'] = `Result set truncated to ${maxRows} rows.`;
+    if (out.truncatedBy === 'BYTES') result['warning'] = `Result set truncated to ${out.rowCount} rows (size cap).`;
     return result;
   } catch (err) {
     ctx.audit(McpAudit.DynamicSqlExecutionError, {

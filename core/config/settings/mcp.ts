@@ -102,6 +102,30 @@ export const McpSqlSettings = {
     default: 100,
     description: 'Rows returned by postgres.query (more are cut off with a warning).',
   }),
+  lockTimeoutMs: defineSetting({
+    configType: 'McpDbExecutor',
+    configKey: 'LOCK_TIMEOUT_MS',
+    kind: 'int',
+    min: 10,
+    default: 1000,
+    description: 'lock_timeout of every SQL tool query: a tool never waits long behind a lock.',
+  }),
+  maxResultBytes: defineSetting({
+    configType: 'McpDbExecutor',
+    configKey: 'MAX_RESULT_BYTES',
+    kind: 'int',
+    min: 1024,
+    default: 1024 * 1024,
+    description: 'Bytes of rows (as text) a SQL tool query may return; rows past the cap are cut off with a warning.',
+  }),
+  businessSchemas: defineSetting({
+    configType: 'McpDbExecutor',
+    configKey: 'BUSINESS_SCHEMAS',
+    kind: 'csv',
+    default: ['business'],
+    description:
+      'Schemas SQL tools may read (the guardrail refuses every other schema; the tools role needs SELECT on each).',
+  }),
 };
 
 export const McpSemanticSettings = {

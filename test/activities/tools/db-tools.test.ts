@@ -2,17 +2,21 @@ import type { ActivityDeps } from '../../../activities/deps';
 import { runDbTool } from '../../../activities/tools/db/db-tool';
 import { createToolDeps, type ToolHandlerContext } from '../../../activities/tools/deps';
 import type { PostgresQueryInterceptor } from '../../../activities/tools/sql/interceptors';
+import { loadSqlParser } from '../../../activities/tools/sql/parser';
 import { runPostgresQuery } from '../../../activities/tools/sql/postgres-query';
 import type { ConfigRows, McpDbToolRow, SqlGuardrailRow } from '../../../core/config/types';
 import { EngineError } from '../../../core/errors';
 import type { JsonObject } from '../../../core/json';
+import type { SqlParser } from '../../../core/sql';
 import { dbTool, objectSchema } from '../../../db/seed/builders';
 import { sessionFor, snapshotOf } from '../../support/config-rows';
 import { createTestDatabase, type TestDatabase } from '../../support/database';
 
 let tdb: TestDatabase;
+let parser: SqlParser;
 
 beforeAll(async () => {
+  parser = await loadSqlParser();
   tdb = await createTestDatabase();
   await tdb.pool.query(`
     CREATE TABLE business.move_request (connection_id text PRIMARY KEY, status text NOT NULL);
@@ -36,7 +40,7 @@ function context(
   interceptors: PostgresQueryInterceptor[] = []
 ): Run {
   const audits: Run['audits'] = [];
-  const tools = createToolDeps({ appPool: tdb.pool, env: {}, interceptors });
+  const tools = createToolDeps({ sqlPool: tdb.toolsPool(), sqlParser: parser, env: {}, interceptors });
   const ctx: ToolHandlerContext = {
     toolCode,
     toolGroup: 'DB',
@@ -191,13 +195,15 @@ describe('postgres.query (§7.3, §14 #46–48)', () => {
   it('47 applies ce_mcp_sql_guardrail rows', async () => {
     const rows = {
       sqlGuardrails: guardrailRows([
-        ['BLOCK_FUNCTION', 'pg_sleep'],
+        ['BLOCK_FUNCTION', 'upper'],
         ['ALLOW_FUNCTION', 'fetch_inventory_status'],
+        ['ALLOW_FUNCTION', 'pg_sleep'],
         ['BLOCK_KEYWORD', 'explain'],
       ]),
     };
     const run = (query: string) => runPostgresQuery(context('postgres.query', { query }, rows).ctx);
-    expect((await failure(run('select pg_sleep(1)'))).message).toContain('uses blocked function: PG_SLEEP');
+    expect((await failure(run("select upper('a')"))).message).toContain('uses blocked function: UPPER');
+    expect((await failure(run('select pg_sleep(1)'))).message).toContain('PG_SLEEP, which sleeps');
     expect(await run('select fetch_inventory_status(1) as s')).toMatchObject({ rows: [{ s: 'IN_STOCK' }] });
     expect(await run('select count(*)::int as n from orders')).toMatchObject({ rows: [{ n: 5 }] });
     expect((await failure(run("select md5('a')"))).message).toContain('function not present in the allowlist: MD5');

@@ -1,13 +1,14 @@
 import { Client } from 'pg';
-import { executeReadOnly, TOOLS_ROLE, type ReadOnlySqlTarget } from '../../../activities/tools/sql/executor';
-import { createPool } from '../../../db/pool';
+import { executeReadOnly, type ReadOnlyQuery, type ReadOnlySqlTarget } from '../../../activities/tools/sql/executor';
 import { EngineError } from '../../../core/errors';
+import { TOOLS_ROLE, toolsDatabaseUrl } from '../../../db/tools-role';
 import { createTestDatabase, type TestDatabase } from '../../support/database';
 
 /**
- * Defense in depth (P4): these tests hand SQL to the executor directly, as if the guardrail had
- * been bypassed, and show that nothing can be written: the READ ONLY transaction and the
- * read-only role each refuse on their own.
+ * Defense in depth (P4, D20): these tests hand SQL to the executor directly, as if the guardrail
+ * had been bypassed, and show that the tools role's own login, the READ ONLY transaction and the
+ * server-side limits each refuse on their own: no write, no escape from the role, no lock that
+ * outlives the query, no unbounded result.
  */
 let tdb: TestDatabase;
 let appTarget: ReadOnlySqlTarget;
@@ -36,19 +37,16 @@ beforeAll(async () => {
       AS 'INSERT INTO business.orders VALUES (999, now(), 0) RETURNING 1';
     CREATE TABLE public.secrets (v text); INSERT INTO public.secrets VALUES ('top secret');
   `);
-  appTarget = { pool: tdb.pool, dedicatedRole: false };
+  appTarget = { pool: tdb.toolsPool() };
 });
 afterAll(async () => tdb.drop());
 
-const query = (
-  text: string,
-  values: unknown[] = [],
-  extra: { maxRows?: number; statementTimeoutMs?: number } = {}
-) => ({
+const query = (text: string, values: unknown[] = [], extra: Partial<ReadOnlyQuery> = {}): ReadOnlyQuery => ({
   text,
   values,
-  maxRows: extra.maxRows ?? 100,
-  statementTimeoutMs: extra.statementTimeoutMs ?? 5000,
+  maxRows: 100,
+  statementTimeoutMs: 5000,
+  ...extra,
 });
 
 describe('read-only SQL executor', () => {
@@ -82,46 +80,103 @@ describe('read-only SQL executor', () => {
   it('runs exactly one statement (extended protocol) and times out long queries', async () => {
     await failure(executeReadOnly(appTarget, query('select 1; delete from orders')));
     const slow = await failure(
-      executeReadOnly(appTarget, query('select pg_sleep(2)', [], { statementTimeoutMs: 150 }))
+      executeReadOnly(
+        appTarget,
+        query('select count(*) from generate_series(1, 1e10)', [], { statementTimeoutMs: 150 })
+      )
     );
     expect(slow).toMatchObject({ type: 'TOOL_TIMEOUT', retryable: true });
     expect(await count()).toBe(30);
   });
 
-  it('leaves the pooled connection clean (role and read-only mode end with the transaction)', async () => {
-    await executeReadOnly(appTarget, query('select 1'));
-    const r = await tdb.pool.query<{ role: string; ro: string }>(
-      "select current_user as role, current_setting('transaction_read_only') as ro"
+  it('caps the result by bytes on the server, even when a single row is too large', async () => {
+    const many = await executeReadOnly(
+      appTarget,
+      query("select g, repeat('x', 1000) as pad from generate_series(1, 50) g order by g", [], {
+        maxResultBytes: 10_000,
+      })
     );
-    expect(r.rows[0]).toEqual({ role: 'postgres', ro: 'off' });
+    expect(many.truncatedBy).toBe('BYTES');
+    expect(many.rowCount).toBeGreaterThan(0);
+    expect(many.rowCount).toBeLessThan(10);
+    expect(many.rows.map((r) => r['g'])).toEqual(Array.from({ length: many.rowCount }, (_, i) => i + 1));
+    const huge = await executeReadOnly(
+      appTarget,
+      query("select repeat('x', 5000000) as pad", [], { maxResultBytes: 1_000_000 })
+    );
+    expect(huge).toMatchObject({ rows: [], rowCount: 0, truncated: true, truncatedBy: 'BYTES' });
+    const none = await executeReadOnly(appTarget, query('select 1 where false'));
+    expect(none).toMatchObject({ rows: [], truncated: false, truncatedBy: null });
+  });
+
+  it('runs as the tools login, which no role change can escape', async () => {
+    const who = await executeReadOnly(appTarget, query('select current_user as u, session_user as s'));
+    expect(who.rows).toEqual([{ u: TOOLS_ROLE, s: TOOLS_ROLE }]);
+    const escaped = await executeReadOnly(
+      appTarget,
+      query("select set_config('role', 'none', true) as r, current_user as u")
+    );
+    expect(escaped.rows).toEqual([{ r: 'none', u: TOOLS_ROLE }]);
+    const su = await failure(executeReadOnly(appTarget, query("select set_config('role', 'postgres', true)")));
+    expect(su.message).toMatch(/permission denied to set role/);
+    const members = await tdb.pool.query(
+      'SELECT 1 FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.member WHERE r.rolname = $1',
+      [TOOLS_ROLE]
+    );
+    expect(members.rowCount).toBe(0);
+  });
+
+  it('cannot take an advisory lock or sleep (EXECUTE revoked for the tools role)', async () => {
+    for (const sql of ['select pg_advisory_lock(42)', 'select pg_try_advisory_lock(42)', 'select pg_sleep(0)']) {
+      expect(await failure(executeReadOnly(appTarget, query(sql)))).toMatchObject({ type: 'TOOL_NOT_ALLOWED' });
+    }
+    const locks = await tdb.pool.query("SELECT 1 FROM pg_locks WHERE locktype = 'advisory'");
+    expect(locks.rowCount).toBe(0);
+  });
+
+  it('never shows connection internals or query text in its errors', async () => {
+    const bad = await failure(
+      executeReadOnly(appTarget, query("select 'a-much-longer-value-than-anyone-should-see-in-an-error-message'::int"))
+    );
+    expect(bad.message).toContain('invalid input syntax for type integer');
+    expect(bad.message).not.toContain('anyone-should-see');
+    expect(bad.message).not.toContain('select');
+    const url = new URL(toolsDatabaseUrl(tdb.url));
+    url.port = '1';
+    const unreachable = await failure(
+      executeReadOnly(
+        { pool: new (await import('pg')).Pool({ connectionString: url.toString(), max: 1 }) },
+        query('select 1')
+      )
+    );
+    expect(unreachable.message).toBe('Connecting for a SQL tool failed: the database connection for SQL tools failed');
+  });
+
+  it('leaves the pooled connection clean (read-only mode and settings end with the transaction)', async () => {
+    await executeReadOnly(appTarget, query("select set_config('application_name', 'tampered', false)"));
+    const client = await appTarget.pool.connect();
+    try {
+      const r = await client.query<{ app: string; ro: string }>(
+        "select current_setting('application_name') as app, current_setting('transaction_read_only') as ro"
+      );
+      expect(r.rows[0]?.app).not.toBe('tampered');
+    } finally {
+      client.release();
+    }
   });
 
   it('the role alone refuses writes, even outside a read-only transaction', async () => {
-    const client = new Client({ connectionString: tdb.url });
+    const client = new Client({ connectionString: toolsDatabaseUrl(tdb.url) });
     await client.connect();
     try {
-      await client.query('BEGIN');
-      await client.query(`SET LOCAL ROLE ${TOOLS_ROLE}`);
+      await client.query('BEGIN READ WRITE');
       await expect(client.query('INSERT INTO business.orders VALUES (1000, now(), 0)')).rejects.toThrow(
         /permission denied/
       );
       await client.query('ROLLBACK');
+      await expect(client.query('SELECT count(*) FROM public.ce_conversation')).rejects.toThrow(/permission denied/);
     } finally {
       await client.end();
-    }
-    expect(await count()).toBe(30);
-  });
-
-  it('works with a dedicated login of the read-only role (TOOLS_DATABASE_URL)', async () => {
-    const url = new URL(tdb.url);
-    url.username = TOOLS_ROLE;
-    const pool = createPool(url.toString(), { max: 1 });
-    try {
-      const target: ReadOnlySqlTarget = { pool, dedicatedRole: true };
-      expect((await executeReadOnly(target, query('select count(*)::int as n from orders'))).rows).toEqual([{ n: 30 }]);
-      await failure(executeReadOnly(target, query('select business.sneaky_insert()')));
-    } finally {
-      await pool.end();
     }
     expect(await count()).toBe(30);
   });

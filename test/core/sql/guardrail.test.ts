@@ -1,24 +1,68 @@
-import { checkReadOnlySql, parseFunctionRef, sqlPolicyFromRows, type SqlGuardrailPolicy } from '../../../core/sql';
+import { loadSqlParser } from '../../../activities/tools/sql/parser';
 import type { SqlGuardrailRow } from '../../../core/config/types';
-import { ALLOWED, REFUSED } from '../../support/sql-guardrail-corpus';
+import {
+  checkReadOnlySql,
+  parseFunctionRef,
+  sqlPolicyFromRows,
+  type SqlCheckOptions,
+  type SqlGuardrailPolicy,
+  type SqlParser,
+} from '../../../core/sql';
+import { ATTACK_CLASSES, REFUSED } from '../../support/sql-guardrail-corpus';
+import { LEGITIMATE } from '../../support/sql-legitimate-corpus';
 
-describe('read-only SQL guardrail, default policy', () => {
-  it('has a corpus of at least 60 refusals and 20 allowed statements', () => {
-    expect(REFUSED.length).toBeGreaterThanOrEqual(60);
-    expect(ALLOWED.length).toBeGreaterThanOrEqual(20);
+let parser: SqlParser;
+beforeAll(async () => {
+  parser = await loadSqlParser();
+});
+
+const check = (sql: string, policy?: SqlGuardrailPolicy, options?: SqlCheckOptions) =>
+  checkReadOnlySql(sql, parser, policy, options);
+
+describe('read-only SQL guardrail: the attack corpus', () => {
+  it('has at least 150 attacks in every class the issue names, and at least 60 legitimate queries', () => {
+    expect(REFUSED.length).toBeGreaterThanOrEqual(150);
+    expect(Object.values(ATTACK_CLASSES).every((entries) => entries.length >= 5)).toBe(true);
+    expect(LEGITIMATE.length).toBeGreaterThanOrEqual(60);
   });
 
-  it.each(REFUSED.map((e) => [e.sql, e.reason ?? '']))('refuses %j', (sql, reason) => {
-    const verdict = checkReadOnlySql(sql);
-    expect(verdict.allowed).toBe(false);
-    expect(verdict.code).not.toBe('ALLOWED');
-    expect(verdict.reason.toLowerCase()).toContain(reason.toLowerCase());
+  describe.each(Object.entries(ATTACK_CLASSES))('%s', (_name, entries) => {
+    it.each(entries.map((e) => [e.sql, e.reason]))('refuses %j', (sql, reason) => {
+      const verdict = check(sql);
+      expect(verdict.allowed).toBe(false);
+      expect(verdict.code).not.toBe('ALLOWED');
+      expect(verdict.reason.toLowerCase()).toContain(reason.toLowerCase());
+    });
   });
+});
 
-  it.each(ALLOWED.map((e) => [e.sql]))('allows %j', (sql) => {
-    const verdict = checkReadOnlySql(sql);
+describe('read-only SQL guardrail: legitimate analytics', () => {
+  it.each(LEGITIMATE.map((e) => [e.sql]))('allows %j', (sql) => {
+    const verdict = check(sql);
     expect(verdict).toMatchObject({ allowed: true, code: 'ALLOWED' });
     expect(verdict.reason).toMatch(/^Read-only (WITH … )?SELECT query\.$/);
+  });
+
+  it('allows comments and literals that look like writes', () => {
+    for (const sql of [
+      'select 1; -- trailing comment',
+      '/* drop table t */ select 1',
+      "select 'delete from t; drop table t'",
+      'select "delete" from zp_disco_request',
+    ]) {
+      expect(check(sql).allowed).toBe(true);
+    }
+  });
+});
+
+describe('read-only SQL guardrail: schemas', () => {
+  it('reads only the configured business schemas', () => {
+    const options = { schemas: ['sales', 'Business'] };
+    expect(check('select * from sales.orders', undefined, options).allowed).toBe(true);
+    expect(check('select * from business.orders', undefined, options).allowed).toBe(true);
+    expect(check('select * from business.orders').allowed).toBe(true);
+    expect(check('select * from sales.orders')).toMatchObject({ code: 'SCHEMA_NOT_ALLOWED' });
+    expect(check('select * from sales.orders').reason).toContain('may read only business');
   });
 });
 
@@ -26,58 +70,67 @@ function row(id: number, ruleType: string, matchValue: string, enabled = true): 
   return { guardrailId: id, ruleType, matchValue, description: null, enabled };
 }
 
-describe('read-only SQL guardrail, ce_mcp_sql_guardrail rows', () => {
+describe('read-only SQL guardrail: ce_mcp_sql_guardrail rows', () => {
   const policy = sqlPolicyFromRows([
-    row(1, 'BLOCK_FUNCTION', 'pg_sleep'),
+    row(1, 'BLOCK_FUNCTION', 'length'),
     row(2, 'allow_function', 'fetch_inventory_status'),
     row(3, 'BLOCK_KEYWORD', 'explain'),
     row(4, 'ALLOW_FUNCTION', 'business.stock_level'),
     row(5, 'BLOCK_FUNCTION', 'lower', false),
     row(6, 'BLOCK_FUNCTION', 'pg_catalog.upper'),
+    row(7, 'ALLOW_FUNCTION', 'pg_sleep'),
+    row(8, 'ALLOW_FUNCTION', 'pg_catalog.pg_read_file'),
   ]);
 
   it('reports a blocked function by name', () => {
-    expect(checkReadOnlySql('select pg_sleep(1)', policy)).toMatchObject({
+    expect(check("select length('x')", policy)).toMatchObject({
       allowed: false,
       code: 'BLOCKED_FUNCTION',
-      reason: 'SQL uses blocked function: PG_SLEEP.',
+      reason: 'SQL uses blocked function: LENGTH.',
     });
   });
 
-  it('extends the allow-list but keeps denying everything else', () => {
-    expect(checkReadOnlySql('select fetch_inventory_status(1)', policy).allowed).toBe(true);
-    expect(checkReadOnlySql('select count(*) from t', policy).allowed).toBe(true);
-    expect(checkReadOnlySql("select md5('a')", policy)).toMatchObject({
+  it('widens the allow-list but keeps denying everything else', () => {
+    expect(check('select fetch_inventory_status(1)', policy).allowed).toBe(true);
+    expect(check('select count(*) from t', policy).allowed).toBe(true);
+    expect(check("select md5('a')", policy)).toMatchObject({
       allowed: false,
       reason: 'SQL uses function not present in the allowlist: MD5.',
     });
   });
 
-  it('matches rule types and values case-insensitively', () => {
-    expect(checkReadOnlySql('select FETCH_INVENTORY_STATUS(2)', policy).allowed).toBe(true);
-    expect(checkReadOnlySql('SELECT 1 AS EXPLAIN', policy)).toMatchObject({ allowed: false, code: 'BLOCKED_KEYWORD' });
+  it('never lets a row allow a function that reaches outside the query', () => {
+    expect(check('select pg_sleep(1)', policy)).toMatchObject({ code: 'DENIED_FUNCTION' });
+    expect(check('select pg_sleep(1)', policy).reason).toContain('PG_SLEEP, which sleeps');
+    expect(check("select pg_catalog.pg_read_file('/etc/passwd')", policy).code).toBe('DENIED_FUNCTION');
+  });
+
+  it('matches rule types case-insensitively; unquoted names fold to lower case as PostgreSQL does', () => {
+    expect(check('select FETCH_INVENTORY_STATUS(2)', policy).allowed).toBe(true);
+    expect(check('select "FETCH_INVENTORY_STATUS"(2)', policy).allowed).toBe(false);
+    expect(check('SELECT 1 AS EXPLAIN', policy)).toMatchObject({ allowed: false, code: 'BLOCKED_KEYWORD' });
   });
 
   it('blocks a keyword only outside literals and comments', () => {
-    expect(checkReadOnlySql('select 1 as explain', policy).reason).toBe('SQL contains blocked keyword: EXPLAIN.');
-    expect(checkReadOnlySql("select 'explain' -- explain", policy).allowed).toBe(true);
+    expect(check('select 1 as explain', policy).reason).toBe('SQL contains blocked keyword: EXPLAIN.');
+    expect(check("select 'explain' -- explain", policy).allowed).toBe(true);
   });
 
   it('honours schema qualification: a qualified allow row allows only that schema', () => {
-    expect(checkReadOnlySql('select business.stock_level(1)', policy).allowed).toBe(true);
-    expect(checkReadOnlySql('select stock_level(1)', policy).allowed).toBe(false);
-    expect(checkReadOnlySql('select other.stock_level(1)', policy).reason).toContain('OTHER.STOCK_LEVEL');
-    expect(checkReadOnlySql('select public.fetch_inventory_status(1)', policy).allowed).toBe(false);
+    expect(check('select business.stock_level(1)', policy).allowed).toBe(true);
+    expect(check('select stock_level(1)', policy).allowed).toBe(false);
+    expect(check('select other.stock_level(1)', policy).reason).toContain('OTHER.STOCK_LEVEL');
+    expect(check('select public.fetch_inventory_status(1)', policy).allowed).toBe(false);
   });
 
   it('lets an unqualified block row block the name in every schema, and pg_catalog blocks cover unqualified calls', () => {
-    expect(checkReadOnlySql('select public.pg_sleep(1)', policy).code).toBe('BLOCKED_FUNCTION');
-    expect(checkReadOnlySql("select upper('a')", policy).code).toBe('BLOCKED_FUNCTION');
-    expect(checkReadOnlySql("select pg_catalog.upper('a')", policy).code).toBe('BLOCKED_FUNCTION');
+    expect(check("select public.length('x')", policy).code).toBe('BLOCKED_FUNCTION');
+    expect(check("select upper('a')", policy).code).toBe('BLOCKED_FUNCTION');
+    expect(check("select pg_catalog.upper('a')", policy).code).toBe('BLOCKED_FUNCTION');
   });
 
   it('ignores disabled rows', () => {
-    expect(checkReadOnlySql('select lower(a) from t', policy).allowed).toBe(true);
+    expect(check('select lower(a) from t', policy).allowed).toBe(true);
   });
 
   it('lets a block row take a built-in function away', () => {
@@ -86,6 +139,35 @@ describe('read-only SQL guardrail, ce_mcp_sql_guardrail rows', () => {
       blockFunctions: [parseFunctionRef('now')],
       blockKeywords: [],
     };
-    expect(checkReadOnlySql('select now()', strict).code).toBe('BLOCKED_FUNCTION');
+    expect(check('select now()', strict).code).toBe('BLOCKED_FUNCTION');
+  });
+
+  it('with the policy off (safe_mode=false) skips the allow-list but never the denied classes or schemas', () => {
+    const off = { enforcePolicy: false };
+    expect(check("select md5('a')", policy, off).allowed).toBe(true);
+    expect(check('select 1 as explain', policy, off).allowed).toBe(true);
+    expect(check('select pg_advisory_lock(1)', policy, off).code).toBe('DENIED_FUNCTION');
+    expect(check('select * from pg_user', policy, off).code).toBe('CATALOG_ACCESS');
+    expect(check('delete from t', policy, off).code).toBe('NOT_READ_ONLY');
+  });
+});
+
+describe('read-only SQL guardrail: fail closed', () => {
+  it('refuses a parse tree shape it does not know', () => {
+    const odd: SqlParser = {
+      parse: () => ({ stmts: [{ stmt: { SelectStmt: { targetList: [], futureClause: [] } } }] }),
+    };
+    expect(checkReadOnlySql('select 1', odd)).toMatchObject({ allowed: false, code: 'UNSUPPORTED_SYNTAX' });
+    const unknownNode: SqlParser = {
+      parse: () => ({ stmts: [{ stmt: { SelectStmt: { targetList: [{ FutureExpr: {} }] } } }] }),
+    };
+    expect(checkReadOnlySql('select 1', unknownNode).code).toBe('UNSUPPORTED_SYNTAX');
+    const malformed: SqlParser = { parse: () => ({ stmts: [{ stmt: { SelectStmt: { whereClause: 'x' } } }] }) };
+    expect(checkReadOnlySql('select 1', malformed).code).toBe('UNSUPPORTED_SYNTAX');
+  });
+
+  it('refuses nesting deeper than any real query instead of exhausting the stack', () => {
+    const deep = `select ${'abs('.repeat(600)}1${')'.repeat(600)}`;
+    expect(check(deep).allowed).toBe(false);
   });
 });
