@@ -1,6 +1,6 @@
 import Fastify, { type FastifyInstance } from 'fastify';
 import { installBearerAuth } from './auth';
-import { installErrorHandler } from './error-handler';
+import { installErrorHandler, writeClientError } from './error-handler';
 import { OpenApiRegistry } from './openapi';
 import type { ApiPorts } from './ports';
 import { adminRoutes } from './routes/admin';
@@ -23,6 +23,9 @@ export function buildApi(options: ApiOptions): FastifyInstance {
   const app = Fastify({
     logger: { level: options.logLevel ?? 'warn' },
     bodyLimit: Math.max(1024 * 1024, options.messageMaxBytes * 8),
+    // Errors Node's HTTP parser raises before Fastify sees a request (header too large, bad
+    // request line) still get the envelope.
+    clientErrorHandler: writeClientError,
     // No coercion: a number where text is expected is a client mistake, not something to guess at.
     ajv: { customOptions: { allErrors: false, coerceTypes: false, removeAdditional: false } },
   });

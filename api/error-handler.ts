@@ -1,3 +1,4 @@
+import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance } from 'fastify';
 import { ApiError, envelope } from './errors';
 
@@ -51,4 +52,22 @@ export function installErrorHandler(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     reply.status(404).send(envelope('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`));
   });
+}
+
+/** Answers a request Node could not even parse, in the one envelope, and closes the connection. */
+export function writeClientError(err: Error & { code?: string }, socket: Socket): void {
+  if (!socket.writable) {
+    socket.destroy();
+    return;
+  }
+  const tooLarge = err.code === 'HPE_HEADER_OVERFLOW';
+  const status = tooLarge ? '431 Request Header Fields Too Large' : '400 Bad Request';
+  const body = JSON.stringify(
+    tooLarge
+      ? envelope('HEADERS_TOO_LARGE', 'The request headers are too large.')
+      : envelope('MALFORMED_REQUEST', 'The request could not be parsed as HTTP.')
+  );
+  socket.end(
+    `HTTP/1.1 ${status}\r\nContent-Type: application/json; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`
+  );
 }

@@ -45,16 +45,21 @@ export function sendTurnReply(reply: FastifyReply, turn: TurnReply): FastifyRepl
     });
   }
   const status = turn.retryable ? 503 : 500;
+  const failureType = publicFailureType(turn.failureType);
   return reply.status(status).send(
-    envelope(
-      'TURN_FAILED',
-      `The turn failed (${turn.failureType}). ${turn.retryable ? 'It can be retried.' : ''}`.trim(),
-      {
-        ...ref,
-        failureType: turn.failureType,
-        retryable: turn.retryable,
-        retryWith: { method: 'POST', url: `/api/v1/admin/turns/${turn.ref.workflowId}/retry` },
-      }
-    )
+    envelope('TURN_FAILED', `The turn failed (${failureType}). ${turn.retryable ? 'It can be retried.' : ''}`.trim(), {
+      ...ref,
+      failureType,
+      retryable: turn.retryable,
+      retryWith: { method: 'POST', url: `/api/v1/admin/turns/${turn.ref.workflowId}/retry` },
+    })
   );
+}
+
+/**
+ * Our failure types are codes (TOOL_TIMEOUT, CONFIG_INVALID); anything else is the class name of
+ * an unexpected error (a driver's, a library's) and says nothing a client can use.
+ */
+export function publicFailureType(type: string): string {
+  return /^[A-Z][A-Z0-9_]*$/.test(type) ? type : 'INTERNAL';
 }

@@ -5,6 +5,7 @@ import { badRequest, notFound, ApiError } from '../errors';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts, AuditRowView } from '../ports';
 import { sendTurnReply } from '../replies';
+import { requireSafeText } from '../text-check';
 import {
   approvalRequestSchema,
   auditRowSchema,
@@ -52,6 +53,7 @@ export function conversationRoutes(
     },
     async (request, reply) => {
       const body = request.body as MessageBody;
+      requireSafeText({ message: body.message, inputParams: body.inputParams });
       if (Buffer.byteLength(body.message, 'utf8') > opts.messageMaxBytes) {
         throw new ApiError(413, 'MESSAGE_TOO_LARGE', `message is larger than ${opts.messageMaxBytes} bytes.`);
       }
@@ -122,6 +124,7 @@ export function conversationRoutes(
     async (request, reply) => {
       const { id, n } = request.params as { id: string; n: string };
       const body = request.body as { decision: 'approve' | 'reject'; reason?: string };
+      requireSafeText({ reason: body.reason });
       await requireConversation(ports, id);
       const approve = body.decision === 'approve';
       const turn = await ports.turns.decideApproval(id.toLowerCase(), Number(n), approve, body.reason ?? null);

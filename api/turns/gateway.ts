@@ -1,10 +1,12 @@
+import { createHash } from 'node:crypto';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { turnIdFor, type TurnInput } from '../../core/turn/contracts';
 import { committedTurnCount } from '../../db/repositories/conversation';
 import { claimTurn, findTurnClaim, releaseTurnClaim, type TurnClaim } from '../../db/repositories/turn-request';
 import type { Database } from '../../db/pool';
 import { decideApprovalUpdate } from '../../workflows/messages';
-import { conflict, notFound } from '../errors';
+import { canonicalJson } from '../../core/json';
+import { ApiError, conflict, notFound } from '../errors';
 import type { TurnGateway, TurnRef, TurnReply, TurnRequest } from '../ports';
 import { awaitTurnReply } from './outcome';
 import { startTurnWorkflow } from './start';
@@ -92,7 +94,11 @@ export class TemporalTurnGateway implements TurnGateway {
     }
     const input = this.turnInput(request, (await committedTurnCount(db, request.conversationId)) + 1);
     if (key) {
-      const claimed = await claimTurn(db, { ...claimOf(input), idempotencyKey: key });
+      const claimed = await claimTurn(db, {
+        ...claimOf(input),
+        idempotencyKey: key,
+        requestHash: requestHash(request),
+      });
       if (!claimed) return null; // A concurrent request with the same key won; read its claim next round.
     }
     return this.startOrAttach(input);
@@ -110,6 +116,7 @@ export class TemporalTurnGateway implements TurnGateway {
 
   /** The key already names a turn: answer for it, starting it if a crash left it claimed but unstarted. */
   private async resume(claim: TurnClaim, request: TurnRequest): Promise<TurnReply | null> {
+    if (claim.requestHash !== null && claim.requestHash !== requestHash(request)) throw keyReused();
     const handle = this.client.workflow.getHandle(claim.workflowId);
     const description = await describeOrNull(handle);
     if (description) {
@@ -138,7 +145,20 @@ export class TemporalTurnGateway implements TurnGateway {
   }
 }
 
-function claimOf(input: TurnInput): Omit<TurnClaim, 'idempotencyKey'> {
+const keyReused = () =>
+  new ApiError(
+    422,
+    'IDEMPOTENCY_KEY_REUSED',
+    'This Idempotency-Key was already used with a different request body; use a new key for a new request.'
+  );
+
+/** What makes two requests "the same" for an idempotency key: the body the client sent. */
+export function requestHash(request: TurnRequest): string {
+  const body = canonicalJson({ message: request.message, inputParams: request.inputParams, reset: request.reset });
+  return createHash('sha256').update(body).digest('hex');
+}
+
+function claimOf(input: TurnInput): Omit<TurnClaim, 'idempotencyKey' | 'requestHash'> {
   return { conversationId: input.conversationId, turnNumber: input.turnNumber, workflowId: input.turnId };
 }
 

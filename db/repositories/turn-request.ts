@@ -7,6 +7,8 @@ export interface TurnClaim {
   idempotencyKey: string;
   turnNumber: number;
   workflowId: string;
+  /** Fingerprint of the request body the key was claimed with; null when unknown. */
+  requestHash: string | null;
 }
 
 export async function findTurnClaim(db: Database, conversationId: string, key: string): Promise<TurnClaim | null> {
@@ -20,6 +22,7 @@ export async function findTurnClaim(db: Database, conversationId: string, key: s
         idempotencyKey: row.idempotencyKey,
         turnNumber: row.turnNumber,
         workflowId: row.workflowId,
+        requestHash: row.requestHash ?? null,
       }
     : null;
 }

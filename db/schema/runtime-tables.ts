@@ -85,6 +85,8 @@ export const ceTurnRequest = pgTable(
     idempotencyKey: text('idempotency_key').notNull(),
     turnNumber: integer('turn_number').notNull(),
     workflowId: text('workflow_id').notNull(),
+    /** sha256 of the request body the key was first used with (null for rows older than 0006). */
+    requestHash: text('request_hash'),
     createdAt: ts('created_at'),
   },
   (t) => [primaryKey({ columns: [t.conversationId, t.idempotencyKey] })]
