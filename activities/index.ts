@@ -12,6 +12,7 @@ export function createActivities(deps: ActivityDeps): TurnActivities {
     McpPrepare: mcp.McpPrepare,
     McpPlan: mcp.McpPlan,
     McpToolCall: mcp.McpToolCall,
+    DirectToolCall: mcp.DirectToolCall,
     McpFinalize: mcp.McpFinalize,
     RecordTurnDecision: createRecordTurnDecision(deps),
   };

@@ -44,6 +44,7 @@ const TOOLS: McpToolDescriptor[] = ['bench.status', 'bench.trace', 'bench.rating
   sideEffect: 'READ_ONLY',
   requiresApproval: false,
   approvalTimeoutMs: null,
+  directCallable: true,
   retry: {
     maxAttempts: null,
     initialIntervalMs: null,

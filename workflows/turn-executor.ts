@@ -8,6 +8,7 @@ import {
 import type { TurnActivities } from '../core/turn/activities';
 import type {
   ApprovalDecision,
+  DirectToolCallRequest,
   McpPlanInput,
   McpPlanOutput,
   McpPrepareOutput,
@@ -19,6 +20,8 @@ import type {
   TurnInput,
 } from '../core/turn/contracts';
 import {
+  directToolCallInput,
+  failedDirectToolCallInput,
   ToolCallFailure,
   type ApprovalRequest,
   type TurnDecisionRecord,
@@ -53,7 +56,31 @@ export class WorkflowTurnExecutor implements TurnExecutor {
 
   async step(name: PipelineStepName, input: StepInput): Promise<StepOutput> {
     const activity = acts[name];
-    return this.seen(await activity.executeWithOptions({ ...optionsForStep(name), summary: name }, [input]));
+    const out = this.seen(await activity.executeWithOptions({ ...optionsForStep(name), summary: name }, [input]));
+    return out.directToolCall ? this.directToolCall(input, out, out.directToolCall) : out;
+  }
+
+  /** A request's direct tool (D21): its own activity, retried by the tool's policy, not the step's. */
+  private async directToolCall(input: StepInput, out: StepOutput, request: DirectToolCallRequest): Promise<StepOutput> {
+    this.state.toolCalls += 1;
+    const { tool } = request;
+    const options = optionsForTool(tool);
+    const maxAttempts = options.retry?.maximumAttempts ?? 1;
+    const next = directToolCallInput(input, out, request, maxAttempts);
+    const summary = `DirectToolCall: ${tool.toolCode} (${tool.sideEffect})`;
+    let done: StepOutput;
+    try {
+      done = await acts.DirectToolCall.executeWithOptions({ ...options, summary }, [next]);
+    } catch (err) {
+      const failure = toToolFailure(err, maxAttempts);
+      if (!(failure instanceof ToolCallFailure)) throw failure;
+      const recorded = failedDirectToolCallInput(next, failure);
+      done = await acts.DirectToolCall.executeWithOptions({ ...stepActivity, summary: `${summary}: failed` }, [
+        recorded,
+      ]);
+    }
+    this.seen(done);
+    return { ...done, audits: [...out.audits, ...done.audits] };
   }
 
   async mcpPrepare(input: StepInput): Promise<McpPrepareOutput> {

@@ -1,4 +1,5 @@
 import type {
+  DirectToolCallInput,
   McpPlanInput,
   McpPlanOutput,
   McpPrepareOutput,
@@ -8,18 +9,20 @@ import type {
 } from '../../core/turn/contracts';
 import type { ActivityDeps } from '../deps';
 import { stepActivity } from '../step-runtime';
+import { directToolCall } from './direct-tool-call';
 import { mcpFinalize } from './finalize';
 import { mcpPlan } from './plan';
 import { mcpPrepare } from './prepare';
 import { mcpToolCall } from './tool-call';
 import { toolOrchestration } from './tool-orchestration';
 
-export { mcpFinalize, mcpPlan, mcpPrepare, mcpToolCall, toolOrchestration };
+export { directToolCall, mcpFinalize, mcpPlan, mcpPrepare, mcpToolCall, toolOrchestration };
 
 export interface McpActivities {
   McpPrepare(input: StepInput): Promise<McpPrepareOutput>;
   McpPlan(input: McpPlanInput): Promise<McpPlanOutput>;
   McpToolCall(input: McpToolCallInput): Promise<StepOutput>;
+  DirectToolCall(input: DirectToolCallInput): Promise<StepOutput>;
   McpFinalize(input: StepInput): Promise<StepOutput>;
   /** The direct-tool pipeline step (pass to createPipelineActivities as an override, or use as is). */
   ToolOrchestration(input: StepInput): Promise<StepOutput>;
@@ -35,6 +38,7 @@ export function createMcpActivities(deps: ActivityDeps): McpActivities {
     McpPrepare: stepActivity({ name: 'McpPrepare', run: mcpPrepare }, deps),
     McpPlan: stepActivity({ name: 'McpPlan', run: mcpPlan }, deps),
     McpToolCall: stepActivity({ name: 'McpToolCall', run: mcpToolCall }, deps),
+    DirectToolCall: stepActivity({ name: 'DirectToolCall', run: directToolCall }, deps),
     McpFinalize: stepActivity({ name: 'McpFinalize', run: mcpFinalize }, deps),
     ToolOrchestration: stepActivity({ name: 'ToolOrchestration', run: toolOrchestration }, deps),
   };

@@ -8,9 +8,8 @@ import { applySemanticSignal, applyToolResult, toolCallAuditPayload } from '../.
 import { findToolRow, normalizeToolGroup, sideEffectOf } from '../../core/mcp/tools';
 import type { McpToolCallInput, StepOutput } from '../../core/turn/contracts';
 import type { StepContext } from '../step-runtime';
-import { toolDepsOf, type ToolHandlerContext } from '../tools/deps';
 import { executeTool } from '../tools/dispatch';
-import { mcpRules } from './support';
+import { mcpRules, toolHandlerContext } from './support';
 
 /**
  * McpToolCall: exactly one tool execution for one CALL_TOOL the driver allowed. MCP_TOOL_CALL is
@@ -27,7 +26,7 @@ function requireTool(ctx: StepContext<McpToolCallInput>): McpToolRow {
 }
 
 /** Errors from tool code that are not engine errors (a consumer handler's `throw new Error`) stay retryable. */
-function asToolError(err: unknown, toolCode: string): unknown {
+export function asToolError(err: unknown, toolCode: string): unknown {
   if (isEngineError(err) || !(err instanceof Error)) return err;
   return new EngineError(ErrorType.ToolExecutionFailed, err.message, {
     retryable: true,
@@ -46,17 +45,7 @@ export async function mcpToolCall(ctx: StepContext<McpToolCallInput>): Promise<S
     toolCallAuditPayload(scope.session, input.call, currentToolOf(observations), observations.length)
   );
   setParam(scope.session, 'mcp_tool_group', toolGroup);
-  const handlerCtx: ToolHandlerContext = {
-    toolCode: row.toolCode,
-    toolGroup,
-    args: input.call.args,
-    call: input.call,
-    session: scope.session,
-    snapshot: ctx.snapshot,
-    deps: ctx.deps,
-    tools: toolDepsOf(ctx.deps),
-    audit: (stage, payload) => scope.audit(stage, payload),
-  };
+  const handlerCtx = toolHandlerContext(ctx, row.toolCode, toolGroup, input.call);
   const key = sideEffectOf(row) === 'READ_ONLY' ? null : input.call.idempotencyKey;
   let result: Json;
   try {

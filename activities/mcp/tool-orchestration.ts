@@ -1,28 +1,28 @@
-import type { McpToolRow } from '../../core/config/types';
-import { EngineError, ErrorType, errorMessage, isEngineError } from '../../core/errors';
-import { isJsonObject, tryParseJson, type Json, type JsonObject } from '../../core/json';
-import { McpAudit } from '../../core/mcp/constants';
-import { mcpContext } from '../../core/mcp/mcp-node';
-import { findToolRow, normalizeToolGroup, sideEffectOf, toolsInScope } from '../../core/mcp/tools';
+import { EngineError, ErrorType } from '../../core/errors';
+import { isJsonObject, tryParseJson, type Json } from '../../core/json';
+import { BlockReason, McpAudit } from '../../core/mcp/constants';
+import { decideToolCall, type ToolCallDecision } from '../../core/mcp/tool-policy';
+import {
+  findToolRow,
+  nextToolGuardConfig,
+  normalizeToolGroup,
+  toolDescriptor,
+  toolsInScope,
+} from '../../core/mcp/tools';
 import type { StepOutput } from '../../core/turn/contracts';
 import type { StepContext } from '../step-runtime';
-import { toolDepsOf } from '../tools/deps';
-import { executeTool } from '../tools/dispatch';
-import { mcpRules } from './support';
+import { recordFailure, writeExecution, type DirectRequest } from './direct-tool-result';
 
 /**
- * ToolOrchestration, the direct tool path (§6.9): a request carrying `tool_request` runs exactly
- * one tool, records `tool_result` / `tool_status` and `context.mcp.toolExecution`, and on success
- * runs POST_TOOL_EXECUTION rules. The request is read from this request's own params only, so it
- * is never replayed on a later turn (D10). Failures become results (status ERROR), not crashes.
+ * ToolOrchestration, the direct tool path (§6.9): a request carrying `tool_request` asks for
+ * exactly one tool. The request obeys the planner's tool policy (D21, core/mcp/tool-policy.ts):
+ * scope for the current intent and state, the next-tool guardrail, whether the tool may be
+ * called directly at all, and approval. A tool that passes is handed to the executor, which runs
+ * it as a DirectToolCall activity with the tool's own retry policy; a refusal is recorded as the
+ * tool's result. The request is read from this request's own params only, so it is never
+ * replayed on a later turn (D10).
  */
-interface ToolRequest {
-  toolCode: string;
-  toolGroup: string | null;
-  args: JsonObject;
-}
-
-function parseToolRequest(raw: Json | undefined): ToolRequest | null {
+function parseToolRequest(raw: Json | undefined): DirectRequest | null {
   const value = typeof raw === 'string' ? tryParseJson(raw) : raw;
   if (!isJsonObject(value)) return null;
   const code = value['tool_code'] ?? value['toolCode'];
@@ -35,111 +35,48 @@ function parseToolRequest(raw: Json | undefined): ToolRequest | null {
   };
 }
 
-function metaOf(row: McpToolRow): JsonObject {
-  return {
-    tool_id: row.toolId,
-    tool_code: row.toolCode,
-    tool_group: row.toolGroup,
-    intent_code: row.intentCode,
-    state_code: row.stateCode,
-    enabled: row.enabled,
-    description: row.description,
-    created_at: row.createdAt,
-  };
-}
-
-type DirectStatus = 'SUCCESS' | 'ERROR' | 'SKIPPED_SCOPE_MISMATCH';
-const OUTCOME: Record<DirectStatus, string> = {
-  SUCCESS: 'SUCCESS',
-  ERROR: 'ERROR',
-  SKIPPED_SCOPE_MISMATCH: 'SCOPE_MISMATCH',
-};
-
-function writeExecution(ctx: StepContext, req: ToolRequest, status: DirectStatus, extra: JsonObject): void {
-  const session = ctx.scope.session;
-  mcpContext(session)['toolExecution'] = {
-    phase: 'POST_TOOL_EXECUTION',
-    status,
-    outcome: OUTCOME[status],
-    finished: true,
-    error: status === 'ERROR',
-    scopeMismatch: status === 'SKIPPED_SCOPE_MISMATCH',
-    toolExecuted: status === 'SUCCESS',
-    toolCode: req.toolCode,
-    toolGroup: req.toolGroup,
-    ...extra,
-  };
-  session.inputParams['tool_status'] = status;
-}
-
-function fail(ctx: StepContext, req: ToolRequest, err: unknown): StepOutput {
-  const message = errorMessage(err);
-  const errorType = isEngineError(err) ? err.type : ErrorType.ToolExecutionFailed;
-  ctx.scope.session.inputParams['tool_result'] = {
-    status: 'ERROR',
-    tool_code: req.toolCode,
-    tool_group: req.toolGroup,
-    error: message,
-  };
-  writeExecution(ctx, req, 'ERROR', { errorMessage: message, errorType });
-  ctx.scope.audit(McpAudit.OrchestrationError, {
-    tool_code: req.toolCode,
-    tool_group: req.toolGroup,
-    args: req.args,
-    error: message,
-    errorType,
-  });
-  return ctx.scope.output();
-}
-
-function resolve(ctx: StepContext, req: ToolRequest): McpToolRow | 'SCOPE_MISMATCH' {
+function decide(ctx: StepContext, req: DirectRequest): ToolCallDecision {
   if (req.toolCode === '') throw new EngineError(ErrorType.ToolArgsInvalid, 'tool_request.tool_code is required');
   const row = findToolRow(ctx.snapshot, req.toolCode);
   if (!row || !row.enabled)
     throw new EngineError(ErrorType.ToolNotAllowed, `Tool ${req.toolCode} is not an enabled ce_mcp_tool`);
   const { intent, state } = ctx.scope.session;
-  const inScope = toolsInScope(ctx.snapshot, intent, state).some((t) => t.toolId === row.toolId);
-  if (!inScope) return 'SCOPE_MISMATCH';
-  if (row.requiresApproval) {
-    throw new EngineError(
-      ErrorType.ToolNotAllowed,
-      `Tool ${row.toolCode} requires human approval and cannot run as a direct tool_request`
-    );
-  }
-  return row;
+  return decideToolCall({
+    origin: 'DIRECT',
+    toolCode: row.toolCode,
+    tools: toolsInScope(ctx.snapshot, intent, state).map((r) => toolDescriptor(r, ctx.snapshot)),
+    // A request's tool starts the turn's tool sequence.
+    observations: [],
+    nextToolGuard: nextToolGuardConfig(ctx.snapshot),
+  });
 }
 
-async function execute(ctx: StepContext, req: ToolRequest, row: McpToolRow): Promise<void> {
+function refusal(req: DirectRequest, reason: string): EngineError {
+  const why: Record<string, string> = {
+    [BlockReason.DirectRequestNotAllowed]: 'may not be called directly from a request (allow_direct_request)',
+    [BlockReason.DirectRequestNeedsApproval]: 'needs human approval; ask for it in the conversation instead',
+  };
+  const type = why[reason] ? ErrorType.ToolNotAllowed : ErrorType.GuardrailBlocked;
+  return new EngineError(
+    type,
+    `Tool ${req.toolCode} ${why[reason] ?? `is blocked by the tool guardrail (${reason})`}`,
+    {
+      details: { reason },
+    }
+  );
+}
+
+function scopeMismatch(ctx: StepContext, req: DirectRequest): StepOutput {
   const { scope } = ctx;
-  const group = req.toolGroup ?? normalizeToolGroup(row.toolGroup);
-  const call = {
-    toolCode: row.toolCode,
-    args: req.args,
-    callIndex: 0,
-    idempotencyKey: `${ctx.input.turn.turnId}/direct-tool`,
-  };
-  const handlerCtx = {
-    toolCode: row.toolCode,
-    toolGroup: group,
-    args: req.args,
-    call,
-    session: scope.session,
-    snapshot: ctx.snapshot,
-    deps: ctx.deps,
-    tools: toolDepsOf(ctx.deps),
-    audit: (stage: string, payload: JsonObject) => scope.audit(stage, payload),
-  };
-  const result = await executeTool(handlerCtx, sideEffectOf(row) === 'READ_ONLY' ? null : call.idempotencyKey);
-  const meta = metaOf(row);
-  scope.session.inputParams['tool_result'] = {
-    status: 'SUCCESS',
-    tool_code: row.toolCode,
-    tool_group: group,
-    result,
-    _meta: meta,
-  };
-  writeExecution(ctx, { ...req, toolGroup: group }, 'SUCCESS', { result, meta });
-  scope.audit(McpAudit.OrchestrationResult, { tool_code: row.toolCode, tool_group: group, status: 'SUCCESS', result });
+  writeExecution(ctx, req, 'SKIPPED_SCOPE_MISMATCH', {
+    errorMessage: `Tool ${req.toolCode} is not enabled for ${scope.session.intent}/${scope.session.state}`,
+  });
+  scope.audit(McpAudit.OrchestrationResult, {
+    tool_code: req.toolCode,
+    tool_group: req.toolGroup,
+    status: 'SKIPPED_SCOPE_MISMATCH',
+  });
+  return scope.output();
 }
 
 /** The previous turn's direct-tool result is request-scoped too (D10): rules must not match it again. */
@@ -156,24 +93,22 @@ export async function toolOrchestration(ctx: StepContext): Promise<StepOutput> {
   if (!req || skip === true || skip === 'true') return scope.output();
   scope.session.inputParams['tool_request'] = { tool_code: req.toolCode, tool_group: req.toolGroup, args: req.args };
   scope.audit(McpAudit.OrchestrationRequest, { tool_code: req.toolCode, tool_group: req.toolGroup, args: req.args });
+  let decision: ToolCallDecision;
   try {
-    const row = resolve(ctx, req);
-    if (row === 'SCOPE_MISMATCH') {
-      writeExecution(ctx, req, 'SKIPPED_SCOPE_MISMATCH', {
-        errorMessage: `Tool ${req.toolCode} is not enabled for ${scope.session.intent}/${scope.session.state}`,
-      });
-      scope.audit(McpAudit.OrchestrationResult, {
-        tool_code: req.toolCode,
-        tool_group: req.toolGroup,
-        status: 'SKIPPED_SCOPE_MISMATCH',
-      });
-      return scope.output();
-    }
-    await execute(ctx, req, row);
+    decision = decide(ctx, req);
   } catch (err) {
-    return fail(ctx, req, err);
+    return recordFailure(ctx, req, err);
   }
-  // Outside the try: a rule problem is a config error of the turn, not a failure of the tool.
-  await mcpRules(ctx, 'POST_TOOL_EXECUTION', 'ToolOrchestrationStep PostTool', 'PIPELINE_STEP');
-  return scope.output();
+  if (!decision.allowed) {
+    if (decision.reason === BlockReason.ToolNotInScope) return scopeMismatch(ctx, req);
+    return recordFailure(ctx, req, refusal(req, decision.reason));
+  }
+  const { tool } = decision;
+  const call = {
+    toolCode: tool.toolCode,
+    args: req.args,
+    callIndex: 0,
+    idempotencyKey: `${ctx.input.turn.turnId}/direct-tool`,
+  };
+  return { ...scope.output(), directToolCall: { call, tool } };
 }

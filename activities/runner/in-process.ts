@@ -3,9 +3,22 @@ import { ApplicationFailure } from '@temporalio/common';
 import type { JsonObject } from '../../core/json';
 import type { RequestContext } from '../../core/session';
 import type { TurnActivities } from '../../core/turn/activities';
-import { turnIdFor, type StepInput, type StepOutput, type TurnInput, type TurnResult } from '../../core/turn/contracts';
+import {
+  turnIdFor,
+  type DirectToolCallRequest,
+  type McpToolDescriptor,
+  type StepInput,
+  type StepOutput,
+  type TurnInput,
+  type TurnResult,
+} from '../../core/turn/contracts';
 import { runTurn } from '../../core/turn/driver';
-import { ToolCallFailure, type TurnExecutor } from '../../core/turn/executor';
+import {
+  directToolCallInput,
+  failedDirectToolCallInput,
+  ToolCallFailure,
+  type TurnExecutor,
+} from '../../core/turn/executor';
 import { committedTurnCount } from '../../db/repositories/conversation';
 import type { ActivityDeps } from '../deps';
 import { createActivities } from '..';
@@ -72,16 +85,34 @@ export function createInProcessExecutor(activities: InProcessActivities, options
     last = { turn: input.turn, session: out.session };
     return out;
   };
+  const toolAttempts = (tool: McpToolDescriptor) =>
+    tool.sideEffect === 'NON_IDEMPOTENT_WRITE'
+      ? 1
+      : Math.max(1, Math.min(tool.retry.maxAttempts ?? attempts, attempts));
+  /** A request's direct tool (D21), retried by the tool's policy; a final failure is recorded as its result. */
+  const direct = async (input: StepInput, out: StepOutput): Promise<StepOutput> => {
+    const request = out.directToolCall as DirectToolCallRequest;
+    const { tool } = request;
+    const maxAttempts = toolAttempts(tool);
+    const next = directToolCallInput(input, out, request, maxAttempts);
+    try {
+      return await retry('DirectToolCall', input, () => activities.DirectToolCall(next), maxAttempts);
+    } catch (err) {
+      const failure = failureOf(err, maxAttempts);
+      const recorded = failedDirectToolCallInput(next, failure);
+      return retry('DirectToolCall', input, () => activities.DirectToolCall(recorded));
+    }
+  };
   return {
-    step: (name, input) => retry(name, input, () => activities[name](input)),
+    step: async (name, input) => {
+      const out = await retry(name, input, () => activities[name](input));
+      return out.directToolCall ? direct(input, out) : out;
+    },
     mcpPrepare: (input) => retry('McpPrepare', input, () => activities.McpPrepare(input)),
     mcpPlan: (input) => retry('McpPlan', input, () => activities.McpPlan(input)),
     mcpFinalize: (input) => retry('McpFinalize', input, () => activities.McpFinalize(input)),
     async mcpToolCall(input, tool) {
-      const max =
-        tool.sideEffect === 'NON_IDEMPOTENT_WRITE'
-          ? 1
-          : Math.max(1, Math.min(tool.retry.maxAttempts ?? attempts, attempts));
+      const max = toolAttempts(tool);
       let made = 0;
       const call = () => {
         made += 1;

@@ -129,6 +129,8 @@ export interface McpToolRow {
   backoffCoefficient: number | null;
   maxIntervalMs: number | null;
   startToCloseTimeoutMs: number | null;
+  /** May a request call it directly (tool_request, D21)? null: by class, see core/mcp/tool-policy.ts. */
+  allowDirectRequest?: boolean | null;
   enabled: boolean;
   createdAt: string;
 }

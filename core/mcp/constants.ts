@@ -15,6 +15,8 @@ export const McpStatus = {
   ToolError: 'TOOL_ERROR',
   ApprovalRejected: 'APPROVAL_REJECTED',
   ApprovalExpired: 'APPROVAL_EXPIRED',
+  DirectRequestNotAllowed: 'DIRECT_REQUEST_NOT_ALLOWED',
+  DirectRequestNeedsApproval: 'DIRECT_REQUEST_NEEDS_APPROVAL',
 } as const;
 export type McpStatusName = (typeof McpStatus)[keyof typeof McpStatus];
 
@@ -36,6 +38,8 @@ export const BlockReason = {
   PolicyRestricted: 'POLICY_RESTRICTED_OPERATION',
   ApprovalRejected: 'APPROVAL_REJECTED',
   ApprovalExpired: 'APPROVAL_EXPIRED',
+  DirectRequestNotAllowed: 'DIRECT_REQUEST_NOT_ALLOWED',
+  DirectRequestNeedsApproval: 'DIRECT_REQUEST_NEEDS_APPROVAL',
 } as const;
 
 export const Fallback = {

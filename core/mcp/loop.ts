@@ -13,7 +13,7 @@ import type {
 import { ToolCallFailure, type TurnExecutor } from '../turn/executor';
 import { BlockReason, DEFAULT_APPROVAL_TIMEOUT_MS, POLICY_RESTRICTED_TAG } from './constants';
 import { finalAnswerDetermined, readObservations } from './context';
-import { checkNextTool } from './guard';
+import { decideToolCall } from './tool-policy';
 import { latestSummary } from './observations';
 import {
   applyApprovalDenied,
@@ -111,13 +111,18 @@ class McpRun {
       });
       return this.end(applyDuplicateSuppressed(this.session, d, latestSummary(observations)));
     }
-    const toolsInScope = this.plan.tools.map((t) => t.toolCode);
-    const verdict = checkNextTool({ toolCode, toolsInScope, observations, config: this.plan.nextToolGuard });
+    const verdict = decideToolCall({
+      origin: 'PLANNER',
+      toolCode,
+      tools: this.plan.tools,
+      observations,
+      nextToolGuard: this.plan.nextToolGuard,
+    });
     if (!verdict.allowed) {
       await this.exec.record({ kind: 'GUARDRAIL_BLOCKED', toolCode, reason: verdict.reason, iteration });
       return this.end(applyGuardBlock(this.session, d, verdict.reason, verdict.currentTool));
     }
-    const tool = this.plan.tools.find((t) => t.toolCode.toLowerCase() === toolCode.toLowerCase()) as McpToolDescriptor;
+    const tool = verdict.tool;
     this.callIndex += 1;
     const call: ToolCallRequest = {
       toolCode: tool.toolCode,
@@ -125,7 +130,7 @@ class McpRun {
       callIndex: this.callIndex,
       idempotencyKey: `${this.base.turn.turnId}/tool/${this.callIndex}`,
     };
-    if (tool.requiresApproval && !(await this.approve(call, tool))) return true;
+    if (verdict.needsApproval && !(await this.approve(call, tool))) return true;
     const ended = await this.runTool(call, tool);
     if (!ended) this.executed.add(signature);
     return ended;

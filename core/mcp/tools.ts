@@ -6,6 +6,7 @@ import type { ConfigSnapshot, McpToolRow, ToolSideEffect } from '../config/types
 import { EngineError, ErrorType } from '../errors';
 import { isJsonObject } from '../json';
 import type { McpToolDescriptor, NextToolGuardConfig } from '../turn/contracts';
+import { directCallable } from './tool-policy';
 
 /**
  * The canonical tool group, or the raw upper-cased name when no executor exists for it, so the
@@ -42,6 +43,7 @@ export function toolDescriptor(row: McpToolRow, snapshot: ConfigSnapshot): McpTo
     toolGroup: normalizeToolGroup(row.toolGroup),
     sideEffect: sideEffectOf(row),
     requiresApproval: row.requiresApproval,
+    directCallable: directCallable(row),
     approvalTimeoutMs: row.requiresApproval ? (row.approvalTimeoutMs ?? approvalDefault) : row.approvalTimeoutMs,
     retry: {
       maxAttempts: row.maxAttempts,

@@ -1,5 +1,6 @@
 import type { AuditRecord } from '../audit';
 import type {
+  DirectToolCallInput,
   McpPlanInput,
   McpPlanOutput,
   McpPrepareOutput,
@@ -29,6 +30,8 @@ export type TurnActivities = { [K in PipelineStepName]: StepActivity } & {
   McpPrepare(input: StepInput): Promise<McpPrepareOutput>;
   McpPlan(input: McpPlanInput): Promise<McpPlanOutput>;
   McpToolCall(input: McpToolCallInput): Promise<StepOutput>;
+  /** The tool of a request's direct tool_request, with the tool's own retry policy (D21). */
+  DirectToolCall(input: DirectToolCallInput): Promise<StepOutput>;
   McpFinalize(input: StepInput): Promise<StepOutput>;
   /** Writes a driver decision (loop limit, guardrail block, …) as a TURN_DECISION audit row. */
   RecordTurnDecision(input: RecordDecisionInput): Promise<void>;

@@ -48,6 +48,16 @@ export interface StepOutput {
   session: Session;
   audits: AuditRecord[];
   stop?: StopResult;
+  /**
+   * Set by ToolOrchestration when the request's tool_request passed the tool policy (D21): the
+   * executor runs it as a DirectToolCall activity with the tool's own retry policy.
+   */
+  directToolCall?: DirectToolCallRequest;
+}
+
+export interface DirectToolCallRequest {
+  call: ToolCallRequest;
+  tool: McpToolDescriptor;
 }
 
 export type TurnOutcome =
@@ -122,6 +132,8 @@ export interface McpToolDescriptor {
   requiresApproval: boolean;
   approvalTimeoutMs: number | null;
   retry: ToolRetrySettings;
+  /** A request may call it directly through tool_request (D21). */
+  directCallable: boolean;
 }
 
 export interface NextToolGuardConfig {
@@ -172,6 +184,14 @@ export interface McpPlanOutput extends StepOutput {
 
 export interface McpToolCallInput extends StepInput {
   call: ToolCallRequest;
+}
+
+/** A direct tool call (D21): run it, or — with `failure` — only record that it failed for good. */
+export interface DirectToolCallInput extends McpToolCallInput {
+  tool: McpToolDescriptor;
+  /** Attempts the executor allows; the last one records a failure instead of throwing. */
+  maxAttempts: number;
+  failure?: { type: string; message: string };
 }
 
 export type ApprovalDecisionKind = 'APPROVED' | 'REJECTED' | 'EXPIRED';

@@ -1,6 +1,8 @@
 import type { AuditRecord } from '../audit';
 import type {
   ApprovalDecision,
+  DirectToolCallInput,
+  DirectToolCallRequest,
   McpPlanInput,
   McpPlanOutput,
   McpPrepareOutput,
@@ -63,4 +65,23 @@ export interface TurnExecutor {
 export interface CarriedAudits {
   audits: AuditRecord[];
   key: string;
+}
+
+/** Input of the DirectToolCall activity for the tool ToolOrchestration let through (D21). */
+export function directToolCallInput(
+  input: StepInput,
+  out: StepOutput,
+  request: DirectToolCallRequest,
+  maxAttempts: number
+): DirectToolCallInput {
+  return { ...input, session: out.session, callKey: `${input.callKey}-direct-tool`, ...request, maxAttempts };
+}
+
+/** The same call, asking the activity only to record that it failed for good. */
+export function failedDirectToolCallInput(next: DirectToolCallInput, failure: ToolCallFailure): DirectToolCallInput {
+  return {
+    ...next,
+    callKey: `${next.callKey}-failed`,
+    failure: { type: failure.failureType, message: failure.message },
+  };
 }

@@ -19,6 +19,7 @@ export const ceMcpTool = pgTable('ce_mcp_tool', {
   backoffCoefficient: numeric('backoff_coefficient', { precision: 5, scale: 2 }),
   maxIntervalMs: integer('max_interval_ms'),
   startToCloseTimeoutMs: integer('start_to_close_timeout_ms'),
+  allowDirectRequest: boolean('allow_direct_request'),
   enabled: enabled(),
   createdAt: createdAt(),
 });

@@ -128,6 +128,7 @@ export function tool(toolCode: string, extra: Partial<McpToolDescriptor> = {}): 
     sideEffect: 'READ_ONLY',
     requiresApproval: false,
     approvalTimeoutMs: null,
+    directCallable: true,
     retry: {
       maxAttempts: null,
       initialIntervalMs: null,

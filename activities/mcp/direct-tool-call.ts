@@ -1,0 +1,58 @@
+import { EngineError, ErrorType, isEngineError } from '../../core/errors';
+import { McpAudit } from '../../core/mcp/constants';
+import { findToolRow } from '../../core/mcp/tools';
+import type { DirectToolCallInput, StepOutput } from '../../core/turn/contracts';
+import { currentAttempt } from '../runtime/attempt';
+import type { StepContext } from '../step-runtime';
+import { executeTool } from '../tools/dispatch';
+import { recordFailure, toolMeta, writeExecution, type DirectRequest } from './direct-tool-result';
+import { mcpRules, toolHandlerContext } from './support';
+import { asToolError } from './tool-call';
+
+/**
+ * DirectToolCall: runs the tool of a request's `tool_request` once ToolOrchestration has let it
+ * through the tool policy (D21). It is an activity of its own so that it retries by the tool's
+ * retry policy (side-effect class, the row's attempts and timeouts), never the pipeline step's. A
+ * retryable failure is thrown while attempts remain; the last attempt (or a non-retryable error)
+ * records the failure as the tool's result, so the turn still answers. With `failure` set — the
+ * executor's report that the activity itself failed for good — it only records that.
+ */
+export async function directToolCall(ctx: StepContext<DirectToolCallInput>): Promise<StepOutput> {
+  const { input, scope } = ctx;
+  const req: DirectRequest = { toolCode: input.call.toolCode, toolGroup: input.tool.toolGroup, args: input.call.args };
+  if (input.failure) return recordFailure(ctx, req, new EngineError(input.failure.type, input.failure.message));
+  const row = findToolRow(ctx.snapshot, input.call.toolCode);
+  if (!row || !row.enabled) {
+    return recordFailure(ctx, req, new EngineError(ErrorType.ToolNotAllowed, `Tool ${req.toolCode} is not enabled`));
+  }
+  let result;
+  try {
+    result = await executeTool(
+      toolHandlerContext(ctx, row.toolCode, input.tool.toolGroup, input.call),
+      input.tool.sideEffect === 'READ_ONLY' ? null : input.call.idempotencyKey
+    );
+  } catch (err) {
+    const failure = asToolError(err, row.toolCode);
+    const retryable = isEngineError(failure) ? failure.retryable : true;
+    if (retryable && currentAttempt() < input.maxAttempts) throw failure;
+    return recordFailure(ctx, req, failure);
+  }
+  const meta = toolMeta(row);
+  scope.session.inputParams['tool_result'] = {
+    status: 'SUCCESS',
+    tool_code: row.toolCode,
+    tool_group: req.toolGroup,
+    result,
+    _meta: meta,
+  };
+  writeExecution(ctx, req, 'SUCCESS', { result, meta });
+  scope.audit(McpAudit.OrchestrationResult, {
+    tool_code: row.toolCode,
+    tool_group: req.toolGroup,
+    status: 'SUCCESS',
+    result,
+  });
+  // A rule problem is a config error of the turn, not a failure of the tool.
+  await mcpRules(ctx, 'POST_TOOL_EXECUTION', 'ToolOrchestrationStep PostTool', 'PIPELINE_STEP');
+  return scope.output();
+}

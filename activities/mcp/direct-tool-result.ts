@@ -1,0 +1,76 @@
+import type { McpToolRow } from '../../core/config/types';
+import { errorMessage, ErrorType, isEngineError } from '../../core/errors';
+import type { JsonObject } from '../../core/json';
+import { McpAudit } from '../../core/mcp/constants';
+import { mcpContext } from '../../core/mcp/mcp-node';
+import type { StepOutput } from '../../core/turn/contracts';
+import type { StepContext } from '../step-runtime';
+
+/**
+ * What the direct tool path (§6.9) records: `tool_result` / `tool_status` in the request's params
+ * and `context.mcp.toolExecution`, for the ToolOrchestration step (request, policy verdict) and
+ * the DirectToolCall activity (the tool's result or final failure) alike.
+ */
+export interface DirectRequest {
+  toolCode: string;
+  toolGroup: string | null;
+  args: JsonObject;
+}
+
+export type DirectStatus = 'SUCCESS' | 'ERROR' | 'SKIPPED_SCOPE_MISMATCH';
+const OUTCOME: Record<DirectStatus, string> = {
+  SUCCESS: 'SUCCESS',
+  ERROR: 'ERROR',
+  SKIPPED_SCOPE_MISMATCH: 'SCOPE_MISMATCH',
+};
+
+export function writeExecution(ctx: StepContext, req: DirectRequest, status: DirectStatus, extra: JsonObject): void {
+  const session = ctx.scope.session;
+  mcpContext(session)['toolExecution'] = {
+    phase: 'POST_TOOL_EXECUTION',
+    status,
+    outcome: OUTCOME[status],
+    finished: true,
+    error: status === 'ERROR',
+    scopeMismatch: status === 'SKIPPED_SCOPE_MISMATCH',
+    toolExecuted: status === 'SUCCESS',
+    toolCode: req.toolCode,
+    toolGroup: req.toolGroup,
+    ...extra,
+  };
+  session.inputParams['tool_status'] = status;
+}
+
+/** A failure is a result (status ERROR), not a crash of the turn. */
+export function recordFailure(ctx: StepContext, req: DirectRequest, err: unknown): StepOutput {
+  const message = errorMessage(err);
+  const errorType = isEngineError(err) ? err.type : ErrorType.ToolExecutionFailed;
+  ctx.scope.session.inputParams['tool_result'] = {
+    status: 'ERROR',
+    tool_code: req.toolCode,
+    tool_group: req.toolGroup,
+    error: message,
+  };
+  writeExecution(ctx, req, 'ERROR', { errorMessage: message, errorType });
+  ctx.scope.audit(McpAudit.OrchestrationError, {
+    tool_code: req.toolCode,
+    tool_group: req.toolGroup,
+    args: req.args,
+    error: message,
+    errorType,
+  });
+  return ctx.scope.output();
+}
+
+export function toolMeta(row: McpToolRow): JsonObject {
+  return {
+    tool_id: row.toolId,
+    tool_code: row.toolCode,
+    tool_group: row.toolGroup,
+    intent_code: row.intentCode,
+    state_code: row.stateCode,
+    enabled: row.enabled,
+    description: row.description,
+    created_at: row.createdAt,
+  };
+}
