@@ -4,6 +4,7 @@ import type { Database } from '../db/pool';
 import { listAudits } from '../db/repositories/audit';
 import { ceConversation, ceConversationHistory } from '../db/schema';
 import type { AuditRowView, ConversationQueries, ConversationView } from './ports';
+import { publicFailureType } from './replies';
 
 const HISTORY_LIMIT = 50;
 const AUDIT_PAGE = 1000;
@@ -45,8 +46,21 @@ export function conversationQueries(db: Database): ConversationQueries {
       const rows = await listAudits(db, conversationId, { afterAuditId, limit: AUDIT_PAGE });
       return rows.map(({ idempotencyKey: _key, createdAt, ...row }) => ({
         ...row,
+        payload: publicAuditPayload(row.stage, row.payload as JsonObject),
         createdAt: createdAt.toISOString(),
       }));
     },
   };
+}
+
+/**
+ * A step that failed on an unexpected error (a driver's, a library's) audits its class name and
+ * message for operators; the API shows only that something internal failed. Engine errors keep
+ * their code and message: they are written for the reader.
+ */
+export function publicAuditPayload(stage: string, payload: JsonObject): JsonObject {
+  if (stage !== 'STEP_ERROR') return payload;
+  const type = payload['errorType'];
+  if (typeof type === 'string' && publicFailureType(type) === type) return payload;
+  return { ...payload, errorType: 'INTERNAL', errorMessage: 'The step failed on an internal error.' };
 }

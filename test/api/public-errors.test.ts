@@ -1,0 +1,27 @@
+import { publicAuditPayload } from '../../api/db-queries';
+import { publicFailureType } from '../../api/replies';
+
+describe('no internal class names or driver messages in responses', () => {
+  it('keeps our failure codes and hides class names', () => {
+    expect(publicFailureType('TOOL_TIMEOUT')).toBe('TOOL_TIMEOUT');
+    expect(publicFailureType('DrizzleQueryError')).toBe('INTERNAL');
+    expect(publicFailureType('Error')).toBe('INTERNAL');
+  });
+
+  it('shows a STEP_ERROR audit of an unexpected error as INTERNAL, without its message', () => {
+    const leaked = {
+      step: 'PersistConversation',
+      errorType: 'DrizzleQueryError',
+      errorMessage: 'Failed query: insert into "ce_conversation" … params: secret',
+    };
+    expect(publicAuditPayload('STEP_ERROR', leaked)).toEqual({
+      step: 'PersistConversation',
+      errorType: 'INTERNAL',
+      errorMessage: 'The step failed on an internal error.',
+    });
+    const ours = { step: 'McpPlan', errorType: 'LLM_CALL_FAILED', errorMessage: 'The model answered 529.' };
+    expect(publicAuditPayload('STEP_ERROR', ours)).toBe(ours);
+    const other = { errorType: 'Whatever' };
+    expect(publicAuditPayload('MCP_TOOL_RESULT', other)).toBe(other);
+  });
+});
