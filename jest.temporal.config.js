@@ -11,6 +11,13 @@ const roots = ['devserver', 'workflows', 'replay', 'api', 'e2e', 'reliability', 
 module.exports = {
   ...base,
   projects: [
-    { ...workflow, displayName: 'real-temporal', testMatch: roots.map((r) => `<rootDir>/test/${r}/**/*.test.ts`) },
+    {
+      ...workflow,
+      displayName: 'real-temporal',
+      testMatch: roots.map((r) => `<rootDir>/test/${r}/**/*.test.ts`),
+      // Tests of our dev server's own internals (robustness, persistence): they start their own
+      // instance whatever TEMPORAL_ADDRESS says, so running them here would only repeat them.
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/devserver/server\\.test\\.ts$'],
+    },
   ],
 };

@@ -38,7 +38,7 @@ describe(`convengine demo --json on the embedded stack (issue #7), Temporal: ${u
       .split('\n')
       .filter((l) => l.startsWith('{'))
       .map((l) => JSON.parse(l) as DemoLine);
-  });
+  }, 300_000);
 
   it('exits 0 and prints one JSON line per seed turn', () => {
     expect(code).toBe(0);
