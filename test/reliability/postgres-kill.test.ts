@@ -78,9 +78,7 @@ describe('reliability: PostgreSQL connections terminated mid-turn (issue #8, sce
     killer.start();
     const records = await runTraffic(stack.gateway(), TRAFFIC, {
       concurrency: 5,
-      // Generous: on the real server every retry backoff lasts at least ~1 s (docs/devserver.md), and a
-      // SQL tool may need all five attempts while its connections keep dying.
-      turnDeadlineMs: 120_000,
+      turnDeadlineMs: 60_000,
       monitor,
       diagnose: (id) => stack.diagnose(id),
     }).finally(() => killer.stop());
