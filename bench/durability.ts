@@ -53,7 +53,7 @@ async function measured(stack: BenchStack, send: Transport) {
   const before = {
     worker: processCpuMs(stack.worker.pid),
     threads: threadCpuMs(stack.worker.pid),
-    server: processCpuMs(stack.devserver.pid),
+    server: processCpuMs(stack.server.pid),
     own: ownCpuMs(),
   };
   const run = await runMix(demoMix(LATENCY_CONVERSATIONS), send, 1, Date.now() + SECTION_LIMIT_MS);
@@ -61,7 +61,7 @@ async function measured(stack: BenchStack, send: Transport) {
     turns: run.samples.length,
     workerMs: processCpuMs(stack.worker.pid) - before.worker,
     workerThreads: threadDelta(before.threads, threadCpuMs(stack.worker.pid)),
-    serverMs: processCpuMs(stack.devserver.pid) - before.server,
+    serverMs: processCpuMs(stack.server.pid) - before.server,
     clientMs: ownCpuMs() - before.own,
   };
   return { samples: run.samples, cpu };
@@ -92,7 +92,7 @@ function latencyTable({ d, p }: LatencyRun): Row[] {
     [
       'Turn latency p50 / p95 — durable',
       `${ms(percentile(dMs, 50))} / ${ms(percentile(dMs, 95))}`,
-      `${d.samples.length} turns one at a time: gateway → dev server process → worker process; mean ${ms(mean(dMs))}; ${mismatches(d.samples)} replies off-script`,
+      `${d.samples.length} turns one at a time: gateway → Temporal server process → worker process; mean ${ms(mean(dMs))}; ${mismatches(d.samples)} replies off-script`,
     ],
     [
       'Turn latency p50 / p95 — in-process',
@@ -129,18 +129,18 @@ function costTable({ d, p, history, roundTrip }: LatencyRun): Row[] {
     [
       'Bare activity round trip',
       `${ms(bare?.msPerActivity ?? NaN)} empty / ${ms(sized?.msPerActivity ?? NaN)} with a ${kib(sized?.payloadBytes ?? 0)} payload`,
-      `no-op echo activities chained ${history.meanActivities.toFixed(0)} per workflow on the same dev server (SDK worker in the bench process); ` +
-        `dev server CPU ${ms(bare?.serverCpuMsPerActivity ?? NaN)} / ${ms(sized?.serverCpuMsPerActivity ?? NaN)}, ` +
+      `no-op echo activities chained ${history.meanActivities.toFixed(0)} per workflow on the same Temporal server (SDK worker in the bench process); ` +
+        `server CPU ${ms(bare?.serverCpuMsPerActivity ?? NaN)} / ${ms(sized?.serverCpuMsPerActivity ?? NaN)}, ` +
         `worker + client CPU ${ms(bare?.workerCpuMsPerActivity ?? NaN)} / ${ms(sized?.workerCpuMsPerActivity ?? NaN)} per activity; payload = median turn activity input`,
     ],
     [
       'Same chain as local activities',
       `${ms(local?.msPerActivity ?? NaN)} per step with the same payload`,
-      `proxyLocalActivities: run by the worker running the workflow, recorded as markers; dev server CPU ${ms(local?.serverCpuMsPerActivity ?? NaN)} per step`,
+      `proxyLocalActivities: run by the worker running the workflow, recorded as markers; server CPU ${ms(local?.serverCpuMsPerActivity ?? NaN)} per step`,
     ],
     [
       'CPU per durable turn',
-      `worker ${per(d.cpu.workerMs, d.cpu.turns)}, dev server ${per(d.cpu.serverMs, d.cpu.turns)}, client ${per(d.cpu.clientMs, d.cpu.turns)}`,
+      `worker ${per(d.cpu.workerMs, d.cpu.turns)}, server ${per(d.cpu.serverMs, d.cpu.turns)}, client ${per(d.cpu.clientMs, d.cpu.turns)}`,
       `worker by thread: ${threads(d.cpu)}; in-process turn: ${per(p.cpu.clientMs, p.cpu.turns)} CPU (user + system, /proc and process.cpuUsage)`,
     ],
     [

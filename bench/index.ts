@@ -5,7 +5,8 @@ import { benchPlannerLoop } from './planner-loop';
 import { benchReadyTime } from './ready-time';
 import { benchRulesEngine } from './rules';
 import { benchSqlGuardrail } from './sql-guardrail';
-import { BenchStack } from './stack';
+import { installedTemporalCli } from '../cli/temporal/binary';
+import { BENCH_TEMPORAL_NAMES, BenchStack, type BenchTemporal } from './stack';
 import { markdownTable, type Row } from './table';
 
 /**
@@ -30,9 +31,22 @@ function selected(): Set<Section> {
   );
 }
 
-async function durabilityRows(sections: Set<Section>): Promise<Row[]> {
+/**
+ * BENCH_TEMPORAL: the servers the durable side runs on, comma-separated (`devserver`, `cli`,
+ * `cli-defaults`); default `devserver`, plus `cli` when `npm run temporal:install` has been run.
+ */
+function benchServers(): BenchTemporal[] {
+  const raw = process.env['BENCH_TEMPORAL'];
+  if (!raw) return installedTemporalCli() ? ['devserver', 'cli'] : ['devserver'];
+  const names = raw.split(',').map((s) => s.trim());
+  const unknown = names.filter((n) => !(n in BENCH_TEMPORAL_NAMES));
+  if (unknown.length > 0) throw new Error(`BENCH_TEMPORAL: unknown ${unknown.join(', ')}`);
+  return names as BenchTemporal[];
+}
+
+async function durabilityRows(sections: Set<Section>, temporal: BenchTemporal): Promise<Row[]> {
   if (!sections.has('turns') && !sections.has('throughput')) return [];
-  const stack = await BenchStack.start({ profileDir: process.env['BENCH_PROFILE_DIR'] });
+  const stack = await BenchStack.start({ profileDir: process.env['BENCH_PROFILE_DIR'], temporal });
   try {
     return [
       ...(sections.has('turns') ? await latencyRows(stack) : []),
@@ -83,8 +97,11 @@ async function main(): Promise<void> {
   Runtime.install({ logger: new DefaultLogger('WARN') });
   const sections = selected();
   const started = Date.now();
+  const servers = benchServers();
+  const durable: Row[][] = [];
+  for (const server of servers) durable.push(await durabilityRows(sections, server));
   const rows = [
-    ...(await durabilityRows(sections)),
+    ...(durable[0] ?? []),
     ...(sections.has('micro') ? await microRows() : []),
     ...(sections.has('ready') ? await readyRows() : []),
   ];
@@ -95,7 +112,18 @@ async function main(): Promise<void> {
     `\nConvEngine benchmarks — ${new Date().toISOString()}, node ${process.version}, ${cpus().length} CPUs ` +
       `(load ${load}), ${((Date.now() - started) / 1000).toFixed(0)} s\n`
   );
+  console.log(`Durable side on ${BENCH_TEMPORAL_NAMES[servers[0] as BenchTemporal]}:\n`);
   console.log(markdownTable(rows));
+  if (servers.length > 1 && durable.some((r) => r.length > 0)) {
+    console.log('\nThe durable side on each server, same run:\n');
+    console.log(markdownTable(sideBySide(durable), ['Metric', ...servers.map((s) => BENCH_TEMPORAL_NAMES[s])]));
+  }
+}
+
+/** One row per metric, one column per server (the notes are in the per-server table). */
+function sideBySide(perServer: Row[][]): string[][] {
+  const metrics = (perServer[0] ?? []).map((row) => row[0]);
+  return metrics.map((metric) => [metric, ...perServer.map((rows) => rows.find((r) => r[0] === metric)?.[1] ?? '—')]);
 }
 
 main().then(

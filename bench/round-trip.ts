@@ -44,7 +44,7 @@ async function measure(
       args: [count, payload],
     });
   for (let i = 0; i < 2; i++) await run();
-  const server = processCpuMs(stack.devserver.pid);
+  const server = processCpuMs(stack.server.pid);
   const own = ownCpuMs();
   const perActivity: number[] = [];
   for (let i = 0; i < runs; i++) {
@@ -58,7 +58,7 @@ async function measure(
     payloadBytes: Buffer.byteLength(JSON.stringify(payload)),
     msPerActivity: mean(perActivity),
     p95MsPerActivity: percentile(perActivity, 95),
-    serverCpuMsPerActivity: (processCpuMs(stack.devserver.pid) - server) / activities,
+    serverCpuMsPerActivity: (processCpuMs(stack.server.pid) - server) / activities,
     workerCpuMsPerActivity: (ownCpuMs() - own) / activities,
   };
 }

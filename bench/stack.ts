@@ -8,20 +8,51 @@ import { DEMO_API_KEY, startDemoToolServer, type DemoToolServer } from '../demo/
 import type { ScriptedLlm } from '../scripted-llm';
 import { buildWorkerDeps, type WorkerDeps } from '../worker/deps';
 import { TURN_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
+import { installedTemporalCli } from '../cli/temporal/binary';
+import { startTemporalCli } from '../cli/temporal/server';
 import { startDevServerProcess, startWorkerProcess, type ConvengineProcess } from '../test/support/child-processes';
 import { createTestDatabase, type TestDatabase } from '../test/support/database';
 
 /**
- * What the turn benchmarks run on, shaped like a deployment: the Temporal dev server in its own
- * process (`convengine devserver`), one `convengine worker` process, and the gateway's client in
+ * What the turn benchmarks run on, shaped like a deployment: Temporal in its own process (our dev
+ * server, `convengine devserver`, or the real server, `temporal server start-dev` with the shipped
+ * dynamic config), one `convengine worker` process, and the gateway's client in
  * this process. The in-process baseline runs the same activities here, wired by the same
  * composition root (buildWorkerDeps) against the same database, LLM and tool servers.
  */
 const BENCH_MODEL = 'recorded-demo';
 
+/** `devserver`: ours; `cli`: the real server at the shipped dynamic config; `cli-defaults`: at the server's own defaults. */
+export type BenchTemporal = 'devserver' | 'cli' | 'cli-defaults';
+
+export const BENCH_TEMPORAL_NAMES: Record<BenchTemporal, string> = {
+  devserver: 'our dev server',
+  cli: 'real server 1.29.1 (shipped config)',
+  'cli-defaults': 'real server 1.29.1 (its defaults)',
+};
+
 export interface BenchStackOptions {
   /** Write V8 CPU profiles of the worker and dev server processes here (written when they exit). */
   profileDir?: string;
+  temporal?: BenchTemporal;
+}
+
+/** The Temporal server process under measurement. */
+export interface BenchServer {
+  pid: number;
+  stop(): Promise<void>;
+}
+
+async function startServer(kind: BenchTemporal, nodeArgs: string[]): Promise<{ address: string; server: BenchServer }> {
+  if (kind === 'devserver') {
+    const started = await startDevServerProcess({ port: 0, searchAttributes: TURN_SEARCH_ATTRIBUTES, nodeArgs });
+    const proc: ConvengineProcess = started.process;
+    return { address: `127.0.0.1:${started.port}`, server: { pid: proc.pid, stop: () => proc.stop(20_000) } };
+  }
+  const binary = installedTemporalCli();
+  if (!binary) throw new Error(`BENCH_TEMPORAL=${kind} needs the Temporal CLI: run npm run temporal:install`);
+  const real = await startTemporalCli({ binary, serverDefaults: kind === 'cli-defaults' });
+  return { address: real.address, server: { pid: real.pid, stop: () => real.stop(20_000) } };
 }
 
 export class BenchStack {
@@ -30,7 +61,8 @@ export class BenchStack {
     readonly tdb: TestDatabase,
     readonly llm: ScriptedLlm,
     readonly tools: DemoToolServer,
-    readonly devserver: ConvengineProcess,
+    readonly server: BenchServer,
+    readonly temporal: BenchTemporal,
     readonly worker: ConvengineProcess,
     readonly client: Client,
     readonly gateway: TemporalTurnGateway,
@@ -50,12 +82,8 @@ export class BenchStack {
     // One directory per process: the worker's workflow threads write profiles of their own.
     const prof = (name: string) =>
       options.profileDir ? ['--cpu-prof', `--cpu-prof-dir=${options.profileDir}/${name}`] : [];
-    const server = await startDevServerProcess({
-      port: 0,
-      searchAttributes: TURN_SEARCH_ATTRIBUTES,
-      nodeArgs: prof('devserver'),
-    });
-    const address = `127.0.0.1:${server.port}`;
+    const temporal = options.temporal ?? 'devserver';
+    const { address, server } = await startServer(temporal, prof('devserver'));
     const taskQueue = `bench-${process.pid}`;
     const toolEnv = { CONVENGINE_TOOL_DEMO_URL: tools.baseUrl, CONVENGINE_TOOL_DEMO_API_KEY: DEMO_API_KEY };
     const worker = await startWorkerProcess(
@@ -76,14 +104,14 @@ export class BenchStack {
     const gateway = new TemporalTurnGateway({ client, db: tdb.db, taskQueue });
     const env = loadEnv({ ANTHROPIC_BASE_URL: llm.baseUrl, ANTHROPIC_MODEL: BENCH_MODEL, DATABASE_URL: tdb.url });
     const inProcess = await buildWorkerDeps(env, { databaseUrl: tdb.url, toolEnv: { ...process.env, ...toolEnv } });
-    return new BenchStack(address, tdb, llm, tools, server.process, worker, client, gateway, inProcess);
+    return new BenchStack(address, tdb, llm, tools, server, temporal, worker, client, gateway, inProcess);
   }
 
   /** Stops everything; SIGTERM lets the worker and dev server exit normally and write their profiles. */
   async stop(): Promise<void> {
     await this.worker.stop(20_000);
     await this.client.connection.close().catch(() => undefined);
-    await this.devserver.stop(20_000);
+    await this.server.stop();
     await this.inProcess.close();
     await this.tools.stop();
     await this.llm.stop();

@@ -6,6 +6,8 @@ import { z } from 'zod';
  * them (DATABASE_URL, ANTHROPIC_API_KEY, API_TOKEN) carry secrets.
  */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+/** `embedded`: our dev server; `cli`: the real server from `npm run temporal:install`; `auto`: the real one when installed. */
+export const TEMPORAL_MODES = ['embedded', 'cli', 'auto'] as const;
 
 /** docker-compose and shells often export `VAR=`: treat blank as unset. */
 const blankAsUnset = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
@@ -43,6 +45,11 @@ const envSchema = z.object({
   ),
   TEMPORAL_NAMESPACE: z.preprocess(blankAsUnset, z.string().default('default')),
   TEMPORAL_TASK_QUEUE: z.preprocess(blankAsUnset, z.string().default('convengine-turns')),
+  /** Which Temporal `convengine start` runs when TEMPORAL_ADDRESS is unset (see cli/stack/temporal-part.ts). */
+  CONVENGINE_TEMPORAL: z.preprocess(
+    blankAsUnset,
+    z.enum(TEMPORAL_MODES, { error: `must be one of ${TEMPORAL_MODES.join(', ')}` }).default('auto')
+  ),
   ANTHROPIC_API_KEY: optionalText,
   ANTHROPIC_BASE_URL: z.preprocess(
     blankAsUnset,
@@ -66,6 +73,7 @@ const envSchema = z.object({
 });
 
 export type Env = z.infer<typeof envSchema>;
+export type TemporalMode = (typeof TEMPORAL_MODES)[number];
 
 export interface EnvIssue {
   variable: string;

@@ -32,6 +32,11 @@ export interface DevServerOptions {
   longPollTimeoutMs?: number;
   /** Closed runs are deleted this long after they close. Default 24 h (the retention DescribeNamespace reports). */
   retentionMs?: number;
+  /**
+   * No timer, timeout or retry backoff fires sooner than this after it is set. Default 1000 ms, as
+   * on the real server (`history.timerProcessorMaxTimeShift`); 0 fires deadlines exactly.
+   */
+  minTimerDelayMs?: number;
   /** Unexpected internal errors; the server keeps serving. Default: one line on stderr. */
   onInternalError?: (error: unknown) => void;
 }
@@ -49,6 +54,7 @@ export interface DevServer {
 const DEFAULT_LONG_POLL_MS = 55_000;
 const MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
 const HOUSEKEEPING_INTERVAL_MS = 5_000;
+const DEFAULT_MIN_TIMER_DELAY_MS = 1_000;
 const DEFAULT_RETENTION_MS = 24 * 60 * 60 * 1000;
 const SHUTDOWN_GRACE_MS = 2_000;
 
@@ -138,6 +144,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     namespace: options.namespace ?? 'default',
     longPollMs: options.longPollTimeoutMs ?? DEFAULT_LONG_POLL_MS,
     retentionMs: options.retentionMs ?? DEFAULT_RETENTION_MS,
+    minTimerDelayMs: options.minTimerDelayMs ?? DEFAULT_MIN_TIMER_DELAY_MS,
     onInternalError,
   });
   const store = options.persistPath ? openStore(engine, options.persistPath, onInternalError) : undefined;

@@ -73,13 +73,16 @@ export function optionsForTool(tool: McpToolDescriptor): ActivityOptions {
   const r = tool.retry;
   const oneShot = tool.sideEffect === 'NON_IDEMPOTENT_WRITE';
   const defaultAttempts = tool.sideEffect === 'IDEMPOTENT_WRITE' ? 3 : 5;
+  const initialInterval = r.initialIntervalMs ?? 500;
   return {
     startToCloseTimeout: r.startToCloseTimeoutMs ?? 60_000,
     heartbeatTimeout: HEARTBEAT_TIMEOUT,
     retry: {
-      initialInterval: r.initialIntervalMs ?? 500,
+      initialInterval,
       backoffCoefficient: r.backoffCoefficient ?? 2,
-      maximumInterval: r.maxIntervalMs ?? 10_000,
+      // Temporal refuses a maximum below the initial interval; a row that only raises the initial
+      // interval (an SRE's window to act, docs/runbook.md) keeps it as the maximum.
+      maximumInterval: r.maxIntervalMs ?? Math.max(10_000, initialInterval),
       maximumAttempts: oneShot ? 1 : (r.maxAttempts ?? defaultAttempts),
       nonRetryableErrorTypes: NON_RETRYABLE_TYPES,
     },

@@ -25,7 +25,14 @@ function jsonLine(r: DemoTurnRecord): string {
 async function privateStack(io: CliIo, json: boolean): Promise<{ stack: RunningStack; home: string }> {
   const home = mkdtempSync(join(tmpdir(), 'convengine-demo-'));
   if (!json) io.out('No API is running: starting an embedded stack for the demo…');
-  const stack = await startStack({ env: loadEnv(), home, apiPort: 0, temporalPort: 0, log: () => undefined });
+  const stack = await startStack({
+    env: loadEnv(),
+    home,
+    apiPort: 0,
+    temporalPort: 0,
+    temporalUi: false,
+    log: () => undefined,
+  });
   if (!json) for (const part of stack.embedded) io.out(`embedded ${part}`);
   return { stack, home };
 }

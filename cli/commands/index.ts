@@ -5,6 +5,7 @@ import { devserverCommand } from './devserver';
 import { historyCommand } from './history';
 import { migrateCommand } from './migrate';
 import { seedCommand } from './seed';
+import { setupTemporalCommand } from './setup-temporal';
 import { sqlCheckCommand } from './sql-check';
 import { startCommand } from './start';
 import { validateConfigCommand } from './validate-config';
@@ -17,6 +18,7 @@ export const commands: CliCommand[] = [
   workerCommand,
   apiCommand,
   devserverCommand,
+  setupTemporalCommand,
   migrateCommand,
   seedCommand,
   validateConfigCommand,

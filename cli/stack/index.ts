@@ -1,11 +1,12 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { startApiServer } from '../../api/server';
-import type { Env } from '../../config/env';
+import type { Env, TemporalMode } from '../../config/env';
 import { migrate } from '../../db/migrate';
 import { openDatabase } from '../../db/pool';
 import { seedPacks } from '../../db/seed';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
-import { databasePart, ensureSearchAttributes, llmPart, temporalPart, toolsPart, type Part } from './parts';
+import { databasePart, llmPart, toolsPart, type Part } from './parts';
+import { temporalPart, type TemporalEndpoint } from './temporal-part';
 
 export interface StackOptions {
   env: Env;
@@ -13,12 +14,17 @@ export interface StackOptions {
   home: string;
   apiPort?: number;
   temporalPort?: number;
+  /** Overrides CONVENGINE_TEMPORAL when TEMPORAL_ADDRESS is unset. */
+  temporal?: TemporalMode;
+  /** Serve the real server's Web UI (default true). */
+  temporalUi?: boolean;
   log(line: string): void;
 }
 
 export interface RunningStack {
   apiUrl: string;
   temporalAddress: string;
+  temporal: TemporalEndpoint;
   databaseUrl: string;
   embedded: string[];
   stop(): Promise<void>;
@@ -36,7 +42,8 @@ async function prepareDatabase(url: string): Promise<void> {
 
 /**
  * Everything in one process on embedded defaults: PostgreSQL (PGlite) when DATABASE_URL is unset,
- * the dev server when TEMPORAL_ADDRESS is unset, the scripted LLM when no API key is set, the demo
+ * a local Temporal when TEMPORAL_ADDRESS is unset (the real server when installed, else the dev
+ * server; see temporal-part.ts), the scripted LLM when no API key is set, the demo
  * tool server; then migrate, seed every pack, run a worker and the API.
  */
 export async function startStack(options: StackOptions): Promise<RunningStack> {
@@ -49,8 +56,16 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   try {
     const databaseUrl = keep(await databasePart(options.env, options.home));
     await prepareDatabase(databaseUrl);
-    const temporalAddress = keep(await temporalPart(options.env, options.home, options.temporalPort ?? 7233));
-    await ensureSearchAttributes(temporalAddress, options.env.TEMPORAL_NAMESPACE);
+    const temporal = keep(
+      await temporalPart({
+        env: options.env,
+        home: options.home,
+        port: options.temporalPort ?? 7233,
+        mode: options.temporal ?? options.env.CONVENGINE_TEMPORAL,
+        ui: options.temporalUi ?? true,
+      })
+    );
+    const temporalAddress = temporal.address;
     const llmUrl = keep(await llmPart(options.env));
     const toolEnv = keep(await toolsPart());
     const env: Env = llmUrl ? { ...options.env, ANTHROPIC_BASE_URL: llmUrl } : options.env;
@@ -59,7 +74,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const api = await startApiServer({ env: apiEnv, databaseUrl, temporalAddress, port: options.apiPort });
     stops.push({ value: api, embedded: null, stop: () => api.close() });
     const embedded = stops.map((p) => p.embedded).filter((e): e is string => e !== null);
-    return { apiUrl: api.url, temporalAddress, databaseUrl, embedded, stop: stopAll };
+    return { apiUrl: api.url, temporalAddress, temporal, databaseUrl, embedded, stop: stopAll };
   } catch (err) {
     await stopAll();
     throw err;

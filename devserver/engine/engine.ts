@@ -21,6 +21,8 @@ export interface EngineOptions {
   retentionMs: number;
   /** Called for unexpected internal errors; the server keeps running. */
   onInternalError: (error: unknown) => void;
+  /** No timer, timeout or retry backoff fires sooner than this after it is set (see Scheduler). */
+  minTimerDelayMs?: number;
   now?: () => number;
 }
 
@@ -72,13 +74,17 @@ export class Engine {
     this.now = options.now ?? Date.now;
     this.matching = new Matching(this.now, () => this.longPollMs);
     // A deadline callback runs outside any RPC: an exception there must not take the process down.
-    this.scheduler = new Scheduler(this.now, (fn) => {
-      try {
-        this.transact(fn);
-      } catch (error) {
-        this.options.onInternalError(error);
-      }
-    });
+    this.scheduler = new Scheduler(
+      this.now,
+      (fn) => {
+        try {
+          this.transact(fn);
+        } catch (error) {
+          this.options.onInternalError(error);
+        }
+      },
+      options.minTimerDelayMs ?? 0
+    );
   }
 
   /** Runs a transition; deferred work runs once the outermost transition is done. */

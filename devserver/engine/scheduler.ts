@@ -25,14 +25,21 @@ export class Scheduler {
   private seq = 0;
   private stopped = false;
 
+  /**
+   * `minDelayMs`: no deadline fires sooner than this after it is set. The real server (1.29) gives
+   * every timer task a fire time of at least now + `history.timerProcessorMaxTimeShift` (1 s), so
+   * a 50 ms retry backoff or a 400 ms timeout fires after ~1 s there; the dev server does the same.
+   */
   constructor(
     private readonly now: () => number,
-    private readonly runCallback: (fn: () => void) => void
+    private readonly runCallback: (fn: () => void) => void,
+    private readonly minDelayMs = 0
   ) {}
 
-  set(key: string, at: number, fn: () => void): void {
+  set(key: string, deadline: number, fn: () => void): void {
     const previous = this.byKey.get(key);
     if (previous) previous.live = false;
+    const at = Math.max(deadline, this.now() + this.minDelayMs);
     const entry: Entry = { at, seq: this.seq++, key, fn, live: true };
     this.byKey.set(key, entry);
     this.push(entry);

@@ -163,10 +163,18 @@ export function updateWorkflowExecution(
 ): Promise<Message> {
   const updateId = requireString(request.request?.meta?.updateId, 'UpdateId');
   requireString(request.request?.input?.name, 'Update name');
+  if (request.waitPolicy?.lifecycleStage === LIFECYCLE.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ADMITTED) {
+    // As the real server answers: a caller must wait for at least ACCEPTED.
+    throw new DevServerError(
+      'PERMISSION_DENIED',
+      'UpdateWorkflowExecution issued asynchronously and waiting on update admitted is not supported.'
+    );
+  }
   const run = engine.requireRun(request.workflowExecution);
   if (!isOpen(run)) throw workflowAlreadyCompleted();
   engine.transact(() => {
     if (run.updates[updateId]) return;
+    admitOneMore(run);
     run.updates[updateId] = {
       updateId,
       request: request.request as UpdateRequest,
@@ -177,6 +185,29 @@ export function updateWorkflowExecution(
     scheduleWorkflowTask(engine, run);
   });
   return waitForStage(engine, run, updateId, request.waitPolicy?.lifecycleStage, call);
+}
+
+/**
+ * The real server's `history.maxInFlightUpdates` (default 10): an update admitted but not yet
+ * completed counts, and one more is refused with its error (RESOURCE_EXHAUSTED, cause
+ * CONCURRENT_LIMIT), which the SDK client retries.
+ */
+export const MAX_IN_FLIGHT_UPDATES = 10;
+
+function admitOneMore(run: RunState): void {
+  const inFlight = Object.values(run.updates).filter((u) => u.stage !== 'COMPLETED').length;
+  if (inFlight < MAX_IN_FLIGHT_UPDATES) return;
+  throw new DevServerError(
+    'RESOURCE_EXHAUSTED',
+    `limit on number of concurrent in-flight updates has been reached (${MAX_IN_FLIGHT_UPDATES})`,
+    {
+      typeName: 'temporal.api.errordetails.v1.ResourceExhaustedFailure',
+      message: {
+        cause: enums.ResourceExhaustedCause.RESOURCE_EXHAUSTED_CAUSE_CONCURRENT_LIMIT,
+        scope: enums.ResourceExhaustedScope.RESOURCE_EXHAUSTED_SCOPE_NAMESPACE,
+      },
+    }
+  );
 }
 
 export interface PollWorkflowExecutionUpdateRequest {

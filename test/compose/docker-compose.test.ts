@@ -1,6 +1,8 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
+import { readdirSync, readFileSync } from 'node:fs';
+import { basename, dirname, join } from 'node:path';
 import { parse } from 'yaml';
+import { DYNAMIC_CONFIG_FILE, dynamicConfigFlags } from '../../cli/temporal/dynamic-config';
+import { TURN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 
 interface Service {
   image?: string;
@@ -59,10 +61,8 @@ describe('docker-compose.yml', () => {
   it('pins Temporal server/admin-tools >= 1.28 and the UI >= 2.47, never auto-setup', () => {
     expect(service('temporal').image).toMatch(/^temporalio\/server:/);
     expect(atLeast(versionOf(service('temporal').image ?? ''), [1, 28])).toBe(true);
-    for (const name of ['temporal-schema', 'temporal-bootstrap']) {
-      expect(service(name).image).toMatch(/^temporalio\/admin-tools:/);
-      expect(atLeast(versionOf(service(name).image ?? ''), [1, 28])).toBe(true);
-    }
+    expect(service('temporal-schema').image).toMatch(/^temporalio\/admin-tools:/);
+    expect(atLeast(versionOf(service('temporal-schema').image ?? ''), [1, 28])).toBe(true);
     expect(service('temporal-ui').image).toMatch(/^temporalio\/ui:/);
     expect(atLeast(versionOf(service('temporal-ui').image ?? ''), [2, 47])).toBe(true);
     expect(JSON.stringify(compose)).not.toContain('auto-setup');
@@ -102,22 +102,33 @@ describe('docker-compose.yml', () => {
     expect(service('migrate').build).toBeDefined();
   });
 
-  it('ships the bootstrap scripts it mounts, creating the namespace and typed search attributes', () => {
-    const bootstrap = readFileSync(join(root, 'deploy', 'temporal', 'bootstrap.sh'), 'utf8');
-    for (const sa of [
-      'ConversationId=Keyword',
-      'TurnNumber=Int',
-      'Intent=Keyword',
-      'State=Keyword',
-      'TurnOutcome=Keyword',
-    ]) {
-      expect(bootstrap).toContain(sa);
+  it('bootstraps the namespace and search attributes with convengine setup-temporal, from one list', () => {
+    const bootstrap = service('temporal-bootstrap');
+    expect(bootstrap.image).toBe(service('migrate').image);
+    expect(bootstrap.command).toEqual(expect.arrayContaining(['bin/convengine.js', 'setup-temporal']));
+    // The attribute names live in workflows/search-attributes.ts only, not in deploy/.
+    const deployFiles = readdirSync(join(root, 'deploy'), { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => readFileSync(join(entry.parentPath, entry.name), 'utf8'));
+    for (const name of Object.keys(TURN_SEARCH_ATTRIBUTES)) {
+      expect(deployFiles.filter((text) => text.includes(name))).toEqual([]);
     }
-    expect(bootstrap).toMatch(/namespace describe[\s\S]*namespace create/);
     const schema = readFileSync(join(root, 'deploy', 'temporal', 'setup-schema.sh'), 'utf8');
     expect(schema).toContain('temporal_visibility');
     const init = readFileSync(join(root, 'deploy', 'db', 'init', '01-convengine.sh'), 'utf8');
     expect(init).toContain('convengine_tools_ro');
+  });
+
+  it('gives the server the one dynamic config that temporal server start-dev also gets', () => {
+    const path = service('temporal').environment?.['DYNAMIC_CONFIG_FILE_PATH'] ?? '';
+    expect(path.split('/').at(-1)).toBe(basename(DYNAMIC_CONFIG_FILE));
+    expect(service('temporal').volumes).toContain(
+      `./${dirname(DYNAMIC_CONFIG_FILE)}:/etc/temporal/config/dynamicconfig:ro`
+    );
+    const flags = dynamicConfigFlags(readFileSync(join(root, DYNAMIC_CONFIG_FILE), 'utf8'));
+    expect(flags).toEqual(
+      expect.arrayContaining(['history.transferProcessorMaxPollRPS=1000', 'system.enableActivityEagerExecution=true'])
+    );
   });
 
   it('builds the app image in stages with pre-bundled workflows', () => {

@@ -15,6 +15,7 @@ describe('loadEnv', () => {
     expect(loadEnv({})).toEqual({
       TEMPORAL_NAMESPACE: 'default',
       TEMPORAL_TASK_QUEUE: 'convengine-turns',
+      CONVENGINE_TEMPORAL: 'auto',
       ANTHROPIC_MODEL: 'claude-sonnet-4-5',
       LLM_TIMEOUT_MS: 60000,
       LLM_MAX_TOKENS: 1024,
@@ -60,6 +61,7 @@ describe('loadEnv', () => {
           PORT: '70000',
           MESSAGE_MAX_BYTES: 'big',
           LOG_LEVEL: 'loud',
+          CONVENGINE_TEMPORAL: 'docker',
         });
       } catch (err) {
         message = (err as Error).message;
@@ -69,6 +71,7 @@ describe('loadEnv', () => {
     expect(Object.keys(issues).sort()).toEqual(
       [
         'ANTHROPIC_BASE_URL',
+        'CONVENGINE_TEMPORAL',
         'DATABASE_URL',
         'LLM_MAX_TOKENS',
         'LLM_TIMEOUT_MS',
@@ -81,7 +84,8 @@ describe('loadEnv', () => {
     expect(issues.PORT).toMatch(/<= 65535/);
     expect(issues.LLM_TIMEOUT_MS).toMatch(/>= 1/);
     expect(issues.LOG_LEVEL).toMatch(/one of fatal, error, warn, info/);
-    expect(message).toMatch(/^Invalid environment \(8 variable\(s\)\)/);
+    expect(issues.CONVENGINE_TEMPORAL).toMatch(/one of embedded, cli, auto/);
+    expect(message).toMatch(/^Invalid environment \(9 variable\(s\)\)/);
     expect(message).not.toContain('hunter2');
   });
 });

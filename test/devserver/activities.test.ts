@@ -156,16 +156,29 @@ test('a failure type listed in nonRetryableErrorTypes is not retried', async () 
 });
 
 test('backoff grows by the coefficient and is capped by maximumInterval', async () => {
+  // Intervals of a second and more: both servers fire no timer sooner than ~1 s after it is set.
   const { value, attemptTimes } = await runActivity('flaky', [3, 'Flaky', false], {
     startToCloseTimeout: '5s',
-    retry: { initialInterval: 150, backoffCoefficient: 2, maximumInterval: 400, maximumAttempts: 5 },
+    retry: { initialInterval: 1000, backoffCoefficient: 2, maximumInterval: 1500, maximumAttempts: 5 },
   });
   expect(value).toBe('4');
   const gaps = attemptTimes.slice(1).map((t, i) => t - (attemptTimes[i] as number));
-  expect(gaps[0]).toBeGreaterThanOrEqual(140);
-  expect(gaps[1]).toBeGreaterThanOrEqual(290);
-  expect(gaps[2]).toBeGreaterThanOrEqual(390);
-  expect(gaps[2]).toBeLessThan(1000);
+  expect(gaps[0]).toBeGreaterThanOrEqual(990);
+  expect(gaps[1]).toBeGreaterThanOrEqual(1490);
+  expect(gaps[2]).toBeGreaterThanOrEqual(1490);
+  // Uncapped, the third backoff would be 4 s.
+  expect(gaps[2]).toBeLessThan(2500);
+});
+
+test('a retry backoff shorter than a second fires after about a second, as on the real server', async () => {
+  const { value, attemptTimes } = await runActivity('flaky', [1, 'Flaky', false], {
+    startToCloseTimeout: '5s',
+    retry: { initialInterval: 50, maximumAttempts: 3 },
+  });
+  expect(value).toBe('2');
+  const gap = (attemptTimes[1] as number) - (attemptTimes[0] as number);
+  expect(gap).toBeGreaterThanOrEqual(900);
+  expect(gap).toBeLessThan(3000);
 });
 
 test("an ApplicationFailure's nextRetryDelay overrides the policy backoff", async () => {
@@ -190,8 +203,9 @@ test('a start-to-close timeout is retried, then reported as a TimeoutFailure', a
 });
 
 test('a schedule-to-close timeout ends the activity across attempts', async () => {
-  const { error, attemptTimes } = await runActivity('slowAfterFirstAttempt', [3000], {
-    scheduleToCloseTimeout: 1000,
+  // The retry starts ~1 s after the first attempt fails (the timer floor), the timeout fires at 3 s.
+  const { error, attemptTimes } = await runActivity('slowAfterFirstAttempt', [5000], {
+    scheduleToCloseTimeout: 3000,
     retry: { ...fastRetry, maximumAttempts: 5 },
   });
   const failure = activityFailure(error);

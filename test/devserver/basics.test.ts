@@ -14,7 +14,7 @@ import {
 } from '@temporalio/client';
 import { ApplicationFailure, CancelledFailure, TerminatedFailure, type Workflow } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import { createHarness, eventTypes, replayCollected, type Harness } from './harness';
+import { createHarness, eventTypes, replayCollected, usingRealServer, type Harness } from './harness';
 import type { accumulator, activitySequence, continueAsNewCounter, timerThenActivity, waitForever } from './workflows';
 
 const EventType = temporal.api.enums.v1.EventType;
@@ -178,7 +178,9 @@ test('history pages through nextPageToken and matches the full history', async (
     pages++;
   } while (nextPageToken);
   expect(ids).toEqual((full.events ?? []).map((e) => Number(e.eventId)));
-  expect(pages).toBeGreaterThanOrEqual(Math.ceil(ids.length / 7));
+  // Our dev server counts maximumPageSize in events; the real server in event batches (the events
+  // of one transaction), so its pages hold more events. Either way a client sees every event once.
+  expect(pages).toBeGreaterThanOrEqual(usingRealServer ? 2 : Math.ceil(ids.length / 7));
 });
 
 test('a history long poll returns when a new event arrives', async () => {

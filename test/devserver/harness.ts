@@ -19,12 +19,12 @@ import {
   type WorkflowBundleWithSourceMap,
 } from '@temporalio/worker';
 import { getTestTemporal, type TestTemporal } from '../support/temporal';
+export { usingRealServer } from '../support/temporal';
 
 export { exportHistory, importHistory } from '../../cli/history/json';
 import { exportHistory, importHistory } from '../../cli/history/json';
 
 export const WORKFLOWS_PATH = path.join(__dirname, 'workflows');
-export const usingRealServer = process.env.TEMPORAL_ADDRESS !== undefined;
 
 const quietLogger = new DefaultLogger('ERROR');
 

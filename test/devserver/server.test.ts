@@ -39,7 +39,13 @@ jest.setTimeout(60_000);
 beforeAll(async () => {
   installQuietRuntime();
   bundle = await bundleTestWorkflows();
-  server = await startDevServer({ port: 0, longPollTimeoutMs: 300, onInternalError: (e) => internalErrors.push(e) });
+  // Exact deadlines (no 1 s timer floor): these tests time sticky fallbacks against 300 ms long polls.
+  server = await startDevServer({
+    port: 0,
+    longPollTimeoutMs: 300,
+    minTimerDelayMs: 0,
+    onInternalError: (e) => internalErrors.push(e),
+  });
   raw = new RawClient(server.address);
 });
 

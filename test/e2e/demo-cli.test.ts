@@ -1,5 +1,6 @@
 import { DEMO_CONVERSATIONS } from '../../demo/conversations';
 import { runConvengine } from '../support/run-cli';
+import { usingRealServer } from '../support/temporal';
 
 interface DemoLine {
   conversation: string;
@@ -15,13 +16,21 @@ interface DemoLine {
 const fits = (expected: string | RegExp, actual: string) =>
   typeof expected === 'string' ? expected === actual : new RegExp(expected.source, expected.flags).test(actual);
 
-describe('convengine demo --json on the embedded stack (issue #7)', () => {
+describe(`convengine demo --json on the embedded stack (issue #7), Temporal: ${usingRealServer ? 'real server' : 'dev server'}`, () => {
   let lines: DemoLine[];
   let code: number;
   beforeAll(async () => {
-    // Nothing listens on this port, so the demo starts its own embedded stack (PGlite, dev server,
-    // scripted LLM, demo tools, worker, API) exactly as on a machine with only Node installed.
-    const env = { PORT: '1', DATABASE_URL: '', TEMPORAL_ADDRESS: '', ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: '' };
+    // Nothing listens on this port, so the demo starts its own embedded stack (PGlite, scripted LLM,
+    // demo tools, worker, API) exactly as on a machine with only Node installed; its Temporal is our
+    // dev server, or in `npm run test:temporal` the real server through the same launcher as `start`.
+    const env = {
+      PORT: '1',
+      DATABASE_URL: '',
+      TEMPORAL_ADDRESS: '',
+      CONVENGINE_TEMPORAL: usingRealServer ? 'cli' : 'embedded',
+      ANTHROPIC_API_KEY: '',
+      ANTHROPIC_BASE_URL: '',
+    };
     const run = await runConvengine(['demo', '--json'], env, 240_000);
     code = run.code;
     if (run.code !== 0) console.error(run.stderr);
@@ -29,7 +38,7 @@ describe('convengine demo --json on the embedded stack (issue #7)', () => {
       .split('\n')
       .filter((l) => l.startsWith('{'))
       .map((l) => JSON.parse(l) as DemoLine);
-  });
+  }, 300_000);
 
   it('exits 0 and prints one JSON line per seed turn', () => {
     expect(code).toBe(0);

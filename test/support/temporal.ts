@@ -1,3 +1,5 @@
+import { installedTemporalCli } from '../../cli/temporal/binary';
+import { startTemporalCli, type TemporalCliServer } from '../../cli/temporal/server';
 import { startDevServer } from '../../devserver';
 
 /** Where workflow tests run: the server named by TEMPORAL_ADDRESS, or an in-memory dev server on a free port. */
@@ -6,6 +8,9 @@ export interface TestTemporal {
   namespace: string;
   stop(): Promise<void>;
 }
+
+/** True in `npm run test:temporal` (or whenever TEMPORAL_ADDRESS names a real server). */
+export const usingRealServer = Boolean(process.env.TEMPORAL_ADDRESS);
 
 /**
  * Starts an in-memory dev server on an ephemeral port, unless TEMPORAL_ADDRESS points at a real
@@ -18,4 +23,16 @@ export async function getTestTemporal(): Promise<TestTemporal> {
   }
   const server = await startDevServer({ port: 0 });
   return { address: server.address, namespace: server.namespace, stop: () => server.stop() };
+}
+
+/** The installed Temporal CLI; real-server tests fail with the fix when it is missing. */
+export function temporalCliBinary(): string {
+  const binary = installedTemporalCli();
+  if (!binary) throw new Error('the Temporal CLI is not installed: run `npm run temporal:install`');
+  return binary;
+}
+
+/** A real server of the test's own (SQLite in `dbFile`, so it survives a kill and restart on `port`). */
+export function startOwnRealServer(options: { dbFile: string; port?: number }): Promise<TemporalCliServer> {
+  return startTemporalCli({ binary: temporalCliBinary(), dbFile: options.dbFile, port: options.port });
 }

@@ -1,11 +1,10 @@
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { temporal } from '@temporalio/proto';
 import { createActivities } from '../../activities';
 import type { TurnActivities } from '../../core/turn/activities';
 import { TemporalTurnGateway } from '../../api/turns/gateway';
 import type { TurnReply, TurnRequest } from '../../api/ports';
-import { TURN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { setupTemporalNamespace } from '../../cli/temporal/setup';
 import { McpHarness } from './mcp-harness';
 import { getTestTemporal, type TestTemporal } from './temporal';
 import { testWorkflowBundle } from './workflow-bundle';
@@ -15,22 +14,6 @@ function quietRuntime(): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
   Runtime.install({ logger: new DefaultLogger('WARN') });
-}
-
-const SA_TYPES: Record<string, temporal.api.enums.v1.IndexedValueType> = {
-  Keyword: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_KEYWORD,
-  Int: temporal.api.enums.v1.IndexedValueType.INDEXED_VALUE_TYPE_INT,
-};
-
-async function registerSearchAttributes(client: Client, namespace: string): Promise<void> {
-  const searchAttributes: Record<string, temporal.api.enums.v1.IndexedValueType> = {};
-  for (const [name, type] of Object.entries(TURN_SEARCH_ATTRIBUTES)) searchAttributes[name] = SA_TYPES[type]!;
-  try {
-    await client.connection.operatorService.addSearchAttributes({ namespace, searchAttributes });
-  } catch (err) {
-    // A real cluster that already has them answers ALREADY_EXISTS.
-    if (!/already exists/i.test(String((err as Error).message))) throw err;
-  }
 }
 
 /**
@@ -57,7 +40,7 @@ export class WorkflowHarness {
     const server = await getTestTemporal();
     const connection = await Connection.connect({ address: server.address });
     const client = new Client({ connection, namespace: server.namespace });
-    await registerSearchAttributes(client, server.namespace);
+    await setupTemporalNamespace(connection, { namespace: server.namespace });
     const taskQueue = `turns-${process.pid}-${Date.now()}`;
     const nativeConnection = await NativeConnection.connect({ address: server.address });
     // Activities resolve deps per call, so tests can swap tool handlers between turns.

@@ -75,6 +75,14 @@ function checkToolRow(ctx: ValidationContext, tool: McpToolRow): void {
   positive(ctx, 'ce_mcp_tool', id, 'initial_interval_ms', tool.initialIntervalMs, 1);
   positive(ctx, 'ce_mcp_tool', id, 'backoff_coefficient', tool.backoffCoefficient, 1);
   positive(ctx, 'ce_mcp_tool', id, 'max_interval_ms', tool.maxIntervalMs, 1);
+  if (tool.maxIntervalMs !== null && tool.initialIntervalMs !== null && tool.maxIntervalMs < tool.initialIntervalMs) {
+    // Temporal refuses such a retry policy, so every turn scheduling the tool would be stuck.
+    ctx.sink.violation(
+      'ce_mcp_tool',
+      id,
+      `max_interval_ms (${tool.maxIntervalMs}) must be >= initial_interval_ms (${tool.initialIntervalMs})`
+    );
+  }
   positive(ctx, 'ce_mcp_tool', id, 'start_to_close_timeout_ms', tool.startToCloseTimeoutMs, 1);
   positive(ctx, 'ce_mcp_tool', id, 'approval_timeout_ms', tool.approvalTimeoutMs, 1);
 }

@@ -245,6 +245,15 @@ const cases: Case[] = [
     reason: /side_effect "WRITE"/,
   },
   {
+    name: 'tool retry max_interval_ms below initial_interval_ms (Temporal refuses the retry policy)',
+    breakIt: (r) => {
+      at(r.mcpTools, 0).initialIntervalMs = 5_000;
+      at(r.mcpTools, 0).maxIntervalMs = 1_000;
+    },
+    violations: ['ce_mcp_tool[1]'],
+    reason: /max_interval_ms \(1000\) must be >= initial_interval_ms \(5000\)/,
+  },
+  {
     name: 'unknown http method',
     breakIt: (r) => void (at(r.mcpHttpTools, 0).httpMethod = 'FETCH'),
     violations: ['ce_mcp_http_tool[2]'],

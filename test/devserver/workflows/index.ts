@@ -168,3 +168,41 @@ export async function longLocalActivity(ms: number): Promise<string> {
   const { slow } = proxyLocalActivities<TestActivities>({ startToCloseTimeout: '10 seconds' });
   return slow(ms);
 }
+
+export const releaseSignal = defineSignal('release');
+export const holdUpdate = defineUpdate<number, [number]>('hold');
+
+/** Each `hold` update stays in flight (accepted, not completed) until a `release` signal; then `finish` ends the run. */
+export async function updateHolder(): Promise<number> {
+  let released = false;
+  let finished = false;
+  let held = 0;
+  setHandler(releaseSignal, () => void (released = true));
+  setHandler(finishSignal, () => void (finished = true));
+  setHandler(holdUpdate, async (n) => {
+    held++;
+    await condition(() => released);
+    return n;
+  });
+  await condition(() => finished);
+  return held;
+}
+
+/** Runs one activity with the given options; the workflow's own result is that activity's. */
+export async function pausableActivity(ms: number): Promise<string> {
+  const { heartbeating } = proxyActivities<TestActivities>({
+    startToCloseTimeout: '60 seconds',
+    heartbeatTimeout: '5 seconds',
+    retry: { initialInterval: 100, maximumAttempts: 3 },
+  });
+  return heartbeating(ms);
+}
+
+/** Upserts the Datetime attribute `name` from an ISO string (a Date cannot cross the JSON argument boundary). */
+export async function datetimeUpserter(name: string, iso: string): Promise<string> {
+  let finished = false;
+  setHandler(finishSignal, () => void (finished = true));
+  upsertSearchAttributes([{ key: { name, type: 'DATETIME' }, value: new Date(iso) }] as SearchAttributeUpdatePair[]);
+  await condition(() => finished);
+  return iso;
+}

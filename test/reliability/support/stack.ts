@@ -7,6 +7,7 @@ import { seedPacks } from '../../../db/seed';
 import { startDemoLlm } from '../../../demo/recorded-llm';
 import { DEMO_API_KEY, startDemoToolServer, type DemoToolServer } from '../../../demo/tool-server';
 import { startDevServer, type DevServer } from '../../../devserver';
+import type { TemporalCliServer } from '../../../cli/temporal/server';
 import type { ScriptedLlm } from '../../../scripted-llm';
 import { TURN_SEARCH_ATTRIBUTES } from '../../../workflows/search-attributes';
 import {
@@ -16,6 +17,7 @@ import {
   type WorkerProcessEnv,
 } from '../../support/child-processes';
 import { createTestDatabase, type TestDatabase } from '../../support/database';
+import { getTestTemporal, startOwnRealServer, usingRealServer } from '../../support/temporal';
 import { startToolProxy, type ToolProxy } from '../../support/tool-proxy';
 
 export interface StackOptions {
@@ -37,11 +39,22 @@ interface TemporalUnderTest {
   address: string;
   embedded?: DevServer;
   child?: ConvengineProcess;
+  /** In `npm run test:temporal`, `process` is a real server of its own with a SQLite file. */
+  real?: TemporalCliServer;
   persistPath?: string;
   port: number;
 }
 
 async function startTemporal(kind: StackOptions['temporal'], dir: string): Promise<TemporalUnderTest> {
+  if (usingRealServer) {
+    if (kind === 'embedded') {
+      const shared = await getTestTemporal();
+      return { address: shared.address, port: Number(shared.address.split(':').at(-1)) };
+    }
+    const persistPath = join(dir, 'temporal.sqlite');
+    const real = await startOwnRealServer({ dbFile: persistPath });
+    return { address: real.address, real, persistPath, port: real.port };
+  }
   if (kind === 'embedded') {
     const server = await startDevServer({ port: 0, searchAttributes: { ...TURN_SEARCH_ATTRIBUTES } });
     return { address: server.address, embedded: server, port: server.port };
@@ -151,9 +164,15 @@ export class ReliabilityStack {
     this.workers.splice(this.workers.indexOf(worker), 1);
   }
 
-  /** SIGKILLs the persistent dev server process and starts it again on the same port and file. */
+  /** SIGKILLs the persistent dev server process (or real server) and starts it again on the same port and file. */
   async restartDevServer(downMs = 0): Promise<void> {
-    const { child, persistPath, port } = this.temporal;
+    const { child, real, persistPath, port } = this.temporal;
+    if (real && persistPath) {
+      await real.kill();
+      if (downMs > 0) await new Promise((resolve) => setTimeout(resolve, downMs));
+      this.temporal.real = await startOwnRealServer({ dbFile: persistPath, port });
+      return;
+    }
     if (!child || !persistPath) throw new Error('restartDevServer needs temporal: "process"');
     await child.kill('SIGKILL');
     if (downMs > 0) await new Promise((resolve) => setTimeout(resolve, downMs));
@@ -167,6 +186,7 @@ export class ReliabilityStack {
     await Promise.all([...this.proxies.values()].map((p) => p.stop()));
     await this.client.connection.close().catch(() => undefined);
     await this.temporal.child?.stop();
+    await this.temporal.real?.stop();
     await this.temporal.embedded?.stop();
     await this.tools.stop();
     await this.llm.stop();

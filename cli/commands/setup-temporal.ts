@@ -1,0 +1,52 @@
+import { Connection } from '@temporalio/client';
+import { loadEnv } from '../../config/env';
+import { parseOptions, type CliCommand } from '../command';
+import { setupTemporalNamespace } from '../temporal/setup';
+
+const CONNECT_TIMEOUT_MS = 120_000;
+
+/** Connects, retrying while the cluster is still starting (compose starts this job next to it). */
+async function connectWhenUp(address: string, log: (line: string) => void): Promise<Connection> {
+  const deadline = Date.now() + CONNECT_TIMEOUT_MS;
+  for (;;) {
+    try {
+      const connection = await Connection.connect({ address, connectTimeout: 5_000 });
+      await connection.healthService.check({});
+      return connection;
+    } catch (err) {
+      if (Date.now() > deadline) throw err;
+      log(`waiting for Temporal at ${address}…`);
+      await new Promise((resolve) => setTimeout(resolve, 3_000));
+    }
+  }
+}
+
+export const setupTemporalCommand: CliCommand = {
+  name: 'setup-temporal',
+  summary: 'Create the Temporal namespace if missing and register the turn search attributes (idempotent).',
+  usage: [
+    'convengine setup-temporal [--retention-days 30]',
+    '',
+    'On TEMPORAL_ADDRESS: creates TEMPORAL_NAMESPACE when it does not exist (with that retention for',
+    'closed turns) and registers every search attribute the turn workflow upserts that it lacks.',
+    'docker-compose runs it as the temporal-bootstrap job; run it once for any other cluster.',
+  ].join('\n'),
+  async run(args, io) {
+    const { positional, options } = parseOptions(args);
+    const retentionDays = Number(options.get('retention-days')?.at(-1) ?? 30);
+    if (positional.length > 0 || !Number.isInteger(retentionDays) || retentionDays < 1) {
+      io.err('usage: convengine setup-temporal [--retention-days <positive integer>]');
+      return 2;
+    }
+    const env = loadEnv();
+    const address = env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
+    const connection = await connectWhenUp(address, io.err);
+    try {
+      await setupTemporalNamespace(connection, { namespace: env.TEMPORAL_NAMESPACE, retentionDays, log: io.out });
+      io.out(`namespace ${env.TEMPORAL_NAMESPACE} ready on ${address}`);
+      return 0;
+    } finally {
+      await connection.close();
+    }
+  },
+};

@@ -1,0 +1,97 @@
+import { join } from 'node:path';
+import { Connection } from '@temporalio/client';
+import type { Env, TemporalMode } from '../../config/env';
+import { startDevServer } from '../../devserver';
+import { TURN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { installedTemporalCli, TEMPORAL_CLI_VERSION, TEMPORAL_SERVER_VERSION } from '../temporal/binary';
+import { startTemporalCli } from '../temporal/server';
+import { setupTemporalNamespace } from '../temporal/setup';
+import type { Part } from './parts';
+
+export interface TemporalEndpoint {
+  address: string;
+  /** The Web UI, when the server serves one. */
+  uiUrl: string | null;
+  /** Which server this is, for the start banner. */
+  server: string;
+}
+
+export interface TemporalPartOptions {
+  env: Env;
+  /** Directory for the server's state (dev-server journal, SQLite file). */
+  home: string;
+  /** Preferred frontend port; another free one when it is taken. 0 = any free port. */
+  port: number;
+  mode: TemporalMode;
+  /** Serve the real server's Web UI (the demo's private stack does not need it). */
+  ui: boolean;
+}
+
+const isPortClash = (err: unknown) =>
+  /EADDRINUSE|address already in use|No address added|can't set (frontend|UI) port/i.test(String(err));
+
+/** A preferred port, or any free one when another server holds it: the zero-setup start keeps working. */
+async function onPreferredPort<T>(port: number, start: (port: number) => Promise<T>): Promise<T> {
+  return start(port).catch((err: unknown) => {
+    if (port !== 0 && isPortClash(err)) return start(0);
+    throw err;
+  });
+}
+
+/**
+ * Temporal for `convengine start` / the demo stack: TEMPORAL_ADDRESS when set (its namespace and
+ * search attributes are set up, best effort); else the real server (`temporal server start-dev`)
+ * when mode is `cli`, or `auto` and `npm run temporal:install` has been run; else the embedded dev server.
+ */
+export async function temporalPart(options: TemporalPartOptions): Promise<Part<TemporalEndpoint>> {
+  const { env } = options;
+  if (env.TEMPORAL_ADDRESS) return externalTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE);
+  const binary = options.mode === 'embedded' ? null : installedTemporalCli();
+  if (options.mode === 'cli' && !binary) {
+    throw new Error('--temporal=cli needs the Temporal CLI: run `npm run temporal:install` (Go required)');
+  }
+  return binary ? realServer(binary, options) : embeddedDevServer(options);
+}
+
+async function externalTemporal(address: string, namespace: string): Promise<Part<TemporalEndpoint>> {
+  const connection = await Connection.connect({ address });
+  // A cluster we do not own may refuse (permissions, Temporal Cloud): the worker then reports what is missing.
+  await setupTemporalNamespace(connection, { namespace, timeoutMs: 15_000 })
+    .catch(() => undefined)
+    .finally(() => connection.close());
+  return {
+    value: { address, uiUrl: null, server: `Temporal at ${address}` },
+    embedded: null,
+    stop: async () => undefined,
+  };
+}
+
+async function realServer(binary: string, options: TemporalPartOptions): Promise<Part<TemporalEndpoint>> {
+  const dbFile = join(options.home, 'temporal.sqlite');
+  const namespace = options.env.TEMPORAL_NAMESPACE;
+  const server = await onPreferredPort(options.port, (port) =>
+    // The Web UI where `temporal server start-dev` puts it by default: frontend port + 1000.
+    startTemporalCli({ binary, port, uiPort: port && port + 1000, ui: options.ui, dbFile, namespaces: [namespace] })
+  );
+  const name = `real Temporal server ${TEMPORAL_SERVER_VERSION} (Temporal CLI ${TEMPORAL_CLI_VERSION})`;
+  const ui = server.uiUrl ? `, Web UI ${server.uiUrl}` : '';
+  return {
+    value: { address: server.address, uiUrl: server.uiUrl, server: name },
+    embedded: `Temporal: ${name} at ${server.address}${ui} (namespace ${namespace}, state in ${dbFile})`,
+    stop: () => server.stop(),
+  };
+}
+
+async function embeddedDevServer(options: TemporalPartOptions): Promise<Part<TemporalEndpoint>> {
+  const devOptions = {
+    namespace: options.env.TEMPORAL_NAMESPACE,
+    persistPath: join(options.home, 'temporal-devserver.jsonl'),
+    searchAttributes: { ...TURN_SEARCH_ATTRIBUTES },
+  };
+  const server = await onPreferredPort(options.port, (port) => startDevServer({ ...devOptions, port }));
+  return {
+    value: { address: server.address, uiUrl: null, server: 'embedded dev server' },
+    embedded: `Temporal: embedded dev server at ${server.address} (namespace ${server.namespace}, state in ${devOptions.persistPath})`,
+    stop: () => server.stop(),
+  };
+}

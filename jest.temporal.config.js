@@ -1,0 +1,23 @@
+/**
+ * `npm run test:temporal`: the tiers that talk to Temporal, run against the real server that
+ * scripts/test-temporal.ts starts (TEMPORAL_ADDRESS, TEMPORAL_UI_URL), plus test/temporal/, which
+ * only makes sense there (the Web UI, the `temporal` CLI runbook, differential checks).
+ */
+const base = require('./jest.config');
+
+const workflow = base.projects.find((p) => p.displayName === 'workflow');
+const roots = ['devserver', 'workflows', 'replay', 'api', 'e2e', 'reliability', 'temporal'];
+
+module.exports = {
+  ...base,
+  projects: [
+    {
+      ...workflow,
+      displayName: 'real-temporal',
+      testMatch: roots.map((r) => `<rootDir>/test/${r}/**/*.test.ts`),
+      // Tests of our dev server's own internals (robustness, persistence): they start their own
+      // instance whatever TEMPORAL_ADDRESS says, so running them here would only repeat them.
+      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/devserver/server\\.test\\.ts$'],
+    },
+  ],
+};

@@ -1,0 +1,189 @@
+/**
+ * Differential conformance: what a client observes where our dev server and the real server
+ * (`npm run test:temporal`) were suspected to differ (issue #16 item 4). Each test runs on both;
+ * where they still differ, the expectation names both behaviours and docs/devserver.md says why.
+ */
+import { Context } from '@temporalio/activity';
+import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
+import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
+import { createHarness, eventTypes, eventually, usingRealServer, type Harness } from './harness';
+import { RawClient } from './raw-client';
+import type { pausableActivity, updateHolder } from './workflows';
+import { finishSignal, holdUpdate, incrementUpdate, releaseSignal } from './workflows';
+
+const E = temporal.api.enums.v1;
+const cancellations: string[] = [];
+const activities = {
+  async heartbeating(ms: number): Promise<string> {
+    const context = Context.current();
+    const end = Date.now() + ms;
+    try {
+      while (Date.now() < end) {
+        context.heartbeat();
+        await context.sleep(100);
+      }
+    } catch (err) {
+      cancellations.push(`${context.info.attempt}: ${(err as Error).message}`);
+      throw err;
+    }
+    return `finished on attempt ${context.info.attempt}`;
+  },
+};
+
+let harness: Harness;
+jest.setTimeout(120_000);
+beforeAll(async () => {
+  harness = await createHarness(activities);
+});
+afterAll(async () => harness?.close());
+
+/** One UpdateWorkflowExecution call with no client-side retries (the SDK's client retries RESOURCE_EXHAUSTED). */
+async function rawUpdate(workflowId: string, updateId: string, stage: 'ADMITTED' | 'ACCEPTED' = 'ACCEPTED') {
+  const raw = new RawClient(harness.temporal.address);
+  try {
+    return await raw.call('UpdateWorkflowExecution', {
+      namespace: harness.temporal.namespace,
+      workflowExecution: { workflowId },
+      request: { meta: { updateId }, input: { name: holdUpdate.name, args: { payloads: [] } } },
+      waitPolicy: {
+        lifecycleStage: E.UpdateWorkflowExecutionLifecycleStage[`UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_${stage}`],
+      },
+    });
+  } finally {
+    raw.close();
+  }
+}
+
+test('an update rejected by its validator: no events on the real server, a workflow task on ours', async () => {
+  const handle = await harness.client.workflow.start('accumulator', {
+    taskQueue: harness.taskQueue,
+    workflowId: harness.id('rejected-update'),
+    args: [0],
+  });
+  await handle.executeUpdate(incrementUpdate, { args: [1] });
+  const before = await eventTypes(handle);
+  await expect(handle.executeUpdate(incrementUpdate, { args: [-1] })).rejects.toThrow();
+  const added = (await eventTypes(handle)).slice(before.length);
+  // The real server runs the validator on a speculative workflow task and drops it on rejection.
+  expect(added).toEqual(
+    usingRealServer ? [] : ['WORKFLOW_TASK_SCHEDULED', 'WORKFLOW_TASK_STARTED', 'WORKFLOW_TASK_COMPLETED']
+  );
+  await handle.signal(finishSignal);
+  await handle.result();
+});
+
+test('the 11th in-flight update of one execution is refused with RESOURCE_EXHAUSTED (history.maxInFlightUpdates)', async () => {
+  const handle = await harness.client.workflow.start<typeof updateHolder>('updateHolder', {
+    taskQueue: harness.taskQueue,
+    workflowId: harness.id('in-flight'),
+  });
+  const held = await Promise.all(
+    Array.from({ length: 10 }, (_, i) => handle.startUpdate(holdUpdate, { args: [i], waitForStage: 'ACCEPTED' }))
+  );
+  await expect(rawUpdate(handle.workflowId, 'eleventh')).rejects.toMatchObject({
+    code: 8,
+    details: 'limit on number of concurrent in-flight updates has been reached (10)',
+  });
+  // Waiting for ADMITTED only is refused before the limit is looked at.
+  await expect(rawUpdate(handle.workflowId, 'admitted-only', 'ADMITTED')).rejects.toMatchObject({
+    code: 7,
+    details: 'UpdateWorkflowExecution issued asynchronously and waiting on update admitted is not supported.',
+  });
+  await handle.signal(releaseSignal);
+  expect(await Promise.all(held.map((u) => u.result()))).toEqual([0, 1, 2, 3, 4, 5, 6, 7, 8, 9]);
+  await expect(handle.executeUpdate(holdUpdate, { args: [10] })).resolves.toBe(10);
+  await handle.signal(finishSignal);
+  expect(await handle.result()).toBe(11);
+});
+
+test('a workflow ID is reusable at once: server 1.29 does not enforce workflowIdReuseMinimalInterval on start', async () => {
+  const workflowId = harness.id('reuse');
+  const options = { taskQueue: harness.taskQueue, workflowId, args: [0] };
+  const first = await harness.client.workflow.start('accumulator', options);
+  await first.signal(finishSignal);
+  await first.result();
+  const again = await harness.client.workflow.start('accumulator', {
+    ...options,
+    workflowIdReusePolicy: WorkflowIdReusePolicy.ALLOW_DUPLICATE,
+  });
+  // Nor on TERMINATE_EXISTING right after that start (history.enableWorkflowIdReuseStartTimeValidation is off).
+  const third = await harness.client.workflow.start('accumulator', {
+    ...options,
+    workflowIdConflictPolicy: WorkflowIdConflictPolicy.TERMINATE_EXISTING,
+  });
+  expect(third.firstExecutionRunId).not.toBe(again.firstExecutionRunId);
+  const previous = harness.client.workflow.getHandle(workflowId, again.firstExecutionRunId);
+  expect((await previous.describe()).status.name).toBe('TERMINATED');
+  await third.signal(finishSignal);
+  await third.result();
+});
+
+test('a Datetime search attribute round-trips at millisecond precision through describe and list', async () => {
+  const key = defineSearchAttributeKey('DifferentialDatetime', SearchAttributeType.DATETIME);
+  await harness.client.connection.operatorService
+    .addSearchAttributes({
+      namespace: harness.temporal.namespace,
+      searchAttributes: { [key.name]: E.IndexedValueType.INDEXED_VALUE_TYPE_DATETIME },
+    })
+    .catch((err: { code?: number }) => {
+      if (err.code !== 6) throw err; // ALREADY_EXISTS from an earlier run on the same server
+    });
+  const handle = await harness.client.workflow.start('datetimeUpserter', {
+    taskQueue: harness.taskQueue,
+    workflowId: harness.id('datetime'),
+    args: [key.name, '2024-01-02T03:04:05.678Z'],
+    typedSearchAttributes: [{ key, value: new Date('2030-05-06T07:08:09.123Z') }],
+  });
+  const stored = async () => {
+    const info = (await handle.describe()).raw.workflowExecutionInfo;
+    return Buffer.from(info?.searchAttributes?.indexedFields?.[key.name]?.data ?? []).toString();
+  };
+  expect(await stored()).toBe('"2030-05-06T07:08:09.123Z"');
+  await eventually(async () => {
+    expect((await handle.describe()).typedSearchAttributes.get(key)?.toISOString()).toBe('2024-01-02T03:04:05.678Z');
+    expect(await stored()).toBe('"2024-01-02T03:04:05.678Z"');
+    const listed = [];
+    for await (const w of harness.client.workflow.list({ query: `WorkflowId = '${handle.workflowId}'` }))
+      listed.push(w);
+    expect(listed[0]?.typedSearchAttributes.get(key)?.toISOString()).toBe('2024-01-02T03:04:05.678Z');
+  });
+  await handle.signal(finishSignal);
+  await handle.result();
+});
+
+test('PauseActivity: the real server pauses and the worker sees a PAUSED cancellation; ours answers UNIMPLEMENTED', async () => {
+  const handle = await harness.client.workflow.start<typeof pausableActivity>('pausableActivity', {
+    taskQueue: harness.taskQueue,
+    workflowId: harness.id('pause'),
+    args: [4_000],
+  });
+  const execution = { workflowId: handle.workflowId };
+  const namespace = harness.temporal.namespace;
+  await eventually(async () => {
+    const d = await handle.describe();
+    expect(d.raw.pendingActivities?.[0]?.state).toBe(E.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED);
+  });
+  const pause = harness.client.workflowService.pauseActivity({ namespace, execution, id: '1', reason: 'differential' });
+  if (!usingRealServer) {
+    await expect(pause).rejects.toMatchObject({ code: 12 });
+    await handle.terminate();
+    return;
+  }
+  await pause;
+  await eventually(async () => {
+    const pending = (await handle.describe()).raw.pendingActivities?.[0];
+    expect(pending).toMatchObject({ state: E.PendingActivityState.PENDING_ACTIVITY_STATE_PAUSED, paused: true });
+    expect(pending?.pauseInfo?.manual?.reason).toBe('differential');
+    expect(cancellations).toContain('1: PAUSED');
+  });
+  await harness.client.workflowService.unpauseActivity({ namespace, execution, id: '1' });
+  expect(await handle.result()).toBe('finished on attempt 2');
+});
+
+test('custom search attributes: ours predefines the CustomXxxField set, start-dev 1.29 registers none', async () => {
+  const listed = await harness.client.connection.operatorService.listSearchAttributes({
+    namespace: harness.temporal.namespace,
+  });
+  expect(Object.keys(listed.customAttributes ?? {}).includes('CustomKeywordField')).toBe(!usingRealServer);
+});

@@ -1,0 +1,156 @@
+/**
+ * docs/runbook.md, run as written: each `<!-- recipe: NAME -->` shell block is executed by bash with
+ * the real `temporal` CLI against the real server of `npm run test:temporal`, on turns put in the
+ * state the recipe is for (a failed turn, a tool activity waiting to retry, a parked approval).
+ */
+import { execFile } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
+import type { TurnResult } from '../../core/turn/contracts';
+import { eventually } from '../devserver/harness';
+import { extracted, loanConfig, plan } from '../support/loan-config';
+import { answer, callTool, orderConfig, ORDER_STATUS, ORDER_TRACE } from '../support/order-config';
+import { temporalCliBinary } from '../support/temporal';
+import { WorkflowHarness } from '../support/workflow-harness';
+
+const RUNBOOK = readFileSync(join(__dirname, '..', '..', 'docs', 'runbook.md'), 'utf8');
+const RECIPES = new Map(
+  [...RUNBOOK.matchAll(/<!-- recipe: (\S+) -->\s*```bash\n([\s\S]*?)```/g)].map((m) => [m[1], m[2]])
+);
+const ORDER_MESSAGE = 'Check order ORD-7017 status and trace.';
+
+let h: WorkflowHarness;
+let responseStepBroken = false;
+
+jest.setTimeout(180_000);
+
+beforeAll(async () => {
+  h = await WorkflowHarness.start({
+    activities: (base) => ({
+      ...base,
+      ResponseResolution: async (input) => {
+        if (responseStepBroken)
+          throw ApplicationFailure.nonRetryable('response templates unavailable', 'RESPONSE_DOWN');
+        return base.ResponseResolution(input);
+      },
+    }),
+  });
+});
+afterAll(async () => h?.stop());
+
+/** Runs one recipe of the runbook with bash; resolves with its stdout, rejects with its output on failure. */
+function recipe(name: string, vars: Record<string, string>): Promise<string> {
+  const script = RECIPES.get(name);
+  if (!script) throw new Error(`docs/runbook.md has no recipe ${name}`);
+  const env = {
+    ...process.env,
+    PATH: `${dirname(temporalCliBinary())}:${process.env.PATH ?? ''}`,
+    TEMPORAL_ADDRESS: h.temporal.address,
+    TEMPORAL_NAMESPACE: h.temporal.namespace,
+    ...vars,
+  };
+  return new Promise((resolve, reject) => {
+    execFile('bash', ['-c', `set -euo pipefail\n${script}`], { env, timeout: 60_000 }, (err, stdout, stderr) =>
+      err ? reject(new Error(`recipe ${name} failed: ${err.message}\n${stdout}\n${stderr}`)) : resolve(stdout)
+    );
+  });
+}
+
+test('the runbook has the five recipes this file runs', () => {
+  expect([...RECIPES.keys()]).toEqual(['find-failed', 'read-history', 'retry-tool', 'reset-turn', 'approve']);
+});
+
+describe('a turn failed by a step', () => {
+  const conversationId = crypto.randomUUID();
+  const turn = `turn-${conversationId}-1`;
+
+  beforeAll(async () => {
+    await h.mcp.configure(orderConfig());
+    h.mcp.setHandlers({});
+    h.mcp.llm.setScript([
+      callTool('mock.order.status', { orderId: 'ORD-7017' }),
+      answer('Order ORD-7017 is SUBMITTED.'),
+    ]);
+    responseStepBroken = true;
+    const reply = await h.send({ conversationId, message: ORDER_MESSAGE });
+    expect(reply).toMatchObject({ kind: 'FAILED', failureType: 'RESPONSE_DOWN', ref: { workflowId: turn } });
+  });
+
+  test('find-failed lists it by outcome and by conversation', async () => {
+    await eventually(async () => {
+      const out = await recipe('find-failed', { CONVERSATION: conversationId });
+      expect(out.split(turn).length - 1).toBe(3);
+    }, 20_000);
+  });
+
+  test('read-history shows the failure and every step and tool call by its summary', async () => {
+    const out = await recipe('read-history', { TURN: turn });
+    expect(out).toContain('response templates unavailable');
+    expect(out).toContain('ActivityTaskFailed');
+    expect(out).toContain('McpToolCall: mock.order.status (call 1, READ_ONLY)');
+    expect(out).toContain('McpPlan: planner iteration 2');
+  });
+
+  test('reset-turn re-runs the turn from the failed step once it is fixed, without calling the LLM again', async () => {
+    responseStepBroken = false;
+    await recipe('reset-turn', { TURN: turn });
+    const result = (await h.client.workflow.getHandle(turn).result()) as TurnResult;
+    expect(result.payload.value).toBe('Done: Order ORD-7017 is SUBMITTED.');
+    expect(h.mcp.llm.unconsumed()).toEqual([]);
+    const runs = [];
+    for await (const run of h.client.workflow.list({ query: `WorkflowId = '${turn}'` })) runs.push(run.status.name);
+    expect(runs.sort()).toEqual(['COMPLETED', 'FAILED']);
+  });
+});
+
+test('retry-tool runs a tool activity waiting out its backoff again at once, once the upstream is back', async () => {
+  const slowRetries = { ...ORDER_STATUS, maxAttempts: 5, initialIntervalMs: 120_000 };
+  responseStepBroken = false;
+  await h.mcp.configure({ ...orderConfig(), mcpTools: [slowRetries, ORDER_TRACE] });
+  let upstreamDown = true;
+  let calls = 0;
+  h.mcp.setHandlers({
+    'mock.order.status': async () => {
+      calls += 1;
+      if (upstreamDown) throw new Error('order service unavailable');
+      return { status: 'SUBMITTED', orderId: 'ORD-7017' };
+    },
+  });
+  h.mcp.llm.setScript([callTool('mock.order.status', { orderId: 'ORD-7017' }), answer('Order ORD-7017 is SUBMITTED.')]);
+  const conversationId = crypto.randomUUID();
+  const turn = `turn-${conversationId}-1`;
+  const sent = h.send({ conversationId, message: ORDER_MESSAGE });
+  await eventually(async () => {
+    const pending = (await h.client.workflow.getHandle(turn).describe()).raw.pendingActivities ?? [];
+    expect(pending[0]).toMatchObject({ activityType: { name: 'McpToolCall' }, attempt: 2 });
+  }, 30_000);
+  upstreamDown = false;
+  const out = await recipe('retry-tool', { TURN: turn });
+  expect(out).toContain('order service unavailable');
+  const result = (await h.client.workflow.getHandle(turn).result()) as TurnResult;
+  expect(result.payload.value).toBe('Done: Order ORD-7017 is SUBMITTED.');
+  expect(calls).toBe(2);
+  await sent;
+});
+
+test('approve decides a parked approval with temporal workflow update execute; the write runs once', async () => {
+  responseStepBroken = false;
+  await h.mcp.configure(loanConfig({ submitNeedsApproval: true }));
+  h.mcp.setHandlers({});
+  h.mcp.toolServer.counters.reset();
+  h.mcp.llm.setScript([
+    extracted('CUST-1001'),
+    plan('loan.credit.rating.check', 'CUST-1001'),
+    plan('loan.application.submit', 'CUST-1001'),
+    answer('Submitted LA-90311.'),
+  ]);
+  const parked = await h.send({ message: 'Apply loan for customer CUST-1001, amount 350000 for 36 months.' });
+  if (parked.kind !== 'AWAITING_APPROVAL') throw new Error(`expected a parked turn, got ${parked.kind}`);
+  expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(0);
+  const out = await recipe('approve', { TURN: parked.ref.workflowId });
+  expect(out).toContain(parked.ref.workflowId);
+  const result = (await h.client.workflow.getHandle(parked.ref.workflowId).result()) as TurnResult;
+  expect(result.payload.value).toBe('Submitted LA-90311.');
+  expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(1);
+});

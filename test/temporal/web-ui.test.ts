@@ -1,0 +1,104 @@
+/**
+ * The real Temporal Web UI in a real browser (Chromium from Debian, driven by playwright-core): what
+ * an operator sees of a turn without reading JSON. Runs in `npm run test:temporal`, which serves the
+ * UI at TEMPORAL_UI_URL. `UPDATE_SCREENSHOTS=1` also writes docs/images/temporal-ui-turn.png.
+ */
+import { copyFileSync, mkdtempSync, statSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { DemoTurnRecord } from '../../demo/demo-runner';
+import { activityEntries, upsertedSearchAttributes } from '../support/history';
+import { callTool, maxLoops, orderConfig } from '../support/order-config';
+import { runSeedConversations } from '../support/seed-turns';
+import { WorkflowHarness } from '../support/workflow-harness';
+
+const CHROMIUM = '/usr/bin/chromium';
+const SCREENSHOT = join(__dirname, '..', '..', 'docs', 'images', 'temporal-ui-turn.png');
+
+let h: WorkflowHarness;
+let browser: Browser;
+let loanTurn: DemoTurnRecord;
+let loopLimitTurn: string;
+
+jest.setTimeout(180_000);
+
+function uiUrl(): string {
+  const url = process.env.TEMPORAL_UI_URL;
+  if (!url) throw new Error('TEMPORAL_UI_URL is not set: run this file with `npm run test:temporal`');
+  return url;
+}
+
+beforeAll(async () => {
+  h = await WorkflowHarness.start();
+  const records = await runSeedConversations(h, ['loan-confirmation']);
+  loanTurn = records.find((r) => r.turn === 3) as DemoTurnRecord;
+  // A planner that never answers: the order-diagnostics config with a loop limit of 3.
+  await h.mcp.configure(orderConfig({ configs: [maxLoops(3)] }));
+  h.mcp.llm.setScript([1, 2, 3].map((n) => callTool('mock.order.status', { orderId: `ORD-70${n}` })));
+  const reply = await h.send({ message: 'Check order ORD-7017 status and trace.' });
+  if (reply.kind !== 'COMPLETED') throw new Error(`loop-limit turn did not complete: ${JSON.stringify(reply)}`);
+  loopLimitTurn = reply.ref.workflowId;
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await h?.stop();
+});
+
+/** The turn's page once its event history has loaded. */
+async function openTurn(workflowId: string): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1600, height: 1400 } });
+  await page.goto(`${uiUrl()}/namespaces/${h.temporal.namespace}/workflows/${workflowId}`);
+  await page.getByText('LoadOrCreateConversation').first().waitFor();
+  await page.getByText('Loading...').waitFor({ state: 'hidden' });
+  return page;
+}
+
+async function searchAttributesTab(page: Page): Promise<string> {
+  await page.getByText('Search Attributes', { exact: true }).first().click();
+  await page.getByText('"TurnOutcome"').waitFor();
+  return page.innerText('body');
+}
+
+test('a planner turn shows every step and tool call by name, from the activity summaries', async () => {
+  const page = await openTurn(loanTurn.workflowId as string);
+  const text = await page.innerText('body');
+  const activities = activityEntries(await h.history(loanTurn.workflowId as string));
+  expect(activities.length).toBeGreaterThan(25);
+  for (const activity of activities) expect(text).toContain(`${activity.type} • ${activity.summary}`);
+  expect(text).toContain('McpToolCall • McpToolCall: loan.credit.rating.check (call 1, READ_ONLY)');
+  expect(text).toContain('McpToolCall • McpToolCall: loan.application.submit (call 4, IDEMPOTENT_WRITE)');
+  // Payloads are plain JSON (no codec), so input and result read as text, not base64 blobs.
+  expect(text).toContain('"message": "Looks good, go ahead."');
+  const shot = join(mkdtempSync(join(tmpdir(), 'ce-ui-')), 'temporal-ui-turn.png');
+  await page.screenshot({ path: shot });
+  expect(statSync(shot).size).toBeGreaterThan(50_000);
+  if (process.env.UPDATE_SCREENSHOTS === '1') copyFileSync(shot, SCREENSHOT);
+  await page.close();
+});
+
+test("the turn's outcome and config version are in its search attributes, and the list filters on them", async () => {
+  const attributes = upsertedSearchAttributes(await h.history(loanTurn.workflowId as string));
+  const page = await openTurn(loanTurn.workflowId as string);
+  const text = await searchAttributesTab(page);
+  expect(text).toContain('"TurnOutcome": "ANSWERED"');
+  expect(text).toContain(`"ConfigVersion": "${String(attributes['ConfigVersion'])}"`);
+  expect(text).toContain('"Intent": "LOAN_APPLICATION"');
+  const query = encodeURIComponent(`ConversationId="${loanTurn.conversationId}" AND TurnOutcome="ANSWERED"`);
+  await page.goto(`${uiUrl()}/namespaces/${h.temporal.namespace}/workflows?query=${query}`);
+  await page
+    .getByText(loanTurn.workflowId as string)
+    .first()
+    .waitFor();
+  expect(await page.innerText('body')).toMatch(/1–3\s+of 3/);
+  await page.close();
+});
+
+test('a loop limit is visible as its own decision, and as the turn outcome', async () => {
+  const page = await openTurn(loopLimitTurn);
+  expect(await page.innerText('body')).toContain('RecordTurnDecision • LOOP_LIMIT: reason=MCP_TOOL_MAX_LOOPS limit=3');
+  expect(await searchAttributesTab(page)).toContain('"TurnOutcome": "LOOP_LIMIT"');
+  await page.close();
+});
