@@ -1,3 +1,4 @@
 /** Workflow entry points loaded by the worker bundle. */
 export { conversationTurn } from './conversation-turn';
+export { activityRoundTripProbe } from './probe';
 export * from './messages';

@@ -2,6 +2,7 @@ import type { CliCommand } from '../command';
 import { apiCommand } from './api';
 import { demoCommand } from './demo';
 import { devserverCommand } from './devserver';
+import { doctorCommand } from './doctor';
 import { historyCommand } from './history';
 import { migrateCommand } from './migrate';
 import { seedCommand } from './seed';
@@ -19,6 +20,7 @@ export const commands: CliCommand[] = [
   apiCommand,
   devserverCommand,
   setupTemporalCommand,
+  doctorCommand,
   migrateCommand,
   seedCommand,
   validateConfigCommand,

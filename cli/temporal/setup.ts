@@ -54,7 +54,10 @@ async function ensureNamespace(connection: Connection, options: SetupOptions): P
 }
 
 /** The turn attributes the namespace lacks; a name registered with another type is an error. */
-async function missingAttributes(connection: Connection, namespace: string): Promise<Record<string, IndexedValueType>> {
+export async function missingTurnSearchAttributes(
+  connection: Connection,
+  namespace: string
+): Promise<Record<string, IndexedValueType>> {
   const listed = await connection.operatorService.listSearchAttributes({ namespace });
   const existing = { ...listed.systemAttributes, ...listed.customAttributes };
   const missing: Record<string, IndexedValueType> = {};
@@ -81,7 +84,7 @@ export async function setupTemporalNamespace(connection: Connection, options: Se
   const deadline = Date.now() + (options.timeoutMs ?? 60_000);
   for (;;) {
     try {
-      const missing = await missingAttributes(connection, options.namespace);
+      const missing = await missingTurnSearchAttributes(connection, options.namespace);
       if (Object.keys(missing).length === 0) return [];
       await connection.operatorService.addSearchAttributes({ namespace: options.namespace, searchAttributes: missing });
       options.log?.(`registered search attributes ${Object.keys(missing).join(', ')} on ${options.namespace}`);

@@ -1,0 +1,50 @@
+import { DefaultLogger, Runtime } from '@temporalio/worker';
+import { loadEnv } from '../../config/env';
+import { parseOptions, type CliCommand } from '../command';
+import { checkDatabase, checkRoundTrip, checkTemporal, type Finding } from '../doctor/checks';
+
+const USAGE = [
+  'convengine doctor [--address host:port] [--namespace name] [--json] [--strict]',
+  '',
+  'Checks what a worker and the API depend on, on TEMPORAL_ADDRESS (or --address) and DATABASE_URL:',
+  '  temporal           the namespace answers',
+  '  search-attributes  every turn search attribute is registered',
+  '  round-trip         one activity round trip, timed with a probe workflow on a task queue of its own;',
+  '                     above 30 ms it warns and names the two server settings that fix it',
+  '  database           (when DATABASE_URL is set) every migration of this build is applied',
+  'Exit code: 1 when a check fails; warnings fail only with --strict.',
+].join('\n');
+
+const KNOWN_OPTIONS = new Set(['address', 'namespace', 'json', 'strict']);
+
+export const doctorCommand: CliCommand = {
+  name: 'doctor',
+  summary: 'Check the Temporal namespace, the activity round trip (slow-server warning) and the database.',
+  usage: USAGE,
+  async run(args, io) {
+    const { positional, options } = parseOptions(args);
+    const unknown = [...options.keys()].filter((name) => !KNOWN_OPTIONS.has(name));
+    if (positional.length > 0 || unknown.length > 0) {
+      io.err(`doctor: unexpected argument(s): ${[...positional, ...unknown.map((u) => `--${u}`)].join(' ')}`);
+      io.err(`Usage: ${USAGE}`);
+      return 2;
+    }
+    const env = loadEnv();
+    const address = options.get('address')?.at(-1) ?? env.TEMPORAL_ADDRESS;
+    const namespace = options.get('namespace')?.at(-1) ?? env.TEMPORAL_NAMESPACE;
+    if (!address || address === 'true') {
+      io.err('doctor: no Temporal server to check: set TEMPORAL_ADDRESS or pass --address host:port');
+      return 2;
+    }
+    // The probe's worker would otherwise print its lifecycle at INFO between the findings.
+    Runtime.install({ logger: new DefaultLogger('WARN') });
+    const findings: Finding[] = await checkTemporal(address, namespace);
+    if (findings[0]?.level === 'ok') findings.push(await checkRoundTrip(address, namespace));
+    if (env.DATABASE_URL) findings.push(await checkDatabase(env.DATABASE_URL));
+    for (const f of findings) {
+      io.out(options.has('json') ? JSON.stringify(f) : `${f.level.padEnd(4)} ${f.check.padEnd(17)} ${f.message}`);
+    }
+    if (findings.some((f) => f.level === 'fail')) return 1;
+    return options.has('strict') && findings.some((f) => f.level === 'warn') ? 1 : 0;
+  },
+};

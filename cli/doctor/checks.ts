@@ -1,0 +1,106 @@
+import { Connection } from '@temporalio/client';
+import { openDatabase } from '../../db/pool';
+import { readMigrations } from '../../db/migrate';
+import { probeActivityRoundTrip } from '../../worker/probe';
+import { missingTurnSearchAttributes } from '../temporal/setup';
+
+/**
+ * `convengine doctor`'s checks. Each returns a finding; none throws, so one broken part never hides
+ * what the others would have said.
+ */
+export type FindingLevel = 'ok' | 'warn' | 'fail';
+
+export interface Finding {
+  check: 'temporal' | 'search-attributes' | 'round-trip' | 'database';
+  level: FindingLevel;
+  message: string;
+  /** Measured figure, where the check measures one. */
+  msPerActivity?: number;
+}
+
+/**
+ * Above this, a sequential turn's orchestration alone costs seconds: the usual cause is a server at
+ * its defaults (docs/benchmarks.md: ~100 ms per round trip at the default transfer-queue poll rate,
+ * ~7 ms with the shipped dynamic config).
+ */
+export const SLOW_ROUND_TRIP_MS = 30;
+
+export const SLOW_SERVER_ADVICE =
+  'set history.transferProcessorMaxPollRPS=1000 and system.enableActivityEagerExecution=true in the ' +
+  "server's dynamic config (deploy/temporal/dynamicconfig/convengine-sql.yaml); see the README, " +
+  '"Run on your own Temporal", and docs/benchmarks.md';
+
+function reason(err: unknown): string {
+  return err instanceof Error ? (err.message.split('\n')[0] ?? err.name) : String(err);
+}
+
+export async function checkTemporal(address: string, namespace: string): Promise<Finding[]> {
+  let connection: Connection;
+  try {
+    connection = await Connection.connect({ address, connectTimeout: 5_000 });
+    await connection.workflowService.describeNamespace({ namespace });
+  } catch (err) {
+    return [
+      { check: 'temporal', level: 'fail', message: `cannot use namespace ${namespace} on ${address}: ${reason(err)}` },
+    ];
+  }
+  const findings: Finding[] = [{ check: 'temporal', level: 'ok', message: `namespace ${namespace} on ${address}` }];
+  try {
+    const missing = Object.keys(await missingTurnSearchAttributes(connection, namespace));
+    findings.push(
+      missing.length === 0
+        ? { check: 'search-attributes', level: 'ok', message: 'every turn search attribute is registered' }
+        : {
+            check: 'search-attributes',
+            level: 'fail',
+            message: `missing ${missing.join(', ')}: run \`convengine setup-temporal\``,
+          }
+    );
+  } catch (err) {
+    findings.push({ check: 'search-attributes', level: 'fail', message: reason(err) });
+  } finally {
+    await connection.close();
+  }
+  return findings;
+}
+
+/** Times a chain of empty activities on a private task queue (worker/probe.ts). */
+export async function checkRoundTrip(address: string, namespace: string): Promise<Finding> {
+  try {
+    const { msPerActivity } = await probeActivityRoundTrip({ address, namespace });
+    const figure = `${msPerActivity.toFixed(1)} ms per activity round trip`;
+    if (msPerActivity > SLOW_ROUND_TRIP_MS) {
+      return {
+        check: 'round-trip',
+        level: 'warn',
+        msPerActivity,
+        message: `${figure} (above ${SLOW_ROUND_TRIP_MS} ms: turns will be slow): ${SLOW_SERVER_ADVICE}`,
+      };
+    }
+    return { check: 'round-trip', level: 'ok', msPerActivity, message: figure };
+  } catch (err) {
+    return { check: 'round-trip', level: 'fail', message: `the probe workflow did not complete: ${reason(err)}` };
+  }
+}
+
+/** Connects and compares the applied migrations with the ones this build ships. */
+export async function checkDatabase(databaseUrl: string): Promise<Finding> {
+  const handle = openDatabase(databaseUrl, { max: 1, connectionTimeoutMillis: 5_000 });
+  try {
+    const { rows } = await handle.pool.query<{ name: string }>('SELECT name FROM ce_schema_migrations');
+    const applied = new Set(rows.map((r) => r.name));
+    const pending = readMigrations().filter((m) => !applied.has(m.name));
+    if (pending.length > 0) {
+      return {
+        check: 'database',
+        level: 'fail',
+        message: `${pending.length} migration(s) not applied (${pending.map((m) => m.name).join(', ')}): run \`convengine migrate\``,
+      };
+    }
+    return { check: 'database', level: 'ok', message: `connected; ${applied.size} migrations applied` };
+  } catch (err) {
+    return { check: 'database', level: 'fail', message: `cannot read the schema: ${reason(err)}` };
+  } finally {
+    await handle.close();
+  }
+}

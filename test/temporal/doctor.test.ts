@@ -1,0 +1,63 @@
+/**
+ * `convengine doctor` on the real server: at the server's defaults the activity round trip is slow
+ * enough to warn (the transfer queue is polled 20 times a second), and the warning names both
+ * settings; with the shipped dynamic config (the server of `npm run test:temporal`) the same probe
+ * is faster than at the defaults.
+ */
+import { startTemporalCli, type TemporalCliServer } from '../../cli/temporal/server';
+import { runConvengine } from '../support/run-cli';
+import { temporalCliBinary } from '../support/temporal';
+
+jest.setTimeout(240_000);
+
+interface Finding {
+  check: string;
+  level: string;
+  message: string;
+  msPerActivity?: number;
+}
+
+async function roundTrip(address: string, namespace: string, extra: string[] = []): Promise<Finding> {
+  const run = await runConvengine(['doctor', '--address', address, '--namespace', namespace, '--json', ...extra], {
+    DATABASE_URL: '',
+  });
+  const findings = run.stdout
+    .trim()
+    .split('\n')
+    .map((line) => JSON.parse(line) as Finding);
+  const found = findings.find((f) => f.check === 'round-trip');
+  if (!found) throw new Error(`doctor printed no round trip: ${run.stdout}${run.stderr}`);
+  return found;
+}
+
+describe('convengine doctor on the real server', () => {
+  let defaults: TemporalCliServer;
+  beforeAll(async () => {
+    defaults = await startTemporalCli({ binary: temporalCliBinary(), serverDefaults: true });
+  });
+  afterAll(async () => defaults?.stop());
+
+  it('warns at the server defaults, naming both settings, and --strict makes the warning fail', async () => {
+    const slow = await roundTrip(defaults.address, 'default');
+    expect(slow.level).toBe('warn');
+    expect(slow.msPerActivity).toBeGreaterThan(30);
+    expect(slow.message).toContain('history.transferProcessorMaxPollRPS');
+    expect(slow.message).toContain('system.enableActivityEagerExecution');
+    const strict = await runConvengine(
+      ['doctor', '--address', defaults.address, '--namespace', 'default', '--strict'],
+      {
+        DATABASE_URL: '',
+      }
+    );
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toMatch(/^warn round-trip/m);
+  });
+
+  it('measures the shipped configuration faster than the defaults', async () => {
+    const address = process.env.TEMPORAL_ADDRESS;
+    if (!address) throw new Error('run through `npm run test:temporal`: it starts the server with the shipped config');
+    const shipped = await roundTrip(address, process.env.TEMPORAL_NAMESPACE ?? 'default');
+    const slow = await roundTrip(defaults.address, 'default');
+    expect(shipped.msPerActivity).toBeLessThan(slow.msPerActivity as number);
+  });
+});

@@ -1,0 +1,75 @@
+import { randomUUID } from 'node:crypto';
+import { Client, Connection } from '@temporalio/client';
+import { NativeConnection, Worker } from '@temporalio/worker';
+import type { ProbeActivities } from '../workflows/probe';
+import { workflowSource } from './bundle';
+
+/** What one activity round trip costs on a server, measured by `convengine doctor`. */
+export interface RoundTripProbeResult {
+  /** Median over the timed runs of (run wall time ÷ activities per run). */
+  msPerActivity: number;
+  /** Every timed run's figure, in order. */
+  samplesMs: number[];
+}
+
+export interface RoundTripProbeOptions {
+  address: string;
+  namespace: string;
+  /** Activities chained in one probe workflow. */
+  activitiesPerRun?: number;
+  /** Timed runs after one untimed warm-up. */
+  runs?: number;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+}
+
+/**
+ * Runs the probe workflow (workflows/probe.ts) on a private task queue, with a worker of its own
+ * in this process, and times it. The worker is built like the turn worker (same bundle source), so
+ * the figure is what a turn's steps pay per round trip on this server, minus the steps' own work.
+ */
+export async function probeActivityRoundTrip(options: RoundTripProbeOptions): Promise<RoundTripProbeResult> {
+  const activitiesPerRun = options.activitiesPerRun ?? 5;
+  const runs = options.runs ?? 3;
+  const taskQueue = `convengine-doctor-${randomUUID()}`;
+  const activities: ProbeActivities = { probeNoop: async () => undefined };
+  const workerConnection = await NativeConnection.connect({ address: options.address });
+  const clientConnection = await Connection.connect({ address: options.address });
+  try {
+    const worker = await Worker.create({
+      connection: workerConnection,
+      namespace: options.namespace,
+      taskQueue,
+      activities,
+      ...workflowSource(),
+    });
+    const client = new Client({ connection: clientConnection, namespace: options.namespace });
+    const runOnce = () =>
+      client.workflow.execute('activityRoundTripProbe', {
+        taskQueue,
+        workflowId: `convengine-doctor-${randomUUID()}`,
+        args: [activitiesPerRun],
+        workflowExecutionTimeout: '60 seconds',
+      });
+    const samplesMs = await worker.runUntil(async () => {
+      await runOnce();
+      const samples: number[] = [];
+      for (let i = 0; i < runs; i++) {
+        const started = performance.now();
+        await runOnce();
+        samples.push((performance.now() - started) / activitiesPerRun);
+      }
+      return samples;
+    });
+    return { msPerActivity: median(samplesMs), samplesMs };
+  } finally {
+    await clientConnection.close();
+    await workerConnection.close();
+  }
+}
