@@ -5,13 +5,13 @@
  * (handing tasks to pollers, waking long polls) is deferred to its end.
  */
 import { randomUUID } from 'node:crypto';
-import { workflowNotFound } from '../errors';
+import { workflowNotFound, type DevServerError } from '../errors';
+import type { Message, Payloads } from '../proto/types';
 import { Matching } from './matching';
+import type { PersistentStore } from './persistence';
 import { Scheduler } from './scheduler';
 import { SearchAttributeRegistry } from './search-attributes';
 import type { RunState } from './state';
-import type { PersistentStore } from './persistence';
-import type { PendingQuery } from './queries';
 
 export interface EngineOptions {
   namespace: string;
@@ -35,6 +35,15 @@ export interface EngineStats {
 }
 
 type Listener = () => void;
+
+/** A query waiting for its answer: attached to a workflow task, or dispatched as a legacy query task. */
+export interface PendingQuery {
+  id: string;
+  runId: string;
+  query: Message;
+  state: 'waiting' | 'attached' | 'dispatched';
+  settle(outcome: { answer: Payloads | undefined } | { error: DevServerError }): void;
+}
 
 export class Engine {
   readonly namespace: string;

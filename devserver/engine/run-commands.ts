@@ -5,12 +5,12 @@
 import { randomUUID } from 'node:crypto';
 import { durationMs } from '../proto/time';
 import { enums, type Failure, type Message, type Payload } from '../proto/types';
-import type { CommandProblem } from './commands';
+import type { CommandProblem } from './command';
 import type { Engine } from './engine';
-import { closeRun, createRun, type CreateRunParams } from './executions';
+import { closeRun, createRun, startWorkflowRetry, type CreateRunParams } from './executions';
 import { appendEvent } from './history';
 import { validateRetryPolicy } from './retry';
-import { planWorkflowRetry, startWorkflowRetry } from './workflow-retry';
+import { planWorkflowRetry } from './workflow-retry';
 import { mergeSearchAttributes } from './search-attributes';
 import type { RunState } from './state';
 import { scheduleWorkflowTask } from './workflow-task';

@@ -13,19 +13,15 @@ import {
   type ProtocolMessage,
   type TaskQueueRef,
 } from '../proto/types';
-import { applyCommands, validateCommands, type Command } from './commands';
+import type { Command } from './command';
+import { applyCommands, validateCommands } from './commands';
 import type { Engine } from './engine';
 import { appendEvent, appendMaterialized, flushBuffered } from './history';
-import {
-  releaseWaitingQueries,
-  requeueDeliveredQueries,
-  resolveQueryResults,
-  type WorkflowQueryResult,
-} from './queries';
+import { releaseWaitingQueries, resolveQueryResults, type WorkflowQueryResult } from './queries';
 import { isOpen, type RunState, type WorkflowTaskState } from './state';
 import { parseTaskToken } from './tokens';
-import { hasUndeliveredUpdates, parseMessages, redeliverUpdates } from './updates';
-import { scheduleWorkflowTask, workflowTaskKey } from './workflow-task';
+import { hasUndeliveredUpdates, parseMessages } from './update-protocol';
+import { failStartedWorkflowTask, scheduleWorkflowTask, workflowTaskKey } from './workflow-task';
 
 const E = enums.EventType;
 const CAUSE = enums.WorkflowTaskFailedCause;
@@ -173,10 +169,6 @@ export function failWorkflowTask(engine: Engine, request: RespondWorkflowTaskFai
   return {};
 }
 
-export function timeOutStartedWorkflowTask(engine: Engine, run: RunState, wft: WorkflowTaskState): void {
-  failStartedWorkflowTask(engine, run, wft, { timedOut: true });
-}
-
 /** The server refuses a completion (invalid command): the task fails and is retried with backoff. */
 function rejectWorkflowTask(
   engine: Engine,
@@ -198,46 +190,4 @@ function rejectWorkflowTask(
     identity,
     backoffMs,
   });
-}
-
-interface TaskFailure {
-  cause?: number;
-  failure?: Failure;
-  identity?: string;
-  timedOut?: boolean;
-  /** Attempt of the follow-up task; defaults to the failed attempt + 1. */
-  nextAttempt?: number;
-  backoffMs?: number;
-}
-
-function failStartedWorkflowTask(engine: Engine, run: RunState, wft: WorkflowTaskState, how: TaskFailure): void {
-  // Only the first failure of a streak is recorded; retries stay transient until one completes.
-  const record = wft.attempt === 1 || how.nextAttempt === 1;
-  if (record) {
-    for (const event of wft.transientEvents ?? []) appendMaterialized(engine, run, event);
-    if (how.timedOut) {
-      appendEvent(engine, run, E.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT, 'workflowTaskTimedOutEventAttributes', {
-        scheduledEventId: wft.scheduledEventId,
-        startedEventId: wft.startedEventId,
-        timeoutType: enums.TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE,
-      });
-    } else {
-      appendEvent(engine, run, E.EVENT_TYPE_WORKFLOW_TASK_FAILED, 'workflowTaskFailedEventAttributes', {
-        scheduledEventId: wft.scheduledEventId,
-        startedEventId: wft.startedEventId,
-        cause: how.cause,
-        failure: how.failure,
-        identity: how.identity,
-      });
-    }
-  }
-  run.wft = undefined;
-  engine.scheduler.clear(workflowTaskKey(run.runId));
-  run.sticky = undefined;
-  run.nextWftAttempt = how.nextAttempt ?? wft.attempt + 1;
-  redeliverUpdates(run);
-  requeueDeliveredQueries(engine, run, wft);
-  flushBuffered(engine, run);
-  engine.touch(run);
-  scheduleWorkflowTask(engine, run, how.backoffMs ?? 0);
 }
