@@ -23,6 +23,10 @@ export interface EngineOptions {
   onInternalError: (error: unknown) => void;
   /** No timer, timeout or retry backoff fires sooner than this after it is set (see Scheduler). */
   minTimerDelayMs?: number;
+  /** Updates admitted but not completed per execution before one more is refused (updates.ts). */
+  maxInFlightUpdates: number;
+  /** The real server's `history.workflowIdReuseMinimalInterval`: the shortest gap between the runs of a chain. */
+  workflowIdReuseMinimalIntervalMs: number;
   now?: () => number;
 }
 
@@ -70,6 +74,8 @@ export class Engine {
   commandMetadata: unknown = null;
   longPollMs: number;
   readonly retentionMs: number;
+  readonly maxInFlightUpdates: number;
+  readonly workflowIdReuseMinimalIntervalMs: number;
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly deferred: (() => void)[] = [];
   private depth = 0;
@@ -80,6 +86,8 @@ export class Engine {
     this.namespace = options.namespace;
     this.longPollMs = options.longPollMs;
     this.retentionMs = options.retentionMs;
+    this.maxInFlightUpdates = options.maxInFlightUpdates;
+    this.workflowIdReuseMinimalIntervalMs = options.workflowIdReuseMinimalIntervalMs;
     this.now = options.now ?? Date.now;
     this.matching = new Matching(this.now, () => this.longPollMs);
     // A deadline callback runs outside any RPC: an exception there must not take the process down.

@@ -169,10 +169,22 @@ function timeOutRun(engine: Engine, run: RunState): void {
   startWorkflowRetry(engine, run, retry, failure);
 }
 
+/**
+ * The first-task backoff of a run that follows `previous` (continue-as-new, workflow retry): the
+ * real server holds it back until `workflowIdReuseMinimalInterval` has passed since the previous
+ * run began executing, so a chain of instant runs cannot spin.
+ */
+export function chainedRunBackoffMs(engine: Engine, previous: RunState, backoffMs: number | undefined): number {
+  const lifetime = engine.now() - previous.executionTime;
+  const minimum = engine.workflowIdReuseMinimalIntervalMs;
+  return lifetime + (backoffMs ?? 0) < minimum ? minimum - lifetime : (backoffMs ?? 0);
+}
+
 /** Starts the next attempt; call after the failed run's close event is written. */
 export function startWorkflowRetry(engine: Engine, run: RunState, plan: WorkflowRetryPlan, failure: Failure): void {
   if (!plan.newRunId) return;
   const started = startedAttributes(run);
+  const backoffMs = chainedRunBackoffMs(engine, run, plan.delayMs);
   const next = createRun(engine, {
     runId: plan.newRunId,
     workflowId: run.workflowId,
@@ -194,9 +206,9 @@ export function startWorkflowRetry(engine: Engine, run: RunState, plan: Workflow
     retryPolicy: started.retryPolicy as Message,
     attempt: Number(started.attempt ?? 1) + 1,
     continuedFailure: failure,
-    firstWorkflowTaskBackoffMs: plan.delayMs,
+    firstWorkflowTaskBackoffMs: backoffMs,
   });
-  scheduleWorkflowTask(engine, next, plan.delayMs ?? 0);
+  scheduleWorkflowTask(engine, next, backoffMs);
 }
 
 /** Bookkeeping once the close event is written: nothing of the run stays scheduled or queued. */

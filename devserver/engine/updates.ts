@@ -40,7 +40,7 @@ export function updateWorkflowExecution(
   if (!isOpen(run)) throw workflowAlreadyCompleted();
   engine.transact(() => {
     if (run.updates[updateId]) return;
-    admitOneMore(run);
+    admitOneMore(engine, run);
     run.updates[updateId] = {
       updateId,
       request: request.request as UpdateRequest,
@@ -54,18 +54,17 @@ export function updateWorkflowExecution(
 }
 
 /**
- * The real server's `history.maxInFlightUpdates` (default 10): an update admitted but not yet
- * completed counts, and one more is refused with its error (RESOURCE_EXHAUSTED, cause
- * CONCURRENT_LIMIT), which the SDK client retries.
+ * The real server's `history.maxInFlightUpdates` (`engine.maxInFlightUpdates`, default 10): an
+ * update admitted but not yet completed counts, and one more is refused with its error
+ * (RESOURCE_EXHAUSTED, cause CONCURRENT_LIMIT), which the SDK client retries.
  */
-export const MAX_IN_FLIGHT_UPDATES = 10;
-
-function admitOneMore(run: RunState): void {
+function admitOneMore(engine: Engine, run: RunState): void {
+  const limit = engine.maxInFlightUpdates;
   const inFlight = Object.values(run.updates).filter((u) => u.stage !== 'COMPLETED').length;
-  if (inFlight < MAX_IN_FLIGHT_UPDATES) return;
+  if (inFlight < limit) return;
   throw new DevServerError(
     'RESOURCE_EXHAUSTED',
-    `limit on number of concurrent in-flight updates has been reached (${MAX_IN_FLIGHT_UPDATES})`,
+    `limit on number of concurrent in-flight updates has been reached (${limit})`,
     {
       typeName: 'temporal.api.errordetails.v1.ResourceExhaustedFailure',
       message: {

@@ -6,10 +6,11 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { tsToMs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import { createHarness, eventTypes, eventually, usingRealServer, type Harness } from './harness';
 import { RawClient } from './raw-client';
-import type { pausableActivity, updateHolder } from './workflows';
+import type { continueAsNewCounter, pausableActivity, updateHolder } from './workflows';
 import { finishSignal, holdUpdate, incrementUpdate, releaseSignal } from './workflows';
 
 const E = temporal.api.enums.v1;
@@ -117,6 +118,28 @@ test('a workflow ID is reusable at once: server 1.29 does not enforce workflowId
   expect((await previous.describe()).status.name).toBe('TERMINATED');
   await third.signal(finishSignal);
   await third.result();
+});
+
+test('continue-as-new sooner than workflowIdReuseMinimalInterval (1 s) after a run began holds the next run back', async () => {
+  const handle = await harness.client.workflow.start<typeof continueAsNewCounter>('continueAsNewCounter', {
+    taskQueue: harness.taskQueue,
+    workflowId: harness.id('can-interval'),
+    args: [1, 0],
+  });
+  expect(await handle.result()).toBe(1);
+  const first = (await harness.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).fetchHistory())
+    .events;
+  const second = (await harness.client.workflow.getHandle(handle.workflowId).fetchHistory()).events;
+  const ms = (value: Parameters<typeof tsToMs>[0]) => (value ? tsToMs(value) : 0);
+  const millis = (event: NonNullable<typeof first>[number] | undefined) => ms(event?.eventTime);
+  // lifetime: from the first run's start to its ContinuedAsNew; the server adds (1 s - lifetime) of backoff.
+  const lifetime = millis(first?.at(-1)) - millis(first?.[0]);
+  const backoff = ms(second?.[0]?.workflowExecutionStartedEventAttributes?.firstWorkflowTaskBackoff);
+  if (lifetime >= 1000) expect(backoff).toBe(0);
+  else expect(Math.abs(backoff - (1000 - lifetime))).toBeLessThanOrEqual(50);
+  // The successor's first workflow task is scheduled only once the backoff has passed.
+  expect(second?.[1]?.eventType).toBe(E.EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED);
+  expect(millis(second?.[1]) - millis(second?.[0])).toBeGreaterThanOrEqual(backoff - 50);
 });
 
 test('a Datetime search attribute round-trips at millisecond precision through describe and list', async () => {
