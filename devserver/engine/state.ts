@@ -75,6 +75,18 @@ export interface ActivityState {
   lastIdentity?: string;
   cancelRequested: boolean;
   cancelRequestedEventId?: number;
+  /** Set by PauseActivity: no new attempt is dispatched, and the running one hears PAUSED at its next heartbeat. */
+  paused?: ActivityPause;
+  /** Set by ResetActivity on a running attempt: its next heartbeat answers `activityReset`. */
+  resetRequested?: boolean;
+  /** Heartbeat details are dropped when the running attempt ends (ResetActivity with resetHeartbeat). */
+  resetHeartbeats?: boolean;
+}
+
+export interface ActivityPause {
+  at: number;
+  identity?: string;
+  reason?: string;
 }
 
 export interface TimerState {

@@ -175,33 +175,49 @@ test('a Datetime search attribute round-trips at millisecond precision through d
   await handle.result();
 });
 
-test('PauseActivity: the real server pauses and the worker sees a PAUSED cancellation; ours answers UNIMPLEMENTED', async () => {
+/** Starts `pausableActivity` and waits until its first attempt is running. */
+async function startPausable(label: string) {
   const handle = await harness.client.workflow.start<typeof pausableActivity>('pausableActivity', {
     taskQueue: harness.taskQueue,
-    workflowId: harness.id('pause'),
+    workflowId: harness.id(label),
     args: [4_000],
   });
-  const execution = { workflowId: handle.workflowId };
-  const namespace = harness.temporal.namespace;
   await eventually(async () => {
     const d = await handle.describe();
     expect(d.raw.pendingActivities?.[0]?.state).toBe(E.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED);
   });
-  const pause = harness.client.workflowService.pauseActivity({ namespace, execution, id: '1', reason: 'differential' });
-  if (!usingRealServer) {
-    await expect(pause).rejects.toMatchObject({ code: 12 });
-    await handle.terminate();
-    return;
-  }
-  await pause;
+  return { handle, request: { namespace: harness.temporal.namespace, execution: { workflowId: handle.workflowId } } };
+}
+
+test('PauseActivity: PAUSED with the pause info; the running attempt is cancelled PAUSED and fails ActivityPause', async () => {
+  const { handle, request } = await startPausable('pause');
+  await harness.client.workflowService.pauseActivity({ ...request, id: '1', identity: 'sre', reason: 'differential' });
   await eventually(async () => {
     const pending = (await handle.describe()).raw.pendingActivities?.[0];
     expect(pending).toMatchObject({ state: E.PendingActivityState.PENDING_ACTIVITY_STATE_PAUSED, paused: true });
-    expect(pending?.pauseInfo?.manual?.reason).toBe('differential');
+    expect(pending?.pauseInfo?.manual).toMatchObject({ identity: 'sre', reason: 'differential' });
+    // The SDK reports the paused attempt as a failure; the next attempt waits for unpause.
+    expect(pending?.lastFailure?.applicationFailureInfo?.type).toBe('ActivityPause');
+    expect(pending?.attempt).toBe(2);
     expect(cancellations).toContain('1: PAUSED');
+    // The SDK throttles heartbeats to 80% of the 5 s heartbeat timeout: the pause may take that long to arrive.
+  }, 30_000);
+  // Pausing again is a no-op; an unknown activity is NOT_FOUND.
+  await harness.client.workflowService.pauseActivity({ ...request, id: '1', reason: 'again' });
+  expect((await handle.describe()).raw.pendingActivities?.[0]?.pauseInfo?.manual?.reason).toBe('differential');
+  await expect(harness.client.workflowService.pauseActivity({ ...request, id: 'no-such' })).rejects.toMatchObject({
+    code: 5,
   });
-  await harness.client.workflowService.unpauseActivity({ namespace, execution, id: '1' });
+  await harness.client.workflowService.unpauseActivity({ ...request, id: '1' });
   expect(await handle.result()).toBe('finished on attempt 2');
+  expect(await eventTypes(handle)).not.toContain('ACTIVITY_TASK_FAILED');
+});
+
+test('ResetActivity on a running attempt: cancelled RESET at its next heartbeat, the next attempt runs at once', async () => {
+  const { handle, request } = await startPausable('reset');
+  await harness.client.workflowService.resetActivity({ ...request, id: '1' });
+  expect(await handle.result()).toBe('finished on attempt 2');
+  expect(cancellations).toContain('1: RESET');
 });
 
 test('custom search attributes: ours predefines the CustomXxxField set, start-dev 1.29 registers none', async () => {

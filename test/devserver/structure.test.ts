@@ -38,6 +38,7 @@ const ENGINE_LAYERS: readonly (readonly string[])[] = [
     'workflow-ops',
     'updates',
     'activity-ops',
+    'activity-control',
     'describe',
     'history-api',
     'visibility',
