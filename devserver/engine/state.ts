@@ -44,6 +44,11 @@ export interface WorkflowTaskState {
   identity?: string;
   /** Attempts >= 2 keep their Scheduled/Started events out of history until they complete. */
   transientEvents?: HistoryEvent[];
+  /**
+   * Scheduled only to carry an update (the real server's speculative workflow task): its events stay
+   * transient, and a completion that only rejects updates drops it, leaving history as it was.
+   */
+  speculative?: boolean;
   /** Updates and queries handed to the worker with this task. */
   deliveredUpdateIds: string[];
   deliveredQueryIds: string[];

@@ -48,7 +48,7 @@ export function updateWorkflowExecution(
       delivered: false,
     };
     engine.touch(run);
-    scheduleWorkflowTask(engine, run);
+    scheduleWorkflowTask(engine, run, 0, true);
   });
   return waitForStage(engine, run, updateId, request.waitPolicy?.lifecycleStage, call);
 }

@@ -20,7 +20,7 @@ import { appendEvent, appendMaterialized, flushBuffered } from './history';
 import { releaseWaitingQueries, resolveQueryResults, type WorkflowQueryResult } from './queries';
 import { isOpen, type RunState, type WorkflowTaskState } from './state';
 import { parseTaskToken } from './tokens';
-import { hasUndeliveredUpdates, parseMessages } from './update-protocol';
+import { hasUndeliveredUpdates, parseMessages, type ParsedMessages } from './update-protocol';
 import { failStartedWorkflowTask, scheduleWorkflowTask, workflowTaskKey } from './workflow-task';
 
 const E = enums.EventType;
@@ -106,11 +106,49 @@ export function completeWorkflowTask(engine: Engine, request: RespondWorkflowTas
     });
     throw new DevServerError('INVALID_ARGUMENT', 'UnhandledCommand');
   }
+  if (isDroppable(run, wft, request, parsed)) {
+    const response = dropSpeculativeTask(engine, run, parsed);
+    resolveQueryResults(engine, request.queryResults);
+    finishWorkflowTask(engine, run, false);
+    return response;
+  }
   const completedEventId = recordCompletion(engine, run, wft, request);
   const needsTask = applyCommands(engine, run, commands, parsed, completedEventId, identity);
   resolveQueryResults(engine, request.queryResults);
   finishWorkflowTask(engine, run, needsTask || request.forceCreateNewWorkflowTask === true);
   return {};
+}
+
+/** A speculative task that only rejected updates, with nothing new in the meantime, leaves no trace. */
+function isDroppable(
+  run: RunState,
+  wft: WorkflowTaskState,
+  request: RespondWorkflowTaskCompletedRequest,
+  parsed: ParsedMessages
+): boolean {
+  if (!wft.speculative || (request.commands ?? []).length > 0 || request.forceCreateNewWorkflowTask) return false;
+  if (run.buffered.length > 0) return false;
+  const messages = [...parsed.values()];
+  return messages.length > 0 && messages.every((message) => message.typeName.endsWith('.Rejection'));
+}
+
+/**
+ * The real server drops such a task: history stays as it was, and the answer's
+ * `resetHistoryEventId` (the last WorkflowTaskStarted still in history) tells the worker to roll
+ * its cached run back to it.
+ */
+function dropSpeculativeTask(engine: Engine, run: RunState, parsed: ParsedMessages): Message {
+  run.wft = undefined;
+  engine.scheduler.clear(workflowTaskKey(run.runId));
+  run.nextWftAttempt = 1;
+  engine.touch(run);
+  applyCommands(engine, run, [], parsed, 0, '');
+  let resetHistoryEventId = 0;
+  for (let i = run.history.length - 1; i >= 0 && resetHistoryEventId === 0; i--) {
+    const event = run.history[i];
+    if (event?.eventType === E.EVENT_TYPE_WORKFLOW_TASK_STARTED) resetHistoryEventId = event.eventId;
+  }
+  return { resetHistoryEventId };
 }
 
 function recordCompletion(

@@ -44,6 +44,13 @@ export function recordExternalEvents(engine: Engine, run: RunState, group: Pendi
     return;
   }
   appendGroup(engine, run, group);
+  const wft = run.wft;
+  if (wft?.speculative) {
+    // New events make a waiting speculative task a normal one, as on the real server.
+    wft.speculative = false;
+    if (wft.notBefore === undefined) writeScheduled(engine, run, wft);
+    engine.touch(run);
+  }
   scheduleWorkflowTask(engine, run);
 }
 
@@ -65,8 +72,11 @@ function scheduledAttributes(run: RunState, wft: WorkflowTaskState): Record<stri
   };
 }
 
-/** Schedules a workflow task unless one is already in flight. */
-export function scheduleWorkflowTask(engine: Engine, run: RunState, delayMs = 0): void {
+/**
+ * Schedules a workflow task unless one is already in flight. `speculative` (an update's task) keeps
+ * its Scheduled/Started events out of history unless the task completes with something to record.
+ */
+export function scheduleWorkflowTask(engine: Engine, run: RunState, delayMs = 0, speculative = false): void {
   if (!isOpen(run) || run.wft) return;
   const now = engine.now();
   const attempt = run.nextWftAttempt;
@@ -84,6 +94,7 @@ export function scheduleWorkflowTask(engine: Engine, run: RunState, delayMs = 0)
     scheduledAt: now,
     deliveredUpdateIds: [],
     deliveredQueryIds: [],
+    ...(speculative && attempt === 1 && run.buffered.length === 0 ? { speculative: true } : {}),
   };
   run.wft = wft;
   if (delayMs > 0) {
@@ -100,20 +111,22 @@ function activateWorkflowTask(engine: Engine, run: RunState, wft: WorkflowTaskSt
   const now = engine.now();
   wft.notBefore = undefined;
   wft.scheduledAt = now;
-  if (wft.attempt === 1 && wft.scheduledEventId === 0) {
-    const event = appendEvent(
-      engine,
-      run,
-      E.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
-      'workflowTaskScheduledEventAttributes',
-      scheduledAttributes(run, wft)
-    );
-    wft.scheduledEventId = event.eventId;
-  }
+  if (wft.attempt === 1 && wft.scheduledEventId === 0 && !wft.speculative) writeScheduled(engine, run, wft);
   if (wft.sticky && run.sticky) wft.stickyDeadline = now + run.sticky.scheduleToStartMs;
   engine.touch(run);
   armWorkflowTask(engine, run);
   enqueueWorkflowTask(engine, run, wft);
+}
+
+function writeScheduled(engine: Engine, run: RunState, wft: WorkflowTaskState): void {
+  const event = appendEvent(
+    engine,
+    run,
+    E.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
+    'workflowTaskScheduledEventAttributes',
+    scheduledAttributes(run, wft)
+  );
+  wft.scheduledEventId = event.eventId;
 }
 
 export function enqueueWorkflowTask(engine: Engine, run: RunState, wft: WorkflowTaskState): void {
@@ -206,8 +219,8 @@ function dispatchWorkflowTask(
 }
 
 /**
- * Writes WorkflowTaskStarted. Attempts >= 2 get their Scheduled/Started pair as transient events:
- * numbered after the current history but only written if the attempt completes.
+ * Writes WorkflowTaskStarted. Attempts >= 2 and speculative tasks get their Scheduled/Started pair
+ * as transient events: numbered after the current history but only written if the task completes.
  */
 function recordStarted(engine: Engine, run: RunState, wft: WorkflowTaskState, identity: string): void {
   const startedAttributes = (scheduledEventId: number): Record<string, unknown> => ({
@@ -216,7 +229,7 @@ function recordStarted(engine: Engine, run: RunState, wft: WorkflowTaskState, id
     requestId: randomUUID(),
     historySizeBytes: run.historySizeBytes,
   });
-  if (wft.attempt === 1) {
+  if (wft.attempt === 1 && !wft.speculative) {
     const key = 'workflowTaskStartedEventAttributes';
     const started = appendEvent(
       engine,
