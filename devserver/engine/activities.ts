@@ -319,20 +319,6 @@ export function heartbeatActivity(
   };
 }
 
-/**
- * Queues the activity's next attempt now (PauseActivity's unpause, ResetActivity), or after a
- * random `jitterMs`, as the real server regenerates its retry task. A running attempt is left alone.
- */
-export function scheduleAttemptNow(engine: Engine, run: RunState, activity: ActivityState, jitterMs: number): void {
-  if (activity.stage === 'STARTED' || activity.paused) return;
-  const delay = jitterMs > 0 ? Math.floor(Math.random() * jitterMs) : 0;
-  activity.attemptScheduledAt = engine.now() + delay;
-  activity.stage = delay > 0 ? 'BACKOFF' : 'SCHEDULED';
-  engine.touch(run);
-  armActivity(engine, run, activity);
-  if (activity.stage === 'SCHEDULED') enqueueActivity(engine, run, activity);
-}
-
 /** After a restart: queue what was waiting for a worker and re-arm every deadline. */
 export function restoreActivity(engine: Engine, run: RunState, activity: ActivityState): void {
   armActivity(engine, run, activity);

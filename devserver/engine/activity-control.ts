@@ -8,7 +8,7 @@
 import { invalidArgument, notFound, workflowAlreadyCompleted } from '../errors';
 import { durationMs } from '../proto/time';
 import type { Duration, Message, WorkflowExecutionRef } from '../proto/types';
-import { scheduleAttemptNow } from './activities';
+import { armActivity, enqueueActivity } from './activities';
 import type { Engine } from './engine';
 import { activityById, isOpen, type ActivityState, type RunState } from './state';
 
@@ -35,6 +35,20 @@ export interface ResetActivityRequest extends ActivitySelector {
   resetHeartbeat?: boolean;
   keepPaused?: boolean;
   jitter?: Duration;
+}
+
+/**
+ * Queues the activity's next attempt now (PauseActivity's unpause, ResetActivity), or after a
+ * random `jitterMs`, as the real server regenerates its retry task. A running attempt is left alone.
+ */
+function scheduleAttemptNow(engine: Engine, run: RunState, activity: ActivityState, jitterMs: number): void {
+  if (activity.stage === 'STARTED' || activity.paused) return;
+  const delay = jitterMs > 0 ? Math.floor(Math.random() * jitterMs) : 0;
+  activity.attemptScheduledAt = engine.now() + delay;
+  activity.stage = delay > 0 ? 'BACKOFF' : 'SCHEDULED';
+  engine.touch(run);
+  armActivity(engine, run, activity);
+  if (activity.stage === 'SCHEDULED') enqueueActivity(engine, run, activity);
 }
 
 /** The activities a request names: by ID, by type, or all of them. */
