@@ -15,9 +15,13 @@ module.exports = {
       ...workflow,
       displayName: 'real-temporal',
       testMatch: roots.map((r) => `<rootDir>/test/${r}/**/*.test.ts`),
-      // Tests of our dev server's own internals (robustness, persistence): they start their own
-      // instance whatever TEMPORAL_ADDRESS says, so running them here would only repeat them.
-      testPathIgnorePatterns: ['/node_modules/', '<rootDir>/test/devserver/server\\.test\\.ts$'],
+      // Tests of our dev server's own internals (robustness, persistence, module structure): they do
+      // not depend on TEMPORAL_ADDRESS, so running them here would only repeat them.
+      testPathIgnorePatterns: [
+        '/node_modules/',
+        '<rootDir>/test/devserver/server\\.test\\.ts$',
+        '<rootDir>/test/devserver/structure\\.test\\.ts$',
+      ],
     },
   ],
 };

@@ -37,6 +37,18 @@ export interface DevServerOptions {
    * on the real server (`history.timerProcessorMaxTimeShift`); 0 fires deadlines exactly.
    */
   minTimerDelayMs?: number;
+  /**
+   * Updates admitted but not completed per workflow execution; one more is refused with
+   * RESOURCE_EXHAUSTED. Default 10, as on the real server (`history.maxInFlightUpdates`).
+   */
+  maxInFlightUpdates?: number;
+  /**
+   * `history.workflowIdReuseMinimalInterval` (default 1000 ms, as on the real server): a run that
+   * continues as new, or is retried, sooner than this after its own start has the next run's first
+   * workflow task held back until the interval has passed. Starting a closed ID again is not
+   * throttled (server 1.29 checks start times only with a validation flag that is off by default).
+   */
+  workflowIdReuseMinimalIntervalMs?: number;
   /** Unexpected internal errors; the server keeps serving. Default: one line on stderr. */
   onInternalError?: (error: unknown) => void;
 }
@@ -55,6 +67,8 @@ const DEFAULT_LONG_POLL_MS = 55_000;
 const MAX_MESSAGE_BYTES = 128 * 1024 * 1024;
 const HOUSEKEEPING_INTERVAL_MS = 5_000;
 const DEFAULT_MIN_TIMER_DELAY_MS = 1_000;
+const DEFAULT_MAX_IN_FLIGHT_UPDATES = 10;
+const DEFAULT_WORKFLOW_ID_REUSE_INTERVAL_MS = 1_000;
 const DEFAULT_RETENTION_MS = 24 * 60 * 60 * 1000;
 const SHUTDOWN_GRACE_MS = 2_000;
 
@@ -139,12 +153,18 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   const host = options.host ?? '127.0.0.1';
   const onInternalError = options.onInternalError ?? defaultInternalErrorReporter;
   validateSearchAttributes(options.searchAttributes ?? {});
+  const maxInFlightUpdates = options.maxInFlightUpdates;
+  if (maxInFlightUpdates !== undefined && !(Number.isInteger(maxInFlightUpdates) && maxInFlightUpdates >= 1)) {
+    throw new Error(`maxInFlightUpdates must be a whole number of at least 1; got ${maxInFlightUpdates}`);
+  }
   declineRequestCompression();
   const engine = new Engine({
     namespace: options.namespace ?? 'default',
     longPollMs: options.longPollTimeoutMs ?? DEFAULT_LONG_POLL_MS,
     retentionMs: options.retentionMs ?? DEFAULT_RETENTION_MS,
     minTimerDelayMs: options.minTimerDelayMs ?? DEFAULT_MIN_TIMER_DELAY_MS,
+    maxInFlightUpdates: options.maxInFlightUpdates ?? DEFAULT_MAX_IN_FLIGHT_UPDATES,
+    workflowIdReuseMinimalIntervalMs: options.workflowIdReuseMinimalIntervalMs ?? DEFAULT_WORKFLOW_ID_REUSE_INTERVAL_MS,
     onInternalError,
   });
   const store = options.persistPath ? openStore(engine, options.persistPath, onInternalError) : undefined;

@@ -8,7 +8,7 @@ import { decideApprovalUpdate } from '../../workflows/messages';
 import { canonicalJson } from '../../core/json';
 import { ApiError, conflict, notFound } from '../errors';
 import type { TurnGateway, TurnRef, TurnReply, TurnRequest } from '../ports';
-import { awaitTurnReply } from './outcome';
+import { TurnFollowers } from './followers';
 import { startTurnWorkflow } from './start';
 import { originalTurnInput, parseTurnId } from './turn-id';
 
@@ -31,6 +31,9 @@ const inProgress = () =>
  * attach to the turn it already started instead of running a second one.
  */
 export class TemporalTurnGateway implements TurnGateway {
+  /** HTTP callers waiting on the same turn share one `awaitMilestone` update (see TurnFollowers). */
+  private readonly followers = new TurnFollowers();
+
   constructor(private readonly options: TemporalTurnGatewayOptions) {}
 
   private get client(): Client {
@@ -59,12 +62,8 @@ export class TemporalTurnGateway implements TurnGateway {
     } catch (err) {
       throw rejectedDecision(err);
     }
-    return awaitTurnReply(handle, {
-      conversationId,
-      turnNumber,
-      workflowId: handle.workflowId,
-      runId: description.runId,
-    });
+    const ref = { conversationId, turnNumber, workflowId: handle.workflowId, runId: description.runId };
+    return this.followers.follow(handle, ref, { fresh: true });
   }
 
   async retryTurn(workflowId: string): Promise<TurnReply> {
@@ -81,7 +80,7 @@ export class TemporalTurnGateway implements TurnGateway {
     }
     const started = await startTurnWorkflow(this.client, this.options.taskQueue, input);
     if (started.kind !== 'STARTED') throw inProgress();
-    return awaitTurnReply(started.handle, refOf(input, started.runId));
+    return this.followers.follow(started.handle, refOf(input, started.runId));
   }
 
   /** One round of start-or-attach; null means "the turn count moved, look again". */
@@ -107,7 +106,7 @@ export class TemporalTurnGateway implements TurnGateway {
   private async startOrAttach(input: TurnInput): Promise<TurnReply | null> {
     const started = await startTurnWorkflow(this.client, this.options.taskQueue, input);
     if (started.kind === 'STARTED' || started.kind === 'RUNNING_SAME_KEY') {
-      return awaitTurnReply(started.handle, refOf(input, started.runId));
+      return this.followers.follow(started.handle, refOf(input, started.runId));
     }
     if (input.idempotencyKey) await releaseTurnClaim(this.options.db, input.conversationId, input.idempotencyKey);
     if (started.kind === 'RUNNING_OTHER') throw inProgress();
@@ -120,7 +119,7 @@ export class TemporalTurnGateway implements TurnGateway {
     const handle = this.client.workflow.getHandle(claim.workflowId);
     const description = await describeOrNull(handle);
     if (description) {
-      return awaitTurnReply(handle, { ...refBase(claim), runId: description.runId });
+      return this.followers.follow(handle, { ...refBase(claim), runId: description.runId });
     }
     const count = await committedTurnCount(this.options.db, claim.conversationId);
     if (count + 1 !== claim.turnNumber) {

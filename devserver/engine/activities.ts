@@ -92,7 +92,7 @@ function onActivityDeadline(engine: Engine, runId: string, scheduledEventId: num
   if (activity.stage === 'BACKOFF' && now >= activity.attemptScheduledAt) {
     activity.stage = 'SCHEDULED';
     engine.touch(run);
-    enqueueActivity(engine, run, activity);
+    if (!activity.paused) enqueueActivity(engine, run, activity);
   } else if (
     activity.stage === 'SCHEDULED' &&
     activity.scheduleToStartMs > 0 &&
@@ -132,6 +132,8 @@ function dispatchActivity(
   if (!run || !activity || !isOpen(run) || activity.stage !== 'SCHEDULED' || activity.attempt !== attempt) {
     return undefined;
   }
+  // A paused activity's queued task is dropped; unpausing queues a new one.
+  if (activity.paused) return undefined;
   return engine.transact(() => {
     const now = engine.now();
     activity.stage = 'STARTED';
@@ -239,11 +241,15 @@ function attemptFailed(
   activity.lastFailure = failure;
   activity.startedAt = undefined;
   activity.lastHeartbeatAt = undefined;
+  if (activity.resetHeartbeats) activity.heartbeatDetails = undefined;
+  activity.resetRequested = undefined;
+  activity.resetHeartbeats = undefined;
   activity.attemptScheduledAt = now + decision.delayMs;
   activity.stage = decision.delayMs > 0 ? 'BACKOFF' : 'SCHEDULED';
   engine.touch(run);
   armActivity(engine, run, activity);
-  if (activity.stage === 'SCHEDULED') enqueueActivity(engine, run, activity);
+  // A paused activity keeps its next attempt until it is unpaused.
+  if (activity.stage === 'SCHEDULED' && !activity.paused) enqueueActivity(engine, run, activity);
 }
 
 export type ActivityOutcome =
@@ -288,13 +294,29 @@ export function resolveActivity(
   }
 }
 
-/** Records a heartbeat; returns whether cancellation was requested. */
-export function heartbeatActivity(engine: Engine, run: RunState, activity: ActivityState, details?: Payloads): boolean {
+/** What a heartbeat tells the running attempt: the SDK cancels it for any of these. */
+export interface HeartbeatAnswer {
+  cancelRequested: boolean;
+  activityPaused: boolean;
+  activityReset: boolean;
+}
+
+/** Records a heartbeat and answers whether the attempt was cancelled, paused or reset. */
+export function heartbeatActivity(
+  engine: Engine,
+  run: RunState,
+  activity: ActivityState,
+  details?: Payloads
+): HeartbeatAnswer {
   activity.lastHeartbeatAt = engine.now();
   if (details) activity.heartbeatDetails = details;
   engine.touch(run);
   // No re-arm: the pending deadline callback re-reads lastHeartbeatAt and pushes itself out.
-  return activity.cancelRequested;
+  return {
+    cancelRequested: activity.cancelRequested,
+    activityPaused: activity.paused !== undefined,
+    activityReset: activity.resetRequested === true,
+  };
 }
 
 /** After a restart: queue what was waiting for a worker and re-arm every deadline. */

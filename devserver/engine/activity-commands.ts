@@ -2,7 +2,7 @@
 import { durationMs, msToDuration } from '../proto/time';
 import { enums, type Message, type Payloads, type RetryPolicy } from '../proto/types';
 import { activityKey, armActivity, enqueueActivity } from './activities';
-import type { CommandProblem } from './commands';
+import type { CommandProblem } from './command';
 import type { Engine } from './engine';
 import { appendEvent } from './history';
 import { normalizeRetryPolicy, validateRetryPolicy } from './retry';

@@ -44,8 +44,7 @@ interface HeartbeatRequest extends ByIdRequest {
 }
 
 function heartbeat(engine: Engine, { run, activity }: Located, details: Payloads | undefined): Message {
-  const cancelRequested = engine.transact(() => heartbeatActivity(engine, run, activity, details));
-  return { cancelRequested, activityPaused: false, activityReset: false };
+  return { ...engine.transact(() => heartbeatActivity(engine, run, activity, details)) };
 }
 
 export function recordActivityTaskHeartbeat(engine: Engine, request: HeartbeatRequest): Message {

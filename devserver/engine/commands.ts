@@ -6,6 +6,7 @@
 import { durationMs } from '../proto/time';
 import { enums, type Message } from '../proto/types';
 import { requestCancelActivity, scheduleActivity, validateScheduleActivity } from './activity-commands';
+import { commandAttributes, type Command, type CommandProblem } from './command';
 import type { Engine } from './engine';
 import { appendEvent } from './history';
 import { cancelTimer, startTimer } from './timers';
@@ -17,20 +18,10 @@ import {
   validateContinueAsNew,
 } from './run-commands';
 import type { RunState } from './state';
-import { applyProtocolMessage, type ParsedMessages } from './updates';
+import { applyProtocolMessage, type ParsedMessages } from './update-protocol';
 
 const C = enums.CommandType;
 const CAUSE = enums.WorkflowTaskFailedCause;
-
-export interface Command {
-  commandType?: number;
-  [attributes: string]: unknown;
-}
-
-export interface CommandProblem {
-  cause: number;
-  message: string;
-}
 
 const UNSUPPORTED: Partial<Record<number, { feature: string; cause: number }>> = {
   [C.COMMAND_TYPE_START_CHILD_WORKFLOW_EXECUTION]: {
@@ -61,14 +52,6 @@ const CLOSE_COMMANDS = new Set<number>([
   C.COMMAND_TYPE_CANCEL_WORKFLOW_EXECUTION,
   C.COMMAND_TYPE_CONTINUE_AS_NEW_WORKFLOW_EXECUTION,
 ]);
-
-/** Names of the attribute field of each command type, e.g. `startTimerCommandAttributes`. */
-export function commandAttributes(command: Command): Message {
-  for (const key in command) {
-    if (key.endsWith('CommandAttributes')) return (command[key] ?? {}) as Message;
-  }
-  return {};
-}
 
 /** Per-batch bookkeeping so duplicates inside one completion are caught too. */
 interface BatchState {

@@ -25,18 +25,12 @@ export function executionInfo(run: RunState): Message {
 }
 
 function pendingActivityInfo(activity: ActivityState): Message {
-  const S = enums.PendingActivityState;
-  const state = activity.cancelRequested
-    ? S.PENDING_ACTIVITY_STATE_CANCEL_REQUESTED
-    : activity.stage === 'STARTED'
-      ? S.PENDING_ACTIVITY_STATE_STARTED
-      : S.PENDING_ACTIVITY_STATE_SCHEDULED;
   const optionalTime = (ms: number | undefined): Timestamp | undefined =>
     ms === undefined ? undefined : msToTimestamp(ms);
   return {
     activityId: activity.activityId,
     activityType: { name: activity.activityType },
-    state,
+    state: pendingActivityState(activity),
     heartbeatDetails: activity.heartbeatDetails,
     lastHeartbeatTime: optionalTime(activity.lastHeartbeatAt),
     lastStartedTime: optionalTime(activity.startedAt),
@@ -48,7 +42,22 @@ function pendingActivityInfo(activity: ActivityState): Message {
     lastFailure: activity.lastFailure,
     lastWorkerIdentity: activity.lastIdentity,
     nextAttemptScheduleTime: activity.stage === 'BACKOFF' ? msToTimestamp(activity.attemptScheduledAt) : undefined,
+    paused: activity.paused !== undefined,
+    pauseInfo: activity.paused && {
+      pauseTime: msToTimestamp(activity.paused.at),
+      manual: { identity: activity.paused.identity, reason: activity.paused.reason },
+    },
   };
+}
+
+/** As the real server reports it: a paused activity is PAUSED, or PAUSE_REQUESTED while an attempt still runs. */
+function pendingActivityState(activity: ActivityState): number {
+  const S = enums.PendingActivityState;
+  if (activity.cancelRequested) return S.PENDING_ACTIVITY_STATE_CANCEL_REQUESTED;
+  if (activity.stage === 'STARTED') {
+    return activity.paused ? S.PENDING_ACTIVITY_STATE_PAUSE_REQUESTED : S.PENDING_ACTIVITY_STATE_STARTED;
+  }
+  return activity.paused ? S.PENDING_ACTIVITY_STATE_PAUSED : S.PENDING_ACTIVITY_STATE_SCHEDULED;
 }
 
 function pendingWorkflowTask(run: RunState): Message | undefined {

@@ -5,13 +5,13 @@
  * (handing tasks to pollers, waking long polls) is deferred to its end.
  */
 import { randomUUID } from 'node:crypto';
-import { workflowNotFound } from '../errors';
+import { workflowNotFound, type DevServerError } from '../errors';
+import type { Message, Payloads } from '../proto/types';
 import { Matching } from './matching';
+import type { PersistentStore } from './persistence';
 import { Scheduler } from './scheduler';
 import { SearchAttributeRegistry } from './search-attributes';
 import type { RunState } from './state';
-import type { PersistentStore } from './persistence';
-import type { PendingQuery } from './queries';
 
 export interface EngineOptions {
   namespace: string;
@@ -23,6 +23,10 @@ export interface EngineOptions {
   onInternalError: (error: unknown) => void;
   /** No timer, timeout or retry backoff fires sooner than this after it is set (see Scheduler). */
   minTimerDelayMs?: number;
+  /** Updates admitted but not completed per execution before one more is refused (updates.ts). */
+  maxInFlightUpdates: number;
+  /** The real server's `history.workflowIdReuseMinimalInterval`: the shortest gap between the runs of a chain. */
+  workflowIdReuseMinimalIntervalMs: number;
   now?: () => number;
 }
 
@@ -35,6 +39,15 @@ export interface EngineStats {
 }
 
 type Listener = () => void;
+
+/** A query waiting for its answer: attached to a workflow task, or dispatched as a legacy query task. */
+export interface PendingQuery {
+  id: string;
+  runId: string;
+  query: Message;
+  state: 'waiting' | 'attached' | 'dispatched';
+  settle(outcome: { answer: Payloads | undefined } | { error: DevServerError }): void;
+}
 
 export class Engine {
   readonly namespace: string;
@@ -61,6 +74,8 @@ export class Engine {
   commandMetadata: unknown = null;
   longPollMs: number;
   readonly retentionMs: number;
+  readonly maxInFlightUpdates: number;
+  readonly workflowIdReuseMinimalIntervalMs: number;
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly deferred: (() => void)[] = [];
   private depth = 0;
@@ -71,6 +86,8 @@ export class Engine {
     this.namespace = options.namespace;
     this.longPollMs = options.longPollMs;
     this.retentionMs = options.retentionMs;
+    this.maxInFlightUpdates = options.maxInFlightUpdates;
+    this.workflowIdReuseMinimalIntervalMs = options.workflowIdReuseMinimalIntervalMs;
     this.now = options.now ?? Date.now;
     this.matching = new Matching(this.now, () => this.longPollMs);
     // A deadline callback runs outside any RPC: an exception there must not take the process down.

@@ -1,6 +1,6 @@
 /**
- * Run lifecycle: creation (WorkflowExecutionStarted), close bookkeeping, terminate, and the
- * run / execution timeouts.
+ * Run lifecycle: creation (WorkflowExecutionStarted), close bookkeeping, terminate, the run /
+ * execution timeouts and the next attempt of a retried workflow.
  */
 import { randomUUID } from 'node:crypto';
 import { msToDuration, msToTimestamp } from '../proto/time';
@@ -11,9 +11,9 @@ import { appendEvent, appendMaterialized, closedTopic, flushBuffered } from './h
 import { releaseWaitingQueries } from './queries';
 import { isOpen, type RunState } from './state';
 import { timerKey } from './timers';
-import { onRunClosedForUpdates } from './updates';
-import { planWorkflowRetry, startWorkflowRetry } from './workflow-retry';
-import { workflowTaskKey } from './workflow-task';
+import { onRunClosedForUpdates } from './update-protocol';
+import { planWorkflowRetry, startedAttributes, type WorkflowRetryPlan } from './workflow-retry';
+import { scheduleWorkflowTask, workflowTaskKey } from './workflow-task';
 
 const E = enums.EventType;
 const STATUS = enums.WorkflowExecutionStatus;
@@ -167,6 +167,48 @@ function timeOutRun(engine: Engine, run: RunState): void {
   run.nextRunId = retry.newRunId;
   closeRun(engine, run, STATUS.WORKFLOW_EXECUTION_STATUS_TIMED_OUT);
   startWorkflowRetry(engine, run, retry, failure);
+}
+
+/**
+ * The first-task backoff of a run that follows `previous` (continue-as-new, workflow retry): the
+ * real server holds it back until `workflowIdReuseMinimalInterval` has passed since the previous
+ * run began executing, so a chain of instant runs cannot spin.
+ */
+export function chainedRunBackoffMs(engine: Engine, previous: RunState, backoffMs: number | undefined): number {
+  const lifetime = engine.now() - previous.executionTime;
+  const minimum = engine.workflowIdReuseMinimalIntervalMs;
+  return lifetime + (backoffMs ?? 0) < minimum ? minimum - lifetime : (backoffMs ?? 0);
+}
+
+/** Starts the next attempt; call after the failed run's close event is written. */
+export function startWorkflowRetry(engine: Engine, run: RunState, plan: WorkflowRetryPlan, failure: Failure): void {
+  if (!plan.newRunId) return;
+  const started = startedAttributes(run);
+  const backoffMs = chainedRunBackoffMs(engine, run, plan.delayMs);
+  const next = createRun(engine, {
+    runId: plan.newRunId,
+    workflowId: run.workflowId,
+    workflowType: run.workflowType,
+    taskQueue: run.taskQueue,
+    input: started.input as Payloads | undefined,
+    header: started.header as Message | undefined,
+    memo: run.memo,
+    searchAttributes: run.searchAttributes,
+    runTimeoutMs: run.runTimeoutMs,
+    executionTimeoutMs: run.executionTimeoutMs,
+    executionDeadline: run.executionDeadline,
+    workflowTaskTimeoutMs: run.workflowTaskTimeoutMs,
+    identity: '',
+    requestId: randomUUID(),
+    firstExecutionRunId: run.firstExecutionRunId,
+    continuedExecutionRunId: run.runId,
+    initiator: enums.ContinueAsNewInitiator.CONTINUE_AS_NEW_INITIATOR_RETRY,
+    retryPolicy: started.retryPolicy as Message,
+    attempt: Number(started.attempt ?? 1) + 1,
+    continuedFailure: failure,
+    firstWorkflowTaskBackoffMs: backoffMs,
+  });
+  scheduleWorkflowTask(engine, next, backoffMs);
 }
 
 /** Bookkeeping once the close event is written: nothing of the run stays scheduled or queued. */

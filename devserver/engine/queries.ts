@@ -6,25 +6,17 @@
 import { randomUUID } from 'node:crypto';
 import { DevServerError, invalidArgument, taskNotFound } from '../errors';
 import { enums, type Failure, type Message, type Payloads, type WorkflowExecutionRef } from '../proto/types';
-import type { Engine } from './engine';
+import type { Engine, PendingQuery } from './engine';
 import type { PollCall } from './matching';
 import { isOpen, type RunState, type WorkflowTaskState } from './state';
 import { parseTaskToken, queryTaskToken } from './tokens';
-import { workflowTaskResponse, type WorkflowQueuedTask } from './workflow-task';
+import { workflowTaskResponse, type WorkflowQueuedTask } from './workflow-task-response';
 
 export interface WorkflowQueryResult {
   resultType?: number;
   answer?: Payloads;
   errorMessage?: string;
   failure?: Failure;
-}
-
-export interface PendingQuery {
-  id: string;
-  runId: string;
-  query: Message;
-  state: 'waiting' | 'attached' | 'dispatched';
-  settle(outcome: { answer: Payloads | undefined } | { error: DevServerError }): void;
 }
 
 export interface QueryWorkflowRequest {

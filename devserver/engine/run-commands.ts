@@ -5,12 +5,12 @@
 import { randomUUID } from 'node:crypto';
 import { durationMs } from '../proto/time';
 import { enums, type Failure, type Message, type Payload } from '../proto/types';
-import type { CommandProblem } from './commands';
+import type { CommandProblem } from './command';
 import type { Engine } from './engine';
-import { closeRun, createRun, type CreateRunParams } from './executions';
+import { chainedRunBackoffMs, closeRun, createRun, startWorkflowRetry, type CreateRunParams } from './executions';
 import { appendEvent } from './history';
 import { validateRetryPolicy } from './retry';
-import { planWorkflowRetry, startWorkflowRetry } from './workflow-retry';
+import { planWorkflowRetry } from './workflow-retry';
 import { mergeSearchAttributes } from './search-attributes';
 import type { RunState } from './state';
 import { scheduleWorkflowTask } from './workflow-task';
@@ -68,7 +68,7 @@ export function validateContinueAsNew(engine: Engine, attributes: Message): Comm
 }
 
 /** The successor run: what the command sets, falling back to the current run's settings. */
-function successorParams(run: RunState, attributes: Message, newRunId: string): CreateRunParams {
+function successorParams(engine: Engine, run: RunState, attributes: Message, newRunId: string): CreateRunParams {
   const memo = (attributes.memo as { fields?: Record<string, Payload> } | undefined)?.fields;
   const searchAttributes = (attributes.searchAttributes as { indexedFields?: Record<string, Payload> } | undefined)
     ?.indexedFields;
@@ -93,13 +93,17 @@ function successorParams(run: RunState, attributes: Message, newRunId: string): 
     retryPolicy: attributes.retryPolicy as Message | undefined,
     lastCompletionResult: attributes.lastCompletionResult as Message | undefined,
     continuedFailure: attributes.failure as Failure | undefined,
-    firstWorkflowTaskBackoffMs: durationMs(attributes.backoffStartInterval as Message),
+    firstWorkflowTaskBackoffMs: chainedRunBackoffMs(
+      engine,
+      run,
+      durationMs(attributes.backoffStartInterval as Message)
+    ),
   };
 }
 
 /** Closes the run as CONTINUED_AS_NEW and starts its successor under the same workflow ID. */
 export function continueAsNew(engine: Engine, run: RunState, attributes: Message, completedEventId: number): void {
-  const params = successorParams(run, attributes, randomUUID());
+  const params = successorParams(engine, run, attributes, randomUUID());
   appendEvent(
     engine,
     run,

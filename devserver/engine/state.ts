@@ -44,6 +44,11 @@ export interface WorkflowTaskState {
   identity?: string;
   /** Attempts >= 2 keep their Scheduled/Started events out of history until they complete. */
   transientEvents?: HistoryEvent[];
+  /**
+   * Scheduled only to carry an update (the real server's speculative workflow task): its events stay
+   * transient, and a completion that only rejects updates drops it, leaving history as it was.
+   */
+  speculative?: boolean;
   /** Updates and queries handed to the worker with this task. */
   deliveredUpdateIds: string[];
   deliveredQueryIds: string[];
@@ -75,6 +80,18 @@ export interface ActivityState {
   lastIdentity?: string;
   cancelRequested: boolean;
   cancelRequestedEventId?: number;
+  /** Set by PauseActivity: no new attempt is dispatched, and the running one hears PAUSED at its next heartbeat. */
+  paused?: ActivityPause;
+  /** Set by ResetActivity on a running attempt: its next heartbeat answers `activityReset`. */
+  resetRequested?: boolean;
+  /** Heartbeat details are dropped when the running attempt ends (ResetActivity with resetHeartbeat). */
+  resetHeartbeats?: boolean;
+}
+
+export interface ActivityPause {
+  at: number;
+  identity?: string;
+  reason?: string;
 }
 
 export interface TimerState {

@@ -13,19 +13,15 @@ import {
   type ProtocolMessage,
   type TaskQueueRef,
 } from '../proto/types';
-import { applyCommands, validateCommands, type Command } from './commands';
+import type { Command } from './command';
+import { applyCommands, validateCommands } from './commands';
 import type { Engine } from './engine';
 import { appendEvent, appendMaterialized, flushBuffered } from './history';
-import {
-  releaseWaitingQueries,
-  requeueDeliveredQueries,
-  resolveQueryResults,
-  type WorkflowQueryResult,
-} from './queries';
+import { releaseWaitingQueries, resolveQueryResults, type WorkflowQueryResult } from './queries';
 import { isOpen, type RunState, type WorkflowTaskState } from './state';
 import { parseTaskToken } from './tokens';
-import { hasUndeliveredUpdates, parseMessages, redeliverUpdates } from './updates';
-import { scheduleWorkflowTask, workflowTaskKey } from './workflow-task';
+import { hasUndeliveredUpdates, parseMessages, type ParsedMessages } from './update-protocol';
+import { failStartedWorkflowTask, scheduleWorkflowTask, workflowTaskKey } from './workflow-task';
 
 const E = enums.EventType;
 const CAUSE = enums.WorkflowTaskFailedCause;
@@ -110,11 +106,49 @@ export function completeWorkflowTask(engine: Engine, request: RespondWorkflowTas
     });
     throw new DevServerError('INVALID_ARGUMENT', 'UnhandledCommand');
   }
+  if (isDroppable(run, wft, request, parsed)) {
+    const response = dropSpeculativeTask(engine, run, parsed);
+    resolveQueryResults(engine, request.queryResults);
+    finishWorkflowTask(engine, run, false);
+    return response;
+  }
   const completedEventId = recordCompletion(engine, run, wft, request);
   const needsTask = applyCommands(engine, run, commands, parsed, completedEventId, identity);
   resolveQueryResults(engine, request.queryResults);
   finishWorkflowTask(engine, run, needsTask || request.forceCreateNewWorkflowTask === true);
   return {};
+}
+
+/** A speculative task that only rejected updates, with nothing new in the meantime, leaves no trace. */
+function isDroppable(
+  run: RunState,
+  wft: WorkflowTaskState,
+  request: RespondWorkflowTaskCompletedRequest,
+  parsed: ParsedMessages
+): boolean {
+  if (!wft.speculative || (request.commands ?? []).length > 0 || request.forceCreateNewWorkflowTask) return false;
+  if (run.buffered.length > 0) return false;
+  const messages = [...parsed.values()];
+  return messages.length > 0 && messages.every((message) => message.typeName.endsWith('.Rejection'));
+}
+
+/**
+ * The real server drops such a task: history stays as it was, and the answer's
+ * `resetHistoryEventId` (the last WorkflowTaskStarted still in history) tells the worker to roll
+ * its cached run back to it.
+ */
+function dropSpeculativeTask(engine: Engine, run: RunState, parsed: ParsedMessages): Message {
+  run.wft = undefined;
+  engine.scheduler.clear(workflowTaskKey(run.runId));
+  run.nextWftAttempt = 1;
+  engine.touch(run);
+  applyCommands(engine, run, [], parsed, 0, '');
+  let resetHistoryEventId = 0;
+  for (let i = run.history.length - 1; i >= 0 && resetHistoryEventId === 0; i--) {
+    const event = run.history[i];
+    if (event?.eventType === E.EVENT_TYPE_WORKFLOW_TASK_STARTED) resetHistoryEventId = event.eventId;
+  }
+  return { resetHistoryEventId };
 }
 
 function recordCompletion(
@@ -173,10 +207,6 @@ export function failWorkflowTask(engine: Engine, request: RespondWorkflowTaskFai
   return {};
 }
 
-export function timeOutStartedWorkflowTask(engine: Engine, run: RunState, wft: WorkflowTaskState): void {
-  failStartedWorkflowTask(engine, run, wft, { timedOut: true });
-}
-
 /** The server refuses a completion (invalid command): the task fails and is retried with backoff. */
 function rejectWorkflowTask(
   engine: Engine,
@@ -198,46 +228,4 @@ function rejectWorkflowTask(
     identity,
     backoffMs,
   });
-}
-
-interface TaskFailure {
-  cause?: number;
-  failure?: Failure;
-  identity?: string;
-  timedOut?: boolean;
-  /** Attempt of the follow-up task; defaults to the failed attempt + 1. */
-  nextAttempt?: number;
-  backoffMs?: number;
-}
-
-function failStartedWorkflowTask(engine: Engine, run: RunState, wft: WorkflowTaskState, how: TaskFailure): void {
-  // Only the first failure of a streak is recorded; retries stay transient until one completes.
-  const record = wft.attempt === 1 || how.nextAttempt === 1;
-  if (record) {
-    for (const event of wft.transientEvents ?? []) appendMaterialized(engine, run, event);
-    if (how.timedOut) {
-      appendEvent(engine, run, E.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT, 'workflowTaskTimedOutEventAttributes', {
-        scheduledEventId: wft.scheduledEventId,
-        startedEventId: wft.startedEventId,
-        timeoutType: enums.TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE,
-      });
-    } else {
-      appendEvent(engine, run, E.EVENT_TYPE_WORKFLOW_TASK_FAILED, 'workflowTaskFailedEventAttributes', {
-        scheduledEventId: wft.scheduledEventId,
-        startedEventId: wft.startedEventId,
-        cause: how.cause,
-        failure: how.failure,
-        identity: how.identity,
-      });
-    }
-  }
-  run.wft = undefined;
-  engine.scheduler.clear(workflowTaskKey(run.runId));
-  run.sticky = undefined;
-  run.nextWftAttempt = how.nextAttempt ?? wft.attempt + 1;
-  redeliverUpdates(run);
-  requeueDeliveredQueries(engine, run, wft);
-  flushBuffered(engine, run);
-  engine.touch(run);
-  scheduleWorkflowTask(engine, run, how.backoffMs ?? 0);
 }

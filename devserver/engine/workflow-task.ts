@@ -1,31 +1,35 @@
 /**
  * Workflow task lifecycle: scheduling (normal or sticky queue), dispatch to a poller (which writes
- * WorkflowTaskStarted), deadlines (delayed start, sticky schedule-to-start, start-to-close) and
- * sticky bookkeeping. At most one workflow task per run is in flight; events that arrive while it
- * is started are buffered.
+ * WorkflowTaskStarted), deadlines (delayed start, sticky schedule-to-start, start-to-close), failure
+ * and sticky bookkeeping. At most one workflow task per run is in flight; events that arrive while
+ * it is started are buffered. Completion, which applies the worker's commands, sits above this
+ * (workflow-task-completion.ts).
  */
 import { randomUUID } from 'node:crypto';
-import { appendRepeatedSubmessage, EncodedResponse, encodeMessage, protoType } from '../proto/codec';
-import { msToDuration, msToTimestamp } from '../proto/time';
-import { enums, type HistoryEvent, type Message } from '../proto/types';
+import type { EncodedResponse } from '../proto/codec';
+import { msToDuration } from '../proto/time';
+import { enums, type Failure, type HistoryEvent, type Message } from '../proto/types';
 import type { Engine } from './engine';
-import { appendEvent, appendGroup, encodeEvent, materialize, pending, type PendingEvent } from './history';
-import type { PollerInfo, QueuedTask } from './matching';
-import { takeAttachedQueries } from './queries';
+import {
+  appendEvent,
+  appendGroup,
+  appendMaterialized,
+  encodeEvent,
+  flushBuffered,
+  materialize,
+  pending,
+  type PendingEvent,
+} from './history';
+import type { PollerInfo } from './matching';
+import { requeueDeliveredQueries, takeAttachedQueries } from './queries';
 import { isOpen, nextEventId, type RunState, type WorkflowTaskState } from './state';
 import { workflowTaskToken } from './tokens';
-import { timeOutStartedWorkflowTask } from './workflow-task-completion';
-import { takeUpdateMessages } from './updates';
+import { redeliverUpdates, takeUpdateMessages } from './update-protocol';
+import { workflowTaskResponse, type WorkflowQueuedTask } from './workflow-task-response';
 
 /** A sticky queue nobody polled for this long belongs to a worker that is gone. */
 const STICKY_WORKER_GRACE_MS = 10_000;
-const POLL_RESPONSE = protoType('temporal.api.workflowservice.v1.PollWorkflowTaskQueueResponse');
-const HISTORY_FIELD_NUMBER = 8;
 const E = enums.EventType;
-
-export interface WorkflowQueuedTask extends QueuedTask {
-  runId: string;
-}
 
 export function workflowTaskKey(runId: string): string {
   return `wft:${runId}`;
@@ -40,6 +44,13 @@ export function recordExternalEvents(engine: Engine, run: RunState, group: Pendi
     return;
   }
   appendGroup(engine, run, group);
+  const wft = run.wft;
+  if (wft?.speculative) {
+    // New events make a waiting speculative task a normal one, as on the real server.
+    wft.speculative = false;
+    if (wft.notBefore === undefined) writeScheduled(engine, run, wft);
+    engine.touch(run);
+  }
   scheduleWorkflowTask(engine, run);
 }
 
@@ -61,8 +72,11 @@ function scheduledAttributes(run: RunState, wft: WorkflowTaskState): Record<stri
   };
 }
 
-/** Schedules a workflow task unless one is already in flight. */
-export function scheduleWorkflowTask(engine: Engine, run: RunState, delayMs = 0): void {
+/**
+ * Schedules a workflow task unless one is already in flight. `speculative` (an update's task) keeps
+ * its Scheduled/Started events out of history unless the task completes with something to record.
+ */
+export function scheduleWorkflowTask(engine: Engine, run: RunState, delayMs = 0, speculative = false): void {
   if (!isOpen(run) || run.wft) return;
   const now = engine.now();
   const attempt = run.nextWftAttempt;
@@ -80,6 +94,7 @@ export function scheduleWorkflowTask(engine: Engine, run: RunState, delayMs = 0)
     scheduledAt: now,
     deliveredUpdateIds: [],
     deliveredQueryIds: [],
+    ...(speculative && attempt === 1 && run.buffered.length === 0 ? { speculative: true } : {}),
   };
   run.wft = wft;
   if (delayMs > 0) {
@@ -96,20 +111,22 @@ function activateWorkflowTask(engine: Engine, run: RunState, wft: WorkflowTaskSt
   const now = engine.now();
   wft.notBefore = undefined;
   wft.scheduledAt = now;
-  if (wft.attempt === 1 && wft.scheduledEventId === 0) {
-    const event = appendEvent(
-      engine,
-      run,
-      E.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
-      'workflowTaskScheduledEventAttributes',
-      scheduledAttributes(run, wft)
-    );
-    wft.scheduledEventId = event.eventId;
-  }
+  if (wft.attempt === 1 && wft.scheduledEventId === 0 && !wft.speculative) writeScheduled(engine, run, wft);
   if (wft.sticky && run.sticky) wft.stickyDeadline = now + run.sticky.scheduleToStartMs;
   engine.touch(run);
   armWorkflowTask(engine, run);
   enqueueWorkflowTask(engine, run, wft);
+}
+
+function writeScheduled(engine: Engine, run: RunState, wft: WorkflowTaskState): void {
+  const event = appendEvent(
+    engine,
+    run,
+    E.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
+    'workflowTaskScheduledEventAttributes',
+    scheduledAttributes(run, wft)
+  );
+  wft.scheduledEventId = event.eventId;
 }
 
 export function enqueueWorkflowTask(engine: Engine, run: RunState, wft: WorkflowTaskState): void {
@@ -202,8 +219,8 @@ function dispatchWorkflowTask(
 }
 
 /**
- * Writes WorkflowTaskStarted. Attempts >= 2 get their Scheduled/Started pair as transient events:
- * numbered after the current history but only written if the attempt completes.
+ * Writes WorkflowTaskStarted. Attempts >= 2 and speculative tasks get their Scheduled/Started pair
+ * as transient events: numbered after the current history but only written if the task completes.
  */
 function recordStarted(engine: Engine, run: RunState, wft: WorkflowTaskState, identity: string): void {
   const startedAttributes = (scheduledEventId: number): Record<string, unknown> => ({
@@ -212,7 +229,7 @@ function recordStarted(engine: Engine, run: RunState, wft: WorkflowTaskState, id
     requestId: randomUUID(),
     historySizeBytes: run.historySizeBytes,
   });
-  if (wft.attempt === 1) {
+  if (wft.attempt === 1 && !wft.speculative) {
     const key = 'workflowTaskStartedEventAttributes';
     const started = appendEvent(
       engine,
@@ -274,35 +291,48 @@ function historyFrom(run: RunState, fromIndex: number, transient: HistoryEvent[]
   return parts;
 }
 
-interface WorkflowTaskResponseParts {
-  token: Buffer;
-  history: Buffer[];
-  startedEventId: number;
-  attempt: number;
-  scheduledAt: number;
-  queries?: Record<string, unknown>;
-  messages?: unknown[];
-  query?: unknown;
+function timeOutStartedWorkflowTask(engine: Engine, run: RunState, wft: WorkflowTaskState): void {
+  failStartedWorkflowTask(engine, run, wft, { timedOut: true });
 }
 
-export function workflowTaskResponse(engine: Engine, run: RunState, parts: WorkflowTaskResponseParts): EncodedResponse {
-  const now = engine.now();
-  const base = {
-    taskToken: parts.token,
-    workflowExecution: { workflowId: run.workflowId, runId: run.runId },
-    workflowType: { name: run.workflowType },
-    previousStartedEventId: run.lastCompletedStartedEventId,
-    startedEventId: parts.startedEventId,
-    attempt: parts.attempt,
-    workflowExecutionTaskQueue: { name: run.taskQueue, kind: enums.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
-    scheduledTime: msToTimestamp(parts.scheduledAt),
-    startedTime: msToTimestamp(now),
-    queries: parts.queries,
-    messages: parts.messages,
-    query: parts.query,
-  };
-  engine.stats.eventsSentInWorkflowTasks += parts.history.length;
-  return new EncodedResponse(
-    appendRepeatedSubmessage(encodeMessage(POLL_RESPONSE, base), HISTORY_FIELD_NUMBER, parts.history)
-  );
+interface TaskFailure {
+  cause?: number;
+  failure?: Failure;
+  identity?: string;
+  timedOut?: boolean;
+  /** Attempt of the follow-up task; defaults to the failed attempt + 1. */
+  nextAttempt?: number;
+  backoffMs?: number;
+}
+
+export function failStartedWorkflowTask(engine: Engine, run: RunState, wft: WorkflowTaskState, how: TaskFailure): void {
+  // Only the first failure of a streak is recorded; retries stay transient until one completes.
+  const record = wft.attempt === 1 || how.nextAttempt === 1;
+  if (record) {
+    for (const event of wft.transientEvents ?? []) appendMaterialized(engine, run, event);
+    if (how.timedOut) {
+      appendEvent(engine, run, E.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT, 'workflowTaskTimedOutEventAttributes', {
+        scheduledEventId: wft.scheduledEventId,
+        startedEventId: wft.startedEventId,
+        timeoutType: enums.TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE,
+      });
+    } else {
+      appendEvent(engine, run, E.EVENT_TYPE_WORKFLOW_TASK_FAILED, 'workflowTaskFailedEventAttributes', {
+        scheduledEventId: wft.scheduledEventId,
+        startedEventId: wft.startedEventId,
+        cause: how.cause,
+        failure: how.failure,
+        identity: how.identity,
+      });
+    }
+  }
+  run.wft = undefined;
+  engine.scheduler.clear(workflowTaskKey(run.runId));
+  run.sticky = undefined;
+  run.nextWftAttempt = how.nextAttempt ?? wft.attempt + 1;
+  redeliverUpdates(run);
+  requeueDeliveredQueries(engine, run, wft);
+  flushBuffered(engine, run);
+  engine.touch(run);
+  scheduleWorkflowTask(engine, run, how.backoffMs ?? 0);
 }

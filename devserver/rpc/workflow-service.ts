@@ -1,6 +1,7 @@
 /** The WorkflowService methods the dev server implements, mapped to engine operations. */
 import { invalidArgument, requireString } from '../errors';
 import type { Message } from '../proto/types';
+import { pauseActivity, resetActivity, unpauseActivity } from '../engine/activity-control';
 import {
   recordActivityTaskHeartbeat,
   recordActivityTaskHeartbeatById,
@@ -104,6 +105,9 @@ function clientHandlers(engine: Engine): Handlers {
     UpdateWorkflowExecution: (request, call) => updateWorkflowExecution(engine, request, call),
     PollWorkflowExecutionUpdate: (request, call) => pollWorkflowExecutionUpdate(engine, request, call),
     ExecuteMultiOperation: (request, call) => executeMultiOperation(engine, request, call),
+    PauseActivity: (request) => pauseActivity(engine, request),
+    UnpauseActivity: (request) => unpauseActivity(engine, request),
+    ResetActivity: (request) => resetActivity(engine, request),
     ListWorkflowExecutions: (request) => listWorkflowExecutions(engine, request),
     ScanWorkflowExecutions: (request) => listWorkflowExecutions(engine, request),
     CountWorkflowExecutions: (request) => countWorkflowExecutions(engine, request),

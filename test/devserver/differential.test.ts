@@ -6,10 +6,11 @@
 import { Context } from '@temporalio/activity';
 import { WorkflowIdConflictPolicy, WorkflowIdReusePolicy } from '@temporalio/client';
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { tsToMs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import { createHarness, eventTypes, eventually, usingRealServer, type Harness } from './harness';
 import { RawClient } from './raw-client';
-import type { pausableActivity, updateHolder } from './workflows';
+import type { continueAsNewCounter, pausableActivity, updateHolder } from './workflows';
 import { finishSignal, holdUpdate, incrementUpdate, releaseSignal } from './workflows';
 
 const E = temporal.api.enums.v1;
@@ -55,7 +56,7 @@ async function rawUpdate(workflowId: string, updateId: string, stage: 'ADMITTED'
   }
 }
 
-test('an update rejected by its validator: no events on the real server, a workflow task on ours', async () => {
+test('an update rejected by its validator leaves no events: its speculative workflow task is dropped', async () => {
   const handle = await harness.client.workflow.start('accumulator', {
     taskQueue: harness.taskQueue,
     workflowId: harness.id('rejected-update'),
@@ -65,12 +66,18 @@ test('an update rejected by its validator: no events on the real server, a workf
   const before = await eventTypes(handle);
   await expect(handle.executeUpdate(incrementUpdate, { args: [-1] })).rejects.toThrow();
   const added = (await eventTypes(handle)).slice(before.length);
-  // The real server runs the validator on a speculative workflow task and drops it on rejection.
-  expect(added).toEqual(
-    usingRealServer ? [] : ['WORKFLOW_TASK_SCHEDULED', 'WORKFLOW_TASK_STARTED', 'WORKFLOW_TASK_COMPLETED']
-  );
+  expect(added).toEqual([]);
+  // The worker's cache saw the dropped task's events; the next task and an accepted update still work.
+  await handle.executeUpdate(incrementUpdate, { args: [2] });
   await handle.signal(finishSignal);
-  await handle.result();
+  expect(await handle.result()).toBe(3);
+  // The accepted update's task is written as usual.
+  expect((await eventTypes(handle)).slice(before.length, before.length + 4)).toEqual([
+    'WORKFLOW_TASK_SCHEDULED',
+    'WORKFLOW_TASK_STARTED',
+    'WORKFLOW_TASK_COMPLETED',
+    'WORKFLOW_EXECUTION_UPDATE_ACCEPTED',
+  ]);
 });
 
 test('the 11th in-flight update of one execution is refused with RESOURCE_EXHAUSTED (history.maxInFlightUpdates)', async () => {
@@ -119,6 +126,28 @@ test('a workflow ID is reusable at once: server 1.29 does not enforce workflowId
   await third.result();
 });
 
+test('continue-as-new sooner than workflowIdReuseMinimalInterval (1 s) after a run began holds the next run back', async () => {
+  const handle = await harness.client.workflow.start<typeof continueAsNewCounter>('continueAsNewCounter', {
+    taskQueue: harness.taskQueue,
+    workflowId: harness.id('can-interval'),
+    args: [1, 0],
+  });
+  expect(await handle.result()).toBe(1);
+  const first = (await harness.client.workflow.getHandle(handle.workflowId, handle.firstExecutionRunId).fetchHistory())
+    .events;
+  const second = (await harness.client.workflow.getHandle(handle.workflowId).fetchHistory()).events;
+  const ms = (value: Parameters<typeof tsToMs>[0]) => (value ? tsToMs(value) : 0);
+  const millis = (event: NonNullable<typeof first>[number] | undefined) => ms(event?.eventTime);
+  // lifetime: from the first run's start to its ContinuedAsNew; the server adds (1 s - lifetime) of backoff.
+  const lifetime = millis(first?.at(-1)) - millis(first?.[0]);
+  const backoff = ms(second?.[0]?.workflowExecutionStartedEventAttributes?.firstWorkflowTaskBackoff);
+  if (lifetime >= 1000) expect(backoff).toBe(0);
+  else expect(Math.abs(backoff - (1000 - lifetime))).toBeLessThanOrEqual(50);
+  // The successor's first workflow task is scheduled only once the backoff has passed.
+  expect(second?.[1]?.eventType).toBe(E.EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED);
+  expect(millis(second?.[1]) - millis(second?.[0])).toBeGreaterThanOrEqual(backoff - 50);
+});
+
 test('a Datetime search attribute round-trips at millisecond precision through describe and list', async () => {
   const key = defineSearchAttributeKey('DifferentialDatetime', SearchAttributeType.DATETIME);
   await harness.client.connection.operatorService
@@ -152,33 +181,49 @@ test('a Datetime search attribute round-trips at millisecond precision through d
   await handle.result();
 });
 
-test('PauseActivity: the real server pauses and the worker sees a PAUSED cancellation; ours answers UNIMPLEMENTED', async () => {
+/** Starts `pausableActivity` and waits until its first attempt is running. */
+async function startPausable(label: string) {
   const handle = await harness.client.workflow.start<typeof pausableActivity>('pausableActivity', {
     taskQueue: harness.taskQueue,
-    workflowId: harness.id('pause'),
+    workflowId: harness.id(label),
     args: [4_000],
   });
-  const execution = { workflowId: handle.workflowId };
-  const namespace = harness.temporal.namespace;
   await eventually(async () => {
     const d = await handle.describe();
     expect(d.raw.pendingActivities?.[0]?.state).toBe(E.PendingActivityState.PENDING_ACTIVITY_STATE_STARTED);
   });
-  const pause = harness.client.workflowService.pauseActivity({ namespace, execution, id: '1', reason: 'differential' });
-  if (!usingRealServer) {
-    await expect(pause).rejects.toMatchObject({ code: 12 });
-    await handle.terminate();
-    return;
-  }
-  await pause;
+  return { handle, request: { namespace: harness.temporal.namespace, execution: { workflowId: handle.workflowId } } };
+}
+
+test('PauseActivity: PAUSED with the pause info; the running attempt is cancelled PAUSED and fails ActivityPause', async () => {
+  const { handle, request } = await startPausable('pause');
+  await harness.client.workflowService.pauseActivity({ ...request, id: '1', identity: 'sre', reason: 'differential' });
   await eventually(async () => {
     const pending = (await handle.describe()).raw.pendingActivities?.[0];
     expect(pending).toMatchObject({ state: E.PendingActivityState.PENDING_ACTIVITY_STATE_PAUSED, paused: true });
-    expect(pending?.pauseInfo?.manual?.reason).toBe('differential');
+    expect(pending?.pauseInfo?.manual).toMatchObject({ identity: 'sre', reason: 'differential' });
+    // The SDK reports the paused attempt as a failure; the next attempt waits for unpause.
+    expect(pending?.lastFailure?.applicationFailureInfo?.type).toBe('ActivityPause');
+    expect(pending?.attempt).toBe(2);
     expect(cancellations).toContain('1: PAUSED');
+    // The SDK throttles heartbeats to 80% of the 5 s heartbeat timeout: the pause may take that long to arrive.
+  }, 30_000);
+  // Pausing again is a no-op; an unknown activity is NOT_FOUND.
+  await harness.client.workflowService.pauseActivity({ ...request, id: '1', reason: 'again' });
+  expect((await handle.describe()).raw.pendingActivities?.[0]?.pauseInfo?.manual?.reason).toBe('differential');
+  await expect(harness.client.workflowService.pauseActivity({ ...request, id: 'no-such' })).rejects.toMatchObject({
+    code: 5,
   });
-  await harness.client.workflowService.unpauseActivity({ namespace, execution, id: '1' });
+  await harness.client.workflowService.unpauseActivity({ ...request, id: '1' });
   expect(await handle.result()).toBe('finished on attempt 2');
+  expect(await eventTypes(handle)).not.toContain('ACTIVITY_TASK_FAILED');
+});
+
+test('ResetActivity on a running attempt: cancelled RESET at its next heartbeat, the next attempt runs at once', async () => {
+  const { handle, request } = await startPausable('reset');
+  await harness.client.workflowService.resetActivity({ ...request, id: '1' });
+  expect(await handle.result()).toBe('finished on attempt 2');
+  expect(cancellations).toContain('1: RESET');
 });
 
 test('custom search attributes: ours predefines the CustomXxxField set, start-dev 1.29 registers none', async () => {

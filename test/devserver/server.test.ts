@@ -137,6 +137,44 @@ describe('robustness', () => {
   });
 });
 
+test("the in-flight update limit is settable (maxInFlightUpdates) and refuses with the real server's error", async () => {
+  const instance = await startDevServer({ port: 0, maxInFlightUpdates: 2 });
+  const client = new RawClient(instance.address);
+  try {
+    const workflowId = randomUUID();
+    await client.call('StartWorkflowExecution', {
+      namespace: 'default',
+      workflowId,
+      workflowType: { name: 'waitForever' },
+      taskQueue: { name: 'no-worker' },
+      requestId: randomUUID(),
+    });
+    const update = (updateId: string) =>
+      client.start('UpdateWorkflowExecution', {
+        namespace: 'default',
+        workflowExecution: { workflowId },
+        request: { meta: { updateId }, input: { name: 'hold' } },
+        waitPolicy: {
+          lifecycleStage: E.UpdateWorkflowExecutionLifecycleStage.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ACCEPTED,
+        },
+      });
+    // Nobody polls the queue: both stay admitted, waiting for a worker. Calls on one channel are
+    // handled in order, so once a later call has been answered both have been admitted.
+    const held = [update('first'), update('second')];
+    await client.call('DescribeWorkflowExecution', { namespace: 'default', execution: { workflowId } });
+    await expect(update('third').response).rejects.toMatchObject({
+      code: 8,
+      details: 'limit on number of concurrent in-flight updates has been reached (2)',
+    });
+    for (const call of held) call.cancel();
+    await Promise.allSettled(held.map((call) => call.response));
+    await expect(startDevServer({ port: 0, maxInFlightUpdates: 0 })).rejects.toThrow(/maxInFlightUpdates/);
+  } finally {
+    client.close();
+    await instance.stop();
+  }
+});
+
 describe('long polls', () => {
   test('an idle poll answers an empty response when the long poll expires', async () => {
     const started = Date.now();

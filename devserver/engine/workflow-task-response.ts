@@ -1,0 +1,50 @@
+/**
+ * The PollWorkflowTaskQueue response: built around history events that were encoded once, when
+ * they were written, so a task never re-encodes the history it ships.
+ */
+import { appendRepeatedSubmessage, EncodedResponse, encodeMessage, protoType } from '../proto/codec';
+import { msToTimestamp } from '../proto/time';
+import { enums } from '../proto/types';
+import type { Engine } from './engine';
+import type { QueuedTask } from './matching';
+import type { RunState } from './state';
+
+const POLL_RESPONSE = protoType('temporal.api.workflowservice.v1.PollWorkflowTaskQueueResponse');
+const HISTORY_FIELD_NUMBER = 8;
+
+export interface WorkflowQueuedTask extends QueuedTask {
+  runId: string;
+}
+
+export interface WorkflowTaskResponseParts {
+  token: Buffer;
+  history: Buffer[];
+  startedEventId: number;
+  attempt: number;
+  scheduledAt: number;
+  queries?: Record<string, unknown>;
+  messages?: unknown[];
+  query?: unknown;
+}
+
+export function workflowTaskResponse(engine: Engine, run: RunState, parts: WorkflowTaskResponseParts): EncodedResponse {
+  const now = engine.now();
+  const base = {
+    taskToken: parts.token,
+    workflowExecution: { workflowId: run.workflowId, runId: run.runId },
+    workflowType: { name: run.workflowType },
+    previousStartedEventId: run.lastCompletedStartedEventId,
+    startedEventId: parts.startedEventId,
+    attempt: parts.attempt,
+    workflowExecutionTaskQueue: { name: run.taskQueue, kind: enums.TaskQueueKind.TASK_QUEUE_KIND_NORMAL },
+    scheduledTime: msToTimestamp(parts.scheduledAt),
+    startedTime: msToTimestamp(now),
+    queries: parts.queries,
+    messages: parts.messages,
+    query: parts.query,
+  };
+  engine.stats.eventsSentInWorkflowTasks += parts.history.length;
+  return new EncodedResponse(
+    appendRepeatedSubmessage(encodeMessage(POLL_RESPONSE, base), HISTORY_FIELD_NUMBER, parts.history)
+  );
+}
