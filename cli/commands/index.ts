@@ -1,5 +1,6 @@
 import type { CliCommand } from '../command';
 import { apiCommand } from './api';
+import { claimsCommand } from './claims';
 import { demoCommand } from './demo';
 import { devserverCommand } from './devserver';
 import { historyCommand } from './history';
@@ -24,4 +25,5 @@ export const commands: CliCommand[] = [
   validateConfigCommand,
   sqlCheckCommand,
   historyCommand,
+  claimsCommand,
 ];
