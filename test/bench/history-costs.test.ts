@@ -1,28 +1,32 @@
-import type { temporal } from '@temporalio/proto';
+import { temporal } from '@temporalio/proto';
 import { meanCosts, turnHistoryCosts } from '../../bench/history-costs';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+/** A real HistoryEvent from a plain object (ids and times as numbers). */
+const event = (fields: Record<string, unknown>): HistoryEvent =>
+  temporal.api.history.v1.HistoryEvent.fromObject(fields);
 
 const at = (ms: number) => ({ seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1e6 });
-const localMarker = (eventId: number, task: number, type: string): HistoryEvent => ({
-  eventId,
-  markerRecordedEventAttributes: {
-    markerName: 'core_local_activity',
-    workflowTaskCompletedEventId: task,
-    details: { data: { payloads: [{ data: new TextEncoder().encode(JSON.stringify({ activity_type: type })) }] } },
-  },
-});
+const localMarker = (eventId: number, task: number, type: string): HistoryEvent =>
+  event({
+    eventId,
+    markerRecordedEventAttributes: {
+      markerName: 'core_local_activity',
+      workflowTaskCompletedEventId: task,
+      details: { data: { payloads: [{ data: new TextEncoder().encode(JSON.stringify({ activityType: type })) }] } },
+    },
+  });
 
 /** One turn: start, an activity that ran 5 s on its 3rd attempt, two local activities in one task, an upsert, an update. */
 const TURN: HistoryEvent[] = [
-  { eventId: 1, workflowExecutionStartedEventAttributes: {} },
-  { eventId: 5, activityTaskScheduledEventAttributes: { activityType: { name: 'McpToolCall' } } },
-  { eventId: 6, eventTime: at(10_000), activityTaskStartedEventAttributes: { scheduledEventId: 5, attempt: 3 } },
-  { eventId: 7, eventTime: at(15_000), activityTaskCompletedEventAttributes: { scheduledEventId: 5 } },
+  event({ eventId: 1, workflowExecutionStartedEventAttributes: {} }),
+  event({ eventId: 5, activityTaskScheduledEventAttributes: { activityType: { name: 'McpToolCall' } } }),
+  event({ eventId: 6, eventTime: at(10_000), activityTaskStartedEventAttributes: { scheduledEventId: 5, attempt: 3 } }),
+  event({ eventId: 7, eventTime: at(15_000), activityTaskCompletedEventAttributes: { scheduledEventId: 5 } }),
   localMarker(10, 9, 'AuditUserInput'),
   localMarker(11, 9, 'PolicyEnforcement'),
-  { eventId: 12, upsertWorkflowSearchAttributesEventAttributes: {} },
-  { eventId: 13, workflowExecutionUpdateAcceptedEventAttributes: {} },
+  event({ eventId: 12, upsertWorkflowSearchAttributesEventAttributes: {} }),
+  event({ eventId: 13, workflowExecutionUpdateAcceptedEventAttributes: {} }),
 ];
 
 describe('bench history costs', () => {
