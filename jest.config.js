@@ -19,7 +19,7 @@ module.exports = {
   // Jest 30 reads testTimeout only at the top level; DB, workflow and e2e tests need far more than 5 s.
   testTimeout: 120000,
   projects: [
-    project('unit', ['core', 'scripted-llm']),
+    project('unit', ['core', 'scripted-llm', 'lint', 'bench']),
     project('db', ['db', 'activities', 'pipeline', 'config', 'mcp']),
     project('workflow', ['devserver', 'workflows', 'replay', 'worker']),
     project('e2e', ['api', 'cli', 'e2e', 'reliability', 'compose', 'demo']),

@@ -2,6 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { Env } from '../config/env';
+import { claimCheckDataConverter } from '../db/claims/codec';
 import { createConfigStore } from '../db/config/store';
 import { openDatabase } from '../db/pool';
 import { buildApi } from './app';
@@ -28,7 +29,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const { env } = options;
   const handle = openDatabase(options.databaseUrl, { max: 10 });
   const connection = await Connection.connect({ address: options.temporalAddress });
-  const client = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE });
+  const dataConverter = claimCheckDataConverter(handle.db, env.CLAIM_CHECK_THRESHOLD_BYTES);
+  const client = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE, dataConverter });
   const store = createConfigStore(handle.db);
   const ports: ApiPorts = {
     turns: new TemporalTurnGateway({ client, db: handle.db, taskQueue: env.TEMPORAL_TASK_QUEUE }),

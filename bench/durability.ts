@@ -1,4 +1,6 @@
+import { benchLangGraphPeer, type LangGraphPeerResult } from './peers/langgraph';
 import { benchRoundTrip, type RoundTripResult } from './round-trip';
+import { HEARTBEAT_INTERVAL_MS } from '../activities/runtime/heartbeat';
 import type { Row } from './table';
 import type { BenchStack } from './stack';
 import {
@@ -72,6 +74,7 @@ interface LatencyRun {
   p: { samples: TurnSample[]; cpu: CpuProbe };
   history: HistoryStats;
   roundTrip: RoundTripResult[];
+  peer: LangGraphPeerResult;
 }
 
 export async function latencyRows(stack: BenchStack): Promise<Row[]> {
@@ -81,8 +84,11 @@ export async function latencyRows(stack: BenchStack): Promise<Row[]> {
   const d = await measured(stack, durable(stack));
   const p = await measured(stack, inProcess(stack));
   const history = await historyStats(stack, d.samples);
-  const roundTrip = await benchRoundTrip(stack, history.medianInput, Math.round(history.meanActivities));
-  return [...latencyTable({ d, p, history, roundTrip }), ...costTable({ d, p, history, roundTrip })];
+  const steps = Math.round(history.meanActivities);
+  const roundTrip = await benchRoundTrip(stack, history.medianInput, steps);
+  const peer = await benchLangGraphPeer(stack.tdb.pool, history.medianInput, steps);
+  const run = { d, p, history, roundTrip, peer };
+  return [...latencyTable(run), ...costTable(run), ...historyTable(run)];
 }
 
 function latencyTable({ d, p }: LatencyRun): Row[] {
@@ -114,7 +120,7 @@ function threads(cpu: CpuProbe): string {
     .join(', ');
 }
 
-function costTable({ d, p, history, roundTrip }: LatencyRun): Row[] {
+function costTable({ d, p, history, roundTrip, peer }: LatencyRun): Row[] {
   const overhead = (mean(d.samples.map((s) => s.ms)) - mean(p.samples.map((s) => s.ms))) / history.meanActivities;
   const per = (total: number, turns: number) => ms(total / Math.max(1, turns));
   const [bare, sized, local] = roundTrip;
@@ -125,7 +131,14 @@ function costTable({ d, p, history, roundTrip }: LatencyRun): Row[] {
       history.meanActivities.toFixed(1),
       `mean over the durable turns' histories (in-process count: ${mean(p.samples.map((s) => s.activities)).toFixed(1)})`,
     ],
-    ['Per-activity overhead', ms(overhead), '(mean durable − mean in-process turn latency) ÷ activities per turn'],
+    [
+      'Per-step overhead',
+      `${ms(overhead)} (LangGraph JS + PostgresSaver: ${ms(peer.overheadMsPerStep)})`,
+      `ours: (mean durable − mean in-process turn latency) ÷ activities per turn. LangGraph (bench/peers/langgraph.ts): ` +
+        `a ${peer.steps}-node chain carrying the same ${(peer.payloadBytes / 1024).toFixed(1)} KiB payload on the same PostgreSQL, ` +
+        `(checkpoint saved before the next step − no checkpointer) ÷ steps: ${ms(peer.syncMsPerStep)} − ${ms(peer.inMemoryMsPerStep)} ` +
+        `per step (p95 ${ms(peer.p95SyncMsPerStep)}); with its default async checkpoints ${ms(peer.asyncOverheadMsPerStep)}; ${peer.runs} runs each`,
+    ],
     [
       'Bare activity round trip',
       `${ms(bare?.msPerActivity ?? NaN)} empty / ${ms(sized?.msPerActivity ?? NaN)} with a ${kib(sized?.payloadBytes ?? 0)} payload`,
@@ -147,6 +160,34 @@ function costTable({ d, p, history, roundTrip }: LatencyRun): Row[] {
       'History size per turn',
       `${history.meanEvents.toFixed(0)} events, ${kib(history.meanBytes)}`,
       `mean of ${history.turns} turns; largest ${history.maxEvents} events, ${kib(history.maxBytes)} (encoded History proto)`,
+    ],
+  ];
+}
+
+function historyTable({ history }: LatencyRun): Row[] {
+  const c = history.costs;
+  const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+  const top = c.bytesByStep.slice(0, 5).map(([step, bytes]) => `${step} ${kib(bytes)}`);
+  return [
+    [
+      'History bytes per step type',
+      top.join(', '),
+      `per turn, events of each activity type (scheduled + started + closed); all: ${c.bytesByStep
+        .map(([step, bytes]) => `${step} ${kib(bytes)}`)
+        .join(', ')}`,
+    ],
+    [
+      'Events per turn: activities regular / local',
+      `${c.activities.toFixed(1)} / ${c.localActivities.toFixed(1)}`,
+      `${c.activityAttempts.toFixed(1)} activity attempts; local activities in ${c.localActivityTasks.toFixed(1)} workflow tasks; ` +
+        `${c.searchAttributeUpserts.toFixed(1)} search-attribute upserts, ${c.updates.toFixed(1)} updates`,
+    ],
+    [
+      'Billable actions per turn (estimated)',
+      c.billableActions.toFixed(1),
+      `1 workflow start + ${c.activityAttempts.toFixed(1)} activity attempts + ${c.localActivityTasks.toFixed(1)} workflow tasks with local activities ` +
+        `+ ${c.searchAttributeUpserts.toFixed(1)} SA upserts + ${c.updates.toFixed(1)} updates + ${c.heartbeats.toFixed(1)} heartbeats ` +
+        `(estimated: one per ${HEARTBEAT_INTERVAL_MS / 1000} s an activity ran)`,
     ],
   ];
 }

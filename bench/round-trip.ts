@@ -84,6 +84,7 @@ export async function benchRoundTrip(
       taskQueue: TASK_QUEUE,
       workflowBundle: { code },
       activities: { echo: async (payload: unknown) => payload },
+      dataConverter: stack.dataConverter,
     });
     return await worker.runUntil(async () => [
       await measure(stack, 'activityChain', count, {}, runs),

@@ -1,4 +1,5 @@
 import { Client, Connection } from '@temporalio/client';
+import type { DataConverter } from '@temporalio/common';
 import type { ActivityDeps } from '../activities/deps';
 import { TemporalTurnGateway } from '../api/turns/gateway';
 import { loadEnv } from '../config/env';
@@ -69,6 +70,11 @@ export class BenchStack {
     private readonly inProcess: WorkerDeps
   ) {}
 
+  /** The claim-check data converter of the worker and the gateway's client. */
+  get dataConverter(): DataConverter {
+    return this.inProcess.dataConverter;
+  }
+
   /** Activity dependencies for runTurnInProcess: the worker's own wiring, in this process. */
   get deps(): ActivityDeps {
     return this.inProcess.deps;
@@ -100,10 +106,16 @@ export class BenchStack {
       'bench-worker',
       prof('worker')
     );
-    const client = new Client({ connection: await Connection.connect({ address }), namespace: 'default' });
-    const gateway = new TemporalTurnGateway({ client, db: tdb.db, taskQueue });
     const env = loadEnv({ ANTHROPIC_BASE_URL: llm.baseUrl, ANTHROPIC_MODEL: BENCH_MODEL, DATABASE_URL: tdb.url });
     const inProcess = await buildWorkerDeps(env, { databaseUrl: tdb.url, toolEnv: { ...process.env, ...toolEnv } });
+    // The worker's claim-check converter: the gateway reads what the worker offloaded.
+    const dataConverter = inProcess.dataConverter;
+    const client = new Client({
+      connection: await Connection.connect({ address }),
+      namespace: 'default',
+      dataConverter,
+    });
+    const gateway = new TemporalTurnGateway({ client, db: tdb.db, taskQueue });
     return new BenchStack(address, tdb, llm, tools, server, temporal, worker, client, gateway, inProcess);
   }
 

@@ -7,6 +7,7 @@ import type { TurnResult } from '../core/turn/contracts';
 import { DEMO_CONVERSATIONS, type DemoConversation, type DemoTurn } from '../demo/conversations';
 import { turnMismatch } from '../demo/demo-runner';
 import { replyTextOf } from '../demo/in-process-send';
+import { meanCosts, turnHistoryCosts, type MeanHistoryCosts, type TurnHistoryCosts } from './history-costs';
 import type { BenchStack } from './stack';
 
 /**
@@ -114,12 +115,15 @@ export interface HistoryStats {
   meanBytes: number;
   maxBytes: number;
   meanActivities: number;
+  /** History bytes by step type, activities (regular, local), estimated billable actions: per-turn means. */
+  costs: MeanHistoryCosts;
 }
 
 /** Events, encoded bytes and scheduled activities of each durable turn's history. */
 export async function historyStats(stack: BenchStack, samples: readonly TurnSample[]): Promise<HistoryStats> {
   const rows: { events: number; bytes: number; activities: number }[] = [];
   const inputs: temporal.api.common.v1.IPayload[] = [];
+  const costs: TurnHistoryCosts[] = [];
   for (const sample of samples) {
     if (!sample.workflowId) continue;
     const history = await stack.client.workflow.getHandle(sample.workflowId).fetchHistory();
@@ -128,6 +132,7 @@ export async function historyStats(stack: BenchStack, samples: readonly TurnSamp
     for (const s of scheduled) if (s.input?.payloads?.[0]) inputs.push(s.input.payloads[0]);
     const bytes = temporal.api.history.v1.History.encode(history).finish().length;
     rows.push({ events: events.length, bytes, activities: scheduled.length });
+    costs.push(turnHistoryCosts(events));
   }
   const mean = (f: (r: (typeof rows)[number]) => number) =>
     rows.reduce((n, r) => n + f(r), 0) / Math.max(1, rows.length);
@@ -141,6 +146,7 @@ export async function historyStats(stack: BenchStack, samples: readonly TurnSamp
     meanBytes: mean((r) => r.bytes),
     maxBytes: Math.max(0, ...rows.map((r) => r.bytes)),
     meanActivities: mean((r) => r.activities),
+    costs: meanCosts(costs),
   };
 }
 

@@ -33,6 +33,9 @@ const integer = (fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) =
       .default(fallback)
   );
 
+/** 32 KiB: a turn's ordinary step payloads stay inline; tool results past it become claim checks. */
+export const CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES = 32 * 1024;
+
 const envSchema = z.object({
   DATABASE_URL: postgresUrl,
   TOOLS_DATABASE_URL: postgresUrl,
@@ -66,6 +69,8 @@ const envSchema = z.object({
   HOST: z.preprocess(blankAsUnset, z.string().default('127.0.0.1')),
   API_TOKEN: optionalText,
   MESSAGE_MAX_BYTES: integer(8192, 1),
+  /** Payloads at least this large are stored in ce_payload_claim; history keeps a reference (db/claims/). */
+  CLAIM_CHECK_THRESHOLD_BYTES: integer(CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES, 1024),
   LOG_LEVEL: z.preprocess(
     (v) => (typeof blankAsUnset(v) === 'string' ? (v as string).trim().toLowerCase() : undefined),
     z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info')

@@ -1,9 +1,11 @@
+import type { DataConverter } from '@temporalio/common';
 import type { Env } from '../config/env';
 import { systemClock, type ActivityDeps } from '../activities/deps';
 import { createLlmClientFromEnv } from '../activities/llm/from-env';
 import { createToolDeps } from '../activities/tools/deps';
 import { loadSqlParser } from '../activities/tools/sql/parser';
 import { createTaskRegistry, type TaskTable } from '../core/tasks/registry';
+import { claimCheckDataConverter } from '../db/claims/codec';
 import { createConfigStore } from '../db/config/store';
 import { createPool, openDatabase } from '../db/pool';
 import { toolsDatabaseUrl } from '../db/tools-role';
@@ -18,6 +20,8 @@ export interface WorkerDepsOptions {
 
 export interface WorkerDeps {
   deps: ActivityDeps;
+  /** Large payloads go to ce_payload_claim instead of history (issue #13, item 7). */
+  dataConverter: DataConverter;
   close(): Promise<void>;
 }
 
@@ -41,6 +45,7 @@ export async function buildWorkerDeps(env: Env, options: WorkerDepsOptions): Pro
   };
   return {
     deps,
+    dataConverter: claimCheckDataConverter(handle.db, env.CLAIM_CHECK_THRESHOLD_BYTES),
     async close() {
       await toolsPool.end();
       await handle.close();

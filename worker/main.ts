@@ -28,6 +28,7 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
     namespace: run.env.TEMPORAL_NAMESPACE,
     taskQueue: run.env.TEMPORAL_TASK_QUEUE,
     activities: createActivities(wired.deps),
+    dataConverter: wired.dataConverter,
     tuning: run.tuning,
   });
   const done = worker.run().finally(async () => {

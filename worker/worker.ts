@@ -1,3 +1,4 @@
+import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { TurnActivities } from '../core/turn/activities';
 import { workflowSource, type WorkflowSource } from './bundle';
@@ -7,6 +8,8 @@ export interface TurnWorkerOptions {
   namespace: string;
   taskQueue: string;
   activities: TurnActivities;
+  /** The claim-check converter (db/claims/codec.ts); the gateway's client must use the same store. */
+  dataConverter: DataConverter;
   workflows?: WorkflowSource;
   /** Extra Worker options (concurrency limits, identity, …). */
   tuning?: Partial<WorkerOptions>;
@@ -19,6 +22,7 @@ export function createTurnWorker(options: TurnWorkerOptions): Promise<Worker> {
     namespace: options.namespace,
     taskQueue: options.taskQueue,
     activities: options.activities,
+    dataConverter: options.dataConverter,
     ...(options.workflows ?? workflowSource()),
     ...options.tuning,
   });

@@ -29,6 +29,7 @@ import {
 } from '../core/turn/executor';
 import type { Session } from '../core/session';
 import { decisionActivity, llmActivity, optionsForStep, optionsForTool, stepActivity } from './activity-options';
+import { workflowNow } from './clock';
 import { TurnOutcomeKey } from './search-attributes';
 import type { TurnState } from './turn-state';
 
@@ -119,7 +120,7 @@ export class WorkflowTurnExecutor implements TurnExecutor {
   }
 
   async awaitApproval(request: ApprovalRequest): Promise<ApprovalDecision> {
-    const expiresAt = new Date(Date.now() + request.timeoutMs).toISOString();
+    const expiresAt = new Date(workflowNow() + request.timeoutMs).toISOString();
     this.state.pending = {
       toolCode: request.toolCode,
       args: request.args,

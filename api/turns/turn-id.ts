@@ -1,4 +1,5 @@
 import type { Client, WorkflowHandle } from '@temporalio/client';
+import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import type { TurnInput } from '../../core/turn/contracts';
 import { badRequest } from '../errors';
 
@@ -14,7 +15,8 @@ export function parseTurnId(workflowId: string): { conversationId: string; turnN
 /** The input a turn was started with, read back from its first history event. */
 export async function originalTurnInput(client: Client, handle: WorkflowHandle): Promise<TurnInput> {
   const history = await handle.fetchHistory();
-  const payload = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads?.[0];
-  if (!payload) throw new Error(`turn ${handle.workflowId} has no start input in its history`);
-  return client.options.loadedDataConverter.payloadConverter.fromPayload<TurnInput>(payload);
+  const payloads = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads;
+  if (!payloads?.[0]) throw new Error(`turn ${handle.workflowId} has no start input in its history`);
+  // fetchHistory returns payloads as stored: through the codecs, a large input is a claim reference (db/claims/).
+  return decodeFromPayloadsAtIndex<TurnInput>(client.options.loadedDataConverter, 0, payloads);
 }

@@ -1,5 +1,6 @@
 import type { CliCommand } from '../command';
 import { apiCommand } from './api';
+import { claimsCommand } from './claims';
 import { demoCommand } from './demo';
 import { devserverCommand } from './devserver';
 import { doctorCommand } from './doctor';
@@ -26,4 +27,5 @@ export const commands: CliCommand[] = [
   validateConfigCommand,
   sqlCheckCommand,
   historyCommand,
+  claimsCommand,
 ];

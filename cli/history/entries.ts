@@ -1,5 +1,6 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
+import { claimReferenceOf, isClaimReference } from '../../db/claims/codec';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -17,8 +18,11 @@ export interface ActivityEntry {
 
 const num = (v: unknown): number => Number(v ?? 0);
 
+/** A payload's value; an offloaded one (db/claims/) shows as its claim reference, not its body. */
 function decode(payload: temporal.api.common.v1.IPayload | null | undefined): unknown {
-  return payload ? defaultPayloadConverter.fromPayload(payload as never) : undefined;
+  if (!payload) return undefined;
+  if (isClaimReference(payload as never)) return { claim: claimReferenceOf(payload as never) };
+  return defaultPayloadConverter.fromPayload(payload as never);
 }
 
 /** The activities of a history in schedule order, with summary, final attempt and outcome. */

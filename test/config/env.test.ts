@@ -22,6 +22,7 @@ describe('loadEnv', () => {
       PORT: 3000,
       HOST: '127.0.0.1',
       MESSAGE_MAX_BYTES: 8192,
+      CLAIM_CHECK_THRESHOLD_BYTES: 32768,
       LOG_LEVEL: 'info',
     });
   });
@@ -60,6 +61,7 @@ describe('loadEnv', () => {
           LLM_MAX_TOKENS: '1.5',
           PORT: '70000',
           MESSAGE_MAX_BYTES: 'big',
+          CLAIM_CHECK_THRESHOLD_BYTES: '10',
           LOG_LEVEL: 'loud',
           CONVENGINE_TEMPORAL: 'docker',
         });
@@ -71,6 +73,7 @@ describe('loadEnv', () => {
     expect(Object.keys(issues).sort()).toEqual(
       [
         'ANTHROPIC_BASE_URL',
+        'CLAIM_CHECK_THRESHOLD_BYTES',
         'CONVENGINE_TEMPORAL',
         'DATABASE_URL',
         'LLM_MAX_TOKENS',
@@ -85,7 +88,7 @@ describe('loadEnv', () => {
     expect(issues.LLM_TIMEOUT_MS).toMatch(/>= 1/);
     expect(issues.LOG_LEVEL).toMatch(/one of fatal, error, warn, info/);
     expect(issues.CONVENGINE_TEMPORAL).toMatch(/one of embedded, cli, auto/);
-    expect(message).toMatch(/^Invalid environment \(9 variable\(s\)\)/);
+    expect(message).toMatch(/^Invalid environment \(10 variable\(s\)\)/);
     expect(message).not.toContain('hunter2');
   });
 });

@@ -5,6 +5,8 @@ import type { TurnActivities } from '../../core/turn/activities';
 import { TemporalTurnGateway } from '../../api/turns/gateway';
 import type { TurnReply, TurnRequest } from '../../api/ports';
 import { setupTemporalNamespace } from '../../cli/temporal/setup';
+import { CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES } from '../../config/env';
+import { claimCheckDataConverter } from '../../db/claims/codec';
 import { McpHarness } from './mcp-harness';
 import { getTestTemporal, type TestTemporal } from './temporal';
 import { testWorkflowBundle } from './workflow-bundle';
@@ -33,13 +35,17 @@ export class WorkflowHarness {
   ) {}
 
   static async start(
-    options: { activities?: (base: TurnActivities) => TurnActivities } = {}
+    options: { activities?: (base: TurnActivities) => TurnActivities; claimThresholdBytes?: number } = {}
   ): Promise<WorkflowHarness> {
     quietRuntime();
     const mcp = await McpHarness.start();
     const server = await getTestTemporal();
     const connection = await Connection.connect({ address: server.address });
-    const client = new Client({ connection, namespace: server.namespace });
+    const dataConverter = claimCheckDataConverter(
+      mcp.deps.db,
+      options.claimThresholdBytes ?? CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES
+    );
+    const client = new Client({ connection, namespace: server.namespace, dataConverter });
     await setupTemporalNamespace(connection, { namespace: server.namespace });
     const taskQueue = `turns-${process.pid}-${Date.now()}`;
     const nativeConnection = await NativeConnection.connect({ address: server.address });
@@ -58,6 +64,7 @@ export class WorkflowHarness {
       taskQueue,
       workflowBundle: await testWorkflowBundle(),
       activities: live,
+      dataConverter,
     });
     const running = worker.run();
     return new WorkflowHarness(mcp, server, client, worker, taskQueue, running, nativeConnection);

@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { TemporalTurnGateway } from '../../../api/turns/gateway';
+import { CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES } from '../../../config/env';
+import { claimCheckDataConverter } from '../../../db/claims/codec';
 import { seedPacks } from '../../../db/seed';
 import { startDemoLlm } from '../../../demo/recorded-llm';
 import { DEMO_API_KEY, startDemoToolServer, type DemoToolServer } from '../../../demo/tool-server';
@@ -94,7 +96,8 @@ export class ReliabilityStack {
     const tools = await startDemoToolServer();
     const temporal = await startTemporal(options.temporal, dir);
     const connection = await Connection.connect({ address: temporal.address });
-    const client = new Client({ connection, namespace: 'default' });
+    const dataConverter = claimCheckDataConverter(tdb.db, CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES);
+    const client = new Client({ connection, namespace: 'default', dataConverter });
     const stack = new ReliabilityStack(tdb, llm, tools, temporal, client, options, dir);
     await Promise.all(Array.from({ length: options.workers }, () => stack.startWorker()));
     return stack;

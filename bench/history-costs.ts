@@ -1,0 +1,121 @@
+import { temporal } from '@temporalio/proto';
+import { HEARTBEAT_INTERVAL_MS } from '../activities/runtime/heartbeat';
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/** The marker sdk-core records for each local activity. */
+const LOCAL_ACTIVITY_MARKER = 'core_local_activity';
+
+/**
+ * What one turn's history holds and what it would cost: bytes by step (activity type), regular and
+ * local activities, and an estimate of billable actions in Temporal Cloud terms — the workflow start,
+ * each activity attempt, each search-attribute upsert, each update, each heartbeat that reaches the
+ * server, and one action for all the local activities of one workflow task.
+ */
+export interface TurnHistoryCosts {
+  events: number;
+  bytesByStep: Map<string, number>;
+  activities: number;
+  activityAttempts: number;
+  localActivities: number;
+  /** Workflow tasks that ran at least one local activity. */
+  localActivityTasks: number;
+  searchAttributeUpserts: number;
+  updates: number;
+  /** Estimated: activities beat every HEARTBEAT_INTERVAL_MS while they run (heartbeats are not in history). */
+  heartbeats: number;
+  billableActions: number;
+}
+
+const eventBytes = (event: HistoryEvent) => temporal.api.history.v1.HistoryEvent.encode(event).finish().length;
+const num = (v: unknown) => Number(v ?? 0);
+const timeMs = (e: HistoryEvent | undefined) =>
+  e?.eventTime ? num(e.eventTime.seconds) * 1000 + num(e.eventTime.nanos) / 1e6 : NaN;
+
+/** The scheduled event an activity event belongs to (started, completed, failed, timed out, canceled). */
+function scheduledIdOf(e: HistoryEvent): number | null {
+  const attrs =
+    e.activityTaskStartedEventAttributes ??
+    e.activityTaskCompletedEventAttributes ??
+    e.activityTaskFailedEventAttributes ??
+    e.activityTaskTimedOutEventAttributes ??
+    e.activityTaskCanceledEventAttributes;
+  return attrs ? num(attrs.scheduledEventId) : null;
+}
+
+/** The local activity's type from its marker, read without the data converter (JSON payload). */
+function localActivityType(marker: temporal.api.history.v1.IMarkerRecordedEventAttributes): string {
+  try {
+    const data = marker.details?.['data']?.payloads?.[0]?.data;
+    const parsed = JSON.parse(new TextDecoder().decode(data ?? new Uint8Array())) as Record<string, unknown>;
+    return String(parsed['activity_type'] ?? parsed['activityType'] ?? 'local activity');
+  } catch {
+    return 'local activity';
+  }
+}
+
+export function turnHistoryCosts(events: readonly HistoryEvent[]): TurnHistoryCosts {
+  const typeByScheduled = new Map<number, string>();
+  const startedByScheduled = new Map<number, HistoryEvent>();
+  const bytesByStep = new Map<string, number>();
+  const localTasks = new Set<number>();
+  const costs = { activityAttempts: 0, localActivities: 0, searchAttributeUpserts: 0, updates: 0, heartbeats: 0 };
+  const add = (step: string, e: HistoryEvent) => bytesByStep.set(step, (bytesByStep.get(step) ?? 0) + eventBytes(e));
+  for (const e of events) {
+    const scheduled = e.activityTaskScheduledEventAttributes;
+    const marker = e.markerRecordedEventAttributes;
+    const owner = scheduledIdOf(e);
+    if (scheduled) {
+      typeByScheduled.set(num(e.eventId), scheduled.activityType?.name ?? '?');
+      add(scheduled.activityType?.name ?? '?', e);
+    } else if (owner !== null) {
+      add(typeByScheduled.get(owner) ?? '?', e);
+      if (e.activityTaskStartedEventAttributes) {
+        startedByScheduled.set(owner, e);
+        costs.activityAttempts += Math.max(1, num(e.activityTaskStartedEventAttributes.attempt));
+      } else {
+        const runMs = timeMs(e) - timeMs(startedByScheduled.get(owner));
+        if (Number.isFinite(runMs)) costs.heartbeats += Math.floor(runMs / HEARTBEAT_INTERVAL_MS);
+      }
+    } else if (marker?.markerName === LOCAL_ACTIVITY_MARKER) {
+      costs.localActivities += 1;
+      localTasks.add(num(marker.workflowTaskCompletedEventId));
+      add(localActivityType(marker), e);
+    } else {
+      if (e.upsertWorkflowSearchAttributesEventAttributes) costs.searchAttributeUpserts += 1;
+      if (e.workflowExecutionUpdateAcceptedEventAttributes) costs.updates += 1;
+      add('(workflow events)', e);
+    }
+  }
+  const billableActions =
+    1 + costs.activityAttempts + localTasks.size + costs.searchAttributeUpserts + costs.updates + costs.heartbeats;
+  return {
+    events: events.length,
+    bytesByStep,
+    activities: typeByScheduled.size,
+    localActivityTasks: localTasks.size,
+    billableActions,
+    ...costs,
+  };
+}
+
+/** Per-turn means of a set of turns' costs; bytes by step sorted largest first. */
+export function meanCosts(turns: readonly TurnHistoryCosts[]) {
+  const n = Math.max(1, turns.length);
+  const avg = (f: (t: TurnHistoryCosts) => number) => turns.reduce((sum, t) => sum + f(t), 0) / n;
+  const steps = new Map<string, number>();
+  for (const t of turns) for (const [step, bytes] of t.bytesByStep) steps.set(step, (steps.get(step) ?? 0) + bytes / n);
+  return {
+    bytesByStep: [...steps.entries()].sort((a, b) => b[1] - a[1]),
+    activities: avg((t) => t.activities),
+    activityAttempts: avg((t) => t.activityAttempts),
+    localActivities: avg((t) => t.localActivities),
+    localActivityTasks: avg((t) => t.localActivityTasks),
+    searchAttributeUpserts: avg((t) => t.searchAttributeUpserts),
+    updates: avg((t) => t.updates),
+    heartbeats: avg((t) => t.heartbeats),
+    billableActions: avg((t) => t.billableActions),
+  };
+}
+
+export type MeanHistoryCosts = ReturnType<typeof meanCosts>;

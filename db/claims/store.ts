@@ -1,0 +1,49 @@
+import { inArray, lt, sql } from 'drizzle-orm';
+import type { Database } from '../pool';
+import { cePayloadClaim } from '../schema';
+
+export interface ClaimBody {
+  hash: string;
+  body: Uint8Array;
+}
+
+/** Where claim-checked payload bodies live: content-addressed, written once, read by hash. */
+export interface ClaimStore {
+  /** Stores each body under its hash in one round trip; a body stored again is only marked referenced now. */
+  putMany(bodies: readonly ClaimBody[]): Promise<void>;
+  /** The bodies stored under these hashes (missing ones are absent from the map), in one round trip. */
+  getMany(hashes: readonly string[]): Promise<Map<string, Uint8Array>>;
+  /** Deletes the claims last referenced before `cutoff`; returns how many and their bytes. */
+  prune(cutoff: Date): Promise<{ claims: number; bytes: number }>;
+}
+
+const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+
+export function createClaimStore(db: Database): ClaimStore {
+  return {
+    async putMany(bodies) {
+      // One row per hash: ON CONFLICT cannot touch the same row twice in one statement.
+      const unique = [...new Map(bodies.map((b) => [b.hash, b])).values()];
+      if (unique.length === 0) return;
+      await db
+        .insert(cePayloadClaim)
+        .values(unique.map((b) => ({ claimHash: b.hash, body: asBuffer(b.body), sizeBytes: b.body.byteLength })))
+        .onConflictDoUpdate({ target: cePayloadClaim.claimHash, set: { lastReferencedAt: sql`now()` } });
+    },
+    async getMany(hashes) {
+      if (hashes.length === 0) return new Map();
+      const rows = await db
+        .select({ hash: cePayloadClaim.claimHash, body: cePayloadClaim.body })
+        .from(cePayloadClaim)
+        .where(inArray(cePayloadClaim.claimHash, [...new Set(hashes)]));
+      return new Map(rows.map((r) => [r.hash, new Uint8Array(r.body.buffer, r.body.byteOffset, r.body.byteLength)]));
+    },
+    async prune(cutoff) {
+      const deleted = await db
+        .delete(cePayloadClaim)
+        .where(lt(cePayloadClaim.lastReferencedAt, cutoff))
+        .returning({ sizeBytes: cePayloadClaim.sizeBytes });
+      return { claims: deleted.length, bytes: deleted.reduce((sum, r) => sum + r.sizeBytes, 0) };
+    },
+  };
+}

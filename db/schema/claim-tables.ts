@@ -1,0 +1,16 @@
+import { customType, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+
+const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
+const ts = (name: string) => timestamp(name, { withTimezone: true }).notNull().defaultNow();
+
+/** Large Temporal payloads kept out of event history (db/claims/codec.ts), addressed by content hash. */
+export const cePayloadClaim = pgTable('ce_payload_claim', {
+  /** sha256 (hex) of `body`. */
+  claimHash: text('claim_hash').primaryKey(),
+  /** The original payload, protobuf-encoded (temporal.api.common.v1.Payload). */
+  body: bytea('body').notNull(),
+  sizeBytes: integer('size_bytes').notNull(),
+  createdAt: ts('created_at'),
+  /** Last time a history was written with a reference to this claim; prune goes by it. */
+  lastReferencedAt: ts('last_referenced_at'),
+});

@@ -1,0 +1,57 @@
+import { temporal } from '@temporalio/proto';
+import { meanCosts, turnHistoryCosts } from '../../bench/history-costs';
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+/** A real HistoryEvent from a plain object (ids and times as numbers). */
+const event = (fields: Record<string, unknown>): HistoryEvent =>
+  temporal.api.history.v1.HistoryEvent.fromObject(fields);
+
+const at = (ms: number) => ({ seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1e6 });
+const localMarker = (eventId: number, task: number, type: string): HistoryEvent =>
+  event({
+    eventId,
+    markerRecordedEventAttributes: {
+      markerName: 'core_local_activity',
+      workflowTaskCompletedEventId: task,
+      details: { data: { payloads: [{ data: new TextEncoder().encode(JSON.stringify({ activityType: type })) }] } },
+    },
+  });
+
+/** One turn: start, an activity that ran 5 s on its 3rd attempt, two local activities in one task, an upsert, an update. */
+const TURN: HistoryEvent[] = [
+  event({ eventId: 1, workflowExecutionStartedEventAttributes: {} }),
+  event({ eventId: 5, activityTaskScheduledEventAttributes: { activityType: { name: 'McpToolCall' } } }),
+  event({ eventId: 6, eventTime: at(10_000), activityTaskStartedEventAttributes: { scheduledEventId: 5, attempt: 3 } }),
+  event({ eventId: 7, eventTime: at(15_000), activityTaskCompletedEventAttributes: { scheduledEventId: 5 } }),
+  localMarker(10, 9, 'AuditUserInput'),
+  localMarker(11, 9, 'PolicyEnforcement'),
+  event({ eventId: 12, upsertWorkflowSearchAttributesEventAttributes: {} }),
+  event({ eventId: 13, workflowExecutionUpdateAcceptedEventAttributes: {} }),
+];
+
+describe('bench history costs', () => {
+  it('counts activities, attempts, local activities per workflow task, upserts, updates and heartbeats', () => {
+    expect(turnHistoryCosts(TURN)).toMatchObject({
+      events: 8,
+      activities: 1,
+      activityAttempts: 3,
+      localActivities: 2,
+      localActivityTasks: 1,
+      searchAttributeUpserts: 1,
+      updates: 1,
+      heartbeats: 2,
+      // start + 3 attempts + 1 task of local activities + 1 upsert + 1 update + 2 heartbeats
+      billableActions: 9,
+    });
+  });
+
+  it('attributes every event of an activity to its type, markers to the local activity type', () => {
+    const costs = turnHistoryCosts(TURN);
+    expect([...costs.bytesByStep.keys()].sort()).toEqual(
+      ['(workflow events)', 'AuditUserInput', 'McpToolCall', 'PolicyEnforcement'].sort()
+    );
+    const total = [...costs.bytesByStep.values()].reduce((a, b) => a + b, 0);
+    expect(total).toBeGreaterThan(0);
+    expect(meanCosts([costs, costs]).bytesByStep[0]?.[1]).toBe(Math.max(...costs.bytesByStep.values()));
+  });
+});

@@ -1,0 +1,96 @@
+import { execFileSync } from 'node:child_process';
+import { join } from 'node:path';
+import { testWorkflowBundle } from '../support/workflow-bundle';
+
+const ROOT = join(__dirname, '..', '..');
+
+interface Snippet {
+  path: string;
+  /** null: lint the file at `path` as it is on disk. */
+  code: string | null;
+}
+
+/**
+ * Rule ids the project's eslint.config.mjs reports for each snippet, linted as if it lived at its
+ * path. One child process for the whole file: Jest's VM cannot load the ES module config.
+ */
+function lint(snippets: Snippet[]): string[][] {
+  const out = execFileSync(process.execPath, [join(__dirname, 'lint-snippets.mjs'), ROOT], {
+    input: JSON.stringify(snippets),
+    encoding: 'utf8',
+  });
+  return JSON.parse(out) as string[][];
+}
+
+const deterministic: [string, string, string][] = [
+  ['a dynamic import()', "export const load = () => import('./json');", 'no-restricted-syntax'],
+  ['process.env', "export const level = process.env['LOG_LEVEL'];", 'no-restricted-properties'],
+  ['Date.now()', 'export const now = () => Date.now();', 'no-restricted-properties'],
+  ['new Date() without arguments', 'export const today = () => new Date();', 'no-restricted-syntax'],
+  ['Math.random()', 'export const jitter = () => Math.random();', 'no-restricted-properties'],
+  [
+    'a package subpath import',
+    "import { msToTs } from '@temporalio/common/lib/time';\nexport const ts = msToTs;",
+    '@typescript-eslint/no-restricted-imports',
+  ],
+];
+
+const DETERMINISTIC_PATHS = ['core/turn/__fixture__.ts', 'workflows/__fixture__.ts'];
+const SQL_IMPORT = "import { checkReadOnlySql } from '../core/sql/guardrail';\nexport const f = checkReadOnlySql;";
+const SQL_TYPE_IMPORT = "import type { SqlVerdict } from '../core/sql/guardrail';\nexport type V = SqlVerdict;";
+const CLOCK_AS_INPUT = 'export const at = (ms: number) => new Date(ms).toISOString();';
+
+const cases = {
+  ...Object.fromEntries(
+    DETERMINISTIC_PATHS.flatMap((path) => [
+      ...deterministic.map(([what, code]) => [`${path}: ${what}`, { path, code }] as const),
+      [`${path}: clock as input`, { path, code: CLOCK_AS_INPUT }] as const,
+    ])
+  ),
+  ...Object.fromEntries(
+    deterministic.map(([what, code]) => [`activities: ${what}`, { path: 'activities/__fixture__.ts', code }] as const)
+  ),
+  'workflows: core/sql': { path: 'workflows/__fixture__.ts', code: SQL_IMPORT },
+  'workflows: core/sql types': { path: 'workflows/__fixture__.ts', code: SQL_TYPE_IMPORT },
+  'core: core/sql': { path: 'core/mcp/__fixture__.ts', code: SQL_IMPORT.replace('../core/sql', '../sql') },
+  cycle: { path: 'test/lint/fixtures/cycle/first.ts', code: null },
+} satisfies Record<string, Snippet>;
+
+describe('architecture lint (issue #13, item 9)', () => {
+  let reported: Record<string, string[]>;
+  beforeAll(() => {
+    const names = Object.keys(cases) as (keyof typeof cases)[];
+    const results = lint(names.map((name) => cases[name]));
+    reported = Object.fromEntries(names.map((name, i) => [name, results[i] ?? []]));
+  });
+
+  describe.each(DETERMINISTIC_PATHS)('in %s', (path) => {
+    it.each(deterministic)('forbids %s', (what, _code, rule) => {
+      expect(reported[`${path}: ${what}`]).toContain(rule);
+    });
+
+    it('allows a clock value that comes in as input, and new Date(value)', () => {
+      expect(reported[`${path}: clock as input`]).toEqual([]);
+    });
+  });
+
+  it.each(deterministic)('allows %s outside the deterministic layers', (what) => {
+    expect(reported[`activities: ${what}`]).toEqual([]);
+  });
+
+  it('keeps core/sql (the SQL parser) out of workflows/, types excepted', () => {
+    expect(reported['workflows: core/sql']).toContain('@typescript-eslint/no-restricted-imports');
+    expect(reported['workflows: core/sql types']).toEqual([]);
+    expect(reported['core: core/sql']).toEqual([]);
+  });
+
+  it('reports an import cycle', () => {
+    expect(reported['cycle']).toContain('import-x/no-cycle');
+  });
+
+  it('the workflow bundle holds no module of core/sql, not even through core/', async () => {
+    const { code } = await testWorkflowBundle();
+    expect(code).toContain('./core/turn/driver.ts');
+    expect(code).not.toMatch(/\.\/core\/sql\//);
+  });
+});
