@@ -142,8 +142,6 @@ export default tseslint.config(
     // Module cycles make initialisation order fragile and blur the layers; break one by moving the shared
     // type or constant into the lower module.
     files: ['**/*.ts'],
-    // devserver/engine/ is one 11-file import cycle; issue #16 layers it. Drop this exclusion with that fix.
-    ignores: ['devserver/engine/**'],
     plugins: { 'import-x': importX },
     settings: {
       'import-x/extensions': ['.ts', '.js'],
