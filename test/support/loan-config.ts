@@ -67,7 +67,15 @@ export function loanConfig(
       loanGet(6001, '/loan/credit-rating'),
       loanGet(6002, '/loan/fraud-check'),
       loanGet(6003, '/loan/debt-summary'),
-      httpTool({ toolId: 6004, urlTemplate: `${BASE_URL}/loan/applications`, httpMethod: 'POST' }),
+      httpTool({
+        toolId: 6004,
+        urlTemplate: `${BASE_URL}/loan/applications`,
+        httpMethod: 'POST',
+        inputSchema: objectSchema(
+          { customerId: { type: 'string' }, requestedAmount: { type: 'number' }, tenureMonths: { type: 'integer' } },
+          ['customerId']
+        ),
+      }),
     ],
     mcpPlanners: [
       planner({
