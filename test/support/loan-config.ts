@@ -24,7 +24,12 @@ function loanTool(toolId: number, toolCode: string, extra: Partial<McpToolRow> =
 }
 
 function loanGet(toolId: number, path: string): McpHttpToolRow {
-  return httpTool({ toolId, urlTemplate: `${BASE_URL}${path}`, queryParams: { customerId: '{{args.customerId}}' } });
+  return httpTool({
+    toolId,
+    urlTemplate: `${BASE_URL}${path}`,
+    queryParams: { customerId: '{{args.customerId}}' },
+    inputSchema: objectSchema({ customerId: { type: 'string' } }, ['customerId']),
+  });
 }
 
 export function loanConfig(

@@ -46,6 +46,7 @@ export const ORDER_HTTP_TOOLS: McpHttpToolRow[] = [
     toolId: 5002,
     urlTemplate: `${BASE_URL}/orders/async-trace`,
     queryParams: { orderId: '{{args.orderId}}' },
+    inputSchema: objectSchema({ orderId: { type: 'string' } }, ['orderId']),
   }),
 ];
 

@@ -4,30 +4,21 @@ import type { McpHttpToolRow } from '../types';
 import { isBlank, type ValidationContext } from './context';
 import { checkJsonSchema } from './schema-checks';
 
-const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
-
 /**
- * An HTTP tool's input schema (issue #21). A POST/PUT/PATCH tool without one and without a
- * body_template would send whatever arguments the planner produced as the body — mass
- * assignment by prompt injection — so that is refused at load. A tool that sends no body takes
- * only the arguments its URL, query and header templates read (the derived schema), and is
- * warned to declare one. A schema must be an object schema that declares every argument the
- * templates read; otherwise every call would fail on a missing argument.
+ * An HTTP tool's input schema (issue #21). Without one and without a body_template, nothing says
+ * what a call may carry: a POST would send whatever arguments the planner produced as the body
+ * (mass assignment by prompt injection), so such a tool is refused at load whatever its method.
+ * (At run time a tool without input_schema only ever takes the arguments its templates read.)
+ * A schema must be an object schema that declares every argument the templates read; otherwise
+ * every call would fail on a missing argument.
  */
 export function checkHttpInputSchema(ctx: ValidationContext, h: McpHttpToolRow): void {
   const fail = (reason: string) => ctx.sink.violation('ce_mcp_http_tool', h.toolId, reason);
   if (h.inputSchema === null) {
-    if (!isBlank(h.bodyTemplate)) return;
-    if (BODY_METHODS.has(h.httpMethod.trim().toUpperCase())) {
+    if (isBlank(h.bodyTemplate)) {
       fail(
-        'has neither input_schema nor body_template, so whatever arguments the planner produced would be sent as the ' +
-          'body; set input_schema to a JSON Schema of the arguments the tool takes (or a body_template)'
-      );
-    } else {
-      ctx.sink.warning(
-        'ce_mcp_http_tool',
-        h.toolId,
-        'has no input_schema; calls may only carry the arguments its templates read (declare input_schema to type them)'
+        'has neither input_schema nor body_template, so nothing limits the arguments a call may send; ' +
+          'set input_schema to a JSON Schema of the arguments the tool takes (or a body_template)'
       );
     }
     return;

@@ -307,10 +307,10 @@ const cases: Case[] = [
     violations: [],
   },
   {
-    name: 'GET HTTP tool without input_schema is a warning',
+    name: 'GET HTTP tool without input_schema or body_template',
     breakIt: (r) => void (at(r.mcpHttpTools, 0).inputSchema = null),
-    violations: [],
-    warnings: ['ce_mcp_http_tool[2]'],
+    violations: ['ce_mcp_http_tool[2]'],
+    reason: /neither input_schema nor body_template/,
   },
   {
     name: 'input_schema that does not declare an argument a template reads',
