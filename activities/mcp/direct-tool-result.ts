@@ -1,7 +1,8 @@
 import type { McpToolRow } from '../../core/config/types';
 import { errorMessage, ErrorType, isEngineError } from '../../core/errors';
-import type { JsonObject } from '../../core/json';
+import type { Json, JsonObject } from '../../core/json';
 import { McpAudit } from '../../core/mcp/constants';
+import { isToolArgsRejection } from '../../core/mcp/tool-args';
 import { mcpContext } from '../../core/mcp/mcp-node';
 import type { StepOutput } from '../../core/turn/contracts';
 import type { StepContext } from '../step-runtime';
@@ -41,10 +42,22 @@ export function writeExecution(ctx: StepContext, req: DirectRequest, status: Dir
   session.inputParams['tool_status'] = status;
 }
 
-/** A failure is a result (status ERROR), not a crash of the turn. */
+/**
+ * A failure is a result (status ERROR), not a crash of the turn. Arguments refused by the tool's
+ * input schema are also audited as TOOL_ARGS_REJECTED, as on the planner path.
+ */
 export function recordFailure(ctx: StepContext, req: DirectRequest, err: unknown): StepOutput {
   const message = errorMessage(err);
   const errorType = isEngineError(err) ? err.type : ErrorType.ToolExecutionFailed;
+  if (isToolArgsRejection(err)) {
+    const problems = (err.details?.['problems'] ?? []) as Json;
+    ctx.scope.audit(McpAudit.ToolArgsRejected, {
+      tool_code: req.toolCode,
+      tool_group: req.toolGroup,
+      args: req.args,
+      problems,
+    });
+  }
   ctx.scope.session.inputParams['tool_result'] = {
     status: 'ERROR',
     tool_code: req.toolCode,

@@ -39,7 +39,7 @@ export async function mcpPlan(ctx: StepContext<McpPlanInput>): Promise<McpPlanOu
   const session = scope.session;
   const observations = readObservations(session);
   const prompt = selectPlannerPrompt(snapshot, session.intent, session.state);
-  const tools = plannerTools(toolsInScope(snapshot, session.intent, session.state), prompt);
+  const tools = plannerTools(toolsInScope(snapshot, session.intent, session.state), prompt, snapshot);
   const compacted = compactObservations(
     observations,
     readSetting(snapshot, McpPlannerSettings.maxObservations),

@@ -4,16 +4,24 @@ import type { Json } from '../../core/json';
 import { McpAudit, SemanticTool } from '../../core/mcp/constants';
 import { readObservations, setParam } from '../../core/mcp/context';
 import { currentToolOf } from '../../core/mcp/guard';
-import { applySemanticSignal, applyToolResult, toolCallAuditPayload } from '../../core/mcp/plan-apply';
+import {
+  applyArgsRejected,
+  applySemanticSignal,
+  applyToolResult,
+  toolCallAuditPayload,
+} from '../../core/mcp/plan-apply';
+import { checkToolArgs } from '../../core/mcp/tool-args';
 import { findToolRow, normalizeToolGroup, sideEffectOf } from '../../core/mcp/tools';
 import type { McpToolCallInput, StepOutput } from '../../core/turn/contracts';
 import type { StepContext } from '../step-runtime';
 import { executeTool } from '../tools/dispatch';
-import { mcpRules, toolHandlerContext } from './support';
+import { emit, mcpRules, toolHandlerContext } from './support';
 
 /**
  * McpToolCall: exactly one tool execution for one CALL_TOOL the driver allowed. MCP_TOOL_CALL is
- * audited before the tool runs (and survives a failure); success appends the observation and may
+ * audited before the tool runs (and survives a failure), once the arguments have matched the
+ * tool's input schema — arguments that do not are answered with an observation for the planner
+ * and audited as TOOL_ARGS_REJECTED, and the tool does not run; success appends the observation and may
  * end the loop (semantic clarification / unsupported); failure is thrown as a typed error —
  * retryable or not — and the driver turns a final failure into TOOL_ERROR.
  */
@@ -39,6 +47,11 @@ export async function mcpToolCall(ctx: StepContext<McpToolCallInput>): Promise<S
   const { scope, input } = ctx;
   const row = requireTool(ctx);
   const toolGroup = normalizeToolGroup(row.toolGroup);
+  const verdict = checkToolArgs(ctx.snapshot, row, input.call.args);
+  if (!verdict.ok) {
+    emit(scope, applyArgsRejected(scope.session, input.call, toolGroup, verdict));
+    return scope.output();
+  }
   const observations = readObservations(scope.session);
   scope.audit(
     McpAudit.ToolCall,
@@ -53,12 +66,10 @@ export async function mcpToolCall(ctx: StepContext<McpToolCallInput>): Promise<S
   } catch (err) {
     throw asToolError(err, row.toolCode);
   }
-  for (const record of applyToolResult(scope.session, input.call, toolGroup, result))
-    scope.audit(record.stage, record.payload);
+  emit(scope, applyToolResult(scope.session, input.call, toolGroup, result));
   if (row.toolCode.toLowerCase() === SemanticTool.interpret) {
     await mcpRules(ctx, 'POST_SEMANTIC_INTERPRET', 'McpToolStep PostSemanticInterpret');
   }
-  for (const record of applySemanticSignal(scope.session, input.call, toolGroup, result))
-    scope.audit(record.stage, record.payload);
+  emit(scope, applySemanticSignal(scope.session, input.call, toolGroup, result));
   return scope.output();
 }

@@ -1,7 +1,9 @@
 import { EngineError, ErrorType } from '../../core/errors';
 import { isJsonObject, tryParseJson, type Json } from '../../core/json';
 import { BlockReason, McpAudit } from '../../core/mcp/constants';
+import { checkToolArgs, toolArgsRejected } from '../../core/mcp/tool-args';
 import { decideToolCall, type ToolCallDecision } from '../../core/mcp/tool-policy';
+import type { McpToolRow } from '../../core/config/types';
 import {
   findToolRow,
   nextToolGuardConfig,
@@ -104,6 +106,9 @@ export async function toolOrchestration(ctx: StepContext): Promise<StepOutput> {
     return recordFailure(ctx, req, refusal(req, decision.reason));
   }
   const { tool } = decision;
+  // The same input-schema check as the planner's calls: a rejected request schedules no tool call.
+  const verdict = checkToolArgs(ctx.snapshot, findToolRow(ctx.snapshot, tool.toolCode) as McpToolRow, req.args);
+  if (!verdict.ok) return recordFailure(ctx, req, toolArgsRejected(tool.toolCode, verdict));
   const call = {
     toolCode: tool.toolCode,
     args: req.args,

@@ -1,6 +1,8 @@
 import { EngineError, ErrorType } from '../../core/errors';
 import type { Json } from '../../core/json';
 import { SemanticTool } from '../../core/mcp/constants';
+import { assertToolArgs } from '../../core/mcp/tool-args';
+import { findToolRow } from '../../core/mcp/tools';
 import { runDbTool } from './db/db-tool';
 import type { ToolHandlerContext } from './deps';
 import { invokeHttpTool } from './http/invoker';
@@ -52,8 +54,15 @@ async function runHttpGroup(ctx: ToolHandlerContext, idempotencyKey: string | nu
   return invokeHttpTool(invocation, { circuits: ctx.tools.circuits, env: ctx.tools.env, sleep: ctx.tools.sleep });
 }
 
-/** `idempotencyKey` is sent to HTTP write tools (null for read-only tools). */
+/**
+ * `idempotencyKey` is sent to HTTP write tools (null for read-only tools). The arguments are
+ * checked against the tool's input schema first, whoever asked for the call (planner or request)
+ * and whatever runs it (a consumer handler included): a rejected call never leaves the machine.
+ */
 export async function executeTool(ctx: ToolHandlerContext, idempotencyKey: string | null): Promise<Json> {
+  const row = findToolRow(ctx.snapshot, ctx.toolCode);
+  if (!row) throw new EngineError(ErrorType.ToolNotAllowed, `Tool ${ctx.toolCode} is not configured in ce_mcp_tool`);
+  assertToolArgs(ctx.snapshot, row, ctx.args);
   const handler = ctx.tools.handlers.get(ctx.toolCode.toLowerCase());
   if (handler) return handler(ctx);
   if (ctx.toolGroup === 'DB') return runDbGroup(ctx);

@@ -1,5 +1,7 @@
 import { EnvError, requireDatabaseUrl } from '../../config/env';
+import { explainViolation } from '../../core/config/explain';
 import { formatViolation } from '../../core/config/types';
+import { readConfigRows } from '../../db/config/load';
 import { createConfigStore } from '../../db/config/store';
 import { openDatabase } from '../../db/pool';
 import type { CliCommand } from '../command';
@@ -8,10 +10,11 @@ export const validateConfigCommand: CliCommand = {
   name: 'validate-config',
   summary: 'Validate the ce_* config in DATABASE_URL; list every violation as table[id]: reason.',
   usage:
-    'convengine validate-config\n\nExit code 0 when the config is valid (warnings are printed), 1 on any violation, 2 when DATABASE_URL is missing.',
+    'convengine validate-config [--explain]\n\n--explain prints, under each violation, its fix as SQL (see docs/migrating-from-java.md).\nExit code 0 when the config is valid (warnings are printed), 1 on any violation, 2 when DATABASE_URL is missing.',
   async run(args, io) {
-    if (args.length > 0) {
-      io.err(`validate-config takes no arguments (got: ${args.join(' ')})`);
+    const explain = args.length === 1 && args[0] === '--explain';
+    if (args.length > 0 && !explain) {
+      io.err(`validate-config takes only --explain (got: ${args.join(' ')})`);
       return 2;
     }
     let url: string;
@@ -25,7 +28,11 @@ export const validateConfigCommand: CliCommand = {
     const handle = openDatabase(url, { max: 1 });
     try {
       const result = await createConfigStore(handle.db).validateDatabase();
-      for (const v of result.violations) io.out(formatViolation(v));
+      const rows = explain ? await readConfigRows(handle.db) : null;
+      for (const v of result.violations) {
+        io.out(formatViolation(v));
+        if (rows) io.out(`${indent(explainViolation(v, rows))}\n`);
+      }
       for (const w of result.warnings) io.out(`warning: ${formatViolation(w)}`);
       if (result.violations.length > 0) {
         io.err(`config invalid: ${result.violations.length} violation(s) in version ${result.version}`);
@@ -41,3 +48,10 @@ export const validateConfigCommand: CliCommand = {
     }
   },
 };
+
+function indent(text: string): string {
+  return text
+    .split('\n')
+    .map((line) => `    ${line}`)
+    .join('\n');
+}

@@ -154,6 +154,8 @@ export interface McpHttpToolRow {
   headers: Json | null;
   queryParams: Json | null;
   bodyTemplate: string | null;
+  /** JSON Schema of the call's arguments (issue #21); required unless body_template says what is sent. */
+  inputSchema: Json | null;
   authKind: string;
   authHeaderName: string | null;
   authSecretEnv: string | null;

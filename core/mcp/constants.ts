@@ -57,6 +57,9 @@ export function approvalDeniedAnswer(toolCode: string, expired: boolean): string
     : `The action ${toolCode} was rejected by the approver, so it was not run.`;
 }
 
+/** Observation status of a call refused for its arguments: the planner sees why; the tool never ran. */
+export const ARGS_REJECTED_STATUS = 'ARGS_REJECTED';
+
 export const McpAudit = {
   ContextCleared: 'MCP_CONTEXT_CLEARED',
   SkippedSchemaIncomplete: 'MCP_SKIPPED_SCHEMA_INCOMPLETE',
@@ -67,6 +70,8 @@ export const McpAudit = {
   ToolCall: 'MCP_TOOL_CALL',
   ToolResult: 'MCP_TOOL_RESULT',
   ToolError: 'MCP_TOOL_ERROR',
+  /** A call whose arguments did not match the tool's input schema; it was not run (issue #21). */
+  ToolArgsRejected: 'TOOL_ARGS_REJECTED',
   ToolRootCause: 'MCP_TOOL_ROOT_CAUSE',
   DuplicateSuppressed: 'MCP_DUPLICATE_TOOL_CALL_SUPPRESSED',
   FinalAnswer: 'MCP_FINAL_ANSWER',

@@ -2,7 +2,7 @@ import { audit, type AuditRecord } from '../audit';
 import type { Json, JsonObject } from '../json';
 import type { Session } from '../session';
 import type { PlannerDecision, ToolCallRequest } from '../turn/contracts';
-import { McpAudit, McpOutcome, McpStatus } from './constants';
+import { ARGS_REJECTED_STATUS, McpAudit, McpOutcome, McpStatus } from './constants';
 import { appendObservation, setParam, writeFinalAnswer, writeLifecycle } from './context';
 import {
   CLARIFICATION_REASON,
@@ -31,6 +31,38 @@ export function applyPlanDecision(session: Session, decision: PlannerDecision): 
   writeFinalAnswer(session, answer);
   writeLifecycle(session, { status: McpStatus.Answer, outcome: McpOutcome.Answered, finished: true, ...base });
   return [audit(McpAudit.FinalAnswer, { answer })];
+}
+
+/**
+ * A call's arguments did not match the tool's input schema: the planner gets an observation that
+ * says which arguments are wrong and what the tool accepts, so it can call again correctly (or
+ * answer); the loop goes on. Audited as TOOL_ARGS_REJECTED.
+ */
+export function applyArgsRejected(
+  session: Session,
+  call: ToolCallRequest,
+  toolGroup: string,
+  rejection: { problems: string[]; schema: Json }
+): AuditRecord[] {
+  const message = `The arguments for ${call.toolCode} were rejected and the tool was not run: ${rejection.problems.join('; ')}. Call it again with arguments that match input_schema, or answer.`;
+  const result: JsonObject = {
+    error: McpAudit.ToolArgsRejected,
+    message,
+    problems: rejection.problems,
+    input_schema: rejection.schema,
+  };
+  appendObservation(session, { toolCode: call.toolCode, args: call.args, status: ARGS_REJECTED_STATUS, result });
+  writeLifecycle(session, {
+    status: McpStatus.ToolResult,
+    outcome: McpOutcome.InProgress,
+    finished: false,
+    lastAction: 'CALL_TOOL',
+    lastToolCode: call.toolCode,
+    lastToolGroup: toolGroup,
+    lastToolArgs: call.args,
+  });
+  const payload = { tool_code: call.toolCode, tool_group: toolGroup, args: call.args, problems: rejection.problems };
+  return [audit(McpAudit.ToolArgsRejected, payload)];
 }
 
 /** A tool returned: record the observation, the lifecycle and MCP_TOOL_RESULT. */

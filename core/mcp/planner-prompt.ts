@@ -2,6 +2,8 @@ import { pickMostSpecific } from '../config/scope';
 import { readSetting } from '../config/setting';
 import { McpPlannerSettings } from '../config/settings/mcp';
 import type { ConfigSnapshot, McpPlannerRow, McpToolRow } from '../config/types';
+import type { Json } from '../json';
+import { toolInputSchema } from './tool-input-schema';
 
 /**
  * Which prompts the planner uses (§6.2, D11): the most specific enabled ce_mcp_planner row —
@@ -50,12 +52,26 @@ export interface PlannerToolView {
   tool_code: string;
   tool_group: string;
   description: string | null;
+  /** The JSON Schema the call's args must match (issue #21); other args are rejected. */
+  input_schema: Json;
 }
 
-/** The tools shown to the planner: those its prompts name in backticks, or all when none match. */
-export function plannerTools(tools: readonly McpToolRow[], prompt: PlannerPrompt): PlannerToolView[] {
+/**
+ * The tools shown to the planner, each with its input schema: those its prompts name in
+ * backticks, or all when none match.
+ */
+export function plannerTools(
+  tools: readonly McpToolRow[],
+  prompt: PlannerPrompt,
+  snapshot: ConfigSnapshot
+): PlannerToolView[] {
   const named = toolCodesInPrompt(prompt.systemPrompt, prompt.userPrompt);
   const filtered = named.size === 0 ? [...tools] : tools.filter((t) => named.has(t.toolCode.toLowerCase()));
   const shown = filtered.length === 0 ? tools : filtered;
-  return shown.map((t) => ({ tool_code: t.toolCode, tool_group: t.toolGroup, description: t.description }));
+  return shown.map((t) => ({
+    tool_code: t.toolCode,
+    tool_group: t.toolGroup,
+    description: t.description,
+    input_schema: toolInputSchema(snapshot, t),
+  }));
 }

@@ -10,6 +10,7 @@ Each turn you decide exactly one next step:
 Rules:
 - Only use tool codes from the available list; never invent tools, tables or columns.
 - Keep arguments minimal and take values from the user input or earlier observations.
+- Give a tool exactly the arguments its input_schema declares, with the declared types; others are refused.
 - Never call the same tool twice with the same arguments.
 - For database questions with semantic tools available, follow the chain
   \`db.semantic.interpret\` -> \`db.semantic.query\` -> \`postgres.query\` without skipping a step.

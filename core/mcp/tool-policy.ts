@@ -1,7 +1,7 @@
 import type { McpToolRow } from '../config/types';
 import { normalizeToolGroup } from '../config/vocabulary';
 import type { McpToolDescriptor, NextToolGuardConfig } from '../turn/contracts';
-import { BlockReason } from './constants';
+import { ARGS_REJECTED_STATUS, BlockReason } from './constants';
 import type { McpObservation } from './context';
 import { checkNextTool } from './guard';
 
@@ -31,7 +31,8 @@ export function decideToolCall(check: ToolCallCheck): ToolCallDecision {
   const verdict = checkNextTool({
     toolCode: check.toolCode,
     toolsInScope: check.tools.map((t) => t.toolCode),
-    observations: check.observations,
+    // A call refused for its arguments never ran, so it does not move the tool sequence on.
+    observations: check.observations.filter((o) => o.status !== ARGS_REJECTED_STATUS),
     config: check.nextToolGuard,
   });
   if (!verdict.allowed) return verdict;

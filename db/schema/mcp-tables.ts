@@ -46,6 +46,7 @@ export const ceMcpHttpTool = pgTable('ce_mcp_http_tool', {
   headers: jsonb('headers'),
   queryParams: jsonb('query_params'),
   bodyTemplate: text('body_template'),
+  inputSchema: jsonb('input_schema'),
   authKind: text('auth_kind').notNull().default('NONE'),
   authHeaderName: text('auth_header_name'),
   authSecretEnv: text('auth_secret_env'),

@@ -147,6 +147,7 @@ const HTTP_DEFAULTS: HttpDefaults = {
   headers: null,
   queryParams: null,
   bodyTemplate: null,
+  inputSchema: null,
   authKind: 'NONE',
   authHeaderName: null,
   authSecretEnv: null,

@@ -2,6 +2,7 @@ import { getTableColumns, sql, type SQL } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
 import type { ConfigRows, ConfigViolation } from '../../core/config/types';
 import { configInvalidError, validateConfig } from '../../core/config/validate';
+import { syncConfigIdSequences } from '../config/id-sequences';
 import { configVersionOf, readConfigRowsWith } from '../config/load';
 import type { Database } from '../pool';
 import * as t from '../schema';
@@ -92,6 +93,8 @@ export async function applySeedPacks(db: Database, packs: readonly SeedPack[]): 
       );
       configRows[key] = list.length;
     }
+    // Seed rows carry their documented IDs; a later insert without one must not collide with them.
+    await syncConfigIdSequences(tx);
     const businessRows: Record<string, number> = {};
     for (const table of business) businessRows[`business.${table.name}`] = await applyBusinessTable(tx, table);
     const all = await readConfigRowsWith(tx);

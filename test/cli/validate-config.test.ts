@@ -1,4 +1,7 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { seedPacks } from '../../db/seed';
+import { splitSqlStatements } from '../support/sql-script';
 import { runConvengine } from '../support/run-cli';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
@@ -60,5 +63,28 @@ describe('convengine validate-config', () => {
     const run = await runConvengine(['validate-config'], { DATABASE_URL: '' });
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(/DATABASE_URL: is not set/);
+  });
+
+  it('--explain prints the fix of each violation as SQL (a Java-shaped config, issue #21)', async () => {
+    const java = await createTestDatabase();
+    try {
+      const text = readFileSync(
+        join(__dirname, '..', 'fixtures', 'java-shaped', 'mcp_planner_seed_postgres.sql'),
+        'utf8'
+      );
+      for (const sql of splitSqlStatements(text)) await java.pool.query(sql);
+      const run = await runConvengine(['validate-config', '--explain'], { DATABASE_URL: java.url });
+      expect(run.code).toBe(1);
+      expect(run.stdout).toContain('ce_mcp_tool[5001]: HTTP_API tool mock.order.status has no ce_mcp_http_tool row\n');
+      expect(run.stdout).toMatch(
+        /^ {4}INSERT INTO ce_mcp_http_tool \(tool_id, http_method, url_template, query_params, input_schema\)$/m
+      );
+      expect(run.stdout).toMatch(/^ {4}VALUES \(5002, 'GET'/m);
+      expect(run.stdout).toMatch(/^ {4}INSERT INTO ce_prompt_template /m);
+      const bad = await runConvengine(['validate-config', '--fix'], { DATABASE_URL: java.url });
+      expect(bad).toMatchObject({ code: 2, stderr: expect.stringContaining('takes only --explain') });
+    } finally {
+      await java.drop();
+    }
   });
 });

@@ -1,7 +1,7 @@
 import type { ConfigRows } from '../../core/config/types';
 import { isEngineError } from '../../core/errors';
 import { createConfigStore } from '../../db/config/store';
-import { intent, promptTemplate, rule, httpTool, mcpTool, response } from '../../db/seed/builders';
+import { intent, promptTemplate, rule, httpTool, mcpTool, objectSchema, response } from '../../db/seed/builders';
 import { packConfigRows } from '../../db/seed/merge';
 import { SEED_PACKS, applySeedPacks, seedPacks, type SeedPack } from '../../db/seed';
 import { createTestDatabase, type TestDatabase } from '../support/database';
@@ -246,7 +246,14 @@ describe('a seed that would leave an invalid config', () => {
             stateCode: 'IDLE',
           }),
         ],
-        mcpHttpTools: [httpTool({ toolId: 901, urlTemplate: 'https://example.test', headers: ['X-A'] })],
+        mcpHttpTools: [
+          httpTool({
+            toolId: 901,
+            urlTemplate: 'https://example.test',
+            headers: ['X-A'],
+            inputSchema: objectSchema({}),
+          }),
+        ],
       },
       'ce_mcp_http_tool[901]',
       /headers must be an object/,

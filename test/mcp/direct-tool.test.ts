@@ -1,5 +1,5 @@
 import type { JsonObject } from '../../core/json';
-import { httpTool, mcpTool } from '../../db/seed/builders';
+import { httpTool, mcpTool, objectSchema } from '../../db/seed/builders';
 import { orderDiagnosticsPack } from '../../db/seed/packs';
 import { configRow, intentRow, ruleRow } from '../support/config-rows';
 import { McpHarness } from '../support/mcp-harness';
@@ -98,7 +98,13 @@ describe('direct tool path: ToolOrchestration (§14 #44–45, §12.7)', () => {
             stateCode: 'ANY',
           }),
         ],
-        mcpHttpTools: [httpTool({ toolId: 6001, urlTemplate: '{{env.CONVENGINE_TOOL_DEMO_URL}}/loan/credit-rating' })],
+        mcpHttpTools: [
+          httpTool({
+            toolId: 6001,
+            urlTemplate: '{{env.CONVENGINE_TOOL_DEMO_URL}}/loan/credit-rating',
+            inputSchema: objectSchema({}),
+          }),
+        ],
         rules: [SCOPE_MISMATCH_RULE],
       })
     );

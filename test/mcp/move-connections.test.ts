@@ -78,13 +78,27 @@ describe('MOVE_CONNECTIONS over a ce_mcp_db_tool, two turns (§12.2, §14 #56)',
     expect(firstPlanOfTurn2?.userText).not.toContain('MOVED');
   });
 
-  it('refuses args that do not match param_schema as a tool error, without running SQL', async () => {
-    h.llm.setScript([callTool('postgres.move_status', { connection_id: 42 })]);
+  it('refuses args that do not match param_schema: the planner is told why, no SQL runs (issue #21)', async () => {
+    h.llm.setScript([
+      callTool('postgres.move_status', { connection_id: 42 }),
+      answer('I could not look that connection up.'),
+    ]);
     const result = await h.turn({ message: ASK('USPSC003BA100SA277CON1388') });
-    expect((result.context['mcp'] as JsonObject)['lifecycle']).toMatchObject({ status: 'TOOL_ERROR', error: true });
-    expect(await h.payload(result.conversationId, 'MCP_TOOL_ERROR')).toMatchObject({
-      error_class: 'TOOL_ARGS_INVALID',
+    expect(result.payload.value).toBe('I could not look that connection up.');
+    const observations = (result.context['mcp'] as JsonObject)['observations'] as JsonObject[];
+    expect(observations).toEqual([
+      expect.objectContaining({ toolCode: 'postgres.move_status', status: 'ARGS_REJECTED' }),
+    ]);
+    expect(await h.payload(result.conversationId, 'TOOL_ARGS_REJECTED')).toMatchObject({
+      tool_code: 'postgres.move_status',
+      problems: ['args.connection_id must be string'],
     });
-    expect(await h.stages(result.conversationId)).not.toContain('MCP_DB_SQL_EXECUTION');
+    const stages = await h.stages(result.conversationId);
+    expect(stages).not.toContain('MCP_DB_SQL_EXECUTION');
+    expect(stages).not.toContain('MCP_TOOL_CALL');
+    // The second plan sees the rejection and the schema the tool takes.
+    const replan = h.llm.requestsOf('PLAN').at(-1)?.userText ?? '';
+    expect(replan).toContain('were rejected and the tool was not run');
+    expect(replan).toContain('args.connection_id must be string');
   });
 });

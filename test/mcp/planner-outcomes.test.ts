@@ -1,5 +1,5 @@
 import type { JsonObject } from '../../core/json';
-import { httpTool, mcpTool, planner } from '../../db/seed/builders';
+import { httpTool, mcpTool, objectSchema, planner } from '../../db/seed/builders';
 import { classifierRow, intentRow, responseRow } from '../support/config-rows';
 import { McpHarness } from '../support/mcp-harness';
 import { expectInOrder } from '../support/pipeline-harness';
@@ -23,6 +23,7 @@ const LOAN_SUBMIT_HTTP = httpTool({
   toolId: 6004,
   urlTemplate: '{{env.CONVENGINE_TOOL_DEMO_URL}}/loan/applications',
   httpMethod: 'POST',
+  inputSchema: objectSchema({ customerId: { type: 'string' } }, ['customerId']),
 });
 
 describe('MCP planner outcomes: failures, fallbacks, suppression, scope (§14 #36–43)', () => {

@@ -179,6 +179,7 @@ export function validBaseConfig(): ConfigRows {
         urlTemplate: '{{env.CONVENGINE_TOOL_DEMO_URL}}/loan/credit-rating',
         queryParams: { customerId: '{{args.customerId}}', turn: '{{ctx.turnNumber}}' },
         headers: { 'X-Conversation': '{{ctx.conversationId}}' },
+        inputSchema: objectSchema({ customerId: { type: 'string' } }, ['customerId']),
         authKind: 'API_KEY',
         authSecretEnv: 'CONVENGINE_TOOL_DEMO_API_KEY',
         responseMappingKind: 'FIELD_TEMPLATE',

@@ -24,7 +24,12 @@ function loanTool(toolId: number, toolCode: string, extra: Partial<McpToolRow> =
 }
 
 function loanGet(toolId: number, path: string): McpHttpToolRow {
-  return httpTool({ toolId, urlTemplate: `${BASE_URL}${path}`, queryParams: { customerId: '{{args.customerId}}' } });
+  return httpTool({
+    toolId,
+    urlTemplate: `${BASE_URL}${path}`,
+    queryParams: { customerId: '{{args.customerId}}' },
+    inputSchema: objectSchema({ customerId: { type: 'string' } }, ['customerId']),
+  });
 }
 
 export function loanConfig(
@@ -67,7 +72,15 @@ export function loanConfig(
       loanGet(6001, '/loan/credit-rating'),
       loanGet(6002, '/loan/fraud-check'),
       loanGet(6003, '/loan/debt-summary'),
-      httpTool({ toolId: 6004, urlTemplate: `${BASE_URL}/loan/applications`, httpMethod: 'POST' }),
+      httpTool({
+        toolId: 6004,
+        urlTemplate: `${BASE_URL}/loan/applications`,
+        httpMethod: 'POST',
+        inputSchema: objectSchema(
+          { customerId: { type: 'string' }, requestedAmount: { type: 'number' }, tenureMonths: { type: 'integer' } },
+          ['customerId']
+        ),
+      }),
     ],
     mcpPlanners: [
       planner({

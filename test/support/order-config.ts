@@ -1,5 +1,5 @@
 import type { ConfigRows, McpHttpToolRow, McpToolRow } from '../../core/config/types';
-import { httpTool, mcpTool, planner } from '../../db/seed/builders';
+import { httpTool, mcpTool, objectSchema, planner } from '../../db/seed/builders';
 import { baseConfig } from './base-config';
 import { classifierRow, configRow, intentRow, responseRow, ruleRow } from './config-rows';
 
@@ -34,6 +34,8 @@ export const ORDER_HTTP_TOOLS: McpHttpToolRow[] = [
     toolId: 5001,
     urlTemplate: `${BASE_URL}/orders/status`,
     queryParams: { orderId: '{{args.orderId}}' },
+    // verbose is accepted (and not sent): scenario 38 repeats a call with it in another key order.
+    inputSchema: objectSchema({ orderId: { type: 'string' }, verbose: { type: 'boolean' } }, ['orderId']),
     authKind: 'API_KEY',
     authSecretEnv: 'CONVENGINE_TOOL_DEMO_API_KEY',
     responseMappingKind: 'FIELD_TEMPLATE',
@@ -44,6 +46,7 @@ export const ORDER_HTTP_TOOLS: McpHttpToolRow[] = [
     toolId: 5002,
     urlTemplate: `${BASE_URL}/orders/async-trace`,
     queryParams: { orderId: '{{args.orderId}}' },
+    inputSchema: objectSchema({ orderId: { type: 'string' } }, ['orderId']),
   }),
 ];
 

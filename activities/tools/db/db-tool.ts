@@ -1,8 +1,6 @@
-import Ajv, { type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
 import type { McpDbToolRow } from '../../../core/config/types';
 import { EngineError, ErrorType } from '../../../core/errors';
-import { canonicalJson, isJsonObject, type Json, type JsonObject } from '../../../core/json';
+import { isJsonObject, type Json, type JsonObject } from '../../../core/json';
 import { McpAudit } from '../../../core/mcp/constants';
 import { bindNamedParams, SqlParamError } from '../../../core/sql';
 import type { ToolHandlerContext } from '../deps';
@@ -12,45 +10,11 @@ import { guardToolSql, queryLimits } from '../sql/guard';
 /**
  * A ce_mcp_db_tool (D8): a SQL template with `:name` parameters bound from the args,
  * `${identifier}` placeholders that must be plain identifiers listed in allowed_identifiers,
- * args validated against param_schema, rows capped at max_rows. safe_mode (on by default) also
- * enforces the guardrail's function/keyword policy; the statement must be a single read-only
- * query either way, and it runs read-only regardless.
+ * rows capped at max_rows. The args have already matched param_schema (the executor checks every
+ * tool's args, core/mcp/tool-args.ts). safe_mode (on by default) also enforces the guardrail's
+ * function/keyword policy; the statement must be a single read-only query either way, and it
+ * runs read-only regardless.
  */
-const ajv = new Ajv({ allErrors: true, strict: false });
-addFormats(ajv);
-const validators = new Map<string, ValidateFunction>();
-
-function validatorFor(toolCode: string, schema: Json): ValidateFunction {
-  const key = canonicalJson(schema);
-  let validate = validators.get(key);
-  if (!validate) {
-    try {
-      validate = ajv.compile(schema as object);
-    } catch (err) {
-      throw new EngineError(
-        ErrorType.ConfigInvalid,
-        `DB tool ${toolCode}: param_schema is not a valid JSON Schema (${String(err)})`
-      );
-    }
-    validators.set(key, validate);
-  }
-  return validate;
-}
-
-export function validateDbToolArgs(toolCode: string, row: McpDbToolRow, args: JsonObject): void {
-  if (row.paramSchema === null) return;
-  const validate = validatorFor(toolCode, row.paramSchema);
-  if (validate(args)) return;
-  const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '(args)'} ${e.message ?? 'is invalid'}`);
-  throw new EngineError(
-    ErrorType.ToolArgsInvalid,
-    `DB tool ${toolCode}: arguments do not match param_schema: ${problems.join('; ')}`,
-    {
-      details: { toolCode, problems },
-    }
-  );
-}
-
 const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
 
 function allowedValues(row: McpDbToolRow, name: string): string[] | null {
@@ -78,7 +42,6 @@ export function expandIdentifiers(toolCode: string, row: McpDbToolRow, args: Jso
 }
 
 export async function runDbTool(ctx: ToolHandlerContext, row: McpDbToolRow): Promise<Json> {
-  validateDbToolArgs(ctx.toolCode, row, ctx.args);
   const sql = expandIdentifiers(ctx.toolCode, row, ctx.args);
   const verdict = guardToolSql(ctx, sql, row.safeMode);
   if (!verdict.allowed) {

@@ -35,12 +35,16 @@ function loanTool(toolId: number, toolCode: string, description: string, sideEff
   });
 }
 
+// Input schemas (issue #21): the planner is shown them, and a call with other arguments never runs.
+const CUSTOMER_ID = { type: ['string', 'integer'], pattern: '^[0-9]{1,12}$', minimum: 0, maxLength: 12 };
+
 function loanGet(toolId: number, path: string): McpHttpToolRow {
   return httpTool({
     toolId,
     httpMethod: 'GET',
     urlTemplate: `${TOOL_BASE}${path}`,
     queryParams: { customerId: '{{args.customerId}}' },
+    inputSchema: objectSchema({ customerId: CUSTOMER_ID }, ['customerId']),
     responseMappingKind: 'RAW_JSON',
   });
 }
@@ -236,11 +240,20 @@ export const loanConfirmationPack: SeedPack = {
       loanGet(10201, '/loan/credit-rating'),
       loanGet(10202, '/loan/fraud-check'),
       loanGet(10203, '/loan/debt-summary'),
-      // A null body_template sends the args as the JSON body; the executor adds the Idempotency-Key.
+      // A null body_template sends the args, as input_schema admits them, as the JSON body; the
+      // executor adds the Idempotency-Key.
       httpTool({
         toolId: 10204,
         httpMethod: 'POST',
         urlTemplate: `${TOOL_BASE}/loan/applications`,
+        inputSchema: objectSchema(
+          {
+            customerId: CUSTOMER_ID,
+            requestedAmount: { type: 'number', exclusiveMinimum: 0, maximum: 100000000 },
+            tenureMonths: { type: 'integer', minimum: 1, maximum: 600 },
+          },
+          ['customerId', 'requestedAmount', 'tenureMonths']
+        ),
         responseMappingKind: 'RAW_JSON',
       }),
     ],

@@ -1,4 +1,14 @@
-import { classifier, httpTool, intent, mcpTool, planner, promptTemplate, response, rule } from '../builders';
+import {
+  classifier,
+  httpTool,
+  intent,
+  mcpTool,
+  objectSchema,
+  planner,
+  promptTemplate,
+  response,
+  rule,
+} from '../builders';
 import type { SeedPack } from '../types';
 import { sharedRows } from './shared';
 
@@ -9,6 +19,8 @@ import { sharedRows } from './shared';
  */
 const ORDER = 'ORDER_DIAGNOSTICS';
 const TOOL_BASE = '{{env.CONVENGINE_TOOL_DEMO_URL}}';
+/** Both tools take one order id (issue #21: the planner is shown this, and nothing else is sent). */
+const ORDER_ID_ARGS = objectSchema({ orderId: { type: 'string', pattern: '^ORD-[0-9]{1,12}$' } }, ['orderId']);
 
 export const orderDiagnosticsPack: SeedPack = {
   name: 'order-diagnostics',
@@ -100,6 +112,7 @@ export const orderDiagnosticsPack: SeedPack = {
         toolId: 5001,
         urlTemplate: `${TOOL_BASE}/orders/status`,
         queryParams: { orderId: '{{args.orderId}}' },
+        inputSchema: ORDER_ID_ARGS,
         authKind: 'API_KEY',
         authHeaderName: 'X-API-KEY',
         authSecretEnv: 'CONVENGINE_TOOL_DEMO_API_KEY',
@@ -110,6 +123,7 @@ export const orderDiagnosticsPack: SeedPack = {
         toolId: 5002,
         urlTemplate: `${TOOL_BASE}/orders/async-trace`,
         queryParams: { orderId: '{{args.orderId}}' },
+        inputSchema: ORDER_ID_ARGS,
         responseMappingKind: 'RAW_JSON',
       }),
     ],

@@ -1,5 +1,6 @@
 import type { ActivityDeps } from '../../../activities/deps';
 import { runDbTool } from '../../../activities/tools/db/db-tool';
+import { executeTool } from '../../../activities/tools/dispatch';
 import { createToolDeps, type ToolHandlerContext } from '../../../activities/tools/deps';
 import type { PostgresQueryInterceptor } from '../../../activities/tools/sql/interceptors';
 import { loadSqlParser } from '../../../activities/tools/sql/parser';
@@ -8,7 +9,7 @@ import type { ConfigRows, McpDbToolRow, SqlGuardrailRow } from '../../../core/co
 import { EngineError } from '../../../core/errors';
 import type { JsonObject } from '../../../core/json';
 import type { SqlParser } from '../../../core/sql';
-import { dbTool, objectSchema } from '../../../db/seed/builders';
+import { dbTool, mcpTool, objectSchema } from '../../../db/seed/builders';
 import { sessionFor, snapshotOf } from '../../support/config-rows';
 import { createTestDatabase, type TestDatabase } from '../../support/database';
 
@@ -91,12 +92,18 @@ describe('ce_mcp_db_tool (D8)', () => {
     ]);
   });
 
-  it('validates args against param_schema as non-retryable TOOL_ARGS_INVALID', async () => {
-    const missing = await failure(runDbTool(context('t', {}).ctx, MOVE_STATUS));
+  it('validates args against param_schema (in the executor) as non-retryable TOOL_ARGS_INVALID', async () => {
+    const rows = {
+      mcpTools: [mcpTool({ toolId: 2001, toolCode: 't', toolGroup: 'DB', intentCode: 'ANY', stateCode: 'ANY' })],
+      mcpDbTools: [MOVE_STATUS],
+    };
+    const missing = await failure(executeTool(context('t', {}, rows).ctx, null));
     expect(missing).toMatchObject({ type: 'TOOL_ARGS_INVALID', retryable: false });
     expect(missing.message).toContain("must have required property 'connection_id'");
-    const pattern = await failure(runDbTool(context('t', { connection_id: "x' or 1=1 --" }).ctx, MOVE_STATUS));
-    expect(pattern.message).toContain('/connection_id must match pattern');
+    const pattern = await failure(executeTool(context('t', { connection_id: "x' or 1=1 --" }, rows).ctx, null));
+    expect(pattern.message).toContain('args.connection_id must match pattern');
+    const extra = await failure(executeTool(context('t', { connection_id: 'CON1388', admin: true }, rows).ctx, null));
+    expect(extra.message).toContain('args has "admin", which the tool does not accept');
   });
 
   it('expands ${identifier} placeholders only with listed plain identifiers', async () => {

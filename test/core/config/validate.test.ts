@@ -287,6 +287,44 @@ const cases: Case[] = [
     reason: /url_template is blank/,
   },
   {
+    name: 'POST HTTP tool with neither input_schema nor body_template (issue #21)',
+    breakIt: (r) => {
+      const h = at(r.mcpHttpTools, 0);
+      h.httpMethod = 'POST';
+      h.inputSchema = null;
+    },
+    violations: ['ce_mcp_http_tool[2]'],
+    reason: /neither input_schema nor body_template/,
+  },
+  {
+    name: 'POST HTTP tool with a body_template needs no input_schema',
+    breakIt: (r) => {
+      const h = at(r.mcpHttpTools, 0);
+      h.httpMethod = 'POST';
+      h.inputSchema = null;
+      h.bodyTemplate = '{"customer": "{{args.customerId}}"}';
+    },
+    violations: [],
+  },
+  {
+    name: 'GET HTTP tool without input_schema or body_template',
+    breakIt: (r) => void (at(r.mcpHttpTools, 0).inputSchema = null),
+    violations: ['ce_mcp_http_tool[2]'],
+    reason: /neither input_schema nor body_template/,
+  },
+  {
+    name: 'input_schema that does not declare an argument a template reads',
+    breakIt: (r) => void (at(r.mcpHttpTools, 0).inputSchema = { type: 'object', properties: { other: {} } }),
+    violations: ['ce_mcp_http_tool[2]'],
+    reason: /reads \{\{args.customerId\}\}, which input_schema does not declare/,
+  },
+  {
+    name: 'input_schema that is not a JSON Schema',
+    breakIt: (r) => void (at(r.mcpHttpTools, 0).inputSchema = { type: 'object', properties: { a: { type: 'nope' } } }),
+    violations: ['ce_mcp_http_tool[2]'],
+    reason: /input_schema is not a valid JSON Schema/,
+  },
+  {
     name: 'DB tool without its db row',
     breakIt: (r) => void (r.mcpDbTools = []),
     violations: ['ce_mcp_tool[1]'],

@@ -126,13 +126,20 @@ describe('planner tool list (scenario 43)', () => {
     expect(toolCodesInPrompt('use `mock.order.status` then `json`', 'and `Mock.Order.Status`')).toEqual(
       new Set(['mock.order.status'])
     );
-    const shown = plannerTools(tools, { systemPrompt: 'Use `mock.order.status`.', userPrompt: '', source: 's' });
-    expect(shown).toEqual([
-      { tool_code: 'mock.order.status', tool_group: 'HTTP_API', description: 'mock.order.status tool' },
+    const prompt = { systemPrompt: 'Use `mock.order.status`.', userPrompt: '', source: 's' };
+    expect(plannerTools(tools, prompt, snapshot([]))).toEqual([
+      {
+        tool_code: 'mock.order.status',
+        tool_group: 'HTTP_API',
+        description: 'mock.order.status tool',
+        // No executor row in this snapshot: the tool takes no arguments (fails closed).
+        input_schema: { type: 'object', properties: {}, additionalProperties: false },
+      },
     ]);
   });
   it('lists every tool when the prompt names none that exist', () => {
-    expect(plannerTools(tools, { systemPrompt: 'Use `other.tool`.', userPrompt: '', source: 's' })).toHaveLength(2);
+    const prompt = { systemPrompt: 'Use `other.tool`.', userPrompt: '', source: 's' };
+    expect(plannerTools(tools, prompt, snapshot([]))).toHaveLength(2);
   });
 });
 

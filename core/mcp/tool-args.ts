@@ -1,0 +1,85 @@
+import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
+import addFormats from 'ajv-formats';
+import type { ConfigSnapshot, McpToolRow } from '../config/types';
+import { EngineError, ErrorType } from '../errors';
+import { canonicalJson, type Json, type JsonObject } from '../json';
+import { toolInputSchema } from './tool-input-schema';
+
+/**
+ * Checks a tool call's arguments against the tool's input schema before anything runs (issue
+ * #21). One check for the planner's CALL_TOOL and a request's direct tool_request alike; the
+ * executor applies it to every call, so no path reaches a DB or HTTP tool unchecked. Problems
+ * name the argument and the rule, never echo the value (it may be the injected text itself).
+ */
+export const TOOL_ARGS_REJECTED = 'TOOL_ARGS_REJECTED';
+
+/** Whole argument objects larger than this are refused whatever the schema says. */
+export const MAX_TOOL_ARGS_CHARS = 32 * 1024;
+
+export type ToolArgsVerdict = { ok: true } | { ok: false; problems: string[]; schema: Json };
+
+// Schemas rarely change between calls; compiling is the slow part.
+const compiled = new Map<string, ValidateFunction | string>();
+
+function compile(schema: Json): ValidateFunction | string {
+  const key = canonicalJson(schema);
+  const cached = compiled.get(key);
+  if (cached !== undefined) return cached;
+  // A fresh instance per schema: two tools may legitimately reuse the same $id.
+  const ajv = new Ajv({ allErrors: true, strict: false, logger: false });
+  addFormats(ajv);
+  let result: ValidateFunction | string;
+  try {
+    result = ajv.compile(schema as object);
+  } catch (err) {
+    result = `the tool's input schema is not a valid JSON Schema (${(err as Error).message})`;
+  }
+  if (compiled.size >= 500) compiled.clear();
+  compiled.set(key, result);
+  return result;
+}
+
+function describe(e: ErrorObject): string {
+  const where = e.instancePath === '' ? 'args' : `args${e.instancePath.replace(/\//g, '.')}`;
+  if (e.keyword === 'additionalProperties') {
+    return `${where} has "${String(e.params['additionalProperty'])}", which the tool does not accept`;
+  }
+  return `${where} ${e.message ?? 'is invalid'}`;
+}
+
+export function checkToolArgs(snapshot: ConfigSnapshot, tool: McpToolRow, args: JsonObject): ToolArgsVerdict {
+  const schema = toolInputSchema(snapshot, tool);
+  const size = canonicalJson(args).length;
+  if (size > MAX_TOOL_ARGS_CHARS) {
+    return {
+      ok: false,
+      problems: [`args are ${size} characters; at most ${MAX_TOOL_ARGS_CHARS} are accepted`],
+      schema,
+    };
+  }
+  const validate = compile(schema);
+  if (typeof validate === 'string') return { ok: false, problems: [validate], schema };
+  if (validate(args)) return { ok: true };
+  const problems = [...new Set((validate.errors ?? []).map(describe))];
+  return { ok: false, problems, schema };
+}
+
+/** The error a rejected call fails with; not retryable, since the same arguments fail the same way. */
+export function toolArgsRejected(toolCode: string, verdict: { problems: string[]; schema: Json }): EngineError {
+  return new EngineError(
+    ErrorType.ToolArgsInvalid,
+    `Arguments for ${toolCode} do not match its input schema: ${verdict.problems.join('; ')}`,
+    { details: { toolCode, problems: verdict.problems, inputSchema: verdict.schema, rejection: TOOL_ARGS_REJECTED } }
+  );
+}
+
+/** True for the error of toolArgsRejected (the caller audits TOOL_ARGS_REJECTED for it). */
+export function isToolArgsRejection(err: unknown): err is EngineError {
+  return err instanceof EngineError && err.details?.['rejection'] === TOOL_ARGS_REJECTED;
+}
+
+/** Throws toolArgsRejected unless the arguments match; used by the executor in front of every tool. */
+export function assertToolArgs(snapshot: ConfigSnapshot, tool: McpToolRow, args: JsonObject): void {
+  const verdict = checkToolArgs(snapshot, tool, args);
+  if (!verdict.ok) throw toolArgsRejected(tool.toolCode, verdict);
+}

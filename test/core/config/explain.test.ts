@@ -1,0 +1,32 @@
+import { explainViolation } from '../../../core/config/explain';
+import { emptyConfigRows } from '../../../core/config/rows';
+import { httpTool } from '../../../db/seed/builders';
+
+describe('validate-config --explain fixes (issue #21)', () => {
+  const rows = {
+    ...emptyConfigRows(),
+    mcpHttpTools: [httpTool({ toolId: 7, httpMethod: 'POST', urlTemplate: 'https://x.test/c/{{args.customerId}}' })],
+  };
+
+  it('proposes an input_schema listing the arguments the templates read', () => {
+    const fix = explainViolation(
+      { table: 'ce_mcp_http_tool', id: '7', reason: 'has neither input_schema nor body_template, so …' },
+      rows
+    );
+    expect(fix).toContain(
+      `UPDATE ce_mcp_http_tool SET input_schema = '{"type":"object","properties":{"customerId":{"type":"string"}},"required":["customerId"]}'`
+    );
+    expect(fix).toContain('WHERE tool_id = 7;');
+  });
+
+  it('maps an unknown phase to an UPDATE of the rule', () => {
+    const fix = explainViolation({ table: 'ce_rule', id: '12', reason: 'unknown phase "AFTER_MCP"' }, rows);
+    expect(fix).toContain("UPDATE ce_rule SET phase = 'PRE_RESPONSE_RESOLUTION' WHERE rule_id = 12;");
+  });
+
+  it('falls back to inspecting the row and disabling it, quoting text keys', () => {
+    const fix = explainViolation({ table: 'ce_intent', id: "O'BRIEN", reason: 'something else' }, rows);
+    expect(fix).toContain("SELECT * FROM ce_intent WHERE intent_code = 'O''BRIEN';");
+    expect(fix).toContain("UPDATE ce_intent SET enabled = false WHERE intent_code = 'O''BRIEN';");
+  });
+});
