@@ -1,5 +1,6 @@
 import { isJsonObject, type Json } from '../../json';
-import { isKnownTemplateRoot, parseTemplate, type VariablePath } from '../../templates';
+import { isEngineContextPath } from '../../context/engine-paths';
+import { canonicalTemplateVariable, isKnownTemplateRoot, parseTemplate, type VariablePath } from '../../templates';
 import { ANY_SCOPE, normalizeScopeValue } from '../scope';
 import {
   INTERACTION_CAPABILITIES,
@@ -37,13 +38,7 @@ export function buildTemplateVocabulary(ctx: ValidationContext): TemplateVocabul
 }
 
 function isKnownRoot(vocab: TemplateVocabulary, root: string, intentCode: string | null): boolean {
-  if (isKnownTemplateRoot(root) || vocab.ruleWrittenKeys.has(root)) return true;
-  const intent = normalizeScopeValue(intentCode);
-  for (const [schemaIntent, fields] of vocab.schemaFieldsByIntent) {
-    const applies = intent === ANY_SCOPE || schemaIntent === ANY_SCOPE || schemaIntent === intent;
-    if (applies && fields.has(root)) return true;
-  }
-  return false;
+  return isKnownTemplateRoot(root) || vocab.ruleWrittenKeys.has(root) || schemaFieldsFor(vocab, intentCode).has(root);
 }
 
 /** Checks one template-bearing column: it must parse and reference only known variables. */
@@ -64,8 +59,33 @@ export function checkTemplateText(
   for (const ref of refs) {
     if (!isKnownRoot(vocab, ref.root, where.intentCode)) {
       ctx.sink.violation(where.table, where.id, `${where.column} references unknown variable {{${ref.text}}}`);
+    } else if (!contextPathIsWritten(vocab, ref, where.intentCode)) {
+      ctx.sink.warning(
+        where.table,
+        where.id,
+        `${where.column} reads {{${ref.text}}}, which no step writes (it renders empty unless a task or tool result puts it there)`
+      );
     }
   }
+}
+
+/** `context.<path>` is written by the engine, or is a schema field extracted for this intent. */
+function contextPathIsWritten(vocab: TemplateVocabulary, ref: VariablePath, intentCode: string | null): boolean {
+  if (canonicalTemplateVariable(ref.root) !== 'context' || ref.segments.length === 0) return true;
+  const path = ref.segments.map(String).join('.');
+  if (isEngineContextPath(path)) return true;
+  const first = String(ref.segments[0]);
+  return schemaFieldsFor(vocab, intentCode).has(first) || vocab.ruleWrittenKeys.has(first);
+}
+
+function schemaFieldsFor(vocab: TemplateVocabulary, intentCode: string | null): Set<string> {
+  const intent = normalizeScopeValue(intentCode);
+  const fields = new Set<string>();
+  for (const [schemaIntent, names] of vocab.schemaFieldsByIntent) {
+    if (intent === ANY_SCOPE || schemaIntent === ANY_SCOPE || schemaIntent === intent)
+      names.forEach((n) => fields.add(n));
+  }
+  return fields;
 }
 
 export function checkPromptTemplates(ctx: ValidationContext, vocab: TemplateVocabulary): void {

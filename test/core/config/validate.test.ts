@@ -323,6 +323,21 @@ const cases: Case[] = [
     warnings: ['ce_prompt_template[1]'],
   },
   {
+    name: 'a template reading a context path no step writes is a warning (item 2)',
+    breakIt: (r) =>
+      r.responses.push(
+        response({
+          responseId: 9,
+          intentCode: 'FAQ',
+          stateCode: 'IDLE',
+          responseType: 'EXACT',
+          exactText: 'A [[${context.mcp.finalAnswer}]] [[${context.mcp.lifecycle.status}]] [[${context.claimNumber}]]',
+        })
+      ),
+    violations: [],
+    warnings: ['ce_response[9]'],
+  },
+  {
     name: 'DERIVED response without a prompt template',
     breakIt: (r) =>
       r.responses.push(response({ responseId: 9, intentCode: 'FAQ', stateCode: 'IDLE', responseType: 'DERIVED' })),
