@@ -1,5 +1,10 @@
 import { isJsonObject, type Json } from '../../json';
 import { isEngineContextPath } from '../../context/engine-paths';
+import {
+  isReservedResponseState,
+  RESERVED_RESPONSE_VARIABLES,
+  type ReservedResponseStateName,
+} from '../../response/reserved';
 import { canonicalTemplateVariable, isKnownTemplateRoot, parseTemplate, type VariablePath } from '../../templates';
 import { ANY_SCOPE, normalizeScopeValue } from '../scope';
 import {
@@ -165,9 +170,33 @@ export function checkResponses(ctx: ValidationContext, vocab: TemplateVocabulary
         `DERIVED response has no enabled ce_prompt_template with output_format=${format} for intent ${r.intentCode} / state ${r.stateCode}`
       );
     }
+    if (isReservedResponseState(r.stateCode)) {
+      checkReservedResponse(ctx, vocab, r, type, format);
+      continue;
+    }
     checkTemplateText(ctx, vocab, { ...where, column: 'exact_text' }, r.exactText);
     checkTemplateText(ctx, vocab, { ...where, column: 'derivation_hint' }, r.derivationHint);
   }
+}
+
+/** AWAITING_APPROVAL / TURN_FAILED rows are said by the API outside a turn: EXACT TEXT only, with their own variables. */
+function checkReservedResponse(
+  ctx: ValidationContext,
+  vocab: TemplateVocabulary,
+  r: ResponseRow,
+  type: string | null,
+  format: string | null
+): void {
+  const state = normalizeScopeValue(r.stateCode) as ReservedResponseStateName;
+  if ((type && type !== 'EXACT') || (format && format !== 'TEXT')) {
+    ctx.sink.violation('ce_response', r.responseId, `a ${state} response must be EXACT with output_format TEXT`);
+  }
+  const own: TemplateVocabulary = {
+    ...vocab,
+    ruleWrittenKeys: new Set([...vocab.ruleWrittenKeys, ...RESERVED_RESPONSE_VARIABLES[state]]),
+  };
+  const where = { table: 'ce_response', id: r.responseId, intentCode: r.intentCode, column: 'exact_text' };
+  checkTemplateText(ctx, own, where, r.exactText);
 }
 
 function compatible(a: string | null, b: string | null): boolean {
