@@ -22,6 +22,8 @@ export interface LlmCallMeta {
   turnNumber: number;
   intent: string;
   state: string;
+  /** The user's message this turn (sent as a header only to a keyless demo model, see metaHeaders). */
+  userText?: string;
 }
 
 export interface LlmRequest {
@@ -45,3 +47,10 @@ export interface LlmClient {
 
 /** HTTP header naming the call kind on every Messages request (the scripted server keys its script on it). */
 export const LLM_CALL_KIND_HEADER = 'x-convengine-call-kind';
+
+/** Headers a keyless demo model reads (never sent to a real provider): the turn's intent, state and message. */
+export const LLM_META_HEADERS = {
+  intent: 'x-convengine-intent',
+  state: 'x-convengine-state',
+  userInput: 'x-convengine-user-input',
+} as const;

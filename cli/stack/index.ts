@@ -66,7 +66,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       })
     );
     const temporalAddress = temporal.address;
-    const llmUrl = keep(await llmPart(options.env));
+    const llmUrl = keep(await llmPart(options.env, databaseUrl));
     const toolEnv = keep(await toolsPart());
     const env: Env = llmUrl ? { ...options.env, ANTHROPIC_BASE_URL: llmUrl } : options.env;
     keep(await workerPart(env, databaseUrl, temporalAddress, toolEnv));
