@@ -1,5 +1,6 @@
 import type { CliCommand } from '../command';
 import { apiCommand } from './api';
+import { configCommand } from './config';
 import { demoCommand } from './demo';
 import { devserverCommand } from './devserver';
 import { historyCommand } from './history';
@@ -22,6 +23,7 @@ export const commands: CliCommand[] = [
   migrateCommand,
   seedCommand,
   validateConfigCommand,
+  configCommand,
   sqlCheckCommand,
   historyCommand,
 ];
