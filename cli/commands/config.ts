@@ -6,7 +6,14 @@ import { validateConfig } from '../../core/config/validate';
 import { isEngineError } from '../../core/errors';
 import { applyConfigRows } from '../../db/config/apply';
 import { readConfigRows } from '../../db/config/load';
-import { configToYaml, diffConfig, formatChange, yamlToConfig, type YamlFiles } from '../../db/config/yaml-tree';
+import {
+  configToYaml,
+  diffConfig,
+  formatChange,
+  overlayConfigRows,
+  yamlToConfig,
+  type YamlFiles,
+} from '../../db/config/yaml-tree';
 import { openDatabase, type Database } from '../../db/pool';
 import { parseOptions, type CliCommand, type CliIo } from '../command';
 
@@ -30,12 +37,15 @@ export async function readYamlTree(dir: string): Promise<YamlFiles> {
   return files;
 }
 
-/** A YAML tree as config rows; prints every problem and returns null when there is one. */
-export async function loadYamlTree(dir: string, io: CliIo): Promise<ConfigRows | null> {
+/**
+ * A YAML tree as config rows; prints every problem and returns null when there is one. With
+ * `base`, what is validated is the base rows with the tree laid over them.
+ */
+export async function loadYamlTree(dir: string, io: CliIo, base?: ConfigRows): Promise<ConfigRows | null> {
   const { rows, errors } = yamlToConfig(await readYamlTree(dir));
   for (const e of errors) io.err(`${e.file}: ${e.message}`);
   if (errors.length > 0) return null;
-  const result = validateConfig(rows);
+  const result = validateConfig(base ? overlayConfigRows(base, rows) : rows);
   for (const w of result.warnings) io.err(`warning: ${formatViolation(w)}`);
   for (const v of result.violations) io.err(formatViolation(v));
   if (result.violations.length > 0) {

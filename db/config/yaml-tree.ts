@@ -143,3 +143,16 @@ export function diffConfig(current: ConfigRows, next: ConfigRows): RowChange[] {
 export function formatChange(c: RowChange): string {
   return `${c.change} ${c.table}[${c.id}]${c.columns.length > 0 ? `: ${c.columns.join(', ')}` : ''}`;
 }
+
+/** `base` with every row of `over` added, replacing a base row with the same primary key. */
+export function overlayConfigRows(base: ConfigRows, over: ConfigRows): ConfigRows {
+  const out = emptyConfigRows();
+  for (const [key] of CONFIG_TABLES) {
+    const pk = CONFIG_PRIMARY_KEYS[key] as string;
+    const merged = new Map<string, Row>();
+    for (const row of base[key] as unknown as Row[]) merged.set(String(row[pk]), row);
+    for (const row of over[key] as unknown as Row[]) merged.set(String(row[pk]), row);
+    (out[key] as unknown as Row[]) = [...merged.values()];
+  }
+  return out;
+}
