@@ -35,7 +35,7 @@ describe('convengine start --packs / --config', () => {
   afterEach(async () => tdb.drop());
 
   const options = (entries: Record<string, string>) =>
-    new Map(Object.entries(entries).map(([k, v]) => [k, [v]] as const));
+    new Map<string, string[]>(Object.entries(entries).map(([k, v]) => [k, [v]]));
 
   it('parses pack lists, "none" and "all", and refuses an unknown pack', async () => {
     const io = captureIo();
