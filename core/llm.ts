@@ -4,18 +4,20 @@ import type { Json, JsonObject } from './json';
  * Every LLM call names its kind. The kind selects prompts and the expected JSON contract, is
  * logged in ce_llm_call_log, and is how the scripted Messages server chooses a completion.
  */
-export type LlmCallKind =
-  | 'DA'
-  | 'INTENT'
-  | 'SCHEMA'
-  | 'RESP_TEXT'
-  | 'RESP_JSON'
-  | 'COLLISION'
-  | 'DISAMBIGUATION'
-  | 'PLAN'
-  | 'SEMANTIC_INTERPRET'
-  | 'SEMANTIC_QUERY'
-  | 'SQL_REPAIR';
+export const LLM_CALL_KINDS = [
+  'DA',
+  'INTENT',
+  'SCHEMA',
+  'RESP_TEXT',
+  'RESP_JSON',
+  'COLLISION',
+  'DISAMBIGUATION',
+  'PLAN',
+  'SEMANTIC_INTERPRET',
+  'SEMANTIC_QUERY',
+  'SQL_REPAIR',
+] as const;
+export type LlmCallKind = (typeof LLM_CALL_KINDS)[number];
 
 export interface LlmCallMeta {
   conversationId: string;
