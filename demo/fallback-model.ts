@@ -164,7 +164,8 @@ const answer = (text: string) => ({ action: 'ANSWER', tool_code: null, args: {},
 
 function toolArgs(rows: ConfigRows, toolId: number, id: string): JsonObject | null {
   const db = rows.mcpDbTools.find((t) => t.toolId === toolId);
-  const params = db && isJsonObject(db.paramSchema) ? Object.keys(db.paramSchema) : [];
+  const properties = db && isJsonObject(db.paramSchema) ? db.paramSchema['properties'] : undefined;
+  const params = isJsonObject(properties) ? Object.keys(properties) : [];
   const named = params.filter((p) => !['limit', 'offset'].includes(p));
   return named.length === 1 ? { [named[0] as string]: id } : null;
 }

@@ -70,7 +70,12 @@ function fromYamlRow(table: PgTable, file: string, index: number, raw: unknown, 
     return null;
   }
   const row: Row = {};
-  for (const [field, column] of columns) if (column in source) row[field] = source[column];
+  for (const [field, column] of Object.entries(getTableColumns(table))) {
+    if (column.name in source) row[field] = source[column.name];
+    else if (column.columnType === 'PgTimestamp')
+      continue; // written as the load time
+    else row[field] = column.hasDefault && isLiteral(column.default) ? column.default : null;
+  }
   if (typeof row['phase'] === 'string') {
     row['dbPhase'] = row['phase'];
     row['phase'] = normalizePhase(row['phase']) ?? row['phase'];
@@ -78,7 +83,12 @@ function fromYamlRow(table: PgTable, file: string, index: number, raw: unknown, 
   return row;
 }
 
-/** YAML files → config rows; every file and row problem is reported, nothing is guessed. */
+/** A column default the YAML loader can apply itself (not a SQL expression such as now()). */
+function isLiteral(value: unknown): boolean {
+  return value === null || ['string', 'number', 'boolean'].includes(typeof value);
+}
+
+/** YAML files → config rows; a column left out takes its default (or null); every file and row problem is reported, nothing is guessed. */
 export function yamlToConfig(files: YamlFiles): { rows: ConfigRows; errors: TreeError[] } {
   const rows = emptyConfigRows();
   const errors: TreeError[] = [];
