@@ -1,6 +1,7 @@
 import type { JsonObject } from '../core/json';
 import type { Payload, RequestContext } from '../core/session';
 import type { TurnResult } from '../core/turn/contracts';
+import type { ReplyTexts } from './reply-texts';
 
 /** What the routes need from the rest of the system; api/wiring.ts provides the real ones. */
 export interface TurnRequest {
@@ -93,6 +94,8 @@ export interface ReadinessProbe {
 
 export interface ApiPorts {
   turns: TurnGateway;
+  /** End-user texts for 202 and failed turns; the engine defaults when absent. */
+  replyTexts?: ReplyTexts;
   conversations: ConversationQueries;
   config: ConfigAdmin;
   readiness: ReadinessProbe;

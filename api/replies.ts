@@ -1,13 +1,18 @@
 import type { FastifyReply } from 'fastify';
 import { envelope } from './errors';
 import type { TurnReply } from './ports';
+import type { ReplyTexts } from './reply-texts';
 
 export function approvalUrl(conversationId: string, turnNumber: number): string {
   return `/api/v1/conversation/${conversationId}/turns/${turnNumber}/approval`;
 }
 
-/** Maps a turn outcome to the HTTP answer: 200 answered, 202 awaiting approval, 5xx failed. */
-export function sendTurnReply(reply: FastifyReply, turn: TurnReply): FastifyReply {
+/**
+ * Maps a turn outcome to the HTTP answer: 200 answered, 202 awaiting approval, 503 failed but
+ * retryable, 500 failed. `text` is the end-user text for 202 and failures (see reply-texts.ts).
+ */
+export async function sendTurnReply(reply: FastifyReply, turn: TurnReply, texts: ReplyTexts): Promise<FastifyReply> {
+  const text = (await texts.textFor(turn)) ?? '';
   const ref = { workflowId: turn.ref.workflowId, runId: turn.ref.runId, number: turn.ref.turnNumber };
   if (turn.kind === 'COMPLETED') {
     const r = turn.result;
@@ -28,7 +33,7 @@ export function sendTurnReply(reply: FastifyReply, turn: TurnReply): FastifyRepl
       conversationId: turn.ref.conversationId,
       intent: p.intent,
       state: p.state,
-      payload: { type: 'TEXT', value: `Waiting for approval to run ${p.toolCode}.` },
+      payload: { type: 'TEXT', value: text },
       context: {},
       turn: { ...ref, outcome: 'AWAITING_APPROVAL' },
       approval: {
@@ -46,11 +51,13 @@ export function sendTurnReply(reply: FastifyReply, turn: TurnReply): FastifyRepl
   }
   const status = turn.retryable ? 503 : 500;
   const failureType = publicFailureType(turn.failureType);
+  if (turn.retryable) void reply.header('retry-after', '5');
   return reply.status(status).send(
     envelope('TURN_FAILED', `The turn failed (${failureType}). ${turn.retryable ? 'It can be retried.' : ''}`.trim(), {
       ...ref,
       failureType,
       retryable: turn.retryable,
+      userMessage: text,
       retryWith: { method: 'POST', url: `/api/v1/admin/turns/${turn.ref.workflowId}/retry` },
     })
   );

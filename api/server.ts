@@ -6,6 +6,7 @@ import { claimCheckDataConverter } from '../db/claims/codec';
 import { createConfigStore } from '../db/config/store';
 import { openDatabase } from '../db/pool';
 import { buildApi } from './app';
+import { configReplyTexts } from './reply-texts';
 import { conversationQueries } from './db-queries';
 import type { ApiPorts } from './ports';
 import { TemporalTurnGateway } from './turns/gateway';
@@ -32,9 +33,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const dataConverter = claimCheckDataConverter(handle.db, env.CLAIM_CHECK_THRESHOLD_BYTES);
   const client = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE, dataConverter });
   const store = createConfigStore(handle.db);
+  const conversations = conversationQueries(handle.db);
   const ports: ApiPorts = {
     turns: new TemporalTurnGateway({ client, db: handle.db, taskQueue: env.TEMPORAL_TASK_QUEUE }),
-    conversations: conversationQueries(handle.db),
+    conversations,
+    replyTexts: configReplyTexts({ snapshot: async () => store.current(), conversations }),
     config: { refresh: async () => store.refresh() },
     readiness: {
       async check() {

@@ -4,24 +4,28 @@ import type { Json, JsonObject } from './json';
  * Every LLM call names its kind. The kind selects prompts and the expected JSON contract, is
  * logged in ce_llm_call_log, and is how the scripted Messages server chooses a completion.
  */
-export type LlmCallKind =
-  | 'DA'
-  | 'INTENT'
-  | 'SCHEMA'
-  | 'RESP_TEXT'
-  | 'RESP_JSON'
-  | 'COLLISION'
-  | 'DISAMBIGUATION'
-  | 'PLAN'
-  | 'SEMANTIC_INTERPRET'
-  | 'SEMANTIC_QUERY'
-  | 'SQL_REPAIR';
+export const LLM_CALL_KINDS = [
+  'DA',
+  'INTENT',
+  'SCHEMA',
+  'RESP_TEXT',
+  'RESP_JSON',
+  'COLLISION',
+  'DISAMBIGUATION',
+  'PLAN',
+  'SEMANTIC_INTERPRET',
+  'SEMANTIC_QUERY',
+  'SQL_REPAIR',
+] as const;
+export type LlmCallKind = (typeof LLM_CALL_KINDS)[number];
 
 export interface LlmCallMeta {
   conversationId: string;
   turnNumber: number;
   intent: string;
   state: string;
+  /** The user's message this turn (sent as a header only to a keyless demo model, see metaHeaders). */
+  userText?: string;
 }
 
 export interface LlmRequest {
@@ -45,3 +49,10 @@ export interface LlmClient {
 
 /** HTTP header naming the call kind on every Messages request (the scripted server keys its script on it). */
 export const LLM_CALL_KIND_HEADER = 'x-convengine-call-kind';
+
+/** Headers a keyless demo model reads (never sent to a real provider): the turn's intent, state and message. */
+export const LLM_META_HEADERS = {
+  intent: 'x-convengine-intent',
+  state: 'x-convengine-state',
+  userInput: 'x-convengine-user-input',
+} as const;

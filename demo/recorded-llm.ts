@@ -1,4 +1,6 @@
-import { startScriptedLlm, type ScriptedLlm, type ScriptEntry } from '../scripted-llm';
+import type { ConfigRows } from '../core/config/types';
+import { startScriptedLlm, type RecordedRequest, type ScriptedLlm, type ScriptEntry } from '../scripted-llm';
+import { fallbackAnswer, turnOf } from './fallback-model';
 import { dialogueActRecordings } from './recordings/dialogue-acts';
 import { loanRecordings } from './recordings/loan';
 import { moveConnectionsRecordings } from './recordings/move-connections';
@@ -14,7 +16,7 @@ import { zapperRecordings } from './recordings/zapper';
  * The demo therefore runs any number of times, in any order and concurrently. Each recording is a
  * literal model answer; the business facts in it (rows, statuses, ratings, application ids) are
  * only repeated when the prompt already shows them from the real tools. Anything unrecorded is
- * answered by the scripted server with a loud, non-retryable error.
+ * answered by the fallback model when the config is given, else with a loud, non-retryable error.
  */
 export function demoLlmScript(): ScriptEntry[] {
   return [
@@ -30,9 +32,18 @@ export interface DemoLlmOptions {
   /** 0 (default) picks a free port. */
   port?: number;
   host?: string;
+  /**
+   * The running config, for the deterministic fallback model that answers what the recordings do
+   * not (demo/fallback-model.ts). Without it an unrecorded call fails loudly (tests want that).
+   */
+  config?: () => Promise<ConfigRows>;
 }
 
 /** A scripted Messages-API server on loopback answering with the demo recordings; point ANTHROPIC_BASE_URL at it. */
 export function startDemoLlm(options: DemoLlmOptions = {}): Promise<ScriptedLlm> {
-  return startScriptedLlm({ ...options, script: demoLlmScript() });
+  const { config, ...server } = options;
+  const fallback = config
+    ? async (request: RecordedRequest) => fallbackAnswer(await config(), turnOf(request))
+    : undefined;
+  return startScriptedLlm({ ...server, script: demoLlmScript(), ...(fallback ? { fallback } : {}) });
 }

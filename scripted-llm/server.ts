@@ -12,9 +12,13 @@ export interface ScriptedLlmOptions {
   port?: number;
   host?: string;
   script?: readonly ScriptEntry[];
+  /** Answers what the script does not (a reply, or undefined for the loud UNSCRIPTED error). */
+  fallback?: ScriptFallback;
   /** Faults injected before the script answers (see scripted-llm/faults.ts). */
   faults?: readonly LlmFaultRule[];
 }
+
+export type ScriptFallback = (request: RecordedRequest) => Promise<unknown> | unknown;
 
 export interface ScriptedLlm {
   /** Base URL for the Anthropic SDK (`baseURL`), e.g. `http://127.0.0.1:41234`. */
@@ -134,7 +138,7 @@ async function answerFault(res: ServerResponse, record: RecordedRequest, decisio
 }
 
 /** Answers one Messages request from the script (or fails it loudly), recording it first. */
-function createHandler(script: Script, requests: RecordedRequest[], faults: FaultSchedule) {
+function createHandler(script: Script, requests: RecordedRequest[], faults: FaultSchedule, fallback?: ScriptFallback) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method !== 'POST' || !(req.url ?? '').startsWith('/v1/messages')) {
       send(res, 404, errorBody(404, `scripted LLM only serves POST /v1/messages (got ${req.method} ${req.url})`));
@@ -145,6 +149,13 @@ function createHandler(script: Script, requests: RecordedRequest[], faults: Faul
     const fault = faults.next(record.kind, `${record.system}\n${record.userText}`);
     if (fault && (await answerFault(res, record, fault))) return;
     const match = script.take(record.kind, `${record.system}\n${record.userText}`);
+    const fallbackReply = match ? undefined : await fallback?.(record);
+    if (!match && fallbackReply !== undefined) {
+      record.answeredBy = 'fallback';
+      record.status = 200;
+      send(res, 200, messageBody(record.seq, record.model, replyText(fallbackReply)));
+      return;
+    }
     if (!match) {
       record.status = 400;
       const message = `UNSCRIPTED LLM call (kind=${record.kind ?? 'none'}): ${excerpt(`${record.system} | ${record.userText}`)}`;
@@ -185,7 +196,7 @@ export async function startScriptedLlm(options: ScriptedLlmOptions = {}): Promis
   const requests: RecordedRequest[] = [];
   const faults = new FaultSchedule();
   faults.set(options.faults ?? []);
-  const handle = createHandler(script, requests, faults);
+  const handle = createHandler(script, requests, faults, options.fallback);
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       if (!res.headersSent) send(res, 500, errorBody(500, `scripted LLM failed: ${String(err)}`));

@@ -1,6 +1,12 @@
 import Anthropic from '@anthropic-ai/sdk';
 import { EngineError, ErrorType, errorMessage } from '../../core/errors';
-import { LLM_CALL_KIND_HEADER, type LlmClient, type LlmJsonResult, type LlmRequest } from '../../core/llm';
+import {
+  LLM_CALL_KIND_HEADER,
+  LLM_META_HEADERS,
+  type LlmClient,
+  type LlmJsonResult,
+  type LlmRequest,
+} from '../../core/llm';
 import { parseJsonOutput } from './json-output';
 
 export const CALL_KIND_HEADER = LLM_CALL_KIND_HEADER;
@@ -14,6 +20,8 @@ export interface AnthropicLlmOptions {
   maxTokens: number;
   /** Retries done by the SDK itself (429/5xx/timeouts) before the activity sees a failure. */
   maxRetries: number;
+  /** Send the turn's intent, state and message as headers (only for the keyless demo model). */
+  metaHeaders?: boolean;
   /** Send the expected JSON schema as `output_config.format` (structured outputs). */
   structuredOutput: boolean;
   /** Receives one entry per call (success or failure); failures to log never fail the call. */
@@ -57,6 +65,14 @@ function textOf(message: Anthropic.Message): string {
   return message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
 }
 
+function metaHeadersOf(req: LlmRequest): Record<string, string> {
+  return {
+    [LLM_META_HEADERS.intent]: encodeURIComponent(req.meta.intent),
+    [LLM_META_HEADERS.state]: encodeURIComponent(req.meta.state),
+    [LLM_META_HEADERS.userInput]: encodeURIComponent((req.meta.userText ?? '').slice(0, 2000)),
+  };
+}
+
 /** LlmClient on the Anthropic Messages API via the official SDK. */
 export function createAnthropicLlmClient(options: AnthropicLlmOptions): LlmClient {
   const client = new Anthropic({
@@ -98,7 +114,7 @@ export function createAnthropicLlmClient(options: AnthropicLlmOptions): LlmClien
             ? { output_config: { format: { type: 'json_schema' as const, schema: req.schema } } }
             : {}),
         },
-        { headers: { [CALL_KIND_HEADER]: req.kind } }
+        { headers: { [CALL_KIND_HEADER]: req.kind, ...(options.metaHeaders ? metaHeadersOf(req) : {}) } }
       );
       text = textOf(message);
     } catch (err) {

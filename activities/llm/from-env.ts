@@ -21,6 +21,8 @@ export function llmOptionsFromEnv(env: Env, overrides: Partial<AnthropicLlmOptio
     maxTokens: env.LLM_MAX_TOKENS,
     maxRetries: DEFAULT_SDK_RETRIES,
     structuredOutput: false,
+    // Keyless: the base URL is the demo model, which reads the turn's message from a header.
+    metaHeaders: !env.ANTHROPIC_API_KEY && env.ANTHROPIC_BASE_URL !== undefined,
     ...overrides,
   };
 }

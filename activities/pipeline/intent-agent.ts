@@ -92,6 +92,14 @@ export async function resolveIntentByAgent(ctx: StepContext): Promise<string | n
   return applyOutcome(ctx, decision);
 }
 
+function sameIntent(current: string, next: string): boolean {
+  return normalizeScopeValue(current) === normalizeScopeValue(next);
+}
+
+function isUnsetState(state: string): boolean {
+  return state.trim() === '' || normalizeScopeValue(state) === 'UNKNOWN';
+}
+
 async function applyOutcome(ctx: StepContext, decision: AgentDecision): Promise<string | null> {
   const session = ctx.scope.session;
   const outcome = decision.outcome;
@@ -111,8 +119,11 @@ async function applyOutcome(ctx: StepContext, decision: AgentDecision): Promise<
     });
     return session.intent;
   }
+  // The current state is kept unless the intent changes: a model that answers IDLE for the intent it
+  // is already in would otherwise restart a flow in the middle (e.g. during schema collection).
+  const keepState = sameIntent(session.intent, outcome.intent) && !isUnsetState(session.state);
   session.intent = outcome.intent;
-  if (outcome.state) session.state = outcome.state;
+  if (outcome.state && !keepState) session.state = outcome.state;
   // An accepted intent answers any earlier clarification question.
   session.pendingClarification = null;
   await applyRules(ctx, 'POST_AGENT_INTENT', 'AgentIntentResolver', 'AGENT_INTENT_RESOLVER');
@@ -121,6 +132,9 @@ async function applyOutcome(ctx: StepContext, decision: AgentDecision): Promise<
     state: session.state,
     confidence: outcome.confidence,
     scores: decision.scores.slice(0, 3),
+    ...(keepState && outcome.state && outcome.state !== session.state
+      ? { stateKept: true, agentState: outcome.state }
+      : {}),
   });
   return session.intent;
 }

@@ -1,8 +1,8 @@
 import type { ResponseRow } from '../../core/config/types';
-import { ErrorType, errorMessage, isEngineError } from '../../core/errors';
+import { errorMessage, isEngineError } from '../../core/errors';
 import { isJsonObject } from '../../core/json';
 import { jsonPayloadFromText, textPayload } from '../../core/response/payload';
-import { renderTemplate } from '../../core/templates';
+import { renderTemplateLenient } from '../../core/templates';
 import type { Payload } from '../../core/session';
 import type { StepContext } from '../step-runtime';
 import { promptVars } from './support';
@@ -24,24 +24,34 @@ function mcpFinalAnswer(ctx: StepContext): string | null {
 }
 
 /**
- * Renders exact_text. A malformed template falls back to `context.mcp.finalAnswer` (or the raw
- * text) with an EXACT_RESPONSE_RENDERING audit; an unknown variable is a config error and fails.
+ * Renders exact_text (§8 step 5). An absent value renders as empty (or its `?: 'default'`) and an
+ * EXACT_RESPONSE_RENDERING audit names it; a reply that renders blank, or a malformed template,
+ * falls back to `context.mcp.finalAnswer` (or the raw text). A response never fails the turn.
  */
 function renderExact(ctx: StepContext, response: ResponseRow): string {
   const template = response.exactText ?? '';
-  try {
-    return renderTemplate(template, promptVars(ctx, { metadata: metadataVars(response), ...metadataVars(response) }));
-  } catch (err) {
-    if (isEngineError(err) && err.type === ErrorType.UnresolvedPromptVariable) throw err;
-    const fallback = mcpFinalAnswer(ctx) ?? template;
+  const audit = (payload: Record<string, unknown>) =>
     ctx.scope.audit('EXACT_RESPONSE_RENDERING', {
       component: 'ResponseResolutionStep',
+      responseId: response.responseId,
+      templatePreview: template.slice(0, 200),
+      ...payload,
+    });
+  try {
+    const vars = promptVars(ctx, { metadata: metadataVars(response), ...metadataVars(response) });
+    const { text, missing } = renderTemplateLenient(template, vars);
+    if (missing.length === 0) return text;
+    const blank = text.trim() === '' && template.trim() !== '';
+    const fallback = blank ? mcpFinalAnswer(ctx) : null;
+    audit({ fallbackUsed: fallback !== null, missingVariables: missing });
+    return fallback ?? text;
+  } catch (err) {
+    audit({
       fallbackUsed: true,
       errorClass: isEngineError(err) ? err.type : err instanceof Error ? err.name : 'Error',
       errorMessage: errorMessage(err),
-      templatePreview: template.slice(0, 200),
     });
-    return fallback;
+    return mcpFinalAnswer(ctx) ?? template;
   }
 }
 

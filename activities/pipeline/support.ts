@@ -13,6 +13,7 @@ export function llmMeta(session: Session): LlmCallMeta {
     turnNumber: session.turnNumber,
     intent: session.intent,
     state: session.state,
+    userText: session.userText,
   };
 }
 

@@ -5,6 +5,7 @@ import { ApiError } from '../errors';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts } from '../ports';
 import { sendTurnReply } from '../replies';
+import { defaultReplyTexts } from '../reply-texts';
 import { errorSchema, turnResponseSchema } from '../schemas';
 
 export function adminRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry): void {
@@ -26,7 +27,7 @@ export function adminRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApi
     },
     async (request, reply) => {
       const { workflowId } = request.params as { workflowId: string };
-      return sendTurnReply(reply, await ports.turns.retryTurn(workflowId));
+      return sendTurnReply(reply, await ports.turns.retryTurn(workflowId), ports.replyTexts ?? defaultReplyTexts);
     }
   );
 

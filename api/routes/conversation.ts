@@ -5,6 +5,7 @@ import { badRequest, notFound, ApiError } from '../errors';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts, AuditRowView } from '../ports';
 import { sendTurnReply } from '../replies';
+import { defaultReplyTexts } from '../reply-texts';
 import { requireSafeText } from '../text-check';
 import {
   approvalRequestSchema,
@@ -67,7 +68,7 @@ export function conversationRoutes(
         idempotencyKey: typeof key === 'string' ? key : null,
         requestContext: {},
       });
-      return sendTurnReply(reply, turn);
+      return sendTurnReply(reply, turn, ports.replyTexts ?? defaultReplyTexts);
     }
   );
 
@@ -128,7 +129,7 @@ export function conversationRoutes(
       await requireConversation(ports, id);
       const approve = body.decision === 'approve';
       const turn = await ports.turns.decideApproval(id.toLowerCase(), Number(n), approve, body.reason ?? null);
-      return sendTurnReply(reply, turn);
+      return sendTurnReply(reply, turn, ports.replyTexts ?? defaultReplyTexts);
     }
   );
 }

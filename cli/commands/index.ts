@@ -1,6 +1,7 @@
 import type { CliCommand } from '../command';
 import { apiCommand } from './api';
 import { claimsCommand } from './claims';
+import { configCommand } from './config';
 import { demoCommand } from './demo';
 import { devserverCommand } from './devserver';
 import { doctorCommand } from './doctor';
@@ -25,6 +26,7 @@ export const commands: CliCommand[] = [
   migrateCommand,
   seedCommand,
   validateConfigCommand,
+  configCommand,
   sqlCheckCommand,
   historyCommand,
   claimsCommand,

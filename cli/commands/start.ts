@@ -1,8 +1,38 @@
 import { resolve } from 'node:path';
 import { loadEnv, TEMPORAL_MODES, type TemporalMode } from '../../config/env';
-import { parseOptions, type CliCommand } from '../command';
+import type { ConfigRows } from '../../core/config/types';
+import { packConfigRows, resolveSeedPacks, UnknownSeedPackError } from '../../db/seed';
+import { parseOptions, type CliCommand, type CliIo } from '../command';
+import { loadYamlTree } from './config';
 import { untilSignal } from '../signals';
-import { startStack } from '../stack';
+import { startStack, type StackConfig } from '../stack';
+
+/** `--packs` and `--config`: the pack names (checked) and the YAML tree's rows (validated), or an exit code. */
+export async function stackConfig(options: Map<string, string[]>, io: CliIo): Promise<StackConfig | number> {
+  const packsArg = options.get('packs')?.at(-1) ?? 'all';
+  const packs =
+    packsArg === 'none'
+      ? []
+      : packsArg
+          .split(',')
+          .map((p) => p.trim())
+          .filter((p) => p !== '');
+  let packRows: ConfigRows;
+  try {
+    packRows = packConfigRows(resolveSeedPacks(packs));
+  } catch (err) {
+    if (!(err instanceof UnknownSeedPackError)) throw err;
+    io.err(`--packs: ${err.message}, or "none"`);
+    return 2;
+  }
+  const dir = options.get('config')?.at(-1);
+  if (dir === undefined) return { packs };
+  const rows = await loadYamlTree(resolve(dir), io, packRows).catch((err: unknown) => {
+    io.err(`--config ${dir}: ${(err as Error).message}`);
+    return null;
+  });
+  return rows ? { packs, rows } : 1;
+}
 
 const isTemporalMode = (value: string): value is TemporalMode => (TEMPORAL_MODES as readonly string[]).includes(value);
 
@@ -11,10 +41,15 @@ export const startCommand: CliCommand = {
   summary: 'Run everything in one process on embedded defaults (Temporal, PostgreSQL, scripted LLM, worker, API).',
   usage: [
     'convengine start [--port 3000] [--temporal=auto|cli|embedded] [--temporal-port 7233] [--home .convengine]',
+    '                 [--packs all|none|<pack>,<pack>...] [--config <dir>]',
     '',
     'Uses TEMPORAL_ADDRESS, DATABASE_URL and ANTHROPIC_API_KEY when they are set; otherwise it runs',
-    'Temporal, PostgreSQL (data under --home) and a scripted LLM with recorded completions for the',
-    'seed packs. Migrates, seeds every pack, runs a worker and the HTTP API.',
+    'Temporal, PostgreSQL (data under --home) and the keyless demo model. Migrates, seeds the packs',
+    '(--packs, default all; `convengine seed --list` names them), runs a worker and the HTTP API.',
+    '',
+    '--config <dir>  your own config as a YAML tree (`convengine config export` writes one): it is',
+    '                validated first, then the config becomes the chosen packs plus the tree (the tree',
+    "                wins on equal ids). Use --packs none so the demo packs' GREETING/UNKNOWN rows stay out.",
     '',
     'Temporal without TEMPORAL_ADDRESS (--temporal, else CONVENGINE_TEMPORAL, default auto):',
     '  cli       the real server and its Web UI (`temporal server start-dev`, state in --home);',
@@ -32,7 +67,10 @@ export const startCommand: CliCommand = {
       io.err(`--temporal must be one of ${TEMPORAL_MODES.join(', ')} (got "${temporal}")`);
       return 2;
     }
+    const config = await stackConfig(options, io);
+    if (typeof config === 'number') return config;
     const stack = await startStack({
+      config,
       env,
       home: resolve(options.get('home')?.at(-1) ?? '.convengine'),
       apiPort,

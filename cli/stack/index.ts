@@ -3,7 +3,11 @@ import { startApiServer } from '../../api/server';
 import type { Env, TemporalMode } from '../../config/env';
 import { migrate } from '../../db/migrate';
 import { openDatabase } from '../../db/pool';
-import { seedPacks } from '../../db/seed';
+import type { ConfigRows } from '../../core/config/types';
+import { applyConfigRows } from '../../db/config/apply';
+import { overlayConfigRows } from '../../db/config/yaml-tree';
+import { resolveSeedPacks, seedPacks } from '../../db/seed';
+import { packConfigRows } from '../../db/seed/merge';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
 import { databasePart, llmPart, toolsPart, type Part } from './parts';
 import { temporalPart, type TemporalEndpoint } from './temporal-part';
@@ -18,6 +22,8 @@ export interface StackOptions {
   temporal?: TemporalMode;
   /** Serve the real server's Web UI (default true). */
   temporalUi?: boolean;
+  /** Packs and YAML tree to load (default: every bundled pack). */
+  config?: StackConfig;
   log(line: string): void;
 }
 
@@ -30,11 +36,27 @@ export interface RunningStack {
   stop(): Promise<void>;
 }
 
-async function prepareDatabase(url: string): Promise<void> {
+/** What the stack loads into the database: bundled packs (none, some, all) and the author's own YAML tree. */
+export interface StackConfig {
+  /** Bundled seed pack names, or ['all']; [] for none. */
+  packs: readonly string[];
+  /** Rows of a `--config <dir>` YAML tree (already validated), laid over the packs. */
+  rows?: ConfigRows;
+}
+
+/**
+ * Migrates, seeds the chosen packs, then, with a YAML tree, makes the config exactly the packs'
+ * rows plus the tree's (the tree wins on equal primary keys), validated as a whole.
+ */
+export async function prepareDatabase(url: string, config: StackConfig = { packs: ['all'] }): Promise<void> {
   const handle = openDatabase(url, { max: 2 });
   try {
     await migrate(handle.pool);
-    await seedPacks(handle.db, ['all']);
+    if (config.packs.length > 0) await seedPacks(handle.db, config.packs);
+    if (config.rows) {
+      const packRows = packConfigRows(config.packs.length > 0 ? resolveSeedPacks(config.packs) : []);
+      await applyConfigRows(handle.db, overlayConfigRows(packRows, config.rows));
+    }
   } finally {
     await handle.close();
   }
@@ -55,7 +77,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   };
   try {
     const databaseUrl = keep(await databasePart(options.env, options.home));
-    await prepareDatabase(databaseUrl);
+    await prepareDatabase(databaseUrl, options.config);
     const temporal = keep(
       await temporalPart({
         env: options.env,
@@ -66,7 +88,7 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
       })
     );
     const temporalAddress = temporal.address;
-    const llmUrl = keep(await llmPart(options.env));
+    const llmUrl = keep(await llmPart(options.env, databaseUrl));
     const toolEnv = keep(await toolsPart());
     const env: Env = llmUrl ? { ...options.env, ANTHROPIC_BASE_URL: llmUrl } : options.env;
     keep(await workerPart(env, databaseUrl, temporalAddress, toolEnv));

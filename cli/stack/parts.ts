@@ -1,6 +1,8 @@
 import { join } from 'node:path';
 import type { Env } from '../../config/env';
+import { createConfigStore } from '../../db/config/store';
 import { startEmbeddedPostgres } from '../../db/embedded';
+import { openDatabase } from '../../db/pool';
 import { startDemoLlm } from '../../demo/recorded-llm';
 import { DEMO_API_KEY, startDemoToolServer } from '../../demo/tool-server';
 
@@ -21,14 +23,22 @@ export async function databasePart(env: Env, home: string): Promise<Part<string>
   return { value: pg.url, embedded: `PostgreSQL: embedded PGlite (data in ${dataDir})`, stop: () => pg.stop() };
 }
 
-/** The scripted Messages server with the demo recordings, unless a real API key is configured. */
-export async function llmPart(env: Env): Promise<Part<string | null>> {
+/**
+ * The keyless demo model (recorded completions, then a deterministic fallback over the loaded
+ * config), unless a real API key or base URL is configured.
+ */
+export async function llmPart(env: Env, databaseUrl: string): Promise<Part<string | null>> {
   if (env.ANTHROPIC_API_KEY || env.ANTHROPIC_BASE_URL) return { value: null, embedded: null, stop: none };
-  const llm = await startDemoLlm();
+  const handle = openDatabase(databaseUrl, { max: 1 });
+  const store = createConfigStore(handle.db);
+  const llm = await startDemoLlm({ config: async () => (await store.current()).rows });
   return {
     value: llm.baseUrl,
-    embedded: `LLM: scripted Messages API with recorded completions for the seed packs (no ANTHROPIC_API_KEY) at ${llm.baseUrl}`,
-    stop: () => llm.stop(),
+    embedded: `LLM: keyless demo model (recorded completions, then keyword matching over the loaded config; set ANTHROPIC_API_KEY for a real model) at ${llm.baseUrl}`,
+    stop: async () => {
+      await llm.stop();
+      await handle.close();
+    },
   };
 }
 

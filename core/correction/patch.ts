@@ -19,30 +19,56 @@ export function normalizeFieldKey(raw: string): string {
     .replace(/ /g, '');
 }
 
+/** A name a user may call a field by; `rank` orders how strongly it names the field (key beats description). */
 interface FieldAlias {
   field: string;
+  /** Compact form (`estimatedcost`) for comparing what the user named. */
   lookup: string;
+  /** Finds the alias in free text, its words separated by spaces, `_` or `-` (or nothing). */
+  pattern: RegExp;
+  rank: number;
 }
 
+const Rank = { key: 3, title: 2, description: 1 } as const;
+
+function words(raw: string): string[] {
+  return raw
+    .replace(/([a-z])([A-Z])/g, '$1 $2')
+    .split(/[^A-Za-z0-9]+/)
+    .filter((w) => w !== '')
+    .map((w) => w.toLowerCase());
+}
+
+function alias(field: string, raw: string, rank: number): FieldAlias | null {
+  const parts = words(raw);
+  if (parts.length === 0) return null;
+  // Words are plain [a-z0-9]+, so they need no escaping inside the pattern.
+  return { field, lookup: parts.join(''), pattern: new RegExp(`\\b${parts.join('[\\s_-]*')}\\b`, 'i'), rank };
+}
+
+/** The field's key (`estimated_cost`, `estimatedCost` → "estimated cost"), its title and its description. */
 function aliasesOf(details: Record<string, FieldDetail>): FieldAlias[] {
-  return Object.entries(details).map(([field, detail]) => {
-    const fromKey = normalizeFieldKey(field);
-    const fromDescription = detail.description ? normalizeFieldKey(detail.description) : '';
-    return { field, lookup: fromDescription.length > fromKey.length ? fromDescription : fromKey };
-  });
-}
-
-function longest(aliases: FieldAlias[]): FieldAlias | undefined {
-  return aliases.reduce<FieldAlias | undefined>(
-    (best, a) => (!best || a.lookup.length > best.lookup.length ? a : best),
-    undefined
+  return Object.entries(details).flatMap(([field, detail]) =>
+    [
+      alias(field, field, Rank.key),
+      detail.title ? alias(field, detail.title, Rank.title) : null,
+      detail.description ? alias(field, detail.description, Rank.description) : null,
+    ].filter((a): a is FieldAlias => a !== null)
   );
 }
 
+/** The strongest alias: exact name first, then rank, then the longest (most specific) name. */
+function best(aliases: FieldAlias[], exact: (a: FieldAlias) => boolean): FieldAlias | undefined {
+  const score = (a: FieldAlias) => (exact(a) ? 1000 : 0) + a.rank * 100 + Math.min(a.lookup.length, 99);
+  return aliases.reduce<FieldAlias | undefined>((top, a) => (!top || score(a) > score(top) ? a : top), undefined);
+}
+
+/** The field the user named: equal to an alias, or one containing the other ("cost" → estimated_cost). */
 function resolveField(requested: string, aliases: FieldAlias[]): string | undefined {
   const wanted = normalizeFieldKey(requested);
   if (wanted === '') return undefined;
-  return longest(aliases.filter((a) => a.lookup.includes(wanted) || wanted.includes(a.lookup)))?.field;
+  const candidates = aliases.filter((a) => a.lookup.includes(wanted) || (a.rank > 1 && wanted.includes(a.lookup)));
+  return best(candidates, (a) => a.lookup === wanted)?.field;
 }
 
 function typeOf(detail: FieldDetail | undefined): string | null {
@@ -58,6 +84,7 @@ export function coercePatchValue(raw: string, detail: FieldDetail | undefined): 
   const text = raw
     .trim()
     .replace(/^[=:,\s]+/, '')
+    .replace(/^(?:is|to|as|now)\s+/i, '')
     .replace(/[.?!]+$/, '')
     .trim();
   const type = typeOf(detail);
@@ -97,10 +124,16 @@ export function parseFieldPatch(userText: string, details: Record<string, FieldD
   const explicit = EXPLICIT_SET.exec(text);
   const fromExplicit = explicit ? patchOf(explicit[1] ?? '', explicit[2] ?? '', aliases, details) : null;
   if (fromExplicit) return fromExplicit;
-  const normalizedText = normalizeFieldKey(text);
-  const best = longest(aliases.filter((a) => a.lookup !== '' && normalizedText.includes(a.lookup)));
-  const at = best ? text.toLowerCase().indexOf(best.lookup) : -1;
-  return best && at >= 0 ? patchOf(best.field, text.slice(at + best.lookup.length), aliases, details) : null;
+  const found = aliases.flatMap((a) => {
+    const match = a.pattern.exec(text);
+    return match ? [{ alias: a, end: match.index + match[0].length }] : [];
+  });
+  const chosen = best(
+    found.map((f) => f.alias),
+    () => false
+  );
+  const end = found.find((f) => f.alias === chosen)?.end;
+  return chosen && end !== undefined ? patchOf(chosen.lookup, text.slice(end), aliases, details) : null;
 }
 
 function patchOf(

@@ -20,8 +20,10 @@ export const DEFAULT_PROMPTS = {
   queryRewriteUser: 'Conversation so far:\n{{conversation_history}}\n\nLatest user message:\n{{user_input}}',
   intentAgentSystem: [
     'You decide which intent a user message belongs to. Use only the allowed intents.',
-    'Reply as JSON with: intent (allowed code or null), state ("IDLE", or "INTENT_COLLISION" when two',
-    'intents are about equally likely), confidence (0..1), needsClarification (boolean),',
+    'The conversation is currently in intent "{{intent}}", state "{{state}}".',
+    'Reply as JSON with: intent (allowed code or null), state (keep the current state "{{state}}" when the',
+    'intent stays "{{intent}}"; "IDLE" only when the intent changes; "INTENT_COLLISION" when two intents are',
+    'about equally likely), confidence (0..1), needsClarification (boolean),',
     'clarificationResolved (boolean), clarificationQuestion (text, empty when not needed),',
     'intentScores ([{"intent": code, "confidence": 0..1}], best first) and followups (list of questions).',
     'Never invent identifiers or facts the user did not give.',

@@ -7,7 +7,7 @@ export interface SchemaStatus {
   missingFieldOptions: Record<string, string[]>;
 }
 
-export type FieldDetail = { description: string | null; type: Json; enumOptions: string[] };
+export type FieldDetail = { description: string | null; type: Json; enumOptions: string[]; title?: string };
 
 const propertiesOf = (schema: JsonObject): JsonObject =>
   isJsonObject(schema['properties']) ? schema['properties'] : {};
@@ -85,6 +85,7 @@ export function schemaFieldDetails(schema: JsonObject): Record<string, FieldDeta
       description: typeof prop['description'] === 'string' ? prop['description'] : null,
       type: prop['type'] ?? null,
       enumOptions: enumOptions(prop),
+      ...(typeof prop['title'] === 'string' && prop['title'].trim() !== '' ? { title: prop['title'] } : {}),
     };
   }
   return out;

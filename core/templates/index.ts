@@ -9,7 +9,14 @@ export {
   type TemplateSyntax,
   type VariablePath,
 } from './syntax';
-export { formatTemplateValue, renderTemplate, resolveVariablePath, type TemplateVariables } from './render';
+export {
+  formatTemplateValue,
+  renderTemplate,
+  renderTemplateLenient,
+  resolveVariablePath,
+  type LenientRender,
+  type TemplateVariables,
+} from './render';
 export {
   KNOWN_TEMPLATE_ROOTS,
   RESPONSE_METADATA_NAMES,

@@ -5,17 +5,49 @@ import { parseTemplate, unresolvedVariable, type VariablePath } from './syntax';
 export type TemplateVariables = Readonly<Record<string, unknown>>;
 
 /**
- * Renders a template. Strings are inserted as-is, numbers and booleans via String, objects and
+ * Renders a template strictly. Strings are inserted as-is, numbers and booleans via String, objects and
  * arrays as JSON, null as ''. No HTML escaping (prompts are text). A variable whose root or any
- * segment does not exist throws EngineError UNRESOLVED_PROMPT_VARIABLE naming it; a malformed
+ * segment does not exist (and has no `?: 'default'`) throws EngineError UNRESOLVED_PROMPT_VARIABLE naming it; a malformed
  * template throws TEMPLATE_MALFORMED (EXACT responses fall back on either).
  */
 export function renderTemplate(template: string, vars: TemplateVariables): string {
-  let out = '';
+  return renderParts(template, vars, (err) => {
+    throw err;
+  }).text;
+}
+
+/** A lenient render: what it produced, and the variables that were absent (rendered as '' or their default). */
+export interface LenientRender {
+  text: string;
+  missing: string[];
+}
+
+/**
+ * Renders a response template without failing on absent values (§8: an absent value renders as
+ * empty, or as the placeholder's `?: 'default'`). Malformed templates still throw TEMPLATE_MALFORMED.
+ */
+export function renderTemplateLenient(template: string, vars: TemplateVariables): LenientRender {
+  return renderParts(template, vars, () => undefined);
+}
+
+function renderParts(template: string, vars: TemplateVariables, onMissing: (err: Error) => void): LenientRender {
+  let text = '';
+  const missing: string[] = [];
   for (const part of parseTemplate(template)) {
-    out += part.kind === 'text' ? part.text : formatTemplateValue(resolveVariablePath(part.path, vars));
+    if (part.kind === 'text') {
+      text += part.text;
+      continue;
+    }
+    let value: string | undefined;
+    try {
+      value = formatTemplateValue(resolveVariablePath(part.path, vars));
+    } catch (err) {
+      if (part.fallback === undefined) onMissing(err as Error);
+      missing.push(part.path.text);
+    }
+    text += value === undefined || value === '' ? (part.fallback ?? value ?? '') : value;
   }
-  return out;
+  return { text, missing };
 }
 
 /** The value a variable path addresses; throws UNRESOLVED_PROMPT_VARIABLE when it does not exist. */

@@ -3,7 +3,9 @@ import { EngineError, ErrorType } from '../errors';
 /**
  * The prompt/response template language (§8.1): `{{a.b}}`, `{{a['b'][0]}}`, Thymeleaf inline
  * `[[${a.b}]]` and `[(${a.b})]`, and the legacy `#{a.b}` and `[${a.b}]`. Every form is a plain
- * variable reference; expressions (method calls, operators, `?:`) are not supported.
+ * variable reference with an optional default for when the value is absent or empty
+ * (`{{a.b ?: 'none'}}`, `[[${a.b ?: "none"}]]`); other expressions (method calls, operators) are
+ * not supported.
  */
 export const TEMPLATE_MALFORMED = 'TEMPLATE_MALFORMED';
 
@@ -20,7 +22,11 @@ export interface VariablePath {
 }
 
 export type TemplatePart =
-  { kind: 'text'; text: string } | { kind: 'variable'; path: VariablePath; raw: string; syntax: TemplateSyntax };
+  | { kind: 'text'; text: string }
+  | { kind: 'variable'; path: VariablePath; raw: string; syntax: TemplateSyntax; fallback?: string };
+
+/** `path ?: 'default'` (single or double quotes): the default replaces an absent or empty value. */
+const DEFAULT_SUFFIX = /^([\s\S]*?)\s*\?:\s*(?:'([^']*)'|"([^"]*)")\s*$/;
 
 const DELIMITERS: readonly { open: string; close: string; syntax: TemplateSyntax }[] = [
   { open: '[[${', close: '}]]', syntax: 'thymeleaf-escaped' },
@@ -55,11 +61,16 @@ export function parseTemplate(template: string): TemplatePart[] {
     const raw = template.slice(i, end + delimiter.close.length);
     if (text !== '') parts.push({ kind: 'text', text });
     text = '';
+    const expression = template.slice(start, end);
+    const withDefault = DEFAULT_SUFFIX.exec(expression);
+    const path = parseVariablePath(withDefault ? (withDefault[1] as string) : expression, template);
+    const fallback = withDefault ? (withDefault[2] ?? withDefault[3]) : undefined;
     parts.push({
       kind: 'variable',
-      path: parseVariablePath(template.slice(start, end), template),
+      path,
       raw,
       syntax: delimiter.syntax,
+      ...(fallback === undefined ? {} : { fallback }),
     });
     i = end + delimiter.close.length;
   }

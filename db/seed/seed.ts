@@ -13,7 +13,7 @@ import { findSeedPack, seedPackNames, SEED_PACKS } from './packs';
 import type { SeedPack } from './types';
 
 /** Config tables in insertion order (tool rows before the DB/HTTP rows that reference them). */
-const TABLES: readonly [keyof ConfigRows, PgTable][] = [
+export const CONFIG_TABLES: readonly [keyof ConfigRows, PgTable][] = [
   ['configs', t.ceConfig],
   ['intents', t.ceIntent],
   ['classifiers', t.ceIntentClassifier],
@@ -83,7 +83,7 @@ export async function applySeedPacks(db: Database, packs: readonly SeedPack[]): 
   const business = mergeBusinessTables(packs);
   return db.transaction(async (tx) => {
     const configRows: SeedReport['configRows'] = {};
-    for (const [key, table] of TABLES) {
+    for (const [key, table] of CONFIG_TABLES) {
       const list = rows[key] as unknown as Record<string, unknown>[];
       if (list.length === 0) continue;
       await upsertRows(
@@ -115,10 +115,10 @@ export async function applySeedPacks(db: Database, packs: readonly SeedPack[]): 
   });
 }
 
-type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
+export type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
 
 /** Snapshot-shaped row → drizzle insert values: raw rule phase, Date timestamps, seed created_at. */
-function toInsertValues(table: PgTable, row: Record<string, unknown>): Record<string, unknown> {
+export function toInsertValues(table: PgTable, row: Record<string, unknown>): Record<string, unknown> {
   const values: Record<string, unknown> = { ...row };
   if (table === t.ceRule) {
     values.phase = row.dbPhase ?? row.phase;
@@ -132,7 +132,7 @@ function toInsertValues(table: PgTable, row: Record<string, unknown>): Record<st
   return values;
 }
 
-async function upsertRows(tx: Tx, table: PgTable, values: Record<string, unknown>[]): Promise<void> {
+export async function upsertRows(tx: Tx, table: PgTable, values: Record<string, unknown>[]): Promise<void> {
   const columns = Object.values(getTableColumns(table));
   const target = columns.filter((c) => c.primary);
   const set: Record<string, SQL> = {};

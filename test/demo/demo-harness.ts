@@ -25,13 +25,14 @@ export class DemoHarness {
     readonly deps: ActivityDeps
   ) {}
 
-  static async start(): Promise<DemoHarness> {
+  /** `fallback`: the keyless demo model of `convengine start` (recordings, then the fallback model). */
+  static async start(options: { fallback?: boolean } = {}): Promise<DemoHarness> {
     const tdb = await createTestDatabase();
     await seedPacks(tdb.db, ['all']);
-    const llm = await startDemoLlm();
-    const toolServer = await startDemoToolServer();
     const configStore = createConfigStore(tdb.db, { stalenessCheckMs: 0 });
     await configStore.refresh();
+    const llm = await startDemoLlm(options.fallback ? { config: async () => (await configStore.current()).rows } : {});
+    const toolServer = await startDemoToolServer();
     const deps: ActivityDeps = {
       db: tdb.db,
       configStore,
@@ -43,6 +44,7 @@ export class DemoHarness {
         maxTokens: 1024,
         maxRetries: 0,
         structuredOutput: false,
+        metaHeaders: options.fallback === true,
         onCall: llmCallLogger(tdb.db),
       }),
       clock: systemClock,

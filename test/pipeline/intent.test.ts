@@ -278,4 +278,64 @@ describe('intent resolution (reference §14 scenarios 11–15)', () => {
       audits.map((a) => a.stage).filter((s) => s.startsWith('INTENT_CLASSIF') || s.startsWith('INTENT_AGENT'))
     ).toEqual([]);
   });
+
+  describe('the intent agent keeps the current state unless the intent changes (issue 14 item 4)', () => {
+    // Mid-flow: the details are collected and the user is asked to confirm (no schema in this state,
+    // so intent resolution runs and the agent is asked).
+    const confirming = () =>
+      baseConfig({
+        intents: [intentRow(LOAN, 20)],
+        rules: [
+          ruleRow({
+            intentCode: LOAN,
+            stateCode: 'CONFIRMATION',
+            ruleType: 'EXACT',
+            matchPattern: 'never-said',
+            action: 'SET_STATE',
+            actionValue: 'IDLE',
+          }),
+        ],
+        responses: [
+          responseRow({ intentCode: LOAN, stateCode: 'CONFIRMATION', exactText: 'Shall I submit it?' }),
+          responseRow({ intentCode: LOAN, stateCode: 'IDLE', exactText: 'Restarted.' }),
+        ],
+      });
+    const midFlow = async () => {
+      const id = randomUUID();
+      await h.seedConversation(id, { intentCode: LOAN, stateCode: 'CONFIRMATION', contextJson: {} });
+      return id;
+    };
+
+    it('a scripted model that follows the default prompt literally keeps the flow in its state', async () => {
+      await h.configure(confirming());
+      h.llm.push([
+        {
+          kind: 'INTENT',
+          // Answers only a prompt that tells it, in words, to keep the current state.
+          match: `keep the current state "CONFIRMATION" when the\nintent stays "${LOAN}"`,
+          reply: { intent: LOAN, state: 'CONFIRMATION', confidence: 0.9 },
+        },
+      ]);
+      const id = await midFlow();
+      const result = await h.turn({ conversationId: id, message: 'what happens next with my loan?' });
+      expect(result).toMatchObject({
+        intent: LOAN,
+        state: 'CONFIRMATION',
+        payload: { value: 'Shall I submit it?' },
+      });
+      const prompt = h.llm.requestsOf('INTENT')[0]?.system ?? '';
+      expect(prompt).toContain(`currently in intent "${LOAN}", state "CONFIRMATION"`);
+      expect(prompt).toContain('"IDLE" only when the intent changes');
+    });
+
+    it('a model that still answers IDLE for the same intent does not reset the flow', async () => {
+      await h.configure(confirming());
+      h.llm.push([{ kind: 'INTENT', reply: { intent: LOAN, state: 'IDLE', confidence: 0.9 } }]);
+      const id = await midFlow();
+      const result = await h.turn({ conversationId: id, message: 'what happens next with my loan?' });
+      expect(result).toMatchObject({ intent: LOAN, state: 'CONFIRMATION', payload: { value: 'Shall I submit it?' } });
+      const accepted = (await h.audits(id)).find((a) => a.stage === 'INTENT_AGENT_ACCEPTED');
+      expect(accepted?.payload).toMatchObject({ state: 'CONFIRMATION', stateKept: true, agentState: 'IDLE' });
+    });
+  });
 });

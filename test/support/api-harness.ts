@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApi } from '../../api/app';
 import { conversationQueries } from '../../api/db-queries';
 import type { ApiPorts } from '../../api/ports';
+import { configReplyTexts } from '../../api/reply-texts';
 import { WorkflowHarness } from './workflow-harness';
 
 /** Response bodies are read loosely in tests; each assertion states the shape it expects. */
@@ -37,9 +38,11 @@ export class ApiHarness {
   static async start(options: ApiHarnessOptions = {}): Promise<ApiHarness> {
     const wf = await WorkflowHarness.start();
     const db = wf.mcp.deps.db;
+    const conversations = conversationQueries(db);
     const ports: ApiPorts = {
       turns: wf.gateway(),
-      conversations: conversationQueries(db),
+      conversations,
+      replyTexts: configReplyTexts({ snapshot: async () => wf.mcp.base.store.current(), conversations }),
       config: { refresh: async () => wf.mcp.base.store.refresh() },
       readiness: {
         check: async () => ({

@@ -1,5 +1,11 @@
 import { isJsonObject, type Json } from '../../json';
-import { isKnownTemplateRoot, parseTemplate, type VariablePath } from '../../templates';
+import { isEngineContextPath } from '../../context/engine-paths';
+import {
+  isReservedResponseState,
+  RESERVED_RESPONSE_VARIABLES,
+  type ReservedResponseStateName,
+} from '../../response/reserved';
+import { canonicalTemplateVariable, isKnownTemplateRoot, parseTemplate, type VariablePath } from '../../templates';
 import { ANY_SCOPE, normalizeScopeValue } from '../scope';
 import {
   INTERACTION_CAPABILITIES,
@@ -37,13 +43,7 @@ export function buildTemplateVocabulary(ctx: ValidationContext): TemplateVocabul
 }
 
 function isKnownRoot(vocab: TemplateVocabulary, root: string, intentCode: string | null): boolean {
-  if (isKnownTemplateRoot(root) || vocab.ruleWrittenKeys.has(root)) return true;
-  const intent = normalizeScopeValue(intentCode);
-  for (const [schemaIntent, fields] of vocab.schemaFieldsByIntent) {
-    const applies = intent === ANY_SCOPE || schemaIntent === ANY_SCOPE || schemaIntent === intent;
-    if (applies && fields.has(root)) return true;
-  }
-  return false;
+  return isKnownTemplateRoot(root) || vocab.ruleWrittenKeys.has(root) || schemaFieldsFor(vocab, intentCode).has(root);
 }
 
 /** Checks one template-bearing column: it must parse and reference only known variables. */
@@ -64,8 +64,33 @@ export function checkTemplateText(
   for (const ref of refs) {
     if (!isKnownRoot(vocab, ref.root, where.intentCode)) {
       ctx.sink.violation(where.table, where.id, `${where.column} references unknown variable {{${ref.text}}}`);
+    } else if (!contextPathIsWritten(vocab, ref, where.intentCode)) {
+      ctx.sink.warning(
+        where.table,
+        where.id,
+        `${where.column} reads {{${ref.text}}}, which no step writes (it renders empty unless a task or tool result puts it there)`
+      );
     }
   }
+}
+
+/** `context.<path>` is written by the engine, or is a schema field extracted for this intent. */
+function contextPathIsWritten(vocab: TemplateVocabulary, ref: VariablePath, intentCode: string | null): boolean {
+  if (canonicalTemplateVariable(ref.root) !== 'context' || ref.segments.length === 0) return true;
+  const path = ref.segments.map(String).join('.');
+  if (isEngineContextPath(path)) return true;
+  const first = String(ref.segments[0]);
+  return schemaFieldsFor(vocab, intentCode).has(first) || vocab.ruleWrittenKeys.has(first);
+}
+
+function schemaFieldsFor(vocab: TemplateVocabulary, intentCode: string | null): Set<string> {
+  const intent = normalizeScopeValue(intentCode);
+  const fields = new Set<string>();
+  for (const [schemaIntent, names] of vocab.schemaFieldsByIntent) {
+    if (intent === ANY_SCOPE || schemaIntent === ANY_SCOPE || schemaIntent === intent)
+      names.forEach((n) => fields.add(n));
+  }
+  return fields;
 }
 
 export function checkPromptTemplates(ctx: ValidationContext, vocab: TemplateVocabulary): void {
@@ -145,9 +170,33 @@ export function checkResponses(ctx: ValidationContext, vocab: TemplateVocabulary
         `DERIVED response has no enabled ce_prompt_template with output_format=${format} for intent ${r.intentCode} / state ${r.stateCode}`
       );
     }
+    if (isReservedResponseState(r.stateCode)) {
+      checkReservedResponse(ctx, vocab, r, type, format);
+      continue;
+    }
     checkTemplateText(ctx, vocab, { ...where, column: 'exact_text' }, r.exactText);
     checkTemplateText(ctx, vocab, { ...where, column: 'derivation_hint' }, r.derivationHint);
   }
+}
+
+/** AWAITING_APPROVAL / TURN_FAILED rows are said by the API outside a turn: EXACT TEXT only, with their own variables. */
+function checkReservedResponse(
+  ctx: ValidationContext,
+  vocab: TemplateVocabulary,
+  r: ResponseRow,
+  type: string | null,
+  format: string | null
+): void {
+  const state = normalizeScopeValue(r.stateCode) as ReservedResponseStateName;
+  if ((type && type !== 'EXACT') || (format && format !== 'TEXT')) {
+    ctx.sink.violation('ce_response', r.responseId, `a ${state} response must be EXACT with output_format TEXT`);
+  }
+  const own: TemplateVocabulary = {
+    ...vocab,
+    ruleWrittenKeys: new Set([...vocab.ruleWrittenKeys, ...RESERVED_RESPONSE_VARIABLES[state]]),
+  };
+  const where = { table: 'ce_response', id: r.responseId, intentCode: r.intentCode, column: 'exact_text' };
+  checkTemplateText(ctx, own, where, r.exactText);
 }
 
 function compatible(a: string | null, b: string | null): boolean {

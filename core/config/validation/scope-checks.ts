@@ -1,3 +1,4 @@
+import { isReservedResponseState } from '../../response/reserved';
 import { ANY_SCOPE, UNKNOWN_SCOPE, normalizeScopeValue } from '../scope';
 import { isBlank, type ValidationContext } from './context';
 
@@ -20,7 +21,8 @@ function entries<T extends Omit<ScopedEntry, 'id'>>(rows: readonly T[], idOf: (r
 /**
  * D12/§11.2 static scope validation over every enabled row of the scoped tables: blank scope is a
  * violation; an intent missing from ce_intent is a violation, one that is only disabled a warning
- * (scenario 21); a state no enabled rule uses or sets is a violation. ANY and UNKNOWN always pass.
+ * (scenario 21); a state no enabled rule uses or sets is a violation. ANY and UNKNOWN always pass, and
+ * so do the reserved ce_response states (AWAITING_APPROVAL, TURN_FAILED).
  */
 export function checkScopes(ctx: ValidationContext): void {
   const r = ctx.rows;
@@ -38,6 +40,7 @@ export function checkScopes(ctx: ValidationContext): void {
     for (const row of rows) {
       if (!row.enabled) continue;
       checkIntent(ctx, table, row.id, row.intentCode, 'intent_code');
+      if (table === 'ce_response' && isReservedResponseState(row.stateCode)) continue;
       checkState(ctx, table, row.id, row.stateCode);
     }
   }

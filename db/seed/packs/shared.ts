@@ -61,8 +61,13 @@ export const sharedRows: Partial<ConfigRows> = {
       intentCode: 'UNKNOWN',
       stateCode: 'ANY',
       responseType: 'EXACT',
-      exactText: 'Sorry, I did not understand that. Can you rephrase?',
-      description: 'Fallback reply.',
+      exactText:
+        'Sorry, I did not understand that. You can say, for example: "hi", ' +
+        '"Can I move my connections within zapper?", ' +
+        '"What is the status of my move for connection USPSC003BA100SA277CON1388", ' +
+        '"I need a loan for my customer. Customer id 1234, 35000, 24 months.", ' +
+        '"Check order ORD-7017 status." or "Why did request ZPR1003 fail?"',
+      description: 'Fallback reply; it lists phrases the bundled demo understands.',
     }),
   ],
 };

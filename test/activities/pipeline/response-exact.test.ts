@@ -35,11 +35,32 @@ describe('EXACT response rendering', () => {
     ]);
   });
 
-  it('without a final answer the raw text is the reply; an unresolved variable is an error, not a fallback', async () => {
+  it('without a final answer the raw text of a malformed template is the reply', async () => {
     const raw = await responseResolution(ctxFor('Broken {{x', {}));
     expect(raw.session.payload).toEqual({ type: 'TEXT', value: 'Broken {{x' });
-    await expect(responseResolution(ctxFor('Hi {{context.nobody}}', {}))).rejects.toMatchObject({
-      type: 'UNRESOLVED_PROMPT_VARIABLE',
+  });
+
+  it('an absent value renders as empty or its default and an audit names it; the turn does not fail (item 2)', async () => {
+    const out = await responseResolution(
+      ctxFor("Hi {{context.nobody}}! Answer: {{context.mcp.finalAnswer ?: 'none yet'}}", {})
+    );
+    expect(out.session.payload).toEqual({ type: 'TEXT', value: 'Hi ! Answer: none yet' });
+    const audit = out.audits.find((a) => a.stage === 'EXACT_RESPONSE_RENDERING');
+    expect(audit?.payload).toMatchObject({
+      fallbackUsed: false,
+      responseId: 9,
+      missingVariables: ['context.nobody', 'context.mcp.finalAnswer'],
+    });
+  });
+
+  it('a reply that renders blank falls back to context.mcp.finalAnswer when there is one', async () => {
+    const blank = await responseResolution(ctxFor('[[${context.mcp.finalAnswer}]]', {}));
+    expect(blank.session.payload).toEqual({ type: 'TEXT', value: '' });
+    const withAnswer = await responseResolution(ctxFor('[[${context.summary}]]', { mcp: { finalAnswer: 'FA' } }));
+    expect(withAnswer.session.payload).toEqual({ type: 'TEXT', value: 'FA' });
+    expect(withAnswer.audits.find((a) => a.stage === 'EXACT_RESPONSE_RENDERING')?.payload).toMatchObject({
+      fallbackUsed: true,
+      missingVariables: ['context.summary'],
     });
   });
 });

@@ -361,6 +361,52 @@ const cases: Case[] = [
     warnings: ['ce_prompt_template[1]'],
   },
   {
+    name: 'a template reading a context path no step writes is a warning (item 2)',
+    breakIt: (r) =>
+      r.responses.push(
+        response({
+          responseId: 9,
+          intentCode: 'FAQ',
+          stateCode: 'IDLE',
+          responseType: 'EXACT',
+          exactText: 'A [[${context.mcp.finalAnswer}]] [[${context.mcp.lifecycle.status}]] [[${context.claimNumber}]]',
+        })
+      ),
+    violations: [],
+    warnings: ['ce_response[9]'],
+  },
+  {
+    name: 'reserved AWAITING_APPROVAL / TURN_FAILED responses need no rule and may use their own variables (items 5, 10)',
+    breakIt: (r) => {
+      r.responses.push(
+        response({
+          responseId: 10,
+          intentCode: 'ANY',
+          stateCode: 'AWAITING_APPROVAL',
+          responseType: 'EXACT',
+          exactText: 'Approve {{toolCode}} with {{args.id}} until {{expiresAt}}?',
+        }),
+        response({
+          responseId: 11,
+          intentCode: 'FAQ',
+          stateCode: 'TURN_FAILED',
+          responseType: 'EXACT',
+          exactText: 'Sorry ({{failureType}}, retry: {{retryable}}).',
+        }),
+        response({ responseId: 12, intentCode: 'FAQ', stateCode: 'TURN_FAILED', responseType: 'DERIVED' }),
+        response({
+          responseId: 13,
+          intentCode: 'FAQ',
+          stateCode: 'AWAITING_APPROVAL',
+          responseType: 'EXACT',
+          exactText: 'Failed with {{failureType}}',
+        })
+      );
+    },
+    violations: ['ce_response[12]', 'ce_response[13]'],
+    reason: /a TURN_FAILED response must be EXACT with output_format TEXT[\s\S]*unknown variable \{\{failureType\}\}/,
+  },
+  {
     name: 'DERIVED response without a prompt template',
     breakIt: (r) =>
       r.responses.push(response({ responseId: 9, intentCode: 'FAQ', stateCode: 'IDLE', responseType: 'DERIVED' })),

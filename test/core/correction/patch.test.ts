@@ -30,6 +30,31 @@ describe('single-field edit patches (§5.3)', () => {
     }
   );
 
+  describe('matching by key, its words, title and description (issue 14 item 3)', () => {
+    const claim = schemaFieldDetails({
+      type: 'object',
+      properties: {
+        estimated_cost: { type: 'number', description: 'Repair cost the assessor expects, in EUR' },
+        policyNumber: { type: 'string', title: 'Policy', description: 'Insurance policy reference' },
+        incident_date: { type: 'string', description: 'When the damage happened' },
+        deductible: { type: 'number', title: 'Excess' },
+      },
+    });
+    it.each([
+      ['change the estimated cost to 240', { field: 'estimated_cost', value: 240 }],
+      ['set estimated_cost to 240', { field: 'estimated_cost', value: 240 }],
+      ['change the cost to 99.5', { field: 'estimated_cost', value: 99.5 }],
+      ['update the policy to P-991', { field: 'policyNumber', value: 'P-991' }],
+      ['change the policy number to P-1', { field: 'policyNumber', value: 'P-1' }],
+      ['set the excess to 150', { field: 'deductible', value: 150 }],
+      ['change when the damage happened to 2026-03-01', { field: 'incident_date', value: '2026-03-01' }],
+      ['estimated cost 300', { field: 'estimated_cost', value: 300 }],
+      ['actually the incident date is 2026-01-02', { field: 'incident_date', value: '2026-01-02' }],
+    ])('"%s"', (text, patch) => {
+      expect(parseFieldPatch(text, claim)).toEqual(patch);
+    });
+  });
+
   it('coerces by type and normalizes field keys', () => {
     expect(coercePatchValue(' = 1,250.50.', { description: null, type: 'number', enumOptions: [] })).toBe(1250.5);
     expect(coercePatchValue('maybe', { description: null, type: 'boolean', enumOptions: [] })).toBeUndefined();

@@ -5,6 +5,7 @@ import {
   extractTemplateVariables,
   isKnownTemplateRoot,
   renderTemplate,
+  renderTemplateLenient,
   TEMPLATE_MALFORMED,
   templateVariableAliases,
 } from '../../../core/templates';
@@ -124,5 +125,30 @@ describe('template variable catalog', () => {
     expect(canonicalTemplateVariable('userText')).toBe('user_input');
     expect(canonicalTemplateVariable('contextJson')).toBe('context');
     expect(templateVariableAliases('conversation_history')).toContain('history');
+  });
+});
+
+describe('defaults and lenient rendering (issue 14 item 2)', () => {
+  it.each([
+    ["{{context.missing ?: 'none'}}", 'none'],
+    ['[[${context.mcp.finalAnswer ?: "no answer"}]]', 'FA'],
+    ["[[${context.nothing ?: 'was null'}]]", 'was null'],
+    ["{{ unknown_var ?: 'x' }}", 'x'],
+  ])('strict render uses the default of %p → %p', (template, expected) => {
+    expect(renderTemplate(template, vars)).toBe(expected);
+  });
+
+  it('renders absent values as empty (or their default) and names them', () => {
+    expect(renderTemplateLenient("A [[${context.mcp.missing}]] B {{state}} {{nope ?: 'd'}}", vars)).toEqual({
+      text: 'A  B S d',
+      missing: ['context.mcp.missing', 'nope'],
+    });
+    expect(renderTemplateLenient('{{state}}', vars)).toEqual({ text: 'S', missing: [] });
+  });
+
+  it('still refuses a malformed template', () => {
+    expect(errorOf(() => renderTemplateLenient('{{context.x', vars)).type).toBe(TEMPLATE_MALFORMED);
+    expect(checkTemplate("{{a ?: 'x' }}")).toBeNull();
+    expect(checkTemplate('{{a ?: x}}')).toMatch(/not a variable path/);
   });
 });

@@ -1,0 +1,168 @@
+import { getTableColumns, getTableName } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
+import { parse, stringify } from 'yaml';
+import { emptyConfigRows } from '../../core/config/rows';
+import type { ConfigRows } from '../../core/config/types';
+import { canonicalJson } from '../../core/json';
+import { normalizePhase } from '../../core/rules/phase';
+import { CONFIG_TABLES } from '../seed/seed';
+import { CONFIG_PRIMARY_KEYS } from './load';
+
+/**
+ * Config as code: every ce_* config table as one YAML file (`ce_rule.yaml`, …), a list of rows
+ * keyed by column name, rows ordered by primary key and columns in table order. Export is
+ * deterministic, so export → apply → export reproduces the files byte for byte.
+ */
+type Row = Record<string, unknown>;
+export type YamlFiles = Map<string, string>;
+
+export interface TreeError {
+  file: string;
+  message: string;
+}
+
+const fileOf = (table: PgTable) => `${getTableName(table)}.yaml`;
+
+function columnsOf(table: PgTable): [field: string, column: string][] {
+  return Object.entries(getTableColumns(table)).map(([field, column]) => [field, column.name]);
+}
+
+function sortKey(key: keyof ConfigRows) {
+  const pk = CONFIG_PRIMARY_KEYS[key] as string;
+  return (a: Row, b: Row) => {
+    const x = a[pk];
+    const y = b[pk];
+    if (typeof x === 'number' && typeof y === 'number') return x - y;
+    return String(x) < String(y) ? -1 : String(x) > String(y) ? 1 : 0;
+  };
+}
+
+/** Snapshot row → YAML row (column names; a rule's phase as stored). */
+function toYamlRow(table: PgTable, row: Row): Row {
+  const out: Row = {};
+  for (const [field, column] of columnsOf(table)) {
+    const value = field === 'phase' && 'dbPhase' in row ? row['dbPhase'] : row[field];
+    out[column] = value === undefined ? null : value;
+  }
+  return out;
+}
+
+export function configToYaml(rows: ConfigRows): YamlFiles {
+  const files: YamlFiles = new Map();
+  for (const [key, table] of CONFIG_TABLES) {
+    const list = [...(rows[key] as unknown as Row[])].sort(sortKey(key)).map((r) => toYamlRow(table, r));
+    files.set(fileOf(table), list.length === 0 ? '[]\n' : stringify(list, { lineWidth: 0 }));
+  }
+  return files;
+}
+
+function fromYamlRow(table: PgTable, file: string, index: number, raw: unknown, errors: TreeError[]): Row | null {
+  if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
+    errors.push({ file, message: `row ${index + 1} is not a mapping of column: value` });
+    return null;
+  }
+  const source = raw as Row;
+  const columns = columnsOf(table);
+  const known = new Set(columns.map(([, column]) => column));
+  const unknown = Object.keys(source).filter((k) => !known.has(k));
+  if (unknown.length > 0) {
+    errors.push({ file, message: `row ${index + 1} has unknown column(s) ${unknown.join(', ')}` });
+    return null;
+  }
+  const row: Row = {};
+  for (const [field, column] of Object.entries(getTableColumns(table))) {
+    if (column.name in source) row[field] = source[column.name];
+    else if (column.columnType === 'PgTimestamp')
+      continue; // written as the load time
+    else row[field] = column.hasDefault && isLiteral(column.default) ? column.default : null;
+  }
+  if (typeof row['phase'] === 'string') {
+    row['dbPhase'] = row['phase'];
+    row['phase'] = normalizePhase(row['phase']) ?? row['phase'];
+  }
+  return row;
+}
+
+/** A column default the YAML loader can apply itself (not a SQL expression such as now()). */
+function isLiteral(value: unknown): boolean {
+  return value === null || ['string', 'number', 'boolean'].includes(typeof value);
+}
+
+/** YAML files → config rows; a column left out takes its default (or null); every file and row problem is reported, nothing is guessed. */
+export function yamlToConfig(files: YamlFiles): { rows: ConfigRows; errors: TreeError[] } {
+  const rows = emptyConfigRows();
+  const errors: TreeError[] = [];
+  const byFile = new Map(CONFIG_TABLES.map(([key, table]) => [fileOf(table), { key, table }] as const));
+  for (const [file, text] of files) {
+    const target = byFile.get(file);
+    if (!target) {
+      errors.push({ file, message: `not a config table file (expected one of ${[...byFile.keys()].join(', ')})` });
+      continue;
+    }
+    let parsed: unknown;
+    try {
+      parsed = parse(text);
+    } catch (err) {
+      errors.push({ file, message: `YAML does not parse: ${(err as Error).message}` });
+      continue;
+    }
+    if (parsed === null || parsed === undefined) parsed = [];
+    if (!Array.isArray(parsed)) {
+      errors.push({ file, message: 'must be a list of rows' });
+      continue;
+    }
+    const list = parsed
+      .map((raw, i) => fromYamlRow(target.table, file, i, raw, errors))
+      .filter((r): r is Row => r !== null);
+    (rows[target.key] as unknown as Row[]) = list;
+  }
+  return { rows, errors };
+}
+
+export interface RowChange {
+  table: string;
+  id: string;
+  change: '+' | '-' | '~';
+  columns: string[];
+}
+
+/** What applying `next` over `current` does, table by table, row by primary key. */
+export function diffConfig(current: ConfigRows, next: ConfigRows): RowChange[] {
+  const changes: RowChange[] = [];
+  for (const [key, table] of CONFIG_TABLES) {
+    const pk = CONFIG_PRIMARY_KEYS[key] as string;
+    const name = getTableName(table);
+    const index = (list: Row[]) => new Map(list.map((r) => [String(r[pk]), toYamlRow(table, r)] as const));
+    const before = index(current[key] as unknown as Row[]);
+    const after = index(next[key] as unknown as Row[]);
+    for (const [id, row] of after) {
+      const old = before.get(id);
+      if (!old) changes.push({ table: name, id, change: '+', columns: [] });
+      else {
+        const columns = Object.keys(row).filter(
+          (c) => c !== 'created_at' && canonicalJson(row[c]) !== canonicalJson(old[c])
+        );
+        if (columns.length > 0) changes.push({ table: name, id, change: '~', columns });
+      }
+    }
+    for (const id of before.keys()) if (!after.has(id)) changes.push({ table: name, id, change: '-', columns: [] });
+  }
+  return changes;
+}
+
+export function formatChange(c: RowChange): string {
+  return `${c.change} ${c.table}[${c.id}]${c.columns.length > 0 ? `: ${c.columns.join(', ')}` : ''}`;
+}
+
+/** `base` with every row of `over` added, replacing a base row with the same primary key. */
+export function overlayConfigRows(base: ConfigRows, over: ConfigRows): ConfigRows {
+  const out = emptyConfigRows();
+  for (const [key] of CONFIG_TABLES) {
+    const pk = CONFIG_PRIMARY_KEYS[key] as string;
+    const merged = new Map<string, Row>();
+    for (const row of base[key] as unknown as Row[]) merged.set(String(row[pk]), row);
+    for (const row of over[key] as unknown as Row[]) merged.set(String(row[pk]), row);
+    (out[key] as unknown as Row[]) = [...merged.values()];
+  }
+  return out;
+}

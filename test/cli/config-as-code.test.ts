@@ -1,0 +1,111 @@
+import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { readConfigRows, readConfigRevision } from '../../db/config/load';
+import { configToYaml, yamlToConfig } from '../../db/config/yaml-tree';
+import { seedPacks } from '../../db/seed';
+import { runConvengine } from '../support/run-cli';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+
+// Each test spawns the CLI from sources (tsx); on a loaded two-core machine that takes seconds.
+jest.setTimeout(120_000);
+
+async function readTree(dir: string): Promise<Record<string, string>> {
+  const out: Record<string, string> = {};
+  for (const name of (await readdir(dir)).sort()) out[name] = await readFile(join(dir, name), 'utf8');
+  return out;
+}
+
+/** Issue 14 item 6: `convengine config export | diff | apply | validate`. */
+describe('convengine config (config as code)', () => {
+  let tdb: TestDatabase;
+  let work: string;
+  const cli = (...args: string[]) => runConvengine(['config', ...args], { DATABASE_URL: tdb.url });
+  beforeAll(async () => {
+    tdb = await createTestDatabase();
+    await seedPacks(tdb.db, ['all']);
+    work = await mkdtemp(join(tmpdir(), 'convengine-config-'));
+  });
+  afterAll(async () => {
+    await rm(work, { recursive: true, force: true });
+    await tdb.drop();
+  });
+
+  it('export writes one readable YAML file per table, and parsing it gives back the same rows', async () => {
+    const rows = await readConfigRows(tdb.db);
+    const files = configToYaml(rows);
+    expect(files.get('ce_response.yaml')).toMatch(/^- response_id: 1\n {2}intent_code: GREETING\n/);
+    const back = yamlToConfig(files);
+    expect(back.errors).toEqual([]);
+    expect(configToYaml(back.rows)).toEqual(files);
+  });
+
+  it('export → apply → export round-trips byte for byte; an unchanged tree is "no changes"', async () => {
+    const first = join(work, 'first');
+    expect(await cli('export', first)).toMatchObject({ code: 0 });
+    const diff = await cli('diff', first);
+    expect(diff).toMatchObject({ code: 0 });
+    expect(diff.stdout.trim()).toBe('no changes');
+    expect((await cli('apply', first)).code).toBe(0);
+    const second = join(work, 'second');
+    expect((await cli('export', second)).code).toBe(0);
+    expect(await readTree(second)).toEqual(await readTree(first));
+    expect(Object.keys(await readTree(first))).toContain('ce_rule.yaml');
+  });
+
+  it('diff and --dry-run print the changes without writing; apply writes them in one go and bumps the version', async () => {
+    const dir = join(work, 'edit');
+    expect((await cli('export', dir)).code).toBe(0);
+    const responses = await readFile(join(dir, 'ce_response.yaml'), 'utf8');
+    await writeFile(
+      join(dir, 'ce_response.yaml'),
+      responses.replace('exact_text: Hi, how can I help you today?', 'exact_text: Hello! What can I do for you?')
+    );
+    const revision = await readConfigRevision(tdb.db);
+    const dry = await cli('apply', dir, '--dry-run');
+    expect(dry.code).toBe(0);
+    expect(dry.stdout).toContain('~ ce_response[1]: exact_text');
+    expect(dry.stdout).toMatch(/1 change\(s\); nothing written/);
+    expect(await readConfigRevision(tdb.db)).toBe(revision);
+
+    const applied = await cli('apply', dir);
+    expect(applied.code).toBe(0);
+    expect(applied.stdout).toContain('~ ce_response[1]: exact_text');
+    expect(applied.stdout).toMatch(/applied 1 change\(s\); config version [0-9a-f]{16}/);
+    expect(await readConfigRevision(tdb.db)).toBeGreaterThan(revision);
+    const greeting = (await readConfigRows(tdb.db)).responses.find((r) => r.responseId === 1);
+    expect(greeting?.exactText).toBe('Hello! What can I do for you?');
+  });
+
+  it('apply refuses the whole set on any error, naming each bad row, and writes nothing', async () => {
+    const dir = join(work, 'broken');
+    expect((await cli('export', dir)).code).toBe(0);
+    const rules = await readFile(join(dir, 'ce_rule.yaml'), 'utf8');
+    await writeFile(join(dir, 'ce_rule.yaml'), rules.replace(/match_pattern: .*\n/, "match_pattern: '(unclosed'\n"));
+    const tools = await readFile(join(dir, 'ce_mcp_tool.yaml'), 'utf8');
+    await writeFile(join(dir, 'ce_mcp_tool.yaml'), tools.replace(/state_code: \w+/, "state_code: ''"));
+    const responses = await readFile(join(dir, 'ce_response.yaml'), 'utf8');
+    await writeFile(join(dir, 'ce_response.yaml'), responses.replace('Hello! What can I do for you?', 'Changed.'));
+    const before = await readConfigRows(tdb.db);
+    const run = await cli('apply', dir);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toMatch(/^ce_rule\[\d+\]: match_pattern: invalid regular expression/m);
+    expect(run.stderr).toMatch(/^ce_mcp_tool\[\d+\]: state_code is null\/blank/m);
+    expect(run.stderr).toMatch(/config invalid: 2 violation\(s\); nothing was applied/);
+    expect(await readConfigRows(tdb.db)).toEqual(before);
+    expect((await cli('validate', dir)).code).toBe(1);
+  });
+
+  it('validate works offline; a file that is not a table or a row with an unknown column is named', async () => {
+    const dir = join(work, 'offline');
+    expect((await cli('export', dir)).code).toBe(0);
+    expect(await runConvengine(['config', 'validate', dir], { DATABASE_URL: '' })).toMatchObject({ code: 0 });
+    await writeFile(join(dir, 'ce_nothing.yaml'), '[]\n');
+    await writeFile(join(dir, 'ce_intent.yaml'), '- intent_code: X\n  colour: blue\n');
+    const run = await cli('validate', dir);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('ce_nothing.yaml: not a config table file');
+    expect(run.stderr).toContain('ce_intent.yaml: row 1 has unknown column(s) colour');
+    expect((await cli('frobnicate', dir)).code).toBe(2);
+  });
+});

@@ -1,0 +1,68 @@
+import { answerIntent, answerPlan, answerSchema, guidance, type FallbackTurn } from '../../demo/fallback-model';
+import { packConfigRows, SEED_PACKS } from '../../db/seed';
+
+const rows = packConfigRows(SEED_PACKS);
+const turn = (extra: Partial<FallbackTurn>): FallbackTurn => ({
+  kind: 'INTENT',
+  intent: 'UNKNOWN',
+  state: 'UNKNOWN',
+  userInput: '',
+  prompt: '',
+  schema: null,
+  ...extra,
+});
+
+/** Issue 14 item 9: the keyless demo's deterministic fallback answers, call kind by call kind. */
+describe('demo fallback model', () => {
+  it('INTENT: keyword overlap with the loaded intents; the entry state of a new intent, the current one otherwise', () => {
+    const moved = answerIntent(rows, turn({ userInput: 'status of my move for connection CON1388' }));
+    expect(moved).toMatchObject({ intent: 'MOVE_CONNECTIONS', state: 'MOVE_STATUS' });
+    const same = answerIntent(rows, turn({ intent: 'MOVE_CONNECTIONS', state: 'COMPLETED', userInput: 'move status' }));
+    expect(same).toMatchObject({ intent: 'MOVE_CONNECTIONS', state: 'COMPLETED' });
+    expect(answerIntent(rows, turn({ userInput: 'qwerty' }))).toMatchObject({ intent: null, confidence: 0 });
+  });
+
+  it('SCHEMA: fields by simple patterns after their words, null when absent', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        customerId: { type: 'string' },
+        requestedAmount: { type: 'number' },
+        tenureMonths: { type: 'integer' },
+        city: { type: 'string' },
+      },
+    };
+    expect(answerSchema(turn({ schema, userInput: 'Customer id 1234, amount 35,000 for 24 months.' }))).toEqual({
+      customerId: '1234',
+      requestedAmount: 35000,
+      tenureMonths: 24,
+      city: null,
+    });
+  });
+
+  it('PLAN: calls an in-scope read-only tool with the id in the message, then answers from its result', () => {
+    const first = answerPlan(
+      rows,
+      turn({ kind: 'PLAN', intent: 'MOVE_CONNECTIONS', state: 'MOVE_STATUS', userInput: 'status of CON1388?' })
+    );
+    expect(first).toMatchObject({
+      action: 'CALL_TOOL',
+      tool_code: 'postgres.move_status',
+      args: { connection_id: 'CON1388' },
+    });
+    const observed = answerPlan(
+      rows,
+      turn({
+        kind: 'PLAN',
+        intent: 'MOVE_CONNECTIONS',
+        state: 'MOVE_STATUS',
+        prompt:
+          'Observations: [{"toolCode":"postgres.move_status","args":{},"status":"SUCCESS","result":{"rows":[{"status":"MOVED"}],"rowCount":1}}]',
+      })
+    );
+    expect(observed).toMatchObject({ action: 'ANSWER', answer: 'I found: status MOVED.' });
+    const nothing = answerPlan(rows, turn({ kind: 'PLAN', intent: 'FAQ', state: 'IDLE', userInput: 'hm' }));
+    expect(nothing).toMatchObject({ action: 'ANSWER', answer: guidance(rows) });
+    expect(guidance(rows)).toMatch(/You can say, for example/);
+  });
+});
