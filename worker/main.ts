@@ -1,12 +1,20 @@
 import type { WorkerOptions } from '@temporalio/worker';
+import { sql } from 'drizzle-orm';
 import { loadEnv, requireDatabaseUrl, type Env } from '../config/env';
 import { createActivities } from '../activities';
+import { createLogger, silentLogger, type Logger } from '../observability/logger';
+import { createWorkerMetrics, type WorkerMetrics } from '../observability/metrics';
+import { metricsText, startProbeServer } from '../observability/probe-server';
+import { workerInstrumentation } from '../observability/worker-options';
 import { buildWorkerDeps } from './deps';
+import { workflowSource } from './bundle';
 import { connectWorker, createTurnWorker } from './worker';
 
 export interface RunningWorker {
   /** Resolves when the worker has stopped (after shutdown() or a fatal error), connections closed. */
   done: Promise<void>;
+  /** The /metrics, /healthz and /readyz server, when one was asked for. */
+  probeUrl: string | null;
   shutdown(): Promise<void>;
 }
 
@@ -17,25 +25,61 @@ export interface TurnWorkerRun {
   /** Environment HTTP tool rows may read; default process.env. */
   toolEnv?: Readonly<Record<string, string | undefined>>;
   tuning?: Partial<WorkerOptions>;
+  /** Step, LLM and tool log lines; default none (the CLI passes the process logger). */
+  logger?: Logger;
+  metrics?: WorkerMetrics;
+  /** Serve /metrics, /healthz and /readyz here (port 0: any free port). */
+  probe?: { host: string; port: number };
 }
 
 /** Connects, wires the activity dependencies and runs a turn worker until shutdown. */
 export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> {
-  const wired = await buildWorkerDeps(run.env, { databaseUrl: run.databaseUrl, toolEnv: run.toolEnv });
+  const logger = run.logger ?? silentLogger();
+  const metrics = run.metrics ?? createWorkerMetrics();
+  const wired = await buildWorkerDeps(run.env, {
+    databaseUrl: run.databaseUrl,
+    toolEnv: run.toolEnv,
+    observability: { logger, metrics },
+  });
   const connection = await connectWorker(run.address);
+  const workflows = workflowSource();
   const worker = await createTurnWorker({
     connection,
     namespace: run.env.TEMPORAL_NAMESPACE,
     taskQueue: run.env.TEMPORAL_TASK_QUEUE,
     activities: createActivities(wired.deps),
-    tuning: run.tuning,
+    workflows,
+    tuning: {
+      ...workerInstrumentation({ logger, metrics }, 'workflowBundle' in workflows ? 'bundle' : 'sources'),
+      ...run.tuning,
+    },
   });
-  const done = worker.run().finally(async () => {
+  const running = worker.run();
+  const probe = run.probe
+    ? await startProbeServer({
+        ...run.probe,
+        logger,
+        metrics: () => metricsText(metrics.registry, run.env.TEMPORAL_SDK_METRICS_ADDRESS),
+        readiness: async () => ({
+          database: await reachable(wired.deps.db.execute(sql`select 1`)),
+          temporal: await reachable(connection.workflowService.getSystemInfo({})),
+          worker: worker.getState() === 'RUNNING' ? 'ok' : worker.getState().toLowerCase(),
+        }),
+      }).catch(async (err: unknown) => {
+        worker.shutdown();
+        await running.catch(() => undefined);
+        await Promise.all([connection.close(), wired.close()]);
+        throw err;
+      })
+    : null;
+  const done = running.finally(async () => {
+    await probe?.close();
     await connection.close();
     await wired.close();
   });
   return {
     done,
+    probeUrl: probe?.url ?? null,
     async shutdown() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await done.catch(() => undefined);
@@ -43,8 +87,25 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
   };
 }
 
+/** A readiness check: `ok`, or `unreachable` without the error (the body is public). */
+const reachable = (probe: Promise<unknown>): Promise<string> =>
+  probe.then(
+    () => 'ok',
+    () => 'unreachable'
+  );
+
 /** `convengine worker`: a worker from the environment; the SDK drains in-flight tasks on SIGTERM/SIGINT. */
-export async function startWorkerFromEnv(env: Env = loadEnv(), address = env.TEMPORAL_ADDRESS): Promise<RunningWorker> {
+export async function startWorkerFromEnv(
+  env: Env = loadEnv(),
+  address = env.TEMPORAL_ADDRESS,
+  logger: Logger = createLogger({ level: env.LOG_LEVEL, format: env.LOG_FORMAT ?? 'json', name: 'worker' })
+): Promise<RunningWorker> {
   if (!address) throw new Error('TEMPORAL_ADDRESS is not set (use `convengine start` for the embedded dev server).');
-  return runTurnWorker({ env, databaseUrl: requireDatabaseUrl(), address });
+  return runTurnWorker({
+    env,
+    databaseUrl: requireDatabaseUrl(),
+    address,
+    logger,
+    probe: { host: env.HOST, port: env.WORKER_METRICS_PORT ?? 9464 },
+  });
 }

@@ -2,7 +2,8 @@ import { resolve } from 'node:path';
 import { loadEnv, TEMPORAL_MODES, type TemporalMode } from '../../config/env';
 import { parseOptions, type CliCommand } from '../command';
 import { untilSignal } from '../signals';
-import { startStack } from '../stack';
+import { processTelemetry } from '../../observability/process';
+import { stackLogLevel, startStack } from '../stack';
 
 const isTemporalMode = (value: string): value is TemporalMode => (TEMPORAL_MODES as readonly string[]).includes(value);
 
@@ -32,8 +33,10 @@ export const startCommand: CliCommand = {
       io.err(`--temporal must be one of ${TEMPORAL_MODES.join(', ')} (got "${temporal}")`);
       return 2;
     }
+    const telemetry = processTelemetry(env, 'convengine', { format: 'pretty', level: stackLogLevel(env) });
     const stack = await startStack({
       env,
+      logger: telemetry.logger,
       home: resolve(options.get('home')?.at(-1) ?? '.convengine'),
       apiPort,
       temporalPort: Number(options.get('temporal-port')?.at(-1) ?? 7233),
@@ -50,6 +53,7 @@ export const startCommand: CliCommand = {
     await untilSignal();
     io.out('stopping…');
     await stack.stop();
+    await telemetry.shutdown();
     return 0;
   },
 };

@@ -1,4 +1,6 @@
 import { loadEnv } from '../../config/env';
+import { processTelemetry } from '../../observability/process';
+import { installTemporalRuntime } from '../../observability/temporal-runtime';
 import { startWorkerFromEnv } from '../../worker/main';
 import type { CliCommand } from '../command';
 
@@ -10,6 +12,7 @@ export const workerCommand: CliCommand = {
     '',
     'Polls TEMPORAL_TASK_QUEUE in TEMPORAL_NAMESPACE on TEMPORAL_ADDRESS and runs the turn workflow and',
     'every step and tool activity. SIGTERM/SIGINT drain in-flight tasks before exiting.',
+    'Serves /metrics, /healthz and /readyz on HOST:WORKER_METRICS_PORT (default 9464).',
   ].join('\n'),
   async run(args, io) {
     if (args.length > 0) {
@@ -17,11 +20,19 @@ export const workerCommand: CliCommand = {
       return 2;
     }
     const env = loadEnv();
-    const worker = await startWorkerFromEnv(env);
-    io.out(
+    const telemetry = processTelemetry(env, 'worker');
+    installTemporalRuntime({ logger: telemetry.logger, sdkMetricsAddress: env.TEMPORAL_SDK_METRICS_ADDRESS });
+    const worker = await startWorkerFromEnv(env, env.TEMPORAL_ADDRESS, telemetry.logger).catch((err: unknown) => {
+      telemetry.logger.fatal({ err }, 'worker failed to start');
+      return null;
+    });
+    if (!worker) return 1;
+    telemetry.logger.info(
+      { taskQueue: env.TEMPORAL_TASK_QUEUE, namespace: env.TEMPORAL_NAMESPACE, probe: worker.probeUrl },
       `worker polling ${env.TEMPORAL_TASK_QUEUE} on ${env.TEMPORAL_ADDRESS} (namespace ${env.TEMPORAL_NAMESPACE})`
     );
     await worker.done;
+    await telemetry.shutdown();
     return 0;
   },
 };
