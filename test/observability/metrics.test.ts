@@ -1,3 +1,5 @@
+import { Writable } from 'node:stream';
+import { createLogger } from '../../observability/logger';
 import { parseMetrics, sumOf, TelemetryStack } from '../support/telemetry-stack';
 
 /** GET a probe route: status and body text. */
@@ -8,11 +10,25 @@ async function get(url: string): Promise<{ status: number; text: string }> {
 
 const scrape = async (baseUrl: string) => parseMetrics((await get(`${baseUrl}/metrics`)).text);
 
-describe('metrics and health on the API and the worker', () => {
+describe('metrics, health and logs of the API and the worker', () => {
   let stack: TelemetryStack;
+  let workerLog = '';
+  const workerLines = () =>
+    workerLog
+      .split('\n')
+      .filter((l) => l !== '')
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
 
   beforeAll(async () => {
-    stack = await TelemetryStack.start();
+    const destination = new Writable({
+      write(chunk: Buffer, _encoding, done) {
+        workerLog += chunk.toString();
+        done();
+      },
+    });
+    stack = await TelemetryStack.start({
+      workerLogger: createLogger({ level: 'info', format: 'json', name: 'worker', destination }),
+    });
   });
 
   afterAll(async () => {
@@ -65,6 +81,18 @@ describe('metrics and health on the API and the worker', () => {
     expect(delta(workerBefore, workerAfter, 'convengine_llm_call_duration_seconds_count')).toBe(llmCalls);
     expect(delta(workerBefore, workerAfter, 'convengine_llm_tokens_total', { direction: 'output' })).toBeGreaterThan(0);
     expect(delta(workerBefore, workerAfter, 'convengine_llm_errors_total')).toBe(0);
+    // Every step and LLM line of the turn carries the turn's identity; no prompt, answer or tool payload.
+    const workflowId = (turn.body['turn'] as { workflowId: string }).workflowId;
+    const turnLines = workerLines().filter((l) => l['workflowId'] === workflowId);
+    const steps = turnLines.filter((l) => l['msg'] === 'step completed');
+    expect(steps.length).toBe(stepsRun);
+    for (const line of [...steps, ...turnLines.filter((l) => l['msg'] === 'llm call')]) {
+      expect(line).toMatchObject({ name: 'worker', conversationId: expect.any(String), turn: 1, attempt: 1 });
+      expect(typeof line['step']).toBe('string');
+    }
+    expect(turnLines.filter((l) => l['msg'] === 'llm call').length).toBe(llmCalls);
+    expect(workerLog).not.toContain('ORD-7017 is submitted');
+
     // Declared before their first increment, so dashboards and alerts find them.
     const workerText = (await get(`${stack.workerProbeUrl}/metrics`)).text;
     expect(workerText).toContain('# TYPE convengine_guardrail_blocks_total counter');

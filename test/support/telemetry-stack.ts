@@ -6,7 +6,7 @@ import { seedPacks } from '../../db/seed';
 import { startDemoLlm } from '../../demo/recorded-llm';
 import { DEMO_API_KEY, startDemoToolServer } from '../../demo/tool-server';
 import { DEMO_MESSAGES } from '../../demo/conversations';
-import { createLogger, silentLogger } from '../../observability/logger';
+import { createLogger, silentLogger, type Logger } from '../../observability/logger';
 import { installTemporalRuntime } from '../../observability/temporal-runtime';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
 import { createTestDatabase } from './database';
@@ -29,7 +29,8 @@ export class TelemetryStack {
     return this.worker.probeUrl;
   }
 
-  static async start(): Promise<TelemetryStack> {
+  /** `workerLogger`: where the worker's step, LLM and tool lines go (default none). */
+  static async start(options: { workerLogger?: Logger } = {}): Promise<TelemetryStack> {
     installTemporalRuntime({ logger: createLogger({ level: 'warn', format: 'json', name: 'test-worker' }) });
     const stops: (() => Promise<unknown>)[] = [];
     const tdb = await createTestDatabase();
@@ -57,6 +58,7 @@ export class TelemetryStack {
       address: temporal.address,
       toolEnv: { CONVENGINE_TOOL_DEMO_URL: tools.baseUrl, CONVENGINE_TOOL_DEMO_API_KEY: DEMO_API_KEY },
       probe: { host: '127.0.0.1', port: 0 },
+      logger: options.workerLogger,
     });
     stops.push(() => worker.shutdown());
     const api = await startApiServer({
