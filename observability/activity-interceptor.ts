@@ -86,6 +86,7 @@ class StepObserver implements ActivityInboundCallsInterceptor {
       ...(id.conversationId ? { conversationId: id.conversationId } : {}),
       ...(id.turn !== undefined ? { turn: id.turn } : {}),
       step,
+      ...(id.toolCode ? { tool: id.toolCode } : {}),
       attempt: info.attempt,
       ...(info.workflowExecution ? { workflowId: info.workflowExecution.workflowId } : {}),
     };
