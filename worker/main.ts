@@ -1,10 +1,11 @@
-import type { WorkerOptions } from '@temporalio/worker';
+import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
 import { sql } from 'drizzle-orm';
 import { loadEnv, requireDatabaseUrl, type Env } from '../config/env';
 import { createActivities } from '../activities';
+import type { Database } from '../db/pool';
 import { createLogger, silentLogger, type Logger } from '../observability/logger';
 import { createWorkerMetrics, type WorkerMetrics } from '../observability/metrics';
-import { metricsText, startProbeServer } from '../observability/probe-server';
+import { metricsText, startProbeServer, type ProbeServer } from '../observability/probe-server';
 import { workerInstrumentation } from '../observability/worker-options';
 import { buildWorkerDeps } from './deps';
 import { workflowSource } from './bundle';
@@ -56,16 +57,7 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
   });
   const running = worker.run();
   const probe = run.probe
-    ? await startProbeServer({
-        ...run.probe,
-        logger,
-        metrics: () => metricsText(metrics.registry, run.env.TEMPORAL_SDK_METRICS_ADDRESS),
-        readiness: async () => ({
-          database: await reachable(wired.deps.db.execute(sql`select 1`)),
-          temporal: await reachable(connection.workflowService.getSystemInfo({})),
-          worker: worker.getState() === 'RUNNING' ? 'ok' : worker.getState().toLowerCase(),
-        }),
-      }).catch(async (err: unknown) => {
+    ? await startWorkerProbe(run, { worker, connection, db: wired.deps.db, logger, metrics }).catch(async (err) => {
         worker.shutdown();
         await running.catch(() => undefined);
         await Promise.all([connection.close(), wired.close()]);
@@ -85,6 +77,30 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
       await done.catch(() => undefined);
     },
   };
+}
+
+interface ProbeTargets {
+  worker: Worker;
+  connection: NativeConnection;
+  db: Database;
+  logger: Logger;
+  metrics: WorkerMetrics;
+}
+
+/** The worker's /metrics (its registry plus the SDK's exporter) and /readyz: database, Temporal, worker state. */
+function startWorkerProbe(run: TurnWorkerRun, targets: ProbeTargets): Promise<ProbeServer> {
+  const { worker, connection, db } = targets;
+  return startProbeServer({
+    host: run.probe?.host ?? '127.0.0.1',
+    port: run.probe?.port ?? 0,
+    logger: targets.logger,
+    metrics: () => metricsText(targets.metrics.registry, run.env.TEMPORAL_SDK_METRICS_ADDRESS),
+    readiness: async () => ({
+      database: await reachable(db.execute(sql`select 1`)),
+      temporal: await reachable(connection.workflowService.getSystemInfo({})),
+      worker: worker.getState() === 'RUNNING' ? 'ok' : worker.getState().toLowerCase(),
+    }),
+  });
 }
 
 /** A readiness check: `ok`, or `unreachable` without the error (the body is public). */

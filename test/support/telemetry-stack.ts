@@ -73,12 +73,14 @@ export class TelemetryStack {
     return new TelemetryStack(api, worker, stops);
   }
 
-  /** The order-diagnostics seed turn: the planner (LLM) calls two HTTP tools, then answers. */
-  async seedTurn(): Promise<{ status: number; body: Record<string, unknown> }> {
+  /** A seed turn; by default order-diagnostics: the planner (LLM) calls two HTTP tools, then answers. */
+  async seedTurn(
+    message: string = DEMO_MESSAGES.orderDiagnosis
+  ): Promise<{ status: number; body: Record<string, unknown> }> {
     const res = await fetch(`${this.api.url}/api/v1/conversation/message`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ message: DEMO_MESSAGES.orderDiagnosis }),
+      body: JSON.stringify({ message }),
     });
     return { status: res.status, body: (await res.json()) as Record<string, unknown> };
   }
