@@ -7,7 +7,7 @@ import { createConfigStore } from '../db/config/store';
 import { openDatabase } from '../db/pool';
 import type { Logger } from '../observability/logger';
 import { createApiMetrics } from '../observability/metrics';
-import { metricsText } from '../observability/probe-server';
+import { metricsText, reachable } from '../observability/probe-server';
 import { tracingClientInterceptors } from '../observability/tracing';
 import { meteredTurnGateway } from '../observability/turn-metrics';
 import { buildApi } from './app';
@@ -33,12 +33,6 @@ export interface ApiServerOptions {
 
 /** Turns parked on a tool approval: the workflow sets this outcome while it waits. */
 const PENDING_APPROVALS_QUERY = "TurnOutcome = 'AWAITING_APPROVAL' AND ExecutionStatus = 'Running'";
-
-const reachable = (probe: Promise<unknown>): Promise<string> =>
-  probe.then(
-    () => 'ok',
-    () => 'unreachable'
-  );
 
 function readiness(db: ReturnType<typeof openDatabase>['db'], connection: Connection, env: Env): ReadinessProbe {
   const namespace = env.TEMPORAL_NAMESPACE;

@@ -5,7 +5,7 @@ import { createActivities } from '../activities';
 import type { Database } from '../db/pool';
 import { createLogger, silentLogger, type Logger } from '../observability/logger';
 import { createWorkerMetrics, type WorkerMetrics } from '../observability/metrics';
-import { metricsText, startProbeServer, type ProbeServer } from '../observability/probe-server';
+import { metricsText, reachable, startProbeServer, type ProbeServer } from '../observability/probe-server';
 import { workerInstrumentation } from '../observability/worker-options';
 import { buildWorkerDeps } from './deps';
 import { workflowSource } from './bundle';
@@ -102,13 +102,6 @@ function startWorkerProbe(run: TurnWorkerRun, targets: ProbeTargets): Promise<Pr
     }),
   });
 }
-
-/** A readiness check: `ok`, or `unreachable` without the error (the body is public). */
-const reachable = (probe: Promise<unknown>): Promise<string> =>
-  probe.then(
-    () => 'ok',
-    () => 'unreachable'
-  );
 
 /** `convengine worker`: a worker from the environment; the SDK drains in-flight tasks on SIGTERM/SIGINT. */
 export async function startWorkerFromEnv(
