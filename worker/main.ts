@@ -29,8 +29,11 @@ export interface TurnWorkerRun {
   /** Step, LLM and tool log lines; default none (the CLI passes the process logger). */
   logger?: Logger;
   metrics?: WorkerMetrics;
-  /** Serve /metrics, /healthz and /readyz here (port 0: any free port). */
-  probe?: { host: string; port: number };
+  /**
+   * Serve /metrics, /healthz and /readyz here (port 0: any free port). `orAnyPort`: when the port is
+   * taken (a second worker on one host with the default port), serve on a free one and log where.
+   */
+  probe?: { host: string; port: number; orAnyPort?: boolean };
 }
 
 /** Connects, wires the activity dependencies and runs a turn worker until shutdown. */
@@ -88,11 +91,26 @@ interface ProbeTargets {
 }
 
 /** The worker's /metrics (its registry plus the SDK's exporter) and /readyz: database, Temporal, worker state. */
-function startWorkerProbe(run: TurnWorkerRun, targets: ProbeTargets): Promise<ProbeServer> {
+async function startWorkerProbe(run: TurnWorkerRun, targets: ProbeTargets): Promise<ProbeServer> {
+  const { host = '127.0.0.1', port = 0, orAnyPort = false } = run.probe ?? {};
+  const start = (on: number) => startWorkerProbeOn(run, targets, host, on);
+  return start(port).catch((err: unknown) => {
+    if (!orAnyPort || port === 0 || (err as { code?: string }).code !== 'EADDRINUSE') throw err;
+    targets.logger.warn({ port }, `port ${port} is taken: /metrics, /healthz and /readyz go to a free port`);
+    return start(0);
+  });
+}
+
+function startWorkerProbeOn(
+  run: TurnWorkerRun,
+  targets: ProbeTargets,
+  host: string,
+  port: number
+): Promise<ProbeServer> {
   const { worker, connection, db } = targets;
   return startProbeServer({
-    host: run.probe?.host ?? '127.0.0.1',
-    port: run.probe?.port ?? 0,
+    host,
+    port,
     logger: targets.logger,
     metrics: () => metricsText(targets.metrics.registry, run.env.TEMPORAL_SDK_METRICS_ADDRESS),
     readiness: async () => ({
@@ -115,6 +133,6 @@ export async function startWorkerFromEnv(
     databaseUrl: requireDatabaseUrl(),
     address,
     logger,
-    probe: { host: env.HOST, port: env.WORKER_METRICS_PORT ?? 9464 },
+    probe: { host: env.HOST, port: env.WORKER_METRICS_PORT ?? 9464, orAnyPort: env.WORKER_METRICS_PORT === undefined },
   });
 }
