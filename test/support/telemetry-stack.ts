@@ -1,3 +1,4 @@
+import { createServer, type AddressInfo } from 'node:net';
 import { Connection } from '@temporalio/client';
 import { startApiServer, type ApiServer } from '../../api/server';
 import { setupTemporalNamespace } from '../../cli/temporal/setup';
@@ -31,7 +32,12 @@ export class TelemetryStack {
 
   /** `workerLogger`: where the worker's step, LLM and tool lines go (default none). */
   static async start(options: { workerLogger?: Logger } = {}): Promise<TelemetryStack> {
-    installTemporalRuntime({ logger: createLogger({ level: 'warn', format: 'json', name: 'test-worker' }) });
+    // The SDK's own Prometheus exporter on a free port; the worker's /metrics appends it.
+    const sdkMetricsAddress = `127.0.0.1:${await freePort()}`;
+    installTemporalRuntime({
+      logger: createLogger({ level: 'warn', format: 'json', name: 'test-worker' }),
+      sdkMetricsAddress,
+    });
     const stops: (() => Promise<unknown>)[] = [];
     const tdb = await createTestDatabase();
     stops.push(() => tdb.drop());
@@ -51,6 +57,7 @@ export class TelemetryStack {
       ANTHROPIC_MODEL: 'recorded-demo',
       TEMPORAL_NAMESPACE: temporal.namespace,
       TEMPORAL_TASK_QUEUE: `telemetry-${process.pid}-${Date.now()}`,
+      TEMPORAL_SDK_METRICS_ADDRESS: sdkMetricsAddress,
     });
     const worker = await runTurnWorker({
       env,
@@ -88,6 +95,17 @@ export class TelemetryStack {
   async stop(): Promise<void> {
     for (const stop of this.stops.reverse()) await stop().catch(() => undefined);
   }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
 }
 
 /** Prometheus text → `name{labels}` → value (labels as printed, in the exporter's order). */
