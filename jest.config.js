@@ -22,6 +22,6 @@ module.exports = {
     project('unit', ['core', 'scripted-llm', 'lint', 'bench']),
     project('db', ['db', 'activities', 'pipeline', 'config', 'mcp']),
     project('workflow', ['devserver', 'workflows', 'replay', 'worker']),
-    project('e2e', ['api', 'cli', 'e2e', 'reliability', 'compose', 'demo']),
+    project('e2e', ['api', 'cli', 'e2e', 'reliability', 'compose', 'demo', 'observability']),
   ],
 };

@@ -6,7 +6,7 @@
 const base = require('./jest.config');
 
 const workflow = base.projects.find((p) => p.displayName === 'workflow');
-const roots = ['devserver', 'workflows', 'replay', 'api', 'e2e', 'reliability', 'temporal'];
+const roots = ['devserver', 'workflows', 'replay', 'api', 'e2e', 'reliability', 'temporal', 'observability'];
 
 module.exports = {
   ...base,

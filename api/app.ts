@@ -1,4 +1,7 @@
-import Fastify, { type FastifyInstance } from 'fastify';
+import { randomUUID } from 'node:crypto';
+import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { installHttpTracing } from '../observability/http-tracing';
+import type { Logger } from '../observability/logger';
 import { installBearerAuth } from './auth';
 import { installErrorHandler, writeClientError } from './error-handler';
 import { OpenApiRegistry } from './openapi';
@@ -14,6 +17,10 @@ export interface ApiOptions {
   apiToken?: string;
   messageMaxBytes: number;
   logLevel?: string;
+  /** The process logger (JSON lines, request ids); without one, Fastify's own at `logLevel`. */
+  logger?: Logger;
+  /** Prometheus text for GET /metrics; the route exists only when given. */
+  metrics?: () => Promise<string>;
   streamPollIntervalMs?: number;
   streamMaxDurationMs?: number;
   version?: string;
@@ -21,7 +28,13 @@ export interface ApiOptions {
 
 export function buildApi(options: ApiOptions): FastifyInstance {
   const app = Fastify({
-    logger: { level: options.logLevel ?? 'warn' },
+    ...(options.logger
+      ? { loggerInstance: options.logger as FastifyBaseLogger }
+      : { logger: { level: options.logLevel ?? 'warn' } }),
+    // A caller's X-Request-Id (a proxy's, a client's) names the request in every log line; else a UUID.
+    requestIdHeader: 'x-request-id',
+    logController: new LogController({ requestIdLogLabel: 'requestId' }),
+    genReqId: () => randomUUID(),
     bodyLimit: Math.max(1024 * 1024, options.messageMaxBytes * 8),
     // Errors Node's HTTP parser raises before Fastify sees a request (header too large, bad
     // request line) still get the envelope.
@@ -30,9 +43,13 @@ export function buildApi(options: ApiOptions): FastifyInstance {
     ajv: { customOptions: { allErrors: false, coerceTypes: false, removeAdditional: false } },
   });
   const docs = new OpenApiRegistry();
+  installHttpTracing(app);
+  app.addHook('onSend', async (request, reply) => {
+    reply.header('x-request-id', request.id);
+  });
   installErrorHandler(app);
   installBearerAuth(app, options.apiToken);
-  healthRoutes(app, options.ports, docs);
+  healthRoutes(app, options.ports, docs, options.metrics);
   conversationRoutes(app, options.ports, docs, { messageMaxBytes: options.messageMaxBytes });
   traceRoutes(app, options.ports, docs);
   streamRoutes(app, options.ports, docs, {

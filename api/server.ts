@@ -1,14 +1,20 @@
 import { Client, Connection } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { Env } from '../config/env';
 import { claimCheckDataConverter } from '../db/claims/codec';
 import { createConfigStore } from '../db/config/store';
 import { openDatabase } from '../db/pool';
+import type { Logger } from '../observability/logger';
+import { createApiMetrics } from '../observability/metrics';
+import { metricsText, reachable } from '../observability/probe-server';
+import { tracingClientInterceptors } from '../observability/tracing';
+import { meteredTurnGateway } from '../observability/turn-metrics';
 import { buildApi } from './app';
 import { configReplyTexts } from './reply-texts';
 import { conversationQueries } from './db-queries';
-import type { ApiPorts } from './ports';
+import type { ApiPorts, ReadinessProbe } from './ports';
 import { TemporalTurnGateway } from './turns/gateway';
 
 export interface ApiServer {
@@ -23,6 +29,36 @@ export interface ApiServerOptions {
   temporalAddress: string;
   host?: string;
   port?: number;
+  /** The process logger; without one, Fastify's own at LOG_LEVEL. */
+  logger?: Logger;
+}
+
+/** Turns parked on a tool approval: the workflow sets this outcome while it waits. */
+const PENDING_APPROVALS_QUERY = "TurnOutcome = 'AWAITING_APPROVAL' AND ExecutionStatus = 'Running'";
+
+function readiness(db: ReturnType<typeof openDatabase>['db'], connection: Connection, env: Env): ReadinessProbe {
+  const namespace = env.TEMPORAL_NAMESPACE;
+  const pollers = () =>
+    connection.workflowService
+      .describeTaskQueue({
+        namespace,
+        taskQueue: { name: env.TEMPORAL_TASK_QUEUE },
+        taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
+      })
+      .then(
+        (res) => ((res.pollers ?? []).length > 0 ? 'ok' : 'no worker polling'),
+        () => 'unreachable'
+      );
+  return {
+    async check() {
+      const [database, temporalCheck, worker] = await Promise.all([
+        reachable(db.execute(sql`select 1`)),
+        reachable(connection.workflowService.describeNamespace({ namespace })),
+        pollers(),
+      ]);
+      return { database, temporal: temporalCheck, worker };
+    },
+  };
 }
 
 /** Wires the real ports (Temporal client, PostgreSQL, config store) and listens. */
@@ -31,33 +67,30 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const handle = openDatabase(options.databaseUrl, { max: 10 });
   const connection = await Connection.connect({ address: options.temporalAddress });
   const dataConverter = claimCheckDataConverter(handle.db, env.CLAIM_CHECK_THRESHOLD_BYTES);
-  const client = new Client({ connection, namespace: env.TEMPORAL_NAMESPACE, dataConverter });
+  const client = new Client({
+    connection,
+    namespace: env.TEMPORAL_NAMESPACE,
+    dataConverter,
+    interceptors: tracingClientInterceptors(),
+  });
   const store = createConfigStore(handle.db);
   const conversations = conversationQueries(handle.db);
+  const metrics = createApiMetrics(async () => (await client.workflow.count(PENDING_APPROVALS_QUERY)).count);
+  const gateway = new TemporalTurnGateway({ client, db: handle.db, taskQueue: env.TEMPORAL_TASK_QUEUE });
   const ports: ApiPorts = {
-    turns: new TemporalTurnGateway({ client, db: handle.db, taskQueue: env.TEMPORAL_TASK_QUEUE }),
+    turns: meteredTurnGateway(gateway, metrics.turnDuration),
     conversations,
     replyTexts: configReplyTexts({ snapshot: async () => store.current(), conversations }),
     config: { refresh: async () => store.refresh() },
-    readiness: {
-      async check() {
-        const database = await handle.db.execute(sql`select 1`).then(
-          () => 'ok',
-          () => 'unreachable'
-        );
-        const temporal = await connection.workflowService.describeNamespace({ namespace: env.TEMPORAL_NAMESPACE }).then(
-          () => 'ok',
-          () => 'unreachable'
-        );
-        return { database, temporal };
-      },
-    },
+    readiness: readiness(handle.db, connection, env),
   };
   const app = buildApi({
     ports,
     apiToken: env.API_TOKEN,
     messageMaxBytes: env.MESSAGE_MAX_BYTES,
     logLevel: env.LOG_LEVEL,
+    logger: options.logger,
+    metrics: () => metricsText(metrics.registry),
   });
   const url = await app.listen({ host: options.host ?? env.HOST, port: options.port ?? env.PORT });
   return {

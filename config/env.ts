@@ -6,6 +6,7 @@ import { z } from 'zod';
  * them (DATABASE_URL, ANTHROPIC_API_KEY, API_TOKEN) carry secrets.
  */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
+export const LOG_FORMATS = ['json', 'pretty'] as const;
 /** `embedded`: our dev server; `cli`: the real server from `npm run temporal:install`; `auto`: the real one when installed. */
 export const TEMPORAL_MODES = ['embedded', 'cli', 'auto'] as const;
 
@@ -19,6 +20,18 @@ const postgresUrl = z.preprocess(
   z
     .string()
     .refine((v) => /^postgres(ql)?:\/\//.test(v) && URL.canParse(v), 'must be a postgres:// or postgresql:// URL')
+    .optional()
+);
+
+const hostPort = z
+  .string()
+  .regex(/^(\[[0-9a-fA-F:]+\]|[^\s:/[\]]+):\d{1,5}$/, 'must be host:port, e.g. localhost:7233');
+
+const httpUrl = z.preprocess(
+  blankAsUnset,
+  z
+    .string()
+    .refine((v) => /^https?:\/\//.test(v) && URL.canParse(v), 'must be an http:// or https:// URL')
     .optional()
 );
 
@@ -39,13 +52,7 @@ export const CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES = 32 * 1024;
 const envSchema = z.object({
   DATABASE_URL: postgresUrl,
   TOOLS_DATABASE_URL: postgresUrl,
-  TEMPORAL_ADDRESS: z.preprocess(
-    blankAsUnset,
-    z
-      .string()
-      .regex(/^(\[[0-9a-fA-F:]+\]|[^\s:/[\]]+):\d{1,5}$/, 'must be host:port, e.g. localhost:7233')
-      .optional()
-  ),
+  TEMPORAL_ADDRESS: z.preprocess(blankAsUnset, hostPort.optional()),
   TEMPORAL_NAMESPACE: z.preprocess(blankAsUnset, z.string().default('default')),
   TEMPORAL_TASK_QUEUE: z.preprocess(blankAsUnset, z.string().default('convengine-turns')),
   /** Which Temporal `convengine start` runs when TEMPORAL_ADDRESS is unset (see cli/stack/temporal-part.ts). */
@@ -54,13 +61,7 @@ const envSchema = z.object({
     z.enum(TEMPORAL_MODES, { error: `must be one of ${TEMPORAL_MODES.join(', ')}` }).default('auto')
   ),
   ANTHROPIC_API_KEY: optionalText,
-  ANTHROPIC_BASE_URL: z.preprocess(
-    blankAsUnset,
-    z
-      .string()
-      .refine((v) => /^https?:\/\//.test(v) && URL.canParse(v), 'must be an http:// or https:// URL')
-      .optional()
-  ),
+  ANTHROPIC_BASE_URL: httpUrl,
   ANTHROPIC_MODEL: z.preprocess(blankAsUnset, z.string().default('claude-sonnet-4-5')),
   LLM_TIMEOUT_MS: integer(60_000, 1),
   LLM_MAX_TOKENS: integer(1024, 1),
@@ -75,6 +76,18 @@ const envSchema = z.object({
     (v) => (typeof blankAsUnset(v) === 'string' ? (v as string).trim().toLowerCase() : undefined),
     z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info')
   ),
+  /** `json`: one JSON line per event; `pretty`: readable lines. Unset: json, except `convengine start` (pretty). */
+  LOG_FORMAT: z.preprocess(
+    (v) => (typeof blankAsUnset(v) === 'string' ? (v as string).trim().toLowerCase() : undefined),
+    z.enum(LOG_FORMATS, { error: `must be one of ${LOG_FORMATS.join(', ')}` }).optional()
+  ),
+  /** OTLP/HTTP collector base URL (spans go to `<url>/v1/traces`); unset: no tracing at all. */
+  OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl,
+  OTEL_SERVICE_NAME: z.preprocess(blankAsUnset, z.string().default('convengine')),
+  /** Port of the worker's /metrics, /healthz and /readyz (`convengine worker`; `start` only when set). */
+  WORKER_METRICS_PORT: z.preprocess(blankAsUnset, integer(9464, 0, 65_535).optional()),
+  /** host:port for the Temporal SDK's own Prometheus exporter; the worker's /metrics appends its metrics. */
+  TEMPORAL_SDK_METRICS_ADDRESS: z.preprocess(blankAsUnset, hostPort.optional()),
 });
 
 export type Env = z.infer<typeof envSchema>;

@@ -1,8 +1,11 @@
 import { existsSync } from 'node:fs';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
+
+/** The project root: this file runs from worker/ (tsx) and, compiled, from dist/worker/. */
+const ROOT = basename(join(__dirname, '..')) === 'dist' ? join(__dirname, '..', '..') : join(__dirname, '..');
 
 /** Where `npm run bundle:workflows` writes the pre-built workflow bundle (used in production). */
-export const WORKFLOW_BUNDLE_PATH = join(__dirname, '..', 'dist', 'workflow-bundle.js');
+export const WORKFLOW_BUNDLE_PATH = join(ROOT, 'dist', 'workflow-bundle.js');
 
 export const WORKFLOWS_PATH = require.resolve('../workflows');
 

@@ -7,7 +7,11 @@ import { loadSqlParser } from '../activities/tools/sql/parser';
 import { createTaskRegistry, type TaskTable } from '../core/tasks/registry';
 import { claimCheckDataConverter } from '../db/claims/codec';
 import { createConfigStore } from '../db/config/store';
-import { createPool, openDatabase } from '../db/pool';
+import type { LlmClient } from '../core/llm';
+import { createPool, openDatabase, type Database } from '../db/pool';
+import { llmCallObserver, tracedLlmClient } from '../observability/llm';
+import type { Logger } from '../observability/logger';
+import type { WorkerMetrics } from '../observability/metrics';
 import { toolsDatabaseUrl } from '../db/tools-role';
 
 export interface WorkerDepsOptions {
@@ -16,6 +20,8 @@ export interface WorkerDepsOptions {
   tasks?: TaskTable;
   /** Environment tool rows may read (`CONVENGINE_TOOL_*`, auth secrets). */
   toolEnv?: Readonly<Record<string, string | undefined>>;
+  /** LLM calls counted, traced and logged (the worker passes its logger and metrics). */
+  observability?: { logger: Logger; metrics: WorkerMetrics };
 }
 
 export interface WorkerDeps {
@@ -30,6 +36,11 @@ export interface WorkerDeps {
  * gets its own pool, logged in as the tools role (D20): TOOLS_DATABASE_URL when set, else the
  * engine's server and database with the role's derived password (db/tools-role.ts).
  */
+function llmClient(env: Env, db: Database, observability: WorkerDepsOptions['observability']): LlmClient {
+  if (!observability) return createLlmClientFromEnv(env, db);
+  return tracedLlmClient(createLlmClientFromEnv(env, db, {}, llmCallObserver(observability)));
+}
+
 export async function buildWorkerDeps(env: Env, options: WorkerDepsOptions): Promise<WorkerDeps> {
   const sqlParser = await loadSqlParser();
   const handle = openDatabase(options.databaseUrl, { max: 20 });
@@ -38,7 +49,7 @@ export async function buildWorkerDeps(env: Env, options: WorkerDepsOptions): Pro
   const deps: ActivityDeps = {
     db: handle.db,
     configStore: createConfigStore(handle.db),
-    llm: createLlmClientFromEnv(env, handle.db),
+    llm: llmClient(env, handle.db, options.observability),
     clock: systemClock,
     tasks: createTaskRegistry(options.tasks ?? {}),
     tools,

@@ -1,12 +1,21 @@
-import type { WorkerOptions } from '@temporalio/worker';
+import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
+import { sql } from 'drizzle-orm';
 import { loadEnv, requireDatabaseUrl, type Env } from '../config/env';
 import { createActivities } from '../activities';
+import type { Database } from '../db/pool';
+import { createLogger, silentLogger, type Logger } from '../observability/logger';
+import { createWorkerMetrics, type WorkerMetrics } from '../observability/metrics';
+import { metricsText, reachable, startProbeServer, type ProbeServer } from '../observability/probe-server';
+import { workerInstrumentation } from '../observability/worker-options';
 import { buildWorkerDeps } from './deps';
+import { workflowSource } from './bundle';
 import { connectWorker, createTurnWorker } from './worker';
 
 export interface RunningWorker {
   /** Resolves when the worker has stopped (after shutdown() or a fatal error), connections closed. */
   done: Promise<void>;
+  /** The /metrics, /healthz and /readyz server, when one was asked for. */
+  probeUrl: string | null;
   shutdown(): Promise<void>;
 }
 
@@ -17,26 +26,56 @@ export interface TurnWorkerRun {
   /** Environment HTTP tool rows may read; default process.env. */
   toolEnv?: Readonly<Record<string, string | undefined>>;
   tuning?: Partial<WorkerOptions>;
+  /** Step, LLM and tool log lines; default none (the CLI passes the process logger). */
+  logger?: Logger;
+  metrics?: WorkerMetrics;
+  /**
+   * Serve /metrics, /healthz and /readyz here (port 0: any free port). `orAnyPort`: when the port is
+   * taken (a second worker on one host with the default port), serve on a free one and log where.
+   */
+  probe?: { host: string; port: number; orAnyPort?: boolean };
 }
 
 /** Connects, wires the activity dependencies and runs a turn worker until shutdown. */
 export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> {
-  const wired = await buildWorkerDeps(run.env, { databaseUrl: run.databaseUrl, toolEnv: run.toolEnv });
+  const logger = run.logger ?? silentLogger();
+  const metrics = run.metrics ?? createWorkerMetrics();
+  const wired = await buildWorkerDeps(run.env, {
+    databaseUrl: run.databaseUrl,
+    toolEnv: run.toolEnv,
+    observability: { logger, metrics },
+  });
   const connection = await connectWorker(run.address);
+  const workflows = workflowSource();
   const worker = await createTurnWorker({
     connection,
     namespace: run.env.TEMPORAL_NAMESPACE,
     taskQueue: run.env.TEMPORAL_TASK_QUEUE,
     activities: createActivities(wired.deps),
     dataConverter: wired.dataConverter,
-    tuning: run.tuning,
+    workflows,
+    tuning: {
+      ...workerInstrumentation({ logger, metrics }, 'workflowBundle' in workflows ? 'bundle' : 'sources'),
+      ...run.tuning,
+    },
   });
-  const done = worker.run().finally(async () => {
+  const running = worker.run();
+  const probe = run.probe
+    ? await startWorkerProbe(run, { worker, connection, db: wired.deps.db, logger, metrics }).catch(async (err) => {
+        worker.shutdown();
+        await running.catch(() => undefined);
+        await Promise.all([connection.close(), wired.close()]);
+        throw err;
+      })
+    : null;
+  const done = running.finally(async () => {
+    await probe?.close();
     await connection.close();
     await wired.close();
   });
   return {
     done,
+    probeUrl: probe?.url ?? null,
     async shutdown() {
       if (worker.getState() === 'RUNNING') worker.shutdown();
       await done.catch(() => undefined);
@@ -44,8 +83,57 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
   };
 }
 
+interface ProbeTargets {
+  worker: Worker;
+  connection: NativeConnection;
+  db: Database;
+  logger: Logger;
+  metrics: WorkerMetrics;
+}
+
+/** The worker's /metrics (its registry plus the SDK's exporter) and /readyz: database, Temporal, worker state. */
+async function startWorkerProbe(run: TurnWorkerRun, targets: ProbeTargets): Promise<ProbeServer> {
+  const { host = '127.0.0.1', port = 0, orAnyPort = false } = run.probe ?? {};
+  const start = (on: number) => startWorkerProbeOn(run, targets, host, on);
+  return start(port).catch((err: unknown) => {
+    if (!orAnyPort || port === 0 || (err as { code?: string }).code !== 'EADDRINUSE') throw err;
+    targets.logger.warn({ port }, `port ${port} is taken: /metrics, /healthz and /readyz go to a free port`);
+    return start(0);
+  });
+}
+
+function startWorkerProbeOn(
+  run: TurnWorkerRun,
+  targets: ProbeTargets,
+  host: string,
+  port: number
+): Promise<ProbeServer> {
+  const { worker, connection, db } = targets;
+  return startProbeServer({
+    host,
+    port,
+    logger: targets.logger,
+    metrics: () => metricsText(targets.metrics.registry, run.env.TEMPORAL_SDK_METRICS_ADDRESS),
+    readiness: async () => ({
+      database: await reachable(db.execute(sql`select 1`)),
+      temporal: await reachable(connection.workflowService.getSystemInfo({})),
+      worker: worker.getState() === 'RUNNING' ? 'ok' : worker.getState().toLowerCase(),
+    }),
+  });
+}
+
 /** `convengine worker`: a worker from the environment; the SDK drains in-flight tasks on SIGTERM/SIGINT. */
-export async function startWorkerFromEnv(env: Env = loadEnv(), address = env.TEMPORAL_ADDRESS): Promise<RunningWorker> {
+export async function startWorkerFromEnv(
+  env: Env = loadEnv(),
+  address = env.TEMPORAL_ADDRESS,
+  logger: Logger = createLogger({ level: env.LOG_LEVEL, format: env.LOG_FORMAT ?? 'json', name: 'worker' })
+): Promise<RunningWorker> {
   if (!address) throw new Error('TEMPORAL_ADDRESS is not set (use `convengine start` for the embedded dev server).');
-  return runTurnWorker({ env, databaseUrl: requireDatabaseUrl(), address });
+  return runTurnWorker({
+    env,
+    databaseUrl: requireDatabaseUrl(),
+    address,
+    logger,
+    probe: { host: env.HOST, port: env.WORKER_METRICS_PORT ?? 9464, orAnyPort: env.WORKER_METRICS_PORT === undefined },
+  });
 }

@@ -36,6 +36,8 @@ export interface LlmCallRecord {
   success: boolean;
   errorMessage: string | null;
   latencyMs: number;
+  /** Tokens the API reported (null when the call failed). */
+  usage: { inputTokens: number; outputTokens: number } | null;
 }
 
 const JSON_INSTRUCTION =
@@ -102,6 +104,7 @@ export function createAnthropicLlmClient(options: AnthropicLlmOptions): LlmClien
     const started = now();
     const base = { request: req, model: options.model };
     let text: string;
+    let usage: LlmCallRecord['usage'];
     try {
       const message = await client.messages.create(
         {
@@ -117,6 +120,7 @@ export function createAnthropicLlmClient(options: AnthropicLlmOptions): LlmClien
         { headers: { [CALL_KIND_HEADER]: req.kind, ...(options.metaHeaders ? metaHeadersOf(req) : {}) } }
       );
       text = textOf(message);
+      usage = { inputTokens: message.usage.input_tokens, outputTokens: message.usage.output_tokens };
     } catch (err) {
       const failure = toEngineError(req, err);
       await record({
@@ -125,6 +129,7 @@ export function createAnthropicLlmClient(options: AnthropicLlmOptions): LlmClien
         success: false,
         errorMessage: failure.message,
         latencyMs: now() - started,
+        usage: null,
       });
       throw failure;
     }
@@ -135,6 +140,7 @@ export function createAnthropicLlmClient(options: AnthropicLlmOptions): LlmClien
       success: problem === null,
       errorMessage: problem === null ? null : `invalid output: ${problem}`,
       latencyMs: now() - started,
+      usage,
     });
     return text;
   };

@@ -1,7 +1,7 @@
 import type { Env } from '../../config/env';
 import type { LlmClient } from '../../core/llm';
 import type { Database } from '../../db/pool';
-import { createAnthropicLlmClient, type AnthropicLlmOptions } from './anthropic-client';
+import { createAnthropicLlmClient, type AnthropicLlmOptions, type LlmCallRecord } from './anthropic-client';
 import { llmCallLogger } from './call-log';
 
 /** SDK retries before a failure reaches the activity (whose own retry policy takes over). */
@@ -27,11 +27,20 @@ export function llmOptionsFromEnv(env: Env, overrides: Partial<AnthropicLlmOptio
   };
 }
 
-/** The worker's LLM client: every call logged to ce_llm_call_log. */
+/**
+ * The worker's LLM client: every call logged to ce_llm_call_log, and handed to `observe` (metrics,
+ * span attributes, the log line) when given.
+ */
 export function createLlmClientFromEnv(
   env: Env,
   db: Database,
-  overrides: Partial<AnthropicLlmOptions> = {}
+  overrides: Partial<AnthropicLlmOptions> = {},
+  observe?: (entry: LlmCallRecord) => void
 ): LlmClient {
-  return createAnthropicLlmClient(llmOptionsFromEnv(env, { onCall: llmCallLogger(db), ...overrides }));
+  const log = llmCallLogger(db);
+  const onCall = async (entry: LlmCallRecord) => {
+    observe?.(entry);
+    await log(entry);
+  };
+  return createAnthropicLlmClient(llmOptionsFromEnv(env, { onCall, ...overrides }));
 }

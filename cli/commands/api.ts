@@ -1,12 +1,14 @@
 import { loadEnv, requireDatabaseUrl } from '../../config/env';
 import { startApiServer } from '../../api/server';
+import { processTelemetry } from '../../observability/process';
 import type { CliCommand } from '../command';
 import { untilSignal } from '../signals';
 
 export const apiCommand: CliCommand = {
   name: 'api',
   summary: 'Run the HTTP gateway (PORT, HOST, API_TOKEN, DATABASE_URL, TEMPORAL_ADDRESS).',
-  usage: 'convengine api\n\nServes /api/v1/… and /docs/openapi.json; starts turn workflows on TEMPORAL_ADDRESS.',
+  usage:
+    'convengine api\n\nServes /api/v1/…, /docs/openapi.json, /metrics, /healthz and /readyz; starts turn workflows on TEMPORAL_ADDRESS.',
   async run(args, io) {
     if (args.length > 0) {
       io.err(`api takes no arguments (got: ${args.join(' ')})`);
@@ -17,14 +19,24 @@ export const apiCommand: CliCommand = {
       io.err('TEMPORAL_ADDRESS is not set (use `convengine start` for the embedded dev server).');
       return 2;
     }
+    const telemetry = processTelemetry(env, 'api');
     const server = await startApiServer({
       env,
       databaseUrl: requireDatabaseUrl(),
       temporalAddress: env.TEMPORAL_ADDRESS,
+      logger: telemetry.logger,
+    }).catch((err: unknown) => {
+      telemetry.logger.fatal({ err }, 'API failed to start');
+      return null;
     });
-    io.out(`API listening on ${server.url}${env.API_TOKEN ? ' (bearer token required)' : ''}`);
+    if (!server) return 1;
+    telemetry.logger.info(
+      { url: server.url, bearerToken: Boolean(env.API_TOKEN) },
+      `API listening on ${server.url}${env.API_TOKEN ? ' (bearer token required)' : ''}`
+    );
     await untilSignal();
     await server.close();
+    await telemetry.shutdown();
     return 0;
   },
 };

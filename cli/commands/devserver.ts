@@ -1,3 +1,5 @@
+import { loadEnv } from '../../config/env';
+import { processTelemetry } from '../../observability/process';
 import type { CliCommand, CliIo } from '../command';
 import { parseOptions } from '../command';
 import { untilSignal } from '../signals';
@@ -58,15 +60,20 @@ async function run(args: string[], io: CliIo): Promise<number> {
     io.err((error as Error).message);
     return 2;
   }
+  const { logger } = processTelemetry(loadEnv(), 'devserver');
   const server = await startDevServer({
     port: parsed.port,
     host: parsed.host,
     namespace: parsed.namespace,
     persistPath: parsed.persistPath,
     searchAttributes: parsed.searchAttributes,
+    onInternalError: (err) => logger.error({ err }, 'dev server internal error'),
   });
   const storage = parsed.persistPath ? `persisted to ${parsed.persistPath}` : 'in-memory';
-  io.out(`Temporal dev server ready at ${server.address} (namespace ${server.namespace}, ${storage})`);
+  logger.info(
+    { address: server.address, namespace: server.namespace, persistPath: parsed.persistPath ?? null },
+    `Temporal dev server ready at ${server.address} (namespace ${server.namespace}, ${storage})`
+  );
   await untilSignal();
   await server.stop();
   return 0;

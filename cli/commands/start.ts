@@ -5,7 +5,8 @@ import { packConfigRows, resolveSeedPacks, UnknownSeedPackError } from '../../db
 import { parseOptions, type CliCommand, type CliIo } from '../command';
 import { loadYamlTree } from './config';
 import { untilSignal } from '../signals';
-import { startStack, type StackConfig } from '../stack';
+import { processTelemetry } from '../../observability/process';
+import { stackLogLevel, startStack, type StackConfig } from '../stack';
 
 /** `--packs` and `--config`: the pack names (checked) and the YAML tree's rows (validated), or an exit code. */
 export async function stackConfig(options: Map<string, string[]>, io: CliIo): Promise<StackConfig | number> {
@@ -69,9 +70,11 @@ export const startCommand: CliCommand = {
     }
     const config = await stackConfig(options, io);
     if (typeof config === 'number') return config;
+    const telemetry = processTelemetry(env, 'convengine', { format: 'pretty', level: stackLogLevel(env) });
     const stack = await startStack({
       config,
       env,
+      logger: telemetry.logger,
       home: resolve(options.get('home')?.at(-1) ?? '.convengine'),
       apiPort,
       temporalPort: Number(options.get('temporal-port')?.at(-1) ?? 7233),
@@ -88,6 +91,7 @@ export const startCommand: CliCommand = {
     await untilSignal();
     io.out('stopping…');
     await stack.stop();
+    await telemetry.shutdown();
     return 0;
   },
 };

@@ -1,4 +1,6 @@
 import { loadEnv } from '../../config/env';
+import { processTelemetry } from '../../observability/process';
+import { installTemporalRuntime } from '../../observability/temporal-runtime';
 import { startWorkerFromEnv } from '../../worker/main';
 import type { CliCommand } from '../command';
 import { checkRoundTrip } from '../doctor/checks';
@@ -13,6 +15,7 @@ export const workerCommand: CliCommand = {
     'every step and tool activity. SIGTERM/SIGINT drain in-flight tasks before exiting.',
     '--check first times one activity round trip on the server (as `convengine doctor` does) and warns',
     'when it is above 30 ms; the worker starts either way.',
+    'Serves /metrics, /healthz and /readyz on HOST:WORKER_METRICS_PORT (default 9464).',
   ].join('\n'),
   async run(args, io) {
     const check = args.includes('--check');
@@ -22,15 +25,23 @@ export const workerCommand: CliCommand = {
       return 2;
     }
     const env = loadEnv();
+    const telemetry = processTelemetry(env, 'worker');
+    installTemporalRuntime({ logger: telemetry.logger, sdkMetricsAddress: env.TEMPORAL_SDK_METRICS_ADDRESS });
     if (check && env.TEMPORAL_ADDRESS) {
       const finding = await checkRoundTrip(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE);
       (finding.level === 'ok' ? io.out : io.err)(`${finding.level} round-trip ${finding.message}`);
     }
-    const worker = await startWorkerFromEnv(env);
-    io.out(
+    const worker = await startWorkerFromEnv(env, env.TEMPORAL_ADDRESS, telemetry.logger).catch((err: unknown) => {
+      telemetry.logger.fatal({ err }, 'worker failed to start');
+      return null;
+    });
+    if (!worker) return 1;
+    telemetry.logger.info(
+      { taskQueue: env.TEMPORAL_TASK_QUEUE, namespace: env.TEMPORAL_NAMESPACE, probe: worker.probeUrl },
       `worker polling ${env.TEMPORAL_TASK_QUEUE} on ${env.TEMPORAL_ADDRESS} (namespace ${env.TEMPORAL_NAMESPACE})`
     );
     await worker.done;
+    await telemetry.shutdown();
     return 0;
   },
 };

@@ -1,4 +1,3 @@
-import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { startApiServer } from '../../api/server';
 import type { Env, TemporalMode } from '../../config/env';
 import { migrate } from '../../db/migrate';
@@ -8,6 +7,8 @@ import { applyConfigRows } from '../../db/config/apply';
 import { overlayConfigRows } from '../../db/config/yaml-tree';
 import { resolveSeedPacks, seedPacks } from '../../db/seed';
 import { packConfigRows } from '../../db/seed/merge';
+import { silentLogger, type Logger } from '../../observability/logger';
+import { installTemporalRuntime } from '../../observability/temporal-runtime';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
 import { databasePart, llmPart, toolsPart, type Part } from './parts';
 import { temporalPart, type TemporalEndpoint } from './temporal-part';
@@ -25,6 +26,8 @@ export interface StackOptions {
   /** Packs and YAML tree to load (default: every bundled pack). */
   config?: StackConfig;
   log(line: string): void;
+  /** Runtime, worker and API log lines (`convengine start` passes a pretty one at warn); default none. */
+  logger?: Logger;
 }
 
 export interface RunningStack {
@@ -69,7 +72,8 @@ export async function prepareDatabase(url: string, config: StackConfig = { packs
  * tool server; then migrate, seed every pack, run a worker and the API.
  */
 export async function startStack(options: StackOptions): Promise<RunningStack> {
-  quietRuntime(options.env);
+  const logger = options.logger ?? silentLogger();
+  installTemporalRuntime({ logger, sdkMetricsAddress: options.env.TEMPORAL_SDK_METRICS_ADDRESS });
   const stops: Part<unknown>[] = [];
   const keep = <T>(part: Part<T>): T => (stops.push(part as Part<unknown>), part.value);
   const stopAll = async () => {
@@ -85,15 +89,15 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
         port: options.temporalPort ?? 7233,
         mode: options.temporal ?? options.env.CONVENGINE_TEMPORAL,
         ui: options.temporalUi ?? true,
+        logger,
       })
     );
     const temporalAddress = temporal.address;
     const llmUrl = keep(await llmPart(options.env, databaseUrl));
     const toolEnv = keep(await toolsPart());
     const env: Env = llmUrl ? { ...options.env, ANTHROPIC_BASE_URL: llmUrl } : options.env;
-    keep(await workerPart(env, databaseUrl, temporalAddress, toolEnv));
-    const apiEnv: Env = { ...env, LOG_LEVEL: verbose(env) ? env.LOG_LEVEL : 'warn' };
-    const api = await startApiServer({ env: apiEnv, databaseUrl, temporalAddress, port: options.apiPort });
+    keep(await workerPart({ env, databaseUrl, address: temporalAddress, toolEnv, logger }));
+    const api = await startApiServer({ env, databaseUrl, temporalAddress, port: options.apiPort, logger });
     stops.push({ value: api, embedded: null, stop: () => api.close() });
     const embedded = stops.map((p) => p.embedded).filter((e): e is string => e !== null);
     return { apiUrl: api.url, temporalAddress, temporal, databaseUrl, embedded, stop: stopAll };
@@ -103,31 +107,28 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
   }
 }
 
-async function workerPart(
-  env: Env,
-  databaseUrl: string,
-  address: string,
-  toolEnv: Record<string, string>
-): Promise<Part<RunningWorker>> {
+async function workerPart(part: {
+  env: Env;
+  databaseUrl: string;
+  address: string;
+  toolEnv: Record<string, string>;
+  logger: Logger;
+}): Promise<Part<RunningWorker>> {
+  const { env } = part;
   const worker = await runTurnWorker({
     env,
-    databaseUrl,
-    address,
-    toolEnv: { ...process.env, ...toolEnv },
+    databaseUrl: part.databaseUrl,
+    address: part.address,
+    toolEnv: { ...process.env, ...part.toolEnv },
     tuning: { shutdownGraceTime: '5 seconds' },
+    logger: part.logger,
+    // One process, one API port: the worker's own probe server only when asked for.
+    ...(env.WORKER_METRICS_PORT !== undefined ? { probe: { host: env.HOST, port: env.WORKER_METRICS_PORT } } : {}),
   });
   return { value: worker, embedded: null, stop: () => worker.shutdown() };
 }
 
-function verbose(env: Env): boolean {
-  return env.LOG_LEVEL === 'debug' || env.LOG_LEVEL === 'trace';
-}
-
-let runtimeInstalled = false;
-
-/** One process runs everything here; the SDK's per-component INFO chatter would drown the ready line. */
-function quietRuntime(env: Env): void {
-  if (runtimeInstalled) return;
-  runtimeInstalled = true;
-  Runtime.install({ logger: new DefaultLogger(verbose(env) ? 'DEBUG' : 'WARN') });
+/** `convengine start` is for humans: the runtime, worker and API speak at warn unless LOG_LEVEL asks for debug/trace. */
+export function stackLogLevel(env: Env): string {
+  return env.LOG_LEVEL === 'debug' || env.LOG_LEVEL === 'trace' ? env.LOG_LEVEL : 'warn';
 }

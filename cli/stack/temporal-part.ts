@@ -6,6 +6,7 @@ import { TURN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { installedTemporalCli, TEMPORAL_CLI_VERSION, TEMPORAL_SERVER_VERSION } from '../temporal/binary';
 import { startTemporalCli } from '../temporal/server';
 import { setupTemporalNamespace } from '../temporal/setup';
+import type { Logger } from '../../observability/logger';
 import type { Part } from './parts';
 
 export interface TemporalEndpoint {
@@ -25,6 +26,8 @@ export interface TemporalPartOptions {
   mode: TemporalMode;
   /** Serve the real server's Web UI (the demo's private stack does not need it). */
   ui: boolean;
+  /** Where the embedded dev server reports internal errors. */
+  logger: Logger;
 }
 
 const isPortClash = (err: unknown) =>
@@ -87,6 +90,8 @@ async function embeddedDevServer(options: TemporalPartOptions): Promise<Part<Tem
     namespace: options.env.TEMPORAL_NAMESPACE,
     persistPath: join(options.home, 'temporal-devserver.jsonl'),
     searchAttributes: { ...TURN_SEARCH_ATTRIBUTES },
+    onInternalError: (err: unknown) =>
+      options.logger.error({ err, component: 'devserver' }, 'dev server internal error'),
   };
   const server = await onPreferredPort(options.port, (port) => startDevServer({ ...devOptions, port }));
   return {

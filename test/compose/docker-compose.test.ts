@@ -13,6 +13,7 @@ interface Service {
   depends_on?: Record<string, { condition: string }>;
   healthcheck?: { test: unknown };
   volumes?: string[];
+  profiles?: string[];
 }
 
 const root = join(__dirname, '..', '..');
@@ -47,7 +48,9 @@ describe('docker-compose.yml', () => {
     expect(Object.keys(services).sort()).toEqual(
       [
         'api',
+        'jaeger',
         'migrate',
+        'otel-collector',
         'postgresql',
         'temporal',
         'temporal-bootstrap',
@@ -81,6 +84,16 @@ describe('docker-compose.yml', () => {
       expect(dep(app, 'migrate')).toBe('service_completed_successfully');
       expect(dep(app, 'temporal-bootstrap')).toBe('service_completed_successfully');
     }
+  });
+
+  it('keeps the trace collector and viewer behind the tracing profile, the app exporting only when told', () => {
+    for (const name of ['otel-collector', 'jaeger']) expect(service(name).profiles).toEqual(['tracing']);
+    const withProfile = Object.entries(services).filter(([, s]) => s.profiles !== undefined);
+    expect(withProfile.map(([name]) => name).sort()).toEqual(['jaeger', 'otel-collector']);
+    for (const app of ['worker', 'api']) {
+      expect(service(app).environment?.['OTEL_EXPORTER_OTLP_ENDPOINT']).toBe('${OTEL_EXPORTER_OTLP_ENDPOINT:-}');
+    }
+    expect(service('worker').healthcheck).toBeDefined();
   });
 
   it('gives the app services the environment they require', () => {

@@ -24,6 +24,7 @@ describe('loadEnv', () => {
       MESSAGE_MAX_BYTES: 8192,
       CLAIM_CHECK_THRESHOLD_BYTES: 32768,
       LOG_LEVEL: 'info',
+      OTEL_SERVICE_NAME: 'convengine',
     });
   });
 
@@ -64,6 +65,10 @@ describe('loadEnv', () => {
           CLAIM_CHECK_THRESHOLD_BYTES: '10',
           LOG_LEVEL: 'loud',
           CONVENGINE_TEMPORAL: 'docker',
+          LOG_FORMAT: 'xml',
+          OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318',
+          WORKER_METRICS_PORT: '-1',
+          TEMPORAL_SDK_METRICS_ADDRESS: 'http://x:9',
         });
       } catch (err) {
         message = (err as Error).message;
@@ -79,6 +84,10 @@ describe('loadEnv', () => {
         'LLM_MAX_TOKENS',
         'LLM_TIMEOUT_MS',
         'LOG_LEVEL',
+        'LOG_FORMAT',
+        'OTEL_EXPORTER_OTLP_ENDPOINT',
+        'WORKER_METRICS_PORT',
+        'TEMPORAL_SDK_METRICS_ADDRESS',
         'MESSAGE_MAX_BYTES',
         'PORT',
         'TEMPORAL_ADDRESS',
@@ -88,7 +97,9 @@ describe('loadEnv', () => {
     expect(issues.LLM_TIMEOUT_MS).toMatch(/>= 1/);
     expect(issues.LOG_LEVEL).toMatch(/one of fatal, error, warn, info/);
     expect(issues.CONVENGINE_TEMPORAL).toMatch(/one of embedded, cli, auto/);
-    expect(message).toMatch(/^Invalid environment \(10 variable\(s\)\)/);
+    expect(issues.LOG_FORMAT).toMatch(/one of json, pretty/);
+    expect(issues.OTEL_EXPORTER_OTLP_ENDPOINT).toMatch(/http:\/\/ or https:\/\//);
+    expect(message).toMatch(/^Invalid environment \(14 variable\(s\)\)/);
     expect(message).not.toContain('hunter2');
   });
 });

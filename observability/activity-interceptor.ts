@@ -1,0 +1,169 @@
+import { trace, type Attributes } from '@opentelemetry/api';
+import type { Context as ActivityContext } from '@temporalio/activity';
+import type {
+  ActivityExecuteInput,
+  ActivityInterceptors,
+  Next,
+  ActivityInboundCallsInterceptor,
+} from '@temporalio/worker';
+import { ErrorType, isEngineError } from '../core/errors';
+import { withLogContext, type Logger } from './logger';
+import type { WorkerMetrics } from './metrics';
+import { inSpan } from './tracing';
+
+/** Activity types that call one tool (a DirectToolCall with `failure` only records a failure). */
+const TOOL_ACTIVITIES = new Set(['McpToolCall', 'DirectToolCall']);
+const DECISION_ACTIVITY = 'RecordTurnDecision';
+/** Reason codes are label values: anything else is folded so a hostile value cannot explode cardinality. */
+const REASON_CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
+
+/** The parts of an activity's input we read; activity inputs are typed, but read them defensively. */
+interface StepIdentity {
+  conversationId?: string;
+  turn?: number;
+  intent?: string;
+  state?: string;
+  toolCode?: string;
+  recordsFailure: boolean;
+  decision?: { kind: string; reason: string };
+}
+
+const record = (value: unknown): Record<string, unknown> =>
+  typeof value === 'object' && value !== null ? (value as Record<string, unknown>) : {};
+const text = (value: unknown): string | undefined => (typeof value === 'string' ? value : undefined);
+
+function identityOf(arg: unknown): StepIdentity {
+  const input = record(arg);
+  const turn = record(input['turn']);
+  const session = record(input['session']);
+  const decision = record(input['decision']);
+  const kind = text(decision['kind']);
+  return {
+    conversationId: text(turn['conversationId']),
+    turn: typeof turn['turnNumber'] === 'number' ? turn['turnNumber'] : undefined,
+    intent: text(session['intent']),
+    state: text(session['state']),
+    toolCode: text(record(input['call'])['toolCode']),
+    recordsFailure: input['failure'] !== undefined,
+    decision: kind ? { kind, reason: text(decision['reason']) ?? '' } : undefined,
+  };
+}
+
+const reasonLabel = (reason: string | undefined) => (reason && REASON_CODE.test(reason) ? reason : 'OTHER');
+
+/** The SQL guardrail's verdict code when `err` is its rejection. */
+function guardrailCode(err: unknown): string | undefined {
+  if (!isEngineError(err) || err.type !== ErrorType.SqlGuardrailRejected) return undefined;
+  return reasonLabel(text(err.details?.['code']));
+}
+
+function definedAttributes(values: Record<string, string | number | undefined>): Attributes {
+  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Attributes;
+}
+
+export interface StepObserverDeps {
+  logger: Logger;
+  metrics: WorkerMetrics;
+}
+
+/**
+ * Observes every activity (one step of a turn): its log lines carry the turn's identity, its
+ * duration lands in convengine_step_duration_seconds, its span gets the intent and state, a tool
+ * activity gets a child span and the tool and guardrail counters, and RecordTurnDecision feeds the
+ * loop-limit and guardrail counters. Sits inside the OpenTelemetry interceptor, so its span is active.
+ */
+class StepObserver implements ActivityInboundCallsInterceptor {
+  constructor(
+    private readonly ctx: ActivityContext,
+    private readonly deps: StepObserverDeps
+  ) {}
+
+  async execute(input: ActivityExecuteInput, next: Next<ActivityInboundCallsInterceptor, 'execute'>): Promise<unknown> {
+    const { info } = this.ctx;
+    const step = info.activityType;
+    const id = identityOf(input.args[0]);
+    const fields = {
+      ...(id.conversationId ? { conversationId: id.conversationId } : {}),
+      ...(id.turn !== undefined ? { turn: id.turn } : {}),
+      step,
+      ...(id.toolCode ? { tool: id.toolCode } : {}),
+      attempt: info.attempt,
+      ...(info.workflowExecution ? { workflowId: info.workflowExecution.workflowId } : {}),
+    };
+    trace.getActiveSpan()?.setAttributes(
+      definedAttributes({
+        'convengine.step': step,
+        'convengine.conversation_id': id.conversationId,
+        'convengine.turn': id.turn,
+        'convengine.intent': id.intent,
+        'convengine.state': id.state,
+      })
+    );
+    return withLogContext(fields, () => this.observe(step, id, () => this.run(step, id, input, next)));
+  }
+
+  private async observe(step: string, id: StepIdentity, run: () => Promise<unknown>): Promise<unknown> {
+    const { logger, metrics } = this.deps;
+    const started = performance.now();
+    logger.debug('step started');
+    try {
+      const output = await run();
+      const seconds = (performance.now() - started) / 1000;
+      metrics.stepDuration.observe({ step, outcome: 'ok' }, seconds);
+      const after = record(record(output)['session']);
+      const attributes = { intent: text(after['intent']) ?? id.intent, state: text(after['state']) ?? id.state };
+      trace
+        .getActiveSpan()
+        ?.setAttributes(
+          definedAttributes({ 'convengine.intent': attributes.intent, 'convengine.state': attributes.state })
+        );
+      logger.info({ durationMs: Math.round(seconds * 1000), ...attributes }, 'step completed');
+      if (step === DECISION_ACTIVITY && id.decision) this.countDecision(id.decision);
+      return output;
+    } catch (err) {
+      const seconds = (performance.now() - started) / 1000;
+      metrics.stepDuration.observe({ step, outcome: 'error' }, seconds);
+      const type = isEngineError(err) ? err.type : err instanceof Error ? err.name : 'UNKNOWN';
+      logger.warn({ durationMs: Math.round(seconds * 1000), errorType: type, err }, 'step failed');
+      throw err;
+    }
+  }
+
+  private run(
+    step: string,
+    id: StepIdentity,
+    input: ActivityExecuteInput,
+    next: Next<ActivityInboundCallsInterceptor, 'execute'>
+  ): Promise<unknown> {
+    if (!TOOL_ACTIVITIES.has(step) || id.toolCode === undefined || id.recordsFailure) return next(input);
+    const tool = id.toolCode;
+    return inSpan(`tool ${tool}`, { 'convengine.tool.code': tool }, async (span) => {
+      try {
+        const output = await next(input);
+        span.setAttributes({ 'convengine.tool.outcome': 'ok', 'convengine.guardrail.outcome': 'allowed' });
+        this.deps.metrics.toolCalls.inc({ tool, outcome: 'ok' });
+        return output;
+      } catch (err) {
+        const blocked = guardrailCode(err);
+        const outcome = blocked ? 'blocked' : 'error';
+        span.setAttributes({
+          'convengine.tool.outcome': outcome,
+          'convengine.guardrail.outcome': blocked ?? 'allowed',
+        });
+        this.deps.metrics.toolCalls.inc({ tool, outcome });
+        if (blocked) this.deps.metrics.guardrailBlocks.inc({ reason: blocked });
+        throw err;
+      }
+    });
+  }
+
+  private countDecision(decision: { kind: string; reason: string }): void {
+    if (decision.kind === 'LOOP_LIMIT') this.deps.metrics.loopLimitStops.inc();
+    if (decision.kind === 'GUARDRAIL_BLOCKED')
+      this.deps.metrics.guardrailBlocks.inc({ reason: reasonLabel(decision.reason) });
+  }
+}
+
+export function stepObserver(deps: StepObserverDeps): (ctx: ActivityContext) => ActivityInterceptors {
+  return (ctx) => ({ inbound: new StepObserver(ctx, deps) });
+}

@@ -1,0 +1,77 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
+import pinoPretty from 'pino-pretty';
+import type { LOG_FORMATS } from '../config/env';
+
+export type { Logger } from 'pino';
+
+export type LogFormat = (typeof LOG_FORMATS)[number];
+
+/**
+ * Fields every log line written inside an activity carries (conversationId, turn, step, attempt,
+ * workflowId): set once by the activity interceptor, read by the logger's mixin, so leaf modules
+ * (LLM client, tool dispatch) log with the turn's identity without passing it around.
+ */
+export type LogContext = Readonly<Record<string, string | number>>;
+const logContext = new AsyncLocalStorage<LogContext>();
+
+export function withLogContext<T>(fields: LogContext, run: () => T): T {
+  return logContext.run({ ...logContext.getStore(), ...fields }, run);
+}
+
+/**
+ * Secrets and tool payloads never reach a log line: credentials in headers and options, and the
+ * arguments / results / SQL parameters of tool calls (they hold customer data). `*.x` matches one level.
+ */
+export const REDACT_PATHS = [
+  'req.headers.authorization',
+  'req.headers.cookie',
+  'req.headers["x-api-key"]',
+  'res.headers["set-cookie"]',
+  ...['apiKey', 'password', 'token', 'authorization', 'secret', 'databaseUrl', 'connectionString'].flatMap((key) => [
+    key,
+    `*.${key}`,
+  ]),
+  ...['args', 'arguments', 'params', 'rows', 'result', 'payload', 'body'].map((key) => `*.${key}`),
+];
+
+export interface LoggerConfig {
+  level: string;
+  format: LogFormat;
+  /** The process part writing (api, worker, devserver, cli): one `name` field per line. */
+  name: string;
+  /** Tests capture lines here; default stdout. */
+  destination?: DestinationStream;
+}
+
+/** pino options shared by every logger we build (including Fastify's). */
+export function loggerOptions(config: Pick<LoggerConfig, 'level' | 'name'>): LoggerOptions {
+  return {
+    name: config.name,
+    level: config.level,
+    redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    mixin: () => ({ ...logContext.getStore() }),
+    timestamp: pino.stdTimeFunctions.isoTime,
+    formatters: { level: (label) => ({ level: label }) },
+  };
+}
+
+/** One JSON line per event, or pino-pretty's readable lines for humans (LOG_FORMAT=pretty). */
+export function createLogger(config: LoggerConfig): Logger {
+  const destination =
+    config.destination ??
+    (config.format === 'pretty'
+      ? pinoPretty({
+          sync: true,
+          colorize: process.stdout.isTTY,
+          ignore: 'pid,hostname',
+          translateTime: 'SYS:HH:MM:ss',
+        })
+      : pino.destination({ sync: true }));
+  return pino(loggerOptions(config), destination);
+}
+
+/** For programmatic callers that did not ask for logs (tests, benches). */
+export function silentLogger(): Logger {
+  return pino({ level: 'silent' });
+}

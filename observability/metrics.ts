@@ -1,0 +1,114 @@
+import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+
+/** Seconds; turns wait on LLM calls, so the upper buckets go to two minutes. */
+const TURN_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+const STEP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+
+/** What the worker counts: steps (activities), tools, guardrails, loop limits, LLM calls. */
+export interface WorkerMetrics {
+  registry: Registry;
+  stepDuration: Histogram<'step' | 'outcome'>;
+  toolCalls: Counter<'tool' | 'outcome'>;
+  guardrailBlocks: Counter<'reason'>;
+  loopLimitStops: Counter;
+  llmCalls: Counter<'kind' | 'outcome'>;
+  llmDuration: Histogram<'kind'>;
+  llmErrors: Counter<'kind'>;
+  llmTokens: Counter<'kind' | 'direction'>;
+}
+
+/** What the API counts: turns as callers see them, and approvals waiting for a decision. */
+export interface ApiMetrics {
+  registry: Registry;
+  turnDuration: Histogram<'outcome'>;
+}
+
+function registryWithDefaults(component: string): Registry {
+  const registry = new Registry();
+  registry.setDefaultLabels({ component });
+  collectDefaultMetrics({ register: registry });
+  return registry;
+}
+
+export function createWorkerMetrics(): WorkerMetrics {
+  const registers = [registryWithDefaults('worker')];
+  const [registry] = registers as [Registry];
+  return {
+    registry,
+    stepDuration: new Histogram({
+      name: 'convengine_step_duration_seconds',
+      help: 'Duration of one step activity attempt, by activity type and outcome (ok, error).',
+      labelNames: ['step', 'outcome'],
+      buckets: STEP_BUCKETS,
+      registers,
+    }),
+    toolCalls: new Counter({
+      name: 'convengine_tool_calls_total',
+      help: 'Tool call attempts by tool code and outcome (ok, error, blocked).',
+      labelNames: ['tool', 'outcome'],
+      registers,
+    }),
+    guardrailBlocks: new Counter({
+      name: 'convengine_guardrail_blocks_total',
+      help: 'Tool calls a guardrail stopped (MCP tool policy or SQL guardrail), by reason code.',
+      labelNames: ['reason'],
+      registers,
+    }),
+    loopLimitStops: new Counter({
+      name: 'convengine_loop_limit_stops_total',
+      help: 'Turns whose MCP planner loop stopped at the loop limit.',
+      registers,
+    }),
+    llmCalls: new Counter({
+      name: 'convengine_llm_calls_total',
+      help: 'LLM calls by call kind and outcome (ok, error).',
+      labelNames: ['kind', 'outcome'],
+      registers,
+    }),
+    llmDuration: new Histogram({
+      name: 'convengine_llm_call_duration_seconds',
+      help: 'LLM call latency (including the SDK retries), by call kind.',
+      labelNames: ['kind'],
+      buckets: TURN_BUCKETS,
+      registers,
+    }),
+    llmErrors: new Counter({
+      name: 'convengine_llm_errors_total',
+      help: 'LLM calls that failed after the SDK retries, by call kind.',
+      labelNames: ['kind'],
+      registers,
+    }),
+    llmTokens: new Counter({
+      name: 'convengine_llm_tokens_total',
+      help: 'Tokens the LLM reported, by call kind and direction (input, output).',
+      labelNames: ['kind', 'direction'],
+      registers,
+    }),
+  };
+}
+
+/** `pendingApprovals` is read at scrape time (a visibility count), so the gauge is never stale. */
+export function createApiMetrics(pendingApprovals?: () => Promise<number>): ApiMetrics {
+  const registers = [registryWithDefaults('api')];
+  const [registry] = registers as [Registry];
+  if (pendingApprovals) {
+    new Gauge({
+      name: 'convengine_pending_approvals',
+      help: 'Turns waiting for a tool approval decision.',
+      registers,
+      async collect() {
+        this.set(await pendingApprovals().catch(() => Number.NaN));
+      },
+    });
+  }
+  return {
+    registry,
+    turnDuration: new Histogram({
+      name: 'convengine_turn_duration_seconds',
+      help: 'Turn latency as the API sees it (request to reply), by outcome (COMPLETED, AWAITING_APPROVAL, FAILED, ERROR).',
+      labelNames: ['outcome'],
+      buckets: TURN_BUCKETS,
+      registers,
+    }),
+  };
+}

@@ -1,0 +1,66 @@
+import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
+import type { Registry } from 'prom-client';
+import type { Logger } from './logger';
+
+export type ReadinessChecks = Record<string, 'ok' | string>;
+
+/**
+ * The Prometheus text of `registry`, followed by the SDK's own metrics when its exporter runs
+ * (TEMPORAL_SDK_METRICS_ADDRESS): one scrape target per process. An unreachable SDK exporter
+ * costs its section, never the scrape.
+ */
+export async function metricsText(registry: Registry, sdkMetricsAddress?: string): Promise<string> {
+  const own = await registry.metrics();
+  if (!sdkMetricsAddress) return own;
+  const url = `http://${sdkMetricsAddress.replace(/^0\.0\.0\.0:/, '127.0.0.1:')}/metrics`;
+  const sdk = await fetch(url, { signal: AbortSignal.timeout(2000) }).then(
+    (res) => (res.ok ? res.text() : ''),
+    () => ''
+  );
+  return sdk ? `${own}\n# Temporal SDK (core) metrics\n${sdk}` : own;
+}
+
+/** A readiness check: `ok`, or `unreachable` without the error (the probe body is public). */
+export function reachable(probe: Promise<unknown>): Promise<string> {
+  return probe.then(
+    () => 'ok',
+    () => 'unreachable'
+  );
+}
+
+/** Every check must say `ok`; the body names each, never an error text. */
+export function readinessReply(checks: ReadinessChecks): { statusCode: number; body: object } {
+  const ready = Object.values(checks).every((v) => v === 'ok');
+  return { statusCode: ready ? 200 : 503, body: { status: ready ? 'ready' : 'not ready', checks } };
+}
+
+export interface ProbeServerOptions {
+  host: string;
+  port: number;
+  metrics(): Promise<string>;
+  readiness(): Promise<ReadinessChecks>;
+  logger: Logger;
+}
+
+export interface ProbeServer {
+  url: string;
+  close(): Promise<void>;
+}
+
+/** The worker's /metrics, /healthz and /readyz (the API serves the same routes on its own port). */
+export async function startProbeServer(options: ProbeServerOptions): Promise<ProbeServer> {
+  const app = Fastify({
+    loggerInstance: options.logger.child({ probe: true }) as FastifyBaseLogger,
+    logController: new LogController({ disableRequestLogging: true }),
+  });
+  app.get('/healthz', async () => ({ status: 'ok' }));
+  app.get('/readyz', async (_request, reply) => {
+    const { statusCode, body } = readinessReply(await options.readiness());
+    return reply.status(statusCode).send(body);
+  });
+  app.get('/metrics', async (_request, reply) =>
+    reply.type('text/plain; version=0.0.4; charset=utf-8').send(await options.metrics())
+  );
+  const url = await app.listen({ host: options.host, port: options.port });
+  return { url, close: () => app.close() };
+}

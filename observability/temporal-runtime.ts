@@ -1,0 +1,55 @@
+import type { LogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
+import { makeTelemetryFilterString, Runtime } from '@temporalio/worker';
+import type { Logger } from './logger';
+
+const PINO_LEVEL: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
+  TRACE: 'trace',
+  DEBUG: 'debug',
+  INFO: 'info',
+  WARN: 'warn',
+  ERROR: 'error',
+};
+
+/** The SDK's Logger on top of pino: the SDK's metadata become fields, an `error` becomes pino's `err`. */
+export function temporalLogger(logger: Logger): TemporalLogger {
+  const log = (level: LogLevel, message: string, meta?: LogMetadata) => {
+    const { error, ...fields } = meta ?? {};
+    const record = error === undefined ? fields : { ...fields, err: error };
+    logger[PINO_LEVEL[level]](record, message);
+  };
+  return {
+    log,
+    trace: (message, meta) => log('TRACE', message, meta),
+    debug: (message, meta) => log('DEBUG', message, meta),
+    info: (message, meta) => log('INFO', message, meta),
+    warn: (message, meta) => log('WARN', message, meta),
+    error: (message, meta) => log('ERROR', message, meta),
+  };
+}
+
+export interface TemporalRuntimeOptions {
+  logger: Logger;
+  /** `host:port` for the SDK's own Prometheus exporter (worker and core metrics); unset = none. */
+  sdkMetricsAddress?: string;
+}
+
+let installed = false;
+
+/**
+ * Routes the SDK's runtime, worker and workflow logs (and core's native logs, at WARN and above)
+ * through our logger. The runtime is per process and installs once: the first caller wins, as
+ * `convengine start` runs the worker and the API in one process.
+ */
+export function installTemporalRuntime(options: TemporalRuntimeOptions): void {
+  if (installed) return;
+  installed = true;
+  Runtime.install({
+    logger: temporalLogger(options.logger),
+    telemetryOptions: {
+      logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }) },
+      ...(options.sdkMetricsAddress
+        ? { metrics: { prometheus: { bindAddress: options.sdkMetricsAddress, countersTotalSuffix: true } } }
+        : {}),
+    },
+  });
+}

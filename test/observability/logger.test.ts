@@ -1,0 +1,89 @@
+import { Writable } from 'node:stream';
+import { createLogger, withLogContext } from '../../observability/logger';
+import { temporalLogger } from '../../observability/temporal-runtime';
+
+/** A pino destination that keeps every line written. */
+function capture(): { stream: Writable; lines: () => Record<string, unknown>[]; raw: () => string } {
+  let text = '';
+  const stream = new Writable({
+    write(chunk: Buffer, _encoding, done) {
+      text += chunk.toString();
+      done();
+    },
+  });
+  return {
+    stream,
+    raw: () => text,
+    lines: () =>
+      text
+        .split('\n')
+        .filter((l) => l !== '')
+        .map((l) => JSON.parse(l) as Record<string, unknown>),
+  };
+}
+
+describe('the process logger', () => {
+  it('writes one JSON line per event with level, time, name and message', () => {
+    const out = capture();
+    const logger = createLogger({ level: 'info', format: 'json', name: 'worker', destination: out.stream });
+    logger.info({ durationMs: 12 }, 'step completed');
+    logger.debug('not at info');
+    expect(out.lines()).toEqual([
+      expect.objectContaining({ level: 'info', name: 'worker', msg: 'step completed', durationMs: 12 }),
+    ]);
+    expect(out.lines()[0]?.['time']).toMatch(/^\d{4}-\d\d-\d\dT/);
+  });
+
+  it('adds the activity context to every line written inside it, and only there', () => {
+    const out = capture();
+    const logger = createLogger({ level: 'info', format: 'json', name: 'worker', destination: out.stream });
+    const step = { conversationId: 'c-1', turn: 3, step: 'McpPlan', attempt: 2, workflowId: 'turn-c-1-3' };
+    withLogContext(step, () => logger.info('llm call'));
+    logger.info('outside');
+    const [inside, outside] = out.lines();
+    expect(inside).toMatchObject(step);
+    expect(outside).not.toHaveProperty('conversationId');
+  });
+
+  it('redacts secrets and tool payloads', () => {
+    const out = capture();
+    const logger = createLogger({ level: 'info', format: 'json', name: 'api', destination: out.stream });
+    logger.info(
+      {
+        req: { headers: { authorization: 'Bearer s3cret-token', host: 'x' } },
+        tool: { args: { customerId: 'C-42' }, result: { rows: [{ ssn: '123-45-6789' }] }, code: 'order.status' },
+        apiKey: 'sk-live-abc',
+      },
+      'tool call'
+    );
+    const raw = out.raw();
+    for (const secret of ['s3cret-token', 'C-42', '123-45-6789', 'sk-live-abc']) expect(raw).not.toContain(secret);
+    expect(out.lines()[0]).toMatchObject({
+      req: { headers: { authorization: '[redacted]', host: 'x' } },
+      tool: { args: '[redacted]', result: '[redacted]', code: 'order.status' },
+      apiKey: '[redacted]',
+    });
+  });
+
+  it('routes the Temporal SDK logs through it: metadata as fields, an error as one `err` field with its stack', () => {
+    const out = capture();
+    const logger = createLogger({ level: 'debug', format: 'json', name: 'worker', destination: out.stream });
+    const sdk = temporalLogger(logger);
+    sdk.warn('Workflow task failed', { sdkComponent: 'worker', taskQueue: 'q', error: new Error('boom') });
+    sdk.log('DEBUG', 'polling', { sdkComponent: 'core' });
+    expect(out.raw().trim().split('\n')).toHaveLength(2);
+    const [failed, polling] = out.lines();
+    expect(failed).toMatchObject({
+      level: 'warn',
+      msg: 'Workflow task failed',
+      sdkComponent: 'worker',
+      taskQueue: 'q',
+    });
+    expect(failed?.['err']).toMatchObject({
+      type: 'Error',
+      message: 'boom',
+      stack: expect.stringContaining('Error: boom'),
+    });
+    expect(polling).toMatchObject({ level: 'debug', msg: 'polling', sdkComponent: 'core' });
+  });
+});

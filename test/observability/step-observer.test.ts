@@ -1,0 +1,56 @@
+import type { Context as ActivityContext } from '@temporalio/activity';
+import type { ActivityExecuteInput } from '@temporalio/worker';
+import { EngineError, ErrorType } from '../../core/errors';
+import { stepObserver } from '../../observability/activity-interceptor';
+import { silentLogger } from '../../observability/logger';
+import { createWorkerMetrics, type WorkerMetrics } from '../../observability/metrics';
+import { parseMetrics, sumOf } from '../support/telemetry-stack';
+
+/** Runs one activity attempt through the step observer, as the worker's interceptor chain does. */
+async function runStep(metrics: WorkerMetrics, activityType: string, arg: unknown, result: () => Promise<unknown>) {
+  const ctx = { info: { activityType, attempt: 1, workflowExecution: { workflowId: 'turn-c-1', runId: 'r' } } };
+  const observer = stepObserver({ logger: silentLogger(), metrics })(ctx as unknown as ActivityContext);
+  const input: ActivityExecuteInput = { args: [arg], headers: {} };
+  return observer.inbound?.execute?.(input, result);
+}
+
+const turn = { conversationId: 'c', turnNumber: 1 };
+const samples = async (metrics: WorkerMetrics) => parseMetrics(await metrics.registry.metrics());
+
+describe('the step observer (activity interceptor) counters', () => {
+  it('counts loop-limit stops and guardrail blocks from RecordTurnDecision, folding odd reasons', async () => {
+    const metrics = createWorkerMetrics();
+    const decide = (decision: object) =>
+      runStep(metrics, 'RecordTurnDecision', { turn, decision }, async () => undefined);
+    await decide({ kind: 'LOOP_LIMIT', toolCode: null, reason: 'MCP_TOOL_MAX_LOOPS', limit: 5 });
+    await decide({ kind: 'GUARDRAIL_BLOCKED', toolCode: 'x', reason: 'POLICY_RESTRICTED_OPERATION' });
+    await decide({ kind: 'GUARDRAIL_BLOCKED', toolCode: 'x', reason: 'drop table "users"; --' });
+    await decide({ kind: 'TOOL_FAILED', toolCode: 'x', reason: 'TIMEOUT' });
+    const m = await samples(metrics);
+    expect(sumOf(m, 'convengine_loop_limit_stops_total')).toBe(1);
+    expect(sumOf(m, 'convengine_guardrail_blocks_total', { reason: 'POLICY_RESTRICTED_OPERATION' })).toBe(1);
+    expect(sumOf(m, 'convengine_guardrail_blocks_total', { reason: 'OTHER' })).toBe(1);
+    expect(sumOf(m, 'convengine_guardrail_blocks_total')).toBe(2);
+    expect(sumOf(m, 'convengine_step_duration_seconds_count', { step: 'RecordTurnDecision', outcome: 'ok' })).toBe(4);
+  });
+
+  it('counts a tool call refused by the SQL guardrail as blocked, by the guardrail code, and rethrows it', async () => {
+    const metrics = createWorkerMetrics();
+    const refused = new EngineError(ErrorType.SqlGuardrailRejected, 'postgres.query: not read-only', {
+      details: { code: 'NOT_READ_ONLY' },
+    });
+    const call = { turn, call: { toolCode: 'postgres.query' } };
+    await expect(runStep(metrics, 'McpToolCall', call, () => Promise.reject(refused))).rejects.toBe(refused);
+    await expect(
+      runStep(metrics, 'McpToolCall', call, () => Promise.reject(new Error('socket hang up')))
+    ).rejects.toThrow('socket hang up');
+    await runStep(metrics, 'McpToolCall', call, async () => ({ session: {} }));
+    // A DirectToolCall that only records a failure for good is not another call.
+    await runStep(metrics, 'DirectToolCall', { ...call, failure: { type: 'X', message: 'y' } }, async () => ({}));
+    const m = await samples(metrics);
+    const calls = (outcome: string) => sumOf(m, 'convengine_tool_calls_total', { tool: 'postgres.query', outcome });
+    expect([calls('blocked'), calls('error'), calls('ok')]).toEqual([1, 1, 1]);
+    expect(sumOf(m, 'convengine_guardrail_blocks_total', { reason: 'NOT_READ_ONLY' })).toBe(1);
+    expect(sumOf(m, 'convengine_step_duration_seconds_count', { step: 'McpToolCall', outcome: 'error' })).toBe(2);
+  });
+});

@@ -1,0 +1,131 @@
+import { createServer, type AddressInfo } from 'node:net';
+import { Connection } from '@temporalio/client';
+import { startApiServer, type ApiServer } from '../../api/server';
+import { setupTemporalNamespace } from '../../cli/temporal/setup';
+import { loadEnv } from '../../config/env';
+import { seedPacks } from '../../db/seed';
+import { startDemoLlm } from '../../demo/recorded-llm';
+import { DEMO_API_KEY, startDemoToolServer } from '../../demo/tool-server';
+import { DEMO_MESSAGES } from '../../demo/conversations';
+import { createLogger, silentLogger, type Logger } from '../../observability/logger';
+import { installTemporalRuntime } from '../../observability/temporal-runtime';
+import { runTurnWorker, type RunningWorker } from '../../worker/main';
+import { createTestDatabase } from './database';
+import { getTestTemporal } from './temporal';
+
+/**
+ * The production composition in one process: `runTurnWorker` (with its probe server on a free
+ * port) and `startApiServer`, on a test database with every seed pack, the recorded LLM, the demo
+ * tool server and the test Temporal server. What `convengine worker` + `convengine api` run.
+ */
+export class TelemetryStack {
+  private constructor(
+    readonly api: ApiServer,
+    readonly worker: RunningWorker,
+    private readonly stops: (() => Promise<unknown>)[]
+  ) {}
+
+  get workerProbeUrl(): string {
+    if (!this.worker.probeUrl) throw new Error('the worker has no probe server');
+    return this.worker.probeUrl;
+  }
+
+  /** `workerLogger`: where the worker's step, LLM and tool lines go (default none). */
+  static async start(options: { workerLogger?: Logger } = {}): Promise<TelemetryStack> {
+    // The SDK's own Prometheus exporter on a free port; the worker's /metrics appends it.
+    const sdkMetricsAddress = `127.0.0.1:${await freePort()}`;
+    installTemporalRuntime({
+      logger: createLogger({ level: 'warn', format: 'json', name: 'test-worker' }),
+      sdkMetricsAddress,
+    });
+    const stops: (() => Promise<unknown>)[] = [];
+    const tdb = await createTestDatabase();
+    stops.push(() => tdb.drop());
+    await seedPacks(tdb.db, ['all']);
+    const llm = await startDemoLlm();
+    stops.push(() => llm.stop());
+    const tools = await startDemoToolServer();
+    stops.push(() => tools.stop());
+    const temporal = await getTestTemporal();
+    stops.push(() => temporal.stop());
+    const connection = await Connection.connect({ address: temporal.address });
+    await setupTemporalNamespace(connection, { namespace: temporal.namespace });
+    await connection.close();
+    const env = loadEnv({
+      DATABASE_URL: tdb.url,
+      ANTHROPIC_BASE_URL: llm.baseUrl,
+      ANTHROPIC_MODEL: 'recorded-demo',
+      TEMPORAL_NAMESPACE: temporal.namespace,
+      TEMPORAL_TASK_QUEUE: `telemetry-${process.pid}-${Date.now()}`,
+      TEMPORAL_SDK_METRICS_ADDRESS: sdkMetricsAddress,
+    });
+    const worker = await runTurnWorker({
+      env,
+      databaseUrl: tdb.url,
+      address: temporal.address,
+      toolEnv: { CONVENGINE_TOOL_DEMO_URL: tools.baseUrl, CONVENGINE_TOOL_DEMO_API_KEY: DEMO_API_KEY },
+      probe: { host: '127.0.0.1', port: 0 },
+      logger: options.workerLogger,
+    });
+    stops.push(() => worker.shutdown());
+    const api = await startApiServer({
+      env,
+      databaseUrl: tdb.url,
+      temporalAddress: temporal.address,
+      host: '127.0.0.1',
+      port: 0,
+      logger: silentLogger(),
+    });
+    stops.push(() => api.close());
+    return new TelemetryStack(api, worker, stops);
+  }
+
+  /** A seed turn; by default order-diagnostics: the planner (LLM) calls two HTTP tools, then answers. */
+  async seedTurn(
+    message: string = DEMO_MESSAGES.orderDiagnosis
+  ): Promise<{ status: number; body: Record<string, unknown> }> {
+    const res = await fetch(`${this.api.url}/api/v1/conversation/message`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ message }),
+    });
+    return { status: res.status, body: (await res.json()) as Record<string, unknown> };
+  }
+
+  async stop(): Promise<void> {
+    for (const stop of this.stops.reverse()) await stop().catch(() => undefined);
+  }
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as AddressInfo;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Prometheus text → `name{labels}` → value (labels as printed, in the exporter's order). */
+export function parseMetrics(text: string): Map<string, number> {
+  const samples = new Map<string, number>();
+  for (const line of text.split('\n')) {
+    if (line === '' || line.startsWith('#')) continue;
+    const space = line.lastIndexOf(' ');
+    samples.set(line.slice(0, space), Number(line.slice(space + 1)));
+  }
+  return samples;
+}
+
+/** Sum of every sample of `name` whose labels include all of `labels`. */
+export function sumOf(samples: Map<string, number>, name: string, labels: Record<string, string> = {}): number {
+  let total = 0;
+  for (const [key, value] of samples) {
+    const brace = key.indexOf('{');
+    if ((brace === -1 ? key : key.slice(0, brace)) !== name) continue;
+    if (Object.entries(labels).every(([k, v]) => key.includes(`${k}="${v}"`))) total += value;
+  }
+  return total;
+}
