@@ -25,7 +25,8 @@ export function readPostmasterPid(dataDir: string): PostmasterPid | null {
   return { pid, port: Number(lines[3]), status: (lines[7] ?? '').trim() };
 }
 
-function alive(pid: number): boolean {
+/** Whether a process with this pid exists (EPERM: it does, under another user). */
+export function processAlive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -46,15 +47,15 @@ function commandOf(pid: number): string {
   }
 }
 
-const runningServer = (pid: number): boolean => alive(pid) && /postgres/.test(commandOf(pid));
+const runningServer = (pid: number): boolean => processAlive(pid) && /postgres/.test(commandOf(pid));
 
 async function untilGone(pid: number, timeoutMs: number): Promise<boolean> {
   const deadline = Date.now() + timeoutMs;
   while (Date.now() < deadline) {
-    if (!alive(pid)) return true;
+    if (!processAlive(pid)) return true;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
-  return !alive(pid);
+  return !processAlive(pid);
 }
 
 /**
@@ -68,7 +69,7 @@ export async function clearLeftovers(layout: EmbeddedLayout): Promise<void> {
   const server = readPostmasterPid(layout.dataDir);
   const owner = readOwner(layout);
   if (server && runningServer(server.pid)) {
-    if (owner !== null && owner !== process.pid && alive(owner)) {
+    if (owner !== null && owner !== process.pid && processAlive(owner)) {
       throw new EmbeddedPostgresError(
         `Another convengine (pid ${owner}) is running on ${layout.home} with its database on port ${server.port}; stop it or use another --home.`
       );
