@@ -101,14 +101,19 @@ interface Started {
   port: number;
 }
 
-/** Starts the server on a free port; a port taken between the probe and the bind means another try. */
+/**
+ * Starts the server on the port of the last run when it is free, else on one the OS picks; a port
+ * taken between the probe and the bind means another try on another port.
+ */
 async function startServer(binaries: PostgresBinaries, user: ServerUser, layout: EmbeddedLayout): Promise<Started> {
+  const previous = lastPort(layout);
   for (let attempt = 1; ; attempt++) {
-    const port = await freePort();
+    const port = attempt === 1 && previous !== null && !(await portTaken(previous)) ? previous : await freePort();
     const logStart = existsSync(layout.logFile) ? readFileSync(layout.logFile).length : 0;
     const child = spawnServer(binaries, user, layout, port);
     try {
       await untilReady(child, layout);
+      writeFileSync(layout.portFile, `${port}\n`);
       return { child, port };
     } catch (err) {
       const log = existsSync(layout.logFile) ? readFileSync(layout.logFile, 'utf8').slice(logStart) : '';
@@ -162,6 +167,12 @@ async function stopServer(child: ChildProcess): Promise<void> {
   const force = setTimeout(() => child.kill('SIGQUIT'), STOP_TIMEOUT_MS);
   await exited;
   clearTimeout(force);
+}
+
+function lastPort(layout: EmbeddedLayout): number | null {
+  if (!existsSync(layout.portFile)) return null;
+  const port = Number(readFileSync(layout.portFile, 'utf8').trim());
+  return Number.isInteger(port) && port > 0 && port < 65536 ? port : null;
 }
 
 function lastLines(log: string): string {

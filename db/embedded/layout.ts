@@ -8,6 +8,8 @@ export interface EmbeddedLayout {
   passwordFile: string;
   logFile: string;
   ownerFile: string;
+  /** The port of the last run, tried first so the printed URL stays the same across restarts. */
+  portFile: string;
 }
 
 export function embeddedLayout(home: string): EmbeddedLayout {
@@ -19,5 +21,6 @@ export function embeddedLayout(home: string): EmbeddedLayout {
     passwordFile: join(root, 'password'),
     logFile: join(root, 'server.log'),
     ownerFile: join(root, 'owner.pid'),
+    portFile: join(root, 'port'),
   };
 }
