@@ -69,9 +69,9 @@ export async function clearLeftovers(layout: EmbeddedLayout): Promise<void> {
   const server = readPostmasterPid(layout.dataDir);
   const owner = readOwner(layout);
   if (server && runningServer(server.pid)) {
-    if (owner !== null && owner !== process.pid && processAlive(owner)) {
+    if (owner !== null && processAlive(owner)) {
       throw new EmbeddedPostgresError(
-        `Another convengine (pid ${owner}) is running on ${layout.home} with its database on port ${server.port}; stop it or use another --home.`
+        `A convengine process (pid ${owner}) is running on ${layout.home} with its database on port ${server.port}; stop it or use another --home.`
       );
     }
     process.kill(server.pid, 'SIGINT');

@@ -1,9 +1,10 @@
+import { spawn } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
 import { Client } from 'pg';
-import { EmbeddedPostgresError, startEmbeddedPostgres, type EmbeddedPostgres } from '../../db/embedded';
+import { embeddedLayout, EmbeddedPostgresError, startEmbeddedPostgres, type EmbeddedPostgres } from '../../db/embedded';
 import { migrate } from '../../db/migrate';
 import { openDatabase } from '../../db/pool';
 import { TOOLS_ROLE, toolsDatabaseUrl } from '../../db/tools-role';
@@ -97,6 +98,36 @@ describe('the embedded PostgreSQL (issue #20)', () => {
     expect(portOf(pg.url)).not.toBe(firstPort);
     const again = await open();
     expect((await again.query('SELECT v FROM kept')).rows).toEqual([{ v: 'still here' }]);
+  });
+});
+
+describe('what an earlier start left in --home', () => {
+  const home = newHome();
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+  it('refuses a second start while the first one runs, and leaves that one serving', async () => {
+    const pg = await startEmbeddedPostgres(home);
+    try {
+      await expect(startEmbeddedPostgres(home)).rejects.toThrow(/A convengine process \(pid \d+\) is running on/);
+      const client = await connect(pg.url);
+      expect((await client.query('SELECT 1 AS one')).rows).toEqual([{ one: 1 }]);
+      await client.end();
+    } finally {
+      await pg.stop();
+    }
+  });
+
+  it('starts over a stale postmaster.pid whose pid now belongs to another program', async () => {
+    const other = spawn('sleep', ['60']);
+    try {
+      const dataDir = embeddedLayout(home).dataDir;
+      writeFileSync(join(dataDir, 'postmaster.pid'), `${other.pid}\n${dataDir}\n0\n5432\n\n127.0.0.1\n0 0\nready   \n`);
+      const pg = await startEmbeddedPostgres(home);
+      await pg.stop();
+      expect(other.exitCode).toBeNull();
+    } finally {
+      other.kill();
+    }
   });
 });
 
