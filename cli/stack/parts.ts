@@ -18,7 +18,7 @@ export async function databasePart(env: Env, home: string): Promise<Part<string>
   const pg = await startEmbeddedPostgres(home);
   return {
     value: pg.url,
-    embedded: `PostgreSQL: embedded server at ${pg.maskedUrl} (data in ${pg.dataDir}, password in ${pg.passwordFile})`,
+    embedded: `PostgreSQL: server at ${pg.maskedUrl} (data in ${pg.dataDir}, password in ${pg.passwordFile})`,
     stop: () => pg.stop(),
   };
 }

@@ -43,7 +43,7 @@ describe('convengine start on the embedded PostgreSQL (issue #20)', () => {
   it('prints the URL with the password masked, and the server takes only that password', async () => {
     stack = await startEmbeddedStack(home);
     expect(stack.process.tail()).toMatch(
-      /embedded server at postgres:\/\/postgres:\*\*\*\*@127\.0\.0\.1:\d+\/postgres/
+      /embedded PostgreSQL: server at postgres:\/\/postgres:\*\*\*\*@127\.0\.0\.1:\d+\/postgres/
     );
     const password = new URL(stack.databaseUrl).password;
     expect(stack.process.tail()).not.toContain(password);

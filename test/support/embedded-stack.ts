@@ -38,7 +38,7 @@ export async function startEmbeddedStack(home: string, name = 'start'): Promise<
     readyTimeoutMs: 120_000,
   });
   const apiUrl = proc.match(/API (http:\/\/127\.0\.0\.1:\d+)/);
-  const masked = proc.match(/embedded server at (postgres:\/\/\S+)/);
+  const masked = proc.match(/PostgreSQL: server at (postgres:\/\/\S+)/);
   const layout = embeddedLayout(home);
   const server = readPostmasterPid(layout.dataDir);
   if (!apiUrl || !masked || !server) throw new Error(`start printed no API or database URL:\n${proc.tail()}`);
