@@ -117,8 +117,8 @@ async function startServer(binaries: PostgresBinaries, user: ServerUser, layout:
       return { child, port };
     } catch (err) {
       const log = existsSync(layout.logFile) ? readFileSync(layout.logFile, 'utf8').slice(logStart) : '';
-      const portLost = /address already in use/i.test(log) || (await portTaken(port));
-      if (portLost && attempt < PORT_ATTEMPTS) continue;
+      // The server's messages are in English (LC_MESSAGES=C, initdb --locale=C).
+      if (/address already in use/i.test(log) && attempt < PORT_ATTEMPTS) continue;
       const reason = err instanceof Error ? err.message : String(err);
       throw new EmbeddedPostgresError(`The embedded PostgreSQL did not start (${reason}): ${lastLines(log)}`);
     }
