@@ -41,7 +41,10 @@ export async function startEmbeddedStack(home: string, name = 'start'): Promise<
   const masked = proc.match(/PostgreSQL: server at (postgres:\/\/\S+)/);
   const layout = embeddedLayout(home);
   const server = readPostmasterPid(layout.dataDir);
-  if (!apiUrl || !masked || !server) throw new Error(`start printed no API or database URL:\n${proc.tail()}`);
+  if (!apiUrl || !masked || !server) {
+    await proc.stop(30_000);
+    throw new Error(`start printed no API or database URL:\n${proc.tail()}`);
+  }
   const password = readFileSync(layout.passwordFile, 'utf8').trim();
   return { process: proc, home, apiUrl, databaseUrl: masked.replace('****', password), serverPid: server.pid };
 }
