@@ -1,6 +1,7 @@
 import { cpus, loadavg } from 'node:os';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { latencyRows, throughputRows } from './durability';
+import { benchParallel } from './parallel';
 import { benchPlannerLoop } from './planner-loop';
 import { benchReadyTime } from './ready-time';
 import { benchRulesEngine } from './rules';
@@ -14,10 +15,10 @@ import { markdownTable, type Row } from './table';
  * on a timing. Needs PostgreSQL at DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test;
  * a fresh database is created and dropped). Every section is bounded in samples and time.
  *
- * BENCH_ONLY=turns,throughput,micro,ready runs a subset; BENCH_PROFILE_DIR=<dir> makes the worker
+ * BENCH_ONLY=turns,throughput,micro,ready,parallel runs a subset; BENCH_PROFILE_DIR=<dir> makes the worker
  * and dev server processes write V8 CPU profiles there (see bench/README.md).
  */
-const SECTIONS = ['turns', 'throughput', 'micro', 'ready'] as const;
+const SECTIONS = ['turns', 'throughput', 'micro', 'ready', 'parallel'] as const;
 type Section = (typeof SECTIONS)[number];
 
 function selected(): Set<Section> {
@@ -83,11 +84,36 @@ async function microRows(): Promise<Row[]> {
 async function readyRows(): Promise<Row[]> {
   const r = await benchReadyTime();
   const s = (values: number[]) => values.map((v) => (v / 1000).toFixed(1)).join(' / ');
+  const how = 'embedded PostgreSQL, dev server or real Temporal as installed, scripted LLM';
   return [
     [
-      '`npm start` ready time',
-      `${s(r.wallMs)} s`,
-      `spawn → "ready in" line, fresh --home each run (reported by the process: ${s(r.reportedMs)} s); embedded PGlite, dev server, scripted LLM`,
+      '`npm start` ready time, first start',
+      `${s(r.first.wallMs)} s`,
+      `spawn → "ready in" line on a fresh --home, initdb included (reported by the process: ${s(r.first.reportedMs)} s); ${how}`,
+    ],
+    [
+      '`npm start` ready time, second start',
+      `${s(r.second.wallMs)} s`,
+      `the same --home again, its database reused (reported by the process: ${s(r.second.reportedMs)} s); ${how}`,
+    ],
+  ];
+}
+
+async function parallelRows(): Promise<Row[]> {
+  const r = await benchParallel();
+  const s = (values: number[]) => values.map((v) => (v / 1000).toFixed(1)).join(' / ');
+  const rounds = (f: typeof r.embedded) => `${s(f.wallMs)} s`;
+  const note = (f: typeof r.embedded) => `${f.failedTurns} turns not answered 200`;
+  return [
+    [
+      `${r.conversations} parallel conversations, embedded PostgreSQL`,
+      rounds(r.embedded),
+      `\`convengine start\` on its defaults, FAQ script (2 turns) each, per round; ${note(r.embedded)}`,
+    ],
+    [
+      `${r.conversations} parallel conversations, external PostgreSQL`,
+      rounds(r.external),
+      `the same stack with DATABASE_URL (a fresh database on the bench server); ${note(r.external)}`,
     ],
   ];
 }
@@ -104,6 +130,7 @@ async function main(): Promise<void> {
     ...(durable[0] ?? []),
     ...(sections.has('micro') ? await microRows() : []),
     ...(sections.has('ready') ? await readyRows() : []),
+    ...(sections.has('parallel') ? await parallelRows() : []),
   ];
   const load = loadavg()
     .map((l) => l.toFixed(2))

@@ -15,7 +15,7 @@ import { temporalPart, type TemporalEndpoint } from './temporal-part';
 
 export interface StackOptions {
   env: Env;
-  /** Directory for embedded state (PGlite data, dev-server journal). */
+  /** Directory for embedded state (PostgreSQL data, dev-server journal). */
   home: string;
   apiPort?: number;
   temporalPort?: number;
@@ -66,7 +66,7 @@ export async function prepareDatabase(url: string, config: StackConfig = { packs
 }
 
 /**
- * Everything in one process on embedded defaults: PostgreSQL (PGlite) when DATABASE_URL is unset,
+ * Everything in one process on embedded defaults: PostgreSQL (db/embedded) when DATABASE_URL is unset,
  * a local Temporal when TEMPORAL_ADDRESS is unset (the real server when installed, else the dev
  * server; see temporal-part.ts), the scripted LLM when no API key is set, the demo
  * tool server; then migrate, seed every pack, run a worker and the API.

@@ -1,4 +1,3 @@
-import { join } from 'node:path';
 import type { Env } from '../../config/env';
 import { createConfigStore } from '../../db/config/store';
 import { startEmbeddedPostgres } from '../../db/embedded';
@@ -18,9 +17,12 @@ const none = async (): Promise<void> => undefined;
 
 export async function databasePart(env: Env, home: string): Promise<Part<string>> {
   if (env.DATABASE_URL) return { value: env.DATABASE_URL, embedded: null, stop: none };
-  const dataDir = join(home, 'pgdata');
-  const pg = await startEmbeddedPostgres({ dataDir });
-  return { value: pg.url, embedded: `PostgreSQL: embedded PGlite (data in ${dataDir})`, stop: () => pg.stop() };
+  const pg = await startEmbeddedPostgres(home);
+  return {
+    value: pg.url,
+    embedded: `PostgreSQL: server at ${pg.maskedUrl} (data in ${pg.dataDir}, password in ${pg.passwordFile})`,
+    stop: () => pg.stop(),
+  };
 }
 
 /**

@@ -40,7 +40,9 @@ describe('migrate keeps the tools role safe', () => {
     await tdb.pool.query(`CREATE ROLE ${group}`);
     await tdb.pool.query(`GRANT ${group} TO ${TOOLS_ROLE}`);
     const url = new URL(tdb.url);
-    url.password = 'engine-secret';
+    // A trust-auth server takes any password: give the engine one so a tools password is derived.
+    // A server with password auth (the embedded one) already has it.
+    if (url.password === '') url.password = 'engine-secret';
     const handle = openDatabase(url.toString(), { max: 1 });
     try {
       await migrate(handle.pool);

@@ -20,7 +20,7 @@ describe(`convengine demo --json on the embedded stack (issue #7), Temporal: ${u
   let lines: DemoLine[];
   let code: number;
   beforeAll(async () => {
-    // Nothing listens on this port, so the demo starts its own embedded stack (PGlite, scripted LLM,
+    // Nothing listens on this port, so the demo starts its own embedded stack (PostgreSQL, scripted LLM,
     // demo tools, worker, API) exactly as on a machine with only Node installed; its Temporal is our
     // dev server, or in `npm run test:temporal` the real server through the same launcher as `start`.
     const env = {

@@ -1,0 +1,91 @@
+import { execFileSync } from 'node:child_process';
+import { rmSync } from 'node:fs';
+import { Client } from 'pg';
+import { DEMO_MESSAGES } from '../../demo/conversations';
+import { processAlive, newHome, startEmbeddedStack, type EmbeddedStack } from '../support/embedded-stack';
+
+/** Every process whose command line names this data directory (postmaster and backends). */
+function serverProcesses(home: string): string[] {
+  const ps = execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' });
+  return ps.split('\n').filter((line) => line.includes(`${home}/postgres/data`) && !line.includes(' ps '));
+}
+
+async function query<T>(url: string, sql: string): Promise<T[]> {
+  const client = new Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql)).rows as T[];
+  } finally {
+    await client.end();
+  }
+}
+
+async function sendTurn(apiUrl: string): Promise<string> {
+  const response = await fetch(`${apiUrl}/api/v1/conversation/message`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ message: DEMO_MESSAGES.greeting }),
+  });
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { conversationId: string }).conversationId;
+}
+
+describe('convengine start on the embedded PostgreSQL (issue #20)', () => {
+  const home = newHome();
+  let stack: EmbeddedStack | null = null;
+
+  afterAll(async () => {
+    await stack?.process.kill('SIGKILL');
+    for (const line of serverProcesses(home)) process.kill(Number(line.trim().split(' ')[0]), 'SIGQUIT');
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('prints the URL with the password masked, and the server takes only that password', async () => {
+    stack = await startEmbeddedStack(home);
+    expect(stack.process.tail()).toMatch(
+      /embedded PostgreSQL: server at postgres:\/\/postgres:\*\*\*\*@127\.0\.0\.1:\d+\/postgres/
+    );
+    const password = new URL(stack.databaseUrl).password;
+    expect(stack.process.tail()).not.toContain(password);
+    const [row] = await query<{ user: string }>(stack.databaseUrl, 'SELECT current_user AS user');
+    expect(row?.user).toBe('postgres');
+    const withoutPassword = stack.databaseUrl.replace(`:${password}@`, '@');
+    await expect(query(withoutPassword, 'SELECT 1')).rejects.toThrow(/password/);
+  });
+
+  it('stops its database server on SIGTERM: no postgres process stays behind', async () => {
+    if (!stack) throw new Error('no stack');
+    await sendTurn(stack.apiUrl);
+    const serverPid = stack.serverPid;
+    await stack.process.stop(30_000);
+    expect(processAlive(serverPid)).toBe(false);
+    expect(serverProcesses(home)).toEqual([]);
+  });
+
+  it('after kill -9 the next start on the same --home comes up with every committed turn', async () => {
+    stack = await startEmbeddedStack(home, 'start (reuse)');
+    const conversationId = await sendTurn(stack.apiUrl);
+    const orphan = stack.serverPid;
+    await stack.process.kill('SIGKILL');
+    // Its server is in its own process group: it survives, holding postmaster.pid and the port.
+    expect(processAlive(orphan)).toBe(true);
+
+    stack = await startEmbeddedStack(home, 'start (after kill -9)');
+    expect(processAlive(orphan)).toBe(false);
+    const rows = await query<{ n: number }>(stack.databaseUrl, `SELECT count(*)::int AS n FROM ce_conversation`);
+    expect(rows[0]?.n).toBe(2);
+    const history = await query<{ n: number }>(
+      stack.databaseUrl,
+      `SELECT count(*)::int AS n FROM ce_conversation_history WHERE conversation_id = '${conversationId}'`
+    );
+    expect(history[0]?.n).toBe(1);
+  });
+
+  it('stops its database server on SIGINT too', async () => {
+    if (!stack) throw new Error('no stack');
+    const serverPid = stack.serverPid;
+    await stack.process.kill('SIGINT');
+    expect(processAlive(serverPid)).toBe(false);
+    expect(serverProcesses(home)).toEqual([]);
+  });
+});
