@@ -97,7 +97,7 @@ describe('convengine doctor', () => {
         TEMPORAL_ADDRESS: server.address,
         TEMPORAL_NAMESPACE: server.namespace,
         TEMPORAL_TASK_QUEUE: `doctor-check-${process.pid}`,
-        LOG_LEVEL: 'warn',
+        LOG_LEVEL: 'info',
       },
     });
     try {
