@@ -1,3 +1,3 @@
 /** Workflow entry points loaded by the worker bundle. */
-export { conversationTurn } from './conversation-turn';
+export { conversationTurn, conversationTurnV2 } from './conversation-turn';
 export * from './messages';

@@ -4,6 +4,7 @@ import { createTaskRegistry } from '../../../core/tasks/registry';
 import type { StepInput } from '../../../core/turn/contracts';
 import { systemClock, type ActivityDeps } from '../../../activities/deps';
 import { stepActivity, type StepFunction } from '../../../activities/step-runtime';
+import { legacyOutput } from '../../../core/turn/step-result';
 import { listAudits } from '../../../db/repositories/audit';
 import { ensureConversation } from '../../../db/repositories/conversation';
 import { sessionFor, snapshotOf, turnInput } from '../../support/config-rows';
@@ -61,7 +62,7 @@ describe('step runtime (activities/step-runtime.ts)', () => {
 
   it('frames the step, stamps _meta, keys rows by turn/call/index, and writes a retry only once', async () => {
     const activity = stepActivity({ name: 'Moving', run: moving }, deps);
-    const out = await activity(input('07-Moving'));
+    const out = legacyOutput(await activity(input('07-Moving')));
     await activity(input('07-Moving'));
     expect(out.session.state).toBe('S2');
     expect(out.session.stepInfos['Moving']).toBe('SUCCESS');
