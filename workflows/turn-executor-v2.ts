@@ -1,4 +1,4 @@
-import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities, upsertMemo } from '@temporalio/workflow';
 import type { TurnActivities } from '../core/turn/activities';
 import type {
   ApprovalDecision,
@@ -118,12 +118,14 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
   }
 
   /**
-   * No round trip: the decision rides on the next step input, which writes the TURN_DECISION row;
-   * the memo and that input show it in history.
+   * No activity round trip: the decision rides on the next step input, which writes the
+   * TURN_DECISION row. History shows it at once as a memo upsert (`decisionLog`), which the
+   * Temporal UI displays, so an operator sees why the turn ended as it did.
    */
   async record(decision: TurnDecisionRecord): Promise<void> {
     this.state.decisions += 1;
     this.state.decisionLog.push(describeDecision(decision));
+    upsertMemo({ decisionLog: this.state.decisionLog });
     this.calls.record(decision);
   }
 

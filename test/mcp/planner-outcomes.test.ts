@@ -51,7 +51,7 @@ describe('MCP planner outcomes: failures, fallbacks, suppression, scope (§14 #3
     });
     h.llm.setScript([callTool('mock.order.status', { orderId: 'ORD-7017' })]);
     const result = await h.turn({ message: MESSAGE });
-    expect(attempts).toBe(3);
+    expect(attempts).toBe(5); // the step table's READ_ONLY default, as in the workflow
     expect(h.llm.requestsOf('PLAN')).toHaveLength(1);
     const mcp = mcpOf(result.context);
     expect(mcp).toMatchObject({
@@ -84,7 +84,7 @@ describe('MCP planner outcomes: failures, fallbacks, suppression, scope (§14 #3
       status: 'TOOL_ERROR',
       errorMessage: expect.stringContaining('status 503'),
     });
-    expect(h.toolServer.counters.requests('/orders/status')).toBe(3);
+    expect(h.toolServer.counters.requests('/orders/status')).toBe(5);
   });
 
   it.each([
