@@ -57,7 +57,7 @@ describe('MCP planner outcomes: failures, fallbacks, suppression, scope (§14 #3
     expect(mcp).toMatchObject({
       finalAnswer: 'Tool execution failed',
       lifecycle: { status: 'TOOL_ERROR', outcome: 'ERROR', finished: true, error: true, errorMessage: 'boom' },
-      toolExecutionError: { toolCode: 'mock.order.status', errorType: 'TOOL_EXECUTION_FAILED', attempts: 3 },
+      toolExecutionError: { toolCode: 'mock.order.status', errorType: 'TOOL_EXECUTION_FAILED', attempts: 5 },
     });
     expect(await h.payload(result.conversationId, 'MCP_TOOL_ERROR')).toMatchObject({
       error_message: 'boom',

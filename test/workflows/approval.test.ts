@@ -1,7 +1,7 @@
 import { ApiError } from '../../api/errors';
 import type { TurnReply } from '../../api/ports';
 import type { JsonObject } from '../../core/json';
-import { activityEntries, decisionLog } from '../support/history';
+import { decisionLog } from '../support/history';
 import { extracted, loanConfig, plan } from '../support/loan-config';
 import { answer } from '../support/order-config';
 import { WorkflowHarness } from '../support/workflow-harness';
