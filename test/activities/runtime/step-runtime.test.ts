@@ -1,4 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
+import { Pool } from 'pg';
+import { createToolDeps } from '../../../activities/tools/deps';
+import { loadSqlParser } from '../../../activities/tools/sql/parser';
 import { EngineError } from '../../../core/errors';
 import { createTaskRegistry } from '../../../core/tasks/registry';
 import type { StepInput } from '../../../core/turn/contracts';
@@ -32,6 +35,8 @@ describe('step runtime (activities/step-runtime.ts)', () => {
       llm: { generateText: async () => '', generateJson: async () => ({ ok: false, raw: '', error: 'unused' }) },
       clock: systemClock,
       tasks: createTaskRegistry(),
+      // Never used by these steps; the pool connects only on a query.
+      tools: createToolDeps({ sqlPool: new Pool(), sqlParser: await loadSqlParser(), env: {} }),
     };
   });
   afterAll(async () => tdb.drop());
