@@ -31,7 +31,7 @@ export interface StepDefinition<I extends StepInput = StepInput, O extends StepO
 }
 
 async function snapshotFor(deps: ActivityDeps, input: StepInput, pins: boolean): Promise<ConfigSnapshot> {
-  return pins ? deps.configStore.current() : deps.configStore.get(input.configVersion);
+  return pins ? deps.configStore.current() : deps.configStore.get(input.session.configVersion);
 }
 
 function errorFrame(name: string, err: unknown, durationMs: number): AuditRecord {

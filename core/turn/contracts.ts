@@ -38,8 +38,10 @@ export interface StopResult {
  */
 export interface StepInput {
   turn: TurnInput;
-  configVersion: string;
+  /** The session the step reads; its `configVersion` is the version the turn pinned. */
   session: Session;
+  /** Only in inputs recorded by conversationTurn (v1), a copy of session.configVersion; never read. */
+  configVersion?: string;
   callKey: string;
   carryAudits?: AuditRecord[];
   carryKey?: string;

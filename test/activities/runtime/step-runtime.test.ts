@@ -41,10 +41,13 @@ describe('step runtime (activities/step-runtime.ts)', () => {
   });
   afterAll(async () => tdb.drop());
 
-  const input = (callKey: string, extra: Partial<StepInput> = {}): StepInput => ({
+  const input = (
+    callKey: string,
+    { configVersion = pinned.version, ...extra }: Partial<StepInput> & { configVersion?: string } = {}
+  ): StepInput => ({
     turn: turnInput('hello', { conversationId, turnNumber: 3, inputParams: { from: 'request' } }),
-    configVersion: pinned.version,
     session: sessionFor('hello', {
+      configVersion,
       conversationId,
       turnNumber: 3,
       intent: 'A',
