@@ -22,7 +22,6 @@ import {
   type TurnExecutor,
 } from '../core/turn/executor';
 import { StepCalls } from '../core/turn/protocol';
-import { fromStepResult } from '../core/turn/step-result';
 import { STEP_TABLE, type StepName } from '../core/turn/steps';
 import type { Session } from '../core/session';
 import { activityOptionsFor, localActivityOptionsFor, optionsForTool } from './activity-options';
@@ -66,7 +65,7 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     const defaults = spec.kind === 'local' ? localActivityOptionsFor(spec) : activityOptionsFor(spec);
     const call = proxy[name] as Call<I, O>;
     const reply = await call.executeWithOptions({ ...defaults, ...options, summary }, [this.calls.input(input)]);
-    const out = fromStepResult(input.session, reply);
+    const out = this.calls.output(name, input, reply);
     this.session = out.session;
     return out;
   }

@@ -15,7 +15,6 @@ import {
   type TurnResult,
 } from '../../core/turn/contracts';
 import { StepCalls } from '../../core/turn/protocol';
-import { fromStepResult } from '../../core/turn/step-result';
 import { STEP_TABLE, toolRetry, type StepName } from '../../core/turn/steps';
 import { runTurn } from '../../core/turn/driver';
 import {
@@ -92,7 +91,7 @@ export function createInProcessExecutor(activities: InProcessActivities, options
     max = attemptsOf(name)
   ): Promise<O> {
     const call = calls.input(input);
-    return fromStepResult(input.session, await withRetries(name, max, options, () => activity(call)));
+    return calls.output(name, input, await withRetries(name, max, options, () => activity(call)));
   }
   /** A request's direct tool (D21), retried by the tool's policy; a final failure is recorded as its result. */
   const direct = async (input: StepInput, out: StepOutput): Promise<StepOutput> => {

@@ -1,4 +1,5 @@
-import type { RecordedDecision, StepInput, TurnDecisionRecord } from './contracts';
+import type { RecordedDecision, StepInput, StepOutput, StepReply, TurnDecisionRecord } from './contracts';
+import { fromStepResult } from './step-result';
 
 /**
  * The conversationTurnV2 call protocol, shared by the workflow and the in-process runner so both
@@ -20,12 +21,20 @@ export class StepCalls {
     return this.seq;
   }
 
+  /** `stepInfos` (which steps ran) stays with the workflow: no step reads it, so it does not travel. */
   input<I extends StepInput>(input: I): I {
-    const call: I = { ...input, reply: 'patch' };
+    const call: I = { ...input, session: { ...input.session, stepInfos: {} }, reply: 'patch' };
     if (this.pending.length > 0) {
       call.decisions = this.pending;
       this.pending = [];
     }
     return call;
+  }
+
+  /** The step's answer applied to the session it was given (the full one, not the call's copy). */
+  output<O extends StepOutput>(name: string, sent: StepInput, reply: StepReply<O>): O {
+    const out = fromStepResult(sent.session, reply);
+    out.session.stepInfos = { ...sent.session.stepInfos, [name]: 'SUCCESS' };
+    return out;
   }
 }

@@ -5,7 +5,8 @@ import { applySessionPatch, diffSession, patchedPaths } from './patch';
 /** The StepResult of an output produced from `before` (activity side of conversationTurnV2). */
 export function toStepResult<O extends StepOutput>(before: Session, output: O): StepResult<O> {
   const { session, audits: _written, ...rest } = output;
-  const patch = diffSession(before, session);
+  // stepInfos is the workflow's own bookkeeping (StepCalls.output), not part of the patch.
+  const patch = diffSession(before, { ...session, stepInfos: before.stepInfos });
   return {
     ...rest,
     patch,
