@@ -11,6 +11,7 @@ import type {
   TurnDecisionRecord,
   TurnInput,
 } from './contracts';
+import type { StepName } from './steps';
 
 export type StepActivity = (input: StepInput) => Promise<StepReply>;
 
@@ -39,3 +40,8 @@ export type TurnActivities = { [K in PipelineStepName]: StepActivity } & {
    */
   RecordTurnDecision(input: RecordDecisionInput): Promise<void>;
 };
+
+type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+/** Compile-time guard: the registered activity types are exactly the step table's names. */
+export const REGISTRATION_MATCHES_STEP_TABLE: SameKeys<keyof TurnActivities, StepName> = true;
