@@ -24,7 +24,7 @@ export interface ActivityDeps {
   tasks: TaskRegistry;
   /**
    * Tool execution: the tools role's SQL pool and parser, HTTP circuit breakers, interceptors,
-   * consumer tool handlers. Built in worker/; a tool call without it fails (no hidden defaults).
+   * consumer tool handlers. Required: built once, in worker/ (the composition root), never defaulted.
    */
-  tools?: ToolDeps;
+  tools: ToolDeps;
 }

@@ -2,11 +2,12 @@ import { audit, type AuditRecord } from '../core/audit';
 import type { ConfigSnapshot } from '../core/config/types';
 import { errorMessage, isEngineError } from '../core/errors';
 import { StepScope } from '../core/step/scope';
-import type { StepInput, StepOutput } from '../core/turn/contracts';
+import type { StepInput, StepOutput, StepReply } from '../core/turn/contracts';
+import { toStepResult } from '../core/turn/step-result';
 import type { ActivityDeps } from './deps';
 import { currentAttempt } from './runtime/attempt';
 import { whileHeartbeating } from './runtime/heartbeat';
-import { writeAudits } from './runtime/audit-writer';
+import { writeAudits, type AuditWrite } from './runtime/audit-writer';
 import { toActivityFailure } from './runtime/failure';
 
 export interface StepContext<I extends StepInput = StepInput> {
@@ -30,7 +31,7 @@ export interface StepDefinition<I extends StepInput = StepInput, O extends StepO
 }
 
 async function snapshotFor(deps: ActivityDeps, input: StepInput, pins: boolean): Promise<ConfigSnapshot> {
-  return pins ? deps.configStore.current() : deps.configStore.get(input.configVersion);
+  return pins ? deps.configStore.current() : deps.configStore.get(input.session.configVersion);
 }
 
 function errorFrame(name: string, err: unknown, durationMs: number): AuditRecord {
@@ -44,14 +45,35 @@ function errorFrame(name: string, err: unknown, durationMs: number): AuditRecord
   });
 }
 
-async function persistCarried(deps: ActivityDeps, input: StepInput): Promise<void> {
-  if (!input.carryAudits?.length) return;
-  await writeAudits(deps, {
+/**
+ * What arrived with the input to be recorded before the step's own rows: driver decisions
+ * (TURN_DECISION, V2) and audits decided in workflow code (carryAudits). Written in the same round
+ * trip as the step's rows, each under its own key, so a retry rewrites instead of duplicating.
+ */
+function arrivedWrites(input: StepInput): AuditWrite[] {
+  const writes: AuditWrite[] = (input.decisions ?? []).map(({ seq, decision }) => ({
     turn: input.turn,
     session: input.session,
-    keySegment: input.carryKey ?? `${input.callKey}-carried`,
-    records: input.carryAudits,
-  });
+    keySegment: `decision-${seq}`,
+    records: [
+      audit('TURN_DECISION', {
+        kind: decision.kind,
+        toolCode: decision.toolCode,
+        reason: decision.reason,
+        ...(decision.limit !== undefined ? { limit: decision.limit } : {}),
+        ...(decision.iteration !== undefined ? { iteration: decision.iteration } : {}),
+      }),
+    ],
+  }));
+  if (input.carryAudits?.length) {
+    writes.push({
+      turn: input.turn,
+      session: input.session,
+      keySegment: input.carryKey ?? `${input.callKey}-carried`,
+      records: input.carryAudits,
+    });
+  }
+  return writes;
 }
 
 /**
@@ -62,31 +84,31 @@ async function persistCarried(deps: ActivityDeps, input: StepInput): Promise<voi
 export function stepActivity<I extends StepInput, O extends StepOutput>(
   def: StepDefinition<I, O>,
   deps: ActivityDeps
-): (input: I) => Promise<O> {
+): (input: I) => Promise<StepReply<O>> {
   const frame = { step: def.name, stepClass: `${def.name}Step` };
-  return async (input: I): Promise<O> => {
+  return async (input: I): Promise<StepReply<O>> => {
     const started = deps.clock.now().getTime();
     const enter = audit('STEP_ENTER', { ...frame });
     enter.meta = { intent: input.session.intent, state: input.session.state };
     const scope = new StepScope(input.session);
     let output: O;
+    const arrived = arrivedWrites(input);
     try {
-      await persistCarried(deps, input);
       const snapshot = await snapshotFor(deps, input, def.pinsConfig ?? false);
       output = await whileHeartbeating(() => def.run({ input, snapshot, deps, scope }));
     } catch (err) {
-      await writeFailure(deps, input, scope, [enter, ...scope.audits], errorFrame(def.name, err, elapsed()));
+      await writeFailure(deps, input, scope, arrived, [enter, ...scope.audits], errorFrame(def.name, err, elapsed()));
       throw toActivityFailure(err);
     }
     const exit = audit('STEP_EXIT', { ...frame, outcome: output.stop ? 'Stop' : 'Continue', durationMs: elapsed() });
     output.session.stepInfos = { ...output.session.stepInfos, [def.name]: 'SUCCESS' };
-    await writeAudits(deps, {
+    await writeAudits(deps, ...arrived, {
       turn: input.turn,
       session: output.session,
       keySegment: input.callKey,
       records: [enter, ...output.audits, exit],
     });
-    return output;
+    return input.reply === 'patch' ? toStepResult(input.session, output) : output;
 
     function elapsed(): number {
       return deps.clock.now().getTime() - started;
@@ -99,18 +121,28 @@ async function writeFailure(
   deps: ActivityDeps,
   input: StepInput,
   scope: StepScope,
+  arrived: AuditWrite[],
   emitted: AuditRecord[],
   failure: AuditRecord
 ): Promise<void> {
   try {
-    await writeAudits(deps, { turn: input.turn, session: scope.session, keySegment: input.callKey, records: emitted });
-    await writeAudits(deps, {
-      turn: input.turn,
-      session: scope.session,
-      keySegment: input.callKey,
-      records: [failure],
-      suffix: () => `error-${currentAttempt()}`,
-    });
+    await writeAudits(
+      deps,
+      ...arrived,
+      {
+        turn: input.turn,
+        session: scope.session,
+        keySegment: input.callKey,
+        records: emitted,
+      },
+      {
+        turn: input.turn,
+        session: scope.session,
+        keySegment: input.callKey,
+        records: [failure],
+        suffix: () => `error-${currentAttempt()}`,
+      }
+    );
   } catch {
     // Swallowed on purpose: the step's own error is rethrown by the caller.
   }

@@ -26,6 +26,41 @@ export const ErrorType = {
 } as const;
 export type ErrorTypeName = (typeof ErrorType)[keyof typeof ErrorType];
 
+/**
+ * Whether another attempt can help, per error type: the one place the retry policies learn it.
+ * PERMANENT_ERROR_TYPES (every retry policy's nonRetryableErrorTypes, workflow and in-process) is
+ * derived from it. A thrown EngineError may still say `retryable: false` for one occurrence of a
+ * retryable type (e.g. a SQL error that will fail the same way again).
+ */
+export const ERROR_RETRYABLE: Readonly<Record<ErrorTypeName, boolean>> = {
+  CONFIG_INVALID: false,
+  CONFIG_VERSION_UNAVAILABLE: false,
+  VALIDATION_FAILED: false,
+  UNRESOLVED_PROMPT_VARIABLE: false,
+  RESPONSE_MAPPING_NOT_FOUND: false,
+  PROMPT_TEMPLATE_MISSING: false,
+  LLM_OUTPUT_INVALID: true,
+  LLM_CALL_FAILED: true,
+  GUARDRAIL_BLOCKED: false,
+  SQL_GUARDRAIL_REJECTED: false,
+  TOOL_NOT_ALLOWED: false,
+  TOOL_ARGS_INVALID: false,
+  TOOL_TIMEOUT: true,
+  TOOL_HTTP_ERROR: true,
+  TOOL_CIRCUIT_OPEN: true,
+  TOOL_EXECUTION_FAILED: true,
+  // Raised by the gateway, never by an activity; a retry of the request may succeed.
+  TURN_IN_PROGRESS: true,
+  STALE_TURN: false,
+  CONVERSATION_NOT_FOUND: true,
+  INTERNAL: true,
+};
+
+/** Failure types a retry cannot fix: bad config, bad input, guardrail verdicts, stale turns. */
+export const PERMANENT_ERROR_TYPES: readonly ErrorTypeName[] = (Object.keys(ERROR_RETRYABLE) as ErrorTypeName[]).filter(
+  (type) => !ERROR_RETRYABLE[type]
+);
+
 export class EngineError extends Error {
   readonly type: string;
   readonly retryable: boolean;

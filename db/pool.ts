@@ -7,7 +7,8 @@ import * as schema from './schema';
 // tools return money and exact decimals as the database formats them ("0.00", not 0).
 types.setTypeParser(types.builtins.INT8, (value) => Number(value));
 
-export type Database = NodePgDatabase<typeof schema>;
+/** The engine database: drizzle over a pg pool (`$client` is the pool, for named prepared statements). */
+export type Database = NodePgDatabase<typeof schema> & { $client: Pool };
 
 export interface DbHandle {
   pool: Pool;

@@ -12,7 +12,9 @@ import type { TurnInput, TurnResult } from '../core/turn/contracts';
 import { runTurn } from '../core/turn/driver';
 import { awaitMilestoneUpdate, decideApprovalUpdate, turnProgressQuery } from './messages';
 import { ConfigVersionKey, IntentKey, StateKey, TurnOutcomeKey } from './search-attributes';
+import type { TurnExecutor } from '../core/turn/executor';
 import { WorkflowTurnExecutor } from './turn-executor';
+import { WorkflowTurnExecutorV2 } from './turn-executor-v2';
 import { TurnState } from './turn-state';
 
 function installHandlers(state: TurnState): void {
@@ -38,18 +40,36 @@ function recordOutcome(state: TurnState, result: TurnResult): void {
     plannerIterations: state.plannerIterations,
     toolCalls: state.toolCalls,
     decisions: state.decisions,
+    ...(state.decisionLog.length > 0 ? { decisionLog: state.decisionLog } : {}),
   });
 }
 
 /**
- * One conversation turn. Every pipeline step, planner iteration and tool call is an activity
- * (see WorkflowTurnExecutor), so the turn can be read step by step — and replayed — from history.
+ * One conversation turn, the current workflow type (the API starts this one). Every pipeline
+ * step, planner iteration and tool call is an activity (local for cheap bookkeeping steps, see
+ * core/turn/steps.ts) that returns a patch of the session, so the turn can be read step by step —
+ * and replayed — from history while the history stays small.
+ */
+export async function conversationTurnV2(input: TurnInput): Promise<TurnResult> {
+  return runConversationTurn(input, (state) => new WorkflowTurnExecutorV2(state));
+}
+
+/**
+ * The first workflow type: every activity carries the whole session in and out. Still registered,
+ * unchanged in what it schedules, so turns started before conversationTurnV2 finish and replay.
  */
 export async function conversationTurn(input: TurnInput): Promise<TurnResult> {
+  return runConversationTurn(input, (state) => new WorkflowTurnExecutor(input, state));
+}
+
+async function runConversationTurn(
+  input: TurnInput,
+  executorFor: (state: TurnState) => TurnExecutor
+): Promise<TurnResult> {
   const state = new TurnState();
   installHandlers(state);
   try {
-    const result = await runTurn(input, new WorkflowTurnExecutor(input, state));
+    const result = await runTurn(input, executorFor(state));
     recordOutcome(state, result);
     state.result = result;
     state.status = 'COMPLETED';

@@ -1,10 +1,4 @@
-import {
-  ActivityFailure,
-  ApplicationFailure,
-  condition,
-  proxyActivities,
-  upsertSearchAttributes,
-} from '@temporalio/workflow';
+import { proxyActivities } from '@temporalio/workflow';
 import type { TurnActivities } from '../core/turn/activities';
 import type {
   ApprovalDecision,
@@ -28,10 +22,10 @@ import {
   type TurnExecutor,
 } from '../core/turn/executor';
 import type { Session } from '../core/session';
+import { legacyOutput } from '../core/turn/step-result';
 import { decisionActivity, llmActivity, optionsForStep, optionsForTool, stepActivity } from './activity-options';
-import { workflowNow } from './clock';
-import { TurnOutcomeKey } from './search-attributes';
 import type { TurnState } from './turn-state';
+import { awaitApproval, toToolFailure } from './turn-units';
 
 const acts = proxyActivities<TurnActivities>(stepActivity);
 
@@ -41,7 +35,10 @@ function describeDecision(d: TurnDecisionRecord): string {
   return `${d.kind}:${tool} reason=${d.reason}${limit}`;
 }
 
-/** Runs the driver's units as activities, so each one is a retryable entry in event history. */
+/**
+ * conversationTurn (v1): runs the driver's units as activities that carry the whole session in and
+ * out. Kept unchanged so histories recorded before conversationTurnV2 still replay.
+ */
 export class WorkflowTurnExecutor implements TurnExecutor {
   private session: Session | null = null;
 
@@ -57,7 +54,9 @@ export class WorkflowTurnExecutor implements TurnExecutor {
 
   async step(name: PipelineStepName, input: StepInput): Promise<StepOutput> {
     const activity = acts[name];
-    const out = this.seen(await activity.executeWithOptions({ ...optionsForStep(name), summary: name }, [input]));
+    const out = this.seen(
+      legacyOutput(await activity.executeWithOptions({ ...optionsForStep(name), summary: name }, [input]))
+    );
     return out.directToolCall ? this.directToolCall(input, out, out.directToolCall) : out;
   }
 
@@ -71,14 +70,14 @@ export class WorkflowTurnExecutor implements TurnExecutor {
     const summary = `DirectToolCall: ${tool.toolCode} (${tool.sideEffect})`;
     let done: StepOutput;
     try {
-      done = await acts.DirectToolCall.executeWithOptions({ ...options, summary }, [next]);
+      done = legacyOutput(await acts.DirectToolCall.executeWithOptions({ ...options, summary }, [next]));
     } catch (err) {
       const failure = toToolFailure(err, maxAttempts);
       if (!(failure instanceof ToolCallFailure)) throw failure;
       const recorded = failedDirectToolCallInput(next, failure);
-      done = await acts.DirectToolCall.executeWithOptions({ ...stepActivity, summary: `${summary}: failed` }, [
-        recorded,
-      ]);
+      done = legacyOutput(
+        await acts.DirectToolCall.executeWithOptions({ ...stepActivity, summary: `${summary}: failed` }, [recorded])
+      );
     }
     this.seen(done);
     return { ...done, audits: [...out.audits, ...done.audits] };
@@ -86,13 +85,13 @@ export class WorkflowTurnExecutor implements TurnExecutor {
 
   async mcpPrepare(input: StepInput): Promise<McpPrepareOutput> {
     const summary = 'McpPrepare: PRE_AGENT_MCP rules, skip checks, clear stale MCP context';
-    return this.seen(await acts.McpPrepare.executeWithOptions({ ...stepActivity, summary }, [input]));
+    return this.seen(legacyOutput(await acts.McpPrepare.executeWithOptions({ ...stepActivity, summary }, [input])));
   }
 
   async mcpPlan(input: McpPlanInput): Promise<McpPlanOutput> {
     this.state.plannerIterations += 1;
     const summary = `McpPlan: planner iteration ${input.iteration}`;
-    return this.seen(await acts.McpPlan.executeWithOptions({ ...llmActivity, summary }, [input]));
+    return this.seen(legacyOutput(await acts.McpPlan.executeWithOptions({ ...llmActivity, summary }, [input])));
   }
 
   async mcpToolCall(input: McpToolCallInput, tool: McpToolDescriptor): Promise<StepOutput> {
@@ -100,7 +99,7 @@ export class WorkflowTurnExecutor implements TurnExecutor {
     const options = optionsForTool(tool);
     const summary = `McpToolCall: ${tool.toolCode} (call ${input.call.callIndex}, ${tool.sideEffect})`;
     try {
-      return this.seen(await acts.McpToolCall.executeWithOptions({ ...options, summary }, [input]));
+      return this.seen(legacyOutput(await acts.McpToolCall.executeWithOptions({ ...options, summary }, [input])));
     } catch (err) {
       throw toToolFailure(err, options.retry?.maximumAttempts ?? 1);
     }
@@ -108,7 +107,7 @@ export class WorkflowTurnExecutor implements TurnExecutor {
 
   async mcpFinalize(input: StepInput): Promise<StepOutput> {
     const summary = 'McpFinalize: loop flags, POST_AGENT_MCP rules';
-    return this.seen(await acts.McpFinalize.executeWithOptions({ ...stepActivity, summary }, [input]));
+    return this.seen(legacyOutput(await acts.McpFinalize.executeWithOptions({ ...stepActivity, summary }, [input])));
   }
 
   async record(decision: TurnDecisionRecord): Promise<void> {
@@ -119,39 +118,7 @@ export class WorkflowTurnExecutor implements TurnExecutor {
     ]);
   }
 
-  async awaitApproval(request: ApprovalRequest): Promise<ApprovalDecision> {
-    const expiresAt = new Date(workflowNow() + request.timeoutMs).toISOString();
-    this.state.pending = {
-      toolCode: request.toolCode,
-      args: request.args,
-      callIndex: request.callIndex,
-      expiresAt,
-      intent: this.session?.intent ?? 'UNKNOWN',
-      state: this.session?.state ?? 'UNKNOWN',
-    };
-    this.state.decision = null;
-    this.state.status = 'AWAITING_APPROVAL';
-    upsertSearchAttributes([{ key: TurnOutcomeKey, value: 'AWAITING_APPROVAL' }]);
-    const decided = await condition(() => this.state.decision !== null, request.timeoutMs);
-    const decision: ApprovalDecision =
-      decided && this.state.decision
-        ? this.state.decision
-        : { decision: 'EXPIRED', reason: 'APPROVAL_EXPIRED', decidedBy: null };
-    this.state.pending = null;
-    this.state.decision = null;
-    this.state.status = 'RUNNING';
-    return decision;
+  awaitApproval(request: ApprovalRequest): Promise<ApprovalDecision> {
+    return awaitApproval(this.state, this.session, request);
   }
-}
-
-function toToolFailure(err: unknown, maximumAttempts: number): unknown {
-  if (!(err instanceof ActivityFailure)) return err;
-  const cause = err.cause;
-  const type =
-    cause instanceof ApplicationFailure
-      ? (cause.type ?? 'TOOL_EXECUTION_FAILED')
-      : (cause?.name ?? 'TOOL_EXECUTION_FAILED');
-  const message = cause?.message ?? err.message;
-  const attempts = err.retryState === 'MAXIMUM_ATTEMPTS_REACHED' ? maximumAttempts : 1;
-  return new ToolCallFailure(type, message, attempts, cause ? { className: type, message } : null);
 }

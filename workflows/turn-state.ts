@@ -13,6 +13,8 @@ export class TurnState {
   decisions = 0;
   toolCalls = 0;
   plannerIterations = 0;
+  /** conversationTurnV2: the driver decisions of this turn, readable, for the memo. */
+  decisionLog: string[] = [];
 
   progress(): TurnProgress {
     return { status: this.status, pending: this.pending, result: this.result, failure: this.failure };

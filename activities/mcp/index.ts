@@ -5,7 +5,7 @@ import type {
   McpPrepareOutput,
   McpToolCallInput,
   StepInput,
-  StepOutput,
+  StepReply,
 } from '../../core/turn/contracts';
 import type { ActivityDeps } from '../deps';
 import { stepActivity } from '../step-runtime';
@@ -19,19 +19,18 @@ import { toolOrchestration } from './tool-orchestration';
 export { directToolCall, mcpFinalize, mcpPlan, mcpPrepare, mcpToolCall, toolOrchestration };
 
 export interface McpActivities {
-  McpPrepare(input: StepInput): Promise<McpPrepareOutput>;
-  McpPlan(input: McpPlanInput): Promise<McpPlanOutput>;
-  McpToolCall(input: McpToolCallInput): Promise<StepOutput>;
-  DirectToolCall(input: DirectToolCallInput): Promise<StepOutput>;
-  McpFinalize(input: StepInput): Promise<StepOutput>;
-  /** The direct-tool pipeline step (pass to createPipelineActivities as an override, or use as is). */
-  ToolOrchestration(input: StepInput): Promise<StepOutput>;
+  McpPrepare(input: StepInput): Promise<StepReply<McpPrepareOutput>>;
+  McpPlan(input: McpPlanInput): Promise<StepReply<McpPlanOutput>>;
+  McpToolCall(input: McpToolCallInput): Promise<StepReply>;
+  DirectToolCall(input: DirectToolCallInput): Promise<StepReply>;
+  McpFinalize(input: StepInput): Promise<StepReply>;
 }
 
 /**
  * The MCP step's activities: each planner unit and each tool call is its own activity, with its
  * own step frame (McpPrepare, McpPlan, McpToolCall, McpFinalize) in the audit trail. Rule audits
- * keep the reference's sources (`McpToolStep PreMcp`, `McpToolStep`, …).
+ * keep the reference's sources (`McpToolStep PreMcp`, `McpToolStep`, …). ToolOrchestration is a
+ * pipeline step (activities/pipeline), registered once, there.
  */
 export function createMcpActivities(deps: ActivityDeps): McpActivities {
   return {
@@ -40,6 +39,5 @@ export function createMcpActivities(deps: ActivityDeps): McpActivities {
     McpToolCall: stepActivity({ name: 'McpToolCall', run: mcpToolCall }, deps),
     DirectToolCall: stepActivity({ name: 'DirectToolCall', run: directToolCall }, deps),
     McpFinalize: stepActivity({ name: 'McpFinalize', run: mcpFinalize }, deps),
-    ToolOrchestration: stepActivity({ name: 'ToolOrchestration', run: toolOrchestration }, deps),
   };
 }

@@ -5,7 +5,7 @@ import type { StepScope } from '../../core/step/scope';
 import type { ToolCallRequest } from '../../core/turn/contracts';
 import { applyRules } from '../pipeline/support';
 import type { StepContext } from '../step-runtime';
-import { toolDepsOf, type ToolHandlerContext } from '../tools/deps';
+import type { ToolHandlerContext } from '../tools/deps';
 
 /** Emits audits built by pure MCP code through the scope, so each carries the intent/state of its moment. */
 export function emit(scope: StepScope, records: readonly AuditRecord[]): void {
@@ -37,7 +37,7 @@ export function toolHandlerContext(
     session: ctx.scope.session,
     snapshot: ctx.snapshot,
     deps: ctx.deps,
-    tools: toolDepsOf(ctx.deps),
+    tools: ctx.deps.tools,
     audit: (stage, payload) => ctx.scope.audit(stage, payload),
   };
 }

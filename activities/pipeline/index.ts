@@ -1,4 +1,4 @@
-import type { PipelineStepName, StepInput, StepOutput } from '../../core/turn/contracts';
+import type { PipelineStepName, StepInput, StepReply } from '../../core/turn/contracts';
 import type { ActivityDeps } from '../deps';
 import { toolOrchestration } from '../mcp/tool-orchestration';
 import { stepActivity, type StepFunction } from '../step-runtime';
@@ -24,7 +24,7 @@ import { responseResolution } from './response-resolution';
 import { rules } from './rules';
 import { schemaExtraction } from './schema-extraction';
 
-export type PipelineActivities = { [K in PipelineStepName]: (input: StepInput) => Promise<StepOutput> };
+export type PipelineActivities = { [K in PipelineStepName]: (input: StepInput) => Promise<StepReply> };
 export type PipelineStepFunctions = { [K in PipelineStepName]: StepFunction };
 
 export const PIPELINE_STEP_FUNCTIONS: PipelineStepFunctions = {

@@ -6,12 +6,16 @@ import type { TurnActivities } from '../../core/turn/activities';
 import {
   turnIdFor,
   type DirectToolCallRequest,
+  type McpToolCallInput,
   type McpToolDescriptor,
   type StepInput,
   type StepOutput,
+  type StepReply,
   type TurnInput,
   type TurnResult,
 } from '../../core/turn/contracts';
+import { StepCalls } from '../../core/turn/protocol';
+import { STEP_TABLE, toolRetry, type StepName } from '../../core/turn/steps';
 import { runTurn } from '../../core/turn/driver';
 import {
   directToolCallInput,
@@ -29,15 +33,16 @@ import { isRetryableFailure } from '../runtime/failure';
 export type InProcessActivities = TurnActivities;
 
 export interface InProcessOptions {
-  /** Attempts per activity for retryable failures (Temporal's retry policy, without the sleeps). */
+  /**
+   * Attempts per activity for retryable failures (Temporal's retry policy, without the sleeps);
+   * default: the step table's own counts, exactly as the workflow schedules them.
+   */
   maxAttempts?: number;
   /** Human-in-the-loop decisions for tools that need approval; default: reject. */
   approve?: TurnExecutor['awaitApproval'];
   /** Wraps every activity call (tests inject failures or lost results here). */
   around?: <T>(activity: string, attempt: number, call: () => Promise<T>) => Promise<T>;
 }
-
-const DEFAULT_ATTEMPTS = 3;
 
 async function withRetries<T>(
   name: string,
@@ -66,60 +71,56 @@ function failureOf(err: unknown, attempts: number): ToolCallFailure {
   return new ToolCallFailure(type, message, attempts, root);
 }
 
+type Activity<I extends StepInput, O extends StepOutput> = (input: I) => Promise<StepReply<O>>;
+
 /**
  * A TurnExecutor that calls the activity functions directly, in this process: the test harness
- * and the benchmark baseline for the Temporal workflow, which runs the very same functions.
+ * and the benchmark baseline for the Temporal workflow (conversationTurnV2), which runs the very
+ * same functions with the same inputs (core/turn/protocol.ts) and the same retry counts
+ * (core/turn/steps.ts).
  */
 export function createInProcessExecutor(activities: InProcessActivities, options: InProcessOptions = {}): TurnExecutor {
-  const attempts = options.maxAttempts ?? DEFAULT_ATTEMPTS;
-  // The latest state seen, so driver decisions are recorded with the turn and session they belong to.
-  let last: { turn: StepInput['turn']; session: StepInput['session'] } | null = null;
-  let decisions = 0;
-  const retry = async <T extends StepOutput>(
-    name: string,
-    input: StepInput,
-    call: () => Promise<T>,
-    max = attempts
-  ) => {
-    const out = await withRetries(name, max, options, call);
-    last = { turn: input.turn, session: out.session };
-    return out;
-  };
+  const calls = new StepCalls();
+  const attemptsOf = (name: StepName) => options.maxAttempts ?? STEP_TABLE[name].retry.maximumAttempts;
   const toolAttempts = (tool: McpToolDescriptor) =>
-    tool.sideEffect === 'NON_IDEMPOTENT_WRITE'
-      ? 1
-      : Math.max(1, Math.min(tool.retry.maxAttempts ?? attempts, attempts));
+    Math.min(toolRetry(tool).maximumAttempts, options.maxAttempts ?? Number.POSITIVE_INFINITY);
+  async function run<I extends StepInput, O extends StepOutput>(
+    name: StepName,
+    input: I,
+    activity: Activity<I, O>,
+    max = attemptsOf(name)
+  ): Promise<O> {
+    const call = calls.input(input);
+    return calls.output(name, input, await withRetries(name, max, options, () => activity(call)));
+  }
   /** A request's direct tool (D21), retried by the tool's policy; a final failure is recorded as its result. */
   const direct = async (input: StepInput, out: StepOutput): Promise<StepOutput> => {
     const request = out.directToolCall as DirectToolCallRequest;
-    const { tool } = request;
-    const maxAttempts = toolAttempts(tool);
+    const maxAttempts = toolAttempts(request.tool);
     const next = directToolCallInput(input, out, request, maxAttempts);
     try {
-      return await retry('DirectToolCall', input, () => activities.DirectToolCall(next), maxAttempts);
+      return await run('DirectToolCall', next, activities.DirectToolCall, maxAttempts);
     } catch (err) {
-      const failure = failureOf(err, maxAttempts);
-      const recorded = failedDirectToolCallInput(next, failure);
-      return retry('DirectToolCall', input, () => activities.DirectToolCall(recorded));
+      const recorded = failedDirectToolCallInput(next, failureOf(err, maxAttempts));
+      return run('DirectToolCall', recorded, activities.DirectToolCall);
     }
   };
   return {
     step: async (name, input) => {
-      const out = await retry(name, input, () => activities[name](input));
+      const out = await run(name, input, activities[name]);
       return out.directToolCall ? direct(input, out) : out;
     },
-    mcpPrepare: (input) => retry('McpPrepare', input, () => activities.McpPrepare(input)),
-    mcpPlan: (input) => retry('McpPlan', input, () => activities.McpPlan(input)),
-    mcpFinalize: (input) => retry('McpFinalize', input, () => activities.McpFinalize(input)),
+    mcpPrepare: (input) => run('McpPrepare', input, activities.McpPrepare),
+    mcpPlan: (input) => run('McpPlan', input, activities.McpPlan),
+    mcpFinalize: (input) => run('McpFinalize', input, activities.McpFinalize),
     async mcpToolCall(input, tool) {
-      const max = toolAttempts(tool);
       let made = 0;
-      const call = () => {
+      const counted: Activity<McpToolCallInput, StepOutput> = (call) => {
         made += 1;
-        return activities.McpToolCall(input);
+        return activities.McpToolCall(call);
       };
       try {
-        return await retry('McpToolCall', input, call, max);
+        return await run('McpToolCall', input, counted, toolAttempts(tool));
       } catch (err) {
         throw failureOf(err, made);
       }
@@ -127,10 +128,7 @@ export function createInProcessExecutor(activities: InProcessActivities, options
     awaitApproval:
       options.approve ?? (async () => ({ decision: 'REJECTED', reason: 'no approver in process', decidedBy: null })),
     async record(decision) {
-      if (!last) return;
-      decisions += 1;
-      const input = { ...last, callKey: `decision-${decisions}`, decision, audits: [] };
-      await withRetries('RecordTurnDecision', attempts, options, () => activities.RecordTurnDecision(input));
+      calls.record(decision);
     },
   };
 }

@@ -3,7 +3,7 @@ import type { JsonObject } from '../../core/json';
 import { safeInputParams } from '../../core/params/safe';
 import type { Session } from '../../core/session';
 import type { TurnInput } from '../../core/turn/contracts';
-import { insertAudits, type AuditInsert } from '../../db/repositories/audit';
+import { writeAuditBatch, type AuditGroup, type AuditInsert } from '../../db/repositories/audit';
 import type { ActivityDeps } from '../deps';
 
 /**
@@ -36,9 +36,8 @@ export interface AuditWrite {
   suffix?: (index: number) => string;
 }
 
-/** Writes audits idempotently: keys `<turn id>/<segment>/<suffix>`, existing keys are skipped. */
-export async function writeAudits(deps: ActivityDeps, write: AuditWrite): Promise<void> {
-  if (write.records.length === 0) return;
+/** The rows of one write, keyed `<turn id>/<segment>/<suffix>`. */
+export function auditGroup(deps: ActivityDeps, write: AuditWrite): AuditGroup {
   const emittedAt = deps.clock.now().toISOString();
   const suffix = write.suffix ?? ((i: number) => String(i));
   const rows: AuditInsert[] = write.records.map((record, index) => ({
@@ -50,5 +49,14 @@ export async function writeAudits(deps: ActivityDeps, write: AuditWrite): Promis
     workflowId: write.turn.turnId,
   }));
   // Index-keyed writes own their whole key segment; suffixed ones (error-<attempt>) only add.
-  await insertAudits(deps.db, rows, write.suffix ? {} : { replaceUnder: `${write.turn.turnId}/${write.keySegment}/` });
+  return { rows, replaceUnder: write.suffix ? null : `${write.turn.turnId}/${write.keySegment}/` };
+}
+
+/**
+ * Writes audits idempotently, all writes in one round trip: existing keys are rewritten in place,
+ * never duplicated, so a retried activity leaves exactly what its last attempt recorded.
+ */
+export async function writeAudits(deps: ActivityDeps, ...writes: AuditWrite[]): Promise<void> {
+  const groups = writes.filter((w) => w.records.length > 0).map((w) => auditGroup(deps, w));
+  if (groups.length > 0) await writeAuditBatch(deps.db, groups);
 }

@@ -18,7 +18,8 @@ function activityContext(): Context | null {
  */
 export async function whileHeartbeating<T>(fn: () => Promise<T>): Promise<T> {
   const context = activityContext();
-  if (!context) return fn();
+  // Local activities (bookkeeping steps) have no server-side heartbeat; their attempts are short.
+  if (!context || context.info.isLocal) return fn();
   const timer = setInterval(() => context.heartbeat(), HEARTBEAT_INTERVAL_MS);
   try {
     return await fn();

@@ -3,7 +3,6 @@ import type { ConfigSnapshot } from '../../core/config/types';
 import type { Json, JsonObject } from '../../core/json';
 import type { Session } from '../../core/session';
 import type { ToolCallRequest } from '../../core/turn/contracts';
-import { EngineError, ErrorType } from '../../core/errors';
 import type { SqlParser } from '../../core/sql';
 import type { ActivityDeps } from '../deps';
 import { CircuitRegistry } from './http/circuit';
@@ -74,12 +73,4 @@ export function createToolDeps(options: ToolDepsOptions): ToolDeps {
     handlers,
     sleep: options.sleep,
   };
-}
-
-/** The tool dependencies built by the composition root (worker/); there is no fallback. */
-export function toolDepsOf(deps: ActivityDeps): ToolDeps {
-  if (!deps.tools) {
-    throw new EngineError(ErrorType.ConfigInvalid, 'No tool dependencies: build them in worker/ and pass deps.tools');
-  }
-  return deps.tools;
 }

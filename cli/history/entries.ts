@@ -51,8 +51,40 @@ export function activityEntries(events: HistoryEvent[]): ActivityEntry[] {
       if (entry) entry.attempt = started.attempt ?? null;
     }
     closeEntry(entries, e);
+    const local = localActivityEntry(e);
+    if (local) entries.set(id, local);
   }
   return [...entries.values()];
+}
+
+/**
+ * A local activity (conversationTurnV2's bookkeeping steps) is one marker event: sdk-core's
+ * `core_local_activity` marker, its `data` detail naming the activity type and attempt, its
+ * `result` detail the result. Its input is not recorded.
+ */
+function localActivityEntry(e: HistoryEvent): ActivityEntry | null {
+  const marker = e.markerRecordedEventAttributes;
+  if (!marker || marker.markerName !== 'core_local_activity') return null;
+  const data = decode(marker.details?.['data']?.payloads?.[0]) as
+    { activity_type?: string; attempt?: number } | undefined;
+  const summary = decode(e.userMetadata?.summary);
+  const failure = marker.failure;
+  return {
+    scheduledEventId: num(e.eventId),
+    type: data?.activity_type ?? '',
+    summary: typeof summary === 'string' ? summary : null,
+    attempt: data?.attempt ?? null,
+    outcome: failure ? 'FAILED' : 'COMPLETED',
+    failure: failure
+      ? {
+          type: failure.applicationFailureInfo?.type ?? null,
+          message: failure.message ?? '',
+          nonRetryable: !!failure.applicationFailureInfo?.nonRetryable,
+        }
+      : null,
+    input: undefined,
+    result: decode(marker.details?.['result']?.payloads?.[0]),
+  };
 }
 
 function closeEntry(entries: Map<number, ActivityEntry>, e: HistoryEvent): void {
@@ -87,4 +119,15 @@ export function upsertedSearchAttributes(events: HistoryEvent[]): Record<string,
     for (const [name, payload] of Object.entries(fields)) out[name] = decode(payload);
   }
   return out;
+}
+
+/** conversationTurnV2's driver decisions (`LOOP_LIMIT: reason=…`), from its memo upserts, in order. */
+export function decisionLog(events: HistoryEvent[]): string[] {
+  let log: string[] = [];
+  for (const e of events) {
+    const field = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.['decisionLog'];
+    const value = field ? decode(field) : undefined;
+    if (Array.isArray(value)) log = value.filter((v): v is string => typeof v === 'string');
+  }
+  return log;
 }

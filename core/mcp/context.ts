@@ -3,6 +3,7 @@ import type { Session } from '../session';
 import { MCP_TURN_PARAMS, McpStatus } from './constants';
 import { mcpContext, readMcp, setParam } from './mcp-node';
 import { writeSemanticPipeline } from './semantic-context';
+import { readMcpState, writeMcpLoopFlags, type McpObservationState } from './state';
 
 export { mcpContext, readMcp, setParam };
 
@@ -10,23 +11,11 @@ export { mcpContext, readMcp, setParam };
  * Reads and writes `context.mcp`, the MCP step's rule-visible state. Functions mutate the session
  * they are given; activities pass their private copy, driver code clones first.
  */
-export interface McpObservation {
-  toolCode: string;
-  args: JsonObject;
-  status: string;
-  /** The tool's result as JSON (D15: kept whole; only the planner's view is compacted). */
-  result: Json;
-}
+/** One tool result of this turn (D15: kept whole; only the planner's view is compacted). */
+export type McpObservation = McpObservationState;
 
 export function readObservations(session: Session): McpObservation[] {
-  const list = readMcp(session)?.['observations'];
-  if (!Array.isArray(list)) return [];
-  return list.filter(isJsonObject).map((o) => ({
-    toolCode: typeof o['toolCode'] === 'string' ? o['toolCode'] : '',
-    args: isJsonObject(o['args']) ? o['args'] : {},
-    status: typeof o['status'] === 'string' ? o['status'] : 'SUCCESS',
-    result: o['result'] ?? null,
-  }));
+  return readMcpState(session).observations;
 }
 
 export function appendObservation(session: Session, observation: McpObservation): void {
@@ -83,28 +72,27 @@ export function writeLoopFlags(
   abrupted: boolean,
   limit: number
 ): void {
-  const mcp = mcpContext(session);
-  mcp['finalAnswerDetermined'] = finalAnswerDetermined;
-  mcp['toolExecutionAbrupted'] = abrupted;
-  mcp['toolExecutionAbruptionLimit'] = Math.max(1, limit);
+  writeMcpLoopFlags(session, {
+    finalAnswerDetermined,
+    toolExecutionAbrupted: abrupted,
+    toolExecutionAbruptionLimit: Math.max(1, limit),
+  });
 }
 
 /** The loop limit recorded for this turn (written when the planner loop starts). */
 export function loopLimitOf(session: Session): number {
-  const limit = readMcp(session)?.['toolExecutionAbruptionLimit'];
-  return typeof limit === 'number' ? limit : 1;
+  return readMcpState(session).toolExecutionAbruptionLimit ?? 1;
 }
 
 export function writeFinalAnswer(session: Session, answer: string): void {
   const mcp = mcpContext(session);
   mcp['finalAnswer'] = answer;
-  mcp['finalAnswerDetermined'] = true;
-  mcp['toolExecutionAbrupted'] = false;
+  writeMcpLoopFlags(session, { finalAnswerDetermined: true, toolExecutionAbrupted: false });
   setParam(session, 'mcp_final_answer', answer);
 }
 
 export function finalAnswerDetermined(session: Session): boolean {
-  return readMcp(session)?.['finalAnswerDetermined'] === true;
+  return readMcpState(session).finalAnswerDetermined === true;
 }
 
 /**

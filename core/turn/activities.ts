@@ -7,12 +7,13 @@ import type {
   McpToolCallInput,
   PipelineStepName,
   StepInput,
-  StepOutput,
+  StepReply,
+  TurnDecisionRecord,
   TurnInput,
 } from './contracts';
-import type { TurnDecisionRecord } from './executor';
+import type { StepName } from './steps';
 
-export type StepActivity = (input: StepInput) => Promise<StepOutput>;
+export type StepActivity = (input: StepInput) => Promise<StepReply>;
 
 export interface RecordDecisionInput {
   turn: TurnInput;
@@ -27,12 +28,20 @@ export interface RecordDecisionInput {
  * shape (pipeline + MCP factories); the workflow proxies it, importing this file as a type only.
  */
 export type TurnActivities = { [K in PipelineStepName]: StepActivity } & {
-  McpPrepare(input: StepInput): Promise<McpPrepareOutput>;
-  McpPlan(input: McpPlanInput): Promise<McpPlanOutput>;
-  McpToolCall(input: McpToolCallInput): Promise<StepOutput>;
+  McpPrepare(input: StepInput): Promise<StepReply<McpPrepareOutput>>;
+  McpPlan(input: McpPlanInput): Promise<StepReply<McpPlanOutput>>;
+  McpToolCall(input: McpToolCallInput): Promise<StepReply>;
   /** The tool of a request's direct tool_request, with the tool's own retry policy (D21). */
-  DirectToolCall(input: DirectToolCallInput): Promise<StepOutput>;
-  McpFinalize(input: StepInput): Promise<StepOutput>;
-  /** Writes a driver decision (loop limit, guardrail block, …) as a TURN_DECISION audit row. */
+  DirectToolCall(input: DirectToolCallInput): Promise<StepReply>;
+  McpFinalize(input: StepInput): Promise<StepReply>;
+  /**
+   * conversationTurn (v1) only: writes a driver decision as a TURN_DECISION audit row. V2 hands
+   * decisions to the next step activity instead (StepInput.decisions).
+   */
   RecordTurnDecision(input: RecordDecisionInput): Promise<void>;
 };
+
+type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;
+
+/** Compile-time guard: the registered activity types are exactly the step table's names. */
+export const REGISTRATION_MATCHES_STEP_TABLE: SameKeys<keyof TurnActivities, StepName> = true;

@@ -2,6 +2,7 @@ import type { AuditRecord } from '../audit';
 import type { ToolSideEffect } from '../config/types';
 import type { JsonObject } from '../json';
 import type { Payload, RequestContext, Session } from '../session';
+import type { SessionPatch } from './patch';
 
 /** What the gateway asks for: one user message on one conversation. */
 export interface TurnInput {
@@ -37,11 +38,38 @@ export interface StopResult {
  */
 export interface StepInput {
   turn: TurnInput;
-  configVersion: string;
+  /** The session the step reads; its `configVersion` is the version the turn pinned. */
   session: Session;
+  /** Only in inputs recorded by conversationTurn (v1), a copy of session.configVersion; never read. */
+  configVersion?: string;
   callKey: string;
   carryAudits?: AuditRecord[];
   carryKey?: string;
+  /**
+   * conversationTurnV2: answer with a StepResult (what changed) instead of the whole session, and
+   * write no audit back to the workflow. Absent in inputs recorded by conversationTurn (v1).
+   */
+  reply?: 'patch';
+  /** Driver decisions (V2) this activity records first, as TURN_DECISION rows. */
+  decisions?: RecordedDecision[];
+}
+
+/**
+ * A decision taken by the driver itself (not by an activity): loop limit, next-tool guardrail
+ * block, MCP skip, approval outcome. It reaches ce_audit as a TURN_DECISION row.
+ */
+export interface TurnDecisionRecord {
+  kind: 'MCP_SKIPPED' | 'LOOP_LIMIT' | 'GUARDRAIL_BLOCKED' | 'DUPLICATE_SUPPRESSED' | 'TOOL_FAILED' | 'APPROVAL';
+  toolCode: string | null;
+  reason: string;
+  limit?: number;
+  iteration?: number;
+}
+
+/** A driver decision numbered within the turn (its audit key is `decision-<seq>`). */
+export interface RecordedDecision {
+  seq: number;
+  decision: TurnDecisionRecord;
 }
 
 export interface StepOutput {
@@ -54,6 +82,27 @@ export interface StepOutput {
    */
   directToolCall?: DirectToolCallRequest;
 }
+
+/** What a step decided, readable in the event history (Temporal UI) without opening the database. */
+export interface StepSummary {
+  outcome: 'Continue' | 'Stop';
+  intent: string;
+  state: string;
+  /** Session paths the step changed (`intent`, `context.mcp`, `-inputParams.mcp_action`, …). */
+  changed: string[];
+}
+
+/**
+ * What a step returns to conversationTurnV2: everything the step output says except the session
+ * (replaced by the patch of what changed) and its audits (already written, once, by the step).
+ */
+export type StepResult<O extends StepOutput = StepOutput> = Omit<O, 'session' | 'audits'> & {
+  patch: SessionPatch;
+  summary: StepSummary;
+};
+
+/** An activity's answer: the whole output (v1 inputs) or a StepResult (V2 inputs, `reply: 'patch'`). */
+export type StepReply<O extends StepOutput = StepOutput> = O | StepResult<O>;
 
 export interface DirectToolCallRequest {
   call: ToolCallRequest;

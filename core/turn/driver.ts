@@ -36,7 +36,6 @@ async function runSteps(
     progress.index += 1;
     const input: StepInput = {
       turn,
-      configVersion: progress.session.configVersion,
       session: progress.session,
       callKey: callKey(progress.index, name),
     };
@@ -58,7 +57,6 @@ export async function runTurn(turn: TurnInput, exec: TurnExecutor): Promise<Turn
     progress.index += 1;
     const base: StepInput = {
       turn,
-      configVersion: progress.session.configVersion,
       session: progress.session,
       callKey: callKey(progress.index, 'McpTool'),
     };

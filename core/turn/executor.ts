@@ -11,6 +11,7 @@ import type {
   PipelineStepName,
   StepInput,
   StepOutput,
+  TurnDecisionRecord,
 } from './contracts';
 
 export interface ApprovalRequest {
@@ -20,18 +21,7 @@ export interface ApprovalRequest {
   timeoutMs: number;
 }
 
-/**
- * A decision taken by the driver itself (not by an activity): loop limit, next-tool guardrail
- * block, MCP skip, approval outcome. The workflow records each one in event history (a marker
- * and search-attribute upsert) so an operator sees it in the Temporal UI without opening the DB.
- */
-export interface TurnDecisionRecord {
-  kind: 'MCP_SKIPPED' | 'LOOP_LIMIT' | 'GUARDRAIL_BLOCKED' | 'DUPLICATE_SUPPRESSED' | 'TOOL_FAILED' | 'APPROVAL';
-  toolCode: string | null;
-  reason: string;
-  limit?: number;
-  iteration?: number;
-}
+export type { TurnDecisionRecord } from './contracts';
 
 /** A tool activity that failed for good (non-retryable, or out of retries). */
 export class ToolCallFailure extends Error {

@@ -128,3 +128,49 @@ export async function stepDurations(
   }
   return out;
 }
+
+/** Rows of one audit key segment; `replace` says the write owns the segment (see AuditWriteOptions). */
+export interface AuditGroup {
+  rows: readonly AuditInsert[];
+  /** Key prefix owned by this group, or null when it only adds (per-attempt error rows). */
+  replaceUnder: string | null;
+}
+
+/**
+ * Writes every audit group of one step in ONE round trip (a single statement, so also atomic),
+ * as a named prepared statement: upsert by idempotency key in order, then drop rows an earlier
+ * attempt left under the owned prefixes. Same semantics as insertAudits, group by group.
+ */
+const WRITE_AUDIT_BATCH = {
+  name: 'ce_audit_write_batch_v1',
+  text: `WITH batch AS (
+    SELECT * FROM jsonb_to_recordset($1::jsonb)
+      AS r(ord int, conversation_id uuid, turn_number int, stage text, payload_json jsonb, idempotency_key text, workflow_id text)
+  ), written AS (
+    INSERT INTO ce_audit (conversation_id, turn_number, stage, payload_json, idempotency_key, workflow_id)
+    SELECT conversation_id, turn_number, stage, payload_json, idempotency_key, workflow_id FROM batch ORDER BY ord
+    ON CONFLICT (idempotency_key) DO UPDATE SET stage = excluded.stage, payload_json = excluded.payload_json
+  )
+  DELETE FROM ce_audit a
+   WHERE a.conversation_id = $2::uuid
+     AND EXISTS (SELECT 1 FROM unnest($3::text[]) AS p(prefix)
+                  WHERE starts_with(a.idempotency_key, p.prefix) AND NOT starts_with(a.idempotency_key, p.prefix || 'error-'))
+     AND a.idempotency_key <> ALL (SELECT idempotency_key FROM batch)`,
+};
+
+export async function writeAuditBatch(db: Database, groups: readonly AuditGroup[]): Promise<void> {
+  const rows = groups.flatMap((g) => g.rows);
+  const first = rows[0];
+  if (!first) return;
+  const batch = rows.map((r, ord) => ({
+    ord,
+    conversation_id: r.conversationId,
+    turn_number: r.turnNumber,
+    stage: r.stage,
+    payload_json: r.payload,
+    idempotency_key: r.idempotencyKey,
+    workflow_id: r.workflowId,
+  }));
+  const prefixes = groups.flatMap((g) => (g.replaceUnder ? [g.replaceUnder] : []));
+  await db.$client.query({ ...WRITE_AUDIT_BATCH, values: [JSON.stringify(batch), first.conversationId, prefixes] });
+}

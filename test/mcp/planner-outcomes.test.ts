@@ -52,13 +52,13 @@ describe('MCP planner outcomes: failures, fallbacks, suppression, scope (§14 #3
     });
     h.llm.setScript([callTool('mock.order.status', { orderId: 'ORD-7017' })]);
     const result = await h.turn({ message: MESSAGE });
-    expect(attempts).toBe(3);
+    expect(attempts).toBe(5); // the step table's READ_ONLY default, as in the workflow
     expect(h.llm.requestsOf('PLAN')).toHaveLength(1);
     const mcp = mcpOf(result.context);
     expect(mcp).toMatchObject({
       finalAnswer: 'Tool execution failed',
       lifecycle: { status: 'TOOL_ERROR', outcome: 'ERROR', finished: true, error: true, errorMessage: 'boom' },
-      toolExecutionError: { toolCode: 'mock.order.status', errorType: 'TOOL_EXECUTION_FAILED', attempts: 3 },
+      toolExecutionError: { toolCode: 'mock.order.status', errorType: 'TOOL_EXECUTION_FAILED', attempts: 5 },
     });
     expect(await h.payload(result.conversationId, 'MCP_TOOL_ERROR')).toMatchObject({
       error_message: 'boom',
@@ -85,7 +85,7 @@ describe('MCP planner outcomes: failures, fallbacks, suppression, scope (§14 #3
       status: 'TOOL_ERROR',
       errorMessage: expect.stringContaining('status 503'),
     });
-    expect(h.toolServer.counters.requests('/orders/status')).toBe(3);
+    expect(h.toolServer.counters.requests('/orders/status')).toBe(5);
   });
 
   it.each([

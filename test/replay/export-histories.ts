@@ -9,9 +9,10 @@ import { WorkflowHarness } from '../support/workflow-harness';
  * `npm run histories:export`: runs every seed conversation as turn workflows on the embedded dev
  * server and writes each turn's event history to test/replay/histories/, with a manifest naming
  * the commit that produced them. Re-run it whenever the workflow changes on purpose (behind a
- * patch() or a new workflow type) and commit the new fixtures.
+ * patch() or a new workflow type) and commit the new fixtures. conversationTurnV2's fixtures go to
+ * histories/v2/; the conversationTurn (v1) ones stay in histories/ and must keep replaying.
  */
-const OUT = join(__dirname, 'histories');
+const OUT = join(__dirname, 'histories', 'v2');
 
 /** Example 3 and MOVE_CONNECTIONS (the seed transcripts) plus FAQ: every kind of turn, a few MB in all. */
 const FIXTURE_CONVERSATIONS = ['loan-confirmation', 'move-connections', 'faq'] as const;
@@ -23,7 +24,7 @@ async function main(): Promise<void> {
     const failed = records.filter((r) => !r.ok);
     if (failed.length > 0) throw new Error(`seed conversations failed: ${JSON.stringify(failed)}`);
     mkdirSync(OUT, { recursive: true });
-    for (const file of readdirSync(OUT)) rmSync(join(OUT, file));
+    for (const file of readdirSync(OUT)) if (file.endsWith('.json')) rmSync(join(OUT, file));
     const manifest: { file: string; workflowId: string; conversation: string; turn: number }[] = [];
     for (const r of records) {
       const file = `${r.conversation}-turn${r.turn}.json`;

@@ -2,7 +2,7 @@ import type { ConfigRows } from '../../core/config/types';
 import type { TurnResult } from '../../core/turn/contracts';
 import type { ActivityDeps } from '../../activities/deps';
 import { runTurnInProcess, type InProcessOptions, type TurnRequest } from '../../activities/runner/in-process';
-import { createToolDeps, toolDepsOf, type ToolHandler } from '../../activities/tools/deps';
+import { createToolDeps, type ToolHandler } from '../../activities/tools/deps';
 import type { StoredAudit } from '../../db/repositories/audit';
 import { DEMO_API_KEY, startDemoToolServer, type DemoToolServer } from '../../demo/tool-server';
 import { PipelineHarness } from './pipeline-harness';
@@ -47,7 +47,7 @@ export class McpHarness {
       [DEMO_TOOL_ENV.DEMO_URL]: this.toolServer.baseUrl,
       [DEMO_TOOL_ENV.DEMO_API_KEY]: DEMO_API_KEY,
     };
-    const base = toolDepsOf(this.base.deps);
+    const base = this.base.deps.tools;
     const tools = createToolDeps({
       sqlPool: base.sql.pool,
       sqlParser: base.sqlParser,

@@ -1,7 +1,7 @@
 import { ApiError } from '../../api/errors';
 import type { TurnReply } from '../../api/ports';
 import type { JsonObject } from '../../core/json';
-import { activityEntries } from '../support/history';
+import { decisionLog } from '../support/history';
 import { extracted, loanConfig, plan } from '../support/loan-config';
 import { answer } from '../support/order-config';
 import { WorkflowHarness } from '../support/workflow-harness';
@@ -49,10 +49,9 @@ describe('human approval parks the turn durably (D16, issue #6 item 8)', () => {
     if (done.kind !== 'COMPLETED') return;
     expect(done.result.payload.value).toBe('Submitted LA-90311.');
     expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(1);
-    const decisions = activityEntries(await h.history(parked.ref.workflowId)).filter(
-      (a) => a.type === 'RecordTurnDecision'
-    );
-    expect(decisions.map((d) => d.summary)).toEqual(['APPROVAL: tool=loan.application.submit reason=APPROVED']);
+    expect(decisionLog(await h.history(parked.ref.workflowId))).toEqual([
+      'APPROVAL: tool=loan.application.submit reason=APPROVED',
+    ]);
   });
 
   it('reject runs the write zero times and refuses a second decision', async () => {

@@ -1,6 +1,6 @@
 import { EngineError } from '../../core/errors';
 import type { JsonObject } from '../../core/json';
-import { activityEntries, upsertedSearchAttributes } from '../support/history';
+import { activityEntries, decisionLog, upsertedSearchAttributes } from '../support/history';
 import { answer, callTool, maxLoops, orderConfig } from '../support/order-config';
 import { WorkflowHarness } from '../support/workflow-harness';
 
@@ -30,9 +30,12 @@ describe('MCP decisions in turn history (issue #6, items 2–5)', () => {
     const acts = activityEntries(await h.history(reply.ref.workflowId));
     expect(acts.filter((a) => a.type === 'McpPlan')).toHaveLength(3);
     expect(acts.filter((a) => a.type === 'McpToolCall')).toHaveLength(3);
-    const limit = acts.find((a) => a.type === 'RecordTurnDecision');
-    expect(limit?.summary).toBe('LOOP_LIMIT: reason=MCP_TOOL_MAX_LOOPS limit=3');
-    expect(acts.indexOf(limit!)).toBeGreaterThan(acts.map((a) => a.type).lastIndexOf('McpPlan'));
+    expect(decisionLog(await h.history(reply.ref.workflowId))).toEqual([
+      'LOOP_LIMIT: reason=MCP_TOOL_MAX_LOOPS limit=3',
+    ]);
+    // The decision rides on the next step (McpFinalize), which writes its TURN_DECISION row.
+    const finalize = acts.find((a) => a.type === 'McpFinalize');
+    expect(acts.indexOf(finalize!)).toBeGreaterThan(acts.map((a) => a.type).lastIndexOf('McpPlan'));
     const mcp = reply.result.context['mcp'] as JsonObject;
     expect(mcp).toMatchObject({
       toolExecutionAbrupted: true,
@@ -49,8 +52,9 @@ describe('MCP decisions in turn history (issue #6, items 2–5)', () => {
     const reply = completed(await h.send({ message: MESSAGE }));
     const acts = activityEntries(await h.history(reply.ref.workflowId));
     expect(acts.filter((a) => a.type === 'McpToolCall')).toHaveLength(0);
-    const decision = acts.find((a) => a.type === 'RecordTurnDecision');
-    expect(decision?.summary).toBe('GUARDRAIL_BLOCKED: tool=loan.application.submit reason=TOOL_NOT_IN_SCOPE');
+    expect(decisionLog(await h.history(reply.ref.workflowId))).toEqual([
+      'GUARDRAIL_BLOCKED: tool=loan.application.submit reason=TOOL_NOT_IN_SCOPE',
+    ]);
     expect(reply.result.outcome).toBe('GUARDRAIL_BLOCKED');
     expect((reply.result.context['mcp'] as JsonObject)['finalAnswer']).toBe(
       'Tool sequence guardrail blocked this action. Please rephrase or provide missing details.'
@@ -95,9 +99,9 @@ describe('MCP decisions in turn history (issue #6, items 2–5)', () => {
       failure: { type: 'TOOL_ARGS_INVALID', nonRetryable: true },
     });
     expect(calls).toBe(1);
-    expect(acts.find((a) => a.type === 'RecordTurnDecision')?.summary).toBe(
-      'TOOL_FAILED: tool=mock.order.status reason=TOOL_ARGS_INVALID'
-    );
+    expect(decisionLog(await h.history(reply.ref.workflowId))).toEqual([
+      'TOOL_FAILED: tool=mock.order.status reason=TOOL_ARGS_INVALID',
+    ]);
     expect(acts.filter((a) => a.type === 'McpPlan')).toHaveLength(1);
     expect(reply.result.outcome).toBe('TOOL_ERROR');
     expect(reply.result.payload).toEqual({ type: 'TEXT', value: 'Done: Tool execution failed' });

@@ -1,4 +1,6 @@
 import { seedPacks } from '../../db/seed';
+import { STEP_TABLE, type StepName } from '../../core/turn/steps';
+import { activityEntries } from '../support/history';
 import { WorkflowHarness } from '../support/workflow-harness';
 
 describe('conversation turn workflow (smoke)', () => {
@@ -18,15 +20,18 @@ describe('conversation turn workflow (smoke)', () => {
     if (reply.kind !== 'COMPLETED') return;
     expect(reply.result.payload).toEqual({ type: 'TEXT', value: 'Hi, how can I help you today?' });
     const events = await h.history(reply.ref.workflowId);
-    const scheduled = events
-      .filter((e) => e.activityTaskScheduledEventAttributes)
-      .map((e) => e.activityTaskScheduledEventAttributes?.activityType?.name);
-    expect(scheduled.slice(0, 4)).toEqual([
+    // Regular activities and local-activity markers alike, under their step names (step table).
+    const steps = activityEntries(events).map((e) => e.type);
+    expect(steps.slice(0, 4)).toEqual([
       'LoadOrCreateConversation',
       'ResetConversation',
       'AuditUserInput',
       'PolicyEnforcement',
     ]);
-    expect(scheduled.slice(-3)).toEqual(['Memory', 'PersistConversation', 'PipelineEnd']);
+    expect(steps.slice(-3)).toEqual(['Memory', 'PersistConversation', 'PipelineEnd']);
+    const regular = events.filter((e) => e.activityTaskScheduledEventAttributes).length;
+    const local = events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity').length;
+    expect(regular).toBe(steps.filter((s) => STEP_TABLE[s as StepName].kind !== 'local').length);
+    expect(local).toBe(steps.filter((s) => STEP_TABLE[s as StepName].kind === 'local').length);
   });
 });

@@ -11,7 +11,7 @@ describe('EXACT response rendering', () => {
   const ctxFor = (exactText: string, context: Record<string, unknown>): StepContext => {
     const session = sessionFor('x', { intent: 'X', state: 'S', context: context as never });
     return {
-      input: { turn: turnInput('x'), configVersion: 'v', session, callKey: 'c' },
+      input: { turn: turnInput('x'), session, callKey: 'c' },
       snapshot: snapshotOf({ responses: [responseRow({ responseId: 9, intentCode: 'X', stateCode: 'S', exactText })] }),
       deps,
       scope: new StepScope(session),

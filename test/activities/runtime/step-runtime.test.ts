@@ -1,9 +1,13 @@
 import { ApplicationFailure } from '@temporalio/common';
+import { Pool } from 'pg';
+import { createToolDeps } from '../../../activities/tools/deps';
+import { loadSqlParser } from '../../../activities/tools/sql/parser';
 import { EngineError } from '../../../core/errors';
 import { createTaskRegistry } from '../../../core/tasks/registry';
 import type { StepInput } from '../../../core/turn/contracts';
 import { systemClock, type ActivityDeps } from '../../../activities/deps';
 import { stepActivity, type StepFunction } from '../../../activities/step-runtime';
+import { legacyOutput } from '../../../core/turn/step-result';
 import { listAudits } from '../../../db/repositories/audit';
 import { ensureConversation } from '../../../db/repositories/conversation';
 import { sessionFor, snapshotOf, turnInput } from '../../support/config-rows';
@@ -31,14 +35,19 @@ describe('step runtime (activities/step-runtime.ts)', () => {
       llm: { generateText: async () => '', generateJson: async () => ({ ok: false, raw: '', error: 'unused' }) },
       clock: systemClock,
       tasks: createTaskRegistry(),
+      // Never used by these steps; the pool connects only on a query.
+      tools: createToolDeps({ sqlPool: new Pool(), sqlParser: await loadSqlParser(), env: {} }),
     };
   });
   afterAll(async () => tdb.drop());
 
-  const input = (callKey: string, extra: Partial<StepInput> = {}): StepInput => ({
+  const input = (
+    callKey: string,
+    { configVersion = pinned.version, ...extra }: Partial<StepInput> & { configVersion?: string } = {}
+  ): StepInput => ({
     turn: turnInput('hello', { conversationId, turnNumber: 3, inputParams: { from: 'request' } }),
-    configVersion: pinned.version,
     session: sessionFor('hello', {
+      configVersion,
       conversationId,
       turnNumber: 3,
       intent: 'A',
@@ -61,7 +70,7 @@ describe('step runtime (activities/step-runtime.ts)', () => {
 
   it('frames the step, stamps _meta, keys rows by turn/call/index, and writes a retry only once', async () => {
     const activity = stepActivity({ name: 'Moving', run: moving }, deps);
-    const out = await activity(input('07-Moving'));
+    const out = legacyOutput(await activity(input('07-Moving')));
     await activity(input('07-Moving'));
     expect(out.session.state).toBe('S2');
     expect(out.session.stepInfos['Moving']).toBe('SUCCESS');

@@ -177,8 +177,7 @@ export function stepInput(session?: Partial<Session>): StepInput {
   };
   return {
     turn,
-    configVersion: 'v1',
-    session: { ...blankSession(turn), intent: 'ORDER_DIAGNOSTICS', state: 'ANALYZE', ...session },
+    session: { ...blankSession(turn), configVersion: 'v1', intent: 'ORDER_DIAGNOSTICS', state: 'ANALYZE', ...session },
     callKey: '19-McpTool',
   };
 }

@@ -1,6 +1,6 @@
 import { sleep } from '@temporalio/workflow';
 import type { TurnInput, TurnResult } from '../../../core/turn/contracts';
-import { conversationTurn as released } from '../../../workflows/conversation-turn';
+import { conversationTurn as released, conversationTurnV2 as releasedV2 } from '../../../workflows/conversation-turn';
 
 export * from '../../../workflows/messages';
 
@@ -12,4 +12,9 @@ export * from '../../../workflows/messages';
 export async function conversationTurn(input: TurnInput): Promise<TurnResult> {
   await sleep('1 millisecond');
   return released(input);
+}
+
+export async function conversationTurnV2(input: TurnInput): Promise<TurnResult> {
+  await sleep('1 millisecond');
+  return releasedV2(input);
 }

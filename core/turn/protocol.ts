@@ -1,0 +1,40 @@
+import type { RecordedDecision, StepInput, StepOutput, StepReply, TurnDecisionRecord } from './contracts';
+import { fromStepResult } from './step-result';
+
+/**
+ * The conversationTurnV2 call protocol, shared by the workflow and the in-process runner so both
+ * send the same inputs: every step input asks for a patch (`reply: 'patch'`), and the driver's
+ * decisions ride on the next step input, which writes them as TURN_DECISION rows (no extra round
+ * trip). The commit steps always run, so a decision never waits forever.
+ */
+export class StepCalls {
+  private pending: RecordedDecision[] = [];
+  private seq = 0;
+
+  record(decision: TurnDecisionRecord): void {
+    this.seq += 1;
+    this.pending.push({ seq: this.seq, decision });
+  }
+
+  /** Decisions recorded so far in this turn. */
+  get decisions(): number {
+    return this.seq;
+  }
+
+  /** `stepInfos` (which steps ran) stays with the workflow: no step reads it, so it does not travel. */
+  input<I extends StepInput>(input: I): I {
+    const call: I = { ...input, session: { ...input.session, stepInfos: {} }, reply: 'patch' };
+    if (this.pending.length > 0) {
+      call.decisions = this.pending;
+      this.pending = [];
+    }
+    return call;
+  }
+
+  /** The step's answer applied to the session it was given (the full one, not the call's copy). */
+  output<O extends StepOutput>(name: string, sent: StepInput, reply: StepReply<O>): O {
+    const out = fromStepResult(sent.session, reply);
+    out.session.stepInfos = { ...sent.session.stepInfos, [name]: 'SUCCESS' };
+    return out;
+  }
+}

@@ -1,0 +1,40 @@
+import type { Session } from '../session';
+import type { StepOutput, StepReply, StepResult } from './contracts';
+import { applySessionPatch, diffSession, patchedPaths } from './patch';
+
+/** The StepResult of an output produced from `before` (activity side of conversationTurnV2). */
+export function toStepResult<O extends StepOutput>(before: Session, output: O): StepResult<O> {
+  const { session, audits: _written, ...rest } = output;
+  // stepInfos is the workflow's own bookkeeping (StepCalls.output), not part of the patch.
+  const patch = diffSession(before, { ...session, stepInfos: before.stepInfos });
+  return {
+    ...rest,
+    patch,
+    summary: {
+      outcome: output.stop ? 'Stop' : 'Continue',
+      intent: session.intent,
+      state: session.state,
+      changed: patchedPaths(patch),
+    },
+  };
+}
+
+export function isStepResult<O extends StepOutput>(reply: StepReply<O>): reply is StepResult<O> {
+  return 'patch' in reply;
+}
+
+/**
+ * Back to the driver's StepOutput: the session the step was given, with the step's patch applied.
+ * The audits were written by the step itself, so none come back.
+ */
+export function fromStepResult<O extends StepOutput>(sent: Session, reply: StepReply<O>): O {
+  if (!isStepResult(reply)) return reply;
+  const { patch, summary: _summary, ...rest } = reply;
+  return { ...rest, session: applySessionPatch(sent, patch), audits: [] } as unknown as O;
+}
+
+/** A v1 activity answer (the whole session); conversationTurn never asks for a patch. */
+export function legacyOutput<O extends StepOutput>(reply: StepReply<O>): O {
+  if (isStepResult(reply)) throw new Error('conversationTurn received a StepResult: its inputs never ask for one');
+  return reply;
+}

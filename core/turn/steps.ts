@@ -1,0 +1,193 @@
+import type { ToolSideEffect } from '../config/types';
+import { PERMANENT_ERROR_TYPES } from '../errors';
+import type { McpToolDescriptor } from './contracts';
+
+/**
+ * The one step table (D19). Every activity a turn runs is listed here once, with how it runs and
+ * how it is retried; the workflow, the in-process runner, the worker registration check and the
+ * generated table in docs/architecture.md (`npm run docs:steps`) all read it.
+ */
+
+/**
+ * - `local`: cheap bookkeeping (rules, policy, audit rows) run as a Temporal local activity: still in
+ *   history under its step name (a marker), still retried, but no task-queue round trip.
+ * - `model`: calls the LLM; a regular activity so server-side retries, heartbeats and SRE
+ *   retry/reset apply, with the longer LLM backoff.
+ * - `remote`: tool calls, HTTP, consumer tasks and business writes; a regular activity.
+ */
+export type StepKind = 'local' | 'model' | 'remote';
+
+/** What a step may do to the outside world besides writing its own audit rows. */
+export type StepSideEffect =
+  | 'NONE'
+  /** Reads the conversation or business tables. */
+  | 'READS'
+  /** Calls the LLM (idempotent from the engine's point of view). */
+  | 'LLM_CALL'
+  /** Runs a tool: its own side-effect class (D16) sets the retry policy. */
+  | 'TOOL_CALL'
+  /** Runs consumer task code (SET_TASK rules, pending actions). */
+  | 'CONSUMER_TASK'
+  /** Writes business data (the conversation commit). */
+  | 'BUSINESS_WRITE';
+
+export interface RetrySpec {
+  maximumAttempts: number;
+  initialIntervalMs: number;
+  backoffCoefficient: number;
+  maximumIntervalMs: number;
+}
+
+export interface StepSpec {
+  name: StepName;
+  kind: StepKind;
+  sideEffect: StepSideEffect;
+  retry: RetrySpec;
+  startToCloseMs: number;
+  /** Why it runs the way it does (shown in the generated docs table). */
+  why: string;
+  /** Only scheduled by the first workflow type (`conversationTurn`); kept registered so its histories replay. */
+  legacy?: boolean;
+}
+
+/** Database-only steps: quick, and safe to retry (audits and the commit are idempotent). */
+export const BOOKKEEPING_RETRY: RetrySpec = {
+  maximumAttempts: 5,
+  initialIntervalMs: 200,
+  backoffCoefficient: 2,
+  maximumIntervalMs: 5_000,
+};
+
+/** Steps that call the LLM: 429/5xx/timeouts get a longer backoff. */
+export const MODEL_RETRY: RetrySpec = {
+  maximumAttempts: 6,
+  initialIntervalMs: 1_000,
+  backoffCoefficient: 2,
+  maximumIntervalMs: 20_000,
+};
+
+const BOOKKEEPING_TIMEOUT_MS = 30_000;
+/** One attempt may make the SDK's own tries (LLM_TIMEOUT_MS 60 s × 3 by default). */
+const MODEL_TIMEOUT_MS = 240_000;
+
+function local(name: StepName, sideEffect: StepSideEffect, why: string): StepSpec {
+  return { name, kind: 'local', sideEffect, retry: BOOKKEEPING_RETRY, startToCloseMs: BOOKKEEPING_TIMEOUT_MS, why };
+}
+
+function model(name: StepName, why: string): StepSpec {
+  return { name, kind: 'model', sideEffect: 'LLM_CALL', retry: MODEL_RETRY, startToCloseMs: MODEL_TIMEOUT_MS, why };
+}
+
+function remote(name: StepName, sideEffect: StepSideEffect, why: string): StepSpec {
+  return { name, kind: 'remote', sideEffect, retry: BOOKKEEPING_RETRY, startToCloseMs: BOOKKEEPING_TIMEOUT_MS, why };
+}
+
+/** Every activity type of a turn, in run order. */
+export const STEP_NAMES = [
+  'LoadOrCreateConversation',
+  'ResetConversation',
+  'AuditUserInput',
+  'PolicyEnforcement',
+  'DialogueAct',
+  'InteractionPolicy',
+  'ActionLifecycle',
+  'Correction',
+  'Disambiguation',
+  'Guardrail',
+  'IntentResolution',
+  'ResetResolvedIntent',
+  'FallbackIntentState',
+  'SchemaExtraction',
+  'AutoAdvance',
+  'PendingAction',
+  'ToolOrchestration',
+  'DirectToolCall',
+  'McpPrepare',
+  'McpPlan',
+  'McpToolCall',
+  'McpFinalize',
+  'Rules',
+  'ResponseResolution',
+  'Memory',
+  'PersistConversation',
+  'PipelineEnd',
+  'RecordTurnDecision',
+] as const;
+
+export type StepName = (typeof STEP_NAMES)[number];
+
+const RULES = 'rule phases may run consumer SET_TASK code';
+
+export const STEP_TABLE: { readonly [K in StepName]: StepSpec } = {
+  LoadOrCreateConversation: local('LoadOrCreateConversation', 'READS', 'one read; pins the config version'),
+  ResetConversation: local('ResetConversation', 'NONE', 'pure session update'),
+  AuditUserInput: local('AuditUserInput', 'NONE', 'one audit row'),
+  PolicyEnforcement: local('PolicyEnforcement', 'NONE', 'pure policy check'),
+  DialogueAct: model('DialogueAct', 'may ask the LLM for the dialogue act'),
+  InteractionPolicy: local('InteractionPolicy', 'NONE', 'pure policy decision'),
+  ActionLifecycle: local('ActionLifecycle', 'NONE', 'pure session update'),
+  Correction: local('Correction', 'NONE', 'pure matching'),
+  Disambiguation: model('Disambiguation', 'may ask the LLM for a question'),
+  Guardrail: local('Guardrail', 'NONE', 'pure pattern check'),
+  IntentResolution: model('IntentResolution', 'may ask the LLM (intent agent)'),
+  ResetResolvedIntent: local('ResetResolvedIntent', 'NONE', 'pure session update'),
+  FallbackIntentState: local('FallbackIntentState', 'NONE', 'pure session update'),
+  SchemaExtraction: model('SchemaExtraction', 'asks the LLM to extract fields'),
+  AutoAdvance: local('AutoAdvance', 'NONE', 'pure facts update'),
+  PendingAction: remote('PendingAction', 'CONSUMER_TASK', 'runs consumer action code'),
+  ToolOrchestration: remote('ToolOrchestration', 'CONSUMER_TASK', `${RULES}; hands a direct tool to DirectToolCall`),
+  DirectToolCall: remote('DirectToolCall', 'TOOL_CALL', "a request's tool (D21), retried by the tool's policy"),
+  McpPrepare: remote('McpPrepare', 'CONSUMER_TASK', `PRE_AGENT_MCP ${RULES}`),
+  McpPlan: model('McpPlan', 'one planner iteration: an LLM call'),
+  McpToolCall: remote('McpToolCall', 'TOOL_CALL', "one CALL_TOOL: SQL/HTTP, retried by the tool's policy"),
+  McpFinalize: remote('McpFinalize', 'CONSUMER_TASK', `POST_AGENT_MCP ${RULES}`),
+  Rules: remote('Rules', 'CONSUMER_TASK', RULES),
+  ResponseResolution: model('ResponseResolution', 'DERIVED responses ask the LLM'),
+  Memory: local('Memory', 'NONE', 'pure session update'),
+  PersistConversation: remote('PersistConversation', 'BUSINESS_WRITE', 'commits the turn (business write)'),
+  PipelineEnd: local('PipelineEnd', 'READS', 'one read, one timing row'),
+  RecordTurnDecision: {
+    ...remote('RecordTurnDecision', 'NONE', 'conversationTurn (v1) only: V2 records decisions in the next step'),
+    legacy: true,
+  },
+};
+
+export const STEP_SPECS: readonly StepSpec[] = STEP_NAMES.map((name) => STEP_TABLE[name]);
+
+export function stepSpec(name: StepName): StepSpec {
+  return STEP_TABLE[name];
+}
+
+/** Default attempts of a tool call by its side-effect class (D16), when its row does not say. */
+export const TOOL_DEFAULT_ATTEMPTS: Readonly<Record<ToolSideEffect, number>> = {
+  READ_ONLY: 5,
+  IDEMPOTENT_WRITE: 3,
+  NON_IDEMPOTENT_WRITE: 1,
+};
+
+export interface ToolRetry extends RetrySpec {
+  startToCloseMs: number;
+}
+
+/**
+ * A tool call's retry policy (D16), the tool row's own settings taking precedence: read-only
+ * tools and idempotent writes (which carry a stable idempotency key) retry; non-idempotent writes
+ * get exactly one attempt and an operator decides what happens next.
+ */
+export function toolRetry(tool: McpToolDescriptor): ToolRetry {
+  const r = tool.retry;
+  const oneShot = tool.sideEffect === 'NON_IDEMPOTENT_WRITE';
+  const initialIntervalMs = r.initialIntervalMs ?? 500;
+  return {
+    maximumAttempts: oneShot ? 1 : Math.max(1, r.maxAttempts ?? TOOL_DEFAULT_ATTEMPTS[tool.sideEffect] ?? 5),
+    initialIntervalMs,
+    backoffCoefficient: r.backoffCoefficient ?? 2,
+    // Temporal refuses a maximum below the initial interval; a row that only raises the initial
+    // interval (an SRE's window to act, docs/runbook.md) keeps it as the maximum.
+    maximumIntervalMs: r.maxIntervalMs ?? Math.max(10_000, initialIntervalMs),
+    startToCloseMs: r.startToCloseTimeoutMs ?? 60_000,
+  };
+}
+
+/** Error types no retry can fix; every retry policy (workflow and in-process) uses this list. */
+export const NON_RETRYABLE_ERROR_TYPES: readonly string[] = PERMANENT_ERROR_TYPES;

@@ -1,0 +1,38 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { STEP_SPECS, type RetrySpec } from '../core/turn/steps';
+
+const BEGIN = '<!-- steps:begin (npm run docs:steps) -->';
+const END = '<!-- steps:end -->';
+
+function retry(spec: RetrySpec): string {
+  return `${spec.maximumAttempts} × ${spec.initialIntervalMs} ms…${spec.maximumIntervalMs / 1000} s`;
+}
+
+/** The step table of core/turn/steps.ts as markdown (docs/architecture.md). */
+export function stepsTableMarkdown(): string {
+  const rows = STEP_SPECS.map(
+    (s) =>
+      `| ${s.name} | ${s.legacy ? 'v1 only' : s.kind} | ${s.sideEffect} | ${retry(s.retry)} | ${s.startToCloseMs / 1000} s | ${s.why} |`
+  );
+  return [
+    BEGIN,
+    '| Step | Kind | Side effect | Retry (attempts × backoff) | Start-to-close | Why |',
+    '| --- | --- | --- | --- | --- | --- |',
+    ...rows,
+    END,
+  ].join('\n');
+}
+
+/** `npm run docs:steps`: regenerates the step table in docs/architecture.md. */
+function main(): void {
+  const path = join(__dirname, '..', 'docs', 'architecture.md');
+  const doc = readFileSync(path, 'utf8');
+  const start = doc.indexOf(BEGIN);
+  const end = doc.indexOf(END);
+  if (start < 0 || end < start) throw new Error(`${path} has no ${BEGIN} … ${END} block`);
+  writeFileSync(path, doc.slice(0, start) + stepsTableMarkdown() + doc.slice(end + END.length));
+  console.log(`updated ${path} (${STEP_SPECS.length} steps)`);
+}
+
+if (require.main === module) main();

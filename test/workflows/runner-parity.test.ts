@@ -1,0 +1,71 @@
+import { runDemoConversations } from '../../demo/conversations';
+import type { DemoTurnRecord } from '../../demo/demo-runner';
+import { inProcessDemoSend } from '../../demo/in-process-send';
+import { demoLlmScript } from '../../demo/recorded-llm';
+import type { Json } from '../../core/json';
+import { listAudits, type StoredAudit } from '../../db/repositories/audit';
+import { runSeedConversations } from '../support/seed-turns';
+import { WorkflowHarness } from '../support/workflow-harness';
+
+const SEEDS = ['loan-confirmation', 'move-connections', 'faq'];
+
+/** Values that differ between any two runs (ids, clocks), not between the runners. */
+const VOLATILE = new Set([
+  '_meta',
+  'durationMs',
+  'totalMs',
+  'steps',
+  'latencyMs',
+  'turnId',
+  'conversationId',
+  // The length of the planner's observation text, which holds tool latencies.
+  'mcp_observations_raw_chars',
+]);
+
+function stable(value: Json): Json {
+  if (Array.isArray(value)) return value.map(stable);
+  // Tool latencies also appear inside serialised tool results and prompts.
+  if (typeof value === 'string') return value.replace(/(\\?"latencyMs\\?":)\d+/g, '$1#');
+  if (value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(
+    Object.entries(value)
+      .filter(([k]) => !VOLATILE.has(k))
+      .map(([k, v]) => [k, stable(v)])
+  );
+}
+
+/** A row as the runner wrote it: its key within the turn, stage and payload. */
+function comparable(row: StoredAudit): [string, string, Json] {
+  return [row.idempotencyKey.replace(/^turn-[0-9a-f-]+-\d+\//, ''), row.stage, stable(row.payload)];
+}
+
+async function auditsOf(h: WorkflowHarness, records: DemoTurnRecord[]) {
+  const out: Record<string, [string, string, Json][]> = {};
+  for (const r of records) {
+    const rows = await listAudits(h.mcp.deps.db, r.conversationId as string);
+    out[`${r.conversation}#${r.turn}`] = rows.filter((row) => row.turnNumber === r.turn).map(comparable);
+  }
+  return out;
+}
+
+const outcomes = (records: DemoTurnRecord[]) =>
+  records
+    .map((r) => [r.conversation, r.turn, r.ok, r.intent, r.state, r.outcome, r.reply])
+    .sort((a, b) => String(a[0]).localeCompare(String(b[0])) || Number(a[1]) - Number(b[1]));
+
+describe('runner parity: in-process runner and conversationTurnV2 (issue #13 item 8)', () => {
+  let h: WorkflowHarness;
+  beforeAll(async () => {
+    h = await WorkflowHarness.start();
+  });
+  afterAll(async () => h?.stop());
+
+  it('give the same outcomes and the same audit rows for the seed conversations', async () => {
+    const durable = await runSeedConversations(h, SEEDS);
+    h.mcp.llm.setScript(demoLlmScript());
+    const local = await runDemoConversations(inProcessDemoSend(h.mcp.deps), { only: SEEDS });
+    expect(outcomes(local)).toEqual(outcomes(durable));
+    expect(durable.every((r) => r.ok)).toBe(true);
+    expect(await auditsOf(h, local)).toEqual(await auditsOf(h, durable));
+  });
+});

@@ -1,0 +1,134 @@
+import { proxyActivities, proxyLocalActivities, upsertMemo } from '@temporalio/workflow';
+import type { TurnActivities } from '../core/turn/activities';
+import type {
+  ApprovalDecision,
+  DirectToolCallRequest,
+  McpPlanInput,
+  McpPlanOutput,
+  McpPrepareOutput,
+  McpToolCallInput,
+  McpToolDescriptor,
+  PipelineStepName,
+  StepInput,
+  StepOutput,
+  StepReply,
+  TurnDecisionRecord,
+} from '../core/turn/contracts';
+import {
+  directToolCallInput,
+  failedDirectToolCallInput,
+  ToolCallFailure,
+  type ApprovalRequest,
+  type TurnExecutor,
+} from '../core/turn/executor';
+import { StepCalls } from '../core/turn/protocol';
+import { STEP_TABLE, type StepName } from '../core/turn/steps';
+import type { Session } from '../core/session';
+import { activityOptionsFor, localActivityOptionsFor, optionsForTool } from './activity-options';
+import type { TurnState } from './turn-state';
+import { awaitApproval, toToolFailure } from './turn-units';
+
+type StepActivities = Omit<TurnActivities, 'RecordTurnDecision'>;
+type Call<I extends StepInput, O extends StepOutput> = {
+  executeWithOptions(options: object, args: [I]): Promise<StepReply<O>>;
+};
+
+// Defaults only: every call passes the step table's own options (executeWithOptions).
+const regular = proxyActivities<StepActivities>(activityOptionsFor(STEP_TABLE.PersistConversation));
+const local = proxyLocalActivities<StepActivities>(localActivityOptionsFor(STEP_TABLE.AuditUserInput));
+
+function describeDecision(d: TurnDecisionRecord): string {
+  const tool = d.toolCode ? ` tool=${d.toolCode}` : '';
+  const limit = d.limit !== undefined ? ` limit=${d.limit}` : '';
+  return `${d.kind}:${tool} reason=${d.reason}${limit}`;
+}
+
+/**
+ * conversationTurnV2: runs the driver's units as activities that receive the session and return
+ * only a patch (StepResult), applied here in order; each step writes its own audit rows. The kind
+ * of each activity (local or regular) and its retry policy come from the step table.
+ */
+export class WorkflowTurnExecutorV2 implements TurnExecutor {
+  private readonly calls = new StepCalls();
+  private session: Session | null = null;
+
+  constructor(private readonly state: TurnState) {}
+
+  private async run<I extends StepInput, O extends StepOutput>(
+    name: StepName,
+    input: I,
+    summary: string,
+    options?: object
+  ): Promise<O> {
+    const spec = STEP_TABLE[name];
+    const proxy = (spec.kind === 'local' ? local : regular) as unknown as Record<string, Call<I, O>>;
+    const defaults = spec.kind === 'local' ? localActivityOptionsFor(spec) : activityOptionsFor(spec);
+    const call = proxy[name] as Call<I, O>;
+    const reply = await call.executeWithOptions({ ...defaults, ...options, summary }, [this.calls.input(input)]);
+    const out = this.calls.output(name, input, reply);
+    this.session = out.session;
+    return out;
+  }
+
+  async step(name: PipelineStepName, input: StepInput): Promise<StepOutput> {
+    const out = await this.run<StepInput, StepOutput>(name, input, name);
+    return out.directToolCall ? this.directToolCall(input, out, out.directToolCall) : out;
+  }
+
+  /** A request's direct tool (D21): its own activity, retried by the tool's policy, not the step's. */
+  private async directToolCall(input: StepInput, out: StepOutput, request: DirectToolCallRequest): Promise<StepOutput> {
+    this.state.toolCalls += 1;
+    const { tool } = request;
+    const options = optionsForTool(tool);
+    const maxAttempts = options.retry?.maximumAttempts ?? 1;
+    const next = directToolCallInput(input, out, request, maxAttempts);
+    const summary = `DirectToolCall: ${tool.toolCode} (${tool.sideEffect})`;
+    try {
+      return await this.run('DirectToolCall', next, summary, options);
+    } catch (err) {
+      const failure = toToolFailure(err, maxAttempts);
+      if (!(failure instanceof ToolCallFailure)) throw failure;
+      return this.run('DirectToolCall', failedDirectToolCallInput(next, failure), `${summary}: failed`);
+    }
+  }
+
+  mcpPrepare(input: StepInput): Promise<McpPrepareOutput> {
+    return this.run('McpPrepare', input, 'McpPrepare: PRE_AGENT_MCP rules, skip checks, clear stale MCP context');
+  }
+
+  mcpPlan(input: McpPlanInput): Promise<McpPlanOutput> {
+    this.state.plannerIterations += 1;
+    return this.run('McpPlan', input, `McpPlan: planner iteration ${input.iteration}`);
+  }
+
+  async mcpToolCall(input: McpToolCallInput, tool: McpToolDescriptor): Promise<StepOutput> {
+    this.state.toolCalls += 1;
+    const options = optionsForTool(tool);
+    const summary = `McpToolCall: ${tool.toolCode} (call ${input.call.callIndex}, ${tool.sideEffect})`;
+    try {
+      return await this.run('McpToolCall', input, summary, options);
+    } catch (err) {
+      throw toToolFailure(err, options.retry?.maximumAttempts ?? 1);
+    }
+  }
+
+  mcpFinalize(input: StepInput): Promise<StepOutput> {
+    return this.run('McpFinalize', input, 'McpFinalize: loop flags, POST_AGENT_MCP rules');
+  }
+
+  /**
+   * No activity round trip: the decision rides on the next step input, which writes the
+   * TURN_DECISION row. History shows it at once as a memo upsert (`decisionLog`), which the
+   * Temporal UI displays, so an operator sees why the turn ended as it did.
+   */
+  async record(decision: TurnDecisionRecord): Promise<void> {
+    this.state.decisions += 1;
+    this.state.decisionLog.push(describeDecision(decision));
+    upsertMemo({ decisionLog: this.state.decisionLog });
+    this.calls.record(decision);
+  }
+
+  awaitApproval(request: ApprovalRequest): Promise<ApprovalDecision> {
+    return awaitApproval(this.state, this.session, request);
+  }
+}
