@@ -110,7 +110,9 @@ class StepObserver implements ActivityInboundCallsInterceptor {
       const output = await run();
       const seconds = (performance.now() - started) / 1000;
       metrics.stepDuration.observe({ step, outcome: 'ok' }, seconds);
-      const after = record(record(output)['session']);
+      // conversationTurn steps return the session; conversationTurnV2 steps a patch with a summary of it.
+      const result = record(output);
+      const after = record(result['session'] ?? result['summary']);
       const attributes = { intent: text(after['intent']) ?? id.intent, state: text(after['state']) ?? id.state };
       trace
         .getActiveSpan()

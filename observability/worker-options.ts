@@ -35,11 +35,17 @@ export function workerInstrumentation(
       activity: [...(tracing ? [tracedActivities] : []), stepObserver(deps)],
       workflowModules: tracing && source === 'sources' ? [WORKFLOW_TRACING_MODULE] : [],
     },
-    sinks: {
-      exporter: makeWorkflowExporter(
-        tracing?.spanProcessor ?? noopSpanProcessor,
-        tracing?.resource ?? Resource.empty()
-      ),
-    },
+    sinks: workflowExporterSinks(),
+  };
+}
+
+/**
+ * The `exporter` sink the bundle's workflow interceptors call: to the active tracer, or to nothing.
+ * Every worker that runs our bundle registers it (turn workers, `convengine doctor`'s probe worker).
+ */
+export function workflowExporterSinks(): NonNullable<WorkerOptions['sinks']> {
+  const tracing = activeTracing();
+  return {
+    exporter: makeWorkflowExporter(tracing?.spanProcessor ?? noopSpanProcessor, tracing?.resource ?? Resource.empty()),
   };
 }
