@@ -8,7 +8,7 @@ import { createWorkerMetrics, type WorkerMetrics } from '../observability/metric
 import { metricsText, reachable, startProbeServer, type ProbeServer } from '../observability/probe-server';
 import { workerInstrumentation } from '../observability/worker-options';
 import { buildWorkerDeps } from './deps';
-import { workflowSource } from './bundle';
+import { runnableWorkflowSource } from './bundle-cache';
 import { connectWorker, createTurnWorker } from './worker';
 
 export interface RunningWorker {
@@ -46,7 +46,8 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
     observability: { logger, metrics },
   });
   const connection = await connectWorker(run.address);
-  const workflows = workflowSource();
+  // From sources, webpack would run on every start: the bundle cached for this source state instead.
+  const workflows = await runnableWorkflowSource();
   const worker = await createTurnWorker({
     connection,
     namespace: run.env.TEMPORAL_NAMESPACE,
@@ -55,7 +56,7 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
     dataConverter: wired.dataConverter,
     workflows,
     tuning: {
-      ...workerInstrumentation({ logger, metrics }, 'workflowBundle' in workflows ? 'bundle' : 'sources'),
+      ...workerInstrumentation({ logger, metrics }, 'bundle'),
       ...run.tuning,
     },
   });

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
 import { NativeConnection, Worker } from '@temporalio/worker';
 import type { ProbeActivities } from '../workflows/probe';
-import { workflowSource } from './bundle';
+import { workflowExporterSinks } from '../observability/worker-options';
+import { runnableWorkflowSource } from './bundle-cache';
 
 /** What one activity round trip costs on a server, measured by `convengine doctor`. */
 export interface RoundTripProbeResult {
@@ -47,7 +48,8 @@ export async function probeActivityRoundTrip(options: RoundTripProbeOptions): Pr
       namespace: options.namespace,
       taskQueue,
       activities,
-      ...workflowSource(),
+      ...(await runnableWorkflowSource()),
+      sinks: workflowExporterSinks(),
     });
     const client = new Client({ connection: clientConnection, namespace: options.namespace });
     const runOnce = () =>

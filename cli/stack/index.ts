@@ -9,6 +9,7 @@ import { resolveSeedPacks, seedPacks } from '../../db/seed';
 import { packConfigRows } from '../../db/seed/merge';
 import { silentLogger, type Logger } from '../../observability/logger';
 import { installTemporalRuntime } from '../../observability/temporal-runtime';
+import { runnableWorkflowSource } from '../../worker/bundle-cache';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
 import { databasePart, llmPart, toolsPart, type Part } from './parts';
 import { temporalPart, type TemporalEndpoint } from './temporal-part';
@@ -80,18 +81,25 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     for (const part of stops.reverse()) await part.stop().catch(() => undefined);
   };
   try {
-    const databaseUrl = keep(await databasePart(options.env, options.home));
-    await prepareDatabase(databaseUrl, options.config);
-    const temporal = keep(
-      await temporalPart({
+    // Webpack (on a cold bundle cache), the database and Temporal come up side by side.
+    const warming = runnableWorkflowSource();
+    warming.catch(() => undefined);
+    const [database, temporalServer] = await Promise.allSettled([
+      preparedDatabasePart(options),
+      temporalPart({
         env: options.env,
         home: options.home,
         port: options.temporalPort ?? 7233,
         mode: options.temporal ?? options.env.CONVENGINE_TEMPORAL,
         ui: options.temporalUi ?? true,
         logger,
-      })
-    );
+      }),
+    ]);
+    for (const part of [database, temporalServer]) if (part.status === 'fulfilled') stops.push(part.value);
+    if (database.status === 'rejected') throw database.reason;
+    if (temporalServer.status === 'rejected') throw temporalServer.reason;
+    const databaseUrl = database.value.value;
+    const temporal = temporalServer.value.value;
     const temporalAddress = temporal.address;
     const llmUrl = keep(await llmPart(options.env, databaseUrl));
     const toolEnv = keep(await toolsPart());
@@ -103,6 +111,18 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     return { apiUrl: api.url, temporalAddress, temporal, databaseUrl, embedded, stop: stopAll };
   } catch (err) {
     await stopAll();
+    throw err;
+  }
+}
+
+/** The database part, migrated and loaded with the chosen config; stopped again when that fails. */
+async function preparedDatabasePart(options: StackOptions): Promise<Part<string>> {
+  const part = await databasePart(options.env, options.home);
+  try {
+    await prepareDatabase(part.value, options.config);
+    return part;
+  } catch (err) {
+    await part.stop().catch(() => undefined);
     throw err;
   }
 }

@@ -1,7 +1,9 @@
 import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { homedir } from 'node:os';
 import { join } from 'node:path';
+import { convengineCacheDir } from '../../config/cache-dir';
+
+export { convengineCacheDir };
 
 /**
  * The pinned Temporal CLI (decision P6): the real server (SQLite persistence) and the real Web UI in
@@ -13,15 +15,6 @@ export const TEMPORAL_CLI_VERSION = 'v1.5.1';
 /** What `temporal --version` of that build reports (go install leaves the CLI's own version as 0.0.0-DEV). */
 export const TEMPORAL_SERVER_VERSION = '1.29.1';
 export const TEMPORAL_UI_VERSION = '2.42.1';
-
-/**
- * Per-user cache outside the checkout, so every clone on a machine shares one build:
- * `$CONVENGINE_CACHE_DIR`, else `$XDG_CACHE_HOME/convengine`, else `~/.cache/convengine`.
- */
-export function convengineCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env['CONVENGINE_CACHE_DIR']) return env['CONVENGINE_CACHE_DIR'];
-  return join(env['XDG_CACHE_HOME'] || join(homedir(), '.cache'), 'convengine');
-}
 
 /** The folder the pinned version is installed into (GOBIN of `go install`). */
 export function temporalCliDir(env: NodeJS.ProcessEnv = process.env): string {
