@@ -16,7 +16,7 @@ describe('loadEnv', () => {
       TEMPORAL_NAMESPACE: 'default',
       TEMPORAL_TASK_QUEUE: 'convengine-turns',
       CONVENGINE_TEMPORAL: 'auto',
-      ANTHROPIC_MODEL: 'claude-sonnet-4-5',
+      ANTHROPIC_MODEL: 'claude-sonnet-4-6',
       LLM_TIMEOUT_MS: 60000,
       LLM_MAX_TOKENS: 1024,
       PORT: 3000,
