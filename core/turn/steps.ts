@@ -1,6 +1,6 @@
 import type { ToolSideEffect } from '../config/types';
 import { PERMANENT_ERROR_TYPES } from '../errors';
-import type { McpToolDescriptor } from './contracts';
+import { COMMIT_STEPS, PIPELINE_STEPS_AFTER_MCP, PIPELINE_STEPS_BEFORE_MCP, type McpToolDescriptor } from './contracts';
 
 /**
  * The one step table (D19). Every activity a turn runs is listed here once, with how it runs and
@@ -82,35 +82,16 @@ function remote(name: StepName, sideEffect: StepSideEffect, why: string): StepSp
   return { name, kind: 'remote', sideEffect, retry: BOOKKEEPING_RETRY, startToCloseMs: BOOKKEEPING_TIMEOUT_MS, why };
 }
 
-/** Every activity type of a turn, in run order. */
+/** Every activity type of a turn, in run order: the pipeline's own lists (contracts.ts) plus the unrolled ones. */
 export const STEP_NAMES = [
-  'LoadOrCreateConversation',
-  'ResetConversation',
-  'AuditUserInput',
-  'PolicyEnforcement',
-  'DialogueAct',
-  'InteractionPolicy',
-  'ActionLifecycle',
-  'Correction',
-  'Disambiguation',
-  'Guardrail',
-  'IntentResolution',
-  'ResetResolvedIntent',
-  'FallbackIntentState',
-  'SchemaExtraction',
-  'AutoAdvance',
-  'PendingAction',
-  'ToolOrchestration',
+  ...PIPELINE_STEPS_BEFORE_MCP,
   'DirectToolCall',
   'McpPrepare',
   'McpPlan',
   'McpToolCall',
   'McpFinalize',
-  'Rules',
-  'ResponseResolution',
-  'Memory',
-  'PersistConversation',
-  'PipelineEnd',
+  ...PIPELINE_STEPS_AFTER_MCP,
+  ...COMMIT_STEPS,
   'RecordTurnDecision',
 ] as const;
 
