@@ -7,6 +7,8 @@ type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 export interface ActivityEntry {
   scheduledEventId: number;
   type: string;
+  /** A local activity: a marker event, which the Web UI lists by name in its own row. */
+  local: boolean;
   summary: string | null;
   /** Attempt of the final try (the Started event is written when the activity closes). */
   attempt: number | null;
@@ -36,6 +38,7 @@ export function activityEntries(events: HistoryEvent[]): ActivityEntry[] {
       entries.set(id, {
         scheduledEventId: id,
         type: scheduled.activityType?.name ?? '',
+        local: false,
         summary: typeof summary === 'string' ? summary : null,
         attempt: null,
         outcome: 'OPEN',
@@ -72,6 +75,7 @@ function localActivityEntry(e: HistoryEvent): ActivityEntry | null {
   return {
     scheduledEventId: num(e.eventId),
     type: data?.activity_type ?? '',
+    local: true,
     summary: typeof summary === 'string' ? summary : null,
     attempt: data?.attempt ?? null,
     outcome: failure ? 'FAILED' : 'COMPLETED',

@@ -35,7 +35,8 @@ describe('convengine start --temporal=cli', () => {
       ['start', '--temporal=cli', '--port', '0', '--temporal-port', '0', '--home', home],
       {
         name: 'start',
-        ready: /ConvEngine ready in/,
+        // The Web UI line follows the ready line; the 'Try:' line closes the banner.
+        ready: /Try: npx convengine demo/,
         readyTimeoutMs: 150_000,
         env: { DATABASE_URL: tdb.url, TEMPORAL_ADDRESS: '', TEMPORAL_NAMESPACE: 'convengine', LOG_LEVEL: 'warn' },
       }
