@@ -1,6 +1,6 @@
+import { commandDatabaseUrl } from '../database-url';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { EnvError, requireDatabaseUrl } from '../../config/env';
 import { formatViolation, type ConfigRows, type ConfigViolation } from '../../core/config/types';
 import { validateConfig } from '../../core/config/validate';
 import { isEngineError } from '../../core/errors';
@@ -56,14 +56,8 @@ export async function loadYamlTree(dir: string, io: CliIo, base?: ConfigRows): P
 }
 
 async function withDatabase(io: CliIo, run: (db: Database) => Promise<number>): Promise<number> {
-  let url: string;
-  try {
-    url = requireDatabaseUrl();
-  } catch (err) {
-    if (!(err instanceof EnvError)) throw err;
-    io.err(err.message);
-    return 2;
-  }
+  const url = commandDatabaseUrl(io);
+  if (url === null) return 2;
   const handle = openDatabase(url, { max: 2 });
   try {
     return await run(handle.db);

@@ -1,6 +1,6 @@
-import { EnvError, requireDatabaseUrl } from '../../config/env';
 import { migrate } from '../../db/migrate';
 import { openDatabase } from '../../db/pool';
+import { commandDatabaseUrl } from '../database-url';
 import type { CliCommand } from '../command';
 
 export const migrateCommand: CliCommand = {
@@ -13,16 +13,8 @@ export const migrateCommand: CliCommand = {
       io.err(`migrate takes no arguments (got: ${args.join(' ')})`);
       return 2;
     }
-    let url: string;
-    try {
-      url = requireDatabaseUrl();
-    } catch (err) {
-      if (err instanceof EnvError) {
-        io.err(err.message);
-        return 2;
-      }
-      throw err;
-    }
+    const url = commandDatabaseUrl(io);
+    if (url === null) return 2;
     const handle = openDatabase(url, { max: 1 });
     try {
       const report = await migrate(handle.pool);

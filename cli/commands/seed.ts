@@ -1,4 +1,4 @@
-import { EnvError, requireDatabaseUrl } from '../../config/env';
+import { commandDatabaseUrl } from '../database-url';
 import { formatViolation, type ConfigViolation } from '../../core/config/types';
 import { isEngineError } from '../../core/errors';
 import { openDatabase } from '../../db/pool';
@@ -51,14 +51,8 @@ export const seedCommand: CliCommand = {
       io.err(err.message);
       return 2;
     }
-    let url: string;
-    try {
-      url = requireDatabaseUrl();
-    } catch (err) {
-      if (!(err instanceof EnvError)) throw err;
-      io.err(err.message);
-      return 2;
-    }
+    const url = commandDatabaseUrl(io);
+    if (url === null) return 2;
     const handle = openDatabase(url, { max: 1 });
     try {
       const report = await seedPacks(handle.db, positional);

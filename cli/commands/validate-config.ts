@@ -1,9 +1,9 @@
-import { EnvError, requireDatabaseUrl } from '../../config/env';
 import { explainViolation } from '../../core/config/explain';
 import { formatViolation } from '../../core/config/types';
 import { readConfigRows } from '../../db/config/load';
 import { createConfigStore } from '../../db/config/store';
 import { openDatabase } from '../../db/pool';
+import { commandDatabaseUrl } from '../database-url';
 import type { CliCommand } from '../command';
 
 export const validateConfigCommand: CliCommand = {
@@ -17,14 +17,8 @@ export const validateConfigCommand: CliCommand = {
       io.err(`validate-config takes only --explain (got: ${args.join(' ')})`);
       return 2;
     }
-    let url: string;
-    try {
-      url = requireDatabaseUrl();
-    } catch (err) {
-      if (!(err instanceof EnvError)) throw err;
-      io.err(err.message);
-      return 2;
-    }
+    const url = commandDatabaseUrl(io);
+    if (url === null) return 2;
     const handle = openDatabase(url, { max: 1 });
     try {
       const result = await createConfigStore(handle.db).validateDatabase();
