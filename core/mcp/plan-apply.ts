@@ -52,15 +52,7 @@ export function applyArgsRejected(
     input_schema: rejection.schema,
   };
   appendObservation(session, { toolCode: call.toolCode, args: call.args, status: ARGS_REJECTED_STATUS, result });
-  writeLifecycle(session, {
-    status: McpStatus.ToolResult,
-    outcome: McpOutcome.InProgress,
-    finished: false,
-    lastAction: 'CALL_TOOL',
-    lastToolCode: call.toolCode,
-    lastToolGroup: toolGroup,
-    lastToolArgs: call.args,
-  });
+  writeToolCallLifecycle(session, call, toolGroup);
   const payload = { tool_code: call.toolCode, tool_group: toolGroup, args: call.args, problems: rejection.problems };
   return [audit(McpAudit.ToolArgsRejected, payload)];
 }
@@ -75,15 +67,7 @@ export function applyToolResult(
   appendObservation(session, { toolCode: call.toolCode, args: call.args, status: 'SUCCESS', result });
   writeSemanticToolResult(session, call.toolCode, result);
   setParam(session, 'mcp_tool_group', toolGroup);
-  writeLifecycle(session, {
-    status: McpStatus.ToolResult,
-    outcome: McpOutcome.InProgress,
-    finished: false,
-    lastAction: 'CALL_TOOL',
-    lastToolCode: call.toolCode,
-    lastToolGroup: toolGroup,
-    lastToolArgs: call.args,
-  });
+  writeToolCallLifecycle(session, call, toolGroup);
   return [
     audit(McpAudit.ToolResult, { tool_code: call.toolCode, tool_group: toolGroup, rows: JSON.stringify(result) }),
   ];
@@ -151,4 +135,17 @@ export function toolCallAuditPayload(
     current_observation_tool: currentTool,
     call_index: call.callIndex,
   };
+}
+
+/** After a CALL_TOOL, answered or refused: the loop goes on with the tool's observation. */
+function writeToolCallLifecycle(session: Session, call: ToolCallRequest, toolGroup: string): void {
+  writeLifecycle(session, {
+    status: McpStatus.ToolResult,
+    outcome: McpOutcome.InProgress,
+    finished: false,
+    lastAction: 'CALL_TOOL',
+    lastToolCode: call.toolCode,
+    lastToolGroup: toolGroup,
+    lastToolArgs: call.args,
+  });
 }
