@@ -1,14 +1,21 @@
 #!/usr/bin/env node
 'use strict';
-// Runs the compiled CLI when a build exists (Docker image, `npm run build`), otherwise the
-// TypeScript sources through tsx so a fresh clone works with nothing but `npm install`.
+// In a checkout, runs the CLI compiled from the current sources (bin/compiled-cli.js: built once per
+// source change, then plain JavaScript). CONVENGINE_USE_SOURCES=1 runs the TypeScript sources through
+// tsx instead (the test suite does, so a test never waits on a build). Without sources (the Docker
+// image ships dist/ only) it runs the output of `npm run build`.
 const path = require('node:path');
 const fs = require('node:fs');
 
-const compiled = path.join(__dirname, '..', 'dist', 'cli', 'main.js');
-const useCompiled = process.env.CONVENGINE_USE_SOURCES !== '1' && fs.existsSync(compiled);
-if (!useCompiled) require('tsx/cjs');
-const { runCli } = require(useCompiled ? compiled : path.join(__dirname, '..', 'cli', 'main.ts'));
+function cliModule() {
+  const sources = path.join(__dirname, '..', 'cli', 'main.ts');
+  if (!fs.existsSync(sources)) return path.join(__dirname, '..', 'dist', 'cli', 'main.js');
+  if (process.env.CONVENGINE_USE_SOURCES !== '1') return require('./compiled-cli').compiledCliEntry();
+  require('tsx/cjs');
+  return sources;
+}
+
+const { runCli } = require(cliModule());
 runCli(process.argv.slice(2)).then(
   (code) => process.exit(typeof code === 'number' ? code : 0),
   (err) => {

@@ -59,7 +59,6 @@ export const startCommand: CliCommand = {
     '  auto      cli when the Temporal CLI is installed, else embedded',
   ].join('\n'),
   async run(args, io) {
-    const started = Date.now();
     const { options } = parseOptions(args);
     const env = loadEnv();
     const apiPort = Number(options.get('port')?.at(-1) ?? env.PORT);
@@ -82,7 +81,8 @@ export const startCommand: CliCommand = {
       log: (line) => io.out(line),
     });
     for (const part of stack.embedded) io.out(`embedded ${part}`);
-    const seconds = ((Date.now() - started) / 1000).toFixed(1);
+    // From the process's own start, module loading included: the figure a user's stopwatch gives.
+    const seconds = (performance.now() / 1000).toFixed(1);
     io.out(
       `ConvEngine ready in ${seconds}s: API ${stack.apiUrl} (${stack.temporal.server} at ${stack.temporalAddress})`
     );
