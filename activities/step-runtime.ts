@@ -9,6 +9,7 @@ import { currentAttempt } from './runtime/attempt';
 import { whileHeartbeating } from './runtime/heartbeat';
 import { writeAudits, type AuditWrite } from './runtime/audit-writer';
 import { toActivityFailure } from './runtime/failure';
+import { LocalAttempt, runningAsLocalActivity } from './runtime/local-attempt';
 
 export interface StepContext<I extends StepInput = StepInput> {
   input: I;
@@ -93,13 +94,19 @@ export function stepActivity<I extends StepInput, O extends StepOutput>(
     const scope = new StepScope(input.session);
     let output: O;
     const arrived = arrivedWrites(input);
+    const local = runningAsLocalActivity() ? new LocalAttempt(def.name, deps) : null;
     try {
       const snapshot = await snapshotFor(deps, input, def.pinsConfig ?? false);
-      output = await whileHeartbeating(() => def.run({ input, snapshot, deps, scope }));
+      output = await whileHeartbeating(() => def.run({ input, snapshot, deps: local?.deps ?? deps, scope }));
     } catch (err) {
+      // An escalated local attempt leaves no trace: the regular attempt writes the step's rows.
+      const escalation = local?.escalation();
+      if (escalation) throw toActivityFailure(escalation);
       await writeFailure(deps, input, scope, arrived, [enter, ...scope.audits], errorFrame(def.name, err, elapsed()));
       throw toActivityFailure(err);
     }
+    const escalation = local?.escalation();
+    if (escalation) throw toActivityFailure(escalation);
     const exit = audit('STEP_EXIT', { ...frame, outcome: output.stop ? 'Stop' : 'Continue', durationMs: elapsed() });
     output.session.stepInfos = { ...output.session.stepInfos, [def.name]: 'SUCCESS' };
     await writeAudits(deps, ...arrived, {

@@ -22,6 +22,8 @@ export const ErrorType = {
   ConcurrentTurn: 'TURN_IN_PROGRESS',
   StaleTurn: 'STALE_TURN',
   ConversationNotFound: 'CONVERSATION_NOT_FOUND',
+  /** A step tried as a local activity reached the LLM or consumer code: the workflow reruns it as a regular one. */
+  NeedsRegularActivity: 'NEEDS_REGULAR_ACTIVITY',
   Internal: 'INTERNAL',
 } as const;
 export type ErrorTypeName = (typeof ErrorType)[keyof typeof ErrorType];
@@ -53,6 +55,8 @@ export const ERROR_RETRYABLE: Readonly<Record<ErrorTypeName, boolean>> = {
   TURN_IN_PROGRESS: true,
   STALE_TURN: false,
   CONVERSATION_NOT_FOUND: true,
+  // Another local attempt would stop at the same call; the regular activity is the retry.
+  NEEDS_REGULAR_ACTIVITY: false,
   INTERNAL: true,
 };
 

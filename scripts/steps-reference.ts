@@ -1,6 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { STEP_SPECS, type RetrySpec } from '../core/turn/steps';
+import { STEP_SPECS, type RetrySpec, type StepSpec } from '../core/turn/steps';
 
 const BEGIN = '<!-- steps:begin (npm run docs:steps) -->';
 const END = '<!-- steps:end -->';
@@ -9,16 +9,24 @@ function retry(spec: RetrySpec): string {
   return `${spec.maximumAttempts} × ${spec.initialIntervalMs} ms…${spec.maximumIntervalMs / 1000} s`;
 }
 
+/** How the V2 workflow schedules the step. */
+function runsAs(s: StepSpec): string {
+  if (s.legacy) return 'regular (v1 only)';
+  if (s.kind === 'local') return 'local';
+  if (!s.localFirst) return 'regular';
+  return s.kind === 'model' ? 'local; regular when it calls the LLM' : 'local; regular when it runs consumer code';
+}
+
 /** The step table of core/turn/steps.ts as markdown (docs/architecture.md). */
 export function stepsTableMarkdown(): string {
   const rows = STEP_SPECS.map(
     (s) =>
-      `| ${s.name} | ${s.legacy ? 'v1 only' : s.kind} | ${s.sideEffect} | ${retry(s.retry)} | ${s.startToCloseMs / 1000} s | ${s.why} |`
+      `| ${s.name} | ${s.legacy ? 'v1 only' : s.kind} | ${runsAs(s)} | ${s.sideEffect} | ${retry(s.retry)} | ${s.startToCloseMs / 1000} s | ${s.why} |`
   );
   return [
     BEGIN,
-    '| Step | Kind | Side effect | Retry (attempts × backoff) | Start-to-close | Why |',
-    '| --- | --- | --- | --- | --- | --- |',
+    '| Step | Kind | Runs as | Side effect | Retry (attempts × backoff) | Start-to-close | Why |',
+    '| --- | --- | --- | --- | --- | --- | --- |',
     ...rows,
     END,
   ].join('\n');

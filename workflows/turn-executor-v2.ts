@@ -1,4 +1,12 @@
-import { proxyActivities, proxyLocalActivities, upsertMemo } from '@temporalio/workflow';
+import {
+  ActivityFailure,
+  ApplicationFailure,
+  patched,
+  proxyActivities,
+  proxyLocalActivities,
+  upsertMemo,
+} from '@temporalio/workflow';
+import { ErrorType } from '../core/errors';
 import type { TurnActivities } from '../core/turn/activities';
 import type {
   ApprovalDecision,
@@ -22,7 +30,7 @@ import {
   type TurnExecutor,
 } from '../core/turn/executor';
 import { StepCalls } from '../core/turn/protocol';
-import { STEP_TABLE, type StepName } from '../core/turn/steps';
+import { STEP_TABLE, type StepName, type StepSpec } from '../core/turn/steps';
 import type { Session } from '../core/session';
 import { activityOptionsFor, localActivityOptionsFor, optionsForTool } from './activity-options';
 import type { TurnState } from './turn-state';
@@ -36,6 +44,17 @@ type Call<I extends StepInput, O extends StepOutput> = {
 // Defaults only: every call passes the step table's own options (executeWithOptions).
 const regular = proxyActivities<StepActivities>(activityOptionsFor(STEP_TABLE.PersistConversation));
 const local = proxyLocalActivities<StepActivities>(localActivityOptionsFor(STEP_TABLE.AuditUserInput));
+
+/** Histories from before local-first steps scheduled every `model` and `remote` step as a regular activity. */
+export const LOCAL_FIRST_PATCH = 'local-first-steps';
+
+/** Why a local attempt handed its step to a regular activity (NEEDS_REGULAR_ACTIVITY), or null. */
+function escalationReason(err: unknown): string | null {
+  // A failed local activity reaches workflow code as its ApplicationFailure, unwrapped.
+  const failure = err instanceof ActivityFailure ? err.cause : err;
+  if (!(failure instanceof ApplicationFailure)) return null;
+  return failure.type === ErrorType.NeedsRegularActivity ? failure.message : null;
+}
 
 function describeDecision(d: TurnDecisionRecord): string {
   const tool = d.toolCode ? ` tool=${d.toolCode}` : '';
@@ -61,13 +80,46 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     options?: object
   ): Promise<O> {
     const spec = STEP_TABLE[name];
-    const proxy = (spec.kind === 'local' ? local : regular) as unknown as Record<string, Call<I, O>>;
-    const defaults = spec.kind === 'local' ? localActivityOptionsFor(spec) : activityOptionsFor(spec);
-    const call = proxy[name] as Call<I, O>;
-    const reply = await call.executeWithOptions({ ...defaults, ...options, summary }, [this.calls.input(input)]);
+    const call = this.calls.input(input);
+    const tryLocal = spec.kind === 'local' || (spec.localFirst === true && patched(LOCAL_FIRST_PATCH));
+    const reply = tryLocal
+      ? await this.localFirst<I, O>(spec, call, summary)
+      : await this.regular<I, O>(spec, call, summary, options);
     const out = this.calls.output(name, input, reply);
     this.session = out.session;
     return out;
+  }
+
+  /**
+   * A local activity; when it reached the LLM or consumer code it wrote nothing, and the same call
+   * (same key, same carried decisions) runs as a regular activity, its summary saying why.
+   */
+  private async localFirst<I extends StepInput, O extends StepOutput>(
+    spec: StepSpec,
+    call: I,
+    summary: string
+  ): Promise<StepReply<O>> {
+    const proxy = local as unknown as Record<string, Call<I, O>>;
+    try {
+      return await (proxy[spec.name] as Call<I, O>).executeWithOptions({ ...localActivityOptionsFor(spec), summary }, [
+        call,
+      ]);
+    } catch (err) {
+      const reason = escalationReason(err);
+      if (reason === null) throw err;
+      return this.regular<I, O>(spec, call, `${summary}: ${reason}`);
+    }
+  }
+
+  private regular<I extends StepInput, O extends StepOutput>(
+    spec: StepSpec,
+    call: I,
+    summary: string,
+    options?: object
+  ): Promise<StepReply<O>> {
+    const proxy = regular as unknown as Record<string, Call<I, O>>;
+    const defaults = activityOptionsFor(spec);
+    return (proxy[spec.name] as Call<I, O>).executeWithOptions({ ...defaults, ...options, summary }, [call]);
   }
 
   async step(name: PipelineStepName, input: StepInput): Promise<StepOutput> {

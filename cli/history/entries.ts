@@ -115,6 +115,19 @@ function closeEntry(entries: Map<number, ActivityEntry>, e: HistoryEvent): void 
   }
 }
 
+/**
+ * A local attempt of a local-first step that reached the LLM or consumer code: it wrote nothing, and
+ * the regular activity right after it is the step's real run (core/turn/steps.ts, `localFirst`).
+ */
+export function isHandedOver(entry: ActivityEntry): boolean {
+  return entry.local && entry.failure?.type === 'NEEDS_REGULAR_ACTIVITY';
+}
+
+/** The activities that ran each step: handed-over local attempts left out. */
+export function stepRuns(events: HistoryEvent[]): ActivityEntry[] {
+  return activityEntries(events).filter((e) => !isHandedOver(e));
+}
+
 /** Search attributes upserted by the workflow, last value wins, decoded. */
 export function upsertedSearchAttributes(events: HistoryEvent[]): Record<string, unknown> {
   const out: Record<string, unknown> = {};

@@ -1,6 +1,6 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
-import { activityEntries, type ActivityEntry } from './entries';
+import { activityEntries, isHandedOver, type ActivityEntry } from './entries';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -17,12 +17,15 @@ function decode(payload: temporal.api.common.v1.IPayload | null | undefined): un
 function activityLine(entry: ActivityEntry, events: Map<number, HistoryEvent>, start: Date | null): string {
   const scheduled = timeOf(events.get(entry.scheduledEventId));
   const offset = scheduled && start ? `+${((scheduled.getTime() - start.getTime()) / 1000).toFixed(3)}s` : '';
+  const kind = entry.local ? ' (local)' : '';
+  if (isHandedOver(entry))
+    return `${offset.padStart(10)}  ${entry.type}${kind}  → handed to a regular activity: ${entry.failure?.message}`;
   const attempt = entry.attempt && entry.attempt > 1 ? ` attempt ${entry.attempt}` : '';
   const failure = entry.failure
     ? ` ${entry.failure.type ?? 'failure'}${entry.failure.nonRetryable ? ' (non-retryable)' : ''}: ${entry.failure.message}`
     : '';
   const summary = entry.summary && entry.summary !== entry.type ? ` — ${entry.summary}` : '';
-  return `${offset.padStart(10)}  ${entry.type}${summary}  → ${entry.outcome}${attempt}${failure}`;
+  return `${offset.padStart(10)}  ${entry.type}${kind}${summary}  → ${entry.outcome}${attempt}${failure}`;
 }
 
 function otherLine(event: HistoryEvent): string | null {

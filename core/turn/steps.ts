@@ -46,6 +46,12 @@ export interface StepSpec {
   startToCloseMs: number;
   /** Why it runs the way it does (shown in the generated docs table). */
   why: string;
+  /**
+   * A `model` or `remote` step that often needs neither the LLM nor consumer code: it is tried as
+   * a local activity first and runs again as a regular one only when it reaches either
+   * (activities/runtime/local-attempt.ts), so those calls keep server-side retries and SRE reset.
+   */
+  localFirst?: boolean;
   /** Only scheduled by the first workflow type (`conversationTurn`); kept registered so its histories replay. */
   legacy?: boolean;
 }
@@ -74,12 +80,29 @@ function local(name: StepName, sideEffect: StepSideEffect, why: string): StepSpe
   return { name, kind: 'local', sideEffect, retry: BOOKKEEPING_RETRY, startToCloseMs: BOOKKEEPING_TIMEOUT_MS, why };
 }
 
-function model(name: StepName, why: string): StepSpec {
-  return { name, kind: 'model', sideEffect: 'LLM_CALL', retry: MODEL_RETRY, startToCloseMs: MODEL_TIMEOUT_MS, why };
+function model(name: StepName, why: string, localFirst = true): StepSpec {
+  const spec: StepSpec = {
+    name,
+    kind: 'model',
+    sideEffect: 'LLM_CALL',
+    retry: MODEL_RETRY,
+    startToCloseMs: MODEL_TIMEOUT_MS,
+    why,
+  };
+  return localFirst ? { ...spec, localFirst } : spec;
 }
 
 function remote(name: StepName, sideEffect: StepSideEffect, why: string): StepSpec {
-  return { name, kind: 'remote', sideEffect, retry: BOOKKEEPING_RETRY, startToCloseMs: BOOKKEEPING_TIMEOUT_MS, why };
+  const spec: StepSpec = {
+    name,
+    kind: 'remote',
+    sideEffect,
+    retry: BOOKKEEPING_RETRY,
+    startToCloseMs: BOOKKEEPING_TIMEOUT_MS,
+    why,
+  };
+  // Consumer code runs only when a rule or pending action asks for it; tools and writes always leave.
+  return sideEffect === 'CONSUMER_TASK' ? { ...spec, localFirst: true } : spec;
 }
 
 /** Every activity type of a turn, in run order: the pipeline's own lists (contracts.ts) plus the unrolled ones. */
@@ -119,7 +142,7 @@ export const STEP_TABLE: { readonly [K in StepName]: StepSpec } = {
   ToolOrchestration: remote('ToolOrchestration', 'CONSUMER_TASK', `${RULES}; hands a direct tool to DirectToolCall`),
   DirectToolCall: remote('DirectToolCall', 'TOOL_CALL', "a request's tool (D21), retried by the tool's policy"),
   McpPrepare: remote('McpPrepare', 'CONSUMER_TASK', `PRE_AGENT_MCP ${RULES}`),
-  McpPlan: model('McpPlan', 'one planner iteration: an LLM call'),
+  McpPlan: model('McpPlan', 'one planner iteration: an LLM call', false),
   McpToolCall: remote('McpToolCall', 'TOOL_CALL', "one CALL_TOOL: SQL/HTTP, retried by the tool's policy"),
   McpFinalize: remote('McpFinalize', 'CONSUMER_TASK', `POST_AGENT_MCP ${RULES}`),
   Rules: remote('Rules', 'CONSUMER_TASK', RULES),

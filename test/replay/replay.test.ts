@@ -5,21 +5,24 @@ import { DeterminismViolationError } from '@temporalio/workflow';
 import { importHistory } from '../../cli/history/json';
 import { testWorkflowBundle } from '../support/workflow-bundle';
 
-/** conversationTurn (v1) histories, recorded before V2, and conversationTurnV2 ones (v2/). */
-const DIRS = [join(__dirname, 'histories'), join(__dirname, 'histories', 'v2')];
+/**
+ * Fixture sets, each recorded by `npm run histories:export` when the workflow changed on purpose:
+ * conversationTurn (v1), conversationTurnV2 before local-first steps (v2/), and after (v2-local-first/).
+ */
+const SETS = ['', 'v2', 'v2-local-first'];
+const ROOT = join(__dirname, 'histories');
 
-function fixturesIn(dir: string): string[] {
-  return readdirSync(dir)
+const fixtures = SETS.flatMap((set) =>
+  readdirSync(join(ROOT, set))
     .filter((f) => f.endsWith('.json') && f !== 'manifest.json')
     .sort()
-    .map((f) => (dir === DIRS[0] ? f : `v2/${f}`));
-}
-
-const fixtures = DIRS.flatMap(fixturesIn);
+    .map((f) => (set === '' ? f : `${set}/${f}`))
+);
 
 function load(file: string) {
-  const dir = file.startsWith('v2/') ? (DIRS[1] as string) : (DIRS[0] as string);
-  const name = file.replace(/^v2\//, '');
+  const slash = file.lastIndexOf('/');
+  const dir = join(ROOT, file.slice(0, Math.max(slash, 0)));
+  const name = file.slice(slash + 1);
   const manifest = JSON.parse(readFileSync(join(dir, 'manifest.json'), 'utf8')) as {
     manifest: { file: string; workflowId: string }[];
   };
@@ -42,9 +45,11 @@ describe('replay of committed turn histories (issue #6 item 10)', () => {
     expect(fixtures).toEqual(
       expect.arrayContaining(['loan-confirmation-turn3.json', 'move-connections-turn2.json', 'faq-turn1.json'])
     );
-    expect(fixtures).toEqual(
-      expect.arrayContaining(['v2/loan-confirmation-turn3.json', 'v2/move-connections-turn2.json', 'v2/faq-turn1.json'])
-    );
+    for (const set of ['v2', 'v2-local-first']) {
+      expect(fixtures).toEqual(
+        expect.arrayContaining([`${set}/loan-confirmation-turn3.json`, `${set}/move-connections-turn2.json`])
+      );
+    }
   });
 
   it.each(fixtures)('replays %s with the current workflow code', async (file) => {
@@ -54,14 +59,15 @@ describe('replay of committed turn histories (issue #6 item 10)', () => {
     ).resolves.toBeUndefined();
   });
 
-  it.each(['loan-confirmation-turn3.json', 'v2/loan-confirmation-turn3.json'])(
-    'fails the replay of %s when the workflow is changed in a non-deterministic way',
-    async (file) => {
-      const changed = await bundleWorkflowCode({ workflowsPath: join(__dirname, 'changed-workflow'), logger: quiet });
-      const { workflowId, history } = load(file);
-      await expect(
-        Worker.runReplayHistory({ workflowBundle: changed, replayName: 'changed' }, history, workflowId)
-      ).rejects.toBeInstanceOf(DeterminismViolationError);
-    }
-  );
+  it.each([
+    'loan-confirmation-turn3.json',
+    'v2/loan-confirmation-turn3.json',
+    'v2-local-first/loan-confirmation-turn3.json',
+  ])('fails the replay of %s when the workflow is changed in a non-deterministic way', async (file) => {
+    const changed = await bundleWorkflowCode({ workflowsPath: join(__dirname, 'changed-workflow'), logger: quiet });
+    const { workflowId, history } = load(file);
+    await expect(
+      Worker.runReplayHistory({ workflowBundle: changed, replayName: 'changed' }, history, workflowId)
+    ).rejects.toBeInstanceOf(DeterminismViolationError);
+  });
 });

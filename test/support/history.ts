@@ -1,1 +1,8 @@
-export { activityEntries, decisionLog, upsertedSearchAttributes, type ActivityEntry } from '../../cli/history/entries';
+export {
+  activityEntries,
+  decisionLog,
+  isHandedOver,
+  stepRuns,
+  upsertedSearchAttributes,
+  type ActivityEntry,
+} from '../../cli/history/entries';

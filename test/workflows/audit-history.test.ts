@@ -1,6 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { listAudits } from '../../db/repositories/audit';
-import { activityEntries, decisionLog } from '../support/history';
+import { stepRuns, decisionLog } from '../support/history';
 import { stepFrames, stepsInHistory, storedNonFrameAudits } from '../support/audit-history';
 import { callTool, maxLoops, orderConfig } from '../support/order-config';
 import { WorkflowHarness } from '../support/workflow-harness';
@@ -38,7 +38,7 @@ describe('ce_audit matches event history (issue #6 item 6)', () => {
     ]);
     const reply = await h.send({ message: 'Check order ORD-7017 status.' });
     if (reply.kind !== 'COMPLETED') throw new Error(reply.kind);
-    const entries = activityEntries(await h.history(reply.ref.workflowId));
+    const entries = stepRuns(await h.history(reply.ref.workflowId));
     const rows = await listAudits(h.mcp.deps.db, reply.ref.conversationId);
     return { reply, entries, rows };
   }

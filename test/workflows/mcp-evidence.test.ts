@@ -1,6 +1,6 @@
 import { EngineError } from '../../core/errors';
 import type { JsonObject } from '../../core/json';
-import { activityEntries, decisionLog, upsertedSearchAttributes } from '../support/history';
+import { stepRuns, decisionLog, upsertedSearchAttributes } from '../support/history';
 import { answer, callTool, maxLoops, orderConfig } from '../support/order-config';
 import { WorkflowHarness } from '../support/workflow-harness';
 
@@ -27,7 +27,7 @@ describe('MCP decisions in turn history (issue #6, items 2–5)', () => {
     await h.mcp.configure(orderConfig({ configs: [maxLoops(3)] }));
     h.mcp.llm.setScript([1, 2, 3].map((n) => callTool('mock.order.status', { orderId: `ORD-70${n}` })));
     const reply = completed(await h.send({ message: MESSAGE }));
-    const acts = activityEntries(await h.history(reply.ref.workflowId));
+    const acts = stepRuns(await h.history(reply.ref.workflowId));
     expect(acts.filter((a) => a.type === 'McpPlan')).toHaveLength(3);
     expect(acts.filter((a) => a.type === 'McpToolCall')).toHaveLength(3);
     expect(decisionLog(await h.history(reply.ref.workflowId))).toEqual([
@@ -50,7 +50,7 @@ describe('MCP decisions in turn history (issue #6, items 2–5)', () => {
     await h.mcp.configure(orderConfig());
     h.mcp.llm.setScript([callTool('loan.application.submit', { customerId: 'C-1' })]);
     const reply = completed(await h.send({ message: MESSAGE }));
-    const acts = activityEntries(await h.history(reply.ref.workflowId));
+    const acts = stepRuns(await h.history(reply.ref.workflowId));
     expect(acts.filter((a) => a.type === 'McpToolCall')).toHaveLength(0);
     expect(decisionLog(await h.history(reply.ref.workflowId))).toEqual([
       'GUARDRAIL_BLOCKED: tool=loan.application.submit reason=TOOL_NOT_IN_SCOPE',
@@ -73,7 +73,7 @@ describe('MCP decisions in turn history (issue #6, items 2–5)', () => {
     });
     h.mcp.llm.setScript([callTool('mock.order.status', { orderId: 'ORD-7017' }), answer('Order submitted.')]);
     const reply = completed(await h.send({ message: MESSAGE }));
-    const tool = activityEntries(await h.history(reply.ref.workflowId)).find((a) => a.type === 'McpToolCall');
+    const tool = stepRuns(await h.history(reply.ref.workflowId)).find((a) => a.type === 'McpToolCall');
     expect(tool).toMatchObject({ attempt: 3, outcome: 'COMPLETED' });
     expect(tool?.summary).toBe('McpToolCall: mock.order.status (call 1, READ_ONLY)');
     expect(calls).toBe(3);
@@ -91,7 +91,7 @@ describe('MCP decisions in turn history (issue #6, items 2–5)', () => {
     });
     h.mcp.llm.setScript([callTool('mock.order.status', { orderId: 'bogus' })]);
     const reply = completed(await h.send({ message: MESSAGE }));
-    const acts = activityEntries(await h.history(reply.ref.workflowId));
+    const acts = stepRuns(await h.history(reply.ref.workflowId));
     const tool = acts.find((a) => a.type === 'McpToolCall');
     expect(tool).toMatchObject({
       attempt: 1,
@@ -115,7 +115,7 @@ describe('MCP decisions in turn history (issue #6, items 2–5)', () => {
     await h.mcp.configure(orderConfig());
     h.mcp.llm.setScript([callTool('mock.order.status', { orderId: 'ORD-7017' }), answer('Order submitted.')]);
     const reply = completed(await h.send({ message: MESSAGE }));
-    const acts = activityEntries(await h.history(reply.ref.workflowId));
+    const acts = stepRuns(await h.history(reply.ref.workflowId));
     for (const a of acts) expect(a.summary).toMatch(/^\S/);
     expect(acts.map((a) => a.summary)).toContain('McpPlan: planner iteration 2');
   });

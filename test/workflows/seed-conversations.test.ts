@@ -1,7 +1,7 @@
 import { PIPELINE_STEPS_AFTER_MCP, PIPELINE_STEPS_BEFORE_MCP, COMMIT_STEPS } from '../../core/turn/contracts';
 import type { DemoTurnRecord } from '../../demo/demo-runner';
 import { listAudits } from '../../db/repositories/audit';
-import { activityEntries } from '../support/history';
+import { activityEntries, isHandedOver, stepRuns } from '../support/history';
 import { runSeedConversations } from '../support/seed-turns';
 import { WorkflowHarness } from '../support/workflow-harness';
 
@@ -31,7 +31,7 @@ describe('seed conversations as turn workflows (issue #6 item 1)', () => {
 
   it('runs every pipeline step as one activity, in order, with the MCP units between them', async () => {
     for (const record of records) {
-      const acts = activityEntries(await h.history(record.workflowId as string));
+      const acts = stepRuns(await h.history(record.workflowId as string));
       expect(acts.every((a) => a.outcome === 'COMPLETED')).toBe(true);
       expect(acts.filter((a) => !MCP_UNITS.has(a.type)).map((a) => a.type)).toEqual(PIPELINE);
       const types = acts.map((a) => a.type);
@@ -41,6 +41,24 @@ describe('seed conversations as turn workflows (issue #6 item 1)', () => {
       ).toBe(true);
       for (const a of acts) expect(a.summary).toBeTruthy();
     }
+  });
+
+  it('hands a local-first step to a regular activity only when it reaches the LLM, and right after', async () => {
+    let handedOver = 0;
+    for (const record of records) {
+      const all = activityEntries(await h.history(record.workflowId as string));
+      all.forEach((entry, i) => {
+        if (!isHandedOver(entry)) return;
+        handedOver += 1;
+        expect(all[i + 1]).toMatchObject({ type: entry.type, local: false, outcome: 'COMPLETED' });
+        expect(entry.failure?.message).toMatch(/calls the LLM|runs consumer task/);
+      });
+      // Steps that never reach the LLM stay local: no regular activity without a reason.
+      const regular = all.filter((e) => !e.local).map((e) => e.type);
+      expect(regular).not.toContain('McpPrepare');
+      expect(regular).toContain('PersistConversation');
+    }
+    expect(handedOver).toBeGreaterThan(0);
   });
 
   it('runs each CALL_TOOL as exactly one tool activity whose summary names the tool', async () => {

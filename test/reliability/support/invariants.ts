@@ -7,7 +7,7 @@ import type { Database } from '../../../db/pool';
 import { ceConversationHistory } from '../../../db/schema';
 import type { DemoToolServer } from '../../../demo/tool-server';
 import { stepFrames, stepsInHistory } from '../../support/audit-history';
-import { activityEntries } from '../../support/history';
+import { stepRuns } from '../../support/history';
 import type { ConversationRecord, TurnRecord } from './traffic';
 
 /**
@@ -70,7 +70,7 @@ async function checkTurnAudits(
 ): Promise<string[]> {
   if (!run) return [];
   const events = (await ctx.client.workflow.getHandle(turn.workflowId, run.runId).fetchHistory()).events ?? [];
-  const entries = activityEntries(events);
+  const entries = stepRuns(events);
   for (const retried of entries.filter((e) => (e.attempt ?? 1) > 1)) {
     evidence.retriedActivities += 1;
     evidence.retriedByType[retried.type] = (evidence.retriedByType[retried.type] ?? 0) + 1;
