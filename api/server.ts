@@ -4,6 +4,7 @@ import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import type { Env } from '../config/env';
 import { claimCheckDataConverter } from '../db/claims/codec';
+import { whatifConversation } from '../activities/whatif/replay';
 import { createConfigStore } from '../db/config/store';
 import { openDatabase } from '../db/pool';
 import type { Logger } from '../observability/logger';
@@ -83,6 +84,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     replyTexts: configReplyTexts({ snapshot: async () => store.current(), conversations }),
     config: { refresh: async () => store.refresh() },
     readiness: readiness(handle.db, connection, env),
+    whatif: {
+      conversation: (id, version) => whatifConversation({ db: handle.db }, { conversationId: id, config: { version } }),
+    },
   };
   const app = buildApi({
     ports,
