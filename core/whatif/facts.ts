@@ -14,7 +14,7 @@ export interface TurnFacts {
   toolsCalled: string[];
   response: string | null;
   approvals: string[];
-  /** Why the turn did not complete (its last STEP_ERROR), null when it did. */
+  /** Why the turn did not complete (its last STEP_ERROR), null when it did; intent and state are then where it stopped. */
   error: string | null;
 }
 
@@ -85,5 +85,12 @@ export function turnFactsOf(rows: readonly FactAuditRow[]): TurnFacts {
     }
   }
   if (completed) facts.error = null;
+  else {
+    // A turn that failed still says where it got to: the intent and state of its last row.
+    const meta = rows.at(-1)?.payload['_meta'];
+    const at = meta !== null && typeof meta === 'object' && !Array.isArray(meta) ? meta : {};
+    facts.intent = str(at['intent']);
+    facts.state = str(at['state']);
+  }
   return facts;
 }
