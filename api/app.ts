@@ -11,6 +11,7 @@ import { conversationRoutes } from './routes/conversation';
 import { healthRoutes } from './routes/health';
 import { streamRoutes } from './routes/stream';
 import { traceRoutes } from './routes/trace';
+import { whatifRoutes } from './routes/whatif';
 
 export interface ApiOptions {
   ports: ApiPorts;
@@ -57,6 +58,7 @@ export function buildApi(options: ApiOptions): FastifyInstance {
     maxDurationMs: options.streamMaxDurationMs ?? 30 * 60 * 1000,
   });
   adminRoutes(app, options.ports, docs);
+  if (options.ports.whatif) whatifRoutes(app, options.ports.whatif, docs);
   app.get('/docs/openapi.json', async () => docs.document(options.version ?? '0.1.0'));
   return app;
 }

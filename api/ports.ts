@@ -1,6 +1,7 @@
 import type { JsonObject } from '../core/json';
 import type { Payload, RequestContext } from '../core/session';
 import type { TurnResult } from '../core/turn/contracts';
+import type { ConversationWhatifResult } from '../core/whatif/diff';
 import type { ReplyTexts } from './reply-texts';
 
 /** What the routes need from the rest of the system; api/wiring.ts provides the real ones. */
@@ -88,6 +89,12 @@ export interface ConfigAdmin {
   refresh(): Promise<{ version: string; changed: boolean }>;
 }
 
+/** What-if replay of one recorded conversation against a stored config version (activities/whatif). */
+export interface WhatifQueries {
+  /** Throws WhatifInputError for an unknown conversation or version, or an invalid draft. */
+  conversation(conversationId: string, configVersion: string): Promise<ConversationWhatifResult>;
+}
+
 export interface ReadinessProbe {
   check(): Promise<Record<string, string>>;
 }
@@ -99,4 +106,6 @@ export interface ApiPorts {
   conversations: ConversationQueries;
   config: ConfigAdmin;
   readiness: ReadinessProbe;
+  /** GET /api/v1/whatif exists only when given. */
+  whatif?: WhatifQueries;
 }

@@ -2,6 +2,7 @@ import { Client, Connection } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
+import { whatifConversation } from '../activities/whatif/replay';
 import type { Env } from '../config/env';
 import { claimCheckDataConverter } from '../db/claims/codec';
 import { createConfigStore } from '../db/config/store';
@@ -83,6 +84,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     replyTexts: configReplyTexts({ snapshot: async () => store.current(), conversations }),
     config: { refresh: async () => store.refresh() },
     readiness: readiness(handle.db, connection, env),
+    whatif: {
+      conversation: (id, version) => whatifConversation({ db: handle.db }, { conversationId: id, config: { version } }),
+    },
   };
   const app = buildApi({
     ports,

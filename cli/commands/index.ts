@@ -12,6 +12,7 @@ import { setupTemporalCommand } from './setup-temporal';
 import { sqlCheckCommand } from './sql-check';
 import { startCommand } from './start';
 import { validateConfigCommand } from './validate-config';
+import { whatifCommand } from './whatif';
 import { workerCommand } from './worker';
 
 /** Every command, in the order `--help` lists them. */
@@ -27,6 +28,7 @@ export const commands: CliCommand[] = [
   seedCommand,
   validateConfigCommand,
   configCommand,
+  whatifCommand,
   sqlCheckCommand,
   historyCommand,
   claimsCommand,

@@ -1,0 +1,135 @@
+import { createHash } from 'node:crypto';
+import { EngineError, ErrorType } from '../../core/errors';
+import { canonicalJson, type Json } from '../../core/json';
+import type { LlmClient, LlmJsonResult, LlmRequest } from '../../core/llm';
+import type { ApprovalDecision } from '../../core/turn/contracts';
+import type { ApprovalRequest } from '../../core/turn/executor';
+import type { MissingRecording } from '../../core/whatif/diff';
+import type { RecordedApproval, RecordedToolCall, Recording } from '../../db/whatif/recording';
+import { parseJsonOutput } from '../llm/json-output';
+import type { ToolHandler } from '../tools/deps';
+
+/**
+ * What a replay answers with instead of a model, a tool or an approver: the recorded answer to the
+ * same question. A question never recorded is noted as missing and refused (never guessed).
+ */
+
+/** The error a replay step gets for a question never recorded; not retried. */
+export const NOT_RECORDED = 'WHATIF_NOT_RECORDED';
+
+const ISO_TIME = /\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})?/g;
+
+/**
+ * Text as it is matched: the replay runs under a scratch conversation id, and prompts that name the
+ * conversation (or a turn id) or the current time say so; both are normalised on both sides.
+ */
+export function normaliserFor(scratchId: string, recordedId: string): (text: string) => string {
+  const rename = renamerFor(scratchId, recordedId);
+  return (text) => rename(text).replace(ISO_TIME, '<time>');
+}
+
+/** The replay's text in recorded terms: its scratch conversation id (also inside turn ids) becomes the recorded one. */
+export function renamerFor(scratchId: string, recordedId: string): (text: string) => string {
+  return (text) => text.split(scratchId).join(recordedId);
+}
+
+const sha = (text: string) => createHash('sha256').update(text).digest('hex');
+
+/** Queues of recorded answers by key; a turn takes its own answers first, in recorded order. */
+class AnswerBook<T extends { turnNumber: number | null }> {
+  private readonly byKey = new Map<string, T[]>();
+  private readonly used = new Set<T>();
+
+  add(key: string, entry: T): void {
+    this.byKey.set(key, [...(this.byKey.get(key) ?? []), entry]);
+  }
+
+  /** An unused answer of this turn, else the last answer of this turn, else any answer to the same question. */
+  take(key: string, turnNumber: number): T | undefined {
+    const all = this.byKey.get(key) ?? [];
+    const mine = all.filter((e) => e.turnNumber === turnNumber);
+    const fresh =
+      mine.find((e) => !this.used.has(e)) ?? mine.at(-1) ?? all.find((e) => !this.used.has(e)) ?? all.at(-1);
+    if (fresh) this.used.add(fresh);
+    return fresh;
+  }
+}
+
+export interface ReplayFeeds {
+  llm: LlmClient;
+  /** Handler for every tool code (consumer handlers win over built-in tools in executeTool). */
+  toolHandler: ToolHandler;
+  approve(request: ApprovalRequest): Promise<ApprovalDecision>;
+  /** Sets the turn whose recordings are preferred and starts its list of missing recordings. */
+  beginTurn(turnNumber: number): void;
+  /** What the current turn needed and did not find. */
+  missing(): MissingRecording[];
+}
+
+const llmKey = (kind: string, prompt: string) => `${kind}\n${sha(prompt)}`;
+const toolKey = (toolCode: string, args: string) => `${toolCode.toLowerCase()}\n${args}`;
+
+export function replayFeeds(recording: Recording, normalise: (text: string) => string): ReplayFeeds {
+  let turn = 0;
+  let missing: MissingRecording[] = [];
+  const answers = new AnswerBook<{ turnNumber: number | null; response: string }>();
+  for (const call of recording.llmCalls) answers.add(llmKey(call.kind, normalise(call.prompt)), call);
+  const tools = new AnswerBook<RecordedToolCall>();
+  for (const call of recording.toolCalls) tools.add(toolKey(call.toolCode, normalise(canonicalJson(call.args))), call);
+
+  const refuse = (entry: MissingRecording, type: string): never => {
+    missing.push(entry);
+    throw new EngineError(type, `what-if: ${entry.kind} answer never recorded (${entry.what})`, {
+      retryable: false,
+      details: { reason: NOT_RECORDED },
+    });
+  };
+  const answer = (req: LlmRequest): string => {
+    const prompt = normalise(`${req.systemPrompt}\n\n${req.userPrompt}`);
+    const found = answers.take(llmKey(req.kind, prompt), turn);
+    if (found) return found.response;
+    return refuse(
+      { kind: 'model', what: `${req.kind} call, prompt sha256 ${sha(prompt).slice(0, 16)}` },
+      ErrorType.LlmCallFailed
+    );
+  };
+  return {
+    llm: {
+      generateText: async (req) => answer(req),
+      async generateJson(req): Promise<LlmJsonResult> {
+        const raw = answer(req);
+        const parsed = parseJsonOutput(raw, req.schema);
+        return parsed.ok ? { ok: true, json: parsed.json, raw } : { ok: false, raw, error: parsed.error };
+      },
+    },
+    async toolHandler(ctx): Promise<Json> {
+      const args = normalise(canonicalJson(ctx.args));
+      const found = tools.take(toolKey(ctx.toolCode, args), turn);
+      if (!found) return refuse({ kind: 'tool', what: `${ctx.toolCode} ${args}` }, ErrorType.ToolExecutionFailed);
+      if (found.outcome.ok) return found.outcome.result;
+      throw new EngineError(ErrorType.ToolExecutionFailed, found.outcome.error, { retryable: false });
+    },
+    async approve(request) {
+      const decision = recordedDecision(recording.approvals, turn, request);
+      if (decision) return { decision: decision.decision, reason: decision.reason, decidedBy: decision.decidedBy };
+      missing.push({ kind: 'approval', what: `${request.toolCode} ${normalise(canonicalJson(request.args))}` });
+      return { decision: 'REJECTED', reason: 'what-if: no recorded decision', decidedBy: null };
+    },
+    beginTurn(turnNumber) {
+      turn = turnNumber;
+      missing = [];
+    },
+    missing: () => [...missing],
+  };
+}
+
+function recordedDecision(
+  approvals: readonly RecordedApproval[],
+  turnNumber: number,
+  request: ApprovalRequest
+): RecordedApproval | undefined {
+  const mine = approvals.filter(
+    (a) => a.turnNumber === turnNumber && a.toolCode.toLowerCase() === request.toolCode.toLowerCase()
+  );
+  return mine.find((a) => a.callIndex === request.callIndex) ?? mine[0];
+}

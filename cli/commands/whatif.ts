@@ -1,0 +1,145 @@
+import { stat } from 'node:fs/promises';
+import type { ConfigSnapshot } from '../../core/config/types';
+import { countByStatus, hasDifference, type WhatifReport } from '../../core/whatif/diff';
+import { formatWhatifReport } from '../../core/whatif/format';
+import {
+  CONFIG_VERSION_PATTERN,
+  draftFromRows,
+  draftFromVersion,
+  WhatifInputError,
+} from '../../activities/whatif/draft';
+import { whatifConversation } from '../../activities/whatif/replay';
+import { openDatabase, type Database } from '../../db/pool';
+import { conversationsSince } from '../../db/whatif/recording';
+import { parseOptions, type CliCommand, type CliIo } from '../command';
+import { commandDatabaseUrl } from '../database-url';
+import { loadYamlTree, readYamlTree } from './config';
+
+const USAGE = [
+  'convengine whatif --config <dir|version> (--conversation <id> | --since <time>) [--fail-on-diff] [--json]',
+  '',
+  'Re-runs recorded turns in this process against a draft config — a YAML tree (convengine config',
+  'export) or a stored config version (16 hex digits, or "current") — answering every model question,',
+  'tool call and approval from what was recorded (ce_llm_call_log, the tool audits), so no model and',
+  'no tool is called. Nothing is written: the replay runs in a transaction that is rolled back.',
+  'Reports per turn what changed: intent, state, rules fired, tools called, response, approvals.',
+  'A turn whose draft asks something never recorded is "needs model" (or needs tool / approval).',
+  '',
+  '--since takes an ISO time or an age (30m, 12h, 7d): every conversation with a turn since then.',
+  'Exit codes: 0 done (no difference, or differences without --fail-on-diff), 1 a difference with',
+  '--fail-on-diff (any turn not "same"), 2 usage or bad input (unknown conversation, bad config).',
+].join('\n');
+
+const FLAGS = new Set(['config', 'conversation', 'since', 'fail-on-diff', 'json']);
+const AGE = /^(\d+)([mhd])$/;
+const AGE_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
+
+/** `--since`: an ISO time or an age before now; null when it is neither. */
+export function parseSince(text: string, now: Date): Date | null {
+  const age = AGE.exec(text);
+  if (age) return new Date(now.getTime() - Number(age[1]) * AGE_MS[age[2] as keyof typeof AGE_MS]);
+  if (!/^\d{4}-\d{2}-\d{2}/.test(text)) return null;
+  const at = new Date(text);
+  return Number.isNaN(at.getTime()) ? null : at;
+}
+
+interface Args {
+  config: string;
+  conversation: string | null;
+  since: Date | null;
+  failOnDiff: boolean;
+  json: boolean;
+}
+
+function parseArgs(args: string[], io: CliIo): Args | null {
+  const { positional, options } = parseOptions(args);
+  const one = (name: string) => options.get(name)?.at(-1) ?? null;
+  const unknown = [...options.keys()].find((k) => !FLAGS.has(k));
+  const problem =
+    positional.length > 0
+      ? `unexpected argument ${positional[0]}`
+      : unknown
+        ? `unknown option --${unknown}`
+        : !one('config') || one('config') === 'true'
+          ? '--config <dir|version> is required'
+          : (one('conversation') === null) === (one('since') === null)
+            ? 'name exactly one of --conversation <id> and --since <time>'
+            : null;
+  const since = one('since');
+  const sinceAt = since === null ? null : parseSince(since, new Date());
+  const sinceProblem =
+    since !== null && sinceAt === null ? `--since "${since}" is not an ISO time or an age (7d)` : null;
+  if (problem ?? sinceProblem) {
+    io.err(problem ?? (sinceProblem as string));
+    io.err(`Usage:\n${USAGE}`);
+    return null;
+  }
+  return {
+    config: one('config') as string,
+    conversation: one('conversation'),
+    since: sinceAt,
+    failOnDiff: options.has('fail-on-diff'),
+    json: options.has('json'),
+  };
+}
+
+async function isDirectory(path: string): Promise<boolean> {
+  try {
+    return (await stat(path)).isDirectory();
+  } catch {
+    return false;
+  }
+}
+
+/** The draft named by --config: a YAML tree directory, else a stored version; null once the problem is printed. */
+async function resolveDraft(db: Database, config: string, io: CliIo): Promise<ConfigSnapshot | null> {
+  if (await isDirectory(config)) {
+    if ((await readYamlTree(config)).size === 0) {
+      io.err(`--config ${config}: no *.yaml files (write one with: convengine config export ${config})`);
+      return null;
+    }
+    const rows = await loadYamlTree(config, io);
+    return rows ? draftFromRows(rows) : null;
+  }
+  if (!CONFIG_VERSION_PATTERN.test(config)) {
+    io.err(`--config ${config}: not a directory, and not a config version ("current" or 16 hex digits)`);
+    return null;
+  }
+  return draftFromVersion(db, config);
+}
+
+async function runWhatif(db: Database, args: Args, io: CliIo): Promise<number> {
+  const draft = await resolveDraft(db, args.config, io);
+  if (!draft) return 2;
+  const ids = args.conversation !== null ? [args.conversation] : await conversationsSince(db, args.since as Date);
+  const report: WhatifReport = { config: { version: draft.version, source: args.config }, conversations: [] };
+  for (const conversationId of ids) {
+    report.conversations.push(await whatifConversation({ db }, { conversationId, config: draft }));
+  }
+  const differs = hasDifference(report);
+  if (args.json) io.out(JSON.stringify({ ...report, summary: countByStatus(report), differs }));
+  else for (const line of formatWhatifReport(report)) io.out(line);
+  return differs && args.failOnDiff ? 1 : 0;
+}
+
+export const whatifCommand: CliCommand = {
+  name: 'whatif',
+  summary: 'Replay recorded conversations against a draft config and report what would change, per turn.',
+  usage: USAGE,
+  async run(args, io) {
+    const parsed = parseArgs(args, io);
+    if (!parsed) return 2;
+    const url = commandDatabaseUrl(io);
+    if (url === null) return 2;
+    const handle = openDatabase(url, { max: 2 });
+    try {
+      return await runWhatif(handle.db, parsed, io);
+    } catch (err) {
+      if (!(err instanceof WhatifInputError)) throw err;
+      io.err(`whatif: ${err.message}`);
+      return 2;
+    } finally {
+      await handle.close();
+    }
+  },
+};

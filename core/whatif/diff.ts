@@ -1,0 +1,106 @@
+import type { Json } from '../json';
+import { FACT_FIELDS, type FactField, type TurnFacts } from './facts';
+
+/**
+ * A recording the replay needed and did not have: a model question (prompt) never asked in the
+ * recorded run, a tool call never made, an approval never decided. The turn is then reported as
+ * needing it rather than guessed.
+ */
+export interface MissingRecording {
+  kind: 'model' | 'tool' | 'approval';
+  /** What was asked: the call kind and prompt hash, the tool and its arguments, the tool to approve. */
+  what: string;
+}
+
+/**
+ * `same` / `changed`: the replay ran on recordings only. `needs-model` / `needs-tool` /
+ * `needs-approval`: the draft asked something never recorded. `skipped`: an earlier turn of the
+ * conversation needed a recording, so the state this turn would start from is unknown.
+ */
+export type TurnStatus = 'same' | 'changed' | 'needs-model' | 'needs-tool' | 'needs-approval' | 'skipped';
+
+export interface FieldChange {
+  field: FactField;
+  recorded: Json;
+  replayed: Json;
+}
+
+export interface TurnDiff {
+  conversationId: string;
+  turnNumber: number;
+  userText: string;
+  status: TurnStatus;
+  changes: FieldChange[];
+  missing: MissingRecording[];
+  recorded: TurnFacts;
+  /** Null when the turn was skipped. */
+  replayed: TurnFacts | null;
+}
+
+export interface ConversationWhatif {
+  conversationId: string;
+  turns: TurnDiff[];
+}
+
+/** One conversation replayed on its own (the API's answer): which draft version it ran on. */
+export interface ConversationWhatifResult extends ConversationWhatif {
+  configVersion: string;
+}
+
+export interface WhatifReport {
+  /** The draft's config version (content hash) and where it came from (a directory or a stored version). */
+  config: { version: string; source: string };
+  conversations: ConversationWhatif[];
+}
+
+const NEEDS: Record<MissingRecording['kind'], TurnStatus> = {
+  model: 'needs-model',
+  tool: 'needs-tool',
+  approval: 'needs-approval',
+};
+
+function sameValue(a: Json, b: Json): boolean {
+  return JSON.stringify(a) === JSON.stringify(b);
+}
+
+/** Compares one turn field by field; what is missing decides the status before any change does. */
+export function diffTurn(
+  turn: { conversationId: string; turnNumber: number; userText: string },
+  recorded: TurnFacts,
+  replayed: TurnFacts,
+  missing: readonly MissingRecording[] = []
+): TurnDiff {
+  const changes: FieldChange[] = [];
+  for (const field of FACT_FIELDS) {
+    if (!sameValue(recorded[field], replayed[field]))
+      changes.push({ field, recorded: recorded[field], replayed: replayed[field] });
+  }
+  const first = missing[0];
+  const status: TurnStatus = first ? NEEDS[first.kind] : changes.length > 0 ? 'changed' : 'same';
+  return { ...turn, status, changes, missing: [...missing], recorded, replayed };
+}
+
+export function skippedTurn(
+  turn: { conversationId: string; turnNumber: number; userText: string },
+  recorded: TurnFacts
+): TurnDiff {
+  return { ...turn, status: 'skipped', changes: [], missing: [], recorded, replayed: null };
+}
+
+/** Any turn that is not `same`: what `--fail-on-diff` gates on (a turn that needs a recording is not proven unchanged). */
+export function hasDifference(report: WhatifReport): boolean {
+  return report.conversations.some((c) => c.turns.some((t) => t.status !== 'same'));
+}
+
+export function countByStatus(report: WhatifReport): Record<TurnStatus, number> {
+  const counts: Record<TurnStatus, number> = {
+    same: 0,
+    changed: 0,
+    'needs-model': 0,
+    'needs-tool': 0,
+    'needs-approval': 0,
+    skipped: 0,
+  };
+  for (const conversation of report.conversations) for (const turn of conversation.turns) counts[turn.status] += 1;
+  return counts;
+}

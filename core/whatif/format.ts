@@ -1,0 +1,59 @@
+import type { Json } from '../json';
+import { countByStatus, type FieldChange, type TurnDiff, type WhatifReport } from './diff';
+
+/** The human-readable what-if report: one line per turn, then one indented line per change. */
+const MAX_VALUE = 100;
+
+function shown(value: Json): string {
+  const text = typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value ?? null);
+  return text.length > MAX_VALUE ? `${text.slice(0, MAX_VALUE - 1)}…` : text;
+}
+
+function listChange(change: FieldChange): string {
+  const before = Array.isArray(change.recorded) ? change.recorded.map(String) : [];
+  const after = Array.isArray(change.replayed) ? change.replayed.map(String) : [];
+  const removed = before.filter((v) => !after.includes(v)).map((v) => `- ${v}`);
+  const added = after.filter((v) => !before.includes(v)).map((v) => `+ ${v}`);
+  const parts = [...removed, ...added];
+  return parts.length > 0 ? parts.join('  ') : `order ${shown(change.recorded)} → ${shown(change.replayed)}`;
+}
+
+function changeLine(change: FieldChange): string {
+  const body =
+    Array.isArray(change.recorded) || Array.isArray(change.replayed)
+      ? listChange(change)
+      : `${shown(change.recorded)} → ${shown(change.replayed)}`;
+  return `${change.field}: ${body}`;
+}
+
+function detailLines(turn: TurnDiff): string[] {
+  if (turn.status === 'skipped') return ['not replayed: an earlier turn needs a recording'];
+  if (turn.missing.length > 0) return turn.missing.map((m) => `needs ${m.kind}: ${m.what}`);
+  return turn.changes.map(changeLine);
+}
+
+const pad = (text: string, width: number) => text.padEnd(width);
+
+export function formatWhatifReport(report: WhatifReport): string[] {
+  const lines = [`what-if against config ${report.config.version} (${report.config.source})`];
+  lines.push(`${pad('CONVERSATION', 38)}${pad('TURN', 6)}${pad('STATUS', 16)}MESSAGE`);
+  for (const conversation of report.conversations) {
+    for (const turn of conversation.turns) {
+      const message = turn.userText.length > 60 ? `${turn.userText.slice(0, 59)}…` : turn.userText;
+      const status = turn.status.replace('-', ' ');
+      lines.push(
+        `${pad(conversation.conversationId, 38)}${pad(String(turn.turnNumber), 6)}${pad(status, 16)}${message}`
+      );
+      for (const detail of detailLines(turn)) lines.push(`${' '.repeat(44)}${detail}`);
+    }
+  }
+  const counts = countByStatus(report);
+  const total = Object.values(counts).reduce((a, b) => a + b, 0);
+  const parts = Object.entries(counts)
+    .filter(([, n]) => n > 0)
+    .map(([status, n]) => `${n} ${status.replace('-', ' ')}`);
+  lines.push(
+    `${report.conversations.length} conversation(s), ${total} turn(s)${parts.length ? `: ${parts.join(', ')}` : ''}`
+  );
+  return lines;
+}

@@ -1,0 +1,95 @@
+import { normaliserFor, replayFeeds } from '../../activities/whatif/feeds';
+import type { LlmRequest } from '../../core/llm';
+import type { ToolHandlerContext } from '../../activities/tools/deps';
+import type { Recording } from '../../db/whatif/recording';
+
+const RECORDED = '11111111-1111-4111-8111-111111111111';
+const SCRATCH = '22222222-2222-4222-8222-222222222222';
+
+const recording: Recording = {
+  conversationId: RECORDED,
+  turns: [],
+  llmCalls: [
+    {
+      turnNumber: 1,
+      kind: 'INTENT',
+      prompt: `Classify.\n\nconversation ${RECORDED} at 2026-01-01T10:00:00.000Z`,
+      response: '{"intent":"FAQ"}',
+    },
+    { turnNumber: 2, kind: 'RESP_TEXT', prompt: 'Say hi.\n\nhi', response: 'first' },
+    { turnNumber: 2, kind: 'RESP_TEXT', prompt: 'Say hi.\n\nhi', response: 'second' },
+  ],
+  toolCalls: [
+    {
+      turnNumber: 1,
+      toolCode: 'order.status',
+      args: { id: 'ORD-1' },
+      outcome: { ok: true, result: { status: 'OPEN' } },
+    },
+    { turnNumber: 1, toolCode: 'order.cancel', args: { id: 'ORD-1' }, outcome: { ok: false, error: 'HTTP 503' } },
+  ],
+  approvals: [
+    { turnNumber: 1, toolCode: 'order.cancel', callIndex: 2, decision: 'APPROVED', reason: null, decidedBy: 'ops' },
+  ],
+};
+
+const request = (kind: LlmRequest['kind'], systemPrompt: string, userPrompt: string): LlmRequest => ({
+  kind,
+  systemPrompt,
+  userPrompt,
+  meta: { conversationId: SCRATCH, turnNumber: 1, intent: 'UNKNOWN', state: 'UNKNOWN' },
+});
+const tool = (toolCode: string, args: Record<string, string>) => ({ toolCode, args }) as unknown as ToolHandlerContext;
+
+describe('what-if replay feeds', () => {
+  const feeds = () => replayFeeds(recording, normaliserFor(SCRATCH, RECORDED));
+
+  it('answers a model question by call kind and prompt, whatever conversation id and time the prompt names', async () => {
+    const f = feeds();
+    f.beginTurn(1);
+    const asked = request('INTENT', 'Classify.', `conversation ${SCRATCH} at 2026-11-25T07:00:00.000Z`);
+    await expect(f.llm.generateJson(asked)).resolves.toEqual({
+      ok: true,
+      json: { intent: 'FAQ' },
+      raw: '{"intent":"FAQ"}',
+    });
+    expect(f.missing()).toEqual([]);
+  });
+
+  it('the same question asked twice in a turn gets the recorded answers in order', async () => {
+    const f = feeds();
+    f.beginTurn(2);
+    expect(await f.llm.generateText(request('RESP_TEXT', 'Say hi.', 'hi'))).toBe('first');
+    expect(await f.llm.generateText(request('RESP_TEXT', 'Say hi.', 'hi'))).toBe('second');
+  });
+
+  it('a question never recorded (new prompt, or another call kind) is refused and noted as "model"', async () => {
+    const f = feeds();
+    f.beginTurn(2);
+    await expect(f.llm.generateText(request('RESP_TEXT', 'Say hello.', 'hi'))).rejects.toThrow(/never recorded/);
+    await expect(f.llm.generateText(request('RESP_JSON', 'Say hi.', 'hi'))).rejects.toThrow(/never recorded/);
+    expect(f.missing().map((m) => m.kind)).toEqual(['model', 'model']);
+    f.beginTurn(3);
+    expect(f.missing()).toEqual([]);
+  });
+
+  it('tools: the recorded result, the recorded failure, and "tool" for a call never made', async () => {
+    const f = feeds();
+    f.beginTurn(1);
+    await expect(f.toolHandler(tool('ORDER.STATUS', { id: 'ORD-1' }))).resolves.toEqual({ status: 'OPEN' });
+    await expect(f.toolHandler(tool('order.cancel', { id: 'ORD-1' }))).rejects.toThrow('HTTP 503');
+    expect(f.missing()).toEqual([]);
+    await expect(f.toolHandler(tool('order.status', { id: 'ORD-2' }))).rejects.toThrow(/never recorded/);
+    expect(f.missing()).toEqual([{ kind: 'tool', what: 'order.status {"id":"ORD-2"}' }]);
+  });
+
+  it('approvals: the recorded decision, else a rejection noted as "approval"', async () => {
+    const f = feeds();
+    f.beginTurn(1);
+    const ask = { toolCode: 'order.cancel', args: { id: 'ORD-1' }, callIndex: 2, timeoutMs: 1000 };
+    await expect(f.approve(ask)).resolves.toEqual({ decision: 'APPROVED', reason: null, decidedBy: 'ops' });
+    f.beginTurn(2);
+    await expect(f.approve(ask)).resolves.toMatchObject({ decision: 'REJECTED' });
+    expect(f.missing()).toEqual([{ kind: 'approval', what: 'order.cancel {"id":"ORD-1"}' }]);
+  });
+});
