@@ -1,1 +1,1 @@
-export { activityEntries, decisionLog, upsertedSearchAttributes, type ActivityEntry } from '../../cli/history/entries';
+export { activityEntries, decisionLog, upsertedSearchAttributes, type ActivityEntry } from '../../api/history/entries';
