@@ -13,6 +13,8 @@ const isoOf = (t: { seconds?: unknown; nanos?: unknown } | null | undefined): st
   return ms === null ? null : new Date(ms).toISOString();
 };
 
+const isNotFound = (err: unknown) => isGrpcServiceError(err) && err.code === GrpcStatus.NOT_FOUND;
+
 function activityState(state: number | null | undefined): string {
   const name = temporal.api.enums.v1.PendingActivityState[state ?? 0] ?? 'UNSPECIFIED';
   return name.replace(/^PENDING_ACTIVITY_STATE_/, '');
@@ -62,7 +64,7 @@ export function temporalInspector(client: Client): TurnInspector {
       try {
         return (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
       } catch (err) {
-        if (err instanceof WorkflowNotFoundError) return null;
+        if (err instanceof WorkflowNotFoundError || isNotFound(err) || isNotFound((err as Error).cause)) return null;
         throw err;
       }
     },
