@@ -4,6 +4,7 @@ import { temporal } from '@temporalio/proto';
 import { turnProgressQuery, type PendingApproval } from '../../workflows/messages';
 import { ApiError, conflict, notFound } from '../errors';
 import { epochMs } from '../history/entries';
+import { publicFailure } from '../history/public-failure';
 import type { ActivityOperation, PendingActivityView, TurnInspector, TurnSummary } from './ports';
 
 const TURN_NUMBER = /-([1-9][0-9]*)$/;
@@ -12,6 +13,13 @@ const isoOf = (t: { seconds?: unknown; nanos?: unknown } | null | undefined): st
   const ms = epochMs(t);
   return ms === null ? null : new Date(ms).toISOString();
 };
+
+function lastFailureText(failure: temporal.api.failure.v1.IFailure): string {
+  const info = failure.applicationFailureInfo;
+  const type = info?.type ?? (failure.timeoutFailureInfo ? 'TIMEOUT' : null);
+  const shown = publicFailure({ type, message: failure.message ?? '', nonRetryable: !!info?.nonRetryable });
+  return `${shown.type}: ${shown.message}`;
+}
 
 const isNotFound = (err: unknown) => isGrpcServiceError(err) && err.code === GrpcStatus.NOT_FOUND;
 
@@ -78,7 +86,7 @@ export function temporalInspector(client: Client): TurnInspector {
         attempt: a.attempt ?? 0,
         maximumAttempts: a.maximumAttempts ?? 0,
         paused: !!a.paused,
-        lastFailure: a.lastFailure?.message ?? null,
+        lastFailure: a.lastFailure ? lastFailureText(a.lastFailure) : null,
         nextAttemptAt: isoOf(a.nextAttemptScheduleTime),
       }));
     },

@@ -1,4 +1,5 @@
 import type { temporal } from '@temporalio/proto';
+import { publicFailure } from './public-failure';
 import {
   activityEntries,
   decisionLog,
@@ -38,6 +39,8 @@ export interface TurnStory {
   closedAt: string | null;
   durationMs: number | null;
   status: string;
+  /** The config version the turn pinned: its search attribute, or (still running) its first step's result. */
+  configVersion: string | null;
   searchAttributes: Record<string, unknown>;
   decisions: string[];
   timeline: TimelineItem[];
@@ -64,13 +67,16 @@ function closeOf(event: HistoryEvent): { status: string; failure: string | null 
   return null;
 }
 
-/** The root cause first (an activity's ApplicationFailure type and message), then the workflow's own message. */
+/** The root cause (an activity's ApplicationFailure type and message), as the API may show it. */
 function failureText(failure: temporal.api.failure.v1.IFailure): string {
   let root = failure;
   while (root.cause) root = root.cause;
-  const type = root.applicationFailureInfo?.type;
-  const outer = root === failure ? '' : ` (${failure.message ?? ''})`;
-  return `${type ? `${type}: ` : ''}${root.message ?? ''}${outer}`;
+  const shown = publicFailure({
+    type: root.applicationFailureInfo?.type ?? null,
+    message: root.message ?? '',
+    nonRetryable: !!root.applicationFailureInfo?.nonRetryable,
+  });
+  return `${shown.type}: ${shown.message}`;
 }
 
 /** Approval waits and decisions: the approval timer, and the decideApproval update. */
@@ -137,12 +143,14 @@ export function turnStory(events: HistoryEvent[]): TurnStory {
     if (item?.kind === 'close') close = { status: item.status, failure: item.failure, at };
   }
   const completed = events.at(-1)?.workflowExecutionCompletedEventAttributes;
+  const searchAttributes = upsertedSearchAttributes(events);
   return {
     startedAt: start !== null ? new Date(start).toISOString() : null,
     closedAt: close?.at != null ? new Date(close.at).toISOString() : null,
     durationMs: close?.at != null && start !== null ? close.at - start : null,
     status: close?.status ?? 'RUNNING',
-    searchAttributes: upsertedSearchAttributes(events),
+    configVersion: configVersionOf(searchAttributes, [...entries.values()]),
+    searchAttributes,
     decisions: decisionLog(events),
     timeline,
     result: completed ? decodePayload(completed.result?.payloads?.[0]) : null,
@@ -151,7 +159,16 @@ export function turnStory(events: HistoryEvent[]): TurnStory {
   };
 }
 
+function configVersionOf(searchAttributes: Record<string, unknown>, entries: ActivityEntry[]): string | null {
+  const pinned = searchAttributes['ConfigVersion'];
+  if (typeof pinned === 'string') return pinned;
+  const load = entries.find((e) => e.type === 'LoadOrCreateConversation')?.result as
+    { patch?: { set?: { configVersion?: unknown } } } | undefined;
+  const version = load?.patch?.set?.configVersion;
+  return typeof version === 'string' ? version : null;
+}
+
 function pick(entry: ActivityEntry) {
-  const { activityId, type, summary, local, attempt, outcome, failure } = entry;
-  return { activityId, type, summary, local, attempt, outcome, failure };
+  const { activityId, type, summary, local, attempt, outcome } = entry;
+  return { activityId, type, summary, local, attempt, outcome, failure: entry.failure && publicFailure(entry.failure) };
 }

@@ -8,6 +8,7 @@ import { copyFileSync, existsSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import type { ConfigRows } from '../../core/config/types';
+import { EngineError, ErrorType } from '../../core/errors';
 import { listAudits } from '../../db/repositories/audit';
 import { ApiHarness } from '../support/api-harness';
 import { extracted, loanConfig, plan } from '../support/loan-config';
@@ -98,11 +99,14 @@ test('the conversation list finds a seed conversation by text, and its turn tell
   expect(await page.locator('#temporal-ui-link').getAttribute('href')).toBe(
     `${TEMPORAL_UI}/namespaces/${h.wf.temporal.namespace}/workflows/${last.workflowId}`
   );
+  const readme = join(ARTIFACTS, 'console.png');
+  await page.setViewportSize({ width: 1400, height: 1700 });
+  await page.screenshot({ path: readme });
+  if (process.env.UPDATE_SCREENSHOTS === '1') copyFileSync(readme, README_SHOT);
   // Audit rows are joined to the step that wrote them.
   await page.locator('tr[data-type=AuditUserInput] details summary').click();
   expect(await page.locator('tr[data-type=AuditUserInput] details').innerText()).toContain('USER_INPUT');
-  const path = await shot(page, 'seed-turn');
-  if (process.env.UPDATE_SCREENSHOTS === '1') copyFileSync(path, README_SHOT);
+  await shot(page, 'seed-turn');
   await page.close();
 });
 
@@ -204,7 +208,8 @@ test('a tool failing in a running turn is retried now through Temporal activity 
   let upstreamDown = true;
   h.wf.mcp.setHandlers({
     'mock.order.status': async () => {
-      if (upstreamDown) throw new Error('order service unavailable');
+      if (upstreamDown)
+        throw new EngineError(ErrorType.ToolHttpError, 'order service unavailable', { retryable: true });
       return { status: 'SUBMITTED', orderId: 'ORD-7017' };
     },
   });
@@ -216,7 +221,9 @@ test('a tool failing in a running turn is retried now through Temporal activity 
   const pending = page.locator('.pending-activity');
   await pending.waitFor({ timeout: 60_000 });
   expect(await pending.innerText()).toContain('McpToolCall is retrying');
-  expect(await pending.innerText()).toContain('order service unavailable');
+  expect(await pending.innerText()).toContain('Last failure: TOOL_HTTP_ERROR: order service unavailable');
+  // Still running: the header shows the config version the first step pinned.
+  expect(await page.locator('#config-version').innerText()).toMatch(/^[0-9a-f]{16}$/);
   await shot(page, 'tool-retrying');
   upstreamDown = false;
   await pending.locator('button:has-text("Retry now")').click();
