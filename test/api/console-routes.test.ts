@@ -1,11 +1,24 @@
+import { request } from 'node:http';
 import { ApiHarness } from '../support/api-harness';
 import { answer, callTool, orderConfig } from '../support/order-config';
 
 const TOKEN = 'console-token';
+
+function rawStatus(path: string): Promise<number | undefined> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${h.baseUrl}${path}`, { path }, (res) => {
+      res.resume();
+      resolve(res.statusCode);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
 const auth = { authorization: `Bearer ${TOKEN}` };
 
+let h: ApiHarness;
+
 describe('the console API: conversation search, turn story, actions; the static pages and Swagger UI', () => {
-  let h: ApiHarness;
   let conversationId: string;
   let workflowId: string;
   beforeAll(async () => {
@@ -48,6 +61,10 @@ describe('the console API: conversation search, turn story, actions; the static 
     for (const path of ['/console/..%2fpackage.json', '/console/lib%2f..%2f..%2fpackage.json', '/console/nope.js']) {
       const res = await h.request('GET', path);
       expect([path, res.status]).toEqual([path, 404]);
+    }
+    // A raw `..` (no browser sends one; node:http sends the path as it is) reaches no file either.
+    for (const path of ['/console/../package.json', '/console/../../etc/passwd', '/console/lib/../../README.md']) {
+      expect([path, await rawStatus(path)]).toEqual([path, 404]);
     }
   });
 
