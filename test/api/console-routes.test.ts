@@ -94,6 +94,11 @@ describe('the console API: conversation search, turn story, actions; the static 
     expect([res.status, res.json().error.code]).toEqual([400, 'VALIDATION_FAILED']);
   });
 
+  it('refuses a search with a control character as INVALID_TEXT', async () => {
+    const res = await get(`/api/v1/console/conversations?q=${encodeURIComponent('order\u0000')}`);
+    expect([res.status, res.json().error.code]).toEqual([400, 'INVALID_TEXT']);
+  });
+
   it("lists the conversation's turns and tells one turn's story from its history, audit rows joined", async () => {
     const turns = (await get(`/api/v1/console/conversations/${conversationId}/turns`)).json();
     expect(turns.turns).toEqual([
