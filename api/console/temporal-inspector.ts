@@ -48,6 +48,7 @@ export function temporalInspector(client: Client): TurnInspector {
   const namespace = client.options.namespace;
   return {
     async turns(conversationId) {
+      // The route's schema admits only a UUID here, so it goes into the visibility query as is.
       const turns: TurnSummary[] = [];
       for await (const wf of client.workflow.list({ query: `ConversationId = "${conversationId}"` })) {
         const outcome = wf.searchAttributes['TurnOutcome']?.[0];
