@@ -168,5 +168,30 @@ export default tseslint.config(
     },
     rules: { '@typescript-eslint/no-require-imports': 'off' },
   },
+  {
+    // The turn console: browser ES modules served as they are (no build step).
+    files: ['console/**/*.js'],
+    languageOptions: {
+      sourceType: 'module',
+      globals: Object.fromEntries(
+        [
+          'window',
+          'document',
+          'location',
+          'fetch',
+          'sessionStorage',
+          'URLSearchParams',
+          'FormData',
+          'TextDecoder',
+          'AbortController',
+          'Node',
+          'setTimeout',
+          'clearTimeout',
+          'setInterval',
+          'clearInterval',
+        ].map((name) => [name, 'readonly'])
+      ),
+    },
+  },
   prettier
 );

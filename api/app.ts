@@ -3,10 +3,14 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { installHttpTracing } from '../observability/http-tracing';
 import type { Logger } from '../observability/logger';
 import { installBearerAuth } from './auth';
+import { consoleAssetRoutes } from './console/assets';
+import type { ConsolePorts } from './console/ports';
+import { installSwaggerUi } from './docs-ui';
 import { installErrorHandler, writeClientError } from './error-handler';
 import { OpenApiRegistry } from './openapi';
 import type { ApiPorts } from './ports';
 import { adminRoutes } from './routes/admin';
+import { consoleRoutes } from './routes/console';
 import { conversationRoutes } from './routes/conversation';
 import { healthRoutes } from './routes/health';
 import { streamRoutes } from './routes/stream';
@@ -25,6 +29,8 @@ export interface ApiOptions {
   streamPollIntervalMs?: number;
   streamMaxDurationMs?: number;
   version?: string;
+  /** The turn console (/console and its API); absent: no console. */
+  console?: ConsolePorts;
 }
 
 export function buildApi(options: ApiOptions): FastifyInstance {
@@ -59,6 +65,12 @@ export function buildApi(options: ApiOptions): FastifyInstance {
   });
   adminRoutes(app, options.ports, docs);
   if (options.ports.whatif) whatifRoutes(app, options.ports.whatif, docs);
-  app.get('/docs/openapi.json', async () => docs.document(options.version ?? '0.1.0'));
+  if (options.console) {
+    consoleRoutes(app, options.ports, options.console, docs);
+    consoleAssetRoutes(app);
+  }
+  const document = docs.document(options.version ?? '0.1.0');
+  app.get('/docs/openapi.json', async () => document);
+  installSwaggerUi(app, document);
   return app;
 }

@@ -2,7 +2,12 @@ import { timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from './errors';
 
-const OPEN_ROUTES = new Set(['/healthz']);
+const OPEN_ROUTES = new Set(['/healthz', '/console', '/docs']);
+/**
+ * Static pages and the API description: the console's files (which ask for the token and send it on
+ * every call) and Swagger UI with the OpenAPI document. No data and no action is under them.
+ */
+const OPEN_PREFIXES = ['/console/', '/docs/'];
 
 function sameSecret(given: string, expected: string): boolean {
   const a = Buffer.from(given);
@@ -10,12 +15,12 @@ function sameSecret(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** When a token is configured, every route but liveness needs `Authorization: Bearer <token>`. */
+/** When a token is configured, every route but liveness and the static pages needs `Authorization: Bearer <token>`. */
 export function installBearerAuth(app: FastifyInstance, token: string | undefined): void {
   if (!token) return;
   app.addHook('onRequest', async (request) => {
     const path = request.url.split('?')[0] ?? '';
-    if (OPEN_ROUTES.has(path)) return;
+    if (OPEN_ROUTES.has(path) || OPEN_PREFIXES.some((prefix) => path.startsWith(prefix))) return;
     const header = request.headers.authorization ?? '';
     const match = /^Bearer\s+(.+)$/i.exec(header);
     if (!match?.[1] || !sameSecret(match[1].trim(), token)) {

@@ -13,6 +13,7 @@ import { metricsText, reachable } from '../observability/probe-server';
 import { tracingClientInterceptors } from '../observability/tracing';
 import { meteredTurnGateway } from '../observability/turn-metrics';
 import { buildApi } from './app';
+import { consolePorts } from './console/wiring';
 import { configReplyTexts } from './reply-texts';
 import { conversationQueries } from './db-queries';
 import type { ApiPorts, ReadinessProbe } from './ports';
@@ -32,6 +33,8 @@ export interface ApiServerOptions {
   port?: number;
   /** The process logger; without one, Fastify's own at LOG_LEVEL. */
   logger?: Logger;
+  /** The Temporal Web UI the console links to when TEMPORAL_UI_URL is unset (the one `convengine start` runs). */
+  temporalUiUrl?: string;
 }
 
 /** Turns parked on a tool approval: the workflow sets this outcome while it waits. */
@@ -95,6 +98,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     logLevel: env.LOG_LEVEL,
     logger: options.logger,
     metrics: () => metricsText(metrics.registry),
+    console: consolePorts(handle.db, client, options.temporalUiUrl ?? env.TEMPORAL_UI_URL),
   });
   const url = await app.listen({ host: options.host ?? env.HOST, port: options.port ?? env.PORT });
   return {

@@ -69,6 +69,8 @@ const envSchema = z.object({
   /** Interface the API listens on; containers set 0.0.0.0. */
   HOST: z.preprocess(blankAsUnset, z.string().default('127.0.0.1')),
   API_TOKEN: optionalText,
+  /** The Temporal Web UI (compose); the turn console links every turn to its workflow there. */
+  TEMPORAL_UI_URL: httpUrl,
   MESSAGE_MAX_BYTES: integer(8192, 1),
   /** Payloads at least this large are stored in ce_payload_claim; history keeps a reference (db/claims/). */
   CLAIM_CHECK_THRESHOLD_BYTES: integer(CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES, 1024),

@@ -87,6 +87,7 @@ export const startCommand: CliCommand = {
       `ConvEngine ready in ${seconds}s: API ${stack.apiUrl} (${stack.temporal.server} at ${stack.temporalAddress})`
     );
     if (stack.temporal.uiUrl) io.out(`Temporal Web UI: ${stack.temporal.uiUrl}`);
+    io.out(`Turn console: ${stack.apiUrl}/console   (API docs: ${stack.apiUrl}/docs)`);
     io.out(`Try: npx convengine demo   or   curl -s ${stack.apiUrl}/docs/openapi.json`);
     await untilSignal();
     io.out('stopping…');

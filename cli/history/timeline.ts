@@ -1,6 +1,6 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
-import { activityEntries, isHandedOver, type ActivityEntry } from './entries';
+import { activityEntries, isHandedOver, type ActivityEntry } from '../../api/history/entries';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 

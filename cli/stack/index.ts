@@ -105,7 +105,14 @@ export async function startStack(options: StackOptions): Promise<RunningStack> {
     const toolEnv = keep(await toolsPart());
     const env: Env = llmUrl ? { ...options.env, ANTHROPIC_BASE_URL: llmUrl } : options.env;
     keep(await workerPart({ env, databaseUrl, address: temporalAddress, toolEnv, logger }));
-    const api = await startApiServer({ env, databaseUrl, temporalAddress, port: options.apiPort, logger });
+    const api = await startApiServer({
+      env,
+      databaseUrl,
+      temporalAddress,
+      port: options.apiPort,
+      logger,
+      temporalUiUrl: temporal.uiUrl ?? undefined,
+    });
     stops.push({ value: api, embedded: null, stop: () => api.close() });
     const embedded = stops.map((p) => p.embedded).filter((e): e is string => e !== null);
     return { apiUrl: api.url, temporalAddress, temporal, databaseUrl, embedded, stop: stopAll };

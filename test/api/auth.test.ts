@@ -7,8 +7,10 @@ describe('bearer token auth (API_TOKEN)', () => {
   });
   afterAll(async () => h?.stop());
 
-  it('leaves only liveness open', async () => {
-    expect((await h.request('GET', '/healthz')).status).toBe(200);
+  it('leaves liveness and the static pages (console, Swagger UI, the OpenAPI document) open', async () => {
+    for (const path of ['/healthz', '/console', '/docs', '/docs/openapi.json']) {
+      expect([path, (await h.request('GET', path)).status]).toEqual([path, 200]);
+    }
   });
 
   it.each([
@@ -19,7 +21,7 @@ describe('bearer token auth (API_TOKEN)', () => {
   ])('refuses %s with 401 on every other route', async (_name, headers) => {
     for (const [method, path] of [
       ['GET', '/readyz'],
-      ['GET', '/docs/openapi.json'],
+      ['GET', '/api/v1/console/conversations'],
       ['POST', '/api/v1/conversation/message'],
       ['GET', `/api/v1/conversation/${crypto.randomUUID()}`],
       ['POST', '/api/v1/admin/config/refresh'],

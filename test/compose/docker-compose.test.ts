@@ -112,6 +112,7 @@ describe('docker-compose.yml', () => {
     }
     expect(service('worker').environment?.['ANTHROPIC_API_KEY']).toMatch(/ANTHROPIC_API_KEY/);
     expect(service('api').environment?.['API_TOKEN']).toMatch(/API_TOKEN/);
+    expect(service('api').environment?.['TEMPORAL_UI_URL']).toBe('${TEMPORAL_UI_URL:-http://localhost:8080}');
     expect(service('migrate').build).toBeDefined();
   });
 

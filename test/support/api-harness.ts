@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApi } from '../../api/app';
+import { consolePorts } from '../../api/console/wiring';
 import { conversationQueries } from '../../api/db-queries';
 import type { ApiPorts } from '../../api/ports';
 import { configReplyTexts } from '../../api/reply-texts';
@@ -12,6 +13,8 @@ export type ApiJson = any;
 export interface ApiHarnessOptions {
   apiToken?: string;
   messageMaxBytes?: number;
+  /** The Temporal Web UI the console links turns to (TEMPORAL_UI_URL). */
+  temporalUiUrl?: string;
 }
 
 /** The HTTP gateway over the real ports: Temporal gateway on the test server, PostgreSQL, config store. */
@@ -61,6 +64,7 @@ export class ApiHarness {
       logLevel: 'silent',
       streamPollIntervalMs: 50,
       streamMaxDurationMs: 3000,
+      console: consolePorts(db, wf.client, options.temporalUiUrl),
     });
     const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
     return new ApiHarness(wf, app, baseUrl);

@@ -5,4 +5,4 @@ export {
   stepRuns,
   upsertedSearchAttributes,
   type ActivityEntry,
-} from '../../cli/history/entries';
+} from '../../api/history/entries';

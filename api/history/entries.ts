@@ -6,6 +6,8 @@ type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 export interface ActivityEntry {
   scheduledEventId: number;
+  /** The id Temporal's activity operations (reset, pause, unpause) name it by. */
+  activityId: string | null;
   type: string;
   /** A local activity: a marker event, which the Web UI lists by name in its own row. */
   local: boolean;
@@ -16,12 +18,25 @@ export interface ActivityEntry {
   failure: { type: string | null; message: string; nonRetryable: boolean } | null;
   input: unknown;
   result: unknown;
+  /** Epoch ms: scheduled (a local activity: null, it is recorded only when it completes). */
+  scheduledAt: number | null;
+  /** Epoch ms of the final attempt's start (regular activities) and of the close. */
+  startedAt: number | null;
+  closedAt: number | null;
 }
 
 const num = (v: unknown): number => Number(v ?? 0);
 
+type Timestamp = { seconds?: unknown; nanos?: unknown } | null | undefined;
+
+/** A protobuf (or sdk-core JSON) timestamp as epoch ms. */
+export function epochMs(t: Timestamp): number | null {
+  if (!t) return null;
+  return num(t.seconds) * 1000 + Math.floor(num(t.nanos) / 1e6);
+}
+
 /** A payload's value; an offloaded one (db/claims/) shows as its claim reference, not its body. */
-function decode(payload: temporal.api.common.v1.IPayload | null | undefined): unknown {
+export function decodePayload(payload: temporal.api.common.v1.IPayload | null | undefined): unknown {
   if (!payload) return undefined;
   if (isClaimReference(payload as never)) return { claim: claimReferenceOf(payload as never) };
   return defaultPayloadConverter.fromPayload(payload as never);
@@ -34,24 +49,31 @@ export function activityEntries(events: HistoryEvent[]): ActivityEntry[] {
     const id = num(e.eventId);
     const scheduled = e.activityTaskScheduledEventAttributes;
     if (scheduled) {
-      const summary = decode(e.userMetadata?.summary);
+      const summary = decodePayload(e.userMetadata?.summary);
       entries.set(id, {
         scheduledEventId: id,
+        activityId: scheduled.activityId ?? null,
         type: scheduled.activityType?.name ?? '',
         local: false,
         summary: typeof summary === 'string' ? summary : null,
         attempt: null,
         outcome: 'OPEN',
         failure: null,
-        input: decode(scheduled.input?.payloads?.[0]),
+        input: decodePayload(scheduled.input?.payloads?.[0]),
         result: undefined,
+        scheduledAt: epochMs(e.eventTime),
+        startedAt: null,
+        closedAt: null,
       });
       continue;
     }
     const started = e.activityTaskStartedEventAttributes;
     if (started) {
       const entry = entries.get(num(started.scheduledEventId));
-      if (entry) entry.attempt = started.attempt ?? null;
+      if (entry) {
+        entry.attempt = started.attempt ?? null;
+        entry.startedAt = epochMs(e.eventTime);
+      }
     }
     closeEntry(entries, e);
     const local = localActivityEntry(e);
@@ -68,12 +90,13 @@ export function activityEntries(events: HistoryEvent[]): ActivityEntry[] {
 function localActivityEntry(e: HistoryEvent): ActivityEntry | null {
   const marker = e.markerRecordedEventAttributes;
   if (!marker || marker.markerName !== 'core_local_activity') return null;
-  const data = decode(marker.details?.['data']?.payloads?.[0]) as
-    { activity_type?: string; attempt?: number } | undefined;
-  const summary = decode(e.userMetadata?.summary);
+  const data = decodePayload(marker.details?.['data']?.payloads?.[0]) as
+    { activity_type?: string; activity_id?: string; attempt?: number; complete_time?: Timestamp } | undefined;
+  const summary = decodePayload(e.userMetadata?.summary);
   const failure = marker.failure;
   return {
     scheduledEventId: num(e.eventId),
+    activityId: data?.activity_id ?? null,
     type: data?.activity_type ?? '',
     local: true,
     summary: typeof summary === 'string' ? summary : null,
@@ -87,7 +110,10 @@ function localActivityEntry(e: HistoryEvent): ActivityEntry | null {
         }
       : null,
     input: undefined,
-    result: decode(marker.details?.['result']?.payloads?.[0]),
+    result: decodePayload(marker.details?.['result']?.payloads?.[0]),
+    scheduledAt: null,
+    startedAt: null,
+    closedAt: epochMs(data?.complete_time) ?? epochMs(e.eventTime),
   };
 }
 
@@ -99,9 +125,10 @@ function closeEntry(entries: Map<number, ActivityEntry>, e: HistoryEvent): void 
   if (!attrs) return;
   const entry = entries.get(num(attrs.scheduledEventId));
   if (!entry) return;
+  entry.closedAt = epochMs(e.eventTime);
   if (completed) {
     entry.outcome = 'COMPLETED';
-    entry.result = decode(completed.result?.payloads?.[0]);
+    entry.result = decodePayload(completed.result?.payloads?.[0]);
   } else if (failed) {
     entry.outcome = 'FAILED';
     const info = failed.failure?.applicationFailureInfo;
@@ -112,6 +139,7 @@ function closeEntry(entries: Map<number, ActivityEntry>, e: HistoryEvent): void 
     };
   } else {
     entry.outcome = 'TIMED_OUT';
+    entry.failure = { type: 'TIMEOUT', message: timedOut?.failure?.message ?? 'timed out', nonRetryable: false };
   }
 }
 
@@ -133,7 +161,7 @@ export function upsertedSearchAttributes(events: HistoryEvent[]): Record<string,
   const out: Record<string, unknown> = {};
   for (const e of events) {
     const fields = e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {};
-    for (const [name, payload] of Object.entries(fields)) out[name] = decode(payload);
+    for (const [name, payload] of Object.entries(fields)) out[name] = decodePayload(payload);
   }
   return out;
 }
@@ -143,7 +171,7 @@ export function decisionLog(events: HistoryEvent[]): string[] {
   let log: string[] = [];
   for (const e of events) {
     const field = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.['decisionLog'];
-    const value = field ? decode(field) : undefined;
+    const value = field ? decodePayload(field) : undefined;
     if (Array.isArray(value)) log = value.filter((v): v is string => typeof v === 'string');
   }
   return log;

@@ -1,0 +1,92 @@
+import type { temporal } from '@temporalio/proto';
+import type { JsonObject } from '../../core/json';
+import type { PendingApproval } from '../../workflows/messages';
+import type { AuditRowView } from '../ports';
+
+export type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/** Filters of the console's conversation list; every one optional, the page bounded. */
+export interface ConversationSearch {
+  /** A conversation id (or its prefix), or text the user or the assistant wrote. */
+  q?: string;
+  status?: string;
+  intent?: string;
+  state?: string;
+  limit: number;
+  offset: number;
+}
+
+export interface ConversationSummary {
+  conversationId: string;
+  status: string;
+  intent: string;
+  state: string;
+  turnCount: number;
+  lastUserText: string | null;
+  configVersion: string | null;
+  updatedAt: string;
+}
+
+export interface ConversationPage {
+  items: ConversationSummary[];
+  total: number;
+}
+
+/** One turn workflow of a conversation, from Temporal's visibility (running and failed turns too). */
+export interface TurnSummary {
+  workflowId: string;
+  runId: string;
+  turnNumber: number;
+  status: string;
+  outcome: string | null;
+  startedAt: string;
+  closedAt: string | null;
+}
+
+/** An activity of a running turn that is retrying (or paused), from DescribeWorkflowExecution. */
+export interface PendingActivityView {
+  activityId: string;
+  type: string;
+  state: string;
+  attempt: number;
+  maximumAttempts: number;
+  paused: boolean;
+  lastFailure: string | null;
+  nextAttemptAt: string | null;
+}
+
+export type ActivityOperation = 'reset' | 'pause' | 'unpause';
+
+/** What the console reads from Temporal, and the activity operations it drives. */
+export interface TurnInspector {
+  turns(conversationId: string): Promise<TurnSummary[]>;
+  /** The events of the turn's latest run, or null when there is no such workflow. */
+  history(workflowId: string): Promise<HistoryEvent[] | null>;
+  pendingActivities(workflowId: string): Promise<PendingActivityView[]>;
+  pendingApproval(workflowId: string): Promise<PendingApproval | null>;
+  /** Temporal's own Pause/Unpause/ResetActivity; a server without them answers 501 ACTIVITY_OPERATION_UNSUPPORTED. */
+  operateActivity(workflowId: string, activityId: string, operation: ActivityOperation): Promise<void>;
+}
+
+/** One SRE action as written to ce_audit (stage OPERATOR_ACTION); rewritten with its result. */
+export interface OperatorActionRecord {
+  workflowId: string;
+  conversationId: string;
+  turnNumber: number;
+  requestId: string;
+  payload: JsonObject;
+}
+
+/** An audit row of one turn with the step call that wrote it (`05-DialogueAct`, `18-McpTool-plan-1`, …). */
+export interface TurnAuditRow extends AuditRowView {
+  callKey: string;
+}
+
+export interface ConsolePorts {
+  searchConversations(search: ConversationSearch): Promise<ConversationPage>;
+  turnAudits(conversationId: string, turnNumber: number): Promise<TurnAuditRow[]>;
+  inspector: TurnInspector;
+  recordAction(record: OperatorActionRecord): Promise<void>;
+  /** The Temporal Web UI (TEMPORAL_UI_URL, or the UI of the server `convengine start` runs). */
+  temporalUi: { url: string; namespace: string } | null;
+}

@@ -1,0 +1,92 @@
+import { and, count, desc, eq, ilike, or, sql, type SQL } from 'drizzle-orm';
+import type { Database } from '../../db/pool';
+import { insertAudits, listAudits } from '../../db/repositories/audit';
+import { publicAuditPayload } from '../db-queries';
+import { ceConversation, ceConversationHistory } from '../../db/schema';
+import type { ConversationPage, ConversationSearch, OperatorActionRecord, TurnAuditRow } from './ports';
+
+/** `%` and `_` in a search are literal text, not patterns. */
+function containsPattern(text: string): string {
+  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
+}
+
+function searchFilter(search: ConversationSearch): SQL | undefined {
+  const filters: SQL[] = [];
+  if (search.status) filters.push(eq(ceConversation.status, search.status));
+  if (search.intent) filters.push(eq(ceConversation.intentCode, search.intent));
+  if (search.state) filters.push(eq(ceConversation.stateCode, search.state));
+  const q = search.q?.trim();
+  if (q) {
+    const pattern = containsPattern(q);
+    const text = or(
+      sql`${ceConversation.conversationId}::text ILIKE ${pattern}`,
+      ilike(ceConversation.lastUserText, pattern),
+      sql`EXISTS (SELECT 1 FROM ${ceConversationHistory} h WHERE h.conversation_id = ${ceConversation.conversationId}
+        AND (h.user_input ILIKE ${pattern} OR h.assistant_output::text ILIKE ${pattern}))`
+    );
+    if (text) filters.push(text);
+  }
+  return filters.length > 0 ? and(...filters) : undefined;
+}
+
+/** The console's conversation list: newest activity first, one page. */
+export async function searchConversations(db: Database, search: ConversationSearch): Promise<ConversationPage> {
+  const where = searchFilter(search);
+  const [rows, [total]] = await Promise.all([
+    db
+      .select()
+      .from(ceConversation)
+      .where(where)
+      .orderBy(desc(ceConversation.updatedAt), desc(ceConversation.conversationId))
+      .limit(search.limit)
+      .offset(search.offset),
+    db.select({ n: count() }).from(ceConversation).where(where),
+  ]);
+  return {
+    total: total?.n ?? 0,
+    items: rows.map((row) => ({
+      conversationId: row.conversationId,
+      status: row.status,
+      intent: row.intentCode,
+      state: row.stateCode,
+      turnCount: row.turnCount,
+      lastUserText: row.lastUserText,
+      configVersion: row.configVersion,
+      updatedAt: row.updatedAt.toISOString(),
+    })),
+  };
+}
+
+/** Writes (or rewrites, with its result) the OPERATOR_ACTION row of one SRE action. */
+export async function recordOperatorAction(db: Database, record: OperatorActionRecord): Promise<void> {
+  await insertAudits(db, [
+    {
+      conversationId: record.conversationId,
+      turnNumber: record.turnNumber,
+      stage: 'OPERATOR_ACTION',
+      payload: record.payload,
+      idempotencyKey: `${record.workflowId}/operator/${record.requestId}`,
+      workflowId: record.workflowId,
+    },
+  ]);
+}
+
+/** The audit rows of one turn, oldest first, each with the step call (key segment) that wrote it. */
+export async function turnAudits(db: Database, conversationId: string, turnNumber: number): Promise<TurnAuditRow[]> {
+  const rows: TurnAuditRow[] = [];
+  for (let after = 0; ;) {
+    const page = await listAudits(db, conversationId, { afterAuditId: after, limit: 1000 });
+    if (page.length === 0) return rows;
+    after = page.at(-1)?.auditId ?? after;
+    for (const { idempotencyKey, createdAt, ...row } of page) {
+      if (row.turnNumber !== turnNumber) continue;
+      const callKey = idempotencyKey.split('/')[1] ?? '';
+      rows.push({
+        ...row,
+        callKey,
+        payload: publicAuditPayload(row.stage, row.payload),
+        createdAt: createdAt.toISOString(),
+      });
+    }
+  }
+}

@@ -1,0 +1,112 @@
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import { isGrpcServiceError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
+import { turnProgressQuery, type PendingApproval } from '../../workflows/messages';
+import { ApiError, conflict, notFound } from '../errors';
+import { epochMs } from '../history/entries';
+import { publicFailure } from '../history/public-failure';
+import type { ActivityOperation, PendingActivityView, TurnInspector, TurnSummary } from './ports';
+
+const TURN_NUMBER = /-([1-9][0-9]*)$/;
+
+const isoOf = (t: { seconds?: unknown; nanos?: unknown } | null | undefined): string | null => {
+  const ms = epochMs(t);
+  return ms === null ? null : new Date(ms).toISOString();
+};
+
+function lastFailureText(failure: temporal.api.failure.v1.IFailure): string {
+  const info = failure.applicationFailureInfo;
+  const type = info?.type ?? (failure.timeoutFailureInfo ? 'TIMEOUT' : null);
+  const shown = publicFailure({ type, message: failure.message ?? '', nonRetryable: !!info?.nonRetryable });
+  return `${shown.type}: ${shown.message}`;
+}
+
+const isNotFound = (err: unknown) => isGrpcServiceError(err) && err.code === GrpcStatus.NOT_FOUND;
+
+function activityState(state: number | null | undefined): string {
+  const name = temporal.api.enums.v1.PendingActivityState[state ?? 0] ?? 'UNSPECIFIED';
+  return name.replace(/^PENDING_ACTIVITY_STATE_/, '');
+}
+
+/** Temporal's answer to an activity operation, as the console's error. */
+function operationError(err: unknown, operation: ActivityOperation): Error {
+  if (!isGrpcServiceError(err)) return err instanceof Error ? err : new Error(String(err));
+  if (err.code === GrpcStatus.UNIMPLEMENTED) {
+    return new ApiError(
+      501,
+      'ACTIVITY_OPERATION_UNSUPPORTED',
+      `This Temporal server does not support activity ${operation}; the activity keeps retrying on its own schedule.`
+    );
+  }
+  if (err.code === GrpcStatus.NOT_FOUND) return notFound('ACTIVITY_NOT_FOUND', 'No such pending activity.');
+  if (err.code === GrpcStatus.FAILED_PRECONDITION) return conflict('TURN_NOT_RUNNING', 'The turn is not running.');
+  return err;
+}
+
+/** The console's view of turns through the Temporal client: the same calls on our dev server and real Temporal. */
+export function temporalInspector(client: Client): TurnInspector {
+  const namespace = client.options.namespace;
+  return {
+    async turns(conversationId) {
+      // The route's schema admits only a UUID here, so it goes into the visibility query as is.
+      const turns: TurnSummary[] = [];
+      for await (const wf of client.workflow.list({ query: `ConversationId = "${conversationId}"` })) {
+        const outcome = wf.searchAttributes['TurnOutcome']?.[0];
+        turns.push({
+          workflowId: wf.workflowId,
+          runId: wf.runId,
+          turnNumber: Number(TURN_NUMBER.exec(wf.workflowId)?.[1] ?? 0),
+          status: wf.status.name,
+          outcome: typeof outcome === 'string' ? outcome : null,
+          startedAt: wf.startTime.toISOString(),
+          closedAt: wf.closeTime?.toISOString() ?? null,
+        });
+      }
+      // A retried turn has several runs under one id: keep the latest of each.
+      const latest = new Map<string, TurnSummary>();
+      for (const turn of turns.sort((a, b) => a.startedAt.localeCompare(b.startedAt)))
+        latest.set(turn.workflowId, turn);
+      return [...latest.values()].sort((a, b) => a.turnNumber - b.turnNumber);
+    },
+
+    async history(workflowId) {
+      try {
+        return (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError || isNotFound(err) || isNotFound((err as Error).cause)) return null;
+        throw err;
+      }
+    },
+
+    async pendingActivities(workflowId) {
+      const description = await client.workflow.getHandle(workflowId).describe();
+      return (description.raw.pendingActivities ?? []).map((a): PendingActivityView => ({
+        activityId: a.activityId ?? '',
+        type: a.activityType?.name ?? '',
+        state: activityState(a.state),
+        attempt: a.attempt ?? 0,
+        maximumAttempts: a.maximumAttempts ?? 0,
+        paused: !!a.paused,
+        lastFailure: a.lastFailure ? lastFailureText(a.lastFailure) : null,
+        nextAttemptAt: isoOf(a.nextAttemptScheduleTime),
+      }));
+    },
+
+    async pendingApproval(workflowId): Promise<PendingApproval | null> {
+      const progress = await client.workflow.getHandle(workflowId).query(turnProgressQuery);
+      return progress.pending;
+    },
+
+    async operateActivity(workflowId, activityId, operation) {
+      const request = { namespace, execution: { workflowId }, id: activityId, identity: 'convengine-console' };
+      const service = client.workflowService;
+      try {
+        if (operation === 'pause') await service.pauseActivity({ ...request, reason: 'paused from the console' });
+        else if (operation === 'unpause') await service.unpauseActivity(request);
+        else await service.resetActivity(request);
+      } catch (err) {
+        throw operationError(err, operation);
+      }
+    },
+  };
+}

@@ -1,0 +1,174 @@
+import type { temporal } from '@temporalio/proto';
+import { publicFailure } from './public-failure';
+import {
+  activityEntries,
+  decisionLog,
+  decodePayload,
+  epochMs,
+  upsertedSearchAttributes,
+  type ActivityEntry,
+} from './entries';
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/** One row of a turn's timeline: a step (activity), or something the workflow itself did. */
+export type TimelineItem =
+  | {
+      kind: 'step';
+      eventId: number;
+      activityId: string | null;
+      type: string;
+      summary: string | null;
+      local: boolean;
+      /** 1-based count of this step type so far: planner iteration n, tool call n. */
+      iteration: number;
+      attempt: number | null;
+      outcome: ActivityEntry['outcome'];
+      failure: ActivityEntry['failure'];
+      offsetMs: number | null;
+      durationMs: number | null;
+    }
+  | { kind: 'timer'; eventId: number; offsetMs: number | null; text: string }
+  | { kind: 'approval'; eventId: number; offsetMs: number | null; text: string }
+  | { kind: 'search-attributes'; eventId: number; offsetMs: number | null; values: Record<string, unknown> }
+  | { kind: 'close'; eventId: number; offsetMs: number | null; status: string; failure: string | null };
+
+/** What a turn's event history says: every step, decision, approval and the close, with timings. */
+export interface TurnStory {
+  startedAt: string | null;
+  closedAt: string | null;
+  durationMs: number | null;
+  status: string;
+  /** The config version the turn pinned: its search attribute, or (still running) its first step's result. */
+  configVersion: string | null;
+  searchAttributes: Record<string, unknown>;
+  decisions: string[];
+  timeline: TimelineItem[];
+  result: unknown;
+  failure: string | null;
+  eventCount: number;
+}
+
+const CLOSE_STATUS: [keyof HistoryEvent, string][] = [
+  ['workflowExecutionCompletedEventAttributes', 'COMPLETED'],
+  ['workflowExecutionFailedEventAttributes', 'FAILED'],
+  ['workflowExecutionTerminatedEventAttributes', 'TERMINATED'],
+  ['workflowExecutionTimedOutEventAttributes', 'TIMED_OUT'],
+  ['workflowExecutionCanceledEventAttributes', 'CANCELED'],
+  ['workflowExecutionContinuedAsNewEventAttributes', 'CONTINUED_AS_NEW'],
+];
+
+function closeOf(event: HistoryEvent): { status: string; failure: string | null } | null {
+  for (const [field, status] of CLOSE_STATUS) {
+    if (!event[field]) continue;
+    const failure = event.workflowExecutionFailedEventAttributes?.failure;
+    return { status, failure: failure ? failureText(failure) : null };
+  }
+  return null;
+}
+
+/** The root cause (an activity's ApplicationFailure type and message), as the API may show it. */
+function failureText(failure: temporal.api.failure.v1.IFailure): string {
+  let root = failure;
+  while (root.cause) root = root.cause;
+  const shown = publicFailure({
+    type: root.applicationFailureInfo?.type ?? null,
+    message: root.message ?? '',
+    nonRetryable: !!root.applicationFailureInfo?.nonRetryable,
+  });
+  return `${shown.type}: ${shown.message}`;
+}
+
+/** Approval waits and decisions: the approval timer, and the decideApproval update. */
+function otherItem(event: HistoryEvent, offsetMs: number | null): TimelineItem | null {
+  const eventId = Number(event.eventId ?? 0);
+  const timer = event.timerStartedEventAttributes;
+  if (timer) {
+    const seconds = Number(timer.startToFireTimeout?.seconds ?? 0);
+    return { kind: 'timer', eventId, offsetMs, text: `waiting for an approval decision (expires in ${seconds}s)` };
+  }
+  if (event.timerFiredEventAttributes) return { kind: 'timer', eventId, offsetMs, text: 'approval window expired' };
+  const accepted = event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input;
+  if (accepted?.name === 'decideApproval') {
+    const input = decodePayload(accepted.args?.payloads?.[0]) as
+      { decision?: string; reason?: string | null } | undefined;
+    const reason = input?.reason ? ` — ${input.reason}` : '';
+    return { kind: 'approval', eventId, offsetMs, text: `approval decision: ${input?.decision ?? '?'}${reason}` };
+  }
+  const upsert = event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields;
+  if (upsert) {
+    const values = Object.fromEntries(Object.entries(upsert).map(([k, v]) => [k, decodePayload(v)]));
+    return { kind: 'search-attributes', eventId, offsetMs, values };
+  }
+  const close = closeOf(event);
+  return close ? { kind: 'close', eventId, offsetMs, ...close } : null;
+}
+
+/**
+ * A local activity is recorded once, when it completes; it started after the workflow task that
+ * ran it started and after the local activity before it in that task completed.
+ */
+function stepTimes(entry: ActivityEntry, localStart: number | null, start: number | null) {
+  const from = entry.local ? localStart : (entry.startedAt ?? entry.scheduledAt);
+  const at = entry.local ? localStart : entry.scheduledAt;
+  return {
+    offsetMs: at !== null && start !== null ? Math.max(0, at - start) : null,
+    durationMs: from !== null && entry.closedAt !== null ? Math.max(0, entry.closedAt - from) : null,
+  };
+}
+
+/** The story of one turn, from its event history alone (any server: ours or real Temporal). */
+export function turnStory(events: HistoryEvent[]): TurnStory {
+  const start = epochMs(events[0]?.eventTime);
+  const entries = new Map(activityEntries(events).map((e) => [e.scheduledEventId, e]));
+  const seen = new Map<string, number>();
+  const timeline: TimelineItem[] = [];
+  let localStart: number | null = null;
+  let close: { status: string; failure: string | null; at: number | null } | null = null;
+  for (const event of events) {
+    const at = epochMs(event.eventTime);
+    const offsetMs = at !== null && start !== null ? at - start : null;
+    if (event.workflowTaskStartedEventAttributes) localStart = at;
+    const entry = entries.get(Number(event.eventId ?? 0));
+    if (entry) {
+      const iteration = (seen.get(entry.type) ?? 0) + 1;
+      seen.set(entry.type, iteration);
+      const times = stepTimes(entry, localStart, start);
+      if (entry.local) localStart = entry.closedAt;
+      timeline.push({ kind: 'step', eventId: entry.scheduledEventId, ...pick(entry), iteration, ...times });
+      continue;
+    }
+    const item = otherItem(event, offsetMs);
+    if (item) timeline.push(item);
+    if (item?.kind === 'close') close = { status: item.status, failure: item.failure, at };
+  }
+  const completed = events.at(-1)?.workflowExecutionCompletedEventAttributes;
+  const searchAttributes = upsertedSearchAttributes(events);
+  return {
+    startedAt: start !== null ? new Date(start).toISOString() : null,
+    closedAt: close?.at != null ? new Date(close.at).toISOString() : null,
+    durationMs: close?.at != null && start !== null ? close.at - start : null,
+    status: close?.status ?? 'RUNNING',
+    configVersion: configVersionOf(searchAttributes, [...entries.values()]),
+    searchAttributes,
+    decisions: decisionLog(events),
+    timeline,
+    result: completed ? decodePayload(completed.result?.payloads?.[0]) : null,
+    failure: close?.failure ?? null,
+    eventCount: events.length,
+  };
+}
+
+function configVersionOf(searchAttributes: Record<string, unknown>, entries: ActivityEntry[]): string | null {
+  const pinned = searchAttributes['ConfigVersion'];
+  if (typeof pinned === 'string') return pinned;
+  const load = entries.find((e) => e.type === 'LoadOrCreateConversation')?.result as
+    { patch?: { set?: { configVersion?: unknown } } } | undefined;
+  const version = load?.patch?.set?.configVersion;
+  return typeof version === 'string' ? version : null;
+}
+
+function pick(entry: ActivityEntry) {
+  const { activityId, type, summary, local, attempt, outcome } = entry;
+  return { activityId, type, summary, local, attempt, outcome, failure: entry.failure && publicFailure(entry.failure) };
+}

@@ -1,0 +1,204 @@
+import type { FastifyInstance } from 'fastify';
+import { notFound } from '../errors';
+import { CONSOLE_ACTIONS, type ActionBody } from '../console/actions';
+import type { ConsolePorts, ConversationSearch } from '../console/ports';
+import { turnStory } from '../history/turn-story';
+import { route, type OpenApiRegistry } from '../openapi';
+import type { ApiPorts } from '../ports';
+import { errorSchema, uuidParam } from '../schemas';
+import { requireSafeText } from '../text-check';
+import { parseTurnId } from '../turns/turn-id';
+
+const code = { type: 'string', minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.:-]+$' } as const;
+const turnParams = {
+  type: 'object',
+  required: ['workflowId'],
+  properties: { workflowId: { type: 'string', pattern: '^turn-[0-9a-fA-F-]{36}-[1-9][0-9]{0,8}$' } },
+} as const;
+const searchQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    q: { type: 'string', maxLength: 200 },
+    status: code,
+    intent: code,
+    state: code,
+    limit: { type: 'string', pattern: '^(?:[1-9]|[1-9][0-9]|100)$' },
+    offset: { type: 'string', pattern: '^[0-9]{1,6}$' },
+  },
+} as const;
+
+/** The turn console's API: conversations, a turn's story from its event history, and audited SRE actions. */
+export function consoleRoutes(
+  app: FastifyInstance,
+  ports: ApiPorts,
+  consolePorts: ConsolePorts,
+  docs: OpenApiRegistry
+) {
+  route(
+    app,
+    docs,
+    { method: 'GET', url: '/api/v1/console/meta', summary: 'What the console can do here: actions, Temporal UI link.' },
+    async () => ({
+      temporalUi: consolePorts.temporalUi,
+      actions: CONSOLE_ACTIONS.map(({ name, summary }) => ({ name, summary })),
+    })
+  );
+
+  route(
+    app,
+    docs,
+    {
+      method: 'GET',
+      url: '/api/v1/console/conversations',
+      summary: 'Conversations, newest first: search by id or text, filter by status, intent and state.',
+      schema: { querystring: searchQuery, response: { '4xx': errorSchema } },
+    },
+    async (request) => {
+      const query = request.query as Record<string, string | undefined>;
+      requireSafeText({ q: query['q'] });
+      const search: ConversationSearch = {
+        q: query['q'],
+        status: query['status'],
+        intent: query['intent'],
+        state: query['state'],
+        limit: Number(query['limit'] ?? 25),
+        offset: Number(query['offset'] ?? 0),
+      };
+      return { ...(await consolePorts.searchConversations(search)), limit: search.limit, offset: search.offset };
+    }
+  );
+
+  route(
+    app,
+    docs,
+    {
+      method: 'GET',
+      url: '/api/v1/console/conversations/:id/turns',
+      summary: "A conversation's turn workflows (running and failed ones too) with what the user said.",
+      schema: {
+        params: { type: 'object', required: ['id'], properties: { id: uuidParam } },
+        response: { '4xx': errorSchema },
+      },
+    },
+    async (request) => {
+      const id = (request.params as { id: string }).id.toLowerCase();
+      const conversation = await ports.conversations.conversation(id);
+      if (!conversation) throw notFound('CONVERSATION_NOT_FOUND', `No conversation ${id}.`);
+      const said = new Map(conversation.history.map((h) => [h.turnNumber, h]));
+      const turns = (await consolePorts.inspector.turns(id)).map((t) => ({
+        ...t,
+        userInput: said.get(t.turnNumber)?.userInput ?? null,
+        assistantOutput: said.get(t.turnNumber)?.assistantOutput ?? null,
+      }));
+      const { history: _history, ...summary } = conversation;
+      return { conversation: summary, turns };
+    }
+  );
+
+  route(
+    app,
+    docs,
+    {
+      method: 'GET',
+      url: '/api/v1/console/turns/:workflowId',
+      summary: "A turn's story: every step from its event history, decisions, approvals, audit rows, response.",
+      schema: { params: turnParams, response: { '4xx': errorSchema } },
+    },
+    async (request) => turnView(ports, consolePorts, (request.params as { workflowId: string }).workflowId)
+  );
+
+  route(
+    app,
+    docs,
+    {
+      method: 'POST',
+      url: '/api/v1/console/turns/:workflowId/actions/:action',
+      summary: 'An SRE action on a turn (retry, approve, reject, activity-reset/pause/unpause); audited.',
+      schema: {
+        params: {
+          type: 'object',
+          required: ['workflowId', 'action'],
+          properties: {
+            ...turnParams.properties,
+            action: { type: 'string', enum: CONSOLE_ACTIONS.map((a) => a.name) },
+          },
+        },
+        body: {
+          type: 'object',
+          additionalProperties: false,
+          properties: {
+            activityId: { type: 'string', minLength: 1, maxLength: 200 },
+            reason: { type: 'string', maxLength: 1000 },
+          },
+        },
+        response: { '4xx': errorSchema, '5xx': errorSchema },
+      },
+    },
+    async (request, reply) => {
+      const { workflowId, action: name } = request.params as { workflowId: string; action: string };
+      const body = (request.body ?? {}) as ActionBody;
+      requireSafeText({ reason: body.reason, activityId: body.activityId });
+      const action = CONSOLE_ACTIONS.find((a) => a.name === name);
+      if (!action) throw notFound('ACTION_NOT_FOUND', `No console action ${name}.`);
+      const { conversationId, turnNumber } = parseTurnId(workflowId);
+      const record = { workflowId, conversationId, turnNumber, requestId: request.id };
+      const payload = { action: name, source: 'console', requestId: request.id, ...body };
+      await consolePorts.recordAction({ ...record, payload: { ...payload, result: 'STARTED' } });
+      try {
+        const answer = await action.run({
+          workflowId,
+          conversationId,
+          turnNumber,
+          body,
+          api: ports,
+          console: consolePorts,
+          reply,
+        });
+        await consolePorts.recordAction({
+          ...record,
+          payload: { ...payload, result: 'DONE', httpStatus: reply.statusCode },
+        });
+        return answer;
+      } catch (err) {
+        const failure = err instanceof Error ? ('code' in err && String(err.code)) || err.name : 'ERROR';
+        await consolePorts.recordAction({ ...record, payload: { ...payload, result: 'FAILED', failure } });
+        throw err;
+      }
+    }
+  );
+}
+
+async function turnView(ports: ApiPorts, consolePorts: ConsolePorts, workflowId: string) {
+  const { conversationId, turnNumber } = parseTurnId(workflowId);
+  const events = await consolePorts.inspector.history(workflowId);
+  if (!events) throw notFound('TURN_NOT_FOUND', `No turn ${workflowId}.`);
+  const story = turnStory(events);
+  const running = story.status === 'RUNNING';
+  const [audits, pendingActivities, pendingApproval, conversation] = await Promise.all([
+    consolePorts.turnAudits(conversationId, turnNumber),
+    running ? consolePorts.inspector.pendingActivities(workflowId) : [],
+    running && story.searchAttributes['TurnOutcome'] === 'AWAITING_APPROVAL'
+      ? consolePorts.inspector.pendingApproval(workflowId)
+      : null,
+    ports.conversations.conversation(conversationId),
+  ]);
+  const said = conversation?.history.find((h) => h.turnNumber === turnNumber);
+  const userInput = said?.userInput ?? audits.find((a) => a.stage === 'USER_INPUT')?.payload['text'] ?? null;
+  const output = audits.filter((a) => a.stage === 'ASSISTANT_OUTPUT').at(-1)?.payload['output'];
+  const ui = consolePorts.temporalUi;
+  return {
+    workflowId,
+    conversationId,
+    turnNumber,
+    userInput,
+    response: said?.assistantOutput ?? output ?? null,
+    story,
+    audits,
+    pendingActivities,
+    pendingApproval,
+    temporalUiUrl: ui
+      ? `${ui.url.replace(/\/$/, '')}/namespaces/${encodeURIComponent(ui.namespace)}/workflows/${workflowId}`
+      : null,
+  };
+}

@@ -1,0 +1,60 @@
+/**
+ * The turn console: plain ES modules, no build step. Routes live in the URL hash so that every
+ * page is a link an operator can share: #/ (conversations), #/conversation/<id>, #/turn/<workflowId>.
+ */
+import { ApiError, token } from './lib/api.js';
+import { errorBox, h, mount } from './lib/dom.js';
+import { conversationsPage } from './views/conversations.js';
+import { conversationPage } from './views/conversation.js';
+import { turnPage } from './views/turn.js';
+
+const main = document.getElementById('main');
+/** Stops the live updates of the page being left. */
+let leave = () => undefined;
+
+function route() {
+  const hash = decodeURIComponent(location.hash.replace(/^#/, '')) || '/';
+  const [path, query = ''] = hash.split('?');
+  const params = new URLSearchParams(query);
+  const parts = path.split('/').filter(Boolean);
+  if (parts[0] === 'conversation' && parts[1]) return (ctx) => conversationPage(ctx, parts[1]);
+  if (parts[0] === 'turn' && parts[1]) return (ctx) => turnPage(ctx, parts[1]);
+  return (ctx) => conversationsPage(ctx, params);
+}
+
+function tokenForm(retry) {
+  const input = h('input', { type: 'password', name: 'token', autocomplete: 'off', placeholder: 'API_TOKEN' });
+  const form = h(
+    'form',
+    {
+      class: 'token-form',
+      onsubmit: (event) => {
+        event.preventDefault();
+        token.set(input.value.trim());
+        retry();
+      },
+    },
+    h('p', {}, 'This API needs its token (API_TOKEN). It is kept in this browser tab only.'),
+    input,
+    h('button', { type: 'submit' }, 'Use token')
+  );
+  return form;
+}
+
+async function render() {
+  leave();
+  leave = () => undefined;
+  const page = route();
+  const ctx = { main, onLeave: (stop) => (leave = stop), rerender: render };
+  try {
+    mount(main, h('p', { class: 'muted' }, 'Loading…'));
+    await page(ctx);
+  } catch (err) {
+    if (err instanceof ApiError && err.status === 401) mount(main, tokenForm(render));
+    else mount(main, errorBox(err));
+  }
+}
+
+document.getElementById('token-button').addEventListener('click', () => mount(main, tokenForm(render)));
+window.addEventListener('hashchange', render);
+void render();

@@ -1,0 +1,54 @@
+/**
+ * A tiny element builder: `h('a', { href }, 'text', child)`. Text is always set as text, never
+ * parsed as HTML, so conversation content cannot inject markup.
+ */
+export function h(tag, attrs = {}, ...children) {
+  const el = document.createElement(tag);
+  for (const [name, value] of Object.entries(attrs ?? {})) {
+    if (value === undefined || value === null || value === false) continue;
+    if (name.startsWith('on') && typeof value === 'function') el.addEventListener(name.slice(2), value);
+    else if (name === 'class') el.className = value;
+    else el.setAttribute(name, value === true ? '' : String(value));
+  }
+  append(el, children);
+  return el;
+}
+
+function append(el, children) {
+  for (const child of children.flat(Infinity)) {
+    if (child === undefined || child === null || child === false) continue;
+    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+  }
+}
+
+/** Replaces an element's content. */
+export function mount(el, ...children) {
+  el.replaceChildren();
+  append(el, children);
+  return el;
+}
+
+export function badge(text, kind = text) {
+  return h('span', { class: `badge badge-${String(kind).toLowerCase()}` }, text);
+}
+
+/** `1234` → `1.23 s`, `42` → `42 ms`. */
+export function duration(ms) {
+  if (ms === null || ms === undefined) return '';
+  return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${Math.round(ms)} ms`;
+}
+
+export function when(iso) {
+  return iso ? new Date(iso).toLocaleString() : '';
+}
+
+/** A payload as text: a string as is, anything else as indented JSON. */
+export function show(value) {
+  if (value === null || value === undefined) return '';
+  return typeof value === 'string' ? value : JSON.stringify(value, null, 2);
+}
+
+/** A message box for failures, with the API's error code. */
+export function errorBox(err) {
+  return h('div', { class: 'error', role: 'alert' }, err.code ? `${err.code}: ` : '', err.message);
+}

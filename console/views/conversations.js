@@ -1,0 +1,89 @@
+import { api } from '../lib/api.js';
+import { badge, h, mount, when } from '../lib/dom.js';
+
+const PAGE = 25;
+
+function filterForm(params) {
+  const field = (name, label, placeholder) =>
+    h('label', {}, label, h('input', { name, value: params.get(name) ?? '', placeholder }));
+  return h(
+    'form',
+    {
+      class: 'filters',
+      onsubmit: (event) => {
+        event.preventDefault();
+        const next = new URLSearchParams();
+        for (const [name, value] of new FormData(event.target)) if (String(value).trim()) next.set(name, value);
+        location.hash = `#/?${next}`;
+      },
+    },
+    field('q', 'Search', 'conversation id or text'),
+    field('status', 'Status', 'RUNNING'),
+    field('intent', 'Last intent', 'ORDER_DIAGNOSTICS'),
+    field('state', 'Last state', 'COMPLETED'),
+    h('button', { type: 'submit' }, 'Search')
+  );
+}
+
+function row(c) {
+  return h(
+    'tr',
+    {},
+    h('td', {}, h('a', { href: `#/conversation/${c.conversationId}`, class: 'mono' }, c.conversationId)),
+    h('td', {}, badge(c.status)),
+    h('td', {}, c.intent),
+    h('td', {}, c.state),
+    h('td', { class: 'num' }, c.turnCount),
+    h('td', { class: 'said' }, c.lastUserText ?? ''),
+    h('td', {}, when(c.updatedAt))
+  );
+}
+
+function pager(params, page) {
+  const offset = page.offset;
+  const link = (to, text) => {
+    const next = new URLSearchParams(params);
+    next.set('offset', String(to));
+    return h('a', { href: `#/?${next}` }, text);
+  };
+  const last = Math.min(offset + page.items.length, page.total);
+  return h(
+    'p',
+    { class: 'pager' },
+    offset > 0 ? link(Math.max(0, offset - PAGE), '← newer') : null,
+    ` ${page.total === 0 ? 0 : offset + 1}–${last} of ${page.total} `,
+    last < page.total ? link(offset + PAGE, 'older →') : null
+  );
+}
+
+/** Conversations, newest first, searchable by id or text and filterable by status, intent and state. */
+export async function conversationsPage({ main }, params) {
+  const query = new URLSearchParams();
+  for (const name of ['q', 'status', 'intent', 'state', 'offset'])
+    if (params.get(name)) query.set(name, params.get(name));
+  query.set('limit', String(PAGE));
+  const page = await api(`/api/v1/console/conversations?${query}`);
+  const head = ['Conversation', 'Status', 'Last intent', 'Last state', 'Turns', 'Last message', 'Updated'];
+  mount(
+    main,
+    h('h1', {}, 'Conversations'),
+    filterForm(params),
+    page.items.length === 0
+      ? h('p', { class: 'muted' }, 'No conversation matches. Run `npx convengine demo` to make some.')
+      : h(
+          'table',
+          { class: 'list', id: 'conversations' },
+          h(
+            'thead',
+            {},
+            h(
+              'tr',
+              {},
+              head.map((t) => h('th', {}, t))
+            )
+          ),
+          h('tbody', {}, page.items.map(row))
+        ),
+    pager(params, page)
+  );
+}

@@ -1,0 +1,134 @@
+import { badge, duration, h, show } from '../lib/dom.js';
+
+const MCP_UNITS = { prepare: 'McpPrepare', plan: 'McpPlan', tool: 'McpToolCall', finalize: 'McpFinalize' };
+
+/**
+ * The step run that wrote an audit row, from its call key: `05-DialogueAct` is the DialogueAct
+ * step, `18-McpTool-plan-2` planner iteration 2, `18-McpTool-tool-3` tool call 3. Null for rows
+ * no single step owns (decisions carried to the next step, operator actions).
+ */
+function stepOf(callKey) {
+  const mcp = /^\d+-McpTool-(prepare|plan|tool|finalize)(?:-(\d+))?$/.exec(callKey);
+  if (mcp) return `${MCP_UNITS[mcp[1]]}#${mcp[2] ?? 1}`;
+  const step = /^\d+-([A-Za-z]+)$/.exec(callKey);
+  return step ? `${step[1]}#1` : null;
+}
+
+/** Which run of its step an activity is: a tool call by the call number in its summary, else by its order. */
+function runOf(step) {
+  const call = step.type === 'McpToolCall' ? /\(call (\d+)/.exec(step.summary ?? '') : null;
+  return call ? Number(call[1]) : step.iteration;
+}
+
+function auditsByStep(audits) {
+  const byStep = new Map();
+  const other = [];
+  for (const row of audits) {
+    const step = stepOf(row.callKey);
+    if (step) byStep.set(step, [...(byStep.get(step) ?? []), row]);
+    else other.push(row);
+  }
+  return { byStep, other };
+}
+
+function auditList(rows) {
+  if (!rows?.length) return null;
+  return h(
+    'details',
+    { class: 'audits' },
+    h(
+      'summary',
+      {},
+      `${rows.length} audit row${rows.length === 1 ? '' : 's'}: `,
+      [...new Set(rows.map((r) => r.stage))].join(', ')
+    ),
+    h(
+      'ul',
+      {},
+      rows.map((r) => h('li', {}, h('span', { class: 'stage' }, r.stage), h('pre', {}, show(r.payload))))
+    )
+  );
+}
+
+function outcomeCell(step) {
+  const failure = step.failure
+    ? h(
+        'div',
+        { class: 'failure' },
+        `${step.failure.type ?? 'failure'}${step.failure.nonRetryable ? ' (non-retryable)' : ''}: ${step.failure.message}`
+      )
+    : null;
+  return h('td', {}, badge(step.outcome), failure);
+}
+
+function stepRow(step, audits) {
+  const label = step.summary && step.summary !== step.type ? step.summary : step.type;
+  return h(
+    'tr',
+    { class: `step ${step.outcome === 'FAILED' ? 'failed' : ''}`, 'data-type': step.type },
+    h('td', { class: 'num' }, step.offsetMs === null ? '' : `+${duration(step.offsetMs)}`),
+    h(
+      'td',
+      {},
+      h('strong', {}, step.type),
+      step.iteration > 1 || /^Mcp(Plan|ToolCall)$/.test(step.type)
+        ? h('span', { class: 'iter' }, ` #${step.iteration}`)
+        : null,
+      step.local ? h('span', { class: 'local', title: 'local activity (a marker in history)' }, ' local') : null,
+      label !== step.type ? h('div', { class: 'summary' }, label) : null,
+      auditList(audits)
+    ),
+    h('td', { class: 'num' }, step.attempt ?? ''),
+    h('td', { class: 'num' }, duration(step.durationMs)),
+    outcomeCell(step)
+  );
+}
+
+function eventRow(item) {
+  const text =
+    item.kind === 'search-attributes'
+      ? Object.entries(item.values)
+          .map(([k, v]) => `${k}=${show(v)}`)
+          .join('  ')
+      : item.kind === 'close'
+        ? `workflow ${item.status}${item.failure ? `: ${item.failure}` : ''}`
+        : item.text;
+  return h(
+    'tr',
+    { class: `event event-${item.kind}` },
+    h('td', { class: 'num' }, item.offsetMs === null ? '' : `+${duration(item.offsetMs)}`),
+    h('td', { colspan: 4 }, h('em', {}, text))
+  );
+}
+
+/** Every step of the turn's history in order, with its audit rows, and what the workflow itself did. */
+export function timeline(story, audits) {
+  const { byStep, other } = auditsByStep(audits);
+  const rows = story.timeline.map((item) =>
+    item.kind === 'step' ? stepRow(item, byStep.get(`${item.type}#${runOf(item)}`)) : eventRow(item)
+  );
+  return [
+    h(
+      'table',
+      { class: 'timeline', id: 'timeline' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['At', 'Step', 'Attempt', 'Took', 'Outcome'].map((t) => h('th', {}, t))
+        )
+      ),
+      h('tbody', {}, rows)
+    ),
+    other.length
+      ? h(
+          'section',
+          { class: 'panel', id: 'other-audits' },
+          h('h2', {}, 'Decisions and operator actions in ce_audit'),
+          auditList(other)
+        )
+      : null,
+  ];
+}

@@ -1,0 +1,175 @@
+import { request } from 'node:http';
+import { ApiHarness } from '../support/api-harness';
+import { answer, callTool, orderConfig } from '../support/order-config';
+
+const TOKEN = 'console-token';
+
+function rawStatus(path: string): Promise<number | undefined> {
+  return new Promise((resolve, reject) => {
+    const req = request(`${h.baseUrl}${path}`, { path }, (res) => {
+      res.resume();
+      resolve(res.statusCode);
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}
+const auth = { authorization: `Bearer ${TOKEN}` };
+
+let h: ApiHarness;
+
+describe('the console API: conversation search, turn story, actions; the static pages and Swagger UI', () => {
+  let conversationId: string;
+  let workflowId: string;
+  beforeAll(async () => {
+    h = await ApiHarness.start({ apiToken: TOKEN });
+    await h.wf.mcp.configure(orderConfig());
+    h.wf.mcp.llm.setScript([callTool('mock.order.status', { orderId: 'ORD-7017' }), answer('Order 50%_done.')]);
+    const res = await h.request('POST', '/api/v1/conversation/message', {
+      json: { message: 'Check order ORD-7017 status, 100% please.' },
+      headers: auth,
+    });
+    expect(res.status).toBe(200);
+    conversationId = res.json().conversationId;
+    workflowId = res.json().turn.workflowId;
+  });
+  afterAll(async () => h?.stop());
+
+  const get = (path: string) => h.request('GET', path, { headers: auth });
+  const search = async (query: string) => (await get(`/api/v1/console/conversations?${query}`)).json();
+
+  it('serves the console and Swagger UI without the token, and every data route only with it', async () => {
+    for (const path of ['/console', '/console/', '/console/app.js', '/docs', '/docs/json', '/docs/openapi.json']) {
+      const res = await h.request('GET', path);
+      expect([path, res.status]).toEqual([path, 200]);
+    }
+    expect((await h.request('GET', '/console/app.js')).headers.get('content-type')).toContain('text/javascript');
+    expect((await h.request('GET', '/docs')).body).toContain('swagger');
+    expect((await h.request('GET', '/docs/json')).json().paths).toHaveProperty(['/api/v1/console/turns/{workflowId}']);
+    for (const path of [
+      '/api/v1/console/meta',
+      '/api/v1/console/conversations',
+      `/api/v1/console/turns/${workflowId}`,
+    ]) {
+      expect([path, (await h.request('GET', path)).status]).toEqual([path, 401]);
+    }
+    const action = await h.request('POST', `/api/v1/console/turns/${workflowId}/actions/retry`, { json: {} });
+    expect(action.status).toBe(401);
+  });
+
+  it('serves only the files the console has', async () => {
+    for (const path of ['/console/..%2fpackage.json', '/console/lib%2f..%2f..%2fpackage.json', '/console/nope.js']) {
+      const res = await h.request('GET', path);
+      expect([path, res.status]).toEqual([path, 404]);
+    }
+    // A raw `..` (no browser sends one; node:http sends the path as it is) reaches no file either.
+    for (const path of ['/console/../package.json', '/console/../../etc/passwd', '/console/lib/../../README.md']) {
+      expect([path, await rawStatus(path)]).toEqual([path, 404]);
+    }
+  });
+
+  it('finds a conversation by id prefix or by text, with literal % and _', async () => {
+    expect(
+      (await search(`q=${conversationId.slice(0, 13)}`)).items.map((c: { conversationId: string }) => c.conversationId)
+    ).toContain(conversationId);
+    const byText = await search(`q=${encodeURIComponent('100%')}`);
+    expect(byText.items).toEqual([
+      expect.objectContaining({ conversationId, intent: 'ORDER_DIAGNOSTICS', state: 'COMPLETED', turnCount: 1 }),
+    ]);
+    expect((await search(`q=${encodeURIComponent('50%_done')}`)).total).toBe(1);
+    expect((await search(`q=${encodeURIComponent('5_%')}`)).total).toBe(0);
+    expect((await search('intent=ORDER_DIAGNOSTICS&state=COMPLETED&limit=1')).items).toHaveLength(1);
+    expect((await search('status=NO_SUCH')).total).toBe(0);
+  });
+
+  it.each([
+    ['limit=0', 'a zero page'],
+    ['limit=101', 'an oversized page'],
+    ['offset=-1', 'a negative offset'],
+    ['state=A%20B', 'a code with spaces'],
+    ['sort=x', 'an unknown filter'],
+    [`q=${'x'.repeat(201)}`, 'an oversized search'],
+  ])('refuses %s (%s) with 400', async (query) => {
+    const res = await get(`/api/v1/console/conversations?${query}`);
+    expect([res.status, res.json().error.code]).toEqual([400, 'VALIDATION_FAILED']);
+  });
+
+  it('refuses a search with a control character as INVALID_TEXT', async () => {
+    const res = await get(`/api/v1/console/conversations?q=${encodeURIComponent('order\u0000')}`);
+    expect([res.status, res.json().error.code]).toEqual([400, 'INVALID_TEXT']);
+  });
+
+  it("lists the conversation's turns and tells one turn's story from its history, audit rows joined", async () => {
+    const turns = (await get(`/api/v1/console/conversations/${conversationId}/turns`)).json();
+    expect(turns.turns).toEqual([
+      expect.objectContaining({ workflowId, turnNumber: 1, status: 'COMPLETED', outcome: 'ANSWERED' }),
+    ]);
+    const turn = (await get(`/api/v1/console/turns/${workflowId}`)).json();
+    expect(turn).toMatchObject({
+      conversationId,
+      turnNumber: 1,
+      userInput: 'Check order ORD-7017 status, 100% please.',
+      response: { value: 'Done: Order 50%_done.' },
+      story: { status: 'COMPLETED', searchAttributes: { TurnOutcome: 'ANSWERED' }, decisions: [] },
+      pendingActivities: [],
+      pendingApproval: null,
+      temporalUiUrl: null,
+    });
+    const steps = turn.story.timeline.filter((i: { kind: string }) => i.kind === 'step');
+    expect(steps.map((s: { type: string }) => s.type)).toEqual(
+      expect.arrayContaining(['LoadOrCreateConversation', 'McpPlan', 'McpToolCall', 'PersistConversation'])
+    );
+    for (const step of steps) expect(step.durationMs).toEqual(expect.any(Number));
+    expect(turn.audits.find((a: { stage: string }) => a.stage === 'USER_INPUT').callKey).toMatch(
+      /^\d+-AuditUserInput$/
+    );
+  });
+
+  it('answers 404 for an unknown turn and 400 for a malformed id or action', async () => {
+    const missing = await get(`/api/v1/console/turns/turn-${crypto.randomUUID()}-1`);
+    expect([missing.status, missing.json().error.code]).toEqual([404, 'TURN_NOT_FOUND']);
+    expect((await get('/api/v1/console/turns/not-a-turn')).status).toBe(400);
+    const unknown = await h.request('POST', `/api/v1/console/turns/${workflowId}/actions/delete`, {
+      json: {},
+      headers: auth,
+    });
+    expect(unknown.status).toBe(400);
+    const extra = await h.request('POST', `/api/v1/console/turns/${workflowId}/actions/retry`, {
+      json: { force: true },
+      headers: auth,
+    });
+    expect(extra.status).toBe(400);
+  });
+
+  it('audits every action, also a refused one', async () => {
+    const noActivity = await h.request('POST', `/api/v1/console/turns/${workflowId}/actions/activity-reset`, {
+      json: {},
+      headers: auth,
+    });
+    expect([noActivity.status, noActivity.json().error.code]).toEqual([400, 'ACTIVITY_ID_REQUIRED']);
+    const done = await h.request('POST', `/api/v1/console/turns/${workflowId}/actions/retry`, {
+      json: {},
+      headers: auth,
+    });
+    expect([done.status, done.json().error.code]).toEqual([409, 'TURN_ALREADY_COMPLETED']);
+    const turn = (await get(`/api/v1/console/turns/${workflowId}`)).json();
+    const actions = turn.audits.filter((a: { stage: string }) => a.stage === 'OPERATOR_ACTION');
+    expect(actions.map((a: { payload: unknown }) => a.payload)).toEqual([
+      expect.objectContaining({ action: 'activity-reset', result: 'FAILED', failure: 'ACTIVITY_ID_REQUIRED' }),
+      expect.objectContaining({ action: 'retry', result: 'FAILED', failure: 'TURN_ALREADY_COMPLETED' }),
+    ]);
+  });
+
+  it('lists the actions and, without TEMPORAL_UI_URL, no Temporal UI link', async () => {
+    const meta = (await get('/api/v1/console/meta')).json();
+    expect(meta.temporalUi).toBeNull();
+    expect(meta.actions.map((a: { name: string }) => a.name)).toEqual([
+      'retry',
+      'approve',
+      'reject',
+      'activity-reset',
+      'activity-pause',
+      'activity-unpause',
+    ]);
+  });
+});

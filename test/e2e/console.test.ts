@@ -1,0 +1,238 @@
+/**
+ * The turn console (/console) in a real browser: headless Chromium from Debian's `chromium`
+ * package, driven by playwright-core, against the API on the real turn workflow (our dev server
+ * here; the real server in `npm run test:temporal`). Screenshots are kept under
+ * test-artifacts/console/; `UPDATE_SCREENSHOTS=1` also writes docs/images/console.png.
+ */
+import { copyFileSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import type { ConfigRows } from '../../core/config/types';
+import { EngineError, ErrorType } from '../../core/errors';
+import { listAudits } from '../../db/repositories/audit';
+import { ApiHarness } from '../support/api-harness';
+import { extracted, loanConfig, plan } from '../support/loan-config';
+import { answer, callTool, maxLoops, orderConfig } from '../support/order-config';
+import { runSeedConversations } from '../support/seed-turns';
+
+const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
+const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts', 'console');
+const README_SHOT = join(__dirname, '..', '..', 'docs', 'images', 'console.png');
+const TEMPORAL_UI = 'http://temporal-ui.example:8233';
+const ORDER_MESSAGE = 'Check order ORD-7017 status and trace.';
+
+let h: ApiHarness;
+let browser: Browser;
+
+jest.setTimeout(180_000);
+
+beforeAll(async () => {
+  if (!existsSync(CHROMIUM)) {
+    throw new Error(`Chromium is missing at ${CHROMIUM}: install Debian's chromium package (.ci/run does)`);
+  }
+  mkdirSync(ARTIFACTS, { recursive: true });
+  h = await ApiHarness.start({ temporalUiUrl: TEMPORAL_UI });
+  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+});
+
+afterAll(async () => {
+  await browser?.close();
+  await h?.stop();
+});
+
+beforeEach(() => {
+  h.wf.mcp.llm.setScript([]);
+  h.wf.mcp.setHandlers({});
+});
+
+async function send(message: string): Promise<{ status: number; workflowId: string; conversationId: string }> {
+  const res = await h.request('POST', '/api/v1/conversation/message', { json: { message } });
+  const body = res.json();
+  const turn = body.turn ?? body.error?.details;
+  return { status: res.status, workflowId: turn.workflowId, conversationId: turn.workflowId.slice(5, 41) };
+}
+
+async function open(path: string): Promise<Page> {
+  const page = await browser.newPage({ viewport: { width: 1400, height: 1200 } });
+  page.on('pageerror', (err) => {
+    throw err;
+  });
+  await page.goto(`${h.baseUrl}/console/${path}`);
+  return page;
+}
+
+async function openTurn(workflowId: string): Promise<Page> {
+  const page = await open(`#/turn/${workflowId}`);
+  await page.locator('#timeline').waitFor();
+  return page;
+}
+
+async function shot(page: Page, name: string): Promise<string> {
+  const path = join(ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  expect(statSync(path).size).toBeGreaterThan(20_000);
+  return path;
+}
+
+const operatorActions = async (conversationId: string) =>
+  (await listAudits(h.wf.mcp.deps.db, conversationId)).filter((a) => a.stage === 'OPERATOR_ACTION');
+
+test('the conversation list finds a seed conversation by text, and its turn tells the whole story', async () => {
+  const records = await runSeedConversations(h.wf, ['loan-confirmation']);
+  const last = records.at(-1)!;
+  const page = await open('');
+  await page.locator('#conversations').waitFor();
+  await page.fill('input[name=q]', 'go ahead');
+  await page.click('button[type=submit]');
+  await page.locator(`a[href="#/conversation/${last.conversationId}"]`).click();
+  await page.locator('#turns').waitFor();
+  expect(await page.locator('#turns tbody tr').count()).toBe(records.length);
+  await shot(page, 'conversation');
+  await page.locator(`a[href="#/turn/${last.workflowId}"]`).click();
+  await page.locator('#timeline').waitFor();
+  const text = await page.innerText('main');
+  expect(text).toContain('LoadOrCreateConversation');
+  expect(text).toContain('McpToolCall: loan.application.submit');
+  expect(text).toMatch(/McpPlan #\d/);
+  expect(text).toContain(last.reply);
+  expect(await page.locator('#config-version').innerText()).toMatch(/^[0-9a-f]{16}$/);
+  expect(await page.locator('#temporal-ui-link').getAttribute('href')).toBe(
+    `${TEMPORAL_UI}/namespaces/${h.wf.temporal.namespace}/workflows/${last.workflowId}`
+  );
+  const readme = join(ARTIFACTS, 'console.png');
+  await page.setViewportSize({ width: 1400, height: 1700 });
+  await page.screenshot({ path: readme });
+  if (process.env.UPDATE_SCREENSHOTS === '1') copyFileSync(readme, README_SHOT);
+  // Audit rows are joined to the step that wrote them.
+  await page.locator('tr[data-type=AuditUserInput] details summary').click();
+  expect(await page.locator('tr[data-type=AuditUserInput] details').innerText()).toContain('USER_INPUT');
+  await shot(page, 'seed-turn');
+  await page.close();
+});
+
+test('a guardrail block shows as its own decision, with no tool activity', async () => {
+  await h.wf.mcp.configure(orderConfig());
+  h.wf.mcp.llm.setScript([callTool('loan.application.submit', { customerId: 'C-1' })]);
+  const turn = await send(ORDER_MESSAGE);
+  const page = await openTurn(turn.workflowId);
+  const text = await page.innerText('main');
+  expect(text).toContain('GUARDRAIL_BLOCKED');
+  expect(await page.innerText('#decisions')).toContain(
+    'Guardrail blocked the tool loan.application.submit (TOOL_NOT_IN_SCOPE); it never ran.'
+  );
+  expect(await page.locator('tr[data-type=McpPlan]').count()).toBe(1);
+  expect(await page.locator('tr[data-type=McpToolCall]').count()).toBe(0);
+  expect(await page.innerText('#response')).toContain('Tool sequence guardrail blocked this action');
+  await shot(page, 'guardrail-block');
+  await page.close();
+});
+
+test('a loop-limit stop shows every planner iteration and the limit it hit', async () => {
+  await h.wf.mcp.configure(orderConfig({ configs: [maxLoops(3)] }));
+  h.wf.mcp.llm.setScript([1, 2, 3].map((n) => callTool('mock.order.status', { orderId: `ORD-70${n}` })));
+  const turn = await send(ORDER_MESSAGE);
+  const page = await openTurn(turn.workflowId);
+  expect(await page.innerText('h1')).toContain('LOOP_LIMIT');
+  expect(await page.innerText('#decisions')).toContain(
+    'Loop limit: the planner was stopped after 3 iterations without an answer (MCP_TOOL_MAX_LOOPS).'
+  );
+  expect(await page.locator('tr[data-type=McpPlan]').allInnerTexts()).toEqual([
+    expect.stringContaining('McpPlan #1'),
+    expect.stringContaining('McpPlan #2'),
+    expect.stringContaining('McpPlan #3'),
+  ]);
+  expect(await page.locator('tr[data-type=McpToolCall]').count()).toBe(3);
+  await shot(page, 'loop-limit');
+  await page.close();
+});
+
+test('an operator approves a pending write from the console; the action is audited', async () => {
+  await h.wf.mcp.configure(loanConfig({ submitNeedsApproval: true }));
+  h.wf.mcp.llm.setScript([
+    extracted('CUST-1001'),
+    plan('loan.application.submit', 'CUST-1001'),
+    answer('Submitted LA-90311.'),
+  ]);
+  const turn = await send('Apply loan for customer CUST-1001, amount 350000 for 36 months.');
+  expect(turn.status).toBe(202);
+  const page = await openTurn(turn.workflowId);
+  await page.locator('#pending-approval').waitFor();
+  expect(await page.innerText('#pending-approval')).toContain('loan.application.submit');
+  expect(await page.locator('#live').count()).toBe(1);
+  await shot(page, 'approval-pending');
+  await page.fill('#pending-approval input[name=reason]', 'checked the file');
+  await page.click('#pending-approval button:has-text("Approve")');
+  await page.getByText('Submitted LA-90311.').first().waitFor();
+  await page.locator('h1:has-text("ANSWERED")').waitFor();
+  expect(await page.innerText('#timeline')).toContain('approval decision: approve — checked the file');
+  await shot(page, 'approval-decided');
+  expect((await operatorActions(turn.conversationId)).map((a) => a.payload)).toEqual([
+    expect.objectContaining({ action: 'approve', reason: 'checked the file', result: 'DONE', source: 'console' }),
+  ]);
+  await page.close();
+});
+
+function withoutReplyFor(rows: Partial<ConfigRows>, state: string): Partial<ConfigRows> {
+  return { ...rows, responses: (rows.responses ?? []).filter((r) => r.stateCode !== state) };
+}
+
+test('an operator retries a failed turn once the cause is fixed', async () => {
+  await h.wf.mcp.configure(withoutReplyFor(orderConfig(), 'COMPLETED'));
+  const script = [callTool('mock.order.status', { orderId: 'ORD-7017' }), answer('Order submitted.')];
+  h.wf.mcp.llm.setScript(script);
+  const turn = await send(ORDER_MESSAGE);
+  expect(turn.status).toBe(500);
+  const page = await openTurn(turn.workflowId);
+  expect(await page.innerText('#failed-turn')).toContain('RESPONSE_MAPPING_NOT_FOUND');
+  expect(await page.locator('tr[data-type=ResponseResolution].failed').count()).toBe(1);
+  await shot(page, 'failed-turn');
+  await h.wf.mcp.configure(orderConfig());
+  h.wf.mcp.llm.setScript(script);
+  await page.click('#failed-turn button:has-text("Retry turn")');
+  await page.locator('h1:has-text("ANSWERED")').waitFor();
+  expect(await page.innerText('#response')).toContain('Done: Order submitted.');
+  await shot(page, 'failed-turn-retried');
+  expect((await operatorActions(turn.conversationId)).map((a) => a.payload)).toEqual([
+    expect.objectContaining({ action: 'retry', result: 'DONE', httpStatus: 200 }),
+  ]);
+  await page.close();
+});
+
+test('a tool failing in a running turn is retried now through Temporal activity reset', async () => {
+  const rows = orderConfig();
+  const slowRetry = { initialIntervalMs: 120_000, maxAttempts: 5 };
+  await h.wf.mcp.configure({
+    ...rows,
+    mcpTools: (rows.mcpTools ?? []).map((t) => (t.toolCode === 'mock.order.status' ? { ...t, ...slowRetry } : t)),
+  });
+  let upstreamDown = true;
+  h.wf.mcp.setHandlers({
+    'mock.order.status': async () => {
+      if (upstreamDown)
+        throw new EngineError(ErrorType.ToolHttpError, 'order service unavailable', { retryable: true });
+      return { status: 'SUBMITTED', orderId: 'ORD-7017' };
+    },
+  });
+  h.wf.mcp.llm.setScript([callTool('mock.order.status', { orderId: 'ORD-7017' }), answer('Order submitted.')]);
+  const conversationId = crypto.randomUUID();
+  const workflowId = `turn-${conversationId}-1`;
+  const sent = h.request('POST', '/api/v1/conversation/message', { json: { conversationId, message: ORDER_MESSAGE } });
+  const page = await open(`#/turn/${workflowId}`);
+  const pending = page.locator('.pending-activity');
+  await pending.waitFor({ timeout: 60_000 });
+  expect(await pending.innerText()).toContain('McpToolCall is retrying');
+  expect(await pending.innerText()).toContain('Last failure: TOOL_HTTP_ERROR: order service unavailable');
+  // Still running: the header shows the config version the first step pinned.
+  expect(await page.locator('#config-version').innerText()).toMatch(/^[0-9a-f]{16}$/);
+  await shot(page, 'tool-retrying');
+  upstreamDown = false;
+  await pending.locator('button:has-text("Retry now")').click();
+  await page.locator('h1:has-text("ANSWERED")').waitFor({ timeout: 60_000 });
+  expect((await sent).status).toBe(200);
+  expect(await page.locator('tr[data-type=McpToolCall]').innerText()).toContain('COMPLETED');
+  expect((await operatorActions(conversationId)).map((a) => a.payload)).toEqual([
+    expect.objectContaining({ action: 'activity-reset', result: 'DONE' }),
+  ]);
+  await shot(page, 'tool-retried');
+  await page.close();
+});
