@@ -1,4 +1,4 @@
-import { proxyActivities, proxyLocalActivities, upsertMemo } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities, setCurrentDetails, upsertMemo } from '@temporalio/workflow';
 import type { TurnActivities } from '../core/turn/activities';
 import type {
   ApprovalDecision,
@@ -22,6 +22,7 @@ import {
   type TurnExecutor,
 } from '../core/turn/executor';
 import { StepCalls } from '../core/turn/protocol';
+import { isStepResult } from '../core/turn/step-result';
 import { STEP_TABLE, type StepName } from '../core/turn/steps';
 import type { Session } from '../core/session';
 import { activityOptionsFor, localActivityOptionsFor, optionsForTool } from './activity-options';
@@ -41,6 +42,16 @@ function describeDecision(d: TurnDecisionRecord): string {
   const tool = d.toolCode ? ` tool=${d.toolCode}` : '';
   const limit = d.limit !== undefined ? ` limit=${d.limit}` : '';
   return `${d.kind}:${tool} reason=${d.reason}${limit}`;
+}
+
+/**
+ * A step's progress message (ce_verbose) becomes the turn's current details, which the Temporal UI
+ * shows for a running workflow (`__temporal_workflow_metadata`). Details are not history, so
+ * histories recorded before progress messages existed replay unchanged.
+ */
+function showProgress(reply: StepReply<StepOutput>): void {
+  const progress = isStepResult(reply) ? reply.summary.progress : undefined;
+  if (progress) setCurrentDetails(progress);
 }
 
 /**
@@ -65,6 +76,7 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     const defaults = spec.kind === 'local' ? localActivityOptionsFor(spec) : activityOptionsFor(spec);
     const call = proxy[name] as Call<I, O>;
     const reply = await call.executeWithOptions({ ...defaults, ...options, summary }, [this.calls.input(input)]);
+    showProgress(reply);
     const out = this.calls.output(name, input, reply);
     this.session = out.session;
     return out;
