@@ -9,12 +9,12 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { chromium, type Browser } from 'playwright-core';
 import { verbose } from '../../db/seed/builders';
-import { answer, callTool, orderConfig } from '../support/order-config';
+import { extracted, loanConfig, plan } from '../support/loan-config';
 import { WorkflowHarness } from '../support/workflow-harness';
 
 const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = join(__dirname, '..', '..', 'docs', 'images', 'temporal-ui-current-details.png');
-const MESSAGE = 'Checking order ORD-7017 with the order service…';
+const MESSAGE = 'Submitting the loan application of customer CUST-1001…';
 
 let h: WorkflowHarness;
 let browser: Browser;
@@ -29,18 +29,19 @@ function uiUrl(): string {
 
 beforeAll(async () => {
   h = await WorkflowHarness.start();
-  const rows = orderConfig();
+  // The submit tool needs approval: the turn stays running, parked on it, with its details set.
+  const rows = loanConfig({ submitNeedsApproval: true });
   await h.mcp.configure({
     ...rows,
     verboses: [
       verbose({
         verboseId: 1,
-        intentCode: 'ORDER_DIAGNOSTICS',
+        intentCode: 'LOAN_APPLICATION',
         stateCode: 'ANY',
         stepValue: 'McpToolStep',
         determinant: 'MCP_TOOL_CALL',
-        toolCode: 'mock.order.status',
-        message: 'Checking order {{args.orderId}} with the order service…',
+        toolCode: 'loan.application.submit',
+        message: 'Submitting the loan application of customer {{args.customerId}}…',
       }),
     ],
   });
@@ -52,14 +53,14 @@ afterAll(async () => {
   await h?.stop();
 });
 
-test('a running planner turn shows its latest progress message as current details', async () => {
-  // The answering planner call is slow, so the turn is still running when the page is read.
-  h.mcp.llm.setScript([
-    callTool('mock.order.status', { orderId: 'ORD-7017' }),
-    { ...answer('Order submitted.'), delayMs: 20_000 },
-  ]);
+test('a running planner turn, parked on an approval, shows its latest progress message as current details', async () => {
+  h.mcp.llm.setScript([extracted('CUST-1001'), plan('loan.application.submit', 'CUST-1001')]);
   const conversationId = crypto.randomUUID();
-  const reply = h.send({ conversationId, message: 'Check order ORD-7017 status.' });
+  const parked = await h.send({
+    conversationId,
+    message: 'Apply loan for customer CUST-1001, amount 350000 for 36 months.',
+  });
+  expect(parked.kind).toBe('AWAITING_APPROVAL');
   const workflowId = `turn-${conversationId}-1`;
   const handle = h.client.workflow.getHandle(workflowId);
   for (let i = 0; i < 200; i++) {
@@ -71,15 +72,23 @@ test('a running planner turn shows its latest progress message as current detail
   }
   const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
   await page.goto(`${uiUrl()}/namespaces/${h.temporal.namespace}/workflows/${workflowId}`);
-  await page.getByText(MESSAGE).first().waitFor({ timeout: 30_000 });
-  const text = await page.innerText('body');
-  expect(text).toContain('Running');
-  expect(text).toContain(MESSAGE);
+  await page.getByText('LoadOrCreateConversation').first().waitFor();
+  // The UI reads current details with the __temporal_workflow_metadata query, under User Metadata.
+  await page.getByText('User Metadata', { exact: true }).first().click();
+  await page.getByText('Current Details', { exact: true }).first().waitFor();
+  // The details are rendered as markdown in a sandboxed frame of their own.
+  let shown = '';
+  for (let i = 0; i < 100 && !shown.includes(MESSAGE); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    const texts = await Promise.all(page.frames().map((f) => f.innerText('body').catch(() => '')));
+    shown = texts.join('\n');
+  }
+  expect(shown).toContain(MESSAGE);
+  expect(shown).toContain('Running');
   const shot = join(mkdtempSync(join(tmpdir(), 'ce-ui-')), 'temporal-ui-current-details.png');
   await page.screenshot({ path: shot });
   expect(statSync(shot).size).toBeGreaterThan(30_000);
   if (process.env.UPDATE_SCREENSHOTS === '1') copyFileSync(shot, SCREENSHOT);
   await page.close();
   await handle.terminate('test done');
-  await reply.catch(() => undefined);
 });
