@@ -4,12 +4,14 @@ import { errorMessage, isEngineError } from '../core/errors';
 import { StepScope } from '../core/step/scope';
 import type { StepInput, StepOutput, StepReply } from '../core/turn/contracts';
 import { toStepResult } from '../core/turn/step-result';
+import type { Session } from '../core/session';
 import type { ActivityDeps } from './deps';
 import { currentAttempt } from './runtime/attempt';
 import { whileHeartbeating } from './runtime/heartbeat';
 import { writeAudits, type AuditWrite } from './runtime/audit-writer';
 import { toActivityFailure } from './runtime/failure';
 import { LocalAttempt, runningAsLocalActivity } from './runtime/local-attempt';
+import { lastProgress, verboseAudit } from './runtime/verbose';
 
 export interface StepContext<I extends StepInput = StepInput> {
   input: I;
@@ -87,35 +89,48 @@ export function stepActivity<I extends StepInput, O extends StepOutput>(
   deps: ActivityDeps
 ): (input: I) => Promise<StepReply<O>> {
   const frame = { step: def.name, stepClass: `${def.name}Step` };
+  const frameEvent = { stepName: frame.stepClass, metadata: { stepName: frame.stepClass } };
   return async (input: I): Promise<StepReply<O>> => {
     const started = deps.clock.now().getTime();
     const enter = audit('STEP_ENTER', { ...frame });
     enter.meta = { intent: input.session.intent, state: input.session.state };
     const scope = new StepScope(input.session);
     let output: O;
+    let snapshot: ConfigSnapshot | null = null;
     const arrived = arrivedWrites(input);
+    // Progress messages of the step frame (Java VerboseStepHook), under the step's class name.
+    const progress = (determinant: string, session: Session, error = false): AuditRecord[] => {
+      const now = deps.clock.now().toISOString();
+      const record = snapshot ? verboseAudit({ snapshot, session, now }, { ...frameEvent, determinant, error }) : null;
+      return record ? [record] : [];
+    };
+    let entered: AuditRecord[] = [];
     const local = runningAsLocalActivity() ? new LocalAttempt(def.name, deps) : null;
     try {
-      const snapshot = await snapshotFor(deps, input, def.pinsConfig ?? false);
-      output = await whileHeartbeating(() => def.run({ input, snapshot, deps: local?.deps ?? deps, scope }));
+      snapshot = await snapshotFor(deps, input, def.pinsConfig ?? false);
+      entered = progress('STEP_ENTER', scope.session);
+      const ctx = { input, snapshot, deps: local?.deps ?? deps, scope };
+      output = await whileHeartbeating(() => def.run(ctx));
     } catch (err) {
       // An escalated local attempt leaves no trace: the regular attempt writes the step's rows.
       const escalation = local?.escalation();
       if (escalation) throw toActivityFailure(escalation);
-      await writeFailure(deps, input, scope, arrived, [enter, ...scope.audits], errorFrame(def.name, err, elapsed()));
+      const emitted = [enter, ...entered, ...scope.audits, ...progress('STEP_ERROR', scope.session, true)];
+      await writeFailure(deps, input, scope, arrived, emitted, errorFrame(def.name, err, elapsed()));
       throw toActivityFailure(err);
     }
     const escalation = local?.escalation();
     if (escalation) throw toActivityFailure(escalation);
     const exit = audit('STEP_EXIT', { ...frame, outcome: output.stop ? 'Stop' : 'Continue', durationMs: elapsed() });
     output.session.stepInfos = { ...output.session.stepInfos, [def.name]: 'SUCCESS' };
+    const records = [enter, ...entered, ...output.audits, ...progress('STEP_EXIT', output.session), exit];
     await writeAudits(deps, ...arrived, {
       turn: input.turn,
       session: output.session,
       keySegment: input.callKey,
-      records: [enter, ...output.audits, exit],
+      records,
     });
-    return input.reply === 'patch' ? toStepResult(input.session, output) : output;
+    return input.reply === 'patch' ? toStepResult(input.session, output, lastProgress(records)) : output;
 
     function elapsed(): number {
       return deps.clock.now().getTime() - started;

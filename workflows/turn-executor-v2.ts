@@ -4,6 +4,7 @@ import {
   patched,
   proxyActivities,
   proxyLocalActivities,
+  setCurrentDetails,
   upsertMemo,
 } from '@temporalio/workflow';
 import { ErrorType } from '../core/errors';
@@ -30,6 +31,7 @@ import {
   type TurnExecutor,
 } from '../core/turn/executor';
 import { StepCalls } from '../core/turn/protocol';
+import { isStepResult } from '../core/turn/step-result';
 import { STEP_TABLE, type StepName, type StepSpec } from '../core/turn/steps';
 import type { Session } from '../core/session';
 import { activityOptionsFor, localActivityOptionsFor, optionsForTool } from './activity-options';
@@ -63,6 +65,16 @@ function describeDecision(d: TurnDecisionRecord): string {
 }
 
 /**
+ * A step's progress message (ce_verbose) becomes the turn's current details, which the Temporal UI
+ * shows for a running workflow (`__temporal_workflow_metadata`). Details are not history, so
+ * histories recorded before progress messages existed replay unchanged.
+ */
+function showProgress(reply: StepReply<StepOutput>): void {
+  const progress = isStepResult(reply) ? reply.summary.progress : undefined;
+  if (progress) setCurrentDetails(progress);
+}
+
+/**
  * conversationTurnV2: runs the driver's units as activities that receive the session and return
  * only a patch (StepResult), applied here in order; each step writes its own audit rows. The kind
  * of each activity (local or regular) and its retry policy come from the step table.
@@ -85,6 +97,7 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     const reply = tryLocal
       ? await this.localFirst<I, O>(spec, call, summary)
       : await this.regular<I, O>(spec, call, summary, options);
+    showProgress(reply);
     const out = this.calls.output(name, input, reply);
     this.session = out.session;
     return out;

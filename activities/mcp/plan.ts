@@ -11,8 +11,8 @@ import { PLANNER_LLM_SCHEMA, PLANNER_OUTPUT_SCHEMA } from '../../core/mcp/prompt
 import { enrichSemanticArgs } from '../../core/mcp/semantic-args';
 import { toolsInScope } from '../../core/mcp/tools';
 import { renderTemplate } from '../../core/templates';
-import type { McpPlanInput, McpPlanOutput } from '../../core/turn/contracts';
-import { llmMeta, promptVars } from '../pipeline/support';
+import type { McpPlanInput, McpPlanOutput, PlannerDecision } from '../../core/turn/contracts';
+import { llmMeta, promptVars, publishVerbose } from '../pipeline/support';
 import type { StepContext } from '../step-runtime';
 import { emit } from './support';
 
@@ -58,6 +58,11 @@ export async function mcpPlan(ctx: StepContext<McpPlanInput>): Promise<McpPlanOu
     mcp_observations_final_chars: compacted.finalChars,
     iteration: ctx.input.iteration,
   });
+  publishVerbose(ctx, {
+    stepName: 'McpPlanner',
+    determinant: 'MCP_PLAN_LLM_INPUT',
+    metadata: { iteration: ctx.input.iteration },
+  });
   const result = await deps.llm.generateJson({
     kind: 'PLAN',
     systemPrompt,
@@ -71,5 +76,25 @@ export async function mcpPlan(ctx: StepContext<McpPlanInput>): Promise<McpPlanOu
     decision.args = enrichSemanticArgs(decision.toolCode, decision.args, observations);
   }
   emit(scope, applyPlanDecision(scope.session, decision));
+  publishDecision(ctx, decision);
   return { ...scope.output(), decision };
+}
+
+/**
+ * The planner's decision as progress (Java McpToolStep): MCP_TOOL_CALL names the tool about to run,
+ * so the message streams — and becomes the turn's current details — before the tool call starts.
+ */
+function publishDecision(ctx: StepContext<McpPlanInput>, decision: PlannerDecision): void {
+  if (decision.action === 'ANSWER') {
+    const metadata = { answer: decision.answer ?? '' };
+    publishVerbose(ctx, { stepName: 'McpToolStep', determinant: 'MCP_FINAL_ANSWER', metadata });
+  } else if (decision.toolCode) {
+    const metadata = { tool_code: decision.toolCode, args: decision.args };
+    publishVerbose(ctx, {
+      stepName: 'McpToolStep',
+      determinant: 'MCP_TOOL_CALL',
+      toolCode: decision.toolCode,
+      metadata,
+    });
+  }
 }

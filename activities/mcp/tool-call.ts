@@ -1,5 +1,5 @@
 import type { McpToolRow } from '../../core/config/types';
-import { EngineError, ErrorType, isEngineError } from '../../core/errors';
+import { EngineError, ErrorType, errorMessage, isEngineError } from '../../core/errors';
 import type { Json } from '../../core/json';
 import { McpAudit, SemanticTool } from '../../core/mcp/constants';
 import { readObservations, setParam } from '../../core/mcp/context';
@@ -13,6 +13,7 @@ import {
 import { checkToolArgs } from '../../core/mcp/tool-args';
 import { findToolRow, normalizeToolGroup, sideEffectOf } from '../../core/mcp/tools';
 import type { McpToolCallInput, StepOutput } from '../../core/turn/contracts';
+import { publishVerbose } from '../pipeline/support';
 import type { StepContext } from '../step-runtime';
 import { executeTool } from '../tools/dispatch';
 import { emit, mcpRules, toolHandlerContext } from './support';
@@ -61,12 +62,17 @@ export async function mcpToolCall(ctx: StepContext<McpToolCallInput>): Promise<S
   const handlerCtx = toolHandlerContext(ctx, row.toolCode, toolGroup, input.call);
   const key = sideEffectOf(row) === 'READ_ONLY' ? null : input.call.idempotencyKey;
   let result: Json;
+  const progress = { stepName: 'McpToolStep', toolCode: row.toolCode };
   try {
     result = await executeTool(handlerCtx, key);
   } catch (err) {
+    const metadata = { tool_code: row.toolCode, error: errorMessage(err) };
+    publishVerbose(ctx, { ...progress, determinant: 'MCP_TOOL_CALL', error: true, metadata });
     throw asToolError(err, row.toolCode);
   }
   emit(scope, applyToolResult(scope.session, input.call, toolGroup, result));
+  const metadata = { tool_code: row.toolCode, tool_group: toolGroup };
+  publishVerbose(ctx, { ...progress, determinant: 'MCP_TOOL_RESULT', metadata });
   if (row.toolCode.toLowerCase() === SemanticTool.interpret) {
     await mcpRules(ctx, 'POST_SEMANTIC_INTERPRET', 'McpToolStep PostSemanticInterpret');
   }

@@ -8,6 +8,7 @@ import { schemaForCorrection } from '../../core/schema/resolve';
 import type { JsonObject } from '../../core/json';
 import type { StepOutput } from '../../core/turn/contracts';
 import type { StepContext } from '../step-runtime';
+import { publishVerbose } from './support';
 
 function route(ctx: StepContext, decision: string, extra: JsonObject = {}): void {
   Object.assign(ctx.scope.session.inputParams, {
@@ -21,6 +22,11 @@ function route(ctx: StepContext, decision: string, extra: JsonObject = {}): void
 function eventPayload(ctx: StepContext, decision: string, extra: JsonObject = {}): JsonObject {
   const { intent, state } = ctx.scope.session;
   return { ...extra, intent, state, routingDecision: decision };
+}
+
+/** The Java CorrectionStep's progress events: RETRY_REQUESTED, CONFIRM_ACCEPT, CORRECTION_PATCH_APPLIED. */
+function progress(ctx: StepContext, determinant: string, metadata: JsonObject): void {
+  publishVerbose(ctx, { stepName: 'CorrectionStep', determinant, metadata });
 }
 
 /**
@@ -45,6 +51,7 @@ export async function correction(ctx: StepContext): Promise<StepOutput> {
   if (allows('retry') && isRetryRequest(session.userText)) {
     route(ctx, 'RETRY_IN_PLACE');
     ctx.scope.audit('CORRECTION_STEP_RETRY_REQUESTED', eventPayload(ctx, 'RETRY_IN_PLACE'));
+    progress(ctx, 'RETRY_REQUESTED', eventPayload(ctx, 'RETRY_IN_PLACE'));
   } else if (allows('affirm') && act === 'AFFIRM' && schemaStatus(schema.jsonSchema, session.context).complete) {
     applySchemaStatus(session, schema);
     route(ctx, 'PROCEED_CONFIRMED');
@@ -52,6 +59,7 @@ export async function correction(ctx: StepContext): Promise<StepOutput> {
       'CORRECTION_STEP_CONFIRM_ACCEPT',
       eventPayload(ctx, 'PROCEED_CONFIRMED', { templateId: template?.templateId ?? null })
     );
+    progress(ctx, 'CONFIRM_ACCEPT', eventPayload(ctx, 'PROCEED_CONFIRMED'));
   } else if (allows('edit') && act === 'EDIT') {
     const patch = parseFieldPatch(session.userText, schemaFieldDetails(schema.jsonSchema));
     if (patch) {
@@ -62,6 +70,7 @@ export async function correction(ctx: StepContext): Promise<StepOutput> {
         'CORRECTION_STEP_CORRECTION_PATCH_APPLIED',
         eventPayload(ctx, 'APPLY_CORRECTION', { field: patch.field, value: patch.value })
       );
+      progress(ctx, 'CORRECTION_PATCH_APPLIED', eventPayload(ctx, 'APPLY_CORRECTION', { field: patch.field }));
     }
   }
   return ctx.scope.output();

@@ -6,7 +6,7 @@ import { scopedSchema } from '../../core/schema/resolve';
 import type { StepOutput } from '../../core/turn/contracts';
 import type { StepContext } from '../step-runtime';
 import { resolveIntentByAgent } from './intent-agent';
-import { applyRules } from './support';
+import { applyRules, publishVerbose } from './support';
 
 const resolved = (v: string) => v.trim() !== '' && v.trim().toUpperCase() !== 'UNKNOWN';
 
@@ -31,6 +31,15 @@ async function acceptClassifier(ctx: StepContext, intent: string, state: string)
     source: 'CLASSIFIER',
     classifierIntent: intent,
     agentIntent: null,
+  });
+  publishIntentResolved(ctx, 'CLASSIFIER', session.intent);
+}
+
+function publishIntentResolved(ctx: StepContext, source: 'CLASSIFIER' | 'AGENT', resolvedIntent: string): void {
+  publishVerbose(ctx, {
+    stepName: 'IntentResolutionStep',
+    determinant: 'INTENT_RESOLVED',
+    metadata: { source, resolvedIntent },
   });
 }
 
@@ -68,6 +77,7 @@ async function classifyThenAgent(ctx: StepContext): Promise<void> {
     classifierIntent: null,
     agentIntent,
   });
+  publishIntentResolved(ctx, 'AGENT', agentIntent);
 }
 
 /** Intent resolution (§4.1): lock and policy skips, then classifiers, then the LLM agent. */

@@ -7,6 +7,7 @@ import type { StepContext } from '../step-runtime';
 import { resolveCollision } from './response-collision';
 import { resolveDerived } from './response-derived';
 import { resolveExact } from './response-exact';
+import { publishVerbose } from './support';
 
 /** The reply (§8): collision question, or the ce_response for intent/state, EXACT or DERIVED. */
 export async function responseResolution(ctx: StepContext): Promise<StepOutput> {
@@ -32,6 +33,15 @@ export async function responseResolution(ctx: StepContext): Promise<StepOutput> 
     state: session.state,
     responseType: response.responseType,
     outputFormat: response.outputFormat,
+  });
+  publishVerbose(ctx, {
+    stepName: 'ResponseResolutionStep',
+    determinant: 'RESOLVE_RESPONSE',
+    metadata: {
+      responseId: response.responseId,
+      responseType: response.responseType,
+      outputFormat: response.outputFormat,
+    },
   });
   const type = response.responseType.trim().toUpperCase();
   if (type !== 'EXACT' && type !== 'DERIVED') {

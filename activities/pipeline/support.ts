@@ -5,6 +5,8 @@ import { runRulePhase, type RuleOrigin } from '../../core/rules';
 import type { RulePhase } from '../../core/rules/phase';
 import { sessionSchemaSubset } from '../../core/schema/subset';
 import type { Session } from '../../core/session';
+import type { VerboseEvent } from '../../core/verbose';
+import { verboseAudit } from '../runtime/verbose';
 import type { StepContext } from '../step-runtime';
 
 export function llmMeta(session: Session): LlmCallMeta {
@@ -44,4 +46,13 @@ export async function applyRules(
     now: nowIso(ctx),
   });
   ctx.scope.absorb(result);
+}
+
+/**
+ * Publishes one progress event (reference "Verbose messages") with the step's audits: when the
+ * config has a message for it, a VERBOSE_PROGRESS row that the SSE stream forwards.
+ */
+export function publishVerbose(ctx: StepContext, event: VerboseEvent): void {
+  const record = verboseAudit({ snapshot: ctx.snapshot, session: ctx.scope.session, now: nowIso(ctx) }, event);
+  if (record) ctx.scope.audits.push(record);
 }

@@ -1,4 +1,5 @@
 import type { FastifyInstance } from 'fastify';
+import { VERBOSE_PROGRESS } from '../../core/verbose';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts, AuditRowView } from '../ports';
 import { uuidParam } from '../schemas';
@@ -17,10 +18,24 @@ function sseEvent(event: string, data: unknown, id?: number): string {
   return `${lines.join('\n')}\n\n`;
 }
 
+/**
+ * One audit row as an event named by its stage. A progress message (VERBOSE_PROGRESS row) goes
+ * out with that event type and also as `verbose` (the Java engine's VerboseStreamPayload), so a
+ * client renders `verbose.text` without reading the audit payload.
+ */
 function auditEvent(row: AuditRowView): string {
+  const verbose = row.stage === VERBOSE_PROGRESS;
+  const { _meta: _written, ...message } = row.payload;
   return sseEvent(
     row.stage,
-    { eventType: 'AUDIT', auditId: row.auditId, stage: row.stage, createdAt: row.createdAt, payload: row.payload },
+    {
+      eventType: verbose ? VERBOSE_PROGRESS : 'AUDIT',
+      auditId: row.auditId,
+      stage: row.stage,
+      createdAt: row.createdAt,
+      payload: row.payload,
+      verbose: verbose ? message : null,
+    },
     row.auditId
   );
 }

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { loadEnv } from '../../config/env';
 import { runDemoConversations } from '../../demo/conversations';
 import { demoSummary, formatDemoTranscript, type DemoTurnRecord } from '../../demo/demo-runner';
-import { httpDemoSend } from '../../demo/http-send';
+import { httpDemoSend, type DemoProgress } from '../../demo/http-send';
 import { parseOptions, type CliCommand, type CliIo } from '../command';
 import { startStack, type RunningStack } from '../stack';
 
@@ -17,8 +17,14 @@ async function reachable(url: string): Promise<boolean> {
 }
 
 function jsonLine(r: DemoTurnRecord): string {
-  const { conversation, turn, user, reply, intent, state, outcome, workflowId } = r;
-  return JSON.stringify({ conversation, turn, user, reply, intent, state, outcome, workflowId });
+  const { conversation, turn, conversationId, user, reply, intent, state, outcome, workflowId } = r;
+  return JSON.stringify({ conversation, turn, conversationId, user, reply, intent, state, outcome, workflowId });
+}
+
+/** A progress message (ce_verbose) the moment it arrives on the conversation's SSE stream. */
+function progressPrinter(io: CliIo, json: boolean): DemoProgress {
+  return (conversationId, text) =>
+    io.out(json ? JSON.stringify({ progress: text, conversationId }) : `  … ${text} (${conversationId.slice(0, 8)})`);
 }
 
 /** A private embedded stack in a temp dir on free ports, so the demo never disturbs a running one. */
@@ -44,7 +50,8 @@ export const demoCommand: CliCommand = {
     'convengine demo [--json] [--url http://127.0.0.1:3000]',
     '',
     'Uses the API at --url (default http://127.0.0.1:$PORT) when it answers, otherwise starts an',
-    'embedded stack for the run. --json prints one JSON line per turn. Exits 1 if a reply differs.',
+    'embedded stack for the run. Progress messages print as they arrive (--json: {"progress", "conversationId"}',
+    'lines); --json prints one JSON line per turn. Exits 1 if a reply differs.',
   ].join('\n'),
   async run(args, io) {
     const { options } = parseOptions(args);
@@ -57,7 +64,8 @@ export const demoCommand: CliCommand = {
       url = own.stack.apiUrl;
     }
     try {
-      const records = await runDemoConversations(httpDemoSend(url, env.API_TOKEN), {
+      const send = httpDemoSend(url, env.API_TOKEN, progressPrinter(io, json));
+      const records = await runDemoConversations(send, {
         onTurn: (r) => (json ? io.out(jsonLine(r)) : undefined),
       });
       if (!json) io.out(formatDemoTranscript(records));

@@ -21,6 +21,7 @@ const PRIMARY_KEYS: Record<string, string> = {
   ce_mcp_db_tool: 'tool_id',
   ce_mcp_http_tool: 'tool_id',
   ce_mcp_planner: 'planner_id',
+  ce_verbose: 'verbose_id',
   ce_mcp_sql_guardrail: 'guardrail_id',
   ce_semantic_concept: 'concept_id',
   ce_semantic_synonym: 'synonym_id',

@@ -16,6 +16,7 @@ export function emptyConfigRows(): ConfigRows {
     mcpDbTools: [],
     mcpHttpTools: [],
     mcpPlanners: [],
+    verboses: [],
     sqlGuardrails: [],
     semanticConcepts: [],
     semanticSynonyms: [],

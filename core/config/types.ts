@@ -184,6 +184,24 @@ export interface McpPlannerRow {
   createdAt: string;
 }
 
+/** A progress message (ce_verbose): which step event it describes and the text shown for it. */
+export interface VerboseRow {
+  verboseId: number;
+  intentCode: string;
+  stateCode: string;
+  /** EXACT (or ANY as step_value), REGEX (find on the step name) or JSON_PATH (on the event metadata). */
+  stepMatch: string;
+  stepValue: string;
+  determinant: string;
+  ruleId: number | null;
+  toolCode: string | null;
+  message: string | null;
+  errorMessage: string | null;
+  priority: number;
+  enabled: boolean;
+  createdAt: string;
+}
+
 export type SqlGuardrailRuleType = 'ALLOW_FUNCTION' | 'BLOCK_FUNCTION' | 'BLOCK_KEYWORD';
 export interface SqlGuardrailRow {
   guardrailId: number;
@@ -272,6 +290,7 @@ export interface ConfigRows {
   mcpDbTools: McpDbToolRow[];
   mcpHttpTools: McpHttpToolRow[];
   mcpPlanners: McpPlannerRow[];
+  verboses: VerboseRow[];
   sqlGuardrails: SqlGuardrailRow[];
   semanticConcepts: SemanticConceptRow[];
   semanticSynonyms: SemanticSynonymRow[];

@@ -14,6 +14,7 @@ import { checkRules } from './validation/rule-checks';
 import { checkSchemas } from './validation/schema-checks';
 import { checkScopes } from './validation/scope-checks';
 import { checkTools } from './validation/tool-checks';
+import { checkVerboses } from './validation/verbose-checks';
 
 export interface ConfigValidationResult {
   /** The config is refused while any of these exist (D12, P5). */
@@ -41,6 +42,7 @@ export function validateConfig(
   checkPlanners(ctx, vocab);
   checkSchemas(ctx);
   checkTools(ctx);
+  checkVerboses(ctx);
   checkConfigRows(ctx, settings);
   checkSemanticReferences(ctx);
   return { violations: ctx.sink.violations, warnings: ctx.sink.warnings };

@@ -90,6 +90,11 @@ export interface StepSummary {
   state: string;
   /** Session paths the step changed (`intent`, `context.mcp`, `-inputParams.mcp_action`, …). */
   changed: string[];
+  /**
+   * The last progress message (ce_verbose) the step published, if any. The workflow sets it as
+   * its current details, so the Temporal UI shows what a running turn is doing.
+   */
+  progress?: string;
 }
 
 /**

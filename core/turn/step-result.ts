@@ -2,8 +2,11 @@ import type { Session } from '../session';
 import type { StepOutput, StepReply, StepResult } from './contracts';
 import { applySessionPatch, diffSession, patchedPaths } from './patch';
 
-/** The StepResult of an output produced from `before` (activity side of conversationTurnV2). */
-export function toStepResult<O extends StepOutput>(before: Session, output: O): StepResult<O> {
+/**
+ * The StepResult of an output produced from `before` (activity side of conversationTurnV2), with the
+ * last progress message the step published, if any (the workflow shows it as current details).
+ */
+export function toStepResult<O extends StepOutput>(before: Session, output: O, progress?: string): StepResult<O> {
   const { session, audits: _written, ...rest } = output;
   // stepInfos is the workflow's own bookkeeping (StepCalls.output), not part of the patch.
   const patch = diffSession(before, { ...session, stepInfos: before.stepInfos });
@@ -15,6 +18,7 @@ export function toStepResult<O extends StepOutput>(before: Session, output: O): 
       intent: session.intent,
       state: session.state,
       changed: patchedPaths(patch),
+      ...(progress !== undefined ? { progress } : {}),
     },
   };
 }

@@ -43,6 +43,7 @@ export const CONFIG_PRIMARY_KEYS: { readonly [K in keyof ConfigRows]: keyof Conf
   mcpDbTools: 'toolId',
   mcpHttpTools: 'toolId',
   mcpPlanners: 'plannerId',
+  verboses: 'verboseId',
   sqlGuardrails: 'guardrailId',
   semanticConcepts: 'conceptId',
   semanticSynonyms: 'synonymId',
@@ -80,6 +81,7 @@ export async function readConfigRowsWith(reader: ConfigReader): Promise<ConfigRo
     mcpDbTools: plain(t.ceMcpDbTool, await reader.select().from(t.ceMcpDbTool)),
     mcpHttpTools: plain(t.ceMcpHttpTool, await reader.select().from(t.ceMcpHttpTool)),
     mcpPlanners: plain(t.ceMcpPlanner, await reader.select().from(t.ceMcpPlanner)),
+    verboses: plain(t.ceVerbose, await reader.select().from(t.ceVerbose)),
     sqlGuardrails: plain(t.ceMcpSqlGuardrail, await reader.select().from(t.ceMcpSqlGuardrail)),
     semanticConcepts: plain(t.ceSemanticConcept, await reader.select().from(t.ceSemanticConcept)),
     semanticSynonyms: plain(t.ceSemanticSynonym, await reader.select().from(t.ceSemanticSynonym)),
@@ -139,11 +141,17 @@ function sortedRows(rows: ConfigRows): ConfigRows {
   return out as unknown as ConfigRows;
 }
 
+/**
+ * Tables added after snapshots were first stored (ce_verbose, migration 0013). While such a table
+ * is empty it is left out of the hash, so a config without its rows keeps the version it had —
+ * and a snapshot stored before the table existed still hashes to its own version.
+ */
+const LATER_TABLES: readonly (keyof ConfigRows)[] = ['verboses'];
+
 export function configVersionOf(rows: ConfigRows): string {
-  return createHash('sha256')
-    .update(canonicalJson(sortedRows(rows)))
-    .digest('hex')
-    .slice(0, 16);
+  const hashed: Record<string, unknown> = { ...sortedRows(rows) };
+  for (const table of LATER_TABLES) if ((rows[table] ?? []).length === 0) delete hashed[table];
+  return createHash('sha256').update(canonicalJson(hashed)).digest('hex').slice(0, 16);
 }
 
 /** Freezes rows into an immutable snapshot whose version is a content hash. */

@@ -83,3 +83,20 @@ export const ceMcpSqlGuardrail = pgTable('ce_mcp_sql_guardrail', {
   enabled: enabled(),
   createdAt: createdAt(),
 });
+
+/** Progress messages (issue #21, reference "Verbose messages"): not MCP-only, but scoped like the planner rows. */
+export const ceVerbose = pgTable('ce_verbose', {
+  verboseId: id('verbose_id'),
+  intentCode: text('intent_code').notNull(),
+  stateCode: text('state_code').notNull(),
+  stepMatch: text('step_match').notNull().default('EXACT'),
+  stepValue: text('step_value').notNull(),
+  determinant: text('determinant').notNull(),
+  ruleId: bigint('rule_id', { mode: 'number' }),
+  toolCode: text('tool_code'),
+  message: text('message'),
+  errorMessage: text('error_message'),
+  priority: integer('priority').notNull().default(100),
+  enabled: enabled(),
+  createdAt: createdAt(),
+});

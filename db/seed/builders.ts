@@ -11,6 +11,7 @@ import type {
   PromptTemplateRow,
   ResponseRow,
   RuleRow,
+  VerboseRow,
 } from '../../core/config/types';
 import type { JsonObject } from '../../core/json';
 import { normalizePhase } from '../../core/rules/phase';
@@ -172,6 +173,26 @@ export function httpTool(row: Pick<McpHttpToolRow, 'toolId' | 'urlTemplate'> & P
 
 export function planner(row: Optional<McpPlannerRow, 'enabled' | 'createdAt'>): McpPlannerRow {
   return { enabled: true, createdAt: SEED_CREATED_AT, ...row };
+}
+
+/** A progress message; EXACT step match, priority 100, no rule or tool filter unless given. */
+export function verbose(
+  row: Optional<
+    VerboseRow,
+    'stepMatch' | 'ruleId' | 'toolCode' | 'message' | 'errorMessage' | 'priority' | 'enabled' | 'createdAt'
+  >
+): VerboseRow {
+  return {
+    stepMatch: 'EXACT',
+    ruleId: null,
+    toolCode: null,
+    message: null,
+    errorMessage: null,
+    priority: 100,
+    enabled: true,
+    createdAt: SEED_CREATED_AT,
+    ...row,
+  };
 }
 
 export function configSetting(row: Optional<ConfigRow, 'enabled'>): ConfigRow {

@@ -27,6 +27,7 @@ export const CONFIG_TABLES: readonly [keyof ConfigRows, PgTable][] = [
   ['mcpDbTools', t.ceMcpDbTool],
   ['mcpHttpTools', t.ceMcpHttpTool],
   ['mcpPlanners', t.ceMcpPlanner],
+  ['verboses', t.ceVerbose],
   ['sqlGuardrails', t.ceMcpSqlGuardrail],
   ['semanticConcepts', t.ceSemanticConcept],
   ['semanticSynonyms', t.ceSemanticSynonym],

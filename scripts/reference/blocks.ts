@@ -9,6 +9,7 @@ import { McpAudit } from '../../core/mcp/constants';
 import { DEFAULT_RESERVED_TEXTS, RESERVED_RESPONSE_VARIABLES } from '../../core/response/reserved';
 import { RULE_PHASES } from '../../core/rules/phase';
 import { SESSION_FACT_NAMES, SYSTEM_INPUT_PARAM_NAMES } from '../../core/templates';
+import { FRAME_STEP_NAMES, STEP_EVENTS, STEP_FRAME_DETERMINANTS, STEP_MATCH_TYPES } from '../../core/verbose';
 import * as schema from '../../db/schema';
 
 /**
@@ -35,6 +36,7 @@ const COLUMN_ENUMS: Readonly<Record<string, readonly string[]>> = {
   'ce_mcp_http_tool.auth_kind': v.HTTP_AUTH_KINDS,
   'ce_mcp_http_tool.response_mapping_kind': v.HTTP_MAPPING_KINDS,
   'ce_mcp_sql_guardrail.rule_type': v.SQL_GUARDRAIL_RULE_TYPES,
+  'ce_verbose.step_match': STEP_MATCH_TYPES,
 };
 
 const SCOPED_NOTE = 'exact value or `ANY`';
@@ -156,6 +158,16 @@ function auditBlock(): string {
   ].join('\n');
 }
 
+function verboseBlock(): string {
+  const code = (items: readonly string[]) => items.map((i) => `\`${i}\``).join(', ');
+  return [
+    '| step name | determinants |',
+    '| --- | --- |',
+    ...Object.entries(STEP_EVENTS).map(([step, determinants]) => `| \`${step}\` | ${code(determinants)} |`),
+    `| every step activity: ${code(FRAME_STEP_NAMES)} | ${code(STEP_FRAME_DETERMINANTS)} |`,
+  ].join('\n');
+}
+
 export const REFERENCE_BLOCKS: Readonly<Record<string, () => string>> = {
   tables: tablesBlock,
   phases: () => listBlock(RULE_PHASES),
@@ -168,6 +180,7 @@ export const REFERENCE_BLOCKS: Readonly<Record<string, () => string>> = {
   'llm-kinds': () => listBlock(LLM_CALL_KINDS),
   'reserved-responses': reservedBlock,
   'audit-stages': auditBlock,
+  'verbose-events': verboseBlock,
 };
 
 /** The document with every generated block replaced; throws when a block's markers are missing. */

@@ -51,6 +51,10 @@ describe('convengine config (config as code)', () => {
     expect((await cli('export', second)).code).toBe(0);
     expect(await readTree(second)).toEqual(await readTree(first));
     expect(Object.keys(await readTree(first))).toContain('ce_rule.yaml');
+    // Progress messages are config as code like every other table (issue #21).
+    expect((await readTree(first))['ce_verbose.yaml']).toMatch(
+      /- verbose_id: 201\n {2}intent_code: LOAN_APPLICATION\n {2}state_code: ANY\n {2}step_match: EXACT\n {2}step_value: CorrectionStep\n/
+    );
   });
 
   it('diff and --dry-run print the changes without writing; apply writes them in one go and bumps the version', async () => {
@@ -86,12 +90,18 @@ describe('convengine config (config as code)', () => {
     await writeFile(join(dir, 'ce_mcp_tool.yaml'), tools.replace(/state_code: \w+/, "state_code: ''"));
     const responses = await readFile(join(dir, 'ce_response.yaml'), 'utf8');
     await writeFile(join(dir, 'ce_response.yaml'), responses.replace('Hello! What can I do for you?', 'Changed.'));
+    const verboses = await readFile(join(dir, 'ce_verbose.yaml'), 'utf8');
+    await writeFile(
+      join(dir, 'ce_verbose.yaml'),
+      verboses.replace('step_value: CorrectionStep', 'step_value: Correction')
+    );
     const before = await readConfigRows(tdb.db);
     const run = await cli('apply', dir);
     expect(run.code).toBe(1);
     expect(run.stderr).toMatch(/^ce_rule\[\d+\]: match_pattern: invalid regular expression/m);
     expect(run.stderr).toMatch(/^ce_mcp_tool\[\d+\]: state_code is null\/blank/m);
-    expect(run.stderr).toMatch(/config invalid: 2 violation\(s\); nothing was applied/);
+    expect(run.stderr).toMatch(/^ce_verbose\[201\]: unknown step "Correction"/m);
+    expect(run.stderr).toMatch(/config invalid: 3 violation\(s\); nothing was applied/);
     expect(await readConfigRows(tdb.db)).toEqual(before);
     expect((await cli('validate', dir)).code).toBe(1);
   });

@@ -67,6 +67,7 @@ describe('config table IDs (issue #21)', () => {
       'ce_semantic_mapping',
       'ce_semantic_query_class',
       'ce_semantic_synonym',
+      'ce_verbose',
     ]);
   });
 
@@ -171,12 +172,17 @@ describe('SQL as authors write it runs on a fresh migrate (issue #21)', () => {
     expect(Number(tool.rows[0]?.tool_id)).toBe(5003);
   });
 
-  it('the Java-shaped core seed loads as written except ce_verbose, which this engine does not have yet', async () => {
+  it('the Java-shaped core seed loads as written, its ce_verbose rows included', async () => {
     const sql = readFileSync(join(FIXTURES, 'java-shaped', 'seed_postgres.sql'), 'utf8');
     const statements = splitSqlStatements(sql);
-    const failures = await runEach(tdb.pool, statements);
-    expect(failures).toEqual([{ index: statements.length - 1, message: 'relation "ce_verbose" does not exist' }]);
+    expect(await runEach(tdb.pool, statements)).toEqual([]);
     const configs = await tdb.pool.query<{ config_id: string }>('SELECT config_id FROM ce_config ORDER BY 1');
     expect(configs.rows.map((r) => Number(r.config_id))).toEqual([1, 2, 3, 4]);
+    // The row came with verbose_id 1; one inserted the documented way, without an ID, follows it.
+    const verbose = await tdb.pool.query<{ verbose_id: string }>(
+      `INSERT INTO ce_verbose (intent_code, state_code, step_value, determinant, message)
+       VALUES ('ANY', 'ANY', 'McpToolStep', 'MCP_FINAL_ANSWER', 'Done.') RETURNING verbose_id`
+    );
+    expect(Number(verbose.rows[0]?.verbose_id)).toBe(2);
   });
 });

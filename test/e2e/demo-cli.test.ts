@@ -5,6 +5,7 @@ import { usingRealServer } from '../support/temporal';
 interface DemoLine {
   conversation: string;
   turn: number;
+  conversationId: string;
   user: string;
   reply: string;
   intent: string;
@@ -18,6 +19,7 @@ const fits = (expected: string | RegExp, actual: string) =>
 
 describe(`convengine demo --json on the embedded stack (issue #7), Temporal: ${usingRealServer ? 'real server' : 'dev server'}`, () => {
   let lines: DemoLine[];
+  let output: Record<string, unknown>[];
   let code: number;
   beforeAll(async () => {
     // Nothing listens on this port, so the demo starts its own embedded stack (PostgreSQL, scripted LLM,
@@ -34,16 +36,28 @@ describe(`convengine demo --json on the embedded stack (issue #7), Temporal: ${u
     const run = await runConvengine(['demo', '--json'], env, 240_000);
     code = run.code;
     if (run.code !== 0) console.error(run.stderr);
-    lines = run.stdout
+    output = run.stdout
       .split('\n')
       .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as DemoLine);
+      .map((l) => JSON.parse(l) as Record<string, unknown>);
+    lines = output.filter((l) => 'conversation' in l) as unknown as DemoLine[];
   }, 300_000);
 
   it('exits 0 and prints one JSON line per seed turn', () => {
     expect(code).toBe(0);
     const expected = DEMO_CONVERSATIONS.flatMap((c) => c.turns.map((_t, i) => `${c.name}#${i + 1}`));
     expect(lines.map((l) => `${l.conversation}#${l.turn}`).sort()).toEqual(expected.sort());
+  });
+
+  it('prints the progress messages of a planner turn as they arrive, before its reply (issue #21)', () => {
+    const turn = lines.find((l) => l.conversation === 'order-diagnostics' && l.turn === 1);
+    expect(turn).toBeDefined();
+    const at = output.indexOf(turn as unknown as Record<string, unknown>);
+    const progress = output
+      .slice(0, at)
+      .filter((l) => l['conversationId'] === turn?.conversationId && 'progress' in l)
+      .map((l) => l['progress']);
+    expect(progress).toEqual(['Looking up order status…', 'Tracing the async callback…', 'Diagnosis ready.']);
   });
 
   it('answers every seed conversation with its seed reply, intent and state, each turn a workflow', () => {

@@ -13,7 +13,7 @@ import { splitSqlStatements } from '../support/sql-script';
  * Issue #21, item 2: a config written for the Java engine (test/fixtures/java-shaped: no IDs,
  * global tools, legacy phase names, HTTP tools as handler classes) loads as written, is refused
  * for exactly the reasons docs/migrating-from-java.md lists, validates after the documented
- * changes, and runs the order-diagnostics conversation of the seed packs.
+ * changes, and runs the order-diagnostics conversation of the seed packs, with the seed's progress message.
  */
 const DIR = join(__dirname, '..', 'fixtures', 'java-shaped');
 const statementsOf = (file: string) => splitSqlStatements(readFileSync(join(DIR, file), 'utf8'));
@@ -28,8 +28,7 @@ describe('a Java-shaped config (issue #21)', () => {
   afterAll(async () => h.stop());
 
   it('loads, is refused for the documented reasons, validates after the documented changes and runs', async () => {
-    // ce_verbose (progress messages) is not part of this engine yet: that statement is left out.
-    const core = statementsOf('seed_postgres.sql').filter((s) => !s.includes('ce_verbose'));
+    const core = statementsOf('seed_postgres.sql');
     for (const sql of [...core, ...statementsOf('mcp_planner_seed_postgres.sql')]) await h.db.pool.query(sql);
     // Regex-only dialogue acts keep the recorded LLM calls to the planner and the answer.
     await h.db.pool.query(
@@ -68,5 +67,14 @@ describe('a Java-shaped config (issue #21)', () => {
       ['mock.order.async.trace', 'SUCCESS'],
     ]);
     expect(h.toolServer.counters.requests('/orders/status')).toBe(1);
+    // The seed's ce_verbose row: the planner's call of mock.order.status streamed as progress.
+    expect(await h.payload(result.conversationId, 'VERBOSE_PROGRESS')).toMatchObject({
+      eventType: 'VERBOSE_PROGRESS',
+      stepName: 'McpToolStep',
+      determinant: 'MCP_TOOL_CALL',
+      toolCode: 'mock.order.status',
+      level: 'INFO',
+      text: 'Looking up the order.',
+    });
   });
 });

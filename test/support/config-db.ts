@@ -18,6 +18,7 @@ const TABLES: Record<keyof ConfigRows, PgTable> = {
   mcpDbTools: t.ceMcpDbTool,
   mcpHttpTools: t.ceMcpHttpTool,
   mcpPlanners: t.ceMcpPlanner,
+  verboses: t.ceVerbose,
   sqlGuardrails: t.ceMcpSqlGuardrail,
   semanticConcepts: t.ceSemanticConcept,
   semanticSynonyms: t.ceSemanticSynonym,

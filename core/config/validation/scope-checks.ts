@@ -35,6 +35,7 @@ export function checkScopes(ctx: ValidationContext): void {
     ['ce_mcp_tool', entries(r.mcpTools, (x) => x.toolId)],
     ['ce_mcp_planner', entries(r.mcpPlanners, (x) => x.plannerId)],
     ['ce_intent_classifier', entries(r.classifiers, (x) => x.classifierId)],
+    ['ce_verbose', entries(r.verboses, (x) => x.verboseId)],
   ];
   for (const [table, rows] of tables) {
     for (const row of rows) {

@@ -11,6 +11,7 @@ import {
   rule,
 } from '../builders';
 import type { SeedPack } from '../types';
+import { loanProgressRows } from './progress';
 import { PLANNER_SYSTEM_PROMPT, PLANNER_USER_PROMPT, loanPromptTemplates } from './loan-confirmation-prompts';
 import { sharedRows } from './shared';
 
@@ -216,6 +217,7 @@ export const loanConfirmationPack: SeedPack = {
         description: 'The planner finished without error and answered.',
       }),
     ],
+    verboses: loanProgressRows,
     mcpPlanners: [
       planner({
         plannerId: 6202,

@@ -1,5 +1,6 @@
 import { classifier, dbTool, intent, mcpTool, objectSchema, planner, response, rule } from '../builders';
 import type { SeedPack } from '../types';
+import { moveProgressRows } from './progress';
 import { sharedRows } from './shared';
 
 /**
@@ -68,6 +69,7 @@ export const moveConnectionsPack: SeedPack = {
         maxRows: 200,
       }),
     ],
+    verboses: moveProgressRows,
     mcpPlanners: [
       planner({
         plannerId: 4101,

@@ -10,6 +10,7 @@ import {
   rule,
 } from '../builders';
 import type { SeedPack } from '../types';
+import { orderProgressRows } from './progress';
 import { sharedRows } from './shared';
 
 /**
@@ -127,6 +128,7 @@ export const orderDiagnosticsPack: SeedPack = {
         responseMappingKind: 'RAW_JSON',
       }),
     ],
+    verboses: orderProgressRows,
     mcpPlanners: [
       planner({
         plannerId: 5101,
