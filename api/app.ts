@@ -7,6 +7,7 @@ import { installErrorHandler, writeClientError } from './error-handler';
 import { OpenApiRegistry } from './openapi';
 import type { ApiPorts } from './ports';
 import { adminRoutes } from './routes/admin';
+import { heldToolRoutes } from './routes/held-tools';
 import { conversationRoutes } from './routes/conversation';
 import { healthRoutes } from './routes/health';
 import { streamRoutes } from './routes/stream';
@@ -57,6 +58,7 @@ export function buildApi(options: ApiOptions): FastifyInstance {
     maxDurationMs: options.streamMaxDurationMs ?? 30 * 60 * 1000,
   });
   adminRoutes(app, options.ports, docs);
+  heldToolRoutes(app, options.ports, docs);
   app.get('/docs/openapi.json', async () => docs.document(options.version ?? '0.1.0'));
   return app;
 }

@@ -16,6 +16,7 @@ import { configReplyTexts } from './reply-texts';
 import { conversationQueries } from './db-queries';
 import type { ApiPorts, ReadinessProbe } from './ports';
 import { TemporalTurnGateway } from './turns/gateway';
+import { temporalHeldTools } from './turns/held-tools';
 
 export interface ApiServer {
   app: FastifyInstance;
@@ -83,6 +84,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     replyTexts: configReplyTexts({ snapshot: async () => store.current(), conversations }),
     config: { refresh: async () => store.refresh() },
     readiness: readiness(handle.db, connection, env),
+    heldTools: temporalHeldTools(client),
   };
   const app = buildApi({
     ports,

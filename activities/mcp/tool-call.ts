@@ -48,7 +48,7 @@ export async function mcpToolCall(ctx: StepContext<McpToolCallInput>): Promise<S
   const row = requireTool(ctx);
   const toolGroup = normalizeToolGroup(row.toolGroup);
   const verdict = checkToolArgs(ctx.snapshot, row, input.call.args);
-  if (!verdict.ok) {
+  if (!verdict.ok && input.verifiedResult === undefined) {
     emit(scope, applyArgsRejected(scope.session, input.call, toolGroup, verdict));
     return scope.output();
   }
@@ -62,7 +62,8 @@ export async function mcpToolCall(ctx: StepContext<McpToolCallInput>): Promise<S
   const key = sideEffectOf(row) === 'READ_ONLY' ? null : input.call.idempotencyKey;
   let result: Json;
   try {
-    result = await executeTool(handlerCtx, key);
+    // #22 markDone: an operator verified what the upstream did; calling it again could apply a write twice.
+    result = input.verifiedResult !== undefined ? input.verifiedResult : await executeTool(handlerCtx, key);
   } catch (err) {
     throw asToolError(err, row.toolCode);
   }

@@ -10,6 +10,7 @@ import { migrateCommand } from './migrate';
 import { seedCommand } from './seed';
 import { setupTemporalCommand } from './setup-temporal';
 import { sqlCheckCommand } from './sql-check';
+import { sreCommand } from './sre';
 import { startCommand } from './start';
 import { validateConfigCommand } from './validate-config';
 import { workerCommand } from './worker';
@@ -29,5 +30,6 @@ export const commands: CliCommand[] = [
   configCommand,
   sqlCheckCommand,
   historyCommand,
+  sreCommand,
   claimsCommand,
 ];
