@@ -14,7 +14,7 @@ import { checkToolArgs } from '../../core/mcp/tool-args';
 import { findToolRow, normalizeToolGroup, sideEffectOf } from '../../core/mcp/tools';
 import type { McpToolCallInput, StepOutput } from '../../core/turn/contracts';
 import type { StepContext } from '../step-runtime';
-import { executeTool } from '../tools/dispatch';
+import { executeTool, verifiedToolResult } from '../tools/dispatch';
 import { emit, mcpRules, toolHandlerContext } from './support';
 
 /**
@@ -63,7 +63,10 @@ export async function mcpToolCall(ctx: StepContext<McpToolCallInput>): Promise<S
   let result: Json;
   try {
     // #22 markDone: an operator verified what the upstream did; calling it again could apply a write twice.
-    result = input.verifiedResult !== undefined ? input.verifiedResult : await executeTool(handlerCtx, key);
+    result =
+      input.verifiedResult !== undefined
+        ? verifiedToolResult(handlerCtx, input.verifiedResult)
+        : await executeTool(handlerCtx, key);
   } catch (err) {
     throw asToolError(err, row.toolCode);
   }
