@@ -23,9 +23,8 @@ async function sre(stack: ReliabilityStack, args: string[]): Promise<number> {
 async function untilSubmit(stack: ReliabilityStack): Promise<TurnReply> {
   if (!LOAN) throw new Error('no loan-confirmation demo conversation');
   const conversationId = crypto.randomUUID();
-  let reply: TurnReply | null = null;
   for (const turn of LOAN.turns) {
-    reply = await stack.gateway().sendMessage({
+    const reply = await stack.gateway().sendMessage({
       conversationId,
       message: turn.message,
       inputParams: {},
