@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { buildApi } from '../../api/app';
 import { conversationQueries } from '../../api/db-queries';
 import type { ApiPorts } from '../../api/ports';
+import { temporalHeldTools } from '../../api/turns/held-tools';
 import { configReplyTexts } from '../../api/reply-texts';
 import { WorkflowHarness } from './workflow-harness';
 
@@ -44,6 +45,7 @@ export class ApiHarness {
       conversations,
       replyTexts: configReplyTexts({ snapshot: async () => wf.mcp.base.store.current(), conversations }),
       config: { refresh: async () => wf.mcp.base.store.refresh() },
+      heldTools: temporalHeldTools(wf.client),
       readiness: {
         check: async () => ({
           database: await db.execute('select 1').then(
