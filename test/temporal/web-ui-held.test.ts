@@ -57,12 +57,21 @@ afterAll(async () => {
 test('a held turn shows its tool, attempts and last error as current details, and is listed as HELD', async () => {
   const page = await browser.newPage({ viewport: { width: 1600, height: 1400 } });
   await page.goto(`${uiUrl()}/namespaces/${h.temporal.namespace}/workflows/${heldTurn}`);
-  await page.getByText('Held for an operator').first().waitFor();
+  await page.getByText('LoadOrCreateConversation').first().waitFor();
   await page.getByText('Loading...').waitFor({ state: 'hidden' });
-  const text = await page.innerText('body');
-  expect(text).toContain('loan.application.submit');
-  expect(text).toContain('failed after 2 attempt(s): TOOL_HTTP_ERROR');
-  expect(text).toContain('McpToolHold');
+  // The UI reads current details with the __temporal_workflow_metadata query, on its User Metadata tab.
+  await page.getByText('User Metadata', { exact: true }).first().click();
+  await page.getByText('Current Details', { exact: true }).first().waitFor();
+  // Current details are markdown the UI renders in a frame of their own.
+  const details = await eventually(async () => {
+    const texts = await Promise.all(page.frames().map((f) => f.innerText('body').catch(() => '')));
+    const found = texts.find((t) => t.includes('Held for an operator'));
+    if (!found) throw new Error('no frame shows the current details yet');
+    return found;
+  }, 30_000);
+  expect(details).toContain('loan.application.submit (call 2, IDEMPOTENT_WRITE)');
+  expect(details).toContain('failed after 2 attempt(s): TOOL_HTTP_ERROR');
+  expect(await page.innerText('body')).toContain('McpToolHold: loan.application.submit (call 2) held');
   const shot = join(mkdtempSync(join(tmpdir(), 'ce-ui-')), 'temporal-ui-held-turn.png');
   await page.screenshot({ path: shot });
   expect(statSync(shot).size).toBeGreaterThan(50_000);
