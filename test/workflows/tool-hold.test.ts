@@ -1,4 +1,5 @@
 import { WorkflowFailedError } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
 import { ApiError } from '../../api/errors';
 import type { TurnReply } from '../../api/ports';
 import { temporalHeldTools } from '../../api/turns/held-tools';
@@ -10,6 +11,7 @@ import { resolveHeldToolUpdate, turnProgressQuery } from '../../workflows/messag
 import { decisionLog } from '../support/history';
 import { extracted, loanConfig, plan } from '../support/loan-config';
 import { answer } from '../support/order-config';
+import { testWorkflowBundle } from '../support/workflow-bundle';
 import { WorkflowHarness } from '../support/workflow-harness';
 
 const MESSAGE = 'Apply loan for customer CUST-1001, amount 350000 for 36 months.';
@@ -115,6 +117,11 @@ describe('a tool call out of retries holds its turn for an operator (issue #22)'
       decided_by: 'sre-alice',
     });
     expect(decisionLog(await h.history(id))).toEqual(['TOOL_HOLD_RESOLVED: tool=loan.application.submit reason=retry']);
+    // The held path replays: the hold, the update and the retry are all in history.
+    const history = await handle.fetchHistory();
+    await expect(
+      Worker.runReplayHistory({ workflowBundle: await testWorkflowBundle(), replayName: id }, history, id)
+    ).resolves.toBeUndefined();
   });
 
   it("the update Temporal's own CLI sends (resolveHeldTool) works the same, and refuses bad decisions", async () => {
