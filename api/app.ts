@@ -11,6 +11,7 @@ import { OpenApiRegistry } from './openapi';
 import type { ApiPorts } from './ports';
 import { adminRoutes } from './routes/admin';
 import { consoleRoutes } from './routes/console';
+import { heldToolRoutes } from './routes/held-tools';
 import { conversationRoutes } from './routes/conversation';
 import { healthRoutes } from './routes/health';
 import { streamRoutes } from './routes/stream';
@@ -65,6 +66,7 @@ export function buildApi(options: ApiOptions): FastifyInstance {
   });
   adminRoutes(app, options.ports, docs);
   if (options.ports.whatif) whatifRoutes(app, options.ports.whatif, docs);
+  heldToolRoutes(app, options.ports, docs);
   if (options.console) {
     consoleRoutes(app, options.ports, options.console, docs);
     consoleAssetRoutes(app);

@@ -3,6 +3,7 @@ import type { Payload, RequestContext } from '../core/session';
 import type { TurnResult } from '../core/turn/contracts';
 import type { ConversationWhatifResult } from '../core/whatif/diff';
 import type { ReplyTexts } from './reply-texts';
+import type { HeldToolOperations } from './turns/held-tools';
 
 /** What the routes need from the rest of the system; api/wiring.ts provides the real ones. */
 export interface TurnRequest {
@@ -23,6 +24,15 @@ export interface PendingApprovalView {
   expiresAt: string;
 }
 
+/** What the caller of a held turn (#22) is told: no error text, which is for operators. */
+export interface HeldToolView {
+  intent: string;
+  state: string;
+  toolCode: string;
+  callIndex: number;
+  expiresAt: string;
+}
+
 export interface TurnRef {
   conversationId: string;
   turnNumber: number;
@@ -33,6 +43,7 @@ export interface TurnRef {
 export type TurnReply =
   | { kind: 'COMPLETED'; ref: TurnRef; result: TurnResult }
   | { kind: 'AWAITING_APPROVAL'; ref: TurnRef; pending: PendingApprovalView }
+  | { kind: 'HELD'; ref: TurnRef; held: HeldToolView }
   | { kind: 'FAILED'; ref: TurnRef; failureType: string; message: string; retryable: boolean };
 
 export interface TurnGateway {
@@ -108,4 +119,6 @@ export interface ApiPorts {
   readiness: ReadinessProbe;
   /** GET /api/v1/whatif exists only when given. */
   whatif?: WhatifQueries;
+  /** #22: held tool calls for operators; without it the held-tool routes are not mounted. */
+  heldTools?: HeldToolOperations;
 }

@@ -8,7 +8,8 @@ export function approvalUrl(conversationId: string, turnNumber: number): string 
 }
 
 /**
- * Maps a turn outcome to the HTTP answer: 200 answered, 202 awaiting approval, 503 failed but
+ * Maps a turn outcome to the HTTP answer: 200 answered, 202 awaiting approval or held for an
+ * operator (#22; the final reply comes on the SSE stream and GET /conversation/{id}), 503 failed but
  * retryable, 500 failed. `text` is the end-user text for 202 and failures (see reply-texts.ts).
  */
 export async function sendTurnReply(reply: FastifyReply, turn: TurnReply, texts: ReplyTexts): Promise<FastifyReply> {
@@ -29,13 +30,7 @@ export async function sendTurnReply(reply: FastifyReply, turn: TurnReply, texts:
   if (turn.kind === 'AWAITING_APPROVAL') {
     const p = turn.pending;
     return reply.status(202).send({
-      success: true,
-      conversationId: turn.ref.conversationId,
-      intent: p.intent,
-      state: p.state,
-      payload: { type: 'TEXT', value: text },
-      context: {},
-      turn: { ...ref, outcome: 'AWAITING_APPROVAL' },
+      ...accepted(turn, p, text, 'AWAITING_APPROVAL'),
       approval: {
         toolCode: p.toolCode,
         args: p.args,
@@ -47,6 +42,13 @@ export async function sendTurnReply(reply: FastifyReply, turn: TurnReply, texts:
           body: { decision: 'approve | reject', reason: 'optional text' },
         },
       },
+    });
+  }
+  if (turn.kind === 'HELD') {
+    const h = turn.held;
+    return reply.status(202).send({
+      ...accepted(turn, h, text, 'HELD'),
+      held: { toolCode: h.toolCode, callIndex: h.callIndex, expiresAt: h.expiresAt },
     });
   }
   const status = turn.retryable ? 503 : 500;
@@ -69,4 +71,17 @@ export async function sendTurnReply(reply: FastifyReply, turn: TurnReply, texts:
  */
 export function publicFailureType(type: string): string {
   return /^[A-Z][A-Z0-9_]*$/.test(type) ? type : 'INTERNAL';
+}
+
+/** The common body of a 202: the turn is still open, the text tells the user why. */
+function accepted(turn: TurnReply, at: { intent: string; state: string }, text: string, outcome: string) {
+  return {
+    success: true,
+    conversationId: turn.ref.conversationId,
+    intent: at.intent,
+    state: at.state,
+    payload: { type: 'TEXT', value: text },
+    context: {},
+    turn: { workflowId: turn.ref.workflowId, runId: turn.ref.runId, number: turn.ref.turnNumber, outcome },
+  };
 }

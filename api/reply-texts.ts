@@ -4,8 +4,8 @@ import type { ConversationQueries, TurnReply } from './ports';
 
 /**
  * The end-user texts of a reply that is not a completed turn: 202 "waiting for approval" and a
- * failed turn. They come from ce_response rows under the reserved states AWAITING_APPROVAL and
- * TURN_FAILED (per intent, or ANY), else the engine's defaults (core/response/reserved.ts).
+ * failed turn, and 202 "held for an operator" (#22). They come from ce_response rows under the
+ * reserved states AWAITING_APPROVAL, TOOL_HELD and TURN_FAILED (per intent, or ANY), else the engine's defaults (core/response/reserved.ts).
  */
 export interface ReplyTexts {
   /** The text for this reply, or null when the reply carries the turn's own payload. */
@@ -31,6 +31,15 @@ export function configReplyTexts(sources: ReplyTextSources): ReplyTexts {
           toolCode: p.toolCode,
           args: p.args,
           expiresAt: p.expiresAt,
+        });
+      }
+      if (turn.kind === 'HELD') {
+        const { intent, state, toolCode, expiresAt } = turn.held;
+        return reservedResponseText(await snapshot(), ReservedResponseState.ToolHeld, {
+          intent,
+          state,
+          toolCode,
+          expiresAt,
         });
       }
       // A failed turn committed nothing: the conversation is still where the previous turn left it.

@@ -79,6 +79,11 @@ export const turnResponseSchema = {
     context: { type: 'object', additionalProperties: true },
     turn: turnRefSchema,
     approval: approvalSchema,
+    held: {
+      type: 'object',
+      description: 'Set with 202 when a tool call failed and the turn waits for an operator (#22).',
+      properties: { toolCode: { type: 'string' }, callIndex: { type: 'integer' }, expiresAt: { type: 'string' } },
+    },
   },
 } as const;
 

@@ -18,6 +18,7 @@ import { configReplyTexts } from './reply-texts';
 import { conversationQueries } from './db-queries';
 import type { ApiPorts, ReadinessProbe } from './ports';
 import { TemporalTurnGateway } from './turns/gateway';
+import { temporalHeldTools } from './turns/held-tools';
 
 export interface ApiServer {
   app: FastifyInstance;
@@ -90,6 +91,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     whatif: {
       conversation: (id, version) => whatifConversation({ db: handle.db }, { conversationId: id, config: { version } }),
     },
+    heldTools: temporalHeldTools(client),
   };
   const app = buildApi({
     ports,

@@ -10,11 +10,12 @@ import {
 } from '@temporalio/workflow';
 import type { TurnInput, TurnResult } from '../core/turn/contracts';
 import { runTurn } from '../core/turn/driver';
-import { awaitMilestoneUpdate, decideApprovalUpdate, turnProgressQuery } from './messages';
+import { awaitMilestoneUpdate, decideApprovalUpdate, resolveHeldToolUpdate, turnProgressQuery } from './messages';
 import { ConfigVersionKey, IntentKey, StateKey, TurnOutcomeKey } from './search-attributes';
 import type { TurnExecutor } from '../core/turn/executor';
 import { WorkflowTurnExecutor } from './turn-executor';
 import { WorkflowTurnExecutorV2 } from './turn-executor-v2';
+import { applyHoldDecision, validateHoldDecision } from './tool-hold';
 import { TurnState } from './turn-state';
 
 function installHandlers(state: TurnState): void {
@@ -25,6 +26,9 @@ function installHandlers(state: TurnState): void {
   });
   setHandler(decideApprovalUpdate, (input) => state.applyDecision(input), {
     validator: (input) => state.validateDecision(input),
+  });
+  setHandler(resolveHeldToolUpdate, (input) => applyHoldDecision(state, input), {
+    validator: (input) => validateHoldDecision(state, input),
   });
 }
 

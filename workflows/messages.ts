@@ -1,5 +1,5 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
-import type { JsonObject } from '../core/json';
+import type { Json, JsonObject } from '../core/json';
 import type { TurnResult } from '../core/turn/contracts';
 
 /** A tool call the turn is parked on until a person approves or rejects it (D16). */
@@ -13,11 +13,30 @@ export interface PendingApproval {
   state: string;
 }
 
-export type TurnStatus = 'RUNNING' | 'AWAITING_APPROVAL' | 'COMPLETED' | 'FAILED';
+/** A tool call out of retries the turn keeps pending for an operator (#22). */
+export interface HeldTool {
+  toolCode: string;
+  callIndex: number;
+  sideEffect: string;
+  attempts: number;
+  failureType: string;
+  error: string;
+  /** A NON_IDEMPOTENT_WRITE that may have been applied: verify upstream, then markDone or fail. */
+  outcomeUnknown: boolean;
+  heldAt: string;
+  /** ISO time after which the turn stops waiting and answers without the tool (ANSWER). */
+  expiresAt: string;
+  intent: string;
+  state: string;
+}
+
+export type TurnStatus = 'RUNNING' | 'AWAITING_APPROVAL' | 'HELD' | 'COMPLETED' | 'FAILED';
 
 export interface TurnProgress {
   status: TurnStatus;
   pending: PendingApproval | null;
+  /** #22: set while status is HELD. Absent in progress of turns that predate it. */
+  held?: HeldTool | null;
   result: TurnResult | null;
   failure: { type: string; message: string } | null;
 }
@@ -48,3 +67,29 @@ export const awaitMilestoneUpdate = defineUpdate<TurnProgress>('awaitMilestone')
 
 /** Approve or reject the pending tool call; the validator refuses stale or malformed decisions. */
 export const decideApprovalUpdate = defineUpdate<ApprovalAck, [ApprovalDecisionInput]>('decideApproval');
+
+export type HeldToolAction = 'retry' | 'skip' | 'fail' | 'markDone';
+
+export interface HeldToolDecisionInput {
+  action: HeldToolAction;
+  reason?: string | null;
+  decidedBy?: string | null;
+  /** markDone only, required: the result the operator verified upstream (any JSON). */
+  result?: Json;
+  /** When given, must match the held call, so a stale decision cannot act on a later hold. */
+  callIndex?: number;
+}
+
+export interface HeldToolAck {
+  accepted: true;
+  toolCode: string;
+  callIndex: number;
+  action: HeldToolAction;
+}
+
+/**
+ * #22: resolves a held tool call: retry it now (same idempotency key), skip (the planner gets the
+ * failure), fail the turn, or markDone with the verified result. Send it with
+ * `temporal workflow update execute --name resolveHeldTool` or `convengine sre`.
+ */
+export const resolveHeldToolUpdate = defineUpdate<HeldToolAck, [HeldToolDecisionInput]>('resolveHeldTool');

@@ -28,14 +28,20 @@ import {
   failedDirectToolCallInput,
   ToolCallFailure,
   type ApprovalRequest,
+  type HeldToolRequest,
+  type HeldToolResolution,
   type TurnExecutor,
 } from '../core/turn/executor';
+import { toolHeldAudit, toolHoldResolvedAudit } from '../core/mcp/hold';
+import type { AuditRecord } from '../core/audit';
 import { StepCalls } from '../core/turn/protocol';
 import { isStepResult } from '../core/turn/step-result';
 import { STEP_TABLE, type StepName, type StepSpec } from '../core/turn/steps';
 import type { Session } from '../core/session';
+import { workflowNow } from './clock';
 import { activityOptionsFor, localActivityOptionsFor, optionsForTool } from './activity-options';
 import type { TurnState } from './turn-state';
+import { awaitHeldTool, TOOL_HOLD_PATCH } from './tool-hold';
 import { awaitApproval, toToolFailure } from './turn-units';
 
 type StepActivities = Omit<TurnActivities, 'RecordTurnDecision'>;
@@ -193,7 +199,41 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     this.calls.record(decision);
   }
 
+  /**
+   * #22: audits the hold (TOOL_HELD), waits for the operator or the hold timeout, audits their
+   * decision (TOOL_HOLD_RESOLVED). `fail` ends the turn here with a non-retryable failure.
+   */
+  async holdToolCall(
+    request: HeldToolRequest,
+    inputFor: (suffix: string) => StepInput
+  ): Promise<HeldToolResolution | null> {
+    if (!patched(TOOL_HOLD_PATCH)) return null;
+    const expiresAt = new Date(workflowNow() + request.timeoutMs).toISOString();
+    const at = `McpToolHold: ${request.toolCode} (call ${request.callIndex})`;
+    await this.run('McpToolHold', withAudits(inputFor('held'), toolHeldAudit(request, expiresAt)), `${at} held`);
+    const resolution = await awaitHeldTool(this.state, this.session, request, expiresAt);
+    const resolved = withAudits(inputFor('resolved'), toolHoldResolvedAudit(request, resolution));
+    await this.run('McpToolHold', resolved, `${at} ${resolution.action}`);
+    if (resolution.action === 'fail') {
+      throw ApplicationFailure.create({
+        type: 'TOOL_HOLD_FAILED',
+        message: `An operator failed the turn at ${request.toolCode}: ${resolution.reason ?? 'no reason given'}`,
+        nonRetryable: true,
+      });
+    }
+    return resolution;
+  }
+
   awaitApproval(request: ApprovalRequest): Promise<ApprovalDecision> {
     return awaitApproval(this.state, this.session, request);
   }
+}
+
+/** The input with one more audit row to write first (carried rows keep their own key). */
+function withAudits(input: StepInput, record: AuditRecord): StepInput {
+  return {
+    ...input,
+    carryAudits: [...(input.carryAudits ?? []), record],
+    carryKey: input.carryKey ?? `${input.callKey}-carried`,
+  };
 }

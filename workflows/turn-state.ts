@@ -1,12 +1,16 @@
 import type { ApprovalDecision } from '../core/turn/contracts';
 import type { TurnResult } from '../core/turn/contracts';
-import type { ApprovalAck, ApprovalDecisionInput, PendingApproval, TurnProgress } from './messages';
+import type { HeldToolResolution } from '../core/turn/executor';
+import type { ApprovalAck, ApprovalDecisionInput, HeldTool, PendingApproval, TurnProgress } from './messages';
 
 /** The workflow's in-memory view of the turn, read by queries and updates. */
 export class TurnState {
   status: TurnProgress['status'] = 'RUNNING';
   pending: PendingApproval | null = null;
   decision: ApprovalDecision | null = null;
+  /** #22: the call held for an operator, and their decision once made. */
+  held: HeldTool | null = null;
+  holdResolution: HeldToolResolution | null = null;
   result: TurnResult | null = null;
   failure: { type: string; message: string } | null = null;
   /** Deterministic counters for decision call keys and the memo. */
@@ -17,7 +21,13 @@ export class TurnState {
   decisionLog: string[] = [];
 
   progress(): TurnProgress {
-    return { status: this.status, pending: this.pending, result: this.result, failure: this.failure };
+    const progress: TurnProgress = {
+      status: this.status,
+      pending: this.pending,
+      result: this.result,
+      failure: this.failure,
+    };
+    return this.held ? { ...progress, held: this.held } : progress;
   }
 
   hasMilestone(): boolean {

@@ -14,14 +14,16 @@ import { mcpFinalize } from './finalize';
 import { mcpPlan } from './plan';
 import { mcpPrepare } from './prepare';
 import { mcpToolCall } from './tool-call';
+import { mcpToolHold } from './tool-hold';
 import { toolOrchestration } from './tool-orchestration';
 
-export { directToolCall, mcpFinalize, mcpPlan, mcpPrepare, mcpToolCall, toolOrchestration };
+export { directToolCall, mcpFinalize, mcpPlan, mcpPrepare, mcpToolCall, mcpToolHold, toolOrchestration };
 
 export interface McpActivities {
   McpPrepare(input: StepInput): Promise<StepReply<McpPrepareOutput>>;
   McpPlan(input: McpPlanInput): Promise<StepReply<McpPlanOutput>>;
   McpToolCall(input: McpToolCallInput): Promise<StepReply>;
+  McpToolHold(input: StepInput): Promise<StepReply>;
   DirectToolCall(input: DirectToolCallInput): Promise<StepReply>;
   McpFinalize(input: StepInput): Promise<StepReply>;
 }
@@ -37,6 +39,7 @@ export function createMcpActivities(deps: ActivityDeps): McpActivities {
     McpPrepare: stepActivity({ name: 'McpPrepare', run: mcpPrepare }, deps),
     McpPlan: stepActivity({ name: 'McpPlan', run: mcpPlan }, deps),
     McpToolCall: stepActivity({ name: 'McpToolCall', run: mcpToolCall }, deps),
+    McpToolHold: stepActivity({ name: 'McpToolHold', run: mcpToolHold }, deps),
     DirectToolCall: stepActivity({ name: 'DirectToolCall', run: directToolCall }, deps),
     McpFinalize: stepActivity({ name: 'McpFinalize', run: mcpFinalize }, deps),
   };

@@ -15,7 +15,7 @@ import { findToolRow, normalizeToolGroup, sideEffectOf } from '../../core/mcp/to
 import type { McpToolCallInput, StepOutput } from '../../core/turn/contracts';
 import { publishVerbose } from '../pipeline/support';
 import type { StepContext } from '../step-runtime';
-import { executeTool } from '../tools/dispatch';
+import { executeTool, verifiedToolResult } from '../tools/dispatch';
 import { emit, mcpRules, toolHandlerContext } from './support';
 
 /**
@@ -49,7 +49,7 @@ export async function mcpToolCall(ctx: StepContext<McpToolCallInput>): Promise<S
   const row = requireTool(ctx);
   const toolGroup = normalizeToolGroup(row.toolGroup);
   const verdict = checkToolArgs(ctx.snapshot, row, input.call.args);
-  if (!verdict.ok) {
+  if (!verdict.ok && input.verifiedResult === undefined) {
     emit(scope, applyArgsRejected(scope.session, input.call, toolGroup, verdict));
     return scope.output();
   }
@@ -64,7 +64,11 @@ export async function mcpToolCall(ctx: StepContext<McpToolCallInput>): Promise<S
   let result: Json;
   const progress = { stepName: 'McpToolStep', toolCode: row.toolCode };
   try {
-    result = await executeTool(handlerCtx, key);
+    // #22 markDone: an operator verified what the upstream did; calling it again could apply a write twice.
+    result =
+      input.verifiedResult !== undefined
+        ? verifiedToolResult(handlerCtx, input.verifiedResult)
+        : await executeTool(handlerCtx, key);
   } catch (err) {
     const metadata = { tool_code: row.toolCode, error: errorMessage(err) };
     publishVerbose(ctx, { ...progress, determinant: 'MCP_TOOL_CALL', error: true, metadata });

@@ -6,6 +6,7 @@ import { findToolRow } from '../../core/mcp/tools';
 import { runDbTool } from './db/db-tool';
 import type { ToolHandlerContext } from './deps';
 import { invokeHttpTool } from './http/invoker';
+import { mapResponse, responseMappingOf } from './http/mapping';
 import { toolCallContext } from './context';
 import { runSemanticInterpret } from './semantic/interpret';
 import { runSemanticQuery } from './semantic/query';
@@ -71,4 +72,23 @@ export async function executeTool(ctx: ToolHandlerContext, idempotencyKey: strin
     ErrorType.ConfigInvalid,
     `No executor for tool group ${ctx.toolGroup} (tool ${ctx.toolCode}); register a tool handler for it`
   );
+}
+
+/**
+ * #22 markDone: what the tool would have returned, from what an operator verified upstream. For an
+ * HTTP tool that is the upstream's response body, mapped by the row's response mapping into the same
+ * shape a real call records; a DB tool or a handler's result is taken as given.
+ */
+export function verifiedToolResult(ctx: ToolHandlerContext, verified: Json): Json {
+  if (ctx.tools.handlers.has(ctx.toolCode.toLowerCase()) || ctx.toolGroup !== 'HTTP_API') return verified;
+  const id = toolId(ctx);
+  const row = ctx.snapshot.rows.mcpHttpTools.find((r) => r.toolId === id);
+  if (!row) return verified;
+  const body = typeof verified === 'string' ? verified : JSON.stringify(verified);
+  return {
+    status: 200,
+    attempt: 0,
+    latencyMs: 0,
+    mapped: mapResponse(ctx.toolCode, responseMappingOf(ctx.toolCode, row), body),
+  };
 }

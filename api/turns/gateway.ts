@@ -22,8 +22,13 @@ export interface TemporalTurnGatewayOptions {
 /** Rounds of "the conversation moved on while we looked": each one re-reads the turn count. */
 const MAX_ROUNDS = 3;
 
-const inProgress = () =>
-  conflict('TURN_IN_PROGRESS', 'Another turn of this conversation is running; retry when it has finished.');
+/** `workflowId` names the running turn (a held one, #22, may run for hours) when it is known. */
+const inProgress = (workflowId?: string) =>
+  conflict(
+    'TURN_IN_PROGRESS',
+    'Another turn of this conversation is running; retry when it has finished.',
+    workflowId ? { workflowId } : undefined
+  );
 
 /**
  * Starts conversation turns on Temporal and answers for them (D13): one running turn per
@@ -109,7 +114,7 @@ export class TemporalTurnGateway implements TurnGateway {
       return this.followers.follow(started.handle, refOf(input, started.runId));
     }
     if (input.idempotencyKey) await releaseTurnClaim(this.options.db, input.conversationId, input.idempotencyKey);
-    if (started.kind === 'RUNNING_OTHER') throw inProgress();
+    if (started.kind === 'RUNNING_OTHER') throw inProgress(started.workflowId);
     return null;
   }
 

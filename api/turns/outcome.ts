@@ -29,6 +29,10 @@ export function progressToReply(ref: TurnRef, progress: TurnProgress): TurnReply
   if (progress.status === 'AWAITING_APPROVAL' && progress.pending) {
     return { kind: 'AWAITING_APPROVAL', ref, pending: progress.pending };
   }
+  if (progress.status === 'HELD' && progress.held) {
+    const { intent, state, toolCode, callIndex, expiresAt } = progress.held;
+    return { kind: 'HELD', ref, held: { intent, state, toolCode, callIndex, expiresAt } };
+  }
   return null;
 }
 

@@ -15,7 +15,7 @@ export function keyDigest(key: string | null): string | null {
 export type StartOutcome =
   | { kind: 'STARTED'; handle: WorkflowHandle; runId: string }
   | { kind: 'RUNNING_SAME_KEY'; handle: WorkflowHandle; runId: string }
-  | { kind: 'RUNNING_OTHER' }
+  | { kind: 'RUNNING_OTHER'; workflowId: string }
   | { kind: 'CLOSED'; status: string };
 
 /**
@@ -46,6 +46,8 @@ export async function startTurnWorkflow(client: Client, taskQueue: string, input
     if (description.status.name !== 'RUNNING') return { kind: 'CLOSED', status: description.status.name };
     const sameKey =
       input.idempotencyKey !== null && description.memo?.['idempotencyKey'] === keyDigest(input.idempotencyKey);
-    return sameKey ? { kind: 'RUNNING_SAME_KEY', handle, runId: description.runId } : { kind: 'RUNNING_OTHER' };
+    return sameKey
+      ? { kind: 'RUNNING_SAME_KEY', handle, runId: description.runId }
+      : { kind: 'RUNNING_OTHER', workflowId: input.turnId };
   }
 }

@@ -10,6 +10,7 @@ import { migrateCommand } from './migrate';
 import { seedCommand } from './seed';
 import { setupTemporalCommand } from './setup-temporal';
 import { sqlCheckCommand } from './sql-check';
+import { sreCommand } from './sre';
 import { startCommand } from './start';
 import { validateConfigCommand } from './validate-config';
 import { whatifCommand } from './whatif';
@@ -31,5 +32,6 @@ export const commands: CliCommand[] = [
   whatifCommand,
   sqlCheckCommand,
   historyCommand,
+  sreCommand,
   claimsCommand,
 ];

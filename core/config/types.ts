@@ -131,6 +131,10 @@ export interface McpToolRow {
   startToCloseTimeoutMs: number | null;
   /** May a request call it directly (tool_request, D21)? null: by class, see core/mcp/tool-policy.ts. */
   allowDirectRequest?: boolean | null;
+  /** ANSWER (default): a call out of retries goes back to the planner; HOLD: the turn waits for an operator (#22). */
+  onRetriesExhausted?: string | null;
+  /** How long a HOLD waits for an operator before it falls back to ANSWER; null: 24 h. */
+  holdTimeoutMs?: number | null;
   enabled: boolean;
   createdAt: string;
 }

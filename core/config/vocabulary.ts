@@ -55,6 +55,8 @@ export const INTERACTION_MODES = [
 export const INTERACTION_CAPABILITIES = ['affirm', 'edit', 'retry', 'reset'] as const;
 
 export const TOOL_SIDE_EFFECTS = ['READ_ONLY', 'IDEMPOTENT_WRITE', 'NON_IDEMPOTENT_WRITE'] as const;
+/** What a tool call does once its automatic retries are used up (issue #22). */
+export const TOOL_RETRIES_EXHAUSTED_POLICIES = ['ANSWER', 'HOLD'] as const;
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export const HTTP_AUTH_KINDS = ['NONE', 'API_KEY', 'BEARER'] as const;
 export const HTTP_MAPPING_KINDS = ['RAW_JSON', 'JSON_PATH', 'FIELD_TEMPLATE', 'TEXT'] as const;

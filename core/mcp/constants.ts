@@ -80,6 +80,9 @@ export const McpAudit = {
   ApprovalGranted: 'MCP_TOOL_APPROVAL_GRANTED',
   ApprovalRejected: 'MCP_TOOL_APPROVAL_REJECTED',
   ApprovalExpired: 'MCP_TOOL_APPROVAL_EXPIRED',
+  /** A call out of retries the turn holds for an operator (#22), and the operator's decision. */
+  ToolHeld: 'TOOL_HELD',
+  ToolHoldResolved: 'TOOL_HOLD_RESOLVED',
   DbSqlExecution: 'MCP_DB_SQL_EXECUTION',
   DynamicSqlExecution: 'DYNAMIC_SQL_EXECUTION',
   DynamicSqlExecutionError: 'DYNAMIC_SQL_EXECUTION_ERROR',
@@ -96,6 +99,9 @@ export const SemanticTool = {
 
 /** Approval wait when neither the tool row nor ce_config McpToolStep.APPROVAL_TIMEOUT_MS says otherwise. */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 15 * 60 * 1000;
+
+/** How long a held tool call (#22) waits for an operator when its row sets no hold_timeout_ms. */
+export const DEFAULT_HOLD_TIMEOUT_MS = 24 * 60 * 60 * 1000;
 
 /** Current-tool key of the configured next-tool guard before any tool has run. */
 export const FLOW_START = '__START__';

@@ -3,6 +3,7 @@ import { canonicalJson } from '../json';
 import type { Session } from '../session';
 import type {
   McpLoopPlan,
+  McpToolCallInput,
   McpToolDescriptor,
   PlannerDecision,
   StepInput,
@@ -10,9 +11,10 @@ import type {
   StopResult,
   ToolCallRequest,
 } from '../turn/contracts';
-import { ToolCallFailure, type TurnExecutor } from '../turn/executor';
+import { ToolCallFailure, type HeldToolResolution, type TurnExecutor } from '../turn/executor';
 import { BlockReason, DEFAULT_APPROVAL_TIMEOUT_MS, POLICY_RESTRICTED_TAG } from './constants';
 import { finalAnswerDetermined, readObservations } from './context';
+import { heldToolRequest, shouldHold } from './hold';
 import { decideToolCall } from './tool-policy';
 import { latestSummary } from './observations';
 import {
@@ -157,21 +159,60 @@ class McpRun {
     return false;
   }
 
-  /** Runs the tool activity; true when the loop ends here (tool failure, semantic stop). */
+  /**
+   * Runs the tool activity; true when the loop ends here (tool failure, semantic stop). A call out
+   * of retries that must be held (#22) waits for an operator: retry runs it again under the same
+   * idempotency key, markDone records the verified result, anything else is the failure as before.
+   */
   private async runTool(call: ToolCallRequest, tool: McpToolDescriptor): Promise<boolean> {
-    try {
-      this.take(await this.exec.mcpToolCall({ ...this.input(`tool-${call.callIndex}`), call }, tool));
-    } catch (err) {
-      if (!(err instanceof ToolCallFailure)) throw err;
+    let input: McpToolCallInput = { ...this.input(`tool-${call.callIndex}`), call };
+    for (let hold = 1; ; hold++) {
+      try {
+        this.take(await this.exec.mcpToolCall(input, tool));
+        return this.stop !== undefined || finalAnswerDetermined(this.session);
+      } catch (err) {
+        if (!(err instanceof ToolCallFailure)) throw err;
+        const resolution = await this.hold(call, tool, err, hold);
+        if (resolution?.action === 'retry') input = { ...this.input(`tool-${call.callIndex}-retry-${hold}`), call };
+        else if (resolution?.action === 'markDone') {
+          const verifiedResult = resolution.result ?? null;
+          input = { ...this.input(`tool-${call.callIndex}-done`), call, verifiedResult };
+        } else return this.failed(call, tool, err);
+      }
+    }
+  }
+
+  private async hold(
+    call: ToolCallRequest,
+    tool: McpToolDescriptor,
+    failure: ToolCallFailure,
+    hold: number
+  ): Promise<HeldToolResolution | null> {
+    if (!this.exec.holdToolCall || !shouldHold(tool, failure)) return null;
+    const request = heldToolRequest(call, tool, failure, hold);
+    const resolution = await this.exec.holdToolCall(request, (suffix) =>
+      this.input(`tool-${call.callIndex}-hold-${hold}-${suffix}`)
+    );
+    if (resolution) {
+      const reason = resolution.action;
       await this.exec.record({
-        kind: 'TOOL_FAILED',
+        kind: 'TOOL_HOLD_RESOLVED',
         toolCode: call.toolCode,
-        reason: err.failureType,
+        reason,
         iteration: call.callIndex,
       });
-      return this.end(applyToolFailure(this.session, call, tool, err));
     }
-    return this.stop !== undefined || finalAnswerDetermined(this.session);
+    return resolution;
+  }
+
+  private async failed(call: ToolCallRequest, tool: McpToolDescriptor, failure: ToolCallFailure): Promise<boolean> {
+    await this.exec.record({
+      kind: 'TOOL_FAILED',
+      toolCode: call.toolCode,
+      reason: failure.failureType,
+      iteration: call.callIndex,
+    });
+    return this.end(applyToolFailure(this.session, call, tool, failure));
   }
 
   /** A rule SHORT_CIRCUIT during the loop ends rule evaluation for the turn (D5): no POST_AGENT_MCP pass. */

@@ -1,11 +1,17 @@
 import { rankByScope } from '../config/scope';
-import { normalizeToolGroup as canonicalToolGroup, TOOL_SIDE_EFFECTS } from '../config/vocabulary';
+import {
+  normalizeToolGroup as canonicalToolGroup,
+  oneOf,
+  TOOL_RETRIES_EXHAUSTED_POLICIES,
+  TOOL_SIDE_EFFECTS,
+} from '../config/vocabulary';
 import { readSetting } from '../config/setting';
 import { McpGuardrailSettings, McpLoopSettings } from '../config/settings/mcp';
 import type { ConfigSnapshot, McpToolRow, ToolSideEffect } from '../config/types';
 import { EngineError, ErrorType } from '../errors';
 import { isJsonObject } from '../json';
 import type { McpToolDescriptor, NextToolGuardConfig } from '../turn/contracts';
+import { DEFAULT_HOLD_TIMEOUT_MS } from './constants';
 import { directCallable } from './tool-policy';
 
 /**
@@ -52,6 +58,8 @@ export function toolDescriptor(row: McpToolRow, snapshot: ConfigSnapshot): McpTo
       maxIntervalMs: row.maxIntervalMs,
       startToCloseTimeoutMs: row.startToCloseTimeoutMs,
     },
+    onRetriesExhausted: oneOf(TOOL_RETRIES_EXHAUSTED_POLICIES, row.onRetriesExhausted) ?? 'ANSWER',
+    holdTimeoutMs: row.holdTimeoutMs ?? DEFAULT_HOLD_TIMEOUT_MS,
   };
 }
 

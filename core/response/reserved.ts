@@ -5,12 +5,14 @@ import { renderTemplateLenient, type TemplateVariables } from '../templates';
 /**
  * Texts the engine says outside a completed turn (a tool call waiting for approval, a turn that
  * failed) are ce_response rows too, under reserved state codes: an EXACT TEXT row for
- * (intent or ANY, AWAITING_APPROVAL) or (intent or ANY, TURN_FAILED). Without a row the defaults
+ * (intent or ANY, AWAITING_APPROVAL), (intent or ANY, TURN_FAILED) or (intent or ANY, TOOL_HELD). Without a row the defaults
  * below apply. The intent is the conversation's at that moment.
  */
 export const ReservedResponseState = {
   AwaitingApproval: 'AWAITING_APPROVAL',
   TurnFailed: 'TURN_FAILED',
+  /** #22: a tool call of the turn failed and waits for an operator; the final reply comes later. */
+  ToolHeld: 'TOOL_HELD',
 } as const;
 export type ReservedResponseStateName = (typeof ReservedResponseState)[keyof typeof ReservedResponseState];
 
@@ -20,11 +22,14 @@ export const RESERVED_RESPONSE_STATES: readonly string[] = Object.values(Reserve
 export const RESERVED_RESPONSE_VARIABLES: Readonly<Record<ReservedResponseStateName, readonly string[]>> = {
   AWAITING_APPROVAL: ['toolCode', 'args', 'expiresAt'],
   TURN_FAILED: ['failureType', 'retryable'],
+  TOOL_HELD: ['toolCode', 'expiresAt'],
 };
 
 export const DEFAULT_RESERVED_TEXTS: Readonly<Record<ReservedResponseStateName, string>> = {
   AWAITING_APPROVAL: 'Waiting for approval to run {{toolCode}}.',
   TURN_FAILED: 'Sorry, I could not answer that just now. Please try again in a moment.',
+  TOOL_HELD:
+    'This is taking longer than usual: a system we depend on did not answer, and a colleague is looking into it. You will get the answer in this conversation as soon as it is done.',
 };
 
 export function isReservedResponseState(state: string | null): boolean {

@@ -31,6 +31,8 @@ export type TurnActivities = { [K in PipelineStepName]: StepActivity } & {
   McpPrepare(input: StepInput): Promise<StepReply<McpPrepareOutput>>;
   McpPlan(input: McpPlanInput): Promise<StepReply<McpPlanOutput>>;
   McpToolCall(input: McpToolCallInput): Promise<StepReply>;
+  /** #22: audits a tool call held for an operator (TOOL_HELD) and their decision (TOOL_HOLD_RESOLVED). */
+  McpToolHold(input: StepInput): Promise<StepReply>;
   /** The tool of a request's direct tool_request, with the tool's own retry policy (D21). */
   DirectToolCall(input: DirectToolCallInput): Promise<StepReply>;
   McpFinalize(input: StepInput): Promise<StepReply>;

@@ -1,6 +1,6 @@
 import type { AuditRecord } from '../audit';
 import type { ToolSideEffect } from '../config/types';
-import type { JsonObject } from '../json';
+import type { Json, JsonObject } from '../json';
 import type { Payload, RequestContext, Session } from '../session';
 import type { SessionPatch } from './patch';
 
@@ -59,7 +59,14 @@ export interface StepInput {
  * block, MCP skip, approval outcome. It reaches ce_audit as a TURN_DECISION row.
  */
 export interface TurnDecisionRecord {
-  kind: 'MCP_SKIPPED' | 'LOOP_LIMIT' | 'GUARDRAIL_BLOCKED' | 'DUPLICATE_SUPPRESSED' | 'TOOL_FAILED' | 'APPROVAL';
+  kind:
+    | 'MCP_SKIPPED'
+    | 'LOOP_LIMIT'
+    | 'GUARDRAIL_BLOCKED'
+    | 'DUPLICATE_SUPPRESSED'
+    | 'TOOL_FAILED'
+    | 'APPROVAL'
+    | 'TOOL_HOLD_RESOLVED';
   toolCode: string | null;
   reason: string;
   limit?: number;
@@ -188,6 +195,10 @@ export interface McpToolDescriptor {
   retry: ToolRetrySettings;
   /** A request may call it directly through tool_request (D21). */
   directCallable: boolean;
+  /** #22: HOLD keeps a call out of retries pending for an operator; absent (older histories): ANSWER. */
+  onRetriesExhausted?: 'ANSWER' | 'HOLD';
+  /** #22: how long a held call waits for an operator before it falls back to ANSWER. */
+  holdTimeoutMs?: number;
 }
 
 export interface NextToolGuardConfig {
@@ -238,6 +249,8 @@ export interface McpPlanOutput extends StepOutput {
 
 export interface McpToolCallInput extends StepInput {
   call: ToolCallRequest;
+  /** #22 markDone: the result an operator verified; recorded as the tool's result, the tool is not called. */
+  verifiedResult?: Json;
 }
 
 /** A direct tool call (D21): run it, or — with `failure` — only record that it failed for good. */

@@ -1,4 +1,5 @@
 import type { AuditRecord } from '../audit';
+import type { Json } from '../json';
 import type {
   ApprovalDecision,
   DirectToolCallInput,
@@ -22,6 +23,33 @@ export interface ApprovalRequest {
 }
 
 export type { TurnDecisionRecord } from './contracts';
+
+/** A tool call out of retries that waits for an operator (#22). */
+export interface HeldToolRequest {
+  toolCode: string;
+  callIndex: number;
+  idempotencyKey: string;
+  sideEffect: McpToolDescriptor['sideEffect'];
+  attempts: number;
+  failureType: string;
+  error: string;
+  /** A NON_IDEMPOTENT_WRITE that may have been applied: the operator verifies before retrying. */
+  outcomeUnknown: boolean;
+  timeoutMs: number;
+  /** 1 for the first hold of this call, 2 after a retry that failed again, … */
+  hold: number;
+}
+
+/** What the operator chose; `expired` is the hold timeout, which falls back to ANSWER. */
+export type HeldToolAction = 'retry' | 'skip' | 'fail' | 'markDone' | 'expired';
+
+export interface HeldToolResolution {
+  action: HeldToolAction;
+  decidedBy: string | null;
+  reason: string | null;
+  /** markDone: the result the operator verified, recorded as the tool's result without calling it. */
+  result?: Json;
+}
 
 /** A tool activity that failed for good (non-retryable, or out of retries). */
 export class ToolCallFailure extends Error {
@@ -49,6 +77,13 @@ export interface TurnExecutor {
   mcpFinalize(input: StepInput): Promise<StepOutput>;
   awaitApproval(request: ApprovalRequest): Promise<ApprovalDecision>;
   record(decision: TurnDecisionRecord): Promise<void>;
+  /**
+   * #22: keeps a failed call pending until an operator decides or the hold times out. `inputFor`
+   * gives the input of the activity that audits the hold. Absent, or null: this executor cannot
+   * wait (in-process runner, the first workflow type), and the failure goes to the planner.
+   * A `fail` decision ends the turn inside the executor and does not return.
+   */
+  holdToolCall?(request: HeldToolRequest, inputFor: (suffix: string) => StepInput): Promise<HeldToolResolution | null>;
 }
 
 /** Audits decided in driver code, waiting for the next activity to persist them. */

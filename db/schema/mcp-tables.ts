@@ -20,6 +20,8 @@ export const ceMcpTool = pgTable('ce_mcp_tool', {
   maxIntervalMs: integer('max_interval_ms'),
   startToCloseTimeoutMs: integer('start_to_close_timeout_ms'),
   allowDirectRequest: boolean('allow_direct_request'),
+  onRetriesExhausted: text('on_retries_exhausted').notNull().default('ANSWER'),
+  holdTimeoutMs: integer('hold_timeout_ms'),
   enabled: enabled(),
   createdAt: createdAt(),
 });

@@ -32,6 +32,7 @@ const COLUMN_ENUMS: Readonly<Record<string, readonly string[]>> = {
   'ce_output_schema.schema_type': v.SCHEMA_TYPES,
   'ce_mcp_tool.tool_group': v.TOOL_GROUPS,
   'ce_mcp_tool.side_effect': v.TOOL_SIDE_EFFECTS,
+  'ce_mcp_tool.on_retries_exhausted': v.TOOL_RETRIES_EXHAUSTED_POLICIES,
   'ce_mcp_http_tool.http_method': v.HTTP_METHODS,
   'ce_mcp_http_tool.auth_kind': v.HTTP_AUTH_KINDS,
   'ce_mcp_http_tool.response_mapping_kind': v.HTTP_MAPPING_KINDS,

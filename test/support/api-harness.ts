@@ -3,6 +3,7 @@ import { buildApi } from '../../api/app';
 import { consolePorts } from '../../api/console/wiring';
 import { conversationQueries } from '../../api/db-queries';
 import type { ApiPorts } from '../../api/ports';
+import { temporalHeldTools } from '../../api/turns/held-tools';
 import { configReplyTexts } from '../../api/reply-texts';
 import { WorkflowHarness } from './workflow-harness';
 
@@ -47,6 +48,7 @@ export class ApiHarness {
       conversations,
       replyTexts: configReplyTexts({ snapshot: async () => wf.mcp.base.store.current(), conversations }),
       config: { refresh: async () => wf.mcp.base.store.refresh() },
+      heldTools: temporalHeldTools(wf.client),
       readiness: {
         check: async () => ({
           database: await db.execute('select 1').then(

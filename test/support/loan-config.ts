@@ -33,7 +33,7 @@ function loanGet(toolId: number, path: string): McpHttpToolRow {
 }
 
 export function loanConfig(
-  options: { submitNeedsApproval?: boolean; approvalTimeoutMs?: number } = {}
+  options: { submitNeedsApproval?: boolean; approvalTimeoutMs?: number; submit?: Partial<McpToolRow> } = {}
 ): Partial<ConfigRows> {
   return baseConfig({
     intents: [intentRow(LOAN, 30)],
@@ -66,6 +66,7 @@ export function loanConfig(
         sideEffect: 'IDEMPOTENT_WRITE',
         requiresApproval: options.submitNeedsApproval ?? false,
         approvalTimeoutMs: options.approvalTimeoutMs ?? 60000,
+        ...options.submit,
       }),
     ],
     mcpHttpTools: [

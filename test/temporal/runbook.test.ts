@@ -57,8 +57,15 @@ function recipe(name: string, vars: Record<string, string>): Promise<string> {
   });
 }
 
-test('the runbook has the five recipes this file runs', () => {
-  expect([...RECIPES.keys()]).toEqual(['find-failed', 'read-history', 'retry-tool', 'reset-turn', 'approve']);
+test('the runbook has the six recipes this file runs', () => {
+  expect([...RECIPES.keys()]).toEqual([
+    'find-failed',
+    'read-history',
+    'retry-tool',
+    'reset-turn',
+    'approve',
+    'resolve-held',
+  ]);
 });
 
 describe('a turn failed by a step', () => {
@@ -151,6 +158,34 @@ test('approve decides a parked approval with temporal workflow update execute; t
   const out = await recipe('approve', { TURN: parked.ref.workflowId });
   expect(out).toContain(parked.ref.workflowId);
   const result = (await h.client.workflow.getHandle(parked.ref.workflowId).result()) as TurnResult;
+  expect(result.payload.value).toBe('Submitted LA-90311.');
+  expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(1);
+});
+
+test('resolve-held finds a held turn and retries its tool with temporal workflow update execute (#22)', async () => {
+  responseStepBroken = false;
+  await h.mcp.configure(loanConfig({ submit: { onRetriesExhausted: 'HOLD', maxAttempts: 2, initialIntervalMs: 100 } }));
+  h.mcp.setHandlers({});
+  h.mcp.toolServer.counters.reset();
+  h.mcp.llm.setScript([
+    extracted('CUST-1001'),
+    plan('loan.credit.rating.check', 'CUST-1001'),
+    plan('loan.application.submit', 'CUST-1001'),
+    answer('Submitted LA-90311.'),
+  ]);
+  h.mcp.toolServer.faults.set('/loan/applications', { failTimes: 1_000, status: 503 });
+  const held = await h.send({ message: 'Apply loan for customer CUST-1001, amount 350000 for 36 months.' });
+  if (held.kind !== 'HELD') throw new Error(`expected a held turn, got ${held.kind}`);
+  h.mcp.toolServer.faults.clear('/loan/applications');
+  const turn = held.ref.workflowId;
+  await eventually(async () => {
+    const query = `TurnOutcome = 'HELD' AND WorkflowId = '${turn}'`;
+    if ((await h.client.workflow.count(query)).count !== 1) throw new Error(`visibility does not list ${turn} yet`);
+  });
+  const out = await recipe('resolve-held', { TURN: turn });
+  expect(out).toContain(turn);
+  expect(out).toContain('loan.application.submit');
+  const result = (await h.client.workflow.getHandle(turn).result()) as TurnResult;
   expect(result.payload.value).toBe('Submitted LA-90311.');
   expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(1);
 });

@@ -6,6 +6,7 @@ import {
   HTTP_AUTH_KINDS,
   HTTP_METHODS,
   SQL_GUARDRAIL_RULE_TYPES,
+  TOOL_RETRIES_EXHAUSTED_POLICIES,
   TOOL_SIDE_EFFECTS,
   isBuiltinDbTool,
   normalizeToolGroup,
@@ -86,6 +87,14 @@ function checkToolRow(ctx: ValidationContext, tool: McpToolRow): void {
   }
   positive(ctx, 'ce_mcp_tool', id, 'start_to_close_timeout_ms', tool.startToCloseTimeoutMs, 1);
   positive(ctx, 'ce_mcp_tool', id, 'approval_timeout_ms', tool.approvalTimeoutMs, 1);
+  if (tool.onRetriesExhausted != null && !oneOf(TOOL_RETRIES_EXHAUSTED_POLICIES, tool.onRetriesExhausted)) {
+    ctx.sink.violation(
+      'ce_mcp_tool',
+      id,
+      `on_retries_exhausted "${tool.onRetriesExhausted}" is not one of ${TOOL_RETRIES_EXHAUSTED_POLICIES.join(', ')}`
+    );
+  }
+  positive(ctx, 'ce_mcp_tool', id, 'hold_timeout_ms', tool.holdTimeoutMs ?? null, 1);
 }
 
 const SQL_START = /^\s*(?:(?:--[^\n]*\n|\/\*[\s\S]*?\*\/)\s*)*(select|with)\b/i;

@@ -33,6 +33,8 @@ function loanTool(toolId: number, toolCode: string, description: string, sideEff
     stateCode: 'PROCESS_APPLICATION',
     description,
     sideEffect,
+    // A write the core-banking API did not take waits for an operator instead of being answered away (#22).
+    onRetriesExhausted: sideEffect === 'READ_ONLY' ? 'ANSWER' : 'HOLD',
   });
 }
 

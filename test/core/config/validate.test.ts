@@ -245,6 +245,18 @@ const cases: Case[] = [
     reason: /side_effect "WRITE"/,
   },
   {
+    name: 'unknown tool on_retries_exhausted (#22)',
+    breakIt: (r) => void (at(r.mcpTools, 0).onRetriesExhausted = 'WAIT'),
+    violations: ['ce_mcp_tool[1]'],
+    reason: /on_retries_exhausted "WAIT" is not one of ANSWER, HOLD/,
+  },
+  {
+    name: 'tool hold_timeout_ms below 1 (#22)',
+    breakIt: (r) => void (at(r.mcpTools, 0).holdTimeoutMs = 0),
+    violations: ['ce_mcp_tool[1]'],
+    reason: /hold_timeout_ms/,
+  },
+  {
     name: 'tool retry max_interval_ms below initial_interval_ms (Temporal refuses the retry policy)',
     breakIt: (r) => {
       at(r.mcpTools, 0).initialIntervalMs = 5_000;

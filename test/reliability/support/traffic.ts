@@ -140,6 +140,7 @@ async function completeTurn(
     }
     if (reply.kind === 'COMPLETED') return done(reply);
     if (reply.kind === 'AWAITING_APPROVAL') throw new Error(`turn ${reply.ref.workflowId} waits for an approval`);
+    if (reply.kind === 'HELD') throw new Error(`turn ${reply.ref.workflowId} is held for an operator`);
     fail(reply);
   }
   const failures = [...failed.values()].join(' | ');

@@ -1,0 +1,60 @@
+import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import {
+  resolveHeldToolUpdate,
+  turnProgressQuery,
+  type HeldTool,
+  type HeldToolAck,
+  type HeldToolDecisionInput,
+} from '../../workflows/messages';
+import { conflict, notFound } from '../errors';
+
+/** Turns with a tool call held for an operator (#22): the workflow sets this outcome while it waits. */
+export const HELD_TURNS_QUERY = "TurnOutcome = 'HELD' AND ExecutionStatus = 'Running'";
+
+export interface HeldTurn {
+  workflowId: string;
+  runId: string;
+  held: HeldTool;
+}
+
+/**
+ * What an operator can do with held turns; the API's admin routes and `convengine sre` use the
+ * same calls, so both are the workflow's own resolveHeldTool update underneath — the one
+ * `temporal workflow update execute --name resolveHeldTool` sends.
+ */
+export interface HeldToolOperations {
+  list(): Promise<HeldTurn[]>;
+  resolve(workflowId: string, input: HeldToolDecisionInput): Promise<HeldToolAck>;
+}
+
+export function temporalHeldTools(client: Client): HeldToolOperations {
+  return {
+    async list() {
+      const turns: HeldTurn[] = [];
+      for await (const execution of client.workflow.list({ query: HELD_TURNS_QUERY })) {
+        const handle = client.workflow.getHandle(execution.workflowId, execution.runId);
+        // A turn resolved between the listing and the query is simply no longer held.
+        const progress = await handle.query(turnProgressQuery).catch(() => null);
+        if (progress?.held)
+          turns.push({ workflowId: execution.workflowId, runId: execution.runId, held: progress.held });
+      }
+      return turns;
+    },
+    async resolve(workflowId, input) {
+      try {
+        return await client.workflow.getHandle(workflowId).executeUpdate(resolveHeldToolUpdate, { args: [input] });
+      } catch (err) {
+        throw refusedDecision(workflowId, err);
+      }
+    },
+  };
+}
+
+/** The validator answers "CODE: explanation" (NOT_HELD, STALE_DECISION, INVALID_DECISION): a 409 with that code. */
+function refusedDecision(workflowId: string, err: unknown): Error {
+  if (err instanceof WorkflowNotFoundError) return notFound('TURN_NOT_FOUND', `No running turn ${workflowId}.`);
+  if (!(err instanceof WorkflowUpdateFailedError)) return err instanceof Error ? err : new Error(String(err));
+  const text = err.cause?.message ?? err.message;
+  const match = /^([A-Z_]+): (.*)$/s.exec(text);
+  return conflict(match?.[1] ?? 'DECISION_REFUSED', match?.[2] ?? text);
+}

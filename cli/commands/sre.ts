@@ -1,0 +1,104 @@
+import { userInfo } from 'node:os';
+import { Client, Connection } from '@temporalio/client';
+import { loadEnv } from '../../config/env';
+import { temporalHeldTools, type HeldToolOperations } from '../../api/turns/held-tools';
+import type { HeldToolAction, HeldToolDecisionInput } from '../../workflows/messages';
+import { parseOptions, type CliCommand, type CliIo } from '../command';
+
+const ACTIONS: Readonly<Record<string, HeldToolAction>> = {
+  retry: 'retry',
+  skip: 'skip',
+  fail: 'fail',
+  'mark-done': 'markDone',
+};
+
+const USAGE = [
+  'convengine sre list [--json]',
+  'convengine sre retry|skip|fail --workflow-id <id> [--reason text] [--by name] [--call <n>]',
+  'convengine sre mark-done --workflow-id <id> --result <json> [--reason text] [--by name]',
+  '',
+  'Turns whose tool call ran out of retries with on_retries_exhausted=HOLD, or a NON_IDEMPOTENT_WRITE',
+  'whose outcome is unknown, wait for an operator (TurnOutcome="HELD"). retry runs the call again with',
+  'the same idempotency key; skip gives the planner the failure; fail ends the turn with a failure',
+  'reply; mark-done records the result you verified upstream without calling the tool again.',
+  'Same as: temporal workflow update execute --workflow-id <id> --name resolveHeldTool --input',
+  '\'{"action":"retry","decidedBy":"you"}\'. Address: --address, TEMPORAL_ADDRESS or 127.0.0.1:7233.',
+].join('\n');
+
+function printHeld(io: CliIo, ops: HeldToolOperations, json: boolean): Promise<number> {
+  return ops.list().then((turns) => {
+    if (json) {
+      for (const t of turns) io.out(JSON.stringify(t));
+      return 0;
+    }
+    if (turns.length === 0) io.out('No held turns.');
+    for (const { workflowId, held: h } of turns) {
+      const unknown = h.outcomeUnknown ? ' OUTCOME UNKNOWN' : '';
+      io.out(`${workflowId}  ${h.toolCode} (call ${h.callIndex}, ${h.sideEffect})${unknown}`);
+      io.out(`  ${h.attempts} attempt(s), ${h.failureType}: ${h.error}`);
+      io.out(`  held since ${h.heldAt}, answers without it at ${h.expiresAt}`);
+    }
+    return 0;
+  });
+}
+
+/** The decision from the options, or a usage error. */
+function decisionOf(action: HeldToolAction, options: Map<string, string[]>): HeldToolDecisionInput | string {
+  const last = (name: string) => options.get(name)?.at(-1);
+  const decision: HeldToolDecisionInput = {
+    action,
+    decidedBy: last('by') ?? `cli:${userInfo().username}`,
+    reason: last('reason') ?? null,
+  };
+  const call = last('call');
+  if (call !== undefined) {
+    if (!/^[1-9][0-9]*$/.test(call)) return '--call must be a positive integer';
+    decision.callIndex = Number(call);
+  }
+  const result = last('result');
+  if (action === 'markDone') {
+    if (result === undefined) return 'mark-done needs --result <json>: the result you verified upstream';
+    try {
+      decision.result = JSON.parse(result) as HeldToolDecisionInput['result'];
+    } catch {
+      return '--result must be JSON, e.g. \'{"claimId":"C-1"}\'';
+    }
+  } else if (result !== undefined) return '--result only goes with mark-done';
+  return decision;
+}
+
+export const sreCommand: CliCommand = {
+  name: 'sre',
+  summary: 'List turns held for an operator and retry, skip, fail or mark-done their tool call (#22).',
+  usage: USAGE,
+  async run(args, io) {
+    const { positional, options } = parseOptions(args);
+    const [verb] = positional;
+    const action = verb ? ACTIONS[verb] : undefined;
+    if (positional.length !== 1 || (verb !== 'list' && !action)) {
+      io.err(USAGE);
+      return 2;
+    }
+    const workflowId = options.get('workflow-id')?.at(-1);
+    const decision = action ? decisionOf(action, options) : null;
+    if (action && !workflowId) io.err(`${verb} needs --workflow-id <id> (see convengine sre list)`);
+    if (typeof decision === 'string') io.err(decision);
+    if ((action && !workflowId) || typeof decision === 'string') return 2;
+    const env = loadEnv();
+    const address = options.get('address')?.at(-1) ?? env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
+    const namespace = options.get('namespace')?.at(-1) ?? env.TEMPORAL_NAMESPACE;
+    const connection = await Connection.connect({ address });
+    try {
+      const ops = temporalHeldTools(new Client({ connection, namespace }));
+      if (!decision || !workflowId) return await printHeld(io, ops, options.has('json'));
+      const ack = await ops.resolve(workflowId, decision);
+      io.out(`${workflowId}: ${ack.action} accepted for ${ack.toolCode} (call ${ack.callIndex})`);
+      return 0;
+    } catch (err) {
+      io.err(`sre ${verb}: ${(err as Error).message}`);
+      return 1;
+    } finally {
+      await connection.close();
+    }
+  },
+};

@@ -1,0 +1,214 @@
+import { WorkflowFailedError } from '@temporalio/client';
+import { Worker } from '@temporalio/worker';
+import { ApiError } from '../../api/errors';
+import type { TurnReply } from '../../api/ports';
+import { temporalHeldTools } from '../../api/turns/held-tools';
+import { sreCommand } from '../../cli/commands/sre';
+import type { McpToolRow } from '../../core/config/types';
+import type { JsonObject } from '../../core/json';
+import type { TurnActivities } from '../../core/turn/activities';
+import { resolveHeldToolUpdate, turnProgressQuery } from '../../workflows/messages';
+import { decisionLog } from '../support/history';
+import { extracted, loanConfig, plan } from '../support/loan-config';
+import { answer } from '../support/order-config';
+import { testWorkflowBundle } from '../support/workflow-bundle';
+import { WorkflowHarness } from '../support/workflow-harness';
+
+const MESSAGE = 'Apply loan for customer CUST-1001, amount 350000 for 36 months.';
+const SUBMIT = '/loan/applications';
+const HOLD: Partial<McpToolRow> = { onRetriesExhausted: 'HOLD', maxAttempts: 2, initialIntervalMs: 100 };
+
+function script(finalAnswer = 'Submitted LA-90311.') {
+  return [
+    extracted('CUST-1001'),
+    plan('loan.credit.rating.check', 'CUST-1001'),
+    plan('loan.application.submit', 'CUST-1001'),
+    answer(finalAnswer),
+  ];
+}
+
+function held(reply: TurnReply) {
+  if (reply.kind !== 'HELD') throw new Error(`expected a held turn, got ${reply.kind}`);
+  return reply;
+}
+
+/** A submit that applies the write, then outlives its start-to-close: the worker "died" after the request left. */
+function lateSubmit(base: TurnActivities): TurnActivities {
+  return {
+    ...base,
+    McpToolCall: async (input) => {
+      const reply = await base.McpToolCall(input);
+      if (input.call.toolCode === 'loan.application.submit' && input.verifiedResult === undefined) {
+        await new Promise((resolve) => setTimeout(resolve, 4_000));
+      }
+      return reply;
+    },
+  };
+}
+
+async function runCli(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await sreCommand.run(args, { out: (l) => out.push(l), err: (l) => err.push(l), stdin: process.stdin });
+  return { code, out, err };
+}
+
+describe('a tool call out of retries holds its turn for an operator (issue #22)', () => {
+  let h: WorkflowHarness;
+  let cli: string[];
+  beforeAll(async () => {
+    h = await WorkflowHarness.start({ activities: lateSubmit });
+    cli = ['--address', h.temporal.address, '--namespace', h.temporal.namespace];
+  });
+  afterAll(async () => h?.stop());
+  beforeEach(() => {
+    h.mcp.llm.setScript(script());
+    h.mcp.toolServer.counters.reset();
+    h.mcp.toolServer.faults.clear();
+    h.mcp.setHandlers({}); // fresh HTTP circuit breakers: each test takes the upstream down on its own
+  });
+
+  async function holdSubmit(submit: Partial<McpToolRow> = HOLD) {
+    await h.mcp.configure(loanConfig({ submit }));
+    h.mcp.toolServer.faults.set(SUBMIT, { failTimes: 1_000, status: 503 });
+    const reply = held(await h.send({ message: MESSAGE }));
+    h.mcp.toolServer.faults.clear(SUBMIT);
+    return reply;
+  }
+
+  it('upstream down → HELD (search attribute, details, 409) → upstream back → sre retry → real answer, one write', async () => {
+    const parked = await holdSubmit();
+    const id = parked.ref.workflowId;
+    expect(parked.held).toMatchObject({ toolCode: 'loan.application.submit', callIndex: 2 });
+    const handle = h.client.workflow.getHandle(id);
+    const described = await handle.describe();
+    expect(described.searchAttributes['TurnOutcome']).toEqual(['HELD']);
+    const metadata = (await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string };
+    expect(metadata.currentDetails).toContain('loan.application.submit');
+    expect(metadata.currentDetails).toContain('2 attempt(s)');
+    expect((await handle.query(turnProgressQuery)).held).toMatchObject({ attempts: 2, outcomeUnknown: false });
+
+    const next = await h
+      .send({ conversationId: parked.ref.conversationId, message: 'hello?' })
+      .catch((e: unknown) => e);
+    expect(next).toBeInstanceOf(ApiError);
+    expect(next).toMatchObject({ statusCode: 409, code: 'TURN_IN_PROGRESS', details: { workflowId: id } });
+
+    const listed = await runCli(['list', '--json', ...cli]);
+    expect(listed.out.map((l) => (JSON.parse(l) as { workflowId: string }).workflowId)).toContain(id);
+    const retried = await runCli(['retry', '--workflow-id', id, '--by', 'sre-alice', ...cli]);
+    expect(retried).toMatchObject({ code: 0, err: [] });
+
+    const result = (await handle.result()) as { payload: { value: string } };
+    expect(result.payload.value).toBe('Submitted LA-90311.');
+    expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(1);
+    const keys = new Set(
+      h.mcp.toolServer.counters.log.filter((r) => r.route === SUBMIT).map((r) => r.headers['idempotency-key'])
+    );
+    expect(keys.size).toBe(1);
+    const audits = await h.mcp.audits(parked.ref.conversationId, 1);
+    expect(audits.find((a) => a.stage === 'TOOL_HELD')?.payload).toMatchObject({
+      tool_code: 'loan.application.submit',
+      attempts: 2,
+      outcome_unknown: false,
+    });
+    expect(audits.find((a) => a.stage === 'TOOL_HOLD_RESOLVED')?.payload).toMatchObject({
+      action: 'retry',
+      decided_by: 'sre-alice',
+    });
+    expect(decisionLog(await h.history(id))).toEqual(['TOOL_HOLD_RESOLVED: tool=loan.application.submit reason=retry']);
+    // The held path replays: the hold, the update and the retry are all in history.
+    const history = await handle.fetchHistory();
+    await expect(
+      Worker.runReplayHistory({ workflowBundle: await testWorkflowBundle(), replayName: id }, history, id)
+    ).resolves.toBeUndefined();
+  });
+
+  it("the update Temporal's own CLI sends (resolveHeldTool) works the same, and refuses bad decisions", async () => {
+    const parked = await holdSubmit();
+    const handle = h.client.workflow.getHandle(parked.ref.workflowId);
+    const bad = await handle
+      .executeUpdate(resolveHeldToolUpdate, { args: [{ action: 'markDone' }] })
+      .catch((e: unknown) => e);
+    expect(String((bad as Error).cause ?? bad)).toContain('markDone needs the verified result');
+    const stale = temporalHeldTools(h.client).resolve(parked.ref.workflowId, { action: 'retry', callIndex: 9 });
+    await expect(stale).rejects.toMatchObject({ statusCode: 409, code: 'STALE_DECISION' });
+    await handle.executeUpdate(resolveHeldToolUpdate, { args: [{ action: 'retry', decidedBy: 'temporal-cli' }] });
+    const result = (await handle.result()) as { payload: { value: string } };
+    expect(result.payload.value).toBe('Submitted LA-90311.');
+    expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(1);
+    const again = temporalHeldTools(h.client).resolve(parked.ref.workflowId, { action: 'retry' });
+    await expect(again).rejects.toMatchObject({ statusCode: 404, code: 'TURN_NOT_FOUND' });
+  });
+
+  it('skip hands the planner the failure, as ANSWER would have', async () => {
+    const parked = await holdSubmit();
+    expect(await runCli(['skip', '--workflow-id', parked.ref.workflowId, ...cli])).toMatchObject({ code: 0 });
+    const result = (await h.client.workflow.getHandle(parked.ref.workflowId).result()) as { context: JsonObject };
+    expect((result.context['mcp'] as JsonObject)['lifecycle']).toMatchObject({ status: 'TOOL_ERROR' });
+    expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(0);
+  });
+
+  it('fail ends the turn with a failure reply, audited', async () => {
+    const parked = await holdSubmit();
+    const args = ['fail', '--workflow-id', parked.ref.workflowId, '--reason', 'core banking is down for the day'];
+    expect(await runCli([...args, ...cli])).toMatchObject({ code: 0 });
+    const failure = await h.client.workflow
+      .getHandle(parked.ref.workflowId)
+      .result()
+      .catch((e: unknown) => e);
+    expect(failure).toBeInstanceOf(WorkflowFailedError);
+    expect(JSON.stringify((failure as WorkflowFailedError).cause)).toContain('TOOL_HOLD_FAILED');
+    const audits = await h.mcp.audits(parked.ref.conversationId, 1);
+    expect(audits.find((a) => a.stage === 'TOOL_HOLD_RESOLVED')?.payload).toMatchObject({
+      action: 'fail',
+      reason: 'core banking is down for the day',
+    });
+    expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(0);
+  });
+
+  it('the hold timeout falls back to ANSWER', async () => {
+    const parked = await holdSubmit({ ...HOLD, holdTimeoutMs: 1_500 });
+    const result = (await h.client.workflow.getHandle(parked.ref.workflowId).result()) as { context: JsonObject };
+    expect((result.context['mcp'] as JsonObject)['lifecycle']).toMatchObject({ status: 'TOOL_ERROR' });
+    const audits = await h.mcp.audits(parked.ref.conversationId, 1);
+    expect(audits.find((a) => a.stage === 'TOOL_HOLD_RESOLVED')?.payload).toMatchObject({ action: 'expired' });
+  });
+
+  it('a NON_IDEMPOTENT_WRITE whose outcome is unknown is held even under ANSWER; mark-done writes nothing again', async () => {
+    await h.mcp.configure(
+      loanConfig({
+        submit: { sideEffect: 'NON_IDEMPOTENT_WRITE', onRetriesExhausted: 'ANSWER', startToCloseTimeoutMs: 1_500 },
+      })
+    );
+    const parked = held(await h.send({ message: MESSAGE }));
+    const id = parked.ref.workflowId;
+    const progress = await h.client.workflow.getHandle(id).query(turnProgressQuery);
+    expect(progress.held).toMatchObject({ outcomeUnknown: true, failureType: 'TimeoutFailure', attempts: 1 });
+    expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(1);
+    const requests = h.mcp.toolServer.counters.requests(SUBMIT);
+
+    const done = ['mark-done', '--workflow-id', id, '--result', '{"applicationId":"LA-90311","status":"SUBMITTED"}'];
+    expect(await runCli([...done, ...cli])).toMatchObject({ code: 0 });
+    const result = (await h.client.workflow.getHandle(id).result()) as { payload: { value: string } };
+    expect(result.payload.value).toBe('Submitted LA-90311.');
+    expect(h.mcp.toolServer.counters.requests(SUBMIT)).toBe(requests);
+    expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(1);
+    const audits = await h.mcp.audits(parked.ref.conversationId, 1);
+    expect(audits.find((a) => a.stage === 'TOOL_HOLD_RESOLVED')?.payload).toMatchObject({
+      action: 'markDone',
+      outcome_unknown: true,
+      verified_result: { applicationId: 'LA-90311', status: 'SUBMITTED' },
+    });
+  });
+
+  it('the CLI refuses incomplete commands before it connects', async () => {
+    expect((await runCli(['retry'])).code).toBe(2);
+    expect((await runCli(['mark-done', '--workflow-id', 'turn-x-1'])).err.join()).toContain('--result');
+    expect((await runCli(['mark-done', '--workflow-id', 'turn-x-1', '--result', '{nope'])).err.join()).toContain(
+      'JSON'
+    );
+    expect((await runCli(['retry', '--workflow-id', 'turn-x-1', '--call', '0'])).code).toBe(2);
+    expect((await runCli(['explode'])).code).toBe(2);
+  });
+});
