@@ -11,6 +11,7 @@ import { ErrorType } from '../core/errors';
 import type { TurnActivities } from '../core/turn/activities';
 import type {
   ApprovalDecision,
+  DirectToolCallInput,
   DirectToolCallRequest,
   McpPlanInput,
   McpPlanOutput,
@@ -32,7 +33,7 @@ import {
   type HeldToolResolution,
   type TurnExecutor,
 } from '../core/turn/executor';
-import { toolHeldAudit, toolHoldResolvedAudit } from '../core/mcp/hold';
+import { heldToolRequest, shouldHold, toolHeldAudit, toolHoldResolvedAudit } from '../core/mcp/hold';
 import type { AuditRecord } from '../core/audit';
 import { StepCalls } from '../core/turn/protocol';
 import { isStepResult } from '../core/turn/step-result';
@@ -41,7 +42,7 @@ import type { Session } from '../core/session';
 import { workflowNow } from './clock';
 import { activityOptionsFor, localActivityOptionsFor, optionsForTool } from './activity-options';
 import type { TurnState } from './turn-state';
-import { awaitHeldTool, TOOL_HOLD_PATCH } from './tool-hold';
+import { awaitHeldTool, DIRECT_TOOL_HOLD_PATCH, TOOL_HOLD_PATCH } from './tool-hold';
 import { awaitApproval, toToolFailure } from './turn-units';
 
 type StepActivities = Omit<TurnActivities, 'RecordTurnDecision'>;
@@ -146,21 +147,59 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     return out.directToolCall ? this.directToolCall(input, out, out.directToolCall) : out;
   }
 
-  /** A request's direct tool (D21): its own activity, retried by the tool's policy, not the step's. */
+  /**
+   * A request's direct tool (D21): its own activity, retried by the tool's policy, not the step's.
+   * Out of retries, it holds for an operator like a planner call (#22): retry runs it again under
+   * the same idempotency key, markDone records the verified result, anything else records the failure.
+   */
   private async directToolCall(input: StepInput, out: StepOutput, request: DirectToolCallRequest): Promise<StepOutput> {
     this.state.toolCalls += 1;
     const { tool } = request;
     const options = optionsForTool(tool);
     const maxAttempts = options.retry?.maximumAttempts ?? 1;
-    const next = directToolCallInput(input, out, request, maxAttempts);
+    const holdable = patched(DIRECT_TOOL_HOLD_PATCH);
+    const first = directToolCallInput(input, out, request, maxAttempts, holdable && tool.onRetriesExhausted === 'HOLD');
     const summary = `DirectToolCall: ${tool.toolCode} (${tool.sideEffect})`;
-    try {
-      return await this.run('DirectToolCall', next, summary, options);
-    } catch (err) {
-      const failure = toToolFailure(err, maxAttempts);
-      if (!(failure instanceof ToolCallFailure)) throw failure;
-      return this.run('DirectToolCall', failedDirectToolCallInput(next, failure), `${summary}: failed`);
+    let next = first;
+    for (let hold = 1; ; hold++) {
+      try {
+        return await this.run('DirectToolCall', next, summary, options);
+      } catch (err) {
+        const failure = toToolFailure(err, maxAttempts);
+        if (!(failure instanceof ToolCallFailure)) throw failure;
+        const resolution = holdable && shouldHold(tool, failure) ? await this.holdDirect(first, failure, hold) : null;
+        const session = this.session ?? first.session;
+        if (resolution?.action === 'retry') next = { ...first, session, callKey: `${first.callKey}-retry-${hold}` };
+        else if (resolution?.action === 'markDone') {
+          next = { ...first, session, callKey: `${first.callKey}-done`, verifiedResult: resolution.result ?? null };
+        } else {
+          const failed = failedDirectToolCallInput({ ...first, session }, failure);
+          return this.run('DirectToolCall', failed, `${summary}: failed`);
+        }
+      }
     }
+  }
+
+  /** #22 for a direct call: the planner path's hold, its audits and its decision record. */
+  private async holdDirect(
+    call: DirectToolCallInput,
+    failure: ToolCallFailure,
+    hold: number
+  ): Promise<HeldToolResolution | null> {
+    const request = heldToolRequest(call.call, call.tool, failure, hold);
+    const resolution = await this.holdToolCall(request, (suffix) =>
+      heldStepInput(call, this.session ?? call.session, `${call.callKey}-hold-${hold}-${suffix}`)
+    );
+    if (resolution) {
+      const reason = resolution.action;
+      await this.record({
+        kind: 'TOOL_HOLD_RESOLVED',
+        toolCode: request.toolCode,
+        reason,
+        iteration: request.callIndex,
+      });
+    }
+    return resolution;
   }
 
   mcpPrepare(input: StepInput): Promise<McpPrepareOutput> {
@@ -227,6 +266,11 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
   awaitApproval(request: ApprovalRequest): Promise<ApprovalDecision> {
     return awaitApproval(this.state, this.session, request);
   }
+}
+
+/** A plain step input (no tool call, no carried rows) for the activity that audits a direct call's hold. */
+function heldStepInput(call: DirectToolCallInput, session: Session, callKey: string): StepInput {
+  return { turn: call.turn, session, callKey };
 }
 
 /** The input with one more audit row to write first (carried rows keep their own key). */

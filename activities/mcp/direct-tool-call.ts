@@ -4,7 +4,7 @@ import { findToolRow } from '../../core/mcp/tools';
 import type { DirectToolCallInput, StepOutput } from '../../core/turn/contracts';
 import { currentAttempt } from '../runtime/attempt';
 import type { StepContext } from '../step-runtime';
-import { executeTool } from '../tools/dispatch';
+import { executeTool, verifiedToolResult } from '../tools/dispatch';
 import { recordFailure, toolMeta, writeExecution, type DirectRequest } from './direct-tool-result';
 import { mcpRules, toolHandlerContext } from './support';
 import { asToolError } from './tool-call';
@@ -14,7 +14,9 @@ import { asToolError } from './tool-call';
  * through the tool policy (D21). It is an activity of its own so that it retries by the tool's
  * retry policy (side-effect class, the row's attempts and timeouts), never the pipeline step's. A
  * retryable failure is thrown while attempts remain; the last attempt (or a non-retryable error)
- * records the failure as the tool's result, so the turn still answers. With `failure` set — the
+ * records the failure as the tool's result, so the turn still answers — unless the tool holds for
+ * an operator (#22, `holdOnExhausted`): then the last attempt throws too, and the workflow holds
+ * the turn; `verifiedResult` (markDone) records what the operator verified. With `failure` set — the
  * executor's report that the activity itself failed for good — it only records that.
  */
 export async function directToolCall(ctx: StepContext<DirectToolCallInput>): Promise<StepOutput> {
@@ -26,15 +28,17 @@ export async function directToolCall(ctx: StepContext<DirectToolCallInput>): Pro
     return recordFailure(ctx, req, new EngineError(ErrorType.ToolNotAllowed, `Tool ${req.toolCode} is not enabled`));
   }
   let result;
+  const handlerCtx = toolHandlerContext(ctx, row.toolCode, input.tool.toolGroup, input.call);
   try {
-    result = await executeTool(
-      toolHandlerContext(ctx, row.toolCode, input.tool.toolGroup, input.call),
-      input.tool.sideEffect === 'READ_ONLY' ? null : input.call.idempotencyKey
-    );
+    // #22 markDone: an operator verified what the upstream did; calling it again could apply a write twice.
+    result =
+      input.verifiedResult !== undefined
+        ? verifiedToolResult(handlerCtx, input.verifiedResult)
+        : await executeTool(handlerCtx, input.tool.sideEffect === 'READ_ONLY' ? null : input.call.idempotencyKey);
   } catch (err) {
     const failure = asToolError(err, row.toolCode);
     const retryable = isEngineError(failure) ? failure.retryable : true;
-    if (retryable && currentAttempt() < input.maxAttempts) throw failure;
+    if (retryable && (input.holdOnExhausted === true || currentAttempt() < input.maxAttempts)) throw failure;
     return recordFailure(ctx, req, failure);
   }
   const meta = toolMeta(row);

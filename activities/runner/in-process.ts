@@ -93,7 +93,10 @@ export function createInProcessExecutor(activities: InProcessActivities, options
     const call = calls.input(input);
     return calls.output(name, input, await withRetries(name, max, options, () => activity(call)));
   }
-  /** A request's direct tool (D21), retried by the tool's policy; a final failure is recorded as its result. */
+  /**
+   * A request's direct tool (D21), retried by the tool's policy; a final failure is recorded as its
+   * result. No operator here: like a planner call in process, a HOLD tool is never held (#22).
+   */
   const direct = async (input: StepInput, out: StepOutput): Promise<StepOutput> => {
     const request = out.directToolCall as DirectToolCallRequest;
     const maxAttempts = toolAttempts(request.tool);

@@ -259,6 +259,11 @@ export interface DirectToolCallInput extends McpToolCallInput {
   /** Attempts the executor allows; the last one records a failure instead of throwing. */
   maxAttempts: number;
   failure?: { type: string; message: string };
+  /**
+   * #22: the tool holds for an operator (on_retries_exhausted = HOLD), so the last attempt throws
+   * its retryable failure to the workflow instead of recording it as the tool's result.
+   */
+  holdOnExhausted?: boolean;
 }
 
 export type ApprovalDecisionKind = 'APPROVED' | 'REJECTED' | 'EXPIRED';

@@ -97,9 +97,12 @@ export function directToolCallInput(
   input: StepInput,
   out: StepOutput,
   request: DirectToolCallRequest,
-  maxAttempts: number
+  maxAttempts: number,
+  holdOnExhausted = false
 ): DirectToolCallInput {
-  return { ...input, session: out.session, callKey: `${input.callKey}-direct-tool`, ...request, maxAttempts };
+  const next = { ...input, session: out.session, callKey: `${input.callKey}-direct-tool`, ...request, maxAttempts };
+  // Only set when it holds, so that inputs (and histories) of tools that answer stay as they were.
+  return holdOnExhausted ? { ...next, holdOnExhausted } : next;
 }
 
 /** The same call, asking the activity only to record that it failed for good. */

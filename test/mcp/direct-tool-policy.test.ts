@@ -124,4 +124,18 @@ describe('direct tool_request obeys the tool policy (D21)', () => {
     await h.turn({ message: MESSAGE, inputParams: request('mock.order.status') });
     expect(calls).toBe(1);
   });
+
+  it('in process (no operator) a HOLD tool out of retries answers with the failure, as a planner call does (#22)', async () => {
+    let calls = 0;
+    const down = async () => {
+      calls += 1;
+      throw new Error('upstream down');
+    };
+    await h.configure(withTools([{ ...ORDER_STATUS, maxAttempts: 2, onRetriesExhausted: 'HOLD' }, ORDER_TRACE]));
+    h.setHandlers({ 'mock.order.status': down });
+    const result = await h.turn({ message: MESSAGE, inputParams: request('mock.order.status') });
+    expect(calls).toBe(2);
+    expect(execution(result.context)).toMatchObject({ status: 'ERROR', errorMessage: 'upstream down' });
+    expect(await h.stages(result.conversationId)).not.toContain('TOOL_HELD');
+  });
 });
