@@ -250,6 +250,11 @@ test('a held write shows its tool and error; Retry once upstream is back complet
   h.wf.mcp.toolServer.faults.set(submit, { failTimes: 1_000, status: 503 });
   const hold = { onRetriesExhausted: 'HOLD', maxAttempts: 2, initialIntervalMs: 100 } as const;
   const { turn, page } = await parkedLoanTurn(loanConfig({ submit: hold }));
+  const list = await open('');
+  await list.locator('#held-turns').waitFor();
+  expect(await list.innerText('#held-turns')).toContain('loan.application.submit');
+  await list.locator(`#held-turns a[href="#/turn/${turn.workflowId}"]`).waitFor();
+  await list.close();
   const held = page.locator('#held-tool');
   await held.waitFor();
   expect(await page.innerText('h1')).toContain('HELD');
