@@ -148,6 +148,19 @@ test('a loop-limit stop shows every planner iteration and the limit it hit', asy
   await page.close();
 });
 
+/** The conversations page once it lists the held turn: the real server's visibility may lag, so reload until it does. */
+async function heldList(workflowId: string): Promise<Page> {
+  const list = await open('');
+  const link = list.locator(`#held-turns a[href="#/turn/${workflowId}"]`);
+  for (let tries = 0; tries < 20; tries++) {
+    await list.locator('main h1').waitFor();
+    if ((await link.count()) > 0) return list;
+    await list.waitForTimeout(500);
+    await list.reload();
+  }
+  throw new Error(`the conversations page never listed the held turn ${workflowId}`);
+}
+
 /** A loan turn that submits, parked on an operator (approval or hold): its 202 and its console page. */
 async function parkedLoanTurn(rows: Partial<ConfigRows>) {
   await h.wf.mcp.configure(rows);
@@ -250,10 +263,8 @@ test('a held write shows its tool and error; Retry once upstream is back complet
   h.wf.mcp.toolServer.faults.set(submit, { failTimes: 1_000, status: 503 });
   const hold = { onRetriesExhausted: 'HOLD', maxAttempts: 2, initialIntervalMs: 100 } as const;
   const { turn, page } = await parkedLoanTurn(loanConfig({ submit: hold }));
-  const list = await open('');
-  await list.locator('#held-turns').waitFor();
+  const list = await heldList(turn.workflowId);
   expect(await list.innerText('#held-turns')).toContain('loan.application.submit');
-  await list.locator(`#held-turns a[href="#/turn/${turn.workflowId}"]`).waitFor();
   await list.close();
   const held = page.locator('#held-tool');
   await held.waitFor();
