@@ -1,5 +1,7 @@
 import type { FastifyReply } from 'fastify';
-import { badRequest } from '../errors';
+import type { Json } from '../../core/json';
+import type { HeldToolAction } from '../../workflows/messages';
+import { ApiError, badRequest, conflict } from '../errors';
 import type { ApiPorts } from '../ports';
 import { sendTurnReply } from '../replies';
 import { defaultReplyTexts } from '../reply-texts';
@@ -8,7 +10,14 @@ import type { ActivityOperation, ConsolePorts } from './ports';
 export interface ActionBody {
   activityId?: string;
   reason?: string;
+  /** held-* actions: the held call the operator saw, so a decision cannot land on a later hold. */
+  callIndex?: number;
+  /** held-mark-done only: the tool's result as verified upstream (any JSON). */
+  result?: Json;
 }
+
+/** A verified result bigger than this is not something an operator typed; the tool's own limit is far lower. */
+const MAX_RESULT_CHARS = 16_000;
 
 export interface ActionContext {
   workflowId: string;
@@ -61,6 +70,47 @@ function activityAction(operation: ActivityOperation, summary: string): ConsoleA
   };
 }
 
+/** Only markDone carries a result; the workflow's validator checks the rest (held, callIndex, action). */
+function heldResult(action: HeldToolAction, result: Json | undefined): { result?: Json } {
+  if (action !== 'markDone') {
+    if (result !== undefined) throw badRequest('RESULT_NOT_ALLOWED', 'Only held-mark-done takes a result.');
+    return {};
+  }
+  if (result === undefined) {
+    throw badRequest('RESULT_REQUIRED', 'held-mark-done needs result: the outcome you verified upstream (JSON).');
+  }
+  if (JSON.stringify(result).length > MAX_RESULT_CHARS) {
+    throw badRequest('RESULT_TOO_LARGE', `The result must be at most ${MAX_RESULT_CHARS} characters of JSON.`);
+  }
+  return { result };
+}
+
+/** #22 from the console: the same resolveHeldTool update as the admin route and `convengine sre`. */
+function heldAction(name: string, action: HeldToolAction, summary: string): ConsoleAction {
+  return {
+    name,
+    summary,
+    async run(ctx) {
+      const held = ctx.api.heldTools;
+      if (!held) throw new ApiError(501, 'HELD_TOOLS_UNSUPPORTED', 'This API has no held-tool operations.');
+      const { reason, callIndex } = ctx.body;
+      const decision = {
+        action,
+        decidedBy: 'console',
+        reason: reason ?? null,
+        ...(callIndex !== undefined ? { callIndex } : {}),
+        ...heldResult(action, ctx.body.result),
+      };
+      // A turn that has ended cannot take the update at all; say why instead of "not found".
+      if (!(await ctx.console.inspector.heldTool(ctx.workflowId))) {
+        throw conflict('NOT_HELD', `Turn ${ctx.workflowId} has no tool call held for an operator.`);
+      }
+      const ack = await held.resolve(ctx.workflowId, decision);
+      return { ...ack, ok: true, action: name, workflowId: ctx.workflowId };
+    },
+  };
+}
+
 export const CONSOLE_ACTIONS: readonly ConsoleAction[] = [
   {
     name: 'retry',
@@ -74,4 +124,8 @@ export const CONSOLE_ACTIONS: readonly ConsoleAction[] = [
   activityAction('reset', 'Retry a failing activity now: Temporal ResetActivity (attempt 1, unpaused).'),
   activityAction('pause', 'Stop a failing activity from burning attempts: Temporal PauseActivity.'),
   activityAction('unpause', 'Let a paused activity run again: Temporal UnpauseActivity.'),
+  heldAction('held-retry', 'retry', 'Run the held tool call again now, with the same idempotency key.'),
+  heldAction('held-skip', 'skip', 'Give up on the held tool call: the planner gets its failure and answers.'),
+  heldAction('held-fail', 'fail', 'End the held turn with the failure reply (TOOL_HOLD_FAILED); nothing is committed.'),
+  heldAction('held-mark-done', 'markDone', 'The held call did happen upstream: continue with the result you verified.'),
 ];

@@ -1,6 +1,6 @@
 import type { temporal } from '@temporalio/proto';
 import type { JsonObject } from '../../core/json';
-import type { PendingApproval } from '../../workflows/messages';
+import type { HeldTool, PendingApproval } from '../../workflows/messages';
 import type { AuditRowView } from '../ports';
 
 export type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -64,6 +64,8 @@ export interface TurnInspector {
   history(workflowId: string): Promise<HistoryEvent[] | null>;
   pendingActivities(workflowId: string): Promise<PendingActivityView[]>;
   pendingApproval(workflowId: string): Promise<PendingApproval | null>;
+  /** #22: the tool call the turn holds for an operator, or null (also for a turn that has ended). */
+  heldTool(workflowId: string): Promise<HeldTool | null>;
   /** Temporal's own Pause/Unpause/ResetActivity; a server without them answers 501 ACTIVITY_OPERATION_UNSUPPORTED. */
   operateActivity(workflowId: string, activityId: string, operation: ActivityOperation): Promise<void>;
 }

@@ -1,7 +1,7 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { isGrpcServiceError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { turnProgressQuery, type PendingApproval } from '../../workflows/messages';
+import { turnProgressQuery, type HeldTool, type PendingApproval } from '../../workflows/messages';
 import { ApiError, conflict, notFound } from '../errors';
 import { epochMs } from '../history/entries';
 import { publicFailure } from '../history/public-failure';
@@ -95,6 +95,16 @@ export function temporalInspector(client: Client): TurnInspector {
     async pendingApproval(workflowId): Promise<PendingApproval | null> {
       const progress = await client.workflow.getHandle(workflowId).query(turnProgressQuery);
       return progress.pending;
+    },
+
+    async heldTool(workflowId): Promise<HeldTool | null> {
+      try {
+        const progress = await client.workflow.getHandle(workflowId).query(turnProgressQuery);
+        return progress.status === 'HELD' ? (progress.held ?? null) : null;
+      } catch (err) {
+        if (err instanceof WorkflowNotFoundError) throw notFound('TURN_NOT_FOUND', `No turn ${workflowId}.`);
+        throw err;
+      }
     },
 
     async operateActivity(workflowId, activityId, operation) {

@@ -79,22 +79,33 @@ function failureText(failure: temporal.api.failure.v1.IFailure): string {
   return `${shown.type}: ${shown.message}`;
 }
 
-/** Approval waits and decisions: the approval timer, and the decideApproval update. */
-function otherItem(event: HistoryEvent, offsetMs: number | null): TimelineItem | null {
+/** An operator's decision (the decideApproval or #22 resolveHeldTool update) in words. */
+function decisionText(name: string | null | undefined, input: Record<string, unknown> | undefined): string | null {
+  const reason = typeof input?.['reason'] === 'string' && input['reason'] ? ` — ${input['reason']}` : '';
+  if (name === 'decideApproval') return `approval decision: ${String(input?.['decision'] ?? '?')}${reason}`;
+  if (name !== 'resolveHeldTool') return null;
+  const by = typeof input?.['decidedBy'] === 'string' ? ` by ${input['decidedBy']}` : '';
+  return `held tool decision: ${String(input?.['action'] ?? '?')}${by}${reason}`;
+}
+
+/** Operator waits and decisions: the approval or hold timer, and the update that decided it. */
+function otherItem(event: HistoryEvent, offsetMs: number | null, held: boolean): TimelineItem | null {
   const eventId = Number(event.eventId ?? 0);
   const timer = event.timerStartedEventAttributes;
+  const waitingFor = held ? 'an operator on the held tool call' : 'an approval decision';
   if (timer) {
     const seconds = Number(timer.startToFireTimeout?.seconds ?? 0);
-    return { kind: 'timer', eventId, offsetMs, text: `waiting for an approval decision (expires in ${seconds}s)` };
+    return { kind: 'timer', eventId, offsetMs, text: `waiting for ${waitingFor} (expires in ${seconds}s)` };
   }
-  if (event.timerFiredEventAttributes) return { kind: 'timer', eventId, offsetMs, text: 'approval window expired' };
+  if (event.timerFiredEventAttributes) {
+    return { kind: 'timer', eventId, offsetMs, text: held ? 'hold expired' : 'approval window expired' };
+  }
   const accepted = event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input;
-  if (accepted?.name === 'decideApproval') {
-    const input = decodePayload(accepted.args?.payloads?.[0]) as
-      { decision?: string; reason?: string | null } | undefined;
-    const reason = input?.reason ? ` — ${input.reason}` : '';
-    return { kind: 'approval', eventId, offsetMs, text: `approval decision: ${input?.decision ?? '?'}${reason}` };
-  }
+  const text = decisionText(
+    accepted?.name,
+    decodePayload(accepted?.args?.payloads?.[0]) as Record<string, unknown> | undefined
+  );
+  if (text) return { kind: 'approval', eventId, offsetMs, text };
   const upsert = event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields;
   if (upsert) {
     const values = Object.fromEntries(Object.entries(upsert).map(([k, v]) => [k, decodePayload(v)]));
@@ -124,6 +135,8 @@ export function turnStory(events: HistoryEvent[]): TurnStory {
   const seen = new Map<string, number>();
   const timeline: TimelineItem[] = [];
   let localStart: number | null = null;
+  // A timer after TurnOutcome=HELD is the hold's expiry, not an approval window.
+  let held = false;
   let close: { status: string; failure: string | null; at: number | null } | null = null;
   for (const event of events) {
     const at = epochMs(event.eventTime);
@@ -138,8 +151,10 @@ export function turnStory(events: HistoryEvent[]): TurnStory {
       timeline.push({ kind: 'step', eventId: entry.scheduledEventId, ...pick(entry), iteration, ...times });
       continue;
     }
-    const item = otherItem(event, offsetMs);
+    const item = otherItem(event, offsetMs, held);
     if (item) timeline.push(item);
+    if (item?.kind === 'search-attributes' && 'TurnOutcome' in item.values)
+      held = item.values['TurnOutcome'] === 'HELD';
     if (item?.kind === 'close') close = { status: item.status, failure: item.failure, at };
   }
   const completed = events.at(-1)?.workflowExecutionCompletedEventAttributes;

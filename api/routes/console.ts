@@ -114,7 +114,7 @@ export function consoleRoutes(
     {
       method: 'POST',
       url: '/api/v1/console/turns/:workflowId/actions/:action',
-      summary: 'An SRE action on a turn (retry, approve, reject, activity-reset/pause/unpause); audited.',
+      summary: 'An SRE action on a turn (retry, approve/reject, activity-reset/pause/unpause, held-*); audited.',
       schema: {
         params: {
           type: 'object',
@@ -130,6 +130,8 @@ export function consoleRoutes(
           properties: {
             activityId: { type: 'string', minLength: 1, maxLength: 200 },
             reason: { type: 'string', maxLength: 1000 },
+            callIndex: { type: 'integer', minimum: 1, maximum: 1000 },
+            result: { description: 'held-mark-done only, required: the result verified upstream (any JSON).' },
           },
         },
         response: { '4xx': errorSchema, '5xx': errorSchema },
@@ -175,12 +177,12 @@ async function turnView(ports: ApiPorts, consolePorts: ConsolePorts, workflowId:
   if (!events) throw notFound('TURN_NOT_FOUND', `No turn ${workflowId}.`);
   const story = turnStory(events);
   const running = story.status === 'RUNNING';
-  const [audits, pendingActivities, pendingApproval, conversation] = await Promise.all([
+  const outcome = running ? story.searchAttributes['TurnOutcome'] : null;
+  const [audits, pendingActivities, pendingApproval, heldTool, conversation] = await Promise.all([
     consolePorts.turnAudits(conversationId, turnNumber),
     running ? consolePorts.inspector.pendingActivities(workflowId) : [],
-    running && story.searchAttributes['TurnOutcome'] === 'AWAITING_APPROVAL'
-      ? consolePorts.inspector.pendingApproval(workflowId)
-      : null,
+    outcome === 'AWAITING_APPROVAL' ? consolePorts.inspector.pendingApproval(workflowId) : null,
+    outcome === 'HELD' ? consolePorts.inspector.heldTool(workflowId) : null,
     ports.conversations.conversation(conversationId),
   ]);
   const said = conversation?.history.find((h) => h.turnNumber === turnNumber);
@@ -197,6 +199,7 @@ async function turnView(ports: ApiPorts, consolePorts: ConsolePorts, workflowId:
     audits,
     pendingActivities,
     pendingApproval,
+    heldTool,
     temporalUiUrl: ui
       ? `${ui.url.replace(/\/$/, '')}/namespaces/${encodeURIComponent(ui.namespace)}/workflows/${workflowId}`
       : null,

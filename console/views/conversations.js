@@ -1,5 +1,5 @@
 import { api } from '../lib/api.js';
-import { badge, h, mount, when } from '../lib/dom.js';
+import { badge, errorBox, h, mount, when } from '../lib/dom.js';
 
 const PAGE = 25;
 
@@ -56,17 +56,67 @@ function pager(params, page) {
   );
 }
 
+/** #22: turns whose tool call waits for an operator; an API without held-tool routes has none (404). */
+async function heldTurns() {
+  try {
+    return (await api('/api/v1/admin/turns/held')).turns;
+  } catch (err) {
+    return err.status === 404 ? [] : err;
+  }
+}
+
+function heldPanel(turns) {
+  if (turns instanceof Error) return errorBox(turns);
+  if (turns.length === 0) return null;
+  const head = ['Held turn', 'Tool', 'Side effect', 'Attempts', 'Last error', 'Expires'];
+  return h(
+    'section',
+    { class: 'panel attention', id: 'held-turns' },
+    h('h2', {}, `Tool calls held for an operator (${turns.length})`),
+    h(
+      'table',
+      { class: 'list' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          head.map((t) => h('th', {}, t))
+        )
+      ),
+      h(
+        'tbody',
+        {},
+        turns.map(({ workflowId, held }) =>
+          h(
+            'tr',
+            {},
+            h('td', {}, h('a', { href: `#/turn/${workflowId}`, class: 'mono' }, workflowId)),
+            h('td', { class: 'mono' }, held.toolCode),
+            h('td', {}, held.outcomeUnknown ? `${held.sideEffect} (outcome unknown)` : held.sideEffect),
+            h('td', { class: 'num' }, held.attempts),
+            h('td', { class: 'failure' }, `${held.failureType}: ${held.error}`),
+            h('td', {}, when(held.expiresAt))
+          )
+        )
+      )
+    )
+  );
+}
+
 /** Conversations, newest first, searchable by id or text and filterable by status, intent and state. */
 export async function conversationsPage({ main }, params) {
   const query = new URLSearchParams();
   for (const name of ['q', 'status', 'intent', 'state', 'offset'])
     if (params.get(name)) query.set(name, params.get(name));
   query.set('limit', String(PAGE));
-  const page = await api(`/api/v1/console/conversations?${query}`);
+  const [page, held] = await Promise.all([api(`/api/v1/console/conversations?${query}`), heldTurns()]);
   const head = ['Conversation', 'Status', 'Last intent', 'Last state', 'Turns', 'Last message', 'Updated'];
   mount(
     main,
     h('h1', {}, 'Conversations'),
+    heldPanel(held),
     filterForm(params),
     page.items.length === 0
       ? h('p', { class: 'muted' }, 'No conversation matches. Run `npx convengine demo` to make some.')

@@ -76,6 +76,68 @@ function activityPanel(turn, activity, done) {
   );
 }
 
+function fact(term, ...value) {
+  return [h('dt', {}, term), h('dd', {}, ...value)];
+}
+
+/** Mark done carries what the operator verified upstream; bad JSON never leaves the page. */
+function verifiedResult(textarea, out) {
+  try {
+    return { result: JSON.parse(textarea.value) };
+  } catch {
+    mount(out, errorBox({ code: 'INVALID_JSON', message: 'The verified result must be JSON, e.g. {"id": "LA-1"}.' }));
+    return null;
+  }
+}
+
+/** #22: a tool call out of retries, held for an operator: retry, skip, fail, or mark done with the verified result. */
+function heldPanel(turn, done) {
+  const held = turn.heldTool;
+  const reason = h('input', { name: 'reason', placeholder: 'reason (optional)' });
+  const result = h('textarea', { name: 'result', rows: 3, cols: 60, placeholder: '{"applicationId": "LA-90311"}' });
+  const out = h('div');
+  const decide = (action, extra = {}) => {
+    const body = { callIndex: held.callIndex, ...(reason.value ? { reason: reason.value } : {}), ...extra };
+    return act(turn, action, body, out, done);
+  };
+  const markDone = () => {
+    const verified = verifiedResult(result, out);
+    if (verified) void decide('held-mark-done', verified);
+  };
+  return h(
+    'section',
+    { class: 'panel attention', id: 'held-tool' },
+    h('h2', {}, 'Tool call held for an operator: ', h('span', { class: 'mono' }, held.toolCode)),
+    held.outcomeUnknown
+      ? h(
+          'p',
+          { class: 'failure', id: 'outcome-unknown' },
+          'Outcome unknown: this write may have been applied. Verify upstream, then Mark done with what you found, or Fail.'
+        )
+      : null,
+    h(
+      'dl',
+      { class: 'facts' },
+      fact('Tool', h('strong', {}, held.toolCode), ` (call ${held.callIndex})`),
+      fact('Side effect', held.sideEffect),
+      fact('Attempts', String(held.attempts)),
+      fact('Last error', h('span', { class: 'failure', id: 'held-error' }, `${held.failureType}: ${held.error}`)),
+      fact('Held since', when(held.heldAt)),
+      fact('Expires', `${when(held.expiresAt)} (then the turn answers without the tool)`)
+    ),
+    reason,
+    button('Retry', () => decide('held-retry'), {
+      class: held.outcomeUnknown ? undefined : 'primary',
+      title: 'Run the call again now, same idempotency key',
+    }),
+    button('Skip', () => decide('held-skip'), { title: 'The planner gets the failure and answers' }),
+    button('Fail turn', () => decide('held-fail'), { title: 'The turn ends with the failure reply' }),
+    h('label', { class: 'verified' }, 'Verified result (JSON)', result),
+    button('Mark done', markDone, { title: 'The call happened upstream: continue with this result' }),
+    out
+  );
+}
+
 function retryPanel(turn, done) {
   const out = h('div');
   return h(
@@ -93,6 +155,7 @@ function retryPanel(turn, done) {
 export function actionPanels(turn, done) {
   const panels = [];
   if (turn.pendingApproval) panels.push(approvalPanel(turn, done));
+  if (turn.heldTool) panels.push(heldPanel(turn, done));
   for (const activity of turn.pendingActivities) panels.push(activityPanel(turn, activity, done));
   if (turn.story.status === 'FAILED' || turn.story.status === 'TIMED_OUT' || turn.story.status === 'TERMINATED') {
     panels.push(retryPanel(turn, done));

@@ -160,6 +160,45 @@ describe('the console API: conversation search, turn story, actions; the static 
     ]);
   });
 
+  const heldAction = (action: string, json: unknown, headers: Record<string, string> = auth) =>
+    h.request('POST', `/api/v1/console/turns/${workflowId}/actions/${action}`, { json, headers });
+
+  it.each([
+    ['held-mark-done', 'no result', {}, 'RESULT_REQUIRED'],
+    ['held-retry', 'a result', { result: { applicationId: 'LA-1' } }, 'RESULT_NOT_ALLOWED'],
+    ['held-mark-done', 'a huge result', { result: 'x'.repeat(16_001) }, 'RESULT_TOO_LARGE'],
+    ['held-skip', 'callIndex 0', { callIndex: 0 }, 'VALIDATION_FAILED'],
+    ['held-fail', 'a callIndex that is text', { callIndex: '1; drop' }, 'VALIDATION_FAILED'],
+    ['held-skip', 'a reason with a NUL', { reason: 'upstream\u0000' }, 'INVALID_TEXT'],
+  ])('refuses %s with %s as 400', async (action, _what, json, code) => {
+    const res = await heldAction(action, json);
+    expect([res.status, res.json().error.code]).toEqual([400, code]);
+  });
+
+  it('answers held actions only with the token, and refuses one on a turn that is not held (409, audited)', async () => {
+    for (const action of ['held-retry', 'held-skip', 'held-fail', 'held-mark-done']) {
+      expect([action, (await heldAction(action, { result: {} }, {})).status]).toEqual([action, 401]);
+    }
+    const before = (await get(`/api/v1/console/turns/${workflowId}`)).json();
+    const countOf = (turn: { audits: { stage: string }[] }) =>
+      turn.audits.filter((a) => a.stage === 'OPERATOR_ACTION').length;
+    const refused = await heldAction('held-mark-done', { result: { applicationId: 'LA-1' }, reason: 'verified' });
+    expect([refused.status, refused.json().error.code]).toEqual([409, 'NOT_HELD']);
+    const turn = (await get(`/api/v1/console/turns/${workflowId}`)).json();
+    expect(turn.heldTool).toBeNull();
+    const actions = turn.audits.filter((a: { stage: string }) => a.stage === 'OPERATOR_ACTION');
+    expect(actions).toHaveLength(countOf(before) + 1);
+    expect(actions.at(-1).payload).toEqual(
+      expect.objectContaining({
+        action: 'held-mark-done',
+        source: 'console',
+        reason: 'verified',
+        result: 'FAILED',
+        failure: 'NOT_HELD',
+      })
+    );
+  });
+
   it('lists the actions and, without TEMPORAL_UI_URL, no Temporal UI link', async () => {
     const meta = (await get('/api/v1/console/meta')).json();
     expect(meta.temporalUi).toBeNull();
@@ -170,6 +209,10 @@ describe('the console API: conversation search, turn story, actions; the static 
       'activity-reset',
       'activity-pause',
       'activity-unpause',
+      'held-retry',
+      'held-skip',
+      'held-fail',
+      'held-mark-done',
     ]);
   });
 });

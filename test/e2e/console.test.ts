@@ -18,8 +18,10 @@ import { runSeedConversations } from '../support/seed-turns';
 const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts', 'console');
 const README_SHOT = join(__dirname, '..', '..', 'docs', 'images', 'console.png');
+const HELD_SHOT = join(__dirname, '..', '..', 'docs', 'images', 'console-held.png');
 const TEMPORAL_UI = 'http://temporal-ui.example:8233';
 const ORDER_MESSAGE = 'Check order ORD-7017 status and trace.';
+const LOAN_MESSAGE = 'Apply loan for customer CUST-1001, amount 350000 for 36 months.';
 
 let h: ApiHarness;
 let browser: Browser;
@@ -146,16 +148,34 @@ test('a loop-limit stop shows every planner iteration and the limit it hit', asy
   await page.close();
 });
 
-test('an operator approves a pending write from the console; the action is audited', async () => {
-  await h.wf.mcp.configure(loanConfig({ submitNeedsApproval: true }));
+/** The conversations page once it lists the held turn: the real server's visibility may lag, so reload until it does. */
+async function heldList(workflowId: string): Promise<Page> {
+  const list = await open('');
+  const link = list.locator(`#held-turns a[href="#/turn/${workflowId}"]`);
+  for (let tries = 0; tries < 20; tries++) {
+    await list.locator('main h1').waitFor();
+    if ((await link.count()) > 0) return list;
+    await list.waitForTimeout(500);
+    await list.reload();
+  }
+  throw new Error(`the conversations page never listed the held turn ${workflowId}`);
+}
+
+/** A loan turn that submits, parked on an operator (approval or hold): its 202 and its console page. */
+async function parkedLoanTurn(rows: Partial<ConfigRows>) {
+  await h.wf.mcp.configure(rows);
   h.wf.mcp.llm.setScript([
     extracted('CUST-1001'),
     plan('loan.application.submit', 'CUST-1001'),
     answer('Submitted LA-90311.'),
   ]);
-  const turn = await send('Apply loan for customer CUST-1001, amount 350000 for 36 months.');
+  const turn = await send(LOAN_MESSAGE);
   expect(turn.status).toBe(202);
-  const page = await openTurn(turn.workflowId);
+  return { turn, page: await openTurn(turn.workflowId) };
+}
+
+test('an operator approves a pending write from the console; the action is audited', async () => {
+  const { turn, page } = await parkedLoanTurn(loanConfig({ submitNeedsApproval: true }));
   await page.locator('#pending-approval').waitFor();
   expect(await page.innerText('#pending-approval')).toContain('loan.application.submit');
   expect(await page.locator('#live').count()).toBe(1);
@@ -234,5 +254,51 @@ test('a tool failing in a running turn is retried now through Temporal activity 
     expect.objectContaining({ action: 'activity-reset', result: 'DONE' }),
   ]);
   await shot(page, 'tool-retried');
+  await page.close();
+});
+
+test('a held write shows its tool and error; Retry once upstream is back completes the turn, write applied once', async () => {
+  const submit = '/loan/applications';
+  h.wf.mcp.toolServer.counters.reset();
+  h.wf.mcp.toolServer.faults.set(submit, { failTimes: 1_000, status: 503 });
+  const hold = { onRetriesExhausted: 'HOLD', maxAttempts: 2, initialIntervalMs: 100 } as const;
+  const { turn, page } = await parkedLoanTurn(loanConfig({ submit: hold }));
+  const list = await heldList(turn.workflowId);
+  expect(await list.innerText('#held-turns')).toContain('loan.application.submit');
+  await list.close();
+  const held = page.locator('#held-tool');
+  await held.waitFor();
+  expect(await page.innerText('h1')).toContain('HELD');
+  expect(await held.innerText()).toMatch(/Tool\s+loan\.application\.submit \(call 1\)/);
+  expect(await held.innerText()).toMatch(/Attempts\s+2/);
+  expect(await page.innerText('#held-error')).toContain('503');
+  expect(await held.innerText()).toMatch(/Side effect\s+IDEMPOTENT_WRITE/);
+  expect(await page.innerText('#timeline')).toContain('waiting for an operator on the held tool call');
+  await shot(page, 'held-turn');
+  const docsShot = join(ARTIFACTS, 'console-held.png');
+  await page.screenshot({ path: docsShot });
+  if (process.env.UPDATE_SCREENSHOTS === '1') copyFileSync(docsShot, HELD_SHOT);
+  // Bad JSON for Mark done stays on the page: nothing is sent, nothing audited.
+  await held.locator('textarea[name=result]').fill('{"applicationId": ');
+  await held.locator('button:has-text("Mark done")').click();
+  expect(await held.locator('[role=alert]').innerText()).toContain('INVALID_JSON');
+  expect(await operatorActions(turn.conversationId)).toEqual([]);
+
+  h.wf.mcp.toolServer.faults.clear(submit);
+  await held.locator('input[name=reason]').fill('upstream is back');
+  await held.locator('button:has-text("Retry")').click();
+  await page.locator('h1:has-text("ANSWERED")').waitFor({ timeout: 60_000 });
+  expect(await page.innerText('#response')).toContain('Submitted LA-90311.');
+  expect(await page.locator('#held-tool').count()).toBe(0);
+  expect(await page.innerText('#timeline')).toContain('held tool decision: retry by console — upstream is back');
+  expect(h.wf.mcp.toolServer.counters.totalWriteEffects()).toBe(1);
+  const audits = await listAudits(h.wf.mcp.deps.db, turn.conversationId);
+  expect(audits.filter((a) => a.stage === 'OPERATOR_ACTION').map((a) => a.payload)).toEqual([
+    expect.objectContaining({ action: 'held-retry', reason: 'upstream is back', callIndex: 1, result: 'DONE' }),
+  ]);
+  expect(audits.find((a) => a.stage === 'TOOL_HOLD_RESOLVED')?.payload).toEqual(
+    expect.objectContaining({ decided_by: 'console' })
+  );
+  await shot(page, 'held-turn-retried');
   await page.close();
 });
