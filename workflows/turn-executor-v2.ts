@@ -127,7 +127,9 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     } catch (err) {
       const reason = escalationReason(err);
       if (reason === null) throw err;
-      return this.regular<I, O>(spec, call, `${summary}: ${reason}`);
+      // Kept short: the Web UI truncates long summaries. "DialogueAct: calls the LLM (DA)".
+      const why = reason.startsWith(`${spec.name} `) ? reason.slice(spec.name.length + 1) : reason;
+      return this.regular<I, O>(spec, call, `${summary}: ${why}`);
     }
   }
 

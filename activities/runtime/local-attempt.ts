@@ -35,11 +35,7 @@ export class LocalAttempt {
   /** The NEEDS_REGULAR_ACTIVITY error once the attempt reached the LLM or consumer code, else null. */
   escalation(): EngineError | null {
     if (this.refusedFor === null) return null;
-    return new EngineError(
-      ErrorType.NeedsRegularActivity,
-      `${this.step} ${this.refusedFor}: it runs again as a regular activity`,
-      { retryable: false }
-    );
+    return new EngineError(ErrorType.NeedsRegularActivity, `${this.step} ${this.refusedFor}`, { retryable: false });
   }
 
   private refuse(what: string): EngineError {

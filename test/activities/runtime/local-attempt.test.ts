@@ -34,7 +34,7 @@ describe('a local attempt of a local-first step (activities/runtime/local-attemp
     const escalation = attempt.escalation();
     expect(escalation).toBeInstanceOf(EngineError);
     expect(escalation).toMatchObject({ type: ErrorType.NeedsRegularActivity, retryable: false });
-    expect(escalation?.message).toBe('DialogueAct calls the LLM (INTENT): it runs again as a regular activity');
+    expect(escalation?.message).toBe('DialogueAct calls the LLM (INTENT)');
   });
 
   it('refuses a registered consumer task at resolution, so no task code runs', () => {
