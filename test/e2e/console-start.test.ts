@@ -3,14 +3,14 @@
  * address; opening it in a browser (headless Chromium) leads from the conversation list to a demo
  * turn's full story without any other instruction.
  */
-import { existsSync, mkdirSync, rmSync } from 'node:fs';
+import { mkdirSync, rmSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
+import { launchChromium } from '../support/browser';
 import { DEMO_MESSAGES } from '../../demo/conversations';
 import { ConvengineProcess } from '../support/child-processes';
 import { EMBEDDED_ENV, newHome } from '../support/embedded-stack';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts', 'console');
 
 jest.setTimeout(240_000);
@@ -26,9 +26,6 @@ afterAll(async () => {
 });
 
 test('npm start prints the console address, and the console tells a demo turn’s story', async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is missing at ${CHROMIUM}: install Debian's chromium package (.ci/run does)`);
-  }
   start = await ConvengineProcess.start(['start', '--port', '0', '--temporal-port', '0', '--home', home], {
     name: 'start',
     env: EMBEDDED_ENV,
@@ -46,7 +43,7 @@ test('npm start prints the console address, and the console tells a demo turn’
   expect(res.status).toBe(200);
   const reply = (await res.json()) as { conversationId: string; payload: { value: string } };
 
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  browser = await launchChromium();
   const page = await browser.newPage({ viewport: { width: 1400, height: 1000 } });
   await page.goto(consoleUrl);
   await page.locator(`a[href="#/conversation/${reply.conversationId}"]`).click();

@@ -4,9 +4,10 @@
  * here; the real server in `npm run test:temporal`). Screenshots are kept under
  * test-artifacts/console/; `UPDATE_SCREENSHOTS=1` also writes docs/images/console.png.
  */
-import { copyFileSync, existsSync, mkdirSync, statSync } from 'node:fs';
+import { copyFileSync, mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchChromium } from '../support/browser';
 import type { ConfigRows } from '../../core/config/types';
 import { EngineError, ErrorType } from '../../core/errors';
 import { listAudits } from '../../db/repositories/audit';
@@ -15,7 +16,6 @@ import { extracted, loanConfig, plan } from '../support/loan-config';
 import { answer, callTool, maxLoops, orderConfig } from '../support/order-config';
 import { runSeedConversations } from '../support/seed-turns';
 
-const CHROMIUM = process.env.CHROMIUM_PATH ?? '/usr/bin/chromium';
 const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts', 'console');
 const README_SHOT = join(__dirname, '..', '..', 'docs', 'images', 'console.png');
 const HELD_SHOT = join(__dirname, '..', '..', 'docs', 'images', 'console-held.png');
@@ -29,12 +29,9 @@ let browser: Browser;
 jest.setTimeout(180_000);
 
 beforeAll(async () => {
-  if (!existsSync(CHROMIUM)) {
-    throw new Error(`Chromium is missing at ${CHROMIUM}: install Debian's chromium package (.ci/run does)`);
-  }
   mkdirSync(ARTIFACTS, { recursive: true });
   h = await ApiHarness.start({ temporalUiUrl: TEMPORAL_UI });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {

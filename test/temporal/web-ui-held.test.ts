@@ -6,14 +6,14 @@
 import { copyFileSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
+import { launchChromium, temporalUiUrl } from '../support/browser';
 import { resolveHeldToolUpdate } from '../../workflows/messages';
 import { eventually } from '../devserver/harness';
 import { extracted, loanConfig, plan } from '../support/loan-config';
 import { answer } from '../support/order-config';
 import { WorkflowHarness } from '../support/workflow-harness';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = join(__dirname, '..', '..', 'docs', 'images', 'temporal-ui-held-turn.png');
 
 let h: WorkflowHarness;
@@ -21,12 +21,6 @@ let browser: Browser;
 let heldTurn: string;
 
 jest.setTimeout(180_000);
-
-function uiUrl(): string {
-  const url = process.env.TEMPORAL_UI_URL;
-  if (!url) throw new Error('TEMPORAL_UI_URL is not set: run this file with `npm run test:temporal`');
-  return url;
-}
 
 beforeAll(async () => {
   h = await WorkflowHarness.start();
@@ -41,7 +35,7 @@ beforeAll(async () => {
   const reply = await h.send({ message: 'Apply loan for customer CUST-1001, amount 350000 for 36 months.' });
   if (reply.kind !== 'HELD') throw new Error(`expected a held turn, got ${reply.kind}`);
   heldTurn = reply.ref.workflowId;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
@@ -56,7 +50,7 @@ afterAll(async () => {
 
 test('a held turn shows its tool, attempts and last error as current details, and is listed as HELD', async () => {
   const page = await browser.newPage({ viewport: { width: 1600, height: 1400 } });
-  await page.goto(`${uiUrl()}/namespaces/${h.temporal.namespace}/workflows/${heldTurn}`);
+  await page.goto(`${temporalUiUrl()}/namespaces/${h.temporal.namespace}/workflows/${heldTurn}`);
   await page.getByText('LoadOrCreateConversation').first().waitFor();
   await page.getByText('Loading...').waitFor({ state: 'hidden' });
   // The UI reads current details with the __temporal_workflow_metadata query, on its User Metadata tab.
@@ -79,7 +73,7 @@ test('a held turn shows its tool, attempts and last error as current details, an
 
   const query = encodeURIComponent('TurnOutcome="HELD"');
   await eventually(async () => {
-    await page.goto(`${uiUrl()}/namespaces/${h.temporal.namespace}/workflows?query=${query}`);
+    await page.goto(`${temporalUiUrl()}/namespaces/${h.temporal.namespace}/workflows?query=${query}`);
     await page.getByText(heldTurn).first().waitFor({ timeout: 5_000 });
   }, 30_000);
   await page.close();

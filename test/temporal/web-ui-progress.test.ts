@@ -7,12 +7,12 @@
 import { copyFileSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser } from 'playwright-core';
+import { type Browser } from 'playwright-core';
+import { launchChromium, temporalUiUrl } from '../support/browser';
 import { verbose } from '../../db/seed/builders';
 import { extracted, loanConfig, plan } from '../support/loan-config';
 import { WorkflowHarness } from '../support/workflow-harness';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = join(__dirname, '..', '..', 'docs', 'images', 'temporal-ui-current-details.png');
 const MESSAGE = 'Submitting the loan application of customer CUST-1001…';
 
@@ -20,12 +20,6 @@ let h: WorkflowHarness;
 let browser: Browser;
 
 jest.setTimeout(180_000);
-
-function uiUrl(): string {
-  const url = process.env.TEMPORAL_UI_URL;
-  if (!url) throw new Error('TEMPORAL_UI_URL is not set: run this file with `npm run test:temporal`');
-  return url;
-}
 
 beforeAll(async () => {
   h = await WorkflowHarness.start();
@@ -45,7 +39,7 @@ beforeAll(async () => {
       }),
     ],
   });
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
@@ -71,7 +65,7 @@ test('a running planner turn, parked on an approval, shows its latest progress m
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const page = await browser.newPage({ viewport: { width: 1600, height: 1000 } });
-  await page.goto(`${uiUrl()}/namespaces/${h.temporal.namespace}/workflows/${workflowId}`);
+  await page.goto(`${temporalUiUrl()}/namespaces/${h.temporal.namespace}/workflows/${workflowId}`);
   await page.getByText('LoadOrCreateConversation').first().waitFor();
   // The UI reads current details with the __temporal_workflow_metadata query, under User Metadata.
   await page.getByText('User Metadata', { exact: true }).first().click();

@@ -6,14 +6,14 @@
 import { copyFileSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page } from 'playwright-core';
+import { launchChromium, temporalUiUrl } from '../support/browser';
 import type { DemoTurnRecord } from '../../demo/demo-runner';
 import { activityEntries, upsertedSearchAttributes } from '../support/history';
 import { callTool, maxLoops, orderConfig } from '../support/order-config';
 import { runSeedConversations } from '../support/seed-turns';
 import { WorkflowHarness } from '../support/workflow-harness';
 
-const CHROMIUM = '/usr/bin/chromium';
 const SCREENSHOT = join(__dirname, '..', '..', 'docs', 'images', 'temporal-ui-turn.png');
 
 let h: WorkflowHarness;
@@ -22,12 +22,6 @@ let loanTurn: DemoTurnRecord;
 let loopLimitTurn: string;
 
 jest.setTimeout(180_000);
-
-function uiUrl(): string {
-  const url = process.env.TEMPORAL_UI_URL;
-  if (!url) throw new Error('TEMPORAL_UI_URL is not set: run this file with `npm run test:temporal`');
-  return url;
-}
 
 beforeAll(async () => {
   h = await WorkflowHarness.start();
@@ -39,7 +33,7 @@ beforeAll(async () => {
   const reply = await h.send({ message: 'Check order ORD-7017 status and trace.' });
   if (reply.kind !== 'COMPLETED') throw new Error(`loop-limit turn did not complete: ${JSON.stringify(reply)}`);
   loopLimitTurn = reply.ref.workflowId;
-  browser = await chromium.launch({ executablePath: CHROMIUM, args: ['--no-sandbox'] });
+  browser = await launchChromium();
 });
 
 afterAll(async () => {
@@ -50,7 +44,7 @@ afterAll(async () => {
 /** The turn's page once its event history has loaded. */
 async function openTurn(workflowId: string): Promise<Page> {
   const page = await browser.newPage({ viewport: { width: 1600, height: 1400 } });
-  await page.goto(`${uiUrl()}/namespaces/${h.temporal.namespace}/workflows/${workflowId}`);
+  await page.goto(`${temporalUiUrl()}/namespaces/${h.temporal.namespace}/workflows/${workflowId}`);
   await page.getByText('LoadOrCreateConversation').first().waitFor();
   await page.getByText('Loading...').waitFor({ state: 'hidden' });
   return page;
@@ -97,7 +91,7 @@ test("the turn's outcome and config version are in its search attributes, and th
   expect(text).toContain(`"ConfigVersion": "${String(attributes['ConfigVersion'])}"`);
   expect(text).toContain('"Intent": "LOAN_APPLICATION"');
   const query = encodeURIComponent(`ConversationId="${loanTurn.conversationId}" AND TurnOutcome="ANSWERED"`);
-  await page.goto(`${uiUrl()}/namespaces/${h.temporal.namespace}/workflows?query=${query}`);
+  await page.goto(`${temporalUiUrl()}/namespaces/${h.temporal.namespace}/workflows?query=${query}`);
   await page
     .getByText(loanTurn.workflowId as string)
     .first()
