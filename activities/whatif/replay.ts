@@ -4,7 +4,7 @@ import type { ConfigSnapshot } from '../../core/config/types';
 import { errorMessage } from '../../core/errors';
 import { createTaskRegistry, type TaskRegistry } from '../../core/tasks/registry';
 import { diffTurn, skippedTurn, type ConversationWhatifResult, type TurnDiff } from '../../core/whatif/diff';
-import { turnFactsOf, type TurnFacts } from '../../core/whatif/facts';
+import { emptyTurnFacts, turnFactsOf, type TurnFacts } from '../../core/whatif/facts';
 import type { Database } from '../../db/pool';
 import { committedTurnCount } from '../../db/repositories/conversation';
 import { auditsByTurn, readRecording, type RecordedTurn } from '../../db/whatif/recording';
@@ -66,16 +66,6 @@ class ReplayClock implements Clock {
   }
 }
 
-const EMPTY_FACTS: TurnFacts = {
-  intent: null,
-  state: null,
-  rulesFired: [],
-  toolsCalled: [],
-  response: null,
-  approvals: [],
-  error: null,
-};
-
 /** The replayed turn's facts in recorded terms (its own conversation id replaced by the recorded one). */
 async function replayedFacts(db: Database, scratchId: string, turnNumber: number, rename: (t: string) => string) {
   const rows = (await auditsByTurn(db, scratchId)).get(turnNumber) ?? [];
@@ -109,7 +99,7 @@ async function replayTurn(
   } catch {
     // The failure left the transaction unusable: back to before the turn; the error is what we know.
     await db.execute(sql.raw('rollback to savepoint ce_whatif_turn'));
-    return { ...EMPTY_FACTS, error: failure };
+    return { ...emptyTurnFacts(), error: failure };
   }
 }
 

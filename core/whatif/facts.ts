@@ -56,17 +56,14 @@ function responseOf(payload: JsonObject): string | null {
   return reply === undefined ? null : assistantText(reply);
 }
 
+/** A turn of which nothing is known yet (fresh arrays each time). */
+export function emptyTurnFacts(): TurnFacts {
+  return { intent: null, state: null, rulesFired: [], toolsCalled: [], response: null, approvals: [], error: null };
+}
+
 /** The facts of one turn from its audit rows, oldest first. */
 export function turnFactsOf(rows: readonly FactAuditRow[]): TurnFacts {
-  const facts: TurnFacts = {
-    intent: null,
-    state: null,
-    rulesFired: [],
-    toolsCalled: [],
-    response: null,
-    approvals: [],
-    error: null,
-  };
+  const facts = emptyTurnFacts();
   let completed = false;
   for (const row of rows) {
     const { stage, payload } = row;
