@@ -15,6 +15,5 @@ COPY package.json package-lock.json ./
 RUN npm ci --omit=dev --no-audit --no-fund && npm cache clean --force
 COPY --from=build /app/dist ./dist
 COPY --from=build /app/bin ./bin
-COPY --from=build /app/dist/workflow-bundle.js ./dist/workflow-bundle.js
 USER node
 CMD ["node", "bin/convengine.js", "--help"]

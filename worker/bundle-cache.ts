@@ -3,8 +3,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, writeFile
 import { dirname, join, relative } from 'node:path';
 import { bundleWorkflowCode, Runtime } from '@temporalio/worker';
 import { convengineCacheDir } from '../config/cache-dir';
-import { WORKFLOW_TRACING_MODULE } from '../observability/worker-options';
-import { WORKFLOWS_PATH, workflowSource, type WorkflowSource } from './bundle';
+import { workflowBundleVariant, workflowInterceptorModules } from '../observability/worker-options';
+import { WORKFLOWS_PATH, workflowSource, type WorkflowBundleVariant, type WorkflowSource } from './bundle';
 
 const ROOT = join(__dirname, '..');
 /** Everything the workflow bundle is built from: our deterministic layers and the pinned dependencies. */
@@ -21,29 +21,31 @@ function sourceFiles(dir: string): string[] {
 
 /**
  * A key that changes whenever the bundle could: every file under workflows/ and core/ (name and
- * bytes), the lockfile (dependency versions) and the interceptor module built in.
+ * bytes), the lockfile (dependency versions) and the interceptor modules built in (the variant).
  */
-export function workflowBundleKey(root = ROOT): string {
+export function workflowBundleKey(variant: WorkflowBundleVariant, root = ROOT): string {
   const hash = createHash('sha256');
   const files = SOURCE_DIRS.flatMap((dir) => sourceFiles(join(root, dir))).sort();
   for (const file of files) hash.update(relative(root, file)).update('\0').update(readFileSync(file)).update('\0');
   if (existsSync(LOCKFILE)) hash.update(readFileSync(LOCKFILE));
-  hash.update(relative(root, WORKFLOW_TRACING_MODULE));
-  return hash.digest('hex').slice(0, 24);
+  for (const module of workflowInterceptorModules(variant)) hash.update(relative(root, module)).update('\0');
+  return `${variant}-${hash.digest('hex').slice(0, 24)}`;
 }
 
 /**
- * The workflow bundle for running from sources, built once per source state and kept in the user
- * cache: webpack takes seconds, and `convengine start` would otherwise pay them on every start.
- * Like the production bundle it carries the tracing interceptors (they export nothing when tracing
- * is off). Written to a temporary name and renamed, so concurrent starts never read half a file.
+ * The workflow bundle for running from sources, built once per source state and variant and kept in
+ * the user cache: webpack takes seconds, and `convengine start` would otherwise pay them on every start.
+ * Written to a temporary name and renamed, so concurrent starts never read half a file.
  */
-export function cachedWorkflowBundle(cacheDir = join(convengineCacheDir(), 'workflow-bundles')): Promise<string> {
-  const path = join(cacheDir, `${workflowBundleKey()}.js`);
+export function cachedWorkflowBundle(
+  variant: WorkflowBundleVariant,
+  cacheDir = join(convengineCacheDir(), 'workflow-bundles')
+): Promise<string> {
+  const path = join(cacheDir, `${workflowBundleKey(variant)}.js`);
   // One build per process: `start` warms it while the database and Temporal come up, the worker awaits it.
   let building = inProcess.get(path);
   if (!building) {
-    building = existsSync(path) ? Promise.resolve(path) : buildInto(path);
+    building = existsSync(path) ? Promise.resolve(path) : buildInto(path, variant);
     inProcess.set(path, building);
     building.catch(() => inProcess.delete(path));
   }
@@ -52,10 +54,10 @@ export function cachedWorkflowBundle(cacheDir = join(convengineCacheDir(), 'work
 
 const inProcess = new Map<string, Promise<string>>();
 
-async function buildInto(path: string): Promise<string> {
+async function buildInto(path: string, variant: WorkflowBundleVariant): Promise<string> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
-    workflowInterceptorModules: [WORKFLOW_TRACING_MODULE],
+    workflowInterceptorModules: workflowInterceptorModules(variant),
     logger: Runtime.instance().logger,
   });
   mkdirSync(dirname(path), { recursive: true });
@@ -65,8 +67,13 @@ async function buildInto(path: string): Promise<string> {
   return path;
 }
 
-/** The pre-built bundle when there is one (production, CONVENGINE_WORKFLOW_BUNDLE), else the cached one. */
-export async function runnableWorkflowSource(): Promise<{ workflowBundle: { codePath: string } }> {
-  const source: WorkflowSource = workflowSource();
-  return 'workflowBundle' in source ? source : { workflowBundle: { codePath: await cachedWorkflowBundle() } };
+/**
+ * The bundle a worker runs: the variant tracing asks for (traced only while tracing is on), pre-built when
+ * there is one (production, CONVENGINE_WORKFLOW_BUNDLE), else the cached one.
+ */
+export async function runnableWorkflowSource(
+  variant: WorkflowBundleVariant = workflowBundleVariant()
+): Promise<{ workflowBundle: { codePath: string } }> {
+  const source: WorkflowSource = workflowSource(variant);
+  return 'workflowBundle' in source ? source : { workflowBundle: { codePath: await cachedWorkflowBundle(variant) } };
 }

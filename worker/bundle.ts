@@ -4,20 +4,39 @@ import { basename, join } from 'node:path';
 /** The project root: this file runs from worker/ (tsx) and, compiled, from dist/worker/. */
 const ROOT = basename(join(__dirname, '..')) === 'dist' ? join(__dirname, '..', '..') : join(__dirname, '..');
 
-/** Where `npm run bundle:workflows` writes the pre-built workflow bundle (used in production). */
-export const WORKFLOW_BUNDLE_PATH = join(ROOT, 'dist', 'workflow-bundle.js');
+/**
+ * The workflow bundle is built in two variants. `traced` carries OpenTelemetry's workflow interceptors; `plain`
+ * does not. A worker runs the traced one only while tracing is on: the interceptors wrap every scheduled step in
+ * spans and promises and send each span out of the sandbox, which more than doubled the workflow thread's CPU per
+ * turn with tracing off (replaying the seed turns: ~120 ms plain, ~200 ms traced). Interceptors only add headers,
+ * so either variant replays histories recorded by the other.
+ */
+export type WorkflowBundleVariant = 'plain' | 'traced';
+
+/** Where `npm run bundle:workflows` writes the pre-built workflow bundles (used in production). */
+export const WORKFLOW_BUNDLE_PATHS: Readonly<Record<WorkflowBundleVariant, string>> = {
+  plain: join(ROOT, 'dist', 'workflow-bundle.js'),
+  traced: join(ROOT, 'dist', 'workflow-bundle-traced.js'),
+};
 
 export const WORKFLOWS_PATH = require.resolve('../workflows');
 
 export type WorkflowSource = { workflowBundle: { codePath: string } } | { workflowsPath: string };
 
-/** Production runs the pre-built bundle (no webpack at start-up); development bundles from source. */
-export function workflowSource(preferBundle = process.env.NODE_ENV === 'production'): WorkflowSource {
+/**
+ * Production runs the pre-built bundle of the variant (no webpack at start-up); development bundles from source.
+ * CONVENGINE_WORKFLOW_BUNDLE names one bundle for every variant: the operator chose it.
+ */
+export function workflowSource(
+  variant: WorkflowBundleVariant,
+  preferBundle = process.env.NODE_ENV === 'production'
+): WorkflowSource {
   const explicit = process.env['CONVENGINE_WORKFLOW_BUNDLE'];
   if (explicit) {
     if (!existsSync(explicit)) throw new Error(`CONVENGINE_WORKFLOW_BUNDLE=${explicit} does not exist`);
     return { workflowBundle: { codePath: explicit } };
   }
-  if (preferBundle && existsSync(WORKFLOW_BUNDLE_PATH)) return { workflowBundle: { codePath: WORKFLOW_BUNDLE_PATH } };
+  const prebuilt = WORKFLOW_BUNDLE_PATHS[variant];
+  if (preferBundle && existsSync(prebuilt)) return { workflowBundle: { codePath: prebuilt } };
   return { workflowsPath: WORKFLOWS_PATH };
 }

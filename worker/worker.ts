@@ -1,6 +1,7 @@
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
 import type { TurnActivities } from '../core/turn/activities';
+import { workflowBundleVariant } from '../observability/worker-options';
 import { workflowSource, type WorkflowSource } from './bundle';
 
 export interface TurnWorkerOptions {
@@ -23,7 +24,7 @@ export function createTurnWorker(options: TurnWorkerOptions): Promise<Worker> {
     taskQueue: options.taskQueue,
     activities: options.activities,
     dataConverter: options.dataConverter,
-    ...(options.workflows ?? workflowSource()),
+    ...(options.workflows ?? workflowSource(workflowBundleVariant())),
     ...options.tuning,
   });
 }
