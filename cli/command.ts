@@ -1,7 +1,5 @@
-/** A `convengine` sub-command. Each lives in its own module under cli/commands/. */
+/** A `convengine` sub-command. Each lives in its own module under cli/commands/; its name and summary in the index. */
 export interface CliCommand {
-  name: string;
-  summary: string;
   usage: string;
   /** Returns the process exit code. */
   run(args: string[], io: CliIo): Promise<number>;

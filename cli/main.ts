@@ -1,4 +1,4 @@
-import { type CliCommand, type CliIo, processIo, wantsHelp } from './command';
+import { type CliIo, processIo, wantsHelp } from './command';
 import { commands } from './commands';
 
 function printUsage(io: CliIo): void {
@@ -17,16 +17,17 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     printUsage(io);
     return name ? 0 : 1;
   }
-  const command: CliCommand | undefined = commands.find((c) => c.name === name);
-  if (!command) {
+  const entry = commands.find((c) => c.name === name);
+  if (!entry) {
     io.err(`Unknown command "${name}".`);
     printUsage(io);
     return 1;
   }
+  const command = await entry.load();
   if (wantsHelp(rest)) {
     io.out(`Usage: ${command.usage}`);
     io.out('');
-    io.out(command.summary);
+    io.out(entry.summary);
     return 0;
   }
   return command.run(rest, io);

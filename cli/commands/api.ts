@@ -5,8 +5,6 @@ import type { CliCommand } from '../command';
 import { untilSignal } from '../signals';
 
 export const apiCommand: CliCommand = {
-  name: 'api',
-  summary: 'Run the HTTP gateway (PORT, HOST, API_TOKEN, DATABASE_URL, TEMPORAL_ADDRESS).',
   usage:
     'convengine api\n\nServes /api/v1/…, /docs/openapi.json, /metrics, /healthz and /readyz; starts turn workflows on TEMPORAL_ADDRESS.',
   async run(args, io) {

@@ -49,8 +49,6 @@ async function prune(io: CliIo, ageMs: number): Promise<number> {
 }
 
 export const claimsCommand: CliCommand = {
-  name: 'claims',
-  summary: 'Housekeeping of large payloads kept out of event history (claims prune --older-than <duration>).',
   usage: USAGE,
   async run(args, io) {
     const { positional, options } = parseOptions(args);

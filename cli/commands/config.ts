@@ -95,8 +95,6 @@ async function diffOrApply(db: Database, dir: string, io: CliIo, write: boolean)
 }
 
 export const configCommand: CliCommand = {
-  name: 'config',
-  summary: 'Config as code: export, diff, apply and validate the ce_* tables as a YAML tree.',
   usage: USAGE,
   async run(args, io) {
     const { positional, options } = parseOptions(args);

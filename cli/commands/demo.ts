@@ -44,8 +44,6 @@ async function privateStack(io: CliIo, json: boolean): Promise<{ stack: RunningS
 }
 
 export const demoCommand: CliCommand = {
-  name: 'demo',
-  summary: 'Run the seed conversations through the HTTP API and check every seed reply.',
   usage: [
     'convengine demo [--json] [--url http://127.0.0.1:3000]',
     '',

@@ -80,8 +80,6 @@ async function run(args: string[], io: CliIo): Promise<number> {
 }
 
 export const devserverCommand: CliCommand = {
-  name: 'devserver',
-  summary: 'Run the embedded Temporal dev server (gRPC on 127.0.0.1, no Docker or downloads needed).',
   usage:
     'convengine devserver [--port 7233] [--host 127.0.0.1] [--namespace default] [--persist <file>] ' +
     '[--search-attribute Name=Type ...]',

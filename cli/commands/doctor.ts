@@ -18,8 +18,6 @@ const USAGE = [
 const KNOWN_OPTIONS = new Set(['address', 'namespace', 'json', 'strict']);
 
 export const doctorCommand: CliCommand = {
-  name: 'doctor',
-  summary: 'Check the Temporal namespace, the activity round trip (slow-server warning) and the database.',
   usage: USAGE,
   async run(args, io) {
     const { positional, options } = parseOptions(args);

@@ -4,8 +4,6 @@ import { parseOptions, type CliCommand } from '../command';
 import { formatTimeline } from '../history/timeline';
 
 export const historyCommand: CliCommand = {
-  name: 'history',
-  summary: "Print a readable timeline of a turn's event history (works against real Temporal too).",
   usage: [
     'convengine history <workflowId> [--address host:port] [--namespace ns] [--run <runId>]',
     '',

@@ -4,8 +4,6 @@ import { commandDatabaseUrl } from '../database-url';
 import type { CliCommand } from '../command';
 
 export const migrateCommand: CliCommand = {
-  name: 'migrate',
-  summary: 'Apply the database migrations (db/migrations) to DATABASE_URL.',
   usage:
     'convengine migrate\n\nApplies pending migrations in order, each in its own transaction; re-running is a no-op.',
   async run(args, io) {

@@ -32,8 +32,6 @@ function printFailure(io: CliIo, err: unknown): number {
 }
 
 export const seedCommand: CliCommand = {
-  name: 'seed',
-  summary: 'Load bundled config packs (faq, move-connections, loan-confirmation, …) into the database.',
   usage: USAGE,
   async run(args, io) {
     const { positional, options } = parseOptions(args);

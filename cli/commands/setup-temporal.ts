@@ -22,8 +22,6 @@ async function connectWhenUp(address: string, log: (line: string) => void): Prom
 }
 
 export const setupTemporalCommand: CliCommand = {
-  name: 'setup-temporal',
-  summary: 'Create the Temporal namespace if missing and register the turn search attributes (idempotent).',
   usage: [
     'convengine setup-temporal [--retention-days 30]',
     '',

@@ -34,8 +34,6 @@ async function checkLines(io: CliIo, policy: SqlGuardrailPolicy): Promise<void> 
 }
 
 export const sqlCheckCommand: CliCommand = {
-  name: 'sql-check',
-  summary: 'Check SQL statements (stdin, one per line) against the read-only SQL guardrail.',
   usage: USAGE,
   async run(args, io) {
     const { positional, options } = parseOptions(args);

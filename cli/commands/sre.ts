@@ -68,8 +68,6 @@ function decisionOf(action: HeldToolAction, options: Map<string, string[]>): Hel
 }
 
 export const sreCommand: CliCommand = {
-  name: 'sre',
-  summary: 'List turns held for an operator and retry, skip, fail or mark-done their tool call (#22).',
   usage: USAGE,
   async run(args, io) {
     const { positional, options } = parseOptions(args);

@@ -38,8 +38,6 @@ export async function stackConfig(options: Map<string, string[]>, io: CliIo): Pr
 const isTemporalMode = (value: string): value is TemporalMode => (TEMPORAL_MODES as readonly string[]).includes(value);
 
 export const startCommand: CliCommand = {
-  name: 'start',
-  summary: 'Run everything in one process on embedded defaults (Temporal, PostgreSQL, scripted LLM, worker, API).',
   usage: [
     'convengine start [--port 3000] [--temporal=auto|cli|embedded] [--temporal-port 7233] [--home .convengine]',
     '                 [--packs all|none|<pack>,<pack>...] [--config <dir>]',

@@ -7,8 +7,6 @@ import { commandDatabaseUrl } from '../database-url';
 import type { CliCommand } from '../command';
 
 export const validateConfigCommand: CliCommand = {
-  name: 'validate-config',
-  summary: 'Validate the ce_* config in DATABASE_URL; list every violation as table[id]: reason.',
   usage:
     'convengine validate-config [--explain]\n\n--explain prints, under each violation, its fix as SQL (see docs/migrating-from-java.md).\nExit code 0 when the config is valid (warnings are printed), 1 on any violation, 2 when DATABASE_URL is missing.',
   async run(args, io) {

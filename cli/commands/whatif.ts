@@ -123,8 +123,6 @@ async function runWhatif(db: Database, args: Args, io: CliIo): Promise<number> {
 }
 
 export const whatifCommand: CliCommand = {
-  name: 'whatif',
-  summary: 'Replay recorded conversations against a draft config and report what would change, per turn.',
   usage: USAGE,
   async run(args, io) {
     const parsed = parseArgs(args, io);

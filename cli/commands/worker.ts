@@ -6,8 +6,6 @@ import type { CliCommand } from '../command';
 import { checkRoundTrip } from '../doctor/checks';
 
 export const workerCommand: CliCommand = {
-  name: 'worker',
-  summary: 'Run a Temporal worker for conversation turns (TEMPORAL_ADDRESS, DATABASE_URL, ANTHROPIC_*).',
   usage: [
     'convengine worker [--check]',
     '',

@@ -1,36 +1,16 @@
 import type { Env } from '../../config/env';
 import { createConfigStore } from '../../db/config/store';
-import { startEmbeddedPostgres } from '../../db/embedded';
 import { openDatabase } from '../../db/pool';
 import { startDemoLlm } from '../../demo/recorded-llm';
 import { DEMO_API_KEY, startDemoToolServer } from '../../demo/tool-server';
-
-/** A started part of the stack: what it gives the others, and how to stop it. */
-export interface Part<T> {
-  value: T;
-  /** Human description when this part is embedded (printed at start), null when external. */
-  embedded: string | null;
-  stop(): Promise<void>;
-}
-
-const none = async (): Promise<void> => undefined;
-
-export async function databasePart(env: Env, home: string): Promise<Part<string>> {
-  if (env.DATABASE_URL) return { value: env.DATABASE_URL, embedded: null, stop: none };
-  const pg = await startEmbeddedPostgres(home);
-  return {
-    value: pg.url,
-    embedded: `PostgreSQL: server at ${pg.maskedUrl} (data in ${pg.dataDir}, password in ${pg.passwordFile})`,
-    stop: () => pg.stop(),
-  };
-}
+import { noStop, type Part } from './part';
 
 /**
  * The keyless demo model (recorded completions, then a deterministic fallback over the loaded
  * config), unless a real API key or base URL is configured.
  */
 export async function llmPart(env: Env, databaseUrl: string): Promise<Part<string | null>> {
-  if (env.ANTHROPIC_API_KEY || env.ANTHROPIC_BASE_URL) return { value: null, embedded: null, stop: none };
+  if (env.ANTHROPIC_API_KEY || env.ANTHROPIC_BASE_URL) return { value: null, embedded: null, stop: noStop };
   const handle = openDatabase(databaseUrl, { max: 1 });
   const store = createConfigStore(handle.db);
   const llm = await startDemoLlm({ config: async () => (await store.current()).rows });
@@ -46,7 +26,7 @@ export async function llmPart(env: Env, databaseUrl: string): Promise<Part<strin
 
 /** The loopback demo tool server the seed packs' HTTP tools call, unless one is configured. */
 export async function toolsPart(): Promise<Part<Record<string, string>>> {
-  if (process.env['CONVENGINE_TOOL_DEMO_URL']) return { value: {}, embedded: null, stop: none };
+  if (process.env['CONVENGINE_TOOL_DEMO_URL']) return { value: {}, embedded: null, stop: noStop };
   const tools = await startDemoToolServer();
   return {
     value: { CONVENGINE_TOOL_DEMO_URL: tools.baseUrl, CONVENGINE_TOOL_DEMO_API_KEY: DEMO_API_KEY },

@@ -1,13 +1,13 @@
 import { join } from 'node:path';
-import { Connection } from '@temporalio/client';
 import type { Env, TemporalMode } from '../../config/env';
-import { startDevServer } from '../../devserver';
 import { TURN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { installedTemporalCli, TEMPORAL_CLI_VERSION, TEMPORAL_SERVER_VERSION } from '../temporal/binary';
 import { startTemporalCli } from '../temporal/server';
-import { setupTemporalNamespace } from '../temporal/setup';
 import type { Logger } from '../../observability/logger';
-import type { Part } from './parts';
+import type * as TemporalClient from '@temporalio/client';
+import type * as DevServerModule from '../../devserver';
+import type * as TemporalSetup from '../temporal/setup';
+import type { Part } from './part';
 
 export interface TemporalEndpoint {
   address: string;
@@ -28,6 +28,8 @@ export interface TemporalPartOptions {
   ui: boolean;
   /** Where the embedded dev server reports internal errors. */
   logger: Logger;
+  /** Told when the real server's process has been spawned. */
+  onSpawn?(): void;
 }
 
 const isPortClash = (err: unknown) =>
@@ -56,7 +58,12 @@ export async function temporalPart(options: TemporalPartOptions): Promise<Part<T
   return binary ? realServer(binary, options) : embeddedDevServer(options);
 }
 
+/* eslint-disable @typescript-eslint/no-require-imports -- The Temporal client and the dev server are required
+   where they are used: the real server is a child process, and `convengine start` wants it booting while this
+   process loads the rest (see ./index.ts). require(), as import() of an extensionless path fails under tsx. */
 async function externalTemporal(address: string, namespace: string): Promise<Part<TemporalEndpoint>> {
+  const { Connection } = require('@temporalio/client') as typeof TemporalClient;
+  const { setupTemporalNamespace } = require('../temporal/setup') as typeof TemporalSetup;
   const connection = await Connection.connect({ address });
   // A cluster we do not own may refuse (permissions, Temporal Cloud): the worker then reports what is missing.
   await setupTemporalNamespace(connection, { namespace, timeoutMs: 15_000 })
@@ -74,7 +81,15 @@ async function realServer(binary: string, options: TemporalPartOptions): Promise
   const namespace = options.env.TEMPORAL_NAMESPACE;
   const server = await onPreferredPort(options.port, (port) =>
     // The Web UI where `temporal server start-dev` puts it by default: frontend port + 1000.
-    startTemporalCli({ binary, port, uiPort: port && port + 1000, ui: options.ui, dbFile, namespaces: [namespace] })
+    startTemporalCli({
+      binary,
+      port,
+      uiPort: port && port + 1000,
+      ui: options.ui,
+      dbFile,
+      namespaces: [namespace],
+      onSpawn: options.onSpawn,
+    })
   );
   const name = `real Temporal server ${TEMPORAL_SERVER_VERSION} (Temporal CLI ${TEMPORAL_CLI_VERSION})`;
   const ui = server.uiUrl ? `, Web UI ${server.uiUrl}` : '';
@@ -86,6 +101,7 @@ async function realServer(binary: string, options: TemporalPartOptions): Promise
 }
 
 async function embeddedDevServer(options: TemporalPartOptions): Promise<Part<TemporalEndpoint>> {
+  const { startDevServer } = require('../../devserver') as typeof DevServerModule;
   const devOptions = {
     namespace: options.env.TEMPORAL_NAMESPACE,
     persistPath: join(options.home, 'temporal-devserver.jsonl'),

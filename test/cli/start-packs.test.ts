@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { stackConfig } from '../../cli/commands/start';
 import type { CliIo } from '../../cli/command';
-import { prepareDatabase } from '../../cli/stack';
+import { prepareDatabase } from '../../cli/stack/prepare-database';
 import { emptyConfigRows } from '../../core/config/rows';
 import type { ConfigRows } from '../../core/config/types';
 import { readConfigRows } from '../../db/config/load';

@@ -1,0 +1,124 @@
+import { startApiServer } from '../../api/server';
+import type { Env } from '../../config/env';
+import type { Logger } from '../../observability/logger';
+import { installTemporalRuntime } from '../../observability/temporal-runtime';
+import { runnableWorkflowSource } from '../../worker/bundle-cache';
+import { runTurnWorker, type RunningWorker } from '../../worker/main';
+import type { RunningStack, StackOptions, StackServers } from './types';
+import type { Part } from './part';
+import { llmPart, toolsPart } from './parts';
+import { prepareDatabase } from './prepare-database';
+
+/**
+ * The rest of the stack, once its servers are on their way: the database migrated and seeded, the demo
+ * LLM and tool server, then the worker and the API side by side. Every part started is stopped again
+ * when a later one fails.
+ */
+export async function assembleStack(
+  options: StackOptions & { logger: Logger },
+  servers: StackServers
+): Promise<RunningStack> {
+  const { logger } = options;
+  installTemporalRuntime({ logger, sdkMetricsAddress: options.env.TEMPORAL_SDK_METRICS_ADDRESS });
+  const stops: Part<unknown>[] = [];
+  const keep = <T>(part: Part<T>): T => (stops.push(part as Part<unknown>), part.value);
+  const stopAll = async () => {
+    for (const part of stops.reverse()) await part.stop().catch(() => undefined);
+  };
+  try {
+    // Webpack (on a cold bundle cache) runs while the database is prepared and Temporal comes up.
+    const warming = runnableWorkflowSource();
+    warming.catch(() => undefined);
+    const [database, temporalServer] = await Promise.allSettled([
+      preparedDatabase(servers.database, options),
+      servers.temporal,
+    ]);
+    for (const part of [database, temporalServer]) if (part.status === 'fulfilled') stops.push(part.value);
+    if (database.status === 'rejected') throw database.reason;
+    if (temporalServer.status === 'rejected') throw temporalServer.reason;
+    const databaseUrl = database.value.value;
+    const temporal = temporalServer.value.value;
+    const llmUrl = keep(await llmPart(options.env, databaseUrl));
+    const toolEnv = keep(await toolsPart());
+    const env: Env = llmUrl ? { ...options.env, ANTHROPIC_BASE_URL: llmUrl } : options.env;
+    // The API does not need the worker to listen: both come up at once.
+    const [worker, api] = await Promise.allSettled([
+      workerPart({ env, databaseUrl, address: temporal.address, toolEnv, logger }),
+      apiPart({
+        env,
+        databaseUrl,
+        temporalAddress: temporal.address,
+        port: options.apiPort,
+        logger,
+        uiUrl: temporal.uiUrl,
+      }),
+    ]);
+    for (const part of [worker, api]) if (part.status === 'fulfilled') stops.push(part.value as Part<unknown>);
+    if (worker.status === 'rejected') throw worker.reason;
+    if (api.status === 'rejected') throw api.reason;
+    const embedded = stops.map((p) => p.embedded).filter((e): e is string => e !== null);
+    return {
+      apiUrl: api.value.value,
+      temporalAddress: temporal.address,
+      temporal,
+      databaseUrl,
+      embedded,
+      stop: stopAll,
+    };
+  } catch (err) {
+    await stopAll();
+    throw err;
+  }
+}
+
+/** The database part, migrated and loaded with the chosen config; stopped again when that fails. */
+async function preparedDatabase(starting: Promise<Part<string>>, options: StackOptions): Promise<Part<string>> {
+  const part = await starting;
+  try {
+    await prepareDatabase(part.value, options.config);
+    return part;
+  } catch (err) {
+    await part.stop().catch(() => undefined);
+    throw err;
+  }
+}
+
+async function workerPart(part: {
+  env: Env;
+  databaseUrl: string;
+  address: string;
+  toolEnv: Record<string, string>;
+  logger: Logger;
+}): Promise<Part<RunningWorker>> {
+  const { env } = part;
+  const worker = await runTurnWorker({
+    env,
+    databaseUrl: part.databaseUrl,
+    address: part.address,
+    toolEnv: { ...process.env, ...part.toolEnv },
+    tuning: { shutdownGraceTime: '5 seconds' },
+    logger: part.logger,
+    // One process, one API port: the worker's own probe server only when asked for.
+    ...(env.WORKER_METRICS_PORT !== undefined ? { probe: { host: env.HOST, port: env.WORKER_METRICS_PORT } } : {}),
+  });
+  return { value: worker, embedded: null, stop: () => worker.shutdown() };
+}
+
+async function apiPart(part: {
+  env: Env;
+  databaseUrl: string;
+  temporalAddress: string;
+  port: number | undefined;
+  logger: Logger;
+  uiUrl: string | null;
+}): Promise<Part<string>> {
+  const api = await startApiServer({
+    env: part.env,
+    databaseUrl: part.databaseUrl,
+    temporalAddress: part.temporalAddress,
+    port: part.port,
+    logger: part.logger,
+    temporalUiUrl: part.uiUrl ?? undefined,
+  });
+  return { value: api.url, embedded: null, stop: () => api.close() };
+}

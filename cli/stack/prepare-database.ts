@@ -1,0 +1,25 @@
+import { migrate } from '../../db/migrate';
+import { openDatabase } from '../../db/pool';
+import { applyConfigRows } from '../../db/config/apply';
+import { overlayConfigRows } from '../../db/config/yaml-tree';
+import { resolveSeedPacks, seedPacks } from '../../db/seed';
+import { packConfigRows } from '../../db/seed/merge';
+import type { StackConfig } from './types';
+
+/**
+ * Migrates, seeds the chosen packs, then, with a YAML tree, makes the config exactly the packs'
+ * rows plus the tree's (the tree wins on equal primary keys), validated as a whole.
+ */
+export async function prepareDatabase(url: string, config: StackConfig = { packs: ['all'] }): Promise<void> {
+  const handle = openDatabase(url, { max: 2 });
+  try {
+    await migrate(handle.pool);
+    if (config.packs.length > 0) await seedPacks(handle.db, config.packs);
+    if (config.rows) {
+      const packRows = packConfigRows(config.packs.length > 0 ? resolveSeedPacks(config.packs) : []);
+      await applyConfigRows(handle.db, overlayConfigRows(packRows, config.rows));
+    }
+  } finally {
+    await handle.close();
+  }
+}

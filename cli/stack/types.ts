@@ -1,0 +1,45 @@
+import type { Env, TemporalMode } from '../../config/env';
+import type { ConfigRows } from '../../core/config/types';
+import type { Logger } from '../../observability/logger';
+import type { Part } from './part';
+import type { TemporalEndpoint } from './temporal-part';
+
+export interface StackOptions {
+  env: Env;
+  /** Directory for embedded state (PostgreSQL data, dev-server journal). */
+  home: string;
+  apiPort?: number;
+  temporalPort?: number;
+  /** Overrides CONVENGINE_TEMPORAL when TEMPORAL_ADDRESS is unset. */
+  temporal?: TemporalMode;
+  /** Serve the real server's Web UI (default true). */
+  temporalUi?: boolean;
+  /** Packs and YAML tree to load (default: every bundled pack). */
+  config?: StackConfig;
+  log(line: string): void;
+  /** Runtime, worker and API log lines (`convengine start` passes a pretty one at warn); default none. */
+  logger?: Logger;
+}
+
+export interface RunningStack {
+  apiUrl: string;
+  temporalAddress: string;
+  temporal: TemporalEndpoint;
+  databaseUrl: string;
+  embedded: string[];
+  stop(): Promise<void>;
+}
+
+/** What the stack loads into the database: bundled packs (none, some, all) and the author's own YAML tree. */
+export interface StackConfig {
+  /** Bundled seed pack names, or ['all']; [] for none. */
+  packs: readonly string[];
+  /** Rows of a `--config <dir>` YAML tree (already validated), laid over the packs. */
+  rows?: ConfigRows;
+}
+
+/** The servers the stack runs in processes of their own, started first. */
+export interface StackServers {
+  database: Promise<Part<string>>;
+  temporal: Promise<Part<TemporalEndpoint>>;
+}
