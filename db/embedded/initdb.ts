@@ -2,6 +2,7 @@ import { spawn } from 'node:child_process';
 import { existsSync, mkdirSync, renameSync, rmSync, unlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { EmbeddedPostgresError, type PostgresBinaries } from './binaries';
+import type { LaunchEvents } from './events';
 import type { EmbeddedLayout } from './layout';
 import { giveTo, type ServerUser } from './os-user';
 
@@ -34,7 +35,8 @@ export async function initialise(
   user: ServerUser,
   layout: EmbeddedLayout,
   password: string,
-  superuser: string
+  superuser: string,
+  events: LaunchEvents = {}
 ): Promise<void> {
   if (existsSync(join(layout.dataDir, 'PG_VERSION'))) return;
   const scratch = `${layout.dataDir}.initdb`;
@@ -45,7 +47,7 @@ export async function initialise(
   writeFileSync(pwfile, `${password}\n`, { mode: 0o600 });
   giveTo(user, pwfile);
   try {
-    await run(
+    const initdb = run(
       binaries.initdb,
       [
         `--pgdata=${scratch}`,
@@ -60,6 +62,8 @@ export async function initialise(
       ],
       user
     );
+    events.onSpawn?.();
+    await initdb;
   } catch (err) {
     throw new EmbeddedPostgresError(`initdb failed in ${scratch}: ${err instanceof Error ? err.message : String(err)}`);
   } finally {
