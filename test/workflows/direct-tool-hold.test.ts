@@ -1,16 +1,16 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import type { TurnReply } from '../../api/ports';
-import { sreCommand } from '../../cli/commands/sre';
 import type { McpToolRow } from '../../core/config/types';
 import type { JsonObject } from '../../core/json';
 import type { TurnActivities } from '../../core/turn/activities';
 import { turnProgressQuery } from '../../workflows/messages';
 import { decisionLog } from '../support/history';
+import { held, heldTurnSuite, runSre } from '../support/held-turn-suite';
 import { extracted, loanConfig } from '../support/loan-config';
 import { answer } from '../support/order-config';
 import { testWorkflowBundle } from '../support/workflow-bundle';
-import { WorkflowHarness } from '../support/workflow-harness';
+import { type WorkflowHarness } from '../support/workflow-harness';
 
 /** #22 for a request's direct tool call (D21): the same hold, update, audits and CLI as the planner's calls. */
 const MESSAGE = 'Apply loan for customer CUST-1001, amount 350000 for 36 months.';
@@ -18,11 +18,6 @@ const SUBMIT = '/loan/applications';
 const TOOL_REQUEST = { tool_request: { tool_code: 'loan.application.submit', args: { customerId: 'CUST-1001' } } };
 const DIRECT = { allowDirectRequest: true, maxAttempts: 2, initialIntervalMs: 100 } satisfies Partial<McpToolRow>;
 const HOLD: Partial<McpToolRow> = { ...DIRECT, onRetriesExhausted: 'HOLD' };
-
-function held(reply: TurnReply) {
-  if (reply.kind !== 'HELD') throw new Error(`expected a held turn, got ${reply.kind}`);
-  return reply;
-}
 
 function execution(result: unknown): JsonObject {
   const context = (result as { context: JsonObject }).context;
@@ -44,26 +39,13 @@ function lateSubmit(base: TurnActivities): TurnActivities {
   };
 }
 
-async function runCli(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await sreCommand.run(args, { out: (l) => out.push(l), err: (l) => err.push(l), stdin: process.stdin });
-  return { code, out, err };
-}
-
 describe("a request's direct tool call out of retries holds its turn too (issue #22, D21)", () => {
+  const suite = heldTurnSuite({ activities: lateSubmit, script: () => [extracted('CUST-1001'), answer('Submitted.')] });
   let h: WorkflowHarness;
   let cli: string[];
-  beforeAll(async () => {
-    h = await WorkflowHarness.start({ activities: lateSubmit });
-    cli = ['--address', h.temporal.address, '--namespace', h.temporal.namespace];
-  });
-  afterAll(async () => h?.stop());
-  beforeEach(() => {
-    h.mcp.llm.setScript([extracted('CUST-1001'), answer('Submitted.')]);
-    h.mcp.toolServer.counters.reset();
-    h.mcp.toolServer.faults.clear();
-    h.mcp.setHandlers({}); // fresh HTTP circuit breakers: each test takes the upstream down on its own
+  beforeAll(() => {
+    h = suite.harness();
+    cli = suite.serverArgs();
   });
 
   async function sendWithUpstreamDown(submit: Partial<McpToolRow>): Promise<TurnReply> {
@@ -83,7 +65,7 @@ describe("a request's direct tool call out of retries holds its turn too (issue 
     expect((await handle.query(turnProgressQuery)).held).toMatchObject({ attempts: 2, outcomeUnknown: false });
     expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(0);
 
-    const retried = await runCli(['retry', '--workflow-id', id, '--by', 'sre-bob', ...cli]);
+    const retried = await runSre(['retry', '--workflow-id', id, '--by', 'sre-bob', ...cli]);
     expect(retried).toMatchObject({ code: 0, err: [] });
     expect(execution(await handle.result())).toMatchObject({ status: 'SUCCESS', toolExecuted: true });
     expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(1);
@@ -108,7 +90,7 @@ describe("a request's direct tool call out of retries holds its turn too (issue 
 
   it('skip records the failure as the tool result, as ANSWER would have', async () => {
     const parked = held(await sendWithUpstreamDown(HOLD));
-    expect(await runCli(['skip', '--workflow-id', parked.ref.workflowId, ...cli])).toMatchObject({ code: 0 });
+    expect(await runSre(['skip', '--workflow-id', parked.ref.workflowId, ...cli])).toMatchObject({ code: 0 });
     const result = await h.client.workflow.getHandle(parked.ref.workflowId).result();
     expect(execution(result)).toMatchObject({ status: 'ERROR', toolExecuted: false });
     expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(0);
@@ -118,7 +100,7 @@ describe("a request's direct tool call out of retries holds its turn too (issue 
 
   it('fail ends the turn with a failure', async () => {
     const parked = held(await sendWithUpstreamDown(HOLD));
-    expect(await runCli(['fail', '--workflow-id', parked.ref.workflowId, ...cli])).toMatchObject({ code: 0 });
+    expect(await runSre(['fail', '--workflow-id', parked.ref.workflowId, ...cli])).toMatchObject({ code: 0 });
     const failure = await h.client.workflow
       .getHandle(parked.ref.workflowId)
       .result()
@@ -147,7 +129,7 @@ describe("a request's direct tool call out of retries holds its turn too (issue 
     const requests = h.mcp.toolServer.counters.requests(SUBMIT);
 
     const verified = '{"applicationId":"LA-90311","status":"SUBMITTED"}';
-    expect(await runCli(['mark-done', '--workflow-id', id, '--result', verified, ...cli])).toMatchObject({ code: 0 });
+    expect(await runSre(['mark-done', '--workflow-id', id, '--result', verified, ...cli])).toMatchObject({ code: 0 });
     const result = await h.client.workflow.getHandle(id).result();
     expect(execution(result)).toMatchObject({ status: 'SUCCESS', toolExecuted: true });
     expect(JSON.stringify(execution(result)['result'])).toContain('LA-90311');

@@ -1,18 +1,17 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import { ApiError } from '../../api/errors';
-import type { TurnReply } from '../../api/ports';
 import { temporalHeldTools } from '../../api/turns/held-tools';
-import { sreCommand } from '../../cli/commands/sre';
 import type { McpToolRow } from '../../core/config/types';
 import type { JsonObject } from '../../core/json';
 import type { TurnActivities } from '../../core/turn/activities';
 import { resolveHeldToolUpdate, turnProgressQuery } from '../../workflows/messages';
 import { decisionLog } from '../support/history';
+import { held, heldTurnSuite, runSre } from '../support/held-turn-suite';
 import { extracted, loanConfig, plan } from '../support/loan-config';
 import { answer } from '../support/order-config';
 import { testWorkflowBundle } from '../support/workflow-bundle';
-import { WorkflowHarness } from '../support/workflow-harness';
+import { type WorkflowHarness } from '../support/workflow-harness';
 
 const MESSAGE = 'Apply loan for customer CUST-1001, amount 350000 for 36 months.';
 const SUBMIT = '/loan/applications';
@@ -25,11 +24,6 @@ function script(finalAnswer = 'Submitted LA-90311.') {
     plan('loan.application.submit', 'CUST-1001'),
     answer(finalAnswer),
   ];
-}
-
-function held(reply: TurnReply) {
-  if (reply.kind !== 'HELD') throw new Error(`expected a held turn, got ${reply.kind}`);
-  return reply;
 }
 
 /** A submit that applies the write, then outlives its start-to-close: the worker "died" after the request left. */
@@ -46,26 +40,13 @@ function lateSubmit(base: TurnActivities): TurnActivities {
   };
 }
 
-async function runCli(args: string[]): Promise<{ code: number; out: string[]; err: string[] }> {
-  const out: string[] = [];
-  const err: string[] = [];
-  const code = await sreCommand.run(args, { out: (l) => out.push(l), err: (l) => err.push(l), stdin: process.stdin });
-  return { code, out, err };
-}
-
 describe('a tool call out of retries holds its turn for an operator (issue #22)', () => {
+  const suite = heldTurnSuite({ activities: lateSubmit, script });
   let h: WorkflowHarness;
   let cli: string[];
-  beforeAll(async () => {
-    h = await WorkflowHarness.start({ activities: lateSubmit });
-    cli = ['--address', h.temporal.address, '--namespace', h.temporal.namespace];
-  });
-  afterAll(async () => h?.stop());
-  beforeEach(() => {
-    h.mcp.llm.setScript(script());
-    h.mcp.toolServer.counters.reset();
-    h.mcp.toolServer.faults.clear();
-    h.mcp.setHandlers({}); // fresh HTTP circuit breakers: each test takes the upstream down on its own
+  beforeAll(() => {
+    h = suite.harness();
+    cli = suite.serverArgs();
   });
 
   async function holdSubmit(submit: Partial<McpToolRow> = HOLD) {
@@ -94,9 +75,9 @@ describe('a tool call out of retries holds its turn for an operator (issue #22)'
     expect(next).toBeInstanceOf(ApiError);
     expect(next).toMatchObject({ statusCode: 409, code: 'TURN_IN_PROGRESS', details: { workflowId: id } });
 
-    const listed = await runCli(['list', '--json', ...cli]);
+    const listed = await runSre(['list', '--json', ...cli]);
     expect(listed.out.map((l) => (JSON.parse(l) as { workflowId: string }).workflowId)).toContain(id);
-    const retried = await runCli(['retry', '--workflow-id', id, '--by', 'sre-alice', ...cli]);
+    const retried = await runSre(['retry', '--workflow-id', id, '--by', 'sre-alice', ...cli]);
     expect(retried).toMatchObject({ code: 0, err: [] });
 
     const result = (await handle.result()) as { payload: { value: string } };
@@ -143,7 +124,7 @@ describe('a tool call out of retries holds its turn for an operator (issue #22)'
 
   it('skip hands the planner the failure, as ANSWER would have', async () => {
     const parked = await holdSubmit();
-    expect(await runCli(['skip', '--workflow-id', parked.ref.workflowId, ...cli])).toMatchObject({ code: 0 });
+    expect(await runSre(['skip', '--workflow-id', parked.ref.workflowId, ...cli])).toMatchObject({ code: 0 });
     const result = (await h.client.workflow.getHandle(parked.ref.workflowId).result()) as { context: JsonObject };
     expect((result.context['mcp'] as JsonObject)['lifecycle']).toMatchObject({ status: 'TOOL_ERROR' });
     expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(0);
@@ -152,7 +133,7 @@ describe('a tool call out of retries holds its turn for an operator (issue #22)'
   it('fail ends the turn with a failure reply, audited', async () => {
     const parked = await holdSubmit();
     const args = ['fail', '--workflow-id', parked.ref.workflowId, '--reason', 'core banking is down for the day'];
-    expect(await runCli([...args, ...cli])).toMatchObject({ code: 0 });
+    expect(await runSre([...args, ...cli])).toMatchObject({ code: 0 });
     const failure = await h.client.workflow
       .getHandle(parked.ref.workflowId)
       .result()
@@ -189,7 +170,7 @@ describe('a tool call out of retries holds its turn for an operator (issue #22)'
     const requests = h.mcp.toolServer.counters.requests(SUBMIT);
 
     const done = ['mark-done', '--workflow-id', id, '--result', '{"applicationId":"LA-90311","status":"SUBMITTED"}'];
-    expect(await runCli([...done, ...cli])).toMatchObject({ code: 0 });
+    expect(await runSre([...done, ...cli])).toMatchObject({ code: 0 });
     const result = (await h.client.workflow.getHandle(id).result()) as { payload: { value: string } };
     expect(result.payload.value).toBe('Submitted LA-90311.');
     expect(h.mcp.toolServer.counters.requests(SUBMIT)).toBe(requests);
@@ -203,12 +184,12 @@ describe('a tool call out of retries holds its turn for an operator (issue #22)'
   });
 
   it('the CLI refuses incomplete commands before it connects', async () => {
-    expect((await runCli(['retry'])).code).toBe(2);
-    expect((await runCli(['mark-done', '--workflow-id', 'turn-x-1'])).err.join()).toContain('--result');
-    expect((await runCli(['mark-done', '--workflow-id', 'turn-x-1', '--result', '{nope'])).err.join()).toContain(
+    expect((await runSre(['retry'])).code).toBe(2);
+    expect((await runSre(['mark-done', '--workflow-id', 'turn-x-1'])).err.join()).toContain('--result');
+    expect((await runSre(['mark-done', '--workflow-id', 'turn-x-1', '--result', '{nope'])).err.join()).toContain(
       'JSON'
     );
-    expect((await runCli(['retry', '--workflow-id', 'turn-x-1', '--call', '0'])).code).toBe(2);
-    expect((await runCli(['explode'])).code).toBe(2);
+    expect((await runSre(['retry', '--workflow-id', 'turn-x-1', '--call', '0'])).code).toBe(2);
+    expect((await runSre(['explode'])).code).toBe(2);
   });
 });
