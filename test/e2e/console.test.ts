@@ -235,7 +235,11 @@ test('a tool failing in a running turn is retried now through Temporal activity 
   const workflowId = `turn-${conversationId}-1`;
   const sent = h.request('POST', '/api/v1/conversation/message', { json: { conversationId, message: ORDER_MESSAGE } });
   const page = await open(`#/turn/${workflowId}`);
-  const pending = page.locator('.pending-activity');
+  // The planner's own activity may be the pending one first (a slow LLM step): wait for the tool's failed attempt.
+  const pending = page
+    .locator('.pending-activity')
+    .filter({ hasText: 'McpToolCall is retrying' })
+    .filter({ hasText: 'Last failure:' });
   await pending.waitFor({ timeout: 60_000 });
   expect(await pending.innerText()).toContain('McpToolCall is retrying');
   expect(await pending.innerText()).toContain('Last failure: TOOL_HTTP_ERROR: order service unavailable');
