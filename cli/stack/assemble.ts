@@ -4,8 +4,7 @@ import type { Logger } from '../../observability/logger';
 import { installTemporalRuntime } from '../../observability/temporal-runtime';
 import { runnableWorkflowSource } from '../../worker/bundle-cache';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
-import type { RunningStack, StackOptions, StackServers } from './types';
-import type { Part } from './part';
+import type { Part, RunningStack, StackOptions, StackServers } from './types';
 import { llmPart, toolsPart } from './parts';
 import { prepareDatabase } from './prepare-database';
 

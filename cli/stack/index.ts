@@ -1,7 +1,7 @@
 import type { Env } from '../../config/env';
 import { silentLogger } from '../../observability/logger';
 import type * as AssembleModule from './assemble';
-import { databasePart } from './part';
+import { databasePart } from './database-part';
 import { temporalPart } from './temporal-part';
 import type { RunningStack, StackOptions, StackServers } from './types';
 
@@ -61,7 +61,7 @@ function launchSignal(): { fire(): void; fired: Promise<void> } {
 }
 
 /** Stops whichever servers started. */
-export async function stopServers(servers: StackServers): Promise<void> {
+async function stopServers(servers: StackServers): Promise<void> {
   const settled = await Promise.allSettled([servers.database, servers.temporal]);
   for (const part of settled) if (part.status === 'fulfilled') await part.value.stop().catch(() => undefined);
 }

@@ -3,7 +3,7 @@ import { createConfigStore } from '../../db/config/store';
 import { openDatabase } from '../../db/pool';
 import { startDemoLlm } from '../../demo/recorded-llm';
 import { DEMO_API_KEY, startDemoToolServer } from '../../demo/tool-server';
-import { noStop, type Part } from './part';
+import { noStop, type Part } from './types';
 
 /**
  * The keyless demo model (recorded completions, then a deterministic fallback over the loaded

@@ -7,15 +7,7 @@ import type { Logger } from '../../observability/logger';
 import type * as TemporalClient from '@temporalio/client';
 import type * as DevServerModule from '../../devserver';
 import type * as TemporalSetup from '../temporal/setup';
-import type { Part } from './part';
-
-export interface TemporalEndpoint {
-  address: string;
-  /** The Web UI, when the server serves one. */
-  uiUrl: string | null;
-  /** Which server this is, for the start banner. */
-  server: string;
-}
+import type { Part, TemporalEndpoint } from './types';
 
 export interface TemporalPartOptions {
   env: Env;

@@ -1,8 +1,15 @@
 import type { Env, TemporalMode } from '../../config/env';
 import type { ConfigRows } from '../../core/config/types';
 import type { Logger } from '../../observability/logger';
-import type { Part } from './part';
-import type { TemporalEndpoint } from './temporal-part';
+
+/** The Temporal frontend the stack's worker and API use. */
+export interface TemporalEndpoint {
+  address: string;
+  /** The Web UI, when the server serves one. */
+  uiUrl: string | null;
+  /** Which server this is, for the start banner. */
+  server: string;
+}
 
 export interface StackOptions {
   env: Env;
@@ -43,3 +50,13 @@ export interface StackServers {
   database: Promise<Part<string>>;
   temporal: Promise<Part<TemporalEndpoint>>;
 }
+
+/** A started part of the stack: what it gives the others, and how to stop it. */
+export interface Part<T> {
+  value: T;
+  /** Human description when this part is embedded (printed at start), null when external. */
+  embedded: string | null;
+  stop(): Promise<void>;
+}
+
+export const noStop = async (): Promise<void> => undefined;

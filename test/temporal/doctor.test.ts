@@ -1,10 +1,10 @@
 /**
  * `convengine doctor` on the real server: at the server's defaults the activity round trip is slow
  * enough to warn (the transfer queue is polled 20 times a second), and the warning names both
- * settings; with the shipped dynamic config (the server of `npm run test:temporal`) the same probe
- * is faster than at the defaults.
+ * settings; with the shipped dynamic config the same probe is faster than at the defaults.
  */
 import { startTemporalCli, type TemporalCliServer } from '../../cli/temporal/server';
+import { probeActivityRoundTrip } from '../../worker/probe';
 import { runConvengine } from '../support/run-cli';
 import { temporalCliBinary } from '../support/temporal';
 
@@ -53,11 +53,23 @@ describe('convengine doctor on the real server', () => {
     expect(strict.stdout).toMatch(/^warn round-trip/m);
   });
 
+  // The shared server of `npm run test:temporal` is busy with the other suites, so the comparison runs
+  // on an idle server of its own with the same shipped config. Probes alternate between the two
+  // servers, so both see the same machine load, and the best samples are compared: load only ever
+  // adds time, while the defaults' transfer-queue polling puts a floor under every round trip.
   it('measures the shipped configuration faster than the defaults', async () => {
-    const address = process.env.TEMPORAL_ADDRESS;
-    if (!address) throw new Error('run through `npm run test:temporal`: it starts the server with the shipped config');
-    const shipped = await roundTrip(address, process.env.TEMPORAL_NAMESPACE ?? 'default');
-    const slow = await roundTrip(defaults.address, 'default');
-    expect(shipped.msPerActivity).toBeLessThan(slow.msPerActivity as number);
+    const shipped = await startTemporalCli({ binary: temporalCliBinary() });
+    try {
+      const best = { shipped: Infinity, defaults: Infinity };
+      for (let round = 0; round < 3; round++) {
+        const a = await probeActivityRoundTrip({ address: shipped.address, namespace: 'default' });
+        const b = await probeActivityRoundTrip({ address: defaults.address, namespace: 'default' });
+        best.shipped = Math.min(best.shipped, ...a.samplesMs);
+        best.defaults = Math.min(best.defaults, ...b.samplesMs);
+      }
+      expect(best.shipped).toBeLessThan(best.defaults);
+    } finally {
+      await shipped.stop();
+    }
   });
 });

@@ -1,5 +1,4 @@
 import { WorkflowFailedError } from '@temporalio/client';
-import { Worker } from '@temporalio/worker';
 import type { TurnReply } from '../../api/ports';
 import type { McpToolRow } from '../../core/config/types';
 import type { JsonObject } from '../../core/json';
@@ -9,7 +8,7 @@ import { decisionLog } from '../support/history';
 import { held, heldTurnSuite, runSre } from '../support/held-turn-suite';
 import { extracted, loanConfig } from '../support/loan-config';
 import { answer } from '../support/order-config';
-import { testWorkflowBundle } from '../support/workflow-bundle';
+import { replayHistoryOf } from '../support/workflow-bundle';
 import { type WorkflowHarness } from '../support/workflow-harness';
 
 /** #22 for a request's direct tool call (D21): the same hold, update, audits and CLI as the planner's calls. */
@@ -82,10 +81,7 @@ describe("a request's direct tool call out of retries holds its turn too (issue 
       decided_by: 'sre-bob',
     });
     expect(decisionLog(await h.history(id))).toEqual(['TOOL_HOLD_RESOLVED: tool=loan.application.submit reason=retry']);
-    const history = await handle.fetchHistory();
-    await expect(
-      Worker.runReplayHistory({ workflowBundle: await testWorkflowBundle(), replayName: id }, history, id)
-    ).resolves.toBeUndefined();
+    await expect(replayHistoryOf(handle)).resolves.toBeUndefined();
   });
 
   it('skip records the failure as the tool result, as ANSWER would have', async () => {

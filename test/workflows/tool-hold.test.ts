@@ -1,5 +1,4 @@
 import { WorkflowFailedError } from '@temporalio/client';
-import { Worker } from '@temporalio/worker';
 import { ApiError } from '../../api/errors';
 import { temporalHeldTools } from '../../api/turns/held-tools';
 import type { McpToolRow } from '../../core/config/types';
@@ -10,7 +9,7 @@ import { decisionLog } from '../support/history';
 import { held, heldTurnSuite, runSre } from '../support/held-turn-suite';
 import { extracted, loanConfig, plan } from '../support/loan-config';
 import { answer } from '../support/order-config';
-import { testWorkflowBundle } from '../support/workflow-bundle';
+import { replayHistoryOf } from '../support/workflow-bundle';
 import { type WorkflowHarness } from '../support/workflow-harness';
 
 const MESSAGE = 'Apply loan for customer CUST-1001, amount 350000 for 36 months.';
@@ -99,10 +98,7 @@ describe('a tool call out of retries holds its turn for an operator (issue #22)'
     });
     expect(decisionLog(await h.history(id))).toEqual(['TOOL_HOLD_RESOLVED: tool=loan.application.submit reason=retry']);
     // The held path replays: the hold, the update and the retry are all in history.
-    const history = await handle.fetchHistory();
-    await expect(
-      Worker.runReplayHistory({ workflowBundle: await testWorkflowBundle(), replayName: id }, history, id)
-    ).resolves.toBeUndefined();
+    await expect(replayHistoryOf(handle)).resolves.toBeUndefined();
   });
 
   it("the update Temporal's own CLI sends (resolveHeldTool) works the same, and refuses bad decisions", async () => {

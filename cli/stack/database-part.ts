@@ -1,15 +1,6 @@
 import type { Env } from '../../config/env';
 import { startEmbeddedPostgres, type LaunchEvents } from '../../db/embedded';
-
-/** A started part of the stack: what it gives the others, and how to stop it. */
-export interface Part<T> {
-  value: T;
-  /** Human description when this part is embedded (printed at start), null when external. */
-  embedded: string | null;
-  stop(): Promise<void>;
-}
-
-export const noStop = async (): Promise<void> => undefined;
+import { noStop, type Part } from './types';
 
 /** DATABASE_URL, or the embedded PostgreSQL server (a child process; this module loads nothing heavy). */
 export async function databasePart(env: Env, home: string, events: LaunchEvents = {}): Promise<Part<string>> {
