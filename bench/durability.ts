@@ -84,7 +84,8 @@ export async function latencyRows(stack: BenchStack): Promise<Row[]> {
   const d = await measured(stack, durable(stack));
   const p = await measured(stack, inProcess(stack));
   const history = await historyStats(stack, d.samples);
-  const steps = Math.round(history.meanActivities);
+  // Every step of the turn, regular or local: the chains and the LangGraph peer run as many.
+  const steps = Math.round(history.meanSteps);
   const roundTrip = await benchRoundTrip(stack, history.medianInput, steps);
   const peer = await benchLangGraphPeer(stack.tdb.pool, history.medianInput, steps);
   const run = { d, p, history, roundTrip, peer };
@@ -121,28 +122,38 @@ function threads(cpu: CpuProbe): string {
 }
 
 function costTable({ d, p, history, roundTrip, peer }: LatencyRun): Row[] {
-  const overhead = (mean(d.samples.map((s) => s.ms)) - mean(p.samples.map((s) => s.ms))) / history.meanActivities;
+  const durabilityMs = mean(d.samples.map((s) => s.ms)) - mean(p.samples.map((s) => s.ms));
+  const overhead = durabilityMs / history.meanSteps;
   const per = (total: number, turns: number) => ms(total / Math.max(1, turns));
   const [bare, sized, local] = roundTrip;
   const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
+  const regular = history.meanActivities;
+  const locals = history.meanSteps - regular;
+  const floor = regular * (sized?.msPerActivity ?? NaN) + locals * (local?.msPerActivity ?? NaN);
   return [
     [
-      'Activities per turn',
-      history.meanActivities.toFixed(1),
-      `mean over the durable turns' histories (in-process count: ${mean(p.samples.map((s) => s.activities)).toFixed(1)})`,
+      'Steps per turn: regular / local activities',
+      `${regular.toFixed(1)} / ${locals.toFixed(1)}`,
+      `mean over the durable turns' histories, ${history.meanSteps.toFixed(1)} steps in all (in-process count: ${mean(p.samples.map((s) => s.activities)).toFixed(1)})`,
     ],
     [
       'Per-step overhead',
       `${ms(overhead)} (LangGraph JS + PostgresSaver: ${ms(peer.overheadMsPerStep)})`,
-      `ours: (mean durable − mean in-process turn latency) ÷ activities per turn. LangGraph (bench/peers/langgraph.ts): ` +
+      `ours: (mean durable − mean in-process turn latency) ÷ steps per turn, regular and local. LangGraph (bench/peers/langgraph.ts): ` +
         `a ${peer.steps}-node chain carrying the same ${(peer.payloadBytes / 1024).toFixed(1)} KiB payload on the same PostgreSQL, ` +
         `(checkpoint saved before the next step − no checkpointer) ÷ steps: ${ms(peer.syncMsPerStep)} − ${ms(peer.inMemoryMsPerStep)} ` +
         `per step (p95 ${ms(peer.p95SyncMsPerStep)}); with its default async checkpoints ${ms(peer.asyncOverheadMsPerStep)}; ${peer.runs} runs each`,
     ],
     [
+      "Temporal's floor per turn",
+      `${ms(floor)} of ${ms(durabilityMs)}`,
+      `what the turn's steps would cost as no-op activities of the same kinds: ${regular.toFixed(1)} × the round trip with the payload ` +
+        `+ ${locals.toFixed(1)} × the local-activity step (rows below); the rest of the cost of durability is ours`,
+    ],
+    [
       'Bare activity round trip',
       `${ms(bare?.msPerActivity ?? NaN)} empty / ${ms(sized?.msPerActivity ?? NaN)} with a ${kib(sized?.payloadBytes ?? 0)} payload`,
-      `no-op echo activities chained ${history.meanActivities.toFixed(0)} per workflow on the same Temporal server (SDK worker in the bench process); ` +
+      `no-op echo activities chained ${Math.round(history.meanSteps)} per workflow on the same Temporal server (SDK worker in the bench process); ` +
         `server CPU ${ms(bare?.serverCpuMsPerActivity ?? NaN)} / ${ms(sized?.serverCpuMsPerActivity ?? NaN)}, ` +
         `worker + client CPU ${ms(bare?.workerCpuMsPerActivity ?? NaN)} / ${ms(sized?.workerCpuMsPerActivity ?? NaN)} per activity; payload = median turn activity input`,
     ],

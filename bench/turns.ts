@@ -114,14 +114,17 @@ export interface HistoryStats {
   maxEvents: number;
   meanBytes: number;
   maxBytes: number;
+  /** Regular activities scheduled per turn. */
   meanActivities: number;
+  /** Pipeline steps per turn: regular plus local activities (each step is one or the other). */
+  meanSteps: number;
   /** History bytes by step type, activities (regular, local), estimated billable actions: per-turn means. */
   costs: MeanHistoryCosts;
 }
 
 /** Events, encoded bytes and scheduled activities of each durable turn's history. */
 export async function historyStats(stack: BenchStack, samples: readonly TurnSample[]): Promise<HistoryStats> {
-  const rows: { events: number; bytes: number; activities: number }[] = [];
+  const rows: { events: number; bytes: number; activities: number; localActivities: number }[] = [];
   const inputs: temporal.api.common.v1.IPayload[] = [];
   const costs: TurnHistoryCosts[] = [];
   for (const sample of samples) {
@@ -131,8 +134,14 @@ export async function historyStats(stack: BenchStack, samples: readonly TurnSamp
     const scheduled = events.flatMap((e) => e.activityTaskScheduledEventAttributes ?? []);
     for (const s of scheduled) if (s.input?.payloads?.[0]) inputs.push(s.input.payloads[0]);
     const bytes = temporal.api.history.v1.History.encode(history).finish().length;
-    rows.push({ events: events.length, bytes, activities: scheduled.length });
-    costs.push(turnHistoryCosts(events));
+    const turnCosts = turnHistoryCosts(events);
+    rows.push({
+      events: events.length,
+      bytes,
+      activities: scheduled.length,
+      localActivities: turnCosts.localActivities,
+    });
+    costs.push(turnCosts);
   }
   const mean = (f: (r: (typeof rows)[number]) => number) =>
     rows.reduce((n, r) => n + f(r), 0) / Math.max(1, rows.length);
@@ -146,6 +155,7 @@ export async function historyStats(stack: BenchStack, samples: readonly TurnSamp
     meanBytes: mean((r) => r.bytes),
     maxBytes: Math.max(0, ...rows.map((r) => r.bytes)),
     meanActivities: mean((r) => r.activities),
+    meanSteps: mean((r) => r.activities) + mean((r) => r.localActivities),
     costs: meanCosts(costs),
   };
 }
