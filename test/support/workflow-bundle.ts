@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync, writeFileSync, renameSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { WorkflowHandle } from '@temporalio/client';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 
 const ROOT = join(__dirname, '..', '..');
@@ -45,8 +46,11 @@ const noop = () => undefined;
 const quietLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
 
 /** Replays a finished workflow's history against the current bundle; rejects on any nondeterminism. */
-export async function replayHistoryOf(handle: { workflowId: string; fetchHistory(): Promise<unknown> }): Promise<void> {
-  const history = (await handle.fetchHistory()) as Parameters<typeof Worker.runReplayHistory>[1];
+export async function replayHistoryOf(handle: WorkflowHandle): Promise<void> {
   const id = handle.workflowId;
-  await Worker.runReplayHistory({ workflowBundle: await testWorkflowBundle(), replayName: id }, history, id);
+  await Worker.runReplayHistory(
+    { workflowBundle: await testWorkflowBundle(), replayName: id },
+    await handle.fetchHistory(),
+    id
+  );
 }

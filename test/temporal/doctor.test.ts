@@ -62,10 +62,10 @@ describe('convengine doctor on the real server', () => {
     try {
       const best = { shipped: Infinity, defaults: Infinity };
       for (let round = 0; round < 3; round++) {
-        const a = await probeActivityRoundTrip({ address: shipped.address, namespace: 'default' });
-        const b = await probeActivityRoundTrip({ address: defaults.address, namespace: 'default' });
-        best.shipped = Math.min(best.shipped, ...a.samplesMs);
-        best.defaults = Math.min(best.defaults, ...b.samplesMs);
+        const onShipped = await probeActivityRoundTrip({ address: shipped.address, namespace: 'default' });
+        const onDefaults = await probeActivityRoundTrip({ address: defaults.address, namespace: 'default' });
+        best.shipped = Math.min(best.shipped, ...onShipped.samplesMs);
+        best.defaults = Math.min(best.defaults, ...onDefaults.samplesMs);
       }
       expect(best.shipped).toBeLessThan(best.defaults);
     } finally {
