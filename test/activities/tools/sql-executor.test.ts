@@ -130,7 +130,13 @@ describe('read-only SQL executor', () => {
     for (const sql of ['select pg_advisory_lock(42)', 'select pg_try_advisory_lock(42)', 'select pg_sleep(0)']) {
       expect(await failure(executeReadOnly(appTarget, query(sql)))).toMatchObject({ type: 'TOOL_NOT_ALLOWED' });
     }
-    const locks = await tdb.pool.query("SELECT 1 FROM pg_locks WHERE locktype = 'advisory'");
+    // pg_locks is cluster-wide and other suites take advisory locks of their own (test/support/database.ts):
+    // only the tools role's sessions count.
+    const locks = await tdb.pool.query(
+      `SELECT 1 FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+        WHERE l.locktype = 'advisory' AND a.usename = $1`,
+      [TOOLS_ROLE]
+    );
     expect(locks.rowCount).toBe(0);
   });
 
