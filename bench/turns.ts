@@ -124,7 +124,7 @@ export interface HistoryStats {
 
 /** Events, encoded bytes and scheduled activities of each durable turn's history. */
 export async function historyStats(stack: BenchStack, samples: readonly TurnSample[]): Promise<HistoryStats> {
-  const rows: { events: number; bytes: number; activities: number; localActivities: number }[] = [];
+  const rows: { events: number; bytes: number; activities: number }[] = [];
   const inputs: temporal.api.common.v1.IPayload[] = [];
   const costs: TurnHistoryCosts[] = [];
   for (const sample of samples) {
@@ -134,19 +134,14 @@ export async function historyStats(stack: BenchStack, samples: readonly TurnSamp
     const scheduled = events.flatMap((e) => e.activityTaskScheduledEventAttributes ?? []);
     for (const s of scheduled) if (s.input?.payloads?.[0]) inputs.push(s.input.payloads[0]);
     const bytes = temporal.api.history.v1.History.encode(history).finish().length;
-    const turnCosts = turnHistoryCosts(events);
-    rows.push({
-      events: events.length,
-      bytes,
-      activities: scheduled.length,
-      localActivities: turnCosts.localActivities,
-    });
-    costs.push(turnCosts);
+    rows.push({ events: events.length, bytes, activities: scheduled.length });
+    costs.push(turnHistoryCosts(events));
   }
   const mean = (f: (r: (typeof rows)[number]) => number) =>
     rows.reduce((n, r) => n + f(r), 0) / Math.max(1, rows.length);
   inputs.sort((a, b) => (a.data?.length ?? 0) - (b.data?.length ?? 0));
   const median = inputs[Math.floor(inputs.length / 2)];
+  const meanCost = meanCosts(costs);
   return {
     turns: rows.length,
     medianInput: median ? defaultPayloadConverter.fromPayload(median as never) : {},
@@ -155,8 +150,8 @@ export async function historyStats(stack: BenchStack, samples: readonly TurnSamp
     meanBytes: mean((r) => r.bytes),
     maxBytes: Math.max(0, ...rows.map((r) => r.bytes)),
     meanActivities: mean((r) => r.activities),
-    meanSteps: mean((r) => r.activities) + mean((r) => r.localActivities),
-    costs: meanCosts(costs),
+    meanSteps: mean((r) => r.activities) + meanCost.localActivities,
+    costs: meanCost,
   };
 }
 

@@ -1,9 +1,9 @@
 import type { McpToolRow } from '../../core/config/types';
 import { migrate } from '../../db/migrate';
-import { TOOLS_ROLE } from '../../db/tools-role';
 import { seedPacks } from '../../db/seed';
 import { mcpTool } from '../../db/seed/builders';
 import { ApiHarness, type ApiJson } from '../support/api-harness';
+import { toolsRoleAdvisoryLocks } from '../support/database';
 import { configRow } from '../support/config-rows';
 import { answer, ORDER, ORDER_STATUS, ORDER_TRACE, orderConfig } from '../support/order-config';
 
@@ -104,12 +104,7 @@ describe('SQL tool sandbox through the HTTP API', () => {
     for (const query of ['select pg_advisory_lock(7233001)', 'select pg_try_advisory_lock(7233001)']) {
       expect(execution(await ask(query))).toMatchObject({ status: 'ERROR' });
     }
-    // pg_locks is cluster-wide and other suites take advisory locks of their own: only the tools role's sessions count.
-    const locks = await h.wf.mcp.base.tdb.pool.query(
-      `select 1 from pg_locks l join pg_stat_activity a on a.pid = l.pid where l.locktype = 'advisory' and a.usename = $1`,
-      [TOOLS_ROLE]
-    );
-    expect(locks.rowCount).toBe(0);
+    expect(await toolsRoleAdvisoryLocks(h.wf.mcp.base.tdb.pool)).toBe(0);
     await expect(migrate(h.wf.mcp.base.tdb.pool)).resolves.toMatchObject({ applied: [] });
   });
 

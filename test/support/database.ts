@@ -3,7 +3,7 @@ import { Client } from 'pg';
 import { migrate, readMigrations } from '../../db/migrate';
 import type { Pool } from 'pg';
 import { createPool, openDatabase, type DbHandle } from '../../db/pool';
-import { toolsDatabaseUrl } from '../../db/tools-role';
+import { TOOLS_ROLE, toolsDatabaseUrl } from '../../db/tools-role';
 
 /** Server used by tests; CI and the README default to the local cluster's `test` database. */
 export const ADMIN_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -102,4 +102,18 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
       await withAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
     },
   };
+}
+
+/**
+ * Advisory locks held by sessions of the SQL tools' login role. pg_locks is cluster-wide, and the suites
+ * themselves take advisory locks (createTestDatabase clones the template under one), so only the tools
+ * role's sessions say anything about the sandbox.
+ */
+export async function toolsRoleAdvisoryLocks(pool: Pool): Promise<number> {
+  const locks = await pool.query(
+    `SELECT 1 FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
+      WHERE l.locktype = 'advisory' AND a.usename = $1`,
+    [TOOLS_ROLE]
+  );
+  return locks.rowCount ?? 0;
 }

@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { executeReadOnly, type ReadOnlyQuery, type ReadOnlySqlTarget } from '../../../activities/tools/sql/executor';
 import { EngineError } from '../../../core/errors';
 import { TOOLS_ROLE, toolsDatabaseUrl } from '../../../db/tools-role';
-import { createTestDatabase, type TestDatabase } from '../../support/database';
+import { createTestDatabase, toolsRoleAdvisoryLocks, type TestDatabase } from '../../support/database';
 
 /**
  * Defense in depth (P4, D20): these tests hand SQL to the executor directly, as if the guardrail
@@ -130,14 +130,7 @@ describe('read-only SQL executor', () => {
     for (const sql of ['select pg_advisory_lock(42)', 'select pg_try_advisory_lock(42)', 'select pg_sleep(0)']) {
       expect(await failure(executeReadOnly(appTarget, query(sql)))).toMatchObject({ type: 'TOOL_NOT_ALLOWED' });
     }
-    // pg_locks is cluster-wide and other suites take advisory locks of their own (test/support/database.ts):
-    // only the tools role's sessions count.
-    const locks = await tdb.pool.query(
-      `SELECT 1 FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
-        WHERE l.locktype = 'advisory' AND a.usename = $1`,
-      [TOOLS_ROLE]
-    );
-    expect(locks.rowCount).toBe(0);
+    expect(await toolsRoleAdvisoryLocks(tdb.pool)).toBe(0);
   });
 
   it('never shows connection internals or query text in its errors', async () => {
