@@ -2,15 +2,27 @@ import type { TurnActivities } from '../core/turn/activities';
 import type { ActivityDeps } from './deps';
 import { createMcpActivities } from './mcp';
 import { createPipelineActivities } from './pipeline';
+import { createLocalSteps } from './pipeline/local-steps';
 import { createRecordTurnDecision } from './turn-decision';
 
 /** Every activity of a turn, keyed by activity type: what the worker registers and the in-process runner calls. */
 export function createActivities(deps: ActivityDeps): TurnActivities {
-  return {
-    ...createPipelineActivities(deps),
-    ...createMcpActivities(deps),
-    RecordTurnDecision: createRecordTurnDecision(deps),
-  };
+  return withStepRuns(
+    {
+      ...createPipelineActivities(deps),
+      ...createMcpActivities(deps),
+      RecordTurnDecision: createRecordTurnDecision(deps),
+    },
+    deps
+  );
+}
+
+/**
+ * The activities with a `LocalSteps` that runs THESE step activities: whoever wraps a step (a
+ * test injecting a failure) rebuilds it, so a step behaves the same alone and inside a step run.
+ */
+export function withStepRuns(activities: Omit<TurnActivities, 'LocalSteps'>, deps: ActivityDeps): TurnActivities {
+  return { ...activities, LocalSteps: createLocalSteps(activities, deps) };
 }
 
 export type { ActivityDeps } from './deps';

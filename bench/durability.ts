@@ -25,6 +25,12 @@ import {
  * time (latency, activities, CPU per process, history size) and at concurrency 1 / 8 / 32.
  */
 const LATENCY_CONVERSATIONS = 16;
+/**
+ * The latency turns alternate between durable and in-process in rounds of this many conversations:
+ * a shared 2-core machine drifts in speed by tens of percent over a minute, and the ratio of the two
+ * means something only when both saw the same machine.
+ */
+const LATENCY_ROUND = 2;
 const THROUGHPUT = [
   { concurrency: 1, conversations: 4 },
   { concurrency: 8, conversations: 16 },
@@ -51,14 +57,14 @@ function threadDelta(before: Record<string, number>, after: Record<string, numbe
   return Object.fromEntries(Object.entries(after).map(([name, cpu]) => [name, cpu - (before[name] ?? 0)]));
 }
 
-async function measured(stack: BenchStack, send: Transport) {
+async function measured(stack: BenchStack, send: Transport, conversations: number) {
   const before = {
     worker: processCpuMs(stack.worker.pid),
     threads: threadCpuMs(stack.worker.pid),
     server: processCpuMs(stack.server.pid),
     own: ownCpuMs(),
   };
-  const run = await runMix(demoMix(LATENCY_CONVERSATIONS), send, 1, Date.now() + SECTION_LIMIT_MS);
+  const run = await runMix(demoMix(conversations), send, 1, Date.now() + SECTION_LIMIT_MS);
   const cpu: CpuProbe = {
     turns: run.samples.length,
     workerMs: processCpuMs(stack.worker.pid) - before.worker,
@@ -67,6 +73,35 @@ async function measured(stack: BenchStack, send: Transport) {
     clientMs: ownCpuMs() - before.own,
   };
   return { samples: run.samples, cpu };
+}
+
+type Measured = Awaited<ReturnType<typeof measured>>;
+
+function merged(a: Measured, b: Measured): Measured {
+  const threads = { ...a.cpu.workerThreads };
+  for (const [name, ms] of Object.entries(b.cpu.workerThreads)) threads[name] = (threads[name] ?? 0) + ms;
+  return {
+    samples: [...a.samples, ...b.samples],
+    cpu: {
+      turns: a.cpu.turns + b.cpu.turns,
+      workerMs: a.cpu.workerMs + b.cpu.workerMs,
+      workerThreads: threads,
+      serverMs: a.cpu.serverMs + b.cpu.serverMs,
+      clientMs: a.cpu.clientMs + b.cpu.clientMs,
+    },
+  };
+}
+
+/** The latency turns, durable and in-process alternating in rounds (LATENCY_ROUND says why). */
+async function alternated(stack: BenchStack): Promise<{ d: Measured; p: Measured }> {
+  const none: Measured = { samples: [], cpu: { turns: 0, workerMs: 0, workerThreads: {}, serverMs: 0, clientMs: 0 } };
+  let d = none;
+  let p = none;
+  for (let done = 0; done < LATENCY_CONVERSATIONS; done += LATENCY_ROUND) {
+    d = merged(d, await measured(stack, durable(stack), LATENCY_ROUND));
+    p = merged(p, await measured(stack, inProcess(stack), LATENCY_ROUND));
+  }
+  return { d, p };
 }
 
 interface LatencyRun {
@@ -81,8 +116,7 @@ export async function latencyRows(stack: BenchStack): Promise<Row[]> {
   // Warm-up: config snapshot caches, prepared statements, the worker's workflow cache, JIT.
   await runMix(demoMix(2), durable(stack), 1, Date.now() + SECTION_LIMIT_MS);
   await runMix(demoMix(2), inProcess(stack), 1, Date.now() + SECTION_LIMIT_MS);
-  const d = await measured(stack, durable(stack));
-  const p = await measured(stack, inProcess(stack));
+  const { d, p } = await alternated(stack);
   const history = await historyStats(stack, d.samples);
   // Every step of the turn, regular or local: the chains and the LangGraph peer run as many.
   const steps = Math.round(history.meanSteps);
@@ -99,7 +133,8 @@ function latencyTable({ d, p }: LatencyRun): Row[] {
     [
       'Turn latency p50 / p95 — durable',
       `${ms(percentile(dMs, 50))} / ${ms(percentile(dMs, 95))}`,
-      `${d.samples.length} turns one at a time: gateway → Temporal server process → worker process; mean ${ms(mean(dMs))}; ${mismatches(d.samples)} replies off-script`,
+      `${d.samples.length} turns one at a time: gateway → Temporal server process → worker process; mean ${ms(mean(dMs))}; ${mismatches(d.samples)} replies off-script; ` +
+        `alternating with the in-process turns, ${LATENCY_ROUND} conversations at a time`,
     ],
     [
       'Turn latency p50 / p95 — in-process',
@@ -129,12 +164,14 @@ function costTable({ d, p, history, roundTrip, peer }: LatencyRun): Row[] {
   const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
   const regular = history.meanActivities;
   const locals = history.meanSteps - regular;
-  const floor = regular * (sized?.msPerActivity ?? NaN) + locals * (local?.msPerActivity ?? NaN);
+  const localActivities = history.costs.localActivities;
+  const floor = regular * (sized?.msPerActivity ?? NaN) + localActivities * (local?.msPerActivity ?? NaN);
   return [
     [
-      'Steps per turn: regular / local activities',
+      'Steps per turn: regular / local',
       `${regular.toFixed(1)} / ${locals.toFixed(1)}`,
-      `mean over the durable turns' histories, ${history.meanSteps.toFixed(1)} steps in all (in-process count: ${mean(p.samples.map((s) => s.activities)).toFixed(1)})`,
+      `mean over the durable turns' histories, ${history.meanSteps.toFixed(1)} steps in all (in-process count: ${mean(p.samples.map((s) => s.activities)).toFixed(1)}); ` +
+        `the local ones in ${localActivities.toFixed(1)} local activities (step runs, core/turn/step-runs.ts)`,
     ],
     [
       'Per-step overhead',
@@ -147,8 +184,8 @@ function costTable({ d, p, history, roundTrip, peer }: LatencyRun): Row[] {
     [
       "Temporal's floor per turn",
       `${ms(floor)} of ${ms(durabilityMs)}`,
-      `what the turn's steps would cost as no-op activities of the same kinds: ${regular.toFixed(1)} × the round trip with the payload ` +
-        `+ ${locals.toFixed(1)} × the local-activity step (rows below); the rest of the cost of durability is ours`,
+      `what the turn's activities would cost as no-ops of the same kinds: ${regular.toFixed(1)} × the round trip with the payload ` +
+        `+ ${localActivities.toFixed(1)} × the local-activity step (rows below); the rest of the cost of durability is ours`,
     ],
     [
       'Bare activity round trip',

@@ -18,6 +18,8 @@ export interface TurnHistoryCosts {
   activities: number;
   activityAttempts: number;
   localActivities: number;
+  /** Steps the local activities ran: one each, or the steps a step run (LocalSteps) ran. */
+  localSteps: number;
   /** Workflow tasks that ran at least one local activity. */
   localActivityTasks: number;
   searchAttributeUpserts: number;
@@ -43,15 +45,29 @@ function scheduledIdOf(e: HistoryEvent): number | null {
   return attrs ? num(attrs.scheduledEventId) : null;
 }
 
+function jsonDetail(
+  marker: temporal.api.history.v1.IMarkerRecordedEventAttributes,
+  key: string
+): Record<string, unknown> {
+  try {
+    const data = marker.details?.[key]?.payloads?.[0]?.data;
+    const parsed: unknown = JSON.parse(new TextDecoder().decode(data ?? new Uint8Array()));
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
+}
+
 /** The local activity's type from its marker, read without the data converter (JSON payload). */
 function localActivityType(marker: temporal.api.history.v1.IMarkerRecordedEventAttributes): string {
-  try {
-    const data = marker.details?.['data']?.payloads?.[0]?.data;
-    const parsed = JSON.parse(new TextDecoder().decode(data ?? new Uint8Array())) as Record<string, unknown>;
-    return String(parsed['activity_type'] ?? parsed['activityType'] ?? 'local activity');
-  } catch {
-    return 'local activity';
-  }
+  const data = jsonDetail(marker, 'data');
+  return String(data['activity_type'] ?? data['activityType'] ?? 'local activity');
+}
+
+/** The steps one local activity ran: a step run's `ran` (core/turn/step-runs.ts), else the one step. */
+function stepsRun(marker: temporal.api.history.v1.IMarkerRecordedEventAttributes, type: string): number {
+  const ran = type === 'LocalSteps' ? jsonDetail(marker, 'result')['ran'] : undefined;
+  return Array.isArray(ran) ? ran.length : 1;
 }
 
 export function turnHistoryCosts(events: readonly HistoryEvent[]): TurnHistoryCosts {
@@ -59,7 +75,14 @@ export function turnHistoryCosts(events: readonly HistoryEvent[]): TurnHistoryCo
   const startedByScheduled = new Map<number, HistoryEvent>();
   const bytesByStep = new Map<string, number>();
   const localTasks = new Set<number>();
-  const costs = { activityAttempts: 0, localActivities: 0, searchAttributeUpserts: 0, updates: 0, heartbeats: 0 };
+  const costs = {
+    activityAttempts: 0,
+    localActivities: 0,
+    localSteps: 0,
+    searchAttributeUpserts: 0,
+    updates: 0,
+    heartbeats: 0,
+  };
   const add = (step: string, e: HistoryEvent) => bytesByStep.set(step, (bytesByStep.get(step) ?? 0) + eventBytes(e));
   for (const e of events) {
     const scheduled = e.activityTaskScheduledEventAttributes;
@@ -78,9 +101,11 @@ export function turnHistoryCosts(events: readonly HistoryEvent[]): TurnHistoryCo
         if (Number.isFinite(runMs)) costs.heartbeats += Math.floor(runMs / HEARTBEAT_INTERVAL_MS);
       }
     } else if (marker?.markerName === LOCAL_ACTIVITY_MARKER) {
+      const type = localActivityType(marker);
       costs.localActivities += 1;
+      costs.localSteps += stepsRun(marker, type);
       localTasks.add(num(marker.workflowTaskCompletedEventId));
-      add(localActivityType(marker), e);
+      add(type, e);
     } else {
       if (e.upsertWorkflowSearchAttributesEventAttributes) costs.searchAttributeUpserts += 1;
       if (e.workflowExecutionUpdateAcceptedEventAttributes) costs.updates += 1;
@@ -110,6 +135,7 @@ export function meanCosts(turns: readonly TurnHistoryCosts[]) {
     activities: avg((t) => t.activities),
     activityAttempts: avg((t) => t.activityAttempts),
     localActivities: avg((t) => t.localActivities),
+    localSteps: avg((t) => t.localSteps),
     localActivityTasks: avg((t) => t.localActivityTasks),
     searchAttributeUpserts: avg((t) => t.searchAttributeUpserts),
     updates: avg((t) => t.updates),

@@ -116,7 +116,7 @@ export interface HistoryStats {
   maxBytes: number;
   /** Regular activities scheduled per turn. */
   meanActivities: number;
-  /** Pipeline steps per turn: regular plus local activities (each step is one or the other). */
+  /** Steps per turn: regular activities plus the steps local activities ran (a step run runs several). */
   meanSteps: number;
   /** History bytes by step type, activities (regular, local), estimated billable actions: per-turn means. */
   costs: MeanHistoryCosts;
@@ -150,7 +150,7 @@ export async function historyStats(stack: BenchStack, samples: readonly TurnSamp
     meanBytes: mean((r) => r.bytes),
     maxBytes: Math.max(0, ...rows.map((r) => r.bytes)),
     meanActivities: mean((r) => r.activities),
-    meanSteps: mean((r) => r.activities) + meanCost.localActivities,
+    meanSteps: mean((r) => r.activities) + meanCost.localSteps,
     costs: meanCost,
   };
 }

@@ -14,6 +14,8 @@ import { inSpan } from './tracing';
 /** Activity types that call one tool (a DirectToolCall with `failure` only records a failure). */
 const TOOL_ACTIVITIES = new Set(['McpToolCall', 'DirectToolCall']);
 const DECISION_ACTIVITY = 'RecordTurnDecision';
+/** Runs other steps (core/turn/step-runs.ts); its steps are observed one by one. */
+const RUN_ACTIVITY = 'LocalSteps';
 /** Reason codes are label values: anything else is folded so a hostile value cannot explode cardinality. */
 const REASON_CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
 
@@ -109,6 +111,10 @@ class StepObserver implements ActivityInboundCallsInterceptor {
     try {
       const output = await run();
       const seconds = (performance.now() - started) / 1000;
+      if (step === RUN_ACTIVITY) {
+        this.observeRun(output);
+        return output;
+      }
       metrics.stepDuration.observe({ step, outcome: 'ok' }, seconds);
       // conversationTurn steps return the session; conversationTurnV2 steps a patch with a summary of it.
       const result = record(output);
@@ -128,6 +134,24 @@ class StepObserver implements ActivityInboundCallsInterceptor {
       const type = isEngineError(err) ? err.type : err instanceof Error ? err.name : 'UNKNOWN';
       logger.warn({ durationMs: Math.round(seconds * 1000), errorType: type, err }, 'step failed');
       throw err;
+    }
+  }
+
+  /** A step run: each step it ran is observed and logged under its own name, as if it had run alone. */
+  private observeRun(output: unknown): void {
+    const ran = record(output)['ran'];
+    if (!Array.isArray(ran)) return;
+    for (const entry of ran) {
+      const { name, durationMs, result } = record(entry);
+      const summary = record(record(result)['summary']);
+      if (typeof name !== 'string' || typeof durationMs !== 'number') continue;
+      this.deps.metrics.stepDuration.observe({ step: name, outcome: 'ok' }, durationMs / 1000);
+      withLogContext({ step: name }, () =>
+        this.deps.logger.info(
+          { durationMs, intent: text(summary['intent']), state: text(summary['state']) },
+          'step completed'
+        )
+      );
     }
   }
 

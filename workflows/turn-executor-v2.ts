@@ -1,5 +1,4 @@
 import {
-  ActivityFailure,
   ApplicationFailure,
   patched,
   proxyActivities,
@@ -7,7 +6,6 @@ import {
   setCurrentDetails,
   upsertMemo,
 } from '@temporalio/workflow';
-import { ErrorType } from '../core/errors';
 import type { TurnActivities } from '../core/turn/activities';
 import type {
   ApprovalDecision,
@@ -44,6 +42,9 @@ import { activityOptionsFor, localActivityOptionsFor, optionsForTool } from './a
 import type { TurnState } from './turn-state';
 import { awaitHeldTool, DIRECT_TOOL_HOLD_PATCH, TOOL_HOLD_PATCH } from './tool-hold';
 import { awaitApproval, toToolFailure } from './turn-units';
+import { LocalStepRuns } from './local-step-runs';
+import { escalationReason, handOverSummary, runsLocally } from './step-kinds';
+import type { PlannedStep } from '../core/turn/step-runs';
 
 type StepActivities = Omit<TurnActivities, 'RecordTurnDecision'>;
 type Call<I extends StepInput, O extends StepOutput> = {
@@ -53,17 +54,6 @@ type Call<I extends StepInput, O extends StepOutput> = {
 // Defaults only: every call passes the step table's own options (executeWithOptions).
 const regular = proxyActivities<StepActivities>(activityOptionsFor(STEP_TABLE.PersistConversation));
 const local = proxyLocalActivities<StepActivities>(localActivityOptionsFor(STEP_TABLE.AuditUserInput));
-
-/** Histories from before local-first steps scheduled every `model` and `remote` step as a regular activity. */
-export const LOCAL_FIRST_PATCH = 'local-first-steps';
-
-/** Why a local attempt handed its step to a regular activity (NEEDS_REGULAR_ACTIVITY), or null. */
-function escalationReason(err: unknown): string | null {
-  // A failed local activity reaches workflow code as its ApplicationFailure, unwrapped.
-  const failure = err instanceof ActivityFailure ? err.cause : err;
-  if (!(failure instanceof ApplicationFailure)) return null;
-  return failure.type === ErrorType.NeedsRegularActivity ? failure.message : null;
-}
 
 function describeDecision(d: TurnDecisionRecord): string {
   const tool = d.toolCode ? ` tool=${d.toolCode}` : '';
@@ -88,6 +78,7 @@ function showProgress(reply: StepReply<StepOutput>): void {
  */
 export class WorkflowTurnExecutorV2 implements TurnExecutor {
   private readonly calls = new StepCalls();
+  private readonly runs = new LocalStepRuns((name) => runsLocally(STEP_TABLE[name]));
   private session: Session | null = null;
 
   constructor(private readonly state: TurnState) {}
@@ -100,10 +91,14 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
   ): Promise<O> {
     const spec = STEP_TABLE[name];
     const call = this.calls.input(input);
-    const tryLocal = spec.kind === 'local' || (spec.localFirst === true && patched(LOCAL_FIRST_PATCH));
-    const reply = tryLocal
+    const reply = runsLocally(spec)
       ? await this.localFirst<I, O>(spec, call, summary)
       : await this.regular<I, O>(spec, call, summary, options);
+    return this.answer(name, input, reply);
+  }
+
+  /** The step's reply applied to the session the driver sent; its progress message shown. */
+  private answer<I extends StepInput, O extends StepOutput>(name: StepName, input: I, reply: StepReply<O>): O {
     showProgress(reply);
     const out = this.calls.output(name, input, reply);
     this.session = out.session;
@@ -127,9 +122,7 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     } catch (err) {
       const reason = escalationReason(err);
       if (reason === null) throw err;
-      // Kept short: the Web UI truncates long summaries. "DialogueAct: calls the LLM (DA)".
-      const why = reason.startsWith(`${spec.name} `) ? reason.slice(spec.name.length + 1) : reason;
-      return this.regular<I, O>(spec, call, `${summary}: ${why}`);
+      return this.regular<I, O>(spec, call, handOverSummary(summary, spec.name, reason));
     }
   }
 
@@ -144,9 +137,26 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     return (proxy[spec.name] as Call<I, O>).executeWithOptions({ ...defaults, ...options, summary }, [call]);
   }
 
-  async step(name: PipelineStepName, input: StepInput): Promise<StepOutput> {
-    const out = await this.run<StepInput, StepOutput>(name, input, name);
+  async step(name: PipelineStepName, input: StepInput, next: readonly PlannedStep[]): Promise<StepOutput> {
+    const out = await this.pipelineStep(name, input, next);
     return out.directToolCall ? this.directToolCall(input, out, out.directToolCall) : out;
+  }
+
+  /** A pipeline step: answered by a step run when one covers it (workflows/local-step-runs.ts). */
+  private async pipelineStep(name: PipelineStepName, input: StepInput, next: readonly PlannedStep[]) {
+    const step = { name, callKey: input.callKey };
+    let answer = this.runs.take(step);
+    const run = answer ? null : this.runs.plan(step, next);
+    if (run) {
+      await this.runs.run(run, this.calls.input(input));
+      answer = this.runs.take(step);
+    }
+    if (answer?.kind === 'ran') return this.answer(name, input, answer.result);
+    if (answer?.kind !== 'handedOver') return this.run<StepInput, StepOutput>(name, input, name);
+    const call = this.calls.input(input);
+    if (answer.decisions) call.decisions = answer.decisions;
+    const reply = await this.regular(STEP_TABLE[name], call, handOverSummary(name, name, answer.reason));
+    return this.answer(name, input, reply);
   }
 
   /**

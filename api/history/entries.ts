@@ -1,5 +1,6 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
+import type { StepRunEntry, StepRunFailure, StepRunResult } from '../../core/turn/step-runs';
 import { claimReferenceOf, isClaimReference } from '../../db/claims/codec';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -11,6 +12,8 @@ export interface ActivityEntry {
   type: string;
   /** A local activity: a marker event, which the Web UI lists by name in its own row. */
   local: boolean;
+  /** One of the steps of a step run (core/turn/step-runs.ts): its marker is the run's. */
+  inRun?: boolean;
   summary: string | null;
   /** Attempt of the final try (the Started event is written when the activity closes). */
   attempt: number | null;
@@ -79,7 +82,69 @@ export function activityEntries(events: HistoryEvent[]): ActivityEntry[] {
     const local = localActivityEntry(e);
     if (local) entries.set(id, local);
   }
-  return [...entries.values()];
+  return [...entries.values()].flatMap(stepsOfRun);
+}
+
+function isStepRunResult(value: unknown): value is StepRunResult {
+  const v = value as Partial<StepRunResult> | null;
+  return typeof v === 'object' && v !== null && Array.isArray(v.ran) && v.handedOver !== undefined;
+}
+
+function isStepRunFailure(value: unknown): value is StepRunFailure {
+  const v = value as Partial<StepRunFailure> | null;
+  return typeof v === 'object' && v !== null && Array.isArray(v.ran) && typeof v.failedStep?.name === 'string';
+}
+
+/** The steps a run ran, each timed back from the run's end by the durations they took (only the end is recorded). */
+function ranSteps(entry: ActivityEntry, ran: StepRunEntry[], end: number | null): ActivityEntry[] {
+  const timed = [...ran].reverse().map((step) => {
+    const closedAt = end;
+    const startedAt = closedAt !== null ? closedAt - step.durationMs : null;
+    end = startedAt;
+    return { step, startedAt, closedAt };
+  });
+  return timed.reverse().map(({ step, startedAt, closedAt }) => ({
+    ...entry,
+    inRun: true,
+    type: step.name,
+    summary: step.name,
+    outcome: 'COMPLETED',
+    failure: null,
+    result: step.result,
+    startedAt,
+    closedAt,
+  }));
+}
+
+/**
+ * A step run (core/turn/step-runs.ts) is read as the steps it ran, each under its own name with its
+ * own result, then the step it handed over (as a handed-over local attempt) or the step that failed
+ * it: the view a history had when every local step was a local activity of its own.
+ */
+function stepsOfRun(entry: ActivityEntry): ActivityEntry[] {
+  if (entry.type !== 'LocalSteps') return [entry];
+  const last = (name: string, failure: ActivityEntry['failure']): ActivityEntry => ({
+    ...entry,
+    inRun: true,
+    type: name,
+    summary: name,
+    outcome: 'FAILED',
+    failure,
+    result: undefined,
+    startedAt: entry.closedAt,
+  });
+  if (entry.outcome === 'COMPLETED' && isStepRunResult(entry.result)) {
+    const { ran, handedOver } = entry.result;
+    const steps = ranSteps(entry, ran, entry.closedAt);
+    if (!handedOver) return steps;
+    const failure = { type: 'NEEDS_REGULAR_ACTIVITY', message: handedOver.reason, nonRetryable: true };
+    return [...steps, last(handedOver.name, failure)];
+  }
+  if (entry.outcome === 'FAILED' && isStepRunFailure(entry.result)) {
+    const { ran, failedStep } = entry.result;
+    return [...ranSteps(entry, ran, entry.closedAt), last(failedStep.name, entry.failure)];
+  }
+  return [entry];
 }
 
 /**
@@ -110,7 +175,10 @@ function localActivityEntry(e: HistoryEvent): ActivityEntry | null {
         }
       : null,
     input: undefined,
-    result: decodePayload(marker.details?.['result']?.payloads?.[0]),
+    // A failed step run carries its progress as its failure's last detail (activities/pipeline/local-steps.ts).
+    result: failure
+      ? decodePayload(failure.applicationFailureInfo?.details?.payloads?.at(-1))
+      : decodePayload(marker.details?.['result']?.payloads?.[0]),
     scheduledAt: null,
     startedAt: null,
     closedAt: epochMs(data?.complete_time) ?? epochMs(e.eventTime),

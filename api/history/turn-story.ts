@@ -120,8 +120,9 @@ function otherItem(event: HistoryEvent, offsetMs: number | null, held: boolean):
  * ran it started and after the local activity before it in that task completed.
  */
 function stepTimes(entry: ActivityEntry, localStart: number | null, start: number | null) {
-  const from = entry.local ? localStart : (entry.startedAt ?? entry.scheduledAt);
-  const at = entry.local ? localStart : entry.scheduledAt;
+  // A step of a step run carries its own start (entries.ts), from the durations the run recorded.
+  const from = entry.local ? (entry.startedAt ?? localStart) : (entry.startedAt ?? entry.scheduledAt);
+  const at = entry.local ? (entry.startedAt ?? localStart) : entry.scheduledAt;
   return {
     offsetMs: at !== null && start !== null ? Math.max(0, at - start) : null,
     durationMs: from !== null && entry.closedAt !== null ? Math.max(0, entry.closedAt - from) : null,
@@ -131,7 +132,10 @@ function stepTimes(entry: ActivityEntry, localStart: number | null, start: numbe
 /** The story of one turn, from its event history alone (any server: ours or real Temporal). */
 export function turnStory(events: HistoryEvent[]): TurnStory {
   const start = epochMs(events[0]?.eventTime);
-  const entries = new Map(activityEntries(events).map((e) => [e.scheduledEventId, e]));
+  const all = activityEntries(events);
+  // A step run's marker is read as several steps (entries.ts): one event, several timeline rows.
+  const entries = new Map<number, ActivityEntry[]>();
+  for (const e of all) entries.set(e.scheduledEventId, [...(entries.get(e.scheduledEventId) ?? []), e]);
   const seen = new Map<string, number>();
   const timeline: TimelineItem[] = [];
   let localStart: number | null = null;
@@ -142,13 +146,15 @@ export function turnStory(events: HistoryEvent[]): TurnStory {
     const at = epochMs(event.eventTime);
     const offsetMs = at !== null && start !== null ? at - start : null;
     if (event.workflowTaskStartedEventAttributes) localStart = at;
-    const entry = entries.get(Number(event.eventId ?? 0));
-    if (entry) {
-      const iteration = (seen.get(entry.type) ?? 0) + 1;
-      seen.set(entry.type, iteration);
-      const times = stepTimes(entry, localStart, start);
-      if (entry.local) localStart = entry.closedAt;
-      timeline.push({ kind: 'step', eventId: entry.scheduledEventId, ...pick(entry), iteration, ...times });
+    const steps = entries.get(Number(event.eventId ?? 0));
+    if (steps) {
+      for (const entry of steps) {
+        const iteration = (seen.get(entry.type) ?? 0) + 1;
+        seen.set(entry.type, iteration);
+        const times = stepTimes(entry, localStart, start);
+        if (entry.local) localStart = entry.closedAt;
+        timeline.push({ kind: 'step', eventId: entry.scheduledEventId, ...pick(entry), iteration, ...times });
+      }
       continue;
     }
     const item = otherItem(event, offsetMs, held);
@@ -164,7 +170,7 @@ export function turnStory(events: HistoryEvent[]): TurnStory {
     closedAt: close?.at != null ? new Date(close.at).toISOString() : null,
     durationMs: close?.at != null && start !== null ? close.at - start : null,
     status: close?.status ?? 'RUNNING',
-    configVersion: configVersionOf(searchAttributes, [...entries.values()]),
+    configVersion: configVersionOf(searchAttributes, all),
     searchAttributes,
     decisions: decisionLog(events),
     timeline,

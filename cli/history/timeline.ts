@@ -17,7 +17,7 @@ function decode(payload: temporal.api.common.v1.IPayload | null | undefined): un
 function activityLine(entry: ActivityEntry, events: Map<number, HistoryEvent>, start: Date | null): string {
   const scheduled = timeOf(events.get(entry.scheduledEventId));
   const offset = scheduled && start ? `+${((scheduled.getTime() - start.getTime()) / 1000).toFixed(3)}s` : '';
-  const kind = entry.local ? ' (local)' : '';
+  const kind = entry.inRun ? ' (local, in a step run)' : entry.local ? ' (local)' : '';
   if (isHandedOver(entry))
     return `${offset.padStart(10)}  ${entry.type}${kind}  → handed to a regular activity: ${entry.failure?.message}`;
   const attempt = entry.attempt && entry.attempt > 1 ? ` attempt ${entry.attempt}` : '';
@@ -63,12 +63,14 @@ export function formatTimeline(workflowId: string, history: HistoryEvent[]): str
   const byId = new Map(history.map((e) => [Number(e.eventId ?? 0), e]));
   const start = timeOf(history[0]);
   const entries = activityEntries(history);
-  const firstEventOf = new Map(entries.map((e) => [e.scheduledEventId, e]));
+  // A step run's marker is several steps (api/history/entries.ts): one event, a line for each.
+  const entriesOf = new Map<number, ActivityEntry[]>();
+  for (const e of entries) entriesOf.set(e.scheduledEventId, [...(entriesOf.get(e.scheduledEventId) ?? []), e]);
   const lines = [`${workflowId} — started ${start?.toISOString() ?? '?'} — ${history.length} events`];
   for (const event of history) {
-    const entry = firstEventOf.get(Number(event.eventId ?? 0));
-    if (entry) {
-      lines.push(activityLine(entry, byId, start));
+    const steps = entriesOf.get(Number(event.eventId ?? 0));
+    if (steps) {
+      for (const entry of steps) lines.push(activityLine(entry, byId, start));
       continue;
     }
     const other = otherLine(event);

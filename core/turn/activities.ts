@@ -11,6 +11,7 @@ import type {
   TurnDecisionRecord,
   TurnInput,
 } from './contracts';
+import type { StepRunInput, StepRunResult } from './step-runs';
 import type { StepName } from './steps';
 
 export type StepActivity = (input: StepInput) => Promise<StepReply>;
@@ -41,6 +42,8 @@ export type TurnActivities = { [K in PipelineStepName]: StepActivity } & {
    * decisions to the next step activity instead (StepInput.decisions).
    */
   RecordTurnDecision(input: RecordDecisionInput): Promise<void>;
+  /** Consecutive local steps in one local activity (core/turn/step-runs.ts). */
+  LocalSteps(input: StepRunInput): Promise<StepRunResult>;
 };
 
 type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

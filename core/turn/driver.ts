@@ -31,7 +31,7 @@ async function runSteps(
   exec: TurnExecutor,
   stopOnStop: boolean
 ): Promise<void> {
-  for (const name of names) {
+  for (const [i, name] of names.entries()) {
     if (stopOnStop && progress.stop) return;
     progress.index += 1;
     const input: StepInput = {
@@ -39,7 +39,10 @@ async function runSteps(
       session: progress.session,
       callKey: callKey(progress.index, name),
     };
-    const out = await exec.step(name, input);
+    const next = names
+      .slice(i + 1)
+      .map((later, k) => ({ name: later, callKey: callKey(progress.index + 1 + k, later) }));
+    const out = await exec.step(name, input, next);
     progress.session = out.session;
     if (out.stop && !progress.stop) progress.stop = out.stop;
   }

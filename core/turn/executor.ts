@@ -14,6 +14,7 @@ import type {
   StepOutput,
   TurnDecisionRecord,
 } from './contracts';
+import type { PlannedStep } from './step-runs';
 
 export interface ApprovalRequest {
   toolCode: string;
@@ -69,7 +70,11 @@ export class ToolCallFailure extends Error {
  * and signals); the in-process runner calls the same activity functions directly.
  */
 export interface TurnExecutor {
-  step(name: PipelineStepName, input: StepInput): Promise<StepOutput>;
+  /**
+   * `next`: the steps the driver will ask for after this one, in order, if no step stops the turn
+   * first; the workflow runs a stretch of local steps as one local activity (core/turn/step-runs.ts).
+   */
+  step(name: PipelineStepName, input: StepInput, next: readonly PlannedStep[]): Promise<StepOutput>;
   mcpPrepare(input: StepInput): Promise<McpPrepareOutput>;
   mcpPlan(input: McpPlanInput): Promise<McpPlanOutput>;
   /** Throws ToolCallFailure when the tool failed for good. */

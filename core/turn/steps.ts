@@ -54,6 +54,8 @@ export interface StepSpec {
   localFirst?: boolean;
   /** Only scheduled by the first workflow type (`conversationTurn`); kept registered so its histories replay. */
   legacy?: boolean;
+  /** Runs other steps (core/turn/step-runs.ts): no step frame and no audit row of its own. */
+  composite?: boolean;
 }
 
 /** Database-only steps: quick, and safe to retry (audits and the commit are idempotent). */
@@ -117,6 +119,7 @@ export const STEP_NAMES = [
   ...PIPELINE_STEPS_AFTER_MCP,
   ...COMMIT_STEPS,
   'RecordTurnDecision',
+  'LocalSteps',
 ] as const;
 
 export type StepName = (typeof STEP_NAMES)[number];
@@ -155,6 +158,10 @@ export const STEP_TABLE: { readonly [K in StepName]: StepSpec } = {
   RecordTurnDecision: {
     ...remote('RecordTurnDecision', 'NONE', 'conversationTurn (v1) only: V2 records decisions in the next step'),
     legacy: true,
+  },
+  LocalSteps: {
+    ...local('LocalSteps', 'READS', 'runs consecutive local steps in one local activity; each writes its own rows'),
+    composite: true,
   },
 };
 

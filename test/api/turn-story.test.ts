@@ -1,11 +1,14 @@
 import { readFileSync } from 'node:fs';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { temporal } from '@temporalio/proto';
 import { join } from 'node:path';
 import { INTERNAL_FAILURE_MESSAGE, publicFailure } from '../../api/history/public-failure';
 import { turnStory, type TimelineItem } from '../../api/history/turn-story';
 import { importHistory } from '../../cli/history/json';
 
-const V2 = join(__dirname, '..', 'replay', 'histories', 'v2');
-const story = (file: string) => turnStory(importHistory(readFileSync(join(V2, file), 'utf8')).events);
+const HISTORIES = join(__dirname, '..', 'replay', 'histories');
+const story = (file: string, set = 'v2') =>
+  turnStory(importHistory(readFileSync(join(HISTORIES, set, file), 'utf8')).events);
 const steps = (items: TimelineItem[]) =>
   items.filter((i): i is Extract<TimelineItem, { kind: 'step' }> => i.kind === 'step');
 
@@ -38,6 +41,48 @@ describe("a turn's story from its recorded history (the console's timeline)", ()
     expect(s.timeline.at(-1)).toMatchObject({ kind: 'close', status: 'COMPLETED' });
     expect(s.durationMs).toBeGreaterThan(0);
     expect(s.result).toMatchObject({ outcome: 'ANSWERED', turnNumber: 3 });
+  });
+});
+
+describe('a turn whose local steps ran in step runs (core/turn/step-runs.ts)', () => {
+  it.each(['loan-confirmation-turn3.json', 'move-connections-turn1.json', 'faq-turn1.json'])(
+    '%s: tells the same steps, in the same order, as when each local step was its own local activity',
+    (file) => {
+      const names = (set: string) => steps(story(file, set).timeline).map((st) => st.type);
+      expect(names('v2-step-runs')).toEqual(names('v2-local-first'));
+      const all = steps(story(file, 'v2-step-runs').timeline);
+      const offsets = all.map((st) => st.offsetMs as number);
+      expect(offsets).toEqual([...offsets].sort((a, b) => a - b));
+      for (const step of all) expect(step.durationMs).toBeGreaterThanOrEqual(0);
+    }
+  );
+
+  it('names the step that failed a run, after the steps that ran before it', () => {
+    const json = (value: unknown) => defaultPayloadConverter.toPayload(value);
+    const progress = {
+      ran: [{ name: 'Rules', callKey: '20-Rules', durationMs: 3, result: { patch: {}, summary: {} } }],
+      failedStep: { name: 'ResponseResolution', callKey: '21-ResponseResolution' },
+    };
+    const marker = temporal.api.history.v1.HistoryEvent.fromObject({
+      eventId: 9,
+      markerRecordedEventAttributes: {
+        markerName: 'core_local_activity',
+        details: { data: { payloads: [json({ activity_type: 'LocalSteps', activity_id: '4', attempt: 1 })] } },
+        failure: {
+          message: 'no ce_response for intent X in state Y',
+          applicationFailureInfo: {
+            type: 'RESPONSE_MAPPING_NOT_FOUND',
+            nonRetryable: true,
+            details: { payloads: [json(progress)] },
+          },
+        },
+      },
+    });
+    const all = steps(turnStory([marker]).timeline);
+    expect(all.map((st) => [st.type, st.outcome, st.failure?.type ?? null])).toEqual([
+      ['Rules', 'COMPLETED', null],
+      ['ResponseResolution', 'FAILED', 'RESPONSE_MAPPING_NOT_FOUND'],
+    ]);
   });
 });
 

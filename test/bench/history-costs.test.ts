@@ -7,13 +7,14 @@ const event = (fields: Record<string, unknown>): HistoryEvent =>
   temporal.api.history.v1.HistoryEvent.fromObject(fields);
 
 const at = (ms: number) => ({ seconds: Math.floor(ms / 1000), nanos: (ms % 1000) * 1e6 });
-const localMarker = (eventId: number, task: number, type: string): HistoryEvent =>
+const json = (value: unknown) => ({ payloads: [{ data: new TextEncoder().encode(JSON.stringify(value)) }] });
+const localMarker = (eventId: number, task: number, type: string, result?: unknown): HistoryEvent =>
   event({
     eventId,
     markerRecordedEventAttributes: {
       markerName: 'core_local_activity',
       workflowTaskCompletedEventId: task,
-      details: { data: { payloads: [{ data: new TextEncoder().encode(JSON.stringify({ activityType: type })) }] } },
+      details: { data: json({ activityType: type }), ...(result !== undefined ? { result: json(result) } : {}) },
     },
   });
 
@@ -36,6 +37,7 @@ describe('bench history costs', () => {
       activities: 1,
       activityAttempts: 3,
       localActivities: 2,
+      localSteps: 2,
       localActivityTasks: 1,
       searchAttributeUpserts: 1,
       updates: 1,
@@ -53,5 +55,15 @@ describe('bench history costs', () => {
     const total = [...costs.bytesByStep.values()].reduce((a, b) => a + b, 0);
     expect(total).toBeGreaterThan(0);
     expect(meanCosts([costs, costs]).bytesByStep[0]?.[1]).toBe(Math.max(...costs.bytesByStep.values()));
+  });
+
+  it('counts the steps a step run ran as steps, the run as one local activity', () => {
+    const ran = ['Rules', 'ResponseResolution', 'Memory'].map((name) => ({ name, callKey: name, durationMs: 1 }));
+    const costs = turnHistoryCosts([
+      localMarker(3, 2, 'LocalSteps', { ran, handedOver: null }),
+      localMarker(4, 2, 'PipelineEnd', {}),
+    ]);
+    expect(costs).toMatchObject({ localActivities: 2, localSteps: 4, localActivityTasks: 1 });
+    expect(meanCosts([costs]).localSteps).toBe(4);
   });
 });

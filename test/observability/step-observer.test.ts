@@ -54,3 +54,30 @@ describe('the step observer (activity interceptor) counters', () => {
     expect(sumOf(m, 'convengine_step_duration_seconds_count', { step: 'McpToolCall', outcome: 'error' })).toBe(2);
   });
 });
+
+describe('the step observer on a step run (LocalSteps)', () => {
+  it('observes each step the run ran under its own name, not the run', async () => {
+    const metrics = createWorkerMetrics();
+    const entry = (name: string, durationMs: number) => ({
+      name,
+      callKey: `01-${name}`,
+      durationMs,
+      result: { patch: {}, summary: { outcome: 'Continue', intent: 'FAQ', state: 'IDLE', changed: [] } },
+    });
+    const result = { ran: [entry('Guardrail', 4), entry('Memory', 2)], handedOver: null };
+    await expect(runStep(metrics, 'LocalSteps', { turn }, async () => result)).resolves.toBe(result);
+    const m = await samples(metrics);
+    const count = (step: string) => sumOf(m, 'convengine_step_duration_seconds_count', { step, outcome: 'ok' });
+    expect([count('Guardrail'), count('Memory'), count('LocalSteps')]).toEqual([1, 1, 0]);
+    expect(sumOf(m, 'convengine_step_duration_seconds_sum', { step: 'Guardrail' })).toBeCloseTo(0.004);
+  });
+
+  it('observes a failed run as the run', async () => {
+    const metrics = createWorkerMetrics();
+    await expect(runStep(metrics, 'LocalSteps', { turn }, () => Promise.reject(new Error('db down')))).rejects.toThrow(
+      'db down'
+    );
+    const m = await samples(metrics);
+    expect(sumOf(m, 'convengine_step_duration_seconds_count', { step: 'LocalSteps', outcome: 'error' })).toBe(1);
+  });
+});

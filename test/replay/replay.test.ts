@@ -7,9 +7,10 @@ import { testWorkflowBundle } from '../support/workflow-bundle';
 
 /**
  * Fixture sets, each recorded by `npm run histories:export` when the workflow changed on purpose:
- * conversationTurn (v1), conversationTurnV2 before local-first steps (v2/), and after (v2-local-first/).
+ * conversationTurn (v1), conversationTurnV2 before local-first steps (v2/), with them (v2-local-first/),
+ * and with step runs (v2-step-runs/: consecutive local steps in one local activity).
  */
-const SETS = ['', 'v2', 'v2-local-first'];
+const SETS = ['', 'v2', 'v2-local-first', 'v2-step-runs'];
 const ROOT = join(__dirname, 'histories');
 
 const fixtures = SETS.flatMap((set) =>
@@ -45,7 +46,7 @@ describe('replay of committed turn histories (issue #6 item 10)', () => {
     expect(fixtures).toEqual(
       expect.arrayContaining(['loan-confirmation-turn3.json', 'move-connections-turn2.json', 'faq-turn1.json'])
     );
-    for (const set of ['v2', 'v2-local-first']) {
+    for (const set of ['v2', 'v2-local-first', 'v2-step-runs']) {
       expect(fixtures).toEqual(
         expect.arrayContaining([`${set}/loan-confirmation-turn3.json`, `${set}/move-connections-turn2.json`])
       );
@@ -63,6 +64,7 @@ describe('replay of committed turn histories (issue #6 item 10)', () => {
     'loan-confirmation-turn3.json',
     'v2/loan-confirmation-turn3.json',
     'v2-local-first/loan-confirmation-turn3.json',
+    'v2-step-runs/loan-confirmation-turn3.json',
   ])('fails the replay of %s when the workflow is changed in a non-deterministic way', async (file) => {
     const changed = await bundleWorkflowCode({ workflowsPath: join(__dirname, 'changed-workflow'), logger: quiet });
     const { workflowId, history } = load(file);

@@ -1,6 +1,6 @@
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { createActivities } from '../../activities';
+import { createActivities, withStepRuns } from '../../activities';
 import type { TurnActivities } from '../../core/turn/activities';
 import { TemporalTurnGateway } from '../../api/turns/gateway';
 import type { TurnReply, TurnRequest } from '../../api/ports';
@@ -52,7 +52,7 @@ export class WorkflowHarness {
     // Activities resolve deps per call, so tests can swap tool handlers between turns.
     const current = () => {
       const base = createActivities(mcp.deps);
-      return options.activities ? options.activities(base) : base;
+      return options.activities ? withStepRuns(options.activities(base), mcp.deps) : base;
     };
     const live: Record<string, (input: never) => Promise<unknown>> = {};
     for (const name of Object.keys(current())) {

@@ -1,5 +1,7 @@
 import { seedPacks } from '../../db/seed';
+import { PIPELINE_STEPS_BEFORE_MCP } from '../../core/turn/contracts';
 import { STEP_TABLE, type StepName } from '../../core/turn/steps';
+import { decodePayload } from '../../api/history/entries';
 import { activityEntries, isHandedOver, stepRuns } from '../support/history';
 import { WorkflowHarness } from '../support/workflow-harness';
 
@@ -14,7 +16,7 @@ describe('conversation turn workflow (smoke)', () => {
     await h?.stop();
   });
 
-  it('answers a greeting through the turn workflow, one activity per step', async () => {
+  it('answers a greeting through the turn workflow, every step under its own name', async () => {
     const reply = await h.send({ message: 'hi' });
     expect(reply.kind).toBe('COMPLETED');
     if (reply.kind !== 'COMPLETED') return;
@@ -39,5 +41,15 @@ describe('conversation turn workflow (smoke)', () => {
     }
     expect(runs.filter((r) => !r.local).map((r) => r.type)).toEqual(['PersistConversation']);
     expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(1);
+    // Each stretch of consecutive local steps is one local activity (core/turn/step-runs.ts): the 17
+    // steps before the MCP step, then Rules…Memory; McpPrepare and PipelineEnd have no local neighbour.
+    const localActivities = events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
+    expect(localActivities.map((e) => decodePayload(e.userMetadata?.summary))).toEqual([
+      `LocalSteps: ${PIPELINE_STEPS_BEFORE_MCP.join(', ')}`,
+      'McpPrepare: PRE_AGENT_MCP rules, skip checks, clear stale MCP context',
+      'LocalSteps: Rules, ResponseResolution, Memory',
+      'PipelineEnd',
+    ]);
+    expect(runs).toHaveLength(23);
   });
 });

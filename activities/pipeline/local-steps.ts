@@ -1,0 +1,71 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { ErrorType } from '../../core/errors';
+import type { Session } from '../../core/session';
+import type { StepInput } from '../../core/turn/contracts';
+import { applySessionPatch } from '../../core/turn/patch';
+import { isStepResult } from '../../core/turn/step-result';
+import {
+  endsRun,
+  type StepRunEntry,
+  type StepRunFailure,
+  type StepRunInput,
+  type StepRunResult,
+} from '../../core/turn/step-runs';
+import type { ActivityDeps } from '../deps';
+import type { PipelineActivities } from './index';
+
+/** The step attempt reached the LLM or consumer code (activities/runtime/local-attempt.ts), so it wrote nothing. */
+function handOverReason(err: unknown): string | null {
+  return err instanceof ApplicationFailure && err.type === ErrorType.NeedsRegularActivity ? err.message : null;
+}
+
+/**
+ * The step's failure as the run's, unchanged in type, message and retryability, with the run's
+ * progress as its last detail: a run is one marker in history, and that names the failed step.
+ */
+function failedIn(err: unknown, progress: StepRunFailure): ApplicationFailure {
+  const failure = err instanceof Error ? err : new Error(String(err));
+  const details = failure instanceof ApplicationFailure ? [...(failure.details ?? [])] : [];
+  return ApplicationFailure.create({
+    type: (failure instanceof ApplicationFailure ? failure.type : null) ?? failure.name,
+    message: failure.message,
+    nonRetryable: failure instanceof ApplicationFailure ? failure.nonRetryable === true : false,
+    details: [...details, progress],
+    cause: failure instanceof ApplicationFailure ? failure.cause : failure,
+  });
+}
+
+/**
+ * The `LocalSteps` activity (core/turn/step-runs.ts): the run's steps, in order, through the very
+ * activity functions the worker registers for them, so each writes its own audit rows under its own
+ * call key and a retry of the run rewrites them instead of duplicating. It stops after a step that
+ * stops the turn or asks for a direct tool call, and before a step that must run as a regular
+ * activity. A step's other failure fails the run, which Temporal retries as a whole.
+ */
+export function createLocalSteps(
+  steps: PipelineActivities,
+  deps: Pick<ActivityDeps, 'clock'>
+): (input: StepRunInput) => Promise<StepRunResult> {
+  return async (input) => {
+    const ran: StepRunEntry[] = [];
+    let session: Session = input.session;
+    for (const [i, planned] of input.steps.entries()) {
+      const call: StepInput = { turn: input.turn, session, callKey: planned.callKey, reply: 'patch' };
+      if (i === 0 && input.decisions?.length) call.decisions = input.decisions;
+      const started = deps.clock.now().getTime();
+      let reply;
+      try {
+        reply = await steps[planned.name](call);
+      } catch (err) {
+        const reason = handOverReason(err);
+        if (reason === null) throw failedIn(err, { ran, failedStep: planned });
+        return { ran, handedOver: { ...planned, reason } };
+      }
+      if (!isStepResult(reply)) throw new Error(`${planned.name} answered a patch request with a whole session`);
+      ran.push({ ...planned, result: reply, durationMs: deps.clock.now().getTime() - started });
+      if (endsRun(reply)) break;
+      session = applySessionPatch(session, reply.patch);
+    }
+    return { ran, handedOver: null };
+  };
+}

@@ -1,0 +1,133 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { createLocalSteps } from '../../../activities/pipeline/local-steps';
+import type { PipelineActivities } from '../../../activities/pipeline';
+import { ErrorType } from '../../../core/errors';
+import type { PipelineStepName, StepInput, StepResult } from '../../../core/turn/contracts';
+import type { StepRunInput } from '../../../core/turn/step-runs';
+import { blankSession } from '../../../core/turn/session-factory';
+
+const turn = {
+  conversationId: 'c1',
+  turnNumber: 1,
+  turnId: 'turn-c1-1',
+  message: 'hi',
+  inputParams: {},
+  reset: false,
+  requestContext: {},
+  idempotencyKey: null,
+  receivedAt: '2026-11-25T00:00:00.000Z',
+} as StepRunInput['turn'];
+
+const summary = { outcome: 'Continue' as const, intent: 'FAQ', state: 'IDLE', changed: ['state'] };
+const clock = { clock: { now: () => new Date('2026-11-25T00:00:00.000Z') } };
+
+type Behaviour = (input: StepInput) => Promise<StepResult>;
+
+/** Step activities that record what they were called with and answer as `behaviours` say (default: state = their name). */
+function fakeSteps(behaviours: Partial<Record<PipelineStepName, Behaviour>>, calls: StepInput[]): PipelineActivities {
+  return new Proxy({} as PipelineActivities, {
+    get: (_, name: PipelineStepName) => async (input: StepInput) => {
+      calls.push(input);
+      const behave = behaviours[name];
+      return behave ? behave(input) : { patch: { set: { state: name } }, summary };
+    },
+  });
+}
+
+function runInput(names: PipelineStepName[], extra: Partial<StepRunInput> = {}): StepRunInput {
+  const steps = names.map((name, i) => ({ name, callKey: `0${i + 1}-${name}` }));
+  return { turn, session: { ...blankSession(turn), stepInfos: {} }, steps, ...extra };
+}
+
+const handOver = () =>
+  Promise.reject(
+    ApplicationFailure.create({
+      type: ErrorType.NeedsRegularActivity,
+      message: 'Rules calls the LLM (X)',
+      nonRetryable: true,
+    })
+  );
+
+describe('the LocalSteps activity (activities/pipeline/local-steps.ts)', () => {
+  it('runs the steps in order, each on the session the previous one left, under its own call key', async () => {
+    const calls: StepInput[] = [];
+    const run = createLocalSteps(fakeSteps({}, calls), clock);
+    const out = await run(runInput(['Guardrail', 'ResetResolvedIntent', 'FallbackIntentState']));
+    expect(out.handedOver).toBeNull();
+    expect(out.ran.map((s) => [s.name, s.callKey, s.result.patch])).toEqual([
+      ['Guardrail', '01-Guardrail', { set: { state: 'Guardrail' } }],
+      ['ResetResolvedIntent', '02-ResetResolvedIntent', { set: { state: 'ResetResolvedIntent' } }],
+      ['FallbackIntentState', '03-FallbackIntentState', { set: { state: 'FallbackIntentState' } }],
+    ]);
+    expect(calls.map((c) => [c.callKey, c.session.state, c.reply])).toEqual([
+      ['01-Guardrail', 'UNKNOWN', 'patch'],
+      ['02-ResetResolvedIntent', 'Guardrail', 'patch'],
+      ['03-FallbackIntentState', 'ResetResolvedIntent', 'patch'],
+    ]);
+  });
+
+  it('hands the first driver decisions to the first step only', async () => {
+    const calls: StepInput[] = [];
+    const decisions = [{ seq: 1, decision: { kind: 'MCP_SKIPPED' as const, toolCode: null, reason: 'NO_TOOLS' } }];
+    await createLocalSteps(fakeSteps({}, calls), clock)(runInput(['Rules', 'Memory'], { decisions }));
+    expect(calls.map((c) => c.decisions)).toEqual([decisions, undefined]);
+  });
+
+  it('ends after a step that stops the turn', async () => {
+    const calls: StepInput[] = [];
+    const stop = { reason: 'POLICY_BLOCK' as const, payload: { type: 'TEXT' as const, value: 'blocked' } };
+    const steps = fakeSteps({ PolicyEnforcement: async () => ({ patch: {}, summary, stop }) }, calls);
+    const out = await createLocalSteps(steps, clock)(runInput(['AuditUserInput', 'PolicyEnforcement', 'DialogueAct']));
+    expect(out.ran.map((s) => s.name)).toEqual(['AuditUserInput', 'PolicyEnforcement']);
+    expect(out.ran[1]?.result.stop).toEqual(stop);
+    expect(calls).toHaveLength(2);
+  });
+
+  it('stops before a step that must run as a regular activity, naming it and why', async () => {
+    const calls: StepInput[] = [];
+    const out = await createLocalSteps(
+      fakeSteps({ Rules: handOver }, calls),
+      clock
+    )(runInput(['McpFinalize' as PipelineStepName, 'Rules', 'Memory']));
+    expect(out.ran.map((s) => s.name)).toEqual(['McpFinalize']);
+    expect(out.handedOver).toEqual({ name: 'Rules', callKey: '02-Rules', reason: 'Rules calls the LLM (X)' });
+    expect(calls).toHaveLength(2);
+  });
+
+  it('fails the whole run on any other failure, retryable as the step was, naming the step', async () => {
+    const failing = fakeSteps({ Memory: () => Promise.reject(new Error('connection reset')) }, []);
+    const err = await createLocalSteps(failing, clock)(runInput(['Rules', 'Memory'])).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApplicationFailure);
+    const failure = err as ApplicationFailure;
+    expect([failure.type, failure.message, failure.nonRetryable]).toEqual(['Error', 'connection reset', false]);
+    expect(failure.details?.at(-1)).toMatchObject({
+      ran: [{ name: 'Rules', callKey: '01-Rules' }],
+      failedStep: { name: 'Memory', callKey: '02-Memory' },
+    });
+  });
+
+  it("keeps a step failure's type, retryability and details", async () => {
+    const missing = ApplicationFailure.create({
+      type: 'RESPONSE_MAPPING_NOT_FOUND',
+      message: 'no ce_response',
+      nonRetryable: true,
+      details: [{ intent: 'X' }],
+    });
+    const failing = fakeSteps({ Rules: () => Promise.reject(missing) }, []);
+    const err = (await createLocalSteps(
+      failing,
+      clock
+    )(runInput(['Rules', 'Memory'])).catch((e: unknown) => e)) as ApplicationFailure;
+    expect([err.type, err.nonRetryable, err.details?.[0]]).toEqual([
+      'RESPONSE_MAPPING_NOT_FOUND',
+      true,
+      { intent: 'X' },
+    ]);
+    expect(err.details?.at(-1)).toMatchObject({ ran: [], failedStep: { name: 'Rules' } });
+  });
+
+  it('refuses a step that answers with a whole session', async () => {
+    const whole = fakeSteps({ Rules: async (input) => ({ session: input.session, audits: [] }) as never }, []);
+    await expect(createLocalSteps(whole, clock)(runInput(['Rules', 'Memory']))).rejects.toThrow(/whole session/);
+  });
+});

@@ -1,0 +1,32 @@
+import { ActivityFailure, ApplicationFailure, patched } from '@temporalio/workflow';
+import { ErrorType } from '../core/errors';
+import type { StepName, StepSpec } from '../core/turn/steps';
+import { STEP_RUNS_PATCH } from './local-step-runs';
+
+/** Histories from before local-first steps scheduled every `model` and `remote` step as a regular activity. */
+export const LOCAL_FIRST_PATCH = 'local-first-steps';
+
+/** Why a local attempt handed its step to a regular activity (NEEDS_REGULAR_ACTIVITY), or null. */
+export function escalationReason(err: unknown): string | null {
+  // A failed local activity reaches workflow code as its ApplicationFailure, unwrapped.
+  const failure = err instanceof ActivityFailure ? err.cause : err;
+  if (!(failure instanceof ApplicationFailure)) return null;
+  return failure.type === ErrorType.NeedsRegularActivity ? failure.message : null;
+}
+
+/**
+ * Local steps, and local-first ones in histories that try them locally. Step runs came after
+ * local-first steps, so their patch implies it: a new history records one patch marker (and one
+ * TemporalChangeVersion upsert, a billable action), not two.
+ */
+export function runsLocally(spec: StepSpec): boolean {
+  return (
+    spec.kind === 'local' || (spec.localFirst === true && (patched(STEP_RUNS_PATCH) || patched(LOCAL_FIRST_PATCH)))
+  );
+}
+
+/** Kept short: the Web UI truncates long summaries. "DialogueAct: calls the LLM (DA)". */
+export function handOverSummary(summary: string, name: StepName, reason: string): string {
+  const why = reason.startsWith(`${name} `) ? reason.slice(name.length + 1) : reason;
+  return `${summary}: ${why}`;
+}
