@@ -85,14 +85,23 @@ export function activityEntries(events: HistoryEvent[]): ActivityEntry[] {
   return [...entries.values()].flatMap(stepsOfRun);
 }
 
+/** Every entry a step name and a duration: anything else shows as the run's one row, not as NaN-timed steps. */
+function isRanList(ran: unknown): ran is StepRunEntry[] {
+  return (
+    Array.isArray(ran) &&
+    ran.every((e: Partial<StepRunEntry> | null) => typeof e?.name === 'string' && Number.isFinite(e.durationMs))
+  );
+}
+
 function isStepRunResult(value: unknown): value is StepRunResult {
   const v = value as Partial<StepRunResult> | null;
-  return typeof v === 'object' && v !== null && Array.isArray(v.ran) && v.handedOver !== undefined;
+  if (typeof v !== 'object' || v === null || !isRanList(v.ran)) return false;
+  return v.handedOver === null || typeof v.handedOver?.name === 'string';
 }
 
 function isStepRunFailure(value: unknown): value is StepRunFailure {
   const v = value as Partial<StepRunFailure> | null;
-  return typeof v === 'object' && v !== null && Array.isArray(v.ran) && typeof v.failedStep?.name === 'string';
+  return typeof v === 'object' && v !== null && isRanList(v.ran) && typeof v.failedStep?.name === 'string';
 }
 
 /** The steps a run ran, each timed back from the run's end by the durations they took (only the end is recorded). */

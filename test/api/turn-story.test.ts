@@ -86,6 +86,28 @@ describe('a turn whose local steps ran in step runs (core/turn/step-runs.ts)', (
   });
 });
 
+describe('a step run whose result is not what the worker writes', () => {
+  it.each([
+    ['an entry without a name', { ran: [{ durationMs: 3 }], handedOver: null }],
+    ['an entry whose duration is text', { ran: [{ name: 'Rules', durationMs: 'soon' }], handedOver: null }],
+    ['no handedOver at all', { ran: [] }],
+    ['a handedOver without a name', { ran: [], handedOver: { reason: 'x' } }],
+  ])('shows the run as its one LocalSteps row: %s', (_, result) => {
+    const marker = temporal.api.history.v1.HistoryEvent.fromObject({
+      eventId: 7,
+      markerRecordedEventAttributes: {
+        markerName: 'core_local_activity',
+        details: {
+          data: { payloads: [defaultPayloadConverter.toPayload({ activity_type: 'LocalSteps', attempt: 1 })] },
+          result: { payloads: [defaultPayloadConverter.toPayload(result)] },
+        },
+      },
+    });
+    const all = steps(turnStory([marker]).timeline);
+    expect(all.map((st) => [st.type, st.outcome])).toEqual([['LocalSteps', 'COMPLETED']]);
+  });
+});
+
 describe('failures the console shows', () => {
   it('shows engine failures as written, and hides the message of anything else', () => {
     const engine = { type: 'TOOL_HTTP_ERROR', message: 'order service answered 503', nonRetryable: false };
