@@ -85,6 +85,16 @@ export function activityEntries(events: HistoryEvent[]): ActivityEntry[] {
   return [...entries.values()].flatMap(stepsOfRun);
 }
 
+/**
+ * The entries by the event that recorded them. A step run's marker is several steps (stepsOfRun):
+ * one event, several entries, in run order.
+ */
+export function entriesByEvent(entries: readonly ActivityEntry[]): Map<number, ActivityEntry[]> {
+  const byEvent = new Map<number, ActivityEntry[]>();
+  for (const e of entries) byEvent.set(e.scheduledEventId, [...(byEvent.get(e.scheduledEventId) ?? []), e]);
+  return byEvent;
+}
+
 /** Every entry a step name and a duration: anything else shows as the run's one row, not as NaN-timed steps. */
 function isRanList(ran: unknown): ran is StepRunEntry[] {
   return (

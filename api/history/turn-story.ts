@@ -4,6 +4,7 @@ import {
   activityEntries,
   decisionLog,
   decodePayload,
+  entriesByEvent,
   epochMs,
   upsertedSearchAttributes,
   type ActivityEntry,
@@ -133,9 +134,7 @@ function stepTimes(entry: ActivityEntry, localStart: number | null, start: numbe
 export function turnStory(events: HistoryEvent[]): TurnStory {
   const start = epochMs(events[0]?.eventTime);
   const all = activityEntries(events);
-  // A step run's marker is read as several steps (entries.ts): one event, several timeline rows.
-  const entries = new Map<number, ActivityEntry[]>();
-  for (const e of all) entries.set(e.scheduledEventId, [...(entries.get(e.scheduledEventId) ?? []), e]);
+  const entries = entriesByEvent(all);
   const seen = new Map<string, number>();
   const timeline: TimelineItem[] = [];
   let localStart: number | null = null;

@@ -1,6 +1,6 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
-import { activityEntries, isHandedOver, type ActivityEntry } from '../../api/history/entries';
+import { activityEntries, entriesByEvent, isHandedOver, type ActivityEntry } from '../../api/history/entries';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -63,9 +63,7 @@ export function formatTimeline(workflowId: string, history: HistoryEvent[]): str
   const byId = new Map(history.map((e) => [Number(e.eventId ?? 0), e]));
   const start = timeOf(history[0]);
   const entries = activityEntries(history);
-  // A step run's marker is several steps (api/history/entries.ts): one event, a line for each.
-  const entriesOf = new Map<number, ActivityEntry[]>();
-  for (const e of entries) entriesOf.set(e.scheduledEventId, [...(entriesOf.get(e.scheduledEventId) ?? []), e]);
+  const entriesOf = entriesByEvent(entries);
   const lines = [`${workflowId} — started ${start?.toISOString() ?? '?'} — ${history.length} events`];
   for (const event of history) {
     const steps = entriesOf.get(Number(event.eventId ?? 0));
