@@ -3,6 +3,7 @@ import type { ActivityDeps } from './deps';
 import { createMcpActivities } from './mcp';
 import { createPipelineActivities } from './pipeline';
 import { createLocalSteps } from './pipeline/local-steps';
+import { withHeldAudits } from './runtime/audit-writer';
 import { createRecordTurnDecision } from './turn-decision';
 
 /** Every activity of a turn, keyed by activity type: what the worker registers and the in-process runner calls. */
@@ -22,7 +23,8 @@ export function createActivities(deps: ActivityDeps): TurnActivities {
  * test injecting a failure) rebuilds it, so a step behaves the same alone and inside a step run.
  */
 export function withStepRuns(activities: Omit<TurnActivities, 'LocalSteps'>, deps: ActivityDeps): TurnActivities {
-  return { ...activities, LocalSteps: createLocalSteps(activities, deps) };
+  const runDeps = { clock: deps.clock, holdAudits: <T>(work: () => Promise<T>) => withHeldAudits(deps, work) };
+  return { ...activities, LocalSteps: createLocalSteps(activities, runDeps) };
 }
 
 export type { ActivityDeps } from './deps';

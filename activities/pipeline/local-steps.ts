@@ -35,37 +35,45 @@ function failedIn(err: unknown, progress: StepRunFailure): ApplicationFailure {
   });
 }
 
+export interface LocalStepsDeps extends Pick<ActivityDeps, 'clock'> {
+  /** Holds the steps' audit writes and writes them in one round trip when the run ends (withHeldAudits). */
+  holdAudits<T>(work: () => Promise<T>): Promise<T>;
+}
+
 /**
  * The `LocalSteps` activity (core/turn/step-runs.ts): the run's steps, in order, through the very
- * activity functions the worker registers for them, so each writes its own audit rows under its own
- * call key and a retry of the run rewrites them instead of duplicating. It stops after a step that
- * stops the turn or asks for a direct tool call, and before a step that must run as a regular
- * activity. A step's other failure fails the run, which Temporal retries as a whole.
+ * activity functions the worker registers for them, so each records its own audit rows under its
+ * own call key and a retry of the run rewrites them instead of duplicating. The rows of all the
+ * run's steps reach ce_audit in one round trip, as the run ends. It stops after a step that stops
+ * the turn or asks for a direct tool call, and before a step that must run as a regular activity.
+ * A step's other failure fails the run, which Temporal retries as a whole.
  */
 export function createLocalSteps(
   steps: PipelineActivities,
-  deps: Pick<ActivityDeps, 'clock'>
+  deps: LocalStepsDeps
 ): (input: StepRunInput) => Promise<StepRunResult> {
-  return async (input) => {
-    const ran: StepRunEntry[] = [];
-    let session: Session = input.session;
-    for (const [i, planned] of input.steps.entries()) {
-      const call: StepInput = { turn: input.turn, session, callKey: planned.callKey, reply: 'patch' };
-      if (i === 0 && input.decisions?.length) call.decisions = input.decisions;
-      const started = deps.clock.now().getTime();
-      let reply;
-      try {
-        reply = await steps[planned.name](call);
-      } catch (err) {
-        const reason = handOverReason(err);
-        if (reason === null) throw failedIn(err, { ran, failedStep: planned });
-        return { ran, handedOver: { ...planned, reason } };
-      }
-      if (!isStepResult(reply)) throw new Error(`${planned.name} answered a patch request with a whole session`);
-      ran.push({ ...planned, result: reply, durationMs: deps.clock.now().getTime() - started });
-      if (endsRun(reply)) break;
-      session = applySessionPatch(session, reply.patch);
+  return (input) => deps.holdAudits(() => runSteps(steps, deps, input));
+}
+
+async function runSteps(steps: PipelineActivities, deps: LocalStepsDeps, input: StepRunInput): Promise<StepRunResult> {
+  const ran: StepRunEntry[] = [];
+  let session: Session = input.session;
+  for (const [i, planned] of input.steps.entries()) {
+    const call: StepInput = { turn: input.turn, session, callKey: planned.callKey, reply: 'patch' };
+    if (i === 0 && input.decisions?.length) call.decisions = input.decisions;
+    const started = deps.clock.now().getTime();
+    let reply;
+    try {
+      reply = await steps[planned.name](call);
+    } catch (err) {
+      const reason = handOverReason(err);
+      if (reason === null) throw failedIn(err, { ran, failedStep: planned });
+      return { ran, handedOver: { ...planned, reason } };
     }
-    return { ran, handedOver: null };
-  };
+    if (!isStepResult(reply)) throw new Error(`${planned.name} answered a patch request with a whole session`);
+    ran.push({ ...planned, result: reply, durationMs: deps.clock.now().getTime() - started });
+    if (endsRun(reply)) break;
+    session = applySessionPatch(session, reply.patch);
+  }
+  return { ran, handedOver: null };
 }

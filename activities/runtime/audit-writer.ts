@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AuditRecord } from '../../core/audit';
 import type { JsonObject } from '../../core/json';
 import { safeInputParams } from '../../core/params/safe';
@@ -37,7 +38,7 @@ export interface AuditWrite {
 }
 
 /** The rows of one write, keyed `<turn id>/<segment>/<suffix>`. */
-export function auditGroup(deps: ActivityDeps, write: AuditWrite): AuditGroup {
+export function auditGroup(deps: Pick<ActivityDeps, 'clock'>, write: AuditWrite): AuditGroup {
   const emittedAt = deps.clock.now().toISOString();
   const suffix = write.suffix ?? ((i: number) => String(i));
   const rows: AuditInsert[] = write.records.map((record, index) => ({
@@ -52,11 +53,37 @@ export function auditGroup(deps: ActivityDeps, write: AuditWrite): AuditGroup {
   return { rows, replaceUnder: write.suffix ? null : `${write.turn.turnId}/${write.keySegment}/` };
 }
 
+/** The audit groups held back by the innermost withHeldAudits, if any. */
+const held = new AsyncLocalStorage<AuditGroup[]>();
+
 /**
  * Writes audits idempotently, all writes in one round trip: existing keys are rewritten in place,
- * never duplicated, so a retried activity leaves exactly what its last attempt recorded.
+ * never duplicated, so a retried activity leaves exactly what its last attempt recorded. Inside
+ * withHeldAudits they join its one write instead.
  */
-export async function writeAudits(deps: ActivityDeps, ...writes: AuditWrite[]): Promise<void> {
+export async function writeAudits(deps: Pick<ActivityDeps, 'db' | 'clock'>, ...writes: AuditWrite[]): Promise<void> {
   const groups = writes.filter((w) => w.records.length > 0).map((w) => auditGroup(deps, w));
-  if (groups.length > 0) await writeAuditBatch(deps.db, groups);
+  const holding = held.getStore();
+  if (holding) holding.push(...groups);
+  else if (groups.length > 0) await writeAuditBatch(deps.db, groups);
+}
+
+/**
+ * Runs `work` (a step run: several steps in one activity) with every audit write it makes held
+ * back, then writes them all in ONE round trip before the activity completes, the way the Java
+ * engine's DEFERRED_BULK persistence flushes at the end. If `work` fails, what it held is written
+ * on a best-effort basis (its failure matters more) and the failure is rethrown. Either way the
+ * rows are in ce_audit before Temporal records the activity's outcome, and a retry rewrites them.
+ */
+export async function withHeldAudits<T>(deps: Pick<ActivityDeps, 'db'>, work: () => Promise<T>): Promise<T> {
+  const groups: AuditGroup[] = [];
+  let result: T;
+  try {
+    result = await held.run(groups, work);
+  } catch (err) {
+    await writeAuditBatch(deps.db, groups).catch(() => undefined);
+    throw err;
+  }
+  await writeAuditBatch(deps.db, groups);
+  return result;
 }

@@ -1,4 +1,4 @@
-import { and, asc, eq, gt, notInArray, sql } from 'drizzle-orm';
+import { and, asc, eq, gt } from 'drizzle-orm';
 import type { JsonObject } from '../../core/json';
 import type { Database } from '../pool';
 import { ceAudit } from '../schema';
@@ -42,39 +42,7 @@ export async function insertAudits(
   rows: readonly AuditInsert[],
   options: AuditWriteOptions = {}
 ): Promise<void> {
-  if (rows.length === 0) return;
-  const first = rows[0] as AuditInsert;
-  await db.transaction(async (tx) => {
-    await tx
-      .insert(ceAudit)
-      .values(
-        rows.map((r) => ({
-          conversationId: r.conversationId,
-          turnNumber: r.turnNumber,
-          stage: r.stage,
-          payloadJson: r.payload,
-          idempotencyKey: r.idempotencyKey,
-          workflowId: r.workflowId,
-        }))
-      )
-      .onConflictDoUpdate({
-        target: ceAudit.idempotencyKey,
-        set: { stage: sql`excluded.stage`, payloadJson: sql`excluded.payload_json` },
-      });
-    const prefix = options.replaceUnder;
-    if (!prefix) return;
-    await tx.delete(ceAudit).where(
-      and(
-        eq(ceAudit.conversationId, first.conversationId),
-        sql`starts_with(${ceAudit.idempotencyKey}, ${prefix})`,
-        sql`NOT starts_with(${ceAudit.idempotencyKey}, ${`${prefix}error-`})`,
-        notInArray(
-          ceAudit.idempotencyKey,
-          rows.map((r) => r.idempotencyKey)
-        )
-      )
-    );
-  });
+  await writeAuditBatch(db, [{ rows, replaceUnder: options.replaceUnder ?? null }]);
 }
 
 /**
@@ -137,12 +105,12 @@ export interface AuditGroup {
 }
 
 /**
- * Writes every audit group of one step in ONE round trip (a single statement, so also atomic),
- * as a named prepared statement: upsert by idempotency key in order, then drop rows an earlier
- * attempt left under the owned prefixes. Same semantics as insertAudits, group by group.
+ * Writes audit groups in ONE round trip (a single statement, so also atomic), as a named prepared
+ * statement: upsert by idempotency key in order, then drop rows an earlier attempt left under the
+ * owned prefixes, found through their indexed key prefix (migration 0014).
  */
 const WRITE_AUDIT_BATCH = {
-  name: 'ce_audit_write_batch_v1',
+  name: 'ce_audit_write_batch_v2',
   text: `WITH batch AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb)
       AS r(ord int, conversation_id uuid, turn_number int, stage text, payload_json jsonb, idempotency_key text, workflow_id text)
@@ -152,16 +120,14 @@ const WRITE_AUDIT_BATCH = {
     ON CONFLICT (idempotency_key) DO UPDATE SET stage = excluded.stage, payload_json = excluded.payload_json
   )
   DELETE FROM ce_audit a
-   WHERE a.conversation_id = $2::uuid
-     AND EXISTS (SELECT 1 FROM unnest($3::text[]) AS p(prefix)
-                  WHERE starts_with(a.idempotency_key, p.prefix) AND NOT starts_with(a.idempotency_key, p.prefix || 'error-'))
+   WHERE a.key_prefix = ANY ($2::text[])
+     AND NOT starts_with(a.idempotency_key, a.key_prefix || 'error-')
      AND a.idempotency_key <> ALL (SELECT idempotency_key FROM batch)`,
 };
 
 export async function writeAuditBatch(db: Database, groups: readonly AuditGroup[]): Promise<void> {
   const rows = groups.flatMap((g) => g.rows);
-  const first = rows[0];
-  if (!first) return;
+  if (rows.length === 0) return;
   const batch = rows.map((r, ord) => ({
     ord,
     conversation_id: r.conversationId,
@@ -172,5 +138,5 @@ export async function writeAuditBatch(db: Database, groups: readonly AuditGroup[
     workflow_id: r.workflowId,
   }));
   const prefixes = groups.flatMap((g) => (g.replaceUnder ? [g.replaceUnder] : []));
-  await db.$client.query({ ...WRITE_AUDIT_BATCH, values: [JSON.stringify(batch), first.conversationId, prefixes] });
+  await db.$client.query({ ...WRITE_AUDIT_BATCH, values: [JSON.stringify(batch), prefixes] });
 }

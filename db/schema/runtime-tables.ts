@@ -12,6 +12,7 @@ import {
   unique,
   uuid,
 } from 'drizzle-orm/pg-core';
+import { sql } from 'drizzle-orm';
 
 const ts = (name: string) => timestamp(name, { withTimezone: true }).notNull().defaultNow();
 
@@ -55,6 +56,8 @@ export const ceAudit = pgTable('ce_audit', {
   stage: text('stage').notNull(),
   payloadJson: jsonb('payload_json').notNull(),
   idempotencyKey: text('idempotency_key').notNull().unique('ce_audit_idempotency_uq'),
+  /** `<turn id>/<call key>/`: what a retried step's write replaces (migration 0014). */
+  keyPrefix: text('key_prefix').generatedAlwaysAs(sql`substring(idempotency_key FROM '^(.*/)')`),
   workflowId: text('workflow_id'),
   createdAt: ts('created_at'),
 });

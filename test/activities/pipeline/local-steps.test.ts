@@ -19,7 +19,19 @@ const turn = {
 } as StepRunInput['turn'];
 
 const summary = { outcome: 'Continue' as const, intent: 'FAQ', state: 'IDLE', changed: ['state'] };
-const clock = { clock: { now: () => new Date('2026-11-25T00:00:00.000Z') } };
+/** Whether a step was called while the run held its audit writes (activities/runtime/audit-writer.ts). */
+let holding = false;
+const clock = {
+  clock: { now: () => new Date('2026-11-25T00:00:00.000Z') },
+  holdAudits: async <T>(work: () => Promise<T>): Promise<T> => {
+    holding = true;
+    try {
+      return await work();
+    } finally {
+      holding = false;
+    }
+  },
+};
 
 type Behaviour = (input: StepInput) => Promise<StepResult>;
 
@@ -27,6 +39,7 @@ type Behaviour = (input: StepInput) => Promise<StepResult>;
 function fakeSteps(behaviours: Partial<Record<PipelineStepName, Behaviour>>, calls: StepInput[]): PipelineActivities {
   return new Proxy({} as PipelineActivities, {
     get: (_, name: PipelineStepName) => async (input: StepInput) => {
+      if (!holding) throw new Error(`${name} ran outside the run's held audit writes`);
       calls.push(input);
       const behave = behaviours[name];
       return behave ? behave(input) : { patch: { set: { state: name } }, summary };
