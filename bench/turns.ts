@@ -4,6 +4,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { runTurnInProcess } from '../activities/runner/in-process';
 import type { TurnResult } from '../core/turn/contracts';
+import type { StepRunResult } from '../core/turn/step-runs';
 import { DEMO_CONVERSATIONS, type DemoConversation, type DemoTurn } from '../demo/conversations';
 import { turnMismatch } from '../demo/demo-runner';
 import { replyTextOf } from '../demo/in-process-send';
@@ -19,7 +20,7 @@ import type { BenchStack } from './stack';
 export interface TurnSample {
   ms: number;
   workflowId: string | null;
-  /** Activities the turn ran (counted in process; read from history for durable turns). */
+  /** Steps the turn ran, a step run's steps counted one by one (counted in process; read from history for durable turns). */
   activities: number;
   mismatch: string | undefined;
 }
@@ -54,9 +55,10 @@ export function inProcess(stack: BenchStack): Transport {
       stack.deps,
       { conversationId, message: turn.message, inputParams: turn.inputParams ?? {} },
       {
-        around: (_name, _attempt, call) => {
-          activities += 1;
-          return call();
+        around: async (name, _attempt, call) => {
+          const out = await call();
+          activities += name === 'LocalSteps' ? (out as StepRunResult).ran.length : 1;
+          return out;
         },
       }
     );

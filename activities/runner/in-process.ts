@@ -8,6 +8,7 @@ import {
   type DirectToolCallRequest,
   type McpToolCallInput,
   type McpToolDescriptor,
+  type PipelineStepName,
   type StepInput,
   type StepOutput,
   type StepReply,
@@ -15,6 +16,7 @@ import {
   type TurnResult,
 } from '../../core/turn/contracts';
 import { StepCalls } from '../../core/turn/protocol';
+import { joinsStepRuns, localRun, stepRunInput, StepRunResults, type PlannedStep } from '../../core/turn/step-runs';
 import { STEP_TABLE, toolRetry, type StepName } from '../../core/turn/steps';
 import { runTurn } from '../../core/turn/driver';
 import {
@@ -108,9 +110,31 @@ export function createInProcessExecutor(activities: InProcessActivities, options
       return run('DirectToolCall', recorded, activities.DirectToolCall);
     }
   };
+  const runs = new StepRunResults();
+  /**
+   * A pipeline step, in a step run exactly when the workflow would run it in one, so both runners
+   * call the same activities with the same inputs. Nothing here runs as a local activity, so no
+   * step is handed over; if one were, it would run on its own with the run's decisions.
+   */
+  const pipelineStep = async (name: PipelineStepName, input: StepInput, next: readonly PlannedStep[]) => {
+    const step = { name, callKey: input.callKey };
+    let answer = runs.take(step);
+    const planned = answer ? [] : localRun(step, next, (later) => joinsStepRuns(STEP_TABLE[later]));
+    if (planned.length > 1) {
+      const runInput = stepRunInput(planned, calls.input(input));
+      const result = await withRetries('LocalSteps', attemptsOf('LocalSteps'), options, () =>
+        activities.LocalSteps(runInput)
+      );
+      runs.hold(result, runInput);
+      answer = runs.take(step);
+    }
+    if (answer?.kind === 'ran') return calls.output(name, input, answer.result);
+    const decisions = answer?.kind === 'handedOver' ? answer.decisions : undefined;
+    return run(name, decisions ? { ...input, decisions } : input, activities[name]);
+  };
   return {
-    step: async (name, input) => {
-      const out = await run(name, input, activities[name]);
+    step: async (name, input, next) => {
+      const out = await pipelineStep(name, input, next);
       return out.directToolCall ? direct(input, out) : out;
     },
     mcpPrepare: (input) => run('McpPrepare', input, activities.McpPrepare),

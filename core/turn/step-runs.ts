@@ -1,5 +1,6 @@
 import type { Session } from '../session';
-import type { PipelineStepName, RecordedDecision, StepResult, TurnInput } from './contracts';
+import type { PipelineStepName, RecordedDecision, StepInput, StepResult, TurnInput } from './contracts';
+import type { StepSpec } from './steps';
 
 /**
  * Step runs: consecutive pipeline steps that all run as local activities go to the worker as ONE
@@ -49,6 +50,72 @@ export interface StepRunResult {
 export interface StepRunFailure {
   ran: StepRunEntry[];
   failedStep: PlannedStep;
+}
+
+/**
+ * Whether a step goes into step runs in a new turn: local steps, and local-first ones (which a
+ * run hands over to a regular activity when they reach the LLM or consumer code). Workflow code
+ * also asks which patches the history it replays recorded (workflows/step-kinds.ts).
+ */
+export function joinsStepRuns(spec: StepSpec): boolean {
+  return spec.kind === 'local' || spec.localFirst === true;
+}
+
+/** The LocalSteps input for `steps`, built from the first step's call as the executor built it. */
+export function stepRunInput(steps: PlannedStep[], call: StepInput): StepRunInput {
+  return {
+    turn: call.turn,
+    session: call.session,
+    steps,
+    ...(call.decisions ? { decisions: call.decisions } : {}),
+  };
+}
+
+/** What a run already settled for a step the driver now asks for. */
+export type RunAnswer =
+  | { kind: 'ran'; result: StepResult }
+  /** The step reached the LLM or consumer code: it runs as a regular activity, with the run's decisions if it was first. */
+  | { kind: 'handedOver'; reason: string; decisions?: RecordedDecision[] };
+
+/**
+ * A run's result, handed back one step at a time: the driver still asks for every step, in the
+ * order it planned them, and each executor (the workflow's and the in-process one) answers the
+ * run's steps from here.
+ */
+export class StepRunResults {
+  private ran: StepRunEntry[] = [];
+  private handedOver: (HandedOverStep & { decisions?: RecordedDecision[] }) | null = null;
+
+  /** Holds a run's result; a first step handed over carries the decisions the run was to record. */
+  hold(result: StepRunResult, input: StepRunInput): void {
+    this.ran = [...result.ran];
+    const firstHandedOver = result.handedOver !== null && result.ran.length === 0;
+    this.handedOver = result.handedOver
+      ? { ...result.handedOver, ...(firstHandedOver && input.decisions ? { decisions: input.decisions } : {}) }
+      : null;
+  }
+
+  /** The run's answer for this step; null when no run covered it. */
+  take(step: PlannedStep): RunAnswer | null {
+    const first = this.ran[0];
+    if (first) {
+      expectStep(first, step);
+      this.ran.shift();
+      return { kind: 'ran', result: first.result };
+    }
+    const handed = this.handedOver;
+    if (!handed) return null;
+    expectStep(handed, step);
+    this.handedOver = null;
+    return { kind: 'handedOver', reason: handed.reason, ...(handed.decisions ? { decisions: handed.decisions } : {}) };
+  }
+}
+
+/** The driver asks for steps in the order it planned them; anything else is a bug, not a retryable failure. */
+function expectStep(held: PlannedStep, asked: PlannedStep): void {
+  if (held.name !== asked.name || held.callKey !== asked.callKey) {
+    throw new Error(`step run out of order: holds ${held.callKey} (${held.name}), asked for ${asked.callKey}`);
+  }
 }
 
 /** After a stop or a direct tool call the driver leaves the run's path, so the run ends there. */

@@ -252,9 +252,10 @@ describe('rules engine in the pipeline (reference §14 scenarios 16–20)', () =
     const first = await h.turn(
       { message: 'hello' },
       {
-        around: async (name, _attempt, call) => {
+        // The turn's first activity pins the config (a step run that starts with LoadOrCreateConversation).
+        around: async (_name, _attempt, call) => {
           const out = await call();
-          if (name === 'LoadOrCreateConversation' && !editedOnce) {
+          if (!editedOnce) {
             editedOnce = true;
             await h.configure(edited);
           }
