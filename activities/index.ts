@@ -2,7 +2,7 @@ import type { TurnActivities } from '../core/turn/activities';
 import type { ActivityDeps } from './deps';
 import { createMcpActivities } from './mcp';
 import { createPipelineActivities } from './pipeline';
-import { createLocalSteps } from './pipeline/local-steps';
+import { createStepRuns } from './pipeline/step-runs';
 import { withHeldAudits } from './runtime/audit-writer';
 import { createRecordTurnDecision } from './turn-decision';
 
@@ -19,12 +19,16 @@ export function createActivities(deps: ActivityDeps): TurnActivities {
 }
 
 /**
- * The activities with a `LocalSteps` that runs THESE step activities: whoever wraps a step (a
- * test injecting a failure) rebuilds it, so a step behaves the same alone and inside a step run.
+ * The activities with step runs (`LocalSteps`, `RegularSteps`) that run THESE step activities:
+ * whoever wraps a step (a test injecting a failure) rebuilds them, so a step behaves the same alone
+ * and inside a step run.
  */
-export function withStepRuns(activities: Omit<TurnActivities, 'LocalSteps'>, deps: ActivityDeps): TurnActivities {
+export function withStepRuns(
+  activities: Omit<TurnActivities, 'LocalSteps' | 'RegularSteps'>,
+  deps: ActivityDeps
+): TurnActivities {
   const runDeps = { clock: deps.clock, holdAudits: <T>(work: () => Promise<T>) => withHeldAudits(deps, work) };
-  return { ...activities, LocalSteps: createLocalSteps(activities, runDeps) };
+  return { ...activities, ...createStepRuns(activities, runDeps) };
 }
 
 export type { ActivityDeps } from './deps';

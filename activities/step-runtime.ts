@@ -10,7 +10,7 @@ import { currentAttempt } from './runtime/attempt';
 import { whileHeartbeating } from './runtime/heartbeat';
 import { writeAudits, type AuditWrite } from './runtime/audit-writer';
 import { toActivityFailure } from './runtime/failure';
-import { LocalAttempt, runningAsLocalActivity } from './runtime/local-attempt';
+import { attemptsLocally, LocalAttempt } from './runtime/local-attempt';
 import { lastProgress, verboseAudit } from './runtime/verbose';
 
 export interface StepContext<I extends StepInput = StepInput> {
@@ -105,7 +105,7 @@ export function stepActivity<I extends StepInput, O extends StepOutput>(
       return record ? [record] : [];
     };
     let entered: AuditRecord[] = [];
-    const local = runningAsLocalActivity() ? new LocalAttempt(def.name, deps) : null;
+    const local = attemptsLocally() ? new LocalAttempt(def.name, deps) : null;
     try {
       snapshot = await snapshotFor(deps, input, def.pinsConfig ?? false);
       entered = progress('STEP_ENTER', scope.session);

@@ -163,15 +163,14 @@ function costTable({ d, p, history, roundTrip, peer }: LatencyRun): Row[] {
   const [bare, sized, local] = roundTrip;
   const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
   const regular = history.meanActivities;
-  const locals = history.meanSteps - regular;
   const localActivities = history.costs.localActivities;
   const floor = regular * (sized?.msPerActivity ?? NaN) + localActivities * (local?.msPerActivity ?? NaN);
   return [
     [
-      'Steps per turn: regular / local',
-      `${regular.toFixed(1)} / ${locals.toFixed(1)}`,
+      'Steps per turn: in regular / local activities',
+      `${history.costs.regularSteps.toFixed(1)} / ${history.costs.localSteps.toFixed(1)}`,
       `mean over the durable turns' histories, ${history.meanSteps.toFixed(1)} steps in all (in-process count: ${mean(p.samples.map((s) => s.activities)).toFixed(1)}); ` +
-        `the local ones in ${localActivities.toFixed(1)} local activities (step runs, core/turn/step-runs.ts)`,
+        `in ${regular.toFixed(1)} regular and ${localActivities.toFixed(1)} local activities (step runs, core/turn/step-runs.ts)`,
     ],
     [
       'Per-step overhead',

@@ -1,5 +1,6 @@
 import { temporal } from '@temporalio/proto';
 import { HEARTBEAT_INTERVAL_MS } from '../activities/runtime/heartbeat';
+import { isStepRunType } from '../core/turn/step-runs';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -20,6 +21,8 @@ export interface TurnHistoryCosts {
   localActivities: number;
   /** Steps the local activities ran: one each, or the steps a step run (LocalSteps) ran. */
   localSteps: number;
+  /** Steps the regular activities ran: one each, or the steps a step run (RegularSteps) ran. */
+  regularSteps: number;
   /** Workflow tasks that ran at least one local activity. */
   localActivityTasks: number;
   searchAttributeUpserts: number;
@@ -64,10 +67,21 @@ function localActivityType(marker: temporal.api.history.v1.IMarkerRecordedEventA
   return String(data['activity_type'] ?? data['activityType'] ?? 'local activity');
 }
 
-/** The steps one local activity ran: a step run's `ran` (core/turn/step-runs.ts), else the one step. */
-function stepsRun(marker: temporal.api.history.v1.IMarkerRecordedEventAttributes, type: string): number {
-  const ran = type === 'LocalSteps' ? jsonDetail(marker, 'result')['ran'] : undefined;
-  return Array.isArray(ran) ? ran.length : 1;
+/** The steps a step run ran (core/turn/step-runs.ts), from its result; one for any other activity. */
+function stepsRun(type: string, result: () => Record<string, unknown>): number {
+  const ran = isStepRunType(type) ? result()['ran'] : undefined;
+  return Array.isArray(ran) ? Math.max(1, ran.length) : 1;
+}
+
+/** A completed activity's JSON result, read without the data converter. */
+function completedResult(e: HistoryEvent): Record<string, unknown> {
+  try {
+    const data = e.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data;
+    const parsed: unknown = JSON.parse(new TextDecoder().decode(data ?? new Uint8Array()));
+    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
+  } catch {
+    return {};
+  }
 }
 
 export function turnHistoryCosts(events: readonly HistoryEvent[]): TurnHistoryCosts {
@@ -79,6 +93,7 @@ export function turnHistoryCosts(events: readonly HistoryEvent[]): TurnHistoryCo
     activityAttempts: 0,
     localActivities: 0,
     localSteps: 0,
+    regularSteps: 0,
     searchAttributeUpserts: 0,
     updates: 0,
     heartbeats: 0,
@@ -99,11 +114,12 @@ export function turnHistoryCosts(events: readonly HistoryEvent[]): TurnHistoryCo
       } else {
         const runMs = timeMs(e) - timeMs(startedByScheduled.get(owner));
         if (Number.isFinite(runMs)) costs.heartbeats += Math.floor(runMs / HEARTBEAT_INTERVAL_MS);
+        costs.regularSteps += stepsRun(typeByScheduled.get(owner) ?? '?', () => completedResult(e));
       }
     } else if (marker?.markerName === LOCAL_ACTIVITY_MARKER) {
       const type = localActivityType(marker);
       costs.localActivities += 1;
-      costs.localSteps += stepsRun(marker, type);
+      costs.localSteps += stepsRun(type, () => jsonDetail(marker, 'result'));
       localTasks.add(num(marker.workflowTaskCompletedEventId));
       add(type, e);
     } else {
@@ -136,6 +152,7 @@ export function meanCosts(turns: readonly TurnHistoryCosts[]) {
     activityAttempts: avg((t) => t.activityAttempts),
     localActivities: avg((t) => t.localActivities),
     localSteps: avg((t) => t.localSteps),
+    regularSteps: avg((t) => t.regularSteps),
     localActivityTasks: avg((t) => t.localActivityTasks),
     searchAttributeUpserts: avg((t) => t.searchAttributeUpserts),
     updates: avg((t) => t.updates),

@@ -4,7 +4,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { runTurnInProcess } from '../activities/runner/in-process';
 import type { TurnResult } from '../core/turn/contracts';
-import type { StepRunResult } from '../core/turn/step-runs';
+import { isStepRunType, type StepRunResult } from '../core/turn/step-runs';
 import { DEMO_CONVERSATIONS, type DemoConversation, type DemoTurn } from '../demo/conversations';
 import { turnMismatch } from '../demo/demo-runner';
 import { replyTextOf } from '../demo/in-process-send';
@@ -57,7 +57,7 @@ export function inProcess(stack: BenchStack): Transport {
       {
         around: async (name, _attempt, call) => {
           const out = await call();
-          activities += name === 'LocalSteps' ? (out as StepRunResult).ran.length : 1;
+          activities += isStepRunType(name) ? (out as StepRunResult).ran.length : 1;
           return out;
         },
       }
@@ -118,7 +118,7 @@ export interface HistoryStats {
   maxBytes: number;
   /** Regular activities scheduled per turn. */
   meanActivities: number;
-  /** Steps per turn: regular activities plus the steps local activities ran (a step run runs several). */
+  /** Steps per turn: the steps regular and local activities ran (a step run runs several). */
   meanSteps: number;
   /** History bytes by step type, activities (regular, local), estimated billable actions: per-turn means. */
   costs: MeanHistoryCosts;
@@ -152,7 +152,7 @@ export async function historyStats(stack: BenchStack, samples: readonly TurnSamp
     meanBytes: mean((r) => r.bytes),
     maxBytes: Math.max(0, ...rows.map((r) => r.bytes)),
     meanActivities: mean((r) => r.activities),
-    meanSteps: mean((r) => r.activities) + meanCost.localSteps,
+    meanSteps: meanCost.regularSteps + meanCost.localSteps,
     costs: meanCost,
   };
 }

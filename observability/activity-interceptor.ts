@@ -7,15 +7,14 @@ import type {
   ActivityInboundCallsInterceptor,
 } from '@temporalio/worker';
 import { ErrorType, isEngineError } from '../core/errors';
+import { isStepRunType } from '../core/turn/step-runs';
 import { withLogContext, type Logger } from './logger';
 import type { WorkerMetrics } from './metrics';
-import { inSpan } from './tracing';
+import { inSpan, recordSpan } from './tracing';
 
 /** Activity types that call one tool (a DirectToolCall with `failure` only records a failure). */
 const TOOL_ACTIVITIES = new Set(['McpToolCall', 'DirectToolCall']);
 const DECISION_ACTIVITY = 'RecordTurnDecision';
-/** Runs other steps (core/turn/step-runs.ts); its steps are observed one by one. */
-const RUN_ACTIVITY = 'LocalSteps';
 /** Reason codes are label values: anything else is folded so a hostile value cannot explode cardinality. */
 const REASON_CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
 
@@ -111,7 +110,7 @@ class StepObserver implements ActivityInboundCallsInterceptor {
     try {
       const output = await run();
       const seconds = (performance.now() - started) / 1000;
-      if (step === RUN_ACTIVITY) {
+      if (isStepRunType(step)) {
         this.observeRun(output);
         return output;
       }
@@ -137,21 +136,34 @@ class StepObserver implements ActivityInboundCallsInterceptor {
     }
   }
 
-  /** A step run: each step it ran is observed and logged under its own name, as if it had run alone. */
+  /**
+   * A step run: each step it ran is observed, logged and traced (a `step <name>` span in the run's)
+   * under its own name, as if it had run alone. Only the run's end is known here, so each step is
+   * timed back from it by the durations the steps took.
+   */
   private observeRun(output: unknown): void {
     const ran = record(output)['ran'];
     if (!Array.isArray(ran)) return;
-    for (const entry of ran) {
-      const { name, durationMs, result } = record(entry);
-      const summary = record(record(result)['summary']);
-      if (typeof name !== 'string' || typeof durationMs !== 'number') continue;
+    const steps = ran.map(record).filter((e) => typeof e['name'] === 'string' && typeof e['durationMs'] === 'number');
+    let end = Date.now();
+    const timed = steps.reverse().map((entry) => {
+      const durationMs = entry['durationMs'] as number;
+      const span = { entry, durationMs, startMs: end - durationMs, endMs: end };
+      end -= durationMs;
+      return span;
+    });
+    for (const { entry, durationMs, startMs, endMs } of timed.reverse()) {
+      const name = entry['name'] as string;
+      const summary = record(record(entry['result'])['summary']);
+      const attributes = { intent: text(summary['intent']), state: text(summary['state']) };
       this.deps.metrics.stepDuration.observe({ step: name, outcome: 'ok' }, durationMs / 1000);
-      withLogContext({ step: name }, () =>
-        this.deps.logger.info(
-          { durationMs, intent: text(summary['intent']), state: text(summary['state']) },
-          'step completed'
-        )
-      );
+      const spanAttributes = {
+        'convengine.step': name,
+        'convengine.intent': attributes.intent,
+        'convengine.state': attributes.state,
+      };
+      recordSpan(`step ${name}`, definedAttributes(spanAttributes), startMs, endMs);
+      withLogContext({ step: name }, () => this.deps.logger.info({ durationMs, ...attributes }, 'step completed'));
     }
   }
 

@@ -12,7 +12,11 @@ function retry(spec: RetrySpec): string {
 /** How the V2 workflow schedules the step. */
 function runsAs(s: StepSpec): string {
   if (s.legacy) return 'regular (v1 only)';
-  if (s.composite) return 'local, for two or more consecutive local steps';
+  if (s.composite) {
+    return s.kind === 'local'
+      ? 'local: a local step and the local steps after it'
+      : "regular: a regular step and the local steps after it, with the lead's retry and timeout";
+  }
   if (s.kind === 'local') return 'local';
   if (!s.localFirst) return 'regular';
   return s.kind === 'model' ? 'local; regular when it calls the LLM' : 'local; regular when it runs consumer code';

@@ -1,7 +1,7 @@
 import { ActivityFailure, ApplicationFailure, patched } from '@temporalio/workflow';
 import { ErrorType } from '../core/errors';
 import type { StepName, StepSpec } from '../core/turn/steps';
-import { STEP_RUNS_PATCH } from './local-step-runs';
+import { stepRunsIn } from './step-runs';
 
 /** Histories from before local-first steps scheduled every `model` and `remote` step as a regular activity. */
 export const LOCAL_FIRST_PATCH = 'local-first-steps';
@@ -16,13 +16,11 @@ export function escalationReason(err: unknown): string | null {
 
 /**
  * Local steps, and local-first ones in histories that try them locally. Step runs came after
- * local-first steps, so their patch implies it: a new history records one patch marker (and one
- * TemporalChangeVersion upsert, a billable action), not two.
+ * local-first steps, so their patches imply it: a new history records one patch marker (and one
+ * TemporalChangeVersion upsert, a billable action), not several.
  */
 export function runsLocally(spec: StepSpec): boolean {
-  return (
-    spec.kind === 'local' || (spec.localFirst === true && (patched(STEP_RUNS_PATCH) || patched(LOCAL_FIRST_PATCH)))
-  );
+  return spec.kind === 'local' || (spec.localFirst === true && (stepRunsIn() !== null || patched(LOCAL_FIRST_PATCH)));
 }
 
 /** Kept short: the Web UI truncates long summaries. "DialogueAct: calls the LLM (DA)". */

@@ -20,6 +20,7 @@ import type {
   StepInput,
   StepOutput,
   StepReply,
+  StepResult,
   TurnDecisionRecord,
 } from '../core/turn/contracts';
 import {
@@ -32,7 +33,6 @@ import {
   type TurnExecutor,
 } from '../core/turn/executor';
 import { heldToolRequest, shouldHold, toolHeldAudit, toolHoldResolvedAudit } from '../core/mcp/hold';
-import type { AuditRecord } from '../core/audit';
 import { StepCalls } from '../core/turn/protocol';
 import { isStepResult } from '../core/turn/step-result';
 import { STEP_TABLE, type StepName, type StepSpec } from '../core/turn/steps';
@@ -41,10 +41,10 @@ import { workflowNow } from './clock';
 import { activityOptionsFor, localActivityOptionsFor, optionsForTool } from './activity-options';
 import type { TurnState } from './turn-state';
 import { awaitHeldTool, DIRECT_TOOL_HOLD_PATCH, TOOL_HOLD_PATCH } from './tool-hold';
-import { awaitApproval, toToolFailure } from './turn-units';
-import { LocalStepRuns } from './local-step-runs';
+import { awaitApproval, describeDecision, heldStepInput, toToolFailure, withAudits } from './turn-units';
+import { StepRuns } from './step-runs';
 import { escalationReason, handOverSummary, runsLocally } from './step-kinds';
-import type { PlannedStep } from '../core/turn/step-runs';
+import { regularRunSummary, type PlannedStep, type RunStepName } from '../core/turn/step-runs';
 
 type StepActivities = Omit<TurnActivities, 'RecordTurnDecision'>;
 type Call<I extends StepInput, O extends StepOutput> = {
@@ -54,12 +54,6 @@ type Call<I extends StepInput, O extends StepOutput> = {
 // Defaults only: every call passes the step table's own options (executeWithOptions).
 const regular = proxyActivities<StepActivities>(activityOptionsFor(STEP_TABLE.PersistConversation));
 const local = proxyLocalActivities<StepActivities>(localActivityOptionsFor(STEP_TABLE.AuditUserInput));
-
-function describeDecision(d: TurnDecisionRecord): string {
-  const tool = d.toolCode ? ` tool=${d.toolCode}` : '';
-  const limit = d.limit !== undefined ? ` limit=${d.limit}` : '';
-  return `${d.kind}:${tool} reason=${d.reason}${limit}`;
-}
 
 /**
  * A step's progress message (ce_verbose) becomes the turn's current details, which the Temporal UI
@@ -78,7 +72,7 @@ function showProgress(reply: StepReply<StepOutput>): void {
  */
 export class WorkflowTurnExecutorV2 implements TurnExecutor {
   private readonly calls = new StepCalls();
-  private readonly runs = new LocalStepRuns((name) => runsLocally(STEP_TABLE[name]));
+  private readonly runs = new StepRuns((name) => runsLocally(STEP_TABLE[name]));
   private session: Session | null = null;
 
   constructor(private readonly state: TurnState) {}
@@ -91,9 +85,9 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
   ): Promise<O> {
     const spec = STEP_TABLE[name];
     const call = this.calls.input(input);
-    const reply = runsLocally(spec)
-      ? await this.localFirst<I, O>(spec, call, summary)
-      : await this.regular<I, O>(spec, call, summary, options);
+    if (!runsLocally(spec)) return this.answer(name, input, await this.regular<I, O>(spec, call, summary, options));
+    const local = await this.localAttempt<I, O>(spec, call, summary);
+    const reply = 'handOver' in local ? await this.regular<I, O>(spec, call, local.handOver) : local.reply;
     return this.answer(name, input, reply);
   }
 
@@ -106,23 +100,23 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
   }
 
   /**
-   * A local activity; when it reached the LLM or consumer code it wrote nothing, and the same call
-   * (same key, same carried decisions) runs as a regular activity, its summary saying why.
+   * A local activity; when it reached the LLM or consumer code it wrote nothing, and the caller runs
+   * the same call (same key, same carried decisions) as a regular activity, under `handOver`: the
+   * summary saying why.
    */
-  private async localFirst<I extends StepInput, O extends StepOutput>(
+  private async localAttempt<I extends StepInput, O extends StepOutput>(
     spec: StepSpec,
     call: I,
     summary: string
-  ): Promise<StepReply<O>> {
+  ): Promise<{ reply: StepReply<O> } | { handOver: string }> {
     const proxy = local as unknown as Record<string, Call<I, O>>;
+    const options = { ...localActivityOptionsFor(spec), summary };
     try {
-      return await (proxy[spec.name] as Call<I, O>).executeWithOptions({ ...localActivityOptionsFor(spec), summary }, [
-        call,
-      ]);
+      return { reply: await (proxy[spec.name] as Call<I, O>).executeWithOptions(options, [call]) };
     } catch (err) {
       const reason = escalationReason(err);
       if (reason === null) throw err;
-      return this.regular<I, O>(spec, call, handOverSummary(summary, spec.name, reason));
+      return { handOver: handOverSummary(summary, spec.name, reason) };
     }
   }
 
@@ -138,25 +132,56 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
   }
 
   async step(name: PipelineStepName, input: StepInput, next: readonly PlannedStep[]): Promise<StepOutput> {
-    const out = await this.pipelineStep(name, input, next);
+    const out = await this.runStep(name, input, next, name);
     return out.directToolCall ? this.directToolCall(input, out, out.directToolCall) : out;
   }
 
-  /** A pipeline step: answered by a step run when one covers it (workflows/local-step-runs.ts). */
-  private async pipelineStep(name: PipelineStepName, input: StepInput, next: readonly PlannedStep[]) {
+  /**
+   * A step a step run may cover (workflows/step-runs.ts): answered from a run that already ran it,
+   * or it leads a run of its own — local when it runs locally, else (or once handed over) regular —
+   * or it runs alone.
+   */
+  private async runStep<O extends StepOutput>(
+    name: RunStepName,
+    input: StepInput,
+    next: readonly PlannedStep[],
+    summary: string
+  ): Promise<O> {
     const step = { name, callKey: input.callKey };
+    const spec = STEP_TABLE[name];
     let answer = this.runs.take(step);
-    const run = answer ? null : this.runs.plan(step, next);
+    const run = answer || !runsLocally(spec) ? null : this.runs.plan(step, next, 'local');
     if (run) {
-      await this.runs.run(run, this.calls.input(input));
+      await this.runs.runLocal(run, this.calls.input(input));
       answer = this.runs.take(step);
     }
-    if (answer?.kind === 'ran') return this.answer(name, input, answer.result);
-    if (answer?.kind !== 'handedOver') return this.run<StepInput, StepOutput>(name, input, name);
+    if (answer?.kind === 'ran') return this.answer<StepInput, O>(name, input, answer.result as StepResult<O>);
+    if (answer?.kind === 'handedOver') {
+      const call = { ...this.calls.input(input), ...answer.carried };
+      return this.regularRun(step, input, call, next, handOverSummary(summary, name, answer.reason));
+    }
     const call = this.calls.input(input);
-    if (answer.decisions) call.decisions = answer.decisions;
-    const reply = await this.regular(STEP_TABLE[name], call, handOverSummary(name, name, answer.reason));
-    return this.answer(name, input, reply);
+    if (!runsLocally(spec)) return this.regularRun(step, input, call, next, summary);
+    const local = await this.localAttempt<StepInput, O>(spec, call, summary);
+    if ('reply' in local) return this.answer(name, input, local.reply);
+    return this.regularRun(step, input, call, next, local.handOver);
+  }
+
+  /** The step as a regular activity: leading a RegularSteps run when local steps follow it, else alone. */
+  private async regularRun<O extends StepOutput>(
+    step: PlannedStep,
+    input: StepInput,
+    call: StepInput,
+    next: readonly PlannedStep[],
+    summary: string
+  ): Promise<O> {
+    const spec = STEP_TABLE[step.name];
+    const run = this.runs.plan(step, next, 'regular');
+    if (!run) return this.answer(step.name, input, await this.regular<StepInput, O>(spec, call, summary));
+    await this.runs.runRegular(run, call, { ...activityOptionsFor(spec), summary: regularRunSummary(summary, run) });
+    const answer = this.runs.take(step);
+    if (answer?.kind !== 'ran') throw new Error(`step run led by ${step.callKey} did not run its lead`);
+    return this.answer<StepInput, O>(step.name, input, answer.result as StepResult<O>);
   }
 
   /**
@@ -215,7 +240,12 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
   }
 
   mcpPrepare(input: StepInput): Promise<McpPrepareOutput> {
-    return this.run('McpPrepare', input, 'McpPrepare: PRE_AGENT_MCP rules, skip checks, clear stale MCP context');
+    return this.runStep(
+      'McpPrepare',
+      input,
+      [],
+      'McpPrepare: PRE_AGENT_MCP rules, skip checks, clear stale MCP context'
+    );
   }
 
   mcpPlan(input: McpPlanInput): Promise<McpPlanOutput> {
@@ -234,8 +264,8 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     }
   }
 
-  mcpFinalize(input: StepInput): Promise<StepOutput> {
-    return this.run('McpFinalize', input, 'McpFinalize: loop flags, POST_AGENT_MCP rules');
+  mcpFinalize(input: StepInput, next: readonly PlannedStep[]): Promise<StepOutput> {
+    return this.runStep('McpFinalize', input, next, 'McpFinalize: loop flags, POST_AGENT_MCP rules');
   }
 
   /**
@@ -278,18 +308,4 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
   awaitApproval(request: ApprovalRequest): Promise<ApprovalDecision> {
     return awaitApproval(this.state, this.session, request);
   }
-}
-
-/** A plain step input (no tool call, no carried rows) for the activity that audits a direct call's hold. */
-function heldStepInput(call: DirectToolCallInput, session: Session, callKey: string): StepInput {
-  return { turn: call.turn, session, callKey };
-}
-
-/** The input with one more audit row to write first (carried rows keep their own key). */
-function withAudits(input: StepInput, record: AuditRecord): StepInput {
-  return {
-    ...input,
-    carryAudits: [...(input.carryAudits ?? []), record],
-    carryKey: input.carryKey ?? `${input.callKey}-carried`,
-  };
 }

@@ -1,6 +1,7 @@
 import { ActivityFailure, ApplicationFailure, condition, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Session } from '../core/session';
-import type { ApprovalDecision } from '../core/turn/contracts';
+import type { AuditRecord } from '../core/audit';
+import type { ApprovalDecision, DirectToolCallInput, StepInput, TurnDecisionRecord } from '../core/turn/contracts';
 import { ToolCallFailure, type ApprovalRequest } from '../core/turn/executor';
 import { workflowNow } from './clock';
 import { TurnOutcomeKey } from './search-attributes';
@@ -44,4 +45,25 @@ export function toToolFailure(err: unknown, maximumAttempts: number): unknown {
   const message = cause?.message ?? err.message;
   const attempts = err.retryState === 'MAXIMUM_ATTEMPTS_REACHED' ? maximumAttempts : 1;
   return new ToolCallFailure(type, message, attempts, cause ? { className: type, message } : null);
+}
+
+/** A driver decision as one line of the memo's `decisionLog` (`LOOP_LIMIT: reason=MCP_TOOL_MAX_LOOPS limit=5`). */
+export function describeDecision(d: TurnDecisionRecord): string {
+  const tool = d.toolCode ? ` tool=${d.toolCode}` : '';
+  const limit = d.limit !== undefined ? ` limit=${d.limit}` : '';
+  return `${d.kind}:${tool} reason=${d.reason}${limit}`;
+}
+
+/** A plain step input (no tool call, no carried rows) for the activity that audits a direct call's hold. */
+export function heldStepInput(call: DirectToolCallInput, session: Session, callKey: string): StepInput {
+  return { turn: call.turn, session, callKey };
+}
+
+/** The input with one more audit row to write first (carried rows keep their own key). */
+export function withAudits(input: StepInput, record: AuditRecord): StepInput {
+  return {
+    ...input,
+    carryAudits: [...(input.carryAudits ?? []), record],
+    carryKey: input.carryKey ?? `${input.callKey}-carried`,
+  };
 }

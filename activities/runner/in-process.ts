@@ -6,9 +6,9 @@ import type { TurnActivities } from '../../core/turn/activities';
 import {
   turnIdFor,
   type DirectToolCallRequest,
+  type McpPrepareOutput,
   type McpToolCallInput,
   type McpToolDescriptor,
-  type PipelineStepName,
   type StepInput,
   type StepOutput,
   type StepReply,
@@ -16,7 +16,6 @@ import {
   type TurnResult,
 } from '../../core/turn/contracts';
 import { StepCalls } from '../../core/turn/protocol';
-import { joinsStepRuns, localRun, stepRunInput, StepRunResults, type PlannedStep } from '../../core/turn/step-runs';
 import { STEP_TABLE, toolRetry, type StepName } from '../../core/turn/steps';
 import { runTurn } from '../../core/turn/driver';
 import {
@@ -30,6 +29,7 @@ import type { ActivityDeps } from '../deps';
 import { createActivities } from '..';
 import { runAsAttempt } from '../runtime/attempt';
 import { isRetryableFailure } from '../runtime/failure';
+import { InProcessStepRuns } from './step-runs';
 
 /** Activities the in-process runner calls: exactly what the worker registers. */
 export type InProcessActivities = TurnActivities;
@@ -110,36 +110,19 @@ export function createInProcessExecutor(activities: InProcessActivities, options
       return run('DirectToolCall', recorded, activities.DirectToolCall);
     }
   };
-  const runs = new StepRunResults();
-  /**
-   * A pipeline step, in a step run exactly when the workflow would run it in one, so both runners
-   * call the same activities with the same inputs. Nothing here runs as a local activity, so no
-   * step is handed over; if one were, it would run on its own with the run's decisions.
-   */
-  const pipelineStep = async (name: PipelineStepName, input: StepInput, next: readonly PlannedStep[]) => {
-    const step = { name, callKey: input.callKey };
-    let answer = runs.take(step);
-    const planned = answer ? [] : localRun(step, next, (later) => joinsStepRuns(STEP_TABLE[later]));
-    if (planned.length > 1) {
-      const runInput = stepRunInput(planned, calls.input(input));
-      const result = await withRetries('LocalSteps', attemptsOf('LocalSteps'), options, () =>
-        activities.LocalSteps(runInput)
-      );
-      runs.hold(result, runInput);
-      answer = runs.take(step);
-    }
-    if (answer?.kind === 'ran') return calls.output(name, input, answer.result);
-    const decisions = answer?.kind === 'handedOver' ? answer.decisions : undefined;
-    return run(name, decisions ? { ...input, decisions } : input, activities[name]);
-  };
+  const runs = new InProcessStepRuns({
+    activities,
+    calls,
+    retried: (name, call) => withRetries(name, attemptsOf(name), options, call),
+  });
   return {
     step: async (name, input, next) => {
-      const out = await pipelineStep(name, input, next);
+      const out = await runs.runStep(name, input, next);
       return out.directToolCall ? direct(input, out) : out;
     },
-    mcpPrepare: (input) => run('McpPrepare', input, activities.McpPrepare),
+    mcpPrepare: (input) => runs.runStep<McpPrepareOutput>('McpPrepare', input, []),
     mcpPlan: (input) => run('McpPlan', input, activities.McpPlan),
-    mcpFinalize: (input) => run('McpFinalize', input, activities.McpFinalize),
+    mcpFinalize: (input, next) => runs.runStep('McpFinalize', input, next),
     async mcpToolCall(input, tool) {
       let made = 0;
       const counted: Activity<McpToolCallInput, StepOutput> = (call) => {

@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { Context } from '@temporalio/activity';
 import { EngineError, ErrorType } from '../../core/errors';
 import type { LlmClient } from '../../core/llm';
@@ -11,6 +12,23 @@ export function runningAsLocalActivity(): boolean {
   } catch {
     return false;
   }
+}
+
+const localAttemptScope = new AsyncLocalStorage<true>();
+
+/**
+ * Runs `work` as a local attempt, outside a local activity: the steps after the lead of a regular
+ * step run (RegularSteps, core/turn/step-runs.ts), so each LLM call keeps a regular activity of its
+ * own, named by its step; and the in-process runner's local steps, so it hands steps over exactly
+ * where the workflow does.
+ */
+export function asLocalAttempt<T>(work: () => Promise<T>): Promise<T> {
+  return localAttemptScope.run(true, work);
+}
+
+/** Whether a step attempt refuses the LLM and consumer code (LocalAttempt): a local activity, or asLocalAttempt. */
+export function attemptsLocally(): boolean {
+  return localAttemptScope.getStore() === true || runningAsLocalActivity();
 }
 
 /**

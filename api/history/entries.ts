@@ -1,6 +1,6 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
-import type { StepRunEntry, StepRunFailure, StepRunResult } from '../../core/turn/step-runs';
+import { isStepRunType, type StepRunEntry, type StepRunFailure, type StepRunResult } from '../../core/turn/step-runs';
 import { claimReferenceOf, isClaimReference } from '../../db/claims/codec';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -12,8 +12,10 @@ export interface ActivityEntry {
   type: string;
   /** A local activity: a marker event, which the Web UI lists by name in its own row. */
   local: boolean;
-  /** One of the steps of a step run (core/turn/step-runs.ts): its marker is the run's. */
+  /** One of the steps of a step run (core/turn/step-runs.ts): its events are the run's. */
   inRun?: boolean;
+  /** The first step of a step run: the one a regular run (RegularSteps) is scheduled for. */
+  leadsRun?: boolean;
   summary: string | null;
   /** Attempt of the final try (the Started event is written when the activity closes). */
   attempt: number | null;
@@ -122,9 +124,10 @@ function ranSteps(entry: ActivityEntry, ran: StepRunEntry[], end: number | null)
     end = startedAt;
     return { step, startedAt, closedAt };
   });
-  return timed.reverse().map(({ step, startedAt, closedAt }) => ({
+  return timed.reverse().map(({ step, startedAt, closedAt }, i) => ({
     ...entry,
     inRun: true,
+    ...(i === 0 ? { leadsRun: true } : {}),
     type: step.name,
     summary: step.name,
     outcome: 'COMPLETED',
@@ -136,14 +139,16 @@ function ranSteps(entry: ActivityEntry, ran: StepRunEntry[], end: number | null)
 }
 
 /**
- * A step run (core/turn/step-runs.ts) is read as the steps it ran, each under its own name with its
- * own result, then the step it handed over (as a handed-over local attempt) or the step that failed
- * it: the view a history had when every local step was a local activity of its own.
+ * A step run (core/turn/step-runs.ts), local or regular, is read as the steps it ran, each under its
+ * own name with its own result, then the step it handed over (as a handed-over local attempt: the
+ * step ran next as an activity of its own) or the step that failed it: the view a history had when
+ * every step was an activity of its own.
  */
 function stepsOfRun(entry: ActivityEntry): ActivityEntry[] {
-  if (entry.type !== 'LocalSteps') return [entry];
-  const last = (name: string, failure: ActivityEntry['failure']): ActivityEntry => ({
+  if (!isStepRunType(entry.type)) return [entry];
+  const last = (name: string, failure: ActivityEntry['failure'], handedOver = false): ActivityEntry => ({
     ...entry,
+    ...(handedOver ? { local: true } : {}),
     inRun: true,
     type: name,
     summary: name,
@@ -157,7 +162,7 @@ function stepsOfRun(entry: ActivityEntry): ActivityEntry[] {
     const steps = ranSteps(entry, ran, entry.closedAt);
     if (!handedOver) return steps;
     const failure = { type: 'NEEDS_REGULAR_ACTIVITY', message: handedOver.reason, nonRetryable: true };
-    return [...steps, last(handedOver.name, failure)];
+    return [...steps, last(handedOver.name, failure, true)];
   }
   if (entry.outcome === 'FAILED' && isStepRunFailure(entry.result)) {
     const { ran, failedStep } = entry.result;
@@ -194,7 +199,7 @@ function localActivityEntry(e: HistoryEvent): ActivityEntry | null {
         }
       : null,
     input: undefined,
-    // A failed step run carries its progress as its failure's last detail (activities/pipeline/local-steps.ts).
+    // A failed step run carries its progress as its failure's last detail (activities/pipeline/step-runs.ts).
     result: failure
       ? decodePayload(failure.applicationFailureInfo?.details?.payloads?.at(-1))
       : decodePayload(marker.details?.['result']?.payloads?.[0]),
@@ -224,6 +229,8 @@ function closeEntry(entries: Map<number, ActivityEntry>, e: HistoryEvent): void 
       message: failed.failure?.message ?? '',
       nonRetryable: !!info?.nonRetryable,
     };
+    // A failed step run carries its progress as its failure's last detail (activities/pipeline/step-runs.ts).
+    if (isStepRunType(entry.type)) entry.result = decodePayload(info?.details?.payloads?.at(-1));
   } else {
     entry.outcome = 'TIMED_OUT';
     entry.failure = { type: 'TIMEOUT', message: timedOut?.failure?.message ?? 'timed out', nonRetryable: false };

@@ -14,10 +14,19 @@ function decode(payload: temporal.api.common.v1.IPayload | null | undefined): un
   return payload ? defaultPayloadConverter.fromPayload(payload as never) : undefined;
 }
 
+/** How the step ran: alone (regular or local), or in a step run, local or regular, which a regular step leads. */
+function kindOf(entry: ActivityEntry): string {
+  if (!entry.inRun) return entry.local ? ' (local)' : '';
+  if (entry.local) return ' (local, in a step run)';
+  return entry.leadsRun ? ' (leads a regular step run)' : ' (in a regular step run)';
+}
+
 function activityLine(entry: ActivityEntry, events: Map<number, HistoryEvent>, start: Date | null): string {
-  const scheduled = timeOf(events.get(entry.scheduledEventId));
-  const offset = scheduled && start ? `+${((scheduled.getTime() - start.getTime()) / 1000).toFixed(3)}s` : '';
-  const kind = entry.inRun ? ' (local, in a step run)' : entry.local ? ' (local)' : '';
+  // A step of a run has its own start, timed back from the run's end; any other step its scheduled time.
+  const at =
+    entry.inRun && entry.startedAt !== null ? entry.startedAt : timeOf(events.get(entry.scheduledEventId))?.getTime();
+  const offset = at !== undefined && start ? `+${((at - start.getTime()) / 1000).toFixed(3)}s` : '';
+  const kind = kindOf(entry);
   if (isHandedOver(entry))
     return `${offset.padStart(10)}  ${entry.type}${kind}  → handed to a regular activity: ${entry.failure?.message}`;
   const attempt = entry.attempt && entry.attempt > 1 ? ` attempt ${entry.attempt}` : '';

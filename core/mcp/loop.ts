@@ -12,6 +12,7 @@ import type {
   ToolCallRequest,
 } from '../turn/contracts';
 import { ToolCallFailure, type HeldToolResolution, type TurnExecutor } from '../turn/executor';
+import type { PlannedStep } from '../turn/step-runs';
 import { BlockReason, DEFAULT_APPROVAL_TIMEOUT_MS, POLICY_RESTRICTED_TAG } from './constants';
 import { finalAnswerDetermined, readObservations } from './context';
 import { heldToolRequest, shouldHold } from './hold';
@@ -48,7 +49,8 @@ class McpRun {
     private readonly base: StepInput,
     private readonly exec: TurnExecutor,
     private readonly plan: McpLoopPlan,
-    session: Session
+    session: Session,
+    private readonly after: readonly PlannedStep[]
   ) {
     this.session = session;
   }
@@ -226,13 +228,23 @@ class McpRun {
         limit: this.plan.maxLoops,
       });
     }
-    this.take(await this.exec.mcpFinalize(this.input('finalize')));
+    this.take(await this.exec.mcpFinalize(this.input('finalize'), this.after));
   }
 }
 
-export async function runMcpStep(base: StepInput, exec: TurnExecutor): Promise<StepOutput> {
-  const prepared = await exec.mcpPrepare({ ...base, callKey: `${base.callKey}-prepare` });
-  const run = new McpRun(base, exec, prepared.plan, prepared.session);
+/** McpPrepare of the MCP step under `mcpKey`, as the steps before it announce it (core/turn/step-runs.ts). */
+export function mcpPrepareStep(mcpKey: string): PlannedStep {
+  return { name: 'McpPrepare', callKey: `${mcpKey}-prepare` };
+}
+
+/** `after`: the steps the driver asks for once the MCP step is done, announced with McpFinalize. */
+export async function runMcpStep(
+  base: StepInput,
+  exec: TurnExecutor,
+  after: readonly PlannedStep[] = []
+): Promise<StepOutput> {
+  const prepared = await exec.mcpPrepare({ ...base, callKey: mcpPrepareStep(base.callKey).callKey });
+  const run = new McpRun(base, exec, prepared.plan, prepared.session, after);
   run.audits.push(...prepared.audits);
   if (prepared.stop) run.stop = prepared.stop;
   if (!prepared.plan.run) {

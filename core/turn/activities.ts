@@ -44,6 +44,8 @@ export type TurnActivities = { [K in PipelineStepName]: StepActivity } & {
   RecordTurnDecision(input: RecordDecisionInput): Promise<void>;
   /** Consecutive local steps in one local activity (core/turn/step-runs.ts). */
   LocalSteps(input: StepRunInput): Promise<StepRunResult>;
+  /** A step that runs as a regular activity and the local steps after it, in one regular activity. */
+  RegularSteps(input: StepRunInput): Promise<StepRunResult>;
 };
 
 type SameKeys<A, B> = [A] extends [B] ? ([B] extends [A] ? true : false) : false;

@@ -1,4 +1,4 @@
-import { runMcpStep } from '../mcp/loop';
+import { mcpPrepareStep, runMcpStep } from '../mcp/loop';
 import type { Payload, Session } from '../session';
 import {
   COMMIT_STEPS,
@@ -13,6 +13,7 @@ import {
 import type { TurnExecutor } from './executor';
 import { blankSession } from './session-factory';
 import { turnOutcomeOf } from './outcome';
+import type { PlannedStep } from './step-runs';
 
 function callKey(index: number, name: string): string {
   return `${String(index).padStart(2, '0')}-${name}`;
@@ -24,25 +25,30 @@ interface Progress {
   index: number;
 }
 
+/** `names` as the driver will ask for them, numbered on from `index`. */
+function planned(names: readonly PipelineStepName[], index: number): (PlannedStep & { name: PipelineStepName })[] {
+  return names.map((name, k) => ({ name, callKey: callKey(index + 1 + k, name) }));
+}
+
+/**
+ * Runs `names` in order. `then`: what the driver may ask for right after them (after the steps
+ * before the MCP step: McpPrepare, then the steps after the MCP step when MCP skips its loop), so a
+ * step run may take them in too (core/turn/step-runs.ts).
+ */
 async function runSteps(
   names: readonly PipelineStepName[],
   turn: TurnInput,
   progress: Progress,
   exec: TurnExecutor,
-  stopOnStop: boolean
+  stopOnStop: boolean,
+  then: readonly PlannedStep[] = []
 ): Promise<void> {
-  for (const [i, name] of names.entries()) {
+  const steps = planned(names, progress.index);
+  for (const [i, step] of steps.entries()) {
     if (stopOnStop && progress.stop) return;
     progress.index += 1;
-    const input: StepInput = {
-      turn,
-      session: progress.session,
-      callKey: callKey(progress.index, name),
-    };
-    const next = names
-      .slice(i + 1)
-      .map((later, k) => ({ name: later, callKey: callKey(progress.index + 1 + k, later) }));
-    const out = await exec.step(name, input, next);
+    const input: StepInput = { turn, session: progress.session, callKey: step.callKey };
+    const out = await exec.step(step.name, input, [...steps.slice(i + 1), ...then]);
     progress.session = out.session;
     if (out.stop && !progress.stop) progress.stop = out.stop;
   }
@@ -55,15 +61,14 @@ async function runSteps(
  */
 export async function runTurn(turn: TurnInput, exec: TurnExecutor): Promise<TurnResult> {
   const progress: Progress = { session: blankSession(turn), stop: null, index: 0 };
-  await runSteps(PIPELINE_STEPS_BEFORE_MCP, turn, progress, exec, true);
+  const mcpIndex = PIPELINE_STEPS_BEFORE_MCP.length + 1;
+  const mcpKey = callKey(mcpIndex, 'McpTool');
+  const afterMcp = planned(PIPELINE_STEPS_AFTER_MCP, mcpIndex);
+  await runSteps(PIPELINE_STEPS_BEFORE_MCP, turn, progress, exec, true, [mcpPrepareStep(mcpKey), ...afterMcp]);
   if (!progress.stop) {
     progress.index += 1;
-    const base: StepInput = {
-      turn,
-      session: progress.session,
-      callKey: callKey(progress.index, 'McpTool'),
-    };
-    const mcp = await runMcpStep(base, exec);
+    const base: StepInput = { turn, session: progress.session, callKey: mcpKey };
+    const mcp = await runMcpStep(base, exec, afterMcp);
     progress.session = mcp.session;
     if (mcp.stop) progress.stop = mcp.stop;
   }

@@ -75,11 +75,13 @@ export interface TurnExecutor {
    * first; the workflow runs a stretch of local steps as one local activity (core/turn/step-runs.ts).
    */
   step(name: PipelineStepName, input: StepInput, next: readonly PlannedStep[]): Promise<StepOutput>;
+  /** The steps before it announce it in their `next`, so a step run may have run it already. */
   mcpPrepare(input: StepInput): Promise<McpPrepareOutput>;
   mcpPlan(input: McpPlanInput): Promise<McpPlanOutput>;
   /** Throws ToolCallFailure when the tool failed for good. */
   mcpToolCall(input: McpToolCallInput, tool: McpToolDescriptor): Promise<StepOutput>;
-  mcpFinalize(input: StepInput): Promise<StepOutput>;
+  /** `next`: the steps the driver asks for after McpFinalize, as for `step`. */
+  mcpFinalize(input: StepInput, next: readonly PlannedStep[]): Promise<StepOutput>;
   awaitApproval(request: ApprovalRequest): Promise<ApprovalDecision>;
   record(decision: TurnDecisionRecord): Promise<void>;
   /**

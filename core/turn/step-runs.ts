@@ -1,20 +1,43 @@
 import type { Session } from '../session';
 import type { PipelineStepName, RecordedDecision, StepInput, StepResult, TurnInput } from './contracts';
 import type { StepSpec } from './steps';
+import type { AuditRecord } from '../audit';
 
 /**
- * Step runs: consecutive pipeline steps that all run as local activities go to the worker as ONE
- * local activity (`LocalSteps`), which calls the same step functions in order, each writing its own
- * audit rows under its own call key, and returns every step's StepResult under its step name. A
- * local activity costs the SDK a workflow activation whatever it does (bench/README.md), so a turn
- * pays for a handful of runs instead of twenty-odd bookkeeping steps. The driver is unchanged: it
- * still asks for every step, and the workflow answers the run's steps from the run's result.
+ * Step runs: a step and the local steps the driver will ask for right after it go to the worker as
+ * ONE activity, which calls the same step functions in order, each writing its own audit rows under
+ * its own call key, and returns every step's StepResult under its step name. Led by a local step,
+ * the run is a local activity (`LocalSteps`); led by a step that runs as a regular activity (an LLM
+ * call, the commit), a regular one (`RegularSteps`) with the lead's retry policy, in which the steps
+ * after the lead hand the LLM and consumer code over as a local attempt would. An activity costs the
+ * SDK a workflow activation whatever it does (bench/README.md), so a turn pays for a handful of runs
+ * instead of twenty-odd bookkeeping steps. The driver still asks for every step, and each executor
+ * answers the run's steps from the run's result.
  */
 
-/** A pipeline step the driver will ask for, under the call key it will use. */
+/** The activity types that run step runs: history readers read them as the steps they ran. */
+export const STEP_RUN_TYPES = ['LocalSteps', 'RegularSteps'] as const;
+export type StepRunType = (typeof STEP_RUN_TYPES)[number];
+
+export function isStepRunType(type: string): type is StepRunType {
+  return (STEP_RUN_TYPES as readonly string[]).includes(type);
+}
+
+/**
+ * Steps a run may hold: the pipeline steps, and the two bookkeeping units of the MCP step around
+ * the planner loop, McpPrepare (after the steps before it) and McpFinalize (before the steps after it).
+ */
+export type RunStepName = PipelineStepName | 'McpPrepare' | 'McpFinalize';
+
+/** A step the driver will ask for, under the call key it will use. */
 export interface PlannedStep {
-  name: PipelineStepName;
+  name: RunStepName;
   callKey: string;
+}
+
+/** McpPrepare and McpFinalize join runs only in histories with the patch that let them (workflows/local-step-runs.ts). */
+export function isMcpUnit(name: RunStepName): name is 'McpPrepare' | 'McpFinalize' {
+  return name === 'McpPrepare' || name === 'McpFinalize';
 }
 
 export interface StepRunInput {
@@ -25,6 +48,9 @@ export interface StepRunInput {
   steps: PlannedStep[];
   /** Driver decisions the first step records first (StepInput.decisions). */
   decisions?: RecordedDecision[];
+  /** Rows decided in workflow code that the first step writes first, under their own key (StepInput.carryAudits). */
+  carryAudits?: AuditRecord[];
+  carryKey?: string;
 }
 
 export interface StepRunEntry extends PlannedStep {
@@ -68,14 +94,29 @@ export function stepRunInput(steps: PlannedStep[], call: StepInput): StepRunInpu
     session: call.session,
     steps,
     ...(call.decisions ? { decisions: call.decisions } : {}),
+    ...(call.carryAudits?.length ? { carryAudits: call.carryAudits, carryKey: call.carryKey } : {}),
   };
 }
+
+/** The first step's input: the run's session plus what it carries (decisions, carried rows). */
+export function firstStepInput(input: StepRunInput, step: PlannedStep): StepInput {
+  const call: StepInput = { turn: input.turn, session: input.session, callKey: step.callKey, reply: 'patch' };
+  if (input.decisions?.length) call.decisions = input.decisions;
+  if (input.carryAudits?.length) {
+    call.carryAudits = input.carryAudits;
+    if (input.carryKey !== undefined) call.carryKey = input.carryKey;
+  }
+  return call;
+}
+
+/** What a run's first step carries in, and a handed-over first step takes on to its regular activity. */
+export type CarriedIn = Pick<StepInput, 'decisions' | 'carryAudits' | 'carryKey'>;
 
 /** What a run already settled for a step the driver now asks for. */
 export type RunAnswer =
   | { kind: 'ran'; result: StepResult }
-  /** The step reached the LLM or consumer code: it runs as a regular activity, with the run's decisions if it was first. */
-  | { kind: 'handedOver'; reason: string; decisions?: RecordedDecision[] };
+  /** The step reached the LLM or consumer code: it runs as a regular activity, with what the run carried if it was first. */
+  | { kind: 'handedOver'; reason: string; carried: CarriedIn };
 
 /**
  * A run's result, handed back one step at a time: the driver still asks for every step, in the
@@ -84,15 +125,22 @@ export type RunAnswer =
  */
 export class StepRunResults {
   private ran: StepRunEntry[] = [];
-  private handedOver: (HandedOverStep & { decisions?: RecordedDecision[] }) | null = null;
+  private handedOver: (HandedOverStep & { carried: CarriedIn }) | null = null;
 
-  /** Holds a run's result; a first step handed over carries the decisions the run was to record. */
+  /** Holds a run's result; a first step handed over carries what the run was to record first. */
   hold(result: StepRunResult, input: StepRunInput): void {
     this.ran = [...result.ran];
-    const firstHandedOver = result.handedOver !== null && result.ran.length === 0;
-    this.handedOver = result.handedOver
-      ? { ...result.handedOver, ...(firstHandedOver && input.decisions ? { decisions: input.decisions } : {}) }
-      : null;
+    const handed = result.handedOver;
+    if (!handed) {
+      this.handedOver = null;
+      return;
+    }
+    const first: CarriedIn = result.ran.length === 0 ? firstStepInput(input, handed) : {};
+    const carried: CarriedIn = {};
+    if (first.decisions) carried.decisions = first.decisions;
+    if (first.carryAudits) carried.carryAudits = first.carryAudits;
+    if (first.carryKey !== undefined) carried.carryKey = first.carryKey;
+    this.handedOver = { ...handed, carried };
   }
 
   /** The run's answer for this step; null when no run covered it. */
@@ -107,7 +155,7 @@ export class StepRunResults {
     if (!handed) return null;
     expectStep(handed, step);
     this.handedOver = null;
-    return { kind: 'handedOver', reason: handed.reason, ...(handed.decisions ? { decisions: handed.decisions } : {}) };
+    return { kind: 'handedOver', reason: handed.reason, carried: handed.carried };
   }
 }
 
@@ -118,21 +166,24 @@ function expectStep(held: PlannedStep, asked: PlannedStep): void {
   }
 }
 
-/** After a stop or a direct tool call the driver leaves the run's path, so the run ends there. */
-export function endsRun(result: StepResult): boolean {
-  return result.stop !== undefined || result.directToolCall !== undefined;
+/**
+ * After a stop or a direct tool call the driver leaves the run's path, and after an McpPrepare whose
+ * plan runs the planner loop it goes to the planner: the run ends there. An McpPrepare that skips the
+ * loop leaves the driver on the path it announced (the steps after the MCP step).
+ */
+export function endsRun(result: StepResult & { plan?: { run: boolean } }): boolean {
+  return result.stop !== undefined || result.directToolCall !== undefined || result.plan?.run === true;
 }
 
-/** The run starting at `first`: it and the planned steps after it while each runs locally. */
-export function localRun(
+/** The run led by `first`: it and the planned steps right after it that join runs (local or local first). */
+export function stepRunFrom(
   first: PlannedStep,
   next: readonly PlannedStep[],
-  runsLocally: (name: PipelineStepName) => boolean
+  joins: (name: RunStepName) => boolean
 ): PlannedStep[] {
-  if (!runsLocally(first.name)) return [first];
   const run = [first];
   for (const step of next) {
-    if (!runsLocally(step.name)) break;
+    if (!joins(step.name)) break;
     run.push(step);
   }
   return run;
@@ -144,10 +195,21 @@ export function localRun(
  */
 const SUMMARY_MAX_CHARS = 360;
 
-/** The run's summary in the Temporal UI: every step of it, by name, in order. */
-export function runSummary(steps: readonly PlannedStep[]): string {
-  const all = `LocalSteps: ${steps.map((s) => s.name).join(', ')}`;
+/** `head` then the steps' names, within Temporal's summary limit; a cut keeps the last name and the count. */
+function boundedSummary(head: string, steps: readonly PlannedStep[]): string {
+  const all = `${head}${steps.map((s) => s.name).join(', ')}`;
   if (all.length <= SUMMARY_MAX_CHARS) return all;
   const last = steps[steps.length - 1]?.name ?? '';
   return `${all.slice(0, SUMMARY_MAX_CHARS - last.length - 24)} … ${last} (${steps.length} steps)`;
+}
+
+/** A local run's summary in the Temporal UI: every step of it, by name, in order. */
+export function runSummary(steps: readonly PlannedStep[]): string {
+  return boundedSummary('LocalSteps: ', steps);
+}
+
+/** A regular run's summary: its lead's own summary (`DialogueAct: calls the LLM (DA)`), then the steps after it. */
+export function regularRunSummary(leadSummary: string, steps: readonly PlannedStep[]): string {
+  const followers = steps.slice(1);
+  return followers.length === 0 ? leadSummary : boundedSummary(`${leadSummary}; then `, followers);
 }

@@ -120,6 +120,7 @@ export const STEP_NAMES = [
   ...COMMIT_STEPS,
   'RecordTurnDecision',
   'LocalSteps',
+  'RegularSteps',
 ] as const;
 
 export type StepName = (typeof STEP_NAMES)[number];
@@ -161,6 +162,11 @@ export const STEP_TABLE: { readonly [K in StepName]: StepSpec } = {
   },
   LocalSteps: {
     ...local('LocalSteps', 'READS', 'runs consecutive local steps in one local activity; each writes its own rows'),
+    composite: true,
+  },
+  // Scheduled with its lead step's retry policy and timeout, never its own defaults below.
+  RegularSteps: {
+    ...remote('RegularSteps', 'READS', "a regular step and the local steps after it; the lead's retry policy"),
     composite: true,
   },
 };

@@ -49,11 +49,13 @@ describe('a turn whose local steps ran in step runs (core/turn/step-runs.ts)', (
     '%s: tells the same steps, in the same order, as when each local step was its own local activity',
     (file) => {
       const names = (set: string) => steps(story(file, set).timeline).map((st) => st.type);
-      expect(names('v2-step-runs')).toEqual(names('v2-local-first'));
-      const all = steps(story(file, 'v2-step-runs').timeline);
-      const offsets = all.map((st) => st.offsetMs as number);
-      expect(offsets).toEqual([...offsets].sort((a, b) => a - b));
-      for (const step of all) expect(step.durationMs).toBeGreaterThanOrEqual(0);
+      for (const set of ['v2-step-runs', 'v2-wide-step-runs']) {
+        expect(names(set)).toEqual(names('v2-local-first'));
+        const all = steps(story(file, set).timeline);
+        const offsets = all.map((st) => st.offsetMs as number);
+        expect(offsets).toEqual([...offsets].sort((a, b) => a - b));
+        for (const step of all) expect(step.durationMs).toBeGreaterThanOrEqual(0);
+      }
     }
   );
 

@@ -38,6 +38,7 @@ describe('bench history costs', () => {
       activityAttempts: 3,
       localActivities: 2,
       localSteps: 2,
+      regularSteps: 1,
       localActivityTasks: 1,
       searchAttributeUpserts: 1,
       updates: 1,
@@ -65,5 +66,15 @@ describe('bench history costs', () => {
     ]);
     expect(costs).toMatchObject({ localActivities: 2, localSteps: 4, localActivityTasks: 1 });
     expect(meanCosts([costs]).localSteps).toBe(4);
+  });
+
+  it('counts the steps a regular step run ran as steps, the run as one activity attempt', () => {
+    const ran = ['PersistConversation', 'PipelineEnd'].map((name) => ({ name, callKey: name, durationMs: 1 }));
+    const costs = turnHistoryCosts([
+      event({ eventId: 5, activityTaskScheduledEventAttributes: { activityType: { name: 'RegularSteps' } } }),
+      event({ eventId: 6, activityTaskStartedEventAttributes: { scheduledEventId: 5, attempt: 1 } }),
+      event({ eventId: 7, activityTaskCompletedEventAttributes: { scheduledEventId: 5, result: json({ ran }) } }),
+    ]);
+    expect(costs).toMatchObject({ activities: 1, activityAttempts: 1, regularSteps: 2, localSteps: 0 });
   });
 });

@@ -8,9 +8,11 @@ import { testWorkflowBundle } from '../support/workflow-bundle';
 /**
  * Fixture sets, each recorded by `npm run histories:export` when the workflow changed on purpose:
  * conversationTurn (v1), conversationTurnV2 before local-first steps (v2/), with them (v2-local-first/),
- * and with step runs (v2-step-runs/: consecutive local steps in one local activity).
+ * with step runs (v2-step-runs/: consecutive local steps in one local activity), and with wide step runs
+ * (v2-wide-step-runs/: McpPrepare and McpFinalize in local runs, local steps after a regular one in its
+ * RegularSteps activity).
  */
-const SETS = ['', 'v2', 'v2-local-first', 'v2-step-runs'];
+const SETS = ['', 'v2', 'v2-local-first', 'v2-step-runs', 'v2-wide-step-runs'];
 const ROOT = join(__dirname, 'histories');
 
 const fixtures = SETS.flatMap((set) =>
@@ -46,7 +48,7 @@ describe('replay of committed turn histories (issue #6 item 10)', () => {
     expect(fixtures).toEqual(
       expect.arrayContaining(['loan-confirmation-turn3.json', 'move-connections-turn2.json', 'faq-turn1.json'])
     );
-    for (const set of ['v2', 'v2-local-first', 'v2-step-runs']) {
+    for (const set of SETS.filter((set) => set !== '')) {
       expect(fixtures).toEqual(
         expect.arrayContaining([`${set}/loan-confirmation-turn3.json`, `${set}/move-connections-turn2.json`])
       );
@@ -65,6 +67,7 @@ describe('replay of committed turn histories (issue #6 item 10)', () => {
     'v2/loan-confirmation-turn3.json',
     'v2-local-first/loan-confirmation-turn3.json',
     'v2-step-runs/loan-confirmation-turn3.json',
+    'v2-wide-step-runs/loan-confirmation-turn3.json',
   ])('fails the replay of %s when the workflow is changed in a non-deterministic way', async (file) => {
     const changed = await bundleWorkflowCode({ workflowsPath: join(__dirname, 'changed-workflow'), logger: quiet });
     const { workflowId, history } = load(file);

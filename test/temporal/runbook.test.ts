@@ -93,10 +93,10 @@ describe('a turn failed by a step', () => {
 
   test('read-history shows the failure and every step and tool call by its summary', async () => {
     const out = await recipe('read-history', { TURN: turn });
-    // ResponseResolution is local-first and ran in a step run with Rules and Memory: the run's marker
+    // ResponseResolution is local-first and ran in a step run with McpFinalize, Rules and Memory: the run's marker
     // names its steps, the one that failed, and its failure.
     expect(out).toMatch(
-      /LocalSteps: Rules, ResponseResolution, Memory — failed at ResponseResolution {2}FAILED: .*response templates unavailable/
+      /LocalSteps: McpFinalize, Rules, ResponseResolution, Memory — failed at ResponseResolution {2}FAILED: .*response templates unavailable/
     );
     expect(out).toContain('McpToolCall: mock.order.status (call 1, READ_ONLY)');
     expect(out).toContain('McpPlan: planner iteration 2');

@@ -53,10 +53,13 @@ describe('seed conversations as turn workflows (issue #6 item 1)', () => {
         expect(all[i + 1]).toMatchObject({ type: entry.type, local: false, outcome: 'COMPLETED' });
         expect(entry.failure?.message).toMatch(/calls the LLM|runs consumer task/);
       });
-      // Steps that never reach the LLM stay local: no regular activity without a reason.
-      const regular = all.filter((e) => !e.local).map((e) => e.type);
+      // Steps that never reach the LLM stay local, or ride in the regular activity of the step before
+      // them (RegularSteps): no regular activity is scheduled for one of them.
+      const regular = all.filter((e) => !e.local && (!e.inRun || e.leadsRun)).map((e) => e.type);
       expect(regular).not.toContain('McpPrepare');
       expect(regular).toContain('PersistConversation');
+      const followers = all.filter((e) => !e.local && e.inRun && !e.leadsRun).map((e) => e.type);
+      expect(followers).toContain('PipelineEnd');
     }
     expect(handedOver).toBeGreaterThan(0);
   });

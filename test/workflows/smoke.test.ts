@@ -1,5 +1,5 @@
 import { seedPacks } from '../../db/seed';
-import { PIPELINE_STEPS_BEFORE_MCP } from '../../core/turn/contracts';
+import { PIPELINE_STEPS_AFTER_MCP, PIPELINE_STEPS_BEFORE_MCP } from '../../core/turn/contracts';
 import { STEP_TABLE, type StepName } from '../../core/turn/steps';
 import { decodePayload } from '../../api/history/entries';
 import { activityEntries, isHandedOver, stepRuns } from '../support/history';
@@ -32,23 +32,24 @@ describe('conversation turn workflow (smoke)', () => {
     ]);
     expect(steps.slice(-3)).toEqual(['Memory', 'PersistConversation', 'PipelineEnd']);
     // A greeting reaches neither the LLM nor consumer code: every local-first step stays local, and
-    // the commit (a business write) is the turn's one regular activity.
+    // the commit (a business write) is the turn's one regular activity, PipelineEnd riding in it.
     const runs = stepRuns(events);
     expect(activityEntries(events).filter(isHandedOver)).toEqual([]);
-    for (const run of runs) {
+    const regular = ['PersistConversation', 'PipelineEnd'];
+    expect(runs.filter((r) => !r.local).map((r) => r.type)).toEqual(regular);
+    for (const run of runs.filter((r) => r.local)) {
       const spec = STEP_TABLE[run.type as StepName];
-      expect([run.type, run.local]).toEqual([run.type, spec.kind === 'local' || spec.localFirst === true]);
+      expect([run.type, spec.kind === 'local' || spec.localFirst === true]).toEqual([run.type, true]);
     }
-    expect(runs.filter((r) => !r.local).map((r) => r.type)).toEqual(['PersistConversation']);
-    expect(events.filter((e) => e.activityTaskScheduledEventAttributes)).toHaveLength(1);
-    // Each stretch of consecutive local steps is one local activity (core/turn/step-runs.ts): the 17
-    // steps before the MCP step, then Rules…Memory; McpPrepare and PipelineEnd have no local neighbour.
+    const scheduled = events.filter((e) => e.activityTaskScheduledEventAttributes);
+    expect(scheduled.map((e) => decodePayload(e.userMetadata?.summary))).toEqual([
+      'PersistConversation; then PipelineEnd',
+    ]);
+    // Each stretch of consecutive local steps is one local activity (core/turn/step-runs.ts): MCP skips
+    // its planner loop for a greeting, so one run goes from the first step through McpPrepare to Memory.
     const localActivities = events.filter((e) => e.markerRecordedEventAttributes?.markerName === 'core_local_activity');
     expect(localActivities.map((e) => decodePayload(e.userMetadata?.summary))).toEqual([
-      `LocalSteps: ${PIPELINE_STEPS_BEFORE_MCP.join(', ')}`,
-      'McpPrepare: PRE_AGENT_MCP rules, skip checks, clear stale MCP context',
-      'LocalSteps: Rules, ResponseResolution, Memory',
-      'PipelineEnd',
+      `LocalSteps: ${[...PIPELINE_STEPS_BEFORE_MCP, 'McpPrepare', ...PIPELINE_STEPS_AFTER_MCP].join(', ')}`,
     ]);
     expect(runs).toHaveLength(23);
   });

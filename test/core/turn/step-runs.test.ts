@@ -1,23 +1,56 @@
-import { PIPELINE_STEPS_BEFORE_MCP, type PipelineStepName } from '../../../core/turn/contracts';
-import { endsRun, localRun, runSummary, type PlannedStep } from '../../../core/turn/step-runs';
+import { PIPELINE_STEPS_BEFORE_MCP } from '../../../core/turn/contracts';
+import {
+  endsRun,
+  firstStepInput,
+  regularRunSummary,
+  stepRunFrom,
+  runSummary,
+  StepRunResults,
+  type PlannedStep,
+  type RunStepName,
+  type StepRunInput,
+} from '../../../core/turn/step-runs';
+import { blankSession } from '../../../core/turn/session-factory';
 
-const planned = (...names: PipelineStepName[]): PlannedStep[] =>
+const planned = (...names: RunStepName[]): PlannedStep[] =>
   names.map((name, i) => ({ name, callKey: `${String(i + 1).padStart(2, '0')}-${name}` }));
-const notRegular = (name: PipelineStepName) => name !== 'PersistConversation' && name !== 'DialogueAct';
+const notRegular = (name: RunStepName) => name !== 'PersistConversation' && name !== 'DialogueAct';
 
 describe('step runs (core/turn/step-runs.ts)', () => {
-  it('takes the local steps after the first, up to the first that is not local', () => {
+  it('takes the steps after its lead that join runs, up to the first that does not', () => {
     const [first, ...next] = planned('Guardrail', 'IntentResolution', 'DialogueAct', 'Memory');
-    const run = localRun(first!, next, notRegular);
+    const run = stepRunFrom(first!, next, notRegular);
     expect(run.map((s) => s.name)).toEqual(['Guardrail', 'IntentResolution']);
     expect(run[1]).toBe(next[0]);
   });
 
-  it('is the first step alone when it is not local, or nothing local follows it', () => {
+  it('is led by any step, a regular one too, and is the lead alone when nothing joins after it', () => {
     const [persist, ...rest] = planned('PersistConversation', 'PipelineEnd');
-    expect(localRun(persist!, rest, notRegular)).toEqual([persist]);
+    expect(stepRunFrom(persist!, rest, notRegular)).toEqual([persist, rest[0]]);
+    const [dialogueAct, ...after] = planned('DialogueAct', 'PersistConversation');
+    expect(stepRunFrom(dialogueAct!, after, notRegular)).toEqual([dialogueAct]);
     const [end] = planned('PipelineEnd');
-    expect(localRun(end!, [], notRegular)).toEqual([end]);
+    expect(stepRunFrom(end!, [], notRegular)).toEqual([end]);
+  });
+
+  it('ends after an McpPrepare whose plan runs the planner loop, not after one that skips it', () => {
+    const summary = { outcome: 'Continue' as const, intent: 'I', state: 'S', changed: [] };
+    const plan = { skipReason: null, maxLoops: 5, tools: [], nextToolGuard: {} as never };
+    expect(endsRun({ patch: {}, summary, plan: { ...plan, run: true } } as never)).toBe(true);
+    expect(endsRun({ patch: {}, summary, plan: { ...plan, run: false } } as never)).toBe(false);
+  });
+
+  it('names its lead by its own summary in a regular run, then the steps after it', () => {
+    const run = planned('DialogueAct', 'InteractionPolicy', 'Guardrail');
+    expect(regularRunSummary('DialogueAct: calls the LLM (DA)', run)).toBe(
+      'DialogueAct: calls the LLM (DA); then InteractionPolicy, Guardrail'
+    );
+    expect(regularRunSummary('PersistConversation', planned('PersistConversation'))).toBe('PersistConversation');
+    const long = regularRunSummary(
+      'DialogueAct: calls the LLM (DA)',
+      planned('DialogueAct', ...PIPELINE_STEPS_BEFORE_MCP)
+    );
+    expect(Buffer.byteLength(JSON.stringify(long))).toBeLessThanOrEqual(400);
   });
 
   it('ends after a stop or a direct tool call, not after a plain answer', () => {
@@ -40,5 +73,51 @@ describe('step runs (core/turn/step-runs.ts)', () => {
     const summary = runSummary(long);
     expect(Buffer.byteLength(JSON.stringify(summary))).toBeLessThanOrEqual(400);
     expect(summary).toMatch(/^LocalSteps: LoadOrCreateConversation, .* … ToolOrchestration \(34 steps\)$/);
+  });
+
+  it('takes McpPrepare in after the steps before the MCP step, and McpFinalize with the steps after it', () => {
+    const [first, ...next] = planned('AutoAdvance', 'PendingAction', 'ToolOrchestration', 'McpPrepare');
+    expect(stepRunFrom(first!, next, () => true).map((s) => s.name)).toEqual([
+      'AutoAdvance',
+      'PendingAction',
+      'ToolOrchestration',
+      'McpPrepare',
+    ]);
+    const [finalize, ...after] = planned('McpFinalize', 'Rules', 'ResponseResolution', 'Memory');
+    expect(stepRunFrom(finalize!, after, (name) => name !== 'ResponseResolution')).toHaveLength(2);
+  });
+
+  it('gives what the run carried to a first step that was handed over, and nothing to a later one', () => {
+    const turn: StepRunInput['turn'] = {
+      conversationId: 'c',
+      turnNumber: 1,
+      turnId: 'turn-c-1',
+      message: 'hi',
+      inputParams: {},
+      reset: false,
+      requestContext: {},
+      idempotencyKey: null,
+      receivedAt: '2026-11-27T00:00:00.000Z',
+    };
+    const steps = planned('McpFinalize', 'Rules');
+    const decisions = [{ seq: 2, decision: { kind: 'LOOP_LIMIT' as const, toolCode: null, reason: 'MAX' } }];
+    const carryAudits = [{ stage: 'TOOL_FAILED', payload: {} }];
+    const input: StepRunInput = { turn, session: blankSession(turn), steps, decisions, carryAudits, carryKey: 'k' };
+    expect(firstStepInput(input, steps[0]!)).toMatchObject({ callKey: '01-McpFinalize', decisions, carryAudits });
+
+    const first = new StepRunResults();
+    first.hold({ ran: [], handedOver: { ...steps[0]!, reason: 'calls consumer code' } }, input);
+    expect(first.take(steps[0]!)).toEqual({
+      kind: 'handedOver',
+      reason: 'calls consumer code',
+      carried: { decisions, carryAudits, carryKey: 'k' },
+    });
+
+    const later = new StepRunResults();
+    const summary = { outcome: 'Continue' as const, intent: 'I', state: 'S', changed: [] };
+    const ran = [{ ...steps[0]!, result: { patch: {}, summary }, durationMs: 1 }];
+    later.hold({ ran, handedOver: { ...steps[1]!, reason: 'calls the LLM' } }, input);
+    expect(later.take(steps[0]!)?.kind).toBe('ran');
+    expect(later.take(steps[1]!)).toEqual({ kind: 'handedOver', reason: 'calls the LLM', carried: {} });
   });
 });

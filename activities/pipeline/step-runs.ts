@@ -1,18 +1,24 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { ErrorType } from '../../core/errors';
 import type { Session } from '../../core/session';
-import type { StepInput } from '../../core/turn/contracts';
+import type { StepInput, StepReply } from '../../core/turn/contracts';
 import { applySessionPatch } from '../../core/turn/patch';
 import { isStepResult } from '../../core/turn/step-result';
 import {
   endsRun,
+  firstStepInput,
+  type RunStepName,
   type StepRunEntry,
   type StepRunFailure,
   type StepRunInput,
   type StepRunResult,
 } from '../../core/turn/step-runs';
 import type { ActivityDeps } from '../deps';
-import type { PipelineActivities } from './index';
+import { asLocalAttempt } from '../runtime/local-attempt';
+import type { TurnActivities } from '../../core/turn/activities';
+
+/** The activities a run may call, by step name: what the worker registers. */
+export type RunStepActivities = Pick<TurnActivities, RunStepName>;
 
 /** The step attempt reached the LLM or consumer code (activities/runtime/local-attempt.ts), so it wrote nothing. */
 function handOverReason(err: unknown): string | null {
@@ -35,36 +41,55 @@ function failedIn(err: unknown, progress: StepRunFailure): ApplicationFailure {
   });
 }
 
-export interface LocalStepsDeps extends Pick<ActivityDeps, 'clock'> {
+export interface StepRunDeps extends Pick<ActivityDeps, 'clock'> {
   /** Holds the steps' audit writes and writes them in one round trip when the run ends (withHeldAudits). */
   holdAudits<T>(work: () => Promise<T>): Promise<T>;
 }
 
+type StepRunActivity = (input: StepRunInput) => Promise<StepRunResult>;
+
 /**
- * The `LocalSteps` activity (core/turn/step-runs.ts): the run's steps, in order, through the very
+ * The step-run activities (core/turn/step-runs.ts): the run's steps, in order, through the very
  * activity functions the worker registers for them, so each records its own audit rows under its
  * own call key and a retry of the run rewrites them instead of duplicating. The rows of all the
- * run's steps reach ce_audit in one round trip, as the run ends. It stops after a step that stops
- * the turn or asks for a direct tool call, and before a step that must run as a regular activity.
- * A step's other failure fails the run, which Temporal retries as a whole.
+ * run's steps reach ce_audit in one round trip, as the run ends. A run stops after a step that
+ * stops the turn, asks for a direct tool call or starts the planner loop, and before a step that
+ * must run as a regular activity of its own. A step's other failure fails the run, which Temporal
+ * retries as a whole.
+ *
+ * - `LocalSteps` runs as a local activity, where every step is a local attempt.
+ * - `RegularSteps` runs as a regular activity: its lead may call the LLM or consumer code, the steps
+ *   after it are attempted as a local attempt would be (asLocalAttempt), so a second LLM call is
+ *   handed over to a regular activity of its own.
  */
-export function createLocalSteps(
-  steps: PipelineActivities,
-  deps: LocalStepsDeps
-): (input: StepRunInput) => Promise<StepRunResult> {
-  return (input) => deps.holdAudits(() => runSteps(steps, deps, input));
+export function createStepRuns(
+  steps: RunStepActivities,
+  deps: StepRunDeps
+): { LocalSteps: StepRunActivity; RegularSteps: StepRunActivity } {
+  return {
+    LocalSteps: (input) => deps.holdAudits(() => runSteps(steps, deps, input, (_, call) => call())),
+    RegularSteps: (input) =>
+      deps.holdAudits(() => runSteps(steps, deps, input, (i, call) => (i === 0 ? call() : asLocalAttempt(call)))),
+  };
 }
 
-async function runSteps(steps: PipelineActivities, deps: LocalStepsDeps, input: StepRunInput): Promise<StepRunResult> {
+async function runSteps(
+  steps: RunStepActivities,
+  deps: StepRunDeps,
+  input: StepRunInput,
+  attempt: (index: number, call: () => Promise<StepReply>) => Promise<StepReply>
+): Promise<StepRunResult> {
   const ran: StepRunEntry[] = [];
   let session: Session = input.session;
   for (const [i, planned] of input.steps.entries()) {
-    const call: StepInput = { turn: input.turn, session, callKey: planned.callKey, reply: 'patch' };
-    if (i === 0 && input.decisions?.length) call.decisions = input.decisions;
+    const call: StepInput =
+      i === 0
+        ? firstStepInput(input, planned)
+        : { turn: input.turn, session, callKey: planned.callKey, reply: 'patch' };
     const started = deps.clock.now().getTime();
     let reply;
     try {
-      reply = await steps[planned.name](call);
+      reply = await attempt(i, () => steps[planned.name](call));
     } catch (err) {
       const reason = handOverReason(err);
       if (reason === null) throw failedIn(err, { ran, failedStep: planned });

@@ -1,9 +1,9 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { createLocalSteps } from '../../../activities/pipeline/local-steps';
-import type { PipelineActivities } from '../../../activities/pipeline';
+import { createStepRuns, type RunStepActivities } from '../../../activities/pipeline/step-runs';
+import { attemptsLocally } from '../../../activities/runtime/local-attempt';
 import { ErrorType } from '../../../core/errors';
-import type { PipelineStepName, StepInput, StepResult } from '../../../core/turn/contracts';
-import type { StepRunInput } from '../../../core/turn/step-runs';
+import type { StepInput, StepResult } from '../../../core/turn/contracts';
+import type { RunStepName, StepRunInput } from '../../../core/turn/step-runs';
 import { blankSession } from '../../../core/turn/session-factory';
 
 const turn = {
@@ -36,9 +36,9 @@ const clock = {
 type Behaviour = (input: StepInput) => Promise<StepResult>;
 
 /** Step activities that record what they were called with and answer as `behaviours` say (default: state = their name). */
-function fakeSteps(behaviours: Partial<Record<PipelineStepName, Behaviour>>, calls: StepInput[]): PipelineActivities {
-  return new Proxy({} as PipelineActivities, {
-    get: (_, name: PipelineStepName) => async (input: StepInput) => {
+function fakeSteps(behaviours: Partial<Record<RunStepName, Behaviour>>, calls: StepInput[]): RunStepActivities {
+  return new Proxy({} as RunStepActivities, {
+    get: (_, name: RunStepName) => async (input: StepInput) => {
       if (!holding) throw new Error(`${name} ran outside the run's held audit writes`);
       calls.push(input);
       const behave = behaviours[name];
@@ -47,7 +47,7 @@ function fakeSteps(behaviours: Partial<Record<PipelineStepName, Behaviour>>, cal
   });
 }
 
-function runInput(names: PipelineStepName[], extra: Partial<StepRunInput> = {}): StepRunInput {
+function runInput(names: RunStepName[], extra: Partial<StepRunInput> = {}): StepRunInput {
   const steps = names.map((name, i) => ({ name, callKey: `0${i + 1}-${name}` }));
   return { turn, session: { ...blankSession(turn), stepInfos: {} }, steps, ...extra };
 }
@@ -61,7 +61,9 @@ const handOver = () =>
     })
   );
 
-describe('the LocalSteps activity (activities/pipeline/local-steps.ts)', () => {
+const createLocalSteps = (steps: RunStepActivities, deps: typeof clock) => createStepRuns(steps, deps).LocalSteps;
+
+describe('the LocalSteps activity (activities/pipeline/step-runs.ts)', () => {
   it('runs the steps in order, each on the session the previous one left, under its own call key', async () => {
     const calls: StepInput[] = [];
     const run = createLocalSteps(fakeSteps({}, calls), clock);
@@ -86,6 +88,18 @@ describe('the LocalSteps activity (activities/pipeline/local-steps.ts)', () => {
     expect(calls.map((c) => c.decisions)).toEqual([decisions, undefined]);
   });
 
+  it('hands rows decided in workflow code to the first step only, under their own key', async () => {
+    const calls: StepInput[] = [];
+    const carryAudits = [{ stage: 'MCP_GUARDRAIL_BLOCKED', payload: { toolCode: 't' } }];
+    const carried = { carryAudits, carryKey: '18-McpTool-carried-1' };
+    await createLocalSteps(fakeSteps({}, calls), clock)(runInput(['McpFinalize', 'Rules', 'Memory'], carried));
+    expect(calls.map((c) => [c.callKey, c.carryAudits, c.carryKey])).toEqual([
+      ['01-McpFinalize', carryAudits, '18-McpTool-carried-1'],
+      ['02-Rules', undefined, undefined],
+      ['03-Memory', undefined, undefined],
+    ]);
+  });
+
   it('ends after a step that stops the turn', async () => {
     const calls: StepInput[] = [];
     const stop = { reason: 'POLICY_BLOCK' as const, payload: { type: 'TEXT' as const, value: 'blocked' } };
@@ -101,7 +115,7 @@ describe('the LocalSteps activity (activities/pipeline/local-steps.ts)', () => {
     const out = await createLocalSteps(
       fakeSteps({ Rules: handOver }, calls),
       clock
-    )(runInput(['McpFinalize' as PipelineStepName, 'Rules', 'Memory']));
+    )(runInput(['McpFinalize', 'Rules', 'Memory']));
     expect(out.ran.map((s) => s.name)).toEqual(['McpFinalize']);
     expect(out.handedOver).toEqual({ name: 'Rules', callKey: '02-Rules', reason: 'Rules calls the LLM (X)' });
     expect(calls).toHaveLength(2);
@@ -142,5 +156,50 @@ describe('the LocalSteps activity (activities/pipeline/local-steps.ts)', () => {
   it('refuses a step that answers with a whole session', async () => {
     const whole = fakeSteps({ Rules: async (input) => ({ session: input.session, audits: [] }) as never }, []);
     await expect(createLocalSteps(whole, clock)(runInput(['Rules', 'Memory']))).rejects.toThrow(/whole session/);
+  });
+});
+
+describe('the RegularSteps activity (activities/pipeline/step-runs.ts)', () => {
+  it('lets its lead reach the LLM and attempts the steps after it as a local attempt would', async () => {
+    const seen: [string, boolean][] = [];
+    const noting = async (input: StepInput): Promise<StepResult> => {
+      seen.push([input.callKey, attemptsLocally()]);
+      return { patch: {}, summary };
+    };
+    const steps = fakeSteps({ DialogueAct: noting, InteractionPolicy: noting, Guardrail: noting }, []);
+    const out = await createStepRuns(steps, clock).RegularSteps(
+      runInput(['DialogueAct', 'InteractionPolicy', 'Guardrail'])
+    );
+    expect(out.ran.map((s) => s.name)).toEqual(['DialogueAct', 'InteractionPolicy', 'Guardrail']);
+    expect(seen).toEqual([
+      ['01-DialogueAct', false],
+      ['02-InteractionPolicy', true],
+      ['03-Guardrail', true],
+    ]);
+  });
+
+  it('hands a later step that reaches the LLM over to an activity of its own', async () => {
+    const calls: StepInput[] = [];
+    const steps = fakeSteps({ Rules: handOver }, calls);
+    const out = await createStepRuns(steps, clock).RegularSteps(runInput(['ResponseResolution', 'Rules', 'Memory']));
+    expect(out.ran.map((s) => s.name)).toEqual(['ResponseResolution']);
+    expect(out.handedOver).toEqual({ name: 'Rules', callKey: '02-Rules', reason: 'Rules calls the LLM (X)' });
+  });
+
+  it('fails as its lead failed, naming it', async () => {
+    const failing = fakeSteps({ PersistConversation: () => Promise.reject(new Error('conflict')) }, []);
+    const err = (await createStepRuns(failing, clock)
+      .RegularSteps(runInput(['PersistConversation', 'PipelineEnd']))
+      .catch((e: unknown) => e)) as ApplicationFailure;
+    expect([err.type, err.message, err.nonRetryable]).toEqual(['Error', 'conflict', false]);
+    expect(err.details?.at(-1)).toMatchObject({ ran: [], failedStep: { name: 'PersistConversation' } });
+  });
+
+  it('ends after an McpPrepare that starts the planner loop', async () => {
+    const plan = { run: true, skipReason: null, maxLoops: 5, tools: [], nextToolGuard: {} };
+    const prepare = async (): Promise<StepResult> => ({ patch: {}, summary, plan }) as StepResult;
+    const steps = fakeSteps({ McpPrepare: prepare }, []);
+    const out = await createStepRuns(steps, clock).LocalSteps(runInput(['ToolOrchestration', 'McpPrepare', 'Rules']));
+    expect(out.ran.map((s) => s.name)).toEqual(['ToolOrchestration', 'McpPrepare']);
   });
 });
