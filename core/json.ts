@@ -8,7 +8,48 @@ export function isJsonObject(value: unknown): value is JsonObject {
 }
 
 export function cloneJson<T extends Json>(value: T): T {
-  return JSON.parse(JSON.stringify(value)) as T;
+  return cloneAsJson(value) as T;
+}
+
+/**
+ * `JSON.parse(JSON.stringify(value))`, several times faster for plain data: steps copy the whole
+ * session at least once each. Plain JSON data is copied directly (undefined properties dropped,
+ * -0 made 0, as the round trip does); anything else (a Date, undefined in an array, NaN, a
+ * `__proto__` key, …) goes through the round trip itself, so the copy is always the same.
+ */
+export function cloneAsJson(value: unknown): unknown {
+  const copy = plainCopy(value);
+  return copy === NOT_PLAIN ? JSON.parse(JSON.stringify(value)) : copy;
+}
+
+const NOT_PLAIN = Symbol('not plain JSON');
+
+function plainCopy(value: unknown): unknown {
+  if (typeof value !== 'object' || value === null) {
+    if (typeof value === 'number') return Number.isFinite(value) ? value + 0 : NOT_PLAIN;
+    return value === null || typeof value === 'string' || typeof value === 'boolean' ? value : NOT_PLAIN;
+  }
+  if (Array.isArray(value)) {
+    const out: unknown[] = new Array<unknown>(value.length);
+    for (let i = 0; i < value.length; i++) {
+      const item = plainCopy(value[i]);
+      if (item === NOT_PLAIN) return NOT_PLAIN;
+      out[i] = item;
+    }
+    return out;
+  }
+  if (kindOf(value) !== OBJECT) return NOT_PLAIN;
+  const source = value as Record<string, unknown>;
+  const out: Record<string, unknown> = {};
+  for (const key of Object.keys(source)) {
+    const v = source[key];
+    if (v === undefined) continue;
+    if (key === '__proto__') return NOT_PLAIN;
+    const item = plainCopy(v);
+    if (item === NOT_PLAIN) return NOT_PLAIN;
+    out[key] = item;
+  }
+  return out;
 }
 
 /** Stable serialization (sorted keys): equal values give equal strings, for hashing and duplicate checks. */
@@ -27,6 +68,77 @@ function sortKeys(value: unknown): unknown {
     return out;
   }
   return value;
+}
+
+/**
+ * `canonicalJson(a) === canonicalJson(b)` without building either string: diffing a session
+ * compares every field after every step, and serializing both sides was most of that cost.
+ * Anything that is not plain JSON data (undefined in an array, a Date, NaN, …) is left to the
+ * serializing comparison, so the answer is always the same as that one's.
+ */
+export function jsonEqual(a: unknown, b: unknown): boolean {
+  return plainEqual(a, b) ?? canonicalJson(a) === canonicalJson(b);
+}
+
+const PRIMITIVE = 0;
+const ARRAY = 1;
+const OBJECT = 2;
+const OTHER = 3;
+
+function kindOf(value: unknown): number {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return PRIMITIVE;
+  if (typeof value === 'number') return Number.isFinite(value) ? PRIMITIVE : OTHER;
+  if (Array.isArray(value)) return ARRAY;
+  if (typeof value !== 'object') return OTHER;
+  const proto = Object.getPrototypeOf(value) as unknown;
+  return proto === Object.prototype || proto === null ? OBJECT : OTHER;
+}
+
+/** Equality of plain JSON values (object key order and undefined properties ignored); undefined: not plain. */
+function plainEqual(a: unknown, b: unknown): boolean | undefined {
+  if (a === b) return true;
+  const kind = kindOf(a);
+  const other = kindOf(b);
+  if (kind === OTHER || other === OTHER) return undefined;
+  if (kind !== other || kind === PRIMITIVE) return false;
+  if (kind === ARRAY) return arraysEqual(a as unknown[], b as unknown[]);
+  return objectsEqual(a as Record<string, unknown>, b as Record<string, unknown>);
+}
+
+function arraysEqual(a: unknown[], b: unknown[]): boolean | undefined {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) {
+    const equal = plainEqual(a[i], b[i]);
+    if (equal !== true) return equal;
+  }
+  return true;
+}
+
+/** Properties canonicalJson keeps (undefined ones are dropped); -1 when one of them is not plain JSON. */
+function definedCount(value: Record<string, unknown>): number {
+  let count = 0;
+  for (const key of Object.keys(value)) {
+    const v = value[key];
+    if (v === undefined) continue;
+    if (kindOf(v) === OTHER) return -1;
+    count++;
+  }
+  return count;
+}
+
+function objectsEqual(a: Record<string, unknown>, b: Record<string, unknown>): boolean | undefined {
+  const count = definedCount(a);
+  const otherCount = definedCount(b);
+  if (count < 0 || otherCount < 0) return undefined;
+  if (count !== otherCount) return false;
+  for (const key of Object.keys(a)) {
+    const v = a[key];
+    if (v === undefined) continue;
+    if (!Object.hasOwn(b, key) || b[key] === undefined) return false;
+    const equal = plainEqual(v, b[key]);
+    if (equal !== true) return equal;
+  }
+  return true;
 }
 
 /** Parses text that should hold JSON; returns undefined instead of throwing. */

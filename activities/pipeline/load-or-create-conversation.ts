@@ -5,7 +5,7 @@ import { readSetting } from '../../core/config/setting';
 import { EngineError, ErrorType } from '../../core/errors';
 import { cloneJson } from '../../core/json';
 import type { StepOutput } from '../../core/turn/contracts';
-import { ensureConversation, findConversation } from '../../db/repositories/conversation';
+import { ensureAndFindConversation } from '../../db/repositories/conversation';
 import { recentHistory } from '../../db/repositories/history';
 import type { StepContext } from '../step-runtime';
 
@@ -16,8 +16,7 @@ import type { StepContext } from '../step-runtime';
 export async function loadOrCreateConversation(ctx: StepContext): Promise<StepOutput> {
   const { turn } = ctx.input;
   const db = ctx.deps.db;
-  await ensureConversation(db, turn.conversationId);
-  const row = await findConversation(db, turn.conversationId);
+  const row = await ensureAndFindConversation(db, turn.conversationId);
   if (!row)
     throw new EngineError(
       ErrorType.ConversationNotFound,

@@ -1,5 +1,5 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Context } from '@temporalio/activity';
+import { activityContext } from './activity-context';
 
 const inProcessAttempt = new AsyncLocalStorage<number>();
 
@@ -12,9 +12,5 @@ export function runAsAttempt<T>(attempt: number, fn: () => Promise<T>): Promise<
 export function currentAttempt(): number {
   const local = inProcessAttempt.getStore();
   if (local !== undefined) return local;
-  try {
-    return Context.current().info.attempt;
-  } catch {
-    return 1;
-  }
+  return activityContext()?.info.attempt ?? 1;
 }

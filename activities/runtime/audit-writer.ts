@@ -4,22 +4,29 @@ import type { JsonObject } from '../../core/json';
 import { safeInputParams } from '../../core/params/safe';
 import type { Session } from '../../core/session';
 import type { TurnInput } from '../../core/turn/contracts';
-import { writeAuditBatch, type AuditGroup, type AuditInsert } from '../../db/repositories/audit';
+import { writeAuditBatch, type AuditGroup, type AuditInsert, type AuditMeta } from '../../db/repositories/audit';
 import type { ActivityDeps } from '../deps';
 
 /**
  * `_meta` added to every stored payload (§9.1) so a single row can be read on its own: where in
- * the turn it came from and what the session looked like.
+ * the turn it came from and what the session looked like. The part that is the same for every row
+ * of a write (`shared`) is built once and sent once (writeAuditBatch).
  */
-function metaOf(record: AuditRecord, session: Session, turn: TurnInput, emittedAt: string): JsonObject {
-  return {
+function metaOf(record: AuditRecord, session: Session, shared: JsonObject): AuditMeta {
+  const own: JsonObject = {
     stage: record.stage,
+    intent: record.meta?.intent ?? session.intent,
+    state: record.meta?.state ?? session.state,
+  };
+  return { own, shared };
+}
+
+function sharedMeta(session: Session, turn: TurnInput, emittedAt: string): JsonObject {
+  return {
     conversationId: turn.conversationId,
     turnNumber: turn.turnNumber,
     turnId: turn.turnId,
     emittedAt,
-    intent: record.meta?.intent ?? session.intent,
-    state: record.meta?.state ?? session.state,
     inputParams: safeInputParams(session.inputParams),
     userInputParams: session.userInputParams,
     context: session.context,
@@ -41,11 +48,13 @@ export interface AuditWrite {
 export function auditGroup(deps: Pick<ActivityDeps, 'clock'>, write: AuditWrite): AuditGroup {
   const emittedAt = deps.clock.now().toISOString();
   const suffix = write.suffix ?? ((i: number) => String(i));
+  const shared = sharedMeta(write.session, write.turn, emittedAt);
   const rows: AuditInsert[] = write.records.map((record, index) => ({
     conversationId: write.turn.conversationId,
     turnNumber: write.turn.turnNumber,
     stage: record.stage,
-    payload: { ...record.payload, _meta: metaOf(record, write.session, write.turn, emittedAt) },
+    payload: record.payload,
+    meta: metaOf(record, write.session, shared),
     idempotencyKey: `${write.turn.turnId}/${write.keySegment}/${suffix(index)}`,
     workflowId: write.turn.turnId,
   }));

@@ -1,15 +1,7 @@
-import { Context } from '@temporalio/activity';
+import { activityContext } from './activity-context';
 
 /** How often a running activity tells the server it is alive (the timeout is in workflows/activity-options.ts). */
 export const HEARTBEAT_INTERVAL_MS = 2_000;
-
-function activityContext(): Context | null {
-  try {
-    return Context.current();
-  } catch {
-    return null; // Called in-process (tests, benchmark baseline): there is no server to tell.
-  }
-}
 
 /**
  * Heartbeats while `fn` runs inside a Temporal activity. Without it the server learns that a
@@ -17,6 +9,7 @@ function activityContext(): Context | null {
  * step; with it, within the heartbeat timeout. Quick steps finish before the first beat.
  */
 export async function whileHeartbeating<T>(fn: () => Promise<T>): Promise<T> {
+  // Null in process (tests, benchmark baseline): there is no server to tell.
   const context = activityContext();
   // Local activities (bookkeeping steps) have no server-side heartbeat; their attempts are short.
   if (!context || context.info.isLocal) return fn();

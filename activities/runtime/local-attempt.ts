@@ -1,17 +1,13 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { Context } from '@temporalio/activity';
 import { EngineError, ErrorType } from '../../core/errors';
 import type { LlmClient } from '../../core/llm';
 import type { TaskRegistry } from '../../core/tasks/registry';
 import type { ActivityDeps } from '../deps';
+import { activityContext } from './activity-context';
 
 /** Whether this attempt runs as a Temporal local activity (false in-process, where there is no context). */
 export function runningAsLocalActivity(): boolean {
-  try {
-    return Context.current().info.isLocal;
-  } catch {
-    return false;
-  }
+  return activityContext()?.info.isLocal ?? false;
 }
 
 const localAttemptScope = new AsyncLocalStorage<true>();

@@ -14,12 +14,15 @@ export const UNSAFE_PARAM_KEYS = [
   'mcp_observations',
 ] as const;
 
+// Looked up for every key of every audit row's and prompt's params.
+const UNSAFE_KEYS: ReadonlySet<string> = new Set(UNSAFE_PARAM_KEYS);
+
 export function safeInputParams(inputParams: JsonObject): JsonObject {
   const out: JsonObject = {};
   const dropped: Json[] = [];
-  for (const [key, value] of Object.entries(inputParams)) {
-    if ((UNSAFE_PARAM_KEYS as readonly string[]).includes(key)) dropped.push(key);
-    else out[key] = value;
+  for (const key of Object.keys(inputParams)) {
+    if (UNSAFE_KEYS.has(key)) dropped.push(key);
+    else out[key] = inputParams[key] as Json;
   }
   if (dropped.length > 0) out['droppedSystemPromptVars'] = dropped;
   return out;

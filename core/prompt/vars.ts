@@ -96,8 +96,24 @@ export function buildPromptVars(session: Session, options: PromptVarOptions = {}
   Object.assign(vars, aliasVars(session, history), timeVars(options.now, options.timezone ?? 'UTC'));
   vars['turnNumber'] = session.turnNumber;
   vars['payload'] = payloadFact(session) ?? null;
-  return fillCatalogNames({ ...vars, ...(options.extra ?? {}) });
+  return fillCatalogNames(withExtra(vars, options.extra ?? {}));
 }
+
+/**
+ * `{ ...vars, ...extra }` (the same keys, in the same order, with the same values) without
+ * copying the ~180 variables: `vars` is still private to buildPromptVars. Only when an assignment
+ * could differ from the copy (a `__proto__` key in `extra`, or `vars` given another prototype by
+ * such a key of the session) is the copy made.
+ */
+function withExtra(vars: JsonObject, extra: JsonObject): JsonObject {
+  if (Object.getPrototypeOf(vars) !== Object.prototype || Object.hasOwn(extra, '__proto__'))
+    return { ...vars, ...extra };
+  return Object.assign(vars, extra);
+}
+
+// The catalog is constant: listed once, not per call.
+const ALIAS_FAMILIES = Object.values(STEP_VARIABLE_ALIASES);
+const TEMPLATE_ROOTS = [...KNOWN_TEMPLATE_ROOTS];
 
 /**
  * Config validation accepts every name of the template catalog, so every one of them must exist at
@@ -105,11 +121,11 @@ export function buildPromptVars(session: Session, options: PromptVarOptions = {}
  * ''). Only typos (refused at load) or missing sub-paths can then fail a render.
  */
 function fillCatalogNames(vars: JsonObject): JsonObject {
-  for (const family of Object.values(STEP_VARIABLE_ALIASES)) {
+  for (const family of ALIAS_FAMILIES) {
     const present = family.find((name) => vars[name] !== undefined);
     const value = present === undefined ? null : (vars[present] as Json);
     for (const name of family) if (vars[name] === undefined) vars[name] = value;
   }
-  for (const name of KNOWN_TEMPLATE_ROOTS) if (vars[name] === undefined) vars[name] = null;
+  for (const name of TEMPLATE_ROOTS) if (vars[name] === undefined) vars[name] = null;
   return vars;
 }

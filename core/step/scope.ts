@@ -1,11 +1,11 @@
 import type { AuditRecord } from '../audit';
-import type { JsonObject } from '../json';
+import { cloneAsJson, type JsonObject } from '../json';
 import type { Session } from '../session';
 import type { StepOutput, StopResult } from '../turn/contracts';
 
 /** Deep copy of a session; steps work on their own copy and return it. */
 export function cloneSession(session: Session): Session {
-  return JSON.parse(JSON.stringify(session)) as Session;
+  return cloneAsJson(session) as Session;
 }
 
 /** Outputs of sub-engines (rules, resolvers) that a step folds into its own. */

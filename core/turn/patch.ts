@@ -1,4 +1,4 @@
-import { canonicalJson, cloneJson, type Json, type JsonObject } from '../json';
+import { cloneJson, jsonEqual, type Json, type JsonObject } from '../json';
 import type { Session } from '../session';
 
 /** Changes to a string-keyed map (context, inputParams): keys replaced whole, keys removed. */
@@ -22,14 +22,10 @@ export interface SessionPatch {
 const KEYED_FIELDS = ['context', 'inputParams'] as const;
 type KeyedField = (typeof KEYED_FIELDS)[number];
 
-function same(a: unknown, b: unknown): boolean {
-  return a === b || canonicalJson(a) === canonicalJson(b);
-}
-
 function diffKeyed(before: JsonObject, after: JsonObject): KeyedPatch | undefined {
   const patch: KeyedPatch = {};
   for (const [key, value] of Object.entries(after)) {
-    if (!(key in before) || !same(before[key], value)) (patch.set ??= {})[key] = value;
+    if (!(key in before) || !jsonEqual(before[key], value)) (patch.set ??= {})[key] = value;
   }
   for (const key of Object.keys(before)) if (!(key in after)) (patch.unset ??= []).push(key);
   return patch.set || patch.unset ? patch : undefined;
@@ -42,7 +38,7 @@ export function diffSession(before: Session, after: Session): SessionPatch {
   const a = after as unknown as Record<string, Json>;
   for (const [key, value] of Object.entries(a)) {
     if ((KEYED_FIELDS as readonly string[]).includes(key) || value === undefined) continue;
-    if (!(key in b) || !same(b[key], value)) ((patch.set ??= {}) as Record<string, Json>)[key] = value;
+    if (!(key in b) || !jsonEqual(b[key], value)) ((patch.set ??= {}) as Record<string, Json>)[key] = value;
   }
   for (const key of Object.keys(b)) {
     if (!(key in a) || a[key] === undefined) (patch.unset ??= []).push(key);

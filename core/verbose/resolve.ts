@@ -143,11 +143,20 @@ function tieBreak(a: VerboseRow, b: VerboseRow): number {
 
 /** The event's metadata as published, plus conversationId, stepName and determinant (Java safeMetadata). */
 export function eventMetadata(request: VerboseRequest): JsonObject {
-  const out: JsonObject = { ...(request.metadata ?? {}) };
+  const out = copyOf(request.metadata ?? {});
   out['conversationId'] ??= request.conversationId;
   out['stepName'] ??= request.stepName;
   out['determinant'] ??= request.determinant;
   return out;
+}
+
+/**
+ * `{ ...metadata }`, built by assignment: V8 (Node 20) makes adding keys to a spread copy slow
+ * (about 1.5 µs here, twice per progress event). Only a `__proto__` key, which an assignment
+ * would not copy as data, takes the spread.
+ */
+function copyOf(metadata: JsonObject): JsonObject {
+  return Object.hasOwn(metadata, '__proto__') ? { ...metadata } : Object.assign({}, metadata);
 }
 
 function render(template: string | null, vars: TemplateVariables): string | null {

@@ -2,15 +2,28 @@ import { and, asc, eq, gt } from 'drizzle-orm';
 import type { JsonObject } from '../../core/json';
 import type { Database } from '../pool';
 import { ceAudit } from '../schema';
+import { runStatement, type Statement } from '../statements';
 
 export interface AuditInsert {
   conversationId: string;
   turnNumber: number;
   stage: string;
   payload: JsonObject;
+  /** When set, the stored payload is `{ ...payload, _meta: { ...meta.own, ...meta.shared } }`. */
+  meta?: AuditMeta;
   /** `<turn id>/<call key>/<index>`: a retried activity re-inserts the same keys. */
   idempotencyKey: string;
   workflowId: string | null;
+}
+
+/**
+ * The `_meta` of a stored payload in two parts: the row's own fields and the fields it shares with
+ * the other rows of its write (the session's params and context: most of a row's bytes). Rows that
+ * hold the same `shared` object send it once per statement and the database lays it over each row.
+ */
+export interface AuditMeta {
+  own: JsonObject;
+  shared: JsonObject;
 }
 
 export interface StoredAudit {
@@ -71,28 +84,26 @@ export async function listAudits(
   }));
 }
 
+/** Only the two fields read: the whole payload carries the session's `_meta`, kilobytes per row. */
+const STEP_DURATIONS: Statement = {
+  name: 'ce_audit_step_durations_v1',
+  text: `SELECT payload_json -> 'step' AS step, payload_json -> 'durationMs' AS duration_ms FROM ce_audit
+          WHERE conversation_id = $1 AND turn_number = $2 AND stage = 'STEP_EXIT' ORDER BY audit_id`,
+};
+
 /** `step → durationMs` from the STEP_EXIT rows of one turn (PIPELINE_TIMING). */
 export async function stepDurations(
   db: Database,
   conversationId: string,
   turnNumber: number
 ): Promise<Record<string, number>> {
-  const rows = await db
-    .select({ payload: ceAudit.payloadJson })
-    .from(ceAudit)
-    .where(
-      and(
-        eq(ceAudit.conversationId, conversationId),
-        eq(ceAudit.turnNumber, turnNumber),
-        eq(ceAudit.stage, 'STEP_EXIT')
-      )
-    )
-    .orderBy(asc(ceAudit.auditId));
+  const rows = await runStatement<{ step: unknown; duration_ms: unknown }>(db, STEP_DURATIONS, [
+    conversationId,
+    turnNumber,
+  ]);
   const out: Record<string, number> = {};
-  for (const { payload } of rows) {
-    const p = payload as Record<string, unknown>;
-    if (typeof p['step'] === 'string' && typeof p['durationMs'] === 'number')
-      out[p['step']] = (out[p['step']] ?? 0) + p['durationMs'];
+  for (const { step, duration_ms: durationMs } of rows) {
+    if (typeof step === 'string' && typeof durationMs === 'number') out[step] = (out[step] ?? 0) + durationMs;
   }
   return out;
 }
@@ -107,16 +118,23 @@ export interface AuditGroup {
 /**
  * Writes audit groups in ONE round trip (a single statement, so also atomic), as a named prepared
  * statement: upsert by idempotency key in order, then drop rows an earlier attempt left under the
- * owned prefixes, found through their indexed key prefix (migration 0014).
+ * owned prefixes, found through their indexed key prefix (migration 0014). A row's `_meta` is
+ * assembled here from its own part and its shared part ($3, by index), as jsonb: the stored value
+ * is the same as sending the whole payload, but the shared part travels and is parsed only once.
  */
 const WRITE_AUDIT_BATCH = {
-  name: 'ce_audit_write_batch_v2',
+  name: 'ce_audit_write_batch_v3',
   text: `WITH batch AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb)
-      AS r(ord int, conversation_id uuid, turn_number int, stage text, payload_json jsonb, idempotency_key text, workflow_id text)
+      AS r(ord int, conversation_id uuid, turn_number int, stage text, payload_json jsonb, meta jsonb, shared int,
+           idempotency_key text, workflow_id text)
   ), written AS (
     INSERT INTO ce_audit (conversation_id, turn_number, stage, payload_json, idempotency_key, workflow_id)
-    SELECT conversation_id, turn_number, stage, payload_json, idempotency_key, workflow_id FROM batch ORDER BY ord
+    SELECT conversation_id, turn_number, stage,
+           CASE WHEN meta IS NULL THEN payload_json
+                ELSE payload_json || jsonb_build_object('_meta', meta || ($3::jsonb -> shared)) END,
+           idempotency_key, workflow_id
+      FROM batch ORDER BY ord
     ON CONFLICT (idempotency_key) DO UPDATE SET stage = excluded.stage, payload_json = excluded.payload_json
   )
   DELETE FROM ce_audit a
@@ -128,15 +146,29 @@ const WRITE_AUDIT_BATCH = {
 export async function writeAuditBatch(db: Database, groups: readonly AuditGroup[]): Promise<void> {
   const rows = groups.flatMap((g) => g.rows);
   if (rows.length === 0) return;
+  const shared: JsonObject[] = [];
+  const sharedIndex = new Map<JsonObject, number>();
+  const indexOf = (part: JsonObject): number => {
+    let index = sharedIndex.get(part);
+    if (index === undefined) {
+      index = shared.push(part) - 1;
+      sharedIndex.set(part, index);
+    }
+    return index;
+  };
   const batch = rows.map((r, ord) => ({
     ord,
     conversation_id: r.conversationId,
     turn_number: r.turnNumber,
     stage: r.stage,
     payload_json: r.payload,
+    // Undefined without meta: left out of the JSON, so the row is stored as given.
+    meta: r.meta?.own,
+    shared: r.meta ? indexOf(r.meta.shared) : undefined,
     idempotency_key: r.idempotencyKey,
     workflow_id: r.workflowId,
   }));
   const prefixes = groups.flatMap((g) => (g.replaceUnder ? [g.replaceUnder] : []));
-  await db.$client.query({ ...WRITE_AUDIT_BATCH, values: [JSON.stringify(batch), prefixes] });
+  const values = [JSON.stringify(batch), prefixes, JSON.stringify(shared)];
+  await db.$client.query({ ...WRITE_AUDIT_BATCH, values });
 }

@@ -1,7 +1,6 @@
-import { and, eq, sql } from 'drizzle-orm';
 import type { Json, JsonObject } from '../../core/json';
 import type { Database } from '../pool';
-import { ceConversation, ceConversationHistory } from '../schema';
+import { jsonbParam, runStatement, type Statement } from '../statements';
 
 export interface ConversationRecord {
   conversationId: string;
@@ -16,41 +15,95 @@ export interface ConversationRecord {
   configVersion: string | null;
 }
 
-function toRecord(row: typeof ceConversation.$inferSelect): ConversationRecord {
+/** The columns a ConversationRecord is read from, in the order of the statements below. */
+const RECORD_COLUMNS = `conversation_id, status, intent_code, state_code, context_json, last_user_text,
+  last_assistant_json, input_params_json, turn_count, config_version`;
+
+interface ConversationRow {
+  conversation_id: string;
+  status: string;
+  intent_code: string;
+  state_code: string;
+  context_json: Json | null;
+  last_user_text: string | null;
+  last_assistant_json: Json | null;
+  input_params_json: Json | null;
+  turn_count: number;
+  config_version: string | null;
+}
+
+function toRecord(row: ConversationRow): ConversationRecord {
   return {
-    conversationId: row.conversationId,
+    conversationId: row.conversation_id,
     status: row.status,
-    intentCode: row.intentCode,
-    stateCode: row.stateCode,
-    context: (row.contextJson ?? {}) as JsonObject,
-    lastUserText: row.lastUserText,
-    lastAssistantJson: (row.lastAssistantJson ?? null) as Json | null,
-    inputParams: (row.inputParamsJson ?? {}) as JsonObject,
-    turnCount: row.turnCount,
-    configVersion: row.configVersion,
+    intentCode: row.intent_code,
+    stateCode: row.state_code,
+    context: (row.context_json ?? {}) as JsonObject,
+    lastUserText: row.last_user_text,
+    lastAssistantJson: row.last_assistant_json ?? null,
+    inputParams: (row.input_params_json ?? {}) as JsonObject,
+    turnCount: row.turn_count,
+    configVersion: row.config_version,
   };
 }
 
+const ENSURE: Statement = {
+  name: 'ce_conversation_ensure_v1',
+  text: 'INSERT INTO ce_conversation (conversation_id) VALUES ($1) ON CONFLICT (conversation_id) DO NOTHING',
+};
+
 /** Creates the row of a new conversation; a no-op when it exists (concurrent creators agree). */
 export async function ensureConversation(db: Database, conversationId: string): Promise<void> {
-  await db.insert(ceConversation).values({ conversationId }).onConflictDoNothing({
-    target: ceConversation.conversationId,
-  });
+  await runStatement(db, ENSURE, [conversationId]);
 }
 
+const FIND: Statement = {
+  name: 'ce_conversation_find_v1',
+  text: `SELECT ${RECORD_COLUMNS} FROM ce_conversation WHERE conversation_id = $1`,
+};
+
 export async function findConversation(db: Database, conversationId: string): Promise<ConversationRecord | null> {
-  const rows = await db.select().from(ceConversation).where(eq(ceConversation.conversationId, conversationId));
-  const row = rows[0];
+  const [row] = await runStatement<ConversationRow>(db, FIND, [conversationId]);
   return row ? toRecord(row) : null;
 }
 
+/**
+ * ensureConversation then findConversation in one round trip: the new row as inserted, or the
+ * existing one (the statement's snapshot holds exactly one of the two).
+ */
+const ENSURE_AND_FIND: Statement = {
+  name: 'ce_conversation_ensure_find_v1',
+  text: `WITH created AS (
+    INSERT INTO ce_conversation (conversation_id) VALUES ($1) ON CONFLICT (conversation_id) DO NOTHING
+    RETURNING ${RECORD_COLUMNS}
+  )
+  SELECT ${RECORD_COLUMNS} FROM created
+  UNION ALL
+  SELECT ${RECORD_COLUMNS} FROM ce_conversation WHERE conversation_id = $1`,
+};
+
+/**
+ * Creates the conversation when it is new and reads it, like ensureConversation followed by
+ * findConversation. When a concurrent creator committed the row after this statement's snapshot
+ * was taken, neither half sees it; the separate read that follows then does, as it would have.
+ */
+export async function ensureAndFindConversation(
+  db: Database,
+  conversationId: string
+): Promise<ConversationRecord | null> {
+  const [row] = await runStatement<ConversationRow>(db, ENSURE_AND_FIND, [conversationId]);
+  return row ? toRecord(row) : findConversation(db, conversationId);
+}
+
+const TURN_COUNT: Statement = {
+  name: 'ce_conversation_turn_count_v1',
+  text: 'SELECT turn_count FROM ce_conversation WHERE conversation_id = $1',
+};
+
 /** Committed turns of a conversation (0 when it does not exist yet). */
 export async function committedTurnCount(db: Database, conversationId: string): Promise<number> {
-  const rows = await db
-    .select({ turnCount: ceConversation.turnCount })
-    .from(ceConversation)
-    .where(eq(ceConversation.conversationId, conversationId));
-  return rows[0]?.turnCount ?? 0;
+  const [row] = await runStatement<{ turn_count: number }>(db, TURN_COUNT, [conversationId]);
+  return row?.turn_count ?? 0;
 }
 
 export interface TurnCommit {
@@ -71,56 +124,59 @@ export interface TurnCommit {
 export type CommitOutcome = 'COMMITTED' | 'ALREADY_COMMITTED' | 'STALE';
 
 /**
- * Commits one turn in a single transaction: the conversation row moves from turn n-1 to n
- * (optimistic on turn_count) and the history row of turn n is added. A retry of a turn that
- * already committed finds its history row and changes nothing; any other mismatch is STALE.
+ * The conversation row moves from turn n-1 ($14) to n ($2) and, only when it moved, the history
+ * row of turn n is added: one statement, so one atomic round trip instead of a transaction's four.
+ */
+const COMMIT: Statement = {
+  name: 'ce_conversation_commit_v1',
+  text: `WITH moved AS (
+    UPDATE ce_conversation
+       SET status = $3, intent_code = $4, state_code = $5, context_json = $6::jsonb, last_user_text = $7,
+           last_assistant_json = $8::jsonb, input_params_json = $9::jsonb, config_version = $10,
+           turn_count = $2, updated_at = now()
+     WHERE conversation_id = $1 AND turn_count = $11
+    RETURNING conversation_id
+  ), added AS (
+    INSERT INTO ce_conversation_history (conversation_id, turn_number, user_input, assistant_output)
+    SELECT conversation_id, $2, $12, $13::jsonb FROM moved
+  )
+  SELECT count(*)::int AS moved FROM moved`,
+};
+
+/**
+ * Commits one turn atomically: the conversation row moves from turn n-1 to n (optimistic on
+ * turn_count) and the history row of turn n is added. A retry of a turn that already committed
+ * finds its history row and changes nothing; any other mismatch is STALE.
  */
 export async function commitTurn(db: Database, commit: TurnCommit): Promise<CommitOutcome> {
-  return db.transaction(async (tx) => {
-    const updated = await tx
-      .update(ceConversation)
-      .set({
-        status: commit.status,
-        intentCode: commit.intentCode,
-        stateCode: commit.stateCode,
-        contextJson: commit.context,
-        lastUserText: commit.lastUserText,
-        lastAssistantJson: commit.lastAssistantJson,
-        inputParamsJson: commit.inputParams,
-        configVersion: commit.configVersion,
-        turnCount: commit.turnNumber,
-        updatedAt: sql`now()`,
-      })
-      .where(
-        and(
-          eq(ceConversation.conversationId, commit.conversationId),
-          eq(ceConversation.turnCount, commit.turnNumber - 1)
-        )
-      )
-      .returning({ id: ceConversation.conversationId });
-    if (updated.length === 0) return alreadyCommitted(tx, commit);
-    await tx.insert(ceConversationHistory).values({
-      conversationId: commit.conversationId,
-      turnNumber: commit.turnNumber,
-      userInput: commit.historyUserInput,
-      assistantOutput: commit.historyAssistantOutput,
-    });
-    return 'COMMITTED';
-  });
+  const [result] = await runStatement<{ moved: number }>(db, COMMIT, [
+    commit.conversationId,
+    commit.turnNumber,
+    commit.status,
+    commit.intentCode,
+    commit.stateCode,
+    jsonbParam(commit.context),
+    commit.lastUserText,
+    jsonbParam(commit.lastAssistantJson),
+    jsonbParam(commit.inputParams),
+    commit.configVersion,
+    commit.turnNumber - 1,
+    commit.historyUserInput,
+    jsonbParam(commit.historyAssistantOutput),
+  ]);
+  return result && result.moved > 0 ? 'COMMITTED' : alreadyCommitted(db, commit);
 }
 
-type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];
+const HISTORY_INPUT: Statement = {
+  name: 'ce_conversation_history_input_v1',
+  text: 'SELECT user_input FROM ce_conversation_history WHERE conversation_id = $1 AND turn_number = $2',
+};
 
-async function alreadyCommitted(tx: Tx, commit: TurnCommit): Promise<CommitOutcome> {
-  const rows = await tx
-    .select({ userInput: ceConversationHistory.userInput })
-    .from(ceConversationHistory)
-    .where(
-      and(
-        eq(ceConversationHistory.conversationId, commit.conversationId),
-        eq(ceConversationHistory.turnNumber, commit.turnNumber)
-      )
-    );
-  const row = rows[0];
-  return row && row.userInput === commit.historyUserInput ? 'ALREADY_COMMITTED' : 'STALE';
+/** Read in its own statement, after the commit's: it must see a concurrent commit of this turn. */
+async function alreadyCommitted(db: Database, commit: TurnCommit): Promise<CommitOutcome> {
+  const [row] = await runStatement<{ user_input: string | null }>(db, HISTORY_INPUT, [
+    commit.conversationId,
+    commit.turnNumber,
+  ]);
+  return row && row.user_input === commit.historyUserInput ? 'ALREADY_COMMITTED' : 'STALE';
 }

@@ -1,20 +1,26 @@
-import { desc, eq } from 'drizzle-orm';
 import type { Json } from '../../core/json';
 import type { HistoryTurn } from '../../core/session';
 import type { Database } from '../pool';
-import { ceConversationHistory } from '../schema';
+import { runStatement, type Statement } from '../statements';
+
+const RECENT: Statement = {
+  name: 'ce_conversation_history_recent_v1',
+  text: `SELECT turn_number, user_input, assistant_output FROM ce_conversation_history
+          WHERE conversation_id = $1 ORDER BY turn_number DESC LIMIT $2`,
+};
+
+interface HistoryRow {
+  turn_number: number;
+  user_input: string | null;
+  assistant_output: Json | null;
+}
 
 /** The most recent committed turns of a conversation, newest first. */
 export async function recentHistory(db: Database, conversationId: string, limit: number): Promise<HistoryTurn[]> {
-  const rows = await db
-    .select()
-    .from(ceConversationHistory)
-    .where(eq(ceConversationHistory.conversationId, conversationId))
-    .orderBy(desc(ceConversationHistory.turnNumber))
-    .limit(limit);
+  const rows = await runStatement<HistoryRow>(db, RECENT, [conversationId, limit]);
   return rows.map((r) => ({
-    turnNumber: r.turnNumber,
-    userInput: r.userInput ?? '',
-    assistantOutput: (r.assistantOutput ?? null) as Json | null,
+    turnNumber: r.turn_number,
+    userInput: r.user_input ?? '',
+    assistantOutput: r.assistant_output ?? null,
   }));
 }

@@ -1,7 +1,9 @@
 import { systemClock } from '../../../activities/deps';
 import { withHeldAudits, writeAudits, type AuditWrite } from '../../../activities/runtime/audit-writer';
 import { audit } from '../../../core/audit';
-import { listAudits } from '../../../db/repositories/audit';
+import { safeInputParams } from '../../../core/params/safe';
+import type { Session } from '../../../core/session';
+import { insertAudits, listAudits } from '../../../db/repositories/audit';
 import { ensureConversation } from '../../../db/repositories/conversation';
 import { sessionFor, turnInput } from '../../support/config-rows';
 import { createTestDatabase, type TestDatabase } from '../../support/database';
@@ -98,6 +100,54 @@ describe('audit writer (activities/runtime/audit-writer.ts)', () => {
       ['05-Rules/0', 'STEP_ENTER'],
       ['05-Rules/error-1', 'STEP_ERROR'],
     ]);
+  });
+
+  it('stores each payload with its full _meta, the shared part laid over every row of its write', async () => {
+    const clock = { now: () => new Date('2026-03-01T10:00:01.000Z') };
+    const rich: Session = {
+      ...session,
+      intent: 'LOAN',
+      state: 'ASK',
+      inputParams: { amount: 5, schema_json: { big: true }, nested: { a: [1, 2] } },
+      userInputParams: { amount: 5 },
+      context: { customerId: '1234', deep: { list: [{ x: null }] } },
+    };
+    const stamped = {
+      ...audit('RULE_APPLIED', { ruleId: 7, _meta: 'replaced' }),
+      meta: { intent: 'OLD', state: 'S0' },
+    };
+    const other = { ...rich, intent: 'OTHER', inputParams: {}, context: { only: 'this' } };
+    await withHeldAudits(deps, async () => {
+      await writeAudits({ ...deps, clock }, { ...write('07-Rules', []), session: rich, records: [stamped] });
+      await writeAudits({ ...deps, clock }, { ...write('08-Memory', ['STEP_EXIT']), session: other });
+    });
+    const meta = (s: Session, stage: string, intent: string, state: string) => ({
+      stage,
+      conversationId,
+      turnNumber: 1,
+      turnId: turn.turnId,
+      emittedAt: '2026-03-01T10:00:01.000Z',
+      intent,
+      state,
+      inputParams: safeInputParams(s.inputParams),
+      userInputParams: s.userInputParams,
+      context: s.context,
+    });
+    const stored = (await listAudits(tdb.db, conversationId)).filter((r) => /\/0(7|8)-/.test(r.idempotencyKey));
+    expect(stored.map((r) => r.payload)).toEqual([
+      { ruleId: 7, _meta: meta(rich, 'RULE_APPLIED', 'OLD', 'S0') },
+      { at: '08-Memory', _meta: meta(other, 'STEP_EXIT', 'OTHER', 'ASK') },
+    ]);
+    expect(stored[0]?.payload['_meta']).toMatchObject({ inputParams: { droppedSystemPromptVars: ['schema_json'] } });
+  });
+
+  it('stores rows without _meta parts exactly as given', async () => {
+    const payload = { plain: true, list: [1, 'two'] };
+    await insertAudits(tdb.db, [
+      { conversationId, turnNumber: 1, stage: 'PLAIN', payload, idempotencyKey: 'plain/0', workflowId: null },
+    ]);
+    const stored = (await listAudits(tdb.db, conversationId)).filter((r) => r.idempotencyKey === 'plain/0');
+    expect(stored.map((r) => r.payload)).toEqual([payload]);
   });
 
   it('fails the run when its held rows cannot be written', async () => {

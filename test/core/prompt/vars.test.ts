@@ -1,3 +1,4 @@
+import type { JsonObject } from '../../../core/json';
 import { sessionSummary } from '../../../core/memory/summary';
 import { buildPromptVars, historyForPrompt } from '../../../core/prompt/vars';
 import { renderTemplate } from '../../../core/templates';
@@ -37,6 +38,39 @@ describe('prompt variables (§8.1)', () => {
     expect(renderTemplate('[{{mcp_tools}}][{{intent_scores}}][{{tool_result}}][{{effectiveInput}}]', vars)).toBe(
       '[][][][hello there]'
     );
+  });
+
+  it('lays step variables over the others: an overridden name keeps its place, new names come before the catalog fill', () => {
+    const plain = Object.keys(buildPromptVars(session, { now: '2026-03-01T10:00:00.000Z' }));
+    const vars = buildPromptVars(session, {
+      now: '2026-03-01T10:00:00.000Z',
+      extra: { intent: 'STEP', options: 'a, b', mcp_tools: 'tools' },
+    });
+    const keys = Object.keys(vars);
+    expect(vars['intent']).toBe('STEP');
+    expect(keys.indexOf('intent')).toBe(plain.indexOf('intent'));
+    expect(keys.slice(keys.indexOf('payload'), keys.indexOf('payload') + 3)).toEqual([
+      'payload',
+      'options',
+      'mcp_tools',
+    ]);
+    // Without them, the catalog fill adds both (null) later; everything else keeps its place.
+    const others = (list: string[]) => list.filter((k) => k !== 'options' && k !== 'mcp_tools');
+    expect(others(keys)).toEqual(others(plain));
+    expect(plain.indexOf('options')).toBeGreaterThan(plain.indexOf('payload'));
+    expect(buildPromptVars(session, { extra: {} })).not.toBe(buildPromptVars(session, { extra: {} }));
+  });
+
+  it('a __proto__ key in the session or the step variables is data, as when the variables were copied', () => {
+    const hostile = JSON.parse('{"__proto__": {"polluted": "yes"}, "a": 1}') as JsonObject;
+    const vars = buildPromptVars({ ...session, context: hostile });
+    expect(Object.getPrototypeOf(vars)).toBe(Object.prototype);
+    expect(vars['polluted']).toBeUndefined();
+    expect(vars['a']).toBe(1);
+    const withExtra = buildPromptVars(session, { extra: JSON.parse('{"__proto__": {"x": 1}, "b": 2}') as JsonObject });
+    expect(Object.getPrototypeOf(withExtra)).toBe(Object.prototype);
+    expect(Object.hasOwn(withExtra, '__proto__')).toBe(true);
+    expect(withExtra['b']).toBe(2);
   });
 
   it('history reads oldest first; the memory summary quotes recent turns and is capped', () => {

@@ -1,5 +1,6 @@
 import type { VerboseRow } from '../../../core/config/types';
-import { resolveVerbose, selectVerboseRow, type VerboseRequest } from '../../../core/verbose';
+import type { JsonObject } from '../../../core/json';
+import { eventMetadata, resolveVerbose, selectVerboseRow, type VerboseRequest } from '../../../core/verbose';
 import { verbose } from '../../../db/seed/builders';
 
 /** Reference "Verbose messages" (the Java engine's DbVerboseMessageResolver): matching, score, rendering. */
@@ -140,5 +141,23 @@ describe('ce_verbose rendering', () => {
     built.mockClear();
     expect(resolveVerbose([row(1, { determinant: 'STEP_EXIT' })], request(), built)).toBeNull();
     expect(built).not.toHaveBeenCalled();
+  });
+
+  it('lays conversationId, stepName and determinant under the published metadata without changing it', () => {
+    const metadata = { theme: 'x', stepName: null, determinant: 'OWN' };
+    const out = eventMetadata(request({ metadata }));
+    expect(out).toEqual({ theme: 'x', stepName: 'McpToolStep', determinant: 'OWN', conversationId: 'c-1' });
+    expect(Object.keys(out)).toEqual(['theme', 'stepName', 'determinant', 'conversationId']);
+    expect(metadata).toEqual({ theme: 'x', stepName: null, determinant: 'OWN' });
+    expect(eventMetadata(request())).toEqual({
+      conversationId: 'c-1',
+      stepName: 'McpToolStep',
+      determinant: 'MCP_TOOL_CALL',
+    });
+    const hostile = JSON.parse('{"__proto__": {"conversationId": "fake"}}') as JsonObject;
+    const copied = eventMetadata(request({ metadata: hostile }));
+    expect(Object.getPrototypeOf(copied)).toBe(Object.prototype);
+    expect(Object.hasOwn(copied, '__proto__')).toBe(true);
+    expect(copied['conversationId']).toBe('c-1');
   });
 });

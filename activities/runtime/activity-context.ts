@@ -1,0 +1,11 @@
+import { asyncLocalStorage, type Context } from '@temporalio/activity';
+
+/**
+ * The context of the Temporal activity running now, or null outside one (the in-process runner:
+ * tests, the benchmark baseline). Reads the store Context.current() reads (the worker runs every
+ * activity inside it), without Context.current()'s throw — in process it would build an Error,
+ * with its stack trace, several times per step.
+ */
+export function activityContext(): Context | null {
+  return asyncLocalStorage.getStore() ?? null;
+}

@@ -1,0 +1,41 @@
+import { insertAudits, stepDurations, type AuditInsert } from '../../../db/repositories/audit';
+import { ensureConversation } from '../../../db/repositories/conversation';
+import { createTestDatabase, type TestDatabase } from '../../support/database';
+
+describe('audit repository (db/repositories/audit.ts)', () => {
+  let tdb: TestDatabase;
+  const conversationId = '00000000-0000-4000-8000-0000000000cd';
+
+  beforeAll(async () => {
+    tdb = await createTestDatabase();
+    await ensureConversation(tdb.db, conversationId);
+  });
+  afterAll(async () => tdb.drop());
+
+  const row = (key: string, stage: string, payload: AuditInsert['payload'], turnNumber = 1): AuditInsert => ({
+    conversationId,
+    turnNumber,
+    stage,
+    payload,
+    idempotencyKey: `durations/${key}`,
+    workflowId: null,
+    meta: { own: { stage }, shared: { context: { big: 'x'.repeat(2000) } } },
+  });
+
+  it('sums the durations of a turn per step from its STEP_EXIT rows, skipping malformed ones', async () => {
+    await insertAudits(tdb.db, [
+      row('0', 'STEP_EXIT', { step: 'Rules', durationMs: 3 }),
+      row('1', 'STEP_EXIT', { step: 'Memory', durationMs: 0 }),
+      row('2', 'STEP_EXIT', { step: 'Rules', durationMs: 4 }),
+      row('3', 'STEP_EXIT', { step: 'Odd', durationMs: '5' }),
+      row('4', 'STEP_EXIT', { step: 7, durationMs: 5 }),
+      row('5', 'STEP_EXIT', { step: 'NoDuration' }),
+      row('6', 'STEP_ENTER', { step: 'Rules', durationMs: 100 }),
+      row('7', 'STEP_EXIT', { step: 'Rules', durationMs: 100 }, 2),
+      row('8', 'STEP_EXIT', { step: 'Nested', durationMs: { ms: 1 } }),
+    ]);
+    expect(await stepDurations(tdb.db, conversationId, 1)).toEqual({ Rules: 7, Memory: 0 });
+    expect(await stepDurations(tdb.db, conversationId, 2)).toEqual({ Rules: 100 });
+    expect(await stepDurations(tdb.db, conversationId, 3)).toEqual({});
+  });
+});
