@@ -21,6 +21,8 @@ export type TimelineItem =
       type: string;
       summary: string | null;
       local: boolean;
+      /** Ran in a step run (core/turn/step-runs.ts), local or regular, with the steps next to it. */
+      inRun: boolean;
       /** 1-based count of this step type so far: planner iteration n, tool call n. */
       iteration: number;
       attempt: number | null;
@@ -123,7 +125,7 @@ function otherItem(event: HistoryEvent, offsetMs: number | null, held: boolean):
 function stepTimes(entry: ActivityEntry, localStart: number | null, start: number | null) {
   // A step of a step run carries its own start (entries.ts), from the durations the run recorded.
   const from = entry.local ? (entry.startedAt ?? localStart) : (entry.startedAt ?? entry.scheduledAt);
-  const at = entry.local ? (entry.startedAt ?? localStart) : entry.scheduledAt;
+  const at = entry.local ? (entry.startedAt ?? localStart) : entry.inRun ? from : entry.scheduledAt;
   return {
     offsetMs: at !== null && start !== null ? Math.max(0, at - start) : null,
     durationMs: from !== null && entry.closedAt !== null ? Math.max(0, entry.closedAt - from) : null,
@@ -190,5 +192,15 @@ function configVersionOf(searchAttributes: Record<string, unknown>, entries: Act
 
 function pick(entry: ActivityEntry) {
   const { activityId, type, summary, local, attempt, outcome } = entry;
-  return { activityId, type, summary, local, attempt, outcome, failure: entry.failure && publicFailure(entry.failure) };
+  const inRun = entry.inRun === true;
+  return {
+    activityId,
+    type,
+    summary,
+    local,
+    inRun,
+    attempt,
+    outcome,
+    failure: entry.failure && publicFailure(entry.failure),
+  };
 }

@@ -75,6 +75,9 @@ function stepRow(step, audits) {
         ? h('span', { class: 'iter' }, ` #${step.iteration}`)
         : null,
       step.local ? h('span', { class: 'local', title: 'local activity (a marker in history)' }, ' local') : null,
+      step.inRun
+        ? h('span', { class: 'local', title: 'ran in a step run: one activity with the steps next to it' }, ' in a run')
+        : null,
       label !== step.type ? h('div', { class: 'summary' }, label) : null,
       auditList(audits)
     ),

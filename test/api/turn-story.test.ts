@@ -59,6 +59,17 @@ describe('a turn whose local steps ran in step runs (core/turn/step-runs.ts)', (
     }
   );
 
+  it('marks the steps that rode in a regular step run: in a run, not local, timed one after the other', () => {
+    const all = steps(story('faq-turn1.json', 'v2-wide-step-runs').timeline);
+    const commit = all.slice(-2);
+    expect(commit.map((st) => [st.type, st.local, st.inRun])).toEqual([
+      ['PersistConversation', false, true],
+      ['PipelineEnd', false, true],
+    ]);
+    expect(commit[1]!.offsetMs).toBeGreaterThanOrEqual(commit[0]!.offsetMs as number);
+    expect(all.slice(0, -2).every((st) => st.local && st.inRun)).toBe(true);
+  });
+
   it('names the step that failed a run, after the steps that ran before it', () => {
     const json = (value: unknown) => defaultPayloadConverter.toPayload(value);
     const progress = {
