@@ -1,6 +1,7 @@
 export {
   activityEntries,
   decisionLog,
+  decodePayload,
   isHandedOver,
   stepRuns,
   upsertedSearchAttributes,

@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
 import { launchChromium, temporalUiUrl } from '../support/browser';
 import type { DemoTurnRecord } from '../../demo/demo-runner';
-import { activityEntries, upsertedSearchAttributes } from '../support/history';
+import { activityEntries, decodePayload, upsertedSearchAttributes } from '../support/history';
 import { callTool, maxLoops, orderConfig } from '../support/order-config';
 import { runSeedConversations } from '../support/seed-turns';
 import { WorkflowHarness } from '../support/workflow-harness';
@@ -67,10 +67,22 @@ test('a planner turn shows every step and tool call by name, from the activity s
   const text = await page.innerText('body');
   const activities = activityEntries(await h.history(loanTurn.workflowId as string));
   expect(activities.length).toBeGreaterThan(25);
-  // Regular activities are listed as "type • summary"; local ones (V2 bookkeeping steps) by their type.
+  // Regular activities are listed as "type • summary"; local ones (V2 bookkeeping steps) by their type. A step
+  // that ran in a step run is named in its run's summary (LocalSteps in the event's details, RegularSteps in
+  // its "RegularSteps • <lead>; then <steps>" row).
   for (const activity of activities) {
-    expect(text).toContain(activity.local ? activity.type : `${activity.type} • ${activity.summary}`);
+    const alone = !activity.local && !activity.inRun;
+    expect(text).toContain(alone ? `${activity.type} • ${activity.summary}` : activity.type);
   }
+  const regularRuns = (await h.history(loanTurn.workflowId as string))
+    .filter((e) => e.activityTaskScheduledEventAttributes?.activityType?.name === 'RegularSteps')
+    .map((e) => decodePayload(e.userMetadata?.summary) as string);
+  expect(regularRuns.map((summary) => summary.split(';')[0])).toEqual([
+    'DialogueAct: calls the LLM (DA)',
+    'ResponseResolution: calls the LLM (RESP_TEXT)',
+    'PersistConversation',
+  ]);
+  for (const summary of regularRuns) expect(text).toContain(`RegularSteps • ${summary.slice(0, 60)}`);
   expect(activities.filter((a) => a.local).length).toBeGreaterThan(5);
   expect(text).toContain('McpToolCall • McpToolCall: loan.credit.rating.check (call 1, READ_ONLY)');
   expect(text).toContain('McpToolCall • McpToolCall: loan.application.submit (call 4, IDEMPOTENT_WRITE)');
