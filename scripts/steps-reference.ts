@@ -22,11 +22,16 @@ function runsAs(s: StepSpec): string {
   return s.kind === 'model' ? 'local; regular when it calls the LLM' : 'local; regular when it runs consumer code';
 }
 
+/** A regular step run (RegularSteps) is scheduled with its lead step's retry policy and timeout. */
+function leads(s: StepSpec): boolean {
+  return s.composite === true && s.kind !== 'local';
+}
+
 /** The step table of core/turn/steps.ts as markdown (docs/architecture.md). */
 export function stepsTableMarkdown(): string {
   const rows = STEP_SPECS.map(
     (s) =>
-      `| ${s.name} | ${s.legacy ? 'v1 only' : s.kind} | ${runsAs(s)} | ${s.sideEffect} | ${retry(s.retry)} | ${s.startToCloseMs / 1000} s | ${s.why} |`
+      `| ${s.name} | ${s.legacy ? 'v1 only' : s.kind} | ${runsAs(s)} | ${s.sideEffect} | ${leads(s) ? "its lead's" : retry(s.retry)} | ${leads(s) ? "its lead's" : `${s.startToCloseMs / 1000} s`} | ${s.why} |`
   );
   return [
     BEGIN,

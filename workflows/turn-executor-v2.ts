@@ -239,13 +239,9 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     return resolution;
   }
 
-  mcpPrepare(input: StepInput): Promise<McpPrepareOutput> {
-    return this.runStep(
-      'McpPrepare',
-      input,
-      [],
-      'McpPrepare: PRE_AGENT_MCP rules, skip checks, clear stale MCP context'
-    );
+  mcpPrepare(input: StepInput, next: readonly PlannedStep[]): Promise<McpPrepareOutput> {
+    const summary = 'McpPrepare: PRE_AGENT_MCP rules, skip checks, clear stale MCP context';
+    return this.runStep('McpPrepare', input, next, summary);
   }
 
   mcpPlan(input: McpPlanInput): Promise<McpPlanOutput> {

@@ -120,7 +120,7 @@ export function createInProcessExecutor(activities: InProcessActivities, options
       const out = await runs.runStep(name, input, next);
       return out.directToolCall ? direct(input, out) : out;
     },
-    mcpPrepare: (input) => runs.runStep<McpPrepareOutput>('McpPrepare', input, []),
+    mcpPrepare: (input, next) => runs.runStep<McpPrepareOutput>('McpPrepare', input, next),
     mcpPlan: (input) => run('McpPlan', input, activities.McpPlan),
     mcpFinalize: (input, next) => runs.runStep('McpFinalize', input, next),
     async mcpToolCall(input, tool) {

@@ -237,13 +237,13 @@ export function mcpPrepareStep(mcpKey: string): PlannedStep {
   return { name: 'McpPrepare', callKey: `${mcpKey}-prepare` };
 }
 
-/** `after`: the steps the driver asks for once the MCP step is done, announced with McpFinalize. */
+/** `after`: the steps the driver asks for once the MCP step is done, announced with McpPrepare and McpFinalize. */
 export async function runMcpStep(
   base: StepInput,
   exec: TurnExecutor,
   after: readonly PlannedStep[] = []
 ): Promise<StepOutput> {
-  const prepared = await exec.mcpPrepare({ ...base, callKey: mcpPrepareStep(base.callKey).callKey });
+  const prepared = await exec.mcpPrepare({ ...base, callKey: mcpPrepareStep(base.callKey).callKey }, after);
   const run = new McpRun(base, exec, prepared.plan, prepared.session, after);
   run.audits.push(...prepared.audits);
   if (prepared.stop) run.stop = prepared.stop;

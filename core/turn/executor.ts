@@ -75,8 +75,11 @@ export interface TurnExecutor {
    * first; the workflow runs a stretch of local steps as one local activity (core/turn/step-runs.ts).
    */
   step(name: PipelineStepName, input: StepInput, next: readonly PlannedStep[]): Promise<StepOutput>;
-  /** The steps before it announce it in their `next`, so a step run may have run it already. */
-  mcpPrepare(input: StepInput): Promise<McpPrepareOutput>;
+  /**
+   * The steps before it announce it in their `next`, so a step run may have run it already. `next`:
+   * the steps the driver asks for after it when MCP skips its planner loop.
+   */
+  mcpPrepare(input: StepInput, next: readonly PlannedStep[]): Promise<McpPrepareOutput>;
   mcpPlan(input: McpPlanInput): Promise<McpPlanOutput>;
   /** Throws ToolCallFailure when the tool failed for good. */
   mcpToolCall(input: McpToolCallInput, tool: McpToolDescriptor): Promise<StepOutput>;
