@@ -23,6 +23,13 @@ import { createTestDatabase, type TestDatabase } from '../test/support/database'
  */
 const BENCH_MODEL = 'recorded-demo';
 
+/**
+ * The worker and our dev server run the compiled CLI, as `npm start` and the image do: through tsx
+ * (what the tests use) the process has source maps on, and every promise the workflow sandbox
+ * creates pays for source-map bookkeeping the deployed process does not.
+ */
+const AS_DEPLOYED = { CONVENGINE_USE_SOURCES: '0' };
+
 /** `devserver`: ours; `cli`: the real server at the shipped dynamic config; `cli-defaults`: at the server's own defaults. */
 export type BenchTemporal = 'devserver' | 'cli' | 'cli-defaults';
 
@@ -46,7 +53,12 @@ export interface BenchServer {
 
 async function startServer(kind: BenchTemporal, nodeArgs: string[]): Promise<{ address: string; server: BenchServer }> {
   if (kind === 'devserver') {
-    const started = await startDevServerProcess({ port: 0, searchAttributes: TURN_SEARCH_ATTRIBUTES, nodeArgs });
+    const started = await startDevServerProcess({
+      port: 0,
+      searchAttributes: TURN_SEARCH_ATTRIBUTES,
+      nodeArgs,
+      env: AS_DEPLOYED,
+    });
     const proc: ConvengineProcess = started.process;
     return { address: `127.0.0.1:${started.port}`, server: { pid: proc.pid, stop: () => proc.stop(20_000) } };
   }
@@ -101,7 +113,7 @@ export class BenchStack {
         toolBaseUrl: tools.baseUrl,
         toolApiKey: DEMO_API_KEY,
         // Any model name: the recorded LLM ignores it (and the SDK warns about retired default names).
-        extra: { ANTHROPIC_MODEL: BENCH_MODEL },
+        extra: { ANTHROPIC_MODEL: BENCH_MODEL, ...AS_DEPLOYED },
       },
       'bench-worker',
       prof('worker')

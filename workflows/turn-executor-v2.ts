@@ -44,7 +44,7 @@ import { awaitHeldTool, DIRECT_TOOL_HOLD_PATCH, TOOL_HOLD_PATCH } from './tool-h
 import { awaitApproval, describeDecision, heldStepInput, toToolFailure, withAudits } from './turn-units';
 import { StepRuns } from './step-runs';
 import { escalationReason, handOverSummary, runsLocally } from './step-kinds';
-import { regularRunSummary, type PlannedStep, type RunStepName } from '../core/turn/step-runs';
+import { regularRunSummary, type PlannedStep, type RunAnswer, type RunStepName } from '../core/turn/step-runs';
 
 type StepActivities = Omit<TurnActivities, 'RecordTurnDecision'>;
 type Call<I extends StepInput, O extends StepOutput> = {
@@ -131,25 +131,39 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     return (proxy[spec.name] as Call<I, O>).executeWithOptions({ ...defaults, ...options, summary }, [call]);
   }
 
-  async step(name: PipelineStepName, input: StepInput, next: readonly PlannedStep[]): Promise<StepOutput> {
-    const out = await this.runStep(name, input, next, name);
+  /** A step a run already ran is answered at once, without a promise (TurnExecutor.step says why). */
+  step(name: PipelineStepName, input: StepInput, next: readonly PlannedStep[]): StepOutput | Promise<StepOutput> {
+    const answer = this.runs.take({ name, callKey: input.callKey });
+    if (answer?.kind !== 'ran') return this.stepRun(name, input, next, answer);
+    const out = this.answer<StepInput, StepOutput>(name, input, answer.result);
+    return out.directToolCall ? this.directToolCall(input, out, out.directToolCall) : out;
+  }
+
+  private async stepRun(
+    name: PipelineStepName,
+    input: StepInput,
+    next: readonly PlannedStep[],
+    answer: RunAnswer | null
+  ): Promise<StepOutput> {
+    const out = await this.runStep(name, input, next, name, answer);
     return out.directToolCall ? this.directToolCall(input, out, out.directToolCall) : out;
   }
 
   /**
-   * A step a step run may cover (workflows/step-runs.ts): answered from a run that already ran it,
-   * or it leads a run of its own — local when it runs locally, else (or once handed over) regular —
-   * or it runs alone.
+   * A step a step run may cover (workflows/step-runs.ts): answered from a run that already ran it
+   * (`answer`, taken by the caller), or it leads a run of its own — local when it runs locally, else
+   * (or once handed over) regular — or it runs alone.
    */
   private async runStep<O extends StepOutput>(
     name: RunStepName,
     input: StepInput,
     next: readonly PlannedStep[],
-    summary: string
+    summary: string,
+    taken: RunAnswer | null
   ): Promise<O> {
     const step = { name, callKey: input.callKey };
     const spec = STEP_TABLE[name];
-    let answer = this.runs.take(step);
+    let answer = taken;
     const run = answer || !runsLocally(spec) ? null : this.runs.plan(step, next, 'local');
     if (run) {
       await this.runs.runLocal(run, this.calls.input(input));
@@ -241,7 +255,8 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
 
   mcpPrepare(input: StepInput, next: readonly PlannedStep[]): Promise<McpPrepareOutput> {
     const summary = 'McpPrepare: PRE_AGENT_MCP rules, skip checks, clear stale MCP context';
-    return this.runStep('McpPrepare', input, next, summary);
+    const answer = this.runs.take({ name: 'McpPrepare', callKey: input.callKey });
+    return this.runStep('McpPrepare', input, next, summary, answer);
   }
 
   mcpPlan(input: McpPlanInput): Promise<McpPlanOutput> {
@@ -261,7 +276,8 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
   }
 
   mcpFinalize(input: StepInput, next: readonly PlannedStep[]): Promise<StepOutput> {
-    return this.runStep('McpFinalize', input, next, 'McpFinalize: loop flags, POST_AGENT_MCP rules');
+    const answer = this.runs.take({ name: 'McpFinalize', callKey: input.callKey });
+    return this.runStep('McpFinalize', input, next, 'McpFinalize: loop flags, POST_AGENT_MCP rules', answer);
   }
 
   /**

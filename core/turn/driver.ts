@@ -48,7 +48,9 @@ async function runSteps(
     if (stopOnStop && progress.stop) return;
     progress.index += 1;
     const input: StepInput = { turn, session: progress.session, callKey: step.callKey };
-    const out = await exec.step(step.name, input, [...steps.slice(i + 1), ...then]);
+    const reply = exec.step(step.name, input, [...steps.slice(i + 1), ...then]);
+    // No await for an answer at hand: awaiting a value creates a promise (TurnExecutor.step says why it matters).
+    const out = reply instanceof Promise ? await reply : reply;
     progress.session = out.session;
     if (out.stop && !progress.stop) progress.stop = out.stop;
   }

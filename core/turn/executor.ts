@@ -72,9 +72,11 @@ export class ToolCallFailure extends Error {
 export interface TurnExecutor {
   /**
    * `next`: the steps the driver will ask for after this one, in order, if no step stops the turn
-   * first; the workflow runs a stretch of local steps as one local activity (core/turn/step-runs.ts).
+   * first; the workflow runs a step and the local steps after it as one activity (core/turn/step-runs.ts).
+   * A step that run already ran may be answered at once, without a promise: workflow code pays for
+   * every promise it creates (the SDK records a stack trace for each), and most steps are answered so.
    */
-  step(name: PipelineStepName, input: StepInput, next: readonly PlannedStep[]): Promise<StepOutput>;
+  step(name: PipelineStepName, input: StepInput, next: readonly PlannedStep[]): StepOutput | Promise<StepOutput>;
   /**
    * The steps before it announce it in their `next`, so a step run may have run it already. `next`:
    * the steps the driver asks for after it when MCP skips its planner loop.

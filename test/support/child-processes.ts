@@ -33,7 +33,7 @@ function hookProcessExit(): void {
 }
 
 export interface ConvengineProcessOptions {
-  /** Extra environment on top of this process's (CONVENGINE_USE_SOURCES=1 is always set). */
+  /** Extra environment on top of this process's (CONVENGINE_USE_SOURCES=1 unless this sets it). */
   env?: Record<string, string>;
   /** Resolves start() once stdout contains a match. */
   ready: RegExp;
@@ -177,6 +177,8 @@ export interface DevServerProcessOptions {
   persistPath?: string;
   searchAttributes: Record<string, string>;
   nodeArgs?: string[];
+  /** Extra environment (CONVENGINE_USE_SOURCES=0: the compiled CLI, as deployed, not tsx). */
+  env?: Record<string, string>;
 }
 
 /** `convengine devserver --persist <file>`; `port` of the result is the one it listens on. */
@@ -191,6 +193,7 @@ export async function startDevServerProcess(
     name: 'devserver',
     ready: /ready at 127\.0\.0\.1:\d+/,
     nodeArgs: options.nodeArgs,
+    ...(options.env ? { env: options.env } : {}),
   });
   return { process: proc, port: Number(proc.match(/ready at 127\.0\.0\.1:(\d+)/)) };
 }
