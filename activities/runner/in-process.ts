@@ -113,7 +113,7 @@ export function createInProcessExecutor(activities: InProcessActivities, options
   const runs = new InProcessStepRuns({
     activities,
     calls,
-    retried: (name, call) => withRetries(name, attemptsOf(name), options, call),
+    retried: (type, call, policy = type) => withRetries(type, attemptsOf(policy), options, call),
   });
   return {
     step: async (name, input, next) => {

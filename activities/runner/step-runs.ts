@@ -20,8 +20,11 @@ type Activity<O extends StepOutput> = (input: StepInput) => Promise<StepReply<O>
 export interface InProcessStepRunsDeps {
   activities: TurnActivities;
   calls: StepCalls;
-  /** Calls an activity with the runner's retries (the step table's counts). */
-  retried<T>(name: StepName, call: () => Promise<T>): Promise<T>;
+  /**
+   * Calls the activity `type` with the runner's retries: the step table's count for `policy` (a
+   * RegularSteps run is retried by its lead's), by default the activity's own.
+   */
+  retried<T>(type: StepName, call: () => Promise<T>, policy?: StepName): Promise<T>;
 }
 
 /** A step attempted locally reached the LLM or consumer code: it wrote nothing and runs again as a regular one. */
@@ -90,11 +93,11 @@ export class InProcessStepRuns {
   private async run(type: StepRunType, steps: PlannedStep[], call: StepInput): Promise<void> {
     const input = stepRunInput(steps, call);
     const activity = this.deps.activities[type];
-    const lead = steps[0]?.name ?? type;
+    const lead: StepName = steps[0]?.name ?? type;
     const result =
       type === 'LocalSteps'
         ? await this.deps.retried(type, () => asLocalAttempt(() => activity(input)))
-        : await this.deps.retried(lead, () => activity(input));
+        : await this.deps.retried(type, () => activity(input), lead);
     this.results.hold(result, input);
   }
 }

@@ -53,8 +53,9 @@ describe('turn commit', () => {
     const id = first.conversationId;
     const racer = createInProcessExecutor(h.activities());
     const loser = createInProcessExecutor(h.activities(), {
+      // A greeting's one regular activity is its commit's step run (PersistConversation; then PipelineEnd).
       around: async (name, _attempt, call) => {
-        if (name === 'PersistConversation') await runTurn(turnInput(id, 2, 'hello from the winner'), racer);
+        if (name === 'RegularSteps') await runTurn(turnInput(id, 2, 'hello from the winner'), racer);
         return call();
       },
     });
