@@ -1,5 +1,6 @@
 import { Context } from '@temporalio/activity';
 import { listAudits } from '../../db/repositories/audit';
+import { committedTurnCount } from '../../db/repositories/conversation';
 import { stepRuns, decisionLog } from '../support/history';
 import { stepFrames, stepsInHistory, storedNonFrameAudits } from '../support/audit-history';
 import { callTool, maxLoops, orderConfig } from '../support/order-config';
@@ -12,7 +13,7 @@ describe('ce_audit matches event history (issue #6 item 6)', () => {
     h = await WorkflowHarness.start({
       activities: (base) => {
         const wrapped = { ...base };
-        for (const name of ['IntentResolution', 'McpToolCall', 'PersistConversation'] as const) {
+        for (const name of ['IntentResolution', 'McpToolCall', 'PersistConversation', 'PipelineEnd'] as const) {
           const real = base[name] as (input: never) => Promise<unknown>;
           (wrapped as Record<string, unknown>)[name] = async (input: never) => {
             const out = await real(input);
@@ -65,6 +66,29 @@ describe('ce_audit matches event history (issue #6 item 6)', () => {
     for (const name of ['IntentResolution', 'McpToolCall', 'PersistConversation']) {
       expect(entries.find((e) => e.type === name)?.attempt).toBe(2);
     }
+    expect(storedNonFrameAudits(rows).map((a) => a.stage)).toEqual(
+      storedNonFrameAudits(clean.rows).map((a) => a.stage)
+    );
+    // One STEP_ENTER per step activity that history shows, despite the retried attempts.
+    expect(stepFrames(rows)).toEqual(stepsInHistory(entries));
+  });
+
+  it('commits once when the step after the commit, in the same run, fails after the commit', async () => {
+    const clean = await runTurn([]);
+    const { reply, entries, rows } = await runTurn(['PipelineEnd']);
+    // PersistConversation and PipelineEnd share one RegularSteps activity: its second attempt finds the
+    // turn committed (ALREADY_COMMITTED) and answers the same.
+    expect(entries.filter((e) => e.type === 'PersistConversation' || e.type === 'PipelineEnd')).toEqual([
+      expect.objectContaining({ type: 'PersistConversation', attempt: 2, inRun: true, leadsRun: true }),
+      expect.objectContaining({ type: 'PipelineEnd', attempt: 2, inRun: true }),
+    ]);
+    expect(reply.result).toMatchObject({ payload: clean.reply.result.payload, turnNumber: 1 });
+    expect(await committedTurnCount(h.mcp.deps.db, reply.ref.conversationId)).toBe(1);
+    const commits = rows.filter((a) => a.stage === 'STEP_EXIT' && a.payload['step'] === 'PersistConversation');
+    expect(commits).toHaveLength(1);
+    expect(storedNonFrameAudits(rows).map((a) => a.stage)).toEqual(
+      storedNonFrameAudits(clean.rows).map((a) => a.stage)
+    );
     expect(storedNonFrameAudits(rows).map((a) => a.stage)).toEqual(
       storedNonFrameAudits(clean.rows).map((a) => a.stage)
     );
