@@ -1,6 +1,6 @@
 import { ActivityFailure, ApplicationFailure, patched } from '@temporalio/workflow';
 import { ErrorType } from '../core/errors';
-import type { StepName, StepSpec } from '../core/turn/steps';
+import type { StepSpec } from '../core/turn/steps';
 import { stepRunsIn } from './step-runs';
 
 /** Histories from before local-first steps scheduled every `model` and `remote` step as a regular activity. */
@@ -21,10 +21,4 @@ export function escalationReason(err: unknown): string | null {
  */
 export function runsLocally(spec: StepSpec): boolean {
   return spec.kind === 'local' || (spec.localFirst === true && (stepRunsIn() !== null || patched(LOCAL_FIRST_PATCH)));
-}
-
-/** Kept short: the Web UI truncates long summaries. "DialogueAct: calls the LLM (DA)". */
-export function handOverSummary(summary: string, name: StepName, reason: string): string {
-  const why = reason.startsWith(`${name} `) ? reason.slice(name.length + 1) : reason;
-  return `${summary}: ${why}`;
 }

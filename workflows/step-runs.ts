@@ -1,16 +1,7 @@
-import { patched, proxyActivities, proxyLocalActivities, type ActivityOptions } from '@temporalio/workflow';
+import { patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { TurnActivities } from '../core/turn/activities';
-import type { StepInput } from '../core/turn/contracts';
-import {
-  isMcpUnit,
-  runSummary,
-  stepRunFrom,
-  stepRunInput,
-  StepRunResults,
-  type PlannedStep,
-  type RunAnswer,
-  type RunStepName,
-} from '../core/turn/step-runs';
+import type { StepRunKind, StepRunsIn } from '../core/turn/step-runner';
+import type { StepRunInput, StepRunResult } from '../core/turn/step-runs';
 import { STEP_TABLE } from '../core/turn/steps';
 import { activityOptionsFor, localActivityOptionsFor } from './activity-options';
 
@@ -26,7 +17,7 @@ export const STEP_RUNS_PATCH = 'local-step-runs';
 export const WIDE_STEP_RUNS_PATCH = 'wide-step-runs';
 
 /** Which step runs this history has: wide ones, of the pipeline's local steps only, or none (asked in that order). */
-export function stepRunsIn(): 'wide' | 'pipeline' | null {
+export function stepRunsIn(): StepRunsIn {
   if (patched(WIDE_STEP_RUNS_PATCH)) return 'wide';
   return patched(STEP_RUNS_PATCH) ? 'pipeline' : null;
 }
@@ -40,48 +31,13 @@ const { RegularSteps } = proxyActivities<Pick<TurnActivities, 'RegularSteps'>>(
 );
 
 /**
- * The workflow side of step runs (core/turn/step-runs.ts): plans the run a step leads, runs it as
- * one activity, local or regular, and answers the driver's next requests from the run's result, in
- * order.
+ * A step run as one activity (core/turn/step-runner.ts): a local activity, or a regular one with
+ * the lead step's retry policy and timeout, each with a summary naming its steps.
  */
-export class StepRuns {
-  private readonly results = new StepRunResults();
-
-  constructor(private readonly runsLocally: (name: RunStepName) => boolean) {}
-
-  /** The run's answer for this step; null when no run covered it. */
-  take(step: PlannedStep): RunAnswer | null {
-    return this.results.take(step);
+export function runStepsActivity(kind: StepRunKind, input: StepRunInput, summary: string): Promise<StepRunResult> {
+  if (kind === 'local') {
+    return LocalSteps.executeWithOptions({ ...localActivityOptionsFor(STEP_TABLE.LocalSteps), summary }, [input]);
   }
-
-  /**
-   * The run `step` would lead, as a local activity or as a regular one: two or more steps; else
-   * null. The patches are asked first, so histories from before replay with the very commands they
-   * recorded.
-   */
-  plan(step: PlannedStep, next: readonly PlannedStep[], lead: 'local' | 'regular'): PlannedStep[] | null {
-    const runs = stepRunsIn();
-    if (runs === null || (lead === 'regular' && runs !== 'wide')) return null;
-    const joins = (name: RunStepName) => (runs === 'wide' || !isMcpUnit(name)) && this.runsLocally(name);
-    if (lead === 'local' && !joins(step.name)) return null;
-    const run = stepRunFrom(step, next, joins);
-    return run.length > 1 ? run : null;
-  }
-
-  /** Runs the planned steps as one local activity; `call` is the first step's input, as the executor built it. */
-  async runLocal(steps: PlannedStep[], call: StepInput): Promise<void> {
-    const input = stepRunInput(steps, call);
-    const options = { ...localActivityOptionsFor(STEP_TABLE.LocalSteps), summary: runSummary(steps) };
-    this.results.hold(await LocalSteps.executeWithOptions(options, [input]), input);
-  }
-
-  /** Runs the planned steps as one regular activity, with the lead step's options and a summary naming them all. */
-  async runRegular(
-    steps: PlannedStep[],
-    call: StepInput,
-    options: ActivityOptions & { summary: string }
-  ): Promise<void> {
-    const input = stepRunInput(steps, call);
-    this.results.hold(await RegularSteps.executeWithOptions(options, [input]), input);
-  }
+  const lead = STEP_TABLE[input.steps[0]?.name ?? 'RegularSteps'];
+  return RegularSteps.executeWithOptions({ ...activityOptionsFor(lead), summary }, [input]);
 }

@@ -20,7 +20,6 @@ import type {
   StepInput,
   StepOutput,
   StepReply,
-  StepResult,
   TurnDecisionRecord,
 } from '../core/turn/contracts';
 import {
@@ -42,9 +41,10 @@ import { activityOptionsFor, localActivityOptionsFor, optionsForTool } from './a
 import type { TurnState } from './turn-state';
 import { awaitHeldTool, DIRECT_TOOL_HOLD_PATCH, TOOL_HOLD_PATCH } from './tool-hold';
 import { awaitApproval, describeDecision, heldStepInput, toToolFailure, withAudits } from './turn-units';
-import { StepRuns } from './step-runs';
-import { escalationReason, handOverSummary, runsLocally } from './step-kinds';
-import { regularRunSummary, type PlannedStep, type RunAnswer, type RunStepName } from '../core/turn/step-runs';
+import { runStepsActivity, stepRunsIn } from './step-runs';
+import { StepRunner } from '../core/turn/step-runner';
+import { escalationReason, runsLocally } from './step-kinds';
+import { handOverSummary, type PlannedStep, type RunAnswer, type RunStepName } from '../core/turn/step-runs';
 
 type StepActivities = Omit<TurnActivities, 'RecordTurnDecision'>;
 type Call<I extends StepInput, O extends StepOutput> = {
@@ -72,7 +72,13 @@ function showProgress(reply: StepReply<StepOutput>): void {
  */
 export class WorkflowTurnExecutorV2 implements TurnExecutor {
   private readonly calls = new StepCalls();
-  private readonly runs = new StepRuns((name) => runsLocally(STEP_TABLE[name]));
+  private readonly runs = new StepRunner({
+    runsIn: stepRunsIn,
+    runsLocally: (name) => runsLocally(STEP_TABLE[name]),
+    runSteps: runStepsActivity,
+    attemptLocally: (name, call, summary) => this.localAttempt(STEP_TABLE[name], call, summary),
+    runRegularly: (name, call, summary) => this.regular(STEP_TABLE[name], call, summary),
+  });
   private session: Session | null = null;
 
   constructor(private readonly state: TurnState) {}
@@ -87,8 +93,12 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     const call = this.calls.input(input);
     if (!runsLocally(spec)) return this.answer(name, input, await this.regular<I, O>(spec, call, summary, options));
     const local = await this.localAttempt<I, O>(spec, call, summary);
-    const reply = 'handOver' in local ? await this.regular<I, O>(spec, call, local.handOver) : local.reply;
-    return this.answer(name, input, reply);
+    if ('reply' in local) return this.answer(name, input, local.reply);
+    return this.answer(
+      name,
+      input,
+      await this.regular<I, O>(spec, call, handOverSummary(summary, name, local.handOver))
+    );
   }
 
   /** The step's reply applied to the session the driver sent; its progress message shown. */
@@ -101,8 +111,7 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
 
   /**
    * A local activity; when it reached the LLM or consumer code it wrote nothing, and the caller runs
-   * the same call (same key, same carried decisions) as a regular activity, under `handOver`: the
-   * summary saying why.
+   * the same call (same key, same carried decisions) as a regular activity: `handOver` says why.
    */
   private async localAttempt<I extends StepInput, O extends StepOutput>(
     spec: StepSpec,
@@ -116,7 +125,7 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     } catch (err) {
       const reason = escalationReason(err);
       if (reason === null) throw err;
-      return { handOver: handOverSummary(summary, spec.name, reason) };
+      return { handOver: reason };
     }
   }
 
@@ -149,11 +158,7 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     return out.directToolCall ? this.directToolCall(input, out, out.directToolCall) : out;
   }
 
-  /**
-   * A step a step run may cover (workflows/step-runs.ts): answered from a run that already ran it
-   * (`answer`, taken by the caller), or it leads a run of its own — local when it runs locally, else
-   * (or once handed over) regular — or it runs alone.
-   */
+  /** A step a step run may cover, run as the step runner decides (core/turn/step-runner.ts). */
   private async runStep<O extends StepOutput>(
     name: RunStepName,
     input: StepInput,
@@ -162,40 +167,8 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     taken: RunAnswer | null
   ): Promise<O> {
     const step = { name, callKey: input.callKey };
-    const spec = STEP_TABLE[name];
-    let answer = taken;
-    const run = answer || !runsLocally(spec) ? null : this.runs.plan(step, next, 'local');
-    if (run) {
-      await this.runs.runLocal(run, this.calls.input(input));
-      answer = this.runs.take(step);
-    }
-    if (answer?.kind === 'ran') return this.answer<StepInput, O>(name, input, answer.result as StepResult<O>);
-    if (answer?.kind === 'handedOver') {
-      const call = { ...this.calls.input(input), ...answer.carried };
-      return this.regularRun(step, input, call, next, handOverSummary(summary, name, answer.reason));
-    }
-    const call = this.calls.input(input);
-    if (!runsLocally(spec)) return this.regularRun(step, input, call, next, summary);
-    const local = await this.localAttempt<StepInput, O>(spec, call, summary);
-    if ('reply' in local) return this.answer(name, input, local.reply);
-    return this.regularRun(step, input, call, next, local.handOver);
-  }
-
-  /** The step as a regular activity: leading a RegularSteps run when local steps follow it, else alone. */
-  private async regularRun<O extends StepOutput>(
-    step: PlannedStep,
-    input: StepInput,
-    call: StepInput,
-    next: readonly PlannedStep[],
-    summary: string
-  ): Promise<O> {
-    const spec = STEP_TABLE[step.name];
-    const run = this.runs.plan(step, next, 'regular');
-    if (!run) return this.answer(step.name, input, await this.regular<StepInput, O>(spec, call, summary));
-    await this.runs.runRegular(run, call, { ...activityOptionsFor(spec), summary: regularRunSummary(summary, run) });
-    const answer = this.runs.take(step);
-    if (answer?.kind !== 'ran') throw new Error(`step run led by ${step.callKey} did not run its lead`);
-    return this.answer<StepInput, O>(step.name, input, answer.result as StepResult<O>);
+    const reply = await this.runs.run(step, () => this.calls.input(input), next, summary, taken);
+    return this.answer<StepInput, O>(name, input, reply as StepReply<O>);
   }
 
   /**

@@ -29,7 +29,9 @@ import type { ActivityDeps } from '../deps';
 import { createActivities } from '..';
 import { runAsAttempt } from '../runtime/attempt';
 import { isRetryableFailure } from '../runtime/failure';
-import { InProcessStepRuns } from './step-runs';
+import { inProcessStepRuns } from './step-runs';
+import { StepRunner } from '../../core/turn/step-runner';
+import type { PlannedStep, RunStepName } from '../../core/turn/step-runs';
 
 /** Activities the in-process runner calls: exactly what the worker registers. */
 export type InProcessActivities = TurnActivities;
@@ -110,19 +112,26 @@ export function createInProcessExecutor(activities: InProcessActivities, options
       return run('DirectToolCall', recorded, activities.DirectToolCall);
     }
   };
-  const runs = new InProcessStepRuns({
-    activities,
-    calls,
-    retried: (type, call, policy = type) => withRetries(type, attemptsOf(policy), options, call),
-  });
+  const runs = new StepRunner(
+    inProcessStepRuns({
+      activities,
+      retried: (type, call, policy = type) => withRetries(type, attemptsOf(policy), options, call),
+    })
+  );
+  /** A step a step run may cover, run as the step runner decides, exactly as the workflow runs it. */
+  const runStep = async <O extends StepOutput>(name: RunStepName, input: StepInput, next: readonly PlannedStep[]) => {
+    const step = { name, callKey: input.callKey };
+    const reply = await runs.run(step, () => calls.input(input), next, name, runs.take(step));
+    return calls.output(name, input, reply as StepReply<O>);
+  };
   return {
     step: async (name, input, next) => {
-      const out = await runs.runStep(name, input, next);
+      const out = await runStep(name, input, next);
       return out.directToolCall ? direct(input, out) : out;
     },
-    mcpPrepare: (input, next) => runs.runStep<McpPrepareOutput>('McpPrepare', input, next),
+    mcpPrepare: (input, next) => runStep<McpPrepareOutput>('McpPrepare', input, next),
     mcpPlan: (input) => run('McpPlan', input, activities.McpPlan),
-    mcpFinalize: (input, next) => runs.runStep('McpFinalize', input, next),
+    mcpFinalize: (input, next) => runStep('McpFinalize', input, next),
     async mcpToolCall(input, tool) {
       let made = 0;
       const counted: Activity<McpToolCallInput, StepOutput> = (call) => {

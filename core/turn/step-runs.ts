@@ -213,3 +213,9 @@ export function regularRunSummary(leadSummary: string, steps: readonly PlannedSt
   const followers = steps.slice(1);
   return followers.length === 0 ? leadSummary : boundedSummary(`${leadSummary}; then `, followers);
 }
+
+/** A handed-over step's summary, kept short (the Web UI truncates long ones): "DialogueAct: calls the LLM (DA)". */
+export function handOverSummary(summary: string, name: string, reason: string): string {
+  const why = reason.startsWith(`${name} `) ? reason.slice(name.length + 1) : reason;
+  return `${summary}: ${why}`;
+}
