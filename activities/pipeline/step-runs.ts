@@ -1,5 +1,4 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { ErrorType } from '../../core/errors';
 import type { Session } from '../../core/session';
 import type { StepInput, StepReply } from '../../core/turn/contracts';
 import { applySessionPatch } from '../../core/turn/patch';
@@ -14,16 +13,11 @@ import {
   type StepRunResult,
 } from '../../core/turn/step-runs';
 import type { ActivityDeps } from '../deps';
-import { asLocalAttempt } from '../runtime/local-attempt';
+import { asLocalAttempt, handOverReason } from '../runtime/local-attempt';
 import type { TurnActivities } from '../../core/turn/activities';
 
 /** The activities a run may call, by step name: what the worker registers. */
 export type RunStepActivities = Pick<TurnActivities, RunStepName>;
-
-/** The step attempt reached the LLM or consumer code (activities/runtime/local-attempt.ts), so it wrote nothing. */
-function handOverReason(err: unknown): string | null {
-  return err instanceof ApplicationFailure && err.type === ErrorType.NeedsRegularActivity ? err.message : null;
-}
 
 /**
  * The step's failure as the run's, unchanged in type, message and retryability, with the run's

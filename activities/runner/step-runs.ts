@@ -1,11 +1,9 @@
-import { ApplicationFailure } from '@temporalio/common';
-import { ErrorType } from '../../core/errors';
 import type { TurnActivities } from '../../core/turn/activities';
 import type { StepInput, StepReply } from '../../core/turn/contracts';
 import type { LocalAttemptOutcome, StepRunPort } from '../../core/turn/step-runner';
 import { joinsStepRuns, type RunStepName } from '../../core/turn/step-runs';
 import { STEP_TABLE, type StepName } from '../../core/turn/steps';
-import { asLocalAttempt } from '../runtime/local-attempt';
+import { asLocalAttempt, handOverReason } from '../runtime/local-attempt';
 
 export interface InProcessStepRunsDeps {
   activities: TurnActivities;
@@ -17,11 +15,6 @@ export interface InProcessStepRunsDeps {
 }
 
 type StepActivity = (input: StepInput) => Promise<StepReply>;
-
-/** Why a step attempted locally must run as a regular activity (it reached the LLM or consumer code), or null. */
-function handOverReason(err: unknown): string | null {
-  return err instanceof ApplicationFailure && err.type === ErrorType.NeedsRegularActivity ? err.message : null;
-}
 
 /**
  * The in-process runner's side of step runs (core/turn/step-runner.ts): the same activity
