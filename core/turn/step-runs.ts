@@ -35,7 +35,7 @@ export interface PlannedStep {
   callKey: string;
 }
 
-/** McpPrepare and McpFinalize join runs only in histories with the patch that let them (workflows/local-step-runs.ts). */
+/** McpPrepare and McpFinalize join runs only in histories with the patch that let them (core/turn/step-runner.ts). */
 export function isMcpUnit(name: RunStepName): name is 'McpPrepare' | 'McpFinalize' {
   return name === 'McpPrepare' || name === 'McpFinalize';
 }
@@ -120,8 +120,8 @@ export type RunAnswer =
 
 /**
  * A run's result, handed back one step at a time: the driver still asks for every step, in the
- * order it planned them, and each executor (the workflow's and the in-process one) answers the
- * run's steps from here.
+ * order it planned them, and the step runner (core/turn/step-runner.ts) answers the run's steps
+ * from here.
  */
 export class StepRunResults {
   private ran: StepRunEntry[] = [];
