@@ -7,7 +7,7 @@ import type {
   ActivityInboundCallsInterceptor,
 } from '@temporalio/worker';
 import { ErrorType, isEngineError } from '../core/errors';
-import { isStepRunType } from '../core/turn/step-runs';
+import { isStepRunType, timedBackFrom } from '../core/turn/step-runs';
 import { withLogContext, type Logger } from './logger';
 import type { WorkerMetrics } from './metrics';
 import { inSpan, recordSpan } from './tracing';
@@ -144,16 +144,15 @@ class StepObserver implements ActivityInboundCallsInterceptor {
   private observeRun(output: unknown): void {
     const ran = record(output)['ran'];
     if (!Array.isArray(ran)) return;
-    const steps = ran.map(record).filter((e) => typeof e['name'] === 'string' && typeof e['durationMs'] === 'number');
-    let end = Date.now();
-    const timed = steps.reverse().map((entry) => {
-      const durationMs = entry['durationMs'] as number;
-      const span = { entry, durationMs, startMs: end - durationMs, endMs: end };
-      end -= durationMs;
-      return span;
-    });
-    for (const { entry, durationMs, startMs, endMs } of timed.reverse()) {
-      const name = entry['name'] as string;
+    const steps = ran
+      .map(record)
+      .flatMap((e) =>
+        typeof e['name'] === 'string' && typeof e['durationMs'] === 'number'
+          ? [{ entry: e, name: e['name'], durationMs: e['durationMs'] }]
+          : []
+      );
+    for (const { step, startMs, endMs } of timedBackFrom(steps, Date.now())) {
+      const { entry, name, durationMs } = step;
       const summary = record(record(entry['result'])['summary']);
       const attributes = { intent: text(summary['intent']), state: text(summary['state']) };
       this.deps.metrics.stepDuration.observe({ step: name, outcome: 'ok' }, durationMs / 1000);

@@ -1,6 +1,12 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
-import { isStepRunType, type StepRunEntry, type StepRunFailure, type StepRunResult } from '../../core/turn/step-runs';
+import {
+  isStepRunType,
+  timedBackFrom,
+  type StepRunEntry,
+  type StepRunFailure,
+  type StepRunResult,
+} from '../../core/turn/step-runs';
 import { claimReferenceOf, isClaimReference } from '../../db/claims/codec';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -118,13 +124,11 @@ function isStepRunFailure(value: unknown): value is StepRunFailure {
 
 /** The steps a run ran, each timed back from the run's end by the durations they took (only the end is recorded). */
 function ranSteps(entry: ActivityEntry, ran: StepRunEntry[], end: number | null): ActivityEntry[] {
-  const timed = [...ran].reverse().map((step) => {
-    const closedAt = end;
-    const startedAt = closedAt !== null ? closedAt - step.durationMs : null;
-    end = startedAt;
-    return { step, startedAt, closedAt };
-  });
-  return timed.reverse().map(({ step, startedAt, closedAt }, i) => ({
+  const timed =
+    end === null
+      ? ran.map((step) => ({ step, startedAt: null, closedAt: null }))
+      : timedBackFrom(ran, end).map(({ step, startMs, endMs }) => ({ step, startedAt: startMs, closedAt: endMs }));
+  return timed.map(({ step, startedAt, closedAt }, i) => ({
     ...entry,
     inRun: true,
     ...(i === 0 ? { leadsRun: true } : {}),

@@ -100,17 +100,22 @@ export function stepRunInput(steps: PlannedStep[], call: StepInput): StepRunInpu
 
 /** The first step's input: the run's session plus what it carries (decisions, carried rows). */
 export function firstStepInput(input: StepRunInput, step: PlannedStep): StepInput {
-  const call: StepInput = { turn: input.turn, session: input.session, callKey: step.callKey, reply: 'patch' };
-  if (input.decisions?.length) call.decisions = input.decisions;
-  if (input.carryAudits?.length) {
-    call.carryAudits = input.carryAudits;
-    if (input.carryKey !== undefined) call.carryKey = input.carryKey;
-  }
-  return call;
+  return { turn: input.turn, session: input.session, callKey: step.callKey, reply: 'patch', ...carriedIn(input) };
 }
 
 /** What a run's first step carries in, and a handed-over first step takes on to its regular activity. */
 export type CarriedIn = Pick<StepInput, 'decisions' | 'carryAudits' | 'carryKey'>;
+
+/** The driver decisions and carried rows a run's first step records first; empty ones are left out. */
+function carriedIn(input: StepRunInput): CarriedIn {
+  const carried: CarriedIn = {};
+  if (input.decisions?.length) carried.decisions = input.decisions;
+  if (input.carryAudits?.length) {
+    carried.carryAudits = input.carryAudits;
+    if (input.carryKey !== undefined) carried.carryKey = input.carryKey;
+  }
+  return carried;
+}
 
 /** What a run already settled for a step the driver now asks for. */
 export type RunAnswer =
@@ -135,12 +140,7 @@ export class StepRunResults {
       this.handedOver = null;
       return;
     }
-    const first: CarriedIn = result.ran.length === 0 ? firstStepInput(input, handed) : {};
-    const carried: CarriedIn = {};
-    if (first.decisions) carried.decisions = first.decisions;
-    if (first.carryAudits) carried.carryAudits = first.carryAudits;
-    if (first.carryKey !== undefined) carried.carryKey = first.carryKey;
-    this.handedOver = { ...handed, carried };
+    this.handedOver = { ...handed, carried: result.ran.length === 0 ? carriedIn(input) : {} };
   }
 
   /** The run's answer for this step; null when no run covered it. */
@@ -218,4 +218,21 @@ export function regularRunSummary(leadSummary: string, steps: readonly PlannedSt
 export function handOverSummary(summary: string, name: string, reason: string): string {
   const why = reason.startsWith(`${name} `) ? reason.slice(name.length + 1) : reason;
   return `${summary}: ${why}`;
+}
+
+/**
+ * The steps of a run with their start and end, timed back from the run's end by the durations they
+ * took: a run records only its own end (a marker's completion, an activity's close).
+ */
+export function timedBackFrom<S extends { durationMs: number }>(
+  steps: readonly S[],
+  endMs: number
+): { step: S; startMs: number; endMs: number }[] {
+  let end = endMs;
+  const timed = [...steps].reverse().map((step) => {
+    const span = { step, startMs: end - step.durationMs, endMs: end };
+    end = span.startMs;
+    return span;
+  });
+  return timed.reverse();
 }

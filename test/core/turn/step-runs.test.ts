@@ -4,6 +4,7 @@ import {
   firstStepInput,
   regularRunSummary,
   stepRunFrom,
+  timedBackFrom,
   runSummary,
   StepRunResults,
   type PlannedStep,
@@ -119,5 +120,19 @@ describe('step runs (core/turn/step-runs.ts)', () => {
     later.hold({ ran, handedOver: { ...steps[1]!, reason: 'calls the LLM' } }, input);
     expect(later.take(steps[0]!)?.kind).toBe('ran');
     expect(later.take(steps[1]!)).toEqual({ kind: 'handedOver', reason: 'calls the LLM', carried: {} });
+  });
+
+  it("times a run's steps back from its end by the durations they took", () => {
+    const steps = [
+      { name: 'a', durationMs: 5 },
+      { name: 'b', durationMs: 0 },
+      { name: 'c', durationMs: 3 },
+    ];
+    expect(timedBackFrom(steps, 100).map(({ step, startMs, endMs }) => [step.name, startMs, endMs])).toEqual([
+      ['a', 92, 97],
+      ['b', 97, 97],
+      ['c', 97, 100],
+    ]);
+    expect(timedBackFrom([], 100)).toEqual([]);
   });
 });
