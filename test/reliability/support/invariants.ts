@@ -40,12 +40,37 @@ interface RunSummary {
   status: string;
 }
 
-async function runsOf(client: Client, conversationId: string): Promise<RunSummary[]> {
+async function listRuns(client: Client, conversationId: string): Promise<RunSummary[]> {
   const runs: RunSummary[] = [];
   for await (const w of client.workflow.list({ query: `ConversationId = '${conversationId}'` })) {
     runs.push({ workflowId: w.workflowId, runId: w.runId, status: w.status.name });
   }
   return runs;
+}
+
+const VISIBILITY_SETTLE_MS = 15_000;
+
+/**
+ * The conversation's runs once every turn has closed. A reply reaches the client at the turn's
+ * milestone, which can come before its workflow closes; and visibility (what `list` reads) trails
+ * the closed workflow, more so on the real server. So wait for each turn's latest run to close,
+ * then for visibility to show no run still running.
+ */
+async function runsOf(client: Client, record: ConversationRecord): Promise<RunSummary[]> {
+  await Promise.all(
+    record.turns.map((t) =>
+      client.workflow
+        .getHandle(t.workflowId)
+        .result()
+        .catch(() => undefined)
+    )
+  );
+  const deadline = Date.now() + VISIBILITY_SETTLE_MS;
+  for (;;) {
+    const runs = await listRuns(client, record.conversationId);
+    if (!runs.some((r) => r.status === 'RUNNING') || Date.now() > deadline) return runs;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
 }
 
 /** Exactly one COMPLETED run per turn; any other run of it FAILED and was the one the client retried. */
@@ -127,7 +152,7 @@ export async function conversationViolations(
   record: ConversationRecord,
   evidence: FaultEvidence = noEvidence()
 ): Promise<string[]> {
-  const runs = await runsOf(ctx.client, record.conversationId);
+  const runs = await runsOf(ctx.client, record);
   const out = await checkConversationRow(ctx.db, record);
   const known = new Set(record.turns.map((t) => t.workflowId));
   for (const r of runs) if (!known.has(r.workflowId)) out.push(`${r.workflowId}: a run for a turn nobody sent`);
