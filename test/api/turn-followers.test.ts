@@ -7,6 +7,7 @@ import type { temporal } from '@temporalio/proto';
 import { ApiHarness } from '../support/api-harness';
 import { extracted, loanConfig, plan } from '../support/loan-config';
 import { answer, callTool, orderConfig } from '../support/order-config';
+import { closedRuns } from '../support/visibility';
 
 const WAITERS = 50;
 const LOAN_MESSAGE = 'Apply loan for customer CUST-1001, amount 350000 for 36 months.';
@@ -79,8 +80,7 @@ describe('HTTP callers following one turn', () => {
     const retried = await h.request('POST', `/api/v1/admin/turns/${workflowId}/retry`);
     expect(retried.status).toBe(200);
     expect(retried.json()).toMatchObject({ turn: { workflowId, outcome: 'ANSWERED' } });
-    const runs = [];
-    for await (const run of h.wf.client.workflow.list({ query: `WorkflowId = '${workflowId}'` })) runs.push(run);
-    expect(runs.map((r) => r.status.name).sort()).toEqual(['COMPLETED', 'FAILED']);
+    const runs = await closedRuns(h.wf.client, `WorkflowId = '${workflowId}'`);
+    expect(runs.map((r) => r.status).sort()).toEqual(['COMPLETED', 'FAILED']);
   });
 });

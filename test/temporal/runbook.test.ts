@@ -12,6 +12,7 @@ import { eventually } from '../devserver/harness';
 import { extracted, loanConfig, plan } from '../support/loan-config';
 import { answer, callTool, orderConfig, ORDER_STATUS, ORDER_TRACE } from '../support/order-config';
 import { temporalCliBinary } from '../support/temporal';
+import { closedRuns } from '../support/visibility';
 import { WorkflowHarness } from '../support/workflow-harness';
 
 const RUNBOOK = readFileSync(join(__dirname, '..', '..', 'docs', 'runbook.md'), 'utf8');
@@ -108,9 +109,8 @@ describe('a turn failed by a step', () => {
     const result = (await h.client.workflow.getHandle(turn).result()) as TurnResult;
     expect(result.payload.value).toBe('Done: Order ORD-7017 is SUBMITTED.');
     expect(h.mcp.llm.unconsumed()).toEqual([]);
-    const runs = [];
-    for await (const run of h.client.workflow.list({ query: `WorkflowId = '${turn}'` })) runs.push(run.status.name);
-    expect(runs.sort()).toEqual(['COMPLETED', 'FAILED']);
+    const runs = await closedRuns(h.client, `WorkflowId = '${turn}'`);
+    expect(runs.map((r) => r.status).sort()).toEqual(['COMPLETED', 'FAILED']);
   });
 });
 

@@ -8,6 +8,7 @@ import { ceConversationHistory } from '../../../db/schema';
 import type { DemoToolServer } from '../../../demo/tool-server';
 import { stepFrames, stepsInHistory } from '../../support/audit-history';
 import { stepRuns } from '../../support/history';
+import { closedRuns, type RunSummary } from '../../support/visibility';
 import type { ConversationRecord, TurnRecord } from './traffic';
 
 /**
@@ -34,43 +35,9 @@ export function noEvidence(): FaultEvidence {
   return { retriedActivities: 0, retriedByType: {}, workflowTaskTimeouts: 0 };
 }
 
-interface RunSummary {
-  workflowId: string;
-  runId: string;
-  status: string;
-}
-
-async function listRuns(client: Client, conversationId: string): Promise<RunSummary[]> {
-  const runs: RunSummary[] = [];
-  for await (const w of client.workflow.list({ query: `ConversationId = '${conversationId}'` })) {
-    runs.push({ workflowId: w.workflowId, runId: w.runId, status: w.status.name });
-  }
-  return runs;
-}
-
-const VISIBILITY_SETTLE_MS = 15_000;
-
-/**
- * The conversation's runs once every turn has closed. A reply reaches the client at the turn's
- * milestone, which can come before its workflow closes; and visibility (what `list` reads) trails
- * the closed workflow, more so on the real server. So wait for each turn's latest run to close,
- * then for visibility to show no run still running.
- */
-async function runsOf(client: Client, record: ConversationRecord): Promise<RunSummary[]> {
-  await Promise.all(
-    record.turns.map((t) =>
-      client.workflow
-        .getHandle(t.workflowId)
-        .result()
-        .catch(() => undefined)
-    )
-  );
-  const deadline = Date.now() + VISIBILITY_SETTLE_MS;
-  for (;;) {
-    const runs = await listRuns(client, record.conversationId);
-    if (!runs.some((r) => r.status === 'RUNNING') || Date.now() > deadline) return runs;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
+/** The conversation's runs once every turn's run has closed (see closedRuns). */
+function runsOf(client: Client, record: ConversationRecord): Promise<RunSummary[]> {
+  return closedRuns(client, `ConversationId = '${record.conversationId}'`);
 }
 
 /** Exactly one COMPLETED run per turn; any other run of it FAILED and was the one the client retried. */
