@@ -105,12 +105,14 @@ test('a workflow RetryPolicy retries a failed run as a new run of the same workf
   await harness.collect(secondRun);
 });
 
+// The worker heartbeats its workflow task at 80 % of the timeout, so the server sees each heartbeat with
+// a fifth of the timeout to spare: 600 ms here, which a loaded 2-core CI machine needs (200 ms was not).
 test('a local activity longer than the workflow task timeout heartbeats the workflow task', async () => {
   const handle = await harness.client.workflow.start<typeof longLocalActivity>('longLocalActivity', {
     taskQueue: harness.taskQueue,
     workflowId: harness.id('local-activity'),
-    args: [2500],
-    workflowTaskTimeout: '1 second',
+    args: [6500],
+    workflowTaskTimeout: '3 seconds',
   });
   expect(await handle.result()).toBe('slow done');
   const types = await eventTypes(handle);
