@@ -29,6 +29,17 @@ export const ErrorType = {
 export type ErrorTypeName = (typeof ErrorType)[keyof typeof ErrorType];
 
 /**
+ * Why a local attempt handed its step over to a regular activity, or null for any other failure:
+ * NEEDS_REGULAR_ACTIVITY, raised when the attempt reached the LLM or consumer code and so wrote
+ * nothing. Read from the `type` an EngineError and Temporal's ApplicationFailure both carry.
+ */
+export function handOverReason(err: unknown): string | null {
+  return err instanceof Error && (err as { type?: unknown }).type === ErrorType.NeedsRegularActivity
+    ? err.message
+    : null;
+}
+
+/**
  * Whether another attempt can help, per error type: the one place the retry policies learn it.
  * PERMANENT_ERROR_TYPES (every retry policy's nonRetryableErrorTypes, workflow and in-process) is
  * derived from it. A thrown EngineError may still say `retryable: false` for one occurrence of a

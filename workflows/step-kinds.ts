@@ -1,5 +1,5 @@
-import { ActivityFailure, ApplicationFailure, patched } from '@temporalio/workflow';
-import { ErrorType } from '../core/errors';
+import { ActivityFailure, patched } from '@temporalio/workflow';
+import { handOverReason } from '../core/errors';
 import type { StepSpec } from '../core/turn/steps';
 import { stepRunsIn } from './step-runs';
 
@@ -9,9 +9,7 @@ export const LOCAL_FIRST_PATCH = 'local-first-steps';
 /** Why a local attempt handed its step to a regular activity (NEEDS_REGULAR_ACTIVITY), or null. */
 export function escalationReason(err: unknown): string | null {
   // A failed local activity reaches workflow code as its ApplicationFailure, unwrapped.
-  const failure = err instanceof ActivityFailure ? err.cause : err;
-  if (!(failure instanceof ApplicationFailure)) return null;
-  return failure.type === ErrorType.NeedsRegularActivity ? failure.message : null;
+  return handOverReason(err instanceof ActivityFailure ? err.cause : err);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { TurnActivities } from '../core/turn/activities';
 import type { StepRunKind, StepRunsIn } from '../core/turn/step-runner';
-import type { StepRunInput, StepRunResult } from '../core/turn/step-runs';
+import { runLead, type StepRunInput, type StepRunResult } from '../core/turn/step-runs';
 import { STEP_TABLE } from '../core/turn/steps';
 import { activityOptionsFor, localActivityOptionsFor } from './activity-options';
 
@@ -38,6 +38,5 @@ export function runStepsActivity(kind: StepRunKind, input: StepRunInput, summary
   if (kind === 'local') {
     return LocalSteps.executeWithOptions({ ...localActivityOptionsFor(STEP_TABLE.LocalSteps), summary }, [input]);
   }
-  const lead = STEP_TABLE[input.steps[0]?.name ?? 'RegularSteps'];
-  return RegularSteps.executeWithOptions({ ...activityOptionsFor(lead), summary }, [input]);
+  return RegularSteps.executeWithOptions({ ...activityOptionsFor(STEP_TABLE[runLead(input)]), summary }, [input]);
 }

@@ -13,7 +13,8 @@ import {
   type StepRunResult,
 } from '../../core/turn/step-runs';
 import type { ActivityDeps } from '../deps';
-import { asLocalAttempt, handOverReason } from '../runtime/local-attempt';
+import { asLocalAttempt } from '../runtime/local-attempt';
+import { handOverReason } from '../../core/errors';
 import type { TurnActivities } from '../../core/turn/activities';
 
 /** The activities a run may call, by step name: what the worker registers. */

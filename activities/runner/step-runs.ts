@@ -1,9 +1,10 @@
 import type { TurnActivities } from '../../core/turn/activities';
 import type { StepInput, StepReply } from '../../core/turn/contracts';
 import type { LocalAttemptOutcome, StepRunPort } from '../../core/turn/step-runner';
-import { joinsStepRuns, type RunStepName } from '../../core/turn/step-runs';
+import { joinsStepRuns, runLead, type RunStepName } from '../../core/turn/step-runs';
 import { STEP_TABLE, type StepName } from '../../core/turn/steps';
-import { asLocalAttempt, handOverReason } from '../runtime/local-attempt';
+import { asLocalAttempt } from '../runtime/local-attempt';
+import { handOverReason } from '../../core/errors';
 
 export interface InProcessStepRunsDeps {
   activities: TurnActivities;
@@ -31,8 +32,7 @@ export function inProcessStepRuns(deps: InProcessStepRunsDeps): StepRunPort {
     runsLocally: (name) => joinsStepRuns(STEP_TABLE[name]),
     runSteps: (kind, input) => {
       if (kind === 'local') return retried('LocalSteps', () => asLocalAttempt(() => activities.LocalSteps(input)));
-      const lead: StepName = input.steps[0]?.name ?? 'RegularSteps';
-      return retried('RegularSteps', () => activities.RegularSteps(input), lead);
+      return retried('RegularSteps', () => activities.RegularSteps(input), runLead(input));
     },
     attemptLocally: async (name, call): Promise<LocalAttemptOutcome> => {
       try {

@@ -1,5 +1,4 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
-import { ApplicationFailure } from '@temporalio/common';
 import { EngineError, ErrorType } from '../../core/errors';
 import type { LlmClient } from '../../core/llm';
 import type { TaskRegistry } from '../../core/tasks/registry';
@@ -73,12 +72,4 @@ export class LocalAttempt {
       },
     };
   }
-}
-
-/**
- * Why a local attempt must run again as a regular activity (NEEDS_REGULAR_ACTIVITY, from
- * `escalation()`: it reached the LLM or consumer code and wrote nothing), or null for any other failure.
- */
-export function handOverReason(err: unknown): string | null {
-  return err instanceof ApplicationFailure && err.type === ErrorType.NeedsRegularActivity ? err.message : null;
 }

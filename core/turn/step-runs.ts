@@ -1,6 +1,6 @@
 import type { Session } from '../session';
 import type { PipelineStepName, RecordedDecision, StepInput, StepResult, TurnInput } from './contracts';
-import type { StepSpec } from './steps';
+import type { StepName, StepSpec } from './steps';
 import type { AuditRecord } from '../audit';
 
 /**
@@ -96,6 +96,11 @@ export function stepRunInput(steps: PlannedStep[], call: StepInput): StepRunInpu
     ...(call.decisions ? { decisions: call.decisions } : {}),
     ...(call.carryAudits?.length ? { carryAudits: call.carryAudits, carryKey: call.carryKey } : {}),
   };
+}
+
+/** The step whose retry policy and timeout a RegularSteps run takes: its lead. */
+export function runLead(input: StepRunInput): StepName {
+  return input.steps[0]?.name ?? 'RegularSteps';
 }
 
 /** The first step's input: the run's session plus what it carries (decisions, carried rows). */

@@ -89,9 +89,6 @@ describe('ce_audit matches event history (issue #6 item 6)', () => {
     expect(storedNonFrameAudits(rows).map((a) => a.stage)).toEqual(
       storedNonFrameAudits(clean.rows).map((a) => a.stage)
     );
-    expect(storedNonFrameAudits(rows).map((a) => a.stage)).toEqual(
-      storedNonFrameAudits(clean.rows).map((a) => a.stage)
-    );
     // One STEP_ENTER per step activity that history shows, despite the retried attempts.
     expect(stepFrames(rows)).toEqual(stepsInHistory(entries));
   });
