@@ -1,5 +1,6 @@
 import { and, asc, eq, gt } from 'drizzle-orm';
 import type { JsonObject } from '../../core/json';
+import { retryOnConnectionLoss } from '../connection-loss';
 import type { Database } from '../pool';
 import { ceAudit } from '../schema';
 import { runStatement, type Statement } from '../statements';
@@ -170,5 +171,7 @@ export async function writeAuditBatch(db: Database, groups: readonly AuditGroup[
   }));
   const prefixes = groups.flatMap((g) => (g.replaceUnder ? [g.replaceUnder] : []));
   const values = [JSON.stringify(batch), prefixes, JSON.stringify(shared)];
-  await db.$client.query({ ...WRITE_AUDIT_BATCH, values });
+  // Idempotent by key, so a write whose connection died is sent again: a step's rows must not
+  // spend an attempt of its activity (a tool call's are few, D16) on a database reconnect.
+  await retryOnConnectionLoss(() => db.$client.query({ ...WRITE_AUDIT_BATCH, values }));
 }

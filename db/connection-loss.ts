@@ -1,0 +1,53 @@
+/**
+ * A statement that failed because its connection went away (failover, restart,
+ * pg_terminate_backend), not because of what it asked. Such a failure says nothing about the next
+ * connection, so an idempotent statement may be sent again at once on a fresh one.
+ */
+
+/** SQLSTATE 57P01–57P03 (the server shut the session down) and class 08 (connection exception). */
+const CONNECTION_SQLSTATE = /^(57P0[123]|08...)$/;
+
+/** What node-postgres reports when the socket closed or the pooled client is already broken. */
+const CONNECTION_MESSAGES = [
+  'Connection terminated',
+  'Client has encountered a connection error and is not queryable',
+  'Client was closed and is not queryable',
+];
+
+const CONNECTION_ERRNOS = ['ECONNRESET', 'EPIPE', 'ECONNREFUSED'];
+
+interface ErrorShape {
+  code?: unknown;
+  message?: unknown;
+  cause?: unknown;
+}
+
+/** Whether `err`, or an error it wraps (drizzle's "Failed query" keeps the driver's as `cause`), is a lost connection. */
+export function isConnectionLoss(err: unknown): boolean {
+  for (let e: unknown = err, depth = 0; e !== null && typeof e === 'object' && depth < 5; depth++) {
+    const { code, message, cause } = e as ErrorShape;
+    if (typeof code === 'string' && (CONNECTION_SQLSTATE.test(code) || CONNECTION_ERRNOS.includes(code))) return true;
+    if (typeof message === 'string' && CONNECTION_MESSAGES.some((m) => message.startsWith(m))) return true;
+    e = cause;
+  }
+  return false;
+}
+
+/** Tries of one idempotent statement: the first and up to two on fresh connections. */
+const CONNECTION_TRIES = 3;
+
+/**
+ * Runs an idempotent statement, sending it again on another pooled connection when its connection
+ * was lost. Every other failure, and a loss on the last try, is thrown unchanged: the caller's
+ * retry policy (a Temporal activity's) still decides about a database that stays down. Only for
+ * statements that are safe to apply twice: the first may have committed before the socket closed.
+ */
+export async function retryOnConnectionLoss<T>(statement: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await statement();
+    } catch (err) {
+      if (attempt >= CONNECTION_TRIES || !isConnectionLoss(err)) throw err;
+    }
+  }
+}

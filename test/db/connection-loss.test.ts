@@ -1,0 +1,102 @@
+import { DrizzleQueryError } from 'drizzle-orm';
+import { isConnectionLoss, retryOnConnectionLoss } from '../../db/connection-loss';
+import type { Database } from '../../db/pool';
+import { listAudits, writeAuditBatch } from '../../db/repositories/audit';
+import { ensureConversation } from '../../db/repositories/conversation';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+
+describe('connection loss (db/connection-loss.ts)', () => {
+  let tdb: TestDatabase;
+  const conversationId = '00000000-0000-4000-8000-0000000000ce';
+
+  beforeAll(async () => {
+    tdb = await createTestDatabase();
+    await ensureConversation(tdb.db, conversationId);
+  });
+  afterAll(async () => tdb.drop());
+
+  /** The driver's own error for a session the server ended (pg_terminate_backend on itself). */
+  async function terminatedError(): Promise<unknown> {
+    return tdb.pool.query('SELECT pg_terminate_backend(pg_backend_pid())').then(
+      () => new Error('the session survived its own termination'),
+      (err: unknown) => err
+    );
+  }
+
+  it('recognises a terminated session, also wrapped as drizzle wraps it, and nothing else', async () => {
+    const terminated = await terminatedError();
+    expect(terminated).toMatchObject({ code: '57P01' });
+    expect(isConnectionLoss(terminated)).toBe(true);
+    expect(isConnectionLoss(new DrizzleQueryError('SELECT 1', [], terminated as Error))).toBe(true);
+    expect(isConnectionLoss(new Error('Connection terminated unexpectedly'))).toBe(true);
+    expect(isConnectionLoss(Object.assign(new Error('read ECONNRESET'), { code: 'ECONNRESET' }))).toBe(true);
+
+    const syntax = await tdb.pool.query('SELEC 1').catch((err: unknown) => err);
+    expect(syntax).toMatchObject({ code: '42601' });
+    expect(isConnectionLoss(syntax)).toBe(false);
+    expect(isConnectionLoss(Object.assign(new Error('duplicate key'), { code: '23505' }))).toBe(false);
+    expect(isConnectionLoss('Connection terminated')).toBe(false);
+    expect(isConnectionLoss(null)).toBe(false);
+  });
+
+  it('sends a statement again on a fresh connection after its own was terminated', async () => {
+    let tries = 0;
+    const result = await retryOnConnectionLoss(async () => {
+      tries += 1;
+      if (tries === 1) await tdb.pool.query('SELECT pg_terminate_backend(pg_backend_pid())');
+      return (await tdb.pool.query<{ one: number }>('SELECT 1 AS one')).rows[0]?.one;
+    });
+    expect(result).toBe(1);
+    expect(tries).toBe(2);
+  });
+
+  it('throws other failures at once, and a connection lost on every try after the third', async () => {
+    let tries = 0;
+    const syntax = retryOnConnectionLoss(async () => {
+      tries += 1;
+      return tdb.pool.query('SELEC 1');
+    });
+    await expect(syntax).rejects.toMatchObject({ code: '42601' });
+    expect(tries).toBe(1);
+
+    tries = 0;
+    const alwaysLost = retryOnConnectionLoss(async () => {
+      tries += 1;
+      return tdb.pool.query('SELECT pg_terminate_backend(pg_backend_pid())');
+    });
+    await expect(alwaysLost).rejects.toMatchObject({ code: '57P01' });
+    expect(tries).toBe(3);
+  });
+
+  it('writes an audit batch whose first connection was lost, once', async () => {
+    let sent = 0;
+    const flaky = {
+      $client: {
+        query: async (config: unknown) => {
+          sent += 1;
+          if (sent === 1) await tdb.pool.query('SELECT pg_terminate_backend(pg_backend_pid())');
+          return tdb.pool.query(config as never);
+        },
+      },
+    } as unknown as Database;
+    const key = 'connection-loss/write/0';
+    await writeAuditBatch(flaky, [
+      {
+        rows: [
+          {
+            conversationId,
+            turnNumber: 1,
+            stage: 'STEP_EXIT',
+            payload: { step: 'McpToolCall' },
+            idempotencyKey: key,
+            workflowId: null,
+          },
+        ],
+        replaceUnder: null,
+      },
+    ]);
+    expect(sent).toBe(2);
+    const rows = (await listAudits(tdb.db, conversationId)).filter((r) => r.idempotencyKey === key);
+    expect(rows).toHaveLength(1);
+  });
+});
