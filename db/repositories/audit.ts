@@ -88,6 +88,7 @@ export async function listAudits(
 /** Only the two fields read: the whole payload carries the session's `_meta`, kilobytes per row. */
 const STEP_DURATIONS: Statement = {
   name: 'ce_audit_step_durations_v1',
+  resendable: true,
   text: `SELECT payload_json -> 'step' AS step, payload_json -> 'durationMs' AS duration_ms FROM ce_audit
           WHERE conversation_id = $1 AND turn_number = $2 AND stage = 'STEP_EXIT' ORDER BY audit_id`,
 };
@@ -171,7 +172,7 @@ export async function writeAuditBatch(db: Database, groups: readonly AuditGroup[
   }));
   const prefixes = groups.flatMap((g) => (g.replaceUnder ? [g.replaceUnder] : []));
   const values = [JSON.stringify(batch), prefixes, JSON.stringify(shared)];
-  // Idempotent by key, so a write whose connection died is sent again: a step's rows must not
-  // spend an attempt of its activity (a tool call's are few, D16) on a database reconnect.
+  // Not runStatement: its error quotes the parameters, and this batch carries the session's context
+  // into a failure that Temporal would keep in history. Keyed, so resent when its connection was lost.
   await retryOnConnectionLoss(() => db.$client.query({ ...WRITE_AUDIT_BATCH, values }));
 }

@@ -49,6 +49,7 @@ function toRecord(row: ConversationRow): ConversationRecord {
 
 const ENSURE: Statement = {
   name: 'ce_conversation_ensure_v1',
+  resendable: true,
   text: 'INSERT INTO ce_conversation (conversation_id) VALUES ($1) ON CONFLICT (conversation_id) DO NOTHING',
 };
 
@@ -59,6 +60,7 @@ export async function ensureConversation(db: Database, conversationId: string): 
 
 const FIND: Statement = {
   name: 'ce_conversation_find_v1',
+  resendable: true,
   text: `SELECT ${RECORD_COLUMNS} FROM ce_conversation WHERE conversation_id = $1`,
 };
 
@@ -73,6 +75,7 @@ export async function findConversation(db: Database, conversationId: string): Pr
  */
 const ENSURE_AND_FIND: Statement = {
   name: 'ce_conversation_ensure_find_v1',
+  resendable: true,
   text: `WITH created AS (
     INSERT INTO ce_conversation (conversation_id) VALUES ($1) ON CONFLICT (conversation_id) DO NOTHING
     RETURNING ${RECORD_COLUMNS}
@@ -97,6 +100,7 @@ export async function ensureAndFindConversation(
 
 const TURN_COUNT: Statement = {
   name: 'ce_conversation_turn_count_v1',
+  resendable: true,
   text: 'SELECT turn_count FROM ce_conversation WHERE conversation_id = $1',
 };
 
@@ -129,6 +133,8 @@ export type CommitOutcome = 'COMMITTED' | 'ALREADY_COMMITTED' | 'STALE';
  */
 const COMMIT: Statement = {
   name: 'ce_conversation_commit_v1',
+  // A resent commit that had applied moves nothing and commitTurn finds its history row.
+  resendable: true,
   text: `WITH moved AS (
     UPDATE ce_conversation
        SET status = $3, intent_code = $4, state_code = $5, context_json = $6::jsonb, last_user_text = $7,
@@ -169,6 +175,7 @@ export async function commitTurn(db: Database, commit: TurnCommit): Promise<Comm
 
 const HISTORY_INPUT: Statement = {
   name: 'ce_conversation_history_input_v1',
+  resendable: true,
   text: 'SELECT user_input FROM ce_conversation_history WHERE conversation_id = $1 AND turn_number = $2',
 };
 

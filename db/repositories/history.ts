@@ -5,6 +5,7 @@ import { runStatement, type Statement } from '../statements';
 
 const RECENT: Statement = {
   name: 'ce_conversation_history_recent_v1',
+  resendable: true,
   text: `SELECT turn_number, user_input, assistant_output FROM ce_conversation_history
           WHERE conversation_id = $1 ORDER BY turn_number DESC LIMIT $2`,
 };

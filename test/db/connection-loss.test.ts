@@ -1,6 +1,7 @@
 import { DrizzleQueryError } from 'drizzle-orm';
 import { isConnectionLoss, retryOnConnectionLoss } from '../../db/connection-loss';
 import type { Database } from '../../db/pool';
+import { runStatement, type Statement } from '../../db/statements';
 import { listAudits, writeAuditBatch } from '../../db/repositories/audit';
 import { ensureConversation } from '../../db/repositories/conversation';
 import { createTestDatabase, type TestDatabase } from '../support/database';
@@ -68,17 +69,33 @@ describe('connection loss (db/connection-loss.ts)', () => {
     expect(tries).toBe(3);
   });
 
-  it('writes an audit batch whose first connection was lost, once', async () => {
+  /** A database whose first statement loses its connection; `sent` counts the statements. */
+  function losesFirstConnection(): { db: Database; sent: () => number } {
     let sent = 0;
-    const flaky = {
-      $client: {
-        query: async (config: unknown) => {
-          sent += 1;
-          if (sent === 1) await tdb.pool.query('SELECT pg_terminate_backend(pg_backend_pid())');
-          return tdb.pool.query(config as never);
-        },
-      },
-    } as unknown as Database;
+    const query = async (config: unknown) => {
+      sent += 1;
+      if (sent === 1) await tdb.pool.query('SELECT pg_terminate_backend(pg_backend_pid())');
+      return tdb.pool.query(config as never);
+    };
+    return { db: { $client: { query } } as unknown as Database, sent: () => sent };
+  }
+
+  it('resends only statements declared resendable', async () => {
+    const plain = losesFirstConnection();
+    const once: Statement = { name: 'connection_loss_plain_v1', text: 'SELECT 1 AS one' };
+    const failure = await runStatement(plain.db, once, []).catch((err: unknown) => err);
+    expect(failure).toBeInstanceOf(DrizzleQueryError);
+    expect(isConnectionLoss(failure)).toBe(true);
+    expect(plain.sent()).toBe(1);
+
+    const resendable = losesFirstConnection();
+    const twice: Statement = { ...once, name: 'connection_loss_resendable_v1', resendable: true };
+    expect(await runStatement(resendable.db, twice, [])).toEqual([{ one: 1 }]);
+    expect(resendable.sent()).toBe(2);
+  });
+
+  it('writes an audit batch whose first connection was lost, once', async () => {
+    const { db: flaky, sent } = losesFirstConnection();
     const key = 'connection-loss/write/0';
     await writeAuditBatch(flaky, [
       {
@@ -95,7 +112,7 @@ describe('connection loss (db/connection-loss.ts)', () => {
         replaceUnder: null,
       },
     ]);
-    expect(sent).toBe(2);
+    expect(sent()).toBe(2);
     const rows = (await listAudits(tdb.db, conversationId)).filter((r) => r.idempotencyKey === key);
     expect(rows).toHaveLength(1);
   });
