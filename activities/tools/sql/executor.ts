@@ -1,4 +1,5 @@
 import type { Pool, PoolClient, QueryConfig } from 'pg';
+import { retryOnConnectionLoss } from '../../../db/connection-loss';
 import { EngineError, ErrorType } from '../../../core/errors';
 import type { JsonObject } from '../../../core/json';
 import { tokenizeSql, type SqlToken } from '../../../core/sql';
@@ -139,22 +140,27 @@ function resultOf(raw: JsonObject[], maxRows: number): ReadOnlyResult {
 export async function executeReadOnly(target: ReadOnlySqlTarget, query: ReadOnlyQuery): Promise<ReadOnlyResult> {
   const maxRows = Math.max(1, Math.floor(query.maxRows));
   const maxBytes = Math.max(1, Math.floor(query.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES));
-  let client: PoolClient;
+  let what = 'Connecting for a SQL tool';
+  // Read only, so a query whose connection was lost runs again on a fresh one: a reconnect does
+  // not spend one of the tool call's attempts (db/connection-loss.ts).
+  const once = async (): Promise<ReadOnlyResult> => {
+    what = 'Connecting for a SQL tool';
+    const client = await target.pool.connect();
+    what = 'SQL tool query';
+    try {
+      await enterReadOnly(client, query);
+      const result = await client.query<JsonObject>(
+        extendedQuery(cappedSql(query.text, maxRows, maxBytes), query.values)
+      );
+      return resultOf(result.rows, maxRows);
+    } finally {
+      await releaseClean(client);
+    }
+  };
   try {
-    client = await target.pool.connect();
+    return await retryOnConnectionLoss(once);
   } catch (err) {
-    throw sqlFailure(err, 'Connecting for a SQL tool');
-  }
-  try {
-    await enterReadOnly(client, query);
-    const result = await client.query<JsonObject>(
-      extendedQuery(cappedSql(query.text, maxRows, maxBytes), query.values)
-    );
-    return resultOf(result.rows, maxRows);
-  } catch (err) {
-    throw sqlFailure(err, 'SQL tool query');
-  } finally {
-    await releaseClean(client);
+    throw sqlFailure(err, what);
   }
 }
 

@@ -151,6 +151,33 @@ describe('read-only SQL executor', () => {
     expect(unreachable.message).toBe('Connecting for a SQL tool failed: the database connection for SQL tools failed');
   });
 
+  it('runs a query whose connection was lost again on a fresh one, and fails when every try loses it', async () => {
+    const pool = appTarget.pool;
+    // A pooled client whose backend the server has ended, as after a failover or pg_terminate_backend.
+    const deadClient = async () => {
+      const client = await pool.connect();
+      const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+      const lost = new Promise((resolve) => client.once('error', resolve));
+      await tdb.pool.query('SELECT pg_terminate_backend($1)', [rows[0]?.pid]);
+      await lost;
+      return client;
+    };
+    let connects = 0;
+    const losesFirst = {
+      connect: async () => (++connects === 1 ? deadClient() : pool.connect()),
+    } as unknown as ReadOnlySqlTarget['pool'];
+    const out = await executeReadOnly({ pool: losesFirst }, query('select count(*)::int as n from orders'));
+    expect(out.rows).toEqual([{ n: 30 }]);
+    expect(connects).toBe(2);
+
+    connects = 0;
+    const losesAll = { connect: async () => (++connects, deadClient()) } as unknown as ReadOnlySqlTarget['pool'];
+    const lost = await failure(executeReadOnly({ pool: losesAll }, query('select 1')));
+    expect(lost.message).toBe('SQL tool query failed: the database connection for SQL tools failed');
+    expect(lost.retryable).toBe(true);
+    expect(connects).toBe(3);
+  });
+
   it('leaves the pooled connection clean (read-only mode and settings end with the transaction)', async () => {
     await executeReadOnly(appTarget, query("select set_config('application_name', 'tampered', false)"));
     const client = await appTarget.pool.connect();
