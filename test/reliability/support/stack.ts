@@ -136,9 +136,14 @@ export class ReliabilityStack {
     }));
     const events = (await handle.fetchHistory()).events ?? [];
     const tail = events.slice(-6).map((e) => `${String(e.eventType)}@${e.eventTime?.seconds?.toString()}`);
+    const failed = events.filter((e) => e.activityTaskFailedEventAttributes).at(-1)?.activityTaskFailedEventAttributes;
+    const lastActivityFailure = failed?.failure
+      ? { message: failed.failure.message, cause: failed.failure.cause?.message, retryState: failed.retryState }
+      : null;
     const workers = this.workers.map((w) => ({ pid: w.pid, running: w.running, tail: w.tail(1_500) }));
     const now = Math.floor(Date.now() / 1000);
-    return JSON.stringify({ now, status: description.status.name, pending, lastEvents: tail, workers }, null, 1);
+    const status = description.status.name;
+    return JSON.stringify({ now, status, pending, lastActivityFailure, lastEvents: tail, workers }, null, 1);
   }
 
   /** Starts one more worker process and adds it to `workers`. */

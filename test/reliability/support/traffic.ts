@@ -91,6 +91,8 @@ function describe(err: unknown): string {
 type Outcome = Pick<TurnRecord, 'workflowId' | 'result' | 'failedRuns' | 'failures' | 'clientErrors'>;
 
 class DeadlineExceeded extends Error {}
+/** A turn that waits for an operator: a fault suite expects none, and reports why (stack.diagnose). */
+class TurnHeld extends Error {}
 
 /** `call`, or DeadlineExceeded once `deadline` passes (the call itself may wait on a stuck turn). */
 async function beforeDeadline<T>(deadline: number, call: () => Promise<T>): Promise<T> {
@@ -140,7 +142,7 @@ async function completeTurn(
     }
     if (reply.kind === 'COMPLETED') return done(reply);
     if (reply.kind === 'AWAITING_APPROVAL') throw new Error(`turn ${reply.ref.workflowId} waits for an approval`);
-    if (reply.kind === 'HELD') throw new Error(`turn ${reply.ref.workflowId} is held for an operator`);
+    if (reply.kind === 'HELD') throw new TurnHeld(`is held for an operator: ${JSON.stringify(reply.held)}`);
     fail(reply);
   }
   const failures = [...failed.values()].join(' | ');
@@ -171,12 +173,12 @@ async function runConversation(
       Date.now() + options.turnDeadlineMs,
       options.beforeRetry
     ).catch(async (err: unknown) => {
-      if (!(err instanceof DeadlineExceeded)) throw err;
+      if (!(err instanceof DeadlineExceeded || err instanceof TurnHeld)) throw err;
       const workflowId = `turn-${conversationId}-${index + 1}`;
       const known = options.diagnose ? await options.diagnose(workflowId).catch(String) : '';
-      throw new Error(
-        `turn ${workflowId} did not complete within ${options.turnDeadlineMs} ms (${err.message}) ${known}`
-      );
+      const why =
+        err instanceof TurnHeld ? err.message : `did not complete within ${options.turnDeadlineMs} ms (${err.message})`;
+      throw new Error(`turn ${workflowId} ${why} ${known}`);
     });
     const turnRecord: TurnRecord = {
       conversation: conversation.name,
