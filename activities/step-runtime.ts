@@ -9,7 +9,7 @@ import type { ActivityDeps } from './deps';
 import { currentAttempt } from './runtime/attempt';
 import { whileHeartbeating } from './runtime/heartbeat';
 import { writeAudits, type AuditWrite } from './runtime/audit-writer';
-import { toActivityFailure } from './runtime/failure';
+import { fromDatabaseError, toActivityFailure } from './runtime/failure';
 import { attemptsLocally, LocalAttempt } from './runtime/local-attempt';
 import { lastProgress, verboseAudit } from './runtime/verbose';
 
@@ -111,10 +111,11 @@ export function stepActivity<I extends StepInput, O extends StepOutput>(
       entered = progress('STEP_ENTER', scope.session);
       const ctx = { input, snapshot, deps: local?.deps ?? deps, scope };
       output = await whileHeartbeating(() => def.run(ctx));
-    } catch (err) {
+    } catch (thrown) {
       // An escalated local attempt leaves no trace: the regular attempt writes the step's rows.
       const escalation = local?.escalation();
       if (escalation) throw toActivityFailure(escalation);
+      const err = fromDatabaseError(thrown);
       const emitted = [enter, ...entered, ...scope.audits, ...progress('STEP_ERROR', scope.session, true)];
       await writeFailure(deps, input, scope, arrived, emitted, errorFrame(def.name, err, elapsed()));
       throw toActivityFailure(err);

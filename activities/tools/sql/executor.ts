@@ -1,9 +1,9 @@
 import type { Pool, PoolClient, QueryConfig } from 'pg';
 import { retryOnConnectionLoss } from '../../../db/connection-loss';
+import { scrubDatabaseMessage } from '../../../db/error-text';
 import { EngineError, ErrorType } from '../../../core/errors';
 import type { JsonObject } from '../../../core/json';
 import { tokenizeSql, type SqlToken } from '../../../core/sql';
-import { scrubSqlErrorMessage } from './scrub';
 
 /**
  * Executes tool SQL with defense in depth (P4, D20): even if the guardrail were bypassed, the
@@ -109,7 +109,7 @@ export function sqlFailure(err: unknown, what: string): EngineError {
   const code = (err as { code?: unknown }).code;
   const sqlState = typeof code === 'string' ? code : null;
   const details = { sqlState };
-  const message = `${what} failed: ${scrubSqlErrorMessage(err)}`;
+  const message = `${what} failed: ${scrubDatabaseMessage(err, 'the database connection for SQL tools failed')}`;
   if (code === '57014') {
     return new EngineError(ErrorType.ToolTimeout, `${what} took longer than its statement timeout and was cancelled`, {
       retryable: true,

@@ -1,4 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
+import { sql } from 'drizzle-orm';
 import { Pool } from 'pg';
 import { createToolDeps } from '../../../activities/tools/deps';
 import { loadSqlParser } from '../../../activities/tools/sql/parser';
@@ -165,6 +166,30 @@ describe('step runtime (activities/step-runtime.ts)', () => {
     const boom = new TypeError('boom');
     const unknown = stepActivity({ name: 'Boom', run: async () => Promise.reject(boom) }, deps);
     expect(await unknown(input('11-Boom')).catch((e: unknown) => e)).toBe(boom);
+  });
+
+  it('a failed database statement reaches history and STEP_ERROR typed, without the statement or its values', async () => {
+    const secret = 'the user typed their card number 4111111111111111';
+    const leaky: StepFunction = async (ctx) => {
+      // A uuid column given the user's text: drizzle's error quotes the statement and the value.
+      await ctx.deps.db.execute(
+        sql`SELECT conversation_id FROM ce_conversation WHERE conversation_id = ${secret}::uuid`
+      );
+      return ctx.scope.output();
+    };
+    const err = await stepActivity({ name: 'Leaky', run: leaky }, deps)(input('13-Leaky')).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApplicationFailure);
+    expect(err).toMatchObject({ type: 'INTERNAL', nonRetryable: false, details: [{ sqlState: '22P02' }] });
+    const message = (err as ApplicationFailure).message;
+    expect(message).toMatch(
+      /^A database statement failed: invalid input syntax for type uuid: "…" \(SQLSTATE 22P02\)$/
+    );
+    expect(message).not.toContain('SELECT');
+    expect(message).not.toContain('card number');
+    expect((err as ApplicationFailure).cause).toBeUndefined();
+    const [row] = (await rowsOf('13-Leaky')).filter((r) => r.stage === 'STEP_ERROR');
+    expect(row?.payload).toMatchObject({ errorType: 'INTERNAL', errorMessage: message });
+    expect(JSON.stringify(row?.payload)).not.toContain('card number');
   });
 
   it('an unavailable pinned version fails the step before it runs', async () => {
