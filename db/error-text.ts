@@ -1,3 +1,5 @@
+import { DrizzleQueryError } from 'drizzle-orm';
+import { DatabaseError } from 'pg';
 import { errorMessage } from '../core/errors';
 
 /**
@@ -24,4 +26,24 @@ export function scrubDatabaseMessage(err: unknown, connectionFailure: string, ma
   );
   const text = quotedCut.length > MAX_MESSAGE ? `${quotedCut.slice(0, MAX_MESSAGE)}…` : quotedCut;
   return `${text} (SQLSTATE ${code})`;
+}
+
+export interface DatabaseErrorText {
+  /** "A database statement failed: <first line, nothing quoted> (SQLSTATE xxxxx)". */
+  message: string;
+  sqlState: string | null;
+}
+
+/**
+ * What may be said of a database error outside the process (log lines, Temporal's history, audit
+ * rows), or null when `err` is not one. Never drizzle's message, which quotes the statement and its
+ * parameters (the user's text, the session's context, a whole config), nor the server's DETAIL,
+ * which quotes key values; in the engine's own statements anything quoted may be the user's text.
+ */
+export function databaseErrorText(err: unknown): DatabaseErrorText | null {
+  const driver = err instanceof DrizzleQueryError ? err.cause : err instanceof DatabaseError ? err : undefined;
+  if (driver === undefined && !(err instanceof DrizzleQueryError)) return null;
+  const code = (driver as { code?: unknown } | undefined)?.code;
+  const text = scrubDatabaseMessage(driver, 'the database connection failed or the statement could not be sent', 0);
+  return { message: `A database statement failed: ${text}`, sqlState: typeof code === 'string' ? code : null };
 }

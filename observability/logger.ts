@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import pinoPretty from 'pino-pretty';
 import type { LOG_FORMATS } from '../config/env';
+import { databaseErrorText } from '../db/error-text';
 
 export type { Logger } from 'pino';
 
@@ -44,12 +45,31 @@ export interface LoggerConfig {
   destination?: DestinationStream;
 }
 
+/**
+ * An `err` field as pino writes it, except a database error: redaction cannot reach into a message,
+ * and drizzle's quotes the statement and its parameters, a driver error's DETAIL key values. Such an
+ * error is written as the text db/error-text.ts allows, its SQLSTATE and its stack frames only.
+ */
+export function serializeError(err: unknown): unknown {
+  const text = databaseErrorText(err);
+  if (!text) return pino.stdSerializers.err(err as Error);
+  const frames = ((err as Error).stack ?? '').split('\n').filter((line) => /^\s+at /.test(line));
+  const type = (err as Error).constructor?.name ?? 'Error';
+  return {
+    type,
+    message: text.message,
+    sqlState: text.sqlState,
+    stack: [`${type}: ${text.message}`, ...frames].join('\n'),
+  };
+}
+
 /** pino options shared by every logger we build (including Fastify's). */
 export function loggerOptions(config: Pick<LoggerConfig, 'level' | 'name'>): LoggerOptions {
   return {
     name: config.name,
     level: config.level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
+    serializers: { err: serializeError },
     mixin: () => ({ ...logContext.getStore() }),
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },

@@ -1,26 +1,16 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { DrizzleQueryError } from 'drizzle-orm';
-import { DatabaseError } from 'pg';
 import { EngineError, ErrorType, isEngineError } from '../../core/errors';
-import { scrubDatabaseMessage } from '../../db/error-text';
+import { databaseErrorText } from '../../db/error-text';
 
 /**
  * A database error as a step reports it: INTERNAL and retryable (a later attempt may find the
- * database back), with the server's first line, quoted values left out, and its SQLSTATE. Never
- * drizzle's message, which quotes the statement and its parameters (the user's text, the session's
- * context, a whole config): that would reach the worker's log lines past their redaction, the
- * STEP_ERROR row and Temporal's history. Anything else is returned unchanged.
+ * database back), with the text db/error-text.ts allows out of the process and no cause. Anything
+ * else is returned unchanged.
  */
 export function fromDatabaseError(err: unknown): unknown {
-  const driver = err instanceof DrizzleQueryError ? err.cause : err instanceof DatabaseError ? err : undefined;
-  if (driver === undefined && !(err instanceof DrizzleQueryError)) return err;
-  const code = (driver as { code?: unknown } | undefined)?.code;
-  // Nothing quoted: in the engine's own statements a quoted value is the user's text or the session's.
-  const text = scrubDatabaseMessage(driver, 'the database connection failed or the statement could not be sent', 0);
-  return new EngineError(ErrorType.Internal, `A database statement failed: ${text}`, {
-    retryable: true,
-    details: { sqlState: typeof code === 'string' ? code : null },
-  });
+  const text = databaseErrorText(err);
+  if (!text) return err;
+  return new EngineError(ErrorType.Internal, text.message, { retryable: true, details: { sqlState: text.sqlState } });
 }
 
 /**

@@ -1,6 +1,10 @@
 import { Writable } from 'node:stream';
+import { DrizzleQueryError } from 'drizzle-orm';
+import { DatabaseError } from 'pg';
 import { createLogger, withLogContext } from '../../observability/logger';
 import { temporalLogger } from '../../observability/temporal-runtime';
+
+const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
 
 /** A pino destination that keeps every line written. */
 function capture(): { stream: Writable; lines: () => Record<string, unknown>[]; raw: () => string } {
@@ -63,6 +67,29 @@ describe('the process logger', () => {
       tool: { args: '[redacted]', result: '[redacted]', code: 'order.status' },
       apiKey: '[redacted]',
     });
+  });
+
+  it('writes a database error without its statement, parameters or DETAIL, also through the SDK', () => {
+    const out = capture();
+    const logger = createLogger({ level: 'info', format: 'json', name: 'worker', destination: out.stream });
+    const driver = Object.assign(new DatabaseError('duplicate key value violates unique constraint "k"', 0, 'error'), {
+      code: '23505',
+      detail: 'Key (idempotency_key)=(my-card-4111) already exists.',
+    });
+    const drizzle = new DrizzleQueryError('insert into ce_audit values ($1)', ['my-card-4111'], driver);
+    logger.error({ err: drizzle }, 'unhandled error');
+    temporalLogger(logger).warn('Activity failed', { error: driver });
+    const raw = out.raw();
+    for (const leaked of ['my-card-4111', 'insert into', 'Failed query']) expect(raw).not.toContain(leaked);
+    const message = 'A database statement failed: duplicate key value violates unique constraint "…" (SQLSTATE 23505)';
+    const [first, second] = out.lines();
+    expect(first?.['err']).toEqual({
+      type: 'DrizzleQueryError',
+      message,
+      sqlState: '23505',
+      stack: expect.stringMatching(new RegExp(`^DrizzleQueryError: ${escape(message)}\\n\\s+at `)),
+    });
+    expect(second?.['err']).toMatchObject({ type: 'DatabaseError', message, sqlState: '23505' });
   });
 
   it('routes the Temporal SDK logs through it: metadata as fields, an error as one `err` field with its stack', () => {
