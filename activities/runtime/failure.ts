@@ -16,11 +16,10 @@ export function fromDatabaseError(err: unknown): unknown {
 /**
  * Typed engine errors become ApplicationFailures Temporal understands: the type is the engine
  * error type and non-retryable errors (bad config, invalid input, stale turn) are not retried.
- * Database errors are typed first (fromDatabaseError). Anything else is rethrown unchanged, which
- * Temporal treats as retryable.
+ * Anything else is rethrown unchanged, which Temporal treats as retryable. The step wrapper types
+ * a database error first (fromDatabaseError), as its STEP_ERROR row needs the same text.
  */
-export function toActivityFailure(thrown: unknown): unknown {
-  const err = fromDatabaseError(thrown);
+export function toActivityFailure(err: unknown): unknown {
   if (!isEngineError(err)) return err;
   return ApplicationFailure.create({
     type: err.type,
