@@ -1,4 +1,5 @@
 import { inArray, lt, sql } from 'drizzle-orm';
+import { retryOnConnectionLoss } from '../connection-loss';
 import type { Database } from '../pool';
 import { cePayloadClaim } from '../schema';
 
@@ -7,7 +8,11 @@ export interface ClaimBody {
   body: Uint8Array;
 }
 
-/** Where claim-checked payload bodies live: content-addressed, written once, read by hash. */
+/**
+ * Where claim-checked payload bodies live: content-addressed, written once, read by hash. Both are
+ * safe to send twice, so a lost connection sends them again (db/connection-loss.ts): the codec runs
+ * as an activity completes, and its failure would cost the activity an attempt.
+ */
 export interface ClaimStore {
   /** Stores each body under its hash in one round trip; a body stored again is only marked referenced now. */
   putMany(bodies: readonly ClaimBody[]): Promise<void>;
@@ -25,17 +30,22 @@ export function createClaimStore(db: Database): ClaimStore {
       // One row per hash: ON CONFLICT cannot touch the same row twice in one statement.
       const unique = [...new Map(bodies.map((b) => [b.hash, b])).values()];
       if (unique.length === 0) return;
-      await db
-        .insert(cePayloadClaim)
-        .values(unique.map((b) => ({ claimHash: b.hash, body: asBuffer(b.body), sizeBytes: b.body.byteLength })))
-        .onConflictDoUpdate({ target: cePayloadClaim.claimHash, set: { lastReferencedAt: sql`now()` } });
+      const rows = unique.map((b) => ({ claimHash: b.hash, body: asBuffer(b.body), sizeBytes: b.body.byteLength }));
+      await retryOnConnectionLoss(() =>
+        db
+          .insert(cePayloadClaim)
+          .values(rows)
+          .onConflictDoUpdate({ target: cePayloadClaim.claimHash, set: { lastReferencedAt: sql`now()` } })
+      );
     },
     async getMany(hashes) {
       if (hashes.length === 0) return new Map();
-      const rows = await db
-        .select({ hash: cePayloadClaim.claimHash, body: cePayloadClaim.body })
-        .from(cePayloadClaim)
-        .where(inArray(cePayloadClaim.claimHash, [...new Set(hashes)]));
+      const rows = await retryOnConnectionLoss(() =>
+        db
+          .select({ hash: cePayloadClaim.claimHash, body: cePayloadClaim.body })
+          .from(cePayloadClaim)
+          .where(inArray(cePayloadClaim.claimHash, [...new Set(hashes)]))
+      );
       return new Map(rows.map((r) => [r.hash, new Uint8Array(r.body.buffer, r.body.byteOffset, r.body.byteLength)]));
     },
     async prune(cutoff) {

@@ -4,6 +4,7 @@ import type { PgTable } from 'drizzle-orm/pg-core';
 import type { ConfigRows, ConfigSnapshot } from '../../core/config/types';
 import { canonicalJson } from '../../core/json';
 import { normalizePhase } from '../../core/rules/phase';
+import { retryOnConnectionLoss } from '../connection-loss';
 import type { Database } from '../pool';
 import * as t from '../schema';
 
@@ -100,15 +101,19 @@ export interface ConfigState {
 
 /**
  * Reads the revision counter and every config table in one REPEATABLE READ transaction, so the
- * rows are mutually consistent and belong to exactly that revision.
+ * rows are mutually consistent and belong to exactly that revision. The transaction only reads, so
+ * one whose connection was lost is run again whole on a fresh one, rather than failing the step
+ * (or the worker's start) that needed the config.
  */
 export async function readConfigState(db: Database): Promise<ConfigState> {
-  return db.transaction(
-    async (tx) => {
-      const [counter] = await tx.select({ revision: t.ceConfigRevision.revision }).from(t.ceConfigRevision);
-      return { revision: counter?.revision ?? 0, rows: await readConfigRowsWith(tx) };
-    },
-    { isolationLevel: 'repeatable read', accessMode: 'read only' }
+  return retryOnConnectionLoss(() =>
+    db.transaction(
+      async (tx) => {
+        const [counter] = await tx.select({ revision: t.ceConfigRevision.revision }).from(t.ceConfigRevision);
+        return { revision: counter?.revision ?? 0, rows: await readConfigRowsWith(tx) };
+      },
+      { isolationLevel: 'repeatable read', accessMode: 'read only' }
+    )
   );
 }
 
@@ -119,7 +124,9 @@ export async function readConfigRows(db: Database): Promise<ConfigRows> {
 
 /** The current value of the config revision counter (bumped by a trigger on every config write). */
 export async function readConfigRevision(db: Database): Promise<number> {
-  const [counter] = await db.select({ revision: t.ceConfigRevision.revision }).from(t.ceConfigRevision);
+  const [counter] = await retryOnConnectionLoss(() =>
+    db.select({ revision: t.ceConfigRevision.revision }).from(t.ceConfigRevision)
+  );
   return counter?.revision ?? 0;
 }
 

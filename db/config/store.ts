@@ -4,6 +4,7 @@ import type { SettingDefinition } from '../../core/config/setting';
 import type { ConfigStore } from '../../core/config/store';
 import type { ConfigRows, ConfigSnapshot, ConfigViolation } from '../../core/config/types';
 import { configInvalidError, validateConfig } from '../../core/config/validate';
+import { retryOnConnectionLoss } from '../connection-loss';
 import type { Database } from '../pool';
 import { ceConfigSnapshot } from '../schema';
 import { configVersionOf, readConfigRevision, readConfigState, snapshotOf } from './load';
@@ -97,10 +98,12 @@ class DbConfigStore implements DatabaseConfigStore {
       this.remember(cached);
       return cached;
     }
-    const [stored] = await this.db
-      .select({ rowsJson: ceConfigSnapshot.rowsJson })
-      .from(ceConfigSnapshot)
-      .where(eq(ceConfigSnapshot.version, version));
+    const [stored] = await retryOnConnectionLoss(() =>
+      this.db
+        .select({ rowsJson: ceConfigSnapshot.rowsJson })
+        .from(ceConfigSnapshot)
+        .where(eq(ceConfigSnapshot.version, version))
+    );
     if (!stored) {
       throw new EngineError(ErrorType.ConfigVersionUnavailable, `config version ${version} is not available`, {
         details: { version },
@@ -202,13 +205,18 @@ class DbConfigStore implements DatabaseConfigStore {
     this.options.onRejected?.(violations);
   }
 
-  /** Persists the snapshot (so other workers can get() it), then swaps it in. */
+  /**
+   * Persists the snapshot (so other workers can get() it), then swaps it in. The insert is keyed by
+   * the version and does nothing on conflict, so it may be sent again after a lost connection.
+   */
   private async serve(rows: ConfigRows, warnings: ConfigViolation[]): Promise<void> {
     const snapshot = snapshotOf(rows);
-    await this.db
-      .insert(ceConfigSnapshot)
-      .values({ version: snapshot.version, rowsJson: snapshot.rows })
-      .onConflictDoNothing();
+    await retryOnConnectionLoss(() =>
+      this.db
+        .insert(ceConfigSnapshot)
+        .values({ version: snapshot.version, rowsJson: snapshot.rows })
+        .onConflictDoNothing()
+    );
     this.snapshot = snapshot;
     this.snapshotWarnings = warnings;
     this.rejected = [];

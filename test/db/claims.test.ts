@@ -1,4 +1,5 @@
 import { defaultPayloadConverter, type Payload } from '@temporalio/common';
+import { drizzle } from 'drizzle-orm/node-postgres';
 import { ClaimCheckCodec, ClaimCheckError, CLAIM_ENCODING, isClaimReference } from '../../db/claims/codec';
 import { createClaimStore } from '../../db/claims/store';
 import { runConvengine } from '../support/run-cli';
@@ -102,6 +103,23 @@ describe('claim-check codec over ce_payload_claim', () => {
       bytes: 0,
     });
     await expect(codec.decode([again as Payload])).resolves.toHaveLength(1);
+  });
+
+  it('writes and reads claims again on a fresh connection when the first one is lost', async () => {
+    let sent = 0;
+    // A pool whose first statement finds its session terminated (pg_terminate_backend on itself).
+    const query = async (...args: unknown[]) => {
+      sent += 1;
+      if (sent === 1 || sent === 3) await tdb.pool.query('SELECT pg_terminate_backend(pg_backend_pid())');
+      return (tdb.pool.query as (...a: unknown[]) => unknown)(...args);
+    };
+    const flaky = new ClaimCheckCodec(createClaimStore(drizzle({ query } as never) as never), THRESHOLD);
+    const payload = defaultPayloadConverter.toPayload({ rows: 'lost'.repeat(THRESHOLD) });
+    const encoded = await flaky.encode([payload]);
+    expect(sent).toBe(2);
+    const [decoded] = await flaky.decode(encoded);
+    expect(sent).toBe(4);
+    expect(defaultPayloadConverter.fromPayload(decoded as Payload)).toEqual({ rows: 'lost'.repeat(THRESHOLD) });
   });
 
   it.each([

@@ -1,7 +1,9 @@
+import { sql as drizzleSql } from 'drizzle-orm';
 import { isEngineError } from '../../core/errors';
 import type { ConfigViolation } from '../../core/config/types';
 import { configVersionOf, readConfigRevision, readConfigRows } from '../../db/config/load';
 import { createConfigStore, type DatabaseConfigStore } from '../../db/config/store';
+import type { Database } from '../../db/pool';
 import { seedPacks } from '../../db/seed';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
@@ -194,5 +196,28 @@ describe('database config store', () => {
     const snapshots = await Promise.all(Array.from({ length: 10 }, () => store.current()));
     expect(new Set(snapshots).size).toBe(1);
     expect(snapshots[0]?.rows.responses.find((r) => r.responseId === 10)?.exactText).toBe('Concurrent edit.');
+  });
+
+  /** The database, except that the first transaction's session is terminated under it (pg_terminate_backend). */
+  function losesFirstTransaction(): { db: Database; transactions: () => number } {
+    let transactions = 0;
+    const transaction: Database['transaction'] = (run, config) =>
+      tdb.db.transaction(async (tx) => {
+        transactions += 1;
+        if (transactions === 1) await tx.execute(drizzleSql`SELECT pg_terminate_backend(pg_backend_pid())`);
+        return run(tx);
+      }, config);
+    const db = new Proxy(tdb.db, {
+      get: (target, prop, receiver) => (prop === 'transaction' ? transaction : Reflect.get(target, prop, receiver)),
+    });
+    return { db, transactions: () => transactions };
+  }
+
+  it('loads its first snapshot on a fresh connection when the connection of its read transaction is lost', async () => {
+    const { db, transactions } = losesFirstTransaction();
+    const fresh = createConfigStore(db);
+    expect((await fresh.current()).version).toBe(configVersionOf(await readConfigRows(tdb.db)));
+    expect(transactions()).toBe(2);
+    expect(await readConfigRevision(tdb.db)).toBeGreaterThan(0);
   });
 });
