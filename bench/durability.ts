@@ -37,6 +37,13 @@ const THROUGHPUT = [
   { concurrency: 32, conversations: 32 },
 ];
 const SECTION_LIMIT_MS = 120_000;
+/**
+ * Turns run on both sides before anything is measured. A worker runs for days; its first turns are
+ * not what a turn costs: V8 keeps optimizing the hot code of the worker, the Temporal server (ours
+ * is Node too) and this process for about a hundred turns (bench/README.md, "Warm-up", has the
+ * curve, which every run prints). Three windows of 16 conversations, 40 turns each.
+ */
+const WARM_UP = { windows: 3, conversations: 16, concurrency: 8 };
 
 const ms = (v: number) => `${v.toFixed(1)} ms`;
 
@@ -57,14 +64,14 @@ function threadDelta(before: Record<string, number>, after: Record<string, numbe
   return Object.fromEntries(Object.entries(after).map(([name, cpu]) => [name, cpu - (before[name] ?? 0)]));
 }
 
-async function measured(stack: BenchStack, send: Transport, conversations: number) {
+async function measured(stack: BenchStack, send: Transport, conversations: number, concurrency = 1) {
   const before = {
     worker: processCpuMs(stack.worker.pid),
     threads: threadCpuMs(stack.worker.pid),
     server: processCpuMs(stack.server.pid),
     own: ownCpuMs(),
   };
-  const run = await runMix(demoMix(conversations), send, 1, Date.now() + SECTION_LIMIT_MS);
+  const run = await runMix(demoMix(conversations), send, concurrency, Date.now() + SECTION_LIMIT_MS);
   const cpu: CpuProbe = {
     turns: run.samples.length,
     workerMs: processCpuMs(stack.worker.pid) - before.worker,
@@ -112,10 +119,33 @@ interface LatencyRun {
   peer: LangGraphPeerResult;
 }
 
+/**
+ * Brings both sides to their steady state (WARM_UP says why): caches, prepared statements, the
+ * workflow cache, JIT. Returns the curve: CPU per turn of each window, worker and in process.
+ */
+export async function warmUp(stack: BenchStack): Promise<Row[]> {
+  const worker: string[] = [];
+  const inProcessCpu: string[] = [];
+  let turns = 0;
+  for (let window = 0; window < WARM_UP.windows; window++) {
+    const d = await measured(stack, durable(stack), WARM_UP.conversations, WARM_UP.concurrency);
+    const p = await measured(stack, inProcess(stack), WARM_UP.conversations, WARM_UP.concurrency);
+    worker.push((d.cpu.workerMs / Math.max(1, d.cpu.turns)).toFixed(0));
+    inProcessCpu.push((p.cpu.clientMs / Math.max(1, p.cpu.turns)).toFixed(0));
+    turns += d.cpu.turns;
+  }
+  return [
+    [
+      'Warm-up: CPU per turn, window by window',
+      `worker ${worker.join(' → ')} ms; in process ${inProcessCpu.join(' → ')} ms`,
+      `before anything above is measured, each side runs ${turns} turns of the demo mix, ${WARM_UP.concurrency} conversations at a time, ` +
+        `in ${WARM_UP.windows} windows; V8 optimizes the worker's (and our dev server's, and this process's) hot code for about a hundred ` +
+        `turns, and every other row is the steady state a long-running worker reaches`,
+    ],
+  ];
+}
+
 export async function latencyRows(stack: BenchStack): Promise<Row[]> {
-  // Warm-up: config snapshot caches, prepared statements, the worker's workflow cache, JIT.
-  await runMix(demoMix(2), durable(stack), 1, Date.now() + SECTION_LIMIT_MS);
-  await runMix(demoMix(2), inProcess(stack), 1, Date.now() + SECTION_LIMIT_MS);
   const { d, p } = await alternated(stack);
   const history = await historyStats(stack, d.samples);
   // Every step of the turn, regular or local: the chains and the LangGraph peer run as many.

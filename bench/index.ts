@@ -1,6 +1,6 @@
 import { cpus, loadavg } from 'node:os';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { latencyRows, throughputRows } from './durability';
+import { latencyRows, throughputRows, warmUp } from './durability';
 import { benchParallel } from './parallel';
 import { benchPlannerLoop } from './planner-loop';
 import { benchReadyTime } from './ready-time';
@@ -49,9 +49,11 @@ async function durabilityRows(sections: Set<Section>, temporal: BenchTemporal): 
   if (!sections.has('turns') && !sections.has('throughput')) return [];
   const stack = await BenchStack.start({ profileDir: process.env['BENCH_PROFILE_DIR'], temporal });
   try {
+    const warmUpRows = await warmUp(stack);
     return [
       ...(sections.has('turns') ? await latencyRows(stack) : []),
       ...(sections.has('throughput') ? await throughputRows(stack) : []),
+      ...warmUpRows,
     ];
   } finally {
     await stack.stop();

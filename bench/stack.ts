@@ -116,7 +116,7 @@ export class BenchStack {
         extra: { ANTHROPIC_MODEL: BENCH_MODEL, ...AS_DEPLOYED },
       },
       'bench-worker',
-      prof('worker')
+      [...prof('worker'), ...(process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? [])]
     );
     const env = loadEnv({ ANTHROPIC_BASE_URL: llm.baseUrl, ANTHROPIC_MODEL: BENCH_MODEL, DATABASE_URL: tdb.url });
     const inProcess = await buildWorkerDeps(env, { databaseUrl: tdb.url, toolEnv: { ...process.env, ...toolEnv } });
