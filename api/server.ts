@@ -1,4 +1,4 @@
-import { Client, Connection } from '@temporalio/client';
+import { Client, Connection, type ConnectionLike } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
@@ -36,12 +36,18 @@ export interface ApiServerOptions {
   logger?: Logger;
   /** The Temporal Web UI the console links to when TEMPORAL_UI_URL is unset (the one `convengine start` runs). */
   temporalUiUrl?: string;
+  /**
+   * The NativeConnection of a turn worker in this process (`convengine start`), which its owner
+   * closes: turns then start eagerly, their first workflow task handed to that worker with the
+   * start. Default: a connection of the API's own to `temporalAddress`, and no eager start.
+   */
+  workerConnection?: ConnectionLike;
 }
 
 /** Turns parked on a tool approval: the workflow sets this outcome while it waits. */
 const PENDING_APPROVALS_QUERY = "TurnOutcome = 'AWAITING_APPROVAL' AND ExecutionStatus = 'Running'";
 
-function readiness(db: ReturnType<typeof openDatabase>['db'], connection: Connection, env: Env): ReadinessProbe {
+function readiness(db: ReturnType<typeof openDatabase>['db'], connection: ConnectionLike, env: Env): ReadinessProbe {
   const namespace = env.TEMPORAL_NAMESPACE;
   const pollers = () =>
     connection.workflowService
@@ -70,7 +76,8 @@ function readiness(db: ReturnType<typeof openDatabase>['db'], connection: Connec
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
   const { env } = options;
   const handle = openDatabase(options.databaseUrl, { max: 10 });
-  const connection = await Connection.connect({ address: options.temporalAddress });
+  const shared = options.workerConnection;
+  const connection = shared ?? (await Connection.connect({ address: options.temporalAddress }));
   const dataConverter = claimCheckDataConverter(handle.db, env.CLAIM_CHECK_THRESHOLD_BYTES);
   const client = new Client({
     connection,
@@ -81,7 +88,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const store = createConfigStore(handle.db);
   const conversations = conversationQueries(handle.db);
   const metrics = createApiMetrics(async () => (await client.workflow.count(PENDING_APPROVALS_QUERY)).count);
-  const gateway = new TemporalTurnGateway({ client, db: handle.db, taskQueue: env.TEMPORAL_TASK_QUEUE });
+  const gateway = new TemporalTurnGateway({
+    client,
+    db: handle.db,
+    taskQueue: env.TEMPORAL_TASK_QUEUE,
+    eagerStart: shared !== undefined,
+  });
   const ports: ApiPorts = {
     turns: meteredTurnGateway(gateway, metrics.turnDuration),
     conversations,
@@ -108,7 +120,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     url,
     async close() {
       await app.close();
-      await connection.close();
+      if (!shared) await connection.close();
       await handle.close();
     },
   };

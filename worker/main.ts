@@ -23,6 +23,11 @@ export interface TurnWorkerRun {
   env: Env;
   databaseUrl: string;
   address: string;
+  /**
+   * A connection to share (`convengine start`: the API's client uses it too, for eager workflow
+   * start); its owner closes it. Default: the worker connects to `address` and closes on stop.
+   */
+  connection?: NativeConnection;
   /** Environment HTTP tool rows may read; default process.env. */
   toolEnv?: Readonly<Record<string, string | undefined>>;
   tuning?: Partial<WorkerOptions>;
@@ -45,7 +50,9 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
     toolEnv: run.toolEnv,
     observability: { logger, metrics },
   });
-  const connection = await connectWorker(run.address);
+  const owned = run.connection === undefined;
+  const connection = run.connection ?? (await connectWorker(run.address));
+  const release = () => (owned ? connection.close() : Promise.resolve());
   // From sources, webpack would run on every start: the bundle cached for this source state instead.
   const workflows = await runnableWorkflowSource();
   const worker = await createTurnWorker({
@@ -65,13 +72,13 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
     ? await startWorkerProbe(run, { worker, connection, db: wired.deps.db, logger, metrics }).catch(async (err) => {
         worker.shutdown();
         await running.catch(() => undefined);
-        await Promise.all([connection.close(), wired.close()]);
+        await Promise.all([release(), wired.close()]);
         throw err;
       })
     : null;
   const done = running.finally(async () => {
     await probe?.close();
-    await connection.close();
+    await release();
     await wired.close();
   });
   return {

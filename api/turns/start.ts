@@ -13,7 +13,8 @@ export function keyDigest(key: string | null): string | null {
 }
 
 export type StartOutcome =
-  | { kind: 'STARTED'; handle: WorkflowHandle; runId: string }
+  /** `eager`: the server handed the first workflow task back with the start (eager workflow start). */
+  | { kind: 'STARTED'; handle: WorkflowHandle; runId: string; eager: boolean }
   | { kind: 'RUNNING_SAME_KEY'; handle: WorkflowHandle; runId: string }
   | { kind: 'RUNNING_OTHER'; workflowId: string }
   | { kind: 'CLOSED'; status: string };
@@ -23,7 +24,12 @@ export type StartOutcome =
  * second start for the same turn finds the running one, and we attach to it only when it was
  * started with the same idempotency key.
  */
-export async function startTurnWorkflow(client: Client, taskQueue: string, input: TurnInput): Promise<StartOutcome> {
+export async function startTurnWorkflow(
+  client: Client,
+  taskQueue: string,
+  input: TurnInput,
+  options: { eager: boolean } = { eager: false }
+): Promise<StartOutcome> {
   try {
     const handle = await client.workflow.start<typeof conversationTurnV2>(TURN_WORKFLOW_TYPE, {
       taskQueue,
@@ -37,8 +43,9 @@ export async function startTurnWorkflow(client: Client, taskQueue: string, input
         { key: TurnNumberKey, value: input.turnNumber },
       ],
       memo: { idempotencyKey: keyDigest(input.idempotencyKey), turnNumber: input.turnNumber },
+      requestEagerStart: options.eager,
     });
-    return { kind: 'STARTED', handle, runId: handle.firstExecutionRunId };
+    return { kind: 'STARTED', handle, runId: handle.firstExecutionRunId, eager: handle.eagerlyStarted };
   } catch (err) {
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     const handle = client.workflow.getHandle(input.turnId);

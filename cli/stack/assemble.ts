@@ -3,7 +3,9 @@ import type { Env } from '../../config/env';
 import type { Logger } from '../../observability/logger';
 import { installTemporalRuntime } from '../../observability/temporal-runtime';
 import { runnableWorkflowSource } from '../../worker/bundle-cache';
+import type { NativeConnection } from '@temporalio/worker';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
+import { connectWorker } from '../../worker/worker';
 import type { Part, RunningStack, StackOptions, StackServers } from './types';
 import { llmPart, toolsPart } from './parts';
 import { prepareDatabase } from './prepare-database';
@@ -40,13 +42,16 @@ export async function assembleStack(
     const llmUrl = keep(await llmPart(options.env, databaseUrl));
     const toolEnv = keep(await toolsPart());
     const env: Env = llmUrl ? { ...options.env, ANTHROPIC_BASE_URL: llmUrl } : options.env;
+    // One connection for the worker and the API's client, so turns start eagerly (startApiServer says why).
+    const connection = keep(await connectionPart(temporal.address));
     // The API does not need the worker to listen: both come up at once.
     const [worker, api] = await Promise.allSettled([
-      workerPart({ env, databaseUrl, address: temporal.address, toolEnv, logger }),
+      workerPart({ env, databaseUrl, address: temporal.address, connection, toolEnv, logger }),
       apiPart({
         env,
         databaseUrl,
         temporalAddress: temporal.address,
+        workerConnection: connection,
         port: options.apiPort,
         logger,
         uiUrl: temporal.uiUrl,
@@ -82,10 +87,17 @@ async function preparedDatabase(starting: Promise<Part<string>>, options: StackO
   }
 }
 
+/** Stopped after the worker and the API, which are started after it. */
+async function connectionPart(address: string): Promise<Part<NativeConnection>> {
+  const connection = await connectWorker(address);
+  return { value: connection, embedded: null, stop: () => connection.close() };
+}
+
 async function workerPart(part: {
   env: Env;
   databaseUrl: string;
   address: string;
+  connection: NativeConnection;
   toolEnv: Record<string, string>;
   logger: Logger;
 }): Promise<Part<RunningWorker>> {
@@ -94,6 +106,7 @@ async function workerPart(part: {
     env,
     databaseUrl: part.databaseUrl,
     address: part.address,
+    connection: part.connection,
     toolEnv: { ...process.env, ...part.toolEnv },
     tuning: { shutdownGraceTime: '5 seconds' },
     logger: part.logger,
@@ -107,6 +120,7 @@ async function apiPart(part: {
   env: Env;
   databaseUrl: string;
   temporalAddress: string;
+  workerConnection: NativeConnection;
   port: number | undefined;
   logger: Logger;
   uiUrl: string | null;
@@ -115,6 +129,7 @@ async function apiPart(part: {
     env: part.env,
     databaseUrl: part.databaseUrl,
     temporalAddress: part.temporalAddress,
+    workerConnection: part.workerConnection,
     port: part.port,
     logger: part.logger,
     temporalUiUrl: part.uiUrl ?? undefined,

@@ -31,7 +31,9 @@ export class WorkflowHarness {
     readonly worker: Worker,
     readonly taskQueue: string,
     private readonly running: Promise<void>,
-    private readonly nativeConnection: NativeConnection
+    private readonly nativeConnection: NativeConnection,
+    /** A client on the worker's own connection, as `convengine start` wires it (eager workflow start). */
+    readonly workerClient: Client
   ) {}
 
   static async start(
@@ -67,7 +69,8 @@ export class WorkflowHarness {
       dataConverter,
     });
     const running = worker.run();
-    return new WorkflowHarness(mcp, server, client, worker, taskQueue, running, nativeConnection);
+    const workerClient = new Client({ connection: nativeConnection, namespace: server.namespace, dataConverter });
+    return new WorkflowHarness(mcp, server, client, worker, taskQueue, running, nativeConnection, workerClient);
   }
 
   gateway(): TemporalTurnGateway {
