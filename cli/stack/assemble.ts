@@ -1,9 +1,9 @@
+import type { NativeConnection } from '@temporalio/worker';
 import { startApiServer } from '../../api/server';
 import type { Env } from '../../config/env';
 import type { Logger } from '../../observability/logger';
 import { installTemporalRuntime } from '../../observability/temporal-runtime';
 import { runnableWorkflowSource } from '../../worker/bundle-cache';
-import type { NativeConnection } from '@temporalio/worker';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
 import { connectWorker } from '../../worker/worker';
 import type { Part, RunningStack, StackOptions, StackServers } from './types';
