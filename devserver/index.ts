@@ -49,6 +49,17 @@ export interface DevServerOptions {
    * throttled (server 1.29 checks start times only with a validation flag that is off by default).
    */
   workflowIdReuseMinimalIntervalMs?: number;
+  /**
+   * Eager activity execution (`system.enableActivityEagerExecution`): an activity the worker asks to
+   * run eagerly comes back in the answer to the workflow task that scheduled it, without a poll.
+   * Default true, as the shipped server config (deploy/temporal/) sets it.
+   */
+  eagerActivityExecution?: boolean;
+  /**
+   * Eager workflow start (`system.enableEagerWorkflowStart`, true on the real server): a start that asks
+   * for it, from a client sharing its connection with a worker, gets the first workflow task in its answer.
+   */
+  eagerWorkflowStart?: boolean;
   /** Unexpected internal errors; the server keeps serving. Default: one line on stderr. */
   onInternalError?: (error: unknown) => void;
 }
@@ -165,6 +176,8 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     minTimerDelayMs: options.minTimerDelayMs ?? DEFAULT_MIN_TIMER_DELAY_MS,
     maxInFlightUpdates: options.maxInFlightUpdates ?? DEFAULT_MAX_IN_FLIGHT_UPDATES,
     workflowIdReuseMinimalIntervalMs: options.workflowIdReuseMinimalIntervalMs ?? DEFAULT_WORKFLOW_ID_REUSE_INTERVAL_MS,
+    eagerActivityExecution: options.eagerActivityExecution,
+    eagerWorkflowStart: options.eagerWorkflowStart,
     onInternalError,
   });
   const store = options.persistPath ? openStore(engine, options.persistPath, onInternalError) : undefined;

@@ -134,17 +134,20 @@ function dispatchActivity(
   }
   // A paused activity's queued task is dropped; unpausing queues a new one.
   if (activity.paused) return undefined;
-  return engine.transact(() => {
-    const now = engine.now();
-    activity.stage = 'STARTED';
-    activity.startedAt = now;
-    activity.lastHeartbeatAt = undefined;
-    activity.lastIdentity = poller.identity;
-    engine.touch(run);
-    armActivity(engine, run, activity);
-    engine.stats.activityTasksDispatched++;
-    return activityTaskResponse(engine, run, activity, now);
-  });
+  return engine.transact(() => startAttempt(engine, run, activity, poller.identity));
+}
+
+/** Marks the scheduled attempt started by `identity` and builds its task. */
+export function startAttempt(engine: Engine, run: RunState, activity: ActivityState, identity: string): Message {
+  const now = engine.now();
+  activity.stage = 'STARTED';
+  activity.startedAt = now;
+  activity.lastHeartbeatAt = undefined;
+  activity.lastIdentity = identity;
+  engine.touch(run);
+  armActivity(engine, run, activity);
+  engine.stats.activityTasksDispatched++;
+  return activityTaskResponse(engine, run, activity, now);
 }
 
 function activityTaskResponse(engine: Engine, run: RunState, activity: ActivityState, now: number): Message {

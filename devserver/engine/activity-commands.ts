@@ -55,7 +55,18 @@ export function validateScheduleActivity(
   return undefined;
 }
 
-export function scheduleActivity(engine: Engine, run: RunState, attributes: Message, completedEventId: number): void {
+/**
+ * ScheduleActivityTask command. `eager`: the worker will be handed the task in its answer
+ * (startEagerActivities), so it is not queued; its deadlines are armed all the same. Returns the
+ * activity's scheduled event ID.
+ */
+export function scheduleActivity(
+  engine: Engine,
+  run: RunState,
+  attributes: Message,
+  completedEventId: number,
+  eager = false
+): number {
   const timeouts = normalizeTimeouts(attributes, run.runTimeoutMs) as ActivityTimeouts;
   const retryPolicy = normalizeRetryPolicy(attributes.retryPolicy as RetryPolicy | undefined);
   const taskQueue = String((attributes.taskQueue as Message | undefined)?.name || run.taskQueue);
@@ -93,7 +104,8 @@ export function scheduleActivity(engine: Engine, run: RunState, attributes: Mess
   };
   run.activities[event.eventId] = activity;
   armActivity(engine, run, activity);
-  enqueueActivity(engine, run, activity);
+  if (!eager) enqueueActivity(engine, run, activity);
+  return event.eventId;
 }
 
 /** RequestCancelActivityTask command. Returns true if the workflow needs a new task (cancelled at once). */

@@ -194,6 +194,8 @@ interface ApplyContext {
   usedMessages: Set<string>;
   completedEventId: number;
   identity: string;
+  /** Filled with the activities scheduled for eager execution; null when the worker cannot be handed any. */
+  eagerActivities: number[] | null;
 }
 
 /** Writes the event(s) of one command. Returns true if the workflow needs another task to see what happened. */
@@ -211,9 +213,12 @@ function applyCommandEvents(context: ApplyContext, command: Command): boolean {
   const { engine, run, completedEventId, identity } = context;
   const attributes = commandAttributes(command);
   switch (command.commandType) {
-    case C.COMMAND_TYPE_SCHEDULE_ACTIVITY_TASK:
-      scheduleActivity(engine, run, attributes, completedEventId);
+    case C.COMMAND_TYPE_SCHEDULE_ACTIVITY_TASK: {
+      const eager = context.eagerActivities !== null && attributes.requestEagerExecution === true;
+      const scheduledEventId = scheduleActivity(engine, run, attributes, completedEventId, eager);
+      if (eager) context.eagerActivities?.push(scheduledEventId);
       return false;
+    }
     case C.COMMAND_TYPE_REQUEST_CANCEL_ACTIVITY_TASK:
       return requestCancelActivity(engine, run, attributes, completedEventId, identity);
     case C.COMMAND_TYPE_START_TIMER:
@@ -258,9 +263,18 @@ export function applyCommands(
   commands: Command[],
   messages: ParsedMessages,
   completedEventId: number,
-  identity: string
+  identity: string,
+  eagerActivities: number[] | null = null
 ): boolean {
-  const context: ApplyContext = { engine, run, messages, usedMessages: new Set(), completedEventId, identity };
+  const context: ApplyContext = {
+    engine,
+    run,
+    messages,
+    usedMessages: new Set(),
+    completedEventId,
+    identity,
+    eagerActivities,
+  };
   let needsTask = false;
   for (const command of commands) needsTask = applyCommand(context, command) || needsTask;
   // Messages without a command (rejections) are applied after all commands, as the real server does.

@@ -27,6 +27,13 @@ export interface EngineOptions {
   maxInFlightUpdates: number;
   /** The real server's `history.workflowIdReuseMinimalInterval`: the shortest gap between the runs of a chain. */
   workflowIdReuseMinimalIntervalMs: number;
+  /**
+   * `system.enableActivityEagerExecution`: an activity the worker asks to run eagerly is handed to
+   * it in the answer to the workflow task that scheduled it. Default true, as in deploy/temporal/.
+   */
+  eagerActivityExecution?: boolean;
+  /** `system.enableEagerWorkflowStart`: a start that asks for it gets its first workflow task in the answer. Default true. */
+  eagerWorkflowStart?: boolean;
   now?: () => number;
 }
 
@@ -36,6 +43,9 @@ export interface EngineStats {
   eventsSentInWorkflowTasks: number;
   workflowTasksDispatched: number;
   activityTasksDispatched: number;
+  /** Of those, handed out in a workflow task's answer or a start's (no poll, no matching). */
+  eagerWorkflowTasks: number;
+  eagerActivityTasks: number;
 }
 
 type Listener = () => void;
@@ -65,6 +75,8 @@ export class Engine {
     eventsSentInWorkflowTasks: 0,
     workflowTasksDispatched: 0,
     activityTasksDispatched: 0,
+    eagerWorkflowTasks: 0,
+    eagerActivityTasks: 0,
   };
   store: PersistentStore | undefined;
   /**
@@ -76,6 +88,8 @@ export class Engine {
   readonly retentionMs: number;
   readonly maxInFlightUpdates: number;
   readonly workflowIdReuseMinimalIntervalMs: number;
+  readonly eagerActivityExecution: boolean;
+  readonly eagerWorkflowStart: boolean;
   private readonly listeners = new Map<string, Set<Listener>>();
   private readonly deferred: (() => void)[] = [];
   private depth = 0;
@@ -88,6 +102,8 @@ export class Engine {
     this.retentionMs = options.retentionMs;
     this.maxInFlightUpdates = options.maxInFlightUpdates;
     this.workflowIdReuseMinimalIntervalMs = options.workflowIdReuseMinimalIntervalMs;
+    this.eagerActivityExecution = options.eagerActivityExecution ?? true;
+    this.eagerWorkflowStart = options.eagerWorkflowStart ?? true;
     this.now = options.now ?? Date.now;
     this.matching = new Matching(this.now, () => this.longPollMs);
     // A deadline callback runs outside any RPC: an exception there must not take the process down.

@@ -45,6 +45,8 @@ export interface CreateRunParams {
   lastCompletionResult?: Payloads;
   continuedFailure?: Failure;
   firstWorkflowTaskBackoffMs?: number;
+  /** The start asked for eager execution and got it: its first workflow task goes back in the answer. */
+  eagerExecutionAccepted?: boolean;
 }
 
 export function runTimeoutKey(runId: string): string {
@@ -116,6 +118,7 @@ function startedEventAttributes(run: RunState, params: CreateRunParams): Record<
     workflowExecutionExpirationTime:
       run.executionDeadline === undefined ? undefined : msToTimestamp(run.executionDeadline),
     firstWorkflowTaskBackoff: backoff ? msToDuration(backoff) : undefined,
+    eagerExecutionAccepted: params.eagerExecutionAccepted || undefined,
     memo: nonEmpty(run.memo) && { fields: run.memo },
     searchAttributes: nonEmpty(run.searchAttributes) && { indexedFields: run.searchAttributes },
     header: params.header,

@@ -4,6 +4,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { DevServerError, invalidArgument, requireString, workflowAlreadyCompleted } from '../errors';
+import type { EncodedResponse } from '../proto/codec';
 import { durationMs } from '../proto/time';
 import {
   enums,
@@ -18,7 +19,9 @@ import { createRun, rememberRequestId, terminateRun, type CreateRunParams } from
 import { appendGroup, pending } from './history';
 import { validateRetryPolicy } from './retry';
 import { isOpen, type RunState } from './state';
+import { resendEagerWorkflowTask, startEagerWorkflowTask } from './eager-dispatch';
 import { recordExternalEvents, scheduleWorkflowTask } from './workflow-task';
+import { withEagerWorkflowTask } from './workflow-task-response';
 
 const E = enums.EventType;
 const REUSE = enums.WorkflowIdReusePolicy;
@@ -43,6 +46,7 @@ export interface StartWorkflowExecutionRequest {
   searchAttributes?: { indexedFields?: Record<string, Payload> };
   header?: Message;
   workflowStartDelay?: Duration;
+  requestEagerExecution?: boolean;
 }
 
 export interface SignalWithStartRequest extends StartWorkflowExecutionRequest {
@@ -156,14 +160,49 @@ function startResponse(run: RunState, started: boolean): Message {
   return { runId: run.runId, started, status: run.status };
 }
 
-export function startWorkflowExecution(engine: Engine, request: StartWorkflowExecutionRequest): Message {
+/** The run a start resolves to: a new one (`created`), or the existing one its policies or request ID point at. */
+function startOrResolve(
+  engine: Engine,
+  request: StartWorkflowExecutionRequest,
+  eager = false
+): { run: RunState; started: boolean; created: boolean } {
   const params = startParams(engine, request);
+  const resolution = resolveExisting(engine, params.workflowId, params.requestId, request);
+  if (resolution.kind === 'existing') return { run: resolution.run, started: resolution.started, created: false };
+  const run = createRun(engine, { ...params, eagerExecutionAccepted: eager });
+  scheduleWorkflowTask(engine, run, params.firstWorkflowTaskBackoffMs ?? 0);
+  return { run, started: true, created: true };
+}
+
+/** A start inside another operation (update-with-start): never eager. */
+export function startWorkflowExecution(engine: Engine, request: StartWorkflowExecutionRequest): Message {
   return engine.transact(() => {
-    const resolution = resolveExisting(engine, params.workflowId, params.requestId, request);
-    if (resolution.kind === 'existing') return startResponse(resolution.run, resolution.started);
-    const run = createRun(engine, params);
-    scheduleWorkflowTask(engine, run, params.firstWorkflowTaskBackoffMs ?? 0);
-    return startResponse(run, true);
+    const { run, started } = startOrResolve(engine, request);
+    return startResponse(run, started);
+  });
+}
+
+/**
+ * The StartWorkflowExecution RPC. Eager start, as on the real server: a start that asks for it (a
+ * client sharing its connection with a worker of the task queue) and whose first workflow task is
+ * not held back by a start delay gets that task, started for the client's identity, in its answer.
+ * The same request again (a client retrying a lost answer) gets the same task while it is still
+ * the run's first, first-attempt task; a start that resolved to another run gets none.
+ */
+export function startWorkflowExecutionRpc(
+  engine: Engine,
+  request: StartWorkflowExecutionRequest
+): Message | EncodedResponse {
+  const eager =
+    request.requestEagerExecution === true && engine.eagerWorkflowStart && durationMs(request.workflowStartDelay) <= 0;
+  return engine.transact(() => {
+    const { run, started, created } = startOrResolve(engine, request, eager);
+    const response = startResponse(run, started);
+    if (!eager || !started) return response;
+    const task = created
+      ? startEagerWorkflowTask(engine, run, request.identity ?? '')
+      : resendEagerWorkflowTask(engine, run);
+    return task ? withEagerWorkflowTask(response, task) : response;
   });
 }
 

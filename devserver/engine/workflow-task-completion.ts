@@ -14,6 +14,7 @@ import {
   type TaskQueueRef,
 } from '../proto/types';
 import type { Command } from './command';
+import { startEagerActivities } from './eager-dispatch';
 import { applyCommands, validateCommands } from './commands';
 import type { Engine } from './engine';
 import { appendEvent, appendMaterialized, flushBuffered } from './history';
@@ -113,10 +114,12 @@ export function completeWorkflowTask(engine: Engine, request: RespondWorkflowTas
     return response;
   }
   const completedEventId = recordCompletion(engine, run, wft, request);
-  const needsTask = applyCommands(engine, run, commands, parsed, completedEventId, identity);
+  const eager: number[] | null = engine.eagerActivityExecution ? [] : null;
+  const needsTask = applyCommands(engine, run, commands, parsed, completedEventId, identity, eager);
+  const activityTasks = startEagerActivities(engine, run, eager ?? [], identity);
   resolveQueryResults(engine, request.queryResults);
   finishWorkflowTask(engine, run, needsTask || request.forceCreateNewWorkflowTask === true);
-  return {};
+  return activityTasks.length > 0 ? { activityTasks } : {};
 }
 
 /** A speculative task that only rejected updates, with nothing new in the meantime, leaves no trace. */

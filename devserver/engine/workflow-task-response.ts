@@ -2,15 +2,17 @@
  * The PollWorkflowTaskQueue response: built around history events that were encoded once, when
  * they were written, so a task never re-encodes the history it ships.
  */
-import { appendRepeatedSubmessage, EncodedResponse, encodeMessage, protoType } from '../proto/codec';
+import { appendRepeatedSubmessage, appendSubmessage, EncodedResponse, encodeMessage, protoType } from '../proto/codec';
 import { msToTimestamp } from '../proto/time';
-import { enums } from '../proto/types';
+import { enums, type Message } from '../proto/types';
 import type { Engine } from './engine';
 import type { QueuedTask } from './matching';
 import type { RunState } from './state';
 
 const POLL_RESPONSE = protoType('temporal.api.workflowservice.v1.PollWorkflowTaskQueueResponse');
 const HISTORY_FIELD_NUMBER = 8;
+const START_RESPONSE = protoType('temporal.api.workflowservice.v1.StartWorkflowExecutionResponse');
+const EAGER_WORKFLOW_TASK_FIELD_NUMBER = 2;
 
 export interface WorkflowQueuedTask extends QueuedTask {
   runId: string;
@@ -46,5 +48,12 @@ export function workflowTaskResponse(engine: Engine, run: RunState, parts: Workf
   engine.stats.eventsSentInWorkflowTasks += parts.history.length;
   return new EncodedResponse(
     appendRepeatedSubmessage(encodeMessage(POLL_RESPONSE, base), HISTORY_FIELD_NUMBER, parts.history)
+  );
+}
+
+/** A StartWorkflowExecution answer carrying the run's first workflow task (eager start), its history encoded once. */
+export function withEagerWorkflowTask(response: Message, task: EncodedResponse): EncodedResponse {
+  return new EncodedResponse(
+    appendSubmessage(encodeMessage(START_RESPONSE, response), EAGER_WORKFLOW_TASK_FIELD_NUMBER, task.bytes)
   );
 }

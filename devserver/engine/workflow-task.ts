@@ -260,7 +260,12 @@ function recordStarted(engine: Engine, run: RunState, wft: WorkflowTaskState, id
   wft.startedEventId = scheduledId + 1;
 }
 
-function startWorkflowTask(engine: Engine, run: RunState, wft: WorkflowTaskState, poller: PollerInfo): EncodedResponse {
+export function startWorkflowTask(
+  engine: Engine,
+  run: RunState,
+  wft: WorkflowTaskState,
+  poller: PollerInfo
+): EncodedResponse {
   const now = engine.now();
   recordStarted(engine, run, wft, poller.identity);
   wft.startedAt = now;
@@ -270,8 +275,23 @@ function startWorkflowTask(engine: Engine, run: RunState, wft: WorkflowTaskState
   engine.touch(run);
   armWorkflowTask(engine, run);
   engine.stats.workflowTasksDispatched++;
-  const messages = takeUpdateMessages(engine, run, wft);
-  const queries = takeAttachedQueries(engine, run, wft);
+  return startedTaskResponse(
+    engine,
+    run,
+    wft,
+    takeUpdateMessages(engine, run, wft),
+    takeAttachedQueries(engine, run, wft)
+  );
+}
+
+/** The answer that hands a started task to its worker. */
+export function startedTaskResponse(
+  engine: Engine,
+  run: RunState,
+  wft: WorkflowTaskState,
+  messages: unknown[] | undefined,
+  queries: Record<string, unknown> | undefined
+): EncodedResponse {
   // A sticky worker has the run cached: it gets only what happened since its last task.
   const from = wft.sticky ? run.lastCompletedStartedEventId : 0;
   return workflowTaskResponse(engine, run, {

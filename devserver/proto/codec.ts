@@ -136,6 +136,17 @@ export function appendRepeatedSubmessage(base: Buffer, fieldNumber: number, part
   return out;
 }
 
+/** Appends `part`, a pre-encoded message, as the length-delimited field `fieldNumber` of `base`. */
+export function appendSubmessage(base: Buffer, fieldNumber: number, part: Uint8Array): Buffer {
+  const tag = (fieldNumber << 3) | 2;
+  const out = Buffer.allocUnsafe(base.length + varintSize(tag) + varintSize(part.length) + part.length);
+  base.copy(out, 0);
+  let offset = writeVarint(out, base.length, tag);
+  offset = writeVarint(out, offset, part.length);
+  out.set(part, offset);
+  return out;
+}
+
 /** A response whose bytes are already final; the gRPC layer sends it as is. */
 export class EncodedResponse {
   constructor(readonly bytes: Buffer) {}

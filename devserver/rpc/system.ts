@@ -41,7 +41,7 @@ function describeNamespace(engine: Engine, request: Message): Message {
   return describeNamespaceResponse(engine);
 }
 
-function systemInfo(): Message {
+function systemInfo(engine: Engine): Message {
   return {
     serverVersion: SERVER_VERSION,
     capabilities: {
@@ -52,7 +52,7 @@ function systemInfo(): Message {
       encodedFailureAttributes: true,
       buildIdBasedVersioning: false,
       upsertMemo: true,
-      eagerWorkflowStart: false,
+      eagerWorkflowStart: engine.eagerWorkflowStart,
       sdkMetadata: true,
       countGroupByExecutionStatus: true,
       nexus: false,
@@ -82,7 +82,7 @@ export function searchAttributeKeys(engine: Engine): Record<string, number> {
 
 export function systemHandlers(engine: Engine, persistence: string): Record<string, RpcHandler> {
   return {
-    GetSystemInfo: () => systemInfo(),
+    GetSystemInfo: () => systemInfo(engine),
     DescribeNamespace: (request) => describeNamespace(engine, request),
     ListNamespaces: () => ({ namespaces: [describeNamespaceResponse(engine)] }),
     RegisterNamespace: (request) => {

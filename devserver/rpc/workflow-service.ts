@@ -26,6 +26,7 @@ import {
   signalWithStartWorkflowExecution,
   signalWorkflowExecution,
   startWorkflowExecution,
+  startWorkflowExecutionRpc,
   terminateWorkflowExecution,
   type StartWorkflowExecutionRequest,
 } from '../engine/workflow-ops';
@@ -92,7 +93,7 @@ function taskHandlers(engine: Engine): Handlers {
 
 function clientHandlers(engine: Engine): Handlers {
   return {
-    StartWorkflowExecution: (request) => startWorkflowExecution(engine, request),
+    StartWorkflowExecution: (request) => startWorkflowExecutionRpc(engine, request),
     SignalWithStartWorkflowExecution: (request) => signalWithStartWorkflowExecution(engine, request),
     SignalWorkflowExecution: (request) => signalWorkflowExecution(engine, request),
     RequestCancelWorkflowExecution: (request) => requestCancelWorkflowExecution(engine, request),

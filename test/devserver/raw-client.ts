@@ -8,6 +8,8 @@ import type { Message } from '../../devserver/proto/types';
 
 const WORKFLOW_SERVICE = 'temporal.api.workflowservice.v1.WorkflowService';
 const OPERATOR_SERVICE = 'temporal.api.operatorservice.v1.OperatorService';
+/** Above the servers' long polls (55–60 s) and below the SDK's 70 s. */
+const CALL_DEADLINE_MS = 65_000;
 
 export interface RawCall {
   response: Promise<Message>;
@@ -35,6 +37,9 @@ export class RawClient {
         (value: Message | Buffer) => (Buffer.isBuffer(value) ? value : encodeMessage(codec.requestType, value)),
         (bytes: Buffer) => decodeMessage(codec.responseType, bytes),
         request,
+        new grpc.Metadata(),
+        // The real server refuses a long poll without a deadline.
+        { deadline: Date.now() + CALL_DEADLINE_MS },
         (error, value) => (error ? reject(error) : resolve(value ?? {}))
       );
     });

@@ -351,6 +351,45 @@ describe('sticky execution', () => {
   });
 });
 
+test('the SDK worker runs its activities eagerly; with eager dispatch off every task goes through a poll', async () => {
+  const run = async (eager: boolean) => {
+    const instance = await startDevServer({ port: 0, eagerActivityExecution: eager, eagerWorkflowStart: eager });
+    const client = new RawClient(instance.address);
+    try {
+      await withWorker(instance.address, 'eager', (sdkClient) =>
+        sdkClient.workflow.execute<typeof activitySequence>('activitySequence', {
+          taskQueue: 'eager',
+          workflowId: randomUUID(),
+          args: [5],
+        })
+      );
+      const info = await client.call('GetSystemInfo', {});
+      const started = await client.call('StartWorkflowExecution', {
+        namespace: 'default',
+        workflowId: randomUUID(),
+        workflowType: { name: 'anything' },
+        taskQueue: { name: 'nobody-polls' },
+        requestId: randomUUID(),
+        requestEagerExecution: true,
+      });
+      return { stats: instance.stats(), info, started };
+    } finally {
+      client.close();
+      await instance.stop();
+    }
+  };
+  const on = await run(true);
+  expect(on.stats.activityTasksDispatched).toBe(5);
+  expect(on.stats.eagerActivityTasks).toBe(5);
+  expect(on.info.capabilities).toMatchObject({ eagerWorkflowStart: true });
+  expect(on.started.eagerWorkflowTask).toBeDefined();
+  const off = await run(false);
+  expect(off.stats.activityTasksDispatched).toBe(5);
+  expect(off.stats.eagerActivityTasks).toBe(0);
+  expect((off.info.capabilities as { eagerWorkflowStart?: boolean }).eagerWorkflowStart ?? false).toBe(false);
+  expect(off.started.eagerWorkflowTask ?? null).toBeNull();
+});
+
 test('a workflow using an unsupported feature (child workflows) gets a workflow task failure that says so', async () => {
   await withWorker(server.address, 'unsupported', async (client) => {
     const handle = await client.workflow.start('startsChild', { taskQueue: 'unsupported', workflowId: randomUUID() });

@@ -30,7 +30,7 @@ const ENGINE_LAYERS: readonly (readonly string[])[] = [
   ['workflow-task-response', 'update-protocol', 'queries', 'workflow-retry'],
   ['workflow-task'],
   ['activities', 'timers'],
-  ['executions'],
+  ['executions', 'eager-dispatch'],
   ['activity-commands', 'run-commands', 'commands'],
   // Entry points the RPC tables call.
   [

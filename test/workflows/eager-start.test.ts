@@ -1,15 +1,14 @@
 import { startTurnWorkflow } from '../../api/turns/start';
 import { seedPacks } from '../../db/seed';
 import { turnIdFor, type TurnInput, type TurnResult } from '../../core/turn/contracts';
-import { usingRealServer } from '../support/temporal';
 import { WorkflowHarness } from '../support/workflow-harness';
 
 jest.setTimeout(60_000);
 
 /**
  * Eager workflow start (`convengine start`: the API's client on its worker's NativeConnection). The
- * real server hands the turn's first workflow task back with the start, and sdk-core gives it to
- * the worker; our dev server ignores the request. Either way the turn runs as any other.
+ * server (the real one, and our dev server) hands the turn's first workflow task back with the
+ * start, and sdk-core gives it to the worker; the turn then runs as any other.
  */
 describe('eager workflow start (api/turns/start.ts)', () => {
   let harness: WorkflowHarness;
@@ -32,12 +31,12 @@ describe('eager workflow start (api/turns/start.ts)', () => {
     receivedAt: new Date().toISOString(),
   });
 
-  it(`starts a turn on the worker's connection ${usingRealServer ? 'eagerly' : '(not eagerly on our dev server)'} and runs it to the end`, async () => {
+  it("starts a turn eagerly on the worker's connection and runs it to the end", async () => {
     const started = await startTurnWorkflow(harness.workerClient, harness.taskQueue, input(crypto.randomUUID()), {
       eager: true,
     });
     if (started.kind !== 'STARTED') throw new Error(`not started: ${started.kind}`);
-    expect(started.eager).toBe(usingRealServer);
+    expect(started.eager).toBe(true);
     const result = (await started.handle.result()) as TurnResult;
     expect(result.payload).toEqual({ type: 'TEXT', value: 'Hi, how can I help you today?' });
     const events = await harness.history(started.handle.workflowId);
