@@ -2,6 +2,7 @@ import { benchLangGraphPeer, type LangGraphPeerResult } from './peers/langgraph'
 import { benchRoundTrip, type RoundTripResult } from './round-trip';
 import { HEARTBEAT_INTERVAL_MS } from '../activities/runtime/heartbeat';
 import type { Row } from './table';
+import { combineRpcs, NO_RPCS, scrapeWorkerRpcs, workerRpcRow, type WorkerRpcs } from './worker-rpcs';
 import type { BenchStack } from './stack';
 import {
   demoMix,
@@ -58,6 +59,8 @@ interface CpuProbe {
   workerThreads: Record<string, number>;
   serverMs: number;
   clientMs: number;
+  /** The worker's calls to the server in the window. */
+  rpcs: WorkerRpcs;
 }
 
 function threadDelta(before: Record<string, number>, after: Record<string, number>): Record<string, number> {
@@ -70,6 +73,7 @@ async function measured(stack: BenchStack, send: Transport, conversations: numbe
     threads: threadCpuMs(stack.worker.pid),
     server: processCpuMs(stack.server.pid),
     own: ownCpuMs(),
+    rpcs: await scrapeWorkerRpcs(stack.workerMetricsAddress),
   };
   const run = await runMix(demoMix(conversations), send, concurrency, Date.now() + SECTION_LIMIT_MS);
   const cpu: CpuProbe = {
@@ -78,6 +82,7 @@ async function measured(stack: BenchStack, send: Transport, conversations: numbe
     workerThreads: threadDelta(before.threads, threadCpuMs(stack.worker.pid)),
     serverMs: processCpuMs(stack.server.pid) - before.server,
     clientMs: ownCpuMs() - before.own,
+    rpcs: combineRpcs(await scrapeWorkerRpcs(stack.workerMetricsAddress), before.rpcs, -1),
   };
   return { samples: run.samples, cpu };
 }
@@ -95,13 +100,17 @@ function merged(a: Measured, b: Measured): Measured {
       workerThreads: threads,
       serverMs: a.cpu.serverMs + b.cpu.serverMs,
       clientMs: a.cpu.clientMs + b.cpu.clientMs,
+      rpcs: combineRpcs(a.cpu.rpcs, b.cpu.rpcs, 1),
     },
   };
 }
 
 /** The latency turns, durable and in-process alternating in rounds (LATENCY_ROUND says why). */
 async function alternated(stack: BenchStack): Promise<{ d: Measured; p: Measured }> {
-  const none: Measured = { samples: [], cpu: { turns: 0, workerMs: 0, workerThreads: {}, serverMs: 0, clientMs: 0 } };
+  const none: Measured = {
+    samples: [],
+    cpu: { turns: 0, workerMs: 0, workerThreads: {}, serverMs: 0, clientMs: 0, rpcs: NO_RPCS },
+  };
   let d = none;
   let p = none;
   for (let done = 0; done < LATENCY_CONVERSATIONS; done += LATENCY_ROUND) {
@@ -233,6 +242,7 @@ function costTable({ d, p, history, roundTrip, peer }: LatencyRun): Row[] {
       `worker ${per(d.cpu.workerMs, d.cpu.turns)}, server ${per(d.cpu.serverMs, d.cpu.turns)}, client ${per(d.cpu.clientMs, d.cpu.turns)}`,
       `worker by thread: ${threads(d.cpu)}; in-process turn: ${per(p.cpu.clientMs, p.cpu.turns)} CPU (user + system, /proc and process.cpuUsage)`,
     ],
+    workerRpcRow(d.cpu.rpcs, d.cpu.turns),
     [
       'History size per turn',
       `${history.meanEvents.toFixed(0)} events, ${kib(history.meanBytes)}`,

@@ -7,6 +7,7 @@ import { seedPacks } from '../db/seed';
 import { startDemoLlm } from '../demo/recorded-llm';
 import { DEMO_API_KEY, startDemoToolServer, type DemoToolServer } from '../demo/tool-server';
 import type { ScriptedLlm } from '../scripted-llm';
+import { freePort } from '../db/embedded/ports';
 import { buildWorkerDeps, type WorkerDeps } from '../worker/deps';
 import { TURN_SEARCH_ATTRIBUTES } from '../workflows/search-attributes';
 import { installedTemporalCli } from '../cli/temporal/binary';
@@ -77,6 +78,8 @@ export class BenchStack {
     readonly server: BenchServer,
     readonly temporal: BenchTemporal,
     readonly worker: ConvengineProcess,
+    /** host:port of the worker's sdk-core metrics (bench/worker-rpcs.ts reads its RPC counters). */
+    readonly workerMetricsAddress: string,
     readonly client: Client,
     readonly gateway: TemporalTurnGateway,
     private readonly inProcess: WorkerDeps
@@ -104,6 +107,7 @@ export class BenchStack {
     const { address, server } = await startServer(temporal, prof('devserver'));
     const taskQueue = `bench-${process.pid}`;
     const toolEnv = { CONVENGINE_TOOL_DEMO_URL: tools.baseUrl, CONVENGINE_TOOL_DEMO_API_KEY: DEMO_API_KEY };
+    const workerMetricsAddress = `127.0.0.1:${await freePort()}`;
     const worker = await startWorkerProcess(
       {
         temporalAddress: address,
@@ -113,7 +117,7 @@ export class BenchStack {
         toolBaseUrl: tools.baseUrl,
         toolApiKey: DEMO_API_KEY,
         // Any model name: the recorded LLM ignores it (and the SDK warns about retired default names).
-        extra: { ANTHROPIC_MODEL: BENCH_MODEL, ...AS_DEPLOYED },
+        extra: { ANTHROPIC_MODEL: BENCH_MODEL, TEMPORAL_SDK_METRICS_ADDRESS: workerMetricsAddress, ...AS_DEPLOYED },
       },
       'bench-worker',
       [...prof('worker'), ...(process.env.BENCH_WORKER_NODE_ARGS?.split(' ').filter(Boolean) ?? [])]
@@ -128,7 +132,19 @@ export class BenchStack {
       dataConverter,
     });
     const gateway = new TemporalTurnGateway({ client, db: tdb.db, taskQueue });
-    return new BenchStack(address, tdb, llm, tools, server, temporal, worker, client, gateway, inProcess);
+    return new BenchStack(
+      address,
+      tdb,
+      llm,
+      tools,
+      server,
+      temporal,
+      worker,
+      workerMetricsAddress,
+      client,
+      gateway,
+      inProcess
+    );
   }
 
   /** Stops everything; SIGTERM lets the worker and dev server exit normally and write their profiles. */
