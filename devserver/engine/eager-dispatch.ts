@@ -1,9 +1,10 @@
 /**
- * Eager dispatch, as the real server does it with `system.enableActivityEagerExecution` and
- * `system.enableEagerWorkflowStart`: a task handed to the worker in the answer to the call that
- * created it, with no task queue, poll or matching in between. The first workflow task of a run goes
- * back to the client that started it (it shares its connection with a worker); an activity goes back
- * to the worker whose workflow task scheduled it.
+ * Eager dispatch, as the real server does it: a task handed to the worker in the answer to the call
+ * that created it, with no task queue, poll or matching in between. The first workflow task of a run
+ * goes back to the client that started it (it shares its connection with a worker;
+ * `system.enableEagerWorkflowStart`); an activity, and a workflow task a completion made necessary,
+ * go back to the worker whose workflow task scheduled them (`system.enableActivityEagerExecution`;
+ * `returnNewWorkflowTask`).
  */
 import type { EncodedResponse } from '../proto/codec';
 import type { Message } from '../proto/types';
@@ -27,11 +28,28 @@ export function startEagerWorkflowTask(engine: Engine, run: RunState, identity: 
   return startWorkflowTask(engine, run, wft, { identity, queueName: wft.queue });
 }
 
+/**
+ * The workflow task a completion made necessary (events that arrived meanwhile, an update, a forced
+ * task), started for the worker that completed the previous one and returned in its answer, as the
+ * real server does when the completion asks (`returnNewWorkflowTask`: sdk-core asks whenever it
+ * keeps the run cached). Its queued copy is dropped when matching reaches it.
+ */
+export function startReturnedWorkflowTask(
+  engine: Engine,
+  run: RunState,
+  identity: string
+): EncodedResponse | undefined {
+  const wft = run.wft;
+  if (!isOpen(run) || !wft || wft.startedEventId !== 0 || wft.notBefore !== undefined) return undefined;
+  engine.stats.returnedWorkflowTasks++;
+  return startWorkflowTask(engine, run, wft, { identity, queueName: wft.queue }, true);
+}
+
 /** The eager task again, for a start retried with the same request ID, while the first task is still running. */
 export function resendEagerWorkflowTask(engine: Engine, run: RunState): EncodedResponse | undefined {
   const wft = run.wft;
   if (!wft || wft.startedEventId !== FIRST_TASK_STARTED_EVENT_ID || wft.attempt !== 1) return undefined;
-  return startedTaskResponse(engine, run, wft, undefined, undefined);
+  return startedTaskResponse(engine, run, wft, {}, false);
 }
 
 /**

@@ -46,6 +46,8 @@ export interface EngineStats {
   /** Of those, handed out in a workflow task's answer or a start's (no poll, no matching). */
   eagerWorkflowTasks: number;
   eagerActivityTasks: number;
+  /** Workflow tasks returned in the answer to the completion of the previous one. */
+  returnedWorkflowTasks: number;
 }
 
 type Listener = () => void;
@@ -77,6 +79,7 @@ export class Engine {
     activityTasksDispatched: 0,
     eagerWorkflowTasks: 0,
     eagerActivityTasks: 0,
+    returnedWorkflowTasks: 0,
   };
   store: PersistentStore | undefined;
   /**

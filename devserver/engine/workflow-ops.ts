@@ -21,7 +21,7 @@ import { validateRetryPolicy } from './retry';
 import { isOpen, type RunState } from './state';
 import { resendEagerWorkflowTask, startEagerWorkflowTask } from './eager-dispatch';
 import { recordExternalEvents, scheduleWorkflowTask } from './workflow-task';
-import { withEagerWorkflowTask } from './workflow-task-response';
+import { withWorkflowTask } from './workflow-task-response';
 
 const E = enums.EventType;
 const REUSE = enums.WorkflowIdReusePolicy;
@@ -202,7 +202,7 @@ export function startWorkflowExecutionRpc(
     const task = created
       ? startEagerWorkflowTask(engine, run, request.identity ?? '')
       : resendEagerWorkflowTask(engine, run);
-    return task ? withEagerWorkflowTask(response, task) : response;
+    return task ? withWorkflowTask('start', response, task) : response;
   });
 }
 

@@ -4,6 +4,7 @@
  * failure, server-side rejection and start-to-close timeout.
  */
 import { DevServerError, invalidArgument, taskNotFound } from '../errors';
+import type { EncodedResponse } from '../proto/codec';
 import { durationMs } from '../proto/time';
 import {
   enums,
@@ -14,7 +15,8 @@ import {
   type TaskQueueRef,
 } from '../proto/types';
 import type { Command } from './command';
-import { startEagerActivities } from './eager-dispatch';
+import { startEagerActivities, startReturnedWorkflowTask } from './eager-dispatch';
+import { withWorkflowTask } from './workflow-task-response';
 import { applyCommands, validateCommands } from './commands';
 import type { Engine } from './engine';
 import { appendEvent, appendMaterialized, flushBuffered } from './history';
@@ -37,6 +39,7 @@ export interface RespondWorkflowTaskCompletedRequest {
   identity?: string;
   stickyAttributes?: { workerTaskQueue?: TaskQueueRef; scheduleToStartTimeout?: Duration };
   forceCreateNewWorkflowTask?: boolean;
+  returnNewWorkflowTask?: boolean;
   binaryChecksum?: string;
   queryResults?: Record<string, WorkflowQueryResult>;
   messages?: ProtocolMessage[];
@@ -77,7 +80,10 @@ function isCloseCommand(command: Command): boolean {
   );
 }
 
-export function completeWorkflowTask(engine: Engine, request: RespondWorkflowTaskCompletedRequest): object {
+export function completeWorkflowTask(
+  engine: Engine,
+  request: RespondWorkflowTaskCompletedRequest
+): Message | EncodedResponse {
   const { run, wft } = requireStartedWorkflowTask(engine, request.taskToken);
   const commands = request.commands ?? [];
   const identity = request.identity ?? '';
@@ -111,7 +117,7 @@ export function completeWorkflowTask(engine: Engine, request: RespondWorkflowTas
     const response = dropSpeculativeTask(engine, run, parsed);
     resolveQueryResults(engine, request.queryResults);
     finishWorkflowTask(engine, run, false);
-    return response;
+    return answer(engine, run, request, response);
   }
   const completedEventId = recordCompletion(engine, run, wft, request);
   const eager: number[] | null = engine.eagerActivityExecution ? [] : null;
@@ -119,7 +125,20 @@ export function completeWorkflowTask(engine: Engine, request: RespondWorkflowTas
   const activityTasks = startEagerActivities(engine, run, eager ?? [], identity);
   resolveQueryResults(engine, request.queryResults);
   finishWorkflowTask(engine, run, needsTask || request.forceCreateNewWorkflowTask === true);
-  return activityTasks.length > 0 ? { activityTasks } : {};
+  return answer(engine, run, request, activityTasks.length > 0 ? { activityTasks } : {});
+}
+
+/** The completion's answer, with the next workflow task when the worker asked for it and there is one. */
+function answer(
+  engine: Engine,
+  run: RunState,
+  request: RespondWorkflowTaskCompletedRequest,
+  response: Message
+): Message | EncodedResponse {
+  const task = request.returnNewWorkflowTask
+    ? startReturnedWorkflowTask(engine, run, request.identity ?? '')
+    : undefined;
+  return task ? withWorkflowTask('completion', response, task) : response;
 }
 
 /** A speculative task that only rejected updates, with nothing new in the meantime, leaves no trace. */

@@ -11,8 +11,11 @@ import type { RunState } from './state';
 
 const POLL_RESPONSE = protoType('temporal.api.workflowservice.v1.PollWorkflowTaskQueueResponse');
 const HISTORY_FIELD_NUMBER = 8;
-const START_RESPONSE = protoType('temporal.api.workflowservice.v1.StartWorkflowExecutionResponse');
-const EAGER_WORKFLOW_TASK_FIELD_NUMBER = 2;
+/** Answers that can carry a started workflow task, and the field it goes in. */
+const CARRIERS = {
+  start: { type: protoType('temporal.api.workflowservice.v1.StartWorkflowExecutionResponse'), field: 2 },
+  completion: { type: protoType('temporal.api.workflowservice.v1.RespondWorkflowTaskCompletedResponse'), field: 1 },
+};
 
 export interface WorkflowQueuedTask extends QueuedTask {
   runId: string;
@@ -51,9 +54,15 @@ export function workflowTaskResponse(engine: Engine, run: RunState, parts: Workf
   );
 }
 
-/** A StartWorkflowExecution answer carrying the run's first workflow task (eager start), its history encoded once. */
-export function withEagerWorkflowTask(response: Message, task: EncodedResponse): EncodedResponse {
-  return new EncodedResponse(
-    appendSubmessage(encodeMessage(START_RESPONSE, response), EAGER_WORKFLOW_TASK_FIELD_NUMBER, task.bytes)
-  );
+/**
+ * A StartWorkflowExecution answer (eager start) or RespondWorkflowTaskCompleted answer (a returned
+ * new task) carrying a started workflow task, whose history was encoded once.
+ */
+export function withWorkflowTask(
+  carrier: keyof typeof CARRIERS,
+  response: Message,
+  task: EncodedResponse
+): EncodedResponse {
+  const { type, field } = CARRIERS[carrier];
+  return new EncodedResponse(appendSubmessage(encodeMessage(type, response), field, task.bytes));
 }

@@ -260,11 +260,17 @@ function recordStarted(engine: Engine, run: RunState, wft: WorkflowTaskState, id
   wft.startedEventId = scheduledId + 1;
 }
 
+/**
+ * Starts the task for `poller` and builds its answer. A worker with the run cached (a sticky task,
+ * or `cached`: a task returned to the worker that completed the previous one) gets only what
+ * happened since its last task.
+ */
 export function startWorkflowTask(
   engine: Engine,
   run: RunState,
   wft: WorkflowTaskState,
-  poller: PollerInfo
+  poller: PollerInfo,
+  cached = wft.sticky
 ): EncodedResponse {
   const now = engine.now();
   recordStarted(engine, run, wft, poller.identity);
@@ -279,8 +285,8 @@ export function startWorkflowTask(
     engine,
     run,
     wft,
-    takeUpdateMessages(engine, run, wft),
-    takeAttachedQueries(engine, run, wft)
+    { messages: takeUpdateMessages(engine, run, wft), queries: takeAttachedQueries(engine, run, wft) },
+    cached
   );
 }
 
@@ -289,19 +295,18 @@ export function startedTaskResponse(
   engine: Engine,
   run: RunState,
   wft: WorkflowTaskState,
-  messages: unknown[] | undefined,
-  queries: Record<string, unknown> | undefined
+  attached: { messages?: unknown[]; queries?: Record<string, unknown> },
+  cached: boolean
 ): EncodedResponse {
-  // A sticky worker has the run cached: it gets only what happened since its last task.
-  const from = wft.sticky ? run.lastCompletedStartedEventId : 0;
+  const from = cached ? run.lastCompletedStartedEventId : 0;
   return workflowTaskResponse(engine, run, {
     token: workflowTaskToken(run.runId, wft.seq),
     history: historyFrom(run, from, wft.transientEvents),
     startedEventId: wft.startedEventId,
     attempt: wft.attempt,
     scheduledAt: wft.scheduledAt,
-    queries,
-    messages,
+    queries: attached.queries,
+    messages: attached.messages,
   });
 }
 

@@ -2,7 +2,9 @@
  * Eager dispatch, as a fake worker sees it on both servers (`npm run test:temporal` runs this on the
  * real one with the shipped dynamic config): an activity scheduled with `requestEagerExecution`
  * comes back, started, in the answer to the workflow task that scheduled it; a start that asks for
- * it gets the run's first workflow task in its answer. Our dev server used to ignore both.
+ * it gets the run's first workflow task in its answer; a completion that asks for it
+ * (`returnNewWorkflowTask`) gets the workflow task it made necessary. Our dev server used to ignore
+ * all three.
  */
 import { randomUUID } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
@@ -48,12 +50,13 @@ const COMPLETE_WORKFLOW: Message = {
 };
 
 /** RespondWorkflowTaskCompleted as the fake worker. */
-function completeTask(task: Message, commands: Message[]): Promise<Message> {
+function completeTask(task: Message, commands: Message[], extra: Message = {}): Promise<Message> {
   return raw.call('RespondWorkflowTaskCompleted', {
     namespace: server.namespace,
     taskToken: task.taskToken,
     identity,
     commands,
+    ...extra,
   });
 }
 
@@ -223,4 +226,31 @@ test('a retried start gets the same task; one that resolves to the running run, 
     workflowStartDelay: { seconds: 30 },
   });
   expect(delayed.eagerWorkflowTask ?? null).toBeNull();
+});
+
+test('a completion that asks for it gets the workflow task it made necessary, with the history since its last', async () => {
+  const taskQueue = `returned-${randomUUID()}`;
+  const { workflowId, task } = await startAndPoll(taskQueue);
+  const plain = await completeTask(task, [], { forceCreateNewWorkflowTask: true });
+  expect(plain.workflowTask ?? null).toBeNull();
+  const next = await raw.call('PollWorkflowTaskQueue', {
+    namespace: server.namespace,
+    taskQueue: { name: taskQueue },
+    identity,
+  });
+
+  const answer = await completeTask(next, [], { forceCreateNewWorkflowTask: true, returnNewWorkflowTask: true });
+  const returned = answer.workflowTask as Message;
+  expect(returned).toMatchObject({ startedEventId: 9, previousStartedEventId: 6, attempt: 1 });
+  const events = (returned.history as { events: { eventId: number; eventType: number }[] }).events;
+  expect(events.map((e) => [e.eventId, e.eventType])).toEqual([
+    [7, E.EventType.EVENT_TYPE_WORKFLOW_TASK_COMPLETED],
+    [8, E.EventType.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED],
+    [9, E.EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED],
+  ]);
+  await completeTask(returned, [COMPLETE_WORKFLOW], { returnNewWorkflowTask: true });
+  const history = await eventsOf(workflowId);
+  const started = history.filter((e) => e.eventType === E.EventType.EVENT_TYPE_WORKFLOW_TASK_STARTED).at(-1);
+  expect(started?.workflowTaskStartedEventAttributes).toMatchObject({ identity });
+  expect(history.at(-1)?.eventType).toBe(E.EventType.EVENT_TYPE_WORKFLOW_EXECUTION_COMPLETED);
 });
