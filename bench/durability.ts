@@ -68,23 +68,25 @@ function threadDelta(before: Record<string, number>, after: Record<string, numbe
 }
 
 async function measured(stack: BenchStack, send: Transport, conversations: number, concurrency = 1) {
+  // The RPC counters are read outside the CPU window: serving and reading a scrape is no turn's work.
+  const rpcsBefore = await scrapeWorkerRpcs(stack.workerMetricsAddress);
   const before = {
     worker: processCpuMs(stack.worker.pid),
     threads: threadCpuMs(stack.worker.pid),
     server: processCpuMs(stack.server.pid),
     own: ownCpuMs(),
-    rpcs: await scrapeWorkerRpcs(stack.workerMetricsAddress),
   };
   const run = await runMix(demoMix(conversations), send, concurrency, Date.now() + SECTION_LIMIT_MS);
-  const cpu: CpuProbe = {
+  const cpu = {
     turns: run.samples.length,
     workerMs: processCpuMs(stack.worker.pid) - before.worker,
     workerThreads: threadDelta(before.threads, threadCpuMs(stack.worker.pid)),
     serverMs: processCpuMs(stack.server.pid) - before.server,
     clientMs: ownCpuMs() - before.own,
-    rpcs: combineRpcs(await scrapeWorkerRpcs(stack.workerMetricsAddress), before.rpcs, -1),
   };
-  return { samples: run.samples, cpu };
+  const rpcs = combineRpcs(await scrapeWorkerRpcs(stack.workerMetricsAddress), rpcsBefore, -1);
+  const probe: CpuProbe = { ...cpu, rpcs };
+  return { samples: run.samples, cpu: probe };
 }
 
 type Measured = Awaited<ReturnType<typeof measured>>;

@@ -1,3 +1,4 @@
+import { parseMetrics, sumOf } from '../test/support/prometheus-text';
 import type { Row } from './table';
 
 /**
@@ -14,30 +15,21 @@ export interface WorkerRpcs {
 
 export const NO_RPCS: WorkerRpcs = { polls: {}, calls: 0, activityTasks: 0, eagerActivityTasks: 0 };
 
-/** Sum of a counter's samples by one label (all samples under '' when `label` is absent). */
-function counter(scrape: string, metric: string, label: string): Record<string, number> {
-  const out: Record<string, number> = {};
-  const labelPattern = new RegExp(`${label}="([^"]*)"`);
-  for (const line of scrape.split('\n')) {
-    if (!line.startsWith(`${metric}{`)) continue;
-    const key = labelPattern.exec(line)?.[1] ?? '';
-    out[key] = (out[key] ?? 0) + Number(line.slice(line.lastIndexOf(' ') + 1));
-  }
-  return out;
-}
-
-const total = (values: Record<string, number>): number => Object.values(values).reduce((a, b) => a + b, 0);
+/** The long polls sdk-core makes; every other call is counted as one. */
+const POLLS = ['PollWorkflowTaskQueue', 'PollActivityTaskQueue'];
 
 /** The worker's counters now; all zero when its exporter cannot be read (the row then says so). */
 export async function scrapeWorkerRpcs(address: string): Promise<WorkerRpcs> {
   try {
-    const scrape = await (await fetch(`http://${address}/metrics`)).text();
-    const received = counter(scrape, 'temporal_activity_task_received_total', 'eager');
+    const samples = parseMetrics(await (await fetch(`http://${address}/metrics`)).text());
+    const polls = Object.fromEntries(
+      POLLS.map((operation) => [operation, sumOf(samples, 'temporal_long_request_total', { operation })])
+    );
     return {
-      polls: counter(scrape, 'temporal_long_request_total', 'operation'),
-      calls: total(counter(scrape, 'temporal_request_total', 'operation')),
-      activityTasks: total(received),
-      eagerActivityTasks: received['true'] ?? 0,
+      polls,
+      calls: sumOf(samples, 'temporal_request_total'),
+      activityTasks: sumOf(samples, 'temporal_activity_task_received_total'),
+      eagerActivityTasks: sumOf(samples, 'temporal_activity_task_received_total', { eager: 'true' }),
     };
   } catch {
     return NO_RPCS;
@@ -58,7 +50,7 @@ export function combineRpcs(a: WorkerRpcs, b: WorkerRpcs, sign: 1 | -1): WorkerR
 
 export function workerRpcRow(rpcs: WorkerRpcs, turns: number): Row {
   const per = (n: number) => (n / Math.max(1, turns)).toFixed(1);
-  const polls = total(rpcs.polls);
+  const polls = Object.values(rpcs.polls).reduce((a, b) => a + b, 0);
   const eagerShare = rpcs.activityTasks > 0 ? (100 * rpcs.eagerActivityTasks) / rpcs.activityTasks : NaN;
   return [
     'Worker RPCs per turn: polls answered + other calls',

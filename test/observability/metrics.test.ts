@@ -1,6 +1,7 @@
 import { Writable } from 'node:stream';
 import { createLogger } from '../../observability/logger';
-import { parseMetrics, sumOf, TelemetryStack } from '../support/telemetry-stack';
+import { parseMetrics, sumOf } from '../support/prometheus-text';
+import { TelemetryStack } from '../support/telemetry-stack';
 import { usingRealServer } from '../support/temporal';
 
 /** GET a probe route: status and body text. */

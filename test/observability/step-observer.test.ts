@@ -4,7 +4,7 @@ import { EngineError, ErrorType } from '../../core/errors';
 import { stepObserver } from '../../observability/activity-interceptor';
 import { silentLogger } from '../../observability/logger';
 import { createWorkerMetrics, type WorkerMetrics } from '../../observability/metrics';
-import { parseMetrics, sumOf } from '../support/telemetry-stack';
+import { parseMetrics, sumOf } from '../support/prometheus-text';
 
 /** Runs one activity attempt through the step observer, as the worker's interceptor chain does. */
 async function runStep(metrics: WorkerMetrics, activityType: string, arg: unknown, result: () => Promise<unknown>) {

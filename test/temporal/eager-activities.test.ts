@@ -12,17 +12,9 @@ import { freePort } from '../../db/embedded/ports';
 import { DEMO_MESSAGES as M } from '../../demo/conversations';
 import { ConvengineProcess } from '../support/child-processes';
 import { createTestDatabase, type TestDatabase } from '../support/database';
+import { parseMetrics, sumOf } from '../support/prometheus-text';
 
 jest.setTimeout(240_000);
-
-/** The sum of a Prometheus metric's samples in a scrape, over the label sets that contain `label`. */
-function total(scrape: string, metric: string, label = ''): number {
-  return scrape
-    .split('\n')
-    .filter((line) => line.startsWith(`${metric}{`) || line.startsWith(`${metric} `))
-    .filter((line) => line.includes(label))
-    .reduce((sum, line) => sum + Number(line.slice(line.lastIndexOf(' ') + 1)), 0);
-}
 
 async function post(apiUrl: string, body: object): Promise<Record<string, unknown>> {
   const res = await fetch(`${apiUrl}/api/v1/conversation/message`, {
@@ -63,10 +55,10 @@ describe('eager activity execution on the real server with the shipped dynamic c
     for (const message of [M.loanEdit, M.loanConfirm])
       await post(apiUrl, { conversationId: first['conversationId'], message });
 
-    const scrape = await (await fetch(`http://${sdkMetrics}/metrics`)).text();
-    const executed = total(scrape, 'temporal_activity_execution_latency_count');
-    const received = total(scrape, 'temporal_activity_task_received_total');
-    const eager = total(scrape, 'temporal_activity_task_received_total', 'eager="true"');
+    const samples = parseMetrics(await (await fetch(`http://${sdkMetrics}/metrics`)).text());
+    const executed = sumOf(samples, 'temporal_activity_execution_latency_count');
+    const received = sumOf(samples, 'temporal_activity_task_received_total');
+    const eager = sumOf(samples, 'temporal_activity_task_received_total', { eager: 'true' });
     expect(executed).toBeGreaterThanOrEqual(5);
     expect(received).toBe(executed);
     // Most are eager; the server may still refuse one when the worker has no free slot at that moment.

@@ -1,6 +1,7 @@
 import { startTurnWorkflow } from '../../api/turns/start';
 import { seedPacks } from '../../db/seed';
-import { turnIdFor, type TurnInput, type TurnResult } from '../../core/turn/contracts';
+import type { TurnInput, TurnResult } from '../../core/turn/contracts';
+import { turnInput } from '../support/config-rows';
 import { WorkflowHarness } from '../support/workflow-harness';
 
 jest.setTimeout(60_000);
@@ -19,17 +20,8 @@ describe('eager workflow start (api/turns/start.ts)', () => {
   });
   afterAll(async () => harness?.stop());
 
-  const input = (conversationId: string): TurnInput => ({
-    conversationId,
-    turnNumber: 1,
-    turnId: turnIdFor(conversationId, 1),
-    message: 'hi',
-    inputParams: {},
-    reset: false,
-    requestContext: {},
-    idempotencyKey: null,
-    receivedAt: new Date().toISOString(),
-  });
+  const input = (conversationId: string): TurnInput =>
+    turnInput('hi', { conversationId, receivedAt: new Date().toISOString() });
 
   it("starts a turn eagerly on the worker's connection and runs it to the end", async () => {
     const started = await startTurnWorkflow(harness.workerClient, harness.taskQueue, input(crypto.randomUUID()), {
