@@ -62,6 +62,9 @@ function startParams(engine: Engine, request: StartWorkflowExecutionRequest): Cr
   for (const d of [request.workflowExecutionTimeout, request.workflowRunTimeout, request.workflowTaskTimeout]) {
     if (durationMs(d) < 0) throw invalidArgument('Timeouts cannot be negative.');
   }
+  if (durationMs(request.workflowStartDelay) < 0) {
+    throw invalidArgument('An invalid WorkflowStartDelaySeconds is set on request.');
+  }
   const retryProblem = validateRetryPolicy(request.retryPolicy);
   if (retryProblem) throw invalidArgument(retryProblem);
   const saProblem = engine.searchAttributes.validate(request.searchAttributes?.indexedFields);

@@ -226,6 +226,18 @@ test('a retried start gets the same task; one that resolves to the running run, 
     workflowStartDelay: { seconds: 30 },
   });
   expect(delayed.eagerWorkflowTask ?? null).toBeNull();
+  // A negative delay is refused, eager or not, rather than read as none.
+  await expect(
+    raw.call('StartWorkflowExecution', {
+      namespace: server.namespace,
+      workflowId: `eager-${randomUUID()}`,
+      workflowType: { name: 'anything' },
+      taskQueue: { name: taskQueue },
+      requestId: randomUUID(),
+      requestEagerExecution: true,
+      workflowStartDelay: { seconds: -5 },
+    })
+  ).rejects.toMatchObject({ code: 3 });
 });
 
 test('a completion that asks for it gets the workflow task it made necessary, with the history since its last', async () => {
