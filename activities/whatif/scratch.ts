@@ -1,5 +1,6 @@
 import { drizzle } from 'drizzle-orm/node-postgres';
 import type { Pool, PoolClient } from 'pg';
+import { retryOnConnectionLoss } from '../../db/connection-loss';
 import { schema, type Database } from '../../db/pool';
 
 /**
@@ -40,8 +41,7 @@ function savepointClient(client: PoolClient): PoolClient {
   });
 }
 
-/** Runs `work` on a scratch handle and rolls everything back, whatever happens. */
-export async function inScratchTransaction<T>(pool: Pool, work: (db: Database) => Promise<T>): Promise<T> {
+async function onceInScratchTransaction<T>(pool: Pool, work: (db: Database) => Promise<T>): Promise<T> {
   const client = await pool.connect();
   let broken = false;
   try {
@@ -56,4 +56,14 @@ export async function inScratchTransaction<T>(pool: Pool, work: (db: Database) =
     }
     client.release(broken);
   }
+}
+
+/**
+ * Runs `work` on a scratch handle and rolls everything back, whatever happens. Since nothing it
+ * did survives, `work` lost with its connection (failover, restart, pg_terminate_backend) is run
+ * again from the start on a fresh one, up to the tries of an idempotent statement; `work` must
+ * therefore build all its state inside (the replay makes its feeds and scratch id per call).
+ */
+export async function inScratchTransaction<T>(pool: Pool, work: (db: Database) => Promise<T>): Promise<T> {
+  return retryOnConnectionLoss(() => onceInScratchTransaction(pool, work));
 }

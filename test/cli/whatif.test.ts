@@ -233,6 +233,31 @@ describe('convengine whatif (what-if replay)', () => {
     }
   });
 
+  it('a replay whose connection is terminated mid-way runs again on a fresh one and reports the same', async () => {
+    const request = { conversationId: idOf('loan-confirmation'), config: { version: 'current' } };
+    const undisturbed = await whatifConversation({ db: demo.tdb.db }, request);
+    // The scratch session is the only one here with a transaction that has written (backend_xid): end it from outside.
+    const terminateScratch = async () =>
+      (
+        await demo.tdb.pool.query(`
+          with scratch as materialized (
+            select pid from pg_stat_activity
+             where datname = current_database() and pid <> pg_backend_pid() and backend_xid is not null)
+          select pid from scratch where pg_terminate_backend(pid)`)
+      ).rowCount ?? 0;
+    let terminated = 0;
+    for (let round = 0; round < 5 && terminated === 0; round++) {
+      let replaying = true;
+      const replay = whatifConversation({ db: demo.tdb.db }, request).finally(() => (replaying = false));
+      while (replaying && terminated === 0) {
+        terminated += await terminateScratch();
+        await new Promise((resolve) => setTimeout(resolve, 2));
+      }
+      expect(await replay).toEqual(undisturbed);
+    }
+    expect(terminated).toBe(1);
+  });
+
   it('nothing of the recorded conversations (or anything else) changed', async () => {
     expect(await fingerprint()).toEqual(before);
   });
