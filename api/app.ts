@@ -16,7 +16,7 @@ import { conversationRoutes } from './routes/conversation';
 import { healthRoutes } from './routes/health';
 import { streamRoutes } from './routes/stream';
 import { traceRoutes } from './routes/trace';
-import { whatifRoutes } from './routes/whatif';
+import { DEFAULT_WHATIF_LIMITS, whatifRoutes, type WhatifLimits } from './routes/whatif';
 
 export interface ApiOptions {
   ports: ApiPorts;
@@ -30,6 +30,8 @@ export interface ApiOptions {
   streamPollIntervalMs?: number;
   streamMaxDurationMs?: number;
   version?: string;
+  /** Bounds on GET /api/v1/whatif, which replays in this process (defaults: 2 at once, 200 turns). */
+  whatifLimits?: WhatifLimits;
   /** The turn console (/console and its API); absent: no console. */
   console?: ConsolePorts;
 }
@@ -65,7 +67,9 @@ export function buildApi(options: ApiOptions): FastifyInstance {
     maxDurationMs: options.streamMaxDurationMs ?? 30 * 60 * 1000,
   });
   adminRoutes(app, options.ports, docs);
-  if (options.ports.whatif) whatifRoutes(app, options.ports.whatif, docs);
+  if (options.ports.whatif) {
+    whatifRoutes(app, options.ports.whatif, docs, options.whatifLimits ?? DEFAULT_WHATIF_LIMITS);
+  }
   heldToolRoutes(app, options.ports, docs);
   if (options.console) {
     consoleRoutes(app, options.ports, options.console, docs);

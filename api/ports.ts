@@ -102,8 +102,15 @@ export interface ConfigAdmin {
 
 /** What-if replay of one recorded conversation against a stored config version (activities/whatif). */
 export interface WhatifQueries {
-  /** Throws WhatifInputError for an unknown conversation or version, or an invalid draft. */
-  conversation(conversationId: string, configVersion: string): Promise<ConversationWhatifResult>;
+  /**
+   * Throws WhatifInputError for an unknown conversation or version, an invalid draft, or a conversation
+   * with more recorded turns than `limits.maxTurns`.
+   */
+  conversation(
+    conversationId: string,
+    configVersion: string,
+    limits: { maxTurns: number }
+  ): Promise<ConversationWhatifResult>;
 }
 
 export interface ReadinessProbe {

@@ -101,7 +101,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     config: { refresh: async () => store.refresh() },
     readiness: readiness(handle.db, connection, env),
     whatif: {
-      conversation: (id, version) => whatifConversation({ db: handle.db }, { conversationId: id, config: { version } }),
+      conversation: (id, version, { maxTurns }) =>
+        whatifConversation({ db: handle.db }, { conversationId: id, config: { version }, maxTurns }),
     },
     heldTools: temporalHeldTools(client),
   };
@@ -112,6 +113,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     logLevel: env.LOG_LEVEL,
     logger: options.logger,
     metrics: () => metricsText(metrics.registry),
+    whatifLimits: { concurrency: env.WHATIF_CONCURRENCY, maxTurns: env.WHATIF_MAX_TURNS },
     console: consolePorts(handle.db, client, options.temporalUiUrl ?? env.TEMPORAL_UI_URL),
   });
   const url = await app.listen({ host: options.host ?? env.HOST, port: options.port ?? env.PORT });

@@ -72,6 +72,10 @@ const envSchema = z.object({
   /** The Temporal Web UI (compose); the turn console links every turn to its workflow there. */
   TEMPORAL_UI_URL: httpUrl,
   MESSAGE_MAX_BYTES: integer(8192, 1),
+  /** GET /api/v1/whatif replays in the API process: at most this many at once (more get 429), ... */
+  WHATIF_CONCURRENCY: integer(2, 1, 64),
+  /** ... each of a conversation with at most this many recorded turns (longer: 422; the CLI has no bound). */
+  WHATIF_MAX_TURNS: integer(200, 1),
   /** Payloads at least this large are stored in ce_payload_claim; history keeps a reference (db/claims/). */
   CLAIM_CHECK_THRESHOLD_BYTES: integer(CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES, 1024),
   LOG_LEVEL: z.preprocess(

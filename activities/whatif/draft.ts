@@ -6,10 +6,18 @@ import { readConfigRows, snapshotOf } from '../../db/config/load';
 import { createConfigStore } from '../../db/config/store';
 import type { Database } from '../../db/pool';
 
-/** A what-if request the caller got wrong: an unknown conversation or config version, an invalid draft. */
+/**
+ * A what-if request the caller got wrong: an unknown conversation or config version, an invalid draft, a
+ * conversation longer than the caller allows a replay to be.
+ */
 export class WhatifInputError extends Error {
   constructor(
-    readonly code: 'CONVERSATION_NOT_FOUND' | 'CONFIG_VERSION_NOT_FOUND' | 'CONFIG_INVALID' | 'BAD_REQUEST',
+    readonly code:
+      | 'CONVERSATION_NOT_FOUND'
+      | 'CONFIG_VERSION_NOT_FOUND'
+      | 'CONFIG_INVALID'
+      | 'CONVERSATION_TOO_LONG'
+      | 'BAD_REQUEST',
     message: string
   ) {
     super(message);

@@ -7,7 +7,7 @@ import { diffTurn, skippedTurn, type ConversationWhatifResult, type TurnDiff } f
 import { emptyTurnFacts, turnFactsOf, type TurnFacts } from '../../core/whatif/facts';
 import type { Database } from '../../db/pool';
 import { committedTurnCount } from '../../db/repositories/conversation';
-import { auditsByTurn, readRecording, type RecordedTurn } from '../../db/whatif/recording';
+import { auditsByTurn, readRecording, recordedTurnCount, type RecordedTurn } from '../../db/whatif/recording';
 import type { ActivityDeps, Clock } from '../deps';
 import { runTurnInProcess } from '../runner/in-process';
 import { CircuitRegistry } from '../tools/http/circuit';
@@ -34,6 +34,11 @@ export interface WhatifRequest {
   conversationId: string;
   /** The draft: a snapshot (e.g. from a YAML tree, see draftFromRows) or a stored version / `current`. */
   config: ConfigSnapshot | { version: string };
+  /**
+   * Refuse (CONVERSATION_TOO_LONG) a conversation with more recorded turns than this, before anything is
+   * read: a replay runs every turn in this process, on one held connection. Unset: no bound (the CLI).
+   */
+  maxTurns?: number;
 }
 
 /** An object any use of which is a bug: the replay never reaches SQL tools, HTTP or a parser. */
@@ -142,6 +147,16 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export async function whatifConversation(deps: WhatifDeps, request: WhatifRequest): Promise<ConversationWhatifResult> {
   if (!UUID.test(request.conversationId)) {
     throw new WhatifInputError('BAD_REQUEST', `conversation id must be a UUID, got "${request.conversationId}"`);
+  }
+  if (request.maxTurns !== undefined) {
+    const turns = await recordedTurnCount(deps.db, request.conversationId);
+    if (turns > request.maxTurns) {
+      throw new WhatifInputError(
+        'CONVERSATION_TOO_LONG',
+        `conversation ${request.conversationId} has ${turns} recorded turns; a replay here takes at most ` +
+          `${request.maxTurns} (convengine whatif replays any length)`
+      );
+    }
   }
   const recording = await readRecording(deps.db, request.conversationId);
   if (!recording) {

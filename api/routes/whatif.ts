@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { CONFIG_VERSION_PATTERN, WhatifInputError } from '../../activities/whatif/draft';
 import { countByStatus } from '../../core/whatif/diff';
-import { badRequest, notFound } from '../errors';
+import { ApiError, badRequest, notFound } from '../errors';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { WhatifQueries } from '../ports';
 import { errorSchema, uuidParam } from '../schemas';
@@ -38,8 +38,41 @@ const turnDiffSchema = {
   },
 } as const;
 
+/**
+ * A replay runs every recorded turn in this process, on a database connection it holds throughout, so the
+ * API bounds both how many run at once and how long a conversation one may replay: operators' what-ifs
+ * must not take the connections and CPU that end users' turns need.
+ */
+export interface WhatifLimits {
+  concurrency: number;
+  maxTurns: number;
+}
+
+export const DEFAULT_WHATIF_LIMITS: WhatifLimits = { concurrency: 2, maxTurns: 200 };
+
+/** Seconds a refused caller is told to wait: about one replay of a long conversation. */
+const BUSY_RETRY_AFTER_SECONDS = 5;
+
+function toApiError(err: WhatifInputError): ApiError {
+  switch (err.code) {
+    case 'CONVERSATION_NOT_FOUND':
+    case 'CONFIG_VERSION_NOT_FOUND':
+      return notFound(err.code, err.message);
+    case 'CONVERSATION_TOO_LONG':
+      return new ApiError(422, err.code, err.message);
+    default:
+      return badRequest(err.code, err.message);
+  }
+}
+
 /** `GET /api/v1/whatif`: one conversation's what-if replay (see docs/whatif.md), for the console's side-by-side view. */
-export function whatifRoutes(app: FastifyInstance, whatif: WhatifQueries, docs: OpenApiRegistry): void {
+export function whatifRoutes(
+  app: FastifyInstance,
+  whatif: WhatifQueries,
+  docs: OpenApiRegistry,
+  limits: WhatifLimits
+): void {
+  let running = 0;
   route(
     app,
     docs,
@@ -48,7 +81,9 @@ export function whatifRoutes(app: FastifyInstance, whatif: WhatifQueries, docs: 
       url: '/api/v1/whatif',
       summary:
         'Replays a recorded conversation against a stored config version (or "current") from recordings only, ' +
-        'writing nothing, and returns per turn what changes: intent, state, rules, tools, response, approvals.',
+        'writing nothing, and returns per turn what changes: intent, state, rules, tools, response, approvals. ' +
+        'Bounded per API process: 429 WHATIF_BUSY (with Retry-After) beyond WHATIF_CONCURRENCY replays at once, ' +
+        '422 CONVERSATION_TOO_LONG beyond WHATIF_MAX_TURNS recorded turns.',
       schema: {
         querystring: {
           type: 'object',
@@ -71,10 +106,21 @@ export function whatifRoutes(app: FastifyInstance, whatif: WhatifQueries, docs: 
         },
       },
     },
-    async (request) => {
+    async (request, reply) => {
       const query = request.query as { conversation: string; config: string };
+      if (running >= limits.concurrency) {
+        reply.header('retry-after', String(BUSY_RETRY_AFTER_SECONDS));
+        throw new ApiError(
+          429,
+          'WHATIF_BUSY',
+          `${running} what-if replays are already running here (at most ${limits.concurrency}); try again shortly.`
+        );
+      }
+      running += 1;
       try {
-        const result = await whatif.conversation(query.conversation.toLowerCase(), query.config);
+        const result = await whatif.conversation(query.conversation.toLowerCase(), query.config, {
+          maxTurns: limits.maxTurns,
+        });
         const report = { config: { version: result.configVersion, source: query.config }, conversations: [result] };
         return {
           conversationId: result.conversationId,
@@ -84,10 +130,9 @@ export function whatifRoutes(app: FastifyInstance, whatif: WhatifQueries, docs: 
           turns: result.turns,
         };
       } catch (err) {
-        if (!(err instanceof WhatifInputError)) throw err;
-        if (err.code === 'CONVERSATION_NOT_FOUND' || err.code === 'CONFIG_VERSION_NOT_FOUND')
-          throw notFound(err.code, err.message);
-        throw badRequest(err.code, err.message);
+        throw err instanceof WhatifInputError ? toApiError(err) : err;
+      } finally {
+        running -= 1;
       }
     }
   );

@@ -1,4 +1,4 @@
-import { and, asc, eq, gte, isNotNull, min } from 'drizzle-orm';
+import { and, asc, countDistinct, eq, gte, isNotNull, min } from 'drizzle-orm';
 import { ErrorType } from '../../core/errors';
 import type { Json, JsonObject } from '../../core/json';
 import { McpAudit } from '../../core/mcp/constants';
@@ -66,7 +66,9 @@ function byTurn(rows: readonly StoredAudit[]): Map<number, StoredAudit[]> {
   const turns = new Map<number, StoredAudit[]>();
   for (const row of rows) {
     if (row.turnNumber === null) continue;
-    turns.set(row.turnNumber, [...(turns.get(row.turnNumber) ?? []), row]);
+    const rows = turns.get(row.turnNumber);
+    if (rows) rows.push(row);
+    else turns.set(row.turnNumber, [row]);
   }
   return turns;
 }
@@ -174,6 +176,15 @@ async function llmCallsOf(db: Database, conversationId: string): Promise<Recorde
 /** The audit rows of one conversation, grouped by turn (for the replay's own scratch rows too). */
 export async function auditsByTurn(db: Database, conversationId: string): Promise<Map<number, StoredAudit[]>> {
   return byTurn(await listAudits(db, conversationId));
+}
+
+/** How many turns a recording of the conversation would hold (turns with a USER_INPUT audit): one indexed count. */
+export async function recordedTurnCount(db: Database, conversationId: string): Promise<number> {
+  const [row] = await db
+    .select({ turns: countDistinct(ceAudit.turnNumber).mapWith(Number) })
+    .from(ceAudit)
+    .where(and(eq(ceAudit.conversationId, conversationId), eq(ceAudit.stage, 'USER_INPUT')));
+  return row?.turns ?? 0;
 }
 
 /** The recording of one conversation; null when it has no recorded turn. */

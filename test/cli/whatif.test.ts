@@ -198,10 +198,17 @@ describe('convengine whatif (what-if replay)', () => {
       config: { refresh: unused },
       readiness: { check: async () => ({}) },
       whatif: {
-        conversation: (id, version) => whatifConversation({ db }, { conversationId: id, config: { version } }),
+        conversation: (id, version, { maxTurns }) =>
+          whatifConversation({ db }, { conversationId: id, config: { version }, maxTurns }),
       },
     };
-    const app = buildApi({ ports, apiToken: 'whatif-token', messageMaxBytes: 8192, logLevel: 'silent' });
+    const app = buildApi({
+      ports,
+      apiToken: 'whatif-token',
+      messageMaxBytes: 8192,
+      logLevel: 'silent',
+      whatifLimits: { concurrency: 2, maxTurns: 3 },
+    });
     const get = (query: string, token = 'whatif-token') =>
       app.inject({ method: 'GET', url: `/api/v1/whatif?${query}`, headers: { authorization: `Bearer ${token}` } });
     try {
@@ -231,6 +238,16 @@ describe('convengine whatif (what-if replay)', () => {
     } finally {
       await app.close();
     }
+  });
+
+  it('refuses, before reading anything, a conversation with more recorded turns than the caller allows', async () => {
+    const loan = idOf('loan-confirmation');
+    const request = { conversationId: loan, config: { version: 'current' } };
+    expect((await whatifConversation({ db: demo.tdb.db }, { ...request, maxTurns: 3 })).turns).toHaveLength(3);
+    await expect(whatifConversation({ db: demo.tdb.db }, { ...request, maxTurns: 2 })).rejects.toMatchObject({
+      code: 'CONVERSATION_TOO_LONG',
+      message: `conversation ${loan} has 3 recorded turns; a replay here takes at most 2 (convengine whatif replays any length)`,
+    });
   });
 
   it('a replay whose connection is terminated mid-way runs again on a fresh one and reports the same', async () => {

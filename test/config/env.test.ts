@@ -22,6 +22,8 @@ describe('loadEnv', () => {
       PORT: 3000,
       HOST: '127.0.0.1',
       MESSAGE_MAX_BYTES: 8192,
+      WHATIF_CONCURRENCY: 2,
+      WHATIF_MAX_TURNS: 200,
       CLAIM_CHECK_THRESHOLD_BYTES: 32768,
       LOG_LEVEL: 'info',
       OTEL_SERVICE_NAME: 'convengine',
@@ -62,6 +64,8 @@ describe('loadEnv', () => {
           LLM_MAX_TOKENS: '1.5',
           PORT: '70000',
           MESSAGE_MAX_BYTES: 'big',
+          WHATIF_CONCURRENCY: '0',
+          WHATIF_MAX_TURNS: '-5',
           CLAIM_CHECK_THRESHOLD_BYTES: '10',
           LOG_LEVEL: 'loud',
           CONVENGINE_TEMPORAL: 'docker',
@@ -89,6 +93,8 @@ describe('loadEnv', () => {
         'WORKER_METRICS_PORT',
         'TEMPORAL_SDK_METRICS_ADDRESS',
         'MESSAGE_MAX_BYTES',
+        'WHATIF_CONCURRENCY',
+        'WHATIF_MAX_TURNS',
         'PORT',
         'TEMPORAL_ADDRESS',
       ].sort()
@@ -98,8 +104,9 @@ describe('loadEnv', () => {
     expect(issues.LOG_LEVEL).toMatch(/one of fatal, error, warn, info/);
     expect(issues.CONVENGINE_TEMPORAL).toMatch(/one of embedded, cli, auto/);
     expect(issues.LOG_FORMAT).toMatch(/one of json, pretty/);
+    expect([issues.WHATIF_CONCURRENCY, issues.WHATIF_MAX_TURNS]).toEqual(['must be >= 1', 'must be >= 1']);
     expect(issues.OTEL_EXPORTER_OTLP_ENDPOINT).toMatch(/http:\/\/ or https:\/\//);
-    expect(message).toMatch(/^Invalid environment \(14 variable\(s\)\)/);
+    expect(message).toMatch(/^Invalid environment \(16 variable\(s\)\)/);
     expect(message).not.toContain('hunter2');
   });
 });
