@@ -29,6 +29,9 @@ export interface ApiOptions {
   metrics?: () => Promise<string>;
   streamPollIntervalMs?: number;
   streamMaxDurationMs?: number;
+  /** Audit streams open at once (default 100); see StreamOptions. */
+  streamMaxConnections?: number;
+  streamHeartbeatMs?: number;
   version?: string;
   /** Bounds on GET /api/v1/whatif, which replays in this process (defaults: 2 at once, 200 turns). */
   whatifLimits?: WhatifLimits;
@@ -65,6 +68,8 @@ export function buildApi(options: ApiOptions): FastifyInstance {
   streamRoutes(app, options.ports, docs, {
     pollIntervalMs: options.streamPollIntervalMs ?? 250,
     maxDurationMs: options.streamMaxDurationMs ?? 30 * 60 * 1000,
+    maxStreams: options.streamMaxConnections ?? 100,
+    heartbeatMs: options.streamHeartbeatMs ?? 15_000,
   });
   adminRoutes(app, options.ports, docs);
   if (options.ports.whatif) {

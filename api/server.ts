@@ -114,6 +114,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     logger: options.logger,
     metrics: () => metricsText(metrics.registry),
     whatifLimits: { concurrency: env.WHATIF_CONCURRENCY, maxTurns: env.WHATIF_MAX_TURNS },
+    streamMaxConnections: env.STREAM_MAX_CONNECTIONS,
     console: consolePorts(handle.db, client, options.temporalUiUrl ?? env.TEMPORAL_UI_URL),
   });
   const url = await app.listen({ host: options.host ?? env.HOST, port: options.port ?? env.PORT });

@@ -72,6 +72,8 @@ const envSchema = z.object({
   /** The Temporal Web UI (compose); the turn console links every turn to its workflow there. */
   TEMPORAL_UI_URL: httpUrl,
   MESSAGE_MAX_BYTES: integer(8192, 1),
+  /** Audit streams (SSE) open at once in one API process; more get 429. Each polls the database 4 times a second. */
+  STREAM_MAX_CONNECTIONS: integer(100, 1, 100_000),
   /** GET /api/v1/whatif replays in the API process: at most this many at once (more get 429), ... */
   WHATIF_CONCURRENCY: integer(2, 1, 64),
   /** ... each of a conversation with at most this many recorded turns (longer: 422; the CLI has no bound). */

@@ -1,5 +1,7 @@
-import type { FastifyInstance } from 'fastify';
+import type { ServerResponse } from 'node:http';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { VERBOSE_PROGRESS } from '../../core/verbose';
+import { ApiError } from '../errors';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts, AuditRowView } from '../ports';
 import { uuidParam } from '../schemas';
@@ -9,7 +11,17 @@ export interface StreamOptions {
   pollIntervalMs: number;
   /** Closes idle streams so abandoned clients do not hold a poller forever. */
   maxDurationMs: number;
+  /**
+   * Streams open at once in this process; one more gets 429 TOO_MANY_STREAMS. Each polls the database
+   * every `pollIntervalMs`, so this bounds the load streams put on the pool that end users' turns share.
+   */
+  maxStreams: number;
+  /** A comment line after this long without an event, so proxies do not close a quiet stream as idle. */
+  heartbeatMs: number;
 }
+
+/** Seconds a refused client is told to wait before trying again. */
+const BUSY_RETRY_AFTER_SECONDS = 10;
 
 function sseEvent(event: string, data: unknown, id?: number): string {
   const lines = [`event: ${event}`];
@@ -41,47 +53,90 @@ function auditEvent(row: AuditRowView): string {
 }
 
 /**
+ * Writes one chunk, and when the client reads slower than rows arrive, waits until it has taken what
+ * is buffered (or is gone): a stalled reader holds one chunk in memory, not every row since it stalled.
+ */
+async function write(raw: ServerResponse, chunk: string): Promise<void> {
+  if (raw.write(chunk) || raw.destroyed) return;
+  await new Promise<void>((resolve) => {
+    const done = () => {
+      raw.off('drain', done);
+      raw.off('close', done);
+      resolve();
+    };
+    raw.on('drain', done);
+    raw.on('close', done);
+  });
+}
+
+/** Polls the conversation's audit rows after `lastId` and sends each, until the client leaves or time is up. */
+async function pump(request: FastifyRequest, raw: ServerResponse, ports: ApiPorts, id: string, opts: StreamOptions) {
+  const resumeFrom = Number(request.headers['last-event-id'] ?? 0);
+  let lastId = Number.isFinite(resumeFrom) ? resumeFrom : 0;
+  let lastWrite = Date.now();
+  let failing = false;
+  const started = Date.now();
+  while (!raw.destroyed && Date.now() - started < opts.maxDurationMs) {
+    try {
+      for (const row of await ports.conversations.audits(id, lastId)) {
+        await write(raw, auditEvent(row));
+        lastId = row.auditId;
+        lastWrite = Date.now();
+      }
+      failing = false;
+    } catch (err) {
+      // The database is away: keep the stream and try again; say so once per outage, not every poll.
+      if (!failing) request.log.warn({ err, conversationId: id }, 'audit stream poll failed; retrying');
+      failing = true;
+    }
+    if (Date.now() - lastWrite >= opts.heartbeatMs) {
+      await write(raw, ': keep-alive\n\n');
+      lastWrite = Date.now();
+    }
+    await new Promise((resolve) => setTimeout(resolve, opts.pollIntervalMs));
+  }
+}
+
+/**
  * SSE of audit rows as they are written (reference §9.4): `CONNECTED` first, then one event per
  * row named by its stage. Rows are polled by id, so a reconnecting client resumes with
  * Last-Event-ID and misses nothing.
  */
 export function streamRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry, opts: StreamOptions): void {
+  let open = 0;
   route(
     app,
     docs,
     {
       method: 'GET',
       url: '/api/v1/conversation/:id/stream',
-      summary: 'Server-sent events: the conversation audit trail as it is written.',
+      summary:
+        'Server-sent events: the conversation audit trail as it is written. A comment line keeps a quiet stream ' +
+        'open; beyond STREAM_MAX_CONNECTIONS open streams per API process, 429 TOO_MANY_STREAMS with Retry-After.',
       schema: { params: { type: 'object', required: ['id'], properties: { id: uuidParam } } },
     },
     async (request, reply) => {
       const id = (request.params as { id: string }).id.toLowerCase();
-      await requireConversation(ports, id);
-      const resumeFrom = Number(request.headers['last-event-id'] ?? 0);
-      let lastId = Number.isFinite(resumeFrom) ? resumeFrom : 0;
-      reply.hijack();
-      const raw = reply.raw;
-      raw.writeHead(200, {
-        'content-type': 'text/event-stream',
-        'cache-control': 'no-cache',
-        connection: 'keep-alive',
-      });
-      raw.write(sseEvent('CONNECTED', { conversationId: id, transport: 'SSE' }));
-      let closed = false;
-      const started = Date.now();
-      request.raw.on('close', () => {
-        closed = true;
-      });
-      while (!closed && Date.now() - started < opts.maxDurationMs) {
-        const rows = await ports.conversations.audits(id, lastId).catch(() => []);
-        for (const row of rows) {
-          raw.write(auditEvent(row));
-          lastId = row.auditId;
-        }
-        await new Promise((resolve) => setTimeout(resolve, opts.pollIntervalMs));
+      if (open >= opts.maxStreams) {
+        reply.header('retry-after', String(BUSY_RETRY_AFTER_SECONDS));
+        throw new ApiError(429, 'TOO_MANY_STREAMS', `${open} streams are open here (at most ${opts.maxStreams}).`);
       }
-      raw.end();
+      await requireConversation(ports, id);
+      open += 1;
+      try {
+        reply.hijack();
+        const raw = reply.raw;
+        raw.writeHead(200, {
+          'content-type': 'text/event-stream',
+          'cache-control': 'no-cache',
+          connection: 'keep-alive',
+        });
+        await write(raw, sseEvent('CONNECTED', { conversationId: id, transport: 'SSE' }));
+        await pump(request, raw, ports, id, opts);
+        raw.end();
+      } finally {
+        open -= 1;
+      }
     }
   );
 }

@@ -1,20 +1,14 @@
-import { Writable } from 'node:stream';
 import { DrizzleQueryError } from 'drizzle-orm';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { DatabaseError } from 'pg';
 import { installErrorHandler } from '../../api/error-handler';
 import { createLogger } from '../../observability/logger';
+import { captureLog } from '../support/log-capture';
 
 describe('the error handler (api/error-handler.ts)', () => {
   it('answers a failed database statement INTERNAL and logs it without the statement or its values', async () => {
-    let logged = '';
-    const destination = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        logged += chunk.toString();
-        done();
-      },
-    });
-    const logger = createLogger({ level: 'info', format: 'json', name: 'api', destination });
+    const log = captureLog();
+    const logger = createLogger({ level: 'info', format: 'json', name: 'api', destination: log.stream });
     const app = Fastify({ loggerInstance: logger as FastifyBaseLogger });
     installErrorHandler(app);
     const driver = Object.assign(new DatabaseError('value too long for type character varying(8)', 0, 'error'), {
@@ -31,7 +25,10 @@ describe('the error handler (api/error-handler.ts)', () => {
     } finally {
       await app.close();
     }
-    const line = logged.split('\n').find((l) => l.includes('unhandled error'));
+    const line = log
+      .raw()
+      .split('\n')
+      .find((l) => l.includes('unhandled error'));
     expect(line).toBeDefined();
     expect(JSON.parse(line ?? '{}')).toMatchObject({
       err: {
@@ -40,6 +37,6 @@ describe('the error handler (api/error-handler.ts)', () => {
         sqlState: '22001',
       },
     });
-    for (const leaked of ['4111', 'insert into', 'Failed query']) expect(logged).not.toContain(leaked);
+    for (const leaked of ['4111', 'insert into', 'Failed query']) expect(log.raw()).not.toContain(leaked);
   });
 });

@@ -1,30 +1,10 @@
-import { Writable } from 'node:stream';
 import { DrizzleQueryError } from 'drizzle-orm';
 import { DatabaseError } from 'pg';
 import { createLogger, withLogContext } from '../../observability/logger';
 import { temporalLogger } from '../../observability/temporal-runtime';
+import { captureLog as capture } from '../support/log-capture';
 
 const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
-
-/** A pino destination that keeps every line written. */
-function capture(): { stream: Writable; lines: () => Record<string, unknown>[]; raw: () => string } {
-  let text = '';
-  const stream = new Writable({
-    write(chunk: Buffer, _encoding, done) {
-      text += chunk.toString();
-      done();
-    },
-  });
-  return {
-    stream,
-    raw: () => text,
-    lines: () =>
-      text
-        .split('\n')
-        .filter((l) => l !== '')
-        .map((l) => JSON.parse(l) as Record<string, unknown>),
-  };
-}
 
 describe('the process logger', () => {
   it('writes one JSON line per event with level, time, name and message', () => {

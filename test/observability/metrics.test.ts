@@ -1,5 +1,5 @@
-import { Writable } from 'node:stream';
 import { createLogger } from '../../observability/logger';
+import { captureLog } from '../support/log-capture';
 import { parseMetrics, sumOf } from '../support/prometheus-text';
 import { TelemetryStack } from '../support/telemetry-stack';
 import { usingRealServer } from '../support/temporal';
@@ -14,22 +14,11 @@ const scrape = async (baseUrl: string) => parseMetrics((await get(`${baseUrl}/me
 
 describe('metrics, health and logs of the API and the worker', () => {
   let stack: TelemetryStack;
-  let workerLog = '';
-  const workerLines = () =>
-    workerLog
-      .split('\n')
-      .filter((l) => l !== '')
-      .map((l) => JSON.parse(l) as Record<string, unknown>);
+  const workerLog = captureLog();
 
   beforeAll(async () => {
-    const destination = new Writable({
-      write(chunk: Buffer, _encoding, done) {
-        workerLog += chunk.toString();
-        done();
-      },
-    });
     stack = await TelemetryStack.start({
-      workerLogger: createLogger({ level: 'info', format: 'json', name: 'worker', destination }),
+      workerLogger: createLogger({ level: 'info', format: 'json', name: 'worker', destination: workerLog.stream }),
     });
   });
 
@@ -88,7 +77,7 @@ describe('metrics, health and logs of the API and the worker', () => {
     expect(delta(workerBefore, workerAfter, 'convengine_llm_errors_total')).toBe(0);
     // Every step and LLM line of the turn carries the turn's identity; no prompt, answer or tool payload.
     const workflowId = (turn.body['turn'] as { workflowId: string }).workflowId;
-    const turnLines = workerLines().filter((l) => l['workflowId'] === workflowId);
+    const turnLines = workerLog.lines().filter((l) => l['workflowId'] === workflowId);
     const steps = turnLines.filter((l) => l['msg'] === 'step completed');
     expect(steps.length).toBe(stepsRun);
     for (const line of [...steps, ...turnLines.filter((l) => l['msg'] === 'llm call')]) {
@@ -96,7 +85,7 @@ describe('metrics, health and logs of the API and the worker', () => {
       expect(typeof line['step']).toBe('string');
     }
     expect(turnLines.filter((l) => l['msg'] === 'llm call').length).toBe(llmCalls);
-    expect(workerLog).not.toContain('ORD-7017 is submitted');
+    expect(workerLog.raw()).not.toContain('ORD-7017 is submitted');
 
     // Declared before their first increment, so dashboards and alerts find them.
     const workerText = (await get(`${stack.workerProbeUrl}/metrics`)).text;

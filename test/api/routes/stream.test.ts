@@ -1,0 +1,167 @@
+import { get as httpGet, type IncomingMessage } from 'node:http';
+import type { FastifyInstance } from 'fastify';
+import { buildApi, type ApiOptions } from '../../../api/app';
+import type { ApiPorts, AuditRowView, ConversationQueries } from '../../../api/ports';
+import { createLogger } from '../../../observability/logger';
+import { captureLog } from '../../support/log-capture';
+
+const CONVERSATION = '3c9a1f0e-2b4d-4e6f-8a7b-9c0d1e2f3a4b';
+
+function row(auditId: number, text = 'working on it'): AuditRowView {
+  return {
+    auditId,
+    stage: 'VERBOSE_PROGRESS',
+    createdAt: '2026-11-27T20:00:00.000Z',
+    payload: { text },
+  } as unknown as AuditRowView;
+}
+
+/** Conversation queries whose audit rows come from `audits`; the conversation always exists. */
+function portsWith(audits: ConversationQueries['audits']): ApiPorts {
+  const unused = () => Promise.reject(new Error('not used by this test'));
+  return {
+    turns: { sendMessage: unused, decideApproval: unused, retryTurn: unused },
+    conversations: {
+      conversation: async () => ({ conversationId: CONVERSATION }),
+      audits,
+    } as unknown as ConversationQueries,
+    config: { refresh: unused },
+    readiness: { check: async () => ({}) },
+  };
+}
+
+async function listen(
+  ports: ApiPorts,
+  extra: Partial<ApiOptions> = {}
+): Promise<{ app: FastifyInstance; url: string }> {
+  const app = buildApi({
+    ports,
+    messageMaxBytes: 8192,
+    logLevel: 'silent',
+    streamPollIntervalMs: 20,
+    streamMaxDurationMs: 2_000,
+    ...extra,
+  });
+  const url = await app.listen({ host: '127.0.0.1', port: 0 });
+  return { app, url: `${url}/api/v1/conversation/${CONVERSATION}/stream` };
+}
+
+/** Opens the stream and resolves with the response as soon as the headers are in (the body still flowing). */
+function open(url: string): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => httpGet(url, resolve).on('error', reject));
+}
+
+function bodyOf(response: IncomingMessage): Promise<string> {
+  return new Promise((resolve) => {
+    let text = '';
+    response.setEncoding('utf8');
+    response.on('data', (chunk: string) => (text += chunk));
+    response.on('end', () => resolve(text));
+    response.on('close', () => resolve(text));
+  });
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+describe('GET /api/v1/conversation/:id/stream (api/routes/stream.ts)', () => {
+  it('refuses a stream beyond the cap with 429 TOO_MANY_STREAMS and Retry-After, and frees the slot when one closes', async () => {
+    const { app, url } = await listen(
+      portsWith(async () => []),
+      { streamMaxConnections: 2 }
+    );
+    try {
+      const first = await open(url);
+      const second = await open(url);
+      expect([first.statusCode, second.statusCode]).toEqual([200, 200]);
+      const refused = await open(url);
+      expect(refused.statusCode).toBe(429);
+      expect(refused.headers['retry-after']).toBe('10');
+      expect(JSON.parse(await bodyOf(refused))).toEqual({
+        error: { code: 'TOO_MANY_STREAMS', message: '2 streams are open here (at most 2).' },
+      });
+
+      first.destroy();
+      let again = await open(url);
+      for (let i = 0; i < 50 && again.statusCode === 429; i++) {
+        again.resume();
+        await sleep(20);
+        again = await open(url);
+      }
+      expect(again.statusCode).toBe(200);
+      again.destroy();
+      second.destroy();
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('sends a comment line on a quiet stream, so proxies keep it open', async () => {
+    const { app, url } = await listen(
+      portsWith(async () => []),
+      { streamHeartbeatMs: 100, streamMaxDurationMs: 450 }
+    );
+    try {
+      const body = await bodyOf(await open(url));
+      expect(body.startsWith('event: CONNECTED\n')).toBe(true);
+      expect(body.split(': keep-alive\n\n').length - 1).toBeGreaterThanOrEqual(3);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('stops reading rows while a client does not take what was sent, instead of buffering every row', async () => {
+    let polls = 0;
+    const big = 'x'.repeat(1024 * 1024);
+    const { app, url } = await listen(
+      portsWith(async (_id, after = 0) => {
+        polls += 1;
+        return [row(after + 1, big)];
+      })
+    );
+    try {
+      const stalled = await open(url);
+      stalled.pause();
+      await sleep(600);
+      // At 20 ms a poll, an unbounded writer would have queued ~30 rows of 1 MiB by now.
+      expect(polls).toBeLessThanOrEqual(6);
+      const before = polls;
+      let received = 0;
+      stalled.on('data', (chunk: Buffer) => (received += chunk.length));
+      stalled.resume();
+      await sleep(300);
+      expect(polls).toBeGreaterThan(before);
+      expect(received).toBeGreaterThan(1024 * 1024);
+      stalled.destroy();
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('keeps a stream through a database outage and logs it once, then sends the rows', async () => {
+    const log = captureLog();
+    const logger = createLogger({ level: 'info', format: 'json', name: 'api', destination: log.stream });
+    let calls = 0;
+    const { app, url } = await listen(
+      portsWith(async (_id, after = 0) => {
+        calls += 1;
+        if (calls <= 4) throw new Error('Connection terminated unexpectedly');
+        return after < 2 ? [row(1), row(2)] : [];
+      }),
+      { logger, streamMaxDurationMs: 400 }
+    );
+    try {
+      const body = await bodyOf(await open(url));
+      expect(body.match(/^event: VERBOSE_PROGRESS$/gm)).toHaveLength(2);
+      expect(body).toContain('id: 2\n');
+      const warnings = log
+        .raw()
+        .split('\n')
+        .filter((l) => l.includes('audit stream poll failed'));
+      expect(warnings).toHaveLength(1);
+      expect(JSON.parse(warnings[0] ?? '{}')).toMatchObject({ conversationId: CONVERSATION, level: 'warn' });
+      expect(body).not.toContain('Connection terminated');
+    } finally {
+      await app.close();
+    }
+  });
+});
