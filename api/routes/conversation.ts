@@ -21,6 +21,17 @@ export interface ConversationRouteOptions {
 }
 
 const idParams = { type: 'object', required: ['id'], properties: { id: uuidParam } } as const;
+
+/** One response's rows are bounded: a long conversation's trail (tool results included) comes in pages. */
+const AUDIT_RESPONSE_MAX_ROWS = 5000;
+const auditPageQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    after: { type: 'string', pattern: '^[0-9]{1,15}$' },
+    limit: { type: 'string', pattern: '^(?:[1-9][0-9]{0,2}|[1-4][0-9]{3}|5000)$' },
+  },
+} as const;
 const idempotencyHeader = {
   type: 'object',
   properties: { 'idempotency-key': { type: 'string', minLength: 1, maxLength: 200 } },
@@ -95,13 +106,26 @@ export function conversationRoutes(
     {
       method: 'GET',
       url: '/api/v1/conversation/audit/:id',
-      summary: 'Audit rows of a conversation, oldest first.',
-      schema: { params: idParams, response: { 200: { type: 'array', items: auditRowSchema }, '4xx': errorSchema } },
+      summary:
+        `Audit rows of a conversation, oldest first: at most \`limit\` (default and most ${AUDIT_RESPONSE_MAX_ROWS}) ` +
+        'after audit id `after`. When more follow, a `Link: <…?after=…&limit=…>; rel="next"` header names the next page.',
+      schema: {
+        params: idParams,
+        querystring: auditPageQuery,
+        response: { 200: { type: 'array', items: auditRowSchema }, '4xx': errorSchema },
+      },
     },
-    async (request) => {
-      const { id } = request.params as { id: string };
+    async (request, reply) => {
+      const id = (request.params as { id: string }).id.toLowerCase();
+      const query = request.query as { after?: string; limit?: string };
+      const limit = Number(query.limit ?? AUDIT_RESPONSE_MAX_ROWS);
       await requireConversation(ports, id);
-      return allAudits(ports, id.toLowerCase());
+      const { rows, more } = await auditPage(ports, id, Number(query.after ?? 0), limit);
+      const last = rows.at(-1);
+      if (more && last) {
+        reply.header('link', `</api/v1/conversation/audit/${id}?after=${last.auditId}&limit=${limit}>; rel="next"`);
+      }
+      return rows;
     }
   );
 
@@ -142,10 +166,21 @@ export async function requireConversation(ports: ApiPorts, id: string): Promise<
 
 /** Every audit row of a conversation, read page by page. */
 export async function allAudits(ports: ApiPorts, id: string): Promise<AuditRowView[]> {
+  return (await auditPage(ports, id, 0, Number.POSITIVE_INFINITY)).rows;
+}
+
+/** Up to `limit` audit rows after `after`, read in the port's pages, and whether more follow. */
+async function auditPage(
+  ports: ApiPorts,
+  id: string,
+  after: number,
+  limit: number
+): Promise<{ rows: AuditRowView[]; more: boolean }> {
   const rows: AuditRowView[] = [];
   for (;;) {
-    const page = await ports.conversations.audits(id, rows.at(-1)?.auditId ?? 0);
-    if (page.length === 0) return rows;
+    const page = await ports.conversations.audits(id, rows.at(-1)?.auditId ?? after);
+    if (page.length === 0) return { rows, more: false };
     rows.push(...page);
+    if (rows.length > limit) return { rows: rows.slice(0, limit), more: true };
   }
 }

@@ -1,34 +1,15 @@
 import { get as httpGet, type IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { buildApi, type ApiOptions } from '../../../api/app';
-import type { ApiPorts, AuditRowView, ConversationQueries } from '../../../api/ports';
+import type { ApiPorts, ConversationQueries } from '../../../api/ports';
 import { createLogger } from '../../../observability/logger';
+import { auditRow, fakePorts } from '../../support/fake-ports';
 import { captureLog } from '../../support/log-capture';
 
 const CONVERSATION = '3c9a1f0e-2b4d-4e6f-8a7b-9c0d1e2f3a4b';
 
-function row(auditId: number, text = 'working on it'): AuditRowView {
-  return {
-    auditId,
-    stage: 'VERBOSE_PROGRESS',
-    createdAt: '2026-11-27T20:00:00.000Z',
-    payload: { text },
-  } as unknown as AuditRowView;
-}
-
-/** Conversation queries whose audit rows come from `audits`; the conversation always exists. */
-function portsWith(audits: ConversationQueries['audits']): ApiPorts {
-  const unused = () => Promise.reject(new Error('not used by this test'));
-  return {
-    turns: { sendMessage: unused, decideApproval: unused, retryTurn: unused },
-    conversations: {
-      conversation: async () => ({ conversationId: CONVERSATION }),
-      audits,
-    } as unknown as ConversationQueries,
-    config: { refresh: unused },
-    readiness: { check: async () => ({}) },
-  };
-}
+const row = (auditId: number, text = 'working on it') => auditRow(CONVERSATION, auditId, { text });
+const portsWith = (audits: ConversationQueries['audits']) => fakePorts({ conversationId: CONVERSATION, audits });
 
 async function listen(
   ports: ApiPorts,

@@ -1,8 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { WhatifInputError } from '../../../activities/whatif/draft';
 import { buildApi } from '../../../api/app';
-import type { ApiPorts, WhatifQueries } from '../../../api/ports';
+import type { WhatifQueries } from '../../../api/ports';
 import type { ConversationWhatifResult } from '../../../core/whatif/diff';
+import { fakePorts } from '../../support/fake-ports';
 
 const TOKEN = 'limits-token';
 const CONVERSATION = '6f1d2c3b-4a59-4e8f-9a0b-1c2d3e4f5a6b';
@@ -27,17 +28,7 @@ function heldWhatif(): { whatif: WhatifQueries; held: HeldReplay[] } {
 }
 
 function apiWith(whatif: WhatifQueries, limits?: { concurrency: number; maxTurns: number }): FastifyInstance {
-  const unused = () => Promise.reject(new Error('not used by this test'));
-  const ports: ApiPorts = {
-    turns: { sendMessage: unused, decideApproval: unused, retryTurn: unused },
-    conversations: {
-      conversation: unused,
-      audits: unused,
-    } as unknown as ApiPorts['conversations'],
-    config: { refresh: unused },
-    readiness: { check: async () => ({}) },
-    whatif,
-  };
+  const ports = fakePorts({ whatif });
   return buildApi({
     ports,
     apiToken: TOKEN,
