@@ -6,6 +6,8 @@
  * rows written after the last event it saw, so nothing written before the reply is missed; it
  * returns the last audit id seen, where the next turn's watcher resumes (Last-Event-ID).
  */
+import { setTimeout as sleep } from 'node:timers/promises';
+
 export interface ProgressWatch {
   stop(): Promise<number>;
 }
@@ -76,9 +78,11 @@ export function watchProgress(
         headers: { ...headers, 'last-event-id': String(last) },
         signal: controller.signal,
       });
-      if (response.status === 404) {
+      if (response.status === 404 || response.status === 429) {
+        // Not there yet, or the API has as many streams open as it allows: try again (after Retry-After).
         await response.body?.cancel();
-        await new Promise((resolve) => setTimeout(resolve, RETRY_MS));
+        const retryAfterMs = Number(response.headers.get('retry-after') ?? 0) * 1000;
+        await sleep(Math.min(Math.max(RETRY_MS, retryAfterMs), 10_000), undefined, { signal: controller.signal });
         continue;
       }
       if (!response.ok || !response.body) return;
