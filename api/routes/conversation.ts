@@ -165,12 +165,8 @@ export async function requireConversation(ports: ApiPorts, id: string): Promise<
 }
 
 /** Every audit row of a conversation, read page by page. */
-export async function allAudits(ports: ApiPorts, id: string): Promise<AuditRowView[]> {
-  return (await auditPage(ports, id, 0, Number.POSITIVE_INFINITY)).rows;
-}
-
 /** Up to `limit` audit rows after `after`, read in the port's pages, and whether more follow. */
-async function auditPage(
+export async function auditPage(
   ports: ApiPorts,
   id: string,
   after: number,

@@ -1,9 +1,13 @@
 import type { FastifyInstance } from 'fastify';
 import { buildTrace } from '../../core/audit/trace';
+import { ApiError } from '../errors';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts } from '../ports';
 import { errorSchema, uuidParam } from '../schemas';
-import { allAudits, requireConversation } from './conversation';
+import { auditPage, requireConversation } from './conversation';
+
+/** One trace is built in memory and sent whole, so it covers a bounded trail (a few hundred turns). */
+const TRACE_MAX_ROWS = 20_000;
 
 export function traceRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry): void {
   route(
@@ -12,7 +16,9 @@ export function traceRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApi
     {
       method: 'GET',
       url: '/api/v1/conversation/audit/:id/trace',
-      summary: 'The audit trail grouped into step frames with their stages (reference §9.3).',
+      summary:
+        'The audit trail grouped into step frames with their stages (reference §9.3); a conversation of more than ' +
+        '20000 audit rows gets 422 TRACE_TOO_LARGE (read its rows in pages instead).',
       schema: {
         params: { type: 'object', required: ['id'], properties: { id: uuidParam } },
         response: { '4xx': errorSchema },
@@ -21,7 +27,16 @@ export function traceRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApi
     async (request) => {
       const id = (request.params as { id: string }).id.toLowerCase();
       await requireConversation(ports, id);
-      return buildTrace(id, await allAudits(ports, id));
+      const { rows, more } = await auditPage(ports, id, 0, TRACE_MAX_ROWS);
+      if (more) {
+        throw new ApiError(
+          422,
+          'TRACE_TOO_LARGE',
+          `The conversation has more than ${TRACE_MAX_ROWS} audit rows, more than one trace covers; ` +
+            `read them in pages from GET /api/v1/conversation/audit/${id}.`
+        );
+      }
+      return buildTrace(id, rows);
     }
   );
 }

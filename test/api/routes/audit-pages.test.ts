@@ -58,6 +58,32 @@ describe('GET /api/v1/conversation/audit/:id pages (api/routes/conversation.ts)'
     }
   });
 
+  it('traces a trail of up to 20000 rows, and answers a longer one 422 TRACE_TOO_LARGE without building it', async () => {
+    const trace = `/api/v1/conversation/audit/${CONVERSATION}/trace`;
+    const fits = apiWithAudits(20_000);
+    try {
+      const res = await fits.app.inject({ method: 'GET', url: trace });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ conversationId: CONVERSATION });
+    } finally {
+      await fits.app.close();
+    }
+    const long = apiWithAudits(20_001);
+    try {
+      const res = await long.app.inject({ method: 'GET', url: trace });
+      expect(res.statusCode).toBe(422);
+      expect(res.json().error).toEqual({
+        code: 'TRACE_TOO_LARGE',
+        message:
+          'The conversation has more than 20000 audit rows, more than one trace covers; ' +
+          `read them in pages from GET /api/v1/conversation/audit/${CONVERSATION}.`,
+      });
+      expect(long.reads.at(-1)).toBe(20_000);
+    } finally {
+      await long.app.close();
+    }
+  });
+
   it('refuses a limit or cursor out of range with 400', async () => {
     const { app, reads } = apiWithAudits(10);
     try {
