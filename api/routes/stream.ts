@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { VERBOSE_PROGRESS } from '../../core/verbose';
 import { ApiError } from '../errors';
@@ -56,30 +57,42 @@ function auditEvent(row: AuditRowView): string {
  * Writes one chunk, and when the client reads slower than rows arrive, waits until it has taken what
  * is buffered (or is gone): a stalled reader holds one chunk in memory, not every row since it stalled.
  */
-async function write(raw: ServerResponse, chunk: string): Promise<void> {
-  if (raw.write(chunk) || raw.destroyed) return;
+async function write(raw: ServerResponse, chunk: string, shutdown: AbortSignal): Promise<void> {
+  if (raw.write(chunk) || raw.destroyed || shutdown.aborted) return;
   await new Promise<void>((resolve) => {
     const done = () => {
       raw.off('drain', done);
       raw.off('close', done);
+      shutdown.removeEventListener('abort', done);
       resolve();
     };
     raw.on('drain', done);
     raw.on('close', done);
+    shutdown.addEventListener('abort', done);
   });
 }
 
-/** Polls the conversation's audit rows after `lastId` and sends each, until the client leaves or time is up. */
-async function pump(request: FastifyRequest, raw: ServerResponse, ports: ApiPorts, id: string, opts: StreamOptions) {
+interface Pump {
+  request: FastifyRequest;
+  raw: ServerResponse;
+  ports: ApiPorts;
+  id: string;
+  opts: StreamOptions;
+  /** Aborted when the API closes: every stream ends at once, and its client resumes elsewhere (Last-Event-ID). */
+  shutdown: AbortSignal;
+}
+
+/** Polls the conversation's audit rows after `lastId` and sends each, until the client leaves, time is up or the API closes. */
+async function pump({ request, raw, ports, id, opts, shutdown }: Pump): Promise<void> {
   const resumeFrom = Number(request.headers['last-event-id'] ?? 0);
   let lastId = Number.isFinite(resumeFrom) ? resumeFrom : 0;
   let lastWrite = Date.now();
   let failing = false;
   const started = Date.now();
-  while (!raw.destroyed && Date.now() - started < opts.maxDurationMs) {
+  while (!raw.destroyed && !shutdown.aborted && Date.now() - started < opts.maxDurationMs) {
     try {
       for (const row of await ports.conversations.audits(id, lastId)) {
-        await write(raw, auditEvent(row));
+        await write(raw, auditEvent(row), shutdown);
         lastId = row.auditId;
         lastWrite = Date.now();
       }
@@ -90,10 +103,10 @@ async function pump(request: FastifyRequest, raw: ServerResponse, ports: ApiPort
       failing = true;
     }
     if (Date.now() - lastWrite >= opts.heartbeatMs) {
-      await write(raw, ': keep-alive\n\n');
+      await write(raw, ': keep-alive\n\n', shutdown);
       lastWrite = Date.now();
     }
-    await new Promise((resolve) => setTimeout(resolve, opts.pollIntervalMs));
+    await sleep(opts.pollIntervalMs, undefined, { signal: shutdown }).catch(() => undefined);
   }
 }
 
@@ -104,6 +117,8 @@ async function pump(request: FastifyRequest, raw: ServerResponse, ports: ApiPort
  */
 export function streamRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry, opts: StreamOptions): void {
   let open = 0;
+  const shutdown = new AbortController();
+  app.addHook('preClose', async () => shutdown.abort());
   route(
     app,
     docs,
@@ -126,13 +141,11 @@ export function streamRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenAp
       try {
         reply.hijack();
         const raw = reply.raw;
-        raw.writeHead(200, {
-          'content-type': 'text/event-stream',
-          'cache-control': 'no-cache',
-          connection: 'keep-alive',
-        });
-        await write(raw, sseEvent('CONNECTED', { conversationId: id, transport: 'SSE' }));
-        await pump(request, raw, ports, id, opts);
+        // `close`: the socket goes with the stream's end. Kept alive, it would idle until the keep-alive
+        // timeout, and hold a closing API open that long.
+        raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'close' });
+        await write(raw, sseEvent('CONNECTED', { conversationId: id, transport: 'SSE' }), shutdown.signal);
+        await pump({ request, raw, ports, id, opts, shutdown: shutdown.signal });
         raw.end();
       } finally {
         open -= 1;

@@ -118,6 +118,20 @@ describe('GET /api/v1/conversation/:id/stream (api/routes/stream.ts)', () => {
     }
   });
 
+  it('ends every open stream when the API closes, so a restart does not wait for them', async () => {
+    const { app, url } = await listen(
+      portsWith(async () => []),
+      { streamMaxDurationMs: 60_000 }
+    );
+    const streams = [await open(url), await open(url)];
+    expect(streams.map((s) => s.headers['connection'])).toEqual(['close', 'close']);
+    const ended = streams.map(bodyOf);
+    // Without the shutdown signal, close() waited for each stream's 60 s, then for its idle keep-alive socket.
+    const closed = await Promise.race([app.close().then(() => 'closed'), sleep(5_000).then(() => 'still open')]);
+    expect(closed).toBe('closed');
+    for (const body of await Promise.all(ended)) expect(body.startsWith('event: CONNECTED\n')).toBe(true);
+  });
+
   it('keeps a stream through a database outage and logs it once, then sends the rows', async () => {
     const log = captureLog();
     const logger = createLogger({ level: 'info', format: 'json', name: 'api', destination: log.stream });
