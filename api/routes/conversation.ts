@@ -164,7 +164,6 @@ export async function requireConversation(ports: ApiPorts, id: string): Promise<
   }
 }
 
-/** Every audit row of a conversation, read page by page. */
 /** Up to `limit` audit rows after `after`, read in the port's pages, and whether more follow. */
 export async function auditPage(
   ports: ApiPorts,

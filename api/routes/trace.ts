@@ -18,7 +18,7 @@ export function traceRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApi
       url: '/api/v1/conversation/audit/:id/trace',
       summary:
         'The audit trail grouped into step frames with their stages (reference §9.3); a conversation of more than ' +
-        '20000 audit rows gets 422 TRACE_TOO_LARGE (read its rows in pages instead).',
+        `${TRACE_MAX_ROWS} audit rows gets 422 TRACE_TOO_LARGE (read its rows in pages instead).`,
       schema: {
         params: { type: 'object', required: ['id'], properties: { id: uuidParam } },
         response: { '4xx': errorSchema },
