@@ -84,8 +84,7 @@ interface Pump {
 
 /** Polls the conversation's audit rows after `lastId` and sends each, until the client leaves, time is up or the API closes. */
 async function pump({ request, raw, ports, id, opts, shutdown }: Pump): Promise<void> {
-  const resumeFrom = Number(request.headers['last-event-id'] ?? 0);
-  let lastId = Number.isFinite(resumeFrom) ? resumeFrom : 0;
+  let lastId = Number(request.headers['last-event-id'] ?? 0);
   let lastWrite = Date.now();
   let failing = false;
   const started = Date.now();
@@ -128,7 +127,11 @@ export function streamRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenAp
       summary:
         'Server-sent events: the conversation audit trail as it is written. A comment line keeps a quiet stream ' +
         'open; beyond STREAM_MAX_CONNECTIONS open streams per API process, 429 TOO_MANY_STREAMS with Retry-After.',
-      schema: { params: { type: 'object', required: ['id'], properties: { id: uuidParam } } },
+      schema: {
+        params: { type: 'object', required: ['id'], properties: { id: uuidParam } },
+        // The audit id of the last event a client saw, as we sent it; anything else is refused, not read as 0.
+        headers: { type: 'object', properties: { 'last-event-id': { type: 'string', pattern: '^[0-9]{1,15}$' } } },
+      },
     },
     async (request, reply) => {
       const id = (request.params as { id: string }).id.toLowerCase();

@@ -28,9 +28,16 @@ async function listen(
 }
 
 /** Opens the stream and resolves with the response as soon as the headers are in (the body still flowing). */
-function open(url: string): Promise<IncomingMessage> {
-  return new Promise((resolve, reject) => httpGet(url, resolve).on('error', reject));
+function open(url: string, headers: Record<string, string> = {}): Promise<IncomingMessage> {
+  return new Promise((resolve, reject) => httpGet(url, { headers }, resolve).on('error', reject));
 }
+
+/** A listening API whose conversation has no audit rows: a stream that only ever sends its own lines. */
+const listenQuiet = (extra: Partial<ApiOptions>) =>
+  listen(
+    portsWith(async () => []),
+    extra
+  );
 
 function bodyOf(response: IncomingMessage): Promise<string> {
   return new Promise((resolve) => {
@@ -46,10 +53,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('GET /api/v1/conversation/:id/stream (api/routes/stream.ts)', () => {
   it('refuses a stream beyond the cap with 429 TOO_MANY_STREAMS and Retry-After, and frees the slot when one closes', async () => {
-    const { app, url } = await listen(
-      portsWith(async () => []),
-      { streamMaxConnections: 2 }
-    );
+    const { app, url } = await listenQuiet({ streamMaxConnections: 2 });
     try {
       const first = await open(url);
       const second = await open(url);
@@ -77,10 +81,7 @@ describe('GET /api/v1/conversation/:id/stream (api/routes/stream.ts)', () => {
   });
 
   it('sends a comment line on a quiet stream, so proxies keep it open', async () => {
-    const { app, url } = await listen(
-      portsWith(async () => []),
-      { streamHeartbeatMs: 100, streamMaxDurationMs: 450 }
-    );
+    const { app, url } = await listenQuiet({ streamHeartbeatMs: 100, streamMaxDurationMs: 450 });
     try {
       const body = await bodyOf(await open(url));
       expect(body.startsWith('event: CONNECTED\n')).toBe(true);
@@ -119,10 +120,7 @@ describe('GET /api/v1/conversation/:id/stream (api/routes/stream.ts)', () => {
   });
 
   it('ends every open stream when the API closes, so a restart does not wait for them', async () => {
-    const { app, url } = await listen(
-      portsWith(async () => []),
-      { streamMaxDurationMs: 60_000 }
-    );
+    const { app, url } = await listenQuiet({ streamMaxDurationMs: 60_000 });
     const streams = [await open(url), await open(url)];
     expect(streams.map((s) => s.headers['connection'])).toEqual(['close', 'close']);
     const ended = streams.map(bodyOf);
@@ -130,6 +128,30 @@ describe('GET /api/v1/conversation/:id/stream (api/routes/stream.ts)', () => {
     const closed = await Promise.race([app.close().then(() => 'closed'), sleep(5_000).then(() => 'still open')]);
     expect(closed).toBe('closed');
     for (const body of await Promise.all(ended)) expect(body.startsWith('event: CONNECTED\n')).toBe(true);
+  });
+
+  it('resumes after the Last-Event-ID a client sends, and refuses one that is not an audit id with 400', async () => {
+    const asked: number[] = [];
+    const { app, url } = await listen(
+      portsWith(async (_id, after = 0) => {
+        asked.push(after);
+        return [];
+      }),
+      { streamMaxDurationMs: 100 }
+    );
+    try {
+      await bodyOf(await open(url, { 'last-event-id': '41' }));
+      expect(new Set(asked)).toEqual(new Set([41]));
+      asked.length = 0;
+      for (const hostile of ['-99999999999999999999', "1' OR '1'='1", '1e400', 'NaN', '9999999999999999', '7,8']) {
+        const refused = await open(url, { 'last-event-id': hostile });
+        expect({ hostile, status: refused.statusCode }).toEqual({ hostile, status: 400 });
+        expect(JSON.parse(await bodyOf(refused)).error.code).toBe('VALIDATION_FAILED');
+      }
+      expect(asked).toEqual([]);
+    } finally {
+      await app.close();
+    }
   });
 
   it('keeps a stream through a database outage and logs it once, then sends the rows', async () => {
