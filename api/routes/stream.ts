@@ -2,7 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { VERBOSE_PROGRESS } from '../../core/verbose';
-import { ApiError } from '../errors';
+import { ConcurrencyLimit } from '../concurrency-limit';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts, AuditRowView } from '../ports';
 import { uuidParam } from '../schemas';
@@ -115,7 +115,11 @@ async function pump({ request, raw, ports, id, opts, shutdown }: Pump): Promise<
  * Last-Event-ID and misses nothing.
  */
 export function streamRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry, opts: StreamOptions): void {
-  let open = 0;
+  const streams = new ConcurrencyLimit(opts.maxStreams, {
+    code: 'TOO_MANY_STREAMS',
+    message: (open, max) => `${open} streams are open here (at most ${max}).`,
+    retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS,
+  });
   const shutdown = new AbortController();
   app.addHook('preClose', async () => shutdown.abort());
   route(
@@ -135,13 +139,8 @@ export function streamRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenAp
     },
     async (request, reply) => {
       const id = (request.params as { id: string }).id.toLowerCase();
-      if (open >= opts.maxStreams) {
-        reply.header('retry-after', String(BUSY_RETRY_AFTER_SECONDS));
-        throw new ApiError(429, 'TOO_MANY_STREAMS', `${open} streams are open here (at most ${opts.maxStreams}).`);
-      }
-      await requireConversation(ports, id);
-      open += 1;
-      try {
+      await streams.run(reply, async () => {
+        await requireConversation(ports, id);
         reply.hijack();
         const raw = reply.raw;
         // `close`: the socket goes with the stream's end. Kept alive, it would idle until the keep-alive
@@ -150,9 +149,7 @@ export function streamRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenAp
         await write(raw, sseEvent('CONNECTED', { conversationId: id, transport: 'SSE' }), shutdown.signal);
         await pump({ request, raw, ports, id, opts, shutdown: shutdown.signal });
         raw.end();
-      } finally {
-        open -= 1;
-      }
+      });
     }
   );
 }

@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { CONFIG_VERSION_PATTERN, WhatifInputError } from '../../activities/whatif/draft';
 import { countByStatus } from '../../core/whatif/diff';
+import { ConcurrencyLimit } from '../concurrency-limit';
 import { ApiError, badRequest, notFound } from '../errors';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { WhatifQueries } from '../ports';
@@ -72,7 +73,12 @@ export function whatifRoutes(
   docs: OpenApiRegistry,
   limits: WhatifLimits
 ): void {
-  let running = 0;
+  const replays = new ConcurrencyLimit(limits.concurrency, {
+    code: 'WHATIF_BUSY',
+    message: (running, max) =>
+      `${running} what-if replays are already running here (at most ${max}); try again shortly.`,
+    retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS,
+  });
   route(
     app,
     docs,
@@ -108,32 +114,23 @@ export function whatifRoutes(
     },
     async (request, reply) => {
       const query = request.query as { conversation: string; config: string };
-      if (running >= limits.concurrency) {
-        reply.header('retry-after', String(BUSY_RETRY_AFTER_SECONDS));
-        throw new ApiError(
-          429,
-          'WHATIF_BUSY',
-          `${running} what-if replays are already running here (at most ${limits.concurrency}); try again shortly.`
-        );
-      }
-      running += 1;
-      try {
-        const result = await whatif.conversation(query.conversation.toLowerCase(), query.config, {
-          maxTurns: limits.maxTurns,
-        });
-        const report = { config: { version: result.configVersion, source: query.config }, conversations: [result] };
-        return {
-          conversationId: result.conversationId,
-          config: { version: result.configVersion },
-          differs: result.turns.some((t) => t.status !== 'same'),
-          summary: countByStatus(report),
-          turns: result.turns,
-        };
-      } catch (err) {
-        throw err instanceof WhatifInputError ? toApiError(err) : err;
-      } finally {
-        running -= 1;
-      }
+      return replays.run(reply, async () => {
+        try {
+          const result = await whatif.conversation(query.conversation.toLowerCase(), query.config, {
+            maxTurns: limits.maxTurns,
+          });
+          const report = { config: { version: result.configVersion, source: query.config }, conversations: [result] };
+          return {
+            conversationId: result.conversationId,
+            config: { version: result.configVersion },
+            differs: result.turns.some((t) => t.status !== 'same'),
+            summary: countByStatus(report),
+            turns: result.turns,
+          };
+        } catch (err) {
+          throw err instanceof WhatifInputError ? toApiError(err) : err;
+        }
+      });
     }
   );
 }
