@@ -42,8 +42,8 @@ export function conversationQueries(db: Database): ConversationQueries {
       };
     },
 
-    async audits(conversationId: string, afterAuditId = 0): Promise<AuditRowView[]> {
-      const rows = await listAudits(db, conversationId, { afterAuditId, limit: AUDIT_PAGE });
+    async audits(conversationId: string, afterAuditId = 0, max = AUDIT_PAGE): Promise<AuditRowView[]> {
+      const rows = await listAudits(db, conversationId, { afterAuditId, limit: Math.min(max, AUDIT_PAGE) });
       return rows.map(({ idempotencyKey: _key, createdAt, ...row }) => ({
         ...row,
         payload: publicAuditPayload(row.stage, row.payload as JsonObject),

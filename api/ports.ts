@@ -92,7 +92,8 @@ export interface AuditRowView {
 
 export interface ConversationQueries {
   conversation(conversationId: string): Promise<ConversationView | null>;
-  audits(conversationId: string, afterAuditId?: number): Promise<AuditRowView[]>;
+  /** Audit rows after `afterAuditId`, oldest first: at most `max`, and at most one page (1000) whatever `max` is. */
+  audits(conversationId: string, afterAuditId?: number, max?: number): Promise<AuditRowView[]>;
 }
 
 export interface ConfigAdmin {

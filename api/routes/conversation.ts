@@ -164,7 +164,10 @@ export async function requireConversation(ports: ApiPorts, id: string): Promise<
   }
 }
 
-/** Up to `limit` audit rows after `after`, read in the port's pages, and whether more follow. */
+/**
+ * Up to `limit` audit rows after `after`, read in the port's pages, and whether more follow: each read asks
+ * for no more than the rows still wanted plus one, the one that tells whether more follow.
+ */
 export async function auditPage(
   ports: ApiPorts,
   id: string,
@@ -173,7 +176,7 @@ export async function auditPage(
 ): Promise<{ rows: AuditRowView[]; more: boolean }> {
   const rows: AuditRowView[] = [];
   for (;;) {
-    const page = await ports.conversations.audits(id, rows.at(-1)?.auditId ?? after);
+    const page = await ports.conversations.audits(id, rows.at(-1)?.auditId ?? after, limit - rows.length + 1);
     if (page.length === 0) return { rows, more: false };
     rows.push(...page);
     if (rows.length > limit) return { rows: rows.slice(0, limit), more: true };

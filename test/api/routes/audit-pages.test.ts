@@ -8,13 +8,15 @@ const PORT_PAGE = 1000;
 /** A conversation with `total` audit rows, ids 1…total, served in the real port's pages of 1000. */
 function apiWithAudits(total: number) {
   const reads: number[] = [];
-  const audits: ConversationQueries['audits'] = async (_id, after = 0) => {
+  const asked: number[] = [];
+  const audits: ConversationQueries['audits'] = async (_id, after = 0, max = PORT_PAGE) => {
     reads.push(after);
-    const count = Math.max(0, Math.min(PORT_PAGE, total - after));
+    asked.push(max);
+    const count = Math.max(0, Math.min(PORT_PAGE, max, total - after));
     return Array.from({ length: count }, (_, i) => auditRow(CONVERSATION, after + i + 1));
   };
   const ports = fakePorts({ conversationId: CONVERSATION, audits });
-  return { app: buildApi({ ports, messageMaxBytes: 8192, logLevel: 'silent' }), reads };
+  return { app: buildApi({ ports, messageMaxBytes: 8192, logLevel: 'silent' }), reads, asked };
 }
 
 const path = (query = '') => `/api/v1/conversation/audit/${CONVERSATION}${query}`;
@@ -42,10 +44,12 @@ describe('GET /api/v1/conversation/audit/:id pages (api/routes/conversation.ts)'
   });
 
   it('pages by a smaller limit, says nothing when the last page is full, and keeps short trails whole', async () => {
-    const { app } = apiWithAudits(2000);
+    const { app, asked } = apiWithAudits(2000);
     try {
       const small = await app.inject({ method: 'GET', url: path('?limit=3&after=10') });
       expect(ids(small.body)).toEqual([11, 12, 13]);
+      // Three rows wanted, and one more to know that more follow: the port is never asked for a whole page.
+      expect(asked).toEqual([4]);
       expect(small.headers['link']).toBe(`</api/v1/conversation/audit/${CONVERSATION}?after=13&limit=3>; rel="next"`);
       const exact = await app.inject({ method: 'GET', url: path('?limit=1000&after=1000') });
       expect(ids(exact.body)).toHaveLength(1000);
