@@ -73,7 +73,6 @@ export function tracingClientInterceptors(): { workflow: OpenTelemetryWorkflowCl
   return { workflow: active ? [new OpenTelemetryWorkflowClientInterceptor()] : [] };
 }
 
-/** Runs `work` in a child span of the active one; the span records the error and ends either way. */
 /**
  * A span recorded after the fact, as a child of the active span: the steps of a step run
  * (core/turn/step-runs.ts) run inside one activity, which times each of them.
@@ -82,6 +81,7 @@ export function recordSpan(name: string, attributes: Attributes, startMs: number
   trace.getTracer(TRACER_NAME).startSpan(name, { attributes, startTime: startMs }, context.active()).end(endMs);
 }
 
+/** Runs `work` in a child span of the active one; the span records the error and ends either way. */
 export async function inSpan<T>(name: string, attributes: Attributes, work: (span: Span) => Promise<T>): Promise<T> {
   return trace.getTracer(TRACER_NAME).startActiveSpan(name, { attributes }, async (span) => {
     try {

@@ -78,9 +78,12 @@ describe('metrics, health and logs of the API and the worker', () => {
     // Every step and LLM line of the turn carries the turn's identity; no prompt, answer or tool payload.
     const workflowId = (turn.body['turn'] as { workflowId: string }).workflowId;
     const turnLines = workerLog.lines().filter((l) => l['workflowId'] === workflowId);
+    // At info, a step alone writes one line, a step run one line naming the steps it ran.
     const steps = turnLines.filter((l) => l['msg'] === 'step completed');
-    expect(steps.length).toBe(stepsRun);
-    for (const line of [...steps, ...turnLines.filter((l) => l['msg'] === 'llm call')]) {
+    const runs = turnLines.filter((l) => l['msg'] === 'step run completed');
+    expect(runs.length).toBeGreaterThan(0);
+    expect(steps.length + runs.flatMap((l) => l['steps'] as string[]).length).toBe(stepsRun);
+    for (const line of [...steps, ...runs, ...turnLines.filter((l) => l['msg'] === 'llm call')]) {
       expect(line).toMatchObject({ name: 'worker', conversationId: expect.any(String), turn: 1, attempt: 1 });
       expect(typeof line['step']).toBe('string');
     }

@@ -2,14 +2,21 @@ import type { Context as ActivityContext } from '@temporalio/activity';
 import type { ActivityExecuteInput } from '@temporalio/worker';
 import { EngineError, ErrorType } from '../../core/errors';
 import { stepObserver } from '../../observability/activity-interceptor';
-import { silentLogger } from '../../observability/logger';
+import { createLogger, silentLogger, type Logger } from '../../observability/logger';
 import { createWorkerMetrics, type WorkerMetrics } from '../../observability/metrics';
+import { captureLog } from '../support/log-capture';
 import { parseMetrics, sumOf } from '../support/prometheus-text';
 
 /** Runs one activity attempt through the step observer, as the worker's interceptor chain does. */
-async function runStep(metrics: WorkerMetrics, activityType: string, arg: unknown, result: () => Promise<unknown>) {
+async function runStep(
+  metrics: WorkerMetrics,
+  activityType: string,
+  arg: unknown,
+  result: () => Promise<unknown>,
+  logger: Logger = silentLogger()
+) {
   const ctx = { info: { activityType, attempt: 1, workflowExecution: { workflowId: 'turn-c-1', runId: 'r' } } };
-  const observer = stepObserver({ logger: silentLogger(), metrics })(ctx as unknown as ActivityContext);
+  const observer = stepObserver({ logger, metrics })(ctx as unknown as ActivityContext);
   const input: ActivityExecuteInput = { args: [arg], headers: {} };
   return observer.inbound?.execute?.(input, result);
 }
@@ -56,20 +63,51 @@ describe('the step observer (activity interceptor) counters', () => {
 });
 
 describe('the step observer on a step run (LocalSteps)', () => {
+  const entry = (name: string, durationMs: number, state = 'IDLE') => ({
+    name,
+    callKey: `01-${name}`,
+    durationMs,
+    result: { patch: {}, summary: { outcome: 'Continue', intent: 'FAQ', state, changed: [] } },
+  });
+  const result = { ran: [entry('Guardrail', 4), entry('Memory', 2, 'ANSWERED')], handedOver: null };
+
   it('observes each step the run ran under its own name, not the run', async () => {
     const metrics = createWorkerMetrics();
-    const entry = (name: string, durationMs: number) => ({
-      name,
-      callKey: `01-${name}`,
-      durationMs,
-      result: { patch: {}, summary: { outcome: 'Continue', intent: 'FAQ', state: 'IDLE', changed: [] } },
-    });
-    const result = { ran: [entry('Guardrail', 4), entry('Memory', 2)], handedOver: null };
     await expect(runStep(metrics, 'LocalSteps', { turn }, async () => result)).resolves.toBe(result);
     const m = await samples(metrics);
     const count = (step: string) => sumOf(m, 'convengine_step_duration_seconds_count', { step, outcome: 'ok' });
     expect([count('Guardrail'), count('Memory'), count('LocalSteps')]).toEqual([1, 1, 0]);
     expect(sumOf(m, 'convengine_step_duration_seconds_sum', { step: 'Guardrail' })).toBeCloseTo(0.004);
+  });
+
+  it('logs one info line for the run, naming its steps; a line per step only at debug', async () => {
+    const linesAt = async (level: string) => {
+      const log = captureLog();
+      const logger = createLogger({ level, format: 'json', name: 'worker', destination: log.stream });
+      await runStep(createWorkerMetrics(), 'LocalSteps', { turn }, async () => result, logger);
+      return log.lines().filter((l) => l['msg'] !== 'step started');
+    };
+    const runLine = {
+      level: 'info',
+      msg: 'step run completed',
+      step: 'LocalSteps',
+      steps: ['Guardrail', 'Memory'],
+      intent: 'FAQ',
+      state: 'ANSWERED',
+      conversationId: 'c',
+      turn: 1,
+      workflowId: 'turn-c-1',
+    };
+    const info = await linesAt('info');
+    expect(info).toEqual([expect.objectContaining(runLine)]);
+    expect(typeof info[0]?.['durationMs']).toBe('number');
+    const debug = await linesAt('debug');
+    expect(debug.map((l) => [l['msg'], l['step'], l['durationMs'], l['state']])).toEqual([
+      ['step completed', 'Guardrail', 4, 'IDLE'],
+      ['step completed', 'Memory', 2, 'ANSWERED'],
+      ['step run completed', 'LocalSteps', expect.any(Number), 'ANSWERED'],
+    ]);
+    expect(debug[0]).toMatchObject({ level: 'debug', conversationId: 'c', turn: 1, workflowId: 'turn-c-1' });
   });
 
   it('observes a failed run as the run', async () => {
