@@ -1,9 +1,9 @@
 import { desc, eq } from 'drizzle-orm';
 import type { JsonObject } from '../core/json';
 import type { Database } from '../db/pool';
-import { listAudits } from '../db/repositories/audit';
+import { listAudits, listAuditsAfter, type StoredAudit } from '../db/repositories/audit';
 import { ceConversation, ceConversationHistory } from '../db/schema';
-import type { AuditRowView, ConversationQueries, ConversationView } from './ports';
+import type { AuditCursor, AuditRowView, ConversationQueries, ConversationView } from './ports';
 import { publicFailureType } from './replies';
 
 const HISTORY_LIMIT = 50;
@@ -44,13 +44,17 @@ export function conversationQueries(db: Database): ConversationQueries {
 
     async audits(conversationId: string, afterAuditId = 0, max = AUDIT_PAGE): Promise<AuditRowView[]> {
       const rows = await listAudits(db, conversationId, { afterAuditId, limit: Math.min(max, AUDIT_PAGE) });
-      return rows.map(({ idempotencyKey: _key, createdAt, ...row }) => ({
-        ...row,
-        payload: publicAuditPayload(row.stage, row.payload as JsonObject),
-        createdAt: createdAt.toISOString(),
-      }));
+      return rows.map(auditView);
+    },
+
+    async auditsAfter(cursors: readonly AuditCursor[], max = AUDIT_PAGE): Promise<AuditRowView[]> {
+      return (await listAuditsAfter(db, cursors, Math.min(max, AUDIT_PAGE))).map(auditView);
     },
   };
+}
+
+function auditView({ idempotencyKey: _key, createdAt, ...row }: StoredAudit): AuditRowView {
+  return { ...row, payload: publicAuditPayload(row.stage, row.payload), createdAt: createdAt.toISOString() };
 }
 
 /**

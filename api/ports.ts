@@ -90,10 +90,18 @@ export interface AuditRowView {
   createdAt: string;
 }
 
+/** Where one reader of a conversation's audit trail is: the last audit id it has. */
+export interface AuditCursor {
+  conversationId: string;
+  afterAuditId: number;
+}
+
 export interface ConversationQueries {
   conversation(conversationId: string): Promise<ConversationView | null>;
   /** Audit rows after `afterAuditId`, oldest first: at most `max`, and at most one page (1000) whatever `max` is. */
   audits(conversationId: string, afterAuditId?: number, max?: number): Promise<AuditRowView[]>;
+  /** The rows after each cursor in one read, oldest first per conversation: at most `max` (and a page) per cursor. */
+  auditsAfter(cursors: readonly AuditCursor[], max?: number): Promise<AuditRowView[]>;
 }
 
 export interface ConfigAdmin {

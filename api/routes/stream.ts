@@ -2,6 +2,7 @@ import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { VERBOSE_PROGRESS } from '../../core/verbose';
+import { AuditFeed } from '../audit-feed';
 import { ConcurrencyLimit } from '../concurrency-limit';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts, AuditRowView } from '../ports';
@@ -9,12 +10,13 @@ import { uuidParam } from '../schemas';
 import { requireConversation } from './conversation';
 
 export interface StreamOptions {
+  /** How often the process's one audit reader (api/audit-feed.ts) looks for new rows for every open stream. */
   pollIntervalMs: number;
   /** Closes idle streams so abandoned clients do not hold a poller forever. */
   maxDurationMs: number;
   /**
-   * Streams open at once in this process; one more gets 429 TOO_MANY_STREAMS. Each polls the database
-   * every `pollIntervalMs`, so this bounds the load streams put on the pool that end users' turns share.
+   * Streams open at once in this process; one more gets 429 TOO_MANY_STREAMS. They share one reader, but each
+   * holds a socket and, behind a slow client, a batch of rows in memory.
    */
   maxStreams: number;
   /** A comment line after this long without an event, so proxies do not close a quiet stream as idle. */
@@ -58,6 +60,8 @@ function auditEvent(row: AuditRowView): string {
  * is buffered (or is gone): a stalled reader holds one chunk in memory, not every row since it stalled.
  */
 async function write(raw: ServerResponse, chunk: string, shutdown: AbortSignal): Promise<void> {
+  // A batch still being written when the stream ends (time is up, the API closes) stops here.
+  if (raw.writableEnded || raw.destroyed) return;
   if (raw.write(chunk) || raw.destroyed || shutdown.aborted) return;
   await new Promise<void>((resolve) => {
     const done = () => {
@@ -72,40 +76,34 @@ async function write(raw: ServerResponse, chunk: string, shutdown: AbortSignal):
   });
 }
 
-interface Pump {
+interface Stream {
   request: FastifyRequest;
   raw: ServerResponse;
-  ports: ApiPorts;
+  feed: AuditFeed;
   id: string;
   opts: StreamOptions;
   /** Aborted when the API closes: every stream ends at once, and its client resumes elsewhere (Last-Event-ID). */
   shutdown: AbortSignal;
 }
 
-/** Polls the conversation's audit rows after `lastId` and sends each, until the client leaves, time is up or the API closes. */
-async function pump({ request, raw, ports, id, opts, shutdown }: Pump): Promise<void> {
-  let lastId = Number(request.headers['last-event-id'] ?? 0);
+/** Sends the conversation's audit rows after Last-Event-ID as the feed hands them over, until the client leaves, time is up or the API closes. */
+async function serve({ request, raw, feed, id, opts, shutdown }: Stream): Promise<void> {
   let lastWrite = Date.now();
-  let failing = false;
-  const started = Date.now();
-  while (!raw.destroyed && !shutdown.aborted && Date.now() - started < opts.maxDurationMs) {
-    try {
-      for (const row of await ports.conversations.audits(id, lastId)) {
-        await write(raw, auditEvent(row), shutdown);
-        lastId = row.auditId;
-        lastWrite = Date.now();
-      }
-      failing = false;
-    } catch (err) {
-      // The database is away: keep the stream and try again; say so once per outage, not every poll.
-      if (!failing) request.log.warn({ err, conversationId: id }, 'audit stream poll failed; retrying');
-      failing = true;
+  const send = async (chunk: string) => {
+    await write(raw, chunk, shutdown);
+    lastWrite = Date.now();
+  };
+  const unsubscribe = feed.subscribe(id, Number(request.headers['last-event-id'] ?? 0), async (rows) => {
+    for (const row of rows) await send(auditEvent(row));
+  });
+  try {
+    const started = Date.now();
+    while (!raw.destroyed && !shutdown.aborted && Date.now() - started < opts.maxDurationMs) {
+      if (Date.now() - lastWrite >= opts.heartbeatMs) await send(': keep-alive\n\n');
+      await sleep(opts.pollIntervalMs, undefined, { signal: shutdown }).catch(() => undefined);
     }
-    if (Date.now() - lastWrite >= opts.heartbeatMs) {
-      await write(raw, ': keep-alive\n\n', shutdown);
-      lastWrite = Date.now();
-    }
-    await sleep(opts.pollIntervalMs, undefined, { signal: shutdown }).catch(() => undefined);
+  } finally {
+    unsubscribe();
   }
 }
 
@@ -122,6 +120,11 @@ export function streamRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenAp
   });
   const shutdown = new AbortController();
   app.addHook('preClose', async () => shutdown.abort());
+  const feed = new AuditFeed(ports.conversations, {
+    pollIntervalMs: opts.pollIntervalMs,
+    log: app.log,
+    shutdown: shutdown.signal,
+  });
   route(
     app,
     docs,
@@ -147,7 +150,7 @@ export function streamRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenAp
         // timeout, and hold a closing API open that long.
         raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'close' });
         await write(raw, sseEvent('CONNECTED', { conversationId: id, transport: 'SSE' }), shutdown.signal);
-        await pump({ request, raw, ports, id, opts, shutdown: shutdown.signal });
+        await serve({ request, raw, feed, id, opts, shutdown: shutdown.signal });
         raw.end();
       });
     }

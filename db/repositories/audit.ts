@@ -85,6 +85,58 @@ export async function listAudits(
   }));
 }
 
+/** Where one reader of a conversation's audit trail is: the last audit id it has. */
+export interface AuditCursor {
+  conversationId: string;
+  afterAuditId: number;
+}
+
+/** Each cursor's conversation's rows after it, at most `$3` per cursor, on the (conversation_id, audit_id) index. */
+const AUDITS_AFTER: Statement = {
+  name: 'ce_audit_after_cursors_v1',
+  resendable: true,
+  text: `SELECT a.audit_id, a.conversation_id, a.turn_number, a.stage, a.payload_json, a.idempotency_key, a.created_at
+           FROM unnest($1::uuid[], $2::bigint[]) AS c(conversation_id, after_id)
+          CROSS JOIN LATERAL (
+                SELECT * FROM ce_audit x
+                 WHERE x.conversation_id = c.conversation_id AND x.audit_id > c.after_id
+                 ORDER BY x.audit_id LIMIT $3) a
+          ORDER BY a.conversation_id, a.audit_id`,
+};
+
+interface AuditRow {
+  audit_id: string | number;
+  conversation_id: string;
+  turn_number: number | null;
+  stage: string;
+  payload_json: JsonObject;
+  idempotency_key: string;
+  created_at: Date;
+}
+
+/**
+ * The rows after several cursors in one round trip, oldest first per conversation: the audit streams
+ * of an API process read together (api/audit-feed.ts), not one query per open stream.
+ */
+export async function listAuditsAfter(
+  db: Database,
+  cursors: readonly AuditCursor[],
+  perCursor: number
+): Promise<StoredAudit[]> {
+  if (cursors.length === 0) return [];
+  const values = [cursors.map((c) => c.conversationId), cursors.map((c) => c.afterAuditId), perCursor];
+  const rows = await runStatement<AuditRow>(db, AUDITS_AFTER, values);
+  return rows.map((r) => ({
+    auditId: Number(r.audit_id),
+    conversationId: r.conversation_id,
+    turnNumber: r.turn_number,
+    stage: r.stage,
+    payload: r.payload_json,
+    idempotencyKey: r.idempotency_key,
+    createdAt: r.created_at,
+  }));
+}
+
 /** Only the two fields read: the whole payload carries the session's `_meta`, kilobytes per row. */
 const STEP_DURATIONS: Statement = {
   name: 'ce_audit_step_durations_v1',

@@ -14,20 +14,35 @@ export function auditRow(conversationId: string, auditId: number, payload: Audit
   };
 }
 
+/** `auditsAfter` as the database answers it, from a per-conversation `audits`: one call per cursor, in order. */
+export function auditsAfterFrom(audits: ConversationQueries['audits']): ConversationQueries['auditsAfter'] {
+  return async (cursors, max) => {
+    const pages = [];
+    for (const { conversationId, afterAuditId } of cursors) pages.push(await audits(conversationId, afterAuditId, max));
+    return pages.flat();
+  };
+}
+
 /**
  * API ports for route tests without a database or Temporal: `conversationId` exists, its audit rows come
- * from `audits`, and `whatif` is mounted when given; everything else refuses.
+ * from `audits` (the streams' batched read from `auditsAfter`, else from `audits` one cursor at a time), and
+ * `whatif` is mounted when given; everything else refuses.
  */
 export function fakePorts(options: {
   conversationId?: string;
   audits?: ConversationQueries['audits'];
+  auditsAfter?: ConversationQueries['auditsAfter'];
   whatif?: ApiPorts['whatif'];
 }): ApiPorts {
   const conversation = async (id: string) =>
     id === options.conversationId ? ({ conversationId: id } as unknown as ConversationView) : null;
   return {
     turns: { sendMessage: unused, decideApproval: unused, retryTurn: unused },
-    conversations: { conversation, audits: options.audits ?? unused },
+    conversations: {
+      conversation,
+      audits: options.audits ?? unused,
+      auditsAfter: options.auditsAfter ?? (options.audits ? auditsAfterFrom(options.audits) : unused),
+    },
     config: { refresh: unused },
     readiness: { check: async () => ({}) },
     ...(options.whatif ? { whatif: options.whatif } : {}),

@@ -1,7 +1,7 @@
 import { get as httpGet, type IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { buildApi, type ApiOptions } from '../../../api/app';
-import type { ApiPorts, ConversationQueries } from '../../../api/ports';
+import type { ApiPorts, AuditCursor, ConversationQueries, ConversationView } from '../../../api/ports';
 import { createLogger } from '../../../observability/logger';
 import { auditRow, fakePorts } from '../../support/fake-ports';
 import { captureLog } from '../../support/log-capture';
@@ -175,8 +175,45 @@ describe('GET /api/v1/conversation/:id/stream (api/routes/stream.ts)', () => {
         .split('\n')
         .filter((l) => l.includes('audit stream poll failed'));
       expect(warnings).toHaveLength(1);
-      expect(JSON.parse(warnings[0] ?? '{}')).toMatchObject({ conversationId: CONVERSATION, level: 'warn' });
+      expect(JSON.parse(warnings[0] ?? '{}')).toMatchObject({ streams: 1, level: 'warn' });
       expect(body).not.toContain('Connection terminated');
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('reads the rows of every open stream in one query per poll, and hands each stream its own', async () => {
+    const conversations = ['a', 'b', 'c'].map((c) => `${c.repeat(8)}-2b4d-4e6f-8a7b-9c0d1e2f3a4b`);
+    const [a, b, c] = conversations as [string, string, string];
+    // Conversation k has audit ids k01, k02, k03 (ids are global in the table).
+    const rowsOf = (id: string) => [1, 2, 3].map((n) => auditRow(id, (conversations.indexOf(id) + 1) * 100 + n));
+    const reads: AuditCursor[][] = [];
+    const base = fakePorts({});
+    const ports: ApiPorts = {
+      ...base,
+      conversations: {
+        ...base.conversations,
+        conversation: async (id) => (conversations.includes(id) ? ({ conversationId: id } as ConversationView) : null),
+        auditsAfter: async (cursors) => {
+          reads.push([...cursors]);
+          return cursors.flatMap((k) => rowsOf(k.conversationId).filter((r) => r.auditId > k.afterAuditId));
+        },
+      },
+    };
+    const { app, url } = await listen(ports, { streamMaxDurationMs: 400 });
+    const streamOf = (id: string, lastEventId?: string) =>
+      open(url.replace(CONVERSATION, id), lastEventId ? { 'last-event-id': lastEventId } : {}).then(bodyOf);
+    try {
+      const bodies = await Promise.all([streamOf(a), streamOf(a, '101'), streamOf(b), streamOf(c, '303')]);
+      const ids = bodies.map((body) => [...body.matchAll(/^id: (\d+)$/gm)].map((m) => Number(m[1])));
+      expect(ids).toEqual([[101, 102, 103], [102, 103], [201, 202, 203], []]);
+      // One read per poll for all four streams: at 20 ms for 400 ms, ~20 reads, where one per stream would be ~80.
+      expect(reads.length).toBeLessThanOrEqual(30);
+      for (const cursors of reads) {
+        const ids = cursors.map((k) => k.conversationId);
+        expect(new Set(ids).size).toBe(ids.length);
+      }
+      expect(reads.some((cursors) => cursors.length === 3)).toBe(true);
     } finally {
       await app.close();
     }

@@ -1,4 +1,4 @@
-import { insertAudits, stepDurations, type AuditInsert } from '../../../db/repositories/audit';
+import { insertAudits, listAuditsAfter, stepDurations, type AuditInsert } from '../../../db/repositories/audit';
 import { ensureConversation } from '../../../db/repositories/conversation';
 import { createTestDatabase, type TestDatabase } from '../../support/database';
 
@@ -37,5 +37,44 @@ describe('audit repository (db/repositories/audit.ts)', () => {
     expect(await stepDurations(tdb.db, conversationId, 1)).toEqual({ Rules: 7, Memory: 0 });
     expect(await stepDurations(tdb.db, conversationId, 2)).toEqual({ Rules: 100 });
     expect(await stepDurations(tdb.db, conversationId, 3)).toEqual({});
+  });
+
+  it('reads the rows after several cursors in one statement, at most a page per cursor, oldest first', async () => {
+    const other = '00000000-0000-4000-8000-0000000000ce';
+    const quiet = '00000000-0000-4000-8000-0000000000cf';
+    await ensureConversation(tdb.db, other);
+    await ensureConversation(tdb.db, quiet);
+    const write = (conversation: string, key: string) =>
+      insertAudits(tdb.db, [
+        {
+          conversationId: conversation,
+          turnNumber: 1,
+          stage: 'S',
+          payload: { key },
+          idempotencyKey: `after/${key}`,
+          workflowId: null,
+        },
+      ]);
+    for (const key of ['x1', 'o1', 'x2', 'o2', 'x3', 'o3'])
+      await write(key.startsWith('x') ? conversationId : other, key);
+    const mine = (await listAuditsAfter(tdb.db, [{ conversationId, afterAuditId: 0 }], 100)).filter((r) =>
+      String(r.payload['key']).startsWith('x')
+    );
+    const x1 = mine[0]?.auditId as number;
+    const read = await listAuditsAfter(
+      tdb.db,
+      [
+        { conversationId, afterAuditId: x1 },
+        { conversationId: other, afterAuditId: 0 },
+        { conversationId: quiet, afterAuditId: 0 },
+      ],
+      2
+    );
+    const byConversation = (id: string) => read.filter((r) => r.conversationId === id).map((r) => r.payload['key']);
+    expect(byConversation(conversationId)).toEqual(['x2', 'x3']);
+    expect(byConversation(other)).toEqual(['o1', 'o2']);
+    expect(byConversation(quiet)).toEqual([]);
+    expect(read.every((r) => typeof r.auditId === 'number' && r.createdAt instanceof Date)).toBe(true);
+    expect(await listAuditsAfter(tdb.db, [], 2)).toEqual([]);
   });
 });

@@ -1,0 +1,104 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { FastifyBaseLogger } from 'fastify';
+import type { AuditRowView, ConversationQueries } from './ports';
+
+/** Writes rows to one stream's client; resolves when the client has taken them (or is gone). */
+export type AuditDelivery = (rows: readonly AuditRowView[]) => Promise<void>;
+
+interface Subscriber {
+  conversationId: string;
+  /** The last audit id handed to this subscriber. */
+  after: number;
+  deliver: AuditDelivery;
+  /** Still writing its last rows: left out of the next reads, so a slow reader holds one batch, not every row. */
+  delivering: boolean;
+}
+
+export interface AuditFeedOptions {
+  pollIntervalMs: number;
+  log: FastifyBaseLogger;
+  /** Aborted when the API closes: the feed stops reading. */
+  shutdown: AbortSignal;
+}
+
+/**
+ * The one reader of the audit table for every open audit stream of this API process. Each tick reads the
+ * rows after every ready stream's cursor in one query, and hands each stream its own. A hundred open streams
+ * cost one query per poll interval, not a hundred, on the pool that end users' turns share. The feed runs
+ * only while a stream is open.
+ */
+export class AuditFeed {
+  private readonly subscribers = new Set<Subscriber>();
+  private running = false;
+  private failing = false;
+
+  constructor(
+    private readonly source: Pick<ConversationQueries, 'auditsAfter'>,
+    private readonly opts: AuditFeedOptions
+  ) {}
+
+  /** Hands `deliver` the conversation's rows after `afterAuditId` as they are written, until the returned function is called. */
+  subscribe(conversationId: string, afterAuditId: number, deliver: AuditDelivery): () => void {
+    const subscriber: Subscriber = { conversationId, after: afterAuditId, deliver, delivering: false };
+    this.subscribers.add(subscriber);
+    if (!this.running) {
+      this.running = true;
+      void this.run().finally(() => (this.running = false));
+    }
+    return () => this.subscribers.delete(subscriber);
+  }
+
+  /** Streams open on this feed. */
+  get size(): number {
+    return this.subscribers.size;
+  }
+
+  private async run(): Promise<void> {
+    while (this.subscribers.size > 0 && !this.opts.shutdown.aborted) {
+      await this.tick();
+      await sleep(this.opts.pollIntervalMs, undefined, { signal: this.opts.shutdown }).catch(() => undefined);
+    }
+  }
+
+  private async tick(): Promise<void> {
+    const ready = [...this.subscribers].filter((s) => !s.delivering);
+    if (ready.length === 0) return;
+    const cursors = new Map<string, number>();
+    for (const s of ready) cursors.set(s.conversationId, Math.min(cursors.get(s.conversationId) ?? s.after, s.after));
+    let rows: AuditRowView[];
+    try {
+      rows = await this.source.auditsAfter(
+        [...cursors].map(([conversationId, afterAuditId]) => ({ conversationId, afterAuditId }))
+      );
+    } catch (err) {
+      // The database is away: the streams stay open and the next tick tries again; said once per outage.
+      if (!this.failing) this.opts.log.warn({ err, streams: ready.length }, 'audit stream poll failed; retrying');
+      this.failing = true;
+      return;
+    }
+    this.failing = false;
+    const byConversation = new Map<string, AuditRowView[]>();
+    for (const row of rows) {
+      const own = byConversation.get(row.conversationId);
+      if (own) own.push(row);
+      else byConversation.set(row.conversationId, [row]);
+    }
+    for (const s of ready) {
+      const own = (byConversation.get(s.conversationId) ?? []).filter((row) => row.auditId > s.after);
+      if (own.length > 0 && this.subscribers.has(s)) this.hand(s, own);
+    }
+  }
+
+  private hand(subscriber: Subscriber, rows: readonly AuditRowView[]): void {
+    subscriber.after = (rows.at(-1) as AuditRowView).auditId;
+    subscriber.delivering = true;
+    subscriber
+      .deliver(rows)
+      .catch((err: unknown) => {
+        // A stream whose client cannot be written to ends with its socket; it gets nothing more.
+        this.opts.log.warn({ err, conversationId: subscriber.conversationId }, 'audit stream write failed');
+        this.subscribers.delete(subscriber);
+      })
+      .finally(() => (subscriber.delivering = false));
+  }
+}
