@@ -5,6 +5,14 @@ import type { AuditRowView, ConversationQueries } from './ports';
 /** Writes rows to one stream's client; resolves when the client has taken them (or is gone). */
 export type AuditDelivery = (rows: readonly AuditRowView[]) => Promise<void>;
 
+/**
+ * Rows one read may bring back, shared among its cursors (at least `MIN_ROWS_PER_CURSOR` each, at most a page):
+ * a stream catching up on a long trail gets it in pages, and one read of many streams stays bounded in memory.
+ */
+const ROWS_PER_READ = 5000;
+const MIN_ROWS_PER_CURSOR = 100;
+const MAX_ROWS_PER_CURSOR = 1000;
+
 interface Subscriber {
   conversationId: string;
   /** The last audit id handed to this subscriber. */
@@ -48,11 +56,6 @@ export class AuditFeed {
     return () => this.subscribers.delete(subscriber);
   }
 
-  /** Streams open on this feed. */
-  get size(): number {
-    return this.subscribers.size;
-  }
-
   private async run(): Promise<void> {
     while (this.subscribers.size > 0 && !this.opts.shutdown.aborted) {
       await this.tick();
@@ -67,8 +70,13 @@ export class AuditFeed {
     for (const s of ready) cursors.set(s.conversationId, Math.min(cursors.get(s.conversationId) ?? s.after, s.after));
     let rows: AuditRowView[];
     try {
+      const perCursor = Math.min(
+        MAX_ROWS_PER_CURSOR,
+        Math.max(MIN_ROWS_PER_CURSOR, Math.floor(ROWS_PER_READ / cursors.size))
+      );
       rows = await this.source.auditsAfter(
-        [...cursors].map(([conversationId, afterAuditId]) => ({ conversationId, afterAuditId }))
+        [...cursors].map(([conversationId, afterAuditId]) => ({ conversationId, afterAuditId })),
+        perCursor
       );
     } catch (err) {
       // The database is away: the streams stay open and the next tick tries again; said once per outage.
