@@ -45,7 +45,7 @@ export class AuditFeed {
     private readonly opts: AuditFeedOptions
   ) {}
 
-  /** Hands `deliver` the conversation's rows after `afterAuditId` as they are written, until the returned function is called. */
+  /** Hands `deliver` the conversation's rows after `afterAuditId` as they are written, until the returned call. */
   subscribe(conversationId: string, afterAuditId: number, deliver: AuditDelivery): () => void {
     const subscriber: Subscriber = { conversationId, after: afterAuditId, deliver, delivering: false };
     this.subscribers.add(subscriber);

@@ -86,7 +86,10 @@ interface Stream {
   shutdown: AbortSignal;
 }
 
-/** Sends the conversation's audit rows after Last-Event-ID as the feed hands them over, until the client leaves, time is up or the API closes. */
+/**
+ * Sends the conversation's audit rows after Last-Event-ID as the feed hands them over, until the client
+ * leaves, time is up or the API closes; a comment line when nothing was sent for `heartbeatMs`.
+ */
 async function serve({ request, raw, feed, id, opts, shutdown }: Stream): Promise<void> {
   let lastWrite = Date.now();
   const send = async (chunk: string) => {
@@ -109,8 +112,8 @@ async function serve({ request, raw, feed, id, opts, shutdown }: Stream): Promis
 
 /**
  * SSE of audit rows as they are written (reference §9.4): `CONNECTED` first, then one event per
- * row named by its stage. Rows are polled by id, so a reconnecting client resumes with
- * Last-Event-ID and misses nothing.
+ * row named by its stage. Rows are read by id (api/audit-feed.ts), so a reconnecting client resumes
+ * with Last-Event-ID and misses nothing.
  */
 export function streamRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry, opts: StreamOptions): void {
   const streams = new ConcurrencyLimit(opts.maxStreams, {
