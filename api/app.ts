@@ -3,6 +3,7 @@ import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } 
 import { installHttpTracing } from '../observability/http-tracing';
 import type { Logger } from '../observability/logger';
 import { installBearerAuth } from './auth';
+import type { LimitMetrics } from './concurrency-limit';
 import { consoleAssetRoutes } from './console/assets';
 import type { ConsolePorts } from './console/ports';
 import { installSwaggerUi } from './docs-ui';
@@ -27,6 +28,8 @@ export interface ApiOptions {
   logger?: Logger;
   /** Prometheus text for GET /metrics; the route exists only when given. */
   metrics?: () => Promise<string>;
+  /** Where the per-process limits (audit streams, what-if replays) report their use. */
+  limitMetrics?: LimitMetrics;
   streamPollIntervalMs?: number;
   streamMaxDurationMs?: number;
   /** Audit streams open at once (default 100); see StreamOptions. */
@@ -65,15 +68,21 @@ export function buildApi(options: ApiOptions): FastifyInstance {
   healthRoutes(app, options.ports, docs, options.metrics);
   conversationRoutes(app, options.ports, docs, { messageMaxBytes: options.messageMaxBytes });
   traceRoutes(app, options.ports, docs);
-  streamRoutes(app, options.ports, docs, {
-    pollIntervalMs: options.streamPollIntervalMs ?? 250,
-    maxDurationMs: options.streamMaxDurationMs ?? 30 * 60 * 1000,
-    maxStreams: options.streamMaxConnections ?? 100,
-    heartbeatMs: options.streamHeartbeatMs ?? 15_000,
-  });
+  streamRoutes(
+    app,
+    options.ports,
+    docs,
+    {
+      pollIntervalMs: options.streamPollIntervalMs ?? 250,
+      maxDurationMs: options.streamMaxDurationMs ?? 30 * 60 * 1000,
+      maxStreams: options.streamMaxConnections ?? 100,
+      heartbeatMs: options.streamHeartbeatMs ?? 15_000,
+    },
+    options.limitMetrics
+  );
   adminRoutes(app, options.ports, docs);
   if (options.ports.whatif) {
-    whatifRoutes(app, options.ports.whatif, docs, options.whatifLimits ?? DEFAULT_WHATIF_LIMITS);
+    whatifRoutes(app, options.ports.whatif, docs, options.whatifLimits ?? DEFAULT_WHATIF_LIMITS, options.limitMetrics);
   }
   heldToolRoutes(app, options.ports, docs);
   if (options.console) {

@@ -113,6 +113,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     logLevel: env.LOG_LEVEL,
     logger: options.logger,
     metrics: () => metricsText(metrics.registry),
+    limitMetrics: { inUse: metrics.limitInUse, refused: metrics.limitRefused },
     whatifLimits: { concurrency: env.WHATIF_CONCURRENCY, maxTurns: env.WHATIF_MAX_TURNS },
     streamMaxConnections: env.STREAM_MAX_CONNECTIONS,
     console: consolePorts(handle.db, client, options.temporalUiUrl ?? env.TEMPORAL_UI_URL),

@@ -21,6 +21,9 @@ export interface WorkerMetrics {
 export interface ApiMetrics {
   registry: Registry;
   turnDuration: Histogram<'outcome'>;
+  /** Per-process limits (api/concurrency-limit.ts): slots in use, and requests refused with 429. */
+  limitInUse: Gauge<'limit'>;
+  limitRefused: Counter<'limit'>;
 }
 
 function registryWithDefaults(component: string): Registry {
@@ -108,6 +111,18 @@ export function createApiMetrics(pendingApprovals?: () => Promise<number>): ApiM
       help: 'Turn latency as the API sees it (request to reply), by outcome (COMPLETED, AWAITING_APPROVAL, FAILED, ERROR).',
       labelNames: ['outcome'],
       buckets: TURN_BUCKETS,
+      registers,
+    }),
+    limitInUse: new Gauge({
+      name: 'convengine_api_limit_in_use',
+      help: 'Requests holding a slot of a per-process limit (audit_streams, whatif).',
+      labelNames: ['limit'],
+      registers,
+    }),
+    limitRefused: new Counter({
+      name: 'convengine_api_limit_refused_total',
+      help: 'Requests refused with 429 because a per-process limit was full (audit_streams, whatif).',
+      labelNames: ['limit'],
       registers,
     }),
   };

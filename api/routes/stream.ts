@@ -3,7 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { VERBOSE_PROGRESS } from '../../core/verbose';
 import { AuditFeed } from '../audit-feed';
-import { ConcurrencyLimit } from '../concurrency-limit';
+import { ConcurrencyLimit, type LimitMetrics } from '../concurrency-limit';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts, AuditRowView } from '../ports';
 import { uuidParam } from '../schemas';
@@ -115,12 +115,23 @@ async function serve({ request, raw, feed, id, opts, shutdown }: Stream): Promis
  * row named by its stage. Rows are read by id (api/audit-feed.ts), so a reconnecting client resumes
  * with Last-Event-ID and misses nothing.
  */
-export function streamRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry, opts: StreamOptions): void {
-  const streams = new ConcurrencyLimit(opts.maxStreams, {
-    code: 'TOO_MANY_STREAMS',
-    message: (open, max) => `${open} streams are open here (at most ${max}).`,
-    retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS,
-  });
+export function streamRoutes(
+  app: FastifyInstance,
+  ports: ApiPorts,
+  docs: OpenApiRegistry,
+  opts: StreamOptions,
+  limitMetrics?: LimitMetrics
+): void {
+  const streams = new ConcurrencyLimit(
+    'audit_streams',
+    opts.maxStreams,
+    {
+      code: 'TOO_MANY_STREAMS',
+      message: (open, max) => `${open} streams are open here (at most ${max}).`,
+      retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS,
+    },
+    limitMetrics
+  );
   const shutdown = new AbortController();
   app.addHook('preClose', async () => shutdown.abort());
   const feed = new AuditFeed(ports.conversations, {

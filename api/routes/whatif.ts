@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { CONFIG_VERSION_PATTERN, WhatifInputError } from '../../activities/whatif/draft';
 import { countByStatus } from '../../core/whatif/diff';
-import { ConcurrencyLimit } from '../concurrency-limit';
+import { ConcurrencyLimit, type LimitMetrics } from '../concurrency-limit';
 import { ApiError, badRequest, notFound } from '../errors';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { WhatifQueries } from '../ports';
@@ -71,14 +71,20 @@ export function whatifRoutes(
   app: FastifyInstance,
   whatif: WhatifQueries,
   docs: OpenApiRegistry,
-  limits: WhatifLimits
+  limits: WhatifLimits,
+  limitMetrics?: LimitMetrics
 ): void {
-  const replays = new ConcurrencyLimit(limits.concurrency, {
-    code: 'WHATIF_BUSY',
-    message: (running, max) =>
-      `${running} what-if replays are already running here (at most ${max}); try again shortly.`,
-    retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS,
-  });
+  const replays = new ConcurrencyLimit(
+    'whatif',
+    limits.concurrency,
+    {
+      code: 'WHATIF_BUSY',
+      message: (running, max) =>
+        `${running} what-if replays are already running here (at most ${max}); try again shortly.`,
+      retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS,
+    },
+    limitMetrics
+  );
   route(
     app,
     docs,

@@ -63,6 +63,11 @@ describe('metrics, health and logs of the API and the worker', () => {
     if (usingRealServer) expect(pending).toBeGreaterThanOrEqual(0);
     else expect(pending).toBe(0);
     expect(apiAfter.has('convengine_pending_approvals{component="api"}')).toBe(true);
+    // The per-process limits are declared at 0 before their first use, so dashboards and alerts find them.
+    const apiText = (await get(`${stack.api.url}/metrics`)).text;
+    for (const limit of ['audit_streams', 'whatif']) {
+      expect(apiText).toMatch(new RegExp(`^convengine_api_limit_in_use\\{[^}]*limit="${limit}"[^}]*\\} 0$`, 'm'));
+    }
 
     const stepsRun = delta(workerBefore, workerAfter, 'convengine_step_duration_seconds_count', { outcome: 'ok' });
     expect(stepsRun).toBeGreaterThanOrEqual(5);

@@ -3,8 +3,10 @@ import type { FastifyInstance } from 'fastify';
 import { buildApi, type ApiOptions } from '../../../api/app';
 import type { ApiPorts, AuditCursor, ConversationQueries, ConversationView } from '../../../api/ports';
 import { createLogger } from '../../../observability/logger';
+import { createApiMetrics } from '../../../observability/metrics';
 import { auditRow, fakePorts } from '../../support/fake-ports';
 import { captureLog } from '../../support/log-capture';
+import { parseMetrics, sumOf } from '../../support/prometheus-text';
 
 const CONVERSATION = '3c9a1f0e-2b4d-4e6f-8a7b-9c0d1e2f3a4b';
 
@@ -53,11 +55,17 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('GET /api/v1/conversation/:id/stream (api/routes/stream.ts)', () => {
   it('refuses a stream beyond the cap with 429 TOO_MANY_STREAMS and Retry-After, and frees the slot when one closes', async () => {
-    const { app, url } = await listenQuiet({ streamMaxConnections: 2 });
+    const metrics = createApiMetrics();
+    const limitMetrics = { inUse: metrics.limitInUse, refused: metrics.limitRefused };
+    const limit = async (name: string) =>
+      sumOf(parseMetrics(await metrics.registry.metrics()), name, { limit: 'audit_streams' });
+    const { app, url } = await listenQuiet({ streamMaxConnections: 2, limitMetrics });
     try {
+      expect(await limit('convengine_api_limit_in_use')).toBe(0);
       const first = await open(url);
       const second = await open(url);
       expect([first.statusCode, second.statusCode]).toEqual([200, 200]);
+      expect(await limit('convengine_api_limit_in_use')).toBe(2);
       const refused = await open(url);
       expect(refused.statusCode).toBe(429);
       expect(refused.headers['retry-after']).toBe('10');
@@ -73,8 +81,11 @@ describe('GET /api/v1/conversation/:id/stream (api/routes/stream.ts)', () => {
         again = await open(url);
       }
       expect(again.statusCode).toBe(200);
+      expect(await limit('convengine_api_limit_refused_total')).toBeGreaterThanOrEqual(1);
       again.destroy();
       second.destroy();
+      for (let i = 0; i < 50 && (await limit('convengine_api_limit_in_use')) > 0; i++) await sleep(20);
+      expect(await limit('convengine_api_limit_in_use')).toBe(0);
     } finally {
       await app.close();
     }

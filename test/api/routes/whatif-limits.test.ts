@@ -3,7 +3,9 @@ import { WhatifInputError } from '../../../activities/whatif/draft';
 import { buildApi } from '../../../api/app';
 import type { WhatifQueries } from '../../../api/ports';
 import type { ConversationWhatifResult } from '../../../core/whatif/diff';
+import { createApiMetrics, type ApiMetrics } from '../../../observability/metrics';
 import { fakePorts } from '../../support/fake-ports';
+import { parseMetrics, sumOf } from '../../support/prometheus-text';
 
 const TOKEN = 'limits-token';
 const CONVERSATION = '6f1d2c3b-4a59-4e8f-9a0b-1c2d3e4f5a6b';
@@ -27,7 +29,11 @@ function heldWhatif(): { whatif: WhatifQueries; held: HeldReplay[] } {
   return { whatif, held };
 }
 
-function apiWith(whatif: WhatifQueries, limits?: { concurrency: number; maxTurns: number }): FastifyInstance {
+function apiWith(
+  whatif: WhatifQueries,
+  limits?: { concurrency: number; maxTurns: number },
+  metrics?: ApiMetrics
+): FastifyInstance {
   const ports = fakePorts({ whatif });
   return buildApi({
     ports,
@@ -35,6 +41,7 @@ function apiWith(whatif: WhatifQueries, limits?: { concurrency: number; maxTurns
     messageMaxBytes: 8192,
     logLevel: 'silent',
     ...(limits ? { whatifLimits: limits } : {}),
+    ...(metrics ? { limitMetrics: { inUse: metrics.limitInUse, refused: metrics.limitRefused } } : {}),
   });
 }
 
@@ -54,7 +61,10 @@ async function heldCount(replays: HeldReplay[], count: number): Promise<void> {
 describe('GET /api/v1/whatif limits (api/routes/whatif.ts)', () => {
   it('refuses a replay beyond the concurrency with 429 WHATIF_BUSY and Retry-After, and frees the slot after', async () => {
     const { whatif, held } = heldWhatif();
-    const app = apiWith(whatif, { concurrency: 2, maxTurns: 7 });
+    const metrics = createApiMetrics();
+    const limit = async (name: string) =>
+      sumOf(parseMetrics(await metrics.registry.metrics()), name, { limit: 'whatif' });
+    const app = apiWith(whatif, { concurrency: 2, maxTurns: 7 }, metrics);
     try {
       const first = get(app);
       const second = get(app);
@@ -71,6 +81,9 @@ describe('GET /api/v1/whatif limits (api/routes/whatif.ts)', () => {
         },
       });
       expect(held).toHaveLength(2);
+      expect([await limit('convengine_api_limit_in_use'), await limit('convengine_api_limit_refused_total')]).toEqual([
+        2, 1,
+      ]);
 
       held[0]?.finish();
       held[1]?.fail(new Error('connection to the database lost'));
@@ -84,6 +97,7 @@ describe('GET /api/v1/whatif limits (api/routes/whatif.ts)', () => {
       held[2]?.finish();
       held[3]?.finish();
       expect([(await third).statusCode, (await fourth).statusCode]).toEqual([200, 200]);
+      expect(await limit('convengine_api_limit_in_use')).toBe(0);
     } finally {
       await app.close();
     }
