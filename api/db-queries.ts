@@ -1,9 +1,10 @@
 import { desc, eq } from 'drizzle-orm';
 import type { JsonObject } from '../core/json';
 import type { Database } from '../db/pool';
-import { listAudits, listAuditsAfter, type StoredAudit } from '../db/repositories/audit';
+import { listAuditsAfter, type StoredAudit } from '../db/repositories/audit';
 import { ceConversation, ceConversationHistory } from '../db/schema';
-import type { AuditCursor, AuditRowView, ConversationQueries, ConversationView } from './ports';
+import type { AuditCursor } from '../core/audit';
+import type { AuditRowView, ConversationQueries, ConversationView } from './ports';
 import { publicFailureType } from './replies';
 
 const HISTORY_LIMIT = 50;
@@ -11,6 +12,8 @@ const AUDIT_PAGE = 1000;
 
 /** Read-only views of conversations and their audit trail for the API. */
 export function conversationQueries(db: Database): ConversationQueries {
+  const readAudits = async (cursors: readonly AuditCursor[], max = AUDIT_PAGE): Promise<AuditRowView[]> =>
+    (await listAuditsAfter(db, cursors, Math.min(max, AUDIT_PAGE))).map(auditView);
   return {
     async conversation(conversationId: string): Promise<ConversationView | null> {
       const [row] = await db.select().from(ceConversation).where(eq(ceConversation.conversationId, conversationId));
@@ -42,14 +45,9 @@ export function conversationQueries(db: Database): ConversationQueries {
       };
     },
 
-    async audits(conversationId: string, afterAuditId = 0, max = AUDIT_PAGE): Promise<AuditRowView[]> {
-      const rows = await listAudits(db, conversationId, { afterAuditId, limit: Math.min(max, AUDIT_PAGE) });
-      return rows.map(auditView);
-    },
-
-    async auditsAfter(cursors: readonly AuditCursor[], max = AUDIT_PAGE): Promise<AuditRowView[]> {
-      return (await listAuditsAfter(db, cursors, Math.min(max, AUDIT_PAGE))).map(auditView);
-    },
+    // A page of one conversation is the batched read with one cursor: one statement for pages and streams.
+    audits: (conversationId, afterAuditId = 0, max) => readAudits([{ conversationId, afterAuditId }], max),
+    auditsAfter: readAudits,
   };
 }
 

@@ -1,3 +1,4 @@
+import type { AuditCursor } from '../core/audit';
 import type { JsonObject } from '../core/json';
 import type { Payload, RequestContext } from '../core/session';
 import type { TurnResult } from '../core/turn/contracts';
@@ -88,12 +89,6 @@ export interface AuditRowView {
   stage: string;
   payload: JsonObject;
   createdAt: string;
-}
-
-/** Where one reader of a conversation's audit trail is: the last audit id it has. */
-export interface AuditCursor {
-  conversationId: string;
-  afterAuditId: number;
 }
 
 export interface ConversationQueries {

@@ -21,3 +21,9 @@ export interface AuditRecord {
 export function audit(stage: string, payload: JsonObject = {}): AuditRecord {
   return { stage, payload };
 }
+
+/** Where one reader of a conversation's audit trail is (an API page, an audit stream): the last audit id it has. */
+export interface AuditCursor {
+  conversationId: string;
+  afterAuditId: number;
+}

@@ -1,4 +1,5 @@
 import { and, asc, eq, gt } from 'drizzle-orm';
+import type { AuditCursor } from '../../core/audit';
 import type { JsonObject } from '../../core/json';
 import { retryOnConnectionLoss } from '../connection-loss';
 import type { Database } from '../pool';
@@ -83,12 +84,6 @@ export async function listAudits(
     idempotencyKey: r.idempotencyKey,
     createdAt: r.createdAt,
   }));
-}
-
-/** Where one reader of a conversation's audit trail is: the last audit id it has. */
-export interface AuditCursor {
-  conversationId: string;
-  afterAuditId: number;
 }
 
 /** Each cursor's conversation's rows after it, at most `$3` per cursor, on the (conversation_id, audit_id) index. */

@@ -1,5 +1,6 @@
 import { AuditFeed } from '../../api/audit-feed';
-import type { AuditCursor, AuditRowView } from '../../api/ports';
+import type { AuditRowView } from '../../api/ports';
+import type { AuditCursor } from '../../core/audit';
 import { silentLogger } from '../../observability/logger';
 import { auditRow } from '../support/fake-ports';
 

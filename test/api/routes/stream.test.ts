@@ -1,7 +1,8 @@
 import { get as httpGet, type IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import { buildApi, type ApiOptions } from '../../../api/app';
-import type { ApiPorts, AuditCursor, ConversationQueries, ConversationView } from '../../../api/ports';
+import type { ApiPorts, ConversationQueries, ConversationView } from '../../../api/ports';
+import type { AuditCursor } from '../../../core/audit';
 import { createLogger } from '../../../observability/logger';
 import { createApiMetrics } from '../../../observability/metrics';
 import { auditRow, fakePorts } from '../../support/fake-ports';
