@@ -7,15 +7,19 @@ import type { BenchStack } from './stack';
 import {
   demoMix,
   durable,
+  formatMs as ms,
   historyStats,
   inProcess,
   mean,
+  offScriptCount,
   ownCpuMs,
   percentile,
+  postgresCpuMs,
   processCpuMs,
   runMix,
+  SECTION_LIMIT_MS,
+  stepMsPerTurn,
   threadCpuMs,
-  turnsOf,
   type HistoryStats,
   type TurnSample,
   type Transport,
@@ -23,7 +27,7 @@ import {
 
 /**
  * The durability rows of the table: the same demo turns through Temporal and in process, one at a
- * time (latency, activities, CPU per process, history size) and at concurrency 1 / 8 / 32.
+ * time (latency, activities, CPU per process, history size); throughput.ts has the concurrent runs.
  */
 const LATENCY_CONVERSATIONS = 16;
 /**
@@ -32,12 +36,6 @@ const LATENCY_CONVERSATIONS = 16;
  * means something only when both saw the same machine.
  */
 const LATENCY_ROUND = 2;
-const THROUGHPUT = [
-  { concurrency: 1, conversations: 4 },
-  { concurrency: 8, conversations: 16 },
-  { concurrency: 32, conversations: 32 },
-];
-const SECTION_LIMIT_MS = 120_000;
 /**
  * Turns run on both sides before anything is measured. A worker runs for days; its first turns are
  * not what a turn costs: V8 keeps optimizing the hot code of the worker, the Temporal server (ours
@@ -46,12 +44,6 @@ const SECTION_LIMIT_MS = 120_000;
  */
 const WARM_UP = { windows: 3, conversations: 16, concurrency: 8 };
 
-const ms = (v: number) => `${v.toFixed(1)} ms`;
-
-function mismatches(samples: readonly TurnSample[]): number {
-  return samples.filter((s) => s.mismatch !== undefined).length;
-}
-
 interface CpuProbe {
   turns: number;
   workerMs: number;
@@ -59,6 +51,8 @@ interface CpuProbe {
   workerThreads: Record<string, number>;
   serverMs: number;
   clientMs: number;
+  /** Every local PostgreSQL process (turns.ts, postgresCpuMs): the database's share, the same on both sides. */
+  postgresMs: number;
   /** The worker's calls to the server in the window. */
   rpcs: WorkerRpcs;
 }
@@ -75,6 +69,7 @@ async function measured(stack: BenchStack, send: Transport, conversations: numbe
     threads: threadCpuMs(stack.worker.pid),
     server: processCpuMs(stack.server.pid),
     own: ownCpuMs(),
+    postgres: postgresCpuMs(),
   };
   const run = await runMix(demoMix(conversations), send, concurrency, Date.now() + SECTION_LIMIT_MS);
   const cpu = {
@@ -83,6 +78,7 @@ async function measured(stack: BenchStack, send: Transport, conversations: numbe
     workerThreads: threadDelta(before.threads, threadCpuMs(stack.worker.pid)),
     serverMs: processCpuMs(stack.server.pid) - before.server,
     clientMs: ownCpuMs() - before.own,
+    postgresMs: postgresCpuMs() - before.postgres,
   };
   const rpcs = combineRpcs(await scrapeWorkerRpcs(stack.workerMetricsAddress), rpcsBefore, -1);
   const probe: CpuProbe = { ...cpu, rpcs };
@@ -102,6 +98,7 @@ function merged(a: Measured, b: Measured): Measured {
       workerThreads: threads,
       serverMs: a.cpu.serverMs + b.cpu.serverMs,
       clientMs: a.cpu.clientMs + b.cpu.clientMs,
+      postgresMs: a.cpu.postgresMs + b.cpu.postgresMs,
       rpcs: combineRpcs(a.cpu.rpcs, b.cpu.rpcs, 1),
     },
   };
@@ -111,7 +108,7 @@ function merged(a: Measured, b: Measured): Measured {
 async function alternated(stack: BenchStack): Promise<{ d: Measured; p: Measured }> {
   const none: Measured = {
     samples: [],
-    cpu: { turns: 0, workerMs: 0, workerThreads: {}, serverMs: 0, clientMs: 0, rpcs: NO_RPCS },
+    cpu: { turns: 0, workerMs: 0, workerThreads: {}, serverMs: 0, clientMs: 0, postgresMs: 0, rpcs: NO_RPCS },
   };
   let d = none;
   let p = none;
@@ -128,6 +125,8 @@ interface LatencyRun {
   history: HistoryStats;
   roundTrip: RoundTripResult[];
   peer: LangGraphPeerResult;
+  /** Per turn, the time inside the steps (their STEP_EXIT durations), durable and in-process. */
+  stepMs: { d: number; p: number };
 }
 
 /**
@@ -163,7 +162,8 @@ export async function latencyRows(stack: BenchStack): Promise<Row[]> {
   const steps = Math.round(history.meanSteps);
   const roundTrip = await benchRoundTrip(stack, history.medianInput, steps);
   const peer = await benchLangGraphPeer(stack.tdb.pool, history.medianInput, steps);
-  const run = { d, p, history, roundTrip, peer };
+  const stepMs = { d: await stepMsPerTurn(stack, d.samples), p: await stepMsPerTurn(stack, p.samples) };
+  const run = { d, p, history, roundTrip, peer, stepMs };
   return [...latencyTable(run), ...costTable(run), ...historyTable(run)];
 }
 
@@ -174,13 +174,13 @@ function latencyTable({ d, p }: LatencyRun): Row[] {
     [
       'Turn latency p50 / p95 — durable',
       `${ms(percentile(dMs, 50))} / ${ms(percentile(dMs, 95))}`,
-      `${d.samples.length} turns one at a time: gateway → Temporal server process → worker process; mean ${ms(mean(dMs))}; ${mismatches(d.samples)} replies off-script; ` +
+      `${d.samples.length} turns one at a time: gateway → Temporal server process → worker process; mean ${ms(mean(dMs))}; ${offScriptCount(d.samples)} replies off-script; ` +
         `alternating with the in-process turns, ${LATENCY_ROUND} conversations at a time`,
     ],
     [
       'Turn latency p50 / p95 — in-process',
       `${ms(percentile(pMs, 50))} / ${ms(percentile(pMs, 95))}`,
-      `same turns through runTurnInProcess (same activity functions, no Temporal); mean ${ms(mean(pMs))}; ${mismatches(p.samples)} off-script`,
+      `same turns through runTurnInProcess (same activity functions, no Temporal); mean ${ms(mean(pMs))}; ${offScriptCount(p.samples)} off-script`,
     ],
     [
       'Cost of durability (durable ÷ in-process)',
@@ -241,8 +241,10 @@ function costTable({ d, p, history, roundTrip, peer }: LatencyRun): Row[] {
     ],
     [
       'CPU per durable turn',
-      `worker ${per(d.cpu.workerMs, d.cpu.turns)}, server ${per(d.cpu.serverMs, d.cpu.turns)}, client ${per(d.cpu.clientMs, d.cpu.turns)}`,
-      `worker by thread: ${threads(d.cpu)}; in-process turn: ${per(p.cpu.clientMs, p.cpu.turns)} CPU (user + system, /proc and process.cpuUsage)`,
+      `worker ${per(d.cpu.workerMs, d.cpu.turns)}, server ${per(d.cpu.serverMs, d.cpu.turns)}, client ${per(d.cpu.clientMs, d.cpu.turns)}, ` +
+        `PostgreSQL ${per(d.cpu.postgresMs, d.cpu.turns)}`,
+      `worker by thread: ${threads(d.cpu)}; in-process turn: ${per(p.cpu.clientMs, p.cpu.turns)} CPU, PostgreSQL ${per(p.cpu.postgresMs, p.cpu.turns)} ` +
+        `(user + system, /proc and process.cpuUsage; PostgreSQL: every local postgres process)`,
     ],
     workerRpcRow(d.cpu.rpcs, d.cpu.turns),
     [
@@ -253,11 +255,45 @@ function costTable({ d, p, history, roundTrip, peer }: LatencyRun): Row[] {
   ];
 }
 
-function historyTable({ history }: LatencyRun): Row[] {
+/** Where the durable turn's time went, from its history's timestamps (bench/history-timeline.ts). */
+function timelineRow({ history }: LatencyRun): Row {
+  const t = history.timeline;
+  const each = (total: number, count: number) => ms(total / Math.max(1e-9, count));
+  const activities = t.activityMsByType.reduce((sum, [, total]) => sum + total, 0);
+  return [
+    'Durable turn by phase (history timestamps)',
+    `workflow tasks ${t.workflowTasks.toFixed(1)} × ${each(t.workflowTaskMs, t.workflowTasks)}, ` +
+      `with local activities ${t.localActivityTasks.toFixed(1)} × ${each(t.localActivityTaskMs, t.localActivityTasks)}, ` +
+      `activities ${ms(activities)}, between ${ms(t.betweenMs)}, of a ${ms(t.spanMs)} span`,
+    `per turn. A workflow task runs workflow code in the worker (sandbox, payloads, the SDK's calls into it); one that ran local ` +
+      `activities includes their steps' work. Activities from start to close: ${t.activityMsByType
+        .map(([type, total]) => `${type} ${ms(total)}`)
+        .join(
+          ', '
+        )}. Between: neither ran (the server handing tasks over, polls); eager activities overlap the task that scheduled them`,
+  ];
+}
+
+/** The same steps' own time on both sides: how much of the cost of durability is the steps running slower. */
+function stepTimeRow({ d, p, stepMs }: LatencyRun): Row {
+  const durabilityMs = mean(d.samples.map((s) => s.ms)) - mean(p.samples.map((s) => s.ms));
+  return [
+    'Time inside the steps per turn: durable / in-process',
+    `${ms(stepMs.d)} / ${ms(stepMs.p)}`,
+    `the steps' own durations (their STEP_EXIT audit rows, measured by the same code on both sides): ` +
+      `${ms(stepMs.d - stepMs.p)} of the ${ms(durabilityMs)} cost of durability is the same steps running slower in the worker ` +
+      `process, whose LLM calls, tool calls and queries leave its process; the in-process turns run beside the scripted LLM and tool servers`,
+  ];
+}
+
+function historyTable(run: LatencyRun): Row[] {
+  const { history } = run;
   const c = history.costs;
   const kib = (bytes: number) => `${(bytes / 1024).toFixed(1)} KiB`;
   const top = c.bytesByStep.slice(0, 5).map(([step, bytes]) => `${step} ${kib(bytes)}`);
   return [
+    timelineRow(run),
+    stepTimeRow(run),
     [
       'History bytes per step type',
       top.join(', '),
@@ -278,37 +314,5 @@ function historyTable({ history }: LatencyRun): Row[] {
         `+ ${c.searchAttributeUpserts.toFixed(1)} SA upserts + ${c.updates.toFixed(1)} updates + ${c.heartbeats.toFixed(1)} heartbeats ` +
         `(estimated: one per ${HEARTBEAT_INTERVAL_MS / 1000} s an activity ran)`,
     ],
-  ];
-}
-
-export async function throughputRows(stack: BenchStack): Promise<Row[]> {
-  const durableRates: string[] = [];
-  const inProcessRates: string[] = [];
-  const notes: string[] = [];
-  let offScript = 0;
-  for (const level of THROUGHPUT) {
-    const conversations = demoMix(level.conversations);
-    const d = await runMix(conversations, durable(stack), level.concurrency, Date.now() + SECTION_LIMIT_MS);
-    const p = await runMix(conversations, inProcess(stack), level.concurrency, Date.now() + SECTION_LIMIT_MS);
-    durableRates.push((d.samples.length / d.seconds).toFixed(1));
-    inProcessRates.push((p.samples.length / p.seconds).toFixed(1));
-    notes.push(
-      `${level.concurrency}: ${d.samples.length} turns (p95 ${ms(
-        percentile(
-          d.samples.map((s) => s.ms),
-          95
-        )
-      )})`
-    );
-    offScript += mismatches(d.samples) + mismatches(p.samples);
-    if (d.samples.length < turnsOf(conversations)) notes.push(`(${level.concurrency}: stopped at the time limit)`);
-  }
-  return [
-    [
-      'Turns/s at concurrency 1 / 8 / 32 — durable',
-      durableRates.join(' / '),
-      `concurrent conversations of the demo mix; ${notes.join(', ')}; ${offScript} replies off-script`,
-    ],
-    ['Turns/s at concurrency 1 / 8 / 32 — in-process', inProcessRates.join(' / '), 'same conversations, same database'],
   ];
 }

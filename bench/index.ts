@@ -1,6 +1,7 @@
 import { cpus, loadavg } from 'node:os';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
-import { latencyRows, throughputRows, warmUp } from './durability';
+import { latencyRows, warmUp } from './durability';
+import { throughputRows } from './throughput';
 import { benchParallel } from './parallel';
 import { benchPlannerLoop } from './planner-loop';
 import { benchReadyTime } from './ready-time';

@@ -9,6 +9,7 @@ import { DEMO_CONVERSATIONS, type DemoConversation, type DemoTurn } from '../dem
 import { turnMismatch } from '../demo/demo-runner';
 import { replyTextOf } from '../demo/in-process-send';
 import { meanCosts, turnHistoryCosts, type MeanHistoryCosts, type TurnHistoryCosts } from './history-costs';
+import { meanTimeline, turnTimeline, type MeanTimeline, type TurnTimeline } from './history-timeline';
 import type { BenchStack } from './stack';
 
 /**
@@ -17,8 +18,19 @@ import type { BenchStack } from './stack';
  * turns through Temporal (gateway → dev server → worker process) and in this process
  * (runTurnInProcess, the same activity functions called directly).
  */
+/** No new conversation of a run starts after this long. */
+export const SECTION_LIMIT_MS = 120_000;
+
+export const formatMs = (v: number) => `${v.toFixed(1)} ms`;
+
+/** Turns whose reply was not the demo script's. */
+export function offScriptCount(samples: readonly TurnSample[]): number {
+  return samples.filter((s) => s.mismatch !== undefined).length;
+}
+
 export interface TurnSample {
   ms: number;
+  conversationId: string;
   workflowId: string | null;
   /** Steps the turn ran, a step run's steps counted one by one (counted in process; read from history for durable turns). */
   activities: number;
@@ -85,7 +97,13 @@ async function runConversation(conversation: DemoConversation, send: Transport, 
     const sent = await send(conversationId, turn);
     const ms = performance.now() - started;
     const shown = { ...sent.result, reply: replyTextOf(sent.result.payload) };
-    out.push({ ms, workflowId: sent.workflowId, activities: sent.activities, mismatch: turnMismatch(turn, shown) });
+    out.push({
+      ms,
+      conversationId,
+      workflowId: sent.workflowId,
+      activities: sent.activities,
+      mismatch: turnMismatch(turn, shown),
+    });
   }
 }
 
@@ -122,6 +140,8 @@ export interface HistoryStats {
   meanSteps: number;
   /** History bytes by step type, activities (regular, local), estimated billable actions: per-turn means. */
   costs: MeanHistoryCosts;
+  /** Where the turns' time went, by their histories' timestamps: per-turn means. */
+  timeline: MeanTimeline;
 }
 
 /** Events, encoded bytes and scheduled activities of each durable turn's history. */
@@ -129,6 +149,7 @@ export async function historyStats(stack: BenchStack, samples: readonly TurnSamp
   const rows: { events: number; bytes: number; activities: number }[] = [];
   const inputs: temporal.api.common.v1.IPayload[] = [];
   const costs: TurnHistoryCosts[] = [];
+  const timelines: TurnTimeline[] = [];
   for (const sample of samples) {
     if (!sample.workflowId) continue;
     const history = await stack.client.workflow.getHandle(sample.workflowId).fetchHistory();
@@ -138,6 +159,7 @@ export async function historyStats(stack: BenchStack, samples: readonly TurnSamp
     const bytes = temporal.api.history.v1.History.encode(history).finish().length;
     rows.push({ events: events.length, bytes, activities: scheduled.length });
     costs.push(turnHistoryCosts(events));
+    timelines.push(turnTimeline(events));
   }
   const mean = (f: (r: (typeof rows)[number]) => number) =>
     rows.reduce((n, r) => n + f(r), 0) / Math.max(1, rows.length);
@@ -154,7 +176,22 @@ export async function historyStats(stack: BenchStack, samples: readonly TurnSamp
     meanActivities: mean((r) => r.activities),
     meanSteps: meanCost.regularSteps + meanCost.localSteps,
     costs: meanCost,
+    timeline: meanTimeline(timelines),
   };
+}
+
+/**
+ * The time the turns' steps themselves took, per turn: the durations their STEP_EXIT audit rows record,
+ * measured inside each step by the same code on both sides (durable and in-process).
+ */
+export async function stepMsPerTurn(stack: BenchStack, samples: readonly TurnSample[]): Promise<number> {
+  const conversations = [...new Set(samples.map((s) => s.conversationId))];
+  const { rows } = await stack.tdb.pool.query<{ ms: number | null }>(
+    `SELECT sum((payload_json ->> 'durationMs')::float8) AS ms FROM ce_audit
+      WHERE conversation_id = ANY($1::uuid[]) AND stage = 'STEP_EXIT'`,
+    [conversations]
+  );
+  return (rows[0]?.ms ?? NaN) / Math.max(1, samples.length);
 }
 
 export function percentile(values: readonly number[], p: number): number {
@@ -176,6 +213,32 @@ export function processCpuMs(pid: number): number {
   } catch {
     return NaN;
   }
+}
+
+/**
+ * CPU of every local PostgreSQL process (user + system), with the children the postmaster has reaped: the
+ * database's share of a turn, when the bench's PostgreSQL runs on this machine. NaN without /proc.
+ */
+export function postgresCpuMs(): number {
+  let total = 0;
+  let found = false;
+  try {
+    for (const pid of readdirSync('/proc')) {
+      if (!/^\d+$/.test(pid)) continue;
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+        if (!stat.includes('(postgres)')) continue;
+        const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+        total += ((Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14])) * 1000) / 100;
+        found = true;
+      } catch {
+        // The process ended while we read: its time moved to its parent's reaped-children fields.
+      }
+    }
+  } catch {
+    return NaN;
+  }
+  return found ? total : NaN;
 }
 
 export function ownCpuMs(): number {

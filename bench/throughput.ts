@@ -1,0 +1,99 @@
+import { cpus } from 'node:os';
+import type { Row } from './table';
+import type { BenchStack } from './stack';
+import {
+  demoMix,
+  durable,
+  formatMs as ms,
+  inProcess,
+  offScriptCount,
+  ownCpuMs,
+  percentile,
+  postgresCpuMs,
+  processCpuMs,
+  runMix,
+  SECTION_LIMIT_MS,
+  turnsOf,
+  type Transport,
+} from './turns';
+
+/** Concurrent conversations of the demo mix, durable and in-process, at three levels. */
+const THROUGHPUT = [
+  { concurrency: 1, conversations: 4 },
+  { concurrency: 8, conversations: 16 },
+  { concurrency: 32, conversations: 32 },
+];
+
+/** CPU of every process of the stack (ms): worker, Temporal server, this process (client, LLM and tool servers), PostgreSQL. */
+function stackCpuMs(stack: BenchStack) {
+  return {
+    worker: processCpuMs(stack.worker.pid),
+    server: processCpuMs(stack.server.pid),
+    client: ownCpuMs(),
+    postgres: postgresCpuMs(),
+  };
+}
+
+type StackCpu = ReturnType<typeof stackCpuMs>;
+
+/** One throughput level on one side: its rate, and the CPU per turn of every process while it ran. */
+async function throughputRun(stack: BenchStack, send: Transport, conversations: number, concurrency: number) {
+  const before = stackCpuMs(stack);
+  const run = await runMix(demoMix(conversations), send, concurrency, Date.now() + SECTION_LIMIT_MS);
+  const after = stackCpuMs(stack);
+  const turns = Math.max(1, run.samples.length);
+  const perTurn = Object.fromEntries(
+    Object.entries(after).map(([name, cpu]) => [name, (cpu - before[name as keyof StackCpu]) / turns])
+  ) as StackCpu;
+  return { ...run, perTurn, totalPerTurn: Object.values(perTurn).reduce((sum, v) => sum + v, 0) };
+}
+
+type ThroughputRun = Awaited<ReturnType<typeof throughputRun>>;
+
+/** What the machine's cores allow at the highest level: CPU per turn across every process, and the rate it bounds. */
+function cpuBound(d: ThroughputRun, p: ThroughputRun, concurrency: number): string {
+  const cores = cpus().length;
+  const parts = (r: ThroughputRun) =>
+    `worker ${ms(r.perTurn.worker)}, server ${ms(r.perTurn.server)}, client ${ms(r.perTurn.client)}, PostgreSQL ${ms(r.perTurn.postgres)}`;
+  const bound = (r: ThroughputRun) => ((cores * 1000) / r.totalPerTurn).toFixed(1);
+  return (
+    `CPU per turn at ${concurrency}, every process: durable ${ms(d.totalPerTurn)} (${parts(d)}), in-process ${ms(p.totalPerTurn)} ` +
+    `(client ${ms(p.perTurn.client)}, PostgreSQL ${ms(p.perTurn.postgres)}); ${cores} cores bound them at ${bound(d)} and ${bound(p)} turns/s`
+  );
+}
+
+export async function throughputRows(stack: BenchStack): Promise<Row[]> {
+  const durableRates: string[] = [];
+  const inProcessRates: string[] = [];
+  const notes: string[] = [];
+  let bound = '';
+  let offScript = 0;
+  for (const level of THROUGHPUT) {
+    const d = await throughputRun(stack, durable(stack), level.conversations, level.concurrency);
+    const p = await throughputRun(stack, inProcess(stack), level.conversations, level.concurrency);
+    durableRates.push((d.samples.length / d.seconds).toFixed(1));
+    inProcessRates.push((p.samples.length / p.seconds).toFixed(1));
+    const p95 = percentile(
+      d.samples.map((s) => s.ms),
+      95
+    );
+    notes.push(`${level.concurrency}: ${d.samples.length} turns (p95 ${ms(p95)})`);
+    offScript += offScriptCount(d.samples) + offScriptCount(p.samples);
+    if (d.samples.length < turnsOf(demoMix(level.conversations))) {
+      notes.push(`(${level.concurrency}: stopped at the time limit)`);
+    }
+    bound = cpuBound(d, p, level.concurrency);
+  }
+  return [
+    [
+      'Turns/s at concurrency 1 / 8 / 32 — durable',
+      durableRates.join(' / '),
+      `concurrent conversations of the demo mix; ${notes.join(', ')}; ${offScript} replies off-script`,
+    ],
+    [
+      'Turns/s at concurrency 1 / 8 / 32 — in-process',
+      inProcessRates.join(' / '),
+      `same conversations, same database. ${bound}`,
+    ],
+  ];
+}
