@@ -61,6 +61,19 @@ describe('the embedded PostgreSQL (issue #20)', () => {
     );
   });
 
+  it('applies the LZ4 migration on binaries built without LZ4: the columns keep pglz', async () => {
+    const client = await open();
+    const unsupported = client.query('CREATE TEMP TABLE lz4_probe (v text COMPRESSION lz4)');
+    await expect(unsupported).rejects.toMatchObject({ code: '0A000' });
+    const { rows } = await client.query<{ compression: string }>(
+      `SELECT attcompression AS compression FROM pg_attribute
+        WHERE attrelid = 'ce_audit'::regclass AND attname = 'payload_json'`
+    );
+    expect(rows).toEqual([{ compression: '' }]);
+    const applied = await client.query(`SELECT 1 FROM ce_schema_migrations WHERE name = '0015_lz4_compression.sql'`);
+    expect(applied.rowCount).toBe(1);
+  });
+
   it('has the SQL tools role of an external PostgreSQL: its own login, read only, server-side limits', async () => {
     const tools = await open(toolsDatabaseUrl(pg.url));
     expect((await tools.query('SELECT current_user AS u')).rows[0].u).toBe(TOOLS_ROLE);

@@ -52,4 +52,34 @@ describe('migrations', () => {
       });
     }
   });
+
+  it('store the large values a turn writes with LZ4, and store and read them back', async () => {
+    const { rows } = await tdb.pool.query<{ column: string; compression: string }>(
+      `SELECT c.relname || '.' || a.attname AS column, a.attcompression AS compression
+         FROM pg_attribute a JOIN pg_class c ON c.oid = a.attrelid
+        WHERE c.relname IN ('ce_audit', 'ce_conversation', 'ce_conversation_history', 'ce_llm_call_log', 'ce_payload_claim')
+          AND a.attcompression <> ''`
+    );
+    // The server these tests run on (Debian's PostgreSQL 15) is built with LZ4.
+    expect(Object.fromEntries(rows.map((r) => [r.column, r.compression]))).toEqual({
+      'ce_audit.payload_json': 'l',
+      'ce_conversation.context_json': 'l',
+      'ce_conversation_history.assistant_output': 'l',
+      'ce_llm_call_log.prompt_text': 'l',
+      'ce_llm_call_log.user_context': 'l',
+      'ce_llm_call_log.response_text': 'l',
+      'ce_payload_claim.body': 'l',
+    });
+    const big = { context: Object.fromEntries(Array.from({ length: 400 }, (_, i) => [`k${i}`, `value ${i}`])) };
+    const conversation = '00000000-0000-4000-8000-000000000015';
+    await tdb.pool.query('INSERT INTO ce_conversation (conversation_id, context_json) VALUES ($1, $2)', [
+      conversation,
+      big,
+    ]);
+    const stored = await tdb.pool.query<{ method: string | null; value: unknown }>(
+      'SELECT pg_column_compression(context_json) AS method, context_json AS value FROM ce_conversation WHERE conversation_id = $1',
+      [conversation]
+    );
+    expect(stored.rows[0]).toEqual({ method: 'lz4', value: big });
+  });
 });
