@@ -12,12 +12,10 @@ import {
   inProcess,
   mean,
   offScriptCount,
-  ownCpuMs,
   percentile,
-  postgresCpuMs,
-  processCpuMs,
   runMix,
   SECTION_LIMIT_MS,
+  stackCpuMs,
   stepMsPerTurn,
   threadCpuMs,
   type HistoryStats,
@@ -64,21 +62,17 @@ function threadDelta(before: Record<string, number>, after: Record<string, numbe
 async function measured(stack: BenchStack, send: Transport, conversations: number, concurrency = 1) {
   // The RPC counters are read outside the CPU window: serving and reading a scrape is no turn's work.
   const rpcsBefore = await scrapeWorkerRpcs(stack.workerMetricsAddress);
-  const before = {
-    worker: processCpuMs(stack.worker.pid),
-    threads: threadCpuMs(stack.worker.pid),
-    server: processCpuMs(stack.server.pid),
-    own: ownCpuMs(),
-    postgres: postgresCpuMs(),
-  };
+  const before = stackCpuMs(stack);
+  const threadsBefore = threadCpuMs(stack.worker.pid);
   const run = await runMix(demoMix(conversations), send, concurrency, Date.now() + SECTION_LIMIT_MS);
+  const after = stackCpuMs(stack);
   const cpu = {
     turns: run.samples.length,
-    workerMs: processCpuMs(stack.worker.pid) - before.worker,
-    workerThreads: threadDelta(before.threads, threadCpuMs(stack.worker.pid)),
-    serverMs: processCpuMs(stack.server.pid) - before.server,
-    clientMs: ownCpuMs() - before.own,
-    postgresMs: postgresCpuMs() - before.postgres,
+    workerMs: after.worker - before.worker,
+    workerThreads: threadDelta(threadsBefore, threadCpuMs(stack.worker.pid)),
+    serverMs: after.server - before.server,
+    clientMs: after.client - before.client,
+    postgresMs: after.postgres - before.postgres,
   };
   const rpcs = combineRpcs(await scrapeWorkerRpcs(stack.workerMetricsAddress), rpcsBefore, -1);
   const probe: CpuProbe = { ...cpu, rpcs };
@@ -260,17 +254,15 @@ function timelineRow({ history }: LatencyRun): Row {
   const t = history.timeline;
   const each = (total: number, count: number) => ms(total / Math.max(1e-9, count));
   const activities = t.activityMsByType.reduce((sum, [, total]) => sum + total, 0);
+  const byType = t.activityMsByType.map(([type, total]) => `${type} ${ms(total)}`).join(', ');
   return [
     'Durable turn by phase (history timestamps)',
     `workflow tasks ${t.workflowTasks.toFixed(1)} × ${each(t.workflowTaskMs, t.workflowTasks)}, ` +
       `with local activities ${t.localActivityTasks.toFixed(1)} × ${each(t.localActivityTaskMs, t.localActivityTasks)}, ` +
       `activities ${ms(activities)}, between ${ms(t.betweenMs)}, of a ${ms(t.spanMs)} span`,
     `per turn. A workflow task runs workflow code in the worker (sandbox, payloads, the SDK's calls into it); one that ran local ` +
-      `activities includes their steps' work. Activities from start to close: ${t.activityMsByType
-        .map(([type, total]) => `${type} ${ms(total)}`)
-        .join(
-          ', '
-        )}. Between: neither ran (the server handing tasks over, polls); eager activities overlap the task that scheduled them`,
+      `activities includes their steps' work. Activities from start to close: ${byType}. ` +
+      `Between: neither ran (the server handing tasks over, polls); eager activities overlap the task that scheduled them`,
   ];
 }
 

@@ -7,13 +7,12 @@ import {
   formatMs as ms,
   inProcess,
   offScriptCount,
-  ownCpuMs,
   percentile,
-  postgresCpuMs,
-  processCpuMs,
   runMix,
   SECTION_LIMIT_MS,
+  stackCpuMs,
   turnsOf,
+  type StackCpu,
   type Transport,
 } from './turns';
 
@@ -23,18 +22,6 @@ const THROUGHPUT = [
   { concurrency: 8, conversations: 16 },
   { concurrency: 32, conversations: 32 },
 ];
-
-/** CPU of every process of the stack (ms): worker, Temporal server, this process (client, LLM and tool servers), PostgreSQL. */
-function stackCpuMs(stack: BenchStack) {
-  return {
-    worker: processCpuMs(stack.worker.pid),
-    server: processCpuMs(stack.server.pid),
-    client: ownCpuMs(),
-    postgres: postgresCpuMs(),
-  };
-}
-
-type StackCpu = ReturnType<typeof stackCpuMs>;
 
 /** One throughput level on one side: its rate, and the CPU per turn of every process while it ran. */
 async function throughputRun(stack: BenchStack, send: Transport, conversations: number, concurrency: number) {

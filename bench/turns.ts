@@ -18,6 +18,7 @@ import type { BenchStack } from './stack';
  * turns through Temporal (gateway → dev server → worker process) and in this process
  * (runTurnInProcess, the same activity functions called directly).
  */
+
 /** No new conversation of a run starts after this long. */
 export const SECTION_LIMIT_MS = 120_000;
 
@@ -240,6 +241,18 @@ export function postgresCpuMs(): number {
   }
   return found ? total : NaN;
 }
+
+/** CPU so far (ms) of every process of the stack: worker, Temporal server, this process (client, LLM and tool servers), PostgreSQL. */
+export function stackCpuMs(stack: BenchStack) {
+  return {
+    worker: processCpuMs(stack.worker.pid),
+    server: processCpuMs(stack.server.pid),
+    client: ownCpuMs(),
+    postgres: postgresCpuMs(),
+  };
+}
+
+export type StackCpu = ReturnType<typeof stackCpuMs>;
 
 export function ownCpuMs(): number {
   const usage = process.cpuUsage();
