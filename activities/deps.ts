@@ -2,6 +2,7 @@ import type { ConfigStore } from '../core/config/store';
 import type { LlmClient } from '../core/llm';
 import type { TaskRegistry } from '../core/tasks/registry';
 import type { Database } from '../db/pool';
+import type { AuditGate } from './runtime/audit-gate';
 import type { ToolDeps } from './tools/deps';
 
 export interface Clock {
@@ -27,4 +28,6 @@ export interface ActivityDeps {
    * consumer tool handlers. Required: built once, in worker/ (the composition root), never defaulted.
    */
   tools: ToolDeps;
+  /** Which audit rows are written (ce_config `AuditService.*`) and the per-process rate limit. */
+  audit: AuditGate;
 }

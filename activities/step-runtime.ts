@@ -1,4 +1,5 @@
 import { audit, type AuditRecord } from '../core/audit';
+import type { AuditPolicy } from '../core/audit/policy';
 import type { ConfigSnapshot } from '../core/config/types';
 import { errorMessage, isEngineError } from '../core/errors';
 import { StepScope } from '../core/step/scope';
@@ -117,7 +118,8 @@ export function stepActivity<I extends StepInput, O extends StepOutput>(
       if (escalation) throw toActivityFailure(escalation);
       const err = fromDatabaseError(thrown);
       const emitted = [enter, ...entered, ...scope.audits, ...progress('STEP_ERROR', scope.session, true)];
-      await writeFailure(deps, input, scope, arrived, emitted, errorFrame(def.name, err, elapsed()));
+      const policy = deps.audit.policy(snapshot);
+      await writeFailure(deps, policy, input, scope, arrived, emitted, errorFrame(def.name, err, elapsed()));
       throw toActivityFailure(err);
     }
     const escalation = local?.escalation();
@@ -125,7 +127,7 @@ export function stepActivity<I extends StepInput, O extends StepOutput>(
     const exit = audit('STEP_EXIT', { ...frame, outcome: output.stop ? 'Stop' : 'Continue', durationMs: elapsed() });
     output.session.stepInfos = { ...output.session.stepInfos, [def.name]: 'SUCCESS' };
     const records = [enter, ...entered, ...output.audits, ...progress('STEP_EXIT', output.session), exit];
-    await writeAudits(deps, ...arrived, {
+    await writeAudits(deps, deps.audit.policy(snapshot), ...arrived, {
       turn: input.turn,
       session: output.session,
       keySegment: input.callKey,
@@ -142,6 +144,7 @@ export function stepActivity<I extends StepInput, O extends StepOutput>(
 /** Best effort: the original failure matters more than a failed audit write. */
 async function writeFailure(
   deps: ActivityDeps,
+  policy: AuditPolicy,
   input: StepInput,
   scope: StepScope,
   arrived: AuditWrite[],
@@ -151,6 +154,7 @@ async function writeFailure(
   try {
     await writeAudits(
       deps,
+      policy,
       ...arrived,
       {
         turn: input.turn,

@@ -18,7 +18,9 @@ export function createRecordTurnDecision(deps: ActivityDeps): TurnActivities['Re
       ...(decision.limit !== undefined ? { limit: decision.limit } : {}),
       ...(decision.iteration !== undefined ? { iteration: decision.iteration } : {}),
     });
-    await writeAudits(deps, {
+    // The pinned version is cached in the worker; unreadable, the row is kept (full policy).
+    const snapshot = await deps.configStore.get(input.session.configVersion).catch(() => null);
+    await writeAudits(deps, deps.audit.policy(snapshot), {
       turn: input.turn,
       session: input.session,
       keySegment: input.callKey,

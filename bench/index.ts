@@ -2,6 +2,7 @@ import { cpus, loadavg } from 'node:os';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { latencyRows, warmUp } from './durability';
 import { throughputRows } from './throughput';
+import { auditPolicyRows } from './audit-policy';
 import { benchParallel } from './parallel';
 import { benchPlannerLoop } from './planner-loop';
 import { benchReadyTime } from './ready-time';
@@ -16,10 +17,10 @@ import { markdownTable, type Row } from './table';
  * on a timing. Needs PostgreSQL at DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test;
  * a fresh database is created and dropped). Every section is bounded in samples and time.
  *
- * BENCH_ONLY=turns,throughput,micro,ready,parallel runs a subset; BENCH_PROFILE_DIR=<dir> makes the worker
+ * BENCH_ONLY=turns,throughput,audit,micro,ready,parallel runs a subset; BENCH_PROFILE_DIR=<dir> makes the worker
  * and dev server processes write V8 CPU profiles there (see bench/README.md).
  */
-const SECTIONS = ['turns', 'throughput', 'micro', 'ready', 'parallel'] as const;
+const SECTIONS = ['turns', 'throughput', 'audit', 'micro', 'ready', 'parallel'] as const;
 type Section = (typeof SECTIONS)[number];
 
 function selected(): Set<Section> {
@@ -46,16 +47,27 @@ function benchServers(): BenchTemporal[] {
   return names as BenchTemporal[];
 }
 
-async function durabilityRows(sections: Set<Section>, temporal: BenchTemporal): Promise<Row[]> {
-  if (!sections.has('turns') && !sections.has('throughput')) return [];
+/**
+ * The durable rows on one server; with `audit`, also the audit-policy rows (in process, so measured
+ * once, on the first server's stack).
+ */
+async function durabilityRows(
+  sections: Set<Section>,
+  temporal: BenchTemporal,
+  audit: boolean
+): Promise<{ durable: Row[]; audit: Row[] }> {
+  if (!sections.has('turns') && !sections.has('throughput') && !audit) return { durable: [], audit: [] };
   const stack = await BenchStack.start({ profileDir: process.env['BENCH_PROFILE_DIR'], temporal });
   try {
     const warmUpRows = await warmUp(stack);
-    return [
+    const durable = [
       ...(sections.has('turns') ? await latencyRows(stack) : []),
       ...(sections.has('throughput') ? await throughputRows(stack) : []),
-      ...warmUpRows,
     ];
+    return {
+      durable: durable.length > 0 ? [...durable, ...warmUpRows] : [],
+      audit: audit ? await auditPolicyRows(stack) : [],
+    };
   } finally {
     await stack.stop();
   }
@@ -128,9 +140,15 @@ async function main(): Promise<void> {
   const started = Date.now();
   const servers = benchServers();
   const durable: Row[][] = [];
-  for (const server of servers) durable.push(await durabilityRows(sections, server));
+  const audit: Row[] = [];
+  for (const [i, server] of servers.entries()) {
+    const measured = await durabilityRows(sections, server, i === 0 && sections.has('audit'));
+    durable.push(measured.durable);
+    audit.push(...measured.audit);
+  }
   const rows = [
     ...(durable[0] ?? []),
+    ...audit,
     ...(sections.has('micro') ? await microRows() : []),
     ...(sections.has('ready') ? await readyRows() : []),
     ...(sections.has('parallel') ? await parallelRows() : []),

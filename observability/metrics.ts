@@ -15,6 +15,7 @@ export interface WorkerMetrics {
   llmDuration: Histogram<'kind'>;
   llmErrors: Counter<'kind'>;
   llmTokens: Counter<'kind' | 'direction'>;
+  auditRateDropped: Counter;
 }
 
 /** What the API counts: turns as callers see them, and approvals waiting for a decision. */
@@ -85,6 +86,11 @@ export function createWorkerMetrics(): WorkerMetrics {
       name: 'convengine_llm_tokens_total',
       help: 'Tokens the LLM reported, by call kind and direction (input, output).',
       labelNames: ['kind', 'direction'],
+      registers,
+    }),
+    auditRateDropped: new Counter({
+      name: 'convengine_audit_rows_rate_limited_total',
+      help: 'Audit rows not written because the audit rate limit (AuditService.RATE_LIMIT_*) was reached.',
       registers,
     }),
   };

@@ -1,6 +1,7 @@
 import type { DataConverter } from '@temporalio/common';
 import type { Env } from '../config/env';
 import { systemClock, type ActivityDeps } from '../activities/deps';
+import { configuredAuditGate } from '../activities/runtime/audit-gate';
 import { createLlmClientFromEnv } from '../activities/llm/from-env';
 import { createToolDeps } from '../activities/tools/deps';
 import { loadSqlParser } from '../activities/tools/sql/parser';
@@ -53,6 +54,7 @@ export async function buildWorkerDeps(env: Env, options: WorkerDepsOptions): Pro
     clock: systemClock,
     tasks: createTaskRegistry(options.tasks ?? {}),
     tools,
+    audit: configuredAuditGate(systemClock, () => options.observability?.metrics.auditRateDropped.inc()),
   };
   return {
     deps,

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AuditRecord } from '../../core/audit';
+import { admitsAudit, type AuditPolicy } from '../../core/audit/policy';
 import type { JsonObject } from '../../core/json';
 import { safeInputParams } from '../../core/params/safe';
 import type { Session } from '../../core/session';
@@ -44,20 +45,35 @@ export interface AuditWrite {
   suffix?: (index: number) => string;
 }
 
-/** The rows of one write, keyed `<turn id>/<segment>/<suffix>`. */
-export function auditGroup(deps: Pick<ActivityDeps, 'clock'>, write: AuditWrite): AuditGroup {
+export type AuditWriterDeps = Pick<ActivityDeps, 'db' | 'clock' | 'audit'>;
+
+/**
+ * The rows of one write that the policy admits, keyed `<turn id>/<segment>/<suffix>`. A dropped
+ * row keeps its index free, so the kept rows' keys do not depend on what the policy dropped.
+ */
+export function auditGroup(
+  deps: Pick<AuditWriterDeps, 'clock' | 'audit'>,
+  policy: AuditPolicy,
+  write: AuditWrite
+): AuditGroup {
   const emittedAt = deps.clock.now().toISOString();
   const suffix = write.suffix ?? ((i: number) => String(i));
   const shared = sharedMeta(write.session, write.turn, emittedAt);
-  const rows: AuditInsert[] = write.records.map((record, index) => ({
-    conversationId: write.turn.conversationId,
-    turnNumber: write.turn.turnNumber,
-    stage: record.stage,
-    payload: record.payload,
-    meta: metaOf(record, write.session, shared),
-    idempotencyKey: `${write.turn.turnId}/${write.keySegment}/${suffix(index)}`,
-    workflowId: write.turn.turnId,
-  }));
+  const { conversationId } = write.turn;
+  const rows: AuditInsert[] = [];
+  for (const [index, record] of write.records.entries()) {
+    if (!admitsAudit(policy, record.stage, record.meta?.intent ?? write.session.intent)) continue;
+    if (!deps.audit.withinRate(policy.rateLimit, conversationId, record.stage)) continue;
+    rows.push({
+      conversationId,
+      turnNumber: write.turn.turnNumber,
+      stage: record.stage,
+      payload: record.payload,
+      ...(policy.persistMeta ? { meta: metaOf(record, write.session, shared) } : {}),
+      idempotencyKey: `${write.turn.turnId}/${write.keySegment}/${suffix(index)}`,
+      workflowId: write.turn.turnId,
+    });
+  }
   // Index-keyed writes own their whole key segment; suffixed ones (error-<attempt>) only add.
   return { rows, replaceUnder: write.suffix ? null : `${write.turn.turnId}/${write.keySegment}/` };
 }
@@ -66,12 +82,12 @@ export function auditGroup(deps: Pick<ActivityDeps, 'clock'>, write: AuditWrite)
 const held = new AsyncLocalStorage<AuditGroup[]>();
 
 /**
- * Writes audits idempotently, all writes in one round trip: existing keys are rewritten in place,
+ * Writes the audits the policy admits idempotently, all writes in one round trip: existing keys are rewritten in place,
  * never duplicated, so a retried activity leaves exactly what its last attempt recorded. Inside
  * withHeldAudits they join its one write instead.
  */
-export async function writeAudits(deps: Pick<ActivityDeps, 'db' | 'clock'>, ...writes: AuditWrite[]): Promise<void> {
-  const groups = writes.filter((w) => w.records.length > 0).map((w) => auditGroup(deps, w));
+export async function writeAudits(deps: AuditWriterDeps, policy: AuditPolicy, ...writes: AuditWrite[]): Promise<void> {
+  const groups = writes.filter((w) => w.records.length > 0).map((w) => auditGroup(deps, policy, w));
   const holding = held.getStore();
   if (holding) holding.push(...groups);
   else if (groups.length > 0) await writeAuditBatch(deps.db, groups);

@@ -15,6 +15,7 @@ import type { ToolDeps, ToolHandler } from '../tools/deps';
 import { draftFromVersion, draftStore, WhatifInputError } from './draft';
 import { normaliserFor, renamerFor, replayFeeds, type ReplayFeeds } from './feeds';
 import { inScratchTransaction } from './scratch';
+import { fullAuditGate } from '../runtime/audit-gate';
 
 /**
  * What-if replay (issue #15): re-runs a recorded conversation's turns in this process, through the
@@ -125,6 +126,7 @@ async function replayConversation(
     clock,
     tasks,
     tools: replayToolDeps(draft, feeds.toolHandler),
+    audit: fullAuditGate,
   };
   const diffs: TurnDiff[] = [];
   for (const turn of recording.turns) {

@@ -105,6 +105,24 @@ describe('convengine whatif (what-if replay)', () => {
     expect(run.stdout.trim().split('\n').at(-1)).toBe('1 conversation(s), 3 turn(s): 3 same');
   });
 
+  it('a draft that quiets the audit trail still replays every row of it: the comparison reads them', async () => {
+    const quiet = [
+      ['LEVEL', 'NONE'],
+      ['PERSIST_META', 'false'],
+    ].map(([key, value], i) => ({
+      config_id: 90_000 + i,
+      config_type: 'AuditService',
+      config_key: key,
+      config_value: value,
+    }));
+    const dir = await draftTree('quiet-audit', (file, rows) =>
+      file === 'ce_config.yaml' ? [...rows, ...quiet] : rows
+    );
+    const run = await inProcess('--config', dir, '--conversation', idOf('loan-confirmation'), '--fail-on-diff');
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout.trim().split('\n').at(-1)).toBe('1 conversation(s), 3 turn(s): 3 same');
+  });
+
   it('finds the planted difference: a rule changed in the draft changes the recorded state', async () => {
     const dir = await draftTree('planted', (file, rows) =>
       file !== 'ce_rule.yaml' ? rows : rows.map((r) => (r['rule_id'] === 130 ? { ...r, action_value: 'REVIEW' } : r))

@@ -11,6 +11,7 @@ import { startDemoLlm } from '../../demo/recorded-llm';
 import { DEMO_API_KEY, startDemoToolServer, type DemoToolServer } from '../../demo/tool-server';
 import type { ScriptedLlm } from '../../scripted-llm';
 import { createTestDatabase, type TestDatabase } from '../support/database';
+import { configuredAuditGate } from '../../activities/runtime/audit-gate';
 
 /**
  * The zero-setup demo stack in one process: a fresh database with every seed pack, the recorded
@@ -48,6 +49,7 @@ export class DemoHarness {
         onCall: llmCallLogger(tdb.db),
       }),
       clock: systemClock,
+      audit: configuredAuditGate(systemClock),
       tasks: createTaskRegistry({}),
       tools: createToolDeps({
         sqlPool: tdb.toolsPool(),

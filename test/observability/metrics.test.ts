@@ -99,6 +99,7 @@ describe('metrics, health and logs of the API and the worker', () => {
     const workerText = (await get(`${stack.workerProbeUrl}/metrics`)).text;
     expect(workerText).toContain('# TYPE convengine_guardrail_blocks_total counter');
     expect(workerText).toContain('convengine_loop_limit_stops_total{component="worker"} 0');
+    expect(workerText).toContain('convengine_audit_rows_rate_limited_total{component="worker"} 0');
     // The SDK's own worker metrics, from its Prometheus exporter, on the same scrape.
     expect(sumOf(workerAfter, 'temporal_num_pollers', { poller_type: 'workflow_task' })).toBeGreaterThan(0);
     expect(sumOf(workerAfter, 'temporal_activity_execution_latency_count')).toBeGreaterThan(0);

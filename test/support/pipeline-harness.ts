@@ -17,6 +17,7 @@ import { findConversation } from '../../db/repositories/conversation';
 import { startScriptedLlm, type ScriptedLlm } from '../../scripted-llm';
 import { clearConfigRows, insertConfigRows } from './config-db';
 import { createTestDatabase, type TestDatabase } from './database';
+import { configuredAuditGate } from '../../activities/runtime/audit-gate';
 
 export interface HarnessOptions {
   tasks?: TaskTable;
@@ -57,6 +58,7 @@ export class PipelineHarness {
       configStore: store,
       llm: client,
       clock: systemClock,
+      audit: configuredAuditGate(systemClock),
       tasks: createTaskRegistry(options.tasks ?? {}),
       tools: createToolDeps({
         sqlPool: tdb.toolsPool(),

@@ -1,6 +1,8 @@
 import { systemClock } from '../../../activities/deps';
 import { withHeldAudits, writeAudits, type AuditWrite } from '../../../activities/runtime/audit-writer';
+import { configuredAuditGate } from '../../../activities/runtime/audit-gate';
 import { audit } from '../../../core/audit';
+import { FULL_AUDIT_POLICY as FULL, type AuditPolicy } from '../../../core/audit/policy';
 import { safeInputParams } from '../../../core/params/safe';
 import type { Session } from '../../../core/session';
 import { insertAudits, listAudits } from '../../../db/repositories/audit';
@@ -28,7 +30,7 @@ describe('audit writer (activities/runtime/audit-writer.ts)', () => {
       if (typeof name === 'string' && name.startsWith('ce_audit_write')) statements += 1;
       return query(...args);
     };
-    deps = { db: tdb.db, clock: systemClock };
+    deps = { db: tdb.db, clock: systemClock, audit: configuredAuditGate(systemClock) };
   });
   afterAll(async () => tdb.drop());
   beforeEach(() => {
@@ -48,9 +50,9 @@ describe('audit writer (activities/runtime/audit-writer.ts)', () => {
       .map((r) => [r.idempotencyKey.slice(turn.turnId.length + 1), r.stage]);
 
   it('replaces what an earlier attempt left under the same key segment, and keeps its error rows', async () => {
-    await writeAudits(deps, write('01-Rules', ['STEP_ENTER', 'RULE_APPLIED', 'STEP_EXIT']));
-    await writeAudits(deps, write('01-Rules', ['STEP_ERROR'], { suffix: () => 'error-1' }));
-    await writeAudits(deps, write('01-Rules', ['STEP_ENTER', 'STEP_EXIT']));
+    await writeAudits(deps, FULL, write('01-Rules', ['STEP_ENTER', 'RULE_APPLIED', 'STEP_EXIT']));
+    await writeAudits(deps, FULL, write('01-Rules', ['STEP_ERROR'], { suffix: () => 'error-1' }));
+    await writeAudits(deps, FULL, write('01-Rules', ['STEP_ENTER', 'STEP_EXIT']));
     expect(await rowsUnder('01-Rules')).toEqual([
       ['01-Rules/0', 'STEP_ENTER'],
       ['01-Rules/1', 'STEP_EXIT'],
@@ -60,17 +62,17 @@ describe('audit writer (activities/runtime/audit-writer.ts)', () => {
   });
 
   it('leaves a similar but different segment alone', async () => {
-    await writeAudits(deps, write('02-Memory', ['STEP_ENTER', 'STEP_EXIT']));
-    await writeAudits(deps, write('02-Memory-carried', ['CARRIED']));
-    await writeAudits(deps, write('02-Memory', ['STEP_ENTER']));
+    await writeAudits(deps, FULL, write('02-Memory', ['STEP_ENTER', 'STEP_EXIT']));
+    await writeAudits(deps, FULL, write('02-Memory-carried', ['CARRIED']));
+    await writeAudits(deps, FULL, write('02-Memory', ['STEP_ENTER']));
     expect(await rowsUnder('02-Memory')).toEqual([['02-Memory/0', 'STEP_ENTER']]);
     expect(await rowsUnder('02-Memory-carried')).toEqual([['02-Memory-carried/0', 'CARRIED']]);
   });
 
   it('holds the writes of a step run and writes them in one statement when the run ends', async () => {
     const result = await withHeldAudits(deps, async () => {
-      await writeAudits(deps, write('03-Guardrail', ['STEP_ENTER', 'STEP_EXIT']));
-      await writeAudits(deps, write('04-Memory', ['STEP_ENTER', 'MEMORY_UPDATED', 'STEP_EXIT']));
+      await writeAudits(deps, FULL, write('03-Guardrail', ['STEP_ENTER', 'STEP_EXIT']));
+      await writeAudits(deps, FULL, write('04-Memory', ['STEP_ENTER', 'MEMORY_UPDATED', 'STEP_EXIT']));
       expect(await rowsUnder('03-Guardrail')).toEqual([]);
       return 'done';
     });
@@ -91,8 +93,8 @@ describe('audit writer (activities/runtime/audit-writer.ts)', () => {
     const failure = new Error('step failed');
     await expect(
       withHeldAudits(deps, async () => {
-        await writeAudits(deps, write('05-Rules', ['STEP_ENTER']));
-        await writeAudits(deps, write('05-Rules', ['STEP_ERROR'], { suffix: () => 'error-1' }));
+        await writeAudits(deps, FULL, write('05-Rules', ['STEP_ENTER']));
+        await writeAudits(deps, FULL, write('05-Rules', ['STEP_ERROR'], { suffix: () => 'error-1' }));
         throw failure;
       })
     ).rejects.toBe(failure);
@@ -118,8 +120,8 @@ describe('audit writer (activities/runtime/audit-writer.ts)', () => {
     };
     const other = { ...rich, intent: 'OTHER', inputParams: {}, context: { only: 'this' } };
     await withHeldAudits(deps, async () => {
-      await writeAudits({ ...deps, clock }, { ...write('07-Rules', []), session: rich, records: [stamped] });
-      await writeAudits({ ...deps, clock }, { ...write('08-Memory', ['STEP_EXIT']), session: other });
+      await writeAudits({ ...deps, clock }, FULL, { ...write('07-Rules', []), session: rich, records: [stamped] });
+      await writeAudits({ ...deps, clock }, FULL, { ...write('08-Memory', ['STEP_EXIT']), session: other });
     });
     const meta = (s: Session, stage: string, intent: string, state: string) => ({
       stage,
@@ -154,7 +156,82 @@ describe('audit writer (activities/runtime/audit-writer.ts)', () => {
     const elsewhere = turnInput('hello', { conversationId: '00000000-0000-4000-8000-0000000000ff', turnNumber: 1 });
     // No such conversation: the foreign key refuses the rows.
     await expect(
-      withHeldAudits(deps, () => writeAudits(deps, { ...write('06-Rules', ['STEP_ENTER']), turn: elsewhere }))
+      withHeldAudits(deps, () => writeAudits(deps, FULL, { ...write('06-Rules', ['STEP_ENTER']), turn: elsewhere }))
     ).rejects.toThrow(/foreign key/);
+  });
+
+  describe('under an audit policy (ce_config AuditService.*)', () => {
+    const policy = (changes: Partial<AuditPolicy>): AuditPolicy => ({ ...FULL, ...changes });
+    const stages = ['STEP_ENTER', 'MCP_PLAN_LLM_OUTPUT', 'MCP_TOOL_ERROR', 'RULE_APPLIED', 'STEP_EXIT'];
+
+    it('STANDARD leaves out the step frames; the kept rows keep the keys they would have had', async () => {
+      await writeAudits(deps, policy({ level: 'STANDARD' }), write('10-McpTool', stages));
+      expect(await rowsUnder('10-McpTool')).toEqual([
+        ['10-McpTool/1', 'MCP_PLAN_LLM_OUTPUT'],
+        ['10-McpTool/2', 'MCP_TOOL_ERROR'],
+        ['10-McpTool/3', 'RULE_APPLIED'],
+      ]);
+    });
+
+    it('ERROR_ONLY keeps stages naming an error, a failure or a rejection', async () => {
+      const more = [...stages, 'SCHEMA_VALIDATION_FAILED', 'TOOL_APPROVAL_REJECTED'];
+      await writeAudits(deps, policy({ level: 'ERROR_ONLY' }), write('11-McpTool', more));
+      expect((await rowsUnder('11-McpTool')).map(([, stage]) => stage)).toEqual([
+        'MCP_TOOL_ERROR',
+        'SCHEMA_VALIDATION_FAILED',
+        'TOOL_APPROVAL_REJECTED',
+      ]);
+    });
+
+    it('includes and excludes stages by wildcard pattern, exclusion last', async () => {
+      const mcpButErrors = policy({ includeStages: ['MCP_*', 'STEP_E*R'], excludeStages: ['*_ERROR'] });
+      await writeAudits(deps, mcpButErrors, write('12-McpTool', stages));
+      expect((await rowsUnder('12-McpTool')).map(([, stage]) => stage)).toEqual(['STEP_ENTER', 'MCP_PLAN_LLM_OUTPUT']);
+    });
+
+    it('filters by the intent a row was emitted under, else the session intent', async () => {
+      const records = [{ ...audit('RULE_APPLIED'), meta: { intent: 'loan_apply', state: 'S' } }, audit('STEP_EXIT')];
+      const onlyLoans = policy({ includeIntents: ['LOAN_*'] });
+      await writeAudits(deps, onlyLoans, { ...write('13-Rules', []), session: { ...session, intent: 'FAQ' }, records });
+      expect(await rowsUnder('13-Rules')).toEqual([['13-Rules/0', 'RULE_APPLIED']]);
+      await writeAudits(deps, policy({ excludeIntents: ['FAQ'] }), {
+        ...write('14-Rules', []),
+        session: { ...session, intent: 'faq' },
+        records,
+      });
+      expect(await rowsUnder('14-Rules')).toEqual([['14-Rules/0', 'RULE_APPLIED']]);
+    });
+
+    it('disabled or NONE: no row and no statement', async () => {
+      await writeAudits(deps, policy({ enabled: false }), write('15-Rules', stages));
+      await writeAudits(deps, policy({ level: 'NONE' }), write('15-Rules', stages));
+      expect(await rowsUnder('15-Rules')).toEqual([]);
+      expect(statements).toBe(0);
+    });
+
+    it('without persistMeta, stores each payload as the step emitted it', async () => {
+      await writeAudits(deps, policy({ persistMeta: false }), write('16-Rules', ['RULE_APPLIED']));
+      const stored = (await listAudits(tdb.db, conversationId)).filter((r) => r.idempotencyKey.includes('/16-Rules/'));
+      expect(stored.map((r) => r.payload)).toEqual([{ at: '16-Rules' }]);
+    });
+
+    it('drops rows past the rate limit in a window, per conversation and stage, and counts again after it', async () => {
+      let now = Date.parse('2026-03-01T10:00:00.000Z');
+      const clock = { now: () => new Date(now) };
+      const limited = { ...deps, clock, audit: configuredAuditGate(clock) };
+      const rateLimit = { ...FULL.rateLimit, enabled: true, maxEvents: 2, windowMs: 1000 };
+      const three = ['RULE_APPLIED', 'RULE_APPLIED', 'RULE_APPLIED', 'STEP_EXIT'];
+      await writeAudits(limited, policy({ rateLimit }), write('17-Rules', three));
+      expect((await rowsUnder('17-Rules')).map(([key]) => key)).toEqual(['17-Rules/0', '17-Rules/1', '17-Rules/3']);
+      now += 999;
+      await writeAudits(limited, policy({ rateLimit }), write('18-Rules', ['RULE_APPLIED']));
+      expect(await rowsUnder('18-Rules')).toEqual([]);
+      now += 1;
+      await writeAudits(limited, policy({ rateLimit }), write('19-Rules', ['RULE_APPLIED']));
+      expect(await rowsUnder('19-Rules')).toEqual([['19-Rules/0', 'RULE_APPLIED']]);
+      const allStages = { ...rateLimit, perStage: false };
+      await writeAudits(limited, policy({ rateLimit: allStages }), write('20-Rules', ['A', 'B', 'C']));
+      expect((await rowsUnder('20-Rules')).map(([, stage]) => stage)).toEqual(['A', 'B']);
+    });
   });
 });

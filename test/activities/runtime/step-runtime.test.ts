@@ -13,6 +13,7 @@ import { listAudits } from '../../../db/repositories/audit';
 import { ensureConversation } from '../../../db/repositories/conversation';
 import { sessionFor, snapshotOf, turnInput } from '../../support/config-rows';
 import { createTestDatabase, type TestDatabase } from '../../support/database';
+import { configuredAuditGate } from '../../../activities/runtime/audit-gate';
 
 describe('step runtime (activities/step-runtime.ts)', () => {
   let tdb: TestDatabase;
@@ -35,6 +36,7 @@ describe('step runtime (activities/step-runtime.ts)', () => {
       },
       llm: { generateText: async () => '', generateJson: async () => ({ ok: false, raw: '', error: 'unused' }) },
       clock: systemClock,
+      audit: configuredAuditGate(systemClock),
       tasks: createTaskRegistry(),
       // Never used by these steps; the pool connects only on a query.
       tools: createToolDeps({ sqlPool: new Pool(), sqlParser: await loadSqlParser(), env: {} }),
