@@ -17,6 +17,7 @@ import type * as sqlCheckModule from './sql-check';
 import type * as historyModule from './history';
 import type * as sreModule from './sre';
 import type * as claimsModule from './claims';
+import type * as conversationsModule from './conversations';
 
 /**
  * A command as `--help` lists it. Its module, and everything that module loads, is required only when the
@@ -110,5 +111,10 @@ export const commands: readonly CommandEntry[] = [
     name: 'claims',
     summary: 'Housekeeping of large payloads kept out of event history (claims prune --older-than <duration>).',
     load: async () => (require('./claims') as typeof claimsModule).claimsCommand,
+  },
+  {
+    name: 'conversations',
+    summary: 'Housekeeping of idle conversations and their audit trail (conversations prune --older-than <duration>).',
+    load: async () => (require('./conversations') as typeof conversationsModule).conversationsCommand,
   },
 ];

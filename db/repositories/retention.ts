@@ -1,0 +1,109 @@
+import type { Database } from '../pool';
+
+/** What a prune removed (or, in a dry run, would remove). */
+export interface PruneCounts {
+  conversations: number;
+  /** ce_audit and ce_conversation_history rows, which their conversation's foreign key cascades to. */
+  auditRows: number;
+  historyRows: number;
+  /** ce_llm_call_log rows of those conversations, and of none (no key cascades to them). */
+  llmCalls: number;
+  turnRequests: number;
+}
+
+/**
+ * A conversation is idle since `$1` when nothing of it is newer: its row, its audit trail (a turn in
+ * progress, or waiting for an approval, writes rows before it commits) and its turn requests (the
+ * gateway writes one before it starts a turn).
+ */
+const IDLE = `c.updated_at < $1
+  AND NOT EXISTS (SELECT 1 FROM ce_turn_request r WHERE r.conversation_id = c.conversation_id AND r.created_at >= $1)
+  AND NOT EXISTS (SELECT 1 FROM ce_audit a WHERE a.conversation_id = c.conversation_id AND a.created_at >= $1)`;
+
+/** Call log rows older than `$1` whose conversation is gone (or that never had one). */
+const ORPHAN_CALLS = `l.created_at < $1 AND (l.conversation_id IS NULL
+  OR NOT EXISTS (SELECT 1 FROM ce_conversation c WHERE c.conversation_id = l.conversation_id))`;
+
+/**
+ * One batch: the oldest `$2` idle conversations, locked (a turn that starts now waits, then finds the
+ * conversation gone and starts it afresh) and deleted with everything that names them. The counts are
+ * read in the same statement, before its deletes, so cascaded rows are counted too.
+ */
+const PRUNE_BATCH = `
+  WITH doomed AS (
+    SELECT c.conversation_id FROM ce_conversation c WHERE ${IDLE}
+     ORDER BY c.updated_at LIMIT $2 FOR UPDATE SKIP LOCKED
+  ), calls AS (
+    DELETE FROM ce_llm_call_log l USING doomed d WHERE l.conversation_id = d.conversation_id RETURNING 1
+  ), requests AS (
+    DELETE FROM ce_turn_request r USING doomed d WHERE r.conversation_id = d.conversation_id RETURNING 1
+  ), gone AS (
+    DELETE FROM ce_conversation c USING doomed d WHERE c.conversation_id = d.conversation_id RETURNING 1
+  )
+  SELECT (SELECT count(*) FROM gone)::int AS conversations,
+         (SELECT count(*) FROM ce_audit a JOIN doomed d USING (conversation_id))::int AS audit_rows,
+         (SELECT count(*) FROM ce_conversation_history h JOIN doomed d USING (conversation_id))::int AS history_rows,
+         (SELECT count(*) FROM calls)::int AS llm_calls,
+         (SELECT count(*) FROM requests)::int AS turn_requests`;
+
+const PRUNE_ORPHAN_CALLS = `
+  DELETE FROM ce_llm_call_log WHERE llm_call_id IN (
+    SELECT l.llm_call_id FROM ce_llm_call_log l WHERE ${ORPHAN_CALLS} LIMIT $2)`;
+
+const COUNT_IDLE = `
+  WITH doomed AS (SELECT c.conversation_id FROM ce_conversation c WHERE ${IDLE})
+  SELECT (SELECT count(*) FROM doomed)::int AS conversations,
+         (SELECT count(*) FROM ce_audit a JOIN doomed d USING (conversation_id))::int AS audit_rows,
+         (SELECT count(*) FROM ce_conversation_history h JOIN doomed d USING (conversation_id))::int AS history_rows,
+         ((SELECT count(*) FROM ce_llm_call_log l JOIN doomed d USING (conversation_id))
+          + (SELECT count(*) FROM ce_llm_call_log l WHERE ${ORPHAN_CALLS}))::int AS llm_calls,
+         (SELECT count(*) FROM ce_turn_request r JOIN doomed d USING (conversation_id))::int AS turn_requests`;
+
+interface CountRow {
+  conversations: number;
+  audit_rows: number;
+  history_rows: number;
+  llm_calls: number;
+  turn_requests: number;
+}
+
+const countsOf = (row: CountRow | undefined): PruneCounts => ({
+  conversations: row?.conversations ?? 0,
+  auditRows: row?.audit_rows ?? 0,
+  historyRows: row?.history_rows ?? 0,
+  llmCalls: row?.llm_calls ?? 0,
+  turnRequests: row?.turn_requests ?? 0,
+});
+
+function add(total: PruneCounts, batch: PruneCounts): void {
+  for (const key of Object.keys(total) as (keyof PruneCounts)[]) total[key] += batch[key];
+}
+
+export interface PruneOptions {
+  /** Conversations per statement: each batch is its own short transaction, so turns are never blocked for long. */
+  batchSize?: number;
+  /** Count what would go; delete nothing. */
+  dryRun?: boolean;
+}
+
+/**
+ * Deletes conversations idle since `cutoff`, with their audit trail, history, LLM call log and turn
+ * requests, and LLM call log rows older than `cutoff` that belong to no conversation.
+ */
+export async function pruneConversations(db: Database, cutoff: Date, options: PruneOptions = {}): Promise<PruneCounts> {
+  const client = db.$client;
+  if (options.dryRun) return countsOf((await client.query<CountRow>(COUNT_IDLE, [cutoff])).rows[0]);
+  const batchSize = options.batchSize ?? 500;
+  const total = countsOf(undefined);
+  for (;;) {
+    const batch = countsOf((await client.query<CountRow>(PRUNE_BATCH, [cutoff, batchSize])).rows[0]);
+    add(total, batch);
+    if (batch.conversations < batchSize) break;
+  }
+  for (;;) {
+    const { rowCount } = await client.query(PRUNE_ORPHAN_CALLS, [cutoff, batchSize]);
+    total.llmCalls += rowCount ?? 0;
+    if ((rowCount ?? 0) < batchSize) break;
+  }
+  return total;
+}

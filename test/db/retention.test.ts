@@ -1,0 +1,137 @@
+import { randomUUID } from 'node:crypto';
+import { pruneConversations } from '../../db/repositories/retention';
+import { runConvengine } from '../support/run-cli';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+
+/** db/repositories/retention.ts and `convengine conversations prune` on a real PostgreSQL. */
+describe('conversation retention', () => {
+  let tdb: TestDatabase;
+  const DAY = 24 * 60 * 60 * 1000;
+  const ago = (days: number) => new Date(Date.now() - days * DAY);
+
+  beforeAll(async () => {
+    tdb = await createTestDatabase();
+  });
+  afterAll(async () => tdb?.drop());
+  beforeEach(async () => {
+    await tdb.pool.query('TRUNCATE ce_conversation, ce_llm_call_log, ce_turn_request CASCADE');
+  });
+
+  /** A conversation with two turns, all of it written `days` ago; `recent` adds one newer row of that kind. */
+  async function conversation(days: number, recent?: 'audit' | 'request'): Promise<string> {
+    const id = randomUUID();
+    const at = ago(days);
+    const q = (text: string, values: unknown[]) => tdb.pool.query(text, values);
+    await q(
+      `INSERT INTO ce_conversation (conversation_id, turn_count, created_at, updated_at) VALUES ($1, 2, $2, $2)`,
+      [id, at]
+    );
+    for (const turn of [1, 2]) {
+      await q(
+        `INSERT INTO ce_audit (conversation_id, turn_number, stage, payload_json, idempotency_key, created_at)
+         VALUES ($1, $2, 'USER_INPUT', '{}', $3, $4), ($1, $2, 'ASSISTANT_OUTPUT', '{}', $5, $4)`,
+        [id, turn, `${id}/${turn}/0`, at, `${id}/${turn}/1`]
+      );
+      await q(`INSERT INTO ce_conversation_history (conversation_id, turn_number, created_at) VALUES ($1, $2, $3)`, [
+        id,
+        turn,
+        at,
+      ]);
+      await q(
+        `INSERT INTO ce_llm_call_log (conversation_id, turn_number, call_kind, provider, success, created_at)
+         VALUES ($1, $2, 'DA', 'test', true, $3)`,
+        [id, turn, at]
+      );
+      await q(
+        `INSERT INTO ce_turn_request (conversation_id, idempotency_key, turn_number, workflow_id, created_at)
+         VALUES ($1, $2, $3, $4, $5)`,
+        [id, `key-${turn}`, turn, `turn-${id}-${turn}`, at]
+      );
+    }
+    if (recent === 'audit') {
+      // A turn in progress (or waiting for an approval) has written rows, but not committed the conversation.
+      await q(
+        `INSERT INTO ce_audit (conversation_id, turn_number, stage, payload_json, idempotency_key)
+               VALUES ($1, 3, 'USER_INPUT', '{}', $2)`,
+        [id, `${id}/3/0`]
+      );
+    }
+    if (recent === 'request') {
+      await q(
+        `INSERT INTO ce_turn_request (conversation_id, idempotency_key, turn_number, workflow_id)
+               VALUES ($1, 'key-3', 3, $2)`,
+        [id, `turn-${id}-3`]
+      );
+    }
+    return id;
+  }
+
+  const orphanCall = (days: number, conversationId: string | null = null) =>
+    tdb.pool.query(
+      `INSERT INTO ce_llm_call_log (conversation_id, call_kind, provider, success, created_at) VALUES ($1, 'DA', 'test', true, $2)`,
+      [conversationId, ago(days)]
+    );
+  const left = async () =>
+    (
+      await tdb.pool.query<{ conversation_id: string }>('SELECT conversation_id FROM ce_conversation ORDER BY 1')
+    ).rows.map((r) => r.conversation_id);
+  const count = async (table: string) =>
+    Number((await tdb.pool.query<{ n: string }>(`SELECT count(*) AS n FROM ${table}`)).rows[0]?.n);
+
+  it('deletes conversations idle since the cutoff with everything naming them, and keeps the rest', async () => {
+    const idle = [await conversation(120), await conversation(100), await conversation(95)];
+    const kept = [await conversation(10), await conversation(120, 'audit'), await conversation(120, 'request')];
+    await orphanCall(120);
+    await orphanCall(120, randomUUID());
+    await orphanCall(1);
+    const expected = { conversations: 3, auditRows: 12, historyRows: 6, llmCalls: 8, turnRequests: 6 };
+
+    expect(await pruneConversations(tdb.db, ago(90), { dryRun: true })).toEqual(expected);
+    expect(await left()).toHaveLength(6);
+
+    // Batches of one: three batches and the empty one that ends the loop.
+    expect(await pruneConversations(tdb.db, ago(90), { batchSize: 1 })).toEqual(expected);
+    expect(await left()).toEqual([...kept].sort());
+    expect(await count('ce_audit')).toBe(4 * 3 + 1);
+    expect(await count('ce_conversation_history')).toBe(2 * 3);
+    expect(await count('ce_llm_call_log')).toBe(2 * 3 + 1);
+    expect(await count('ce_turn_request')).toBe(2 * 3 + 1);
+    expect(idle.some((id) => kept.includes(id))).toBe(false);
+
+    expect(await pruneConversations(tdb.db, ago(90))).toEqual({
+      conversations: 0,
+      auditRows: 0,
+      historyRows: 0,
+      llmCalls: 0,
+      turnRequests: 0,
+    });
+  });
+
+  it('convengine conversations prune counts with --dry-run, then prunes', async () => {
+    await conversation(200);
+    await conversation(5);
+    const env = { DATABASE_URL: tdb.url };
+    const dry = await runConvengine(['conversations', 'prune', '--older-than', '90d', '--dry-run'], env);
+    expect(dry).toMatchObject({ code: 0, stderr: '' });
+    expect(dry.stdout).toMatch(/^would prune 1 conversation\(s\), 4 audit row\(s\), 2 history row\(s\), 2 LLM call/);
+    expect(await left()).toHaveLength(2);
+    const run = await runConvengine(['conversations', 'prune', '--older-than', '90d'], env);
+    expect(run.stdout).toMatch(/^pruned 1 conversation\(s\), 4 audit row\(s\).*idle since before \d{4}-/);
+    expect(await left()).toHaveLength(1);
+  });
+
+  it.each([
+    [['conversations'], /the only sub-command is prune/],
+    [['conversations', 'prune'], /needs --older-than/],
+    [['conversations', 'prune', '--older-than', 'forever'], /not a duration/],
+    [['conversations', 'prune', '--older-than', '12h'], /at least 1d/],
+    [['conversations', 'prune', '--older-than', '90d', '--dry-run=yes'], /--dry-run takes no value/],
+    [['conversations', 'prune', '--older-than', '90d', '--all'], /unknown option --all/],
+  ])('convengine %j refuses with a usage error and deletes nothing', async (args, message) => {
+    await conversation(200);
+    const run = await runConvengine(args, { DATABASE_URL: tdb.url });
+    expect(run.code).toBe(2);
+    expect(run.stderr).toMatch(message);
+    expect(await left()).toHaveLength(1);
+  });
+});
