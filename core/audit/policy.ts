@@ -1,6 +1,6 @@
 import { AuditSettings, type AuditLevel } from '../config/settings/audit';
-import { readSetting } from '../config/setting';
-import type { ConfigSnapshot } from '../config/types';
+import { readSettingFrom, type SettingDefinition, type SettingKind } from '../config/setting';
+import type { ConfigRow, ConfigSnapshot } from '../config/types';
 
 export interface AuditRateLimit {
   enabled: boolean;
@@ -45,23 +45,25 @@ export const FULL_AUDIT_POLICY: AuditPolicy = {
 
 const normalize = (value: string | null | undefined): string => (value ?? '').trim().toUpperCase();
 
-function readPolicy(snapshot: ConfigSnapshot): AuditPolicy {
+/** The policy these ce_config rows set; throws when one of its values does not parse (validation reports it). */
+export function readAuditPolicy(configs: readonly ConfigRow[]): AuditPolicy {
   const patterns = (values: readonly string[]) => values.map(normalize).filter((p) => p !== '');
+  const read = <K extends SettingKind>(def: SettingDefinition<K>) => readSettingFrom(configs, def);
   return {
-    enabled: readSetting(snapshot, AuditSettings.enabled),
-    persistMeta: readSetting(snapshot, AuditSettings.persistMeta),
-    level: readSetting(snapshot, AuditSettings.level) as AuditLevel,
-    includeStages: patterns(readSetting(snapshot, AuditSettings.includeStages)),
-    excludeStages: patterns(readSetting(snapshot, AuditSettings.excludeStages)),
-    includeIntents: patterns(readSetting(snapshot, AuditSettings.includeIntents)),
-    excludeIntents: patterns(readSetting(snapshot, AuditSettings.excludeIntents)),
+    enabled: read(AuditSettings.enabled),
+    persistMeta: read(AuditSettings.persistMeta),
+    level: read(AuditSettings.level) as AuditLevel,
+    includeStages: patterns(read(AuditSettings.includeStages)),
+    excludeStages: patterns(read(AuditSettings.excludeStages)),
+    includeIntents: patterns(read(AuditSettings.includeIntents)),
+    excludeIntents: patterns(read(AuditSettings.excludeIntents)),
     rateLimit: {
-      enabled: readSetting(snapshot, AuditSettings.rateLimitEnabled),
-      maxEvents: readSetting(snapshot, AuditSettings.rateLimitMaxEvents),
-      windowMs: readSetting(snapshot, AuditSettings.rateLimitWindowMs),
-      perConversation: readSetting(snapshot, AuditSettings.rateLimitPerConversation),
-      perStage: readSetting(snapshot, AuditSettings.rateLimitPerStage),
-      maxTrackedBuckets: readSetting(snapshot, AuditSettings.rateLimitMaxTrackedBuckets),
+      enabled: read(AuditSettings.rateLimitEnabled),
+      maxEvents: read(AuditSettings.rateLimitMaxEvents),
+      windowMs: read(AuditSettings.rateLimitWindowMs),
+      perConversation: read(AuditSettings.rateLimitPerConversation),
+      perStage: read(AuditSettings.rateLimitPerStage),
+      maxTrackedBuckets: read(AuditSettings.rateLimitMaxTrackedBuckets),
     },
   };
 }
@@ -72,7 +74,7 @@ const policies = new WeakMap<ConfigSnapshot, AuditPolicy>();
 export function auditPolicyOf(snapshot: ConfigSnapshot): AuditPolicy {
   let policy = policies.get(snapshot);
   if (!policy) {
-    policy = readPolicy(snapshot);
+    policy = readAuditPolicy(snapshot.rows.configs);
     policies.set(snapshot, policy);
   }
   return policy;

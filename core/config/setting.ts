@@ -112,7 +112,15 @@ export function readSetting<K extends SettingKind>(
   snapshot: ConfigSnapshot,
   def: SettingDefinition<K>
 ): SettingTypeOf[K] {
-  const row = findRow(snapshot.rows.configs, def);
+  return readSettingFrom(snapshot.rows.configs, def);
+}
+
+/** The same from ce_config rows not yet validated (validation's own checks): throws when a value does not parse. */
+export function readSettingFrom<K extends SettingKind>(
+  configs: readonly ConfigRow[],
+  def: SettingDefinition<K>
+): SettingTypeOf[K] {
+  const row = findRow(configs, def);
   if (!row || row.configValue === null) return def.default;
   return parseSettingValue(def, row.configValue);
 }

@@ -2,6 +2,7 @@ import type { SettingDefinition } from './setting';
 import { allSettings } from './settings';
 import { EngineError, ErrorType } from '../errors';
 import { formatViolation, type ConfigRows, type ConfigViolation } from './types';
+import { checkAuditPolicy } from './validation/audit-checks';
 import { buildValidationContext } from './validation/context';
 import { checkConfigRows, checkMatchers, checkPendingActions, checkSemanticReferences } from './validation/misc-checks';
 import {
@@ -44,6 +45,7 @@ export function validateConfig(
   checkTools(ctx);
   checkVerboses(ctx);
   checkConfigRows(ctx, settings);
+  checkAuditPolicy(ctx);
   checkSemanticReferences(ctx);
   return { violations: ctx.sink.violations, warnings: ctx.sink.warnings };
 }

@@ -119,8 +119,14 @@ describe('convengine whatif (what-if replay)', () => {
       file === 'ce_config.yaml' ? [...rows, ...quiet] : rows
     );
     const run = await inProcess('--config', dir, '--conversation', idOf('loan-confirmation'), '--fail-on-diff');
-    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.code).toBe(0);
     expect(run.stdout.trim().split('\n').at(-1)).toBe('1 conversation(s), 3 turn(s): 3 same');
+    // The author hears what such a policy costs the trail's readers, the replay itself included.
+    expect(run.stderr.split('\n')).toEqual([
+      expect.stringMatching(/^warning: ce_config\[90000\]: .*leaves out USER_INPUT rows: the what-if replay skips/),
+      expect.stringMatching(/^warning: ce_config\[90000\]: .*leaves out STEP_EXIT rows/),
+      expect.stringMatching(/^warning: ce_config\[90001\]: AuditService.PERSIST_META=false/),
+    ]);
   });
 
   it('finds the planted difference: a rule changed in the draft changes the recorded state', async () => {

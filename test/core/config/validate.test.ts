@@ -388,6 +388,34 @@ const cases: Case[] = [
     warnings: ['ce_response[9]'],
   },
   {
+    name: 'an audit policy that keeps what the trail readers need is accepted without a word',
+    breakIt: (r) =>
+      r.configs.push(
+        configSetting({ configId: 70, configType: 'AuditService', configKey: 'EXCLUDE_STAGES', configValue: 'MCP_*' })
+      ),
+    violations: [],
+  },
+  {
+    name: 'an audit policy that drops USER_INPUT, STEP_EXIT and _meta is accepted, with a warning for each',
+    breakIt: (r) =>
+      r.configs.push(
+        configSetting({ configId: 71, configType: 'AuditService', configKey: 'LEVEL', configValue: 'error_only' }),
+        configSetting({ configId: 72, configType: 'AuditService', configKey: 'PERSIST_META', configValue: 'false' })
+      ),
+    violations: [],
+    warnings: ['ce_config[71]', 'ce_config[72]'],
+  },
+  {
+    name: 'an audit policy value that does not parse is a violation, and no warning',
+    breakIt: (r) =>
+      r.configs.push(
+        configSetting({ configId: 73, configType: 'AuditService', configKey: 'LEVEL', configValue: 'LOUD' }),
+        configSetting({ configId: 74, configType: 'AuditService', configKey: 'PERSIST_META', configValue: 'false' })
+      ),
+    violations: ['ce_config[73]'],
+    reason: /AuditService\.LEVEL must be one of ALL, STANDARD, ERROR_ONLY, NONE/,
+  },
+  {
     name: 'reserved AWAITING_APPROVAL / TURN_FAILED responses need no rule and may use their own variables (items 5, 10)',
     breakIt: (r) => {
       r.responses.push(

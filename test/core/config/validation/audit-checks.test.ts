@@ -1,0 +1,48 @@
+import { validateConfig } from '../../../../core/config/validate';
+import { formatViolation } from '../../../../core/config/types';
+import { configSetting } from '../../../../db/seed/builders';
+import { validBaseConfig } from '../../../support/config-fixtures';
+
+describe('audit policy warnings (core/config/validation/audit-checks.ts)', () => {
+  const warningsWith = (...settings: [string, string][]) => {
+    const rows = validBaseConfig();
+    settings.forEach(([configKey, configValue], i) =>
+      rows.configs.push(configSetting({ configId: 80 + i, configType: 'AuditService', configKey, configValue }))
+    );
+    const result = validateConfig(rows);
+    expect(result.violations).toEqual([]);
+    return result.warnings.map(formatViolation);
+  };
+
+  it('names what each reader of the trail loses', () => {
+    expect(warningsWith(['LEVEL', 'ERROR_ONLY'], ['PERSIST_META', 'no'])).toEqual([
+      expect.stringMatching(/^ce_config\[80\]: .*leaves out USER_INPUT rows: the what-if replay skips turns/),
+      expect.stringMatching(/^ce_config\[80\]: .*leaves out STEP_EXIT rows: PIPELINE_TIMING lists no step durations/),
+      expect.stringMatching(
+        /^ce_config\[81\]: AuditService.PERSIST_META=false: the what-if replay gets no input params/
+      ),
+    ]);
+  });
+
+  it('STANDARD costs the step durations only; an intent filter costs a first turn its USER_INPUT', () => {
+    expect(warningsWith(['LEVEL', 'STANDARD'])).toEqual([expect.stringMatching(/leaves out STEP_EXIT rows/)]);
+    expect(warningsWith(['INCLUDE_INTENTS', 'LOAN_*'])).toEqual([
+      expect.stringMatching(/^ce_config\[80\]: .*leaves out USER_INPUT rows/),
+      expect.stringMatching(/^ce_config\[80\]: .*leaves out STEP_EXIT rows/),
+    ]);
+  });
+
+  it('a disabled row sets nothing, and so warns of nothing', () => {
+    const rows = validBaseConfig();
+    rows.configs.push(
+      configSetting({
+        configId: 90,
+        configType: 'AuditService',
+        configKey: 'ENABLED',
+        configValue: 'false',
+        enabled: false,
+      })
+    );
+    expect(validateConfig(rows).warnings).toEqual([]);
+  });
+});
