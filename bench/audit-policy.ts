@@ -28,7 +28,8 @@ interface PolicyRun {
   offScript: number;
 }
 
-async function applyPolicy(stack: BenchStack, settings: Record<string, string>): Promise<void> {
+/** Replaces the stack's AuditService.* rows; the worker's and this process's config stores see them within 200 ms. */
+export async function applyAuditPolicy(stack: BenchStack, settings: Record<string, string>): Promise<void> {
   await stack.tdb.pool.query(`DELETE FROM ce_config WHERE config_type = 'AuditService'`);
   for (const [key, value] of Object.entries(settings)) {
     await stack.tdb.pool.query(
@@ -63,11 +64,26 @@ async function runPolicy(stack: BenchStack): Promise<PolicyRun> {
   };
 }
 
+/**
+ * BENCH_AUDIT_POLICY (`LEVEL=STANDARD,PERSIST_META=false`): the audit policy the durable rows run under,
+ * to see what a quieter trail buys a durable turn. Unset: the default policy.
+ */
+export function benchAuditPolicy(raw = process.env['BENCH_AUDIT_POLICY']): Record<string, string> {
+  if (!raw) return {};
+  const settings: Record<string, string> = {};
+  for (const pair of raw.split(',')) {
+    const match = /^\s*([A-Z_]+)=(.+?)\s*$/i.exec(pair);
+    if (!match) throw new Error(`BENCH_AUDIT_POLICY: "${pair}" is not KEY=VALUE`);
+    settings[(match[1] as string).toUpperCase()] = match[2] as string;
+  }
+  return settings;
+}
+
 export async function auditPolicyRows(stack: BenchStack): Promise<Row[]> {
   const rows: Row[] = [];
   try {
     for (const policy of POLICIES) {
-      await applyPolicy(stack, policy.settings);
+      await applyAuditPolicy(stack, policy.settings);
       const run = await runPolicy(stack);
       rows.push([
         `Audit policy ${policy.name}: rows / payload KiB / PostgreSQL CPU per turn`,
@@ -77,7 +93,7 @@ export async function auditPolicyRows(stack: BenchStack): Promise<Row[]> {
       ]);
     }
   } finally {
-    await applyPolicy(stack, {});
+    await applyAuditPolicy(stack, {});
   }
   return rows;
 }

@@ -2,7 +2,7 @@ import { cpus, loadavg } from 'node:os';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { latencyRows, warmUp } from './durability';
 import { throughputRows } from './throughput';
-import { auditPolicyRows } from './audit-policy';
+import { applyAuditPolicy, auditPolicyRows, benchAuditPolicy } from './audit-policy';
 import { benchParallel } from './parallel';
 import { benchPlannerLoop } from './planner-loop';
 import { benchReadyTime } from './ready-time';
@@ -59,6 +59,8 @@ async function durabilityRows(
   if (!sections.has('turns') && !sections.has('throughput') && !audit) return { durable: [], audit: [] };
   const stack = await BenchStack.start({ profileDir: process.env['BENCH_PROFILE_DIR'], temporal });
   try {
+    const policy = benchAuditPolicy();
+    if (Object.keys(policy).length > 0) await applyAuditPolicy(stack, policy);
     const warmUpRows = await warmUp(stack);
     const durable = [
       ...(sections.has('turns') ? await latencyRows(stack) : []),
@@ -160,7 +162,9 @@ async function main(): Promise<void> {
     `\nConvEngine benchmarks — ${new Date().toISOString()}, node ${process.version}, ${cpus().length} CPUs ` +
       `(load ${load}), ${((Date.now() - started) / 1000).toFixed(0)} s\n`
   );
-  console.log(`Durable side on ${BENCH_TEMPORAL_NAMES[servers[0] as BenchTemporal]}:\n`);
+  const policy = Object.entries(benchAuditPolicy()).map(([k, v]) => `${k}=${v}`);
+  const auditNote = policy.length > 0 ? `, audit policy ${policy.join(', ')}` : '';
+  console.log(`Durable side on ${BENCH_TEMPORAL_NAMES[servers[0] as BenchTemporal]}${auditNote}:\n`);
   console.log(markdownTable(rows));
   if (servers.length > 1 && durable.some((r) => r.length > 0)) {
     console.log('\nThe durable side on each server, same run:\n');
