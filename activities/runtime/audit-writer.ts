@@ -82,9 +82,9 @@ export function auditGroup(
 const held = new AsyncLocalStorage<AuditGroup[]>();
 
 /**
- * Writes the audits the policy admits idempotently, all writes in one round trip: existing keys are rewritten in place,
- * never duplicated, so a retried activity leaves exactly what its last attempt recorded. Inside
- * withHeldAudits they join its one write instead.
+ * Writes the audits the policy admits idempotently, all writes in one round trip: existing keys are
+ * rewritten in place, never duplicated, so a retried activity leaves exactly what its last attempt
+ * recorded. Inside withHeldAudits they join its one write instead.
  */
 export async function writeAudits(deps: AuditWriterDeps, policy: AuditPolicy, ...writes: AuditWrite[]): Promise<void> {
   const groups = writes.filter((w) => w.records.length > 0).map((w) => auditGroup(deps, policy, w));
