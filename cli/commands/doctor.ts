@@ -1,7 +1,7 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadEnv } from '../../config/env';
 import { parseOptions, type CliCommand } from '../command';
-import { checkDatabase, checkRoundTrip, checkTemporal, type Finding } from '../doctor/checks';
+import { checkAuditTrail, checkDatabase, checkRoundTrip, checkTemporal, type Finding } from '../doctor/checks';
 
 const USAGE = [
   'convengine doctor [--address host:port] [--namespace name] [--json] [--strict]',
@@ -12,6 +12,7 @@ const USAGE = [
   '  round-trip         one activity round trip, timed with a probe workflow on a task queue of its own;',
   '                     above 30 ms it warns and names the two server settings that fix it',
   '  database           (when DATABASE_URL is set) every migration of this build is applied',
+  '  audit-trail        (then) the size of ce_audit, the oldest idle conversation, the audit policy in effect',
   'Exit code: 1 when a check fails; warnings fail only with --strict.',
 ].join('\n');
 
@@ -38,7 +39,11 @@ export const doctorCommand: CliCommand = {
     Runtime.install({ logger: new DefaultLogger('WARN') });
     const findings: Finding[] = await checkTemporal(address, namespace);
     if (findings[0]?.level === 'ok') findings.push(await checkRoundTrip(address, namespace));
-    if (env.DATABASE_URL) findings.push(await checkDatabase(env.DATABASE_URL));
+    if (env.DATABASE_URL) {
+      const database = await checkDatabase(env.DATABASE_URL);
+      findings.push(database);
+      if (database.level === 'ok') findings.push(await checkAuditTrail(env.DATABASE_URL));
+    }
     for (const f of findings) {
       io.out(options.has('json') ? JSON.stringify(f) : `${f.level.padEnd(4)} ${f.check.padEnd(17)} ${f.message}`);
     }

@@ -1,6 +1,8 @@
 import { Connection } from '@temporalio/client';
 import { openDatabase } from '../../db/pool';
 import { readMigrations } from '../../db/migrate';
+import { auditTrailStats } from '../../db/repositories/retention';
+import { readAuditPolicy } from '../../core/audit/policy';
 import { probeActivityRoundTrip } from '../../worker/probe';
 import { missingTurnSearchAttributes } from '../temporal/setup';
 
@@ -11,7 +13,7 @@ import { missingTurnSearchAttributes } from '../temporal/setup';
 export type FindingLevel = 'ok' | 'warn' | 'fail';
 
 export interface Finding {
-  check: 'temporal' | 'search-attributes' | 'round-trip' | 'database';
+  check: 'temporal' | 'search-attributes' | 'round-trip' | 'database' | 'audit-trail';
   level: FindingLevel;
   message: string;
   /** Measured figure, where the check measures one. */
@@ -100,6 +102,46 @@ export async function checkDatabase(databaseUrl: string): Promise<Finding> {
     return { check: 'database', level: 'ok', message: `connected; ${applied.size} migrations applied` };
   } catch (err) {
     return { check: 'database', level: 'fail', message: `cannot read the schema: ${reason(err)}` };
+  } finally {
+    await handle.close();
+  }
+}
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/**
+ * How large the audit trail is, how old its oldest idle conversation, and the audit policy the current
+ * config sets: what an operator needs to decide on `conversations prune` and a quieter policy. Warns only
+ * when the policy rows do not parse (the workers would refuse the config).
+ */
+export async function checkAuditTrail(databaseUrl: string): Promise<Finding> {
+  const handle = openDatabase(databaseUrl, { max: 1, connectionTimeoutMillis: 5_000 });
+  try {
+    const stats = await auditTrailStats(handle.db);
+    const mib = (stats.bytes / (1024 * 1024)).toFixed(1);
+    const rows = stats.rows === null ? 'rows not yet estimated' : `~${stats.rows.toLocaleString('en-US')} rows`;
+    const idle =
+      stats.oldestIdleMs === null
+        ? 'no conversation'
+        : `oldest conversation idle ${(stats.oldestIdleMs / DAY_MS).toFixed(1)} d`;
+    let policy: string;
+    try {
+      const p = readAuditPolicy(stats.policyRows);
+      policy = p.enabled ? `LEVEL=${p.level}${p.persistMeta ? '' : ', PERSIST_META=false'}` : 'ENABLED=false';
+      const filters = stats.policyRows.filter((r) => /CLUDE_|RATE_LIMIT_ENABLED/i.test(r.configKey)).length;
+      if (filters > 0) policy += `, ${filters} filter row(s)`;
+    } catch (err) {
+      return { check: 'audit-trail', level: 'warn', message: `the audit policy does not parse: ${reason(err)}` };
+    }
+    return {
+      check: 'audit-trail',
+      level: 'ok',
+      message:
+        `ce_audit ${mib} MiB, ${rows}; ${idle}; audit policy ${policy}. ` +
+        'Idle conversations go with `convengine conversations prune --older-than <age>` (docs/runbook.md section 8)',
+    };
+  } catch (err) {
+    return { check: 'audit-trail', level: 'fail', message: `cannot read the audit trail: ${reason(err)}` };
   } finally {
     await handle.close();
   }

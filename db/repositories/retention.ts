@@ -1,3 +1,4 @@
+import type { ConfigRow } from '../../core/config/types';
 import type { Database } from '../pool';
 
 /** What a prune removed (or, in a dry run, would remove). */
@@ -106,4 +107,54 @@ export async function pruneConversations(db: Database, cutoff: Date, options: Pr
     if ((rowCount ?? 0) < batchSize) break;
   }
   return total;
+}
+
+/** How large the audit trail has grown, and how old its oldest conversation is (`convengine doctor`). */
+export interface AuditTrailStats {
+  /** ce_audit with its TOAST table and indexes. */
+  bytes: number;
+  /** The planner's estimate; exact for a table too small to have been analysed (null: not known yet). */
+  rows: number | null;
+  /** The longest a conversation has been idle (null: no conversation). */
+  oldestIdleMs: number | null;
+  /** The enabled ce_config rows of type AuditService, as stored. */
+  policyRows: ConfigRow[];
+}
+
+/** Below this an exact count is cheap enough to stand in for a missing estimate. */
+const EXACT_COUNT_MAX_BYTES = 64 * 1024 * 1024;
+
+export async function auditTrailStats(db: Database): Promise<AuditTrailStats> {
+  const client = db.$client;
+  const { rows } = await client.query<{ bytes: string; estimate: number; idle_ms: number | null }>(
+    `SELECT pg_total_relation_size('ce_audit') AS bytes,
+            (SELECT reltuples FROM pg_class WHERE oid = 'ce_audit'::regclass) AS estimate,
+            (SELECT extract(epoch FROM now() - min(updated_at)) * 1000 FROM ce_conversation)::float8 AS idle_ms`
+  );
+  const bytes = Number(rows[0]?.bytes ?? 0);
+  let count: number | null = (rows[0]?.estimate ?? -1) >= 0 ? Math.round(rows[0]?.estimate ?? 0) : null;
+  if (count === null && bytes <= EXACT_COUNT_MAX_BYTES) {
+    count = Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM ce_audit')).rows[0]?.n ?? 0);
+  }
+  const policy = await client.query<{
+    config_id: number;
+    config_type: string;
+    config_key: string;
+    config_value: string | null;
+  }>(
+    `SELECT config_id, config_type, config_key, config_value FROM ce_config
+      WHERE enabled AND upper(config_type) = 'AUDITSERVICE' ORDER BY config_id`
+  );
+  return {
+    bytes,
+    rows: count,
+    oldestIdleMs: rows[0]?.idle_ms ?? null,
+    policyRows: policy.rows.map((r) => ({
+      configId: r.config_id,
+      configType: r.config_type,
+      configKey: r.config_key,
+      configValue: r.config_value,
+      enabled: true,
+    })),
+  };
 }

@@ -61,12 +61,16 @@ describe('convengine doctor', () => {
     expect(run.stdout).not.toMatch(/"level":"fail"/);
     expect(run.code).toBe(0);
     const byCheck = new Map(findings(run.stdout).map((f) => [f.check, f]));
-    expect([...byCheck.keys()]).toEqual(['temporal', 'search-attributes', 'round-trip', 'database']);
+    expect([...byCheck.keys()]).toEqual(['temporal', 'search-attributes', 'round-trip', 'database', 'audit-trail']);
     expect(byCheck.get('temporal')).toMatchObject({ level: 'ok' });
     expect(byCheck.get('search-attributes')).toMatchObject({ level: 'ok' });
     expect(byCheck.get('round-trip')?.msPerActivity).toBeGreaterThan(0);
     expect(byCheck.get('round-trip')?.message).toMatch(/ms per activity round trip/);
     expect(byCheck.get('database')).toMatchObject({ level: 'ok' });
+    expect(byCheck.get('audit-trail')).toMatchObject({ level: 'ok' });
+    expect(byCheck.get('audit-trail')?.message).toMatch(
+      /^ce_audit \d+\.\d MiB, ~0 rows; no conversation; audit policy LEVEL=ALL\./
+    );
   });
 
   it('fails on an unmigrated database and names the command that fixes it', async () => {
