@@ -33,8 +33,7 @@ export async function applyAuditPolicy(stack: BenchStack, settings: Record<strin
   await stack.tdb.pool.query(`DELETE FROM ce_config WHERE config_type = 'AuditService'`);
   for (const [key, value] of Object.entries(settings)) {
     await stack.tdb.pool.query(
-      `INSERT INTO ce_config (config_id, config_type, config_key, config_value)
-       VALUES ((SELECT coalesce(max(config_id), 0) + 1 FROM ce_config), 'AuditService', $1, $2)`,
+      `INSERT INTO ce_config (config_type, config_key, config_value) VALUES ('AuditService', $1, $2)`,
       [key, value]
     );
   }

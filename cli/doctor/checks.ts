@@ -1,6 +1,7 @@
 import { Connection } from '@temporalio/client';
 import { openDatabase } from '../../db/pool';
 import { readMigrations } from '../../db/migrate';
+import { readConfigRows } from '../../db/config/load';
 import { auditTrailStats } from '../../db/repositories/retention';
 import { readAuditPolicy } from '../../core/audit/policy';
 import { probeActivityRoundTrip } from '../../worker/probe';
@@ -118,6 +119,8 @@ export async function checkAuditTrail(databaseUrl: string): Promise<Finding> {
   const handle = openDatabase(databaseUrl, { max: 1, connectionTimeoutMillis: 5_000 });
   try {
     const stats = await auditTrailStats(handle.db);
+    const configs = (await readConfigRows(handle.db)).configs;
+    const policyRows = configs.filter((r) => r.enabled && r.configType.toUpperCase() === 'AUDITSERVICE');
     const mib = (stats.bytes / (1024 * 1024)).toFixed(1);
     const rows = stats.rows === null ? 'rows not yet estimated' : `~${stats.rows.toLocaleString('en-US')} rows`;
     const idle =
@@ -126,9 +129,9 @@ export async function checkAuditTrail(databaseUrl: string): Promise<Finding> {
         : `oldest conversation idle ${(stats.oldestIdleMs / DAY_MS).toFixed(1)} d`;
     let policy: string;
     try {
-      const p = readAuditPolicy(stats.policyRows);
+      const p = readAuditPolicy(configs);
       policy = p.enabled ? `LEVEL=${p.level}${p.persistMeta ? '' : ', PERSIST_META=false'}` : 'ENABLED=false';
-      const filters = stats.policyRows.filter((r) => /CLUDE_|RATE_LIMIT_ENABLED/i.test(r.configKey)).length;
+      const filters = policyRows.filter((r) => /CLUDE_|RATE_LIMIT_ENABLED/i.test(r.configKey)).length;
       if (filters > 0) policy += `, ${filters} filter row(s)`;
     } catch (err) {
       return { check: 'audit-trail', level: 'warn', message: `the audit policy does not parse: ${reason(err)}` };

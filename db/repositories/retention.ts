@@ -1,4 +1,3 @@
-import type { ConfigRow } from '../../core/config/types';
 import type { Database } from '../pool';
 
 /** What a prune removed (or, in a dry run, would remove). */
@@ -117,8 +116,6 @@ export interface AuditTrailStats {
   rows: number | null;
   /** The longest a conversation has been idle (null: no conversation). */
   oldestIdleMs: number | null;
-  /** The enabled ce_config rows of type AuditService, as stored. */
-  policyRows: ConfigRow[];
 }
 
 /** Below this an exact count is cheap enough to stand in for a missing estimate. */
@@ -136,25 +133,9 @@ export async function auditTrailStats(db: Database): Promise<AuditTrailStats> {
   if (count === null && bytes <= EXACT_COUNT_MAX_BYTES) {
     count = Number((await client.query<{ n: string }>('SELECT count(*) AS n FROM ce_audit')).rows[0]?.n ?? 0);
   }
-  const policy = await client.query<{
-    config_id: number;
-    config_type: string;
-    config_key: string;
-    config_value: string | null;
-  }>(
-    `SELECT config_id, config_type, config_key, config_value FROM ce_config
-      WHERE enabled AND upper(config_type) = 'AUDITSERVICE' ORDER BY config_id`
-  );
   return {
     bytes,
     rows: count,
     oldestIdleMs: rows[0]?.idle_ms ?? null,
-    policyRows: policy.rows.map((r) => ({
-      configId: r.config_id,
-      configType: r.config_type,
-      configKey: r.config_key,
-      configValue: r.config_value,
-      enabled: true,
-    })),
   };
 }
