@@ -5,8 +5,7 @@ import { readSetting } from '../../core/config/setting';
 import { EngineError, ErrorType } from '../../core/errors';
 import { cloneJson } from '../../core/json';
 import type { StepOutput } from '../../core/turn/contracts';
-import { ensureAndFindConversation } from '../../db/repositories/conversation';
-import { recentHistory } from '../../db/repositories/history';
+import { loadConversation } from '../../db/repositories/conversation';
 import type { StepContext } from '../step-runtime';
 
 /**
@@ -15,14 +14,15 @@ import type { StepContext } from '../step-runtime';
  */
 export async function loadOrCreateConversation(ctx: StepContext): Promise<StepOutput> {
   const { turn } = ctx.input;
-  const db = ctx.deps.db;
-  const row = await ensureAndFindConversation(db, turn.conversationId);
-  if (!row)
+  const historyTurns = readSetting(ctx.snapshot, MemorySettings.historyMaxTurns);
+  const loaded = await loadConversation(ctx.deps.db, turn.conversationId, historyTurns);
+  if (!loaded)
     throw new EngineError(
       ErrorType.ConversationNotFound,
       `conversation ${turn.conversationId} vanished while loading`,
       { retryable: true }
     );
+  const { conversation: row, history } = loaded;
   if (row.turnCount + 1 !== turn.turnNumber) {
     throw new EngineError(
       ErrorType.StaleTurn,
@@ -43,10 +43,6 @@ export async function loadOrCreateConversation(ctx: StepContext): Promise<StepOu
   const lock = intentLockFrom(row.context);
   session.intentLocked = lock.locked;
   session.intentLockReason = lock.reason;
-  session.history = await recentHistory(
-    db,
-    turn.conversationId,
-    readSetting(ctx.snapshot, MemorySettings.historyMaxTurns)
-  );
+  session.history = history;
   return ctx.scope.output();
 }

@@ -1,5 +1,7 @@
 import type { Json, JsonObject } from '../../core/json';
+import type { HistoryTurn } from '../../core/session';
 import type { Database } from '../pool';
+import { recentHistory, toHistoryTurn, type HistoryRow } from './history';
 import { jsonbParam, runStatement, type Statement } from '../statements';
 
 export interface ConversationRecord {
@@ -70,32 +72,51 @@ export async function findConversation(db: Database, conversationId: string): Pr
 }
 
 /**
- * ensureConversation then findConversation in one round trip: the new row as inserted, or the
- * existing one (the statement's snapshot holds exactly one of the two).
+ * ensureConversation, findConversation and recentHistory in one round trip: the new row as
+ * inserted or the existing one (the statement's snapshot holds exactly one of the two), with its
+ * `$2` most recent history rows, newest first.
  */
-const ENSURE_AND_FIND: Statement = {
-  name: 'ce_conversation_ensure_find_v1',
+const LOAD: Statement = {
+  name: 'ce_conversation_load_v1',
   resendable: true,
   text: `WITH created AS (
     INSERT INTO ce_conversation (conversation_id) VALUES ($1) ON CONFLICT (conversation_id) DO NOTHING
     RETURNING ${RECORD_COLUMNS}
+  ), found AS (
+    SELECT ${RECORD_COLUMNS} FROM created
+    UNION ALL
+    SELECT ${RECORD_COLUMNS} FROM ce_conversation WHERE conversation_id = $1
   )
-  SELECT ${RECORD_COLUMNS} FROM created
-  UNION ALL
-  SELECT ${RECORD_COLUMNS} FROM ce_conversation WHERE conversation_id = $1`,
+  SELECT found.*,
+         (SELECT coalesce(jsonb_agg(to_jsonb(recent) ORDER BY recent.turn_number DESC), '[]'::jsonb)
+            FROM (SELECT turn_number, user_input, assistant_output FROM ce_conversation_history
+                   WHERE conversation_id = $1 ORDER BY turn_number DESC LIMIT $2) recent) AS recent_history
+    FROM found`,
 };
 
+export interface LoadedConversation {
+  conversation: ConversationRecord;
+  /** The most recent committed turns, newest first. */
+  history: HistoryTurn[];
+}
+
 /**
- * Creates the conversation when it is new and reads it, like ensureConversation followed by
- * findConversation. When a concurrent creator committed the row after this statement's snapshot
- * was taken, neither half sees it; the separate read that follows then does, as it would have.
+ * Creates the conversation when it is new and reads it with its recent history. When a concurrent
+ * creator committed the row after this statement's snapshot was taken, neither half sees it; the
+ * separate reads that follow then do, as they would have.
  */
-export async function ensureAndFindConversation(
+export async function loadConversation(
   db: Database,
-  conversationId: string
-): Promise<ConversationRecord | null> {
-  const [row] = await runStatement<ConversationRow>(db, ENSURE_AND_FIND, [conversationId]);
-  return row ? toRecord(row) : findConversation(db, conversationId);
+  conversationId: string,
+  historyTurns: number
+): Promise<LoadedConversation | null> {
+  const [row] = await runStatement<ConversationRow & { recent_history: HistoryRow[] }>(db, LOAD, [
+    conversationId,
+    historyTurns,
+  ]);
+  if (row) return { conversation: toRecord(row), history: row.recent_history.map(toHistoryTurn) };
+  const conversation = await findConversation(db, conversationId);
+  return conversation && { conversation, history: await recentHistory(db, conversationId, historyTurns) };
 }
 
 const TURN_COUNT: Statement = {

@@ -10,18 +10,23 @@ const RECENT: Statement = {
           WHERE conversation_id = $1 ORDER BY turn_number DESC LIMIT $2`,
 };
 
-interface HistoryRow {
+/** A ce_conversation_history row as read (also as a jsonb object, by ce_conversation_load_v1). */
+export interface HistoryRow {
   turn_number: number;
   user_input: string | null;
   assistant_output: Json | null;
 }
 
+export function toHistoryTurn(row: HistoryRow): HistoryTurn {
+  return {
+    turnNumber: row.turn_number,
+    userInput: row.user_input ?? '',
+    assistantOutput: row.assistant_output ?? null,
+  };
+}
+
 /** The most recent committed turns of a conversation, newest first. */
 export async function recentHistory(db: Database, conversationId: string, limit: number): Promise<HistoryTurn[]> {
   const rows = await runStatement<HistoryRow>(db, RECENT, [conversationId, limit]);
-  return rows.map((r) => ({
-    turnNumber: r.turn_number,
-    userInput: r.user_input ?? '',
-    assistantOutput: r.assistant_output ?? null,
-  }));
+  return rows.map(toHistoryTurn);
 }

@@ -2,7 +2,7 @@ import { DrizzleQueryError } from 'drizzle-orm';
 import {
   commitTurn,
   committedTurnCount,
-  ensureAndFindConversation,
+  loadConversation,
   ensureConversation,
   findConversation,
   type TurnCommit,
@@ -47,25 +47,37 @@ describe('conversation repository (db/repositories/conversation.ts, history.ts)'
     const id = newId();
     expect(await findConversation(tdb.db, id)).toBeNull();
     expect(await committedTurnCount(tdb.db, id)).toBe(0);
-    const created = await ensureAndFindConversation(tdb.db, id);
+    const created = await loadConversation(tdb.db, id, 10);
     expect(created).toEqual({
-      conversationId: id,
-      status: 'RUNNING',
-      intentCode: 'UNKNOWN',
-      stateCode: 'UNKNOWN',
-      context: {},
-      lastUserText: null,
-      lastAssistantJson: null,
-      inputParams: {},
-      turnCount: 0,
-      configVersion: null,
+      conversation: {
+        conversationId: id,
+        status: 'RUNNING',
+        intentCode: 'UNKNOWN',
+        stateCode: 'UNKNOWN',
+        context: {},
+        lastUserText: null,
+        lastAssistantJson: null,
+        inputParams: {},
+        turnCount: 0,
+        configVersion: null,
+      },
+      history: [],
     });
     expect(await commitTurn(tdb.db, commit(id, 1))).toBe('COMMITTED');
-    const again = await ensureAndFindConversation(tdb.db, id);
-    expect(again).toEqual(await findConversation(tdb.db, id));
-    expect(again).toMatchObject({ turnCount: 1, context: commit(id, 1).context, lastUserText: 'message 1' });
+    expect(await commitTurn(tdb.db, commit(id, 2))).toBe('COMMITTED');
+    const again = await loadConversation(tdb.db, id, 10);
+    expect(again?.conversation).toEqual(await findConversation(tdb.db, id));
+    expect(again?.conversation).toMatchObject({
+      turnCount: 2,
+      context: commit(id, 2).context,
+      lastUserText: 'message 2',
+    });
+    // The recent history as recentHistory reads it: newest first, the limit applied.
+    expect(again?.history).toEqual(await recentHistory(tdb.db, id, 10));
+    expect(again?.history.map((h) => h.turnNumber)).toEqual([2, 1]);
+    expect((await loadConversation(tdb.db, id, 1))?.history).toEqual(await recentHistory(tdb.db, id, 1));
     await ensureConversation(tdb.db, id);
-    expect(await committedTurnCount(tdb.db, id)).toBe(1);
+    expect(await committedTurnCount(tdb.db, id)).toBe(2);
   });
 
   it('commits turn after turn, recognises a repeated commit, and refuses a stale one without writing', async () => {
