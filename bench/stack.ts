@@ -65,7 +65,9 @@ async function startServer(kind: BenchTemporal, nodeArgs: string[]): Promise<{ a
   }
   const binary = installedTemporalCli();
   if (!binary) throw new Error(`BENCH_TEMPORAL=${kind} needs the Temporal CLI: run npm run temporal:install`);
-  const real = await startTemporalCli({ binary, serverDefaults: kind === 'cli-defaults' });
+  // BENCH_TEMPORAL_DYNAMIC='key=value key=value': dynamic config on top of the server's (experiments).
+  const dynamicConfig = process.env['BENCH_TEMPORAL_DYNAMIC']?.split(' ').filter(Boolean) ?? [];
+  const real = await startTemporalCli({ binary, serverDefaults: kind === 'cli-defaults', dynamicConfig });
   return { address: real.address, server: { pid: real.pid, stop: () => real.stop(20_000) } };
 }
 
