@@ -124,7 +124,8 @@ export function stepActivity<I extends StepInput, O extends StepOutput>(
     }
     const escalation = local?.escalation();
     if (escalation) throw toActivityFailure(escalation);
-    const exit = audit('STEP_EXIT', { ...frame, outcome: output.stop ? 'Stop' : 'Continue', durationMs: elapsed() });
+    const tookMs = elapsed();
+    const exit = audit('STEP_EXIT', { ...frame, outcome: output.stop ? 'Stop' : 'Continue', durationMs: tookMs });
     output.session.stepInfos = { ...output.session.stepInfos, [def.name]: 'SUCCESS' };
     const records = [enter, ...entered, ...output.audits, ...progress('STEP_EXIT', output.session), exit];
     await writeAudits(deps, deps.audit.policy(snapshot), ...arrived, {
@@ -133,7 +134,7 @@ export function stepActivity<I extends StepInput, O extends StepOutput>(
       keySegment: input.callKey,
       records,
     });
-    return input.reply === 'patch' ? toStepResult(input.session, output, lastProgress(records)) : output;
+    return input.reply === 'patch' ? toStepResult(input.session, output, tookMs, lastProgress(records)) : output;
 
     function elapsed(): number {
       return deps.clock.now().getTime() - started;

@@ -167,7 +167,7 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     taken: RunAnswer | null
   ): Promise<O> {
     const step = { name, callKey: input.callKey };
-    const reply = await this.runs.run(step, () => this.calls.input(input), next, summary, taken);
+    const reply = await this.runs.run(step, (steps) => this.calls.input(input, steps), next, summary, taken);
     return this.answer<StepInput, O>(name, input, reply as StepReply<O>);
   }
 

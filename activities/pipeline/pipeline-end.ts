@@ -1,11 +1,25 @@
-import type { StepOutput } from '../../core/turn/contracts';
+import type { StepOutput, StepTiming } from '../../core/turn/contracts';
 import { stepDurations } from '../../db/repositories/audit';
 import type { StepContext } from '../step-runtime';
 
-/** PIPELINE_TIMING: total time since the request arrived and the time of each step (from STEP_EXIT rows). */
+/** `step → durationMs`, a step that ran more than once (the planner loop's) summed. */
+function byStep(timings: readonly StepTiming[]): Record<string, number> {
+  const steps: Record<string, number> = {};
+  for (const { step, durationMs } of timings) steps[step] = (steps[step] ?? 0) + durationMs;
+  return steps;
+}
+
+/**
+ * PIPELINE_TIMING: total time since the request arrived and the time of each step, from the
+ * timings the turn carried here (the reference keeps them in its session), so the row is whole
+ * whatever the audit policy keeps. An input recorded before timings travelled (a turn in flight
+ * across the upgrade) has none: its STEP_EXIT rows are read instead.
+ */
 export async function pipelineEnd(ctx: StepContext): Promise<StepOutput> {
-  const { turn } = ctx.input;
-  const steps = await stepDurations(ctx.deps.db, turn.conversationId, turn.turnNumber);
+  const { turn, stepTimings } = ctx.input;
+  const steps = stepTimings
+    ? byStep(stepTimings)
+    : await stepDurations(ctx.deps.db, turn.conversationId, turn.turnNumber);
   const totalMs = Math.max(0, ctx.deps.clock.now().getTime() - Date.parse(turn.receivedAt));
   ctx.scope.audit('PIPELINE_TIMING', { totalMs, steps, turnId: turn.turnId });
   return ctx.scope.output();

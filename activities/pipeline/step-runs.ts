@@ -76,11 +76,15 @@ async function runSteps(
 ): Promise<StepRunResult> {
   const ran: StepRunEntry[] = [];
   let session: Session = input.session;
+  // The run that holds PipelineEnd carries the turn's timings; its steps add their own as they run.
+  const timings = input.stepTimings ? [...input.stepTimings] : null;
   for (const [i, planned] of input.steps.entries()) {
-    const call: StepInput =
-      i === 0
+    const call: StepInput = {
+      ...(i === 0
         ? firstStepInput(input, planned)
-        : { turn: input.turn, session, callKey: planned.callKey, reply: 'patch' };
+        : { turn: input.turn, session, callKey: planned.callKey, reply: 'patch' }),
+      ...(timings ? { stepTimings: [...timings] } : {}),
+    };
     const started = deps.clock.now().getTime();
     let reply;
     try {
@@ -91,7 +95,9 @@ async function runSteps(
       return { ran, handedOver: { ...planned, reason } };
     }
     if (!isStepResult(reply)) throw new Error(`${planned.name} answered a patch request with a whole session`);
-    ran.push({ ...planned, result: reply, durationMs: deps.clock.now().getTime() - started });
+    const { durationMs = deps.clock.now().getTime() - started, ...result } = reply;
+    ran.push({ ...planned, result, durationMs });
+    timings?.push({ step: planned.name, durationMs });
     if (endsRun(reply)) break;
     session = applySessionPatch(session, reply.patch);
   }

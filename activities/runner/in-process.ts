@@ -121,7 +121,7 @@ export function createInProcessExecutor(activities: InProcessActivities, options
   /** A step a step run may cover, run as the step runner decides, exactly as the workflow runs it. */
   const runStep = async <O extends StepOutput>(name: RunStepName, input: StepInput, next: readonly PlannedStep[]) => {
     const step = { name, callKey: input.callKey };
-    const reply = await runs.run(step, () => calls.input(input), next, name, runs.take(step));
+    const reply = await runs.run(step, (steps) => calls.input(input, steps), next, name, runs.take(step));
     return calls.output(name, input, reply as StepReply<O>);
   };
   return {

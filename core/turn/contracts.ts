@@ -52,6 +52,17 @@ export interface StepInput {
   reply?: 'patch';
   /** Driver decisions (V2) this activity records first, as TURN_DECISION rows. */
   decisions?: RecordedDecision[];
+  /**
+   * The turn's step timings so far, in the order the steps ran: only in the input of the activity
+   * that runs PipelineEnd, whose PIPELINE_TIMING row sums them (the reference's session step timings).
+   */
+  stepTimings?: StepTiming[];
+}
+
+/** How long one step took, as its STEP_EXIT row records it (a step that ran twice has two). */
+export interface StepTiming {
+  step: string;
+  durationMs: number;
 }
 
 /**
@@ -111,6 +122,11 @@ export interface StepSummary {
 export type StepResult<O extends StepOutput = StepOutput> = Omit<O, 'session' | 'audits'> & {
   patch: SessionPatch;
   summary: StepSummary;
+  /**
+   * The step's own time, as its STEP_EXIT row records it. A step run moves it to the run's entry
+   * (StepRunEntry.durationMs), so history holds it once. Absent in results recorded before timings travelled.
+   */
+  durationMs?: number;
 };
 
 /** An activity's answer: the whole output (v1 inputs) or a StepResult (V2 inputs, `reply: 'patch'`). */

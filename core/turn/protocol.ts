@@ -1,5 +1,8 @@
-import type { RecordedDecision, StepInput, StepOutput, StepReply, TurnDecisionRecord } from './contracts';
-import { fromStepResult } from './step-result';
+import type { RecordedDecision, StepInput, StepOutput, StepReply, StepTiming, TurnDecisionRecord } from './contracts';
+import { fromStepResult, isStepResult } from './step-result';
+
+/** The step whose input carries the turn's step timings (StepInput.stepTimings). */
+const READS_TIMINGS = 'PipelineEnd';
 
 /**
  * The conversationTurnV2 call protocol, shared by the workflow and the in-process runner so both
@@ -10,6 +13,7 @@ import { fromStepResult } from './step-result';
 export class StepCalls {
   private pending: RecordedDecision[] = [];
   private seq = 0;
+  private readonly timings: StepTiming[] = [];
 
   record(decision: TurnDecisionRecord): void {
     this.seq += 1;
@@ -21,9 +25,14 @@ export class StepCalls {
     return this.seq;
   }
 
-  /** `stepInfos` (which steps ran) stays with the workflow: no step reads it, so it does not travel. */
-  input<I extends StepInput>(input: I): I {
+  /**
+   * The input of the activity that runs `steps` (the step, or the steps of a run it leads).
+   * `stepInfos` (which steps ran) stays with the workflow: no step reads it, so it does not travel.
+   * The step timings travel only to the activity that runs PipelineEnd, which reads them.
+   */
+  input<I extends StepInput>(input: I, steps: readonly { name: string }[] = []): I {
     const call: I = { ...input, session: { ...input.session, stepInfos: {} }, reply: 'patch' };
+    if (steps.some((step) => step.name === READS_TIMINGS)) call.stepTimings = [...this.timings];
     if (this.pending.length > 0) {
       call.decisions = this.pending;
       this.pending = [];
@@ -33,6 +42,9 @@ export class StepCalls {
 
   /** The step's answer applied to the session it was given (the full one, not the call's copy). */
   output<O extends StepOutput>(name: string, sent: StepInput, reply: StepReply<O>): O {
+    if (isStepResult(reply) && reply.durationMs !== undefined) {
+      this.timings.push({ step: name, durationMs: reply.durationMs });
+    }
     const out = fromStepResult(sent.session, reply);
     out.session.stepInfos = { ...sent.session.stepInfos, [name]: 'SUCCESS' };
     return out;

@@ -14,6 +14,9 @@ import {
   type StepRunResult,
 } from './step-runs';
 
+/** Builds the input of the activity that runs `steps`: one step, or a run it leads. */
+export type StepCall = (steps: readonly PlannedStep[]) => StepInput;
+
 /** Which step runs a turn has: wide ones, of the pipeline's local steps only, or none (older histories). */
 export type StepRunsIn = 'wide' | 'pipeline' | null;
 
@@ -56,12 +59,12 @@ export class StepRunner {
   }
 
   /**
-   * The step's reply. `taken`: what `take` gave for it. `call` builds the step's input as the
-   * executor sends it (with the driver's pending decisions), once per activity call.
+   * The step's reply. `taken`: what `take` gave for it. `call` builds the input of the activity that
+   * runs `steps` as the executor sends it (with the driver's pending decisions), once per activity call.
    */
   async run(
     step: PlannedStep,
-    call: () => StepInput,
+    call: StepCall,
     next: readonly PlannedStep[],
     summary: string,
     taken: RunAnswer | null
@@ -70,31 +73,34 @@ export class StepRunner {
     const local = answer === null && this.port.runsLocally(step.name);
     const planned = local ? this.plan(step, next, 'local') : null;
     if (planned) {
-      await this.hold('local', stepRunInput(planned, call()), runSummary(planned));
+      await this.hold('local', stepRunInput(planned, call(planned)), runSummary(planned));
       answer = this.results.take(step);
     }
     if (answer?.kind === 'ran') return answer.result;
     if (answer?.kind === 'handedOver') {
+      const { carried } = answer;
       const handOver = handOverSummary(summary, step.name, answer.reason);
-      return this.regular(step, { ...call(), ...answer.carried }, next, handOver);
+      return this.regular(step, (steps) => ({ ...call(steps), ...carried }), next, handOver);
     }
-    const input = call();
-    if (!local) return this.regular(step, input, next, summary);
+    if (!local) return this.regular(step, call, next, summary);
+    const input = call([step]);
     const attempt = await this.port.attemptLocally(step.name, input, summary);
     if ('reply' in attempt) return attempt.reply;
-    return this.regular(step, input, next, handOverSummary(summary, step.name, attempt.handOver));
+    // The same call (key, decisions) goes regular. A local-first step never leads a run up to
+    // PipelineEnd (the commit, a regular step, comes between), so `input` lacks nothing it needs.
+    return this.regular(step, () => input, next, handOverSummary(summary, step.name, attempt.handOver));
   }
 
   /** The step as a regular activity: leading a RegularSteps run when local steps follow it, else alone. */
   private async regular(
     step: PlannedStep,
-    call: StepInput,
+    call: StepCall,
     next: readonly PlannedStep[],
     summary: string
   ): Promise<StepReply> {
     const planned = this.plan(step, next, 'regular');
-    if (!planned) return this.port.runRegularly(step.name, call, summary);
-    await this.hold('regular', stepRunInput(planned, call), regularRunSummary(summary, planned));
+    if (!planned) return this.port.runRegularly(step.name, call([step]), summary);
+    await this.hold('regular', stepRunInput(planned, call(planned)), regularRunSummary(summary, planned));
     const answer = this.results.take(step);
     if (answer?.kind !== 'ran') throw new Error(`step run led by ${step.callKey} did not run its lead`);
     return answer.result;

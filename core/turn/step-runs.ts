@@ -1,5 +1,5 @@
 import type { Session } from '../session';
-import type { PipelineStepName, RecordedDecision, StepInput, StepResult, TurnInput } from './contracts';
+import type { PipelineStepName, RecordedDecision, StepInput, StepResult, StepTiming, TurnInput } from './contracts';
 import type { StepName, StepSpec } from './steps';
 import type { AuditRecord } from '../audit';
 
@@ -51,9 +51,12 @@ export interface StepRunInput {
   /** Rows decided in workflow code that the first step writes first, under their own key (StepInput.carryAudits). */
   carryAudits?: AuditRecord[];
   carryKey?: string;
+  /** The turn's step timings before the run: only in the run that holds PipelineEnd (StepInput.stepTimings). */
+  stepTimings?: StepTiming[];
 }
 
 export interface StepRunEntry extends PlannedStep {
+  /** The step's result, without its duration: the entry holds that. */
   result: StepResult;
   durationMs: number;
 }
@@ -95,6 +98,7 @@ export function stepRunInput(steps: PlannedStep[], call: StepInput): StepRunInpu
     steps,
     ...(call.decisions ? { decisions: call.decisions } : {}),
     ...(call.carryAudits?.length ? { carryAudits: call.carryAudits, carryKey: call.carryKey } : {}),
+    ...(call.stepTimings ? { stepTimings: call.stepTimings } : {}),
   };
 }
 
@@ -154,7 +158,7 @@ export class StepRunResults {
     if (first) {
       expectStep(first, step);
       this.ran.shift();
-      return { kind: 'ran', result: first.result };
+      return { kind: 'ran', result: { ...first.result, durationMs: first.durationMs } };
     }
     const handed = this.handedOver;
     if (!handed) return null;

@@ -155,7 +155,7 @@ export const STEP_TABLE: { readonly [K in StepName]: StepSpec } = {
   ResponseResolution: model('ResponseResolution', 'DERIVED responses ask the LLM'),
   Memory: local('Memory', 'NONE', 'pure session update'),
   PersistConversation: remote('PersistConversation', 'BUSINESS_WRITE', 'commits the turn (business write)'),
-  PipelineEnd: local('PipelineEnd', 'READS', 'one read, one timing row'),
+  PipelineEnd: local('PipelineEnd', 'NONE', 'one timing row, from the timings the turn carried'),
   RecordTurnDecision: {
     ...remote('RecordTurnDecision', 'NONE', 'conversationTurn (v1) only: V2 records decisions in the next step'),
     legacy: true,

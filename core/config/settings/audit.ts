@@ -36,7 +36,7 @@ export const AuditSettings = {
     values: AUDIT_LEVELS,
     default: 'ALL',
     description:
-      'ALL; STANDARD drops STEP_ENTER and STEP_EXIT (PIPELINE_TIMING then lists no steps); ERROR_ONLY keeps ' +
+      'ALL; STANDARD drops STEP_ENTER and STEP_EXIT (the trace view then shows no step durations); ERROR_ONLY keeps ' +
       'stages containing ERROR, FAIL or REJECTED; NONE keeps nothing.',
   }),
   includeStages: defineSetting({

@@ -8,7 +8,7 @@ import type { ValidationContext } from './context';
  */
 const READERS: { stage: string; loses: string }[] = [
   { stage: 'USER_INPUT', loses: 'the what-if replay skips turns without a USER_INPUT row' },
-  { stage: 'STEP_EXIT', loses: 'PIPELINE_TIMING lists no step durations (it reads the STEP_EXIT rows)' },
+  { stage: 'STEP_EXIT', loses: 'the trace view shows no step durations (it reads the STEP_EXIT rows)' },
 ];
 
 export function checkAuditPolicy(ctx: ValidationContext): void {

@@ -100,6 +100,30 @@ describe('the LocalSteps activity (activities/pipeline/step-runs.ts)', () => {
     ]);
   });
 
+  it("hands the turn's step timings on, each step's added, and keeps a step's duration in its entry only", async () => {
+    const calls: StepInput[] = [];
+    const timed = (durationMs: number) => async () => ({ patch: {}, summary, durationMs });
+    const steps = fakeSteps({ PersistConversation: timed(7), PipelineEnd: timed(1) }, calls);
+    const stepTimings = [{ step: 'DialogueAct', durationMs: 12 }];
+    const out = await createStepRuns(steps, clock).RegularSteps(
+      runInput(['PersistConversation', 'PipelineEnd'], { stepTimings })
+    );
+    expect(calls.map((c) => c.stepTimings)).toEqual([
+      stepTimings,
+      [...stepTimings, { step: 'PersistConversation', durationMs: 7 }],
+    ]);
+    expect(out.ran.map((e) => [e.name, e.durationMs, 'durationMs' in e.result])).toEqual([
+      ['PersistConversation', 7, false],
+      ['PipelineEnd', 1, false],
+    ]);
+  });
+
+  it('hands no timings to the steps of a run that carries none', async () => {
+    const calls: StepInput[] = [];
+    await createLocalSteps(fakeSteps({}, calls), clock)(runInput(['Rules', 'Memory']));
+    expect(calls.map((c) => 'stepTimings' in c)).toEqual([false, false]);
+  });
+
   it('ends after a step that stops the turn', async () => {
     const calls: StepInput[] = [];
     const stop = { reason: 'POLICY_BLOCK' as const, payload: { type: 'TEXT' as const, value: 'blocked' } };

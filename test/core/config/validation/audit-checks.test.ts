@@ -17,7 +17,7 @@ describe('audit policy warnings (core/config/validation/audit-checks.ts)', () =>
   it('names what each reader of the trail loses', () => {
     expect(warningsWith(['LEVEL', 'ERROR_ONLY'], ['PERSIST_META', 'no'])).toEqual([
       expect.stringMatching(/^ce_config\[80\]: .*leaves out USER_INPUT rows: the what-if replay skips turns/),
-      expect.stringMatching(/^ce_config\[80\]: .*leaves out STEP_EXIT rows: PIPELINE_TIMING lists no step durations/),
+      expect.stringMatching(/^ce_config\[80\]: .*leaves out STEP_EXIT rows: the trace view shows no step durations/),
       expect.stringMatching(
         /^ce_config\[81\]: AuditService.PERSIST_META=false: the what-if replay gets no input params/
       ),
