@@ -9,6 +9,7 @@ import { benchReadyTime } from './ready-time';
 import { benchRulesEngine } from './rules';
 import { benchSqlGuardrail } from './sql-guardrail';
 import { installedTemporalCli } from '../cli/temporal/binary';
+import { statementRows } from './db-statements';
 import { BENCH_TEMPORAL_NAMES, BenchStack, type BenchTemporal } from './stack';
 import { markdownTable, type Row } from './table';
 
@@ -63,7 +64,7 @@ async function durabilityRows(
     if (Object.keys(policy).length > 0) await applyAuditPolicy(stack, policy);
     const warmUpRows = await warmUp(stack);
     const durable = [
-      ...(sections.has('turns') ? await latencyRows(stack) : []),
+      ...(sections.has('turns') ? [...(await latencyRows(stack)), ...(await statementRows(stack))] : []),
       ...(sections.has('throughput') ? await throughputRows(stack) : []),
     ];
     return {
