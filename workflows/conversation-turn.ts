@@ -17,6 +17,7 @@ import { WorkflowTurnExecutor } from './turn-executor';
 import { WorkflowTurnExecutorV2 } from './turn-executor-v2';
 import { applyHoldDecision, validateHoldDecision } from './tool-hold';
 import { TurnState } from './turn-state';
+import { CURRENT_VERSIONS, PATCHED_VERSIONS } from './turn-versions';
 
 function installHandlers(state: TurnState): void {
   setHandler(turnProgressQuery, () => state.progress());
@@ -52,10 +53,19 @@ function recordOutcome(state: TurnState, result: TurnResult): void {
  * One conversation turn, the current workflow type (the API starts this one). Every pipeline
  * step, planner iteration and tool call is an activity (local for cheap bookkeeping steps, see
  * core/turn/steps.ts) that returns a patch of the session, so the turn can be read step by step —
- * and replayed — from history while the history stays small.
+ * and replayed — from history while the history stays small. It runs as conversationTurnV2 does
+ * in a turn with every patch, without asking for any (workflows/turn-versions.ts).
+ */
+export async function conversationTurnV3(input: TurnInput): Promise<TurnResult> {
+  return runConversationTurn(input, (state) => new WorkflowTurnExecutorV2(state, CURRENT_VERSIONS));
+}
+
+/**
+ * The previous workflow type, whose changes were made behind patches. Still registered, so turns
+ * started as conversationTurnV2 finish and replay.
  */
 export async function conversationTurnV2(input: TurnInput): Promise<TurnResult> {
-  return runConversationTurn(input, (state) => new WorkflowTurnExecutorV2(state));
+  return runConversationTurn(input, (state) => new WorkflowTurnExecutorV2(state, PATCHED_VERSIONS));
 }
 
 /**

@@ -1,26 +1,9 @@
-import { patched, proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
+import { proxyActivities, proxyLocalActivities } from '@temporalio/workflow';
 import type { TurnActivities } from '../core/turn/activities';
-import type { StepRunKind, StepRunsIn } from '../core/turn/step-runner';
+import type { StepRunKind } from '../core/turn/step-runner';
 import { runLead, type StepRunInput, type StepRunResult } from '../core/turn/step-runs';
 import { STEP_TABLE } from '../core/turn/steps';
 import { activityOptionsFor, localActivityOptionsFor } from './activity-options';
-
-/** Histories from before step runs scheduled every local step as a local activity of its own. */
-export const STEP_RUNS_PATCH = 'local-step-runs';
-
-/**
- * Histories from before it ran McpPrepare and McpFinalize as local activities of their own, never
- * in a step run, and every regular step as a regular activity of its own (no RegularSteps). It
- * implies STEP_RUNS_PATCH (and everything that one implies), so a new history records this one
- * marker only.
- */
-export const WIDE_STEP_RUNS_PATCH = 'wide-step-runs';
-
-/** Which step runs this history has: wide ones, of the pipeline's local steps only, or none (asked in that order). */
-export function stepRunsIn(): StepRunsIn {
-  if (patched(WIDE_STEP_RUNS_PATCH)) return 'wide';
-  return patched(STEP_RUNS_PATCH) ? 'pipeline' : null;
-}
 
 const { LocalSteps } = proxyLocalActivities<Pick<TurnActivities, 'LocalSteps'>>(
   localActivityOptionsFor(STEP_TABLE.LocalSteps)

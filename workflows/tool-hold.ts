@@ -7,12 +7,6 @@ import type { HeldToolAck, HeldToolDecisionInput } from './messages';
 import { TurnOutcomeKey } from './search-attributes';
 import type { TurnState } from './turn-state';
 
-/** The patch that guards holding a failed tool call (#22): V2 histories without it never held one. */
-export const TOOL_HOLD_PATCH = 'tool-hold-for-operator';
-
-/** The patch that lets a request's direct tool call (D21) hold too: older histories answered with the failure. */
-export const DIRECT_TOOL_HOLD_PATCH = 'direct-tool-hold-for-operator';
-
 const ACTIONS: readonly string[] = ['retry', 'skip', 'fail', 'markDone'];
 
 /**

@@ -1,6 +1,5 @@
 import {
   ApplicationFailure,
-  patched,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -39,9 +38,10 @@ import type { Session } from '../core/session';
 import { workflowNow } from './clock';
 import { activityOptionsFor, localActivityOptionsFor, optionsForTool } from './activity-options';
 import type { TurnState } from './turn-state';
-import { awaitHeldTool, DIRECT_TOOL_HOLD_PATCH, TOOL_HOLD_PATCH } from './tool-hold';
+import { awaitHeldTool } from './tool-hold';
 import { awaitApproval, describeDecision, heldStepInput, toToolFailure, withAudits } from './turn-units';
-import { runStepsActivity, stepRunsIn } from './step-runs';
+import { runStepsActivity } from './step-runs';
+import type { TurnVersions } from './turn-versions';
 import { StepRunner } from '../core/turn/step-runner';
 import { escalationReason, runsLocally } from './step-kinds';
 import { handOverSummary, type PlannedStep, type RunAnswer, type RunStepName } from '../core/turn/step-runs';
@@ -73,15 +73,18 @@ function showProgress(reply: StepReply<StepOutput>): void {
 export class WorkflowTurnExecutorV2 implements TurnExecutor {
   private readonly calls = new StepCalls();
   private readonly runs = new StepRunner({
-    runsIn: stepRunsIn,
-    runsLocally: (name) => runsLocally(STEP_TABLE[name]),
+    runsIn: () => this.versions.stepRunsIn(),
+    runsLocally: (name) => runsLocally(STEP_TABLE[name], this.versions),
     runSteps: runStepsActivity,
     attemptLocally: (name, call, summary) => this.localAttempt(STEP_TABLE[name], call, summary),
     runRegularly: (name, call, summary) => this.regular(STEP_TABLE[name], call, summary),
   });
   private session: Session | null = null;
 
-  constructor(private readonly state: TurnState) {}
+  constructor(
+    private readonly state: TurnState,
+    private readonly versions: TurnVersions
+  ) {}
 
   private async run<I extends StepInput, O extends StepOutput>(
     name: StepName,
@@ -91,7 +94,8 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
   ): Promise<O> {
     const spec = STEP_TABLE[name];
     const call = this.calls.input(input);
-    if (!runsLocally(spec)) return this.answer(name, input, await this.regular<I, O>(spec, call, summary, options));
+    if (!runsLocally(spec, this.versions))
+      return this.answer(name, input, await this.regular<I, O>(spec, call, summary, options));
     const local = await this.localAttempt<I, O>(spec, call, summary);
     if ('reply' in local) return this.answer(name, input, local.reply);
     return this.answer(
@@ -181,7 +185,7 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     const { tool } = request;
     const options = optionsForTool(tool);
     const maxAttempts = options.retry?.maximumAttempts ?? 1;
-    const holdable = patched(DIRECT_TOOL_HOLD_PATCH);
+    const holdable = this.versions.directToolHold();
     const first = directToolCallInput(input, out, request, maxAttempts, holdable && tool.onRetriesExhausted === 'HOLD');
     const summary = `DirectToolCall: ${tool.toolCode} (${tool.sideEffect})`;
     let next = first;
@@ -273,7 +277,7 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     request: HeldToolRequest,
     inputFor: (suffix: string) => StepInput
   ): Promise<HeldToolResolution | null> {
-    if (!patched(TOOL_HOLD_PATCH)) return null;
+    if (!this.versions.toolHold()) return null;
     const expiresAt = new Date(workflowNow() + request.timeoutMs).toISOString();
     const at = `McpToolHold: ${request.toolCode} (call ${request.callIndex})`;
     await this.run('McpToolHold', withAudits(inputFor('held'), toolHeldAudit(request, expiresAt)), `${at} held`);

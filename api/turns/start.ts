@@ -1,11 +1,11 @@
 import { createHash } from 'node:crypto';
 import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import type { TurnInput } from '../../core/turn/contracts';
-import type { conversationTurnV2 } from '../../workflows';
+import type { conversationTurnV3 } from '../../workflows';
 import { ConversationIdKey, TurnNumberKey } from '../../workflows/search-attributes';
 
 /** The workflow type new turns start as (conversationTurn, v1, stays registered for older turns). */
-export const TURN_WORKFLOW_TYPE = 'conversationTurnV2';
+export const TURN_WORKFLOW_TYPE = 'conversationTurnV3';
 
 /** Keys are not secret, but hashing keeps client-chosen text out of the visibility store. */
 export function keyDigest(key: string | null): string | null {
@@ -31,7 +31,7 @@ export async function startTurnWorkflow(
   options: { eager: boolean } = { eager: false }
 ): Promise<StartOutcome> {
   try {
-    const handle = await client.workflow.start<typeof conversationTurnV2>(TURN_WORKFLOW_TYPE, {
+    const handle = await client.workflow.start<typeof conversationTurnV3>(TURN_WORKFLOW_TYPE, {
       taskQueue,
       workflowId: input.turnId,
       args: [input],

@@ -64,7 +64,7 @@ describe('one trace per turn: HTTP request → turn workflow → step activities
       'http.response.status_code': 200,
     });
 
-    const [workflow] = findAll(http, 'RunWorkflow:conversationTurnV2');
+    const [workflow] = findAll(http, 'RunWorkflow:conversationTurnV3');
     expect(workflow).toBeDefined();
     const steps = findAll(workflow as SpanNode, /^RunActivity:/);
     const stepNames = new Set(steps.map((s) => s.name));

@@ -10,10 +10,11 @@ import { WorkflowHarness } from '../support/workflow-harness';
  * server and writes each turn's event history to test/replay/histories/, with a manifest naming
  * the commit that produced them. Re-run it whenever the workflow changes on purpose (behind a
  * patch() or a new workflow type) and commit the new fixtures, into a new set:
- * `npm run histories:export -- <set>` writes histories/<set>/ (default v2-wide-step-runs, the
- * current code). Earlier sets (v1 in histories/, v2/, v2-local-first/, v2-step-runs/) stay and must keep replaying (replay.test.ts lists them).
+ * `npm run histories:export -- <set>` writes histories/<set>/ (default v3, the current workflow
+ * type). Earlier sets (v1 in histories/, v2/, v2-local-first/, v2-step-runs/, v2-wide-step-runs/) stay and must keep
+ * replaying (replay.test.ts lists them).
  */
-const OUT = join(__dirname, 'histories', process.argv[2] ?? 'v2-wide-step-runs');
+const OUT = join(__dirname, 'histories', process.argv[2] ?? 'v3');
 
 /** Example 3 and MOVE_CONNECTIONS (the seed transcripts) plus FAQ: every kind of turn, a few MB in all. */
 const FIXTURE_CONVERSATIONS = ['loan-confirmation', 'move-connections', 'faq'] as const;

@@ -10,9 +10,9 @@ import { testWorkflowBundle } from '../support/workflow-bundle';
  * conversationTurn (v1), conversationTurnV2 before local-first steps (v2/), with them (v2-local-first/),
  * with step runs (v2-step-runs/: consecutive local steps in one local activity), and with wide step runs
  * (v2-wide-step-runs/: McpPrepare and McpFinalize in local runs, local steps after a regular one in its
- * RegularSteps activity).
+ * RegularSteps activity), and conversationTurnV3 (v3/: the same steps, with no patch asked).
  */
-const SETS = ['', 'v2', 'v2-local-first', 'v2-step-runs', 'v2-wide-step-runs'];
+const SETS = ['', 'v2', 'v2-local-first', 'v2-step-runs', 'v2-wide-step-runs', 'v3'];
 const ROOT = join(__dirname, 'histories');
 
 const fixtures = SETS.flatMap((set) =>
@@ -68,6 +68,7 @@ describe('replay of committed turn histories (issue #6 item 10)', () => {
     'v2-local-first/loan-confirmation-turn3.json',
     'v2-step-runs/loan-confirmation-turn3.json',
     'v2-wide-step-runs/loan-confirmation-turn3.json',
+    'v3/loan-confirmation-turn3.json',
   ])('fails the replay of %s when the workflow is changed in a non-deterministic way', async (file) => {
     const changed = await bundleWorkflowCode({ workflowsPath: join(__dirname, 'changed-workflow'), logger: quiet });
     const { workflowId, history } = load(file);

@@ -114,7 +114,7 @@ test("the turn's outcome and config version are in its search attributes, and th
 
 test('a loop limit is visible as its own decision, and as the turn outcome', async () => {
   const page = await openTurn(loopLimitTurn);
-  // conversationTurnV2 records driver decisions in the memo's decisionLog (no extra activity).
+  // The turn workflow records driver decisions in the memo's decisionLog (no extra activity).
   expect(await memoTab(page)).toContain('LOOP_LIMIT: reason=MCP_TOOL_MAX_LOOPS limit=3');
   expect(await searchAttributesTab(page)).toContain('"TurnOutcome": "LOOP_LIMIT"');
   await page.close();

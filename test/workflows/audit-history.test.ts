@@ -44,7 +44,7 @@ describe('ce_audit matches event history (issue #6 item 6)', () => {
     return { reply, entries, rows };
   }
 
-  // conversationTurnV2: each step writes its own rows, once (one route); nothing comes back in history.
+  // The turn workflow: each step writes its own rows, once (one route); nothing comes back in history.
   it('writes every audit in the step that made it: none travel in history, one frame pair per step', async () => {
     const { reply, entries, rows } = await runTurn([]);
     for (const entry of entries) {

@@ -53,7 +53,7 @@ const outcomes = (records: DemoTurnRecord[]) =>
     .map((r) => [r.conversation, r.turn, r.ok, r.intent, r.state, r.outcome, r.reply])
     .sort((a, b) => String(a[0]).localeCompare(String(b[0])) || Number(a[1]) - Number(b[1]));
 
-describe('runner parity: in-process runner and conversationTurnV2 (issue #13 item 8)', () => {
+describe('runner parity: in-process runner and conversationTurnV3 (issue #13 item 8)', () => {
   let h: WorkflowHarness;
   beforeAll(async () => {
     h = await WorkflowHarness.start();

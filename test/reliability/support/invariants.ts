@@ -72,7 +72,7 @@ async function checkTurnAudits(
   ).length;
   const rows = (await listAudits(ctx.db, turn.conversationId)).filter((r) => r.turnNumber === turn.turnNumber);
   const out: string[] = [];
-  // conversationTurnV2 carries no audits in history: each step wrote its rows once, keyed.
+  // conversationTurnV3 (as V2) carries no audits in history: each step wrote its rows once, keyed.
   const keys = rows.map((r) => r.idempotencyKey);
   if (new Set(keys).size !== keys.length) out.push(`${turn.workflowId}: duplicate audit keys`);
   const exits = rows.filter((r) => r.stage === 'STEP_EXIT').length;

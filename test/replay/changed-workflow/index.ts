@@ -1,6 +1,10 @@
 import { sleep } from '@temporalio/workflow';
 import type { TurnInput, TurnResult } from '../../../core/turn/contracts';
-import { conversationTurn as released, conversationTurnV2 as releasedV2 } from '../../../workflows/conversation-turn';
+import {
+  conversationTurn as released,
+  conversationTurnV2 as releasedV2,
+  conversationTurnV3 as releasedV3,
+} from '../../../workflows/conversation-turn';
 
 export * from '../../../workflows/messages';
 
@@ -17,4 +21,9 @@ export async function conversationTurn(input: TurnInput): Promise<TurnResult> {
 export async function conversationTurnV2(input: TurnInput): Promise<TurnResult> {
   await sleep('1 millisecond');
   return releasedV2(input);
+}
+
+export async function conversationTurnV3(input: TurnInput): Promise<TurnResult> {
+  await sleep('1 millisecond');
+  return releasedV3(input);
 }

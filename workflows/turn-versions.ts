@@ -1,0 +1,66 @@
+import { patched } from '@temporalio/workflow';
+import type { StepRunsIn } from '../core/turn/step-runner';
+
+/** Histories from before local-first steps scheduled every `model` and `remote` step as a regular activity. */
+export const LOCAL_FIRST_PATCH = 'local-first-steps';
+
+/** Histories from before step runs scheduled every local step as a local activity of its own. */
+export const STEP_RUNS_PATCH = 'local-step-runs';
+
+/**
+ * Histories from before it ran McpPrepare and McpFinalize as local activities of their own, never
+ * in a step run, and every regular step as a regular activity of its own (no RegularSteps). It
+ * implies STEP_RUNS_PATCH (and everything that one implies), so a new history records this one
+ * marker only.
+ */
+export const WIDE_STEP_RUNS_PATCH = 'wide-step-runs';
+
+/** The patch that guards holding a failed tool call (#22): V2 histories without it never held one. */
+export const TOOL_HOLD_PATCH = 'tool-hold-for-operator';
+
+/** The patch that lets a request's direct tool call (D21) hold too: older histories answered with the failure. */
+export const DIRECT_TOOL_HOLD_PATCH = 'direct-tool-hold-for-operator';
+
+/**
+ * Which of the changes made to the turn workflow since conversationTurnV2 a turn runs with. The
+ * turn executor asks here, never `patched()` itself, so one executor serves both workflow types.
+ */
+export interface TurnVersions {
+  /** Which step runs the turn has: wide ones, of the pipeline's local steps only, or none. */
+  stepRunsIn(): StepRunsIn;
+  /** Whether local-first steps are attempted locally before going regular. */
+  localFirst(): boolean;
+  /** Whether a planner tool call out of retries may hold for an operator (#22). */
+  toolHold(): boolean;
+  /** Whether a request's direct tool call may hold too. */
+  directToolHold(): boolean;
+}
+
+function patchedStepRunsIn(): StepRunsIn {
+  if (patched(WIDE_STEP_RUNS_PATCH)) return 'wide';
+  return patched(STEP_RUNS_PATCH) ? 'pipeline' : null;
+}
+
+/**
+ * conversationTurnV2: each change is asked of the history (`patched()`), so turns started before it
+ * finish and replay as they ran. Step runs came after local-first steps, so their patches imply it.
+ * Asking records a marker, and sdk-core upserts TemporalChangeVersion with it: one search-attribute
+ * upsert (a billable action, a visibility write) per turn.
+ */
+export const PATCHED_VERSIONS: TurnVersions = {
+  stepRunsIn: patchedStepRunsIn,
+  localFirst: () => patchedStepRunsIn() !== null || patched(LOCAL_FIRST_PATCH),
+  toolHold: () => patched(TOOL_HOLD_PATCH),
+  directToolHold: () => patched(DIRECT_TOOL_HOLD_PATCH),
+};
+
+/**
+ * conversationTurnV3: every change, asked of nothing. A turn is a workflow of its own, so a new
+ * workflow type is the whole version: no patch marker and no TemporalChangeVersion upsert per turn.
+ */
+export const CURRENT_VERSIONS: TurnVersions = {
+  stepRunsIn: () => 'wide',
+  localFirst: () => true,
+  toolHold: () => true,
+  directToolHold: () => true,
+};
