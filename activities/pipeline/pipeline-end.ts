@@ -1,13 +1,7 @@
-import type { StepOutput, StepTiming } from '../../core/turn/contracts';
+import type { StepOutput } from '../../core/turn/contracts';
+import { timingsByStep } from '../../core/turn/protocol';
 import { stepDurations } from '../../db/repositories/audit';
 import type { StepContext } from '../step-runtime';
-
-/** `step → durationMs`, a step that ran more than once (the planner loop's) summed. */
-function byStep(timings: readonly StepTiming[]): Record<string, number> {
-  const steps: Record<string, number> = {};
-  for (const { step, durationMs } of timings) steps[step] = (steps[step] ?? 0) + durationMs;
-  return steps;
-}
 
 /**
  * PIPELINE_TIMING: total time since the request arrived and the time of each step, from the
@@ -18,7 +12,7 @@ function byStep(timings: readonly StepTiming[]): Record<string, number> {
 export async function pipelineEnd(ctx: StepContext): Promise<StepOutput> {
   const { turn, stepTimings } = ctx.input;
   const steps = stepTimings
-    ? byStep(stepTimings)
+    ? timingsByStep(stepTimings)
     : await stepDurations(ctx.deps.db, turn.conversationId, turn.turnNumber);
   const totalMs = Math.max(0, ctx.deps.clock.now().getTime() - Date.parse(turn.receivedAt));
   ctx.scope.audit('PIPELINE_TIMING', { totalMs, steps, turnId: turn.turnId });

@@ -4,6 +4,13 @@ import { fromStepResult, isStepResult } from './step-result';
 /** The step whose input carries the turn's step timings (StepInput.stepTimings). */
 const READS_TIMINGS = 'PipelineEnd';
 
+/** `step → durationMs` (PIPELINE_TIMING's `steps`), a step that ran more than once summed. */
+export function timingsByStep(timings: readonly StepTiming[]): Record<string, number> {
+  const steps: Record<string, number> = {};
+  for (const { step, durationMs } of timings) steps[step] = (steps[step] ?? 0) + durationMs;
+  return steps;
+}
+
 /**
  * The conversationTurnV2 call protocol, shared by the workflow and the in-process runner so both
  * send the same inputs: every step input asks for a patch (`reply: 'patch'`), and the driver's

@@ -1,6 +1,7 @@
 import { and, asc, eq, gt } from 'drizzle-orm';
 import type { AuditCursor } from '../../core/audit';
 import type { JsonObject } from '../../core/json';
+import { timingsByStep } from '../../core/turn/protocol';
 import { retryOnConnectionLoss } from '../connection-loss';
 import type { Database } from '../pool';
 import { ceAudit } from '../schema';
@@ -150,11 +151,11 @@ export async function stepDurations(
     conversationId,
     turnNumber,
   ]);
-  const out: Record<string, number> = {};
-  for (const { step, duration_ms: durationMs } of rows) {
-    if (typeof step === 'string' && typeof durationMs === 'number') out[step] = (out[step] ?? 0) + durationMs;
-  }
-  return out;
+  return timingsByStep(
+    rows.flatMap(({ step, duration_ms: durationMs }) =>
+      typeof step === 'string' && typeof durationMs === 'number' ? [{ step, durationMs }] : []
+    )
+  );
 }
 
 /** Rows of one audit key segment; `replace` says the write owns the segment (see AuditWriteOptions). */
