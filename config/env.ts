@@ -7,6 +7,7 @@ import { z } from 'zod';
  */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const LOG_FORMATS = ['json', 'pretty'] as const;
+export const GRPC_COMPRESSIONS = ['none', 'gzip'] as const;
 /** `embedded`: our dev server; `cli`: the real server from `npm run temporal:install`; `auto`: the real one when installed. */
 export const TEMPORAL_MODES = ['embedded', 'cli', 'auto'] as const;
 
@@ -96,10 +97,16 @@ const envSchema = z.object({
   WORKER_METRICS_PORT: z.preprocess(blankAsUnset, integer(9464, 0, 65_535).optional()),
   /** host:port for the Temporal SDK's own Prometheus exporter; the worker's /metrics appends its metrics. */
   TEMPORAL_SDK_METRICS_ADDRESS: z.preprocess(blankAsUnset, hostPort.optional()),
+  /** gRPC compression of the worker's calls to Temporal (worker/worker.ts says why the default is none). */
+  TEMPORAL_GRPC_COMPRESSION: z.preprocess(
+    (v) => (typeof blankAsUnset(v) === 'string' ? (v as string).trim().toLowerCase() : undefined),
+    z.enum(GRPC_COMPRESSIONS, { error: `must be one of ${GRPC_COMPRESSIONS.join(', ')}` }).default('none')
+  ),
 });
 
 export type Env = z.infer<typeof envSchema>;
 export type TemporalMode = (typeof TEMPORAL_MODES)[number];
+export type GrpcCompression = (typeof GRPC_COMPRESSIONS)[number];
 
 export interface EnvIssue {
   variable: string;

@@ -51,7 +51,7 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
     observability: { logger, metrics },
   });
   const owned = run.connection === undefined;
-  const connection = run.connection ?? (await connectWorker(run.address));
+  const connection = run.connection ?? (await connectWorker(run.address, run.env.TEMPORAL_GRPC_COMPRESSION));
   const release = () => (owned ? connection.close() : Promise.resolve());
   // From sources, webpack would run on every start: the bundle cached for this source state instead.
   const workflows = await runnableWorkflowSource();

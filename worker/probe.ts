@@ -1,9 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import { Client, Connection } from '@temporalio/client';
-import { NativeConnection, Worker } from '@temporalio/worker';
+import { Worker } from '@temporalio/worker';
+import type { GrpcCompression } from '../config/env';
 import type { ProbeActivities } from '../workflows/probe';
 import { workflowExporterSinks } from '../observability/worker-options';
 import { runnableWorkflowSource } from './bundle-cache';
+import { connectWorker } from './worker';
 
 /** What one activity round trip costs on a server, measured by `convengine doctor`. */
 export interface RoundTripProbeResult {
@@ -16,6 +18,8 @@ export interface RoundTripProbeResult {
 export interface RoundTripProbeOptions {
   address: string;
   namespace: string;
+  /** The turn worker's (TEMPORAL_GRPC_COMPRESSION), so the figure is what its turns pay. */
+  compression: GrpcCompression;
   /** Activities chained in one probe workflow. */
   activitiesPerRun?: number;
   /** Timed runs after one untimed warm-up. */
@@ -40,7 +44,7 @@ export async function probeActivityRoundTrip(options: RoundTripProbeOptions): Pr
   const runs = options.runs ?? 3;
   const taskQueue = `convengine-doctor-${randomUUID()}`;
   const activities: ProbeActivities = { probeNoop: async () => undefined };
-  const workerConnection = await NativeConnection.connect({ address: options.address });
+  const workerConnection = await connectWorker(options.address, options.compression);
   const clientConnection = await Connection.connect({ address: options.address });
   try {
     const worker = await Worker.create({

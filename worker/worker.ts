@@ -1,5 +1,6 @@
 import type { DataConverter } from '@temporalio/common';
-import { NativeConnection, Worker, type WorkerOptions } from '@temporalio/worker';
+import { NativeConnection, Worker, type NativeConnectionOptions, type WorkerOptions } from '@temporalio/worker';
+import type { GrpcCompression } from '../config/env';
 import type { TurnActivities } from '../core/turn/activities';
 import { workflowBundleVariant } from '../observability/worker-options';
 import { workflowSource, type WorkflowSource } from './bundle';
@@ -29,6 +30,16 @@ export function createTurnWorker(options: TurnWorkerOptions): Promise<Worker> {
   });
 }
 
-export function connectWorker(address: string): Promise<NativeConnection> {
-  return NativeConnection.connect({ address });
+/**
+ * sdk-core gzips every request and asks for gzipped answers unless told otherwise. Between a worker
+ * and a server in the same network that buys nothing and costs CPU at both ends: on the real server
+ * (CLI v1.5.1) gzip and gunzip were ~5 % of the server's CPU during the turns (perf, docs/benchmarks.md).
+ * `TEMPORAL_GRPC_COMPRESSION=gzip` brings it back for a slow or metered link.
+ */
+export function workerConnectionOptions(address: string, compression: GrpcCompression): NativeConnectionOptions {
+  return { address, grpcCompression: { codec: compression } };
+}
+
+export function connectWorker(address: string, compression: GrpcCompression): Promise<NativeConnection> {
+  return NativeConnection.connect(workerConnectionOptions(address, compression));
 }

@@ -38,7 +38,8 @@ export const doctorCommand: CliCommand = {
     // The probe's worker would otherwise print its lifecycle at INFO between the findings.
     Runtime.install({ logger: new DefaultLogger('WARN') });
     const findings: Finding[] = await checkTemporal(address, namespace);
-    if (findings[0]?.level === 'ok') findings.push(await checkRoundTrip(address, namespace));
+    if (findings[0]?.level === 'ok')
+      findings.push(await checkRoundTrip({ address, namespace, compression: env.TEMPORAL_GRPC_COMPRESSION }));
     if (env.DATABASE_URL) {
       const database = await checkDatabase(env.DATABASE_URL);
       findings.push(database);

@@ -26,7 +26,11 @@ export const workerCommand: CliCommand = {
     const telemetry = processTelemetry(env, 'worker');
     installTemporalRuntime({ logger: telemetry.logger, sdkMetricsAddress: env.TEMPORAL_SDK_METRICS_ADDRESS });
     if (check && env.TEMPORAL_ADDRESS) {
-      const finding = await checkRoundTrip(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE);
+      const finding = await checkRoundTrip({
+        address: env.TEMPORAL_ADDRESS,
+        namespace: env.TEMPORAL_NAMESPACE,
+        compression: env.TEMPORAL_GRPC_COMPRESSION,
+      });
       (finding.level === 'ok' ? io.out : io.err)(`${finding.level} round-trip ${finding.message}`);
     }
     const worker = await startWorkerFromEnv(env, env.TEMPORAL_ADDRESS, telemetry.logger).catch((err: unknown) => {

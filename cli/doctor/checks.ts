@@ -4,7 +4,7 @@ import { readMigrations } from '../../db/migrate';
 import { readConfigRows } from '../../db/config/load';
 import { auditTrailStats } from '../../db/repositories/retention';
 import { readAuditPolicy } from '../../core/audit/policy';
-import { probeActivityRoundTrip } from '../../worker/probe';
+import { probeActivityRoundTrip, type RoundTripProbeOptions } from '../../worker/probe';
 import { missingTurnSearchAttributes } from '../temporal/setup';
 
 /**
@@ -67,10 +67,12 @@ export async function checkTemporal(address: string, namespace: string): Promise
   return findings;
 }
 
+export type RoundTripTarget = Pick<RoundTripProbeOptions, 'address' | 'namespace' | 'compression'>;
+
 /** Times a chain of empty activities on a private task queue (worker/probe.ts). */
-export async function checkRoundTrip(address: string, namespace: string): Promise<Finding> {
+export async function checkRoundTrip(target: RoundTripTarget): Promise<Finding> {
   try {
-    const { msPerActivity } = await probeActivityRoundTrip({ address, namespace });
+    const { msPerActivity } = await probeActivityRoundTrip(target);
     const figure = `${msPerActivity.toFixed(1)} ms per activity round trip`;
     if (msPerActivity > SLOW_ROUND_TRIP_MS) {
       return {

@@ -1,6 +1,6 @@
 import type { NativeConnection } from '@temporalio/worker';
 import { startApiServer } from '../../api/server';
-import type { Env } from '../../config/env';
+import type { Env, GrpcCompression } from '../../config/env';
 import type { Logger } from '../../observability/logger';
 import { installTemporalRuntime } from '../../observability/temporal-runtime';
 import { runnableWorkflowSource } from '../../worker/bundle-cache';
@@ -43,7 +43,7 @@ export async function assembleStack(
     const toolEnv = keep(await toolsPart());
     const env: Env = llmUrl ? { ...options.env, ANTHROPIC_BASE_URL: llmUrl } : options.env;
     // One connection for the worker and the API's client, so turns start eagerly (startApiServer says why).
-    const connection = keep(await connectionPart(temporal.address));
+    const connection = keep(await connectionPart(temporal.address, env.TEMPORAL_GRPC_COMPRESSION));
     // The API does not need the worker to listen: both come up at once.
     const [worker, api] = await Promise.allSettled([
       workerPart({ env, databaseUrl, address: temporal.address, connection, toolEnv, logger }),
@@ -88,8 +88,8 @@ async function preparedDatabase(starting: Promise<Part<string>>, options: StackO
 }
 
 /** Stopped after the worker and the API, which are started after it. */
-async function connectionPart(address: string): Promise<Part<NativeConnection>> {
-  const connection = await connectWorker(address);
+async function connectionPart(address: string, compression: GrpcCompression): Promise<Part<NativeConnection>> {
+  const connection = await connectWorker(address, compression);
   return { value: connection, embedded: null, stop: () => connection.close() };
 }
 

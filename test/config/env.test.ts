@@ -28,6 +28,7 @@ describe('loadEnv', () => {
       CLAIM_CHECK_THRESHOLD_BYTES: 32768,
       LOG_LEVEL: 'info',
       OTEL_SERVICE_NAME: 'convengine',
+      TEMPORAL_GRPC_COMPRESSION: 'none',
     });
   });
 
@@ -47,9 +48,16 @@ describe('loadEnv', () => {
       API_TOKEN: 't0ken',
       MESSAGE_MAX_BYTES: '100',
       LOG_LEVEL: 'DEBUG',
+      TEMPORAL_GRPC_COMPRESSION: ' GZIP ',
       UNRELATED: 'ignored',
     });
-    expect(env).toMatchObject({ TEMPORAL_ADDRESS: 'temporal:7233', LLM_TIMEOUT_MS: 1500, PORT: 0, LOG_LEVEL: 'debug' });
+    expect(env).toMatchObject({
+      TEMPORAL_ADDRESS: 'temporal:7233',
+      LLM_TIMEOUT_MS: 1500,
+      PORT: 0,
+      LOG_LEVEL: 'debug',
+      TEMPORAL_GRPC_COMPRESSION: 'gzip',
+    });
     expect(loadEnv({ PORT: ' ', DATABASE_URL: '' })).toMatchObject({ PORT: 3000, DATABASE_URL: undefined });
   });
 
@@ -74,6 +82,7 @@ describe('loadEnv', () => {
           OTEL_EXPORTER_OTLP_ENDPOINT: 'collector:4318',
           WORKER_METRICS_PORT: '-1',
           TEMPORAL_SDK_METRICS_ADDRESS: 'http://x:9',
+          TEMPORAL_GRPC_COMPRESSION: 'brotli',
         });
       } catch (err) {
         message = (err as Error).message;
@@ -93,6 +102,7 @@ describe('loadEnv', () => {
         'OTEL_EXPORTER_OTLP_ENDPOINT',
         'WORKER_METRICS_PORT',
         'TEMPORAL_SDK_METRICS_ADDRESS',
+        'TEMPORAL_GRPC_COMPRESSION',
         'MESSAGE_MAX_BYTES',
         'WHATIF_CONCURRENCY',
         'WHATIF_MAX_TURNS',
@@ -105,9 +115,10 @@ describe('loadEnv', () => {
     expect(issues.LOG_LEVEL).toMatch(/one of fatal, error, warn, info/);
     expect(issues.CONVENGINE_TEMPORAL).toMatch(/one of embedded, cli, auto/);
     expect(issues.LOG_FORMAT).toMatch(/one of json, pretty/);
+    expect(issues.TEMPORAL_GRPC_COMPRESSION).toMatch(/one of none, gzip/);
     expect([issues.WHATIF_CONCURRENCY, issues.WHATIF_MAX_TURNS]).toEqual(['must be >= 1', 'must be >= 1']);
     expect(issues.OTEL_EXPORTER_OTLP_ENDPOINT).toMatch(/http:\/\/ or https:\/\//);
-    expect(message).toMatch(/^Invalid environment \(16 variable\(s\)\)/);
+    expect(message).toMatch(/^Invalid environment \(17 variable\(s\)\)/);
     expect(message).not.toContain('hunter2');
   });
 });

@@ -53,6 +53,18 @@ describe('convengine doctor on the real server', () => {
     expect(strict.stdout).toMatch(/^warn round-trip/m);
   });
 
+  it.each(['none', 'gzip'] as const)('probes with the worker connection compressed as %s', async (compression) => {
+    const probed = await probeActivityRoundTrip({
+      address: defaults.address,
+      namespace: 'default',
+      compression,
+      activitiesPerRun: 2,
+      runs: 1,
+    });
+    expect(probed.samplesMs).toHaveLength(1);
+    expect(probed.msPerActivity).toBeGreaterThan(0);
+  });
+
   // The shared server of `npm run test:temporal` is busy with the other suites, so the comparison runs
   // on an idle server of its own with the same shipped config. The machine is not idle, though: the
   // other suites come and go. So both servers are probed at the same time, round after round, and the
@@ -63,7 +75,8 @@ describe('convengine doctor on the real server', () => {
     const shipped = await startTemporalCli({ binary: temporalCliBinary() });
     try {
       const samples = { shipped: [] as number[], defaults: [] as number[] };
-      const probe = (address: string) => probeActivityRoundTrip({ address, namespace: 'default', runs: 5 });
+      const probe = (address: string) =>
+        probeActivityRoundTrip({ address, namespace: 'default', compression: 'none', runs: 5 });
       await Promise.all([probe(shipped.address), probe(defaults.address)]);
       for (let round = 0; round < 5; round++) {
         const [onShipped, onDefaults] = await Promise.all([probe(shipped.address), probe(defaults.address)]);
