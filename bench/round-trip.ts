@@ -1,5 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { bundleWorkflowCode, NativeConnection, Worker } from '@temporalio/worker';
+import { bundleWorkflowCode, Worker } from '@temporalio/worker';
+import { loadEnv } from '../config/env';
+import { connectWorker } from '../worker/worker';
 import type { BenchStack } from './stack';
 import { mean, ownCpuMs, percentile, processCpuMs } from './turns';
 
@@ -77,7 +79,8 @@ export async function benchRoundTrip(
     workflowsPath: require.resolve('./workflows/round-trip'),
     logger: NOOP_LOGGER,
   });
-  const connection = await NativeConnection.connect({ address: stack.address });
+  // Connected as the bench's turn worker is (TEMPORAL_GRPC_COMPRESSION), so the chains price what its turns pay.
+  const connection = await connectWorker(stack.address, loadEnv().TEMPORAL_GRPC_COMPRESSION);
   try {
     const worker = await Worker.create({
       connection,
