@@ -36,6 +36,8 @@ export interface TurnSample {
   /** Steps the turn ran, a step run's steps counted one by one (counted in process; read from history for durable turns). */
   activities: number;
   mismatch: string | undefined;
+  /** When the reply arrived (performance.now()): which measuring window the turn ended in. */
+  endedAt: number;
 }
 
 interface Sent {
@@ -91,12 +93,20 @@ export function turnsOf(conversations: readonly DemoConversation[]): number {
   return conversations.reduce((n, c) => n + c.turns.length, 0);
 }
 
-async function runConversation(conversation: DemoConversation, send: Transport, out: TurnSample[]): Promise<void> {
+/** Runs the conversation's turns in order; with `goOn`, stops before a turn when it says no. */
+export async function runConversation(
+  conversation: DemoConversation,
+  send: Transport,
+  out: TurnSample[],
+  goOn: () => boolean = () => true
+): Promise<void> {
   const conversationId = randomUUID();
   for (const turn of conversation.turns) {
+    if (!goOn()) return;
     const started = performance.now();
     const sent = await send(conversationId, turn);
-    const ms = performance.now() - started;
+    const endedAt = performance.now();
+    const ms = endedAt - started;
     const shown = { ...sent.result, reply: replyTextOf(sent.result.payload) };
     out.push({
       ms,
@@ -104,6 +114,7 @@ async function runConversation(conversation: DemoConversation, send: Transport, 
       workflowId: sent.workflowId,
       activities: sent.activities,
       mismatch: turnMismatch(turn, shown),
+      endedAt,
     });
   }
 }
