@@ -34,8 +34,10 @@ const WINDOW_MS = 6_000;
  */
 const BURST = { concurrency: 32, conversations: 32 };
 
-interface LevelRun {
+export interface LevelRun {
   turnsPerSecond: number;
+  /** The window, in performance.now() time. */
+  window: { from: number; to: number };
   /** The turns that ended in the window. */
   counted: TurnSample[];
   offScript: number;
@@ -51,8 +53,17 @@ function perTurnCpu(before: StackCpu, after: StackCpu, turns: number): Pick<Leve
   return { perTurn, totalPerTurn: Object.values(perTurn).reduce((sum, v) => sum + v, 0) };
 }
 
+export interface SustainedLoad {
+  concurrency: number;
+  warmMs: number;
+  windowMs: number;
+  /** CPU of every process so far (stackCpuMs). */
+  cpu: () => StackCpu;
+}
+
 /** One level on one side under sustained load: the turns that ended in the window, and the CPU spent in it. */
-async function sustainedRun(stack: BenchStack, send: Transport, concurrency: number): Promise<LevelRun> {
+export async function sustainedRun(send: Transport, load: SustainedLoad): Promise<LevelRun> {
+  const { concurrency, warmMs, windowMs, cpu } = load;
   const mix = demoMix(2);
   const samples: TurnSample[] = [];
   let started = 0;
@@ -72,11 +83,11 @@ async function sustainedRun(stack: BenchStack, send: Transport, concurrency: num
       return err;
     }
   );
-  await delay(WARM_MS);
-  const before = stackCpuMs(stack);
+  await delay(warmMs);
+  const before = cpu();
   const from = performance.now();
-  await delay(WINDOW_MS);
-  const after = stackCpuMs(stack);
+  await delay(windowMs);
+  const after = cpu();
   const to = performance.now();
   stopping = true;
   const failure = await lanes;
@@ -84,6 +95,7 @@ async function sustainedRun(stack: BenchStack, send: Transport, concurrency: num
   const counted = samples.filter((s) => s.endedAt >= from && s.endedAt < to);
   return {
     turnsPerSecond: counted.length / ((to - from) / 1000),
+    window: { from, to },
     counted,
     offScript: offScriptCount(samples),
     ...perTurnCpu(before, after, counted.length),
@@ -123,8 +135,9 @@ export async function throughputRows(stack: BenchStack): Promise<Row[]> {
   let bound: Row | undefined;
   let offScript = 0;
   for (const concurrency of LEVELS) {
-    const d = await sustainedRun(stack, durable(stack), concurrency);
-    const p = await sustainedRun(stack, inProcess(stack), concurrency);
+    const load: SustainedLoad = { concurrency, warmMs: WARM_MS, windowMs: WINDOW_MS, cpu: () => stackCpuMs(stack) };
+    const d = await sustainedRun(durable(stack), load);
+    const p = await sustainedRun(inProcess(stack), load);
     durableRates.push(d.turnsPerSecond.toFixed(1));
     inProcessRates.push(p.turnsPerSecond.toFixed(1));
     const p95 = percentile(
