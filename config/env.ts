@@ -13,6 +13,13 @@ export const TEMPORAL_MODES = ['embedded', 'cli', 'auto'] as const;
 
 /** docker-compose and shells often export `VAR=`: treat blank as unset. */
 const blankAsUnset = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
+/** A case-insensitive choice: trimmed and lower-cased before it is checked (blank: unset). */
+const lowercased = (value: unknown) => {
+  const set = blankAsUnset(value);
+  return typeof set === 'string' ? set.trim().toLowerCase() : undefined;
+};
+const oneOf = <T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, { error: `must be one of ${values.join(', ')}` });
 
 const optionalText = z.preprocess(blankAsUnset, z.string().optional());
 
@@ -57,10 +64,7 @@ const envSchema = z.object({
   TEMPORAL_NAMESPACE: z.preprocess(blankAsUnset, z.string().default('default')),
   TEMPORAL_TASK_QUEUE: z.preprocess(blankAsUnset, z.string().default('convengine-turns')),
   /** Which Temporal `convengine start` runs when TEMPORAL_ADDRESS is unset (see cli/stack/temporal-part.ts). */
-  CONVENGINE_TEMPORAL: z.preprocess(
-    blankAsUnset,
-    z.enum(TEMPORAL_MODES, { error: `must be one of ${TEMPORAL_MODES.join(', ')}` }).default('auto')
-  ),
+  CONVENGINE_TEMPORAL: z.preprocess(blankAsUnset, oneOf(TEMPORAL_MODES).default('auto')),
   ANTHROPIC_API_KEY: optionalText,
   ANTHROPIC_BASE_URL: httpUrl,
   ANTHROPIC_MODEL: z.preprocess(blankAsUnset, z.string().default('claude-sonnet-4-6')),
@@ -81,15 +85,9 @@ const envSchema = z.object({
   WHATIF_MAX_TURNS: integer(200, 1),
   /** Payloads at least this large are stored in ce_payload_claim; history keeps a reference (db/claims/). */
   CLAIM_CHECK_THRESHOLD_BYTES: integer(CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES, 1024),
-  LOG_LEVEL: z.preprocess(
-    (v) => (typeof blankAsUnset(v) === 'string' ? (v as string).trim().toLowerCase() : undefined),
-    z.enum(LOG_LEVELS, { error: `must be one of ${LOG_LEVELS.join(', ')}` }).default('info')
-  ),
+  LOG_LEVEL: z.preprocess(lowercased, oneOf(LOG_LEVELS).default('info')),
   /** `json`: one JSON line per event; `pretty`: readable lines. Unset: json, except `convengine start` (pretty). */
-  LOG_FORMAT: z.preprocess(
-    (v) => (typeof blankAsUnset(v) === 'string' ? (v as string).trim().toLowerCase() : undefined),
-    z.enum(LOG_FORMATS, { error: `must be one of ${LOG_FORMATS.join(', ')}` }).optional()
-  ),
+  LOG_FORMAT: z.preprocess(lowercased, oneOf(LOG_FORMATS).optional()),
   /** OTLP/HTTP collector base URL (spans go to `<url>/v1/traces`); unset: no tracing at all. */
   OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl,
   OTEL_SERVICE_NAME: z.preprocess(blankAsUnset, z.string().default('convengine')),
@@ -98,10 +96,7 @@ const envSchema = z.object({
   /** host:port for the Temporal SDK's own Prometheus exporter; the worker's /metrics appends its metrics. */
   TEMPORAL_SDK_METRICS_ADDRESS: z.preprocess(blankAsUnset, hostPort.optional()),
   /** gRPC compression of the worker's calls to Temporal (worker/worker.ts says why the default is none). */
-  TEMPORAL_GRPC_COMPRESSION: z.preprocess(
-    (v) => (typeof blankAsUnset(v) === 'string' ? (v as string).trim().toLowerCase() : undefined),
-    z.enum(GRPC_COMPRESSIONS, { error: `must be one of ${GRPC_COMPRESSIONS.join(', ')}` }).default('none')
-  ),
+  TEMPORAL_GRPC_COMPRESSION: z.preprocess(lowercased, oneOf(GRPC_COMPRESSIONS).default('none')),
 });
 
 export type Env = z.infer<typeof envSchema>;
