@@ -1,7 +1,7 @@
 import type { Json, JsonObject } from '../../core/json';
 import type { HistoryTurn } from '../../core/session';
 import type { Database } from '../pool';
-import { recentHistory, toHistoryTurn, type HistoryRow } from './history';
+import { RECENT_HISTORY_SQL, recentHistory, toHistoryTurn, type HistoryRow } from './history';
 import { jsonbParam, runStatement, type Statement } from '../statements';
 
 export interface ConversationRecord {
@@ -89,8 +89,7 @@ const LOAD: Statement = {
   )
   SELECT found.*,
          (SELECT coalesce(jsonb_agg(to_jsonb(recent) ORDER BY recent.turn_number DESC), '[]'::jsonb)
-            FROM (SELECT turn_number, user_input, assistant_output FROM ce_conversation_history
-                   WHERE conversation_id = $1 ORDER BY turn_number DESC LIMIT $2) recent) AS recent_history
+            FROM (${RECENT_HISTORY_SQL}) recent) AS recent_history
     FROM found`,
 };
 

@@ -3,11 +3,14 @@ import type { HistoryTurn } from '../../core/session';
 import type { Database } from '../pool';
 import { runStatement, type Statement } from '../statements';
 
+/** The `$2` most recent history rows of conversation `$1`, newest first (also inside ce_conversation_load_v1). */
+export const RECENT_HISTORY_SQL = `SELECT turn_number, user_input, assistant_output FROM ce_conversation_history
+          WHERE conversation_id = $1 ORDER BY turn_number DESC LIMIT $2`;
+
 const RECENT: Statement = {
   name: 'ce_conversation_history_recent_v1',
   resendable: true,
-  text: `SELECT turn_number, user_input, assistant_output FROM ce_conversation_history
-          WHERE conversation_id = $1 ORDER BY turn_number DESC LIMIT $2`,
+  text: RECENT_HISTORY_SQL,
 };
 
 /** A ce_conversation_history row as read (also as a jsonb object, by ce_conversation_load_v1). */
