@@ -1,5 +1,6 @@
 /**
- * sdk-core gzips every request by default. On loopback that is pure cost: grpc-js inflates each
+ * sdk-core gzips every request by default (our workers opt out: TEMPORAL_GRPC_COMPRESSION, worker/worker.ts;
+ * other SDK workers pointed at the dev server do not). On loopback that is pure cost: grpc-js inflates each
  * message through an async zlib stream, which measured ~0.75 ms of CPU per activity. Core has a
  * documented fallback: when GetSystemInfo fails with UNIMPLEMENTED mentioning "grpc-encoding", it
  * reconnects without compression. So the dev server declines gzip on GetSystemInfo only, and
