@@ -1,9 +1,11 @@
-import { Client, Connection, type ConnectionLike } from '@temporalio/client';
+import { Client, type ConnectionLike } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { whatifConversation } from '../activities/whatif/replay';
 import type { Env } from '../config/env';
+import { connectTemporalClient } from '../config/temporal-client';
+import type { TemporalConnectionSettings } from '../config/temporal-connection';
 import { claimCheckDataConverter } from '../db/claims/codec';
 import { createConfigStore } from '../db/config/store';
 import { openDatabase } from '../db/pool';
@@ -29,7 +31,7 @@ export interface ApiServer {
 export interface ApiServerOptions {
   env: Env;
   databaseUrl: string;
-  temporalAddress: string;
+  temporal: TemporalConnectionSettings;
   host?: string;
   port?: number;
   /** The process logger; without one, Fastify's own at LOG_LEVEL. */
@@ -39,7 +41,7 @@ export interface ApiServerOptions {
   /**
    * The NativeConnection of a turn worker in this process (`convengine start`), which its owner
    * closes: turns then start eagerly, their first workflow task handed to that worker with the
-   * start. Default: a connection of the API's own to `temporalAddress`, and no eager start.
+   * start. Default: a connection of the API's own to `temporal`, and no eager start.
    */
   workerConnection?: ConnectionLike;
 }
@@ -77,7 +79,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const { env } = options;
   const handle = openDatabase(options.databaseUrl, { max: 10 });
   const shared = options.workerConnection;
-  const connection = shared ?? (await Connection.connect({ address: options.temporalAddress }));
+  const connection = shared ?? (await connectTemporalClient(options.temporal));
   const dataConverter = claimCheckDataConverter(handle.db, env.CLAIM_CHECK_THRESHOLD_BYTES);
   const client = new Client({
     connection,

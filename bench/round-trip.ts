@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { loadEnv } from '../config/env';
+import { localTemporal } from '../config/temporal-connection';
 import { connectWorker } from '../worker/worker';
 import type { BenchStack } from './stack';
 import { mean, ownCpuMs, percentile, processCpuMs } from './turns';
@@ -80,7 +81,7 @@ export async function benchRoundTrip(
     logger: NOOP_LOGGER,
   });
   // Connected as the bench's turn worker is (TEMPORAL_GRPC_COMPRESSION), so the chains price what its turns pay.
-  const connection = await connectWorker(stack.address, loadEnv().TEMPORAL_GRPC_COMPRESSION);
+  const connection = await connectWorker(localTemporal(stack.address), loadEnv().TEMPORAL_GRPC_COMPRESSION);
   try {
     const worker = await Worker.create({
       connection,

@@ -3,7 +3,7 @@ import { z } from 'zod';
 /**
  * Process environment, parsed and validated once at startup. Every invalid variable is reported
  * in one error, so an operator fixes them all in one go. Values are never echoed back: several of
- * them (DATABASE_URL, ANTHROPIC_API_KEY, API_TOKEN) carry secrets.
+ * them (DATABASE_URL, ANTHROPIC_API_KEY, API_TOKEN, TEMPORAL_API_KEY) carry secrets.
  */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const LOG_FORMATS = ['json', 'pretty'] as const;
@@ -97,6 +97,22 @@ const envSchema = z.object({
   TEMPORAL_SDK_METRICS_ADDRESS: z.preprocess(blankAsUnset, hostPort.optional()),
   /** gRPC compression of the worker's calls to Temporal (worker/worker.ts says why the default is none). */
   TEMPORAL_GRPC_COMPRESSION: z.preprocess(lowercased, oneOf(GRPC_COMPRESSIONS).default('none')),
+  /**
+   * TLS to TEMPORAL_ADDRESS (config/temporal-connection.ts). Unset: on when any TEMPORAL_TLS_* path or
+   * TEMPORAL_API_KEY is set, as in the Temporal CLI. Names as the Temporal CLI's environment config.
+   */
+  TEMPORAL_TLS: z.preprocess(
+    lowercased,
+    oneOf(['true', 'false'])
+      .transform((v) => v === 'true')
+      .optional()
+  ),
+  TEMPORAL_TLS_CLIENT_CERT_PATH: optionalText,
+  TEMPORAL_TLS_CLIENT_KEY_PATH: optionalText,
+  TEMPORAL_TLS_SERVER_CA_CERT_PATH: optionalText,
+  TEMPORAL_TLS_SERVER_NAME: optionalText,
+  /** Temporal Cloud API key (or any server's bearer token); only ever sent over TLS. */
+  TEMPORAL_API_KEY: optionalText,
 });
 
 export type Env = z.infer<typeof envSchema>;
@@ -118,15 +134,52 @@ export class EnvError extends Error {
   }
 }
 
+/** The TLS options of the connection to Temporal, besides TEMPORAL_TLS itself. */
+export const TEMPORAL_TLS_OPTIONS = [
+  'TEMPORAL_TLS_CLIENT_CERT_PATH',
+  'TEMPORAL_TLS_CLIENT_KEY_PATH',
+  'TEMPORAL_TLS_SERVER_CA_CERT_PATH',
+  'TEMPORAL_TLS_SERVER_NAME',
+] as const;
+
+/**
+ * The combinations that cannot be meant: half a client certificate pair, TLS options under
+ * TEMPORAL_TLS=false, and an API key that would travel in clear text.
+ */
+export function temporalTlsIssues(env: Env): EnvIssue[] {
+  const issues: EnvIssue[] = [];
+  const cert = env.TEMPORAL_TLS_CLIENT_CERT_PATH;
+  const key = env.TEMPORAL_TLS_CLIENT_KEY_PATH;
+  if (cert !== undefined && key === undefined)
+    issues.push({ variable: 'TEMPORAL_TLS_CLIENT_KEY_PATH', reason: 'is needed with TEMPORAL_TLS_CLIENT_CERT_PATH' });
+  if (key !== undefined && cert === undefined)
+    issues.push({ variable: 'TEMPORAL_TLS_CLIENT_CERT_PATH', reason: 'is needed with TEMPORAL_TLS_CLIENT_KEY_PATH' });
+  if (env.TEMPORAL_TLS !== false) return issues;
+  for (const variable of TEMPORAL_TLS_OPTIONS) {
+    if (env[variable] !== undefined) issues.push({ variable, reason: 'is set, but TEMPORAL_TLS=false turns TLS off' });
+  }
+  if (env.TEMPORAL_API_KEY !== undefined) {
+    issues.push({
+      variable: 'TEMPORAL_API_KEY',
+      reason: 'would be sent in clear text: TEMPORAL_TLS=false turns TLS off (unset TEMPORAL_TLS)',
+    });
+  }
+  return issues;
+}
+
 /** Parses the environment; throws EnvError listing every invalid variable. */
 export function loadEnv(source: Readonly<Record<string, string | undefined>> = process.env): Env {
   const result = envSchema.safeParse(source);
-  if (result.success) return result.data;
-  const issues = result.error.issues.map((issue) => ({
-    variable: String(issue.path[0] ?? '(environment)'),
-    reason: issue.message,
-  }));
-  throw new EnvError(issues);
+  if (!result.success) {
+    const issues = result.error.issues.map((issue) => ({
+      variable: String(issue.path[0] ?? '(environment)'),
+      reason: issue.message,
+    }));
+    throw new EnvError(issues);
+  }
+  const issues = temporalTlsIssues(result.data);
+  if (issues.length > 0) throw new EnvError(issues);
+  return result.data;
 }
 
 /**

@@ -60,6 +60,11 @@ export interface DevServerOptions {
    * for it, from a client sharing its connection with a worker, gets the first workflow task in its answer.
    */
   eagerWorkflowStart?: boolean;
+  /**
+   * Refuse every call without `authorization: Bearer <apiKey>` (UNAUTHENTICATED), as Temporal Cloud
+   * refuses a missing or wrong API key. `convengine devserver` takes it from DEVSERVER_API_KEY.
+   */
+  apiKey?: string;
   /** Unexpected internal errors; the server keeps serving. Default: one line on stderr. */
   onInternalError?: (error: unknown) => void;
 }
@@ -114,7 +119,12 @@ function openStore(engine: Engine, persistPath: string, onError: (error: unknown
   return store;
 }
 
-function createGrpcServer(engine: Engine, persistence: string, onInternalError: (error: unknown) => void): grpc.Server {
+function createGrpcServer(
+  engine: Engine,
+  persistence: string,
+  onInternalError: (error: unknown) => void,
+  apiKey: string | undefined
+): grpc.Server {
   const server = new grpc.Server({
     'grpc.max_receive_message_length': MAX_MESSAGE_BYTES,
     'grpc.max_send_message_length': MAX_MESSAGE_BYTES,
@@ -126,6 +136,7 @@ function createGrpcServer(engine: Engine, persistence: string, onInternalError: 
     requireNamespace: (method: string) =>
       !['DescribeNamespace', 'RegisterNamespace', 'ListNamespaces'].includes(method),
     onInternalError: (error: unknown) => onInternalError(error),
+    ...(apiKey !== undefined ? { apiKey } : {}),
   };
   const workflowService = buildService(
     'temporal.api.workflowservice.v1.WorkflowService',
@@ -184,7 +195,7 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
   for (const [name, type] of Object.entries(options.searchAttributes ?? {}))
     engine.searchAttributes.custom.set(name, type);
   store?.recordSearchAttributes(engine.searchAttributes.custom);
-  const server = createGrpcServer(engine, store ? 'jsonl' : 'memory', onInternalError);
+  const server = createGrpcServer(engine, store ? 'jsonl' : 'memory', onInternalError, options.apiKey);
   let port: number;
   try {
     port = await bind(server, `${host}:${options.port ?? 7233}`);

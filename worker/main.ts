@@ -1,6 +1,7 @@
 import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
 import { sql } from 'drizzle-orm';
 import { loadEnv, requireDatabaseUrl, type Env } from '../config/env';
+import { configuredTemporal, type TemporalConnectionSettings } from '../config/temporal-connection';
 import { createActivities } from '../activities';
 import type { Database } from '../db/pool';
 import { createLogger, silentLogger, type Logger } from '../observability/logger';
@@ -22,10 +23,10 @@ export interface RunningWorker {
 export interface TurnWorkerRun {
   env: Env;
   databaseUrl: string;
-  address: string;
+  temporal: TemporalConnectionSettings;
   /**
    * A connection to share (`convengine start`: the API's client uses it too, for eager workflow
-   * start); its owner closes it. Default: the worker connects to `address` and closes on stop.
+   * start); its owner closes it. Default: the worker connects to `temporal` and closes on stop.
    */
   connection?: NativeConnection;
   /** Environment HTTP tool rows may read; default process.env. */
@@ -51,7 +52,7 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
     observability: { logger, metrics },
   });
   const owned = run.connection === undefined;
-  const connection = run.connection ?? (await connectWorker(run.address, run.env.TEMPORAL_GRPC_COMPRESSION));
+  const connection = run.connection ?? (await connectWorker(run.temporal, run.env.TEMPORAL_GRPC_COMPRESSION));
   const release = () => (owned ? connection.close() : Promise.resolve());
   // From sources, webpack would run on every start: the bundle cached for this source state instead.
   const workflows = await runnableWorkflowSource();
@@ -133,14 +134,14 @@ function startWorkerProbeOn(
 /** `convengine worker`: a worker from the environment; the SDK drains in-flight tasks on SIGTERM/SIGINT. */
 export async function startWorkerFromEnv(
   env: Env = loadEnv(),
-  address = env.TEMPORAL_ADDRESS,
-  logger: Logger = createLogger({ level: env.LOG_LEVEL, format: env.LOG_FORMAT ?? 'json', name: 'worker' })
+  logger: Logger = createLogger({ level: env.LOG_LEVEL, format: env.LOG_FORMAT ?? 'json', name: 'worker' }),
+  temporal: TemporalConnectionSettings | null = env.TEMPORAL_ADDRESS ? configuredTemporal(env) : null
 ): Promise<RunningWorker> {
-  if (!address) throw new Error('TEMPORAL_ADDRESS is not set (use `convengine start` for the embedded dev server).');
+  if (!temporal) throw new Error('TEMPORAL_ADDRESS is not set (use `convengine start` for the embedded dev server).');
   return runTurnWorker({
     env,
     databaseUrl: requireDatabaseUrl(),
-    address,
+    temporal,
     logger,
     probe: { host: env.HOST, port: env.WORKER_METRICS_PORT ?? 9464, orAnyPort: env.WORKER_METRICS_PORT === undefined },
   });

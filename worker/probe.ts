@@ -1,7 +1,9 @@
 import { randomUUID } from 'node:crypto';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { Worker } from '@temporalio/worker';
 import type { GrpcCompression } from '../config/env';
+import { connectTemporalClient } from '../config/temporal-client';
+import type { TemporalConnectionSettings } from '../config/temporal-connection';
 import type { ProbeActivities } from '../workflows/probe';
 import { workflowExporterSinks } from '../observability/worker-options';
 import { runnableWorkflowSource } from './bundle-cache';
@@ -16,7 +18,7 @@ export interface RoundTripProbeResult {
 }
 
 export interface RoundTripProbeOptions {
-  address: string;
+  temporal: TemporalConnectionSettings;
   namespace: string;
   /** The turn worker's (TEMPORAL_GRPC_COMPRESSION), so the figure is what its turns pay. */
   compression: GrpcCompression;
@@ -44,8 +46,8 @@ export async function probeActivityRoundTrip(options: RoundTripProbeOptions): Pr
   const runs = options.runs ?? 3;
   const taskQueue = `convengine-doctor-${randomUUID()}`;
   const activities: ProbeActivities = { probeNoop: async () => undefined };
-  const workerConnection = await connectWorker(options.address, options.compression);
-  const clientConnection = await Connection.connect({ address: options.address });
+  const workerConnection = await connectWorker(options.temporal, options.compression);
+  const clientConnection = await connectTemporalClient(options.temporal);
   try {
     const worker = await Worker.create({
       connection: workerConnection,

@@ -1,6 +1,7 @@
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Worker, type NativeConnectionOptions, type WorkerOptions } from '@temporalio/worker';
 import type { GrpcCompression } from '../config/env';
+import type { TemporalConnectionSettings } from '../config/temporal-connection';
 import type { TurnActivities } from '../core/turn/activities';
 import { workflowBundleVariant } from '../observability/worker-options';
 import { workflowSource, type WorkflowSource } from './bundle';
@@ -36,10 +37,21 @@ export function createTurnWorker(options: TurnWorkerOptions): Promise<Worker> {
  * (CLI v1.5.1) gzip and gunzip were ~5 % of the server's CPU during the turns (perf, docs/benchmarks.md).
  * `TEMPORAL_GRPC_COMPRESSION=gzip` brings it back for a slow or metered link.
  */
-export function workerConnectionOptions(address: string, compression: GrpcCompression): NativeConnectionOptions {
-  return { address, grpcCompression: { codec: compression } };
+export function workerConnectionOptions(
+  settings: TemporalConnectionSettings,
+  compression: GrpcCompression
+): NativeConnectionOptions {
+  return {
+    address: settings.address,
+    grpcCompression: { codec: compression },
+    ...(settings.tls ? { tls: settings.tls } : {}),
+    ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),
+  };
 }
 
-export function connectWorker(address: string, compression: GrpcCompression): Promise<NativeConnection> {
-  return NativeConnection.connect(workerConnectionOptions(address, compression));
+export function connectWorker(
+  settings: TemporalConnectionSettings,
+  compression: GrpcCompression
+): Promise<NativeConnection> {
+  return NativeConnection.connect(workerConnectionOptions(settings, compression));
 }

@@ -1,4 +1,5 @@
 import { loadEnv, requireDatabaseUrl } from '../../config/env';
+import { configuredTemporal } from '../../config/temporal-connection';
 import { startApiServer } from '../../api/server';
 import { processTelemetry } from '../../observability/process';
 import type { CliCommand } from '../command';
@@ -21,7 +22,7 @@ export const apiCommand: CliCommand = {
     const server = await startApiServer({
       env,
       databaseUrl: requireDatabaseUrl(),
-      temporalAddress: env.TEMPORAL_ADDRESS,
+      temporal: configuredTemporal(env),
       logger: telemetry.logger,
     }).catch((err: unknown) => {
       telemetry.logger.fatal({ err }, 'API failed to start');

@@ -15,6 +15,7 @@ interface DevServerArgs {
   namespace: string;
   persistPath?: string;
   searchAttributes: Record<string, SearchAttributeType>;
+  apiKey?: string;
 }
 
 function last(values: string[] | undefined): string | undefined {
@@ -44,6 +45,8 @@ function parseArgs(args: string[]): DevServerArgs {
     host: last(options.get('host')) ?? '127.0.0.1',
     namespace: last(options.get('namespace')) ?? 'default',
     persistPath: last(options.get('persist')),
+    // From the environment, not an argument: a key on the command line is readable in `ps` by every user.
+    ...(process.env['DEVSERVER_API_KEY']?.trim() ? { apiKey: process.env['DEVSERVER_API_KEY'].trim() } : {}),
     // The turn workflow's attributes are always there, so `convengine worker` works against it as is.
     searchAttributes: {
       ...TURN_SEARCH_ATTRIBUTES,
@@ -67,9 +70,10 @@ async function run(args: string[], io: CliIo): Promise<number> {
     namespace: parsed.namespace,
     persistPath: parsed.persistPath,
     searchAttributes: parsed.searchAttributes,
+    apiKey: parsed.apiKey,
     onInternalError: (err) => logger.error({ err }, 'dev server internal error'),
   });
-  const storage = parsed.persistPath ? `persisted to ${parsed.persistPath}` : 'in-memory';
+  const storage = `${parsed.persistPath ? `persisted to ${parsed.persistPath}` : 'in-memory'}${parsed.apiKey ? ', API key required' : ''}`;
   logger.info(
     { address: server.address, namespace: server.namespace, persistPath: parsed.persistPath ?? null },
     `Temporal dev server ready at ${server.address} (namespace ${server.namespace}, ${storage})`
@@ -82,6 +86,6 @@ async function run(args: string[], io: CliIo): Promise<number> {
 export const devserverCommand: CliCommand = {
   usage:
     'convengine devserver [--port 7233] [--host 127.0.0.1] [--namespace default] [--persist <file>] ' +
-    '[--search-attribute Name=Type ...]',
+    '[--search-attribute Name=Type ...]\n\nDEVSERVER_API_KEY=<key>: refuse every call without `authorization: Bearer <key>`.',
   run,
 };

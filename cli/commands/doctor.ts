@@ -1,5 +1,6 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadEnv } from '../../config/env';
+import { configuredTemporal } from '../../config/temporal-connection';
 import { parseOptions, type CliCommand } from '../command';
 import { checkAuditTrail, checkDatabase, checkRoundTrip, checkTemporal, type Finding } from '../doctor/checks';
 
@@ -37,9 +38,10 @@ export const doctorCommand: CliCommand = {
     }
     // The probe's worker would otherwise print its lifecycle at INFO between the findings.
     Runtime.install({ logger: new DefaultLogger('WARN') });
-    const findings: Finding[] = await checkTemporal(address, namespace);
+    const temporal = configuredTemporal(env, address);
+    const findings: Finding[] = await checkTemporal(temporal, namespace);
     if (findings[0]?.level === 'ok')
-      findings.push(await checkRoundTrip({ address, namespace, compression: env.TEMPORAL_GRPC_COMPRESSION }));
+      findings.push(await checkRoundTrip({ temporal, namespace, compression: env.TEMPORAL_GRPC_COMPRESSION }));
     if (env.DATABASE_URL) {
       const database = await checkDatabase(env.DATABASE_URL);
       findings.push(database);

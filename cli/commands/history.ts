@@ -1,5 +1,7 @@
-import { Connection, WorkflowClient } from '@temporalio/client';
+import { WorkflowClient } from '@temporalio/client';
 import { loadEnv } from '../../config/env';
+import { connectTemporalClient } from '../../config/temporal-client';
+import { configuredTemporal } from '../../config/temporal-connection';
 import { parseOptions, type CliCommand } from '../command';
 import { formatTimeline } from '../history/timeline';
 
@@ -18,9 +20,9 @@ export const historyCommand: CliCommand = {
       return 2;
     }
     const env = loadEnv();
-    const address = options.get('address')?.at(-1) ?? env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
+    const temporal = configuredTemporal(env, options.get('address')?.at(-1));
     const namespace = options.get('namespace')?.at(-1) ?? env.TEMPORAL_NAMESPACE;
-    const connection = await Connection.connect({ address });
+    const connection = await connectTemporalClient(temporal);
     try {
       const client = new WorkflowClient({ connection, namespace });
       const history = await client.getHandle(workflowId, options.get('run')?.at(-1)).fetchHistory();

@@ -1,21 +1,27 @@
-import { Connection } from '@temporalio/client';
+import type { Connection } from '@temporalio/client';
 import { loadEnv } from '../../config/env';
+import { connectTemporalClient } from '../../config/temporal-client';
+import {
+  configuredTemporal,
+  describeTemporal,
+  type TemporalConnectionSettings,
+} from '../../config/temporal-connection';
 import { parseOptions, type CliCommand } from '../command';
 import { setupTemporalNamespace } from '../temporal/setup';
 
 const CONNECT_TIMEOUT_MS = 120_000;
 
 /** Connects, retrying while the cluster is still starting (compose starts this job next to it). */
-async function connectWhenUp(address: string, log: (line: string) => void): Promise<Connection> {
+async function connectWhenUp(temporal: TemporalConnectionSettings, log: (line: string) => void): Promise<Connection> {
   const deadline = Date.now() + CONNECT_TIMEOUT_MS;
   for (;;) {
     try {
-      const connection = await Connection.connect({ address, connectTimeout: 5_000 });
+      const connection = await connectTemporalClient(temporal, { connectTimeout: 5_000 });
       await connection.healthService.check({});
       return connection;
     } catch (err) {
       if (Date.now() > deadline) throw err;
-      log(`waiting for Temporal at ${address}…`);
+      log(`waiting for Temporal at ${describeTemporal(temporal)}…`);
       await new Promise((resolve) => setTimeout(resolve, 3_000));
     }
   }
@@ -37,11 +43,11 @@ export const setupTemporalCommand: CliCommand = {
       return 2;
     }
     const env = loadEnv();
-    const address = env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
-    const connection = await connectWhenUp(address, io.err);
+    const temporal = configuredTemporal(env);
+    const connection = await connectWhenUp(temporal, io.err);
     try {
       await setupTemporalNamespace(connection, { namespace: env.TEMPORAL_NAMESPACE, retentionDays, log: io.out });
-      io.out(`namespace ${env.TEMPORAL_NAMESPACE} ready on ${address}`);
+      io.out(`namespace ${env.TEMPORAL_NAMESPACE} ready on ${describeTemporal(temporal)}`);
       return 0;
     } finally {
       await connection.close();

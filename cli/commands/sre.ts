@@ -1,6 +1,8 @@
 import { userInfo } from 'node:os';
-import { Client, Connection } from '@temporalio/client';
+import { Client } from '@temporalio/client';
 import { loadEnv } from '../../config/env';
+import { connectTemporalClient } from '../../config/temporal-client';
+import { configuredTemporal } from '../../config/temporal-connection';
 import { temporalHeldTools, type HeldToolOperations } from '../../api/turns/held-tools';
 import type { HeldToolAction, HeldToolDecisionInput } from '../../workflows/messages';
 import { parseOptions, type CliCommand, type CliIo } from '../command';
@@ -83,9 +85,9 @@ export const sreCommand: CliCommand = {
     if (typeof decision === 'string') io.err(decision);
     if ((action && !workflowId) || typeof decision === 'string') return 2;
     const env = loadEnv();
-    const address = options.get('address')?.at(-1) ?? env.TEMPORAL_ADDRESS ?? '127.0.0.1:7233';
+    const temporal = configuredTemporal(env, options.get('address')?.at(-1));
     const namespace = options.get('namespace')?.at(-1) ?? env.TEMPORAL_NAMESPACE;
-    const connection = await Connection.connect({ address });
+    const connection = await connectTemporalClient(temporal);
     try {
       const ops = temporalHeldTools(new Client({ connection, namespace }));
       if (!decision || !workflowId) return await printHeld(io, ops, options.has('json'));

@@ -1,4 +1,5 @@
 import { loadEnv } from '../../config/env';
+import { configuredTemporal, describeTemporal } from '../../config/temporal-connection';
 import { processTelemetry } from '../../observability/process';
 import { installTemporalRuntime } from '../../observability/temporal-runtime';
 import { startWorkerFromEnv } from '../../worker/main';
@@ -23,24 +24,25 @@ export const workerCommand: CliCommand = {
       return 2;
     }
     const env = loadEnv();
+    const temporal = env.TEMPORAL_ADDRESS ? configuredTemporal(env) : null;
     const telemetry = processTelemetry(env, 'worker');
     installTemporalRuntime({ logger: telemetry.logger, sdkMetricsAddress: env.TEMPORAL_SDK_METRICS_ADDRESS });
-    if (check && env.TEMPORAL_ADDRESS) {
+    if (check && temporal) {
       const finding = await checkRoundTrip({
-        address: env.TEMPORAL_ADDRESS,
+        temporal,
         namespace: env.TEMPORAL_NAMESPACE,
         compression: env.TEMPORAL_GRPC_COMPRESSION,
       });
       (finding.level === 'ok' ? io.out : io.err)(`${finding.level} round-trip ${finding.message}`);
     }
-    const worker = await startWorkerFromEnv(env, env.TEMPORAL_ADDRESS, telemetry.logger).catch((err: unknown) => {
+    const worker = await startWorkerFromEnv(env, telemetry.logger, temporal).catch((err: unknown) => {
       telemetry.logger.fatal({ err }, 'worker failed to start');
       return null;
     });
     if (!worker) return 1;
     telemetry.logger.info(
       { taskQueue: env.TEMPORAL_TASK_QUEUE, namespace: env.TEMPORAL_NAMESPACE, probe: worker.probeUrl },
-      `worker polling ${env.TEMPORAL_TASK_QUEUE} on ${env.TEMPORAL_ADDRESS} (namespace ${env.TEMPORAL_NAMESPACE})`
+      `worker polling ${env.TEMPORAL_TASK_QUEUE} on ${temporal ? describeTemporal(temporal) : '?'} (namespace ${env.TEMPORAL_NAMESPACE})`
     );
     await worker.done;
     await telemetry.shutdown();

@@ -1,4 +1,6 @@
-import { Connection } from '@temporalio/client';
+import type { Connection } from '@temporalio/client';
+import { connectTemporalClient } from '../../config/temporal-client';
+import { describeTemporal, type TemporalConnectionSettings } from '../../config/temporal-connection';
 import { openDatabase } from '../../db/pool';
 import { readMigrations } from '../../db/migrate';
 import { readConfigRows } from '../../db/config/load';
@@ -6,6 +8,7 @@ import { auditTrailStats } from '../../db/repositories/retention';
 import { readAuditPolicy } from '../../core/audit/policy';
 import { probeActivityRoundTrip, type RoundTripProbeOptions } from '../../worker/probe';
 import { missingTurnSearchAttributes } from '../temporal/setup';
+import { tlsHandshakeProblem } from './tls-handshake';
 
 /**
  * `convengine doctor`'s checks. Each returns a finding; none throws, so one broken part never hides
@@ -33,21 +36,31 @@ export const SLOW_SERVER_ADVICE =
   "server's dynamic config (deploy/temporal/dynamicconfig/convengine-sql.yaml); see the README, " +
   '"Run on your own Temporal", and docs/benchmarks.md';
 
+/**
+ * The first line of the error and of each cause under it: the client's "Failed to connect to Temporal
+ * server" alone does not say whether the certificate, the API key or the network was refused.
+ */
 function reason(err: unknown): string {
-  return err instanceof Error ? (err.message.split('\n')[0] ?? err.name) : String(err);
+  const lines: string[] = [];
+  for (let e: unknown = err; e !== undefined && lines.length < 4; e = e instanceof Error ? e.cause : undefined) {
+    const line = e instanceof Error ? (e.message.split('\n')[0] ?? e.name) : String(e);
+    if (line && !lines.includes(line)) lines.push(line);
+  }
+  return lines.join(': ');
 }
 
-export async function checkTemporal(address: string, namespace: string): Promise<Finding[]> {
+export async function checkTemporal(temporal: TemporalConnectionSettings, namespace: string): Promise<Finding[]> {
+  const where = describeTemporal(temporal);
   let connection: Connection;
   try {
-    connection = await Connection.connect({ address, connectTimeout: 5_000 });
+    connection = await connectTemporalClient(temporal, { connectTimeout: 5_000 });
     await connection.workflowService.describeNamespace({ namespace });
   } catch (err) {
-    return [
-      { check: 'temporal', level: 'fail', message: `cannot use namespace ${namespace} on ${address}: ${reason(err)}` },
-    ];
+    const handshake = await tlsHandshakeProblem(temporal);
+    const why = handshake ? `${reason(err)} (${handshake})` : reason(err);
+    return [{ check: 'temporal', level: 'fail', message: `cannot use namespace ${namespace} on ${where}: ${why}` }];
   }
-  const findings: Finding[] = [{ check: 'temporal', level: 'ok', message: `namespace ${namespace} on ${address}` }];
+  const findings: Finding[] = [{ check: 'temporal', level: 'ok', message: `namespace ${namespace} on ${where}` }];
   try {
     const missing = Object.keys(await missingTurnSearchAttributes(connection, namespace));
     findings.push(
@@ -67,7 +80,7 @@ export async function checkTemporal(address: string, namespace: string): Promise
   return findings;
 }
 
-export type RoundTripTarget = Pick<RoundTripProbeOptions, 'address' | 'namespace' | 'compression'>;
+export type RoundTripTarget = Pick<RoundTripProbeOptions, 'temporal' | 'namespace' | 'compression'>;
 
 /** Times a chain of empty activities on a private task queue (worker/probe.ts). */
 export async function checkRoundTrip(target: RoundTripTarget): Promise<Finding> {

@@ -1,6 +1,7 @@
 import type { NativeConnection } from '@temporalio/worker';
 import { startApiServer } from '../../api/server';
 import type { Env, GrpcCompression } from '../../config/env';
+import type { TemporalConnectionSettings } from '../../config/temporal-connection';
 import type { Logger } from '../../observability/logger';
 import { installTemporalRuntime } from '../../observability/temporal-runtime';
 import { runnableWorkflowSource } from '../../worker/bundle-cache';
@@ -43,14 +44,14 @@ export async function assembleStack(
     const toolEnv = keep(await toolsPart());
     const env: Env = llmUrl ? { ...options.env, ANTHROPIC_BASE_URL: llmUrl } : options.env;
     // One connection for the worker and the API's client, so turns start eagerly (startApiServer says why).
-    const connection = keep(await connectionPart(temporal.address, env.TEMPORAL_GRPC_COMPRESSION));
+    const connection = keep(await connectionPart(temporal.connection, env.TEMPORAL_GRPC_COMPRESSION));
     // The API does not need the worker to listen: both come up at once.
     const [worker, api] = await Promise.allSettled([
-      workerPart({ env, databaseUrl, address: temporal.address, connection, toolEnv, logger }),
+      workerPart({ env, databaseUrl, temporal: temporal.connection, connection, toolEnv, logger }),
       apiPart({
         env,
         databaseUrl,
-        temporalAddress: temporal.address,
+        temporal: temporal.connection,
         workerConnection: connection,
         port: options.apiPort,
         logger,
@@ -88,15 +89,18 @@ async function preparedDatabase(starting: Promise<Part<string>>, options: StackO
 }
 
 /** Stopped after the worker and the API, which are started after it. */
-async function connectionPart(address: string, compression: GrpcCompression): Promise<Part<NativeConnection>> {
-  const connection = await connectWorker(address, compression);
+async function connectionPart(
+  temporal: TemporalConnectionSettings,
+  compression: GrpcCompression
+): Promise<Part<NativeConnection>> {
+  const connection = await connectWorker(temporal, compression);
   return { value: connection, embedded: null, stop: () => connection.close() };
 }
 
 async function workerPart(part: {
   env: Env;
   databaseUrl: string;
-  address: string;
+  temporal: TemporalConnectionSettings;
   connection: NativeConnection;
   toolEnv: Record<string, string>;
   logger: Logger;
@@ -105,7 +109,7 @@ async function workerPart(part: {
   const worker = await runTurnWorker({
     env,
     databaseUrl: part.databaseUrl,
-    address: part.address,
+    temporal: part.temporal,
     connection: part.connection,
     toolEnv: { ...process.env, ...part.toolEnv },
     tuning: { shutdownGraceTime: '5 seconds' },
@@ -119,7 +123,7 @@ async function workerPart(part: {
 async function apiPart(part: {
   env: Env;
   databaseUrl: string;
-  temporalAddress: string;
+  temporal: TemporalConnectionSettings;
   workerConnection: NativeConnection;
   port: number | undefined;
   logger: Logger;
@@ -128,7 +132,7 @@ async function apiPart(part: {
   const api = await startApiServer({
     env: part.env,
     databaseUrl: part.databaseUrl,
-    temporalAddress: part.temporalAddress,
+    temporal: part.temporal,
     workerConnection: part.workerConnection,
     port: part.port,
     logger: part.logger,

@@ -4,7 +4,13 @@ import { TURN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { installedTemporalCli, TEMPORAL_CLI_VERSION, TEMPORAL_SERVER_VERSION } from '../temporal/binary';
 import { startTemporalCli } from '../temporal/server';
 import type { Logger } from '../../observability/logger';
-import type * as TemporalClient from '@temporalio/client';
+import type * as TemporalClient from '../../config/temporal-client';
+import {
+  configuredTemporal,
+  describeTemporal,
+  localTemporal,
+  type TemporalConnectionSettings,
+} from '../../config/temporal-connection';
 import type * as DevServerModule from '../../devserver';
 import type * as TemporalSetup from '../temporal/setup';
 import type { Part, TemporalEndpoint } from './types';
@@ -42,7 +48,7 @@ async function onPreferredPort<T>(port: number, start: (port: number) => Promise
  */
 export async function temporalPart(options: TemporalPartOptions): Promise<Part<TemporalEndpoint>> {
   const { env } = options;
-  if (env.TEMPORAL_ADDRESS) return externalTemporal(env.TEMPORAL_ADDRESS, env.TEMPORAL_NAMESPACE);
+  if (env.TEMPORAL_ADDRESS) return externalTemporal(configuredTemporal(env), env.TEMPORAL_NAMESPACE);
   const binary = options.mode === 'embedded' ? null : installedTemporalCli();
   if (options.mode === 'cli' && !binary) {
     throw new Error('--temporal=cli needs the Temporal CLI: run `npm run temporal:install` (Go required)');
@@ -53,16 +59,24 @@ export async function temporalPart(options: TemporalPartOptions): Promise<Part<T
 /* eslint-disable @typescript-eslint/no-require-imports -- The Temporal client and the dev server are required
    where they are used: the real server is a child process, and `convengine start` wants it booting while this
    process loads the rest (see ./index.ts). require(), as import() of an extensionless path fails under tsx. */
-async function externalTemporal(address: string, namespace: string): Promise<Part<TemporalEndpoint>> {
-  const { Connection } = require('@temporalio/client') as typeof TemporalClient;
+async function externalTemporal(
+  temporal: TemporalConnectionSettings,
+  namespace: string
+): Promise<Part<TemporalEndpoint>> {
+  const { connectTemporalClient } = require('../../config/temporal-client') as typeof TemporalClient;
   const { setupTemporalNamespace } = require('../temporal/setup') as typeof TemporalSetup;
-  const connection = await Connection.connect({ address });
+  const connection = await connectTemporalClient(temporal);
   // A cluster we do not own may refuse (permissions, Temporal Cloud): the worker then reports what is missing.
   await setupTemporalNamespace(connection, { namespace, timeoutMs: 15_000 })
     .catch(() => undefined)
     .finally(() => connection.close());
   return {
-    value: { address, uiUrl: null, server: `Temporal at ${address}` },
+    value: {
+      address: temporal.address,
+      connection: temporal,
+      uiUrl: null,
+      server: `Temporal at ${describeTemporal(temporal)}`,
+    },
     embedded: null,
     stop: async () => undefined,
   };
@@ -86,7 +100,7 @@ async function realServer(binary: string, options: TemporalPartOptions): Promise
   const name = `real Temporal server ${TEMPORAL_SERVER_VERSION} (Temporal CLI ${TEMPORAL_CLI_VERSION})`;
   const ui = server.uiUrl ? `, Web UI ${server.uiUrl}` : '';
   return {
-    value: { address: server.address, uiUrl: server.uiUrl, server: name },
+    value: { address: server.address, connection: localTemporal(server.address), uiUrl: server.uiUrl, server: name },
     embedded: `Temporal: ${name} at ${server.address}${ui} (namespace ${namespace}, state in ${dbFile})`,
     stop: () => server.stop(),
   };
@@ -103,7 +117,12 @@ async function embeddedDevServer(options: TemporalPartOptions): Promise<Part<Tem
   };
   const server = await onPreferredPort(options.port, (port) => startDevServer({ ...devOptions, port }));
   return {
-    value: { address: server.address, uiUrl: null, server: 'embedded dev server' },
+    value: {
+      address: server.address,
+      connection: localTemporal(server.address),
+      uiUrl: null,
+      server: 'embedded dev server',
+    },
     embedded: `Temporal: embedded dev server at ${server.address} (namespace ${server.namespace}, state in ${devOptions.persistPath})`,
     stop: () => server.stop(),
   };

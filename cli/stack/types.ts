@@ -1,3 +1,4 @@
+import type { TemporalConnectionSettings } from '../../config/temporal-connection';
 import type { Env, TemporalMode } from '../../config/env';
 import type { ConfigRows } from '../../core/config/types';
 import type { Logger } from '../../observability/logger';
@@ -5,6 +6,8 @@ import type { Logger } from '../../observability/logger';
 /** The Temporal frontend the stack's worker and API use. */
 export interface TemporalEndpoint {
   address: string;
+  /** How the worker and the API connect: TLS and API key for TEMPORAL_ADDRESS, plaintext to a server of ours. */
+  connection: TemporalConnectionSettings;
   /** The Web UI, when the server serves one. */
   uiUrl: string | null;
   /** Which server this is, for the start banner. */

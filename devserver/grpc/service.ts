@@ -3,6 +3,7 @@
  * handler goes through (malformed input, namespace check, error mapping, never a crash), and the
  * mapping of typed engine errors to gRPC status codes with `google.rpc.Status` details.
  */
+import { timingSafeEqual } from 'node:crypto';
 import * as grpc from '@grpc/grpc-js';
 import { DevServerError, type DevServerErrorType } from '../errors';
 import { decodeMessage, EncodedResponse, encodeMessage, packAny, protoType, serviceMethods } from '../proto/codec';
@@ -18,6 +19,7 @@ const STATUS_CODES: Record<DevServerErrorType, grpc.status> = {
   FAILED_PRECONDITION: grpc.status.FAILED_PRECONDITION,
   RESOURCE_EXHAUSTED: grpc.status.RESOURCE_EXHAUSTED,
   PERMISSION_DENIED: grpc.status.PERMISSION_DENIED,
+  UNAUTHENTICATED: grpc.status.UNAUTHENTICATED,
   UNIMPLEMENTED: grpc.status.UNIMPLEMENTED,
   DEADLINE_EXCEEDED: grpc.status.DEADLINE_EXCEEDED,
   CANCELLED: grpc.status.CANCELLED,
@@ -46,6 +48,18 @@ export interface ServiceOptions {
   namespace: string;
   requireNamespace: (method: string) => boolean;
   onInternalError: (error: unknown, method: string) => void;
+  /** When set, every call must carry `authorization: Bearer <apiKey>`, as Temporal Cloud's API keys do. */
+  apiKey?: string;
+}
+
+/** The call's bearer token against the server's key, in constant time; a missing or other token is refused. */
+function checkApiKey(metadata: grpc.Metadata, apiKey: string): void {
+  const expected = Buffer.from(`Bearer ${apiKey}`);
+  const [sent] = metadata.get('authorization');
+  const given = Buffer.from(typeof sent === 'string' ? sent : '');
+  if (given.length !== expected.length || !timingSafeEqual(given, expected)) {
+    throw new DevServerError('UNAUTHENTICATED', 'Request unauthorized.');
+  }
 }
 
 function checkNamespace(method: string, request: Message, options: ServiceOptions, hasNamespaceField: boolean): void {
@@ -88,6 +102,7 @@ function wrap(
       },
     };
     try {
+      if (options.apiKey !== undefined) checkApiKey(call.metadata, options.apiKey);
       const request = call.request as Message | MalformedRequest;
       if (request instanceof MalformedRequest)
         throw new DevServerError('INVALID_ARGUMENT', `Malformed ${method} request: ${request.reason}`);

@@ -12,6 +12,7 @@ import { installTemporalRuntime } from '../../observability/temporal-runtime';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
 import { createTestDatabase } from './database';
 import { getTestTemporal } from './temporal';
+import { localTemporal, type TemporalConnectionSettings } from '../../config/temporal-connection';
 
 /**
  * The production composition in one process: `runTurnWorker` (with its probe server on a free
@@ -30,8 +31,16 @@ export class TelemetryStack {
     return this.worker.probeUrl;
   }
 
-  /** `workerLogger`: where the worker's step, LLM and tool lines go (default none). */
-  static async start(options: { workerLogger?: Logger } = {}): Promise<TelemetryStack> {
+  /**
+   * `workerLogger`: where the worker's step, LLM and tool lines go (default none). `connectVia`: how
+   * the worker and the API reach the test server (default: plaintext to its address), e.g. through TLS.
+   */
+  static async start(
+    options: {
+      workerLogger?: Logger;
+      connectVia?: (address: string) => Promise<TemporalConnectionSettings>;
+    } = {}
+  ): Promise<TelemetryStack> {
     // The SDK's own Prometheus exporter on a free port; the worker's /metrics appends it.
     const sdkMetricsAddress = `127.0.0.1:${await freePort()}`;
     installTemporalRuntime({
@@ -51,6 +60,7 @@ export class TelemetryStack {
     const connection = await Connection.connect({ address: temporal.address });
     await setupTemporalNamespace(connection, { namespace: temporal.namespace });
     await connection.close();
+    const settings = options.connectVia ? await options.connectVia(temporal.address) : localTemporal(temporal.address);
     const env = loadEnv({
       DATABASE_URL: tdb.url,
       ANTHROPIC_BASE_URL: llm.baseUrl,
@@ -62,7 +72,7 @@ export class TelemetryStack {
     const worker = await runTurnWorker({
       env,
       databaseUrl: tdb.url,
-      address: temporal.address,
+      temporal: settings,
       toolEnv: { CONVENGINE_TOOL_DEMO_URL: tools.baseUrl, CONVENGINE_TOOL_DEMO_API_KEY: DEMO_API_KEY },
       probe: { host: '127.0.0.1', port: 0 },
       logger: options.workerLogger,
@@ -71,7 +81,7 @@ export class TelemetryStack {
     const api = await startApiServer({
       env,
       databaseUrl: tdb.url,
-      temporalAddress: temporal.address,
+      temporal: settings,
       host: '127.0.0.1',
       port: 0,
       logger: silentLogger(),

@@ -7,6 +7,7 @@ import { startTemporalCli, type TemporalCliServer } from '../../cli/temporal/ser
 import { median, probeActivityRoundTrip } from '../../worker/probe';
 import { runConvengine } from '../support/run-cli';
 import { temporalCliBinary } from '../support/temporal';
+import { localTemporal } from '../../config/temporal-connection';
 
 jest.setTimeout(240_000);
 
@@ -55,7 +56,7 @@ describe('convengine doctor on the real server', () => {
 
   it.each(['none', 'gzip'] as const)('probes with the worker connection compressed as %s', async (compression) => {
     const probed = await probeActivityRoundTrip({
-      address: defaults.address,
+      temporal: localTemporal(defaults.address),
       namespace: 'default',
       compression,
       activitiesPerRun: 2,
@@ -76,7 +77,12 @@ describe('convengine doctor on the real server', () => {
     try {
       const samples = { shipped: [] as number[], defaults: [] as number[] };
       const probe = (address: string) =>
-        probeActivityRoundTrip({ address, namespace: 'default', compression: 'none', runs: 5 });
+        probeActivityRoundTrip({
+          temporal: localTemporal(address),
+          namespace: 'default',
+          compression: 'none',
+          runs: 5,
+        });
       await Promise.all([probe(shipped.address), probe(defaults.address)]);
       for (let round = 0; round < 5; round++) {
         const [onShipped, onDefaults] = await Promise.all([probe(shipped.address), probe(defaults.address)]);
