@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import { INPUT_PARAMS_DEFAULT_MAX_BYTES } from '../config/env';
 import { installHttpTracing } from '../observability/http-tracing';
 import type { Logger } from '../observability/logger';
 import { installBearerAuth } from './auth';
@@ -7,7 +8,7 @@ import type { LimitMetrics } from './concurrency-limit';
 import { consoleAssetRoutes } from './console/assets';
 import type { ConsolePorts } from './console/ports';
 import { installSwaggerUi } from './docs-ui';
-import { installErrorHandler, writeClientError } from './error-handler';
+import { frameworkError, installErrorHandler, writeClientError } from './error-handler';
 import { OpenApiRegistry } from './openapi';
 import type { ApiPorts } from './ports';
 import { adminRoutes } from './routes/admin';
@@ -23,6 +24,8 @@ export interface ApiOptions {
   ports: ApiPorts;
   apiToken?: string;
   messageMaxBytes: number;
+  /** Default INPUT_PARAMS_DEFAULT_MAX_BYTES (config/env.ts). */
+  inputParamsMaxBytes?: number;
   logLevel?: string;
   /** The process logger (JSON lines, request ids); without one, Fastify's own at `logLevel`. */
   logger?: Logger;
@@ -55,6 +58,7 @@ export function buildApi(options: ApiOptions): FastifyInstance {
     // Errors Node's HTTP parser raises before Fastify sees a request (header too large, bad
     // request line) still get the envelope.
     clientErrorHandler: writeClientError,
+    frameworkErrors: frameworkError,
     // No coercion: a number where text is expected is a client mistake, not something to guess at.
     ajv: { customOptions: { allErrors: false, coerceTypes: false, removeAdditional: false } },
   });
@@ -66,7 +70,10 @@ export function buildApi(options: ApiOptions): FastifyInstance {
   installErrorHandler(app);
   installBearerAuth(app, options.apiToken);
   healthRoutes(app, options.ports, docs, options.metrics);
-  conversationRoutes(app, options.ports, docs, { messageMaxBytes: options.messageMaxBytes });
+  conversationRoutes(app, options.ports, docs, {
+    messageMaxBytes: options.messageMaxBytes,
+    inputParamsMaxBytes: options.inputParamsMaxBytes ?? INPUT_PARAMS_DEFAULT_MAX_BYTES,
+  });
   traceRoutes(app, options.ports, docs);
   streamRoutes(
     app,

@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import type { FastifyError, FastifyInstance } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
 import { ApiError, envelope } from './errors';
 
 interface ValidationIssue {
@@ -52,6 +52,18 @@ export function installErrorHandler(app: FastifyInstance): void {
   app.setNotFoundHandler((request, reply) => {
     reply.status(404).send(envelope('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`));
   });
+}
+
+/**
+ * Errors Fastify raises before routing (a URL whose percent-encoding does not decode), which the
+ * error handler never sees: the same envelope, instead of Fastify's own body with its error code.
+ */
+export function frameworkError(err: FastifyError, _request: unknown, reply: FastifyReply): void {
+  if (err.code === 'FST_ERR_BAD_URL') {
+    void reply.status(400).send(envelope('MALFORMED_URL', 'The request URL is not valid (bad percent-encoding).'));
+    return;
+  }
+  void reply.status(500).send(envelope('INTERNAL', 'Something went wrong on our side.'));
 }
 
 /** Answers a request Node could not even parse, in the one envelope, and closes the connection. */

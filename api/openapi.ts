@@ -60,9 +60,17 @@ function operationOf(route: DocumentedRoute): Record<string, unknown> {
 export function route(
   app: FastifyInstance,
   registry: OpenApiRegistry,
-  def: { method: 'GET' | 'POST'; url: string; summary: string; schema?: RouteShorthandOptions['schema'] },
+  def: {
+    method: 'GET' | 'POST';
+    url: string;
+    summary: string;
+    schema?: RouteShorthandOptions['schema'];
+    /** Default true: Fastify answers HEAD for a GET route by running it. */
+    exposeHeadRoute?: boolean;
+  },
   handler: Parameters<FastifyInstance['route']>[0]['handler']
 ): void {
   registry.add(def.method, def.url, def.summary, def.schema);
-  app.route({ method: def.method, url: def.url, schema: def.schema, handler });
+  const head = def.exposeHeadRoute === false ? { exposeHeadRoute: false } : {};
+  app.route({ method: def.method, url: def.url, schema: def.schema, handler, ...head });
 }

@@ -112,6 +112,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     ports,
     apiToken: env.API_TOKEN,
     messageMaxBytes: env.MESSAGE_MAX_BYTES,
+    inputParamsMaxBytes: env.INPUT_PARAMS_MAX_BYTES,
     logLevel: env.LOG_LEVEL,
     logger: options.logger,
     metrics: () => metricsText(metrics.registry),

@@ -54,6 +54,9 @@ const integer = (fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) =
       .default(fallback)
   );
 
+/** 16 KiB of inputParams JSON per turn: far above any seed's, far below what the audit trail should copy ~60 times. */
+export const INPUT_PARAMS_DEFAULT_MAX_BYTES = 16 * 1024;
+
 /** 32 KiB: a turn's ordinary step payloads stay inline; tool results past it become claim checks. */
 export const CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES = 32 * 1024;
 
@@ -77,6 +80,11 @@ const envSchema = z.object({
   /** The Temporal Web UI (compose); the turn console links every turn to its workflow there. */
   TEMPORAL_UI_URL: httpUrl,
   MESSAGE_MAX_BYTES: integer(8192, 1),
+  /**
+   * A turn's inputParams, as JSON. They are part of the turn's session, which every `_meta` audit row
+   * carries (AuditService.PERSIST_META): ~60 rows a turn, so a 700 KB object once wrote ~120 MB.
+   */
+  INPUT_PARAMS_MAX_BYTES: integer(INPUT_PARAMS_DEFAULT_MAX_BYTES, 2),
   /** Audit streams (SSE) open at once in one API process; more get 429. Each polls the database 4 times a second. */
   STREAM_MAX_CONNECTIONS: integer(100, 1, 100_000),
   /** GET /api/v1/whatif replays in the API process: at most this many at once (more get 429), ... */

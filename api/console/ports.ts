@@ -75,7 +75,8 @@ export interface OperatorActionRecord {
   workflowId: string;
   conversationId: string;
   turnNumber: number;
-  requestId: string;
+  /** Unique per action: its row is written at the start and rewritten with the result under this key. */
+  actionId: string;
   payload: JsonObject;
 }
 

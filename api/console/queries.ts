@@ -65,7 +65,7 @@ export async function recordOperatorAction(db: Database, record: OperatorActionR
       turnNumber: record.turnNumber,
       stage: 'OPERATOR_ACTION',
       payload: record.payload,
-      idempotencyKey: `${record.workflowId}/operator/${record.requestId}`,
+      idempotencyKey: `${record.workflowId}/operator/${record.actionId}`,
       workflowId: record.workflowId,
     },
   ]);

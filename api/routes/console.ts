@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { notFound } from '../errors';
 import { CONSOLE_ACTIONS, type ActionBody } from '../console/actions';
@@ -144,7 +145,12 @@ export function consoleRoutes(
       const action = CONSOLE_ACTIONS.find((a) => a.name === name);
       if (!action) throw notFound('ACTION_NOT_FOUND', `No console action ${name}.`);
       const { conversationId, turnNumber } = parseTurnId(workflowId);
-      const record = { workflowId, conversationId, turnNumber, requestId: request.id };
+      // The OPERATOR_ACTION row needs its conversation; an unknown one is the caller's mistake, not a 500.
+      if (!(await ports.conversations.conversation(conversationId))) {
+        throw notFound('TURN_NOT_FOUND', `No turn ${workflowId}.`);
+      }
+      // The row's key is ours, not the caller's X-Request-Id: a reused request id must not rewrite another action's row.
+      const record = { workflowId, conversationId, turnNumber, actionId: randomUUID() };
       const payload = { action: name, source: 'console', requestId: request.id, ...body };
       await consolePorts.recordAction({ ...record, payload: { ...payload, result: 'STARTED' } });
       try {

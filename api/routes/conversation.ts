@@ -18,6 +18,7 @@ import {
 
 export interface ConversationRouteOptions {
   messageMaxBytes: number;
+  inputParamsMaxBytes: number;
 }
 
 const idParams = { type: 'object', required: ['id'], properties: { id: uuidParam } } as const;
@@ -68,6 +69,10 @@ export function conversationRoutes(
       requireSafeText({ message: body.message, inputParams: body.inputParams });
       if (Buffer.byteLength(body.message, 'utf8') > opts.messageMaxBytes) {
         throw new ApiError(413, 'MESSAGE_TOO_LARGE', `message is larger than ${opts.messageMaxBytes} bytes.`);
+      }
+      if (body.inputParams && Buffer.byteLength(JSON.stringify(body.inputParams), 'utf8') > opts.inputParamsMaxBytes) {
+        const limit = opts.inputParamsMaxBytes;
+        throw new ApiError(413, 'INPUT_PARAMS_TOO_LARGE', `inputParams is larger than ${limit} bytes as JSON.`);
       }
       if (body.message.trim() === '') throw badRequest('MESSAGE_BLANK', 'message must not be blank.');
       const key = request.headers['idempotency-key'];

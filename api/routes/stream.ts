@@ -145,6 +145,8 @@ export function streamRoutes(
     {
       method: 'GET',
       url: '/api/v1/conversation/:id/stream',
+      // HEAD would open the stream and hold one of its slots with no body ever sent.
+      exposeHeadRoute: false,
       summary:
         'Server-sent events: the conversation audit trail as it is written. A comment line keeps a quiet stream ' +
         'open; beyond STREAM_MAX_CONNECTIONS open streams per API process, 429 TOO_MANY_STREAMS with Retry-After.',

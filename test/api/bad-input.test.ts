@@ -27,12 +27,34 @@ describe('bad input gets a specific 4xx, never a 5xx or internals', () => {
     ['inputParams not an object', '{"message": "hi", "inputParams": [1]}', 'VALIDATION_FAILED'],
     ['reset not a boolean', '{"message": "hi", "reset": "yes please"}', 'VALIDATION_FAILED'],
     ['unknown property', '{"message": "hi", "text": "hi"}', 'VALIDATION_FAILED'],
+    // Every _meta audit row carries the session and so the params: a 700 KB object once wrote ~120 MB of audit.
+    [
+      'inputParams over 16 KiB as JSON',
+      JSON.stringify({ message: 'hi', inputParams: { blob: 'x'.repeat(16_400) } }),
+      'INPUT_PARAMS_TOO_LARGE',
+    ],
   ])('POST message with %s → %s', async (_name, payload, code) => {
     const res = await post('/api/v1/conversation/message', payload);
     expect(res.status).toBeGreaterThanOrEqual(400);
     expect(res.status).toBeLessThan(500);
     expect(res.json()).toEqual({ error: expect.objectContaining({ code, message: expect.any(String) }) });
     expect(res.body).not.toMatch(/\bat .*\.ts:\d+|node_modules|stack/i);
+  });
+
+  it('answers a URL whose percent-encoding does not decode in the envelope (400 MALFORMED_URL)', async () => {
+    for (const path of ['/api/v1/conversation/%ff%fe', '/healthz%', '/%zz']) {
+      const res = await h.request('GET', path);
+      expect([path, res.status, res.json()]).toEqual([
+        path,
+        400,
+        { error: { code: 'MALFORMED_URL', message: 'The request URL is not valid (bad percent-encoding).' } },
+      ]);
+    }
+  });
+
+  it('has no HEAD on the event stream: it would hold a stream slot and never answer', async () => {
+    const res = await h.request('HEAD', `/api/v1/conversation/${UNKNOWN}/stream`);
+    expect(res.status).toBe(404);
   });
 
   it('rejects a body that is not JSON at all with 415', async () => {

@@ -160,6 +160,32 @@ describe('the console API: conversation search, turn story, actions; the static 
     ]);
   });
 
+  it('answers an action on a turn of an unknown conversation with 404 TURN_NOT_FOUND, writing nothing', async () => {
+    const unknown = 'turn-00000000-0000-4000-8000-000000000000-1';
+    const res = await h.request('POST', `/api/v1/console/turns/${unknown}/actions/retry`, { json: {}, headers: auth });
+    expect([res.status, res.json().error.code]).toEqual([404, 'TURN_NOT_FOUND']);
+  });
+
+  it("keys each action's audit row itself: a reused X-Request-Id does not rewrite another action's row", async () => {
+    const countOf = async () =>
+      (await get(`/api/v1/console/turns/${workflowId}`))
+        .json()
+        .audits.filter((a: { stage: string }) => a.stage === 'OPERATOR_ACTION');
+    const before = await countOf();
+    const headers = { ...auth, 'x-request-id': 'reused-request-id' };
+    await h.request('POST', `/api/v1/console/turns/${workflowId}/actions/retry`, {
+      json: { reason: 'first' },
+      headers,
+    });
+    await h.request('POST', `/api/v1/console/turns/${workflowId}/actions/retry`, {
+      json: { reason: 'second' },
+      headers,
+    });
+    const after = await countOf();
+    expect(after).toHaveLength(before.length + 2);
+    expect(after.slice(-2).map((a: { payload: { reason: string } }) => a.payload.reason)).toEqual(['first', 'second']);
+  });
+
   const heldAction = (action: string, json: unknown, headers: Record<string, string> = auth) =>
     h.request('POST', `/api/v1/console/turns/${workflowId}/actions/${action}`, { json, headers });
 
