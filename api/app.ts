@@ -67,6 +67,9 @@ export function buildApi(options: ApiOptions): FastifyInstance {
   app.addHook('onSend', async (request, reply) => {
     reply.header('x-request-id', request.id);
   });
+  // JSON only (docs/security.md): without this, Fastify's own text/plain parser hands a string to routes
+  // that expect an object, and the caller gets a 400 about the body's type instead of 415.
+  app.removeContentTypeParser('text/plain');
   installErrorHandler(app);
   installBearerAuth(app, options.apiToken);
   healthRoutes(app, options.ports, docs, options.metrics);

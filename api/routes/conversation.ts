@@ -7,6 +7,7 @@ import type { ApiPorts, AuditRowView } from '../ports';
 import { sendTurnReply } from '../replies';
 import { defaultReplyTexts } from '../reply-texts';
 import { requireSafeText } from '../text-check';
+import { conversationIdForKey } from '../turns/turn-id';
 import {
   approvalRequestSchema,
   auditRowSchema,
@@ -75,13 +76,14 @@ export function conversationRoutes(
         throw new ApiError(413, 'INPUT_PARAMS_TOO_LARGE', `inputParams is larger than ${limit} bytes as JSON.`);
       }
       if (body.message.trim() === '') throw badRequest('MESSAGE_BLANK', 'message must not be blank.');
-      const key = request.headers['idempotency-key'];
+      const header = request.headers['idempotency-key'];
+      const key = typeof header === 'string' ? header : null;
       const turn = await ports.turns.sendMessage({
-        conversationId: body.conversationId?.toLowerCase() ?? randomUUID(),
+        conversationId: body.conversationId?.toLowerCase() ?? (key !== null ? conversationIdForKey(key) : randomUUID()),
         message: body.message,
         inputParams: body.inputParams ?? {},
         reset: body.reset ?? false,
-        idempotencyKey: typeof key === 'string' ? key : null,
+        idempotencyKey: key,
         requestContext: {},
       });
       return sendTurnReply(reply, turn, ports.replyTexts ?? defaultReplyTexts);

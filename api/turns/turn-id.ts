@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import type { TurnInput } from '../../core/turn/contracts';
@@ -10,6 +11,20 @@ export function parseTurnId(workflowId: string): { conversationId: string; turnN
   if (!match?.[1] || !match[2])
     throw badRequest('INVALID_TURN_ID', `${workflowId} is not a turn id (turn-<uuid>-<n>).`);
   return { conversationId: match[1].toLowerCase(), turnNumber: Number(match[2]) };
+}
+
+/**
+ * The conversation a first message with an Idempotency-Key and no conversationId opens: derived
+ * from the key (an RFC 9562 version-8 UUID of its SHA-256), so a retry of that request lands on the
+ * same conversation, finds the key's claim there, and gets the first request's result (or 422 with
+ * another body) instead of opening a second conversation.
+ */
+export function conversationIdForKey(idempotencyKey: string): string {
+  const hash = createHash('sha256').update(`convengine/first-message/${idempotencyKey}`).digest();
+  hash[6] = ((hash[6] ?? 0) & 0x0f) | 0x80;
+  hash[8] = ((hash[8] ?? 0) & 0x3f) | 0x80;
+  const hex = hash.subarray(0, 16).toString('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
 /** The input a turn was started with, read back from its first history event. */

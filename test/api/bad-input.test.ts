@@ -57,14 +57,17 @@ describe('bad input gets a specific 4xx, never a 5xx or internals', () => {
     expect(res.status).toBe(404);
   });
 
-  it('rejects a body that is not JSON at all with 415', async () => {
-    const res = await h.request('POST', '/api/v1/conversation/message', {
-      body: 'message=hi',
-      headers: { 'content-type': 'application/x-www-form-urlencoded' },
-    });
-    expect(res.status).toBe(415);
-    expect(res.json().error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
-  });
+  it.each(['application/x-www-form-urlencoded', 'text/plain', 'text/plain; charset=utf-8'])(
+    'rejects a body sent as %s with 415',
+    async (contentType) => {
+      const res = await h.request('POST', '/api/v1/conversation/message', {
+        body: contentType.startsWith('text') ? '{"message":"hi"}' : 'message=hi',
+        headers: { 'content-type': contentType },
+      });
+      expect(res.status).toBe(415);
+      expect(res.json().error.code).toBe('UNSUPPORTED_MEDIA_TYPE');
+    }
+  );
 
   it.each([
     ['GET', '/api/v1/conversation/not-a-uuid', 400, 'VALIDATION_FAILED'],

@@ -85,6 +85,19 @@ describe('HTTP gateway routes over the real turn workflow', () => {
     expect(replay.json()).toEqual(original.json());
   });
 
+  it('replays an idempotency key on a first message without a conversationId: one conversation, not two', async () => {
+    h.wf.mcp.llm.setScript([answer('Order ORD-7017 is on its way.')]);
+    const key = { 'idempotency-key': `first-${crypto.randomUUID()}` };
+    const first = await send({ message: ORDER_MESSAGE }, key);
+    expect(first.status).toBe(200);
+    const again = await send({ message: ORDER_MESSAGE }, key);
+    expect(again.json()).toEqual(first.json());
+    const other = await send({ message: 'Check order ORD-7018 status.' }, key);
+    expect([other.status, other.json().error.code]).toEqual([422, 'IDEMPOTENCY_KEY_REUSED']);
+    const conversation = await h.request('GET', `/api/v1/conversation/${first.json().conversationId}`);
+    expect(conversation.json().history).toHaveLength(1);
+  });
+
   it('answers 202 with the pending tool, then 200 once approved', async () => {
     await h.wf.mcp.configure(loanConfig({ submitNeedsApproval: true }));
     h.wf.mcp.llm.setScript([
