@@ -3,6 +3,9 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatViolation, type ConfigRows, type ConfigViolation } from '../../core/config/types';
 import { validateConfig } from '../../core/config/validate';
+import type { ToolSqlCheck } from '../../core/config/validation/context';
+import { loadSqlParser } from '../../activities/tools/sql/parser';
+import { toolSqlVerdict } from '../../activities/tools/sql/guard';
 import { isEngineError } from '../../core/errors';
 import { applyConfigRows } from '../../db/config/apply';
 import { readConfigRows } from '../../db/config/load';
@@ -11,6 +14,7 @@ import {
   diffConfig,
   formatChange,
   overlayConfigRows,
+  withTreeTables,
   yamlToConfig,
   type YamlFiles,
 } from '../../db/config/yaml-tree';
@@ -24,35 +28,91 @@ const USAGE = [
   'convengine config validate <dir>          validate <dir> on its own (no database)',
   '',
   'apply refuses the whole set, naming each bad row, if anything is invalid; otherwise it writes every',
-  'table in one transaction (rows missing from <dir> are deleted), which bumps the config version, and',
+  'table in one transaction (rows missing from the file of its table are deleted; a table without a file is',
+  'kept as it is; a directory without any .yaml file is refused), which bumps the config version, and',
   'prints the diff. Running turns keep the config version they started with. Exit codes: 0 ok,',
   '1 invalid config or failure, 2 usage.',
 ].join('\n');
 
-/** Reads every `*.yaml` file of a directory. */
+const UTF8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * Reads every `*.yaml` file of a directory, as UTF-8: bytes that are not (a Latin-1 or UTF-16
+ * file) are refused here rather than stored as U+FFFD. Throws one clear line on any problem.
+ */
 export async function readYamlTree(dir: string): Promise<YamlFiles> {
-  const names = (await readdir(dir)).filter((n) => n.endsWith('.yaml')).sort();
+  let names: string[];
+  try {
+    names = (await readdir(dir)).filter((n) => n.endsWith('.yaml')).sort();
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code ?? 'error';
+    throw new Error(`cannot read the directory ${dir} (${code})`, { cause: err });
+  }
   const files: YamlFiles = new Map();
-  for (const name of names) files.set(name, await readFile(join(dir, name), 'utf8'));
+  for (const name of names) {
+    try {
+      files.set(name, UTF8.decode(await readFile(join(dir, name))));
+    } catch (err) {
+      throw new Error(`${name}: is not UTF-8 text`, { cause: err });
+    }
+  }
   return files;
 }
 
+/** Each sql_template through the guardrail tools run it with, so a query they would refuse is refused here. */
+async function toolSqlCheck(): Promise<ToolSqlCheck> {
+  const parser = await loadSqlParser();
+  return (sql, rows) => {
+    try {
+      const verdict = toolSqlVerdict(sql, parser, rows);
+      return verdict.allowed ? null : verdict.reason;
+    } catch {
+      return null; // an unparseable business-schemas setting: its own check names it
+    }
+  };
+}
+
 /**
- * A YAML tree as config rows; prints every problem and returns null when there is one. With
- * `base`, what is validated is the base rows with the tree laid over them.
+ * How a tree meets `base`: `rows`, laid over it row by row (`start --config` over the packs); `tables`,
+ * each table that has a file replaced by it, the others kept (`config apply` over the database).
  */
-export async function loadYamlTree(dir: string, io: CliIo, base?: ConfigRows): Promise<ConfigRows | null> {
-  const { rows, errors } = yamlToConfig(await readYamlTree(dir));
+export type TreeScope = 'rows' | 'tables';
+
+/**
+ * A YAML tree as config rows; prints every problem and returns null when there is one. A directory
+ * without any *.yaml file is refused: applied, it would have emptied every table. Without `base` the
+ * tree is the config; with it, what is validated is the tree composed with `base` by `scope`, and
+ * for `tables` that composition is what is returned.
+ */
+export async function loadYamlTree(
+  dir: string,
+  io: CliIo,
+  base?: ConfigRows,
+  scope: TreeScope = 'rows'
+): Promise<ConfigRows | null> {
+  let files: YamlFiles;
+  try {
+    files = await readYamlTree(dir);
+  } catch (err) {
+    io.err((err as Error).message);
+    return null;
+  }
+  if (files.size === 0) {
+    io.err(`${dir}: no *.yaml files (write a tree with: convengine config export ${dir})`);
+    return null;
+  }
+  const { rows, errors } = yamlToConfig(files);
   for (const e of errors) io.err(`${e.file}: ${e.message}`);
   if (errors.length > 0) return null;
-  const result = validateConfig(base ? overlayConfigRows(base, rows) : rows);
+  const composed = !base ? rows : scope === 'rows' ? overlayConfigRows(base, rows) : withTreeTables(base, rows, files);
+  const result = validateConfig(composed, undefined, { checkToolSql: await toolSqlCheck() });
   for (const w of result.warnings) io.err(`warning: ${formatViolation(w)}`);
   for (const v of result.violations) io.err(formatViolation(v));
   if (result.violations.length > 0) {
     io.err(`config invalid: ${result.violations.length} violation(s); nothing was applied`);
     return null;
   }
-  return rows;
+  return scope === 'tables' ? composed : rows;
 }
 
 async function withDatabase(io: CliIo, run: (db: Database) => Promise<number>): Promise<number> {
@@ -81,9 +141,10 @@ async function exportTree(db: Database, dir: string, io: CliIo): Promise<number>
 }
 
 async function diffOrApply(db: Database, dir: string, io: CliIo, write: boolean): Promise<number> {
-  const rows = await loadYamlTree(dir, io);
+  const current = await readConfigRows(db);
+  const rows = await loadYamlTree(dir, io, current, 'tables');
   if (!rows) return 1;
-  const changes = diffConfig(await readConfigRows(db), rows);
+  const changes = diffConfig(current, rows);
   for (const change of changes) io.out(formatChange(change));
   if (!write) {
     io.out(changes.length === 0 ? 'no changes' : `${changes.length} change(s); nothing written`);

@@ -13,7 +13,7 @@ import { openDatabase, type Database } from '../../db/pool';
 import { conversationsSince } from '../../db/whatif/recording';
 import { parseOptions, type CliCommand, type CliIo } from '../command';
 import { commandDatabaseUrl } from '../database-url';
-import { loadYamlTree, readYamlTree } from './config';
+import { loadYamlTree } from './config';
 
 const USAGE = [
   'convengine whatif --config <dir|version> (--conversation <id> | --since <time>) [--fail-on-diff] [--json]',
@@ -94,10 +94,6 @@ async function isDirectory(path: string): Promise<boolean> {
 /** The draft named by --config: a YAML tree directory, else a stored version; null once the problem is printed. */
 async function resolveDraft(db: Database, config: string, io: CliIo): Promise<ConfigSnapshot | null> {
   if (await isDirectory(config)) {
-    if ((await readYamlTree(config)).size === 0) {
-      io.err(`--config ${config}: no *.yaml files (write one with: convengine config export ${config})`);
-      return null;
-    }
     const rows = await loadYamlTree(config, io);
     return rows ? draftFromRows(rows) : null;
   }

@@ -3,7 +3,7 @@ import { allSettings } from './settings';
 import { EngineError, ErrorType } from '../errors';
 import { formatViolation, type ConfigRows, type ConfigViolation } from './types';
 import { checkAuditPolicy } from './validation/audit-checks';
-import { buildValidationContext } from './validation/context';
+import { buildValidationContext, type ValidationOptions } from './validation/context';
 import { checkConfigRows, checkMatchers, checkPendingActions, checkSemanticReferences } from './validation/misc-checks';
 import {
   buildTemplateVocabulary,
@@ -30,9 +30,10 @@ export interface ConfigValidationResult {
  */
 export function validateConfig(
   rows: ConfigRows,
-  settings: readonly SettingDefinition[] = allSettings
+  settings: readonly SettingDefinition[] = allSettings,
+  options: ValidationOptions = {}
 ): ConfigValidationResult {
-  const ctx = buildValidationContext(rows);
+  const ctx = buildValidationContext(rows, options);
   const vocab = buildTemplateVocabulary(ctx);
   checkScopes(ctx);
   checkRules(ctx, vocab);

@@ -59,6 +59,11 @@ export const TOOL_SIDE_EFFECTS = ['READ_ONLY', 'IDEMPOTENT_WRITE', 'NON_IDEMPOTE
 export const TOOL_RETRIES_EXHAUSTED_POLICIES = ['ANSWER', 'HOLD'] as const;
 export const HTTP_METHODS = ['GET', 'POST', 'PUT', 'PATCH', 'DELETE'] as const;
 export const HTTP_AUTH_KINDS = ['NONE', 'API_KEY', 'BEARER'] as const;
+/**
+ * The only environment variables an HTTP tool row may read (`{{env.…}}`, auth_secret_env): a config
+ * row can never pull DATABASE_URL or an API key meant for something else.
+ */
+export const TOOL_ENV_PREFIX = 'CONVENGINE_TOOL_';
 export const HTTP_MAPPING_KINDS = ['RAW_JSON', 'JSON_PATH', 'FIELD_TEMPLATE', 'TEXT'] as const;
 export const SQL_GUARDRAIL_RULE_TYPES = ['ALLOW_FUNCTION', 'BLOCK_FUNCTION', 'BLOCK_KEYWORD'] as const;
 

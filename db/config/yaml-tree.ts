@@ -7,6 +7,7 @@ import { canonicalJson } from '../../core/json';
 import { normalizePhase } from '../../core/rules/phase';
 import { CONFIG_TABLES } from '../seed/seed';
 import { CONFIG_PRIMARY_KEYS } from './load';
+import { columnValueProblem } from './yaml-columns';
 
 /**
  * Config as code: every ce_* config table as one YAML file (`ce_rule.yaml`, …), a list of rows
@@ -70,11 +71,17 @@ function fromYamlRow(table: PgTable, file: string, index: number, raw: unknown, 
     return null;
   }
   const row: Row = {};
+  const problems: string[] = [];
   for (const [field, column] of Object.entries(getTableColumns(table))) {
+    if (column.columnType === 'PgTimestamp' && !(column.name in source)) continue; // written as the load time
     if (column.name in source) row[field] = source[column.name];
-    else if (column.columnType === 'PgTimestamp')
-      continue; // written as the load time
     else row[field] = column.hasDefault && isLiteral(column.default) ? column.default : null;
+    const problem = columnValueProblem(column, row[field]);
+    if (problem) problems.push(problem);
+  }
+  if (problems.length > 0) {
+    errors.push({ file, message: `row ${index + 1}: ${problems.join('; ')}` });
+    return null;
   }
   if (typeof row['phase'] === 'string') {
     row['dbPhase'] = row['phase'];
@@ -111,12 +118,25 @@ export function yamlToConfig(files: YamlFiles): { rows: ConfigRows; errors: Tree
       errors.push({ file, message: 'must be a list of rows' });
       continue;
     }
-    const list = parsed
-      .map((raw, i) => fromYamlRow(target.table, file, i, raw, errors))
-      .filter((r): r is Row => r !== null);
-    (rows[target.key] as unknown as Row[]) = list;
+    const list = parsed.map((raw, i) => fromYamlRow(target.table, file, i, raw, errors));
+    duplicateKeys(target.key, target.table, file, parsed, errors);
+    (rows[target.key] as unknown as Row[]) = list.filter((r): r is Row => r !== null);
   }
   return { rows, errors };
+}
+
+/** Two rows with one primary key: the second would silently replace the first. */
+function duplicateKeys(key: keyof ConfigRows, table: PgTable, file: string, raw: unknown[], errors: TreeError[]) {
+  const pk = getTableColumns(table)[CONFIG_PRIMARY_KEYS[key] as string]?.name ?? '';
+  const seen = new Map<string, number>();
+  raw.forEach((row, i) => {
+    const value = row !== null && typeof row === 'object' ? (row as Row)[pk] : undefined;
+    if (value === null || value === undefined) return;
+    const id = String(value);
+    const first = seen.get(id);
+    if (first === undefined) seen.set(id, i + 1);
+    else errors.push({ file, message: `row ${i + 1}: the same id (${id}) as row ${first}` });
+  });
 }
 
 export interface RowChange {
@@ -152,6 +172,15 @@ export function diffConfig(current: ConfigRows, next: ConfigRows): RowChange[] {
 
 export function formatChange(c: RowChange): string {
   return `${c.change} ${c.table}[${c.id}]${c.columns.length > 0 ? `: ${c.columns.join(', ')}` : ''}`;
+}
+
+/** `base` with each table that has a file in `files` replaced by that table's rows in `tree`. */
+export function withTreeTables(base: ConfigRows, tree: ConfigRows, files: YamlFiles): ConfigRows {
+  const out = emptyConfigRows();
+  for (const [key, table] of CONFIG_TABLES) {
+    (out[key] as unknown as Row[]) = (files.has(fileOf(table)) ? tree[key] : base[key]) as unknown as Row[];
+  }
+  return out;
 }
 
 /** `base` with every row of `over` added, replacing a base row with the same primary key. */

@@ -22,6 +22,7 @@ describe('loadEnv', () => {
       PORT: 3000,
       HOST: '127.0.0.1',
       MESSAGE_MAX_BYTES: 8192,
+      INPUT_PARAMS_MAX_BYTES: 16384,
       STREAM_MAX_CONNECTIONS: 100,
       WHATIF_CONCURRENCY: 2,
       WHATIF_MAX_TURNS: 200,

@@ -78,5 +78,5 @@ test('convengine setup-temporal creates a namespace with the turn search attribu
   expect(first.stdout).toContain(`registered search attributes ${Object.keys(TURN_SEARCH_ATTRIBUTES).join(', ')}`);
   const second = await runConvengine(['setup-temporal'], env, 60_000);
   expect(second.code).toBe(0);
-  expect(second.stdout.trim()).toBe(`namespace ${namespace} ready on ${process.env.TEMPORAL_ADDRESS}`);
+  expect(second.stdout.trim()).toBe(`namespace ${namespace} ready on ${process.env.TEMPORAL_ADDRESS} (plaintext)`);
 });

@@ -1,13 +1,14 @@
 import { EngineError, ErrorType } from '../../../core/errors';
+import { TOOL_ENV_PREFIX } from '../../../core/config/vocabulary';
 import { isJsonObject, type Json, type JsonObject } from '../../../core/json';
 
 /**
  * Placeholders of ce_mcp_http_tool templates: `{{args.<name>}}` (the planner's or request's
  * arguments, dotted paths allowed), `{{ctx.conversationId|turnNumber|userId|tenantId}}` (D16
  * injected context) and `{{env.CONVENGINE_TOOL_<NAME>}}` — only variables with that prefix can be
- * read, so a config row can never pull DATABASE_URL or an API key meant for something else.
+ * read (TOOL_ENV_PREFIX).
  */
-export const TOOL_ENV_PREFIX = 'CONVENGINE_TOOL_';
+export { TOOL_ENV_PREFIX };
 
 export interface ToolCallContext {
   conversationId: string;

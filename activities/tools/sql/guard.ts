@@ -1,6 +1,7 @@
-import { readSetting } from '../../../core/config/setting';
+import { readSetting, readSettingFrom } from '../../../core/config/setting';
 import { McpSqlSettings } from '../../../core/config/settings/mcp';
-import { checkReadOnlySql, sqlPolicyFromRows, type SqlVerdict } from '../../../core/sql';
+import type { ConfigRows } from '../../../core/config/types';
+import { checkReadOnlySql, sqlPolicyFromRows, type SqlParser, type SqlVerdict } from '../../../core/sql';
 import type { ToolHandlerContext } from '../deps';
 import type { ReadOnlyQuery } from './executor';
 
@@ -9,9 +10,18 @@ import type { ReadOnlyQuery } from './executor';
  * ce_mcp_sql_guardrail rows, the configured business schemas, and the McpDbExecutor settings.
  */
 export function guardToolSql(ctx: ToolHandlerContext, sql: string, enforcePolicy = true): SqlVerdict {
-  return checkReadOnlySql(sql, ctx.tools.sqlParser, sqlPolicyFromRows(ctx.snapshot.rows.sqlGuardrails), {
+  return toolSqlVerdict(sql, ctx.tools.sqlParser, ctx.snapshot.rows, enforcePolicy);
+}
+
+/**
+ * The same verdict from config rows: a tool at run time, and `config validate`/`apply` checking a
+ * sql_template before it is stored (ValidationOptions.checkToolSql). Throws when the business-schemas
+ * setting does not parse (its own check reports that).
+ */
+export function toolSqlVerdict(sql: string, parser: SqlParser, rows: ConfigRows, enforcePolicy = true): SqlVerdict {
+  return checkReadOnlySql(sql, parser, sqlPolicyFromRows(rows.sqlGuardrails), {
     enforcePolicy,
-    schemas: readSetting(ctx.snapshot, McpSqlSettings.businessSchemas),
+    schemas: readSettingFrom(rows.configs, McpSqlSettings.businessSchemas),
   });
 }
 

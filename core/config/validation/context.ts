@@ -23,9 +23,21 @@ export interface ValidationContext {
   readonly intents: ReadonlyMap<string, IntentRow>;
   /** §11.2: enabled ce_rule states ∪ enabled SET_STATE targets ∪ {ANY, UNKNOWN}, normalized. */
   readonly allowedStates: ReadonlySet<string>;
+  /** ValidationOptions.checkToolSql, when the caller has a SQL parser. */
+  readonly checkToolSql?: ToolSqlCheck;
 }
 
-export function buildValidationContext(rows: ConfigRows): ValidationContext {
+/**
+ * The SQL guardrail as tools run it, for a tool's sql_template: the refusal's reason, or null.
+ * Injected: the parser is WASM its caller loads, and core/sql stays out of this module's imports.
+ */
+export type ToolSqlCheck = (sql: string, rows: ConfigRows) => string | null;
+
+export interface ValidationOptions {
+  checkToolSql?: ToolSqlCheck;
+}
+
+export function buildValidationContext(rows: ConfigRows, options: ValidationOptions = {}): ValidationContext {
   const intents = new Map<string, IntentRow>();
   for (const intent of rows.intents) intents.set(normalizeScopeValue(intent.intentCode), intent);
   const allowedStates = new Set<string>([ANY_SCOPE, UNKNOWN_SCOPE]);
@@ -38,7 +50,8 @@ export function buildValidationContext(rows: ConfigRows): ValidationContext {
       if (target !== '') allowedStates.add(target);
     }
   }
-  return { rows, sink: new ValidationSink(), intents, allowedStates };
+  const check = options.checkToolSql;
+  return { rows, sink: new ValidationSink(), intents, allowedStates, ...(check ? { checkToolSql: check } : {}) };
 }
 
 export function isBlank(value: string | null | undefined): boolean {

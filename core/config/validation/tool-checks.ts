@@ -7,6 +7,7 @@ import {
   HTTP_METHODS,
   SQL_GUARDRAIL_RULE_TYPES,
   TOOL_RETRIES_EXHAUSTED_POLICIES,
+  TOOL_ENV_PREFIX,
   TOOL_SIDE_EFFECTS,
   isBuiltinDbTool,
   normalizeToolGroup,
@@ -103,6 +104,10 @@ function checkDbTool(ctx: ValidationContext, d: McpDbToolRow): void {
   const fail = (reason: string) => ctx.sink.violation('ce_mcp_db_tool', d.toolId, reason);
   if (isBlank(d.sqlTemplate)) fail('sql_template is blank');
   else if (!SQL_START.test(d.sqlTemplate)) fail('sql_template must be a read-only query starting with SELECT or WITH');
+  else {
+    const refused = ctx.checkToolSql?.(d.sqlTemplate, ctx.rows);
+    if (refused) fail(`sql_template is refused by the SQL guardrail: ${refused}`);
+  }
   if (!(Number.isInteger(d.maxRows) && d.maxRows >= 1)) fail(`max_rows must be a positive integer (got ${d.maxRows})`);
   const identifiers: Json | null = d.allowedIdentifiers;
   if (
@@ -140,7 +145,7 @@ function checkHttpTemplate(ctx: ValidationContext, id: number, column: string, t
     const first = ref.segments[0];
     if (ref.root === 'args' && typeof first === 'string') continue;
     if (ref.root === 'ctx' && typeof first === 'string' && HTTP_CTX_KEYS.includes(first)) continue;
-    if (ref.root === 'env' && typeof first === 'string' && first.startsWith('CONVENGINE_TOOL_')) continue;
+    if (ref.root === 'env' && typeof first === 'string' && first.startsWith(TOOL_ENV_PREFIX)) continue;
     fail(
       `{{${ref.text}}} is not available (use {{args.<name>}}, {{ctx.${HTTP_CTX_KEYS.join('|')}}} or {{env.CONVENGINE_TOOL_<NAME>}})`
     );
@@ -192,6 +197,13 @@ function checkHttpAuth(ctx: ValidationContext, h: McpHttpToolRow): void {
       'ce_mcp_http_tool',
       h.toolId,
       `auth_secret_env "${h.authSecretEnv}" is not an environment variable name`
+    );
+  } else if (!(h.authSecretEnv as string).trim().startsWith(TOOL_ENV_PREFIX)) {
+    // As the tool refuses at run time: a tool may not read DATABASE_URL, API_TOKEN or any other secret of ours.
+    ctx.sink.violation(
+      'ce_mcp_http_tool',
+      h.toolId,
+      `auth_secret_env must name a ${TOOL_ENV_PREFIX}* variable (got ${(h.authSecretEnv as string).trim()})`
     );
   }
 }

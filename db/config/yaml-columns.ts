@@ -1,0 +1,51 @@
+import type { PgColumn } from 'drizzle-orm/pg-core';
+
+/**
+ * What a YAML value must be to go into its column: the loader says so, naming the row and the
+ * column, instead of leaving it to PostgreSQL (whose refusal named neither) or to a validator that
+ * expects the column's type. Nothing is coerced: a number where text is wanted is the author's to
+ * quote.
+ */
+const INT32 = 2 ** 31;
+const NUMERIC = /^-?\d+(\.\d+)?$/;
+const NUL = 'contains a NUL character, which PostgreSQL cannot store';
+
+function describe(value: unknown): string {
+  if (typeof value === 'string') return `"${value.length > 40 ? `${value.slice(0, 40)}…` : value}"`;
+  if (Array.isArray(value)) return 'a list';
+  if (typeof value === 'object') return 'a mapping';
+  return String(value);
+}
+
+function typeProblem(columnType: string, value: unknown): string | null {
+  switch (columnType) {
+    case 'PgInteger':
+      return Number.isInteger(value) && Math.abs(value as number) < INT32 ? null : 'must be a whole number (32-bit)';
+    case 'PgBigInt53':
+      return Number.isSafeInteger(value) ? null : 'must be a whole number';
+    case 'PgBoolean':
+      return typeof value === 'boolean' ? null : 'must be true or false';
+    case 'PgNumeric':
+      return (typeof value === 'number' && Number.isFinite(value)) || (typeof value === 'string' && NUMERIC.test(value))
+        ? null
+        : 'must be a number';
+    case 'PgText':
+      if (typeof value !== 'string') return "must be text (quote it: 'like this')";
+      return value.includes('\u0000') ? NUL : null;
+    case 'PgJsonb':
+      return JSON.stringify(value).includes('\\u0000') ? NUL : null;
+    default:
+      return null;
+  }
+}
+
+/** Null when `value` fits `column`; else what is wrong with it, e.g. `priority must be a whole number (32-bit), got "high"`. */
+export function columnValueProblem(column: PgColumn, value: unknown): string | null {
+  if (value === null || value === undefined) {
+    return column.notNull && !column.hasDefault ? `${column.name} must be set` : null;
+  }
+  const problem = typeProblem(column.columnType, value);
+  if (!problem) return null;
+  // A NUL is shown by name only: echoed, it would cut the author's terminal line short.
+  return problem === NUL ? `${column.name} ${problem}` : `${column.name} ${problem}, got ${describe(value)}`;
+}
