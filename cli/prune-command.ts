@@ -1,7 +1,9 @@
 import { msToNumber } from '@temporalio/common/lib/time';
+import { DrizzleQueryError } from 'drizzle-orm';
 import { EnvError, requireDatabaseUrl } from '../config/env';
 import { openDatabase, type Database } from '../db/pool';
-import { parseOptions, type CliCommand, type CliIo } from './command';
+import { readOptions, type CliCommand, type CliIo } from './command';
+import { errorChain } from './error-chain';
 
 export interface PruneCommandSpec {
   /** `claims`: the command is `convengine <noun> prune --older-than <duration>`. */
@@ -15,6 +17,9 @@ export interface PruneCommandSpec {
   prune(db: Database, cutoff: Date, dryRun: boolean): Promise<string>;
 }
 
+/** Longer ages put the cutoff before any date the database (or Date) can hold: "Invalid time value", NaN params. */
+const MAXIMUM_AGE = { ms: 100 * 365 * 24 * 60 * 60 * 1000, text: '100 years' };
+
 function parseAge(value: string, minimum: PruneCommandSpec['minimumAge']): number | string {
   let ms: number;
   try {
@@ -22,22 +27,21 @@ function parseAge(value: string, minimum: PruneCommandSpec['minimumAge']): numbe
   } catch {
     return `--older-than ${JSON.stringify(value)} is not a duration (e.g. 31d, 720h)`;
   }
-  return ms >= minimum.ms ? ms : `--older-than must be at least ${minimum.text} (got ${value})`;
+  if (!(ms >= minimum.ms)) return `--older-than must be at least ${minimum.text} (got ${value})`;
+  return ms <= MAXIMUM_AGE.ms ? ms : `--older-than is too large (at most ${MAXIMUM_AGE.text}; got ${value})`;
 }
 
 /** The options of `<noun> prune`, or the reason they are refused. */
 function pruneOptions(spec: PruneCommandSpec, args: string[]): { ageMs: number; dryRun: boolean } | string {
-  const { positional, options } = parseOptions(args);
-  const known = spec.dryRun ? ['older-than', 'dry-run'] : ['older-than'];
-  const unknown = [...options.keys()].find((name) => !known.includes(name));
+  const parsed = readOptions(args, { values: ['older-than'], flags: spec.dryRun ? ['dry-run'] : [] });
+  if (typeof parsed === 'string') return parsed;
+  const { positional, options, unknown } = parsed;
   if (positional.length !== 1 || positional[0] !== 'prune') return 'the only sub-command is prune';
-  if (unknown) return `unknown option --${unknown}`;
+  if (unknown.length > 0) return `unknown option ${unknown[0]}`;
   const olderThan = options.get('older-than')?.at(-1);
   if (olderThan === undefined) return `${spec.noun} prune needs --older-than <duration>`;
-  const dryRun = options.get('dry-run')?.at(-1);
-  if (dryRun !== undefined && dryRun !== 'true') return '--dry-run takes no value';
   const ageMs = parseAge(olderThan, spec.minimumAge);
-  return typeof ageMs === 'string' ? ageMs : { ageMs, dryRun: dryRun !== undefined };
+  return typeof ageMs === 'string' ? ageMs : { ageMs, dryRun: options.has('dry-run') };
 }
 
 async function runPrune(spec: PruneCommandSpec, io: CliIo, ageMs: number, dryRun: boolean): Promise<number> {
@@ -46,7 +50,8 @@ async function runPrune(spec: PruneCommandSpec, io: CliIo, ageMs: number, dryRun
     io.out(await spec.prune(handle.db, new Date(Date.now() - ageMs), dryRun));
     return 0;
   } catch (err) {
-    io.err(`${spec.noun} prune failed: ${(err as Error).message}`);
+    // Drizzle's message is the statement and its parameters; the driver's error under it says what went wrong.
+    io.err(`${spec.noun} prune failed: ${errorChain(err instanceof DrizzleQueryError ? (err.cause ?? err) : err)}`);
     return 1;
   } finally {
     await handle.close();

@@ -10,6 +10,7 @@ import { restoreState } from './engine/restore';
 import { SEARCH_ATTRIBUTE_TYPES, type SearchAttributeType } from './engine/search-attributes';
 import { declineRequestCompression } from './grpc/compression';
 import { buildService } from './grpc/service';
+import { healthHandlers } from './rpc/health';
 import { operatorServiceHandlers } from './rpc/operator-service';
 import { systemHandlers } from './rpc/system';
 import { workflowServiceHandlers } from './rpc/workflow-service';
@@ -152,8 +153,13 @@ function createGrpcServer(
       requireNamespace: () => false,
     }
   );
+  const healthService = buildService('grpc.health.v1.Health', healthHandlers(), {
+    ...serviceOptions,
+    requireNamespace: () => false,
+  });
   server.addService(workflowService.definition, workflowService.implementation);
   server.addService(operatorService.definition, operatorService.implementation);
+  server.addService(healthService.definition, healthService.implementation);
   return server;
 }
 

@@ -5,7 +5,7 @@ import { loadEnv } from '../../config/env';
 import { runDemoConversations } from '../../demo/conversations';
 import { demoSummary, formatDemoTranscript, type DemoTurnRecord } from '../../demo/demo-runner';
 import { httpDemoSend, type DemoProgress } from '../../demo/http-send';
-import { parseOptions, type CliCommand, type CliIo } from '../command';
+import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../command';
 import { startStack, type RunningStack } from '../stack';
 
 async function reachable(url: string): Promise<boolean> {
@@ -43,16 +43,22 @@ async function privateStack(io: CliIo, json: boolean): Promise<{ stack: RunningS
   return { stack, home };
 }
 
+const OPTIONS = { values: ['url'], flags: ['json'], positional: false };
+
+const USAGE = [
+  'convengine demo [--json] [--url http://127.0.0.1:3000]',
+  '',
+  'Uses the API at --url (default http://127.0.0.1:$PORT) when it answers, otherwise starts an',
+  'embedded stack for the run. Progress messages print as they arrive (--json: {"progress", "conversationId"}',
+  'lines); --json prints one JSON line per turn. Exits 1 if a reply differs.',
+].join('\n');
+
 export const demoCommand: CliCommand = {
-  usage: [
-    'convengine demo [--json] [--url http://127.0.0.1:3000]',
-    '',
-    'Uses the API at --url (default http://127.0.0.1:$PORT) when it answers, otherwise starts an',
-    'embedded stack for the run. Progress messages print as they arrive (--json: {"progress", "conversationId"}',
-    'lines); --json prints one JSON line per turn. Exits 1 if a reply differs.',
-  ].join('\n'),
+  usage: USAGE,
   async run(args, io) {
-    const { options } = parseOptions(args);
+    const parsed = parseCommandArgs('demo', args, OPTIONS);
+    if (typeof parsed === 'string') return usageError(io, parsed, USAGE);
+    const { options } = parsed;
     const json = options.has('json');
     const env = loadEnv();
     let url = options.get('url')?.at(-1) ?? `http://127.0.0.1:${env.PORT}`;

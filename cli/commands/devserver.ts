@@ -1,13 +1,13 @@
 import { loadEnv } from '../../config/env';
 import { processTelemetry } from '../../observability/process';
 import type { CliCommand, CliIo } from '../command';
-import { parseOptions } from '../command';
+import { readOptions } from '../command';
 import { untilSignal } from '../signals';
 import { SEARCH_ATTRIBUTE_TYPES, type SearchAttributeType } from '../../devserver/engine/search-attributes';
 import { startDevServer } from '../../devserver';
 import { TURN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 
-const KNOWN_OPTIONS = new Set(['port', 'host', 'namespace', 'persist', 'search-attribute']);
+const OPTIONS = { values: ['port', 'host', 'namespace', 'persist', 'search-attribute'] };
 
 interface DevServerArgs {
   port: number;
@@ -35,9 +35,11 @@ function parseSearchAttribute(spec: string): [string, SearchAttributeType] {
 }
 
 function parseArgs(args: string[]): DevServerArgs {
-  const { positional, options } = parseOptions(args);
+  const parsed = readOptions(args, OPTIONS);
+  if (typeof parsed === 'string') throw new Error(parsed);
+  const { positional, options, unknown } = parsed;
+  if (unknown.length > 0) throw new Error(`Unknown option ${unknown[0]}`);
   if (positional.length > 0) throw new Error(`Unexpected argument "${positional[0]}"`);
-  for (const name of options.keys()) if (!KNOWN_OPTIONS.has(name)) throw new Error(`Unknown option --${name}`);
   const port = Number(last(options.get('port')) ?? '7233');
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port expects a number from 0 to 65535');
   return {

@@ -1,7 +1,7 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadEnv } from '../../config/env';
 import { configuredTemporal } from '../../config/temporal-connection';
-import { parseOptions, type CliCommand } from '../command';
+import { parseCommandArgs, type CliCommand } from '../command';
 import { checkAuditTrail, checkDatabase, checkRoundTrip, checkTemporal, type Finding } from '../doctor/checks';
 
 const USAGE = [
@@ -17,22 +17,22 @@ const USAGE = [
   'Exit code: 1 when a check fails; warnings fail only with --strict.',
 ].join('\n');
 
-const KNOWN_OPTIONS = new Set(['address', 'namespace', 'json', 'strict']);
+const OPTIONS = { values: ['address', 'namespace'], flags: ['json', 'strict'], positional: false };
 
 export const doctorCommand: CliCommand = {
   usage: USAGE,
   async run(args, io) {
-    const { positional, options } = parseOptions(args);
-    const unknown = [...options.keys()].filter((name) => !KNOWN_OPTIONS.has(name));
-    if (positional.length > 0 || unknown.length > 0) {
-      io.err(`doctor: unexpected argument(s): ${[...positional, ...unknown.map((u) => `--${u}`)].join(' ')}`);
+    const parsed = parseCommandArgs('doctor', args, OPTIONS);
+    if (typeof parsed === 'string') {
+      io.err(parsed);
       io.err(`Usage: ${USAGE}`);
       return 2;
     }
+    const { options } = parsed;
     const env = loadEnv();
     const address = options.get('address')?.at(-1) ?? env.TEMPORAL_ADDRESS;
     const namespace = options.get('namespace')?.at(-1) ?? env.TEMPORAL_NAMESPACE;
-    if (!address || address === 'true') {
+    if (!address) {
       io.err('doctor: no Temporal server to check: set TEMPORAL_ADDRESS or pass --address host:port');
       return 2;
     }

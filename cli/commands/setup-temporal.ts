@@ -1,3 +1,4 @@
+import * as grpc from '@grpc/grpc-js';
 import type { Connection } from '@temporalio/client';
 import { loadEnv } from '../../config/env';
 import { connectTemporalClient } from '../../config/temporal-client';
@@ -6,25 +7,65 @@ import {
   describeTemporal,
   type TemporalConnectionSettings,
 } from '../../config/temporal-connection';
-import { parseOptions, type CliCommand } from '../command';
+import { parseCommandArgs, type CliCommand } from '../command';
+import { unreachable } from '../temporal/connect';
 import { setupTemporalNamespace } from '../temporal/setup';
 
 const CONNECT_TIMEOUT_MS = 120_000;
+
+/** What a cluster that is still starting answers: no connection yet, or a frontend not serving yet. */
+const STARTING_CODES: ReadonlySet<number> = new Set([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED]);
+/** grpc-js's waitForReady error (the SDK's connect): no code, only this text. */
+const NO_CONNECTION_YET = 'Failed to connect before the deadline';
+
+/**
+ * Whether waiting may help: the cluster is not up yet. Any other refusal (UNIMPLEMENTED,
+ * UNAUTHENTICATED, PERMISSION_DENIED, ...) is the same in two minutes, so it fails at once.
+ */
+function stillStarting(err: unknown): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'number') return STARTING_CODES.has(code);
+    if (e.message === NO_CONNECTION_YET) return true;
+  }
+  return false;
+}
+
+/** A connection whose health check answered, or the reason there is none. */
+async function connectHealthy(temporal: TemporalConnectionSettings): Promise<Connection> {
+  const connection = await connectTemporalClient(temporal, { connectTimeout: 5_000 });
+  try {
+    await connection.healthService.check({});
+    return connection;
+  } catch (err) {
+    await connection.close();
+    throw err;
+  }
+}
 
 /** Connects, retrying while the cluster is still starting (compose starts this job next to it). */
 async function connectWhenUp(temporal: TemporalConnectionSettings, log: (line: string) => void): Promise<Connection> {
   const deadline = Date.now() + CONNECT_TIMEOUT_MS;
   for (;;) {
     try {
-      const connection = await connectTemporalClient(temporal, { connectTimeout: 5_000 });
-      await connection.healthService.check({});
-      return connection;
+      return await connectHealthy(temporal);
     } catch (err) {
-      if (Date.now() > deadline) throw err;
+      if (!stillStarting(err) || Date.now() > deadline) throw unreachable(temporal, err);
       log(`waiting for Temporal at ${describeTemporal(temporal)}…`);
       await new Promise((resolve) => setTimeout(resolve, 3_000));
     }
   }
+}
+
+const OPTIONS = { values: ['retention-days'], positional: false };
+
+/** `--retention-days` (default 30), or the usage error. */
+function retentionDaysOf(args: string[]): number | string {
+  const parsed = parseCommandArgs('setup-temporal', args, OPTIONS);
+  if (typeof parsed === 'string') return parsed;
+  const text = parsed.options.get('retention-days')?.at(-1) ?? '30';
+  const days = Number(text);
+  return Number.isInteger(days) && days >= 1 ? days : `--retention-days must be a positive integer (got "${text}")`;
 }
 
 export const setupTemporalCommand: CliCommand = {
@@ -36,15 +77,21 @@ export const setupTemporalCommand: CliCommand = {
     'docker-compose runs it as the temporal-bootstrap job; run it once for any other cluster.',
   ].join('\n'),
   async run(args, io) {
-    const { positional, options } = parseOptions(args);
-    const retentionDays = Number(options.get('retention-days')?.at(-1) ?? 30);
-    if (positional.length > 0 || !Number.isInteger(retentionDays) || retentionDays < 1) {
+    const retentionDays = retentionDaysOf(args);
+    if (typeof retentionDays === 'string') {
+      io.err(retentionDays);
       io.err('usage: convengine setup-temporal [--retention-days <positive integer>]');
       return 2;
     }
     const env = loadEnv();
     const temporal = configuredTemporal(env);
-    const connection = await connectWhenUp(temporal, io.err);
+    let connection: Connection;
+    try {
+      connection = await connectWhenUp(temporal, io.err);
+    } catch (err) {
+      io.err(`setup-temporal: ${(err as Error).message}`);
+      return 1;
+    }
     try {
       await setupTemporalNamespace(connection, { namespace: env.TEMPORAL_NAMESPACE, retentionDays, log: io.out });
       io.out(`namespace ${env.TEMPORAL_NAMESPACE} ready on ${describeTemporal(temporal)}`);

@@ -1,11 +1,11 @@
 import { userInfo } from 'node:os';
 import { Client } from '@temporalio/client';
 import { loadEnv } from '../../config/env';
-import { connectTemporalClient } from '../../config/temporal-client';
 import { configuredTemporal } from '../../config/temporal-connection';
 import { temporalHeldTools, type HeldToolOperations } from '../../api/turns/held-tools';
 import type { HeldToolAction, HeldToolDecisionInput } from '../../workflows/messages';
-import { parseOptions, type CliCommand, type CliIo } from '../command';
+import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../command';
+import { withTemporalConnection } from '../temporal/connect';
 
 const ACTIONS: Readonly<Record<string, HeldToolAction>> = {
   retry: 'retry',
@@ -26,6 +26,11 @@ const USAGE = [
   'Same as: temporal workflow update execute --workflow-id <id> --name resolveHeldTool --input',
   '\'{"action":"retry","decidedBy":"you"}\'. Address: --address, TEMPORAL_ADDRESS or 127.0.0.1:7233.',
 ].join('\n');
+
+const OPTIONS = {
+  values: ['workflow-id', 'reason', 'by', 'call', 'result', 'address', 'namespace'],
+  flags: ['json'],
+};
 
 function printHeld(io: CliIo, ops: HeldToolOperations, json: boolean): Promise<number> {
   return ops.list().then((turns) => {
@@ -72,7 +77,9 @@ function decisionOf(action: HeldToolAction, options: Map<string, string[]>): Hel
 export const sreCommand: CliCommand = {
   usage: USAGE,
   async run(args, io) {
-    const { positional, options } = parseOptions(args);
+    const parsed = parseCommandArgs('sre', args, OPTIONS);
+    if (typeof parsed === 'string') return usageError(io, parsed, USAGE);
+    const { positional, options } = parsed;
     const [verb] = positional;
     const action = verb ? ACTIONS[verb] : undefined;
     if (positional.length !== 1 || (verb !== 'list' && !action)) {
@@ -87,18 +94,17 @@ export const sreCommand: CliCommand = {
     const env = loadEnv();
     const temporal = configuredTemporal(env, options.get('address')?.at(-1));
     const namespace = options.get('namespace')?.at(-1) ?? env.TEMPORAL_NAMESPACE;
-    const connection = await connectTemporalClient(temporal);
     try {
-      const ops = temporalHeldTools(new Client({ connection, namespace }));
-      if (!decision || !workflowId) return await printHeld(io, ops, options.has('json'));
-      const ack = await ops.resolve(workflowId, decision);
-      io.out(`${workflowId}: ${ack.action} accepted for ${ack.toolCode} (call ${ack.callIndex})`);
-      return 0;
+      return await withTemporalConnection(temporal, async (connection) => {
+        const ops = temporalHeldTools(new Client({ connection, namespace }));
+        if (!decision || !workflowId) return await printHeld(io, ops, options.has('json'));
+        const ack = await ops.resolve(workflowId, decision);
+        io.out(`${workflowId}: ${ack.action} accepted for ${ack.toolCode} (call ${ack.callIndex})`);
+        return 0;
+      });
     } catch (err) {
       io.err(`sre ${verb}: ${(err as Error).message}`);
       return 1;
-    } finally {
-      await connection.close();
     }
   },
 };

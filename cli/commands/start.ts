@@ -1,8 +1,8 @@
 import { resolve } from 'node:path';
-import { loadEnv, TEMPORAL_MODES, type TemporalMode } from '../../config/env';
+import { loadEnv, TEMPORAL_MODES, type Env, type TemporalMode } from '../../config/env';
 import type { ConfigRows } from '../../core/config/types';
 import { packConfigRows, resolveSeedPacks, UnknownSeedPackError } from '../../db/seed';
-import { parseOptions, type CliCommand, type CliIo } from '../command';
+import { parseCommandArgs, portOption, usageError, type CliCommand, type CliIo } from '../command';
 import { loadYamlTree } from './config';
 import { untilSignal } from '../signals';
 import { processTelemetry } from '../../observability/process';
@@ -37,34 +37,58 @@ export async function stackConfig(options: Map<string, string[]>, io: CliIo): Pr
 
 const isTemporalMode = (value: string): value is TemporalMode => (TEMPORAL_MODES as readonly string[]).includes(value);
 
+const OPTIONS = { values: ['port', 'temporal', 'temporal-port', 'home', 'packs', 'config'], positional: false };
+
+const USAGE = [
+  'convengine start [--port 3000] [--temporal=auto|cli|embedded] [--temporal-port 7233] [--home .convengine]',
+  '                 [--packs all|none|<pack>,<pack>...] [--config <dir>]',
+  '',
+  'Uses TEMPORAL_ADDRESS, DATABASE_URL and ANTHROPIC_API_KEY when they are set; otherwise it runs',
+  'Temporal, PostgreSQL (data under --home) and the keyless demo model. Migrates, seeds the packs',
+  '(--packs, default all; `convengine seed --list` names them), runs a worker and the HTTP API.',
+  '',
+  '--config <dir>  your own config as a YAML tree (`convengine config export` writes one): it is',
+  '                validated first, then the config becomes the chosen packs plus the tree (the tree',
+  "                wins on equal ids). Use --packs none so the demo packs' GREETING/UNKNOWN rows stay out.",
+  '',
+  'Temporal without TEMPORAL_ADDRESS (--temporal, else CONVENGINE_TEMPORAL, default auto):',
+  '  cli       the real server and its Web UI (`temporal server start-dev`, state in --home);',
+  '            needs `npm run temporal:install` (Go)',
+  '  embedded  our dev server (devserver/), nothing to install',
+  '  auto      cli when the Temporal CLI is installed, else embedded',
+].join('\n');
+
+interface StartArgs {
+  options: Map<string, string[]>;
+  apiPort: number;
+  temporalPort: number;
+  temporal: TemporalMode;
+}
+
+/** The options of `start`, or exit code 2 once the usage error is printed. */
+function startArgs(args: string[], env: Env, io: CliIo): StartArgs | number {
+  const parsed = parseCommandArgs('start', args, OPTIONS);
+  if (typeof parsed === 'string') return usageError(io, parsed, USAGE);
+  const { options } = parsed;
+  const apiPort = portOption(options, 'port', env.PORT);
+  if (typeof apiPort === 'string') return usageError(io, apiPort, USAGE);
+  const temporalPort = portOption(options, 'temporal-port', 7233);
+  if (typeof temporalPort === 'string') return usageError(io, temporalPort, USAGE);
+  const temporal = options.get('temporal')?.at(-1) ?? env.CONVENGINE_TEMPORAL;
+  if (!isTemporalMode(temporal)) {
+    io.err(`--temporal must be one of ${TEMPORAL_MODES.join(', ')} (got "${temporal}")`);
+    return 2;
+  }
+  return { options, apiPort, temporalPort, temporal };
+}
+
 export const startCommand: CliCommand = {
-  usage: [
-    'convengine start [--port 3000] [--temporal=auto|cli|embedded] [--temporal-port 7233] [--home .convengine]',
-    '                 [--packs all|none|<pack>,<pack>...] [--config <dir>]',
-    '',
-    'Uses TEMPORAL_ADDRESS, DATABASE_URL and ANTHROPIC_API_KEY when they are set; otherwise it runs',
-    'Temporal, PostgreSQL (data under --home) and the keyless demo model. Migrates, seeds the packs',
-    '(--packs, default all; `convengine seed --list` names them), runs a worker and the HTTP API.',
-    '',
-    '--config <dir>  your own config as a YAML tree (`convengine config export` writes one): it is',
-    '                validated first, then the config becomes the chosen packs plus the tree (the tree',
-    "                wins on equal ids). Use --packs none so the demo packs' GREETING/UNKNOWN rows stay out.",
-    '',
-    'Temporal without TEMPORAL_ADDRESS (--temporal, else CONVENGINE_TEMPORAL, default auto):',
-    '  cli       the real server and its Web UI (`temporal server start-dev`, state in --home);',
-    '            needs `npm run temporal:install` (Go)',
-    '  embedded  our dev server (devserver/), nothing to install',
-    '  auto      cli when the Temporal CLI is installed, else embedded',
-  ].join('\n'),
+  usage: USAGE,
   async run(args, io) {
-    const { options } = parseOptions(args);
     const env = loadEnv();
-    const apiPort = Number(options.get('port')?.at(-1) ?? env.PORT);
-    const temporal = options.get('temporal')?.at(-1) ?? env.CONVENGINE_TEMPORAL;
-    if (!isTemporalMode(temporal)) {
-      io.err(`--temporal must be one of ${TEMPORAL_MODES.join(', ')} (got "${temporal}")`);
-      return 2;
-    }
+    const parsed = startArgs(args, env, io);
+    if (typeof parsed === 'number') return parsed;
+    const { options, apiPort, temporalPort, temporal } = parsed;
     const config = await stackConfig(options, io);
     if (typeof config === 'number') return config;
     const telemetry = processTelemetry(env, 'convengine', { format: 'pretty', level: stackLogLevel(env) });
@@ -74,7 +98,7 @@ export const startCommand: CliCommand = {
       logger: telemetry.logger,
       home: resolve(options.get('home')?.at(-1) ?? '.convengine'),
       apiPort,
-      temporalPort: Number(options.get('temporal-port')?.at(-1) ?? 7233),
+      temporalPort,
       temporal,
       log: (line) => io.out(line),
     });

@@ -24,10 +24,15 @@ export const workerCommand: CliCommand = {
       return 2;
     }
     const env = loadEnv();
-    const temporal = env.TEMPORAL_ADDRESS ? configuredTemporal(env) : null;
+    // Checked here, not only by startWorkerFromEnv: its error would reach the user as a fatal log line with a stack.
+    if (!env.TEMPORAL_ADDRESS) {
+      io.err('TEMPORAL_ADDRESS is not set (use `convengine start` for the embedded dev server).');
+      return 2;
+    }
+    const temporal = configuredTemporal(env);
     const telemetry = processTelemetry(env, 'worker');
     installTemporalRuntime({ logger: telemetry.logger, sdkMetricsAddress: env.TEMPORAL_SDK_METRICS_ADDRESS });
-    if (check && temporal) {
+    if (check) {
       const finding = await checkRoundTrip({
         temporal,
         namespace: env.TEMPORAL_NAMESPACE,
@@ -42,7 +47,7 @@ export const workerCommand: CliCommand = {
     if (!worker) return 1;
     telemetry.logger.info(
       { taskQueue: env.TEMPORAL_TASK_QUEUE, namespace: env.TEMPORAL_NAMESPACE, probe: worker.probeUrl },
-      `worker polling ${env.TEMPORAL_TASK_QUEUE} on ${temporal ? describeTemporal(temporal) : '?'} (namespace ${env.TEMPORAL_NAMESPACE})`
+      `worker polling ${env.TEMPORAL_TASK_QUEUE} on ${describeTemporal(temporal)} (namespace ${env.TEMPORAL_NAMESPACE})`
     );
     await worker.done;
     await telemetry.shutdown();

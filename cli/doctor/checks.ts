@@ -8,6 +8,7 @@ import { auditTrailStats } from '../../db/repositories/retention';
 import { readAuditPolicy } from '../../core/audit/policy';
 import { probeActivityRoundTrip, type RoundTripProbeOptions } from '../../worker/probe';
 import { missingTurnSearchAttributes } from '../temporal/setup';
+import { errorChain } from '../error-chain';
 import { tlsHandshakeProblem } from './tls-handshake';
 
 /**
@@ -36,19 +37,6 @@ export const SLOW_SERVER_ADVICE =
   "server's dynamic config (deploy/temporal/dynamicconfig/convengine-sql.yaml); see the README, " +
   '"Run on your own Temporal", and docs/benchmarks.md';
 
-/**
- * The first line of the error and of each cause under it: the client's "Failed to connect to Temporal
- * server" alone does not say whether the certificate, the API key or the network was refused.
- */
-function reason(err: unknown): string {
-  const lines: string[] = [];
-  for (let e: unknown = err; e !== undefined && lines.length < 4; e = e instanceof Error ? e.cause : undefined) {
-    const line = e instanceof Error ? (e.message.split('\n')[0] ?? e.name) : String(e);
-    if (line && !lines.includes(line)) lines.push(line);
-  }
-  return lines.join(': ');
-}
-
 export async function checkTemporal(temporal: TemporalConnectionSettings, namespace: string): Promise<Finding[]> {
   const where = describeTemporal(temporal);
   let connection: Connection;
@@ -57,7 +45,7 @@ export async function checkTemporal(temporal: TemporalConnectionSettings, namesp
     await connection.workflowService.describeNamespace({ namespace });
   } catch (err) {
     const handshake = await tlsHandshakeProblem(temporal);
-    const why = handshake ? `${reason(err)} (${handshake})` : reason(err);
+    const why = handshake ? `${errorChain(err)} (${handshake})` : errorChain(err);
     return [{ check: 'temporal', level: 'fail', message: `cannot use namespace ${namespace} on ${where}: ${why}` }];
   }
   const findings: Finding[] = [{ check: 'temporal', level: 'ok', message: `namespace ${namespace} on ${where}` }];
@@ -73,7 +61,7 @@ export async function checkTemporal(temporal: TemporalConnectionSettings, namesp
           }
     );
   } catch (err) {
-    findings.push({ check: 'search-attributes', level: 'fail', message: reason(err) });
+    findings.push({ check: 'search-attributes', level: 'fail', message: errorChain(err) });
   } finally {
     await connection.close();
   }
@@ -97,7 +85,7 @@ export async function checkRoundTrip(target: RoundTripTarget): Promise<Finding> 
     }
     return { check: 'round-trip', level: 'ok', msPerActivity, message: figure };
   } catch (err) {
-    return { check: 'round-trip', level: 'fail', message: `the probe workflow did not complete: ${reason(err)}` };
+    return { check: 'round-trip', level: 'fail', message: `the probe workflow did not complete: ${errorChain(err)}` };
   }
 }
 
@@ -117,7 +105,7 @@ export async function checkDatabase(databaseUrl: string): Promise<Finding> {
     }
     return { check: 'database', level: 'ok', message: `connected; ${applied.size} migrations applied` };
   } catch (err) {
-    return { check: 'database', level: 'fail', message: `cannot read the schema: ${reason(err)}` };
+    return { check: 'database', level: 'fail', message: `cannot read the schema: ${errorChain(err)}` };
   } finally {
     await handle.close();
   }
@@ -149,7 +137,7 @@ export async function checkAuditTrail(databaseUrl: string): Promise<Finding> {
       const filters = policyRows.filter((r) => /CLUDE_|RATE_LIMIT_ENABLED/i.test(r.configKey)).length;
       if (filters > 0) policy += `, ${filters} filter row(s)`;
     } catch (err) {
-      return { check: 'audit-trail', level: 'warn', message: `the audit policy does not parse: ${reason(err)}` };
+      return { check: 'audit-trail', level: 'warn', message: `the audit policy does not parse: ${errorChain(err)}` };
     }
     return {
       check: 'audit-trail',
@@ -159,7 +147,7 @@ export async function checkAuditTrail(databaseUrl: string): Promise<Finding> {
         'Idle conversations go with `convengine conversations prune --older-than <age>` (docs/runbook.md section 8)',
     };
   } catch (err) {
-    return { check: 'audit-trail', level: 'fail', message: `cannot read the audit trail: ${reason(err)}` };
+    return { check: 'audit-trail', level: 'fail', message: `cannot read the audit trail: ${errorChain(err)}` };
   } finally {
     await handle.close();
   }

@@ -91,6 +91,16 @@ describe('convengine doctor', () => {
     expect(all[0]?.message).toContain('no-such-ns');
   });
 
+  it.each([
+    [['--address'], '--address needs a value'],
+    [['--namespace', '--json'], '--namespace needs a value'],
+    [['--strict=yes'], '--strict takes no value'],
+  ])('doctor %j is a usage error: %s', async (args, message) => {
+    const run = await runConvengine(['doctor', ...args], { TEMPORAL_ADDRESS: server.address, DATABASE_URL: '' });
+    expect(run.code).toBe(2);
+    expect(run.stderr.split('\n')[0]).toBe(message);
+  });
+
   it('worker --check times the round trip before it starts polling', async () => {
     const worker = await ConvengineProcess.start(['worker', '--check'], {
       name: 'worker --check',

@@ -1,0 +1,66 @@
+import { parseCommandArgs, portOption, readOptions, usageError, type CliIo } from '../../cli/command';
+
+const SPEC = { values: ['home', 'port'], flags: ['json'] };
+
+describe('readOptions', () => {
+  it('reads values, flags and positionals; a flag never takes the next argument', () => {
+    expect(readOptions(['x', '--home', 'h', '--json', 'y', '--port=7', '--bogus', 'z'], SPEC)).toEqual({
+      positional: ['x', 'y', 'z'],
+      options: new Map([
+        ['home', ['h']],
+        ['json', ['true']],
+        ['port', ['7']],
+      ]),
+      unknown: ['--bogus'],
+    });
+  });
+
+  it('takes a negative number as a value, not as an option', () => {
+    expect(readOptions(['--port', '-1'], SPEC)).toMatchObject({ options: new Map([['port', ['-1']]]) });
+  });
+
+  it.each([
+    [['--home'], '--home needs a value'],
+    [['--home', '--json'], '--home needs a value'],
+    [['--home='], '--home needs a value'],
+    [['--json=yes'], '--json takes no value'],
+  ])('refuses %j: %s', (args, message) => {
+    expect(readOptions(args, SPEC)).toBe(message);
+  });
+});
+
+describe('parseCommandArgs', () => {
+  it('refuses undeclared options, and positionals when the command takes none', () => {
+    expect(parseCommandArgs('start', ['--bogus', '--home', 'h'], SPEC)).toBe('start: unexpected argument(s): --bogus');
+    expect(parseCommandArgs('start', ['x', '--bogus'], { ...SPEC, positional: false })).toBe(
+      'start: unexpected argument(s): x --bogus'
+    );
+    expect(parseCommandArgs('history', ['id', '--json'], SPEC)).toEqual({
+      positional: ['id'],
+      options: new Map([['json', ['true']]]),
+    });
+  });
+});
+
+describe('portOption', () => {
+  const options = (port: string) => new Map([['port', [port]]]);
+
+  it('gives the port, or the fallback when absent', () => {
+    expect(portOption(options('0'), 'port', 3000)).toBe(0);
+    expect(portOption(options('65535'), 'port', 3000)).toBe(65535);
+    expect(portOption(new Map(), 'port', 3000)).toBe(3000);
+  });
+
+  it.each(['-1', 'abc', '70000', '1.5', ''])('refuses %j with the option named', (port) => {
+    expect(portOption(options(port), 'port', 3000)).toBe('--port expects a number from 0 to 65535');
+  });
+});
+
+describe('usageError', () => {
+  it('prints the message and the synopsis (the usage up to its first blank line), and gives exit code 2', () => {
+    const errors: string[] = [];
+    const io: CliIo = { out: () => undefined, err: (line) => errors.push(line), stdin: process.stdin };
+    expect(usageError(io, '--home needs a value', 'convengine x [--home dir]\n\nLong help.')).toBe(2);
+    expect(errors).toEqual(['--home needs a value', 'Usage: convengine x [--home dir]']);
+  });
+});

@@ -1,0 +1,65 @@
+/**
+ * `convengine setup-temporal` against our own dev server (which now answers the gRPC health check),
+ * and how it waits: while the cluster is not up yet it retries; a refusal that waiting cannot change
+ * (here UNAUTHENTICATED) fails at once, with the reason.
+ */
+import { Connection } from '@temporalio/client';
+import { startDevServer, type DevServer } from '../../devserver';
+import { runConvengine } from '../support/run-cli';
+
+jest.setTimeout(120_000);
+
+describe('convengine setup-temporal', () => {
+  let server: DevServer;
+  let keyed: DevServer;
+  beforeAll(async () => {
+    server = await startDevServer({ port: 0 });
+    keyed = await startDevServer({ port: 0, apiKey: 'ck-test-setup' });
+  });
+  afterAll(async () => {
+    await server?.stop();
+    await keyed?.stop();
+  });
+
+  it('sets up the namespace on `convengine devserver`', async () => {
+    const env = { TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: server.namespace };
+    const run = await runConvengine(['setup-temporal', '--retention-days', '2'], env, 60_000);
+    expect(run.stderr).toBe('');
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain(`namespace default ready on ${server.address} (plaintext)`);
+    const connection = await Connection.connect({ address: server.address });
+    try {
+      const listed = await connection.operatorService.listSearchAttributes({ namespace: 'default' });
+      expect(Object.keys(listed.customAttributes ?? {})).toContain('ConversationId');
+    } finally {
+      await connection.close();
+    }
+  });
+
+  it('fails at once, with the reason, when the server refuses the call', async () => {
+    const started = Date.now();
+    const run = await runConvengine(['setup-temporal'], { TEMPORAL_ADDRESS: keyed.address }, 60_000);
+    expect(Date.now() - started).toBeLessThan(20_000);
+    expect(run.code).toBe(1);
+    expect(run.stderr).not.toContain('waiting for Temporal');
+    expect(run.stderr.trim()).toBe(
+      `setup-temporal: cannot reach Temporal at ${keyed.address} (plaintext): Failed to connect to Temporal server: ` +
+        '16 UNAUTHENTICATED: Request unauthorized.'
+    );
+  });
+
+  it('keeps waiting while nothing answers at the address', async () => {
+    // Killed after its first retry: it would wait two minutes for a server to come up.
+    const run = await runConvengine(['setup-temporal'], { TEMPORAL_ADDRESS: '127.0.0.1:1' }, 12_000);
+    expect(run.stderr).toContain('waiting for Temporal at 127.0.0.1:1 (plaintext)…');
+  });
+
+  it.each([
+    [['--bogus'], 'setup-temporal: unexpected argument(s): --bogus'],
+    [['--retention-days'], '--retention-days needs a value'],
+  ])('setup-temporal %j exits 2 with "%s"', async (args, message) => {
+    const run = await runConvengine(['setup-temporal', ...args], { TEMPORAL_ADDRESS: '127.0.0.1:1' }, 30_000);
+    expect(run.code).toBe(2);
+    expect(run.stderr.split('\n')[0]).toBe(message);
+  });
+});
