@@ -37,7 +37,11 @@ const AGE_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 /** `--since`: an ISO time or an age before now; null when it is neither. */
 export function parseSince(text: string, now: Date): Date | null {
   const age = AGE.exec(text);
-  if (age) return new Date(now.getTime() - Number(age[1]) * AGE_MS[age[2] as keyof typeof AGE_MS]);
+  if (age) {
+    // An age past what a Date can hold (99999999999d) is not a time at all, and would be refused as NaN downstream.
+    const since = new Date(now.getTime() - Number(age[1]) * AGE_MS[age[2] as keyof typeof AGE_MS]);
+    return Number.isNaN(since.getTime()) ? null : since;
+  }
   if (!/^\d{4}-\d{2}-\d{2}/.test(text)) return null;
   const at = new Date(text);
   return Number.isNaN(at.getTime()) ? null : at;

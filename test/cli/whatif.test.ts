@@ -199,6 +199,7 @@ describe('convengine whatif (what-if replay)', () => {
       [['--conversation', loan], /--config <dir\|version> is required/],
       [['--config', 'current', '--conversation', loan, '--since', '1h'], /exactly one of/],
       [['--config', 'current', '--since', 'yesterday'], /not an ISO time or an age/],
+      [['--config', 'current', '--since', '99999999999d'], /"99999999999d" is not an ISO time or an age/],
     ];
     for (const [args, message] of cases) {
       const run = await inProcess(...args);
