@@ -9,8 +9,9 @@ const USAGE = [
   'convengine seed <pack>... | all',
   'convengine seed --list',
   '',
-  'Upserts the packs into DATABASE_URL in one transaction and validates the resulting config;',
-  'on any violation nothing is applied. Seeding again is a no-op.',
+  "Inserts the packs' rows that DATABASE_URL lacks (by id) in one transaction and validates the resulting",
+  'config; on any violation nothing is applied. Rows already there, edited or not, are kept: seeding again',
+  "(and `convengine start`, which seeds its packs on every start) never reverts an author's change.",
 ].join('\n');
 
 function listPacks(io: CliIo): number {

@@ -87,7 +87,9 @@ export async function applySeedPacks(db: Database, packs: readonly SeedPack[]): 
     for (const [key, table] of CONFIG_TABLES) {
       const list = rows[key] as unknown as Record<string, unknown>[];
       if (list.length === 0) continue;
-      await upsertRows(
+      // Missing rows only: a row already there (an author's edit through `config apply` or SQL) is kept,
+      // so `convengine start`, which seeds its packs on every start, never reverts it.
+      await insertMissingRows(
         tx,
         table,
         list.map((row) => toInsertValues(table, row))
@@ -131,6 +133,13 @@ export function toInsertValues(table: PgTable, row: Record<string, unknown>): Re
     values[field] = typeof value === 'string' ? new Date(value) : value;
   }
   return values;
+}
+
+export async function insertMissingRows(tx: Tx, table: PgTable, values: Record<string, unknown>[]): Promise<void> {
+  await tx
+    .insert(table)
+    .values(values as never)
+    .onConflictDoNothing();
 }
 
 export async function upsertRows(tx: Tx, table: PgTable, values: Record<string, unknown>[]): Promise<void> {

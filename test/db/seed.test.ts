@@ -164,8 +164,14 @@ describe('seeded data and permissions', () => {
     }
   });
 
-  it('restores a seeded row that was edited', async () => {
+  it("keeps an author's edit of a seeded row when seeding again (as every `convengine start` does)", async () => {
     await tdb.pool.query("UPDATE ce_response SET exact_text = 'edited' WHERE response_id = 10");
+    await seedPacks(tdb.db, ['faq']);
+    expect(await scalar('SELECT exact_text FROM ce_response WHERE response_id = 10')).toBe('edited');
+  });
+
+  it('puts back a seeded row that was deleted', async () => {
+    await tdb.pool.query('DELETE FROM ce_response WHERE response_id = 10');
     await seedPacks(tdb.db, ['faq']);
     expect(await scalar('SELECT exact_text FROM ce_response WHERE response_id = 10')).toBe(
       'Yes, internal account moves are supported.'
