@@ -1,3 +1,5 @@
+import { DrizzleQueryError } from 'drizzle-orm';
+
 /**
  * Why something failed, in one line: the first line of the error and of each cause under it. The
  * outer message alone often hides the reason: the Temporal client's "Failed to connect to Temporal
@@ -6,6 +8,8 @@
 export function errorChain(err: unknown): string {
   const lines: string[] = [];
   for (let e: unknown = err; e !== undefined && lines.length < 4; e = e instanceof Error ? e.cause : undefined) {
+    // A failed query's own message is its SQL text and parameters (a config row's values among them): its cause says why.
+    if (e instanceof DrizzleQueryError && e.cause !== undefined) continue;
     const line = e instanceof Error ? firstLine(e) : String(e);
     if (line && !lines.includes(line)) lines.push(line);
   }

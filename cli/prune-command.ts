@@ -1,5 +1,4 @@
 import { msToNumber } from '@temporalio/common/lib/time';
-import { DrizzleQueryError } from 'drizzle-orm';
 import { EnvError, requireDatabaseUrl } from '../config/env';
 import { openDatabase, type Database } from '../db/pool';
 import { readOptions, type CliCommand, type CliIo } from './command';
@@ -51,7 +50,7 @@ async function runPrune(spec: PruneCommandSpec, io: CliIo, ageMs: number, dryRun
     return 0;
   } catch (err) {
     // Drizzle's message is the statement and its parameters; the driver's error under it says what went wrong.
-    io.err(`${spec.noun} prune failed: ${errorChain(err instanceof DrizzleQueryError ? (err.cause ?? err) : err)}`);
+    io.err(`${spec.noun} prune failed: ${errorChain(err)}`);
     return 1;
   } finally {
     await handle.close();

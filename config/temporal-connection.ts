@@ -66,6 +66,7 @@ function tlsConfig(env: Env): TLSConfig {
  * start (EnvError), not at its first call.
  */
 export function configuredTemporal(env: Env, address?: string): TemporalConnectionSettings {
+  // loadEnv refused these already; checked again where the key is used, as an Env may be spread and edited.
   const issues = temporalTlsIssues(env);
   if (issues.length > 0) throw new EnvError(issues);
   const settings: TemporalConnectionSettings = {

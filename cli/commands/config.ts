@@ -20,6 +20,7 @@ import {
 } from '../../db/config/yaml-tree';
 import { openDatabase, type Database } from '../../db/pool';
 import { parseOptions, type CliCommand, type CliIo } from '../command';
+import { errorChain } from '../error-chain';
 
 const USAGE = [
   'convengine config export <dir>            write every ce_* config table as <dir>/<table>.yaml',
@@ -125,7 +126,7 @@ async function withDatabase(io: CliIo, run: (db: Database) => Promise<number>): 
     if (isEngineError(err) && Array.isArray(err.details?.violations)) {
       for (const v of err.details.violations as ConfigViolation[]) io.err(formatViolation(v));
     }
-    io.err(`config failed: ${(err as Error).message.split('\n')[0]}`);
+    io.err(`config failed: ${errorChain(err)}`);
     return 1;
   } finally {
     await handle.close();

@@ -4,6 +4,7 @@ import { isEngineError } from '../../core/errors';
 import { openDatabase } from '../../db/pool';
 import { SEED_PACKS, UnknownSeedPackError, resolveSeedPacks, seedPacks } from '../../db/seed';
 import { parseOptions, type CliCommand, type CliIo } from '../command';
+import { errorChain } from '../error-chain';
 
 const USAGE = [
   'convengine seed <pack>... | all',
@@ -26,7 +27,7 @@ function printFailure(io: CliIo, err: unknown): number {
     for (const v of err.details.violations as ConfigViolation[]) io.err(formatViolation(v));
     return 1;
   }
-  const message = (err as Error).message;
+  const message = errorChain(err);
   io.err(`seed failed: ${message}`);
   if (/relation .* does not exist/.test(message)) io.err('Run `convengine migrate` first.');
   return 1;
