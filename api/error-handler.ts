@@ -50,8 +50,23 @@ export function installErrorHandler(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) => {
-    reply.status(404).send(envelope('ROUTE_NOT_FOUND', `No route ${request.method} ${request.url.split('?')[0]}.`));
+    const path = request.url.split('?')[0] ?? '';
+    const allowed = methodsServing(app, path);
+    if (allowed.length > 0) {
+      // RFC 9110 §15.5.6: the path exists, so say which methods it takes instead of "not found".
+      reply.header('allow', allowed.join(', '));
+      reply.status(405).send(envelope('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}.`));
+      return;
+    }
+    reply.status(404).send(envelope('ROUTE_NOT_FOUND', `No route ${request.method} ${path}.`));
   });
+}
+
+const ROUTABLE_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
+
+/** The methods the router would serve on this concrete path, asked of Fastify's own router. */
+function methodsServing(app: FastifyInstance, path: string): string[] {
+  return ROUTABLE_METHODS.filter((method) => (app.findRoute({ method, url: path }) as object | null) !== null);
 }
 
 /**

@@ -16,9 +16,14 @@ export function errorChain(err: unknown): string {
   return lines.join(': ');
 }
 
-/** An error's first line; a socket error without a message (an AggregateError of every address tried) by its code. */
+/**
+ * An error's first line; a socket error without a message (an AggregateError of every address tried) by its code;
+ * the worker's native connection error (Rust's debug form of a tonic transport error) by the OS's own words.
+ */
 function firstLine(err: Error): string {
   const line = err.message.split('\n')[0];
+  const osMessage = line?.startsWith('tonic::transport::Error') ? /message: "([^"]+)"/.exec(line)?.[1] : undefined;
+  if (osMessage) return osMessage;
   if (line) return line;
   const code = (err as { code?: unknown }).code;
   return typeof code === 'string' ? code : err.name;

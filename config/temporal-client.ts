@@ -1,5 +1,5 @@
 import { Connection, type ConnectionOptions } from '@temporalio/client';
-import type { TemporalConnectionSettings } from './temporal-connection';
+import { unreachable, type TemporalConnectionSettings } from './temporal-connection';
 
 /** The client options (gateway, CLI commands) for `settings`: address, TLS and API key. */
 export function clientConnectionOptions(
@@ -14,10 +14,12 @@ export function clientConnectionOptions(
   };
 }
 
-/** A client connection to the cluster `settings` names. */
+/** A client connection to the cluster `settings` names; a failure is a TemporalUnreachableError. */
 export function connectTemporalClient(
   settings: TemporalConnectionSettings,
   extra: Pick<ConnectionOptions, 'connectTimeout'> = {}
 ): Promise<Connection> {
-  return Connection.connect(clientConnectionOptions(settings, extra));
+  return Connection.connect(clientConnectionOptions(settings, extra)).catch((err: unknown) => {
+    throw unreachable(settings, err);
+  });
 }

@@ -86,6 +86,22 @@ export function describeTemporal(settings: TemporalConnectionSettings): string {
   return `${settings.address} (${parts.join(', ')})`;
 }
 
+/**
+ * A connection to Temporal that could not be made, naming where it was going: the SDK's own messages ("Failed to
+ * connect before the deadline", a tonic transport error) never say which address or how. The reason is the cause.
+ */
+export class TemporalUnreachableError extends Error {
+  constructor(settings: TemporalConnectionSettings, cause: unknown) {
+    super(`cannot reach Temporal at ${describeTemporal(settings)}`, { cause });
+    this.name = 'TemporalUnreachableError';
+  }
+}
+
+/** `err` as a TemporalUnreachableError for `settings`, wrapped once. */
+export function unreachable(settings: TemporalConnectionSettings, err: unknown): TemporalUnreachableError {
+  return err instanceof TemporalUnreachableError ? err : new TemporalUnreachableError(settings, err);
+}
+
 /** A server this process started on loopback (the embedded dev server, `temporal server start-dev`): plaintext. */
 export function localTemporal(address: string): TemporalConnectionSettings {
   return { address };

@@ -1,10 +1,10 @@
 import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
 import { sql } from 'drizzle-orm';
-import { loadEnv, requireDatabaseUrl, type Env } from '../config/env';
-import { configuredTemporal, type TemporalConnectionSettings } from '../config/temporal-connection';
+import type { Env } from '../config/env';
+import type { TemporalConnectionSettings } from '../config/temporal-connection';
 import { createActivities } from '../activities';
 import type { Database } from '../db/pool';
-import { createLogger, silentLogger, type Logger } from '../observability/logger';
+import { silentLogger, type Logger } from '../observability/logger';
 import { createWorkerMetrics, type WorkerMetrics } from '../observability/metrics';
 import { metricsText, reachable, startProbeServer, type ProbeServer } from '../observability/probe-server';
 import { workerInstrumentation } from '../observability/worker-options';
@@ -128,21 +128,5 @@ function startWorkerProbeOn(
       temporal: await reachable(connection.workflowService.getSystemInfo({})),
       worker: worker.getState() === 'RUNNING' ? 'ok' : worker.getState().toLowerCase(),
     }),
-  });
-}
-
-/** `convengine worker`: a worker from the environment; the SDK drains in-flight tasks on SIGTERM/SIGINT. */
-export async function startWorkerFromEnv(
-  env: Env = loadEnv(),
-  logger: Logger = createLogger({ level: env.LOG_LEVEL, format: env.LOG_FORMAT ?? 'json', name: 'worker' }),
-  temporal: TemporalConnectionSettings | null = env.TEMPORAL_ADDRESS ? configuredTemporal(env) : null
-): Promise<RunningWorker> {
-  if (!temporal) throw new Error('TEMPORAL_ADDRESS is not set (use `convengine start` for the embedded dev server).');
-  return runTurnWorker({
-    env,
-    databaseUrl: requireDatabaseUrl(),
-    temporal,
-    logger,
-    probe: { host: env.HOST, port: env.WORKER_METRICS_PORT ?? 9464, orAnyPort: env.WORKER_METRICS_PORT === undefined },
   });
 }

@@ -1,7 +1,7 @@
 import type { DataConverter } from '@temporalio/common';
 import { NativeConnection, Worker, type NativeConnectionOptions, type WorkerOptions } from '@temporalio/worker';
 import type { GrpcCompression } from '../config/env';
-import type { TemporalConnectionSettings } from '../config/temporal-connection';
+import { unreachable, type TemporalConnectionSettings } from '../config/temporal-connection';
 import type { TurnActivities } from '../core/turn/activities';
 import { workflowBundleVariant } from '../observability/worker-options';
 import { workflowSource, type WorkflowSource } from './bundle';
@@ -53,5 +53,7 @@ export function connectWorker(
   settings: TemporalConnectionSettings,
   compression: GrpcCompression
 ): Promise<NativeConnection> {
-  return NativeConnection.connect(workerConnectionOptions(settings, compression));
+  return NativeConnection.connect(workerConnectionOptions(settings, compression)).catch((err: unknown) => {
+    throw unreachable(settings, err);
+  });
 }

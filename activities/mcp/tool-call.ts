@@ -1,4 +1,3 @@
-import type { McpToolRow } from '../../core/config/types';
 import { EngineError, ErrorType, errorMessage, isEngineError } from '../../core/errors';
 import type { Json } from '../../core/json';
 import { McpAudit, SemanticTool } from '../../core/mcp/constants';
@@ -11,7 +10,7 @@ import {
   toolCallAuditPayload,
 } from '../../core/mcp/plan-apply';
 import { checkToolArgs } from '../../core/mcp/tool-args';
-import { findToolRow, normalizeToolGroup, sideEffectOf } from '../../core/mcp/tools';
+import { requireEnabledTool, normalizeToolGroup, sideEffectOf } from '../../core/mcp/tools';
 import type { McpToolCallInput, StepOutput } from '../../core/turn/contracts';
 import { publishVerbose } from '../pipeline/support';
 import type { StepContext } from '../step-runtime';
@@ -26,14 +25,6 @@ import { emit, mcpRules, toolHandlerContext } from './support';
  * end the loop (semantic clarification / unsupported); failure is thrown as a typed error —
  * retryable or not — and the driver turns a final failure into TOOL_ERROR.
  */
-function requireTool(ctx: StepContext<McpToolCallInput>): McpToolRow {
-  const row = findToolRow(ctx.snapshot, ctx.input.call.toolCode);
-  if (!row || !row.enabled) {
-    throw new EngineError(ErrorType.ToolNotAllowed, `Tool ${ctx.input.call.toolCode} is not an enabled ce_mcp_tool`);
-  }
-  return row;
-}
-
 /** Errors from tool code that are not engine errors (a consumer handler's `throw new Error`) stay retryable. */
 export function asToolError(err: unknown, toolCode: string): unknown {
   if (isEngineError(err) || !(err instanceof Error)) return err;
@@ -46,7 +37,7 @@ export function asToolError(err: unknown, toolCode: string): unknown {
 
 export async function mcpToolCall(ctx: StepContext<McpToolCallInput>): Promise<StepOutput> {
   const { scope, input } = ctx;
-  const row = requireTool(ctx);
+  const row = requireEnabledTool(ctx.snapshot, ctx.input.call.toolCode);
   const toolGroup = normalizeToolGroup(row.toolGroup);
   const verdict = checkToolArgs(ctx.snapshot, row, input.call.args);
   if (!verdict.ok && input.verifiedResult === undefined) {

@@ -3,9 +3,8 @@ import { isJsonObject, tryParseJson, type Json } from '../../core/json';
 import { BlockReason, McpAudit } from '../../core/mcp/constants';
 import { checkToolArgs, toolArgsRejected } from '../../core/mcp/tool-args';
 import { decideToolCall, type ToolCallDecision } from '../../core/mcp/tool-policy';
-import type { McpToolRow } from '../../core/config/types';
 import {
-  findToolRow,
+  requireEnabledTool,
   nextToolGuardConfig,
   normalizeToolGroup,
   toolDescriptor,
@@ -39,9 +38,7 @@ function parseToolRequest(raw: Json | undefined): DirectRequest | null {
 
 function decide(ctx: StepContext, req: DirectRequest): ToolCallDecision {
   if (req.toolCode === '') throw new EngineError(ErrorType.ToolArgsInvalid, 'tool_request.tool_code is required');
-  const row = findToolRow(ctx.snapshot, req.toolCode);
-  if (!row || !row.enabled)
-    throw new EngineError(ErrorType.ToolNotAllowed, `Tool ${req.toolCode} is not an enabled ce_mcp_tool`);
+  const row = requireEnabledTool(ctx.snapshot, req.toolCode);
   const { intent, state } = ctx.scope.session;
   return decideToolCall({
     origin: 'DIRECT',
@@ -107,7 +104,7 @@ export async function toolOrchestration(ctx: StepContext): Promise<StepOutput> {
   }
   const { tool } = decision;
   // The same input-schema check as the planner's calls: a rejected request schedules no tool call.
-  const verdict = checkToolArgs(ctx.snapshot, findToolRow(ctx.snapshot, tool.toolCode) as McpToolRow, req.args);
+  const verdict = checkToolArgs(ctx.snapshot, requireEnabledTool(ctx.snapshot, tool.toolCode), req.args);
   if (!verdict.ok) return recordFailure(ctx, req, toolArgsRejected(tool.toolCode, verdict));
   const call = {
     toolCode: tool.toolCode,

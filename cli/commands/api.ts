@@ -1,8 +1,10 @@
-import { loadEnv, requireDatabaseUrl } from '../../config/env';
+import { loadEnv } from '../../config/env';
 import { configuredTemporal } from '../../config/temporal-connection';
 import { startApiServer } from '../../api/server';
 import { processTelemetry } from '../../observability/process';
 import type { CliCommand } from '../command';
+import { commandDatabaseUrl } from '../database-url';
+import { errorChain } from '../error-chain';
 import { untilSignal } from '../signals';
 
 export const apiCommand: CliCommand = {
@@ -18,14 +20,18 @@ export const apiCommand: CliCommand = {
       io.err('TEMPORAL_ADDRESS is not set (use `convengine start` for the embedded dev server).');
       return 2;
     }
+    const databaseUrl = commandDatabaseUrl(io);
+    if (databaseUrl === null) return 2;
     const telemetry = processTelemetry(env, 'api');
     const server = await startApiServer({
       env,
-      databaseUrl: requireDatabaseUrl(),
+      databaseUrl,
       temporal: configuredTemporal(env),
       logger: telemetry.logger,
     }).catch((err: unknown) => {
+      // The log line, with its stack, is for the log collector; the operator at a terminal gets the reason.
       telemetry.logger.fatal({ err }, 'API failed to start');
+      io.err(`API failed to start: ${errorChain(err)}`);
       return null;
     });
     if (!server) return 1;

@@ -3,6 +3,7 @@ import { loadEnv } from '../../config/env';
 import { configuredTemporal } from '../../config/temporal-connection';
 import { parseCommandArgs, usageError, type CliCommand } from '../command';
 import { formatTimeline } from '../history/timeline';
+import { errorChain } from '../error-chain';
 import { withTemporalConnection } from '../temporal/connect';
 
 const OPTIONS = { values: ['address', 'namespace', 'run'] };
@@ -36,7 +37,7 @@ export const historyCommand: CliCommand = {
       for (const line of formatTimeline(workflowId, history.events ?? [])) io.out(line);
       return 0;
     } catch (err) {
-      io.err(`cannot read the history of ${workflowId}: ${(err as Error).message}`);
+      io.err(`cannot read the history of ${workflowId}: ${errorChain(err)}`);
       return 1;
     }
   },

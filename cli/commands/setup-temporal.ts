@@ -5,10 +5,11 @@ import { connectTemporalClient } from '../../config/temporal-client';
 import {
   configuredTemporal,
   describeTemporal,
+  unreachable,
   type TemporalConnectionSettings,
 } from '../../config/temporal-connection';
 import { parseCommandArgs, type CliCommand } from '../command';
-import { unreachable } from '../temporal/connect';
+import { errorChain } from '../error-chain';
 import { setupTemporalNamespace } from '../temporal/setup';
 
 const CONNECT_TIMEOUT_MS = 120_000;
@@ -89,7 +90,7 @@ export const setupTemporalCommand: CliCommand = {
     try {
       connection = await connectWhenUp(temporal, io.err);
     } catch (err) {
-      io.err(`setup-temporal: ${(err as Error).message}`);
+      io.err(`setup-temporal: ${errorChain(err)}`);
       return 1;
     }
     try {

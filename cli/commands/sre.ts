@@ -5,6 +5,7 @@ import { configuredTemporal } from '../../config/temporal-connection';
 import { temporalHeldTools, type HeldToolOperations } from '../../api/turns/held-tools';
 import type { HeldToolAction, HeldToolDecisionInput } from '../../workflows/messages';
 import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../command';
+import { errorChain } from '../error-chain';
 import { withTemporalConnection } from '../temporal/connect';
 
 const ACTIONS: Readonly<Record<string, HeldToolAction>> = {
@@ -103,7 +104,7 @@ export const sreCommand: CliCommand = {
         return 0;
       });
     } catch (err) {
-      io.err(`sre ${verb}: ${(err as Error).message}`);
+      io.err(`sre ${verb}: ${errorChain(err)}`);
       return 1;
     }
   },

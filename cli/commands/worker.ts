@@ -2,8 +2,10 @@ import { loadEnv } from '../../config/env';
 import { configuredTemporal, describeTemporal } from '../../config/temporal-connection';
 import { processTelemetry } from '../../observability/process';
 import { installTemporalRuntime } from '../../observability/temporal-runtime';
-import { startWorkerFromEnv } from '../../worker/main';
+import { runTurnWorker } from '../../worker/main';
 import type { CliCommand } from '../command';
+import { commandDatabaseUrl } from '../database-url';
+import { errorChain } from '../error-chain';
 import { checkRoundTrip } from '../doctor/checks';
 
 export const workerCommand: CliCommand = {
@@ -24,11 +26,12 @@ export const workerCommand: CliCommand = {
       return 2;
     }
     const env = loadEnv();
-    // Checked here, not only by startWorkerFromEnv: its error would reach the user as a fatal log line with a stack.
     if (!env.TEMPORAL_ADDRESS) {
       io.err('TEMPORAL_ADDRESS is not set (use `convengine start` for the embedded dev server).');
       return 2;
     }
+    const databaseUrl = commandDatabaseUrl(io);
+    if (databaseUrl === null) return 2;
     const temporal = configuredTemporal(env);
     const telemetry = processTelemetry(env, 'worker');
     installTemporalRuntime({ logger: telemetry.logger, sdkMetricsAddress: env.TEMPORAL_SDK_METRICS_ADDRESS });
@@ -40,8 +43,20 @@ export const workerCommand: CliCommand = {
       });
       (finding.level === 'ok' ? io.out : io.err)(`${finding.level} round-trip ${finding.message}`);
     }
-    const worker = await startWorkerFromEnv(env, telemetry.logger, temporal).catch((err: unknown) => {
+    const worker = await runTurnWorker({
+      env,
+      databaseUrl,
+      temporal,
+      logger: telemetry.logger,
+      probe: {
+        host: env.HOST,
+        port: env.WORKER_METRICS_PORT ?? 9464,
+        orAnyPort: env.WORKER_METRICS_PORT === undefined,
+      },
+    }).catch((err: unknown) => {
+      // The log line, with its stack, is for the log collector; the operator at a terminal gets the reason.
       telemetry.logger.fatal({ err }, 'worker failed to start');
+      io.err(`worker failed to start: ${errorChain(err)}`);
       return null;
     });
     if (!worker) return 1;

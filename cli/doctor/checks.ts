@@ -1,6 +1,10 @@
 import type { Connection } from '@temporalio/client';
 import { connectTemporalClient } from '../../config/temporal-client';
-import { describeTemporal, type TemporalConnectionSettings } from '../../config/temporal-connection';
+import {
+  describeTemporal,
+  TemporalUnreachableError,
+  type TemporalConnectionSettings,
+} from '../../config/temporal-connection';
 import { openDatabase } from '../../db/pool';
 import { readMigrations } from '../../db/migrate';
 import { readConfigRows } from '../../db/config/load';
@@ -45,7 +49,9 @@ export async function checkTemporal(temporal: TemporalConnectionSettings, namesp
     await connection.workflowService.describeNamespace({ namespace });
   } catch (err) {
     const handshake = await tlsHandshakeProblem(temporal);
-    const why = handshake ? `${errorChain(err)} (${handshake})` : errorChain(err);
+    // The address is already in this message: say only why.
+    const reason = errorChain(err instanceof TemporalUnreachableError ? err.cause : err);
+    const why = handshake ? `${reason} (${handshake})` : reason;
     return [{ check: 'temporal', level: 'fail', message: `cannot use namespace ${namespace} on ${where}: ${why}` }];
   }
   const findings: Finding[] = [{ check: 'temporal', level: 'ok', message: `namespace ${namespace} on ${where}` }];

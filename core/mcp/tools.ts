@@ -37,6 +37,16 @@ export function findToolRow(snapshot: ConfigSnapshot, toolCode: string): McpTool
   return snapshot.rows.mcpTools.find((t) => t.toolCode.toLowerCase() === code);
 }
 
+/**
+ * The enabled tool row for a code, or the typed refusal a turn records as the tool's result. The message names
+ * what the caller can act on (the code), not our storage.
+ */
+export function requireEnabledTool(snapshot: ConfigSnapshot, toolCode: string): McpToolRow {
+  const row = findToolRow(snapshot, toolCode);
+  if (!row || !row.enabled) throw new EngineError(ErrorType.ToolNotAllowed, `No enabled tool is named ${toolCode}.`);
+  return row;
+}
+
 export function sideEffectOf(row: McpToolRow): ToolSideEffect {
   const value = row.sideEffect.trim().toUpperCase() as ToolSideEffect;
   return (TOOL_SIDE_EFFECTS as readonly string[]).includes(value) ? value : 'READ_ONLY';

@@ -54,7 +54,8 @@ describe('bad input gets a specific 4xx, never a 5xx or internals', () => {
 
   it('has no HEAD on the event stream: it would hold a stream slot and never answer', async () => {
     const res = await h.request('HEAD', `/api/v1/conversation/${UNKNOWN}/stream`);
-    expect(res.status).toBe(404);
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe('GET');
   });
 
   it.each(['application/x-www-form-urlencoded', 'text/plain', 'text/plain; charset=utf-8'])(
@@ -82,6 +83,18 @@ describe('bad input gets a specific 4xx, never a 5xx or internals', () => {
     const res = await h.request(method, path);
     expect(res.status).toBe(status);
     expect(res.json().error.code).toBe(code);
+  });
+
+  it.each([
+    // GET and HEAD: the path is also a conversation id to the GET route, which then refuses it (400).
+    ['PUT', '/api/v1/conversation/message', 'GET, HEAD, POST'],
+    ['DELETE', `/api/v1/conversation/${UNKNOWN}`, 'GET, HEAD'],
+    ['POST', '/healthz', 'GET, HEAD'],
+  ])('%s %s → 405 with Allow: %s', async (method, path, allow) => {
+    const res = await h.request(method, path);
+    expect(res.status).toBe(405);
+    expect(res.headers.get('allow')).toBe(allow);
+    expect(res.json().error).toEqual({ code: 'METHOD_NOT_ALLOWED', message: `${method} is not allowed on ${path}.` });
   });
 
   it('validates approval decisions before touching the turn', async () => {

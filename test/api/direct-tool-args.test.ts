@@ -36,6 +36,20 @@ describe('direct tool requests obey the tool input schema (issue #21)', () => {
     expect(await h.wf.mcp.payload(id, 'TOOL_ORCHESTRATION_ERROR')).toMatchObject({ errorType: 'TOOL_ARGS_INVALID' });
   });
 
+  it("records a request for an unknown tool as the tool's error (as the Java engine does), naming no table", async () => {
+    h.wf.mcp.llm.setScript([answer('I could not check that order.')]);
+    const res = await h.request('POST', '/api/v1/conversation/message', {
+      json: { message: MESSAGE, inputParams: { tool_request: { tool_code: 'mock.order.cancel', args: {} } } },
+    });
+    expect(res.status).toBe(200);
+    expect(res.body).not.toMatch(/ce_mcp_tool|ce_\w+/);
+    const id = res.json().conversationId as string;
+    expect(await h.wf.mcp.payload(id, 'TOOL_ORCHESTRATION_ERROR')).toMatchObject({
+      errorType: 'TOOL_NOT_ALLOWED',
+      error: 'No enabled tool is named mock.order.cancel.',
+    });
+  });
+
   it('runs the tool once for arguments the schema allows', async () => {
     const res = await send({ orderId: 'ORD-7017' });
     expect(res.status).toBe(200);

@@ -1,5 +1,15 @@
-/** `convengine worker` without TEMPORAL_ADDRESS: one line and exit 2, as `convengine api`, not a fatal log with a stack. */
+/**
+ * `convengine worker` and `convengine api` at a terminal: a start that cannot happen ends in one line on stderr
+ * that says why, besides the fatal JSON log line (with its stack) for the log collector.
+ */
 import { runConvengine } from '../support/run-cli';
+
+/** A loopback port nothing listens on. */
+const NOBODY = '127.0.0.1:1';
+const DATABASE_URL = 'postgres://postgres@127.0.0.1:5432/test';
+const NO_DATABASE_URL =
+  'Invalid environment (1 variable(s)):\n' +
+  '  DATABASE_URL: is not set; point it at PostgreSQL, e.g. postgres://postgres@127.0.0.1:5432/convengine\n';
 
 describe('convengine worker', () => {
   it('says TEMPORAL_ADDRESS is not set, in one line, and exits 2', async () => {
@@ -10,4 +20,35 @@ describe('convengine worker', () => {
       stderr: 'TEMPORAL_ADDRESS is not set (use `convengine start` for the embedded dev server).\n',
     });
   });
+
+  it('names the Temporal it cannot reach and the reason, in one line, and exits 1', async () => {
+    const run = await runConvengine(['worker'], { TEMPORAL_ADDRESS: NOBODY, DATABASE_URL, LOG_FORMAT: 'json' }, 30_000);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      `worker failed to start: cannot reach Temporal at ${NOBODY} (plaintext): Connection refused\n`
+    );
+    const fatal = run.stdout.split('\n').find((line) => line.includes('"level":"fatal"'));
+    expect(JSON.parse(fatal ?? '{}')).toMatchObject({
+      msg: 'worker failed to start',
+      err: { stack: expect.any(String) },
+    });
+  });
+});
+
+describe.each(['worker', 'api'])('convengine %s without DATABASE_URL', (command) => {
+  it('says so, in one message, and exits 2 before connecting anywhere', async () => {
+    const run = await runConvengine([command], { TEMPORAL_ADDRESS: NOBODY, DATABASE_URL: '' }, 30_000);
+    expect(run).toEqual({ code: 2, stdout: '', stderr: NO_DATABASE_URL });
+  });
+});
+
+describe('convengine api', () => {
+  it('names the Temporal it cannot reach and the reason, in one line, and exits 1', async () => {
+    const variables = { TEMPORAL_ADDRESS: NOBODY, DATABASE_URL, PORT: '0', LOG_FORMAT: 'json' };
+    const run = await runConvengine(['api'], variables, 40_000);
+    expect(run.code).toBe(1);
+    expect(run.stderr).toBe(
+      `API failed to start: cannot reach Temporal at ${NOBODY} (plaintext): Failed to connect before the deadline\n`
+    );
+  }, 45_000);
 });

@@ -54,6 +54,7 @@ export function checkTemplateText(
   text: string | null
 ): void {
   if (isBlank(text)) return;
+  if (!checkTemplateSize(ctx, where, text as string)) return;
   let refs: VariablePath[];
   try {
     refs = parseTemplate(text as string).flatMap((p) => (p.kind === 'variable' ? [p.path] : []));
@@ -72,6 +73,27 @@ export function checkTemplateText(
       );
     }
   }
+}
+
+/**
+ * Every render of a template goes into an LLM request or a reply. Past the warning size it costs on every turn;
+ * past the limit it cannot fit any model's context window (~200k tokens, ~4 bytes each), so every turn that
+ * renders it would fail at the model.
+ */
+const TEMPLATE_WARN_BYTES = 32 * 1024;
+const TEMPLATE_MAX_BYTES = 1024 * 1024;
+
+function checkTemplateSize(ctx: ValidationContext, where: { table: string; id: number; column: string }, text: string) {
+  const bytes = new TextEncoder().encode(text).byteLength;
+  const size = `${Math.round(bytes / 1024)} KiB`;
+  if (bytes > TEMPLATE_MAX_BYTES) {
+    ctx.sink.violation(where.table, where.id, `${where.column} is ${size}, over the 1024 KiB a model request can hold`);
+    return false;
+  }
+  if (bytes > TEMPLATE_WARN_BYTES) {
+    ctx.sink.warning(where.table, where.id, `${where.column} is ${size}; every turn that renders it sends it whole`);
+  }
+  return true;
 }
 
 /** `context.<path>` is written by the engine, or is a schema field extracted for this intent. */

@@ -367,6 +367,18 @@ const cases: Case[] = [
     reason: /rule_type "ALLOW_KEYWORD"/,
   },
   {
+    name: 'a 40 KiB system prompt is a warning: every turn that renders it sends it whole',
+    breakIt: (r) => void (at(r.promptTemplates, 0).systemPrompt = 'Be brief. '.repeat(4_100)),
+    violations: [],
+    warnings: ['ce_prompt_template[1]'],
+  },
+  {
+    name: 'a 5 MB system prompt is refused: it cannot fit a model request',
+    breakIt: (r) => void (at(r.promptTemplates, 0).systemPrompt = 'é'.repeat(2_600_000)),
+    violations: ['ce_prompt_template[1]'],
+    reason: /system_prompt is 5078 KiB, over the 1024 KiB a model request can hold/,
+  },
+  {
     name: 'interaction_mode outside the enum is a warning',
     breakIt: (r) => void (at(r.promptTemplates, 0).interactionMode = 'FOO'),
     violations: [],
