@@ -145,10 +145,17 @@ function observationsIn(prompt: string): JsonObject[] {
   return Array.isArray(list) ? list.filter(isJsonObject) : [];
 }
 
+/** The rows of a tool result: a DB tool's `rows` (or `rowsPreview` when it keeps only a preview), or a list. */
+function rowsOf(value: Json): Json[] | null {
+  if (Array.isArray(value)) return value;
+  if (!isJsonObject(value)) return null;
+  const rows = value['rows'] ?? value['rowsPreview'];
+  return Array.isArray(rows) ? rows : null;
+}
+
 function describeResult(result: Json): string {
   const value = isJsonObject(result) && result['mapped'] !== undefined ? result['mapped'] : result;
-  const rows =
-    isJsonObject(value) && Array.isArray(value['rows']) ? value['rows'] : Array.isArray(value) ? value : null;
+  const rows = rowsOf(value);
   if (rows && rows.length === 0) return 'I found no matching records.';
   const first = rows ? rows[0] : value;
   const fields = isJsonObject(first)

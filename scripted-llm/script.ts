@@ -8,7 +8,10 @@ export interface ScriptEntry {
   kind?: string;
   /** Substring (case-sensitive) or RegExp tested against the system prompt + user text. */
   match?: string | RegExp;
-  /** Completion text. Objects and arrays are sent as their JSON text. */
+  /**
+   * Completion text. Objects and arrays are sent as their JSON text. A function is given the prompt the matcher saw
+   * (system prompt + user text) and answers from it, as a model reading the prompt would.
+   */
   reply?: unknown;
   /** Answer with an HTTP error instead of a completion (429, 529, 500, …). */
   error?: { status: number; message?: string; retryAfterMs?: number };
@@ -95,8 +98,9 @@ export class Script {
   }
 }
 
-/** The text of a reply as the model would send it. */
-export function replyText(reply: unknown): string {
+/** The text of a reply as the model would send it; a reply function is answered for `prompt`. */
+export function replyText(reply: unknown, prompt = ''): string {
+  if (typeof reply === 'function') return replyText((reply as (prompt: string) => unknown)(prompt));
   if (typeof reply === 'string') return reply;
   if (reply === undefined) return '';
   return JSON.stringify(reply);

@@ -146,9 +146,10 @@ function createHandler(script: Script, requests: RecordedRequest[], faults: Faul
     }
     const record = recordOf(requests.length + 1, await readBody(req), headerMap(req));
     requests.push(record);
-    const fault = faults.next(record.kind, `${record.system}\n${record.userText}`);
+    const prompt = `${record.system}\n${record.userText}`;
+    const fault = faults.next(record.kind, prompt);
     if (fault && (await answerFault(res, record, fault))) return;
-    const match = script.take(record.kind, `${record.system}\n${record.userText}`);
+    const match = script.take(record.kind, prompt);
     const fallbackReply = match ? undefined : await fallback?.(record);
     if (!match && fallbackReply !== undefined) {
       record.answeredBy = 'fallback';
@@ -173,7 +174,7 @@ function createHandler(script: Script, requests: RecordedRequest[], faults: Faul
       return;
     }
     record.status = 200;
-    send(res, 200, messageBody(record.seq, record.model, replyText(match.entry.reply)));
+    send(res, 200, messageBody(record.seq, record.model, replyText(match.entry.reply, prompt)));
   };
 }
 

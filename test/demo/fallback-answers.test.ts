@@ -61,6 +61,14 @@ describe('demo fallback model', () => {
       })
     );
     expect(observed).toMatchObject({ action: 'ANSWER', answer: 'I found: status MOVED.' });
+    const none = answerPlan(
+      rows,
+      turn({
+        kind: 'PLAN',
+        prompt: 'Observations: [{"toolCode":"postgres.move_status","result":{"rowCount":0,"rowsPreview":[]}}]',
+      })
+    );
+    expect(none).toMatchObject({ action: 'ANSWER', answer: 'I found no matching records.' });
     const nothing = answerPlan(rows, turn({ kind: 'PLAN', intent: 'FAQ', state: 'IDLE', userInput: 'hm' }));
     expect(nothing).toMatchObject({ action: 'ANSWER', answer: guidance(rows) });
     expect(guidance(rows)).toMatch(/You can say, for example/);

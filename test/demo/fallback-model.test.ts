@@ -27,12 +27,35 @@ describe('keyless demo: input outside the recordings', () => {
     expect(turn.reply).toContain(DEMO_MESSAGES.orderDirect);
   });
 
-  it('skips the loan edit turn: confirming straight away answers instead of failing the turn', async () => {
+  it("skips the loan edit turn: confirming straight away submits the first message's application", async () => {
+    h.toolServer.counters.reset();
     const first = await say(DEMO_MESSAGES.loanRequest);
     expect(first.state).toBe('CONFIRMATION');
     const confirmed = await say(DEMO_MESSAGES.loanConfirm, first.conversationId);
-    expect(confirmed.intent).toBe('LOAN_APPLICATION');
-    expect(confirmed.reply.trim()).not.toBe('');
+    expect(confirmed).toMatchObject({
+      intent: 'LOAN_APPLICATION',
+      state: 'COMPLETED',
+      reply: 'Loan application submitted for customer 1234. Amount 35000, tenure 24 months. Application ID LA-90311.',
+    });
+    const submits = h.toolServer.counters.log.filter((r) => r.route === '/loan/applications');
+    expect(submits.map((r) => JSON.parse(r.body ?? '{}'))).toEqual([
+      { customerId: '1234', requestedAmount: 35000, tenureMonths: 24 },
+    ]);
+  });
+
+  it("processes a loan the recordings never saw, by the planner's policy, and confirms what it was told", async () => {
+    h.toolServer.counters.reset();
+    const first = await say('I need a loan. Customer id 5555, amount 10000, 36 months.');
+    expect(first).toMatchObject({
+      state: 'CONFIRMATION',
+      reply: 'Please confirm: customerId 5555, requestedAmount 10000, tenureMonths 36. Proceed?',
+    });
+    const confirmed = await say('yes', first.conversationId);
+    expect(confirmed.reply).toBe(
+      'Loan application submitted for customer 5555. Amount 10000, tenure 36 months. Application ID LA-90311.'
+    );
+    const routes = h.toolServer.counters.log.map((r) => r.route);
+    expect(routes).toEqual(['/loan/credit-rating', '/loan/fraud-check', '/loan/debt-summary', '/loan/applications']);
   });
 
   it.each([
