@@ -198,11 +198,25 @@ export function answerPlan(rows: ConfigRows, turn: FallbackTurn): JsonObject {
   return answer(guidance(rows));
 }
 
+/** Dialogue acts by cue words, first match wins; what the regex pass of the engine leaves undecided lands here. */
+const ACT_CUES: readonly (readonly [string, RegExp])[] = [
+  ['EDIT', /\b(change|make it|update|instead|actually|correct|switch)\b/i],
+  ['AFFIRM', /\b(yes|yeah|yep|go ahead|proceed|confirm(ed)?|looks good|sounds good|do it|please do)\b/i],
+  ['NEGATE', /^\s*(no|nope|cancel|stop|don'?t)\b/i],
+  ['GREETING', /^\s*(hi|hello|hey|good (morning|afternoon|evening))\b/i],
+  ['QUESTION', /\?\s*$/],
+];
+
+export function answerDialogueAct(turn: FallbackTurn): JsonObject {
+  const cue = ACT_CUES.find(([, pattern]) => pattern.test(turn.userInput));
+  return { dialogueAct: cue?.[0] ?? 'NEW_REQUEST', confidence: cue ? 0.8 : 0.5, standaloneQuery: turn.userInput };
+}
+
 /** A valid answer for every call kind. */
 export function fallbackAnswer(rows: ConfigRows, turn: FallbackTurn): unknown {
   switch (turn.kind) {
     case 'DA':
-      return { dialogueAct: 'NEW_REQUEST', confidence: 0.5, standaloneQuery: turn.userInput };
+      return answerDialogueAct(turn);
     case 'INTENT':
       return answerIntent(rows, turn);
     case 'SCHEMA':

@@ -1,4 +1,11 @@
-import { answerIntent, answerPlan, answerSchema, guidance, type FallbackTurn } from '../../demo/fallback-model';
+import {
+  answerDialogueAct,
+  answerIntent,
+  answerPlan,
+  answerSchema,
+  guidance,
+  type FallbackTurn,
+} from '../../demo/fallback-model';
 import { packConfigRows, SEED_PACKS } from '../../db/seed';
 
 const rows = packConfigRows(SEED_PACKS);
@@ -20,6 +27,22 @@ describe('demo fallback model', () => {
     const same = answerIntent(rows, turn({ intent: 'MOVE_CONNECTIONS', state: 'COMPLETED', userInput: 'move status' }));
     expect(same).toMatchObject({ intent: 'MOVE_CONNECTIONS', state: 'COMPLETED' });
     expect(answerIntent(rows, turn({ userInput: 'qwerty' }))).toMatchObject({ intent: null, confidence: 0 });
+  });
+
+  it.each([
+    ['change the amount to 20000', 'EDIT'],
+    ['actually, make it 48 months', 'EDIT'],
+    ['yes please, go ahead', 'AFFIRM'],
+    ['no, not now', 'NEGATE'],
+    ['hello, anyone there', 'GREETING'],
+    ['where is my order?', 'QUESTION'],
+    ['I need a loan', 'NEW_REQUEST'],
+  ])('DA: %p is %s, by cue words', (userInput, act) => {
+    expect(answerDialogueAct(turn({ kind: 'DA', userInput }))).toEqual({
+      dialogueAct: act,
+      confidence: act === 'NEW_REQUEST' ? 0.5 : 0.8,
+      standaloneQuery: userInput,
+    });
   });
 
   it('SCHEMA: fields by simple patterns after their words, null when absent', () => {
