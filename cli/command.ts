@@ -21,27 +21,6 @@ export function wantsHelp(args: string[]): boolean {
   return args.includes('--help') || args.includes('-h');
 }
 
-/** Parses `--name value` / `--flag` options; repeated options accumulate. */
-export function parseOptions(args: string[]): ParsedArgs {
-  const positional: string[] = [];
-  const options = new Map<string, string[]>();
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i] as string;
-    if (!arg.startsWith('--')) {
-      positional.push(arg);
-      continue;
-    }
-    const eq = arg.indexOf('=');
-    const name = eq > 0 ? arg.slice(2, eq) : arg.slice(2);
-    let value: string;
-    if (eq > 0) value = arg.slice(eq + 1);
-    else if (i + 1 < args.length && !(args[i + 1] as string).startsWith('--')) value = args[++i] as string;
-    else value = 'true';
-    options.set(name, [...(options.get(name) ?? []), value]);
-  }
-  return { positional, options };
-}
-
 export interface ParsedArgs {
   positional: string[];
   options: Map<string, string[]>;
@@ -100,7 +79,7 @@ export function readOptions(args: string[], spec: OptionSpec): DeclaredArgs | st
 export function parseCommandArgs(command: string, args: string[], spec: OptionSpec): ParsedArgs | string {
   const parsed = readOptions(args, spec);
   if (typeof parsed === 'string') return parsed;
-  const unexpected = spec.positional === false ? [...parsed.positional, ...parsed.unknown] : parsed.unknown;
+  const unexpected = spec.positional === false ? [...parsed.unknown, ...parsed.positional] : parsed.unknown;
   if (unexpected.length > 0) return `${command}: unexpected argument(s): ${unexpected.join(' ')}`;
   return { positional: parsed.positional, options: parsed.options };
 }

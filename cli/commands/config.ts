@@ -19,7 +19,7 @@ import {
   type YamlFiles,
 } from '../../db/config/yaml-tree';
 import { openDatabase, type Database } from '../../db/pool';
-import { parseOptions, type CliCommand, type CliIo } from '../command';
+import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../command';
 import { errorChain } from '../error-chain';
 
 const USAGE = [
@@ -159,15 +159,13 @@ async function diffOrApply(db: Database, dir: string, io: CliIo, write: boolean)
 export const configCommand: CliCommand = {
   usage: USAGE,
   async run(args, io) {
-    const { positional, options } = parseOptions(args);
-    const [action, dir, ...extra] = positional;
-    const dryRun = options.has('dry-run');
-    const unknown = [...options.keys()].filter((k) => !(k === 'dry-run' && action === 'apply'));
-    if (!action || !dir || extra.length > 0 || unknown.length > 0) {
-      io.err(unknown.length > 0 ? `unknown option --${unknown[0]}` : 'name an action and a directory');
-      io.err(`Usage:\n${USAGE}`);
-      return 2;
-    }
+    const parsed = parseCommandArgs('config', args, { values: [], flags: ['dry-run'] });
+    if (typeof parsed === 'string') return usageError(io, parsed, USAGE);
+    const [action, dir, ...extra] = parsed.positional;
+    const dryRun = parsed.options.has('dry-run');
+    if (!action || !dir) return usageError(io, 'name an action and a directory', USAGE);
+    if (extra.length > 0) return usageError(io, `config: unexpected argument(s): ${extra.join(' ')}`, USAGE);
+    if (dryRun && action !== 'apply') return usageError(io, `config ${action}: --dry-run is only for apply`, USAGE);
     switch (action) {
       case 'export':
         return withDatabase(io, (db) => exportTree(db, dir, io));

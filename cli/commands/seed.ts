@@ -3,7 +3,7 @@ import { formatViolation, type ConfigViolation } from '../../core/config/types';
 import { isEngineError } from '../../core/errors';
 import { openDatabase } from '../../db/pool';
 import { SEED_PACKS, UnknownSeedPackError, resolveSeedPacks, seedPacks } from '../../db/seed';
-import { parseOptions, type CliCommand, type CliIo } from '../command';
+import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../command';
 import { errorChain } from '../error-chain';
 
 const USAGE = [
@@ -36,14 +36,11 @@ function printFailure(io: CliIo, err: unknown): number {
 export const seedCommand: CliCommand = {
   usage: USAGE,
   async run(args, io) {
-    const { positional, options } = parseOptions(args);
+    const parsed = parseCommandArgs('seed', args, { values: [], flags: ['list'] });
+    if (typeof parsed === 'string') return usageError(io, parsed, USAGE);
+    const { positional, options } = parsed;
     if (options.has('list')) return listPacks(io);
-    const unknownOptions = [...options.keys()];
-    if (positional.length === 0 || unknownOptions.length > 0) {
-      io.err(unknownOptions.length > 0 ? `unknown option --${unknownOptions[0]}` : 'name a pack, or "all"');
-      io.err(`Usage: ${USAGE.split('\n')[0]}`);
-      return 2;
-    }
+    if (positional.length === 0) return usageError(io, 'name a pack, or "all"', USAGE);
     try {
       resolveSeedPacks(positional);
     } catch (err) {

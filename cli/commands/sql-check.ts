@@ -1,6 +1,6 @@
 import { createInterface } from 'node:readline';
 import type { CliCommand, CliIo } from '../command';
-import { parseOptions } from '../command';
+import { parseCommandArgs, usageError } from '../command';
 import { loadSqlParser } from '../../activities/tools/sql/parser';
 import { checkReadOnlySql, parseFunctionRef, type SqlGuardrailPolicy } from '../../core/sql';
 
@@ -13,7 +13,7 @@ const USAGE = [
   "Statements are parsed with PostgreSQL's own grammar and may read schema business only.",
 ].join('\n');
 
-const KNOWN_OPTIONS = new Set(['allow-function', 'block-function', 'block-keyword']);
+const OPTIONS = ['allow-function', 'block-function', 'block-keyword'];
 
 function policyFrom(options: Map<string, string[]>): SqlGuardrailPolicy {
   return {
@@ -36,20 +36,11 @@ async function checkLines(io: CliIo, policy: SqlGuardrailPolicy): Promise<void> 
 export const sqlCheckCommand: CliCommand = {
   usage: USAGE,
   async run(args, io) {
-    const { positional, options } = parseOptions(args);
-    const unknown = [...options.keys()].filter((name) => !KNOWN_OPTIONS.has(name));
-    if (unknown.length > 0 || positional.length > 0) {
-      io.err(`sql-check: unexpected argument(s): ${[...unknown.map((u) => `--${u}`), ...positional].join(' ')}`);
-      io.err(`Usage: ${USAGE}`);
-      return 2;
-    }
-    for (const [name, values] of options) {
-      if (values.some((v) => v === 'true' || v.trim() === '')) {
-        io.err(`sql-check: --${name} needs a value`);
-        return 2;
-      }
-    }
-    await checkLines(io, policyFrom(options));
+    const parsed = parseCommandArgs('sql-check', args, { values: OPTIONS, positional: false });
+    if (typeof parsed === 'string') return usageError(io, parsed, USAGE);
+    const blank = [...parsed.options].find(([, values]) => values.some((v) => v.trim() === ''));
+    if (blank) return usageError(io, `--${blank[0]} needs a value`, USAGE);
+    await checkLines(io, policyFrom(parsed.options));
     return 0;
   },
 };

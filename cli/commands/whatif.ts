@@ -11,7 +11,7 @@ import {
 import { whatifConversation } from '../../activities/whatif/replay';
 import { openDatabase, type Database } from '../../db/pool';
 import { conversationsSince } from '../../db/whatif/recording';
-import { parseOptions, type CliCommand, type CliIo } from '../command';
+import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../command';
 import { commandDatabaseUrl } from '../database-url';
 import { loadYamlTree } from './config';
 
@@ -30,7 +30,7 @@ const USAGE = [
   '--fail-on-diff (any turn not "same"), 2 usage or bad input (unknown conversation, bad config).',
 ].join('\n');
 
-const FLAGS = new Set(['config', 'conversation', 'since', 'fail-on-diff', 'json']);
+const OPTIONS = { values: ['config', 'conversation', 'since'], flags: ['fail-on-diff', 'json'], positional: false };
 const AGE = /^(\d+)([mhd])$/;
 const AGE_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
@@ -56,26 +56,24 @@ interface Args {
 }
 
 function parseArgs(args: string[], io: CliIo): Args | null {
-  const { positional, options } = parseOptions(args);
+  const parsed = parseCommandArgs('whatif', args, OPTIONS);
+  if (typeof parsed === 'string') {
+    usageError(io, parsed, USAGE);
+    return null;
+  }
+  const { options } = parsed;
   const one = (name: string) => options.get(name)?.at(-1) ?? null;
-  const unknown = [...options.keys()].find((k) => !FLAGS.has(k));
-  const problem =
-    positional.length > 0
-      ? `unexpected argument ${positional[0]}`
-      : unknown
-        ? `unknown option --${unknown}`
-        : !one('config') || one('config') === 'true'
-          ? '--config <dir|version> is required'
-          : (one('conversation') === null) === (one('since') === null)
-            ? 'name exactly one of --conversation <id> and --since <time>'
-            : null;
+  const problem = !one('config')
+    ? '--config <dir|version> is required'
+    : (one('conversation') === null) === (one('since') === null)
+      ? 'name exactly one of --conversation <id> and --since <time>'
+      : null;
   const since = one('since');
   const sinceAt = since === null ? null : parseSince(since, new Date());
   const sinceProblem =
     since !== null && sinceAt === null ? `--since "${since}" is not an ISO time or an age (7d)` : null;
   if (problem ?? sinceProblem) {
-    io.err(problem ?? (sinceProblem as string));
-    io.err(`Usage:\n${USAGE}`);
+    usageError(io, problem ?? (sinceProblem as string), USAGE);
     return null;
   }
   return {

@@ -1,0 +1,30 @@
+/**
+ * `config`, `seed`, `whatif` and `sql-check` read their command line with the same strict parser as the other
+ * commands: an undeclared option, a value option without a value and a flag given a value are usage errors
+ * (exit 2) before any database is opened.
+ */
+import { runConvengine } from '../support/run-cli';
+
+const NOWHERE = { DATABASE_URL: 'postgres://convengine@127.0.0.1:1/none' };
+
+describe('usage errors of the config-author commands', () => {
+  it.each([
+    [['seed', 'faq', '--bogus'], 'seed: unexpected argument(s): --bogus'],
+    [['seed', '--list=yes'], '--list takes no value'],
+    [['seed'], 'name a pack, or "all"'],
+    [['config', 'export', 'dir', '--bogus'], 'config: unexpected argument(s): --bogus'],
+    [['config', 'validate', 'dir', '--dry-run'], 'config validate: --dry-run is only for apply'],
+    [['config', 'apply', 'dir', 'extra'], 'config: unexpected argument(s): extra'],
+    [['whatif', '--config'], '--config needs a value'],
+    [['whatif', '--config', 'dir', '--since', '1d', 'extra'], 'whatif: unexpected argument(s): extra'],
+    [['whatif', '--config', 'dir', '--json=no', '--since', '1d'], '--json takes no value'],
+    [['sql-check', '--allow-function'], '--allow-function needs a value'],
+    [['sql-check', '--allow-function', ' '], '--allow-function needs a value'],
+  ])('%j exits 2 with "%s" and the synopsis', async (args, message) => {
+    const run = await runConvengine(args, NOWHERE, 30_000);
+    expect(run.code).toBe(2);
+    const [first, second] = run.stderr.split('\n');
+    expect(first).toBe(message);
+    expect(second).toMatch(/^Usage: convengine /);
+  });
+});
