@@ -4,6 +4,7 @@ import type { Payload, RequestContext } from '../core/session';
 import type { TurnResult } from '../core/turn/contracts';
 import type { ConversationWhatifResult } from '../core/whatif/diff';
 import type { ReplyTexts } from './reply-texts';
+import type { ApprovalDecisionInput } from '../workflows/messages';
 import type { HeldToolOperations } from './turns/held-tools';
 
 /** What the routes need from the rest of the system; api/wiring.ts provides the real ones. */
@@ -50,12 +51,8 @@ export type TurnReply =
 export interface TurnGateway {
   /** Starts the next turn, or attaches to the one this idempotency key already started. */
   sendMessage(request: TurnRequest): Promise<TurnReply>;
-  decideApproval(
-    conversationId: string,
-    turnNumber: number,
-    approve: boolean,
-    reason: string | null
-  ): Promise<TurnReply>;
+  /** Sends the decision to the turn's decideApproval update; its validator refuses a stale or malformed one. */
+  decideApproval(conversationId: string, turnNumber: number, decision: ApprovalDecisionInput): Promise<TurnReply>;
   /** Re-runs a failed turn with its original input (same turn id, so write tools dedupe). */
   retryTurn(workflowId: string): Promise<TurnReply>;
 }

@@ -1,6 +1,7 @@
 import { condition, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Session } from '../core/session';
 import { describeHold } from '../core/mcp/hold';
+import { firstTextProblem } from '../core/text/unsafe-text';
 import type { HeldToolRequest, HeldToolResolution } from '../core/turn/executor';
 import { workflowNow } from './clock';
 import type { HeldToolAck, HeldToolDecisionInput } from './messages';
@@ -60,6 +61,8 @@ export function validateHoldDecision(state: TurnState, input: HeldToolDecisionIn
   if (input.decidedBy != null && typeof input.decidedBy !== 'string') {
     throw new Error('INVALID_DECISION: decidedBy must be text.');
   }
+  const unsafe = firstTextProblem({ reason: input.reason, decidedBy: input.decidedBy, result: input.result });
+  if (unsafe) throw new Error(`${unsafe.code}: ${unsafe.message}`);
   if (input.action === 'markDone' && input.result === undefined) {
     throw new Error('INVALID_DECISION: markDone needs the verified result (result).');
   }

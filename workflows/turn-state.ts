@@ -1,6 +1,7 @@
 import type { ApprovalDecision } from '../core/turn/contracts';
 import type { TurnResult } from '../core/turn/contracts';
 import type { HeldToolResolution } from '../core/turn/executor';
+import { firstTextProblem } from '../core/text/unsafe-text';
 import type { ApprovalAck, ApprovalDecisionInput, HeldTool, PendingApproval, TurnProgress } from './messages';
 
 /** The workflow's in-memory view of the turn, read by queries and updates. */
@@ -43,6 +44,10 @@ export class TurnState {
     }
     if (input.reason != null && typeof input.reason !== 'string')
       throw new Error('INVALID_DECISION: reason must be text.');
+    if (input.decidedBy != null && typeof input.decidedBy !== 'string')
+      throw new Error('INVALID_DECISION: decidedBy must be text.');
+    const unsafe = firstTextProblem({ reason: input.reason, decidedBy: input.decidedBy });
+    if (unsafe) throw new Error(`${unsafe.code}: ${unsafe.message}`);
     if (!this.pending) {
       throw new Error(
         this.decision

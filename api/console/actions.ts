@@ -46,12 +46,13 @@ function decision(approve: boolean): ConsoleAction {
     name: approve ? 'approve' : 'reject',
     summary: `${approve ? 'Approve' : 'Reject'} the tool call the turn is waiting on.`,
     async run(ctx) {
-      const turn = await ctx.api.turns.decideApproval(
-        ctx.conversationId,
-        ctx.turnNumber,
-        approve,
-        ctx.body.reason ?? null
-      );
+      const { reason, callIndex } = ctx.body;
+      const turn = await ctx.api.turns.decideApproval(ctx.conversationId, ctx.turnNumber, {
+        decision: approve ? 'approve' : 'reject',
+        reason: reason ?? null,
+        decidedBy: 'console',
+        ...(callIndex !== undefined ? { callIndex } : {}),
+      });
       return sendTurnReply(ctx.reply, turn, texts(ctx));
     },
   };

@@ -131,7 +131,8 @@ export function consoleRoutes(
           properties: {
             activityId: { type: 'string', minLength: 1, maxLength: 200 },
             reason: { type: 'string', maxLength: 1000 },
-            callIndex: { type: 'integer', minimum: 1, maximum: 1000 },
+            // 0 is a request's direct tool call (runbook §6), planner calls count from 1.
+            callIndex: { type: 'integer', minimum: 0, maximum: 1000 },
             result: { description: 'held-mark-done only, required: the result verified upstream (any JSON).' },
           },
         },
@@ -141,7 +142,7 @@ export function consoleRoutes(
     async (request, reply) => {
       const { workflowId, action: name } = request.params as { workflowId: string; action: string };
       const body = (request.body ?? {}) as ActionBody;
-      requireSafeText({ reason: body.reason, activityId: body.activityId });
+      requireSafeText({ reason: body.reason, activityId: body.activityId, result: body.result });
       const action = CONSOLE_ACTIONS.find((a) => a.name === name);
       if (!action) throw notFound('ACTION_NOT_FOUND', `No console action ${name}.`);
       const { conversationId, turnNumber } = parseTurnId(workflowId);

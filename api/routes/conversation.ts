@@ -158,8 +158,8 @@ export function conversationRoutes(
       const body = request.body as { decision: 'approve' | 'reject'; reason?: string };
       requireSafeText({ reason: body.reason });
       await requireConversation(ports, id);
-      const approve = body.decision === 'approve';
-      const turn = await ports.turns.decideApproval(id.toLowerCase(), Number(n), approve, body.reason ?? null);
+      const decision = { decision: body.decision, reason: body.reason ?? null, decidedBy: 'api' };
+      const turn = await ports.turns.decideApproval(id.toLowerCase(), Number(n), decision);
       return sendTurnReply(reply, turn, ports.replyTexts ?? defaultReplyTexts);
     }
   );

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts } from '../ports';
 import { errorSchema } from '../schemas';
+import { requireSafeText } from '../text-check';
 import type { HeldToolDecisionInput } from '../../workflows/messages';
 
 const workflowIdParams = {
@@ -18,7 +19,8 @@ const decisionSchema = {
     action: { type: 'string', enum: ['retry', 'skip', 'fail', 'markDone'] },
     reason: { type: 'string', maxLength: 2000 },
     decidedBy: { type: 'string', minLength: 1, maxLength: 200 },
-    callIndex: { type: 'integer', minimum: 1 },
+    // 0 is a request's direct tool call (runbook §6), planner calls count from 1.
+    callIndex: { type: 'integer', minimum: 0 },
     result: { description: 'markDone only, required: the result verified upstream (any JSON).' },
   },
 } as const;
@@ -58,6 +60,7 @@ export function heldToolRoutes(app: FastifyInstance, ports: ApiPorts, docs: Open
     async (request) => {
       const { workflowId } = request.params as { workflowId: string };
       const body = request.body as HeldToolDecisionInput;
+      requireSafeText({ reason: body.reason, decidedBy: body.decidedBy, result: body.result });
       return held.resolve(workflowId, { ...body, decidedBy: body.decidedBy ?? 'api' });
     }
   );

@@ -4,9 +4,9 @@ import { turnIdFor, type TurnInput } from '../../core/turn/contracts';
 import { committedTurnCount } from '../../db/repositories/conversation';
 import { claimTurn, findTurnClaim, releaseTurnClaim, type TurnClaim } from '../../db/repositories/turn-request';
 import type { Database } from '../../db/pool';
-import { decideApprovalUpdate } from '../../workflows/messages';
+import { decideApprovalUpdate, type ApprovalDecisionInput } from '../../workflows/messages';
 import { canonicalJson } from '../../core/json';
-import { ApiError, conflict, notFound } from '../errors';
+import { ApiError, conflict, notFound, refusedUpdate } from '../errors';
 import type { TurnGateway, TurnRef, TurnReply, TurnRequest } from '../ports';
 import { TurnFollowers } from './followers';
 import { startTurnWorkflow } from './start';
@@ -64,7 +64,7 @@ export class TemporalTurnGateway implements TurnGateway {
     throw inProgress();
   }
 
-  async decideApproval(conversationId: string, turnNumber: number, approve: boolean, reason: string | null) {
+  async decideApproval(conversationId: string, turnNumber: number, decision: ApprovalDecisionInput) {
     const handle = this.client.workflow.getHandle(turnIdFor(conversationId, turnNumber));
     const description = await describeOrNull(handle);
     if (!description) throw notFound('TURN_NOT_FOUND', `No turn ${turnNumber} in conversation ${conversationId}.`);
@@ -73,7 +73,7 @@ export class TemporalTurnGateway implements TurnGateway {
     }
     try {
       await handle.executeUpdate(decideApprovalUpdate, {
-        args: [{ decision: approve ? 'approve' : 'reject', reason, decidedBy: null }],
+        args: [decision],
       });
     } catch (err) {
       throw rejectedDecision(err);
@@ -197,7 +197,5 @@ async function describeOrNull(handle: WorkflowHandle) {
 /** The workflow's validator answers "CODE: explanation"; surface it as a 409 with that code. */
 function rejectedDecision(err: unknown): Error {
   if (!(err instanceof WorkflowUpdateFailedError)) return err instanceof Error ? err : new Error(String(err));
-  const text = err.cause?.message ?? err.message;
-  const match = /^([A-Z_]+): (.*)$/s.exec(text);
-  return conflict(match?.[1] ?? 'APPROVAL_REJECTED', match?.[2] ?? text);
+  return refusedUpdate(err.cause?.message ?? err.message, 'APPROVAL_REJECTED');
 }

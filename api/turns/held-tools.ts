@@ -6,7 +6,7 @@ import {
   type HeldToolAck,
   type HeldToolDecisionInput,
 } from '../../workflows/messages';
-import { conflict, notFound } from '../errors';
+import { notFound, refusedUpdate } from '../errors';
 
 /** Turns with a tool call held for an operator (#22): the workflow sets this outcome while it waits. */
 export const HELD_TURNS_QUERY = "TurnOutcome = 'HELD' AND ExecutionStatus = 'Running'";
@@ -50,11 +50,9 @@ export function temporalHeldTools(client: Client): HeldToolOperations {
   };
 }
 
-/** The validator answers "CODE: explanation" (NOT_HELD, STALE_DECISION, INVALID_DECISION): a 409 with that code. */
+/** The validator's refusal as refusedUpdate says; a turn that is not running is 404. */
 function refusedDecision(workflowId: string, err: unknown): Error {
   if (err instanceof WorkflowNotFoundError) return notFound('TURN_NOT_FOUND', `No running turn ${workflowId}.`);
   if (!(err instanceof WorkflowUpdateFailedError)) return err instanceof Error ? err : new Error(String(err));
-  const text = err.cause?.message ?? err.message;
-  const match = /^([A-Z_]+): (.*)$/s.exec(text);
-  return conflict(match?.[1] ?? 'DECISION_REFUSED', match?.[2] ?? text);
+  return refusedUpdate(err.cause?.message ?? err.message, 'DECISION_REFUSED');
 }

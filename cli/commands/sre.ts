@@ -60,7 +60,8 @@ function decisionOf(action: HeldToolAction, options: Map<string, string[]>): Hel
   };
   const call = last('call');
   if (call !== undefined) {
-    if (!/^[1-9][0-9]*$/.test(call)) return '--call must be a positive integer';
+    // 0 is a request's direct tool call; planner calls count from 1.
+    if (!/^(0|[1-9][0-9]{0,5})$/.test(call)) return '--call must be a call index: 0 (a direct tool call) or above';
     decision.callIndex = Number(call);
   }
   const result = last('result');

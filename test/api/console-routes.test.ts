@@ -193,7 +193,9 @@ describe('the console API: conversation search, turn story, actions; the static 
     ['held-mark-done', 'no result', {}, 'RESULT_REQUIRED'],
     ['held-retry', 'a result', { result: { applicationId: 'LA-1' } }, 'RESULT_NOT_ALLOWED'],
     ['held-mark-done', 'a huge result', { result: 'x'.repeat(16_001) }, 'RESULT_TOO_LARGE'],
-    ['held-skip', 'callIndex 0', { callIndex: 0 }, 'VALIDATION_FAILED'],
+    // 0 names a request's direct tool call (runbook §6): a negative index names nothing.
+    ['held-skip', 'callIndex -1', { callIndex: -1 }, 'VALIDATION_FAILED'],
+    ['held-mark-done', 'a result with a NUL', { result: { applicationId: 'LA-1\u0000' } }, 'INVALID_TEXT'],
     ['held-fail', 'a callIndex that is text', { callIndex: '1; drop' }, 'VALIDATION_FAILED'],
     ['held-skip', 'a reason with a NUL', { reason: 'upstream\u0000' }, 'INVALID_TEXT'],
   ])('refuses %s with %s as 400', async (action, _what, json, code) => {

@@ -53,7 +53,19 @@ describe('a held turn over the API (issue #22)', () => {
       json: { action: 'markDone' },
       headers: auth,
     });
-    expect([bad.status, bad.json().error.code]).toEqual([409, 'INVALID_DECISION']);
+    expect([bad.status, bad.json().error.code]).toEqual([400, 'INVALID_DECISION']);
+    // PostgreSQL cannot store NUL: a decision carrying one would fail the held turn's audit write for good.
+    for (const unsafe of [
+      { action: 'retry', reason: 'ok\u0000' },
+      { action: 'retry', decidedBy: '\u0000' },
+      { action: 'markDone', result: { applicationId: 'LA-1\u0000' } },
+    ]) {
+      const refused = await h.request('POST', `/api/v1/admin/turns/${workflowId}/held-tool`, {
+        json: unsafe,
+        headers: auth,
+      });
+      expect([refused.status, refused.json().error.code]).toEqual([400, 'INVALID_TEXT']);
+    }
     const hostile = await h.request('POST', `/api/v1/admin/turns/${workflowId}/held-tool`, {
       json: { action: 'drop table' },
       headers: auth,

@@ -1,5 +1,5 @@
 import { ApiError } from '../../api/errors';
-import type { TurnReply } from '../../api/ports';
+import type { TurnGateway, TurnReply } from '../../api/ports';
 import type { JsonObject } from '../../core/json';
 import { decisionLog } from '../support/history';
 import { extracted, loanConfig, plan } from '../support/loan-config';
@@ -44,10 +44,28 @@ describe('human approval parks the turn durably (D16, issue #6 item 8)', () => {
     });
     expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(0);
 
-    const done = await h.gateway().decideApproval(parked.ref.conversationId, parked.ref.turnNumber, true, 'checked');
+    const { conversationId, turnNumber } = parked.ref;
+    const refusal = (decision: Parameters<TurnGateway['decideApproval']>[2]) =>
+      h
+        .gateway()
+        .decideApproval(conversationId, turnNumber, decision)
+        .catch((e: unknown) => e);
+    // The validator refuses a decision for another call, and text the audit could not store, before history.
+    expect(await refusal({ decision: 'approve', callIndex: 9 })).toMatchObject({
+      statusCode: 409,
+      code: 'STALE_DECISION',
+    });
+    expect(await refusal({ decision: 'approve', reason: 'ok\u0000' })).toMatchObject({
+      statusCode: 400,
+      code: 'INVALID_TEXT',
+    });
+    const done = await h
+      .gateway()
+      .decideApproval(conversationId, turnNumber, { decision: 'approve', reason: 'checked', decidedBy: 'sre-amy' });
     expect(done.kind).toBe('COMPLETED');
     if (done.kind !== 'COMPLETED') return;
     expect(done.result.payload.value).toBe('Submitted LA-90311.');
+    expect(await h.mcp.payload(conversationId, 'MCP_TOOL_APPROVAL_GRANTED')).toMatchObject({ decided_by: 'sre-amy' });
     expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(1);
     expect(decisionLog(await h.history(parked.ref.workflowId))).toEqual([
       'APPROVAL: tool=loan.application.submit reason=APPROVED',
@@ -58,14 +76,16 @@ describe('human approval parks the turn durably (D16, issue #6 item 8)', () => {
     await h.mcp.configure(loanConfig({ submitNeedsApproval: true }));
     h.mcp.llm.setScript(script());
     const parked = awaiting(await h.send({ message: MESSAGE }));
-    const done = await h.gateway().decideApproval(parked.ref.conversationId, parked.ref.turnNumber, false, 'too risky');
+    const done = await h
+      .gateway()
+      .decideApproval(parked.ref.conversationId, parked.ref.turnNumber, { decision: 'reject', reason: 'too risky' });
     expect(done.kind).toBe('COMPLETED');
     if (done.kind !== 'COMPLETED') return;
     expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(0);
     expect((done.result.context['mcp'] as JsonObject)['lifecycle']).toMatchObject({ status: 'APPROVAL_REJECTED' });
     const again = await h
       .gateway()
-      .decideApproval(parked.ref.conversationId, parked.ref.turnNumber, true, null)
+      .decideApproval(parked.ref.conversationId, parked.ref.turnNumber, { decision: 'approve' })
       .catch((e: unknown) => e);
     expect(again).toBeInstanceOf(ApiError);
     expect(again).toMatchObject({ statusCode: 409, code: 'APPROVAL_NOT_PENDING' });
@@ -86,7 +106,7 @@ describe('human approval parks the turn durably (D16, issue #6 item 8)', () => {
   it('refuses decisions for unknown turns and turns that are not waiting', async () => {
     const unknown = await h
       .gateway()
-      .decideApproval(crypto.randomUUID(), 1, true, null)
+      .decideApproval(crypto.randomUUID(), 1, { decision: 'approve' })
       .catch((e: unknown) => e);
     expect(unknown).toMatchObject({ statusCode: 404, code: 'TURN_NOT_FOUND' });
   });

@@ -108,6 +108,13 @@ describe('a tool call out of retries holds its turn for an operator (issue #22)'
       .executeUpdate(resolveHeldToolUpdate, { args: [{ action: 'markDone' }] })
       .catch((e: unknown) => e);
     expect(String((bad as Error).cause ?? bad)).toContain('markDone needs the verified result');
+    // Around the API too (temporal workflow update): text PostgreSQL cannot store never reaches the turn.
+    const unsafe = handle
+      .executeUpdate(resolveHeldToolUpdate, { args: [{ action: 'markDone', result: { id: 'LA\u0000' } }] })
+      .catch((e: unknown) => e);
+    expect(String(((await unsafe) as Error).cause ?? '')).toContain(
+      'INVALID_TEXT: result.id contains a NUL character.'
+    );
     const stale = temporalHeldTools(h.client).resolve(parked.ref.workflowId, { action: 'retry', callIndex: 9 });
     await expect(stale).rejects.toMatchObject({ statusCode: 409, code: 'STALE_DECISION' });
     await handle.executeUpdate(resolveHeldToolUpdate, { args: [{ action: 'retry', decidedBy: 'temporal-cli' }] });
@@ -185,7 +192,8 @@ describe('a tool call out of retries holds its turn for an operator (issue #22)'
     expect((await runSre(['mark-done', '--workflow-id', 'turn-x-1', '--result', '{nope'])).err.join()).toContain(
       'JSON'
     );
-    expect((await runSre(['retry', '--workflow-id', 'turn-x-1', '--call', '0'])).code).toBe(2);
+    expect((await runSre(['retry', '--workflow-id', 'turn-x-1', '--call', '-1'])).code).toBe(2);
+    expect((await runSre(['retry', '--workflow-id', 'turn-x-1', '--call', '1.5'])).code).toBe(2);
     expect((await runSre(['explode'])).code).toBe(2);
   });
 });
