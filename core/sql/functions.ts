@@ -92,8 +92,10 @@ const DENIED_CLASSES: readonly DeniedClass[] = [
   { what: 'connects to another database', names: words('dblink'), pattern: /^(dblink|postgres_fdw)/ },
   {
     what: 'runs SQL given as text',
-    names: words('query_to_xml query_to_xmlschema query_to_xml_and_xmlschema'),
-    pattern: /^(query|table|cursor|schema|database)_to_xml/,
+    // ts_stat and ts_rewrite's second form run their text argument as a query; crosstab and connectby
+    // (the tablefunc extension) do too.
+    names: words('query_to_xml query_to_xmlschema query_to_xml_and_xmlschema ts_stat ts_rewrite connectby'),
+    pattern: /^((query|table|cursor|schema|database)_to_xml|crosstab)/,
   },
   {
     what: 'reads or changes session settings (role, search_path)',

@@ -142,6 +142,21 @@ describe('read-only SQL guardrail: ce_mcp_sql_guardrail rows', () => {
     expect(check('select now()', strict).code).toBe('BLOCKED_FUNCTION');
   });
 
+  it.each([
+    ["select * from ts_stat('select to_tsvector(name) from pg_catalog.pg_user')", 'TS_STAT'],
+    ["select ts_rewrite('a'::tsquery, 'select t, s from pg_catalog.pg_settings')", 'TS_REWRITE'],
+    ["select * from crosstab('select 1, 2, 3') as t(a int, b int)", 'CROSSTAB'],
+    ["select * from connectby('t', 'id', 'parent', '1', 0) as t(id text)", 'CONNECTBY'],
+  ])('refuses %s, which runs SQL given as text, even when an ALLOW_FUNCTION row names it', (sql, name) => {
+    const allowing: SqlGuardrailPolicy = {
+      allowFunctions: [parseFunctionRef(name.toLowerCase())],
+      blockFunctions: [],
+      blockKeywords: [],
+    };
+    expect(check(sql, allowing)).toMatchObject({ allowed: false, code: 'DENIED_FUNCTION' });
+    expect(check(sql, allowing).reason).toContain('runs SQL given as text');
+  });
+
   it('with the policy off (safe_mode=false) skips the allow-list but never the denied classes or schemas', () => {
     const off = { enforcePolicy: false };
     expect(check("select md5('a')", policy, off).allowed).toBe(true);
