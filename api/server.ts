@@ -7,7 +7,7 @@ import type { Env } from '../config/env';
 import { connectTemporalClient } from '../config/temporal-client';
 import type { TemporalConnectionSettings } from '../config/temporal-connection';
 import { claimCheckDataConverter } from '../db/claims/codec';
-import { createConfigStore } from '../db/config/store';
+import { createConfigStore, logConfigRejections } from '../db/config/store';
 import { openDatabase } from '../db/pool';
 import type { Logger } from '../observability/logger';
 import { createApiMetrics } from '../observability/metrics';
@@ -87,7 +87,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     dataConverter,
     interceptors: tracingClientInterceptors(),
   });
-  const store = createConfigStore(handle.db);
+  const store = createConfigStore(handle.db, options.logger ? { onRejected: logConfigRejections(options.logger) } : {});
   const conversations = conversationQueries(handle.db);
   const metrics = createApiMetrics(async () => (await client.workflow.count(PENDING_APPROVALS_QUERY)).count);
   const gateway = new TemporalTurnGateway({

@@ -57,6 +57,13 @@ export const seedCommand: CliCommand = {
       const businessRows = Object.values(report.businessRows).reduce((a, b) => a + b, 0);
       io.out(`seeded ${report.packs.join(', ')}: ${configRows} config row(s), ${businessRows} business row(s)`);
       for (const w of report.warnings) io.out(`warning: ${formatViolation(w)}`);
+      if (report.violations.length > 0) {
+        io.err(
+          `the config already had ${report.violations.length} violation(s), not from this seed; it stays refused:`
+        );
+        for (const v of report.violations) io.err(formatViolation(v));
+        return 1;
+      }
       io.out(`config version ${report.version}`);
       return 0;
     } catch (err) {

@@ -1,13 +1,17 @@
-import { eq } from 'drizzle-orm';
+import { desc, eq } from 'drizzle-orm';
 import { EngineError, ErrorType } from '../../core/errors';
 import type { SettingDefinition } from '../../core/config/setting';
 import type { ConfigStore } from '../../core/config/store';
-import type { ConfigRows, ConfigSnapshot, ConfigViolation } from '../../core/config/types';
+import { formatViolation, type ConfigRows, type ConfigSnapshot, type ConfigViolation } from '../../core/config/types';
+import type { Logger } from '../../observability/logger';
 import { configInvalidError, validateConfig } from '../../core/config/validate';
 import { retryOnConnectionLoss } from '../connection-loss';
 import type { Database } from '../pool';
 import { ceConfigSnapshot } from '../schema';
 import { configVersionOf, readConfigRevision, readConfigState, snapshotOf } from './load';
+
+/** Stored snapshots tried, newest first, when the tables do not validate at start. */
+const STORED_FALLBACK_CANDIDATES = 5;
 
 export interface ConfigStoreOptions {
   /** Minimum time between two revision checks made by current(); default 200 ms. */
@@ -55,6 +59,21 @@ export interface DatabaseConfigStore extends ConfigStore {
  */
 export function createConfigStore(db: Database, options: ConfigStoreOptions = {}): DatabaseConfigStore {
   return new DbConfigStore(db, options);
+}
+
+/** Violations named in a refusal's log line; `convengine validate-config` lists them all. */
+const LOGGED_VIOLATIONS = 20;
+
+/**
+ * onRejected for a process with a logger: refused rows are a warning an operator sees in the log, with what is
+ * wrong, instead of a silent fallback to the previous snapshot.
+ */
+export function logConfigRejections(logger: Pick<Logger, 'warn'>): ConfigStoreOptions['onRejected'] {
+  return (violations) =>
+    logger.warn(
+      { violations: violations.slice(0, LOGGED_VIOLATIONS).map(formatViolation), count: violations.length },
+      `config refused (${violations.length} violation(s)); the last valid config stays in service — run convengine validate-config`
+    );
 }
 
 class DbConfigStore implements DatabaseConfigStore {
@@ -162,16 +181,40 @@ class DbConfigStore implements DatabaseConfigStore {
     return run;
   }
 
+  /**
+   * The first snapshot: the tables as they are, or, when they do not validate, the newest stored snapshot that does
+   * (as a running process would keep serving it), so one bad edit cannot stop every process that restarts. Only
+   * with no valid snapshot at all does it throw.
+   */
   private async loadFirst(): Promise<void> {
     const { revision, rows } = await readConfigState(this.db);
+    this.revision = revision;
+    this.lastCheckAt = this.now();
     const result = validateConfig(rows, this.options.settings);
-    if (result.violations.length > 0) {
+    if (result.violations.length === 0) return this.serve(rows, result.warnings);
+    const fallback = await this.newestValidStored();
+    if (!fallback) {
       this.rejected = result.violations;
       throw configInvalidError(result.violations);
     }
-    this.revision = revision;
-    this.lastCheckAt = this.now();
-    await this.serve(rows, result.warnings);
+    await this.serve(fallback.rows, fallback.warnings);
+    this.reject(result.violations);
+  }
+
+  private async newestValidStored(): Promise<{ rows: ConfigRows; warnings: ConfigViolation[] } | null> {
+    const stored = await retryOnConnectionLoss(() =>
+      this.db
+        .select({ rowsJson: ceConfigSnapshot.rowsJson })
+        .from(ceConfigSnapshot)
+        .orderBy(desc(ceConfigSnapshot.createdAt))
+        .limit(STORED_FALLBACK_CANDIDATES)
+    );
+    for (const { rowsJson } of stored) {
+      const rows = rowsJson as ConfigRows;
+      const result = validateConfig(rows, this.options.settings);
+      if (result.violations.length === 0) return { rows, warnings: result.warnings };
+    }
+    return null;
   }
 
   private async checkForChange(): Promise<void> {

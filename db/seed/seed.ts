@@ -39,13 +39,15 @@ export const CONFIG_TABLES: readonly [keyof ConfigRows, PgTable][] = [
 
 export interface SeedReport {
   packs: string[];
-  /** Config rows written per table (inserted or updated). */
+  /** Config rows of the packs per table (each inserted unless the database had its key). */
   configRows: Partial<Record<keyof ConfigRows, number>>;
   /** Business rows written per `business.<table>`. */
   businessRows: Record<string, number>;
   /** Version of the whole config after seeding. */
   version: string;
   warnings: ConfigViolation[];
+  /** Violations the config already had, which this seed did not add (it inserted no config row). */
+  violations: ConfigViolation[];
 }
 
 export class UnknownSeedPackError extends Error {
@@ -70,9 +72,9 @@ export function seedPack(db: Database, name: string): Promise<SeedReport> {
 }
 
 /**
- * Upserts the packs' config rows by primary key and fills their business tables, all in ONE
- * transaction; then reads the whole config back inside that transaction and validates it. Any
- * violation rolls everything back and throws CONFIG_INVALID listing every `table[id]: reason`.
+ * Inserts the packs' config rows a database lacks (by primary key) and fills their business tables, all in ONE
+ * transaction; then reads the whole config back inside that transaction and validates it. A violation after
+ * inserting rows rolls everything back and throws CONFIG_INVALID listing every `table[id]: reason`.
  */
 export function seedPacks(db: Database, names: readonly string[]): Promise<SeedReport> {
   return applySeedPacks(db, resolveSeedPacks(names));
@@ -84,12 +86,13 @@ export async function applySeedPacks(db: Database, packs: readonly SeedPack[]): 
   const business = mergeBusinessTables(packs);
   return db.transaction(async (tx) => {
     const configRows: SeedReport['configRows'] = {};
+    let inserted = 0;
     for (const [key, table] of CONFIG_TABLES) {
       const list = rows[key] as unknown as Record<string, unknown>[];
       if (list.length === 0) continue;
       // Missing rows only: a row already there (an author's edit through `config apply` or SQL) is kept,
       // so `convengine start`, which seeds its packs on every start, never reverts it.
-      await insertMissingRows(
+      inserted += await insertMissingRows(
         tx,
         table,
         list.map((row) => toInsertValues(table, row))
@@ -102,7 +105,9 @@ export async function applySeedPacks(db: Database, packs: readonly SeedPack[]): 
     for (const table of business) businessRows[`business.${table.name}`] = await applyBusinessTable(tx, table);
     const all = await readConfigRowsWith(tx);
     const result = validateConfig(all);
-    if (result.violations.length > 0) {
+    // A seed that inserted no config row cannot have made the config invalid: what is wrong is an author's edit,
+    // which the config store refuses while it serves the last valid snapshot; starting must not stop on it.
+    if (result.violations.length > 0 && inserted > 0) {
       throw configInvalidError(
         result.violations,
         `seeding ${packs.map((p) => p.name).join(', ')} would leave an invalid config; nothing was applied`
@@ -114,6 +119,7 @@ export async function applySeedPacks(db: Database, packs: readonly SeedPack[]): 
       businessRows,
       version: configVersionOf(all),
       warnings: result.warnings,
+      violations: result.violations,
     };
   });
 }
@@ -135,11 +141,13 @@ export function toInsertValues(table: PgTable, row: Record<string, unknown>): Re
   return values;
 }
 
-export async function insertMissingRows(tx: Tx, table: PgTable, values: Record<string, unknown>[]): Promise<void> {
-  await tx
+/** Inserts the rows whose keys are absent; returns how many it inserted. */
+export async function insertMissingRows(tx: Tx, table: PgTable, values: Record<string, unknown>[]): Promise<number> {
+  const result = await tx
     .insert(table)
     .values(values as never)
     .onConflictDoNothing();
+  return result.rowCount ?? 0;
 }
 
 export async function upsertRows(tx: Tx, table: PgTable, values: Record<string, unknown>[]): Promise<void> {

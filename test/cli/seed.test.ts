@@ -53,11 +53,28 @@ describe('convengine seed', () => {
   });
 
   it('exits 1 and lists violations when the result would be invalid, applying nothing', async () => {
+    const deleted = await tdb.pool.query('DELETE FROM ce_response WHERE response_id = 10 RETURNING response_id');
+    expect(deleted.rowCount).toBe(1);
     await tdb.pool.query("UPDATE ce_rule SET rule_type = 'FOO' WHERE rule_id = 20");
     try {
       const run = await runConvengine(['seed', 'faq'], { DATABASE_URL: tdb.url });
       expect(run.code).toBe(1);
       expect(run.stderr).toMatch(/nothing was applied/);
+      expect(run.stderr).toMatch(/^ce_rule\[20\]: unknown rule_type "FOO"/m);
+      const back = await tdb.pool.query('SELECT 1 FROM ce_response WHERE response_id = 10');
+      expect(back.rowCount).toBe(0);
+    } finally {
+      await tdb.pool.query("UPDATE ce_rule SET rule_type = 'JSON_PATH' WHERE rule_id = 20");
+      await runConvengine(['seed', 'faq'], { DATABASE_URL: tdb.url });
+    }
+  });
+
+  it('exits 1 naming an invalid edit it did not make, when it had nothing to insert', async () => {
+    await tdb.pool.query("UPDATE ce_rule SET rule_type = 'FOO' WHERE rule_id = 20");
+    try {
+      const run = await runConvengine(['seed', 'faq'], { DATABASE_URL: tdb.url });
+      expect(run.code).toBe(1);
+      expect(run.stderr).toMatch(/already had 1 violation\(s\), not from this seed/);
       expect(run.stderr).toMatch(/^ce_rule\[20\]: unknown rule_type "FOO"/m);
     } finally {
       await tdb.pool.query("UPDATE ce_rule SET rule_type = 'JSON_PATH' WHERE rule_id = 20");

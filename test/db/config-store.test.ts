@@ -158,9 +158,33 @@ describe('database config store', () => {
     }
   );
 
-  it('refuses to start on an invalid config, listing every violation', async () => {
+  it('starts on the newest valid stored snapshot when the tables do not validate, and says why', async () => {
+    const lastGood = await store.current();
     await sql(
       "UPDATE ce_rule SET rule_type = 'FOO' WHERE rule_id = 10; UPDATE ce_response SET state_code = 'LIMBO' WHERE response_id = 10"
+    );
+    try {
+      const told: ConfigViolation[][] = [];
+      const restarted = createConfigStore(tdb.db, { onRejected: (v) => void told.push([...v]) });
+      expect((await restarted.current()).version).toBe(lastGood.version);
+      expect(
+        restarted
+          .rejectedViolations()
+          .map((v) => `${v.table}[${v.id}]`)
+          .sort()
+      ).toEqual(['ce_response[10]', 'ce_rule[10]']);
+      expect(told).toHaveLength(1);
+    } finally {
+      await sql(
+        "UPDATE ce_rule SET rule_type = 'REGEX' WHERE rule_id = 10; UPDATE ce_response SET state_code = 'IDLE' WHERE response_id = 10"
+      );
+    }
+  });
+
+  it('refuses to start on an invalid config with no valid snapshot stored, listing every violation', async () => {
+    const stored = await tdb.pool.query('SELECT version, rows_json, created_at FROM ce_config_snapshot');
+    await sql(
+      "UPDATE ce_rule SET rule_type = 'FOO' WHERE rule_id = 10; UPDATE ce_response SET state_code = 'LIMBO' WHERE response_id = 10; DELETE FROM ce_config_snapshot"
     );
     try {
       const failure = await failureOf(createConfigStore(tdb.db).current());
@@ -174,6 +198,13 @@ describe('database config store', () => {
       await sql(
         "UPDATE ce_rule SET rule_type = 'REGEX' WHERE rule_id = 10; UPDATE ce_response SET state_code = 'IDLE' WHERE response_id = 10"
       );
+      for (const row of stored.rows as { version: string; rows_json: unknown; created_at: Date }[]) {
+        await tdb.pool.query('INSERT INTO ce_config_snapshot (version, rows_json, created_at) VALUES ($1, $2, $3)', [
+          row.version,
+          JSON.stringify(row.rows_json),
+          row.created_at,
+        ]);
+      }
     }
   });
 

@@ -1,4 +1,4 @@
-import type { ConfigRows } from '../../core/config/types';
+import { formatViolation, type ConfigRows } from '../../core/config/types';
 import { isEngineError } from '../../core/errors';
 import { createConfigStore } from '../../db/config/store';
 import { intent, promptTemplate, rule, httpTool, mcpTool, objectSchema, response } from '../../db/seed/builders';
@@ -168,6 +168,17 @@ describe('seeded data and permissions', () => {
     await tdb.pool.query("UPDATE ce_response SET exact_text = 'edited' WHERE response_id = 10");
     await seedPacks(tdb.db, ['faq']);
     expect(await scalar('SELECT exact_text FROM ce_response WHERE response_id = 10')).toBe('edited');
+  });
+
+  it("does not stop on an author's invalid edit it did not make (nothing to insert): it reports it", async () => {
+    const original = await scalar('SELECT match_pattern FROM ce_rule WHERE rule_id = 10');
+    await tdb.pool.query("UPDATE ce_rule SET match_pattern = '(unclosed' WHERE rule_id = 10");
+    try {
+      const report = await seedPacks(tdb.db, ['faq']);
+      expect(report.violations.map(formatViolation)).toEqual([expect.stringMatching(/^ce_rule\[10\]: /)]);
+    } finally {
+      await tdb.pool.query('UPDATE ce_rule SET match_pattern = $1 WHERE rule_id = 10', [original]);
+    }
   });
 
   it('puts back a seeded row that was deleted', async () => {
