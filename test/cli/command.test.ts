@@ -33,7 +33,7 @@ describe('parseCommandArgs', () => {
   it('refuses undeclared options, and positionals when the command takes none', () => {
     expect(parseCommandArgs('start', ['--bogus', '--home', 'h'], SPEC)).toBe('start: unexpected argument(s): --bogus');
     expect(parseCommandArgs('start', ['x', '--bogus'], { ...SPEC, positional: false })).toBe(
-      'start: unexpected argument(s): x --bogus'
+      'start: unexpected argument(s): --bogus x'
     );
     expect(parseCommandArgs('history', ['id', '--json'], SPEC)).toEqual({
       positional: ['id'],
