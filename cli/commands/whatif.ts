@@ -12,6 +12,7 @@ import { whatifConversation } from '../../activities/whatif/replay';
 import { openDatabase, type Database } from '../../db/pool';
 import { conversationsSince } from '../../db/whatif/recording';
 import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../command';
+import { errorChain } from '../error-chain';
 import { commandDatabaseUrl } from '../database-url';
 import { loadYamlTree } from './config';
 
@@ -27,7 +28,8 @@ const USAGE = [
   '',
   '--since takes an ISO time or an age (30m, 12h, 7d): every conversation with a turn since then.',
   'Exit codes: 0 done (no difference, or differences without --fail-on-diff), 1 a difference with',
-  '--fail-on-diff (any turn not "same"), 2 usage or bad input (unknown conversation, bad config).',
+  '--fail-on-diff (any turn not "same"), 2 usage or bad input (unknown conversation, bad config), 3 the',
+  'replay could not run (database unreachable).',
 ].join('\n');
 
 const OPTIONS = { values: ['config', 'conversation', 'since'], flags: ['fail-on-diff', 'json'], positional: false };
@@ -120,6 +122,9 @@ async function runWhatif(db: Database, args: Args, io: CliIo): Promise<number> {
   return differs && args.failOnDiff ? 1 : 0;
 }
 
+/** The replay could not run (database unreachable, a query failed): neither 1 (a difference) nor 2 (bad input). */
+const EXIT_FAILED = 3;
+
 export const whatifCommand: CliCommand = {
   usage: USAGE,
   async run(args, io) {
@@ -131,9 +136,13 @@ export const whatifCommand: CliCommand = {
     try {
       return await runWhatif(handle.db, parsed, io);
     } catch (err) {
-      if (!(err instanceof WhatifInputError)) throw err;
-      io.err(`whatif: ${err.message}`);
-      return 2;
+      if (err instanceof WhatifInputError) {
+        io.err(`whatif: ${err.message}`);
+        return 2;
+      }
+      // Not a verdict on the draft: a CI gate on --fail-on-diff must tell a broken database from a difference.
+      io.err(`whatif failed: ${errorChain(err)}`);
+      return EXIT_FAILED;
     } finally {
       await handle.close();
     }

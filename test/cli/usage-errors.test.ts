@@ -28,3 +28,11 @@ describe('usage errors of the config-author commands', () => {
     expect(second).toMatch(/^Usage: convengine /);
   });
 });
+
+describe('whatif that cannot run', () => {
+  it('exits 3 with the reason, not 1 (a difference) or 2 (bad input)', async () => {
+    const run = await runConvengine(['whatif', '--config', 'current', '--since', '1d'], NOWHERE, 30_000);
+    expect(run.code).toBe(3);
+    expect(run.stderr).toMatch(/^whatif failed: .*ECONNREFUSED/);
+  });
+});
