@@ -30,13 +30,18 @@ export interface SettingDefinition<K extends SettingKind = SettingKind> {
   max?: number;
   /** For kind 'enum'. */
   values?: readonly string[];
+  /** A prompt rendered with the template syntax: validation checks its variables as it does ce_prompt_template's. */
+  template?: true;
+  /** Variables the step that renders this prompt adds to the usual ones (db.semantic.query's catalog, …). */
+  templateVariables?: readonly string[];
 }
 
 export function defineSetting<K extends SettingKind>(def: SettingDefinition<K>): SettingDefinition<K> {
   return def;
 }
 
-function findRow(rows: readonly ConfigRow[], def: SettingDefinition): ConfigRow | undefined {
+/** The enabled ce_config row that sets `def`, if any. */
+export function settingRow(rows: readonly ConfigRow[], def: SettingDefinition): ConfigRow | undefined {
   return rows.find(
     (r) =>
       r.enabled &&
@@ -120,7 +125,7 @@ export function readSettingFrom<K extends SettingKind>(
   configs: readonly ConfigRow[],
   def: SettingDefinition<K>
 ): SettingTypeOf[K] {
-  const row = findRow(configs, def);
+  const row = settingRow(configs, def);
   if (!row || row.configValue === null) return def.default;
   return parseSettingValue(def, row.configValue);
 }
@@ -128,7 +133,7 @@ export function readSettingFrom<K extends SettingKind>(
 export function validateSettingRows(rows: readonly ConfigRow[], defs: readonly SettingDefinition[]): ConfigViolation[] {
   const violations: ConfigViolation[] = [];
   for (const def of defs) {
-    const row = findRow(rows, def);
+    const row = settingRow(rows, def);
     if (!row || row.configValue === null) continue;
     try {
       parseSettingValue(def, row.configValue);

@@ -10,6 +10,7 @@ import {
   checkPlanners,
   checkPromptTemplates,
   checkResponses,
+  checkSettingTemplates,
 } from './validation/prompt-checks';
 import { checkRules } from './validation/rule-checks';
 import { checkSchemas } from './validation/schema-checks';
@@ -46,6 +47,7 @@ export function validateConfig(
   checkTools(ctx);
   checkVerboses(ctx);
   checkConfigRows(ctx, settings);
+  checkSettingTemplates(ctx, vocab, settings);
   checkAuditPolicy(ctx);
   checkSemanticReferences(ctx);
   return { violations: ctx.sink.violations, warnings: ctx.sink.warnings };

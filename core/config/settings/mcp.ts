@@ -6,6 +6,9 @@ import {
 } from '../../mcp/prompts';
 import { defineSetting, type SettingDefinition } from '../setting';
 
+/** What db.semantic.query renders its prompts with (activities/tools/semantic/query.ts). */
+const SEMANTIC_QUERY_VARIABLES = ['question', 'canonical_intent', 'semantic_catalog', 'retry_feedback', 'attempt'];
+
 /** Tunables of the MCP planner loop and tools. */
 export const McpLoopSettings = {
   maxLoops: defineSetting({
@@ -57,6 +60,7 @@ export const McpPlannerSettings = {
     configType: 'McpPlanner',
     configKey: 'SYSTEM_PROMPT',
     kind: 'string',
+    template: true,
     default: DEFAULT_PLANNER_SYSTEM_PROMPT,
     description: 'Legacy planner system prompt, used when no ce_mcp_planner row matches.',
   }),
@@ -64,6 +68,7 @@ export const McpPlannerSettings = {
     configType: 'McpPlanner',
     configKey: 'USER_PROMPT',
     kind: 'string',
+    template: true,
     default: DEFAULT_PLANNER_USER_PROMPT,
     description: 'Legacy planner user prompt, used when no ce_mcp_planner row matches.',
   }),
@@ -150,6 +155,8 @@ export const McpSemanticSettings = {
     configType: 'SemanticLlmQueryService',
     configKey: 'SYSTEM_PROMPT',
     kind: 'string',
+    template: true,
+    templateVariables: SEMANTIC_QUERY_VARIABLES,
     default: DEFAULT_SEMANTIC_QUERY_SYSTEM_PROMPT,
     description: 'System prompt of the SQL generation call of db.semantic.query.',
   }),
@@ -157,6 +164,8 @@ export const McpSemanticSettings = {
     configType: 'SemanticLlmQueryService',
     configKey: 'USER_PROMPT',
     kind: 'string',
+    template: true,
+    templateVariables: SEMANTIC_QUERY_VARIABLES,
     default: DEFAULT_SEMANTIC_QUERY_USER_PROMPT,
     description: 'User prompt of the SQL generation call of db.semantic.query.',
   }),

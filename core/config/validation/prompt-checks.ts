@@ -7,6 +7,7 @@ import {
 } from '../../response/reserved';
 import { canonicalTemplateVariable, isKnownTemplateRoot, parseTemplate, type VariablePath } from '../../templates';
 import { ANY_SCOPE, normalizeScopeValue } from '../scope';
+import { settingRow, type SettingDefinition } from '../setting';
 import {
   INTERACTION_CAPABILITIES,
   INTERACTION_MODES,
@@ -245,5 +246,32 @@ export function checkPlanners(ctx: ValidationContext, vocab: TemplateVocabulary)
     if (isBlank(p.userPrompt)) ctx.sink.violation(where.table, where.id, 'user_prompt is blank');
     checkTemplateText(ctx, vocab, { ...where, column: 'system_prompt' }, p.systemPrompt);
     checkTemplateText(ctx, vocab, { ...where, column: 'user_prompt' }, p.userPrompt);
+  }
+}
+
+/**
+ * ce_config rows that set a prompt (SYSTEM_PROMPT, USER_PROMPT…): the same variable check as ce_prompt_template's,
+ * as every turn renders them, in any intent. A prompt left at its default is the engine's own and not checked here.
+ */
+export function checkSettingTemplates(
+  ctx: ValidationContext,
+  vocab: TemplateVocabulary,
+  settings: readonly SettingDefinition[]
+): void {
+  for (const def of settings) {
+    if (!def.template) continue;
+    const row = settingRow(ctx.rows.configs, def);
+    if (!row || row.configValue === null) continue;
+    const column = `${def.configType}.${def.configKey}`;
+    const stepVocab = {
+      ...vocab,
+      ruleWrittenKeys: new Set([...vocab.ruleWrittenKeys, ...(def.templateVariables ?? [])]),
+    };
+    checkTemplateText(
+      ctx,
+      stepVocab,
+      { table: 'ce_config', id: row.configId, column, intentCode: null },
+      row.configValue
+    );
   }
 }

@@ -1,3 +1,4 @@
+import { allSettings } from '../../../core/config/settings';
 import { validateConfig } from '../../../core/config/validate';
 import { formatViolation, type ConfigRows } from '../../../core/config/types';
 import { configSetting, mcpTool, response, rule } from '../../../db/seed/builders';
@@ -82,6 +83,20 @@ const cases: Case[] = [
       ),
     violations: ['ce_config[9]'],
     reason: /REGEX_AFFIRM/,
+  },
+  {
+    name: 'a prompt setting with an unknown variable (every turn would fail rendering it)',
+    breakIt: (r) =>
+      r.configs.push(
+        configSetting({
+          configId: 10,
+          configType: 'DialogueActStep',
+          configKey: 'USER_PROMPT',
+          configValue: 'User message: {{no.such.var}}',
+        })
+      ),
+    violations: ['ce_config[10]'],
+    reason: /DialogueActStep\.USER_PROMPT references unknown variable \{\{no\.such\.var\}\}/,
   },
   {
     name: 'invalid JSONPath',
@@ -496,6 +511,23 @@ describe('validateConfig', () => {
     expect(named(result.violations)).toEqual([...c.violations].sort());
     expect(named(result.warnings)).toEqual([...(c.warnings ?? [])].sort());
     if (c.reason) expect(result.violations.map(formatViolation).join('\n')).toMatch(c.reason);
+  });
+
+  it('accepts every prompt setting at its default, written out as a ce_config row', () => {
+    const rows = validBaseConfig();
+    const templates = allSettings.filter((def) => def.template);
+    expect(templates.length).toBeGreaterThanOrEqual(14);
+    templates.forEach((def, i) =>
+      rows.configs.push(
+        configSetting({
+          configId: 900 + i,
+          configType: def.configType,
+          configKey: def.configKey,
+          configValue: String(def.default),
+        })
+      )
+    );
+    expect(validateConfig(rows).violations.map(formatViolation)).toEqual([]);
   });
 
   it('lets templates use schema fields of their intent and keys written by rules', () => {
