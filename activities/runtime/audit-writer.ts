@@ -22,6 +22,19 @@ function metaOf(record: AuditRecord, session: Session, shared: JsonObject): Audi
   return { own, shared };
 }
 
+/**
+ * The context every row's `_meta` copies, up to this size as JSON. A bigger one (a large tool result in
+ * context.mcp) would be stored again in every row of the turn: one 1 MB HTTP result once wrote 111 MB of audit.
+ * Past it, rows say how big it was; the rows that carry the result itself (MCP_TOOL_RESULT…) still have it.
+ */
+export const META_CONTEXT_MAX_BYTES = 64 * 1024;
+
+function metaContext(context: JsonObject): JsonObject {
+  const bytes = Buffer.byteLength(JSON.stringify(context), 'utf8');
+  if (bytes <= META_CONTEXT_MAX_BYTES) return context;
+  return { _elided: `context is ${bytes} bytes as JSON, over the ${META_CONTEXT_MAX_BYTES} bytes _meta keeps`, bytes };
+}
+
 function sharedMeta(session: Session, turn: TurnInput, emittedAt: string): JsonObject {
   return {
     conversationId: turn.conversationId,
@@ -30,7 +43,7 @@ function sharedMeta(session: Session, turn: TurnInput, emittedAt: string): JsonO
     emittedAt,
     inputParams: safeInputParams(session.inputParams),
     userInputParams: session.userInputParams,
-    context: session.context,
+    context: metaContext(session.context),
   };
 }
 

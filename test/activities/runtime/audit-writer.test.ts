@@ -143,6 +143,19 @@ describe('audit writer (activities/runtime/audit-writer.ts)', () => {
     expect(stored[0]?.payload['_meta']).toMatchObject({ inputParams: { droppedSystemPromptVars: ['schema_json'] } });
   });
 
+  it('keeps a context over 64 KiB out of _meta, saying how big it was, so one big tool result is not copied per row', async () => {
+    const big: Session = { ...session, context: { mcp: { observations: [{ result: 'x'.repeat(70_000) }] } } };
+    await writeAudits(deps, FULL, { ...write('09-McpToolCall', ['STEP_ENTER', 'STEP_EXIT']), session: big });
+    const stored = (await listAudits(tdb.db, conversationId)).filter((r) => r.idempotencyKey.includes('/09-'));
+    expect(stored).toHaveLength(2);
+    for (const row of stored) {
+      const meta = row.payload['_meta'] as { context: { _elided: string; bytes: number } };
+      expect(meta.context.bytes).toBeGreaterThan(70_000);
+      expect(meta.context._elided).toMatch(/over the 65536 bytes _meta keeps/);
+      expect(JSON.stringify(row.payload).length).toBeLessThan(2_000);
+    }
+  });
+
   it('stores rows without _meta parts exactly as given', async () => {
     const payload = { plain: true, list: [1, 'two'] };
     await insertAudits(tdb.db, [
