@@ -8,6 +8,8 @@ import { connectTemporalClient } from '../config/temporal-client';
 import type { TemporalConnectionSettings } from '../config/temporal-connection';
 import { claimCheckDataConverter } from '../db/claims/codec';
 import { createConfigStore, logConfigRejections } from '../db/config/store';
+import { toolSqlChecker } from '../activities/tools/sql/guard';
+import { loadSqlParser } from '../activities/tools/sql/parser';
 import { openDatabase } from '../db/pool';
 import type { Logger } from '../observability/logger';
 import { createApiMetrics } from '../observability/metrics';
@@ -87,7 +89,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     dataConverter,
     interceptors: tracingClientInterceptors(),
   });
-  const store = createConfigStore(handle.db, options.logger ? { onRejected: logConfigRejections(options.logger) } : {});
+  const store = createConfigStore(handle.db, {
+    // The API's refresh and validate answer what the worker's store decides: the same sql_template check.
+    validation: { checkToolSql: toolSqlChecker(await loadSqlParser()) },
+    ...(options.logger ? { onRejected: logConfigRejections(options.logger) } : {}),
+  });
   const conversations = conversationQueries(handle.db);
   const metrics = createApiMetrics(async () => (await client.workflow.count(PENDING_APPROVALS_QUERY)).count);
   const gateway = new TemporalTurnGateway({

@@ -8,6 +8,7 @@ import { loadSqlParser } from '../activities/tools/sql/parser';
 import { createTaskRegistry, type TaskTable } from '../core/tasks/registry';
 import { claimCheckDataConverter } from '../db/claims/codec';
 import { createConfigStore, logConfigRejections } from '../db/config/store';
+import { toolSqlChecker } from '../activities/tools/sql/guard';
 import type { LlmClient } from '../core/llm';
 import { createPool, openDatabase, type Database } from '../db/pool';
 import { llmCallObserver, tracedLlmClient } from '../observability/llm';
@@ -49,10 +50,10 @@ export async function buildWorkerDeps(env: Env, options: WorkerDepsOptions): Pro
   const tools = createToolDeps({ sqlPool: toolsPool, sqlParser, env: options.toolEnv ?? process.env });
   const deps: ActivityDeps = {
     db: handle.db,
-    configStore: createConfigStore(
-      handle.db,
-      options.observability ? { onRejected: logConfigRejections(options.observability.logger) } : {}
-    ),
+    configStore: createConfigStore(handle.db, {
+      validation: { checkToolSql: toolSqlChecker(sqlParser) },
+      ...(options.observability ? { onRejected: logConfigRejections(options.observability.logger) } : {}),
+    }),
     llm: llmClient(env, handle.db, options.observability),
     clock: systemClock,
     tasks: createTaskRegistry(options.tasks ?? {}),

@@ -3,9 +3,8 @@ import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { formatViolation, type ConfigRows, type ConfigViolation } from '../../core/config/types';
 import { validateConfig } from '../../core/config/validate';
-import type { ToolSqlCheck } from '../../core/config/validation/context';
 import { loadSqlParser } from '../../activities/tools/sql/parser';
-import { toolSqlVerdict } from '../../activities/tools/sql/guard';
+import { toolSqlChecker } from '../../activities/tools/sql/guard';
 import { isEngineError } from '../../core/errors';
 import { applyConfigRows } from '../../db/config/apply';
 import { readConfigRows } from '../../db/config/load';
@@ -61,17 +60,6 @@ export async function readYamlTree(dir: string): Promise<YamlFiles> {
 }
 
 /** Each sql_template through the guardrail tools run it with, so a query they would refuse is refused here. */
-async function toolSqlCheck(): Promise<ToolSqlCheck> {
-  const parser = await loadSqlParser();
-  return (sql, rows) => {
-    try {
-      const verdict = toolSqlVerdict(sql, parser, rows);
-      return verdict.allowed ? null : verdict.reason;
-    } catch {
-      return null; // an unparseable business-schemas setting: its own check names it
-    }
-  };
-}
 
 /**
  * How a tree meets `base`: `rows`, laid over it row by row (`start --config` over the packs); `tables`,
@@ -106,7 +94,7 @@ export async function loadYamlTree(
   for (const e of errors) io.err(`${e.file}: ${e.message}`);
   if (errors.length > 0) return null;
   const composed = !base ? rows : scope === 'rows' ? overlayConfigRows(base, rows) : withTreeTables(base, rows, files);
-  const result = validateConfig(composed, undefined, { checkToolSql: await toolSqlCheck() });
+  const result = validateConfig(composed, undefined, { checkToolSql: toolSqlChecker(await loadSqlParser()) });
   for (const w of result.warnings) io.err(`warning: ${formatViolation(w)}`);
   for (const v of result.violations) io.err(formatViolation(v));
   if (result.violations.length > 0) {

@@ -5,6 +5,7 @@ import type { ConfigStore } from '../../core/config/store';
 import { formatViolation, type ConfigRows, type ConfigSnapshot, type ConfigViolation } from '../../core/config/types';
 import type { Logger } from '../../observability/logger';
 import { configInvalidError, validateConfig } from '../../core/config/validate';
+import type { ValidationOptions } from '../../core/config/validation/context';
 import { retryOnConnectionLoss } from '../connection-loss';
 import type { Database } from '../pool';
 import { ceConfigSnapshot } from '../schema';
@@ -24,6 +25,8 @@ export interface ConfigStoreOptions {
   now?: () => number;
   /** Told when newer rows were refused and the previous snapshot stays in service. */
   onRejected?: (violations: readonly ConfigViolation[]) => void;
+  /** Checks that need I/O-side parts (the SQL parser for sql_template), as `config apply` runs them. */
+  validation?: ValidationOptions;
 }
 
 export interface RefreshResult {
@@ -151,7 +154,7 @@ class DbConfigStore implements DatabaseConfigStore {
         this.rejected = [];
         return { version, changed: false, warnings: [...this.snapshotWarnings] };
       }
-      const result = validateConfig(rows, this.options.settings);
+      const result = validateConfig(rows, this.options.settings, this.options.validation);
       if (result.violations.length > 0) {
         this.reject(result.violations);
         throw configInvalidError(result.violations, `config version ${version} was refused`);
@@ -163,7 +166,7 @@ class DbConfigStore implements DatabaseConfigStore {
 
   async validateDatabase(): Promise<DatabaseValidation> {
     const { rows } = await readConfigState(this.db);
-    return { version: configVersionOf(rows), ...validateConfig(rows, this.options.settings) };
+    return { version: configVersionOf(rows), ...validateConfig(rows, this.options.settings, this.options.validation) };
   }
 
   rejectedViolations(): readonly ConfigViolation[] {
@@ -190,7 +193,7 @@ class DbConfigStore implements DatabaseConfigStore {
     const { revision, rows } = await readConfigState(this.db);
     this.revision = revision;
     this.lastCheckAt = this.now();
-    const result = validateConfig(rows, this.options.settings);
+    const result = validateConfig(rows, this.options.settings, this.options.validation);
     if (result.violations.length === 0) return this.serve(rows, result.warnings);
     const fallback = await this.newestValidStored();
     if (!fallback) {
@@ -211,7 +214,7 @@ class DbConfigStore implements DatabaseConfigStore {
     );
     for (const { rowsJson } of stored) {
       const rows = rowsJson as ConfigRows;
-      const result = validateConfig(rows, this.options.settings);
+      const result = validateConfig(rows, this.options.settings, this.options.validation);
       if (result.violations.length === 0) return { rows, warnings: result.warnings };
     }
     return null;
@@ -238,7 +241,7 @@ class DbConfigStore implements DatabaseConfigStore {
       this.rejected = [];
       return;
     }
-    const result = validateConfig(state.rows, this.options.settings);
+    const result = validateConfig(state.rows, this.options.settings, this.options.validation);
     if (result.violations.length > 0) this.reject(result.violations);
     else await this.serve(state.rows, result.warnings);
   }

@@ -1,6 +1,7 @@
 import { readSetting, readSettingFrom } from '../../../core/config/setting';
 import { McpSqlSettings } from '../../../core/config/settings/mcp';
 import type { ConfigRows } from '../../../core/config/types';
+import type { ToolSqlCheck } from '../../../core/config/validation/context';
 import { checkReadOnlySql, sqlPolicyFromRows, type SqlParser, type SqlVerdict } from '../../../core/sql';
 import type { ToolHandlerContext } from '../deps';
 import type { ReadOnlyQuery } from './executor';
@@ -32,5 +33,21 @@ export function queryLimits(ctx: ToolHandlerContext): Omit<ReadOnlyQuery, 'text'
     lockTimeoutMs: readSetting(ctx.snapshot, McpSqlSettings.lockTimeoutMs),
     maxResultBytes: readSetting(ctx.snapshot, McpSqlSettings.maxResultBytes),
     schemas: readSetting(ctx.snapshot, McpSqlSettings.businessSchemas),
+  };
+}
+
+/**
+ * ValidationOptions.checkToolSql with `parser`: every path that validates config (the config store of the worker
+ * and the API, `validate-config`, `config validate|apply`) refuses a sql_template the tool would refuse at run
+ * time. An unparseable business-schemas setting is left to its own check, which names it.
+ */
+export function toolSqlChecker(parser: SqlParser): ToolSqlCheck {
+  return (sql, rows) => {
+    try {
+      const verdict = toolSqlVerdict(sql, parser, rows);
+      return verdict.allowed ? null : verdict.reason;
+    } catch {
+      return null;
+    }
   };
 }
