@@ -1,3 +1,6 @@
+import parseRegexTokens from 'ret';
+import safeRegex from 'safe-regex2';
+
 /**
  * Regular expressions written by config authors (ce_rule REGEX, classifiers, policies, dialogue-act
  * patterns). The seeds and the Java engine use Java syntax, whose leading inline flags `(?i)`,
@@ -91,13 +94,31 @@ export function compileUserRegex(pattern: string, options: UserRegexOptions = {}
   }
 }
 
-/** Null when the pattern compiles, else the reason (for config validation). */
+/**
+ * Null when the pattern compiles and cannot backtrack catastrophically, else the reason (for config validation).
+ * JavaScript's RegExp has no time limit, and these patterns run on user text in every turn: one rule with
+ * `h(a+)+$` froze the whole process for seconds per message. A quantifier inside a quantified group (star height
+ * above 1, safe-regex2) is refused; a pattern the checker cannot read is left to the compile check.
+ */
 export function checkUserRegex(pattern: string, options: UserRegexOptions = {}): string | null {
+  let re: RegExp;
   try {
-    compileUserRegex(pattern, options);
-    return null;
+    re = compileUserRegex(pattern, options);
   } catch (err) {
     return err instanceof Error ? err.message : String(err);
+  }
+  if (readableByChecker(re.source) && !safeRegex(re.source, { limit: Number.POSITIVE_INFINITY })) {
+    return `regular expression "${pattern}" nests a repetition inside a repetition, which can take exponential time on some input; rewrite it without the nesting (e.g. (a+)+ as a+)`;
+  }
+  return null;
+}
+
+function readableByChecker(source: string): boolean {
+  try {
+    parseRegexTokens(source);
+    return true;
+  } catch {
+    return false;
   }
 }
 

@@ -99,6 +99,12 @@ const cases: Case[] = [
     reason: /DialogueActStep\.USER_PROMPT references unknown variable \{\{no\.such\.var\}\}/,
   },
   {
+    name: 'a rule regex that can backtrack catastrophically (it froze the process on one message)',
+    breakIt: (r) => void (at(r.rules, 0).matchPattern = 'h(a+)+$'),
+    violations: ['ce_rule[1]'],
+    reason: /nests a repetition inside a repetition/,
+  },
+  {
     name: 'invalid JSONPath',
     breakIt: (r) => void (at(r.rules, 2).matchPattern = 'bad((('),
     violations: ['ce_rule[3]'],

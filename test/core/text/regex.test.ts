@@ -46,4 +46,22 @@ describe('compileUserRegex (Java-style patterns)', () => {
   it('accepts valid patterns in checkUserRegex', () => {
     expect(checkUserRegex('(?i)\\b(order|status)\\b')).toBeNull();
   });
+
+  it.each(['h(a+)+$', '(x+x+)+y', '^(\\w+\\s?)*$', '(?i)^ORD-(\\d+)+x$', '(a*)*b'])(
+    'refuses %p: a repetition inside a repetition can backtrack for seconds on one message',
+    (pattern) => {
+      expect(() => compileUserRegex(pattern)).not.toThrow();
+      expect(checkUserRegex(pattern)).toMatch(/nests a repetition inside a repetition/);
+    }
+  );
+
+  it.each([
+    '(?i)^\\s*(can i|how do i|how can i)\\s+(move|transfer)\\b',
+    '^(yes|no)+$',
+    '\\b[A-Z]{2,}-\\d+\\b',
+    '(?<=order )\\d+',
+    '(?<id>ORD-\\d+)',
+  ])('accepts %p (one level of repetition, or syntax the check leaves to the compiler)', (pattern) => {
+    expect(checkUserRegex(pattern)).toBeNull();
+  });
 });
