@@ -1,6 +1,7 @@
 import Ajv from 'ajv';
 import addFormats from 'ajv-formats';
 import { canonicalJson, isJsonObject, type Json, type JsonObject } from '../../json';
+import { checkUserRegex } from '../../text/regex';
 import { SCHEMA_TYPES, oneOf } from '../vocabulary';
 import type { ValidationContext } from './context';
 
@@ -38,9 +39,33 @@ function compileReason(schema: JsonObject): string | null {
 }
 
 /** Null when `schema` is a usable JSON Schema (draft-07, as ajv compiles it), else the reason. */
+/**
+ * The first `pattern` (or `patternProperties` key) in a schema that checkUserRegex refuses: arguments and
+ * extracted fields are matched against it on every call, with the same unbounded RegExp engine.
+ */
+function unsafePattern(node: Json, depth = 0): string | null {
+  if (depth > 64 || node === null || typeof node !== 'object') return null;
+  const children = Array.isArray(node) ? node : Object.values(node);
+  if (!Array.isArray(node)) {
+    const patterns = [
+      ...(typeof node['pattern'] === 'string' ? [node['pattern']] : []),
+      ...(isJsonObject(node['patternProperties']) ? Object.keys(node['patternProperties']) : []),
+    ];
+    for (const pattern of patterns) {
+      const reason = checkUserRegex(pattern);
+      if (reason !== null) return reason;
+    }
+  }
+  for (const child of children) {
+    const reason = unsafePattern(child, depth + 1);
+    if (reason !== null) return reason;
+  }
+  return null;
+}
+
 export function checkJsonSchema(schema: Json, options: { requireObject: boolean }): string | null {
   if (!isJsonObject(schema)) return 'must be a JSON object (a JSON Schema)';
-  const reason = compileReason(schema);
+  const reason = compileReason(schema) ?? unsafePattern(schema);
   if (reason !== null) return reason;
   if (!options.requireObject) return null;
   if (schema.type !== 'object') return 'must describe an object ("type": "object")';

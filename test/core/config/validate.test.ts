@@ -330,6 +330,18 @@ const cases: Case[] = [
     reason: /neither input_schema nor body_template/,
   },
   {
+    name: 'an input_schema pattern that can backtrack catastrophically (3.7 s on one 29-digit argument)',
+    breakIt: (r) => {
+      const h = at(r.mcpHttpTools, 0);
+      h.inputSchema = {
+        type: 'object',
+        properties: { customerId: { type: 'string', pattern: '^ORD-(\\d+)+x$' } },
+      };
+    },
+    violations: ['ce_mcp_http_tool[2]'],
+    reason: /input_schema regular expression .* nests a repetition inside a repetition/,
+  },
+  {
     name: 'POST HTTP tool with a body_template needs no input_schema',
     breakIt: (r) => {
       const h = at(r.mcpHttpTools, 0);
