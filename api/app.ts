@@ -45,15 +45,22 @@ export interface ApiOptions {
   console?: ConsolePorts;
 }
 
+const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
+
+function callerRequestId(header: string | string[] | undefined): string | null {
+  return typeof header === 'string' && REQUEST_ID.test(header) ? header : null;
+}
+
 export function buildApi(options: ApiOptions): FastifyInstance {
   const app = Fastify({
     ...(options.logger
       ? { loggerInstance: options.logger as FastifyBaseLogger }
       : { logger: { level: options.logLevel ?? 'warn' } }),
-    // A caller's X-Request-Id (a proxy's, a client's) names the request in every log line; else a UUID.
-    requestIdHeader: 'x-request-id',
+    // A caller's X-Request-Id (a proxy's, a client's) names the request in every log line and audit row when it is
+    // a plain token of at most 128 characters; anything else (3,000 characters, raw bytes) gets a UUID instead.
+    requestIdHeader: false,
     logController: new LogController({ requestIdLogLabel: 'requestId' }),
-    genReqId: () => randomUUID(),
+    genReqId: (req) => callerRequestId(req.headers['x-request-id']) ?? randomUUID(),
     bodyLimit: Math.max(1024 * 1024, options.messageMaxBytes * 8),
     // Errors Node's HTTP parser raises before Fastify sees a request (header too large, bad
     // request line) still get the envelope.

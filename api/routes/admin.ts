@@ -7,6 +7,7 @@ import type { ApiPorts } from '../ports';
 import { sendTurnReply } from '../replies';
 import { defaultReplyTexts } from '../reply-texts';
 import { errorSchema, turnResponseSchema } from '../schemas';
+import { canonicalTurnId } from '../turns/turn-id';
 
 export function adminRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry): void {
   route(
@@ -26,7 +27,7 @@ export function adminRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApi
       },
     },
     async (request, reply) => {
-      const { workflowId } = request.params as { workflowId: string };
+      const workflowId = canonicalTurnId((request.params as { workflowId: string }).workflowId);
       return sendTurnReply(reply, await ports.turns.retryTurn(workflowId), ports.replyTexts ?? defaultReplyTexts);
     }
   );

@@ -8,7 +8,7 @@ import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts } from '../ports';
 import { errorSchema, uuidParam } from '../schemas';
 import { requireSafeText } from '../text-check';
-import { parseTurnId } from '../turns/turn-id';
+import { canonicalTurnId, parseTurnId } from '../turns/turn-id';
 
 const code = { type: 'string', minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.:-]+$' } as const;
 const turnParams = {
@@ -106,7 +106,8 @@ export function consoleRoutes(
       summary: "A turn's story: every step from its event history, decisions, approvals, audit rows, response.",
       schema: { params: turnParams, response: { '4xx': errorSchema } },
     },
-    async (request) => turnView(ports, consolePorts, (request.params as { workflowId: string }).workflowId)
+    async (request) =>
+      turnView(ports, consolePorts, canonicalTurnId((request.params as { workflowId: string }).workflowId))
   );
 
   route(
@@ -140,7 +141,9 @@ export function consoleRoutes(
       },
     },
     async (request, reply) => {
-      const { workflowId, action: name } = request.params as { workflowId: string; action: string };
+      const params = request.params as { workflowId: string; action: string };
+      const { action: name } = params;
+      const workflowId = canonicalTurnId(params.workflowId);
       const body = (request.body ?? {}) as ActionBody;
       requireSafeText({ reason: body.reason, activityId: body.activityId, result: body.result });
       const action = CONSOLE_ACTIONS.find((a) => a.name === name);

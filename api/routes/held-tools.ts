@@ -3,6 +3,7 @@ import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts } from '../ports';
 import { errorSchema } from '../schemas';
 import { requireSafeText } from '../text-check';
+import { canonicalTurnId } from '../turns/turn-id';
 import type { HeldToolDecisionInput } from '../../workflows/messages';
 
 const workflowIdParams = {
@@ -58,7 +59,7 @@ export function heldToolRoutes(app: FastifyInstance, ports: ApiPorts, docs: Open
       },
     },
     async (request) => {
-      const { workflowId } = request.params as { workflowId: string };
+      const workflowId = canonicalTurnId((request.params as { workflowId: string }).workflowId);
       const body = request.body as HeldToolDecisionInput;
       requireSafeText({ reason: body.reason, decidedBy: body.decidedBy, result: body.result });
       return held.resolve(workflowId, { ...body, decidedBy: body.decidedBy ?? 'api' });

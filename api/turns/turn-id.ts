@@ -14,6 +14,15 @@ export function parseTurnId(workflowId: string): { conversationId: string; turnN
 }
 
 /**
+ * A turn id as the workflows are named (`turn-<lower-case uuid>-<n>`): routes take the UUID in either case, as
+ * the conversation routes do, and a 400 INVALID_TURN_ID for anything else.
+ */
+export function canonicalTurnId(workflowId: string): string {
+  const { conversationId, turnNumber } = parseTurnId(workflowId);
+  return `turn-${conversationId}-${turnNumber}`;
+}
+
+/**
  * The conversation a first message with an Idempotency-Key and no conversationId opens: derived
  * from the key (an RFC 9562 version-8 UUID of its SHA-256), so a retry of that request lands on the
  * same conversation, finds the key's claim there, and gets the first request's result (or 422 with

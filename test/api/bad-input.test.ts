@@ -97,6 +97,17 @@ describe('bad input gets a specific 4xx, never a 5xx or internals', () => {
     expect(res.json().error).toEqual({ code: 'METHOD_NOT_ALLOWED', message: `${method} is not allowed on ${path}.` });
   });
 
+  it.each([
+    ['a plain token', 'gw-2026.11.28:abc_1', true],
+    ['3,000 characters', 'x'.repeat(3_000), false],
+    ['spaces and quotes', 'a b "c"', false],
+  ])('takes a caller X-Request-Id that is %s only when it is a short plain token', async (_case, id, kept) => {
+    const res = await h.request('GET', '/healthz', { headers: { 'x-request-id': id } });
+    const echoed = res.headers.get('x-request-id') ?? '';
+    if (kept) expect(echoed).toBe(id);
+    else expect(echoed).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
+  });
+
   it('validates approval decisions before touching the turn', async () => {
     const ok = await post('/api/v1/conversation/message', '{"message": "hi"}');
     expect(ok.status).toBe(200);

@@ -99,6 +99,13 @@ describe('the console API: conversation search, turn story, actions; the static 
     expect([res.status, res.json().error.code]).toEqual([400, 'INVALID_TEXT']);
   });
 
+  it('takes a turn id with an upper-case UUID, as the conversation routes do', async () => {
+    const upper = `turn-${conversationId.toUpperCase()}-1`;
+    const res = await get(`/api/v1/console/turns/${upper}`);
+    expect(res.status).toBe(200);
+    expect(res.json()).toMatchObject({ conversationId, turnNumber: 1 });
+  });
+
   it("lists the conversation's turns and tells one turn's story from its history, audit rows joined", async () => {
     const turns = (await get(`/api/v1/console/conversations/${conversationId}/turns`)).json();
     expect(turns.turns).toEqual([
