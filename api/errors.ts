@@ -27,12 +27,14 @@ export function envelope(code: string, message: string, details?: Record<string,
 
 /**
  * A turn's update validator refused an operator decision with "CODE: explanation" (workflows/tool-hold.ts,
- * workflows/turn-state.ts): malformed input (INVALID_*) is the caller's 400; anything else (NOT_HELD,
+ * workflows/turn-state.ts): malformed input (INVALID_*, and TOO_DEEP from the text check) is the caller's 400; anything else (NOT_HELD,
  * STALE_DECISION, APPROVAL_ALREADY_DECIDED…) conflicts with the turn's state, a 409.
  */
+const BAD_INPUT = /^(INVALID_|TOO_DEEP$)/;
+
 export function refusedUpdate(text: string, fallbackCode: string): ApiError {
   const match = /^([A-Z_]+): (.*)$/s.exec(text);
   const code = match?.[1] ?? fallbackCode;
   const message = match?.[2] ?? text;
-  return code.startsWith('INVALID_') ? badRequest(code, message) : conflict(code, message);
+  return BAD_INPUT.test(code) ? badRequest(code, message) : conflict(code, message);
 }

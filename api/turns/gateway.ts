@@ -194,7 +194,7 @@ async function describeOrNull(handle: WorkflowHandle) {
   }
 }
 
-/** The workflow's validator answers "CODE: explanation"; surface it as a 409 with that code. */
+/** The workflow's validator answers "CODE: explanation": refusedUpdate makes it a 400 or a 409 with that code. */
 function rejectedDecision(err: unknown): Error {
   if (!(err instanceof WorkflowUpdateFailedError)) return err instanceof Error ? err : new Error(String(err));
   return refusedUpdate(err.cause?.message ?? err.message, 'APPROVAL_REJECTED');

@@ -1,0 +1,14 @@
+import { refusedUpdate } from '../../api/errors';
+
+/** A turn's update validator says "CODE: why": bad input is the caller's 400, a state conflict 409. */
+describe('refusedUpdate', () => {
+  it.each([
+    ['INVALID_TEXT: reason contains a NUL character.', 400, 'INVALID_TEXT'],
+    ['TOO_DEEP: result is nested deeper than 16 levels.', 400, 'TOO_DEEP'],
+    ['INVALID_DECISION: action must be one of retry, skip, fail, markDone.', 400, 'INVALID_DECISION'],
+    ['STALE_DECISION: the held call is #2, not #9.', 409, 'STALE_DECISION'],
+    ['something without a code', 409, 'DECISION_REFUSED'],
+  ])('%s → %i %s', (text, statusCode, code) => {
+    expect(refusedUpdate(text, 'DECISION_REFUSED')).toMatchObject({ statusCode, code });
+  });
+});
