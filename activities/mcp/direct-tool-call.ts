@@ -22,10 +22,11 @@ import { asToolError } from './tool-call';
 export async function directToolCall(ctx: StepContext<DirectToolCallInput>): Promise<StepOutput> {
   const { input, scope } = ctx;
   const req: DirectRequest = { toolCode: input.call.toolCode, toolGroup: input.tool.toolGroup, args: input.call.args };
-  if (input.failure) return recordFailure(ctx, req, new EngineError(input.failure.type, input.failure.message));
+  if (input.failure) return recordFailure(ctx, req, new EngineError(input.failure.type, input.failure.message), 'tool');
   const row = findToolRow(ctx.snapshot, input.call.toolCode);
   if (!row || !row.enabled) {
-    return recordFailure(ctx, req, new EngineError(ErrorType.ToolNotAllowed, `Tool ${req.toolCode} is not enabled`));
+    const notEnabled = new EngineError(ErrorType.ToolNotAllowed, `Tool ${req.toolCode} is not enabled`);
+    return recordFailure(ctx, req, notEnabled, 'engine');
   }
   let result;
   const handlerCtx = toolHandlerContext(ctx, row.toolCode, input.tool.toolGroup, input.call);
@@ -39,7 +40,7 @@ export async function directToolCall(ctx: StepContext<DirectToolCallInput>): Pro
     const failure = asToolError(err, row.toolCode);
     const retryable = isEngineError(failure) ? failure.retryable : true;
     if (retryable && (input.holdOnExhausted === true || currentAttempt() < input.maxAttempts)) throw failure;
-    return recordFailure(ctx, req, failure);
+    return recordFailure(ctx, req, failure, 'tool');
   }
   const meta = toolMeta(row);
   scope.session.inputParams['tool_result'] = {

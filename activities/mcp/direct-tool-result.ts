@@ -4,6 +4,7 @@ import type { Json, JsonObject } from '../../core/json';
 import { McpAudit } from '../../core/mcp/constants';
 import { isToolArgsRejection } from '../../core/mcp/tool-args';
 import { mcpContext } from '../../core/mcp/mcp-node';
+import { publicToolErrorMessage } from '../../core/mcp/tool-error-text';
 import type { StepOutput } from '../../core/turn/contracts';
 import type { StepContext } from '../step-runtime';
 
@@ -44,9 +45,12 @@ export function writeExecution(ctx: StepContext, req: DirectRequest, status: Dir
 
 /**
  * A failure is a result (status ERROR), not a crash of the turn. Arguments refused by the tool's
- * input schema are also audited as TOOL_ARGS_REJECTED, as on the planner path.
+ * input schema are also audited as TOOL_ARGS_REJECTED, as on the planner path. `by`: who wrote the
+ * message. The engine's refusals (the policy, the input schema) are said as written; a failure of
+ * the tool itself (or an unexpected error anywhere) may quote the database driver or the network, so
+ * the params and the context, which reach the caller, say only what failed; the audit row keeps it.
  */
-export function recordFailure(ctx: StepContext, req: DirectRequest, err: unknown): StepOutput {
+export function recordFailure(ctx: StepContext, req: DirectRequest, err: unknown, by: 'engine' | 'tool'): StepOutput {
   const message = errorMessage(err);
   const errorType = isEngineError(err) ? err.type : ErrorType.ToolExecutionFailed;
   if (isToolArgsRejection(err)) {
@@ -58,13 +62,15 @@ export function recordFailure(ctx: StepContext, req: DirectRequest, err: unknown
       problems,
     });
   }
+  const ours = by === 'engine' && isEngineError(err);
+  const publicMessage = ours ? message : publicToolErrorMessage(req.toolCode, errorType, message);
   ctx.scope.session.inputParams['tool_result'] = {
     status: 'ERROR',
     tool_code: req.toolCode,
     tool_group: req.toolGroup,
-    error: message,
+    error: publicMessage,
   };
-  writeExecution(ctx, req, 'ERROR', { errorMessage: message, errorType });
+  writeExecution(ctx, req, 'ERROR', { errorMessage: publicMessage, errorType });
   ctx.scope.audit(McpAudit.OrchestrationError, {
     tool_code: req.toolCode,
     tool_group: req.toolGroup,

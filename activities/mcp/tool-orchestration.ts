@@ -96,16 +96,16 @@ export async function toolOrchestration(ctx: StepContext): Promise<StepOutput> {
   try {
     decision = decide(ctx, req);
   } catch (err) {
-    return recordFailure(ctx, req, err);
+    return recordFailure(ctx, req, err, 'engine');
   }
   if (!decision.allowed) {
     if (decision.reason === BlockReason.ToolNotInScope) return scopeMismatch(ctx, req);
-    return recordFailure(ctx, req, refusal(req, decision.reason));
+    return recordFailure(ctx, req, refusal(req, decision.reason), 'engine');
   }
   const { tool } = decision;
   // The same input-schema check as the planner's calls: a rejected request schedules no tool call.
   const verdict = checkToolArgs(ctx.snapshot, requireEnabledTool(ctx.snapshot, tool.toolCode), req.args);
-  if (!verdict.ok) return recordFailure(ctx, req, toolArgsRejected(tool.toolCode, verdict));
+  if (!verdict.ok) return recordFailure(ctx, req, toolArgsRejected(tool.toolCode, verdict), 'engine');
   const call = {
     toolCode: tool.toolCode,
     args: req.args,

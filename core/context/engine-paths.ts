@@ -64,7 +64,9 @@ export const ENGINE_CONTEXT_PATHS: readonly EngineContextPath[] = [
     path: 'mcp.toolExecutionError',
     type: 'object',
     writtenBy: MCP_STEP,
-    when: 'a planner tool failed: {toolCode, toolGroup, errorMessage, errorType, rootCauseMessage, rootCauseClass, attempts, args}',
+    when:
+      'a planner tool failed: {toolCode, toolGroup, errorMessage, errorType, rootCauseMessage, rootCauseClass, attempts, args}; ' +
+      "the messages say which tool failed and how (Tool X timed out (TOOL_TIMEOUT).), never the driver's words",
   },
   { path: 'mcp.toolExecutionError.*', type: 'any', writtenBy: MCP_STEP, when: 'a tool failed' },
   {

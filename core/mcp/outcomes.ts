@@ -6,6 +6,7 @@ import type { ApprovalDecision, McpToolDescriptor, PlannerDecision, ToolCallRequ
 import type { ToolCallFailure } from '../turn/executor';
 import { approvalDeniedAnswer, BlockReason, Fallback, McpAudit, McpOutcome, McpStatus } from './constants';
 import { mcpContext, writeFinalAnswer, writeLifecycle } from './context';
+import { publicToolErrorMessage } from './tool-error-text';
 
 /**
  * Outcomes the loop driver decides itself (it runs in workflow code and cannot write): a
@@ -92,22 +93,24 @@ export function applyToolFailure(
 ): Applied {
   const rootMessage = failure.rootCause?.message ?? failure.message;
   const rootClass = failure.rootCause?.className ?? failure.failureType;
+  // The context reaches the caller: it says what failed; the audit rows below keep the driver's words.
+  const publicMessage = publicToolErrorMessage(call.toolCode, failure.failureType, failure.message);
   const ending: Ending = {
     answer: Fallback.toolError,
     status: McpStatus.ToolError,
     outcome: McpOutcome.Error,
     error: true,
-    errorMessage: rootMessage,
+    errorMessage: publicMessage,
     lastToolGroup: tool.toolGroup,
   };
   const next = endLoop(session, call.toolCode, call.args, ending);
   mcpContext(next)['toolExecutionError'] = {
     toolCode: call.toolCode,
     toolGroup: tool.toolGroup,
-    errorMessage: failure.message,
+    errorMessage: publicMessage,
     errorType: failure.failureType,
-    rootCauseMessage: rootMessage,
-    rootCauseClass: rootClass,
+    rootCauseMessage: publicMessage,
+    rootCauseClass: failure.failureType,
     attempts: failure.attempts,
     args: call.args,
   };

@@ -100,6 +100,20 @@ describe('SQL tool sandbox through the HTTP API', () => {
     expect(res.body).not.toContain(SECRET);
   });
 
+  it("names no table, SQLSTATE or address of a failed query in the caller's response; the audit row does", async () => {
+    const res = await ask('select missing_column_4711 from zp_disco_request');
+    expect(res.status).toBe(200);
+    expect(execution(res)).toMatchObject({
+      status: 'ERROR',
+      errorType: 'TOOL_EXECUTION_FAILED',
+      errorMessage: 'Tool postgres.query failed (TOOL_EXECUTION_FAILED).',
+    });
+    expect(res.body).not.toMatch(/missing_column_4711"|SQLSTATE|42703/);
+    const audit = await h.request('GET', `/api/v1/conversation/audit/${res.json().conversationId}`);
+    const row = (audit.json() as ApiJson[]).find((a) => a.stage === 'TOOL_ORCHESTRATION_ERROR');
+    expect(row?.payload.error).toMatch(/missing_column_4711.*SQLSTATE 42703/);
+  });
+
   it('cannot hold a lock past its turn: no advisory lock remains and migrate still runs', async () => {
     for (const query of ['select pg_advisory_lock(7233001)', 'select pg_try_advisory_lock(7233001)']) {
       expect(execution(await ask(query))).toMatchObject({ status: 'ERROR' });
@@ -122,7 +136,7 @@ describe('SQL tool sandbox through the HTTP API', () => {
     const res = await runaway;
     expect(res.status).toBe(200);
     expect(execution(res)).toMatchObject({ status: 'ERROR', errorType: 'TOOL_TIMEOUT' });
-    expect(execution(res).errorMessage).toMatch(/statement timeout/);
+    expect(execution(res).errorMessage).toBe('Tool postgres.query timed out (TOOL_TIMEOUT).');
     expect(health.length).toBeGreaterThan(0);
     expect(health.every((status) => status === 200)).toBe(true);
     const other = await h.request('POST', '/api/v1/conversation/message', { json: { message: 'hello again' } });

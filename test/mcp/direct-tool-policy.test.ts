@@ -11,6 +11,8 @@ import { answer, ORDER, ORDER_STATUS, ORDER_TRACE, orderConfig } from '../suppor
  * policy, not the pipeline step's.
  */
 const MESSAGE = 'Check order ORD-7017 status.';
+/** A failed tool, as the caller's context says it; the audit row keeps the tool's own words. */
+const TOOL_FAILED = 'Tool mock.order.status failed (TOOL_EXECUTION_FAILED).';
 const POSTGRES_QUERY = mcpTool({
   toolId: 5009,
   toolCode: 'postgres.query',
@@ -115,7 +117,7 @@ describe('direct tool_request obeys the tool policy (D21)', () => {
     h.setHandlers({ 'mock.order.status': flaky });
     const retried = await h.turn({ message: MESSAGE, inputParams: request('mock.order.status') });
     expect(calls).toBe(2);
-    expect(execution(retried.context)).toMatchObject({ status: 'ERROR', errorMessage: 'upstream hiccup' });
+    expect(execution(retried.context)).toMatchObject({ status: 'ERROR', errorMessage: TOOL_FAILED });
     calls = 0;
     h.llm.setScript([answer('Done.')]);
     const write = { ...ORDER_STATUS, sideEffect: 'NON_IDEMPOTENT_WRITE', allowDirectRequest: true, maxAttempts: 5 };
@@ -135,7 +137,7 @@ describe('direct tool_request obeys the tool policy (D21)', () => {
     h.setHandlers({ 'mock.order.status': down });
     const result = await h.turn({ message: MESSAGE, inputParams: request('mock.order.status') });
     expect(calls).toBe(2);
-    expect(execution(result.context)).toMatchObject({ status: 'ERROR', errorMessage: 'upstream down' });
+    expect(execution(result.context)).toMatchObject({ status: 'ERROR', errorMessage: TOOL_FAILED });
     expect(await h.stages(result.conversationId)).not.toContain('TOOL_HELD');
   });
 });

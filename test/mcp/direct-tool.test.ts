@@ -140,7 +140,12 @@ describe('direct tool path: ToolOrchestration (§14 #44–45, §12.7)', () => {
       outcome: 'ERROR',
       error: true,
       toolExecuted: false,
-      errorMessage: 'upstream exploded',
+      errorMessage: 'Tool mock.order.status failed (TOOL_EXECUTION_FAILED).',
+    });
+    // The caller's context says what failed; the operators' audit row keeps the tool's own words.
+    expect(JSON.stringify(result.context)).not.toContain('exploded');
+    expect(await h.payload(result.conversationId, 'TOOL_ORCHESTRATION_ERROR')).toMatchObject({
+      error: 'upstream exploded',
     });
     const stages = await h.stages(result.conversationId);
     expect(stages).toContain('TOOL_ORCHESTRATION_ERROR');

@@ -52,12 +52,14 @@ describe('MCP planner outcomes: failures, fallbacks, suppression, scope (§14 #3
     });
     h.llm.setScript([callTool('mock.order.status', { orderId: 'ORD-7017' })]);
     const result = await h.turn({ message: MESSAGE });
+    const FAILED = 'Tool mock.order.status failed (TOOL_EXECUTION_FAILED).';
+    expect(JSON.stringify(result.context)).not.toContain('boom');
     expect(attempts).toBe(5); // the step table's READ_ONLY default, as in the workflow
     expect(h.llm.requestsOf('PLAN')).toHaveLength(1);
     const mcp = mcpOf(result.context);
     expect(mcp).toMatchObject({
       finalAnswer: 'Tool execution failed',
-      lifecycle: { status: 'TOOL_ERROR', outcome: 'ERROR', finished: true, error: true, errorMessage: 'boom' },
+      lifecycle: { status: 'TOOL_ERROR', outcome: 'ERROR', finished: true, error: true, errorMessage: FAILED },
       toolExecutionError: { toolCode: 'mock.order.status', errorType: 'TOOL_EXECUTION_FAILED', attempts: 5 },
     });
     expect(await h.payload(result.conversationId, 'MCP_TOOL_ERROR')).toMatchObject({
@@ -83,7 +85,10 @@ describe('MCP planner outcomes: failures, fallbacks, suppression, scope (§14 #3
     const result = await h.turn({ message: MESSAGE });
     expect(mcpOf(result.context)['lifecycle']).toMatchObject({
       status: 'TOOL_ERROR',
-      errorMessage: expect.stringContaining('status 503'),
+      errorMessage: 'Tool mock.order.status failed: its HTTP call did not succeed (TOOL_HTTP_ERROR).',
+    });
+    expect(await h.payload(result.conversationId, 'MCP_TOOL_ERROR')).toMatchObject({
+      error_message: expect.stringContaining('status 503'),
     });
     expect(h.toolServer.counters.requests('/orders/status')).toBe(5);
   });

@@ -44,6 +44,8 @@ export class FakeMcpExecutor implements TurnExecutor {
   readonly toolInputs: McpToolCallInput[] = [];
   readonly approvals: ApprovalRequest[] = [];
   readonly carried: { callKey: string; carryKey?: string; stages: string[] }[] = [];
+  /** Every audit carried to an activity, in order. */
+  readonly carriedAudits: AuditRecord[] = [];
   private planIndex = 0;
 
   constructor(
@@ -61,6 +63,7 @@ export class FakeMcpExecutor implements TurnExecutor {
         carryKey: input.carryKey,
         stages: input.carryAudits.map((a) => a.stage),
       });
+      this.carriedAudits.push(...input.carryAudits);
     }
   }
 

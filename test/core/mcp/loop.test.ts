@@ -179,7 +179,11 @@ describe('MCP planner loop driver', () => {
   });
 
   it('turns a failed tool into TOOL_ERROR with root cause audits and no further planning (scenario 36)', async () => {
-    const failure = new ToolCallFailure('TOOL_EXECUTION_FAILED', 'boom', 3, { className: 'Error', message: 'boom' });
+    const driverWords = 'relation "loans" does not exist (SQLSTATE 42P01)';
+    const failure = new ToolCallFailure('TOOL_EXECUTION_FAILED', driverWords, 3, {
+      className: 'Error',
+      message: driverWords,
+    });
     const exec = new FakeMcpExecutor(loopPlan(ORDER_TOOLS), [callTool('mock.order.status', { orderId: '1' })], {
       'mock.order.status': failure,
     });
@@ -192,12 +196,16 @@ describe('MCP planner loop driver', () => {
     });
     expect(exec.carried[0]?.stages).toEqual(['MCP_TOOL_ERROR', 'MCP_TOOL_ROOT_CAUSE']);
     const mcp = mcpOf(out.session);
+    const said = 'Tool mock.order.status failed (TOOL_EXECUTION_FAILED).';
     expect(mcp).toMatchObject({
       finalAnswer: 'Tool execution failed',
-      lifecycle: { status: 'TOOL_ERROR', outcome: 'ERROR', finished: true, error: true, errorMessage: 'boom' },
-      toolExecutionError: { toolCode: 'mock.order.status', attempts: 3, rootCauseMessage: 'boom' },
+      lifecycle: { status: 'TOOL_ERROR', outcome: 'ERROR', finished: true, error: true, errorMessage: said },
+      toolExecutionError: { toolCode: 'mock.order.status', attempts: 3, rootCauseMessage: said, errorMessage: said },
     });
     expect(out.session.inputParams['mcp_status']).toBe('TOOL_ERROR');
+    // The caller sees the context: the driver's words (a table, a SQLSTATE) are only in the audit rows.
+    expect(JSON.stringify(out.session.context)).not.toContain('loans');
+    expect(exec.carriedAudits[0]?.payload).toMatchObject({ error: driverWords, root_cause_message: driverWords });
   });
 
   it('rethrows errors that are not tool failures (bugs must not be hidden as tool errors)', async () => {
