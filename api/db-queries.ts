@@ -51,7 +51,7 @@ export function conversationQueries(db: Database): ConversationQueries {
   };
 }
 
-function auditView({ idempotencyKey: _key, createdAt, ...row }: StoredAudit): AuditRowView {
+function auditView({ idempotencyKey: _key, runId: _run, createdAt, ...row }: StoredAudit): AuditRowView {
   return { ...row, payload: publicAuditPayload(row.stage, row.payload), createdAt: createdAt.toISOString() };
 }
 

@@ -1,5 +1,6 @@
 import { insertLlmCall } from '../../db/repositories/llm-call-log';
 import type { Database } from '../../db/pool';
+import { currentRunId } from '../runtime/activity-context';
 import type { LlmCallRecord } from './anthropic-client';
 
 /** Writes every LLM call to ce_llm_call_log (prompt, answer, outcome, latency). */
@@ -21,6 +22,7 @@ export function llmCallLogger(db: Database, provider = 'anthropic'): (entry: Llm
       success: entry.success,
       errorMessage: entry.errorMessage,
       latencyMs: Math.round(entry.latencyMs),
+      runId: currentRunId(),
     });
   };
 }

@@ -9,3 +9,8 @@ import { asyncLocalStorage, type Context } from '@temporalio/activity';
 export function activityContext(): Context | null {
   return asyncLocalStorage.getStore() ?? null;
 }
+
+/** The Temporal run the current activity belongs to, or null outside one (stored with audit rows and LLM calls). */
+export function currentRunId(): string | null {
+  return activityContext()?.info.workflowExecution?.runId ?? null;
+}

@@ -7,6 +7,7 @@ import type { Session } from '../../core/session';
 import type { TurnInput } from '../../core/turn/contracts';
 import { writeAuditBatch, type AuditGroup, type AuditInsert, type AuditMeta } from '../../db/repositories/audit';
 import type { ActivityDeps } from '../deps';
+import { currentRunId } from './activity-context';
 
 /**
  * `_meta` added to every stored payload (§9.1) so a single row can be read on its own: where in
@@ -73,6 +74,7 @@ export function auditGroup(
   const suffix = write.suffix ?? ((i: number) => String(i));
   const shared = sharedMeta(write.session, write.turn, emittedAt);
   const { conversationId } = write.turn;
+  const runId = currentRunId();
   const rows: AuditInsert[] = [];
   for (const [index, record] of write.records.entries()) {
     if (!admitsAudit(policy, record.stage, record.meta?.intent ?? write.session.intent)) continue;
@@ -85,6 +87,7 @@ export function auditGroup(
       ...(policy.persistMeta ? { meta: metaOf(record, write.session, shared) } : {}),
       idempotencyKey: `${write.turn.turnId}/${write.keySegment}/${suffix(index)}`,
       workflowId: write.turn.turnId,
+      runId,
     });
   }
   // Index-keyed writes own their whole key segment; suffixed ones (error-<attempt>) only add.

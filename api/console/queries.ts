@@ -66,6 +66,8 @@ export async function recordOperatorAction(db: Database, record: OperatorActionR
       stage: 'OPERATOR_ACTION',
       payload: record.payload,
       idempotencyKey: `${record.workflowId}/operator/${record.actionId}`,
+      // Not any run's: the action is the operator's, and stays with whichever run the turn ends with.
+      runId: null,
       workflowId: record.workflowId,
     },
   ]);

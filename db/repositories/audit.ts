@@ -17,6 +17,8 @@ export interface AuditInsert {
   /** `<turn id>/<call key>/<index>`: a retried activity re-inserts the same keys. */
   idempotencyKey: string;
   workflowId: string | null;
+  /** The Temporal run writing the row; a retried run takes over the rows it rewrites. */
+  runId: string | null;
 }
 
 /**
@@ -36,6 +38,8 @@ export interface StoredAudit {
   stage: string;
   payload: JsonObject;
   idempotencyKey: string;
+  /** The Temporal run that wrote the row last; null in process and before migration 0016. */
+  runId: string | null;
   createdAt: Date;
 }
 
@@ -83,15 +87,17 @@ export async function listAudits(
     stage: r.stage,
     payload: r.payloadJson as JsonObject,
     idempotencyKey: r.idempotencyKey,
+    runId: r.runId,
     createdAt: r.createdAt,
   }));
 }
 
 /** Each cursor's conversation's rows after it, at most `$3` per cursor, on the (conversation_id, audit_id) index. */
 const AUDITS_AFTER: Statement = {
-  name: 'ce_audit_after_cursors_v1',
+  name: 'ce_audit_after_cursors_v2',
   resendable: true,
-  text: `SELECT a.audit_id, a.conversation_id, a.turn_number, a.stage, a.payload_json, a.idempotency_key, a.created_at
+  text: `SELECT a.audit_id, a.conversation_id, a.turn_number, a.stage, a.payload_json, a.idempotency_key, a.run_id,
+                a.created_at
            FROM unnest($1::uuid[], $2::bigint[]) AS c(conversation_id, after_id)
           CROSS JOIN LATERAL (
                 SELECT * FROM ce_audit x
@@ -107,6 +113,7 @@ interface AuditRow {
   stage: string;
   payload_json: JsonObject;
   idempotency_key: string;
+  run_id: string | null;
   created_at: Date;
 }
 
@@ -129,6 +136,7 @@ export async function listAuditsAfter(
     stage: r.stage,
     payload: r.payload_json,
     idempotencyKey: r.idempotency_key,
+    runId: r.run_id,
     createdAt: r.created_at,
   }));
 }
@@ -173,19 +181,20 @@ export interface AuditGroup {
  * is the same as sending the whole payload, but the shared part travels and is parsed only once.
  */
 const WRITE_AUDIT_BATCH = {
-  name: 'ce_audit_write_batch_v3',
+  name: 'ce_audit_write_batch_v4',
   text: `WITH batch AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb)
       AS r(ord int, conversation_id uuid, turn_number int, stage text, payload_json jsonb, meta jsonb, shared int,
-           idempotency_key text, workflow_id text)
+           idempotency_key text, workflow_id text, run_id text)
   ), written AS (
-    INSERT INTO ce_audit (conversation_id, turn_number, stage, payload_json, idempotency_key, workflow_id)
+    INSERT INTO ce_audit (conversation_id, turn_number, stage, payload_json, idempotency_key, workflow_id, run_id)
     SELECT conversation_id, turn_number, stage,
            CASE WHEN meta IS NULL THEN payload_json
                 ELSE payload_json || jsonb_build_object('_meta', meta || ($3::jsonb -> shared)) END,
-           idempotency_key, workflow_id
+           idempotency_key, workflow_id, run_id
       FROM batch ORDER BY ord
-    ON CONFLICT (idempotency_key) DO UPDATE SET stage = excluded.stage, payload_json = excluded.payload_json
+    ON CONFLICT (idempotency_key) DO UPDATE
+      SET stage = excluded.stage, payload_json = excluded.payload_json, run_id = excluded.run_id
   )
   DELETE FROM ce_audit a
    WHERE a.key_prefix = ANY ($2::text[])
@@ -217,6 +226,7 @@ export async function writeAuditBatch(db: Database, groups: readonly AuditGroup[
     shared: r.meta ? indexOf(r.meta.shared) : undefined,
     idempotency_key: r.idempotencyKey,
     workflow_id: r.workflowId,
+    run_id: r.runId,
   }));
   const prefixes = groups.flatMap((g) => (g.replaceUnder ? [g.replaceUnder] : []));
   const values = [JSON.stringify(batch), prefixes, JSON.stringify(shared)];

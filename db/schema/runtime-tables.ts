@@ -59,6 +59,8 @@ export const ceAudit = pgTable('ce_audit', {
   /** `<turn id>/<call key>/`: what a retried step's write replaces (migration 0014). */
   keyPrefix: text('key_prefix').generatedAlwaysAs(sql`substring(idempotency_key FROM '^(.*/)')`),
   workflowId: text('workflow_id'),
+  /** The Temporal run that wrote the row last (migration 0016); null in process. */
+  runId: text('run_id'),
   createdAt: ts('created_at'),
 });
 
@@ -78,6 +80,8 @@ export const ceLlmCallLog = pgTable('ce_llm_call_log', {
   success: boolean('success').notNull(),
   errorMessage: text('error_message'),
   latencyMs: integer('latency_ms'),
+  /** The Temporal run of the activity that made the call (migration 0016); null in process. */
+  runId: text('run_id'),
   createdAt: ts('created_at'),
 });
 

@@ -25,6 +25,8 @@ export interface RecordedTurn {
 
 export interface RecordedLlmCall {
   turnNumber: number | null;
+  /** The Temporal run that made the call; null in process and before migration 0016. */
+  runId: string | null;
   kind: string;
   prompt: string;
   response: string;
@@ -146,6 +148,18 @@ function approvalsOf(turnNumber: number, rows: readonly StoredAudit[]): Recorded
   });
 }
 
+/**
+ * The rows of the run a turn ended with. An operator's retry of a failed turn is a new run of the same
+ * workflow: it rewrites every row it writes again (same keys), and its USER_INPUT row first, but rows
+ * only the failed run wrote stay, such as its tool failures. The run that wrote USER_INPUT last is
+ * the turn's; rows of no run (an operator's action, the in-process runner, older rows) belong to it.
+ */
+function lastRunOf(rows: readonly StoredAudit[]): { runId: string | null; rows: readonly StoredAudit[] } {
+  const runId = rows.find((r) => r.stage === 'USER_INPUT')?.runId ?? null;
+  if (runId === null) return { runId, rows };
+  return { runId, rows: rows.filter((r) => r.runId === null || r.runId === runId) };
+}
+
 function turnOf(turnNumber: number, rows: readonly StoredAudit[]): RecordedTurn | null {
   const input = rows.find((r) => r.stage === 'USER_INPUT');
   if (!input) return null;
@@ -167,6 +181,7 @@ async function llmCallsOf(db: Database, conversationId: string): Promise<Recorde
     .orderBy(asc(ceLlmCallLog.llmCallId));
   return rows.map((r) => ({
     turnNumber: r.turnNumber,
+    runId: r.runId,
     kind: r.callKind,
     prompt: r.promptText ?? '',
     response: r.responseText ?? '',
@@ -191,15 +206,22 @@ export async function recordedTurnCount(db: Database, conversationId: string): P
 export async function readRecording(db: Database, conversationId: string): Promise<Recording | null> {
   const turns = await auditsByTurn(db, conversationId);
   const recording: Recording = { conversationId, turns: [], llmCalls: [], toolCalls: [], approvals: [] };
-  for (const [turnNumber, rows] of [...turns].sort(([a], [b]) => a - b)) {
+  const runOfTurn = new Map<number, string>();
+  for (const [turnNumber, all] of [...turns].sort(([a], [b]) => a - b)) {
+    const { runId, rows } = lastRunOf(all);
     const turn = turnOf(turnNumber, rows);
     if (!turn) continue;
+    if (runId !== null) runOfTurn.set(turnNumber, runId);
     recording.turns.push(turn);
     recording.toolCalls.push(...plannerToolCalls(turnNumber, rows), ...directToolCalls(turnNumber, rows));
     recording.approvals.push(...approvalsOf(turnNumber, rows));
   }
   if (recording.turns.length === 0) return null;
-  recording.llmCalls = await llmCallsOf(db, conversationId);
+  // A failed run's model answers are left out as its rows are: the retry asked again, and was answered.
+  recording.llmCalls = (await llmCallsOf(db, conversationId)).filter((call) => {
+    const run = call.turnNumber === null ? undefined : runOfTurn.get(call.turnNumber);
+    return run === undefined || call.runId === null || call.runId === run;
+  });
   return recording;
 }
 

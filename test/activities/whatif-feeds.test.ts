@@ -12,12 +12,13 @@ const recording: Recording = {
   llmCalls: [
     {
       turnNumber: 1,
+      runId: null,
       kind: 'INTENT',
       prompt: `Classify.\n\nconversation ${RECORDED} at 2026-01-01T10:00:00.000Z`,
       response: '{"intent":"FAQ"}',
     },
-    { turnNumber: 2, kind: 'RESP_TEXT', prompt: 'Say hi.\n\nhi', response: 'first' },
-    { turnNumber: 2, kind: 'RESP_TEXT', prompt: 'Say hi.\n\nhi', response: 'second' },
+    { turnNumber: 2, runId: null, kind: 'RESP_TEXT', prompt: 'Say hi.\n\nhi', response: 'first' },
+    { turnNumber: 2, runId: null, kind: 'RESP_TEXT', prompt: 'Say hi.\n\nhi', response: 'second' },
   ],
   toolCalls: [
     {

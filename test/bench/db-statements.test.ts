@@ -19,14 +19,14 @@ describe("the bench's statement count (bench/db-statements.ts)", () => {
     const client = new pg.Client();
     await client.query('SELECT outside');
     const counts = await countStatements(async () => {
-      await client.query({ name: 'ce_audit_write_batch_v3', text: 'WITH batch AS (SELECT 1)' });
+      await client.query({ name: 'ce_audit_write_batch_v4', text: 'WITH batch AS (SELECT 1)' });
       await client.query('BEGIN READ ONLY');
       await client.query({ text: "SELECT set_config('statement_timeout', $1, true)", values: ['5'] });
-      await client.query({ name: 'ce_audit_write_batch_v3', text: 'WITH batch AS (SELECT 1)' });
+      await client.query({ name: 'ce_audit_write_batch_v4', text: 'WITH batch AS (SELECT 1)' });
     });
     expect(counts).toEqual(
       new Map([
-        ['ce_audit_write_batch_v3', 2],
+        ['ce_audit_write_batch_v4', 2],
         ['BEGIN READ', 1],
         ['SELECT set_config', 1],
       ])

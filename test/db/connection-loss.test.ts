@@ -107,6 +107,7 @@ describe('connection loss (db/connection-loss.ts)', () => {
             payload: { step: 'McpToolCall' },
             idempotencyKey: key,
             workflowId: null,
+            runId: null,
           },
         ],
         replaceUnder: null,

@@ -48,6 +48,21 @@ async function auditsOf(h: WorkflowHarness, records: DemoTurnRecord[]) {
   return out;
 }
 
+/** Per turn, the distinct run ids of its audit rows and LLM calls: `run` for any one id. */
+async function runsOf(h: WorkflowHarness, records: DemoTurnRecord[]): Promise<(string | null)[][]> {
+  const out: (string | null)[][] = [];
+  for (const r of records) {
+    const audits = (await listAudits(h.mcp.deps.db, r.conversationId as string)).filter((a) => a.turnNumber === r.turn);
+    const { rows } = await h.mcp.deps.db.$client.query<{ run_id: string | null }>(
+      'SELECT run_id FROM ce_llm_call_log WHERE conversation_id = $1 AND turn_number = $2',
+      [r.conversationId, r.turn]
+    );
+    const ids = new Set([...audits.map((a) => a.runId), ...rows.map((row) => row.run_id)]);
+    out.push([...ids].map((id) => (id === null ? null : 'run')));
+  }
+  return out;
+}
+
 const outcomes = (records: DemoTurnRecord[]) =>
   records
     .map((r) => [r.conversation, r.turn, r.ok, r.intent, r.state, r.outcome, r.reply])
@@ -67,5 +82,8 @@ describe('runner parity: in-process runner and conversationTurnV3 (issue #13 ite
     expect(outcomes(local)).toEqual(outcomes(durable));
     expect(durable.every((r) => r.ok)).toBe(true);
     expect(await auditsOf(h, local)).toEqual(await auditsOf(h, durable));
+    // Each durable row names the one run that wrote it (the what-if recording of a retried turn reads it).
+    expect(await runsOf(h, durable)).toEqual(durable.map(() => ['run']));
+    expect(await runsOf(h, local)).toEqual(local.map(() => [null]));
   });
 });

@@ -159,7 +159,15 @@ describe('audit writer (activities/runtime/audit-writer.ts)', () => {
   it('stores rows without _meta parts exactly as given', async () => {
     const payload = { plain: true, list: [1, 'two'] };
     await insertAudits(tdb.db, [
-      { conversationId, turnNumber: 1, stage: 'PLAIN', payload, idempotencyKey: 'plain/0', workflowId: null },
+      {
+        conversationId,
+        turnNumber: 1,
+        stage: 'PLAIN',
+        payload,
+        idempotencyKey: 'plain/0',
+        workflowId: null,
+        runId: null,
+      },
     ]);
     const stored = (await listAudits(tdb.db, conversationId)).filter((r) => r.idempotencyKey === 'plain/0');
     expect(stored.map((r) => r.payload)).toEqual([payload]);

@@ -19,6 +19,7 @@ describe('audit repository (db/repositories/audit.ts)', () => {
     payload,
     idempotencyKey: `durations/${key}`,
     workflowId: null,
+    runId: null,
     meta: { own: { stage }, shared: { context: { big: 'x'.repeat(2000) } } },
   });
 
@@ -53,6 +54,7 @@ describe('audit repository (db/repositories/audit.ts)', () => {
           payload: { key },
           idempotencyKey: `after/${key}`,
           workflowId: null,
+          runId: null,
         },
       ]);
     for (const key of ['x1', 'o1', 'x2', 'o2', 'x3', 'o3'])

@@ -22,6 +22,7 @@ describe('LLM call log (db/repositories/llm-call-log.ts)', () => {
     responseText: '{"intent":"LOAN"}',
     success: true,
     errorMessage: null,
+    runId: null,
     latencyMs: 12,
   };
 
