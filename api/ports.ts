@@ -46,7 +46,15 @@ export type TurnReply =
   | { kind: 'COMPLETED'; ref: TurnRef; result: TurnResult }
   | { kind: 'AWAITING_APPROVAL'; ref: TurnRef; pending: PendingApprovalView }
   | { kind: 'HELD'; ref: TurnRef; held: HeldToolView }
-  | { kind: 'FAILED'; ref: TurnRef; failureType: string; message: string; retryable: boolean };
+  | { kind: 'FAILED'; ref: TurnRef; failureType: string; message: string; retryable: boolean }
+  | { kind: 'RUNNING'; ref: TurnRef; reason: StillRunningReason; intent: string; state: string };
+
+/**
+ * Why a caller is answered before its turn ended: the turn outlived TURN_REPLY_TIMEOUT_MS (a tool in a
+ * long retry backoff, a slow model), or the API is stopping. The turn goes on; `intent` and `state` are
+ * the conversation's as the previous turn left them.
+ */
+export type StillRunningReason = 'REPLY_TIMEOUT' | 'API_STOPPING';
 
 export interface TurnGateway {
   /** Starts the next turn, or attaches to the one this idempotency key already started. */

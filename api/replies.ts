@@ -8,9 +8,9 @@ export function approvalUrl(conversationId: string, turnNumber: number): string 
 }
 
 /**
- * Maps a turn outcome to the HTTP answer: 200 answered, 202 awaiting approval or held for an
- * operator (#22; the final reply comes on the SSE stream and GET /conversation/{id}), 503 failed but
- * retryable, 500 failed. `text` is the end-user text for 202 and failures (see reply-texts.ts).
+ * Maps a turn outcome to the HTTP answer: 200 answered, 202 awaiting approval, held for an operator
+ * (#22) or still running past the API's wait (the final reply comes on the SSE stream and
+ * GET /conversation/{id}), 503 failed but retryable, 500 failed. `text` is the end-user text for 202 and failures (see reply-texts.ts).
  */
 export async function sendTurnReply(reply: FastifyReply, turn: TurnReply, texts: ReplyTexts): Promise<FastifyReply> {
   const text = (await texts.textFor(turn)) ?? '';
@@ -50,6 +50,10 @@ export async function sendTurnReply(reply: FastifyReply, turn: TurnReply, texts:
       ...accepted(turn, h, text, 'HELD'),
       held: { toolCode: h.toolCode, callIndex: h.callIndex, expiresAt: h.expiresAt },
     });
+  }
+  if (turn.kind === 'RUNNING') {
+    // The turn goes on; its reply comes on the SSE stream and GET /conversation/{id}, as for HELD.
+    return reply.status(202).send({ ...accepted(turn, turn, text, 'RUNNING'), running: { reason: turn.reason } });
   }
   const status = turn.retryable ? 503 : 500;
   const failureType = publicFailureType(turn.failureType);

@@ -4,8 +4,9 @@ import type { ConversationQueries, TurnReply } from './ports';
 
 /**
  * The end-user texts of a reply that is not a completed turn: 202 "waiting for approval" and a
- * failed turn, and 202 "held for an operator" (#22). They come from ce_response rows under the
- * reserved states AWAITING_APPROVAL, TOOL_HELD and TURN_FAILED (per intent, or ANY), else the engine's defaults (core/response/reserved.ts).
+ * failed turn, 202 "held for an operator" (#22) and 202 "still running". They come from ce_response rows under the
+ * reserved states AWAITING_APPROVAL, TOOL_HELD, TURN_FAILED and TURN_RUNNING (per intent, or ANY), else the
+ * engine's defaults (core/response/reserved.ts).
  */
 export interface ReplyTexts {
   /** The text for this reply, or null when the reply carries the turn's own payload. */
@@ -41,6 +42,10 @@ export function configReplyTexts(sources: ReplyTextSources): ReplyTexts {
           toolCode,
           expiresAt,
         });
+      }
+      if (turn.kind === 'RUNNING') {
+        const { intent, state } = turn;
+        return reservedResponseText(await snapshot(), ReservedResponseState.TurnRunning, { intent, state });
       }
       // A failed turn committed nothing: the conversation is still where the previous turn left it.
       const conversation = await sources.conversations.conversation(turn.ref.conversationId).catch(() => null);

@@ -84,6 +84,13 @@ export const turnResponseSchema = {
       description: 'Set with 202 when a tool call failed and the turn waits for an operator (#22).',
       properties: { toolCode: { type: 'string' }, callIndex: { type: 'integer' }, expiresAt: { type: 'string' } },
     },
+    running: {
+      type: 'object',
+      description:
+        'Set with 202 when the turn still runs: it outlived TURN_REPLY_TIMEOUT_MS (REPLY_TIMEOUT) or the API is ' +
+        'stopping (API_STOPPING). The reply comes on the audit stream and GET /api/v1/conversation/{id}.',
+      properties: { reason: { type: 'string', enum: ['REPLY_TIMEOUT', 'API_STOPPING'] } },
+    },
   },
 } as const;
 

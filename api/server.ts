@@ -27,8 +27,18 @@ import { temporalHeldTools } from './turns/held-tools';
 export interface ApiServer {
   app: FastifyInstance;
   url: string;
-  close(): Promise<void>;
+  /**
+   * Stops taking requests (new ones get 503) and lets the turns callers wait on finish, for at most
+   * `drainMs` (default API_DRAIN_MS); then each waiting caller gets 202 RUNNING and the turn goes on in
+   * Temporal. A worker in the same process must keep running until this resolves.
+   */
+  close(options?: { drainMs?: number }): Promise<void>;
+  /** Ends the drain of a close now (a second Ctrl-C). */
+  hurry(): void;
 }
+
+/** How long a stopping API lets running turns answer their callers (a turn takes well under a second). */
+export const API_DRAIN_MS = 10_000;
 
 export interface ApiServerOptions {
   env: Env;
@@ -101,6 +111,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     db: handle.db,
     taskQueue: env.TEMPORAL_TASK_QUEUE,
     eagerStart: shared !== undefined,
+    replyTimeoutMs: env.TURN_REPLY_TIMEOUT_MS,
   });
   const ports: ApiPorts = {
     turns: meteredTurnGateway(gateway, metrics.turnDuration),
@@ -128,13 +139,29 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     console: consolePorts(handle.db, client, options.temporalUiUrl ?? env.TEMPORAL_UI_URL),
   });
   const url = await app.listen({ host: options.host ?? env.HOST, port: options.port ?? env.PORT });
+  let endDrain = (): void => undefined;
   return {
     app,
     url,
-    async close() {
-      await app.close();
+    async close({ drainMs = API_DRAIN_MS } = {}) {
+      const closing = app.close();
+      // Callers still waiting on a turn past the drain get 202 RUNNING, and the close then ends at once.
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, drainMs);
+        endDrain = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+        closing.then(endDrain, endDrain);
+      });
+      gateway.release();
+      await closing;
       if (!shared) await connection.close();
       await handle.close();
+    },
+    hurry() {
+      gateway.release();
+      endDrain();
     },
   };
 }

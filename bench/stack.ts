@@ -1,3 +1,4 @@
+import { TURN_REPLY_TIMEOUT_DEFAULT_MS } from '../config/env';
 import { Client, Connection } from '@temporalio/client';
 import type { DataConverter } from '@temporalio/common';
 import type { ActivityDeps } from '../activities/deps';
@@ -133,7 +134,12 @@ export class BenchStack {
       namespace: 'default',
       dataConverter,
     });
-    const gateway = new TemporalTurnGateway({ client, db: tdb.db, taskQueue });
+    const gateway = new TemporalTurnGateway({
+      client,
+      db: tdb.db,
+      taskQueue,
+      replyTimeoutMs: TURN_REPLY_TIMEOUT_DEFAULT_MS,
+    });
     return new BenchStack(
       address,
       tdb,

@@ -10,3 +10,11 @@ export function untilSignal(): Promise<NodeJS.Signals> {
     process.on('SIGTERM', onSignal);
   });
 }
+
+/**
+ * While a command stops cleanly: the next SIGINT or SIGTERM calls `hurry` (cut the drain short) instead
+ * of killing the process, which would leave its children (the embedded PostgreSQL) running.
+ */
+export function hurryOnNextSignal(hurry: () => void): void {
+  void untilSignal().then(hurry);
+}

@@ -56,6 +56,8 @@ const integer = (fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) =
 
 /** 16 KiB of inputParams JSON per turn: far above any seed's, far below what the audit trail should copy ~60 times. */
 export const INPUT_PARAMS_DEFAULT_MAX_BYTES = 16 * 1024;
+/** TURN_REPLY_TIMEOUT_MS's default; the test and bench stacks wait as long. */
+export const TURN_REPLY_TIMEOUT_DEFAULT_MS = 60_000;
 
 /** 32 KiB: a turn's ordinary step payloads stay inline; tool results past it become claim checks. */
 export const CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES = 32 * 1024;
@@ -80,6 +82,12 @@ const envSchema = z.object({
   /** The Temporal Web UI (compose); the turn console links every turn to its workflow there. */
   TEMPORAL_UI_URL: httpUrl,
   MESSAGE_MAX_BYTES: integer(8192, 1),
+  /**
+   * How long POST /conversation/message (and an approval or retry) waits for the turn's answer. Past it the
+   * caller gets 202 with outcome RUNNING and the turn goes on (a tool in a long retry backoff, a slow model);
+   * the answer comes on the audit stream and GET /conversation/{id}.
+   */
+  TURN_REPLY_TIMEOUT_MS: integer(TURN_REPLY_TIMEOUT_DEFAULT_MS, 1),
   /**
    * A turn's inputParams, as JSON. They are part of the turn's session, which every `_meta` audit row
    * carries (AuditService.PERSIST_META): ~60 rows a turn, so a 700 KB object once wrote ~120 MB.

@@ -31,6 +31,8 @@ export interface TemporalRuntimeOptions {
   logger: Logger;
   /** `host:port` for the SDK's own Prometheus exporter (worker and core metrics); unset = none. */
   sdkMetricsAddress?: string;
+  /** Signals on which the SDK shuts every worker down itself; default the SDK's (SIGINT, SIGTERM, …). */
+  shutdownSignals?: NodeJS.Signals[];
 }
 
 let installed = false;
@@ -45,6 +47,7 @@ export function installTemporalRuntime(options: TemporalRuntimeOptions): void {
   installed = true;
   Runtime.install({
     logger: temporalLogger(options.logger),
+    ...(options.shutdownSignals ? { shutdownSignals: options.shutdownSignals } : {}),
     telemetryOptions: {
       logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }) },
       ...(options.sdkMetricsAddress

@@ -1,5 +1,5 @@
 import type { WorkflowHandle } from '@temporalio/client';
-import type { TurnRef, TurnReply } from '../ports';
+import type { StillRunningReason, TurnRef, TurnReply } from '../ports';
 import { awaitTurnReply } from './outcome';
 
 interface Following {
@@ -8,29 +8,76 @@ interface Following {
   reply: Promise<TurnReply>;
 }
 
+export interface TurnFollowersOptions {
+  /** How long one HTTP caller waits for its turn's next answer before it is told the turn still runs. */
+  replyTimeoutMs: number;
+  /** The answer for a caller whose turn still runs. */
+  stillRunning(ref: TurnRef, reason: StillRunningReason): Promise<TurnReply>;
+}
+
 /**
  * One `awaitMilestone` update per turn run per API process, whatever the number of HTTP callers
  * waiting on that turn: they share its reply. Temporal refuses an execution's 11th in-flight
  * update (`history.maxInFlightUpdates`), so one update per caller would fail client retries,
  * idempotent replays and live views of a busy turn; this keeps a turn at one update per process.
+ *
+ * No caller waits without end: past `replyTimeoutMs`, or once the API stops (`release`), it gets a
+ * RUNNING reply and the turn goes on in Temporal. A stopping API thus closes while a turn sits in a
+ * tool's retry backoff, and a gateway's own HTTP timeout is not the one that answers.
  */
 export class TurnFollowers {
   private readonly following = new Map<string, Following>();
+  private readonly waiting = new Set<() => void>();
   private seq = 0;
+  private released = false;
+
+  constructor(private readonly options: TurnFollowersOptions) {}
 
   /**
    * The turn's next answer for the caller. `fresh` callers (the one that just decided an
    * approval) do not take a reply that was already on its way before they asked.
    */
-  async follow(handle: WorkflowHandle, ref: TurnRef, options: { fresh?: boolean } = {}): Promise<TurnReply> {
+  follow(handle: WorkflowHandle, ref: TurnRef, options: { fresh?: boolean } = {}): Promise<TurnReply> {
+    if (this.released) return this.options.stillRunning(ref, 'API_STOPPING');
+    return this.bounded(this.shared(handle, ref, options.fresh ?? false), ref);
+  }
+
+  /** Every caller waiting now or later is answered at once: the API is stopping. */
+  release(): void {
+    this.released = true;
+    for (const answer of [...this.waiting]) answer();
+  }
+
+  private async shared(handle: WorkflowHandle, ref: TurnRef, fresh: boolean): Promise<TurnReply> {
     const key = `${ref.workflowId}/${ref.runId}`;
     const askedAt = this.seq;
     for (;;) {
       const current = this.following.get(key);
       if (!current) return this.start(key, handle, ref).reply;
-      if (!options.fresh || current.seq > askedAt) return current.reply;
+      if (!fresh || current.seq > askedAt) return current.reply;
       await current.reply.catch(() => undefined);
     }
+  }
+
+  private bounded(reply: Promise<TurnReply>, ref: TurnRef): Promise<TurnReply> {
+    return new Promise<TurnReply>((resolve, reject) => {
+      let settled = false;
+      const settle = (outcome: () => void) => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        this.waiting.delete(onRelease);
+        outcome();
+      };
+      const stillRunning = (reason: StillRunningReason) => () => resolve(this.options.stillRunning(ref, reason));
+      const timer = setTimeout(() => settle(stillRunning('REPLY_TIMEOUT')), this.options.replyTimeoutMs);
+      const onRelease = () => settle(stillRunning('API_STOPPING'));
+      this.waiting.add(onRelease);
+      reply.then(
+        (value) => settle(() => resolve(value)),
+        (err: unknown) => settle(() => reject(err))
+      );
+    });
   }
 
   private start(key: string, handle: WorkflowHandle, ref: TurnRef): Following {

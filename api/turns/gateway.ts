@@ -1,13 +1,13 @@
 import { createHash } from 'node:crypto';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { turnIdFor, type TurnInput } from '../../core/turn/contracts';
-import { committedTurnCount } from '../../db/repositories/conversation';
+import { committedTurnCount, findConversation } from '../../db/repositories/conversation';
 import { claimTurn, findTurnClaim, releaseTurnClaim, type TurnClaim } from '../../db/repositories/turn-request';
 import type { Database } from '../../db/pool';
 import { decideApprovalUpdate, type ApprovalDecisionInput } from '../../workflows/messages';
 import { canonicalJson } from '../../core/json';
 import { ApiError, conflict, notFound, refusedUpdate } from '../errors';
-import type { TurnGateway, TurnRef, TurnReply, TurnRequest } from '../ports';
+import type { StillRunningReason, TurnGateway, TurnRef, TurnReply, TurnRequest } from '../ports';
 import { TurnFollowers } from './followers';
 import { startTurnWorkflow } from './start';
 import { originalTurnInput, parseTurnId } from './turn-id';
@@ -23,6 +23,8 @@ export interface TemporalTurnGatewayOptions {
    * the worker, or drops the request when the worker has no free slot.
    */
   eagerStart?: boolean;
+  /** How long a caller waits for its turn's answer before a 202 RUNNING (TURN_REPLY_TIMEOUT_MS). */
+  replyTimeoutMs: number;
   now?: () => Date;
 }
 
@@ -44,9 +46,31 @@ const inProgress = (workflowId?: string) =>
  */
 export class TemporalTurnGateway implements TurnGateway {
   /** HTTP callers waiting on the same turn share one `awaitMilestone` update (see TurnFollowers). */
-  private readonly followers = new TurnFollowers();
+  private readonly followers: TurnFollowers;
 
-  constructor(private readonly options: TemporalTurnGatewayOptions) {}
+  constructor(private readonly options: TemporalTurnGatewayOptions) {
+    this.followers = new TurnFollowers({
+      replyTimeoutMs: options.replyTimeoutMs,
+      stillRunning: (ref, reason) => this.stillRunning(ref, reason),
+    });
+  }
+
+  /** Callers waiting on a turn, now or later, are answered at once with a 202 RUNNING: the API is stopping. */
+  release(): void {
+    this.followers.release();
+  }
+
+  /** The turn has not committed: the conversation is where the previous turn left it. */
+  private async stillRunning(ref: TurnRef, reason: StillRunningReason): Promise<TurnReply> {
+    const conversation = await findConversation(this.options.db, ref.conversationId).catch(() => null);
+    return {
+      kind: 'RUNNING',
+      ref,
+      reason,
+      intent: conversation?.intentCode ?? 'UNKNOWN',
+      state: conversation?.stateCode ?? 'UNKNOWN',
+    };
+  }
 
   private get client(): Client {
     return this.options.client;

@@ -5,7 +5,7 @@ import { processTelemetry } from '../../observability/process';
 import type { CliCommand } from '../command';
 import { commandDatabaseUrl } from '../database-url';
 import { errorChain } from '../error-chain';
-import { untilSignal } from '../signals';
+import { hurryOnNextSignal, untilSignal } from '../signals';
 
 export const apiCommand: CliCommand = {
   usage:
@@ -40,6 +40,7 @@ export const apiCommand: CliCommand = {
       `API listening on ${server.url}${env.API_TOKEN ? ' (bearer token required)' : ''}`
     );
     await untilSignal();
+    hurryOnNextSignal(() => server.hurry());
     await server.close();
     await telemetry.shutdown();
     return 0;

@@ -4,7 +4,7 @@ import type { ConfigRows } from '../../core/config/types';
 import { packConfigRows, resolveSeedPacks, UnknownSeedPackError } from '../../db/seed';
 import { parseCommandArgs, portOption, usageError, type CliCommand, type CliIo } from '../command';
 import { loadYamlTree } from './config';
-import { untilSignal } from '../signals';
+import { hurryOnNextSignal, untilSignal } from '../signals';
 import { processTelemetry } from '../../observability/process';
 import { stackLogLevel, startStack, type StackConfig } from '../stack';
 
@@ -112,7 +112,12 @@ export const startCommand: CliCommand = {
     io.out(`Turn console: ${stack.apiUrl}/console   (API docs: ${stack.apiUrl}/docs)`);
     io.out(`Try: npx convengine demo   or   curl -s ${stack.apiUrl}/docs/openapi.json`);
     await untilSignal();
-    io.out('stopping…');
+    io.out('stopping: running turns finish first (Ctrl-C again to stop now)…');
+    // A second signal ends the API's drain; the worker and the embedded servers are still stopped in order.
+    hurryOnNextSignal(() => {
+      io.out('stopping now');
+      stack.hurry();
+    });
     await stack.stop();
     await telemetry.shutdown();
     return 0;

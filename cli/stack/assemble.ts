@@ -1,5 +1,5 @@
 import type { NativeConnection } from '@temporalio/worker';
-import { startApiServer } from '../../api/server';
+import { startApiServer, type ApiServer } from '../../api/server';
 import type { Env, GrpcCompression } from '../../config/env';
 import type { TemporalConnectionSettings } from '../../config/temporal-connection';
 import type { Logger } from '../../observability/logger';
@@ -21,7 +21,13 @@ export async function assembleStack(
   servers: StackServers
 ): Promise<RunningStack> {
   const { logger } = options;
-  installTemporalRuntime({ logger, sdkMetricsAddress: options.env.TEMPORAL_SDK_METRICS_ADDRESS });
+  // No SDK signal handlers: on SIGINT they would stop the worker at once, and the turns the API still waits on
+  // could then never finish. `convengine start` stops the parts itself, the API first.
+  installTemporalRuntime({
+    logger,
+    sdkMetricsAddress: options.env.TEMPORAL_SDK_METRICS_ADDRESS,
+    shutdownSignals: [],
+  });
   const stops: Part<unknown>[] = [];
   const keep = <T>(part: Part<T>): T => (stops.push(part as Part<unknown>), part.value);
   const stopAll = async () => {
@@ -63,12 +69,13 @@ export async function assembleStack(
     if (api.status === 'rejected') throw api.reason;
     const embedded = stops.map((p) => p.embedded).filter((e): e is string => e !== null);
     return {
-      apiUrl: api.value.value,
+      apiUrl: api.value.value.url,
       temporalAddress: temporal.address,
       temporal,
       databaseUrl,
       embedded,
       stop: stopAll,
+      hurry: api.value.value.hurry,
     };
   } catch (err) {
     await stopAll();
@@ -128,7 +135,7 @@ async function apiPart(part: {
   port: number | undefined;
   logger: Logger;
   uiUrl: string | null;
-}): Promise<Part<string>> {
+}): Promise<Part<Pick<ApiServer, 'url' | 'hurry'>>> {
   const api = await startApiServer({
     env: part.env,
     databaseUrl: part.databaseUrl,
@@ -138,5 +145,5 @@ async function apiPart(part: {
     logger: part.logger,
     temporalUiUrl: part.uiUrl ?? undefined,
   });
-  return { value: api.url, embedded: null, stop: () => api.close() };
+  return { value: { url: api.url, hurry: () => api.hurry() }, embedded: null, stop: () => api.close() };
 }

@@ -37,7 +37,13 @@ export interface RunningStack {
   temporal: TemporalEndpoint;
   databaseUrl: string;
   embedded: string[];
+  /**
+   * Stops every part, last started first: the API drains (running turns answer their callers, for at
+   * most API_DRAIN_MS), then the worker, then the servers and the embedded database.
+   */
   stop(): Promise<void>;
+  /** Cuts the API's drain short (a second Ctrl-C): waiting callers get 202 RUNNING now. */
+  hurry(): void;
 }
 
 /** What the stack loads into the database: bundled packs (none, some, all) and the author's own YAML tree. */

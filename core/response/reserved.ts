@@ -5,7 +5,8 @@ import { renderTemplateLenient, type TemplateVariables } from '../templates';
 /**
  * Texts the engine says outside a completed turn (a tool call waiting for approval, a turn that
  * failed) are ce_response rows too, under reserved state codes: an EXACT TEXT row for
- * (intent or ANY, AWAITING_APPROVAL), (intent or ANY, TURN_FAILED) or (intent or ANY, TOOL_HELD). Without a row the defaults
+ * (intent or ANY, AWAITING_APPROVAL), (intent or ANY, TURN_FAILED), (intent or ANY, TOOL_HELD) or (intent or ANY,
+ * TURN_RUNNING). Without a row the defaults
  * below apply. The intent is the conversation's at that moment.
  */
 export const ReservedResponseState = {
@@ -13,6 +14,8 @@ export const ReservedResponseState = {
   TurnFailed: 'TURN_FAILED',
   /** #22: a tool call of the turn failed and waits for an operator; the final reply comes later. */
   ToolHeld: 'TOOL_HELD',
+  /** The turn goes on past the API's wait (TURN_REPLY_TIMEOUT_MS, or the API stopping); the reply comes later. */
+  TurnRunning: 'TURN_RUNNING',
 } as const;
 export type ReservedResponseStateName = (typeof ReservedResponseState)[keyof typeof ReservedResponseState];
 
@@ -23,6 +26,7 @@ export const RESERVED_RESPONSE_VARIABLES: Readonly<Record<ReservedResponseStateN
   AWAITING_APPROVAL: ['toolCode', 'args', 'expiresAt'],
   TURN_FAILED: ['failureType', 'retryable'],
   TOOL_HELD: ['toolCode', 'expiresAt'],
+  TURN_RUNNING: [],
 };
 
 export const DEFAULT_RESERVED_TEXTS: Readonly<Record<ReservedResponseStateName, string>> = {
@@ -30,6 +34,8 @@ export const DEFAULT_RESERVED_TEXTS: Readonly<Record<ReservedResponseStateName, 
   TURN_FAILED: 'Sorry, I could not answer that just now. Please try again in a moment.',
   TOOL_HELD:
     'This is taking longer than usual: a system we depend on did not answer, and a colleague is looking into it. You will get the answer in this conversation as soon as it is done.',
+  TURN_RUNNING:
+    'This is taking a little longer than usual. You will get the answer in this conversation as soon as it is ready.',
 };
 
 export function isReservedResponseState(state: string | null): boolean {

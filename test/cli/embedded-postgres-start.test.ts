@@ -81,10 +81,38 @@ describe('convengine start on the embedded PostgreSQL (issue #20)', () => {
     expect(history[0]?.n).toBe(1);
   });
 
-  it('stops its database server on SIGINT too', async () => {
+  it('stops on SIGINT while turns are in flight: each caller is answered, then the database server stops', async () => {
     if (!stack) throw new Error('no stack');
-    const serverPid = stack.serverPid;
+    const { apiUrl, serverPid } = stack;
+    // Callers that keep a turn in flight until the API stops answering: what a user's gateway does under load.
+    const statuses: (number | string)[] = [];
+    let stopping = false;
+    const caller = async () => {
+      while (!stopping) {
+        const status = await fetch(`${apiUrl}/api/v1/conversation/message`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ message: DEMO_MESSAGES.greeting }),
+        }).then(
+          async (r) => (await r.text(), r.status),
+          () => 'refused'
+        );
+        statuses.push(status);
+        if (status !== 200) return;
+      }
+    };
+    const callers = Array.from({ length: 16 }, caller);
+    await new Promise((resolve) => setTimeout(resolve, 1_500));
+    const asked = Date.now();
     await stack.process.kill('SIGINT');
+    const tookMs = Date.now() - asked;
+    stopping = true;
+    await Promise.all(callers);
+    // The SDK once stopped the worker on SIGINT at once, so the API waited a minute on turns that could not end;
+    // then sockets answered during the drain held the close for their keep-alive timeout (72 s).
+    expect(tookMs).toBeLessThan(30_000);
+    expect(statuses.filter((s) => s === 200).length).toBeGreaterThan(0);
+    expect(statuses.filter((s) => ![200, 202, 503, 'refused'].includes(s))).toEqual([]);
     expect(processAlive(serverPid)).toBe(false);
     expect(serverProcesses(home)).toEqual([]);
   });

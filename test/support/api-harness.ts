@@ -16,6 +16,8 @@ export interface ApiHarnessOptions {
   messageMaxBytes?: number;
   /** The Temporal Web UI the console links turns to (TEMPORAL_UI_URL). */
   temporalUiUrl?: string;
+  /** TURN_REPLY_TIMEOUT_MS. */
+  replyTimeoutMs?: number;
 }
 
 /** The HTTP gateway over the real ports: Temporal gateway on the test server, PostgreSQL, config store. */
@@ -44,7 +46,7 @@ export class ApiHarness {
     const db = wf.mcp.deps.db;
     const conversations = conversationQueries(db);
     const ports: ApiPorts = {
-      turns: wf.gateway(),
+      turns: wf.gateway({ replyTimeoutMs: options.replyTimeoutMs }),
       conversations,
       replyTexts: configReplyTexts({ snapshot: async () => wf.mcp.base.store.current(), conversations }),
       config: { refresh: async () => wf.mcp.base.store.refresh() },

@@ -1,3 +1,4 @@
+import { TURN_REPLY_TIMEOUT_DEFAULT_MS } from '../../config/env';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
 import { createActivities, withStepRuns } from '../../activities';
@@ -73,8 +74,13 @@ export class WorkflowHarness {
     return new WorkflowHarness(mcp, server, client, worker, taskQueue, running, nativeConnection, workerClient);
   }
 
-  gateway(): TemporalTurnGateway {
-    return new TemporalTurnGateway({ client: this.client, db: this.mcp.deps.db, taskQueue: this.taskQueue });
+  gateway(options: { replyTimeoutMs?: number } = {}): TemporalTurnGateway {
+    return new TemporalTurnGateway({
+      client: this.client,
+      db: this.mcp.deps.db,
+      taskQueue: this.taskQueue,
+      replyTimeoutMs: options.replyTimeoutMs ?? TURN_REPLY_TIMEOUT_DEFAULT_MS,
+    });
   }
 
   send(request: Partial<TurnRequest> & { message: string }): Promise<TurnReply> {

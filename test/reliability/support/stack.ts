@@ -1,3 +1,4 @@
+import { TURN_REPLY_TIMEOUT_DEFAULT_MS } from '../../../config/env';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -108,7 +109,12 @@ export class ReliabilityStack {
   }
 
   gateway(): TemporalTurnGateway {
-    return new TemporalTurnGateway({ client: this.client, db: this.tdb.db, taskQueue: this.taskQueue });
+    return new TemporalTurnGateway({
+      client: this.client,
+      db: this.tdb.db,
+      taskQueue: this.taskQueue,
+      replyTimeoutMs: TURN_REPLY_TIMEOUT_DEFAULT_MS,
+    });
   }
 
   private workerEnv(toolBaseUrl: string): WorkerProcessEnv {

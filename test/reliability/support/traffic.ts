@@ -143,6 +143,8 @@ async function completeTurn(
     if (reply.kind === 'COMPLETED') return done(reply);
     if (reply.kind === 'AWAITING_APPROVAL') throw new Error(`turn ${reply.ref.workflowId} waits for an approval`);
     if (reply.kind === 'HELD') throw new TurnHeld(`is held for an operator: ${JSON.stringify(reply.held)}`);
+    // Still running past the API's wait: the same request (same idempotency key) attaches to it again.
+    if (reply.kind === 'RUNNING') continue;
     fail(reply);
   }
   const failures = [...failed.values()].join(' | ');
