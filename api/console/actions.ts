@@ -1,9 +1,10 @@
 import type { FastifyReply } from 'fastify';
 import type { Json } from '../../core/json';
 import type { HeldToolAction } from '../../workflows/messages';
-import { ApiError, badRequest, conflict } from '../errors';
+import { ApiError, badRequest } from '../errors';
 import type { ApiPorts } from '../ports';
 import { sendTurnReply } from '../replies';
+import { notHeld } from '../turns/held-tools';
 import { defaultReplyTexts } from '../reply-texts';
 import type { ActivityOperation, ConsolePorts } from './ports';
 
@@ -104,7 +105,7 @@ function heldAction(name: string, action: HeldToolAction, summary: string): Cons
       };
       // A turn that has ended cannot take the update at all; say why instead of "not found".
       if (!(await ctx.console.inspector.heldTool(ctx.workflowId))) {
-        throw conflict('NOT_HELD', `Turn ${ctx.workflowId} has no tool call held for an operator.`);
+        throw notHeld(ctx.workflowId);
       }
       const ack = await held.resolve(ctx.workflowId, decision);
       return { ...ack, ok: true, action: name, workflowId: ctx.workflowId };

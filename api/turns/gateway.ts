@@ -209,7 +209,8 @@ function refOf(input: TurnInput, runId: string): TurnRef {
   return { conversationId: input.conversationId, turnNumber: input.turnNumber, workflowId: input.turnId, runId };
 }
 
-async function describeOrNull(handle: WorkflowHandle) {
+/** The turn's description, or null when there is no such workflow. */
+export async function describeOrNull(handle: WorkflowHandle) {
   try {
     return await handle.describe();
   } catch (err) {

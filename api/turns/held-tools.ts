@@ -6,7 +6,8 @@ import {
   type HeldToolAck,
   type HeldToolDecisionInput,
 } from '../../workflows/messages';
-import { notFound, refusedUpdate } from '../errors';
+import { conflict, notFound, refusedUpdate, type ApiError } from '../errors';
+import { describeOrNull } from './gateway';
 
 /** Turns with a tool call held for an operator (#22): the workflow sets this outcome while it waits. */
 export const HELD_TURNS_QUERY = "TurnOutcome = 'HELD' AND ExecutionStatus = 'Running'";
@@ -44,15 +45,25 @@ export function temporalHeldTools(client: Client): HeldToolOperations {
       try {
         return await client.workflow.getHandle(workflowId).executeUpdate(resolveHeldToolUpdate, { args: [input] });
       } catch (err) {
-        throw refusedDecision(workflowId, err);
+        throw await refusedDecision(client, workflowId, err);
       }
     },
   };
 }
 
-/** The validator's refusal as refusedUpdate says; a turn that is not running is 404. */
-function refusedDecision(workflowId: string, err: unknown): Error {
-  if (err instanceof WorkflowNotFoundError) return notFound('TURN_NOT_FOUND', `No running turn ${workflowId}.`);
+/** A turn that exists but holds no call: it was never held, is already resolved, or has ended. */
+export const notHeld = (workflowId: string): ApiError =>
+  conflict('NOT_HELD', `Turn ${workflowId} has no tool call held for an operator.`);
+
+/**
+ * The validator's refusal as refusedUpdate says. Temporal answers an update to a turn that has ended as it
+ * answers one to no turn at all (NOT_FOUND), so ask which: only a turn that does not exist is 404.
+ */
+async function refusedDecision(client: Client, workflowId: string, err: unknown): Promise<Error> {
+  if (err instanceof WorkflowNotFoundError) {
+    const turn = await describeOrNull(client.workflow.getHandle(workflowId));
+    return turn ? notHeld(workflowId) : notFound('TURN_NOT_FOUND', `No turn ${workflowId}.`);
+  }
   if (!(err instanceof WorkflowUpdateFailedError)) return err instanceof Error ? err : new Error(String(err));
   return refusedUpdate(err.cause?.message ?? err.message, 'DECISION_REFUSED');
 }

@@ -108,4 +108,33 @@ describe('a held turn over the API (issue #22)', () => {
     });
     expect(skipped.status).toBe(200);
   });
+
+  it('a decision on a finished turn is 409 NOT_HELD on the admin and the console route; no turn at all is 404', async () => {
+    await h.wf.mcp.configure(loanConfig({ submit: HOLD }));
+    const held = await send({ message: LOAN_MESSAGE });
+    expect(held.status).toBe(202);
+    const { conversationId } = held.json();
+    const workflowId: string = held.json().turn.workflowId;
+    const admin = (id: string) =>
+      h.request('POST', `/api/v1/admin/turns/${id}/held-tool`, { json: { action: 'skip' }, headers: auth });
+    const console = (id: string) =>
+      h.request('POST', `/api/v1/console/turns/${id}/actions/held-skip`, { json: {}, headers: auth });
+    expect((await admin(workflowId)).status).toBe(200);
+    await h.wf.client.workflow.getHandle(workflowId).result();
+
+    for (const [route, res] of [
+      ['admin', await admin(workflowId)],
+      ['console', await console(workflowId)],
+    ] as const) {
+      expect([route, res.status, res.json().error.code]).toEqual([route, 409, 'NOT_HELD']);
+    }
+    // The conversation exists, its turn 9 does not.
+    const missing = `turn-${conversationId}-9`;
+    for (const [route, res] of [
+      ['admin', await admin(missing)],
+      ['console', await console(missing)],
+    ] as const) {
+      expect([route, res.status, res.json().error.code]).toEqual([route, 404, 'TURN_NOT_FOUND']);
+    }
+  });
 });
