@@ -2,6 +2,10 @@ import type { Json, JsonObject } from './json';
 
 export type Payload = { type: 'TEXT'; value: string } | { type: 'JSON'; value: Json };
 
+/** What ce_conversation.status holds: BLOCKED once a ce_policy row has refused a message, else RUNNING. */
+export const CONVERSATION_STATUSES = ['RUNNING', 'BLOCKED'] as const;
+export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
+
 export interface PendingClarification {
   question: string;
   reason: string;
@@ -34,7 +38,7 @@ export interface Session {
   /** 1-based number of the turn being run (committed turns + 1). */
   turnNumber: number;
   configVersion: string;
-  conversationStatus: 'RUNNING' | 'BLOCKED';
+  conversationStatus: ConversationStatus;
   userText: string;
   intent: string;
   state: string;

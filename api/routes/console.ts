@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
-import { notFound } from '../errors';
+import { CONVERSATION_STATUSES } from '../../core/session';
+import { badRequest, notFound } from '../errors';
 import { CONSOLE_ACTIONS, type ActionBody } from '../console/actions';
 import type { ConsolePorts, ConversationSearch } from '../console/ports';
 import { turnStory } from '../history/turn-story';
@@ -21,7 +22,8 @@ const searchQuery = {
   additionalProperties: false,
   properties: {
     q: { type: 'string', maxLength: 200 },
-    status: code,
+    // Checked by the handler, so that any other value gets INVALID_STATUS naming the statuses there are.
+    status: { type: 'string', description: `One of ${CONVERSATION_STATUSES.join(', ')}.` },
     intent: code,
     state: code,
     limit: { type: 'string', pattern: '^(?:[1-9]|[1-9][0-9]|100)$' },
@@ -60,7 +62,7 @@ export function consoleRoutes(
       requireSafeText({ q: query['q'] });
       const search: ConversationSearch = {
         q: query['q'],
-        status: query['status'],
+        status: statusFilter(query['status']),
         intent: query['intent'],
         state: query['state'],
         limit: Number(query['limit'] ?? 25),
@@ -179,6 +181,14 @@ export function consoleRoutes(
       }
     }
   );
+}
+
+/** An unknown status would match no conversation, and the caller could not tell a typo from an empty list. */
+function statusFilter(status: string | undefined): string | undefined {
+  if (status === undefined || (CONVERSATION_STATUSES as readonly string[]).includes(status)) return status;
+  throw badRequest('INVALID_STATUS', `status must be one of ${CONVERSATION_STATUSES.join(', ')}.`, {
+    allowed: [...CONVERSATION_STATUSES],
+  });
 }
 
 async function turnView(ports: ApiPorts, consolePorts: ConsolePorts, workflowId: string) {

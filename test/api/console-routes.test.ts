@@ -79,7 +79,27 @@ describe('the console API: conversation search, turn story, actions; the static 
     expect((await search(`q=${encodeURIComponent('50%_done')}`)).total).toBe(1);
     expect((await search(`q=${encodeURIComponent('5_%')}`)).total).toBe(0);
     expect((await search('intent=ORDER_DIAGNOSTICS&state=COMPLETED&limit=1')).items).toHaveLength(1);
-    expect((await search('status=NO_SUCH')).total).toBe(0);
+    expect((await search('status=RUNNING')).items.map((c: { conversationId: string }) => c.conversationId)).toContain(
+      conversationId
+    );
+    expect((await search('status=BLOCKED')).total).toBe(0);
+  });
+
+  it.each([
+    ['an unknown status', 'status=NO_SUCH'],
+    ['a status in lower case', 'status=running'],
+    ['an empty status', 'status='],
+    ['a long one', `status=${'X'.repeat(300)}`],
+  ])('refuses %s with 400 INVALID_STATUS naming the statuses', async (_what, query) => {
+    const res = await get(`/api/v1/console/conversations?${query}`);
+    expect([res.status, res.json().error]).toEqual([
+      400,
+      {
+        code: 'INVALID_STATUS',
+        message: 'status must be one of RUNNING, BLOCKED.',
+        details: { allowed: ['RUNNING', 'BLOCKED'] },
+      },
+    ]);
   });
 
   it.each([
