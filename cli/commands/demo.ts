@@ -51,6 +51,7 @@ const USAGE = [
   'Uses the API at --url (default http://127.0.0.1:$PORT) when it answers, otherwise starts an',
   'embedded stack for the run. Progress messages print as they arrive (--json: {"progress", "conversationId"}',
   'lines); --json prints one JSON line per turn. Exits 1 if a reply differs.',
+  'Sends API_TOKEN, when it is set, as the bearer token; an embedded stack it starts requires that token too.',
 ].join('\n');
 
 export const demoCommand: CliCommand = {

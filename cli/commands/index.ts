@@ -39,7 +39,7 @@ export const commands: readonly CommandEntry[] = [
   },
   {
     name: 'demo',
-    summary: 'Run the seed conversations through the HTTP API and check every seed reply.',
+    summary: 'Run the seed conversations through the HTTP API (PORT, API_TOKEN) and check every seed reply.',
     load: async () => (require('./demo') as typeof demoModule).demoCommand,
   },
   {
