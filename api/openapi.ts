@@ -51,8 +51,9 @@ function operationOf(route: DocumentedRoute): Record<string, unknown> {
     responses[status] = { description: `HTTP ${status}`, content: { 'application/json': { schema: body } } };
   }
   const op: Record<string, unknown> = { summary: route.summary, parameters, responses };
-  if (schema['body'])
-    op['requestBody'] = { required: true, content: { 'application/json': { schema: schema['body'] } } };
+  const body = schema['body'] as { nullable?: boolean } | undefined;
+  // A nullable body schema is an optional body (the admin routes that act on the path alone).
+  if (body) op['requestBody'] = { required: body.nullable !== true, content: { 'application/json': { schema: body } } };
   return op;
 }
 

@@ -9,6 +9,12 @@ import { defaultReplyTexts } from '../reply-texts';
 import { errorSchema, turnResponseSchema } from '../schemas';
 import { canonicalTurnId } from '../turns/turn-id';
 
+/**
+ * Retry and refresh act on the path alone. A body is optional, but a property in it is refused (400
+ * VALIDATION_FAILED naming it) instead of ignored: a caller sending `{"force": true}` must not believe it was heard.
+ */
+const noBodyProperties = { type: 'object', nullable: true, additionalProperties: false, properties: {} } as const;
+
 export function adminRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry): void {
   route(
     app,
@@ -23,6 +29,7 @@ export function adminRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApi
           required: ['workflowId'],
           properties: { workflowId: { type: 'string', pattern: '^turn-[0-9a-fA-F-]{36}-[0-9]+$' } },
         },
+        body: noBodyProperties,
         response: { 200: turnResponseSchema, 202: turnResponseSchema, '4xx': errorSchema, '5xx': errorSchema },
       },
     },
@@ -40,6 +47,7 @@ export function adminRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApi
       url: '/api/v1/admin/config/refresh',
       summary: 'Reload ce_* config: validate and swap atomically, or refuse listing every violation.',
       schema: {
+        body: noBodyProperties,
         response: {
           200: { type: 'object', properties: { version: { type: 'string' }, changed: { type: 'boolean' } } },
           '4xx': errorSchema,
