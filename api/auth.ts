@@ -9,6 +9,11 @@ const OPEN_ROUTES = new Set(['/healthz', '/console', '/docs']);
  */
 const OPEN_PREFIXES = ['/console/', '/docs/'];
 
+/** A path the bearer token never guards; the OpenAPI document marks its routes open (`security: []`). */
+export function isOpenPath(path: string): boolean {
+  return OPEN_ROUTES.has(path) || OPEN_PREFIXES.some((prefix) => path.startsWith(prefix));
+}
+
 function sameSecret(given: string, expected: string): boolean {
   const a = Buffer.from(given);
   const b = Buffer.from(expected);
@@ -20,7 +25,7 @@ export function installBearerAuth(app: FastifyInstance, token: string | undefine
   if (!token) return;
   app.addHook('onRequest', async (request) => {
     const path = request.url.split('?')[0] ?? '';
-    if (OPEN_ROUTES.has(path) || OPEN_PREFIXES.some((prefix) => path.startsWith(prefix))) return;
+    if (isOpenPath(path)) return;
     const header = request.headers.authorization ?? '';
     const match = /^Bearer\s+(.+)$/i.exec(header);
     if (!match?.[1] || !sameSecret(match[1].trim(), token)) {

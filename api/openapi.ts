@@ -1,4 +1,5 @@
 import type { FastifyInstance, RouteShorthandOptions } from 'fastify';
+import { isOpenPath } from './auth';
 
 interface DocumentedRoute {
   method: string;
@@ -35,6 +36,20 @@ export class OpenApiRegistry {
 
 function operationOf(route: DocumentedRoute): Record<string, unknown> {
   const { schema } = route;
+  const op: Record<string, unknown> = {
+    summary: route.summary,
+    parameters: parametersOf(schema),
+    responses: responsesOf((schema['response'] ?? {}) as Record<string, ResponseSchema>),
+  };
+  const body = schema['body'] as { nullable?: boolean } | undefined;
+  // A nullable body schema is an optional body (the admin routes that act on the path alone).
+  if (body) op['requestBody'] = { required: body.nullable !== true, content: { 'application/json': { schema: body } } };
+  // The document's default is the bearer token; liveness is open whatever API_TOKEN says (api/auth.ts).
+  if (isOpenPath(route.url)) op['security'] = [];
+  return op;
+}
+
+function parametersOf(schema: Record<string, unknown>): unknown[] {
   const parameters: unknown[] = [];
   for (const [where, key] of [
     ['path', 'params'],
@@ -46,15 +61,27 @@ function operationOf(route: DocumentedRoute): Record<string, unknown> {
       parameters.push({ name, in: where, required: where === 'path' || !!s?.required?.includes(name), schema: prop });
     }
   }
+  return parameters;
+}
+
+/** A route's response schema: JSON by default, or Fastify's per-media-type form (`content`) for text and SSE. */
+interface ResponseSchema {
+  description?: string;
+  content?: Record<string, { schema: unknown }>;
+}
+
+/**
+ * Fastify takes a status range as `4xx` or `4XX` (it lower-cases the keys), OpenAPI 3 only as `4XX`: a tool
+ * reading the document does not know `4xx`, so the document upper-cases whatever a route wrote.
+ */
+function responsesOf(response: Record<string, ResponseSchema>): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
-  for (const [status, body] of Object.entries((schema['response'] as Record<string, unknown>) ?? {})) {
-    responses[status] = { description: `HTTP ${status}`, content: { 'application/json': { schema: body } } };
+  for (const [status, body] of Object.entries(response)) {
+    const key = status.replace(/^([1-5])xx$/i, '$1XX');
+    const description = body.description ?? `HTTP ${key}`;
+    responses[key] = { description, content: body.content ?? { 'application/json': { schema: body } } };
   }
-  const op: Record<string, unknown> = { summary: route.summary, parameters, responses };
-  const body = schema['body'] as { nullable?: boolean } | undefined;
-  // A nullable body schema is an optional body (the admin routes that act on the path alone).
-  if (body) op['requestBody'] = { required: body.nullable !== true, content: { 'application/json': { schema: body } } };
-  return op;
+  return responses;
 }
 
 /** Registers a route on Fastify and documents it. */

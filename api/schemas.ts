@@ -109,9 +109,152 @@ export const auditRowSchema = {
   properties: {
     auditId: { type: 'integer' },
     conversationId: { type: 'string' },
-    turnNumber: { type: ['integer', 'null'] },
+    turnNumber: { type: 'integer', nullable: true },
     stage: { type: 'string' },
     payload: { type: 'object', additionalProperties: true },
     createdAt: { type: 'string' },
+  },
+} as const;
+
+/*
+ * Success responses. They serialize the route's answer too, so each lists every field the route sends (a field
+ * left out would be dropped), requires none, and marks what may be null as nullable (else null becomes "").
+ */
+const anyObject = { type: 'object', additionalProperties: true } as const;
+const nullableString = { type: 'string', nullable: true } as const;
+
+export const livenessSchema = {
+  type: 'object',
+  description: 'The process is up.',
+  properties: { status: { type: 'string', enum: ['ok'] } },
+} as const;
+
+/** The same body with 200 (every check "ok") and with 503. */
+export const readinessSchema = {
+  type: 'object',
+  properties: {
+    status: { type: 'string', enum: ['ready', 'not ready'] },
+    checks: {
+      type: 'object',
+      description: 'Per dependency (database, temporal, worker): "ok" or what is wrong.',
+      additionalProperties: { type: 'string' },
+    },
+  },
+} as const;
+
+/** A response that is not JSON, in Fastify's per-media-type form (api/openapi.ts documents it as is). */
+export function textResponse(mediaType: string, description: string) {
+  return { description, content: { [mediaType]: { schema: { type: 'string' } } } };
+}
+
+/** GET /conversation/{id} without `history` (the console's conversation header). */
+export const conversationFields = {
+  conversationId: { type: 'string' },
+  status: { type: 'string' },
+  intent: { type: 'string' },
+  state: { type: 'string' },
+  context: anyObject,
+  inputParams: anyObject,
+  lastAssistant: { description: 'The last reply as stored (`{type, value}`), or null before the first.' },
+  turnCount: { type: 'integer' },
+  configVersion: nullableString,
+  createdAt: { type: 'string' },
+  updatedAt: { type: 'string' },
+} as const;
+
+export const conversationSchema = {
+  type: 'object',
+  properties: {
+    ...conversationFields,
+    history: {
+      type: 'array',
+      description: 'The latest 50 turns, oldest first.',
+      items: {
+        type: 'object',
+        properties: {
+          turnNumber: { type: 'integer' },
+          userInput: nullableString,
+          assistantOutput: {},
+          createdAt: { type: 'string' },
+        },
+      },
+    },
+  },
+} as const;
+
+const traceStageSchema = {
+  type: 'object',
+  properties: {
+    auditId: { type: 'integer' },
+    stage: { type: 'string' },
+    createdAt: { type: 'string' },
+    payload: anyObject,
+  },
+} as const;
+
+export const traceSchema = {
+  type: 'object',
+  properties: {
+    conversationId: { type: 'string' },
+    steps: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          step: { type: 'string' },
+          stepClass: { type: 'string' },
+          turnNumber: { type: 'integer', nullable: true },
+          status: { type: 'string', enum: ['RUNNING', 'OK', 'ERROR'] },
+          startedAt: { type: 'string' },
+          endedAt: nullableString,
+          durationMs: { type: 'number', nullable: true },
+          error: { type: 'object', nullable: true, properties: { type: nullableString, message: nullableString } },
+          stages: { type: 'array', items: traceStageSchema },
+        },
+      },
+    },
+    stages: { type: 'array', items: traceStageSchema },
+  },
+} as const;
+
+/** #22: a tool call held for an operator, as the workflow's progress query reports it. */
+export const heldToolSchema = {
+  type: 'object',
+  properties: {
+    toolCode: { type: 'string' },
+    callIndex: { type: 'integer' },
+    sideEffect: { type: 'string' },
+    attempts: { type: 'integer' },
+    failureType: { type: 'string' },
+    error: { type: 'string' },
+    outcomeUnknown: { type: 'boolean' },
+    heldAt: { type: 'string' },
+    expiresAt: { type: 'string' },
+    intent: { type: 'string' },
+    state: { type: 'string' },
+  },
+} as const;
+
+export const heldTurnsSchema = {
+  type: 'object',
+  properties: {
+    turns: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: { workflowId: { type: 'string' }, runId: { type: 'string' }, held: heldToolSchema },
+      },
+    },
+  },
+} as const;
+
+/** The resolveHeldTool update's answer. */
+export const heldToolAckSchema = {
+  type: 'object',
+  properties: {
+    accepted: { type: 'boolean' },
+    toolCode: { type: 'string' },
+    callIndex: { type: 'integer' },
+    action: { type: 'string', enum: ['retry', 'skip', 'fail', 'markDone'] },
   },
 } as const;

@@ -4,10 +4,17 @@ import { CONVERSATION_STATUSES } from '../../core/session';
 import { badRequest, notFound } from '../errors';
 import { CONSOLE_ACTIONS, type ActionBody } from '../console/actions';
 import type { ConsolePorts, ConversationSearch } from '../console/ports';
+import {
+  actionAnswerSchema,
+  consoleMetaSchema,
+  conversationPageSchema,
+  conversationTurnsSchema,
+  turnViewSchema,
+} from '../console/schemas';
 import { turnStory } from '../history/turn-story';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts } from '../ports';
-import { errorSchema, uuidParam } from '../schemas';
+import { errorSchema, turnResponseSchema, uuidParam } from '../schemas';
 import { requireSafeText } from '../text-check';
 import { canonicalTurnId, parseTurnId } from '../turns/turn-id';
 
@@ -41,7 +48,12 @@ export function consoleRoutes(
   route(
     app,
     docs,
-    { method: 'GET', url: '/api/v1/console/meta', summary: 'What the console can do here: actions, Temporal UI link.' },
+    {
+      method: 'GET',
+      url: '/api/v1/console/meta',
+      summary: 'What the console can do here: actions, Temporal UI link.',
+      schema: { response: { 200: consoleMetaSchema, '4xx': errorSchema } },
+    },
     async () => ({
       temporalUi: consolePorts.temporalUi,
       actions: CONSOLE_ACTIONS.map(({ name, summary }) => ({ name, summary })),
@@ -55,7 +67,7 @@ export function consoleRoutes(
       method: 'GET',
       url: '/api/v1/console/conversations',
       summary: 'Conversations, newest first: search by id or text, filter by status, intent and state.',
-      schema: { querystring: searchQuery, response: { '4xx': errorSchema } },
+      schema: { querystring: searchQuery, response: { 200: conversationPageSchema, '4xx': errorSchema } },
     },
     async (request) => {
       const query = request.query as Record<string, string | undefined>;
@@ -81,7 +93,7 @@ export function consoleRoutes(
       summary: "A conversation's turn workflows (running and failed ones too) with what the user said.",
       schema: {
         params: { type: 'object', required: ['id'], properties: { id: uuidParam } },
-        response: { '4xx': errorSchema },
+        response: { 200: conversationTurnsSchema, '4xx': errorSchema },
       },
     },
     async (request) => {
@@ -106,7 +118,7 @@ export function consoleRoutes(
       method: 'GET',
       url: '/api/v1/console/turns/:workflowId',
       summary: "A turn's story: every step from its event history, decisions, approvals, audit rows, response.",
-      schema: { params: turnParams, response: { '4xx': errorSchema } },
+      schema: { params: turnParams, response: { 200: turnViewSchema, '4xx': errorSchema } },
     },
     async (request) =>
       turnView(ports, consolePorts, canonicalTurnId((request.params as { workflowId: string }).workflowId))
@@ -139,7 +151,7 @@ export function consoleRoutes(
             result: { description: 'held-mark-done only, required: the result verified upstream (any JSON).' },
           },
         },
-        response: { '4xx': errorSchema, '5xx': errorSchema },
+        response: { 200: actionAnswerSchema, 202: turnResponseSchema, '4xx': errorSchema, '5xx': errorSchema },
       },
     },
     async (request, reply) => {

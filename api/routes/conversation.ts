@@ -11,6 +11,7 @@ import { conversationIdForKey } from '../turns/turn-id';
 import {
   approvalRequestSchema,
   auditRowSchema,
+  conversationSchema,
   errorSchema,
   messageRequestSchema,
   turnResponseSchema,
@@ -97,7 +98,7 @@ export function conversationRoutes(
       method: 'GET',
       url: '/api/v1/conversation/:id',
       summary: 'The conversation: intent, state, context and history.',
-      schema: { params: idParams, response: { '4xx': errorSchema } },
+      schema: { params: idParams, response: { 200: conversationSchema, '4xx': errorSchema } },
     },
     async (request) => {
       const { id } = request.params as { id: string };

@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { route, type OpenApiRegistry } from '../openapi';
 import { readinessReply } from '../../observability/probe-server';
 import type { ApiPorts } from '../ports';
+import { livenessSchema, readinessSchema, textResponse } from '../schemas';
 
 export function healthRoutes(
   app: FastifyInstance,
@@ -9,7 +10,12 @@ export function healthRoutes(
   docs: OpenApiRegistry,
   metrics?: () => Promise<string>
 ): void {
-  route(app, docs, { method: 'GET', url: '/healthz', summary: 'Liveness.' }, async () => ({ status: 'ok' }));
+  route(
+    app,
+    docs,
+    { method: 'GET', url: '/healthz', summary: 'Liveness.', schema: { response: { 200: livenessSchema } } },
+    async () => ({ status: 'ok' })
+  );
 
   route(
     app,
@@ -18,6 +24,7 @@ export function healthRoutes(
       method: 'GET',
       url: '/readyz',
       summary: 'Readiness: the database and Temporal are reachable, and a worker polls the task queue.',
+      schema: { response: { 200: readinessSchema, 503: { ...readinessSchema, description: 'A check is not ok.' } } },
     },
     async (_request, reply) => {
       const { statusCode, body } = readinessReply(await ports.readiness.check());
@@ -29,7 +36,12 @@ export function healthRoutes(
   route(
     app,
     docs,
-    { method: 'GET', url: '/metrics', summary: 'Prometheus metrics (text format).' },
+    {
+      method: 'GET',
+      url: '/metrics',
+      summary: 'Prometheus metrics (text format).',
+      schema: { response: { 200: textResponse('text/plain', 'Prometheus text exposition format 0.0.4.') } },
+    },
     async (_r, reply) => reply.type('text/plain; version=0.0.4; charset=utf-8').send(await metrics())
   );
 }

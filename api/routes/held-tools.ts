@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts } from '../ports';
-import { errorSchema } from '../schemas';
+import { errorSchema, heldToolAckSchema, heldTurnsSchema } from '../schemas';
 import { requireSafeText } from '../text-check';
 import { canonicalTurnId } from '../turns/turn-id';
 import type { HeldToolDecisionInput } from '../../workflows/messages';
@@ -41,7 +41,7 @@ export function heldToolRoutes(app: FastifyInstance, ports: ApiPorts, docs: Open
       method: 'GET',
       url: '/api/v1/admin/turns/held',
       summary: 'Turns whose tool call ran out of retries and waits for an operator (TurnOutcome=HELD).',
-      schema: { response: { 200: { type: 'object', additionalProperties: true }, '4xx': errorSchema } },
+      schema: { response: { 200: heldTurnsSchema, '4xx': errorSchema } },
     },
     async () => ({ turns: await held.list() })
   );
@@ -55,7 +55,7 @@ export function heldToolRoutes(app: FastifyInstance, ports: ApiPorts, docs: Open
       schema: {
         params: workflowIdParams,
         body: decisionSchema,
-        response: { 200: { type: 'object', additionalProperties: true }, '4xx': errorSchema },
+        response: { 200: heldToolAckSchema, '4xx': errorSchema },
       },
     },
     async (request) => {

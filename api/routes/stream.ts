@@ -6,7 +6,7 @@ import { AuditFeed } from '../audit-feed';
 import { ConcurrencyLimit, type LimitMetrics } from '../concurrency-limit';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts, AuditRowView } from '../ports';
-import { uuidParam } from '../schemas';
+import { errorSchema, textResponse, uuidParam } from '../schemas';
 import { requireConversation } from './conversation';
 
 export interface StreamOptions {
@@ -154,6 +154,10 @@ export function streamRoutes(
         params: { type: 'object', required: ['id'], properties: { id: uuidParam } },
         // The audit id of the last event a client saw, as we sent it; anything else is refused, not read as 0.
         headers: { type: 'object', properties: { 'last-event-id': { type: 'string', pattern: '^[0-9]{1,15}$' } } },
+        response: {
+          200: textResponse('text/event-stream', 'CONNECTED, then one event per audit row; `id` is its audit id.'),
+          '4xx': errorSchema,
+        },
       },
     },
     async (request, reply) => {

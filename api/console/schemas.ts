@@ -1,0 +1,159 @@
+/**
+ * The console API's success responses (api/routes/console.ts). As in api/schemas.ts, they also serialize the
+ * answer: every field the route sends is listed, none required, and what may be null is nullable.
+ */
+import { auditRowSchema, conversationFields, heldToolSchema, turnResponseSchema } from '../schemas';
+
+const anyObject = { type: 'object', additionalProperties: true } as const;
+const nullableString = { type: 'string', nullable: true } as const;
+
+export const consoleMetaSchema = {
+  type: 'object',
+  properties: {
+    temporalUi: {
+      type: 'object',
+      nullable: true,
+      description: 'The Temporal Web UI the console links turns to, or null.',
+      properties: { url: { type: 'string' }, namespace: { type: 'string' } },
+    },
+    actions: {
+      type: 'array',
+      items: { type: 'object', properties: { name: { type: 'string' }, summary: { type: 'string' } } },
+    },
+  },
+} as const;
+
+export const conversationPageSchema = {
+  type: 'object',
+  properties: {
+    items: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          conversationId: { type: 'string' },
+          status: { type: 'string' },
+          intent: { type: 'string' },
+          state: { type: 'string' },
+          turnCount: { type: 'integer' },
+          lastUserText: nullableString,
+          configVersion: nullableString,
+          updatedAt: { type: 'string' },
+        },
+      },
+    },
+    total: { type: 'integer' },
+    limit: { type: 'integer' },
+    offset: { type: 'integer' },
+  },
+} as const;
+
+export const conversationTurnsSchema = {
+  type: 'object',
+  properties: {
+    conversation: { type: 'object', properties: conversationFields },
+    turns: {
+      type: 'array',
+      description: "The conversation's turn workflows from Temporal's visibility, the latest run of each.",
+      items: {
+        type: 'object',
+        properties: {
+          workflowId: { type: 'string' },
+          runId: { type: 'string' },
+          turnNumber: { type: 'integer' },
+          status: { type: 'string' },
+          outcome: nullableString,
+          startedAt: { type: 'string' },
+          closedAt: nullableString,
+          userInput: nullableString,
+          assistantOutput: {},
+        },
+      },
+    },
+  },
+} as const;
+
+const storySchema = {
+  type: 'object',
+  description: "The turn's story from its event history.",
+  properties: {
+    startedAt: nullableString,
+    closedAt: nullableString,
+    durationMs: { type: 'number', nullable: true },
+    status: { type: 'string' },
+    configVersion: nullableString,
+    searchAttributes: anyObject,
+    decisions: { type: 'array', items: { type: 'string' } },
+    timeline: { type: 'array', description: 'Steps, timers, signals and updates, in order.', items: anyObject },
+    result: {},
+    failure: nullableString,
+    eventCount: { type: 'integer' },
+  },
+} as const;
+
+const pendingActivitySchema = {
+  type: 'object',
+  properties: {
+    activityId: { type: 'string' },
+    type: { type: 'string' },
+    state: { type: 'string' },
+    attempt: { type: 'integer' },
+    maximumAttempts: { type: 'integer' },
+    paused: { type: 'boolean' },
+    lastFailure: nullableString,
+    nextAttemptAt: nullableString,
+  },
+} as const;
+
+export const turnViewSchema = {
+  type: 'object',
+  properties: {
+    workflowId: { type: 'string' },
+    conversationId: { type: 'string' },
+    turnNumber: { type: 'integer' },
+    userInput: nullableString,
+    response: { description: 'The reply the turn gave, or null.' },
+    story: storySchema,
+    audits: {
+      type: 'array',
+      items: { type: 'object', properties: { ...auditRowSchema.properties, callKey: { type: 'string' } } },
+    },
+    pendingActivities: { type: 'array', items: pendingActivitySchema },
+    pendingApproval: {
+      type: 'object',
+      nullable: true,
+      properties: {
+        toolCode: { type: 'string' },
+        args: anyObject,
+        callIndex: { type: 'integer' },
+        expiresAt: { type: 'string' },
+        intent: { type: 'string' },
+        state: { type: 'string' },
+      },
+    },
+    heldTool: { ...heldToolSchema, nullable: true },
+    temporalUiUrl: nullableString,
+  },
+} as const;
+
+/**
+ * What an action answers depends on the action, so this lists the fields of each and keeps any other: one
+ * schema per action would make the serializer pick among them, and a mismatch a 500.
+ */
+export const actionAnswerSchema = {
+  type: 'object',
+  description:
+    'retry, approve, reject: the turn reply (as POST /api/v1/conversation/message); activity-*: ' +
+    '{ok, action, workflowId, activityId}; held-*: {accepted, toolCode, callIndex, ok, action, workflowId}.',
+  additionalProperties: true,
+  properties: {
+    ...turnResponseSchema.properties,
+    ok: { type: 'boolean' },
+    action: { type: 'string' },
+    workflowId: { type: 'string' },
+    activityId: { type: 'string' },
+    accepted: { type: 'boolean' },
+    toolCode: { type: 'string' },
+    callIndex: { type: 'integer' },
+  },
+} as const;
