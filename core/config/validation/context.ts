@@ -39,7 +39,11 @@ export interface ValidationOptions {
 
 export function buildValidationContext(rows: ConfigRows, options: ValidationOptions = {}): ValidationContext {
   const intents = new Map<string, IntentRow>();
-  for (const intent of rows.intents) intents.set(normalizeScopeValue(intent.intentCode), intent);
+  // Codes that differ only in case are one intent (a violation of their own); the enabled row is the one in force.
+  for (const intent of rows.intents) {
+    const code = normalizeScopeValue(intent.intentCode);
+    if (intent.enabled || !intents.get(code)?.enabled) intents.set(code, intent);
+  }
   const allowedStates = new Set<string>([ANY_SCOPE, UNKNOWN_SCOPE]);
   for (const rule of rows.rules) {
     if (!rule.enabled) continue;
@@ -56,4 +60,21 @@ export function buildValidationContext(rows: ConfigRows, options: ValidationOpti
 
 export function isBlank(value: string | null | undefined): boolean {
   return (value ?? '').trim() === '';
+}
+
+/**
+ * Rows whose key is equal to an earlier row's: each later row with the first row of its key. `keyOf` returns
+ * null for a row that takes no part (disabled, blank).
+ */
+export function repeatedKeys<T>(rows: readonly T[], keyOf: (row: T) => string | null): [first: T, repeat: T][] {
+  const firsts = new Map<string, T>();
+  const repeats: [T, T][] = [];
+  for (const row of rows) {
+    const key = keyOf(row);
+    if (key === null) continue;
+    const first = firsts.get(key);
+    if (first === undefined) firsts.set(key, row);
+    else repeats.push([first, row]);
+  }
+  return repeats;
 }

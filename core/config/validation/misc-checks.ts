@@ -1,7 +1,9 @@
+import { nearestName } from '../../text/nearest';
 import { checkUserRegex } from '../../text/regex';
 import { validateSettingRows, type SettingDefinition } from '../setting';
+import type { ConfigRow } from '../types';
 import { CLASSIFIER_TYPES, POLICY_TYPES, oneOf } from '../vocabulary';
-import { isBlank, type ValidationContext } from './context';
+import { isBlank, repeatedKeys, type ValidationContext } from './context';
 
 /** ce_intent_classifier and ce_policy: known type, non-blank pattern, compilable regex. */
 export function checkMatchers(ctx: ValidationContext): void {
@@ -58,13 +60,54 @@ export function checkPendingActions(ctx: ValidationContext): void {
  */
 export function checkConfigRows(ctx: ValidationContext, settings: readonly SettingDefinition[]): void {
   for (const v of validateSettingRows(ctx.rows.configs, settings)) ctx.sink.violation(v.table, v.id, v.reason);
-  const declared = new Set(settings.map((s) => `${s.configType}.${s.configKey}`.toUpperCase()));
+  const declared = new Map(settings.map((s) => [settingName(s), `${s.configType}.${s.configKey}`] as const));
   for (const row of ctx.rows.configs) {
-    if (!row.enabled || row.configValue === null) continue;
-    const name = `${row.configType}.${row.configKey}`.toUpperCase();
-    if (declared.has(name) || !/^DIALOGUEACTSTEP\.REGEX_/.test(name)) continue;
+    if (!row.enabled) continue;
+    const name = settingName(row);
+    if (!declared.has(name)) warnUnknownSetting(ctx, row, declared.values());
+    if (row.configValue === null || declared.has(name) || !/^DIALOGUEACTSTEP\.REGEX_/.test(name)) continue;
     const reason = checkUserRegex(row.configValue, { ignoreCase: true });
     if (reason !== null) ctx.sink.violation('ce_config', row.configId, `${row.configType}.${row.configKey}: ${reason}`);
+  }
+  checkRepeatedSettings(ctx);
+}
+
+/** As settingRow matches: case-insensitive, untrimmed (a stray space makes a row the engine never reads). */
+const settingName = (s: { configType: string; configKey: string }) => `${s.configType}.${s.configKey}`.toUpperCase();
+
+/** The engine reads declared settings only: any other row does nothing, most often because of a typo. */
+function warnUnknownSetting(ctx: ValidationContext, row: ConfigRow, known: Iterable<string>): void {
+  const name = `${row.configType}.${row.configKey}`;
+  const nearest = nearestName(name, known);
+  const shown = name === `${row.configType.trim()}.${row.configKey.trim()}` ? name : JSON.stringify(name);
+  ctx.sink.warning(
+    'ce_config',
+    row.configId,
+    `${shown} is not a setting the engine reads, so the row has no effect` +
+      (nearest === null ? ' (the settings are listed in docs/configuration.md)' : `; did you mean ${nearest}?`)
+  );
+}
+
+/**
+ * A setting is read from the first enabled row whose type and key match case-insensitively (settingRow), so a
+ * second such row is silently ignored; the same pair twice, enabled or not, breaks the UNIQUE (config_type,
+ * config_key) of ce_config on insert.
+ */
+function checkRepeatedSettings(ctx: ValidationContext): void {
+  const exact = (r: ConfigRow) => `${r.configType}\u0000${r.configKey}`;
+  const inForce = (r: ConfigRow) => (r.enabled ? settingName(r) : null);
+  const reported = new Set<ConfigRow>();
+  for (const [first, repeat] of [
+    ...repeatedKeys(ctx.rows.configs, exact),
+    ...repeatedKeys(ctx.rows.configs, inForce),
+  ]) {
+    if (reported.has(repeat)) continue;
+    reported.add(repeat);
+    ctx.sink.violation(
+      'ce_config',
+      repeat.configId,
+      `${repeat.configType}.${repeat.configKey} repeats ce_config[${first.configId}] (${first.configType}.${first.configKey}): a setting has one row`
+    );
   }
 }
 

@@ -1,6 +1,6 @@
 import { isReservedResponseState } from '../../response/reserved';
 import { ANY_SCOPE, UNKNOWN_SCOPE, normalizeScopeValue } from '../scope';
-import { isBlank, type ValidationContext } from './context';
+import { isBlank, repeatedKeys, type ValidationContext } from './context';
 
 interface ScopedEntry {
   id: number;
@@ -91,5 +91,16 @@ function checkIntentRows(ctx: ValidationContext): void {
     } else if (intent.intentCode !== intent.intentCode.trim().toUpperCase()) {
       ctx.sink.warning('ce_intent', intent.intentCode, 'intent codes are matched upper-cased; store them upper-case');
     }
+  }
+  // The engine knows an intent by its code trimmed and upper-cased: of two enabled rows FAQ and faq, every
+  // scoped row, classifier and agent answer reaches the same one, and the other's description and priority are lost.
+  const enabled = (i: { intentCode: string; enabled: boolean }) =>
+    i.enabled && !isBlank(i.intentCode) ? normalizeScopeValue(i.intentCode) : null;
+  for (const [first, repeat] of repeatedKeys(ctx.rows.intents, enabled)) {
+    ctx.sink.violation(
+      'ce_intent',
+      repeat.intentCode,
+      `intent_code ${repeat.intentCode} is the same intent as ${first.intentCode} (codes are matched trimmed and upper-cased): keep one row`
+    );
   }
 }

@@ -13,7 +13,7 @@ import {
   normalizeToolGroup,
   oneOf,
 } from '../vocabulary';
-import { isBlank, type ValidationContext } from './context';
+import { isBlank, repeatedKeys, type ValidationContext } from './context';
 import { isStringArray, isStringMap } from './schema-checks';
 import { checkHttpInputSchema } from './tool-input-checks';
 
@@ -42,7 +42,23 @@ export function checkTools(ctx: ValidationContext): void {
       );
     }
   }
+  checkToolCodes(ctx);
   checkSqlGuardrails(ctx);
+}
+
+/**
+ * A tool is looked up by its code case-insensitively, enabled or not (core/mcp/tools.ts): of get_order and
+ * GET_ORDER one is never called. The same code twice would also break tool_code's UNIQUE constraint.
+ */
+function checkToolCodes(ctx: ValidationContext): void {
+  const code = (t: McpToolRow) => (isBlank(t.toolCode) ? null : t.toolCode.trim().toLowerCase());
+  for (const [first, repeat] of repeatedKeys(ctx.rows.mcpTools, code)) {
+    ctx.sink.violation(
+      'ce_mcp_tool',
+      repeat.toolId,
+      `tool_code ${repeat.toolCode} is the tool_code of ce_mcp_tool[${first.toolId}] (${first.toolCode}); tool codes are matched case-insensitively, so one would shadow the other`
+    );
+  }
 }
 
 function positive(
