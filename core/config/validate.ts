@@ -15,6 +15,7 @@ import {
 import { checkRules } from './validation/rule-checks';
 import { checkSchemas } from './validation/schema-checks';
 import { checkScopes } from './validation/scope-checks';
+import { checkPromptTextSizes, checkUnsafeText } from './validation/text-checks';
 import { checkTools } from './validation/tool-checks';
 import { checkVerboses } from './validation/verbose-checks';
 
@@ -50,6 +51,8 @@ export function validateConfig(
   checkSettingTemplates(ctx, vocab, settings);
   checkAuditPolicy(ctx);
   checkSemanticReferences(ctx);
+  checkPromptTextSizes(ctx);
+  checkUnsafeText(ctx);
   return { violations: ctx.sink.violations, warnings: ctx.sink.warnings };
 }
 

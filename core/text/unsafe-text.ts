@@ -31,20 +31,28 @@ function fieldName(parent: string, key: string): string {
   return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key)}]`;
 }
 
-/** The first unsafe string (value or key) or too-deep nesting in `value`, depth-first. */
-export function findTextProblem(value: unknown, field: string, depth = 0): TextProblem | null {
+/**
+ * The first unsafe string (value or key) or too-deep nesting in `value`, depth-first. `maxDepth` is for callers
+ * with a bound of their own (config JSON is not a request parameter).
+ */
+export function findTextProblem(
+  value: unknown,
+  field: string,
+  depth = 0,
+  maxDepth = MAX_INPUT_DEPTH
+): TextProblem | null {
   if (typeof value === 'string') {
     return UNSAFE.test(value)
       ? { field, code: 'INVALID_TEXT', message: `${field} contains ${describe(value)}.` }
       : null;
   }
   if (typeof value !== 'object' || value === null) return null;
-  if (depth >= MAX_INPUT_DEPTH) {
-    return { field, code: 'TOO_DEEP', message: `${field} is nested deeper than ${MAX_INPUT_DEPTH} levels.` };
+  if (depth >= maxDepth) {
+    return { field, code: 'TOO_DEEP', message: `${field} is nested deeper than ${maxDepth} levels.` };
   }
   if (Array.isArray(value)) {
     for (const [i, item] of value.entries()) {
-      const problem = findTextProblem(item, `${field}[${i}]`, depth + 1);
+      const problem = findTextProblem(item, `${field}[${i}]`, depth + 1, maxDepth);
       if (problem) return problem;
     }
     return null;
@@ -52,7 +60,7 @@ export function findTextProblem(value: unknown, field: string, depth = 0): TextP
   for (const [key, item] of Object.entries(value)) {
     if (UNSAFE.test(key))
       return { field, code: 'INVALID_TEXT', message: `${field} has a key that contains ${describe(key)}.` };
-    const problem = findTextProblem(item, fieldName(field, key), depth + 1);
+    const problem = findTextProblem(item, fieldName(field, key), depth + 1, maxDepth);
     if (problem) return problem;
   }
   return null;

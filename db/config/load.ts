@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { getTableColumns } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
+import { CONFIG_PRIMARY_KEYS } from '../../core/config/rows';
 import type { ConfigRows, ConfigSnapshot } from '../../core/config/types';
 import { canonicalJson } from '../../core/json';
 import { normalizePhase } from '../../core/rules/phase';
@@ -29,30 +30,8 @@ function plain<T>(table: PgTable, rows: Row[]): T[] {
   });
 }
 
-/** The primary-key field of every config table, for a stable row order. */
-export const CONFIG_PRIMARY_KEYS: { readonly [K in keyof ConfigRows]: keyof ConfigRows[K][number] & string } = {
-  configs: 'configId',
-  intents: 'intentCode',
-  classifiers: 'classifierId',
-  outputSchemas: 'schemaId',
-  promptTemplates: 'templateId',
-  responses: 'responseId',
-  rules: 'ruleId',
-  policies: 'policyId',
-  pendingActions: 'pendingActionId',
-  mcpTools: 'toolId',
-  mcpDbTools: 'toolId',
-  mcpHttpTools: 'toolId',
-  mcpPlanners: 'plannerId',
-  verboses: 'verboseId',
-  sqlGuardrails: 'guardrailId',
-  semanticConcepts: 'conceptId',
-  semanticSynonyms: 'synonymId',
-  semanticEntities: 'entityId',
-  semanticQueryClasses: 'queryClassId',
-  semanticMappings: 'mappingId',
-  semanticJoinPaths: 'joinPathId',
-};
+/** Re-exported for the db layer's existing importers; the map itself is core's (validation names rows by it). */
+export { CONFIG_PRIMARY_KEYS } from '../../core/config/rows';
 
 /**
  * Reads every config table through `reader` without opening a transaction of its own, so a

@@ -77,14 +77,18 @@ export function checkTemplateText(
 }
 
 /**
- * Every render of a template goes into an LLM request or a reply. Past the warning size it costs on every turn;
- * past the limit it cannot fit any model's context window (~200k tokens, ~4 bytes each), so every turn that
- * renders it would fail at the model.
+ * Every render of a template goes into an LLM request or a reply, and so does the free text that prompts show
+ * (text-checks.ts). Past the warning size it costs on every turn; past the limit it cannot fit any model's
+ * context window (~200k tokens, ~4 bytes each), so every turn that renders it would fail at the model.
  */
 const TEMPLATE_WARN_BYTES = 32 * 1024;
 const TEMPLATE_MAX_BYTES = 1024 * 1024;
 
-function checkTemplateSize(ctx: ValidationContext, where: { table: string; id: number; column: string }, text: string) {
+export function checkTemplateSize(
+  ctx: ValidationContext,
+  where: { table: string; id: string | number; column: string },
+  text: string
+): boolean {
   const bytes = new TextEncoder().encode(text).byteLength;
   const size = `${Math.round(bytes / 1024)} KiB`;
   if (bytes > TEMPLATE_MAX_BYTES) {
