@@ -46,7 +46,7 @@ export function validateConfig(
   checkPlanners(ctx, vocab);
   checkSchemas(ctx);
   checkTools(ctx);
-  checkVerboses(ctx);
+  checkVerboses(ctx, vocab);
   checkConfigRows(ctx, settings);
   checkSettingTemplates(ctx, vocab, settings);
   checkAuditPolicy(ctx);

@@ -50,3 +50,34 @@ export function determinantsOf(step: string): readonly string[] {
   const frame = FRAME_STEP_NAMES.includes(name) ? STEP_FRAME_DETERMINANTS : [];
   return [...frame, ...(STEP_EVENTS[name] ?? [])];
 }
+
+/** Metadata every event carries (eventMetadata), whichever step published it. */
+export const VERBOSE_EVENT_KEYS = ['conversationId', 'stepName', 'determinant'] as const;
+
+const CORRECTION_METADATA = ['intent', 'state', 'routingDecision'];
+
+/**
+ * What each determinant's publisher adds to the event metadata (activities/pipeline, activities/mcp): a message
+ * reads it at the top level (`{{tool_code}}`) or under `metadata`. Validation refuses a message variable that
+ * neither this nor the session provides, as it does for prompts.
+ */
+export const DETERMINANT_METADATA: Readonly<Record<string, readonly string[]>> = {
+  STEP_ENTER: [],
+  STEP_EXIT: [],
+  STEP_ERROR: [],
+  MCP_TOOL_CALL: ['tool_code', 'args', 'error'],
+  MCP_TOOL_RESULT: ['tool_code', 'tool_group'],
+  MCP_FINAL_ANSWER: ['answer'],
+  MCP_PLAN_LLM_INPUT: ['iteration'],
+  RETRY_REQUESTED: CORRECTION_METADATA,
+  CONFIRM_ACCEPT: CORRECTION_METADATA,
+  CORRECTION_PATCH_APPLIED: [...CORRECTION_METADATA, 'field'],
+  INTENT_RESOLVED: ['source', 'resolvedIntent'],
+  RESOLVE_RESPONSE: ['responseId', 'responseType', 'outputFormat'],
+};
+
+/** The metadata a row's message may read: its determinant's, or any event's for ANY. */
+export function verboseMetadataKeys(determinant: string): readonly string[] {
+  const own = DETERMINANT_METADATA[determinant.trim().toUpperCase()] ?? Object.values(DETERMINANT_METADATA).flat();
+  return [...new Set([...VERBOSE_EVENT_KEYS, ...own])];
+}

@@ -9,7 +9,13 @@ import { McpAudit } from '../../core/mcp/constants';
 import { DEFAULT_RESERVED_TEXTS, RESERVED_RESPONSE_VARIABLES } from '../../core/response/reserved';
 import { RULE_PHASES } from '../../core/rules/phase';
 import { SESSION_FACT_NAMES, SYSTEM_INPUT_PARAM_NAMES } from '../../core/templates';
-import { FRAME_STEP_NAMES, STEP_EVENTS, STEP_FRAME_DETERMINANTS, STEP_MATCH_TYPES } from '../../core/verbose';
+import {
+  DETERMINANT_METADATA,
+  FRAME_STEP_NAMES,
+  STEP_EVENTS,
+  STEP_FRAME_DETERMINANTS,
+  STEP_MATCH_TYPES,
+} from '../../core/verbose';
 import * as schema from '../../db/schema';
 
 /**
@@ -161,11 +167,15 @@ function auditBlock(): string {
 
 function verboseBlock(): string {
   const code = (items: readonly string[]) => items.map((i) => `\`${i}\``).join(', ');
+  const metadata = (determinants: readonly string[]) =>
+    determinants.map((d) => `${d}: ${code(DETERMINANT_METADATA[d] ?? []) || '—'}`).join('; ');
   return [
-    '| step name | determinants |',
-    '| --- | --- |',
-    ...Object.entries(STEP_EVENTS).map(([step, determinants]) => `| \`${step}\` | ${code(determinants)} |`),
-    `| every step activity: ${code(FRAME_STEP_NAMES)} | ${code(STEP_FRAME_DETERMINANTS)} |`,
+    '| step name | determinants | metadata variables (besides `conversationId`, `stepName`, `determinant`) |',
+    '| --- | --- | --- |',
+    ...Object.entries(STEP_EVENTS).map(
+      ([step, determinants]) => `| \`${step}\` | ${code(determinants)} | ${metadata(determinants)} |`
+    ),
+    `| every step activity: ${code(FRAME_STEP_NAMES)} | ${code(STEP_FRAME_DETERMINANTS)} | — |`,
   ].join('\n');
 }
 

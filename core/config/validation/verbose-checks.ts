@@ -1,5 +1,4 @@
 import { checkJsonPath } from '../../rules/jsonpath';
-import { checkTemplate } from '../../templates';
 import { checkUserRegex } from '../../text/regex';
 import {
   FRAME_STEP_NAMES,
@@ -9,9 +8,11 @@ import {
   determinantsOf,
   isKnownVerboseDeterminant,
   isKnownVerboseStep,
+  verboseMetadataKeys,
 } from '../../verbose';
 import type { VerboseRow } from '../types';
 import { isBlank, type ValidationContext } from './context';
+import { checkTemplateText, type TemplateVocabulary } from './prompt-checks';
 
 const TABLE = 'ce_verbose';
 const isAny = (value: string) => value.trim().toUpperCase() === 'ANY';
@@ -20,22 +21,24 @@ const isAny = (value: string) => value.trim().toUpperCase() === 'ANY';
  * ce_verbose rows (§11.2 plus issue #21): step_match is EXACT, REGEX or JSON_PATH; step_value and
  * determinant are set; a REGEX must compile and a JSON_PATH parse; an EXACT step and a determinant
  * must be ones this engine publishes (or ANY), and an EXACT step must publish that determinant —
- * a row that can never show is a mistake, not a preference. Messages must be well-formed templates.
+ * a row that can never show is a mistake, not a preference. Messages are templates checked as prompts are,
+ * with the event's metadata (verboseMetadataKeys) among their variables: an unknown one would show as blank.
  * Scope (intent, state) is checked with the other scoped tables.
  */
-export function checkVerboses(ctx: ValidationContext): void {
+export function checkVerboses(ctx: ValidationContext, vocab: TemplateVocabulary): void {
   for (const row of ctx.rows.verboses) {
     if (!row.enabled) continue;
     const fail = (reason: string) => ctx.sink.violation(TABLE, row.verboseId, reason);
     checkStep(row, fail);
     checkDeterminant(row, fail);
     if (isBlank(row.message) && isBlank(row.errorMessage)) fail('message and error_message are both blank');
+    const metadata = verboseMetadataKeys(isBlank(row.determinant) ? 'ANY' : row.determinant);
+    const own = { ...vocab, ruleWrittenKeys: new Set([...vocab.ruleWrittenKeys, ...metadata]) };
     for (const [column, text] of [
       ['message', row.message],
       ['error_message', row.errorMessage],
     ] as const) {
-      const reason = text === null ? null : checkTemplate(text);
-      if (reason !== null) fail(`${column}: ${reason}`);
+      checkTemplateText(ctx, own, { table: TABLE, id: row.verboseId, column, intentCode: row.intentCode }, text);
     }
   }
 }

@@ -1,6 +1,7 @@
 import { emptyConfigRows } from '../../../core/config/rows';
 import { formatViolation, type VerboseRow } from '../../../core/config/types';
 import { validateConfig } from '../../../core/config/validate';
+import { DETERMINANT_METADATA, VERBOSE_DETERMINANTS } from '../../../core/verbose';
 import { verbose } from '../../../db/seed/builders';
 
 /** Issue #21: a ce_verbose row that could never show, or cannot be evaluated, is a config error at load. */
@@ -66,5 +67,29 @@ describe('ce_verbose validation', () => {
       'ce_verbose[1]: invalid intent_code=LOAN (not defined in ce_intent)',
     ]);
     expect(violations({ enabled: false, stepMatch: 'REGEX', stepValue: '(' })).toEqual([]);
+  });
+
+  it('checks message variables as prompt variables are, with the metadata the event carries', () => {
+    // The session and step variables, the metadata of every event, and this determinant's own.
+    expect(
+      violations({ message: 'Calling {{tool_code}} for {{intent}} ({{conversationId}}, {{stepName}}) {{args.id}}' })
+    ).toEqual([]);
+    expect(violations({ message: '{{metadata.anything}} {{user_input}}', errorMessage: 'Failed: {{error}}' })).toEqual(
+      []
+    );
+    expect(violations({ message: 'Calling {{toolCode}} with {{answer}}' })).toEqual([
+      'ce_verbose[1]: message references unknown variable {{toolCode}}',
+      'ce_verbose[1]: message references unknown variable {{answer}}',
+    ]);
+    expect(violations({ determinant: 'MCP_FINAL_ANSWER', message: 'Answer: {{answer}}' })).toEqual([]);
+    // A row for any determinant may read what any event carries.
+    expect(violations({ determinant: 'ANY', errorMessage: '{{field}} {{iteration}} {{resolvedIntent}}' })).toEqual([]);
+    expect(violations({ determinant: 'ANY', errorMessage: '{{no_such_thing}}' })).toEqual([
+      'ce_verbose[1]: error_message references unknown variable {{no_such_thing}}',
+    ]);
+  });
+
+  it('knows the metadata of every determinant a step publishes', () => {
+    expect(Object.keys(DETERMINANT_METADATA).sort()).toEqual([...VERBOSE_DETERMINANTS].sort());
   });
 });
