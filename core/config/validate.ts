@@ -12,6 +12,7 @@ import {
   checkResponses,
   checkSettingTemplates,
 } from './validation/prompt-checks';
+import { checkReachableResponses } from './validation/reach-checks';
 import { checkRules } from './validation/rule-checks';
 import { checkSchemas } from './validation/schema-checks';
 import { checkScopes } from './validation/scope-checks';
@@ -51,6 +52,7 @@ export function validateConfig(
   checkSettingTemplates(ctx, vocab, settings);
   checkAuditPolicy(ctx);
   checkSemanticReferences(ctx);
+  checkReachableResponses(ctx);
   checkPromptTextSizes(ctx);
   checkUnsafeText(ctx);
   return { violations: ctx.sink.violations, warnings: ctx.sink.warnings };

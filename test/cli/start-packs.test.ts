@@ -52,7 +52,9 @@ describe('convengine start --packs / --config', () => {
     const dir = join(work, 'own');
     await rm(dir, { recursive: true, force: true });
     await mkdir(dir);
-    await writeTree(dir, baseConfig({ responses: [] }));
+    // The base config's FAQ has no response of its own (a warning): the tree gives it one, so nothing is said.
+    const faq = responseRow({ responseId: 3, intentCode: 'FAQ', stateCode: 'ANY', exactText: 'Ask away.' });
+    await writeTree(dir, baseConfig({ responses: [faq] }));
     const io = captureIo();
     const config = await stackConfig(options({ packs: 'none', config: dir }), io);
     expect(io.errors).toEqual([]);

@@ -147,6 +147,13 @@ export function validBaseConfig(): ConfigRows {
         responseType: 'EXACT',
         exactText: 'Please share {{missing_fields}}.',
       }),
+      response({
+        responseId: 5,
+        intentCode: 'FAQ',
+        stateCode: 'ANY',
+        responseType: 'EXACT',
+        exactText: 'Here is what I know.',
+      }),
     ],
     mcpTools: [
       mcpTool({
