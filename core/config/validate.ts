@@ -28,8 +28,9 @@ export interface ConfigValidationResult {
 }
 
 /**
- * Validates a full set of config rows, pure and deterministic. Every finding names `table[id]`
- * with a human reason; all findings are reported at once, never just the first.
+ * Validates a full set of config rows (or, with `options.absentTables`, what can be judged of a partial one),
+ * pure and deterministic. Every finding names `table[id]` with a human reason; all findings are reported at
+ * once, never just the first.
  */
 export function validateConfig(
   rows: ConfigRows,

@@ -42,9 +42,9 @@ export function queryLimits(ctx: ToolHandlerContext): Omit<ReadOnlyQuery, 'text'
  * time. An unparseable business-schemas setting is left to its own check, which names it.
  */
 export function toolSqlChecker(parser: SqlParser): ToolSqlCheck {
-  return (sql, rows) => {
+  return (sql, rows, options) => {
     try {
-      const verdict = toolSqlVerdict(sql, parser, rows);
+      const verdict = toolSqlVerdict(sql, parser, rows, options?.enforcePolicy);
       return verdict.allowed ? null : verdict.reason;
     } catch {
       return null;

@@ -25,16 +25,25 @@ export interface ValidationContext {
   readonly allowedStates: ReadonlySet<string>;
   /** ValidationOptions.checkToolSql, when the caller has a SQL parser. */
   readonly checkToolSql?: ToolSqlCheck;
+  /** False for a table whose rows were not given (ValidationOptions.absentTables): what needs it is not checked. */
+  readonly has: (table: keyof ConfigRows) => boolean;
 }
 
 /**
  * The SQL guardrail as tools run it, for a tool's sql_template: the refusal's reason, or null.
  * Injected: the parser is WASM its caller loads, and core/sql stays out of this module's imports.
+ * `enforcePolicy: false` leaves out what ce_mcp_sql_guardrail rows could change (the function lists).
  */
-export type ToolSqlCheck = (sql: string, rows: ConfigRows) => string | null;
+export type ToolSqlCheck = (sql: string, rows: ConfigRows, options?: { enforcePolicy?: boolean }) => string | null;
 
 export interface ValidationOptions {
   checkToolSql?: ToolSqlCheck;
+  /**
+   * Tables whose rows are not known, as in a config-as-code tree without their files (`config validate` of a
+   * partial tree, whose missing tables `config apply` keeps as the database has them). Their lists are empty
+   * here, which says nothing about the real ones: checks that look a row up in them are skipped, not failed.
+   */
+  absentTables?: readonly (keyof ConfigRows)[];
 }
 
 export function buildValidationContext(rows: ConfigRows, options: ValidationOptions = {}): ValidationContext {
@@ -55,7 +64,9 @@ export function buildValidationContext(rows: ConfigRows, options: ValidationOpti
     }
   }
   const check = options.checkToolSql;
-  return { rows, sink: new ValidationSink(), intents, allowedStates, ...(check ? { checkToolSql: check } : {}) };
+  const absent = new Set(options.absentTables ?? []);
+  const has = (table: keyof ConfigRows) => !absent.has(table);
+  return { rows, sink: new ValidationSink(), intents, allowedStates, has, ...(check ? { checkToolSql: check } : {}) };
 }
 
 export function isBlank(value: string | null | undefined): boolean {

@@ -1,7 +1,7 @@
 import { nearestName } from '../../text/nearest';
 import { checkUserRegex } from '../../text/regex';
 import { validateSettingRows, type SettingDefinition } from '../setting';
-import type { ConfigRow } from '../types';
+import type { ConfigRow, ConfigRows } from '../types';
 import { CLASSIFIER_TYPES, POLICY_TYPES, oneOf } from '../vocabulary';
 import { isBlank, repeatedKeys, type ValidationContext } from './context';
 
@@ -111,31 +111,33 @@ function checkRepeatedSettings(ctx: ValidationContext): void {
   }
 }
 
-/** Semantic metadata must reference concepts, entities and query classes that exist. */
+/**
+ * Semantic metadata must reference concepts, entities and query classes that exist. A table absent from a
+ * partial tree (ValidationOptions.absentTables) may hold the key: only a present one can show it missing.
+ */
 export function checkSemanticReferences(ctx: ValidationContext): void {
   const r = ctx.rows;
-  const concepts = new Set(r.semanticConcepts.filter((c) => c.enabled).map((c) => c.conceptKey));
-  const entities = new Set(r.semanticEntities.filter((e) => e.enabled).map((e) => e.entityKey));
-  const classes = new Set(r.semanticQueryClasses.filter((q) => q.enabled).map((q) => q.queryClassKey));
-  const missing = (table: string, id: number, what: string, key: string) =>
-    ctx.sink.violation(table, id, `${what} "${key}" is not an enabled ${what.replace('_key', '')} row`);
+  const keys = <T extends { enabled: boolean }>(table: keyof ConfigRows, rows: T[], key: (row: T) => string) =>
+    ctx.has(table) ? new Set(rows.filter((x) => x.enabled).map(key)) : null;
+  const concepts = keys('semanticConcepts', r.semanticConcepts, (c) => c.conceptKey);
+  const entities = keys('semanticEntities', r.semanticEntities, (e) => e.entityKey);
+  const classes = keys('semanticQueryClasses', r.semanticQueryClasses, (q) => q.queryClassKey);
+  const check = (known: Set<string> | null, table: string, id: number, what: string, key: string | null) => {
+    if (known !== null && key !== null && !known.has(key))
+      ctx.sink.violation(table, id, `${what} "${key}" is not an enabled ${what.replace('_key', '')} row`);
+  };
   for (const s of r.semanticSynonyms) {
-    if (s.enabled && !concepts.has(s.conceptKey))
-      missing('ce_semantic_synonym', s.synonymId, 'concept_key', s.conceptKey);
+    if (s.enabled) check(concepts, 'ce_semantic_synonym', s.synonymId, 'concept_key', s.conceptKey);
   }
   for (const m of r.semanticMappings) {
     if (!m.enabled) continue;
-    if (!concepts.has(m.conceptKey)) missing('ce_semantic_mapping', m.mappingId, 'concept_key', m.conceptKey);
-    if (!entities.has(m.entityKey)) missing('ce_semantic_mapping', m.mappingId, 'entity_key', m.entityKey);
-    if (m.queryClassKey !== null && !classes.has(m.queryClassKey)) {
-      missing('ce_semantic_mapping', m.mappingId, 'query_class_key', m.queryClassKey);
-    }
+    check(concepts, 'ce_semantic_mapping', m.mappingId, 'concept_key', m.conceptKey);
+    check(entities, 'ce_semantic_mapping', m.mappingId, 'entity_key', m.entityKey);
+    check(classes, 'ce_semantic_mapping', m.mappingId, 'query_class_key', m.queryClassKey);
   }
   for (const j of r.semanticJoinPaths) {
     if (!j.enabled) continue;
-    if (!entities.has(j.leftEntityKey))
-      missing('ce_semantic_join_path', j.joinPathId, 'left_entity_key', j.leftEntityKey);
-    if (!entities.has(j.rightEntityKey))
-      missing('ce_semantic_join_path', j.joinPathId, 'right_entity_key', j.rightEntityKey);
+    check(entities, 'ce_semantic_join_path', j.joinPathId, 'left_entity_key', j.leftEntityKey);
+    check(entities, 'ce_semantic_join_path', j.joinPathId, 'right_entity_key', j.rightEntityKey);
   }
 }

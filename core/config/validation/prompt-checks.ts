@@ -63,6 +63,8 @@ export function checkTemplateText(
     ctx.sink.violation(where.table, where.id, `${where.column}: ${(err as Error).message}`);
     return;
   }
+  // Without the rules or the output schemas (a partial tree) a name they might write cannot be judged.
+  if (!ctx.has('rules') || !ctx.has('outputSchemas')) return;
   for (const ref of refs) {
     if (!isKnownRoot(vocab, ref.root, where.intentCode)) {
       ctx.sink.violation(where.table, where.id, `${where.column} references unknown variable {{${ref.text}}}`);
@@ -190,7 +192,7 @@ export function checkResponses(ctx: ValidationContext, vocab: TemplateVocabulary
     }
     if (type === 'EXACT' && isBlank(r.exactText))
       ctx.sink.violation(where.table, where.id, 'EXACT response needs exact_text');
-    if (type === 'DERIVED' && format && !hasDerivationTemplate(ctx, r, format)) {
+    if (type === 'DERIVED' && format && ctx.has('promptTemplates') && !hasDerivationTemplate(ctx, r, format)) {
       ctx.sink.violation(
         where.table,
         where.id,

@@ -61,7 +61,7 @@ export function checkIntent(
     return;
   }
   const code = normalizeScopeValue(value);
-  if (code === ANY_SCOPE || code === UNKNOWN_SCOPE) return;
+  if (code === ANY_SCOPE || code === UNKNOWN_SCOPE || !ctx.has('intents')) return;
   const intent = ctx.intents.get(code);
   if (!intent) ctx.sink.violation(table, id, `invalid ${column}=${code} (not defined in ce_intent)`);
   else if (!intent.enabled)
@@ -74,7 +74,7 @@ function checkState(ctx: ValidationContext, table: string, id: number, value: st
     return;
   }
   const state = normalizeScopeValue(value);
-  if (!ctx.allowedStates.has(state)) {
+  if (ctx.has('rules') && !ctx.allowedStates.has(state)) {
     ctx.sink.violation(
       table,
       id,

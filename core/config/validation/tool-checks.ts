@@ -26,10 +26,10 @@ export function checkTools(ctx: ValidationContext): void {
     const group = normalizeToolGroup(tool.toolGroup);
     const db = dbRows.get(tool.toolId);
     const http = httpRows.get(tool.toolId);
-    if (group === 'DB' && !db && !isBuiltinDbTool(tool.toolCode)) {
+    if (group === 'DB' && !db && ctx.has('mcpDbTools') && !isBuiltinDbTool(tool.toolCode)) {
       ctx.sink.violation('ce_mcp_tool', tool.toolId, `DB tool ${tool.toolCode} has no ce_mcp_db_tool row`);
     }
-    if (group === 'HTTP_API' && !http) {
+    if (group === 'HTTP_API' && !http && ctx.has('mcpHttpTools')) {
       ctx.sink.violation('ce_mcp_tool', tool.toolId, `HTTP_API tool ${tool.toolCode} has no ce_mcp_http_tool row`);
     }
     if (db) checkDbTool(ctx, db);
@@ -41,6 +41,11 @@ export function checkTools(ctx: ValidationContext): void {
         `tool_group ${tool.toolGroup} ignores its ${http ? 'ce_mcp_http_tool' : 'ce_mcp_db_tool'} row`
       );
     }
+  }
+  // A partial tree without ce_mcp_tool: which rows are enabled tools is unknown, so each is checked on its own.
+  if (!ctx.has('mcpTools')) {
+    ctx.rows.mcpDbTools.forEach((d) => checkDbTool(ctx, d));
+    ctx.rows.mcpHttpTools.forEach((h) => checkHttpTool(ctx, h));
   }
   checkToolCodes(ctx);
   checkSqlGuardrails(ctx);
@@ -120,8 +125,10 @@ function checkDbTool(ctx: ValidationContext, d: McpDbToolRow): void {
   const fail = (reason: string) => ctx.sink.violation('ce_mcp_db_tool', d.toolId, reason);
   if (isBlank(d.sqlTemplate)) fail('sql_template is blank');
   else if (!SQL_START.test(d.sqlTemplate)) fail('sql_template must be a read-only query starting with SELECT or WITH');
-  else {
-    const refused = ctx.checkToolSql?.(d.sqlTemplate, ctx.rows);
+  else if (ctx.has('configs')) {
+    // Without the business-schemas setting (a partial tree) the verdict is unknown; without the ce_mcp_sql_guardrail
+    // rows an ALLOW_FUNCTION row might lift a function refusal, so only what no row can change is checked.
+    const refused = ctx.checkToolSql?.(d.sqlTemplate, ctx.rows, { enforcePolicy: ctx.has('sqlGuardrails') });
     if (refused) fail(`sql_template is refused by the SQL guardrail: ${refused}`);
   }
   if (!(Number.isInteger(d.maxRows) && d.maxRows >= 1)) fail(`max_rows must be a positive integer (got ${d.maxRows})`);
