@@ -1,6 +1,8 @@
 import { commandDatabaseUrl } from '../database-url';
+import type { Dirent } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { CONFIG_TABLE_NAMES } from '../../core/config/rows';
 import { formatViolation, type ConfigRows, type ConfigViolation } from '../../core/config/types';
 import { validateConfig } from '../../core/config/validate';
 import { loadSqlParser } from '../../activities/tools/sql/parser';
@@ -13,6 +15,7 @@ import {
   diffConfig,
   formatChange,
   overlayConfigRows,
+  tablesWithoutFile,
   withTreeTables,
   yamlToConfig,
   type YamlFiles,
@@ -25,37 +28,64 @@ const USAGE = [
   'convengine config export <dir>            write every ce_* config table as <dir>/<table>.yaml',
   'convengine config diff <dir>              what applying <dir> would change in DATABASE_URL',
   'convengine config apply <dir> [--dry-run] validate all of <dir>, then replace the config in one transaction',
-  'convengine config validate <dir>          validate <dir> on its own (no database)',
+  'convengine config validate <dir>          validate <dir> on its own (no database; see below)',
   '',
   'apply refuses the whole set, naming each bad row, if anything is invalid; otherwise it writes every',
   'table in one transaction (rows missing from the file of its table are deleted; a table without a file is',
   'kept as it is; a directory without any .yaml file is refused), which bumps the config version, and',
-  'prints the diff. Running turns keep the config version they started with. Exit codes: 0 ok,',
-  '1 invalid config or failure, 2 usage.',
+  'prints the diff. Running turns keep the config version they started with. validate sees only the tree:',
+  'of a table without a file it knows nothing, so what needs that table (a row another row names) is left',
+  "to diff and apply, which check the tree with the database's tables. Exit codes: 0 ok, 1 invalid config",
+  'or failure, 2 usage.',
 ].join('\n');
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
 
+/** Names an author gives a table file that the loader would not read: said, as the table would silently be kept. */
+const MISNAMED = /\.(ya?ml|json)$/i;
+
+/** What `readYamlTree` makes of one directory entry: read it, refuse it, or say it is not read. */
+function entryVerdict(entry: Dirent): 'read' | 'skip' | { error: string } | { warning: string } {
+  const name = entry.name;
+  if (name.startsWith('.')) return 'skip'; // .gitkeep, .DS_Store, an editor's swap file
+  if (entry.isFile() && name.endsWith('.yaml')) return 'read';
+  if (entry.isFile() && MISNAMED.test(name)) {
+    return { error: `${name}: not read: table files end in .yaml (rename it ${name.replace(MISNAMED, '.yaml')})` };
+  }
+  return { warning: `${name}: not read (a config tree holds only <table>.yaml files)` };
+}
+
 /**
  * Reads every `*.yaml` file of a directory, as UTF-8: bytes that are not (a Latin-1 or UTF-16
- * file) are refused here rather than stored as U+FFFD. Throws one clear line on any problem.
+ * file) are refused here rather than stored as U+FFFD, and so is a table file under another
+ * extension (`ce_intent.yml`), which would otherwise be left out unseen. Any other file is passed
+ * to `warn`. Throws every problem at once, one line each.
  */
-export async function readYamlTree(dir: string): Promise<YamlFiles> {
-  let names: string[];
+export async function readYamlTree(dir: string, warn: (line: string) => void = () => {}): Promise<YamlFiles> {
+  let entries: Dirent[];
   try {
-    names = (await readdir(dir)).filter((n) => n.endsWith('.yaml')).sort();
+    entries = (await readdir(dir, { withFileTypes: true })).sort((a, b) => (a.name < b.name ? -1 : 1));
   } catch (err) {
     const code = (err as NodeJS.ErrnoException).code ?? 'error';
     throw new Error(`cannot read the directory ${dir} (${code})`, { cause: err });
   }
   const files: YamlFiles = new Map();
-  for (const name of names) {
+  const errors: string[] = [];
+  for (const entry of entries) {
+    const verdict = entryVerdict(entry);
+    if (verdict === 'skip') continue;
+    if (verdict !== 'read') {
+      if ('error' in verdict) errors.push(verdict.error);
+      else warn(verdict.warning);
+      continue;
+    }
     try {
-      files.set(name, UTF8.decode(await readFile(join(dir, name))));
-    } catch (err) {
-      throw new Error(`${name}: is not UTF-8 text`, { cause: err });
+      files.set(entry.name, UTF8.decode(await readFile(join(dir, entry.name))));
+    } catch {
+      errors.push(`${entry.name}: is not UTF-8 text`);
     }
   }
+  if (errors.length > 0) throw new Error(errors.join('\n'));
   return files;
 }
 
@@ -70,8 +100,9 @@ export type TreeScope = 'rows' | 'tables';
 /**
  * A YAML tree as config rows; prints every problem and returns null when there is one. A directory
  * without any *.yaml file is refused: applied, it would have emptied every table. Without `base` the
- * tree is the config; with it, what is validated is the tree composed with `base` by `scope`, and
- * for `tables` that composition is what is returned.
+ * tree is the config (`rows`: all of it; `tables`: the tables it has files for, the others unknown, as
+ * `config validate` sees a tree that `apply` would lay over the database); with it, what is validated
+ * is the tree composed with `base` by `scope`, and for `tables` that composition is what is returned.
  */
 export async function loadYamlTree(
   dir: string,
@@ -81,7 +112,7 @@ export async function loadYamlTree(
 ): Promise<ConfigRows | null> {
   let files: YamlFiles;
   try {
-    files = await readYamlTree(dir);
+    files = await readYamlTree(dir, (line) => io.err(`warning: ${line}`));
   } catch (err) {
     io.err((err as Error).message);
     return null;
@@ -94,7 +125,10 @@ export async function loadYamlTree(
   for (const e of errors) io.err(`${e.file}: ${e.message}`);
   if (errors.length > 0) return null;
   const composed = !base ? rows : scope === 'rows' ? overlayConfigRows(base, rows) : withTreeTables(base, rows, files);
-  const result = validateConfig(composed, undefined, { checkToolSql: toolSqlChecker(await loadSqlParser()) });
+  const absentTables = !base && scope === 'tables' ? tablesWithoutFile(files) : [];
+  if (absentTables.length > 0) io.err(partialTreeNote(dir, absentTables));
+  const checkToolSql = toolSqlChecker(await loadSqlParser());
+  const result = validateConfig(composed, undefined, { checkToolSql, absentTables });
   for (const w of result.warnings) io.err(`warning: ${formatViolation(w)}`);
   for (const v of result.violations) io.err(formatViolation(v));
   if (result.violations.length > 0) {
@@ -102,6 +136,14 @@ export async function loadYamlTree(
     return null;
   }
   return scope === 'tables' ? composed : rows;
+}
+
+function partialTreeNote(dir: string, absent: readonly (keyof ConfigRows)[]): string {
+  const names = absent.map((key) => `${CONFIG_TABLE_NAMES[key]}.yaml`).join(', ');
+  return (
+    `note: ${dir} has no ${names}: what needs those tables is not checked here ` +
+    "(config diff and config apply --dry-run check the tree with the database's)"
+  );
 }
 
 async function withDatabase(io: CliIo, run: (db: Database) => Promise<number>): Promise<number> {
@@ -162,7 +204,7 @@ export const configCommand: CliCommand = {
       case 'apply':
         return withDatabase(io, (db) => diffOrApply(db, dir, io, !dryRun));
       case 'validate': {
-        const rows = await loadYamlTree(dir, io);
+        const rows = await loadYamlTree(dir, io, undefined, 'tables');
         if (rows) io.out(`config valid: ${dir}`);
         return rows ? 0 : 1;
       }

@@ -113,7 +113,12 @@ export function yamlToConfig(files: YamlFiles): { rows: ConfigRows; errors: Tree
       errors.push({ file, message: `YAML does not parse: ${(err as Error).message}` });
       continue;
     }
-    if (parsed === null || parsed === undefined) parsed = [];
+    // Applied, an empty file would empty its table: more often a save gone wrong than a wish.
+    if (parsed === null || parsed === undefined) {
+      const what = text.length === 0 ? 'is empty (0 bytes)' : 'holds no YAML value';
+      errors.push({ file, message: `${what}; a table without rows is written [] (as config export writes it)` });
+      continue;
+    }
     if (!Array.isArray(parsed)) {
       errors.push({ file, message: 'must be a list of rows' });
       continue;
@@ -172,6 +177,11 @@ export function diffConfig(current: ConfigRows, next: ConfigRows): RowChange[] {
 
 export function formatChange(c: RowChange): string {
   return `${c.change} ${c.table}[${c.id}]${c.columns.length > 0 ? `: ${c.columns.join(', ')}` : ''}`;
+}
+
+/** The tables that have no file in `files`: those a partial tree leaves as they are. */
+export function tablesWithoutFile(files: YamlFiles): (keyof ConfigRows)[] {
+  return CONFIG_TABLES.filter(([, table]) => !files.has(fileOf(table))).map(([key]) => key);
 }
 
 /** `base` with each table that has a file in `files` replaced by that table's rows in `tree`. */

@@ -1,0 +1,102 @@
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { configCommand } from '../../cli/commands/config';
+import { configToYaml } from '../../db/config/yaml-tree';
+import { SEED_PACKS, packConfigRows } from '../../db/seed';
+
+/**
+ * `convengine config validate <dir>` run in process on trees written from the bundled packs: what it makes of a
+ * partial tree, of files it does not read,.
+ */
+describe('convengine config validate: the tree as files', () => {
+  let work: string;
+  let count = 0;
+  const packs = configToYaml(packConfigRows(SEED_PACKS));
+
+  /** A tree with the packs' files named (all when none are), edited by `change`. */
+  async function tree(names: string[] | 'all', change: Record<string, string | ((text: string) => string)> = {}) {
+    const dir = join(work, `tree-${++count}`);
+    await rm(dir, { recursive: true, force: true });
+    await mkdir(dir, { recursive: true });
+    for (const [name, text] of packs)
+      if (names === 'all' || names.includes(name)) await writeFile(join(dir, name), text);
+    for (const [name, edit] of Object.entries(change)) {
+      const before = await readFile(join(dir, name), 'utf8').catch(() => '');
+      await writeFile(join(dir, name), typeof edit === 'string' ? edit : edit(before));
+    }
+    return dir;
+  }
+
+  async function validate(dir: string) {
+    const out: string[] = [];
+    const err: string[] = [];
+    const code = await configCommand.run(['validate', dir], {
+      out: (l) => out.push(l),
+      err: (l) => err.push(l),
+      stdin: process.stdin,
+    });
+    return { code, out: out.join('\n'), err: err.join('\n') };
+  }
+
+  beforeAll(async () => {
+    work = await mkdtemp(join(tmpdir(), 'convengine-tree-'));
+  });
+  afterAll(async () => {
+    await rm(work, { recursive: true, force: true });
+  });
+
+  it('validates a partial tree for what it holds: no false violation for rows the missing files would define', async () => {
+    const dir = await tree(['ce_response.yaml', 'ce_mcp_tool.yaml']);
+    const run = await validate(dir);
+    expect(run.err).not.toMatch(
+      /not defined in ce_intent|no enabled ce_rule|no ce_mcp_db_tool row|no enabled ce_prompt/
+    );
+    expect(run.err).toMatch(
+      /^note: .* has no ce_config\.yaml, ce_intent\.yaml, .*: what needs those tables is not checked here/m
+    );
+    expect(run).toMatchObject({ code: 0, out: `config valid: ${dir}` });
+  });
+
+  it('still refuses what a partial tree gets wrong on its own', async () => {
+    const dir = await tree(['ce_response.yaml', 'ce_mcp_db_tool.yaml'], {
+      'ce_response.yaml': (text) =>
+        text.replace(/response_type: EXACT\n(\s+)exact_text: [^\n]*/, 'response_type: EXACT\n$1exact_text: null'),
+      'ce_mcp_db_tool.yaml': (text) => text.replace(/sql_template: [^\n]*/, "sql_template: 'delete from orders'"),
+    });
+    const run = await validate(dir);
+    expect(run.code).toBe(1);
+    expect(run.err).toMatch(/^ce_response\[\d+\]: EXACT response needs exact_text$/m);
+    expect(run.err).toMatch(
+      /^ce_mcp_db_tool\[\d+\]: sql_template must be a read-only query starting with SELECT or WITH$/m
+    );
+    // With the business schemas known (ce_config.yaml) the guardrail still refuses what no guardrail row could allow.
+    const sleepy = await tree(['ce_config.yaml', 'ce_mcp_db_tool.yaml'], {
+      'ce_mcp_db_tool.yaml': (text) => text.replace(/sql_template: [^\n]*/, "sql_template: 'select pg_sleep(100)'"),
+    });
+    const refused = await validate(sleepy);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/^ce_mcp_db_tool\[\d+\]: sql_template is refused by the SQL guardrail: .*pg_sleep/im);
+  });
+
+  it('refuses a table file it would not read (.yml, .json) and an empty one; says which other files it skips', async () => {
+    const intents = packs.get('ce_intent.yaml') ?? '';
+    const dir = await tree('all', {
+      'ce_intent.yml': intents,
+      'ce_rule.json': '[]',
+      'README.md': '# my config\n',
+      '.gitkeep': '',
+    });
+    const run = await validate(dir);
+    expect(run.code).toBe(1);
+    expect(run.err).toMatch(/^ce_intent\.yml: not read: table files end in \.yaml \(rename it ce_intent\.yaml\)$/m);
+    expect(run.err).toMatch(/^ce_rule\.json: not read: table files end in \.yaml \(rename it ce_rule\.yaml\)$/m);
+    expect(run.err).toMatch(/^warning: README\.md: not read \(a config tree holds only <table>\.yaml files\)$/m);
+    expect(run.err).not.toMatch(/gitkeep/);
+
+    const empty = await validate(await tree('all', { 'ce_verbose.yaml': '', 'ce_policy.yaml': '# nothing yet\n' }));
+    expect(empty.code).toBe(1);
+    expect(empty.err).toMatch(/^ce_verbose\.yaml: is empty \(0 bytes\); a table without rows is written \[\]/m);
+    expect(empty.err).toMatch(/^ce_policy\.yaml: holds no YAML value; a table without rows is written \[\]/m);
+  });
+});
