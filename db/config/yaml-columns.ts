@@ -39,12 +39,35 @@ function typeProblem(columnType: string, value: unknown): string | null {
   }
 }
 
+/**
+ * numeric(p, s) as PostgreSQL stores it: rounded to s decimals (half away from zero), it must have at most p - s
+ * digits before the point, or the insert fails with "numeric field overflow". `value` already matched NUMERIC
+ * (a JS number's exponent form aside, which is either past every precision here or rounds to 0).
+ */
+function numericOverflow(value: number | string, precision: number, scale: number): string | null {
+  const text = String(value).replace(/^-/, '');
+  const limit = `must fit numeric(${precision}, ${scale}), under ${10 ** (precision - scale)} in absolute value`;
+  if (/e/i.test(text)) return Math.abs(Number(text)) >= 10 ** (precision - scale) ? limit : null;
+  const [whole = '', fraction = ''] = text.split('.');
+  let digits = BigInt(`${whole}${fraction.slice(0, scale).padEnd(scale, '0')}`);
+  if ((fraction[scale] ?? '0') >= '5') digits += 1n;
+  return digits >= 10n ** BigInt(precision) ? limit : null;
+}
+
+function precisionOf(column: PgColumn): { precision: number; scale: number } | null {
+  const { precision, scale } = column as PgColumn & { precision?: number; scale?: number };
+  return precision === undefined ? null : { precision, scale: scale ?? 0 };
+}
+
 /** Null when `value` fits `column`; else what is wrong with it, e.g. `priority must be a whole number (32-bit), got "high"`. */
 export function columnValueProblem(column: PgColumn, value: unknown): string | null {
   if (value === null || value === undefined) {
     return column.notNull && !column.hasDefault ? `${column.name} must be set` : null;
   }
-  const problem = typeProblem(column.columnType, value);
+  const numeric = column.columnType === 'PgNumeric' ? precisionOf(column) : null;
+  const problem =
+    typeProblem(column.columnType, value) ??
+    (numeric && numericOverflow(value as number | string, numeric.precision, numeric.scale));
   if (!problem) return null;
   // A NUL is shown by name only: echoed, it would cut the author's terminal line short.
   return problem === NUL ? `${column.name} ${problem}` : `${column.name} ${problem}, got ${describe(value)}`;

@@ -7,7 +7,7 @@ import { SEED_PACKS, packConfigRows } from '../../db/seed';
 
 /**
  * `convengine config validate <dir>` run in process on trees written from the bundled packs: what it makes of a
- * partial tree, of files it does not read,.
+ * partial tree, of files it does not read, and of values PostgreSQL would refuse.
  */
 describe('convengine config validate: the tree as files', () => {
   let work: string;
@@ -98,5 +98,25 @@ describe('convengine config validate: the tree as files', () => {
     expect(empty.code).toBe(1);
     expect(empty.err).toMatch(/^ce_verbose\.yaml: is empty \(0 bytes\); a table without rows is written \[\]/m);
     expect(empty.err).toMatch(/^ce_policy\.yaml: holds no YAML value; a table without rows is written \[\]/m);
+  });
+
+  it('refuses a numeric value its numeric(p, s) column would overflow, as PostgreSQL rounds it', async () => {
+    const httpTools = '- tool_id: 1\n  url_template: https://example.test/x\n  backoff_multiplier: ';
+    const fits = await validate(
+      await tree(['ce_mcp_http_tool.yaml'], { 'ce_mcp_http_tool.yaml': `${httpTools}999.994\n` })
+    );
+    expect(fits.err).not.toMatch(/backoff_multiplier/);
+    for (const value of ['999.995', '1000', "'-1000.5'"]) {
+      const run = await validate(
+        await tree(['ce_mcp_http_tool.yaml'], { 'ce_mcp_http_tool.yaml': `${httpTools}${value}\n` })
+      );
+      expect([value, run.code]).toEqual([value, 1]);
+      expect(run.err).toMatch(
+        /^ce_mcp_http_tool\.yaml: row 1: backoff_multiplier must fit numeric\(5, 2\), under 1000 in absolute value, got /m
+      );
+    }
+    const synonyms = '- synonym_id: 1\n  synonym_text: cost\n  concept_key: PRICE\n  confidence_score: 10\n';
+    const run = await validate(await tree(['ce_semantic_synonym.yaml'], { 'ce_semantic_synonym.yaml': synonyms }));
+    expect(run.err).toMatch(/^ce_semantic_synonym\.yaml: row 1: confidence_score must fit numeric\(4, 3\), under 10/m);
   });
 });
