@@ -1,12 +1,6 @@
-import { editDistance, nearestName } from '../../../core/text/nearest';
+import { nearestName } from '../../../core/text/nearest';
 
 describe('nearestName (did you mean …?)', () => {
-  it('counts insertions, deletions and substitutions', () => {
-    expect(editDistance('', 'abc')).toBe(3);
-    expect(editDistance('kitten', 'sitting')).toBe(3);
-    expect(editDistance('same', 'same')).toBe(0);
-  });
-
   it('names the closest known name, ignoring case, or none when nothing is close', () => {
     const known = ['McpPlanner.SYSTEM_PROMPT', 'McpPlanner.USER_PROMPT', 'DialogueActStep.REGEX_AFFIRM'];
     expect(nearestName('mcpplaner.system_prompt', known)).toBe('McpPlanner.SYSTEM_PROMPT');
