@@ -3,6 +3,7 @@ import type { Dirent } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CONFIG_TABLE_NAMES } from '../../core/config/rows';
+import { strandedConversations } from '../../core/config/stranded';
 import { formatViolation, type ConfigRows, type ConfigViolation } from '../../core/config/types';
 import { validateConfig } from '../../core/config/validate';
 import { loadSqlParser } from '../../activities/tools/sql/parser';
@@ -21,6 +22,7 @@ import {
   type YamlFiles,
 } from '../../db/config/yaml-tree';
 import { openDatabase, type Database } from '../../db/pool';
+import { conversationsByState } from '../../db/repositories/conversation';
 import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../command';
 import { errorChain } from '../error-chain';
 
@@ -35,7 +37,9 @@ const USAGE = [
   'kept as it is; a directory without any .yaml file is refused), which bumps the config version, and',
   'prints the diff. Running turns keep the config version they started with. validate sees only the tree:',
   'of a table without a file it knows nothing, so what needs that table (a row another row names) is left',
-  "to diff and apply, which check the tree with the database's tables. Exit codes: 0 ok, 1 invalid config",
+  "to diff and apply, which check the tree with the database's tables. diff and apply warn (stderr) of",
+  'conversations at rest in an intent and state that a response answers now and none would after the',
+  'change: their next turn fails with RESPONSE_MAPPING_NOT_FOUND. Exit codes: 0 ok, 1 invalid config',
   'or failure, 2 usage.',
 ].join('\n');
 
@@ -177,6 +181,12 @@ async function diffOrApply(db: Database, dir: string, io: CliIo, write: boolean)
   if (!rows) return 1;
   const changes = diffConfig(current, rows);
   for (const change of changes) io.out(formatChange(change));
+  for (const at of strandedConversations(current, rows, await conversationsByState(db))) {
+    io.err(
+      `warning: ${at.conversations} conversation(s) in intent ${at.intent}, state ${at.state} have a response now and ` +
+        'none after this change: their next turn fails with RESPONSE_MAPPING_NOT_FOUND unless a rule moves them on'
+    );
+  }
   if (!write) {
     io.out(changes.length === 0 ? 'no changes' : `${changes.length} change(s); nothing written`);
     return 0;

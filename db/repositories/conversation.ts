@@ -1,3 +1,4 @@
+import type { ConversationsAt } from '../../core/config/stranded';
 import type { Json, JsonObject } from '../../core/json';
 import type { HistoryTurn } from '../../core/session';
 import type { Database } from '../pool';
@@ -206,4 +207,21 @@ async function alreadyCommitted(db: Database, commit: TurnCommit): Promise<Commi
     commit.turnNumber,
   ]);
   return row && row.user_input === commit.historyUserInput ? 'ALREADY_COMMITTED' : 'STALE';
+}
+
+const CONVERSATIONS_AT: Statement = {
+  name: 'ce_conversation_states_v1',
+  resendable: true,
+  text: `SELECT intent_code, state_code, count(*)::int AS conversations FROM ce_conversation
+          GROUP BY intent_code, state_code ORDER BY count(*) DESC, intent_code, state_code`,
+};
+
+/** How many conversations rest in each (intent, state): what a config change is checked against. */
+export async function conversationsByState(db: Database): Promise<ConversationsAt[]> {
+  const rows = await runStatement<{ intent_code: string; state_code: string; conversations: number }>(
+    db,
+    CONVERSATIONS_AT,
+    []
+  );
+  return rows.map((r) => ({ intent: r.intent_code, state: r.state_code, conversations: r.conversations }));
 }

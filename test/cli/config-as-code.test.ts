@@ -1,8 +1,9 @@
-import { mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, readdir, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { readConfigRows, readConfigRevision } from '../../db/config/load';
 import { configToYaml, yamlToConfig } from '../../db/config/yaml-tree';
+import { ensureConversation } from '../../db/repositories/conversation';
 import { seedPacks } from '../../db/seed';
 import { runConvengine } from '../support/run-cli';
 import { createTestDatabase, type TestDatabase } from '../support/database';
@@ -79,6 +80,39 @@ describe('convengine config (config as code)', () => {
     expect(await readConfigRevision(tdb.db)).toBeGreaterThan(revision);
     const greeting = (await readConfigRows(tdb.db)).responses.find((r) => r.responseId === 1);
     expect(greeting?.exactText).toBe('Hello! What can I do for you?');
+  });
+
+  it('diff warns of conversations a change leaves without a response, and only of those', async () => {
+    const at = async (intent: string, state: string) => {
+      const id = crypto.randomUUID();
+      await ensureConversation(tdb.db, id);
+      await tdb.db.$client.query(
+        'UPDATE ce_conversation SET intent_code = $2, state_code = $3 WHERE conversation_id = $1',
+        [id, intent, state]
+      );
+    };
+    await at('ORDER_DIAGNOSTICS', 'COMPLETED');
+    await at('ORDER_DIAGNOSTICS', 'COMPLETED');
+    await at('ORDER_DIAGNOSTICS', 'ANALYZE');
+    const rows = await readConfigRows(tdb.db);
+    // The author removes the COMPLETED answer of the order pack: ANALYZE keeps its own.
+    const dir = join(work, 'stranding');
+    const files = configToYaml({
+      ...rows,
+      responses: rows.responses.map((r) => (r.responseId === 51 ? { ...r, enabled: false } : r)),
+    });
+    await mkdir(dir, { recursive: true });
+    for (const [name, text] of files) await writeFile(join(dir, name), text);
+    const diff = await cli('diff', dir);
+    expect(diff.code).toBe(0);
+    expect(diff.stderr).toContain(
+      'warning: 2 conversation(s) in intent ORDER_DIAGNOSTICS, state COMPLETED have a response now and none after this change'
+    );
+    expect(diff.stderr).not.toContain('state ANALYZE');
+    // An unchanged tree strands nobody.
+    const same = join(work, 'unchanged');
+    expect((await cli('export', same)).code).toBe(0);
+    expect((await cli('diff', same)).stderr).not.toContain('warning:');
   });
 
   it('apply refuses the whole set on any error, naming each bad row, and writes nothing', async () => {

@@ -1,0 +1,31 @@
+import { emptyConfigRows } from '../../../core/config/rows';
+import { strandedConversations } from '../../../core/config/stranded';
+import type { ConfigRows } from '../../../core/config/types';
+import { response } from '../../../db/seed/builders';
+
+const config = (...responses: ConfigRows['responses']): ConfigRows => ({ ...emptyConfigRows(), responses });
+const exact = (responseId: number, intentCode: string, stateCode: string, enabled = true) =>
+  response({ responseId, intentCode, stateCode, responseType: 'EXACT', exactText: 'ok', enabled });
+
+describe('strandedConversations (core/config/stranded.ts)', () => {
+  const at = [
+    { intent: 'LOAN', state: 'AWAITING_DOCS', conversations: 4 },
+    { intent: 'LOAN', state: 'DONE', conversations: 2 },
+    { intent: 'FAQ', state: 'IDLE', conversations: 9 },
+    { intent: 'MODEL_CHOSE', state: 'WHATEVER', conversations: 1 },
+  ];
+  const inForce = config(exact(1, 'LOAN', 'AWAITING_DOCS'), exact(2, 'LOAN', 'DONE'), exact(3, 'FAQ', 'ANY'));
+
+  it('names the pairs answered now and not after the change: a state renamed, a response disabled', () => {
+    const next = config(exact(1, 'LOAN', 'WAITING_DOCS'), exact(2, 'LOAN', 'DONE', false), exact(3, 'FAQ', 'ANY'));
+    expect(strandedConversations(inForce, next, at)).toEqual([
+      { intent: 'LOAN', state: 'AWAITING_DOCS', conversations: 4 },
+      { intent: 'LOAN', state: 'DONE', conversations: 2 },
+    ]);
+  });
+
+  it('counts ANY as answering any state, and leaves out pairs the config in force does not answer either', () => {
+    const next = config(exact(1, 'LOAN', 'ANY'), exact(3, 'FAQ', 'IDLE'));
+    expect(strandedConversations(inForce, next, at)).toEqual([]);
+  });
+});
