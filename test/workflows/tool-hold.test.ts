@@ -121,8 +121,11 @@ describe('a tool call out of retries holds its turn for an operator (issue #22)'
     const result = (await handle.result()) as { payload: { value: string } };
     expect(result.payload.value).toBe('Submitted LA-90311.');
     expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(1);
+    // The turn has ended: it exists and holds nothing (409), unlike a turn that never was (404).
     const again = temporalHeldTools(h.client).resolve(parked.ref.workflowId, { action: 'retry' });
-    await expect(again).rejects.toMatchObject({ statusCode: 404, code: 'TURN_NOT_FOUND' });
+    await expect(again).rejects.toMatchObject({ statusCode: 409, code: 'NOT_HELD' });
+    const none = temporalHeldTools(h.client).resolve(`turn-${crypto.randomUUID()}-1`, { action: 'retry' });
+    await expect(none).rejects.toMatchObject({ statusCode: 404, code: 'TURN_NOT_FOUND' });
   });
 
   it('skip hands the planner the failure, as ANSWER would have', async () => {

@@ -113,7 +113,8 @@ export class ReliabilityStack {
       client: this.client,
       db: this.tdb.db,
       taskQueue: this.taskQueue,
-      replyTimeoutMs: TURN_REPLY_TIMEOUT_DEFAULT_MS,
+      // The caller here is the test, which waits on turns through worker kills and server restarts on purpose.
+      replyTimeoutMs: 10 * TURN_REPLY_TIMEOUT_DEFAULT_MS,
     });
   }
 
