@@ -85,9 +85,10 @@ const envSchema = z.object({
   /**
    * How long POST /conversation/message (and an approval or retry) waits for the turn's answer. Past it the
    * caller gets 202 with outcome RUNNING and the turn goes on (a tool in a long retry backoff, a slow model);
-   * the answer comes on the audit stream and GET /conversation/{id}.
+   * the answer comes on the audit stream and GET /conversation/{id}. At least a second, since a shorter wait loses the
+   * race with a turn's own round trip even when its answer is there; at most what a timer takes (~24.8 days).
    */
-  TURN_REPLY_TIMEOUT_MS: integer(TURN_REPLY_TIMEOUT_DEFAULT_MS, 1),
+  TURN_REPLY_TIMEOUT_MS: integer(TURN_REPLY_TIMEOUT_DEFAULT_MS, 1_000, 2_147_483_647),
   /**
    * A turn's inputParams, as JSON. They are part of the turn's session, which every `_meta` audit row
    * carries (AuditService.PERSIST_META): ~60 rows a turn, so a 700 KB object once wrote ~120 MB.

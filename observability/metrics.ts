@@ -114,7 +114,7 @@ export function createApiMetrics(pendingApprovals?: () => Promise<number>): ApiM
     registry,
     turnDuration: new Histogram({
       name: 'convengine_turn_duration_seconds',
-      help: 'Turn latency as the API sees it (request to reply), by outcome (COMPLETED, AWAITING_APPROVAL, HELD, FAILED, ERROR).',
+      help: 'Turn latency as the API sees it (request to reply), by outcome (COMPLETED, AWAITING_APPROVAL, HELD, RUNNING, FAILED, ERROR).',
       labelNames: ['outcome'],
       buckets: TURN_BUCKETS,
       registers,

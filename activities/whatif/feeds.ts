@@ -107,7 +107,7 @@ export function replayFeeds(recording: Recording, normalise: (text: string) => s
       const found = tools.take(toolKey(ctx.toolCode, args), turn);
       if (!found) return refuse({ kind: 'tool', what: `${ctx.toolCode} ${args}` }, ErrorType.ToolExecutionFailed);
       if (found.outcome.ok) return found.outcome.result;
-      throw new EngineError(ErrorType.ToolExecutionFailed, found.outcome.error, { retryable: false });
+      throw new EngineError(found.outcome.type, found.outcome.error, { retryable: false });
     },
     async approve(request) {
       const decision = recordedDecision(recording.approvals, turn, request);

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { turnIdFor, type TurnInput } from '../../core/turn/contracts';
-import { committedTurnCount, findConversation } from '../../db/repositories/conversation';
+import { committedTurnCount, ensureConversation, findConversation } from '../../db/repositories/conversation';
 import { claimTurn, findTurnClaim, releaseTurnClaim, type TurnClaim } from '../../db/repositories/turn-request';
 import type { Database } from '../../db/pool';
 import { decideApprovalUpdate, type ApprovalDecisionInput } from '../../workflows/messages';
@@ -60,9 +60,16 @@ export class TemporalTurnGateway implements TurnGateway {
     this.followers.release();
   }
 
-  /** The turn has not committed: the conversation is where the previous turn left it. */
+  /**
+   * The turn has not committed: the conversation is where the previous turn left it. A first turn's worker may not
+   * have created it yet; it is created here (as its first step would), so that GET /conversation/{id} and its
+   * stream, where the answer will come, do not answer 404 meanwhile.
+   */
   private async stillRunning(ref: TurnRef, reason: StillRunningReason): Promise<TurnReply> {
-    const conversation = await findConversation(this.options.db, ref.conversationId).catch(() => null);
+    const { db } = this.options;
+    const conversation = await ensureConversation(db, ref.conversationId)
+      .then(() => findConversation(db, ref.conversationId))
+      .catch(() => null);
     return {
       kind: 'RUNNING',
       ref,

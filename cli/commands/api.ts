@@ -5,7 +5,7 @@ import { processTelemetry } from '../../observability/process';
 import type { CliCommand } from '../command';
 import { commandDatabaseUrl } from '../database-url';
 import { errorChain } from '../error-chain';
-import { hurryOnNextSignal, untilSignal } from '../signals';
+import { StopSignals } from '../signals';
 
 export const apiCommand: CliCommand = {
   usage:
@@ -39,8 +39,9 @@ export const apiCommand: CliCommand = {
       { url: server.url, bearerToken: Boolean(env.API_TOKEN) },
       `API listening on ${server.url}${env.API_TOKEN ? ' (bearer token required)' : ''}`
     );
-    await untilSignal();
-    hurryOnNextSignal(() => server.hurry());
+    const signals = new StopSignals();
+    await signals.requested;
+    signals.onHurry(() => server.hurry());
     await server.close();
     await telemetry.shutdown();
     return 0;

@@ -4,7 +4,7 @@ import type { ConfigRows } from '../../core/config/types';
 import { packConfigRows, resolveSeedPacks, UnknownSeedPackError } from '../../db/seed';
 import { parseCommandArgs, portOption, usageError, type CliCommand, type CliIo } from '../command';
 import { loadYamlTree } from './config';
-import { hurryOnNextSignal, untilSignal } from '../signals';
+import { StopSignals } from '../signals';
 import { processTelemetry } from '../../observability/process';
 import { stackLogLevel, startStack, type StackConfig } from '../stack';
 
@@ -92,6 +92,11 @@ export const startCommand: CliCommand = {
     const config = await stackConfig(options, io);
     if (typeof config === 'number') return config;
     const telemetry = processTelemetry(env, 'convengine', { format: 'pretty', level: stackLogLevel(env) });
+    // Listened for before anything starts: a Ctrl-C while the stack comes up stops it once it is up, instead of
+    // killing the process with its embedded PostgreSQL left running.
+    let ready = false;
+    const signals = new StopSignals();
+    void signals.requested.then(() => ready || io.out('stopping as soon as the stack is up…'));
     const stack = await startStack({
       config,
       env,
@@ -111,11 +116,14 @@ export const startCommand: CliCommand = {
     if (stack.temporal.uiUrl) io.out(`Temporal Web UI: ${stack.temporal.uiUrl}`);
     io.out(`Turn console: ${stack.apiUrl}/console   (API docs: ${stack.apiUrl}/docs)`);
     io.out(`Try: npx convengine demo   or   curl -s ${stack.apiUrl}/docs/openapi.json`);
-    await untilSignal();
+    ready = true;
+    await signals.requested;
     io.out('stopping: running turns finish first (Ctrl-C again to stop now)…');
     // A second signal ends the API's drain; the worker and the embedded servers are still stopped in order.
-    hurryOnNextSignal(() => {
-      io.out('stopping now');
+    let hurried = false;
+    signals.onHurry(() => {
+      if (!hurried) io.out('stopping now: the worker and the embedded servers stop in order');
+      hurried = true;
       stack.hurry();
     });
     await stack.stop();

@@ -119,7 +119,9 @@ async function workerPart(part: {
     temporal: part.temporal,
     connection: part.connection,
     toolEnv: { ...process.env, ...part.toolEnv },
-    tuning: { shutdownGraceTime: '5 seconds' },
+    // Activities get 5 s to finish, then are cancelled (HTTP tools end their call); past 15 s the worker goes anyway,
+    // and Temporal retries what was cut on the next worker: a stop is bounded whatever a tool does.
+    tuning: { shutdownGraceTime: '5 seconds', shutdownForceTime: '15 seconds' },
     logger: part.logger,
     // One process, one API port: the worker's own probe server only when asked for.
     ...(env.WORKER_METRICS_PORT !== undefined ? { probe: { host: env.HOST, port: env.WORKER_METRICS_PORT } } : {}),

@@ -7,6 +7,12 @@ import type { ConfigRow, ConfigSnapshot, ConfigViolation } from './types';
  * change behavior without a deploy. Each tunable is declared once with its kind and default; the
  * declaration drives parsing at runtime and validation on load.
  */
+/**
+ * The largest value of an `int` setting: Java's int, as the reference reads these keys, and the longest delay a
+ * timer takes (a bigger APPROVAL_TIMEOUT_MS once made an invalid Date in the workflow, failing its every task).
+ */
+export const INT_SETTING_MAX = 2_147_483_647;
+
 export type SettingKind = 'string' | 'int' | 'number' | 'boolean' | 'regex' | 'json' | 'csv' | 'enum';
 
 interface SettingTypeOf {
@@ -65,9 +71,10 @@ export function parseSettingValue<K extends SettingKind>(def: SettingDefinition<
     case 'number': {
       const n = Number(text);
       if (text === '' || !Number.isFinite(n)) fail(`must be a number`);
-      if (def.kind === 'int' && !Number.isInteger(n)) fail('must be an integer');
+      if (def.kind === 'int' && !/^[+-]?\d+$/.test(text)) fail('must be an integer in decimal digits');
       if (def.min !== undefined && n < def.min) fail(`must be >= ${def.min}`);
-      if (def.max !== undefined && n > def.max) fail(`must be <= ${def.max}`);
+      const max = def.kind === 'int' ? Math.min(def.max ?? INT_SETTING_MAX, INT_SETTING_MAX) : def.max;
+      if (max !== undefined && n > max) fail(`must be <= ${max}`);
       value = n;
       break;
     }

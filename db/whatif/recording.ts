@@ -32,7 +32,10 @@ export interface RecordedLlmCall {
   response: string;
 }
 
-export type RecordedToolOutcome = { ok: true; result: Json } | { ok: false; error: string };
+/** A failure keeps its type: the replay fails the same way, so the context (and any prompt after it) reads the same. */
+export type RecordedToolOutcome = { ok: true; result: Json } | { ok: false; error: string; type: string };
+
+const failureTypeOf = (v: Json | undefined): string => str(v) ?? ErrorType.ToolExecutionFailed;
 
 export interface RecordedToolCall {
   turnNumber: number;
@@ -96,7 +99,11 @@ function plannerToolCalls(turnNumber: number, rows: readonly StoredAudit[]): Rec
     const outcome: RecordedToolOutcome | null = result
       ? { ok: true, result: parsedRows(str(result.payload['rows'])) }
       : failure
-        ? { ok: false, error: str(failure.payload['errorMessage']) ?? 'the recorded call failed' }
+        ? {
+            ok: false,
+            error: str(failure.payload['errorMessage']) ?? 'the recorded call failed',
+            type: failureTypeOf(failure.payload['errorType']),
+          }
         : null;
     if (outcome) calls.push({ turnNumber, toolCode, args: call.payload['args'] ?? {}, outcome });
   }
@@ -118,7 +125,8 @@ function directToolCalls(turnNumber: number, rows: readonly StoredAudit[]): Reco
       calls.push({ turnNumber, toolCode, args, outcome: { ok: true, result: row.payload['result'] ?? null } });
     } else if (row.stage === McpAudit.OrchestrationError && !REFUSALS.has(str(row.payload['errorType']) ?? '')) {
       const error = str(row.payload['error']) ?? 'the recorded call failed';
-      calls.push({ turnNumber, toolCode, args: row.payload['args'] ?? {}, outcome: { ok: false, error } });
+      const type = failureTypeOf(row.payload['errorType']);
+      calls.push({ turnNumber, toolCode, args: row.payload['args'] ?? {}, outcome: { ok: false, error, type } });
     }
   }
   return calls;

@@ -99,7 +99,7 @@ function reservedBlock(): string {
     '| --- | --- | --- |',
     ...Object.entries(DEFAULT_RESERVED_TEXTS).map(
       ([state, text]) =>
-        `| ${state} | intent, state, ${RESERVED_RESPONSE_VARIABLES[state as keyof typeof DEFAULT_RESERVED_TEXTS].join(', ')} | ${text} |`
+        `| ${state} | ${['intent', 'state', ...RESERVED_RESPONSE_VARIABLES[state as keyof typeof DEFAULT_RESERVED_TEXTS]].join(', ')} | ${text} |`
     ),
   ].join('\n');
 }

@@ -27,7 +27,12 @@ const recording: Recording = {
       args: { id: 'ORD-1' },
       outcome: { ok: true, result: { status: 'OPEN' } },
     },
-    { turnNumber: 1, toolCode: 'order.cancel', args: { id: 'ORD-1' }, outcome: { ok: false, error: 'HTTP 503' } },
+    {
+      turnNumber: 1,
+      toolCode: 'order.cancel',
+      args: { id: 'ORD-1' },
+      outcome: { ok: false, error: 'HTTP 503', type: 'TOOL_HTTP_ERROR' },
+    },
   ],
   approvals: [
     { turnNumber: 1, toolCode: 'order.cancel', callIndex: 2, decision: 'APPROVED', reason: null, decidedBy: 'ops' },
@@ -78,7 +83,11 @@ describe('what-if replay feeds', () => {
     const f = feeds();
     f.beginTurn(1);
     await expect(f.toolHandler(tool('ORDER.STATUS', { id: 'ORD-1' }))).resolves.toEqual({ status: 'OPEN' });
-    await expect(f.toolHandler(tool('order.cancel', { id: 'ORD-1' }))).rejects.toThrow('HTTP 503');
+    // The same failure, of the same type: the context the replay writes (and prompts after it) read the same.
+    await expect(f.toolHandler(tool('order.cancel', { id: 'ORD-1' }))).rejects.toMatchObject({
+      message: 'HTTP 503',
+      type: 'TOOL_HTTP_ERROR',
+    });
     expect(f.missing()).toEqual([]);
     await expect(f.toolHandler(tool('order.status', { id: 'ORD-2' }))).rejects.toThrow(/never recorded/);
     expect(f.missing()).toEqual([{ kind: 'tool', what: 'order.status {"id":"ORD-2"}' }]);

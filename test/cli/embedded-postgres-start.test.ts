@@ -1,8 +1,11 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawn } from 'node:child_process';
+import { join } from 'node:path';
 import { rmSync } from 'node:fs';
 import { Client } from 'pg';
 import { DEMO_MESSAGES } from '../../demo/conversations';
-import { processAlive, newHome, startEmbeddedStack, type EmbeddedStack } from '../support/embedded-stack';
+import { EMBEDDED_ENV, processAlive, newHome, startEmbeddedStack, type EmbeddedStack } from '../support/embedded-stack';
+
+const BIN = join(__dirname, '..', '..', 'bin', 'convengine.js');
 
 /** Every process whose command line names this data directory (postmaster and backends). */
 function serverProcesses(home: string): string[] {
@@ -51,6 +54,30 @@ describe('convengine start on the embedded PostgreSQL (issue #20)', () => {
     expect(row?.user).toBe('postgres');
     const withoutPassword = stack.databaseUrl.replace(`:${password}@`, '@');
     await expect(query(withoutPassword, 'SELECT 1')).rejects.toThrow(/password/);
+  });
+
+  it('a Ctrl-C while it starts stops it once up, and more Ctrl-Cs do not leave the database server behind', async () => {
+    const early = newHome();
+    try {
+      const child = spawn(process.execPath, [BIN, 'start', '--port', '0', '--temporal-port', '0', '--home', early], {
+        env: { ...process.env, CONVENGINE_USE_SOURCES: '1', ...EMBEDDED_ENV },
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      let output = '';
+      child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+      const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
+      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      for (const pause of [0, 500, 500]) {
+        await new Promise((resolve) => setTimeout(resolve, pause));
+        child.kill('SIGINT');
+      }
+      expect(await exited).toBe(0);
+      expect(output).toContain('stopping as soon as the stack is up');
+      expect(serverProcesses(early)).toEqual([]);
+    } finally {
+      for (const line of serverProcesses(early)) process.kill(Number(line.trim().split(' ')[0]), 'SIGQUIT');
+      rmSync(early, { recursive: true, force: true });
+    }
   });
 
   it('stops its database server on SIGTERM: no postgres process stays behind', async () => {

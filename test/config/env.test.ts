@@ -123,6 +123,16 @@ describe('loadEnv', () => {
     expect(message).toMatch(/^Invalid environment \(17 variable\(s\)\)/);
     expect(message).not.toContain('hunter2');
   });
+
+  it('bounds TURN_REPLY_TIMEOUT_MS: under a second loses to a turn that has answered, past 2^31 ms a timer fires at once', () => {
+    expect(issuesOf(() => loadEnv({ TURN_REPLY_TIMEOUT_MS: '1' }))).toEqual({
+      TURN_REPLY_TIMEOUT_MS: 'must be >= 1000',
+    });
+    expect(issuesOf(() => loadEnv({ TURN_REPLY_TIMEOUT_MS: '2147483648' }))).toEqual({
+      TURN_REPLY_TIMEOUT_MS: 'must be <= 2147483647',
+    });
+    expect(loadEnv({ TURN_REPLY_TIMEOUT_MS: '2147483647' }).TURN_REPLY_TIMEOUT_MS).toBe(2_147_483_647);
+  });
 });
 
 describe('requireDatabaseUrl', () => {

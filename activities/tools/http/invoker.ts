@@ -5,6 +5,7 @@ import type { CircuitRegistry, CircuitSettings } from './circuit';
 import { mapResponse, responseMappingOf } from './mapping';
 import type { ToolCallContext } from './placeholders';
 import { buildHttpRequest, type HttpRequestSpec } from './request';
+import { activityContext } from '../../runtime/activity-context';
 import { HttpIoError, sendOnce, type HttpResponse } from './transport';
 
 /**
@@ -57,6 +58,7 @@ async function attemptOnce(spec: HttpRequestSpec, row: McpHttpToolRow, now: () =
   const started = now();
   try {
     const timeouts = {
+      signal: activityContext()?.cancellationSignal,
       connectTimeoutMs: Math.max(100, row.connectTimeoutMs),
       readTimeoutMs: Math.max(100, row.readTimeoutMs),
     };

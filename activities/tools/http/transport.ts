@@ -27,6 +27,11 @@ export class HttpIoError extends Error {
 export interface Timeouts {
   connectTimeoutMs: number;
   readTimeoutMs: number;
+  /**
+   * The activity's cancellation (a worker shutting down, an operator's cancel): the request ends at once and
+   * the signal's reason is thrown. A tool row's read timeout may be long; a stopping worker must not wait it out.
+   */
+  signal?: AbortSignal;
 }
 
 export const MAX_RESPONSE_BYTES = 2 * 1024 * 1024;
@@ -42,6 +47,7 @@ export function sendOnce(spec: HttpRequestSpec, timeouts: Timeouts): Promise<Htt
       settled = true;
       clearTimeout(connectTimer);
       clearTimeout(readTimer);
+      timeouts.signal?.removeEventListener('abort', onAbort);
       if (err) {
         req.destroy();
         reject(err);
@@ -68,6 +74,12 @@ export function sendOnce(spec: HttpRequestSpec, timeouts: Timeouts): Promise<Htt
       else socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', startRead);
     });
     req.on('error', (err) => finish(new HttpIoError('IO', err.message)));
+    const onAbort = (): void => {
+      const reason: unknown = timeouts.signal?.reason;
+      finish(reason instanceof Error ? reason : new Error('the HTTP call was cancelled'));
+    };
+    if (timeouts.signal?.aborted) return onAbort();
+    timeouts.signal?.addEventListener('abort', onAbort, { once: true });
     if (spec.body !== null) req.write(spec.body);
     req.end();
   });

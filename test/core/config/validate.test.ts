@@ -398,6 +398,18 @@ const cases: Case[] = [
     reason: /must be a number/,
   },
   {
+    name: 'an int setting past what a timer takes (it once made an invalid Date in the workflow)',
+    breakIt: (r) => void (at(r.configs, 0).configValue = '99999999999999999999'),
+    violations: ['ce_config[1]'],
+    reason: /must be <= 2147483647/,
+  },
+  {
+    name: 'an int setting in another notation than decimal digits',
+    breakIt: (r) => void (at(r.configs, 0).configValue = '1e3'),
+    violations: ['ce_config[1]'],
+    reason: /must be an integer in decimal digits/,
+  },
+  {
     name: 'unknown SQL guardrail rule type',
     breakIt: (r) => void (at(r.sqlGuardrails, 0).ruleType = 'ALLOW_KEYWORD'),
     violations: ['ce_mcp_sql_guardrail[1]'],
