@@ -1,6 +1,6 @@
 import { execFileSync, spawn } from 'node:child_process';
 import { join } from 'node:path';
-import { rmSync } from 'node:fs';
+import { existsSync, rmSync } from 'node:fs';
 import { Client } from 'pg';
 import { DEMO_MESSAGES } from '../../demo/conversations';
 import { EMBEDDED_ENV, processAlive, newHome, startEmbeddedStack, type EmbeddedStack } from '../support/embedded-stack';
@@ -66,7 +66,10 @@ describe('convengine start on the embedded PostgreSQL (issue #20)', () => {
       let output = '';
       child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
       const exited = new Promise<number | null>((resolve) => child.on('exit', resolve));
-      await new Promise((resolve) => setTimeout(resolve, 1_000));
+      // Its database directory appears once the command runs (and listens for signals); Node's own start comes first.
+      for (let i = 0; i < 600 && !existsSync(join(early, 'postgres')); i++) {
+        await new Promise((resolve) => setTimeout(resolve, 50));
+      }
       for (const pause of [0, 500, 500]) {
         await new Promise((resolve) => setTimeout(resolve, pause));
         child.kill('SIGINT');
