@@ -17,6 +17,12 @@ function describe(value: unknown): string {
   return String(value);
 }
 
+/** An ISO 8601 date or date-time that is a real instant ("2026-13-45" and "yesterday" are not). */
+function isTimestamp(value: unknown): boolean {
+  if (value instanceof Date) return !Number.isNaN(value.getTime());
+  return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}([T ]|$)/.test(value) && !Number.isNaN(Date.parse(value));
+}
+
 function typeProblem(columnType: string, value: unknown): string | null {
   switch (columnType) {
     case 'PgInteger':
@@ -34,6 +40,8 @@ function typeProblem(columnType: string, value: unknown): string | null {
       return value.includes('\u0000') ? NUL : null;
     case 'PgJsonb':
       return JSON.stringify(value).includes('\\u0000') ? NUL : null;
+    case 'PgTimestamp':
+      return isTimestamp(value) ? null : 'must be a timestamp such as 2026-01-31T12:00:00.000Z';
     default:
       return null;
   }

@@ -78,6 +78,8 @@ function fromYamlRow(table: PgTable, file: string, index: number, raw: unknown, 
     else row[field] = column.hasDefault && isLiteral(column.default) ? column.default : null;
     const problem = columnValueProblem(column, row[field]);
     if (problem) problems.push(problem);
+    // A quoted number ("2.5") is a number, as the database hands it back: validation then judges its value.
+    else if (column.columnType === 'PgNumeric' && typeof row[field] === 'string') row[field] = Number(row[field]);
   }
   if (problems.length > 0) {
     errors.push({ file, message: `row ${index + 1}: ${problems.join('; ')}` });

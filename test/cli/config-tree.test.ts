@@ -119,4 +119,20 @@ describe('convengine config validate: the tree as files', () => {
     const run = await validate(await tree(['ce_semantic_synonym.yaml'], { 'ce_semantic_synonym.yaml': synonyms }));
     expect(run.err).toMatch(/^ce_semantic_synonym\.yaml: row 1: confidence_score must fit numeric\(4, 3\), under 10/m);
   });
+
+  it('judges a quoted number by its value, and refuses a created_at that is no instant, by file, row and column', async () => {
+    const httpTools = '- tool_id: 1\n  url_template: https://example.test/x\n  backoff_multiplier: ';
+    const quoted = await validate(
+      await tree(['ce_mcp_http_tool.yaml'], { 'ce_mcp_http_tool.yaml': `${httpTools}"2.5"\n` })
+    );
+    expect(quoted.err).not.toMatch(/backoff_multiplier/);
+    for (const value of ['garbage', '2026-13-45', 'yesterday']) {
+      const intents = `- intent_code: FAQ\n  description: Questions\n  created_at: ${value}\n`;
+      const run = await validate(await tree(['ce_intent.yaml'], { 'ce_intent.yaml': intents }));
+      expect([value, run.code]).toEqual([value, 1]);
+      expect(run.err).toMatch(
+        /^ce_intent\.yaml: row 1: created_at must be a timestamp such as 2026-01-31T12:00:00\.000Z/m
+      );
+    }
+  });
 });
