@@ -28,7 +28,7 @@ export interface ApiServer {
   app: FastifyInstance;
   url: string;
   /**
-   * Stops taking requests (new ones get 503) and lets the turns callers wait on finish, for at most
+   * Stops taking requests (a new connection is refused, a request on an open one gets 503) and lets the turns callers wait on finish, for at most
    * `drainMs` (default API_DRAIN_MS); then each waiting caller gets 202 RUNNING and the turn goes on in
    * Temporal. A worker in the same process must keep running until this resolves.
    */

@@ -1,19 +1,6 @@
-/** Resolves on the first SIGINT or SIGTERM, for long-running commands that stop cleanly. */
-export function untilSignal(): Promise<NodeJS.Signals> {
-  return new Promise((resolve) => {
-    const onSignal = (signal: NodeJS.Signals): void => {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
-      resolve(signal);
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
-  });
-}
-
 /**
- * SIGINT and SIGTERM for a command that stops cleanly and has children (the embedded PostgreSQL, a Temporal
- * server): the first signal asks it to stop (`requested`), each later one to hurry (`onHurry`). It listens from
+ * SIGINT and SIGTERM for a long-running command that stops cleanly, perhaps with children (the embedded
+ * PostgreSQL, a Temporal server): the first signal asks it to stop (`requested`), each later one to hurry (`onHurry`). It listens from
  * construction on, so no signal kills the process while it starts or stops, which would leave the children
  * running. The stop itself is bounded (API drain, worker force time, server kill), so the process still ends.
  */

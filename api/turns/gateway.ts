@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
 import { turnIdFor, type TurnInput } from '../../core/turn/contracts';
-import { committedTurnCount, ensureConversation, findConversation } from '../../db/repositories/conversation';
+import { committedTurnCount, loadConversation } from '../../db/repositories/conversation';
 import { claimTurn, findTurnClaim, releaseTurnClaim, type TurnClaim } from '../../db/repositories/turn-request';
 import type { Database } from '../../db/pool';
 import { decideApprovalUpdate, type ApprovalDecisionInput } from '../../workflows/messages';
@@ -66,16 +66,13 @@ export class TemporalTurnGateway implements TurnGateway {
    * stream, where the answer will come, do not answer 404 meanwhile.
    */
   private async stillRunning(ref: TurnRef, reason: StillRunningReason): Promise<TurnReply> {
-    const { db } = this.options;
-    const conversation = await ensureConversation(db, ref.conversationId)
-      .then(() => findConversation(db, ref.conversationId))
-      .catch(() => null);
+    const loaded = await loadConversation(this.options.db, ref.conversationId, 0).catch(() => null);
     return {
       kind: 'RUNNING',
       ref,
       reason,
-      intent: conversation?.intentCode ?? 'UNKNOWN',
-      state: conversation?.stateCode ?? 'UNKNOWN',
+      intent: loaded?.conversation.intentCode ?? 'UNKNOWN',
+      state: loaded?.conversation.stateCode ?? 'UNKNOWN',
     };
   }
 

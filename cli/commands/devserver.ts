@@ -2,7 +2,7 @@ import { loadEnv } from '../../config/env';
 import { processTelemetry } from '../../observability/process';
 import type { CliCommand, CliIo } from '../command';
 import { readOptions } from '../command';
-import { untilSignal } from '../signals';
+import { StopSignals } from '../signals';
 import { SEARCH_ATTRIBUTE_TYPES, type SearchAttributeType } from '../../devserver/engine/search-attributes';
 import { startDevServer } from '../../devserver';
 import { TURN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
@@ -80,7 +80,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     { address: server.address, namespace: server.namespace, persistPath: parsed.persistPath ?? null },
     `Temporal dev server ready at ${server.address} (namespace ${server.namespace}, ${storage})`
   );
-  await untilSignal();
+  await new StopSignals().requested;
   await server.stop();
   return 0;
 }
