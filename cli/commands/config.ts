@@ -27,20 +27,21 @@ import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../co
 import { errorChain } from '../error-chain';
 
 const USAGE = [
-  'convengine config export <dir>            write every ce_* config table as <dir>/<table>.yaml',
-  'convengine config diff <dir>              what applying <dir> would change in DATABASE_URL',
-  'convengine config apply <dir> [--dry-run] validate all of <dir>, then replace the config in one transaction',
-  'convengine config validate <dir>          validate <dir> on its own (no database; see below)',
+  'convengine config export <dir>                 write every ce_* config table as <dir>/<table>.yaml',
+  'convengine config diff <dir>                   what applying <dir> would change in DATABASE_URL',
+  'convengine config apply <dir> [--dry-run]      validate all of <dir>, then replace the config in one transaction',
+  'convengine config validate <dir> [--complete]  validate <dir> on its own (no database; see below)',
   '',
   'apply refuses the whole set, naming each bad row, if anything is invalid; otherwise it writes every',
   'table in one transaction (rows missing from the file of its table are deleted; a table without a file is',
   'kept as it is; a directory without any .yaml file is refused), which bumps the config version, and',
   'prints the diff. Running turns keep the config version they started with. validate sees only the tree:',
   'of a table without a file it knows nothing, so what needs that table (a row another row names) is left',
-  "to diff and apply, which check the tree with the database's tables. diff and apply warn (stderr) of",
-  'conversations at rest in an intent and state that a response answers now and none would after the',
-  'change: their next turn fails with RESPONSE_MAPPING_NOT_FOUND. Exit codes: 0 ok, 1 invalid config',
-  'or failure, 2 usage.',
+  "to diff and apply, which check the tree with the database's tables. With --complete the tree is the whole",
+  'config (a table without a file has no rows), checked as strictly as apply checks a database: for a',
+  'repository that holds every table. diff and apply warn (stderr) of conversations at rest in an intent',
+  'and state that a response answers now and none would after the change: their next turn fails with',
+  'RESPONSE_MAPPING_NOT_FOUND. Exit codes: 0 ok, 1 invalid config or failure, 2 usage.',
 ].join('\n');
 
 const UTF8 = new TextDecoder('utf-8', { fatal: true });
@@ -199,13 +200,17 @@ async function diffOrApply(db: Database, dir: string, io: CliIo, write: boolean)
 export const configCommand: CliCommand = {
   usage: USAGE,
   async run(args, io) {
-    const parsed = parseCommandArgs('config', args, { values: [], flags: ['dry-run'] });
+    const parsed = parseCommandArgs('config', args, { values: [], flags: ['dry-run', 'complete'] });
     if (typeof parsed === 'string') return usageError(io, parsed, USAGE);
     const [action, dir, ...extra] = parsed.positional;
     const dryRun = parsed.options.has('dry-run');
     if (!action || !dir) return usageError(io, 'name an action and a directory', USAGE);
     if (extra.length > 0) return usageError(io, `config: unexpected argument(s): ${extra.join(' ')}`, USAGE);
     if (dryRun && action !== 'apply') return usageError(io, `config ${action}: --dry-run is only for apply`, USAGE);
+    const complete = parsed.options.has('complete');
+    if (complete && action !== 'validate') {
+      return usageError(io, `config ${action}: --complete is only for validate`, USAGE);
+    }
     switch (action) {
       case 'export':
         return withDatabase(io, (db) => exportTree(db, dir, io));
@@ -214,7 +219,7 @@ export const configCommand: CliCommand = {
       case 'apply':
         return withDatabase(io, (db) => diffOrApply(db, dir, io, !dryRun));
       case 'validate': {
-        const rows = await loadYamlTree(dir, io, undefined, 'tables');
+        const rows = await loadYamlTree(dir, io, undefined, complete ? 'rows' : 'tables');
         if (rows) io.out(`config valid: ${dir}`);
         return rows ? 0 : 1;
       }

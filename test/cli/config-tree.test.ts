@@ -28,10 +28,10 @@ describe('convengine config validate: the tree as files', () => {
     return dir;
   }
 
-  async function validate(dir: string) {
+  async function validate(dir: string, ...flags: string[]) {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await configCommand.run(['validate', dir], {
+    const code = await configCommand.run(['validate', dir, ...flags], {
       out: (l) => out.push(l),
       err: (l) => err.push(l),
       stdin: process.stdin,
@@ -56,6 +56,24 @@ describe('convengine config validate: the tree as files', () => {
       /^note: .* has no ce_config\.yaml, ce_intent\.yaml, .*: what needs those tables is not checked here/m
     );
     expect(run).toMatchObject({ code: 0, out: `config valid: ${dir}` });
+  });
+
+  it('with --complete, takes a table without a file as empty and checks every reference strictly', async () => {
+    const whole = await tree('all');
+    expect(await validate(whole, '--complete')).toMatchObject({ code: 0, out: `config valid: ${whole}` });
+    const partial = await tree(['ce_response.yaml', 'ce_mcp_tool.yaml']);
+    const run = await validate(partial, '--complete');
+    expect(run.code).toBe(1);
+    expect(run.err).not.toMatch(/^note: /m);
+    expect(run.err).toMatch(/not defined in ce_intent/);
+    expect(run.err).toMatch(/config invalid: \d+ violation\(s\); nothing was applied$/);
+  });
+
+  it('refuses --complete for the actions that read the database', async () => {
+    const err: string[] = [];
+    const io = { out: () => undefined, err: (l: string) => err.push(l), stdin: process.stdin };
+    expect(await configCommand.run(['diff', work, '--complete'], io)).toBe(2);
+    expect(err.join('\n')).toMatch(/config diff: --complete is only for validate/);
   });
 
   it('still refuses what a partial tree gets wrong on its own', async () => {
