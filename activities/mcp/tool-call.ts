@@ -1,3 +1,4 @@
+import { toolCodeKey } from '../../core/config/vocabulary';
 import { EngineError, ErrorType, errorMessage, isEngineError } from '../../core/errors';
 import type { Json } from '../../core/json';
 import { McpAudit, SemanticTool } from '../../core/mcp/constants';
@@ -68,7 +69,7 @@ export async function mcpToolCall(ctx: StepContext<McpToolCallInput>): Promise<S
   emit(scope, applyToolResult(scope.session, input.call, toolGroup, result));
   const metadata = { tool_code: row.toolCode, tool_group: toolGroup };
   publishVerbose(ctx, { ...progress, determinant: 'MCP_TOOL_RESULT', metadata });
-  if (row.toolCode.toLowerCase() === SemanticTool.interpret) {
+  if (toolCodeKey(row.toolCode) === SemanticTool.interpret) {
     await mcpRules(ctx, 'POST_SEMANTIC_INTERPRET', 'McpToolStep PostSemanticInterpret');
   }
   emit(scope, applySemanticSignal(scope.session, input.call, toolGroup, result));

@@ -1,3 +1,4 @@
+import { toolCodeKey } from '../../core/config/vocabulary';
 import type { Pool } from 'pg';
 import type { ConfigSnapshot } from '../../core/config/types';
 import type { Json, JsonObject } from '../../core/json';
@@ -62,8 +63,7 @@ export interface ToolDepsOptions {
 export function createToolDeps(options: ToolDepsOptions): ToolDeps {
   const sql: ReadOnlySqlTarget = { pool: options.sqlPool };
   const handlers = new Map<string, ToolHandler>();
-  for (const [code, handler] of Object.entries(options.handlers ?? {}))
-    handlers.set(code.trim().toLowerCase(), handler);
+  for (const [code, handler] of Object.entries(options.handlers ?? {})) handlers.set(toolCodeKey(code), handler);
   return {
     sql,
     sqlParser: options.sqlParser,

@@ -1,3 +1,4 @@
+import { toolCodeKey } from '../../core/config/vocabulary';
 import { EngineError, ErrorType } from '../../core/errors';
 import type { Json } from '../../core/json';
 import { SemanticTool } from '../../core/mcp/constants';
@@ -24,14 +25,13 @@ const BUILT_IN_DB_TOOLS: Record<string, (ctx: ToolHandlerContext) => Promise<Jso
 };
 
 function toolId(ctx: ToolHandlerContext): number {
-  const code = ctx.toolCode.toLowerCase();
-  const row = ctx.snapshot.rows.mcpTools.find((t) => t.toolCode.toLowerCase() === code);
+  const row = findToolRow(ctx.snapshot, ctx.toolCode);
   if (!row) throw new EngineError(ErrorType.ToolNotAllowed, `Tool ${ctx.toolCode} is not configured in ce_mcp_tool`);
   return row.toolId;
 }
 
 async function runDbGroup(ctx: ToolHandlerContext): Promise<Json> {
-  const builtIn = BUILT_IN_DB_TOOLS[ctx.toolCode.toLowerCase()];
+  const builtIn = BUILT_IN_DB_TOOLS[toolCodeKey(ctx.toolCode)];
   if (builtIn) return builtIn(ctx);
   const id = toolId(ctx);
   const row = ctx.snapshot.rows.mcpDbTools.find((r) => r.toolId === id);
@@ -64,7 +64,7 @@ export async function executeTool(ctx: ToolHandlerContext, idempotencyKey: strin
   const row = findToolRow(ctx.snapshot, ctx.toolCode);
   if (!row) throw new EngineError(ErrorType.ToolNotAllowed, `Tool ${ctx.toolCode} is not configured in ce_mcp_tool`);
   assertToolArgs(ctx.snapshot, row, ctx.args);
-  const handler = ctx.tools.handlers.get(ctx.toolCode.toLowerCase());
+  const handler = ctx.tools.handlers.get(toolCodeKey(ctx.toolCode));
   if (handler) return handler(ctx);
   if (ctx.toolGroup === 'DB') return runDbGroup(ctx);
   if (ctx.toolGroup === 'HTTP_API') return runHttpGroup(ctx, idempotencyKey);
@@ -80,7 +80,7 @@ export async function executeTool(ctx: ToolHandlerContext, idempotencyKey: strin
  * shape a real call records; a DB tool or a handler's result is taken as given.
  */
 export function verifiedToolResult(ctx: ToolHandlerContext, verified: Json): Json {
-  if (ctx.tools.handlers.has(ctx.toolCode.toLowerCase()) || ctx.toolGroup !== 'HTTP_API') return verified;
+  if (ctx.tools.handlers.has(toolCodeKey(ctx.toolCode)) || ctx.toolGroup !== 'HTTP_API') return verified;
   const id = toolId(ctx);
   const row = ctx.snapshot.rows.mcpHttpTools.find((r) => r.toolId === id);
   if (!row) return verified;

@@ -1,3 +1,4 @@
+import { toolCodeKey } from '../../core/config/vocabulary';
 import { createHash } from 'node:crypto';
 import { EngineError, ErrorType } from '../../core/errors';
 import { canonicalJson, type Json } from '../../core/json';
@@ -67,7 +68,7 @@ export interface ReplayFeeds {
 }
 
 const llmKey = (kind: string, prompt: string) => `${kind}\n${sha(prompt)}`;
-const toolKey = (toolCode: string, args: string) => `${toolCode.toLowerCase()}\n${args}`;
+const toolKey = (toolCode: string, args: string) => `${toolCodeKey(toolCode)}\n${args}`;
 
 export function replayFeeds(recording: Recording, normalise: (text: string) => string): ReplayFeeds {
   let turn = 0;
@@ -129,7 +130,7 @@ function recordedDecision(
   request: ApprovalRequest
 ): RecordedApproval | undefined {
   const mine = approvals.filter(
-    (a) => a.turnNumber === turnNumber && a.toolCode.toLowerCase() === request.toolCode.toLowerCase()
+    (a) => a.turnNumber === turnNumber && toolCodeKey(a.toolCode) === toolCodeKey(request.toolCode)
   );
   return mine.find((a) => a.callIndex === request.callIndex) ?? mine[0];
 }

@@ -1,3 +1,4 @@
+import { toolCodeKey } from '../../core/config/vocabulary';
 import { randomUUID } from 'node:crypto';
 import { sql } from 'drizzle-orm';
 import type { ConfigSnapshot } from '../../core/config/types';
@@ -52,7 +53,7 @@ function refusing<T extends object>(what: string): T {
 }
 
 function replayToolDeps(draft: ConfigSnapshot, handler: ToolHandler): ToolDeps {
-  const handlers = new Map(draft.rows.mcpTools.map((tool) => [tool.toolCode.trim().toLowerCase(), handler] as const));
+  const handlers = new Map(draft.rows.mcpTools.map((tool) => [toolCodeKey(tool.toolCode), handler] as const));
   return {
     sql: refusing('the tools role SQL pool'),
     sqlParser: refusing('the SQL parser'),

@@ -87,11 +87,20 @@ export function normalizeToolGroup(raw: string | null | undefined): ToolGroup | 
   return TOOL_GROUP_ALIASES[key] ?? null;
 }
 
+/**
+ * What tool codes are matched by, everywhere (scope, guard, policy, dispatch, handlers, observations): a code
+ * with its case and surrounding spaces ignored. One rule, because two that differ let a tool pass one check
+ * and go missing at the next.
+ */
+export function toolCodeKey(toolCode: string | null | undefined): string {
+  return (toolCode ?? '').trim().toLowerCase();
+}
+
 /** DB tools implemented by the engine itself; they need no ce_mcp_db_tool row. */
 export const BUILTIN_DB_TOOL_CODES = ['postgres.query', 'db.semantic.interpret', 'db.semantic.query'] as const;
 
 export function isBuiltinDbTool(toolCode: string): boolean {
-  return (BUILTIN_DB_TOOL_CODES as readonly string[]).includes(toolCode.trim().toLowerCase());
+  return (BUILTIN_DB_TOOL_CODES as readonly string[]).includes(toolCodeKey(toolCode));
 }
 
 /** Case-insensitive membership; returns the canonical (upper-case) value or null. */

@@ -1,3 +1,4 @@
+import { toolCodeKey as norm } from '../config/vocabulary';
 import type { NextToolGuardConfig } from '../turn/contracts';
 import { BlockReason, FLOW_START, SemanticTool } from './constants';
 import type { McpObservation } from './context';
@@ -16,10 +17,6 @@ export interface NextToolCheck {
 }
 
 export type NextToolVerdict = { allowed: true } | { allowed: false; reason: string; currentTool: string };
-
-function norm(code: string | null | undefined): string {
-  return (code ?? '').trim().toLowerCase();
-}
 
 export function currentToolOf(observations: readonly McpObservation[]): string {
   const last = observations[observations.length - 1];

@@ -1,3 +1,4 @@
+import { toolCodeKey } from '../config/vocabulary';
 import type { AuditRecord } from '../audit';
 import { canonicalJson } from '../json';
 import type { Session } from '../session';
@@ -105,7 +106,7 @@ class McpRun {
       return this.end(applyPolicyRestricted(this.session, d));
     }
     const observations = readObservations(this.session);
-    const signature = `${toolCode.toLowerCase()}|${canonicalJson(d.args)}`;
+    const signature = `${toolCodeKey(toolCode)}|${canonicalJson(d.args)}`;
     if (this.executed.has(signature)) {
       await this.exec.record({
         kind: 'DUPLICATE_SUPPRESSED',

@@ -1,3 +1,4 @@
+import { toolCodeKey } from '../config/vocabulary';
 import { pickMostSpecific } from '../config/scope';
 import { readSetting } from '../config/setting';
 import { McpPlannerSettings } from '../config/settings/mcp';
@@ -66,7 +67,7 @@ export function plannerTools(
   snapshot: ConfigSnapshot
 ): PlannerToolView[] {
   const named = toolCodesInPrompt(prompt.systemPrompt, prompt.userPrompt);
-  const filtered = named.size === 0 ? [...tools] : tools.filter((t) => named.has(t.toolCode.toLowerCase()));
+  const filtered = named.size === 0 ? [...tools] : tools.filter((t) => named.has(toolCodeKey(t.toolCode)));
   const shown = filtered.length === 0 ? tools : filtered;
   return shown.map((t) => ({
     tool_code: t.toolCode,

@@ -1,3 +1,4 @@
+import { toolCodeKey } from '../config/vocabulary';
 import { isJsonObject, type JsonObject } from '../json';
 import { SemanticTool } from './constants';
 import type { McpObservation } from './context';
@@ -10,7 +11,7 @@ import type { McpObservation } from './context';
 function latestResult(observations: readonly McpObservation[], toolCode: string): JsonObject | null {
   for (let i = observations.length - 1; i >= 0; i--) {
     const o = observations[i];
-    if (o && o.toolCode.toLowerCase() === toolCode && isJsonObject(o.result)) return o.result;
+    if (o && toolCodeKey(o.toolCode) === toolCode && isJsonObject(o.result)) return o.result;
   }
   return null;
 }
@@ -20,7 +21,7 @@ export function enrichSemanticArgs(
   args: JsonObject,
   observations: readonly McpObservation[]
 ): JsonObject {
-  const code = toolCode.trim().toLowerCase();
+  const code = toolCodeKey(toolCode);
   const out: JsonObject = { ...args };
   if (code === SemanticTool.query && out['canonicalIntent'] === undefined && out['canonical_intent'] === undefined) {
     const intent = latestResult(observations, SemanticTool.interpret)?.['canonicalIntent'];
@@ -40,7 +41,7 @@ export function enrichSemanticArgs(
 export function hasResolvedInterpret(observations: readonly McpObservation[]): boolean {
   return observations.some(
     (o) =>
-      o.toolCode.toLowerCase() === SemanticTool.interpret &&
+      toolCodeKey(o.toolCode) === SemanticTool.interpret &&
       isJsonObject(o.result) &&
       isJsonObject(o.result['canonicalIntent'])
   );

@@ -1,3 +1,4 @@
+import { toolCodeKey } from '../config/vocabulary';
 import { isJsonObject, type Json, type JsonObject } from '../json';
 import type { Session } from '../session';
 import { McpStatus, SemanticTool } from './constants';
@@ -71,7 +72,7 @@ export interface SemanticSignal {
 
 export function semanticSignal(toolCode: string, result: Json): SemanticSignal {
   const none = { clarificationQuestion: null, unsupportedMessage: null };
-  const code = toolCode.trim().toLowerCase();
+  const code = toolCodeKey(toolCode);
   if (code !== SemanticTool.interpret && code !== SemanticTool.query) return none;
   if (isUnsupported(result)) {
     const message = field(result, 'unsupportedMessage');

@@ -1,3 +1,4 @@
+import { toolCodeKey } from '../config/vocabulary';
 import type { ConfigSnapshot, McpDbToolRow, McpHttpToolRow, McpToolRow } from '../config/types';
 import { isJsonObject, type Json, type JsonObject } from '../json';
 import { SemanticTool } from './constants';
@@ -111,7 +112,7 @@ export function closeObjectSchemas(schema: Json): Json {
 
 /** The schema as configured (or derived), before closing; null only for a tool with no executor row. */
 function declaredSchema(snapshot: ConfigSnapshot, tool: McpToolRow): Json | null {
-  const builtIn = BUILTIN_SCHEMAS[tool.toolCode.trim().toLowerCase()];
+  const builtIn = BUILTIN_SCHEMAS[toolCodeKey(tool.toolCode)];
   if (builtIn) return builtIn;
   const http = snapshot.rows.mcpHttpTools.find((h) => h.toolId === tool.toolId);
   if (http) return http.inputSchema ?? objectOf(httpTemplateArgs(http), SCALAR_ARG);

@@ -1,9 +1,9 @@
 import type { McpToolRow } from '../config/types';
-import { normalizeToolGroup } from '../config/vocabulary';
+import { normalizeToolGroup, toolCodeKey } from '../config/vocabulary';
 import type { McpToolDescriptor, NextToolGuardConfig } from '../turn/contracts';
 import { ARGS_REJECTED_STATUS, BlockReason } from './constants';
 import type { McpObservation } from './context';
-import { checkNextTool } from './guard';
+import { checkNextTool, currentToolOf } from './guard';
 
 /**
  * The one tool-call policy (D21), for a planner's CALL_TOOL and for a request's direct
@@ -36,8 +36,11 @@ export function decideToolCall(check: ToolCallCheck): ToolCallDecision {
     config: check.nextToolGuard,
   });
   if (!verdict.allowed) return verdict;
-  const code = check.toolCode.trim().toLowerCase();
-  const tool = check.tools.find((t) => t.toolCode.toLowerCase() === code) as McpToolDescriptor;
+  const code = toolCodeKey(check.toolCode);
+  const tool = check.tools.find((t) => toolCodeKey(t.toolCode) === code);
+  // The guard matched it in scope by the same key; a miss here is a broken invariant, refused, not a crash.
+  if (!tool)
+    return { allowed: false, reason: BlockReason.ToolNotInScope, currentTool: currentToolOf(check.observations) };
   if (check.origin === 'DIRECT') {
     const currentTool = '__REQUEST__';
     if (!tool.directCallable) return { allowed: false, reason: BlockReason.DirectRequestNotAllowed, currentTool };

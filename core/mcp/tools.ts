@@ -4,6 +4,7 @@ import {
   oneOf,
   TOOL_RETRIES_EXHAUSTED_POLICIES,
   TOOL_SIDE_EFFECTS,
+  toolCodeKey,
 } from '../config/vocabulary';
 import { readSetting } from '../config/setting';
 import { McpGuardrailSettings, McpLoopSettings } from '../config/settings/mcp';
@@ -33,8 +34,8 @@ export function toolsInScope(snapshot: ConfigSnapshot, intent: string, state: st
 }
 
 export function findToolRow(snapshot: ConfigSnapshot, toolCode: string): McpToolRow | undefined {
-  const code = toolCode.trim().toLowerCase();
-  return snapshot.rows.mcpTools.find((t) => t.toolCode.toLowerCase() === code);
+  const code = toolCodeKey(toolCode);
+  return snapshot.rows.mcpTools.find((t) => toolCodeKey(t.toolCode) === code);
 }
 
 /**

@@ -12,6 +12,7 @@ import {
   isBuiltinDbTool,
   normalizeToolGroup,
   oneOf,
+  toolCodeKey,
 } from '../vocabulary';
 import { isBlank, repeatedKeys, type ValidationContext } from './context';
 import { isStringArray, isStringMap } from './schema-checks';
@@ -56,7 +57,17 @@ export function checkTools(ctx: ValidationContext): void {
  * GET_ORDER one is never called. The same code twice would also break tool_code's UNIQUE constraint.
  */
 function checkToolCodes(ctx: ValidationContext): void {
-  const code = (t: McpToolRow) => (isBlank(t.toolCode) ? null : t.toolCode.trim().toLowerCase());
+  const code = (t: McpToolRow) => (isBlank(t.toolCode) ? null : toolCodeKey(t.toolCode));
+  for (const t of ctx.rows.mcpTools) {
+    // Matched with the spaces ignored, but shown, logged and audited as written: one spelling everywhere.
+    if (!isBlank(t.toolCode) && t.toolCode !== t.toolCode.trim()) {
+      ctx.sink.violation(
+        'ce_mcp_tool',
+        t.toolId,
+        `tool_code ${JSON.stringify(t.toolCode)} has spaces around it; write it as ${JSON.stringify(t.toolCode.trim())}`
+      );
+    }
+  }
   for (const [first, repeat] of repeatedKeys(ctx.rows.mcpTools, code)) {
     ctx.sink.violation(
       'ce_mcp_tool',

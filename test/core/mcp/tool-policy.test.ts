@@ -31,6 +31,17 @@ describe('the one tool-call policy (D21)', () => {
     }
   });
 
+  it('matches codes with case and surrounding spaces ignored on both sides, the same as the scope guard', () => {
+    // A row written " lookup " (refused by validation, but rows come from the database too) used to pass the guard
+    // and then be missed by the policy's own lookup: a TypeError inside the workflow, every task retried.
+    const tools = [tool(' Lookup ')];
+    expect(decideToolCall(check({ tools, toolCode: 'lookup' }))).toMatchObject({ allowed: true, tool: tools[0] });
+    expect(decideToolCall(check({ toolCode: '  LOOKUP\t' }))).toMatchObject({
+      allowed: true,
+      tool: { toolCode: 'lookup' },
+    });
+  });
+
   it('asks the planner path for approval, and refuses a direct request for a tool that needs one', () => {
     expect(decideToolCall(check({ toolCode: 'write' }))).toMatchObject({ allowed: true, needsApproval: true });
     const direct = check({

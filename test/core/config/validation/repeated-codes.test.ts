@@ -53,6 +53,19 @@ describe('codes the engine matches case-insensitively', () => {
   });
 });
 
+describe('tool codes as written', () => {
+  it('refuses a tool_code with spaces around it, naming the spelling to use', () => {
+    const { violations } = findings((r) =>
+      r.mcpTools.push(
+        mcpTool({ toolId: 8, toolCode: 'loan.score ', toolGroup: 'SQL', intentCode: 'ANY', stateCode: 'ANY' })
+      )
+    );
+    expect(violations).toContain(
+      'ce_mcp_tool[8]: tool_code "loan.score " has spaces around it; write it as "loan.score"'
+    );
+  });
+});
+
 describe('ce_config keys', () => {
   it('warns of a key no setting declares, naming the nearest one', () => {
     const { violations, warnings } = findings((r) =>
