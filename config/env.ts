@@ -1,3 +1,4 @@
+import { LLM_TIMEOUT_MAX_MS } from '../core/turn/steps';
 import { z } from 'zod';
 
 /**
@@ -73,7 +74,7 @@ const envSchema = z.object({
   ANTHROPIC_API_KEY: optionalText,
   ANTHROPIC_BASE_URL: httpUrl,
   ANTHROPIC_MODEL: z.preprocess(blankAsUnset, z.string().default('claude-sonnet-4-6')),
-  LLM_TIMEOUT_MS: integer(60_000, 1),
+  LLM_TIMEOUT_MS: integer(60_000, 1, LLM_TIMEOUT_MAX_MS),
   LLM_MAX_TOKENS: integer(1024, 1),
   PORT: integer(3000, 0, 65_535),
   /** Interface the API listens on; containers set 0.0.0.0. */

@@ -2,7 +2,9 @@ import type { ActivityOptions, LocalActivityOptions } from '@temporalio/workflow
 import type { McpToolDescriptor } from '../core/turn/contracts';
 import {
   BOOKKEEPING_RETRY,
+  BOOKKEEPING_TIMEOUT_MS,
   MODEL_RETRY,
+  MODEL_TIMEOUT_MS,
   NON_RETRYABLE_ERROR_TYPES,
   STEP_TABLE,
   toolRetry,
@@ -42,14 +44,20 @@ export function localActivityOptionsFor(spec: StepSpec): LocalActivityOptions {
 }
 
 /** Database-only steps: quick, and safe to retry (audits and the commit are idempotent). */
-export const stepActivity: ActivityOptions = activityOptionsFor({ retry: BOOKKEEPING_RETRY, startToCloseMs: 30_000 });
+export const stepActivity: ActivityOptions = activityOptionsFor({
+  retry: BOOKKEEPING_RETRY,
+  startToCloseMs: BOOKKEEPING_TIMEOUT_MS,
+});
 
 /**
  * Steps that call the LLM: retry 429/5xx/timeouts with a longer backoff. One attempt may make the
  * SDK's own tries, so start-to-close leaves room for them; a dead worker is still noticed within
  * the heartbeat timeout.
  */
-export const llmActivity: ActivityOptions = activityOptionsFor({ retry: MODEL_RETRY, startToCloseMs: 240_000 });
+export const llmActivity: ActivityOptions = activityOptionsFor({
+  retry: MODEL_RETRY,
+  startToCloseMs: MODEL_TIMEOUT_MS,
+});
 
 export function optionsForStep(name: StepName): ActivityOptions {
   return activityOptionsFor(STEP_TABLE[name]);

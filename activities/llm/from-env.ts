@@ -1,11 +1,9 @@
 import type { Env } from '../../config/env';
 import type { LlmClient } from '../../core/llm';
+import { llmSdkRetries } from '../../core/turn/steps';
 import type { Database } from '../../db/pool';
 import { createAnthropicLlmClient, type AnthropicLlmOptions, type LlmCallRecord } from './anthropic-client';
 import { llmCallLogger } from './call-log';
-
-/** SDK retries before a failure reaches the activity (whose own retry policy takes over). */
-export const DEFAULT_SDK_RETRIES = 2;
 
 /**
  * Client options from the environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL (the scripted
@@ -19,7 +17,7 @@ export function llmOptionsFromEnv(env: Env, overrides: Partial<AnthropicLlmOptio
     model: env.ANTHROPIC_MODEL,
     timeoutMs: env.LLM_TIMEOUT_MS,
     maxTokens: env.LLM_MAX_TOKENS,
-    maxRetries: DEFAULT_SDK_RETRIES,
+    maxRetries: llmSdkRetries(env.LLM_TIMEOUT_MS),
     structuredOutput: false,
     // Keyless: the base URL is the demo model, which reads the turn's message from a header.
     metaHeaders: !env.ANTHROPIC_API_KEY && env.ANTHROPIC_BASE_URL !== undefined,

@@ -6,4 +6,4 @@ export {
 } from './anthropic-client';
 export { llmCallLogger } from './call-log';
 export { parseJsonOutput, type ParsedJson } from './json-output';
-export { createLlmClientFromEnv, llmOptionsFromEnv, DEFAULT_SDK_RETRIES } from './from-env';
+export { createLlmClientFromEnv, llmOptionsFromEnv } from './from-env';

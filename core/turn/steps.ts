@@ -74,9 +74,23 @@ export const MODEL_RETRY: RetrySpec = {
   maximumIntervalMs: 20_000,
 };
 
-const BOOKKEEPING_TIMEOUT_MS = 30_000;
-/** One attempt may make the SDK's own tries (LLM_TIMEOUT_MS 60 s × 3 by default). */
-const MODEL_TIMEOUT_MS = 240_000;
+export const BOOKKEEPING_TIMEOUT_MS = 30_000;
+/** One model step attempt's start-to-close: room for the SDK's own tries of one call (llmSdkRetries). */
+export const MODEL_TIMEOUT_MS = 240_000;
+/** The SDK's waits between its tries of one call, allowed for within one attempt. */
+const LLM_SDK_BACKOFF_ALLOWANCE_MS = 10_000;
+/** LLM_TIMEOUT_MS at most: one SDK try must fit in one attempt of the model step. */
+export const LLM_TIMEOUT_MAX_MS = MODEL_TIMEOUT_MS - LLM_SDK_BACKOFF_ALLOWANCE_MS;
+
+/**
+ * How many times the SDK retries one model call itself (at most 2) before the failure reaches the activity, whose
+ * retry policy takes over: as many as fit, with their timeouts, in one attempt's start-to-close. Left at 2 for a
+ * long LLM_TIMEOUT_MS, Temporal would cut the SDK's last try off and every attempt would end in a timeout.
+ */
+export function llmSdkRetries(llmTimeoutMs: number): number {
+  const tries = Math.floor(LLM_TIMEOUT_MAX_MS / Math.max(1, llmTimeoutMs));
+  return Math.max(0, Math.min(2, tries - 1));
+}
 
 function local(name: StepName, sideEffect: StepSideEffect, why: string): StepSpec {
   return { name, kind: 'local', sideEffect, retry: BOOKKEEPING_RETRY, startToCloseMs: BOOKKEEPING_TIMEOUT_MS, why };

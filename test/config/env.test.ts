@@ -124,6 +124,11 @@ describe('loadEnv', () => {
     expect(message).not.toContain('hunter2');
   });
 
+  it('bounds LLM_TIMEOUT_MS by the model step: one try of a call must fit in one attempt', () => {
+    expect(loadEnv({ LLM_TIMEOUT_MS: '230000' }).LLM_TIMEOUT_MS).toBe(230_000);
+    expect(issuesOf(() => loadEnv({ LLM_TIMEOUT_MS: '230001' })).LLM_TIMEOUT_MS).toBe('must be <= 230000');
+  });
+
   it('bounds TURN_REPLY_TIMEOUT_MS: under a second loses to a turn that has answered, past 2^31 ms a timer fires at once', () => {
     expect(issuesOf(() => loadEnv({ TURN_REPLY_TIMEOUT_MS: '1' }))).toEqual({
       TURN_REPLY_TIMEOUT_MS: 'must be >= 1000',

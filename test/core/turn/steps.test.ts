@@ -2,7 +2,15 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { ERROR_RETRYABLE, ErrorType, PERMANENT_ERROR_TYPES } from '../../../core/errors';
 import { COMMIT_STEPS, PIPELINE_STEPS_AFTER_MCP, PIPELINE_STEPS_BEFORE_MCP } from '../../../core/turn/contracts';
-import { STEP_NAMES, STEP_SPECS, STEP_TABLE, toolRetry } from '../../../core/turn/steps';
+import {
+  LLM_TIMEOUT_MAX_MS,
+  llmSdkRetries,
+  MODEL_TIMEOUT_MS,
+  STEP_NAMES,
+  STEP_SPECS,
+  STEP_TABLE,
+  toolRetry,
+} from '../../../core/turn/steps';
 import { stepsTableMarkdown } from '../../../scripts/steps-reference';
 
 describe('the step table (core/turn/steps.ts, D19)', () => {
@@ -67,5 +75,21 @@ describe('the step table (core/turn/steps.ts, D19)', () => {
         .replace(/\n+/g, '\n');
     const doc = readFileSync(join(__dirname, '../../../docs/architecture.md'), 'utf8');
     expect(cells(doc)).toContain(cells(stepsTableMarkdown()));
+  });
+});
+
+describe('the SDK tries of one model call fit in one attempt of a model step', () => {
+  it('gives the SDK two retries at the default 60 s, fewer as LLM_TIMEOUT_MS grows, none past half the attempt', () => {
+    expect(llmSdkRetries(60_000)).toBe(2);
+    expect(llmSdkRetries(100_000)).toBe(1);
+    expect(llmSdkRetries(LLM_TIMEOUT_MAX_MS)).toBe(0);
+    for (const timeout of [1, 1_500, 60_000, 76_667, 80_000, 115_000, 120_000, LLM_TIMEOUT_MAX_MS]) {
+      const tries = llmSdkRetries(timeout) + 1;
+      expect(tries * timeout).toBeLessThanOrEqual(LLM_TIMEOUT_MAX_MS);
+      expect(LLM_TIMEOUT_MAX_MS).toBeLessThan(MODEL_TIMEOUT_MS);
+    }
+    for (const name of STEP_NAMES.filter((n) => STEP_TABLE[n].sideEffect === 'LLM_CALL')) {
+      expect(STEP_TABLE[name].startToCloseMs).toBe(MODEL_TIMEOUT_MS);
+    }
   });
 });
