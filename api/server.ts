@@ -1,3 +1,4 @@
+import { engineConfigStore, loadEngineValidation } from '../activities/runtime/config-validation';
 import { Client, type ConnectionLike } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { sql } from 'drizzle-orm';
@@ -7,9 +8,6 @@ import type { Env } from '../config/env';
 import { connectTemporalClient } from '../config/temporal-client';
 import type { TemporalConnectionSettings } from '../config/temporal-connection';
 import { claimCheckDataConverter } from '../db/claims/codec';
-import { createConfigStore, logConfigRejections } from '../db/config/store';
-import { toolSqlChecker } from '../activities/tools/sql/guard';
-import { loadSqlParser } from '../activities/tools/sql/parser';
 import { openDatabase } from '../db/pool';
 import type { Logger } from '../observability/logger';
 import { createApiMetrics } from '../observability/metrics';
@@ -99,11 +97,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     dataConverter,
     interceptors: tracingClientInterceptors(),
   });
-  const store = createConfigStore(handle.db, {
-    // The API's refresh and validate answer what the worker's store decides: the same sql_template check.
-    validation: { checkToolSql: toolSqlChecker(await loadSqlParser()) },
-    ...(options.logger ? { onRejected: logConfigRejections(options.logger) } : {}),
-  });
+  // The API's refresh and validate answer what the worker's store decides.
+  const store = engineConfigStore(handle.db, await loadEngineValidation(), options.logger);
   const conversations = conversationQueries(handle.db);
   const metrics = createApiMetrics(async () => (await client.workflow.count(PENDING_APPROVALS_QUERY)).count);
   const gateway = new TemporalTurnGateway({

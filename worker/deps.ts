@@ -1,3 +1,4 @@
+import { engineConfigStore, engineValidation } from '../activities/runtime/config-validation';
 import type { DataConverter } from '@temporalio/common';
 import type { Env } from '../config/env';
 import { systemClock, type ActivityDeps } from '../activities/deps';
@@ -7,8 +8,6 @@ import { createToolDeps } from '../activities/tools/deps';
 import { loadSqlParser } from '../activities/tools/sql/parser';
 import { createTaskRegistry, type TaskTable } from '../core/tasks/registry';
 import { claimCheckDataConverter } from '../db/claims/codec';
-import { createConfigStore, logConfigRejections } from '../db/config/store';
-import { toolSqlChecker } from '../activities/tools/sql/guard';
 import type { LlmClient } from '../core/llm';
 import { createPool, openDatabase, type Database } from '../db/pool';
 import { llmCallObserver, tracedLlmClient } from '../observability/llm';
@@ -21,7 +20,7 @@ export interface WorkerDepsOptions {
   /** Consumer task handlers for SET_TASK rules and pending actions. */
   tasks?: TaskTable;
   /** Environment tool rows may read (`CONVENGINE_TOOL_*`, auth secrets). */
-  toolEnv?: Readonly<Record<string, string | undefined>>;
+  toolEnv: Readonly<Record<string, string | undefined>>;
   /** LLM calls counted, traced and logged (the worker passes its logger and metrics). */
   observability?: { logger: Logger; metrics: WorkerMetrics };
 }
@@ -33,27 +32,25 @@ export interface WorkerDeps {
   close(): Promise<void>;
 }
 
-/**
- * The one place activity dependencies are built from configuration (composition root). Tool SQL
- * gets its own pool, logged in as the tools role (D20): TOOLS_DATABASE_URL when set, else the
- * engine's server and database with the role's derived password (db/tools-role.ts).
- */
 function llmClient(env: Env, db: Database, observability: WorkerDepsOptions['observability']): LlmClient {
   if (!observability) return createLlmClientFromEnv(env, db);
   return tracedLlmClient(createLlmClientFromEnv(env, db, {}, llmCallObserver(observability)));
 }
 
+/**
+ * Activity dependencies built from configuration, for a worker (cli/commands/worker.ts, cli/stack) and the bench's
+ * in-process side: nothing here reads the environment itself. Tool SQL gets its own pool, logged in as the tools
+ * role (D20): TOOLS_DATABASE_URL when set, else the engine's server and database with the role's derived password
+ * (db/tools-role.ts).
+ */
 export async function buildWorkerDeps(env: Env, options: WorkerDepsOptions): Promise<WorkerDeps> {
   const sqlParser = await loadSqlParser();
   const handle = openDatabase(options.databaseUrl, { max: 20 });
   const toolsPool = createPool(env.TOOLS_DATABASE_URL ?? toolsDatabaseUrl(options.databaseUrl), { max: 5 });
-  const tools = createToolDeps({ sqlPool: toolsPool, sqlParser, env: options.toolEnv ?? process.env });
+  const tools = createToolDeps({ sqlPool: toolsPool, sqlParser, env: options.toolEnv });
   const deps: ActivityDeps = {
     db: handle.db,
-    configStore: createConfigStore(handle.db, {
-      validation: { checkToolSql: toolSqlChecker(sqlParser) },
-      ...(options.observability ? { onRejected: logConfigRejections(options.observability.logger) } : {}),
-    }),
+    configStore: engineConfigStore(handle.db, engineValidation(sqlParser), options.observability?.logger),
     llm: llmClient(env, handle.db, options.observability),
     clock: systemClock,
     tasks: createTaskRegistry(options.tasks ?? {}),

@@ -29,8 +29,8 @@ export interface TurnWorkerRun {
    * start); its owner closes it. Default: the worker connects to `temporal` and closes on stop.
    */
   connection?: NativeConnection;
-  /** Environment HTTP tool rows may read; default process.env. */
-  toolEnv?: Readonly<Record<string, string | undefined>>;
+  /** Environment HTTP tool rows may read (the command passes its process environment). */
+  toolEnv: Readonly<Record<string, string | undefined>>;
   tuning?: Partial<WorkerOptions>;
   /** Step, LLM and tool log lines; default none (the CLI passes the process logger). */
   logger?: Logger;

@@ -1,3 +1,4 @@
+import { loadEngineValidation } from '../../activities/runtime/config-validation';
 import { commandDatabaseUrl } from '../database-url';
 import type { Dirent } from 'node:fs';
 import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
@@ -6,8 +7,6 @@ import { CONFIG_TABLE_NAMES } from '../../core/config/rows';
 import { strandedConversations } from '../../core/config/stranded';
 import { formatViolation, type ConfigRows, type ConfigViolation } from '../../core/config/types';
 import { validateConfig } from '../../core/config/validate';
-import { loadSqlParser } from '../../activities/tools/sql/parser';
-import { toolSqlChecker } from '../../activities/tools/sql/guard';
 import { isEngineError } from '../../core/errors';
 import { applyConfigRows } from '../../db/config/apply';
 import { readConfigRows } from '../../db/config/load';
@@ -132,8 +131,7 @@ export async function loadYamlTree(
   const composed = !base ? rows : scope === 'rows' ? overlayConfigRows(base, rows) : withTreeTables(base, rows, files);
   const absentTables = !base && scope === 'tables' ? tablesWithoutFile(files) : [];
   if (absentTables.length > 0) io.err(partialTreeNote(dir, absentTables));
-  const checkToolSql = toolSqlChecker(await loadSqlParser());
-  const result = validateConfig(composed, undefined, { checkToolSql, absentTables });
+  const result = validateConfig(composed, undefined, { ...(await loadEngineValidation()), absentTables });
   for (const w of result.warnings) io.err(`warning: ${formatViolation(w)}`);
   for (const v of result.violations) io.err(formatViolation(v));
   if (result.violations.length > 0) {

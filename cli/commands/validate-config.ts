@@ -1,9 +1,7 @@
+import { engineConfigStore, loadEngineValidation } from '../../activities/runtime/config-validation';
 import { explainViolation } from '../../core/config/explain';
 import { formatViolation } from '../../core/config/types';
 import { readConfigRows } from '../../db/config/load';
-import { createConfigStore } from '../../db/config/store';
-import { toolSqlChecker } from '../../activities/tools/sql/guard';
-import { loadSqlParser } from '../../activities/tools/sql/parser';
 import { openDatabase } from '../../db/pool';
 import { commandDatabaseUrl } from '../database-url';
 import type { CliCommand } from '../command';
@@ -21,8 +19,7 @@ export const validateConfigCommand: CliCommand = {
     if (url === null) return 2;
     const handle = openDatabase(url, { max: 1 });
     try {
-      const validation = { checkToolSql: toolSqlChecker(await loadSqlParser()) };
-      const result = await createConfigStore(handle.db, { validation }).validateDatabase();
+      const result = await engineConfigStore(handle.db, await loadEngineValidation()).validateDatabase();
       const rows = explain ? await readConfigRows(handle.db) : null;
       for (const v of result.violations) {
         io.out(formatViolation(v));

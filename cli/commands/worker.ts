@@ -47,6 +47,7 @@ export const workerCommand: CliCommand = {
       env,
       databaseUrl,
       temporal,
+      toolEnv: process.env,
       logger: telemetry.logger,
       probe: {
         host: env.HOST,
