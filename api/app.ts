@@ -8,7 +8,7 @@ import type { LimitMetrics } from './concurrency-limit';
 import { consoleAssetRoutes } from './console/assets';
 import type { ConsolePorts } from './console/ports';
 import { installSwaggerUi } from './docs-ui';
-import { frameworkError, installErrorHandler, writeClientError } from './error-handler';
+import { frameworkError, installErrorHandler, MAX_PARAM_LENGTH, writeClientError } from './error-handler';
 import { OpenApiRegistry } from './openapi';
 import type { ApiPorts } from './ports';
 import { adminRoutes } from './routes/admin';
@@ -66,6 +66,7 @@ export function buildApi(options: ApiOptions): FastifyInstance {
     // request line) still get the envelope.
     clientErrorHandler: writeClientError,
     frameworkErrors: frameworkError,
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // No coercion: a number where text is expected is a client mistake, not something to guess at.
     ajv: { customOptions: { allErrors: false, coerceTypes: false, removeAdditional: false } },
   });

@@ -1,5 +1,5 @@
 import type { Socket } from 'node:net';
-import type { FastifyError, FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { ApiError, envelope } from './errors';
 
 interface ValidationIssue {
@@ -7,6 +7,9 @@ interface ValidationIssue {
   message?: string;
   params?: Record<string, unknown>;
 }
+
+/** Fastify's router refuses a longer path parameter (its maxParamLength default, which api/app.ts keeps). */
+export const MAX_PARAM_LENGTH = 100;
 
 function describeValidation(issues: ValidationIssue[], context: string | undefined): string {
   const first = issues[0];
@@ -70,14 +73,26 @@ function methodsServing(app: FastifyInstance, path: string): string[] {
 }
 
 /**
- * Errors Fastify raises before routing (a URL whose percent-encoding does not decode), which the
- * error handler never sees: the same envelope, instead of Fastify's own body with its error code.
+ * Errors Fastify raises before routing (a URL whose percent-encoding does not decode, a path parameter over the
+ * router's length limit), which the error handler never sees: the same envelope, instead of Fastify's own body with
+ * its error code, and never a 500 for what the client sent.
  */
-export function frameworkError(err: FastifyError, _request: unknown, reply: FastifyReply): void {
+export function frameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
   if (err.code === 'FST_ERR_BAD_URL') {
     void reply.status(400).send(envelope('MALFORMED_URL', 'The request URL is not valid (bad percent-encoding).'));
     return;
   }
+  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+    void reply
+      .status(414)
+      .send(envelope('URL_TOO_LONG', `A path parameter is longer than ${MAX_PARAM_LENGTH} characters.`));
+    return;
+  }
+  if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
+    void reply.status(err.statusCode).send(envelope('BAD_REQUEST', 'The request could not be processed.'));
+    return;
+  }
+  request.log.error({ err }, 'unhandled framework error');
   void reply.status(500).send(envelope('INTERNAL', 'Something went wrong on our side.'));
 }
 

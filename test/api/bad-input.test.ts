@@ -52,6 +52,23 @@ describe('bad input gets a specific 4xx, never a 5xx or internals', () => {
     }
   });
 
+  it('answers a path parameter over the router limit with 414 URL_TOO_LONG, token or not, never 500', async () => {
+    const long = 'a'.repeat(101);
+    for (const [method, path] of [
+      ['GET', `/api/v1/conversation/${long}`],
+      ['GET', `/api/v1/conversation/${long}/stream`],
+      ['POST', `/api/v1/admin/turns/${long}/retry`],
+    ] as const) {
+      const res = await h.request(method, path);
+      expect([path, res.status, res.json()]).toEqual([
+        path,
+        414,
+        { error: { code: 'URL_TOO_LONG', message: 'A path parameter is longer than 100 characters.' } },
+      ]);
+    }
+    expect((await h.request('GET', `/api/v1/conversation/${'a'.repeat(100)}`)).status).toBe(400);
+  });
+
   it('has no HEAD on the event stream: it would hold a stream slot and never answer', async () => {
     const res = await h.request('HEAD', `/api/v1/conversation/${UNKNOWN}/stream`);
     expect(res.status).toBe(405);
