@@ -13,7 +13,7 @@ import type { ConfigRow, ConfigSnapshot, ConfigViolation } from './types';
  */
 export const INT_SETTING_MAX = 2_147_483_647;
 
-export type SettingKind = 'string' | 'int' | 'number' | 'boolean' | 'regex' | 'json' | 'csv' | 'enum';
+export type SettingKind = 'string' | 'int' | 'number' | 'boolean' | 'regex' | 'regexList' | 'json' | 'csv' | 'enum';
 
 interface SettingTypeOf {
   string: string;
@@ -21,6 +21,7 @@ interface SettingTypeOf {
   number: number;
   boolean: boolean;
   regex: string;
+  regexList: string[];
   json: Json;
   csv: string[];
   enum: string;
@@ -85,14 +86,12 @@ export function parseSettingValue<K extends SettingKind>(def: SettingDefinition<
       else fail('must be true or false');
       break;
     }
-    case 'regex': {
-      // Java-style patterns (leading (?i) etc.), compiled the way every matcher compiles them.
-      const reason = checkUserRegex(text, { ignoreCase: true });
-      if (reason !== null)
-        fail(reason.replace(/^invalid regular expression "[^"]*": /, 'is not a valid regular expression: '));
-      value = text;
+    case 'regex':
+      value = checkedRegex(text, fail);
       break;
-    }
+    case 'regexList':
+      value = regexList(text, fail);
+      break;
     case 'json':
       try {
         value = JSON.parse(text) as Json;
@@ -117,6 +116,36 @@ export function parseSettingValue<K extends SettingKind>(def: SettingDefinition<
     }
   }
   return value as SettingTypeOf[K];
+}
+
+/** Java-style patterns (leading (?i) etc.), compiled and checked the way every matcher compiles them. */
+function checkedRegex(pattern: string, fail: (why: string) => never): string {
+  const reason = checkUserRegex(pattern, { ignoreCase: true });
+  if (reason !== null)
+    fail(reason.replace(/^invalid regular expression "[^"]*": /, 'is not a valid regular expression: '));
+  return pattern;
+}
+
+/**
+ * A JSON array of patterns, each checked as a `regex` setting is: a typo or a catastrophic pattern refused on load,
+ * not a matcher that silently never matches (a security gate left open) or freezes the process on one message.
+ */
+function regexList(text: string, fail: (why: string) => never): string[] {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text === '' ? '[]' : text);
+  } catch {
+    return fail('is not valid JSON (a JSON array of regular expressions)');
+  }
+  if (!Array.isArray(parsed) || parsed.some((p) => typeof p !== 'string')) {
+    return fail('must be a JSON array of regular expressions (strings)');
+  }
+  const patterns = (parsed as string[]).filter((p) => p.trim() !== '');
+  for (const [i, p] of patterns.entries()) {
+    const reason = checkUserRegex(p, { ignoreCase: true });
+    if (reason !== null) fail(`[${i}]: ${reason}`);
+  }
+  return patterns;
 }
 
 /** The setting's value in this snapshot, or its default. Validation guarantees stored values parse. */

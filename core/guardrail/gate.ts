@@ -1,4 +1,4 @@
-import { isJsonObject, type Json, type JsonObject } from '../json';
+import { isJsonObject, type JsonObject } from '../json';
 import { findsUserRegex } from '../rules/regex-cache';
 
 export function sanitizeUserText(text: string): string {
@@ -8,9 +8,9 @@ export function sanitizeUserText(text: string): string {
     .trim();
 }
 
-export function isSensitive(text: string, patterns: Json): boolean {
-  if (!Array.isArray(patterns) || text.trim() === '') return false;
-  return patterns.some((p) => typeof p === 'string' && p.trim() !== '' && findsUserRegex(p, text));
+export function isSensitive(text: string, patterns: readonly string[]): boolean {
+  if (text.trim() === '') return false;
+  return patterns.some((p) => findsUserRegex(p, text));
 }
 
 /** Approval from the request (`approval_granted` / `approvalGranted`, booleans only) or `context.approval.granted`. */

@@ -305,7 +305,7 @@ export const GuardrailSettings = {
   sensitivePatterns: defineSetting({
     configType: 'GuardrailStep',
     configKey: 'SENSITIVE_PATTERNS',
-    kind: 'json',
+    kind: 'regexList',
     default: [],
     description: 'JSON array of regular expressions (find, case-insensitive) marking a message sensitive.',
   }),

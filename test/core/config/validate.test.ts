@@ -88,6 +88,34 @@ const cases: Case[] = [
     violations: ['ce_config[9]'],
     reason: /REGEX_AFFIRM/,
   },
+  ...[
+    [
+      'a catastrophic pattern (31 characters of user text froze the process for minutes)',
+      '["(x+x+)+y"]',
+      /\[0\]: .*nests a repetition/,
+    ],
+    [
+      'a pattern that does not compile (the approval gate silently let everything through)',
+      '["order("]',
+      /\[0\]: invalid regular expression/,
+    ],
+    ['an object', '{"a":1}', /must be a JSON array of regular expressions/],
+    ['numbers', '[1,2]', /must be a JSON array of regular expressions/],
+    ['not JSON', '[order', /is not valid JSON/],
+  ].map(([what, value, reason]) => ({
+    name: `SENSITIVE_PATTERNS holding ${String(what)}`,
+    breakIt: (r: ConfigRows) =>
+      r.configs.push(
+        configSetting({
+          configId: 11,
+          configType: 'GuardrailStep',
+          configKey: 'SENSITIVE_PATTERNS',
+          configValue: value as string,
+        })
+      ),
+    violations: ['ce_config[11]'],
+    reason: reason as RegExp,
+  })),
   {
     name: 'a prompt setting with an unknown variable (every turn would fail rendering it)',
     breakIt: (r) =>
