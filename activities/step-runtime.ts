@@ -10,7 +10,7 @@ import type { ActivityDeps } from './deps';
 import { currentAttempt } from './runtime/attempt';
 import { whileHeartbeating } from './runtime/heartbeat';
 import { writeAudits, type AuditWrite } from './runtime/audit-writer';
-import { fromDatabaseError, toActivityFailure } from './runtime/failure';
+import { fromDatabaseError, isRetryableFailure, toActivityFailure } from './runtime/failure';
 import { attemptsLocally, LocalAttempt } from './runtime/local-attempt';
 import { lastProgress, verboseAudit } from './runtime/verbose';
 
@@ -45,7 +45,7 @@ function errorFrame(name: string, err: unknown, durationMs: number): AuditRecord
     durationMs,
     errorType: isEngineError(err) ? err.type : err instanceof Error ? err.name : 'Error',
     errorMessage: errorMessage(err),
-    _errorMeta: { retryable: isEngineError(err) ? err.retryable : true, attempt: currentAttempt() },
+    _errorMeta: { retryable: isRetryableFailure(err), attempt: currentAttempt() },
   });
 }
 

@@ -40,10 +40,12 @@ export function handOverReason(err: unknown): string | null {
 }
 
 /**
- * Whether another attempt can help, per error type: the one place the retry policies learn it.
+ * Whether another attempt can help, per error type: the one place retryability is decided. An
+ * EngineError of a type takes its retryability from here (a type not listed is not retried), and
  * PERMANENT_ERROR_TYPES (every retry policy's nonRetryableErrorTypes, workflow and in-process) is
- * derived from it. A thrown EngineError may still say `retryable: false` for one occurrence of a
- * retryable type (e.g. a SQL error that will fail the same way again).
+ * derived from it. A throw site may still say `retryable: false` for one occurrence of a retryable
+ * type (e.g. a SQL error that will fail the same way again), with a comment saying why; never the
+ * reverse, which the retry policies would refuse anyway.
  */
 export const ERROR_RETRYABLE: Readonly<Record<ErrorTypeName, boolean>> = {
   CONFIG_INVALID: false,
@@ -52,7 +54,9 @@ export const ERROR_RETRYABLE: Readonly<Record<ErrorTypeName, boolean>> = {
   UNRESOLVED_PROMPT_VARIABLE: false,
   RESPONSE_MAPPING_NOT_FOUND: false,
   PROMPT_TEMPLATE_MISSING: false,
-  LLM_OUTPUT_INVALID: true,
+  // The model answered, but not as the contract asks: the same prompt tends to get the same kind of
+  // answer, and six attempts with up to 20 s of backoff would only delay the failed turn.
+  LLM_OUTPUT_INVALID: false,
   LLM_CALL_FAILED: true,
   GUARDRAIL_BLOCKED: false,
   SQL_GUARDRAIL_REJECTED: false,
@@ -61,6 +65,7 @@ export const ERROR_RETRYABLE: Readonly<Record<ErrorTypeName, boolean>> = {
   TOOL_TIMEOUT: true,
   TOOL_HTTP_ERROR: true,
   TOOL_CIRCUIT_OPEN: true,
+  // Tool code failed (a consumer handler's `throw new Error`, a lost connection): worth another attempt.
   TOOL_EXECUTION_FAILED: true,
   // Raised by the gateway, never by an activity; a retry of the request may succeed.
   TURN_IN_PROGRESS: true,
@@ -76,6 +81,11 @@ export const PERMANENT_ERROR_TYPES: readonly ErrorTypeName[] = (Object.keys(ERRO
   (type) => !ERROR_RETRYABLE[type]
 );
 
+/** The retryability of an error type by the table; a type the table does not know is not retried. */
+export function retryableByType(type: string): boolean {
+  return Object.hasOwn(ERROR_RETRYABLE, type) && ERROR_RETRYABLE[type as ErrorTypeName];
+}
+
 export class EngineError extends Error {
   readonly type: string;
   readonly retryable: boolean;
@@ -84,12 +94,17 @@ export class EngineError extends Error {
   constructor(
     type: string,
     message: string,
-    options: { retryable?: boolean; details?: Record<string, unknown>; cause?: unknown } = {}
+    options: {
+      /** Default: the type's (ERROR_RETRYABLE). `false` makes this occurrence final; `true` cannot lift a permanent type. */
+      retryable?: boolean;
+      details?: Record<string, unknown>;
+      cause?: unknown;
+    } = {}
   ) {
     super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = 'EngineError';
     this.type = type;
-    this.retryable = options.retryable ?? false;
+    this.retryable = retryableByType(type) && options.retryable !== false;
     this.details = options.details;
   }
 }

@@ -1,8 +1,8 @@
-import { ActivityFailure, ApplicationFailure, condition, upsertSearchAttributes } from '@temporalio/workflow';
+import { ActivityFailure, condition, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Session } from '../core/session';
 import type { AuditRecord } from '../core/audit';
 import type { ApprovalDecision, DirectToolCallInput, StepInput, TurnDecisionRecord } from '../core/turn/contracts';
-import { ToolCallFailure, type ApprovalRequest } from '../core/turn/executor';
+import { reportedAttempt, toolCallFailure, type ApprovalRequest } from '../core/turn/executor';
 import { workflowNow } from './clock';
 import { TurnOutcomeKey } from './search-attributes';
 import type { TurnState } from './turn-state';
@@ -34,17 +34,15 @@ export async function awaitApproval(
   return decision;
 }
 
-/** A tool activity that failed for good, as the driver's ToolCallFailure; anything else unchanged. */
+/**
+ * A tool activity that failed for good, as the driver's ToolCallFailure (core's rule, as in process);
+ * anything else unchanged. The attempts are the ones the failure reports; a failure that reports
+ * none (a timeout) ran them all when Temporal says so, else one.
+ */
 export function toToolFailure(err: unknown, maximumAttempts: number): unknown {
   if (!(err instanceof ActivityFailure)) return err;
-  const cause = err.cause;
-  const type =
-    cause instanceof ApplicationFailure
-      ? (cause.type ?? 'TOOL_EXECUTION_FAILED')
-      : (cause?.name ?? 'TOOL_EXECUTION_FAILED');
-  const message = cause?.message ?? err.message;
-  const attempts = err.retryState === 'MAXIMUM_ATTEMPTS_REACHED' ? maximumAttempts : 1;
-  return new ToolCallFailure(type, message, attempts, cause ? { className: type, message } : null);
+  const fallback = err.retryState === 'MAXIMUM_ATTEMPTS_REACHED' ? maximumAttempts : 1;
+  return toolCallFailure(err.cause ?? err.message, reportedAttempt(err.cause) ?? fallback);
 }
 
 /** A driver decision as one line of the memo's `decisionLog` (`LOOP_LIMIT: reason=MCP_TOOL_MAX_LOOPS limit=5`). */

@@ -52,7 +52,7 @@ function retryableStatus(status: number | undefined): boolean {
   return status === undefined || status === 408 || status === 409 || status === 429 || status >= 500;
 }
 
-/** Transport failures become typed errors: retryable when another activity attempt can help. */
+/** Transport failures become typed errors: retryable unless the API refused the request itself (a 4xx but 408/409/429). */
 function toEngineError(req: LlmRequest, err: unknown): EngineError {
   const status = err instanceof Anthropic.APIError ? err.status : undefined;
   const retryable = err instanceof Anthropic.APIError ? retryableStatus(status) : true;

@@ -1,8 +1,9 @@
-import { EngineError, ErrorType, isEngineError } from '../../core/errors';
+import { EngineError, ErrorType } from '../../core/errors';
 import { McpAudit } from '../../core/mcp/constants';
 import { findToolRow } from '../../core/mcp/tools';
 import type { DirectToolCallInput, StepOutput } from '../../core/turn/contracts';
 import { currentAttempt } from '../runtime/attempt';
+import { isRetryableFailure } from '../runtime/failure';
 import type { StepContext } from '../step-runtime';
 import { executeTool, verifiedToolResult } from '../tools/dispatch';
 import { recordFailure, toolMeta, writeExecution, type DirectRequest } from './direct-tool-result';
@@ -38,8 +39,8 @@ export async function directToolCall(ctx: StepContext<DirectToolCallInput>): Pro
         : await executeTool(handlerCtx, input.tool.sideEffect === 'READ_ONLY' ? null : input.call.idempotencyKey);
   } catch (err) {
     const failure = asToolError(err, row.toolCode);
-    const retryable = isEngineError(failure) ? failure.retryable : true;
-    if (retryable && (input.holdOnExhausted === true || currentAttempt() < input.maxAttempts)) throw failure;
+    if (isRetryableFailure(failure) && (input.holdOnExhausted === true || currentAttempt() < input.maxAttempts))
+      throw failure;
     return recordFailure(ctx, req, failure, 'tool');
   }
   const meta = toolMeta(row);

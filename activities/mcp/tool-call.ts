@@ -26,11 +26,10 @@ import { emit, mcpRules, toolHandlerContext } from './support';
  * end the loop (semantic clarification / unsupported); failure is thrown as a typed error —
  * retryable or not — and the driver turns a final failure into TOOL_ERROR.
  */
-/** Errors from tool code that are not engine errors (a consumer handler's `throw new Error`) stay retryable. */
+/** Errors from tool code that are not engine errors (a consumer handler's `throw new Error`): TOOL_EXECUTION_FAILED, retryable. */
 export function asToolError(err: unknown, toolCode: string): unknown {
   if (isEngineError(err) || !(err instanceof Error)) return err;
   return new EngineError(ErrorType.ToolExecutionFailed, err.message, {
-    retryable: true,
     cause: err,
     details: { toolCode, errorClass: err.name },
   });

@@ -17,11 +17,7 @@ export async function loadOrCreateConversation(ctx: StepContext): Promise<StepOu
   const historyTurns = readSetting(ctx.snapshot, MemorySettings.historyMaxTurns);
   const loaded = await loadConversation(ctx.deps.db, turn.conversationId, historyTurns);
   if (!loaded)
-    throw new EngineError(
-      ErrorType.ConversationNotFound,
-      `conversation ${turn.conversationId} vanished while loading`,
-      { retryable: true }
-    );
+    throw new EngineError(ErrorType.ConversationNotFound, `conversation ${turn.conversationId} vanished while loading`);
   const { conversation: row, history } = loaded;
   if (row.turnCount + 1 !== turn.turnNumber) {
     throw new EngineError(

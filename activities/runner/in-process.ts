@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { ApplicationFailure } from '@temporalio/common';
 import type { JsonObject } from '../../core/json';
 import type { RequestContext } from '../../core/session';
 import type { TurnActivities } from '../../core/turn/activities';
@@ -7,7 +6,6 @@ import {
   turnIdFor,
   type DirectToolCallRequest,
   type McpPrepareOutput,
-  type McpToolCallInput,
   type McpToolDescriptor,
   type StepInput,
   type StepOutput,
@@ -22,6 +20,7 @@ import {
   directToolCallInput,
   failedDirectToolCallInput,
   ToolCallFailure,
+  toolCallFailure,
   type TurnExecutor,
 } from '../../core/turn/executor';
 import { committedTurnCount } from '../../db/repositories/conversation';
@@ -64,17 +63,6 @@ async function withRetries<T>(
   }
 }
 
-function failureOf(err: unknown, attempts: number): ToolCallFailure {
-  const type =
-    err instanceof ApplicationFailure ? (err.type ?? 'ToolFailure') : err instanceof Error ? err.name : 'Error';
-  const message = err instanceof Error ? err.message : String(err);
-  const root =
-    err instanceof Error && err.cause instanceof Error
-      ? { className: err.cause.name, message: err.cause.message }
-      : null;
-  return new ToolCallFailure(type, message, attempts, root);
-}
-
 type Activity<I extends StepInput, O extends StepOutput> = (input: I) => Promise<StepReply<O>>;
 
 /**
@@ -97,6 +85,24 @@ export function createInProcessExecutor(activities: InProcessActivities, options
     const call = calls.input(input);
     return calls.output(name, input, await withRetries(name, max, options, () => activity(call)));
   }
+  /** A tool activity, retried by the tool's policy; a failure for good is core's ToolCallFailure. */
+  async function runTool<I extends StepInput>(
+    name: StepName,
+    input: I,
+    activity: Activity<I, StepOutput>,
+    max: number
+  ) {
+    let made = 0;
+    const counted: Activity<I, StepOutput> = (call) => {
+      made += 1;
+      return activity(call);
+    };
+    try {
+      return await run(name, input, counted, max);
+    } catch (err) {
+      throw toolCallFailure(err, made);
+    }
+  }
   /**
    * A request's direct tool (D21), retried by the tool's policy; a final failure is recorded as its
    * result. No operator here: like a planner call in process, a HOLD tool is never held (#22).
@@ -106,10 +112,10 @@ export function createInProcessExecutor(activities: InProcessActivities, options
     const maxAttempts = toolAttempts(request.tool);
     const next = directToolCallInput(input, out, request, maxAttempts);
     try {
-      return await run('DirectToolCall', next, activities.DirectToolCall, maxAttempts);
+      return await runTool('DirectToolCall', next, activities.DirectToolCall, maxAttempts);
     } catch (err) {
-      const recorded = failedDirectToolCallInput(next, failureOf(err, maxAttempts));
-      return run('DirectToolCall', recorded, activities.DirectToolCall);
+      if (!(err instanceof ToolCallFailure)) throw err;
+      return run('DirectToolCall', failedDirectToolCallInput(next, err), activities.DirectToolCall);
     }
   };
   const runs = new StepRunner(
@@ -132,18 +138,7 @@ export function createInProcessExecutor(activities: InProcessActivities, options
     mcpPrepare: (input, next) => runStep<McpPrepareOutput>('McpPrepare', input, next),
     mcpPlan: (input) => run('McpPlan', input, activities.McpPlan),
     mcpFinalize: (input, next) => runStep('McpFinalize', input, next),
-    async mcpToolCall(input, tool) {
-      let made = 0;
-      const counted: Activity<McpToolCallInput, StepOutput> = (call) => {
-        made += 1;
-        return activities.McpToolCall(call);
-      };
-      try {
-        return await run('McpToolCall', input, counted, toolAttempts(tool));
-      } catch (err) {
-        throw failureOf(err, made);
-      }
-    },
+    mcpToolCall: (input, tool) => runTool('McpToolCall', input, activities.McpToolCall, toolAttempts(tool)),
     awaitApproval:
       options.approve ?? (async () => ({ decision: 'REJECTED', reason: 'no approver in process', decidedBy: null })),
     async record(decision) {

@@ -1,5 +1,8 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { EngineError, ErrorType, isEngineError } from '../../core/errors';
+import { FAILED_ATTEMPT_DETAIL } from '../../core/turn/executor';
+import { NON_RETRYABLE_ERROR_TYPES } from '../../core/turn/steps';
+import { currentAttempt } from './attempt';
 import { databaseErrorText } from '../../db/error-text';
 
 /**
@@ -10,12 +13,14 @@ import { databaseErrorText } from '../../db/error-text';
 export function fromDatabaseError(err: unknown): unknown {
   const text = databaseErrorText(err);
   if (!text) return err;
-  return new EngineError(ErrorType.Internal, text.message, { retryable: true, details: { sqlState: text.sqlState } });
+  return new EngineError(ErrorType.Internal, text.message, { details: { sqlState: text.sqlState } });
 }
 
 /**
  * Typed engine errors become ApplicationFailures Temporal understands: the type is the engine
  * error type and non-retryable errors (bad config, invalid input, stale turn) are not retried.
+ * Its last detail names the attempt that failed: Temporal tells the workflow only the retry state,
+ * and a tool failure reports its attempts (core/turn/executor.ts, reportedAttempt).
  * Anything else is rethrown unchanged, which Temporal treats as retryable. The step wrapper types
  * a database error first (fromDatabaseError), as its STEP_ERROR row needs the same text.
  */
@@ -25,14 +30,19 @@ export function toActivityFailure(err: unknown): unknown {
     type: err.type,
     message: err.message,
     nonRetryable: !err.retryable,
-    details: err.details === undefined ? [] : [err.details],
+    details: [...(err.details === undefined ? [] : [err.details]), { [FAILED_ATTEMPT_DETAIL]: currentAttempt() }],
     cause: err.cause instanceof Error ? err.cause : undefined,
   });
 }
 
-/** Whether a failure thrown by an activity function may succeed on another attempt. */
+/**
+ * Whether a failure thrown by an activity function may succeed on another attempt, as Temporal
+ * decides it: a non-retryable flag, else the type against the retry policy's nonRetryableErrorTypes
+ * (an error's name is its type). The in-process runner retries by this.
+ */
 export function isRetryableFailure(err: unknown): boolean {
-  if (err instanceof ApplicationFailure) return !err.nonRetryable;
   if (isEngineError(err)) return err.retryable;
-  return true;
+  if (err instanceof ApplicationFailure && err.nonRetryable) return false;
+  const type = err instanceof ApplicationFailure ? err.type : err instanceof Error ? err.name : null;
+  return !(type && NON_RETRYABLE_ERROR_TYPES.includes(type));
 }

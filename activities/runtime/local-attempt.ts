@@ -49,12 +49,12 @@ export class LocalAttempt {
   /** The NEEDS_REGULAR_ACTIVITY error once the attempt reached the LLM or consumer code, else null. */
   escalation(): EngineError | null {
     if (this.refusedFor === null) return null;
-    return new EngineError(ErrorType.NeedsRegularActivity, `${this.step} ${this.refusedFor}`, { retryable: false });
+    return new EngineError(ErrorType.NeedsRegularActivity, `${this.step} ${this.refusedFor}`);
   }
 
   private refuse(what: string): EngineError {
     this.refusedFor ??= what;
-    return new EngineError(ErrorType.NeedsRegularActivity, `${this.step} ${what}`, { retryable: false });
+    return new EngineError(ErrorType.NeedsRegularActivity, `${this.step} ${what}`);
   }
 
   private refusingLlm(): LlmClient {

@@ -80,6 +80,7 @@ export function replayFeeds(recording: Recording, normalise: (text: string) => s
 
   const refuse = (entry: MissingRecording, type: string): never => {
     missing.push(entry);
+    // Another attempt would look in the same recording.
     throw new EngineError(type, `what-if: ${entry.kind} answer never recorded (${entry.what})`, {
       retryable: false,
       details: { reason: NOT_RECORDED },
@@ -108,6 +109,7 @@ export function replayFeeds(recording: Recording, normalise: (text: string) => s
       const found = tools.take(toolKey(ctx.toolCode, args), turn);
       if (!found) return refuse({ kind: 'tool', what: `${ctx.toolCode} ${args}` }, ErrorType.ToolExecutionFailed);
       if (found.outcome.ok) return found.outcome.result;
+      // The recording holds the call's final outcome, whatever its type: its retries are already in it.
       throw new EngineError(found.outcome.type, found.outcome.error, { retryable: false });
     },
     async approve(request) {

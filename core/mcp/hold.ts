@@ -33,7 +33,7 @@ export function heldToolRequest(
     sideEffect: tool.sideEffect,
     attempts: failure.attempts,
     failureType: failure.failureType,
-    error: failure.rootCause?.message ?? failure.message,
+    error: failure.message,
     outcomeUnknown: outcomeUnknown(tool, failure),
     timeoutMs: tool.holdTimeoutMs ?? DEFAULT_HOLD_TIMEOUT_MS,
     hold,

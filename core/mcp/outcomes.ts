@@ -91,8 +91,6 @@ export function applyToolFailure(
   tool: McpToolDescriptor,
   failure: ToolCallFailure
 ): Applied {
-  const rootMessage = failure.rootCause?.message ?? failure.message;
-  const rootClass = failure.rootCause?.className ?? failure.failureType;
   // The context reaches the caller: it says what failed; the audit rows below keep the driver's words.
   const publicMessage = publicToolErrorMessage(call.toolCode, failure.failureType, failure.message);
   const ending: Ending = {
@@ -118,14 +116,14 @@ export function applyToolFailure(
   const error = { ...common, error: failure.message, error_class: failure.failureType, error_message: failure.message };
   const toolError = audit(McpAudit.ToolError, {
     ...error,
-    root_cause_class: rootClass,
-    root_cause_message: rootMessage,
+    root_cause_class: failure.failureType,
+    root_cause_message: failure.message,
     attempts: failure.attempts,
   });
   const rootCause = audit(McpAudit.ToolRootCause, {
     ...common,
     error_message: failure.message,
-    root_cause_message: rootMessage,
+    root_cause_message: failure.message,
     preflight_diagnostics: null,
   });
   return { session: next, audits: [toolError, rootCause] };

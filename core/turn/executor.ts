@@ -1,5 +1,6 @@
 import type { AuditRecord } from '../audit';
-import type { Json } from '../json';
+import { EngineError, ErrorType } from '../errors';
+import { isJsonObject, type Json } from '../json';
 import type {
   ApprovalDecision,
   DirectToolCallInput,
@@ -57,12 +58,53 @@ export class ToolCallFailure extends Error {
   constructor(
     readonly failureType: string,
     message: string,
-    readonly attempts: number,
-    readonly rootCause: { className: string; message: string } | null = null
+    readonly attempts: number
   ) {
     super(message);
     this.name = 'ToolCallFailure';
   }
+}
+
+/** The detail an activity's failure reports its attempt under (activities/runtime/failure.ts). */
+export const FAILED_ATTEMPT_DETAIL = 'failedAttempt';
+
+/**
+ * The attempt a failure of an activity says it failed on, or null when it says nothing: a timeout,
+ * or an error that did not pass the step wrapper. Temporal tells the workflow only the retry state.
+ */
+export function reportedAttempt(failure: unknown): number | null {
+  const details: unknown = failure instanceof Error ? (failure as { details?: unknown }).details : undefined;
+  if (!Array.isArray(details)) return null;
+  for (const detail of details as unknown[]) {
+    const attempt = isJsonObject(detail) ? detail[FAILED_ATTEMPT_DETAIL] : undefined;
+    if (typeof attempt === 'number') return attempt;
+  }
+  return null;
+}
+
+/**
+ * The type of an activity's failure. Temporal's ApplicationFailure and our EngineError carry one;
+ * any other error is typed by its class, as Temporal types the ApplicationFailure it makes of it
+ * across the wire — so the in-process runner (which sees the error itself) and the workflow agree.
+ */
+function typeOf(err: Error): string {
+  if (err instanceof EngineError) return err.type;
+  if (err.name !== 'ApplicationFailure') return err.name;
+  const type = (err as { type?: unknown }).type;
+  return typeof type === 'string' ? type : ErrorType.ToolExecutionFailed;
+}
+
+/**
+ * A tool activity's failure for good, as the driver's ToolCallFailure: one rule for both runners.
+ * `failure`: what the activity threw (in process) or the ActivityFailure's cause (workflow);
+ * `attemptsMade`: the attempts it ran, the last one included. The failure is its own root cause:
+ * the error it wraps (the driver's) keeps words that never leave the process (db/error-text.ts),
+ * while the failure's message is the text the tool allows out, for the audit rows and the hold.
+ */
+export function toolCallFailure(failure: unknown, attemptsMade: number): ToolCallFailure {
+  if (!(failure instanceof Error))
+    return new ToolCallFailure(ErrorType.ToolExecutionFailed, String(failure), attemptsMade);
+  return new ToolCallFailure(typeOf(failure), failure.message, attemptsMade);
 }
 
 /**

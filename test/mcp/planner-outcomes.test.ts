@@ -1,3 +1,4 @@
+import { EngineError, ErrorType } from '../../core/errors';
 import type { JsonObject } from '../../core/json';
 import { httpTool, mcpTool, objectSchema, planner } from '../../db/seed/builders';
 import { classifierRow, intentRow, responseRow } from '../support/config-rows';
@@ -65,6 +66,10 @@ describe('MCP planner outcomes: failures, fallbacks, suppression, scope (§14 #3
     expect(await h.payload(result.conversationId, 'MCP_TOOL_ERROR')).toMatchObject({
       error_message: 'boom',
       tool_code: 'mock.order.status',
+      // As the workflow reports it: the failure is its own root cause.
+      root_cause_class: 'TOOL_EXECUTION_FAILED',
+      root_cause_message: 'boom',
+      attempts: 5,
     });
     expectInOrder(await h.stages(result.conversationId), [
       'MCP_TOOL_CALL',
@@ -77,6 +82,28 @@ describe('MCP planner outcomes: failures, fallbacks, suppression, scope (§14 #3
       true
     );
     expect(result.outcome).toBe('TOOL_ERROR');
+  });
+
+  it('36 counts the attempts a tool really made when it fails for good before running out of them', async () => {
+    let attempts = 0;
+    h.setHandlers({
+      'mock.order.status': async () => {
+        attempts += 1;
+        // TOOL_EXECUTION_FAILED is retryable by its type (ERROR_RETRYABLE); the third failure is final.
+        if (attempts < 3) throw new EngineError(ErrorType.ToolExecutionFailed, `upstream hiccup ${attempts}`);
+        throw new EngineError(ErrorType.ToolArgsInvalid, 'orderId must look like ORD-<digits>');
+      },
+    });
+    h.llm.setScript([callTool('mock.order.status', { orderId: 'ORD-7017' })]);
+    const result = await h.turn({ message: MESSAGE });
+    expect(attempts).toBe(3);
+    expect(mcpOf(result.context)['toolExecutionError']).toMatchObject({ errorType: 'TOOL_ARGS_INVALID', attempts: 3 });
+    expect(await h.payload(result.conversationId, 'MCP_TOOL_ERROR')).toMatchObject({
+      attempts: 3,
+      error_class: 'TOOL_ARGS_INVALID',
+      root_cause_class: 'TOOL_ARGS_INVALID',
+      root_cause_message: 'orderId must look like ORD-<digits>',
+    });
   });
 
   it('36 reports an upstream outage of a real HTTP tool the same way', async () => {

@@ -111,6 +111,32 @@ describe('MCP decisions in turn history (issue #6, items 2–5)', () => {
     });
   });
 
+  it('a tool that fails for good on its third attempt reports 3 attempts, in the context and the audit', async () => {
+    await h.mcp.configure(orderConfig());
+    let calls = 0;
+    h.mcp.setHandlers({
+      'mock.order.status': async () => {
+        calls += 1;
+        // Retryable by its type (ERROR_RETRYABLE): before, an EngineError without `retryable` was final.
+        if (calls < 3) throw new EngineError('TOOL_EXECUTION_FAILED', `upstream hiccup ${calls}`);
+        throw new EngineError('TOOL_ARGS_INVALID', 'orderId must look like ORD-<digits>');
+      },
+    });
+    h.mcp.llm.setScript([callTool('mock.order.status', { orderId: 'ORD-7017' })]);
+    const reply = completed(await h.send({ message: MESSAGE }));
+    const tool = stepRuns(await h.history(reply.ref.workflowId)).find((a) => a.type === 'McpToolCall');
+    expect(tool).toMatchObject({ attempt: 3, outcome: 'FAILED', failure: { type: 'TOOL_ARGS_INVALID' } });
+    expect(calls).toBe(3);
+    const mcp = reply.result.context['mcp'] as JsonObject;
+    expect(mcp['toolExecutionError']).toMatchObject({ errorType: 'TOOL_ARGS_INVALID', attempts: 3 });
+    const audits = await h.mcp.audits(reply.ref.conversationId, 1);
+    expect(audits.find((a) => a.stage === 'MCP_TOOL_ERROR')?.payload).toMatchObject({
+      attempts: 3,
+      root_cause_class: 'TOOL_ARGS_INVALID',
+      root_cause_message: 'orderId must look like ORD-<digits>',
+    });
+  });
+
   it('gives every activity a one-line summary', async () => {
     await h.mcp.configure(orderConfig());
     h.mcp.llm.setScript([callTool('mock.order.status', { orderId: 'ORD-7017' }), answer('Order submitted.')]);

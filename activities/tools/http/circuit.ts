@@ -49,10 +49,7 @@ export class CircuitRegistry {
       throw new EngineError(
         ErrorType.ToolCircuitOpen,
         `Circuit open for tool ${toolCode} (retry in ${Math.max(remaining, 0)} ms)`,
-        {
-          retryable: true,
-          details: { toolCode, remainingMs: Math.max(remaining, 0) },
-        }
+        { details: { toolCode, remainingMs: Math.max(remaining, 0) } }
       );
     }
     state.halfOpen = true;

@@ -77,6 +77,7 @@ function failure(inv: HttpToolInvocation, last: Attempt, attempts: number): Engi
     return new EngineError(
       timeout ? ErrorType.ToolTimeout : ErrorType.ToolHttpError,
       `HTTP_API call of ${inv.toolCode} failed due to ${timeout ? 'a timeout' : 'an IO error'} after ${attempts} attempt(s): ${last.error.message}`,
+      // A body over the limit is as large the next time; a lost connection or a timeout may not be.
       { retryable: last.error.kind !== 'RESPONSE_TOO_LARGE', details: { ...details, ioKind: last.error.kind } }
     );
   }
@@ -85,6 +86,7 @@ function failure(inv: HttpToolInvocation, last: Attempt, attempts: number): Engi
     ErrorType.ToolHttpError,
     `HTTP_API call of ${inv.toolCode} failed with status ${status} after ${attempts} attempt(s)`,
     {
+      // Only throttling and server errors may pass on another attempt; any other 4xx is the request's own.
       retryable: status === 429 || status >= 500,
       details: { ...details, status, bodyPreview: last.response.body.slice(0, 200) },
     }

@@ -23,9 +23,8 @@ export function mapResponse(toolCode: string, spec: ResponseMappingSpec, body: s
     throw new EngineError(
       ErrorType.ToolExecutionFailed,
       `HTTP tool ${toolCode}: response is not JSON, so ${spec.kind} cannot map it`,
-      {
-        details: { toolCode, bodyPreview: body.slice(0, 200) },
-      }
+      // The upstream answered 2xx with a body of another kind: a contract mismatch, not a hiccup.
+      { retryable: false, details: { toolCode, bodyPreview: body.slice(0, 200) } }
     );
   }
   if (spec.kind === 'JSON_PATH') return firstJsonPathMatch(spec.path, parsed) ?? null;

@@ -111,22 +111,21 @@ export function sqlFailure(err: unknown, what: string): EngineError {
   const details = { sqlState };
   const message = `${what} failed: ${scrubDatabaseMessage(err, 'the database connection for SQL tools failed')}`;
   if (code === '57014') {
-    return new EngineError(ErrorType.ToolTimeout, `${what} took longer than its statement timeout and was cancelled`, {
-      retryable: true,
-      details,
-      cause: err,
-    });
+    const cancelled = `${what} took longer than its statement timeout and was cancelled`;
+    return new EngineError(ErrorType.ToolTimeout, cancelled, { details, cause: err });
   }
-  if (code === '55P03')
-    return new EngineError(ErrorType.ToolTimeout, message, { retryable: true, details, cause: err });
-  if (code === '25006' || code === '42501') {
-    return new EngineError(ErrorType.ToolNotAllowed, message, { retryable: false, details, cause: err });
-  }
+  if (code === '55P03') return new EngineError(ErrorType.ToolTimeout, message, { details, cause: err });
+  if (code === '25006' || code === '42501')
+    return new EngineError(ErrorType.ToolNotAllowed, message, { details, cause: err });
+  // Connection, resource, operator-intervention and serialization classes may pass on another attempt.
   if (sqlState !== null && /^(08|53|57P|40)/.test(sqlState)) {
-    return new EngineError(ErrorType.ToolExecutionFailed, message, { retryable: true, details, cause: err });
+    return new EngineError(ErrorType.ToolExecutionFailed, message, { details, cause: err });
   }
-  if (sqlState !== null) return new EngineError(ErrorType.ToolExecutionFailed, message, { details, cause: err });
-  return new EngineError(ErrorType.ToolExecutionFailed, message, { retryable: true, details, cause: err });
+  // Any other SQLSTATE (syntax, unknown column, constraint) is the statement's own: it fails the same way again.
+  if (sqlState !== null) {
+    return new EngineError(ErrorType.ToolExecutionFailed, message, { retryable: false, details, cause: err });
+  }
+  return new EngineError(ErrorType.ToolExecutionFailed, message, { details, cause: err });
 }
 
 function resultOf(raw: JsonObject[], maxRows: number): ReadOnlyResult {

@@ -141,7 +141,8 @@ describe('step runtime (activities/step-runtime.ts)', () => {
       type: 'RESPONSE_MAPPING_NOT_FOUND',
       nonRetryable: true,
       message: 'nothing mapped',
-      details: [{ intent: 'A' }],
+      // The attempt that failed closes the details: the workflow learns a tool's attempts from it.
+      details: [{ intent: 'A' }, { failedAttempt: 1 }],
     });
     const rows = await rowsOf('09-Failing');
     expect(rows.map((r) => r.stage)).toEqual(['STEP_ENTER', 'PARTIAL', 'STEP_ERROR']);
@@ -181,7 +182,11 @@ describe('step runtime (activities/step-runtime.ts)', () => {
     };
     const err = await stepActivity({ name: 'Leaky', run: leaky }, deps)(input('13-Leaky')).catch((e: unknown) => e);
     expect(err).toBeInstanceOf(ApplicationFailure);
-    expect(err).toMatchObject({ type: 'INTERNAL', nonRetryable: false, details: [{ sqlState: '22P02' }] });
+    expect(err).toMatchObject({
+      type: 'INTERNAL',
+      nonRetryable: false,
+      details: [{ sqlState: '22P02' }, { failedAttempt: 1 }],
+    });
     const message = (err as ApplicationFailure).message;
     expect(message).toMatch(
       /^A database statement failed: invalid input syntax for type uuid: "…" \(SQLSTATE 22P02\)$/

@@ -180,10 +180,7 @@ describe('MCP planner loop driver', () => {
 
   it('turns a failed tool into TOOL_ERROR with root cause audits and no further planning (scenario 36)', async () => {
     const driverWords = 'relation "loans" does not exist (SQLSTATE 42P01)';
-    const failure = new ToolCallFailure('TOOL_EXECUTION_FAILED', driverWords, 3, {
-      className: 'Error',
-      message: driverWords,
-    });
+    const failure = new ToolCallFailure('TOOL_EXECUTION_FAILED', driverWords, 3);
     const exec = new FakeMcpExecutor(loopPlan(ORDER_TOOLS), [callTool('mock.order.status', { orderId: '1' })], {
       'mock.order.status': failure,
     });
