@@ -5,7 +5,7 @@ import { listAuditsAfter, type StoredAudit } from '../db/repositories/audit';
 import { ceConversation, ceConversationHistory } from '../db/schema';
 import type { AuditCursor } from '../core/audit';
 import type { AuditRowView, ConversationQueries, ConversationView } from './ports';
-import { publicFailureType } from './replies';
+import { publicFailure } from './history/public-failure';
 
 const HISTORY_LIMIT = 50;
 const AUDIT_PAGE = 1000;
@@ -57,12 +57,13 @@ function auditView({ idempotencyKey: _key, runId: _run, createdAt, ...row }: Sto
 
 /**
  * A step that failed on an unexpected error (a driver's, a library's) audits its class name and
- * message for operators; the API shows only that something internal failed. Engine errors keep
- * their code and message: they are written for the reader.
+ * message for operators; the API shows it as it shows any failure (publicFailure): engine errors
+ * keep their code and message, anything else only says that something internal failed.
  */
 export function publicAuditPayload(stage: string, payload: JsonObject): JsonObject {
   if (stage !== 'STEP_ERROR') return payload;
-  const type = payload['errorType'];
-  if (typeof type === 'string' && publicFailureType(type) === type) return payload;
-  return { ...payload, errorType: 'INTERNAL', errorMessage: 'The step failed on an internal error.' };
+  const type = typeof payload['errorType'] === 'string' ? payload['errorType'] : null;
+  const message = typeof payload['errorMessage'] === 'string' ? payload['errorMessage'] : '';
+  const shown = publicFailure({ type, message, nonRetryable: false });
+  return shown.type === type ? payload : { ...payload, errorType: shown.type, errorMessage: shown.message };
 }

@@ -4,7 +4,7 @@ import { temporal } from '@temporalio/proto';
 import { turnProgressQuery, type HeldTool, type PendingApproval } from '../../workflows/messages';
 import { ApiError, conflict, notFound } from '../errors';
 import { epochMs } from '../history/entries';
-import { publicFailure } from '../history/public-failure';
+import { publicFailureOf } from '../history/public-failure';
 import type { ActivityOperation, PendingActivityView, TurnInspector, TurnSummary } from './ports';
 
 const TURN_NUMBER = /-([1-9][0-9]*)$/;
@@ -15,9 +15,7 @@ const isoOf = (t: { seconds?: unknown; nanos?: unknown } | null | undefined): st
 };
 
 function lastFailureText(failure: temporal.api.failure.v1.IFailure): string {
-  const info = failure.applicationFailureInfo;
-  const type = info?.type ?? (failure.timeoutFailureInfo ? 'TIMEOUT' : null);
-  const shown = publicFailure({ type, message: failure.message ?? '', nonRetryable: !!info?.nonRetryable });
+  const shown = publicFailureOf(failure);
   return `${shown.type}: ${shown.message}`;
 }
 

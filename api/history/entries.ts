@@ -8,6 +8,7 @@ import {
   type StepRunResult,
 } from '../../core/turn/step-runs';
 import { claimReferenceOf, isClaimReference } from '../../db/claims/codec';
+import { failureOf } from './public-failure';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -195,13 +196,7 @@ function localActivityEntry(e: HistoryEvent): ActivityEntry | null {
     summary: typeof summary === 'string' ? summary : null,
     attempt: data?.attempt ?? null,
     outcome: failure ? 'FAILED' : 'COMPLETED',
-    failure: failure
-      ? {
-          type: failure.applicationFailureInfo?.type ?? null,
-          message: failure.message ?? '',
-          nonRetryable: !!failure.applicationFailureInfo?.nonRetryable,
-        }
-      : null,
+    failure: failure ? failureOf(failure) : null,
     input: undefined,
     // A failed step run carries its progress as its failure's last detail (activities/pipeline/step-runs.ts).
     result: failure
@@ -228,16 +223,12 @@ function closeEntry(entries: Map<number, ActivityEntry>, e: HistoryEvent): void 
   } else if (failed) {
     entry.outcome = 'FAILED';
     const info = failed.failure?.applicationFailureInfo;
-    entry.failure = {
-      type: info?.type ?? null,
-      message: failed.failure?.message ?? '',
-      nonRetryable: !!info?.nonRetryable,
-    };
+    entry.failure = failureOf(failed.failure ?? {});
     // A failed step run carries its progress as its failure's last detail (activities/pipeline/step-runs.ts).
     if (isStepRunType(entry.type)) entry.result = decodePayload(info?.details?.payloads?.at(-1));
   } else {
     entry.outcome = 'TIMED_OUT';
-    entry.failure = { type: 'TIMEOUT', message: timedOut?.failure?.message ?? 'timed out', nonRetryable: false };
+    entry.failure = failureOf(timedOut?.failure ?? { timeoutFailureInfo: {} });
   }
 }
 

@@ -1,3 +1,4 @@
+import type { temporal } from '@temporalio/proto';
 import { publicFailureType } from '../replies';
 
 /** What the console may show of a failure. */
@@ -18,4 +19,31 @@ export const INTERNAL_FAILURE_MESSAGE =
 export function publicFailure(failure: PublicFailure): PublicFailure {
   if (failure.type !== null && publicFailureType(failure.type) === failure.type) return failure;
   return { type: 'INTERNAL', message: INTERNAL_FAILURE_MESSAGE, nonRetryable: failure.nonRetryable };
+}
+
+type Failure = temporal.api.failure.v1.IFailure;
+
+/** The turn's own wrapper (workflows/conversation-turn.ts) and Temporal's around an activity's failure. */
+const isWrapper = (f: Failure) => !!f.activityFailureInfo || f.applicationFailureInfo?.type === 'TURN_FAILED';
+
+/**
+ * The failure a turn or step failed on, in full (operators read it: `convengine history`): below the
+ * turn's TURN_FAILED and the ActivityFailure, the step's own failure — not what that wraps (a
+ * driver's error, which Temporal carries as its cause). A timeout is TIMEOUT, whatever it wraps.
+ */
+export function failureOf(failure: Failure): PublicFailure {
+  let own = failure;
+  while (isWrapper(own) && own.cause) own = own.cause;
+  const message = own.message ?? '';
+  if (own.timeoutFailureInfo) return { type: 'TIMEOUT', message: message || 'timed out', nonRetryable: false };
+  const info = own.applicationFailureInfo;
+  return { type: info?.type ?? null, message, nonRetryable: !!info?.nonRetryable };
+}
+
+/**
+ * That failure as the API shows it wherever it appears — the POST reply, the console's story and
+ * pending activities, a step of the history — so a turn that timed out reads TIMEOUT in all of them.
+ */
+export function publicFailureOf(failure: Failure): PublicFailure {
+  return publicFailure(failureOf(failure));
 }

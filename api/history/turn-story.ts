@@ -1,5 +1,5 @@
 import type { temporal } from '@temporalio/proto';
-import { publicFailure } from './public-failure';
+import { publicFailure, publicFailureOf } from './public-failure';
 import {
   activityEntries,
   decisionLog,
@@ -70,15 +70,9 @@ function closeOf(event: HistoryEvent): { status: string; failure: string | null 
   return null;
 }
 
-/** The root cause (an activity's ApplicationFailure type and message), as the API may show it. */
+/** The step's failure the turn failed on, as the API shows it everywhere (public-failure.ts). */
 function failureText(failure: temporal.api.failure.v1.IFailure): string {
-  let root = failure;
-  while (root.cause) root = root.cause;
-  const shown = publicFailure({
-    type: root.applicationFailureInfo?.type ?? null,
-    message: root.message ?? '',
-    nonRetryable: !!root.applicationFailureInfo?.nonRetryable,
-  });
+  const shown = publicFailureOf(failure);
   return `${shown.type}: ${shown.message}`;
 }
 

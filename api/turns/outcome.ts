@@ -1,26 +1,17 @@
-import {
-  ApplicationFailure,
-  TemporalFailure,
-  TimeoutFailure,
-  WorkflowFailedError,
-  type WorkflowHandle,
-} from '@temporalio/client';
+import { TemporalFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import { publicFailureOf } from '../history/public-failure';
 import type { TurnProgress } from '../../workflows/messages';
 import { awaitMilestoneUpdate } from '../../workflows/messages';
 import type { TurnRef, TurnReply } from '../ports';
 
-/** The innermost typed failure: the activity's ApplicationFailure under the turn's TURN_FAILED. */
+/** The step's failure under the turn's TURN_FAILED, as the API shows it everywhere (public-failure.ts). */
 function rootFailure(err: unknown): { type: string; message: string; retryable: boolean } {
-  let current: unknown = err instanceof WorkflowFailedError ? err.cause : err;
-  let found: ApplicationFailure | null = null;
-  let timeout = false;
-  while (current instanceof TemporalFailure) {
-    if (current instanceof ApplicationFailure && current.type !== 'TURN_FAILED') found = current;
-    if (current instanceof TimeoutFailure) timeout = true;
-    current = current.cause;
+  const cause = err instanceof WorkflowFailedError ? err.cause : err;
+  // The client decodes a failure from history and keeps it whole (`failure`), causes included.
+  if (cause instanceof TemporalFailure && cause.failure) {
+    const shown = publicFailureOf(cause.failure);
+    return { type: shown.type ?? 'TURN_FAILED', message: shown.message, retryable: !shown.nonRetryable };
   }
-  if (found) return { type: found.type ?? 'TURN_FAILED', message: found.message, retryable: !found.nonRetryable };
-  if (timeout) return { type: 'TIMEOUT', message: 'A step timed out.', retryable: true };
   return { type: 'TURN_FAILED', message: err instanceof Error ? err.message : String(err), retryable: true };
 }
 

@@ -1,4 +1,5 @@
 import { publicAuditPayload } from '../../api/db-queries';
+import { INTERNAL_FAILURE_MESSAGE } from '../../api/history/public-failure';
 import { publicFailureType } from '../../api/replies';
 
 describe('no internal class names or driver messages in responses', () => {
@@ -17,7 +18,8 @@ describe('no internal class names or driver messages in responses', () => {
     expect(publicAuditPayload('STEP_ERROR', leaked)).toEqual({
       step: 'PersistConversation',
       errorType: 'INTERNAL',
-      errorMessage: 'The step failed on an internal error.',
+      // The text every API view gives such a failure (api/history/public-failure.ts).
+      errorMessage: INTERNAL_FAILURE_MESSAGE,
     });
     const ours = { step: 'McpPlan', errorType: 'LLM_CALL_FAILED', errorMessage: 'The model answered 529.' };
     expect(publicAuditPayload('STEP_ERROR', ours)).toBe(ours);

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { join } from 'node:path';
-import { INTERNAL_FAILURE_MESSAGE, publicFailure } from '../../api/history/public-failure';
+import { INTERNAL_FAILURE_MESSAGE, publicFailure, publicFailureOf } from '../../api/history/public-failure';
 import { turnStory, type TimelineItem } from '../../api/history/turn-story';
 import { importHistory } from '../../cli/history/json';
 
@@ -132,5 +132,44 @@ describe('failures the console shows', () => {
         nonRetryable: true,
       });
     }
+  });
+});
+
+describe('a turn that failed, as every API view shows it (publicFailureOf)', () => {
+  const timeout = { message: 'activity StartToClose timeout', timeoutFailureInfo: { timeoutType: 1 } };
+  /** The turn's TURN_FAILED around Temporal's ActivityFailure around the step's own failure. */
+  const turnFailed = (own: temporal.api.failure.v1.IFailure): temporal.api.failure.v1.IFailure => ({
+    message: 'Turn t failed: activity failed',
+    applicationFailureInfo: { type: 'TURN_FAILED', nonRetryable: true },
+    cause: { message: 'Activity task failed', activityFailureInfo: { activityType: { name: 'McpPlan' } }, cause: own },
+  });
+  const closedOn = (failure: temporal.api.failure.v1.IFailure) =>
+    turnStory([
+      { eventId: 1, eventTime: { seconds: 1 }, workflowExecutionStartedEventAttributes: {} },
+      { eventId: 2, eventTime: { seconds: 2 }, workflowExecutionFailedEventAttributes: { failure } },
+    ] as unknown as temporal.api.history.v1.IHistoryEvent[]);
+
+  it('a step that timed out is TIMEOUT in the story, as in the POST reply and the pending activity', () => {
+    // Before, the story walked to the root, found no application failure there and said INTERNAL.
+    expect(closedOn(turnFailed(timeout))).toMatchObject({
+      status: 'FAILED',
+      failure: 'TIMEOUT: activity StartToClose timeout',
+    });
+    expect(publicFailureOf(timeout)).toEqual({
+      type: 'TIMEOUT',
+      message: 'activity StartToClose timeout',
+      nonRetryable: false,
+    });
+  });
+
+  it("shows the step's own failure, not the driver's error it carries as its cause", () => {
+    const own = {
+      message: 'LLM call PLAN failed: overloaded',
+      applicationFailureInfo: { type: 'LLM_CALL_FAILED', nonRetryable: false },
+      cause: { message: 'relation "secret_table"', applicationFailureInfo: { type: 'InternalServerError' } },
+    };
+    expect(closedOn(turnFailed(own)).failure).toBe('LLM_CALL_FAILED: LLM call PLAN failed: overloaded');
+    const driver = { message: 'relation "secret_table"', applicationFailureInfo: { type: 'DatabaseError' } };
+    expect(closedOn(turnFailed(driver)).failure).toBe(`INTERNAL: ${INTERNAL_FAILURE_MESSAGE}`);
   });
 });
