@@ -31,7 +31,8 @@ export function toActivityFailure(err: unknown): unknown {
     message: err.message,
     nonRetryable: !err.retryable,
     details: [...(err.details === undefined ? [] : [err.details]), { [FAILED_ATTEMPT_DETAIL]: currentAttempt() }],
-    cause: err.cause instanceof Error ? err.cause : undefined,
+    // No cause: the engine error's message is the text allowed out of the process (a SQL tool's is scrubbed by
+    // db/error-text.ts); the driver error it wraps would carry the raw one, user values included, into history.
   });
 }
 

@@ -1,0 +1,20 @@
+import { ApplicationFailure } from '@temporalio/common';
+import { toActivityFailure } from '../../../activities/runtime/failure';
+import { sqlFailure } from '../../../activities/tools/sql/executor';
+
+describe('an engine error as the activity failure Temporal records', () => {
+  it('carries only the scrubbed text: the driver error it wraps, with the raw value, stays out of history', () => {
+    const value = 'my card is 4111111111111111, expiry 12/29, cvv 123 and pin 0000';
+    const driver = Object.assign(new Error(`invalid input syntax for type integer: "${value}"`), { code: '22P02' });
+    const failure = toActivityFailure(sqlFailure(driver, 'Tool postgres.query'));
+    expect(failure).toBeInstanceOf(ApplicationFailure);
+    const af = failure as ApplicationFailure;
+    expect(af).toMatchObject({ type: 'TOOL_EXECUTION_FAILED', nonRetryable: true });
+    expect(af.cause).toBeUndefined();
+    // The SQL tool's own text keeps 40 characters of a quoted value (db/error-text.ts), so a model can repair its SQL.
+    expect(af.message).toContain(
+      'failed: invalid input syntax for type integer: "my card is 4111111111111111, expiry 12/2…"'
+    );
+    expect(JSON.stringify({ message: af.message, details: af.details })).not.toContain(value);
+  });
+});
