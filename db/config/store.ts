@@ -1,4 +1,3 @@
-import { desc, eq } from 'drizzle-orm';
 import { EngineError, ErrorType } from '../../core/errors';
 import type { SettingDefinition } from '../../core/config/setting';
 import type { ConfigStore } from '../../core/config/store';
@@ -6,12 +5,11 @@ import { formatViolation, type ConfigRows, type ConfigSnapshot, type ConfigViola
 import type { Logger } from '../../observability/logger';
 import { configInvalidError, validateConfig } from '../../core/config/validate';
 import type { ValidationOptions } from '../../core/config/validation/context';
-import { retryOnConnectionLoss } from '../connection-loss';
 import type { Database } from '../pool';
-import { ceConfigSnapshot } from '../schema';
 import { configVersionOf, readConfigRevision, readConfigState, snapshotOf } from './load';
+import { lastServedSnapshots, readStoredSnapshot, recordServedSnapshot } from './snapshots';
 
-/** Stored snapshots tried, newest first, when the tables do not validate at start. */
+/** Stored snapshots tried, the last in service first, when the tables do not validate at start. */
 const STORED_FALLBACK_CANDIDATES = 5;
 
 export interface ConfigStoreOptions {
@@ -23,10 +21,17 @@ export interface ConfigStoreOptions {
   settings?: readonly SettingDefinition[];
   /** Clock, for tests. */
   now?: () => number;
-  /** Told when newer rows were refused and the previous snapshot stays in service. */
-  onRejected?: (violations: readonly ConfigViolation[]) => void;
+  /** Told when rows were refused, with the config served instead (none when nothing is in service yet). */
+  onRejected?: (violations: readonly ConfigViolation[], serving: ServedConfig | undefined) => void;
   /** Checks that need I/O-side parts (the SQL parser for sql_template), as `config apply` runs them. */
   validation?: ValidationOptions;
+}
+
+/** The config a store serves while it refuses the tables. */
+export interface ServedConfig {
+  version: string;
+  /** True when the store started on a stored snapshot because the tables did not validate. */
+  restored: boolean;
 }
 
 export interface RefreshResult {
@@ -72,17 +77,29 @@ const LOGGED_VIOLATIONS = 20;
  * wrong, instead of a silent fallback to the previous snapshot.
  */
 export function logConfigRejections(logger: Pick<Logger, 'warn'>): ConfigStoreOptions['onRejected'] {
-  return (violations) =>
+  return (violations, serving) =>
     logger.warn(
-      { violations: violations.slice(0, LOGGED_VIOLATIONS).map(formatViolation), count: violations.length },
-      `config refused (${violations.length} violation(s)); the last valid config stays in service — run convengine validate-config`
+      {
+        violations: violations.slice(0, LOGGED_VIOLATIONS).map(formatViolation),
+        count: violations.length,
+        servedVersion: serving?.version ?? null,
+      },
+      `config refused (${violations.length} violation(s)); ${servingText(serving)} — run convengine validate-config`
     );
+}
+
+function servingText(serving: ServedConfig | undefined): string {
+  if (!serving) return 'no config is in service yet';
+  if (serving.restored) return `serving stored config ${serving.version}, the last one in service that validates`;
+  return `config ${serving.version} stays in service`;
 }
 
 class DbConfigStore implements DatabaseConfigStore {
   private snapshot: ConfigSnapshot | undefined;
   private snapshotWarnings: ConfigViolation[] = [];
   private rejected: ConfigViolation[] = [];
+  /** The snapshot in service came from ce_config_snapshot at start, not from the tables. */
+  private restored = false;
   private revision = -1;
   private lastCheckAt = Number.NEGATIVE_INFINITY;
   private inflightCheck: Promise<void> | null = null;
@@ -120,18 +137,12 @@ class DbConfigStore implements DatabaseConfigStore {
       this.remember(cached);
       return cached;
     }
-    const [stored] = await retryOnConnectionLoss(() =>
-      this.db
-        .select({ rowsJson: ceConfigSnapshot.rowsJson })
-        .from(ceConfigSnapshot)
-        .where(eq(ceConfigSnapshot.version, version))
-    );
-    if (!stored) {
+    const rows = await readStoredSnapshot(this.db, version);
+    if (!rows) {
       throw new EngineError(ErrorType.ConfigVersionUnavailable, `config version ${version} is not available`, {
         details: { version },
       });
     }
-    const rows = stored.rowsJson as ConfigRows;
     if (configVersionOf(rows) !== version) {
       throw new EngineError(
         ErrorType.ConfigVersionUnavailable,
@@ -159,7 +170,7 @@ class DbConfigStore implements DatabaseConfigStore {
         this.reject(result.violations);
         throw configInvalidError(result.violations, `config version ${version} was refused`);
       }
-      await this.serve(rows, result.warnings);
+      await this.serve(rows, result.warnings, revision);
       return { version, changed: true, warnings: result.warnings };
     });
   }
@@ -185,35 +196,29 @@ class DbConfigStore implements DatabaseConfigStore {
   }
 
   /**
-   * The first snapshot: the tables as they are, or, when they do not validate, the newest stored snapshot that does
-   * (as a running process would keep serving it), so one bad edit cannot stop every process that restarts. Only
-   * with no valid snapshot at all does it throw.
+   * The first snapshot: the tables as they are, or, when they do not validate, the stored snapshot last in service
+   * that does (as a running process would keep serving it), so one bad edit cannot stop every process that
+   * restarts. Only with no valid snapshot at all does it throw.
    */
   private async loadFirst(): Promise<void> {
     const { revision, rows } = await readConfigState(this.db);
     this.revision = revision;
     this.lastCheckAt = this.now();
     const result = validateConfig(rows, this.options.settings, this.options.validation);
-    if (result.violations.length === 0) return this.serve(rows, result.warnings);
-    const fallback = await this.newestValidStored();
+    if (result.violations.length === 0) return this.serve(rows, result.warnings, revision);
+    const fallback = await this.lastValidServed();
     if (!fallback) {
       this.rejected = result.violations;
       throw configInvalidError(result.violations);
     }
-    await this.serve(fallback.rows, fallback.warnings);
+    // Recorded at the refused revision: this store serves it from now on, so it is the last in service.
+    await this.serve(fallback.rows, fallback.warnings, revision);
+    this.restored = true;
     this.reject(result.violations);
   }
 
-  private async newestValidStored(): Promise<{ rows: ConfigRows; warnings: ConfigViolation[] } | null> {
-    const stored = await retryOnConnectionLoss(() =>
-      this.db
-        .select({ rowsJson: ceConfigSnapshot.rowsJson })
-        .from(ceConfigSnapshot)
-        .orderBy(desc(ceConfigSnapshot.createdAt))
-        .limit(STORED_FALLBACK_CANDIDATES)
-    );
-    for (const { rowsJson } of stored) {
-      const rows = rowsJson as ConfigRows;
+  private async lastValidServed(): Promise<{ rows: ConfigRows; warnings: ConfigViolation[] } | null> {
+    for (const rows of await lastServedSnapshots(this.db, STORED_FALLBACK_CANDIDATES)) {
       const result = validateConfig(rows, this.options.settings, this.options.validation);
       if (result.violations.length === 0) return { rows, warnings: result.warnings };
     }
@@ -243,28 +248,25 @@ class DbConfigStore implements DatabaseConfigStore {
     }
     const result = validateConfig(state.rows, this.options.settings, this.options.validation);
     if (result.violations.length > 0) this.reject(result.violations);
-    else await this.serve(state.rows, result.warnings);
+    else await this.serve(state.rows, result.warnings, state.revision);
   }
 
   private reject(violations: ConfigViolation[]): void {
     this.rejected = violations;
-    this.options.onRejected?.(violations);
+    const serving = this.snapshot && { version: this.snapshot.version, restored: this.restored };
+    this.options.onRejected?.(violations, serving);
   }
 
   /**
-   * Persists the snapshot (so other workers can get() it), then swaps it in. The insert is keyed by
-   * the version and does nothing on conflict, so it may be sent again after a lost connection.
+   * Persists the snapshot (so other workers can get() it) and that it is in service from `revision` (so a
+   * restart on refused tables falls back to it), then swaps it in.
    */
-  private async serve(rows: ConfigRows, warnings: ConfigViolation[]): Promise<void> {
+  private async serve(rows: ConfigRows, warnings: ConfigViolation[], revision: number): Promise<void> {
     const snapshot = snapshotOf(rows);
-    await retryOnConnectionLoss(() =>
-      this.db
-        .insert(ceConfigSnapshot)
-        .values({ version: snapshot.version, rowsJson: snapshot.rows })
-        .onConflictDoNothing()
-    );
+    await recordServedSnapshot(this.db, snapshot, revision);
     this.snapshot = snapshot;
     this.snapshotWarnings = warnings;
+    this.restored = false;
     this.rejected = [];
     this.remember(snapshot);
   }

@@ -109,4 +109,7 @@ export const ceConfigSnapshot = pgTable('ce_config_snapshot', {
   version: text('version').primaryKey(),
   rowsJson: jsonb('rows_json').notNull(),
   createdAt: ts('created_at'),
+  /** The config revision at which a store last began serving this version (migration 0017 says why). */
+  lastServedRevision: bigint('last_served_revision', { mode: 'number' }).notNull().default(0),
+  lastServedAt: ts('last_served_at'),
 });

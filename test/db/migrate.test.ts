@@ -1,6 +1,9 @@
+import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { getTableColumns, getTableName, is } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
-import { migrate, readMigrations } from '../../db/migrate';
+import { MIGRATIONS_DIR, migrate, readMigrations } from '../../db/migrate';
 import * as schema from '../../db/schema';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
@@ -81,5 +84,30 @@ describe('migrations', () => {
       [conversation]
     );
     expect(stored.rows[0]).toEqual({ method: 'lz4', value: big });
+  });
+
+  it('0017 keeps the order of snapshots stored before it: their created_at is when they were last served', async () => {
+    const older = await createTestDatabase({ migrated: false });
+    const dir = mkdtempSync(join(tmpdir(), 'ce-migrations-'));
+    try {
+      for (const m of readMigrations().filter((f) => f.name < '0017'))
+        cpSync(join(MIGRATIONS_DIR, m.name), join(dir, m.name));
+      await migrate(older.pool, dir);
+      await older.pool.query(
+        `INSERT INTO ce_config_snapshot (version, rows_json, created_at)
+         VALUES ('aaaaaaaaaaaaaaaa', '{}', '2024-01-01T00:00:00Z'), ('bbbbbbbbbbbbbbbb', '{}', '2024-02-01T00:00:00Z')`
+      );
+      await migrate(older.pool);
+      const { rows } = await older.pool.query(
+        'SELECT version, last_served_revision::int AS revision, last_served_at = created_at AS backfilled FROM ce_config_snapshot ORDER BY version'
+      );
+      expect(rows).toEqual([
+        { version: 'aaaaaaaaaaaaaaaa', revision: 0, backfilled: true },
+        { version: 'bbbbbbbbbbbbbbbb', revision: 0, backfilled: true },
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+      await older.drop();
+    }
   });
 });

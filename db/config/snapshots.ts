@@ -1,0 +1,52 @@
+import { desc, eq, sql } from 'drizzle-orm';
+import type { ConfigRows, ConfigSnapshot } from '../../core/config/types';
+import { retryOnConnectionLoss } from '../connection-loss';
+import type { Database } from '../pool';
+import { ceConfigSnapshot } from '../schema';
+
+/**
+ * Records that a store began serving `snapshot` at config revision `revision`: the row is inserted on the
+ * version's first serving, and on a later one only its last_served_* move. The guard on the revision keeps this
+ * to one write per version and revision however many stores start on it (workers, the API, restarts), and lets
+ * a store that read an older revision but got here late (a slow worker) leave a newer record alone. Written
+ * only when a store's served version changes, never per turn; idempotent, so it may be sent again after a
+ * lost connection.
+ */
+export async function recordServedSnapshot(db: Database, snapshot: ConfigSnapshot, revision: number): Promise<void> {
+  await retryOnConnectionLoss(() =>
+    db
+      .insert(ceConfigSnapshot)
+      .values({ version: snapshot.version, rowsJson: snapshot.rows, lastServedRevision: revision })
+      .onConflictDoUpdate({
+        target: ceConfigSnapshot.version,
+        set: { lastServedRevision: sql`excluded.last_served_revision`, lastServedAt: sql`now()` },
+        setWhere: sql`${ceConfigSnapshot.lastServedRevision} < excluded.last_served_revision`,
+      })
+  );
+}
+
+/** The stored rows of `version`, or undefined when no store ever served it. */
+export async function readStoredSnapshot(db: Database, version: string): Promise<ConfigRows | undefined> {
+  const [stored] = await retryOnConnectionLoss(() =>
+    db
+      .select({ rowsJson: ceConfigSnapshot.rowsJson })
+      .from(ceConfigSnapshot)
+      .where(eq(ceConfigSnapshot.version, version))
+  );
+  return stored?.rowsJson as ConfigRows | undefined;
+}
+
+/**
+ * The `limit` snapshots last in service, the last first. Not by created_at: a version's row is created once, on
+ * its first serving, so config A applied again after B would still count as older than B.
+ */
+export async function lastServedSnapshots(db: Database, limit: number): Promise<ConfigRows[]> {
+  const stored = await retryOnConnectionLoss(() =>
+    db
+      .select({ rowsJson: ceConfigSnapshot.rowsJson })
+      .from(ceConfigSnapshot)
+      .orderBy(desc(ceConfigSnapshot.lastServedRevision), desc(ceConfigSnapshot.lastServedAt))
+      .limit(limit)
+  );
+  return stored.map((s) => s.rowsJson as ConfigRows);
+}
