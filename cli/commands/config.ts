@@ -1,7 +1,7 @@
 import { loadEngineValidation } from '../../activities/runtime/config-validation';
 import { commandDatabaseUrl } from '../database-url';
 import type { Dirent } from 'node:fs';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CONFIG_TABLE_NAMES } from '../../core/config/rows';
 import { strandedConversations } from '../../core/config/stranded';
@@ -49,14 +49,27 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 const MISNAMED = /\.(ya?ml|json)$/i;
 
 /** What `readYamlTree` makes of one directory entry: read it, refuse it, or say it is not read. */
-function entryVerdict(entry: Dirent): 'read' | 'skip' | { error: string } | { warning: string } {
+type EntryVerdict = 'read' | 'skip' | { error: string } | { warning: string };
+
+/**
+ * A symbolic link counts as what it points to: a Kubernetes ConfigMap mounts every file as one (through `..data/`),
+ * and a tree may link a shared table file. One that points nowhere is an error, not a table silently kept.
+ */
+async function entryVerdict(dir: string, entry: Dirent): Promise<EntryVerdict> {
   const name = entry.name;
-  if (name.startsWith('.')) return 'skip'; // .gitkeep, .DS_Store, an editor's swap file
-  if (entry.isFile() && name.endsWith('.yaml')) return 'read';
-  if (entry.isFile() && MISNAMED.test(name)) {
+  if (name.startsWith('.')) return 'skip'; // .gitkeep, .DS_Store, an editor's swap file, a ConfigMap's ..data
+  let isFile = entry.isFile();
+  if (entry.isSymbolicLink()) {
+    const target = await stat(join(dir, name)).catch(() => null);
+    if (target === null) return { error: `${name}: a symbolic link to nothing that can be read` };
+    isFile = target.isFile();
+  }
+  if (isFile && name.endsWith('.yaml')) return 'read';
+  if (isFile && MISNAMED.test(name)) {
     return { error: `${name}: not read: table files end in .yaml (rename it ${name.replace(MISNAMED, '.yaml')})` };
   }
-  return { warning: `${name}: not read (a config tree holds only <table>.yaml files)` };
+  const what = isFile ? '' : 'a directory: ';
+  return { warning: `${name}: not read (${what}a config tree holds only <table>.yaml files)` };
 }
 
 /**
@@ -76,7 +89,7 @@ export async function readYamlTree(dir: string, warn: (line: string) => void = (
   const files: YamlFiles = new Map();
   const errors: string[] = [];
   for (const entry of entries) {
-    const verdict = entryVerdict(entry);
+    const verdict = await entryVerdict(dir, entry);
     if (verdict === 'skip') continue;
     if (verdict !== 'read') {
       if ('error' in verdict) errors.push(verdict.error);
@@ -92,8 +105,6 @@ export async function readYamlTree(dir: string, warn: (line: string) => void = (
   if (errors.length > 0) throw new Error(errors.join('\n'));
   return files;
 }
-
-/** Each sql_template through the guardrail tools run it with, so a query they would refuse is refused here. */
 
 /**
  * How a tree meets `base`: `rows`, laid over it row by row (`start --config` over the packs); `tables`,

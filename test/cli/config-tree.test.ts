@@ -1,4 +1,4 @@
-import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { configCommand } from '../../cli/commands/config';
@@ -116,6 +116,35 @@ describe('convengine config validate: the tree as files', () => {
     expect(empty.code).toBe(1);
     expect(empty.err).toMatch(/^ce_verbose\.yaml: is empty \(0 bytes\); a table without rows is written \[\]/m);
     expect(empty.err).toMatch(/^ce_policy\.yaml: holds no YAML value; a table without rows is written \[\]/m);
+  });
+
+  it('reads a table file through a symbolic link, as a Kubernetes ConfigMap mounts it, and refuses a dangling one', async () => {
+    // The ConfigMap layout: the files live in a hidden ..data directory, each table name a link into it.
+    const mount = join(work, `configmap-${++count}`);
+    await mkdir(join(mount, '..data'), { recursive: true });
+    for (const [name, text] of packs) {
+      await writeFile(join(mount, '..data', name), text);
+      await symlink(join('..data', name), join(mount, name));
+    }
+    expect(await validate(mount, '--complete')).toMatchObject({ code: 0, out: `config valid: ${mount}` });
+    // What the link points to is what is read: a fault in the linked file is found.
+    const responses = packs.get('ce_response.yaml') ?? '';
+    const broken = responses.replace(
+      /response_type: EXACT\n(\s+)exact_text: [^\n]*/,
+      'response_type: EXACT\n$1exact_text: null'
+    );
+    await writeFile(join(mount, '..data', 'ce_response.yaml'), broken);
+    const run = await validate(mount, '--complete');
+    expect(run.err).not.toMatch(/not read/);
+    expect(run.err).toMatch(/^ce_response\[\d+\]: EXACT response needs exact_text$/m);
+    expect(run.code).toBe(1);
+
+    const dangling = await tree('all');
+    await rm(join(dangling, 'ce_rule.yaml'));
+    await symlink(join(work, 'nowhere.yaml'), join(dangling, 'ce_rule.yaml'));
+    const refused = await validate(dangling);
+    expect(refused.code).toBe(1);
+    expect(refused.err).toMatch(/^ce_rule\.yaml: a symbolic link to nothing that can be read$/m);
   });
 
   it('refuses a numeric value its numeric(p, s) column would overflow, as PostgreSQL rounds it', async () => {
