@@ -52,7 +52,7 @@ export interface LoggerConfig {
  */
 export function serializeError(err: unknown): unknown {
   const text = databaseErrorText(err);
-  if (!text) return pino.stdSerializers.err(err as Error);
+  if (!text) return withSafeDetails(pino.stdSerializers.err(err as Error));
   const frames = ((err as Error).stack ?? '').split('\n').filter((line) => /^\s+at /.test(line));
   const type = (err as Error).constructor?.name ?? 'Error';
   return {
@@ -61,6 +61,32 @@ export function serializeError(err: unknown): unknown {
     sqlState: text.sqlState,
     stack: [`${type}: ${text.message}`, ...frames].join('\n'),
   };
+}
+
+/** Detail fields whose text names the failure, never what the user or a tool wrote. */
+const SAFE_DETAIL_TEXT = new Set(['sqlState', 'toolCode', 'errorClass', 'kind', 'rejection', 'step']);
+
+function safeDetail(detail: unknown): unknown {
+  if (detail === null || typeof detail !== 'object' || Array.isArray(detail)) return '[omitted]';
+  const kept = Object.entries(detail).filter(
+    ([key, value]) =>
+      typeof value === 'number' ||
+      typeof value === 'boolean' ||
+      (typeof value === 'string' && SAFE_DETAIL_TEXT.has(key))
+  );
+  return Object.fromEntries(kept);
+}
+
+/**
+ * An error's `details` (an ApplicationFailure's, an EngineError's) as a log line may carry them: numbers, flags and
+ * named codes only. A failed step run's details hold every step's result, whose patches quote the user's text and
+ * the session; redaction paths cannot reach that deep, so they are left out here.
+ */
+function withSafeDetails(serialized: ReturnType<typeof pino.stdSerializers.err>): unknown {
+  const details = (serialized as { details?: unknown }).details;
+  if (details === undefined) return serialized;
+  const safe = Array.isArray(details) ? details.map(safeDetail) : safeDetail(details);
+  return { ...serialized, details: safe };
 }
 
 /** pino options shared by every logger we build (including Fastify's). */

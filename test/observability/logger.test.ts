@@ -1,3 +1,4 @@
+import { ApplicationFailure } from '@temporalio/common';
 import { DrizzleQueryError } from 'drizzle-orm';
 import { DatabaseError } from 'pg';
 import { createLogger, withLogContext } from '../../observability/logger';
@@ -70,6 +71,28 @@ describe('the process logger', () => {
       stack: expect.stringMatching(new RegExp(`^DrizzleQueryError: ${escape(message)}\\n\\s+at `)),
     });
     expect(second?.['err']).toMatchObject({ type: 'DatabaseError', message, sqlState: '23505' });
+  });
+
+  it("keeps an error's detail numbers and codes, never the step results and user text a failed step run carries", () => {
+    const out = capture();
+    const logger = createLogger({ level: 'info', format: 'json', name: 'worker', destination: out.stream });
+    const failure = ApplicationFailure.create({
+      type: 'RESPONSE_MAPPING_NOT_FOUND',
+      message: 'No response for GREETING/IDLE',
+      details: [
+        { sqlState: null, toolCode: 'order.status', attempts: 3, nonRetryable: true, note: 'user said hi there' },
+        { ran: [{ step: 'Guardrail', result: { patch: { inputParams: { sanitized_user_text: 'hi there' } } } }] },
+        'my card 4111',
+      ],
+    });
+    logger.warn({ err: failure }, 'step failed');
+    const raw = out.raw();
+    for (const leaked of ['hi there', '4111', 'sanitized_user_text']) expect(raw).not.toContain(leaked);
+    expect(out.lines()[0]?.['err']).toMatchObject({
+      type: 'ApplicationFailure',
+      message: 'No response for GREETING/IDLE',
+      details: [{ toolCode: 'order.status', attempts: 3, nonRetryable: true }, {}, '[omitted]'],
+    });
   });
 
   it('routes the Temporal SDK logs through it: metadata as fields, an error as one `err` field with its stack', () => {
