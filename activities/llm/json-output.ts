@@ -1,6 +1,6 @@
-import Ajv, { type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { ValidateFunction } from 'ajv';
 import { canonicalJson, type Json, type JsonObject } from '../../core/json';
+import { newConfigSchemaAjv } from '../../core/json-schema';
 
 /**
  * Turns a model's text into JSON and checks it against the expected schema. Models sometimes wrap
@@ -27,10 +27,7 @@ function parseLenient(raw: string): Json | undefined {
   }
 }
 
-// Schemas come from config rows and may carry keywords Ajv does not know (descriptions, examples):
-// strict mode off, but every keyword it does know is enforced.
-const ajv = new Ajv({ strict: false, allErrors: true });
-addFormats(ajv);
+const ajv = newConfigSchemaAjv();
 const compiled = new Map<string, ValidateFunction>();
 
 function validatorFor(schema: JsonObject): ValidateFunction {

@@ -1,5 +1,6 @@
 import { isJsonObject, type JsonObject } from '../json';
 import { findsUserRegex } from '../rules/regex-cache';
+import { exceedsUserRegexText } from '../text/regex';
 
 export function sanitizeUserText(text: string): string {
   return text
@@ -8,9 +9,10 @@ export function sanitizeUserText(text: string): string {
     .trim();
 }
 
+/** Text too long for any author pattern to search counts as sensitive when there is a pattern to search for. */
 export function isSensitive(text: string, patterns: readonly string[]): boolean {
-  if (text.trim() === '') return false;
-  return patterns.some((p) => findsUserRegex(p, text));
+  if (text.trim() === '' || patterns.length === 0) return false;
+  return exceedsUserRegexText(text) || patterns.some((p) => findsUserRegex(p, text));
 }
 
 /** Approval from the request (`approval_granted` / `approvalGranted`, booleans only) or `context.approval.granted`. */

@@ -1,8 +1,8 @@
-import Ajv, { type ErrorObject, type ValidateFunction } from 'ajv';
-import addFormats from 'ajv-formats';
+import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { ConfigSnapshot, McpToolRow } from '../config/types';
 import { EngineError, ErrorType } from '../errors';
 import { canonicalJson, type Json, type JsonObject } from '../json';
+import { newConfigSchemaAjv } from '../json-schema';
 import { toolInputSchema } from './tool-input-schema';
 
 /**
@@ -26,8 +26,7 @@ function compile(schema: Json): ValidateFunction | string {
   const cached = compiled.get(key);
   if (cached !== undefined) return cached;
   // A fresh instance per schema: two tools may legitimately reuse the same $id.
-  const ajv = new Ajv({ allErrors: true, strict: false, logger: false });
-  addFormats(ajv);
+  const ajv = newConfigSchemaAjv({ logger: false });
   let result: ValidateFunction | string;
   try {
     result = ajv.compile(schema as object);

@@ -1,12 +1,14 @@
 import type { ConfigSnapshot, PolicyRow } from '../config/types';
 import { findsUserRegex } from '../rules/regex-cache';
+import { exceedsUserRegexText } from '../text/regex';
 
 function policyMatches(row: PolicyRow, text: string): boolean {
   const pattern = row.pattern;
   if (pattern.trim() === '') return false;
   switch (row.ruleType.trim().toUpperCase()) {
     case 'REGEX':
-      return findsUserRegex(pattern, text);
+      // A policy refuses: text too long for any author pattern to search is refused rather than let through.
+      return exceedsUserRegexText(text) || findsUserRegex(pattern, text);
     case 'CONTAINS':
       return text.toLowerCase().includes(pattern.toLowerCase());
     case 'STARTS_WITH':

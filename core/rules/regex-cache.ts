@@ -1,32 +1,34 @@
-import { compileUserRegex, matchesEntire } from '../text/regex';
+import { compileUserRegex, matchesEntire, matchesFind, type UserRegex } from '../text/regex';
 
-const cache = new Map<string, RegExp | null>();
+const cache = new Map<string, UserRegex | null>();
 
 /**
  * Config patterns compiled once per (pattern, case mode). Null when the pattern does not compile:
  * validation refuses such config on load, so at runtime an invalid pattern simply never matches.
  */
-export function cachedUserRegex(pattern: string, ignoreCase = true): RegExp | null {
+export function cachedUserRegex(pattern: string, ignoreCase = true): UserRegex | null {
   const key = `${ignoreCase ? 'i' : '-'}:${pattern}`;
-  if (!cache.has(key)) {
-    let compiled: RegExp | null;
+  let compiled = cache.get(key);
+  if (compiled === undefined) {
     try {
       compiled = compileUserRegex(pattern, { ignoreCase });
     } catch {
       compiled = null;
     }
+    // Each compiled pattern keeps its own DFA cache: bound how many are kept, as the other config caches do.
+    if (cache.size >= 1000) cache.clear();
     cache.set(key, compiled);
   }
-  return cache.get(key) ?? null;
+  return compiled;
 }
 
-/** Java `find()` with a config pattern (case-insensitive unless told otherwise). */
+/** Java `find()` with a config pattern (case-insensitive unless told otherwise); over-long text does not match. */
 export function findsUserRegex(pattern: string, text: string, ignoreCase = true): boolean {
   const re = cachedUserRegex(pattern, ignoreCase);
-  return re !== null && re.test(text);
+  return re !== null && matchesFind(re, text);
 }
 
-/** Java `matches()`: the whole text must match. */
+/** Java `matches()`: the whole text must match; over-long text does not. */
 export function matchesUserRegexEntire(pattern: string, text: string, ignoreCase = true): boolean {
   const re = cachedUserRegex(pattern, ignoreCase);
   return re !== null && matchesEntire(re, text);

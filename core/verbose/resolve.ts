@@ -1,9 +1,9 @@
 import type { VerboseRow } from '../config/types';
 import { isJsonObject, type Json, type JsonObject } from '../json';
 import { jsonPathValues } from '../rules/jsonpath';
+import { findsUserRegex } from '../rules/regex-cache';
 import { scopeValueMatches } from '../config/scope';
 import { renderTemplateLenient, type TemplateVariables } from '../templates';
-import { compileUserRegex, matchesFind } from '../text/regex';
 
 /**
  * Progress messages (reference "Verbose messages", the Java engine's DbVerboseMessageResolver):
@@ -76,11 +76,7 @@ function stepMatches(row: VerboseRow, request: VerboseRequest, metadata: JsonObj
   const value = row.stepValue.trim();
   switch (stepMatchOf(row)) {
     case 'REGEX':
-      try {
-        return matchesFind(compileUserRegex(value, { ignoreCase: true }), request.stepName);
-      } catch {
-        return false;
-      }
+      return findsUserRegex(value, request.stepName);
     case 'JSON_PATH':
       return jsonPathHolds(value, metadata);
     default:

@@ -1,6 +1,6 @@
-import Ajv from 'ajv';
-import addFormats from 'ajv-formats';
+import type Ajv from 'ajv';
 import { canonicalJson, isJsonObject, type Json, type JsonObject } from '../../json';
+import { newConfigSchemaAjv } from '../../json-schema';
 import { checkUserRegex } from '../../text/regex';
 import { SCHEMA_TYPES, oneOf } from '../vocabulary';
 import type { ValidationContext } from './context';
@@ -8,11 +8,7 @@ import type { ValidationContext } from './context';
 // Compiling is the slow part of validation and schemas rarely change between reloads.
 const compileResults = new Map<string, string | null>();
 
-function newCompiler(): Ajv {
-  const ajv = new Ajv({ strict: false, allErrors: true, logger: false });
-  addFormats(ajv);
-  return ajv;
-}
+const newCompiler = (): Ajv => newConfigSchemaAjv({ logger: false });
 
 // A new instance compiles the draft-07 meta-schema first, which costs more than most config schemas
 // (seeding every pack spent ~0.3 s on it). Schemas without an `$id` share one instance and are removed
@@ -38,10 +34,10 @@ function compileReason(schema: JsonObject): string | null {
   return reason;
 }
 
-/** Null when `schema` is a usable JSON Schema (draft-07, as ajv compiles it), else the reason. */
 /**
  * The first `pattern` (or `patternProperties` key) in a schema that checkUserRegex refuses: arguments and
- * extracted fields are matched against it on every call, with the same unbounded RegExp engine.
+ * extracted fields are matched against it on every call, on the author-regex matcher (newConfigSchemaAjv).
+ * Checked before compiling, so the author reads the pattern's own reason rather than Ajv's wrapping of it.
  */
 function unsafePattern(node: Json, depth = 0): string | null {
   if (depth > 64 || node === null || typeof node !== 'object') return null;
@@ -63,9 +59,10 @@ function unsafePattern(node: Json, depth = 0): string | null {
   return null;
 }
 
+/** Null when `schema` is a usable JSON Schema (draft-07, as ajv compiles it), else the reason. */
 export function checkJsonSchema(schema: Json, options: { requireObject: boolean }): string | null {
   if (!isJsonObject(schema)) return 'must be a JSON object (a JSON Schema)';
-  const reason = compileReason(schema) ?? unsafePattern(schema);
+  const reason = unsafePattern(schema) ?? compileReason(schema);
   if (reason !== null) return reason;
   if (!options.requireObject) return null;
   if (schema.type !== 'object') return 'must describe an object ("type": "object")';

@@ -1,5 +1,5 @@
 import { canonicalJson, type Json } from '../../json';
-import { compileUserRegex, matchesEntire } from '../regex';
+import { compileUserRegex, isUserRegex, matchesEntire, type UserRegex } from '../regex';
 import type { ComparisonOperator, FilterExpression, FilterOperand, ParsedPath } from './ast';
 
 /** Evaluates a path from a filter; returns every value it addresses (Jayway ALWAYS_RETURN_LIST). */
@@ -7,7 +7,7 @@ export type FilterPathEvaluator = (path: ParsedPath, current: Json, root: Json) 
 
 /** A definite path that addresses nothing. Compares equal to null, like Jayway's missing leaf. */
 const MISSING = Symbol('missing');
-type OperandValue = Json | RegExp | typeof MISSING;
+type OperandValue = Json | UserRegex | typeof MISSING;
 
 /**
  * Evaluates a filter against one candidate node. Pure data comparisons only: no script, no method
@@ -57,9 +57,9 @@ function operandValue(
   return values.length > 0 ? (values[0] as Json) : MISSING;
 }
 
-const regexCache = new Map<string, RegExp>();
+const regexCache = new Map<string, UserRegex>();
 
-function cachedRegex(source: string, flags: string): RegExp {
+function cachedRegex(source: string, flags: string): UserRegex {
   const key = `${flags}/${source}`;
   let re = regexCache.get(key);
   if (!re) {
@@ -76,7 +76,7 @@ function isNullish(value: OperandValue): boolean {
 
 function valuesEqual(a: OperandValue, b: OperandValue): boolean {
   if (isNullish(a) || isNullish(b)) return isNullish(a) && isNullish(b);
-  if (a instanceof RegExp || b instanceof RegExp) return false;
+  if (isUserRegex(a) || isUserRegex(b)) return false;
   if (typeof a !== 'object' || typeof b !== 'object') return a === b;
   return canonicalJson(a) === canonicalJson(b);
 }
@@ -104,7 +104,7 @@ function compare(operator: ComparisonOperator, left: OperandValue, right: Operan
     case '>=':
       return compareOrdered(operator, ordered(left, right));
     case '=~':
-      return typeof left === 'string' && right instanceof RegExp && matchesEntire(right, left);
+      return typeof left === 'string' && isUserRegex(right) && matchesEntire(right, left);
     case 'in':
       return Array.isArray(right) && right.some((item) => valuesEqual(left, item));
     case 'nin':

@@ -90,11 +90,6 @@ const cases: Case[] = [
   },
   ...[
     [
-      'a catastrophic pattern (31 characters of user text froze the process for minutes)',
-      '["(x+x+)+y"]',
-      /\[0\]: .*nests a repetition/,
-    ],
-    [
       'a pattern that does not compile (the approval gate silently let everything through)',
       '["order("]',
       /\[0\]: invalid regular expression/,
@@ -131,10 +126,51 @@ const cases: Case[] = [
     reason: /DialogueActStep\.USER_PROMPT references unknown variable \{\{no\.such\.var\}\}/,
   },
   {
-    name: 'a rule regex that can backtrack catastrophically (it froze the process on one message)',
-    breakIt: (r) => void (at(r.rules, 0).matchPattern = 'h(a+)+$'),
+    name: 'a rule regex with a lookahead, which only a backtracking matcher can run',
+    breakIt: (r) => void (at(r.rules, 0).matchPattern = '(?i)^(?!.*thanks).*refund'),
     violations: ['ce_rule[1]'],
-    reason: /nests a repetition inside a repetition/,
+    reason: /match_pattern: regular expression ".*" uses a lookahead, .*; rewrite it without/,
+  },
+  {
+    name: 'a classifier regex with a backreference',
+    breakIt: (r) => void (at(r.classifiers, 0).pattern = '(\\w)\\1{5}'),
+    violations: ['ce_intent_classifier[1]'],
+    reason: /pattern: regular expression ".*" uses a backreference/,
+  },
+  {
+    name: 'a policy regex too large to match in bounded time',
+    breakIt: (r) => void (at(r.policies, 0).pattern = 'password.{0,600}reset'),
+    violations: ['ce_policy[1]'],
+    reason: /is too large to match in bounded time \(\d+ steps, at most 1000\)/,
+  },
+  {
+    name: 'a dialogue-act setting with a possessive quantifier',
+    breakIt: (r) =>
+      r.configs.push(
+        configSetting({
+          configId: 11,
+          configType: 'DialogueActStep',
+          configKey: 'REGEX_EDIT',
+          configValue: '^\\s*+edit$',
+        })
+      ),
+    violations: ['ce_config[11]'],
+    reason: /REGEX_EDIT .*uses a possessive quantifier/,
+  },
+  {
+    name: 'a guardrail SENSITIVE_PATTERNS entry that does not compile (it would never flag a message)',
+    breakIt: (r) =>
+      r.configs.push(
+        configSetting({
+          configId: 12,
+          configType: 'GuardrailStep',
+          configKey: 'SENSITIVE_PATTERNS',
+          configValue: '["(?i)delete account", "(close|cancel) (\\\\w+) \\\\2"]',
+        })
+      ),
+    violations: ['ce_config[12]'],
+    reason:
+      /GuardrailStep\.SENSITIVE_PATTERNS \[1\]: regular expression "\(close\|cancel\) \(\\w\+\) \\2" uses a backreference/,
   },
   {
     name: 'invalid JSONPath',
@@ -362,16 +398,16 @@ const cases: Case[] = [
     reason: /neither input_schema nor body_template/,
   },
   {
-    name: 'an input_schema pattern that can backtrack catastrophically (3.7 s on one 29-digit argument)',
+    name: 'an input_schema pattern only a backtracking matcher can run',
     breakIt: (r) => {
       const h = at(r.mcpHttpTools, 0);
       h.inputSchema = {
         type: 'object',
-        properties: { customerId: { type: 'string', pattern: '^ORD-(\\d+)+x$' } },
+        properties: { customerId: { type: 'string', pattern: '^(?=ORD-)[A-Z]+-\\d+$' } },
       };
     },
     violations: ['ce_mcp_http_tool[2]'],
-    reason: /input_schema regular expression .* nests a repetition inside a repetition/,
+    reason: /input_schema regular expression .* uses a lookahead/,
   },
   {
     name: 'POST HTTP tool with a body_template needs no input_schema',
