@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
@@ -133,6 +134,9 @@ export function streamRoutes(
     limitMetrics
   );
   const shutdown = new AbortController();
+  // Each open stream listens on it twice at most (its poll sleep, a write waiting on a slow reader), and the
+  // stream limit bounds them: above Node's default of 10 listeners it warned of a leak that is not one.
+  setMaxListeners(2 * opts.maxStreams + 10, shutdown.signal);
   app.addHook('preClose', async () => shutdown.abort());
   const feed = new AuditFeed(ports.conversations, {
     pollIntervalMs: opts.pollIntervalMs,

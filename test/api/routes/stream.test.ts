@@ -1,4 +1,6 @@
+import { spawnSync } from 'node:child_process';
 import { get as httpGet, type IncomingMessage } from 'node:http';
+import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApi, type ApiOptions } from '../../../api/app';
 import type { ApiPorts, ConversationQueries, ConversationView } from '../../../api/ports';
@@ -55,6 +57,17 @@ function bodyOf(response: IncomingMessage): Promise<string> {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 describe('GET /api/v1/conversation/:id/stream (api/routes/stream.ts)', () => {
+  it('holds a dozen streams open without a listener-leak warning: the stream limit bounds the listeners', () => {
+    const fixture = join(__dirname, 'fixtures', 'open-streams.ts');
+    const run = spawnSync(process.execPath, ['--require', 'tsx/cjs', fixture, '12'], {
+      encoding: 'utf8',
+      timeout: 60_000,
+    });
+    expect(run.stdout.trim()).toBe(Array(12).fill('200').join(','));
+    expect(run.stderr).not.toMatch(/MaxListenersExceededWarning/);
+    expect(run.status).toBe(0);
+  });
+
   it('refuses a stream beyond the cap with 429 TOO_MANY_STREAMS and Retry-After, and frees the slot when one closes', async () => {
     const metrics = createApiMetrics();
     const limitMetrics = { inUse: metrics.limitInUse, refused: metrics.limitRefused };
