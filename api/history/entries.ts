@@ -240,6 +240,14 @@ export function isHandedOver(entry: ActivityEntry): boolean {
   return entry.local && entry.failure?.type === 'NEEDS_REGULAR_ACTIVITY';
 }
 
+/**
+ * What a handed-over local attempt did, in words (the CLI's history and the console's timeline):
+ * null for any other entry. It is the handoff the local-first design expects, not a failure.
+ */
+export function handoffNote(entry: ActivityEntry): string | null {
+  return isHandedOver(entry) ? `handed to a regular activity: ${entry.failure?.message ?? ''}` : null;
+}
+
 /** The activities that ran each step: handed-over local attempts left out. */
 export function stepRuns(events: HistoryEvent[]): ActivityEntry[] {
   return activityEntries(events).filter((e) => !isHandedOver(e));

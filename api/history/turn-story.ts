@@ -6,6 +6,7 @@ import {
   decodePayload,
   entriesByEvent,
   epochMs,
+  handoffNote,
   upsertedSearchAttributes,
   type ActivityEntry,
 } from './entries';
@@ -23,11 +24,17 @@ export type TimelineItem =
       local: boolean;
       /** Ran in a step run (core/turn/step-runs.ts), local or regular, with the steps next to it. */
       inRun: boolean;
-      /** 1-based count of this step type so far: planner iteration n, tool call n. */
+      /**
+       * 1-based count of this step type's runs so far: planner iteration n, tool call n. A handoff
+       * carries the number of the run it hands to, which is the run that writes the audit rows.
+       */
       iteration: number;
       attempt: number | null;
-      outcome: ActivityEntry['outcome'];
+      /** HANDED_OFF: a local attempt that gave the call to a regular activity (docs/architecture.md, "Local first"). */
+      outcome: ActivityEntry['outcome'] | 'HANDED_OFF';
       failure: ActivityEntry['failure'];
+      /** What a handoff did, in the words `convengine history` uses; null for any other step. */
+      note: string | null;
       offsetMs: number | null;
       durationMs: number | null;
     }
@@ -145,7 +152,8 @@ export function turnStory(events: HistoryEvent[]): TurnStory {
     if (steps) {
       for (const entry of steps) {
         const iteration = (seen.get(entry.type) ?? 0) + 1;
-        seen.set(entry.type, iteration);
+        // The handed-off attempt and the regular run after it are one call: it is counted once.
+        if (handoffNote(entry) === null) seen.set(entry.type, iteration);
         const times = stepTimes(entry, localStart, start);
         if (entry.local) localStart = entry.closedAt;
         timeline.push({ kind: 'step', eventId: entry.scheduledEventId, ...pick(entry), iteration, ...times });
@@ -184,17 +192,13 @@ function configVersionOf(searchAttributes: Record<string, unknown>, entries: Act
   return typeof version === 'string' ? version : null;
 }
 
+/** A handoff is the local-first design at work, not a failure: it shows as HANDED_OFF with its note, no failure. */
 function pick(entry: ActivityEntry) {
-  const { activityId, type, summary, local, attempt, outcome } = entry;
+  const { activityId, type, summary, local, attempt } = entry;
   const inRun = entry.inRun === true;
-  return {
-    activityId,
-    type,
-    summary,
-    local,
-    inRun,
-    attempt,
-    outcome,
-    failure: entry.failure && publicFailure(entry.failure),
-  };
+  const note = handoffNote(entry);
+  if (note !== null)
+    return { activityId, type, summary, local, inRun, attempt, outcome: 'HANDED_OFF' as const, failure: null, note };
+  const failure = entry.failure && publicFailure(entry.failure);
+  return { activityId, type, summary, local, inRun, attempt, outcome: entry.outcome, failure, note };
 }

@@ -1,6 +1,6 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
-import { activityEntries, entriesByEvent, isHandedOver, type ActivityEntry } from '../../api/history/entries';
+import { activityEntries, entriesByEvent, handoffNote, type ActivityEntry } from '../../api/history/entries';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -27,8 +27,8 @@ function activityLine(entry: ActivityEntry, events: Map<number, HistoryEvent>, s
     entry.inRun && entry.startedAt !== null ? entry.startedAt : timeOf(events.get(entry.scheduledEventId))?.getTime();
   const offset = at !== undefined && start ? `+${((at - start.getTime()) / 1000).toFixed(3)}s` : '';
   const kind = kindOf(entry);
-  if (isHandedOver(entry))
-    return `${offset.padStart(10)}  ${entry.type}${kind}  → handed to a regular activity: ${entry.failure?.message}`;
+  const handoff = handoffNote(entry);
+  if (handoff !== null) return `${offset.padStart(10)}  ${entry.type}${kind}  → ${handoff}`;
   const attempt = entry.attempt && entry.attempt > 1 ? ` attempt ${entry.attempt}` : '';
   const failure = entry.failure
     ? ` ${entry.failure.type ?? 'failure'}${entry.failure.nonRetryable ? ' (non-retryable)' : ''}: ${entry.failure.message}`

@@ -51,6 +51,7 @@ function auditList(rows) {
 }
 
 function outcomeCell(step) {
+  if (step.outcome === 'HANDED_OFF') return h('td', {}, badge('HANDED_OFF'), h('div', { class: 'note' }, step.note));
   const failure = step.failure
     ? h(
         'div',
@@ -104,12 +105,14 @@ function eventRow(item) {
   );
 }
 
-/** Every step of the turn's history in order, with its audit rows, and what the workflow itself did. */
+/**
+ * Every step of the turn's history in order, with its audit rows, and what the workflow itself did.
+ * A handed-off local attempt wrote nothing: its call's rows belong to the regular run after it.
+ */
 export function timeline(story, audits) {
   const { byStep, other } = auditsByStep(audits);
-  const rows = story.timeline.map((item) =>
-    item.kind === 'step' ? stepRow(item, byStep.get(`${item.type}#${runOf(item)}`)) : eventRow(item)
-  );
+  const rowsOf = (step) => (step.outcome === 'HANDED_OFF' ? null : byStep.get(`${step.type}#${runOf(step)}`));
+  const rows = story.timeline.map((item) => (item.kind === 'step' ? stepRow(item, rowsOf(item)) : eventRow(item)));
   return [
     h(
       'table',

@@ -99,6 +99,26 @@ describe('a turn whose local steps ran in step runs (core/turn/step-runs.ts)', (
   });
 });
 
+describe('a local attempt handed to a regular activity (docs/architecture.md, "Local first")', () => {
+  it.each(['v2-local-first', 'v2-step-runs', 'v2-wide-step-runs', 'v3'])(
+    "%s: shows the handoff as HANDED_OFF, not a failure, and the regular run after it as the call's first run",
+    (set) => {
+      const s = story('loan-confirmation-turn1.json', set);
+      const all = steps(s.timeline);
+      expect(s.status).toBe('COMPLETED');
+      expect(all.filter((st) => st.outcome === 'FAILED')).toEqual([]);
+      const handoffs = all.filter((st) => st.outcome === 'HANDED_OFF');
+      expect(handoffs.map((st) => st.type)).toEqual(['DialogueAct', 'SchemaExtraction', 'ResponseResolution']);
+      for (const handoff of handoffs) {
+        expect(handoff).toMatchObject({ local: true, failure: null, iteration: 1 });
+        expect(handoff.note).toMatch(/^handed to a regular activity: \S/);
+        const run = all.slice(all.indexOf(handoff) + 1).find((st) => st.type === handoff.type);
+        expect(run).toMatchObject({ local: false, outcome: 'COMPLETED', iteration: 1, note: null });
+      }
+    }
+  );
+});
+
 describe('a step run whose result is not what the worker writes', () => {
   it.each([
     ['an entry without a name', { ran: [{ durationMs: 3 }], handedOver: null }],

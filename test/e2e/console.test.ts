@@ -105,6 +105,15 @@ test('the conversation list finds a seed conversation by text, and its turn tell
   // Audit rows are joined to the step that wrote them.
   await page.locator('tr[data-type=AuditUserInput] details summary').click();
   expect(await page.locator('tr[data-type=AuditUserInput] details').innerText()).toContain('USER_INPUT');
+  // The local-first handoff is no failure, and the LLM call's rows sit on the regular run that wrote them.
+  expect(await page.locator('#timeline tr.failed').count()).toBe(0);
+  const dialogueAct = page.locator('tr[data-type=DialogueAct]');
+  expect(await dialogueAct.count()).toBe(2);
+  expect(await dialogueAct.first().innerText()).toContain('HANDED_OFF');
+  expect(await dialogueAct.first().innerText()).toContain('handed to a regular activity');
+  expect(await dialogueAct.first().locator('details').count()).toBe(0);
+  await dialogueAct.last().locator('details summary').click();
+  expect(await dialogueAct.last().locator('details').innerText()).toContain('DIALOGUE_ACT_LLM_OUTPUT');
   await shot(page, 'seed-turn');
   await page.close();
 });
