@@ -10,6 +10,18 @@ function containsPattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
+/**
+ * The text a reply shows: the scalar values under `value` (a TEXT reply's string, a JSON reply's
+ * strings and numbers), or a reply stored as a bare string. Not the stored JSON, whose keys
+ * (`type`, `value`), quotes and escapes every reply has.
+ */
+function replyTextMatches(pattern: string): SQL {
+  return sql`(CASE WHEN jsonb_typeof(h.assistant_output) = 'string' THEN h.assistant_output #>> '{}' ILIKE ${pattern}
+    ELSE EXISTS (SELECT 1 FROM jsonb_path_query(h.assistant_output,
+      'lax $.value.** ? (@.type() == "string" || @.type() == "number")') AS said(v)
+    WHERE said.v #>> '{}' ILIKE ${pattern}) END)`;
+}
+
 function searchFilter(search: ConversationSearch): SQL | undefined {
   const filters: SQL[] = [];
   if (search.status) filters.push(eq(ceConversation.status, search.status));
@@ -22,7 +34,7 @@ function searchFilter(search: ConversationSearch): SQL | undefined {
       sql`${ceConversation.conversationId}::text ILIKE ${pattern}`,
       ilike(ceConversation.lastUserText, pattern),
       sql`EXISTS (SELECT 1 FROM ${ceConversationHistory} h WHERE h.conversation_id = ${ceConversation.conversationId}
-        AND (h.user_input ILIKE ${pattern} OR h.assistant_output::text ILIKE ${pattern}))`
+        AND (h.user_input ILIKE ${pattern} OR ${replyTextMatches(pattern)}))`
     );
     if (text) filters.push(text);
   }
