@@ -14,6 +14,7 @@ import {
 } from './validation/prompt-checks';
 import { checkReachableResponses } from './validation/reach-checks';
 import { checkRules } from './validation/rule-checks';
+import { checkRuleCycles } from './validation/rule-cycles';
 import { checkSchemas } from './validation/schema-checks';
 import { checkScopes } from './validation/scope-checks';
 import { checkPromptTextSizes, checkUnsafeText } from './validation/text-checks';
@@ -41,6 +42,7 @@ export function validateConfig(
   const vocab = buildTemplateVocabulary(ctx);
   checkScopes(ctx);
   checkRules(ctx, vocab);
+  checkRuleCycles(ctx);
   checkMatchers(ctx);
   checkPendingActions(ctx);
   checkPromptTemplates(ctx, vocab);

@@ -13,6 +13,18 @@ import { candidateRules } from './select';
 /** At most this many passes; a pass repeats only while rules keep changing intent or state. */
 export const MAX_RULE_PASSES = 5;
 
+/**
+ * The stages rule evaluation writes, each as `<stage> (<label>)`. PASS_LIMIT: the last pass still
+ * changed intent or state, so the limit ended evaluation, not the rules (the Java engine stops there
+ * silently, which left a cycle's end state unexplained).
+ */
+export const RULE_STAGES = {
+  NO_MATCH: 'RULE_NO_MATCH',
+  MATCH: 'RULE_MATCH',
+  APPLIED: 'RULE_APPLIED',
+  PASS_LIMIT: 'RULE_PASS_LIMIT_REACHED',
+} as const;
+
 export type RuleOrigin = 'RULES_STEP' | 'AGENT_INTENT_RESOLVER' | 'CLASSIFIER' | 'PIPELINE_STEP' | 'MCP_TOOL_STEP';
 
 export interface RulePhaseRequest {
@@ -92,7 +104,7 @@ async function evaluateRule(run: Run, rule: RuleRow): Promise<boolean> {
   });
   const stage = (name: string) => `${name} (${run.req.source})`;
   if (!match.matched) {
-    scope.audit(stage('RULE_NO_MATCH'), {
+    scope.audit(stage(RULE_STAGES.NO_MATCH), {
       ...ruleFrame(run, rule),
       type: rule.ruleType,
       pattern: rule.matchPattern,
@@ -101,7 +113,7 @@ async function evaluateRule(run: Run, rule: RuleRow): Promise<boolean> {
     });
     return false;
   }
-  scope.audit(stage('RULE_MATCH'), {
+  scope.audit(stage(RULE_STAGES.MATCH), {
     ...ruleFrame(run, rule),
     context: scope.session.context,
     schemaJson: ctx.schemaJson(),
@@ -112,7 +124,7 @@ async function evaluateRule(run: Run, rule: RuleRow): Promise<boolean> {
   if (actionName === SHORT_CIRCUIT) ended = shortCircuit(ctx);
   else if (action) await action(ctx);
   run.applied += 1;
-  scope.audit(stage('RULE_APPLIED'), {
+  scope.audit(stage(RULE_STAGES.APPLIED), {
     ...ruleFrame(run, rule),
     pattern: rule.matchPattern,
     actionValue: tryParseJson(rule.actionValue ?? '') ?? null,
@@ -131,20 +143,37 @@ export async function runRulePhase(req: RulePhaseRequest): Promise<RulePhaseResu
   const run: Run = { req, scope: new StepScope(req.session), applied: 0 };
   markExecution(run.scope.session, req, req.origin ?? 'RULES_STEP');
   let passes = 0;
+  const started: { intent: string; state: string }[] = [];
   while (passes < MAX_RULE_PASSES) {
     const { intent, state } = run.scope.session;
     const rules = candidateRules(req.snapshot.rows.rules, intent, state, req.phase);
     passes += 1;
+    started.push({ intent, state });
     if (rules.length === 0) {
-      if (passes === 1) run.scope.audit(`RULE_NO_MATCH (${req.source})`, noEligibleRules(req, intent, state));
-      break;
+      if (passes === 1) run.scope.audit(`${RULE_STAGES.NO_MATCH} (${req.source})`, noEligibleRules(req, intent, state));
+      return result(run, passes);
     }
     for (const rule of rules) {
       if (await evaluateRule(run, rule)) return result(run, passes);
     }
-    if (run.scope.session.intent === intent && run.scope.session.state === state) break;
+    if (run.scope.session.intent === intent && run.scope.session.state === state) return result(run, passes);
   }
+  // The last pass moved the session: another would have run.
+  run.scope.audit(`${RULE_STAGES.PASS_LIMIT} (${req.source})`, passLimitReached(run, started));
   return result(run, passes);
+}
+
+function passLimitReached(run: Run, started: { intent: string; state: string }[]): JsonObject {
+  const { intent, state } = run.scope.session;
+  return {
+    rulePhase: run.req.phase,
+    ruleExecutionSource: run.req.source,
+    maxPasses: MAX_RULE_PASSES,
+    passStarts: started,
+    intent,
+    state,
+    reason: 'INTENT_OR_STATE_STILL_CHANGING',
+  };
 }
 
 function noEligibleRules(req: RulePhaseRequest, intent: string, state: string): JsonObject {

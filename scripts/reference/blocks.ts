@@ -7,6 +7,7 @@ import * as v from '../../core/config/vocabulary';
 import { LLM_CALL_KINDS } from '../../core/llm';
 import { McpAudit } from '../../core/mcp/constants';
 import { DEFAULT_RESERVED_TEXTS, RESERVED_RESPONSE_VARIABLES } from '../../core/response/reserved';
+import { RULE_STAGES } from '../../core/rules/engine';
 import { RULE_PHASES } from '../../core/rules/phase';
 import { SESSION_FACT_NAMES, SYSTEM_INPUT_PARAM_NAMES } from '../../core/templates';
 import {
@@ -155,6 +156,9 @@ function auditBlock(): string {
     if (!stages.has(stage))
       stages.set(stage, { keys: new Set(), files: new Set(['core/mcp/constants.ts (McpAudit)']) });
   }
+  // Rule evaluation names its stages through constants too, each written with the phase's label.
+  for (const stage of Object.values(RULE_STAGES))
+    stages.set(`${stage} (<label>)`, { keys: new Set(), files: new Set(['core/rules/engine.ts (RULE_STAGES)']) });
   const rows = [...stages.entries()].sort(([a], [b]) => (a < b ? -1 : 1));
   return [
     '| stage | payload keys | written in |',

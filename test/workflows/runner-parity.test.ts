@@ -1,9 +1,13 @@
 import { runDemoConversations } from '../../demo/conversations';
 import type { DemoTurnRecord } from '../../demo/demo-runner';
 import { inProcessDemoSend } from '../../demo/in-process-send';
+import { runTurnInProcess } from '../../activities/runner/in-process';
 import { demoLlmScript } from '../../demo/recorded-llm';
 import type { Json } from '../../core/json';
 import { listAudits, type StoredAudit } from '../../db/repositories/audit';
+import { seedPacks } from '../../db/seed';
+import { response, rule } from '../../db/seed/builders';
+import { insertConfigRows } from '../support/config-db';
 import { runSeedConversations } from '../support/seed-turns';
 import { WorkflowHarness } from '../support/workflow-harness';
 
@@ -85,5 +89,42 @@ describe('runner parity: in-process runner and conversationTurnV3 (issue #13 ite
     // Each durable row names the one run that wrote it (the what-if recording of a retried turn reads it).
     expect(await runsOf(h, durable)).toEqual(durable.map(() => ['run']));
     expect(await runsOf(h, local)).toEqual(local.map(() => [null]));
+  });
+
+  it('write the same rows when rules cycle until the pass limit ends them (RULE_PASS_LIMIT_REACHED)', async () => {
+    await seedPacks(h.mcp.deps.db, ['all']);
+    h.mcp.llm.setScript(demoLlmScript());
+    const loop = (ruleId: number, from: string, to: string) =>
+      rule({
+        ruleId,
+        intentCode: 'GREETING',
+        stateCode: from,
+        ruleType: 'REGEX',
+        matchPattern: '.*',
+        action: 'SET_STATE',
+        actionValue: to,
+      });
+    await insertConfigRows(h.mcp.deps.db, {
+      rules: [loop(9001, 'IDLE', 'LOOP_A'), loop(9002, 'LOOP_A', 'IDLE')],
+      responses: [
+        response({
+          responseId: 9001,
+          intentCode: 'GREETING',
+          stateCode: 'LOOP_A',
+          responseType: 'EXACT',
+          exactText: 'Still looping.',
+        }),
+      ],
+    });
+    await h.mcp.base.store.refresh();
+    const durable = await h.send({ message: 'hi' });
+    if (durable.kind !== 'COMPLETED') throw new Error(JSON.stringify(durable));
+    const local = await runTurnInProcess(h.mcp.deps, { message: 'hi' });
+    expect([durable.result.state, durable.result.payload.value]).toEqual(['LOOP_A', 'Still looping.']);
+    expect([local.state, local.payload.value]).toEqual(['LOOP_A', 'Still looping.']);
+    const rows = async (conversationId: string) => (await listAudits(h.mcp.deps.db, conversationId)).map(comparable);
+    const written = await rows(durable.ref.conversationId);
+    expect(written.map(([, stage]) => stage)).toContain('RULE_PASS_LIMIT_REACHED (RulesStep)');
+    expect(await rows(local.conversationId)).toEqual(written);
   });
 });

@@ -59,6 +59,40 @@ describe('runRulePhase: selection, ordering and passes (scenario 17)', () => {
     expect(out.passes).toBe(5);
     expect(ruleIds(out.audits, 'RULE_APPLIED (RulesStep)')).toEqual([11, 12, 11, 12, 11]);
     expect(out.session.state).toBe('S2');
+    // The stop is said, after the last pass's rows: the rules were not done, the limit ended them.
+    expect(out.audits.at(-1)).toMatchObject({
+      stage: 'RULE_PASS_LIMIT_REACHED (RulesStep)',
+      payload: {
+        rulePhase: 'PRE_RESPONSE_RESOLUTION',
+        ruleExecutionSource: 'RulesStep',
+        maxPasses: 5,
+        passStarts: ['S1', 'S2', 'S1', 'S2', 'S1'].map((state) => ({ intent: 'X', state })),
+        intent: 'X',
+        state: 'S2',
+        reason: 'INTENT_OR_STATE_STILL_CHANGING',
+      },
+    });
+  });
+
+  it('writes no pass-limit row when the fifth pass leaves intent and state as they were', async () => {
+    const chain = ['S1', 'S2', 'S3', 'S4', 'S5'].map((from, i) =>
+      ruleRow({ ruleId: 21 + i, intentCode: 'X', stateCode: from, action: 'SET_STATE', actionValue: `S${i + 2}` })
+    );
+    const run = (rules: typeof chain) =>
+      runRulePhase({
+        session: sessionFor('x', { intent: 'X', state: 'S1' }),
+        snapshot: snapshotOf({ rules }),
+        phase: 'PRE_RESPONSE_RESOLUTION',
+        source: 'RulesStep',
+      });
+    const five = await run(chain.slice(0, 4));
+    expect([five.passes, five.session.state]).toEqual([5, 'S5']);
+    expect(stages(five.audits).filter((s) => s.startsWith('RULE_PASS_LIMIT'))).toEqual([]);
+    const six = await run(chain);
+    expect([six.passes, six.session.state]).toEqual([5, 'S6']);
+    expect(stages(six.audits).filter((s) => s.startsWith('RULE_PASS_LIMIT'))).toEqual([
+      'RULE_PASS_LIMIT_REACHED (RulesStep)',
+    ]);
   });
 
   it('audits one summary RULE_NO_MATCH when no rule is eligible, and per-rule misses otherwise', async () => {

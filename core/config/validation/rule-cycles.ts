@@ -1,0 +1,138 @@
+import { MAX_RULE_PASSES } from '../../rules/engine';
+import { evaluateRuleMatch } from '../../rules/match';
+import { RULE_PHASES, type RulePhase } from '../../rules/phase';
+import { candidateRules } from '../../rules/select';
+import { ANY_SCOPE, normalizeScopeValue } from '../scope';
+import type { RuleRow } from '../types';
+import type { ValidationContext } from './context';
+
+/** The rule types whose match reads only the message: the same on every pass of a turn. */
+const MESSAGE_TYPES = new Set(['REGEX', 'EXACT']);
+/** Actions that move the session (SET_TASK may, in consumer code) or end evaluation. */
+const MOVES = new Set(['SET_STATE', 'SET_INTENT']);
+const OPAQUE = new Set(['SET_TASK', 'SHORT_CIRCUIT']);
+/** A message most `.*`-like patterns match, tried besides the rules' own EXACT texts and REGEX words. */
+const PROBE = 'hello';
+
+interface Pair {
+  intent: string;
+  state: string;
+}
+/** A pass's end: where it left the session and the rules that moved it; null when it cannot be told. */
+type PassEnd = { to: Pair; movedBy: number[] } | null;
+
+const keyOf = (p: Pair) => `${p.intent}\u0000${p.state}`;
+const upper = (value: string | null) => normalizeScopeValue(value);
+
+/**
+ * A phase runs passes while a pass changes intent or state, MAX_RULE_PASSES at most (core/rules/engine.ts).
+ * Rules of one phase that move the session round a loop on one message run every pass and leave it wherever
+ * the last pass did, often a state no response admits. Found by running the passes as the engine does for
+ * messages the rules themselves name (and one probe): sound, a loop is only reported with a message that runs
+ * it. A loop through a JSON_PATH or consumer-task rule that moves the session is not reported: what it reads
+ * changes with each pass and may break the loop, which is legitimate. A warning: the message may never come.
+ */
+export function checkRuleCycles(ctx: ValidationContext): void {
+  const reported = new Set<string>();
+  for (const phase of RULE_PHASES) {
+    const rules = ctx.rows.rules.filter((r) => r.enabled && r.phase === phase);
+    const movers = rules.filter((r) => MOVES.has(upper(r.action)) && upper(r.actionValue) !== '');
+    if (movers.length < 2) continue;
+    const starts = startsOf(movers);
+    for (const text of messagesOf(movers)) {
+      for (const start of starts) {
+        const loop = loopFrom(rules, phase, start, text, starts.length);
+        const key = loop && `${phase}:${[...new Set(loop.ruleIds)].sort((a, b) => a - b).join(',')}`;
+        if (!loop || !key || reported.has(key)) continue;
+        reported.add(key);
+        warn(ctx, phase, loop, text);
+      }
+    }
+  }
+}
+
+/** Messages worth trying: a greeting, then the movers' EXACT texts and REGEX patterns read as text. */
+function messagesOf(movers: RuleRow[]): string[] {
+  const named = movers
+    .filter((r) => MESSAGE_TYPES.has(upper(r.ruleType)) && upper(r.matchPattern) !== ANY_SCOPE)
+    .map((r) => r.matchPattern.trim());
+  return [...new Set([PROBE, ...named])].filter((t) => t !== '');
+}
+
+/**
+ * Where passes can start: each intent and state the movers are written for or move to, crossed, and ANY
+ * for one no rule names (a loop of ANY rows holds for every intent).
+ */
+function startsOf(movers: RuleRow[]): Pair[] {
+  const intents = new Set<string>([ANY_SCOPE]);
+  const states = new Set<string>([ANY_SCOPE]);
+  for (const r of movers) {
+    const target = upper(r.actionValue);
+    if (upper(r.intentCode)) intents.add(upper(r.intentCode));
+    if (upper(r.stateCode)) states.add(upper(r.stateCode));
+    (upper(r.action) === 'SET_STATE' ? states : intents).add(target);
+  }
+  return [...intents].flatMap((intent) => [...states].map((state) => ({ intent, state })));
+}
+
+/** One pass as runRulePhase runs it, for a message: REGEX and EXACT rules matched, the rest known to stay put. */
+function passEnd(rules: RuleRow[], phase: RulePhase, from: Pair, text: string): PassEnd {
+  const to = { ...from };
+  const movedBy: number[] = [];
+  for (const rule of candidateRules(rules, from.intent, from.state, phase)) {
+    const action = upper(rule.action);
+    const acts = MOVES.has(action) || OPAQUE.has(action);
+    if (!MESSAGE_TYPES.has(upper(rule.ruleType))) {
+      if (acts) return null;
+      continue;
+    }
+    if (!acts || !evaluateRuleMatch(rule, { userText: text, facts: {}, context: {} }).matched) continue;
+    if (OPAQUE.has(action)) return null;
+    const value = upper(rule.actionValue);
+    if (action === 'SET_STATE') to.state = value;
+    else to.intent = value;
+    movedBy.push(rule.ruleId);
+  }
+  return { to, movedBy };
+}
+
+interface Loop {
+  pairs: Pair[];
+  ruleIds: number[];
+}
+
+/** The loop the passes from `start` fall into on `text`, or null when they stop (or cannot be told). */
+function loopFrom(rules: RuleRow[], phase: RulePhase, start: Pair, text: string, bound: number): Loop | null {
+  const seen = new Map<string, number>([[keyOf(start), 0]]);
+  const path: { pair: Pair; movedBy: number[] }[] = [{ pair: start, movedBy: [] }];
+  // A pass can only reach the starts' intents and states, so the passes stop or revisit within that many.
+  for (let pass = 0; pass <= bound; pass++) {
+    const current = path.at(-1) as { pair: Pair };
+    const end = passEnd(rules, phase, current.pair, text);
+    if (!end || keyOf(end.to) === keyOf(current.pair)) return null;
+    path.push({ pair: end.to, movedBy: end.movedBy });
+    const again = seen.get(keyOf(end.to));
+    if (again !== undefined) {
+      const round = path.slice(again);
+      return { pairs: round.map((p) => p.pair), ruleIds: round.slice(1).flatMap((p) => p.movedBy) };
+    }
+    seen.set(keyOf(end.to), path.length - 1);
+  }
+  return null;
+}
+
+function warn(ctx: ValidationContext, phase: RulePhase, loop: Loop, text: string): void {
+  const ids = [...new Set(loop.ruleIds)];
+  const oneIntent = loop.pairs.every((p) => p.intent === loop.pairs[0]?.intent);
+  const intentName = (code: string) => (code === ANY_SCOPE ? 'any intent' : `intent ${code}`);
+  const round = oneIntent
+    ? `${intentName(loop.pairs[0]?.intent ?? ANY_SCOPE)} round ${loop.pairs.map((p) => p.state).join(' → ')}`
+    : `the session round ${loop.pairs.map((p) => `${p.intent}/${p.state}`).join(' → ')}`;
+  ctx.sink.warning(
+    'ce_rule',
+    Math.min(...ids),
+    `rules ${ids.join(', ')} (${phase}) move ${round} on the same message (e.g. "${text}"), so such a turn runs ` +
+      `all ${MAX_RULE_PASSES} rule passes and stops wherever the last leaves it (RULE_PASS_LIMIT_REACHED); ` +
+      `make their match patterns exclude each other or drop one of the moves`
+  );
+}
