@@ -36,8 +36,14 @@ export function installErrorHandler(app: FastifyInstance): void {
       const message = describeValidation(fe.validation, fe.validationContext);
       return reply.status(400).send(envelope('VALIDATION_FAILED', message));
     }
-    if (fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY' || fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
-      return reply.status(400).send(envelope('MALFORMED_BODY', 'The request body is not valid JSON.'));
+    if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
+      return reply.status(400).send(envelope('MALFORMED_BODY', 'The request body is empty; send a JSON object.'));
+    }
+    if (fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
+      // Fastify's parser refuses prototype-poisoning keys with the same error as a syntax error, and keeps no cause.
+      const message =
+        'The request body is not valid JSON, or names a property the API refuses (__proto__, constructor).';
+      return reply.status(400).send(envelope('MALFORMED_BODY', message));
     }
     if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
       return reply.status(413).send(envelope('BODY_TOO_LARGE', 'The request body is too large.'));

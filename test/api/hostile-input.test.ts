@@ -104,11 +104,12 @@ describe('hostile input, every route', () => {
       400,
       'MALFORMED_BODY'
     );
-    expectEnvelope(
-      await h.request('POST', '/api/v1/conversation/message', { body: '{"message":"hi","__proto__":{"x":1}}' }),
-      400,
-      'MALFORMED_BODY'
-    );
+    const poisoned = await h.request('POST', '/api/v1/conversation/message', {
+      body: '{"message":"hi","__proto__":{"x":1}}',
+    });
+    expectEnvelope(poisoned, 400, 'MALFORMED_BODY');
+    // Valid JSON: the message must not say it is not, only which names are refused.
+    expect(poisoned.json()).toMatchObject({ error: { message: expect.stringContaining('__proto__') } });
   });
 
   const routes: [string, string, string | undefined][] = [

@@ -88,7 +88,14 @@ function checkIntentRows(ctx: ValidationContext): void {
     if (isBlank(intent.intentCode)) ctx.sink.violation('ce_intent', intent.intentCode, 'intent_code is null/blank');
     else if (normalizeScopeValue(intent.intentCode) === ANY_SCOPE) {
       ctx.sink.violation('ce_intent', intent.intentCode, 'ANY is a wildcard and cannot be defined as an intent');
-    } else if (intent.intentCode !== intent.intentCode.trim().toUpperCase()) {
+    } else if (intent.intentCode !== intent.intentCode.trim()) {
+      const stored = JSON.stringify(intent.intentCode.trim().toUpperCase());
+      ctx.sink.warning(
+        'ce_intent',
+        intent.intentCode,
+        `intent codes are matched trimmed and upper-cased; store it as ${stored}`
+      );
+    } else if (intent.intentCode !== intent.intentCode.toUpperCase()) {
       ctx.sink.warning('ce_intent', intent.intentCode, 'intent codes are matched upper-cased; store them upper-case');
     }
   }

@@ -28,7 +28,7 @@ describe('codes the engine matches case-insensitively', () => {
     // Rows scoped to FAQ are not "of a disabled intent": the enabled FAQ is the one in force.
     expect(warnings).toEqual([
       'ce_intent[Faq]: intent codes are matched upper-cased; store them upper-case',
-      'ce_intent[ faq ]: intent codes are matched upper-cased; store them upper-case',
+      'ce_intent[ faq ]: intent codes are matched trimmed and upper-cased; store it as "FAQ"',
     ]);
   });
 
