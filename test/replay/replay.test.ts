@@ -10,9 +10,12 @@ import { testWorkflowBundle } from '../support/workflow-bundle';
  * conversationTurn (v1), conversationTurnV2 before local-first steps (v2/), with them (v2-local-first/),
  * with step runs (v2-step-runs/: consecutive local steps in one local activity), and with wide step runs
  * (v2-wide-step-runs/: McpPrepare and McpFinalize in local runs, local steps after a regular one in its
- * RegularSteps activity), and conversationTurnV3 (v3/: the same steps, with no patch asked).
+ * RegularSteps activity), and conversationTurnV3 (v3/: the same steps, with no patch asked). v3-parked/
+ * (export-parked-histories.ts) holds V3 turns parked on an approval or a held tool call and then decided,
+ * recorded before the approval-resume patch: what follows a person's decision must replay too.
  */
-const SETS = ['', 'v2', 'v2-local-first', 'v2-step-runs', 'v2-wide-step-runs', 'v3'];
+const SEED_SETS = ['', 'v2', 'v2-local-first', 'v2-step-runs', 'v2-wide-step-runs', 'v3'];
+const SETS = [...SEED_SETS, 'v3-parked'];
 const ROOT = join(__dirname, 'histories');
 
 const fixtures = SETS.flatMap((set) =>
@@ -48,11 +51,14 @@ describe('replay of committed turn histories (issue #6 item 10)', () => {
     expect(fixtures).toEqual(
       expect.arrayContaining(['loan-confirmation-turn3.json', 'move-connections-turn2.json', 'faq-turn1.json'])
     );
-    for (const set of SETS.filter((set) => set !== '')) {
+    for (const set of SEED_SETS.filter((set) => set !== '')) {
       expect(fixtures).toEqual(
         expect.arrayContaining([`${set}/loan-confirmation-turn3.json`, `${set}/move-connections-turn2.json`])
       );
     }
+    expect(fixtures).toEqual(
+      expect.arrayContaining(['v3-parked/approval-approve.json', 'v3-parked/planner-hold-retry-retry.json'])
+    );
   });
 
   it.each(fixtures)('replays %s with the current workflow code', async (file) => {

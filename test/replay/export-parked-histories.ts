@@ -1,0 +1,114 @@
+import { execSync } from 'node:child_process';
+import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import type { TurnReply } from '../../api/ports';
+import { temporalHeldTools } from '../../api/turns/held-tools';
+import type { McpToolRow } from '../../core/config/types';
+import { exportHistory } from '../../cli/history/json';
+import { turnProgressQuery, type HeldToolDecisionInput } from '../../workflows/messages';
+import { extracted, loanConfig, plan } from '../support/loan-config';
+import { answer } from '../support/order-config';
+import { WorkflowHarness } from '../support/workflow-harness';
+
+/**
+ * `npx tsx test/replay/export-parked-histories.ts [set]`: the seed conversations never park a turn on a
+ * person, so a change to what a turn does once an approval (D16) or a held tool call (#22) is decided
+ * would replay them all and still break the turns parked when it ships. This records turns that park
+ * and are decided each way, into histories/<set>/ (default v3-parked), replayed like the seed fixtures.
+ */
+const OUT = join(__dirname, 'histories', process.argv[2] ?? 'v3-parked');
+const MESSAGE = 'Apply loan for customer CUST-1001, amount 350000 for 36 months.';
+const SUBMIT = '/loan/applications';
+const HOLD: Partial<McpToolRow> = { onRetriesExhausted: 'HOLD', maxAttempts: 2, initialIntervalMs: 100 };
+const TOOL_REQUEST = { tool_request: { tool_code: 'loan.application.submit', args: { customerId: 'CUST-1001' } } };
+
+interface Parked {
+  name: string;
+  workflowId: string;
+  turn: number;
+}
+
+const PLANNED = [extracted('CUST-1001'), plan('loan.credit.rating.check', 'CUST-1001')];
+
+async function approval(h: WorkflowHarness, decision: 'approve' | 'reject'): Promise<Parked> {
+  await h.mcp.configure(loanConfig({ submitNeedsApproval: true }));
+  h.mcp.llm.setScript([...PLANNED, plan('loan.application.submit', 'CUST-1001'), answer('Done.')]);
+  const parked = await h.send({ message: MESSAGE });
+  if (parked.kind !== 'AWAITING_APPROVAL') throw new Error(`expected a parked turn, got ${parked.kind}`);
+  const { conversationId, turnNumber, workflowId } = parked.ref;
+  const done = await h.gateway().decideApproval(conversationId, turnNumber, { decision, decidedBy: 'fixture' });
+  if (done.kind !== 'COMPLETED') throw new Error(`${decision}: the turn did not complete (${done.kind})`);
+  return { name: `approval-${decision}`, workflowId, turn: turnNumber };
+}
+
+/** A submit out of retries, held, then decided; `direct`: the request's own tool call (D21). */
+async function hold(h: WorkflowHarness, decisions: HeldToolDecisionInput[], direct: boolean): Promise<Parked> {
+  await h.mcp.configure(loanConfig({ submit: direct ? { ...HOLD, allowDirectRequest: true } : HOLD }));
+  const planned = direct ? [extracted('CUST-1001')] : [...PLANNED, plan('loan.application.submit', 'CUST-1001')];
+  h.mcp.llm.setScript([...planned, answer('Done.')]);
+  h.mcp.toolServer.faults.set(SUBMIT, { failTimes: 1_000, status: 503 });
+  const reply: TurnReply = await h.send({ message: MESSAGE, inputParams: direct ? TOOL_REQUEST : {} });
+  if (reply.kind !== 'HELD') throw new Error(`expected a held turn, got ${reply.kind}`);
+  const handle = h.client.workflow.getHandle(reply.ref.workflowId);
+  for (const [i, decision] of decisions.entries()) {
+    // The upstream stays down until the last decision, so a retry before it holds again.
+    if (i > 0) await heldAgain(h, reply.ref.workflowId);
+    if (i === decisions.length - 1) h.mcp.toolServer.faults.clear(SUBMIT);
+    await temporalHeldTools(h.client).resolve(reply.ref.workflowId, { ...decision, decidedBy: 'fixture' });
+  }
+  await handle.result().catch(() => undefined);
+  const name = `${direct ? 'direct' : 'planner'}-hold-${decisions.map((d) => d.action).join('-')}`;
+  return { name, workflowId: reply.ref.workflowId, turn: reply.ref.turnNumber };
+}
+
+async function heldAgain(h: WorkflowHarness, workflowId: string): Promise<void> {
+  const handle = h.client.workflow.getHandle(workflowId);
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  while (!(await handle.query(turnProgressQuery)).held) await new Promise((resolve) => setTimeout(resolve, 100));
+}
+
+async function record(h: WorkflowHarness): Promise<Parked[]> {
+  const markDone: HeldToolDecisionInput = { action: 'markDone', result: { applicationId: 'LA-1' } };
+  return [
+    await approval(h, 'approve'),
+    await approval(h, 'reject'),
+    await hold(h, [{ action: 'retry' }, { action: 'retry' }], false),
+    await hold(h, [markDone], false),
+    await hold(h, [{ action: 'skip' }], false),
+    await hold(h, [{ action: 'retry' }, markDone], true),
+    await hold(h, [{ action: 'skip' }], true),
+  ];
+}
+
+async function main(): Promise<void> {
+  const h = await WorkflowHarness.start();
+  try {
+    const parked = await record(h);
+    mkdirSync(OUT, { recursive: true });
+    for (const file of readdirSync(OUT)) if (file.endsWith('.json')) rmSync(join(OUT, file));
+    const manifest = [];
+    for (const p of parked) {
+      const file = `${p.name}.json`;
+      writeFileSync(join(OUT, file), exportHistory({ events: await h.history(p.workflowId) }));
+      manifest.push({ file, workflowId: p.workflowId, conversation: p.name, turn: p.turn });
+    }
+    const commit = execSync('git rev-parse --short HEAD').toString().trim();
+    const note = {
+      producedBy: `export-parked-histories.ts at commit ${commit}`,
+      server: 'convengine devserver',
+      manifest,
+    };
+    writeFileSync(join(OUT, 'manifest.json'), `${JSON.stringify(note, null, 1)}\n`);
+    console.log(`wrote ${manifest.length} histories to ${OUT}`);
+  } finally {
+    await h.stop();
+  }
+}
+
+main().then(
+  () => process.exit(0),
+  (err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  }
+);
