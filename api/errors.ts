@@ -1,3 +1,5 @@
+import { DECISION_PROBLEM_CODES, type DecisionProblem } from '../core/turn/operator-decision';
+
 /** A client-visible error: the envelope `{error:{code, message, details?}}` with an HTTP status. */
 export class ApiError extends Error {
   constructor(
@@ -27,14 +29,21 @@ export function envelope(code: string, message: string, details?: Record<string,
 
 /**
  * A turn's update validator refused an operator decision with "CODE: explanation" (workflows/tool-hold.ts,
- * workflows/turn-state.ts): malformed input (INVALID_*, and TOO_DEEP from the text check) is the caller's 400; anything else (NOT_HELD,
- * STALE_DECISION, APPROVAL_ALREADY_DECIDED…) conflicts with the turn's state, a 409.
+ * workflows/turn-state.ts): a malformed decision (core/turn/operator-decision.ts's codes, INVALID_* among
+ * them) is the caller's 400; anything else (NOT_HELD, STALE_DECISION, APPROVAL_ALREADY_DECIDED…) conflicts
+ * with the turn's state, a 409.
  */
-const BAD_INPUT = /^(INVALID_|TOO_DEEP$)/;
+const isBadInput = (code: string): boolean =>
+  code.startsWith('INVALID_') || (DECISION_PROBLEM_CODES as readonly string[]).includes(code);
 
 export function refusedUpdate(text: string, fallbackCode: string): ApiError {
   const match = /^([A-Z_]+): (.*)$/s.exec(text);
   const code = match?.[1] ?? fallbackCode;
   const message = match?.[2] ?? text;
-  return BAD_INPUT.test(code) ? badRequest(code, message) : conflict(code, message);
+  return isBadInput(code) ? badRequest(code, message) : conflict(code, message);
+}
+
+/** A malformed operator decision (core/turn/operator-decision.ts) as the 400 the turn's validator would give. */
+export function refuseMalformedDecision(problem: DecisionProblem | null): void {
+  if (problem) throw badRequest(problem.code, problem.message, { field: problem.field });
 }

@@ -1,3 +1,5 @@
+import { APPROVAL_DECISIONS, DECISION_LIMITS, HELD_TOOL_ACTIONS } from '../core/turn/operator-decision';
+
 /** JSON Schemas shared by request validation, response serialization and the OpenAPI document. */
 export const uuidParam = {
   type: 'string',
@@ -94,13 +96,28 @@ export const turnResponseSchema = {
   },
 } as const;
 
+/**
+ * The fields of an operator's decision, limited as core/turn/operator-decision.ts says: the turn's update
+ * validator enforces the same numbers for decisions sent around the API, so these only refuse earlier.
+ */
+export const decisionFieldSchemas = {
+  reason: { type: 'string', maxLength: DECISION_LIMITS.reasonChars },
+  // 0 is a request's direct tool call (runbook §6), planner calls count from 1.
+  callIndex: { type: 'integer', minimum: 0, maximum: DECISION_LIMITS.callIndex },
+  result: {
+    description:
+      `Held-tool markDone only, and required there: the result verified upstream (any JSON, at most ` +
+      `${DECISION_LIMITS.resultBytes} bytes as UTF-8 JSON).`,
+  },
+} as const;
+
 export const approvalRequestSchema = {
   type: 'object',
   required: ['decision'],
   additionalProperties: false,
   properties: {
-    decision: { type: 'string', enum: ['approve', 'reject'] },
-    reason: { type: 'string', maxLength: 2000 },
+    decision: { type: 'string', enum: [...APPROVAL_DECISIONS] },
+    reason: decisionFieldSchemas.reason,
   },
 } as const;
 
@@ -255,6 +272,18 @@ export const heldToolAckSchema = {
     accepted: { type: 'boolean' },
     toolCode: { type: 'string' },
     callIndex: { type: 'integer' },
-    action: { type: 'string', enum: ['retry', 'skip', 'fail', 'markDone'] },
+    action: { type: 'string', enum: [...HELD_TOOL_ACTIONS] },
+  },
+} as const;
+
+/** An operator's decision on a held tool call (#22), the resolveHeldTool update's input. */
+export const heldToolDecisionSchema = {
+  type: 'object',
+  required: ['action'],
+  additionalProperties: false,
+  properties: {
+    action: { type: 'string', enum: [...HELD_TOOL_ACTIONS] },
+    decidedBy: { type: 'string', minLength: 1, maxLength: DECISION_LIMITS.decidedByChars },
+    ...decisionFieldSchemas,
   },
 } as const;

@@ -1,6 +1,7 @@
 import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { Json, JsonObject } from '../core/json';
 import type { TurnResult } from '../core/turn/contracts';
+import type { ApprovalDecisionAction, HeldToolDecisionAction } from '../core/turn/operator-decision';
 
 /** A tool call the turn is parked on until a person approves or rejects it (D16). */
 export interface PendingApproval {
@@ -42,7 +43,7 @@ export interface TurnProgress {
 }
 
 export interface ApprovalDecisionInput {
-  decision: 'approve' | 'reject';
+  decision: ApprovalDecisionAction;
   reason?: string | null;
   decidedBy?: string | null;
   /** When given, must match the pending call, so a stale decision cannot approve a different call. */
@@ -65,13 +66,11 @@ export const turnProgressQuery = defineQuery<TurnProgress>('turnProgress');
  */
 export const awaitMilestoneUpdate = defineUpdate<TurnProgress>('awaitMilestone');
 
-/** Approve or reject the pending tool call; the validator refuses stale or malformed decisions. */
+/** Approve or reject the pending tool call; the validator refuses stale or malformed decisions (core/turn/operator-decision.ts). */
 export const decideApprovalUpdate = defineUpdate<ApprovalAck, [ApprovalDecisionInput]>('decideApproval');
 
-export type HeldToolAction = 'retry' | 'skip' | 'fail' | 'markDone';
-
 export interface HeldToolDecisionInput {
-  action: HeldToolAction;
+  action: HeldToolDecisionAction;
   reason?: string | null;
   decidedBy?: string | null;
   /** markDone only, required: the result the operator verified upstream (any JSON). */
@@ -84,7 +83,7 @@ export interface HeldToolAck {
   accepted: true;
   toolCode: string;
   callIndex: number;
-  action: HeldToolAction;
+  action: HeldToolDecisionAction;
 }
 
 /**

@@ -1,14 +1,12 @@
 import { condition, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Session } from '../core/session';
 import { describeHold } from '../core/mcp/hold';
-import { firstTextProblem } from '../core/text/unsafe-text';
+import { describeProblem, heldToolDecisionProblem } from '../core/turn/operator-decision';
 import type { HeldToolRequest, HeldToolResolution } from '../core/turn/executor';
 import { workflowNow } from './clock';
 import type { HeldToolAck, HeldToolDecisionInput } from './messages';
 import { TurnOutcomeKey } from './search-attributes';
 import type { TurnState } from './turn-state';
-
-const ACTIONS: readonly string[] = ['retry', 'skip', 'fail', 'markDone'];
 
 /**
  * Parks the turn on an operator decision (#22) until the resolveHeldTool update or the hold
@@ -50,22 +48,13 @@ export async function awaitHeldTool(
   return resolution;
 }
 
-/** The update validator: refuses malformed or stale decisions before they reach history. */
+/**
+ * The update validator: refuses malformed or stale decisions before they reach history. The rules are
+ * core/turn/operator-decision.ts's, so every way of sending one (API, console, CLI, Temporal) meets them.
+ */
 export function validateHoldDecision(state: TurnState, input: HeldToolDecisionInput): void {
-  if (input === null || typeof input !== 'object') throw new Error('INVALID_DECISION: the decision must be an object.');
-  if (!ACTIONS.includes(input.action)) {
-    throw new Error(`INVALID_DECISION: action must be one of ${ACTIONS.join(', ')}.`);
-  }
-  if (input.reason != null && typeof input.reason !== 'string')
-    throw new Error('INVALID_DECISION: reason must be text.');
-  if (input.decidedBy != null && typeof input.decidedBy !== 'string') {
-    throw new Error('INVALID_DECISION: decidedBy must be text.');
-  }
-  const unsafe = firstTextProblem({ reason: input.reason, decidedBy: input.decidedBy, result: input.result });
-  if (unsafe) throw new Error(`${unsafe.code}: ${unsafe.message}`);
-  if (input.action === 'markDone' && input.result === undefined) {
-    throw new Error('INVALID_DECISION: markDone needs the verified result (result).');
-  }
+  const problem = heldToolDecisionProblem(input);
+  if (problem) throw new Error(describeProblem(problem));
   if (!state.held) throw new Error('NOT_HELD: this turn has no tool call held for an operator.');
   if (input.callIndex !== undefined && input.callIndex !== state.held.callIndex) {
     throw new Error(`STALE_DECISION: the held call is #${state.held.callIndex}, not #${input.callIndex}.`);

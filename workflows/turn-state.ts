@@ -1,7 +1,7 @@
 import type { ApprovalDecision } from '../core/turn/contracts';
 import type { TurnResult } from '../core/turn/contracts';
 import type { HeldToolResolution } from '../core/turn/executor';
-import { firstTextProblem } from '../core/text/unsafe-text';
+import { approvalDecisionProblem, describeProblem } from '../core/turn/operator-decision';
 import type { ApprovalAck, ApprovalDecisionInput, HeldTool, PendingApproval, TurnProgress } from './messages';
 
 /** The workflow's in-memory view of the turn, read by queries and updates. */
@@ -35,19 +35,10 @@ export class TurnState {
     return this.status !== 'RUNNING';
   }
 
-  /** Throws with a reason when a decision cannot apply; used as the update validator. */
+  /** Throws with a reason when a decision cannot apply (core/turn/operator-decision.ts's rules); the update validator. */
   validateDecision(input: ApprovalDecisionInput): void {
-    if (input === null || typeof input !== 'object')
-      throw new Error('INVALID_DECISION: the decision must be an object.');
-    if (input.decision !== 'approve' && input.decision !== 'reject') {
-      throw new Error('INVALID_DECISION: decision must be "approve" or "reject".');
-    }
-    if (input.reason != null && typeof input.reason !== 'string')
-      throw new Error('INVALID_DECISION: reason must be text.');
-    if (input.decidedBy != null && typeof input.decidedBy !== 'string')
-      throw new Error('INVALID_DECISION: decidedBy must be text.');
-    const unsafe = firstTextProblem({ reason: input.reason, decidedBy: input.decidedBy });
-    if (unsafe) throw new Error(`${unsafe.code}: ${unsafe.message}`);
+    const problem = approvalDecisionProblem(input);
+    if (problem) throw new Error(describeProblem(problem));
     if (!this.pending) {
       throw new Error(
         this.decision

@@ -1,7 +1,11 @@
 import type { FastifyReply } from 'fastify';
 import type { Json } from '../../core/json';
-import type { HeldToolAction } from '../../workflows/messages';
-import { ApiError, badRequest } from '../errors';
+import {
+  approvalDecisionProblem,
+  heldToolDecisionProblem,
+  type HeldToolDecisionAction,
+} from '../../core/turn/operator-decision';
+import { ApiError, badRequest, refuseMalformedDecision } from '../errors';
 import type { ApiPorts } from '../ports';
 import { sendTurnReply } from '../replies';
 import { notHeld } from '../turns/held-tools';
@@ -16,9 +20,6 @@ export interface ActionBody {
   /** held-mark-done only: the tool's result as verified upstream (any JSON). */
   result?: Json;
 }
-
-/** A verified result bigger than this is not something an operator typed; the tool's own limit is far lower. */
-const MAX_RESULT_CHARS = 16_000;
 
 export interface ActionContext {
   workflowId: string;
@@ -47,13 +48,15 @@ function decision(approve: boolean): ConsoleAction {
     name: approve ? 'approve' : 'reject',
     summary: `${approve ? 'Approve' : 'Reject'} the tool call the turn is waiting on.`,
     async run(ctx) {
-      const { reason, callIndex } = ctx.body;
-      const turn = await ctx.api.turns.decideApproval(ctx.conversationId, ctx.turnNumber, {
-        decision: approve ? 'approve' : 'reject',
+      const { reason, callIndex, result } = ctx.body;
+      const decision = {
+        decision: approve ? ('approve' as const) : ('reject' as const),
         reason: reason ?? null,
         decidedBy: 'console',
         ...(callIndex !== undefined ? { callIndex } : {}),
-      });
+      };
+      refuseMalformedDecision(approvalDecisionProblem({ ...decision, result }));
+      const turn = await ctx.api.turns.decideApproval(ctx.conversationId, ctx.turnNumber, decision);
       return sendTurnReply(ctx.reply, turn, texts(ctx));
     },
   };
@@ -72,37 +75,24 @@ function activityAction(operation: ActivityOperation, summary: string): ConsoleA
   };
 }
 
-/** Only markDone carries a result; the workflow's validator checks the rest (held, callIndex, action). */
-function heldResult(action: HeldToolAction, result: Json | undefined): { result?: Json } {
-  if (action !== 'markDone') {
-    if (result !== undefined) throw badRequest('RESULT_NOT_ALLOWED', 'Only held-mark-done takes a result.');
-    return {};
-  }
-  if (result === undefined) {
-    throw badRequest('RESULT_REQUIRED', 'held-mark-done needs result: the outcome you verified upstream (JSON).');
-  }
-  if (JSON.stringify(result).length > MAX_RESULT_CHARS) {
-    throw badRequest('RESULT_TOO_LARGE', `The result must be at most ${MAX_RESULT_CHARS} characters of JSON.`);
-  }
-  return { result };
-}
-
 /** #22 from the console: the same resolveHeldTool update as the admin route and `convengine sre`. */
-function heldAction(name: string, action: HeldToolAction, summary: string): ConsoleAction {
+function heldAction(name: string, action: HeldToolDecisionAction, summary: string): ConsoleAction {
   return {
     name,
     summary,
     async run(ctx) {
       const held = ctx.api.heldTools;
       if (!held) throw new ApiError(501, 'HELD_TOOLS_UNSUPPORTED', 'This API has no held-tool operations.');
-      const { reason, callIndex } = ctx.body;
+      const { reason, callIndex, result } = ctx.body;
       const decision = {
         action,
         decidedBy: 'console',
         reason: reason ?? null,
         ...(callIndex !== undefined ? { callIndex } : {}),
-        ...heldResult(action, ctx.body.result),
+        ...(result !== undefined ? { result } : {}),
       };
+      // The turn's validator has the same rules (core/turn/operator-decision.ts); refused here, the 400 comes first.
+      refuseMalformedDecision(heldToolDecisionProblem(decision));
       // A turn that has ended cannot take the update at all; say why instead of "not found".
       if (!(await ctx.console.inspector.heldTool(ctx.workflowId))) {
         throw notHeld(ctx.workflowId);

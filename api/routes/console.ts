@@ -14,7 +14,7 @@ import {
 import { turnStory } from '../history/turn-story';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts } from '../ports';
-import { errorSchema, turnResponseSchema, uuidParam } from '../schemas';
+import { decisionFieldSchemas, errorSchema, turnResponseSchema, uuidParam } from '../schemas';
 import { requireSafeText } from '../text-check';
 import { canonicalTurnId, parseTurnId } from '../turns/turn-id';
 
@@ -145,10 +145,7 @@ export function consoleRoutes(
           additionalProperties: false,
           properties: {
             activityId: { type: 'string', minLength: 1, maxLength: 200 },
-            reason: { type: 'string', maxLength: 1000 },
-            // 0 is a request's direct tool call (runbook §6), planner calls count from 1.
-            callIndex: { type: 'integer', minimum: 0, maximum: 1000 },
-            result: { description: 'held-mark-done only, required: the result verified upstream (any JSON).' },
+            ...decisionFieldSchemas,
           },
         },
         response: { 200: actionAnswerSchema, 202: turnResponseSchema, '4xx': errorSchema, '5xx': errorSchema },

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { JsonObject } from '../../core/json';
-import { badRequest, notFound, ApiError } from '../errors';
+import { approvalDecisionProblem } from '../../core/turn/operator-decision';
+import { badRequest, notFound, ApiError, refuseMalformedDecision } from '../errors';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts, AuditRowView } from '../ports';
 import { sendTurnReply } from '../replies';
@@ -157,9 +158,9 @@ export function conversationRoutes(
     async (request, reply) => {
       const { id, n } = request.params as { id: string; n: string };
       const body = request.body as { decision: 'approve' | 'reject'; reason?: string };
-      requireSafeText({ reason: body.reason });
-      await requireConversation(ports, id);
       const decision = { decision: body.decision, reason: body.reason ?? null, decidedBy: 'api' };
+      refuseMalformedDecision(approvalDecisionProblem(decision));
+      await requireConversation(ports, id);
       const turn = await ports.turns.decideApproval(id.toLowerCase(), Number(n), decision);
       return sendTurnReply(reply, turn, ports.replyTexts ?? defaultReplyTexts);
     }

@@ -1,29 +1,16 @@
 import type { FastifyInstance } from 'fastify';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts } from '../ports';
-import { errorSchema, heldToolAckSchema, heldTurnsSchema } from '../schemas';
-import { requireSafeText } from '../text-check';
+import { refuseMalformedDecision } from '../errors';
+import { errorSchema, heldToolAckSchema, heldToolDecisionSchema, heldTurnsSchema } from '../schemas';
 import { canonicalTurnId } from '../turns/turn-id';
+import { heldToolDecisionProblem } from '../../core/turn/operator-decision';
 import type { HeldToolDecisionInput } from '../../workflows/messages';
 
 const workflowIdParams = {
   type: 'object',
   required: ['workflowId'],
   properties: { workflowId: { type: 'string', pattern: '^turn-[0-9a-fA-F-]{36}-[0-9]+$' } },
-} as const;
-
-const decisionSchema = {
-  type: 'object',
-  required: ['action'],
-  additionalProperties: false,
-  properties: {
-    action: { type: 'string', enum: ['retry', 'skip', 'fail', 'markDone'] },
-    reason: { type: 'string', maxLength: 2000 },
-    decidedBy: { type: 'string', minLength: 1, maxLength: 200 },
-    // 0 is a request's direct tool call (runbook §6), planner calls count from 1.
-    callIndex: { type: 'integer', minimum: 0 },
-    result: { description: 'markDone only, required: the result verified upstream (any JSON).' },
-  },
 } as const;
 
 /**
@@ -54,14 +41,15 @@ export function heldToolRoutes(app: FastifyInstance, ports: ApiPorts, docs: Open
       summary: 'Resolve a held tool call: retry (same idempotency key), skip, fail, or markDone with the result.',
       schema: {
         params: workflowIdParams,
-        body: decisionSchema,
+        body: heldToolDecisionSchema,
         response: { 200: heldToolAckSchema, '4xx': errorSchema },
       },
     },
     async (request) => {
       const workflowId = canonicalTurnId((request.params as { workflowId: string }).workflowId);
       const body = request.body as HeldToolDecisionInput;
-      requireSafeText({ reason: body.reason, decidedBy: body.decidedBy, result: body.result });
+      // The turn's validator would refuse it too; here it is refused before Temporal is asked.
+      refuseMalformedDecision(heldToolDecisionProblem(body));
       return held.resolve(workflowId, { ...body, decidedBy: body.decidedBy ?? 'api' });
     }
   );

@@ -3,16 +3,28 @@ import { Client } from '@temporalio/client';
 import { loadEnv } from '../../config/env';
 import { configuredTemporal } from '../../config/temporal-connection';
 import { temporalHeldTools, type HeldToolOperations } from '../../api/turns/held-tools';
-import type { HeldToolAction, HeldToolDecisionInput } from '../../workflows/messages';
+import {
+  DECISION_LIMITS,
+  HELD_TOOL_ACTIONS,
+  heldToolDecisionProblem,
+  type HeldToolDecisionAction,
+} from '../../core/turn/operator-decision';
+import type { HeldToolDecisionInput } from '../../workflows/messages';
 import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../command';
 import { errorChain } from '../error-chain';
 import { withTemporalConnection } from '../temporal/connect';
 
-const ACTIONS: Readonly<Record<string, HeldToolAction>> = {
-  retry: 'retry',
-  skip: 'skip',
-  fail: 'fail',
-  'mark-done': 'markDone',
+/** The verbs are the update's actions, kebab-cased (markDone → mark-done). */
+const ACTIONS: ReadonlyMap<string, HeldToolDecisionAction> = new Map(
+  HELD_TOOL_ACTIONS.map((action) => [action.replace(/[A-Z]/g, (c) => `-${c.toLowerCase()}`), action])
+);
+
+/** The option that carries each field of the decision, to name it in a refusal. */
+const FLAGS: Readonly<Record<string, string>> = {
+  reason: '--reason',
+  decidedBy: '--by',
+  callIndex: '--call',
+  result: '--result',
 };
 
 const USAGE = [
@@ -24,6 +36,8 @@ const USAGE = [
   'whose outcome is unknown, wait for an operator (TurnOutcome="HELD"). retry runs the call again with',
   'the same idempotency key; skip gives the planner the failure; fail ends the turn with a failure',
   'reply; mark-done records the result you verified upstream without calling the tool again.',
+  `--reason takes up to ${DECISION_LIMITS.reasonChars} characters, --by ${DECISION_LIMITS.decidedByChars}, --result up to ` +
+    `${DECISION_LIMITS.resultBytes} bytes of JSON (the turn refuses more whichever way it is sent).`,
   'Same as: temporal workflow update execute --workflow-id <id> --name resolveHeldTool --input',
   '\'{"action":"retry","decidedBy":"you"}\'. Address: --address, TEMPORAL_ADDRESS or 127.0.0.1:7233.',
 ].join('\n');
@@ -50,8 +64,8 @@ function printHeld(io: CliIo, ops: HeldToolOperations, json: boolean): Promise<n
   });
 }
 
-/** The decision from the options, or a usage error. */
-function decisionOf(action: HeldToolAction, options: Map<string, string[]>): HeldToolDecisionInput | string {
+/** The decision from the options, or a usage error; the rules are the turn's own (core/turn/operator-decision.ts). */
+function decisionOf(action: HeldToolDecisionAction, options: Map<string, string[]>): HeldToolDecisionInput | string {
   const last = (name: string) => options.get(name)?.at(-1);
   const decision: HeldToolDecisionInput = {
     action,
@@ -61,19 +75,19 @@ function decisionOf(action: HeldToolAction, options: Map<string, string[]>): Hel
   const call = last('call');
   if (call !== undefined) {
     // 0 is a request's direct tool call; planner calls count from 1.
-    if (!/^(0|[1-9][0-9]{0,5})$/.test(call)) return '--call must be a call index: 0 (a direct tool call) or above';
+    if (!/^(0|[1-9][0-9]*)$/.test(call)) return '--call must be a call index: 0 (a direct tool call) or above';
     decision.callIndex = Number(call);
   }
   const result = last('result');
-  if (action === 'markDone') {
-    if (result === undefined) return 'mark-done needs --result <json>: the result you verified upstream';
+  if (result !== undefined) {
     try {
       decision.result = JSON.parse(result) as HeldToolDecisionInput['result'];
     } catch {
       return '--result must be JSON, e.g. \'{"claimId":"C-1"}\'';
     }
-  } else if (result !== undefined) return '--result only goes with mark-done';
-  return decision;
+  }
+  const problem = heldToolDecisionProblem(decision);
+  return problem ? `${FLAGS[problem.field] ?? problem.field}: ${problem.message}` : decision;
 }
 
 export const sreCommand: CliCommand = {
@@ -83,7 +97,7 @@ export const sreCommand: CliCommand = {
     if (typeof parsed === 'string') return usageError(io, parsed, USAGE);
     const { positional, options } = parsed;
     const [verb] = positional;
-    const action = verb ? ACTIONS[verb] : undefined;
+    const action = verb ? ACTIONS.get(verb) : undefined;
     if (positional.length !== 1 || (verb !== 'list' && !action)) {
       io.err(USAGE);
       return 2;

@@ -2,6 +2,7 @@ import { audit, type AuditRecord } from '../audit';
 import type { Json, JsonObject } from '../json';
 import type { McpToolDescriptor, ToolCallRequest } from '../turn/contracts';
 import type { HeldToolRequest, HeldToolResolution, ToolCallFailure } from '../turn/executor';
+import { HELD_TOOL_ACTIONS } from '../turn/operator-decision';
 import { DEFAULT_HOLD_TIMEOUT_MS, McpAudit } from './constants';
 
 /**
@@ -80,6 +81,6 @@ export function describeHold(request: HeldToolRequest, expiresAt: string): strin
     `failed after ${request.attempts} attempt(s): ${request.failureType}: ${request.error}${unknown}.`,
     `Waits until ${expiresAt}, then answers without it.`,
     'Resolve with `convengine sre retry|skip|fail|mark-done --workflow-id <id>`',
-    'or update `resolveHeldTool` {"action":"retry|skip|fail|markDone"}.',
+    `or update \`resolveHeldTool\` {"action":"${HELD_TOOL_ACTIONS.join('|')}"}.`,
   ].join('\n');
 }

@@ -15,6 +15,7 @@ import type {
   StepOutput,
   TurnDecisionRecord,
 } from './contracts';
+import type { HeldToolDecisionAction } from './operator-decision';
 import type { PlannedStep } from './step-runs';
 
 export interface ApprovalRequest {
@@ -43,7 +44,7 @@ export interface HeldToolRequest {
 }
 
 /** What the operator chose; `expired` is the hold timeout, which falls back to ANSWER. */
-export type HeldToolAction = 'retry' | 'skip' | 'fail' | 'markDone' | 'expired';
+export type HeldToolAction = HeldToolDecisionAction | 'expired';
 
 export interface HeldToolResolution {
   action: HeldToolAction;

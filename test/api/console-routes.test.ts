@@ -1,4 +1,5 @@
 import { request } from 'node:http';
+import { DECISION_LIMITS } from '../../core/turn/operator-decision';
 import { ApiHarness } from '../support/api-harness';
 import { answer, callTool, orderConfig } from '../support/order-config';
 
@@ -219,7 +220,10 @@ describe('the console API: conversation search, turn story, actions; the static 
   it.each([
     ['held-mark-done', 'no result', {}, 'RESULT_REQUIRED'],
     ['held-retry', 'a result', { result: { applicationId: 'LA-1' } }, 'RESULT_NOT_ALLOWED'],
-    ['held-mark-done', 'a huge result', { result: 'x'.repeat(16_001) }, 'RESULT_TOO_LARGE'],
+    ['held-mark-done', 'a huge result', { result: 'x'.repeat(DECISION_LIMITS.resultBytes) }, 'RESULT_TOO_LARGE'],
+    // The console's limits are the turn's (core/turn/operator-decision.ts), not numbers of its own.
+    ['held-skip', 'a reason too long', { reason: 'x'.repeat(DECISION_LIMITS.reasonChars + 1) }, 'VALIDATION_FAILED'],
+    ['approve', 'a result', { result: { applicationId: 'LA-1' } }, 'RESULT_NOT_ALLOWED'],
     // 0 names a request's direct tool call (runbook §6): a negative index names nothing.
     ['held-skip', 'callIndex -1', { callIndex: -1 }, 'VALIDATION_FAILED'],
     ['held-mark-done', 'a result with a NUL', { result: { applicationId: 'LA-1\u0000' } }, 'INVALID_TEXT'],

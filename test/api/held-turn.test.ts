@@ -1,3 +1,4 @@
+import { DECISION_LIMITS } from '../../core/turn/operator-decision';
 import { DEFAULT_RESERVED_TEXTS } from '../../core/response/reserved';
 import { responseRow } from '../support/config-rows';
 import { extracted, LOAN, loanConfig, plan } from '../support/loan-config';
@@ -53,7 +54,17 @@ describe('a held turn over the API (issue #22)', () => {
       json: { action: 'markDone' },
       headers: auth,
     });
-    expect([bad.status, bad.json().error.code]).toEqual([400, 'INVALID_DECISION']);
+    expect([bad.status, bad.json().error.code]).toEqual([400, 'RESULT_REQUIRED']);
+    // The turn's own limits (core/turn/operator-decision.ts): a result with retry was dropped silently, and a
+    // result up to the 1 MiB body landed in history and the audit row.
+    for (const [json, code] of [
+      [{ action: 'retry', result: { applicationId: 'LA-1' } }, 'RESULT_NOT_ALLOWED'],
+      [{ action: 'markDone', result: 'x'.repeat(DECISION_LIMITS.resultBytes) }, 'RESULT_TOO_LARGE'],
+      [{ action: 'skip', reason: 'x'.repeat(DECISION_LIMITS.reasonChars + 1) }, 'VALIDATION_FAILED'],
+    ] as const) {
+      const refused = await h.request('POST', `/api/v1/admin/turns/${workflowId}/held-tool`, { json, headers: auth });
+      expect([refused.status, refused.json().error.code]).toEqual([400, code]);
+    }
     // PostgreSQL cannot store NUL: a decision carrying one would fail the held turn's audit write for good.
     for (const unsafe of [
       { action: 'retry', reason: 'ok\u0000' },

@@ -2,6 +2,7 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApiError } from '../../api/errors';
 import { temporalHeldTools } from '../../api/turns/held-tools';
 import type { McpToolRow } from '../../core/config/types';
+import { DECISION_LIMITS } from '../../core/turn/operator-decision';
 import type { JsonObject } from '../../core/json';
 import type { TurnActivities } from '../../core/turn/activities';
 import { resolveHeldToolUpdate, turnProgressQuery } from '../../workflows/messages';
@@ -115,6 +116,19 @@ describe('a tool call out of retries holds its turn for an operator (issue #22)'
     expect(String(((await unsafe) as Error).cause ?? '')).toContain(
       'INVALID_TEXT: result.id contains a NUL character.'
     );
+    // The limits hold for every way in, `temporal workflow update` too: a 1 MB "verified result" or a result
+    // with retry never reaches history nor the TOOL_HOLD_RESOLVED row.
+    const refusedWith = async (decision: object) => {
+      const err = await handle.executeUpdate(resolveHeldToolUpdate, { args: [decision as never] }).catch((e) => e);
+      return String((err as Error).cause ?? err);
+    };
+    const huge = { action: 'markDone', result: { blob: 'x'.repeat(1_000_000) } };
+    expect(await refusedWith(huge)).toContain(
+      `RESULT_TOO_LARGE: result must be at most ${DECISION_LIMITS.resultBytes}`
+    );
+    expect(await refusedWith({ action: 'retry', result: {} })).toContain('RESULT_NOT_ALLOWED');
+    const long = { action: 'skip', reason: 'x'.repeat(DECISION_LIMITS.reasonChars + 1) };
+    expect(await refusedWith(long)).toContain('REASON_TOO_LONG');
     const stale = temporalHeldTools(h.client).resolve(parked.ref.workflowId, { action: 'retry', callIndex: 9 });
     await expect(stale).rejects.toMatchObject({ statusCode: 409, code: 'STALE_DECISION' });
     await handle.executeUpdate(resolveHeldToolUpdate, { args: [{ action: 'retry', decidedBy: 'temporal-cli' }] });
@@ -198,5 +212,19 @@ describe('a tool call out of retries holds its turn for an operator (issue #22)'
     expect((await runSre(['retry', '--workflow-id', 'turn-x-1', '--call', '-1'])).code).toBe(2);
     expect((await runSre(['retry', '--workflow-id', 'turn-x-1', '--call', '1.5'])).code).toBe(2);
     expect((await runSre(['explode'])).code).toBe(2);
+    // The turn's limits, said before connecting, with the option at fault.
+    const retryWithResult = await runSre(['retry', '--workflow-id', 'turn-x-1', '--result', '{}']);
+    expect(retryWithResult).toMatchObject({ code: 2 });
+    expect(retryWithResult.err[0]).toBe('--result: Only markDone takes a result, not retry.');
+    const big = JSON.stringify({ blob: 'x'.repeat(DECISION_LIMITS.resultBytes) });
+    const tooBig = await runSre(['mark-done', '--workflow-id', 'turn-x-1', '--result', big]);
+    expect(tooBig.err[0]).toContain(`--result: result must be at most ${DECISION_LIMITS.resultBytes} bytes of JSON`);
+    const reason = 'x'.repeat(DECISION_LIMITS.reasonChars + 1);
+    expect((await runSre(['skip', '--workflow-id', 'turn-x-1', '--reason', reason])).err[0]).toContain(
+      `--reason: reason must be at most ${DECISION_LIMITS.reasonChars} characters`
+    );
+    expect((await runSre(['skip', '--workflow-id', 'turn-x-1', '--call', '99999999999'])).err[0]).toContain(
+      '--call: callIndex must be a whole number'
+    );
   });
 });

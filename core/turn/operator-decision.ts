@@ -1,0 +1,163 @@
+import { INT_SETTING_MAX } from '../config/setting';
+import type { Json } from '../json';
+import { firstTextProblem } from '../text/unsafe-text';
+
+/**
+ * The rules for a person's decision on a parked turn: an approval (D16) or a held tool call (#22).
+ * The turn's update validators enforce them (workflows/turn-state.ts, workflows/tool-hold.ts), so a
+ * decision sent any way — the API, the console, `convengine sre`, `temporal workflow update` — meets
+ * the same limits before it reaches history; the API schemas, the console and the CLI take their
+ * enums and numbers from here only to refuse earlier, with the same words.
+ */
+
+/** What an operator may do with a held call: run it again, give it up, end the turn, or record its result. */
+export const HELD_TOOL_ACTIONS = ['retry', 'skip', 'fail', 'markDone'] as const;
+export type HeldToolDecisionAction = (typeof HELD_TOOL_ACTIONS)[number];
+
+export const APPROVAL_DECISIONS = ['approve', 'reject'] as const;
+export type ApprovalDecisionAction = (typeof APPROVAL_DECISIONS)[number];
+
+export const DECISION_LIMITS = {
+  /** Characters of a reason: a sentence or two for the audit row and the decision log, not a document. */
+  reasonChars: 2000,
+  /** Characters of who decided: a user name or a tool's name. */
+  decidedByChars: 200,
+  /**
+   * UTF-8 bytes of markDone's result as JSON. It is written to the turn's history, the tool's result
+   * and the TOOL_HOLD_RESOLVED row, and is what an operator verified upstream — an id and a status,
+   * not a payload; the tools' own results are far smaller.
+   */
+  resultBytes: 16 * 1024,
+  /**
+   * A call index counts a turn's planner calls (0 is a request's direct call), bounded by
+   * MCP_TOOL_MAX_LOOPS, an int setting: a bigger number names no call that can exist.
+   */
+  callIndex: INT_SETTING_MAX,
+} as const;
+
+/** Why a decision is refused; every code is the caller's mistake (a 400, a usage error), never the turn's state. */
+export type DecisionProblemCode =
+  | 'INVALID_DECISION'
+  | 'INVALID_CALL_INDEX'
+  | 'REASON_TOO_LONG'
+  | 'DECIDED_BY_TOO_LONG'
+  | 'RESULT_REQUIRED'
+  | 'RESULT_NOT_ALLOWED'
+  | 'RESULT_TOO_LARGE'
+  | 'INVALID_TEXT'
+  | 'TOO_DEEP';
+
+export const DECISION_PROBLEM_CODES: readonly DecisionProblemCode[] = [
+  'INVALID_DECISION',
+  'INVALID_CALL_INDEX',
+  'REASON_TOO_LONG',
+  'DECIDED_BY_TOO_LONG',
+  'RESULT_REQUIRED',
+  'RESULT_NOT_ALLOWED',
+  'RESULT_TOO_LARGE',
+  'INVALID_TEXT',
+  'TOO_DEEP',
+];
+
+export interface DecisionProblem {
+  code: DecisionProblemCode;
+  message: string;
+  /** The field at fault, for the API's error details. */
+  field: string;
+}
+
+/** Fields every decision may carry; typed loosely, as it arrives from outside. */
+interface DecisionFields {
+  reason?: unknown;
+  decidedBy?: unknown;
+  callIndex?: unknown;
+  result?: unknown;
+}
+
+const problem = (field: string, code: DecisionProblemCode, message: string): DecisionProblem => ({
+  field,
+  code,
+  message,
+});
+
+/** The UTF-8 length of a value's JSON; core has no Buffer, and the workflow sandbox has TextEncoder. */
+export function jsonBytes(value: Json): number {
+  return new TextEncoder().encode(JSON.stringify(value)).byteLength;
+}
+
+function textProblem(name: string, value: unknown, max: number, code: DecisionProblemCode): DecisionProblem | null {
+  if (value == null) return null;
+  if (typeof value !== 'string') return problem(name, 'INVALID_DECISION', `${name} must be text.`);
+  return value.length > max
+    ? problem(name, code, `${name} must be at most ${max} characters (got ${value.length}).`)
+    : null;
+}
+
+/** What every decision shares: reason, decidedBy, callIndex, and text PostgreSQL can store. */
+function commonProblem(input: DecisionFields): DecisionProblem | null {
+  const text =
+    textProblem('reason', input.reason, DECISION_LIMITS.reasonChars, 'REASON_TOO_LONG') ??
+    textProblem('decidedBy', input.decidedBy, DECISION_LIMITS.decidedByChars, 'DECIDED_BY_TOO_LONG');
+  if (text) return text;
+  const index = input.callIndex;
+  const whole = typeof index === 'number' && Number.isInteger(index) && index >= 0;
+  if (index !== undefined && !(whole && index <= DECISION_LIMITS.callIndex)) {
+    return problem(
+      'callIndex',
+      'INVALID_CALL_INDEX',
+      `callIndex must be a whole number from 0 (a request's direct tool call) to ${DECISION_LIMITS.callIndex}.`
+    );
+  }
+  const unsafe = firstTextProblem({ reason: input.reason, decidedBy: input.decidedBy, result: input.result });
+  return unsafe ? problem(unsafe.field, unsafe.code, unsafe.message) : null;
+}
+
+/** Only markDone carries a result: the one it records instead of calling the tool again. */
+function resultProblem(action: HeldToolDecisionAction, result: unknown): DecisionProblem | null {
+  if (action !== 'markDone') {
+    return result === undefined
+      ? null
+      : problem('result', 'RESULT_NOT_ALLOWED', `Only markDone takes a result, not ${action}.`);
+  }
+  if (result === undefined) {
+    return problem(
+      'result',
+      'RESULT_REQUIRED',
+      'markDone needs the verified result (result): the outcome you checked upstream.'
+    );
+  }
+  const bytes = jsonBytes(result as Json);
+  const max = DECISION_LIMITS.resultBytes;
+  return bytes > max
+    ? problem('result', 'RESULT_TOO_LARGE', `result must be at most ${max} bytes of JSON (got ${bytes}).`)
+    : null;
+}
+
+const isObject = (input: unknown): input is Record<string, unknown> =>
+  input !== null && typeof input === 'object' && !Array.isArray(input);
+
+/** The first reason a held-tool decision (#22) is malformed, or null; says nothing of the turn's state. */
+export function heldToolDecisionProblem(input: unknown): DecisionProblem | null {
+  if (!isObject(input)) return problem('decision', 'INVALID_DECISION', 'the decision must be an object.');
+  const action = input['action'];
+  if (!HELD_TOOL_ACTIONS.includes(action as HeldToolDecisionAction)) {
+    return problem('action', 'INVALID_DECISION', `action must be one of ${HELD_TOOL_ACTIONS.join(', ')}.`);
+  }
+  return commonProblem(input) ?? resultProblem(action as HeldToolDecisionAction, input['result']);
+}
+
+/** The first reason an approval decision (D16) is malformed, or null. An approval carries no result. */
+export function approvalDecisionProblem(input: unknown): DecisionProblem | null {
+  if (!isObject(input)) return problem('decision', 'INVALID_DECISION', 'the decision must be an object.');
+  if (!APPROVAL_DECISIONS.includes(input['decision'] as ApprovalDecisionAction)) {
+    return problem('decision', 'INVALID_DECISION', `decision must be one of ${APPROVAL_DECISIONS.join(', ')}.`);
+  }
+  if (input['result'] !== undefined)
+    return problem('result', 'RESULT_NOT_ALLOWED', 'An approval decision takes no result.');
+  return commonProblem(input);
+}
+
+/** The refusal as the update validators throw it, "CODE: explanation" (api/errors.ts refusedUpdate reads it back). */
+export function describeProblem(p: DecisionProblem): string {
+  return `${p.code}: ${p.message}`;
+}
