@@ -1,11 +1,10 @@
-import { condition, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
 import type { Session } from '../core/session';
 import { describeHold } from '../core/mcp/hold';
 import { describeProblem, heldToolDecisionProblem } from '../core/turn/operator-decision';
 import type { HeldToolRequest, HeldToolResolution } from '../core/turn/executor';
 import { workflowNow } from './clock';
 import type { HeldToolAck, HeldToolDecisionInput } from './messages';
-import { TurnOutcomeKey } from './search-attributes';
+import { parkTurn } from './park';
 import type { TurnState } from './turn-state';
 
 /**
@@ -32,19 +31,20 @@ export async function awaitHeldTool(
     state: session?.state ?? 'UNKNOWN',
   };
   state.holdResolution = null;
-  state.status = 'HELD';
-  upsertSearchAttributes([{ key: TurnOutcomeKey, value: 'HELD' }]);
-  setCurrentDetails(describeHold(request, expiresAt));
-  const decided = await condition(() => state.holdResolution !== null, request.timeoutMs);
+  const decided = await parkTurn(state, {
+    status: 'HELD',
+    decided: () => state.holdResolution !== null,
+    timeoutMs: request.timeoutMs,
+    details: describeHold(request, expiresAt),
+    // The hold has reset TurnOutcome since it was first shipped (TOOL_HOLD_PATCH).
+    resumeOutcome: () => true,
+  });
   const resolution: HeldToolResolution =
     decided && state.holdResolution
       ? state.holdResolution
       : { action: 'expired', decidedBy: null, reason: 'HOLD_TIMEOUT' };
   state.held = null;
   state.holdResolution = null;
-  state.status = 'RUNNING';
-  upsertSearchAttributes([{ key: TurnOutcomeKey, value: 'RUNNING' }]);
-  setCurrentDetails('');
   return resolution;
 }
 

@@ -295,6 +295,6 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
   }
 
   awaitApproval(request: ApprovalRequest): Promise<ApprovalDecision> {
-    return awaitApproval(this.state, this.session, request);
+    return awaitApproval(this.state, this.session, request, () => this.versions.approvalResume());
   }
 }

@@ -25,6 +25,7 @@ import type { Session } from '../core/session';
 import { legacyOutput } from '../core/turn/step-result';
 import { decisionActivity, llmActivity, optionsForStep, optionsForTool, stepActivity } from './activity-options';
 import type { TurnState } from './turn-state';
+import { PATCHED_VERSIONS } from './turn-versions';
 import { awaitApproval, toToolFailure } from './turn-units';
 
 const acts = proxyActivities<TurnActivities>(stepActivity);
@@ -119,6 +120,7 @@ export class WorkflowTurnExecutor implements TurnExecutor {
   }
 
   awaitApproval(request: ApprovalRequest): Promise<ApprovalDecision> {
-    return awaitApproval(this.state, this.session, request);
+    // The first workflow type has no TurnVersions of its own; the patch is the same one V2 asks.
+    return awaitApproval(this.state, this.session, request, PATCHED_VERSIONS.approvalResume);
   }
 }

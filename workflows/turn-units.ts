@@ -1,17 +1,21 @@
-import { ActivityFailure, condition, upsertSearchAttributes } from '@temporalio/workflow';
+import { ActivityFailure } from '@temporalio/workflow';
 import type { Session } from '../core/session';
 import type { AuditRecord } from '../core/audit';
 import type { ApprovalDecision, DirectToolCallInput, StepInput, TurnDecisionRecord } from '../core/turn/contracts';
 import { reportedAttempt, toolCallFailure, type ApprovalRequest } from '../core/turn/executor';
 import { workflowNow } from './clock';
-import { TurnOutcomeKey } from './search-attributes';
+import { parkTurn } from './park';
 import type { TurnState } from './turn-state';
 
-/** Parks the turn on a human decision (D16) until the decideApproval update or the timeout. */
+/**
+ * Parks the turn on a human decision (D16) until the decideApproval update or the timeout.
+ * `resumeOutcome`: whether this turn puts TurnOutcome back to RUNNING afterwards (TurnVersions.approvalResume).
+ */
 export async function awaitApproval(
   state: TurnState,
   session: Session | null,
-  request: ApprovalRequest
+  request: ApprovalRequest,
+  resumeOutcome: () => boolean
 ): Promise<ApprovalDecision> {
   const expiresAt = new Date(workflowNow() + request.timeoutMs).toISOString();
   state.pending = {
@@ -23,14 +27,16 @@ export async function awaitApproval(
     state: session?.state ?? 'UNKNOWN',
   };
   state.decision = null;
-  state.status = 'AWAITING_APPROVAL';
-  upsertSearchAttributes([{ key: TurnOutcomeKey, value: 'AWAITING_APPROVAL' }]);
-  const decided = await condition(() => state.decision !== null, request.timeoutMs);
+  const decided = await parkTurn(state, {
+    status: 'AWAITING_APPROVAL',
+    decided: () => state.decision !== null,
+    timeoutMs: request.timeoutMs,
+    resumeOutcome,
+  });
   const decision: ApprovalDecision =
     decided && state.decision ? state.decision : { decision: 'EXPIRED', reason: 'APPROVAL_EXPIRED', decidedBy: null };
   state.pending = null;
   state.decision = null;
-  state.status = 'RUNNING';
   return decision;
 }
 

@@ -22,6 +22,14 @@ export const TOOL_HOLD_PATCH = 'tool-hold-for-operator';
 export const DIRECT_TOOL_HOLD_PATCH = 'direct-tool-hold-for-operator';
 
 /**
+ * The patch that puts TurnOutcome back to RUNNING once an approval is decided or expires, as a resolved
+ * hold always did: without it the turn kept AWAITING_APPROVAL while the approved tool ran, and the
+ * pending-approvals gauge, the runbook's query and the console counted it. Histories without it never
+ * issued that upsert.
+ */
+export const APPROVAL_RESUME_PATCH = 'approval-resumes-running';
+
+/**
  * Which of the changes made to the turn workflow since conversationTurnV2 a turn runs with. The
  * turn executor asks here, never `patched()` itself, so one executor serves both workflow types.
  */
@@ -34,7 +42,16 @@ export interface TurnVersions {
   toolHold(): boolean;
   /** Whether a request's direct tool call may hold too. */
   directToolHold(): boolean;
+  /** Whether TurnOutcome goes back to RUNNING after an approval; asked only when one was awaited. */
+  approvalResume(): boolean;
 }
+
+/**
+ * Asked by every workflow type, V3 too: it came after V3 shipped, and a V3 turn parked on an approval
+ * when it did must replay without the upsert. Asked only once an approval has been awaited, so turns
+ * that never park record no marker.
+ */
+const approvalResume = (): boolean => patched(APPROVAL_RESUME_PATCH);
 
 function patchedStepRunsIn(): StepRunsIn {
   if (patched(WIDE_STEP_RUNS_PATCH)) return 'wide';
@@ -52,15 +69,18 @@ export const PATCHED_VERSIONS: TurnVersions = {
   localFirst: () => patchedStepRunsIn() !== null || patched(LOCAL_FIRST_PATCH),
   toolHold: () => patched(TOOL_HOLD_PATCH),
   directToolHold: () => patched(DIRECT_TOOL_HOLD_PATCH),
+  approvalResume,
 };
 
 /**
- * conversationTurnV3: every change, asked of nothing. A turn is a workflow of its own, so a new
- * workflow type is the whole version: no patch marker and no TemporalChangeVersion upsert per turn.
+ * conversationTurnV3: every change made before it, asked of nothing. A turn is a workflow of its own, so a
+ * new workflow type is the whole version: no patch marker and no TemporalChangeVersion upsert per turn.
+ * Changes made since are asked like V2's (approvalResume).
  */
 export const CURRENT_VERSIONS: TurnVersions = {
   stepRunsIn: () => 'wide',
   localFirst: () => true,
   toolHold: () => true,
   directToolHold: () => true,
+  approvalResume,
 };

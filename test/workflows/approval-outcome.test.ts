@@ -1,0 +1,113 @@
+import type { WorkflowHandle } from '@temporalio/client';
+import type { TurnActivities } from '../../core/turn/activities';
+import { decideApprovalUpdate } from '../../workflows/messages';
+import { APPROVAL_RESUME_PATCH } from '../../workflows/turn-versions';
+import { extracted, loanConfig, plan } from '../support/loan-config';
+import { answer } from '../support/order-config';
+import { replayHistoryOf } from '../support/workflow-bundle';
+import { WorkflowHarness } from '../support/workflow-harness';
+
+const MESSAGE = 'Apply loan for customer CUST-1001, amount 350000 for 36 months.';
+
+/** The approved submit waits for the test to let it go, so the turn is seen running after the decision. */
+class Gate {
+  private open: () => void = () => undefined;
+  readonly opened = new Promise<void>((resolve) => (this.open = resolve));
+  release(): void {
+    this.open();
+  }
+}
+
+async function outcomeOf(handle: WorkflowHandle): Promise<unknown> {
+  return (await handle.describe()).searchAttributes['TurnOutcome'];
+}
+
+type Events = Awaited<ReturnType<WorkflowHarness['history']>>;
+
+const decode = (data: Uint8Array | null | undefined): unknown => JSON.parse(Buffer.from(data ?? []).toString('utf8'));
+
+/** The TurnOutcome values the turn upserted, in order. */
+function outcomesUpserted(history: Events): unknown[] {
+  return history.flatMap((e) => {
+    const field = e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.['TurnOutcome'];
+    return field ? [decode(field.data)] : [];
+  });
+}
+
+function patchesRecorded(history: Events): unknown[] {
+  return history.flatMap((e) => {
+    const data = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data;
+    return data ? [(decode(data) as { id: string }).id] : [];
+  });
+}
+
+async function eventually(read: () => Promise<unknown>, expected: unknown): Promise<unknown> {
+  for (let i = 0; i < 50; i++) {
+    const value = await read();
+    if (JSON.stringify(value) === JSON.stringify(expected)) return value;
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  return read();
+}
+
+/** D16: a decided approval is no pending approval any more, while the approved tool runs. */
+describe('after an approval the turn is RUNNING again, like after a hold', () => {
+  let gate = new Gate();
+  let h: WorkflowHarness;
+  beforeAll(async () => {
+    const slowSubmit = (base: TurnActivities): TurnActivities => ({
+      ...base,
+      McpToolCall: async (input) => {
+        if (input.call.toolCode === 'loan.application.submit') await gate.opened;
+        return base.McpToolCall(input);
+      },
+    });
+    h = await WorkflowHarness.start({ activities: slowSubmit });
+  });
+  afterAll(async () => {
+    gate.release();
+    await h?.stop();
+  });
+
+  async function park(finalAnswer: string) {
+    gate = new Gate();
+    await h.mcp.configure(loanConfig({ submitNeedsApproval: true }));
+    h.mcp.llm.setScript([
+      extracted('CUST-1001'),
+      plan('loan.credit.rating.check', 'CUST-1001'),
+      plan('loan.application.submit', 'CUST-1001'),
+      answer(finalAnswer),
+    ]);
+    const parked = await h.send({ message: MESSAGE });
+    expect(parked.kind).toBe('AWAITING_APPROVAL');
+    const handle = h.client.workflow.getHandle(parked.ref.workflowId);
+    expect(await outcomeOf(handle)).toEqual(['AWAITING_APPROVAL']);
+    return handle;
+  }
+
+  it('approve: TurnOutcome AWAITING_APPROVAL → RUNNING while the approved tool runs → the answer', async () => {
+    const handle = await park('Submitted LA-90311.');
+    await handle.executeUpdate(decideApprovalUpdate, { args: [{ decision: 'approve', decidedBy: 'sre-amy' }] });
+    // The approved submit waits at the gate: the turn runs and waits on no one.
+    expect(await eventually(() => outcomeOf(handle), ['RUNNING'])).toEqual(['RUNNING']);
+    expect((await handle.describe()).status.name).toBe('RUNNING');
+
+    gate.release();
+    const result = (await handle.result()) as { payload: { value: string }; outcome: string };
+    expect(result.payload.value).toBe('Submitted LA-90311.');
+    expect(await outcomeOf(handle)).toEqual([result.outcome]);
+    const history = await h.history(handle.workflowId);
+    expect(outcomesUpserted(history)).toEqual(['AWAITING_APPROVAL', 'RUNNING', result.outcome]);
+    expect(patchesRecorded(history)).toEqual([APPROVAL_RESUME_PATCH]);
+    await expect(replayHistoryOf(handle)).resolves.toBeUndefined();
+  });
+
+  it('reject (and so expiry, the same path): RUNNING again before the turn answers', async () => {
+    const handle = await park('Not submitted.');
+    await handle.executeUpdate(decideApprovalUpdate, { args: [{ decision: 'reject', decidedBy: 'sre-amy' }] });
+    const result = (await handle.result()) as { outcome: string };
+    const history = await h.history(handle.workflowId);
+    expect(outcomesUpserted(history)).toEqual(['AWAITING_APPROVAL', 'RUNNING', result.outcome]);
+    await expect(replayHistoryOf(handle)).resolves.toBeUndefined();
+  });
+});

@@ -1,0 +1,35 @@
+import { condition, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import { TurnOutcomeKey } from './search-attributes';
+import type { TurnState } from './turn-state';
+
+/** How a turn waits on a person: an approval (D16) or a held tool call (#22). */
+export interface Park {
+  status: 'AWAITING_APPROVAL' | 'HELD';
+  /** True once the person's decision is in (the update handler set it). */
+  decided(): boolean;
+  timeoutMs: number;
+  /** The current details while parked (the Temporal UI shows them); not history. */
+  details?: string;
+  /**
+   * Whether TurnOutcome goes back to RUNNING when the wait ends. The upsert is a command, so a turn
+   * parked before it existed must not issue it on replay: the approval asks a patch, the hold always had it.
+   */
+  resumeOutcome(): boolean;
+}
+
+/**
+ * Parks the turn until the decision or the timeout; true when decided. While parked, the status and
+ * TurnOutcome say why (the API's milestone, `convengine_pending_approvals`, the runbook's and the
+ * console's queries look for them); afterwards the turn is RUNNING again until it ends, so none of
+ * them counts a turn that no longer waits.
+ */
+export async function parkTurn(state: TurnState, park: Park): Promise<boolean> {
+  state.status = park.status;
+  upsertSearchAttributes([{ key: TurnOutcomeKey, value: park.status }]);
+  if (park.details !== undefined) setCurrentDetails(park.details);
+  const decided = await condition(park.decided, park.timeoutMs);
+  state.status = 'RUNNING';
+  if (park.resumeOutcome()) upsertSearchAttributes([{ key: TurnOutcomeKey, value: 'RUNNING' }]);
+  if (park.details !== undefined) setCurrentDetails('');
+  return decided;
+}
