@@ -30,7 +30,7 @@ import {
   type HeldToolResolution,
   type TurnExecutor,
 } from '../core/turn/executor';
-import { heldToolRequest, shouldHold, toolHeldAudit, toolHoldResolvedAudit } from '../core/mcp/hold';
+import { resolveHeldCall, toolHeldAudit, toolHoldResolvedAudit } from '../core/mcp/hold';
 import { StepCalls } from '../core/turn/protocol';
 import { isStepResult } from '../core/turn/step-result';
 import { STEP_TABLE, type StepName, type StepSpec } from '../core/turn/steps';
@@ -177,8 +177,8 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
 
   /**
    * A request's direct tool (D21): its own activity, retried by the tool's policy, not the step's.
-   * Out of retries, it holds for an operator like a planner call (#22): retry runs it again under
-   * the same idempotency key, markDone records the verified result, anything else records the failure.
+   * Out of retries, it holds for an operator like a planner call (#22) and runs again as
+   * resolveHeldCall says; a failure that stands is recorded as the tool's result.
    */
   private async directToolCall(input: StepInput, out: StepOutput, request: DirectToolCallRequest): Promise<StepOutput> {
     this.state.toolCalls += 1;
@@ -188,6 +188,15 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     const holdable = this.versions.directToolHold();
     const first = directToolCallInput(input, out, request, maxAttempts, holdable && tool.onRetriesExhausted === 'HOLD');
     const summary = `DirectToolCall: ${tool.toolCode} (${tool.sideEffect})`;
+    const session = () => this.session ?? first.session;
+    const inputs = {
+      audit: (suffix: string) => heldStepInput(first, session(), `${first.callKey}${suffix}`),
+      call: (suffix: string): DirectToolCallInput => ({
+        ...first,
+        session: session(),
+        callKey: `${first.callKey}${suffix}`,
+      }),
+    };
     let next = first;
     for (let hold = 1; ; hold++) {
       try {
@@ -195,39 +204,15 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
       } catch (err) {
         const failure = toToolFailure(err, maxAttempts);
         if (!(failure instanceof ToolCallFailure)) throw failure;
-        const resolution = holdable && shouldHold(tool, failure) ? await this.holdDirect(first, failure, hold) : null;
-        const session = this.session ?? first.session;
-        if (resolution?.action === 'retry') next = { ...first, session, callKey: `${first.callKey}-retry-${hold}` };
-        else if (resolution?.action === 'markDone') {
-          next = { ...first, session, callKey: `${first.callKey}-done`, verifiedResult: resolution.result ?? null };
-        } else {
-          const failed = failedDirectToolCallInput({ ...first, session }, failure);
+        const held = { call: first.call, tool, failure, hold };
+        const again = holdable ? await resolveHeldCall(this, held, inputs) : null;
+        if (!again) {
+          const failed = failedDirectToolCallInput({ ...first, session: session() }, failure);
           return this.run('DirectToolCall', failed, `${summary}: failed`);
         }
+        next = again;
       }
     }
-  }
-
-  /** #22 for a direct call: the planner path's hold, its audits and its decision record. */
-  private async holdDirect(
-    call: DirectToolCallInput,
-    failure: ToolCallFailure,
-    hold: number
-  ): Promise<HeldToolResolution | null> {
-    const request = heldToolRequest(call.call, call.tool, failure, hold);
-    const resolution = await this.holdToolCall(request, (suffix) =>
-      heldStepInput(call, this.session ?? call.session, `${call.callKey}-hold-${hold}-${suffix}`)
-    );
-    if (resolution) {
-      const reason = resolution.action;
-      await this.record({
-        kind: 'TOOL_HOLD_RESOLVED',
-        toolCode: request.toolCode,
-        reason,
-        iteration: request.callIndex,
-      });
-    }
-    return resolution;
   }
 
   mcpPrepare(input: StepInput, next: readonly PlannedStep[]): Promise<McpPrepareOutput> {

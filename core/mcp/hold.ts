@@ -1,7 +1,7 @@
 import { audit, type AuditRecord } from '../audit';
 import type { Json, JsonObject } from '../json';
-import type { McpToolDescriptor, ToolCallRequest } from '../turn/contracts';
-import type { HeldToolRequest, HeldToolResolution, ToolCallFailure } from '../turn/executor';
+import type { McpToolDescriptor, StepInput, ToolCallRequest } from '../turn/contracts';
+import type { HeldToolRequest, HeldToolResolution, ToolCallFailure, TurnExecutor } from '../turn/executor';
 import { HELD_TOOL_ACTIONS } from '../turn/operator-decision';
 import { DEFAULT_HOLD_TIMEOUT_MS, McpAudit } from './constants';
 
@@ -39,6 +39,43 @@ export function heldToolRequest(
     timeoutMs: tool.holdTimeoutMs ?? DEFAULT_HOLD_TIMEOUT_MS,
     hold,
   };
+}
+
+/** Where a held call's inputs go: `${callKey}${suffix}` of the call's own key, as the caller builds it. */
+export interface HeldCallInputs<I> {
+  /** The input of the activity that audits the hold (`-hold-<n>-held`, `-hold-<n>-resolved`). */
+  audit(suffix: string): StepInput;
+  /** The call's own input under a new key, to run it again. */
+  call(suffix: string): I;
+}
+
+/**
+ * #22, for a planner's call and a request's direct call alike: a call out of retries that must be held
+ * waits for an operator (`exec.holdToolCall`), whose decision is recorded (TOOL_HOLD_RESOLVED). Returns the
+ * input to run the call again — retry: the same idempotency key under `-retry-<hold>`; markDone: `-done`
+ * with the verified result, which the activity records instead of calling the tool — or null, when the
+ * failure stands (skip, the hold timed out, the tool does not hold, the executor cannot hold): the caller
+ * records it as it would have without a hold. The keys are in histories: they must not change.
+ */
+export async function resolveHeldCall<I extends StepInput>(
+  exec: Pick<TurnExecutor, 'holdToolCall' | 'record'>,
+  held: { call: ToolCallRequest; tool: McpToolDescriptor; failure: ToolCallFailure; hold: number },
+  inputs: HeldCallInputs<I>
+): Promise<(I & { verifiedResult?: Json }) | null> {
+  const { call, tool, failure, hold } = held;
+  if (!exec.holdToolCall || !shouldHold(tool, failure)) return null;
+  const request = heldToolRequest(call, tool, failure, hold);
+  const resolution = await exec.holdToolCall(request, (suffix) => inputs.audit(`-hold-${hold}-${suffix}`));
+  if (!resolution) return null;
+  await exec.record({
+    kind: 'TOOL_HOLD_RESOLVED',
+    toolCode: request.toolCode,
+    reason: resolution.action,
+    iteration: request.callIndex,
+  });
+  if (resolution.action === 'retry') return inputs.call(`-retry-${hold}`);
+  if (resolution.action === 'markDone') return { ...inputs.call('-done'), verifiedResult: resolution.result ?? null };
+  return null;
 }
 
 function holdPayload(request: HeldToolRequest): JsonObject {

@@ -12,11 +12,11 @@ import type {
   StopResult,
   ToolCallRequest,
 } from '../turn/contracts';
-import { ToolCallFailure, type HeldToolResolution, type TurnExecutor } from '../turn/executor';
+import { ToolCallFailure, type TurnExecutor } from '../turn/executor';
 import type { PlannedStep } from '../turn/step-runs';
 import { BlockReason, DEFAULT_APPROVAL_TIMEOUT_MS, POLICY_RESTRICTED_TAG } from './constants';
 import { finalAnswerDetermined, readObservations } from './context';
-import { heldToolRequest, shouldHold } from './hold';
+import { resolveHeldCall } from './hold';
 import { decideToolCall } from './tool-policy';
 import { latestSummary } from './observations';
 import {
@@ -164,48 +164,30 @@ class McpRun {
 
   /**
    * Runs the tool activity; true when the loop ends here (tool failure, semantic stop). A call out
-   * of retries that must be held (#22) waits for an operator: retry runs it again under the same
-   * idempotency key, markDone records the verified result, anything else is the failure as before.
+   * of retries that must be held (#22) waits for an operator, and runs again as resolveHeldCall says;
+   * a failure that stands ends the loop as the tool's error (applyToolFailure).
    */
   private async runTool(call: ToolCallRequest, tool: McpToolDescriptor): Promise<boolean> {
-    let input: McpToolCallInput = { ...this.input(`tool-${call.callIndex}`), call };
+    const key = `tool-${call.callIndex}`;
+    let input: McpToolCallInput = { ...this.input(key), call };
     for (let hold = 1; ; hold++) {
       try {
         this.take(await this.exec.mcpToolCall(input, tool));
         return this.stop !== undefined || finalAnswerDetermined(this.session);
       } catch (err) {
         if (!(err instanceof ToolCallFailure)) throw err;
-        const resolution = await this.hold(call, tool, err, hold);
-        if (resolution?.action === 'retry') input = { ...this.input(`tool-${call.callIndex}-retry-${hold}`), call };
-        else if (resolution?.action === 'markDone') {
-          const verifiedResult = resolution.result ?? null;
-          input = { ...this.input(`tool-${call.callIndex}-done`), call, verifiedResult };
-        } else return this.failed(call, tool, err);
+        const again = await resolveHeldCall(
+          this.exec,
+          { call, tool, failure: err, hold },
+          {
+            audit: (suffix) => this.input(`${key}${suffix}`),
+            call: (suffix): McpToolCallInput => ({ ...this.input(`${key}${suffix}`), call }),
+          }
+        );
+        if (!again) return this.failed(call, tool, err);
+        input = again;
       }
     }
-  }
-
-  private async hold(
-    call: ToolCallRequest,
-    tool: McpToolDescriptor,
-    failure: ToolCallFailure,
-    hold: number
-  ): Promise<HeldToolResolution | null> {
-    if (!this.exec.holdToolCall || !shouldHold(tool, failure)) return null;
-    const request = heldToolRequest(call, tool, failure, hold);
-    const resolution = await this.exec.holdToolCall(request, (suffix) =>
-      this.input(`tool-${call.callIndex}-hold-${hold}-${suffix}`)
-    );
-    if (resolution) {
-      const reason = resolution.action;
-      await this.exec.record({
-        kind: 'TOOL_HOLD_RESOLVED',
-        toolCode: call.toolCode,
-        reason,
-        iteration: call.callIndex,
-      });
-    }
-    return resolution;
   }
 
   private async failed(call: ToolCallRequest, tool: McpToolDescriptor, failure: ToolCallFailure): Promise<boolean> {

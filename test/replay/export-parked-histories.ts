@@ -16,13 +16,14 @@ import { WorkflowHarness } from '../support/workflow-harness';
  * would replay them all and still break the turns parked when it ships. This records turns that park
  * and are decided each way, into histories/<set>/ (default v3-parked), replayed like the seed fixtures.
  */
-const OUT = join(__dirname, 'histories', process.argv[2] ?? 'v3-parked');
+export const PARKED_SET = 'v3-parked';
+const OUT = join(__dirname, 'histories', process.argv[2] ?? PARKED_SET);
 const MESSAGE = 'Apply loan for customer CUST-1001, amount 350000 for 36 months.';
 const SUBMIT = '/loan/applications';
 const HOLD: Partial<McpToolRow> = { onRetriesExhausted: 'HOLD', maxAttempts: 2, initialIntervalMs: 100 };
 const TOOL_REQUEST = { tool_request: { tool_code: 'loan.application.submit', args: { customerId: 'CUST-1001' } } };
 
-interface Parked {
+export interface Parked {
   name: string;
   workflowId: string;
   turn: number;
@@ -67,7 +68,8 @@ async function heldAgain(h: WorkflowHarness, workflowId: string): Promise<void> 
   while (!(await handle.query(turnProgressQuery)).held) await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
-async function record(h: WorkflowHarness): Promise<Parked[]> {
+/** Every kind of parked turn, decided; the names are the fixtures' file names. */
+export async function recordParkedTurns(h: WorkflowHarness): Promise<Parked[]> {
   const markDone: HeldToolDecisionInput = { action: 'markDone', result: { applicationId: 'LA-1' } };
   return [
     await approval(h, 'approve'),
@@ -83,7 +85,7 @@ async function record(h: WorkflowHarness): Promise<Parked[]> {
 async function main(): Promise<void> {
   const h = await WorkflowHarness.start();
   try {
-    const parked = await record(h);
+    const parked = await recordParkedTurns(h);
     mkdirSync(OUT, { recursive: true });
     for (const file of readdirSync(OUT)) if (file.endsWith('.json')) rmSync(join(OUT, file));
     const manifest = [];
@@ -105,10 +107,12 @@ async function main(): Promise<void> {
   }
 }
 
-main().then(
-  () => process.exit(0),
-  (err: unknown) => {
-    console.error(err);
-    process.exit(1);
-  }
-);
+if (require.main === module) {
+  main().then(
+    () => process.exit(0),
+    (err: unknown) => {
+      console.error(err);
+      process.exit(1);
+    }
+  );
+}
