@@ -87,8 +87,9 @@ export interface HeldToolAck {
 }
 
 /**
- * #22: resolves a held tool call: retry it now (same idempotency key), skip (the planner gets the
- * failure), fail the turn, or markDone with the verified result. Send it with
+ * #22: resolves a held tool call: retry it now (same idempotency key), skip (the failure stands, as
+ * without a hold: a planner call ends the planner loop with the tool error, a direct call records it as
+ * its result), fail the turn, or markDone with the verified result. Send it with
  * `temporal workflow update execute --name resolveHeldTool` or `convengine sre`.
  */
 export const resolveHeldToolUpdate = defineUpdate<HeldToolAck, [HeldToolDecisionInput]>('resolveHeldTool');

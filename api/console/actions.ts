@@ -117,7 +117,11 @@ export const CONSOLE_ACTIONS: readonly ConsoleAction[] = [
   activityAction('pause', 'Stop a failing activity from burning attempts: Temporal PauseActivity.'),
   activityAction('unpause', 'Let a paused activity run again: Temporal UnpauseActivity.'),
   heldAction('held-retry', 'retry', 'Run the held tool call again now, with the same idempotency key.'),
-  heldAction('held-skip', 'skip', 'Give up on the held tool call: the planner gets its failure and answers.'),
+  heldAction(
+    'held-skip',
+    'skip',
+    'Let the failure stand, as without a hold: the turn answers with the tool error (TOOL_ERROR).'
+  ),
   heldAction('held-fail', 'fail', 'End the held turn with the failure reply (TOOL_HOLD_FAILED); nothing is committed.'),
   heldAction('held-mark-done', 'markDone', 'The held call did happen upstream: continue with the result you verified.'),
 ];

@@ -34,8 +34,10 @@ const USAGE = [
   '',
   'Turns whose tool call ran out of retries with on_retries_exhausted=HOLD, or a NON_IDEMPOTENT_WRITE',
   'whose outcome is unknown, wait for an operator (TurnOutcome="HELD"). retry runs the call again with',
-  'the same idempotency key; skip gives the planner the failure; fail ends the turn with a failure',
-  'reply; mark-done records the result you verified upstream without calling the tool again.',
+  'the same idempotency key; skip lets the failure stand, as without a hold (a planner call ends the',
+  'planner loop and the turn answers with the tool error, TOOL_ERROR; a direct call records it as the',
+  "tool's result); fail ends the turn with a failure reply; mark-done records the result you verified",
+  'upstream without calling the tool again.',
   `--reason takes up to ${DECISION_LIMITS.reasonChars} characters, --by ${DECISION_LIMITS.decidedByChars}, --result up to ` +
     `${DECISION_LIMITS.resultBytes} bytes of JSON (the turn refuses more whichever way it is sent).`,
   'Same as: temporal workflow update execute --workflow-id <id> --name resolveHeldTool --input',

@@ -130,7 +130,9 @@ function heldPanel(turn, done) {
       class: held.outcomeUnknown ? undefined : 'primary',
       title: 'Run the call again now, same idempotency key',
     }),
-    button('Skip', () => decide('held-skip'), { title: 'The planner gets the failure and answers' }),
+    button('Skip', () => decide('held-skip'), {
+      title: 'The failure stands, as without a hold: the turn answers with the tool error',
+    }),
     button('Fail turn', () => decide('held-fail'), { title: 'The turn ends with the failure reply' }),
     h('label', { class: 'verified' }, 'Verified result (JSON)', result),
     button('Mark done', markDone, { title: 'The call happened upstream: continue with this result' }),

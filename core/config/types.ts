@@ -131,7 +131,10 @@ export interface McpToolRow {
   startToCloseTimeoutMs: number | null;
   /** May a request call it directly (tool_request, D21)? null: by class, see core/mcp/tool-policy.ts. */
   allowDirectRequest?: boolean | null;
-  /** ANSWER (default): a call out of retries goes back to the planner; HOLD: the turn waits for an operator (#22). */
+  /**
+   * ANSWER (default): a call out of retries fails for good — a planner call ends the planner loop with the tool
+   * error (TOOL_ERROR), a direct call records it as its result; HOLD: the turn waits for an operator (#22).
+   */
   onRetriesExhausted?: string | null;
   /** How long a HOLD waits for an operator before it falls back to ANSWER; null: 24 h. */
   holdTimeoutMs?: number | null;

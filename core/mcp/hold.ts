@@ -16,7 +16,7 @@ export function outcomeUnknown(tool: McpToolDescriptor, failure: ToolCallFailure
   return tool.sideEffect === 'NON_IDEMPOTENT_WRITE' && OUTCOME_UNKNOWN_TYPES.includes(failure.failureType);
 }
 
-/** Whether a call out of retries waits for an operator instead of going back to the planner. */
+/** Whether a call out of retries waits for an operator instead of failing for good (ANSWER). */
 export function shouldHold(tool: McpToolDescriptor, failure: ToolCallFailure): boolean {
   return tool.onRetriesExhausted === 'HOLD' || outcomeUnknown(tool, failure);
 }

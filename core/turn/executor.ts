@@ -135,7 +135,7 @@ export interface TurnExecutor {
   /**
    * #22: keeps a failed call pending until an operator decides or the hold times out. `inputFor`
    * gives the input of the activity that audits the hold. Absent, or null: this executor cannot
-   * wait (in-process runner, the first workflow type), and the failure goes to the planner.
+   * wait (in-process runner, the first workflow type), and the failure stands (core/mcp/hold.ts resolveHeldCall).
    * A `fail` decision ends the turn inside the executor and does not return.
    */
   holdToolCall?(request: HeldToolRequest, inputFor: (suffix: string) => StepInput): Promise<HeldToolResolution | null>;

@@ -2,11 +2,12 @@ import { WorkflowFailedError } from '@temporalio/client';
 import { ApiError } from '../../api/errors';
 import { temporalHeldTools } from '../../api/turns/held-tools';
 import type { McpToolRow } from '../../core/config/types';
+import { Fallback } from '../../core/mcp/constants';
 import { DECISION_LIMITS } from '../../core/turn/operator-decision';
 import type { JsonObject } from '../../core/json';
 import type { TurnActivities } from '../../core/turn/activities';
 import { resolveHeldToolUpdate, turnProgressQuery } from '../../workflows/messages';
-import { decisionLog } from '../support/history';
+import { activityEntries, decisionLog } from '../support/history';
 import { held, heldTurnSuite, runSre } from '../support/held-turn-suite';
 import { extracted, loanConfig, plan } from '../support/loan-config';
 import { answer } from '../support/order-config';
@@ -142,12 +143,18 @@ describe('a tool call out of retries holds its turn for an operator (issue #22)'
     await expect(none).rejects.toMatchObject({ statusCode: 404, code: 'TURN_NOT_FOUND' });
   });
 
-  it('skip hands the planner the failure, as ANSWER would have', async () => {
+  it('skip ends the planner loop with the tool error, as ANSWER would have: the planner is not asked again', async () => {
     const parked = await holdSubmit();
     expect(await runSre(['skip', '--workflow-id', parked.ref.workflowId, ...cli])).toMatchObject({ code: 0 });
-    const result = (await h.client.workflow.getHandle(parked.ref.workflowId).result()) as { context: JsonObject };
-    expect((result.context['mcp'] as JsonObject)['lifecycle']).toMatchObject({ status: 'TOOL_ERROR' });
+    const handle = h.client.workflow.getHandle(parked.ref.workflowId);
+    const result = (await handle.result()) as { context: JsonObject; payload: { value: string } };
+    const mcp = result.context['mcp'] as JsonObject;
+    expect(mcp['lifecycle']).toMatchObject({ status: 'TOOL_ERROR' });
     expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(0);
+    // Two plans (rating check, submit) and no third: the scripted answer after the submit is never asked for.
+    const plans = activityEntries(await h.history(parked.ref.workflowId)).filter((a) => a.type === 'McpPlan');
+    expect(plans).toHaveLength(2);
+    expect(result.payload.value).toBe(Fallback.toolError);
   });
 
   it('fail ends the turn with a failure reply, audited', async () => {

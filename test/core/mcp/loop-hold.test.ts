@@ -1,6 +1,7 @@
 import { runMcpStep } from '../../../core/mcp';
 import { outcomeUnknown, shouldHold, toolHeldAudit, toolHoldResolvedAudit } from '../../../core/mcp/hold';
 import type { JsonObject } from '../../../core/json';
+import { Fallback } from '../../../core/mcp/constants';
 import type { McpToolCallInput } from '../../../core/turn/contracts';
 import {
   ToolCallFailure,
@@ -69,11 +70,15 @@ describe('MCP loop: a tool call out of retries held for an operator (#22)', () =
     expect((out.session.context['mcp'] as JsonObject)['finalAnswer']).toBe('Submitted LA-90311.');
   });
 
-  it('holds again when the retry fails again, and skip then gives the planner the failure', async () => {
+  it('holds again when the retry fails again, and skip then ends the loop with the tool error', async () => {
     const exec = new HoldingExecutor(HELD_SUBMIT, [DOWN, DOWN], [resolution('retry'), resolution('skip')]);
     const out = await runMcpStep(stepInput(), exec);
     expect(exec.holds.map((h) => h.hold)).toEqual([1, 2]);
     expect(lifecycle(out)).toMatchObject({ status: 'TOOL_ERROR' });
+    // The planner is not asked again: its scripted answer stays unused, and the turn says the tool failed.
+    expect(exec.calls.filter((key) => key.includes('-plan-'))).toEqual(['19-McpTool-plan-1']);
+    expect((out.session.context['mcp'] as JsonObject)['finalAnswer']).toBe(Fallback.toolError);
+    expect(exec.decisions.map((d) => d.kind)).toEqual(['TOOL_HOLD_RESOLVED', 'TOOL_HOLD_RESOLVED', 'TOOL_FAILED']);
   });
 
   it('markDone records the verified result without running the tool again', async () => {
