@@ -10,15 +10,19 @@ function containsPattern(text: string): string {
   return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
 }
 
+/** A reply's scalars: strings and numbers, never the keys or punctuation of the JSON they sit in. */
+const SCALARS = '? (@.type() == "string" || @.type() == "number")';
+
 /**
- * The text a reply shows: the scalar values under `value` (a TEXT reply's string, a JSON reply's
- * strings and numbers), or a reply stored as a bare string. Not the stored JSON, whose keys
- * (`type`, `value`), quotes and escapes every reply has.
+ * The text a reply shows, as the commit stores it (activities/pipeline/persist-conversation.ts): a TEXT reply is
+ * `{type: "TEXT", value}` and is searched under `value`; a JSON reply is the model's or the response's JSON as it is,
+ * searched in all its values; a bare string as it is. Not the stored JSON's keys, quotes and escapes.
  */
 function replyTextMatches(pattern: string): SQL {
   return sql`(CASE WHEN jsonb_typeof(h.assistant_output) = 'string' THEN h.assistant_output #>> '{}' ILIKE ${pattern}
     ELSE EXISTS (SELECT 1 FROM jsonb_path_query(h.assistant_output,
-      'lax $.value.** ? (@.type() == "string" || @.type() == "number")') AS said(v)
+      CASE WHEN h.assistant_output @> '{"type": "TEXT"}' AND h.assistant_output ? 'value'
+        THEN ${`lax $.value.** ${SCALARS}`} ELSE ${`lax $.** ${SCALARS}`} END::jsonpath) AS said(v)
     WHERE said.v #>> '{}' ILIKE ${pattern}) END)`;
 }
 

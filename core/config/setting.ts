@@ -1,3 +1,4 @@
+import { EngineError, ErrorType } from '../errors';
 import type { Json } from '../json';
 import { checkUserRegex } from '../text/regex';
 import type { ConfigRow, ConfigSnapshot, ConfigViolation } from './types';
@@ -140,20 +141,28 @@ function regexList(text: string, fail: (why: string) => never): string[] {
   if (!Array.isArray(parsed) || parsed.some((p) => typeof p !== 'string')) {
     return fail('must be a JSON array of regular expressions (strings)');
   }
-  const patterns = (parsed as string[]).filter((p) => p.trim() !== '');
-  for (const [i, p] of patterns.entries()) {
-    const reason = checkUserRegex(p, { ignoreCase: true });
+  // Blank entries are allowed and skipped; a fault is named by its index in the array as stored.
+  for (const [i, p] of (parsed as string[]).entries()) {
+    const reason = p.trim() === '' ? null : checkUserRegex(p, { ignoreCase: true });
     if (reason !== null) fail(`[${i}]: ${reason}`);
   }
-  return patterns;
+  return (parsed as string[]).filter((p) => p.trim() !== '');
 }
 
-/** The setting's value in this snapshot, or its default. Validation guarantees stored values parse. */
+/**
+ * The setting's value in this snapshot, or its default. Validation guarantees the values of a snapshot it passed
+ * parse; one it did not judge (a turn pinned to a version stored before a rule was added) is a config error that
+ * another attempt cannot fix, not a retryable crash.
+ */
 export function readSetting<K extends SettingKind>(
   snapshot: ConfigSnapshot,
   def: SettingDefinition<K>
 ): SettingTypeOf[K] {
-  return readSettingFrom(snapshot.rows.configs, def);
+  try {
+    return readSettingFrom(snapshot.rows.configs, def);
+  } catch (err) {
+    throw new EngineError(ErrorType.ConfigInvalid, err instanceof Error ? err.message : String(err));
+  }
 }
 
 /** The same from ce_config rows not yet validated (validation's own checks): throws when a value does not parse. */

@@ -91,7 +91,8 @@ export function applyToolFailure(
   tool: McpToolDescriptor,
   failure: ToolCallFailure
 ): Applied {
-  // The context reaches the caller: it says what failed; the audit rows below keep the driver's words.
+  // The context reaches the caller: it says which tool failed and how; the audit rows below keep the failure's
+  // message (for a SQL tool, the text db/error-text.ts allows).
   const publicMessage = publicToolErrorMessage(call.toolCode, failure.failureType, failure.message);
   const ending: Ending = {
     answer: Fallback.toolError,

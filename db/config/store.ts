@@ -162,7 +162,9 @@ class DbConfigStore implements DatabaseConfigStore {
       this.lastCheckAt = this.now();
       const version = configVersionOf(rows);
       if (this.snapshot?.version === version) {
+        // The tables hold the version served: it is served from them now, not restored from a stored snapshot.
         this.rejected = [];
+        this.restored = false;
         return { version, changed: false, warnings: [...this.snapshotWarnings] };
       }
       const result = validateConfig(rows, this.options.settings, this.options.validation);
@@ -244,6 +246,7 @@ class DbConfigStore implements DatabaseConfigStore {
     const version = configVersionOf(state.rows);
     if (version === this.snapshot?.version) {
       this.rejected = [];
+      this.restored = false;
       return;
     }
     const result = validateConfig(state.rows, this.options.settings, this.options.validation);

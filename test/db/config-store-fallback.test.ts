@@ -71,6 +71,24 @@ describe('database config store: the fallback at start is the config last in ser
     ]);
   });
 
+  it('once the tables hold the restored config again, a later refusal no longer says it is served from storage', async () => {
+    await running().current(); // A served once, so it is stored
+    await sql(BREAK_RULE);
+    const log = logged();
+    const store = createConfigStore(tdb.db, { now: () => clock, onRejected: log.onRejected });
+    const restored = await store.current();
+    await applyConfigRows(tdb.db, configA); // the operator puts the served config back in the tables
+    later();
+    expect(await store.current()).toBe(restored);
+    await sql(BREAK_RULE);
+    later();
+    await store.current();
+    expect(log.lines().map((l) => l['msg'])).toEqual([
+      expect.stringContaining(`serving stored config ${restored.version}`),
+      expect.stringContaining(`; config ${restored.version} stays in service`),
+    ]);
+  });
+
   it('the store running when the row broke names the config it keeps serving', async () => {
     const log = logged();
     const store = createConfigStore(tdb.db, { now: () => clock, onRejected: log.onRejected });

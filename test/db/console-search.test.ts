@@ -13,12 +13,15 @@ describe('console conversation search over what the assistant said', () => {
   const JSON_REPLY = '00000000-0000-4000-8000-00000000a002';
   const BARE_REPLY = '00000000-0000-4000-8000-00000000a003';
   const QUOTING_REPLY = '00000000-0000-4000-8000-00000000a004';
+  const ARRAY_REPLY = '00000000-0000-4000-8000-00000000a005';
 
   beforeAll(async () => {
     tdb = await createTestDatabase();
     const said = [
       [TEXT_REPLY, 'where is my parcel', { type: 'TEXT', value: 'Order 50%_done, soon.' }],
-      [JSON_REPLY, 'loan please', { type: 'JSON', value: { decision: 'approved', amount: 350000, notes: ['C-x'] } }],
+      // A JSON reply is stored as the JSON itself (persist-conversation.ts), an array as much as an object.
+      [JSON_REPLY, 'loan please', { decision: 'approved', amount: 350000, notes: ['C-x'] }],
+      [ARRAY_REPLY, 'my orders', [{ sku: 'K-7', state: 'shipped' }]],
       [BARE_REPLY, 'hello there', 'Welcome back'],
       [QUOTING_REPLY, 'files', { type: 'TEXT', value: 'Type "dir C:\\tmp"' }],
     ] as const;
@@ -32,7 +35,7 @@ describe('console conversation search over what the assistant said', () => {
   const found = async (q: string) =>
     (await searchConversations(tdb.db, { q, limit: 10, offset: 0 })).items.map((c) => c.conversationId).sort();
 
-  it.each(['value', 'TEXT', 'JSON', 'decision', '{', '}'])(
+  it.each(['value', 'TEXT', 'JSON', 'decision', 'sku', '{', '}', '['])(
     'finds no conversation by %j, which only the stored JSON has',
     async (q) => expect(await found(q)).toEqual([])
   );
@@ -47,6 +50,8 @@ describe('console conversation search over what the assistant said', () => {
     expect(await found('APPROVED')).toEqual([JSON_REPLY]);
     expect(await found('350000')).toEqual([JSON_REPLY]);
     expect(await found('c-X')).toEqual([JSON_REPLY]);
+    expect(await found('k-7')).toEqual([ARRAY_REPLY]);
+    expect(await found('shipped')).toEqual([ARRAY_REPLY]);
     expect(await found('welcome')).toEqual([BARE_REPLY]);
     expect(await found('parcel')).toEqual([TEXT_REPLY]);
   });
