@@ -18,14 +18,6 @@ import type { StepContext } from '../step-runtime';
 import { executeTool, verifiedToolResult } from '../tools/dispatch';
 import { emit, mcpRules, toolHandlerContext } from './support';
 
-/**
- * McpToolCall: exactly one tool execution for one CALL_TOOL the driver allowed. MCP_TOOL_CALL is
- * audited before the tool runs (and survives a failure), once the arguments have matched the
- * tool's input schema — arguments that do not are answered with an observation for the planner
- * and audited as TOOL_ARGS_REJECTED, and the tool does not run; success appends the observation and may
- * end the loop (semantic clarification / unsupported); failure is thrown as a typed error —
- * retryable or not — and the driver turns a final failure into TOOL_ERROR.
- */
 /** Errors from tool code that are not engine errors (a consumer handler's `throw new Error`): TOOL_EXECUTION_FAILED, retryable. */
 export function asToolError(err: unknown, toolCode: string): unknown {
   if (isEngineError(err) || !(err instanceof Error)) return err;
@@ -35,6 +27,14 @@ export function asToolError(err: unknown, toolCode: string): unknown {
   });
 }
 
+/**
+ * McpToolCall: exactly one tool execution for one CALL_TOOL the driver allowed. MCP_TOOL_CALL is
+ * audited before the tool runs (and survives a failure), once the arguments have matched the
+ * tool's input schema — arguments that do not are answered with an observation for the planner
+ * and audited as TOOL_ARGS_REJECTED, and the tool does not run; success appends the observation and may
+ * end the loop (semantic clarification / unsupported); failure is thrown as a typed error —
+ * retryable or not — and the driver turns a final failure into TOOL_ERROR.
+ */
 export async function mcpToolCall(ctx: StepContext<McpToolCallInput>): Promise<StepOutput> {
   const { scope, input } = ctx;
   const row = requireEnabledTool(ctx.snapshot, ctx.input.call.toolCode);
