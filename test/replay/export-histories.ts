@@ -1,9 +1,9 @@
-import { execSync } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { exportHistory } from '../../cli/history/json';
 import { runSeedConversations } from '../support/seed-turns';
 import { WorkflowHarness } from '../support/workflow-harness';
+import { writeFixtureManifest, type FixtureEntry } from './fixture-manifest';
 
 /**
  * `npm run histories:export`: runs every seed conversation as turn workflows on the embedded dev
@@ -27,20 +27,13 @@ async function main(): Promise<void> {
     if (failed.length > 0) throw new Error(`seed conversations failed: ${JSON.stringify(failed)}`);
     mkdirSync(OUT, { recursive: true });
     for (const file of readdirSync(OUT)) if (file.endsWith('.json')) rmSync(join(OUT, file));
-    const manifest: { file: string; workflowId: string; conversation: string; turn: number }[] = [];
+    const manifest: FixtureEntry[] = [];
     for (const r of records) {
       const file = `${r.conversation}-turn${r.turn}.json`;
       writeFileSync(join(OUT, file), exportHistory({ events: await h.history(r.workflowId as string) }));
       manifest.push({ file, workflowId: r.workflowId as string, conversation: r.conversation, turn: r.turn });
     }
-    const commit = execSync('git rev-parse --short HEAD').toString().trim();
-    const note = {
-      producedBy: `npm run histories:export at commit ${commit}`,
-      server: 'convengine devserver',
-      manifest,
-    };
-    writeFileSync(join(OUT, 'manifest.json'), `${JSON.stringify(note, null, 1)}\n`);
-    console.log(`wrote ${manifest.length} histories to ${OUT}`);
+    writeFixtureManifest(OUT, 'npm run histories:export', manifest);
   } finally {
     await h.stop();
   }

@@ -1,4 +1,3 @@
-import { execSync } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TurnReply } from '../../api/ports';
@@ -9,6 +8,7 @@ import { turnProgressQuery, type HeldToolDecisionInput } from '../../workflows/m
 import { extracted, loanConfig, plan } from '../support/loan-config';
 import { answer } from '../support/order-config';
 import { WorkflowHarness } from '../support/workflow-harness';
+import { writeFixtureManifest, type FixtureEntry } from './fixture-manifest';
 
 /**
  * `npx tsx test/replay/export-parked-histories.ts [set]`: the seed conversations never park a turn on a
@@ -88,20 +88,13 @@ async function main(): Promise<void> {
     const parked = await recordParkedTurns(h);
     mkdirSync(OUT, { recursive: true });
     for (const file of readdirSync(OUT)) if (file.endsWith('.json')) rmSync(join(OUT, file));
-    const manifest = [];
+    const manifest: FixtureEntry[] = [];
     for (const p of parked) {
       const file = `${p.name}.json`;
       writeFileSync(join(OUT, file), exportHistory({ events: await h.history(p.workflowId) }));
       manifest.push({ file, workflowId: p.workflowId, conversation: p.name, turn: p.turn });
     }
-    const commit = execSync('git rev-parse --short HEAD').toString().trim();
-    const note = {
-      producedBy: `export-parked-histories.ts at commit ${commit}`,
-      server: 'convengine devserver',
-      manifest,
-    };
-    writeFileSync(join(OUT, 'manifest.json'), `${JSON.stringify(note, null, 1)}\n`);
-    console.log(`wrote ${manifest.length} histories to ${OUT}`);
+    writeFixtureManifest(OUT, 'export-parked-histories.ts', manifest);
   } finally {
     await h.stop();
   }
