@@ -8,7 +8,8 @@ import { diffTurn, skippedTurn, type ConversationWhatifResult, type TurnDiff } f
 import { emptyTurnFacts, turnFactsOf, type TurnFacts } from '../../core/whatif/facts';
 import type { Database } from '../../db/pool';
 import { committedTurnCount } from '../../db/repositories/conversation';
-import { auditsByTurn, readRecording, recordedTurnCount, type RecordedTurn } from '../../db/whatif/recording';
+import { listAudits } from '../../db/repositories/audit';
+import { readRecording, recordedTurnCount, type RecordedTurn } from '../../db/whatif/recording';
 import type { ActivityDeps, Clock } from '../deps';
 import { runTurnInProcess } from '../runner/in-process';
 import { CircuitRegistry } from '../tools/http/circuit';
@@ -73,35 +74,47 @@ class ReplayClock implements Clock {
   }
 }
 
+/**
+ * Where the scratch conversation's audit trail stood before the turn being replayed: each turn reads only
+ * the rows written after it (on the (conversation_id, audit_id) index), so a long conversation's replay
+ * costs each turn its own rows, not every earlier turn's again.
+ */
+interface ScratchTrail {
+  scratchId: string;
+  afterAuditId: number;
+}
+
 /** The replayed turn's facts in recorded terms (its own conversation id replaced by the recorded one). */
-async function replayedFacts(db: Database, scratchId: string, turnNumber: number, rename: (t: string) => string) {
-  const rows = (await auditsByTurn(db, scratchId)).get(turnNumber) ?? [];
+async function replayedFacts(db: Database, trail: ScratchTrail, turnNumber: number, rename: (t: string) => string) {
+  const written = await listAudits(db, trail.scratchId, { afterAuditId: trail.afterAuditId });
+  trail.afterAuditId = written.at(-1)?.auditId ?? trail.afterAuditId;
+  const rows = written.filter((row) => row.turnNumber === turnNumber);
   return JSON.parse(rename(JSON.stringify(turnFactsOf(rows)))) as TurnFacts;
 }
 
 async function replayTurn(
   deps: ActivityDeps,
   feeds: ReplayFeeds,
-  scratchId: string,
+  trail: ScratchTrail,
   turn: RecordedTurn,
   rename: (t: string) => string
 ): Promise<TurnFacts> {
   const { db } = deps;
-  const turnNumber = (await committedTurnCount(db, scratchId)) + 1;
+  const turnNumber = (await committedTurnCount(db, trail.scratchId)) + 1;
   await db.execute(sql.raw('savepoint ce_whatif_turn'));
   let failure: string | null = null;
   try {
     await runTurnInProcess(
       deps,
-      { conversationId: scratchId, message: turn.message, inputParams: turn.inputParams },
+      { conversationId: trail.scratchId, message: turn.message, inputParams: turn.inputParams },
       { maxAttempts: 1, approve: (request) => feeds.approve(request) }
     );
   } catch (err) {
     failure = errorMessage(err);
   }
-  if (failure === null) return replayedFacts(db, scratchId, turnNumber, rename);
+  if (failure === null) return replayedFacts(db, trail, turnNumber, rename);
   try {
-    const facts = await replayedFacts(db, scratchId, turnNumber, rename);
+    const facts = await replayedFacts(db, trail, turnNumber, rename);
     return { ...facts, error: facts.error ?? failure };
   } catch {
     // The failure left the transaction unusable: back to before the turn; the error is what we know.
@@ -129,6 +142,7 @@ async function replayConversation(
     tools: replayToolDeps(draft, feeds.toolHandler),
     audit: fullAuditGate,
   };
+  const trail: ScratchTrail = { scratchId, afterAuditId: 0 };
   const diffs: TurnDiff[] = [];
   for (const turn of recording.turns) {
     const ref = { conversationId: recording.conversationId, turnNumber: turn.turnNumber, userText: turn.message };
@@ -138,7 +152,7 @@ async function replayConversation(
     }
     feeds.beginTurn(turn.turnNumber);
     clock.at = turn.receivedAt;
-    const replayed = await replayTurn(deps, feeds, scratchId, turn, rename);
+    const replayed = await replayTurn(deps, feeds, trail, turn, rename);
     diffs.push(diffTurn(ref, turn.facts, replayed, feeds.missing()));
   }
   return diffs;

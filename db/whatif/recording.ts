@@ -196,8 +196,8 @@ async function llmCallsOf(db: Database, conversationId: string): Promise<Recorde
   }));
 }
 
-/** The audit rows of one conversation, grouped by turn (for the replay's own scratch rows too). */
-export async function auditsByTurn(db: Database, conversationId: string): Promise<Map<number, StoredAudit[]>> {
+/** The audit rows of one conversation, grouped by turn. */
+async function auditsByTurn(db: Database, conversationId: string): Promise<Map<number, StoredAudit[]>> {
   return byTurn(await listAudits(db, conversationId));
 }
 

@@ -5,6 +5,8 @@ import { parse, stringify } from 'yaml';
 import { whatifConversation } from '../../activities/whatif/replay';
 import type { TurnDiff } from '../../core/whatif/diff';
 import { readConfigRows } from '../../db/config/load';
+import { listAudits } from '../../db/repositories/audit';
+import type * as AuditRepository from '../../db/repositories/audit';
 import { configToYaml } from '../../db/config/yaml-tree';
 import { DEMO_CONVERSATIONS } from '../../demo/conversations';
 import { runConversations } from '../../demo/demo-runner';
@@ -15,6 +17,12 @@ import type { ApiPorts } from '../../api/ports';
 import { whatifCommand } from '../../cli/commands/whatif';
 import { runConvengine, type CliRun } from '../support/run-cli';
 import { goldenOf, GOLDEN_PATH } from './whatif-golden';
+
+// Every audit read passes through, counted: the replay must read each scratch row once (see its test).
+jest.mock('../../db/repositories/audit', () => {
+  const actual = jest.requireActual<typeof AuditRepository>('../../db/repositories/audit');
+  return { ...actual, listAudits: jest.fn(actual.listAudits) };
+});
 
 // Records every seed demo conversation once (in process, recorded model), then replays them.
 jest.setTimeout(300_000);
@@ -273,6 +281,30 @@ describe('convengine whatif (what-if replay)', () => {
       code: 'CONVERSATION_TOO_LONG',
       message: `conversation ${loan} has 3 recorded turns; a replay here takes at most 2 (convengine whatif replays any length)`,
     });
+  });
+
+  it("reads each replayed audit row once: a long conversation costs each turn its own rows, not every earlier turn's", async () => {
+    const loan = idOf('loan-confirmation');
+    const counted = jest.mocked(listAudits);
+    counted.mockClear();
+    const result = await whatifConversation(
+      { db: demo.tdb.db },
+      { conversationId: loan, config: { version: 'current' } }
+    );
+    expect(result.turns.map((t) => t.status)).toEqual(['same', 'same', 'same']);
+    const reads = await Promise.all(
+      counted.mock.calls.map(async ([, conversationId], i) => ({
+        conversationId,
+        auditIds: ((await counted.mock.results[i]?.value) as Awaited<ReturnType<typeof listAudits>>).map(
+          (row) => row.auditId
+        ),
+      }))
+    );
+    const scratchReads = reads.filter((r) => r.conversationId !== loan);
+    expect(scratchReads).toHaveLength(3);
+    const read = scratchReads.flatMap((r) => r.auditIds);
+    expect(read.length).toBeGreaterThan(3);
+    expect(new Set(read).size).toBe(read.length);
   });
 
   it('a replay whose connection is terminated mid-way runs again on a fresh one and reports the same', async () => {
