@@ -63,8 +63,12 @@ function stripExtendedSyntax(body: string): string {
   return out;
 }
 
+/** Java's octal escape after `\0`: one or two octal digits, or three when the first is 0–3 (at most \0377). */
+const JAVA_OCTAL = /^(?:[0-3][0-7]{2}|[0-7]{1,2})/;
+
 /**
- * The escapes Java has and RE2 spells otherwise: `\uFFFF` is `\x{FFFF}`, and `\Z` (end of input, Java also allows
+ * The escapes Java has and RE2 spells otherwise: `\uFFFF` is `\x{FFFF}`, `\0101` (octal) is `\x{41}` (RE2 reads
+ * `\010` and a literal 1), and `\Z` (end of input, Java also allows
  * a final line terminator before it) is taken as `\z`, as this engine always has. Text quoted by `\Q…\E` is kept.
  */
 function translateEscapes(body: string): string {
@@ -82,6 +86,10 @@ function translateEscapes(body: string): string {
     } else if (next === 'u' && /^[0-9a-fA-F]{4}$/.test(body.slice(i + 2, i + 6))) {
       out += `\\x{${body.slice(i + 2, i + 6)}}`;
       i += 5;
+    } else if (next === '0' && JAVA_OCTAL.test(body.slice(i + 2, i + 5))) {
+      const digits = (JAVA_OCTAL.exec(body.slice(i + 2, i + 5)) as RegExpExecArray)[0];
+      out += `\\x{${parseInt(digits, 8).toString(16)}}`;
+      i += 1 + digits.length;
     } else {
       out += next === 'Z' ? '\\z' : ch + next;
       i++;
@@ -90,10 +98,49 @@ function translateEscapes(body: string): string {
   return out;
 }
 
+/**
+ * Java's class algebra has no RE2 spelling, and RE2 reads it as something else without complaint: inside a class,
+ * `[a-c[x-z]]` (union) is the class `[a-c[x-z]` then a literal `]`, and `&&` (intersection) two literal `&`. A rule
+ * written that way would silently never match what its author meant, so it is refused with the rewrite.
+ */
+function refuseClassAlgebra(pattern: string, source: string): void {
+  let classStart = -1;
+  for (let i = 0; i < source.length; i++) {
+    const ch = source[i] as string;
+    if (ch === '\\') {
+      const quoteEnd = source[i + 1] === 'Q' ? source.indexOf('\\E', i + 2) : -1;
+      i = source[i + 1] === 'Q' ? (quoteEnd < 0 ? source.length : quoteEnd + 1) : i + 1;
+    } else if (classStart < 0) {
+      if (ch === '[') classStart = source[i + 1] === '^' ? ++i : i;
+    } else if (ch === ']' && i > classStart + 1) {
+      classStart = -1;
+    } else if (ch === '[') {
+      throw new UserRegexError(
+        pattern,
+        classAlgebraReason(
+          pattern,
+          "a class inside a class (Java's union)",
+          'list the ranges in one class: [a-cx-z] for [a-c[x-z]]'
+        )
+      );
+    } else if (ch === '&' && source[i + 1] === '&') {
+      throw new UserRegexError(
+        pattern,
+        classAlgebraReason(pattern, 'a class intersection, &&', 'spell the resulting class out: [ac-z] for [a-z&&[^b]]')
+      );
+    }
+  }
+}
+
+function classAlgebraReason(pattern: string, what: string, rewrite: string): string {
+  return `regular expression "${pattern}" uses ${what}, which this matcher would read as literal characters; ${rewrite} (escape a literal [ or & inside a class as \\[ or \\&)`;
+}
+
 /** The pattern in RE2 syntax with its leading flags; throws UserRegexError for a flag this engine cannot honour. */
 export function fromJavaSyntax(pattern: string): JavaPattern {
   const { body, flags } = takeLeadingFlags(pattern);
   const source = translateEscapes(flags.has('x') ? stripExtendedSyntax(body) : body);
+  refuseClassAlgebra(pattern, source);
   if (/\(\?[a-zA-Z-]+[):]/.test(source)) {
     throw new UserRegexError(pattern, `inline flags are only supported at the start of the pattern: "${pattern}"`);
   }

@@ -33,6 +33,13 @@ describe('compileUserRegex (Java-style patterns)', () => {
     ['\\p{L}+\\d', 'é1', true],
     ['(?<=order )\\d+', 'order 42', true],
     ['(?<!no )way', 'no way', false],
+    ['\\0101', 'A', true],
+    ['\\0101', '\b1', false],
+    ['^\\0377\\07\\08$', '\u00ff\u0007\u00008', true],
+    ['[]a]+', ']a', true],
+    ['[^]a]', ']', false],
+    ['[a\\[\\&]+', '[&', true],
+    ['a&&b', 'a&&b', true],
   ])('%s finds in %p: %p', (pattern, text, expected) => {
     expect(matchesFind(compileUserRegex(pattern), text)).toBe(expected);
   });
@@ -59,6 +66,12 @@ describe('compileUserRegex (Java-style patterns)', () => {
     ['a**+', /invalid regular expression/],
     ['(?q)abc', /unsupported inline flag \(\?q\)/],
     ['abc(?i)def', /inline flags are only supported at the start/],
+    ['[a-z&&[^b]]', /uses a class intersection, &&, which this matcher would read as literal characters; spell/],
+    ['^[a-z&&[^aeiou]]+$', /class intersection/],
+    ['[a-c[x-z]]', /uses a class inside a class \(Java's union\).*\[a-cx-z\] for \[a-c\[x-z\]\]/],
+    ['[[a]]', /class inside a class/],
+    ['[[:alpha:]]', /class inside a class/],
+    ['(?x) [a &&b]', /class intersection/],
   ])('rejects %p with a human reason', (pattern, reason) => {
     expect(() => compileUserRegex(pattern)).toThrow(UserRegexError);
     expect(checkUserRegex(pattern)).toMatch(reason);
