@@ -132,7 +132,7 @@ export class TemporalTurnGateway implements TurnGateway {
     const { db } = this.options;
     const key = request.idempotencyKey;
     if (key) {
-      const claim = await findTurnClaim(db, request.conversationId, key);
+      const claim = await findTurnClaim(db, key);
       if (claim) return this.resume(claim, request);
     }
     const input = this.turnInput(request, (await committedTurnCount(db, request.conversationId)) + 1);
@@ -159,6 +159,7 @@ export class TemporalTurnGateway implements TurnGateway {
 
   /** The key already names a turn: answer for it, starting it if a crash left it claimed but unstarted. */
   private async resume(claim: TurnClaim, request: TurnRequest): Promise<TurnReply | null> {
+    if (claim.conversationId !== request.conversationId) throw keyReused();
     if (claim.requestHash !== null && claim.requestHash !== requestHash(request)) throw keyReused();
     const handle = this.client.workflow.getHandle(claim.workflowId);
     const description = await describeOrNull(handle);
@@ -192,7 +193,7 @@ const keyReused = () =>
   new ApiError(
     422,
     'IDEMPOTENCY_KEY_REUSED',
-    'This Idempotency-Key was already used with a different request body; use a new key for a new request.'
+    'This Idempotency-Key was already used with a different request (another body or conversation); use a new key for a new request.'
   );
 
 /** What makes two requests "the same" for an idempotency key: the body the client sent. */

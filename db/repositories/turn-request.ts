@@ -11,11 +11,9 @@ export interface TurnClaim {
   requestHash: string | null;
 }
 
-export async function findTurnClaim(db: Database, conversationId: string, key: string): Promise<TurnClaim | null> {
-  const [row] = await db
-    .select()
-    .from(ceTurnRequest)
-    .where(and(eq(ceTurnRequest.conversationId, conversationId), eq(ceTurnRequest.idempotencyKey, key)));
+/** The claim an idempotency key made, in whichever conversation: a key names one request across the API. */
+export async function findTurnClaim(db: Database, key: string): Promise<TurnClaim | null> {
+  const [row] = await db.select().from(ceTurnRequest).where(eq(ceTurnRequest.idempotencyKey, key));
   return row
     ? {
         conversationId: row.conversationId,
@@ -30,7 +28,7 @@ export async function findTurnClaim(db: Database, conversationId: string, key: s
 /**
  * Claims an idempotency key for a turn before its workflow starts, so a gateway that crashes
  * between the two still finds (and finishes) the same turn when the client retries.
- * Returns false when another request already holds the key.
+ * Returns false when another request already holds the key, in this conversation or another.
  */
 export async function claimTurn(db: Database, claim: TurnClaim): Promise<boolean> {
   const inserted = await db

@@ -10,6 +10,7 @@ import {
   text,
   timestamp,
   unique,
+  uniqueIndex,
   uuid,
 } from 'drizzle-orm/pg-core';
 import { sql } from 'drizzle-orm';
@@ -96,7 +97,11 @@ export const ceTurnRequest = pgTable(
     requestHash: text('request_hash'),
     createdAt: ts('created_at'),
   },
-  (t) => [primaryKey({ columns: [t.conversationId, t.idempotencyKey] })]
+  (t) => [
+    primaryKey({ columns: [t.conversationId, t.idempotencyKey] }),
+    // A key names one request across the API, whatever the conversation (migration 0018).
+    uniqueIndex('ce_turn_request_key_idx').on(t.idempotencyKey),
+  ]
 );
 
 export const ceConfigRevision = pgTable('ce_config_revision', {

@@ -168,6 +168,21 @@ describe('hostile input, every route', () => {
     });
     expectEnvelope(params, 422, 'IDEMPOTENCY_KEY_REUSED');
   });
+
+  it('refuses an Idempotency-Key reused in another conversation (422): a key names one request across the API', async () => {
+    const key = { 'idempotency-key': `key-elsewhere-${Date.now()}` };
+    const opened = await h.request('POST', '/api/v1/conversation/message', { json: { message: 'hi' }, headers: key });
+    expect(opened.status).toBe(200);
+    const turnsBefore = (await h.request('GET', `/api/v1/conversation/${conversationId}`)).json();
+    const elsewhere = await h.request('POST', '/api/v1/conversation/message', {
+      json: { conversationId, message: 'hi' },
+      headers: key,
+    });
+    expectEnvelope(elsewhere, 422, 'IDEMPOTENCY_KEY_REUSED');
+    expect((await h.request('GET', `/api/v1/conversation/${conversationId}`)).json()).toEqual(turnsBefore);
+    const retried = await h.request('POST', '/api/v1/conversation/message', { json: { message: 'hi' }, headers: key });
+    expect(retried.json().turn.workflowId).toBe(opened.json().turn.workflowId);
+  });
 });
 
 function rawRequest(

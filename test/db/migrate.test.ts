@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { getTableColumns, getTableName, is } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
 import { MIGRATIONS_DIR, migrate, readMigrations } from '../../db/migrate';
+import { claimTurn } from '../../db/repositories/turn-request';
 import * as schema from '../../db/schema';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
@@ -87,12 +88,7 @@ describe('migrations', () => {
   });
 
   it('0017 keeps the order of snapshots stored before it: their created_at is when they were last served', async () => {
-    const older = await createTestDatabase({ migrated: false });
-    const dir = mkdtempSync(join(tmpdir(), 'ce-migrations-'));
-    try {
-      for (const m of readMigrations().filter((f) => f.name < '0017'))
-        cpSync(join(MIGRATIONS_DIR, m.name), join(dir, m.name));
-      await migrate(older.pool, dir);
+    await beforeMigration('0017', async (older) => {
       await older.pool.query(
         `INSERT INTO ce_config_snapshot (version, rows_json, created_at)
          VALUES ('aaaaaaaaaaaaaaaa', '{}', '2024-01-01T00:00:00Z'), ('bbbbbbbbbbbbbbbb', '{}', '2024-02-01T00:00:00Z')`
@@ -105,9 +101,48 @@ describe('migrations', () => {
         { version: 'aaaaaaaaaaaaaaaa', revision: 0, backfilled: true },
         { version: 'bbbbbbbbbbbbbbbb', revision: 0, backfilled: true },
       ]);
-    } finally {
-      rmSync(dir, { recursive: true, force: true });
-      await older.drop();
-    }
+    });
+  });
+
+  it('0018 makes an Idempotency-Key unique across conversations, keeping the newest of earlier duplicates', async () => {
+    const [a, b, c] = ['a', 'b', 'c'].map((x) => `${x.repeat(8)}-0000-4000-8000-000000000000`) as [
+      string,
+      string,
+      string,
+    ];
+    await beforeMigration('0018', async (older) => {
+      await older.pool.query(
+        `INSERT INTO ce_turn_request (conversation_id, idempotency_key, turn_number, workflow_id, created_at) VALUES
+           ($1, 'shared', 1, 'turn-a-1', '2024-01-01T00:00:00Z'), ($2, 'shared', 4, 'turn-b-4', '2024-02-01T00:00:00Z'),
+           ($1, 'own', 2, 'turn-a-2', '2024-01-02T00:00:00Z')`,
+        [a, b]
+      );
+      await migrate(older.pool);
+      const { rows } = await older.pool.query(
+        'SELECT idempotency_key AS key, workflow_id AS workflow FROM ce_turn_request ORDER BY 1'
+      );
+      expect(rows).toEqual([
+        { key: 'own', workflow: 'turn-a-2' },
+        { key: 'shared', workflow: 'turn-b-4' },
+      ]);
+      const claim = { idempotencyKey: 'own', turnNumber: 1, workflowId: 'turn-c-1', requestHash: null };
+      expect(await claimTurn(older.db, { ...claim, conversationId: c })).toBe(false);
+      expect(await claimTurn(older.db, { ...claim, idempotencyKey: 'fresh', conversationId: c })).toBe(true);
+    });
   });
 });
+
+/** A fresh database migrated up to, not including, the migration named by `prefix`; dropped afterwards. */
+async function beforeMigration(prefix: string, run: (db: TestDatabase) => Promise<void>): Promise<void> {
+  const older = await createTestDatabase({ migrated: false });
+  const dir = mkdtempSync(join(tmpdir(), 'ce-migrations-'));
+  try {
+    for (const m of readMigrations().filter((f) => f.name < prefix))
+      cpSync(join(MIGRATIONS_DIR, m.name), join(dir, m.name));
+    await migrate(older.pool, dir);
+    await run(older);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    await older.drop();
+  }
+}

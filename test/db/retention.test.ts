@@ -45,7 +45,7 @@ describe('conversation retention', () => {
       await q(
         `INSERT INTO ce_turn_request (conversation_id, idempotency_key, turn_number, workflow_id, created_at)
          VALUES ($1, $2, $3, $4, $5)`,
-        [id, `key-${turn}`, turn, `turn-${id}-${turn}`, at]
+        [id, `key-${id}-${turn}`, turn, `turn-${id}-${turn}`, at]
       );
     }
     if (recent === 'audit') {
@@ -59,8 +59,8 @@ describe('conversation retention', () => {
     if (recent === 'request') {
       await q(
         `INSERT INTO ce_turn_request (conversation_id, idempotency_key, turn_number, workflow_id)
-               VALUES ($1, 'key-3', 3, $2)`,
-        [id, `turn-${id}-3`]
+               VALUES ($1, $3, 3, $2)`,
+        [id, `turn-${id}-3`, `key-${id}-3`]
       );
     }
     return id;
