@@ -97,7 +97,10 @@ export const SemanticTool = {
   postgres: 'postgres.query',
 } as const;
 
-/** Approval wait when neither the tool row nor ce_config McpToolStep.APPROVAL_TIMEOUT_MS says otherwise. */
+/**
+ * Approval wait when neither the tool row nor ce_config says otherwise: the default of McpToolStep.APPROVAL_TIMEOUT_MS
+ * (core/config/settings/mcp.ts declares it with this) and the loop's own fallback for a descriptor without a wait.
+ */
 export const DEFAULT_APPROVAL_TIMEOUT_MS = 15 * 60 * 1000;
 
 /** How long a held tool call (#22) waits for an operator when its row sets no hold_timeout_ms. */

@@ -1,3 +1,4 @@
+import { DEFAULT_APPROVAL_TIMEOUT_MS } from '../../mcp/constants';
 import {
   DEFAULT_PLANNER_SYSTEM_PROMPT,
   DEFAULT_PLANNER_USER_PROMPT,
@@ -24,7 +25,7 @@ export const McpLoopSettings = {
     configKey: 'APPROVAL_TIMEOUT_MS',
     kind: 'int',
     min: 1000,
-    default: 15 * 60 * 1000,
+    default: DEFAULT_APPROVAL_TIMEOUT_MS,
     description:
       'How long a requires_approval tool call waits for a decision when its row sets no approval_timeout_ms.',
   }),

@@ -1,5 +1,9 @@
+import { McpLoopSettings } from '../../../core/config/settings/mcp';
 import { runMcpStep } from '../../../core/mcp';
 import type { JsonObject } from '../../../core/json';
+import { toolDescriptor } from '../../../core/mcp/tools';
+import { mcpTool } from '../../../db/seed/builders';
+import { snapshotOf } from '../../support/config-rows';
 import { answer, callTool, FakeMcpExecutor, loopPlan, stepInput, tool } from './fake-executor';
 
 const SUBMIT = tool('loan.application.submit', {
@@ -65,7 +69,9 @@ describe('MCP loop: human approval (D16)', () => {
     });
   });
 
-  it('uses the default approval timeout when the descriptor has none', async () => {
+  // One default, two ways to it: the descriptor of a row without approval_timeout_ms gets the setting's, and the
+  // loop falls back on its own for a descriptor without one. Both must wait the documented 15 minutes.
+  it('waits as long as McpToolStep.APPROVAL_TIMEOUT_MS defaults to when the descriptor has none', async () => {
     const noTimeout = tool('loan.application.submit', { requiresApproval: true, approvalTimeoutMs: null });
     const exec = new FakeMcpExecutor(
       loopPlan([noTimeout]),
@@ -78,7 +84,20 @@ describe('MCP loop: human approval (D16)', () => {
       }
     );
     await runMcpStep(stepInput(), exec);
+    expect(exec.approvals[0]?.timeoutMs).toBe(McpLoopSettings.approvalTimeoutMs.default);
     expect(exec.approvals[0]?.timeoutMs).toBe(15 * 60 * 1000);
+  });
+
+  it('gives a requires_approval row without a timeout or ce_config row the same default', () => {
+    const row = mcpTool({
+      toolId: 1,
+      toolCode: 'loan.application.submit',
+      toolGroup: 'HTTP_API',
+      intentCode: 'ANY',
+      stateCode: 'ANY',
+      requiresApproval: true,
+    });
+    expect(toolDescriptor(row, snapshotOf({ mcpTools: [row] })).approvalTimeoutMs).toBe(15 * 60 * 1000);
   });
 });
 
