@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { INPUT_PARAMS_DEFAULT_MAX_BYTES } from '../config/env';
+import { INPUT_PARAMS_DEFAULT_MAX_BYTES, WHATIF_DEFAULT_LIMITS } from '../config/env';
 import { installHttpTracing } from '../observability/http-tracing';
 import type { Logger } from '../observability/logger';
 import { installBearerAuth } from './auth';
@@ -18,7 +18,7 @@ import { conversationRoutes } from './routes/conversation';
 import { healthRoutes } from './routes/health';
 import { streamRoutes } from './routes/stream';
 import { traceRoutes } from './routes/trace';
-import { DEFAULT_WHATIF_LIMITS, whatifRoutes, type WhatifLimits } from './routes/whatif';
+import { whatifRoutes, type WhatifLimits } from './routes/whatif';
 
 export interface ApiOptions {
   ports: ApiPorts;
@@ -39,7 +39,7 @@ export interface ApiOptions {
   streamMaxConnections?: number;
   streamHeartbeatMs?: number;
   version?: string;
-  /** Bounds on GET /api/v1/whatif, which replays in this process (defaults: 2 at once, 200 turns). */
+  /** Bounds on GET /api/v1/whatif, which replays in this process. Default WHATIF_DEFAULT_LIMITS (config/env.ts). */
   whatifLimits?: WhatifLimits;
   /** The turn console (/console and its API); absent: no console. */
   console?: ConsolePorts;
@@ -107,7 +107,7 @@ export function buildApi(options: ApiOptions): FastifyInstance {
   );
   adminRoutes(app, options.ports, docs);
   if (options.ports.whatif) {
-    whatifRoutes(app, options.ports.whatif, docs, options.whatifLimits ?? DEFAULT_WHATIF_LIMITS, options.limitMetrics);
+    whatifRoutes(app, options.ports.whatif, docs, options.whatifLimits ?? WHATIF_DEFAULT_LIMITS, options.limitMetrics);
   }
   heldToolRoutes(app, options.ports, docs);
   if (options.console) {

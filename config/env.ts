@@ -60,6 +60,12 @@ export const INPUT_PARAMS_DEFAULT_MAX_BYTES = 16 * 1024;
 /** TURN_REPLY_TIMEOUT_MS's default; the test and bench stacks wait as long. */
 export const TURN_REPLY_TIMEOUT_DEFAULT_MS = 60_000;
 
+/**
+ * GET /api/v1/whatif's bounds (api/routes/whatif.ts says why there are any) when WHATIF_CONCURRENCY and
+ * WHATIF_MAX_TURNS are unset, and buildApi's when it is given none.
+ */
+export const WHATIF_DEFAULT_LIMITS = { concurrency: 2, maxTurns: 200 } as const;
+
 /** 32 KiB: a turn's ordinary step payloads stay inline; tool results past it become claim checks. */
 export const CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES = 32 * 1024;
 
@@ -98,9 +104,9 @@ const envSchema = z.object({
   /** Audit streams (SSE) open at once in one API process; more get 429. Each polls the database 4 times a second. */
   STREAM_MAX_CONNECTIONS: integer(100, 1, 100_000),
   /** GET /api/v1/whatif replays in the API process: at most this many at once (more get 429), ... */
-  WHATIF_CONCURRENCY: integer(2, 1, 64),
+  WHATIF_CONCURRENCY: integer(WHATIF_DEFAULT_LIMITS.concurrency, 1, 64),
   /** ... each of a conversation with at most this many recorded turns (longer: 422; the CLI has no bound). */
-  WHATIF_MAX_TURNS: integer(200, 1),
+  WHATIF_MAX_TURNS: integer(WHATIF_DEFAULT_LIMITS.maxTurns, 1),
   /** Payloads at least this large are stored in ce_payload_claim; history keeps a reference (db/claims/). */
   CLAIM_CHECK_THRESHOLD_BYTES: integer(CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES, 1024),
   LOG_LEVEL: z.preprocess(lowercased, oneOf(LOG_LEVELS).default('info')),

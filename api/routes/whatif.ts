@@ -49,8 +49,6 @@ export interface WhatifLimits {
   maxTurns: number;
 }
 
-export const DEFAULT_WHATIF_LIMITS: WhatifLimits = { concurrency: 2, maxTurns: 200 };
-
 /** Seconds a refused caller is told to wait: about one replay of a long conversation. */
 const BUSY_RETRY_AFTER_SECONDS = 5;
 

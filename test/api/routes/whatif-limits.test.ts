@@ -2,6 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { WhatifInputError } from '../../../activities/whatif/draft';
 import { buildApi } from '../../../api/app';
 import type { WhatifQueries } from '../../../api/ports';
+import { loadEnv } from '../../../config/env';
 import type { ConversationWhatifResult } from '../../../core/whatif/diff';
 import { createApiMetrics, type ApiMetrics } from '../../../observability/metrics';
 import { fakePorts } from '../../support/fake-ports';
@@ -103,12 +104,14 @@ describe('GET /api/v1/whatif limits (api/routes/whatif.ts)', () => {
     }
   });
 
-  it('answers a conversation over the turn bound 422 CONVERSATION_TOO_LONG; defaults to 2 at once and 200 turns', async () => {
+  // Without limits, buildApi bounds replays as an unset WHATIF_CONCURRENCY and WHATIF_MAX_TURNS do: one default.
+  it('answers a conversation over the turn bound 422 CONVERSATION_TOO_LONG; defaults to the environment defaults', async () => {
+    const { WHATIF_CONCURRENCY: concurrency, WHATIF_MAX_TURNS: maxTurns } = loadEnv({});
     const tooLong: WhatifQueries = {
-      conversation: async (id, _version, { maxTurns }) => {
+      conversation: async (id, _version, limits) => {
         throw new WhatifInputError(
           'CONVERSATION_TOO_LONG',
-          `conversation ${id} has 201 recorded turns, max ${maxTurns}`
+          `conversation ${id} has ${limits.maxTurns + 1} recorded turns, max ${limits.maxTurns}`
         );
       },
     };
@@ -119,7 +122,7 @@ describe('GET /api/v1/whatif limits (api/routes/whatif.ts)', () => {
       expect(refused.json()).toEqual({
         error: {
           code: 'CONVERSATION_TOO_LONG',
-          message: `conversation ${CONVERSATION} has 201 recorded turns, max 200`,
+          message: `conversation ${CONVERSATION} has ${maxTurns + 1} recorded turns, max ${maxTurns}`,
         },
       });
     } finally {
@@ -128,11 +131,11 @@ describe('GET /api/v1/whatif limits (api/routes/whatif.ts)', () => {
     const { whatif, held } = heldWhatif();
     const defaults = apiWith(whatif);
     try {
-      const running = [get(defaults), get(defaults)];
-      await heldCount(held, 2);
+      const running = Array.from({ length: concurrency }, () => get(defaults));
+      await heldCount(held, concurrency);
       expect((await get(defaults)).statusCode).toBe(429);
       for (const h of held) h.finish();
-      expect((await Promise.all(running)).map((r) => r.statusCode)).toEqual([200, 200]);
+      expect((await Promise.all(running)).map((r) => r.statusCode)).toEqual(Array(concurrency).fill(200));
     } finally {
       await defaults.close();
     }
