@@ -1,3 +1,4 @@
+import { INT32_MAX } from '../core/int32';
 import { LLM_TIMEOUT_MAX_MS } from '../core/turn/steps';
 import { z } from 'zod';
 
@@ -95,7 +96,7 @@ const envSchema = z.object({
    * the answer comes on the audit stream and GET /conversation/{id}. At least a second, since a shorter wait loses the
    * race with a turn's own round trip even when its answer is there; at most what a timer takes (~24.8 days).
    */
-  TURN_REPLY_TIMEOUT_MS: integer(TURN_REPLY_TIMEOUT_DEFAULT_MS, 1_000, 2_147_483_647),
+  TURN_REPLY_TIMEOUT_MS: integer(TURN_REPLY_TIMEOUT_DEFAULT_MS, 1_000, INT32_MAX),
   /**
    * A turn's inputParams, as JSON. They are part of the turn's session, which every `_meta` audit row
    * carries (AuditService.PERSIST_META): ~60 rows a turn, so a 700 KB object once wrote ~120 MB.

@@ -1,4 +1,5 @@
 import { EngineError, ErrorType } from '../errors';
+import { INT32_MAX } from '../int32';
 import type { Json } from '../json';
 import { checkUserRegex } from '../text/regex';
 import type { ConfigRow, ConfigSnapshot, ConfigViolation } from './types';
@@ -8,12 +9,6 @@ import type { ConfigRow, ConfigSnapshot, ConfigViolation } from './types';
  * change behavior without a deploy. Each tunable is declared once with its kind and default; the
  * declaration drives parsing at runtime and validation on load.
  */
-/**
- * The largest value of an `int` setting: Java's int, as the reference reads these keys, and the longest delay a
- * timer takes (a bigger APPROVAL_TIMEOUT_MS once made an invalid Date in the workflow, failing its every task).
- */
-export const INT_SETTING_MAX = 2_147_483_647;
-
 export type SettingKind = 'string' | 'int' | 'number' | 'boolean' | 'regex' | 'regexList' | 'json' | 'csv' | 'enum';
 
 interface SettingTypeOf {
@@ -75,7 +70,8 @@ export function parseSettingValue<K extends SettingKind>(def: SettingDefinition<
       if (text === '' || !Number.isFinite(n)) fail(`must be a number`);
       if (def.kind === 'int' && !/^[+-]?\d+$/.test(text)) fail('must be an integer in decimal digits');
       if (def.min !== undefined && n < def.min) fail(`must be >= ${def.min}`);
-      const max = def.kind === 'int' ? Math.min(def.max ?? INT_SETTING_MAX, INT_SETTING_MAX) : def.max;
+      // An int setting is Java's int, as the reference reads these keys, and many are timer delays: INT32_MAX caps both.
+      const max = def.kind === 'int' ? Math.min(def.max ?? INT32_MAX, INT32_MAX) : def.max;
       if (max !== undefined && n > max) fail(`must be <= ${max}`);
       value = n;
       break;

@@ -1,4 +1,4 @@
-import { INT_SETTING_MAX } from '../config/setting';
+import { INT32_MAX } from '../int32';
 import type { Json } from '../json';
 import { firstTextProblem } from '../text/unsafe-text';
 
@@ -32,7 +32,7 @@ export const DECISION_LIMITS = {
    * A call index counts a turn's planner calls (0 is a request's direct call), bounded by
    * MCP_TOOL_MAX_LOOPS, an int setting: a bigger number names no call that can exist.
    */
-  callIndex: INT_SETTING_MAX,
+  callIndex: INT32_MAX,
 } as const;
 
 /** Why a decision is refused; every code is the caller's mistake (a 400, a usage error), never the turn's state. */

@@ -1,4 +1,5 @@
 import type { PgColumn } from 'drizzle-orm/pg-core';
+import { INT32_MAX } from '../../core/int32';
 
 /**
  * What a YAML value must be to go into its column: the loader says so, naming the row and the
@@ -6,7 +7,6 @@ import type { PgColumn } from 'drizzle-orm/pg-core';
  * expects the column's type. Nothing is coerced: a number where text is wanted is the author's to
  * quote.
  */
-const INT32 = 2 ** 31;
 const NUMERIC = /^-?\d+(\.\d+)?$/;
 const NUL = 'contains a NUL character, which PostgreSQL cannot store';
 
@@ -26,7 +26,9 @@ function isTimestamp(value: unknown): boolean {
 function typeProblem(columnType: string, value: unknown): string | null {
   switch (columnType) {
     case 'PgInteger':
-      return Number.isInteger(value) && Math.abs(value as number) < INT32 ? null : 'must be a whole number (32-bit)';
+      return Number.isInteger(value) && Math.abs(value as number) <= INT32_MAX
+        ? null
+        : 'must be a whole number (32-bit)';
     case 'PgBigInt53':
       return Number.isSafeInteger(value) ? null : 'must be a whole number';
     case 'PgBoolean':

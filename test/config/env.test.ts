@@ -129,14 +129,11 @@ describe('loadEnv', () => {
     expect(issuesOf(() => loadEnv({ LLM_TIMEOUT_MS: '230001' })).LLM_TIMEOUT_MS).toBe('must be <= 230000');
   });
 
-  it('bounds TURN_REPLY_TIMEOUT_MS: under a second loses to a turn that has answered, past 2^31 ms a timer fires at once', () => {
+  // Its top, the longest delay a timer takes, is checked with every other 32-bit bound in test/core/int32.test.ts.
+  it('bounds TURN_REPLY_TIMEOUT_MS below: under a second loses to a turn that has answered', () => {
     expect(issuesOf(() => loadEnv({ TURN_REPLY_TIMEOUT_MS: '1' }))).toEqual({
       TURN_REPLY_TIMEOUT_MS: 'must be >= 1000',
     });
-    expect(issuesOf(() => loadEnv({ TURN_REPLY_TIMEOUT_MS: '2147483648' }))).toEqual({
-      TURN_REPLY_TIMEOUT_MS: 'must be <= 2147483647',
-    });
-    expect(loadEnv({ TURN_REPLY_TIMEOUT_MS: '2147483647' }).TURN_REPLY_TIMEOUT_MS).toBe(2_147_483_647);
   });
 });
 
