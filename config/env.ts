@@ -5,7 +5,7 @@ import { z } from 'zod';
 /**
  * Process environment, parsed and validated once at startup. Every invalid variable is reported
  * in one error, so an operator fixes them all in one go. Values are never echoed back: several of
- * them (DATABASE_URL, ANTHROPIC_API_KEY, API_TOKEN, TEMPORAL_API_KEY) carry secrets.
+ * them (DATABASE_URL, ANTHROPIC_API_KEY, API_TOKEN, TEMPORAL_API_KEY, DEVSERVER_API_KEY) carry secrets.
  */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const LOG_FORMATS = ['json', 'pretty'] as const;
@@ -138,9 +138,22 @@ const envSchema = z.object({
   TEMPORAL_TLS_SERVER_NAME: optionalText,
   /** Temporal Cloud API key (or any server's bearer token); only ever sent over TLS. */
   TEMPORAL_API_KEY: optionalText,
+  /** `production`: workers run the pre-built workflow bundle in dist/ when there is one (worker/bundle.ts). */
+  NODE_ENV: optionalText,
+  /** A pre-built workflow bundle every worker runs, of whichever variant (worker/bundle.ts). */
+  CONVENGINE_WORKFLOW_BUNDLE: optionalText,
+  /** `convengine devserver` refuses every call without `authorization: Bearer <key>`; trimmed, as a pasted key. */
+  DEVSERVER_API_KEY: z.preprocess(blankAsUnset, z.string().trim().optional()),
+  /**
+   * The tool server the seed packs' HTTP tools call (`{{env.CONVENGINE_TOOL_DEMO_URL}}`). Unset: `convengine start`
+   * runs the demo one. Tool rows read it from their own environment (toolEnv); it is here to be checked at start.
+   */
+  CONVENGINE_TOOL_DEMO_URL: httpUrl,
 });
 
 export type Env = z.infer<typeof envSchema>;
+/** Every variable loadEnv reads (docs/configuration.md lists each; a test holds them together). */
+export const ENV_VARIABLES = Object.keys(envSchema.shape) as (keyof Env)[];
 export type TemporalMode = (typeof TEMPORAL_MODES)[number];
 export type GrpcCompression = (typeof GRPC_COMPRESSIONS)[number];
 

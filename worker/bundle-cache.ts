@@ -4,7 +4,13 @@ import { dirname, join, relative } from 'node:path';
 import { bundleWorkflowCode, Runtime } from '@temporalio/worker';
 import { convengineCacheDir } from '../config/cache-dir';
 import { workflowBundleVariant, workflowInterceptorModules } from '../observability/worker-options';
-import { WORKFLOWS_PATH, workflowSource, type WorkflowBundleVariant, type WorkflowSource } from './bundle';
+import {
+  WORKFLOWS_PATH,
+  workflowSource,
+  type WorkflowBundleEnv,
+  type WorkflowBundleVariant,
+  type WorkflowSource,
+} from './bundle';
 
 const ROOT = join(__dirname, '..');
 /** Everything the workflow bundle is built from: our deterministic layers and the pinned dependencies. */
@@ -72,8 +78,9 @@ async function buildInto(path: string, variant: WorkflowBundleVariant): Promise<
  * there is one (production, CONVENGINE_WORKFLOW_BUNDLE), else the cached one.
  */
 export async function runnableWorkflowSource(
+  env: WorkflowBundleEnv,
   variant: WorkflowBundleVariant = workflowBundleVariant()
 ): Promise<{ workflowBundle: { codePath: string } }> {
-  const source: WorkflowSource = workflowSource(variant);
+  const source: WorkflowSource = workflowSource(variant, env);
   return 'workflowBundle' in source ? source : { workflowBundle: { codePath: await cachedWorkflowBundle(variant) } };
 }

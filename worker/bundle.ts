@@ -1,5 +1,6 @@
 import { existsSync } from 'node:fs';
 import { basename, join } from 'node:path';
+import type { Env } from '../config/env';
 
 /** The project root: this file runs from worker/ (tsx) and, compiled, from dist/worker/. */
 const ROOT = basename(join(__dirname, '..')) === 'dist' ? join(__dirname, '..', '..') : join(__dirname, '..');
@@ -23,20 +24,20 @@ export const WORKFLOWS_PATH = require.resolve('../workflows');
 
 export type WorkflowSource = { workflowBundle: { codePath: string } } | { workflowsPath: string };
 
+/** The variables that choose a worker's workflow bundle. */
+export type WorkflowBundleEnv = Pick<Env, 'NODE_ENV' | 'CONVENGINE_WORKFLOW_BUNDLE'>;
+
 /**
  * Production runs the pre-built bundle of the variant (no webpack at start-up); development bundles from source.
  * CONVENGINE_WORKFLOW_BUNDLE names one bundle for every variant: the operator chose it.
  */
-export function workflowSource(
-  variant: WorkflowBundleVariant,
-  preferBundle = process.env.NODE_ENV === 'production'
-): WorkflowSource {
-  const explicit = process.env['CONVENGINE_WORKFLOW_BUNDLE'];
+export function workflowSource(variant: WorkflowBundleVariant, env: WorkflowBundleEnv): WorkflowSource {
+  const explicit = env.CONVENGINE_WORKFLOW_BUNDLE;
   if (explicit) {
     if (!existsSync(explicit)) throw new Error(`CONVENGINE_WORKFLOW_BUNDLE=${explicit} does not exist`);
     return { workflowBundle: { codePath: explicit } };
   }
   const prebuilt = WORKFLOW_BUNDLE_PATHS[variant];
-  if (preferBundle && existsSync(prebuilt)) return { workflowBundle: { codePath: prebuilt } };
+  if (env.NODE_ENV === 'production' && existsSync(prebuilt)) return { workflowBundle: { codePath: prebuilt } };
   return { workflowsPath: WORKFLOWS_PATH };
 }

@@ -55,7 +55,7 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
   const connection = run.connection ?? (await connectWorker(run.temporal, run.env.TEMPORAL_GRPC_COMPRESSION));
   const release = () => (owned ? connection.close() : Promise.resolve());
   // From sources, webpack would run on every start: the bundle cached for this source state instead.
-  const workflows = await runnableWorkflowSource();
+  const workflows = await runnableWorkflowSource(run.env);
   const worker = await createTurnWorker({
     connection,
     namespace: run.env.TEMPORAL_NAMESPACE,

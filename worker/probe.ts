@@ -6,6 +6,7 @@ import { connectTemporalClient } from '../config/temporal-client';
 import type { TemporalConnectionSettings } from '../config/temporal-connection';
 import type { ProbeActivities } from '../workflows/probe';
 import { workflowExporterSinks } from '../observability/worker-options';
+import type { WorkflowBundleEnv } from './bundle';
 import { runnableWorkflowSource } from './bundle-cache';
 import { connectWorker } from './worker';
 
@@ -22,6 +23,8 @@ export interface RoundTripProbeOptions {
   namespace: string;
   /** The turn worker's (TEMPORAL_GRPC_COMPRESSION), so the figure is what its turns pay. */
   compression: GrpcCompression;
+  /** The turn worker's too: the probe workflow is in the same bundle. */
+  workflowBundle: WorkflowBundleEnv;
   /** Activities chained in one probe workflow. */
   activitiesPerRun?: number;
   /** Timed runs after one untimed warm-up. */
@@ -54,7 +57,7 @@ export async function probeActivityRoundTrip(options: RoundTripProbeOptions): Pr
       namespace: options.namespace,
       taskQueue,
       activities,
-      ...(await runnableWorkflowSource()),
+      ...(await runnableWorkflowSource(options.workflowBundle)),
       sinks: workflowExporterSinks(),
     });
     const client = new Client({ connection: clientConnection, namespace: options.namespace });

@@ -3,8 +3,7 @@ import { NativeConnection, Worker, type NativeConnectionOptions, type WorkerOpti
 import type { GrpcCompression } from '../config/env';
 import { unreachable, type TemporalConnectionSettings } from '../config/temporal-connection';
 import type { TurnActivities } from '../core/turn/activities';
-import { workflowBundleVariant } from '../observability/worker-options';
-import { workflowSource, type WorkflowSource } from './bundle';
+import type { WorkflowSource } from './bundle';
 
 export interface TurnWorkerOptions {
   connection: NativeConnection;
@@ -13,7 +12,8 @@ export interface TurnWorkerOptions {
   activities: TurnActivities;
   /** The claim-check converter (db/claims/codec.ts); the gateway's client must use the same store. */
   dataConverter: DataConverter;
-  workflows?: WorkflowSource;
+  /** runnableWorkflowSource (worker/bundle-cache.ts) picks it. */
+  workflows: WorkflowSource;
   /** Extra Worker options (concurrency limits, identity, …). */
   tuning?: Partial<WorkerOptions>;
 }
@@ -26,7 +26,7 @@ export function createTurnWorker(options: TurnWorkerOptions): Promise<Worker> {
     taskQueue: options.taskQueue,
     activities: options.activities,
     dataConverter: options.dataConverter,
-    ...(options.workflows ?? workflowSource(workflowBundleVariant())),
+    ...options.workflows,
     ...options.tuning,
   });
 }

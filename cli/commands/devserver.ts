@@ -15,7 +15,6 @@ interface DevServerArgs {
   namespace: string;
   persistPath?: string;
   searchAttributes: Record<string, SearchAttributeType>;
-  apiKey?: string;
 }
 
 function last(values: string[] | undefined): string | undefined {
@@ -47,8 +46,6 @@ function parseArgs(args: string[]): DevServerArgs {
     host: last(options.get('host')) ?? '127.0.0.1',
     namespace: last(options.get('namespace')) ?? 'default',
     persistPath: last(options.get('persist')),
-    // From the environment, not an argument: a key on the command line is readable in `ps` by every user.
-    ...(process.env['DEVSERVER_API_KEY']?.trim() ? { apiKey: process.env['DEVSERVER_API_KEY'].trim() } : {}),
     // The turn workflow's attributes are always there, so `convengine worker` works against it as is.
     searchAttributes: {
       ...TURN_SEARCH_ATTRIBUTES,
@@ -65,17 +62,20 @@ async function run(args: string[], io: CliIo): Promise<number> {
     io.err((error as Error).message);
     return 2;
   }
-  const { logger } = processTelemetry(loadEnv(), 'devserver');
+  const env = loadEnv();
+  const { logger } = processTelemetry(env, 'devserver');
+  // From the environment, not an argument: a key on the command line is readable in `ps` by every user.
+  const apiKey = env.DEVSERVER_API_KEY;
   const server = await startDevServer({
     port: parsed.port,
     host: parsed.host,
     namespace: parsed.namespace,
     persistPath: parsed.persistPath,
     searchAttributes: parsed.searchAttributes,
-    apiKey: parsed.apiKey,
+    apiKey,
     onInternalError: (err) => logger.error({ err }, 'dev server internal error'),
   });
-  const storage = `${parsed.persistPath ? `persisted to ${parsed.persistPath}` : 'in-memory'}${parsed.apiKey ? ', API key required' : ''}`;
+  const storage = `${parsed.persistPath ? `persisted to ${parsed.persistPath}` : 'in-memory'}${apiKey ? ', API key required' : ''}`;
   logger.info(
     { address: server.address, namespace: server.namespace, persistPath: parsed.persistPath ?? null },
     `Temporal dev server ready at ${server.address} (namespace ${server.namespace}, ${storage})`

@@ -41,7 +41,9 @@ export const doctorCommand: CliCommand = {
     const temporal = configuredTemporal(env, address);
     const findings: Finding[] = await checkTemporal(temporal, namespace);
     if (findings[0]?.level === 'ok')
-      findings.push(await checkRoundTrip({ temporal, namespace, compression: env.TEMPORAL_GRPC_COMPRESSION }));
+      findings.push(
+        await checkRoundTrip({ temporal, namespace, compression: env.TEMPORAL_GRPC_COMPRESSION, workflowBundle: env })
+      );
     if (env.DATABASE_URL) {
       const database = await checkDatabase(env.DATABASE_URL);
       findings.push(database);

@@ -40,6 +40,7 @@ export const workerCommand: CliCommand = {
         temporal,
         namespace: env.TEMPORAL_NAMESPACE,
         compression: env.TEMPORAL_GRPC_COMPRESSION,
+        workflowBundle: env,
       });
       (finding.level === 'ok' ? io.out : io.err)(`${finding.level} round-trip ${finding.message}`);
     }

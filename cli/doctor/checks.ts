@@ -74,7 +74,7 @@ export async function checkTemporal(temporal: TemporalConnectionSettings, namesp
   return findings;
 }
 
-export type RoundTripTarget = Pick<RoundTripProbeOptions, 'temporal' | 'namespace' | 'compression'>;
+export type RoundTripTarget = Pick<RoundTripProbeOptions, 'temporal' | 'namespace' | 'compression' | 'workflowBundle'>;
 
 /** Times a chain of empty activities on a private task queue (worker/probe.ts). */
 export async function checkRoundTrip(target: RoundTripTarget): Promise<Finding> {

@@ -35,7 +35,7 @@ export async function assembleStack(
   };
   try {
     // Webpack (on a cold bundle cache) runs while the database is prepared and Temporal comes up.
-    const warming = runnableWorkflowSource();
+    const warming = runnableWorkflowSource(options.env);
     warming.catch(() => undefined);
     const [database, temporalServer] = await Promise.allSettled([
       preparedDatabase(servers.database, options),
@@ -47,7 +47,7 @@ export async function assembleStack(
     const databaseUrl = database.value.value;
     const temporal = temporalServer.value.value;
     const llmUrl = keep(await llmPart(options.env, databaseUrl));
-    const toolEnv = keep(await toolsPart());
+    const toolEnv = keep(await toolsPart(options.env));
     const env: Env = llmUrl ? { ...options.env, ANTHROPIC_BASE_URL: llmUrl } : options.env;
     // One connection for the worker and the API's client, so turns start eagerly (startApiServer says why).
     const connection = keep(await connectionPart(temporal.connection, env.TEMPORAL_GRPC_COMPRESSION));

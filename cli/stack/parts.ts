@@ -25,8 +25,8 @@ export async function llmPart(env: Env, databaseUrl: string): Promise<Part<strin
 }
 
 /** The loopback demo tool server the seed packs' HTTP tools call, unless one is configured. */
-export async function toolsPart(): Promise<Part<Record<string, string>>> {
-  if (process.env['CONVENGINE_TOOL_DEMO_URL']) return { value: {}, embedded: null, stop: noStop };
+export async function toolsPart(env: Env): Promise<Part<Record<string, string>>> {
+  if (env.CONVENGINE_TOOL_DEMO_URL) return { value: {}, embedded: null, stop: noStop };
   const tools = await startDemoToolServer();
   return {
     value: { CONVENGINE_TOOL_DEMO_URL: tools.baseUrl, CONVENGINE_TOOL_DEMO_API_KEY: DEMO_API_KEY },

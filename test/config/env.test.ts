@@ -63,6 +63,30 @@ describe('loadEnv', () => {
     expect(loadEnv({ PORT: ' ', DATABASE_URL: '' })).toMatchObject({ PORT: 3000, DATABASE_URL: undefined });
   });
 
+  // Read once here, not where they are used (worker/bundle.ts, cli/commands/devserver.ts, cli/stack/parts.ts).
+  it('reads the workflow bundle, dev server key and demo tool server variables, blank as unset', () => {
+    expect(
+      loadEnv({
+        NODE_ENV: 'production',
+        CONVENGINE_WORKFLOW_BUNDLE: '/srv/workflow-bundle.js',
+        DEVSERVER_API_KEY: '  s3cret\n',
+        CONVENGINE_TOOL_DEMO_URL: 'http://tools.internal:8080',
+      })
+    ).toMatchObject({
+      NODE_ENV: 'production',
+      CONVENGINE_WORKFLOW_BUNDLE: '/srv/workflow-bundle.js',
+      DEVSERVER_API_KEY: 's3cret',
+      CONVENGINE_TOOL_DEMO_URL: 'http://tools.internal:8080',
+    });
+    const blank = loadEnv({
+      NODE_ENV: '',
+      CONVENGINE_WORKFLOW_BUNDLE: ' ',
+      DEVSERVER_API_KEY: ' \t',
+      CONVENGINE_TOOL_DEMO_URL: '',
+    });
+    expect(blank).toEqual(loadEnv({}));
+  });
+
   it('lists every invalid variable in one error, without echoing values', () => {
     let message = '';
     const issues = issuesOf(() => {
@@ -85,6 +109,7 @@ describe('loadEnv', () => {
           WORKER_METRICS_PORT: '-1',
           TEMPORAL_SDK_METRICS_ADDRESS: 'http://x:9',
           TEMPORAL_GRPC_COMPRESSION: 'brotli',
+          CONVENGINE_TOOL_DEMO_URL: 'tools.internal:8080',
         });
       } catch (err) {
         message = (err as Error).message;
@@ -110,6 +135,7 @@ describe('loadEnv', () => {
         'WHATIF_MAX_TURNS',
         'PORT',
         'TEMPORAL_ADDRESS',
+        'CONVENGINE_TOOL_DEMO_URL',
       ].sort()
     );
     expect(issues.PORT).toMatch(/<= 65535/);
@@ -120,7 +146,8 @@ describe('loadEnv', () => {
     expect(issues.TEMPORAL_GRPC_COMPRESSION).toMatch(/one of none, gzip/);
     expect([issues.WHATIF_CONCURRENCY, issues.WHATIF_MAX_TURNS]).toEqual(['must be >= 1', 'must be >= 1']);
     expect(issues.OTEL_EXPORTER_OTLP_ENDPOINT).toMatch(/http:\/\/ or https:\/\//);
-    expect(message).toMatch(/^Invalid environment \(17 variable\(s\)\)/);
+    expect(issues.CONVENGINE_TOOL_DEMO_URL).toBe('must be an http:// or https:// URL');
+    expect(message).toMatch(/^Invalid environment \(18 variable\(s\)\)/);
     expect(message).not.toContain('hunter2');
   });
 

@@ -59,6 +59,7 @@ describe('convengine doctor on the real server', () => {
       temporal: localTemporal(defaults.address),
       namespace: 'default',
       compression,
+      workflowBundle: {},
       activitiesPerRun: 2,
       runs: 1,
     });
@@ -81,6 +82,7 @@ describe('convengine doctor on the real server', () => {
           temporal: localTemporal(address),
           namespace: 'default',
           compression: 'none',
+          workflowBundle: {},
           runs: 5,
         });
       await Promise.all([probe(shipped.address), probe(defaults.address)]);
