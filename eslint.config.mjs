@@ -139,6 +139,19 @@ export default tseslint.config(
     rules: { '@typescript-eslint/no-restricted-imports': ['error', workflowRestrictions] },
   },
   {
+    // Env validated once: config/env.ts reads the process environment and checks it at start; the rest of the product
+    // takes the parsed Env. Where the environment is passed on whole (HTTP tool rows' toolEnv, a child process's),
+    // the line says so. core/ and workflows/ forbid it above; tests, scripts and benchmarks set their own.
+    files: ['**/*.ts'],
+    ignores: ['config/**', 'core/**', 'workflows/**', 'test/**', 'scripts/**', 'bench/**', 'cli/temporal/**'],
+    rules: {
+      'no-restricted-properties': [
+        'error',
+        { object: 'process', property: 'env', message: 'Read environment variables through loadEnv (config/env.ts).' },
+      ],
+    },
+  },
+  {
     // Module cycles make initialisation order fragile and blur the layers; break one by moving the shared
     // type or constant into the lower module.
     files: ['**/*.ts'],

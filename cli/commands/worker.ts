@@ -48,6 +48,7 @@ export const workerCommand: CliCommand = {
       env,
       databaseUrl,
       temporal,
+      // eslint-disable-next-line no-restricted-properties -- the environment HTTP tool rows read, whole (toolEnv)
       toolEnv: process.env,
       logger: telemetry.logger,
       probe: {

@@ -118,6 +118,7 @@ async function workerPart(part: {
     databaseUrl: part.databaseUrl,
     temporal: part.temporal,
     connection: part.connection,
+    // eslint-disable-next-line no-restricted-properties -- the environment HTTP tool rows read, whole (toolEnv)
     toolEnv: { ...process.env, ...part.toolEnv },
     // Activities get 5 s to finish, then are cancelled (HTTP tools end their call); past 15 s the worker goes anyway,
     // and Temporal retries what was cut on the next worker: a stop is bounded whatever a tool does.

@@ -144,6 +144,7 @@ function spawnServer(binaries: PostgresBinaries, user: ServerUser, layout: Embed
       ...user,
       detached: true,
       stdio: ['ignore', log, log],
+      // eslint-disable-next-line no-restricted-properties -- the server inherits ours, its messages in English
       env: { ...process.env, LC_MESSAGES: 'C' },
     });
   } finally {

@@ -11,6 +11,7 @@ function run(command: string, args: string[], user: ServerUser): Promise<void> {
     const child = spawn(command, args, {
       ...user,
       stdio: ['ignore', 'pipe', 'pipe'],
+      // eslint-disable-next-line no-restricted-properties -- initdb inherits ours, its messages in English
       env: { ...process.env, LC_MESSAGES: 'C' },
     });
     let output = '';

@@ -39,6 +39,9 @@ const DETERMINISTIC_PATHS = ['core/turn/__fixture__.ts', 'workflows/__fixture__.
 const SQL_IMPORT = "import { checkReadOnlySql } from '../core/sql/guardrail';\nexport const f = checkReadOnlySql;";
 const SQL_TYPE_IMPORT = "import type { SqlVerdict } from '../core/sql/guardrail';\nexport type V = SqlVerdict;";
 const CLOCK_AS_INPUT = 'export const at = (ms: number) => new Date(ms).toISOString();';
+const ENV_READ = "export const bundle = process.env['CONVENGINE_WORKFLOW_BUNDLE'];";
+/** Product code outside config/ that must take the parsed Env instead (the variables worker/bundle.ts once read). */
+const ENV_TAKERS = ['activities', 'api', 'cli', 'cli/stack', 'db', 'worker', 'observability', 'demo', 'devserver'];
 
 const cases = {
   ...Object.fromEntries(
@@ -50,6 +53,10 @@ const cases = {
   ...Object.fromEntries(
     deterministic.map(([what, code]) => [`activities: ${what}`, { path: 'activities/__fixture__.ts', code }] as const)
   ),
+  ...Object.fromEntries(
+    ENV_TAKERS.map((dir) => [`${dir}: env read`, { path: `${dir}/__fixture__.ts`, code: ENV_READ }])
+  ),
+  'config: env read': { path: 'config/__fixture__.ts', code: ENV_READ },
   'workflows: core/sql': { path: 'workflows/__fixture__.ts', code: SQL_IMPORT },
   'workflows: core/sql types': { path: 'workflows/__fixture__.ts', code: SQL_TYPE_IMPORT },
   'core: core/sql': { path: 'core/mcp/__fixture__.ts', code: SQL_IMPORT.replace('../core/sql', '../sql') },
@@ -74,8 +81,20 @@ describe('architecture lint (issue #13, item 9)', () => {
     });
   });
 
-  it.each(deterministic)('allows %s outside the deterministic layers', (what) => {
-    expect(reported[`activities: ${what}`]).toEqual([]);
+  it.each(deterministic.filter(([what]) => what !== 'process.env'))(
+    'allows %s outside the deterministic layers',
+    (what) => {
+      expect(reported[`activities: ${what}`]).toEqual([]);
+    }
+  );
+
+  // Env validated once: a variable read past loadEnv is never checked, so a bad value fails late or not at all.
+  it.each(ENV_TAKERS)('forbids reading process.env in %s/', (dir) => {
+    expect(reported[`${dir}: env read`]).toContain('no-restricted-properties');
+  });
+
+  it('allows reading process.env in config/, where loadEnv validates it', () => {
+    expect(reported['config: env read']).toEqual([]);
   });
 
   it('keeps core/sql (the SQL parser) out of workflows/, types excepted', () => {
