@@ -1,5 +1,5 @@
 /**
- * The console API's success responses (api/routes/console.ts). As in api/schemas.ts, they also serialize the
+ * The console API's success responses (api/routes/console/). As in api/schemas.ts, they also serialize the
  * answer: every field the route sends is listed, none required, and what may be null is nullable.
  */
 import { auditRowSchema, conversationFields, heldToolSchema, turnResponseSchema } from '../schemas';

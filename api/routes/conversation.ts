@@ -48,12 +48,20 @@ interface MessageBody {
   reset?: boolean;
 }
 
+/** A conversation's routes: send a message, read it and its audit trail, decide a parked approval. */
 export function conversationRoutes(
   app: FastifyInstance,
   ports: ApiPorts,
   docs: OpenApiRegistry,
   opts: ConversationRouteOptions
 ): void {
+  messageRoute(app, ports, docs, opts);
+  conversationReadRoutes(app, ports, docs);
+  approvalRoute(app, ports, docs);
+}
+
+/** POST a message: one turn, its workflow started or attached to, the reply (or a 202) as the turn ends. */
+function messageRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry, opts: ConversationRouteOptions) {
   route(
     app,
     docs,
@@ -69,15 +77,7 @@ export function conversationRoutes(
     },
     async (request, reply) => {
       const body = request.body as MessageBody;
-      requireSafeText({ message: body.message, inputParams: body.inputParams });
-      if (Buffer.byteLength(body.message, 'utf8') > opts.messageMaxBytes) {
-        throw new ApiError(413, 'MESSAGE_TOO_LARGE', `message is larger than ${opts.messageMaxBytes} bytes.`);
-      }
-      if (body.inputParams && Buffer.byteLength(JSON.stringify(body.inputParams), 'utf8') > opts.inputParamsMaxBytes) {
-        const limit = opts.inputParamsMaxBytes;
-        throw new ApiError(413, 'INPUT_PARAMS_TOO_LARGE', `inputParams is larger than ${limit} bytes as JSON.`);
-      }
-      if (body.message.trim() === '') throw badRequest('MESSAGE_BLANK', 'message must not be blank.');
+      requireSendableMessage(body, opts);
       const header = request.headers['idempotency-key'];
       const key = typeof header === 'string' ? header : null;
       const turn = await ports.turns.sendMessage({
@@ -91,7 +91,23 @@ export function conversationRoutes(
       return sendTurnReply(reply, turn, ports.replyTexts ?? defaultReplyTexts);
     }
   );
+}
 
+/** What the schema cannot say of a message: text PostgreSQL can store, sizes in UTF-8 bytes, not blank. */
+function requireSendableMessage(body: MessageBody, opts: ConversationRouteOptions): void {
+  requireSafeText({ message: body.message, inputParams: body.inputParams });
+  if (Buffer.byteLength(body.message, 'utf8') > opts.messageMaxBytes) {
+    throw new ApiError(413, 'MESSAGE_TOO_LARGE', `message is larger than ${opts.messageMaxBytes} bytes.`);
+  }
+  if (body.inputParams && Buffer.byteLength(JSON.stringify(body.inputParams), 'utf8') > opts.inputParamsMaxBytes) {
+    const limit = opts.inputParamsMaxBytes;
+    throw new ApiError(413, 'INPUT_PARAMS_TOO_LARGE', `inputParams is larger than ${limit} bytes as JSON.`);
+  }
+  if (body.message.trim() === '') throw badRequest('MESSAGE_BLANK', 'message must not be blank.');
+}
+
+/** GET a conversation, and its audit rows a page at a time. */
+function conversationReadRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry) {
   route(
     app,
     docs,
@@ -137,7 +153,10 @@ export function conversationRoutes(
       return rows;
     }
   );
+}
 
+/** POST a person's decision on the tool call a turn is parked on (D16). */
+function approvalRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry) {
   route(
     app,
     docs,

@@ -1,0 +1,92 @@
+import { randomUUID } from 'node:crypto';
+import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { JsonObject } from '../../../core/json';
+import { notFound } from '../../errors';
+import { CONSOLE_ACTIONS, type ActionBody } from '../../console/actions';
+import type { ConsolePorts, OperatorActionRecord } from '../../console/ports';
+import { actionAnswerSchema } from '../../console/schemas';
+import { route, type OpenApiRegistry } from '../../openapi';
+import type { ApiPorts } from '../../ports';
+import { decisionFieldSchemas, errorSchema, turnResponseSchema } from '../../schemas';
+import { requireSafeText } from '../../text-check';
+import { canonicalTurnId, parseTurnId } from '../../turns/turn-id';
+import { turnParams } from './turn';
+
+const actionSchema = {
+  params: {
+    type: 'object',
+    required: ['workflowId', 'action'],
+    properties: {
+      ...turnParams.properties,
+      action: { type: 'string', enum: CONSOLE_ACTIONS.map((a) => a.name) },
+    },
+  },
+  body: {
+    type: 'object',
+    additionalProperties: false,
+    properties: {
+      activityId: { type: 'string', minLength: 1, maxLength: 200 },
+      ...decisionFieldSchemas,
+    },
+  },
+  response: { 200: actionAnswerSchema, 202: turnResponseSchema, '4xx': errorSchema, '5xx': errorSchema },
+};
+
+/** POST an SRE action on a turn (api/console/actions.ts), written to ce_audit as OPERATOR_ACTION. */
+export function turnActionRoute(
+  app: FastifyInstance,
+  ports: ApiPorts,
+  consolePorts: ConsolePorts,
+  docs: OpenApiRegistry
+) {
+  route(
+    app,
+    docs,
+    {
+      method: 'POST',
+      url: '/api/v1/console/turns/:workflowId/actions/:action',
+      summary: 'An SRE action on a turn (retry, approve/reject, activity-reset/pause/unpause, held-*); audited.',
+      schema: actionSchema,
+    },
+    async (request, reply) => {
+      const params = request.params as { workflowId: string; action: string };
+      const { action: name } = params;
+      const workflowId = canonicalTurnId(params.workflowId);
+      const body = (request.body ?? {}) as ActionBody;
+      requireSafeText({ reason: body.reason, activityId: body.activityId, result: body.result });
+      const action = CONSOLE_ACTIONS.find((a) => a.name === name);
+      if (!action) throw notFound('ACTION_NOT_FOUND', `No console action ${name}.`);
+      const { conversationId, turnNumber } = parseTurnId(workflowId);
+      // The OPERATOR_ACTION row needs its conversation; an unknown one is the caller's mistake, not a 500.
+      if (!(await ports.conversations.conversation(conversationId))) {
+        throw notFound('TURN_NOT_FOUND', `No turn ${workflowId}.`);
+      }
+      // The row's key is ours, not the caller's X-Request-Id: a reused request id must not rewrite another action's row.
+      const record = { workflowId, conversationId, turnNumber, actionId: randomUUID() };
+      const payload = { action: name, source: 'console', requestId: request.id, ...body };
+      const run = () =>
+        action.run({ workflowId, conversationId, turnNumber, body, api: ports, console: consolePorts, reply });
+      return runAudited(consolePorts, { ...record, payload }, reply, run);
+    }
+  );
+}
+
+/** Writes the action's row as STARTED, runs it, and rewrites the row (same key) as DONE or FAILED. */
+async function runAudited(
+  consolePorts: ConsolePorts,
+  { payload, ...record }: OperatorActionRecord,
+  reply: FastifyReply,
+  run: () => Promise<unknown>
+): Promise<unknown> {
+  const write = (status: JsonObject) => consolePorts.recordAction({ ...record, payload: { ...payload, ...status } });
+  await write({ result: 'STARTED' });
+  try {
+    const answer = await run();
+    await write({ result: 'DONE', httpStatus: reply.statusCode });
+    return answer;
+  } catch (err) {
+    const failure = err instanceof Error ? ('code' in err && String(err.code)) || err.name : 'ERROR';
+    await write({ result: 'FAILED', failure });
+    throw err;
+  }
+}

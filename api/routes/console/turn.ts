@@ -1,0 +1,72 @@
+import type { FastifyInstance } from 'fastify';
+import { notFound } from '../../errors';
+import type { ConsolePorts } from '../../console/ports';
+import { turnViewSchema } from '../../console/schemas';
+import { turnStory } from '../../history/turn-story';
+import { route, type OpenApiRegistry } from '../../openapi';
+import type { ApiPorts } from '../../ports';
+import { errorSchema } from '../../schemas';
+import { canonicalTurnId, parseTurnId } from '../../turns/turn-id';
+
+/** A turn's workflow id as a path parameter; the action route names the turn the same way. */
+export const turnParams = {
+  type: 'object',
+  required: ['workflowId'],
+  properties: { workflowId: { type: 'string', pattern: '^turn-[0-9a-fA-F-]{36}-[1-9][0-9]{0,8}$' } },
+} as const;
+
+/** GET one turn's story, told from its event history, with what is waiting on an operator. */
+export function turnViewRoute(
+  app: FastifyInstance,
+  ports: ApiPorts,
+  consolePorts: ConsolePorts,
+  docs: OpenApiRegistry
+) {
+  route(
+    app,
+    docs,
+    {
+      method: 'GET',
+      url: '/api/v1/console/turns/:workflowId',
+      summary: "A turn's story: every step from its event history, decisions, approvals, audit rows, response.",
+      schema: { params: turnParams, response: { 200: turnViewSchema, '4xx': errorSchema } },
+    },
+    async (request) =>
+      turnView(ports, consolePorts, canonicalTurnId((request.params as { workflowId: string }).workflowId))
+  );
+}
+
+async function turnView(ports: ApiPorts, consolePorts: ConsolePorts, workflowId: string) {
+  const { conversationId, turnNumber } = parseTurnId(workflowId);
+  const events = await consolePorts.inspector.history(workflowId);
+  if (!events) throw notFound('TURN_NOT_FOUND', `No turn ${workflowId}.`);
+  const story = turnStory(events);
+  const running = story.status === 'RUNNING';
+  const outcome = running ? story.searchAttributes['TurnOutcome'] : null;
+  const [audits, pendingActivities, pendingApproval, heldTool, conversation] = await Promise.all([
+    consolePorts.turnAudits(conversationId, turnNumber),
+    running ? consolePorts.inspector.pendingActivities(workflowId) : [],
+    outcome === 'AWAITING_APPROVAL' ? consolePorts.inspector.pendingApproval(workflowId) : null,
+    outcome === 'HELD' ? consolePorts.inspector.heldTool(workflowId) : null,
+    ports.conversations.conversation(conversationId),
+  ]);
+  const said = conversation?.history.find((h) => h.turnNumber === turnNumber);
+  const userInput = said?.userInput ?? audits.find((a) => a.stage === 'USER_INPUT')?.payload['text'] ?? null;
+  const output = audits.filter((a) => a.stage === 'ASSISTANT_OUTPUT').at(-1)?.payload['output'];
+  const ui = consolePorts.temporalUi;
+  return {
+    workflowId,
+    conversationId,
+    turnNumber,
+    userInput,
+    response: said?.assistantOutput ?? output ?? null,
+    story,
+    audits,
+    pendingActivities,
+    pendingApproval,
+    heldTool,
+    temporalUiUrl: ui
+      ? `${ui.url.replace(/\/$/, '')}/namespaces/${encodeURIComponent(ui.namespace)}/workflows/${workflowId}`
+      : null,
+  };
+}
