@@ -1,8 +1,10 @@
 import type { FastifyReply } from 'fastify';
-import type { Json } from '../../core/json';
+import type { Json, JsonObject } from '../../core/json';
 import {
   approvalDecisionProblem,
   heldToolDecisionProblem,
+  takesResult,
+  unwantedResultProblem,
   type HeldToolDecisionAction,
 } from '../../core/turn/operator-decision';
 import { ApiError, badRequest, refuseMalformedDecision } from '../errors';
@@ -21,6 +23,8 @@ export interface ActionBody {
   result?: Json;
 }
 
+export type ActionField = keyof ActionBody;
+
 export interface ActionContext {
   workflowId: string;
   conversationId: string;
@@ -38,6 +42,11 @@ export interface ActionContext {
 export interface ConsoleAction {
   name: string;
   summary: string;
+  /**
+   * The body fields the action uses; the route refuses any other (refuseFieldsNotTaken) and audits only these.
+   * Every action takes a reason: the operator's why, which is what its OPERATOR_ACTION row is for.
+   */
+  takes: readonly ActionField[];
   run(ctx: ActionContext): Promise<unknown>;
 }
 
@@ -47,15 +56,16 @@ function decision(approve: boolean): ConsoleAction {
   return {
     name: approve ? 'approve' : 'reject',
     summary: `${approve ? 'Approve' : 'Reject'} the tool call the turn is waiting on.`,
+    takes: ['reason', 'callIndex'],
     async run(ctx) {
-      const { reason, callIndex, result } = ctx.body;
+      const { reason, callIndex } = ctx.body;
       const decision = {
         decision: approve ? ('approve' as const) : ('reject' as const),
         reason: reason ?? null,
         decidedBy: 'console',
         ...(callIndex !== undefined ? { callIndex } : {}),
       };
-      refuseMalformedDecision(approvalDecisionProblem({ ...decision, result }));
+      refuseMalformedDecision(approvalDecisionProblem(decision));
       const turn = await ctx.api.turns.decideApproval(ctx.conversationId, ctx.turnNumber, decision);
       return sendTurnReply(ctx.reply, turn, texts(ctx));
     },
@@ -66,6 +76,7 @@ function activityAction(operation: ActivityOperation, summary: string): ConsoleA
   return {
     name: `activity-${operation}`,
     summary,
+    takes: ['activityId', 'reason'],
     async run(ctx) {
       const activityId = ctx.body.activityId;
       if (!activityId) throw badRequest('ACTIVITY_ID_REQUIRED', 'activityId names the pending activity.');
@@ -80,6 +91,7 @@ function heldAction(name: string, action: HeldToolDecisionAction, summary: strin
   return {
     name,
     summary,
+    takes: ['callIndex', 'reason', ...(takesResult(action) ? (['result'] as const) : [])],
     async run(ctx) {
       const held = ctx.api.heldTools;
       if (!held) throw new ApiError(501, 'HELD_TOOLS_UNSUPPORTED', 'This API has no held-tool operations.');
@@ -107,6 +119,7 @@ export const CONSOLE_ACTIONS: readonly ConsoleAction[] = [
   {
     name: 'retry',
     summary: 'Re-run a failed turn with its original input (the admin retry path).',
+    takes: ['reason'],
     async run(ctx) {
       return sendTurnReply(ctx.reply, await ctx.api.turns.retryTurn(ctx.workflowId), texts(ctx));
     },
@@ -125,3 +138,26 @@ export const CONSOLE_ACTIONS: readonly ConsoleAction[] = [
   heldAction('held-fail', 'fail', 'End the held turn with the failure reply (TOOL_HOLD_FAILED); nothing is committed.'),
   heldAction('held-mark-done', 'markDone', 'The held call did happen upstream: continue with the result you verified.'),
 ];
+
+/**
+ * A field the action does not use would be dropped unheard: refused instead, a result with the code the admin
+ * route and the turn's validators give (core/turn/operator-decision.ts), anything else as the schema refuses an
+ * unknown property.
+ */
+export function refuseFieldsNotTaken(action: ConsoleAction, body: ActionBody): void {
+  if (!action.takes.includes('result')) refuseMalformedDecision(unwantedResultProblem(action.name, body.result));
+  const extra = Object.keys(body).find((field) => !action.takes.includes(field as ActionField));
+  if (extra) throw badRequest('VALIDATION_FAILED', `body.${extra} is not an allowed property for ${action.name}.`);
+}
+
+/**
+ * What the action's OPERATOR_ACTION row keeps of the body: the fields it takes, never another one. markDone's
+ * verified result is not among them: the row's `result` is the action's outcome, and the verified result is the
+ * turn's (its history and its TOOL_HOLD_RESOLVED row).
+ */
+export function auditedFields(action: ConsoleAction, body: ActionBody): JsonObject {
+  const kept = Object.entries(body).filter(
+    ([field]) => field !== 'result' && action.takes.includes(field as ActionField)
+  );
+  return Object.fromEntries(kept) as JsonObject;
+}

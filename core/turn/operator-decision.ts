@@ -113,12 +113,20 @@ function commonProblem(input: DecisionFields): DecisionProblem | null {
 }
 
 /** Only markDone carries a result: the one it records instead of calling the tool again. */
+export const takesResult = (action: HeldToolDecisionAction): boolean => action === 'markDone';
+
+/**
+ * A result sent with any other operator action (an approval, a held call's retry, a console action) would be
+ * ignored: it is refused instead, so the caller does not believe it was recorded.
+ */
+export function unwantedResultProblem(action: string, result: unknown): DecisionProblem | null {
+  return result === undefined
+    ? null
+    : problem('result', 'RESULT_NOT_ALLOWED', `Only markDone takes a result, not ${action}.`);
+}
+
 function resultProblem(action: HeldToolDecisionAction, result: unknown): DecisionProblem | null {
-  if (action !== 'markDone') {
-    return result === undefined
-      ? null
-      : problem('result', 'RESULT_NOT_ALLOWED', `Only markDone takes a result, not ${action}.`);
-  }
+  if (!takesResult(action)) return unwantedResultProblem(action, result);
   if (result === undefined) {
     return problem(
       'result',
@@ -152,9 +160,7 @@ export function approvalDecisionProblem(input: unknown): DecisionProblem | null 
   if (!APPROVAL_DECISIONS.includes(input['decision'] as ApprovalDecisionAction)) {
     return problem('decision', 'INVALID_DECISION', `decision must be one of ${APPROVAL_DECISIONS.join(', ')}.`);
   }
-  if (input['result'] !== undefined)
-    return problem('result', 'RESULT_NOT_ALLOWED', 'An approval decision takes no result.');
-  return commonProblem(input);
+  return unwantedResultProblem(input['decision'] as ApprovalDecisionAction, input['result']) ?? commonProblem(input);
 }
 
 /** The refusal as the update validators throw it, "CODE: explanation" (api/errors.ts refusedUpdate reads it back). */

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import type { JsonObject } from '../../../core/json';
 import { notFound } from '../../errors';
-import { CONSOLE_ACTIONS, type ActionBody } from '../../console/actions';
+import { auditedFields, CONSOLE_ACTIONS, refuseFieldsNotTaken, type ActionBody } from '../../console/actions';
 import type { ConsolePorts, OperatorActionRecord } from '../../console/ports';
 import { actionAnswerSchema } from '../../console/schemas';
 import { route, type OpenApiRegistry } from '../../openapi';
@@ -63,9 +63,12 @@ export function turnActionRoute(
       }
       // The row's key is ours, not the caller's X-Request-Id: a reused request id must not rewrite another action's row.
       const record = { workflowId, conversationId, turnNumber, actionId: randomUUID() };
-      const payload = { action: name, source: 'console', requestId: request.id, ...body };
-      const run = () =>
-        action.run({ workflowId, conversationId, turnNumber, body, api: ports, console: consolePorts, reply });
+      const payload = { action: name, source: 'console', requestId: request.id, ...auditedFields(action, body) };
+      // Refused inside the audit, as the action's own refusals are: the row says who tried what, and why it failed.
+      const run = async () => {
+        refuseFieldsNotTaken(action, body);
+        return action.run({ workflowId, conversationId, turnNumber, body, api: ports, console: consolePorts, reply });
+      };
       return runAudited(consolePorts, { ...record, payload }, reply, run);
     }
   );
