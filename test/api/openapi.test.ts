@@ -1,8 +1,7 @@
 import type { FastifyInstance, HTTPMethods } from 'fastify';
 import { buildApi } from '../../api/app';
-import type { ConsolePorts } from '../../api/console/ports';
 import type { ApiPorts } from '../../api/ports';
-import { fakePorts } from '../support/fake-ports';
+import { fakeConsolePorts, fakePorts } from '../support/fake-ports';
 
 const TOKEN = 'docs-token';
 const unused = () => Promise.reject(new Error('not used by this test'));
@@ -13,27 +12,13 @@ function fullApi(): FastifyInstance {
     ...fakePorts({ whatif: { conversation: unused } }),
     heldTools: { list: unused, resolve: unused },
   };
-  const consolePorts: ConsolePorts = {
-    searchConversations: unused,
-    turnAudits: unused,
-    recordAction: unused,
-    temporalUi: null,
-    inspector: {
-      turns: unused,
-      history: unused,
-      pendingActivities: unused,
-      pendingApproval: unused,
-      heldTool: unused,
-      operateActivity: unused,
-    },
-  };
   return buildApi({
     ports,
     apiToken: TOKEN,
     messageMaxBytes: 8192,
     logLevel: 'silent',
     metrics: async () => '',
-    console: consolePorts,
+    console: fakeConsolePorts(),
   });
 }
 

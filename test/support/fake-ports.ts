@@ -1,3 +1,4 @@
+import type { ConsolePorts, TurnInspector } from '../../api/console/ports';
 import type { ApiPorts, AuditRowView, ConversationQueries, ConversationView } from '../../api/ports';
 
 const unused = () => Promise.reject(new Error('not used by this test'));
@@ -46,5 +47,27 @@ export function fakePorts(options: {
     config: { refresh: unused },
     readiness: { check: async () => ({}) },
     ...(options.whatif ? { whatif: options.whatif } : {}),
+  };
+}
+
+/** Console ports for route tests: the ones given, every other one refuses; no Temporal UI. */
+export function fakeConsolePorts(
+  given: Partial<Omit<ConsolePorts, 'inspector'>> & { inspector?: Partial<TurnInspector> } = {}
+): ConsolePorts {
+  return {
+    searchConversations: unused,
+    turnAudits: unused,
+    recordAction: unused,
+    temporalUi: null,
+    ...given,
+    inspector: {
+      turns: unused,
+      history: unused,
+      pendingActivities: unused,
+      pendingApproval: unused,
+      heldTool: unused,
+      operateActivity: unused,
+      ...given.inspector,
+    },
   };
 }

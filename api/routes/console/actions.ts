@@ -1,16 +1,16 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyInstance, FastifyReply } from 'fastify';
+import type { FastifyReply } from 'fastify';
 import type { JsonObject } from '../../../core/json';
 import { notFound } from '../../errors';
 import { auditedFields, CONSOLE_ACTIONS, refuseFieldsNotTaken, type ActionBody } from '../../console/actions';
 import type { ConsolePorts, OperatorActionRecord } from '../../console/ports';
 import { actionAnswerSchema } from '../../console/schemas';
-import { route, type OpenApiRegistry } from '../../openapi';
-import type { ApiPorts } from '../../ports';
+import { route } from '../../openapi';
 import { decisionFieldSchemas, errorSchema, turnResponseSchema } from '../../schemas';
 import { requireSafeText } from '../../text-check';
 import { canonicalTurnId, parseTurnId } from '../../turns/turn-id';
 import { turnParams } from './turn';
+import type { ConsoleRoute } from './index';
 
 const actionSchema = {
   params: {
@@ -33,12 +33,7 @@ const actionSchema = {
 };
 
 /** POST an SRE action on a turn (api/console/actions.ts), written to ce_audit as OPERATOR_ACTION. */
-export function turnActionRoute(
-  app: FastifyInstance,
-  ports: ApiPorts,
-  consolePorts: ConsolePorts,
-  docs: OpenApiRegistry
-) {
+export const turnActionRoute: ConsoleRoute = (app, ports, consolePorts, docs) => {
   route(
     app,
     docs,
@@ -72,7 +67,7 @@ export function turnActionRoute(
       return runAudited(consolePorts, { ...record, payload }, reply, run);
     }
   );
-}
+};
 
 /** Writes the action's row as STARTED, runs it, and rewrites the row (same key) as DONE or FAILED. */
 async function runAudited(

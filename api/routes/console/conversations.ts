@@ -1,12 +1,11 @@
-import type { FastifyInstance } from 'fastify';
 import { CONVERSATION_STATUSES } from '../../../core/session';
 import { badRequest, notFound } from '../../errors';
-import type { ConsolePorts, ConversationSearch } from '../../console/ports';
+import type { ConversationSearch } from '../../console/ports';
 import { conversationPageSchema, conversationTurnsSchema } from '../../console/schemas';
-import { route, type OpenApiRegistry } from '../../openapi';
-import type { ApiPorts } from '../../ports';
+import { route } from '../../openapi';
 import { errorSchema, uuidParam } from '../../schemas';
 import { requireSafeText } from '../../text-check';
+import type { ConsoleRoute } from './index';
 
 const code = { type: 'string', minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.:-]+$' } as const;
 const searchQuery = {
@@ -24,7 +23,7 @@ const searchQuery = {
 } as const;
 
 /** GET conversations by id or text, status, intent and state: the console's way to a turn. */
-export function conversationSearchRoute(app: FastifyInstance, consolePorts: ConsolePorts, docs: OpenApiRegistry) {
+export const conversationSearchRoute: ConsoleRoute = (app, _ports, consolePorts, docs) => {
   route(
     app,
     docs,
@@ -48,15 +47,10 @@ export function conversationSearchRoute(app: FastifyInstance, consolePorts: Cons
       return { ...(await consolePorts.searchConversations(search)), limit: search.limit, offset: search.offset };
     }
   );
-}
+};
 
 /** GET a conversation's turns, each with what was said in it. */
-export function conversationTurnsRoute(
-  app: FastifyInstance,
-  ports: ApiPorts,
-  consolePorts: ConsolePorts,
-  docs: OpenApiRegistry
-) {
+export const conversationTurnsRoute: ConsoleRoute = (app, ports, consolePorts, docs) => {
   route(
     app,
     docs,
@@ -83,7 +77,7 @@ export function conversationTurnsRoute(
       return { conversation: summary, turns };
     }
   );
-}
+};
 
 /** An unknown status would match no conversation, and the caller could not tell a typo from an empty list. */
 function statusFilter(status: string | undefined): string | undefined {

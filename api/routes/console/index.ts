@@ -9,13 +9,15 @@ import { turnActionRoute } from './actions';
 import { conversationSearchRoute, conversationTurnsRoute } from './conversations';
 import { turnViewRoute } from './turn';
 
-/** The turn console's API: conversations, a turn's story from its event history, and audited SRE actions. */
-export function consoleRoutes(
+/** Registers one console route on `app` and documents it in `docs`; each file here holds one group of them. */
+export type ConsoleRoute = (
   app: FastifyInstance,
   ports: ApiPorts,
   consolePorts: ConsolePorts,
   docs: OpenApiRegistry
-) {
+) => void;
+
+const metaRoute: ConsoleRoute = (app, _ports, consolePorts, docs) => {
   route(
     app,
     docs,
@@ -30,8 +32,18 @@ export function consoleRoutes(
       actions: CONSOLE_ACTIONS.map(({ name, summary }) => ({ name, summary })),
     })
   );
-  conversationSearchRoute(app, consolePorts, docs);
-  conversationTurnsRoute(app, ports, consolePorts, docs);
-  turnViewRoute(app, ports, consolePorts, docs);
-  turnActionRoute(app, ports, consolePorts, docs);
-}
+};
+
+/** In this order: it is the order of the OpenAPI document's paths. */
+const CONSOLE_ROUTES: readonly ConsoleRoute[] = [
+  metaRoute,
+  conversationSearchRoute,
+  conversationTurnsRoute,
+  turnViewRoute,
+  turnActionRoute,
+];
+
+/** The turn console's API: conversations, a turn's story from its event history, and audited SRE actions. */
+export const consoleRoutes: ConsoleRoute = (...on) => {
+  for (const register of CONSOLE_ROUTES) register(...on);
+};

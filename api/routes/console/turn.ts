@@ -1,12 +1,12 @@
-import type { FastifyInstance } from 'fastify';
 import { notFound } from '../../errors';
 import type { ConsolePorts } from '../../console/ports';
 import { turnViewSchema } from '../../console/schemas';
 import { turnStory } from '../../history/turn-story';
-import { route, type OpenApiRegistry } from '../../openapi';
+import { route } from '../../openapi';
 import type { ApiPorts } from '../../ports';
 import { errorSchema } from '../../schemas';
 import { canonicalTurnId, parseTurnId } from '../../turns/turn-id';
+import type { ConsoleRoute } from './index';
 
 /** A turn's workflow id as a path parameter; the action route names the turn the same way. */
 export const turnParams = {
@@ -16,12 +16,7 @@ export const turnParams = {
 } as const;
 
 /** GET one turn's story, told from its event history, with what is waiting on an operator. */
-export function turnViewRoute(
-  app: FastifyInstance,
-  ports: ApiPorts,
-  consolePorts: ConsolePorts,
-  docs: OpenApiRegistry
-) {
+export const turnViewRoute: ConsoleRoute = (app, ports, consolePorts, docs) => {
   route(
     app,
     docs,
@@ -34,7 +29,7 @@ export function turnViewRoute(
     async (request) =>
       turnView(ports, consolePorts, canonicalTurnId((request.params as { workflowId: string }).workflowId))
   );
-}
+};
 
 async function turnView(ports: ApiPorts, consolePorts: ConsolePorts, workflowId: string) {
   const { conversationId, turnNumber } = parseTurnId(workflowId);

@@ -1,9 +1,9 @@
 import type { FastifyInstance } from 'fastify';
 import { buildApi } from '../../../../api/app';
-import type { ConsolePorts, OperatorActionRecord } from '../../../../api/console/ports';
+import type { OperatorActionRecord } from '../../../../api/console/ports';
 import type { ApiPorts } from '../../../../api/ports';
 import type { HeldTool } from '../../../../workflows/messages';
-import { fakePorts } from '../../../support/fake-ports';
+import { fakeConsolePorts, fakePorts } from '../../../support/fake-ports';
 
 const CONVERSATION = '8f0c2a9e-5b7d-4c1e-9a3f-2d6b8e4f1a70';
 const WORKFLOW = `turn-${CONVERSATION}-1`;
@@ -30,20 +30,13 @@ function harness() {
       },
     },
   };
-  const consolePorts: ConsolePorts = {
-    searchConversations: unused,
-    turnAudits: unused,
+  const consolePorts = fakeConsolePorts({
     recordAction: async (record) => void rows.push(record),
-    temporalUi: null,
     inspector: {
-      turns: unused,
-      history: unused,
-      pendingActivities: unused,
-      pendingApproval: unused,
       heldTool: async () => held,
       operateActivity: async (_id, _activity, operation) => void calls.push(`activity:${operation}`),
     },
-  };
+  });
   const app = buildApi({ ports, apiToken: TOKEN, messageMaxBytes: 8192, logLevel: 'silent', console: consolePorts });
   return { app, rows, calls };
 }
