@@ -89,13 +89,35 @@ function withSafeDetails(serialized: ReturnType<typeof pino.stdSerializers.err>)
   return { ...serialized, details: safe };
 }
 
+/** What Fastify's request lines say of a request; Fastify's own serializer would write the whole URL. */
+interface LoggedRequest {
+  method: string;
+  url: string;
+  headers?: Record<string, unknown>;
+  ip?: string;
+}
+
+/**
+ * A request as its log lines show it: the path, and the names of its query parameters with their values
+ * redacted. A query can carry what a user wrote (the console searches replies by their text: `?q=my ssn is …`),
+ * and a log is not the place for it; which parameters came, and the request id, are enough to follow a request.
+ */
+function serializeRequest(req: LoggedRequest): unknown {
+  if (typeof req.url !== 'string') return req;
+  const [path = '', query] = req.url.split('?', 2);
+  const names = query === undefined ? [] : [...new URLSearchParams(query).keys()];
+  const url =
+    names.length === 0 ? path : `${path}?${names.map((n) => `${encodeURIComponent(n)}=[redacted]`).join('&')}`;
+  return { method: req.method, url, host: req.headers?.['host'], remoteAddress: req.ip };
+}
+
 /** pino options shared by every logger we build (including Fastify's). */
 export function loggerOptions(config: Pick<LoggerConfig, 'level' | 'name'>): LoggerOptions {
   return {
     name: config.name,
     level: config.level,
     redact: { paths: REDACT_PATHS, censor: '[redacted]' },
-    serializers: { err: serializeError },
+    serializers: { err: serializeError, req: serializeRequest },
     mixin: () => ({ ...logContext.getStore() }),
     timestamp: pino.stdTimeFunctions.isoTime,
     formatters: { level: (label) => ({ level: label }) },
