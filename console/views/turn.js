@@ -12,12 +12,27 @@ function explain(decision) {
       .filter(Boolean)
       .map((kv) => kv.split('='))
   );
-  if (kind === 'LOOP_LIMIT')
-    return `Loop limit: the planner was stopped after ${fields.limit ?? '?'} iterations without an answer (${fields.reason ?? ''}).`;
-  if (kind === 'GUARDRAIL_BLOCKED')
-    return `Guardrail blocked the tool ${fields.tool ?? '?'} (${fields.reason ?? ''}); it never ran.`;
-  if (kind.startsWith('APPROVAL')) return `Approval: ${rest || kind}`;
-  return decision;
+  const tool = fields.tool ?? '?';
+  const reason = fields.reason ?? '';
+  switch (kind) {
+    case 'LOOP_LIMIT':
+      return `Loop limit: the planner was stopped after ${fields.limit ?? '?'} iterations without an answer (${reason}).`;
+    case 'GUARDRAIL_BLOCKED':
+      return `Guardrail blocked the tool ${tool} (${reason}); it never ran.`;
+    case 'APPROVAL':
+      return `Approval of ${tool}: ${reason}.`;
+    case 'TOOL_HOLD_RESOLVED':
+      return `Held call to ${tool} resolved by an operator: ${reason}.`;
+    case 'TOOL_FAILED':
+      return `Tool ${tool} failed (${reason}).`;
+    case 'DUPLICATE_SUPPRESSED':
+      return `A repeated call to ${tool} was not run again (${reason}).`;
+    case 'MCP_SKIPPED':
+      return `The planner did not run (${reason}).`;
+    default:
+      // A kind this console does not know yet: the raw line below says it all.
+      return null;
+  }
 }
 
 function decisions(story) {
@@ -29,7 +44,10 @@ function decisions(story) {
     h(
       'ul',
       {},
-      story.decisions.map((d) => h('li', {}, h('strong', {}, explain(d)), h('div', { class: 'mono muted' }, d)))
+      story.decisions.map((d) => {
+        const said = explain(d);
+        return h('li', {}, said ? h('strong', {}, said) : null, h('div', { class: 'mono muted' }, d));
+      })
     )
   );
 }

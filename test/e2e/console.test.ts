@@ -191,6 +191,7 @@ test('an operator approves a pending write from the console; the action is audit
   await page.getByText('Submitted LA-90311.').first().waitFor();
   await page.locator('h1:has-text("ANSWERED")').waitFor();
   expect(await page.innerText('#timeline')).toContain('approval decision: approve — checked the file');
+  expect(await page.innerText('#decisions strong')).toBe('Approval of loan.application.submit: APPROVED.');
   await shot(page, 'approval-decided');
   expect((await operatorActions(turn.conversationId)).map((a) => a.payload)).toEqual([
     expect.objectContaining({ action: 'approve', reason: 'checked the file', result: 'DONE', source: 'console' }),
@@ -301,6 +302,14 @@ test('a held write shows its tool and error; Retry once upstream is back complet
   expect(await page.innerText('#response')).toContain('Submitted LA-90311.');
   expect(await page.locator('#held-tool').count()).toBe(0);
   expect(await page.innerText('#timeline')).toContain('held tool decision: retry by console — upstream is back');
+  // Each decision once in words, once as recorded: never the recorded line twice.
+  const decided = page.locator('#decisions li', { hasText: 'TOOL_HOLD_RESOLVED' });
+  expect(await decided.locator('strong').innerText()).toBe(
+    'Held call to loan.application.submit resolved by an operator: retry.'
+  );
+  expect(await decided.innerText()).toMatch(
+    /^Held call[^\n]*\n+TOOL_HOLD_RESOLVED: tool=loan\.application\.submit reason=retry$/
+  );
   expect(h.wf.mcp.toolServer.counters.totalWriteEffects()).toBe(1);
   const audits = await listAudits(h.wf.mcp.deps.db, turn.conversationId);
   expect(audits.filter((a) => a.stage === 'OPERATOR_ACTION').map((a) => a.payload)).toEqual([
