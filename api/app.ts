@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
-import { INPUT_PARAMS_DEFAULT_MAX_BYTES, WHATIF_DEFAULT_LIMITS } from '../config/env';
+import { INPUT_PARAMS_DEFAULT_MAX_BYTES, STREAM_MAX_CONNECTIONS_DEFAULT, WHATIF_DEFAULT_LIMITS } from '../config/env';
 import { installHttpTracing } from '../observability/http-tracing';
 import type { Logger } from '../observability/logger';
 import { installBearerAuth } from './auth';
@@ -100,7 +100,7 @@ export function buildApi(options: ApiOptions): FastifyInstance {
     {
       pollIntervalMs: options.streamPollIntervalMs ?? 250,
       maxDurationMs: options.streamMaxDurationMs ?? 30 * 60 * 1000,
-      maxStreams: options.streamMaxConnections ?? 100,
+      maxStreams: options.streamMaxConnections ?? STREAM_MAX_CONNECTIONS_DEFAULT,
       heartbeatMs: options.streamHeartbeatMs ?? 15_000,
     },
     options.limitMetrics

@@ -45,16 +45,15 @@ const httpUrl = z.preprocess(
     .optional()
 );
 
+const boundedInteger = (min: number, max: number) =>
+  z.coerce
+    .number({ error: 'must be an integer' })
+    .int('must be an integer')
+    .min(min, `must be >= ${min}`)
+    .max(max, `must be <= ${max}`);
+
 const integer = (fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
-  z.preprocess(
-    blankAsUnset,
-    z.coerce
-      .number({ error: 'must be an integer' })
-      .int('must be an integer')
-      .min(min, `must be >= ${min}`)
-      .max(max, `must be <= ${max}`)
-      .default(fallback)
-  );
+  z.preprocess(blankAsUnset, boundedInteger(min, max).default(fallback));
 
 /** 16 KiB of inputParams JSON per turn: far above any seed's, far below what the audit trail should copy ~60 times. */
 export const INPUT_PARAMS_DEFAULT_MAX_BYTES = 16 * 1024;
@@ -66,6 +65,15 @@ export const TURN_REPLY_TIMEOUT_DEFAULT_MS = 60_000;
  * WHATIF_MAX_TURNS are unset, and buildApi's when it is given none.
  */
 export const WHATIF_DEFAULT_LIMITS = { concurrency: 2, maxTurns: 200 } as const;
+
+/** STREAM_MAX_CONNECTIONS's default, and buildApi's when it is given none. */
+export const STREAM_MAX_CONNECTIONS_DEFAULT = 100;
+
+/**
+ * The worker's /metrics port when WORKER_METRICS_PORT is unset: `convengine worker` takes it, or any free port when it
+ * is taken (an explicit port must be free).
+ */
+export const WORKER_METRICS_DEFAULT_PORT = 9464;
 
 /** 32 KiB: a turn's ordinary step payloads stay inline; tool results past it become claim checks. */
 export const CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES = 32 * 1024;
@@ -103,7 +111,7 @@ const envSchema = z.object({
    */
   INPUT_PARAMS_MAX_BYTES: integer(INPUT_PARAMS_DEFAULT_MAX_BYTES, 2),
   /** Audit streams (SSE) open at once in one API process; more get 429. Each polls the database 4 times a second. */
-  STREAM_MAX_CONNECTIONS: integer(100, 1, 100_000),
+  STREAM_MAX_CONNECTIONS: integer(STREAM_MAX_CONNECTIONS_DEFAULT, 1, 100_000),
   /** GET /api/v1/whatif replays in the API process: at most this many at once (more get 429), ... */
   WHATIF_CONCURRENCY: integer(WHATIF_DEFAULT_LIMITS.concurrency, 1, 64),
   /** ... each of a conversation with at most this many recorded turns (longer: 422; the CLI has no bound). */
@@ -117,7 +125,7 @@ const envSchema = z.object({
   OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl,
   OTEL_SERVICE_NAME: z.preprocess(blankAsUnset, z.string().default('convengine')),
   /** Port of the worker's /metrics, /healthz and /readyz (`convengine worker`; `start` only when set). */
-  WORKER_METRICS_PORT: z.preprocess(blankAsUnset, integer(9464, 0, 65_535).optional()),
+  WORKER_METRICS_PORT: z.preprocess(blankAsUnset, boundedInteger(0, 65_535).optional()),
   /** host:port for the Temporal SDK's own Prometheus exporter; the worker's /metrics appends its metrics. */
   TEMPORAL_SDK_METRICS_ADDRESS: z.preprocess(blankAsUnset, hostPort.optional()),
   /** gRPC compression of the worker's calls to Temporal (worker/worker.ts says why the default is none). */

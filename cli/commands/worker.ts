@@ -1,4 +1,4 @@
-import { loadEnv } from '../../config/env';
+import { loadEnv, WORKER_METRICS_DEFAULT_PORT } from '../../config/env';
 import { configuredTemporal, describeTemporal } from '../../config/temporal-connection';
 import { processTelemetry } from '../../observability/process';
 import { installTemporalRuntime } from '../../observability/temporal-runtime';
@@ -16,7 +16,7 @@ export const workerCommand: CliCommand = {
     'every step and tool activity. SIGTERM/SIGINT drain in-flight tasks before exiting.',
     '--check first times one activity round trip on the server (as `convengine doctor` does) and warns',
     'when it is above 30 ms; the worker starts either way.',
-    'Serves /metrics, /healthz and /readyz on HOST:WORKER_METRICS_PORT (default 9464).',
+    `Serves /metrics, /healthz and /readyz on HOST:WORKER_METRICS_PORT (default ${WORKER_METRICS_DEFAULT_PORT}).`,
   ].join('\n'),
   async run(args, io) {
     const check = args.includes('--check');
@@ -53,7 +53,7 @@ export const workerCommand: CliCommand = {
       logger: telemetry.logger,
       probe: {
         host: env.HOST,
-        port: env.WORKER_METRICS_PORT ?? 9464,
+        port: env.WORKER_METRICS_PORT ?? WORKER_METRICS_DEFAULT_PORT,
         orAnyPort: env.WORKER_METRICS_PORT === undefined,
       },
     }).catch((err: unknown) => {
