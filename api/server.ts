@@ -21,6 +21,7 @@ import { conversationQueries } from './db-queries';
 import type { ApiPorts, ReadinessProbe } from './ports';
 import { TemporalTurnGateway } from './turns/gateway';
 import { temporalHeldTools } from './turns/held-tools';
+import { runningTurnsQuery, TurnOutcomeValue } from '../workflows/search-attributes';
 
 export interface ApiServer {
   app: FastifyInstance;
@@ -57,7 +58,7 @@ export interface ApiServerOptions {
 }
 
 /** Turns parked on a tool approval: the workflow sets this outcome while it waits. */
-const PENDING_APPROVALS_QUERY = "TurnOutcome = 'AWAITING_APPROVAL' AND ExecutionStatus = 'Running'";
+const PENDING_APPROVALS_QUERY = runningTurnsQuery(TurnOutcomeValue.AwaitingApproval);
 
 function readiness(db: ReturnType<typeof openDatabase>['db'], connection: ConnectionLike, env: Env): ReadinessProbe {
   const namespace = env.TEMPORAL_NAMESPACE;

@@ -11,7 +11,8 @@ import {
 import type { TurnInput, TurnResult } from '../core/turn/contracts';
 import { runTurn } from '../core/turn/driver';
 import { awaitMilestoneUpdate, decideApprovalUpdate, resolveHeldToolUpdate, turnProgressQuery } from './messages';
-import { ConfigVersionKey, IntentKey, StateKey, TurnOutcomeKey } from './search-attributes';
+import { ConfigVersionKey, IntentKey, StateKey, TurnOutcomeKey, TurnOutcomeValue } from './search-attributes';
+import { TurnStatus } from './turn-status';
 import type { TurnExecutor } from '../core/turn/executor';
 import { WorkflowTurnExecutor } from './turn-executor';
 import { WorkflowTurnExecutorV2 } from './turn-executor-v2';
@@ -86,7 +87,7 @@ async function runConversationTurn(
     const result = await runTurn(input, executorFor(state));
     recordOutcome(state, result);
     state.result = result;
-    state.status = 'COMPLETED';
+    state.status = TurnStatus.Completed;
     await condition(allHandlersFinished);
     return result;
   } catch (err) {
@@ -95,9 +96,9 @@ async function runConversationTurn(
     if (isCancellation(err) || !(err instanceof TemporalFailure)) throw err;
     const message = err instanceof Error ? err.message : String(err);
     const type = err instanceof ApplicationFailure && err.type ? err.type : 'TURN_FAILED';
-    upsertSearchAttributes([{ key: TurnOutcomeKey, value: 'FAILED' }]);
+    upsertSearchAttributes([{ key: TurnOutcomeKey, value: TurnOutcomeValue.Failed }]);
     state.failure = { type, message };
-    state.status = 'FAILED';
+    state.status = TurnStatus.Failed;
     await condition(allHandlersFinished);
     throw ApplicationFailure.create({
       type: 'TURN_FAILED',

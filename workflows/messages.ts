@@ -2,6 +2,7 @@ import { defineQuery, defineUpdate } from '@temporalio/workflow';
 import type { Json, JsonObject } from '../core/json';
 import type { TurnResult } from '../core/turn/contracts';
 import type { ApprovalDecisionAction, HeldToolDecisionAction } from '../core/turn/operator-decision';
+import type { TurnStatus } from './turn-status';
 
 /** A tool call the turn is parked on until a person approves or rejects it (D16). */
 export interface PendingApproval {
@@ -31,7 +32,7 @@ export interface HeldTool {
   state: string;
 }
 
-export type TurnStatus = 'RUNNING' | 'AWAITING_APPROVAL' | 'HELD' | 'COMPLETED' | 'FAILED';
+export { TurnStatus } from './turn-status';
 
 export interface TurnProgress {
   status: TurnStatus;

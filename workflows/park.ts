@@ -1,10 +1,11 @@
 import { condition, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
-import { TurnOutcomeKey } from './search-attributes';
+import { TurnOutcomeKey, TurnOutcomeValue } from './search-attributes';
+import { TurnStatus } from './turn-status';
 import type { TurnState } from './turn-state';
 
 /** How a turn waits on a person: an approval (D16) or a held tool call (#22). */
 export interface Park {
-  status: 'AWAITING_APPROVAL' | 'HELD';
+  status: typeof TurnStatus.AwaitingApproval | typeof TurnStatus.Held;
   /** True once the person's decision is in (the update handler set it). */
   decided(): boolean;
   timeoutMs: number;
@@ -28,8 +29,8 @@ export async function parkTurn(state: TurnState, park: Park): Promise<boolean> {
   upsertSearchAttributes([{ key: TurnOutcomeKey, value: park.status }]);
   if (park.details !== undefined) setCurrentDetails(park.details);
   const decided = await condition(park.decided, park.timeoutMs);
-  state.status = 'RUNNING';
-  if (park.resumeOutcome()) upsertSearchAttributes([{ key: TurnOutcomeKey, value: 'RUNNING' }]);
+  state.status = TurnStatus.Running;
+  if (park.resumeOutcome()) upsertSearchAttributes([{ key: TurnOutcomeKey, value: TurnOutcomeValue.Running }]);
   if (park.details !== undefined) setCurrentDetails('');
   return decided;
 }

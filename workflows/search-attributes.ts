@@ -1,22 +1,100 @@
 import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { TurnOutcome } from '../core/turn/contracts';
+import { TurnStatus } from './turn-status';
 
 /**
  * Typed search attributes of a turn. Only codes and numbers — never user text or ids of people
  * (PII must not reach the visibility store).
  */
-export const ConversationIdKey = defineSearchAttributeKey('ConversationId', SearchAttributeType.KEYWORD);
-export const TurnNumberKey = defineSearchAttributeKey('TurnNumber', SearchAttributeType.INT);
-export const IntentKey = defineSearchAttributeKey('Intent', SearchAttributeType.KEYWORD);
-export const StateKey = defineSearchAttributeKey('State', SearchAttributeType.KEYWORD);
-export const TurnOutcomeKey = defineSearchAttributeKey('TurnOutcome', SearchAttributeType.KEYWORD);
-export const ConfigVersionKey = defineSearchAttributeKey('ConfigVersion', SearchAttributeType.KEYWORD);
+export const TurnSearchAttribute = {
+  ConversationId: 'ConversationId',
+  TurnNumber: 'TurnNumber',
+  Intent: 'Intent',
+  State: 'State',
+  TurnOutcome: 'TurnOutcome',
+  ConfigVersion: 'ConfigVersion',
+} as const;
+export type TurnSearchAttribute = (typeof TurnSearchAttribute)[keyof typeof TurnSearchAttribute];
+
+const A = TurnSearchAttribute;
+export const ConversationIdKey = defineSearchAttributeKey(A.ConversationId, SearchAttributeType.KEYWORD);
+export const TurnNumberKey = defineSearchAttributeKey(A.TurnNumber, SearchAttributeType.INT);
+export const IntentKey = defineSearchAttributeKey(A.Intent, SearchAttributeType.KEYWORD);
+export const StateKey = defineSearchAttributeKey(A.State, SearchAttributeType.KEYWORD);
+export const TurnOutcomeKey = defineSearchAttributeKey(A.TurnOutcome, SearchAttributeType.KEYWORD);
+export const ConfigVersionKey = defineSearchAttributeKey(A.ConfigVersion, SearchAttributeType.KEYWORD);
 
 /** Name → type, for registering them on a namespace (dev server start-up, compose bootstrap). */
 export const TURN_SEARCH_ATTRIBUTES = {
-  ConversationId: 'Keyword',
-  TurnNumber: 'Int',
-  Intent: 'Keyword',
-  State: 'Keyword',
-  TurnOutcome: 'Keyword',
-  ConfigVersion: 'Keyword',
-} as const;
+  [A.ConversationId]: 'Keyword',
+  [A.TurnNumber]: 'Int',
+  [A.Intent]: 'Keyword',
+  [A.State]: 'Keyword',
+  [A.TurnOutcome]: 'Keyword',
+  [A.ConfigVersion]: 'Keyword',
+} as const satisfies Record<TurnSearchAttribute, 'Keyword' | 'Int'>;
+
+/**
+ * What TurnOutcome holds: a finished turn's outcome (FAILED when it failed); while it waits on a person,
+ * AWAITING_APPROVAL or HELD; RUNNING again once the wait is over.
+ */
+export const TurnOutcomeValue = { ...TurnOutcome, Running: TurnStatus.Running, Held: TurnStatus.Held } as const;
+export type TurnOutcomeValue = (typeof TurnOutcomeValue)[keyof typeof TurnOutcomeValue];
+
+const OUTCOME_VALUES: ReadonlySet<string> = new Set(Object.values(TurnOutcomeValue));
+
+/** A turn's search attributes as read back; an attribute that is absent or not of its type is left out. */
+export interface TurnSearchAttributeValues {
+  conversationId?: string;
+  turnNumber?: number;
+  intent?: string;
+  state?: string;
+  turnOutcome?: TurnOutcomeValue;
+  configVersion?: string;
+}
+
+/** A describe/list result gives each attribute as an array of values, a history upsert as the value. */
+function single(value: unknown): unknown {
+  return Array.isArray(value) ? value[0] : value;
+}
+
+function keyword(raw: Readonly<Record<string, unknown>>, name: TurnSearchAttribute): string | undefined {
+  const value = single(raw[name]);
+  return typeof value === 'string' ? value : undefined;
+}
+
+/**
+ * Reads a turn's search attributes from a describe or list result (`searchAttributes`) or from the
+ * upserts of its history (api/history): the one place that knows their names and value types.
+ */
+export function readTurnSearchAttributes(raw: Readonly<Record<string, unknown>>): TurnSearchAttributeValues {
+  const out: TurnSearchAttributeValues = {};
+  const conversationId = keyword(raw, A.ConversationId);
+  if (conversationId !== undefined) out.conversationId = conversationId;
+  const turnNumber = single(raw[A.TurnNumber]);
+  if (typeof turnNumber === 'number' && Number.isInteger(turnNumber)) out.turnNumber = turnNumber;
+  const intent = keyword(raw, A.Intent);
+  if (intent !== undefined) out.intent = intent;
+  const state = keyword(raw, A.State);
+  if (state !== undefined) out.state = state;
+  const outcome = keyword(raw, A.TurnOutcome);
+  if (outcome !== undefined && OUTCOME_VALUES.has(outcome)) out.turnOutcome = outcome as TurnOutcomeValue;
+  const configVersion = keyword(raw, A.ConfigVersion);
+  if (configVersion !== undefined) out.configVersion = configVersion;
+  return out;
+}
+
+/** A visibility-query string literal: single-quoted, its quotes and backslashes escaped. */
+function literal(value: string): string {
+  return `'${value.replace(/[\\']/g, (c) => `\\${c}`)}'`;
+}
+
+/** Running turns whose TurnOutcome is `outcome`: `TurnOutcome = 'HELD' AND ExecutionStatus = 'Running'`. */
+export function runningTurnsQuery(outcome: TurnOutcomeValue): string {
+  return `${A.TurnOutcome} = ${literal(outcome)} AND ExecutionStatus = 'Running'`;
+}
+
+/** Every turn of one conversation. */
+export function conversationTurnsQuery(conversationId: string): string {
+  return `${A.ConversationId} = ${literal(conversationId)}`;
+}

@@ -6,6 +6,7 @@ import { workflowNow } from './clock';
 import type { HeldToolAck, HeldToolDecisionInput } from './messages';
 import { parkTurn } from './park';
 import type { TurnState } from './turn-state';
+import { TurnStatus } from './turn-status';
 
 /**
  * Parks the turn on an operator decision (#22) until the resolveHeldTool update or the hold
@@ -32,7 +33,7 @@ export async function awaitHeldTool(
   };
   state.holdResolution = null;
   const decided = await parkTurn(state, {
-    status: 'HELD',
+    status: TurnStatus.Held,
     decided: () => state.holdResolution !== null,
     timeoutMs: request.timeoutMs,
     details: describeHold(request, expiresAt),
@@ -70,6 +71,6 @@ export function applyHoldDecision(state: TurnState, input: HeldToolDecisionInput
     reason: input.reason ?? null,
     ...(input.action === 'markDone' ? { result: input.result ?? null } : {}),
   };
-  state.status = 'RUNNING';
+  state.status = TurnStatus.Running;
   return { accepted: true, toolCode: held.toolCode, callIndex: held.callIndex, action: input.action };
 }

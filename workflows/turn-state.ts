@@ -3,10 +3,11 @@ import type { TurnResult } from '../core/turn/contracts';
 import type { HeldToolResolution } from '../core/turn/executor';
 import { approvalDecisionProblem, describeProblem } from '../core/turn/operator-decision';
 import type { ApprovalAck, ApprovalDecisionInput, HeldTool, PendingApproval, TurnProgress } from './messages';
+import { TurnStatus } from './turn-status';
 
 /** The workflow's in-memory view of the turn, read by queries and updates. */
 export class TurnState {
-  status: TurnProgress['status'] = 'RUNNING';
+  status: TurnStatus = TurnStatus.Running;
   pending: PendingApproval | null = null;
   decision: ApprovalDecision | null = null;
   /** #22: the call held for an operator, and their decision once made. */
@@ -32,7 +33,7 @@ export class TurnState {
   }
 
   hasMilestone(): boolean {
-    return this.status !== 'RUNNING';
+    return this.status !== TurnStatus.Running;
   }
 
   /** Throws with a reason when a decision cannot apply (core/turn/operator-decision.ts's rules); the update validator. */
@@ -56,7 +57,7 @@ export class TurnState {
     const decision = input.decision === 'approve' ? 'APPROVED' : 'REJECTED';
     this.decision = { decision, reason: input.reason ?? null, decidedBy: input.decidedBy ?? null };
     this.pending = null;
-    this.status = 'RUNNING';
+    this.status = TurnStatus.Running;
     return { accepted: true, toolCode: pending.toolCode, callIndex: pending.callIndex, decision };
   }
 }

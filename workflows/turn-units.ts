@@ -6,6 +6,7 @@ import { reportedAttempt, toolCallFailure, type ApprovalRequest } from '../core/
 import { workflowNow } from './clock';
 import { parkTurn } from './park';
 import type { TurnState } from './turn-state';
+import { TurnStatus } from './turn-status';
 
 /**
  * Parks the turn on a human decision (D16) until the decideApproval update or the timeout.
@@ -28,7 +29,7 @@ export async function awaitApproval(
   };
   state.decision = null;
   const decided = await parkTurn(state, {
-    status: 'AWAITING_APPROVAL',
+    status: TurnStatus.AwaitingApproval,
     decided: () => state.decision !== null,
     timeoutMs: request.timeoutMs,
     resumeOutcome,

@@ -1,6 +1,7 @@
 import type { temporal } from '@temporalio/proto';
 import type { JsonObject } from '../../core/json';
 import type { HeldTool, PendingApproval } from '../../workflows/messages';
+import type { TurnOutcomeValue } from '../../workflows/search-attributes';
 import type { AuditRowView } from '../ports';
 
 export type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -38,7 +39,8 @@ export interface TurnSummary {
   runId: string;
   turnNumber: number;
   status: string;
-  outcome: string | null;
+  /** Its TurnOutcome search attribute; null when it has none (yet) or one this release does not know. */
+  outcome: TurnOutcomeValue | null;
   startedAt: string;
   closedAt: string | null;
 }

@@ -1,7 +1,8 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { isGrpcServiceError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { turnProgressQuery, type HeldTool, type PendingApproval } from '../../workflows/messages';
+import { turnProgressQuery, TurnStatus, type HeldTool, type PendingApproval } from '../../workflows/messages';
+import { conversationTurnsQuery, readTurnSearchAttributes } from '../../workflows/search-attributes';
 import { ApiError, conflict, notFound } from '../errors';
 import { epochMs } from '../history/entries';
 import { publicFailureOf } from '../history/public-failure';
@@ -46,16 +47,15 @@ export function temporalInspector(client: Client): TurnInspector {
   const namespace = client.options.namespace;
   return {
     async turns(conversationId) {
-      // The route's schema admits only a UUID here, so it goes into the visibility query as is.
       const turns: TurnSummary[] = [];
-      for await (const wf of client.workflow.list({ query: `ConversationId = "${conversationId}"` })) {
-        const outcome = wf.searchAttributes['TurnOutcome']?.[0];
+      for await (const wf of client.workflow.list({ query: conversationTurnsQuery(conversationId) })) {
+        const { turnOutcome } = readTurnSearchAttributes(wf.searchAttributes);
         turns.push({
           workflowId: wf.workflowId,
           runId: wf.runId,
           turnNumber: Number(TURN_NUMBER.exec(wf.workflowId)?.[1] ?? 0),
           status: wf.status.name,
-          outcome: typeof outcome === 'string' ? outcome : null,
+          outcome: turnOutcome ?? null,
           startedAt: wf.startTime.toISOString(),
           closedAt: wf.closeTime?.toISOString() ?? null,
         });
@@ -98,7 +98,7 @@ export function temporalInspector(client: Client): TurnInspector {
     async heldTool(workflowId): Promise<HeldTool | null> {
       try {
         const progress = await client.workflow.getHandle(workflowId).query(turnProgressQuery);
-        return progress.status === 'HELD' ? (progress.held ?? null) : null;
+        return progress.status === TurnStatus.Held ? (progress.held ?? null) : null;
       } catch (err) {
         if (err instanceof WorkflowNotFoundError) throw notFound('TURN_NOT_FOUND', `No turn ${workflowId}.`);
         throw err;

@@ -10,6 +10,7 @@ import {
   upsertedSearchAttributes,
   type ActivityEntry,
 } from './entries';
+import { readTurnSearchAttributes, TurnOutcomeValue, TurnSearchAttribute } from '../../workflows/search-attributes';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -162,8 +163,8 @@ export function turnStory(events: HistoryEvent[]): TurnStory {
     }
     const item = otherItem(event, offsetMs, held);
     if (item) timeline.push(item);
-    if (item?.kind === 'search-attributes' && 'TurnOutcome' in item.values)
-      held = item.values['TurnOutcome'] === 'HELD';
+    if (item?.kind === 'search-attributes' && TurnSearchAttribute.TurnOutcome in item.values)
+      held = readTurnSearchAttributes(item.values).turnOutcome === TurnOutcomeValue.Held;
     if (item?.kind === 'close') close = { status: item.status, failure: item.failure, at };
   }
   const completed = events.at(-1)?.workflowExecutionCompletedEventAttributes;
@@ -184,8 +185,8 @@ export function turnStory(events: HistoryEvent[]): TurnStory {
 }
 
 function configVersionOf(searchAttributes: Record<string, unknown>, entries: ActivityEntry[]): string | null {
-  const pinned = searchAttributes['ConfigVersion'];
-  if (typeof pinned === 'string') return pinned;
+  const pinned = readTurnSearchAttributes(searchAttributes).configVersion;
+  if (pinned !== undefined) return pinned;
   const load = entries.find((e) => e.type === 'LoadOrCreateConversation')?.result as
     { patch?: { set?: { configVersion?: unknown } } } | undefined;
   const version = load?.patch?.set?.configVersion;

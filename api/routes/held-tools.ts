@@ -6,6 +6,7 @@ import { errorSchema, heldToolAckSchema, heldToolDecisionSchema, heldTurnsSchema
 import { canonicalTurnId } from '../turns/turn-id';
 import { heldToolDecisionProblem } from '../../core/turn/operator-decision';
 import type { HeldToolDecisionInput } from '../../workflows/messages';
+import { TurnOutcomeValue, TurnSearchAttribute } from '../../workflows/search-attributes';
 
 const workflowIdParams = {
   type: 'object',
@@ -27,7 +28,7 @@ export function heldToolRoutes(app: FastifyInstance, ports: ApiPorts, docs: Open
     {
       method: 'GET',
       url: '/api/v1/admin/turns/held',
-      summary: 'Turns whose tool call ran out of retries and waits for an operator (TurnOutcome=HELD).',
+      summary: `Turns whose tool call ran out of retries and waits for an operator (${TurnSearchAttribute.TurnOutcome}=${TurnOutcomeValue.Held}).`,
       schema: { response: { 200: heldTurnsSchema, '4xx': errorSchema } },
     },
     async () => ({ turns: await held.list() })

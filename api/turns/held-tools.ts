@@ -6,11 +6,12 @@ import {
   type HeldToolAck,
   type HeldToolDecisionInput,
 } from '../../workflows/messages';
+import { runningTurnsQuery, TurnOutcomeValue } from '../../workflows/search-attributes';
 import { conflict, notFound, refusedUpdate, type ApiError } from '../errors';
 import { describeOrNull } from './gateway';
 
 /** Turns with a tool call held for an operator (#22): the workflow sets this outcome while it waits. */
-export const HELD_TURNS_QUERY = "TurnOutcome = 'HELD' AND ExecutionStatus = 'Running'";
+export const HELD_TURNS_QUERY = runningTurnsQuery(TurnOutcomeValue.Held);
 
 export interface HeldTurn {
   workflowId: string;

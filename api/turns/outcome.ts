@@ -1,7 +1,6 @@
 import { TemporalFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { publicFailureOf } from '../history/public-failure';
-import type { TurnProgress } from '../../workflows/messages';
-import { awaitMilestoneUpdate } from '../../workflows/messages';
+import { awaitMilestoneUpdate, TurnStatus, type TurnProgress } from '../../workflows/messages';
 import type { TurnRef, TurnReply } from '../ports';
 
 /** The step's failure under the turn's TURN_FAILED, as the API shows it everywhere (public-failure.ts). */
@@ -16,11 +15,12 @@ function rootFailure(err: unknown): { type: string; message: string; retryable: 
 }
 
 export function progressToReply(ref: TurnRef, progress: TurnProgress): TurnReply | null {
-  if (progress.status === 'COMPLETED' && progress.result) return { kind: 'COMPLETED', ref, result: progress.result };
-  if (progress.status === 'AWAITING_APPROVAL' && progress.pending) {
+  if (progress.status === TurnStatus.Completed && progress.result)
+    return { kind: 'COMPLETED', ref, result: progress.result };
+  if (progress.status === TurnStatus.AwaitingApproval && progress.pending) {
     return { kind: 'AWAITING_APPROVAL', ref, pending: progress.pending };
   }
-  if (progress.status === 'HELD' && progress.held) {
+  if (progress.status === TurnStatus.Held && progress.held) {
     const { intent, state, toolCode, callIndex, expiresAt } = progress.held;
     return { kind: 'HELD', ref, held: { intent, state, toolCode, callIndex, expiresAt } };
   }

@@ -10,6 +10,7 @@ import {
   type HeldToolDecisionAction,
 } from '../../core/turn/operator-decision';
 import type { HeldToolDecisionInput } from '../../workflows/messages';
+import { TurnOutcomeValue, TurnSearchAttribute } from '../../workflows/search-attributes';
 import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../command';
 import { errorChain } from '../error-chain';
 import { withTemporalConnection } from '../temporal/connect';
@@ -33,7 +34,8 @@ const USAGE = [
   'convengine sre mark-done --workflow-id <id> --result <json> [--reason text] [--by name]',
   '',
   'Turns whose tool call ran out of retries with on_retries_exhausted=HOLD, or a NON_IDEMPOTENT_WRITE',
-  'whose outcome is unknown, wait for an operator (TurnOutcome="HELD"). retry runs the call again with',
+  `whose outcome is unknown, wait for an operator (${TurnSearchAttribute.TurnOutcome}="${TurnOutcomeValue.Held}"). ` +
+    'retry runs the call again with',
   'the same idempotency key; skip lets the failure stand, as without a hold (a planner call ends the',
   'planner loop and the turn answers with the tool error, TOOL_ERROR; a direct call records it as the',
   "tool's result); fail ends the turn with a failure reply; mark-done records the result you verified",

@@ -137,15 +137,18 @@ export interface DirectToolCallRequest {
   tool: McpToolDescriptor;
 }
 
-export type TurnOutcome =
-  | 'ANSWERED'
-  | 'CLARIFY'
-  | 'GUARDRAIL_BLOCKED'
-  | 'LOOP_LIMIT'
-  | 'TOOL_ERROR'
-  | 'POLICY_BLOCKED'
-  | 'AWAITING_APPROVAL'
-  | 'FAILED';
+/** How a finished turn ended: its result's `outcome`, and the TurnOutcome search attribute it leaves. */
+export const TurnOutcome = {
+  Answered: 'ANSWERED',
+  Clarify: 'CLARIFY',
+  GuardrailBlocked: 'GUARDRAIL_BLOCKED',
+  LoopLimit: 'LOOP_LIMIT',
+  ToolError: 'TOOL_ERROR',
+  PolicyBlocked: 'POLICY_BLOCKED',
+  AwaitingApproval: 'AWAITING_APPROVAL',
+  Failed: 'FAILED',
+} as const;
+export type TurnOutcome = (typeof TurnOutcome)[keyof typeof TurnOutcome];
 
 export interface TurnResult {
   success: boolean;

@@ -4,6 +4,7 @@ import type { McpToolRow } from '../../core/config/types';
 import type { JsonObject } from '../../core/json';
 import type { TurnActivities } from '../../core/turn/activities';
 import { turnProgressQuery } from '../../workflows/messages';
+import { readTurnSearchAttributes } from '../../workflows/search-attributes';
 import { decisionLog } from '../support/history';
 import { held, heldTurnSuite, runSre } from '../support/held-turn-suite';
 import { extracted, loanConfig } from '../support/loan-config';
@@ -60,7 +61,7 @@ describe("a request's direct tool call out of retries holds its turn too (issue 
     const id = parked.ref.workflowId;
     expect(parked.held).toMatchObject({ toolCode: 'loan.application.submit', callIndex: 0 });
     const handle = h.client.workflow.getHandle(id);
-    expect((await handle.describe()).searchAttributes['TurnOutcome']).toEqual(['HELD']);
+    expect(readTurnSearchAttributes((await handle.describe()).searchAttributes).turnOutcome).toBe('HELD');
     expect((await handle.query(turnProgressQuery)).held).toMatchObject({ attempts: 2, outcomeUnknown: false });
     expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(0);
 

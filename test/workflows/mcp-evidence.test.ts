@@ -3,6 +3,7 @@ import type { JsonObject } from '../../core/json';
 import { stepRuns, decisionLog, upsertedSearchAttributes } from '../support/history';
 import { answer, callTool, maxLoops, orderConfig } from '../support/order-config';
 import { WorkflowHarness } from '../support/workflow-harness';
+import { readTurnSearchAttributes } from '../../workflows/search-attributes';
 
 const MESSAGE = 'Check order ORD-7017 status and trace.';
 
@@ -43,7 +44,8 @@ describe('MCP decisions in turn history (issue #6, items 2–5)', () => {
       toolExecutionAbruptionLimit: 3,
     });
     expect(reply.result.outcome).toBe('LOOP_LIMIT');
-    expect(upsertedSearchAttributes(await h.history(reply.ref.workflowId))['TurnOutcome']).toBe('LOOP_LIMIT');
+    const upserted = upsertedSearchAttributes(await h.history(reply.ref.workflowId));
+    expect(readTurnSearchAttributes(upserted).turnOutcome).toBe('LOOP_LIMIT');
   });
 
   it('a blocked next tool leaves a guardrail record naming the tool and reason, and no tool activity', async () => {

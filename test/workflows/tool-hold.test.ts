@@ -7,6 +7,7 @@ import { DECISION_LIMITS } from '../../core/turn/operator-decision';
 import type { JsonObject } from '../../core/json';
 import type { TurnActivities } from '../../core/turn/activities';
 import { resolveHeldToolUpdate, turnProgressQuery } from '../../workflows/messages';
+import { readTurnSearchAttributes } from '../../workflows/search-attributes';
 import { activityEntries, decisionLog } from '../support/history';
 import { held, heldTurnSuite, runSre } from '../support/held-turn-suite';
 import { extracted, loanConfig, plan } from '../support/loan-config';
@@ -64,7 +65,7 @@ describe('a tool call out of retries holds its turn for an operator (issue #22)'
     expect(parked.held).toMatchObject({ toolCode: 'loan.application.submit', callIndex: 2 });
     const handle = h.client.workflow.getHandle(id);
     const described = await handle.describe();
-    expect(described.searchAttributes['TurnOutcome']).toEqual(['HELD']);
+    expect(readTurnSearchAttributes(described.searchAttributes).turnOutcome).toBe('HELD');
     const metadata = (await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string };
     expect(metadata.currentDetails).toContain('loan.application.submit');
     expect(metadata.currentDetails).toContain('2 attempt(s)');

@@ -6,6 +6,7 @@ import { findConversation } from '../../../db/repositories/conversation';
 import type { Database } from '../../../db/pool';
 import { ceConversationHistory } from '../../../db/schema';
 import type { DemoToolServer } from '../../../demo/tool-server';
+import { conversationTurnsQuery } from '../../../workflows/search-attributes';
 import { stepFrames, stepsInHistory } from '../../support/audit-history';
 import { stepRuns } from '../../support/history';
 import { closedRuns, type RunSummary } from '../../support/visibility';
@@ -37,7 +38,7 @@ export function noEvidence(): FaultEvidence {
 
 /** The conversation's runs once every turn's run has closed (see closedRuns). */
 function runsOf(client: Client, record: ConversationRecord): Promise<RunSummary[]> {
-  return closedRuns(client, `ConversationId = '${record.conversationId}'`);
+  return closedRuns(client, conversationTurnsQuery(record.conversationId));
 }
 
 /** Exactly one COMPLETED run per turn; any other run of it FAILED and was the one the client retried. */
