@@ -1,5 +1,6 @@
 import { audit, type AuditRecord } from '../core/audit';
 import type { AuditPolicy } from '../core/audit/policy';
+import { AuditStage, type StepErrorPayload, type StepExitPayload, type StepFramePayload } from '../core/audit/payloads';
 import type { ConfigSnapshot } from '../core/config/types';
 import { errorMessage, isEngineError } from '../core/errors';
 import { StepScope } from '../core/step/scope';
@@ -39,14 +40,14 @@ async function snapshotFor(deps: ActivityDeps, input: StepInput, pins: boolean):
 }
 
 function errorFrame(name: string, err: unknown, durationMs: number): AuditRecord {
-  return audit('STEP_ERROR', {
+  return audit(AuditStage.StepError, {
     step: name,
     stepClass: `${name}Step`,
     durationMs,
     errorType: isEngineError(err) ? err.type : err instanceof Error ? err.name : 'Error',
     errorMessage: errorMessage(err),
     _errorMeta: { retryable: isRetryableFailure(err), attempt: currentAttempt() },
-  });
+  } satisfies StepErrorPayload);
 }
 
 /**
@@ -89,11 +90,11 @@ export function stepActivity<I extends StepInput, O extends StepOutput>(
   def: StepDefinition<I, O>,
   deps: ActivityDeps
 ): (input: I) => Promise<StepReply<O>> {
-  const frame = { step: def.name, stepClass: `${def.name}Step` };
+  const frame: StepFramePayload = { step: def.name, stepClass: `${def.name}Step` };
   const frameEvent = { stepName: frame.stepClass, metadata: { stepName: frame.stepClass } };
   return async (input: I): Promise<StepReply<O>> => {
     const started = deps.clock.now().getTime();
-    const enter = audit('STEP_ENTER', { ...frame });
+    const enter = audit(AuditStage.StepEnter, { ...frame });
     enter.meta = { intent: input.session.intent, state: input.session.state };
     const scope = new StepScope(input.session);
     let output: O;
@@ -125,7 +126,8 @@ export function stepActivity<I extends StepInput, O extends StepOutput>(
     const escalation = local?.escalation();
     if (escalation) throw toActivityFailure(escalation);
     const tookMs = elapsed();
-    const exit = audit('STEP_EXIT', { ...frame, outcome: output.stop ? 'Stop' : 'Continue', durationMs: tookMs });
+    const exited: StepExitPayload = { ...frame, outcome: output.stop ? 'Stop' : 'Continue', durationMs: tookMs };
+    const exit = audit(AuditStage.StepExit, exited);
     output.session.stepInfos = { ...output.session.stepInfos, [def.name]: 'SUCCESS' };
     const records = [enter, ...entered, ...output.audits, ...progress('STEP_EXIT', output.session), exit];
     await writeAudits(deps, deps.audit.policy(snapshot), ...arrived, {

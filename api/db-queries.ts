@@ -1,5 +1,7 @@
 import { desc, eq } from 'drizzle-orm';
 import type { JsonObject } from '../core/json';
+import { AuditStage } from '../core/audit/payloads';
+import { parseAudit, unreadableAuditText } from '../core/audit/read';
 import type { Database } from '../db/pool';
 import { listAuditsAfter, type StoredAudit } from '../db/repositories/audit';
 import { ceConversation, ceConversationHistory } from '../db/schema';
@@ -61,9 +63,14 @@ function auditView({ idempotencyKey: _key, runId: _run, createdAt, ...row }: Sto
  * keep their code and message, anything else only says that something internal failed.
  */
 export function publicAuditPayload(stage: string, payload: JsonObject): JsonObject {
-  if (stage !== 'STEP_ERROR') return payload;
-  const type = typeof payload['errorType'] === 'string' ? payload['errorType'] : null;
-  const message = typeof payload['errorMessage'] === 'string' ? payload['errorMessage'] : '';
-  const shown = publicFailure({ type, message, nonRetryable: false });
+  if (stage !== AuditStage.StepError) return payload;
+  const parsed = parseAudit({ stage, payload });
+  if (parsed.kind === 'unreadable') {
+    const shown = publicFailure({ type: null, message: '', nonRetryable: false });
+    return { errorType: shown.type, errorMessage: unreadableAuditText(parsed) };
+  }
+  if (parsed.kind !== 'read' || parsed.stage !== AuditStage.StepError) return payload;
+  const type = parsed.payload.errorType ?? null;
+  const shown = publicFailure({ type, message: parsed.payload.errorMessage ?? '', nonRetryable: false });
   return shown.type === type ? payload : { ...payload, errorType: shown.type, errorMessage: shown.message };
 }

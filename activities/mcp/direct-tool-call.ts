@@ -1,3 +1,4 @@
+import type { OrchestrationResultPayload } from '../../core/audit/payloads';
 import { EngineError, ErrorType } from '../../core/errors';
 import { McpAudit } from '../../core/mcp/constants';
 import { findToolRow } from '../../core/mcp/tools';
@@ -57,7 +58,7 @@ export async function directToolCall(ctx: StepContext<DirectToolCallInput>): Pro
     tool_group: req.toolGroup,
     status: 'SUCCESS',
     result,
-  });
+  } satisfies OrchestrationResultPayload);
   // A rule problem is a config error of the turn, not a failure of the tool.
   await mcpRules(ctx, 'POST_TOOL_EXECUTION', 'ToolOrchestrationStep PostTool', 'PIPELINE_STEP');
   return scope.output();

@@ -1,3 +1,4 @@
+import type { OrchestrationErrorPayload } from '../../core/audit/payloads';
 import type { McpToolRow } from '../../core/config/types';
 import { errorMessage, ErrorType, isEngineError } from '../../core/errors';
 import type { Json, JsonObject } from '../../core/json';
@@ -77,7 +78,7 @@ export function recordFailure(ctx: StepContext, req: DirectRequest, err: unknown
     args: req.args,
     error: message,
     errorType,
-  });
+  } satisfies OrchestrationErrorPayload);
   return ctx.scope.output();
 }
 

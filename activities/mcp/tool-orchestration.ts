@@ -1,3 +1,4 @@
+import type { OrchestrationRequestPayload, OrchestrationResultPayload } from '../../core/audit/payloads';
 import { EngineError, ErrorType } from '../../core/errors';
 import { isJsonObject, tryParseJson, type Json } from '../../core/json';
 import { BlockReason, McpAudit } from '../../core/mcp/constants';
@@ -74,7 +75,7 @@ function scopeMismatch(ctx: StepContext, req: DirectRequest): StepOutput {
     tool_code: req.toolCode,
     tool_group: req.toolGroup,
     status: 'SKIPPED_SCOPE_MISMATCH',
-  });
+  } satisfies OrchestrationResultPayload);
   return scope.output();
 }
 
@@ -91,7 +92,8 @@ export async function toolOrchestration(ctx: StepContext): Promise<StepOutput> {
   const skip = scope.session.inputParams['skip_tool_execution'];
   if (!req || skip === true || skip === 'true') return scope.output();
   scope.session.inputParams['tool_request'] = { tool_code: req.toolCode, tool_group: req.toolGroup, args: req.args };
-  scope.audit(McpAudit.OrchestrationRequest, { tool_code: req.toolCode, tool_group: req.toolGroup, args: req.args });
+  const request: OrchestrationRequestPayload = { tool_code: req.toolCode, tool_group: req.toolGroup, args: req.args };
+  scope.audit(McpAudit.OrchestrationRequest, request);
   let decision: ToolCallDecision;
   try {
     decision = decide(ctx, req);

@@ -1,3 +1,4 @@
+import { AuditStage, type EngineReturnPayload } from '../../core/audit/payloads';
 import { paramsToPersist } from '../../core/conversation/params';
 import { syncSessionToContext } from '../../core/conversation/sync';
 import { EngineError, ErrorType } from '../../core/errors';
@@ -47,12 +48,12 @@ export async function persistConversation(ctx: StepContext): Promise<StepOutput>
       }
     );
   }
-  ctx.scope.audit('ENGINE_RETURN', {
+  ctx.scope.audit(AuditStage.EngineReturn, {
     intent: session.intent,
     state: session.state,
     commit: outcome,
     conversationStatus: session.conversationStatus,
     final_result: { intent: session.intent, state: session.state, payload, context: session.context },
-  });
+  } satisfies EngineReturnPayload);
   return ctx.scope.output();
 }

@@ -1,3 +1,4 @@
+import { AuditStage, type AssistantOutputPayload } from '../../core/audit/payloads';
 import { EngineError, ErrorType } from '../../core/errors';
 import { INTENT_COLLISION_STATE } from '../../core/intent/agent-decision';
 import { selectResponse } from '../../core/response/select';
@@ -51,7 +52,7 @@ export async function responseResolution(ctx: StepContext): Promise<StepOutput> 
     );
   }
   const payload = type === 'EXACT' ? resolveExact(ctx, response) : await resolveDerived(ctx, response);
-  ctx.scope.audit('ASSISTANT_OUTPUT', {
+  ctx.scope.audit(AuditStage.AssistantOutput, {
     output: payload.value,
     outputFormat: response.outputFormat,
     responseType: response.responseType,
@@ -60,6 +61,6 @@ export async function responseResolution(ctx: StepContext): Promise<StepOutput> 
     state: session.state,
     context: session.context,
     schemaJson: sessionSchemaSubset(ctx.snapshot, session),
-  });
+  } satisfies AssistantOutputPayload);
   return ctx.scope.output();
 }

@@ -1,5 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AuditRecord } from '../../core/audit';
+import type { StoredAuditMeta } from '../../core/audit/payloads';
 import { admitsAudit, type AuditPolicy } from '../../core/audit/policy';
 import type { JsonObject } from '../../core/json';
 import { safeInputParams } from '../../core/params/safe';
@@ -15,11 +16,11 @@ import { currentRunId } from './activity-context';
  * of a write (`shared`) is built once and sent once (writeAuditBatch).
  */
 function metaOf(record: AuditRecord, session: Session, shared: JsonObject): AuditMeta {
-  const own: JsonObject = {
+  const own = {
     stage: record.stage,
     intent: record.meta?.intent ?? session.intent,
     state: record.meta?.state ?? session.state,
-  };
+  } satisfies Pick<StoredAuditMeta, 'stage' | 'intent' | 'state'>;
   return { own, shared };
 }
 
@@ -45,7 +46,7 @@ function sharedMeta(session: Session, turn: TurnInput, emittedAt: string): JsonO
     inputParams: safeInputParams(session.inputParams),
     userInputParams: session.userInputParams,
     context: metaContext(session.context),
-  };
+  } satisfies Omit<StoredAuditMeta, 'stage' | 'intent' | 'state'>;
 }
 
 export interface AuditWrite {

@@ -1,4 +1,6 @@
 import type { JsonObject } from '../json';
+import { AuditStage } from './payloads';
+import { parseAudit, unreadableAuditText, type ParsedAudit, type ReadBackPayloads } from './read';
 
 export interface TraceStage {
   auditId: number;
@@ -29,12 +31,12 @@ export interface TraceRow extends TraceStage {
   turnNumber: number | null;
 }
 
-const str = (v: unknown): string | null => (typeof v === 'string' ? v : null);
+type FramePayload = ReadBackPayloads[typeof AuditStage.StepEnter];
 
-function openFrame(row: TraceRow): TraceStep {
+function openFrame(row: TraceRow, payload: FramePayload): TraceStep {
   return {
-    step: str(row.payload['step']) ?? 'unknown',
-    stepClass: str(row.payload['stepClass']) ?? '',
+    step: payload.step,
+    stepClass: payload.stepClass ?? '',
     turnNumber: row.turnNumber,
     status: 'RUNNING',
     startedAt: row.createdAt,
@@ -45,13 +47,40 @@ function openFrame(row: TraceRow): TraceStep {
   };
 }
 
-function closeFrame(frame: TraceStep, row: TraceRow): void {
-  const failed = row.stage === 'STEP_ERROR';
+function closeFrame(frame: TraceStep, row: TraceRow, exit: ParsedExit): void {
+  const failed = exit.stage === AuditStage.StepError;
   frame.status = failed ? 'ERROR' : 'OK';
   frame.endedAt = row.createdAt;
-  const duration = row.payload['durationMs'];
-  frame.durationMs = typeof duration === 'number' ? duration : null;
-  if (failed) frame.error = { type: str(row.payload['errorType']), message: str(row.payload['errorMessage']) };
+  frame.durationMs = exit.payload.durationMs ?? null;
+  if (exit.stage === AuditStage.StepError) {
+    frame.error = { type: exit.payload.errorType ?? null, message: exit.payload.errorMessage ?? null };
+  }
+}
+
+type ParsedExit = Extract<ParsedAudit, { stage: typeof AuditStage.StepExit | typeof AuditStage.StepError }>;
+
+const FRAME_STAGES: ReadonlySet<string> = new Set([AuditStage.StepEnter, AuditStage.StepExit, AuditStage.StepError]);
+
+/** A frame row that cannot be read: a failed step of its own, so the trace says so where it happened. */
+function unreadableFrame(row: TraceRow, problem: string): TraceStep {
+  const step = unreadableAuditText({ stage: row.stage, problem });
+  const frame = { ...openFrame(row, { step }), status: 'ERROR' as const, endedAt: row.createdAt };
+  return { ...frame, error: { type: UNREADABLE_AUDIT_ROW, message: problem } };
+}
+
+/** The error type of a frame that stands for a row the trace could not read. */
+export const UNREADABLE_AUDIT_ROW = 'UNREADABLE_AUDIT_ROW';
+
+function closeOpenFrame(steps: TraceStep[], open: TraceStep[], row: TraceRow, exit: ParsedExit): void {
+  const name = exit.payload.step;
+  const index = open.map((f) => f.step).lastIndexOf(name);
+  if (index >= 0) closeFrame(open.splice(index, 1)[0] as TraceStep, row, exit);
+  // An exit with no open frame is a retried attempt succeeding after a STEP_ERROR: the step's
+  // latest frame takes the final outcome.
+  else if (exit.stage === AuditStage.StepExit) {
+    const last = steps.filter((f) => f.step === name).at(-1);
+    if (last) closeFrame(last, row, exit);
+  }
 }
 
 /**
@@ -71,20 +100,17 @@ export function buildTrace(conversationId: string, rows: readonly TraceRow[]): C
       payload: row.payload,
     };
     stages.push(stage);
-    if (row.stage === 'STEP_ENTER') {
-      const frame = openFrame(row);
+    const parsed = parseAudit(row);
+    if (parsed.kind === 'unreadable' && FRAME_STAGES.has(row.stage)) steps.push(unreadableFrame(row, parsed.problem));
+    else if (parsed.stage === AuditStage.StepEnter && parsed.kind === 'read') {
+      const frame = openFrame(row, parsed.payload);
       steps.push(frame);
       open.push(frame);
-    } else if (row.stage === 'STEP_EXIT' || row.stage === 'STEP_ERROR') {
-      const name = str(row.payload['step']);
-      const index = open.map((f) => f.step).lastIndexOf(name ?? '');
-      if (index >= 0) closeFrame(open.splice(index, 1)[0] as TraceStep, row);
-      // An exit with no open frame is a retried attempt succeeding after a STEP_ERROR: the step's
-      // latest frame takes the final outcome.
-      else if (row.stage === 'STEP_EXIT') {
-        const last = steps.filter((f) => f.step === name).at(-1);
-        if (last) closeFrame(last, row);
-      }
+    } else if (
+      (parsed.stage === AuditStage.StepExit || parsed.stage === AuditStage.StepError) &&
+      parsed.kind === 'read'
+    ) {
+      closeOpenFrame(steps, open, row, parsed);
     } else {
       open.at(-1)?.stages.push(stage);
     }

@@ -2,7 +2,13 @@ import { audit, type AuditRecord } from '../audit';
 import type { JsonObject } from '../json';
 import type { Session } from '../session';
 import { cloneSession } from '../step/scope';
-import type { ApprovalDecision, McpToolDescriptor, PlannerDecision, ToolCallRequest } from '../turn/contracts';
+import type {
+  ApprovalDecision,
+  ApprovalDecisionKind,
+  McpToolDescriptor,
+  PlannerDecision,
+  ToolCallRequest,
+} from '../turn/contracts';
 import type { ToolCallFailure } from '../turn/executor';
 import { approvalDeniedAnswer, BlockReason, Fallback, McpAudit, McpOutcome, McpStatus } from './constants';
 import { mcpContext, writeFinalAnswer, writeLifecycle } from './context';
@@ -130,6 +136,15 @@ export function applyToolFailure(
   return { session: next, audits: [toolError, rootCause] };
 }
 
+/** A person's decision on a call (MCP_TOOL_APPROVAL_GRANTED / _REJECTED / _EXPIRED), read back by the what-if replay. */
+export type ApprovalDecisionPayload = {
+  tool_code: string;
+  call_index: number;
+  decision: ApprovalDecisionKind;
+  reason: string | null;
+  decided_by: string | null;
+};
+
 export function approvalAudits(
   call: ToolCallRequest,
   tool: McpToolDescriptor,
@@ -155,7 +170,7 @@ export function approvalAudits(
     decision: d.decision,
     reason: d.reason,
     decided_by: d.decidedBy,
-  });
+  } satisfies ApprovalDecisionPayload);
   return [requested, decided];
 }
 

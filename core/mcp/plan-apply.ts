@@ -69,7 +69,11 @@ export function applyToolResult(
   setParam(session, 'mcp_tool_group', toolGroup);
   writeToolCallLifecycle(session, call, toolGroup);
   return [
-    audit(McpAudit.ToolResult, { tool_code: call.toolCode, tool_group: toolGroup, rows: JSON.stringify(result) }),
+    audit(McpAudit.ToolResult, {
+      tool_code: call.toolCode,
+      tool_group: toolGroup,
+      rows: JSON.stringify(result),
+    } satisfies ToolResultPayload),
   ];
 }
 
@@ -117,13 +121,29 @@ export function applySemanticSignal(
   return [];
 }
 
+/** MCP_TOOL_CALL payload (§6.1); the what-if replay reads the call back from it (core/audit/read.ts). */
+export type ToolCallPayload = {
+  tool_code: string;
+  args: JsonObject;
+  action: 'CALL_TOOL';
+  intent: string;
+  state: string;
+  routingDecision: Json;
+  observation_count: number;
+  current_observation_tool: string;
+  call_index: number;
+};
+
+/** MCP_TOOL_RESULT payload: the tool's result as JSON text, the what-if replay's recorded answer. */
+export type ToolResultPayload = { tool_code: string; tool_group: string; rows: string };
+
 /** MCP_TOOL_CALL payload (§6.1): written by the tool activity before the tool runs. */
 export function toolCallAuditPayload(
   session: Session,
   call: ToolCallRequest,
   currentTool: string,
   observationCount: number
-): JsonObject {
+): ToolCallPayload {
   return {
     tool_code: call.toolCode,
     args: call.args,

@@ -62,7 +62,10 @@ function markExecution(session: Session, req: RulePhaseRequest, origin: RuleOrig
   p['rule_tool_post_execution'] = req.phase === 'POST_TOOL_EXECUTION';
 }
 
-function ruleFrame(run: Run, rule: RuleRow): JsonObject {
+/** The fields every rule row starts with; the what-if replay reads `ruleId` and `action` of RULE_APPLIED rows. */
+export type RuleFramePayload = { ruleId: number; action: string } & JsonObject;
+
+function ruleFrame(run: Run, rule: RuleRow): RuleFramePayload {
   const { session } = run.scope;
   return {
     ruleId: rule.ruleId,

@@ -1,4 +1,12 @@
-import { canonicalJson, type Json, type JsonObject } from '../json';
+import { AuditStage } from '../audit/payloads';
+import {
+  parseAudit,
+  unreadableAuditText,
+  type ParsedAudit,
+  type ReadAuditMeta,
+  type ReadBackPayloads,
+} from '../audit/read';
+import { canonicalJson } from '../json';
 import { McpAudit } from '../mcp/constants';
 import { assistantText } from '../prompt/vars';
 
@@ -21,38 +29,22 @@ export interface TurnFacts {
 /** One ce_audit row as the fact reader needs it. */
 export interface FactAuditRow {
   stage: string;
-  payload: JsonObject;
+  /** As stored: parseAudit reads it, whatever it holds. */
+  payload: unknown;
 }
 
 /** The compared fields, in report order. */
 export const FACT_FIELDS = ['intent', 'state', 'rulesFired', 'toolsCalled', 'response', 'approvals', 'error'] as const;
 export type FactField = (typeof FACT_FIELDS)[number];
 
-const str = (value: Json | undefined): string | null => (typeof value === 'string' ? value : null);
-
-const APPROVAL_DECISIONS = new Set<string>([
-  McpAudit.ApprovalGranted,
-  McpAudit.ApprovalRejected,
-  McpAudit.ApprovalExpired,
-]);
-
 /** `RULE_APPLIED (RulesStep)` → `rule 12 SET_STATE (RulesStep)`. */
-function ruleFired(row: FactAuditRow): string {
-  const source = /\((.*)\)$/.exec(row.stage)?.[1] ?? '';
-  const id = row.payload['ruleId'];
-  const action = str(row.payload['action']) ?? '';
-  return `rule ${typeof id === 'number' ? id : String(id)} ${action}${source ? ` (${source})` : ''}`;
+function ruleFired(stage: string, payload: ReadBackPayloads[typeof AuditStage.RuleApplied]): string {
+  const source = /\((.*)\)$/.exec(stage)?.[1] ?? '';
+  return `rule ${payload.ruleId} ${payload.action ?? ''}${source ? ` (${source})` : ''}`;
 }
 
-function toolCalled(row: FactAuditRow): string {
-  const args = row.payload['args'];
-  return `${str(row.payload['tool_code']) ?? '?'} ${canonicalJson(args ?? {})}`;
-}
-
-function responseOf(payload: JsonObject): string | null {
-  const result = payload['final_result'];
-  if (result === null || typeof result !== 'object' || Array.isArray(result)) return null;
-  const reply = result['payload'];
+function responseOf(payload: ReadBackPayloads[typeof AuditStage.EngineReturn]): string | null {
+  const reply = payload.final_result?.payload;
   return reply === undefined ? null : assistantText(reply);
 }
 
@@ -61,33 +53,57 @@ export function emptyTurnFacts(): TurnFacts {
   return { intent: null, state: null, rulesFired: [], toolsCalled: [], response: null, approvals: [], error: null };
 }
 
-/** The facts of one turn from its audit rows, oldest first. */
+/** Adds what one readable row tells; true when it is the turn's ENGINE_RETURN. */
+function addFact(facts: TurnFacts, row: FactAuditRow, parsed: Extract<ParsedAudit, { kind: 'read' }>): boolean {
+  switch (parsed.stage) {
+    case AuditStage.RuleApplied:
+      facts.rulesFired.push(ruleFired(row.stage, parsed.payload));
+      return false;
+    case McpAudit.ToolCall:
+    case McpAudit.OrchestrationRequest:
+      facts.toolsCalled.push(`${parsed.payload.tool_code} ${canonicalJson(parsed.payload.args ?? {})}`);
+      return false;
+    case McpAudit.ApprovalGranted:
+    case McpAudit.ApprovalRejected:
+    case McpAudit.ApprovalExpired:
+      facts.approvals.push(`${parsed.payload.tool_code} ${parsed.payload.decision ?? parsed.stage}`);
+      return false;
+    case AuditStage.StepError:
+      facts.error = `${parsed.payload.step}: ${parsed.payload.errorMessage ?? ''}`;
+      return false;
+    case AuditStage.EngineReturn:
+      facts.intent = parsed.payload.intent;
+      facts.state = parsed.payload.state;
+      facts.response = responseOf(parsed.payload);
+      return true;
+    default:
+      return false;
+  }
+}
+
+/**
+ * The facts of one turn from its audit rows, oldest first. A row that cannot be read is a fact of its
+ * own: the turn's error says so, and a replay of a sound recording differs from it there.
+ */
 export function turnFactsOf(rows: readonly FactAuditRow[]): TurnFacts {
   const facts = emptyTurnFacts();
   let completed = false;
+  let unreadable: string | null = null;
+  let last: ReadAuditMeta | null = null;
   for (const row of rows) {
-    const { stage, payload } = row;
-    if (stage.startsWith('RULE_APPLIED')) facts.rulesFired.push(ruleFired(row));
-    else if (stage === McpAudit.ToolCall || stage === McpAudit.OrchestrationRequest)
-      facts.toolsCalled.push(toolCalled(row));
-    else if (APPROVAL_DECISIONS.has(stage))
-      facts.approvals.push(`${str(payload['tool_code']) ?? '?'} ${str(payload['decision']) ?? stage}`);
-    else if (stage === 'STEP_ERROR')
-      facts.error = `${str(payload['step']) ?? '?'}: ${str(payload['errorMessage']) ?? ''}`;
-    else if (stage === 'ENGINE_RETURN') {
-      completed = true;
-      facts.intent = str(payload['intent']);
-      facts.state = str(payload['state']);
-      facts.response = responseOf(payload);
+    const parsed = parseAudit(row);
+    if (parsed.kind === 'unreadable') unreadable ??= unreadableAuditText(parsed);
+    else {
+      last = parsed.meta;
+      if (parsed.kind === 'read' && addFact(facts, row, parsed)) completed = true;
     }
   }
   if (completed) facts.error = null;
   else {
     // A turn that failed still says where it got to: the intent and state of its last row.
-    const meta = rows.at(-1)?.payload['_meta'];
-    const at = meta !== null && typeof meta === 'object' && !Array.isArray(meta) ? meta : {};
-    facts.intent = str(at['intent']);
-    facts.state = str(at['state']);
+    facts.intent = last?.intent ?? null;
+    facts.state = last?.state ?? null;
   }
+  if (unreadable !== null) facts.error = unreadable;
   return facts;
 }

@@ -2,6 +2,8 @@ import { and, asc, countDistinct, eq, gte, isNotNull, min } from 'drizzle-orm';
 import { ErrorType } from '../../core/errors';
 import type { Json, JsonObject } from '../../core/json';
 import { McpAudit } from '../../core/mcp/constants';
+import { AuditStage } from '../../core/audit/payloads';
+import { parseAudit, type ReadAuditMeta, type ReadBackPayloads, type ReadBackStage } from '../../core/audit/read';
 import { turnFactsOf, type TurnFacts } from '../../core/whatif/facts';
 import type { Database } from '../pool';
 import { listAudits, type StoredAudit } from '../repositories/audit';
@@ -35,7 +37,7 @@ export interface RecordedLlmCall {
 /** A failure keeps its type: the replay fails the same way, so the context (and any prompt after it) reads the same. */
 export type RecordedToolOutcome = { ok: true; result: Json } | { ok: false; error: string; type: string };
 
-const failureTypeOf = (v: Json | undefined): string => str(v) ?? ErrorType.ToolExecutionFailed;
+const failureTypeOf = (type: string | undefined): string => type ?? ErrorType.ToolExecutionFailed;
 
 export interface RecordedToolCall {
   turnNumber: number;
@@ -61,9 +63,6 @@ export interface Recording {
   approvals: RecordedApproval[];
 }
 
-const str = (v: Json | undefined): string | null => (typeof v === 'string' ? v : null);
-const objectOr = (v: Json | undefined): JsonObject =>
-  v !== null && typeof v === 'object' && !Array.isArray(v) ? v : {};
 /** `<turn id>/<call key>/<index>` → `<turn id>/<call key>/`: the rows one activity wrote. */
 const segmentOf = (key: string) => key.slice(0, key.lastIndexOf('/') + 1);
 
@@ -87,25 +86,41 @@ function parsedRows(text: string | null): Json {
   }
 }
 
+/** One stage's rows, read as its declared type; rows that cannot be read are left out (the replay then says what it misses). */
+function readRows<S extends ReadBackStage>(
+  rows: readonly StoredAudit[],
+  stage: S
+): { row: StoredAudit; payload: ReadBackPayloads[S]; meta: ReadAuditMeta | null }[] {
+  return rows.flatMap((row) => {
+    const parsed = parseAudit(row);
+    return parsed.kind === 'read' && parsed.stage === stage
+      ? [{ row, payload: parsed.payload as ReadBackPayloads[S], meta: parsed.meta }]
+      : [];
+  });
+}
+
+function failedOutcome(failure: ReadBackPayloads[typeof AuditStage.StepError]): RecordedToolOutcome {
+  return {
+    ok: false,
+    error: failure.errorMessage ?? 'the recorded call failed',
+    type: failureTypeOf(failure.errorType),
+  };
+}
+
 /** Planner-path calls: MCP_TOOL_CALL, and in the same activity's rows either its result or its STEP_ERROR. */
 function plannerToolCalls(turnNumber: number, rows: readonly StoredAudit[]): RecordedToolCall[] {
   const calls: RecordedToolCall[] = [];
-  for (const call of rows.filter((r) => r.stage === McpAudit.ToolCall)) {
-    const segment = segmentOf(call.idempotencyKey);
+  for (const { row, payload: call } of readRows(rows, McpAudit.ToolCall)) {
+    const segment = segmentOf(row.idempotencyKey);
     const mine = rows.filter((r) => r.idempotencyKey.startsWith(segment));
-    const result = mine.find((r) => r.stage === McpAudit.ToolResult);
-    const failure = mine.filter((r) => r.stage === 'STEP_ERROR').at(-1);
-    const toolCode = str(call.payload['tool_code']) ?? '';
+    const result = readRows(mine, McpAudit.ToolResult)[0]?.payload;
+    const failure = readRows(mine, AuditStage.StepError).at(-1)?.payload;
     const outcome: RecordedToolOutcome | null = result
-      ? { ok: true, result: parsedRows(str(result.payload['rows'])) }
+      ? { ok: true, result: parsedRows(result.rows ?? null) }
       : failure
-        ? {
-            ok: false,
-            error: str(failure.payload['errorMessage']) ?? 'the recorded call failed',
-            type: failureTypeOf(failure.payload['errorType']),
-          }
+        ? failedOutcome(failure)
         : null;
-    if (outcome) calls.push({ turnNumber, toolCode, args: call.payload['args'] ?? {}, outcome });
+    if (outcome) calls.push({ turnNumber, toolCode: call.tool_code, args: call.args ?? {}, outcome });
   }
   return calls;
 }
@@ -114,43 +129,47 @@ function plannerToolCalls(turnNumber: number, rows: readonly StoredAudit[]): Rec
 const REFUSALS = new Set<string>([ErrorType.ToolNotAllowed, ErrorType.ToolArgsInvalid, ErrorType.ValidationFailed]);
 
 function directToolCalls(turnNumber: number, rows: readonly StoredAudit[]): RecordedToolCall[] {
+  const requests = readRows(rows, McpAudit.OrchestrationRequest).map((r) => r.payload);
   const calls: RecordedToolCall[] = [];
   for (const row of rows) {
-    const toolCode = str(row.payload['tool_code']) ?? '';
-    if (row.stage === McpAudit.OrchestrationResult) {
-      const request = rows.find(
-        (r) => r.stage === McpAudit.OrchestrationRequest && r.payload['tool_code'] === toolCode
-      );
-      const args = request?.payload['args'] ?? {};
-      calls.push({ turnNumber, toolCode, args, outcome: { ok: true, result: row.payload['result'] ?? null } });
-    } else if (row.stage === McpAudit.OrchestrationError && !REFUSALS.has(str(row.payload['errorType']) ?? '')) {
-      const error = str(row.payload['error']) ?? 'the recorded call failed';
-      const type = failureTypeOf(row.payload['errorType']);
-      calls.push({ turnNumber, toolCode, args: row.payload['args'] ?? {}, outcome: { ok: false, error, type } });
+    const parsed = parseAudit(row);
+    if (parsed.kind !== 'read') continue;
+    if (parsed.stage === McpAudit.OrchestrationResult) {
+      const toolCode = parsed.payload.tool_code;
+      const args = requests.find((r) => r.tool_code === toolCode)?.args ?? {};
+      calls.push({ turnNumber, toolCode, args, outcome: { ok: true, result: parsed.payload.result ?? null } });
+    } else if (parsed.stage === McpAudit.OrchestrationError && !REFUSALS.has(parsed.payload.errorType ?? '')) {
+      const { tool_code: toolCode, args, error, errorType } = parsed.payload;
+      const outcome = {
+        ok: false as const,
+        error: error ?? 'the recorded call failed',
+        type: failureTypeOf(errorType),
+      };
+      calls.push({ turnNumber, toolCode, args: args ?? {}, outcome });
     }
   }
   return calls;
 }
 
-const DECISIONS: Record<string, RecordedApproval['decision']> = {
+const DECISIONS = {
   [McpAudit.ApprovalGranted]: 'APPROVED',
   [McpAudit.ApprovalRejected]: 'REJECTED',
   [McpAudit.ApprovalExpired]: 'EXPIRED',
-};
+} as const satisfies Record<string, RecordedApproval['decision']>;
 
 function approvalsOf(turnNumber: number, rows: readonly StoredAudit[]): RecordedApproval[] {
   return rows.flatMap((row) => {
-    const decision = DECISIONS[row.stage];
-    if (!decision) return [];
-    const callIndex = row.payload['call_index'];
+    const parsed = parseAudit(row);
+    if (parsed.kind !== 'read' || !(parsed.stage in DECISIONS)) return [];
+    const payload = parsed.payload as ReadBackPayloads[keyof typeof DECISIONS];
     return [
       {
         turnNumber,
-        toolCode: str(row.payload['tool_code']) ?? '',
-        callIndex: typeof callIndex === 'number' ? callIndex : null,
-        decision,
-        reason: str(row.payload['reason']),
-        decidedBy: str(row.payload['decided_by']),
+        toolCode: payload.tool_code,
+        callIndex: payload.call_index ?? null,
+        decision: DECISIONS[parsed.stage as keyof typeof DECISIONS],
+        reason: payload.reason ?? null,
+        decidedBy: payload.decided_by ?? null,
       },
     ];
   });
@@ -169,14 +188,13 @@ function lastRunOf(rows: readonly StoredAudit[]): { runId: string | null; rows: 
 }
 
 function turnOf(turnNumber: number, rows: readonly StoredAudit[]): RecordedTurn | null {
-  const input = rows.find((r) => r.stage === 'USER_INPUT');
+  const input = readRows(rows, AuditStage.UserInput)[0];
   if (!input) return null;
-  const meta = objectOr(input.payload['_meta']);
   return {
     turnNumber,
-    message: str(input.payload['text']) ?? '',
-    inputParams: objectOr(meta['userInputParams']),
-    receivedAt: input.createdAt,
+    message: input.payload.text,
+    inputParams: input.meta?.userInputParams ?? {},
+    receivedAt: input.row.createdAt,
     facts: turnFactsOf(rows),
   };
 }

@@ -1,4 +1,6 @@
 import type { AuditRecord } from '../../core/audit';
+import { AuditStage } from '../../core/audit/payloads';
+import { parseAudit, unreadableAuditText } from '../../core/audit/read';
 import type { JsonObject } from '../../core/json';
 import type { RecordDecisionInput } from '../../core/turn/activities';
 import type { StepInput, StepOutput } from '../../core/turn/contracts';
@@ -42,7 +44,11 @@ export function storedNonFrameAudits(rows: readonly StoredAudit[]): ComparableAu
 
 /** One STEP_ENTER frame per step activity of history (RecordTurnDecision writes TURN_DECISION instead). */
 export function stepFrames(rows: readonly StoredAudit[]): unknown[] {
-  return rows.filter((r) => r.stage === 'STEP_ENTER').map((r) => r.payload['step']);
+  return rows.flatMap((r) => {
+    const parsed = parseAudit(r);
+    if (parsed.kind === 'unreadable') throw new Error(unreadableAuditText(parsed));
+    return parsed.kind === 'read' && parsed.stage === AuditStage.StepEnter ? [parsed.payload.step] : [];
+  });
 }
 
 export function stepsInHistory(entries: readonly ActivityEntry[]): string[] {
