@@ -126,8 +126,8 @@ export function stepActivity<I extends StepInput, O extends StepOutput>(
     const escalation = local?.escalation();
     if (escalation) throw toActivityFailure(escalation);
     const tookMs = elapsed();
-    const exited: StepExitPayload = { ...frame, outcome: output.stop ? 'Stop' : 'Continue', durationMs: tookMs };
-    const exit = audit(AuditStage.StepExit, exited);
+    const outcome = output.stop ? 'Stop' : 'Continue';
+    const exit = audit(AuditStage.StepExit, { ...frame, outcome, durationMs: tookMs } satisfies StepExitPayload);
     output.session.stepInfos = { ...output.session.stepInfos, [def.name]: 'SUCCESS' };
     const records = [enter, ...entered, ...output.audits, ...progress('STEP_EXIT', output.session), exit];
     await writeAudits(deps, deps.audit.policy(snapshot), ...arrived, {

@@ -5,6 +5,7 @@ import type { ToolCallPayload, ToolResultPayload } from '../mcp/plan-apply';
 import type { RuleFramePayload } from '../rules/engine';
 import {
   AuditStage,
+  type AssistantOutputPayload,
   type EngineReturnPayload,
   type OrchestrationErrorPayload,
   type OrchestrationRequestPayload,
@@ -28,6 +29,7 @@ export interface ReadBackPayloads {
   [AuditStage.StepExit]: ReadBack<StepExitPayload, 'step'>;
   [AuditStage.StepError]: ReadBack<StepErrorPayload, 'step'>;
   [AuditStage.UserInput]: UserInputPayload;
+  [AuditStage.AssistantOutput]: ReadBack<AssistantOutputPayload, 'output'>;
   [AuditStage.EngineReturn]: ReadBack<EngineReturnPayload, 'intent' | 'state'>;
   [AuditStage.RuleApplied]: ReadBack<RuleFramePayload, 'ruleId'>;
   [McpAudit.ToolCall]: ReadBack<ToolCallPayload, 'tool_code'>;
@@ -96,6 +98,10 @@ const SHAPES: { readonly [S in ReadBackStage]: Shape } = {
     fields: { ...frame, durationMs: num, errorType: text, errorMessage: text, _errorMeta: obj },
   },
   [AuditStage.UserInput]: { required: ['text'], fields: { text } },
+  [AuditStage.AssistantOutput]: {
+    required: ['output'],
+    fields: { output: json, outputFormat: orNull(text), responseType: text, responseId: int, context: obj },
+  },
   [AuditStage.EngineReturn]: {
     required: ['intent', 'state'],
     fields: { intent: text, state: text, commit: text, conversationStatus: text, final_result: obj },

@@ -5,6 +5,7 @@ import { PgTable } from 'drizzle-orm/pg-core';
 import { ENGINE_CONTEXT_PATHS } from '../../core/context/engine-paths';
 import * as v from '../../core/config/vocabulary';
 import { LLM_CALL_KINDS } from '../../core/llm';
+import { AuditStage } from '../../core/audit/payloads';
 import { McpAudit } from '../../core/mcp/constants';
 import { DEFAULT_RESERVED_TEXTS, RESERVED_RESPONSE_VARIABLES } from '../../core/response/reserved';
 import { RULE_STAGES } from '../../core/rules/engine';
@@ -135,19 +136,25 @@ function literalKeys(text: string, start: number): string[] {
   return keys;
 }
 
-/** Audit stages written literally (`audit('STAGE', {...})`), with their payload keys and where. */
+/** `AuditStage.StepExit` → `STEP_EXIT`; a literal stage as it is. */
+const stageNamed = (literal: string | undefined, constant: string | undefined): string | undefined =>
+  literal ?? (constant ? AuditStage[constant as keyof typeof AuditStage] : undefined);
+
+/** Audit stages written literally or as AuditStage constants (`audit('STAGE', {...})`), with their payload keys and where. */
 function auditBlock(): string {
   const stages = new Map<string, { keys: Set<string>; files: Set<string> }>();
-  const call = /\baudit\(\s*'([A-Z][A-Z0-9_ ()]+)'\s*,\s*/g;
+  const call = /\baudit\(\s*(?:'([A-Z][A-Z0-9_ ()]+)'|AuditStage\.([A-Za-z]+))\s*,\s*/g;
   for (const dir of ['activities', 'core', 'workflows']) {
     for (const file of sourceFiles(join(ROOT, dir))) {
       const text = readFileSync(file, 'utf8');
       for (const m of text.matchAll(call)) {
-        const entry = stages.get(m[1] as string) ?? { keys: new Set<string>(), files: new Set<string>() };
+        const stage = stageNamed(m[1], m[2]);
+        if (!stage) continue;
+        const entry = stages.get(stage) ?? { keys: new Set<string>(), files: new Set<string>() };
         const at = (m.index ?? 0) + m[0].length;
         if (text[at] === '{') literalKeys(text, at).forEach((k) => entry.keys.add(k));
         entry.files.add(relative(ROOT, file));
-        stages.set(m[1] as string, entry);
+        stages.set(stage, entry);
       }
     }
   }

@@ -45,6 +45,16 @@ describe('parseAudit', () => {
     });
   });
 
+  it("reads the turn's input and output as the console shows them", () => {
+    expect(parseAudit({ stage: 'USER_INPUT', payload: { text: 'hi' } })).toMatchObject({ payload: { text: 'hi' } });
+    const output = { output: { a: 1 }, outputFormat: null, responseType: 'EXACT', responseId: 3 };
+    expect(parseAudit({ stage: 'ASSISTANT_OUTPUT', payload: output })).toMatchObject({ kind: 'read', payload: output });
+    expect(parseAudit({ stage: 'ASSISTANT_OUTPUT', payload: { responseId: 3 } })).toMatchObject({
+      kind: 'unreadable',
+      problem: 'output is missing',
+    });
+  });
+
   it('reads rows of older releases that lack the fields added since', () => {
     expect(parseAudit({ stage: 'STEP_ERROR', payload: { step: 'Rules' } })).toMatchObject({ kind: 'read' });
     expect(parseAudit({ stage: 'ENGINE_RETURN', payload: { intent: 'A', state: 'B' } })).toMatchObject({
