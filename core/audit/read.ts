@@ -179,6 +179,22 @@ export function parseAudit(row: { stage: unknown; payload: unknown }): ParsedAud
   return { kind: 'read', stage: known, payload, meta } as ParsedAudit;
 }
 
+/**
+ * One stage's rows, each with its payload read as the stage's declared type; rows that cannot be read are left
+ * out (a reader that must say so uses parseAudit).
+ */
+export function readStageRows<R extends { stage: unknown; payload: unknown }, S extends ReadBackStage>(
+  rows: readonly R[],
+  stage: S
+): { row: R; payload: ReadBackPayloads[S]; meta: ReadAuditMeta | null }[] {
+  return rows.flatMap((row) => {
+    const parsed = parseAudit(row);
+    return parsed.kind === 'read' && parsed.stage === stage
+      ? [{ row, payload: parsed.payload as ReadBackPayloads[S], meta: parsed.meta }]
+      : [];
+  });
+}
+
 /** The same words wherever an unreadable row is shown (trace, what-if facts, API). */
 export function unreadableAuditText(parsed: { stage: string; problem: string }): string {
   return `unreadable audit row ${parsed.stage}: ${parsed.problem}`;

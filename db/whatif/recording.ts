@@ -3,7 +3,7 @@ import { ErrorType } from '../../core/errors';
 import type { Json, JsonObject } from '../../core/json';
 import { McpAudit } from '../../core/mcp/constants';
 import { AuditStage } from '../../core/audit/payloads';
-import { parseAudit, type ReadAuditMeta, type ReadBackPayloads, type ReadBackStage } from '../../core/audit/read';
+import { parseAudit, readStageRows, type ReadBackPayloads } from '../../core/audit/read';
 import { turnFactsOf, type TurnFacts } from '../../core/whatif/facts';
 import type { Database } from '../pool';
 import { listAudits, type StoredAudit } from '../repositories/audit';
@@ -86,19 +86,6 @@ function parsedRows(text: string | null): Json {
   }
 }
 
-/** One stage's rows, read as its declared type; rows that cannot be read are left out (the replay then says what it misses). */
-function readRows<S extends ReadBackStage>(
-  rows: readonly StoredAudit[],
-  stage: S
-): { row: StoredAudit; payload: ReadBackPayloads[S]; meta: ReadAuditMeta | null }[] {
-  return rows.flatMap((row) => {
-    const parsed = parseAudit(row);
-    return parsed.kind === 'read' && parsed.stage === stage
-      ? [{ row, payload: parsed.payload as ReadBackPayloads[S], meta: parsed.meta }]
-      : [];
-  });
-}
-
 function failedOutcome(failure: ReadBackPayloads[typeof AuditStage.StepError]): RecordedToolOutcome {
   return {
     ok: false,
@@ -110,11 +97,11 @@ function failedOutcome(failure: ReadBackPayloads[typeof AuditStage.StepError]): 
 /** Planner-path calls: MCP_TOOL_CALL, and in the same activity's rows either its result or its STEP_ERROR. */
 function plannerToolCalls(turnNumber: number, rows: readonly StoredAudit[]): RecordedToolCall[] {
   const calls: RecordedToolCall[] = [];
-  for (const { row, payload: call } of readRows(rows, McpAudit.ToolCall)) {
+  for (const { row, payload: call } of readStageRows(rows, McpAudit.ToolCall)) {
     const segment = segmentOf(row.idempotencyKey);
     const mine = rows.filter((r) => r.idempotencyKey.startsWith(segment));
-    const result = readRows(mine, McpAudit.ToolResult)[0]?.payload;
-    const failure = readRows(mine, AuditStage.StepError).at(-1)?.payload;
+    const result = readStageRows(mine, McpAudit.ToolResult)[0]?.payload;
+    const failure = readStageRows(mine, AuditStage.StepError).at(-1)?.payload;
     const outcome: RecordedToolOutcome | null = result
       ? { ok: true, result: parsedRows(result.rows ?? null) }
       : failure
@@ -129,7 +116,7 @@ function plannerToolCalls(turnNumber: number, rows: readonly StoredAudit[]): Rec
 const REFUSALS = new Set<string>([ErrorType.ToolNotAllowed, ErrorType.ToolArgsInvalid, ErrorType.ValidationFailed]);
 
 function directToolCalls(turnNumber: number, rows: readonly StoredAudit[]): RecordedToolCall[] {
-  const requests = readRows(rows, McpAudit.OrchestrationRequest).map((r) => r.payload);
+  const requests = readStageRows(rows, McpAudit.OrchestrationRequest).map((r) => r.payload);
   const calls: RecordedToolCall[] = [];
   for (const row of rows) {
     const parsed = parseAudit(row);
@@ -188,7 +175,7 @@ function lastRunOf(rows: readonly StoredAudit[]): { runId: string | null; rows: 
 }
 
 function turnOf(turnNumber: number, rows: readonly StoredAudit[]): RecordedTurn | null {
-  const input = readRows(rows, AuditStage.UserInput)[0];
+  const input = readStageRows(rows, AuditStage.UserInput)[0];
   if (!input) return null;
   return {
     turnNumber,

@@ -1,3 +1,6 @@
+import { AuditStage } from '../../../core/audit/payloads';
+import { readStageRows } from '../../../core/audit/read';
+import { readTurnSearchAttributes, TurnOutcomeValue } from '../../../workflows/search-attributes';
 import { notFound } from '../../errors';
 import type { ConsolePorts } from '../../console/ports';
 import { turnViewSchema } from '../../console/schemas';
@@ -37,17 +40,17 @@ async function turnView(ports: ApiPorts, consolePorts: ConsolePorts, workflowId:
   if (!events) throw notFound('TURN_NOT_FOUND', `No turn ${workflowId}.`);
   const story = turnStory(events);
   const running = story.status === 'RUNNING';
-  const outcome = running ? story.searchAttributes['TurnOutcome'] : null;
+  const outcome = running ? readTurnSearchAttributes(story.searchAttributes).turnOutcome : null;
   const [audits, pendingActivities, pendingApproval, heldTool, conversation] = await Promise.all([
     consolePorts.turnAudits(conversationId, turnNumber),
     running ? consolePorts.inspector.pendingActivities(workflowId) : [],
-    outcome === 'AWAITING_APPROVAL' ? consolePorts.inspector.pendingApproval(workflowId) : null,
-    outcome === 'HELD' ? consolePorts.inspector.heldTool(workflowId) : null,
+    outcome === TurnOutcomeValue.AwaitingApproval ? consolePorts.inspector.pendingApproval(workflowId) : null,
+    outcome === TurnOutcomeValue.Held ? consolePorts.inspector.heldTool(workflowId) : null,
     ports.conversations.conversation(conversationId),
   ]);
   const said = conversation?.history.find((h) => h.turnNumber === turnNumber);
-  const userInput = said?.userInput ?? audits.find((a) => a.stage === 'USER_INPUT')?.payload['text'] ?? null;
-  const output = audits.filter((a) => a.stage === 'ASSISTANT_OUTPUT').at(-1)?.payload['output'];
+  const userInput = said?.userInput ?? readStageRows(audits, AuditStage.UserInput)[0]?.payload.text ?? null;
+  const output = readStageRows(audits, AuditStage.AssistantOutput).at(-1)?.payload.output;
   const ui = consolePorts.temporalUi;
   return {
     workflowId,
