@@ -154,6 +154,10 @@ export class TemporalTurnGateway implements TurnGateway {
     }
     if (input.idempotencyKey) await releaseTurnClaim(this.options.db, input.conversationId, input.idempotencyKey);
     if (started.kind === 'RUNNING_OTHER') throw inProgress(started.workflowId);
+    // Closed and not reusable: the turn completed. Normally the conversation has moved past it since we looked.
+    if ((await committedTurnCount(this.options.db, input.conversationId)) + 1 === input.turnNumber) {
+      throw retired(input);
+    }
     return null;
   }
 
@@ -188,6 +192,19 @@ export class TemporalTurnGateway implements TurnGateway {
     };
   }
 }
+
+/**
+ * The database says turn N is next, yet Temporal holds turn N completed: the conversation was pruned (its turn numbers
+ * start again at 1), or the database was restored from an older backup. A completed turn's id is never reused (it
+ * would answer a retried request with another turn's effects), so the id cannot go on; a new conversation can.
+ */
+const retired = (input: TurnInput) =>
+  new ApiError(
+    410,
+    'CONVERSATION_RETIRED',
+    `Conversation ${input.conversationId} cannot take turn ${input.turnNumber}: that turn already completed, and the ` +
+      'conversation no longer holds it (pruned, or restored from an older backup). Start a new conversation.'
+  );
 
 const keyReused = () =>
   new ApiError(

@@ -3,6 +3,7 @@ import { extracted, loanConfig, plan } from '../support/loan-config';
 import { answer, callTool, orderConfig } from '../support/order-config';
 import { ruleRow } from '../support/config-rows';
 import { ApiHarness } from '../support/api-harness';
+import { pruneConversations } from '../../db/repositories/retention';
 
 const ORDER_MESSAGE = 'Check order ORD-7017 status.';
 
@@ -96,6 +97,25 @@ describe('HTTP gateway routes over the real turn workflow', () => {
     expect([other.status, other.json().error.code]).toEqual([422, 'IDEMPOTENCY_KEY_REUSED']);
     const conversation = await h.request('GET', `/api/v1/conversation/${first.json().conversationId}`);
     expect(conversation.json().history).toHaveLength(1);
+  });
+
+  it('answers 410 CONVERSATION_RETIRED for a pruned conversation whose completed turns Temporal still holds', async () => {
+    h.wf.mcp.llm.setScript([answer('Order ORD-7017 is on its way.'), answer('Order ORD-7017 is on its way.')]);
+    const conversationId = crypto.randomUUID();
+    expect((await send({ conversationId, message: ORDER_MESSAGE })).status).toBe(200);
+    const db = h.wf.mcp.deps.db;
+    const ago = "now() - interval '3 days'";
+    for (const table of ['ce_conversation', 'ce_audit', 'ce_turn_request']) {
+      const column = table === 'ce_conversation' ? 'updated_at' : 'created_at';
+      await db.$client.query(`UPDATE ${table} SET ${column} = ${ago} WHERE conversation_id = $1`, [conversationId]);
+    }
+    await pruneConversations(db, new Date(Date.now() - 2 * 24 * 3600 * 1000));
+    expect((await h.request('GET', `/api/v1/conversation/${conversationId}`)).status).toBe(404);
+    const again = await send({ conversationId, message: ORDER_MESSAGE });
+    expect([again.status, again.json().error.code]).toEqual([410, 'CONVERSATION_RETIRED']);
+    expect(again.json().error.message).toContain('Start a new conversation');
+    const fresh = await send({ message: ORDER_MESSAGE });
+    expect(fresh.status).toBe(200);
   });
 
   it('answers 202 with the pending tool, then 200 once approved', async () => {
