@@ -1,3 +1,4 @@
+import { mkdirSync } from 'node:fs';
 import type { Env } from '../../config/env';
 import { silentLogger } from '../../observability/logger';
 import type * as AssembleModule from './assemble';
@@ -19,6 +20,8 @@ export type { RunningStack, StackConfig, StackOptions } from './types';
  */
 export async function startStack(stackOptions: StackOptions): Promise<RunningStack> {
   const options = { ...stackOptions, logger: stackOptions.logger ?? silentLogger() };
+  // Every embedded part keeps its state here; with DATABASE_URL set, nothing else would create it.
+  mkdirSync(options.home, { recursive: true, mode: 0o700 });
   const launched = [launchSignal(), launchSignal()] as const;
   const servers: StackServers = {
     database: databasePart(options.env, options.home, { onSpawn: launched[0].fire }),

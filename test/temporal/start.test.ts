@@ -30,7 +30,8 @@ describe('convengine start --temporal=cli', () => {
   afterAll(async () => tdb?.drop());
 
   it('runs the real server with its Web UI, says so, and stops it with itself', async () => {
-    const home = mkdtempSync(join(tmpdir(), 'ce-start-'));
+    // A home that does not exist yet, with an external database: nothing else creates it (the embedded one would).
+    const home = join(mkdtempSync(join(tmpdir(), 'ce-start-')), 'fresh', '.convengine');
     const start = await ConvengineProcess.start(
       ['start', '--temporal=cli', '--port', '0', '--temporal-port', '0', '--home', home],
       {
