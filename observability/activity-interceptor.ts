@@ -1,3 +1,4 @@
+import { toolCodeKey } from '../core/config/vocabulary';
 import { trace, type Attributes } from '@opentelemetry/api';
 import type { Context as ActivityContext } from '@temporalio/activity';
 import type {
@@ -181,11 +182,14 @@ class StepObserver implements ActivityInboundCallsInterceptor {
   ): Promise<unknown> {
     if (!TOOL_ACTIVITIES.has(step) || id.toolCode === undefined || id.recordsFailure) return next(input);
     const tool = id.toolCode;
+    // The planner's spelling passes the guard in any case (toolCodeKey); the label takes the key, so a model that
+    // varies the case of a tool code cannot add a series per spelling.
+    const label = toolCodeKey(tool);
     return inSpan(`tool ${tool}`, { 'convengine.tool.code': tool }, async (span) => {
       try {
         const output = await next(input);
         span.setAttributes({ 'convengine.tool.outcome': 'ok', 'convengine.guardrail.outcome': 'allowed' });
-        this.deps.metrics.toolCalls.inc({ tool, outcome: 'ok' });
+        this.deps.metrics.toolCalls.inc({ tool: label, outcome: 'ok' });
         return output;
       } catch (err) {
         const blocked = guardrailCode(err);
@@ -194,7 +198,7 @@ class StepObserver implements ActivityInboundCallsInterceptor {
           'convengine.tool.outcome': outcome,
           'convengine.guardrail.outcome': blocked ?? 'allowed',
         });
-        this.deps.metrics.toolCalls.inc({ tool, outcome });
+        this.deps.metrics.toolCalls.inc({ tool: label, outcome });
         if (blocked) this.deps.metrics.guardrailBlocks.inc({ reason: blocked });
         throw err;
       }

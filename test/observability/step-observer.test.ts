@@ -60,6 +60,16 @@ describe('the step observer (activity interceptor) counters', () => {
     expect(sumOf(m, 'convengine_guardrail_blocks_total', { reason: 'NOT_READ_ONLY' })).toBe(1);
     expect(sumOf(m, 'convengine_step_duration_seconds_count', { step: 'McpToolCall', outcome: 'error' })).toBe(2);
   });
+
+  it('labels a tool call by its tool code key: a planner that varies the case of a code adds no series', async () => {
+    const metrics = createWorkerMetrics();
+    for (const toolCode of ['Loan.Application.Submit', 'LOAN.application.submit', ' loan.application.submit '])
+      await runStep(metrics, 'McpToolCall', { turn, call: { toolCode } }, async () => ({ session: {} }));
+    const series = [...(await samples(metrics))].filter(([key]) => key.startsWith('convengine_tool_calls_total{'));
+    expect(series).toEqual([
+      ['convengine_tool_calls_total{tool="loan.application.submit",outcome="ok",component="worker"}', 3],
+    ]);
+  });
 });
 
 describe('the step observer on a step run (LocalSteps)', () => {
