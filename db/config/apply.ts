@@ -1,4 +1,4 @@
-import { getTableColumns, notInArray } from 'drizzle-orm';
+import { getTableColumns, sql } from 'drizzle-orm';
 import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
 import type { ConfigRows } from '../../core/config/types';
 import { configInvalidError, validateConfig } from '../../core/config/validate';
@@ -17,8 +17,9 @@ function primaryColumn(table: PgTable, key: keyof ConfigRows): PgColumn {
 async function replaceTable(tx: Tx, key: keyof ConfigRows, table: PgTable, rows: Row[]): Promise<void> {
   const pk = primaryColumn(table, key);
   const ids = rows.map((r) => r[CONFIG_PRIMARY_KEYS[key] as string]);
+  // The kept ids go as ONE array parameter: NOT IN binds one per id, and PostgreSQL binds at most 65,535.
   if (ids.length === 0) await tx.delete(table);
-  else await tx.delete(table).where(notInArray(pk, ids as never[]));
+  else await tx.delete(table).where(sql`${pk} <> ALL(${sql.param(ids)})`);
 }
 
 /**

@@ -141,13 +141,31 @@ export function toInsertValues(table: PgTable, row: Record<string, unknown>): Re
   return values;
 }
 
+/** The most parameters PostgreSQL binds to one statement (its wire protocol counts them in 16 bits). */
+export const PG_MAX_PARAMETERS = 65_535;
+
+/**
+ * `values` cut into runs that one INSERT can bind: a row takes at most one parameter per column, so a table of
+ * 13 columns goes 5,041 rows at a time. The caller runs them in its transaction, so a table is still all or nothing.
+ */
+export function insertBatches<T>(table: PgTable, values: readonly T[]): T[][] {
+  const perStatement = Math.floor(PG_MAX_PARAMETERS / Math.max(1, Object.keys(getTableColumns(table)).length));
+  const batches: T[][] = [];
+  for (let i = 0; i < values.length; i += perStatement) batches.push(values.slice(i, i + perStatement));
+  return batches;
+}
+
 /** Inserts the rows whose keys are absent; returns how many it inserted. */
 export async function insertMissingRows(tx: Tx, table: PgTable, values: Record<string, unknown>[]): Promise<number> {
-  const result = await tx
-    .insert(table)
-    .values(values as never)
-    .onConflictDoNothing();
-  return result.rowCount ?? 0;
+  let inserted = 0;
+  for (const batch of insertBatches(table, values)) {
+    const result = await tx
+      .insert(table)
+      .values(batch as never)
+      .onConflictDoNothing();
+    inserted += result.rowCount ?? 0;
+  }
+  return inserted;
 }
 
 export async function upsertRows(tx: Tx, table: PgTable, values: Record<string, unknown>[]): Promise<void> {
@@ -157,8 +175,10 @@ export async function upsertRows(tx: Tx, table: PgTable, values: Record<string, 
   for (const [field, column] of Object.entries(getTableColumns(table))) {
     if (!column.primary) set[field] = sql.raw(`excluded."${column.name}"`);
   }
-  await tx
-    .insert(table)
-    .values(values as never)
-    .onConflictDoUpdate({ target, set });
+  for (const batch of insertBatches(table, values)) {
+    await tx
+      .insert(table)
+      .values(batch as never)
+      .onConflictDoUpdate({ target, set });
+  }
 }
