@@ -1,7 +1,7 @@
 import { loadEngineValidation } from '../../activities/runtime/config-validation';
 import { commandDatabaseUrl } from '../database-url';
-import type { Dirent } from 'node:fs';
-import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
+import { constants, type Dirent, type Stats } from 'node:fs';
+import { mkdir, open, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { CONFIG_TABLE_NAMES } from '../../core/config/rows';
 import { strandedConversations } from '../../core/config/stranded';
@@ -48,28 +48,69 @@ const UTF8 = new TextDecoder('utf-8', { fatal: true });
 /** Names an author gives a table file that the loader would not read: said, as the table would silently be kept. */
 const MISNAMED = /\.(ya?ml|json)$/i;
 
+/**
+ * The largest table file read: 16 MiB holds tens of thousands of rows, and parsing YAML takes many times its size
+ * in memory (a 96 MB file ran the CLI out of heap). A larger file is refused before it is read.
+ */
+export const TABLE_FILE_MAX_BYTES = 16 * 1024 * 1024;
+
 /** What `readYamlTree` makes of one directory entry: read it, refuse it, or say it is not read. */
 type EntryVerdict = 'read' | 'skip' | { error: string } | { warning: string };
 
+/** What an entry that is not a regular file is, in the words of an error. */
+function kindOf(entry: Dirent | Stats): string {
+  if (entry.isDirectory()) return 'a directory';
+  if (entry.isCharacterDevice()) return 'a character device';
+  if (entry.isBlockDevice()) return 'a block device';
+  if (entry.isFIFO()) return 'a named pipe (FIFO)';
+  if (entry.isSocket()) return 'a socket';
+  return 'something other than a file';
+}
+
 /**
  * A symbolic link counts as what it points to: a Kubernetes ConfigMap mounts every file as one (through `..data/`),
- * and a tree may link a shared table file. One that points nowhere is an error, not a table silently kept.
+ * and a tree may link a shared table file. One that points nowhere is an error, not a table silently kept; so is a
+ * table file name (`*.yaml`, `*.yml`, `*.json`) on a directory, device, pipe or socket.
  */
 async function entryVerdict(dir: string, entry: Dirent): Promise<EntryVerdict> {
   const name = entry.name;
   if (name.startsWith('.')) return 'skip'; // .gitkeep, .DS_Store, an editor's swap file, a ConfigMap's ..data
-  let isFile = entry.isFile();
+  let target: Dirent | Stats = entry;
   if (entry.isSymbolicLink()) {
-    const target = await stat(join(dir, name)).catch(() => null);
-    if (target === null) return { error: `${name}: a symbolic link to nothing that can be read` };
-    isFile = target.isFile();
+    const resolved = await stat(join(dir, name)).catch(() => null);
+    if (resolved === null) return { error: `${name}: a symbolic link to nothing that can be read` };
+    target = resolved;
   }
-  if (isFile && name.endsWith('.yaml')) return 'read';
-  if (isFile && MISNAMED.test(name)) {
+  if (!target.isFile()) {
+    const kind = `${entry.isSymbolicLink() ? 'a symbolic link to ' : ''}${kindOf(target)}`;
+    if (MISNAMED.test(name)) return { error: `${name}: not read: ${kind}, not a file` };
+    return { warning: `${name}: not read (${kind}: a config tree holds only <table>.yaml files)` };
+  }
+  if (name.endsWith('.yaml')) return 'read';
+  if (MISNAMED.test(name)) {
     return { error: `${name}: not read: table files end in .yaml (rename it ${name.replace(MISNAMED, '.yaml')})` };
   }
-  const what = isFile ? '' : 'a directory: ';
-  return { warning: `${name}: not read (${what}a config tree holds only <table>.yaml files)` };
+  return { warning: `${name}: not read (a config tree holds only <table>.yaml files)` };
+}
+
+/** One table file as UTF-8 text, its size checked on the open file before a byte is read; else why not. */
+async function readTableFile(dir: string, name: string): Promise<string | { error: string }> {
+  const handle = await open(join(dir, name), constants.O_RDONLY | constants.O_NONBLOCK);
+  try {
+    const { size } = await handle.stat();
+    if (size > TABLE_FILE_MAX_BYTES) {
+      const mib = TABLE_FILE_MAX_BYTES / (1024 * 1024);
+      return { error: `${name}: ${size} bytes, more than a table file may hold (${mib} MiB); not read` };
+    }
+    const bytes = await handle.readFile();
+    try {
+      return UTF8.decode(bytes);
+    } catch {
+      return { error: `${name}: is not UTF-8 text` };
+    }
+  } finally {
+    await handle.close();
+  }
 }
 
 /**
@@ -96,11 +137,11 @@ export async function readYamlTree(dir: string, warn: (line: string) => void = (
       else warn(verdict.warning);
       continue;
     }
-    try {
-      files.set(entry.name, UTF8.decode(await readFile(join(dir, entry.name))));
-    } catch {
-      errors.push(`${entry.name}: is not UTF-8 text`);
-    }
+    const text = await readTableFile(dir, entry.name).catch((err: NodeJS.ErrnoException) => ({
+      error: `${entry.name}: cannot be read (${err.code ?? 'error'})`,
+    }));
+    if (typeof text === 'string') files.set(entry.name, text);
+    else errors.push(text.error);
   }
   if (errors.length > 0) throw new Error(errors.join('\n'));
   return files;

@@ -1,7 +1,10 @@
-import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from 'node:fs/promises';
+import { execFileSync } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdir, mkdtemp, readFile, rm, symlink, truncate, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { configCommand } from '../../cli/commands/config';
+import { configCommand, TABLE_FILE_MAX_BYTES } from '../../cli/commands/config';
 import { configToYaml } from '../../db/config/yaml-tree';
 import { SEED_PACKS, packConfigRows } from '../../db/seed';
 
@@ -145,6 +148,55 @@ describe('convengine config validate: the tree as files', () => {
     const refused = await validate(dangling);
     expect(refused.code).toBe(1);
     expect(refused.err).toMatch(/^ce_rule\.yaml: a symbolic link to nothing that can be read$/m);
+  });
+
+  it('refuses a table file name on a directory, a device, a FIFO or a socket, directly or through a link', async () => {
+    const dir = await tree('all');
+    await rm(join(dir, 'ce_verbose.yaml'));
+    await mkdir(join(dir, 'ce_verbose.yaml'));
+    await rm(join(dir, 'ce_rule.yaml'));
+    await symlink('/dev/zero', join(dir, 'ce_rule.yaml'));
+    await rm(join(dir, 'ce_policy.yaml'));
+    execFileSync('mkfifo', [join(dir, 'ce_policy.yaml')]);
+    await rm(join(dir, 'ce_intent.yaml'));
+    const socket = createServer().listen(join(dir, 'ce_intent.yaml'));
+    await once(socket, 'listening');
+    await mkdir(join(dir, 'archive'));
+    try {
+      const run = await validate(dir);
+      expect(run.code).toBe(1);
+      expect(run.err).toMatch(/^ce_verbose\.yaml: not read: a directory, not a file$/m);
+      expect(run.err).toMatch(/^ce_rule\.yaml: not read: a symbolic link to a character device, not a file$/m);
+      expect(run.err).toMatch(/^ce_policy\.yaml: not read: a named pipe \(FIFO\), not a file$/m);
+      expect(run.err).toMatch(/^ce_intent\.yaml: not read: a socket, not a file$/m);
+      expect(run.err).toMatch(
+        /^warning: archive: not read \(a directory: a config tree holds only <table>\.yaml files\)$/m
+      );
+      expect(run.out).toBe('');
+    } finally {
+      socket.close();
+    }
+  });
+
+  it('refuses a table file larger than TABLE_FILE_MAX_BYTES, directly or through a link, before reading it', async () => {
+    const dir = await tree('all');
+    const big = join(work, `big-${++count}.yaml`);
+    await writeFile(big, '');
+    await truncate(big, TABLE_FILE_MAX_BYTES + 1); // sparse: no disk, and never read
+    await rm(join(dir, 'ce_verbose.yaml'));
+    await symlink(big, join(dir, 'ce_verbose.yaml'));
+    await rm(join(dir, 'ce_rule.yaml'));
+    await truncate(join(dir, 'ce_policy.yaml'), TABLE_FILE_MAX_BYTES + 1);
+    const run = await validate(dir);
+    expect(run.code).toBe(1);
+    const over = `${TABLE_FILE_MAX_BYTES + 1} bytes, more than a table file may hold \\(16 MiB\\); not read$`;
+    expect(run.err).toMatch(new RegExp(`^ce_verbose\\.yaml: ${over}`, 'm'));
+    expect(run.err).toMatch(new RegExp(`^ce_policy\\.yaml: ${over}`, 'm'));
+    // At the limit a file is read (and here judged on what it holds).
+    await truncate(join(dir, 'ce_policy.yaml'), 0);
+    await writeFile(join(dir, 'ce_policy.yaml'), `${'#'.repeat(TABLE_FILE_MAX_BYTES - 3)}\n[]`);
+    const atLimit = await validate(dir);
+    expect(atLimit.err).not.toMatch(/^ce_policy\.yaml/m);
   });
 
   it('refuses a numeric value its numeric(p, s) column would overflow, as PostgreSQL rounds it', async () => {
