@@ -1,4 +1,4 @@
-import type { PgColumn } from 'drizzle-orm/pg-core';
+import { getTableConfig, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
 import { INT32_MAX } from '../../core/int32';
 
 /**
@@ -17,10 +17,24 @@ function describe(value: unknown): string {
   return String(value);
 }
 
-/** An ISO 8601 date or date-time that is a real instant ("2026-13-45" and "yesterday" are not). */
-function isTimestamp(value: unknown): boolean {
-  if (value instanceof Date) return !Number.isNaN(value.getTime());
-  return typeof value === 'string' && /^\d{4}-\d{2}-\d{2}([T ]|$)/.test(value) && !Number.isNaN(Date.parse(value));
+/** What `config export` writes (`2026-01-31T12:00:00.000Z`), and the shorter ISO 8601 forms: a date, a time to the minute. */
+const TIMESTAMP =
+  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
+const TIMESTAMP_FORM = 'must be a timestamp such as 2026-01-31T12:00:00.000Z';
+
+/**
+ * Null for a timestamp written as above that names a real instant; else why not. Date.parse alone takes
+ * 2026-02-30 for March 2: stored so, the tree would no longer export as it was written.
+ */
+function timestampProblem(value: unknown): string | null {
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? TIMESTAMP_FORM : null;
+  const parts = typeof value === 'string' ? TIMESTAMP.exec(value) : null;
+  if (!parts) return TIMESTAMP_FORM;
+  const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0] = parts.slice(1, 7).map((p) => Number(p ?? 0));
+  const date = new Date(0);
+  date.setUTCFullYear(year, month - 1, day);
+  const real = date.getUTCMonth() === month - 1 && date.getUTCDate() === day && hour < 24 && minute < 60 && second < 60;
+  return real && !Number.isNaN(Date.parse(parts[0])) ? null : `${TIMESTAMP_FORM} (no such day or time)`;
 }
 
 function typeProblem(columnType: string, value: unknown): string | null {
@@ -43,7 +57,7 @@ function typeProblem(columnType: string, value: unknown): string | null {
     case 'PgJsonb':
       return JSON.stringify(value).includes('\\u0000') ? NUL : null;
     case 'PgTimestamp':
-      return isTimestamp(value) ? null : 'must be a timestamp such as 2026-01-31T12:00:00.000Z';
+      return timestampProblem(value);
     default:
       return null;
   }
@@ -69,16 +83,51 @@ function precisionOf(column: PgColumn): { precision: number; scale: number } | n
   return precision === undefined ? null : { precision, scale: scale ?? 0 };
 }
 
+/**
+ * The longest text a key column (one an index holds: a primary key, a unique column or constraint) takes. A btree
+ * index entry holds at most 2,704 bytes; the widest such index, ce_config (config_type, config_key), holds two
+ * columns of at most 256 characters of at most 4 bytes each (2,048 bytes) with room to spare. Longer, the insert
+ * fails ("index row requires … bytes") where validate and --dry-run had passed it.
+ */
+export const KEY_TEXT_MAX_CHARACTERS = 256;
+
+/** The database names of the text columns of `table` that an index holds, as the schema declares them. */
+export function keyTextColumns(table: PgTable): ReadonlySet<string> {
+  let keys = KEY_COLUMNS.get(table);
+  if (!keys) KEY_COLUMNS.set(table, (keys = findKeyTextColumns(table)));
+  return keys;
+}
+
+const KEY_COLUMNS = new WeakMap<PgTable, ReadonlySet<string>>();
+
+function findKeyTextColumns(table: PgTable): ReadonlySet<string> {
+  const { columns, uniqueConstraints, primaryKeys, indexes } = getTableConfig(table);
+  const indexed = new Set<string>(columns.filter((c) => c.primary || c.isUnique).map((c) => c.name));
+  for (const constraint of [...uniqueConstraints, ...primaryKeys])
+    for (const c of constraint.columns) indexed.add(c.name);
+  for (const index of indexes) {
+    for (const c of index.config.columns) if ('name' in c && typeof c.name === 'string') indexed.add(c.name);
+  }
+  return new Set(columns.filter((c) => c.columnType === 'PgText' && indexed.has(c.name)).map((c) => c.name));
+}
+
 /** Null when `value` fits `column`; else what is wrong with it, e.g. `priority must be a whole number (32-bit), got "high"`. */
-export function columnValueProblem(column: PgColumn, value: unknown): string | null {
+export function columnValueProblem(column: PgColumn, value: unknown, isKey = false): string | null {
   if (value === null || value === undefined) {
     return column.notNull && !column.hasDefault ? `${column.name} must be set` : null;
   }
   const numeric = column.columnType === 'PgNumeric' ? precisionOf(column) : null;
   const problem =
     typeProblem(column.columnType, value) ??
-    (numeric && numericOverflow(value as number | string, numeric.precision, numeric.scale));
+    (numeric && numericOverflow(value as number | string, numeric.precision, numeric.scale)) ??
+    (isKey ? keyLengthProblem(value as string) : null);
   if (!problem) return null;
   // A NUL is shown by name only: echoed, it would cut the author's terminal line short.
   return problem === NUL ? `${column.name} ${problem}` : `${column.name} ${problem}, got ${describe(value)}`;
+}
+
+function keyLengthProblem(value: string): string | null {
+  const length = [...value].length;
+  if (length <= KEY_TEXT_MAX_CHARACTERS) return null;
+  return `must be at most ${KEY_TEXT_MAX_CHARACTERS} characters, as an index holds it (${length} characters)`;
 }

@@ -7,7 +7,7 @@ import { canonicalJson } from '../../core/json';
 import { normalizePhase } from '../../core/rules/phase';
 import { CONFIG_TABLES } from '../seed/seed';
 import { CONFIG_PRIMARY_KEYS } from './load';
-import { columnValueProblem } from './yaml-columns';
+import { columnValueProblem, keyTextColumns } from './yaml-columns';
 
 /**
  * Config as code: every ce_* config table as one YAML file (`ce_rule.yaml`, …), a list of rows
@@ -72,11 +72,12 @@ function fromYamlRow(table: PgTable, file: string, index: number, raw: unknown, 
   }
   const row: Row = {};
   const problems: string[] = [];
+  const keys = keyTextColumns(table);
   for (const [field, column] of Object.entries(getTableColumns(table))) {
     if (column.columnType === 'PgTimestamp' && !(column.name in source)) continue; // written as the load time
     if (column.name in source) row[field] = source[column.name];
     else row[field] = column.hasDefault && isLiteral(column.default) ? column.default : null;
-    const problem = columnValueProblem(column, row[field]);
+    const problem = columnValueProblem(column, row[field], keys.has(column.name));
     if (problem) problems.push(problem);
     // A quoted number ("2.5") is a number, as the database hands it back: validation then judges its value.
     else if (column.columnType === 'PgNumeric' && typeof row[field] === 'string') row[field] = Number(row[field]);

@@ -1,0 +1,72 @@
+import { getTableColumns, getTableName } from 'drizzle-orm';
+import { KEY_TEXT_MAX_CHARACTERS, columnValueProblem, keyTextColumns } from '../../db/config/yaml-columns';
+import { yamlToConfig } from '../../db/config/yaml-tree';
+import * as t from '../../db/schema';
+import { CONFIG_TABLES } from '../../db/seed/seed';
+
+const createdAt = getTableColumns(t.ceIntent).createdAt;
+
+/** db/config/yaml-columns.ts: what a YAML value must be to go into its column. */
+describe('YAML column values', () => {
+  it.each([
+    '2026-01-31T12:00:00.000Z',
+    '2028-02-29T00:00:00.000Z',
+    '2026-01-31',
+    '2026-01-31T12:00',
+    '2026-01-31 12:00:00Z',
+    '2026-01-31T12:00:00+02:00',
+    '2026-12-31T23:59:59.999Z',
+  ])('takes the timestamp %s', (value) => {
+    expect(columnValueProblem(createdAt, value)).toBeNull();
+  });
+
+  it.each([
+    ['2026-02-30T00:00:00.000Z', 'no such day or time'],
+    ['2027-02-29T00:00:00.000Z', 'no such day or time'],
+    ['2026-04-31', 'no such day or time'],
+    ['2026-01-31T24:00:00.000Z', 'no such day or time'],
+    ['2026-01-31T12:60:00.000Z', 'no such day or time'],
+    ['2026-01-31T12:00:60.000Z', 'no such day or time'],
+    ['2026-13-01T00:00:00.000Z', 'no such day or time'],
+    ['2026-01-31T12:00:00.000Z trailing', null],
+    ['2026-01-31Tnoon', null],
+    ['January 31, 2026', null],
+  ])('refuses the timestamp %s', (value, why) => {
+    const problem = columnValueProblem(createdAt, value);
+    expect(problem).toMatch(/^created_at must be a timestamp such as 2026-01-31T12:00:00\.000Z/);
+    if (why) expect(problem).toContain(`(${why})`);
+  });
+
+  it('limits each text column an index holds, and only those', () => {
+    const keys = Object.fromEntries(
+      CONFIG_TABLES.map(([, table]) => [getTableName(table), [...keyTextColumns(table)]])
+    );
+    expect(Object.fromEntries(Object.entries(keys).filter(([, columns]) => columns.length > 0))).toEqual({
+      ce_config: ['config_type', 'config_key'],
+      ce_intent: ['intent_code'],
+      ce_mcp_tool: ['tool_code'],
+      ce_semantic_concept: ['concept_key'],
+      ce_semantic_entity: ['entity_key'],
+      ce_semantic_query_class: ['query_class_key'],
+    });
+  });
+
+  it('refuses a key longer than KEY_TEXT_MAX_CHARACTERS, counted in characters, in validate', () => {
+    const fits = '😀'.repeat(KEY_TEXT_MAX_CHARACTERS);
+    const intent = (code: string) =>
+      `- intent_code: '${code}'\n  description: long\n  created_at: 2026-01-31T00:00:00.000Z\n`;
+    expect(yamlToConfig(new Map([['ce_intent.yaml', intent(fits)]])).errors).toEqual([]);
+    const { errors } = yamlToConfig(new Map([['ce_intent.yaml', intent('A'.repeat(9000))]]));
+    expect(errors).toEqual([
+      {
+        file: 'ce_intent.yaml',
+        message: expect.stringMatching(
+          /^row 1: intent_code must be at most 256 characters, as an index holds it \(9000 characters\), got "A{40}…"$/
+        ),
+      },
+    ]);
+    // A long text in a column no index holds is the author's to write.
+    const description = `- intent_code: FAQ\n  description: '${'A'.repeat(9000)}'\n`;
+    expect(yamlToConfig(new Map([['ce_intent.yaml', description]])).errors).toEqual([]);
+  });
+});
