@@ -17,7 +17,7 @@ export interface PruneCommandSpec {
 }
 
 /** Longer ages put the cutoff before any date the database (or Date) can hold: "Invalid time value", NaN params. */
-const MAXIMUM_AGE = { ms: 100 * 365 * 24 * 60 * 60 * 1000, text: '100 years' };
+const MAXIMUM_AGE = { ms: msToNumber('100y'), text: '100 years' }; // a year as --older-than counts it (365.25 days)
 
 function parseAge(value: string, minimum: PruneCommandSpec['minimumAge']): number | string {
   let ms: number;

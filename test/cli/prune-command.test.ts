@@ -24,6 +24,7 @@ describe('convengine <noun> prune', () => {
       ['conversations', 'prune', '--older-than', '99999999999999d', '--dry-run'],
       '--older-than is too large (at most 100 years; got 99999999999999d)',
     ],
+    [['conversations', 'prune', '--older-than', '101y'], '--older-than is too large (at most 100 years; got 101y)'],
     [['claims', 'prune', '--older-than'], '--older-than needs a value'],
     [['conversations', 'prune', '--dry-run', '--older-than'], '--older-than needs a value'],
   ])('%j exits 2 with "%s"', async (args, message) => {
@@ -39,5 +40,14 @@ describe('convengine <noun> prune', () => {
   ])('%s prune on %s says why the database failed, not the SQL', async (noun, url, why) => {
     const run = await runConvengine([noun, 'prune', '--older-than', '31d'], { DATABASE_URL: url }, 30_000);
     expect(run).toMatchObject({ code: 1, stderr: `${noun} prune failed: ${why}\n` });
+  });
+
+  it.each(['100y', '36525d'])('takes --older-than %s, the 100 years it says it takes', async (age) => {
+    const run = await runConvengine(
+      ['conversations', 'prune', '--older-than', age],
+      { DATABASE_URL: UNREACHABLE },
+      30_000
+    );
+    expect(run).toMatchObject({ code: 1, stderr: 'conversations prune failed: connect ECONNREFUSED 127.0.0.1:1\n' });
   });
 });
