@@ -112,15 +112,23 @@ async function replayTurn(
   } catch (err) {
     failure = errorMessage(err);
   }
-  if (failure === null) return replayedFacts(db, trail, turnNumber, rename);
-  try {
+  if (failure === null) {
     const facts = await replayedFacts(db, trail, turnNumber, rename);
-    return { ...facts, error: facts.error ?? failure };
-  } catch {
-    // The failure left the transaction unusable: back to before the turn; the error is what we know.
-    await db.execute(sql.raw('rollback to savepoint ce_whatif_turn'));
-    return { ...emptyTurnFacts(), error: failure };
+    await db.execute(sql.raw('release savepoint ce_whatif_turn'));
+    return facts;
   }
+  let facts: TurnFacts;
+  try {
+    const read = await replayedFacts(db, trail, turnNumber, rename);
+    facts = { ...read, error: read.error ?? failure };
+  } catch {
+    // The failure left the transaction unusable; the error is what we know.
+    facts = { ...emptyTurnFacts(), error: failure };
+  }
+  // A failed turn commits nothing, so the next one takes its turn number and would rewrite its rows in place, under
+  // the trail's watermark: back to before the turn, once its facts are read.
+  await db.execute(sql.raw('rollback to savepoint ce_whatif_turn; release savepoint ce_whatif_turn'));
+  return facts;
 }
 
 async function replayConversation(

@@ -307,6 +307,25 @@ describe('convengine whatif (what-if replay)', () => {
     expect(new Set(read).size).toBe(read.length);
   });
 
+  it('a turn that fails under the draft leaves nothing behind: the next turn reads its own rows, its input included', async () => {
+    const dir = await draftTree('failing-turn', (file, rows) =>
+      file !== 'ce_rule.yaml' ? rows : rows.map((r) => (r['rule_id'] === 132 ? { ...r, action_value: 'NOWHERE' } : r))
+    );
+    const loan = idOf('loan-confirmation');
+    const counted = jest.mocked(listAudits);
+    counted.mockClear();
+    const run = await inProcess('--config', dir, '--conversation', loan, '--json');
+    const turns = JSON.parse(run.stdout).conversations[0].turns as TurnDiff[];
+    expect(turns[1]?.replayed?.error).toEqual(expect.any(String));
+    const scratchReads = await Promise.all(
+      counted.mock.calls
+        .map(([, conversationId], i) => ({ conversationId, rows: counted.mock.results[i]?.value }))
+        .filter((r) => r.conversationId !== loan)
+        .map(async (r) => (await r.rows) as Awaited<ReturnType<typeof listAudits>>)
+    );
+    expect(scratchReads.map((rows) => rows.filter((row) => row.stage === 'USER_INPUT').length)).toEqual([1, 1, 1]);
+  });
+
   it('a replay whose connection is terminated mid-way runs again on a fresh one and reports the same', async () => {
     const request = { conversationId: idOf('loan-confirmation'), config: { version: 'current' } };
     const undisturbed = await whatifConversation({ db: demo.tdb.db }, request);
