@@ -117,11 +117,17 @@ function refuseClassAlgebra(pattern: string, source: string): void {
     } else if (ch === '[') {
       throw new UserRegexError(
         pattern,
-        classAlgebraReason(
-          pattern,
-          "a class inside a class (Java's union)",
-          'list the ranges in one class: [a-cx-z] for [a-c[x-z]]'
-        )
+        source[i + 1] === ':'
+          ? classAlgebraReason(
+              pattern,
+              'a POSIX class, [[:alpha:]] (Java reads it as a union)',
+              'write \\p{Alpha} (\\p{Digit}, \\p{Alnum}, …)'
+            )
+          : classAlgebraReason(
+              pattern,
+              "a class inside a class (Java's union)",
+              'list the ranges in one class: [a-cx-z] for [a-c[x-z]]'
+            )
       );
     } else if (ch === '&' && source[i + 1] === '&') {
       throw new UserRegexError(
@@ -133,14 +139,14 @@ function refuseClassAlgebra(pattern: string, source: string): void {
 }
 
 function classAlgebraReason(pattern: string, what: string, rewrite: string): string {
-  return `regular expression "${pattern}" uses ${what}, which this matcher would read as literal characters; ${rewrite} (escape a literal [ or & inside a class as \\[ or \\&)`;
+  return `regular expression "${pattern}" uses ${what}, which this matcher reads differently from Java; ${rewrite} (escape a literal [ or & inside a class as \\[ or \\&)`;
 }
 
 /** The pattern in RE2 syntax with its leading flags; throws UserRegexError for a flag this engine cannot honour. */
-export function fromJavaSyntax(pattern: string): JavaPattern {
+export function fromJavaSyntax(pattern: string, options: { classAlgebra?: boolean } = {}): JavaPattern {
   const { body, flags } = takeLeadingFlags(pattern);
   const source = translateEscapes(flags.has('x') ? stripExtendedSyntax(body) : body);
-  refuseClassAlgebra(pattern, source);
+  if (options.classAlgebra !== false) refuseClassAlgebra(pattern, source);
   if (/\(\?[a-zA-Z-]+[):]/.test(source)) {
     throw new UserRegexError(pattern, `inline flags are only supported at the start of the pattern: "${pattern}"`);
   }

@@ -24,6 +24,11 @@ export function isUserRegex(value: unknown): value is UserRegex {
 export interface UserRegexOptions {
   /** Case-insensitive even without `(?i)` (classifiers, REGEX rules and policies are, per the reference). */
   ignoreCase?: boolean;
+  /**
+   * A JSON Schema `pattern` is ECMA-262, where `[` and `&&` inside a class are literal, as RE2 reads them: Java's class
+   * algebra is refused only in author patterns (default true).
+   */
+  javaClassAlgebra?: boolean;
 }
 
 /**
@@ -84,7 +89,7 @@ function compileFailure(pattern: string, err: unknown): string {
  * says, in words, why the pattern is not usable.
  */
 export function compileUserRegex(pattern: string, options: UserRegexOptions = {}): UserRegex {
-  const { source, flags } = fromJavaSyntax(pattern);
+  const { source, flags } = fromJavaSyntax(pattern, { classAlgebra: options.javaClassAlgebra });
   let engineFlags = RE2JS.LOOKBEHINDS;
   if (options.ignoreCase || flags.has('i')) engineFlags |= RE2JS.CASE_INSENSITIVE;
   if (flags.has('s')) engineFlags |= RE2JS.DOTALL;
@@ -147,7 +152,7 @@ export function matchesEntire(re: UserRegex, text: string): boolean {
  */
 export const schemaPatternEngine = Object.assign(
   (pattern: string) => {
-    const re = compileUserRegex(pattern);
+    const re = compileUserRegex(pattern, { javaClassAlgebra: false });
     return { test: (text: string) => matchesFind(re, text), toString: () => `/${pattern}/` };
   },
   { code: 'compileUserRegex' }
