@@ -95,20 +95,47 @@ interface LoggedRequest {
   url: string;
   headers?: Record<string, unknown>;
   ip?: string;
+  socket?: { remotePort?: number };
 }
 
 /**
- * A request as its log lines show it: the path, and the names of its query parameters with their values
- * redacted. A query can carry what a user wrote (the console searches replies by their text: `?q=my ssn is …`),
- * and a log is not the place for it; which parameters came, and the request id, are enough to follow a request.
+ * Query parameters whose values name things, not what anyone wrote (paging, a conversation or config version, a status,
+ * intent or state code): a request line keeps them when they are plain tokens, so a request can be followed.
+ */
+const PLAIN_QUERY_PARAMS: ReadonlySet<string> = new Set([
+  'after',
+  'limit',
+  'offset',
+  'status',
+  'intent',
+  'state',
+  'conversation',
+  'config',
+]);
+const PLAIN_VALUE = /^[A-Za-z0-9._:-]{1,64}$/;
+
+/**
+ * A request as its log lines show it: the path, and its query parameters by name, each value `[redacted]` but the
+ * plain ones above. A query can carry what a user wrote (the console searches replies by their text: `?q=my ssn is
+ * …`), and a log is not the place for it.
  */
 function serializeRequest(req: LoggedRequest): unknown {
   if (typeof req.url !== 'string') return req;
-  const [path = '', query] = req.url.split('?', 2);
-  const names = query === undefined ? [] : [...new URLSearchParams(query).keys()];
-  const url =
-    names.length === 0 ? path : `${path}?${names.map((n) => `${encodeURIComponent(n)}=[redacted]`).join('&')}`;
-  return { method: req.method, url, host: req.headers?.['host'], remoteAddress: req.ip };
+  const mark = req.url.indexOf('?');
+  const path = mark < 0 ? req.url : req.url.slice(0, mark);
+  const params = mark < 0 ? [] : [...new URLSearchParams(req.url.slice(mark + 1))];
+  const shown = params.map(([name, value]) => {
+    const plain = PLAIN_QUERY_PARAMS.has(name) && PLAIN_VALUE.test(value);
+    return `${encodeURIComponent(name)}=${plain ? value : '[redacted]'}`;
+  });
+  const url = shown.length === 0 ? path : `${path}?${shown.join('&')}`;
+  return {
+    method: req.method,
+    url,
+    host: req.headers?.['host'],
+    remoteAddress: req.ip,
+    remotePort: req.socket?.remotePort,
+  };
 }
 
 /** pino options shared by every logger we build (including Fastify's). */
