@@ -167,11 +167,11 @@ export function parseAudit(row: { stage: unknown; payload: unknown }): ParsedAud
   if (typeof row.stage !== 'string') return unreadable('its stage is not a string');
   const payload = row.payload as Json | undefined;
   if (!isJsonObject(payload)) return unreadable(`its payload is ${describe(payload)}, not an object`);
+  // _meta is the session beside the row, read by few (what-if's params): one that is not what the writer writes is
+  // left out, as when the audit policy keeps none, and the row itself stays readable.
   const rawMeta = payload['_meta'];
-  if (rawMeta !== undefined && !isJsonObject(rawMeta)) return unreadable(`_meta is ${describe(rawMeta)}`);
-  const metaProblem = rawMeta === undefined ? null : shapeProblem(rawMeta, META, '_meta.');
-  if (metaProblem) return unreadable(metaProblem);
-  const meta = (rawMeta ?? null) as ReadAuditMeta | null;
+  const meta =
+    isJsonObject(rawMeta) && shapeProblem(rawMeta, META, '_meta.') === null ? (rawMeta as ReadAuditMeta) : null;
   const known = readBackStage(stage);
   if (known === null) return { kind: 'other', stage, payload, meta };
   const problem = shapeProblem(payload, SHAPES[known], '');
