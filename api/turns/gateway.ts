@@ -171,6 +171,9 @@ export class TemporalTurnGateway implements TurnGateway {
       return this.followers.follow(handle, { ...refBase(claim), runId: description.runId });
     }
     const count = await committedTurnCount(this.options.db, claim.conversationId);
+    // The key's turn committed, and Temporal no longer holds it (past the namespace's retention): running it again
+    // would apply the request twice.
+    if (count >= claim.turnNumber) throw replyGone(claim);
     if (count + 1 !== claim.turnNumber) {
       await releaseTurnClaim(this.options.db, claim.conversationId, claim.idempotencyKey);
       return null;
@@ -204,6 +207,14 @@ const retired = (input: TurnInput) =>
     'CONVERSATION_RETIRED',
     `Conversation ${input.conversationId} cannot take turn ${input.turnNumber}: that turn already completed, and the ` +
       'conversation no longer holds it (pruned, or restored from an older backup). Start a new conversation.'
+  );
+
+const replyGone = (claim: TurnClaim) =>
+  new ApiError(
+    410,
+    'TURN_REPLY_GONE',
+    `This request already ran as turn ${claim.turnNumber} of conversation ${claim.conversationId}, which completed; ` +
+      'its reply is no longer kept. Read the conversation (GET /api/v1/conversation/{id}).'
   );
 
 const keyReused = () =>

@@ -118,6 +118,24 @@ describe('HTTP gateway routes over the real turn workflow', () => {
     expect(fresh.status).toBe(200);
   });
 
+  it('answers 410 TURN_REPLY_GONE for a key whose turn completed and is no longer in Temporal, never running it again', async () => {
+    h.wf.mcp.llm.setScript([answer('Order ORD-7017 is on its way.'), answer('Order ORD-7017 is on its way.')]);
+    const conversationId = crypto.randomUUID();
+    expect((await send({ conversationId, message: ORDER_MESSAGE })).status).toBe(200);
+    // A claim as a retried request finds it once its turn has aged out of the namespace's retention.
+    await h.wf.mcp.deps.db.$client.query(
+      `INSERT INTO ce_turn_request (conversation_id, idempotency_key, turn_number, workflow_id) VALUES ($1, $2, 1, $3)`,
+      [conversationId, `aged-${conversationId}`, `turn-${conversationId}-1-retained-no-more`]
+    );
+    const late = await send(
+      { conversationId, message: ORDER_MESSAGE },
+      { 'idempotency-key': `aged-${conversationId}` }
+    );
+    expect([late.status, late.json().error.code]).toEqual([410, 'TURN_REPLY_GONE']);
+    const conversation = await h.request('GET', `/api/v1/conversation/${conversationId}`);
+    expect(conversation.json().history).toHaveLength(1);
+  });
+
   it('answers 202 with the pending tool, then 200 once approved', async () => {
     await h.wf.mcp.configure(loanConfig({ submitNeedsApproval: true }));
     h.wf.mcp.llm.setScript([
