@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Env, TemporalMode } from '../../config/env';
 import { TURN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { installedTemporalCli, TEMPORAL_CLI_VERSION, TEMPORAL_SERVER_VERSION } from '../temporal/binary';
-import { startTemporalCli } from '../temporal/server';
+import { PORT_CLASH, startTemporalCli } from '../temporal/server';
 import type { Logger } from '../../observability/logger';
 import type * as TemporalClient from '../../config/temporal-client';
 import {
@@ -30,8 +30,7 @@ export interface TemporalPartOptions {
   onSpawn?(): void;
 }
 
-const isPortClash = (err: unknown) =>
-  /EADDRINUSE|address already in use|No address added|can't set (frontend|UI) port/i.test(String(err));
+const isPortClash = (err: unknown) => PORT_CLASH.test(String(err));
 
 /** A preferred port, or any free one when another server holds it: the zero-setup start keeps working. */
 async function onPreferredPort<T>(port: number, start: (port: number) => Promise<T>): Promise<T> {

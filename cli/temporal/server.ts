@@ -105,6 +105,23 @@ export function startDevArgs(options: TemporalCliOptions, port: number, uiPort: 
   return args;
 }
 
+/**
+ * start-dev exited or hung before it served. `portClash`: one of its ports was taken, the one we probed or one it picks
+ * itself (history, matching, its HTTP port), as its output said at any point.
+ */
+class StartDevFailure extends Error {
+  constructor(
+    message: string,
+    readonly portClash: boolean
+  ) {
+    super(message);
+    this.name = 'StartDevFailure';
+  }
+}
+
+/** How a server says a port it wanted is taken: Node, gRPC, Go's net package, start-dev's own checks. */
+export const PORT_CLASH = /EADDRINUSE|address already in use|No address added|can't set (frontend|UI) port/i;
+
 export async function startTemporalCli(options: TemporalCliOptions): Promise<TemporalCliServer> {
   // A free port may be taken by someone else between the probe and the server's bind: try again.
   for (let attempt = 1; ; attempt++) {
@@ -113,7 +130,7 @@ export async function startTemporalCli(options: TemporalCliOptions): Promise<Tem
     try {
       return await launch(options, port, uiPort);
     } catch (err) {
-      const portClash = /port|address already in use/i.test(String((err as Error).message));
+      const portClash = err instanceof StartDevFailure && err.portClash;
       if (!portClash || options.port || options.uiPort || attempt >= 3) throw err;
     }
   }
@@ -126,8 +143,12 @@ async function launch(options: TemporalCliOptions, port: number, uiPort: number 
   });
   options.onSpawn?.();
   let output = '';
+  let portClash = false;
   const collect = (chunk: Buffer) => {
-    output = (output + chunk.toString()).slice(-TAIL_CHARS);
+    const joined = output + chunk.toString();
+    // Seen as it arrives: a Go panic's stack soon pushes the bind error out of the tail we keep.
+    portClash ||= PORT_CLASH.test(joined.slice(-(chunk.length + 200)));
+    output = joined.slice(-TAIL_CHARS);
   };
   child.stdout.on('data', collect);
   child.stderr.on('data', collect);
@@ -136,7 +157,10 @@ async function launch(options: TemporalCliOptions, port: number, uiPort: number 
     async (err: unknown) => {
       child.stdin.end();
       await exited;
-      throw new Error(`temporal server start-dev: ${(err as Error).message}\n${output.slice(-2_000)}`);
+      throw new StartDevFailure(
+        `temporal server start-dev: ${(err as Error).message}\n${output.slice(-2_000)}`,
+        portClash
+      );
     }
   );
   const stop = async (graceMs = 10_000) => {
