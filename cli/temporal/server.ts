@@ -67,6 +67,13 @@ const GUARD = [
 ].join('\n');
 
 const TAIL_CHARS = 8_000;
+const HEAD_CHARS = 1_000;
+
+/** The start of the output and its last 2 000 characters, once each. */
+function firstAndLast(head: string, tail: string): string {
+  const last = tail.slice(-2_000);
+  return last.startsWith(head) || head.length === 0 ? last : `${head}\n…\n${last}`;
+}
 
 export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
@@ -144,8 +151,11 @@ async function launch(options: TemporalCliOptions, port: number, uiPort: number 
   options.onSpawn?.();
   let output = '';
   let portClash = false;
+  // Its first lines say why it stopped (a panic's message); the tail, where, and what came last.
+  let head = '';
   const collect = (chunk: Buffer) => {
     const joined = output + chunk.toString();
+    if (head.length < HEAD_CHARS) head = (head + chunk.toString()).slice(0, HEAD_CHARS);
     // Seen as it arrives: a Go panic's stack soon pushes the bind error out of the tail we keep.
     portClash ||= PORT_CLASH.test(joined.slice(-(chunk.length + 200)));
     output = joined.slice(-TAIL_CHARS);
@@ -158,7 +168,7 @@ async function launch(options: TemporalCliOptions, port: number, uiPort: number 
       child.stdin.end();
       await exited;
       throw new StartDevFailure(
-        `temporal server start-dev: ${(err as Error).message}\n${output.slice(-2_000)}`,
+        `temporal server start-dev: ${(err as Error).message}\n${firstAndLast(head, output)}`,
         portClash
       );
     }

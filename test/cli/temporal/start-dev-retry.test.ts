@@ -44,10 +44,13 @@ describe('startTemporalCli', () => {
     }
   });
 
-  it('does not start again when it died of something else', async () => {
+  it('does not start again when it died of something else, and says what, however long its stack', async () => {
     const script = fakeCli(dir, 0);
-    writeFileSync(script, '#!/bin/sh\necho "config: unknown key" >&2\nexit 1\n');
-    await expect(startTemporalCli({ binary: script, readyTimeoutMs: 10_000 })).rejects.toThrow(/exited with 1/);
+    const stack = 'i=0; while [ $i -lt 200 ]; do echo "    fx.go:149 +0x19e" >&2; i=$((i+1)); done';
+    writeFileSync(script, `#!/bin/sh\necho "config: unknown key" >&2\n${stack}\nexit 1\n`);
+    await expect(startTemporalCli({ binary: script, readyTimeoutMs: 10_000 })).rejects.toThrow(
+      /exited with 1 before it was ready\n(.|\n)*config: unknown key\n(.|\n)*…\n(.|\n)*fx\.go:149/
+    );
     expect(existsSync(join(dir, 'runs'))).toBe(false);
   });
 });
