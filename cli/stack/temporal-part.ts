@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Env, TemporalMode } from '../../config/env';
 import { TURN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { installedTemporalCli, TEMPORAL_CLI_VERSION, TEMPORAL_SERVER_VERSION } from '../temporal/binary';
-import { PORT_CLASH, startTemporalCli } from '../temporal/server';
+import { isPortClash, startTemporalCli } from '../temporal/server';
 import type { Logger } from '../../observability/logger';
 import type * as TemporalClient from '../../config/temporal-client';
 import {
@@ -29,8 +29,6 @@ export interface TemporalPartOptions {
   /** Told when the real server's process has been spawned. */
   onSpawn?(): void;
 }
-
-const isPortClash = (err: unknown) => PORT_CLASH.test(String(err));
 
 /** A preferred port, or any free one when another server holds it: the zero-setup start keeps working. */
 async function onPreferredPort<T>(port: number, start: (port: number) => Promise<T>): Promise<T> {

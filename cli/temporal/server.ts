@@ -127,7 +127,12 @@ class StartDevFailure extends Error {
 }
 
 /** How a server says a port it wanted is taken: Node, gRPC, Go's net package, start-dev's own checks. */
-export const PORT_CLASH = /EADDRINUSE|address already in use|No address added|can't set (frontend|UI) port/i;
+const PORT_CLASH = /EADDRINUSE|address already in use|No address added|can't set (frontend|UI) port/i;
+
+/** A server that could not start because a port was taken: start-dev (as its output said) or our dev server. */
+export function isPortClash(err: unknown): boolean {
+  return err instanceof StartDevFailure ? err.portClash : PORT_CLASH.test(String(err));
+}
 
 export async function startTemporalCli(options: TemporalCliOptions): Promise<TemporalCliServer> {
   // A free port may be taken by someone else between the probe and the server's bind: try again.
@@ -137,8 +142,7 @@ export async function startTemporalCli(options: TemporalCliOptions): Promise<Tem
     try {
       return await launch(options, port, uiPort);
     } catch (err) {
-      const portClash = err instanceof StartDevFailure && err.portClash;
-      if (!portClash || options.port || options.uiPort || attempt >= 3) throw err;
+      if (!isPortClash(err) || options.port || options.uiPort || attempt >= 3) throw err;
     }
   }
 }
