@@ -19,6 +19,7 @@ import { healthRoutes } from './routes/health';
 import { streamRoutes } from './routes/stream';
 import { traceRoutes } from './routes/trace';
 import { whatifRoutes, type WhatifLimits } from './routes/whatif';
+import { installStrictJsonParser } from './json-body';
 
 export interface ApiOptions {
   ports: ApiPorts;
@@ -85,6 +86,7 @@ export function buildApi(options: ApiOptions): FastifyInstance {
   // JSON only (docs/security.md): without this, Fastify's own text/plain parser hands a string to routes
   // that expect an object, and the caller gets a 400 about the body's type instead of 415.
   app.removeContentTypeParser('text/plain');
+  installStrictJsonParser(app);
   installErrorHandler(app);
   installBearerAuth(app, options.apiToken);
   healthRoutes(app, options.ports, docs, options.metrics);

@@ -79,6 +79,35 @@ describe('hostile input, every route', () => {
     });
   });
 
+  it.each([
+    ['a byte no UTF-8 sequence starts with', [0xff]],
+    ['a truncated sequence', [0xc3]],
+    ['an overlong encoding of "/"', [0xc0, 0xaf]],
+    ['a surrogate encoded as UTF-8 (CESU)', [0xed, 0xa0, 0x80]],
+  ])('refuses a body with %s: 400 INVALID_TEXT, never U+FFFD, no conversation written', async (_name, bytes) => {
+    const before = await conversationCount();
+    const body = Buffer.concat([Buffer.from('{"message":"hi '), Buffer.from(bytes), Buffer.from(' there"}')]);
+    const res = await fetch(`${h.baseUrl}/api/v1/conversation/message`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body,
+    });
+    const text = await res.text();
+    expectEnvelope({ status: res.status, body: text, json: () => JSON.parse(text) as ApiJson }, 400, 'INVALID_TEXT');
+    expect(JSON.parse(text).error.message).toMatch(/UTF-8/);
+    expect(await conversationCount()).toBe(before);
+  });
+
+  it('still reads a UTF-8 body that starts with a byte order mark', async () => {
+    const body = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"message":"hello ünïcödé"}')]);
+    const res = await fetch(`${h.baseUrl}/api/v1/conversation/message`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json; charset=utf-8' },
+      body,
+    });
+    expect(res.status === 200 ? 200 : await res.text()).toBe(200);
+  });
+
   it('keeps ordinary text, tabs, newlines and emoji (paired surrogates)', async () => {
     const res = await h.request('POST', '/api/v1/conversation/message', {
       json: { message: 'hello\tthere\nnew line 😀 ünïcödé', inputParams: { note: 'a\r\nb' } },
