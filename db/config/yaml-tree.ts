@@ -76,7 +76,7 @@ function fromYamlRow(table: PgTable, file: string, index: number, raw: unknown, 
   for (const [field, column] of Object.entries(getTableColumns(table))) {
     if (column.columnType === 'PgTimestamp' && !(column.name in source)) continue; // written as the load time
     if (column.name in source) row[field] = source[column.name];
-    else row[field] = column.hasDefault && isLiteral(column.default) ? column.default : null;
+    else row[field] = column.hasDefault ? literalDefault(column.default) : null;
     const problem = columnValueProblem(column, row[field], keys.has(column.name));
     if (problem) problems.push(problem);
     // A quoted number ("2.5") is a number, as the database hands it back: validation then judges its value.
@@ -93,9 +93,16 @@ function fromYamlRow(table: PgTable, file: string, index: number, raw: unknown, 
   return row;
 }
 
-/** A column default the YAML loader can apply itself (not a SQL expression such as now()). */
-function isLiteral(value: unknown): boolean {
-  return value === null || ['string', 'number', 'boolean'].includes(typeof value);
+/**
+ * The default the YAML loader applies itself to a column left out: a scalar, or a JSON array or object (a jsonb
+ * default such as retry_status_codes' [429,502,503,504]), copied so no two rows share it. A SQL expression such as
+ * now() (drizzle's SQL object, not a plain object) is left to the database: null here.
+ */
+function literalDefault(value: unknown): unknown {
+  if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) return value;
+  const isJson =
+    Array.isArray(value) || (typeof value === 'object' && Object.getPrototypeOf(value) === Object.prototype);
+  return isJson ? structuredClone(value) : null;
 }
 
 /** YAML files → config rows; a column left out takes its default (or null); every file and row problem is reported, nothing is guessed. */

@@ -240,6 +240,20 @@ describe('convengine config (config as code)', () => {
     );
   });
 
+  it('a row that leaves out retry_status_codes takes the default; apply then export gives back the exported tree', async () => {
+    const dir = join(work, 'left-out');
+    expect((await cli('export', dir)).code).toBe(0);
+    const exported = await readTree(dir);
+    const tools = exported['ce_mcp_http_tool.yaml'] as string;
+    expect(tools).toContain('retry_status_codes:\n    - 429\n    - 502\n    - 503\n    - 504\n');
+    await writeFile(join(dir, 'ce_mcp_http_tool.yaml'), tools.replace(/ {2}retry_status_codes:\n( {4}- \d+\n)+/g, ''));
+    expect(await runConvengine(['config', 'validate', dir], { DATABASE_URL: '' })).toMatchObject({ code: 0 });
+    expect(await cli('apply', dir)).toMatchObject({ code: 0 });
+    const again = join(work, 'left-out-again');
+    expect((await cli('export', again)).code).toBe(0);
+    expect(await readTree(again)).toEqual(exported);
+  });
+
   it('validate works offline; a file that is not a table or a row with an unknown column is named', async () => {
     const dir = join(work, 'offline');
     expect((await cli('export', dir)).code).toBe(0);

@@ -70,3 +70,43 @@ describe('YAML column values', () => {
     expect(yamlToConfig(new Map([['ce_intent.yaml', description]])).errors).toEqual([]);
   });
 });
+
+/** A row that leaves out every column with a JSON (array or object) default, per table that has one. */
+const ROWS_WITHOUT_JSON_DEFAULTS: Record<string, string> = {
+  ce_mcp_http_tool: '- tool_id: 7\n  url_template: https://example.test/x\n',
+};
+
+function jsonDefaultColumns(): { table: string; field: string; value: unknown }[] {
+  return CONFIG_TABLES.flatMap(([, table]) =>
+    Object.entries(getTableColumns(table))
+      .filter(([, column]) => column.hasDefault && typeof column.default === 'object' && column.default !== null)
+      .filter(
+        ([, column]) => Array.isArray(column.default) || Object.getPrototypeOf(column.default) === Object.prototype
+      )
+      .map(([field, column]) => ({ table: getTableName(table), field, value: column.default }))
+  );
+}
+
+describe('YAML columns left out', () => {
+  it('has a row without them for every table with a JSON default', () => {
+    const tables = [...new Set(jsonDefaultColumns().map((c) => c.table))];
+    expect(tables).toEqual(Object.keys(ROWS_WITHOUT_JSON_DEFAULTS));
+  });
+
+  it.each(jsonDefaultColumns())(
+    '$table column $field takes its JSON default, a copy per row',
+    ({ table, field, value }) => {
+      const yaml = ROWS_WITHOUT_JSON_DEFAULTS[table] as string;
+      const twice = yaml + yaml.replace('tool_id: 7', 'tool_id: 8');
+      const { rows, errors } = yamlToConfig(new Map([[`${table}.yaml`, twice]]));
+      expect(errors).toEqual([]);
+      const [key] = CONFIG_TABLES.find(([, t]) => getTableName(t) === table) as [string, unknown];
+      const [first, second] = (rows as unknown as Record<string, Record<string, unknown>[]>)[key] as Record<
+        string,
+        unknown
+      >[];
+      expect(first?.[field]).toEqual(value);
+      expect(first?.[field]).not.toBe(second?.[field]);
+    }
+  );
+});
