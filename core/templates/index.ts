@@ -2,6 +2,7 @@ export {
   TEMPLATE_MALFORMED,
   checkTemplate,
   extractTemplateVariables,
+  parseAuthoredTemplate,
   parseTemplate,
   parseVariablePath,
   templateVariableRefs,

@@ -124,10 +124,36 @@ export function templateVariableRefs(template: string): VariablePath[] {
   return parseTemplate(template).flatMap((part) => (part.kind === 'variable' ? [part.path] : []));
 }
 
-/** Null when the template parses, else the reason (for config validation). */
+/**
+ * Thymeleaf syntax beyond the subset above. The Java engine evaluates it; renderTemplate has no such syntax and
+ * passes it through as text, so the user would read `[# th:if="${…}"]idle[/]` as written. Config validation
+ * refuses it (renderTemplate does not, so a row stored before renders as it did).
+ */
+const UNSUPPORTED_THYMELEAF: readonly [shape: RegExp, what: string][] = [
+  [/\[#(?=\s|[A-Za-z])/, 'a Thymeleaf element block, [# …]…[/]'],
+  [/\[\/(?:th:[A-Za-z]+)?\]/, 'the end of a Thymeleaf element block, [/]'],
+  [/(?<![\w:-])th:[A-Za-z][\w-]*\s*=/, 'a Thymeleaf attribute, th:…="…"'],
+  [/\[[[(][*@~]\{/, 'a Thymeleaf expression other than ${…} (*{…}, @{…} or ~{…})'],
+];
+
+/** parseTemplate, and also refuses Thymeleaf syntax the renderer does not implement (for config validation). */
+export function parseAuthoredTemplate(template: string): TemplatePart[] {
+  for (const [shape, what] of UNSUPPORTED_THYMELEAF) {
+    const at = shape.exec(template);
+    if (at) {
+      throw malformedTemplate(
+        template,
+        `${what} at offset ${at.index} is not supported: only variables are rendered ({{a.b}}, [[\${a.b}]], [(\${a.b})], with an optional ?: 'default'), so it would reach the reply as written; choose the text by state or rule instead`
+      );
+    }
+  }
+  return parseTemplate(template);
+}
+
+/** Null when the template parses as config validation requires (parseAuthoredTemplate), else the reason. */
 export function checkTemplate(template: string): string | null {
   try {
-    parseTemplate(template);
+    parseAuthoredTemplate(template);
     return null;
   } catch (err) {
     return err instanceof Error ? err.message : String(err);

@@ -5,7 +5,12 @@ import {
   RESERVED_RESPONSE_VARIABLES,
   type ReservedResponseStateName,
 } from '../../response/reserved';
-import { canonicalTemplateVariable, isKnownTemplateRoot, parseTemplate, type VariablePath } from '../../templates';
+import {
+  canonicalTemplateVariable,
+  isKnownTemplateRoot,
+  parseAuthoredTemplate,
+  type VariablePath,
+} from '../../templates';
 import { ANY_SCOPE, normalizeScopeValue } from '../scope';
 import { settingRow, type SettingDefinition } from '../setting';
 import {
@@ -58,7 +63,7 @@ export function checkTemplateText(
   if (!checkTemplateSize(ctx, where, text as string)) return;
   let refs: VariablePath[];
   try {
-    refs = parseTemplate(text as string).flatMap((p) => (p.kind === 'variable' ? [p.path] : []));
+    refs = parseAuthoredTemplate(text as string).flatMap((p) => (p.kind === 'variable' ? [p.path] : []));
   } catch (err) {
     ctx.sink.violation(where.table, where.id, `${where.column}: ${(err as Error).message}`);
     return;

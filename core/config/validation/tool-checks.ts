@@ -1,5 +1,5 @@
 import { isJsonObject, type Json } from '../../json';
-import { parseTemplate } from '../../templates';
+import { parseAuthoredTemplate } from '../../templates';
 import { parseResponseMapping } from '../response-mapping';
 import type { McpDbToolRow, McpHttpToolRow, McpToolRow } from '../types';
 import {
@@ -171,7 +171,7 @@ function checkHttpTemplate(ctx: ValidationContext, id: number, column: string, t
   const fail = (reason: string) => ctx.sink.violation('ce_mcp_http_tool', id, `${column}: ${reason}`);
   let refs;
   try {
-    refs = parseTemplate(text as string).flatMap((p) => (p.kind === 'variable' ? [p.path] : []));
+    refs = parseAuthoredTemplate(text as string).flatMap((p) => (p.kind === 'variable' ? [p.path] : []));
   } catch (err) {
     return fail((err as Error).message);
   }

@@ -112,6 +112,24 @@ const cases: Case[] = [
     reason: reason as RegExp,
   })),
   {
+    name: 'an exact_text with a Thymeleaf element block (it would reach the user as written)',
+    breakIt: (r) => void (at(r.responses, 0).exactText = `d [# th:if="\${state == 'IDLE'}"]idle[/]`),
+    violations: ['ce_response[1]'],
+    reason: /exact_text: malformed template: a Thymeleaf element block, \[# …\]…\[\/\] at offset 2 is not supported/,
+  },
+  {
+    name: 'a prompt template with a th: attribute',
+    breakIt: (r) => void (at(r.promptTemplates, 0).userPrompt = 'Answer th:text="${context.mcp.finalAnswer}"'),
+    violations: ['ce_prompt_template[1]'],
+    reason: /user_prompt: malformed template: a Thymeleaf attribute, th:…="…" at offset 7 is not supported/,
+  },
+  {
+    name: 'an HTTP body_template with a Thymeleaf selection expression',
+    breakIt: (r) => void (at(r.mcpHttpTools, 0).bodyTemplate = '{"id": "[[*{customerId}]]"}'),
+    violations: ['ce_mcp_http_tool[2]'],
+    reason: /body_template: malformed template: a Thymeleaf expression other than \$\{…\}/,
+  },
+  {
     name: 'a prompt setting with an unknown variable (every turn would fail rendering it)',
     breakIt: (r) =>
       r.configs.push(

@@ -79,6 +79,24 @@ describe('renderTemplate', () => {
   });
 });
 
+describe('checkTemplate: Thymeleaf syntax the renderer does not implement', () => {
+  it.each([
+    [`d [# th:if="\${state == 'IDLE'}"]idle[/]`, /a Thymeleaf element block, \[# …\]…\[\/\] at offset 2/],
+    ['[#th:block th:each="x : ${xs}"]x[/th:block]', /a Thymeleaf element block/],
+    ['done[/]', /the end of a Thymeleaf element block, \[\/\] at offset 4/],
+    ['Hi th:text="${name}"', /a Thymeleaf attribute, th:…="…" at offset 3/],
+    ['[[*{name}]] [(@{/a})] [[~{frag}]]', /a Thymeleaf expression other than \$\{…\}/],
+  ])('%p is refused', (template, reason) => {
+    expect(checkTemplate(template)).toMatch(reason);
+    expect(checkTemplate(template)).toMatch(/is not supported: only variables are rendered/);
+  });
+
+  it.each(['Item [#1] and [#] costs 5 th: 3', 'width: 3; month:5; [${a}] #{b} [[${c}]] [(${d})]', 'say [ # ] or [/ ]'])(
+    '%p is accepted',
+    (template) => expect(checkTemplate(template)).toBeNull()
+  );
+});
+
 describe('extractTemplateVariables', () => {
   it('lists normalized paths in order of first use', () => {
     expect(
