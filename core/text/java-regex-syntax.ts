@@ -2,18 +2,10 @@
  * Config authors write Java patterns (the seeds and the Java engine do); the matcher is RE2, whose syntax is
  * Java's for everything but a few spellings. This module turns the one into the other, or says why it cannot.
  */
-export const INVALID_REGEX = 'INVALID_REGEX';
+import { translateJavaConstructs, refuseInlineFlag } from './java-regex-constructs';
+import { UserRegexError } from './user-regex-error';
 
-export class UserRegexError extends Error {
-  readonly type = INVALID_REGEX;
-  constructor(
-    readonly pattern: string,
-    reason: string
-  ) {
-    super(reason);
-    this.name = 'UserRegexError';
-  }
-}
+export { INVALID_REGEX, UserRegexError } from './user-regex-error';
 
 export interface JavaPattern {
   /** The pattern in RE2 syntax, without its leading flags. */
@@ -23,16 +15,14 @@ export interface JavaPattern {
 }
 
 const LEADING_FLAGS = /^\(\?([a-zA-Z]+)\)/;
-const SUPPORTED_FLAGS = new Set(['i', 's', 'm', 'x', 'u', 'd']);
 
 function takeLeadingFlags(pattern: string): { body: string; flags: Set<string> } {
   const flags = new Set<string>();
   let body = pattern;
   for (let m = LEADING_FLAGS.exec(body); m; m = LEADING_FLAGS.exec(body)) {
-    for (const flag of (m[1] as string).toLowerCase()) {
-      if (!SUPPORTED_FLAGS.has(flag))
-        throw new UserRegexError(pattern, `unsupported inline flag (?${flag}) in "${pattern}"`);
-      flags.add(flag);
+    for (const flag of m[1] as string) {
+      refuseInlineFlag(pattern, flag, false);
+      flags.add(flag.toLowerCase());
     }
     body = body.slice(m[0].length);
   }
@@ -99,54 +89,13 @@ function translateEscapes(body: string): string {
 }
 
 /**
- * Java's class algebra has no RE2 spelling, and RE2 reads it as something else without complaint: inside a class,
- * `[a-c[x-z]]` (union) is the class `[a-c[x-z]` then a literal `]`, and `&&` (intersection) two literal `&`. A rule
- * written that way would silently never match what its author meant, so it is refused with the rewrite.
+ * The pattern in RE2 syntax with its leading flags; throws UserRegexError for what this engine cannot honour. A JSON
+ * Schema pattern (dialect 'ecma') keeps ECMA-262's reading: no Java class escapes, class algebra or flag groups.
  */
-function refuseClassAlgebra(pattern: string, source: string): void {
-  let classStart = -1;
-  for (let i = 0; i < source.length; i++) {
-    const ch = source[i] as string;
-    if (ch === '\\') {
-      const quoteEnd = source[i + 1] === 'Q' ? source.indexOf('\\E', i + 2) : -1;
-      i = source[i + 1] === 'Q' ? (quoteEnd < 0 ? source.length : quoteEnd + 1) : i + 1;
-    } else if (classStart < 0) {
-      if (ch === '[') classStart = source[i + 1] === '^' ? ++i : i;
-    } else if (ch === ']' && i > classStart + 1) {
-      classStart = -1;
-    } else if (ch === '[') {
-      throw new UserRegexError(
-        pattern,
-        source[i + 1] === ':'
-          ? classAlgebraReason(
-              pattern,
-              'a POSIX class, [[:alpha:]] (Java reads it as a union)',
-              'write \\p{Alpha} (\\p{Digit}, \\p{Alnum}, …)'
-            )
-          : classAlgebraReason(
-              pattern,
-              "a class inside a class (Java's union)",
-              'list the ranges in one class: [a-cx-z] for [a-c[x-z]]'
-            )
-      );
-    } else if (ch === '&' && source[i + 1] === '&') {
-      throw new UserRegexError(
-        pattern,
-        classAlgebraReason(pattern, 'a class intersection, &&', 'spell the resulting class out: [ac-z] for [a-z&&[^b]]')
-      );
-    }
-  }
-}
-
-function classAlgebraReason(pattern: string, what: string, rewrite: string): string {
-  return `regular expression "${pattern}" uses ${what}, which this matcher reads differently from Java; ${rewrite} (escape a literal [ or & inside a class as \\[ or \\&)`;
-}
-
-/** The pattern in RE2 syntax with its leading flags; throws UserRegexError for a flag this engine cannot honour. */
-export function fromJavaSyntax(pattern: string, options: { classAlgebra?: boolean } = {}): JavaPattern {
+export function fromJavaSyntax(pattern: string, options: { dialect?: 'java' | 'ecma' } = {}): JavaPattern {
   const { body, flags } = takeLeadingFlags(pattern);
   const source = translateEscapes(flags.has('x') ? stripExtendedSyntax(body) : body);
-  if (options.classAlgebra !== false) refuseClassAlgebra(pattern, source);
+  if (options.dialect !== 'ecma') return { source: translateJavaConstructs(pattern, source), flags };
   if (/\(\?[a-zA-Z-]+[):]/.test(source)) {
     throw new UserRegexError(pattern, `inline flags are only supported at the start of the pattern: "${pattern}"`);
   }

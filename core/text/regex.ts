@@ -1,5 +1,6 @@
 import { RE2JS } from 're2js';
-import { fromJavaSyntax, UserRegexError } from './java-regex-syntax';
+import { fromJavaSyntax } from './java-regex-syntax';
+import { UserRegexError } from './user-regex-error';
 
 /**
  * Regular expressions written by config authors (ce_rule REGEX, classifiers, policies, dialogue-act patterns,
@@ -12,7 +13,7 @@ import { fromJavaSyntax, UserRegexError } from './java-regex-syntax';
  * The price is what only a backtracking matcher can do (lookahead, backreferences, possessive quantifiers, atomic
  * groups): such a pattern is refused with the reason.
  */
-export { INVALID_REGEX, UserRegexError } from './java-regex-syntax';
+export { INVALID_REGEX, UserRegexError } from './user-regex-error';
 
 /** A compiled author pattern. Match it with matchesFind or matchesEntire, which apply the text limit. */
 export type UserRegex = RE2JS;
@@ -25,10 +26,11 @@ export interface UserRegexOptions {
   /** Case-insensitive even without `(?i)` (classifiers, REGEX rules and policies are, per the reference). */
   ignoreCase?: boolean;
   /**
-   * A JSON Schema `pattern` is ECMA-262, where `[` and `&&` inside a class are literal, as RE2 reads them: Java's class
-   * algebra is refused only in author patterns (default true).
+   * 'java' (default) for author patterns; 'ecma' for a JSON Schema `pattern`, which is ECMA-262: there `[` and `&&`
+   * inside a class are literal, as RE2 reads them, and \p{Alpha}, \h, \v, \R and `(?i)` are not Java's, so none of
+   * Java's translations apply.
    */
-  javaClassAlgebra?: boolean;
+  dialect?: 'java' | 'ecma';
 }
 
 /**
@@ -89,7 +91,7 @@ function compileFailure(pattern: string, err: unknown): string {
  * says, in words, why the pattern is not usable.
  */
 export function compileUserRegex(pattern: string, options: UserRegexOptions = {}): UserRegex {
-  const { source, flags } = fromJavaSyntax(pattern, { classAlgebra: options.javaClassAlgebra });
+  const { source, flags } = fromJavaSyntax(pattern, { dialect: options.dialect });
   let engineFlags = RE2JS.LOOKBEHINDS;
   if (options.ignoreCase || flags.has('i')) engineFlags |= RE2JS.CASE_INSENSITIVE;
   if (flags.has('s')) engineFlags |= RE2JS.DOTALL;
@@ -117,7 +119,7 @@ const checked = new Map<string, string | null>();
  * Remembered per pattern: settings are parsed, and so checked, on every read.
  */
 export function checkUserRegex(pattern: string, options: UserRegexOptions = {}): string | null {
-  const key = `${options.ignoreCase ? 'i' : '-'}:${pattern}`;
+  const key = `${options.ignoreCase ? 'i' : '-'}${options.dialect ?? 'java'}:${pattern}`;
   let reason = checked.get(key);
   if (reason === undefined) {
     try {
@@ -152,7 +154,7 @@ export function matchesEntire(re: UserRegex, text: string): boolean {
  */
 export const schemaPatternEngine = Object.assign(
   (pattern: string) => {
-    const re = compileUserRegex(pattern, { javaClassAlgebra: false });
+    const re = compileUserRegex(pattern, { dialect: 'ecma' });
     return { test: (text: string) => matchesFind(re, text), toString: () => `/${pattern}/` };
   },
   { code: 'compileUserRegex' }
