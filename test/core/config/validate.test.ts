@@ -428,6 +428,15 @@ const cases: Case[] = [
     reason: /input_schema regular expression .* uses a lookahead/,
   },
   {
+    name: "an input_schema pattern with a mid-pattern flag group: a JSON Schema's regex is ECMA-262, which has none",
+    breakIt: (r) => {
+      const h = at(r.mcpHttpTools, 0);
+      h.inputSchema = { type: 'object', properties: { customerId: { type: 'string', pattern: '^ord(?i)-\\d+$' } } };
+    },
+    violations: ['ce_mcp_http_tool[2]'],
+    reason: /input_schema .*inline flags are only supported at the start of the pattern/,
+  },
+  {
     name: 'POST HTTP tool with a body_template needs no input_schema',
     breakIt: (r) => {
       const h = at(r.mcpHttpTools, 0);
