@@ -2,7 +2,7 @@ import type { Json, JsonObject } from './json';
 
 export type Payload = { type: 'TEXT'; value: string } | { type: 'JSON'; value: Json };
 
-/** What ce_conversation.status holds: BLOCKED once a ce_policy row has refused a message, else RUNNING. */
+/** What ce_conversation.status holds: BLOCKED when a ce_policy row refused the last turn's message, else RUNNING. */
 export const CONVERSATION_STATUSES = ['RUNNING', 'BLOCKED'] as const;
 export type ConversationStatus = (typeof CONVERSATION_STATUSES)[number];
 

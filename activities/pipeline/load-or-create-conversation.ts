@@ -28,7 +28,9 @@ export async function loadOrCreateConversation(ctx: StepContext): Promise<StepOu
   }
   const session = ctx.scope.session;
   session.configVersion = ctx.snapshot.version;
-  session.conversationStatus = row.status === 'BLOCKED' ? 'BLOCKED' : 'RUNNING';
+  // The stored status describes the last turn only (§1.2 step 26): this turn is RUNNING unless the
+  // policy step blocks it, so one refused message does not leave the conversation BLOCKED for good.
+  session.conversationStatus = 'RUNNING';
   session.intent = row.intentCode;
   session.state = row.stateCode;
   session.context = cloneJson(row.context);

@@ -5,7 +5,8 @@ import type { StepContext } from '../step-runtime';
 
 /**
  * Hard block by ce_policy, before any LLM call (D2): the canned text is the reply, the turn stops
- * and goes straight to the commit steps, which store it with conversation status BLOCKED.
+ * and goes straight to the commit steps, which store it with conversation status BLOCKED (until the
+ * next turn that completes, which stores RUNNING).
  */
 export async function policyEnforcement(ctx: StepContext): Promise<StepOutput> {
   const session = ctx.scope.session;

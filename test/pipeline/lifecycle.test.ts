@@ -229,6 +229,20 @@ describe('pipeline lifecycle (reference §14 scenarios 1–7)', () => {
     expect(await h.historyCount(result.conversationId)).toBe(1);
   });
 
+  it('6 (§1.2 step 26) the next turn that completes stores status RUNNING again', async () => {
+    await h.configure(
+      baseConfig({ policies: [policyRow({ pattern: '(?i)password', responseText: 'No.', priority: 1 })] })
+    );
+    const blocked = await h.turn({ message: 'what is my password' });
+    const { conversationId } = blocked;
+    expect((await h.conversation(conversationId))?.status).toBe('BLOCKED');
+    const next = await h.turn({ conversationId, message: 'hi' });
+    expect(next).toMatchObject({ intent: 'GREETING', payload: { value: GREETING_REPLY } });
+    expect(await h.conversation(conversationId)).toMatchObject({ status: 'RUNNING', turnCount: 2 });
+    await h.turn({ conversationId, message: 'my password again' });
+    expect(await h.conversation(conversationId)).toMatchObject({ status: 'BLOCKED', turnCount: 3 });
+  });
+
   it('21 config with an undeclared state is refused at load, listing the bad row; the served config stays', async () => {
     const config = baseConfig();
     const refused = await h.configure({ ...config, rules: [] }).catch((e: unknown) => e);

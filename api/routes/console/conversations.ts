@@ -14,7 +14,10 @@ const searchQuery = {
   properties: {
     q: { type: 'string', maxLength: 200 },
     // Checked by the handler, so that any other value gets INVALID_STATUS naming the statuses there are.
-    status: { type: 'string', description: `One of ${CONVERSATION_STATUSES.join(', ')}.` },
+    status: {
+      type: 'string',
+      description: `One of ${CONVERSATION_STATUSES.join(', ')}: BLOCKED when a ce_policy row refused the last turn.`,
+    },
     intent: code,
     state: code,
     limit: { type: 'string', pattern: '^(?:[1-9]|[1-9][0-9]|100)$' },
