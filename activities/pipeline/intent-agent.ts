@@ -124,8 +124,9 @@ async function applyOutcome(ctx: StepContext, decision: AgentDecision): Promise<
   const keepState = sameIntent(session.intent, outcome.intent) && !isUnsetState(session.state);
   session.intent = outcome.intent;
   if (outcome.state && !keepState) session.state = outcome.state;
-  // An accepted intent answers any earlier clarification question.
-  session.pendingClarification = null;
+  // An accepted intent answers any earlier clarification question; a question the model still asks
+  // becomes the pending one (§4.3 step 8), which makes the MCP step skip until it is answered.
+  session.pendingClarification = outcome.question ? { question: outcome.question, reason: 'AGENT' } : null;
   await applyRules(ctx, 'POST_AGENT_INTENT', 'AgentIntentResolver', 'AGENT_INTENT_RESOLVER');
   ctx.scope.audit('INTENT_AGENT_ACCEPTED', {
     intent: session.intent,

@@ -15,7 +15,14 @@ export interface AgentPolicy {
 export type AgentOutcome =
   | { kind: 'REJECTED'; payload: JsonObject }
   | { kind: 'CLARIFY'; intent: string | null; state: string | null; question: string }
-  | { kind: 'ACCEPT'; intent: string; state: string | null; confidence: number };
+  | {
+      kind: 'ACCEPT';
+      intent: string;
+      state: string | null;
+      confidence: number;
+      /** The model's clarificationQuestion, if any: it becomes the pending clarification (§4.3 step 8). */
+      question: string | null;
+    };
 
 export interface AgentDecision {
   scores: IntentScore[];
@@ -117,5 +124,11 @@ function outcomeOf(f: AgentFields, scores: IntentScore[], policy: AgentPolicy): 
       payload: { intent, state: f.state, confidence: f.confidence, reason: 'confidence below minimum' },
     };
   }
-  return { kind: 'ACCEPT', intent, state: blank(f.state) ? null : (f.state as string), confidence: f.confidence };
+  return {
+    kind: 'ACCEPT',
+    intent,
+    state: blank(f.state) ? null : (f.state as string),
+    confidence: f.confidence,
+    question: blank(f.question) ? null : (f.question as string),
+  };
 }

@@ -158,6 +158,28 @@ describe('intent resolution (reference §14 scenarios 11–15)', () => {
     );
   });
 
+  it('13 (§4.3 step 8) an accepted answer that still asks a question leaves it pending, so MCP skips', async () => {
+    await h.configure(
+      baseConfig({
+        intents: [intentRow('RENEW_LOAN', 20)],
+        responses: [responseRow({ intentCode: 'RENEW_LOAN', stateCode: 'IDLE', exactText: 'Renewing.' })],
+      })
+    );
+    h.llm.push([
+      {
+        kind: 'INTENT',
+        reply: { intent: 'RENEW_LOAN', state: 'IDLE', confidence: 0.8, clarificationQuestion: 'Which book?' },
+      },
+    ]);
+    const result = await h.turn({ message: 'extend my loan' });
+    expect(result).toMatchObject({ intent: 'RENEW_LOAN', state: 'IDLE', payload: { value: 'Renewing.' } });
+    expect(result.context['pending_clarification']).toEqual({ question: 'Which book?', reason: 'AGENT' });
+    expectInOrder(await h.stages(result.conversationId), [
+      'INTENT_AGENT_ACCEPTED',
+      'MCP_SKIPPED_PENDING_CLARIFICATION',
+    ]);
+  });
+
   const collisionAnswer = {
     intent: '',
     confidence: 0,

@@ -55,7 +55,13 @@ describe('agent decision (§4.3)', () => {
       'INTENT_AGENT_COLLISION',
       'INTENT_AGENT_CLARIFICATION_SUPPRESSED_SCHEMA_FLOW',
     ]);
-    expect(d.outcome).toEqual({ kind: 'ACCEPT', intent: 'FAQ', state: 'INTENT_COLLISION', confidence: 0.61 });
+    expect(d.outcome).toEqual({
+      kind: 'ACCEPT',
+      intent: 'FAQ',
+      state: 'INTENT_COLLISION',
+      confidence: 0.61,
+      question: null,
+    });
   });
 
   it.each([
@@ -73,8 +79,22 @@ describe('agent decision (§4.3)', () => {
       { intent: 'LOAN_APPLICATION', state: 'IDLE', confidence: 0.8, intentScores: { LOAN_APPLICATION: 0.8, FAQ: 0.1 } },
       policy()
     );
-    expect(d.outcome).toEqual({ kind: 'ACCEPT', intent: 'LOAN_APPLICATION', state: 'IDLE', confidence: 0.8 });
+    expect(d.outcome).toEqual({
+      kind: 'ACCEPT',
+      intent: 'LOAN_APPLICATION',
+      state: 'IDLE',
+      confidence: 0.8,
+      question: null,
+    });
     expect(d.scores[0]).toEqual({ intent: 'LOAN_APPLICATION', confidence: 0.8 });
+  });
+
+  it('an accepted answer keeps the clarificationQuestion the model still asks (§4.3 step 8)', () => {
+    const d = decideAgentOutcome(
+      { intent: 'FAQ', state: 'IDLE', confidence: 0.8, clarificationQuestion: 'Which account?' },
+      policy()
+    );
+    expect(d.outcome).toMatchObject({ kind: 'ACCEPT', intent: 'FAQ', question: 'Which account?' });
   });
 });
 
