@@ -52,35 +52,58 @@ function isKnownRoot(vocab: TemplateVocabulary, root: string, intentCode: string
   return isKnownTemplateRoot(root) || vocab.ruleWrittenKeys.has(root) || schemaFieldsFor(vocab, intentCode).has(root);
 }
 
+/**
+ * Where a template is rendered: `strict` renders (prompts, derivation hints, SHORT_CIRCUIT text) fail the turn
+ * with UNRESOLVED_PROMPT_VARIABLE on an absent value; `lenient` ones (EXACT replies, reserved replies, progress
+ * messages) render it empty.
+ */
+export type TemplateRender = 'strict' | 'lenient';
+
+export interface TemplateColumn {
+  table: string;
+  id: number;
+  column: string;
+  intentCode: string | null;
+  render: TemplateRender;
+}
+
 /** Checks one template-bearing column: it must parse and reference only known variables. */
 export function checkTemplateText(
   ctx: ValidationContext,
   vocab: TemplateVocabulary,
-  where: { table: string; id: number; column: string; intentCode: string | null },
+  where: TemplateColumn,
   text: string | null
 ): void {
   if (isBlank(text)) return;
   if (!checkTemplateSize(ctx, where, text as string)) return;
-  let refs: VariablePath[];
+  let refs: { path: VariablePath; hasDefault: boolean }[];
   try {
-    refs = parseAuthoredTemplate(text as string).flatMap((p) => (p.kind === 'variable' ? [p.path] : []));
+    refs = parseAuthoredTemplate(text as string).flatMap((p) =>
+      p.kind === 'variable' ? [{ path: p.path, hasDefault: p.fallback !== undefined }] : []
+    );
   } catch (err) {
     ctx.sink.violation(where.table, where.id, `${where.column}: ${(err as Error).message}`);
     return;
   }
   // Without the rules or the output schemas (a partial tree) a name they might write cannot be judged.
   if (!ctx.has('rules') || !ctx.has('outputSchemas')) return;
-  for (const ref of refs) {
+  for (const { path: ref, hasDefault } of refs) {
     if (!isKnownRoot(vocab, ref.root, where.intentCode)) {
       ctx.sink.violation(where.table, where.id, `${where.column} references unknown variable {{${ref.text}}}`);
-    } else if (!contextPathIsWritten(vocab, ref, where.intentCode)) {
-      ctx.sink.warning(
-        where.table,
-        where.id,
-        `${where.column} reads {{${ref.text}}}, which no step writes (it renders empty unless a task or tool result puts it there)`
-      );
+    } else if (!hasDefault && !contextPathIsWritten(vocab, ref, where.intentCode)) {
+      ctx.sink.warning(where.table, where.id, unwrittenContextPath(where, ref));
     }
   }
+}
+
+/** What an absent `context.` path does where this column is rendered, and how to make it render empty. */
+function unwrittenContextPath(where: TemplateColumn, ref: VariablePath): string {
+  const read = `${where.column} reads {{${ref.text}}}, which no step writes`;
+  if (where.render === 'lenient') return `${read} (it renders empty unless a task or tool result puts it there)`;
+  return (
+    `${read}: a turn that renders it fails with UNRESOLVED_PROMPT_VARIABLE unless a task or tool result has put ` +
+    `it there first (give it a default, {{${ref.text} ?: ''}}, to render it empty)`
+  );
 }
 
 /**
@@ -138,8 +161,8 @@ export function checkPromptTemplates(ctx: ValidationContext, vocab: TemplateVoca
         `output_format "${t.outputFormat}" is not one of ${PROMPT_OUTPUT_FORMATS.join(', ')}`
       );
     }
-    checkTemplateText(ctx, vocab, { ...where, column: 'system_prompt' }, t.systemPrompt);
-    checkTemplateText(ctx, vocab, { ...where, column: 'user_prompt' }, t.userPrompt);
+    checkTemplateText(ctx, vocab, { ...where, column: 'system_prompt', render: 'strict' }, t.systemPrompt);
+    checkTemplateText(ctx, vocab, { ...where, column: 'user_prompt', render: 'strict' }, t.userPrompt);
     if (t.temperature !== null && !(t.temperature >= 0 && t.temperature <= 1)) {
       ctx.sink.violation(where.table, where.id, `temperature ${t.temperature} must be between 0 and 1`);
     }
@@ -208,8 +231,8 @@ export function checkResponses(ctx: ValidationContext, vocab: TemplateVocabulary
       checkReservedResponse(ctx, vocab, r, type, format);
       continue;
     }
-    checkTemplateText(ctx, vocab, { ...where, column: 'exact_text' }, r.exactText);
-    checkTemplateText(ctx, vocab, { ...where, column: 'derivation_hint' }, r.derivationHint);
+    checkTemplateText(ctx, vocab, { ...where, column: 'exact_text', render: 'lenient' }, r.exactText);
+    checkTemplateText(ctx, vocab, { ...where, column: 'derivation_hint', render: 'strict' }, r.derivationHint);
   }
 }
 
@@ -230,7 +253,7 @@ function checkReservedResponse(
     ruleWrittenKeys: new Set([...vocab.ruleWrittenKeys, ...RESERVED_RESPONSE_VARIABLES[state]]),
   };
   const where = { table: 'ce_response', id: r.responseId, intentCode: r.intentCode, column: 'exact_text' };
-  checkTemplateText(ctx, own, where, r.exactText);
+  checkTemplateText(ctx, own, { ...where, render: 'lenient' }, r.exactText);
 }
 
 function compatible(a: string | null, b: string | null): boolean {
@@ -255,8 +278,8 @@ export function checkPlanners(ctx: ValidationContext, vocab: TemplateVocabulary)
     const where = { table: 'ce_mcp_planner', id: p.plannerId, intentCode: p.intentCode };
     if (isBlank(p.systemPrompt)) ctx.sink.violation(where.table, where.id, 'system_prompt is blank');
     if (isBlank(p.userPrompt)) ctx.sink.violation(where.table, where.id, 'user_prompt is blank');
-    checkTemplateText(ctx, vocab, { ...where, column: 'system_prompt' }, p.systemPrompt);
-    checkTemplateText(ctx, vocab, { ...where, column: 'user_prompt' }, p.userPrompt);
+    checkTemplateText(ctx, vocab, { ...where, column: 'system_prompt', render: 'strict' }, p.systemPrompt);
+    checkTemplateText(ctx, vocab, { ...where, column: 'user_prompt', render: 'strict' }, p.userPrompt);
   }
 }
 
@@ -281,7 +304,7 @@ export function checkSettingTemplates(
     checkTemplateText(
       ctx,
       stepVocab,
-      { table: 'ce_config', id: row.configId, column, intentCode: null },
+      { table: 'ce_config', id: row.configId, column, intentCode: null, render: 'strict' },
       row.configValue
     );
   }

@@ -80,7 +80,7 @@ function checkAction(ctx: ValidationContext, vocab: TemplateVocabulary, rule: Ru
       return checkTemplateText(
         ctx,
         vocab,
-        { table: 'ce_rule', id: rule.ruleId, column: 'action_value', intentCode: rule.intentCode },
+        { table: 'ce_rule', id: rule.ruleId, column: 'action_value', intentCode: rule.intentCode, render: 'strict' },
         rule.actionValue
       );
     default:

@@ -38,7 +38,8 @@ export function checkVerboses(ctx: ValidationContext, vocab: TemplateVocabulary)
       ['message', row.message],
       ['error_message', row.errorMessage],
     ] as const) {
-      checkTemplateText(ctx, own, { table: TABLE, id: row.verboseId, column, intentCode: row.intentCode }, text);
+      const where = { table: TABLE, id: row.verboseId, column, intentCode: row.intentCode, render: 'lenient' } as const;
+      checkTemplateText(ctx, own, where, text);
     }
   }
 }

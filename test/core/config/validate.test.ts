@@ -670,6 +670,25 @@ describe('validateConfig', () => {
     );
   });
 
+  it('says what an unwritten context path does where it is rendered: a prompt fails the turn, a reply renders empty', () => {
+    const rows = validBaseConfig();
+    at(rows.promptTemplates, 0).systemPrompt = 'X={{context.not_there}} Y={{context.also_not ?: ""}}';
+    rows.responses.push(
+      response({
+        responseId: 9,
+        intentCode: 'FAQ',
+        stateCode: 'IDLE',
+        responseType: 'EXACT',
+        exactText: 'A [[${context.not_there}]]',
+      })
+    );
+    const warnings = validateConfig(rows).warnings.map(formatViolation);
+    expect(warnings).toEqual([
+      "ce_prompt_template[1]: system_prompt reads {{context.not_there}}, which no step writes: a turn that renders it fails with UNRESOLVED_PROMPT_VARIABLE unless a task or tool result has put it there first (give it a default, {{context.not_there ?: ''}}, to render it empty)",
+      'ce_response[9]: exact_text reads {{context.not_there}}, which no step writes (it renders empty unless a task or tool result puts it there)',
+    ]);
+  });
+
   it('reports every problem at once, each as table[id]: reason', () => {
     const rows = validBaseConfig();
     at(rows.rules, 0).ruleType = 'FOO';
