@@ -3,6 +3,7 @@ import { sql } from 'drizzle-orm';
 import type { Env } from '../config/env';
 import type { TemporalConnectionSettings } from '../config/temporal-connection';
 import { createActivities } from '../activities';
+import type { TaskTable } from '../core/tasks/registry';
 import type { Database } from '../db/pool';
 import { silentLogger, type Logger } from '../observability/logger';
 import { createWorkerMetrics, type WorkerMetrics } from '../observability/metrics';
@@ -31,6 +32,11 @@ export interface TurnWorkerRun {
   connection?: NativeConnection;
   /** Environment HTTP tool rows may read (the command passes its process environment). */
   toolEnv: Readonly<Record<string, string | undefined>>;
+  /**
+   * Consumer task methods for SET_TASK rules and ce_pending_action rows (docs/config-reference.md#tasks).
+   * The CLI's workers (`convengine start`, `convengine worker`) pass none.
+   */
+  tasks?: TaskTable;
   tuning?: Partial<WorkerOptions>;
   /** Step, LLM and tool log lines; default none (the CLI passes the process logger). */
   logger?: Logger;
@@ -49,6 +55,7 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
   const wired = await buildWorkerDeps(run.env, {
     databaseUrl: run.databaseUrl,
     toolEnv: run.toolEnv,
+    ...(run.tasks ? { tasks: run.tasks } : {}),
     observability: { logger, metrics },
   });
   const owned = run.connection === undefined;

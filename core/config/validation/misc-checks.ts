@@ -4,6 +4,7 @@ import { validateSettingRows, type SettingDefinition } from '../setting';
 import type { ConfigRow, ConfigRows } from '../types';
 import { CLASSIFIER_TYPES, POLICY_TYPES, oneOf } from '../vocabulary';
 import { isBlank, repeatedKeys, type ValidationContext } from './context';
+import { warnTaskInCode } from './task-checks';
 
 /** ce_intent_classifier and ce_policy: known type, non-blank pattern, compilable regex. */
 export function checkMatchers(ctx: ValidationContext): void {
@@ -44,11 +45,21 @@ export function checkPendingActions(ctx: ValidationContext): void {
     if (!a.enabled) continue;
     if (isBlank(a.actionKey)) ctx.sink.violation('ce_pending_action', a.pendingActionId, 'action_key is blank');
     if (isBlank(a.beanName)) ctx.sink.violation('ce_pending_action', a.pendingActionId, 'bean_name is blank');
-    if (a.methodNames.split(',').every((m) => m.trim() === '')) {
+    const methods = a.methodNames
+      .split(',')
+      .map((m) => m.trim())
+      .filter((m) => m !== '');
+    if (methods.length === 0) {
       ctx.sink.violation(
         'ce_pending_action',
         a.pendingActionId,
         'method_names must list at least one method (comma-separated)'
+      );
+    } else if (!isBlank(a.beanName)) {
+      warnTaskInCode(
+        ctx,
+        { table: 'ce_pending_action', id: a.pendingActionId },
+        { name: a.beanName.trim(), methods, withoutIt: 'executing the action fails with PENDING_ACTION_FAILED' }
       );
     }
   }

@@ -15,6 +15,7 @@ import {
 import { isBlank, type ValidationContext } from './context';
 import { checkTemplateText, type TemplateVocabulary } from './prompt-checks';
 import { checkIntent } from './scope-checks';
+import { warnTaskInCode } from './task-checks';
 
 /** ce_rule: phase (legacy names accepted, D3), rule type, pattern, action and its value (P5). */
 export function checkRules(ctx: ValidationContext, vocab: TemplateVocabulary): void {
@@ -75,7 +76,7 @@ function checkAction(ctx: ValidationContext, vocab: TemplateVocabulary, rule: Ru
     case 'SET_DIALOGUE_ACT':
       return report(parseSetDialogueActValue(rule.actionValue));
     case 'SET_TASK':
-      return report(parseSetTaskValue(rule.actionValue));
+      return checkSetTask(ctx, rule);
     case 'SHORT_CIRCUIT':
       return checkTemplateText(
         ctx,
@@ -88,4 +89,14 @@ function checkAction(ctx: ValidationContext, vocab: TemplateVocabulary, rule: Ru
         fail(`${action} action_value must be a single input-param key (got "${rule.actionValue}")`);
       }
   }
+}
+
+function checkSetTask(ctx: ValidationContext, rule: RuleRow): void {
+  const parsed = parseSetTaskValue(rule.actionValue);
+  if (isParseError(parsed)) return ctx.sink.violation('ce_rule', rule.ruleId, parsed.error);
+  warnTaskInCode(
+    ctx,
+    { table: 'ce_rule', id: rule.ruleId },
+    { name: parsed.bean, methods: parsed.methods, withoutIt: 'the rule audits each method as MISSING and does nothing' }
+  );
 }
