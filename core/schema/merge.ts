@@ -7,11 +7,18 @@ function meaningful(value: Json): boolean {
   return true;
 }
 
+/**
+ * `__proto__` is the one key whose assignment is not a plain write: `target['__proto__'] = x` would set
+ * the target's prototype, and reading it yields Object.prototype, which a deep merge would then write into
+ * for every object in the process. A model's answer can carry the key (JSON.parse keeps it as a field).
+ */
+export const UNSAFE_KEY = '__proto__';
+
 function mergeInto(target: JsonObject, patch: JsonObject): boolean {
   let changed = false;
   for (const [key, value] of Object.entries(patch)) {
-    if (!meaningful(value)) continue;
-    const existing = target[key];
+    if (key === UNSAFE_KEY || !meaningful(value)) continue;
+    const existing = Object.hasOwn(target, key) ? target[key] : undefined;
     if (isJsonObject(value) && isJsonObject(existing)) {
       changed = mergeInto(existing, value) || changed;
     } else {

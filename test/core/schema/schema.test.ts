@@ -53,6 +53,14 @@ describe('merging an extraction', () => {
     expect(mergeExtraction(context, { a: null, b: '' })).toBe(false);
   });
 
+  it('a __proto__ key in the answer is skipped: it neither reaches Object.prototype nor the context prototype', () => {
+    const context = {};
+    expect(mergeExtraction(context, JSON.parse('{"__proto__": {"polluted": "yes"}, "a": 1}'))).toBe(true);
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+    expect(Object.getPrototypeOf(context)).toBe(Object.prototype);
+    expect(context).toEqual({ a: 1 });
+  });
+
   it('seeds empty schema fields from input params; relaxes the answer schema', () => {
     const context: Record<string, never> | { customerId?: string } = {};
     seedFromInputParams(context, ['customerId', 'requestedAmount'], { customerId: 'C1', other: 1 });
