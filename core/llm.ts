@@ -38,8 +38,13 @@ export interface LlmRequest {
   meta: LlmCallMeta;
 }
 
-/** A JSON call never throws for a bad answer: callers decide (reject, fall back) from `error`. */
-export type LlmJsonResult = { ok: true; json: Json; raw: string } | { ok: false; raw: string; error: string };
+/**
+ * A JSON call never throws for a bad answer: callers decide (reject, fall back) from `error`. An answer
+ * that is JSON but breaks the schema also carries it as `unchecked`, for callers that take what is
+ * usable of it (schema extraction keeps the fields that pass; a DERIVED JSON reply is sent as it is).
+ */
+export type LlmJsonResult =
+  { ok: true; json: Json; raw: string } | { ok: false; raw: string; error: string; unchecked?: Json };
 
 export interface LlmClient {
   /** Throws (retryably) only for transport failures: 429/5xx/timeouts after the SDK's own retries. */

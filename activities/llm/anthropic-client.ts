@@ -7,7 +7,7 @@ import {
   type LlmJsonResult,
   type LlmRequest,
 } from '../../core/llm';
-import { parseJsonOutput } from './json-output';
+import { jsonResult, parseJsonOutput } from './json-output';
 
 export const CALL_KIND_HEADER = LLM_CALL_KIND_HEADER;
 
@@ -153,8 +153,7 @@ export function createAnthropicLlmClient(options: AnthropicLlmOptions): LlmClien
         return parsed.ok ? null : parsed.error;
       };
       const raw = await call(req, jsonSystemPrompt(req), options.structuredOutput, judge);
-      const parsed = parseJsonOutput(raw, req.schema);
-      return parsed.ok ? { ok: true, json: parsed.json, raw } : { ok: false, raw, error: parsed.error };
+      return jsonResult(raw, req.schema);
     },
   };
 }

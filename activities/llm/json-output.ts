@@ -1,12 +1,13 @@
-import type { ValidateFunction } from 'ajv';
-import { canonicalJson, type Json, type JsonObject } from '../../core/json';
-import { newConfigSchemaAjv } from '../../core/json-schema';
+import { type Json, type JsonObject } from '../../core/json';
+import { compileConfigSchema } from '../../core/json-schema';
+import type { LlmJsonResult } from '../../core/llm';
 
 /**
  * Turns a model's text into JSON and checks it against the expected schema. Models sometimes wrap
  * JSON in code fences or add a sentence around it; both are tolerated, anything else is invalid.
+ * JSON that breaks the schema is returned as `unchecked` beside the error (see LlmJsonResult).
  */
-export type ParsedJson = { ok: true; json: Json } | { ok: false; error: string };
+export type ParsedJson = { ok: true; json: Json } | { ok: false; error: string; unchecked?: Json };
 
 const FENCE = /^```[a-zA-Z]*\s*([\s\S]*?)\s*```$/;
 
@@ -27,30 +28,26 @@ function parseLenient(raw: string): Json | undefined {
   }
 }
 
-const ajv = newConfigSchemaAjv();
-const compiled = new Map<string, ValidateFunction>();
-
-function validatorFor(schema: JsonObject): ValidateFunction {
-  const key = canonicalJson(schema);
-  let validate = compiled.get(key);
-  if (!validate) {
-    validate = ajv.compile(schema);
-    compiled.set(key, validate);
-  }
-  return validate;
-}
-
 export function parseJsonOutput(raw: string, schema: JsonObject | undefined): ParsedJson {
   const json = parseLenient(raw);
   if (json === undefined) return { ok: false, error: 'invalid json' };
   if (!schema) return { ok: true, json };
-  let validate: ValidateFunction;
-  try {
-    validate = validatorFor(schema);
-  } catch (err) {
-    return { ok: false, error: `expected schema is not valid: ${(err as Error).message}` };
-  }
+  const compiled = compileConfigSchema(schema);
+  if ('invalid' in compiled) return { ok: false, error: `expected schema is not valid: ${compiled.invalid}` };
+  const { validate } = compiled;
   if (validate(json)) return { ok: true, json };
   const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
-  return { ok: false, error: `schema mismatch: ${problems.join('; ')}` };
+  return { ok: false, error: `schema mismatch: ${problems.join('; ')}`, unchecked: json };
+}
+
+/** A client's answer to a JSON call: the parse of `raw` against the request's schema. */
+export function jsonResult(raw: string, schema: JsonObject | undefined): LlmJsonResult {
+  const parsed = parseJsonOutput(raw, schema);
+  if (parsed.ok) return { ok: true, json: parsed.json, raw };
+  return {
+    ok: false,
+    raw,
+    error: parsed.error,
+    ...(parsed.unchecked === undefined ? {} : { unchecked: parsed.unchecked }),
+  };
 }

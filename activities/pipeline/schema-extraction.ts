@@ -3,6 +3,7 @@ import { isJsonObject } from '../../core/json';
 import type { OutputSchemaRow } from '../../core/config/types';
 import { applySchemaStatus, clearSchemaStatus } from '../../core/schema/apply';
 import { schemaPropertyNames } from '../../core/schema/subset';
+import { acceptExtraction, type ConvertedField, type DroppedField } from '../../core/schema/extraction-answer';
 import { extractionAnswerSchema, mergeExtraction, seedFromInputParams } from '../../core/schema/merge';
 import { schemaForExtraction, templateFor } from '../../core/schema/resolve';
 import { P } from '../../core/params/keys';
@@ -26,8 +27,20 @@ function statusPayload(ctx: StepContext, schema: OutputSchemaRow) {
   };
 }
 
-/** Runs the extraction LLM and merges its answer; an invalid answer extracts nothing (audited). */
-async function extract(ctx: StepContext, schema: OutputSchemaRow): Promise<void> {
+/**
+ * SCHEMA_EXTRACTION_LLM_OUTPUT: `valid` and `error` judge the answer as written; `dropped` names each field
+ * not stored and why, `converted` each stored in its declared type (core/schema/extraction-answer.ts).
+ */
+type SchemaExtractionOutputPayload = {
+  json: string;
+  valid: boolean;
+  error?: string;
+  dropped: DroppedField[];
+  converted: ConvertedField[];
+};
+
+/** The SCHEMA_JSON prompts for the session's intent/state, rendered and audited. */
+function extractionPrompts(ctx: StepContext, schema: OutputSchemaRow) {
   const session = ctx.scope.session;
   const template = templateFor(ctx.snapshot, 'SCHEMA_JSON', session.intent, session.state);
   if (!template) {
@@ -37,7 +50,6 @@ async function extract(ctx: StepContext, schema: OutputSchemaRow): Promise<void>
       { details: { intent: session.intent, state: session.state, schemaId: schema.schemaId } }
     );
   }
-  seedFromInputParams(session.context, schemaPropertyNames(schema.jsonSchema), session.inputParams);
   const vars = promptVars(ctx, {
     schema: schema.jsonSchema,
     json_schema: schema.jsonSchema,
@@ -51,24 +63,39 @@ async function extract(ctx: StepContext, schema: OutputSchemaRow): Promise<void>
     schema: schema.jsonSchema,
     userInput: session.userText,
   });
+  return { systemPrompt, userPrompt, temperature: template.temperature };
+}
+
+/**
+ * Runs the extraction LLM and merges what of its answer the schema accepts, field by field (audited); an
+ * answer that is not a JSON object extracts nothing.
+ */
+async function extract(ctx: StepContext, schema: OutputSchemaRow): Promise<void> {
+  const session = ctx.scope.session;
+  seedFromInputParams(session.context, schemaPropertyNames(schema.jsonSchema), session.inputParams);
+  const { systemPrompt, userPrompt, temperature } = extractionPrompts(ctx, schema);
+  const answerSchema = extractionAnswerSchema(schema.jsonSchema);
   const answer = await ctx.deps.llm.generateJson({
     kind: 'SCHEMA',
     systemPrompt,
     userPrompt,
-    schema: extractionAnswerSchema(schema.jsonSchema),
-    ...(template.temperature === null ? {} : { temperature: template.temperature }),
+    schema: answerSchema,
+    ...(temperature === null ? {} : { temperature }),
     meta: llmMeta(session),
   });
   session.lastLlmOutput = answer.raw;
   session.lastLlmStage = 'SCHEMA_EXTRACTION';
+  const candidate = answer.ok ? answer.json : answer.unchecked;
+  const accepted = isJsonObject(candidate) ? acceptExtraction(answerSchema, candidate) : undefined;
   ctx.scope.audit('SCHEMA_EXTRACTION_LLM_OUTPUT', {
     json: answer.raw,
     valid: answer.ok,
     ...(answer.ok ? {} : { error: answer.error }),
-  });
-  if (!answer.ok || !isJsonObject(answer.json)) return;
+    dropped: accepted?.dropped ?? [],
+    converted: accepted?.converted ?? [],
+  } satisfies SchemaExtractionOutputPayload);
   // New facts invalidate an earlier MCP answer (stale-answer guard, seed "stale move ID bug").
-  if (mergeExtraction(session.context, answer.json)) delete session.context['mcp'];
+  if (accepted && mergeExtraction(session.context, accepted.fields)) delete session.context['mcp'];
 }
 
 /** Schema extraction (§5.1): hydrate-only when Correction already decided, else extract, merge, assess. */

@@ -7,7 +7,7 @@ import type { ApprovalDecision } from '../../core/turn/contracts';
 import type { ApprovalRequest } from '../../core/turn/executor';
 import type { MissingRecording } from '../../core/whatif/diff';
 import type { RecordedApproval, RecordedToolCall, Recording } from '../../db/whatif/recording';
-import { parseJsonOutput } from '../llm/json-output';
+import { jsonResult } from '../llm/json-output';
 import type { ToolHandler } from '../tools/deps';
 
 /**
@@ -98,11 +98,7 @@ export function replayFeeds(recording: Recording, normalise: (text: string) => s
   return {
     llm: {
       generateText: async (req) => answer(req),
-      async generateJson(req): Promise<LlmJsonResult> {
-        const raw = answer(req);
-        const parsed = parseJsonOutput(raw, req.schema);
-        return parsed.ok ? { ok: true, json: parsed.json, raw } : { ok: false, raw, error: parsed.error };
-      },
+      generateJson: async (req): Promise<LlmJsonResult> => jsonResult(answer(req), req.schema),
     },
     async toolHandler(ctx): Promise<Json> {
       const args = normalise(canonicalJson(ctx.args));

@@ -2,7 +2,7 @@ import type { ErrorObject, ValidateFunction } from 'ajv';
 import type { ConfigSnapshot, McpToolRow } from '../config/types';
 import { EngineError, ErrorType } from '../errors';
 import { canonicalJson, type Json, type JsonObject } from '../json';
-import { newConfigSchemaAjv } from '../json-schema';
+import { compileConfigSchema } from '../json-schema';
 import { toolInputSchema } from './tool-input-schema';
 
 /**
@@ -18,24 +18,11 @@ export const MAX_TOOL_ARGS_CHARS = 32 * 1024;
 
 export type ToolArgsVerdict = { ok: true } | { ok: false; problems: string[]; schema: Json };
 
-// Schemas rarely change between calls; compiling is the slow part.
-const compiled = new Map<string, ValidateFunction | string>();
-
 function compile(schema: Json): ValidateFunction | string {
-  const key = canonicalJson(schema);
-  const cached = compiled.get(key);
-  if (cached !== undefined) return cached;
-  // A fresh instance per schema: two tools may legitimately reuse the same $id.
-  const ajv = newConfigSchemaAjv({ logger: false });
-  let result: ValidateFunction | string;
-  try {
-    result = ajv.compile(schema as object);
-  } catch (err) {
-    result = `the tool's input schema is not a valid JSON Schema (${(err as Error).message})`;
-  }
-  if (compiled.size >= 500) compiled.clear();
-  compiled.set(key, result);
-  return result;
+  const result = compileConfigSchema(schema);
+  return 'validate' in result
+    ? result.validate
+    : `the tool's input schema is not a valid JSON Schema (${result.invalid})`;
 }
 
 function describe(e: ErrorObject): string {

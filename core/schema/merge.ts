@@ -1,6 +1,7 @@
 import { isJsonObject, type Json, type JsonObject } from '../json';
 
-function meaningful(value: Json): boolean {
+/** Whether an extracted value counts: null, blank text and empty arrays are what a model says for "not given". */
+export function meaningful(value: Json): boolean {
   if (value === null) return false;
   if (typeof value === 'string') return value.trim() !== '';
   if (Array.isArray(value)) return value.length > 0;
@@ -48,21 +49,31 @@ export function seedFromInputParams(context: JsonObject, fields: readonly string
   }
 }
 
-/**
- * The schema the extraction answer is checked against: every property may be null (a model says
- * null for what the message does not contain) and nothing is required (completeness is computed
- * separately, so a partial answer is normal).
- */
-export function extractionAnswerSchema(schema: JsonObject): JsonObject {
-  const props = isJsonObject(schema['properties']) ? schema['properties'] : {};
+function relaxedProperties(properties: JsonObject): JsonObject {
   const relaxed: JsonObject = {};
-  for (const [field, prop] of Object.entries(props)) {
-    if (!isJsonObject(prop)) continue;
+  for (const [field, prop] of Object.entries(properties)) {
+    if (!isJsonObject(prop) || field === UNSAFE_KEY) continue;
     const copy: JsonObject = { ...prop };
     delete copy['enum'];
     if (typeof copy['type'] === 'string') copy['type'] = [copy['type'], 'null'];
     else if (Array.isArray(copy['type']) && !copy['type'].includes('null')) copy['type'] = [...copy['type'], 'null'];
+    if (isJsonObject(copy['properties'])) {
+      copy['properties'] = relaxedProperties(copy['properties']);
+      delete copy['required'];
+    }
     relaxed[field] = copy;
   }
-  return { type: 'object', properties: relaxed };
+  return relaxed;
+}
+
+/**
+ * The schema the extraction answer is checked against: every property may be null (a model says
+ * null for what the message does not contain) and nothing is required, in nested objects too
+ * (completeness is computed separately, so a partial answer is normal). Definitions stay, for `$ref`.
+ */
+export function extractionAnswerSchema(schema: JsonObject): JsonObject {
+  const props = isJsonObject(schema['properties']) ? schema['properties'] : {};
+  const definitions: JsonObject = {};
+  for (const key of ['$defs', 'definitions']) if (isJsonObject(schema[key])) definitions[key] = schema[key];
+  return { type: 'object', properties: relaxedProperties(props), ...definitions };
 }

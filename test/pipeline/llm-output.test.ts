@@ -7,7 +7,7 @@ import { baseConfig, UNKNOWN_REPLY } from '../support/base-config';
 import { configRow, intentRow, responseRow, ruleRow, templateRow } from '../support/config-rows';
 import { PipelineHarness } from '../support/pipeline-harness';
 
-/** Every kind of bad model answer is rejected or falls back, with a specific reason; none crashes a turn silently. */
+/** Every kind of bad model answer is rejected, falls back or is taken in part, with a specific reason; none crashes a turn silently. */
 describe('bad LLM output', () => {
   let h: PipelineHarness;
   beforeAll(async () => {
@@ -70,18 +70,24 @@ describe('bad LLM output', () => {
     expect(reason).toBe('needsClarification without question');
   });
 
-  it('a schema extraction of the wrong shape extracts nothing (fields stay missing)', async () => {
+  it('a schema extraction with a field of the wrong kind keeps the others (§5.1); only that field stays missing', async () => {
     const rows = loanConfirmationPack.rows as Partial<ConfigRows>;
     await h.configure({ ...rows, configs: [configRow('DialogueActStep', 'RESOLUTE_MODE', 'REGEX_ONLY')] });
     h.llm.push([
       { kind: 'SCHEMA', reply: { customerId: 1234, requestedAmount: 'a lot', tenureMonths: 24 } },
-      { kind: 'RESP_TEXT', reply: 'Which customer and amount?' },
+      { kind: 'RESP_TEXT', reply: 'What amount?' },
     ]);
     const result = await h.turn({ message: 'a loan please' });
     expect(result.state).toBe('ELIGIBILITY_GATE');
-    expect(result.context['tenureMonths']).toBeUndefined();
+    expect(result.context).toMatchObject({ customerId: '1234', tenureMonths: 24 });
+    expect(result.context['requestedAmount']).toBeUndefined();
     const output = (await h.audits(result.conversationId)).find((a) => a.stage === 'SCHEMA_EXTRACTION_LLM_OUTPUT');
-    expect(output?.payload).toMatchObject({ valid: false, error: expect.stringMatching(/schema mismatch/) });
+    expect(output?.payload).toMatchObject({
+      valid: false,
+      error: expect.stringMatching(/schema mismatch/),
+      dropped: [{ field: 'requestedAmount', reason: 'must be number,null' }],
+      converted: [{ field: 'customerId', from: 1234, to: '1234' }],
+    });
   });
 
   it('a DERIVED JSON answer that breaks its schema fails the turn with LLM_OUTPUT_INVALID', async () => {

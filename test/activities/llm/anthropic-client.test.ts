@@ -89,6 +89,7 @@ describe('Anthropic LLM client against the scripted Messages server', () => {
     expect(await c.generateJson(request({ kind: 'SCHEMA', schema }))).toMatchObject({
       ok: false,
       error: 'schema mismatch: /n must be number',
+      unchecked: { n: 'three' },
     });
     expect(await c.generateJson(request({ kind: 'SCHEMA', schema }))).toMatchObject({
       ok: false,

@@ -71,6 +71,15 @@ describe('merging an extraction', () => {
       type: ['integer', 'null'],
     });
   });
+
+  it('relaxes nested objects the same way and keeps definitions for $ref', () => {
+    const relaxed = extractionAnswerSchema({ ...loanSchema, definitions: { id: { type: 'string' } } });
+    expect((relaxed['properties'] as Record<string, unknown>)['address']).toEqual({
+      type: ['object', 'null'],
+      properties: { city: { type: ['string', 'null'] } },
+    });
+    expect(relaxed['definitions']).toEqual({ id: { type: 'string' } });
+  });
 });
 
 describe('schema resolution (D10)', () => {
