@@ -1,6 +1,7 @@
 import type { ResponseRow } from '../../core/config/types';
 import { EngineError, ErrorType } from '../../core/errors';
-import { isJsonObject, type JsonObject } from '../../core/json';
+import { isJsonObject, type Json } from '../../core/json';
+import type { LlmRequest } from '../../core/llm';
 import { buildFacts } from '../../core/rules/facts';
 import { textPayload } from '../../core/response/payload';
 import { templateFor } from '../../core/schema/resolve';
@@ -38,11 +39,51 @@ function promptsFor(ctx: StepContext, response: ResponseRow) {
   };
 }
 
-/** A JSON answer may move the conversation (§8 ⚠, scenario 54): non-null intent/state are taken over. */
-function adoptIntentState(ctx: StepContext, json: JsonObject): void {
+/** What a DERIVED call sends besides its kind and schema. */
+type DerivedRequest = Omit<LlmRequest, 'kind' | 'schema'>;
+
+/** The non-blank intent and state codes a JSON reply names (§8 ⚠, scenario 54); anything else names none. */
+function namedIntentState(json: Json): { intent?: string; state?: string } {
+  if (!isJsonObject(json)) return {};
+  const code = (value: Json | undefined) => (typeof value === 'string' && value.trim() !== '' ? value : undefined);
+  const intent = code(json['intent']);
+  const state = code(json['state']);
+  return { ...(intent === undefined ? {} : { intent }), ...(state === undefined ? {} : { state }) };
+}
+
+/**
+ * RESOLVE_RESPONSE_LLM_OUTPUT of a JSON reply: `valid`/`error` judge it against `json_schema`. A reply that
+ * breaks the schema is still the payload (§8: the call is made with the schema, nothing validates the
+ * output), but it does not move the conversation: `intentStateIgnored` says it named an intent or state.
+ */
+type DerivedJsonOutputPayload = { output: string; valid: boolean; error?: string; intentStateIgnored: boolean };
+
+/** A JSON reply: the payload whenever it parses; only one that matches its schema may move the conversation. */
+async function derivedJson(ctx: StepContext, response: ResponseRow, request: DerivedRequest): Promise<Json> {
   const session = ctx.scope.session;
-  if (typeof json['intent'] === 'string' && json['intent'].trim() !== '') session.intent = json['intent'];
-  if (typeof json['state'] === 'string' && json['state'].trim() !== '') session.state = json['state'];
+  const schema = isJsonObject(response.jsonSchema) ? response.jsonSchema : undefined;
+  const answer = await ctx.deps.llm.generateJson({ kind: 'RESP_JSON', ...request, ...(schema ? { schema } : {}) });
+  const json = answer.ok ? answer.json : answer.unchecked;
+  const error = answer.ok ? undefined : answer.error;
+  const named = json === undefined ? {} : namedIntentState(json);
+  ctx.scope.audit('RESOLVE_RESPONSE_LLM_OUTPUT', {
+    output: answer.raw,
+    valid: answer.ok,
+    ...(error === undefined ? {} : { error }),
+    intentStateIgnored: !answer.ok && (named.intent !== undefined || named.state !== undefined),
+  } satisfies DerivedJsonOutputPayload);
+  if (json === undefined) {
+    throw new EngineError(
+      ErrorType.LlmOutputInvalid,
+      `DERIVED JSON response ${response.responseId} is not valid: ${error ?? 'no JSON'}`,
+      { details: { responseId: response.responseId, error: error ?? null } }
+    );
+  }
+  if (answer.ok) {
+    if (named.intent !== undefined) session.intent = named.intent;
+    if (named.state !== undefined) session.state = named.state;
+  }
+  return json;
 }
 
 /** DERIVED response (§8 step 5): the LLM writes the reply from the template, the hint and the context. */
@@ -70,24 +111,8 @@ export async function resolveDerived(ctx: StepContext, response: ResponseRow): P
     session.lastAssistantJson = reply.stored;
     return reply.payload;
   }
-  const schema = isJsonObject(response.jsonSchema) ? response.jsonSchema : undefined;
-  const answer = await ctx.deps.llm.generateJson({ kind: 'RESP_JSON', ...request, ...(schema ? { schema } : {}) });
-  ctx.scope.audit('RESOLVE_RESPONSE_LLM_OUTPUT', {
-    output: answer.raw,
-    valid: answer.ok,
-    ...(answer.ok ? {} : { error: answer.error }),
-  });
-  if (!answer.ok) {
-    throw new EngineError(
-      ErrorType.LlmOutputInvalid,
-      `DERIVED JSON response ${response.responseId} is not valid: ${answer.error}`,
-      {
-        details: { responseId: response.responseId, error: answer.error },
-      }
-    );
-  }
-  if (isJsonObject(answer.json)) adoptIntentState(ctx, answer.json);
-  session.payload = { type: 'JSON', value: answer.json };
-  session.lastAssistantJson = answer.json;
+  const json = await derivedJson(ctx, response, request);
+  session.payload = { type: 'JSON', value: json };
+  session.lastAssistantJson = json;
   return session.payload;
 }

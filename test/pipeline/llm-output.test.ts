@@ -90,7 +90,8 @@ describe('bad LLM output', () => {
     });
   });
 
-  it('a DERIVED JSON answer that breaks its schema fails the turn with LLM_OUTPUT_INVALID', async () => {
+  /** One turn in X/S whose DERIVED JSON response (json_schema `{answer: string}`) gets `reply`. */
+  const derivedJsonTurn = async (reply: unknown) => {
     await h.configure(
       baseConfig({
         intents: [intentRow('X', 20)],
@@ -111,7 +112,7 @@ describe('bad LLM output', () => {
             stateCode: 'S',
             responseType: 'DERIVED',
             outputFormat: 'JSON',
-            jsonSchema: { type: 'object', required: ['answer'] },
+            jsonSchema: { type: 'object', required: ['answer'], properties: { answer: { type: 'string' } } },
           }),
         ],
       })
@@ -120,10 +121,41 @@ describe('bad LLM output', () => {
     await h.seedConversation(id, { intentCode: 'X', stateCode: 'S' });
     h.llm.push([
       { kind: 'INTENT', reply: { intent: null } },
-      { kind: 'RESP_JSON', reply: { reply: 'no answer field' } },
+      { kind: 'RESP_JSON', reply },
     ]);
-    const error = await h.turn({ conversationId: id, message: 'tell me' }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ type: 'LLM_OUTPUT_INVALID', nonRetryable: true });
+    const result = await h.turn({ conversationId: id, message: 'tell me' }).catch((e: unknown) => e);
+    const output = (await h.audits(id)).find((a) => a.stage === 'RESOLVE_RESPONSE_LLM_OUTPUT')?.payload;
+    return { id, result, output };
+  };
+
+  it('a DERIVED JSON reply that breaks its json_schema is still the payload (§8), audited, and moves nothing', async () => {
+    const reply = { answer: 5, intent: 'FAQ', state: 'DONE' };
+    const { id, result, output } = await derivedJsonTurn(reply);
+    expect(result).toMatchObject({ intent: 'X', state: 'S', payload: { type: 'JSON', value: reply } });
+    expect(output).toMatchObject({
+      valid: false,
+      error: 'schema mismatch: /answer must be string',
+      intentStateIgnored: true,
+    });
+    expect(await h.conversation(id)).toMatchObject({ intentCode: 'X', stateCode: 'S', lastAssistantJson: reply });
+  });
+
+  it('intent/state of a matching DERIVED JSON reply are taken only as non-blank strings', async () => {
+    for (const named of [
+      { intent: 5, state: ['DONE'] },
+      { intent: '   ', state: { code: 'DONE' } },
+      { intent: null, state: true },
+    ]) {
+      const { result, output } = await derivedJsonTurn({ answer: 'ok', ...named });
+      expect(result).toMatchObject({ intent: 'X', state: 'S', payload: { value: { answer: 'ok', ...named } } });
+      expect(output).toMatchObject({ valid: true, intentStateIgnored: false });
+    }
+  });
+
+  it('a DERIVED JSON reply that is not JSON at all fails the turn with LLM_OUTPUT_INVALID', async () => {
+    const { id, result, output } = await derivedJsonTurn('Sure! The answer is 5.');
+    expect(result).toMatchObject({ type: 'LLM_OUTPUT_INVALID', nonRetryable: true });
+    expect(output).toMatchObject({ valid: false, error: 'invalid json', intentStateIgnored: false });
     expect((await h.conversation(id))?.turnCount).toBe(0);
   });
 
