@@ -1,7 +1,8 @@
 import { readSetting } from '../../core/config/setting';
+import { modelSettableStates } from '../../core/config/states';
 import { IntentSettings } from '../../core/config/settings/pipeline';
 import { normalizeScopeValue } from '../../core/config/scope';
-import { decideAgentOutcome, type AgentDecision } from '../../core/intent/agent-decision';
+import { decideAgentOutcome, type AgentDecision, type IgnoredChoice } from '../../core/intent/agent-decision';
 import { AGENT_OUTPUT_SCHEMA } from '../../core/intent/agent-output';
 import { allowedIntents, allowedIntentsJson } from '../../core/intent/allowed';
 import { isJsonObject, type JsonObject } from '../../core/json';
@@ -50,6 +51,7 @@ function decide(ctx: StepContext, output: JsonObject, codes: Set<string>): Agent
   const session = ctx.scope.session;
   return decideAgentOutcome(output, {
     allowedCodes: codes,
+    knownStates: modelSettableStates(ctx.snapshot.rows.rules),
     minConfidence: readSetting(ctx.snapshot, IntentSettings.minConfidence),
     collisionGap: readSetting(ctx.snapshot, IntentSettings.collisionGapThreshold),
     hasPendingClarification: session.pendingClarification !== null,
@@ -116,6 +118,7 @@ async function applyOutcome(ctx: StepContext, decision: AgentDecision): Promise<
       state: session.state,
       question: outcome.question,
       followups: decision.followups,
+      ...ignoredFields(outcome.ignored),
     });
     return session.intent;
   }
@@ -136,6 +139,15 @@ async function applyOutcome(ctx: StepContext, decision: AgentDecision): Promise<
     ...(keepState && outcome.state && outcome.state !== session.state
       ? { stateKept: true, agentState: outcome.state }
       : {}),
+    ...ignoredFields(outcome.ignored),
   });
   return session.intent;
+}
+
+/** What the model named that the config does not know: audited, never stored as the conversation's. */
+function ignoredFields(ignored: IgnoredChoice): JsonObject {
+  return {
+    ...(ignored.intent === undefined ? {} : { agentIntentIgnored: ignored.intent }),
+    ...(ignored.state === undefined ? {} : { agentStateIgnored: ignored.state }),
+  };
 }

@@ -4,7 +4,10 @@ import { readAgentFields, readFollowups, readIntentScores, type AgentFields, typ
 export const INTENT_COLLISION_STATE = 'INTENT_COLLISION';
 
 export interface AgentPolicy {
+  /** Enabled ce_intent codes, upper-cased. */
   allowedCodes: ReadonlySet<string>;
+  /** States the model may move the conversation to (core/config/states.ts), upper-cased. */
+  knownStates: ReadonlySet<string>;
   minConfidence: number;
   collisionGap: number;
   hasPendingClarification: boolean;
@@ -12,16 +15,28 @@ export interface AgentPolicy {
   isSchemaDriven: (intent: string) => boolean;
 }
 
+/**
+ * What the model named that the config does not know, so it did not move the conversation (shortened for the
+ * audit). The model's output is hostile: an intent or state it makes up would otherwise be stored, searched and
+ * matched as if an author had written it.
+ */
+export interface IgnoredChoice {
+  intent?: string;
+  state?: string;
+}
+
 export type AgentOutcome =
   | { kind: 'REJECTED'; payload: JsonObject }
-  | { kind: 'CLARIFY'; intent: string | null; state: string | null; question: string }
+  | { kind: 'CLARIFY'; intent: string | null; state: string | null; question: string; ignored: IgnoredChoice }
   | {
       kind: 'ACCEPT';
+      /** The configured code, upper-cased, whatever case the model wrote it in. */
       intent: string;
       state: string | null;
       confidence: number;
       /** The model's clarificationQuestion, if any: it becomes the pending clarification (§4.3 step 8). */
       question: string | null;
+      ignored: IgnoredChoice;
     };
 
 export interface AgentDecision {
@@ -101,11 +116,14 @@ function collisionPayload(f: AgentFields, candidates: JsonObject[], scores: Inte
 function outcomeOf(f: AgentFields, scores: IntentScore[], policy: AgentPolicy): AgentOutcome {
   if (f.needsClarification) {
     if (blank(f.question)) return { kind: 'REJECTED', payload: { reason: 'needsClarification without question' } };
+    const intent = knownCode(f.intent, policy.allowedCodes);
+    const state = knownCode(f.state, policy.knownStates);
     return {
       kind: 'CLARIFY',
-      intent: blank(f.intent) ? null : f.intent,
-      state: blank(f.state) ? null : f.state,
+      intent: intent.code,
+      state: state.code,
       question: f.question as string,
+      ignored: { ...intent.ignored('intent'), ...state.ignored('state') },
     };
   }
   if (blank(f.intent)) {
@@ -116,19 +134,39 @@ function outcomeOf(f: AgentFields, scores: IntentScore[], policy: AgentPolicy): 
   }
   const intent = (f.intent as string).trim();
   if (!policy.allowedCodes.has(intent.toUpperCase())) {
-    return { kind: 'REJECTED', payload: { intent, state: f.state, reason: 'Intent not in allowed intents' } };
+    const payload = { intent: preview(intent), state: preview(f.state), reason: 'Intent not in allowed intents' };
+    return { kind: 'REJECTED', payload };
   }
   if (f.confidence < policy.minConfidence) {
     return {
       kind: 'REJECTED',
-      payload: { intent, state: f.state, confidence: f.confidence, reason: 'confidence below minimum' },
+      payload: { intent, state: preview(f.state), confidence: f.confidence, reason: 'confidence below minimum' },
     };
   }
+  const state = knownCode(f.state, policy.knownStates);
   return {
     kind: 'ACCEPT',
-    intent,
-    state: blank(f.state) ? null : (f.state as string),
+    intent: intent.toUpperCase(),
+    state: state.code,
     confidence: f.confidence,
     question: blank(f.question) ? null : (f.question as string),
+    ignored: state.ignored('state'),
+  };
+}
+
+/** Longest model-written code an audit row repeats when it is ignored. */
+const IGNORED_PREVIEW_CHARS = 120;
+
+const preview = (value: string | null): string | null =>
+  value === null ? null : value.slice(0, IGNORED_PREVIEW_CHARS);
+
+/** A model-written code as the config spells it (trimmed, upper-cased), or null with what was ignored. */
+function knownCode(value: string | null, known: ReadonlySet<string>) {
+  const code = blank(value) ? null : (value as string).trim().toUpperCase();
+  const isKnown = code !== null && known.has(code);
+  return {
+    code: isKnown ? code : null,
+    ignored: (field: keyof IgnoredChoice): IgnoredChoice =>
+      code === null || isKnown ? {} : { [field]: preview(value) as string },
   };
 }

@@ -180,6 +180,34 @@ describe('intent resolution (reference §14 scenarios 11–15)', () => {
     ]);
   });
 
+  it('an intent the model wrote in lower case is stored as configured; a state no rule declares moves nothing', async () => {
+    await h.configure(
+      baseConfig({
+        intents: [intentRow('RENEW_LOAN', 20)],
+        responses: [responseRow({ intentCode: 'RENEW_LOAN', stateCode: 'ANY', exactText: 'Renewing.' })],
+      })
+    );
+    h.llm.push([{ kind: 'INTENT', reply: { intent: 'renew_loan', state: 'COMPLETED', confidence: 0.8 } }]);
+    const result = await h.turn({ message: 'extend my loan' });
+    expect(result).toMatchObject({ intent: 'RENEW_LOAN', state: 'UNKNOWN', payload: { value: 'Renewing.' } });
+    const accepted = (await h.audits(result.conversationId)).find((a) => a.stage === 'INTENT_AGENT_ACCEPTED');
+    expect(accepted?.payload).toMatchObject({ intent: 'RENEW_LOAN', state: 'UNKNOWN', agentStateIgnored: 'COMPLETED' });
+  });
+
+  it('a clarification that names an unknown intent and state keeps the conversation where it was', async () => {
+    await h.configure(baseConfig({ intents: [intentRow('RENEW_LOAN', 20)] }));
+    h.llm.push([
+      {
+        kind: 'INTENT',
+        reply: { intent: 'EVIL_INTENT', state: 'EVIL_STATE', needsClarification: true, clarificationQuestion: 'Hm?' },
+      },
+    ]);
+    const result = await h.turn({ message: 'extend my loan' });
+    expect(result).toMatchObject({ intent: 'UNKNOWN', state: 'UNKNOWN' });
+    const asked = (await h.audits(result.conversationId)).find((a) => a.stage === 'INTENT_AGENT_NEEDS_CLARIFICATION');
+    expect(asked?.payload).toMatchObject({ agentIntentIgnored: 'EVIL_INTENT', agentStateIgnored: 'EVIL_STATE' });
+  });
+
   const collisionAnswer = {
     intent: '',
     confidence: 0,

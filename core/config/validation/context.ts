@@ -1,4 +1,5 @@
-import { normalizeScopeValue, ANY_SCOPE, UNKNOWN_SCOPE } from '../scope';
+import { normalizeScopeValue } from '../scope';
+import { declaredStates } from '../states';
 import type { ConfigRows, ConfigViolation, IntentRow } from '../types';
 
 /** Collects violations (config refused) and warnings (config accepted, author should look). */
@@ -53,16 +54,7 @@ export function buildValidationContext(rows: ConfigRows, options: ValidationOpti
     const code = normalizeScopeValue(intent.intentCode);
     if (intent.enabled || !intents.get(code)?.enabled) intents.set(code, intent);
   }
-  const allowedStates = new Set<string>([ANY_SCOPE, UNKNOWN_SCOPE]);
-  for (const rule of rows.rules) {
-    if (!rule.enabled) continue;
-    const state = normalizeScopeValue(rule.stateCode);
-    if (state !== '') allowedStates.add(state);
-    if (normalizeScopeValue(rule.action) === 'SET_STATE') {
-      const target = normalizeScopeValue(rule.actionValue);
-      if (target !== '') allowedStates.add(target);
-    }
-  }
+  const allowedStates = declaredStates(rows.rules);
   const check = options.checkToolSql;
   const absent = new Set(options.absentTables ?? []);
   const has = (table: keyof ConfigRows) => !absent.has(table);

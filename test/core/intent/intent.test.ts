@@ -5,6 +5,7 @@ import { classifierRow, intentRow, snapshotOf } from '../../support/config-rows'
 
 const policy = (extra: Partial<AgentPolicy> = {}): AgentPolicy => ({
   allowedCodes: new Set(['FAQ', 'LOAN_APPLICATION']),
+  knownStates: new Set(['UNKNOWN', 'IDLE', 'INTENT_COLLISION', 'COLLECT']),
   minConfidence: 0.55,
   collisionGap: 0.1,
   hasPendingClarification: false,
@@ -34,6 +35,7 @@ describe('agent decision (§4.3)', () => {
       intent: 'FAQ',
       state: 'INTENT_COLLISION',
       question: 'Did you mean Faq or Loan Application?',
+      ignored: {},
     });
     expect(d.events.map((e) => e.stage)).toEqual(['INTENT_AGENT_COLLISION']);
   });
@@ -61,6 +63,7 @@ describe('agent decision (§4.3)', () => {
       state: 'INTENT_COLLISION',
       confidence: 0.61,
       question: null,
+      ignored: {},
     });
   });
 
@@ -85,8 +88,56 @@ describe('agent decision (§4.3)', () => {
       state: 'IDLE',
       confidence: 0.8,
       question: null,
+      ignored: {},
     });
     expect(d.scores[0]).toEqual({ intent: 'LOAN_APPLICATION', confidence: 0.8 });
+  });
+
+  it('stores the configured spelling of an intent and a state the model wrote in another case', () => {
+    const d = decideAgentOutcome({ intent: ' loan_application ', state: 'collect', confidence: 0.8 }, policy());
+    expect(d.outcome).toMatchObject({ kind: 'ACCEPT', intent: 'LOAN_APPLICATION', state: 'COLLECT', ignored: {} });
+  });
+
+  it.each([
+    ['a state no rule declares', 'COMPLETED'],
+    ['the ANY wildcard', 'ANY'],
+    ['a state with a NUL', 'IDLE\u0000'],
+    ['a 100 KB state', 'S'.repeat(100_000)],
+  ])('accepts the intent but ignores %s as its state, audited shortened', (_name, state) => {
+    const d = decideAgentOutcome({ intent: 'FAQ', state, confidence: 0.8 }, policy());
+    expect(d.outcome).toMatchObject({ kind: 'ACCEPT', intent: 'FAQ', state: null });
+    const ignored = (d.outcome as { ignored: { state?: string } }).ignored.state;
+    expect(ignored).toBe(state.slice(0, 120));
+  });
+
+  it('a clarification naming an unknown intent and state moves neither, and says so', () => {
+    const d = decideAgentOutcome(
+      { intent: 'EVIL_INTENT', state: 'EVIL_STATE', needsClarification: true, clarificationQuestion: 'Which?' },
+      policy()
+    );
+    expect(d.outcome).toEqual({
+      kind: 'CLARIFY',
+      intent: null,
+      state: null,
+      question: 'Which?',
+      ignored: { intent: 'EVIL_INTENT', state: 'EVIL_STATE' },
+    });
+  });
+
+  it('a clarification naming a known intent in another case keeps it, upper-cased', () => {
+    const d = decideAgentOutcome(
+      { intent: 'faq', state: 'idle', needsClarification: true, clarificationQuestion: 'Which?' },
+      policy()
+    );
+    expect(d.outcome).toMatchObject({ kind: 'CLARIFY', intent: 'FAQ', state: 'IDLE', ignored: {} });
+  });
+
+  it('a rejected intent is audited shortened', () => {
+    const d = decideAgentOutcome({ intent: 'X'.repeat(100_000), state: 'Y'.repeat(500), confidence: 0.9 }, policy());
+    expect(d.outcome).toMatchObject({
+      kind: 'REJECTED',
+      payload: { intent: 'X'.repeat(120), state: 'Y'.repeat(120), reason: 'Intent not in allowed intents' },
+    });
   });
 
   it('an accepted answer keeps the clarificationQuestion the model still asks (§4.3 step 8)', () => {
