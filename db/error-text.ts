@@ -9,17 +9,28 @@ import { errorMessage } from '../core/errors';
  * integer: \"abc\"") and is what lets a model repair its SQL; what it quotes comes from the query's
  * own scope (the tools role reads nothing else). Still, a quoted value is cut short (to `maxQuoted`
  * characters; 0 where nothing quoted may show, as it may be the user's text), DETAIL,
- * HINT, CONTEXT and the query text are never included, and connection or authentication failures
- * (hosts, role names) become one generic sentence.
+ * HINT, CONTEXT and the query text are never included, connection or authentication failures
+ * (hosts, role names) become one generic sentence, and a server short of disk or connections another.
  */
 const MAX_QUOTED = 40;
 const MAX_MESSAGE = 300;
 
+/** Connection, authentication and shutdown failures: their text names hosts, roles and databases. */
+const CONNECTION_SQLSTATE = /^(08|28|3D|57P)/;
+/**
+ * The server itself short of disk space or connection slots (class 53 but out of memory, 53200, and
+ * a configured limit such as temp_file_limit, 53400, which name only the limit): their text names
+ * data files and roles.
+ */
+const SERVER_RESOURCE_SQLSTATE = /^53(?!200|400)/;
+const SERVER_RESOURCE_TEXT = 'the database server ran short of disk space or connections';
+
 export function scrubDatabaseMessage(err: unknown, connectionFailure: string, maxQuoted = MAX_QUOTED): string {
   const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || /^(08|28|3D|53|57P)/.test(code)) {
+  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || CONNECTION_SQLSTATE.test(code)) {
     return connectionFailure;
   }
+  if (SERVER_RESOURCE_SQLSTATE.test(code)) return `${SERVER_RESOURCE_TEXT} (SQLSTATE ${code})`;
   const first = (errorMessage(err).split('\n')[0] ?? '').trim();
   const quotedCut = first.replace(/"([^"]*)"/g, (_m, inner: string) =>
     inner.length > maxQuoted ? `"${inner.slice(0, maxQuoted)}…"` : `"${inner}"`

@@ -104,21 +104,43 @@ async function enterReadOnly(client: PoolClient, query: ReadOnlyQuery): Promise<
   );
 }
 
-/** Maps a database error to a typed engine error with a scrubbed message: what a retry can fix, what it cannot. */
-export function sqlFailure(err: unknown, what: string): EngineError {
+/**
+ * A limit the statement itself reached: its memory (53200), a configured limit such as the tools
+ * role's temp_file_limit (53400) or one of PostgreSQL's program limits (class 54). The same query
+ * reaches it again, so no attempt is spent on it.
+ */
+const QUERY_LIMIT_SQLSTATE = /^(53200|53400|54...)$/;
+/**
+ * What may pass on another attempt: a lost connection or a server shutting a session down (class
+ * 08, 57P), a server short of disk or connection slots (the rest of class 53), a serialization
+ * failure or deadlock (class 40).
+ */
+const TRANSIENT_SQLSTATE = /^(08|53|57P|40)/;
+
+/**
+ * Maps a database error to a typed engine error with a scrubbed message: what a retry can fix, what
+ * it cannot. `statementTimeoutMs` is the query's own, named when it cancels the query.
+ */
+export function sqlFailure(err: unknown, what: string, statementTimeoutMs?: number): EngineError {
   const code = (err as { code?: unknown }).code;
   const sqlState = typeof code === 'string' ? code : null;
   const details = { sqlState };
-  const message = `${what} failed: ${scrubDatabaseMessage(err, 'the database connection for SQL tools failed')}`;
+  const text = scrubDatabaseMessage(err, 'the database connection for SQL tools failed');
+  const message = `${what} failed: ${text}`;
   if (code === '57014') {
-    const cancelled = `${what} took longer than its statement timeout and was cancelled`;
-    return new EngineError(ErrorType.ToolTimeout, cancelled, { details, cause: err });
+    const limit = statementTimeoutMs === undefined ? '' : ` of ${statementTimeoutMs} ms`;
+    const cancelled = `${what} took longer than its statement timeout${limit} and was cancelled`;
+    // The same statement takes as long again: five attempts only made the turn five times slower.
+    return new EngineError(ErrorType.ToolTimeout, cancelled, { retryable: false, details, cause: err });
   }
   if (code === '55P03') return new EngineError(ErrorType.ToolTimeout, message, { details, cause: err });
   if (code === '25006' || code === '42501')
     return new EngineError(ErrorType.ToolNotAllowed, message, { details, cause: err });
-  // Connection, resource, operator-intervention and serialization classes may pass on another attempt.
-  if (sqlState !== null && /^(08|53|57P|40)/.test(sqlState)) {
+  if (sqlState !== null && QUERY_LIMIT_SQLSTATE.test(sqlState)) {
+    const limited = `${what} was stopped by a database limit: ${text}`;
+    return new EngineError(ErrorType.ToolExecutionFailed, limited, { retryable: false, details, cause: err });
+  }
+  if (sqlState !== null && TRANSIENT_SQLSTATE.test(sqlState)) {
     return new EngineError(ErrorType.ToolExecutionFailed, message, { details, cause: err });
   }
   // Any other SQLSTATE (syntax, unknown column, constraint) is the statement's own: it fails the same way again.
@@ -159,7 +181,7 @@ export async function executeReadOnly(target: ReadOnlySqlTarget, query: ReadOnly
   try {
     return await retryOnConnectionLoss(once);
   } catch (err) {
-    throw sqlFailure(err, what);
+    throw sqlFailure(err, what, query.statementTimeoutMs);
   }
 }
 

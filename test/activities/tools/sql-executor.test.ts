@@ -1,6 +1,12 @@
 import { Client } from 'pg';
-import { executeReadOnly, type ReadOnlyQuery, type ReadOnlySqlTarget } from '../../../activities/tools/sql/executor';
+import {
+  executeReadOnly,
+  sqlFailure,
+  type ReadOnlyQuery,
+  type ReadOnlySqlTarget,
+} from '../../../activities/tools/sql/executor';
 import { EngineError } from '../../../core/errors';
+import { createPool } from '../../../db/pool';
 import { TOOLS_ROLE, toolsDatabaseUrl } from '../../../db/tools-role';
 import { createTestDatabase, toolsRoleAdvisoryLocks, type TestDatabase } from '../../support/database';
 
@@ -85,8 +91,37 @@ describe('read-only SQL executor', () => {
         query('select count(*) from generate_series(1, 1e10)', [], { statementTimeoutMs: 150 })
       )
     );
-    expect(slow).toMatchObject({ type: 'TOOL_TIMEOUT', retryable: true });
+    // The same statement would take as long again: it is not retried.
+    expect(slow).toMatchObject({ type: 'TOOL_TIMEOUT', retryable: false, details: { sqlState: '57014' } });
+    expect(slow.message).toBe('SQL tool query took longer than its statement timeout of 150 ms and was cancelled');
     expect(await count()).toBe(30);
+  });
+
+  it('fails at once, naming the limit, when the query reaches a limit of its own', async () => {
+    // A temp_file_limit for the tools role in this database only, so the spill fails within a few MB.
+    await tdb.pool.query(`ALTER ROLE ${TOOLS_ROLE} IN DATABASE ${tdb.name} SET temp_file_limit = '1MB'`);
+    const limited = createPool(toolsDatabaseUrl(tdb.url), { max: 1 });
+    try {
+      const spilled = await failure(
+        executeReadOnly({ pool: limited }, query('select count(*) from generate_series(1, 10000000000)'))
+      );
+      expect(spilled).toMatchObject({
+        type: 'TOOL_EXECUTION_FAILED',
+        retryable: false,
+        details: { sqlState: '53400' },
+      });
+      expect(spilled.message).toMatch(
+        /^SQL tool query was stopped by a database limit: temporary file size exceeds temp_file_limit \(\d+kB\) \(SQLSTATE 53400\)$/
+      );
+    } finally {
+      await limited.end();
+      await tdb.pool.query(`ALTER ROLE ${TOOLS_ROLE} IN DATABASE ${tdb.name} RESET temp_file_limit`);
+    }
+    const tooLong = await failure(executeReadOnly(appTarget, query("select repeat('x', 1100000000)")));
+    expect(tooLong).toMatchObject({ type: 'TOOL_EXECUTION_FAILED', retryable: false, details: { sqlState: '54000' } });
+    expect(tooLong.message).toBe(
+      'SQL tool query was stopped by a database limit: requested length too large (SQLSTATE 54000)'
+    );
   });
 
   it('caps the result by bytes on the server, even when a single row is too large', async () => {
@@ -205,5 +240,38 @@ describe('read-only SQL executor', () => {
       await client.end();
     }
     expect(await count()).toBe(30);
+  });
+});
+
+describe('SQL tool failures by SQLSTATE', () => {
+  const failed = (code: string, message: string) => sqlFailure(Object.assign(new Error(message), { code }), 'Q');
+
+  it('does not retry a limit the query reached: its memory, a configured limit, a program limit', () => {
+    expect(failed('53200', 'out of memory')).toMatchObject({
+      retryable: false,
+      message: 'Q was stopped by a database limit: out of memory (SQLSTATE 53200)',
+    });
+    expect(failed('54001', 'stack depth limit exceeded')).toMatchObject({ retryable: false });
+    expect(failed('53400', 'temporary file size exceeds temp_file_limit (262144kB)').message).toContain(
+      'temp_file_limit'
+    );
+  });
+
+  it('retries what another attempt may pass, each with its own cause and no role or file names', () => {
+    const slots = failed('53300', `too many connections for role "${TOOLS_ROLE}"`);
+    expect(slots).toMatchObject({ type: 'TOOL_EXECUTION_FAILED', retryable: true });
+    expect(slots.message).toBe('Q failed: the database server ran short of disk space or connections (SQLSTATE 53300)');
+    expect(failed('53100', 'could not extend file "base/1/2": No space left on device').message).not.toContain('base/');
+    for (const code of ['08006', '57P01']) {
+      expect(failed(code, 'terminating connection')).toMatchObject({
+        retryable: true,
+        message: 'Q failed: the database connection for SQL tools failed',
+      });
+    }
+    for (const code of ['40001', '40P01']) expect(failed(code, 'deadlock detected')).toMatchObject({ retryable: true });
+    expect(failed('55P03', 'canceling statement due to lock timeout')).toMatchObject({
+      type: 'TOOL_TIMEOUT',
+      retryable: true,
+    });
   });
 });
