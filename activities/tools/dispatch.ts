@@ -51,7 +51,14 @@ async function runHttpGroup(ctx: ToolHandlerContext, idempotencyKey: string | nu
       ErrorType.ConfigInvalid,
       `Missing ce_mcp_http_tool row for HTTP tool ${ctx.toolCode} (tool_id ${id})`
     );
-  const invocation = { toolCode: ctx.toolCode, row, args: ctx.args, ctx: toolCallContext(ctx.session), idempotencyKey };
+  const invocation = {
+    toolCode: ctx.toolCode,
+    row,
+    args: ctx.args,
+    ctx: toolCallContext(ctx.session),
+    idempotencyKey,
+    callId: ctx.call.idempotencyKey,
+  };
   return invokeHttpTool(invocation, { circuits: ctx.tools.circuits, env: ctx.tools.env, sleep: ctx.tools.sleep });
 }
 

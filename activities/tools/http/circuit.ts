@@ -1,9 +1,13 @@
 import { EngineError, ErrorType } from '../../../core/errors';
 
 /**
- * Per-tool circuit breakers, in memory per worker (§6.10). After `threshold` consecutive failed
- * calls the circuit opens and calls fail fast for `openMs`; then one trial call is let through
- * (half-open): success closes the circuit, failure opens it again.
+ * Per-tool circuit breakers, in memory per worker (§6.10). After `threshold` tool calls in a row
+ * found the upstream unhealthy, the circuit opens and calls fail fast for `openMs`; then one trial
+ * call is let through (half-open): an answer closes the circuit, an unhealthy upstream opens it
+ * again. What counts as unhealthy is the invoker's to say; this counts calls, not attempts: the
+ * activity retries of one call (same call id) count once, as the Java engine, which has no activity
+ * retries, counts one failure per call. So one turn's failing call cannot open the circuit for
+ * every other conversation.
  */
 export interface CircuitSettings {
   enabled: boolean;
@@ -12,7 +16,8 @@ export interface CircuitSettings {
 }
 
 interface CircuitState {
-  failures: number;
+  /** Calls that found the upstream unhealthy since it last answered; bounded by the threshold. */
+  failedCalls: Set<string>;
   openUntil: number;
   halfOpen: boolean;
 }
@@ -27,7 +32,7 @@ export class CircuitRegistry {
   private state(toolCode: string): CircuitState {
     let state = this.states.get(toolCode);
     if (!state) {
-      state = { failures: 0, openUntil: 0, halfOpen: false };
+      state = { failedCalls: new Set(), openUntil: 0, halfOpen: false };
       this.states.set(toolCode, state);
     }
     return state;
@@ -55,17 +60,26 @@ export class CircuitRegistry {
     state.halfOpen = true;
   }
 
-  onSuccess(toolCode: string): void {
+  /** The upstream answered (a success, or an answer that blames the request): the circuit closes. */
+  onHealthy(toolCode: string): void {
     this.states.delete(toolCode);
   }
 
-  onFailure(toolCode: string, settings: CircuitSettings): void {
+  /** The upstream is unhealthy for call `callId`; a call already counted is not counted again. */
+  onUnhealthy(toolCode: string, settings: CircuitSettings, callId: string): void {
     if (!settings.enabled) return;
     const state = this.state(toolCode);
-    state.failures += 1;
-    if (state.halfOpen || state.failures >= settings.threshold) {
+    state.failedCalls.add(callId);
+    if (state.halfOpen || state.failedCalls.size >= settings.threshold) {
       state.openUntil = this.now() + settings.openMs;
       state.halfOpen = false;
+      state.failedCalls.clear();
     }
+  }
+
+  /** The call ended with no word on the upstream (cancelled): a half-open trial is let go, so the next call tries. */
+  onAbandoned(toolCode: string): void {
+    const state = this.states.get(toolCode);
+    if (state) state.halfOpen = false;
   }
 }

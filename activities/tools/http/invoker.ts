@@ -11,7 +11,8 @@ import { HttpIoError, sendOnce, type HttpResponse } from './transport';
 /**
  * Calls a table-configured HTTP tool (§6.10): renders the request once, then tries up to
  * max_attempts times, retrying configured statuses (429/502/503/504 by default) and IO errors
- * with exponential backoff, behind a per-tool circuit breaker. Every attempt sends the same
+ * with exponential backoff, behind a per-tool circuit breaker that counts only calls that found
+ * the upstream unhealthy. Every attempt sends the same
  * Idempotency-Key, so a write that was applied before a timeout is not applied twice (D16).
  */
 export interface HttpToolInvocation {
@@ -21,6 +22,8 @@ export interface HttpToolInvocation {
   ctx: ToolCallContext;
   /** Sent as Idempotency-Key; set for write tools only. */
   idempotencyKey: string | null;
+  /** The tool call, the same across its activity attempts (`<turn id>/tool/<callIndex>`): the circuit counts it once. */
+  callId: string;
 }
 
 export interface HttpInvokerDeps {
@@ -98,10 +101,51 @@ function shouldRetry(a: Attempt, row: McpHttpToolRow, statuses: Set<number>): bo
   return statuses.has(a.response.status);
 }
 
+function succeeded(a: Attempt): boolean {
+  return a.kind === 'response' && a.response.status >= 200 && a.response.status < 300;
+}
+
+/** Request timeout and throttling say the upstream is struggling, whether or not the row retries them. */
+const UNHEALTHY_CLIENT_STATUSES: ReadonlySet<number> = new Set([408, 429]);
+
+/**
+ * Whether a call's last attempt says the upstream is unhealthy, which is what the circuit counts: a
+ * server error, a status the row retries, 408 or 429, an IO error or a timeout. Any other answer
+ * (a 404, a 400, a body over the size cap) proves the upstream answers; the request was at fault.
+ */
+function upstreamUnhealthy(a: Attempt, statuses: Set<number>): boolean {
+  if (a.kind === 'io') return a.error.kind !== 'RESPONSE_TOO_LARGE';
+  if (succeeded(a)) return false;
+  const status = a.response.status;
+  return status >= 500 || UNHEALTHY_CLIENT_STATUSES.has(status) || statuses.has(status);
+}
+
+interface CallOutcome {
+  last: Attempt;
+  attempts: number;
+}
+
+/** Up to max_attempts attempts, with backoff between retryable ones; the last attempt decides. */
+async function attemptWithRetries(
+  spec: HttpRequestSpec,
+  row: McpHttpToolRow,
+  deps: { now: () => number; sleep: (ms: number) => Promise<void> }
+): Promise<CallOutcome> {
+  const maxAttempts = Math.max(1, row.maxAttempts);
+  const statuses = retryStatuses(row);
+  let backoff = Math.max(0, row.initialBackoffMs);
+  for (let attempt = 1; ; attempt++) {
+    const last = await attemptOnce(spec, row, deps.now);
+    if (succeeded(last) || attempt >= maxAttempts || !shouldRetry(last, row, statuses)) {
+      return { last, attempts: attempt };
+    }
+    await deps.sleep(backoff);
+    backoff = Math.min(Math.max(0, row.maxBackoffMs), Math.max(1, Math.round(backoff * row.backoffMultiplier)));
+  }
+}
+
 export async function invokeHttpTool(inv: HttpToolInvocation, deps: HttpInvokerDeps): Promise<HttpToolResult> {
   const { row } = inv;
-  const now = deps.now ?? Date.now;
-  const sleep = deps.sleep ?? defaultSleep;
   const spec = buildHttpRequest(
     row,
     { toolCode: inv.toolCode, args: inv.args, ctx: inv.ctx, env: deps.env },
@@ -110,21 +154,17 @@ export async function invokeHttpTool(inv: HttpToolInvocation, deps: HttpInvokerD
   const mapping = responseMappingOf(inv.toolCode, row);
   const circuit = circuitSettings(row);
   deps.circuits.beforeCall(inv.toolCode, circuit);
-  const maxAttempts = Math.max(1, row.maxAttempts);
-  const statuses = retryStatuses(row);
-  let backoff = Math.max(0, row.initialBackoffMs);
-  for (let attempt = 1; ; attempt++) {
-    const result = await attemptOnce(spec, row, now);
-    if (result.kind === 'response' && result.response.status >= 200 && result.response.status < 300) {
-      deps.circuits.onSuccess(inv.toolCode);
-      const mapped = mapResponse(inv.toolCode, mapping, result.response.body);
-      return { status: result.response.status, attempt, latencyMs: result.latencyMs, mapped };
-    }
-    if (attempt >= maxAttempts || !shouldRetry(result, row, statuses)) {
-      deps.circuits.onFailure(inv.toolCode, circuit);
-      throw failure(inv, result, attempt);
-    }
-    await sleep(backoff);
-    backoff = Math.min(Math.max(0, row.maxBackoffMs), Math.max(1, Math.round(backoff * row.backoffMultiplier)));
+  let outcome: CallOutcome;
+  try {
+    outcome = await attemptWithRetries(spec, row, { now: deps.now ?? Date.now, sleep: deps.sleep ?? defaultSleep });
+  } catch (err) {
+    deps.circuits.onAbandoned(inv.toolCode);
+    throw err;
   }
+  const { last, attempts } = outcome;
+  if (upstreamUnhealthy(last, retryStatuses(row))) deps.circuits.onUnhealthy(inv.toolCode, circuit, inv.callId);
+  else deps.circuits.onHealthy(inv.toolCode);
+  if (last.kind === 'io' || !succeeded(last)) throw failure(inv, last, attempts);
+  const mapped = mapResponse(inv.toolCode, mapping, last.response.body);
+  return { status: last.response.status, attempt: attempts, latencyMs: last.latencyMs, mapped };
 }
