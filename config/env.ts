@@ -55,6 +55,8 @@ const boundedInteger = (min: number, max: number) =>
 const integer = (fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
   z.preprocess(blankAsUnset, boundedInteger(min, max).default(fallback));
 
+/** LLM_REPLY_MAX_BYTES's default: far above any answer within LLM_MAX_TOKENS; a longer reply is bad output. */
+export const LLM_REPLY_DEFAULT_MAX_BYTES = 256 * 1024;
 /** 16 KiB of inputParams JSON per turn: far above any seed's, far below what the audit trail should copy ~60 times. */
 export const INPUT_PARAMS_DEFAULT_MAX_BYTES = 16 * 1024;
 /** TURN_REPLY_TIMEOUT_MS's default; the test and bench stacks wait as long. */
@@ -91,6 +93,7 @@ const envSchema = z.object({
   ANTHROPIC_MODEL: z.preprocess(blankAsUnset, z.string().default('claude-sonnet-4-6')),
   LLM_TIMEOUT_MS: integer(60_000, 1, LLM_TIMEOUT_MAX_MS),
   LLM_MAX_TOKENS: integer(1024, 1),
+  LLM_REPLY_MAX_BYTES: integer(LLM_REPLY_DEFAULT_MAX_BYTES, 1024),
   PORT: integer(3000, 0, 65_535),
   /** Interface the API listens on; containers set 0.0.0.0. */
   HOST: z.preprocess(blankAsUnset, z.string().default('127.0.0.1')),

@@ -8,6 +8,7 @@ import {
   type LlmRequest,
 } from '../../core/llm';
 import { jsonResult, parseJsonOutput } from './json-output';
+import { replyTextOf, screenModelReply, type ScreenedReply } from './model-reply';
 
 export const CALL_KIND_HEADER = LLM_CALL_KIND_HEADER;
 
@@ -24,6 +25,8 @@ export interface AnthropicLlmOptions {
   metaHeaders?: boolean;
   /** Send the expected JSON schema as `output_config.format` (structured outputs). */
   structuredOutput: boolean;
+  /** Longest reply taken, in UTF-8 bytes; a longer one is bad output (default: config/env.ts). */
+  maxReplyBytes?: number;
   /** Receives one entry per call (success or failure); failures to log never fail the call. */
   onCall?: (entry: LlmCallRecord) => Promise<void>;
   now?: () => number;
@@ -100,7 +103,7 @@ export function createAnthropicLlmClient(options: AnthropicLlmOptions): LlmClien
     system: string,
     structured: boolean,
     judge: (text: string) => string | null = () => null
-  ): Promise<string> => {
+  ): Promise<ScreenedReply> => {
     const started = now();
     const base = { request: req, model: options.model };
     let text: string;
@@ -133,26 +136,28 @@ export function createAnthropicLlmClient(options: AnthropicLlmOptions): LlmClien
       });
       throw failure;
     }
-    const problem = judge(text);
+    const reply = screenModelReply(text, options.maxReplyBytes);
+    const problem = reply.tooLarge ?? judge(reply.text);
     await record({
       ...base,
-      responseText: text,
+      responseText: reply.text,
       success: problem === null,
       errorMessage: problem === null ? null : `invalid output: ${problem}`,
       latencyMs: now() - started,
       usage,
     });
-    return text;
+    return reply;
   };
 
   return {
-    generateText: (req) => call(req, req.systemPrompt, false),
+    generateText: async (req) => replyTextOf(req, await call(req, req.systemPrompt, false)),
     async generateJson(req): Promise<LlmJsonResult> {
       const judge = (text: string) => {
         const parsed = parseJsonOutput(text, req.schema);
         return parsed.ok ? null : parsed.error;
       };
-      const raw = await call(req, jsonSystemPrompt(req), options.structuredOutput, judge);
+      const { text: raw, tooLarge } = await call(req, jsonSystemPrompt(req), options.structuredOutput, judge);
+      if (tooLarge !== null) return { ok: false, raw, error: tooLarge };
       return jsonResult(raw, req.schema);
     },
   };

@@ -7,7 +7,7 @@ import { llmCallLogger } from './call-log';
 
 /**
  * Client options from the environment: ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL (the scripted
- * server in tests and the zero-setup start), ANTHROPIC_MODEL, LLM_TIMEOUT_MS, LLM_MAX_TOKENS.
+ * server in tests and the zero-setup start), ANTHROPIC_MODEL, LLM_TIMEOUT_MS, LLM_MAX_TOKENS, LLM_REPLY_MAX_BYTES.
  */
 export function llmOptionsFromEnv(env: Env, overrides: Partial<AnthropicLlmOptions> = {}): AnthropicLlmOptions {
   return {
@@ -17,6 +17,7 @@ export function llmOptionsFromEnv(env: Env, overrides: Partial<AnthropicLlmOptio
     model: env.ANTHROPIC_MODEL,
     timeoutMs: env.LLM_TIMEOUT_MS,
     maxTokens: env.LLM_MAX_TOKENS,
+    maxReplyBytes: env.LLM_REPLY_MAX_BYTES,
     maxRetries: llmSdkRetries(env.LLM_TIMEOUT_MS),
     structuredOutput: false,
     // Keyless: the base URL is the demo model, which reads the turn's message from a header.

@@ -1,6 +1,7 @@
 import { type Json, type JsonObject } from '../../core/json';
 import { compileConfigSchema } from '../../core/json-schema';
 import type { LlmJsonResult } from '../../core/llm';
+import { screenOutputJson } from '../../core/text/storable-output';
 
 /**
  * Turns a model's text into JSON and checks it against the expected schema. Models sometimes wrap
@@ -29,8 +30,12 @@ function parseLenient(raw: string): Json | undefined {
 }
 
 export function parseJsonOutput(raw: string, schema: JsonObject | undefined): ParsedJson {
-  const json = parseLenient(raw);
-  if (json === undefined) return { ok: false, error: 'invalid json' };
+  const parsed = parseLenient(raw);
+  if (parsed === undefined) return { ok: false, error: 'invalid json' };
+  // Storable strings and bounded nesting before anything walks it (core/text/storable-output.ts).
+  const screened = screenOutputJson(parsed);
+  if (!screened.ok) return { ok: false, error: `json ${screened.error}` };
+  const json = screened.json;
   if (!schema) return { ok: true, json };
   const compiled = compileConfigSchema(schema);
   if ('invalid' in compiled) return { ok: false, error: `expected schema is not valid: ${compiled.invalid}` };

@@ -9,6 +9,7 @@ import type { ToolHandlerContext } from './deps';
 import { invokeHttpTool } from './http/invoker';
 import { mapResponse, responseMappingOf } from './http/mapping';
 import { toolCallContext } from './context';
+import { storableToolOutput } from './output';
 import { runSemanticInterpret } from './semantic/interpret';
 import { runSemanticQuery } from './semantic/query';
 import { runPostgresQuery } from './sql/postgres-query';
@@ -65,9 +66,14 @@ async function runHttpGroup(ctx: ToolHandlerContext, idempotencyKey: string | nu
 /**
  * `idempotencyKey` is sent to HTTP write tools (null for read-only tools). The arguments are
  * checked against the tool's input schema first, whoever asked for the call (planner or request)
- * and whatever runs it (a consumer handler included): a rejected call never leaves the machine.
+ * and whatever runs it (a consumer handler included): a rejected call never leaves the machine. The
+ * result is taken in as storableToolOutput allows.
  */
 export async function executeTool(ctx: ToolHandlerContext, idempotencyKey: string | null): Promise<Json> {
+  return storableToolOutput(ctx.toolCode, await runTool(ctx, idempotencyKey));
+}
+
+async function runTool(ctx: ToolHandlerContext, idempotencyKey: string | null): Promise<Json> {
   const row = findToolRow(ctx.snapshot, ctx.toolCode);
   if (!row) throw new EngineError(ErrorType.ToolNotAllowed, `Tool ${ctx.toolCode} is not configured in ce_mcp_tool`);
   assertToolArgs(ctx.snapshot, row, ctx.args);

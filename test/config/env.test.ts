@@ -19,6 +19,7 @@ describe('loadEnv', () => {
       ANTHROPIC_MODEL: 'claude-sonnet-4-6',
       LLM_TIMEOUT_MS: 60000,
       LLM_MAX_TOKENS: 1024,
+      LLM_REPLY_MAX_BYTES: 262144,
       PORT: 3000,
       HOST: '127.0.0.1',
       MESSAGE_MAX_BYTES: 8192,

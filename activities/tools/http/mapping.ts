@@ -2,6 +2,7 @@ import { parseResponseMapping, type ResponseMappingSpec } from '../../../core/co
 import type { McpHttpToolRow } from '../../../core/config/types';
 import { EngineError, ErrorType } from '../../../core/errors';
 import { tryParseJson, type Json, type JsonObject } from '../../../core/json';
+import { storableToolOutput } from '../output';
 import { firstJsonPathMatch } from '../../../core/rules/jsonpath';
 
 /**
@@ -27,6 +28,8 @@ export function mapResponse(toolCode: string, spec: ResponseMappingSpec, body: s
       { retryable: false, details: { toolCode, bodyPreview: body.slice(0, 200) } }
     );
   }
+  // Nesting is bounded before a JSONPath walks the body (the whole result is screened again in executeTool).
+  storableToolOutput(toolCode, parsed);
   if (spec.kind === 'JSON_PATH') return firstJsonPathMatch(spec.path, parsed) ?? null;
   const mapped: JsonObject = {};
   for (const [field, path] of Object.entries(spec.fields)) mapped[field] = firstJsonPathMatch(path, parsed) ?? null;

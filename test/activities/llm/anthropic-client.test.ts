@@ -155,6 +155,52 @@ describe('Anthropic LLM client against the scripted Messages server', () => {
     expect(llm.requests[0]?.body).toMatchObject({ model: 'env-model', max_tokens: 77 });
   });
 
+  it('takes a reply with a NUL or a lone surrogate as storable text, logged as such (one helper for text and JSON)', async () => {
+    llm.push([
+      { kind: 'RESP_TEXT', reply: 'hello\u0000world \uD800' },
+      { kind: 'PLAN', reply: '{"action":"ANSWER","answer":"x\\u0000y"}' },
+    ]);
+    expect(await client().generateText(request())).toBe('hello\uFFFDworld \uFFFD');
+    expect(await client().generateJson(request({ kind: 'PLAN' }))).toMatchObject({
+      ok: true,
+      json: { action: 'ANSWER', answer: 'x\uFFFDy' },
+    });
+    expect((await logRows()).map((r) => r.responseText)).toContain('hello\uFFFDworld \uFFFD');
+  });
+
+  it('refuses a reply over LLM_REPLY_MAX_BYTES as bad output: a text call throws LLM_OUTPUT_INVALID (not retried), a JSON call is not ok', async () => {
+    const huge = 'Q'.repeat(4096);
+    llm.push([
+      { kind: 'RESP_TEXT', reply: huge },
+      { kind: 'DA', reply: { dialogueAct: 'NEW_REQUEST', confidence: 0.9, standaloneQuery: huge } },
+    ]);
+    const small = client({ maxReplyBytes: 2048 });
+    await expect(small.generateText(request())).rejects.toMatchObject({ type: 'LLM_OUTPUT_INVALID', retryable: false });
+    const json = await small.generateJson(request({ kind: 'DA' }));
+    expect(json).toMatchObject({
+      ok: false,
+      error: expect.stringMatching(/^reply is \d+ bytes, over the 2048-byte limit/),
+    });
+    expect(json.raw.length).toBeLessThan(1200);
+    const logged = (await logRows()).slice(-2);
+    expect(logged.map((r) => [r.success, (r.responseText ?? '').length < 1200])).toEqual([
+      [false, true],
+      [false, true],
+    ]);
+    expect(llm.requests).toHaveLength(2);
+  });
+
+  it('refuses JSON nested deeper than MAX_OUTPUT_DEPTH as bad output, without overflowing the stack', async () => {
+    const levels = 10_000;
+    llm.push([
+      { kind: 'PLAN', reply: `{"action":"CALL_TOOL","args":{"a":${'['.repeat(levels)}${']'.repeat(levels)}}}` },
+    ]);
+    expect(await client().generateJson(request({ kind: 'PLAN' }))).toMatchObject({
+      ok: false,
+      error: 'json nested deeper than 64 levels',
+    });
+  });
+
   it('a failing call log never fails the call', async () => {
     llm.push([{ kind: 'RESP_TEXT', reply: 'still fine' }]);
     const c = client({ onCall: async () => Promise.reject(new Error('log table gone')) });

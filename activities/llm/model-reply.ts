@@ -1,0 +1,39 @@
+import { LLM_REPLY_DEFAULT_MAX_BYTES } from '../../config/env';
+import { EngineError, ErrorType } from '../../core/errors';
+import type { LlmRequest } from '../../core/llm';
+import { storableText } from '../../core/text/storable-output';
+
+/** How much of a refused reply is kept for the call log and the audit, so the refusal can be read. */
+const REFUSED_REPLY_HEAD_CHARS = 1024;
+
+/** A model's reply as the engine takes it in: storable text, or why it is refused (and its head). */
+export interface ScreenedReply {
+  text: string;
+  /** Set when the reply is over the size limit: the call's answer is bad output, never used. */
+  tooLarge: string | null;
+}
+
+/**
+ * Bounds and cleans a model's reply text where it arrives. A reply is copied into the conversation, its
+ * history, the call log and audit rows; a hostile or runaway one of megabytes wrote hundreds of megabytes
+ * per turn (the way MAX_RESPONSE_BYTES bounds an HTTP tool's body). Within the limit, NUL and lone
+ * surrogates are replaced (core/text/storable-output.ts).
+ */
+export function screenModelReply(text: string, maxBytes = LLM_REPLY_DEFAULT_MAX_BYTES): ScreenedReply {
+  const bytes = Buffer.byteLength(text, 'utf8');
+  if (bytes <= maxBytes) return { text: storableText(text), tooLarge: null };
+  const tooLarge = `reply is ${bytes} bytes, over the ${maxBytes}-byte limit (LLM_REPLY_MAX_BYTES)`;
+  const head = storableText(text.slice(0, REFUSED_REPLY_HEAD_CHARS));
+  return { text: `${head}… [${tooLarge}; cut]`, tooLarge };
+}
+
+/**
+ * A text call's answer, or LLM_OUTPUT_INVALID (not retried: the same prompt tends to get the same kind
+ * of answer) when it is refused. A JSON call reports a refused reply as `ok: false` instead.
+ */
+export function replyTextOf(req: LlmRequest, reply: ScreenedReply): string {
+  if (reply.tooLarge === null) return reply.text;
+  throw new EngineError(ErrorType.LlmOutputInvalid, `LLM call ${req.kind} answered badly: ${reply.tooLarge}`, {
+    details: { kind: req.kind, error: reply.tooLarge },
+  });
+}

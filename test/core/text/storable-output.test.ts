@@ -1,0 +1,33 @@
+import { MAX_OUTPUT_DEPTH, screenOutputJson, storableText } from '../../../core/text/storable-output';
+import type { Json } from '../../../core/json';
+
+/** Arrays nested `levels` deep, built without recursion (as a hostile body would arrive). */
+function nested(levels: number): Json {
+  let value: Json = 'leaf';
+  for (let i = 0; i < levels; i++) value = [value];
+  return value;
+}
+
+describe('model and tool output as PostgreSQL can store it (core/text/storable-output.ts)', () => {
+  it('replaces NUL and lone surrogates with U+FFFD and keeps surrogate pairs', () => {
+    expect(storableText('hello\u0000world')).toBe('hello\uFFFDworld');
+    expect(storableText('a\uD800b\uDC00c')).toBe('a\uFFFDb\uFFFDc');
+    expect(storableText('emoji 😀, tab\tand \u0001')).toBe('emoji 😀, tab\tand \u0001');
+  });
+
+  it('cleans every string and key of a JSON value', () => {
+    expect(screenOutputJson({ 'k\u0000': ['a\u0000b', { n: 1, t: true, z: null }] })).toEqual({
+      ok: true,
+      json: { 'k\uFFFD': ['a\uFFFDb', { n: 1, t: true, z: null }] },
+    });
+  });
+
+  it(`takes ${MAX_OUTPUT_DEPTH} levels and refuses one more, without overflowing on 100,000`, () => {
+    expect(screenOutputJson(nested(MAX_OUTPUT_DEPTH))).toMatchObject({ ok: true });
+    expect(screenOutputJson(nested(MAX_OUTPUT_DEPTH + 1))).toEqual({
+      ok: false,
+      error: `nested deeper than ${MAX_OUTPUT_DEPTH} levels`,
+    });
+    expect(screenOutputJson(nested(100_000))).toMatchObject({ ok: false });
+  });
+});
