@@ -9,6 +9,7 @@ import type { TurnInput } from '../../core/turn/contracts';
 import { writeAuditBatch, type AuditGroup, type AuditInsert, type AuditMeta } from '../../db/repositories/audit';
 import type { ActivityDeps } from '../deps';
 import { currentRunId } from './activity-context';
+import { activityFailureOf } from './failure';
 
 /**
  * `_meta` added to every stored payload (§9.1) so a single row can be read on its own: where in
@@ -25,16 +26,24 @@ function metaOf(record: AuditRecord, session: Session, shared: JsonObject): Audi
 }
 
 /**
- * The context every row's `_meta` copies, up to this size as JSON. A bigger one (a large tool result in
- * context.mcp) would be stored again in every row of the turn: one 1 MB HTTP result once wrote 111 MB of audit.
- * Past it, rows say how big it was; the rows that carry the result itself (MCP_TOOL_RESULT…) still have it.
+ * The context and the input params every row's `_meta` copies, each up to this size as JSON. A bigger one
+ * (a large tool result in context.mcp, a model's megabyte of standalone query or tool arguments in the
+ * params) would be stored again in every row of the turn: one 1 MB HTTP result once wrote 111 MB of
+ * audit, 300 KB of standalone query 72 MB. Past it, rows say how big it was; the rows that carry the
+ * value itself (MCP_TOOL_RESULT…, DIALOGUE_ACT_LLM_OUTPUT) still have it.
  */
 export const META_CONTEXT_MAX_BYTES = 64 * 1024;
 
-function metaContext(context: JsonObject): JsonObject {
-  const bytes = Buffer.byteLength(JSON.stringify(context), 'utf8');
-  if (bytes <= META_CONTEXT_MAX_BYTES) return context;
-  return { _elided: `context is ${bytes} bytes as JSON, over the ${META_CONTEXT_MAX_BYTES} bytes _meta keeps`, bytes };
+function metaCapped(what: 'context' | 'inputParams', value: JsonObject): JsonObject {
+  let bytes: number;
+  try {
+    bytes = Buffer.byteLength(JSON.stringify(value), 'utf8');
+  } catch (err) {
+    // Nesting too deep for JSON.stringify: the row (a STEP_ERROR among them) must still be written.
+    return { _elided: `${what} cannot be written as JSON (${err instanceof Error ? err.name : 'error'})` };
+  }
+  if (bytes <= META_CONTEXT_MAX_BYTES) return value;
+  return { _elided: `${what} is ${bytes} bytes as JSON, over the ${META_CONTEXT_MAX_BYTES} bytes _meta keeps`, bytes };
 }
 
 function sharedMeta(session: Session, turn: TurnInput, emittedAt: string): JsonObject {
@@ -43,9 +52,9 @@ function sharedMeta(session: Session, turn: TurnInput, emittedAt: string): JsonO
     turnNumber: turn.turnNumber,
     turnId: turn.turnId,
     emittedAt,
-    inputParams: safeInputParams(session.inputParams),
+    inputParams: metaCapped('inputParams', safeInputParams(session.inputParams)),
     userInputParams: session.userInputParams,
-    context: metaContext(session.context),
+    context: metaCapped('context', session.context),
   } satisfies Omit<StoredAuditMeta, 'stage' | 'intent' | 'state'>;
 }
 
@@ -107,7 +116,7 @@ export async function writeAudits(deps: AuditWriterDeps, policy: AuditPolicy, ..
   const groups = writes.filter((w) => w.records.length > 0).map((w) => auditGroup(deps, policy, w));
   const holding = held.getStore();
   if (holding) holding.push(...groups);
-  else if (groups.length > 0) await writeAuditBatch(deps.db, groups);
+  else if (groups.length > 0) await writeBatch(deps, groups);
 }
 
 /**
@@ -126,6 +135,18 @@ export async function withHeldAudits<T>(deps: Pick<ActivityDeps, 'db'>, work: ()
     await writeAuditBatch(deps.db, groups).catch(() => undefined);
     throw err;
   }
-  await writeAuditBatch(deps.db, groups);
+  await writeBatch(deps, groups);
   return result;
+}
+
+/**
+ * The write, its database error typed as a step's would be (activities/runtime/failure.ts): a row PostgreSQL
+ * refuses (SQLSTATE 22/54) is refused the same way on every attempt, so the activity is not retried for it.
+ */
+async function writeBatch(deps: Pick<ActivityDeps, 'db'>, groups: AuditGroup[]): Promise<void> {
+  try {
+    await writeAuditBatch(deps.db, groups);
+  } catch (err) {
+    throw activityFailureOf(err);
+  }
 }

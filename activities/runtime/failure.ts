@@ -6,14 +6,25 @@ import { currentAttempt } from './attempt';
 import { databaseErrorText } from '../../db/error-text';
 
 /**
- * A database error as a step reports it: INTERNAL and retryable (a later attempt may find the
- * database back), with the text db/error-text.ts allows out of the process and no cause. Anything
- * else is returned unchanged.
+ * A database error as a step reports it: INTERNAL, with the text db/error-text.ts allows out of the
+ * process and no cause. Retryable (a later attempt may find the database back) unless the data itself
+ * cannot be stored: SQLSTATE class 22 (data exception: a NUL in text, a bad jsonb escape) or 54
+ * (program limit exceeded: a jsonb value over 256 MB). Those fail every attempt the same way, and each
+ * retry would call the model or re-send a tool's write again. Anything else is returned unchanged.
  */
 export function fromDatabaseError(err: unknown): unknown {
   const text = databaseErrorText(err);
   if (!text) return err;
-  return new EngineError(ErrorType.Internal, text.message, { details: { sqlState: text.sqlState } });
+  const dataRefused = text.sqlState !== null && /^(22|54)/.test(text.sqlState);
+  return new EngineError(ErrorType.Internal, text.message, {
+    retryable: !dataRefused,
+    details: { sqlState: text.sqlState },
+  });
+}
+
+/** What an activity throws for `err`: a database error typed first (fromDatabaseError), then toActivityFailure. */
+export function activityFailureOf(err: unknown): unknown {
+  return toActivityFailure(fromDatabaseError(err));
 }
 
 /**

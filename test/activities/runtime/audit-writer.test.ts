@@ -5,6 +5,7 @@ import { audit } from '../../../core/audit';
 import { FULL_AUDIT_POLICY as FULL, type AuditPolicy } from '../../../core/audit/policy';
 import { safeInputParams } from '../../../core/params/safe';
 import type { Session } from '../../../core/session';
+import type { Json } from '../../../core/json';
 import { insertAudits, listAudits } from '../../../db/repositories/audit';
 import { ensureConversation } from '../../../db/repositories/conversation';
 import { sessionFor, turnInput } from '../../support/config-rows';
@@ -154,6 +155,29 @@ describe('audit writer (activities/runtime/audit-writer.ts)', () => {
       expect(meta.context._elided).toMatch(/over the 65536 bytes _meta keeps/);
       expect(JSON.stringify(row.payload).length).toBeLessThan(2_000);
     }
+  });
+
+  it('keeps input params over 64 KiB out of _meta the same way (a model-written value would be copied per row)', async () => {
+    const big: Session = { ...session, inputParams: { standalone_query: 'Q'.repeat(300_000) } };
+    await writeAudits(deps, FULL, { ...write('10-DialogueAct', ['STEP_ENTER', 'STEP_EXIT']), session: big });
+    const stored = (await listAudits(tdb.db, conversationId)).filter((r) => r.idempotencyKey.includes('/10-'));
+    expect(stored).toHaveLength(2);
+    for (const row of stored) {
+      const meta = row.payload['_meta'] as { inputParams: { _elided: string; bytes: number } };
+      expect(meta.inputParams._elided).toMatch(/^inputParams is \d+ bytes as JSON, over the 65536 bytes _meta keeps/);
+      expect(JSON.stringify(row.payload).length).toBeLessThan(2_000);
+    }
+  });
+
+  it('writes a row whose session is nested too deep for JSON.stringify, saying so in _meta', async () => {
+    let deep: Json = 'leaf';
+    for (let i = 0; i < 200_000; i++) deep = [deep];
+    const broken: Session = { ...session, context: { deep } };
+    await writeAudits(deps, FULL, { ...write('11-McpPlan', ['STEP_ERROR']), session: broken });
+    const stored = (await listAudits(tdb.db, conversationId)).filter((r) => r.idempotencyKey.includes('/11-'));
+    expect(stored.map((r) => (r.payload['_meta'] as { context: Json }).context)).toEqual([
+      { _elided: 'context cannot be written as JSON (RangeError)' },
+    ]);
   });
 
   it('stores rows without _meta parts exactly as given', async () => {

@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { toActivityFailure } from '../../../activities/runtime/failure';
+import { DatabaseError } from 'pg';
+import { fromDatabaseError, isRetryableFailure, toActivityFailure } from '../../../activities/runtime/failure';
 import { sqlFailure } from '../../../activities/tools/sql/executor';
 
 describe('an engine error as the activity failure Temporal records', () => {
@@ -16,5 +17,23 @@ describe('an engine error as the activity failure Temporal records', () => {
       'failed: invalid input syntax for type integer: "my card is 4111111111111111, expiry 12/2…"'
     );
     expect(JSON.stringify({ message: af.message, details: af.details })).not.toContain(value);
+  });
+});
+
+describe('a database error raised while persisting (fromDatabaseError)', () => {
+  const driverError = (code: string) =>
+    Object.assign(new DatabaseError('unsupported Unicode escape sequence', 0, 'error'), { code });
+
+  it.each(['22P05', '22021', '54000'])(
+    'is not retried when PostgreSQL refuses the data itself (SQLSTATE %s)',
+    (code) => {
+      const failure = toActivityFailure(fromDatabaseError(driverError(code))) as ApplicationFailure;
+      expect(failure).toMatchObject({ type: 'INTERNAL', nonRetryable: true });
+      expect(isRetryableFailure(fromDatabaseError(driverError(code)))).toBe(false);
+    }
+  );
+
+  it.each(['40001', '57P01', '08006'])('is retried when another attempt may pass (SQLSTATE %s)', (code) => {
+    expect(isRetryableFailure(fromDatabaseError(driverError(code)))).toBe(true);
   });
 });
