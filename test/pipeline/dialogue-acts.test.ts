@@ -41,6 +41,24 @@ describe('dialogue acts (reference §14 scenarios 8–10, default REGEX_THEN_LLM
     });
   });
 
+  it('a model-written standalone query of 200 KB neither reaches the params nor multiplies in ce_audit', async () => {
+    const standaloneQuery = 'Q'.repeat(200_000);
+    h.llm.push([{ kind: 'DA', reply: { dialogueAct: 'NEW_REQUEST', confidence: 0.95, standaloneQuery } }]);
+    const result = await h.turn({ message: 'What is X?' });
+    expect(await params(result.conversationId)).toMatchObject({
+      dialogue_act_llm_standalone_query: null,
+      standalone_query: null,
+      resolved_user_input: 'What is X?',
+    });
+    const stored = await h.tdb.pool.query<{ rows: string; bytes: string }>(
+      'SELECT count(*) AS rows, sum(octet_length(payload_json::text)) AS bytes FROM ce_audit WHERE conversation_id = $1',
+      [result.conversationId]
+    );
+    // The answer is kept once (DIALOGUE_ACT_LLM_OUTPUT); it was copied into every row's _meta.inputParams.
+    expect(Number(stored.rows[0]?.rows)).toBeGreaterThan(20);
+    expect(Number(stored.rows[0]?.bytes)).toBeLessThan(600_000);
+  });
+
   it('8 a question (0.70) asks the LLM, whose answer wins', async () => {
     h.llm.push([{ kind: 'DA', reply: { dialogueAct: 'QUESTION', confidence: 0.93 } }]);
     const result = await h.turn({ message: 'What is X?' });
