@@ -184,7 +184,8 @@ describe('step runtime (activities/step-runtime.ts)', () => {
     expect(err).toBeInstanceOf(ApplicationFailure);
     expect(err).toMatchObject({
       type: 'INTERNAL',
-      nonRetryable: false,
+      // A data exception (SQLSTATE class 22) fails the same way on every attempt (activities/runtime/failure.ts).
+      nonRetryable: true,
       details: [{ sqlState: '22P02' }, { failedAttempt: 1 }],
     });
     const message = (err as ApplicationFailure).message;
