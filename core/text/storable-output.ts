@@ -29,8 +29,8 @@ export function storableText(text: string): string {
 export type ScreenedJson = { ok: true; json: Json } | { ok: false; error: string };
 
 /**
- * `value` with every string and key made storable (storableText), or why it cannot be taken: nested
- * deeper than `maxDepth`. The walk stops at that depth, so it cannot overflow the stack itself.
+ * `value` with every string and key made storable (storableText) and no `__proto__` key, or why it cannot be
+ * taken: nested deeper than `maxDepth`. The walk stops at that depth, so it cannot overflow the stack itself.
  */
 export function screenOutputJson(value: Json, maxDepth = MAX_OUTPUT_DEPTH): ScreenedJson {
   const tooDeep = { ok: false as const, error: `nested deeper than ${maxDepth} levels` };
@@ -49,6 +49,9 @@ export function screenOutputJson(value: Json, maxDepth = MAX_OUTPUT_DEPTH): Scre
     }
     const out: JsonObject = {};
     for (const [key, element] of Object.entries(item)) {
+      // JSON.parse keeps "__proto__" as a field, but assigning it sets the copy's prototype, and a deep merge
+      // that reads it reaches Object.prototype: no data a model or a tool returns needs the name.
+      if (key === PROTO_KEY) continue;
       const copy = walk(element, depth + 1);
       if (copy === TOO_DEEP) return TOO_DEEP;
       out[storableText(key)] = copy;
@@ -60,3 +63,4 @@ export function screenOutputJson(value: Json, maxDepth = MAX_OUTPUT_DEPTH): Scre
 }
 
 const TOO_DEEP = Symbol('too deep');
+const PROTO_KEY = '__proto__';

@@ -22,6 +22,16 @@ describe('model and tool output as PostgreSQL can store it (core/text/storable-o
     });
   });
 
+  it('drops a __proto__ key at any depth: the copy keeps its own prototype and Object.prototype is untouched', () => {
+    const parsed = JSON.parse('{"a": 1, "__proto__": {"polluted": "yes"}, "n": [{"__proto__": {"x": 1}, "b": 2}]}');
+    const screened = screenOutputJson(parsed as Json);
+    expect(screened).toEqual({ ok: true, json: { a: 1, n: [{ b: 2 }] } });
+    const json = (screened as { json: Record<string, unknown> }).json;
+    expect(Object.getPrototypeOf(json)).toBe(Object.prototype);
+    expect(json['polluted']).toBeUndefined();
+    expect(({} as Record<string, unknown>)['polluted']).toBeUndefined();
+  });
+
   it(`takes ${MAX_OUTPUT_DEPTH} levels and refuses one more, without overflowing on 100,000`, () => {
     expect(screenOutputJson(nested(MAX_OUTPUT_DEPTH))).toMatchObject({ ok: true });
     expect(screenOutputJson(nested(MAX_OUTPUT_DEPTH + 1))).toEqual({
