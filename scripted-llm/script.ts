@@ -13,8 +13,17 @@ export interface ScriptEntry {
    * (system prompt + user text) and answers from it, as a model reading the prompt would.
    */
   reply?: unknown;
-  /** Answer with an HTTP error instead of a completion (429, 529, 500, …). */
-  error?: { status: number; message?: string; retryAfterMs?: number };
+  /** Content blocks sent as they are instead of one text block of `reply` (a tool_use only, none at all). */
+  blocks?: unknown[];
+  /** The completion's stop_reason (default end_turn); `max_tokens` for a reply cut off. */
+  stopReason?: string;
+  /** Send 200, the headers and the first bytes of the body, then nothing more (a stalled body). */
+  stallBody?: boolean;
+  /**
+   * Answer with an HTTP error instead of a completion (429, 529, 500, …), asking the client to wait `retryAfterMs`
+   * (default 1), or `retryAfter` as a raw Retry-After header (seconds or a date) instead.
+   */
+  error?: { status: number; message?: string; retryAfterMs?: number; retryAfter?: string };
   /** Wait this long before answering (for timeout tests). */
   delayMs?: number;
   /** How many requests this entry answers (default 1). Ignored when `persistent`. */

@@ -82,14 +82,19 @@ function errorBody(status: number, message: string): unknown {
   return { type: 'error', error: { type: status === 400 ? 'invalid_request_error' : type, message } };
 }
 
-function messageBody(seq: number, model: string | null, text: string): unknown {
+function messageBody(
+  seq: number,
+  model: string | null,
+  text: string,
+  entry: Pick<ScriptEntry, 'blocks' | 'stopReason'> = {}
+): unknown {
   return {
     id: `msg_scripted_${seq}`,
     type: 'message',
     role: 'assistant',
     model: model ?? 'scripted',
-    content: [{ type: 'text', text }],
-    stop_reason: 'end_turn',
+    content: entry.blocks ?? [{ type: 'text', text }],
+    stop_reason: entry.stopReason ?? 'end_turn',
     stop_sequence: null,
     usage: { input_tokens: 1, output_tokens: Math.max(1, Math.ceil(text.length / 4)) },
   };
@@ -168,13 +173,20 @@ function createHandler(script: Script, requests: RecordedRequest[], faults: Faul
     const { error } = match.entry;
     if (error) {
       record.status = error.status;
-      send(res, error.status, errorBody(error.status, error.message ?? `scripted ${error.status}`), {
-        'retry-after-ms': String(error.retryAfterMs ?? 1),
-      });
+      const wait: Record<string, string> =
+        error.retryAfter === undefined
+          ? { 'retry-after-ms': String(error.retryAfterMs ?? 1) }
+          : { 'retry-after': error.retryAfter };
+      send(res, error.status, errorBody(error.status, error.message ?? `scripted ${error.status}`), wait);
       return;
     }
     record.status = 200;
-    send(res, 200, messageBody(record.seq, record.model, replyText(match.entry.reply, prompt)));
+    if (match.entry.stallBody) {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write(`{"id":"msg_scripted_${record.seq}",`);
+      return;
+    }
+    send(res, 200, messageBody(record.seq, record.model, replyText(match.entry.reply, prompt), match.entry));
   };
 }
 

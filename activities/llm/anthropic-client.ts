@@ -7,6 +7,8 @@ import {
   type LlmJsonResult,
   type LlmRequest,
 } from '../../core/llm';
+import { LLM_SDK_RETRY_WAIT_MAX_MS } from '../../core/turn/steps';
+import { boundedFetch } from './bounded-fetch';
 import { jsonResult, parseJsonOutput } from './json-output';
 import { replyTextOf, screenModelReply, type ScreenedReply } from './model-reply';
 
@@ -17,10 +19,13 @@ export interface AnthropicLlmOptions {
   /** Unset: the public API. Tests point this at the scripted server. */
   baseURL?: string;
   model: string;
+  /** One try of a call, headers and body. */
   timeoutMs: number;
   maxTokens: number;
   /** Retries done by the SDK itself (429/5xx/timeouts) before the activity sees a failure. */
   maxRetries: number;
+  /** The SDK's longest wait before a retry, whatever Retry-After asks (default LLM_SDK_RETRY_WAIT_MAX_MS). */
+  retryWaitMaxMs?: number;
   /** Send the turn's intent, state and message as headers (only for the keyless demo model). */
   metaHeaders?: boolean;
   /** Send the expected JSON schema as `output_config.format` (structured outputs). */
@@ -85,6 +90,7 @@ export function createAnthropicLlmClient(options: AnthropicLlmOptions): LlmClien
     baseURL: options.baseURL,
     timeout: options.timeoutMs,
     maxRetries: options.maxRetries,
+    fetch: boundedFetch(options.timeoutMs, options.retryWaitMaxMs ?? LLM_SDK_RETRY_WAIT_MAX_MS),
   });
   const now = options.now ?? Date.now;
 

@@ -81,15 +81,22 @@ export const MODEL_TIMEOUT_MS = 240_000;
 const LLM_SDK_BACKOFF_ALLOWANCE_MS = 10_000;
 /** LLM_TIMEOUT_MS at most: one SDK try must fit in one attempt of the model step. */
 export const LLM_TIMEOUT_MAX_MS = MODEL_TIMEOUT_MS - LLM_SDK_BACKOFF_ALLOWANCE_MS;
+/** The SDK's own retries of one call, at most (llmSdkRetries allows fewer for a long LLM_TIMEOUT_MS). */
+const LLM_SDK_MAX_RETRIES = 2;
+/**
+ * The longest the SDK waits before one of its retries: a Retry-After asking for more is cut to this, so that its
+ * waits stay within the allowance (the SDK would honour up to 2^31 ms).
+ */
+export const LLM_SDK_RETRY_WAIT_MAX_MS = LLM_SDK_BACKOFF_ALLOWANCE_MS / LLM_SDK_MAX_RETRIES;
 
 /**
- * How many times the SDK retries one model call itself (at most 2) before the failure reaches the activity, whose
+ * How many times the SDK retries one model call itself (at most LLM_SDK_MAX_RETRIES) before the failure reaches the activity, whose
  * retry policy takes over: as many as fit, with their timeouts, in one attempt's start-to-close. Left at 2 for a
  * long LLM_TIMEOUT_MS, Temporal would cut the SDK's last try off and every attempt would end in a timeout.
  */
 export function llmSdkRetries(llmTimeoutMs: number): number {
   const tries = Math.floor(LLM_TIMEOUT_MAX_MS / Math.max(1, llmTimeoutMs));
-  return Math.max(0, Math.min(2, tries - 1));
+  return Math.max(0, Math.min(LLM_SDK_MAX_RETRIES, tries - 1));
 }
 
 function local(name: StepName, sideEffect: StepSideEffect, why: string): StepSpec {

@@ -3,6 +3,8 @@ import { ruleRow } from '../support/config-rows';
 import { expectInOrder, PipelineHarness } from '../support/pipeline-harness';
 
 const REJECTED_AGENT = { intent: null, confidence: 0 };
+/** The audits of an LLM call that failed and left the regex act standing. */
+const FALLBACK_STAGES = ['DIALOGUE_ACT_LLM_INPUT', 'DIALOGUE_ACT_LLM_ERROR', 'DIALOGUE_ACT_CLASSIFIED'];
 
 describe('dialogue acts (reference §14 scenarios 8–10, default REGEX_THEN_LLM)', () => {
   let h: PipelineHarness;
@@ -88,12 +90,20 @@ describe('dialogue acts (reference §14 scenarios 8–10, default REGEX_THEN_LLM
       source: 'REGEX_FALLBACK',
     });
     expect(h.llm.requestsOf('DA').map((r) => r.status)).toEqual([500, 500, 500]);
-    expectInOrder(await h.stages(result.conversationId), [
-      'DIALOGUE_ACT_LLM_INPUT',
-      'DIALOGUE_ACT_LLM_ERROR',
-      'DIALOGUE_ACT_CLASSIFIED',
-    ]);
+    expectInOrder(await h.stages(result.conversationId), FALLBACK_STAGES);
   });
+
+  it('8b a reply whose body stalls after the headers times out within the call timeout and falls back too', async () => {
+    h.llm.push([{ kind: 'DA', stallBody: true }]);
+    const started = Date.now();
+    const result = await h.turn({ message: 'What is X?' });
+    expect(Date.now() - started).toBeLessThan(15_000);
+    expect(await classified(result.conversationId)).toMatchObject({
+      dialogueAct: 'QUESTION',
+      source: 'REGEX_FALLBACK',
+    });
+    expectInOrder(await h.stages(result.conversationId), FALLBACK_STAGES);
+  }, 30_000);
 
   it('9 with history, the LLM rewrites the message as a standalone query; REGEX rules still see the raw text', async () => {
     await h.configure(
