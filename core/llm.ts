@@ -39,7 +39,7 @@ export interface LlmRequest {
 }
 
 /**
- * A JSON call never throws for a bad answer: callers decide (reject, fall back) from `error`. An answer
+ * A JSON call never throws for a bad answer (a cut-off one included): callers decide (reject, fall back) from `error`. An answer
  * that is JSON but breaks the schema also carries it as `unchecked`, for callers that take what is
  * usable of it (schema extraction keeps the fields that pass; a DERIVED JSON reply is sent as it is).
  */
@@ -47,7 +47,10 @@ export type LlmJsonResult =
   { ok: true; json: Json; raw: string } | { ok: false; raw: string; error: string; unchecked?: Json };
 
 export interface LlmClient {
-  /** Throws (retryably) only for transport failures: 429/5xx/timeouts after the SDK's own retries. */
+  /**
+   * Throws retryably (LLM_CALL_FAILED) for transport failures: 429/5xx/timeouts after the SDK's own retries; and
+   * LLM_OUTPUT_INVALID, not retried, for a reply with no text or one cut off at the token budget.
+   */
   generateText(req: LlmRequest): Promise<string>;
   generateJson(req: LlmRequest): Promise<LlmJsonResult>;
 }

@@ -75,6 +75,16 @@ function textOf(message: Anthropic.Message): string {
   return message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
 }
 
+/** Why a reply is no answer whatever the call asked for: cut off at the token budget, or without text. */
+function replyProblem(message: Anthropic.Message, text: string): string | null {
+  if (message.stop_reason === 'max_tokens' || message.stop_reason === 'model_context_window_exceeded') {
+    return `reply cut off (stop_reason ${message.stop_reason})`;
+  }
+  if (text.trim() !== '') return null;
+  const blocks = message.content.map((block) => block.type);
+  return blocks.length === 0 ? 'reply has no content' : `reply has no text (content: ${blocks.join(', ')})`;
+}
+
 function metaHeadersOf(req: LlmRequest): Record<string, string> {
   return {
     [LLM_META_HEADERS.intent]: encodeURIComponent(req.meta.intent),
@@ -103,7 +113,10 @@ export function createAnthropicLlmClient(options: AnthropicLlmOptions): LlmClien
     }
   };
 
-  /** One Messages call, logged once; `judge` names what is wrong with a received answer (JSON calls). */
+  /**
+   * One Messages call, logged once, with what is wrong with the received reply (null when nothing is): no text, cut
+   * off, or what `judge` finds (JSON calls).
+   */
   const call = async (
     req: LlmRequest,
     system: string,
@@ -113,6 +126,7 @@ export function createAnthropicLlmClient(options: AnthropicLlmOptions): LlmClien
     const started = now();
     const base = { request: req, model: options.model };
     let text: string;
+    let unusable: string | null;
     let usage: LlmCallRecord['usage'];
     try {
       const message = await client.messages.create(
@@ -129,6 +143,7 @@ export function createAnthropicLlmClient(options: AnthropicLlmOptions): LlmClien
         { headers: { [CALL_KIND_HEADER]: req.kind, ...(options.metaHeaders ? metaHeadersOf(req) : {}) } }
       );
       text = textOf(message);
+      unusable = replyProblem(message, text);
       usage = { inputTokens: message.usage.input_tokens, outputTokens: message.usage.output_tokens };
     } catch (err) {
       const failure = toEngineError(req, err);
@@ -142,8 +157,9 @@ export function createAnthropicLlmClient(options: AnthropicLlmOptions): LlmClien
       });
       throw failure;
     }
-    const reply = screenModelReply(text, options.maxReplyBytes);
-    const problem = reply.tooLarge ?? judge(reply.text);
+    const screened = screenModelReply(text, options.maxReplyBytes);
+    const reply = { text: screened.text, refused: screened.refused ?? unusable };
+    const problem = reply.refused ?? judge(reply.text);
     await record({
       ...base,
       responseText: reply.text,
@@ -162,8 +178,8 @@ export function createAnthropicLlmClient(options: AnthropicLlmOptions): LlmClien
         const parsed = parseJsonOutput(text, req.schema);
         return parsed.ok ? null : parsed.error;
       };
-      const { text: raw, tooLarge } = await call(req, jsonSystemPrompt(req), options.structuredOutput, judge);
-      if (tooLarge !== null) return { ok: false, raw, error: tooLarge };
+      const { text: raw, refused } = await call(req, jsonSystemPrompt(req), options.structuredOutput, judge);
+      if (refused !== null) return { ok: false, raw, error: refused };
       return jsonResult(raw, req.schema);
     },
   };

@@ -9,8 +9,8 @@ const REFUSED_REPLY_HEAD_CHARS = 1024;
 /** A model's reply as the engine takes it in: storable text, or why it is refused (and its head). */
 export interface ScreenedReply {
   text: string;
-  /** Set when the reply is over the size limit: the call's answer is bad output, never used. */
-  tooLarge: string | null;
+  /** Why the reply is bad output, never used: over the size limit, empty, or cut off (anthropic-client.ts). */
+  refused: string | null;
 }
 
 /**
@@ -21,19 +21,19 @@ export interface ScreenedReply {
  */
 export function screenModelReply(text: string, maxBytes = LLM_REPLY_DEFAULT_MAX_BYTES): ScreenedReply {
   const bytes = Buffer.byteLength(text, 'utf8');
-  if (bytes <= maxBytes) return { text: storableText(text), tooLarge: null };
+  if (bytes <= maxBytes) return { text: storableText(text), refused: null };
   const tooLarge = `reply is ${bytes} bytes, over the ${maxBytes}-byte limit (LLM_REPLY_MAX_BYTES)`;
   const head = storableText(text.slice(0, REFUSED_REPLY_HEAD_CHARS));
-  return { text: `${head}… [${tooLarge}; cut]`, tooLarge };
+  return { text: `${head}… [${tooLarge}; cut]`, refused: tooLarge };
 }
 
 /**
  * A text call's answer, or LLM_OUTPUT_INVALID (not retried: the same prompt tends to get the same kind
- * of answer) when it is refused. A JSON call reports a refused reply as `ok: false` instead.
+ * of answer, and a cut-off one is cut off again under the same max_tokens) when it is refused. A JSON call reports a refused reply as `ok: false` instead.
  */
 export function replyTextOf(req: LlmRequest, reply: ScreenedReply): string {
-  if (reply.tooLarge === null) return reply.text;
-  throw new EngineError(ErrorType.LlmOutputInvalid, `LLM call ${req.kind} answered badly: ${reply.tooLarge}`, {
-    details: { kind: req.kind, error: reply.tooLarge },
+  if (reply.refused === null) return reply.text;
+  throw new EngineError(ErrorType.LlmOutputInvalid, `LLM call ${req.kind} answered badly: ${reply.refused}`, {
+    details: { kind: req.kind, error: reply.refused },
   });
 }

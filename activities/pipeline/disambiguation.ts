@@ -1,5 +1,6 @@
 import { readSetting } from '../../core/config/setting';
 import { PendingActionSettings as S } from '../../core/config/settings/pipeline';
+import { ErrorType, isEngineError } from '../../core/errors';
 import { P } from '../../core/params/keys';
 import { pendingActionCandidates } from '../../core/pending/catalog';
 import { renderTemplate } from '../../core/templates';
@@ -7,19 +8,25 @@ import type { StepOutput } from '../../core/turn/contracts';
 import type { StepContext } from '../step-runtime';
 import { llmMeta, promptVars } from './support';
 
+/** The LLM's question, or the template's when the LLM is off or gave no usable text (blank, cut off). */
 async function question(ctx: StepContext, options: string[]): Promise<string> {
   const vars = promptVars(ctx, { options: options.join(', ') });
-  if (!readSetting(ctx.snapshot, S.disambiguationLlm))
-    return renderTemplate(readSetting(ctx.snapshot, S.disambiguationQuestion), vars);
+  const template = () => renderTemplate(readSetting(ctx.snapshot, S.disambiguationQuestion), vars);
+  if (!readSetting(ctx.snapshot, S.disambiguationLlm)) return template();
   const systemPrompt = renderTemplate(readSetting(ctx.snapshot, S.disambiguationSystemPrompt), vars);
   const userPrompt = renderTemplate(readSetting(ctx.snapshot, S.disambiguationUserPrompt), vars);
-  const text = await ctx.deps.llm.generateText({
-    kind: 'DISAMBIGUATION',
-    systemPrompt,
-    userPrompt,
-    meta: llmMeta(ctx.scope.session),
-  });
-  return text.trim() || renderTemplate(readSetting(ctx.snapshot, S.disambiguationQuestion), vars);
+  try {
+    const text = await ctx.deps.llm.generateText({
+      kind: 'DISAMBIGUATION',
+      systemPrompt,
+      userPrompt,
+      meta: llmMeta(ctx.scope.session),
+    });
+    return text.trim() || template();
+  } catch (err) {
+    if (isEngineError(err) && err.type === ErrorType.LlmOutputInvalid) return template();
+    throw err;
+  }
 }
 
 /**

@@ -159,6 +159,40 @@ describe('bad LLM output', () => {
     expect((await h.conversation(id))?.turnCount).toBe(0);
   });
 
+  it.each([
+    ['empty', { reply: '' }],
+    ['only a tool call', { blocks: [{ type: 'tool_use', id: 'toolu_1', name: 'lookup', input: {} }] }],
+    ['cut off at max_tokens', { reply: 'The order is SUBM', stopReason: 'max_tokens' }],
+  ])('a DERIVED TEXT answer that is %s fails the turn with LLM_OUTPUT_INVALID, never sent', async (_what, answer) => {
+    await h.configure(
+      baseConfig({
+        intents: [intentRow('X', 20)],
+        rules: [
+          ruleRow({
+            intentCode: 'X',
+            stateCode: 'S',
+            ruleType: 'EXACT',
+            matchPattern: 'never said',
+            action: 'SET_INPUT_PARAM',
+            actionValue: 'n',
+          }),
+        ],
+        promptTemplates: [templateRow({ intentCode: 'X', stateCode: 'S', outputFormat: 'TEXT' })],
+        responses: [responseRow({ intentCode: 'X', stateCode: 'S', responseType: 'DERIVED', outputFormat: 'TEXT' })],
+      })
+    );
+    const id = randomUUID();
+    await h.seedConversation(id, { intentCode: 'X', stateCode: 'S' });
+    h.llm.push([
+      { kind: 'INTENT', reply: { intent: null } },
+      { kind: 'RESP_TEXT', ...answer },
+    ]);
+    const error = await h.turn({ conversationId: id, message: 'tell me' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ type: 'LLM_OUTPUT_INVALID', nonRetryable: true });
+    expect(h.llm.requestsOf('RESP_TEXT')).toHaveLength(1);
+    expect((await h.conversation(id))?.turnCount).toBe(0);
+  });
+
   it('a transport failure after the SDK retries fails the step retryably (LLM_CALL_FAILED)', async () => {
     h.llm.push([{ kind: 'INTENT', error: { status: 529 }, times: 9 }]);
     const error = await h.turn({ message: 'qwerty' }, { maxAttempts: 3 }).catch((e: unknown) => e);

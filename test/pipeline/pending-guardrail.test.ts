@@ -161,6 +161,19 @@ describe('pending actions and guardrail (reference §14 scenarios 29–31)', () 
     expect((await h.conversation(id))?.inputParams['policy_decision']).toBe('RECLASSIFY_INTENT');
   });
 
+  it('30 an LLM question cut off at max_tokens gives way to the template question', async () => {
+    const config = pendingConfig(1);
+    config.configs = [...(config.configs ?? []), configRow('DisambiguationStep', 'ENABLE_LLM', 'true')];
+    await h.configure(config);
+    h.llm.push([{ kind: 'DISAMBIGUATION', reply: 'Which one: stripe_can', stopReason: 'max_tokens' }]);
+    const id = await seeded();
+    await h.turn({ conversationId: id, message: 'yes' });
+    expect(await payloadOf(id, 'DISAMBIGUATION_REQUIRED')).toMatchObject({
+      question: expect.stringMatching(/^I found multiple actions\. Which one should I execute: stripe_cancel/),
+    });
+    expect(h.llm.requestsOf('DISAMBIGUATION')).toHaveLength(1);
+  });
+
   it('30 an open pending action expires after its TTL in turns, then reopens', async () => {
     const id = await seeded({
       turnCount: 3,
