@@ -1,6 +1,12 @@
 import { audit, type AuditRecord } from '../core/audit';
 import type { AuditPolicy } from '../core/audit/policy';
-import { AuditStage, type StepErrorPayload, type StepExitPayload, type StepFramePayload } from '../core/audit/payloads';
+import {
+  AuditStage,
+  type EngineFailurePayload,
+  type StepErrorPayload,
+  type StepExitPayload,
+  type StepFramePayload,
+} from '../core/audit/payloads';
 import type { ConfigSnapshot } from '../core/config/types';
 import { errorMessage, isEngineError } from '../core/errors';
 import { StepScope } from '../core/step/scope';
@@ -8,7 +14,7 @@ import type { StepInput, StepOutput, StepReply } from '../core/turn/contracts';
 import { toStepResult } from '../core/turn/step-result';
 import type { Session } from '../core/session';
 import type { ActivityDeps } from './deps';
-import { currentAttempt } from './runtime/attempt';
+import { currentAttempt, isLastAttempt } from './runtime/attempt';
 import { whileHeartbeating } from './runtime/heartbeat';
 import { writeAudits, type AuditWrite } from './runtime/audit-writer';
 import { fromDatabaseError, isRetryableFailure, toActivityFailure } from './runtime/failure';
@@ -33,21 +39,50 @@ export interface StepDefinition<I extends StepInput = StepInput, O extends StepO
   run: StepFunction<I, O>;
   /** The first step of a turn pins the current config version instead of reading the pinned one. */
   pinsConfig?: boolean;
+  /**
+   * False for a tool call: its failure for good is the planner's observation (core/mcp/loop.ts) or a
+   * held call, not the turn's. Any other step failing for good fails the turn (the driver catches nothing else).
+   */
+  failureEndsTurn?: boolean;
 }
 
 async function snapshotFor(deps: ActivityDeps, input: StepInput, pins: boolean): Promise<ConfigSnapshot> {
   return pins ? deps.configStore.current() : deps.configStore.get(input.session.configVersion);
 }
 
+/** An engine error's code, else the class name of the unexpected error (the API shows that as INTERNAL). */
+const errorTypeOf = (err: unknown): string =>
+  isEngineError(err) ? err.type : err instanceof Error ? err.name : 'Error';
+
 function errorFrame(name: string, err: unknown, durationMs: number): AuditRecord {
   return audit(AuditStage.StepError, {
     step: name,
     stepClass: `${name}Step`,
     durationMs,
-    errorType: isEngineError(err) ? err.type : err instanceof Error ? err.name : 'Error',
+    errorType: errorTypeOf(err),
     errorMessage: errorMessage(err),
     _errorMeta: { retryable: isRetryableFailure(err), attempt: currentAttempt() },
   } satisfies StepErrorPayload);
+}
+
+/**
+ * The turn's last row when this attempt's failure fails it for good (no retry follows): ENGINE_KNOWN_FAILURE
+ * for an engine error, ENGINE_UNKNOWN_FAILURE for anything else, as the Java controller writes them. The
+ * workflow writes nothing when it fails; the step that fails it is the one that knows, and writes it once.
+ */
+function turnFailure(def: Pick<StepDefinition, 'name' | 'failureEndsTurn'>, err: unknown): AuditRecord[] {
+  const retryable = isRetryableFailure(err);
+  if (def.failureEndsTurn === false || (retryable && !isLastAttempt())) return [];
+  const known = isEngineError(err);
+  const failure = {
+    step: def.name,
+    stepClass: `${def.name}Step`,
+    errorCode: errorTypeOf(err),
+    message: errorMessage(err),
+    recoverable: retryable,
+    attempt: currentAttempt(),
+  } satisfies EngineFailurePayload;
+  return [known ? audit(AuditStage.EngineKnownFailure, failure) : audit(AuditStage.EngineUnknownFailure, failure)];
 }
 
 /**
@@ -120,7 +155,8 @@ export function stepActivity<I extends StepInput, O extends StepOutput>(
       const err = fromDatabaseError(thrown);
       const emitted = [enter, ...entered, ...scope.audits, ...progress('STEP_ERROR', scope.session, true)];
       const policy = deps.audit.policy(snapshot);
-      await writeFailure(deps, policy, input, scope, arrived, emitted, errorFrame(def.name, err, elapsed()));
+      const failure = [errorFrame(def.name, err, elapsed()), ...turnFailure(def, err)];
+      await writeFailure(deps, policy, input, scope, arrived, emitted, failure);
       throw toActivityFailure(err);
     }
     const escalation = local?.escalation();
@@ -152,7 +188,7 @@ async function writeFailure(
   scope: StepScope,
   arrived: AuditWrite[],
   emitted: AuditRecord[],
-  failure: AuditRecord
+  failure: AuditRecord[]
 ): Promise<void> {
   try {
     await writeAudits(
@@ -169,8 +205,9 @@ async function writeFailure(
         turn: input.turn,
         session: scope.session,
         keySegment: input.callKey,
-        records: [failure],
-        suffix: () => `error-${currentAttempt()}`,
+        records: failure,
+        // STEP_ERROR per attempt; the turn's failure row, written by the last attempt only, once.
+        suffix: (index) => (index === 0 ? `error-${currentAttempt()}` : 'turn-failure'),
       }
     );
   } catch {

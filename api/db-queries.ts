@@ -53,6 +53,9 @@ export function conversationQueries(db: Database): ConversationQueries {
   };
 }
 
+const isTurnFailure = (stage: string) =>
+  stage === AuditStage.EngineKnownFailure || stage === AuditStage.EngineUnknownFailure;
+
 function auditView({ idempotencyKey: _key, runId: _run, createdAt, ...row }: StoredAudit): AuditRowView {
   return { ...row, payload: publicAuditPayload(row.stage, row.payload), createdAt: createdAt.toISOString() };
 }
@@ -63,6 +66,7 @@ function auditView({ idempotencyKey: _key, runId: _run, createdAt, ...row }: Sto
  * keep their code and message, anything else only says that something internal failed.
  */
 export function publicAuditPayload(stage: string, payload: JsonObject): JsonObject {
+  if (isTurnFailure(stage)) return publicTurnFailure(stage, payload);
   if (stage !== AuditStage.StepError) return payload;
   const parsed = parseAudit({ stage, payload });
   if (parsed.kind === 'unreadable') {
@@ -73,4 +77,17 @@ export function publicAuditPayload(stage: string, payload: JsonObject): JsonObje
   const type = parsed.payload.errorType ?? null;
   const shown = publicFailure({ type, message: parsed.payload.errorMessage ?? '', nonRetryable: false });
   return shown.type === type ? payload : { ...payload, errorType: shown.type, errorMessage: shown.message };
+}
+
+/** A turn's failure row as publicAuditPayload shows a STEP_ERROR: an unexpected error's code and message say INTERNAL. */
+function publicTurnFailure(stage: string, payload: JsonObject): JsonObject {
+  const parsed = parseAudit({ stage, payload });
+  if (parsed.kind === 'unreadable') {
+    const shown = publicFailure({ type: null, message: '', nonRetryable: false });
+    return { errorCode: shown.type, message: unreadableAuditText(parsed), recoverable: false };
+  }
+  if (parsed.kind !== 'read' || !isTurnFailure(parsed.stage)) return payload;
+  const failure = parsed.payload as { errorCode: string; message?: string };
+  const shown = publicFailure({ type: failure.errorCode, message: failure.message ?? '', nonRetryable: false });
+  return shown.type === failure.errorCode ? payload : { ...payload, errorCode: shown.type, message: shown.message };
 }

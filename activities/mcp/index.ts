@@ -38,9 +38,9 @@ export function createMcpActivities(deps: ActivityDeps): McpActivities {
   return {
     McpPrepare: stepActivity({ name: 'McpPrepare', run: mcpPrepare }, deps),
     McpPlan: stepActivity({ name: 'McpPlan', run: mcpPlan }, deps),
-    McpToolCall: stepActivity({ name: 'McpToolCall', run: mcpToolCall }, deps),
+    McpToolCall: stepActivity({ name: 'McpToolCall', run: mcpToolCall, failureEndsTurn: false }, deps),
     McpToolHold: stepActivity({ name: 'McpToolHold', run: mcpToolHold }, deps),
-    DirectToolCall: stepActivity({ name: 'DirectToolCall', run: directToolCall }, deps),
+    DirectToolCall: stepActivity({ name: 'DirectToolCall', run: directToolCall, failureEndsTurn: false }, deps),
     McpFinalize: stepActivity({ name: 'McpFinalize', run: mcpFinalize }, deps),
   };
 }

@@ -55,7 +55,7 @@ async function withRetries<T>(
 ): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
-      const run = () => runAsAttempt(attempt, call);
+      const run = () => runAsAttempt(attempt, call, maxAttempts);
       return await (options.around ? options.around(name, attempt, run) : run());
     } catch (err) {
       if (attempt >= maxAttempts || !isRetryableFailure(err)) throw err;

@@ -12,6 +12,10 @@ export const AuditStage = {
   UserInput: 'USER_INPUT',
   AssistantOutput: 'ASSISTANT_OUTPUT',
   EngineReturn: 'ENGINE_RETURN',
+  /** The turn failed for good on an engine error (a typed code); the turn's last row (Java's controller writes it). */
+  EngineKnownFailure: 'ENGINE_KNOWN_FAILURE',
+  /** The turn failed for good on an unexpected error (a driver's, a library's); the turn's last row. */
+  EngineUnknownFailure: 'ENGINE_UNKNOWN_FAILURE',
   /** Stored as `RULE_APPLIED (<source>)`. */
   RuleApplied: 'RULE_APPLIED',
 } as const;
@@ -26,6 +30,17 @@ export type StepErrorPayload = StepFramePayload & {
   errorType: string;
   errorMessage: string;
   _errorMeta: { retryable: boolean; attempt: number };
+};
+
+/**
+ * ENGINE_KNOWN_FAILURE / ENGINE_UNKNOWN_FAILURE: Java's {errorCode, message, recoverable}, and the step
+ * and attempt the turn failed on. `recoverable`: a retry of the turn may succeed (the API's `retryable`).
+ */
+export type EngineFailurePayload = StepFramePayload & {
+  errorCode: string;
+  message: string;
+  recoverable: boolean;
+  attempt: number;
 };
 
 export type UserInputPayload = { text: string };

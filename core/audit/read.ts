@@ -6,6 +6,7 @@ import type { RuleFramePayload } from '../rules/engine';
 import {
   AuditStage,
   type AssistantOutputPayload,
+  type EngineFailurePayload,
   type EngineReturnPayload,
   type OrchestrationErrorPayload,
   type OrchestrationRequestPayload,
@@ -28,6 +29,8 @@ export interface ReadBackPayloads {
   [AuditStage.StepEnter]: ReadBack<StepFramePayload, 'step'>;
   [AuditStage.StepExit]: ReadBack<StepExitPayload, 'step'>;
   [AuditStage.StepError]: ReadBack<StepErrorPayload, 'step'>;
+  [AuditStage.EngineKnownFailure]: ReadBack<EngineFailurePayload, 'errorCode'>;
+  [AuditStage.EngineUnknownFailure]: ReadBack<EngineFailurePayload, 'errorCode'>;
   [AuditStage.UserInput]: UserInputPayload;
   [AuditStage.AssistantOutput]: ReadBack<AssistantOutputPayload, 'output'>;
   [AuditStage.EngineReturn]: ReadBack<EngineReturnPayload, 'intent' | 'state'>;
@@ -58,6 +61,7 @@ type Check = (value: unknown) => boolean;
 const text: Check = (v) => typeof v === 'string';
 const num: Check = (v) => typeof v === 'number' && Number.isFinite(v);
 const int: Check = (v) => Number.isInteger(v);
+const bool: Check = (v) => typeof v === 'boolean';
 const obj: Check = isJsonObject;
 const json: Check = (v) => v !== undefined;
 const orNull =
@@ -87,6 +91,11 @@ const approval: Shape = {
   },
 };
 
+const engineFailure: Shape = {
+  required: ['errorCode'],
+  fields: { ...frame, errorCode: text, message: text, recoverable: bool, attempt: int },
+};
+
 const SHAPES: { readonly [S in ReadBackStage]: Shape } = {
   [AuditStage.StepEnter]: { required: ['step'], fields: frame },
   [AuditStage.StepExit]: {
@@ -97,6 +106,8 @@ const SHAPES: { readonly [S in ReadBackStage]: Shape } = {
     required: ['step'],
     fields: { ...frame, durationMs: num, errorType: text, errorMessage: text, _errorMeta: obj },
   },
+  [AuditStage.EngineKnownFailure]: engineFailure,
+  [AuditStage.EngineUnknownFailure]: engineFailure,
   [AuditStage.UserInput]: { required: ['text'], fields: { text } },
   [AuditStage.AssistantOutput]: {
     required: ['output'],

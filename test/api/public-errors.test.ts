@@ -26,4 +26,26 @@ describe('no internal class names or driver messages in responses', () => {
     const other = { errorType: 'Whatever' };
     expect(publicAuditPayload('MCP_TOOL_RESULT', other)).toBe(other);
   });
+
+  it("shows a turn's ENGINE_UNKNOWN_FAILURE as INTERNAL, without its message, and keeps a known failure's code", () => {
+    const leaked = {
+      step: 'PersistConversation',
+      errorCode: 'DrizzleQueryError',
+      message: 'Failed query: insert into "ce_conversation" … params: secret',
+      recoverable: true,
+      attempt: 5,
+    };
+    expect(publicAuditPayload('ENGINE_UNKNOWN_FAILURE', leaked)).toEqual({
+      ...leaked,
+      errorCode: 'INTERNAL',
+      message: INTERNAL_FAILURE_MESSAGE,
+    });
+    const ours = {
+      step: 'McpPlan',
+      errorCode: 'LLM_CALL_FAILED',
+      message: 'The model answered 500.',
+      recoverable: true,
+    };
+    expect(publicAuditPayload('ENGINE_KNOWN_FAILURE', ours)).toBe(ours);
+  });
 });

@@ -122,8 +122,13 @@ describe('pipeline lifecycle (reference §14 scenarios 1–7)', () => {
     const audits = await h.audits(conversationId);
     expectInOrder(
       audits.map((a) => a.stage),
-      ['RESPONSE_MAPPING_NOT_FOUND', 'STEP_ERROR']
+      ['RESPONSE_MAPPING_NOT_FOUND', 'STEP_ERROR', 'ENGINE_KNOWN_FAILURE']
     );
+    // The turn's failure is its last row, as the Java controller's (a non-retryable error: no retry follows).
+    expect(audits.at(-1)).toMatchObject({
+      stage: 'ENGINE_KNOWN_FAILURE',
+      payload: { step: 'ResponseResolution', errorCode: 'RESPONSE_MAPPING_NOT_FOUND', recoverable: false, attempt: 1 },
+    });
     expect(audits.find((a) => a.stage === 'STEP_ERROR')?.payload).toMatchObject({
       step: 'ResponseResolution',
       errorType: 'RESPONSE_MAPPING_NOT_FOUND',

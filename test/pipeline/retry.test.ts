@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import { ApplicationFailure } from '@temporalio/common';
 import { baseConfig } from '../support/base-config';
 import { PipelineHarness } from '../support/pipeline-harness';
@@ -72,5 +73,23 @@ describe('activity retries are idempotent', () => {
     expect(count('INTENT_AGENT_REJECTED')).toBe(1);
     expect(audits.filter((a) => a.stage === 'STEP_ENTER' && a.payload['step'] === 'IntentResolution')).toHaveLength(1);
     expect(h.llm.unconsumed()).toEqual([]);
+  });
+
+  it('a step that fails on every attempt ends the turn with one ENGINE_KNOWN_FAILURE row, after its last STEP_ERROR', async () => {
+    h.llm.setScript([{ kind: 'INTENT', error: { status: 529 }, persistent: true }]);
+    const conversationId = randomUUID();
+    const err = await h.turn({ conversationId, message: 'qwerty' }, { maxAttempts: 2 }).catch((e: unknown) => e);
+    expect(err).toMatchObject({ type: 'LLM_CALL_FAILED' });
+    const audits = await h.audits(conversationId);
+    expect(audits.filter((a) => a.stage === 'STEP_ERROR').map((a) => a.payload['_errorMeta'])).toEqual([
+      { retryable: true, attempt: 1 },
+      { retryable: true, attempt: 2 },
+    ]);
+    expect(audits.filter((a) => a.stage.startsWith('ENGINE_'))).toHaveLength(1);
+    expect(audits.at(-1)).toMatchObject({
+      stage: 'ENGINE_KNOWN_FAILURE',
+      turnNumber: 1,
+      payload: { step: 'IntentResolution', errorCode: 'LLM_CALL_FAILED', recoverable: true, attempt: 2 },
+    });
   });
 });

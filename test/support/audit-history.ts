@@ -12,7 +12,15 @@ import type { ActivityEntry } from './history';
  * audits a turn recorded in history are each completed activity's carried audits, then the ones it
  * returned; the table must hold exactly those, in order, plus the per-step frames.
  */
-export const FRAME_STAGES: ReadonlySet<string> = new Set(['STEP_ENTER', 'STEP_EXIT', 'STEP_ERROR', 'TURN_DECISION']);
+// The step wrapper writes these beside a step's own rows; a turn's failure row too, by the step whose last attempt failed.
+export const FRAME_STAGES: ReadonlySet<string> = new Set([
+  'STEP_ENTER',
+  'STEP_EXIT',
+  'STEP_ERROR',
+  'TURN_DECISION',
+  'ENGINE_KNOWN_FAILURE',
+  'ENGINE_UNKNOWN_FAILURE',
+]);
 
 export interface ComparableAudit {
   stage: string;

@@ -14,6 +14,7 @@ import { ensureConversation } from '../../../db/repositories/conversation';
 import { sessionFor, snapshotOf, turnInput } from '../../support/config-rows';
 import { createTestDatabase, type TestDatabase } from '../../support/database';
 import { configuredAuditGate } from '../../../activities/runtime/audit-gate';
+import { runAsAttempt } from '../../../activities/runtime/attempt';
 
 describe('step runtime (activities/step-runtime.ts)', () => {
   let tdb: TestDatabase;
@@ -145,13 +146,41 @@ describe('step runtime (activities/step-runtime.ts)', () => {
       details: [{ intent: 'A' }, { failedAttempt: 1 }],
     });
     const rows = await rowsOf('09-Failing');
-    expect(rows.map((r) => r.stage)).toEqual(['STEP_ENTER', 'PARTIAL', 'STEP_ERROR']);
+    // Not retryable: no attempt follows, so the turn fails here and its failure row closes the trail.
+    expect(rows.map((r) => r.stage)).toEqual(['STEP_ENTER', 'PARTIAL', 'STEP_ERROR', 'ENGINE_KNOWN_FAILURE']);
     expect(rows[2]?.idempotencyKey).toMatch(/\/09-Failing\/error-1$/);
     expect(rows[2]?.payload).toMatchObject({
       step: 'Failing',
       errorType: 'RESPONSE_MAPPING_NOT_FOUND',
       errorMessage: 'nothing mapped',
     });
+    expect(rows[3]?.idempotencyKey).toMatch(/\/09-Failing\/turn-failure$/);
+    expect(rows[3]?.payload).toMatchObject({
+      step: 'Failing',
+      errorCode: 'RESPONSE_MAPPING_NOT_FOUND',
+      message: 'nothing mapped',
+      recoverable: false,
+      attempt: 1,
+    });
+  });
+
+  it('a retryable failure writes the turn failure row on the last attempt only; a tool call never does', async () => {
+    const flaky = stepActivity({ name: 'Flaky', run: async () => Promise.reject(new TypeError('boom')) }, deps);
+    const stagesAfter = async (attempt: number) => {
+      await runAsAttempt(attempt, () => flaky(input('12-Flaky')), 2).catch(() => undefined);
+      return (await rowsOf('12-Flaky')).filter((r) => r.stage !== 'STEP_ENTER').map((r) => r.stage);
+    };
+    expect(await stagesAfter(1)).toEqual(['STEP_ERROR']);
+    expect(await stagesAfter(2)).toEqual(['STEP_ERROR', 'STEP_ERROR', 'ENGINE_UNKNOWN_FAILURE']);
+    const [failure] = (await rowsOf('12-Flaky')).filter((r) => r.stage === 'ENGINE_UNKNOWN_FAILURE');
+    expect(failure?.payload).toMatchObject({ errorCode: 'TypeError', recoverable: true, attempt: 2 });
+
+    const tool = stepActivity(
+      { name: 'McpToolCall', run: async () => Promise.reject(new TypeError('down')), failureEndsTurn: false },
+      deps
+    );
+    await runAsAttempt(1, () => tool(input('14-Tool')), 1).catch(() => undefined);
+    expect((await rowsOf('14-Tool')).map((r) => r.stage)).toEqual(['STEP_ENTER', 'STEP_ERROR']);
   });
 
   it('retryable engine errors stay retryable; unknown errors are rethrown as they are', async () => {
