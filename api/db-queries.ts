@@ -1,12 +1,12 @@
-import { desc, eq } from 'drizzle-orm';
+import { desc, eq, sql } from 'drizzle-orm';
 import type { JsonObject } from '../core/json';
 import { AuditStage } from '../core/audit/payloads';
 import { parseAudit, unreadableAuditText } from '../core/audit/read';
 import type { Database } from '../db/pool';
 import { listAuditsAfter, type StoredAudit } from '../db/repositories/audit';
-import { ceConversation, ceConversationHistory } from '../db/schema';
+import { ceAudit, ceConversation, ceConversationHistory } from '../db/schema';
 import type { AuditCursor } from '../core/audit';
-import type { AuditRowView, ConversationQueries, ConversationView } from './ports';
+import type { AuditRowView, ConversationQueries, ConversationView, LastTurnView } from './ports';
 import { publicFailure } from './history/public-failure';
 
 const HISTORY_LIMIT = 50;
@@ -44,6 +44,7 @@ export function conversationQueries(db: Database): ConversationQueries {
           assistantOutput: h.assistantOutput,
           createdAt: h.createdAt.toISOString(),
         })),
+        lastTurn: await lastTurn(db, conversationId, row.turnCount),
       };
     },
 
@@ -55,6 +56,32 @@ export function conversationQueries(db: Database): ConversationQueries {
 
 const isTurnFailure = (stage: string) =>
   stage === AuditStage.EngineKnownFailure || stage === AuditStage.EngineUnknownFailure;
+
+/**
+ * The last turn that ended. A turn that fails for good writes ENGINE_*_FAILURE as its last row
+ * (activities/step-runtime.ts), so a turn past the committed ones whose failure row is the
+ * conversation's last row failed; a new turn (or a retry of it) writes rows after it. Else the last
+ * committed turn.
+ */
+async function lastTurn(db: Database, conversationId: string, turnCount: number): Promise<LastTurnView | null> {
+  const [last] = await db
+    // Without _meta: the session's context beside the row, which this read does not need.
+    .select({
+      stage: ceAudit.stage,
+      turnNumber: ceAudit.turnNumber,
+      payload: sql<JsonObject>`${ceAudit.payloadJson} - '_meta'`,
+    })
+    .from(ceAudit)
+    .where(eq(ceAudit.conversationId, conversationId))
+    .orderBy(desc(ceAudit.auditId))
+    .limit(1);
+  if (last && isTurnFailure(last.stage) && last.turnNumber !== null && last.turnNumber > turnCount) {
+    const shown = publicAuditPayload(last.stage, last.payload);
+    const failureType = typeof shown['errorCode'] === 'string' ? shown['errorCode'] : 'TURN_FAILED';
+    return { turnNumber: last.turnNumber, status: 'FAILED', failureType, retryable: shown['recoverable'] === true };
+  }
+  return turnCount > 0 ? { turnNumber: turnCount, status: 'COMPLETED' } : null;
+}
 
 function auditView({ idempotencyKey: _key, runId: _run, createdAt, ...row }: StoredAudit): AuditRowView {
   return { ...row, payload: publicAuditPayload(row.stage, row.payload), createdAt: createdAt.toISOString() };

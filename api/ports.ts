@@ -72,6 +72,14 @@ export interface HistoryEntryView {
   createdAt: string;
 }
 
+/**
+ * The last turn that ended, as the trail records it: COMPLETED (turn `turnCount` committed) or FAILED (its
+ * ENGINE_*_FAILURE row is the conversation's last audit row). A turn still running is not one of them.
+ */
+export type LastTurnView =
+  | { turnNumber: number; status: 'COMPLETED' }
+  | { turnNumber: number; status: 'FAILED'; failureType: string; retryable: boolean };
+
 export interface ConversationView {
   conversationId: string;
   status: string;
@@ -85,6 +93,8 @@ export interface ConversationView {
   createdAt: string;
   updatedAt: string;
   history: HistoryEntryView[];
+  /** Null before any turn ended. */
+  lastTurn: LastTurnView | null;
 }
 
 export interface AuditRowView {

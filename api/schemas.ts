@@ -196,6 +196,20 @@ export const conversationSchema = {
         },
       },
     },
+    lastTurn: {
+      type: 'object',
+      nullable: true,
+      description:
+        'The last turn that ended, null before any did: `COMPLETED` (turn `turnCount`), or `FAILED` with the ' +
+        "failure's `failureType` and whether a retry may succeed (`retryable`), as the POST's 5xx `TURN_FAILED` " +
+        'says. A turn still running (past a 202) is not shown here until it ends.',
+      properties: {
+        turnNumber: { type: 'integer' },
+        status: { type: 'string', enum: ['COMPLETED', 'FAILED'] },
+        failureType: { type: 'string' },
+        retryable: { type: 'boolean' },
+      },
+    },
   },
 } as const;
 
