@@ -1,12 +1,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { constants, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadEnv } from '../../config/env';
 import { runDemoConversations } from '../../demo/conversations';
 import { demoSummary, formatDemoTranscript, type DemoTurnRecord } from '../../demo/demo-runner';
 import { httpDemoSend, type DemoProgress } from '../../demo/http-send';
 import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../command';
-import { startStack, type RunningStack } from '../stack';
+import { StopSignals } from '../signals';
+import { startStack } from '../stack';
 
 async function reachable(url: string): Promise<boolean> {
   try {
@@ -27,20 +28,54 @@ function progressPrinter(io: CliIo, json: boolean): DemoProgress {
     io.out(json ? JSON.stringify({ progress: text, conversationId }) : `  … ${text} (${conversationId.slice(0, 8)})`);
 }
 
-/** A private embedded stack in a temp dir on free ports, so the demo never disturbs a running one. */
-async function privateStack(io: CliIo, json: boolean): Promise<{ stack: RunningStack; home: string }> {
-  const home = mkdtempSync(join(tmpdir(), 'convengine-demo-'));
-  if (!json) io.out('No API is running: starting an embedded stack for the demo…');
-  const stack = await startStack({
-    env: loadEnv(),
-    home,
-    apiPort: 0,
-    temporalPort: 0,
-    temporalUi: false,
-    log: () => undefined,
+/** 128 + the signal's number: what a shell reports for a command a signal ended. */
+const interruptedExitCode = (signal: NodeJS.Signals): number => 128 + (constants.signals[signal] ?? 2);
+
+/**
+ * Runs the demo against a private embedded stack in a temp dir on free ports, so it never disturbs a running
+ * one. The stack's PostgreSQL runs in its own process group, so a Ctrl-C never reaches it: the signals are
+ * handled as `convengine start` handles them (StopSignals), and the stack is stopped and its home removed
+ * however the run ends.
+ */
+async function withPrivateStack(io: CliIo, json: boolean, demo: (url: string) => Promise<number>): Promise<number> {
+  const signals = new StopSignals();
+  let interrupted: NodeJS.Signals | null = null;
+  void signals.requested.then((signal) => {
+    interrupted = signal;
+    io.err(`demo: ${signal}: stopping its embedded stack (again to stop now)…`);
   });
-  if (!json) for (const part of stack.embedded) io.out(`embedded ${part}`);
-  return { stack, home };
+  const home = mkdtempSync(join(tmpdir(), 'convengine-demo-'));
+  try {
+    if (!json) io.out('No API is running: starting an embedded stack for the demo…');
+    const stack = await startStack({
+      env: loadEnv(),
+      home,
+      apiPort: 0,
+      temporalPort: 0,
+      temporalUi: false,
+      log: () => undefined,
+    });
+    signals.onHurry(() => stack.hurry());
+    try {
+      if (!json) for (const part of stack.embedded) io.out(`embedded ${part}`);
+      const outcome = await (interrupted ?? Promise.race([signals.requested, demo(stack.apiUrl)]));
+      return typeof outcome === 'number' ? outcome : interruptedExitCode(outcome);
+    } finally {
+      await stack.stop();
+    }
+  } finally {
+    rmSync(home, { recursive: true, force: true });
+  }
+}
+
+/** The API `--url` names, without a trailing slash, or null when it is not an http(s) URL. */
+function apiUrlOption(given: string): string | null {
+  try {
+    const url = new URL(given);
+    return url.protocol === 'http:' || url.protocol === 'https:' ? given.replace(/\/+$/, '') : null;
+  } catch {
+    return null;
+  }
 }
 
 const OPTIONS = { values: ['url'], flags: ['json'], positional: false };
@@ -48,8 +83,9 @@ const OPTIONS = { values: ['url'], flags: ['json'], positional: false };
 const USAGE = [
   'convengine demo [--json] [--url http://127.0.0.1:3000]',
   '',
-  'Uses the API at --url (default http://127.0.0.1:$PORT) when it answers, otherwise starts an',
-  'embedded stack for the run. Progress messages print as they arrive (--json: {"progress", "conversationId"}',
+  'Uses the API at --url, and fails (exit 1) when it does not answer. Without --url it uses',
+  'http://127.0.0.1:$PORT when that answers, otherwise starts an embedded stack for the run (Ctrl-C stops',
+  'it and removes its temp dir). Progress messages print as they arrive (--json: {"progress", "conversationId"}',
   'lines); --json prints one JSON line per turn. Exits 1 if a reply differs.',
   'Sends API_TOKEN, when it is set, as the bearer token; an embedded stack it starts requires that token too.',
 ].join('\n');
@@ -62,13 +98,7 @@ export const demoCommand: CliCommand = {
     const { options } = parsed;
     const json = options.has('json');
     const env = loadEnv();
-    let url = options.get('url')?.at(-1) ?? `http://127.0.0.1:${env.PORT}`;
-    let own: { stack: RunningStack; home: string } | null = null;
-    if (!(await reachable(url))) {
-      own = await privateStack(io, json);
-      url = own.stack.apiUrl;
-    }
-    try {
+    const demo = async (url: string): Promise<number> => {
       const send = httpDemoSend(url, env.API_TOKEN, progressPrinter(io, json));
       const records = await runDemoConversations(send, {
         onTurn: (r) => (json ? io.out(jsonLine(r)) : undefined),
@@ -77,11 +107,19 @@ export const demoCommand: CliCommand = {
       const summary = demoSummary(records);
       if (!json) io.out(`${summary.passed}/${summary.turns} turns gave the expected reply.`);
       return summary.failed === 0 ? 0 : 1;
-    } finally {
-      if (own) {
-        await own.stack.stop();
-        rmSync(own.home, { recursive: true, force: true });
-      }
+    };
+    const given = options.get('url')?.at(-1);
+    if (given === undefined) {
+      const local = `http://127.0.0.1:${env.PORT}`;
+      return (await reachable(local)) ? demo(local) : withPrivateStack(io, json, demo);
     }
+    // An explicit URL is used as given: no private stack in its place.
+    const url = apiUrlOption(given);
+    if (url === null) return usageError(io, `--url expects an http(s) URL (got "${given}")`, USAGE);
+    if (!(await reachable(url))) {
+      io.err(`demo: no ConvEngine API answers at ${url} (GET ${url}/healthz failed)`);
+      return 1;
+    }
+    return demo(url);
   },
 };
