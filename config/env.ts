@@ -160,6 +160,11 @@ const envSchema = z.object({
    * runs the demo one. Tool rows read it from their own environment (toolEnv); it is here to be checked at start.
    */
   CONVENGINE_TOOL_DEMO_URL: httpUrl,
+  /**
+   * The bearer token the seed packs' HTTP tools send to CONVENGINE_TOOL_DEMO_URL (`auth_secret_env`); without it
+   * each of their calls fails. Read by tool rows like the URL; here so `convengine start` can say it is missing.
+   */
+  CONVENGINE_TOOL_DEMO_API_KEY: optionalText,
 });
 
 export type Env = z.infer<typeof envSchema>;

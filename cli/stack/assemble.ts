@@ -47,7 +47,7 @@ export async function assembleStack(
     const databaseUrl = database.value.value;
     const temporal = temporalServer.value.value;
     const llmUrl = keep(await llmPart(options.env, databaseUrl));
-    const toolEnv = keep(await toolsPart(options.env));
+    const toolEnv = keep(await toolsPart(options.env, options.log));
     const env: Env = llmUrl ? { ...options.env, ANTHROPIC_BASE_URL: llmUrl } : options.env;
     // One connection for the worker and the API's client, so turns start eagerly (startApiServer says why).
     const connection = keep(await connectionPart(temporal.connection, env.TEMPORAL_GRPC_COMPRESSION));

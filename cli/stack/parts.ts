@@ -24,9 +24,20 @@ export async function llmPart(env: Env, databaseUrl: string): Promise<Part<strin
   };
 }
 
-/** The loopback demo tool server the seed packs' HTTP tools call, unless one is configured. */
-export async function toolsPart(env: Env): Promise<Part<Record<string, string>>> {
-  if (env.CONVENGINE_TOOL_DEMO_URL) return { value: {}, embedded: null, stop: noStop };
+/** What `convengine start` says when the seed packs' HTTP tools would call a configured server without its key. */
+export const MISSING_TOOL_KEY =
+  "warning: CONVENGINE_TOOL_DEMO_URL is set but CONVENGINE_TOOL_DEMO_API_KEY is not: the seed packs' HTTP tools " +
+  'send it as their bearer token, so each of their calls fails (TOOL_ERROR) until it is set';
+
+/**
+ * The loopback demo tool server the seed packs' HTTP tools call, unless one is configured; `log` hears that a
+ * configured one lacks its key.
+ */
+export async function toolsPart(env: Env, log: (line: string) => void): Promise<Part<Record<string, string>>> {
+  if (env.CONVENGINE_TOOL_DEMO_URL) {
+    if (!env.CONVENGINE_TOOL_DEMO_API_KEY) log(MISSING_TOOL_KEY);
+    return { value: {}, embedded: null, stop: noStop };
+  }
   const tools = await startDemoToolServer();
   return {
     value: { CONVENGINE_TOOL_DEMO_URL: tools.baseUrl, CONVENGINE_TOOL_DEMO_API_KEY: DEMO_API_KEY },
