@@ -55,7 +55,11 @@ export const seedCommand: CliCommand = {
       const report = await seedPacks(handle.db, positional);
       const configRows = Object.values(report.configRows).reduce((a, b) => a + (b ?? 0), 0);
       const businessRows = Object.values(report.businessRows).reduce((a, b) => a + b, 0);
-      io.out(`seeded ${report.packs.join(', ')}: ${configRows} config row(s), ${businessRows} business row(s)`);
+      const kept = configRows - report.configInserted;
+      io.out(
+        `seeded ${report.packs.join(', ')}: ${report.configInserted} config row(s) inserted (${kept} already there), ` +
+          `${businessRows} business row(s) written`
+      );
       for (const w of report.warnings) io.out(`warning: ${formatViolation(w)}`);
       if (report.violations.length > 0) {
         io.err(

@@ -41,6 +41,8 @@ export interface SeedReport {
   packs: string[];
   /** Config rows of the packs per table (each inserted unless the database had its key). */
   configRows: Partial<Record<keyof ConfigRows, number>>;
+  /** How many of those config rows this seed inserted (the others were already there). */
+  configInserted: number;
   /** Business rows written per `business.<table>`. */
   businessRows: Record<string, number>;
   /** Version of the whole config after seeding. */
@@ -116,6 +118,7 @@ export async function applySeedPacks(db: Database, packs: readonly SeedPack[]): 
     return {
       packs: packs.map((p) => p.name),
       configRows,
+      configInserted: inserted,
       businessRows,
       version: configVersionOf(all),
       warnings: result.warnings,
