@@ -187,7 +187,7 @@ export async function loadYamlTree(
   for (const w of result.warnings) io.err(`warning: ${formatViolation(w)}`);
   for (const v of result.violations) io.err(formatViolation(v));
   if (result.violations.length > 0) {
-    io.err(`config invalid: ${result.violations.length} violation(s); nothing was applied`);
+    io.err(`config invalid: ${result.violations.length} violation(s)`);
     return null;
   }
   return scope === 'tables' ? composed : rows;
@@ -229,7 +229,11 @@ async function exportTree(db: Database, dir: string, io: CliIo): Promise<number>
 async function diffOrApply(db: Database, dir: string, io: CliIo, write: boolean): Promise<number> {
   const current = await readConfigRows(db);
   const rows = await loadYamlTree(dir, io, current, 'tables');
-  if (!rows) return 1;
+  if (!rows) {
+    // Said here, not by loadYamlTree: `config validate`, `whatif` and `start --config` apply nothing anyway.
+    if (write) io.err('nothing was applied');
+    return 1;
+  }
   const changes = diffConfig(current, rows);
   for (const change of changes) io.out(formatChange(change));
   for (const at of strandedConversations(current, rows, await conversationsByState(db))) {

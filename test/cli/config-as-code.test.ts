@@ -135,7 +135,7 @@ describe('convengine config (config as code)', () => {
     expect(run.stderr).toMatch(/^ce_rule\[\d+\]: match_pattern: invalid regular expression/m);
     expect(run.stderr).toMatch(/^ce_mcp_tool\[\d+\]: state_code is null\/blank/m);
     expect(run.stderr).toMatch(/^ce_verbose\[201\]: unknown step "Correction"/m);
-    expect(run.stderr).toMatch(/config invalid: 3 violation\(s\); nothing was applied/);
+    expect(run.stderr).toMatch(/config invalid: 3 violation\(s\)\nnothing was applied\n/);
     expect(await readConfigRows(tdb.db)).toEqual(before);
     expect((await cli('validate', dir)).code).toBe(1);
   });

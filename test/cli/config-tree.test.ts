@@ -69,7 +69,8 @@ describe('convengine config validate: the tree as files', () => {
     expect(run.code).toBe(1);
     expect(run.err).not.toMatch(/^note: /m);
     expect(run.err).toMatch(/not defined in ce_intent/);
-    expect(run.err).toMatch(/config invalid: \d+ violation\(s\); nothing was applied$/);
+    // validate applies nothing, so it does not say that nothing was applied.
+    expect(run.err).toMatch(/config invalid: \d+ violation\(s\)$/);
   });
 
   it('refuses --complete for the actions that read the database', async () => {
