@@ -1,5 +1,5 @@
 import { spawn, spawnSync } from 'node:child_process';
-import { mkdirSync, renameSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, renameSync, rmSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import {
   installedTemporalCli,
@@ -10,6 +10,7 @@ import {
   TEMPORAL_SERVER_VERSION,
   TEMPORAL_UI_VERSION,
 } from './binary';
+import { processAlive } from '../../db/embedded/leftovers';
 
 const PINNED = `Temporal CLI ${TEMPORAL_CLI_VERSION} (server ${TEMPORAL_SERVER_VERSION}, UI ${TEMPORAL_UI_VERSION})`;
 
@@ -31,6 +32,22 @@ function goInstall(gobin: string, env: NodeJS.ProcessEnv): Promise<number | null
   });
 }
 
+const PARTIAL_DIR = /^\.partial-.+-(\d+)$/;
+
+/** Build folders (`.partial-<version>-<pid>`) left by an install that was interrupted: those whose process is gone. */
+function removeStalePartials(cacheDir: string): void {
+  let names: string[];
+  try {
+    names = readdirSync(cacheDir);
+  } catch {
+    return;
+  }
+  for (const name of names) {
+    const pid = PARTIAL_DIR.exec(name)?.[1];
+    if (pid !== undefined && !processAlive(Number(pid))) rmSync(join(cacheDir, name), { recursive: true, force: true });
+  }
+}
+
 /**
  * `npm run temporal:install`: builds the pinned Temporal CLI into the per-user cache with
  * `go install`, or does nothing when that version is already there. Returns the exit code.
@@ -40,6 +57,7 @@ export async function installTemporalCli(
   log: (line: string) => void,
   env: NodeJS.ProcessEnv = process.env
 ): Promise<number> {
+  removeStalePartials(dirname(temporalCliDir(env)));
   const existing = installedTemporalCli(env);
   if (existing) {
     log(`${PINNED} already installed: ${existing}`);

@@ -1,8 +1,13 @@
 import { execFile } from 'node:child_process';
-import { chmodSync, mkdirSync, mkdtempSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
-import { installedTemporalCli, temporalCliPath, TEMPORAL_CLI_VERSION } from '../../../cli/temporal/binary';
+import {
+  installedTemporalCli,
+  temporalCliDir,
+  temporalCliPath,
+  TEMPORAL_CLI_VERSION,
+} from '../../../cli/temporal/binary';
 
 const SCRIPT = join(__dirname, '..', '..', '..', 'scripts', 'temporal-install.ts');
 const TSX = join(__dirname, '..', '..', '..', 'node_modules', 'tsx', 'dist', 'cli.mjs');
@@ -23,6 +28,17 @@ describe('npm run temporal:install', () => {
     expect(run.code).toBe(1);
     expect(run.stdout.trim().split('\n')).toEqual([expect.stringMatching(/^temporal:install needs Go .* dev server/)]);
     expect(installedTemporalCli({ CONVENGINE_CACHE_DIR: cache })).toBeNull();
+  });
+
+  it("removes the build folders of interrupted installs whose process is gone, and keeps a running one's", async () => {
+    const cache = mkdtempSync(join(tmpdir(), 'ce-cache-'));
+    const parent = dirname(temporalCliDir({ CONVENGINE_CACHE_DIR: cache }));
+    // Above Linux's highest pid (pid_max is at most 2^22): no process has it.
+    const stale = `.partial-${TEMPORAL_CLI_VERSION}-4194305`;
+    const running = `.partial-${TEMPORAL_CLI_VERSION}-${process.pid}`;
+    for (const name of [stale, running]) mkdirSync(join(parent, name), { recursive: true });
+    await install({ PATH: dirname(process.execPath), HOME: cache, CONVENGINE_CACHE_DIR: cache });
+    expect(readdirSync(parent)).toEqual([running]);
   });
 
   it('does nothing when the pinned version is already in the cache', async () => {
