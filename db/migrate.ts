@@ -57,21 +57,47 @@ export async function migrate(pool: Pool, dir = MIGRATIONS_DIR): Promise<Migrati
   }
 }
 
-async function applyPending(client: PoolClient, files: MigrationFile[]): Promise<MigrationReport> {
-  await client.query(`CREATE TABLE IF NOT EXISTS ce_schema_migrations (
-    name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+/** How the database's applied migrations compare with the ones this build ships. */
+export interface SchemaState {
+  /** Shipped migrations the database has not applied, in order. */
+  pending: MigrationFile[];
+  /** Applied migrations whose file changed since (MigrationChecksumError when migrating). */
+  changed: string[];
+  appliedCount: number;
+}
+
+function compareApplied(files: MigrationFile[], applied: ReadonlyMap<string, string>): SchemaState {
+  const pending = files.filter((f) => !applied.has(f.name));
+  const changed = files.filter((f) => applied.has(f.name) && applied.get(f.name) !== f.checksum).map((f) => f.name);
+  return { pending, changed, appliedCount: applied.size };
+}
+
+type Queryable = Pick<Pool, 'query'> | PoolClient;
+
+async function appliedMigrations(client: Queryable): Promise<Map<string, string>> {
   const { rows } = await client.query<{ name: string; checksum: string }>(
     'SELECT name, checksum FROM ce_schema_migrations'
   );
-  const done = new Map(rows.map((r) => [r.name, r.checksum]));
-  const report: MigrationReport = { applied: [], alreadyApplied: [] };
-  for (const file of files) {
-    const previous = done.get(file.name);
-    if (previous !== undefined) {
-      if (previous !== file.checksum) throw new MigrationChecksumError(file.name);
-      report.alreadyApplied.push(file.name);
-      continue;
-    }
+  return new Map(rows.map((r) => [r.name, r.checksum]));
+}
+
+/** Read-only: what `migrate` would apply (and refuse) on this database; a database never migrated has every file pending. */
+export async function schemaState(client: Queryable, files: MigrationFile[] = readMigrations()): Promise<SchemaState> {
+  const { rows } = await client.query<{ table: string | null }>(
+    "SELECT to_regclass('ce_schema_migrations')::text AS table"
+  );
+  if (!rows[0]?.table) return compareApplied(files, new Map());
+  return compareApplied(files, await appliedMigrations(client));
+}
+
+async function applyPending(client: PoolClient, files: MigrationFile[]): Promise<MigrationReport> {
+  await client.query(`CREATE TABLE IF NOT EXISTS ce_schema_migrations (
+    name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
+  const state = compareApplied(files, await appliedMigrations(client));
+  if (state.changed[0] !== undefined) throw new MigrationChecksumError(state.changed[0]);
+  const alreadyApplied = files.filter((f) => !state.pending.includes(f)).map((f) => f.name);
+  const report: MigrationReport = { applied: [], alreadyApplied };
+  for (const file of state.pending) {
     await client.query('BEGIN');
     try {
       await client.query(file.sql);

@@ -6,7 +6,7 @@ import {
   type TemporalConnectionSettings,
 } from '../../config/temporal-connection';
 import { openDatabase } from '../../db/pool';
-import { readMigrations } from '../../db/migrate';
+import { schemaState } from '../../db/migrate';
 import { readConfigRows } from '../../db/config/load';
 import { auditTrailStats } from '../../db/repositories/retention';
 import { readAuditPolicy } from '../../core/audit/policy';
@@ -99,9 +99,18 @@ export async function checkRoundTrip(target: RoundTripTarget): Promise<Finding> 
 export async function checkDatabase(databaseUrl: string): Promise<Finding> {
   const handle = openDatabase(databaseUrl, { max: 1, connectionTimeoutMillis: 5_000 });
   try {
-    const { rows } = await handle.pool.query<{ name: string }>('SELECT name FROM ce_schema_migrations');
-    const applied = new Set(rows.map((r) => r.name));
-    const pending = readMigrations().filter((m) => !applied.has(m.name));
+    const state = await schemaState(handle.pool);
+    if (state.changed.length > 0) {
+      return {
+        check: 'database',
+        level: 'fail',
+        message: `migration(s) changed after they were applied (${state.changed.join(', ')}): deploy the build that applied them`,
+      };
+    }
+    if (state.appliedCount === 0) {
+      return { check: 'database', level: 'fail', message: 'no migration applied: run `convengine migrate`' };
+    }
+    const pending = state.pending;
     if (pending.length > 0) {
       return {
         check: 'database',
@@ -109,7 +118,7 @@ export async function checkDatabase(databaseUrl: string): Promise<Finding> {
         message: `${pending.length} migration(s) not applied (${pending.map((m) => m.name).join(', ')}): run \`convengine migrate\``,
       };
     }
-    return { check: 'database', level: 'ok', message: `connected; ${applied.size} migrations applied` };
+    return { check: 'database', level: 'ok', message: `connected; ${state.appliedCount} migrations applied` };
   } catch (err) {
     return { check: 'database', level: 'fail', message: `cannot read the schema: ${errorChain(err)}` };
   } finally {

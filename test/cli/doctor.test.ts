@@ -78,7 +78,7 @@ describe('convengine doctor', () => {
       DATABASE_URL: bare.url,
     });
     expect(run.code).toBe(1);
-    expect(run.stdout).toMatch(/^fail database +cannot read the schema/m);
+    expect(run.stdout).toMatch(/^fail database +no migration applied: run `convengine migrate`$/m);
   });
 
   it('fails on a namespace that does not exist, without a probe', async () => {

@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getTableColumns, getTableName, is } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
-import { MIGRATIONS_DIR, migrate, readMigrations } from '../../db/migrate';
+import { MIGRATIONS_DIR, migrate, readMigrations, schemaState } from '../../db/migrate';
 import { claimTurn } from '../../db/repositories/turn-request';
 import * as schema from '../../db/schema';
 import { createTestDatabase, type TestDatabase } from '../support/database';
@@ -30,6 +30,27 @@ describe('migrations', () => {
       "SELECT count(*)::int AS n FROM information_schema.tables WHERE table_schema = 'public' AND table_name LIKE 'ce\\_%'"
     );
     expect(rows[0].n).toBeGreaterThanOrEqual(28);
+  });
+
+  it('schemaState reads, without writing, what a never-migrated, an up-to-date and a partly migrated database lack', async () => {
+    const bare = await createTestDatabase({ migrated: false });
+    try {
+      const all = readMigrations();
+      expect(await schemaState(bare.pool)).toEqual({ pending: all, changed: [], appliedCount: 0 });
+      const { rows } = await bare.pool.query("SELECT to_regclass('ce_schema_migrations') AS t");
+      expect(rows[0].t).toBeNull();
+      await migrate(bare.pool);
+      expect(await schemaState(bare.pool)).toEqual({ pending: [], changed: [], appliedCount: all.length });
+      // An upgrade deployed without `convengine migrate`: the newest migration is missing.
+      const newest = all[all.length - 1]!;
+      await bare.pool.query('DELETE FROM ce_schema_migrations WHERE name = $1', [newest.name]);
+      expect((await schemaState(bare.pool)).pending.map((m) => m.name)).toEqual([newest.name]);
+      const first = all[0]!;
+      await bare.pool.query("UPDATE ce_schema_migrations SET checksum = 'edited' WHERE name = $1", [first.name]);
+      expect((await schemaState(bare.pool)).changed).toEqual([first.name]);
+    } finally {
+      await bare.drop();
+    }
   });
 
   it('match the drizzle schema: same tables, columns and nullability', async () => {
