@@ -134,6 +134,11 @@ export interface WhatifQueries {
 
 export interface ReadinessProbe {
   check(): Promise<Record<string, string>>;
+  /**
+   * Why no turn can run now (an unmigrated database, a namespace without the turn search attributes), or
+   * null: a message is then refused with 503 and this code instead of failing inside the turn.
+   */
+  turnBlocker?(): Promise<{ code: string; message: string } | null>;
 }
 
 export interface ApiPorts {

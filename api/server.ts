@@ -9,7 +9,13 @@ import { connectTemporalClient } from '../config/temporal-client';
 import type { TemporalConnectionSettings } from '../config/temporal-connection';
 import { claimCheckDataConverter } from '../db/claims/codec';
 import { openDatabase } from '../db/pool';
-import type { Logger } from '../observability/logger';
+import { silentLogger, type Logger } from '../observability/logger';
+import {
+  PREREQUISITE_MESSAGES,
+  readinessWithPrerequisites,
+  startPrerequisiteMonitor,
+  type PrerequisiteMonitor,
+} from '../observability/prerequisites';
 import { createApiMetrics } from '../observability/metrics';
 import { metricsText, reachable } from '../observability/probe-server';
 import { tracingClientInterceptors } from '../observability/tracing';
@@ -55,12 +61,19 @@ export interface ApiServerOptions {
    * start. Default: a connection of the API's own to `temporal`, and no eager start.
    */
   workerConnection?: ConnectionLike;
+  /** How long a migration or search-attribute check answers (default PREREQUISITE_CACHE_MS). */
+  prerequisiteCacheMs?: number;
 }
 
 /** Turns parked on a tool approval: the workflow sets this outcome while it waits. */
 const PENDING_APPROVALS_QUERY = runningTurnsQuery(TurnOutcomeValue.AwaitingApproval);
 
-function readiness(db: ReturnType<typeof openDatabase>['db'], connection: ConnectionLike, env: Env): ReadinessProbe {
+function readiness(
+  db: ReturnType<typeof openDatabase>['db'],
+  connection: ConnectionLike,
+  env: Env,
+  prerequisites: PrerequisiteMonitor
+): ReadinessProbe {
   const namespace = env.TEMPORAL_NAMESPACE;
   const pollers = () =>
     connection.workflowService
@@ -75,12 +88,17 @@ function readiness(db: ReturnType<typeof openDatabase>['db'], connection: Connec
       );
   return {
     async check() {
-      const [database, temporalCheck, worker] = await Promise.all([
+      const [database, temporalCheck, worker, required] = await Promise.all([
         reachable(db.execute(sql`select 1`)),
         reachable(connection.workflowService.describeNamespace({ namespace })),
         pollers(),
+        prerequisites.status(),
       ]);
-      return { database, temporal: temporalCheck, worker };
+      return { ...readinessWithPrerequisites({ database, temporal: temporalCheck }, required), worker };
+    },
+    async turnBlocker() {
+      const { problem } = await prerequisites.status();
+      return problem === null ? null : { code: problem, message: PREREQUISITE_MESSAGES[problem] };
     },
   };
 }
@@ -101,6 +119,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   // The API's refresh and validate answer what the worker's store decides.
   const store = engineConfigStore(handle.db, await loadEngineValidation(), options.logger);
   const conversations = conversationQueries(handle.db);
+  const prerequisites = await startPrerequisiteMonitor({
+    db: handle.db,
+    temporal: connection,
+    namespace: env.TEMPORAL_NAMESPACE,
+    logger: options.logger ?? silentLogger(),
+    ...(options.prerequisiteCacheMs !== undefined ? { cacheMs: options.prerequisiteCacheMs } : {}),
+  });
   const metrics = createApiMetrics(async () => (await client.workflow.count(PENDING_APPROVALS_QUERY)).count);
   const gateway = new TemporalTurnGateway({
     client,
@@ -114,7 +139,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     conversations,
     replyTexts: configReplyTexts({ snapshot: async () => store.current(), conversations }),
     config: { refresh: async () => store.refresh() },
-    readiness: readiness(handle.db, connection, env),
+    readiness: readiness(handle.db, connection, env, prerequisites),
     whatif: {
       conversation: (id, version, { maxTurns }) =>
         whatifConversation({ db: handle.db }, { conversationId: id, config: { version }, maxTurns }),

@@ -8,6 +8,11 @@ import type { Database } from '../db/pool';
 import { silentLogger, type Logger } from '../observability/logger';
 import { createWorkerMetrics, type WorkerMetrics } from '../observability/metrics';
 import { metricsText, reachable, startProbeServer, type ProbeServer } from '../observability/probe-server';
+import {
+  readinessWithPrerequisites,
+  startPrerequisiteMonitor,
+  type PrerequisiteMonitor,
+} from '../observability/prerequisites';
 import { workerInstrumentation } from '../observability/worker-options';
 import { buildWorkerDeps } from './deps';
 import { runnableWorkflowSource } from './bundle-cache';
@@ -46,6 +51,8 @@ export interface TurnWorkerRun {
    * taken (a second worker on one host with the default port), serve on a free one and log where.
    */
   probe?: { host: string; port: number; orAnyPort?: boolean };
+  /** How long a migration or search-attribute check answers /readyz (default PREREQUISITE_CACHE_MS). */
+  prerequisiteCacheMs?: number;
 }
 
 /** Connects, wires the activity dependencies and runs a turn worker until shutdown. */
@@ -61,6 +68,14 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
   const owned = run.connection === undefined;
   const connection = run.connection ?? (await connectWorker(run.temporal, run.env.TEMPORAL_GRPC_COMPRESSION));
   const release = () => (owned ? connection.close() : Promise.resolve());
+  // Logs a missing migration or search attribute now; /readyz reports it until fixed.
+  const prerequisites = await startPrerequisiteMonitor({
+    db: wired.deps.db,
+    temporal: connection,
+    namespace: run.env.TEMPORAL_NAMESPACE,
+    logger,
+    ...(run.prerequisiteCacheMs !== undefined ? { cacheMs: run.prerequisiteCacheMs } : {}),
+  });
   // From sources, webpack would run on every start: the bundle cached for this source state instead.
   const workflows = await runnableWorkflowSource(run.env);
   const worker = await createTurnWorker({
@@ -77,12 +92,14 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
   });
   const running = worker.run();
   const probe = run.probe
-    ? await startWorkerProbe(run, { worker, connection, db: wired.deps.db, logger, metrics }).catch(async (err) => {
-        worker.shutdown();
-        await running.catch(() => undefined);
-        await Promise.all([release(), wired.close()]);
-        throw err;
-      })
+    ? await startWorkerProbe(run, { worker, connection, db: wired.deps.db, prerequisites, logger, metrics }).catch(
+        async (err) => {
+          worker.shutdown();
+          await running.catch(() => undefined);
+          await Promise.all([release(), wired.close()]);
+          throw err;
+        }
+      )
     : null;
   const done = running.finally(async () => {
     await probe?.close();
@@ -103,6 +120,7 @@ interface ProbeTargets {
   worker: Worker;
   connection: NativeConnection;
   db: Database;
+  prerequisites: PrerequisiteMonitor;
   logger: Logger;
   metrics: WorkerMetrics;
 }
@@ -124,16 +142,22 @@ function startWorkerProbeOn(
   host: string,
   port: number
 ): Promise<ProbeServer> {
-  const { worker, connection, db } = targets;
+  const { worker, connection, db, prerequisites } = targets;
   return startProbeServer({
     host,
     port,
     logger: targets.logger,
     metrics: () => metricsText(targets.metrics.registry, run.env.TEMPORAL_SDK_METRICS_ADDRESS),
-    readiness: async () => ({
-      database: await reachable(db.execute(sql`select 1`)),
-      temporal: await reachable(connection.workflowService.getSystemInfo({})),
-      worker: worker.getState() === 'RUNNING' ? 'ok' : worker.getState().toLowerCase(),
-    }),
+    readiness: async () => {
+      const [database, temporal, required] = await Promise.all([
+        reachable(db.execute(sql`select 1`)),
+        reachable(connection.workflowService.getSystemInfo({})),
+        prerequisites.status(),
+      ]);
+      return {
+        ...readinessWithPrerequisites({ database, temporal }, required),
+        worker: worker.getState() === 'RUNNING' ? 'ok' : worker.getState().toLowerCase(),
+      };
+    },
   });
 }

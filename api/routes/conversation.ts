@@ -78,6 +78,8 @@ function messageRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegist
     async (request, reply) => {
       const body = request.body as MessageBody;
       requireSendableMessage(body, opts);
+      const blocked = await ports.readiness.turnBlocker?.();
+      if (blocked) throw new ApiError(503, blocked.code, blocked.message);
       const header = request.headers['idempotency-key'];
       const key = typeof header === 'string' ? header : null;
       const turn = await ports.turns.sendMessage({

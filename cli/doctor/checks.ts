@@ -11,7 +11,7 @@ import { readConfigRows } from '../../db/config/load';
 import { auditTrailStats } from '../../db/repositories/retention';
 import { readAuditPolicy } from '../../core/audit/policy';
 import { probeActivityRoundTrip, type RoundTripProbeOptions } from '../../worker/probe';
-import { missingTurnSearchAttributes } from '../temporal/setup';
+import { missingTurnSearchAttributes } from '../../config/turn-search-attributes';
 import { errorChain } from '../error-chain';
 import { tlsHandshakeProblem } from './tls-handshake';
 

@@ -1,0 +1,136 @@
+import type { Connection } from '@temporalio/client';
+import { missingTurnSearchAttributes } from '../config/turn-search-attributes';
+import { readMigrations, schemaState, type MigrationFile } from '../db/migrate';
+import type { Database } from '../db/pool';
+import type { Logger } from './logger';
+
+/**
+ * What a turn needs before it can run, beyond a reachable database and Temporal: every migration this
+ * build ships applied, and the turn search attributes registered on the namespace. The API and the
+ * worker stay up without them (readiness keeps traffic away; a restart loop would only delay the
+ * recovery once `convengine migrate` or `setup-temporal` has run) and report which one is missing.
+ */
+export type PrerequisiteProblem = 'DATABASE_UNREACHABLE' | 'DATABASE_NOT_MIGRATED' | 'SEARCH_ATTRIBUTES_MISSING';
+
+export interface PrerequisiteStatus {
+  /** `ok`, or the /readyz reason for that dependency. */
+  database: string;
+  temporal: string;
+  /** The first problem, for a refused request; null when both are ok. */
+  problem: PrerequisiteProblem | null;
+}
+
+export const NOT_MIGRATED = 'not migrated: run convengine migrate';
+export const SEARCH_ATTRIBUTES_MISSING = 'search attributes missing: run convengine setup-temporal';
+
+/** What a refused turn says, per problem (the API's 503). */
+export const PREREQUISITE_MESSAGES: Record<PrerequisiteProblem, string> = {
+  DATABASE_UNREACHABLE: 'The database is unreachable; retry later.',
+  DATABASE_NOT_MIGRATED: 'The database lacks migrations this build needs: an operator must run `convengine migrate`.',
+  SEARCH_ATTRIBUTES_MISSING:
+    'The Temporal namespace lacks the turn search attributes: an operator must run `convengine setup-temporal`.',
+};
+
+/** How long one check answers readiness probes and turn requests: a fix is seen within this. */
+export const PREREQUISITE_CACHE_MS = 5_000;
+
+export interface PrerequisiteTargets {
+  db: Database;
+  temporal: Pick<Connection, 'operatorService'>;
+  namespace: string;
+  logger: Logger;
+  cacheMs?: number;
+}
+
+export interface PrerequisiteMonitor {
+  /** The last check's answer, re-checked when older than the cache period. */
+  status(): Promise<PrerequisiteStatus>;
+}
+
+/** One dependency's answer; `log` says what is wrong and the fix, once per change (not once per probe). */
+interface CheckOutcome {
+  reason: string;
+  problem: PrerequisiteProblem | null;
+  log?: { fields: object; message: string };
+}
+
+const OK: CheckOutcome = { reason: 'ok', problem: null };
+
+async function databaseCheck(db: Database, files: MigrationFile[]): Promise<CheckOutcome> {
+  try {
+    const state = await schemaState(db.$client, files);
+    if (state.changed.length > 0) {
+      const message = 'applied migrations differ from this build: deploy the build that applied them';
+      return {
+        reason: 'migrations differ from this build',
+        problem: 'DATABASE_NOT_MIGRATED',
+        log: { fields: { changed: state.changed }, message },
+      };
+    }
+    if (state.pending.length === 0) return OK;
+    const pending = state.pending.map((m) => m.name);
+    const message = `the database lacks ${pending.length} migration(s) this build needs: run \`convengine migrate\``;
+    return { reason: NOT_MIGRATED, problem: 'DATABASE_NOT_MIGRATED', log: { fields: { pending }, message } };
+  } catch (err) {
+    const message = 'the database is unreachable: check DATABASE_URL and that PostgreSQL is up';
+    return { reason: 'unreachable', problem: 'DATABASE_UNREACHABLE', log: { fields: { err }, message } };
+  }
+}
+
+async function temporalCheck(targets: PrerequisiteTargets): Promise<CheckOutcome> {
+  const { namespace } = targets;
+  try {
+    const missing = Object.keys(await missingTurnSearchAttributes(targets.temporal, namespace));
+    if (missing.length === 0) return OK;
+    const message = `namespace ${namespace} lacks the turn search attributes ${missing.join(', ')}: run \`convengine setup-temporal\``;
+    return {
+      reason: SEARCH_ATTRIBUTES_MISSING,
+      problem: 'SEARCH_ATTRIBUTES_MISSING',
+      log: { fields: { missing, namespace }, message },
+    };
+  } catch (err) {
+    // Unreachable (the reachability check says so too; a turn could not start either way) or a mistyped attribute.
+    const message = `cannot check the search attributes of namespace ${namespace}`;
+    return { reason: 'unreachable', problem: null, log: { fields: { err, namespace }, message } };
+  }
+}
+
+/** Logs a dependency's problem when it appears or changes, and its recovery. */
+function reportChange(logger: Logger, dependency: string, before: CheckOutcome | undefined, now: CheckOutcome): void {
+  if (before?.reason === now.reason) return;
+  if (now.log) logger.error({ dependency, ...now.log.fields }, now.log.message);
+  else if (before) logger.info({ dependency }, `${dependency}: ok`);
+}
+
+/** Checks now (logging what is missing and the fix), then at most once per cache period. */
+export async function startPrerequisiteMonitor(targets: PrerequisiteTargets): Promise<PrerequisiteMonitor> {
+  const files = readMigrations();
+  const cacheMs = targets.cacheMs ?? PREREQUISITE_CACHE_MS;
+  let previous: { database: CheckOutcome; temporal: CheckOutcome } | undefined;
+  const check = async (): Promise<PrerequisiteStatus> => {
+    const [database, temporal] = await Promise.all([databaseCheck(targets.db, files), temporalCheck(targets)]);
+    reportChange(targets.logger, 'database', previous?.database, database);
+    reportChange(targets.logger, 'temporal', previous?.temporal, temporal);
+    previous = { database, temporal };
+    return { database: database.reason, temporal: temporal.reason, problem: database.problem ?? temporal.problem };
+  };
+  let last = { at: Date.now(), status: check() };
+  await last.status;
+  return {
+    status() {
+      if (Date.now() - last.at >= cacheMs) last = { at: Date.now(), status: check() };
+      return last.status;
+    },
+  };
+}
+
+/** A reachable dependency's readiness is its prerequisite's; an unreachable one's stays `unreachable`. */
+export function readinessWithPrerequisites(
+  reachability: { database: string; temporal: string },
+  required: PrerequisiteStatus
+): { database: string; temporal: string } {
+  return {
+    database: reachability.database === 'ok' ? required.database : reachability.database,
+    temporal: reachability.temporal === 'ok' ? required.temporal : reachability.temporal,
+  };
+}

@@ -1,0 +1,124 @@
+/**
+ * `convengine api` and `convengine worker` on a database without the migrations and a namespace without the
+ * turn search attributes: they start, log each missing prerequisite with its fix, answer /readyz 503 with a
+ * reason per dependency and refuse a message with 503 and a specific code, until an operator runs
+ * `migrate` and `setup-temporal`, which makes them ready without a restart.
+ */
+import { Connection } from '@temporalio/client';
+import { startApiServer, type ApiServer } from '../../api/server';
+import { setupTemporalNamespace } from '../../cli/temporal/setup';
+import { loadEnv } from '../../config/env';
+import { localTemporal } from '../../config/temporal-connection';
+import { migrate } from '../../db/migrate';
+import { startDevServer, type DevServer } from '../../devserver';
+import { createLogger } from '../../observability/logger';
+import { NOT_MIGRATED, SEARCH_ATTRIBUTES_MISSING } from '../../observability/prerequisites';
+import { runTurnWorker, type RunningWorker } from '../../worker/main';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+import { captureLog, type LogCapture } from '../support/log-capture';
+
+jest.setTimeout(120_000);
+
+async function readyz(baseUrl: string): Promise<{ status: number; checks: Record<string, string> }> {
+  const res = await fetch(`${baseUrl}/readyz`);
+  return { status: res.status, checks: ((await res.json()) as { checks: Record<string, string> }).checks };
+}
+
+async function sendMessage(api: ApiServer): Promise<{ status: number; code: unknown }> {
+  const res = await fetch(`${api.url}/api/v1/conversation/message`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ message: 'hello' }),
+  });
+  return { status: res.status, code: ((await res.json()) as { error?: { code?: string } }).error?.code };
+}
+
+describe('api and worker without their prerequisites', () => {
+  // Our dev server's namespace starts without custom search attributes, as a `temporal server start-dev` does.
+  let server: DevServer;
+  let bare: TestDatabase;
+  let api: ApiServer;
+  let worker: RunningWorker;
+  let apiLog: LogCapture;
+  let workerLog: LogCapture;
+  beforeAll(async () => {
+    server = await startDevServer({ port: 0 });
+    bare = await createTestDatabase({ migrated: false });
+    const env = loadEnv({
+      DATABASE_URL: bare.url,
+      ANTHROPIC_BASE_URL: 'http://127.0.0.1:1',
+      TEMPORAL_NAMESPACE: server.namespace,
+      TEMPORAL_TASK_QUEUE: `prerequisites-${process.pid}`,
+    });
+    const temporal = localTemporal(server.address);
+    apiLog = captureLog();
+    workerLog = captureLog();
+    const logger = (log: LogCapture) =>
+      createLogger({ level: 'info', format: 'json', name: 'test', destination: log.stream });
+    api = await startApiServer({
+      env,
+      databaseUrl: bare.url,
+      temporal,
+      host: '127.0.0.1',
+      port: 0,
+      logger: logger(apiLog),
+      prerequisiteCacheMs: 0,
+    });
+    worker = await runTurnWorker({
+      env,
+      databaseUrl: bare.url,
+      temporal,
+      toolEnv: {},
+      logger: logger(workerLog),
+      probe: { host: '127.0.0.1', port: 0 },
+      prerequisiteCacheMs: 0,
+    });
+  });
+  afterAll(async () => {
+    await api?.close({ drainMs: 0 });
+    await worker?.shutdown();
+    await bare?.drop();
+    await server?.stop();
+  });
+
+  it('log each missing prerequisite with its fix at start', () => {
+    for (const log of [apiLog, workerLog]) {
+      const errors = log.lines().filter((l) => l['level'] === 'error');
+      const messages = errors.map((l) => String(l['msg']));
+      expect(messages).toEqual(
+        expect.arrayContaining([
+          expect.stringMatching(/^the database lacks \d+ migration\(s\) this build needs: run `convengine migrate`$/),
+          expect.stringMatching(
+            /lacks the turn search attributes ConversationId, .*: run `convengine setup-temporal`$/
+          ),
+        ])
+      );
+    }
+  });
+
+  it('are not ready and refuse a message with 503 until migrate and setup-temporal have run', async () => {
+    const notMigrated = { database: NOT_MIGRATED, temporal: SEARCH_ATTRIBUTES_MISSING };
+    expect(await readyz(api.url)).toMatchObject({ status: 503, checks: notMigrated });
+    expect(await readyz(worker.probeUrl!)).toMatchObject({ status: 503, checks: { ...notMigrated, worker: 'ok' } });
+    expect(await sendMessage(api)).toEqual({ status: 503, code: 'DATABASE_NOT_MIGRATED' });
+
+    await migrate(bare.pool);
+    expect(await readyz(api.url)).toMatchObject({
+      status: 503,
+      checks: { database: 'ok', temporal: SEARCH_ATTRIBUTES_MISSING },
+    });
+    expect(await sendMessage(api)).toEqual({ status: 503, code: 'SEARCH_ATTRIBUTES_MISSING' });
+
+    const connection = await Connection.connect({ address: server.address });
+    try {
+      await setupTemporalNamespace(connection, { namespace: server.namespace });
+    } finally {
+      await connection.close();
+    }
+    expect(await readyz(worker.probeUrl!)).toEqual({
+      status: 200,
+      checks: { database: 'ok', temporal: 'ok', worker: 'ok' },
+    });
+    expect(await readyz(api.url)).toEqual({ status: 200, checks: { database: 'ok', temporal: 'ok', worker: 'ok' } });
+  });
+});
