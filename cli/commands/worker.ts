@@ -8,6 +8,10 @@ import { commandDatabaseUrl } from '../database-url';
 import { errorChain } from '../error-chain';
 import { checkRoundTrip } from '../doctor/checks';
 
+export const NO_MODEL =
+  'No LLM is configured: set ANTHROPIC_API_KEY (Anthropic) or ANTHROPIC_BASE_URL (a Messages API server); ' +
+  '`convengine start` alone runs the keyless demo model.';
+
 export const workerCommand: CliCommand = {
   usage: [
     'convengine worker [--check]',
@@ -16,6 +20,7 @@ export const workerCommand: CliCommand = {
     'every step and tool activity. SIGTERM/SIGINT drain in-flight tasks before exiting.',
     '--check first times one activity round trip on the server (as `convengine doctor` does) and warns',
     'when it is above 30 ms; the worker starts either way.',
+    'Needs ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL (exits 2 without either).',
     `Serves /metrics, /healthz and /readyz on HOST:WORKER_METRICS_PORT (default ${WORKER_METRICS_DEFAULT_PORT}).`,
   ].join('\n'),
   async run(args, io) {
@@ -32,6 +37,11 @@ export const workerCommand: CliCommand = {
     }
     const databaseUrl = commandDatabaseUrl(io);
     if (databaseUrl === null) return 2;
+    if (!env.ANTHROPIC_API_KEY && !env.ANTHROPIC_BASE_URL) {
+      // Without either, every LLM step would spend its retries on api.anthropic.com with no key, then fail the turn.
+      io.err(NO_MODEL);
+      return 2;
+    }
     const temporal = configuredTemporal(env);
     const telemetry = processTelemetry(env, 'worker');
     installTemporalRuntime({ logger: telemetry.logger, sdkMetricsAddress: env.TEMPORAL_SDK_METRICS_ADDRESS });

@@ -111,6 +111,7 @@ describe('convengine doctor', () => {
         TEMPORAL_ADDRESS: server.address,
         TEMPORAL_NAMESPACE: server.namespace,
         TEMPORAL_TASK_QUEUE: `doctor-check-${process.pid}`,
+        ANTHROPIC_BASE_URL: 'http://127.0.0.1:1',
         LOG_LEVEL: 'info',
       },
     });

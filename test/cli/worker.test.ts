@@ -2,6 +2,7 @@
  * `convengine worker` and `convengine api` at a terminal: a start that cannot happen ends in one line on stderr
  * that says why, besides the fatal JSON log line (with its stack) for the log collector.
  */
+import { NO_MODEL } from '../../cli/commands/worker';
 import { runConvengine } from '../support/run-cli';
 
 /** A loopback port nothing listens on. */
@@ -21,8 +22,19 @@ describe('convengine worker', () => {
     });
   });
 
+  it('refuses to start without a model, naming ANTHROPIC_API_KEY and ANTHROPIC_BASE_URL, and exits 2', async () => {
+    const variables = { TEMPORAL_ADDRESS: NOBODY, DATABASE_URL, ANTHROPIC_API_KEY: '', ANTHROPIC_BASE_URL: '' };
+    const run = await runConvengine(['worker'], variables, 30_000);
+    expect(run).toEqual({ code: 2, stdout: '', stderr: `${NO_MODEL}\n` });
+    expect(NO_MODEL).toMatch(/ANTHROPIC_API_KEY.*ANTHROPIC_BASE_URL/);
+  });
+
   it('names the Temporal it cannot reach and the reason, in one line, and exits 1', async () => {
-    const run = await runConvengine(['worker'], { TEMPORAL_ADDRESS: NOBODY, DATABASE_URL, LOG_FORMAT: 'json' }, 30_000);
+    const run = await runConvengine(
+      ['worker'],
+      { TEMPORAL_ADDRESS: NOBODY, DATABASE_URL, ANTHROPIC_API_KEY: 'sk-test', LOG_FORMAT: 'json' },
+      30_000
+    );
     expect(run.code).toBe(1);
     expect(run.stderr).toBe(
       `worker failed to start: cannot reach Temporal at ${NOBODY} (plaintext): Connection refused\n`
