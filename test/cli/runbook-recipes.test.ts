@@ -84,6 +84,8 @@ describe('runbook recipes on turns whose steps ran in step runs', () => {
     ['InteractionPolicy', 'DialogueAct: calls the LLM (DA)'],
     ['McpPrepare', 'DialogueAct: calls the LLM (DA)'],
     ['PipelineEnd', 'PersistConversation'],
+    // The first LocalSteps marker names it too (planned), but handed over at DialogueAct before running it.
+    ['ResponseResolution', 'DialogueAct: calls the LLM (DA)'],
   ])('reset-turn finds %s in the regular run it rode in', async (step, lead) => {
     const out = await recipe('reset-turn', 'faq-turn2.json', { STEP: step });
     expect(out.code).toBe(0);

@@ -6,7 +6,8 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, type Payload } from '@temporalio/common';
+import { isClaimReference } from '../../db/claims/codec';
 import type { TurnResult } from '../../core/turn/contracts';
 import { eventually } from '../devserver/harness';
 import { extracted, loanConfig, plan } from '../support/loan-config';
@@ -69,7 +70,19 @@ test('the runbook has the six recipes this file runs', () => {
   ]);
 });
 
-describe('a turn failed by a step', () => {
+/** Whether a history value holds a claim reference (db/claims/) anywhere: a payload that names no step. */
+function holdsClaim(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null || ArrayBuffer.isView(value)) return false;
+  if ('metadata' in value && 'data' in value && isClaimReference(value as Payload)) return true;
+  return Object.values(value).some(holdsClaim);
+}
+
+// A 15 000-byte note (under INPUT_PARAMS_MAX_BYTES) makes the session exceed the claim-check threshold: the
+// step runs' inputs, results and failure details are claim references, and only their summaries name steps.
+describe.each([
+  ['a turn failed by a step', {}],
+  ['a turn failed by a step, its step runs claim-checked', { note: 'x'.repeat(15_000) }],
+])('%s', (_title, inputParams) => {
   const conversationId = crypto.randomUUID();
   const turn = `turn-${conversationId}-1`;
 
@@ -81,8 +94,9 @@ describe('a turn failed by a step', () => {
       answer('Order ORD-7017 is SUBMITTED.'),
     ]);
     responseStepBroken = true;
-    const reply = await h.send({ conversationId, message: ORDER_MESSAGE });
+    const reply = await h.send({ conversationId, message: ORDER_MESSAGE, inputParams });
     expect(reply).toMatchObject({ kind: 'FAILED', failureType: 'RESPONSE_DOWN', ref: { workflowId: turn } });
+    expect(holdsClaim(await h.history(turn))).toBe(Object.keys(inputParams).length > 0);
   });
 
   test('find-failed lists it by outcome and by conversation', async () => {
@@ -111,6 +125,15 @@ describe('a turn failed by a step', () => {
     expect(h.mcp.llm.unconsumed()).toEqual([]);
     const runs = await closedRuns(h.client, `WorkflowId = '${turn}'`);
     expect(runs.map((r) => r.status).sort()).toEqual(['COMPLETED', 'FAILED']);
+  });
+
+  test('reset-turn finds a step that rode in a regular step run (PipelineEnd after PersistConversation)', async () => {
+    await recipe('reset-turn', { TURN: turn, STEP: 'PipelineEnd' });
+    const result = (await h.client.workflow.getHandle(turn).result()) as TurnResult;
+    expect(result.payload.value).toBe('Done: Order ORD-7017 is SUBMITTED.');
+    expect(h.mcp.llm.unconsumed()).toEqual([]);
+    const runs = await closedRuns(h.client, `WorkflowId = '${turn}'`);
+    expect(runs.map((r) => r.status).sort()).toEqual(['COMPLETED', 'COMPLETED', 'FAILED']);
   });
 });
 
