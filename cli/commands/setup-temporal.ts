@@ -97,6 +97,9 @@ export const setupTemporalCommand: CliCommand = {
       await setupTemporalNamespace(connection, { namespace: env.TEMPORAL_NAMESPACE, retentionDays, log: io.out });
       io.out(`namespace ${env.TEMPORAL_NAMESPACE} ready on ${describeTemporal(temporal)}`);
       return 0;
+    } catch (err) {
+      io.err(`setup-temporal: ${describeTemporal(temporal)}: ${errorChain(err)}`);
+      return 1;
     } finally {
       await connection.close();
     }

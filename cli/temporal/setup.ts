@@ -34,7 +34,8 @@ async function ensureNamespace(connection: Connection, options: SetupOptions): P
     });
     options.log?.(`created namespace ${options.namespace} (retention ${days} days)`);
   } catch (err) {
-    if (grpcCode(err) !== GRPC_ALREADY_EXISTS) throw err;
+    if (grpcCode(err) === GRPC_ALREADY_EXISTS) return;
+    throw new Error(`namespace ${options.namespace} does not exist and the server did not create it`, { cause: err });
   }
 }
 

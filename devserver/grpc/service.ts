@@ -62,7 +62,20 @@ function checkApiKey(metadata: grpc.Metadata, apiKey: string): void {
   }
 }
 
+/**
+ * Calls whose namespace field names the namespace they manage, not the one they run in: their handlers
+ * answer for any name (RegisterNamespace of another one is refused as unsupported, not as NOT_FOUND).
+ */
+const NAMESPACE_MANAGEMENT: ReadonlySet<string> = new Set([
+  'DescribeNamespace',
+  'RegisterNamespace',
+  'UpdateNamespace',
+  'DeprecateNamespace',
+  'DeleteNamespace',
+]);
+
 function checkNamespace(method: string, request: Message, options: ServiceOptions, hasNamespaceField: boolean): void {
+  if (NAMESPACE_MANAGEMENT.has(method)) return;
   const namespace = request.namespace;
   if (typeof namespace === 'string' && namespace !== '' && namespace !== options.namespace) {
     throw new DevServerError('NOT_FOUND', `Namespace ${namespace} is not found.`, {

@@ -89,7 +89,11 @@ export function systemHandlers(engine: Engine, persistence: string): Record<stri
       if (request.namespace === engine.namespace) {
         throw new DevServerError('ALREADY_EXISTS', `Namespace ${engine.namespace} already exists.`);
       }
-      throw new DevServerError('UNIMPLEMENTED', 'The ConvEngine dev server serves a single namespace (--namespace).');
+      throw new DevServerError(
+        'UNIMPLEMENTED',
+        `The ConvEngine dev server serves a single namespace, ${engine.namespace}, and cannot create another ` +
+          '(start it with --namespace to serve a different one).'
+      );
     },
     GetClusterInfo: () => ({
       supportedClients: {},

@@ -48,6 +48,17 @@ describe('convengine setup-temporal', () => {
     );
   });
 
+  it('says, with its prefix, that the dev server cannot create another namespace', async () => {
+    const env = { TEMPORAL_ADDRESS: server.address, TEMPORAL_NAMESPACE: 'sweepb' };
+    const run = await runConvengine(['setup-temporal'], env, 60_000);
+    expect(run.code).toBe(1);
+    expect(run.stderr.trim()).toBe(
+      `setup-temporal: ${server.address} (plaintext): namespace sweepb does not exist and the server did not ` +
+        'create it: 12 UNIMPLEMENTED: The ConvEngine dev server serves a single namespace, default, and cannot ' +
+        'create another (start it with --namespace to serve a different one).'
+    );
+  });
+
   it('keeps waiting while nothing answers at the address', async () => {
     // Killed after its first retry: it would wait two minutes for a server to come up.
     const run = await runConvengine(['setup-temporal'], { TEMPORAL_ADDRESS: '127.0.0.1:1' }, 12_000);

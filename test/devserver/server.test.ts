@@ -123,6 +123,15 @@ describe('robustness', () => {
     });
   });
 
+  test('RegisterNamespace of another namespace reaches its handler: unsupported, not NOT_FOUND', async () => {
+    await expect(raw.call('RegisterNamespace', { namespace: 'sweepb' })).rejects.toMatchObject({
+      code: 12,
+      details: expect.stringContaining('serves a single namespace, default'),
+    });
+    await expect(raw.call('RegisterNamespace', { namespace: 'default' })).rejects.toMatchObject({ code: 6 });
+    await expect(raw.call('DescribeNamespace', { namespace: 'sweepb' })).rejects.toMatchObject({ code: 5 });
+  });
+
   test('malformed bytes answer INVALID_ARGUMENT; unknown entities answer NOT_FOUND', async () => {
     await expect(raw.call('StartWorkflowExecution', Buffer.from([0x0a, 0xff]))).rejects.toMatchObject({ code: 3 });
     await expect(
