@@ -6,6 +6,7 @@ import { conversationTurnsQuery, readTurnSearchAttributes } from '../../workflow
 import { ApiError, conflict, notFound } from '../errors';
 import { epochMs } from '../history/entries';
 import { publicFailureOf } from '../history/public-failure';
+import { resolveStepRunClaims } from '../history/step-run-claims';
 import type { ActivityOperation, PendingActivityView, TurnInspector, TurnSummary } from './ports';
 
 const TURN_NUMBER = /-([1-9][0-9]*)$/;
@@ -69,7 +70,10 @@ export function temporalInspector(client: Client): TurnInspector {
 
     async history(workflowId) {
       try {
-        return (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+        const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+        // fetchHistory returns payloads as stored: a large step run's result is a claim reference (db/claims/).
+        await resolveStepRunClaims(events, client.options.loadedDataConverter.payloadCodecs);
+        return events;
       } catch (err) {
         if (err instanceof WorkflowNotFoundError || isNotFound(err) || isNotFound((err as Error).cause)) return null;
         throw err;

@@ -1,10 +1,14 @@
 import { WorkflowClient } from '@temporalio/client';
-import { loadEnv } from '../../config/env';
+import type { temporal as proto } from '@temporalio/proto';
+import { hasStepRunClaims, resolveStepRunClaims } from '../../api/history/step-run-claims';
+import { loadEnv, type Env } from '../../config/env';
 import { configuredTemporal } from '../../config/temporal-connection';
 import { parseCommandArgs, usageError, type CliCommand } from '../command';
 import { formatTimeline } from '../history/timeline';
 import { errorChain } from '../error-chain';
 import { withTemporalConnection } from '../temporal/connect';
+import { claimCheckDataConverter } from '../../db/claims/codec';
+import { openDatabase } from '../../db/pool';
 
 const OPTIONS = { values: ['address', 'namespace', 'run'] };
 
@@ -14,6 +18,26 @@ const USAGE = [
   'Activities with their summaries, attempts and failures, guardrail / loop-limit decisions,',
   'timers, search attributes and the outcome. Default address: TEMPORAL_ADDRESS or 127.0.0.1:7233.',
 ].join('\n');
+
+/**
+ * A step run whose result reached CLAIM_CHECK_THRESHOLD_BYTES holds a claim reference in history: its
+ * body, in ce_payload_claim (DATABASE_URL), lists the steps it ran. Without it the run is one line.
+ */
+async function resolveClaims(events: proto.api.history.v1.IHistoryEvent[], env: Env, err: (line: string) => void) {
+  if (!hasStepRunClaims(events)) return;
+  if (!env.DATABASE_URL) {
+    err('note: step runs with claim-checked results show as one line each; set DATABASE_URL to list their steps');
+    return;
+  }
+  const handle = openDatabase(env.DATABASE_URL, { max: 1 });
+  try {
+    const { payloadCodecs } = claimCheckDataConverter(handle.db, env.CLAIM_CHECK_THRESHOLD_BYTES);
+    const problem = await resolveStepRunClaims(events, payloadCodecs ?? []);
+    if (problem) err(`note: step runs with claim-checked results show as one line each: ${problem}`);
+  } finally {
+    await handle.close();
+  }
+}
 
 export const historyCommand: CliCommand = {
   usage: USAGE,
@@ -34,7 +58,9 @@ export const historyCommand: CliCommand = {
       const history = await withTemporalConnection(temporal, (connection) =>
         new WorkflowClient({ connection, namespace }).getHandle(workflowId, runId).fetchHistory()
       );
-      for (const line of formatTimeline(workflowId, history.events ?? [])) io.out(line);
+      const events = history.events ?? [];
+      await resolveClaims(events, env, io.err);
+      for (const line of formatTimeline(workflowId, events)) io.out(line);
       return 0;
     } catch (err) {
       io.err(`cannot read the history of ${workflowId}: ${errorChain(err)}`);
