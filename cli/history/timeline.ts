@@ -37,7 +37,23 @@ function activityLine(entry: ActivityEntry, events: Map<number, HistoryEvent>, s
   return `${offset.padStart(10)}  ${entry.type}${kind}${summary}  → ${entry.outcome}${attempt}${failure}`;
 }
 
-function otherLine(event: HistoryEvent): string | null {
+/**
+ * An accepted update's name. An update reapplied by `temporal workflow reset` is accepted without its
+ * request: its Admitted event (origin REAPPLY) holds it, the event the acceptance was sequenced after or
+ * the one of the same update id.
+ */
+function acceptedUpdateName(event: HistoryEvent, events: Map<number, HistoryEvent>): string {
+  const accepted = event.workflowExecutionUpdateAcceptedEventAttributes;
+  const named = accepted?.acceptedRequest?.input?.name;
+  if (named) return named;
+  const admitted = (e: HistoryEvent | undefined) => e?.workflowExecutionUpdateAdmittedEventAttributes?.request;
+  const request =
+    admitted(events.get(Number(accepted?.acceptedRequestSequencingEventId ?? 0))) ??
+    [...events.values()].map(admitted).find((r) => r?.meta?.updateId === accepted?.protocolInstanceId);
+  return request?.input?.name ?? '';
+}
+
+function otherLine(event: HistoryEvent, events: Map<number, HistoryEvent>): string | null {
   if (event.timerStartedEventAttributes) {
     return `timer started (${Number(event.timerStartedEventAttributes.startToFireTimeout?.seconds ?? 0)}s)`;
   }
@@ -48,7 +64,7 @@ function otherLine(event: HistoryEvent): string | null {
     return `search attributes ${pairs.join(' ')}`;
   }
   if (event.workflowExecutionUpdateAcceptedEventAttributes) {
-    return `update accepted: ${event.workflowExecutionUpdateAcceptedEventAttributes.acceptedRequest?.input?.name ?? ''}`;
+    return `update accepted: ${acceptedUpdateName(event, events)}`;
   }
   if (event.workflowExecutionSignaledEventAttributes) {
     return `signal: ${event.workflowExecutionSignaledEventAttributes.signalName ?? ''}`;
@@ -80,7 +96,7 @@ export function formatTimeline(workflowId: string, history: HistoryEvent[]): str
       for (const entry of steps) lines.push(activityLine(entry, byId, start));
       continue;
     }
-    const other = otherLine(event);
+    const other = otherLine(event, byId);
     if (other) lines.push(`${''.padStart(10)}  ${other}`);
   }
   return lines;
