@@ -90,8 +90,8 @@ describe('bad LLM output', () => {
     });
   });
 
-  /** One turn in X/S whose DERIVED JSON response (json_schema `{answer: string}`) gets `reply`. */
-  const derivedJsonTurn = async (reply: unknown) => {
+  /** A conversation in X/S, whose reply is a DERIVED response in `outputFormat`. */
+  const derivedConversation = async (outputFormat: 'JSON' | 'TEXT') => {
     await h.configure(
       baseConfig({
         intents: [intentRow('X', 20)],
@@ -105,20 +105,28 @@ describe('bad LLM output', () => {
             actionValue: 'n',
           }),
         ],
-        promptTemplates: [templateRow({ intentCode: 'X', stateCode: 'S', outputFormat: 'JSON' })],
+        promptTemplates: [templateRow({ intentCode: 'X', stateCode: 'S', outputFormat })],
         responses: [
           responseRow({
             intentCode: 'X',
             stateCode: 'S',
             responseType: 'DERIVED',
-            outputFormat: 'JSON',
-            jsonSchema: { type: 'object', required: ['answer'], properties: { answer: { type: 'string' } } },
+            outputFormat,
+            ...(outputFormat === 'JSON'
+              ? { jsonSchema: { type: 'object', required: ['answer'], properties: { answer: { type: 'string' } } } }
+              : {}),
           }),
         ],
       })
     );
     const id = randomUUID();
     await h.seedConversation(id, { intentCode: 'X', stateCode: 'S' });
+    return id;
+  };
+
+  /** One turn in X/S whose DERIVED JSON response (json_schema `{answer: string}`) gets `reply`. */
+  const derivedJsonTurn = async (reply: unknown) => {
+    const id = await derivedConversation('JSON');
     h.llm.push([
       { kind: 'INTENT', reply: { intent: null } },
       { kind: 'RESP_JSON', reply },
@@ -164,25 +172,7 @@ describe('bad LLM output', () => {
     ['only a tool call', { blocks: [{ type: 'tool_use', id: 'toolu_1', name: 'lookup', input: {} }] }],
     ['cut off at max_tokens', { reply: 'The order is SUBM', stopReason: 'max_tokens' }],
   ])('a DERIVED TEXT answer that is %s fails the turn with LLM_OUTPUT_INVALID, never sent', async (_what, answer) => {
-    await h.configure(
-      baseConfig({
-        intents: [intentRow('X', 20)],
-        rules: [
-          ruleRow({
-            intentCode: 'X',
-            stateCode: 'S',
-            ruleType: 'EXACT',
-            matchPattern: 'never said',
-            action: 'SET_INPUT_PARAM',
-            actionValue: 'n',
-          }),
-        ],
-        promptTemplates: [templateRow({ intentCode: 'X', stateCode: 'S', outputFormat: 'TEXT' })],
-        responses: [responseRow({ intentCode: 'X', stateCode: 'S', responseType: 'DERIVED', outputFormat: 'TEXT' })],
-      })
-    );
-    const id = randomUUID();
-    await h.seedConversation(id, { intentCode: 'X', stateCode: 'S' });
+    const id = await derivedConversation('TEXT');
     h.llm.push([
       { kind: 'INTENT', reply: { intent: null } },
       { kind: 'RESP_TEXT', ...answer },
