@@ -5,6 +5,7 @@ import { createPipelineActivities } from './pipeline';
 import { createStepRuns } from './pipeline/step-runs';
 import { withHeldAudits } from './runtime/audit-writer';
 import { createRecordTurnDecision } from './turn-decision';
+import { createTurnFailure } from './turn-failure';
 
 /** Every activity of a turn, keyed by activity type: what the worker registers and the in-process runner calls. */
 export function createActivities(deps: ActivityDeps): TurnActivities {
@@ -13,6 +14,7 @@ export function createActivities(deps: ActivityDeps): TurnActivities {
       ...createPipelineActivities(deps),
       ...createMcpActivities(deps),
       RecordTurnDecision: createRecordTurnDecision(deps),
+      TurnFailure: createTurnFailure(deps),
     },
     deps
   );

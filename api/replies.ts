@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import { isErrorCode } from '../core/errors';
 import { envelope } from './errors';
 import type { TurnReply } from './ports';
 import type { ReplyTexts } from './reply-texts';
@@ -69,12 +70,9 @@ export async function sendTurnReply(reply: FastifyReply, turn: TurnReply, texts:
   );
 }
 
-/**
- * Our failure types are codes (TOOL_TIMEOUT, CONFIG_INVALID); anything else is the class name of
- * an unexpected error (a driver's, a library's) and says nothing a client can use.
- */
+/** A failure type as clients see it: our codes as they are, an unexpected error's class name as INTERNAL. */
 export function publicFailureType(type: string): string {
-  return /^[A-Z][A-Z0-9_]*$/.test(type) ? type : 'INTERNAL';
+  return isErrorCode(type) ? type : 'INTERNAL';
 }
 
 /** The common body of a 202: the turn is still open, the text tells the user why. */

@@ -86,6 +86,14 @@ export function retryableByType(type: string): boolean {
   return Object.hasOwn(ERROR_RETRYABLE, type) && ERROR_RETRYABLE[type as ErrorTypeName];
 }
 
+/**
+ * Whether a failure type is one of our codes (TOOL_TIMEOUT, CONFIG_INVALID, TIMEOUT) rather than the class
+ * name of an unexpected error (a driver's, a library's), which says nothing a client can use.
+ */
+export function isErrorCode(type: string): boolean {
+  return /^[A-Z][A-Z0-9_]*$/.test(type);
+}
+
 export class EngineError extends Error {
   readonly type: string;
   readonly retryable: boolean;

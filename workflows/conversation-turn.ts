@@ -13,7 +13,6 @@ import { runTurn } from '../core/turn/driver';
 import { awaitMilestoneUpdate, decideApprovalUpdate, resolveHeldToolUpdate, turnProgressQuery } from './messages';
 import { ConfigVersionKey, IntentKey, StateKey, TurnOutcomeKey, TurnOutcomeValue } from './search-attributes';
 import { TurnStatus } from './turn-status';
-import type { TurnExecutor } from '../core/turn/executor';
 import { WorkflowTurnExecutor } from './turn-executor';
 import { WorkflowTurnExecutorV2 } from './turn-executor-v2';
 import { applyHoldDecision, validateHoldDecision } from './tool-hold';
@@ -79,12 +78,13 @@ export async function conversationTurn(input: TurnInput): Promise<TurnResult> {
 
 async function runConversationTurn(
   input: TurnInput,
-  executorFor: (state: TurnState) => TurnExecutor
+  executorFor: (state: TurnState) => WorkflowTurnExecutor | WorkflowTurnExecutorV2
 ): Promise<TurnResult> {
   const state = new TurnState();
   installHandlers(state);
+  const executor = executorFor(state);
   try {
-    const result = await runTurn(input, executorFor(state));
+    const result = await runTurn(input, executor);
     recordOutcome(state, result);
     state.result = result;
     state.status = TurnStatus.Completed;
@@ -96,6 +96,7 @@ async function runConversationTurn(
     if (isCancellation(err) || !(err instanceof TemporalFailure)) throw err;
     const message = err instanceof Error ? err.message : String(err);
     const type = err instanceof ApplicationFailure && err.type ? err.type : 'TURN_FAILED';
+    await executor.recordFailure(input, err);
     upsertSearchAttributes([{ key: TurnOutcomeKey, value: TurnOutcomeValue.Failed }]);
     state.failure = { type, message };
     state.status = TurnStatus.Failed;

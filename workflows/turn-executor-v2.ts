@@ -1,5 +1,6 @@
 import {
   ApplicationFailure,
+  type TemporalFailure,
   proxyActivities,
   proxyLocalActivities,
   setCurrentDetails,
@@ -20,6 +21,7 @@ import type {
   StepOutput,
   StepReply,
   TurnDecisionRecord,
+  TurnInput,
 } from '../core/turn/contracts';
 import {
   directToolCallInput,
@@ -42,6 +44,7 @@ import { awaitHeldTool } from './tool-hold';
 import { awaitApproval, describeDecision, heldStepInput, toToolFailure, withAudits } from './turn-units';
 import { runStepsActivity } from './step-runs';
 import type { TurnVersions } from './turn-versions';
+import { recordTurnFailure, TOOL_HOLD_FAILED } from './turn-failure';
 import { StepRunner } from '../core/turn/step-runner';
 import { escalationReason, runsLocally } from './step-kinds';
 import { handOverSummary, type PlannedStep, type RunAnswer, type RunStepName } from '../core/turn/step-runs';
@@ -271,7 +274,7 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     await this.run('McpToolHold', resolved, `${at} ${resolution.action}`);
     if (resolution.action === 'fail') {
       throw ApplicationFailure.create({
-        type: 'TOOL_HOLD_FAILED',
+        type: TOOL_HOLD_FAILED,
         message: `An operator failed the turn at ${request.toolCode}: ${resolution.reason ?? 'no reason given'}`,
         nonRetryable: true,
       });
@@ -281,5 +284,10 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
 
   awaitApproval(request: ApprovalRequest): Promise<ApprovalDecision> {
     return awaitApproval(this.state, this.session, request, () => this.versions.approvalResume());
+  }
+
+  /** The turn's failure row, from the session as the last step answered it (turn-failure.ts). */
+  async recordFailure(turn: TurnInput, err: TemporalFailure): Promise<void> {
+    if (this.versions.failureRow()) await recordTurnFailure(turn, this.session, err);
   }
 }

@@ -26,15 +26,9 @@ import { legacyOutput } from '../core/turn/step-result';
 import { decisionActivity, llmActivity, optionsForStep, optionsForTool, stepActivity } from './activity-options';
 import type { TurnState } from './turn-state';
 import { PATCHED_VERSIONS } from './turn-versions';
-import { awaitApproval, toToolFailure } from './turn-units';
+import { awaitApproval, describeDecision, toToolFailure } from './turn-units';
 
 const acts = proxyActivities<TurnActivities>(stepActivity);
-
-function describeDecision(d: TurnDecisionRecord): string {
-  const tool = d.toolCode ? ` tool=${d.toolCode}` : '';
-  const limit = d.limit !== undefined ? ` limit=${d.limit}` : '';
-  return `${d.kind}:${tool} reason=${d.reason}${limit}`;
-}
 
 /**
  * conversationTurn (v1): runs the driver's units as activities that carry the whole session in and
@@ -47,6 +41,9 @@ export class WorkflowTurnExecutor implements TurnExecutor {
     private readonly turn: TurnInput,
     private readonly state: TurnState
   ) {}
+
+  /** Unchanged since it shipped: a failed v1 turn has only the rows its steps wrote. */
+  async recordFailure(): Promise<void> {}
 
   private seen<T extends StepOutput>(out: T): T {
     this.session = out.session;

@@ -30,6 +30,12 @@ export const DIRECT_TOOL_HOLD_PATCH = 'direct-tool-hold-for-operator';
 export const APPROVAL_RESUME_PATCH = 'approval-resumes-running';
 
 /**
+ * The patch that writes a turn's failure row from the workflow when no step did (a last attempt cut off by its
+ * timeout, an operator's fail): histories without it failed without scheduling TurnFailure.
+ */
+export const TURN_FAILURE_ROW_PATCH = 'turn-failure-row';
+
+/**
  * Which of the changes made to the turn workflow since conversationTurnV2 a turn runs with. The
  * turn executor asks here, never `patched()` itself, so one executor serves both workflow types.
  */
@@ -44,6 +50,8 @@ export interface TurnVersions {
   directToolHold(): boolean;
   /** Whether TurnOutcome goes back to RUNNING after an approval; asked only when one was awaited. */
   approvalResume(): boolean;
+  /** Whether a failed turn has TurnFailure write its failure row; asked only when the turn fails. */
+  failureRow(): boolean;
 }
 
 /**
@@ -52,6 +60,9 @@ export interface TurnVersions {
  * that never park record no marker.
  */
 const approvalResume = (): boolean => patched(APPROVAL_RESUME_PATCH);
+
+/** Asked by V2 and V3 alike, on the failure path only, so turns that complete record no marker. */
+const failureRow = (): boolean => patched(TURN_FAILURE_ROW_PATCH);
 
 function patchedStepRunsIn(): StepRunsIn {
   if (patched(WIDE_STEP_RUNS_PATCH)) return 'wide';
@@ -70,12 +81,13 @@ export const PATCHED_VERSIONS: TurnVersions = {
   toolHold: () => patched(TOOL_HOLD_PATCH),
   directToolHold: () => patched(DIRECT_TOOL_HOLD_PATCH),
   approvalResume,
+  failureRow,
 };
 
 /**
  * conversationTurnV3: every change made before it, asked of nothing. A turn is a workflow of its own, so a
  * new workflow type is the whole version: no patch marker and no TemporalChangeVersion upsert per turn.
- * Changes made since are asked like V2's (approvalResume).
+ * Changes made since are asked like V2's (approvalResume, failureRow).
  */
 export const CURRENT_VERSIONS: TurnVersions = {
   stepRunsIn: () => 'wide',
@@ -83,4 +95,5 @@ export const CURRENT_VERSIONS: TurnVersions = {
   toolHold: () => true,
   directToolHold: () => true,
   approvalResume,
+  failureRow,
 };

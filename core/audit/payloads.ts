@@ -35,12 +35,13 @@ export type StepErrorPayload = StepFramePayload & {
 /**
  * ENGINE_KNOWN_FAILURE / ENGINE_UNKNOWN_FAILURE: Java's {errorCode, message, recoverable}, and the step
  * and attempt the turn failed on. `recoverable`: a retry of the turn may succeed (the API's `retryable`).
+ * `attempt` is absent when only the workflow saw the failure (a last attempt cut off by its timeout).
  */
 export type EngineFailurePayload = StepFramePayload & {
   errorCode: string;
   message: string;
   recoverable: boolean;
-  attempt: number;
+  attempt?: number;
 };
 
 export type UserInputPayload = { text: string };

@@ -24,6 +24,25 @@ export interface RecordDecisionInput {
   audits: AuditRecord[];
 }
 
+/** What the workflow saw of the failure that ends a turn (workflows/turn-failure.ts). */
+export interface TurnFailureFacts {
+  /** The activity type that failed (a step, or a step run), or the step the workflow failed the turn at. */
+  step: string;
+  /** The failure's type: an engine code, TIMEOUT, TOOL_HOLD_FAILED, or an unexpected error's class name. */
+  type: string;
+  message: string;
+  nonRetryable: boolean;
+  /** The attempt that failed, when the failure reported it. */
+  attempt: number | null;
+}
+
+export interface TurnFailureInput {
+  turn: TurnInput;
+  /** The session as the last step answered it (a blank one when none did), for the row's `_meta`. */
+  session: StepInput['session'];
+  failure: TurnFailureFacts;
+}
+
 /**
  * Every activity a turn runs, by activity type name. The worker registers an object of this
  * shape (pipeline + MCP factories); the workflow proxies it, importing this file as a type only.
@@ -42,6 +61,11 @@ export type TurnActivities = { [K in PipelineStepName]: StepActivity } & {
    * decisions to the next step activity instead (StepInput.decisions).
    */
   RecordTurnDecision(input: RecordDecisionInput): Promise<void>;
+  /**
+   * Writes the turn's ENGINE_*_FAILURE row when the workflow fails it and no step wrote one: a last attempt
+   * cut off by its timeout, an operator's fail on a held call. Writes nothing when the failing step did.
+   */
+  TurnFailure(input: TurnFailureInput): Promise<void>;
   /** Consecutive local steps in one local activity (core/turn/step-runs.ts). */
   LocalSteps(input: StepRunInput): Promise<StepRunResult>;
   /** A step that runs as a regular activity and the local steps after it, in one regular activity. */

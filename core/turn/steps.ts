@@ -56,6 +56,13 @@ export interface StepSpec {
   legacy?: boolean;
   /** Runs other steps (core/turn/step-runs.ts): no step frame and no audit row of its own. */
   composite?: boolean;
+  /** Writes one row and no step frame (STEP_ENTER/STEP_EXIT): TurnFailure's row must be the turn's last. */
+  frameless?: boolean;
+}
+
+/** Whether the step's activity publishes STEP_ENTER, STEP_EXIT and STEP_ERROR (activities/step-runtime.ts). */
+export function hasStepFrame(spec: StepSpec): boolean {
+  return !spec.legacy && !spec.composite && !spec.frameless;
 }
 
 /** Database-only steps: quick, and safe to retry (audits and the commit are idempotent). */
@@ -139,6 +146,7 @@ export const STEP_NAMES = [
   'McpFinalize',
   ...PIPELINE_STEPS_AFTER_MCP,
   ...COMMIT_STEPS,
+  'TurnFailure',
   'RecordTurnDecision',
   'LocalSteps',
   'RegularSteps',
@@ -177,6 +185,10 @@ export const STEP_TABLE: { readonly [K in StepName]: StepSpec } = {
   Memory: local('Memory', 'NONE', 'pure session update'),
   PersistConversation: remote('PersistConversation', 'BUSINESS_WRITE', 'commits the turn (business write)'),
   PipelineEnd: local('PipelineEnd', 'NONE', 'one timing row, from the timings the turn carried'),
+  TurnFailure: {
+    ...local('TurnFailure', 'READS', "the turn's failure row when no step wrote it (a timeout, an operator's fail)"),
+    frameless: true,
+  },
   RecordTurnDecision: {
     ...remote('RecordTurnDecision', 'NONE', 'conversationTurn (v1) only: V2 records decisions in the next step'),
     legacy: true,

@@ -1,4 +1,4 @@
-import { STEP_NAMES, STEP_TABLE } from '../turn/steps';
+import { hasStepFrame, STEP_NAMES, STEP_TABLE } from '../turn/steps';
 
 /**
  * The progress events this engine publishes (reference "Verbose messages"): a step name and a
@@ -20,9 +20,9 @@ export const STEP_EVENTS: Readonly<Record<string, readonly string[]>> = {
 };
 
 /** Every step activity, as `<name>Step`: each publishes STEP_ENTER, STEP_EXIT and STEP_ERROR. */
-export const FRAME_STEP_NAMES: readonly string[] = STEP_NAMES.filter(
-  (name) => !STEP_TABLE[name].legacy && !STEP_TABLE[name].composite
-).map((name) => `${name}Step`);
+export const FRAME_STEP_NAMES: readonly string[] = STEP_NAMES.filter((name) => hasStepFrame(STEP_TABLE[name])).map(
+  (name) => `${name}Step`
+);
 
 /** Every step name an EXACT row may name, upper-cased → as published. */
 const STEP_NAMES_BY_KEY = new Map<string, string>(

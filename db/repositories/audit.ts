@@ -1,5 +1,6 @@
 import { and, asc, eq, gt } from 'drizzle-orm';
 import type { AuditCursor } from '../../core/audit';
+import { AuditStage } from '../../core/audit/payloads';
 import type { JsonObject } from '../../core/json';
 import { timingsByStep } from '../../core/turn/protocol';
 import { retryOnConnectionLoss } from '../connection-loss';
@@ -164,6 +165,28 @@ export async function stepDurations(
       typeof step === 'string' && typeof durationMs === 'number' ? [{ step, durationMs }] : []
     )
   );
+}
+
+/** On the (conversation_id, audit_id) index: a turn's rows are among its conversation's last ones. */
+const TURN_FAILURE_WRITTEN: Statement = {
+  name: 'ce_audit_turn_failure_written_v1',
+  resendable: true,
+  text: `SELECT 1 FROM ce_audit
+          WHERE conversation_id = $1 AND turn_number = $2 AND run_id IS NOT DISTINCT FROM $3
+            AND stage = ANY ($4::text[])
+          LIMIT 1`,
+};
+
+/** Whether one run of a turn already wrote the turn's failure row (activities/step-runtime.ts writes it). */
+export async function turnFailureWritten(
+  db: Database,
+  conversationId: string,
+  turnNumber: number,
+  runId: string | null
+): Promise<boolean> {
+  const stages = [AuditStage.EngineKnownFailure, AuditStage.EngineUnknownFailure];
+  const rows = await runStatement(db, TURN_FAILURE_WRITTEN, [conversationId, turnNumber, runId, stages]);
+  return rows.length > 0;
 }
 
 /** Rows of one audit key segment; `replace` says the write owns the segment (see AuditWriteOptions). */

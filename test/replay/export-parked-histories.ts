@@ -43,7 +43,7 @@ async function approval(h: WorkflowHarness, decision: 'approve' | 'reject'): Pro
 }
 
 /** A submit out of retries, held, then decided; `direct`: the request's own tool call (D21). */
-async function hold(h: WorkflowHarness, decisions: HeldToolDecisionInput[], direct: boolean): Promise<Parked> {
+export async function hold(h: WorkflowHarness, decisions: HeldToolDecisionInput[], direct: boolean): Promise<Parked> {
   await h.mcp.configure(loanConfig({ submit: direct ? { ...HOLD, allowDirectRequest: true } : HOLD }));
   const planned = direct ? [extracted('CUST-1001')] : [...PLANNED, plan('loan.application.submit', 'CUST-1001')];
   h.mcp.llm.setScript([...planned, answer('Done.')]);

@@ -12,10 +12,11 @@ import { testWorkflowBundle } from '../support/workflow-bundle';
  * (v2-wide-step-runs/: McpPrepare and McpFinalize in local runs, local steps after a regular one in its
  * RegularSteps activity), and conversationTurnV3 (v3/: the same steps, with no patch asked). v3-parked/
  * (export-parked-histories.ts) holds V3 turns parked on an approval or a held tool call and then decided,
- * recorded before the approval-resume patch: what follows a person's decision must replay too.
+ * recorded before the approval-resume patch: what follows a person's decision must replay too. v3-failed/
+ * (export-failed-histories.ts) holds a V3 turn an operator failed, before and after the turn-failure-row patch.
  */
 const SEED_SETS = ['', 'v2', 'v2-local-first', 'v2-step-runs', 'v2-wide-step-runs', 'v3'];
-const SETS = [...SEED_SETS, 'v3-parked'];
+const SETS = [...SEED_SETS, 'v3-parked', 'v3-failed'];
 const ROOT = join(__dirname, 'histories');
 
 const fixtures = SETS.flatMap((set) =>
@@ -58,6 +59,12 @@ describe('replay of committed turn histories (issue #6 item 10)', () => {
     }
     expect(fixtures).toEqual(
       expect.arrayContaining(['v3-parked/approval-approve.json', 'v3-parked/planner-hold-retry-retry.json'])
+    );
+    expect(fixtures).toEqual(
+      expect.arrayContaining([
+        'v3-failed/planner-hold-fail-before-failure-row.json',
+        'v3-failed/planner-hold-fail.json',
+      ])
     );
   });
 

@@ -173,6 +173,13 @@ describe('a tool call out of retries holds its turn for an operator (issue #22)'
       action: 'fail',
       reason: 'core banking is down for the day',
     });
+    // No step failed: the workflow writes the turn's failure row, its last, as a local activity of its own.
+    expect(audits.at(-1)).toMatchObject({
+      stage: 'ENGINE_KNOWN_FAILURE',
+      payload: { step: 'McpToolHold', errorCode: 'TOOL_HOLD_FAILED', recoverable: false },
+    });
+    const recorded = activityEntries(await h.history(parked.ref.workflowId)).filter((a) => a.type === 'TurnFailure');
+    expect(recorded).toMatchObject([{ local: true, summary: 'TurnFailure: TOOL_HOLD_FAILED at McpToolHold' }]);
     expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(0);
   });
 

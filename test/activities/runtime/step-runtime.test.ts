@@ -1,19 +1,15 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { sql } from 'drizzle-orm';
-import { Pool } from 'pg';
-import { createToolDeps } from '../../../activities/tools/deps';
-import { loadSqlParser } from '../../../activities/tools/sql/parser';
 import { EngineError } from '../../../core/errors';
-import { createTaskRegistry } from '../../../core/tasks/registry';
 import type { StepInput } from '../../../core/turn/contracts';
-import { systemClock, type ActivityDeps } from '../../../activities/deps';
+import type { ActivityDeps } from '../../../activities/deps';
 import { stepActivity, type StepFunction } from '../../../activities/step-runtime';
 import { legacyOutput } from '../../../core/turn/step-result';
 import { listAudits } from '../../../db/repositories/audit';
 import { ensureConversation } from '../../../db/repositories/conversation';
+import { bookkeepingDeps } from '../../support/activity-deps';
 import { sessionFor, snapshotOf, turnInput } from '../../support/config-rows';
 import { createTestDatabase, type TestDatabase } from '../../support/database';
-import { configuredAuditGate } from '../../../activities/runtime/audit-gate';
 import { runAsAttempt } from '../../../activities/runtime/attempt';
 
 describe('step runtime (activities/step-runtime.ts)', () => {
@@ -26,22 +22,13 @@ describe('step runtime (activities/step-runtime.ts)', () => {
   beforeAll(async () => {
     tdb = await createTestDatabase();
     await ensureConversation(tdb.db, conversationId);
-    deps = {
-      db: tdb.db,
-      configStore: {
-        current: async () => latest,
-        get: async (version) => {
-          if (version !== pinned.version) throw new EngineError('CONFIG_VERSION_UNAVAILABLE', `no ${version}`);
-          return pinned;
-        },
+    deps = await bookkeepingDeps(tdb.db, {
+      current: async () => latest,
+      get: async (version) => {
+        if (version !== pinned.version) throw new EngineError('CONFIG_VERSION_UNAVAILABLE', `no ${version}`);
+        return pinned;
       },
-      llm: { generateText: async () => '', generateJson: async () => ({ ok: false, raw: '', error: 'unused' }) },
-      clock: systemClock,
-      audit: configuredAuditGate(systemClock),
-      tasks: createTaskRegistry(),
-      // Never used by these steps; the pool connects only on a query.
-      tools: createToolDeps({ sqlPool: new Pool(), sqlParser: await loadSqlParser(), env: {} }),
-    };
+    });
   });
   afterAll(async () => tdb.drop());
 

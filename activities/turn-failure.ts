@@ -1,0 +1,42 @@
+import { audit } from '../core/audit';
+import { AuditStage, type EngineFailurePayload } from '../core/audit/payloads';
+import { isErrorCode } from '../core/errors';
+import type { TurnActivities, TurnFailureFacts } from '../core/turn/activities';
+import { turnFailureWritten } from '../db/repositories/audit';
+import type { ActivityDeps } from './deps';
+import { currentRunId } from './runtime/activity-context';
+import { writeAudits } from './runtime/audit-writer';
+
+/** The row as the step runtime writes it: a code (ours, TIMEOUT, TOOL_HOLD_FAILED) is known, a class name is not. */
+function failureRecord(failure: TurnFailureFacts) {
+  const payload: EngineFailurePayload = {
+    step: failure.step,
+    stepClass: `${failure.step}Step`,
+    errorCode: failure.type,
+    message: failure.message,
+    recoverable: !failure.nonRetryable,
+    ...(failure.attempt !== null ? { attempt: failure.attempt } : {}),
+  };
+  const stage = isErrorCode(failure.type) ? AuditStage.EngineKnownFailure : AuditStage.EngineUnknownFailure;
+  return audit(stage, payload);
+}
+
+/**
+ * TurnFailure: the turn's last row when the workflow fails it without a step having written one (the step
+ * whose last attempt fails writes it itself; a timeout or an operator's fail leaves that to the workflow).
+ * Keyed by run, so a reset run's failure is a row of its own, after everything that run wrote.
+ */
+export function createTurnFailure(deps: ActivityDeps): TurnActivities['TurnFailure'] {
+  return async ({ turn, session, failure }) => {
+    const runId = currentRunId();
+    if (await turnFailureWritten(deps.db, turn.conversationId, turn.turnNumber, runId)) return;
+    // The pinned version is cached in the worker; unreadable (or none yet), the row is kept (full policy).
+    const snapshot = session.configVersion ? await deps.configStore.get(session.configVersion).catch(() => null) : null;
+    await writeAudits(deps, deps.audit.policy(snapshot), {
+      turn,
+      session,
+      keySegment: `turn-failure-${runId ?? 'local'}`,
+      records: [failureRecord(failure)],
+    });
+  };
+}
