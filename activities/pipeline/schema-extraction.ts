@@ -29,7 +29,8 @@ function statusPayload(ctx: StepContext, schema: OutputSchemaRow) {
 
 /**
  * SCHEMA_EXTRACTION_LLM_OUTPUT: `valid` and `error` judge the answer as written; `dropped` names each field
- * not stored and why, `converted` each stored in its declared type (core/schema/extraction-answer.ts).
+ * not stored and why, `converted` each stored in its declared type, `contextKeysIgnored` the engine-owned
+ * context keys (ENGINE_CONTEXT_KEYS) the answer wrote, none of them stored (core/schema/extraction-answer.ts).
  */
 type SchemaExtractionOutputPayload = {
   json: string;
@@ -37,6 +38,7 @@ type SchemaExtractionOutputPayload = {
   error?: string;
   dropped: DroppedField[];
   converted: ConvertedField[];
+  contextKeysIgnored: string[];
 };
 
 /** The SCHEMA_JSON prompts for the session's intent/state, rendered and audited. */
@@ -93,6 +95,7 @@ async function extract(ctx: StepContext, schema: OutputSchemaRow): Promise<void>
     ...(answer.ok ? {} : { error: answer.error }),
     dropped: accepted?.dropped ?? [],
     converted: accepted?.converted ?? [],
+    contextKeysIgnored: accepted?.contextKeysIgnored ?? [],
   } satisfies SchemaExtractionOutputPayload);
   // New facts invalidate an earlier MCP answer (stale-answer guard, seed "stale move ID bug").
   if (accepted && mergeExtraction(session.context, accepted.fields)) delete session.context['mcp'];

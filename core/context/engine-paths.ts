@@ -108,6 +108,26 @@ export const ENGINE_CONTEXT_PATHS: readonly EngineContextPath[] = [
     writtenBy: MCP_STEP,
     when: 'pipeline, tools, clarification, operationSupported',
   },
+  {
+    path: 'intent_lock',
+    type: 'object',
+    writtenBy: 'RulesStep / PersistConversationStep',
+    when: 'every turn: {locked, reason}, read back when the conversation is loaded',
+  },
+  { path: 'intent_lock.locked', type: 'boolean', writtenBy: 'RulesStep / PersistConversationStep', when: 'every turn' },
+  { path: 'intent_lock.reason', type: 'string', writtenBy: 'RulesStep / PersistConversationStep', when: 'every turn' },
+  {
+    path: 'pending_clarification',
+    type: 'object',
+    writtenBy: 'RulesStep / PersistConversationStep',
+    when: 'a clarification question is outstanding (intent agent, disambiguation, semantic query); removed once answered',
+  },
+  ...['question', 'reason'].map((name) => ({
+    path: `pending_clarification.${name}`,
+    type: 'string' as const,
+    writtenBy: 'RulesStep / PersistConversationStep',
+    when: 'with the question above',
+  })),
   { path: 'memory', type: 'object', writtenBy: 'MemoryStep', when: 'every turn when flow.memory.enabled' },
   {
     path: 'memory.session_summary',
@@ -151,3 +171,14 @@ export function isEngineContextPath(path: string): boolean {
     return entry.path === path || entry.path.startsWith(`${path}.`);
   });
 }
+
+/**
+ * The top-level context keys the engine owns: it writes them and reads them back (planner state, intent
+ * lock, clarification, pending-action runtime, memory). A model's extraction answer never writes them
+ * (core/schema/extraction-answer.ts), and a `ce_output_schema` may not declare a field of that name.
+ */
+export const ENGINE_CONTEXT_KEYS: readonly string[] = [
+  ...new Set(ENGINE_CONTEXT_PATHS.map((entry) => entry.path.split('.')[0] as string)),
+];
+
+export const isEngineContextKey = (key: string): boolean => ENGINE_CONTEXT_KEYS.includes(key);

@@ -1,5 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { isJsonObject, type Json, type JsonObject } from '../json';
+import { isEngineContextKey } from '../context/engine-paths';
 import { compileConfigSchema } from '../json-schema';
 import { meaningful, UNSAFE_KEY } from './merge';
 
@@ -8,7 +9,13 @@ export type DroppedField = { field: string; reason: string };
 /** A field stored in the type its schema declares, converted from what the model wrote. */
 export type ConvertedField = { field: string; from: Json; to: Json };
 
-export type AcceptedExtraction = { fields: JsonObject; dropped: DroppedField[]; converted: ConvertedField[] };
+/** `contextKeysIgnored`: the engine-owned context keys (ENGINE_CONTEXT_KEYS) the answer wrote, none of them stored. */
+export type AcceptedExtraction = {
+  fields: JsonObject;
+  dropped: DroppedField[];
+  converted: ConvertedField[];
+  contextKeysIgnored: string[];
+};
 
 /** A JSON number literal, as the model would have written it without the quotes. */
 const JSON_NUMBER = /^-?(0|[1-9]\d*)(\.\d+)?([eE][+-]?\d+)?$/;
@@ -142,13 +149,25 @@ function dropRefused(schema: JsonObject, fields: JsonObject, dropped: DroppedFie
 }
 
 /**
- * What of an extraction answer may be stored (§5.1, hostile output): empty values left out as the merge
- * leaves them, plain conversions applied, and each field the answer schema (extractionAnswerSchema) still
- * refuses dropped alone, so the rest is kept and completeness reports what is missing.
+ * The answer without the top-level keys the engine owns (`mcp`, `intent_lock`, …): the merge is deep, so a
+ * model could otherwise forge planner observations or the intent lock. Java merges them; this engine ignores
+ * them even when a schema declares one (config validation refuses that). Undeclared other keys stay, as in Java.
+ */
+function withoutEngineKeys(answer: JsonObject, out: AcceptedExtraction): JsonObject {
+  out.contextKeysIgnored.push(...Object.keys(answer).filter(isEngineContextKey));
+  // fromEntries defines each key as an own field, so a `__proto__` key reaches prepared() to be reported.
+  return Object.fromEntries(Object.entries(answer).filter(([key]) => !isEngineContextKey(key)));
+}
+
+/**
+ * What of an extraction answer may be stored (§5.1, hostile output): engine-owned keys ignored, empty values
+ * left out as the merge leaves them, plain conversions applied, and each field the answer schema
+ * (extractionAnswerSchema) still refuses dropped alone, so the rest is kept and completeness reports what is
+ * missing.
  */
 export function acceptExtraction(answerSchema: JsonObject, answer: JsonObject): AcceptedExtraction {
-  const out: AcceptedExtraction = { fields: {}, dropped: [], converted: [] };
-  out.fields = prepared(answerSchema, answer, [], out) as JsonObject;
+  const out: AcceptedExtraction = { fields: {}, dropped: [], converted: [], contextKeysIgnored: [] };
+  out.fields = prepared(answerSchema, withoutEngineKeys(answer, out), [], out) as JsonObject;
   dropRefused(answerSchema, out.fields, out.dropped);
   return out;
 }
