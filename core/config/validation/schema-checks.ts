@@ -1,4 +1,5 @@
 import type Ajv from 'ajv';
+import { ENGINE_CONTEXT_KEYS, isEngineContextKey } from '../../context/engine-paths';
 import { canonicalJson, isJsonObject, type Json, type JsonObject } from '../../json';
 import { newConfigSchemaAjv } from '../../json-schema';
 import { checkUserRegex } from '../../text/regex';
@@ -73,6 +74,21 @@ export function checkJsonSchema(schema: Json, options: { requireObject: boolean 
   return undeclared.length > 0 ? `requires fields that "properties" does not declare: ${undeclared.join(', ')}` : null;
 }
 
+/**
+ * Null unless the schema declares a field the engine owns in the context: extracted fields are stored at
+ * `context.<field>`, where `mcp`, `intent_lock`, … hold the engine's own state, and the extraction never
+ * writes those keys (core/schema/extraction-answer.ts), so such a field could never be filled.
+ */
+function engineKeyFieldReason(schema: Json): string | null {
+  const properties = isJsonObject(schema) && isJsonObject(schema['properties']) ? schema['properties'] : {};
+  const clashes = Object.keys(properties).filter(isEngineContextKey);
+  if (clashes.length === 0) return null;
+  return (
+    `json_schema declares ${clashes.map((c) => `"${c}"`).join(', ')}, a context key the engine owns ` +
+    `(${ENGINE_CONTEXT_KEYS.join(', ')}): extracted fields are stored at context.<field>, so rename the field`
+  );
+}
+
 export function checkSchemas(ctx: ValidationContext): void {
   for (const s of ctx.rows.outputSchemas) {
     if (!s.enabled) continue;
@@ -85,6 +101,8 @@ export function checkSchemas(ctx: ValidationContext): void {
     }
     const reason = checkJsonSchema(s.jsonSchema, { requireObject: true });
     if (reason !== null) ctx.sink.violation('ce_output_schema', s.schemaId, `json_schema ${reason}`);
+    const clash = engineKeyFieldReason(s.jsonSchema);
+    if (clash !== null) ctx.sink.violation('ce_output_schema', s.schemaId, clash);
   }
   for (const r of ctx.rows.responses) {
     if (!r.enabled || r.jsonSchema === null) continue;

@@ -291,6 +291,17 @@ const cases: Case[] = [
     reason: /must describe an object/,
   },
   {
+    name: 'output schema declaring a context key the engine owns',
+    breakIt: (r) => {
+      const schema = at(r.outputSchemas, 0).jsonSchema as { properties: Record<string, unknown> };
+      schema.properties['intent_lock'] = { type: 'object' };
+      schema.properties['mcp'] = { type: 'string' };
+    },
+    violations: ['ce_output_schema[1]'],
+    reason:
+      /json_schema declares "intent_lock", "mcp", a context key the engine owns \(mcp, intent_lock, .*\): .*rename/,
+  },
+  {
     name: 'DB tool param_schema that is not a schema',
     breakIt: (r) =>
       void (at(r.mcpDbTools, 0).paramSchema = { type: 'object', properties: { customer_id: { type: 42 } } }),
