@@ -1,3 +1,5 @@
+import { APPROVAL_CONTEXT_KEY } from '../guardrail/gate';
+
 /**
  * Every `context.*` path the engine itself writes, in one place: config validation warns about a
  * template or rule that reads a context path outside this list (and outside the schema fields and
@@ -181,4 +183,10 @@ export const ENGINE_CONTEXT_KEYS: readonly string[] = [
   ...new Set(ENGINE_CONTEXT_PATHS.map((entry) => entry.path.split('.')[0] as string)),
 ];
 
-export const isEngineContextKey = (key: string): boolean => ENGINE_CONTEXT_KEYS.includes(key);
+/**
+ * The top-level context keys a model's answer never writes: the engine's own, and the approval the guardrail's
+ * approval gate reads (§5.9), which a model that could write it would grant its own sensitive action.
+ */
+export const MODEL_PROTECTED_CONTEXT_KEYS: readonly string[] = [...ENGINE_CONTEXT_KEYS, APPROVAL_CONTEXT_KEY];
+
+export const isModelProtectedContextKey = (key: string): boolean => MODEL_PROTECTED_CONTEXT_KEYS.includes(key);

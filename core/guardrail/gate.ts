@@ -15,13 +15,16 @@ export function isSensitive(text: string, patterns: readonly string[]): boolean 
   return exceedsUserRegexText(text) || patterns.some((p) => findsUserRegex(p, text));
 }
 
+/** The context key the approval gate reads (`context.approval.granted`), set by the consumer, never by a model. */
+export const APPROVAL_CONTEXT_KEY = 'approval';
+
 /** Approval from the request (`approval_granted` / `approvalGranted`, booleans only) or `context.approval.granted`. */
 export function approvalGranted(inputParams: JsonObject, context: JsonObject): boolean {
   for (const key of ['approval_granted', 'approvalGranted']) {
     const value = inputParams[key];
     if (typeof value === 'boolean') return value;
   }
-  const approval = context['approval'];
+  const approval = context[APPROVAL_CONTEXT_KEY];
   if (!isJsonObject(approval)) return false;
   const granted = approval['granted'];
   if (typeof granted === 'boolean') return granted;

@@ -1,6 +1,6 @@
 import type { ErrorObject } from 'ajv';
 import { isJsonObject, type Json, type JsonObject } from '../json';
-import { isEngineContextKey } from '../context/engine-paths';
+import { isModelProtectedContextKey } from '../context/engine-paths';
 import { compileConfigSchema } from '../json-schema';
 import { meaningful, UNSAFE_KEY } from './merge';
 
@@ -9,7 +9,7 @@ export type DroppedField = { field: string; reason: string };
 /** A field stored in the type its schema declares, converted from what the model wrote. */
 export type ConvertedField = { field: string; from: Json; to: Json };
 
-/** `contextKeysIgnored`: the engine-owned context keys (ENGINE_CONTEXT_KEYS) the answer wrote, none of them stored. */
+/** `contextKeysIgnored`: the protected context keys (MODEL_PROTECTED_CONTEXT_KEYS) the answer wrote, none stored. */
 export type AcceptedExtraction = {
   fields: JsonObject;
   dropped: DroppedField[];
@@ -149,14 +149,15 @@ function dropRefused(schema: JsonObject, fields: JsonObject, dropped: DroppedFie
 }
 
 /**
- * The answer without the top-level keys the engine owns (`mcp`, `intent_lock`, …): the merge is deep, so a
- * model could otherwise forge planner observations or the intent lock. Java merges them; this engine ignores
- * them even when a schema declares one (config validation refuses that). Undeclared other keys stay, as in Java.
+ * The answer without the top-level keys no model writes (`mcp`, `intent_lock`, …, `approval`): the merge is deep,
+ * so a model could otherwise forge planner observations, the intent lock, or the approval of a sensitive action.
+ * Java merges them; this engine ignores them even when a schema declares one (config validation refuses that).
+ * Undeclared other keys stay, as in Java.
  */
-function withoutEngineKeys(answer: JsonObject, out: AcceptedExtraction): JsonObject {
-  out.contextKeysIgnored.push(...Object.keys(answer).filter(isEngineContextKey));
+function withoutProtectedKeys(answer: JsonObject, out: AcceptedExtraction): JsonObject {
+  out.contextKeysIgnored.push(...Object.keys(answer).filter(isModelProtectedContextKey));
   // fromEntries defines each key as an own field, so a `__proto__` key reaches prepared() to be reported.
-  return Object.fromEntries(Object.entries(answer).filter(([key]) => !isEngineContextKey(key)));
+  return Object.fromEntries(Object.entries(answer).filter(([key]) => !isModelProtectedContextKey(key)));
 }
 
 /**
@@ -167,7 +168,7 @@ function withoutEngineKeys(answer: JsonObject, out: AcceptedExtraction): JsonObj
  */
 export function acceptExtraction(answerSchema: JsonObject, answer: JsonObject): AcceptedExtraction {
   const out: AcceptedExtraction = { fields: {}, dropped: [], converted: [], contextKeysIgnored: [] };
-  out.fields = prepared(answerSchema, withoutEngineKeys(answer, out), [], out) as JsonObject;
+  out.fields = prepared(answerSchema, withoutProtectedKeys(answer, out), [], out) as JsonObject;
   dropRefused(answerSchema, out.fields, out.dropped);
   return out;
 }

@@ -1,5 +1,5 @@
 import type Ajv from 'ajv';
-import { ENGINE_CONTEXT_KEYS, isEngineContextKey } from '../../context/engine-paths';
+import { MODEL_PROTECTED_CONTEXT_KEYS, isModelProtectedContextKey } from '../../context/engine-paths';
 import { canonicalJson, isJsonObject, type Json, type JsonObject } from '../../json';
 import { newConfigSchemaAjv } from '../../json-schema';
 import { checkUserRegex } from '../../text/regex';
@@ -75,17 +75,17 @@ export function checkJsonSchema(schema: Json, options: { requireObject: boolean 
 }
 
 /**
- * Null unless the schema declares a field the engine owns in the context: extracted fields are stored at
- * `context.<field>`, where `mcp`, `intent_lock`, … hold the engine's own state, and the extraction never
- * writes those keys (core/schema/extraction-answer.ts), so such a field could never be filled.
+ * Null unless the schema declares a field at a context key no model writes: extracted fields are stored at
+ * `context.<field>`, where `mcp`, `intent_lock`, … hold the engine's own state and `approval` the consumer's,
+ * and the extraction never writes those keys (core/schema/extraction-answer.ts), so the field could never be filled.
  */
-function engineKeyFieldReason(schema: Json): string | null {
+function protectedKeyFieldReason(schema: Json): string | null {
   const properties = isJsonObject(schema) && isJsonObject(schema['properties']) ? schema['properties'] : {};
-  const clashes = Object.keys(properties).filter(isEngineContextKey);
+  const clashes = Object.keys(properties).filter(isModelProtectedContextKey);
   if (clashes.length === 0) return null;
   return (
-    `json_schema declares ${clashes.map((c) => `"${c}"`).join(', ')}, a context key the engine owns ` +
-    `(${ENGINE_CONTEXT_KEYS.join(', ')}): extracted fields are stored at context.<field>, so rename the field`
+    `json_schema declares ${clashes.map((c) => `"${c}"`).join(', ')}, a context key no model writes ` +
+    `(${MODEL_PROTECTED_CONTEXT_KEYS.join(', ')}): extracted fields are stored at context.<field>, so rename the field`
   );
 }
 
@@ -101,7 +101,7 @@ export function checkSchemas(ctx: ValidationContext): void {
     }
     const reason = checkJsonSchema(s.jsonSchema, { requireObject: true });
     if (reason !== null) ctx.sink.violation('ce_output_schema', s.schemaId, `json_schema ${reason}`);
-    const clash = engineKeyFieldReason(s.jsonSchema);
+    const clash = protectedKeyFieldReason(s.jsonSchema);
     if (clash !== null) ctx.sink.violation('ce_output_schema', s.schemaId, clash);
   }
   for (const r of ctx.rows.responses) {

@@ -299,7 +299,7 @@ const cases: Case[] = [
     },
     violations: ['ce_output_schema[1]'],
     reason:
-      /json_schema declares "intent_lock", "mcp", a context key the engine owns \(mcp, intent_lock, .*\): .*rename/,
+      /json_schema declares "intent_lock", "mcp", a context key no model writes \(mcp, intent_lock, .*, approval\): .*rename/,
   },
   {
     name: 'DB tool param_schema that is not a schema',
