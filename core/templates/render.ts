@@ -5,8 +5,8 @@ import { parseTemplate, unresolvedVariable, type VariablePath } from './syntax';
 export type TemplateVariables = Readonly<Record<string, unknown>>;
 
 /**
- * Renders a template strictly. Strings are inserted as-is, numbers and booleans via String, objects and
- * arrays as JSON, null as ''. No HTML escaping (prompts are text). A variable whose root or any
+ * Renders a template strictly. Strings are inserted as-is, numbers and booleans via String, lists of
+ * scalars as Java prints a List (`[a, b]`), objects and other arrays as JSON, null as ''. No HTML escaping (prompts are text). A variable whose root or any
  * segment does not exist (and has no `?: 'default'`) throws EngineError UNRESOLVED_PROMPT_VARIABLE naming it; a malformed
  * template throws TEMPLATE_MALFORMED (EXACT responses fall back on either).
  */
@@ -90,8 +90,23 @@ function childOf(container: unknown, segment: string | number): unknown {
 
 export function formatTemplateValue(value: unknown): string {
   if (value === null || value === undefined) return '';
-  if (typeof value === 'string') return value;
-  if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
+  if (isScalar(value)) return String(value);
+  if (Array.isArray(value) && value.every((item) => item === null || isScalar(item))) return javaListText(value);
   if (value instanceof Map) return JSON.stringify(Object.fromEntries(value));
   return JSON.stringify(value);
+}
+
+function isScalar(value: unknown): value is string | number | boolean | bigint {
+  const kind = typeof value;
+  return kind === 'string' || kind === 'number' || kind === 'boolean' || kind === 'bigint';
+}
+
+/**
+ * A list of scalars renders as the Java engine's templates print a Java List (`[a, b]`, strings unquoted,
+ * null as `null`), so a reply like "Still need: {{missing_fields}}" reads the same on both engines.
+ * Lists holding objects and objects themselves stay JSON: Java prints a Map as `{k=v}`, which no
+ * prompt or reply can use (docs/migrating-from-java.md §6).
+ */
+function javaListText(items: readonly unknown[]): string {
+  return `[${items.map((item) => (item === null ? 'null' : String(item))).join(', ')}]`;
 }

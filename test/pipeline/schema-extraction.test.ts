@@ -84,7 +84,7 @@ describe('schema extraction of a partly invalid answer', () => {
       ])
     );
     expect(status).toMatchObject({ schemaComplete: false, missingRequiredFields: ['branch'] });
-    expect(result.payload).toEqual({ type: 'TEXT', value: 'Still need: ["branch"]' });
+    expect(result.payload).toEqual({ type: 'TEXT', value: 'Still need: [branch]' });
   });
 
   it('nested: an empty array is not stored, a partial object keeps its fields, completeness names the rest', async () => {
