@@ -83,6 +83,8 @@ export const McpAudit = {
   /** A call out of retries the turn holds for an operator (#22), and the operator's decision. */
   ToolHeld: 'TOOL_HELD',
   ToolHoldResolved: 'TOOL_HOLD_RESOLVED',
+  /** A ce_mcp_db_tool query passed its checks and is about to run (activities/tools/db/db-tool.ts). */
+  DbPreflight: 'MCP_DB_PREFLIGHT',
   DbSqlExecution: 'MCP_DB_SQL_EXECUTION',
   DynamicSqlExecution: 'DYNAMIC_SQL_EXECUTION',
   DynamicSqlExecutionError: 'DYNAMIC_SQL_EXECUTION_ERROR',

@@ -38,6 +38,7 @@ describe('MOVE_CONNECTIONS over a ce_mcp_db_tool, two turns (§12.2, §14 #56)',
       'MCP_PLAN_LLM_INPUT',
       'MCP_PLAN_LLM_OUTPUT',
       'MCP_TOOL_CALL',
+      'MCP_DB_PREFLIGHT',
       'MCP_DB_SQL_EXECUTION',
       'MCP_TOOL_RESULT',
       'MCP_PLAN_LLM_INPUT',
@@ -94,6 +95,7 @@ describe('MOVE_CONNECTIONS over a ce_mcp_db_tool, two turns (§12.2, §14 #56)',
       problems: ['args.connection_id must be string'],
     });
     const stages = await h.stages(result.conversationId);
+    expect(stages).not.toContain('MCP_DB_PREFLIGHT');
     expect(stages).not.toContain('MCP_DB_SQL_EXECUTION');
     expect(stages).not.toContain('MCP_TOOL_CALL');
     // The second plan sees the rejection and the schema the tool takes.

@@ -6,6 +6,7 @@ import { bindNamedParams, SqlParamError } from '../../../core/sql';
 import type { ToolHandlerContext } from '../deps';
 import { executeReadOnly } from '../sql/executor';
 import { guardToolSql, queryLimits } from '../sql/guard';
+import { auditSqlPreflight } from '../sql/preflight';
 
 /**
  * A ce_mcp_db_tool (D8): a SQL template with `:name` parameters bound from the args,
@@ -58,6 +59,12 @@ export async function runDbTool(ctx: ToolHandlerContext, row: McpDbToolRow): Pro
       throw new EngineError(ErrorType.ToolArgsInvalid, `DB tool ${ctx.toolCode}: ${err.message}`);
     throw err;
   }
+  auditSqlPreflight(ctx, {
+    sqlBefore: sql,
+    sqlAfter: sql,
+    fields: { tool_id: row.toolId, params },
+    diagnostics: { guardrail: verdict.code, policy_enforced: row.safeMode, bound: bound.names },
+  });
   const out = await executeReadOnly(ctx.tools.sql, {
     text: bound.text,
     values: bound.values,

@@ -8,6 +8,7 @@ import type { ToolHandlerContext } from '../deps';
 import { executeReadOnly } from './executor';
 import { guardToolSql, queryLimits } from './guard';
 import { runInterceptors } from './interceptors';
+import { auditSqlPreflight } from './preflight';
 
 /**
  * The built-in `postgres.query` tool (§7.3): SQL from `query` (alias `sql`) with named `params`,
@@ -34,7 +35,8 @@ function paramsOf(ctx: ToolHandlerContext): JsonObject {
 
 export async function runPostgresQuery(ctx: ToolHandlerContext): Promise<Json> {
   const params = paramsOf(ctx);
-  const intercepted = await runInterceptors(ctx.tools.interceptors, requiredSql(ctx), {
+  const requested = requiredSql(ctx);
+  const intercepted = await runInterceptors(ctx.tools.interceptors, requested, {
     toolCode: ctx.toolCode,
     args: ctx.args,
     conversationId: ctx.session.conversationId,
@@ -55,6 +57,12 @@ export async function runPostgresQuery(ctx: ToolHandlerContext): Promise<Json> {
       throw new EngineError(ErrorType.ToolArgsInvalid, `postgres.query: ${err.message}`);
     throw err;
   }
+  auditSqlPreflight(ctx, {
+    sqlBefore: requested,
+    sqlAfter: sql,
+    fields: { params_before: params, params_after: params },
+    diagnostics: { guardrail: verdict.code, interceptors: intercepted.applied, bound: bound.names },
+  });
   const maxRows = readSetting(ctx.snapshot, McpSqlSettings.postgresQueryMaxRows);
   try {
     const out = await executeReadOnly(ctx.tools.sql, {

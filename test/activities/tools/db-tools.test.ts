@@ -73,7 +73,7 @@ const MOVE_STATUS = dbTool({
 });
 
 describe('ce_mcp_db_tool (D8)', () => {
-  it('binds named params, adds limit = max_rows and audits MCP_DB_SQL_EXECUTION', async () => {
+  it('binds named params, adds limit = max_rows and audits MCP_DB_PREFLIGHT then MCP_DB_SQL_EXECUTION', async () => {
     const run = context('postgres.move_status', { connection_id: 'CON1388' });
     expect(await runDbTool(run.ctx, MOVE_STATUS)).toEqual({
       rows: [{ status: 'MOVED' }],
@@ -81,6 +81,21 @@ describe('ce_mcp_db_tool (D8)', () => {
       truncated: false,
     });
     expect(run.audits).toEqual([
+      {
+        stage: 'MCP_DB_PREFLIGHT',
+        payload: {
+          tool_code: 'postgres.move_status',
+          tool_group: expect.any(String),
+          tool_id: 2001,
+          attempt: 1,
+          max_retries: 0,
+          sql_auto_repair_enabled: false,
+          sql_before: MOVE_STATUS.sqlTemplate,
+          sql_after: MOVE_STATUS.sqlTemplate,
+          params: { connection_id: 'CON1388', limit: 200 },
+          preflight_diagnostics: { guardrail: 'ALLOWED', policy_enforced: true, bound: ['connection_id', 'limit'] },
+        },
+      },
       {
         stage: 'MCP_DB_SQL_EXECUTION',
         payload: expect.objectContaining({
@@ -183,9 +198,26 @@ describe('postgres.query (§7.3, §14 #46–48)', () => {
     async (sql) => {
       const run = context('postgres.query', { sql });
       expect(await runPostgresQuery(run.ctx)).toMatchObject({ status: 'SUCCESS' });
-      expect(run.audits.map((a) => a.stage)).toEqual(['DYNAMIC_SQL_EXECUTION']);
+      expect(run.audits.map((a) => a.stage)).toEqual(['MCP_DB_PREFLIGHT', 'DYNAMIC_SQL_EXECUTION']);
     }
   );
+
+  it('audits MCP_DB_PREFLIGHT with the SQL before and after the interceptors, before running it', async () => {
+    const query = "select id from orders where created_at = '2025-02-29' and id < :max";
+    const run = context('postgres.query', { query, params: { max: 3 } });
+    expect(await runPostgresQuery(run.ctx)).toMatchObject({ status: 'SUCCESS' });
+    const preflight = run.audits.find((a) => a.stage === 'MCP_DB_PREFLIGHT')?.payload;
+    expect(preflight).toMatchObject({
+      tool_code: 'postgres.query',
+      attempt: 1,
+      sql_before: query,
+      sql_after: query.replace('2025-02-29', '2025-03-01'),
+      params_before: { max: 3 },
+      params_after: { max: 3 },
+      preflight_diagnostics: { guardrail: 'ALLOWED', bound: ['max'] },
+    });
+    expect(preflight?.['preflight_diagnostics']).toHaveProperty('interceptors', [expect.any(String)]);
+  });
 
   it('binds named params and reports a missing query or param clearly', async () => {
     const out = await runPostgresQuery(
