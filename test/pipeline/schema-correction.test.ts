@@ -77,7 +77,7 @@ describe('schema, correction and interaction (reference §14 scenarios 22, 24, 2
       'requestedAmount',
       'tenureMonths',
     ]);
-    expect(h.llm.requestsOf('RESP_TEXT')[0]?.userText).toMatch(/Missing fields: \["requestedAmount","tenureMonths"\]/);
+    expect(h.llm.requestsOf('RESP_TEXT')[0]?.userText).toMatch(/Missing fields: \[requestedAmount, tenureMonths\]/);
   });
 
   it('22 variant: a schema without a SCHEMA_JSON template fails the turn in SchemaExtraction', async () => {
