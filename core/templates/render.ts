@@ -5,10 +5,11 @@ import { parseTemplate, unresolvedVariable, type VariablePath } from './syntax';
 export type TemplateVariables = Readonly<Record<string, unknown>>;
 
 /**
- * Renders a template strictly. Strings are inserted as-is, numbers and booleans via String, lists of
- * scalars as Java prints a List (`[a, b]`), objects and other arrays as JSON, null as ''. No HTML escaping (prompts are text). A variable whose root or any
- * segment does not exist (and has no `?: 'default'`) throws EngineError UNRESOLVED_PROMPT_VARIABLE naming it; a malformed
- * template throws TEMPLATE_MALFORMED (EXACT responses fall back on either).
+ * Renders a template strictly. Strings are inserted as-is, numbers and booleans via String, lists of scalars as
+ * Java prints a List (`[a, b]`), objects and other arrays as JSON, null as ''. No HTML escaping (prompts are
+ * text). A variable whose root or any segment does not exist (and has no `?: 'default'`) throws EngineError
+ * UNRESOLVED_PROMPT_VARIABLE naming it; a malformed template throws TEMPLATE_MALFORMED (EXACT responses fall
+ * back on either).
  */
 export function renderTemplate(template: string, vars: TemplateVariables): string {
   return renderParts(template, vars, (err) => {
