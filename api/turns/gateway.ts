@@ -9,7 +9,7 @@ import { canonicalJson } from '../../core/json';
 import { ApiError, conflict, notFound, refusedUpdate } from '../errors';
 import type { StillRunningReason, TurnGateway, TurnRef, TurnReply, TurnRequest } from '../ports';
 import { TurnFollowers } from './followers';
-import { startTurnWorkflow } from './start';
+import { startedForKey, startTurnWorkflow } from './start';
 import { originalTurnInput, parseTurnId } from './turn-id';
 
 export interface TemporalTurnGatewayOptions {
@@ -167,8 +167,14 @@ export class TemporalTurnGateway implements TurnGateway {
     if (claim.requestHash !== null && claim.requestHash !== requestHash(request)) throw keyReused();
     const handle = this.client.workflow.getHandle(claim.workflowId);
     const description = await describeOrNull(handle);
-    if (description) {
+    if (description && startedForKey(description, claim.idempotencyKey)) {
       return this.followers.follow(handle, { ...refBase(claim), runId: description.runId });
+    }
+    if (description) {
+      // The key's run failed (or never started) and another request has run this turn number since: the key's
+      // request never committed, so it is not that turn. It goes on as a request of its own (the next round).
+      await releaseTurnClaim(this.options.db, claim.conversationId, claim.idempotencyKey);
+      return null;
     }
     const count = await committedTurnCount(this.options.db, claim.conversationId);
     // The key's turn committed, and Temporal no longer holds it (past the namespace's retention): running it again

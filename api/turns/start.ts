@@ -1,5 +1,10 @@
 import { createHash } from 'node:crypto';
-import { WorkflowExecutionAlreadyStartedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import {
+  WorkflowExecutionAlreadyStartedError,
+  type Client,
+  type WorkflowExecutionDescription,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import type { TurnInput } from '../../core/turn/contracts';
 import type { conversationTurnV3 } from '../../workflows';
 import { ConversationIdKey, TurnNumberKey } from '../../workflows/search-attributes';
@@ -10,6 +15,11 @@ export const TURN_WORKFLOW_TYPE = 'conversationTurnV3';
 /** Keys are not secret, but hashing keeps client-chosen text out of the visibility store. */
 export function keyDigest(key: string | null): string | null {
   return key === null ? null : createHash('sha256').update(key).digest('hex').slice(0, 24);
+}
+
+/** Whether the run was started for this idempotency key (its memo holds the key's digest). */
+export function startedForKey(description: WorkflowExecutionDescription, key: string | null): boolean {
+  return key !== null && description.memo?.['idempotencyKey'] === keyDigest(key);
 }
 
 export type StartOutcome =
@@ -51,9 +61,7 @@ export async function startTurnWorkflow(
     const handle = client.workflow.getHandle(input.turnId);
     const description = await handle.describe();
     if (description.status.name !== 'RUNNING') return { kind: 'CLOSED', status: description.status.name };
-    const sameKey =
-      input.idempotencyKey !== null && description.memo?.['idempotencyKey'] === keyDigest(input.idempotencyKey);
-    return sameKey
+    return startedForKey(description, input.idempotencyKey)
       ? { kind: 'RUNNING_SAME_KEY', handle, runId: description.runId }
       : { kind: 'RUNNING_OTHER', workflowId: input.turnId };
   }

@@ -66,4 +66,24 @@ describe('turn identity (D13, issue #6 item 9)', () => {
     expect(await committedTurnCount(h.mcp.deps.db, conversationId)).toBe(1);
     expect(h.mcp.llm.unconsumed()).toEqual([]);
   });
+
+  it('a keyed request whose turn failed, and whose number another request took since, runs as a turn of its own', async () => {
+    const conversationId = crypto.randomUUID();
+    const keyed = { conversationId, message: MESSAGE, idempotencyKey: 'req-44' };
+    h.mcp.llm.setScript([{ kind: 'PLAN', error: { status: 400, message: 'refused' } }]);
+    expect((await h.send(keyed)).kind).toBe('FAILED');
+    // A failed turn's id may be run again: another request takes turn 1.
+    h.mcp.llm.setScript([answer('the other request')]);
+    const other = completed(await h.send({ conversationId, message: 'Check order ORD-7018 status.' }));
+    expect(other.ref.turnNumber).toBe(1);
+
+    h.mcp.llm.setScript([answer('the keyed request')]);
+    const retried = completed(await h.send(keyed));
+    expect(retried.ref.turnNumber).toBe(2);
+    expect(retried.result.payload.value).toBe('Done: the keyed request');
+    // From now on the key names turn 2: its reply again, no third turn.
+    const again = completed(await h.send(keyed));
+    expect(again.ref).toEqual(retried.ref);
+    expect(await committedTurnCount(h.mcp.deps.db, conversationId)).toBe(2);
+  });
 });
