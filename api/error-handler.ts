@@ -1,5 +1,7 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import { isTemporalUnreachable } from '../config/temporal-client';
+import { PREREQUISITE_MESSAGES } from '../observability/prerequisites';
 import { ApiError, envelope } from './errors';
 
 interface ValidationIssue {
@@ -53,6 +55,12 @@ export function installErrorHandler(app: FastifyInstance): void {
     }
     if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
       return reply.status(fe.statusCode).send(envelope('BAD_REQUEST', 'The request could not be processed.'));
+    }
+    if (isTemporalUnreachable(err)) {
+      // Down, or not answering in time: the turn may not have started; a retry with its Idempotency-Key is safe.
+      request.log.error({ err }, 'Temporal unreachable');
+      reply.header('retry-after', '5');
+      return reply.status(503).send(envelope('TEMPORAL_UNREACHABLE', PREREQUISITE_MESSAGES.TEMPORAL_UNREACHABLE));
     }
     request.log.error({ err }, 'unhandled error');
     return reply.status(500).send(envelope('INTERNAL', 'Something went wrong on our side.'));

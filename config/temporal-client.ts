@@ -1,3 +1,4 @@
+import * as grpc from '@grpc/grpc-js';
 import { Connection, type ConnectionOptions } from '@temporalio/client';
 import { unreachable, type TemporalConnectionSettings } from './temporal-connection';
 
@@ -22,4 +23,23 @@ export function connectTemporalClient(
   return Connection.connect(clientConnectionOptions(settings, extra)).catch((err: unknown) => {
     throw unreachable(settings, err);
   });
+}
+
+/** gRPC statuses of a server that is down, still starting, or not answering in time (not of a refused request). */
+const UNREACHABLE_CODES: ReadonlySet<number> = new Set([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED]);
+/** grpc-js's waitForReady error (the SDK's connect): no code, only this text. */
+const NO_CONNECTION_YET = 'Failed to connect before the deadline';
+
+/**
+ * Whether a client call failed because the server could not be reached (down, or not up yet): the first error with a
+ * gRPC code in the chain decides, whether the SDK wraps it (ServiceError, a failed start) or not. Any other refusal
+ * (UNAUTHENTICATED, PERMISSION_DENIED, NOT_FOUND, ...) is an answer from a reachable server.
+ */
+export function isTemporalUnreachable(err: unknown): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === 'number') return UNREACHABLE_CODES.has(code);
+    if (e.message === NO_CONNECTION_YET) return true;
+  }
+  return false;
 }

@@ -1,4 +1,5 @@
 import type { Connection } from '@temporalio/client';
+import { isTemporalUnreachable } from '../config/temporal-client';
 import { missingTurnSearchAttributes } from '../config/turn-search-attributes';
 import { readMigrations, schemaState, type MigrationFile } from '../db/migrate';
 import type { Database } from '../db/pool';
@@ -10,7 +11,11 @@ import type { Logger } from './logger';
  * worker stay up without them (readiness keeps traffic away; a restart loop would only delay the
  * recovery once `convengine migrate` or `setup-temporal` has run) and report which one is missing.
  */
-export type PrerequisiteProblem = 'DATABASE_UNREACHABLE' | 'DATABASE_NOT_MIGRATED' | 'SEARCH_ATTRIBUTES_MISSING';
+export type PrerequisiteProblem =
+  | 'DATABASE_UNREACHABLE'
+  | 'DATABASE_NOT_MIGRATED'
+  | 'TEMPORAL_UNREACHABLE'
+  | 'SEARCH_ATTRIBUTES_MISSING';
 
 export interface PrerequisiteStatus {
   /** `ok`, or the /readyz reason for that dependency. */
@@ -27,16 +32,23 @@ export const SEARCH_ATTRIBUTES_MISSING = 'search attributes missing: run conveng
 export const PREREQUISITE_MESSAGES: Record<PrerequisiteProblem, string> = {
   DATABASE_UNREACHABLE: 'The database is unreachable; retry later.',
   DATABASE_NOT_MIGRATED: 'The database lacks migrations this build needs: an operator must run `convengine migrate`.',
+  TEMPORAL_UNREACHABLE: 'The Temporal server is unreachable; retry later.',
   SEARCH_ATTRIBUTES_MISSING:
     'The Temporal namespace lacks the turn search attributes: an operator must run `convengine setup-temporal`.',
 };
+
+/**
+ * How long the search-attribute check may take: the client retries an unreachable server for about 19 s, and a
+ * request for a turn waits for this check (a readiness probe too), so it answers TEMPORAL_UNREACHABLE sooner.
+ */
+const TEMPORAL_CHECK_DEADLINE_MS = 2_000;
 
 /** How long one check answers readiness probes and turn requests: a fix is seen within this. */
 export const PREREQUISITE_CACHE_MS = 5_000;
 
 export interface PrerequisiteTargets {
   db: Database;
-  temporal: Pick<Connection, 'operatorService'>;
+  temporal: Pick<Connection, 'operatorService' | 'withDeadline'>;
   namespace: string;
   logger: Logger;
   cacheMs?: number;
@@ -80,7 +92,9 @@ async function databaseCheck(db: Database, files: MigrationFile[]): Promise<Chec
 async function temporalCheck(targets: PrerequisiteTargets): Promise<CheckOutcome> {
   const { namespace } = targets;
   try {
-    const missing = Object.keys(await missingTurnSearchAttributes(targets.temporal, namespace));
+    const deadline = Date.now() + TEMPORAL_CHECK_DEADLINE_MS;
+    const check = () => missingTurnSearchAttributes(targets.temporal, namespace);
+    const missing = Object.keys(await targets.temporal.withDeadline(deadline, check));
     if (missing.length === 0) return OK;
     const message = `namespace ${namespace} lacks the turn search attributes ${missing.join(', ')}: run \`convengine setup-temporal\``;
     return {
@@ -89,9 +103,10 @@ async function temporalCheck(targets: PrerequisiteTargets): Promise<CheckOutcome
       log: { fields: { missing, namespace }, message },
     };
   } catch (err) {
-    // Unreachable (the reachability check says so too; a turn could not start either way) or a mistyped attribute.
+    // Unreachable: a turn cannot start, so it is refused at once rather than after the client's own retries.
+    const problem = isTemporalUnreachable(err) ? 'TEMPORAL_UNREACHABLE' : null;
     const message = `cannot check the search attributes of namespace ${namespace}`;
-    return { reason: 'unreachable', problem: null, log: { fields: { err, namespace }, message } };
+    return { reason: 'unreachable', problem, log: { fields: { err, namespace }, message } };
   }
 }
 

@@ -1,7 +1,6 @@
-import * as grpc from '@grpc/grpc-js';
 import type { Connection } from '@temporalio/client';
 import { loadEnv } from '../../config/env';
-import { connectTemporalClient } from '../../config/temporal-client';
+import { connectTemporalClient, isTemporalUnreachable } from '../../config/temporal-client';
 import {
   configuredTemporal,
   describeTemporal,
@@ -14,23 +13,11 @@ import { setupTemporalNamespace } from '../temporal/setup';
 
 const CONNECT_TIMEOUT_MS = 120_000;
 
-/** What a cluster that is still starting answers: no connection yet, or a frontend not serving yet. */
-const STARTING_CODES: ReadonlySet<number> = new Set([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED]);
-/** grpc-js's waitForReady error (the SDK's connect): no code, only this text. */
-const NO_CONNECTION_YET = 'Failed to connect before the deadline';
-
 /**
  * Whether waiting may help: the cluster is not up yet. Any other refusal (UNIMPLEMENTED,
  * UNAUTHENTICATED, PERMISSION_DENIED, ...) is the same in two minutes, so it fails at once.
  */
-function stillStarting(err: unknown): boolean {
-  for (let e: unknown = err; e instanceof Error; e = e.cause) {
-    const code = (e as { code?: unknown }).code;
-    if (typeof code === 'number') return STARTING_CODES.has(code);
-    if (e.message === NO_CONNECTION_YET) return true;
-  }
-  return false;
-}
+const stillStarting = isTemporalUnreachable;
 
 /** A connection whose health check answered, or the reason there is none. */
 async function connectHealthy(temporal: TemporalConnectionSettings): Promise<Connection> {

@@ -121,4 +121,13 @@ describe('api and worker without their prerequisites', () => {
     });
     expect(await readyz(api.url)).toEqual({ status: 200, checks: { database: 'ok', temporal: 'ok', worker: 'ok' } });
   });
+
+  it('refuse a message with 503 TEMPORAL_UNREACHABLE, at once, while Temporal is down', async () => {
+    await server.stop();
+    const started = Date.now();
+    expect(await sendMessage(api)).toEqual({ status: 503, code: 'TEMPORAL_UNREACHABLE' });
+    // Refused from the prerequisite check, not after the client's own retries of a start (about 19 s).
+    expect(Date.now() - started).toBeLessThan(10_000);
+    expect((await readyz(api.url)).status).toBe(503);
+  });
 });
