@@ -12,10 +12,7 @@ import type { Logger } from './logger';
  * recovery once `convengine migrate` or `setup-temporal` has run) and report which one is missing.
  */
 export type PrerequisiteProblem =
-  | 'DATABASE_UNREACHABLE'
-  | 'DATABASE_NOT_MIGRATED'
-  | 'TEMPORAL_UNREACHABLE'
-  | 'SEARCH_ATTRIBUTES_MISSING';
+  'DATABASE_UNREACHABLE' | 'DATABASE_NOT_MIGRATED' | 'TEMPORAL_UNREACHABLE' | 'SEARCH_ATTRIBUTES_MISSING';
 
 export interface PrerequisiteStatus {
   /** `ok`, or the /readyz reason for that dependency. */
