@@ -11,7 +11,14 @@ import {
 import type { TurnInput, TurnResult } from '../core/turn/contracts';
 import { runTurn } from '../core/turn/driver';
 import { awaitMilestoneUpdate, decideApprovalUpdate, resolveHeldToolUpdate, turnProgressQuery } from './messages';
-import { ConfigVersionKey, IntentKey, StateKey, TurnOutcomeKey, TurnOutcomeValue } from './search-attributes';
+import {
+  ConfigVersionKey,
+  IntentKey,
+  positionAttributes,
+  StateKey,
+  TurnOutcomeKey,
+  TurnOutcomeValue,
+} from './search-attributes';
 import { TurnStatus } from './turn-status';
 import { WorkflowTurnExecutor } from './turn-executor';
 import { WorkflowTurnExecutorV2 } from './turn-executor-v2';
@@ -96,8 +103,8 @@ async function runConversationTurn(
     if (isCancellation(err) || !(err instanceof TemporalFailure)) throw err;
     const message = err instanceof Error ? err.message : String(err);
     const type = err instanceof ApplicationFailure && err.type ? err.type : 'TURN_FAILED';
-    await executor.recordFailure(input, err);
-    upsertSearchAttributes([{ key: TurnOutcomeKey, value: TurnOutcomeValue.Failed }]);
+    const position = await executor.recordFailure(input, err);
+    upsertSearchAttributes([{ key: TurnOutcomeKey, value: TurnOutcomeValue.Failed }, ...positionAttributes(position)]);
     state.failure = { type, message };
     state.status = TurnStatus.Failed;
     await condition(allHandlersFinished);

@@ -1,4 +1,4 @@
-import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/common';
+import { defineSearchAttributeKey, SearchAttributeType, type SearchAttributeUpdatePair } from '@temporalio/common';
 import { TurnOutcome } from '../core/turn/contracts';
 import { TurnStatus } from './turn-status';
 
@@ -38,6 +38,23 @@ export const TURN_SEARCH_ATTRIBUTES = {
  * What TurnOutcome holds: a finished turn's outcome (FAILED when it failed); while it waits on a person,
  * AWAITING_APPROVAL or HELD; RUNNING again once the wait is over.
  */
+/** Where a turn stood, as the search attributes a query filters on: its intent, state and pinned config version. */
+export interface TurnPosition {
+  intent: string;
+  state: string;
+  configVersion: string;
+}
+
+/** Intent, State and ConfigVersion of a turn; none before a step pinned the config (a turn failed at its start). */
+export function positionAttributes(at: TurnPosition | null): SearchAttributeUpdatePair[] {
+  if (!at || at.configVersion === '') return [];
+  return [
+    { key: IntentKey, value: at.intent },
+    { key: StateKey, value: at.state },
+    { key: ConfigVersionKey, value: at.configVersion },
+  ];
+}
+
 export const TurnOutcomeValue = { ...TurnOutcome, Running: TurnStatus.Running, Held: TurnStatus.Held } as const;
 export type TurnOutcomeValue = (typeof TurnOutcomeValue)[keyof typeof TurnOutcomeValue];
 

@@ -286,8 +286,13 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     return awaitApproval(this.state, this.session, request, () => this.versions.approvalResume());
   }
 
-  /** The turn's failure row, from the session as the last step answered it (turn-failure.ts). */
-  async recordFailure(turn: TurnInput, err: TemporalFailure): Promise<void> {
-    if (this.versions.failureRow()) await recordTurnFailure(turn, this.session, err);
+  /**
+   * The turn's failure row, from the session as the last step answered it (turn-failure.ts), and that session
+   * for the turn's Intent, State and ConfigVersion search attributes. Turns from before the patch record neither.
+   */
+  async recordFailure(turn: TurnInput, err: TemporalFailure): Promise<Session | null> {
+    if (!this.versions.failureRow()) return null;
+    await recordTurnFailure(turn, this.session, err);
+    return this.session;
   }
 }

@@ -42,8 +42,10 @@ export class WorkflowTurnExecutor implements TurnExecutor {
     private readonly state: TurnState
   ) {}
 
-  /** Unchanged since it shipped: a failed v1 turn has only the rows its steps wrote. */
-  async recordFailure(): Promise<void> {}
+  /** Unchanged since it shipped: a failed v1 turn has only the rows its steps wrote, and no position. */
+  async recordFailure(): Promise<null> {
+    return null;
+  }
 
   private seen<T extends StepOutput>(out: T): T {
     this.session = out.session;

@@ -7,6 +7,7 @@ import {
 } from '@temporalio/workflow';
 import type { TurnActivities, TurnFailureFacts } from '../core/turn/activities';
 import type { TurnInput } from '../core/turn/contracts';
+import { isJsonObject } from '../core/json';
 import { reportedAttempt } from '../core/turn/executor';
 import { blankSession } from '../core/turn/session-factory';
 import { STEP_TABLE } from '../core/turn/steps';
@@ -36,7 +37,7 @@ export function turnFailureFacts(err: TemporalFailure): TurnFailureFacts {
   }
   if (own instanceof ApplicationFailure) {
     const type = own.type ?? 'TURN_FAILED';
-    const at = type === TOOL_HOLD_FAILED ? 'McpToolHold' : step;
+    const at = type === TOOL_HOLD_FAILED ? 'McpToolHold' : (failedStepOfRun(own) ?? step);
     const nonRetryable = own.nonRetryable === true;
     return { step: at, type, message: own.message, nonRetryable, attempt: reportedAttempt(own) };
   }
@@ -45,12 +46,23 @@ export function turnFailureFacts(err: TemporalFailure): TurnFailureFacts {
   return { step, type, message, nonRetryable: false, attempt: null };
 }
 
+/** The step of a step run that failed (a StepRunFailure detail, core/turn/step-runs.ts), not the run's type. */
+function failedStepOfRun(failure: ApplicationFailure): string | null {
+  for (const detail of failure.details ?? []) {
+    const name = isJsonObject(detail) && isJsonObject(detail['failedStep']) ? detail['failedStep']['name'] : null;
+    if (typeof name === 'string') return name;
+  }
+  return null;
+}
+
 /**
  * Has the turn's failure row written when no step did (activities/turn-failure.ts). Best effort: the
  * turn's own failure is what Temporal records and the caller gets, whatever happens to this write.
  */
 export async function recordTurnFailure(turn: TurnInput, session: Session | null, err: TemporalFailure): Promise<void> {
   const failure = turnFailureFacts(err);
+  // A step that reports its failed attempt is the step runtime's: its last attempt wrote the row itself.
+  if (failure.attempt !== null) return;
   const summary = `TurnFailure: ${failure.type} at ${failure.step}`;
   try {
     await TurnFailure.executeWithOptions({ ...localActivityOptionsFor(STEP_TABLE.TurnFailure), summary }, [

@@ -14,3 +14,12 @@ export function activityContext(): Context | null {
 export function currentRunId(): string | null {
   return activityContext()?.info.workflowExecution?.runId ?? null;
 }
+
+/**
+ * Whether Temporal has given up on this attempt: it timed out (a local activity is cancelled when it does), lost
+ * its heartbeat, or was cancelled. Whatever it returns is discarded, and a later attempt, or the workflow's own
+ * failure row, stands instead; so it must not write rows that would land after them.
+ */
+export function attemptAbandoned(): boolean {
+  return activityContext()?.cancellationSignal.aborted ?? false;
+}

@@ -8,7 +8,7 @@ import type { Session } from '../../core/session';
 import type { TurnInput } from '../../core/turn/contracts';
 import { writeAuditBatch, type AuditGroup, type AuditInsert, type AuditMeta } from '../../db/repositories/audit';
 import type { ActivityDeps } from '../deps';
-import { currentRunId } from './activity-context';
+import { attemptAbandoned, currentRunId } from './activity-context';
 import { activityFailureOf } from './failure';
 
 /**
@@ -132,7 +132,7 @@ export async function withHeldAudits<T>(deps: Pick<ActivityDeps, 'db'>, work: ()
   try {
     result = await held.run(groups, work);
   } catch (err) {
-    await writeAuditBatch(deps.db, groups).catch(() => undefined);
+    if (!attemptAbandoned()) await writeAuditBatch(deps.db, groups).catch(() => undefined);
     throw err;
   }
   await writeBatch(deps, groups);
@@ -144,6 +144,7 @@ export async function withHeldAudits<T>(deps: Pick<ActivityDeps, 'db'>, work: ()
  * refuses (SQLSTATE 22/54) is refused the same way on every attempt, so the activity is not retried for it.
  */
 async function writeBatch(deps: Pick<ActivityDeps, 'db'>, groups: AuditGroup[]): Promise<void> {
+  if (attemptAbandoned()) return;
   try {
     await writeAuditBatch(deps.db, groups);
   } catch (err) {

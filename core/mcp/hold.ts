@@ -115,7 +115,7 @@ export function describeHold(request: HeldToolRequest, expiresAt: string): strin
   const unknown = request.outcomeUnknown ? ' — outcome UNKNOWN: verify upstream, then mark-done or fail' : '';
   return [
     `**Held for an operator**: tool \`${request.toolCode}\` (call ${request.callIndex}, ${request.sideEffect})`,
-    `failed after ${request.attempts} attempt(s): ${request.failureType}: ${request.error}${unknown}.`,
+    `failed in ${request.attempts} activity attempt(s); the last one: ${request.failureType}: ${request.error}${unknown}.`,
     `Waits until ${expiresAt}, then answers without it.`,
     'Resolve with `convengine sre retry|skip|fail|mark-done --workflow-id <id>`',
     `or update \`resolveHeldTool\` {"action":"${HELD_TOOL_ACTIONS.join('|')}"}.`,

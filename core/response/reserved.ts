@@ -31,7 +31,8 @@ export const RESERVED_RESPONSE_VARIABLES: Readonly<Record<ReservedResponseStateN
 
 export const DEFAULT_RESERVED_TEXTS: Readonly<Record<ReservedResponseStateName, string>> = {
   AWAITING_APPROVAL: 'Waiting for approval to run {{toolCode}}.',
-  TURN_FAILED: 'Sorry, I could not answer that just now. Please try again in a moment.',
+  // No "try again": a config or input error fails the same way again (`retryable` says which it was).
+  TURN_FAILED: 'Sorry, I could not answer that just now.',
   TOOL_HELD:
     'This is taking longer than usual: a system we depend on did not answer, and a colleague is looking into it. You will get the answer in this conversation as soon as it is done.',
   TURN_RUNNING:

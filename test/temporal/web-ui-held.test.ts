@@ -64,7 +64,7 @@ test('a held turn shows its tool, attempts and last error as current details, an
     return found;
   }, 30_000);
   expect(details).toContain('loan.application.submit (call 2, IDEMPOTENT_WRITE)');
-  expect(details).toContain('failed after 2 attempt(s): TOOL_HTTP_ERROR');
+  expect(details).toContain('failed in 2 activity attempt(s); the last one: TOOL_HTTP_ERROR');
   expect(await page.innerText('body')).toContain('McpToolHold: loan.application.submit (call 2) held');
   const shot = join(mkdtempSync(join(tmpdir(), 'ce-ui-')), 'temporal-ui-held-turn.png');
   await page.screenshot({ path: shot });

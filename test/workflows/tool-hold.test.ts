@@ -180,6 +180,14 @@ describe('a tool call out of retries holds its turn for an operator (issue #22)'
     });
     const recorded = activityEntries(await h.history(parked.ref.workflowId)).filter((a) => a.type === 'TurnFailure');
     expect(recorded).toMatchObject([{ local: true, summary: 'TurnFailure: TOOL_HOLD_FAILED at McpToolHold' }]);
+    // A failed turn is found by where it stood, as an answered one is.
+    const described = await h.client.workflow.getHandle(parked.ref.workflowId).describe();
+    expect(readTurnSearchAttributes(described.searchAttributes)).toMatchObject({
+      turnOutcome: 'FAILED',
+      intent: parked.held.intent,
+      state: parked.held.state,
+      configVersion: expect.stringMatching(/\S/),
+    });
     expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(0);
   });
 

@@ -39,4 +39,14 @@ describe('turnFailureFacts: the failure a turn ended on, as the API reads it', (
       nonRetryable: true,
     });
   });
+
+  it("a step of a step run is named by the run's failure, not the run", () => {
+    const own = ApplicationFailure.create({
+      type: 'RESPONSE_MAPPING_NOT_FOUND',
+      message: 'no response',
+      nonRetryable: true,
+      details: [{ failedAttempt: 1 }, { ran: [], failedStep: { name: 'ResponseResolution', callKey: '20-x' } }],
+    });
+    expect(turnFailureFacts(inActivity('RegularSteps', own))).toMatchObject({ step: 'ResponseResolution', attempt: 1 });
+  });
 });

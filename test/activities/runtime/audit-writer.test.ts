@@ -1,3 +1,4 @@
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { systemClock } from '../../../activities/deps';
 import { withHeldAudits, writeAudits, type AuditWrite } from '../../../activities/runtime/audit-writer';
 import { configuredAuditGate } from '../../../activities/runtime/audit-gate';
@@ -103,6 +104,28 @@ describe('audit writer (activities/runtime/audit-writer.ts)', () => {
       ['05-Rules/0', 'STEP_ENTER'],
       ['05-Rules/error-1', 'STEP_ERROR'],
     ]);
+  });
+
+  it('writes nothing once Temporal has given up on the attempt: its rows would land after the turn failed', async () => {
+    const env = new MockActivityEnvironment({ isLocal: true });
+    let resume = (): void => undefined;
+    const stuck = new Promise<void>((resolve) => (resume = resolve));
+    const attempt = env.run(() =>
+      withHeldAudits(deps, async () => {
+        await writeAudits(deps, FULL, write('06-Late', ['STEP_ENTER']));
+        await stuck;
+        await writeAudits(deps, FULL, write('06-Late', ['STEP_ENTER', 'STEP_EXIT']));
+        return 'too late';
+      })
+    );
+    // A local activity that outlives its start-to-close is cancelled (reason TIMED_OUT), not stopped.
+    env.cancel('TIMED_OUT');
+    resume();
+    await expect(attempt).resolves.toBe('too late');
+    await env.run(() => writeAudits(deps, FULL, write('07-Late', ['STEP_ERROR'])));
+    expect(await rowsUnder('06-Late')).toEqual([]);
+    expect(await rowsUnder('07-Late')).toEqual([]);
+    expect(statements).toBe(0);
   });
 
   it('stores each payload with its full _meta, the shared part laid over every row of its write', async () => {
