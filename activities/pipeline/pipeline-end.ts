@@ -1,6 +1,7 @@
 import type { StepOutput } from '../../core/turn/contracts';
 import { timingsByStep } from '../../core/turn/protocol';
 import { stepDurations } from '../../db/repositories/audit';
+import { currentRunId } from '../runtime/activity-context';
 import type { StepContext } from '../step-runtime';
 
 /**
@@ -13,7 +14,7 @@ export async function pipelineEnd(ctx: StepContext): Promise<StepOutput> {
   const { turn, stepTimings } = ctx.input;
   const steps = stepTimings
     ? timingsByStep(stepTimings)
-    : await stepDurations(ctx.deps.db, turn.conversationId, turn.turnNumber);
+    : await stepDurations(ctx.deps.db, turn.conversationId, turn.turnNumber, currentRunId());
   const totalMs = Math.max(0, ctx.deps.clock.now().getTime() - Date.parse(turn.receivedAt));
   ctx.scope.audit('PIPELINE_TIMING', { totalMs, steps, turnId: turn.turnId });
   return ctx.scope.output();

@@ -21,5 +21,5 @@ export function currentRunId(): string | null {
  * failure row, stands instead; so it must not write rows that would land after them.
  */
 export function attemptAbandoned(): boolean {
-  return activityContext()?.cancellationSignal.aborted ?? false;
+  return activityContext()?.cancellationSignal?.aborted ?? false;
 }

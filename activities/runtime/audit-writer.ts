@@ -72,8 +72,18 @@ export interface AuditWrite {
 export type AuditWriterDeps = Pick<ActivityDeps, 'db' | 'clock' | 'audit'>;
 
 /**
- * The rows of one write that the policy admits, keyed `<turn id>/<segment>/<suffix>`. A dropped
- * row keeps its index free, so the kept rows' keys do not depend on what the policy dropped.
+ * The first segment of a row's key: the turn, qualified by the Temporal run writing it (`<turn id>@<run id>`),
+ * so that each run of a turn (an operator's retry, a new message taking a failed turn's id, a workflow reset)
+ * appends rows of its own and never rewrites or deletes another run's: the audit stream has already sent
+ * those ids, and they are the failed run's trail. In process there is no run: the turn id alone.
+ */
+export function auditKeyRoot(turnId: string, runId: string | null): string {
+  return runId === null ? turnId : `${turnId}@${runId}`;
+}
+
+/**
+ * The rows of one write that the policy admits, keyed `<turn id>@<run id>/<segment>/<suffix>` (auditKeyRoot).
+ * A dropped row keeps its index free, so the kept rows' keys do not depend on what the policy dropped.
  */
 export function auditGroup(
   deps: Pick<AuditWriterDeps, 'clock' | 'audit'>,
@@ -85,6 +95,7 @@ export function auditGroup(
   const shared = sharedMeta(write.session, write.turn, emittedAt);
   const { conversationId } = write.turn;
   const runId = currentRunId();
+  const root = auditKeyRoot(write.turn.turnId, runId);
   const rows: AuditInsert[] = [];
   for (const [index, record] of write.records.entries()) {
     if (!admitsAudit(policy, record.stage, record.meta?.intent ?? write.session.intent)) continue;
@@ -95,13 +106,13 @@ export function auditGroup(
       stage: record.stage,
       payload: record.payload,
       ...(policy.persistMeta ? { meta: metaOf(record, write.session, shared) } : {}),
-      idempotencyKey: `${write.turn.turnId}/${write.keySegment}/${suffix(index)}`,
+      idempotencyKey: `${root}/${write.keySegment}/${suffix(index)}`,
       workflowId: write.turn.turnId,
       runId,
     });
   }
-  // Index-keyed writes own their whole key segment; suffixed ones (error-<attempt>) only add.
-  return { rows, replaceUnder: write.suffix ? null : `${write.turn.turnId}/${write.keySegment}/` };
+  // Index-keyed writes own their whole key segment (of their run only); suffixed ones (error-<attempt>) only add.
+  return { rows, replaceUnder: write.suffix ? null : `${root}/${write.keySegment}/` };
 }
 
 /** The audit groups held back by the innermost withHeldAudits, if any. */
@@ -109,8 +120,9 @@ const held = new AsyncLocalStorage<AuditGroup[]>();
 
 /**
  * Writes the audits the policy admits idempotently, all writes in one round trip: existing keys are
- * rewritten in place, never duplicated, so a retried activity leaves exactly what its last attempt
- * recorded. Inside withHeldAudits they join its one write instead.
+ * rewritten in place, never duplicated, so an activity retried within its run leaves exactly what its
+ * last attempt recorded (another run's keys differ: auditKeyRoot). Inside withHeldAudits they join its
+ * one write instead.
  */
 export async function writeAudits(deps: AuditWriterDeps, policy: AuditPolicy, ...writes: AuditWrite[]): Promise<void> {
   const groups = writes.filter((w) => w.records.length > 0).map((w) => auditGroup(deps, policy, w));

@@ -125,8 +125,8 @@ async function replayTurn(
     // The failure left the transaction unusable; the error is what we know.
     facts = { ...emptyTurnFacts(), error: failure };
   }
-  // A failed turn commits nothing, so the next one takes its turn number and would rewrite its rows in place, under
-  // the trail's watermark: back to before the turn, once its facts are read.
+  // A failed turn commits nothing, so the next one takes its turn number and, in process (no run id in the keys),
+  // would rewrite its rows in place, under the trail's watermark: back to before the turn, once its facts are read.
   await db.execute(sql.raw('rollback to savepoint ce_whatif_turn; release savepoint ce_whatif_turn'));
   return facts;
 }

@@ -85,6 +85,8 @@ export interface OperatorActionRecord {
 /** An audit row of one turn with the step call that wrote it (`05-DialogueAct`, `18-McpTool-plan-1`, …). */
 export interface TurnAuditRow extends AuditRowView {
   callKey: string;
+  /** The Temporal run that wrote it: a turn re-run after a failure keeps the failed run's rows beside its own. */
+  runId: string | null;
 }
 
 export interface ConsolePorts {

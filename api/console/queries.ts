@@ -89,7 +89,10 @@ export async function recordOperatorAction(db: Database, record: OperatorActionR
   ]);
 }
 
-/** The audit rows of one turn, oldest first, each with the step call (key segment) that wrote it. */
+/**
+ * The audit rows of one turn, oldest first, each with the step call that wrote it (the key's second segment,
+ * after `<turn id>@<run id>`) and its run: every run of the turn (a failed one, its retry) has rows of its own.
+ */
 export async function turnAudits(db: Database, conversationId: string, turnNumber: number): Promise<TurnAuditRow[]> {
   const rows: TurnAuditRow[] = [];
   for (let after = 0; ;) {

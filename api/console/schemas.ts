@@ -116,7 +116,10 @@ export const turnViewSchema = {
     story: storySchema,
     audits: {
       type: 'array',
-      items: { type: 'object', properties: { ...auditRowSchema.properties, callKey: { type: 'string' } } },
+      items: {
+        type: 'object',
+        properties: { ...auditRowSchema.properties, callKey: { type: 'string' }, runId: nullableString },
+      },
     },
     pendingActivities: { type: 'array', items: pendingActivitySchema },
     pendingApproval: {

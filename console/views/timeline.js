@@ -20,15 +20,22 @@ function runOf(step) {
   return call ? Number(call[1]) : step.iteration;
 }
 
+/**
+ * The rows of the turn's last run by step; every run of a turn writes rows of its own, so a failed run's
+ * rows (the turn was re-run after it) are kept apart as `earlier` rather than shown beside the retry's steps.
+ */
 function auditsByStep(audits) {
+  const lastRun = audits.findLast((row) => row.runId)?.runId ?? null;
   const byStep = new Map();
   const other = [];
+  const earlier = [];
   for (const row of audits) {
     const step = stepOf(row.callKey);
-    if (step) byStep.set(step, [...(byStep.get(step) ?? []), row]);
+    if (row.runId && row.runId !== lastRun) earlier.push(row);
+    else if (step) byStep.set(step, [...(byStep.get(step) ?? []), row]);
     else other.push(row);
   }
-  return { byStep, other };
+  return { byStep, other, earlier };
 }
 
 function auditList(rows) {
@@ -105,12 +112,17 @@ function eventRow(item) {
   );
 }
 
+/** A panel of audit rows no step of the story owns; none when there are no such rows. */
+function auditPanel(id, title, rows) {
+  return rows.length ? h('section', { class: 'panel', id }, h('h2', {}, title), auditList(rows)) : null;
+}
+
 /**
  * Every step of the turn's history in order, with its audit rows, and what the workflow itself did.
  * A handed-off local attempt wrote nothing: its call's rows belong to the regular run after it.
  */
 export function timeline(story, audits) {
-  const { byStep, other } = auditsByStep(audits);
+  const { byStep, other, earlier } = auditsByStep(audits);
   const rowsOf = (step) => (step.outcome === 'HANDED_OFF' ? null : byStep.get(`${step.type}#${runOf(step)}`));
   const rows = story.timeline.map((item) => (item.kind === 'step' ? stepRow(item, rowsOf(item)) : eventRow(item)));
   return [
@@ -128,13 +140,7 @@ export function timeline(story, audits) {
       ),
       h('tbody', {}, rows)
     ),
-    other.length
-      ? h(
-          'section',
-          { class: 'panel', id: 'other-audits' },
-          h('h2', {}, 'Decisions and operator actions in ce_audit'),
-          auditList(other)
-        )
-      : null,
+    auditPanel('other-audits', 'Decisions and operator actions in ce_audit', other),
+    auditPanel('earlier-run-audits', 'Rows of earlier runs of this turn (the turn was run again after them)', earlier),
   ];
 }

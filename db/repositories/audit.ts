@@ -15,10 +15,13 @@ export interface AuditInsert {
   payload: JsonObject;
   /** When set, the stored payload is `{ ...payload, _meta: { ...meta.own, ...meta.shared } }`. */
   meta?: AuditMeta;
-  /** `<turn id>/<call key>/<index>`: a retried activity re-inserts the same keys. */
+  /**
+   * `<turn id>@<run id>/<call key>/<index>` (`<turn id>/…` without a run): an activity retried within its run
+   * re-inserts the same keys; another run of the turn writes keys of its own (activities/runtime/audit-writer.ts).
+   */
   idempotencyKey: string;
   workflowId: string | null;
-  /** The Temporal run writing the row; a retried run takes over the rows it rewrites. */
+  /** The Temporal run writing the row, also in its key (null in process and for an operator's action). */
   runId: string | null;
 }
 
@@ -39,15 +42,15 @@ export interface StoredAudit {
   stage: string;
   payload: JsonObject;
   idempotencyKey: string;
-  /** The Temporal run that wrote the row last; null in process and before migration 0016. */
+  /** The Temporal run that wrote the row; null in process, for an operator's action and before migration 0016. */
   runId: string | null;
   createdAt: Date;
 }
 
 export interface AuditWriteOptions {
   /**
-   * Key prefix (`<turn id>/<call key>/`) owned by this write: rows under it that this write does
-   * not carry are left over from an earlier attempt of the same activity and are removed, so the
+   * Key prefix (`<turn id>@<run id>/<call key>/`) owned by this write: rows under it that this write does
+   * not carry are left over from an earlier attempt of the same activity in the same run and are removed, so the
    * table holds exactly what the attempt recorded in history returned. Per-attempt STEP_ERROR rows
    * (`…/error-<n>`) are kept as the record of the failed attempts.
    */
@@ -55,8 +58,8 @@ export interface AuditWriteOptions {
 }
 
 /**
- * Writes audit rows idempotently, in order: a retried activity re-writes the same keys (the last
- * attempt's content wins, keeping the original row ids and order) and never adds duplicates.
+ * Writes audit rows idempotently, in order: an activity retried within its run re-writes the same keys (the
+ * last attempt's content wins, keeping the original row ids and order) and never adds duplicates.
  */
 export async function insertAudits(
   db: Database,
@@ -144,21 +147,27 @@ export async function listAuditsAfter(
 
 /** Only the two fields read: the whole payload carries the session's `_meta`, kilobytes per row. */
 const STEP_DURATIONS: Statement = {
-  name: 'ce_audit_step_durations_v1',
+  name: 'ce_audit_step_durations_v2',
   resendable: true,
   text: `SELECT payload_json -> 'step' AS step, payload_json -> 'durationMs' AS duration_ms FROM ce_audit
-          WHERE conversation_id = $1 AND turn_number = $2 AND stage = 'STEP_EXIT' ORDER BY audit_id`,
+          WHERE conversation_id = $1 AND turn_number = $2 AND run_id IS NOT DISTINCT FROM $3 AND stage = 'STEP_EXIT'
+          ORDER BY audit_id`,
 };
 
-/** `step → durationMs` from the STEP_EXIT rows of one turn (PIPELINE_TIMING). */
+/**
+ * `step → durationMs` from the STEP_EXIT rows one run of a turn wrote (PIPELINE_TIMING): an earlier, failed
+ * run's rows stay beside them, and its steps' time is not this run's.
+ */
 export async function stepDurations(
   db: Database,
   conversationId: string,
-  turnNumber: number
+  turnNumber: number,
+  runId: string | null
 ): Promise<Record<string, number>> {
   const rows = await runStatement<{ step: unknown; duration_ms: unknown }>(db, STEP_DURATIONS, [
     conversationId,
     turnNumber,
+    runId,
   ]);
   return timingsByStep(
     rows.flatMap(({ step, duration_ms: durationMs }) =>
@@ -199,7 +208,8 @@ export interface AuditGroup {
 /**
  * Writes audit groups in ONE round trip (a single statement, so also atomic), as a named prepared
  * statement: upsert by idempotency key in order, then drop rows an earlier attempt left under the
- * owned prefixes, found through their indexed key prefix (migration 0014). A row's `_meta` is
+ * owned prefixes, found through their indexed key prefix (migration 0014). Keys and prefixes name
+ * the run (auditKeyRoot), so neither reaches another run's rows. A row's `_meta` is
  * assembled here from its own part and its shared part ($3, by index), as jsonb: the stored value
  * is the same as sending the whole payload, but the shared part travels and is parsed only once.
  */

@@ -164,12 +164,13 @@ function approvalsOf(turnNumber: number, rows: readonly StoredAudit[]): Recorded
 
 /**
  * The rows of the run a turn ended with. An operator's retry of a failed turn is a new run of the same
- * workflow: it rewrites every row it writes again (same keys), and its USER_INPUT row first, but rows
- * only the failed run wrote stay, such as its tool failures. The run that wrote USER_INPUT last is
- * the turn's; rows of no run (an operator's action, the in-process runner, older rows) belong to it.
+ * workflow that writes rows of its own after the failed run's, which stay (activities/runtime/audit-writer.ts).
+ * The run that wrote the last USER_INPUT row is the turn's; rows of no run (an operator's action, the
+ * in-process runner, older rows) belong to it.
  */
 function lastRunOf(rows: readonly StoredAudit[]): { runId: string | null; rows: readonly StoredAudit[] } {
-  const runId = rows.find((r) => r.stage === 'USER_INPUT')?.runId ?? null;
+  const inputs = rows.filter((r) => r.stage === 'USER_INPUT');
+  const runId = inputs.at(-1)?.runId ?? null;
   if (runId === null) return { runId, rows };
   return { runId, rows: rows.filter((r) => r.runId === null || r.runId === runId) };
 }

@@ -38,9 +38,9 @@ function stable(value: Json): Json {
   );
 }
 
-/** A row as the runner wrote it: its key within the turn, stage and payload. */
+/** A row as the runner wrote it: its key within the turn (and run, under Temporal), stage and payload. */
 function comparable(row: StoredAudit): [string, string, Json] {
-  return [row.idempotencyKey.replace(/^turn-[0-9a-f-]+-\d+\//, ''), row.stage, stable(row.payload)];
+  return [row.idempotencyKey.replace(/^turn-[0-9a-f-]+-\d+(@[^/]+)?\//, ''), row.stage, stable(row.payload)];
 }
 
 async function auditsOf(h: WorkflowHarness, records: DemoTurnRecord[]) {

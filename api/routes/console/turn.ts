@@ -49,7 +49,7 @@ async function turnView(ports: ApiPorts, consolePorts: ConsolePorts, workflowId:
     ports.conversations.conversation(conversationId),
   ]);
   const said = conversation?.history.find((h) => h.turnNumber === turnNumber);
-  const userInput = said?.userInput ?? readStageRows(audits, AuditStage.UserInput)[0]?.payload.text ?? null;
+  const userInput = said?.userInput ?? readStageRows(audits, AuditStage.UserInput).at(-1)?.payload.text ?? null;
   const output = readStageRows(audits, AuditStage.AssistantOutput).at(-1)?.payload.output;
   const ui = consolePorts.temporalUi;
   return {

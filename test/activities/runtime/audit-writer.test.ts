@@ -1,4 +1,5 @@
 import { MockActivityEnvironment } from '@temporalio/testing';
+import { asyncLocalStorage, type Context } from '@temporalio/activity';
 import { systemClock } from '../../../activities/deps';
 import { withHeldAudits, writeAudits, type AuditWrite } from '../../../activities/runtime/audit-writer';
 import { configuredAuditGate } from '../../../activities/runtime/audit-gate';
@@ -126,6 +127,49 @@ describe('audit writer (activities/runtime/audit-writer.ts)', () => {
     expect(await rowsUnder('06-Late')).toEqual([]);
     expect(await rowsUnder('07-Late')).toEqual([]);
     expect(statements).toBe(0);
+  });
+
+  describe('under Temporal, where each run of a turn has rows of its own', () => {
+    /** Runs `work` as an activity of the given run of the turn (the worker sets this context). */
+    const inRun = <T>(runId: string, work: () => Promise<T>): Promise<T> => {
+      const context = { info: { workflowExecution: { workflowId: turn.turnId, runId } } } as unknown as Context;
+      return asyncLocalStorage.run(context, work);
+    };
+    const rowsOf = async (segment: string) =>
+      (await listAudits(tdb.db, conversationId)).filter((r) => r.idempotencyKey.includes(`/${segment}/`));
+
+    it("a second run appends its rows after the first run's and leaves those as they were", async () => {
+      await inRun('run-a', () => writeAudits(deps, FULL, write('12-Schema', ['STEP_ENTER', 'LLM_INPUT', 'STEP_EXIT'])));
+      const first = await rowsOf('12-Schema');
+      await inRun('run-b', () => writeAudits(deps, FULL, write('12-Schema', ['STEP_ENTER', 'STEP_EXIT'])));
+      const all = await rowsOf('12-Schema');
+      // The first run's rows: same ids, keys, stages and times as before the second run wrote.
+      expect(all.filter((r) => r.runId === 'run-a')).toEqual(first);
+      const second = all.filter((r) => r.runId === 'run-b');
+      expect(second.map((r) => [r.idempotencyKey, r.stage])).toEqual([
+        [`${turn.turnId}@run-b/12-Schema/0`, 'STEP_ENTER'],
+        [`${turn.turnId}@run-b/12-Schema/1`, 'STEP_EXIT'],
+      ]);
+      const lastOfFirst = Math.max(...first.map((r) => r.auditId));
+      expect(second.every((r) => r.auditId > lastOfFirst)).toBe(true);
+    });
+
+    it('an activity retried within its run still rewrites its rows in place and drops what the last attempt did not write', async () => {
+      await inRun('run-c', async () => {
+        await writeAudits(deps, FULL, write('13-Plan', ['STEP_ENTER', 'LLM_INPUT', 'STEP_EXIT']));
+        await writeAudits(deps, FULL, write('13-Plan', ['STEP_ERROR'], { suffix: () => 'error-1' }));
+      });
+      const firstAttempt = await rowsOf('13-Plan');
+      await inRun('run-c', () => writeAudits(deps, FULL, write('13-Plan', ['STEP_ENTER', 'STEP_EXIT'])));
+      const rows = await rowsOf('13-Plan');
+      expect(rows.map((r) => [r.idempotencyKey.slice(turn.turnId.length), r.stage])).toEqual([
+        ['@run-c/13-Plan/0', 'STEP_ENTER'],
+        ['@run-c/13-Plan/1', 'STEP_EXIT'],
+        ['@run-c/13-Plan/error-1', 'STEP_ERROR'],
+      ]);
+      // Rewritten in place: the ids the first attempt's rows had.
+      expect(rows.map((r) => r.auditId)).toEqual([0, 1, 3].map((i) => firstAttempt[i]?.auditId));
+    });
   });
 
   it('stores each payload with its full _meta, the shared part laid over every row of its write', async () => {

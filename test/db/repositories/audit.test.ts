@@ -35,9 +35,19 @@ describe('audit repository (db/repositories/audit.ts)', () => {
       row('7', 'STEP_EXIT', { step: 'Rules', durationMs: 100 }, 2),
       row('8', 'STEP_EXIT', { step: 'Nested', durationMs: { ms: 1 } }),
     ]);
-    expect(await stepDurations(tdb.db, conversationId, 1)).toEqual({ Rules: 7, Memory: 0 });
-    expect(await stepDurations(tdb.db, conversationId, 2)).toEqual({ Rules: 100 });
-    expect(await stepDurations(tdb.db, conversationId, 3)).toEqual({});
+    expect(await stepDurations(tdb.db, conversationId, 1, null)).toEqual({ Rules: 7, Memory: 0 });
+    expect(await stepDurations(tdb.db, conversationId, 2, null)).toEqual({ Rules: 100 });
+    expect(await stepDurations(tdb.db, conversationId, 3, null)).toEqual({});
+  });
+
+  it("sums only the given run's STEP_EXIT rows: a failed run's steps stay beside the retry's", async () => {
+    const ofRun = (key: string, runId: string, durationMs: number): AuditInsert => ({
+      ...row(`run-${key}`, 'STEP_EXIT', { step: 'Rules', durationMs }, 4),
+      runId,
+    });
+    await insertAudits(tdb.db, [ofRun('0', 'failed-run', 40), ofRun('1', 'retry-run', 5), ofRun('2', 'retry-run', 6)]);
+    expect(await stepDurations(tdb.db, conversationId, 4, 'retry-run')).toEqual({ Rules: 11 });
+    expect(await stepDurations(tdb.db, conversationId, 4, 'failed-run')).toEqual({ Rules: 40 });
   });
 
   it('reads the rows after several cursors in one statement, at most a page per cursor, oldest first', async () => {

@@ -1,4 +1,5 @@
 import type { JsonObject } from '../../../core/json';
+import { auditKeyRoot } from '../../../activities/runtime/audit-writer';
 import { insertAudits, type AuditInsert } from '../../../db/repositories/audit';
 import { ensureConversation } from '../../../db/repositories/conversation';
 import { insertLlmCall, type LlmCallLogEntry } from '../../../db/repositories/llm-call-log';
@@ -6,8 +7,9 @@ import { readRecording } from '../../../db/whatif/recording';
 import { createTestDatabase, type TestDatabase } from '../../support/database';
 
 /**
- * A turn that failed, then was retried by an operator: the same workflow id, so the same audit
- * keys, under a new run. The recording must be the retry's, not a mix of both runs.
+ * A turn that failed, then was run again (an operator's retry, or a new message taking its number): the same
+ * workflow id, a new run, whose rows come after the failed run's, which stay. The recording must be the last
+ * run's, not a mix of both runs.
  */
 describe('what-if recording of a retried turn (db/whatif/recording.ts)', () => {
   let tdb: TestDatabase;
@@ -25,7 +27,7 @@ describe('what-if recording of a retried turn (db/whatif/recording.ts)', () => {
     turnNumber: 1,
     stage,
     payload,
-    idempotencyKey: `${turnId}/${key}`,
+    idempotencyKey: `${auditKeyRoot(turnId, runId)}/${key}`,
     workflowId: turnId,
     runId,
   });
@@ -65,9 +67,9 @@ describe('what-if recording of a retried turn (db/whatif/recording.ts)', () => {
       ),
     ]);
     await insertLlmCall(tdb.db, llmCall('from the failed run', 'run-1'));
-    // Run 2, the operator's retry: the same keys again, and the tool answered.
+    // Run 2, a new message taking the failed turn's number: rows of its own, and the tool answered.
     await insertAudits(tdb.db, [
-      row('03-AuditUserInput/0', 'USER_INPUT', { text: 'status?' }, 'run-2'),
+      row('03-AuditUserInput/0', 'USER_INPUT', { text: 'status now?' }, 'run-2'),
       row('16-ToolOrchestration/0', 'TOOL_ORCHESTRATION_REQUEST', request, 'run-2'),
       row(
         '16-ToolOrchestration-direct-tool/0',
@@ -89,7 +91,7 @@ describe('what-if recording of a retried turn (db/whatif/recording.ts)', () => {
       },
     ]);
     expect(recording?.llmCalls.map((c) => c.response)).toEqual(['from the retry']);
-    expect(recording?.turns.map((t) => t.message)).toEqual(['status?']);
+    expect(recording?.turns.map((t) => t.message)).toEqual(['status now?']);
   });
 
   it('keeps every row of a turn recorded without runs (in process, or before run ids were stored)', async () => {

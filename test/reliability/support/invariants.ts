@@ -71,7 +71,10 @@ async function checkTurnAudits(
   evidence.workflowTaskTimeouts += events.filter(
     (e) => e.workflowTaskTimedOutEventAttributes || e.workflowTaskFailedEventAttributes
   ).length;
-  const rows = (await listAudits(ctx.db, turn.conversationId)).filter((r) => r.turnNumber === turn.turnNumber);
+  // Each run of a turn writes rows of its own: a failed run's rows stay beside the completed run's.
+  const rows = (await listAudits(ctx.db, turn.conversationId)).filter(
+    (r) => r.turnNumber === turn.turnNumber && (r.runId === null || r.runId === run.runId)
+  );
   const out: string[] = [];
   // conversationTurnV3 (as V2) carries no audits in history: each step wrote its rows once, keyed.
   const keys = rows.map((r) => r.idempotencyKey);
