@@ -9,6 +9,8 @@ export interface PruneCounts {
   /** ce_llm_call_log rows of those conversations, and of none (no key cascades to them). */
   llmCalls: number;
   turnRequests: number;
+  /** Conversations idle since the cutoff that were kept because a turn of theirs is still in flight (IN_FLIGHT). */
+  skippedInFlight: number;
 }
 
 /**
@@ -19,6 +21,26 @@ export interface PruneCounts {
 const IDLE = `c.updated_at < $1
   AND NOT EXISTS (SELECT 1 FROM ce_turn_request r WHERE r.conversation_id = c.conversation_id AND r.created_at >= $1)
   AND NOT EXISTS (SELECT 1 FROM ce_audit a WHERE a.conversation_id = c.conversation_id AND a.created_at >= $1)`;
+
+/**
+ * A turn of the conversation is in flight (running, parked on an approval, holding a tool call for an operator,
+ * or failed and being run again): its last audit row (an operator's action aside) belongs to a turn past the
+ * committed ones and is not that turn's failure row. This is how the API itself tells a turn's state
+ * (api/db-queries.ts, lastTurn): a turn writes rows as it starts, commits by raising turn_count, and one that fails
+ * for good ends on ENGINE_*_FAILURE; each run of it appends rows after the last one's. Read in the deleting
+ * statement, under the conversation's row lock, so there is no gap between the check and the delete. A held tool
+ * or an approval can leave a turn idle for days (hold_timeout_ms, 24 h by default), and deleting its conversation
+ * under it failed the turn on a foreign key and left it impossible to retry (STALE_TURN). One on the (conversation_id,
+ * audit_id) index: the conversation's newest row.
+ */
+const IN_FLIGHT = `EXISTS (
+    SELECT 1 FROM (SELECT a.turn_number, a.stage FROM ce_audit a
+                    WHERE a.conversation_id = c.conversation_id AND a.stage <> 'OPERATOR_ACTION'
+                    ORDER BY a.audit_id DESC LIMIT 1) last
+     WHERE last.turn_number > c.turn_count AND last.stage NOT IN ('ENGINE_KNOWN_FAILURE', 'ENGINE_UNKNOWN_FAILURE'))`;
+
+/** Idle since `$1`, and no turn in flight: what a prune deletes. */
+const PRUNABLE = `${IDLE} AND NOT ${IN_FLIGHT}`;
 
 /** Call log rows older than `$1` whose conversation is gone (or that never had one). */
 const ORPHAN_CALLS = `l.created_at < $1 AND (l.conversation_id IS NULL
@@ -31,7 +53,7 @@ const ORPHAN_CALLS = `l.created_at < $1 AND (l.conversation_id IS NULL
  */
 const PRUNE_BATCH = `
   WITH doomed AS (
-    SELECT c.conversation_id FROM ce_conversation c WHERE ${IDLE}
+    SELECT c.conversation_id FROM ce_conversation c WHERE ${PRUNABLE}
      ORDER BY c.updated_at LIMIT $2 FOR UPDATE SKIP LOCKED
   ), calls AS (
     DELETE FROM ce_llm_call_log l USING doomed d WHERE l.conversation_id = d.conversation_id RETURNING 1
@@ -51,13 +73,15 @@ const PRUNE_ORPHAN_CALLS = `
     SELECT l.llm_call_id FROM ce_llm_call_log l WHERE ${ORPHAN_CALLS} LIMIT $2)`;
 
 const COUNT_IDLE = `
-  WITH doomed AS (SELECT c.conversation_id FROM ce_conversation c WHERE ${IDLE})
+  WITH doomed AS (SELECT c.conversation_id FROM ce_conversation c WHERE ${PRUNABLE})
   SELECT (SELECT count(*) FROM doomed)::int AS conversations,
          (SELECT count(*) FROM ce_audit a JOIN doomed d USING (conversation_id))::int AS audit_rows,
          (SELECT count(*) FROM ce_conversation_history h JOIN doomed d USING (conversation_id))::int AS history_rows,
          ((SELECT count(*) FROM ce_llm_call_log l JOIN doomed d USING (conversation_id))
           + (SELECT count(*) FROM ce_llm_call_log l WHERE ${ORPHAN_CALLS}))::int AS llm_calls,
          (SELECT count(*) FROM ce_turn_request r JOIN doomed d USING (conversation_id))::int AS turn_requests`;
+
+const COUNT_IN_FLIGHT = `SELECT count(*)::int AS n FROM ce_conversation c WHERE ${IDLE} AND ${IN_FLIGHT}`;
 
 interface CountRow {
   conversations: number;
@@ -73,6 +97,7 @@ const countsOf = (row: CountRow | undefined): PruneCounts => ({
   historyRows: row?.history_rows ?? 0,
   llmCalls: row?.llm_calls ?? 0,
   turnRequests: row?.turn_requests ?? 0,
+  skippedInFlight: 0,
 });
 
 function add(total: PruneCounts, batch: PruneCounts): void {
@@ -88,12 +113,21 @@ export interface PruneOptions {
 
 /**
  * Deletes conversations idle since `cutoff`, with their audit trail, history, LLM call log and turn
- * requests, and LLM call log rows older than `cutoff` that belong to no conversation.
+ * requests, and LLM call log rows older than `cutoff` that belong to no conversation. A conversation with
+ * a turn in flight is kept, however old its rows, and counted in `skippedInFlight`.
  */
 export async function pruneConversations(db: Database, cutoff: Date, options: PruneOptions = {}): Promise<PruneCounts> {
+  const counts = await (options.dryRun ? countPrunable(db, cutoff) : prune(db, cutoff, options.batchSize ?? 500));
+  const [skipped] = (await db.$client.query<{ n: number }>(COUNT_IN_FLIGHT, [cutoff])).rows;
+  return { ...counts, skippedInFlight: skipped?.n ?? 0 };
+}
+
+async function countPrunable(db: Database, cutoff: Date): Promise<PruneCounts> {
+  return countsOf((await db.$client.query<CountRow>(COUNT_IDLE, [cutoff])).rows[0]);
+}
+
+async function prune(db: Database, cutoff: Date, batchSize: number): Promise<PruneCounts> {
   const client = db.$client;
-  if (options.dryRun) return countsOf((await client.query<CountRow>(COUNT_IDLE, [cutoff])).rows[0]);
-  const batchSize = options.batchSize ?? 500;
   const total = countsOf(undefined);
   for (;;) {
     const batch = countsOf((await client.query<CountRow>(PRUNE_BATCH, [cutoff, batchSize])).rows[0]);

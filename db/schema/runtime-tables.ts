@@ -57,7 +57,7 @@ export const ceAudit = pgTable('ce_audit', {
   stage: text('stage').notNull(),
   payloadJson: jsonb('payload_json').notNull(),
   idempotencyKey: text('idempotency_key').notNull().unique('ce_audit_idempotency_uq'),
-  /** `<turn id>/<call key>/`: what a retried step's write replaces (migration 0014). */
+  /** `<turn id>@<run id>/<call key>/`: what a step retried within its run replaces (migration 0014). */
   keyPrefix: text('key_prefix').generatedAlwaysAs(sql`substring(idempotency_key FROM '^(.*/)')`),
   workflowId: text('workflow_id'),
   /** The Temporal run that wrote the row last (migration 0016); null in process. */

@@ -84,7 +84,14 @@ describe('conversation retention', () => {
     await orphanCall(120);
     await orphanCall(120, randomUUID());
     await orphanCall(1);
-    const expected = { conversations: 3, auditRows: 12, historyRows: 6, llmCalls: 8, turnRequests: 6 };
+    const expected = {
+      conversations: 3,
+      auditRows: 12,
+      historyRows: 6,
+      llmCalls: 8,
+      turnRequests: 6,
+      skippedInFlight: 0,
+    };
 
     expect(await pruneConversations(tdb.db, ago(90), { dryRun: true })).toEqual(expected);
     expect(await left()).toHaveLength(6);
@@ -104,7 +111,42 @@ describe('conversation retention', () => {
       historyRows: 0,
       llmCalls: 0,
       turnRequests: 0,
+      skippedInFlight: 0,
     });
+  });
+
+  /** Rows of turn 3 (past the two committed turns), written as long ago as the rest of the conversation. */
+  async function thirdTurn(id: string, days: number, stages: string[]): Promise<void> {
+    for (const [index, stage] of stages.entries()) {
+      await tdb.pool.query(
+        `INSERT INTO ce_audit (conversation_id, turn_number, stage, payload_json, idempotency_key, created_at)
+         VALUES ($1, 3, $2, '{}', $3, $4)`,
+        [id, stage, `${id}/3/${index}`, ago(days - index / 1000)]
+      );
+    }
+  }
+
+  it('keeps a conversation whose turn is still in flight, however old its rows, and says how many it skipped', async () => {
+    // A turn that started long ago and holds a tool call for an operator (or waits for an approval).
+    const held = await conversation(120);
+    await thirdTurn(held, 120, ['USER_INPUT', 'MCP_TOOL_CALL', 'TOOL_HELD']);
+    // A turn that failed, was retried by an operator, and whose retry is still running.
+    const retrying = await conversation(120);
+    await thirdTurn(retrying, 120, ['USER_INPUT', 'ENGINE_KNOWN_FAILURE', 'OPERATOR_ACTION', 'USER_INPUT']);
+    // Turns that failed for good (an operator's later action does not change that): nothing is in flight.
+    const failed = await conversation(120);
+    await thirdTurn(failed, 120, ['USER_INPUT', 'ENGINE_UNKNOWN_FAILURE']);
+    const failedThenActed = await conversation(120);
+    await thirdTurn(failedThenActed, 120, ['USER_INPUT', 'ENGINE_KNOWN_FAILURE', 'OPERATOR_ACTION']);
+
+    const dry = await pruneConversations(tdb.db, ago(90), { dryRun: true });
+    expect(dry).toMatchObject({ conversations: 2, skippedInFlight: 2 });
+    expect(await pruneConversations(tdb.db, ago(90), { batchSize: 1 })).toMatchObject({
+      conversations: 2,
+      auditRows: 4 * 2 + 2 + 3,
+      skippedInFlight: 2,
+    });
+    expect(await left()).toEqual([held, retrying].sort());
   });
 
   it('convengine conversations prune counts with --dry-run, then prunes', async () => {
@@ -116,8 +158,15 @@ describe('conversation retention', () => {
     expect(dry.stdout).toMatch(/^would prune 1 conversation\(s\), 4 audit row\(s\), 2 history row\(s\), 2 LLM call/);
     expect(await left()).toHaveLength(2);
     const run = await runConvengine(['conversations', 'prune', '--older-than', '90d'], env);
-    expect(run.stdout).toMatch(/^pruned 1 conversation\(s\), 4 audit row\(s\).*idle since before \d{4}-/);
+    expect(run.stdout).toMatch(/^pruned 1 conversation\(s\), 4 audit row\(s\).*idle since before \d{4}-\S+\n$/);
     expect(await left()).toHaveLength(1);
+    const running = await conversation(200);
+    await thirdTurn(running, 200, ['USER_INPUT']);
+    const skipping = await runConvengine(['conversations', 'prune', '--older-than', '90d'], env);
+    expect(skipping.stdout).toMatch(
+      /^pruned 0 conversation\(s\).*; skipped 1 conversation\(s\) with a turn in flight\n$/
+    );
+    expect(await left()).toContain(running);
   });
 
   it.each([
