@@ -8,7 +8,8 @@ export interface AuditEmitMeta {
 
 /**
  * One audit event. Steps return them in order; the activity that emits them writes them to
- * ce_audit under `<turn id>/<call key>/<index>` so a retried activity writes no duplicates.
+ * ce_audit under `<turn id>@<run id>/<call key>/<index>` so an activity retried within its run writes no
+ * duplicates, and each run of the turn rows of its own.
  * `payload` excludes `_meta`, which the writer adds from the session.
  */
 export interface AuditRecord {

@@ -63,7 +63,7 @@ export interface Recording {
   approvals: RecordedApproval[];
 }
 
-/** `<turn id>/<call key>/<index>` → `<turn id>/<call key>/`: the rows one activity wrote. */
+/** `<turn id>@<run id>/<call key>/<index>` → `<turn id>@<run id>/<call key>/`: the rows one activity wrote. */
 const segmentOf = (key: string) => key.slice(0, key.lastIndexOf('/') + 1);
 
 function byTurn(rows: readonly StoredAudit[]): Map<number, StoredAudit[]> {
