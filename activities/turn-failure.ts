@@ -24,7 +24,7 @@ function failureRecord(failure: TurnFailureFacts) {
 /**
  * TurnFailure: the turn's last row when the workflow fails it without a step having written one (the step
  * whose last attempt fails writes it itself; a timeout or an operator's fail leaves that to the workflow).
- * Keyed by run, so a reset run's failure is a row of its own, after everything that run wrote.
+ * Its key names the run, as every audit key does: a reset run's failure is a row of its own, after that run's rows.
  */
 export function createTurnFailure(deps: ActivityDeps): TurnActivities['TurnFailure'] {
   return async ({ turn, session, failure }) => {
@@ -35,7 +35,7 @@ export function createTurnFailure(deps: ActivityDeps): TurnActivities['TurnFailu
     await writeAudits(deps, deps.audit.policy(snapshot), {
       turn,
       session,
-      keySegment: `turn-failure-${runId ?? 'local'}`,
+      keySegment: 'turn-failure',
       records: [failureRecord(failure)],
     });
   };
