@@ -1,3 +1,4 @@
+import { javaPropertyEscape, type CaseMode } from './java-regex-properties';
 import { UserRegexError } from './user-regex-error';
 
 /**
@@ -70,14 +71,27 @@ function complement(ranges: readonly CodePointRange[]): CodePointRange[] {
   return out;
 }
 
+/** Where a class escape stands: in a [class] or not, and the pattern's case mode. */
+interface EscapeContext {
+  pattern: string;
+  inClass: boolean;
+  caseMode: CaseMode;
+}
+
 /** The RE2 text for a Java class escape at `at` (a backslash), and how many characters it spans; null if none. */
-function classEscape(source: string, at: number, inClass: boolean): { text: string; length: number } | null {
+function classEscape(source: string, at: number, context: EscapeContext): { text: string; length: number } | null {
+  const { inClass } = context;
   const letter = source[at + 1] as string;
-  const named = /^\\([pP])\{(\w+)\}/.exec(source.slice(at));
+  const named = /^\\([pP])\{([^}]*)\}/.exec(source.slice(at));
   const posix = named && POSIX_CLASSES[named[2] as string];
   if (named && posix) {
     const name = `[:${named[1] === 'P' ? '^' : ''}${posix}:]`;
     return { text: inClass ? name : `[${name}]`, length: named[0].length };
+  }
+  if (named) {
+    const negated = named[1] === 'P';
+    const text = javaPropertyEscape(context.pattern, named[0], { negated, inClass, caseMode: context.caseMode });
+    return text === null ? null : { text, length: named[0].length };
   }
   const ranges = { h: HORIZONTAL_WHITESPACE, v: VERTICAL_WHITESPACE }[letter.toLowerCase()];
   if (!ranges) return null;
@@ -125,7 +139,8 @@ function flagGroup(pattern: string, rest: string): { text: string; length: numbe
 }
 
 /** An escape at `at` in RE2's spelling: \Q…\E kept whole, Java's class escapes translated, others as written. */
-function escapeSpan(pattern: string, source: string, at: number, inClass: boolean): { text: string; length: number } {
+function escapeSpan(source: string, at: number, context: EscapeContext): { text: string; length: number } {
+  const { pattern, inClass } = context;
   const letter = source[at + 1] ?? '';
   if (letter === 'Q') {
     const end = source.indexOf('\\E', at + 2);
@@ -139,7 +154,7 @@ function escapeSpan(pattern: string, source: string, at: number, inClass: boolea
       `regular expression "${pattern}" has \\R inside a character class, which Java refuses too; write \\R outside the class, or the line terminators themselves: [\\n\\x0B\\f\\r\\x85\\u2028\\u2029]`
     );
   }
-  return classEscape(source, at, inClass) ?? { text: `\\${letter}`, length: 2 };
+  return classEscape(source, at, context) ?? { text: `\\${letter}`, length: 2 };
 }
 
 /**
@@ -184,9 +199,10 @@ function posixRewrite(source: string, at: number): string {
 
 /**
  * A Java pattern (leading flags and escapes already taken, see fromJavaSyntax) in RE2 syntax: class escapes and
- * mid-pattern flag groups translated, class algebra refused.
+ * mid-pattern flag groups translated, class algebra refused. `ignoreCase`: the pattern starts case-insensitive.
  */
-export function translateJavaConstructs(pattern: string, source: string): string {
+export function translateJavaConstructs(pattern: string, source: string, ignoreCase: boolean): string {
+  const caseMode = caseModeOf(source, ignoreCase);
   let out = '';
   let classStart = -1;
   for (let i = 0; i < source.length; i++) {
@@ -194,7 +210,7 @@ export function translateJavaConstructs(pattern: string, source: string): string
     const inClass = classStart >= 0;
     const span =
       ch === '\\'
-        ? escapeSpan(pattern, source, i, inClass)
+        ? escapeSpan(source, i, { pattern, inClass, caseMode })
         : ch === '(' && !inClass
           ? flagGroup(pattern, source.slice(i))
           : { text: ch, length: 1 };
@@ -205,4 +221,14 @@ export function translateJavaConstructs(pattern: string, source: string): string
     i += span.length - 1;
   }
   return out;
+}
+
+/**
+ * Whether the pattern matches case-insensitively throughout, nowhere, or in part. Any flag group naming i counts as
+ * a change (even one quoted in \\Q…\\E): the cost of a wrong 'mixed' is a refusal, never a different match.
+ */
+function caseModeOf(source: string, ignoreCase: boolean): CaseMode {
+  const flagGroups = source.match(/\(\?[a-zA-Z]*(?:-[a-zA-Z]*)?[):]/g) ?? [];
+  if (flagGroups.some((group) => /i/i.test(group))) return 'mixed';
+  return ignoreCase ? 'insensitive' : 'sensitive';
 }

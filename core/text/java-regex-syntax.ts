@@ -89,13 +89,20 @@ function translateEscapes(body: string): string {
 }
 
 /**
- * The pattern in RE2 syntax with its leading flags; throws UserRegexError for what this engine cannot honour. A JSON
+ * The pattern in RE2 syntax with its leading flags; throws UserRegexError for what this engine cannot honour
+ * (`ignoreCase`: the caller matches case-insensitively even without a leading (?i)). A JSON
  * Schema pattern (dialect 'ecma') keeps ECMA-262's reading: no Java class escapes, class algebra or flag groups.
  */
-export function fromJavaSyntax(pattern: string, options: { dialect?: 'java' | 'ecma' } = {}): JavaPattern {
+export function fromJavaSyntax(
+  pattern: string,
+  options: { dialect?: 'java' | 'ecma'; ignoreCase?: boolean } = {}
+): JavaPattern {
   const { body, flags } = takeLeadingFlags(pattern);
   const source = translateEscapes(flags.has('x') ? stripExtendedSyntax(body) : body);
-  if (options.dialect !== 'ecma') return { source: translateJavaConstructs(pattern, source), flags };
+  if (options.dialect !== 'ecma') {
+    const ignoreCase = options.ignoreCase === true || flags.has('i');
+    return { source: translateJavaConstructs(pattern, source, ignoreCase), flags };
+  }
   if (/\(\?[a-zA-Z-]+[):]/.test(source)) {
     throw new UserRegexError(pattern, `inline flags are only supported at the start of the pattern: "${pattern}"`);
   }

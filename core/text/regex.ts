@@ -91,7 +91,7 @@ function compileFailure(pattern: string, err: unknown): string {
  * says, in words, why the pattern is not usable.
  */
 export function compileUserRegex(pattern: string, options: UserRegexOptions = {}): UserRegex {
-  const { source, flags } = fromJavaSyntax(pattern, { dialect: options.dialect });
+  const { source, flags } = fromJavaSyntax(pattern, { dialect: options.dialect, ignoreCase: options.ignoreCase });
   let engineFlags = RE2JS.LOOKBEHINDS;
   if (options.ignoreCase || flags.has('i')) engineFlags |= RE2JS.CASE_INSENSITIVE;
   if (flags.has('s')) engineFlags |= RE2JS.DOTALL;
