@@ -2,12 +2,31 @@ import { createHash } from 'node:crypto';
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Pool, PoolClient } from 'pg';
+import {
+  applyOutsideTransaction,
+  outsideTransactionStatements,
+  runsOutsideTransaction,
+  type OutsideTransactionStatement,
+} from './migrate-outside-transaction';
 import { connectionStringOf, ensureToolsRole } from './tools-role';
 
 export const MIGRATIONS_DIR = join(__dirname, 'migrations');
 
 // Arbitrary constant: serializes concurrent migrators (two workers starting at once).
 const MIGRATION_LOCK_KEY = 7_233_001;
+
+/**
+ * Shipped migrations that replaced one a database may already have applied, and that one's name and checksum.
+ * Applying the new one records the old one too, so an older build started on the same database (a rollback, a
+ * rolling deploy) finds it applied instead of running it again, which would fail or lock the table.
+ */
+const SUPERSEDES: Readonly<Record<string, { name: string; checksum: string }>> = {
+  // 0018 built its index inside the migrator's transaction, blocking writes to ce_turn_request for the whole build.
+  '0019_turn_request_key_unique_concurrently.sql': {
+    name: '0018_turn_request_key_unique.sql',
+    checksum: '68b96915d0c3740e355bb7b4efb71478ca86152343137e7b9ed7394eeeb12c84',
+  },
+};
 
 export interface MigrationFile {
   name: string;
@@ -38,13 +57,14 @@ export function readMigrations(dir = MIGRATIONS_DIR): MigrationFile[] {
 }
 
 /**
- * Applies pending migrations in order, each in its own transaction, then brings the SQL tools'
+ * Applies pending migrations in order, each in its own transaction (or none, for a file marked
+ * `-- migrate: no-transaction`: db/migrate-outside-transaction.ts), then brings the SQL tools'
  * role up to date (db/tools-role.ts). Re-running is a no-op.
  */
 export async function migrate(pool: Pool, dir = MIGRATIONS_DIR): Promise<MigrationReport> {
   const client = await pool.connect();
   try {
-    await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    await takeMigrationLock(client);
     try {
       const report = await applyPending(client, readMigrations(dir));
       await withRetry(() => ensureToolsRole(client, connectionStringOf(pool)));
@@ -57,19 +77,37 @@ export async function migrate(pool: Pool, dir = MIGRATIONS_DIR): Promise<Migrati
   }
 }
 
+/**
+ * Polls rather than waits in pg_advisory_lock: a session blocked in that call holds a snapshot, and CREATE INDEX
+ * CONCURRENTLY in the lock holder waits for every older snapshot, so a second migrator waiting there would deadlock
+ * with the first.
+ */
+async function takeMigrationLock(client: PoolClient): Promise<void> {
+  for (;;) {
+    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
+      MIGRATION_LOCK_KEY,
+    ]);
+    if (rows[0]?.locked) return;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 /** How the database's applied migrations compare with the ones this build ships. */
 export interface SchemaState {
   /** Shipped migrations the database has not applied, in order. */
   pending: MigrationFile[];
   /** Applied migrations whose file changed since (MigrationChecksumError when migrating). */
   changed: string[];
+  /** Shipped migrations the database has applied. */
   appliedCount: number;
 }
 
 function compareApplied(files: MigrationFile[], applied: ReadonlyMap<string, string>): SchemaState {
   const pending = files.filter((f) => !applied.has(f.name));
   const changed = files.filter((f) => applied.has(f.name) && applied.get(f.name) !== f.checksum).map((f) => f.name);
-  return { pending, changed, appliedCount: applied.size };
+  // Shipped ones only: a superseded migration's record (SUPERSEDES) is not one more applied.
+  const appliedCount = files.filter((f) => applied.has(f.name)).length;
+  return { pending, changed, appliedCount };
 }
 
 type Queryable = Pick<Pool, 'query'> | PoolClient;
@@ -97,22 +135,46 @@ async function applyPending(client: PoolClient, files: MigrationFile[]): Promise
   if (state.changed[0] !== undefined) throw new MigrationChecksumError(state.changed[0]);
   const alreadyApplied = files.filter((f) => !state.pending.includes(f)).map((f) => f.name);
   const report: MigrationReport = { applied: [], alreadyApplied };
+  const outside = new Map<string, OutsideTransactionStatement[]>();
   for (const file of state.pending) {
-    await client.query('BEGIN');
-    try {
-      await client.query(file.sql);
-      await client.query('INSERT INTO ce_schema_migrations (name, checksum) VALUES ($1, $2)', [
-        file.name,
-        file.checksum,
-      ]);
-      await client.query('COMMIT');
-    } catch (err) {
-      await client.query('ROLLBACK');
-      throw new Error(`Migration ${file.name} failed: ${(err as Error).message}`, { cause: err });
+    if (runsOutsideTransaction(file.sql))
+      outside.set(file.name, await outsideTransactionStatements(file.name, file.sql));
+  }
+  for (const file of state.pending) {
+    const statements = outside.get(file.name);
+    if (statements) {
+      await applyOutsideTransaction(client, file.name, statements);
+      await recordApplied(client, file);
+    } else {
+      await applyInTransaction(client, file);
     }
     report.applied.push(file.name);
   }
   return report;
+}
+
+async function applyInTransaction(client: PoolClient, file: MigrationFile): Promise<void> {
+  await client.query('BEGIN');
+  try {
+    await client.query(file.sql);
+    await recordApplied(client, file);
+    await client.query('COMMIT');
+  } catch (err) {
+    await client.query('ROLLBACK');
+    throw new Error(`Migration ${file.name} failed: ${(err as Error).message}`, { cause: err });
+  }
+}
+
+/** Records the migration, and the one it supersedes (SUPERSEDES) if the database lacks it. */
+async function recordApplied(client: PoolClient, file: MigrationFile): Promise<void> {
+  const superseded = SUPERSEDES[file.name];
+  const records = [[file.name, file.checksum], ...(superseded ? [[superseded.name, superseded.checksum]] : [])];
+  for (const [name, checksum] of records) {
+    await client.query(
+      'INSERT INTO ce_schema_migrations (name, checksum) VALUES ($1, $2) ON CONFLICT (name) DO NOTHING',
+      [name, checksum]
+    );
+  }
 }
 
 /** The role is cluster-wide: migrators of two databases may update it at once ("tuple concurrently updated"). */

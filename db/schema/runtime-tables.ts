@@ -99,7 +99,7 @@ export const ceTurnRequest = pgTable(
   },
   (t) => [
     primaryKey({ columns: [t.conversationId, t.idempotencyKey] }),
-    // A key names one request across the API, whatever the conversation (migration 0018).
+    // A key names one request across the API, whatever the conversation (migration 0019).
     uniqueIndex('ce_turn_request_key_idx').on(t.idempotencyKey),
   ]
 );

@@ -1,9 +1,10 @@
-import { cpSync, mkdtempSync, rmSync } from 'node:fs';
+import { cpSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { getTableColumns, getTableName, is } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
 import { MIGRATIONS_DIR, migrate, readMigrations, schemaState } from '../../db/migrate';
+import { MigrationStatementError } from '../../db/migrate-outside-transaction';
 import { claimTurn } from '../../db/repositories/turn-request';
 import * as schema from '../../db/schema';
 import { createTestDatabase, type TestDatabase } from '../support/database';
@@ -125,13 +126,13 @@ describe('migrations', () => {
     });
   });
 
-  it('0018 makes an Idempotency-Key unique across conversations, keeping the newest of earlier duplicates', async () => {
+  it('0019 makes an Idempotency-Key unique across conversations, keeping the newest of earlier duplicates', async () => {
     const [a, b, c] = ['a', 'b', 'c'].map((x) => `${x.repeat(8)}-0000-4000-8000-000000000000`) as [
       string,
       string,
       string,
     ];
-    await beforeMigration('0018', async (older) => {
+    await beforeMigration('0019', async (older) => {
       await older.pool.query(
         `INSERT INTO ce_turn_request (conversation_id, idempotency_key, turn_number, workflow_id, created_at) VALUES
            ($1, 'shared', 1, 'turn-a-1', '2024-01-01T00:00:00Z'), ($2, 'shared', 4, 'turn-b-4', '2024-02-01T00:00:00Z'),
@@ -152,6 +153,127 @@ describe('migrations', () => {
     });
   });
 });
+
+describe('migrations marked -- migrate: no-transaction', () => {
+  const key0018 = '68b96915d0c3740e355bb7b4efb71478ca86152343137e7b9ed7394eeeb12c84';
+
+  it('0019 builds the key index concurrently, valid, and records the 0018 it replaces for older builds', async () => {
+    await beforeMigration('0019', async (older) => {
+      const report = await migrate(older.pool);
+      expect(report.applied).toEqual(['0019_turn_request_key_unique_concurrently.sql']);
+      expect(await indexValidity(older, 'ce_turn_request_key_idx')).toEqual([true]);
+      const { rows } = await older.pool.query("SELECT checksum FROM ce_schema_migrations WHERE name LIKE '0018%'");
+      expect(rows).toEqual([{ checksum: key0018 }]);
+    });
+  });
+
+  it('0019 finds nothing to do on a database that applied 0018, which keeps its record', async () => {
+    await beforeMigration('0019', async (older) => {
+      // What 0018 did, in its transaction, on databases migrated before it was replaced.
+      await older.pool.query('CREATE UNIQUE INDEX ce_turn_request_key_idx ON ce_turn_request (idempotency_key)');
+      await older.pool.query('INSERT INTO ce_schema_migrations (name, checksum) VALUES ($1, $2)', [
+        '0018_turn_request_key_unique.sql',
+        key0018,
+      ]);
+      expect((await migrate(older.pool)).applied).toEqual(['0019_turn_request_key_unique_concurrently.sql']);
+      expect(await indexValidity(older, 'ce_turn_request_key_idx')).toEqual([true]);
+      expect((await schemaState(older.pool)).changed).toEqual([]);
+    });
+  });
+
+  it('a concurrent build that failed leaves an INVALID index, which the next run drops and builds again', async () => {
+    await withMigrations(
+      {
+        '0001_t.sql': 'CREATE TABLE t (id int PRIMARY KEY, k text);',
+        '0002_t_k.sql':
+          "-- migrate: no-transaction\nUPDATE t SET k = NULL WHERE k = 'drop-me';\nCREATE UNIQUE INDEX CONCURRENTLY IF NOT EXISTS t_k_idx ON t (k);\n",
+      },
+      async (db, dir) => {
+        await migrate(db.pool, dir);
+        // Back to before 0002, with rows its UPDATE repairs and rows it does not.
+        await db.pool.query("DELETE FROM ce_schema_migrations WHERE name = '0002_t_k.sql'");
+        await db.pool.query('DROP INDEX t_k_idx');
+        await db.pool.query("INSERT INTO t VALUES (1, 'drop-me'), (2, 'drop-me'), (3, 'same'), (4, 'same')");
+        await expect(migrate(db.pool, dir)).rejects.toThrow(
+          /Migration 0002_t_k.sql failed at statement 2: could not create unique index "t_k_idx".*running migrate again repeats them all/
+        );
+        expect(await indexValidity(db, 't_k_idx')).toEqual([false]);
+        expect(await appliedNames(db)).toEqual(['0001_t.sql']);
+        await db.pool.query('DELETE FROM t WHERE id = 4');
+        expect((await migrate(db.pool, dir)).applied).toEqual(['0002_t_k.sql']);
+        expect(await indexValidity(db, 't_k_idx')).toEqual([true]);
+        expect((await db.pool.query("SELECT count(*)::int AS n FROM t WHERE k = 'drop-me'")).rows).toEqual([{ n: 0 }]);
+      }
+    );
+  });
+
+  it.each([
+    ['CREATE INDEX CONCURRENTLY t_k_idx ON t (k);', /CREATE INDEX CONCURRENTLY IF NOT EXISTS <name>/],
+    ['CREATE INDEX IF NOT EXISTS t_k_idx ON t (k);', /CREATE INDEX CONCURRENTLY IF NOT EXISTS <name>/],
+    ['DROP INDEX CONCURRENTLY t_k_idx;', /only DROP INDEX CONCURRENTLY IF EXISTS may drop/],
+    ['ALTER TABLE t ADD COLUMN c int;', /statement 1: AlterTable is not accepted/],
+    ['CREATE INDEX CONCURRENTLY IF NOT EXISTS t_k_idx ON t (k', /does not parse/],
+  ])(
+    'refuses %p before applying anything: it could not be re-run, or belongs in a transaction',
+    async (sql, reason) => {
+      await withMigrations(
+        {
+          '0001_t.sql': 'CREATE TABLE t (id int PRIMARY KEY, k text);',
+          '0002_x.sql': `-- migrate: no-transaction\n${sql}`,
+        },
+        async (db, dir) => {
+          const failure = await migrate(db.pool, dir).catch((err: unknown) => err);
+          expect(failure).toBeInstanceOf(MigrationStatementError);
+          expect((failure as Error).message).toMatch(reason);
+          expect(await appliedNames(db)).toEqual([]);
+        }
+      );
+    }
+  );
+
+  it('two migrators started at once both finish while one builds an index concurrently', async () => {
+    const fresh = await createTestDatabase({ migrated: false });
+    try {
+      const reports = await Promise.all([migrate(fresh.pool), migrate(fresh.pool)]);
+      expect(reports.map((r) => r.applied.length + r.alreadyApplied.length)).toEqual([
+        readMigrations().length,
+        readMigrations().length,
+      ]);
+      expect(await indexValidity(fresh, 'ce_turn_request_key_idx')).toEqual([true]);
+    } finally {
+      await fresh.drop();
+    }
+  });
+});
+
+async function indexValidity(db: TestDatabase, index: string): Promise<boolean[]> {
+  const { rows } = await db.pool.query<{ valid: boolean }>(
+    'SELECT indisvalid AS valid FROM pg_index WHERE indexrelid = to_regclass($1)',
+    [index]
+  );
+  return rows.map((r) => r.valid);
+}
+
+async function appliedNames(db: TestDatabase): Promise<string[]> {
+  const { rows } = await db.pool.query<{ name: string }>('SELECT name FROM ce_schema_migrations ORDER BY name');
+  return rows.map((r) => r.name);
+}
+
+/** A fresh database and a migrations directory holding just `files`; both removed afterwards. */
+async function withMigrations(
+  files: Record<string, string>,
+  run: (db: TestDatabase, dir: string) => Promise<void>
+): Promise<void> {
+  const db = await createTestDatabase({ migrated: false });
+  const dir = mkdtempSync(join(tmpdir(), 'ce-migrations-'));
+  try {
+    for (const [name, sql] of Object.entries(files)) writeFileSync(join(dir, name), sql);
+    await run(db, dir);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+    await db.drop();
+  }
+}
 
 /** A fresh database migrated up to, not including, the migration named by `prefix`; dropped afterwards. */
 async function beforeMigration(prefix: string, run: (db: TestDatabase) => Promise<void>): Promise<void> {
