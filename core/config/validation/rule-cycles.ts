@@ -1,4 +1,5 @@
 import { MAX_RULE_PASSES } from '../../rules/engine';
+import { evaluateJsonPathRule } from '../../rules/jsonpath';
 import { evaluateRuleMatch } from '../../rules/match';
 import { RULE_PHASES, type RulePhase } from '../../rules/phase';
 import { candidateRules } from '../../rules/select';
@@ -8,6 +9,11 @@ import type { ValidationContext } from './context';
 
 /** The rule types whose match reads only the message: the same on every pass of a turn. */
 const MESSAGE_TYPES = new Set(['REGEX', 'EXACT']);
+/**
+ * The facts a JSON_PATH rule may read and still be told at validation: the session's intent and state (which the
+ * passes themselves set) and the message. A path reading anything else (context, inputParams) is not told.
+ */
+const PASS_FACTS = new Set(['intent', 'state', 'userText']);
 /** Actions that move the session (SET_TASK may, in consumer code) or end evaluation. */
 const MOVES = new Set(['SET_STATE', 'SET_INTENT']);
 const OPAQUE = new Set(['SET_TASK', 'SHORT_CIRCUIT']);
@@ -29,8 +35,10 @@ const upper = (value: string | null) => normalizeScopeValue(value);
  * Rules of one phase that move the session round a loop on one message run every pass and leave it wherever
  * the last pass did, often a state no response admits. Found by running the passes as the engine does for
  * messages the rules themselves name (and one probe): sound, a loop is only reported with a message that runs
- * it. A loop through a JSON_PATH or consumer-task rule that moves the session is not reported: what it reads
- * changes with each pass and may break the loop, which is legitimate. A warning: the message may never come.
+ * it. A JSON_PATH rule that reads only the session's intent, state and message (`$[?(@.state == 'A')]`) is run
+ * too, with the state each pass leaves; a loop through a rule reading anything else (context, input params), a
+ * CONTEXT_JSON_PATH or a consumer-task rule is not reported: what it reads may change with each pass and break the
+ * loop, which is legitimate. A warning: the message may never come.
  */
 export function checkRuleCycles(ctx: ValidationContext): void {
   const reported = new Set<string>();
@@ -51,44 +59,84 @@ export function checkRuleCycles(ctx: ValidationContext): void {
   }
 }
 
-/** Messages worth trying: a greeting, then the movers' EXACT texts and REGEX patterns read as text. */
+/**
+ * Messages worth trying: a greeting, one no EXACT rule names (a loop may need the EXACT rules that would break it
+ * not to match), then the movers' EXACT texts and REGEX patterns read as text.
+ */
 function messagesOf(movers: RuleRow[]): string[] {
   const named = movers
     .filter((r) => MESSAGE_TYPES.has(upper(r.ruleType)) && upper(r.matchPattern) !== ANY_SCOPE)
     .map((r) => r.matchPattern.trim());
-  return [...new Set([PROBE, ...named])].filter((t) => t !== '');
+  const exactTexts = new Set(
+    movers.filter((r) => upper(r.ruleType) === 'EXACT').map((r) => r.matchPattern.trim().toLowerCase())
+  );
+  let unnamed = `${PROBE}!`;
+  while (exactTexts.has(unnamed)) unnamed += '!';
+  return [...new Set([PROBE, unnamed, ...named])].filter((t) => t !== '');
 }
 
 /**
- * Where passes can start: each intent and state the movers are written for or move to, crossed, and ANY
- * for one no rule names (a loop of ANY rows holds for every intent).
+ * Where passes can start: each intent and state the movers are written for, move to or compare with (the quoted
+ * values of a JSON_PATH condition, `$[?(@.intent == 'FAQ')]`), crossed, and ANY for one no rule names (a loop of
+ * ANY rows holds for every intent).
  */
 function startsOf(movers: RuleRow[]): Pair[] {
   const intents = new Set<string>([ANY_SCOPE]);
   const states = new Set<string>([ANY_SCOPE]);
   for (const r of movers) {
-    const target = upper(r.actionValue);
+    const target = (r.actionValue ?? '').trim();
     if (upper(r.intentCode)) intents.add(upper(r.intentCode));
     if (upper(r.stateCode)) states.add(upper(r.stateCode));
     (upper(r.action) === 'SET_STATE' ? states : intents).add(target);
+    if (upper(r.ruleType) !== 'JSON_PATH') continue;
+    for (const [, , quoted] of r.matchPattern.matchAll(/(['"])(.*?)\1/g)) {
+      intents.add(quoted as string);
+      states.add(quoted as string);
+    }
   }
   return [...intents].flatMap((intent) => [...states].map((state) => ({ intent, state })));
 }
 
-/** One pass as runRulePhase runs it, for a message: REGEX and EXACT rules matched, the rest known to stay put. */
+/**
+ * Whether `rule` matches mid-pass, with the session at `at`, on `text`; null when that cannot be told: a JSON_PATH
+ * rule that reads facts besides PASS_FACTS (or enumerates them), a CONTEXT_JSON_PATH rule, an unknown type.
+ */
+function matchesAt(rule: RuleRow, at: Pair, text: string): boolean | null {
+  const type = upper(rule.ruleType);
+  if (MESSAGE_TYPES.has(type)) return evaluateRuleMatch(rule, { userText: text, facts: {}, context: {} }).matched;
+  if (type !== 'JSON_PATH' || rule.matchPattern.trim() === '') return null;
+  const read = new Set<string>();
+  let enumerated = false;
+  const record = (key: string | symbol) => typeof key === 'string' && read.add(key);
+  const facts = new Proxy<Record<string, string>>(
+    { intent: at.intent, state: at.state, userText: text },
+    {
+      get: (target, key) => (record(key), Reflect.get(target, key)),
+      has: (target, key) => (record(key), Reflect.has(target, key)),
+      getOwnPropertyDescriptor: (target, key) => (record(key), Reflect.getOwnPropertyDescriptor(target, key)),
+      ownKeys: (target) => ((enumerated = true), Reflect.ownKeys(target)),
+    }
+  );
+  const matched = evaluateJsonPathRule(rule.matchPattern, facts);
+  return enumerated || [...read].some((key) => !PASS_FACTS.has(key)) ? null : matched;
+}
+
+/**
+ * One pass as runRulePhase runs it, for a message: the candidates fixed at the pass's start, each rule matched
+ * with the session as the rules before it left it; rules that do not move the session known to stay put.
+ */
 function passEnd(rules: RuleRow[], phase: RulePhase, from: Pair, text: string): PassEnd {
   const to = { ...from };
   const movedBy: number[] = [];
   for (const rule of candidateRules(rules, from.intent, from.state, phase)) {
     const action = upper(rule.action);
-    const acts = MOVES.has(action) || OPAQUE.has(action);
-    if (!MESSAGE_TYPES.has(upper(rule.ruleType))) {
-      if (acts) return null;
-      continue;
-    }
-    if (!acts || !evaluateRuleMatch(rule, { userText: text, facts: {}, context: {} }).matched) continue;
+    if (!MOVES.has(action) && !OPAQUE.has(action)) continue;
+    const matched = matchesAt(rule, to, text);
+    if (matched === null) return null;
+    if (!matched) continue;
     if (OPAQUE.has(action)) return null;
-    const value = upper(rule.actionValue);
+    // The engine sets the value as written (trimmed) and compares exactly; only rule selection ignores case.
+    const value = (rule.actionValue ?? '').trim();
     if (action === 'SET_STATE') to.state = value;
     else to.intent = value;
     movedBy.push(rule.ruleId);

@@ -84,8 +84,14 @@ describe('rule loops that hit the pass limit (core/config/validation/rule-cycles
     ['patterns no one message matches both of', { matchPattern: '^bye$' }, { matchPattern: '^hi$' }, null],
     ['the rules in different phases', { phase: 'POST_DIALOGUE_ACT' }, {}, null],
     [
-      'a JSON_PATH rule, whose facts change with each pass',
-      { ruleType: 'JSON_PATH', matchPattern: '$.userText' },
+      'a JSON_PATH rule reading input params, which other rules may change between passes',
+      { ruleType: 'JSON_PATH', matchPattern: '$[?(@.inputParams.round == 1)]' },
+      {},
+      null,
+    ],
+    [
+      'a JSON_PATH rule on a state the loop never reaches',
+      { ruleType: 'JSON_PATH', matchPattern: "$[?(@.state == 'ELSEWHERE')]" },
       {},
       null,
     ],
@@ -116,5 +122,28 @@ describe('rule loops that hit the pass limit (core/config/validation/rule-cycles
       })
     );
     expect(cycleWarnings(...chain)).toEqual([]);
+  });
+
+  it('finds a loop of JSON_PATH rules that read only the state the passes set, as state machines are written', () => {
+    const onState = (state: string) => ({ ruleType: 'JSON_PATH', matchPattern: `$[?(@.state == '${state}')]` });
+    expect(cycleWarnings({ ...toA, ...onState('IDLE') }, { ...back, ...onState('LOOP_A') })).toEqual([
+      expect.stringMatching(
+        /^ce_rule\[9001\]: rules 9001, 9002 \(PRE_RESPONSE_RESOLUTION\) move intent GREETING round/
+      ),
+    ]);
+    expect(cycleWarnings({ ...toA, ruleType: 'JSON_PATH', matchPattern: '$.userText' }, back)).toHaveLength(1);
+  });
+
+  it('finds a loop whose pass also holds a JSON_PATH mover that does not match', () => {
+    const idle = move({
+      ruleId: 9005,
+      intentCode: 'GREETING',
+      stateCode: 'ANY',
+      action: 'SET_STATE',
+      actionValue: 'DONE',
+      ruleType: 'JSON_PATH',
+      matchPattern: "$[?(@.intent == 'FAQ')]",
+    });
+    expect(cycleWarnings(toA, back, idle)).toHaveLength(1);
   });
 });
