@@ -6,6 +6,7 @@ import { candidateRules } from '../../rules/select';
 import { ANY_SCOPE, normalizeScopeValue } from '../scope';
 import type { RuleRow } from '../types';
 import type { ValidationContext } from './context';
+import { regexSample } from './regex-sample';
 
 /** The rule types whose match reads only the message: the same on every pass of a turn. */
 const MESSAGE_TYPES = new Set(['REGEX', 'EXACT']);
@@ -61,7 +62,8 @@ export function checkRuleCycles(ctx: ValidationContext): void {
 
 /**
  * Messages worth trying: a greeting, one no EXACT rule names (a loop may need the EXACT rules that would break it
- * not to match), then the movers' EXACT texts and REGEX patterns read as text.
+ * not to match), the movers' EXACT texts and REGEX patterns read as text, and a text each REGEX pattern likely
+ * matches (`1` for `^\\d+$`, regex-sample.ts).
  */
 function messagesOf(movers: RuleRow[]): string[] {
   const named = movers
@@ -70,9 +72,10 @@ function messagesOf(movers: RuleRow[]): string[] {
   const exactTexts = new Set(
     movers.filter((r) => upper(r.ruleType) === 'EXACT').map((r) => r.matchPattern.trim().toLowerCase())
   );
+  const samples = movers.filter((r) => upper(r.ruleType) === 'REGEX').map((r) => regexSample(r.matchPattern.trim()));
   let unnamed = `${PROBE}!`;
   while (exactTexts.has(unnamed)) unnamed += '!';
-  return [...new Set([PROBE, unnamed, ...named])].filter((t) => t !== '');
+  return [...new Set([PROBE, unnamed, ...named, ...samples])].filter((t): t is string => !!t && t.trim() !== '');
 }
 
 /**

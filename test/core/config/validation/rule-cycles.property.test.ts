@@ -14,8 +14,8 @@ import { ruleRow, sessionFor, snapshotOf } from '../../../support/config-rows';
 const INTENTS = ['GREETING', 'FAQ'];
 const STATES = ['IDLE', 'A', 'B'];
 const MESSAGE = 'hello';
-/** A message of each kind the conditions tell apart: the EXACT rules' text, and any other. */
-const MESSAGES = [MESSAGE, 'something else'];
+/** A message of each kind the conditions tell apart: the EXACT rules' text, ^never$'s, and any other. */
+const MESSAGES = [MESSAGE, 'never', 'something else'];
 
 const condition = fc.oneof(
   fc.constant({ ruleType: 'REGEX', matchPattern: '.*' }),

@@ -146,4 +146,11 @@ describe('rule loops that hit the pass limit (core/config/validation/rule-cycles
     });
     expect(cycleWarnings(toA, back, idle)).toHaveLength(1);
   });
+
+  it('finds a loop on a message only the REGEX patterns describe, neither the probe nor their text', () => {
+    const digits = (spec: RuleRow, matchPattern: string) => ({ ...spec, ruleType: 'REGEX', matchPattern });
+    expect(cycleWarnings(digits(toA, '^\\d+$'), digits(back, '[0-9]{2,}'))).toEqual([
+      expect.stringContaining('on the same message (e.g. "00")'),
+    ]);
+  });
 });
