@@ -32,7 +32,13 @@ import {
   type HeldToolResolution,
   type TurnExecutor,
 } from '../core/turn/executor';
-import { resolveHeldCall, toolHeldAudit, toolHoldResolvedAudit } from '../core/mcp/hold';
+import {
+  heldAuditInput,
+  operatorFailedMessage,
+  resolvedAuditInput,
+  resolveHeldCall,
+  TOOL_HOLD_FAILED,
+} from '../core/mcp/hold';
 import { StepCalls } from '../core/turn/protocol';
 import { isStepResult } from '../core/turn/step-result';
 import { STEP_TABLE, type StepName, type StepSpec } from '../core/turn/steps';
@@ -41,10 +47,10 @@ import { workflowNow } from './clock';
 import { activityOptionsFor, localActivityOptionsFor, optionsForTool } from './activity-options';
 import type { TurnState } from './turn-state';
 import { awaitHeldTool } from './tool-hold';
-import { awaitApproval, describeDecision, heldStepInput, toToolFailure, withAudits } from './turn-units';
+import { awaitApproval, describeDecision, heldStepInput, toToolFailure } from './turn-units';
 import { runStepsActivity } from './step-runs';
 import type { TurnVersions } from './turn-versions';
-import { recordTurnFailure, TOOL_HOLD_FAILED } from './turn-failure';
+import { recordTurnFailure } from './turn-failure';
 import { StepRunner } from '../core/turn/step-runner';
 import { escalationReason, runsLocally } from './step-kinds';
 import { handOverSummary, type PlannedStep, type RunAnswer, type RunStepName } from '../core/turn/step-runs';
@@ -268,14 +274,14 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     if (!this.versions.toolHold()) return null;
     const expiresAt = new Date(workflowNow() + request.timeoutMs).toISOString();
     const at = `McpToolHold: ${request.toolCode} (call ${request.callIndex})`;
-    await this.run('McpToolHold', withAudits(inputFor('held'), toolHeldAudit(request, expiresAt)), `${at} held`);
+    await this.run('McpToolHold', heldAuditInput(inputFor, request, expiresAt), `${at} held`);
     const resolution = await awaitHeldTool(this.state, this.session, request, expiresAt);
-    const resolved = withAudits(inputFor('resolved'), toolHoldResolvedAudit(request, resolution));
+    const resolved = resolvedAuditInput(inputFor, request, resolution);
     await this.run('McpToolHold', resolved, `${at} ${resolution.action}`);
     if (resolution.action === 'fail') {
       throw ApplicationFailure.create({
         type: TOOL_HOLD_FAILED,
-        message: `An operator failed the turn at ${request.toolCode}: ${resolution.reason ?? 'no reason given'}`,
+        message: operatorFailedMessage(request.toolCode, resolution.reason),
         nonRetryable: true,
       });
     }

@@ -8,6 +8,7 @@ import {
 import type { TurnActivities, TurnFailureFacts } from '../core/turn/activities';
 import type { TurnInput } from '../core/turn/contracts';
 import { isJsonObject } from '../core/json';
+import { TOOL_HOLD_FAILED } from '../core/mcp/hold';
 import { reportedAttempt } from '../core/turn/executor';
 import { blankSession } from '../core/turn/session-factory';
 import { STEP_TABLE } from '../core/turn/steps';
@@ -17,9 +18,6 @@ import { localActivityOptionsFor } from './activity-options';
 const { TurnFailure } = proxyLocalActivities<Pick<TurnActivities, 'TurnFailure'>>(
   localActivityOptionsFor(STEP_TABLE.TurnFailure)
 );
-
-/** The failure type the workflow itself fails a turn with when an operator fails its held tool call. */
-export const TOOL_HOLD_FAILED = 'TOOL_HOLD_FAILED';
 
 /**
  * The failure a turn ended on, as the API reads it (api/history/public-failure.ts): below Temporal's

@@ -1,6 +1,5 @@
 import { ActivityFailure } from '@temporalio/workflow';
 import type { Session } from '../core/session';
-import type { AuditRecord } from '../core/audit';
 import type { ApprovalDecision, DirectToolCallInput, StepInput, TurnDecisionRecord } from '../core/turn/contracts';
 import { reportedAttempt, toolCallFailure, type ApprovalRequest } from '../core/turn/executor';
 import { workflowNow } from './clock';
@@ -62,13 +61,4 @@ export function describeDecision(d: TurnDecisionRecord): string {
 /** A plain step input (no tool call, no carried rows) for the activity that audits a direct call's hold. */
 export function heldStepInput(call: DirectToolCallInput, session: Session, callKey: string): StepInput {
   return { turn: call.turn, session, callKey };
-}
-
-/** The input with one more audit row to write first (carried rows keep their own key). */
-export function withAudits(input: StepInput, record: AuditRecord): StepInput {
-  return {
-    ...input,
-    carryAudits: [...(input.carryAudits ?? []), record],
-    carryKey: input.carryKey ?? `${input.callKey}-carried`,
-  };
 }

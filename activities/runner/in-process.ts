@@ -4,6 +4,7 @@ import type { RequestContext } from '../../core/session';
 import type { TurnActivities } from '../../core/turn/activities';
 import {
   turnIdFor,
+  type DirectToolCallInput,
   type DirectToolCallRequest,
   type McpPrepareOutput,
   type McpToolDescriptor,
@@ -21,10 +22,20 @@ import {
   failedDirectToolCallInput,
   ToolCallFailure,
   toolCallFailure,
+  type HeldToolRequest,
+  type HeldToolResolution,
   type TurnExecutor,
 } from '../../core/turn/executor';
 import { committedTurnCount } from '../../db/repositories/conversation';
-import type { ActivityDeps } from '../deps';
+import { systemClock, type ActivityDeps, type Clock } from '../deps';
+import { EngineError } from '../../core/errors';
+import {
+  heldAuditInput,
+  operatorFailedMessage,
+  resolvedAuditInput,
+  resolveHeldCall,
+  TOOL_HOLD_FAILED,
+} from '../../core/mcp/hold';
 import { createActivities } from '..';
 import { runAsAttempt } from '../runtime/attempt';
 import { isRetryableFailure } from '../runtime/failure';
@@ -43,6 +54,12 @@ export interface InProcessOptions {
   maxAttempts?: number;
   /** Human-in-the-loop decisions for tools that need approval; default: reject. */
   approve?: TurnExecutor['awaitApproval'];
+  /**
+   * Decides at once a tool call held for an operator (#22: what-if answers with the recorded decision); the
+   * hold and the decision are audited as the workflow audits them. Default: no operator, a HOLD tool is never
+   * held and its failure stands; so it is when this answers null.
+   */
+  decideHeldTool?: (request: HeldToolRequest) => Promise<HeldToolResolution | null>;
   /** Wraps every activity call (tests inject failures or lost results here). */
   around?: <T>(activity: string, attempt: number, call: () => Promise<T>) => Promise<T>;
 }
@@ -66,12 +83,74 @@ async function withRetries<T>(
 type Activity<I extends StepInput, O extends StepOutput> = (input: I) => Promise<StepReply<O>>;
 
 /**
+ * A direct call, held for an operator like a planner call (#22) when `holder` can hold (the workflow's
+ * directToolCall, in process): run again as resolveHeldCall says; a failure that stands is recorded as its result.
+ */
+async function directCall(
+  first: DirectToolCallInput,
+  tool: McpToolDescriptor,
+  run: {
+    attempt(call: DirectToolCallInput): Promise<StepOutput>;
+    recordFailure(call: DirectToolCallInput): Promise<StepOutput>;
+    holder: Pick<TurnExecutor, 'holdToolCall' | 'record'> | null;
+  }
+): Promise<StepOutput> {
+  const inputs = {
+    audit: (suffix: string): StepInput => ({
+      turn: first.turn,
+      session: first.session,
+      callKey: first.callKey + suffix,
+    }),
+    call: (suffix: string): DirectToolCallInput => ({ ...first, callKey: first.callKey + suffix }),
+  };
+  let next = first;
+  for (let hold = 1; ; hold++) {
+    try {
+      return await run.attempt(next);
+    } catch (err) {
+      if (!(err instanceof ToolCallFailure)) throw err;
+      const held = { call: first.call, tool, failure: err, hold };
+      const again = run.holder ? await resolveHeldCall(run.holder, held, inputs) : null;
+      if (!again) return run.recordFailure(failedDirectToolCallInput(first, err));
+      next = again;
+    }
+  }
+}
+
+/**
+ * #22 in process: a held call is decided at once by `decide`, and the hold and the decision are audited as the
+ * workflow audits them (McpToolHold); `fail` ends the turn, null leaves the failure standing.
+ */
+function decidedHold(
+  decide: NonNullable<InProcessOptions['decideHeldTool']>,
+  runHold: (input: StepInput) => Promise<StepOutput>,
+  clock: Clock
+): NonNullable<TurnExecutor['holdToolCall']> {
+  return async (request, inputFor) => {
+    const resolution = await decide(request);
+    if (!resolution) return null;
+    const expiresAt = new Date(clock.now().getTime() + request.timeoutMs).toISOString();
+    await runHold(heldAuditInput(inputFor, request, expiresAt));
+    await runHold(resolvedAuditInput(inputFor, request, resolution));
+    if (resolution.action === 'fail') {
+      const message = operatorFailedMessage(request.toolCode, resolution.reason);
+      throw new EngineError(TOOL_HOLD_FAILED, message, { retryable: false });
+    }
+    return resolution;
+  };
+}
+
+/**
  * A TurnExecutor that calls the activity functions directly, in this process: the test harness
  * and the benchmark baseline for the Temporal workflow (conversationTurnV2), which runs the very
  * same functions with the same inputs (core/turn/protocol.ts) and the same retry counts
  * (core/turn/steps.ts).
  */
-export function createInProcessExecutor(activities: InProcessActivities, options: InProcessOptions = {}): TurnExecutor {
+export function createInProcessExecutor(
+  activities: InProcessActivities,
+  options: InProcessOptions = {},
+  clock: Clock = systemClock
+): TurnExecutor {
   const calls = new StepCalls();
   const attemptsOf = (name: StepName) => options.maxAttempts ?? STEP_TABLE[name].retry.maximumAttempts;
   const toolAttempts = (tool: McpToolDescriptor) =>
@@ -103,20 +182,17 @@ export function createInProcessExecutor(activities: InProcessActivities, options
       throw toolCallFailure(err, made);
     }
   }
-  /**
-   * A request's direct tool (D21), retried by the tool's policy; a final failure is recorded as its
-   * result. No operator here: like a planner call in process, a HOLD tool is never held (#22).
-   */
+  /** A request's direct tool (D21), retried by the tool's policy; a final failure is recorded as its result. */
   const direct = async (input: StepInput, out: StepOutput): Promise<StepOutput> => {
     const request = out.directToolCall as DirectToolCallRequest;
     const maxAttempts = toolAttempts(request.tool);
-    const next = directToolCallInput(input, out, request, maxAttempts);
-    try {
-      return await runTool('DirectToolCall', next, activities.DirectToolCall, maxAttempts);
-    } catch (err) {
-      if (!(err instanceof ToolCallFailure)) throw err;
-      return run('DirectToolCall', failedDirectToolCallInput(next, err), activities.DirectToolCall);
-    }
+    const holds = options.decideHeldTool !== undefined && request.tool.onRetriesExhausted === 'HOLD';
+    const first = directToolCallInput(input, out, request, maxAttempts, holds);
+    return directCall(first, request.tool, {
+      attempt: (call) => runTool('DirectToolCall', call, activities.DirectToolCall, maxAttempts),
+      recordFailure: (call) => run('DirectToolCall', call, activities.DirectToolCall),
+      holder: holds ? executor : null,
+    });
   };
   const runs = new StepRunner(
     inProcessStepRuns({
@@ -130,7 +206,7 @@ export function createInProcessExecutor(activities: InProcessActivities, options
     const reply = await runs.run(step, (steps) => calls.input(input, steps), next, name, runs.take(step));
     return calls.output(name, input, reply as StepReply<O>);
   };
-  return {
+  const executor: TurnExecutor = {
     step: async (name, input, next) => {
       const out = await runStep(name, input, next);
       return out.directToolCall ? direct(input, out) : out;
@@ -145,6 +221,11 @@ export function createInProcessExecutor(activities: InProcessActivities, options
       calls.record(decision);
     },
   };
+  if (options.decideHeldTool) {
+    const runHold = (input: StepInput) => run('McpToolHold', input, activities.McpToolHold);
+    executor.holdToolCall = decidedHold(options.decideHeldTool, runHold, clock);
+  }
+  return executor;
 }
 
 export interface TurnRequest {
@@ -185,5 +266,5 @@ export async function runTurnInProcess(
   options: InProcessRunOptions = {}
 ): Promise<TurnResult> {
   const turn = await turnInputFor(deps, request);
-  return runTurn(turn, createInProcessExecutor(options.activities ?? createActivities(deps), options));
+  return runTurn(turn, createInProcessExecutor(options.activities ?? createActivities(deps), options, deps.clock));
 }

@@ -4,9 +4,9 @@ import { EngineError, ErrorType } from '../../core/errors';
 import { canonicalJson, type Json } from '../../core/json';
 import type { LlmClient, LlmJsonResult, LlmRequest } from '../../core/llm';
 import type { ApprovalDecision } from '../../core/turn/contracts';
-import type { ApprovalRequest } from '../../core/turn/executor';
+import type { ApprovalRequest, HeldToolRequest, HeldToolResolution } from '../../core/turn/executor';
 import type { MissingRecording } from '../../core/whatif/diff';
-import type { RecordedApproval, RecordedToolCall, Recording } from '../../db/whatif/recording';
+import type { RecordedApproval, RecordedHoldDecision, RecordedToolCall, Recording } from '../../db/whatif/recording';
 import { jsonResult } from '../llm/json-output';
 import type { ToolHandler } from '../tools/deps';
 
@@ -61,6 +61,11 @@ export interface ReplayFeeds {
   /** Handler for every tool code (consumer handlers win over built-in tools in executeTool). */
   toolHandler: ToolHandler;
   approve(request: ApprovalRequest): Promise<ApprovalDecision>;
+  /**
+   * The operator's recorded decision on a held tool call (#22): the replay holds where the turn held and
+   * resolves as they did. Null (the failure stands, noted as missing) when no decision was recorded.
+   */
+  decideHeldTool(request: HeldToolRequest): Promise<HeldToolResolution | null>;
   /** Sets the turn whose recordings are preferred and starts its list of missing recordings. */
   beginTurn(turnNumber: number): void;
   /** What the current turn needed and did not find. */
@@ -105,14 +110,21 @@ export function replayFeeds(recording: Recording, normalise: (text: string) => s
       const found = tools.take(toolKey(ctx.toolCode, args), turn);
       if (!found) return refuse({ kind: 'tool', what: `${ctx.toolCode} ${args}` }, ErrorType.ToolExecutionFailed);
       if (found.outcome.ok) return found.outcome.result;
-      // The recording holds the call's final outcome, whatever its type: its retries are already in it.
-      throw new EngineError(found.outcome.type, found.outcome.error, { retryable: false });
+      // The recording holds the call's final outcome, whatever its type: its retries are already in it (the replay
+      // makes one attempt). Retryable as recorded: a direct call holds for an operator only on a retryable failure.
+      throw new EngineError(found.outcome.type, found.outcome.error, { retryable: found.outcome.retryable ?? false });
     },
     async approve(request) {
       const decision = recordedDecision(recording.approvals, turn, request);
       if (decision) return { decision: decision.decision, reason: decision.reason, decidedBy: decision.decidedBy };
       missing.push({ kind: 'approval', what: `${request.toolCode} ${normalise(canonicalJson(request.args))}` });
       return { decision: 'REJECTED', reason: 'what-if: no recorded decision', decidedBy: null };
+    },
+    async decideHeldTool(request) {
+      const decision = recordedHold(recording.holds, turn, request);
+      if (decision) return decision.resolution;
+      missing.push({ kind: 'operator', what: `${request.toolCode} call ${request.callIndex} hold ${request.hold}` });
+      return null;
     },
     beginTurn(turnNumber) {
       turn = turnNumber;
@@ -131,4 +143,19 @@ function recordedDecision(
     (a) => a.turnNumber === turnNumber && toolCodeKey(a.toolCode) === toolCodeKey(request.toolCode)
   );
   return mine.find((a) => a.callIndex === request.callIndex) ?? mine[0];
+}
+
+/** This turn's decision on the same hold of the same tool, the same call first (the draft may number calls anew). */
+function recordedHold(
+  holds: readonly RecordedHoldDecision[],
+  turnNumber: number,
+  request: HeldToolRequest
+): RecordedHoldDecision | undefined {
+  const mine = holds.filter(
+    (h) =>
+      h.turnNumber === turnNumber &&
+      toolCodeKey(h.toolCode) === toolCodeKey(request.toolCode) &&
+      (h.hold ?? 1) === request.hold
+  );
+  return mine.find((h) => h.callIndex === request.callIndex) ?? mine[0];
 }

@@ -107,7 +107,11 @@ async function replayTurn(
     await runTurnInProcess(
       deps,
       { conversationId: trail.scratchId, message: turn.message, inputParams: turn.inputParams },
-      { maxAttempts: 1, approve: (request) => feeds.approve(request) }
+      {
+        maxAttempts: 1,
+        approve: (request) => feeds.approve(request),
+        decideHeldTool: (request) => feeds.decideHeldTool(request),
+      }
     );
   } catch (err) {
     failure = errorMessage(err);

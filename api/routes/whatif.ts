@@ -25,7 +25,10 @@ const turnDiffSchema = {
   properties: {
     turnNumber: { type: 'integer' },
     userText: { type: 'string' },
-    status: { type: 'string', enum: ['same', 'changed', 'needs-model', 'needs-tool', 'needs-approval', 'skipped'] },
+    status: {
+      type: 'string',
+      enum: ['same', 'changed', 'needs-model', 'needs-tool', 'needs-approval', 'needs-operator', 'skipped'],
+    },
     changes: {
       type: 'array',
       items: { type: 'object', properties: { field: { type: 'string' }, recorded: {}, replayed: {} } },

@@ -1,6 +1,8 @@
 import { isJsonObject, type Json, type JsonObject } from '../json';
 import { McpAudit } from '../mcp/constants';
+import type { ToolHoldResolvedPayload } from '../mcp/hold';
 import type { ApprovalDecisionPayload } from '../mcp/outcomes';
+import { HELD_TOOL_ACTIONS } from '../turn/operator-decision';
 import type { ToolCallPayload, ToolResultPayload } from '../mcp/plan-apply';
 import type { RuleFramePayload } from '../rules/engine';
 import {
@@ -43,6 +45,7 @@ export interface ReadBackPayloads {
   [McpAudit.ApprovalGranted]: ReadBack<ApprovalDecisionPayload, 'tool_code'>;
   [McpAudit.ApprovalRejected]: ReadBack<ApprovalDecisionPayload, 'tool_code'>;
   [McpAudit.ApprovalExpired]: ReadBack<ApprovalDecisionPayload, 'tool_code'>;
+  [McpAudit.ToolHoldResolved]: ReadBack<ToolHoldResolvedPayload, 'tool_code' | 'action'>;
 }
 export type ReadBackStage = keyof ReadBackPayloads;
 
@@ -138,6 +141,18 @@ const SHAPES: { readonly [S in ReadBackStage]: Shape } = {
   [McpAudit.ApprovalGranted]: approval,
   [McpAudit.ApprovalRejected]: approval,
   [McpAudit.ApprovalExpired]: approval,
+  [McpAudit.ToolHoldResolved]: {
+    required: ['tool_code', 'action'],
+    fields: {
+      tool_code: text,
+      call_index: int,
+      hold: int,
+      action: oneOf(...HELD_TOOL_ACTIONS, 'expired'),
+      decided_by: orNull(text),
+      reason: orNull(text),
+      verified_result: json,
+    },
+  },
 };
 
 const META: Shape = {

@@ -1,9 +1,23 @@
 import { audit, type AuditRecord } from '../audit';
 import type { Json, JsonObject } from '../json';
 import type { McpToolDescriptor, StepInput, ToolCallRequest } from '../turn/contracts';
-import type { HeldToolRequest, HeldToolResolution, ToolCallFailure, TurnExecutor } from '../turn/executor';
+import {
+  withAudits,
+  type HeldToolRequest,
+  type HeldToolResolution,
+  type ToolCallFailure,
+  type TurnExecutor,
+} from '../turn/executor';
 import { HELD_TOOL_ACTIONS } from '../turn/operator-decision';
 import { DEFAULT_HOLD_TIMEOUT_MS, McpAudit } from './constants';
+
+/** The failure type a turn ends with when an operator fails its held tool call. */
+export const TOOL_HOLD_FAILED = 'TOOL_HOLD_FAILED';
+
+/** Why a turn an operator failed at its held call ended: the failure's message, and what-if's error fact. */
+export function operatorFailedMessage(toolCode: string, reason: string | null | undefined): string {
+  return `An operator failed the turn at ${toolCode}: ${reason ?? 'no reason given'}`;
+}
 
 /**
  * Failure types that mean "the request may have reached the upstream": an activity timeout
@@ -99,6 +113,18 @@ export function toolHeldAudit(request: HeldToolRequest, expiresAt: string): Audi
   });
 }
 
+/** TOOL_HOLD_RESOLVED as written (holdPayload's fields and the decision); what-if replays the decision from it. */
+export interface ToolHoldResolvedPayload {
+  tool_code: string;
+  call_index: number;
+  hold: number;
+  action: HeldToolResolution['action'];
+  decided_by: string | null;
+  reason: string | null;
+  /** markDone only. */
+  verified_result: Json;
+}
+
 export function toolHoldResolvedAudit(request: HeldToolRequest, resolution: HeldToolResolution): AuditRecord {
   const result: Json = resolution.result ?? null;
   return audit(McpAudit.ToolHoldResolved, {
@@ -108,6 +134,20 @@ export function toolHoldResolvedAudit(request: HeldToolRequest, resolution: Held
     reason: resolution.reason,
     ...(resolution.action === 'markDone' ? { verified_result: result } : {}),
   });
+}
+
+/** The McpToolHold input that writes TOOL_HELD, for a hold that waits until `expiresAt`; every executor's. */
+export function heldAuditInput(inputFor: (suffix: string) => StepInput, request: HeldToolRequest, expiresAt: string) {
+  return withAudits(inputFor('held'), toolHeldAudit(request, expiresAt));
+}
+
+/** The McpToolHold input that writes TOOL_HOLD_RESOLVED with the operator's decision. */
+export function resolvedAuditInput(
+  inputFor: (suffix: string) => StepInput,
+  request: HeldToolRequest,
+  resolution: HeldToolResolution
+) {
+  return withAudits(inputFor('resolved'), toolHoldResolvedAudit(request, resolution));
 }
 
 /** One line for the Temporal UI (workflow current details) and the CLI: why the turn waits. */

@@ -141,6 +141,15 @@ export interface TurnExecutor {
   holdToolCall?(request: HeldToolRequest, inputFor: (suffix: string) => StepInput): Promise<HeldToolResolution | null>;
 }
 
+/** The input with one more audit row to write first (carried rows keep their own key). */
+export function withAudits(input: StepInput, record: AuditRecord): StepInput {
+  return {
+    ...input,
+    carryAudits: [...(input.carryAudits ?? []), record],
+    carryKey: input.carryKey ?? `${input.callKey}-carried`,
+  };
+}
+
 /** Audits decided in driver code, waiting for the next activity to persist them. */
 export interface CarriedAudits {
   audits: AuditRecord[];

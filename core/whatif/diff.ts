@@ -3,21 +3,25 @@ import { FACT_FIELDS, type FactField, type TurnFacts } from './facts';
 
 /**
  * A recording the replay needed and did not have: a model question (prompt) never asked in the
- * recorded run, a tool call never made, an approval never decided. The turn is then reported as
- * needing it rather than guessed.
+ * recorded run, a tool call never made, an approval never decided, a held tool call (#22) no operator
+ * decided. The turn is then reported as needing it rather than guessed.
  */
 export interface MissingRecording {
-  kind: 'model' | 'tool' | 'approval';
-  /** What was asked: the call kind and prompt hash, the tool and its arguments, the tool to approve. */
+  kind: 'model' | 'tool' | 'approval' | 'operator';
+  /**
+   * What was asked: the call kind and prompt hash, the tool and its arguments, the tool to approve, the held
+   * call.
+   */
   what: string;
 }
 
 /**
  * `same` / `changed`: the replay ran on recordings only. `needs-model` / `needs-tool` /
- * `needs-approval`: the draft asked something never recorded. `skipped`: an earlier turn of the
+ * `needs-approval` / `needs-operator`: the draft asked something never recorded. `skipped`: an earlier turn of the
  * conversation needed a recording, so the state this turn would start from is unknown.
  */
-export type TurnStatus = 'same' | 'changed' | 'needs-model' | 'needs-tool' | 'needs-approval' | 'skipped';
+export type TurnStatus =
+  'same' | 'changed' | 'needs-model' | 'needs-tool' | 'needs-approval' | 'needs-operator' | 'skipped';
 
 export interface FieldChange {
   field: FactField;
@@ -57,6 +61,7 @@ const NEEDS: Record<MissingRecording['kind'], TurnStatus> = {
   model: 'needs-model',
   tool: 'needs-tool',
   approval: 'needs-approval',
+  operator: 'needs-operator',
 };
 
 function sameValue(a: Json, b: Json): boolean {
@@ -99,6 +104,7 @@ export function countByStatus(report: WhatifReport): Record<TurnStatus, number> 
     'needs-model': 0,
     'needs-tool': 0,
     'needs-approval': 0,
+    'needs-operator': 0,
     skipped: 0,
   };
   for (const conversation of report.conversations) for (const turn of conversation.turns) counts[turn.status] += 1;

@@ -8,6 +8,7 @@ import {
 } from '../audit/read';
 import { canonicalJson } from '../json';
 import { McpAudit } from '../mcp/constants';
+import { operatorFailedMessage } from '../mcp/hold';
 import { assistantText } from '../prompt/vars';
 
 /**
@@ -22,7 +23,10 @@ export interface TurnFacts {
   toolsCalled: string[];
   response: string | null;
   approvals: string[];
-  /** Why the turn did not complete (its last STEP_ERROR), null when it did; intent and state are then where it stopped. */
+  /**
+   * Why the turn did not complete (its last STEP_ERROR, or an operator's `fail` of a held call), null when it
+   * did; intent and state are then where it stopped.
+   */
   error: string | null;
 }
 
@@ -70,6 +74,12 @@ function addFact(facts: TurnFacts, row: FactAuditRow, parsed: Extract<ParsedAudi
       return false;
     case AuditStage.StepError:
       facts.error = `${parsed.payload.step}: ${parsed.payload.errorMessage ?? ''}`;
+      return false;
+    case McpAudit.ToolHoldResolved:
+      // An operator's `fail` ends the turn with no step error of its own: the error says who ended it, and why.
+      if (parsed.payload.action === 'fail') {
+        facts.error = `McpToolHold: ${operatorFailedMessage(parsed.payload.tool_code, parsed.payload.reason)}`;
+      }
       return false;
     case AuditStage.EngineReturn:
       facts.intent = parsed.payload.intent;

@@ -1,6 +1,5 @@
 import { and, asc, countDistinct, eq, gte, isNotNull, min } from 'drizzle-orm';
-import { ErrorType } from '../../core/errors';
-import type { Json, JsonObject } from '../../core/json';
+import type { JsonObject } from '../../core/json';
 import { McpAudit } from '../../core/mcp/constants';
 import { AuditStage } from '../../core/audit/payloads';
 import { parseAudit, readStageRows, type ReadBackPayloads } from '../../core/audit/read';
@@ -8,13 +7,16 @@ import { turnFactsOf, type TurnFacts } from '../../core/whatif/facts';
 import type { Database } from '../pool';
 import { listAudits, type StoredAudit } from '../repositories/audit';
 import { ceAudit, ceLlmCallLog } from '../schema';
+import { holdDecisionsOf, toolCallsOf, type RecordedHoldDecision, type RecordedToolCall } from './tool-calls';
+
+export type { RecordedHoldDecision, RecordedToolCall, RecordedToolOutcome } from './tool-calls';
 
 /**
  * Everything a what-if replay feeds back for one recorded conversation, read from what the engine
  * already records: the turns' messages (USER_INPUT audits), every model answer (ce_llm_call_log:
  * the prompt as sent, `system\n\nuser`, and the answer), every tool result (MCP_TOOL_CALL with its
- * MCP_TOOL_RESULT, or the direct path's TOOL_ORCHESTRATION_REQUEST/RESULT), approval decisions, and
- * per turn the facts the replay is compared with.
+ * MCP_TOOL_RESULT, or the direct path's TOOL_ORCHESTRATION_REQUEST/RESULT), approval decisions, operators'
+ * decisions on held tool calls (TOOL_HOLD_RESOLVED), and per turn the facts the replay is compared with.
  */
 export interface RecordedTurn {
   turnNumber: number;
@@ -34,18 +36,6 @@ export interface RecordedLlmCall {
   response: string;
 }
 
-/** A failure keeps its type: the replay fails the same way, so the context (and any prompt after it) reads the same. */
-export type RecordedToolOutcome = { ok: true; result: Json } | { ok: false; error: string; type: string };
-
-const failureTypeOf = (type: string | undefined): string => type ?? ErrorType.ToolExecutionFailed;
-
-export interface RecordedToolCall {
-  turnNumber: number;
-  toolCode: string;
-  args: Json;
-  outcome: RecordedToolOutcome;
-}
-
 export interface RecordedApproval {
   turnNumber: number;
   toolCode: string;
@@ -61,10 +51,8 @@ export interface Recording {
   llmCalls: RecordedLlmCall[];
   toolCalls: RecordedToolCall[];
   approvals: RecordedApproval[];
+  holds: RecordedHoldDecision[];
 }
-
-/** `<turn id>@<run id>/<call key>/<index>` → `<turn id>@<run id>/<call key>/`: the rows one activity wrote. */
-const segmentOf = (key: string) => key.slice(0, key.lastIndexOf('/') + 1);
 
 function byTurn(rows: readonly StoredAudit[]): Map<number, StoredAudit[]> {
   const turns = new Map<number, StoredAudit[]>();
@@ -75,67 +63,6 @@ function byTurn(rows: readonly StoredAudit[]): Map<number, StoredAudit[]> {
     else turns.set(row.turnNumber, [row]);
   }
   return turns;
-}
-
-function parsedRows(text: string | null): Json {
-  if (text === null) return null;
-  try {
-    return JSON.parse(text) as Json;
-  } catch {
-    return text;
-  }
-}
-
-function failedOutcome(failure: ReadBackPayloads[typeof AuditStage.StepError]): RecordedToolOutcome {
-  return {
-    ok: false,
-    error: failure.errorMessage ?? 'the recorded call failed',
-    type: failureTypeOf(failure.errorType),
-  };
-}
-
-/** Planner-path calls: MCP_TOOL_CALL, and in the same activity's rows either its result or its STEP_ERROR. */
-function plannerToolCalls(turnNumber: number, rows: readonly StoredAudit[]): RecordedToolCall[] {
-  const calls: RecordedToolCall[] = [];
-  for (const { row, payload: call } of readStageRows(rows, McpAudit.ToolCall)) {
-    const segment = segmentOf(row.idempotencyKey);
-    const mine = rows.filter((r) => r.idempotencyKey.startsWith(segment));
-    const result = readStageRows(mine, McpAudit.ToolResult)[0]?.payload;
-    const failure = readStageRows(mine, AuditStage.StepError).at(-1)?.payload;
-    const outcome: RecordedToolOutcome | null = result
-      ? { ok: true, result: parsedRows(result.rows ?? null) }
-      : failure
-        ? failedOutcome(failure)
-        : null;
-    if (outcome) calls.push({ turnNumber, toolCode: call.tool_code, args: call.args ?? {}, outcome });
-  }
-  return calls;
-}
-
-/** Errors of the direct path that a tool run produced (not a refusal before the tool ran). */
-const REFUSALS = new Set<string>([ErrorType.ToolNotAllowed, ErrorType.ToolArgsInvalid, ErrorType.ValidationFailed]);
-
-function directToolCalls(turnNumber: number, rows: readonly StoredAudit[]): RecordedToolCall[] {
-  const requests = readStageRows(rows, McpAudit.OrchestrationRequest).map((r) => r.payload);
-  const calls: RecordedToolCall[] = [];
-  for (const row of rows) {
-    const parsed = parseAudit(row);
-    if (parsed.kind !== 'read') continue;
-    if (parsed.stage === McpAudit.OrchestrationResult) {
-      const toolCode = parsed.payload.tool_code;
-      const args = requests.find((r) => r.tool_code === toolCode)?.args ?? {};
-      calls.push({ turnNumber, toolCode, args, outcome: { ok: true, result: parsed.payload.result ?? null } });
-    } else if (parsed.stage === McpAudit.OrchestrationError && !REFUSALS.has(parsed.payload.errorType ?? '')) {
-      const { tool_code: toolCode, args, error, errorType } = parsed.payload;
-      const outcome = {
-        ok: false as const,
-        error: error ?? 'the recorded call failed',
-        type: failureTypeOf(errorType),
-      };
-      calls.push({ turnNumber, toolCode, args: args ?? {}, outcome });
-    }
-  }
-  return calls;
 }
 
 const DECISIONS = {
@@ -219,7 +146,7 @@ export async function recordedTurnCount(db: Database, conversationId: string): P
 /** The recording of one conversation; null when it has no recorded turn. */
 export async function readRecording(db: Database, conversationId: string): Promise<Recording | null> {
   const turns = await auditsByTurn(db, conversationId);
-  const recording: Recording = { conversationId, turns: [], llmCalls: [], toolCalls: [], approvals: [] };
+  const recording: Recording = { conversationId, turns: [], llmCalls: [], toolCalls: [], approvals: [], holds: [] };
   const runOfTurn = new Map<number, string>();
   for (const [turnNumber, all] of [...turns].sort(([a], [b]) => a - b)) {
     const { runId, rows } = lastRunOf(all);
@@ -227,8 +154,9 @@ export async function readRecording(db: Database, conversationId: string): Promi
     if (!turn) continue;
     if (runId !== null) runOfTurn.set(turnNumber, runId);
     recording.turns.push(turn);
-    recording.toolCalls.push(...plannerToolCalls(turnNumber, rows), ...directToolCalls(turnNumber, rows));
+    recording.toolCalls.push(...toolCallsOf(turnNumber, rows));
     recording.approvals.push(...approvalsOf(turnNumber, rows));
+    recording.holds.push(...holdDecisionsOf(turnNumber, rows));
   }
   if (recording.turns.length === 0) return null;
   // A failed run's model answers are left out as its rows are: the retry asked again, and was answered.

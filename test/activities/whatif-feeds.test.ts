@@ -1,6 +1,7 @@
 import { normaliserFor, replayFeeds } from '../../activities/whatif/feeds';
 import type { LlmRequest } from '../../core/llm';
 import type { ToolHandlerContext } from '../../activities/tools/deps';
+import type { HeldToolRequest } from '../../core/turn/executor';
 import type { Recording } from '../../db/whatif/recording';
 
 const RECORDED = '11111111-1111-4111-8111-111111111111';
@@ -37,6 +38,22 @@ const recording: Recording = {
   approvals: [
     { turnNumber: 1, toolCode: 'order.cancel', callIndex: 2, decision: 'APPROVED', reason: null, decidedBy: 'ops' },
   ],
+  holds: [
+    {
+      turnNumber: 1,
+      toolCode: 'order.cancel',
+      callIndex: 2,
+      hold: 1,
+      resolution: { action: 'retry', decidedBy: 'sre', reason: null },
+    },
+    {
+      turnNumber: 1,
+      toolCode: 'order.cancel',
+      callIndex: 2,
+      hold: 2,
+      resolution: { action: 'markDone', decidedBy: 'sre', reason: 'checked', result: { cancelled: true } },
+    },
+  ],
 };
 
 const request = (kind: LlmRequest['kind'], systemPrompt: string, userPrompt: string): LlmRequest => ({
@@ -44,6 +61,18 @@ const request = (kind: LlmRequest['kind'], systemPrompt: string, userPrompt: str
   systemPrompt,
   userPrompt,
   meta: { conversationId: SCRATCH, turnNumber: 1, intent: 'UNKNOWN', state: 'UNKNOWN' },
+});
+const heldCall = (toolCode: string, callIndex: number, hold: number): HeldToolRequest => ({
+  toolCode,
+  callIndex,
+  hold,
+  idempotencyKey: 'k',
+  sideEffect: 'IDEMPOTENT_WRITE',
+  attempts: 2,
+  failureType: 'TOOL_HTTP_ERROR',
+  error: 'HTTP 503',
+  outcomeUnknown: false,
+  timeoutMs: 1000,
 });
 const tool = (toolCode: string, args: Record<string, string>) => ({ toolCode, args }) as unknown as ToolHandlerContext;
 
@@ -101,5 +130,23 @@ describe('what-if replay feeds', () => {
     f.beginTurn(2);
     await expect(f.approve(ask)).resolves.toMatchObject({ decision: 'REJECTED' });
     expect(f.missing()).toEqual([{ kind: 'approval', what: 'order.cancel {"id":"ORD-1"}' }]);
+  });
+
+  it('held calls: the operator\'s recorded decision on the same hold, else none, noted as "operator"', async () => {
+    const f = feeds();
+    f.beginTurn(1);
+    await expect(f.decideHeldTool(heldCall('ORDER.CANCEL', 2, 1))).resolves.toMatchObject({ action: 'retry' });
+    // The draft may number its calls anew: the same tool's same hold still finds the decision.
+    await expect(f.decideHeldTool(heldCall('order.cancel', 3, 2))).resolves.toEqual({
+      action: 'markDone',
+      decidedBy: 'sre',
+      reason: 'checked',
+      result: { cancelled: true },
+    });
+    expect(f.missing()).toEqual([]);
+    await expect(f.decideHeldTool(heldCall('order.cancel', 2, 3))).resolves.toBeNull();
+    f.beginTurn(2);
+    await expect(f.decideHeldTool(heldCall('order.cancel', 2, 1))).resolves.toBeNull();
+    expect(f.missing()).toEqual([{ kind: 'operator', what: 'order.cancel call 2 hold 1' }]);
   });
 });
