@@ -17,8 +17,10 @@ export const McpLoopSettings = {
     configKey: 'MCP_TOOL_MAX_LOOPS',
     kind: 'int',
     min: 1,
+    // Each iteration is a model call and a tool call in the turn's history, which Temporal caps (51,200 events).
+    max: 100,
     default: 5,
-    description: 'Planner iterations per turn before toolExecutionAbrupted is set.',
+    description: 'Planner iterations per turn before toolExecutionAbrupted is set; at most 100.',
   }),
   approvalTimeoutMs: defineSetting({
     configType: 'McpToolStep',

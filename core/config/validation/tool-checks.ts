@@ -186,6 +186,21 @@ function checkHttpTemplate(ctx: ValidationContext, id: number, column: string, t
   }
 }
 
+/**
+ * Whether an argument or the request context could pick the URL's origin: a model or an API caller (a direct
+ * tool_request) would then choose which host a call reaches (SSRF). The origin is what comes before the path: up to
+ * the first `/` after `://`, or after a leading `{{env.…}}` base URL.
+ */
+function callerPicksOrigin(urlTemplate: string): boolean {
+  const url = urlTemplate.trim();
+  const scheme = /^https?:\/\//i.exec(url);
+  const rest = scheme ? url.slice(scheme[0].length) : url;
+  const base = scheme ? '' : (/^\{\{[^}]*\}\}/.exec(rest)?.[0] ?? '');
+  const afterBase = rest.slice(base.length);
+  const origin = base + afterBase.slice(0, afterBase.search(/[/?#]|$/));
+  return /\{\{\s*(args|ctx)\./.test(origin) || (base !== '' && !/^\{\{\s*env\./.test(base));
+}
+
 function checkHttpTool(ctx: ValidationContext, h: McpHttpToolRow): void {
   const id = h.toolId;
   const fail = (reason: string) => ctx.sink.violation('ce_mcp_http_tool', id, reason);
@@ -194,6 +209,11 @@ function checkHttpTool(ctx: ValidationContext, h: McpHttpToolRow): void {
   if (isBlank(h.urlTemplate)) fail('url_template is blank');
   else if (!/^(https?:\/\/|\{\{)/i.test(h.urlTemplate.trim()))
     fail('url_template must start with http://, https:// or a {{env.…}} base URL');
+  else if (callerPicksOrigin(h.urlTemplate))
+    fail(
+      'url_template lets a call choose where it goes: the scheme, host and port (everything before the path) may ' +
+        'hold only {{env.CONVENGINE_TOOL_<NAME>}}, never {{args.…}} or {{ctx.…}}; put arguments in the path or query'
+    );
   checkHttpTemplate(ctx, id, 'url_template', h.urlTemplate);
   checkHttpTemplate(ctx, id, 'body_template', h.bodyTemplate);
   for (const [column, value] of [

@@ -410,6 +410,18 @@ const cases: Case[] = [
     violations: ['ce_mcp_tool[2]'],
     reason: /no ce_mcp_http_tool row/,
   },
+  ...[
+    'http://{{args.orderId}}/x',
+    'https://api.example.com:{{args.port}}/orders',
+    '{{args.base}}/orders',
+    '{{env.CONVENGINE_TOOL_BASE}}{{ctx.conversationId}}/orders',
+    'http://{{ args.host }}',
+  ].map((urlTemplate) => ({
+    name: `HTTP URL whose origin a call chooses: ${urlTemplate}`,
+    breakIt: (r: ConfigRows) => void (at(r.mcpHttpTools, 0).urlTemplate = urlTemplate),
+    violations: ['ce_mcp_http_tool[2]'],
+    reason: /url_template lets a call choose where it goes/,
+  })),
   {
     name: 'HTTP tool with a blank URL',
     breakIt: (r) => void (at(r.mcpHttpTools, 0).urlTemplate = ''),
@@ -501,9 +513,19 @@ const cases: Case[] = [
   },
   {
     name: 'an int setting past what a timer takes (it once made an invalid Date in the workflow)',
-    breakIt: (r) => void (at(r.configs, 0).configValue = '99999999999999999999'),
+    breakIt: (r) =>
+      void Object.assign(at(r.configs, 0), {
+        configKey: 'APPROVAL_TIMEOUT_MS',
+        configValue: '99999999999999999999',
+      }),
     violations: ['ce_config[1]'],
     reason: /must be <= 2147483647/,
+  },
+  {
+    name: 'a planner loop limit past what a turn history holds',
+    breakIt: (r) => void (at(r.configs, 0).configValue = '1000000'),
+    violations: ['ce_config[1]'],
+    reason: /MCP_TOOL_MAX_LOOPS must be <= 100/,
   },
   {
     name: 'an int setting in another notation than decimal digits',
