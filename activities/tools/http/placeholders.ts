@@ -1,6 +1,7 @@
 import { EngineError, ErrorType } from '../../../core/errors';
 import { TOOL_ENV_PREFIX } from '../../../core/config/vocabulary';
 import { isJsonObject, type Json, type JsonObject } from '../../../core/json';
+import { HTTP_PLACEHOLDER } from '../../../core/mcp/http-body-template';
 
 /**
  * Placeholders of ce_mcp_http_tool templates: `{{args.<name>}}` (the planner's or request's
@@ -24,8 +25,19 @@ export interface PlaceholderScope {
   env: Readonly<Record<string, string | undefined>>;
 }
 
-const PLACEHOLDER = /\{\{\s*([A-Za-z]+)\.([A-Za-z0-9_.-]+)\s*\}\}/g;
-const WHOLE = /^\{\{\s*([A-Za-z]+)\.([A-Za-z0-9_.-]+)\s*\}\}$/;
+const WHOLE = new RegExp(`^${HTTP_PLACEHOLDER.source}$`);
+
+/** The row itself is wrong: no call of the tool can work until the config is fixed. */
+export function toolConfigError(toolCode: string, message: string): EngineError {
+  return new EngineError(ErrorType.ConfigInvalid, `HTTP tool ${toolCode}: ${message}`);
+}
+
+/** This call's arguments are wrong: nothing is sent, and the same arguments will never work. */
+export function toolArgsError(toolCode: string, message: string, details: JsonObject = {}): EngineError {
+  return new EngineError(ErrorType.ToolArgsInvalid, `HTTP tool ${toolCode}: ${message}`, {
+    details: { toolCode, ...details },
+  });
+}
 
 function argValue(args: JsonObject, path: string): Json | undefined {
   let value: Json | undefined = args;
@@ -38,17 +50,14 @@ function argValue(args: JsonObject, path: string): Json | undefined {
 
 function envValue(scope: PlaceholderScope, name: string): string {
   if (!name.startsWith(TOOL_ENV_PREFIX)) {
-    throw new EngineError(
-      ErrorType.ConfigInvalid,
-      `HTTP tool ${scope.toolCode}: {{env.${name}}} is not allowed; only variables named ${TOOL_ENV_PREFIX}* can be used`
+    throw toolConfigError(
+      scope.toolCode,
+      `{{env.${name}}} is not allowed; only variables named ${TOOL_ENV_PREFIX}* can be used`
     );
   }
   const value = scope.env[name];
   if (value === undefined) {
-    throw new EngineError(
-      ErrorType.ConfigInvalid,
-      `HTTP tool ${scope.toolCode}: environment variable ${name} is not set`
-    );
+    throw toolConfigError(scope.toolCode, `environment variable ${name} is not set`);
   }
   return value;
 }
@@ -61,34 +70,29 @@ export function placeholderValue(root: string, path: string, scope: PlaceholderS
     case 'ctx': {
       const ctx = scope.ctx as unknown as Record<string, Json>;
       if (!Object.hasOwn(ctx, path)) {
-        throw new EngineError(
-          ErrorType.ConfigInvalid,
-          `HTTP tool ${scope.toolCode}: unknown placeholder {{ctx.${path}}}`
-        );
+        throw toolConfigError(scope.toolCode, `unknown placeholder {{ctx.${path}}}`);
       }
       return ctx[path] ?? '';
     }
     case 'env':
       return envValue(scope, path);
     default:
-      throw new EngineError(
-        ErrorType.ConfigInvalid,
-        `HTTP tool ${scope.toolCode}: unknown placeholder {{${root}.${path}}} (use args., ctx. or env.)`
-      );
+      throw toolConfigError(scope.toolCode, `unknown placeholder {{${root}.${path}}} (use args., ctx. or env.)`);
   }
 }
 
 function missingArg(scope: PlaceholderScope, path: string, where: string): EngineError {
-  return new EngineError(
-    ErrorType.ToolArgsInvalid,
-    `HTTP tool ${scope.toolCode}: ${where} needs argument "${path}", which the call did not provide`,
-    { details: { toolCode: scope.toolCode, argument: path } }
-  );
+  return toolArgsError(scope.toolCode, `${where} needs argument "${path}", which the call did not provide`, {
+    argument: path,
+  });
 }
 
 function asText(value: Json): string {
   return typeof value === 'string' ? value : JSON.stringify(value);
 }
+
+/** Escapes one argument or context value for where it goes; `offset` is the placeholder's in the template. */
+export type EncodeValue = (text: string, offset: number, path: string) => string;
 
 /**
  * Interpolates placeholders into text; `encode` escapes argument and context values (URL parts).
@@ -98,12 +102,12 @@ export function renderText(
   template: string,
   scope: PlaceholderScope,
   where: string,
-  encode = (s: string) => s
+  encode: EncodeValue = (s) => s
 ): string {
-  return template.replace(PLACEHOLDER, (_m, root: string, path: string) => {
+  return template.replace(HTTP_PLACEHOLDER, (_m, root: string, path: string, offset: number) => {
     const value = placeholderValue(root, path, scope);
     if (value === undefined) throw missingArg(scope, path, where);
-    return root === 'env' ? asText(value) : encode(asText(value));
+    return root === 'env' ? asText(value) : encode(asText(value), offset, path);
   });
 }
 

@@ -1,7 +1,17 @@
 import type { McpHttpToolRow } from '../../../core/config/types';
-import { EngineError, ErrorType } from '../../../core/errors';
-import { isJsonObject, tryParseJson, type Json, type JsonObject } from '../../../core/json';
-import { renderJsonTemplate, renderText, renderValue, TOOL_ENV_PREFIX, type PlaceholderScope } from './placeholders';
+import type { EngineError } from '../../../core/errors';
+import { isJsonObject, type Json, type JsonObject } from '../../../core/json';
+import { isHttpBodyProblem, planHttpBody } from '../../../core/mcp/http-body-template';
+import {
+  renderJsonTemplate,
+  renderText,
+  renderValue,
+  TOOL_ENV_PREFIX,
+  toolArgsError,
+  toolConfigError,
+  type PlaceholderScope,
+} from './placeholders';
+import { buildUrl } from './url';
 
 /** One fully rendered HTTP request of a tool call (the same for every retry attempt). */
 export interface HttpRequestSpec {
@@ -15,7 +25,7 @@ const BODY_METHODS = new Set(['POST', 'PUT', 'PATCH']);
 const METHODS = new Set(['GET', 'DELETE', 'HEAD', ...BODY_METHODS]);
 
 function configError(scope: PlaceholderScope, message: string): EngineError {
-  return new EngineError(ErrorType.ConfigInvalid, `HTTP tool ${scope.toolCode}: ${message}`);
+  return toolConfigError(scope.toolCode, message);
 }
 
 function objectColumn(value: Json | null, column: string, scope: PlaceholderScope): JsonObject {
@@ -24,29 +34,31 @@ function objectColumn(value: Json | null, column: string, scope: PlaceholderScop
   return value;
 }
 
-function buildUrl(row: McpHttpToolRow, scope: PlaceholderScope): string {
-  const rendered = renderText(row.urlTemplate, scope, 'url_template', encodeURIComponent);
-  let url: URL;
-  try {
-    url = new URL(rendered);
-  } catch {
-    throw configError(scope, `url_template does not render to a valid URL (${rendered})`);
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') throw configError(scope, 'url_template must be http(s)');
-  for (const [name, template] of Object.entries(objectColumn(row.queryParams, 'query_params', scope))) {
-    const value = renderValue(template, scope, `query param "${name}"`);
-    if (value === undefined || value === null || value === '') continue;
-    url.searchParams.append(name, typeof value === 'string' ? value : JSON.stringify(value));
-  }
-  return url.toString();
+/** What Node refuses in a header value (CR, LF and other controls): it would end the header early. */
+const INVALID_HEADER_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
+
+function headerValue(name: string, template: Json, scope: PlaceholderScope): string | null {
+  const where = `header "${name}"`;
+  const value = renderValue(template, scope, where);
+  if (value === undefined || value === null) return null;
+  const text = typeof value === 'string' ? value : JSON.stringify(value);
+  if (!INVALID_HEADER_CHAR.test(text)) return text;
+  const fixedPart = typeof template === 'string' ? renderText(template, scope, where, () => '') : '';
+  if (INVALID_HEADER_CHAR.test(fixedPart)) throw configError(scope, `${where} holds a control character`);
+  throw toolArgsError(
+    scope.toolCode,
+    `${where} would carry a control character (CR, LF, …) from the call's arguments`,
+    {
+      header: name,
+    }
+  );
 }
 
 function buildHeaders(row: McpHttpToolRow, scope: PlaceholderScope): Record<string, string> {
   const headers: Record<string, string> = {};
   for (const [name, template] of Object.entries(objectColumn(row.headers, 'headers', scope))) {
-    const value = renderValue(template, scope, `header "${name}"`);
-    if (value !== undefined && value !== null)
-      headers[name] = typeof value === 'string' ? value : JSON.stringify(value);
+    const value = headerValue(name, template, scope);
+    if (value !== null) headers[name] = value;
   }
   return headers;
 }
@@ -69,18 +81,22 @@ function authHeader(row: McpHttpToolRow, scope: PlaceholderScope): [string, stri
   return [row.authHeaderName?.trim() || 'X-API-KEY', secret];
 }
 
+/** The body, rendered by the rule of core/mcp/http-body-template.ts: no argument value can change its structure. */
 function buildBody(row: McpHttpToolRow, method: string, scope: PlaceholderScope): string | null {
   if (!BODY_METHODS.has(method)) return null;
-  if (row.bodyTemplate === null) return JSON.stringify(scope.args);
-  const parsed = tryParseJson(row.bodyTemplate);
-  if (parsed !== undefined) return JSON.stringify(renderJsonTemplate(parsed, scope, 'body_template'));
-  return renderText(row.bodyTemplate, scope, 'body_template');
+  if (row.bodyTemplate === null || row.bodyTemplate.trim() === '') return JSON.stringify(scope.args);
+  const plan = planHttpBody(row.bodyTemplate, row.headers);
+  if (isHttpBodyProblem(plan)) throw configError(scope, `body_template ${plan.problem}`);
+  if (plan.kind === 'json') return JSON.stringify(renderJsonTemplate(plan.template, scope, 'body_template'));
+  if (plan.kind === 'form') return renderText(plan.template, scope, 'body_template', encodeURIComponent);
+  return renderText(plan.template, scope, 'body_template');
 }
 
 /**
- * Renders a ce_mcp_http_tool row for one call: URL (path placeholders URL-encoded, query params
- * with missing optional args skipped), headers, auth from the named env var, body (a null
- * body_template on POST/PUT/PATCH sends the args as JSON), the injected context headers and,
+ * Renders a ce_mcp_http_tool row for one call: URL (url.ts: path values URL-encoded, dot segments
+ * refused, query params with missing optional args skipped), headers (a control character from an
+ * argument is refused), auth from the named env var, body (a null body_template on POST/PUT/PATCH
+ * sends the args as JSON), the injected context headers and,
  * for write tools, the stable Idempotency-Key (D16).
  */
 export function buildHttpRequest(

@@ -16,7 +16,7 @@ import {
 } from '../vocabulary';
 import { isBlank, repeatedKeys, type ValidationContext } from './context';
 import { isStringArray, isStringMap } from './schema-checks';
-import { checkHttpInputSchema } from './tool-input-checks';
+import { checkHttpBodyTemplate, checkHttpInputSchema } from './tool-input-checks';
 
 export function checkTools(ctx: ValidationContext): void {
   const dbRows = new Map(ctx.rows.mcpDbTools.map((d) => [d.toolId, d]));
@@ -227,6 +227,7 @@ function checkHttpTool(ctx: ValidationContext, h: McpHttpToolRow): void {
   checkHttpAuth(ctx, h);
   checkHttpPolicy(ctx, h);
   checkHttpInputSchema(ctx, h);
+  checkHttpBodyTemplate(ctx, h);
   const mapping = parseResponseMapping(h.responseMappingKind, h.responseMapping);
   if (typeof mapping === 'string') fail(mapping);
 }

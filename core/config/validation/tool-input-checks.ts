@@ -1,4 +1,5 @@
 import { isJsonObject } from '../../json';
+import { isHttpBodyProblem, planHttpBody } from '../../mcp/http-body-template';
 import { httpTemplateArgs } from '../../mcp/tool-input-schema';
 import type { McpHttpToolRow } from '../types';
 import { isBlank, type ValidationContext } from './context';
@@ -32,4 +33,15 @@ export function checkHttpInputSchema(ctx: ValidationContext, h: McpHttpToolRow):
   for (const name of httpTemplateArgs(h)) {
     if (!Object.hasOwn(declared, name)) fail(`a template reads {{args.${name}}}, which input_schema does not declare`);
   }
+}
+
+/**
+ * A body_template must say how each value it reads is encoded (core/mcp/http-body-template.ts): a
+ * JSON body must be JSON with each placeholder taken as a value, a form body must have fixed field
+ * names, and any other Content-Type may not read arguments. Otherwise an argument could add fields.
+ */
+export function checkHttpBodyTemplate(ctx: ValidationContext, h: McpHttpToolRow): void {
+  if (isBlank(h.bodyTemplate)) return;
+  const plan = planHttpBody(h.bodyTemplate as string, h.headers);
+  if (isHttpBodyProblem(plan)) ctx.sink.violation('ce_mcp_http_tool', h.toolId, `body_template ${plan.problem}`);
 }
