@@ -98,9 +98,11 @@ function jsonPlan(text: string): HttpBodyPlan | HttpBodyProblem {
   try {
     template = JSON.parse(quoteBarePlaceholders(text)) as Json;
   } catch (err) {
+    // Positions count in the quoted text, not the author's, so they would mislead.
+    const reason = (err as Error).message.replace(/ in JSON at position \d+.*$/, '');
     return {
       problem:
-        `is not JSON once each {{…}} is taken as one JSON value (${(err as Error).message}); a JSON body ` +
+        `is not JSON once each {{…}} is taken as one JSON value (${reason}); a JSON body ` +
         '(no Content-Type header, or application/json) must be, e.g. {"amount": {{args.amount}}, "note": "{{args.note}}"}; ' +
         `for a form body set the Content-Type header to ${FORM_CONTENT_TYPE}`,
     };
