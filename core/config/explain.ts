@@ -96,6 +96,15 @@ const unknownPhase: Explainer = (v) =>
 const unknownToolGroup: Explainer = (v) =>
   `UPDATE ce_mcp_tool SET tool_group = 'HTTP_API' /* or 'DB' */ WHERE tool_id = ${v.id};`;
 
+const unlistedIdentifier: Explainer = (v, m) =>
+  [
+    `-- The Java engine took any plain identifier the arguments named when allowed_identifiers was not set; here a`,
+    `-- \${${m[1]}} placeholder takes only the identifiers listed for it. List the tables or columns it may name.`,
+    `UPDATE ce_mcp_db_tool`,
+    `SET allowed_identifiers = coalesce(allowed_identifiers, '{}') || '{"${m[1]}": ["<table or column>"]}'`,
+    `WHERE tool_id = ${v.id};`,
+  ].join('\n');
+
 const EXPLAINERS: [RegExp, Explainer][] = [
   [/^HTTP_API tool (\S+) has no ce_mcp_http_tool row/, missingHttpRow],
   [/^DB tool (\S+) has no ce_mcp_db_tool row/, missingDbRow],
@@ -107,6 +116,7 @@ const EXPLAINERS: [RegExp, Explainer][] = [
   ],
   [/unknown phase|phase "[^"]*" is not/i, unknownPhase],
   [/unknown tool_group/, unknownToolGroup],
+  [/uses \$\{(\w+)\}, but allowed_identifiers lists no identifier/, unlistedIdentifier],
 ];
 
 function generic(v: ConfigViolation): string {

@@ -1,6 +1,7 @@
 import { toolCodeKey } from '../config/vocabulary';
 import type { ConfigSnapshot, McpDbToolRow, McpHttpToolRow, McpToolRow } from '../config/types';
 import { isJsonObject, type Json, type JsonObject } from '../json';
+import { identifierPlaceholders } from './db-identifiers';
 import { SemanticTool } from './constants';
 
 /**
@@ -54,7 +55,6 @@ const BUILTIN_SCHEMAS: Record<string, JsonObject> = {
 
 const ARG_PLACEHOLDER = /\{\{\s*args\.([A-Za-z0-9_-]+)/g;
 const SQL_BIND = /(?<![:\w]):([A-Za-z_]\w*)/g;
-const SQL_IDENTIFIER = /\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g;
 
 function objectOf(names: Iterable<string>, type: JsonObject): JsonObject {
   const properties: JsonObject = {};
@@ -81,7 +81,7 @@ function dbTemplateArgs(row: McpDbToolRow): Set<string> {
   const sql = row.sqlTemplate.replace(/'(?:[^']|'')*'/g, "''");
   const names = new Set<string>(['limit']);
   for (const m of sql.matchAll(SQL_BIND)) names.add(m[1] as string);
-  for (const m of sql.matchAll(SQL_IDENTIFIER)) names.add(m[1] as string);
+  for (const name of identifierPlaceholders(sql)) names.add(name);
   return names;
 }
 

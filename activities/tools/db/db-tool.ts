@@ -1,6 +1,11 @@
 import type { McpDbToolRow } from '../../../core/config/types';
 import { EngineError, ErrorType } from '../../../core/errors';
-import { isJsonObject, type Json, type JsonObject } from '../../../core/json';
+import type { Json, JsonObject } from '../../../core/json';
+import {
+  allowedIdentifierValues,
+  expandIdentifierPlaceholders,
+  PLAIN_IDENTIFIER,
+} from '../../../core/mcp/db-identifiers';
 import { McpAudit } from '../../../core/mcp/constants';
 import { bindNamedParams, SqlParamError } from '../../../core/sql';
 import type { ToolHandlerContext } from '../deps';
@@ -10,34 +15,29 @@ import { auditSqlPreflight } from '../sql/preflight';
 
 /**
  * A ce_mcp_db_tool (D8): a SQL template with `:name` parameters bound from the args,
- * `${identifier}` placeholders that must be plain identifiers listed in allowed_identifiers,
+ * `${identifier}` placeholders that must be plain identifiers listed in allowed_identifiers (none when unlisted),
  * rows capped at max_rows. The args have already matched param_schema (the executor checks every
  * tool's args, core/mcp/tool-args.ts). safe_mode (on by default) also enforces the guardrail's
  * function/keyword policy; the statement must be a single read-only query either way, and it
  * runs read-only regardless.
  */
-const IDENTIFIER = /^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)?$/;
-
-function allowedValues(row: McpDbToolRow, name: string): string[] | null {
-  if (!isJsonObject(row.allowedIdentifiers)) return null;
-  const list = row.allowedIdentifiers[name];
-  return Array.isArray(list) ? list.filter((v): v is string => typeof v === 'string') : [];
-}
-
-/** Expands `${name}` with a plain identifier from args[name], listed under allowed_identifiers[name]. */
+/**
+ * Expands `${name}` with a plain identifier from args[name], listed under allowed_identifiers[name]; a name with no
+ * list allows none (core/mcp/db-identifiers.ts).
+ */
 export function expandIdentifiers(toolCode: string, row: McpDbToolRow, args: JsonObject): string {
-  return row.sqlTemplate.replace(/\$\{([A-Za-z_][A-Za-z0-9_]*)\}/g, (_m, name: string) => {
+  return expandIdentifierPlaceholders(row.sqlTemplate, (name) => {
     const value = args[name];
     const fail = (why: string): never => {
       throw new EngineError(ErrorType.ToolArgsInvalid, `DB tool ${toolCode}: identifier \${${name}} ${why}`, {
         details: { toolCode, name },
       });
     };
-    if (typeof value !== 'string' || !IDENTIFIER.test(value))
+    if (typeof value !== 'string' || !PLAIN_IDENTIFIER.test(value))
       return fail(`must be a plain identifier (got ${JSON.stringify(value ?? null)})`);
-    const allowed = allowedValues(row, name);
-    if (allowed !== null && !allowed.includes(value))
-      return fail(`value "${value}" is not in allowed_identifiers.${name}`);
+    const allowed = allowedIdentifierValues(row.allowedIdentifiers, name);
+    if (allowed.length === 0) return fail('has no allowed_identifiers entry, so no identifier is allowed');
+    if (!allowed.includes(value)) return fail(`value "${value}" is not in allowed_identifiers.${name}`);
     return value;
   });
 }

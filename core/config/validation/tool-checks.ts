@@ -1,5 +1,6 @@
 import { callerPicksOrigin } from '../../mcp/http-url-template';
 import { isJsonObject, type Json } from '../../json';
+import { identifierExpansions, identifierPlaceholders } from '../../mcp/db-identifiers';
 import { parseAuthoredTemplate } from '../../templates';
 import { parseResponseMapping } from '../response-mapping';
 import type { McpDbToolRow, McpHttpToolRow, McpToolRow } from '../types';
@@ -137,12 +138,7 @@ function checkDbTool(ctx: ValidationContext, d: McpDbToolRow): void {
   const fail = (reason: string) => ctx.sink.violation('ce_mcp_db_tool', d.toolId, reason);
   if (isBlank(d.sqlTemplate)) fail('sql_template is blank');
   else if (!SQL_START.test(d.sqlTemplate)) fail('sql_template must be a read-only query starting with SELECT or WITH');
-  else if (ctx.has('configs')) {
-    // Without the business-schemas setting (a partial tree) the verdict is unknown; without the ce_mcp_sql_guardrail
-    // rows an ALLOW_FUNCTION row might lift a function refusal, so only what no row can change is checked.
-    const refused = ctx.checkToolSql?.(d.sqlTemplate, ctx.rows, { enforcePolicy: ctx.has('sqlGuardrails') });
-    if (refused) fail(`sql_template is refused by the SQL guardrail: ${refused}`);
-  }
+  else checkDbToolSql(ctx, d, fail);
   if (!(Number.isInteger(d.maxRows) && d.maxRows >= 1)) fail(`max_rows must be a positive integer (got ${d.maxRows})`);
   const identifiers: Json | null = d.allowedIdentifiers;
   if (
@@ -160,6 +156,27 @@ function checkDbTool(ctx: ValidationContext, d: McpDbToolRow): void {
       if (name !== 'limit' && !Object.hasOwn(declared, name))
         fail(`sql_template binds :${name}, which param_schema does not declare`);
     }
+    for (const name of identifierPlaceholders(d.sqlTemplate)) {
+      if (!Object.hasOwn(declared, name)) fail(`sql_template uses \${${name}}, which param_schema does not declare`);
+    }
+  }
+}
+
+/**
+ * The template as the tool would run it: each `${name}` expanded with each combination of its allowed identifiers
+ * (a placeholder with none is refused, as the tool refuses it), and every expansion through the SQL guardrail.
+ */
+function checkDbToolSql(ctx: ValidationContext, d: McpDbToolRow, fail: (reason: string) => void): void {
+  const expanded = identifierExpansions(d.sqlTemplate, d.allowedIdentifiers);
+  if (!expanded.ok) return fail(expanded.reason);
+  // Without the business-schemas setting (a partial tree) the verdict is unknown; without the ce_mcp_sql_guardrail
+  // rows an ALLOW_FUNCTION row might lift a function refusal, so only what no row can change is checked.
+  if (!ctx.has('configs')) return;
+  for (const sql of expanded.expansions) {
+    const refused = ctx.checkToolSql?.(sql, ctx.rows, { enforcePolicy: ctx.has('sqlGuardrails') });
+    if (!refused) continue;
+    const as = sql === d.sqlTemplate ? '' : ` (expanded as: ${sql})`;
+    return fail(`sql_template is refused by the SQL guardrail: ${refused}${as}`);
   }
 }
 

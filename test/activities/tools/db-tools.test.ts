@@ -135,6 +135,19 @@ describe('ce_mcp_db_tool (D8)', () => {
     expect(injected.message).toContain('must be a plain identifier');
   });
 
+  it.each([
+    ['null', null],
+    ['without the name', { other: ['orders'] }],
+    ['with an empty list', { table: [] }],
+  ])('allows no identifier when allowed_identifiers is %s (fails closed)', async (_case, allowedIdentifiers) => {
+    const row = dbTool({ toolId: 6, sqlTemplate: 'select count(*)::int as n from ${table}', allowedIdentifiers });
+    const refused = await failure(runDbTool(context('t', { table: 'orders' }).ctx, row));
+    expect(refused).toMatchObject({ type: 'TOOL_ARGS_INVALID' });
+    expect(refused.message).toBe(
+      'DB tool t: identifier ${table} has no allowed_identifiers entry, so no identifier is allowed'
+    );
+  });
+
   it('allows WITH … SELECT templates and caps rows at max_rows', async () => {
     const row = dbTool({
       toolId: 3,

@@ -24,6 +24,14 @@ describe('validate-config --explain fixes (issue #21)', () => {
     expect(fix).toContain("UPDATE ce_rule SET phase = 'PRE_RESPONSE_RESOLUTION' WHERE rule_id = 12;");
   });
 
+  it('lists the identifiers a ${placeholder} of a DB tool may take', () => {
+    const reason = 'sql_template uses ${tbl}, but allowed_identifiers lists no identifier for it (add …)';
+    const fix = explainViolation({ table: 'ce_mcp_db_tool', id: '9', reason }, rows);
+    expect(fix).toContain(
+      `SET allowed_identifiers = coalesce(allowed_identifiers, '{}') || '{"tbl": ["<table or column>"]}'\nWHERE tool_id = 9;`
+    );
+  });
+
   it('falls back to inspecting the row and disabling it, quoting text keys', () => {
     const fix = explainViolation({ table: 'ce_intent', id: "O'BRIEN", reason: 'something else' }, rows);
     expect(fix).toContain("SELECT * FROM ce_intent WHERE intent_code = 'O''BRIEN';");

@@ -1,7 +1,7 @@
 import { allSettings } from '../../../core/config/settings';
 import { validateConfig } from '../../../core/config/validate';
 import { formatViolation, type ConfigRows } from '../../../core/config/types';
-import { configSetting, mcpTool, response, rule } from '../../../db/seed/builders';
+import { configSetting, mcpTool, objectSchema, response, rule } from '../../../db/seed/builders';
 import { validBaseConfig } from '../../support/config-fixtures';
 
 type Case = {
@@ -580,6 +580,46 @@ const cases: Case[] = [
     breakIt: (r) => void (at(r.mcpDbTools, 0).sqlTemplate = 'delete from loan'),
     violations: ['ce_mcp_db_tool[1]'],
     reason: /SELECT or WITH/,
+  },
+  {
+    name: 'DB tool with ${tbl} but no allowed_identifiers (it could run none, Java took any identifier)',
+    breakIt: (r) => {
+      const row = at(r.mcpDbTools, 0);
+      row.sqlTemplate = 'select status from ${tbl} where customer_id = :customer_id';
+      row.paramSchema = objectSchema({ customer_id: { type: 'string' }, tbl: { type: 'string' } });
+      row.allowedIdentifiers = null;
+    },
+    violations: ['ce_mcp_db_tool[1]'],
+    reason: /uses \$\{tbl\}, but allowed_identifiers lists no identifier for it \(add allowed_identifiers: \{"tbl"/,
+  },
+  {
+    name: 'DB tool whose allowed identifiers for ${tbl} are an empty list',
+    breakIt: (r) => {
+      const row = at(r.mcpDbTools, 0);
+      row.sqlTemplate = 'select status from ${tbl} where customer_id = :customer_id';
+      row.paramSchema = objectSchema({ customer_id: { type: 'string' }, tbl: { type: 'string' } });
+      row.allowedIdentifiers = { tbl: [], table: ['loan'] };
+    },
+    violations: ['ce_mcp_db_tool[1]'],
+    reason: /allowed_identifiers lists no identifier for it/,
+  },
+  {
+    name: 'DB tool allowing an identifier the tool would refuse',
+    breakIt: (r) => {
+      const row = at(r.mcpDbTools, 0);
+      row.sqlTemplate = 'select status from ${table} where customer_id = :customer_id';
+      row.paramSchema = objectSchema({ customer_id: { type: 'string' }, table: { type: 'string' } });
+      row.allowedIdentifiers = { table: ['loan', 'loan; drop table loan'] };
+    },
+    violations: ['ce_mcp_db_tool[1]'],
+    reason: /allowed_identifiers.table has "loan; drop table loan", which is not a plain identifier/,
+  },
+  {
+    name: 'DB tool with ${table} that param_schema does not declare',
+    breakIt: (r) =>
+      void (at(r.mcpDbTools, 0).sqlTemplate = 'select status from ${table} where customer_id = :customer_id'),
+    violations: ['ce_mcp_db_tool[1]'],
+    reason: /uses \$\{table\}, which param_schema does not declare/,
   },
   {
     name: 'unparseable declared setting',
