@@ -71,8 +71,9 @@ export const BUILT_IN_ALLOWED_FUNCTIONS: ReadonlySet<string> = new Set([
 /**
  * Classes of functions that reach outside the query. They are refused even when a
  * ce_mcp_sql_guardrail row allows them, and even for a DB tool with safe_mode off: no config row
- * may let model-written SQL read server files, run SQL given as text, change settings or take
- * locks that outlive the transaction.
+ * may let model-written SQL read server files, run SQL given as text, change settings, take
+ * locks that outlive the transaction, or change the server (WAL, replication slots, statistics,
+ * indexes, the catalog). Families are matched by prefix, so a sibling added later is denied too.
  */
 interface DeniedClass {
   what: string;
@@ -83,10 +84,9 @@ interface DeniedClass {
 const DENIED_CLASSES: readonly DeniedClass[] = [
   {
     what: 'reads or lists files on the database server',
-    names: words(
-      'pg_read_file pg_read_binary_file pg_stat_file pg_current_logfile pg_file_write pg_file_rename pg_file_unlink'
-    ),
-    pattern: /^pg_ls_/,
+    // pg_file_* and pg_logdir_ls are the adminpack extension's.
+    names: words('pg_read_file pg_read_binary_file pg_stat_file pg_current_logfile pg_logdir_ls'),
+    pattern: /^pg_(ls_|file_)/,
   },
   { what: 'reads or writes large objects (server files)', names: words('loread lowrite'), pattern: /^lo_/ },
   { what: 'connects to another database', names: words('dblink'), pattern: /^(dblink|postgres_fdw)/ },
@@ -105,19 +105,43 @@ const DENIED_CLASSES: readonly DeniedClass[] = [
   { what: 'sleeps and holds a connection', names: words('pg_sleep pg_sleep_for pg_sleep_until') },
   {
     what: 'signals server processes',
-    names: words(
-      'pg_cancel_backend pg_terminate_backend pg_reload_conf pg_rotate_logfile pg_log_backend_memory_contexts pg_promote'
-    ),
+    names: words('pg_cancel_backend pg_terminate_backend pg_reload_conf pg_promote'),
+    pattern: /^pg_rotate_logfile/,
   },
   { what: 'changes sequences', names: words('nextval setval currval lastval') },
   { what: 'sends notifications', names: words('pg_notify') },
+  // PostgreSQL's system administration functions (docs chapter 9.27) that change the server, by family.
   {
-    what: 'writes to the server (WAL, snapshots, replication, statistics)',
-    names: words(
-      'txid_current pg_current_xact_id pg_export_snapshot pg_switch_wal pg_create_restore_point pg_logical_emit_message'
-    ),
-    pattern:
-      /^(pg_(create|drop|copy)_.*replication_slot|pg_replication_origin_|pg_stat_reset|pg_backup_|pg_wal_replay_)/,
+    what: 'writes to the server log or WAL, takes backups or controls recovery',
+    // pg_log_*: pg_log_backend_memory_contexts, pg_log_standby_snapshot; the *_xlog_* names are PostgreSQL 9's.
+    names: words('pg_switch_wal pg_switch_xlog pg_create_restore_point pg_logical_emit_message'),
+    pattern: /^pg_(log_|backup_|(start|stop)_backup|(wal|xlog)_replay_)/,
+  },
+  {
+    what: 'uses replication slots or origins (decodes every change in the database)',
+    // pg_logical_slot_{get,peek}[_binary]_changes, pg_replication_slot_advance, pg_replication_origin_*,
+    // pg_{create,drop,copy}_*replication_slot.
+    names: words(''),
+    pattern: /^pg_(logical_|replication_)|replication_slot/,
+  },
+  {
+    what: 'assigns a transaction id or exports a snapshot',
+    names: words('txid_current pg_current_xact_id pg_export_snapshot'),
+  },
+  {
+    what: 'resets or flushes statistics',
+    // pg_stat_reset*, and extensions' pg_stat_statements_reset and the like.
+    names: words('pg_stat_clear_snapshot pg_stat_force_next_flush'),
+    pattern: /^pg_stat_reset|^pg_stat\w*_reset$/,
+  },
+  {
+    what: 'maintains indexes',
+    names: words('gin_clean_pending_list'),
+    pattern: /^brin_(de)?summarize_/,
+  },
+  {
+    what: 'changes the catalog or the buffer cache',
+    names: words('pg_import_system_collations pg_nextoid pg_prewarm'),
   },
 ];
 

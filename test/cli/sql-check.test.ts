@@ -71,6 +71,26 @@ describe('convengine sql-check', () => {
     expect(verdicts[3]?.reason).toBe('SQL contains blocked keyword: EXPLAIN.');
   });
 
+  it('never lets --allow-function lift a function that changes the server', async () => {
+    const calls = [
+      'pg_log_standby_snapshot()',
+      "pg_logical_slot_peek_changes('s', null, null)",
+      'pg_stat_clear_snapshot()',
+      "brin_summarize_new_values('i')",
+      'pg_import_system_collations(1)',
+    ];
+    const args = calls.flatMap((c) => ['--allow-function', c.slice(0, c.indexOf('('))]);
+    const { code, stdout } = await run(args, calls.map((c) => `select ${c}`).join('\n'));
+    expect(code).toBe(0);
+    const verdicts = stdout
+      .trim()
+      .split('\n')
+      .map((l) => JSON.parse(l) as { allowed: boolean; reason: string });
+    expect(verdicts).toHaveLength(calls.length);
+    for (const v of verdicts)
+      expect(v).toMatchObject({ allowed: false, reason: expect.stringMatching(/never allowed/) });
+  });
+
   it('prints usage for --help and rejects unknown options', async () => {
     const help = await run(['--help'], '');
     expect(help.code).toBe(0);

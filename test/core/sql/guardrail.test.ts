@@ -157,6 +157,75 @@ describe('read-only SQL guardrail: ce_mcp_sql_guardrail rows', () => {
     expect(check(sql, allowing).reason).toContain('runs SQL given as text');
   });
 
+  // PostgreSQL 15's system administration functions (docs 9.27) with a side effect, one or more per family.
+  it.each([
+    ['pg_log_standby_snapshot()', 'writes to the server log or WAL'],
+    ['pg_log_backend_memory_contexts(1)', 'writes to the server log or WAL'],
+    ['pg_switch_wal()', 'writes to the server log or WAL'],
+    ["pg_create_restore_point('x')", 'writes to the server log or WAL'],
+    ["pg_backup_start('x')", 'takes backups'],
+    ['pg_backup_stop()', 'takes backups'],
+    ["pg_start_backup('x')", 'takes backups'],
+    ['pg_wal_replay_pause()', 'controls recovery'],
+    ['pg_wal_replay_resume()', 'controls recovery'],
+    ['pg_promote()', 'signals server processes'],
+    ["pg_logical_slot_get_changes('s', null, null)", 'replication slots'],
+    ["pg_logical_slot_peek_changes('s', null, null)", 'replication slots'],
+    ["pg_logical_slot_get_binary_changes('s', null, null)", 'replication slots'],
+    ["pg_replication_slot_advance('s', '0/0')", 'replication slots'],
+    ["pg_create_logical_replication_slot('s', 'test_decoding')", 'replication slots'],
+    ["pg_create_physical_replication_slot('s')", 'replication slots'],
+    ["pg_copy_logical_replication_slot('s', 't')", 'replication slots'],
+    ["pg_drop_replication_slot('s')", 'replication slots'],
+    ["pg_replication_origin_create('o')", 'replication slots or origins'],
+    ["pg_logical_emit_message(true, 'p', 'x')", 'writes to the server log or WAL'],
+    ['pg_export_snapshot()', 'exports a snapshot'],
+    ['pg_current_xact_id()', 'assigns a transaction id'],
+    ['pg_stat_clear_snapshot()', 'statistics'],
+    ['pg_stat_force_next_flush()', 'statistics'],
+    ['pg_stat_reset()', 'statistics'],
+    ["pg_stat_reset_shared('bgwriter')", 'statistics'],
+    ['pg_stat_reset_single_table_counters(1)', 'statistics'],
+    ['pg_stat_statements_reset()', 'statistics'],
+    ["brin_summarize_new_values('i')", 'maintains indexes'],
+    ["brin_summarize_range('i', 0)", 'maintains indexes'],
+    ["brin_desummarize_range('i', 0)", 'maintains indexes'],
+    ["gin_clean_pending_list('i')", 'maintains indexes'],
+    ['pg_import_system_collations(1)', 'changes the catalog'],
+    ["pg_prewarm('t')", 'buffer cache'],
+    ["pg_file_write('f', 'x', false)", 'files on the database server'],
+  ])('denies %s (%s) even when an ALLOW_FUNCTION row names it and with the policy off', (call, what) => {
+    const name = call.slice(0, call.indexOf('('));
+    const allowing: SqlGuardrailPolicy = {
+      allowFunctions: [parseFunctionRef(name), parseFunctionRef(`pg_catalog.${name}`)],
+      blockFunctions: [],
+      blockKeywords: [],
+    };
+    for (const sql of [`select ${call}`, `select pg_catalog.${call}`]) {
+      expect(check(sql, allowing)).toMatchObject({ allowed: false, code: 'DENIED_FUNCTION' });
+      expect(check(sql, allowing, { enforcePolicy: false }).code).toBe('DENIED_FUNCTION');
+      expect(check(sql, allowing).reason).toContain(what);
+    }
+  });
+
+  it('leaves harmless administration functions to the allow-list', () => {
+    const harmless = [
+      'pg_notification_queue_usage',
+      'pg_is_in_recovery',
+      'pg_current_wal_lsn',
+      'pg_stat_get_db_stat_reset_time',
+    ];
+    const allowing: SqlGuardrailPolicy = {
+      allowFunctions: harmless.map(parseFunctionRef),
+      blockFunctions: [],
+      blockKeywords: [],
+    };
+    for (const name of harmless) {
+      expect(check(`select ${name}()`).code).toBe('FUNCTION_NOT_ALLOWED');
+      expect(check(`select ${name}()`, allowing).allowed).toBe(true);
+    }
+  });
+
   it('with the policy off (safe_mode=false) skips the allow-list but never the denied classes or schemas', () => {
     const off = { enforcePolicy: false };
     expect(check("select md5('a')", policy, off).allowed).toBe(true);
