@@ -100,10 +100,27 @@ describe('direct tool_request obeys the tool policy (D21)', () => {
     expect(h.toolServer.counters.requests('/orders/status')).toBe(0);
   });
 
-  it('refuses a tool that needs approval (a request cannot wait for a human)', async () => {
-    await h.configure(withTools([{ ...ORDER_STATUS, requiresApproval: true }, ORDER_TRACE]));
-    const result = await h.turn({ message: MESSAGE, inputParams: request('mock.order.status') });
-    expect(execution(result.context)).toMatchObject({ status: 'ERROR', errorType: 'TOOL_NOT_ALLOWED' });
+  it('refuses a tool that needs approval (a request cannot wait for a human), approval_granted or not', async () => {
+    await h.configure({
+      ...withTools([{ ...ORDER_STATUS, requiresApproval: true }, ORDER_TRACE]),
+      // The sensitive-action gate is on and the message is sensitive: approval_granted opens that gate, and only it.
+      configs: [
+        configRow('GuardrailStep', 'REQUIRE_APPROVAL_FOR_SENSITIVE_ACTIONS', 'true'),
+        configRow('GuardrailStep', 'SENSITIVE_PATTERNS', JSON.stringify(['order'])),
+      ],
+    });
+    const denied = await h.turn({ message: MESSAGE, inputParams: request('mock.order.status') });
+    expect(await h.stages(denied.conversationId)).toContain('GUARDRAIL_DENY');
+    for (const approval of ['approval_granted', 'approvalGranted'].map((key): JsonObject => ({ [key]: true }))) {
+      h.llm.setScript([answer('Done.')]);
+      const result = await h.turn({ message: MESSAGE, inputParams: { ...request('mock.order.status'), ...approval } });
+      expect(await h.stages(result.conversationId)).toContain('GUARDRAIL_ALLOW');
+      expect(execution(result.context)).toMatchObject({
+        status: 'ERROR',
+        errorType: 'TOOL_NOT_ALLOWED',
+        errorMessage: 'Tool mock.order.status needs human approval; ask for it in the conversation instead',
+      });
+    }
     expect(h.toolServer.counters.requests('/orders/status')).toBe(0);
   });
 
