@@ -170,10 +170,12 @@ function checkDbToolSql(ctx: ValidationContext, d: McpDbToolRow, fail: (reason: 
   const expanded = identifierExpansions(d.sqlTemplate, d.allowedIdentifiers);
   if (!expanded.ok) return fail(expanded.reason);
   // Without the business-schemas setting (a partial tree) the verdict is unknown; without the ce_mcp_sql_guardrail
-  // rows an ALLOW_FUNCTION row might lift a function refusal, so only what no row can change is checked.
+  // rows an ALLOW_FUNCTION row might lift a function refusal, so only what no row can change is checked. A tool with
+  // safe_mode off runs without the function/keyword policy, so it is not checked against it either.
   if (!ctx.has('configs')) return;
+  const enforcePolicy = d.safeMode && ctx.has('sqlGuardrails');
   for (const sql of expanded.expansions) {
-    const refused = ctx.checkToolSql?.(sql, ctx.rows, { enforcePolicy: ctx.has('sqlGuardrails') });
+    const refused = ctx.checkToolSql?.(sql, ctx.rows, { enforcePolicy });
     if (!refused) continue;
     const as = sql === d.sqlTemplate ? '' : ` (expanded as: ${sql})`;
     return fail(`sql_template is refused by the SQL guardrail: ${refused}${as}`);

@@ -63,6 +63,15 @@ describe('config validation: sql_template with ${identifier} placeholders', () =
     expect(line).toMatch(why);
   });
 
+  it('checks the function allow-list only for a tool in safe_mode, as the tool runs it', () => {
+    const rows = withTemplate('select md5(status) from ${tbl} limit :limit', { tbl: ['loan'] }, ['tbl']);
+    expect(violations(rows)).toEqual([
+      expect.stringMatching(/^ce_mcp_db_tool\[1\]: sql_template is refused by the SQL guardrail: .*MD5/),
+    ]);
+    (rows.mcpDbTools[0] as McpDbToolRow).safeMode = false;
+    expect(violations(rows)).toEqual([]);
+  });
+
   it('refuses allowed identifiers that combine into more statements than it checks', () => {
     const many = Array.from({ length: 17 }, (_v, i) => `c${i}`);
     const rows = withTemplate('select ${a}, ${b} from loan limit :limit', { a: many, b: many }, ['a', 'b']);
