@@ -52,6 +52,22 @@ function plainCopy(value: unknown): unknown {
   return out;
 }
 
+/**
+ * Whether `value` holds an array or object at depth `maxDepth` or deeper (the value itself is depth 0), as
+ * screenOutputJson counts. Iterative, and it stops at the limit, so no nesting can overflow the stack here; the
+ * recursive walks (canonicalJson, JSON.stringify, cloning) are safe on what it accepts.
+ */
+export function exceedsJsonDepth(value: unknown, maxDepth: number): boolean {
+  const pending: [unknown, number][] = [[value, 0]];
+  for (let next = pending.pop(); next; next = pending.pop()) {
+    const [item, depth] = next;
+    if (typeof item !== 'object' || item === null) continue;
+    if (depth >= maxDepth) return true;
+    for (const child of Array.isArray(item) ? item : Object.values(item)) pending.push([child, depth + 1]);
+  }
+  return false;
+}
+
 /** Stable serialization (sorted keys): equal values give equal strings, for hashing and duplicate checks. */
 export function canonicalJson(value: unknown): string {
   return JSON.stringify(sortKeys(value));

@@ -17,7 +17,13 @@ import { checkRules } from './validation/rule-checks';
 import { checkRuleCycles } from './validation/rule-cycles';
 import { checkSchemas } from './validation/schema-checks';
 import { checkScopes } from './validation/scope-checks';
-import { checkPromptTextSizes, checkUnsafeText } from './validation/text-checks';
+import {
+  checkOverDeepJson,
+  checkPromptTextSizes,
+  checkUnsafeText,
+  withoutOverDeepEchoes,
+} from './validation/text-checks';
+import { screenConfigRows } from './json-depth';
 import { checkTools } from './validation/tool-checks';
 import { checkVerboses } from './validation/verbose-checks';
 
@@ -31,14 +37,16 @@ export interface ConfigValidationResult {
 /**
  * Validates a full set of config rows (or, with `options.absentTables`, what can be judged of a partial one),
  * pure and deterministic. Every finding names `table[id]` with a human reason; all findings are reported at
- * once, never just the first.
+ * once, never just the first. JSON nested deeper than MAX_CONFIG_JSON_DEPTH is one violation of its own.
  */
 export function validateConfig(
   rows: ConfigRows,
   settings: readonly SettingDefinition[] = allSettings,
   options: ValidationOptions = {}
 ): ConfigValidationResult {
-  const ctx = buildValidationContext(rows, options);
+  // Screened first: every check below may walk a JSON value recursively.
+  const ctx = buildValidationContext(screenConfigRows(rows), options);
+  const overDeep = checkOverDeepJson(ctx);
   const vocab = buildTemplateVocabulary(ctx);
   checkScopes(ctx);
   checkRules(ctx, vocab);
@@ -58,7 +66,7 @@ export function validateConfig(
   checkReachableResponses(ctx);
   checkPromptTextSizes(ctx);
   checkUnsafeText(ctx);
-  return { violations: ctx.sink.violations, warnings: ctx.sink.warnings };
+  return { violations: withoutOverDeepEchoes(ctx.sink.violations, overDeep), warnings: ctx.sink.warnings };
 }
 
 /** The typed error for refused config: its message lists every violation, one per line. */

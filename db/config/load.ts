@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
 import { getTableColumns } from 'drizzle-orm';
 import type { PgTable } from 'drizzle-orm/pg-core';
+import { screenConfigRow } from '../../core/config/json-depth';
 import { CONFIG_PRIMARY_KEYS } from '../../core/config/rows';
 import type { ConfigRows, ConfigSnapshot } from '../../core/config/types';
 import { canonicalJson } from '../../core/json';
@@ -16,7 +17,9 @@ export type ConfigReader = Pick<Database, 'select'>;
 
 /**
  * Snapshot rows are plain JSON: dates become ISO strings, and numeric columns (which drizzle hands
- * back as strings) become numbers, as the row types in core/config/types declare.
+ * back as strings) become numbers, as the row types in core/config/types declare. A value nested
+ * too deep (written with SQL) is read as OVER_DEEP_VALUE, here, before anything walks it: hashing,
+ * validation, the YAML diff and `config apply` then all see a row that validation refuses by name.
  */
 function plain<T>(table: PgTable, rows: Row[]): T[] {
   const numeric = Object.entries(getTableColumns(table))
@@ -26,7 +29,7 @@ function plain<T>(table: PgTable, rows: Row[]): T[] {
     const out: Row = {};
     for (const [k, v] of Object.entries(row)) out[k] = v instanceof Date ? v.toISOString() : v;
     for (const field of numeric) if (typeof out[field] === 'string') out[field] = Number(out[field]);
-    return out as T;
+    return screenConfigRow(out) as T;
   });
 }
 

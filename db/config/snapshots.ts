@@ -1,5 +1,7 @@
 import { desc, eq, sql } from 'drizzle-orm';
+import { MAX_CONFIG_JSON_DEPTH } from '../../core/config/json-depth';
 import type { ConfigRows, ConfigSnapshot } from '../../core/config/types';
+import { exceedsJsonDepth, isJsonObject } from '../../core/json';
 import { retryOnConnectionLoss } from '../connection-loss';
 import type { Database } from '../pool';
 import { ceConfigSnapshot } from '../schema';
@@ -33,7 +35,20 @@ export async function readStoredSnapshot(db: Database, version: string): Promise
       .from(ceConfigSnapshot)
       .where(eq(ceConfigSnapshot.version, version))
   );
-  return stored?.rowsJson as ConfigRows | undefined;
+  return stored && usableRows(stored.rowsJson);
+}
+
+/** Table, row and column above a value: how much deeper than a value a stored snapshot may nest. */
+const SNAPSHOT_LEVELS_ABOVE_VALUES = 3;
+
+/**
+ * A stored snapshot's rows, or undefined when they cannot be a snapshot a store wrote: not an object, or nested
+ * deeper than validated config can be (hashing them to check their version would overflow the stack).
+ */
+function usableRows(rowsJson: unknown): ConfigRows | undefined {
+  if (!isJsonObject(rowsJson) || exceedsJsonDepth(rowsJson, MAX_CONFIG_JSON_DEPTH + SNAPSHOT_LEVELS_ABOVE_VALUES))
+    return undefined;
+  return rowsJson as unknown as ConfigRows;
 }
 
 /**
@@ -48,5 +63,5 @@ export async function lastServedSnapshots(db: Database, limit: number): Promise<
       .orderBy(desc(ceConfigSnapshot.lastServedRevision), desc(ceConfigSnapshot.lastServedAt))
       .limit(limit)
   );
-  return stored.map((s) => s.rowsJson as ConfigRows);
+  return stored.flatMap((s) => usableRows(s.rowsJson) ?? []);
 }

@@ -140,6 +140,24 @@ describe('convengine config (config as code)', () => {
     expect((await cli('validate', dir)).code).toBe(1);
   });
 
+  it('diff and apply repair a JSON value nested too deep for the engine, written with SQL', async () => {
+    const dir = join(work, 'repair-deep');
+    expect((await cli('export', dir)).code).toBe(0);
+    const fields = `${'['.repeat(4_000)}${']'.repeat(4_000)}`;
+    await tdb.pool.query('UPDATE ce_semantic_entity SET fields_json = $1::jsonb WHERE entity_id = 701', [fields]);
+    const diff = await cli('diff', dir);
+    expect(diff).toMatchObject({
+      code: 0,
+      stdout: '~ ce_semantic_entity[701]: fields_json\n1 change(s); nothing written\n',
+    });
+    const applied = await cli('apply', dir);
+    expect(applied).toMatchObject({ code: 0 });
+    expect(applied.stdout).toMatch(
+      /^~ ce_semantic_entity\[701\]: fields_json\napplied 1 change\(s\); config version [0-9a-f]{16}\n$/
+    );
+    expect((await cli('diff', dir)).stdout.trim()).toBe('no changes');
+  });
+
   it('names a value of the wrong type, a NUL, or a repeated id by file, row and column, and writes nothing', async () => {
     const dir = join(work, 'typed');
     expect((await cli('export', dir)).code).toBe(0);

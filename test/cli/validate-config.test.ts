@@ -59,6 +59,28 @@ describe('convengine validate-config', () => {
     }
   });
 
+  it('names a JSON value nested too deep by table, row and column, instead of overflowing the stack', async () => {
+    const deep = `${'{"type":"object","properties":{"a":'.repeat(5_000)}{}${'}}'.repeat(5_000)}`;
+    const before = await tdb.pool.query('SELECT json_schema FROM ce_output_schema WHERE schema_id = 109');
+    await tdb.pool.query(
+      "UPDATE ce_output_schema SET json_schema = jsonb_set(json_schema, '{properties,deep}', $1::jsonb) WHERE schema_id = 109",
+      [deep]
+    );
+    try {
+      const run = await runConvengine(['validate-config'], { DATABASE_URL: tdb.url });
+      expect(run.code).toBe(1);
+      expect(run.stdout.split('\n').filter((line) => !line.startsWith('warning: '))).toEqual([
+        'ce_output_schema[109]: json_schema is JSON nested deeper than 64 levels',
+        '',
+      ]);
+      expect(run.stderr).toMatch(/^config invalid: 1 violation\(s\) in version [0-9a-f]{16}\n$/);
+    } finally {
+      await tdb.pool.query('UPDATE ce_output_schema SET json_schema = $1 WHERE schema_id = 109', [
+        before.rows[0].json_schema,
+      ]);
+    }
+  });
+
   it('exits 2 when DATABASE_URL is missing', async () => {
     const run = await runConvengine(['validate-config'], { DATABASE_URL: '' });
     expect(run.code).toBe(2);

@@ -1,6 +1,7 @@
 import { findTextProblem } from '../../text/unsafe-text';
+import { isOverDeepValue, MAX_CONFIG_JSON_DEPTH } from '../json-depth';
 import { CONFIG_PRIMARY_KEYS, CONFIG_TABLE_NAMES } from '../rows';
-import type { ConfigRows } from '../types';
+import type { ConfigRows, ConfigViolation } from '../types';
 import type { ValidationContext } from './context';
 import { checkTemplateSize } from './prompt-checks';
 
@@ -21,8 +22,6 @@ function shownId(value: unknown): string {
 
 /** Fields that are not columns: `dbPhase` is the phase as stored, checked as `phase`. */
 const NOT_COLUMNS = new Set(['dbPhase']);
-/** JSON columns are walked this deep; the API's bound is for request parameters, not for config. */
-const CONFIG_JSON_DEPTH = 256;
 
 /**
  * Every text of every row, enabled or not, in its columns and inside its JSON: no NUL (PostgreSQL cannot store
@@ -35,12 +34,55 @@ export function checkUnsafeText(ctx: ValidationContext): void {
     const { table, pk, rows } = rowsOf(ctx, key);
     for (const row of rows) {
       for (const [field, value] of Object.entries(row)) {
-        if (NOT_COLUMNS.has(field)) continue;
-        const problem = findTextProblem(value, columnOf(field), 0, CONFIG_JSON_DEPTH);
+        if (NOT_COLUMNS.has(field) || isOverDeepValue(value)) continue;
+        const problem = findTextProblem(value, columnOf(field), 0, MAX_CONFIG_JSON_DEPTH);
         if (problem?.code === 'INVALID_TEXT') ctx.sink.violation(table, shownId(row[pk]), problem.message.slice(0, -1));
       }
     }
   }
+}
+
+/** A value read as OVER_DEEP_VALUE: its row and column. */
+export interface OverDeepValue {
+  table: string;
+  id: string;
+  column: string;
+}
+
+/**
+ * Every value read as OVER_DEEP_VALUE (core/config/json-depth.ts): JSON nested deeper than any config needs, which
+ * the engine's recursive walks cannot take. Named by column, so the author knows which value to rewrite.
+ */
+export function checkOverDeepJson(ctx: ValidationContext): OverDeepValue[] {
+  const found: OverDeepValue[] = [];
+  for (const key of Object.keys(CONFIG_TABLE_NAMES) as (keyof ConfigRows)[]) {
+    const { table, pk, rows } = rowsOf(ctx, key);
+    for (const row of rows) {
+      for (const [field, value] of Object.entries(row)) {
+        if (!isOverDeepValue(value)) continue;
+        const at = { table, id: shownId(row[pk]), column: columnOf(field) };
+        ctx.sink.violation(at.table, at.id, `${at.column} is JSON nested deeper than ${MAX_CONFIG_JSON_DEPTH} levels`);
+        found.push(at);
+      }
+    }
+  }
+  return found;
+}
+
+/**
+ * `violations` without what other checks said about an over-deep value's placeholder ("json_schema must be a JSON
+ * object"): the value they judged is not the author's, and its own violation already names the column.
+ */
+export function withoutOverDeepEchoes(
+  violations: ConfigViolation[],
+  overDeep: readonly OverDeepValue[]
+): ConfigViolation[] {
+  if (overDeep.length === 0) return violations;
+  const own = (v: ConfigViolation, at: OverDeepValue) => v.table === at.table && v.id === at.id;
+  return violations.filter(
+    (v) =>
+      !overDeep.some((at) => own(v, at) && v.reason.startsWith(`${at.column} `) && !v.reason.includes('nested deeper'))
+  );
 }
 
 /**
