@@ -4,7 +4,8 @@ import type { ConfigRows } from '../../core/config/types';
 import { configInvalidError, validateConfig } from '../../core/config/validate';
 import type { Database } from '../pool';
 import { CONFIG_TABLES, toInsertValues, upsertRows, type Tx } from '../seed/seed';
-import { CONFIG_PRIMARY_KEYS, configVersionOf, readConfigRowsWith } from './load';
+import { CONFIG_PRIMARY_KEYS, readConfigRowsWith } from './load';
+import { recordWrittenSnapshot } from './snapshots';
 
 type Row = Record<string, unknown>;
 
@@ -26,8 +27,9 @@ async function replaceTable(tx: Tx, key: keyof ConfigRows, table: PgTable, rows:
  * Makes the config tables hold exactly `rows` (config as code, `convengine config apply`): the
  * whole set is validated first and refused with every violation; then, in ONE transaction, rows
  * missing from the set are deleted and the rest upserted, and the result is validated again
- * before commit. The revision trigger bumps the config version; running turns keep the snapshot
- * they pinned.
+ * before commit, and stored as the snapshot in service from the revision it leaves (the newest valid
+ * config, which stores fall back to if later rows do not validate). The revision trigger bumps the
+ * config version; running turns keep the snapshot they pinned.
  */
 export async function applyConfigRows(db: Database, rows: ConfigRows): Promise<{ version: string }> {
   const result = validateConfig(rows);
@@ -51,6 +53,6 @@ export async function applyConfigRows(db: Database, rows: ConfigRows): Promise<{
     const check = validateConfig(written);
     if (check.violations.length > 0)
       throw configInvalidError(check.violations, 'the written config is invalid; rolled back');
-    return { version: configVersionOf(written) };
+    return { version: await recordWrittenSnapshot(tx, written) };
   });
 }

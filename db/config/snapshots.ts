@@ -4,7 +4,11 @@ import type { ConfigRows, ConfigSnapshot } from '../../core/config/types';
 import { exceedsJsonDepth, isJsonObject } from '../../core/json';
 import { retryOnConnectionLoss } from '../connection-loss';
 import type { Database } from '../pool';
-import { ceConfigSnapshot } from '../schema';
+import { ceConfigRevision, ceConfigSnapshot } from '../schema';
+import { snapshotOf, type ConfigReader } from './load';
+
+/** The database or an open transaction. */
+type SnapshotWriter = Pick<Database, 'insert'>;
 
 /**
  * Records that a store began serving `snapshot` at config revision `revision`: the row is inserted on the
@@ -15,16 +19,31 @@ import { ceConfigSnapshot } from '../schema';
  * lost connection.
  */
 export async function recordServedSnapshot(db: Database, snapshot: ConfigSnapshot, revision: number): Promise<void> {
-  await retryOnConnectionLoss(() =>
-    db
-      .insert(ceConfigSnapshot)
-      .values({ version: snapshot.version, rowsJson: snapshot.rows, lastServedRevision: revision })
-      .onConflictDoUpdate({
-        target: ceConfigSnapshot.version,
-        set: { lastServedRevision: sql`excluded.last_served_revision`, lastServedAt: sql`now()` },
-        setWhere: sql`${ceConfigSnapshot.lastServedRevision} < excluded.last_served_revision`,
-      })
-  );
+  await retryOnConnectionLoss(() => writeServedSnapshot(db, snapshot, revision));
+}
+
+/**
+ * Records, inside the transaction that wrote them (`config apply`, `convengine seed`), validated config rows as
+ * the snapshot in service from the revision that transaction leaves: the newest valid config is then a fact of
+ * the database, which every store falls back to when later rows do not validate, whether or not any store read
+ * these rows before they were broken.
+ */
+export async function recordWrittenSnapshot(tx: SnapshotWriter & ConfigReader, rows: ConfigRows): Promise<string> {
+  const snapshot = snapshotOf(rows);
+  const [counter] = await tx.select({ revision: ceConfigRevision.revision }).from(ceConfigRevision);
+  await writeServedSnapshot(tx, snapshot, counter?.revision ?? 0);
+  return snapshot.version;
+}
+
+async function writeServedSnapshot(writer: SnapshotWriter, snapshot: ConfigSnapshot, revision: number): Promise<void> {
+  await writer
+    .insert(ceConfigSnapshot)
+    .values({ version: snapshot.version, rowsJson: snapshot.rows, lastServedRevision: revision })
+    .onConflictDoUpdate({
+      target: ceConfigSnapshot.version,
+      set: { lastServedRevision: sql`excluded.last_served_revision`, lastServedAt: sql`now()` },
+      setWhere: sql`${ceConfigSnapshot.lastServedRevision} < excluded.last_served_revision`,
+    });
 }
 
 /** The stored rows of `version`, or undefined when no store ever served it. */

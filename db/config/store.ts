@@ -27,10 +27,16 @@ export interface ConfigStoreOptions {
   validation?: ValidationOptions;
 }
 
+/** A stored snapshot that validates, with its warnings. */
+interface StoredCandidate {
+  snapshot: ConfigSnapshot;
+  warnings: ConfigViolation[];
+}
+
 /** The config a store serves while it refuses the tables. */
 export interface ServedConfig {
   version: string;
-  /** True when the store started on a stored snapshot because the tables did not validate. */
+  /** True when the store switched to (or started on) a stored snapshot because the tables did not validate. */
   restored: boolean;
 }
 
@@ -62,8 +68,9 @@ export interface DatabaseConfigStore extends ConfigStore {
 /**
  * Versioned, validated config from the ce_* tables. current() costs one integer read at most every
  * `stalenessCheckMs`; rows are re-read only when ce_config_revision moved, and a new snapshot is
- * served only if it validates (never half-applied). Every served snapshot is persisted in
- * ce_config_snapshot so any worker can serve get(version) for a turn pinned to it.
+ * served only if it validates (never half-applied); refused rows make it serve the newest valid snapshot
+ * stored in ce_config_snapshot, the same one in every process. Every served snapshot is persisted there
+ * so any worker can serve get(version) for a turn pinned to it.
  */
 export function createConfigStore(db: Database, options: ConfigStoreOptions = {}): DatabaseConfigStore {
   return new DbConfigStore(db, options);
@@ -90,7 +97,7 @@ export function logConfigRejections(logger: Pick<Logger, 'warn'>): ConfigStoreOp
 
 function servingText(serving: ServedConfig | undefined): string {
   if (!serving) return 'no config is in service yet';
-  if (serving.restored) return `serving stored config ${serving.version}, the last one in service that validates`;
+  if (serving.restored) return `serving stored config ${serving.version}, the newest stored one that validates`;
   return `config ${serving.version} stays in service`;
 }
 
@@ -98,7 +105,7 @@ class DbConfigStore implements DatabaseConfigStore {
   private snapshot: ConfigSnapshot | undefined;
   private snapshotWarnings: ConfigViolation[] = [];
   private rejected: ConfigViolation[] = [];
-  /** The snapshot in service came from ce_config_snapshot at start, not from the tables. */
+  /** The snapshot in service came from ce_config_snapshot because the tables were refused, not from the tables. */
   private restored = false;
   private revision = -1;
   private lastCheckAt = Number.NEGATIVE_INFINITY;
@@ -169,7 +176,7 @@ class DbConfigStore implements DatabaseConfigStore {
       }
       const result = validateConfig(rows, this.options.settings, this.options.validation);
       if (result.violations.length > 0) {
-        this.reject(result.violations);
+        await this.refuse(result.violations, revision);
         throw configInvalidError(result.violations, `config version ${version} was refused`);
       }
       await this.serve(rows, result.warnings, revision);
@@ -198,9 +205,9 @@ class DbConfigStore implements DatabaseConfigStore {
   }
 
   /**
-   * The first snapshot: the tables as they are, or, when they do not validate, the stored snapshot last in service
-   * that does (as a running process would keep serving it), so one bad edit cannot stop every process that
-   * restarts. Only with no valid snapshot at all does it throw.
+   * The first snapshot: the tables as they are, or, when they do not validate, the newest stored snapshot that
+   * does (as a running process falls back to it), so one bad edit cannot stop every process that restarts. Only
+   * with no valid snapshot at all does it throw.
    */
   private async loadFirst(): Promise<void> {
     const { revision, rows } = await readConfigState(this.db);
@@ -208,21 +215,37 @@ class DbConfigStore implements DatabaseConfigStore {
     this.lastCheckAt = this.now();
     const result = validateConfig(rows, this.options.settings, this.options.validation);
     if (result.violations.length === 0) return this.serve(rows, result.warnings, revision);
-    const fallback = await this.lastValidServed();
+    const fallback = await this.newestValidStored();
     if (!fallback) {
       this.rejected = result.violations;
       throw configInvalidError(result.violations);
     }
-    // Recorded at the refused revision: this store serves it from now on, so it is the last in service.
-    await this.serve(fallback.rows, fallback.warnings, revision);
-    this.restored = true;
+    await this.serveStored(fallback, revision);
     this.reject(result.violations);
   }
 
-  private async lastValidServed(): Promise<{ rows: ConfigRows; warnings: ConfigViolation[] } | null> {
+  /**
+   * The tables at `revision` do not validate: serve the newest stored snapshot that does (`config apply`, `seed`
+   * and every store record theirs), so every process converges on one version, the last valid config the
+   * database has seen, not whichever one each process last read. When none can be read or none validates, the
+   * snapshot in service stays.
+   */
+  private async refuse(violations: ConfigViolation[], revision: number): Promise<void> {
+    const fallback = await this.newestValidStored().catch(() => null);
+    if (fallback && fallback.snapshot.version !== this.snapshot?.version) await this.serveStored(fallback, revision);
+    this.reject(violations);
+  }
+
+  /** Recorded at the refused revision: this store serves it from now on, so it is the newest in service. */
+  private async serveStored(stored: StoredCandidate, revision: number): Promise<void> {
+    await this.serveSnapshot(stored.snapshot, stored.warnings, revision);
+    this.restored = true;
+  }
+
+  private async newestValidStored(): Promise<StoredCandidate | null> {
     for (const rows of await lastServedSnapshots(this.db, STORED_FALLBACK_CANDIDATES)) {
       const result = validateConfig(rows, this.options.settings, this.options.validation);
-      if (result.violations.length === 0) return { rows, warnings: result.warnings };
+      if (result.violations.length === 0) return { snapshot: snapshotOf(rows), warnings: result.warnings };
     }
     return null;
   }
@@ -250,7 +273,7 @@ class DbConfigStore implements DatabaseConfigStore {
       return;
     }
     const result = validateConfig(state.rows, this.options.settings, this.options.validation);
-    if (result.violations.length > 0) this.reject(result.violations);
+    if (result.violations.length > 0) await this.refuse(result.violations, state.revision);
     else await this.serve(state.rows, result.warnings, state.revision);
   }
 
@@ -264,8 +287,11 @@ class DbConfigStore implements DatabaseConfigStore {
    * Persists the snapshot (so other workers can get() it) and that it is in service from `revision` (so a
    * restart on refused tables falls back to it), then swaps it in.
    */
-  private async serve(rows: ConfigRows, warnings: ConfigViolation[], revision: number): Promise<void> {
-    const snapshot = snapshotOf(rows);
+  private serve(rows: ConfigRows, warnings: ConfigViolation[], revision: number): Promise<void> {
+    return this.serveSnapshot(snapshotOf(rows), warnings, revision);
+  }
+
+  private async serveSnapshot(snapshot: ConfigSnapshot, warnings: ConfigViolation[], revision: number): Promise<void> {
     await recordServedSnapshot(this.db, snapshot, revision);
     this.snapshot = snapshot;
     this.snapshotWarnings = warnings;

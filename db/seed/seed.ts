@@ -4,6 +4,7 @@ import type { ConfigRows, ConfigViolation } from '../../core/config/types';
 import { configInvalidError, validateConfig } from '../../core/config/validate';
 import { syncConfigIdSequences } from '../config/id-sequences';
 import { configVersionOf, readConfigRowsWith } from '../config/load';
+import { recordWrittenSnapshot } from '../config/snapshots';
 import type { Database } from '../pool';
 import * as t from '../schema';
 import { SEED_CREATED_AT } from './builders';
@@ -115,6 +116,7 @@ export async function applySeedPacks(db: Database, packs: readonly SeedPack[]): 
         `seeding ${packs.map((p) => p.name).join(', ')} would leave an invalid config; nothing was applied`
       );
     }
+    if (result.violations.length === 0) await recordWrittenSnapshot(tx, all);
     return {
       packs: packs.map((p) => p.name),
       configRows,

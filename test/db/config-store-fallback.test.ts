@@ -65,7 +65,9 @@ describe('database config store: the fallback at start is the config last in ser
     expect(restarted.rejectedViolations()).toEqual([expect.objectContaining({ table: 'ce_rule', id: '10' })]);
     expect(log.lines()).toEqual([
       expect.objectContaining({
-        msg: expect.stringContaining(`serving stored config ${configVersionOf(configA)}, the last one in service`),
+        msg: expect.stringContaining(
+          `serving stored config ${configVersionOf(configA)}, the newest stored one that validates`
+        ),
         servedVersion: configVersionOf(configA),
       }),
     ]);
