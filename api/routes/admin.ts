@@ -60,9 +60,14 @@ export function adminRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApi
       } catch (err) {
         if (isEngineError(err) && err.type === 'CONFIG_INVALID') {
           const violations = (err.details?.['violations'] ?? []) as ConfigViolation[];
-          throw new ApiError(422, 'CONFIG_INVALID', 'The config has violations; the running config is unchanged.', {
-            violations: violations.map(formatViolation),
-          });
+          throw new ApiError(
+            422,
+            'CONFIG_INVALID',
+            'The config has violations and is not served; the newest valid config stored is.',
+            {
+              violations: violations.map(formatViolation),
+            }
+          );
         }
         throw err;
       }
