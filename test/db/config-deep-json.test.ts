@@ -10,7 +10,7 @@ import { createTestDatabase, type TestDatabase } from '../support/database';
 
 jest.setTimeout(60_000);
 
-/** JSON text of a schema nesting `levels` object schemas (two JSON levels each), built as the sweep's SQL was. */
+/** JSON text of a schema nesting `levels` object schemas (two JSON levels each), as an author's jsonb_set would write it. */
 function deepSchemaText(levels: number): string {
   return `${'{"type":"object","properties":{"a":'.repeat(levels)}{"type":"string"}${'}}'.repeat(levels)}`;
 }

@@ -7,7 +7,7 @@ import { WorkflowHarness } from '../support/workflow-harness';
 const DAY = 24 * 60 * 60 * 1000;
 
 /**
- * D4: `convengine conversations prune` deleted a conversation whose turn was still running (its rows were
+ * `convengine conversations prune` deleted a conversation whose turn was still running (its rows were
  * older than the cutoff: a held tool call or an approval can leave a turn quiet for a day or more); the turn
  * then failed on a foreign key and could not be retried (STALE_TURN). Here a real turn is in flight, waiting on a
  * slow tool call, with every row it has written made three days old.

@@ -17,7 +17,7 @@ function expectKind<K extends TurnReply['kind']>(reply: TurnReply, kind: K): Ext
 const runsOf = (rows: readonly StoredAudit[]) => [...new Set(rows.flatMap((r) => (r.runId ? [r.runId] : [])))];
 
 /**
- * D2: each Temporal run of a turn has audit rows of its own. The audit stream (SSE, Last-Event-ID) reads rows
+ * Each Temporal run of a turn has audit rows of its own. The audit stream (SSE, Last-Event-ID) reads rows
  * after the last id it sent, so a run that rewrote an earlier run's rows in place (keeping their ids) was never
  * streamed, and the failed run's trail was gone.
  */
