@@ -1,4 +1,4 @@
-import { desc, eq, sql } from 'drizzle-orm';
+import { and, desc, eq, ne, sql } from 'drizzle-orm';
 import type { JsonObject } from '../core/json';
 import { AuditStage } from '../core/audit/payloads';
 import { parseAudit, unreadableAuditText } from '../core/audit/read';
@@ -59,9 +59,9 @@ const isTurnFailure = (stage: string) =>
 
 /**
  * The last turn that ended. A turn that fails for good writes ENGINE_*_FAILURE as its last row
- * (activities/step-runtime.ts), so a turn past the committed ones whose failure row is the
- * conversation's last row failed; a new turn (or a retry of it) writes rows after it. Else the last
- * committed turn.
+ * (activities/step-runtime.ts, or TurnFailure when no step did), so a turn past the committed ones whose
+ * failure row is the conversation's last row (operators' rows aside) failed; a new turn (or a retry of it)
+ * writes rows after it. Else the last committed turn.
  */
 async function lastTurn(db: Database, conversationId: string, turnCount: number): Promise<LastTurnView | null> {
   const [last] = await db
@@ -72,7 +72,8 @@ async function lastTurn(db: Database, conversationId: string, turnCount: number)
       payload: sql<JsonObject>`${ceAudit.payloadJson} - '_meta'`,
     })
     .from(ceAudit)
-    .where(eq(ceAudit.conversationId, conversationId))
+    // An operator's action on a failed turn is written after its failure row, and says nothing of how it ended.
+    .where(and(eq(ceAudit.conversationId, conversationId), ne(ceAudit.stage, AuditStage.OperatorAction)))
     .orderBy(desc(ceAudit.auditId))
     .limit(1);
   if (last && isTurnFailure(last.stage) && last.turnNumber !== null && last.turnNumber > turnCount) {

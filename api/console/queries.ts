@@ -1,4 +1,5 @@
 import { and, count, desc, eq, ilike, or, sql, type SQL } from 'drizzle-orm';
+import { AuditStage } from '../../core/audit/payloads';
 import type { Database } from '../../db/pool';
 import { insertAudits, listAudits } from '../../db/repositories/audit';
 import { publicAuditPayload } from '../db-queries';
@@ -79,7 +80,7 @@ export async function recordOperatorAction(db: Database, record: OperatorActionR
     {
       conversationId: record.conversationId,
       turnNumber: record.turnNumber,
-      stage: 'OPERATOR_ACTION',
+      stage: AuditStage.OperatorAction,
       payload: record.payload,
       idempotencyKey: `${record.workflowId}/operator/${record.actionId}`,
       // Not any run's: the action is the operator's, and stays with whichever run the turn ends with.

@@ -1,3 +1,4 @@
+import { recordOperatorAction } from '../../api/console/queries';
 import { turnAudits } from '../../api/console/queries';
 import { conversationQueries } from '../../api/db-queries';
 import type { TurnReply } from '../../api/ports';
@@ -29,6 +30,17 @@ describe('audit rows per run of a turn (activities/runtime/audit-writer.ts, real
   });
   afterAll(async () => h?.stop());
   beforeEach(() => h.mcp.llm.setScript([]));
+
+  it("an operator's action on a failed turn, written after its failure row, leaves it FAILED in lastTurn", async () => {
+    const conversationId = crypto.randomUUID();
+    h.mcp.llm.setScript([REFUSED]);
+    const failed = expectKind(await h.send({ conversationId, message: MESSAGE }), 'FAILED');
+    const action = { workflowId: failed.ref.workflowId, conversationId, turnNumber: 1, actionId: 'a-1', payload: {} };
+    await recordOperatorAction(h.mcp.deps.db, action);
+    expect((await listAudits(h.mcp.deps.db, conversationId)).at(-1)?.stage).toBe('OPERATOR_ACTION');
+    const { lastTurn } = (await conversationQueries(h.mcp.deps.db).conversation(conversationId)) ?? {};
+    expect(lastTurn).toMatchObject({ turnNumber: 1, status: 'FAILED' });
+  });
 
   it("a failed turn retried by an operator keeps the failed run's rows and appends the retry's after them", async () => {
     const conversationId = crypto.randomUUID();

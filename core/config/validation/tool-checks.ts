@@ -7,7 +7,6 @@ import type { McpDbToolRow, McpHttpToolRow, McpToolRow } from '../types';
 import {
   HTTP_AUTH_KINDS,
   HTTP_METHODS,
-  SQL_GUARDRAIL_RULE_TYPES,
   TOOL_RETRIES_EXHAUSTED_POLICIES,
   TOOL_ENV_PREFIX,
   TOOL_SIDE_EFFECTS,
@@ -19,6 +18,7 @@ import {
 import { isBlank, repeatedKeys, type ValidationContext } from './context';
 import { isStringArray, isStringMap } from './schema-checks';
 import { checkHttpBodyTemplate, checkHttpInputSchema } from './tool-input-checks';
+import { checkSqlGuardrails } from './sql-guardrail-checks';
 
 export function checkTools(ctx: ValidationContext): void {
   const dbRows = new Map(ctx.rows.mcpDbTools.map((d) => [d.toolId, d]));
@@ -288,25 +288,5 @@ function checkHttpPolicy(ctx: ValidationContext, h: McpHttpToolRow): void {
       id,
       'retry_status_codes must be an array of HTTP status codes (integers 100-599)'
     );
-  }
-}
-
-function checkSqlGuardrails(ctx: ValidationContext): void {
-  for (const g of ctx.rows.sqlGuardrails) {
-    if (!g.enabled) continue;
-    if (!oneOf(SQL_GUARDRAIL_RULE_TYPES, g.ruleType)) {
-      ctx.sink.violation(
-        'ce_mcp_sql_guardrail',
-        g.guardrailId,
-        `rule_type "${g.ruleType}" is not one of ${SQL_GUARDRAIL_RULE_TYPES.join(', ')}`
-      );
-    }
-    if (!/^[A-Za-z_][\w.]*$/.test(g.matchValue.trim())) {
-      ctx.sink.violation(
-        'ce_mcp_sql_guardrail',
-        g.guardrailId,
-        `match_value "${g.matchValue}" must be a function name or keyword`
-      );
-    }
   }
 }

@@ -650,6 +650,13 @@ const cases: Case[] = [
     reason: /must be an integer in decimal digits/,
   },
   {
+    name: 'an ALLOW_FUNCTION row naming a function that is never allowed is a warning: it has no effect',
+    breakIt: (r) =>
+      void Object.assign(at(r.sqlGuardrails, 0), { ruleType: 'ALLOW_FUNCTION', matchValue: 'pg_catalog.pg_sleep' }),
+    violations: [],
+    warnings: ['ce_mcp_sql_guardrail[1]'],
+  },
+  {
     name: 'unknown SQL guardrail rule type',
     breakIt: (r) => void (at(r.sqlGuardrails, 0).ruleType = 'ALLOW_KEYWORD'),
     violations: ['ce_mcp_sql_guardrail[1]'],
