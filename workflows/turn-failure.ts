@@ -7,7 +7,7 @@ import {
 } from '@temporalio/workflow';
 import type { TurnActivities, TurnFailureFacts } from '../core/turn/activities';
 import type { TurnInput } from '../core/turn/contracts';
-import { isJsonObject } from '../core/json';
+import { failedStepOfRun } from '../core/turn/step-runs';
 import { TOOL_HOLD_FAILED } from '../core/mcp/hold';
 import { reportedAttempt } from '../core/turn/executor';
 import { blankSession } from '../core/turn/session-factory';
@@ -35,22 +35,13 @@ export function turnFailureFacts(err: TemporalFailure): TurnFailureFacts {
   }
   if (own instanceof ApplicationFailure) {
     const type = own.type ?? 'TURN_FAILED';
-    const at = type === TOOL_HOLD_FAILED ? 'McpToolHold' : (failedStepOfRun(own) ?? step);
+    const at = type === TOOL_HOLD_FAILED ? 'McpToolHold' : (failedStepOfRun(own.details) ?? step);
     const nonRetryable = own.nonRetryable === true;
     return { step: at, type, message: own.message, nonRetryable, attempt: reportedAttempt(own) };
   }
   const message = own instanceof Error ? own.message : String(own);
   const type = own instanceof Error ? own.name : 'Error';
   return { step, type, message, nonRetryable: false, attempt: null };
-}
-
-/** The step of a step run that failed (a StepRunFailure detail, core/turn/step-runs.ts), not the run's type. */
-function failedStepOfRun(failure: ApplicationFailure): string | null {
-  for (const detail of failure.details ?? []) {
-    const name = isJsonObject(detail) && isJsonObject(detail['failedStep']) ? detail['failedStep']['name'] : null;
-    if (typeof name === 'string') return name;
-  }
-  return null;
 }
 
 /**

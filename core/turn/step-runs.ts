@@ -1,3 +1,4 @@
+import { isJsonObject } from '../json';
 import type { Session } from '../session';
 import type { PipelineStepName, RecordedDecision, StepInput, StepResult, StepTiming, TurnInput } from './contracts';
 import type { StepName, StepSpec } from './steps';
@@ -79,6 +80,15 @@ export interface StepRunResult {
 export interface StepRunFailure {
   ran: StepRunEntry[];
   failedStep: PlannedStep;
+}
+
+/** The step a run's failure names (its StepRunFailure detail among the failure's details); null for a step's own. */
+export function failedStepOfRun(details: readonly unknown[] | null | undefined): string | null {
+  for (const detail of details ?? []) {
+    const failed = isJsonObject(detail) && isJsonObject(detail['failedStep']) ? detail['failedStep']['name'] : null;
+    if (typeof failed === 'string') return failed;
+  }
+  return null;
 }
 
 /**
