@@ -1,5 +1,5 @@
 import { condition, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
-import { TurnOutcomeKey, TurnOutcomeValue } from './search-attributes';
+import { positionAttributes, TurnOutcomeKey, TurnOutcomeValue, type TurnPosition } from './search-attributes';
 import { TurnStatus } from './turn-status';
 import type { TurnState } from './turn-state';
 
@@ -16,6 +16,11 @@ export interface Park {
    * parked before it existed must not issue it on replay: the approval asks a patch, the hold always had it.
    */
   resumeOutcome(): boolean;
+  /**
+   * Where the turn stands, recorded with its TurnOutcome so a query by Intent or State finds it while it
+   * waits; null records none (a turn parked before TurnVersions.parkPosition, which asks the patch here).
+   */
+  position(): TurnPosition | null;
 }
 
 /**
@@ -26,7 +31,7 @@ export interface Park {
  */
 export async function parkTurn(state: TurnState, park: Park): Promise<boolean> {
   state.status = park.status;
-  upsertSearchAttributes([{ key: TurnOutcomeKey, value: park.status }]);
+  upsertSearchAttributes([{ key: TurnOutcomeKey, value: park.status }, ...positionAttributes(park.position())]);
   if (park.details !== undefined) setCurrentDetails(park.details);
   const decided = await condition(park.decided, park.timeoutMs);
   state.status = TurnStatus.Running;

@@ -16,7 +16,8 @@ export async function awaitHeldTool(
   state: TurnState,
   session: Session | null,
   request: HeldToolRequest,
-  expiresAt: string
+  expiresAt: string,
+  recordsPosition: () => boolean
 ): Promise<HeldToolResolution> {
   state.held = {
     toolCode: request.toolCode,
@@ -39,6 +40,7 @@ export async function awaitHeldTool(
     details: describeHold(request, expiresAt),
     // The hold has reset TurnOutcome since it was first shipped (TOOL_HOLD_PATCH).
     resumeOutcome: () => true,
+    position: () => (recordsPosition() ? session : null),
   });
   const resolution: HeldToolResolution =
     decided && state.holdResolution

@@ -275,7 +275,9 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     const expiresAt = new Date(workflowNow() + request.timeoutMs).toISOString();
     const at = `McpToolHold: ${request.toolCode} (call ${request.callIndex})`;
     await this.run('McpToolHold', heldAuditInput(inputFor, request, expiresAt), `${at} held`);
-    const resolution = await awaitHeldTool(this.state, this.session, request, expiresAt);
+    const resolution = await awaitHeldTool(this.state, this.session, request, expiresAt, () =>
+      this.versions.parkPosition()
+    );
     const resolved = resolvedAuditInput(inputFor, request, resolution);
     await this.run('McpToolHold', resolved, `${at} ${resolution.action}`);
     if (resolution.action === 'fail') {
@@ -289,7 +291,7 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
   }
 
   awaitApproval(request: ApprovalRequest): Promise<ApprovalDecision> {
-    return awaitApproval(this.state, this.session, request, () => this.versions.approvalResume());
+    return awaitApproval(this.state, this.session, request, this.versions);
   }
 
   /**

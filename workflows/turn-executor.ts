@@ -119,7 +119,7 @@ export class WorkflowTurnExecutor implements TurnExecutor {
   }
 
   awaitApproval(request: ApprovalRequest): Promise<ApprovalDecision> {
-    // The first workflow type has no TurnVersions of its own; the patch is the same one V2 asks.
-    return awaitApproval(this.state, this.session, request, PATCHED_VERSIONS.approvalResume);
+    // The first workflow type has no TurnVersions of its own; the patches are the ones V2 asks.
+    return awaitApproval(this.state, this.session, request, PATCHED_VERSIONS);
   }
 }

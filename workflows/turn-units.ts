@@ -6,16 +6,17 @@ import { workflowNow } from './clock';
 import { parkTurn } from './park';
 import type { TurnState } from './turn-state';
 import { TurnStatus } from './turn-status';
+import type { TurnVersions } from './turn-versions';
 
 /**
  * Parks the turn on a human decision (D16) until the decideApproval update or the timeout.
- * `resumeOutcome`: whether this turn puts TurnOutcome back to RUNNING afterwards (TurnVersions.approvalResume).
+ * `versions` say whether this turn records its position while parked and puts TurnOutcome back to RUNNING afterwards.
  */
 export async function awaitApproval(
   state: TurnState,
   session: Session | null,
   request: ApprovalRequest,
-  resumeOutcome: () => boolean
+  versions: Pick<TurnVersions, 'approvalResume' | 'parkPosition'>
 ): Promise<ApprovalDecision> {
   const expiresAt = new Date(workflowNow() + request.timeoutMs).toISOString();
   state.pending = {
@@ -31,7 +32,8 @@ export async function awaitApproval(
     status: TurnStatus.AwaitingApproval,
     decided: () => state.decision !== null,
     timeoutMs: request.timeoutMs,
-    resumeOutcome,
+    resumeOutcome: () => versions.approvalResume(),
+    position: () => (versions.parkPosition() ? session : null),
   });
   const decision: ApprovalDecision =
     decided && state.decision ? state.decision : { decision: 'EXPIRED', reason: 'APPROVAL_EXPIRED', decidedBy: null };

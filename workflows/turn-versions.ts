@@ -36,6 +36,13 @@ export const APPROVAL_RESUME_PATCH = 'approval-resumes-running';
 export const TURN_FAILURE_ROW_PATCH = 'turn-failure-row';
 
 /**
+ * The patch that records a parked turn's Intent, State and ConfigVersion with its AWAITING_APPROVAL or HELD
+ * TurnOutcome, so `Intent = '…' AND TurnOutcome = 'HELD'` finds it while it waits: histories without it
+ * upserted TurnOutcome alone, and a turn got its position only when it ended.
+ */
+export const PARK_POSITION_PATCH = 'park-records-position';
+
+/**
  * Which of the changes made to the turn workflow since conversationTurnV2 a turn runs with. The
  * turn executor asks here, never `patched()` itself, so one executor serves both workflow types.
  */
@@ -52,6 +59,8 @@ export interface TurnVersions {
   approvalResume(): boolean;
   /** Whether a failed turn has TurnFailure write its failure row; asked only when the turn fails. */
   failureRow(): boolean;
+  /** Whether a parked turn records its position (Intent, State, ConfigVersion); asked only when it parks. */
+  parkPosition(): boolean;
 }
 
 /**
@@ -63,6 +72,9 @@ const approvalResume = (): boolean => patched(APPROVAL_RESUME_PATCH);
 
 /** Asked by V2 and V3 alike, on the failure path only, so turns that complete record no marker. */
 const failureRow = (): boolean => patched(TURN_FAILURE_ROW_PATCH);
+
+/** Asked by every workflow type, each time the turn parks, so turns that never park record no marker. */
+const parkPosition = (): boolean => patched(PARK_POSITION_PATCH);
 
 function patchedStepRunsIn(): StepRunsIn {
   if (patched(WIDE_STEP_RUNS_PATCH)) return 'wide';
@@ -82,12 +94,13 @@ export const PATCHED_VERSIONS: TurnVersions = {
   directToolHold: () => patched(DIRECT_TOOL_HOLD_PATCH),
   approvalResume,
   failureRow,
+  parkPosition,
 };
 
 /**
  * conversationTurnV3: every change made before it, asked of nothing. A turn is a workflow of its own, so a
  * new workflow type is the whole version: no patch marker and no TemporalChangeVersion upsert per turn.
- * Changes made since are asked like V2's (approvalResume, failureRow).
+ * Changes made since are asked like V2's (approvalResume, failureRow, parkPosition).
  */
 export const CURRENT_VERSIONS: TurnVersions = {
   stepRunsIn: () => 'wide',
@@ -96,4 +109,5 @@ export const CURRENT_VERSIONS: TurnVersions = {
   directToolHold: () => true,
   approvalResume,
   failureRow,
+  parkPosition,
 };

@@ -2,7 +2,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { TurnActivities } from '../../core/turn/activities';
 import { decideApprovalUpdate } from '../../workflows/messages';
 import { readTurnSearchAttributes, TurnSearchAttribute } from '../../workflows/search-attributes';
-import { APPROVAL_RESUME_PATCH } from '../../workflows/turn-versions';
+import { APPROVAL_RESUME_PATCH, PARK_POSITION_PATCH } from '../../workflows/turn-versions';
 import { extracted, loanConfig, plan } from '../support/loan-config';
 import { answer } from '../support/order-config';
 import { replayHistoryOf } from '../support/workflow-bundle';
@@ -85,7 +85,13 @@ describe('after an approval the turn is RUNNING again, like after a hold', () =>
     const parked = await h.send({ message: MESSAGE });
     expect(parked.kind).toBe('AWAITING_APPROVAL');
     const handle = h.client.workflow.getHandle(parked.ref.workflowId);
-    expect(await outcomeOf(handle)).toBe('AWAITING_APPROVAL');
+    // Found by where it stands while it waits, not only once it ends.
+    expect(readTurnSearchAttributes((await handle.describe()).searchAttributes)).toMatchObject({
+      turnOutcome: 'AWAITING_APPROVAL',
+      intent: 'LOAN_APPLICATION',
+      state: expect.stringMatching(/\S/),
+      configVersion: expect.stringMatching(/\S/),
+    });
     return handle;
   }
 
@@ -102,7 +108,7 @@ describe('after an approval the turn is RUNNING again, like after a hold', () =>
     expect(await outcomeOf(handle)).toBe(result.outcome);
     const history = await h.history(handle.workflowId);
     expect(outcomesUpserted(history)).toEqual(['AWAITING_APPROVAL', 'RUNNING', result.outcome]);
-    expect(patchesRecorded(history)).toEqual([APPROVAL_RESUME_PATCH]);
+    expect(patchesRecorded(history)).toEqual([PARK_POSITION_PATCH, APPROVAL_RESUME_PATCH]);
     await expect(replayHistoryOf(handle)).resolves.toBeUndefined();
   });
 

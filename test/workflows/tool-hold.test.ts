@@ -65,7 +65,13 @@ describe('a tool call out of retries holds its turn for an operator (issue #22)'
     expect(parked.held).toMatchObject({ toolCode: 'loan.application.submit', callIndex: 2 });
     const handle = h.client.workflow.getHandle(id);
     const described = await handle.describe();
-    expect(readTurnSearchAttributes(described.searchAttributes).turnOutcome).toBe('HELD');
+    // Held turns are found by where they stand (`Intent = '…' AND TurnOutcome = 'HELD'`), not only once they end.
+    expect(readTurnSearchAttributes(described.searchAttributes)).toMatchObject({
+      turnOutcome: 'HELD',
+      intent: parked.held.intent,
+      state: parked.held.state,
+      configVersion: expect.stringMatching(/\S/),
+    });
     const metadata = (await handle.query('__temporal_workflow_metadata')) as { currentDetails?: string };
     expect(metadata.currentDetails).toContain('loan.application.submit');
     expect(metadata.currentDetails).toContain('2 attempt(s)');
