@@ -6,6 +6,8 @@ import { turnFailureWritten } from '../db/repositories/audit';
 import type { ActivityDeps } from './deps';
 import { currentRunId } from './runtime/activity-context';
 import { writeAudits } from './runtime/audit-writer';
+import { takeHungStep } from './runtime/step-run-progress';
+import { isStepRunType } from '../core/turn/step-runs';
 
 /** The row as the step runtime writes it: a code (ours, TIMEOUT, TOOL_HOLD_FAILED) is known, a class name is not. */
 function failureRecord(failure: TurnFailureFacts) {
@@ -29,6 +31,8 @@ function failureRecord(failure: TurnFailureFacts) {
 export function createTurnFailure(deps: ActivityDeps): TurnActivities['TurnFailure'] {
   return async ({ turn, session, failure }) => {
     const runId = currentRunId();
+    // A step run that timed out is named by the step it hung in, when this worker ran it.
+    const hung = runId && failure.type === 'TIMEOUT' && isStepRunType(failure.step) ? takeHungStep(runId) : null;
     if (await turnFailureWritten(deps.db, turn.conversationId, turn.turnNumber, runId)) return;
     // The pinned version is cached in the worker; unreadable (or none yet), the row is kept (full policy).
     const snapshot = session.configVersion ? await deps.configStore.get(session.configVersion).catch(() => null) : null;
@@ -36,7 +40,9 @@ export function createTurnFailure(deps: ActivityDeps): TurnActivities['TurnFailu
       turn,
       session,
       keySegment: 'turn-failure',
-      records: [failureRecord(failure)],
+      records: [
+        failureRecord(hung ? { ...failure, step: hung, message: `${failure.message} (in ${failure.step})` } : failure),
+      ],
     });
   };
 }

@@ -14,6 +14,7 @@ import {
 } from '../../core/turn/step-runs';
 import type { ActivityDeps } from '../deps';
 import { asLocalAttempt } from '../runtime/local-attempt';
+import { trackStepRun, type StepRunProgress } from '../runtime/step-run-progress';
 import { handOverReason } from '../../core/errors';
 import type { TurnActivities } from '../../core/turn/activities';
 
@@ -68,17 +69,36 @@ export function createStepRuns(
   };
 }
 
+type StepAttempt = (index: number, call: () => Promise<StepReply>) => Promise<StepReply>;
+
+/** The run's steps, with the step it is in kept for the turn's failure row should Temporal give up on it. */
 async function runSteps(
   steps: RunStepActivities,
   deps: StepRunDeps,
   input: StepRunInput,
-  attempt: (index: number, call: () => Promise<StepReply>) => Promise<StepReply>
+  attempt: StepAttempt
+): Promise<StepRunResult> {
+  const progress = trackStepRun();
+  try {
+    return await runEachStep(steps, deps, input, attempt, progress);
+  } finally {
+    progress.end();
+  }
+}
+
+async function runEachStep(
+  steps: RunStepActivities,
+  deps: StepRunDeps,
+  input: StepRunInput,
+  attempt: StepAttempt,
+  progress: StepRunProgress
 ): Promise<StepRunResult> {
   const ran: StepRunEntry[] = [];
   let session: Session = input.session;
   // The run that holds PipelineEnd carries the turn's timings; its steps add their own as they run.
   const timings = input.stepTimings ? [...input.stepTimings] : null;
   for (const [i, planned] of input.steps.entries()) {
+    progress.enter(planned.name);
     const call: StepInput = {
       ...(i === 0
         ? firstStepInput(input, planned)

@@ -1,4 +1,8 @@
+import { MockActivityEnvironment } from '@temporalio/testing';
 import type { ActivityDeps } from '../../activities/deps';
+import { createStepRuns, type RunStepActivities } from '../../activities/pipeline/step-runs';
+import type { StepResult } from '../../core/turn/contracts';
+import type { RunStepName } from '../../core/turn/step-runs';
 import { stepActivity } from '../../activities/step-runtime';
 import { createTurnFailure } from '../../activities/turn-failure';
 import { EngineError } from '../../core/errors';
@@ -79,5 +83,65 @@ describe('TurnFailure (activities/turn-failure.ts): the failure row only the wor
     const failures = (await rows()).filter((r) => r.stage.startsWith('ENGINE_'));
     expect(failures).toHaveLength(1);
     expect(failures[0]?.payload).toMatchObject({ step: 'Rules', errorCode: 'CONFIG_INVALID', attempt: 1 });
+  });
+
+  describe('a step run Temporal gave up on is named by the step it hung in', () => {
+    const summary = { outcome: 'Continue' as const, intent: 'LOAN', state: 'S', changed: [] };
+    /** Steps that answer at once, except `hangs`, which answers only once `release` is called. */
+    function stepsHangingIn(hangs: RunStepName) {
+      let release: () => void = () => undefined;
+      let reach: () => void = () => undefined;
+      const released = new Promise<void>((resolve) => (release = resolve));
+      const reached = new Promise<void>((resolve) => (reach = resolve));
+      const steps = new Proxy({} as RunStepActivities, {
+        get: (_, name: RunStepName) => async (): Promise<StepResult> => {
+          if (name === hangs) {
+            reach();
+            await released;
+          }
+          return { patch: {}, summary };
+        },
+      });
+      return { steps, reached, release };
+    }
+    const inRun = (runId: string) =>
+      new MockActivityEnvironment({ isLocal: true, workflowExecution: { workflowId: 'turn-x', runId } });
+    const holdAudits = <T>(work: () => Promise<T>) => work();
+
+    async function runThatHangs(runId: string, abandon: boolean) {
+      const { turn, session, rows } = await newTurn();
+      const { steps, reached, release } = stepsHangingIn('Guardrail');
+      const env = inRun(runId);
+      const input = {
+        turn,
+        session,
+        steps: ['PolicyEnforcement', 'Guardrail', 'Memory'].map((name, i) => ({
+          name: name as RunStepName,
+          callKey: `0${i}-${name}`,
+        })),
+      };
+      const run = env.run(createStepRuns(steps, { clock: deps.clock, holdAudits }).LocalSteps, input);
+      await reached;
+      if (abandon) env.cancel('TIMED_OUT');
+      // The abandoned attempt goes on to Memory, as a cancelled local activity does: it still names Guardrail.
+      release();
+      await run.catch(() => undefined);
+      const failure = { ...timeout, step: 'LocalSteps', message: 'activity StartToClose timeout' };
+      await inRun(runId).run(createTurnFailure(deps), { turn, session, failure });
+      return (await rows()).find((r) => r.stage === 'ENGINE_KNOWN_FAILURE')?.payload;
+    }
+
+    it('an abandoned attempt leaves its step for the failure row, which takes it once', async () => {
+      expect(await runThatHangs('run-abandoned', true)).toMatchObject({
+        step: 'Guardrail',
+        stepClass: 'GuardrailStep',
+        errorCode: 'TIMEOUT',
+        message: 'activity StartToClose timeout (in LocalSteps)',
+      });
+    });
+
+    it('a run that ended leaves nothing: the row names the run, as one from another worker does', async () => {
+      expect(await runThatHangs('run-ended', false)).toMatchObject({ step: 'LocalSteps', errorCode: 'TIMEOUT' });
+    });
   });
 });
