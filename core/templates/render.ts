@@ -5,11 +5,11 @@ import { parseTemplate, unresolvedVariable, type VariablePath } from './syntax';
 export type TemplateVariables = Readonly<Record<string, unknown>>;
 
 /**
- * Renders a template strictly. Strings are inserted as-is, numbers and booleans via String, lists of scalars as
- * Java prints a List (`[a, b]`), objects and other arrays as JSON, null as ''. No HTML escaping (prompts are
- * text). A variable whose root or any segment does not exist (and has no `?: 'default'`) throws EngineError
- * UNRESOLVED_PROMPT_VARIABLE naming it; a malformed template throws TEMPLATE_MALFORMED (EXACT responses fall
- * back on either).
+ * Renders a template strictly. Strings are inserted as-is, numbers and booleans via String, lists of scalars (and
+ * of such lists) as Java prints a List (`[a, b]`, `[[a], [b]]`), objects and lists holding one as JSON, null as ''.
+ * No HTML escaping (prompts are text). A variable whose root or any segment does not exist (and has no
+ * `?: 'default'`) throws EngineError UNRESOLVED_PROMPT_VARIABLE naming it; a malformed template throws
+ * TEMPLATE_MALFORMED (EXACT responses fall back on either).
  */
 export function renderTemplate(template: string, vars: TemplateVariables): string {
   return renderParts(template, vars, (err) => {
@@ -92,7 +92,7 @@ function childOf(container: unknown, segment: string | number): unknown {
 export function formatTemplateValue(value: unknown): string {
   if (value === null || value === undefined) return '';
   if (isScalar(value)) return String(value);
-  if (Array.isArray(value) && value.every((item) => item === null || isScalar(item))) return javaListText(value);
+  if (isPlainList(value)) return javaListText(value);
   if (value instanceof Map) return JSON.stringify(Object.fromEntries(value));
   return JSON.stringify(value);
 }
@@ -102,12 +102,19 @@ function isScalar(value: unknown): value is string | number | boolean | bigint {
   return kind === 'string' || kind === 'number' || kind === 'boolean' || kind === 'bigint';
 }
 
+/** A list of plain values, of such lists, and so on: nothing in it is an object. */
+function isPlainList(value: unknown): value is readonly unknown[] {
+  return Array.isArray(value) && value.every((item) => item === null || isScalar(item) || isPlainList(item));
+}
+
 /**
- * A list of scalars renders as the Java engine's templates print a Java List (`[a, b]`, strings unquoted,
- * null as `null`), so a reply like "Still need: {{missing_fields}}" reads the same on both engines.
- * Lists holding objects and objects themselves stay JSON: Java prints a Map as `{k=v}`, which no
- * prompt or reply can use (docs/migrating-from-java.md §6).
+ * A plain list renders as the Java engine's templates print a Java List (`[a, b]`, nested `[[a, b], [c]]`,
+ * strings unquoted, null as `null`), so a reply like "Still need: {{missing_fields}}" reads the same on both
+ * engines. A value holding an object anywhere stays JSON whole: Java prints a Map as `{k=v}`, which no prompt
+ * or reply can use (`{{conversation_history}}` is a list of objects), and one value half in each form would read
+ * as neither (docs/migrating-from-java.md §6).
  */
 function javaListText(items: readonly unknown[]): string {
-  return `[${items.map((item) => (item === null ? 'null' : String(item))).join(', ')}]`;
+  const item = (x: unknown): string => (Array.isArray(x) ? javaListText(x) : x === null ? 'null' : String(x));
+  return `[${items.map(item).join(', ')}]`;
 }

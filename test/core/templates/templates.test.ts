@@ -19,6 +19,8 @@ const vars = {
   mixedList: ['b', null, false],
   emptyList: [],
   records: [{ name: 'r' }],
+  nestedList: [['a', 'b'], ['c'], [], [1, [null, true]]],
+  nestedRecords: [['a'], [{ name: 'r' }]],
   text: 'plain <b>&</b>',
   json: '{"nested":{"value":7}}',
 };
@@ -47,6 +49,8 @@ describe('renderTemplate', () => {
     ['{{mixedList}}', '[b, null, false]'],
     ['{{emptyList}}', '[]'],
     ['{{records}}', '[{"name":"r"}]'],
+    ['{{nestedList}}', '[[a, b], [c], [], [1, [null, true]]]'],
+    ['{{nestedRecords}}', '[["a"],[{"name":"r"}]]'],
     ['{{context.mcp}}', '{"finalAnswer":"FA"}'],
     ['[{{context.nothing}}]', '[]'],
     ['{{text}}', 'plain <b>&</b>'],
