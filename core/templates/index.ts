@@ -1,13 +1,16 @@
 export {
   TEMPLATE_MALFORMED,
+  authoredVariableParts,
   checkTemplate,
   extractTemplateVariables,
   parseAuthoredTemplate,
   parseTemplate,
   parseVariablePath,
+  placeholderIn,
   templateVariableRefs,
   type TemplatePart,
   type TemplateSyntax,
+  type TemplateVariablePart,
   type VariablePath,
 } from './syntax';
 export {

@@ -25,6 +25,9 @@ export type TemplatePart =
   | { kind: 'text'; text: string }
   | { kind: 'variable'; path: VariablePath; raw: string; syntax: TemplateSyntax; fallback?: string };
 
+/** A placeholder: `raw` is it as the author wrote it (`[[${a.b}]]`), `path.text` the normalized path (`a.b`). */
+export type TemplateVariablePart = Extract<TemplatePart, { kind: 'variable' }>;
+
 /** `path ?: 'default'` (single or double quotes): the default replaces an absent or empty value. */
 const DEFAULT_SUFFIX = /^([\s\S]*?)\s*\?:\s*(?:'([^']*)'|"([^"]*)")\s*$/;
 
@@ -148,6 +151,20 @@ export function parseAuthoredTemplate(template: string): TemplatePart[] {
     }
   }
   return parseTemplate(template);
+}
+
+/** The placeholders of a template parseAuthoredTemplate accepts, in order; throws TEMPLATE_MALFORMED. */
+export function authoredVariableParts(template: string): TemplateVariablePart[] {
+  return parseAuthoredTemplate(template).filter((part): part is TemplateVariablePart => part.kind === 'variable');
+}
+
+/**
+ * `expression` as a placeholder of the syntax the author used, so a message suggests `[[${a ?: ''}]]` to an author who
+ * wrote `[[${a}]]`, not a spelling of our own.
+ */
+export function placeholderIn(syntax: TemplateSyntax, expression: string): string {
+  const delimiter = DELIMITERS.find((d) => d.syntax === syntax) ?? { open: '{{', close: '}}' };
+  return `${delimiter.open}${expression}${delimiter.close}`;
 }
 
 /** Null when the template parses as config validation requires (parseAuthoredTemplate), else the reason. */

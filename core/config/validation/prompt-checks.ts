@@ -6,9 +6,11 @@ import {
   type ReservedResponseStateName,
 } from '../../response/reserved';
 import {
+  authoredVariableParts,
   canonicalTemplateVariable,
   isKnownTemplateRoot,
-  parseAuthoredTemplate,
+  placeholderIn,
+  type TemplateVariablePart,
   type VariablePath,
 } from '../../templates';
 import { ANY_SCOPE, normalizeScopeValue } from '../scope';
@@ -76,33 +78,32 @@ export function checkTemplateText(
 ): void {
   if (isBlank(text)) return;
   if (!checkTemplateSize(ctx, where, text as string)) return;
-  let refs: { path: VariablePath; hasDefault: boolean }[];
+  let parts: TemplateVariablePart[];
   try {
-    refs = parseAuthoredTemplate(text as string).flatMap((p) =>
-      p.kind === 'variable' ? [{ path: p.path, hasDefault: p.fallback !== undefined }] : []
-    );
+    parts = authoredVariableParts(text as string);
   } catch (err) {
     ctx.sink.violation(where.table, where.id, `${where.column}: ${(err as Error).message}`);
     return;
   }
   // Without the rules or the output schemas (a partial tree) a name they might write cannot be judged.
   if (!ctx.has('rules') || !ctx.has('outputSchemas')) return;
-  for (const { path: ref, hasDefault } of refs) {
-    if (!isKnownRoot(vocab, ref.root, where.intentCode)) {
-      ctx.sink.violation(where.table, where.id, `${where.column} references unknown variable {{${ref.text}}}`);
-    } else if (!hasDefault && !contextPathIsWritten(vocab, ref, where.intentCode)) {
-      ctx.sink.warning(where.table, where.id, unwrittenContextPath(where, ref));
+  for (const part of parts) {
+    if (!isKnownRoot(vocab, part.path.root, where.intentCode)) {
+      ctx.sink.violation(where.table, where.id, `${where.column} references unknown variable ${part.raw}`);
+    } else if (part.fallback === undefined && !contextPathIsWritten(vocab, part.path, where.intentCode)) {
+      ctx.sink.warning(where.table, where.id, unwrittenContextPath(where, part));
     }
   }
 }
 
 /** What an absent `context.` path does where this column is rendered, and how to make it render empty. */
-function unwrittenContextPath(where: TemplateColumn, ref: VariablePath): string {
-  const read = `${where.column} reads {{${ref.text}}}, which no step writes`;
+function unwrittenContextPath(where: TemplateColumn, part: TemplateVariablePart): string {
+  const read = `${where.column} reads ${part.raw}, which no step writes`;
   if (where.render === 'lenient') return `${read} (it renders empty unless a task or tool result puts it there)`;
+  const withDefault = placeholderIn(part.syntax, `${part.path.text} ?: ''`);
   return (
     `${read}: a turn that renders it fails with UNRESOLVED_PROMPT_VARIABLE unless a task or tool result has put ` +
-    `it there first (give it a default, {{${ref.text} ?: ''}}, to render it empty)`
+    `it there first (give it a default, ${withDefault}, to render it empty)`
   );
 }
 

@@ -1,7 +1,7 @@
 import { callerPicksOrigin } from '../../mcp/http-url-template';
 import { isJsonObject, type Json } from '../../json';
 import { identifierExpansions, identifierPlaceholders } from '../../mcp/db-identifiers';
-import { parseAuthoredTemplate } from '../../templates';
+import { authoredVariableParts } from '../../templates';
 import { parseResponseMapping } from '../response-mapping';
 import type { McpDbToolRow, McpHttpToolRow, McpToolRow } from '../types';
 import {
@@ -189,19 +189,19 @@ const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
 function checkHttpTemplate(ctx: ValidationContext, id: number, column: string, text: string | null): void {
   if (isBlank(text)) return;
   const fail = (reason: string) => ctx.sink.violation('ce_mcp_http_tool', id, `${column}: ${reason}`);
-  let refs;
+  let parts;
   try {
-    refs = parseAuthoredTemplate(text as string).flatMap((p) => (p.kind === 'variable' ? [p.path] : []));
+    parts = authoredVariableParts(text as string);
   } catch (err) {
     return fail((err as Error).message);
   }
-  for (const ref of refs) {
+  for (const { path: ref, raw } of parts) {
     const first = ref.segments[0];
     if (ref.root === 'args' && typeof first === 'string') continue;
     if (ref.root === 'ctx' && typeof first === 'string' && HTTP_CTX_KEYS.includes(first)) continue;
     if (ref.root === 'env' && typeof first === 'string' && first.startsWith(TOOL_ENV_PREFIX)) continue;
     fail(
-      `{{${ref.text}}} is not available (use {{args.<name>}}, {{ctx.${HTTP_CTX_KEYS.join('|')}}} or {{env.CONVENGINE_TOOL_<NAME>}})`
+      `${raw} is not available (use {{args.<name>}}, {{ctx.${HTTP_CTX_KEYS.join('|')}}} or {{env.CONVENGINE_TOOL_<NAME>}})`
     );
   }
 }

@@ -829,6 +829,7 @@ describe('validateConfig', () => {
   it('says what an unwritten context path does where it is rendered: a prompt fails the turn, a reply renders empty', () => {
     const rows = validBaseConfig();
     at(rows.promptTemplates, 0).systemPrompt = 'X={{context.not_there}} Y={{context.also_not ?: ""}}';
+    at(rows.promptTemplates, 1).userPrompt = 'Z=[[${ context.gone }]]';
     rows.responses.push(
       response({
         responseId: 9,
@@ -841,7 +842,20 @@ describe('validateConfig', () => {
     const warnings = validateConfig(rows).warnings.map(formatViolation);
     expect(warnings).toEqual([
       "ce_prompt_template[1]: system_prompt reads {{context.not_there}}, which no step writes: a turn that renders it fails with UNRESOLVED_PROMPT_VARIABLE unless a task or tool result has put it there first (give it a default, {{context.not_there ?: ''}}, to render it empty)",
-      'ce_response[9]: exact_text reads {{context.not_there}}, which no step writes (it renders empty unless a task or tool result puts it there)',
+      // Each placeholder is quoted as its author wrote it, and the default suggested in that syntax.
+      "ce_prompt_template[2]: user_prompt reads [[${ context.gone }]], which no step writes: a turn that renders it fails with UNRESOLVED_PROMPT_VARIABLE unless a task or tool result has put it there first (give it a default, [[${context.gone ?: ''}]], to render it empty)",
+      'ce_response[9]: exact_text reads [[${context.not_there}]], which no step writes (it renders empty unless a task or tool result puts it there)',
+    ]);
+  });
+
+  it('quotes an unknown or unavailable placeholder as its author wrote it, Thymeleaf syntax and all', () => {
+    const rows = validBaseConfig();
+    at(rows.responses, 0).exactText = 'Hi [[${nope}]] and [(${ nada.x })]';
+    at(rows.mcpHttpTools, 0).bodyTemplate = '{"id": "[[${secret.key}]]"}';
+    expect(validateConfig(rows).violations.map(formatViolation)).toEqual([
+      'ce_response[1]: exact_text references unknown variable [[${nope}]]',
+      'ce_response[1]: exact_text references unknown variable [(${ nada.x })]',
+      expect.stringMatching(/^ce_mcp_http_tool\[2\]: body_template: \[\[\$\{secret\.key\}\]\] is not available \(use/),
     ]);
   });
 
