@@ -61,10 +61,19 @@ function isKnownRoot(vocab: TemplateVocabulary, root: string, intentCode: string
  */
 export type TemplateRender = 'strict' | 'lenient';
 
-export interface TemplateColumn {
+/** Who reads a column once rendered: the model (prompts, derivation hints) or the user (replies, progress messages). */
+export type TemplateReader = 'model' | 'user';
+
+/** A column, as the size check names it and says why its limit holds. */
+export interface SizedColumn {
   table: string;
-  id: number;
+  id: string | number;
   column: string;
+  reader: TemplateReader;
+}
+
+export interface TemplateColumn extends SizedColumn {
+  id: number;
   intentCode: string | null;
   render: TemplateRender;
 }
@@ -108,22 +117,23 @@ function unwrittenContextPath(where: TemplateColumn, part: TemplateVariablePart)
 }
 
 /**
- * Every render of a template goes into an LLM request or a reply, and so does the free text that prompts show
- * (text-checks.ts). Past the warning size it costs on every turn; past the limit it cannot fit any model's
- * context window (~200k tokens, ~4 bytes each), so every turn that renders it would fail at the model.
+ * Every render of a template goes into an LLM request or to the user, and so does the free text that prompts show
+ * (text-checks.ts). Past the warning size it costs on every turn. Past the limit a prompt cannot fit any model's
+ * context window (~200k tokens, ~4 bytes each), so every turn that renders it would fail at the model; text for
+ * the user that size is a paste gone wrong, which every turn would also store in the history and the audit trail.
  */
 const TEMPLATE_WARN_BYTES = 32 * 1024;
 const TEMPLATE_MAX_BYTES = 1024 * 1024;
+const OVER_LIMIT: Readonly<Record<TemplateReader, string>> = {
+  model: 'over the 1024 KiB a model request can hold',
+  user: 'over the 1024 KiB limit of text sent to the user',
+};
 
-export function checkTemplateSize(
-  ctx: ValidationContext,
-  where: { table: string; id: string | number; column: string },
-  text: string
-): boolean {
+export function checkTemplateSize(ctx: ValidationContext, where: SizedColumn, text: string): boolean {
   const bytes = new TextEncoder().encode(text).byteLength;
   const size = `${Math.round(bytes / 1024)} KiB`;
   if (bytes > TEMPLATE_MAX_BYTES) {
-    ctx.sink.violation(where.table, where.id, `${where.column} is ${size}, over the 1024 KiB a model request can hold`);
+    ctx.sink.violation(where.table, where.id, `${where.column} is ${size}, ${OVER_LIMIT[where.reader]}`);
     return false;
   }
   if (bytes > TEMPLATE_WARN_BYTES) {
@@ -151,6 +161,19 @@ function schemaFieldsFor(vocab: TemplateVocabulary, intentCode: string | null): 
   return fields;
 }
 
+/** A row's system_prompt and user_prompt: rendered strictly, for the model. */
+function checkPromptPair(
+  ctx: ValidationContext,
+  vocab: TemplateVocabulary,
+  row: Pick<TemplateColumn, 'table' | 'id' | 'intentCode'>,
+  systemPrompt: string | null,
+  userPrompt: string | null
+): void {
+  const prompt = { ...row, reader: 'model', render: 'strict' } as const;
+  checkTemplateText(ctx, vocab, { ...prompt, column: 'system_prompt' }, systemPrompt);
+  checkTemplateText(ctx, vocab, { ...prompt, column: 'user_prompt' }, userPrompt);
+}
+
 export function checkPromptTemplates(ctx: ValidationContext, vocab: TemplateVocabulary): void {
   for (const t of ctx.rows.promptTemplates) {
     if (!t.enabled) continue;
@@ -162,8 +185,7 @@ export function checkPromptTemplates(ctx: ValidationContext, vocab: TemplateVoca
         `output_format "${t.outputFormat}" is not one of ${PROMPT_OUTPUT_FORMATS.join(', ')}`
       );
     }
-    checkTemplateText(ctx, vocab, { ...where, column: 'system_prompt', render: 'strict' }, t.systemPrompt);
-    checkTemplateText(ctx, vocab, { ...where, column: 'user_prompt', render: 'strict' }, t.userPrompt);
+    checkPromptPair(ctx, vocab, where, t.systemPrompt, t.userPrompt);
     if (t.temperature !== null && !(t.temperature >= 0 && t.temperature <= 1)) {
       ctx.sink.violation(where.table, where.id, `temperature ${t.temperature} must be between 0 and 1`);
     }
@@ -232,8 +254,13 @@ export function checkResponses(ctx: ValidationContext, vocab: TemplateVocabulary
       checkReservedResponse(ctx, vocab, r, type, format);
       continue;
     }
-    checkTemplateText(ctx, vocab, { ...where, column: 'exact_text', render: 'lenient' }, r.exactText);
-    checkTemplateText(ctx, vocab, { ...where, column: 'derivation_hint', render: 'strict' }, r.derivationHint);
+    checkTemplateText(ctx, vocab, { ...where, column: 'exact_text', reader: 'user', render: 'lenient' }, r.exactText);
+    checkTemplateText(
+      ctx,
+      vocab,
+      { ...where, column: 'derivation_hint', reader: 'model', render: 'strict' },
+      r.derivationHint
+    );
   }
 }
 
@@ -254,7 +281,7 @@ function checkReservedResponse(
     ruleWrittenKeys: new Set([...vocab.ruleWrittenKeys, ...RESERVED_RESPONSE_VARIABLES[state]]),
   };
   const where = { table: 'ce_response', id: r.responseId, intentCode: r.intentCode, column: 'exact_text' };
-  checkTemplateText(ctx, own, { ...where, render: 'lenient' }, r.exactText);
+  checkTemplateText(ctx, own, { ...where, reader: 'user', render: 'lenient' }, r.exactText);
 }
 
 function compatible(a: string | null, b: string | null): boolean {
@@ -279,8 +306,7 @@ export function checkPlanners(ctx: ValidationContext, vocab: TemplateVocabulary)
     const where = { table: 'ce_mcp_planner', id: p.plannerId, intentCode: p.intentCode };
     if (isBlank(p.systemPrompt)) ctx.sink.violation(where.table, where.id, 'system_prompt is blank');
     if (isBlank(p.userPrompt)) ctx.sink.violation(where.table, where.id, 'user_prompt is blank');
-    checkTemplateText(ctx, vocab, { ...where, column: 'system_prompt', render: 'strict' }, p.systemPrompt);
-    checkTemplateText(ctx, vocab, { ...where, column: 'user_prompt', render: 'strict' }, p.userPrompt);
+    checkPromptPair(ctx, vocab, where, p.systemPrompt, p.userPrompt);
   }
 }
 
@@ -305,7 +331,7 @@ export function checkSettingTemplates(
     checkTemplateText(
       ctx,
       stepVocab,
-      { table: 'ce_config', id: row.configId, column, intentCode: null, render: 'strict' },
+      { table: 'ce_config', id: row.configId, column, intentCode: null, reader: 'model', render: 'strict' },
       row.configValue
     );
   }

@@ -81,7 +81,14 @@ function checkAction(ctx: ValidationContext, vocab: TemplateVocabulary, rule: Ru
       return checkTemplateText(
         ctx,
         vocab,
-        { table: 'ce_rule', id: rule.ruleId, column: 'action_value', intentCode: rule.intentCode, render: 'strict' },
+        {
+          table: 'ce_rule',
+          id: rule.ruleId,
+          column: 'action_value',
+          intentCode: rule.intentCode,
+          reader: 'user',
+          render: 'strict',
+        },
         rule.actionValue
       );
     default:

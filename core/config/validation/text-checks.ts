@@ -109,7 +109,7 @@ export function checkPromptTextSizes(ctx: ValidationContext): void {
       for (const field of fields) {
         const text = row[field];
         if (typeof text === 'string')
-          checkTemplateSize(ctx, { table, id: String(row[pk]), column: columnOf(field) }, text);
+          checkTemplateSize(ctx, { table, id: String(row[pk]), column: columnOf(field), reader: 'model' }, text);
       }
     }
   }

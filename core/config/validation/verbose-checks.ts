@@ -12,7 +12,7 @@ import {
 } from '../../verbose';
 import type { VerboseRow } from '../types';
 import { isBlank, type ValidationContext } from './context';
-import { checkTemplateText, type TemplateVocabulary } from './prompt-checks';
+import { checkTemplateText, type TemplateColumn, type TemplateVocabulary } from './prompt-checks';
 
 const TABLE = 'ce_verbose';
 const isAny = (value: string) => value.trim().toUpperCase() === 'ANY';
@@ -38,7 +38,14 @@ export function checkVerboses(ctx: ValidationContext, vocab: TemplateVocabulary)
       ['message', row.message],
       ['error_message', row.errorMessage],
     ] as const) {
-      const where = { table: TABLE, id: row.verboseId, column, intentCode: row.intentCode, render: 'lenient' } as const;
+      const where: TemplateColumn = {
+        table: TABLE,
+        id: row.verboseId,
+        column,
+        intentCode: row.intentCode,
+        reader: 'user',
+        render: 'lenient',
+      };
       checkTemplateText(ctx, own, where, text);
     }
   }

@@ -675,6 +675,12 @@ const cases: Case[] = [
     reason: /system_prompt is 5078 KiB, over the 1024 KiB a model request can hold/,
   },
   {
+    name: 'a 5 MB exact_text is refused as text for the user, which no model request carries',
+    breakIt: (r) => void (at(r.responses, 0).exactText = 'é'.repeat(2_600_000)),
+    violations: ['ce_response[1]'],
+    reason: /^ce_response\[1\]: exact_text is 5078 KiB, over the 1024 KiB limit of text sent to the user$/,
+  },
+  {
     name: 'interaction_mode outside the enum is a warning',
     breakIt: (r) => void (at(r.promptTemplates, 0).interactionMode = 'FOO'),
     violations: [],
