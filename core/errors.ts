@@ -8,6 +8,7 @@ export const ErrorType = {
   ValidationFailed: 'VALIDATION_FAILED',
   UnresolvedPromptVariable: 'UNRESOLVED_PROMPT_VARIABLE',
   ResponseMappingNotFound: 'RESPONSE_MAPPING_NOT_FOUND',
+  ResponseNotJson: 'RESPONSE_NOT_JSON',
   PromptTemplateMissing: 'PROMPT_TEMPLATE_MISSING',
   LlmOutputInvalid: 'LLM_OUTPUT_INVALID',
   LlmCallFailed: 'LLM_CALL_FAILED',
@@ -53,6 +54,8 @@ export const ERROR_RETRYABLE: Readonly<Record<ErrorTypeName, boolean>> = {
   VALIDATION_FAILED: false,
   UNRESOLVED_PROMPT_VARIABLE: false,
   RESPONSE_MAPPING_NOT_FOUND: false,
+  // An output_format JSON template rendered text that is not JSON: the same template and values render it again.
+  RESPONSE_NOT_JSON: false,
   PROMPT_TEMPLATE_MISSING: false,
   // The model answered, but not as the contract asks: the same prompt tends to get the same kind of
   // answer, and six attempts with up to 20 s of backoff would only delay the failed turn.

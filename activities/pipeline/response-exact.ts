@@ -55,13 +55,14 @@ function renderExact(ctx: StepContext, response: ResponseRow): string {
   }
 }
 
-/** EXACT response (§8 step 5): deterministic text or JSON, no LLM. */
+/** EXACT response (§8 step 5): deterministic text or JSON (RESPONSE_NOT_JSON when it renders as other text), no LLM. */
 export function resolveExact(ctx: StepContext, response: ResponseRow): Payload {
   const text = renderExact(ctx, response);
   const json = response.outputFormat.trim().toUpperCase() === 'JSON';
-  const reply = json ? jsonPayloadFromText(text) : textPayload(text);
+  // Audited first, as Java does: a JSON reply that is not JSON fails the turn, and this row shows what it was.
+  ctx.scope.audit('RESPONSE_EXACT', { text, responseId: response.responseId });
+  const reply = json ? jsonPayloadFromText(text, response.responseId) : textPayload(text);
   ctx.scope.session.payload = reply.payload;
   ctx.scope.session.lastAssistantJson = reply.stored;
-  ctx.scope.audit('RESPONSE_EXACT', { text, responseId: response.responseId });
   return reply.payload;
 }

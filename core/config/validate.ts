@@ -9,9 +9,9 @@ import {
   buildTemplateVocabulary,
   checkPlanners,
   checkPromptTemplates,
-  checkResponses,
   checkSettingTemplates,
 } from './validation/prompt-checks';
+import { checkResponses } from './validation/response-checks';
 import { checkReachableResponses } from './validation/reach-checks';
 import { checkRules } from './validation/rule-checks';
 import { checkRuleCycles } from './validation/rule-cycles';

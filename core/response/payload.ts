@@ -1,3 +1,4 @@
+import { EngineError, ErrorType } from '../errors';
 import { isJsonObject, tryParseJson, type Json } from '../json';
 import type { Payload } from '../session';
 
@@ -6,15 +7,29 @@ export function textPayload(text: string): { payload: Payload; stored: Json } {
   return { payload: { type: 'TEXT', value: text }, stored: { type: 'TEXT', value: text } };
 }
 
-/**
- * A JSON reply from text: JSON objects/arrays are the payload and stored as-is; anything else is a
- * JSON payload holding the text, stored as `{"type":"JSON_TEXT","value":…}`.
- */
-export function jsonPayloadFromText(text: string): { payload: Payload; stored: Json } {
+/** What an output_format JSON reply must be: what clients parse, and what last_assistant_json stores as it is. */
+export const JSON_REPLY_SHAPE = 'a JSON object or array';
+
+/** The JSON a reply's text holds when it is JSON_REPLY_SHAPE, else undefined. */
+export function jsonReplyValue(text: string): Json | undefined {
   const parsed = tryParseJson(text.trim());
-  if (parsed !== undefined && (isJsonObject(parsed) || Array.isArray(parsed)))
-    return { payload: { type: 'JSON', value: parsed }, stored: parsed };
-  return { payload: { type: 'JSON', value: text }, stored: { type: 'JSON_TEXT', value: text } };
+  return parsed !== undefined && (isJsonObject(parsed) || Array.isArray(parsed)) ? parsed : undefined;
+}
+
+/**
+ * A JSON reply from the text a response row rendered: the JSON is the payload and is stored as it is. Text that
+ * is not JSON_REPLY_SHAPE throws RESPONSE_NOT_JSON, failing the turn (nothing committed): the Java engine sent it
+ * as a JSON payload holding a string, which a client that asked for JSON cannot read. Config validation refuses
+ * such text when no placeholder can change it (docs/migrating-from-java.md).
+ */
+export function jsonPayloadFromText(text: string, responseId: number): { payload: Payload; stored: Json } {
+  const value = jsonReplyValue(text);
+  if (value !== undefined) return { payload: { type: 'JSON', value }, stored: value };
+  throw new EngineError(
+    ErrorType.ResponseNotJson,
+    `ce_response[${responseId}] has output_format JSON, but its exact_text rendered text that is not ${JSON_REPLY_SHAPE}`,
+    { details: { responseId } }
+  );
 }
 
 export function payloadText(payload: Payload | null): string {

@@ -73,6 +73,52 @@ describe('response resolution', () => {
     expect((await h.conversation(json.conversationId))?.lastAssistantJson).toEqual({ a: 1 });
   });
 
+  it('EXACT JSON that renders as text no client can parse as JSON fails the turn with RESPONSE_NOT_JSON, committing nothing; static text is refused at load', async () => {
+    await h.configure(
+      baseConfig({
+        intents: [intentRow('X', 20)],
+        rules: states,
+        responses: [
+          responseRow({
+            intentCode: 'X',
+            stateCode: 'S',
+            outputFormat: 'JSON',
+            exactText: '{"name": "{{context.name}}"}',
+          }),
+        ],
+      })
+    );
+    const ok = await h.turn({ conversationId: await seeded('X', 'S', { name: 'Ann' }), message: 'hey there' });
+    expect(ok.payload).toEqual({ type: 'JSON', value: { name: 'Ann' } });
+
+    const id = await seeded('X', 'S', { name: 'Ann "the admin"' });
+    const error = await h.turn({ conversationId: id, message: 'hey there' }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ type: 'RESPONSE_NOT_JSON', nonRetryable: true });
+    expect(String((error as Error).message)).toMatch(
+      /^ce_response\[\d+\] has output_format JSON, but its exact_text rendered text that is not a JSON object or array$/
+    );
+    const audits = await h.audits(id);
+    expect(audits.find((a) => a.stage === 'RESPONSE_EXACT')?.payload).toMatchObject({
+      text: '{"name": "Ann "the admin""}',
+    });
+    expect(audits.map((a) => a.stage)).not.toContain('ENGINE_RETURN');
+    expect(await h.historyCount(id)).toBe(0);
+    expect((await h.conversation(id))?.lastAssistantJson ?? null).toBeNull();
+
+    const refused = await h
+      .configure(
+        baseConfig({
+          intents: [intentRow('X', 20)],
+          rules: states,
+          responses: [responseRow({ intentCode: 'X', stateCode: 'S', outputFormat: 'JSON', exactText: 'Thanks!' })],
+        })
+      )
+      .catch((e: unknown) => e);
+    expect(String((refused as Error).message)).toMatch(
+      /ce_response\[\d+\]: exact_text is not a JSON object or array, which output_format JSON sends as the reply/
+    );
+  });
+
   it('54 DERIVED TEXT: template + rendered derivation hint go to the LLM', async () => {
     await h.configure(
       baseConfig({

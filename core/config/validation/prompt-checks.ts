@@ -1,11 +1,6 @@
 import { isJsonObject, type Json } from '../../json';
 import { isEngineContextPath } from '../../context/engine-paths';
 import {
-  isReservedResponseState,
-  RESERVED_RESPONSE_VARIABLES,
-  type ReservedResponseStateName,
-} from '../../response/reserved';
-import {
   authoredVariableParts,
   canonicalTemplateVariable,
   isKnownTemplateRoot,
@@ -15,15 +10,8 @@ import {
 } from '../../templates';
 import { ANY_SCOPE, normalizeScopeValue } from '../scope';
 import { settingRow, type SettingDefinition } from '../setting';
-import {
-  INTERACTION_CAPABILITIES,
-  INTERACTION_MODES,
-  PROMPT_OUTPUT_FORMATS,
-  RESPONSE_OUTPUT_FORMATS,
-  RESPONSE_TYPES,
-  oneOf,
-} from '../vocabulary';
-import type { PromptTemplateRow, ResponseRow } from '../types';
+import { INTERACTION_CAPABILITIES, INTERACTION_MODES, PROMPT_OUTPUT_FORMATS, oneOf } from '../vocabulary';
+import type { PromptTemplateRow } from '../types';
 import { inputParamKeysWrittenBy } from './action-values';
 import { isBlank, type ValidationContext } from './context';
 
@@ -220,84 +208,6 @@ function checkInteractionContract(ctx: ValidationContext, t: PromptTemplateRow):
       `interaction_contract allows unknown capabilities ${unknown.join(', ')} (known: ${INTERACTION_CAPABILITIES.join(', ')})`
     );
   }
-}
-
-export function checkResponses(ctx: ValidationContext, vocab: TemplateVocabulary): void {
-  for (const r of ctx.rows.responses) {
-    if (!r.enabled) continue;
-    const where = { table: 'ce_response', id: r.responseId, intentCode: r.intentCode };
-    const type = oneOf(RESPONSE_TYPES, r.responseType);
-    const format = oneOf(RESPONSE_OUTPUT_FORMATS, r.outputFormat);
-    if (!type)
-      ctx.sink.violation(
-        where.table,
-        where.id,
-        `response_type "${r.responseType}" is not one of ${RESPONSE_TYPES.join(', ')}`
-      );
-    if (!format) {
-      ctx.sink.violation(
-        where.table,
-        where.id,
-        `output_format "${r.outputFormat}" is not one of ${RESPONSE_OUTPUT_FORMATS.join(', ')}`
-      );
-    }
-    if (type === 'EXACT' && isBlank(r.exactText))
-      ctx.sink.violation(where.table, where.id, 'EXACT response needs exact_text');
-    if (type === 'DERIVED' && format && ctx.has('promptTemplates') && !hasDerivationTemplate(ctx, r, format)) {
-      ctx.sink.violation(
-        where.table,
-        where.id,
-        `DERIVED response has no enabled ce_prompt_template with output_format=${format} for intent ${r.intentCode} / state ${r.stateCode}`
-      );
-    }
-    if (isReservedResponseState(r.stateCode)) {
-      checkReservedResponse(ctx, vocab, r, type, format);
-      continue;
-    }
-    checkTemplateText(ctx, vocab, { ...where, column: 'exact_text', reader: 'user', render: 'lenient' }, r.exactText);
-    checkTemplateText(
-      ctx,
-      vocab,
-      { ...where, column: 'derivation_hint', reader: 'model', render: 'strict' },
-      r.derivationHint
-    );
-  }
-}
-
-/** AWAITING_APPROVAL / TURN_FAILED rows are said by the API outside a turn: EXACT TEXT only, with their own variables. */
-function checkReservedResponse(
-  ctx: ValidationContext,
-  vocab: TemplateVocabulary,
-  r: ResponseRow,
-  type: string | null,
-  format: string | null
-): void {
-  const state = normalizeScopeValue(r.stateCode) as ReservedResponseStateName;
-  if ((type && type !== 'EXACT') || (format && format !== 'TEXT')) {
-    ctx.sink.violation('ce_response', r.responseId, `a ${state} response must be EXACT with output_format TEXT`);
-  }
-  const own: TemplateVocabulary = {
-    ...vocab,
-    ruleWrittenKeys: new Set([...vocab.ruleWrittenKeys, ...RESERVED_RESPONSE_VARIABLES[state]]),
-  };
-  const where = { table: 'ce_response', id: r.responseId, intentCode: r.intentCode, column: 'exact_text' };
-  checkTemplateText(ctx, own, { ...where, reader: 'user', render: 'lenient' }, r.exactText);
-}
-
-function compatible(a: string | null, b: string | null): boolean {
-  const x = normalizeScopeValue(a);
-  const y = normalizeScopeValue(b);
-  return x === y || x === ANY_SCOPE || y === ANY_SCOPE;
-}
-
-function hasDerivationTemplate(ctx: ValidationContext, r: ResponseRow, format: string): boolean {
-  return ctx.rows.promptTemplates.some(
-    (t) =>
-      t.enabled &&
-      normalizeScopeValue(t.outputFormat) === format &&
-      compatible(t.intentCode, r.intentCode) &&
-      compatible(t.stateCode, r.stateCode)
-  );
 }
 
 export function checkPlanners(ctx: ValidationContext, vocab: TemplateVocabulary): void {

@@ -674,6 +674,26 @@ const cases: Case[] = [
     violations: ['ce_prompt_template[1]'],
     reason: /system_prompt is 5078 KiB, over the 1024 KiB a model request can hold/,
   },
+  ...(['Hi, how can I help you today?', '"just a JSON string"', '42', '{"a":1', ' '] as const).map((text) => ({
+    name: `an EXACT JSON response whose exact_text, with no placeholder, is ${JSON.stringify(text)}`,
+    breakIt: (r: ConfigRows) => void Object.assign(at(r.responses, 0), { outputFormat: 'JSON', exactText: text }),
+    violations: ['ce_response[1]'],
+    reason:
+      text.trim() === ''
+        ? /^ce_response\[1\]: EXACT response needs exact_text$/
+        : /^ce_response\[1\]: exact_text is not a JSON object or array, which output_format JSON sends as the reply: write it as JSON, or set output_format TEXT$/,
+  })),
+  ...(
+    [
+      '{"greeting": "Hi {{context.name ?: \'there\'}}"}',
+      'Hi {{context.name ?: "there"}}',
+      ' [1, {"a": null}] ',
+    ] as const
+  ).map((text) => ({
+    name: `an EXACT JSON response with exact_text ${text}: JSON, or judged when rendered`,
+    breakIt: (r: ConfigRows) => void Object.assign(at(r.responses, 0), { outputFormat: 'JSON', exactText: text }),
+    violations: [],
+  })),
   {
     name: 'a 5 MB exact_text is refused as text for the user, which no model request carries',
     breakIt: (r) => void (at(r.responses, 0).exactText = 'é'.repeat(2_600_000)),

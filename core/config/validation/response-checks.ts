@@ -1,0 +1,108 @@
+import { JSON_REPLY_SHAPE, jsonReplyValue } from '../../response/payload';
+import {
+  isReservedResponseState,
+  RESERVED_RESPONSE_VARIABLES,
+  type ReservedResponseStateName,
+} from '../../response/reserved';
+import { checkTemplate, templateVariableRefs } from '../../templates';
+import { ANY_SCOPE, normalizeScopeValue } from '../scope';
+import type { ResponseRow } from '../types';
+import { oneOf, RESPONSE_OUTPUT_FORMATS, RESPONSE_TYPES } from '../vocabulary';
+import { isBlank, type ValidationContext } from './context';
+import { checkTemplateText, type TemplateVocabulary } from './prompt-checks';
+
+/** ce_response rows: their vocabulary, their templates, a DERIVED row's prompt, an EXACT JSON row's text. */
+export function checkResponses(ctx: ValidationContext, vocab: TemplateVocabulary): void {
+  for (const r of ctx.rows.responses) {
+    if (!r.enabled) continue;
+    const where = { table: 'ce_response', id: r.responseId, intentCode: r.intentCode };
+    const type = oneOf(RESPONSE_TYPES, r.responseType);
+    const format = oneOf(RESPONSE_OUTPUT_FORMATS, r.outputFormat);
+    if (!type)
+      ctx.sink.violation(
+        where.table,
+        where.id,
+        `response_type "${r.responseType}" is not one of ${RESPONSE_TYPES.join(', ')}`
+      );
+    if (!format) {
+      ctx.sink.violation(
+        where.table,
+        where.id,
+        `output_format "${r.outputFormat}" is not one of ${RESPONSE_OUTPUT_FORMATS.join(', ')}`
+      );
+    }
+    if (type === 'EXACT' && isBlank(r.exactText))
+      ctx.sink.violation(where.table, where.id, 'EXACT response needs exact_text');
+    if (type === 'DERIVED' && format && ctx.has('promptTemplates') && !hasDerivationTemplate(ctx, r, format)) {
+      ctx.sink.violation(
+        where.table,
+        where.id,
+        `DERIVED response has no enabled ce_prompt_template with output_format=${format} for intent ${r.intentCode} / state ${r.stateCode}`
+      );
+    }
+    if (isReservedResponseState(r.stateCode)) {
+      checkReservedResponse(ctx, vocab, r, type, format);
+      continue;
+    }
+    checkTemplateText(ctx, vocab, { ...where, column: 'exact_text', reader: 'user', render: 'lenient' }, r.exactText);
+    if (type === 'EXACT' && format === 'JSON') checkStaticJsonReply(ctx, r);
+    checkTemplateText(
+      ctx,
+      vocab,
+      { ...where, column: 'derivation_hint', reader: 'model', render: 'strict' },
+      r.derivationHint
+    );
+  }
+}
+
+/** AWAITING_APPROVAL / TURN_FAILED rows are said by the API outside a turn: EXACT TEXT only, with their own variables. */
+function checkReservedResponse(
+  ctx: ValidationContext,
+  vocab: TemplateVocabulary,
+  r: ResponseRow,
+  type: string | null,
+  format: string | null
+): void {
+  const state = normalizeScopeValue(r.stateCode) as ReservedResponseStateName;
+  if ((type && type !== 'EXACT') || (format && format !== 'TEXT')) {
+    ctx.sink.violation('ce_response', r.responseId, `a ${state} response must be EXACT with output_format TEXT`);
+  }
+  const own: TemplateVocabulary = {
+    ...vocab,
+    ruleWrittenKeys: new Set([...vocab.ruleWrittenKeys, ...RESERVED_RESPONSE_VARIABLES[state]]),
+  };
+  const where = { table: 'ce_response', id: r.responseId, intentCode: r.intentCode, column: 'exact_text' };
+  checkTemplateText(ctx, own, { ...where, reader: 'user', render: 'lenient' }, r.exactText);
+}
+
+function compatible(a: string | null, b: string | null): boolean {
+  const x = normalizeScopeValue(a);
+  const y = normalizeScopeValue(b);
+  return x === y || x === ANY_SCOPE || y === ANY_SCOPE;
+}
+
+function hasDerivationTemplate(ctx: ValidationContext, r: ResponseRow, format: string): boolean {
+  return ctx.rows.promptTemplates.some(
+    (t) =>
+      t.enabled &&
+      normalizeScopeValue(t.outputFormat) === format &&
+      compatible(t.intentCode, r.intentCode) &&
+      compatible(t.stateCode, r.stateCode)
+  );
+}
+
+/**
+ * An EXACT JSON reply without a placeholder is sent as written, so text that is not JSON_REPLY_SHAPE would fail
+ * every turn that reaches it with RESPONSE_NOT_JSON (core/response/payload.ts). One with placeholders is judged
+ * when rendered; a malformed one is a violation of its own.
+ */
+function checkStaticJsonReply(ctx: ValidationContext, r: ResponseRow): void {
+  const text = r.exactText ?? '';
+  if (isBlank(text) || checkTemplate(text) !== null || templateVariableRefs(text).length > 0) return;
+  if (jsonReplyValue(text) !== undefined) return;
+  ctx.sink.violation(
+    'ce_response',
+    r.responseId,
+    `exact_text is not ${JSON_REPLY_SHAPE}, which output_format JSON sends as the reply: write it as JSON, or set output_format TEXT`
+  );
+}
