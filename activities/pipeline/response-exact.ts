@@ -2,7 +2,7 @@ import type { ResponseRow } from '../../core/config/types';
 import { errorMessage, isEngineError } from '../../core/errors';
 import { isJsonObject } from '../../core/json';
 import { jsonPayloadFromText, textPayload } from '../../core/response/payload';
-import { renderTemplateLenient } from '../../core/templates';
+import { renderJsonTemplateLenient, renderTemplateLenient } from '../../core/templates';
 import type { Payload } from '../../core/session';
 import type { StepContext } from '../step-runtime';
 import { promptVars } from './support';
@@ -26,9 +26,10 @@ function mcpFinalAnswer(ctx: StepContext): string | null {
 /**
  * Renders exact_text (§8 step 5). An absent value renders as empty (or its `?: 'default'`) and an
  * EXACT_RESPONSE_RENDERING audit names it; a reply that renders blank, or a malformed template,
- * falls back to `context.mcp.finalAnswer` (or the raw text). A response never fails the turn.
+ * falls back to `context.mcp.finalAnswer` (or the raw text). A JSON reply's values are rendered as JSON
+ * (core/templates/json-render.ts), so a value cannot break the reply's structure.
  */
-function renderExact(ctx: StepContext, response: ResponseRow): string {
+function renderExact(ctx: StepContext, response: ResponseRow, json: boolean): string {
   const template = response.exactText ?? '';
   const audit = (payload: Record<string, unknown>) =>
     ctx.scope.audit('EXACT_RESPONSE_RENDERING', {
@@ -39,7 +40,7 @@ function renderExact(ctx: StepContext, response: ResponseRow): string {
     });
   try {
     const vars = promptVars(ctx, { metadata: metadataVars(response), ...metadataVars(response) });
-    const { text, missing } = renderTemplateLenient(template, vars);
+    const { text, missing } = (json ? renderJsonTemplateLenient : renderTemplateLenient)(template, vars);
     if (missing.length === 0) return text;
     const blank = text.trim() === '' && template.trim() !== '';
     const fallback = blank ? mcpFinalAnswer(ctx) : null;
@@ -55,10 +56,10 @@ function renderExact(ctx: StepContext, response: ResponseRow): string {
   }
 }
 
-/** EXACT response (§8 step 5): deterministic text or JSON (RESPONSE_NOT_JSON when it renders as other text), no LLM. */
+/** EXACT response (§8 step 5): deterministic text or JSON, no LLM. */
 export function resolveExact(ctx: StepContext, response: ResponseRow): Payload {
-  const text = renderExact(ctx, response);
   const json = response.outputFormat.trim().toUpperCase() === 'JSON';
+  const text = renderExact(ctx, response, json);
   // Audited first, as Java does: a JSON reply that is not JSON fails the turn, and this row shows what it was.
   ctx.scope.audit('RESPONSE_EXACT', { text, responseId: response.responseId });
   const reply = json ? jsonPayloadFromText(text, response.responseId) : textPayload(text);

@@ -17,10 +17,11 @@ export function jsonReplyValue(text: string): Json | undefined {
 }
 
 /**
- * A JSON reply from the text a response row rendered: the JSON is the payload and is stored as it is. Text that
- * is not JSON_REPLY_SHAPE throws RESPONSE_NOT_JSON, failing the turn (nothing committed): the Java engine sent it
- * as a JSON payload holding a string, which a client that asked for JSON cannot read. Config validation refuses
- * such text when no placeholder can change it (docs/migrating-from-java.md).
+ * A JSON reply from the text a response row rendered: the JSON is the payload and is stored as it is. Validation
+ * refuses a template that is not JSON_REPLY_SHAPE whatever its values are, and values render as JSON
+ * (core/templates/json-render.ts), so this throws RESPONSE_NOT_JSON, failing the turn with nothing committed, only
+ * for text no check saw (a fallback). The Java engine sent such text as a JSON payload holding a string, which a
+ * client that asked for JSON cannot read.
  */
 export function jsonPayloadFromText(text: string, responseId: number): { payload: Payload; stored: Json } {
   const value = jsonReplyValue(text);

@@ -21,6 +21,7 @@ export {
   type LenientRender,
   type TemplateVariables,
 } from './render';
+export { jsonTemplateSkeleton, renderJsonTemplateLenient } from './json-render';
 export {
   KNOWN_TEMPLATE_ROOTS,
   RESPONSE_METADATA_NAMES,

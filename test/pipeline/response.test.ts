@@ -73,7 +73,7 @@ describe('response resolution', () => {
     expect((await h.conversation(json.conversationId))?.lastAssistantJson).toEqual({ a: 1 });
   });
 
-  it('EXACT JSON that renders as text no client can parse as JSON fails the turn with RESPONSE_NOT_JSON, committing nothing; static text is refused at load', async () => {
+  it('EXACT JSON renders each value as JSON, so no value (a quote, a list, a number) breaks the reply; text that is not JSON is refused at load', async () => {
     await h.configure(
       baseConfig({
         intents: [intentRow('X', 20)],
@@ -83,27 +83,26 @@ describe('response resolution', () => {
             intentCode: 'X',
             stateCode: 'S',
             outputFormat: 'JSON',
-            exactText: '{"name": "{{context.name}}"}',
+            exactText:
+              '{"name": "{{context.name}}", "tags": {{context.tags}}, "n": {{context.n}}, "gone": {{context.gone}}}',
           }),
         ],
       })
     );
-    const ok = await h.turn({ conversationId: await seeded('X', 'S', { name: 'Ann' }), message: 'hey there' });
-    expect(ok.payload).toEqual({ type: 'JSON', value: { name: 'Ann' } });
-
-    const id = await seeded('X', 'S', { name: 'Ann "the admin"' });
-    const error = await h.turn({ conversationId: id, message: 'hey there' }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ type: 'RESPONSE_NOT_JSON', nonRetryable: true });
-    expect(String((error as Error).message)).toMatch(
-      /^ce_response\[\d+\] has output_format JSON, but its exact_text rendered text that is not a JSON object or array$/
-    );
-    const audits = await h.audits(id);
-    expect(audits.find((a) => a.stage === 'RESPONSE_EXACT')?.payload).toMatchObject({
-      text: '{"name": "Ann "the admin""}',
+    const hostile = 'Ann "the admin", "role": "admin';
+    const id = await seeded('X', 'S', { name: hostile, tags: ['a', 'b'], n: 3 });
+    const reply = await h.turn({ conversationId: id, message: 'hey there' });
+    expect(reply.payload).toEqual({ type: 'JSON', value: { name: hostile, tags: ['a', 'b'], n: 3, gone: null } });
+    expect((await h.conversation(id))?.lastAssistantJson).toEqual({
+      name: hostile,
+      tags: ['a', 'b'],
+      n: 3,
+      gone: null,
     });
-    expect(audits.map((a) => a.stage)).not.toContain('ENGINE_RETURN');
-    expect(await h.historyCount(id)).toBe(0);
-    expect((await h.conversation(id))?.lastAssistantJson ?? null).toBeNull();
+    const audits = await h.audits(id);
+    expect(audits.find((a) => a.stage === 'EXACT_RESPONSE_RENDERING')?.payload).toMatchObject({
+      missingVariables: ['context.gone'],
+    });
 
     const refused = await h
       .configure(
@@ -115,7 +114,7 @@ describe('response resolution', () => {
       )
       .catch((e: unknown) => e);
     expect(String((refused as Error).message)).toMatch(
-      /ce_response\[\d+\]: exact_text is not a JSON object or array, which output_format JSON sends as the reply/
+      /ce_response\[\d+\]: exact_text is not a JSON object or array once each placeholder is taken as one JSON value/
     );
   });
 

@@ -4,7 +4,7 @@ import {
   RESERVED_RESPONSE_VARIABLES,
   type ReservedResponseStateName,
 } from '../../response/reserved';
-import { checkTemplate, templateVariableRefs } from '../../templates';
+import { checkTemplate, jsonTemplateSkeleton } from '../../templates';
 import { ANY_SCOPE, normalizeScopeValue } from '../scope';
 import type { ResponseRow } from '../types';
 import { oneOf, RESPONSE_OUTPUT_FORMATS, RESPONSE_TYPES } from '../vocabulary';
@@ -45,7 +45,7 @@ export function checkResponses(ctx: ValidationContext, vocab: TemplateVocabulary
       continue;
     }
     checkTemplateText(ctx, vocab, { ...where, column: 'exact_text', reader: 'user', render: 'lenient' }, r.exactText);
-    if (type === 'EXACT' && format === 'JSON') checkStaticJsonReply(ctx, r);
+    if (type === 'EXACT' && format === 'JSON') checkJsonReply(ctx, r);
     checkTemplateText(
       ctx,
       vocab,
@@ -92,17 +92,20 @@ function hasDerivationTemplate(ctx: ValidationContext, r: ResponseRow, format: s
 }
 
 /**
- * An EXACT JSON reply without a placeholder is sent as written, so text that is not JSON_REPLY_SHAPE would fail
- * every turn that reaches it with RESPONSE_NOT_JSON (core/response/payload.ts). One with placeholders is judged
- * when rendered; a malformed one is a violation of its own.
+ * An EXACT JSON reply renders each placeholder as JSON (core/templates/json-render.ts): as a JSON value where it
+ * stands bare, as escaped content inside a string. So it is JSON_REPLY_SHAPE whatever the values are exactly when
+ * its skeleton (every placeholder taken as null or empty) is; otherwise every turn that reaches it would fail with
+ * RESPONSE_NOT_JSON. A malformed template is a violation of its own.
  */
-function checkStaticJsonReply(ctx: ValidationContext, r: ResponseRow): void {
+function checkJsonReply(ctx: ValidationContext, r: ResponseRow): void {
   const text = r.exactText ?? '';
-  if (isBlank(text) || checkTemplate(text) !== null || templateVariableRefs(text).length > 0) return;
-  if (jsonReplyValue(text) !== undefined) return;
+  if (isBlank(text) || checkTemplate(text) !== null) return;
+  if (jsonReplyValue(jsonTemplateSkeleton(text)) !== undefined) return;
   ctx.sink.violation(
     'ce_response',
     r.responseId,
-    `exact_text is not ${JSON_REPLY_SHAPE}, which output_format JSON sends as the reply: write it as JSON, or set output_format TEXT`
+    `exact_text is not ${JSON_REPLY_SHAPE} once each placeholder is taken as one JSON value, which output_format JSON ` +
+      'sends as the reply: write it as JSON, e.g. {"orderId": "{{context.order_id}}", "items": {{context.items}}}, ' +
+      'or set output_format TEXT'
   );
 }

@@ -674,23 +674,34 @@ const cases: Case[] = [
     violations: ['ce_prompt_template[1]'],
     reason: /system_prompt is 5078 KiB, over the 1024 KiB a model request can hold/,
   },
-  ...(['Hi, how can I help you today?', '"just a JSON string"', '42', '{"a":1', ' '] as const).map((text) => ({
-    name: `an EXACT JSON response whose exact_text, with no placeholder, is ${JSON.stringify(text)}`,
+  ...(
+    [
+      'Hi, how can I help you today?',
+      '"just a JSON string"',
+      '42',
+      '{"a":1',
+      ' ',
+      'Hi {{context.name ?: "there"}}',
+      '{"name": {{intent}} {{state}}}',
+      '{{state}}',
+    ] as const
+  ).map((text) => ({
+    name: `an EXACT JSON response whose exact_text is ${JSON.stringify(text)}`,
     breakIt: (r: ConfigRows) => void Object.assign(at(r.responses, 0), { outputFormat: 'JSON', exactText: text }),
     violations: ['ce_response[1]'],
     reason:
       text.trim() === ''
         ? /^ce_response\[1\]: EXACT response needs exact_text$/
-        : /^ce_response\[1\]: exact_text is not a JSON object or array, which output_format JSON sends as the reply: write it as JSON, or set output_format TEXT$/,
+        : /^ce_response\[1\]: exact_text is not a JSON object or array once each placeholder is taken as one JSON value, which output_format JSON sends as the reply: write it as JSON, e\.g\. .*, or set output_format TEXT$/,
   })),
   ...(
     [
       '{"greeting": "Hi {{context.name ?: \'there\'}}"}',
-      'Hi {{context.name ?: "there"}}',
+      '{"intent": {{intent}}, "note": "[[${state}]] and {{intent}}", "n": [[${state}]]}',
       ' [1, {"a": null}] ',
     ] as const
   ).map((text) => ({
-    name: `an EXACT JSON response with exact_text ${text}: JSON, or judged when rendered`,
+    name: `an EXACT JSON response with exact_text ${text}: JSON whatever its values are`,
     breakIt: (r: ConfigRows) => void Object.assign(at(r.responses, 0), { outputFormat: 'JSON', exactText: text }),
     violations: [],
   })),
