@@ -1,8 +1,42 @@
 import type { FastifyInstance } from 'fastify';
-import { badRequest } from './errors';
+import { ApiError, badRequest } from './errors';
 
 /** RFC 8259 §8.1: JSON on the wire is UTF-8. `fatal` makes a stray byte an error instead of U+FFFD. */
 const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/** The charset names that mean UTF-8 (compared lowercased): the IANA name and the common alias. */
+const UTF8_NAMES: ReadonlySet<string> = new Set(['utf-8', 'utf8']);
+
+/**
+ * Each `charset` parameter of a Content-Type value (RFC 9110 §8.3.1: a token or a quoted string, the name
+ * case-insensitive), lowercased and unquoted; a parameter without a value counts as the empty name.
+ */
+export function declaredCharsets(contentType: string): string[] {
+  const params = contentType.slice(contentType.indexOf(';') + 1 || contentType.length);
+  const found: string[] = [];
+  for (const match of params.matchAll(/(?:^|;)\s*charset\s*=\s*("(?:[^"\\]|\\.)*"|[^;\s]*)/gi)) {
+    const value = match[1] ?? '';
+    const unquoted = value.startsWith('"') ? value.slice(1, -1).replace(/\\(.)/g, '$1') : value;
+    found.push(unquoted.trim().toLowerCase());
+  }
+  return found;
+}
+
+/**
+ * Null when a JSON body sent with this Content-Type is read as UTF-8, as declared: no charset, or utf-8 (utf8).
+ * A body declared in another charset (latin1, utf-16) would otherwise be decoded as UTF-8 all the same, and a
+ * message the user never wrote would run a turn; it is refused with 415 UNSUPPORTED_CHARSET before it is decoded.
+ */
+export function charsetRefusal(contentType: string | undefined): ApiError | null {
+  const refused = declaredCharsets(contentType ?? '').some((name) => !UTF8_NAMES.has(name));
+  return refused
+    ? new ApiError(
+        415,
+        'UNSUPPORTED_CHARSET',
+        'Send the JSON body as UTF-8: Content-Type application/json, with no charset or charset=utf-8.'
+      )
+    : null;
+}
 
 /**
  * JSON bodies are read as bytes and decoded strictly before Fastify's own parser (which keeps refusing
@@ -13,6 +47,11 @@ export function installStrictJsonParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
+    const wrongCharset = charsetRefusal(request.headers['content-type']);
+    if (wrongCharset) {
+      done(wrongCharset, undefined);
+      return;
+    }
     let text: string;
     try {
       text = utf8.decode(body as Buffer);

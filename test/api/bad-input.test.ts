@@ -88,6 +88,44 @@ describe('bad input gets a specific 4xx, never a 5xx or internals', () => {
   );
 
   it.each([
+    'application/json; charset=latin1',
+    'application/json; charset=ISO-8859-1',
+    'application/json;charset="utf-16"',
+    'application/json; charset=utf-8; charset=latin1',
+    'application/json; charset=',
+  ])('refuses a JSON body declared as %s with 415 UNSUPPORTED_CHARSET, before decoding it', async (contentType) => {
+    // "café" in Latin-1: decoded as UTF-8 anyway, the byte 0xE9 would have been a 400 INVALID_TEXT or a wrong text.
+    const body = Buffer.concat([Buffer.from('{"message":"caf'), Buffer.from([0xe9]), Buffer.from('"}')]);
+    const res = await fetch(`${h.baseUrl}/api/v1/conversation/message`, {
+      method: 'POST',
+      headers: { 'content-type': contentType },
+      body,
+    });
+    expect(res.status).toBe(415);
+    expect(await res.json()).toEqual({
+      error: { code: 'UNSUPPORTED_CHARSET', message: expect.stringMatching(/UTF-8/) },
+    });
+  });
+
+  it.each([
+    'application/json',
+    'application/json; charset=utf-8',
+    'application/json; charset=UTF-8',
+    'application/json;charset=utf8',
+    'application/json; charset="UTF-8"',
+  ])('reads a JSON body declared as %s', async (contentType) => {
+    // The body validator, past the body parser, answers: the charset was accepted.
+    const res = await post('/api/v1/conversation/message', '{"message": "café", "text": 1}', {
+      'content-type': contentType,
+    });
+    expect(res.status).toBe(400);
+    expect(res.json().error).toMatchObject({
+      code: 'VALIDATION_FAILED',
+      message: 'body.text is not an allowed property.',
+    });
+  });
+
+  it.each([
     ['GET', '/api/v1/conversation/not-a-uuid', 400, 'VALIDATION_FAILED'],
     ['GET', `/api/v1/conversation/${UNKNOWN}`, 404, 'CONVERSATION_NOT_FOUND'],
     ['GET', `/api/v1/conversation/audit/${UNKNOWN}`, 404, 'CONVERSATION_NOT_FOUND'],
