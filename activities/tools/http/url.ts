@@ -7,8 +7,10 @@ import { renderText, renderValue, toolArgsError, toolConfigError, type Placehold
  * The URL of one tool call. Argument and context values are percent-encoded, so a value cannot add
  * a path segment, a query or a fragment; but `.` and `..` survive encoding and the URL parser
  * resolves them (`/users/../profile` is `/profile`), so a path value that is, or decodes to, a dot
- * segment is refused, and the rendered path must keep the template's fixed prefix and its number of
- * segments: an argument can fill a segment, never move to another endpoint.
+ * segment is refused, as is an empty value that is a whole segment (`/orders//items`); the rendered
+ * path must keep the template's fixed prefix and its number of segments: an argument can fill a
+ * segment, never move to another endpoint. An empty value beside fixed text in its segment
+ * (`/orders/id-{{args.id}}` gives `/orders/id-`) or in the query is sent as it is.
  */
 
 /** Whether a value is `.` or `..`, as written or once an upstream percent-decodes it (`%2e%2E`), however often. */
@@ -28,12 +30,31 @@ function isDotSegment(value: string): boolean {
   return text === '.' || text === '..';
 }
 
+/**
+ * Where the placeholders that are a whole path segment on their own start (`/orders/{{args.id}}/items`, or last
+ * before the query): an empty value there would leave an empty segment (`/orders//items`, `/orders/`), another
+ * endpoint to most servers. A placeholder beside fixed text in its segment (`/orders/id-{{args.id}}`) is not one.
+ */
+function wholeSegmentOffsets(template: string, pathEnd: number): Set<number> {
+  const offsets = new Set<number>();
+  for (const m of template.slice(0, pathEnd).matchAll(HTTP_PLACEHOLDER)) {
+    const end = m.index + m[0].length;
+    if (template[m.index - 1] === '/' && (end === pathEnd || template[end] === '/')) offsets.add(m.index);
+  }
+  return offsets;
+}
+
 function renderPath(template: string, scope: PlaceholderScope): string {
   const queryAt = template.search(/[?#]/);
   const pathEnd = queryAt < 0 ? template.length : queryAt;
+  const wholeSegments = wholeSegmentOffsets(template, pathEnd);
   return renderText(template, scope, 'url_template', (value, offset, path) => {
     if (offset < pathEnd && isDotSegment(value)) {
       const message = `argument "${path}" is a dot segment (${value}), which would change the URL path`;
+      throw toolArgsError(scope.toolCode, message, { argument: path });
+    }
+    if (value === '' && wholeSegments.has(offset)) {
+      const message = `argument "${path}" is empty, which would leave an empty segment in the URL path`;
       throw toolArgsError(scope.toolCode, message, { argument: path });
     }
     return encodeURIComponent(value);
@@ -58,24 +79,24 @@ function rawSegments(text: string): string[] {
 const PARSED_DOT_SEGMENT = /^(?:\.|%2e){1,2}$/i;
 
 /**
- * Defence in depth: no dot segment the template does not have (fixed text and a value can make one
- * together: `/items/.{{args.id}}` with ''), and the parsed path starts with the template's text
- * before its first argument and has as many segments as the template.
+ * Defence in depth: no dot segment and no empty segment the template does not have (fixed text and a value can
+ * make one together: `/items/.{{args.id}}` with '', `/items/{{args.a}}{{args.b}}` with two), and the parsed path
+ * starts with the template's text before its first argument and has as many segments as the template.
  */
 function checkPathShape(template: string, rendered: string, scope: PlaceholderScope): void {
   const first = [...template.matchAll(HTTP_PLACEHOLDER)].find((m) => m[1] !== 'env');
   if (first === undefined) return;
   const skeleton = renderText(template, scope, 'url_template', () => 'x');
   const fixed = rawSegments(skeleton);
-  const addsDotSegment = rawSegments(rendered).some(
-    (segment, i) => PARSED_DOT_SEGMENT.test(segment) && !PARSED_DOT_SEGMENT.test(fixed[i] ?? '')
+  const addsSegment = rawSegments(rendered).some((segment, i) =>
+    segment === '' ? fixed[i] !== '' : PARSED_DOT_SEGMENT.test(segment) && !PARSED_DOT_SEGMENT.test(fixed[i] ?? '')
   );
   const path = pathOf(rendered) ?? '';
   const fixedPrefix = pathOf(renderText(template.slice(0, first.index), scope, 'url_template'));
   const skeletonPath = pathOf(skeleton);
   const segments = (p: string): number => p.split('/').length;
   if (
-    addsDotSegment ||
+    addsSegment ||
     (fixedPrefix !== null && !path.startsWith(fixedPrefix)) ||
     (skeletonPath !== null && segments(skeletonPath) !== segments(path))
   ) {

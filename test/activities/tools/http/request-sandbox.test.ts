@@ -115,6 +115,30 @@ describe('HTTP tool URL: a path argument fills its segment, never moves the path
     expect(err.message).toContain('change the URL path');
   });
 
+  it.each([
+    ['between two segments', { u: '', f: 'x' }, 'u'],
+    ['as the last segment', { u: 'x', f: '' }, 'f'],
+  ])('refuses an empty argument that is a whole path segment (%s) as TOOL_ARGS_INVALID', async (_where, args, arg) => {
+    const err = await refusal(profile(), args);
+    expect(err).toMatchObject({ type: 'TOOL_ARGS_INVALID', retryable: false, details: { argument: arg } });
+    expect(err.message).toBe(
+      `HTTP tool sandbox.tool: argument "${arg}" is empty, which would leave an empty segment in the URL path`
+    );
+  });
+
+  it('refuses empty values that together make a whole segment, sending nothing', async () => {
+    const r = row({ urlTemplate: `${server.baseUrl}/items/{{args.a}}{{args.b}}/x` });
+    const err = await refusal(r, { a: '', b: '' });
+    expect(err).toMatchObject({ type: 'TOOL_ARGS_INVALID' });
+    expect(err.message).toContain('change the URL path');
+  });
+
+  it('sends an empty value beside fixed text in its segment, or in the query', async () => {
+    const r = row({ urlTemplate: `${server.baseUrl}/items/id-{{args.id}}/x?q={{args.q}}&k=v` });
+    expect((await received(r, { id: '', q: '' })).route).toBe('/items/id-/x');
+    expect((await received(item(), { id: 'a' })).route).toBe('/items/a');
+  });
+
   it('sends values with dots that are not dot segments, and dots in the query, as they are', async () => {
     expect((await received(profile(), { u: 'a.b', f: '...' })).route).toBe('/api/v1/users/a.b/profile/...');
     expect((await received(item(), { id: '../x' })).route).toBe('/items/..%2Fx');
