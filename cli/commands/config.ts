@@ -9,7 +9,7 @@ import { formatViolation, type ConfigRows, type ConfigViolation } from '../../co
 import { validateConfig } from '../../core/config/validate';
 import { isEngineError } from '../../core/errors';
 import { applyConfigRows } from '../../db/config/apply';
-import { readConfigRows } from '../../db/config/load';
+import { readExactConfigRows } from '../../db/config/exact-rows';
 import {
   configToYaml,
   diffConfig,
@@ -219,7 +219,7 @@ async function withDatabase(io: CliIo, run: (db: Database) => Promise<number>): 
 }
 
 async function exportTree(db: Database, dir: string, io: CliIo): Promise<number> {
-  const files = configToYaml(await readConfigRows(db));
+  const files = configToYaml(await readExactConfigRows(db));
   await mkdir(dir, { recursive: true });
   for (const [name, text] of files) await writeFile(join(dir, name), text, 'utf8');
   io.out(`exported ${files.size} tables to ${dir}`);
@@ -227,7 +227,7 @@ async function exportTree(db: Database, dir: string, io: CliIo): Promise<number>
 }
 
 async function diffOrApply(db: Database, dir: string, io: CliIo, write: boolean): Promise<number> {
-  const current = await readConfigRows(db);
+  const current = await readExactConfigRows(db);
   const rows = await loadYamlTree(dir, io, current, 'tables');
   if (!rows) {
     // Said here, not by loadYamlTree: `config validate`, `whatif` and `start --config` apply nothing anyway.

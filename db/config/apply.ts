@@ -4,6 +4,7 @@ import type { ConfigRows } from '../../core/config/types';
 import { configInvalidError, validateConfig } from '../../core/config/validate';
 import type { Database } from '../pool';
 import { CONFIG_TABLES, toInsertValues, upsertRows, type Tx } from '../seed/seed';
+import { withExactJsonb } from './exact-rows';
 import { CONFIG_PRIMARY_KEYS, readConfigRowsWith } from './load';
 import { recordWrittenSnapshot } from './snapshots';
 
@@ -29,7 +30,8 @@ async function replaceTable(tx: Tx, key: keyof ConfigRows, table: PgTable, rows:
  * missing from the set are deleted and the rest upserted, and the result is validated again
  * before commit, and stored as the snapshot in service from the revision it leaves (the newest valid
  * config, which stores fall back to if later rows do not validate). The revision trigger bumps the
- * config version; running turns keep the snapshot they pinned.
+ * config version; running turns keep the snapshot they pinned. A jsonb value read with its exact numbers
+ * (exact-json.ts: a YAML tree, or readExactConfigRows) is written as that text, not as doubles.
  */
 export async function applyConfigRows(db: Database, rows: ConfigRows): Promise<{ version: string }> {
   const result = validateConfig(rows);
@@ -46,7 +48,7 @@ export async function applyConfigRows(db: Database, rows: ConfigRows): Promise<{
         await upsertRows(
           tx,
           table,
-          list.map((row) => toInsertValues(table, row))
+          list.map((row) => withExactJsonb(table, toInsertValues(table, row)))
         );
     }
     const written = await readConfigRowsWith(tx);

@@ -1,5 +1,7 @@
 import { getTableConfig, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
+import { isLosslessNumber } from 'lossless-json';
 import { INT32_MAX } from '../../core/int32';
+import { jsonbFromYaml } from './exact-json';
 
 /**
  * What a YAML value must be to go into its column: the loader says so, naming the row and the
@@ -12,6 +14,7 @@ const NUL = 'contains a NUL character, which PostgreSQL cannot store';
 
 function describe(value: unknown): string {
   if (typeof value === 'string') return `"${value.length > 40 ? `${value.slice(0, 40)}…` : value}"`;
+  if (isLosslessNumber(value)) return value.value.length > 40 ? `${value.value.slice(0, 40)}…` : value.value;
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';
   return String(value);
@@ -109,6 +112,17 @@ function findKeyTextColumns(table: PgTable): ReadonlySet<string> {
     for (const c of index.config.columns) if ('name' in c && typeof c.name === 'string') indexed.add(c.name);
   }
   return new Set(columns.filter((c) => c.columnType === 'PgText' && indexed.has(c.name)).map((c) => c.name));
+}
+
+/**
+ * A value as YAML parsed it (a number a double does not hold exactly as a LosslessNumber, exact-json.ts) as its
+ * column takes it: a jsonb value with its exact text registered, or why it cannot be stored as written; a numeric
+ * column's as a double (numeric(p, s) columns hold far fewer digits); any other as it is, for the check to refuse
+ * by its exact text (9007199254740993 is no bigint id, and was read as 9007199254740992).
+ */
+export function yamlCell(column: PgColumn, value: unknown): { value: unknown } | { problem: string } {
+  if (column.columnType === 'PgJsonb') return jsonbFromYaml(value);
+  return { value: isLosslessNumber(value) && column.columnType === 'PgNumeric' ? Number(value.value) : value };
 }
 
 /** Null when `value` fits `column`; else what is wrong with it, e.g. `priority must be a whole number (32-bit), got "high"`. */

@@ -3,16 +3,18 @@ import type { PgTable } from 'drizzle-orm/pg-core';
 import { parse, stringify } from 'yaml';
 import { emptyConfigRows } from '../../core/config/rows';
 import type { ConfigRows } from '../../core/config/types';
-import { canonicalJson } from '../../core/json';
 import { normalizePhase } from '../../core/rules/phase';
 import { CONFIG_TABLES } from '../seed/seed';
+import { exactCanonicalJson, exactView, YAML_NUMBERS } from './exact-json';
 import { CONFIG_PRIMARY_KEYS } from './load';
-import { columnValueProblem, keyTextColumns } from './yaml-columns';
+import { columnValueProblem, keyTextColumns, yamlCell } from './yaml-columns';
 
 /**
  * Config as code: every ce_* config table as one YAML file (`ce_rule.yaml`, …), a list of rows
  * keyed by column name, rows ordered by primary key and columns in table order. Export is
- * deterministic, so export → apply → export reproduces the files byte for byte.
+ * deterministic, so export → apply → export reproduces the files byte for byte. A number in a jsonb
+ * column that a double does not hold (1e400, 12345678901234567890123) is written and read exactly
+ * (exact-json.ts).
  */
 type Row = Record<string, unknown>;
 export type YamlFiles = Map<string, string>;
@@ -48,11 +50,20 @@ function toYamlRow(table: PgTable, row: Row): Row {
   return out;
 }
 
+/** A YAML row with each jsonb value's exact numbers, written as they are. */
+function exactYamlRow(table: PgTable, row: Row): Row {
+  const out = toYamlRow(table, row);
+  for (const column of Object.values(getTableColumns(table))) {
+    if (column.columnType === 'PgJsonb') out[column.name] = exactView(out[column.name]);
+  }
+  return out;
+}
+
 export function configToYaml(rows: ConfigRows): YamlFiles {
   const files: YamlFiles = new Map();
   for (const [key, table] of CONFIG_TABLES) {
-    const list = [...(rows[key] as unknown as Row[])].sort(sortKey(key)).map((r) => toYamlRow(table, r));
-    files.set(fileOf(table), list.length === 0 ? '[]\n' : stringify(list, { lineWidth: 0 }));
+    const list = [...(rows[key] as unknown as Row[])].sort(sortKey(key)).map((r) => exactYamlRow(table, r));
+    files.set(fileOf(table), list.length === 0 ? '[]\n' : stringify(list, { lineWidth: 0, customTags: YAML_NUMBERS }));
   }
   return files;
 }
@@ -75,8 +86,14 @@ function fromYamlRow(table: PgTable, file: string, index: number, raw: unknown, 
   const keys = keyTextColumns(table);
   for (const [field, column] of Object.entries(getTableColumns(table))) {
     if (column.columnType === 'PgTimestamp' && !(column.name in source)) continue; // written as the load time
-    if (column.name in source) row[field] = source[column.name];
-    else row[field] = column.hasDefault ? literalDefault(column.default) : null;
+    if (column.name in source) {
+      const cell = yamlCell(column, source[column.name]);
+      if ('problem' in cell) {
+        problems.push(`${column.name} ${cell.problem}`);
+        continue;
+      }
+      row[field] = cell.value;
+    } else row[field] = column.hasDefault ? literalDefault(column.default) : null;
     const problem = columnValueProblem(column, row[field], keys.has(column.name));
     if (problem) problems.push(problem);
     // A quoted number ("2.5") is a number, as the database hands it back: validation then judges its value.
@@ -118,7 +135,7 @@ export function yamlToConfig(files: YamlFiles): { rows: ConfigRows; errors: Tree
     }
     let parsed: unknown;
     try {
-      parsed = parse(text);
+      parsed = parse(text, { customTags: YAML_NUMBERS });
     } catch (err) {
       errors.push({ file, message: `YAML does not parse: ${(err as Error).message}` });
       continue;
@@ -175,7 +192,7 @@ export function diffConfig(current: ConfigRows, next: ConfigRows): RowChange[] {
       if (!old) changes.push({ table: name, id, change: '+', columns: [] });
       else {
         const columns = Object.keys(row).filter(
-          (c) => c !== 'created_at' && canonicalJson(row[c]) !== canonicalJson(old[c])
+          (c) => c !== 'created_at' && exactCanonicalJson(row[c]) !== exactCanonicalJson(old[c])
         );
         if (columns.length > 0) changes.push({ table: name, id, change: '~', columns });
       }

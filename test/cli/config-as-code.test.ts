@@ -272,6 +272,29 @@ describe('convengine config (config as code)', () => {
     expect(await readTree(again)).toEqual(exported);
   });
 
+  it('carries jsonb numbers a double does not hold exactly through export, diff and apply, whole or partial', async () => {
+    const big = '12345678901234567890123';
+    await tdb.pool.query(
+      "UPDATE ce_mcp_http_tool SET input_schema = jsonb_set(input_schema, '{properties,customerId,maximum}', $1::jsonb) WHERE tool_id = 10201",
+      [big]
+    );
+    const stored = async () =>
+      (await tdb.pool.query('SELECT tool_id, input_schema::text AS s FROM ce_mcp_http_tool ORDER BY tool_id')).rows;
+    const before = await stored();
+    const dir = join(work, 'exact-numbers');
+    expect((await cli('export', dir)).code).toBe(0);
+    expect((await readTree(dir))['ce_mcp_http_tool.yaml']).toContain(`maximum: ${big}\n`);
+    expect((await cli('diff', dir)).stdout.trim()).toBe('no changes');
+    expect((await cli('apply', dir)).code).toBe(0);
+    expect(await stored()).toEqual(before);
+    // A tree of other tables rewrites this one from the database's rows: as they are.
+    for (const name of await readdir(dir)) if (name !== 'ce_response.yaml') await rm(join(dir, name));
+    const responses = await readFile(join(dir, 'ce_response.yaml'), 'utf8');
+    await writeFile(join(dir, 'ce_response.yaml'), responses.replace(/exact_text: [^\n]*/, 'exact_text: Exact.'));
+    expect((await cli('apply', dir)).stdout).toMatch(/applied 1 change\(s\)/);
+    expect(await stored()).toEqual(before);
+  });
+
   it('validate works offline; a file that is not a table or a row with an unknown column is named', async () => {
     const dir = join(work, 'offline');
     expect((await cli('export', dir)).code).toBe(0);
