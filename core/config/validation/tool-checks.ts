@@ -1,4 +1,5 @@
 import { callerPicksOrigin } from '../../mcp/http-url-template';
+import { HTTP_PLACEHOLDER } from '../../mcp/http-body-template';
 import { isJsonObject, type Json } from '../../json';
 import { identifierExpansions, identifierPlaceholders } from '../../mcp/db-identifiers';
 import { authoredVariableParts } from '../../templates';
@@ -184,6 +185,7 @@ function checkDbToolSql(ctx: ValidationContext, d: McpDbToolRow, fail: (reason: 
 
 const HTTP_CTX_KEYS = ['conversationId', 'turnNumber', 'userId', 'tenantId'];
 const ENV_NAME = /^[A-Z_][A-Z0-9_]*$/;
+const WHOLE_HTTP_PLACEHOLDER = new RegExp(`^${HTTP_PLACEHOLDER.source}$`);
 
 /** HTTP request templates may only read {{args.*}}, {{ctx.<known>}} and {{env.CONVENGINE_TOOL_*}}. */
 function checkHttpTemplate(ctx: ValidationContext, id: number, column: string, text: string | null): void {
@@ -196,6 +198,11 @@ function checkHttpTemplate(ctx: ValidationContext, id: number, column: string, t
     return fail((err as Error).message);
   }
   for (const { path: ref, raw } of parts) {
+    // The HTTP renderer substitutes {{root.path}} only: any other spelling, a default or an index would be sent as written.
+    if (!WHOLE_HTTP_PLACEHOLDER.test(raw)) {
+      fail(`${raw} is not rendered in an HTTP tool; write it as {{${ref.root}.<name>}} (no default, no [index])`);
+      continue;
+    }
     const first = ref.segments[0];
     if (ref.root === 'args' && typeof first === 'string') continue;
     if (ref.root === 'ctx' && typeof first === 'string' && HTTP_CTX_KEYS.includes(first)) continue;

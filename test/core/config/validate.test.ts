@@ -478,6 +478,17 @@ const cases: Case[] = [
     },
     violations: [],
   },
+  ...(['[[${args.customerId}]]', "{{args.customerId ?: 'x'}}", '{{args.ids[0]}}'] as const).map((placeholder) => ({
+    name: `an HTTP template placeholder ${placeholder}, which the HTTP renderer would send as written`,
+    breakIt: (r: ConfigRows) => {
+      const h = at(r.mcpHttpTools, 0);
+      h.httpMethod = 'POST';
+      h.bodyTemplate = `{"id": "${placeholder.replace(/"/g, '\\"')}"}`;
+    },
+    violations: ['ce_mcp_http_tool[2]'],
+    reason:
+      /body_template: .* is not rendered in an HTTP tool; write it as \{\{args\.<name>\}\} \(no default, no \[index\]\)/,
+  })),
   {
     name: 'a body_template that is not JSON once each placeholder is a value: an argument could add fields',
     breakIt: (r) => {
@@ -892,7 +903,9 @@ describe('validateConfig', () => {
     expect(validateConfig(rows).violations.map(formatViolation)).toEqual([
       'ce_response[1]: exact_text references unknown variable [[${nope}]]',
       'ce_response[1]: exact_text references unknown variable [(${ nada.x })]',
-      expect.stringMatching(/^ce_mcp_http_tool\[2\]: body_template: \[\[\$\{secret\.key\}\]\] is not available \(use/),
+      expect.stringMatching(
+        /^ce_mcp_http_tool\[2\]: body_template: \[\[\$\{secret\.key\}\]\] is not rendered in an HTTP tool/
+      ),
     ]);
   });
 
