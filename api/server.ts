@@ -1,7 +1,6 @@
 import { engineConfigStore, loadEngineValidation } from '../activities/runtime/config-validation';
 import { Client, type ConnectionLike } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { sql } from 'drizzle-orm';
 import type { FastifyInstance } from 'fastify';
 import { whatifConversation } from '../activities/whatif/replay';
 import type { Env } from '../config/env';
@@ -11,13 +10,21 @@ import { claimCheckDataConverter } from '../db/claims/codec';
 import { openDatabase } from '../db/pool';
 import { silentLogger, type Logger } from '../observability/logger';
 import {
+  PREREQUISITE_CACHE_MS,
   PREREQUISITE_MESSAGES,
   readinessWithPrerequisites,
   startPrerequisiteMonitor,
   type PrerequisiteMonitor,
 } from '../observability/prerequisites';
+import {
+  cachedFor,
+  databaseReadiness,
+  temporalCheck,
+  temporalChecksEnded,
+  temporalReadiness,
+} from '../observability/dependency-checks';
 import { createApiMetrics } from '../observability/metrics';
-import { metricsText, reachable } from '../observability/probe-server';
+import { metricsText } from '../observability/probe-server';
 import { tracingClientInterceptors } from '../observability/tracing';
 import { meteredTurnGateway } from '../observability/turn-metrics';
 import { buildApi } from './app';
@@ -76,25 +83,25 @@ function readiness(
 ): ReadinessProbe {
   const namespace = env.TEMPORAL_NAMESPACE;
   const pollers = () =>
-    connection.workflowService
-      .describeTaskQueue({
+    temporalCheck(connection, () =>
+      connection.workflowService.describeTaskQueue({
         namespace,
         taskQueue: { name: env.TEMPORAL_TASK_QUEUE },
         taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
       })
-      .then(
-        (res) => ((res.pollers ?? []).length > 0 ? 'ok' : 'no worker polling'),
-        () => 'unreachable'
-      );
+    ).then(
+      (res) => ((res.pollers ?? []).length > 0 ? 'ok' : 'no worker polling'),
+      () => 'unreachable'
+    );
   return {
     async check() {
-      const [database, temporalCheck, worker, required] = await Promise.all([
-        reachable(db.execute(sql`select 1`)),
-        reachable(connection.workflowService.describeNamespace({ namespace })),
+      const [database, temporalState, worker, required] = await Promise.all([
+        databaseReadiness(db),
+        temporalReadiness(connection, () => connection.workflowService.describeNamespace({ namespace })),
         pollers(),
         prerequisites.status(),
       ]);
-      return { ...readinessWithPrerequisites({ database, temporal: temporalCheck }, required), worker };
+      return { ...readinessWithPrerequisites({ database, temporal: temporalState }, required), worker };
     },
     async turnBlocker() {
       const { problem } = await prerequisites.status();
@@ -126,7 +133,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     logger: options.logger ?? silentLogger(),
     ...(options.prerequisiteCacheMs !== undefined ? { cacheMs: options.prerequisiteCacheMs } : {}),
   });
-  const metrics = createApiMetrics(async () => (await client.workflow.count(PENDING_APPROVALS_QUERY)).count);
+  // A scrape waits for this count: within the check deadline, and once per cache period however many scrapers ask.
+  const countPending = () => client.workflow.count(PENDING_APPROVALS_QUERY);
+  const pendingApprovals = cachedFor(
+    PREREQUISITE_CACHE_MS,
+    async () => (await temporalCheck(connection, countPending)).count
+  );
+  const metrics = createApiMetrics(pendingApprovals);
   const gateway = new TemporalTurnGateway({
     client,
     db: handle.db,
@@ -177,7 +190,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       });
       gateway.release();
       await closing;
-      if (!shared) await connection.close();
+      if (!shared) {
+        await temporalChecksEnded(connection);
+        await connection.close();
+      }
       await handle.close();
     },
     hurry() {

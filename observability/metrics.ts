@@ -96,7 +96,10 @@ export function createWorkerMetrics(): WorkerMetrics {
   };
 }
 
-/** `pendingApprovals` is read at scrape time (a visibility count), so the gauge is never stale. */
+/**
+ * `pendingApprovals` is read at scrape time (a visibility count; api/server.ts bounds it by the check deadline and
+ * reuses it for a few seconds); when it fails the gauge reads NaN and the rest of the scrape is served as usual.
+ */
 export function createApiMetrics(pendingApprovals?: () => Promise<number>): ApiMetrics {
   const registers = [registryWithDefaults('api')];
   const [registry] = registers as [Registry];

@@ -3,6 +3,7 @@ import { isTemporalUnreachable } from '../config/temporal-client';
 import { missingTurnSearchAttributes } from '../config/turn-search-attributes';
 import { readMigrations, schemaState, type MigrationFile } from '../db/migrate';
 import type { Database } from '../db/pool';
+import { cachedFor, databaseCheck, temporalCheck } from './dependency-checks';
 import type { Logger } from './logger';
 
 /**
@@ -34,12 +35,6 @@ export const PREREQUISITE_MESSAGES: Record<PrerequisiteProblem, string> = {
     'The Temporal namespace lacks the turn search attributes: an operator must run `convengine setup-temporal`.',
 };
 
-/**
- * How long the search-attribute check may take: the client retries an unreachable server for about 19 s, and a
- * request for a turn waits for this check (a readiness probe too), so it answers TEMPORAL_UNREACHABLE sooner.
- */
-const TEMPORAL_CHECK_DEADLINE_MS = 2_000;
-
 /** How long one check answers readiness probes and turn requests: a fix is seen within this. */
 export const PREREQUISITE_CACHE_MS = 5_000;
 
@@ -65,9 +60,10 @@ interface CheckOutcome {
 
 const OK: CheckOutcome = { reason: 'ok', problem: null };
 
-async function databaseCheck(db: Database, files: MigrationFile[]): Promise<CheckOutcome> {
+// A request for a turn and a readiness probe wait for these checks: each answers within CHECK_DEADLINE_MS.
+async function checkDatabase(db: Database, files: MigrationFile[]): Promise<CheckOutcome> {
   try {
-    const state = await schemaState(db.$client, files);
+    const state = await databaseCheck(schemaState(db.$client, files));
     if (state.changed.length > 0) {
       const message = 'applied migrations differ from this build: deploy the build that applied them';
       return {
@@ -86,12 +82,11 @@ async function databaseCheck(db: Database, files: MigrationFile[]): Promise<Chec
   }
 }
 
-async function temporalCheck(targets: PrerequisiteTargets): Promise<CheckOutcome> {
+async function checkTemporal(targets: PrerequisiteTargets): Promise<CheckOutcome> {
   const { namespace } = targets;
   try {
-    const deadline = Date.now() + TEMPORAL_CHECK_DEADLINE_MS;
     const check = () => missingTurnSearchAttributes(targets.temporal, namespace);
-    const missing = Object.keys(await targets.temporal.withDeadline(deadline, check));
+    const missing = Object.keys(await temporalCheck(targets.temporal, check));
     if (missing.length === 0) return OK;
     const message = `namespace ${namespace} lacks the turn search attributes ${missing.join(', ')}: run \`convengine setup-temporal\``;
     return {
@@ -120,20 +115,15 @@ export async function startPrerequisiteMonitor(targets: PrerequisiteTargets): Pr
   const cacheMs = targets.cacheMs ?? PREREQUISITE_CACHE_MS;
   let previous: { database: CheckOutcome; temporal: CheckOutcome } | undefined;
   const check = async (): Promise<PrerequisiteStatus> => {
-    const [database, temporal] = await Promise.all([databaseCheck(targets.db, files), temporalCheck(targets)]);
+    const [database, temporal] = await Promise.all([checkDatabase(targets.db, files), checkTemporal(targets)]);
     reportChange(targets.logger, 'database', previous?.database, database);
     reportChange(targets.logger, 'temporal', previous?.temporal, temporal);
     previous = { database, temporal };
     return { database: database.reason, temporal: temporal.reason, problem: database.problem ?? temporal.problem };
   };
-  let last = { at: Date.now(), status: check() };
-  await last.status;
-  return {
-    status() {
-      if (Date.now() - last.at >= cacheMs) last = { at: Date.now(), status: check() };
-      return last.status;
-    },
-  };
+  const status = cachedFor(cacheMs, check);
+  await status();
+  return { status };
 }
 
 /** A reachable dependency's readiness is its prerequisite's; an unreachable one's stays `unreachable`. */

@@ -20,14 +20,6 @@ export async function metricsText(registry: Registry, sdkMetricsAddress?: string
   return sdk ? `${own}\n# Temporal SDK (core) metrics\n${sdk}` : own;
 }
 
-/** A readiness check: `ok`, or `unreachable` without the error (the probe body is public). */
-export function reachable(probe: Promise<unknown>): Promise<string> {
-  return probe.then(
-    () => 'ok',
-    () => 'unreachable'
-  );
-}
-
 /** Every check must say `ok`; the body names each, never an error text. */
 export function readinessReply(checks: ReadinessChecks): { statusCode: number; body: object } {
   const ready = Object.values(checks).every((v) => v === 'ok');

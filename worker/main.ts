@@ -1,5 +1,4 @@
 import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
-import { sql } from 'drizzle-orm';
 import type { Env } from '../config/env';
 import type { TemporalConnectionSettings } from '../config/temporal-connection';
 import { createActivities } from '../activities';
@@ -7,7 +6,8 @@ import type { TaskTable } from '../core/tasks/registry';
 import type { Database } from '../db/pool';
 import { silentLogger, type Logger } from '../observability/logger';
 import { createWorkerMetrics, type WorkerMetrics } from '../observability/metrics';
-import { metricsText, reachable, startProbeServer, type ProbeServer } from '../observability/probe-server';
+import { databaseReadiness, temporalReadiness } from '../observability/dependency-checks';
+import { metricsText, startProbeServer, type ProbeServer } from '../observability/probe-server';
 import {
   readinessWithPrerequisites,
   startPrerequisiteMonitor,
@@ -150,8 +150,8 @@ function startWorkerProbeOn(
     metrics: () => metricsText(targets.metrics.registry, run.env.TEMPORAL_SDK_METRICS_ADDRESS),
     readiness: async () => {
       const [database, temporal, required] = await Promise.all([
-        reachable(db.execute(sql`select 1`)),
-        reachable(connection.workflowService.getSystemInfo({})),
+        databaseReadiness(db),
+        temporalReadiness(connection, () => connection.workflowService.getSystemInfo({})),
         prerequisites.status(),
       ]);
       return {

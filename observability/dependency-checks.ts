@@ -1,0 +1,97 @@
+import * as grpc from '@grpc/grpc-js';
+import type { ConnectionLike } from '@temporalio/client';
+import { sql } from 'drizzle-orm';
+import type { Database } from '../db/pool';
+
+/**
+ * How long a check of a dependency may take before it counts as unreachable: a readiness probe, the prerequisite
+ * check a message waits for, the pending-approvals count a scrape waits for. Without it a probe or a scrape outlasts
+ * its caller's own timeout (Prometheus's is 10 s): Temporal's client retries an unreachable server for about 19 s
+ * (the worker's native connection retries past a gRPC deadline), and the pool waits 10 s for a connection to a
+ * database that does not answer.
+ */
+export const CHECK_DEADLINE_MS = 2_000;
+
+/** `work`'s answer, or `timedOut()` thrown once `ms` have passed; the work itself goes on, unobserved. */
+export function answerWithin<T>(work: Promise<T>, timedOut: () => Error, ms = CHECK_DEADLINE_MS): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const deadline = new Promise<never>((_resolve, reject) => {
+    timer = setTimeout(() => reject(timedOut()), ms);
+    timer.unref();
+  });
+  return Promise.race([work, deadline]).finally(() => clearTimeout(timer));
+}
+
+/**
+ * A Temporal call under the check deadline: the gRPC deadline ends the call where the client honours it, and a call
+ * still retrying then fails as one cut off by its deadline would (DEADLINE_EXCEEDED, which isTemporalUnreachable
+ * reads as unreachable).
+ */
+export function temporalCheck<T>(connection: Pick<ConnectionLike, 'withDeadline'>, call: () => Promise<T>): Promise<T> {
+  const timedOut = () =>
+    Object.assign(new Error(`Temporal did not answer within ${CHECK_DEADLINE_MS} ms`), {
+      code: grpc.status.DEADLINE_EXCEEDED,
+    });
+  const running = connection.withDeadline(Date.now() + CHECK_DEADLINE_MS, call);
+  track(connection, running);
+  return answerWithin(running, timedOut);
+}
+
+/**
+ * The Temporal checks still running, per connection. A check given up at its deadline may still wait in the client's
+ * retry back-off (at most one, up to 5 s, since DEADLINE_EXCEEDED is not retried), and that retry throws, uncaught, on
+ * a connection closed meanwhile: a client Connection is closed only after temporalChecksEnded. (A NativeConnection
+ * rejects what it still runs when closed.)
+ */
+const runningChecks = new WeakMap<object, Set<Promise<unknown>>>();
+
+function track(connection: object, check: Promise<unknown>): void {
+  const running = runningChecks.get(connection) ?? new Set<Promise<unknown>>();
+  runningChecks.set(connection, running);
+  running.add(check);
+  const done = () => running.delete(check);
+  check.then(done, done);
+}
+
+/** Resolves when every Temporal check started on `connection` has ended, however it ended. */
+export async function temporalChecksEnded(connection: object): Promise<void> {
+  await Promise.allSettled([...(runningChecks.get(connection) ?? [])]);
+}
+
+/** A database check under the check deadline. */
+export function databaseCheck<T>(work: Promise<T>): Promise<T> {
+  return answerWithin(work, () => new Error(`the database did not answer within ${CHECK_DEADLINE_MS} ms`));
+}
+
+/** The database's readiness (`select 1`): `ok` or `unreachable`, within the check deadline. */
+export function databaseReadiness(db: Database): Promise<string> {
+  return readiness(databaseCheck(db.execute(sql`select 1`)));
+}
+
+/** Temporal's readiness (`call` answers): `ok` or `unreachable`, within the check deadline. */
+export function temporalReadiness(
+  connection: Pick<ConnectionLike, 'withDeadline'>,
+  call: () => Promise<unknown>
+): Promise<string> {
+  return readiness(temporalCheck(connection, call));
+}
+
+/** A readiness check: `ok`, or `unreachable` without the error (the probe body is public). */
+function readiness(probe: Promise<unknown>): Promise<string> {
+  return probe.then(
+    () => 'ok',
+    () => 'unreachable'
+  );
+}
+
+/**
+ * `read`, run at most once per `ms`: a call within that time of the last run gets the last run's answer (a failure
+ * too), so probes and scrapes in a burst, or while a dependency is down, cost one check.
+ */
+export function cachedFor<T>(ms: number, read: () => Promise<T>): () => Promise<T> {
+  let last: { at: number; answer: Promise<T> } | undefined;
+  return () => {
+    if (last === undefined || Date.now() - last.at >= ms) last = { at: Date.now(), answer: read() };
+    return last.answer;
+  };
+}

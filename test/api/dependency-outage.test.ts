@@ -1,0 +1,143 @@
+/**
+ * `convengine api` and `convengine worker` while PostgreSQL or Temporal is away (a TCP switch in front of each):
+ * /readyz and /metrics answer within the dependency check deadline, well inside a probe's or Prometheus's own timeout
+ * (Temporal's client retries for about 19 s, the pool waits 10 s for a connection).
+ */
+import { Connection } from '@temporalio/client';
+import { startApiServer, type ApiServer } from '../../api/server';
+import { setupTemporalNamespace } from '../../cli/temporal/setup';
+import { loadEnv } from '../../config/env';
+import { localTemporal } from '../../config/temporal-connection';
+import { runTurnWorker, type RunningWorker } from '../../worker/main';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+import { parseMetrics } from '../support/prometheus-text';
+import { startTcpSwitch, type TcpSwitch } from '../support/tcp-switch';
+import { getTestTemporal, type TestTemporal } from '../support/temporal';
+
+jest.setTimeout(120_000);
+
+/** Well under Prometheus's default scrape_timeout (10 s) and the 10 s to 19 s the checks took without a deadline. */
+const PROMPT_MS = 6_000;
+
+async function timedGet(url: string): Promise<{ status: number; text: string; ms: number; retryAfter: string | null }> {
+  const started = Date.now();
+  const res = await fetch(url);
+  const text = await res.text();
+  return { status: res.status, text, ms: Date.now() - started, retryAfter: res.headers.get('retry-after') };
+}
+
+const portOf = (address: string) => Number(address.slice(address.lastIndexOf(':') + 1));
+
+describe('api and worker while a dependency is down', () => {
+  let temporal: TestTemporal;
+  let db: TestDatabase;
+  let temporalSwitch: TcpSwitch;
+  let dbSwitch: TcpSwitch;
+  let api: ApiServer;
+  let apiClosed = false;
+  let worker: RunningWorker;
+  beforeAll(async () => {
+    temporal = await getTestTemporal();
+    db = await createTestDatabase();
+    const connection = await Connection.connect({ address: temporal.address });
+    try {
+      await setupTemporalNamespace(connection, { namespace: temporal.namespace });
+    } finally {
+      await connection.close();
+    }
+    temporalSwitch = await startTcpSwitch(portOf(temporal.address));
+    dbSwitch = await startTcpSwitch(Number(new URL(db.url).port));
+    const databaseUrl = Object.assign(new URL(db.url), { port: String(dbSwitch.port) }).toString();
+    const env = loadEnv({
+      DATABASE_URL: databaseUrl,
+      ANTHROPIC_BASE_URL: 'http://127.0.0.1:1',
+      TEMPORAL_NAMESPACE: temporal.namespace,
+      TEMPORAL_TASK_QUEUE: `outage-${process.pid}`,
+    });
+    const settings = localTemporal(temporalSwitch.address);
+    // Every probe checks the prerequisites again, so each check below runs while the dependency is away.
+    api = await startApiServer({
+      env,
+      databaseUrl,
+      temporal: settings,
+      host: '127.0.0.1',
+      port: 0,
+      prerequisiteCacheMs: 0,
+    });
+    worker = await runTurnWorker({
+      env,
+      databaseUrl,
+      temporal: settings,
+      toolEnv: {},
+      probe: { host: '127.0.0.1', port: 0 },
+      prerequisiteCacheMs: 0,
+    });
+  });
+  afterAll(async () => {
+    temporalSwitch?.set('pass');
+    dbSwitch?.set('pass');
+    if (!apiClosed) await api?.close({ drainMs: 0 });
+    await worker?.shutdown();
+    await Promise.all([temporalSwitch?.stop(), dbSwitch?.stop()]);
+    await db?.drop();
+    await temporal?.stop();
+  });
+
+  it('while Temporal is down: /metrics serves every other series and /readyz answers 503, promptly', async () => {
+    expect((await timedGet(`${api.url}/readyz`)).status).toBe(200);
+    temporalSwitch.set('down');
+    try {
+      const metrics = await timedGet(`${api.url}/metrics`);
+      expect(metrics.status).toBe(200);
+      expect(metrics.ms).toBeLessThan(PROMPT_MS);
+      const series = parseMetrics(metrics.text);
+      expect(series.get('convengine_pending_approvals{component="api"}')).toBeNaN();
+      expect([...series.keys()].some((k) => k.startsWith('convengine_api_limit_in_use{'))).toBe(true);
+      expect([...series.keys()].some((k) => k.startsWith('process_cpu_seconds_total{'))).toBe(true);
+
+      for (const base of [api.url, worker.probeUrl!]) {
+        const ready = await timedGet(`${base}/readyz`);
+        expect(ready.status).toBe(503);
+        expect(JSON.parse(ready.text)).toMatchObject({ checks: { temporal: 'unreachable' } });
+        expect(ready.ms).toBeLessThan(PROMPT_MS);
+      }
+    } finally {
+      temporalSwitch.set('pass');
+    }
+  });
+
+  it('while the database does not answer: /readyz and a message are refused with 503, promptly', async () => {
+    dbSwitch.set('blackhole');
+    try {
+      for (const base of [api.url, worker.probeUrl!]) {
+        const ready = await timedGet(`${base}/readyz`);
+        expect(ready.status).toBe(503);
+        expect(JSON.parse(ready.text)).toMatchObject({ checks: { database: 'unreachable' } });
+        expect(ready.ms).toBeLessThan(PROMPT_MS);
+      }
+      const started = Date.now();
+      const res = await fetch(`${api.url}/api/v1/conversation/message`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'hello' }),
+      });
+      expect(res.status).toBe(503);
+      expect(((await res.json()) as { error: { code: string } }).error.code).toBe('DATABASE_UNREACHABLE');
+      expect(Date.now() - started).toBeLessThan(PROMPT_MS);
+    } finally {
+      // Down first: the connections the blackhole held fail now, not at the pool's connect timeout.
+      dbSwitch.set('down');
+      dbSwitch.set('pass');
+    }
+  });
+
+  it('stops while Temporal is down and a probe has given up on a call the client still retries', async () => {
+    temporalSwitch.set('down');
+    expect((await timedGet(`${api.url}/readyz`)).status).toBe(503);
+    apiClosed = true;
+    await api.close({ drainMs: 0 });
+    // The client retries a call given up at its deadline once more, within a back-off of at most 5 s: on a closed
+    // connection that retry would throw, uncaught.
+    await new Promise((resolve) => setTimeout(resolve, 5_000));
+  });
+});
