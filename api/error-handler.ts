@@ -1,7 +1,8 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isTemporalUnreachable } from '../config/temporal-client';
-import { PREREQUISITE_MESSAGES } from '../observability/prerequisites';
+import { isDatabaseUnreachable } from '../db/connection-loss';
+import { PREREQUISITE_MESSAGES, type PrerequisiteProblem } from '../observability/prerequisites';
 import { ApiError, envelope } from './errors';
 
 interface ValidationIssue {
@@ -23,6 +24,12 @@ function describeValidation(issues: ValidationIssue[], context: string | undefin
   if (typeof extra === 'string') return `${where}.${extra} is not an allowed property.`;
   return `${where} ${first.message ?? 'is invalid'}.`;
 }
+
+/** A dependency down or cut off mid-request: 503 with its code on every route, as the prerequisite check answers. */
+const UNREACHABLE_DEPENDENCIES: readonly { failed(err: unknown): boolean; code: PrerequisiteProblem; log: string }[] = [
+  { failed: isTemporalUnreachable, code: 'TEMPORAL_UNREACHABLE', log: 'Temporal unreachable' },
+  { failed: isDatabaseUnreachable, code: 'DATABASE_UNREACHABLE', log: 'database unreachable' },
+];
 
 /**
  * The one error handler: every failure becomes the envelope, client mistakes are 4xx with a
@@ -56,11 +63,12 @@ export function installErrorHandler(app: FastifyInstance): void {
     if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
       return reply.status(fe.statusCode).send(envelope('BAD_REQUEST', 'The request could not be processed.'));
     }
-    if (isTemporalUnreachable(err)) {
+    const unreachable = UNREACHABLE_DEPENDENCIES.find(({ failed }) => failed(err));
+    if (unreachable) {
       // Down, or not answering in time: the turn may not have started; a retry with its Idempotency-Key is safe.
-      request.log.error({ err }, 'Temporal unreachable');
+      request.log.error({ err }, unreachable.log);
       reply.header('retry-after', '5');
-      return reply.status(503).send(envelope('TEMPORAL_UNREACHABLE', PREREQUISITE_MESSAGES.TEMPORAL_UNREACHABLE));
+      return reply.status(503).send(envelope(unreachable.code, PREREQUISITE_MESSAGES[unreachable.code]));
     }
     request.log.error({ err }, 'unhandled error');
     return reply.status(500).send(envelope('INTERNAL', 'Something went wrong on our side.'));

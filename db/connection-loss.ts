@@ -22,15 +22,35 @@ interface ErrorShape {
   cause?: unknown;
 }
 
-/** Whether `err`, or an error it wraps (drizzle's "Failed query" keeps the driver's as `cause`), is a lost connection. */
-export function isConnectionLoss(err: unknown): boolean {
+/** Whether `err`, or an error it wraps (drizzle's "Failed query" keeps the driver's as `cause`), matches. */
+function inChain(err: unknown, errnos: readonly string[], messages: readonly string[]): boolean {
   for (let e: unknown = err, depth = 0; e !== null && typeof e === 'object' && depth < 5; depth++) {
     const { code, message, cause } = e as ErrorShape;
-    if (typeof code === 'string' && (CONNECTION_SQLSTATE.test(code) || CONNECTION_ERRNOS.includes(code))) return true;
-    if (typeof message === 'string' && CONNECTION_MESSAGES.some((m) => message.startsWith(m))) return true;
+    if (typeof code === 'string' && (CONNECTION_SQLSTATE.test(code) || errnos.includes(code))) return true;
+    if (typeof message === 'string' && messages.some((m) => message.startsWith(m))) return true;
     e = cause;
   }
   return false;
+}
+
+/** Whether `err`, or an error it wraps, is a lost connection. */
+export function isConnectionLoss(err: unknown): boolean {
+  return inChain(err, CONNECTION_ERRNOS, CONNECTION_MESSAGES);
+}
+
+/**
+ * Failures that say as much of the database but take their time (a socket or connect timeout, no route, a host name
+ * that does not resolve, the pool's wait for a connection): a statement is not sent again at once after them.
+ */
+const UNREACHABLE_ERRNOS = [...CONNECTION_ERRNOS, 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'];
+const UNREACHABLE_MESSAGES = [...CONNECTION_MESSAGES, 'timeout exceeded when trying to connect'];
+
+/**
+ * Whether a statement failed because the database could not be reached or dropped the connection (the API's 503
+ * DATABASE_UNREACHABLE), not because of what it asked: a lost connection, or one that could not be made.
+ */
+export function isDatabaseUnreachable(err: unknown): boolean {
+  return inChain(err, UNREACHABLE_ERRNOS, UNREACHABLE_MESSAGES);
 }
 
 /** Tries of one idempotent statement: the first and up to two on fresh connections. */

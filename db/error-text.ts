@@ -25,11 +25,23 @@ const CONNECTION_SQLSTATE = /^(08|28|3D|57P)/;
 const SERVER_RESOURCE_SQLSTATE = /^53(?!200|400)/;
 const SERVER_RESOURCE_TEXT = 'the database server ran short of disk space or connections';
 
-export function scrubDatabaseMessage(err: unknown, connectionFailure: string, maxQuoted = MAX_QUOTED): string {
+/**
+ * Whether `code` is a SQLSTATE (five digits or capitals, at least one digit) rather than Node's code of a failed
+ * socket: a connection lost below SQL carries ECONNRESET, EPIPE, ... in the same `code` property.
+ */
+function isSqlState(code: string): boolean {
+  return /^(?=.*\d)[0-9A-Z]{5}$/.test(code);
+}
+
+/** The SQLSTATE of a database error, or null (no code, or Node's code of a failed socket). */
+export function sqlStateOf(err: unknown): string | null {
   const code = (err as { code?: unknown } | null)?.code;
-  if (typeof code !== 'string' || !/^[0-9A-Z]{5}$/.test(code) || CONNECTION_SQLSTATE.test(code)) {
-    return connectionFailure;
-  }
+  return typeof code === 'string' && isSqlState(code) ? code : null;
+}
+
+export function scrubDatabaseMessage(err: unknown, connectionFailure: string, maxQuoted = MAX_QUOTED): string {
+  const code = sqlStateOf(err);
+  if (code === null || CONNECTION_SQLSTATE.test(code)) return connectionFailure;
   if (SERVER_RESOURCE_SQLSTATE.test(code)) return `${SERVER_RESOURCE_TEXT} (SQLSTATE ${code})`;
   const first = (errorMessage(err).split('\n')[0] ?? '').trim();
   const quotedCut = first.replace(/"([^"]*)"/g, (_m, inner: string) =>
@@ -43,6 +55,8 @@ export interface DatabaseErrorText {
   /** "A database statement failed: <first line, nothing quoted> (SQLSTATE xxxxx)". */
   message: string;
   sqlState: string | null;
+  /** Node's code of the failed socket (ECONNRESET, ECONNREFUSED) when the connection failed below SQL, else null. */
+  systemCode: string | null;
 }
 
 /**
@@ -55,6 +69,8 @@ export function databaseErrorText(err: unknown): DatabaseErrorText | null {
   const driver = err instanceof DrizzleQueryError ? err.cause : err instanceof DatabaseError ? err : undefined;
   if (driver === undefined && !(err instanceof DrizzleQueryError)) return null;
   const code = (driver as { code?: unknown } | undefined)?.code;
+  const sqlState = sqlStateOf(driver);
+  const systemCode = sqlState === null && typeof code === 'string' ? code : null;
   const text = scrubDatabaseMessage(driver, 'the database connection failed or the statement could not be sent', 0);
-  return { message: `A database statement failed: ${text}`, sqlState: typeof code === 'string' ? code : null };
+  return { message: `A database statement failed: ${text}`, sqlState, systemCode };
 }

@@ -59,6 +59,7 @@ export function serializeError(err: unknown): unknown {
     type,
     message: text.message,
     sqlState: text.sqlState,
+    ...(text.systemCode !== null ? { systemCode: text.systemCode } : {}),
     stack: [`${type}: ${text.message}`, ...frames].join('\n'),
   };
 }

@@ -1,15 +1,19 @@
 /**
  * `convengine api` and `convengine worker` while PostgreSQL or Temporal is away (a TCP switch in front of each):
  * /readyz and /metrics answer within the dependency check deadline, well inside a probe's or Prometheus's own timeout
- * (Temporal's client retries for about 19 s, the pool waits 10 s for a connection).
+ * (Temporal's client retries for about 19 s, the pool waits 10 s for a connection), and every route answers a lost
+ * database with 503 DATABASE_UNREACHABLE and retry-after, never a 500.
  */
+import { randomUUID } from 'node:crypto';
 import { Connection } from '@temporalio/client';
 import { startApiServer, type ApiServer } from '../../api/server';
 import { setupTemporalNamespace } from '../../cli/temporal/setup';
 import { loadEnv } from '../../config/env';
 import { localTemporal } from '../../config/temporal-connection';
+import { createLogger } from '../../observability/logger';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
 import { createTestDatabase, type TestDatabase } from '../support/database';
+import { captureLog } from '../support/log-capture';
 import { parseMetrics } from '../support/prometheus-text';
 import { startTcpSwitch, type TcpSwitch } from '../support/tcp-switch';
 import { getTestTemporal, type TestTemporal } from '../support/temporal';
@@ -36,6 +40,7 @@ describe('api and worker while a dependency is down', () => {
   let api: ApiServer;
   let apiClosed = false;
   let worker: RunningWorker;
+  const apiLog = captureLog();
   beforeAll(async () => {
     temporal = await getTestTemporal();
     db = await createTestDatabase();
@@ -55,6 +60,7 @@ describe('api and worker while a dependency is down', () => {
       TEMPORAL_TASK_QUEUE: `outage-${process.pid}`,
     });
     const settings = localTemporal(temporalSwitch.address);
+    const logger = createLogger({ level: 'info', format: 'json', name: 'api', destination: apiLog.stream });
     // Every probe checks the prerequisites again, so each check below runs while the dependency is away.
     api = await startApiServer({
       env,
@@ -63,6 +69,7 @@ describe('api and worker while a dependency is down', () => {
       host: '127.0.0.1',
       port: 0,
       prerequisiteCacheMs: 0,
+      logger,
     });
     worker = await runTurnWorker({
       env,
@@ -129,6 +136,30 @@ describe('api and worker while a dependency is down', () => {
       dbSwitch.set('down');
       dbSwitch.set('pass');
     }
+  });
+
+  it('while the database is down: every route answers 503 DATABASE_UNREACHABLE with retry-after', async () => {
+    const id = randomUUID();
+    const routes = [`/api/v1/conversation/${id}`, `/api/v1/conversation/audit/${id}`, '/api/v1/console/conversations'];
+    dbSwitch.set('down');
+    try {
+      for (const route of routes) {
+        const res = await timedGet(`${api.url}${route}`);
+        expect({ route, status: res.status, retryAfter: res.retryAfter }).toEqual({
+          route,
+          status: 503,
+          retryAfter: '5',
+        });
+        expect(JSON.parse(res.text)).toEqual({
+          error: { code: 'DATABASE_UNREACHABLE', message: 'The database is unreachable; retry later.' },
+        });
+      }
+    } finally {
+      dbSwitch.set('pass');
+    }
+    expect((await timedGet(`${api.url}/api/v1/conversation/${id}`)).status).toBe(404);
+    const errors = apiLog.lines().filter((l) => l['level'] === 'error' && l['msg'] === 'database unreachable');
+    expect(errors.length).toBeGreaterThanOrEqual(routes.length);
   });
 
   it('stops while Temporal is down and a probe has given up on a call the client still retries', async () => {

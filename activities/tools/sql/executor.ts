@@ -1,6 +1,6 @@
 import type { Pool, PoolClient, QueryConfig } from 'pg';
 import { retryOnConnectionLoss } from '../../../db/connection-loss';
-import { scrubDatabaseMessage } from '../../../db/error-text';
+import { scrubDatabaseMessage, sqlStateOf } from '../../../db/error-text';
 import { EngineError, ErrorType } from '../../../core/errors';
 import type { JsonObject } from '../../../core/json';
 import { tokenizeSql, type SqlToken } from '../../../core/sql';
@@ -123,7 +123,7 @@ const TRANSIENT_SQLSTATE = /^(08|53|57P|40)/;
  */
 export function sqlFailure(err: unknown, what: string, statementTimeoutMs?: number): EngineError {
   const code = (err as { code?: unknown }).code;
-  const sqlState = typeof code === 'string' ? code : null;
+  const sqlState = sqlStateOf(err);
   const details = { sqlState };
   const text = scrubDatabaseMessage(err, 'the database connection for SQL tools failed');
   const message = `${what} failed: ${text}`;
