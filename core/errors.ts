@@ -127,3 +127,36 @@ export function isEngineError(err: unknown): err is EngineError {
 export function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
+
+/**
+ * Detail fields whose text names the failure (a code, a tool, a step), never what the user, a tool's upstream or
+ * the model wrote, nor a configured secret. The one list for every place an error's details leave the activity.
+ */
+const SAFE_DETAIL_TEXT: ReadonlySet<string> = new Set([
+  'sqlState',
+  'toolCode',
+  'errorClass',
+  'kind',
+  'rejection',
+  'step',
+  'ioKind',
+  // Config codes a failure happened under; step log lines carry them too.
+  'intent',
+  'state',
+]);
+
+/**
+ * An error's details as they may leave the activity (Temporal's history, a log line): numbers, flags and the named
+ * codes above; any other text, and anything nested, is left out. An upstream's body, a step result's patches or a
+ * rendered URL cannot be told from a code by its type, so what is not listed does not go.
+ */
+export function safeErrorDetails(details: unknown): Record<string, number | boolean | string> | '[omitted]' {
+  if (details === null || typeof details !== 'object' || Array.isArray(details)) return '[omitted]';
+  const kept = Object.entries(details).filter(
+    ([key, value]) =>
+      typeof value === 'number' ||
+      typeof value === 'boolean' ||
+      (typeof value === 'string' && SAFE_DETAIL_TEXT.has(key))
+  );
+  return Object.fromEntries(kept) as Record<string, number | boolean | string>;
+}

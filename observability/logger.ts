@@ -2,6 +2,7 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import pinoPretty from 'pino-pretty';
 import type { LOG_FORMATS } from '../config/env';
+import { safeErrorDetails } from '../core/errors';
 import { databaseErrorText } from '../db/error-text';
 
 export type { Logger } from 'pino';
@@ -64,20 +65,6 @@ export function serializeError(err: unknown): unknown {
   };
 }
 
-/** Detail fields whose text names the failure, never what the user or a tool wrote. */
-const SAFE_DETAIL_TEXT = new Set(['sqlState', 'toolCode', 'errorClass', 'kind', 'rejection', 'step']);
-
-function safeDetail(detail: unknown): unknown {
-  if (detail === null || typeof detail !== 'object' || Array.isArray(detail)) return '[omitted]';
-  const kept = Object.entries(detail).filter(
-    ([key, value]) =>
-      typeof value === 'number' ||
-      typeof value === 'boolean' ||
-      (typeof value === 'string' && SAFE_DETAIL_TEXT.has(key))
-  );
-  return Object.fromEntries(kept);
-}
-
 /**
  * An error's `details` (an ApplicationFailure's, an EngineError's) as a log line may carry them: numbers, flags and
  * named codes only. A failed step run's details hold every step's result, whose patches quote the user's text and
@@ -86,7 +73,7 @@ function safeDetail(detail: unknown): unknown {
 function withSafeDetails(serialized: ReturnType<typeof pino.stdSerializers.err>): unknown {
   const details = (serialized as { details?: unknown }).details;
   if (details === undefined) return serialized;
-  const safe = Array.isArray(details) ? details.map(safeDetail) : safeDetail(details);
+  const safe = Array.isArray(details) ? details.map(safeErrorDetails) : safeErrorDetails(details);
   return { ...serialized, details: safe };
 }
 

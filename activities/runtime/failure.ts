@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { EngineError, ErrorType, isEngineError } from '../../core/errors';
+import { EngineError, ErrorType, isEngineError, safeErrorDetails } from '../../core/errors';
 import { FAILED_ATTEMPT_DETAIL } from '../../core/turn/executor';
 import { NON_RETRYABLE_ERROR_TYPES } from '../../core/turn/steps';
 import { currentAttempt } from './attempt';
@@ -30,8 +30,9 @@ export function activityFailureOf(err: unknown): unknown {
 /**
  * Typed engine errors become ApplicationFailures Temporal understands: the type is the engine
  * error type and non-retryable errors (bad config, invalid input, stale turn) are not retried.
- * Its last detail names the attempt that failed: Temporal tells the workflow only the retry state,
- * and a tool failure reports its attempts (core/turn/executor.ts, reportedAttempt).
+ * Its details are the error's safe ones (safeErrorDetails) and, last, the attempt that failed:
+ * Temporal tells the workflow only the retry state, and a tool failure reports its attempts
+ * (core/turn/executor.ts, reportedAttempt).
  * Anything else is rethrown unchanged, which Temporal treats as retryable. The step wrapper types
  * a database error first (fromDatabaseError), as its STEP_ERROR row needs the same text.
  */
@@ -41,7 +42,12 @@ export function toActivityFailure(err: unknown): unknown {
     type: err.type,
     message: err.message,
     nonRetryable: !err.retryable,
-    details: [...(err.details === undefined ? [] : [err.details]), { [FAILED_ATTEMPT_DETAIL]: currentAttempt() }],
+    // History is kept for the namespace's retention and read by anyone who may read the namespace: the details go as
+    // a log line's do (safeErrorDetails), never an upstream's body or a value a call or the environment filled in.
+    details: [
+      ...(err.details === undefined ? [] : [safeErrorDetails(err.details)]),
+      { [FAILED_ATTEMPT_DETAIL]: currentAttempt() },
+    ],
     // No cause: the engine error's message is the text allowed out of the process (a SQL tool's is scrubbed by
     // db/error-text.ts); the driver error it wraps would carry the raw one, user values included, into history.
   });

@@ -91,7 +91,9 @@ function failure(inv: HttpToolInvocation, last: Attempt, attempts: number): Engi
     {
       // Only throttling and server errors may pass on another attempt; any other 4xx is the request's own.
       retryable: status === 429 || status >= 500,
-      details: { ...details, status, bodyPreview: last.response.body.slice(0, 200) },
+      // No part of the body: an upstream's answer may quote customer data or the request's own key, and this
+      // failure reaches Temporal's history, the logs and the audit rows (docs/security.md, "Failure text").
+      details: { ...details, status },
     }
   );
 }

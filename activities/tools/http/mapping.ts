@@ -24,8 +24,9 @@ export function mapResponse(toolCode: string, spec: ResponseMappingSpec, body: s
     throw new EngineError(
       ErrorType.ToolExecutionFailed,
       `HTTP tool ${toolCode}: response is not JSON, so ${spec.kind} cannot map it`,
-      // The upstream answered 2xx with a body of another kind: a contract mismatch, not a hiccup.
-      { retryable: false, details: { toolCode, bodyPreview: body.slice(0, 200) } }
+      // The upstream answered 2xx with a body of another kind: a contract mismatch, not a hiccup. No part of the
+      // body is kept, as for a failed status (invoker.ts).
+      { retryable: false, details: { toolCode } }
     );
   }
   // Nesting is bounded before a JSONPath walks the body (the whole result is screened again in executeTool).

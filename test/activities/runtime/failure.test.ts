@@ -2,6 +2,7 @@ import { ApplicationFailure } from '@temporalio/common';
 import { DatabaseError } from 'pg';
 import { fromDatabaseError, isRetryableFailure, toActivityFailure } from '../../../activities/runtime/failure';
 import { sqlFailure } from '../../../activities/tools/sql/executor';
+import { EngineError, ErrorType } from '../../../core/errors';
 
 describe('an engine error as the activity failure Temporal records', () => {
   it('carries only the scrubbed text: the driver error it wraps, with the raw value, stays out of history', () => {
@@ -17,6 +18,20 @@ describe('an engine error as the activity failure Temporal records', () => {
       'failed: invalid input syntax for type integer: "my card is 4111111111111111, expiry 12/2…"'
     );
     expect(JSON.stringify({ message: af.message, details: af.details })).not.toContain(value);
+  });
+
+  it("keeps the details a log line keeps: numbers, flags and named codes, not an upstream's body", () => {
+    const err = new EngineError(ErrorType.ToolHttpError, 'HTTP_API call of partner.status failed with status 401', {
+      details: {
+        toolCode: 'partner.status',
+        attempts: 2,
+        status: 401,
+        bodyPreview: '{"got":"Bearer sk-secret","ssn":"123-45-6789"}',
+        echoed: { headers: { authorization: 'Bearer sk-secret' } },
+      },
+    });
+    const af = toActivityFailure(err) as ApplicationFailure;
+    expect(af.details).toEqual([{ toolCode: 'partner.status', attempts: 2, status: 401 }, { failedAttempt: 1 }]);
   });
 });
 
