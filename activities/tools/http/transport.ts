@@ -73,7 +73,7 @@ export function sendOnce(spec: HttpRequestSpec, timeouts: Timeouts): Promise<Htt
       if (!socket.connecting) startRead();
       else socket.once(url.protocol === 'https:' ? 'secureConnect' : 'connect', startRead);
     });
-    req.on('error', (err) => finish(new HttpIoError('IO', err.message)));
+    req.on('error', (err) => finish(ioError(err)));
     const onAbort = (): void => {
       const reason: unknown = timeouts.signal?.reason;
       finish(reason instanceof Error ? reason : new Error('the HTTP call was cancelled'));
@@ -98,5 +98,15 @@ function collect(res: http.IncomingMessage, done: (err: Error | null, body?: str
     chunks.push(chunk);
   });
   res.on('end', () => done(null, Buffer.concat(chunks).toString('utf8')));
-  res.on('error', (err) => done(new HttpIoError('IO', err.message)));
+  res.on('error', (err) => done(ioError(err)));
+}
+
+/**
+ * A network failure by Node's code (ECONNREFUSED, ENOTFOUND, a TLS code such as ERR_TLS_CERT_ALTNAME_INVALID), not
+ * Node's text: that names the host and port, which the environment filled into the URL (`{{env.…}}`), and the
+ * failure's message reaches audit rows, history and logs.
+ */
+function ioError(err: Error): HttpIoError {
+  const code = (err as NodeJS.ErrnoException).code;
+  return new HttpIoError('IO', typeof code === 'string' && /^[A-Z][A-Z0-9_]{0,63}$/.test(code) ? code : err.name);
 }

@@ -100,8 +100,22 @@ function checkPathShape(template: string, rendered: string, scope: PlaceholderSc
     (fixedPrefix !== null && !path.startsWith(fixedPrefix)) ||
     (skeletonPath !== null && segments(skeletonPath) !== segments(path))
   ) {
-    throw toolArgsError(scope.toolCode, `the arguments change the URL path (${path})`);
+    throw toolArgsError(scope.toolCode, `the arguments change the URL path (${placeholdersOf(template, false)})`);
   }
+}
+
+/**
+ * The placeholders a template reads, by name: its `{{env.…}}` ones, or the others (`{{args.…}}`, `{{ctx.…}}`). A
+ * message about a rendered URL names them and never quotes the URL: it holds the environment's values as they are
+ * (a key in the query, the host) and the call's arguments, and the message reaches audit rows, the SSE stream,
+ * history and logs; a TOOL_ARGS_INVALID one also the caller.
+ */
+function placeholdersOf(template: string, env: boolean): string {
+  const names = [...template.matchAll(HTTP_PLACEHOLDER)]
+    .filter((m) => (m[1] === 'env') === env)
+    .map((m) => `{{${m[1]}.${m[2]}}}`);
+  const list = [...new Set(names)].join(', ');
+  return list === '' ? 'url_template as written' : `url_template reads ${list}; values not shown`;
 }
 
 export function buildUrl(row: McpHttpToolRow, scope: PlaceholderScope): string {
@@ -110,7 +124,10 @@ export function buildUrl(row: McpHttpToolRow, scope: PlaceholderScope): string {
   try {
     url = new URL(rendered);
   } catch {
-    throw toolConfigError(scope.toolCode, `url_template does not render to a valid URL (${rendered})`);
+    throw toolConfigError(
+      scope.toolCode,
+      `url_template does not render to a valid URL (${placeholdersOf(row.urlTemplate, true)})`
+    );
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:')
     throw toolConfigError(scope.toolCode, 'url_template must be http(s)');
