@@ -1,5 +1,4 @@
 import Anthropic from '@anthropic-ai/sdk';
-import { EngineError, ErrorType, errorMessage } from '../../core/errors';
 import {
   LLM_CALL_KIND_HEADER,
   LLM_META_HEADERS,
@@ -9,6 +8,7 @@ import {
 } from '../../core/llm';
 import { LLM_SDK_RETRY_WAIT_MAX_MS } from '../../core/turn/steps';
 import { boundedFetch } from './bounded-fetch';
+import { llmCallFailure } from './call-failure';
 import { jsonResult, parseJsonOutput } from './json-output';
 import { replyTextOf, screenModelReply, type ScreenedReply } from './model-reply';
 
@@ -54,21 +54,6 @@ const JSON_INSTRUCTION =
 function jsonSystemPrompt(req: LlmRequest): string {
   const schema = req.schema ? `\nThe JSON must satisfy this JSON Schema:\n${JSON.stringify(req.schema)}` : '';
   return `${req.systemPrompt}\n\n${JSON_INSTRUCTION}${schema}`.trim();
-}
-
-function retryableStatus(status: number | undefined): boolean {
-  return status === undefined || status === 408 || status === 409 || status === 429 || status >= 500;
-}
-
-/** Transport failures become typed errors: retryable unless the API refused the request itself (a 4xx but 408/409/429). */
-function toEngineError(req: LlmRequest, err: unknown): EngineError {
-  const status = err instanceof Anthropic.APIError ? err.status : undefined;
-  const retryable = err instanceof Anthropic.APIError ? retryableStatus(status) : true;
-  return new EngineError(ErrorType.LlmCallFailed, `LLM call ${req.kind} failed: ${errorMessage(err)}`, {
-    retryable,
-    details: { kind: req.kind, status: status ?? null },
-    cause: err,
-  });
 }
 
 function textOf(message: Anthropic.Message): string {
@@ -146,7 +131,7 @@ export function createAnthropicLlmClient(options: AnthropicLlmOptions): LlmClien
       unusable = replyProblem(message, text);
       usage = { inputTokens: message.usage.input_tokens, outputTokens: message.usage.output_tokens };
     } catch (err) {
-      const failure = toEngineError(req, err);
+      const failure = llmCallFailure(req, err);
       await record({
         ...base,
         responseText: null,

@@ -82,7 +82,9 @@ describe('dialogue acts (reference §14 scenarios 8–10, default REGEX_THEN_LLM
   });
 
   it('8 an LLM failure (after the SDK retries) falls back to the regex act', async () => {
-    h.llm.push([{ kind: 'DA', error: { status: 500 }, times: 3 }]);
+    // A body that quotes the request, as a proxy behind ANTHROPIC_BASE_URL may: none of it is kept.
+    const echoed = 'x-api-key sk-ant-ECHOED and the user said What is X?';
+    h.llm.push([{ kind: 'DA', error: { status: 500, message: echoed }, times: 3 }]);
     const result = await h.turn({ message: 'What is X?' });
     expect(await classified(result.conversationId)).toMatchObject({
       dialogueAct: 'QUESTION',
@@ -91,6 +93,16 @@ describe('dialogue acts (reference §14 scenarios 8–10, default REGEX_THEN_LLM
     });
     expect(h.llm.requestsOf('DA').map((r) => r.status)).toEqual([500, 500, 500]);
     expectInOrder(await h.stages(result.conversationId), FALLBACK_STAGES);
+    const audits = await h.audits(result.conversationId);
+    expect(audits.find((a) => a.stage === 'DIALOGUE_ACT_LLM_ERROR')?.payload).toMatchObject({
+      message: 'LLM call DA failed: 500 api_error',
+    });
+    const logged = await h.tdb.pool.query<{ error_message: string | null }>(
+      'SELECT error_message FROM ce_llm_call_log WHERE conversation_id = $1 AND NOT success',
+      [result.conversationId]
+    );
+    expect(logged.rows.map((r) => r.error_message)).toEqual(['LLM call DA failed: 500 api_error']);
+    expect(JSON.stringify(audits)).not.toContain('sk-ant-ECHOED');
   });
 
   it('8b a reply whose body stalls after the headers times out within the call timeout and falls back too', async () => {
