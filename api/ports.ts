@@ -133,7 +133,8 @@ export interface WhatifQueries {
 }
 
 export interface ReadinessProbe {
-  check(): Promise<Record<string, string>>;
+  /** Checks (each `ok` to be ready) and warnings that leave it ready (observability/probe-server.ts). */
+  check(): Promise<{ checks: Record<string, string>; warnings?: Record<string, string> }>;
   /**
    * Why no turn can run now (an unmigrated database, a namespace without the turn search attributes), or
    * null: a message is then refused with 503 and this code instead of failing inside the turn.

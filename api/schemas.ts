@@ -156,6 +156,14 @@ export const readinessSchema = {
       description: 'Per dependency (database, temporal, worker): "ok" or what is wrong.',
       additionalProperties: { type: 'string' },
     },
+    warnings: {
+      type: 'object',
+      description:
+        'Present when something needs an operator but stops no turn, by subject: database (migrated by a newer ' +
+        'build), config (the current config is refused and a stored snapshot is served), worker (some workers ' +
+        'polling are of an older build).',
+      additionalProperties: { type: 'string' },
+    },
   },
 } as const;
 

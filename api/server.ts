@@ -26,6 +26,7 @@ import {
 import { createApiMetrics } from '../observability/metrics';
 import { metricsText } from '../observability/probe-server';
 import { tracingClientInterceptors } from '../observability/tracing';
+import { turnPollersCheck, type TurnPollersCheck } from '../observability/turn-pollers';
 import { meteredTurnGateway } from '../observability/turn-metrics';
 import { buildApi } from './app';
 import { consolePorts } from './console/wiring';
@@ -82,7 +83,7 @@ function readiness(
   prerequisites: PrerequisiteMonitor
 ): ReadinessProbe {
   const namespace = env.TEMPORAL_NAMESPACE;
-  const pollers = () =>
+  const pollers = (): Promise<TurnPollersCheck> =>
     temporalCheck(connection, () =>
       connection.workflowService.describeTaskQueue({
         namespace,
@@ -90,8 +91,8 @@ function readiness(
         taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
       })
     ).then(
-      (res) => ((res.pollers ?? []).length > 0 ? 'ok' : 'no worker polling'),
-      () => 'unreachable'
+      (res) => turnPollersCheck((res.pollers ?? []).map((p) => p.identity ?? '')),
+      () => ({ check: 'unreachable' })
     );
   return {
     async check() {
@@ -101,7 +102,12 @@ function readiness(
         pollers(),
         prerequisites.status(),
       ]);
-      return { ...readinessWithPrerequisites({ database, temporal: temporalState }, required), worker };
+      const checks = {
+        ...readinessWithPrerequisites({ database, temporal: temporalState }, required),
+        worker: worker.check,
+      };
+      const warnings = { ...required.warnings, ...(worker.warning !== undefined ? { worker: worker.warning } : {}) };
+      return { checks, warnings };
     },
     async turnBlocker() {
       const { problem } = await prerequisites.status();
@@ -128,6 +134,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const conversations = conversationQueries(handle.db);
   const prerequisites = await startPrerequisiteMonitor({
     db: handle.db,
+    config: store,
     temporal: connection,
     namespace: env.TEMPORAL_NAMESPACE,
     logger: options.logger ?? silentLogger(),

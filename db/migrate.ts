@@ -37,6 +37,8 @@ export interface MigrationFile {
 export interface MigrationReport {
   applied: string[];
   alreadyApplied: string[];
+  /** Applied migrations this build does not ship: a newer build migrated the database (SchemaState.unknown). */
+  unknown: string[];
 }
 
 export class MigrationChecksumError extends Error {
@@ -100,14 +102,34 @@ export interface SchemaState {
   changed: string[];
   /** Shipped migrations the database has applied. */
   appliedCount: number;
+  /**
+   * Applied migrations this build does not ship, in order: a newer build migrated the database (a rollback, or
+   * older processes left running during an upgrade). This build runs on it (docs/operations.md, "Upgrades and
+   * rollbacks"), but an operator must know it is not the schema this build was tested on.
+   */
+  unknown: string[];
 }
+
+/** Names a build records without shipping them: the migrations its own ones replaced (SUPERSEDES). */
+const SUPERSEDED = new Set(Object.values(SUPERSEDES).map((s) => s.name));
 
 function compareApplied(files: MigrationFile[], applied: ReadonlyMap<string, string>): SchemaState {
   const pending = files.filter((f) => !applied.has(f.name));
   const changed = files.filter((f) => applied.has(f.name) && applied.get(f.name) !== f.checksum).map((f) => f.name);
   // Shipped ones only: a superseded migration's record (SUPERSEDES) is not one more applied.
   const appliedCount = files.filter((f) => applied.has(f.name)).length;
-  return { pending, changed, appliedCount };
+  const shipped = new Set(files.map((f) => f.name));
+  const unknown = [...applied.keys()].filter((name) => !shipped.has(name) && !SUPERSEDED.has(name)).sort();
+  return { pending, changed, appliedCount, unknown };
+}
+
+/** What `migrate`, `doctor` and readiness say of a database a newer build migrated. */
+export function newerSchemaWarning(unknown: readonly string[]): string {
+  return (
+    `the database has ${unknown.length} migration(s) this build does not know (${unknown.join(', ')}): ` +
+    'a newer build migrated it. This build runs on it (a rollback), but deploy the newer build again, or see ' +
+    'docs/operations.md, "Upgrades and rollbacks"'
+  );
 }
 
 type Queryable = Pick<Pool, 'query'> | PoolClient;
@@ -134,7 +156,7 @@ async function applyPending(client: PoolClient, files: MigrationFile[]): Promise
   const state = compareApplied(files, await appliedMigrations(client));
   if (state.changed[0] !== undefined) throw new MigrationChecksumError(state.changed[0]);
   const alreadyApplied = files.filter((f) => !state.pending.includes(f)).map((f) => f.name);
-  const report: MigrationReport = { applied: [], alreadyApplied };
+  const report: MigrationReport = { applied: [], alreadyApplied, unknown: state.unknown };
   const outside = new Map<string, OutsideTransactionStatement[]>();
   for (const file of state.pending) {
     if (runsOutsideTransaction(file.sql))

@@ -1,7 +1,8 @@
 import type { Connection } from '@temporalio/client';
 import { isTemporalUnreachable } from '../config/temporal-client';
 import { missingTurnSearchAttributes } from '../config/turn-search-attributes';
-import { readMigrations, schemaState, type MigrationFile } from '../db/migrate';
+import type { ConfigSnapshot, ConfigViolation } from '../core/config/types';
+import { newerSchemaWarning, readMigrations, schemaState, type MigrationFile } from '../db/migrate';
 import type { Database } from '../db/pool';
 import { cachedFor, databaseCheck, temporalCheck } from './dependency-checks';
 import type { Logger } from './logger';
@@ -21,6 +22,11 @@ export interface PrerequisiteStatus {
   temporal: string;
   /** The first problem, for a refused request; null when both are ok. */
   problem: PrerequisiteProblem | null;
+  /**
+   * What an operator must know but that stops no turn, by subject (`database`, `config`): readiness reports it
+   * beside its checks and stays ready.
+   */
+  warnings: Partial<Record<'database' | 'config', string>>;
 }
 
 export const NOT_MIGRATED = 'not migrated: run convengine migrate';
@@ -38,8 +44,16 @@ export const PREREQUISITE_MESSAGES: Record<PrerequisiteProblem, string> = {
 /** How long one check answers readiness probes and turn requests: a fix is seen within this. */
 export const PREREQUISITE_CACHE_MS = 5_000;
 
+/** The process's config store, as far as readiness reads it (db/config/store.ts). */
+export interface ServedConfigSource {
+  current(): Promise<ConfigSnapshot>;
+  rejectedViolations(): readonly ConfigViolation[];
+}
+
 export interface PrerequisiteTargets {
   db: Database;
+  /** The config store whose refusal of the tables readiness reports; loaded at start, so a refusal is logged then. */
+  config?: ServedConfigSource;
   temporal: Pick<Connection, 'operatorService' | 'withDeadline'>;
   namespace: string;
   logger: Logger;
@@ -55,6 +69,8 @@ export interface PrerequisiteMonitor {
 interface CheckOutcome {
   reason: string;
   problem: PrerequisiteProblem | null;
+  /** Reported beside a ready check, logged at warn. */
+  warning?: string;
   log?: { fields: object; message: string };
 }
 
@@ -70,6 +86,15 @@ async function checkDatabase(db: Database, files: MigrationFile[]): Promise<Chec
         reason: 'migrations differ from this build',
         problem: 'DATABASE_NOT_MIGRATED',
         log: { fields: { changed: state.changed }, message },
+      };
+    }
+    // A newer build's schema: the supported rollback state, so ready, but said (docs/operations.md).
+    if (state.unknown.length > 0 && state.pending.length === 0) {
+      const warning = `migrated by a newer build (${state.unknown.join(', ')})`;
+      return {
+        ...OK,
+        warning,
+        log: { fields: { unknown: state.unknown }, message: newerSchemaWarning(state.unknown) },
       };
     }
     if (state.pending.length === 0) return OK;
@@ -102,10 +127,39 @@ async function checkTemporal(targets: PrerequisiteTargets): Promise<CheckOutcome
   }
 }
 
+/**
+ * The config the process serves: a warning while it refuses the tables and serves a stored snapshot (turns run on
+ * that one; docs/operations.md). The store logs the refusal itself (logConfigRejections) when it first sees it.
+ */
+async function configCheck(config: ServedConfigSource | undefined): Promise<CheckOutcome> {
+  if (!config) return OK;
+  try {
+    const { version } = await config.current();
+    if (config.rejectedViolations().length === 0) return OK;
+    return { ...OK, warning: refusedConfigWarning(version) };
+  } catch {
+    // No config validates at all (every turn fails CONFIG_INVALID), or the database is down (its own check says so).
+    const count = config.rejectedViolations().length;
+    return count === 0
+      ? OK
+      : {
+          ...OK,
+          warning: 'the current config is refused and no stored snapshot validates: run convengine validate-config',
+        };
+  }
+}
+
+/** What readiness and `doctor` say while the tables are refused and a stored snapshot is served. */
+export function refusedConfigWarning(servedVersion: string): string {
+  return `the current config is refused: serving stored snapshot ${servedVersion}; run convengine validate-config`;
+}
+
 /** Logs a dependency's problem when it appears or changes, and its recovery. */
 function reportChange(logger: Logger, dependency: string, before: CheckOutcome | undefined, now: CheckOutcome): void {
-  if (before?.reason === now.reason) return;
-  if (now.log) logger.error({ dependency, ...now.log.fields }, now.log.message);
+  if (before?.reason === now.reason && before.warning === now.warning) return;
+  if (now.log && now.problem === null && now.warning !== undefined)
+    logger.warn({ dependency, ...now.log.fields }, now.log.message);
+  else if (now.log) logger.error({ dependency, ...now.log.fields }, now.log.message);
   else if (before) logger.info({ dependency }, `${dependency}: ok`);
 }
 
@@ -116,10 +170,21 @@ export async function startPrerequisiteMonitor(targets: PrerequisiteTargets): Pr
   let previous: { database: CheckOutcome; temporal: CheckOutcome } | undefined;
   const check = async (): Promise<PrerequisiteStatus> => {
     const [database, temporal] = await Promise.all([checkDatabase(targets.db, files), checkTemporal(targets)]);
+    // Only on a usable schema: the store reads tables a missing migration may lack.
+    const config = database.problem === null ? await configCheck(targets.config) : OK;
     reportChange(targets.logger, 'database', previous?.database, database);
     reportChange(targets.logger, 'temporal', previous?.temporal, temporal);
     previous = { database, temporal };
-    return { database: database.reason, temporal: temporal.reason, problem: database.problem ?? temporal.problem };
+    const warnings = {
+      ...(database.warning !== undefined ? { database: database.warning } : {}),
+      ...(config.warning !== undefined ? { config: config.warning } : {}),
+    };
+    return {
+      database: database.reason,
+      temporal: temporal.reason,
+      problem: database.problem ?? temporal.problem,
+      warnings,
+    };
   };
   const status = cachedFor(cacheMs, check);
   await status();

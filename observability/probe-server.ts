@@ -4,6 +4,12 @@ import type { Logger } from './logger';
 
 export type ReadinessChecks = Record<string, 'ok' | string>;
 
+/** Readiness: each check (all `ok` to be ready), and what an operator must know that keeps none from being ready. */
+export interface Readiness {
+  checks: ReadinessChecks;
+  warnings?: Record<string, string>;
+}
+
 /**
  * The Prometheus text of `registry`, followed by the SDK's own metrics when its exporter runs
  * (TEMPORAL_SDK_METRICS_ADDRESS): one scrape target per process. An unreachable SDK exporter
@@ -20,17 +26,18 @@ export async function metricsText(registry: Registry, sdkMetricsAddress?: string
   return sdk ? `${own}\n# Temporal SDK (core) metrics\n${sdk}` : own;
 }
 
-/** Every check must say `ok`; the body names each, never an error text. */
-export function readinessReply(checks: ReadinessChecks): { statusCode: number; body: object } {
+/** Every check must say `ok`; the body names each, never an error text, and the warnings when there are some. */
+export function readinessReply({ checks, warnings = {} }: Readiness): { statusCode: number; body: object } {
   const ready = Object.values(checks).every((v) => v === 'ok');
-  return { statusCode: ready ? 200 : 503, body: { status: ready ? 'ready' : 'not ready', checks } };
+  const body = { status: ready ? 'ready' : 'not ready', checks };
+  return { statusCode: ready ? 200 : 503, body: Object.keys(warnings).length > 0 ? { ...body, warnings } : body };
 }
 
 export interface ProbeServerOptions {
   host: string;
   port: number;
   metrics(): Promise<string>;
-  readiness(): Promise<ReadinessChecks>;
+  readiness(): Promise<Readiness>;
   logger: Logger;
 }
 

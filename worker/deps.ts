@@ -1,4 +1,5 @@
 import { engineConfigStore, engineValidation } from '../activities/runtime/config-validation';
+import type { DatabaseConfigStore } from '../db/config/store';
 import type { DataConverter } from '@temporalio/common';
 import type { Env } from '../config/env';
 import { systemClock, type ActivityDeps } from '../activities/deps';
@@ -27,6 +28,8 @@ export interface WorkerDepsOptions {
 
 export interface WorkerDeps {
   deps: ActivityDeps;
+  /** deps.configStore, with what readiness reads of it (its refusal of the tables). */
+  configStore: DatabaseConfigStore;
   /** Large payloads go to ce_payload_claim instead of history (issue #13, item 7). */
   dataConverter: DataConverter;
   close(): Promise<void>;
@@ -48,9 +51,10 @@ export async function buildWorkerDeps(env: Env, options: WorkerDepsOptions): Pro
   const handle = openDatabase(options.databaseUrl, { max: 20 });
   const toolsPool = createPool(env.TOOLS_DATABASE_URL ?? toolsDatabaseUrl(options.databaseUrl), { max: 5 });
   const tools = createToolDeps({ sqlPool: toolsPool, sqlParser, env: options.toolEnv });
+  const configStore = engineConfigStore(handle.db, engineValidation(sqlParser), options.observability?.logger);
   const deps: ActivityDeps = {
     db: handle.db,
-    configStore: engineConfigStore(handle.db, engineValidation(sqlParser), options.observability?.logger),
+    configStore,
     llm: llmClient(env, handle.db, options.observability),
     clock: systemClock,
     tasks: createTaskRegistry(options.tasks ?? {}),
@@ -59,6 +63,7 @@ export async function buildWorkerDeps(env: Env, options: WorkerDepsOptions): Pro
   };
   return {
     deps,
+    configStore,
     dataConverter: claimCheckDataConverter(handle.db, env.CLAIM_CHECK_THRESHOLD_BYTES),
     async close() {
       await toolsPool.end();

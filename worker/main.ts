@@ -15,6 +15,7 @@ import {
 } from '../observability/prerequisites';
 import { workerInstrumentation } from '../observability/worker-options';
 import { buildWorkerDeps } from './deps';
+import { TURN_WORKFLOW_TYPE } from '../workflows/turn-type';
 import { runnableWorkflowSource } from './bundle-cache';
 import { connectWorker, createTurnWorker } from './worker';
 
@@ -71,6 +72,7 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
   // Logs a missing migration or search attribute now; /readyz reports it until fixed.
   const prerequisites = await startPrerequisiteMonitor({
     db: wired.deps.db,
+    config: wired.configStore,
     temporal: connection,
     namespace: run.env.TEMPORAL_NAMESPACE,
     logger,
@@ -90,6 +92,11 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
       ...run.tuning,
     },
   });
+  // The type the API starts: an operator comparing builds in a mixed deploy reads it here (docs/operations.md).
+  logger.info(
+    { taskQueue: run.env.TEMPORAL_TASK_QUEUE, workflowType: TURN_WORKFLOW_TYPE, identity: worker.options.identity },
+    `worker polls ${run.env.TEMPORAL_TASK_QUEUE} and runs ${TURN_WORKFLOW_TYPE}, the turn type this build's API starts`
+  );
   const running = worker.run();
   const probe = run.probe
     ? await startWorkerProbe(run, { worker, connection, db: wired.deps.db, prerequisites, logger, metrics }).catch(
@@ -154,10 +161,11 @@ function startWorkerProbeOn(
         temporalReadiness(connection, () => connection.workflowService.getSystemInfo({})),
         prerequisites.status(),
       ]);
-      return {
+      const checks = {
         ...readinessWithPrerequisites({ database, temporal }, required),
         worker: worker.getState() === 'RUNNING' ? 'ok' : worker.getState().toLowerCase(),
       };
+      return { checks, warnings: required.warnings };
     },
   });
 }

@@ -3,6 +3,7 @@ import { NativeConnection, Worker, type NativeConnectionOptions, type WorkerOpti
 import type { GrpcCompression } from '../config/env';
 import { unreachable, type TemporalConnectionSettings } from '../config/temporal-connection';
 import type { TurnActivities } from '../core/turn/activities';
+import { turnWorkerIdentity } from '../observability/turn-pollers';
 import type { WorkflowSource } from './bundle';
 
 export interface TurnWorkerOptions {
@@ -28,6 +29,8 @@ export function createTurnWorker(options: TurnWorkerOptions): Promise<Worker> {
     dataConverter: options.dataConverter,
     ...options.workflows,
     ...options.tuning,
+    // Says which turn type it runs, for the API's readiness (observability/turn-pollers.ts).
+    identity: turnWorkerIdentity(options.tuning?.identity),
   });
 }
 

@@ -7,10 +7,11 @@ import {
 } from '@temporalio/client';
 import type { TurnInput } from '../../core/turn/contracts';
 import type { conversationTurnV3 } from '../../workflows';
+import { TURN_WORKFLOW_TYPE } from '../../workflows/turn-type';
 import { ConversationIdKey, TurnNumberKey } from '../../workflows/search-attributes';
 
 /** The workflow type new turns start as (conversationTurn, v1, stays registered for older turns). */
-export const TURN_WORKFLOW_TYPE = 'conversationTurnV3';
+export { TURN_WORKFLOW_TYPE };
 
 /** Keys are not secret, but hashing keeps client-chosen text out of the visibility store. */
 export function keyDigest(key: string | null): string | null {

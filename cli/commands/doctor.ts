@@ -2,7 +2,14 @@ import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadEnv } from '../../config/env';
 import { configuredTemporal } from '../../config/temporal-connection';
 import { parseCommandArgs, type CliCommand } from '../command';
-import { checkAuditTrail, checkDatabase, checkRoundTrip, checkTemporal, type Finding } from '../doctor/checks';
+import {
+  checkAuditTrail,
+  checkConfig,
+  checkDatabase,
+  checkRoundTrip,
+  checkTemporal,
+  type Finding,
+} from '../doctor/checks';
 
 const USAGE = [
   'convengine doctor [--address host:port] [--namespace name] [--json] [--strict]',
@@ -12,7 +19,10 @@ const USAGE = [
   '  search-attributes  every turn search attribute is registered',
   '  round-trip         one activity round trip, timed with a probe workflow on a task queue of its own;',
   '                     above 30 ms it warns and names the two server settings that fix it',
-  '  database           (when DATABASE_URL is set) every migration of this build is applied',
+  '  database           (when DATABASE_URL is set) every migration of this build is applied; warns when a newer',
+  '                     build migrated the database (migrations this build does not know)',
+  '  config             (then) the config tables validate; warns when they are refused and a stored snapshot is',
+  '                     served instead, fails when none validates',
   '  audit-trail        (then) the size of ce_audit, the oldest idle conversation, the audit policy in effect',
   'Exit code: 1 when a check fails; warnings fail only with --strict.',
 ].join('\n');
@@ -47,7 +57,8 @@ export const doctorCommand: CliCommand = {
     if (env.DATABASE_URL) {
       const database = await checkDatabase(env.DATABASE_URL);
       findings.push(database);
-      if (database.level === 'ok') findings.push(await checkAuditTrail(env.DATABASE_URL));
+      if (database.level !== 'fail')
+        findings.push(await checkConfig(env.DATABASE_URL), await checkAuditTrail(env.DATABASE_URL));
     }
     for (const f of findings) {
       io.out(options.has('json') ? JSON.stringify(f) : `${f.level.padEnd(4)} ${f.check.padEnd(17)} ${f.message}`);

@@ -1,4 +1,4 @@
-import { migrate } from '../../db/migrate';
+import { migrate, newerSchemaWarning } from '../../db/migrate';
 import { openDatabase } from '../../db/pool';
 import { commandDatabaseUrl } from '../database-url';
 import type { CliCommand } from '../command';
@@ -18,6 +18,8 @@ export const migrateCommand: CliCommand = {
       const report = await migrate(handle.pool);
       for (const name of report.applied) io.out(`applied ${name}`);
       io.out(`${report.applied.length} migration(s) applied, ${report.alreadyApplied.length} already applied`);
+      // Not a failure (an older build may run on a newer schema), but never reported as an up-to-date database.
+      if (report.unknown.length > 0) io.err(`warning: ${newerSchemaWarning(report.unknown)}`);
       return 0;
     } catch (err) {
       io.err(`migrate failed: ${(err as Error).message}`);

@@ -6,8 +6,11 @@ import {
   type TemporalConnectionSettings,
 } from '../../config/temporal-connection';
 import { openDatabase } from '../../db/pool';
-import { schemaState } from '../../db/migrate';
+import { newerSchemaWarning, schemaState } from '../../db/migrate';
 import { readConfigRows } from '../../db/config/load';
+import { configServing } from '../../db/config/store';
+import { loadEngineValidation } from '../../activities/runtime/config-validation';
+import { refusedConfigWarning } from '../../observability/prerequisites';
 import { auditTrailStats } from '../../db/repositories/retention';
 import { readAuditPolicy } from '../../core/audit/policy';
 import { probeActivityRoundTrip, type RoundTripProbeOptions } from '../../worker/probe';
@@ -22,7 +25,7 @@ import { tlsHandshakeProblem } from './tls-handshake';
 export type FindingLevel = 'ok' | 'warn' | 'fail';
 
 export interface Finding {
-  check: 'temporal' | 'search-attributes' | 'round-trip' | 'database' | 'audit-trail';
+  check: 'temporal' | 'search-attributes' | 'round-trip' | 'database' | 'config' | 'audit-trail';
   level: FindingLevel;
   message: string;
   /** Measured figure, where the check measures one. */
@@ -118,9 +121,41 @@ export async function checkDatabase(databaseUrl: string): Promise<Finding> {
         message: `${pending.length} migration(s) not applied (${pending.map((m) => m.name).join(', ')}): run \`convengine migrate\``,
       };
     }
+    if (state.unknown.length > 0) {
+      return { check: 'database', level: 'warn', message: newerSchemaWarning(state.unknown) };
+    }
     return { check: 'database', level: 'ok', message: `connected; ${state.appliedCount} migrations applied` };
   } catch (err) {
     return { check: 'database', level: 'fail', message: `cannot read the schema: ${errorChain(err)}` };
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Whether the tables validate under this build's rules, and if not, what every process serves instead: a stored
+ * snapshot (turns go on, on that version: warn) or nothing (every new turn fails CONFIG_INVALID: fail).
+ */
+export async function checkConfig(databaseUrl: string): Promise<Finding> {
+  const handle = openDatabase(databaseUrl, { max: 1, connectionTimeoutMillis: 5_000 });
+  try {
+    const serving = await configServing(handle.db, { validation: await loadEngineValidation() });
+    const count = serving.violations.length;
+    if (count === 0) return { check: 'config', level: 'ok', message: `config ${serving.version} validates` };
+    if (serving.fallbackVersion !== null) {
+      return {
+        check: 'config',
+        level: 'warn',
+        message: `${refusedConfigWarning(serving.fallbackVersion)} (${count} violation(s))`,
+      };
+    }
+    return {
+      check: 'config',
+      level: 'fail',
+      message: `the current config is refused (${count} violation(s)) and no stored snapshot validates: every new turn fails CONFIG_INVALID; run convengine validate-config`,
+    };
+  } catch (err) {
+    return { check: 'config', level: 'fail', message: `cannot read the config: ${errorChain(err)}` };
   } finally {
     await handle.close();
   }

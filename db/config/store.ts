@@ -101,6 +101,38 @@ function servingText(serving: ServedConfig | undefined): string {
   return `config ${serving.version} stays in service`;
 }
 
+/** The stored snapshot a store falls back to while it refuses the tables: the newest in service that validates. */
+async function newestValidStored(
+  db: Database,
+  options: Pick<ConfigStoreOptions, 'settings' | 'validation'>
+): Promise<StoredCandidate | null> {
+  for (const rows of await lastServedSnapshots(db, STORED_FALLBACK_CANDIDATES)) {
+    const result = validateConfig(rows, options.settings, options.validation);
+    if (result.violations.length === 0) return { snapshot: snapshotOf(rows), warnings: result.warnings };
+  }
+  return null;
+}
+
+/** What a process starting now would serve: the tables, or while they are refused, the stored fallback (if any). */
+export interface ConfigServing {
+  /** The version of the tables as they are. */
+  version: string;
+  violations: ConfigViolation[];
+  /** The stored snapshot served instead while `violations` is not empty; null when none validates. */
+  fallbackVersion: string | null;
+}
+
+/** Read-only (`convengine doctor`): judges the tables as a store would, without recording anything as served. */
+export async function configServing(
+  db: Database,
+  options: Pick<ConfigStoreOptions, 'settings' | 'validation'> = {}
+): Promise<ConfigServing> {
+  const { rows } = await readConfigState(db);
+  const { violations } = validateConfig(rows, options.settings, options.validation);
+  const fallback = violations.length > 0 ? await newestValidStored(db, options) : null;
+  return { version: configVersionOf(rows), violations, fallbackVersion: fallback?.snapshot.version ?? null };
+}
+
 class DbConfigStore implements DatabaseConfigStore {
   private snapshot: ConfigSnapshot | undefined;
   private snapshotWarnings: ConfigViolation[] = [];
@@ -242,12 +274,8 @@ class DbConfigStore implements DatabaseConfigStore {
     this.restored = true;
   }
 
-  private async newestValidStored(): Promise<StoredCandidate | null> {
-    for (const rows of await lastServedSnapshots(this.db, STORED_FALLBACK_CANDIDATES)) {
-      const result = validateConfig(rows, this.options.settings, this.options.validation);
-      if (result.violations.length === 0) return { snapshot: snapshotOf(rows), warnings: result.warnings };
-    }
-    return null;
+  private newestValidStored(): Promise<StoredCandidate | null> {
+    return newestValidStored(this.db, this.options);
   }
 
   private async checkForChange(): Promise<void> {

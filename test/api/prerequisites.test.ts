@@ -12,16 +12,26 @@ import { localTemporal } from '../../config/temporal-connection';
 import { migrate } from '../../db/migrate';
 import { startDevServer, type DevServer } from '../../devserver';
 import { createLogger } from '../../observability/logger';
-import { NOT_MIGRATED, SEARCH_ATTRIBUTES_MISSING } from '../../observability/prerequisites';
+import { NOT_MIGRATED, refusedConfigWarning, SEARCH_ATTRIBUTES_MISSING } from '../../observability/prerequisites';
+import { configVersionOf, readConfigRows } from '../../db/config/load';
+import { createConfigStore } from '../../db/config/store';
+import { seedPacks } from '../../db/seed';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { captureLog, type LogCapture } from '../support/log-capture';
 
 jest.setTimeout(120_000);
 
-async function readyz(baseUrl: string): Promise<{ status: number; checks: Record<string, string> }> {
+interface Readyz {
+  status: number;
+  checks: Record<string, string>;
+  warnings?: Record<string, string>;
+}
+
+async function readyz(baseUrl: string): Promise<Readyz> {
   const res = await fetch(`${baseUrl}/readyz`);
-  return { status: res.status, checks: ((await res.json()) as { checks: Record<string, string> }).checks };
+  const { checks, warnings } = (await res.json()) as Omit<Readyz, 'status'>;
+  return { status: res.status, checks, ...(warnings ? { warnings } : {}) };
 }
 
 async function sendMessage(api: ApiServer): Promise<{ status: number; code: unknown }> {
@@ -120,6 +130,30 @@ describe('api and worker without their prerequisites', () => {
       checks: { database: 'ok', temporal: 'ok', worker: 'ok' },
     });
     expect(await readyz(api.url)).toEqual({ status: 200, checks: { database: 'ok', temporal: 'ok', worker: 'ok' } });
+  });
+
+  it('stay ready on a database a newer build migrated and on refused config, and say so in warnings and the log', async () => {
+    const ready = { database: 'ok', temporal: 'ok', worker: 'ok' };
+    await bare.pool.query("INSERT INTO ce_schema_migrations (name, checksum) VALUES ('0020_future.sql', 'x')");
+    const newer = { database: 'migrated by a newer build (0020_future.sql)' };
+    expect(await readyz(api.url)).toEqual({ status: 200, checks: ready, warnings: newer });
+    expect(await readyz(worker.probeUrl!)).toEqual({ status: 200, checks: ready, warnings: newer });
+    for (const log of [apiLog, workerLog]) {
+      const warned = log.lines().filter((l) => l['level'] === 'warn' && l['dependency'] === 'database');
+      expect(warned.map((l) => l['msg'])).toEqual([
+        expect.stringMatching(/^the database has 1 migration\(s\) this build does not know \(0020_future\.sql\)/),
+      ]);
+    }
+    await bare.pool.query("DELETE FROM ce_schema_migrations WHERE name = '0020_future.sql'");
+
+    await seedPacks(bare.db, ['faq']);
+    await createConfigStore(bare.db).current(); // in service once, so stored
+    const served = configVersionOf(await readConfigRows(bare.db));
+    await bare.pool.query("UPDATE ce_rule SET match_pattern = '(?i)([a-' WHERE rule_id = 10");
+    await new Promise((resolve) => setTimeout(resolve, 250)); // the stores' staleness check
+    const refused = { config: refusedConfigWarning(served) };
+    expect(await readyz(api.url)).toEqual({ status: 200, checks: ready, warnings: refused });
+    expect(await readyz(worker.probeUrl!)).toEqual({ status: 200, checks: ready, warnings: refused });
   });
 
   it('refuse a message with 503 TEMPORAL_UNREACHABLE, at once, while Temporal is down', async () => {

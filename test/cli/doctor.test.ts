@@ -61,7 +61,15 @@ describe('convengine doctor', () => {
     expect(run.stdout).not.toMatch(/"level":"fail"/);
     expect(run.code).toBe(0);
     const byCheck = new Map(findings(run.stdout).map((f) => [f.check, f]));
-    expect([...byCheck.keys()]).toEqual(['temporal', 'search-attributes', 'round-trip', 'database', 'audit-trail']);
+    expect([...byCheck.keys()]).toEqual([
+      'temporal',
+      'search-attributes',
+      'round-trip',
+      'database',
+      'config',
+      'audit-trail',
+    ]);
+    expect(byCheck.get('config')).toMatchObject({ level: 'ok' });
     expect(byCheck.get('temporal')).toMatchObject({ level: 'ok' });
     expect(byCheck.get('search-attributes')).toMatchObject({ level: 'ok' });
     expect(byCheck.get('round-trip')?.msPerActivity).toBeGreaterThan(0);

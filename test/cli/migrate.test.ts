@@ -25,6 +25,19 @@ describe('convengine migrate', () => {
     expect(second.stdout.trim()).toBe(`0 migration(s) applied, ${count} already applied`);
   });
 
+  it('warns, without failing, on a database a newer build migrated (a migration this build does not know)', async () => {
+    await tdb.pool.query("INSERT INTO ce_schema_migrations (name, checksum) VALUES ('0020_future.sql', 'x')");
+    try {
+      const run = await runConvengine(['migrate'], { DATABASE_URL: tdb.url });
+      expect(run.code).toBe(0);
+      expect(run.stderr).toMatch(
+        /^warning: the database has 1 migration\(s\) this build does not know \(0020_future\.sql\): a newer build migrated it\./
+      );
+    } finally {
+      await tdb.pool.query("DELETE FROM ce_schema_migrations WHERE name = '0020_future.sql'");
+    }
+  });
+
   it('exits 2 with a clear message when DATABASE_URL is missing', async () => {
     const run = await runConvengine(['migrate'], { DATABASE_URL: '' });
     expect(run.code).toBe(2);

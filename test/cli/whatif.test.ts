@@ -229,7 +229,7 @@ describe('convengine whatif (what-if replay)', () => {
       turns: { sendMessage: unused, decideApproval: unused, retryTurn: unused },
       conversations: conversationQueries(db),
       config: { refresh: unused },
-      readiness: { check: async () => ({}) },
+      readiness: { check: async () => ({ checks: {} }) },
       whatif: {
         conversation: (id, version, { maxTurns }) =>
           whatifConversation({ db }, { conversationId: id, config: { version }, maxTurns }),

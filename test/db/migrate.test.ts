@@ -37,11 +37,16 @@ describe('migrations', () => {
     const bare = await createTestDatabase({ migrated: false });
     try {
       const all = readMigrations();
-      expect(await schemaState(bare.pool)).toEqual({ pending: all, changed: [], appliedCount: 0 });
+      expect(await schemaState(bare.pool)).toEqual({ pending: all, changed: [], appliedCount: 0, unknown: [] });
       const { rows } = await bare.pool.query("SELECT to_regclass('ce_schema_migrations') AS t");
       expect(rows[0].t).toBeNull();
       await migrate(bare.pool);
-      expect(await schemaState(bare.pool)).toEqual({ pending: [], changed: [], appliedCount: all.length });
+      expect(await schemaState(bare.pool)).toEqual({ pending: [], changed: [], appliedCount: all.length, unknown: [] });
+      // A newer build's migration: unknown here; a superseded one this build records (0018) is not.
+      await bare.pool.query("INSERT INTO ce_schema_migrations (name, checksum) VALUES ('0020_future.sql', 'x')");
+      expect((await schemaState(bare.pool)).unknown).toEqual(['0020_future.sql']);
+      expect((await migrate(bare.pool)).unknown).toEqual(['0020_future.sql']);
+      await bare.pool.query("DELETE FROM ce_schema_migrations WHERE name = '0020_future.sql'");
       // An upgrade deployed without `convengine migrate`: the newest migration is missing.
       const newest = all[all.length - 1]!;
       await bare.pool.query('DELETE FROM ce_schema_migrations WHERE name = $1', [newest.name]);

@@ -53,11 +53,13 @@ export class ApiHarness {
       heldTools: temporalHeldTools(wf.client),
       readiness: {
         check: async () => ({
-          database: await db.execute('select 1').then(
-            () => 'ok',
-            () => 'unreachable'
-          ),
-          temporal: 'ok',
+          checks: {
+            database: await db.execute('select 1').then(
+              () => 'ok',
+              () => 'unreachable'
+            ),
+            temporal: 'ok',
+          },
         }),
       },
     };

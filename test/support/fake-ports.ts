@@ -45,7 +45,7 @@ export function fakePorts(options: {
       auditsAfter: options.auditsAfter ?? (options.audits ? auditsAfterFrom(options.audits) : unused),
     },
     config: { refresh: unused },
-    readiness: { check: async () => ({}) },
+    readiness: { check: async () => ({ checks: {} }) },
     ...(options.whatif ? { whatif: options.whatif } : {}),
   };
 }
