@@ -8,12 +8,16 @@ import { ceAudit, ceConversation, ceConversationHistory } from '../db/schema';
 import type { AuditCursor } from '../core/audit';
 import type { AuditRowView, ConversationQueries, ConversationView, LastTurnView } from './ports';
 import { publicFailure } from './history/public-failure';
+import type { TurnEndReader } from './turns/turn-ended';
 
 const HISTORY_LIMIT = 50;
 const AUDIT_PAGE = 1000;
 
-/** Read-only views of conversations and their audit trail for the API. */
-export function conversationQueries(db: Database): ConversationQueries {
+/**
+ * Read-only views of conversations and their audit trail for the API. `turnEnds` (Temporal) tells whether a turn
+ * the rows show in flight has ended without a failure row; without it such a turn is taken to be running.
+ */
+export function conversationQueries(db: Database, turnEnds?: TurnEndReader): ConversationQueries {
   const readAudits = async (cursors: readonly AuditCursor[], max = AUDIT_PAGE): Promise<AuditRowView[]> =>
     (await listAuditsAfter(db, cursors, Math.min(max, AUDIT_PAGE))).map(auditView);
   return {
@@ -44,7 +48,7 @@ export function conversationQueries(db: Database): ConversationQueries {
           assistantOutput: h.assistantOutput,
           createdAt: h.createdAt.toISOString(),
         })),
-        lastTurn: await lastTurn(db, conversationId, row.turnCount),
+        lastTurn: await lastTurn(db, conversationId, row.turnCount, turnEnds),
       };
     },
 
@@ -61,9 +65,16 @@ const isTurnFailure = (stage: string) =>
  * The last turn that ended. A turn that fails for good writes ENGINE_*_FAILURE as its last row
  * (activities/step-runtime.ts, or TurnFailure when no step did), so a turn past the committed ones whose
  * failure row is the conversation's last row (operators' rows aside) failed; a new turn (or a retry of it)
- * writes rows after it. Else the last committed turn.
+ * writes rows after it. A turn past the committed ones without that row runs, unless Temporal says it ended
+ * (terminated, or failed by an older build that wrote no failure row: api/turns/turn-ended.ts); it is then FAILED,
+ * not retryable (it may be one an operator chose to end). Else the last committed turn.
  */
-async function lastTurn(db: Database, conversationId: string, turnCount: number): Promise<LastTurnView | null> {
+async function lastTurn(
+  db: Database,
+  conversationId: string,
+  turnCount: number,
+  turnEnds?: TurnEndReader
+): Promise<LastTurnView | null> {
   const [last] = await db
     // Without _meta: the session's context beside the row, which this read does not need.
     .select({
@@ -80,6 +91,12 @@ async function lastTurn(db: Database, conversationId: string, turnCount: number)
     const shown = publicAuditPayload(last.stage, last.payload);
     const failureType = typeof shown['errorCode'] === 'string' ? shown['errorCode'] : 'TURN_FAILED';
     return { turnNumber: last.turnNumber, status: 'FAILED', failureType, retryable: shown['recoverable'] === true };
+  }
+  if (last && last.turnNumber !== null && last.turnNumber > turnCount && turnEnds) {
+    // Temporal unreachable: the turn is taken to run, as without the reader.
+    const ended = await turnEnds(conversationId, last.turnNumber).catch(() => null);
+    if (ended)
+      return { turnNumber: last.turnNumber, status: 'FAILED', failureType: ended.failureType, retryable: false };
   }
   return turnCount > 0 ? { turnNumber: turnCount, status: 'COMPLETED' } : null;
 }

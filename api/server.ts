@@ -34,6 +34,7 @@ import { configReplyTexts } from './reply-texts';
 import { conversationQueries } from './db-queries';
 import type { ApiPorts, ReadinessProbe } from './ports';
 import { TemporalTurnGateway } from './turns/gateway';
+import { temporalTurnEnds } from './turns/turn-ended';
 import { temporalHeldTools } from './turns/held-tools';
 import { runningTurnsQuery, TurnOutcomeValue } from '../workflows/search-attributes';
 
@@ -131,7 +132,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   });
   // The API's refresh and validate answer what the worker's store decides.
   const store = engineConfigStore(handle.db, await loadEngineValidation(), options.logger);
-  const conversations = conversationQueries(handle.db);
+  const conversations = conversationQueries(handle.db, temporalTurnEnds(client.workflow));
   const prerequisites = await startPrerequisiteMonitor({
     db: handle.db,
     config: store,

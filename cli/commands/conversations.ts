@@ -1,4 +1,11 @@
+import { Client, type Connection } from '@temporalio/client';
+import { temporalTurnEnds, type TurnEndReader } from '../../api/turns/turn-ended';
+import { missingTurnSearchAttributes } from '../../config/turn-search-attributes';
+import { loadEnv } from '../../config/env';
+import { connectTemporalClient } from '../../config/temporal-client';
+import { configuredTemporal, describeTemporal } from '../../config/temporal-connection';
 import { pruneConversations, type PruneCounts } from '../../db/repositories/retention';
+import { errorChain } from '../error-chain';
 import { pruneCommand } from '../prune-command';
 
 const summary = (c: PruneCounts) =>
@@ -7,6 +14,46 @@ const summary = (c: PruneCounts) =>
 
 const skipped = (c: PruneCounts) =>
   c.skippedInFlight > 0 ? `; skipped ${c.skippedInFlight} conversation(s) with a turn in flight` : '';
+
+/**
+ * Asks the Temporal server of TEMPORAL_ADDRESS whether a turn the rows show in flight has ended (api/turns/
+ * turn-ended.ts), connecting on the first question only. A turn it does not know counts as ended (its history passed
+ * the retention), so a server that is not the engine's must not answer: one whose namespace lacks the turn search
+ * attributes is refused. `unreachable` says why nothing was asked: every such turn is then kept.
+ */
+function temporalTurnQuestions(): {
+  turnEnds: NonNullable<Parameters<typeof pruneConversations>[2]>['turnEnds'];
+  unreachable(): string | null;
+  close(): Promise<void>;
+} {
+  let connection: Promise<Connection> | undefined;
+  let reader: Promise<TurnEndReader> | undefined;
+  let failure: string | null = null;
+  const open = async (): Promise<TurnEndReader> => {
+    const env = loadEnv();
+    const settings = configuredTemporal(env);
+    const where = `namespace ${env.TEMPORAL_NAMESPACE} on ${describeTemporal(settings)}`;
+    try {
+      connection = connectTemporalClient(settings, { connectTimeout: 5_000 });
+      const missing = Object.keys(await missingTurnSearchAttributes(await connection, env.TEMPORAL_NAMESPACE));
+      if (missing.length > 0) throw new Error(`it lacks the turn search attributes (${missing.join(', ')})`);
+      return temporalTurnEnds(new Client({ connection: await connection, namespace: env.TEMPORAL_NAMESPACE }).workflow);
+    } catch (err) {
+      failure = `${where} did not answer: ${errorChain(err)}`;
+      throw err;
+    }
+  };
+  return {
+    async turnEnds(conversationId, turnNumber) {
+      reader ??= open();
+      return (await reader)(conversationId, turnNumber);
+    },
+    unreachable: () => failure,
+    close: async () => {
+      await (await connection?.catch(() => undefined))?.close();
+    },
+  };
+}
 
 export const conversationsCommand = pruneCommand({
   noun: 'conversations',
@@ -18,15 +65,26 @@ export const conversationsCommand = pruneCommand({
     'LLM call log and turn requests; LLM call log rows older than <duration> that belong to no conversation',
     'go too. Deletes in batches of 500 conversations, each its own transaction. --dry-run only counts.',
     'A conversation with a turn in flight (running, waiting for an approval, holding a tool call) is kept',
-    'and counted as skipped. Minimum 1d; choose more than the longest approval timeout of your tools and',
-    'the longest hold_timeout_ms of tools that hold calls (24 h when not set).',
+    'and counted as skipped. Whether such a turn still runs is asked of Temporal (TEMPORAL_ADDRESS,',
+    'TEMPORAL_NAMESPACE, which must have the turn search attributes): one it says has ended without a failure',
+    'row (terminated, or failed by an older build) or no longer knows does not keep its conversation; while',
+    'Temporal does not answer, every one does.',
+    'Minimum 1d; choose more than the longest approval timeout of your tools and the longest hold_timeout_ms',
+    'of tools that hold calls (24 h when not set).',
   ].join('\n'),
   // Shorter would reach conversations a user may still be typing in, or a turn waiting for an approval.
   minimumAge: { ms: 24 * 60 * 60 * 1000, text: '1d' },
   dryRun: true,
   async prune(db, cutoff, dryRun) {
-    const counts = await pruneConversations(db, cutoff, { dryRun });
-    const pruned = `${dryRun ? 'would prune' : 'pruned'} ${summary(counts)}`;
-    return `${pruned}, idle since before ${cutoff.toISOString()}${skipped(counts)}`;
+    const temporal = temporalTurnQuestions();
+    try {
+      const counts = await pruneConversations(db, cutoff, { dryRun, turnEnds: temporal.turnEnds });
+      const pruned = `${dryRun ? 'would prune' : 'pruned'} ${summary(counts)}`;
+      const unchecked = temporal.unreachable();
+      const why = unchecked && counts.skippedInFlight > 0 ? ` (not checked with Temporal: ${unchecked})` : '';
+      return `${pruned}, idle since before ${cutoff.toISOString()}${skipped(counts)}${why}`;
+    } finally {
+      await temporal.close();
+    }
   },
 });

@@ -22,6 +22,14 @@ const IDLE = `c.updated_at < $1
   AND NOT EXISTS (SELECT 1 FROM ce_turn_request r WHERE r.conversation_id = c.conversation_id AND r.created_at >= $1)
   AND NOT EXISTS (SELECT 1 FROM ce_audit a WHERE a.conversation_id = c.conversation_id AND a.created_at >= $1)`;
 
+/** The conversation's newest audit row, an operator's action aside: one row on the (conversation_id, audit_id) index. */
+const LAST_ROW = `SELECT a.turn_number, a.stage FROM ce_audit a
+                    WHERE a.conversation_id = c.conversation_id AND a.stage <> 'OPERATOR_ACTION'
+                    ORDER BY a.audit_id DESC LIMIT 1`;
+
+/** The last row belongs to a turn past the committed ones and is not that turn's failure row. */
+const UNENDED = `last.turn_number > c.turn_count AND last.stage NOT IN ('ENGINE_KNOWN_FAILURE', 'ENGINE_UNKNOWN_FAILURE')`;
+
 /**
  * A turn of the conversation is in flight (running, parked on an approval, holding a tool call for an operator,
  * or failed and being run again): its last audit row (an operator's action aside) belongs to a turn past the
@@ -30,17 +38,22 @@ const IDLE = `c.updated_at < $1
  * for good ends on ENGINE_*_FAILURE; each run of it appends rows after the last one's. Read in the deleting
  * statement, under the conversation's row lock, so there is no gap between the check and the delete. A held tool
  * or an approval can leave a turn idle for days (hold_timeout_ms, 24 h by default), and deleting its conversation
- * under it failed the turn on a foreign key and left it impossible to retry (STALE_TURN). One on the (conversation_id,
- * audit_id) index: the conversation's newest row.
+ * under it failed the turn on a foreign key and left it impossible to retry (STALE_TURN). Turns Temporal says have
+ * ended (`<conversation id>/<turn>` in the text[] parameter `ended`: a terminated turn, or one an older build failed
+ * without a failure row) are not in flight.
  */
-const IN_FLIGHT = `EXISTS (
-    SELECT 1 FROM (SELECT a.turn_number, a.stage FROM ce_audit a
-                    WHERE a.conversation_id = c.conversation_id AND a.stage <> 'OPERATOR_ACTION'
-                    ORDER BY a.audit_id DESC LIMIT 1) last
-     WHERE last.turn_number > c.turn_count AND last.stage NOT IN ('ENGINE_KNOWN_FAILURE', 'ENGINE_UNKNOWN_FAILURE'))`;
+const inFlight = (ended: string) => `EXISTS (
+    SELECT 1 FROM (${LAST_ROW}) last
+     WHERE ${UNENDED} AND NOT (c.conversation_id::text || '/' || last.turn_number::text) = ANY(${ended}::text[]))`;
 
 /** Idle since `$1`, and no turn in flight: what a prune deletes. */
-const PRUNABLE = `${IDLE} AND NOT ${IN_FLIGHT}`;
+const prunable = (ended: string) => `${IDLE} AND NOT ${inFlight(ended)}`;
+
+/** The turns that keep idle conversations (`$1`) from a prune, to ask Temporal about. */
+const IN_FLIGHT_TURNS = `
+  SELECT c.conversation_id::text AS conversation_id, last.turn_number
+    FROM ce_conversation c CROSS JOIN LATERAL (${LAST_ROW}) last
+   WHERE ${IDLE} AND ${UNENDED}`;
 
 /** Call log rows older than `$1` whose conversation is gone (or that never had one). */
 const ORPHAN_CALLS = `l.created_at < $1 AND (l.conversation_id IS NULL
@@ -53,7 +66,7 @@ const ORPHAN_CALLS = `l.created_at < $1 AND (l.conversation_id IS NULL
  */
 const PRUNE_BATCH = `
   WITH doomed AS (
-    SELECT c.conversation_id FROM ce_conversation c WHERE ${PRUNABLE}
+    SELECT c.conversation_id FROM ce_conversation c WHERE ${prunable('$3')}
      ORDER BY c.updated_at LIMIT $2 FOR UPDATE SKIP LOCKED
   ), calls AS (
     DELETE FROM ce_llm_call_log l USING doomed d WHERE l.conversation_id = d.conversation_id RETURNING 1
@@ -73,7 +86,7 @@ const PRUNE_ORPHAN_CALLS = `
     SELECT l.llm_call_id FROM ce_llm_call_log l WHERE ${ORPHAN_CALLS} LIMIT $2)`;
 
 const COUNT_IDLE = `
-  WITH doomed AS (SELECT c.conversation_id FROM ce_conversation c WHERE ${PRUNABLE})
+  WITH doomed AS (SELECT c.conversation_id FROM ce_conversation c WHERE ${prunable('$2')})
   SELECT (SELECT count(*) FROM doomed)::int AS conversations,
          (SELECT count(*) FROM ce_audit a JOIN doomed d USING (conversation_id))::int AS audit_rows,
          (SELECT count(*) FROM ce_conversation_history h JOIN doomed d USING (conversation_id))::int AS history_rows,
@@ -81,7 +94,7 @@ const COUNT_IDLE = `
           + (SELECT count(*) FROM ce_llm_call_log l WHERE ${ORPHAN_CALLS}))::int AS llm_calls,
          (SELECT count(*) FROM ce_turn_request r JOIN doomed d USING (conversation_id))::int AS turn_requests`;
 
-const COUNT_IN_FLIGHT = `SELECT count(*)::int AS n FROM ce_conversation c WHERE ${IDLE} AND ${IN_FLIGHT}`;
+const COUNT_IN_FLIGHT = `SELECT count(*)::int AS n FROM ce_conversation c WHERE ${IDLE} AND ${inFlight('$2')}`;
 
 interface CountRow {
   conversations: number;
@@ -109,6 +122,11 @@ export interface PruneOptions {
   batchSize?: number;
   /** Count what would go; delete nothing. */
   dryRun?: boolean;
+  /**
+   * Asks Temporal whether a turn the rows show in flight has ended (api/turns/turn-ended.ts). Without it, or when it
+   * cannot answer, such a turn keeps its conversation.
+   */
+  turnEnds?: (conversationId: string, turnNumber: number) => Promise<object | null>;
 }
 
 /**
@@ -117,20 +135,42 @@ export interface PruneOptions {
  * a turn in flight is kept, however old its rows, and counted in `skippedInFlight`.
  */
 export async function pruneConversations(db: Database, cutoff: Date, options: PruneOptions = {}): Promise<PruneCounts> {
-  const counts = await (options.dryRun ? countPrunable(db, cutoff) : prune(db, cutoff, options.batchSize ?? 500));
-  const [skipped] = (await db.$client.query<{ n: number }>(COUNT_IN_FLIGHT, [cutoff])).rows;
+  const ended = options.turnEnds ? await endedTurns(db, cutoff, options.turnEnds) : [];
+  const counts = await (options.dryRun
+    ? countPrunable(db, cutoff, ended)
+    : prune(db, cutoff, options.batchSize ?? 500, ended));
+  const [skipped] = (await db.$client.query<{ n: number }>(COUNT_IN_FLIGHT, [cutoff, ended])).rows;
   return { ...counts, skippedInFlight: skipped?.n ?? 0 };
 }
 
-async function countPrunable(db: Database, cutoff: Date): Promise<PruneCounts> {
-  return countsOf((await db.$client.query<CountRow>(COUNT_IDLE, [cutoff])).rows[0]);
+/**
+ * The turns keeping idle conversations that Temporal says have ended, as `<conversation id>/<turn>`. One that is
+ * retried or reset after this check writes a turn request or audit rows first, so its conversation is no longer idle
+ * when the deleting statement reads it.
+ */
+async function endedTurns(
+  db: Database,
+  cutoff: Date,
+  turnEnds: NonNullable<PruneOptions['turnEnds']>
+): Promise<string[]> {
+  const { rows } = await db.$client.query<{ conversation_id: string; turn_number: number }>(IN_FLIGHT_TURNS, [cutoff]);
+  const ended: string[] = [];
+  for (const row of rows) {
+    const end = await turnEnds(row.conversation_id, row.turn_number).catch(() => null);
+    if (end) ended.push(`${row.conversation_id}/${row.turn_number}`);
+  }
+  return ended;
 }
 
-async function prune(db: Database, cutoff: Date, batchSize: number): Promise<PruneCounts> {
+async function countPrunable(db: Database, cutoff: Date, ended: string[]): Promise<PruneCounts> {
+  return countsOf((await db.$client.query<CountRow>(COUNT_IDLE, [cutoff, ended])).rows[0]);
+}
+
+async function prune(db: Database, cutoff: Date, batchSize: number, ended: string[]): Promise<PruneCounts> {
   const client = db.$client;
   const total = countsOf(undefined);
   for (;;) {
-    const batch = countsOf((await client.query<CountRow>(PRUNE_BATCH, [cutoff, batchSize])).rows[0]);
+    const batch = countsOf((await client.query<CountRow>(PRUNE_BATCH, [cutoff, batchSize, ended])).rows[0]);
     add(total, batch);
     if (batch.conversations < batchSize) break;
   }

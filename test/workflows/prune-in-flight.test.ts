@@ -1,6 +1,9 @@
 import type { TurnReply } from '../../api/ports';
 import { committedTurnCount } from '../../db/repositories/conversation';
 import { pruneConversations } from '../../db/repositories/retention';
+import { conversationQueries } from '../../api/db-queries';
+import { temporalTurnEnds } from '../../api/turns/turn-ended';
+import { turnIdFor } from '../../core/turn/contracts';
 import { answer, callTool, orderConfig } from '../support/order-config';
 import { WorkflowHarness } from '../support/workflow-harness';
 
@@ -48,8 +51,66 @@ describe('conversation prune while a turn is in flight (db/repositories/retentio
 
     const counts = await pruneConversations(h.mcp.deps.db, new Date(Date.now() - 2 * DAY));
     expect(counts).toMatchObject({ conversations: 0, skippedInFlight: 1 });
+    // Temporal, asked, says it runs: kept too.
+    const turnEnds = temporalTurnEnds(h.client.workflow);
+    const asked = await pruneConversations(h.mcp.deps.db, new Date(Date.now() - 2 * DAY), { turnEnds });
+    expect(asked).toMatchObject({ conversations: 0, skippedInFlight: 1 });
     const reply = await running;
     expect(reply.kind).toBe('COMPLETED');
     expect(await committedTurnCount(h.mcp.deps.db, conversationId)).toBe(1);
   });
+
+  it('a turn that ended without a failure row (terminated) is FAILED in lastTurn and no longer keeps its conversation', async () => {
+    h.mcp.llm.setScript([answer('Hello.')]);
+    const conversationId = crypto.randomUUID();
+    expect((await h.send({ conversationId, message: 'Hi.' })).kind).toBe('COMPLETED');
+    h.mcp.llm.setScript([{ ...callTool('mock.order.status', { orderId: 'ORD-7017' }), delayMs: 60_000 }]);
+    const running = h.send({ conversationId, message: 'Check order ORD-7017 status.' }).catch(() => null);
+    while ((await rowsWritten(conversationId)) <= 2 || !(await turnStarted(conversationId))) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    // What an operator's `temporal workflow terminate` does (and an older build's failed turn left): no failure row.
+    await h.client.workflow.getHandle(turnIdFor(conversationId, 2)).terminate('operator');
+    await running;
+    const turnEnds = temporalTurnEnds(h.client.workflow);
+    expect((await conversationQueries(h.mcp.deps.db).conversation(conversationId))?.lastTurn).toEqual({
+      turnNumber: 1,
+      status: 'COMPLETED',
+    });
+    expect((await conversationQueries(h.mcp.deps.db, turnEnds).conversation(conversationId))?.lastTurn).toEqual({
+      turnNumber: 2,
+      status: 'FAILED',
+      failureType: 'TURN_TERMINATED',
+      retryable: false,
+    });
+
+    const threeDaysAgo = new Date(Date.now() - 3 * DAY);
+    for (const table of ['ce_audit', 'ce_turn_request', 'ce_conversation_history']) {
+      await h.mcp.db.pool.query(`UPDATE ${table} SET created_at = $2 WHERE conversation_id = $1`, [
+        conversationId,
+        threeDaysAgo,
+      ]);
+    }
+    await h.mcp.db.pool.query('UPDATE ce_conversation SET updated_at = $2 WHERE conversation_id = $1', [
+      conversationId,
+      threeDaysAgo,
+    ]);
+    const cutoff = new Date(Date.now() - 2 * DAY);
+    expect(await pruneConversations(h.mcp.deps.db, cutoff, { dryRun: true })).toMatchObject({
+      conversations: 0,
+      skippedInFlight: 1,
+    });
+    expect(await pruneConversations(h.mcp.deps.db, cutoff, { turnEnds })).toMatchObject({
+      conversations: 1,
+      skippedInFlight: 0,
+    });
+  });
+
+  async function turnStarted(conversationId: string): Promise<boolean> {
+    const { rows } = await h.mcp.db.pool.query<{ n: number }>(
+      'SELECT count(*)::int AS n FROM ce_audit WHERE conversation_id = $1 AND turn_number = 2',
+      [conversationId]
+    );
+    return (rows[0]?.n ?? 0) > 0;
+  }
 });
