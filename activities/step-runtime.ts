@@ -17,6 +17,7 @@ import type { ActivityDeps } from './deps';
 import { currentAttempt, isLastAttempt } from './runtime/attempt';
 import { whileHeartbeating } from './runtime/heartbeat';
 import { writeAudits, type AuditWrite } from './runtime/audit-writer';
+import { decisionAudit } from './turn-decision';
 import { fromDatabaseError, isRetryableFailure, toActivityFailure } from './runtime/failure';
 import { attemptsLocally, LocalAttempt } from './runtime/local-attempt';
 import { lastProgress, verboseAudit } from './runtime/verbose';
@@ -95,15 +96,7 @@ function arrivedWrites(input: StepInput): AuditWrite[] {
     turn: input.turn,
     session: input.session,
     keySegment: `decision-${seq}`,
-    records: [
-      audit('TURN_DECISION', {
-        kind: decision.kind,
-        toolCode: decision.toolCode,
-        reason: decision.reason,
-        ...(decision.limit !== undefined ? { limit: decision.limit } : {}),
-        ...(decision.iteration !== undefined ? { iteration: decision.iteration } : {}),
-      }),
-    ],
+    records: [decisionAudit(decision)],
   }));
   if (input.carryAudits?.length) {
     writes.push({

@@ -10,14 +10,11 @@ import type {
 import { ErrorType, isEngineError } from '../core/errors';
 import { isStepRunType, timedBackFrom } from '../core/turn/step-runs';
 import { withLogContext, type Logger } from './logger';
-import type { WorkerMetrics } from './metrics';
+import { reasonLabel, type WorkerMetrics } from './metrics';
 import { inSpan, recordSpan } from './tracing';
 
 /** Activity types that call one tool (a DirectToolCall with `failure` only records a failure). */
 const TOOL_ACTIVITIES = new Set(['McpToolCall', 'DirectToolCall']);
-const DECISION_ACTIVITY = 'RecordTurnDecision';
-/** Reason codes are label values: anything else is folded so a hostile value cannot explode cardinality. */
-const REASON_CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
 
 /** The parts of an activity's input we read; activity inputs are typed, but read them defensively. */
 interface StepIdentity {
@@ -27,7 +24,6 @@ interface StepIdentity {
   state?: string;
   toolCode?: string;
   recordsFailure: boolean;
-  decision?: { kind: string; reason: string };
 }
 
 const record = (value: unknown): Record<string, unknown> =>
@@ -38,8 +34,6 @@ function identityOf(arg: unknown): StepIdentity {
   const input = record(arg);
   const turn = record(input['turn']);
   const session = record(input['session']);
-  const decision = record(input['decision']);
-  const kind = text(decision['kind']);
   return {
     conversationId: text(turn['conversationId']),
     turn: typeof turn['turnNumber'] === 'number' ? turn['turnNumber'] : undefined,
@@ -47,16 +41,13 @@ function identityOf(arg: unknown): StepIdentity {
     state: text(session['state']),
     toolCode: text(record(input['call'])['toolCode']),
     recordsFailure: input['failure'] !== undefined,
-    decision: kind ? { kind, reason: text(decision['reason']) ?? '' } : undefined,
   };
 }
-
-const reasonLabel = (reason: string | undefined) => (reason && REASON_CODE.test(reason) ? reason : 'OTHER');
 
 /** The SQL guardrail's verdict code when `err` is its rejection. */
 function guardrailCode(err: unknown): string | undefined {
   if (!isEngineError(err) || err.type !== ErrorType.SqlGuardrailRejected) return undefined;
-  return reasonLabel(text(err.details?.['code']));
+  return reasonLabel(err.details?.['code']);
 }
 
 function definedAttributes(values: Record<string, string | number | undefined>): Attributes {
@@ -71,8 +62,8 @@ export interface StepObserverDeps {
 /**
  * Observes every activity (one step of a turn): its log lines carry the turn's identity, its
  * duration lands in convengine_step_duration_seconds, its span gets the intent and state, a tool
- * activity gets a child span and the tool and guardrail counters, and RecordTurnDecision feeds the
- * loop-limit and guardrail counters. Sits inside the OpenTelemetry interceptor, so its span is active.
+ * activity gets a child span and the tool and guardrail counters (the driver's decisions are counted
+ * as they are recorded: metrics.ts countDecision). Sits inside the OpenTelemetry interceptor, so its span is active.
  */
 class StepObserver implements ActivityInboundCallsInterceptor {
   constructor(
@@ -126,7 +117,6 @@ class StepObserver implements ActivityInboundCallsInterceptor {
           definedAttributes({ 'convengine.intent': attributes.intent, 'convengine.state': attributes.state })
         );
       logger.info({ durationMs: Math.round(seconds * 1000), ...attributes }, 'step completed');
-      if (step === DECISION_ACTIVITY && id.decision) this.countDecision(id.decision);
       return output;
     } catch (err) {
       const seconds = (performance.now() - started) / 1000;
@@ -203,12 +193,6 @@ class StepObserver implements ActivityInboundCallsInterceptor {
         throw err;
       }
     });
-  }
-
-  private countDecision(decision: { kind: string; reason: string }): void {
-    if (decision.kind === 'LOOP_LIMIT') this.deps.metrics.loopLimitStops.inc();
-    if (decision.kind === 'GUARDRAIL_BLOCKED')
-      this.deps.metrics.guardrailBlocks.inc({ reason: reasonLabel(decision.reason) });
   }
 }
 

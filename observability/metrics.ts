@@ -1,4 +1,5 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { JsonObject } from '../core/json';
 
 /** Seconds; turns wait on LLM calls, so the upper buckets go to two minutes. */
 const TURN_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
@@ -94,6 +95,26 @@ export function createWorkerMetrics(): WorkerMetrics {
       registers,
     }),
   };
+}
+
+/** Reason codes are label values: anything else is folded so a hostile value cannot explode cardinality. */
+const REASON_CODE = /^[A-Z][A-Z0-9_]{0,63}$/;
+
+export const reasonLabel = (reason: unknown): string =>
+  typeof reason === 'string' && REASON_CODE.test(reason) ? reason : 'OTHER';
+
+/**
+ * A driver decision (a TURN_DECISION payload) in the loop-limit and guardrail counters. The audit writer tells
+ * each decision once, wherever it is recorded (activities/runtime/audit-writer.ts): the counters are exact
+ * under retries and on every workflow type.
+ */
+export function countDecision(
+  metrics: Pick<WorkerMetrics, 'loopLimitStops' | 'guardrailBlocks'>,
+  decision: JsonObject
+) {
+  if (decision['kind'] === 'LOOP_LIMIT') metrics.loopLimitStops.inc();
+  if (decision['kind'] === 'GUARDRAIL_BLOCKED')
+    metrics.guardrailBlocks.inc({ reason: reasonLabel(decision['reason']) });
 }
 
 /**

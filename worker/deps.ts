@@ -3,7 +3,7 @@ import type { DatabaseConfigStore } from '../db/config/store';
 import type { DataConverter } from '@temporalio/common';
 import type { Env } from '../config/env';
 import { systemClock, type ActivityDeps } from '../activities/deps';
-import { configuredAuditGate } from '../activities/runtime/audit-gate';
+import { configuredAuditGate, type AuditGate } from '../activities/runtime/audit-gate';
 import { createLlmClientFromEnv } from '../activities/llm/from-env';
 import { createToolDeps } from '../activities/tools/deps';
 import { loadSqlParser } from '../activities/tools/sql/parser';
@@ -13,7 +13,7 @@ import type { LlmClient } from '../core/llm';
 import { createPool, openDatabase, type Database } from '../db/pool';
 import { llmCallObserver, tracedLlmClient } from '../observability/llm';
 import type { Logger } from '../observability/logger';
-import type { WorkerMetrics } from '../observability/metrics';
+import { countDecision, type WorkerMetrics } from '../observability/metrics';
 import { toolsDatabaseUrl } from '../db/tools-role';
 
 export interface WorkerDepsOptions {
@@ -40,6 +40,15 @@ function llmClient(env: Env, db: Database, observability: WorkerDepsOptions['obs
   return tracedLlmClient(createLlmClientFromEnv(env, db, {}, llmCallObserver(observability)));
 }
 
+/** The audit gate of a worker: what it drops for the rate limit and the decisions recorded go to its metrics. */
+export function workerAuditGate(metrics: WorkerMetrics | undefined): AuditGate {
+  if (!metrics) return configuredAuditGate(systemClock);
+  return configuredAuditGate(systemClock, {
+    rateLimited: () => metrics.auditRateDropped.inc(),
+    decisionRecorded: (decision) => countDecision(metrics, decision),
+  });
+}
+
 /**
  * Activity dependencies built from configuration, for a worker (cli/commands/worker.ts, cli/stack) and the bench's
  * in-process side: nothing here reads the environment itself. Tool SQL gets its own pool, logged in as the tools
@@ -59,7 +68,7 @@ export async function buildWorkerDeps(env: Env, options: WorkerDepsOptions): Pro
     clock: systemClock,
     tasks: createTaskRegistry(options.tasks ?? {}),
     tools,
-    audit: configuredAuditGate(systemClock, () => options.observability?.metrics.auditRateDropped.inc()),
+    audit: workerAuditGate(options.observability?.metrics),
   };
   return {
     deps,

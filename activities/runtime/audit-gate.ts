@@ -1,5 +1,6 @@
 import { auditPolicyOf, FULL_AUDIT_POLICY, type AuditPolicy, type AuditRateLimit } from '../../core/audit/policy';
 import type { ConfigSnapshot } from '../../core/config/types';
+import type { JsonObject } from '../../core/json';
 import type { Clock } from '../deps';
 
 /**
@@ -12,6 +13,18 @@ export interface AuditGate {
   policy(snapshot: ConfigSnapshot | null): AuditPolicy;
   /** Counts the row against its bucket; false when the bucket is full for this window. */
   withinRate(limit: AuditRateLimit, conversationId: string, stage: string): boolean;
+  /**
+   * Hears of each driver decision (a TURN_DECISION row's payload) once (audit-writer.ts says when), whatever
+   * activity carried it and however often it was retried: the worker counts loop limits and guardrail blocks.
+   */
+  decisionRecorded?(decision: JsonObject): void;
+}
+
+/** What the worker hears from its gate (configuredAuditGate). */
+export interface AuditGateListeners {
+  /** Each row the rate limit drops. */
+  rateLimited?: () => void;
+  decisionRecorded?: (decision: JsonObject) => void;
 }
 
 interface Window {
@@ -20,13 +33,14 @@ interface Window {
 }
 
 /**
- * The configured policy (ce_config `AuditService.*`) and a fixed-window counter per bucket;
- * `onRateLimited` hears of each row the limit drops (the worker counts them in its metrics).
+ * The configured policy (ce_config `AuditService.*`) and a fixed-window counter per bucket; the
+ * listeners hear of rows the limit drops and of decisions recorded (the worker counts them in its metrics).
  */
-export function configuredAuditGate(clock: Clock, onRateLimited: () => void = () => undefined): AuditGate {
+export function configuredAuditGate(clock: Clock, listeners: AuditGateListeners = {}): AuditGate {
   const windows = new Map<string, Window>();
   let sweptAt = Number.NEGATIVE_INFINITY;
   return {
+    ...(listeners.decisionRecorded ? { decisionRecorded: listeners.decisionRecorded } : {}),
     policy: (snapshot) => (snapshot ? auditPolicyOf(snapshot) : FULL_AUDIT_POLICY),
     withinRate(limit, conversationId, stage) {
       if (!limit.enabled) return true;
@@ -55,7 +69,7 @@ export function configuredAuditGate(clock: Clock, onRateLimited: () => void = ()
   };
 
   function dropped(): false {
-    onRateLimited();
+    listeners.rateLimited?.();
     return false;
   }
 }

@@ -1,6 +1,6 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import type { AuditRecord } from '../../core/audit';
-import type { StoredAuditMeta } from '../../core/audit/payloads';
+import { AuditStage, type StoredAuditMeta } from '../../core/audit/payloads';
 import { admitsAudit, type AuditPolicy } from '../../core/audit/policy';
 import type { JsonObject } from '../../core/json';
 import { safeInputParams } from '../../core/params/safe';
@@ -81,6 +81,11 @@ export function auditKeyRoot(turnId: string, runId: string | null): string {
   return runId === null ? turnId : `${turnId}@${runId}`;
 }
 
+/** The rows of one write, and the decisions among its records the policy left out (AuditGate.decisionRecorded). */
+interface PendingGroup extends AuditGroup {
+  unwrittenDecisions: JsonObject[];
+}
+
 /**
  * The rows of one write that the policy admits, keyed `<turn id>@<run id>/<segment>/<suffix>` (auditKeyRoot).
  * A dropped row keeps its index free, so the kept rows' keys do not depend on what the policy dropped.
@@ -89,7 +94,7 @@ export function auditGroup(
   deps: Pick<AuditWriterDeps, 'clock' | 'audit'>,
   policy: AuditPolicy,
   write: AuditWrite
-): AuditGroup {
+): PendingGroup {
   const emittedAt = deps.clock.now().toISOString();
   const suffix = write.suffix ?? ((i: number) => String(i));
   const shared = sharedMeta(write.session, write.turn, emittedAt);
@@ -97,9 +102,15 @@ export function auditGroup(
   const runId = currentRunId();
   const root = auditKeyRoot(write.turn.turnId, runId);
   const rows: AuditInsert[] = [];
+  const unwrittenDecisions: JsonObject[] = [];
   for (const [index, record] of write.records.entries()) {
-    if (!admitsAudit(policy, record.stage, record.meta?.intent ?? write.session.intent)) continue;
-    if (!deps.audit.withinRate(policy.rateLimit, conversationId, record.stage)) continue;
+    if (
+      !admitsAudit(policy, record.stage, record.meta?.intent ?? write.session.intent) ||
+      !deps.audit.withinRate(policy.rateLimit, conversationId, record.stage)
+    ) {
+      if (record.stage === AuditStage.TurnDecision) unwrittenDecisions.push(record.payload);
+      continue;
+    }
     rows.push({
       conversationId,
       turnNumber: write.turn.turnNumber,
@@ -112,11 +123,11 @@ export function auditGroup(
     });
   }
   // Index-keyed writes own their whole key segment (of their run only); suffixed ones (error-<attempt>) only add.
-  return { rows, replaceUnder: write.suffix ? null : `${root}/${write.keySegment}/` };
+  return { rows, replaceUnder: write.suffix ? null : `${root}/${write.keySegment}/`, unwrittenDecisions };
 }
 
 /** The audit groups held back by the innermost withHeldAudits, if any. */
-const held = new AsyncLocalStorage<AuditGroup[]>();
+const held = new AsyncLocalStorage<PendingGroup[]>();
 
 /**
  * Writes the audits the policy admits idempotently, all writes in one round trip: existing keys are
@@ -138,13 +149,13 @@ export async function writeAudits(deps: AuditWriterDeps, policy: AuditPolicy, ..
  * on a best-effort basis (its failure matters more) and the failure is rethrown. Either way the
  * rows are in ce_audit before Temporal records the activity's outcome, and a retry rewrites them.
  */
-export async function withHeldAudits<T>(deps: Pick<ActivityDeps, 'db'>, work: () => Promise<T>): Promise<T> {
-  const groups: AuditGroup[] = [];
+export async function withHeldAudits<T>(deps: Pick<ActivityDeps, 'db' | 'audit'>, work: () => Promise<T>): Promise<T> {
+  const groups: PendingGroup[] = [];
   let result: T;
   try {
     result = await held.run(groups, work);
   } catch (err) {
-    if (!attemptAbandoned()) await writeAuditBatch(deps.db, groups).catch(() => undefined);
+    if (!attemptAbandoned()) await store(deps, groups).catch(() => undefined);
     throw err;
   }
   await writeBatch(deps, groups);
@@ -155,11 +166,27 @@ export async function withHeldAudits<T>(deps: Pick<ActivityDeps, 'db'>, work: ()
  * The write, its database error typed as a step's would be (activities/runtime/failure.ts): a row PostgreSQL
  * refuses (SQLSTATE 22/54) is refused the same way on every attempt, so the activity is not retried for it.
  */
-async function writeBatch(deps: Pick<ActivityDeps, 'db'>, groups: AuditGroup[]): Promise<void> {
+async function writeBatch(deps: Pick<ActivityDeps, 'db' | 'audit'>, groups: PendingGroup[]): Promise<void> {
   if (attemptAbandoned()) return;
   try {
-    await writeAuditBatch(deps.db, groups);
+    await store(deps, groups);
   } catch (err) {
     throw activityFailureOf(err);
+  }
+}
+
+/**
+ * Stores the groups and tells the gate of the decisions recorded: each TURN_DECISION row the first time it
+ * is stored, so a retried step, a re-run step run or a failed attempt's best-effort write rewrites it and
+ * counts nothing more. A decision the policy leaves out has no row to tell: it is told as its write is
+ * stored, once per attempt that carries it.
+ */
+async function store(deps: Pick<ActivityDeps, 'db' | 'audit'>, groups: readonly PendingGroup[]): Promise<void> {
+  const hear = deps.audit.decisionRecorded?.bind(deps.audit);
+  const firstStored = new Set(await writeAuditBatch(deps.db, groups, hear ? [AuditStage.TurnDecision] : []));
+  if (!hear) return;
+  for (const group of groups) {
+    for (const row of group.rows) if (firstStored.has(row.idempotencyKey)) hear(row.payload);
+    group.unwrittenDecisions.forEach((decision) => hear(decision));
   }
 }

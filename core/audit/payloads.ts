@@ -18,6 +18,8 @@ export const AuditStage = {
   EngineUnknownFailure: 'ENGINE_UNKNOWN_FAILURE',
   /** Stored as `RULE_APPLIED (<source>)`. */
   RuleApplied: 'RULE_APPLIED',
+  /** A decision the driver made on its own (loop limit, guardrail block, …): activities/turn-decision.ts. */
+  TurnDecision: 'TURN_DECISION',
   /** An SRE's action on a turn (api/console/actions.ts): the operator's row, not one of the turn's own. */
   OperatorAction: 'OPERATOR_ACTION',
 } as const;

@@ -212,9 +212,11 @@ export interface AuditGroup {
  * the run (auditKeyRoot), so neither reaches another run's rows. A row's `_meta` is
  * assembled here from its own part and its shared part ($3, by index), as jsonb: the stored value
  * is the same as sending the whole payload, but the shared part travels and is parsed only once.
+ * It answers the keys of the rows of the stages in $4 that it inserted rather than rewrote (an
+ * upserted row's xmax is 0 only when inserted): the first write of a row, whatever retries follow.
  */
 const WRITE_AUDIT_BATCH = {
-  name: 'ce_audit_write_batch_v4',
+  name: 'ce_audit_write_batch_v5',
   text: `WITH batch AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb)
       AS r(ord int, conversation_id uuid, turn_number int, stage text, payload_json jsonb, meta jsonb, shared int,
@@ -228,16 +230,27 @@ const WRITE_AUDIT_BATCH = {
       FROM batch ORDER BY ord
     ON CONFLICT (idempotency_key) DO UPDATE
       SET stage = excluded.stage, payload_json = excluded.payload_json, run_id = excluded.run_id
+    RETURNING idempotency_key, stage, xmax = 0 AS inserted
+  ), leftovers AS (
+    DELETE FROM ce_audit a
+     WHERE a.key_prefix = ANY ($2::text[])
+       AND NOT starts_with(a.idempotency_key, a.key_prefix || 'error-')
+       AND a.idempotency_key <> ALL (SELECT idempotency_key FROM batch)
   )
-  DELETE FROM ce_audit a
-   WHERE a.key_prefix = ANY ($2::text[])
-     AND NOT starts_with(a.idempotency_key, a.key_prefix || 'error-')
-     AND a.idempotency_key <> ALL (SELECT idempotency_key FROM batch)`,
+  SELECT idempotency_key FROM written WHERE inserted AND stage = ANY ($4::text[])`,
 };
 
-export async function writeAuditBatch(db: Database, groups: readonly AuditGroup[]): Promise<void> {
+/**
+ * Writes the groups (WRITE_AUDIT_BATCH) and answers the keys of the rows of `firstStoredOf`'s stages
+ * that this write stored for the first time: a retry that rewrites a row does not answer it again.
+ */
+export async function writeAuditBatch(
+  db: Database,
+  groups: readonly AuditGroup[],
+  firstStoredOf: readonly string[] = []
+): Promise<string[]> {
   const rows = groups.flatMap((g) => g.rows);
-  if (rows.length === 0) return;
+  if (rows.length === 0) return [];
   const shared: JsonObject[] = [];
   const sharedIndex = new Map<JsonObject, number>();
   const indexOf = (part: JsonObject): number => {
@@ -262,8 +275,11 @@ export async function writeAuditBatch(db: Database, groups: readonly AuditGroup[
     run_id: r.runId,
   }));
   const prefixes = groups.flatMap((g) => (g.replaceUnder ? [g.replaceUnder] : []));
-  const values = [JSON.stringify(batch), prefixes, JSON.stringify(shared)];
+  const values = [JSON.stringify(batch), prefixes, JSON.stringify(shared), firstStoredOf];
   // Not runStatement: its error quotes the parameters, and this batch carries the session's context
   // into a failure that Temporal would keep in history. Keyed, so resent when its connection was lost.
-  await retryOnConnectionLoss(() => db.$client.query({ ...WRITE_AUDIT_BATCH, values }));
+  const result = await retryOnConnectionLoss(() =>
+    db.$client.query<{ idempotency_key: string }>({ ...WRITE_AUDIT_BATCH, values })
+  );
+  return result.rows.map((r) => r.idempotency_key);
 }

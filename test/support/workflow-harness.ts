@@ -8,6 +8,10 @@ import type { TurnReply, TurnRequest } from '../../api/ports';
 import { setupTemporalNamespace } from '../../cli/temporal/setup';
 import { CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES } from '../../config/env';
 import { claimCheckDataConverter } from '../../db/claims/codec';
+import { stepObserver } from '../../observability/activity-interceptor';
+import { silentLogger, type Logger } from '../../observability/logger';
+import type { WorkerMetrics } from '../../observability/metrics';
+import { workerAuditGate } from '../../worker/deps';
 import { McpHarness } from './mcp-harness';
 import { getTestTemporal, type TestTemporal } from './temporal';
 import { testWorkflowBundle } from './workflow-bundle';
@@ -37,8 +41,16 @@ export class WorkflowHarness {
     readonly workerClient: Client
   ) {}
 
+  /**
+   * `observe`: the worker counts, logs and traces its steps as a production worker does (the step
+   * observer, and the audit gate that counts decisions), into these metrics and this logger.
+   */
   static async start(
-    options: { activities?: (base: TurnActivities) => TurnActivities; claimThresholdBytes?: number } = {}
+    options: {
+      activities?: (base: TurnActivities) => TurnActivities;
+      claimThresholdBytes?: number;
+      observe?: { metrics: WorkerMetrics; logger?: Logger };
+    } = {}
   ): Promise<WorkflowHarness> {
     quietRuntime();
     const mcp = await McpHarness.start();
@@ -53,9 +65,12 @@ export class WorkflowHarness {
     const taskQueue = `turns-${process.pid}-${Date.now()}`;
     const nativeConnection = await NativeConnection.connect({ address: server.address });
     // Activities resolve deps per call, so tests can swap tool handlers between turns.
+    const observe = options.observe;
+    const gate = observe ? workerAuditGate(observe.metrics) : null;
     const current = () => {
-      const base = createActivities(mcp.deps);
-      return options.activities ? withStepRuns(options.activities(base), mcp.deps) : base;
+      const deps = gate ? { ...mcp.deps, audit: gate } : mcp.deps;
+      const base = createActivities(deps);
+      return options.activities ? withStepRuns(options.activities(base), deps) : base;
     };
     const live: Record<string, (input: never) => Promise<unknown>> = {};
     for (const name of Object.keys(current())) {
@@ -68,6 +83,13 @@ export class WorkflowHarness {
       workflowBundle: await testWorkflowBundle(),
       activities: live,
       dataConverter,
+      ...(observe
+        ? {
+            interceptors: {
+              activity: [stepObserver({ metrics: observe.metrics, logger: observe.logger ?? silentLogger() })],
+            },
+          }
+        : {}),
     });
     const running = worker.run();
     const workerClient = new Client({ connection: nativeConnection, namespace: server.namespace, dataConverter });

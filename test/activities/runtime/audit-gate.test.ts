@@ -9,7 +9,7 @@ describe('audit gate (activities/runtime/audit-gate.ts)', () => {
 
   it('tracks at most maxTrackedBuckets live windows; ended ones make room again', () => {
     let dropped = 0;
-    const gate = configuredAuditGate(clock, () => (dropped += 1));
+    const gate = configuredAuditGate(clock, { rateLimited: () => (dropped += 1) });
     for (let i = 0; i < 1000; i += 1) expect(gate.withinRate(limit, `c${i}`, 'S')).toBe(true);
     expect(gate.withinRate(limit, 'c-new', 'S')).toBe(false);
     expect(gate.withinRate(limit, 'c0', 'S')).toBe(false);

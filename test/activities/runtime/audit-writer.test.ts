@@ -346,4 +346,57 @@ describe('audit writer (activities/runtime/audit-writer.ts)', () => {
       expect((await rowsUnder('20-Rules')).map(([, stage]) => stage)).toEqual(['A', 'B']);
     });
   });
+
+  describe('tells the gate of each driver decision once (the worker counts loop limits and guardrail blocks)', () => {
+    const heard: Json[] = [];
+    const hearing = () => ({
+      ...deps,
+      audit: configuredAuditGate(systemClock, { decisionRecorded: (d) => heard.push(d) }),
+    });
+    const decision = (kind: string) => audit('TURN_DECISION', { kind, toolCode: null, reason: 'MCP_TOOL_MAX_LOOPS' });
+    const withDecision = (segment: string, kind = 'LOOP_LIMIT'): AuditWrite => ({
+      ...write(segment, ['STEP_ENTER']),
+      records: [audit('STEP_ENTER'), decision(kind), audit('STEP_EXIT')],
+    });
+    const inRun = <T>(runId: string, work: () => Promise<T>): Promise<T> =>
+      asyncLocalStorage.run({ info: { workflowExecution: { workflowId: turn.turnId, runId } } } as Context, work);
+    beforeEach(() => heard.splice(0));
+
+    it('when its row is first stored: a retry that rewrites it, held or not, tells nothing more', async () => {
+      const gated = hearing();
+      await expect(
+        withHeldAudits(gated, async () => {
+          await writeAudits(gated, FULL, withDecision('21-Finalize'));
+          throw new Error('the run failed after its step wrote');
+        })
+      ).rejects.toThrow('the run failed');
+      expect(heard).toEqual([{ kind: 'LOOP_LIMIT', toolCode: null, reason: 'MCP_TOOL_MAX_LOOPS' }]);
+      await withHeldAudits(gated, () => writeAudits(gated, FULL, withDecision('21-Finalize')));
+      await writeAudits(gated, FULL, withDecision('21-Finalize'));
+      expect(heard).toHaveLength(1);
+      // Only decisions: the step's other rows were first stored too.
+      expect(await rowsUnder('21-Finalize')).toHaveLength(3);
+    });
+
+    it('again in another run of the turn, which decides again', async () => {
+      const gated = hearing();
+      await inRun('run-d', () => writeAudits(gated, FULL, withDecision('22-Finalize', 'GUARDRAIL_BLOCKED')));
+      await inRun('run-d', () => writeAudits(gated, FULL, withDecision('22-Finalize', 'GUARDRAIL_BLOCKED')));
+      await inRun('run-e', () => writeAudits(gated, FULL, withDecision('22-Finalize', 'GUARDRAIL_BLOCKED')));
+      expect(heard.map((d) => (d as { kind: string }).kind)).toEqual(['GUARDRAIL_BLOCKED', 'GUARDRAIL_BLOCKED']);
+    });
+
+    it('left out by the policy, as its write is stored, once per write', async () => {
+      const gated = hearing();
+      const noDecisions = { ...FULL, excludeStages: ['TURN_DECISION'] };
+      await writeAudits(gated, noDecisions, withDecision('23-Finalize'));
+      expect(heard).toHaveLength(1);
+      expect(await rowsUnder('23-Finalize')).toEqual([
+        ['23-Finalize/0', 'STEP_ENTER'],
+        ['23-Finalize/2', 'STEP_EXIT'],
+      ]);
+      await writeAudits(gated, { ...FULL, enabled: false }, withDecision('24-Finalize'));
+      expect(heard).toHaveLength(2);
+    });
+  });
 });
