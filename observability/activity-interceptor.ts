@@ -1,5 +1,5 @@
 import { toolCodeKey } from '../core/config/vocabulary';
-import { trace, type Attributes } from '@opentelemetry/api';
+import { trace } from '@opentelemetry/api';
 import type { Context as ActivityContext } from '@temporalio/activity';
 import type {
   ActivityExecuteInput,
@@ -8,10 +8,11 @@ import type {
   ActivityInboundCallsInterceptor,
 } from '@temporalio/worker';
 import { ErrorType, isEngineError } from '../core/errors';
-import { isStepRunType, timedBackFrom } from '../core/turn/step-runs';
+import { isRanList, isStepRunType } from '../core/turn/step-runs';
 import { withLogContext, type Logger } from './logger';
 import { reasonLabel, type WorkerMetrics } from './metrics';
-import { inSpan, recordSpan } from './tracing';
+import { definedAttributes, observeStepRun, stepRunFailureOf } from './step-run-observer';
+import { inSpan } from './tracing';
 
 /** Activity types that call one tool (a DirectToolCall with `failure` only records a failure). */
 const TOOL_ACTIVITIES = new Set(['McpToolCall', 'DirectToolCall']);
@@ -50,8 +51,11 @@ function guardrailCode(err: unknown): string | undefined {
   return reasonLabel(err.details?.['code']);
 }
 
-function definedAttributes(values: Record<string, string | number | undefined>): Attributes {
-  return Object.fromEntries(Object.entries(values).filter(([, v]) => v !== undefined)) as Attributes;
+/** The intent and state after the step, on the activity's span. */
+function setStepState(after: { intent?: string | undefined; state?: string | undefined }): void {
+  trace
+    .getActiveSpan()
+    ?.setAttributes(definedAttributes({ 'convengine.intent': after.intent, 'convengine.state': after.state }));
 }
 
 export interface StepObserverDeps {
@@ -101,67 +105,47 @@ class StepObserver implements ActivityInboundCallsInterceptor {
     logger.debug('step started');
     try {
       const output = await run();
-      const seconds = (performance.now() - started) / 1000;
+      const elapsedMs = performance.now() - started;
+      const durationMs = Math.round(elapsedMs);
       if (isStepRunType(step)) {
-        this.observeRun(output, seconds);
+        const ran = record(output)['ran'];
+        const steps = isRanList(ran) ? ran : [];
+        const after = observeStepRun(this.deps, id, steps, null);
+        setStepState(after);
+        logger.info({ durationMs, steps: steps.map((s) => s.name), ...after }, 'step run completed');
         return output;
       }
-      metrics.stepDuration.observe({ step, outcome: 'ok' }, seconds);
+      metrics.stepDuration.observe({ step, outcome: 'ok' }, elapsedMs / 1000);
       // conversationTurn steps return the session; conversationTurnV2 steps a patch with a summary of it.
       const result = record(output);
       const after = record(result['session'] ?? result['summary']);
       const attributes = { intent: text(after['intent']) ?? id.intent, state: text(after['state']) ?? id.state };
-      trace
-        .getActiveSpan()
-        ?.setAttributes(
-          definedAttributes({ 'convengine.intent': attributes.intent, 'convengine.state': attributes.state })
-        );
-      logger.info({ durationMs: Math.round(seconds * 1000), ...attributes }, 'step completed');
+      setStepState(attributes);
+      logger.info({ durationMs, ...attributes }, 'step completed');
       return output;
     } catch (err) {
-      const seconds = (performance.now() - started) / 1000;
-      metrics.stepDuration.observe({ step, outcome: 'error' }, seconds);
+      const runMs = performance.now() - started;
       const type = isEngineError(err) ? err.type : err instanceof Error ? err.name : 'UNKNOWN';
-      logger.warn({ durationMs: Math.round(seconds * 1000), errorType: type, err }, 'step failed');
+      logger.warn(
+        { durationMs: Math.round(runMs), errorType: type, ...this.observeFailure(step, id, err, runMs), err },
+        'step failed'
+      );
       throw err;
     }
   }
 
   /**
-   * A step run: each step it ran is observed and traced (a `step <name>` span in the run's) under its
-   * own name, as if it had run alone. Only the run's end is known here, so each step is timed back
-   * from it by the durations the steps took. The run writes one info line naming its steps, as any
-   * other activity writes one; a line per step is debug: at info they were two thirds of a turn's
-   * lines (~50 µs of CPU each, mostly pino's redaction) and said what metrics, spans and history say.
+   * A failed step in the metrics and the trace. A step run that one of its steps failed is observed as
+   * it is on success, step by step, the failed step last with outcome `error`; the log line names it.
    */
-  private observeRun(output: unknown, seconds: number): void {
-    const ran = record(output)['ran'];
-    if (!Array.isArray(ran)) return;
-    const steps = ran
-      .map(record)
-      .flatMap((e) =>
-        typeof e['name'] === 'string' && typeof e['durationMs'] === 'number'
-          ? [{ entry: e, name: e['name'], durationMs: e['durationMs'] }]
-          : []
-      );
-    const { logger, metrics } = this.deps;
-    const perStepLines = logger.isLevelEnabled('debug');
-    let after: { intent?: string; state?: string } = {};
-    for (const { step, startMs, endMs } of timedBackFrom(steps, Date.now())) {
-      const { entry, name, durationMs } = step;
-      const summary = record(record(entry['result'])['summary']);
-      after = { intent: text(summary['intent']), state: text(summary['state']) };
-      metrics.stepDuration.observe({ step: name, outcome: 'ok' }, durationMs / 1000);
-      const spanAttributes = {
-        'convengine.step': name,
-        'convengine.intent': after.intent,
-        'convengine.state': after.state,
-      };
-      recordSpan(`step ${name}`, definedAttributes(spanAttributes), startMs, endMs);
-      if (perStepLines) withLogContext({ step: name }, () => logger.debug({ durationMs, ...after }, 'step completed'));
+  private observeFailure(step: string, id: StepIdentity, err: unknown, runMs: number): Record<string, unknown> {
+    const failure = isStepRunType(step) ? stepRunFailureOf(err) : null;
+    if (!failure) {
+      this.deps.metrics.stepDuration.observe({ step, outcome: 'error' }, runMs / 1000);
+      return {};
     }
-    const names = steps.map((s) => s.name);
-    logger.info({ durationMs: Math.round(seconds * 1000), steps: names, ...after }, 'step run completed');
+    observeStepRun(this.deps, id, failure.ran, { failure, err, runMs });
+    return { steps: failure.ran.map((s) => s.name), failedStep: failure.failedStep.name };
   }
 
   private run(

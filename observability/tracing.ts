@@ -75,10 +75,24 @@ export function tracingClientInterceptors(): { workflow: OpenTelemetryWorkflowCl
 
 /**
  * A span recorded after the fact, as a child of the active span: the steps of a step run
- * (core/turn/step-runs.ts) run inside one activity, which times each of them.
+ * (core/turn/step-runs.ts) run inside one activity, which times each of them. With `error`, the
+ * span records it and ends in error, as inSpan's does.
  */
-export function recordSpan(name: string, attributes: Attributes, startMs: number, endMs: number): void {
-  trace.getTracer(TRACER_NAME).startSpan(name, { attributes, startTime: startMs }, context.active()).end(endMs);
+export function recordSpan(
+  name: string,
+  attributes: Attributes,
+  startMs: number,
+  endMs: number,
+  error?: unknown
+): void {
+  const span = trace.getTracer(TRACER_NAME).startSpan(name, { attributes, startTime: startMs }, context.active());
+  if (error !== undefined) failSpan(span, error);
+  span.end(endMs);
+}
+
+function failSpan(span: Span, err: unknown): void {
+  span.recordException(err instanceof Error ? err : String(err));
+  span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.name : 'error' });
 }
 
 /** Runs `work` in a child span of the active one; the span records the error and ends either way. */
@@ -87,8 +101,7 @@ export async function inSpan<T>(name: string, attributes: Attributes, work: (spa
     try {
       return await work(span);
     } catch (err) {
-      span.recordException(err instanceof Error ? err : String(err));
-      span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.name : 'error' });
+      failSpan(span, err);
       throw err;
     } finally {
       span.end();

@@ -111,7 +111,8 @@ async function runEachStep(
       reply = await attempt(i, () => steps[planned.name](call));
     } catch (err) {
       const reason = handOverReason(err);
-      if (reason === null) throw failedIn(err, { ran, failedStep: planned });
+      const failedAfterMs = deps.clock.now().getTime() - started;
+      if (reason === null) throw failedIn(err, { ran, failedStep: planned, failedAfterMs });
       return { ran, handedOver: { ...planned, reason } };
     }
     if (!isStepResult(reply)) throw new Error(`${planned.name} answered a patch request with a whole session`);

@@ -1,11 +1,11 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import {
+  isStepRunFailure,
+  isStepRunResult,
   isStepRunType,
   timedBackFrom,
   type StepRunEntry,
-  type StepRunFailure,
-  type StepRunResult,
 } from '../../core/turn/step-runs';
 import { claimReferenceOf, isClaimReference } from '../../db/claims/codec';
 import { failureOf } from './public-failure';
@@ -102,25 +102,6 @@ export function entriesByEvent(entries: readonly ActivityEntry[]): Map<number, A
   const byEvent = new Map<number, ActivityEntry[]>();
   for (const e of entries) byEvent.set(e.scheduledEventId, [...(byEvent.get(e.scheduledEventId) ?? []), e]);
   return byEvent;
-}
-
-/** Every entry a step name and a duration: anything else shows as the run's one row, not as NaN-timed steps. */
-function isRanList(ran: unknown): ran is StepRunEntry[] {
-  return (
-    Array.isArray(ran) &&
-    ran.every((e: Partial<StepRunEntry> | null) => typeof e?.name === 'string' && Number.isFinite(e.durationMs))
-  );
-}
-
-function isStepRunResult(value: unknown): value is StepRunResult {
-  const v = value as Partial<StepRunResult> | null;
-  if (typeof v !== 'object' || v === null || !isRanList(v.ran)) return false;
-  return v.handedOver === null || typeof v.handedOver?.name === 'string';
-}
-
-function isStepRunFailure(value: unknown): value is StepRunFailure {
-  const v = value as Partial<StepRunFailure> | null;
-  return typeof v === 'object' && v !== null && isRanList(v.ran) && typeof v.failedStep?.name === 'string';
 }
 
 /** The steps a run ran, each timed back from the run's end by the durations they took (only the end is recorded). */

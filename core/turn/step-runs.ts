@@ -80,6 +80,27 @@ export interface StepRunResult {
 export interface StepRunFailure {
   ran: StepRunEntry[];
   failedStep: PlannedStep;
+  /** How long the failed step ran before it failed; absent in histories recorded before it was kept. */
+  failedAfterMs?: number;
+}
+
+/** Every entry a step name and a duration: a result or failure read back (from history, by the worker) is checked. */
+export function isRanList(ran: unknown): ran is StepRunEntry[] {
+  return (
+    Array.isArray(ran) &&
+    ran.every((e: Partial<StepRunEntry> | null) => typeof e?.name === 'string' && Number.isFinite(e.durationMs))
+  );
+}
+
+export function isStepRunResult(value: unknown): value is StepRunResult {
+  const v = value as Partial<StepRunResult> | null;
+  if (typeof v !== 'object' || v === null || !isRanList(v.ran)) return false;
+  return v.handedOver === null || typeof v.handedOver?.name === 'string';
+}
+
+export function isStepRunFailure(value: unknown): value is StepRunFailure {
+  const v = value as Partial<StepRunFailure> | null;
+  return typeof v === 'object' && v !== null && isRanList(v.ran) && typeof v.failedStep?.name === 'string';
 }
 
 /** The step a run's failure names (its StepRunFailure detail among the failure's details); null for a step's own. */

@@ -1,9 +1,14 @@
 import type { Context as ActivityContext } from '@temporalio/activity';
 import type { ActivityExecuteInput } from '@temporalio/worker';
+import { SpanStatusCode } from '@opentelemetry/api';
+import { hrTimeToMilliseconds } from '@opentelemetry/core';
+import { InMemorySpanExporter, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { ApplicationFailure } from '@temporalio/common';
 import { EngineError, ErrorType } from '../../core/errors';
 import { stepObserver } from '../../observability/activity-interceptor';
 import { createLogger, silentLogger, type Logger } from '../../observability/logger';
 import { countDecision, createWorkerMetrics, type WorkerMetrics } from '../../observability/metrics';
+import { inSpan, setupTracing, type Tracing } from '../../observability/tracing';
 import { captureLog } from '../support/log-capture';
 import { parseMetrics, sumOf } from '../support/prometheus-text';
 
@@ -119,12 +124,101 @@ describe('the step observer on a step run (LocalSteps)', () => {
     expect(debug[0]).toMatchObject({ level: 'debug', conversationId: 'c', turn: 1, workflowId: 'turn-c-1' });
   });
 
-  it('observes a failed run as the run', async () => {
+  it('observes a run that failed outside its steps (no step named in the failure) as the run', async () => {
     const metrics = createWorkerMetrics();
     await expect(runStep(metrics, 'LocalSteps', { turn }, () => Promise.reject(new Error('db down')))).rejects.toThrow(
       'db down'
     );
     const m = await samples(metrics);
     expect(sumOf(m, 'convengine_step_duration_seconds_count', { step: 'LocalSteps', outcome: 'error' })).toBe(1);
+  });
+});
+
+describe('the step observer on a step run one of its steps failed', () => {
+  const exporter = new InMemorySpanExporter();
+  let tracing: Tracing | null;
+  beforeAll(() => {
+    tracing = setupTracing({ serviceName: 'step-observer-test', spanProcessor: new SimpleSpanProcessor(exporter) });
+  });
+  afterAll(async () => tracing?.shutdown());
+  beforeEach(() => exporter.reset());
+
+  const ran = (name: string, durationMs: number, state: string) => ({
+    name,
+    callKey: `01-${name}`,
+    durationMs,
+    result: { patch: {}, summary: { outcome: 'Continue', intent: 'FAQ', state, changed: [] } },
+  });
+  const failedRun = () =>
+    ApplicationFailure.create({
+      type: 'Error',
+      message: 'connection reset',
+      details: [
+        { ran: [ran('Guardrail', 4, 'IDLE')], failedStep: { name: 'Memory', callKey: '02-Memory' }, failedAfterMs: 3 },
+      ],
+    });
+  const session = { intent: 'UNKNOWN', state: 'UNKNOWN' };
+  /** The step run as the worker's OpenTelemetry interceptor runs it: in its RunActivity span. */
+  const inRunSpan = (work: () => Promise<unknown>) =>
+    inSpan('RunActivity:LocalSteps', {}, () => work()).catch((err: unknown) => err);
+
+  it('observes the steps that ran and the step that failed under their own names, in metrics and spans', async () => {
+    const metrics = createWorkerMetrics();
+    const log = captureLog();
+    const logger = createLogger({ level: 'info', format: 'json', name: 'worker', destination: log.stream });
+    const err = await inRunSpan(() =>
+      runStep(metrics, 'LocalSteps', { turn, session }, () => Promise.reject(failedRun()), logger)
+    );
+    expect(err).toBeInstanceOf(ApplicationFailure);
+    const m = await samples(metrics);
+    const count = (step: string, outcome: string) =>
+      sumOf(m, 'convengine_step_duration_seconds_count', { step, outcome });
+    expect([count('Guardrail', 'ok'), count('Memory', 'error'), count('LocalSteps', 'error')]).toEqual([1, 1, 0]);
+    expect(sumOf(m, 'convengine_step_duration_seconds_sum', { step: 'Memory' })).toBeCloseTo(0.003);
+
+    const spans = exporter.getFinishedSpans();
+    const span = (name: string) => spans.find((s) => s.name === name);
+    const identity = { 'convengine.conversation_id': 'c', 'convengine.turn': 1 };
+    expect(span('step Guardrail')?.attributes).toEqual({
+      'convengine.step': 'Guardrail',
+      ...identity,
+      'convengine.intent': 'FAQ',
+      'convengine.state': 'IDLE',
+    });
+    expect(span('step Guardrail')?.status.code).toBe(SpanStatusCode.UNSET);
+    // The failed step: the state it started from, in error, with the exception.
+    expect(span('step Memory')?.attributes).toMatchObject({ ...identity, 'convengine.state': 'IDLE' });
+    expect(span('step Memory')?.status).toEqual({ code: SpanStatusCode.ERROR, message: 'ApplicationFailure' });
+    expect(span('step Memory')?.events.map((e) => e.name)).toEqual(['exception']);
+    const [guardrail, memory] = [span('step Guardrail'), span('step Memory')];
+    expect(guardrail?.parentSpanId).toBe(span('RunActivity:LocalSteps')?.spanContext().spanId);
+    expect(hrTimeToMilliseconds(guardrail!.endTime)).toBeLessThanOrEqual(hrTimeToMilliseconds(memory!.startTime));
+
+    // One line, the run's, naming the step that failed it.
+    expect(log.lines().filter((l) => l['level'] !== 'debug')).toEqual([
+      expect.objectContaining({
+        level: 'warn',
+        msg: 'step failed',
+        step: 'LocalSteps',
+        failedStep: 'Memory',
+        steps: ['Guardrail'],
+      }),
+    ]);
+  });
+
+  it('gives the run span the intent and state after its last step, and each step span the turn', async () => {
+    const result = { ran: [ran('Guardrail', 4, 'IDLE'), ran('Memory', 2, 'ANSWERED')], handedOver: null };
+    await inRunSpan(() => runStep(createWorkerMetrics(), 'LocalSteps', { turn, session }, async () => result));
+    const spans = exporter.getFinishedSpans();
+    expect(spans.find((s) => s.name === 'RunActivity:LocalSteps')?.attributes).toMatchObject({
+      'convengine.intent': 'FAQ',
+      'convengine.state': 'ANSWERED',
+    });
+    for (const name of ['step Guardrail', 'step Memory']) {
+      expect(spans.find((s) => s.name === name)?.attributes).toMatchObject({
+        'convengine.conversation_id': 'c',
+        'convengine.turn': 1,
+      });
+    }
   });
 });

@@ -75,6 +75,8 @@ describe('one trace per turn: HTTP request → turn workflow → step activities
     expect(inRuns.map((s) => s.name)).toEqual(expect.arrayContaining(['step McpFinalize', 'step PipelineEnd']));
     expect(inRuns.find((s) => s.name === 'step McpFinalize')?.attributes).toMatchObject({
       'convengine.step': 'McpFinalize',
+      'convengine.conversation_id': turn.body['conversationId'],
+      'convengine.turn': 1,
       'convengine.intent': 'ORDER_DIAGNOSTICS',
       'convengine.state': 'COMPLETED',
     });

@@ -85,5 +85,9 @@ describe('driver decisions in the worker metrics (conversationTurnV3)', () => {
     expect(stepRuns(history).find((a) => a.type === 'McpFinalize')).toMatchObject({ attempt: 3 });
     expect(finalizeFailures).toBe(0);
     expect((await counters()).loopLimit).toBe(before.loopLimit + 1);
+    // The failed attempts are observed under the step that failed, not the run that held it.
+    const m = parseMetrics(await metrics.registry.metrics());
+    const errors = (step: string) => sumOf(m, 'convengine_step_duration_seconds_count', { step, outcome: 'error' });
+    expect([errors('McpFinalize'), errors('LocalSteps')]).toEqual([2, 0]);
   });
 });

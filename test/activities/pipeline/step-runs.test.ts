@@ -154,6 +154,7 @@ describe('the LocalSteps activity (activities/pipeline/step-runs.ts)', () => {
     expect(failure.details?.at(-1)).toMatchObject({
       ran: [{ name: 'Rules', callKey: '01-Rules' }],
       failedStep: { name: 'Memory', callKey: '02-Memory' },
+      failedAfterMs: expect.any(Number),
     });
   });
 
