@@ -1,6 +1,7 @@
 import { toolCodeKey } from '../core/config/vocabulary';
 import { trace } from '@opentelemetry/api';
 import type { Context as ActivityContext } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import type {
   ActivityExecuteInput,
   ActivityInterceptors,
@@ -49,6 +50,13 @@ function identityOf(arg: unknown): StepIdentity {
 function guardrailCode(err: unknown): string | undefined {
   if (!isEngineError(err) || err.type !== ErrorType.SqlGuardrailRejected) return undefined;
   return reasonLabel(err.details?.['code']);
+}
+
+/** A step's failure reaches here as the ApplicationFailure Temporal records: its type is the step's error type. */
+function errorTypeOf(err: unknown): string {
+  if (isEngineError(err)) return err.type;
+  if (err instanceof ApplicationFailure && err.type) return err.type;
+  return err instanceof Error ? err.name : 'UNKNOWN';
 }
 
 /** The intent and state after the step, on the activity's span. */
@@ -125,11 +133,12 @@ class StepObserver implements ActivityInboundCallsInterceptor {
       return output;
     } catch (err) {
       const runMs = performance.now() - started;
-      const type = isEngineError(err) ? err.type : err instanceof Error ? err.name : 'UNKNOWN';
-      logger.warn(
-        { durationMs: Math.round(runMs), errorType: type, ...this.observeFailure(step, id, err, runMs), err },
-        'step failed'
-      );
+      const type = errorTypeOf(err);
+      // The one line of a failed attempt (the SDK's own is debug: temporal-runtime.ts), so it names the run too.
+      const { info } = this.ctx;
+      const where = { runId: info.workflowExecution?.runId, activityId: info.activityId };
+      const failure = this.observeFailure(step, id, err, runMs);
+      logger.warn({ durationMs: Math.round(runMs), errorType: type, ...failure, ...where, err }, 'step failed');
       throw err;
     }
   }

@@ -10,12 +10,24 @@ const PINO_LEVEL: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'
   ERROR: 'error',
 };
 
+/**
+ * The SDK's line for each failed activity attempt. Every activity of our workers runs inside the step
+ * observer (observability/activity-interceptor.ts), whose `step failed` line says the same with the
+ * turn's fields and the step that failed, so the SDK's is debug: one failure, one line.
+ */
+const SDK_ACTIVITY_FAILED = 'Activity failed';
+
+function levelOf(level: LogLevel, message: string, fields: LogMetadata): LogLevel {
+  const activityFailed = message === SDK_ACTIVITY_FAILED && fields['sdkComponent'] === 'worker';
+  return activityFailed && level === 'WARN' ? 'DEBUG' : level;
+}
+
 /** The SDK's Logger on top of pino: the SDK's metadata become fields, an `error` becomes pino's `err`. */
 export function temporalLogger(logger: Logger): TemporalLogger {
   const log = (level: LogLevel, message: string, meta?: LogMetadata) => {
     const { error, ...fields } = meta ?? {};
     const record = error === undefined ? fields : { ...fields, err: error };
-    logger[PINO_LEVEL[level]](record, message);
+    logger[PINO_LEVEL[levelOf(level, message, fields)]](record, message);
   };
   return {
     log,

@@ -9,6 +9,7 @@ import { setupTemporalNamespace } from '../../cli/temporal/setup';
 import { CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES } from '../../config/env';
 import { claimCheckDataConverter } from '../../db/claims/codec';
 import { stepObserver } from '../../observability/activity-interceptor';
+import { installTemporalRuntime } from '../../observability/temporal-runtime';
 import { silentLogger, type Logger } from '../../observability/logger';
 import type { WorkerMetrics } from '../../observability/metrics';
 import { workerAuditGate } from '../../worker/deps';
@@ -17,10 +18,12 @@ import { getTestTemporal, type TestTemporal } from './temporal';
 import { testWorkflowBundle } from './workflow-bundle';
 
 let runtimeInstalled = false;
-function quietRuntime(): void {
+/** The SDK's runtime logs at WARN, to the console; or, as a worker's, through `logger` (installTemporalRuntime). */
+function quietRuntime(logger?: Logger): void {
   if (runtimeInstalled) return;
   runtimeInstalled = true;
-  Runtime.install({ logger: new DefaultLogger('WARN') });
+  if (logger) installTemporalRuntime({ logger });
+  else Runtime.install({ logger: new DefaultLogger('WARN') });
 }
 
 /**
@@ -43,7 +46,8 @@ export class WorkflowHarness {
 
   /**
    * `observe`: the worker counts, logs and traces its steps as a production worker does (the step
-   * observer, and the audit gate that counts decisions), into these metrics and this logger.
+   * observer, and the audit gate that counts decisions), into these metrics and this logger, which
+   * also takes the SDK's runtime logs when it is the first harness of the test file.
    */
   static async start(
     options: {
@@ -52,7 +56,7 @@ export class WorkflowHarness {
       observe?: { metrics: WorkerMetrics; logger?: Logger };
     } = {}
   ): Promise<WorkflowHarness> {
-    quietRuntime();
+    quietRuntime(options.observe?.logger);
     const mcp = await McpHarness.start();
     const server = await getTestTemporal();
     const connection = await Connection.connect({ address: server.address });

@@ -1,5 +1,5 @@
-import type { TurnActivities } from '../../core/turn/activities';
 import { createWorkerMetrics, type WorkerMetrics } from '../../observability/metrics';
+import { failingAfterWork } from '../support/failing-steps';
 import { decisionLog, stepRuns } from '../support/history';
 import { callTool, maxLoops, orderConfig } from '../support/order-config';
 import { parseMetrics, sumOf } from '../support/prometheus-text';
@@ -15,28 +15,19 @@ describe('driver decisions in the worker metrics (conversationTurnV3)', () => {
   let h: WorkflowHarness;
   let metrics: WorkerMetrics;
   /** McpFinalize fails this many more times after doing its work (its rows written, the run failed). */
-  let finalizeFailures = 0;
-
-  const failingFinalize = (base: TurnActivities): TurnActivities => ({
-    ...base,
-    McpFinalize: async (input) => {
-      const result = await base.McpFinalize(input);
-      if (finalizeFailures > 0) {
-        finalizeFailures -= 1;
-        throw new Error('worker lost its connection after the step');
-      }
-      return result;
-    },
-  });
+  const finalizeFailures = { left: 0 };
 
   beforeAll(async () => {
     metrics = createWorkerMetrics();
-    h = await WorkflowHarness.start({ activities: failingFinalize, observe: { metrics } });
+    h = await WorkflowHarness.start({
+      activities: failingAfterWork('McpFinalize', finalizeFailures),
+      observe: { metrics },
+    });
   });
   afterAll(async () => h?.stop());
   beforeEach(() => {
     h.mcp.llm.setScript([]);
-    finalizeFailures = 0;
+    finalizeFailures.left = 0;
   });
   afterEach(() => expect(h.mcp.llm.unconsumed()).toEqual([]));
 
@@ -76,14 +67,14 @@ describe('driver decisions in the worker metrics (conversationTurnV3)', () => {
   it('counts a decision once when the step run that records it fails after writing it and is retried', async () => {
     await h.mcp.configure(orderConfig({ configs: [maxLoops(1)] }));
     const before = await counters();
-    finalizeFailures = 2;
+    finalizeFailures.left = 2;
     const reply = await turn([callTool('mock.order.status', { orderId: 'ORD-7017' })]);
     expect(reply.result.outcome).toBe('LOOP_LIMIT');
     const history = await h.history(reply.ref.workflowId);
     expect(decisionLog(history)).toEqual(['LOOP_LIMIT: reason=MCP_TOOL_MAX_LOOPS limit=1']);
     // The run that carried the decision ran three times: its first two attempts wrote the row, then failed.
     expect(stepRuns(history).find((a) => a.type === 'McpFinalize')).toMatchObject({ attempt: 3 });
-    expect(finalizeFailures).toBe(0);
+    expect(finalizeFailures.left).toBe(0);
     expect((await counters()).loopLimit).toBe(before.loopLimit + 1);
     // The failed attempts are observed under the step that failed, not the run that held it.
     const m = parseMetrics(await metrics.registry.metrics());
