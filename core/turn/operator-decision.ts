@@ -43,6 +43,7 @@ export type DecisionProblemCode =
   | 'DECIDED_BY_TOO_LONG'
   | 'RESULT_REQUIRED'
   | 'RESULT_NOT_ALLOWED'
+  | 'RESULT_INVALID'
   | 'RESULT_TOO_LARGE'
   | 'INVALID_TEXT'
   | 'TOO_DEEP';
@@ -54,6 +55,7 @@ export const DECISION_PROBLEM_CODES: readonly DecisionProblemCode[] = [
   'DECIDED_BY_TOO_LONG',
   'RESULT_REQUIRED',
   'RESULT_NOT_ALLOWED',
+  'RESULT_INVALID',
   'RESULT_TOO_LARGE',
   'INVALID_TEXT',
   'TOO_DEEP',
@@ -125,15 +127,34 @@ export function unwantedResultProblem(action: string, result: unknown): Decision
     : problem('result', 'RESULT_NOT_ALLOWED', `Only markDone takes a result, not ${action}.`);
 }
 
-function resultProblem(action: HeldToolDecisionAction, result: unknown): DecisionProblem | null {
-  if (!takesResult(action)) return unwantedResultProblem(action, result);
-  if (result === undefined) {
+/**
+ * What a verified result can be: what the tool would have returned, or for an HTTP tool the upstream's response
+ * body, which its response mapping reads (activities/tools/dispatch.ts verifiedToolResult) — a JSON object or list,
+ * or the body as text for a text response. null, blank text, a number or true/false verify nothing of a call's
+ * outcome: null is no result (RESULT_REQUIRED), the others RESULT_INVALID.
+ */
+function verifiedResultProblem(result: unknown): DecisionProblem | null {
+  if (result === undefined || result === null) {
     return problem(
       'result',
       'RESULT_REQUIRED',
-      'markDone needs the verified result (result): the outcome you checked upstream.'
+      'markDone needs the verified result (result): the outcome you checked upstream, e.g. {"applicationId": "LA-1"}.'
     );
   }
+  const text = typeof result === 'string';
+  if ((text && result.trim() !== '') || (!text && typeof result === 'object')) return null;
+  return problem(
+    'result',
+    'RESULT_INVALID',
+    "result must be a JSON object or list (what the tool returns, or an HTTP tool's response body), or a text " +
+      'response body that is not blank.'
+  );
+}
+
+function resultProblem(action: HeldToolDecisionAction, result: unknown): DecisionProblem | null {
+  if (!takesResult(action)) return unwantedResultProblem(action, result);
+  const invalid = verifiedResultProblem(result);
+  if (invalid) return invalid;
   const bytes = jsonBytes(result as Json);
   const max = DECISION_LIMITS.resultBytes;
   return bytes > max

@@ -219,6 +219,8 @@ describe('the console API: conversation search, turn story, actions; the static 
 
   it.each([
     ['held-mark-done', 'no result', {}, 'RESULT_REQUIRED'],
+    ['held-mark-done', 'a null result', { result: null }, 'RESULT_REQUIRED'],
+    ['held-mark-done', 'a boolean result', { result: true }, 'RESULT_INVALID'],
     ['held-retry', 'a result', { result: { applicationId: 'LA-1' } }, 'RESULT_NOT_ALLOWED'],
     ['held-mark-done', 'a huge result', { result: 'x'.repeat(DECISION_LIMITS.resultBytes) }, 'RESULT_TOO_LARGE'],
     // The console's limits are the turn's (core/turn/operator-decision.ts), not numbers of its own.

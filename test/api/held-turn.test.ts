@@ -60,6 +60,10 @@ describe('a held turn over the API (issue #22)', () => {
     for (const [json, code] of [
       [{ action: 'retry', result: { applicationId: 'LA-1' } }, 'RESULT_NOT_ALLOWED'],
       [{ action: 'markDone', result: 'x'.repeat(DECISION_LIMITS.resultBytes) }, 'RESULT_TOO_LARGE'],
+      // A verified result says what happened upstream: null is none, a number or blank text says nothing of it.
+      [{ action: 'markDone', result: null }, 'RESULT_REQUIRED'],
+      [{ action: 'markDone', result: 7 }, 'RESULT_INVALID'],
+      [{ action: 'markDone', result: ' ' }, 'RESULT_INVALID'],
       [{ action: 'skip', reason: 'x'.repeat(DECISION_LIMITS.reasonChars + 1) }, 'VALIDATION_FAILED'],
     ] as const) {
       const refused = await h.request('POST', `/api/v1/admin/turns/${workflowId}/held-tool`, { json, headers: auth });

@@ -248,6 +248,12 @@ describe('a tool call out of retries holds its turn for an operator (issue #22)'
     const big = JSON.stringify({ blob: 'x'.repeat(DECISION_LIMITS.resultBytes) });
     const tooBig = await runSre(['mark-done', '--workflow-id', 'turn-x-1', '--result', big]);
     expect(tooBig.err[0]).toContain(`--result: result must be at most ${DECISION_LIMITS.resultBytes} bytes of JSON`);
+    const none = await runSre(['mark-done', '--workflow-id', 'turn-x-1', '--result', 'null']);
+    expect(none).toMatchObject({ code: 2 });
+    expect(none.err[0]).toContain('--result: markDone needs the verified result');
+    expect((await runSre(['mark-done', '--workflow-id', 'turn-x-1', '--result', '42'])).err[0]).toContain(
+      '--result: result must be a JSON object or list'
+    );
     const reason = 'x'.repeat(DECISION_LIMITS.reasonChars + 1);
     expect((await runSre(['skip', '--workflow-id', 'turn-x-1', '--reason', reason])).err[0]).toContain(
       `--reason: reason must be at most ${DECISION_LIMITS.reasonChars} characters`

@@ -30,16 +30,23 @@ describe('operator decisions', () => {
       'INVALID_CALL_INDEX',
     ],
     ['a NUL in the result', { action: 'markDone', result: { id: 'LA\u0000' } }, 'INVALID_TEXT'],
+    // A verified result says what happened upstream: null says nothing, nor do blank text, a number or a boolean.
+    ['markDone with a null result', { action: 'markDone', result: null }, 'RESULT_REQUIRED'],
+    ['markDone with a blank text result', { action: 'markDone', result: '  ' }, 'RESULT_INVALID'],
+    ['markDone with a number as result', { action: 'markDone', result: 42 }, 'RESULT_INVALID'],
+    ['markDone with true as result', { action: 'markDone', result: true }, 'RESULT_INVALID'],
   ])('refuses a held-tool decision with %s', (_what, input, expected) => {
     expect(code(heldToolDecisionProblem(input))).toBe(expected);
   });
 
-  it('takes every action with its own fields, markDone with any JSON result', () => {
+  it('takes every action with its own fields, markDone with a JSON object, a list or a text body', () => {
     for (const action of ['retry', 'skip', 'fail']) {
       expect(heldToolDecisionProblem({ action, reason: 'r', decidedBy: 'me', callIndex: 0 })).toBeNull();
     }
-    expect(heldToolDecisionProblem({ action: 'markDone', result: null })).toBeNull();
     expect(heldToolDecisionProblem({ action: 'markDone', result: { id: 'LA-1' }, reason: null })).toBeNull();
+    expect(heldToolDecisionProblem({ action: 'markDone', result: {} })).toBeNull();
+    expect(heldToolDecisionProblem({ action: 'markDone', result: [{ id: 'LA-1' }] })).toBeNull();
+    expect(heldToolDecisionProblem({ action: 'markDone', result: 'LA-1 accepted' })).toBeNull();
     const atLimit = 'x'.repeat(DECISION_LIMITS.reasonChars);
     expect(heldToolDecisionProblem({ action: 'skip', reason: atLimit })).toBeNull();
   });
