@@ -1,4 +1,4 @@
-import type { ApprovalDecision } from '../core/turn/contracts';
+import type { ApprovalDecision, ApprovalDecisionKind } from '../core/turn/contracts';
 import type { TurnResult } from '../core/turn/contracts';
 import type { HeldToolResolution } from '../core/turn/executor';
 import { approvalDecisionProblem, describeProblem } from '../core/turn/operator-decision';
@@ -10,6 +10,8 @@ export class TurnState {
   status: TurnStatus = TurnStatus.Running;
   pending: PendingApproval | null = null;
   decision: ApprovalDecision | null = null;
+  /** D16: how each call of this turn that awaited an approval was settled, in order, so a late decision is told. */
+  readonly settled = new Map<number, ApprovalDecisionKind>();
   /** #22: the call held for an operator, and their decision once made. */
   held: HeldTool | null = null;
   holdResolution: HeldToolResolution | null = null;
@@ -36,28 +38,43 @@ export class TurnState {
     return this.status !== TurnStatus.Running;
   }
 
-  /** Throws with a reason when a decision cannot apply (core/turn/operator-decision.ts's rules); the update validator. */
+  /**
+   * Throws with a reason when a decision cannot apply (core/turn/operator-decision.ts's rules); the update validator.
+   * A decision for a call of this turn already decided or expired says so, whenever it comes: while the turn still
+   * parks, runs the approved tool, or waits on a later call. Validators never run on replay, so their refusals can
+   * change without a patch.
+   */
   validateDecision(input: ApprovalDecisionInput): void {
     const problem = approvalDecisionProblem(input);
     if (problem) throw new Error(describeProblem(problem));
-    if (!this.pending) {
-      throw new Error(
-        this.decision
-          ? 'APPROVAL_ALREADY_DECIDED: this turn has no pending approval any more.'
-          : 'NOT_AWAITING_APPROVAL: this turn is not waiting for an approval.'
-      );
+    const pending = this.pending;
+    if (pending && (input.callIndex === undefined || input.callIndex === pending.callIndex)) return;
+    const named = input.callIndex ?? [...this.settled.keys()].at(-1);
+    const settled = named === undefined ? undefined : this.settled.get(named);
+    if (named !== undefined && settled) throw new Error(settledRefusal(named, settled));
+    if (pending) {
+      throw new Error(`STALE_DECISION: the pending call is #${pending.callIndex}, not #${input.callIndex}.`);
     }
-    if (input.callIndex !== undefined && input.callIndex !== this.pending.callIndex) {
-      throw new Error(`STALE_DECISION: the pending call is #${this.pending.callIndex}, not #${input.callIndex}.`);
-    }
+    throw new Error('NOT_AWAITING_APPROVAL: this turn is not waiting for an approval.');
   }
 
   applyDecision(input: ApprovalDecisionInput): ApprovalAck {
-    const pending = this.pending as PendingApproval;
+    const pending = this.pending;
+    // The validator let it through; a second update accepted in the same activation finds the call decided.
+    if (!pending) throw new Error('APPROVAL_ALREADY_DECIDED: this turn has no pending approval any more.');
     const decision = input.decision === 'approve' ? 'APPROVED' : 'REJECTED';
     this.decision = { decision, reason: input.reason ?? null, decidedBy: input.decidedBy ?? null };
+    this.settled.set(pending.callIndex, decision);
     this.pending = null;
     this.status = TurnStatus.Running;
     return { accepted: true, toolCode: pending.toolCode, callIndex: pending.callIndex, decision };
   }
+}
+
+/** A decision for a call that no longer waits: decided (by someone else, or a retried request) or expired. */
+function settledRefusal(callIndex: number, settled: ApprovalDecisionKind): string {
+  if (settled === 'EXPIRED') {
+    return `APPROVAL_EXPIRED: the approval of call #${callIndex} expired; the turn went on without that call.`;
+  }
+  return `APPROVAL_ALREADY_DECIDED: call #${callIndex} was already ${settled === 'APPROVED' ? 'approved' : 'rejected'}.`;
 }

@@ -37,6 +37,7 @@ export async function awaitApproval(
   });
   const decision: ApprovalDecision =
     decided && state.decision ? state.decision : { decision: 'EXPIRED', reason: 'APPROVAL_EXPIRED', decidedBy: null };
+  state.settled.set(request.callIndex, decision.decision);
   state.pending = null;
   state.decision = null;
   return decision;
