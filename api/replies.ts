@@ -8,6 +8,15 @@ export function approvalUrl(conversationId: string, turnNumber: number): string 
   return `/api/v1/conversation/${conversationId}/turns/${turnNumber}/approval`;
 }
 
+/** How to decide a pending approval: the 202's `approval.decideWith`. */
+export function decideWith(conversationId: string, turnNumber: number, callIndex: number) {
+  return {
+    method: 'POST',
+    url: approvalUrl(conversationId, turnNumber),
+    body: { decision: 'approve | reject', callIndex, reason: 'optional text', decidedBy: 'optional: who decides' },
+  };
+}
+
 /**
  * Maps a turn outcome to the HTTP answer: 200 answered, 202 awaiting approval, held for an operator
  * (#22) or still running past the API's wait (the final reply comes on the SSE stream and
@@ -37,11 +46,7 @@ export async function sendTurnReply(reply: FastifyReply, turn: TurnReply, texts:
         args: p.args,
         callIndex: p.callIndex,
         expiresAt: p.expiresAt,
-        decideWith: {
-          method: 'POST',
-          url: approvalUrl(turn.ref.conversationId, turn.ref.turnNumber),
-          body: { decision: 'approve | reject', reason: 'optional text' },
-        },
+        decideWith: decideWith(turn.ref.conversationId, turn.ref.turnNumber, p.callIndex),
       },
     });
   }

@@ -111,13 +111,29 @@ export const decisionFieldSchemas = {
   },
 } as const;
 
+/** Who decides, on the API's decision routes (the console's decisions are always `console`). */
+export const decidedBySchema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: DECISION_LIMITS.decidedByChars,
+  description: 'Who decides (a user or a tool), recorded as `decided_by`; `api` when absent.',
+} as const;
+
 export const approvalRequestSchema = {
   type: 'object',
   required: ['decision'],
   additionalProperties: false,
   properties: {
     decision: { type: 'string', enum: [...APPROVAL_DECISIONS] },
+    callIndex: {
+      ...decisionFieldSchemas.callIndex,
+      description:
+        'Required (`CALL_INDEX_REQUIRED` without it): the call you decide, `approval.callIndex` of the 202. A turn ' +
+        'may wait on several calls one after another; a decision for a call that is no longer the pending one is ' +
+        'refused (409) instead of landing on the next.',
+    },
     reason: decisionFieldSchemas.reason,
+    decidedBy: decidedBySchema,
   },
 } as const;
 
@@ -308,7 +324,7 @@ export const heldToolDecisionSchema = {
   additionalProperties: false,
   properties: {
     action: { type: 'string', enum: [...HELD_TOOL_ACTIONS] },
-    decidedBy: { type: 'string', minLength: 1, maxLength: DECISION_LIMITS.decidedByChars },
+    decidedBy: decidedBySchema,
     ...decisionFieldSchemas,
   },
 } as const;

@@ -1,8 +1,8 @@
 import type { FastifyReply } from 'fastify';
 import type { Json, JsonObject } from '../../core/json';
 import {
-  approvalDecisionProblem,
   heldToolDecisionProblem,
+  namedApprovalProblem,
   takesResult,
   unwantedResultProblem,
   type HeldToolDecisionAction,
@@ -17,7 +17,10 @@ import type { ActivityOperation, ConsolePorts } from './ports';
 export interface ActionBody {
   activityId?: string;
   reason?: string;
-  /** held-* actions: the held call the operator saw, so a decision cannot land on a later hold. */
+  /**
+   * The call the operator saw, so a decision cannot land on a later one: required by approve and reject
+   * (namedApprovalProblem), optional for held-* actions.
+   */
   callIndex?: number;
   /** held-mark-done only: the tool's result as verified upstream (any JSON). */
   result?: Json;
@@ -65,7 +68,7 @@ function decision(approve: boolean): ConsoleAction {
         decidedBy: 'console',
         ...(callIndex !== undefined ? { callIndex } : {}),
       };
-      refuseMalformedDecision(approvalDecisionProblem(decision));
+      refuseMalformedDecision(namedApprovalProblem(decision));
       const turn = await ctx.api.turns.decideApproval(ctx.conversationId, ctx.turnNumber, decision);
       return sendTurnReply(ctx.reply, turn, texts(ctx));
     },

@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import type { JsonObject } from '../../core/json';
-import { approvalDecisionProblem } from '../../core/turn/operator-decision';
+import { namedApprovalProblem } from '../../core/turn/operator-decision';
+import type { ApprovalDecisionInput } from '../../workflows/messages';
 import { badRequest, notFound, ApiError, refuseMalformedDecision } from '../errors';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts, AuditRowView } from '../ports';
@@ -165,7 +166,8 @@ function approvalRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegis
     {
       method: 'POST',
       url: '/api/v1/conversation/:id/turns/:n/approval',
-      summary: 'Approve or reject the tool call a turn is waiting on.',
+      summary:
+        "Approve or reject the tool call a turn is waiting on; `callIndex` names it (the 202's `approval.callIndex`).",
       schema: {
         params: {
           type: 'object',
@@ -178,9 +180,9 @@ function approvalRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegis
     },
     async (request, reply) => {
       const { id, n } = request.params as { id: string; n: string };
-      const body = request.body as { decision: 'approve' | 'reject'; reason?: string };
-      const decision = { decision: body.decision, reason: body.reason ?? null, decidedBy: 'api' };
-      refuseMalformedDecision(approvalDecisionProblem(decision));
+      const body = request.body as ApprovalDecisionInput;
+      const decision = { ...body, reason: body.reason ?? null, decidedBy: body.decidedBy ?? 'api' };
+      refuseMalformedDecision(namedApprovalProblem(decision));
       await requireConversation(ports, id);
       const turn = await ports.turns.decideApproval(id.toLowerCase(), Number(n), decision);
       return sendTurnReply(reply, turn, ports.replyTexts ?? defaultReplyTexts);

@@ -30,7 +30,9 @@ function approvalPanel(turn, done) {
   const p = turn.pendingApproval;
   const reason = h('input', { name: 'reason', placeholder: 'reason (optional)' });
   const out = h('div');
-  const decide = (action) => act(turn, action, reason.value ? { reason: reason.value } : {}, out, done);
+  // The call shown here, so a late click cannot approve a later call the turn waits on by then.
+  const decide = (action) =>
+    act(turn, action, { callIndex: p.callIndex, ...(reason.value ? { reason: reason.value } : {}) }, out, done);
   return h(
     'section',
     { class: 'panel attention', id: 'pending-approval' },

@@ -39,6 +39,7 @@ export const DECISION_LIMITS = {
 export type DecisionProblemCode =
   | 'INVALID_DECISION'
   | 'INVALID_CALL_INDEX'
+  | 'CALL_INDEX_REQUIRED'
   | 'REASON_TOO_LONG'
   | 'DECIDED_BY_TOO_LONG'
   | 'RESULT_REQUIRED'
@@ -51,6 +52,7 @@ export type DecisionProblemCode =
 export const DECISION_PROBLEM_CODES: readonly DecisionProblemCode[] = [
   'INVALID_DECISION',
   'INVALID_CALL_INDEX',
+  'CALL_INDEX_REQUIRED',
   'REASON_TOO_LONG',
   'DECIDED_BY_TOO_LONG',
   'RESULT_REQUIRED',
@@ -182,6 +184,22 @@ export function approvalDecisionProblem(input: unknown): DecisionProblem | null 
     return problem('decision', 'INVALID_DECISION', `decision must be one of ${APPROVAL_DECISIONS.join(', ')}.`);
   }
   return unwantedResultProblem(input['decision'] as ApprovalDecisionAction, input['result']) ?? commonProblem(input);
+}
+
+/**
+ * An approval sent through the API or the console must name the call it decides: the `callIndex` the 202 or the
+ * console showed. Without it, a decision that arrives after the turn moved on (a second operator, a retried
+ * request) would approve whatever call the turn waits on then, a later one nobody saw. The update itself keeps it
+ * optional (`temporal workflow update`, an API of an older release while a new worker rolls out).
+ */
+export function namedApprovalProblem(input: unknown): DecisionProblem | null {
+  const malformed = approvalDecisionProblem(input);
+  if (malformed || !isObject(input) || input['callIndex'] !== undefined) return malformed;
+  return problem(
+    'callIndex',
+    'CALL_INDEX_REQUIRED',
+    'callIndex must name the call you decide (approval.callIndex of the 202, or the call the console shows).'
+  );
 }
 
 /** The refusal as the update validators throw it, "CODE: explanation" (api/errors.ts refusedUpdate reads it back). */

@@ -169,15 +169,19 @@ describe('bad input gets a specific 4xx, never a 5xx or internals', () => {
     const id = ok.json().conversationId as string;
     const bad = await post(`/api/v1/conversation/${id}/turns/1/approval`, '{"decision": "maybe"}');
     expect([bad.status, bad.json().error.code]).toEqual([400, 'VALIDATION_FAILED']);
-    const zero = await post(`/api/v1/conversation/${id}/turns/0/approval`, '{"decision": "approve"}');
+    const approve = '{"decision": "approve", "callIndex": 1}';
+    const zero = await post(`/api/v1/conversation/${id}/turns/0/approval`, approve);
     expect(zero.status).toBe(400);
-    const unknownTurn = await post(`/api/v1/conversation/${id}/turns/7/approval`, '{"decision": "approve"}');
+    // A decision names the call it decides (the 202's approval.callIndex): without one it decides nothing.
+    const unnamed = await post(`/api/v1/conversation/${id}/turns/1/approval`, '{"decision": "approve"}');
+    expect([unnamed.status, unnamed.json().error.code]).toEqual([400, 'CALL_INDEX_REQUIRED']);
+    const unknownTurn = await post(`/api/v1/conversation/${id}/turns/7/approval`, approve);
     expect([unknownTurn.status, unknownTurn.json().error.code]).toEqual([404, 'TURN_NOT_FOUND']);
-    const finished = await post(`/api/v1/conversation/${id}/turns/1/approval`, '{"decision": "approve"}');
+    const finished = await post(`/api/v1/conversation/${id}/turns/1/approval`, approve);
     expect([finished.status, finished.json().error.code]).toEqual([409, 'APPROVAL_NOT_PENDING']);
     const unknownConversation = await post(
       `/api/v1/conversation/${UNKNOWN}/turns/1/approval`,
-      '{"decision": "reject"}'
+      '{"decision": "reject", "callIndex": 1}'
     );
     expect(unknownConversation.status).toBe(404);
   });

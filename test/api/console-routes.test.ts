@@ -221,6 +221,8 @@ describe('the console API: conversation search, turn story, actions; the static 
     ['held-mark-done', 'no result', {}, 'RESULT_REQUIRED'],
     ['held-mark-done', 'a null result', { result: null }, 'RESULT_REQUIRED'],
     ['held-mark-done', 'a boolean result', { result: true }, 'RESULT_INVALID'],
+    // An approval names the call the console showed, so a late click cannot approve a later one.
+    ['approve', 'no callIndex', {}, 'CALL_INDEX_REQUIRED'],
     ['held-retry', 'a result', { result: { applicationId: 'LA-1' } }, 'RESULT_NOT_ALLOWED'],
     ['held-mark-done', 'a huge result', { result: 'x'.repeat(DECISION_LIMITS.resultBytes) }, 'RESULT_TOO_LARGE'],
     // The console's limits are the turn's (core/turn/operator-decision.ts), not numbers of its own.

@@ -72,7 +72,7 @@ describe('hostile input, every route', () => {
 
     it('in an approval reason → 400 INVALID_TEXT', async () => {
       const res = await h.request('POST', `/api/v1/conversation/${conversationId}/turns/1/approval`, {
-        body: `{"decision": "reject", "reason": "${escaped}"}`,
+        body: `{"decision": "reject", "callIndex": 1, "reason": "${escaped}"}`,
       });
       expectEnvelope(res, 400, 'INVALID_TEXT');
       expect(res.json().error.details).toEqual({ field: 'reason' });
@@ -147,7 +147,7 @@ describe('hostile input, every route', () => {
     ['GET', `/api/v1/conversation/audit/${UNKNOWN}`, undefined],
     ['GET', `/api/v1/conversation/audit/${UNKNOWN}/trace`, undefined],
     ['GET', `/api/v1/conversation/${UNKNOWN}/stream`, undefined],
-    ['POST', `/api/v1/conversation/${UNKNOWN}/turns/1/approval`, '{"decision": "approve"}'],
+    ['POST', `/api/v1/conversation/${UNKNOWN}/turns/1/approval`, '{"decision": "approve", "callIndex": 1}'],
     ['POST', `/api/v1/admin/turns/turn-${UNKNOWN}-1/retry`, undefined],
     ['POST', '/api/v1/admin/config/refresh', undefined],
     ['GET', '/healthz', undefined],

@@ -150,10 +150,17 @@ describe('HTTP gateway routes over the real turn workflow', () => {
       turn: { outcome: 'AWAITING_APPROVAL', number: 1 },
       approval: {
         toolCode: 'loan.application.submit',
-        decideWith: { method: 'POST', url: `/api/v1/conversation/${body.conversationId}/turns/1/approval` },
+        callIndex: 1,
+        decideWith: {
+          method: 'POST',
+          url: `/api/v1/conversation/${body.conversationId}/turns/1/approval`,
+          body: { callIndex: 1 },
+        },
       },
     });
-    const decided = await h.request('POST', body.approval.decideWith.url, { json: { decision: 'approve' } });
+    const decided = await h.request('POST', body.approval.decideWith.url, {
+      json: { decision: 'approve', callIndex: body.approval.decideWith.body.callIndex },
+    });
     expect(decided.status).toBe(200);
     expect(decided.json()).toMatchObject({ payload: { value: 'Submitted LA-90311.' }, turn: { outcome: 'ANSWERED' } });
   });

@@ -57,7 +57,9 @@ describe('HTTP callers following one turn', () => {
     expect(acceptedUpdates(await h.wf.history(workflowId))).toEqual({ awaitMilestone: 1 });
 
     // The decision's caller waits for news from after its decision, not the milestone it decided on.
-    const decided = await h.request('POST', first.approval.decideWith.url, { json: { decision: 'approve' } });
+    const decided = await h.request('POST', first.approval.decideWith.url, {
+      json: { decision: 'approve', callIndex: first.approval.callIndex },
+    });
     expect(decided.status).toBe(200);
     expect(decided.json()).toMatchObject({ payload: { value: 'Submitted LA-90311.' }, turn: { outcome: 'ANSWERED' } });
     expect(acceptedUpdates(await h.wf.history(workflowId))).toEqual({ awaitMilestone: 2, decideApproval: 1 });

@@ -33,7 +33,12 @@ function loanGet(toolId: number, path: string): McpHttpToolRow {
 }
 
 export function loanConfig(
-  options: { submitNeedsApproval?: boolean; approvalTimeoutMs?: number; submit?: Partial<McpToolRow> } = {}
+  options: {
+    submitNeedsApproval?: boolean;
+    approvalTimeoutMs?: number;
+    submit?: Partial<McpToolRow>;
+    rating?: Partial<McpToolRow>;
+  } = {}
 ): Partial<ConfigRows> {
   return baseConfig({
     intents: [intentRow(LOAN, 30)],
@@ -59,7 +64,7 @@ export function loanConfig(
       }),
     ],
     mcpTools: [
-      loanTool(6001, 'loan.credit.rating.check'),
+      loanTool(6001, 'loan.credit.rating.check', options.rating),
       loanTool(6002, 'loan.credit.fraud.check'),
       loanTool(6003, 'loan.debt.credit.summary'),
       loanTool(6004, 'loan.application.submit', {

@@ -181,7 +181,7 @@ test('approve decides a parked approval with temporal workflow update execute; t
   const parked = await h.send({ message: 'Apply loan for customer CUST-1001, amount 350000 for 36 months.' });
   if (parked.kind !== 'AWAITING_APPROVAL') throw new Error(`expected a parked turn, got ${parked.kind}`);
   expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(0);
-  const out = await recipe('approve', { TURN: parked.ref.workflowId });
+  const out = await recipe('approve', { TURN: parked.ref.workflowId, CALL: String(parked.pending.callIndex) });
   expect(out).toContain(parked.ref.workflowId);
   const result = (await h.client.workflow.getHandle(parked.ref.workflowId).result()) as TurnResult;
   expect(result.payload.value).toBe('Submitted LA-90311.');

@@ -5,6 +5,7 @@ import {
   DECISION_LIMITS,
   heldToolDecisionProblem,
   jsonBytes,
+  namedApprovalProblem,
 } from '../../../core/turn/operator-decision';
 
 const code = (p: { code: string } | null) => p?.code ?? null;
@@ -76,6 +77,18 @@ describe('operator decisions', () => {
     expect(code(approvalDecisionProblem({ decision: 'approve', callIndex: -3 }))).toBe('INVALID_CALL_INDEX');
     expect(code(approvalDecisionProblem({ decision: 'approve', result: {} }))).toBe('RESULT_NOT_ALLOWED');
     expect(code(approvalDecisionProblem({ decision: 'approve', decidedBy: '\u0000' }))).toBe('INVALID_TEXT');
+  });
+
+  it('has an approval through the API or the console name the call it decides', () => {
+    expect(namedApprovalProblem({ decision: 'approve', callIndex: 1 })).toBeNull();
+    expect(namedApprovalProblem({ decision: 'approve' })).toMatchObject({
+      code: 'CALL_INDEX_REQUIRED',
+      field: 'callIndex',
+    });
+    // Malformed first: the caller learns what is wrong with what they sent.
+    expect(code(namedApprovalProblem({ decision: 'maybe' }))).toBe('INVALID_DECISION');
+    // The update itself keeps callIndex optional (runbook §5, an API of an older release during a rollout).
+    expect(approvalDecisionProblem({ decision: 'approve' })).toBeNull();
   });
 });
 

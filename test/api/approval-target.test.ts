@@ -1,0 +1,84 @@
+/**
+ * D16 through the API: a decision names the call it decides. A turn may wait on several calls one after another
+ * (here a read, call 1, then the loan submit, call 2): a second approval of call 1 — another operator, or the same
+ * request retried — is refused, where it used to approve the submit nobody had seen.
+ */
+import { ApiHarness, type ApiJson } from '../support/api-harness';
+import { extracted, loanConfig, plan } from '../support/loan-config';
+import { answer } from '../support/order-config';
+
+const MESSAGE = 'Apply loan for customer CUST-1001, amount 350000 for 36 months.';
+const RATING = 'loan.credit.rating.check';
+const SUBMIT = 'loan.application.submit';
+
+describe('an approval decides the call it names', () => {
+  let h: ApiHarness;
+  beforeAll(async () => {
+    h = await ApiHarness.start();
+  });
+  afterAll(async () => h?.stop());
+
+  async function approvalRows(id: string): Promise<{ stage: string; payload: ApiJson }[]> {
+    const rows = (await h.request('GET', `/api/v1/conversation/audit/${id}`)).json() as ApiJson[];
+    return rows.filter((r) => r.stage.startsWith('MCP_TOOL_APPROVAL_'));
+  }
+
+  it('refuses a second approval of call 1 instead of approving call 2', async () => {
+    await h.wf.mcp.configure(loanConfig({ submitNeedsApproval: true, rating: { requiresApproval: true } }));
+    h.wf.mcp.llm.setScript([
+      extracted('CUST-1001'),
+      plan(RATING, 'CUST-1001'),
+      plan(SUBMIT, 'CUST-1001'),
+      answer('Submitted LA-90311.'),
+    ]);
+    const first = await h.request('POST', '/api/v1/conversation/message', { json: { message: MESSAGE } });
+    expect(first.status).toBe(202);
+    const id = first.json().conversationId as string;
+    const url = `/api/v1/conversation/${id}/turns/1/approval`;
+    expect(first.json().approval).toMatchObject({
+      toolCode: RATING,
+      callIndex: 1,
+      decideWith: { method: 'POST', url, body: { callIndex: 1 } },
+    });
+
+    const unnamed = await h.request('POST', url, { json: { decision: 'approve' } });
+    expect([unnamed.status, unnamed.json().error.code]).toEqual([400, 'CALL_INDEX_REQUIRED']);
+
+    const approveRating = { decision: 'approve', callIndex: 1, decidedBy: 'sre-amy' };
+    const approved = await h.request('POST', url, { json: approveRating });
+    expect(approved.status).toBe(202);
+    expect(approved.json()).toMatchObject({
+      turn: { outcome: 'AWAITING_APPROVAL' },
+      approval: { toolCode: SUBMIT, callIndex: 2, decideWith: { url, body: { callIndex: 2 } } },
+    });
+    const again = await h.request('POST', url, { json: approveRating });
+    expect([again.status, again.json().error]).toEqual([
+      409,
+      { code: 'APPROVAL_ALREADY_DECIDED', message: 'call #1 was already approved.' },
+    ]);
+    expect(h.wf.mcp.toolServer.counters.totalWriteEffects()).toBe(0);
+
+    const done = await h.request('POST', url, { json: { decision: 'approve', callIndex: 2 } });
+    expect([done.status, done.json().payload.value]).toEqual([200, 'Submitted LA-90311.']);
+    expect(h.wf.mcp.toolServer.counters.totalWriteEffects()).toBe(1);
+    // Each decision says who made it.
+    expect((await approvalRows(id)).map((r) => [r.stage, r.payload.call_index, r.payload.decided_by])).toEqual([
+      ['MCP_TOOL_APPROVAL_REQUESTED', 1, undefined],
+      ['MCP_TOOL_APPROVAL_GRANTED', 1, 'sre-amy'],
+      ['MCP_TOOL_APPROVAL_REQUESTED', 2, undefined],
+      ['MCP_TOOL_APPROVAL_GRANTED', 2, 'api'],
+    ]);
+    const late = await h.request('POST', url, { json: { decision: 'reject', callIndex: 2 } });
+    expect([late.status, late.json().error.code]).toEqual([409, 'APPROVAL_NOT_PENDING']);
+  });
+
+  it('refuses who decided when it is no name: empty, or longer than the held-tool route takes', async () => {
+    const url = `/api/v1/conversation/${crypto.randomUUID()}/turns/1/approval`;
+    for (const decidedBy of ['', 'x'.repeat(201)]) {
+      const res = await h.request('POST', url, { json: { decision: 'approve', callIndex: 1, decidedBy } });
+      expect([res.status, res.json().error.code]).toEqual([400, 'VALIDATION_FAILED']);
+    }
+    const nul = await h.request('POST', url, { json: { decision: 'approve', callIndex: 1, decidedBy: 'a\u0000' } });
+    expect([nul.status, nul.json().error.code]).toEqual([400, 'INVALID_TEXT']);
+  });
+});
