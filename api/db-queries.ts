@@ -9,6 +9,7 @@ import type { AuditCursor } from '../core/audit';
 import type { AuditRowView, ConversationQueries, ConversationView, LastTurnView } from './ports';
 import { publicFailure } from './history/public-failure';
 import type { TurnEndReader } from './turns/turn-ended';
+import { pendingApproval } from './pending-approval';
 
 const HISTORY_LIMIT = 50;
 const AUDIT_PAGE = 1000;
@@ -17,7 +18,11 @@ const AUDIT_PAGE = 1000;
  * Read-only views of conversations and their audit trail for the API. `turnEnds` (Temporal) tells whether a turn
  * the rows show in flight has ended without a failure row; without it such a turn is taken to be running.
  */
-export function conversationQueries(db: Database, turnEnds?: TurnEndReader): ConversationQueries {
+export function conversationQueries(
+  db: Database,
+  turnEnds?: TurnEndReader,
+  now: () => Date = () => new Date()
+): ConversationQueries {
   const readAudits = async (cursors: readonly AuditCursor[], max = AUDIT_PAGE): Promise<AuditRowView[]> =>
     (await listAuditsAfter(db, cursors, Math.min(max, AUDIT_PAGE))).map(auditView);
   return {
@@ -49,6 +54,7 @@ export function conversationQueries(db: Database, turnEnds?: TurnEndReader): Con
           createdAt: h.createdAt.toISOString(),
         })),
         lastTurn: await lastTurn(db, conversationId, row.turnCount, turnEnds),
+        pendingApproval: await pendingApproval(db, conversationId, row.turnCount, now()),
       };
     },
 

@@ -80,6 +80,19 @@ export type LastTurnView =
   | { turnNumber: number; status: 'COMPLETED' }
   | { turnNumber: number; status: 'FAILED'; failureType: string; retryable: boolean };
 
+/**
+ * D16: the call a turn past the committed ones waits on, as its MCP_TOOL_APPROVAL_REQUESTED row says, until the
+ * decision is recorded or it expires; `decideWith` as in the 202.
+ */
+export interface PendingApprovalInConversation {
+  turnNumber: number;
+  toolCode: string;
+  args: JsonObject;
+  callIndex: number;
+  expiresAt: string;
+  decideWith: { method: string; url: string; body: JsonObject };
+}
+
 export interface ConversationView {
   conversationId: string;
   status: string;
@@ -95,6 +108,8 @@ export interface ConversationView {
   history: HistoryEntryView[];
   /** Null before any turn ended. */
   lastTurn: LastTurnView | null;
+  /** Null unless a turn waits for an approval now. */
+  pendingApproval: PendingApprovalInConversation | null;
 }
 
 export interface AuditRowView {

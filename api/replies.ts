@@ -8,7 +8,7 @@ export function approvalUrl(conversationId: string, turnNumber: number): string 
   return `/api/v1/conversation/${conversationId}/turns/${turnNumber}/approval`;
 }
 
-/** How to decide a pending approval: the 202's `approval.decideWith`. */
+/** How to decide a pending approval: the 202's `approval.decideWith`, and GET /conversation/{id}'s. */
 export function decideWith(conversationId: string, turnNumber: number, callIndex: number) {
   return {
     method: 'POST',

@@ -237,6 +237,15 @@ export const conversationSchema = {
         retryable: { type: 'boolean' },
       },
     },
+    pendingApproval: {
+      type: 'object',
+      nullable: true,
+      description:
+        'The tool call a turn waits on for a person (D16), null when none does: the turn number, the call as the ' +
+        "202's `approval` names it, and `decideWith`. It shows from the moment the turn parks (the stream has its " +
+        '`MCP_TOOL_APPROVAL_REQUESTED` event then) until the decision is recorded or `expiresAt` passes.',
+      properties: { turnNumber: { type: 'integer' }, ...approvalSchema.properties },
+    },
   },
 } as const;
 

@@ -8,7 +8,6 @@ import {
 } from '@temporalio/workflow';
 import type { TurnActivities } from '../core/turn/activities';
 import type {
-  ApprovalDecision,
   DirectToolCallInput,
   DirectToolCallRequest,
   McpPlanInput,
@@ -28,6 +27,7 @@ import {
   failedDirectToolCallInput,
   ToolCallFailure,
   type ApprovalRequest,
+  type AwaitedApproval,
   type HeldToolRequest,
   type HeldToolResolution,
   type TurnExecutor,
@@ -39,6 +39,7 @@ import {
   resolveHeldCall,
   TOOL_HOLD_FAILED,
 } from '../core/mcp/hold';
+import { approvalRequestedInput } from '../core/mcp/outcomes';
 import { StepCalls } from '../core/turn/protocol';
 import { isStepResult } from '../core/turn/step-result';
 import { STEP_TABLE, type StepName, type StepSpec } from '../core/turn/steps';
@@ -290,8 +291,20 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     return resolution;
   }
 
-  awaitApproval(request: ApprovalRequest): Promise<ApprovalDecision> {
-    return awaitApproval(this.state, this.session, request, this.versions);
+  /**
+   * D16: audits the request (MCP_TOOL_APPROVAL_REQUESTED) as the turn parks, as a hold audits TOOL_HELD, so the
+   * stream and GET /conversation/{id} show the pending call; then waits. Turns from before the patch audit it with
+   * the decision (the driver does, as requestAudited is unset).
+   */
+  async awaitApproval(request: ApprovalRequest, inputFor?: (suffix: string) => StepInput): Promise<AwaitedApproval> {
+    if (!inputFor || !this.versions.approvalRequestRow()) {
+      return awaitApproval(this.state, this.session, request, this.versions);
+    }
+    const expiresAt = new Date(workflowNow() + request.timeoutMs).toISOString();
+    const summary = `McpToolHold: ${request.toolCode} (call ${request.callIndex}) approval requested`;
+    await this.run('McpToolHold', approvalRequestedInput(inputFor, request, expiresAt), summary);
+    const decision = await awaitApproval(this.state, this.session, request, this.versions, expiresAt);
+    return { ...decision, requestAudited: true };
   }
 
   /**

@@ -11,14 +11,15 @@ import type { TurnVersions } from './turn-versions';
 /**
  * Parks the turn on a human decision (D16) until the decideApproval update or the timeout.
  * `versions` say whether this turn records its position while parked and puts TurnOutcome back to RUNNING afterwards.
+ * `expiresAt`: the time its request row names, when the executor wrote one before parking.
  */
 export async function awaitApproval(
   state: TurnState,
   session: Session | null,
   request: ApprovalRequest,
-  versions: Pick<TurnVersions, 'approvalResume' | 'parkPosition'>
+  versions: Pick<TurnVersions, 'approvalResume' | 'parkPosition'>,
+  expiresAt = new Date(workflowNow() + request.timeoutMs).toISOString()
 ): Promise<ApprovalDecision> {
-  const expiresAt = new Date(workflowNow() + request.timeoutMs).toISOString();
   state.pending = {
     toolCode: request.toolCode,
     args: request.args,

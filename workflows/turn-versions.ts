@@ -43,6 +43,13 @@ export const TURN_FAILURE_ROW_PATCH = 'turn-failure-row';
 export const PARK_POSITION_PATCH = 'park-records-position';
 
 /**
+ * The patch that writes MCP_TOOL_APPROVAL_REQUESTED when a turn parks on an approval (an McpToolHold local activity
+ * before it parks, as a hold writes TOOL_HELD), so the conversation's stream and GET /conversation/{id} show the
+ * pending call while it waits: histories without it wrote the row only with the decision, in the next activity.
+ */
+export const APPROVAL_REQUEST_ROW_PATCH = 'approval-request-row';
+
+/**
  * Which of the changes made to the turn workflow since conversationTurnV2 a turn runs with. The
  * turn executor asks here, never `patched()` itself, so one executor serves both workflow types.
  */
@@ -61,6 +68,8 @@ export interface TurnVersions {
   failureRow(): boolean;
   /** Whether a parked turn records its position (Intent, State, ConfigVersion); asked only when it parks. */
   parkPosition(): boolean;
+  /** Whether an approval's request row is written as the turn parks; asked only when an approval is awaited. */
+  approvalRequestRow(): boolean;
 }
 
 /**
@@ -75,6 +84,9 @@ const failureRow = (): boolean => patched(TURN_FAILURE_ROW_PATCH);
 
 /** Asked by every workflow type, each time the turn parks, so turns that never park record no marker. */
 const parkPosition = (): boolean => patched(PARK_POSITION_PATCH);
+
+/** Asked by V2 and V3 each time an approval is awaited, before the turn parks; turns that never do record no marker. */
+const approvalRequestRow = (): boolean => patched(APPROVAL_REQUEST_ROW_PATCH);
 
 function patchedStepRunsIn(): StepRunsIn {
   if (patched(WIDE_STEP_RUNS_PATCH)) return 'wide';
@@ -95,12 +107,13 @@ export const PATCHED_VERSIONS: TurnVersions = {
   approvalResume,
   failureRow,
   parkPosition,
+  approvalRequestRow,
 };
 
 /**
  * conversationTurnV3: every change made before it, asked of nothing. A turn is a workflow of its own, so a
  * new workflow type is the whole version: no patch marker and no TemporalChangeVersion upsert per turn.
- * Changes made since are asked like V2's (approvalResume, failureRow, parkPosition).
+ * Changes made since are asked like V2's (approvalResume, failureRow, parkPosition, approvalRequestRow).
  */
 export const CURRENT_VERSIONS: TurnVersions = {
   stepRunsIn: () => 'wide',
@@ -110,4 +123,5 @@ export const CURRENT_VERSIONS: TurnVersions = {
   approvalResume,
   failureRow,
   parkPosition,
+  approvalRequestRow,
 };

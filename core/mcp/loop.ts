@@ -12,7 +12,7 @@ import type {
   StopResult,
   ToolCallRequest,
 } from '../turn/contracts';
-import { ToolCallFailure, type TurnExecutor } from '../turn/executor';
+import { ToolCallFailure, type ApprovalRequest, type TurnExecutor } from '../turn/executor';
 import type { PlannedStep } from '../turn/step-runs';
 import { BlockReason, DEFAULT_APPROVAL_TIMEOUT_MS, POLICY_RESTRICTED_TAG } from './constants';
 import { finalAnswerDetermined, readObservations } from './context';
@@ -143,20 +143,24 @@ class McpRun {
 
   /** D16: waits for a human decision; a rejection or timeout ends the loop without running the tool. */
   private async approve(call: ToolCallRequest, tool: McpToolDescriptor): Promise<boolean> {
-    const timeoutMs = tool.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS;
-    const decision = await this.exec.awaitApproval({
+    const request: ApprovalRequest = {
       toolCode: call.toolCode,
       args: call.args,
       callIndex: call.callIndex,
-      timeoutMs,
-    });
+      sideEffect: tool.sideEffect,
+      timeoutMs: tool.approvalTimeoutMs ?? DEFAULT_APPROVAL_TIMEOUT_MS,
+    };
+    // Its keys are in histories: they must not change.
+    const decision = await this.exec.awaitApproval(request, (suffix) =>
+      this.input(`tool-${call.callIndex}-approval-${suffix}`)
+    );
     await this.exec.record({
       kind: 'APPROVAL',
       toolCode: call.toolCode,
       reason: decision.decision,
       iteration: call.callIndex,
     });
-    this.carry.push(...approvalAudits(call, tool, timeoutMs, decision));
+    this.carry.push(...approvalAudits(request, decision));
     if (decision.decision === 'APPROVED') return true;
     this.session = applyApprovalDenied(this.session, call, tool, decision);
     return false;

@@ -7,9 +7,10 @@ import type {
   ApprovalDecisionKind,
   McpToolDescriptor,
   PlannerDecision,
+  StepInput,
   ToolCallRequest,
 } from '../turn/contracts';
-import type { ToolCallFailure } from '../turn/executor';
+import { withAudits, type ApprovalRequest, type AwaitedApproval, type ToolCallFailure } from '../turn/executor';
 import { approvalDeniedAnswer, BlockReason, Fallback, McpAudit, McpOutcome, McpStatus } from './constants';
 import { mcpContext, writeFinalAnswer, writeLifecycle } from './context';
 import { publicToolErrorMessage } from './tool-error-text';
@@ -145,19 +146,32 @@ export type ApprovalDecisionPayload = {
   decided_by: string | null;
 };
 
-export function approvalAudits(
-  call: ToolCallRequest,
-  tool: McpToolDescriptor,
-  timeoutMs: number,
-  d: ApprovalDecision
-): AuditRecord[] {
-  const requested = audit(McpAudit.ApprovalRequested, {
-    tool_code: call.toolCode,
-    args: call.args,
-    call_index: call.callIndex,
-    side_effect: tool.sideEffect,
-    timeout_ms: timeoutMs,
+/**
+ * MCP_TOOL_APPROVAL_REQUESTED: the call that waits for a person. Written as the turn parks it names when the wait
+ * ends (`expires_at`); a turn parked before that wrote it with the decision, without it.
+ */
+export function approvalRequestedAudit(request: ApprovalRequest, expiresAt?: string): AuditRecord {
+  return audit(McpAudit.ApprovalRequested, {
+    tool_code: request.toolCode,
+    args: request.args,
+    call_index: request.callIndex,
+    side_effect: request.sideEffect,
+    timeout_ms: request.timeoutMs,
+    ...(expiresAt !== undefined ? { expires_at: expiresAt } : {}),
   });
+}
+
+/** The McpToolHold input that writes MCP_TOOL_APPROVAL_REQUESTED as the turn parks on an approval until `expiresAt`. */
+export function approvalRequestedInput(
+  inputFor: (suffix: string) => StepInput,
+  request: ApprovalRequest,
+  expiresAt: string
+): StepInput {
+  return withAudits(inputFor('requested'), approvalRequestedAudit(request, expiresAt));
+}
+
+/** The rows of a decision: the request too, unless the executor wrote it as the turn parked. */
+export function approvalAudits(request: ApprovalRequest, d: AwaitedApproval): AuditRecord[] {
   const stage =
     d.decision === 'APPROVED'
       ? McpAudit.ApprovalGranted
@@ -165,13 +179,13 @@ export function approvalAudits(
         ? McpAudit.ApprovalRejected
         : McpAudit.ApprovalExpired;
   const decided = audit(stage, {
-    tool_code: call.toolCode,
-    call_index: call.callIndex,
+    tool_code: request.toolCode,
+    call_index: request.callIndex,
     decision: d.decision,
     reason: d.reason,
     decided_by: d.decidedBy,
   } satisfies ApprovalDecisionPayload);
-  return [requested, decided];
+  return d.requestAudited ? [decided] : [approvalRequestedAudit(request), decided];
 }
 
 export function applyApprovalDenied(

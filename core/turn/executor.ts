@@ -22,7 +22,17 @@ export interface ApprovalRequest {
   toolCode: string;
   args: StepInput['session']['inputParams'];
   callIndex: number;
+  sideEffect: McpToolDescriptor['sideEffect'];
   timeoutMs: number;
+}
+
+/**
+ * A person's decision on an approval, and whether the executor wrote the request row (MCP_TOOL_APPROVAL_REQUESTED)
+ * as the turn parked; when it did not (the in-process runner, what-if, a turn parked before the workflow wrote it),
+ * the driver writes it with the decision.
+ */
+export interface AwaitedApproval extends ApprovalDecision {
+  requestAudited?: true;
 }
 
 export type { TurnDecisionRecord } from './contracts';
@@ -130,7 +140,11 @@ export interface TurnExecutor {
   mcpToolCall(input: McpToolCallInput, tool: McpToolDescriptor): Promise<StepOutput>;
   /** `next`: the steps the driver asks for after McpFinalize, as for `step`. */
   mcpFinalize(input: StepInput, next: readonly PlannedStep[]): Promise<StepOutput>;
-  awaitApproval(request: ApprovalRequest): Promise<ApprovalDecision>;
+  /**
+   * D16: waits for a person's decision on the call or its timeout. `inputFor` gives the input of the activity
+   * that audits the request as the turn parks (core/mcp/outcomes.ts approvalRequestedInput).
+   */
+  awaitApproval(request: ApprovalRequest, inputFor?: (suffix: string) => StepInput): Promise<AwaitedApproval>;
   record(decision: TurnDecisionRecord): Promise<void>;
   /**
    * #22: keeps a failed call pending until an operator decides or the hold times out. `inputFor`

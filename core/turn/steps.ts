@@ -178,7 +178,11 @@ export const STEP_TABLE: { readonly [K in StepName]: StepSpec } = {
   McpPrepare: remote('McpPrepare', 'CONSUMER_TASK', `PRE_AGENT_MCP ${RULES}`),
   McpPlan: model('McpPlan', 'one planner iteration: an LLM call', false),
   McpToolCall: remote('McpToolCall', 'TOOL_CALL', "one CALL_TOOL: SQL/HTTP, retried by the tool's policy"),
-  McpToolHold: local('McpToolHold', 'NONE', 'audits a call held for an operator and their decision (#22)'),
+  McpToolHold: local(
+    'McpToolHold',
+    'NONE',
+    'audits a call that waits for a person: held for an operator and their decision (#22), or an approval (D16)'
+  ),
   McpFinalize: remote('McpFinalize', 'CONSUMER_TASK', `POST_AGENT_MCP ${RULES}`),
   Rules: remote('Rules', 'CONSUMER_TASK', RULES),
   ResponseResolution: model('ResponseResolution', 'DERIVED responses ask the LLM'),

@@ -125,7 +125,13 @@ describe('what-if replay feeds', () => {
   it('approvals: the recorded decision, else a rejection noted as "approval"', async () => {
     const f = feeds();
     f.beginTurn(1);
-    const ask = { toolCode: 'order.cancel', args: { id: 'ORD-1' }, callIndex: 2, timeoutMs: 1000 };
+    const ask = {
+      toolCode: 'order.cancel',
+      args: { id: 'ORD-1' },
+      callIndex: 2,
+      sideEffect: 'IDEMPOTENT_WRITE' as const,
+      timeoutMs: 1000,
+    };
     await expect(f.approve(ask)).resolves.toEqual({ decision: 'APPROVED', reason: null, decidedBy: 'ops' });
     f.beginTurn(2);
     await expect(f.approve(ask)).resolves.toMatchObject({ decision: 'REJECTED' });

@@ -2,7 +2,7 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { TurnActivities } from '../../core/turn/activities';
 import { decideApprovalUpdate } from '../../workflows/messages';
 import { readTurnSearchAttributes, TurnSearchAttribute } from '../../workflows/search-attributes';
-import { APPROVAL_RESUME_PATCH, PARK_POSITION_PATCH } from '../../workflows/turn-versions';
+import { APPROVAL_REQUEST_ROW_PATCH, APPROVAL_RESUME_PATCH, PARK_POSITION_PATCH } from '../../workflows/turn-versions';
 import { extracted, loanConfig, plan } from '../support/loan-config';
 import { answer } from '../support/order-config';
 import { replayHistoryOf } from '../support/workflow-bundle';
@@ -97,10 +97,24 @@ describe('after an approval the turn is RUNNING again, like after a hold', () =>
 
   it('approve: TurnOutcome AWAITING_APPROVAL → RUNNING while the approved tool runs → the answer', async () => {
     const handle = await park('Submitted LA-90311.');
+    const conversationId = handle.workflowId.slice(5, 41);
+    // Written as the turn parked, so the stream and GET /conversation/{id} show it while it waits.
+    expect(await h.mcp.payload(conversationId, 'MCP_TOOL_APPROVAL_REQUESTED')).toMatchObject({
+      tool_code: 'loan.application.submit',
+      call_index: 2,
+      expires_at: expect.any(String),
+    });
     await handle.executeUpdate(decideApprovalUpdate, { args: [{ decision: 'approve', decidedBy: 'sre-amy' }] });
     // The approved submit waits at the gate: the turn runs and waits on no one.
     expect(await eventually(() => outcomeOf(handle), 'RUNNING')).toBe('RUNNING');
     expect((await handle.describe()).status.name).toBe('RUNNING');
+    // A second decision meanwhile is told the call was decided, not that the turn never waited.
+    const second = await handle
+      .executeUpdate(decideApprovalUpdate, { args: [{ decision: 'approve', decidedBy: 'sre-bob' }] })
+      .catch((err: unknown) => err);
+    expect(String((second as Error).cause ?? second)).toContain(
+      'APPROVAL_ALREADY_DECIDED: call #2 was already approved'
+    );
 
     gate.release();
     const result = (await handle.result()) as { payload: { value: string }; outcome: string };
@@ -108,7 +122,13 @@ describe('after an approval the turn is RUNNING again, like after a hold', () =>
     expect(await outcomeOf(handle)).toBe(result.outcome);
     const history = await h.history(handle.workflowId);
     expect(outcomesUpserted(history)).toEqual(['AWAITING_APPROVAL', 'RUNNING', result.outcome]);
-    expect(patchesRecorded(history)).toEqual([PARK_POSITION_PATCH, APPROVAL_RESUME_PATCH]);
+    expect(patchesRecorded(history)).toEqual([APPROVAL_REQUEST_ROW_PATCH, PARK_POSITION_PATCH, APPROVAL_RESUME_PATCH]);
+    // Once: as the turn parked, not again with the decision.
+    expect(await h.mcp.stages(conversationId)).toEqual(
+      expect.arrayContaining(['MCP_TOOL_APPROVAL_REQUESTED', 'MCP_TOOL_APPROVAL_GRANTED'])
+    );
+    const requested = (await h.mcp.stages(conversationId)).filter((s) => s === 'MCP_TOOL_APPROVAL_REQUESTED');
+    expect(requested).toHaveLength(1);
     await expect(replayHistoryOf(handle)).resolves.toBeUndefined();
   });
 

@@ -10,7 +10,6 @@ import { sessionFor } from '../../support/config-rows';
 
 const call = { toolCode: 'order.lookup', args: { orderId: 'A-1' }, callIndex: 2, idempotencyKey: 't/tool/2' };
 const session = sessionFor('lookup A-1');
-const tool = { toolCode: 'order.lookup', toolGroup: 'orders', sideEffect: 'READ_ONLY' } as never;
 
 describe('parseAudit', () => {
   it("reads what core's writers write, as their declared types", () => {
@@ -26,7 +25,8 @@ describe('parseAudit', () => {
     const [result] = applyToolResult(sessionFor('lookup A-1'), call, 'orders', { rows: [1] });
     expect(parseAudit(result!)).toMatchObject({ kind: 'read', payload: { rows: '{"rows":[1]}' } });
     const decision = { decision: 'REJECTED', reason: 'no', decidedBy: 'ops' } as const;
-    const [requested, decided] = approvalAudits(call, tool, 1000, decision);
+    const request = { ...call, sideEffect: 'READ_ONLY' as const, timeoutMs: 1000 };
+    const [requested, decided] = approvalAudits(request, decision);
     expect(parseAudit(requested!)).toMatchObject({ kind: 'other', stage: McpAudit.ApprovalRequested });
     expect(parseAudit(decided!)).toEqual({
       kind: 'read',

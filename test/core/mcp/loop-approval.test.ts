@@ -26,7 +26,13 @@ describe('MCP loop: human approval (D16)', () => {
     );
     const out = await runMcpStep(stepInput(), exec);
     expect(exec.approvals).toEqual([
-      { toolCode: 'loan.application.submit', args: { customerId: '1234' }, callIndex: 1, timeoutMs: 60000 },
+      {
+        toolCode: 'loan.application.submit',
+        args: { customerId: '1234' },
+        callIndex: 1,
+        sideEffect: 'IDEMPOTENT_WRITE',
+        timeoutMs: 60000,
+      },
     ]);
     expect(exec.toolInputs).toHaveLength(1);
     expect(exec.decisions).toEqual([
