@@ -13,11 +13,12 @@ import { testWorkflowBundle } from '../support/workflow-bundle';
  * RegularSteps activity), and conversationTurnV3 (v3/: the same steps, with no patch asked). v3-parked/
  * (export-parked-histories.ts) holds V3 turns parked on an approval or a held tool call and then decided,
  * recorded before the approval-resume patch: what follows a person's decision must replay too; v3-parked-position/
- * holds the same turns with it and the park-records-position patch. v3-failed/
+ * holds the same turns with it and the park-records-position patch; v3-parked-request-row/ with the approval-request-row
+ * patch too (the approval's request row written as the turn parks). v3-failed/
  * (export-failed-histories.ts) holds a V3 turn an operator failed, before and after the turn-failure-row patch.
  */
 const SEED_SETS = ['', 'v2', 'v2-local-first', 'v2-step-runs', 'v2-wide-step-runs', 'v3'];
-const SETS = [...SEED_SETS, 'v3-parked', 'v3-parked-position', 'v3-failed'];
+const SETS = [...SEED_SETS, 'v3-parked', 'v3-parked-position', 'v3-parked-request-row', 'v3-failed'];
 const ROOT = join(__dirname, 'histories');
 
 const fixtures = SETS.flatMap((set) =>
