@@ -1,15 +1,14 @@
 import type { temporal } from '@temporalio/proto';
 import { publicFailure, publicFailureOf } from './public-failure';
 import {
-  activityEntries,
   decisionLog,
   decodePayload,
-  entriesByEvent,
   epochMs,
   handoffNote,
   upsertedSearchAttributes,
   type ActivityEntry,
 } from './entries';
+import { timedSteps, type TimedStep } from './step-times';
 import { readTurnSearchAttributes, TurnOutcomeValue, TurnSearchAttribute } from '../../workflows/search-attributes';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -120,44 +119,33 @@ function otherItem(event: HistoryEvent, offsetMs: number | null, held: boolean):
   return close ? { kind: 'close', eventId, offsetMs, ...close } : null;
 }
 
-/**
- * A local activity is recorded once, when it completes; it started after the workflow task that
- * ran it started and after the local activity before it in that task completed.
- */
-function stepTimes(entry: ActivityEntry, localStart: number | null, start: number | null) {
-  // A step of a step run carries its own start (entries.ts), from the durations the run recorded.
-  const from = entry.local ? (entry.startedAt ?? localStart) : (entry.startedAt ?? entry.scheduledAt);
-  const at = entry.local ? (entry.startedAt ?? localStart) : entry.inRun ? from : entry.scheduledAt;
-  return {
-    offsetMs: at !== null && start !== null ? Math.max(0, at - start) : null,
-    durationMs: from !== null && entry.closedAt !== null ? Math.max(0, entry.closedAt - from) : null,
-  };
-}
-
 /** The story of one turn, from its event history alone (any server: ours or real Temporal). */
 export function turnStory(events: HistoryEvent[]): TurnStory {
   const start = epochMs(events[0]?.eventTime);
-  const all = activityEntries(events);
-  const entries = entriesByEvent(all);
+  const entries = timedSteps(events);
   const seen = new Map<string, number>();
   const timeline: TimelineItem[] = [];
-  let localStart: number | null = null;
   // A timer after TurnOutcome=HELD is the hold's expiry, not an approval window.
   let held = false;
   let close: { status: string; failure: string | null; at: number | null } | null = null;
   for (const event of events) {
     const at = epochMs(event.eventTime);
     const offsetMs = at !== null && start !== null ? at - start : null;
-    if (event.workflowTaskStartedEventAttributes) localStart = at;
     const steps = entries.get(Number(event.eventId ?? 0));
     if (steps) {
-      for (const entry of steps) {
+      for (const { entry, atMs, durationMs } of steps) {
         const iteration = (seen.get(entry.type) ?? 0) + 1;
         // The handed-off attempt and the regular run after it are one call: it is counted once.
         if (handoffNote(entry) === null) seen.set(entry.type, iteration);
-        const times = stepTimes(entry, localStart, start);
-        if (entry.local) localStart = entry.closedAt;
-        timeline.push({ kind: 'step', eventId: entry.scheduledEventId, ...pick(entry), iteration, ...times });
+        const offsetMs = atMs !== null && start !== null ? Math.max(0, atMs - start) : null;
+        timeline.push({
+          kind: 'step',
+          eventId: entry.scheduledEventId,
+          ...pick(entry),
+          iteration,
+          offsetMs,
+          durationMs,
+        });
       }
       continue;
     }
@@ -174,7 +162,7 @@ export function turnStory(events: HistoryEvent[]): TurnStory {
     closedAt: close?.at != null ? new Date(close.at).toISOString() : null,
     durationMs: close?.at != null && start !== null ? close.at - start : null,
     status: close?.status ?? 'RUNNING',
-    configVersion: configVersionOf(searchAttributes, all),
+    configVersion: configVersionOf(searchAttributes, [...entries.values()].flat()),
     searchAttributes,
     decisions: decisionLog(events),
     timeline,
@@ -184,10 +172,10 @@ export function turnStory(events: HistoryEvent[]): TurnStory {
   };
 }
 
-function configVersionOf(searchAttributes: Record<string, unknown>, entries: ActivityEntry[]): string | null {
+function configVersionOf(searchAttributes: Record<string, unknown>, steps: TimedStep[]): string | null {
   const pinned = readTurnSearchAttributes(searchAttributes).configVersion;
   if (pinned !== undefined) return pinned;
-  const load = entries.find((e) => e.type === 'LoadOrCreateConversation')?.result as
+  const load = steps.find((s) => s.entry.type === 'LoadOrCreateConversation')?.entry.result as
     { patch?: { set?: { configVersion?: unknown } } } | undefined;
   const version = load?.patch?.set?.configVersion;
   return typeof version === 'string' ? version : null;

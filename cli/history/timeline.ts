@@ -1,6 +1,7 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
-import { activityEntries, entriesByEvent, handoffNote, type ActivityEntry } from '../../api/history/entries';
+import { handoffNote, type ActivityEntry } from '../../api/history/entries';
+import { timedSteps, type TimedStep } from '../../api/history/step-times';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -21,11 +22,9 @@ function kindOf(entry: ActivityEntry): string {
   return entry.leadsRun ? ' (leads a regular step run)' : ' (in a regular step run)';
 }
 
-function activityLine(entry: ActivityEntry, events: Map<number, HistoryEvent>, start: Date | null): string {
-  // A step of a run has its own start, timed back from the run's end; any other step its scheduled time.
-  const at =
-    entry.inRun && entry.startedAt !== null ? entry.startedAt : timeOf(events.get(entry.scheduledEventId))?.getTime();
-  const offset = at !== undefined && start ? `+${((at - start.getTime()) / 1000).toFixed(3)}s` : '';
+/** A step's line, at the time it ran (api/history/step-times.ts: a local step by its task, not its marker). */
+function activityLine({ entry, atMs }: TimedStep, start: Date | null): string {
+  const offset = atMs !== null && start ? `+${((atMs - start.getTime()) / 1000).toFixed(3)}s` : '';
   const kind = kindOf(entry);
   const handoff = handoffNote(entry);
   if (handoff !== null) return `${offset.padStart(10)}  ${entry.type}${kind}  → ${handoff}`;
@@ -87,13 +86,12 @@ function otherLine(event: HistoryEvent, events: Map<number, HistoryEvent>): stri
 export function formatTimeline(workflowId: string, history: HistoryEvent[]): string[] {
   const byId = new Map(history.map((e) => [Number(e.eventId ?? 0), e]));
   const start = timeOf(history[0]);
-  const entries = activityEntries(history);
-  const entriesOf = entriesByEvent(entries);
+  const stepsOf = timedSteps(history);
   const lines = [`${workflowId} — started ${start?.toISOString() ?? '?'} — ${history.length} events`];
   for (const event of history) {
-    const steps = entriesOf.get(Number(event.eventId ?? 0));
+    const steps = stepsOf.get(Number(event.eventId ?? 0));
     if (steps) {
-      for (const entry of steps) lines.push(activityLine(entry, byId, start));
+      for (const step of steps) lines.push(activityLine(step, start));
       continue;
     }
     const other = otherLine(event, byId);

@@ -1,4 +1,5 @@
-/** `convengine history`'s timeline of events other than activities: updates, as a reset leaves them. */
+/** `convengine history`'s timeline: updates, as a reset leaves them, and when each step ran. */
+import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { formatTimeline } from '../../cli/history/timeline';
 
@@ -53,6 +54,51 @@ describe('the timeline of updates', () => {
       'update accepted: decideApproval',
       'update accepted: resolveHeldTool',
       'update accepted: resolveHeldTool',
+    ]);
+  });
+});
+
+const ms = (epochMs: number) => ({ seconds: Math.floor(epochMs / 1000), nanos: (epochMs % 1000) * 1e6 });
+const payload = (value: unknown) => ({ payloads: [defaultPayloadConverter.toPayload(value)] });
+
+/** sdk-core's marker of a local activity: written when its workflow task completes, its own end in `data`. */
+function localMarker(eventId: number, taskEndMs: number, type: string, completeMs: number, result: unknown) {
+  return {
+    eventId,
+    eventTime: ms(taskEndMs),
+    markerRecordedEventAttributes: {
+      markerName: 'core_local_activity',
+      details: {
+        data: payload({ activity_type: type, activity_id: String(eventId), attempt: 1, complete_time: ms(completeMs) }),
+        result: payload(result),
+      },
+    },
+  };
+}
+
+describe('the timeline of steps', () => {
+  it('times a local step by when it ran, not by its marker: a held skip then its step run read forwards', () => {
+    // The operator's skip lands in a workflow task that starts at +47.500 s; McpToolHold (local) records it, then a
+    // local step run (McpFinalize, ResponseResolution) ends at +47.600 s; the task ends, with both markers, at
+    // +47.617 s. The marker's time put McpToolHold after the McpFinalize that followed it (+47.617 s, +47.551 s).
+    const t0 = 1_000_000;
+    const events = [
+      { eventId: 1, eventTime: ms(t0), workflowExecutionStartedEventAttributes: {} },
+      { eventId: 20, eventTime: ms(t0 + 47_500), workflowTaskStartedEventAttributes: {} },
+      localMarker(22, t0 + 47_617, 'McpToolHold', t0 + 47_520, { ok: true }),
+      localMarker(23, t0 + 47_617, 'LocalSteps', t0 + 47_600, {
+        ran: [
+          { name: 'McpFinalize', callKey: 'f', durationMs: 49, result: {} },
+          { name: 'ResponseResolution', callKey: 'r', durationMs: 30, result: {} },
+        ],
+        handedOver: null,
+      }),
+    ] as unknown as HistoryEvent[];
+    const lines = formatTimeline('turn-x-1', events).slice(1);
+    expect(lines.map((l) => l.trim().split(/\s+/).slice(0, 2).join(' '))).toEqual([
+      '+47.500s McpToolHold',
+      '+47.521s McpFinalize',
+      '+47.570s ResponseResolution',
     ]);
   });
 });
