@@ -33,9 +33,11 @@ const postgresUrl = z.preprocess(
     .optional()
 );
 
-const hostPort = z
-  .string()
-  .regex(/^(\[[0-9a-fA-F:]+\]|[^\s:/[\]]+):\d{1,5}$/, 'must be host:port, e.g. localhost:7233');
+const HOST_PORT = /^(\[[0-9a-fA-F:]+\]|[^\s:/[\]]+):\d{1,5}$/;
+/** What TEMPORAL_ADDRESS (and a command's --address) must be. */
+export const HOST_PORT_RULE = 'must be host:port, e.g. localhost:7233';
+export const isHostPort = (value: string): boolean => HOST_PORT.test(value);
+const hostPort = z.string().regex(HOST_PORT, HOST_PORT_RULE);
 
 const httpUrl = z.preprocess(
   blankAsUnset,

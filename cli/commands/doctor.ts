@@ -1,7 +1,8 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadEnv } from '../../config/env';
 import { configuredTemporal } from '../../config/temporal-connection';
-import { parseCommandArgs, type CliCommand } from '../command';
+import { parseCommandArgs, usageError, type CliCommand } from '../command';
+import { addressOption } from '../temporal/connect';
 import {
   checkAuditTrail,
   checkConfig,
@@ -39,8 +40,10 @@ export const doctorCommand: CliCommand = {
       return 2;
     }
     const { options } = parsed;
+    const given = addressOption(options);
+    if (typeof given === 'string') return usageError(io, given, USAGE);
     const env = loadEnv();
-    const address = options.get('address')?.at(-1) ?? env.TEMPORAL_ADDRESS;
+    const address = given.address ?? env.TEMPORAL_ADDRESS;
     const namespace = options.get('namespace')?.at(-1) ?? env.TEMPORAL_NAMESPACE;
     if (!address) {
       io.err('doctor: no Temporal server to check: set TEMPORAL_ADDRESS or pass --address host:port');

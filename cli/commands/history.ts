@@ -6,7 +6,7 @@ import { configuredTemporal } from '../../config/temporal-connection';
 import { parseCommandArgs, usageError, type CliCommand } from '../command';
 import { formatTimeline } from '../history/timeline';
 import { errorChain } from '../error-chain';
-import { withTemporalConnection } from '../temporal/connect';
+import { addressOption, withTemporalConnection } from '../temporal/connect';
 import { claimCheckDataConverter } from '../../db/claims/codec';
 import { openDatabase } from '../../db/pool';
 
@@ -50,8 +50,10 @@ export const historyCommand: CliCommand = {
       io.err('history needs exactly one workflow id, e.g. turn-<conversationId>-1');
       return 2;
     }
+    const given = addressOption(options);
+    if (typeof given === 'string') return usageError(io, given, USAGE);
     const env = loadEnv();
-    const temporal = configuredTemporal(env, options.get('address')?.at(-1));
+    const temporal = configuredTemporal(env, given.address);
     const namespace = options.get('namespace')?.at(-1) ?? env.TEMPORAL_NAMESPACE;
     const runId = options.get('run')?.at(-1);
     try {

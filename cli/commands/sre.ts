@@ -13,7 +13,7 @@ import type { HeldToolDecisionInput } from '../../workflows/messages';
 import { TurnOutcomeValue, TurnSearchAttribute } from '../../workflows/search-attributes';
 import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../command';
 import { errorChain } from '../error-chain';
-import { withTemporalConnection } from '../temporal/connect';
+import { addressOption, withTemporalConnection } from '../temporal/connect';
 
 /** The verbs are the update's actions, kebab-cased (markDone → mark-done). */
 const ACTIONS: ReadonlyMap<string, HeldToolDecisionAction> = new Map(
@@ -29,9 +29,9 @@ const FLAGS: Readonly<Record<string, string>> = {
 };
 
 const USAGE = [
-  'convengine sre list [--json]',
-  'convengine sre retry|skip|fail --workflow-id <id> [--reason text] [--by name] [--call <n>]',
-  'convengine sre mark-done --workflow-id <id> --result <json> [--reason text] [--by name]',
+  'convengine sre list [--json] [--address host:port] [--namespace ns]',
+  'convengine sre retry|skip|fail --workflow-id <id> [--reason text] [--by name] [--call <n>] [--address …] [--namespace …]',
+  'convengine sre mark-done --workflow-id <id> --result <json> [--reason text] [--by name] [--address …] [--namespace …]',
   '',
   'Turns whose tool call ran out of retries with on_retries_exhausted=HOLD, or a NON_IDEMPOTENT_WRITE',
   `whose outcome is unknown, wait for an operator (${TurnSearchAttribute.TurnOutcome}="${TurnOutcomeValue.Held}"). ` +
@@ -43,7 +43,8 @@ const USAGE = [
   `--reason takes up to ${DECISION_LIMITS.reasonChars} characters, --by ${DECISION_LIMITS.decidedByChars}, --result up to ` +
     `${DECISION_LIMITS.resultBytes} bytes of JSON (the turn refuses more whichever way it is sent).`,
   'Same as: temporal workflow update execute --workflow-id <id> --name resolveHeldTool --input',
-  '\'{"action":"retry","decidedBy":"you"}\'. Address: --address, TEMPORAL_ADDRESS or 127.0.0.1:7233.',
+  '\'{"action":"retry","decidedBy":"you"}\'. Address: --address, TEMPORAL_ADDRESS or 127.0.0.1:7233;',
+  'namespace: --namespace, TEMPORAL_NAMESPACE or default.',
 ].join('\n');
 
 const OPTIONS = {
@@ -94,6 +95,15 @@ function decisionOf(action: HeldToolDecisionAction, options: Map<string, string[
   return problem ? `${FLAGS[problem.field] ?? problem.field}: ${problem.message}` : decision;
 }
 
+/** What is wrong with the command words: none, an unknown one, or more than one. */
+function verbProblem(positional: string[]): string {
+  const verbs = ['list', ...ACTIONS.keys()].join(', ');
+  const [verb, ...extra] = positional;
+  if (verb === undefined) return `sre needs a command: ${verbs}`;
+  if (verb !== 'list' && !ACTIONS.has(verb)) return `sre: unknown command "${verb}" (${verbs})`;
+  return `sre: unexpected argument(s): ${extra.join(' ')}`;
+}
+
 export const sreCommand: CliCommand = {
   usage: USAGE,
   async run(args, io) {
@@ -103,16 +113,19 @@ export const sreCommand: CliCommand = {
     const [verb] = positional;
     const action = verb ? ACTIONS.get(verb) : undefined;
     if (positional.length !== 1 || (verb !== 'list' && !action)) {
-      io.err(USAGE);
+      io.err(verbProblem(positional));
+      io.err(`Usage: ${USAGE}`);
       return 2;
     }
+    const given = addressOption(options);
+    if (typeof given === 'string') return usageError(io, given, USAGE);
     const workflowId = options.get('workflow-id')?.at(-1);
     const decision = action ? decisionOf(action, options) : null;
     if (action && !workflowId) io.err(`${verb} needs --workflow-id <id> (see convengine sre list)`);
     if (typeof decision === 'string') io.err(decision);
     if ((action && !workflowId) || typeof decision === 'string') return 2;
     const env = loadEnv();
-    const temporal = configuredTemporal(env, options.get('address')?.at(-1));
+    const temporal = configuredTemporal(env, given.address);
     const namespace = options.get('namespace')?.at(-1) ?? env.TEMPORAL_NAMESPACE;
     try {
       return await withTemporalConnection(temporal, async (connection) => {

@@ -1,4 +1,5 @@
 import type { Connection } from '@temporalio/client';
+import { HOST_PORT_RULE, isHostPort } from '../../config/env';
 import { connectTemporalClient } from '../../config/temporal-client';
 import type { TemporalConnectionSettings } from '../../config/temporal-connection';
 
@@ -13,4 +14,14 @@ export async function withTemporalConnection<T>(
   } finally {
     await connection.close();
   }
+}
+
+/**
+ * The `--address` option: its last value, undefined when absent, or the usage error for one that is not host:port
+ * (the same rule as TEMPORAL_ADDRESS), before any connection is tried.
+ */
+export function addressOption(options: ReadonlyMap<string, readonly string[]>): { address?: string } | string {
+  const address = options.get('address')?.at(-1);
+  if (address === undefined) return {};
+  return isHostPort(address) ? { address } : `--address ${HOST_PORT_RULE}, not "${address}"`;
 }

@@ -103,6 +103,7 @@ describe('convengine doctor', () => {
     [['--address'], '--address needs a value'],
     [['--namespace', '--json'], '--namespace needs a value'],
     [['--strict=yes'], '--strict takes no value'],
+    [['--address', 'host'], '--address must be host:port, e.g. localhost:7233, not "host"'],
   ])('doctor %j is a usage error: %s', async (args, message) => {
     const run = await runConvengine(['doctor', ...args], { TEMPORAL_ADDRESS: server.address, DATABASE_URL: '' });
     expect(run.code).toBe(2);

@@ -7,10 +7,21 @@ describe('convengine sre', () => {
     [['list', '--address'], '--address needs a value'],
     [['retry', '--workflow-id'], '--workflow-id needs a value'],
     [['list', '--json=1'], '--json takes no value'],
+    [[], 'sre needs a command: list, retry, skip, fail, mark-done'],
+    [['frobnicate'], 'sre: unknown command "frobnicate" (list, retry, skip, fail, mark-done)'],
+    [['list', 'extra'], 'sre: unexpected argument(s): extra'],
+    [['list', '--address', 'nonsense:::'], '--address must be host:port, e.g. localhost:7233, not "nonsense:::"'],
   ])('sre %j exits 2 with "%s"', async (args, message) => {
     const run = await runConvengine(['sre', ...args], { TEMPORAL_ADDRESS: '127.0.0.1:1' }, 30_000);
     expect(run.code).toBe(2);
     expect(run.stderr.split('\n')[0]).toBe(message);
+  });
+
+  it('--help names every option it takes, --namespace and --address among them', async () => {
+    const run = await runConvengine(['sre', '--help'], {}, 30_000);
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('--namespace ns');
+    expect(run.stdout).toContain('--address host:port');
   });
 
   it('names the address it cannot reach, for list and for a decision', async () => {
