@@ -309,7 +309,24 @@ export const heldTurnsSchema = {
       type: 'array',
       items: {
         type: 'object',
-        properties: { workflowId: { type: 'string' }, runId: { type: 'string' }, held: heldToolSchema },
+        properties: {
+          workflowId: { type: 'string' },
+          runId: { type: 'string' },
+          intent: { type: 'string', nullable: true },
+          state: { type: 'string', nullable: true },
+          configVersion: { type: 'string', nullable: true },
+          held: {
+            ...heldToolSchema,
+            nullable: true,
+            description: 'The held call, as the turn tells it; null when its worker cannot be asked (see unavailable).',
+          },
+          unavailable: {
+            type: 'string',
+            description:
+              'Why held is null: no worker answers the turn (e.g. "no worker is polling task queue …"). The turn is ' +
+              "listed from Temporal's visibility, and still waits for a decision.",
+          },
+        },
       },
     },
   },

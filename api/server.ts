@@ -36,6 +36,7 @@ import type { ApiPorts, ReadinessProbe } from './ports';
 import { TemporalTurnGateway } from './turns/gateway';
 import { temporalTurnEnds } from './turns/turn-ended';
 import { temporalHeldTools } from './turns/held-tools';
+import { recentPollers } from './turns/turn-worker';
 import { runningTurnsQuery, TurnOutcomeValue } from '../workflows/search-attributes';
 
 export interface ApiServer {
@@ -92,7 +93,8 @@ function readiness(
         taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
       })
     ).then(
-      (res) => turnPollersCheck((res.pollers ?? []).map((p) => p.identity ?? '')),
+      // The pollers an operator's decision would count too (api/turns/turn-worker.ts), so both agree.
+      (res) => turnPollersCheck(recentPollers(res.pollers ?? [], Date.now()).map((p) => p.identity ?? '')),
       () => ({ check: 'unreachable' })
     );
   return {
@@ -154,6 +156,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     taskQueue: env.TEMPORAL_TASK_QUEUE,
     eagerStart: shared !== undefined,
     replyTimeoutMs: env.TURN_REPLY_TIMEOUT_MS,
+    decisionTimeoutMs: env.OPERATOR_DECISION_TIMEOUT_MS,
   });
   const ports: ApiPorts = {
     turns: meteredTurnGateway(gateway, metrics.turnDuration),
@@ -165,7 +168,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       conversation: (id, version, { maxTurns }) =>
         whatifConversation({ db: handle.db }, { conversationId: id, config: { version }, maxTurns }),
     },
-    heldTools: temporalHeldTools(client),
+    heldTools: temporalHeldTools(client, { decisionTimeoutMs: env.OPERATOR_DECISION_TIMEOUT_MS }),
   };
   const app = buildApi({
     ports,

@@ -63,6 +63,8 @@ export const LLM_REPLY_DEFAULT_MAX_BYTES = 256 * 1024;
 export const INPUT_PARAMS_DEFAULT_MAX_BYTES = 16 * 1024;
 /** TURN_REPLY_TIMEOUT_MS's default; the test and bench stacks wait as long. */
 export const TURN_REPLY_TIMEOUT_DEFAULT_MS = 60_000;
+/** OPERATOR_DECISION_TIMEOUT_MS's default: a live worker takes a decision in milliseconds; 10 s without one means none is there. */
+export const OPERATOR_DECISION_TIMEOUT_DEFAULT_MS = 10_000;
 
 /**
  * GET /api/v1/whatif's bounds (api/routes/whatif.ts says why there are any) when WHATIF_CONCURRENCY and
@@ -110,6 +112,13 @@ const envSchema = z.object({
    * race with a turn's own round trip even when its answer is there; at most what a timer takes (~24.8 days).
    */
   TURN_REPLY_TIMEOUT_MS: integer(TURN_REPLY_TIMEOUT_DEFAULT_MS, 1_000, INT32_MAX),
+  /**
+   * How long an operator's decision (an approval, a held call's retry, skip, fail or markDone; from the API, the
+   * console or `convengine sre`) waits for the turn's worker to take it. Past it the caller gets 503
+   * WORKER_UNAVAILABLE (the CLI exits 1): the decision was sent and Temporal keeps it, so it may still be applied
+   * when a worker returns (Temporal cannot withdraw it). At least a second, at most ten minutes.
+   */
+  OPERATOR_DECISION_TIMEOUT_MS: integer(OPERATOR_DECISION_TIMEOUT_DEFAULT_MS, 1_000, 600_000),
   /**
    * A turn's inputParams, as JSON. They are part of the turn's session, which every `_meta` audit row
    * carries (AuditService.PERSIST_META): ~60 rows a turn, so a 700 KB object once wrote ~120 MB.

@@ -135,6 +135,11 @@ export const turnViewSchema = {
       },
     },
     heldTool: { ...heldToolSchema, nullable: true },
+    waitingUnavailable: {
+      ...nullableString,
+      description:
+        'Why the approval or held call the turn waits on is not shown: no worker answers its query. Null otherwise.',
+    },
     temporalUiUrl: nullableString,
   },
 } as const;

@@ -1,12 +1,13 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { isGrpcServiceError, WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { turnProgressQuery, TurnStatus, type HeldTool, type PendingApproval } from '../../workflows/messages';
+import { TurnStatus, type HeldTool, type PendingApproval, type TurnProgress } from '../../workflows/messages';
 import { conversationTurnsQuery, readTurnSearchAttributes } from '../../workflows/search-attributes';
 import { ApiError, conflict, notFound } from '../errors';
 import { epochMs } from '../history/entries';
 import { publicFailureOf } from '../history/public-failure';
 import { resolveStepRunClaims } from '../history/step-run-claims';
+import { progressUnavailable, readProgress } from '../turns/turn-worker';
 import type { ActivityOperation, PendingActivityView, TurnInspector, TurnSummary } from './ports';
 
 const TURN_NUMBER = /-([1-9][0-9]*)$/;
@@ -41,6 +42,14 @@ function operationError(err: unknown, operation: ActivityOperation): Error {
   if (err.code === GrpcStatus.NOT_FOUND) return notFound('ACTIVITY_NOT_FOUND', 'No such pending activity.');
   if (err.code === GrpcStatus.FAILED_PRECONDITION) return conflict('TURN_NOT_RUNNING', 'The turn is not running.');
   return err;
+}
+
+/** The turn's progress, which its worker answers: 404 without the turn, 503 WORKER_UNAVAILABLE without a worker. */
+async function progressOf(client: Client, workflowId: string): Promise<TurnProgress> {
+  const read = await readProgress(client, workflowId);
+  if (!read) throw notFound('TURN_NOT_FOUND', `No turn ${workflowId}.`);
+  if ('unavailable' in read) throw progressUnavailable(workflowId, read.unavailable);
+  return read.progress;
 }
 
 /** The console's view of turns through the Temporal client: the same calls on our dev server and real Temporal. */
@@ -95,18 +104,12 @@ export function temporalInspector(client: Client): TurnInspector {
     },
 
     async pendingApproval(workflowId): Promise<PendingApproval | null> {
-      const progress = await client.workflow.getHandle(workflowId).query(turnProgressQuery);
-      return progress.pending;
+      return (await progressOf(client, workflowId)).pending;
     },
 
     async heldTool(workflowId): Promise<HeldTool | null> {
-      try {
-        const progress = await client.workflow.getHandle(workflowId).query(turnProgressQuery);
-        return progress.status === TurnStatus.Held ? (progress.held ?? null) : null;
-      } catch (err) {
-        if (err instanceof WorkflowNotFoundError) throw notFound('TURN_NOT_FOUND', `No turn ${workflowId}.`);
-        throw err;
-      }
+      const progress = await progressOf(client, workflowId);
+      return progress.status === TurnStatus.Held ? (progress.held ?? null) : null;
     },
 
     async operateActivity(workflowId, activityId, operation) {

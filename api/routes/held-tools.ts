@@ -29,7 +29,7 @@ export function heldToolRoutes(app: FastifyInstance, ports: ApiPorts, docs: Open
       method: 'GET',
       url: '/api/v1/admin/turns/held',
       summary: `Turns whose tool call ran out of retries and waits for an operator (${TurnSearchAttribute.TurnOutcome}=${TurnOutcomeValue.Held}).`,
-      schema: { response: { 200: heldTurnsSchema, '4xx': errorSchema } },
+      schema: { response: { 200: heldTurnsSchema, '4xx': errorSchema, '5xx': errorSchema } },
     },
     async () => ({ turns: await held.list() })
   );
@@ -43,7 +43,7 @@ export function heldToolRoutes(app: FastifyInstance, ports: ApiPorts, docs: Open
       schema: {
         params: workflowIdParams,
         body: heldToolDecisionSchema,
-        response: { 200: heldToolAckSchema, '4xx': errorSchema },
+        response: { 200: heldToolAckSchema, '4xx': errorSchema, '5xx': errorSchema },
       },
     },
     async (request) => {

@@ -1,13 +1,15 @@
 import { createHash } from 'node:crypto';
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client, type WorkflowHandle } from '@temporalio/client';
+import type { Client } from '@temporalio/client';
 import { turnIdFor, type TurnInput } from '../../core/turn/contracts';
 import { committedTurnCount, loadConversation } from '../../db/repositories/conversation';
 import { claimTurn, findTurnClaim, releaseTurnClaim, type TurnClaim } from '../../db/repositories/turn-request';
 import type { Database } from '../../db/pool';
 import { decideApprovalUpdate, type ApprovalDecisionInput } from '../../workflows/messages';
 import { canonicalJson } from '../../core/json';
-import { ApiError, conflict, notFound, refusedUpdate } from '../errors';
+import { OPERATOR_DECISION_TIMEOUT_DEFAULT_MS } from '../../config/env';
+import { ApiError, conflict, notFound } from '../errors';
 import type { StillRunningReason, TurnGateway, TurnRef, TurnReply, TurnRequest } from '../ports';
+import { describeOrNull, sendDecision } from './decisions';
 import { TurnFollowers } from './followers';
 import { startedForKey, startTurnWorkflow } from './start';
 import { originalTurnInput, parseTurnId } from './turn-id';
@@ -25,6 +27,8 @@ export interface TemporalTurnGatewayOptions {
   eagerStart?: boolean;
   /** How long a caller waits for its turn's answer before a 202 RUNNING (TURN_REPLY_TIMEOUT_MS). */
   replyTimeoutMs: number;
+  /** How long an approval waits for the turn's worker to take it (OPERATOR_DECISION_TIMEOUT_MS; default 10 s). */
+  decisionTimeoutMs?: number;
   now?: () => Date;
 }
 
@@ -99,13 +103,16 @@ export class TemporalTurnGateway implements TurnGateway {
     if (description.status.name !== 'RUNNING') {
       throw conflict('APPROVAL_NOT_PENDING', `Turn ${turnNumber} is ${description.status.name.toLowerCase()}.`);
     }
-    try {
-      await handle.executeUpdate(decideApprovalUpdate, {
-        args: [decision],
-      });
-    } catch (err) {
-      throw rejectedDecision(err);
-    }
+    const target = {
+      client: this.client,
+      workflowId: handle.workflowId,
+      taskQueue: description.taskQueue,
+      timeoutMs: this.options.decisionTimeoutMs ?? OPERATOR_DECISION_TIMEOUT_DEFAULT_MS,
+      notWaiting: () =>
+        conflict('APPROVAL_NOT_PENDING', `Turn ${turnNumber} has ended: it no longer waits for an approval.`),
+      refusedCode: 'APPROVAL_REJECTED',
+    };
+    await sendDecision(target, () => handle.executeUpdate(decideApprovalUpdate, { args: [decision] }));
     const ref = { conversationId, turnNumber, workflowId: handle.workflowId, runId: description.runId };
     return this.followers.follow(handle, ref, { fresh: true });
   }
@@ -246,20 +253,4 @@ function refBase(claim: TurnClaim): Omit<TurnRef, 'runId'> {
 
 function refOf(input: TurnInput, runId: string): TurnRef {
   return { conversationId: input.conversationId, turnNumber: input.turnNumber, workflowId: input.turnId, runId };
-}
-
-/** The turn's description, or null when there is no such workflow. */
-export async function describeOrNull(handle: WorkflowHandle) {
-  try {
-    return await handle.describe();
-  } catch (err) {
-    if (err instanceof WorkflowNotFoundError) return null;
-    throw err;
-  }
-}
-
-/** The workflow's validator answers "CODE: explanation": refusedUpdate makes it a 400 or a 409 with that code. */
-function rejectedDecision(err: unknown): Error {
-  if (!(err instanceof WorkflowUpdateFailedError)) return err instanceof Error ? err : new Error(String(err));
-  return refusedUpdate(err.cause?.message ?? err.message, 'APPROVAL_REJECTED');
 }

@@ -1,14 +1,15 @@
-import { WorkflowNotFoundError, WorkflowUpdateFailedError, type Client } from '@temporalio/client';
+import type { Client, WorkflowExecutionInfo } from '@temporalio/client';
+import { OPERATOR_DECISION_TIMEOUT_DEFAULT_MS } from '../../config/env';
 import {
   resolveHeldToolUpdate,
-  turnProgressQuery,
   type HeldTool,
   type HeldToolAck,
   type HeldToolDecisionInput,
 } from '../../workflows/messages';
-import { runningTurnsQuery, TurnOutcomeValue } from '../../workflows/search-attributes';
-import { conflict, notFound, refusedUpdate, type ApiError } from '../errors';
-import { describeOrNull } from './gateway';
+import { readTurnSearchAttributes, runningTurnsQuery, TurnOutcomeValue } from '../../workflows/search-attributes';
+import { conflict, notFound, type ApiError } from '../errors';
+import { describeOrNull, sendDecision } from './decisions';
+import { readProgress } from './turn-worker';
 
 /** Turns with a tool call held for an operator (#22): the workflow sets this outcome while it waits. */
 export const HELD_TURNS_QUERY = runningTurnsQuery(TurnOutcomeValue.Held);
@@ -16,7 +17,14 @@ export const HELD_TURNS_QUERY = runningTurnsQuery(TurnOutcomeValue.Held);
 export interface HeldTurn {
   workflowId: string;
   runId: string;
-  held: HeldTool;
+  /** Where the turn stands, from its search attributes: known without a worker (null for a turn parked before). */
+  intent: string | null;
+  state: string | null;
+  configVersion: string | null;
+  /** The held call, which only the turn's worker can tell; null when it could not be read (`unavailable`). */
+  held: HeldTool | null;
+  /** Why `held` is null: no worker answers the turn's query. */
+  unavailable?: string;
 }
 
 /**
@@ -25,29 +33,59 @@ export interface HeldTurn {
  * `temporal workflow update execute --name resolveHeldTool` sends.
  */
 export interface HeldToolOperations {
+  /** Every held turn Temporal's visibility lists, each with its held call when its worker can tell it. */
   list(): Promise<HeldTurn[]>;
   resolve(workflowId: string, input: HeldToolDecisionInput): Promise<HeldToolAck>;
 }
 
-export function temporalHeldTools(client: Client): HeldToolOperations {
+/** A listed turn and its position, before its held call is read. */
+function visibleTurn(execution: WorkflowExecutionInfo): Omit<HeldTurn, 'held'> {
+  const at = readTurnSearchAttributes(execution.searchAttributes);
+  return {
+    workflowId: execution.workflowId,
+    runId: execution.runId,
+    intent: at.intent ?? null,
+    state: at.state ?? null,
+    configVersion: at.configVersion ?? null,
+  };
+}
+
+/** `decisionTimeoutMs`: OPERATOR_DECISION_TIMEOUT_MS, how long a decision waits for the turn's worker. */
+export function temporalHeldTools(client: Client, options: { decisionTimeoutMs?: number } = {}): HeldToolOperations {
   return {
     async list() {
       const turns: HeldTurn[] = [];
+      // A queue whose worker did not answer one query is not asked again: each would wait as long.
+      const silent = new Map<string, string>();
       for await (const execution of client.workflow.list({ query: HELD_TURNS_QUERY })) {
-        const handle = client.workflow.getHandle(execution.workflowId, execution.runId);
-        // A turn resolved between the listing and the query is simply no longer held.
-        const progress = await handle.query(turnProgressQuery).catch(() => null);
-        if (progress?.held)
-          turns.push({ workflowId: execution.workflowId, runId: execution.runId, held: progress.held });
+        const turn = visibleTurn(execution);
+        const queue = execution.taskQueue;
+        const known = silent.get(queue);
+        const read = known ? { unavailable: known } : await readProgress(client, turn.workflowId, turn.runId, queue);
+        if (read && 'unavailable' in read) {
+          silent.set(queue, read.unavailable);
+          turns.push({ ...turn, held: null, unavailable: read.unavailable });
+        } else if (read?.progress.held) {
+          // A turn resolved between the listing and the query is simply no longer held.
+          turns.push({ ...turn, held: read.progress.held });
+        }
       }
       return turns;
     },
     async resolve(workflowId, input) {
-      try {
-        return await client.workflow.getHandle(workflowId).executeUpdate(resolveHeldToolUpdate, { args: [input] });
-      } catch (err) {
-        throw await refusedDecision(client, workflowId, err);
-      }
+      const handle = client.workflow.getHandle(workflowId);
+      const turn = await describeOrNull(handle);
+      if (!turn) throw notFound('TURN_NOT_FOUND', `No turn ${workflowId}.`);
+      if (turn.status.name !== 'RUNNING') throw notHeld(workflowId);
+      const target = {
+        client,
+        workflowId,
+        taskQueue: turn.taskQueue,
+        timeoutMs: options.decisionTimeoutMs ?? OPERATOR_DECISION_TIMEOUT_DEFAULT_MS,
+        notWaiting: () => notHeld(workflowId),
+        refusedCode: 'DECISION_REFUSED',
+      };
+      return sendDecision(target, () => handle.executeUpdate(resolveHeldToolUpdate, { args: [input] }));
     },
   };
 }
@@ -55,16 +93,3 @@ export function temporalHeldTools(client: Client): HeldToolOperations {
 /** A turn that exists but holds no call: it was never held, is already resolved, or has ended. */
 export const notHeld = (workflowId: string): ApiError =>
   conflict('NOT_HELD', `Turn ${workflowId} has no tool call held for an operator.`);
-
-/**
- * The validator's refusal as refusedUpdate says. Temporal answers an update to a turn that has ended as it
- * answers one to no turn at all (NOT_FOUND), so ask which: only a turn that does not exist is 404.
- */
-async function refusedDecision(client: Client, workflowId: string, err: unknown): Promise<Error> {
-  if (err instanceof WorkflowNotFoundError) {
-    const turn = await describeOrNull(client.workflow.getHandle(workflowId));
-    return turn ? notHeld(workflowId) : notFound('TURN_NOT_FOUND', `No turn ${workflowId}.`);
-  }
-  if (!(err instanceof WorkflowUpdateFailedError)) return err instanceof Error ? err : new Error(String(err));
-  return refusedUpdate(err.cause?.message ?? err.message, 'DECISION_REFUSED');
-}

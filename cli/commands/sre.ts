@@ -2,7 +2,7 @@ import { userInfo } from 'node:os';
 import { Client } from '@temporalio/client';
 import { loadEnv } from '../../config/env';
 import { configuredTemporal } from '../../config/temporal-connection';
-import { temporalHeldTools, type HeldToolOperations } from '../../api/turns/held-tools';
+import { temporalHeldTools, type HeldToolOperations, type HeldTurn } from '../../api/turns/held-tools';
 import {
   DECISION_LIMITS,
   HELD_TOOL_ACTIONS,
@@ -42,6 +42,9 @@ const USAGE = [
   'upstream without calling the tool again.',
   `--reason takes up to ${DECISION_LIMITS.reasonChars} characters, --by ${DECISION_LIMITS.decidedByChars}, --result up to ` +
     `${DECISION_LIMITS.resultBytes} bytes of JSON (the turn refuses more whichever way it is sent).`,
+  'Only a worker can read a held call or take a decision. Without one, list shows the held turns it cannot read',
+  'and exits 1; a decision is not sent when no worker polls, and exits 1 after OPERATOR_DECISION_TIMEOUT_MS',
+  '(default 10 s) when none takes it: it was sent then, and may still be applied when a worker returns.',
   'Same as: temporal workflow update execute --workflow-id <id> --name resolveHeldTool --input',
   '\'{"action":"retry","decidedBy":"you"}\'. Address: --address, TEMPORAL_ADDRESS or 127.0.0.1:7233;',
   'namespace: --namespace, TEMPORAL_NAMESPACE or default.',
@@ -52,21 +55,29 @@ const OPTIONS = {
   flags: ['json'],
 };
 
-function printHeld(io: CliIo, ops: HeldToolOperations, json: boolean): Promise<number> {
-  return ops.list().then((turns) => {
-    if (json) {
-      for (const t of turns) io.out(JSON.stringify(t));
-      return 0;
-    }
-    if (turns.length === 0) io.out('No held turns.');
-    for (const { workflowId, held: h } of turns) {
-      const unknown = h.outcomeUnknown ? ' OUTCOME UNKNOWN' : '';
-      io.out(`${workflowId}  ${h.toolCode} (call ${h.callIndex}, ${h.sideEffect})${unknown}`);
-      io.out(`  ${h.attempts} attempt(s), ${h.failureType}: ${h.error}`);
-      io.out(`  held since ${h.heldAt}, answers without it at ${h.expiresAt}`);
-    }
-    return 0;
-  });
+/** One held turn; without a worker, what visibility knows of it and why its held call is not shown. */
+function printTurn(io: CliIo, { workflowId, held: h, intent, state, unavailable }: HeldTurn): void {
+  if (!h) {
+    io.out(`${workflowId}  held call unavailable: ${unavailable ?? 'not answered'}`);
+    if (intent !== null && state !== null) io.out(`  at ${intent} / ${state}`);
+    return;
+  }
+  const unknown = h.outcomeUnknown ? ' OUTCOME UNKNOWN' : '';
+  io.out(`${workflowId}  ${h.toolCode} (call ${h.callIndex}, ${h.sideEffect})${unknown}`);
+  io.out(`  ${h.attempts} attempt(s), ${h.failureType}: ${h.error}`);
+  io.out(`  held since ${h.heldAt}, answers without it at ${h.expiresAt}`);
+}
+
+/** Lists the held turns; 1 when a worker could not tell the held call of some (they are listed all the same). */
+async function printHeld(io: CliIo, ops: HeldToolOperations, json: boolean): Promise<number> {
+  const turns = await ops.list();
+  if (json) for (const t of turns) io.out(JSON.stringify(t));
+  else if (turns.length === 0) io.out('No held turns.');
+  else for (const t of turns) printTurn(io, t);
+  const unread = turns.filter((t) => t.held === null).length;
+  if (unread === 0) return 0;
+  io.err(`cannot read the held call of ${unread} turn(s): no worker answers them; start one, then list again`);
+  return 1;
 }
 
 /** The decision from the options, or a usage error; the rules are the turn's own (core/turn/operator-decision.ts). */
@@ -129,7 +140,8 @@ export const sreCommand: CliCommand = {
     const namespace = options.get('namespace')?.at(-1) ?? env.TEMPORAL_NAMESPACE;
     try {
       return await withTemporalConnection(temporal, async (connection) => {
-        const ops = temporalHeldTools(new Client({ connection, namespace }));
+        const decisionTimeoutMs = env.OPERATOR_DECISION_TIMEOUT_MS;
+        const ops = temporalHeldTools(new Client({ connection, namespace }), { decisionTimeoutMs });
         if (!decision || !workflowId) return await printHeld(io, ops, options.has('json'));
         const ack = await ops.resolve(workflowId, decision);
         io.out(`${workflowId}: ${ack.action} accepted for ${ack.toolCode} (call ${ack.callIndex})`);

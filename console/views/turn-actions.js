@@ -142,6 +142,17 @@ function heldPanel(turn, done) {
   );
 }
 
+/** The turn waits for an operator, but only its worker can say on what; the decisions need that. */
+function unreadablePanel(turn) {
+  return h(
+    'section',
+    { class: 'panel attention', id: 'waiting-unavailable' },
+    h('h2', {}, 'Waiting for an operator'),
+    h('p', { class: 'failure' }, turn.waitingUnavailable),
+    h('p', {}, 'Start a worker (convengine worker), then reload this page to decide.')
+  );
+}
+
 function retryPanel(turn, done) {
   const out = h('div');
   return h(
@@ -160,6 +171,7 @@ export function actionPanels(turn, done) {
   const panels = [];
   if (turn.pendingApproval) panels.push(approvalPanel(turn, done));
   if (turn.heldTool) panels.push(heldPanel(turn, done));
+  if (turn.waitingUnavailable) panels.push(unreadablePanel(turn));
   for (const activity of turn.pendingActivities) panels.push(activityPanel(turn, activity, done));
   if (turn.story.status === 'FAILED' || turn.story.status === 'TIMED_OUT' || turn.story.status === 'TERMINATED') {
     panels.push(retryPanel(turn, done));

@@ -1,6 +1,7 @@
 import { status } from '@grpc/grpc-js';
-import type { Client } from '@temporalio/client';
+import { ServiceError, type Client } from '@temporalio/client';
 import { temporalInspector } from '../../api/console/temporal-inspector';
+import { fakeTemporalClient } from '../support/fake-temporal-client';
 
 /** A gRPC error as @temporalio/client raises it for a server's answer. */
 function grpcError(code: status): Error {
@@ -34,6 +35,56 @@ describe("the console's activity operations on a server's answers", () => {
     const inspector = temporalInspector(clientAnswering(grpcError(status.UNIMPLEMENTED)));
     await expect(inspector.operateActivity('turn-x-1', '7', 'pause')).rejects.toThrow(
       'This Temporal server does not support activity pause'
+    );
+  });
+});
+
+/** A client whose turn is running on `convengine-turns`, polled `polledMsAgo`, and whose query fails with `err`. */
+function clientQuerying(polledMsAgo: number, err: Error) {
+  const queried = { count: 0 };
+  const handle = {
+    describe: async () => ({ status: { name: 'RUNNING' }, taskQueue: 'convengine-turns' }),
+    query: async () => {
+      queried.count++;
+      throw err;
+    },
+  };
+  const client = fakeTemporalClient(handle, polledMsAgo);
+  return { client, queried };
+}
+
+describe("the console's read of what a parked turn waits on, without a worker", () => {
+  // Temporal's server refuses a query at once when no worker polled lately, as the SDK wraps it.
+  const noPoller = new ServiceError('Failed to query Workflow', {
+    cause: grpcError(status.FAILED_PRECONDITION),
+  });
+
+  it('is 503 WORKER_UNAVAILABLE, not a 500, when the server says no poller was seen', async () => {
+    const { client } = clientQuerying(1_000, noPoller);
+    for (const read of [
+      () => temporalInspector(client).pendingApproval('turn-x-1'),
+      () => temporalInspector(client).heldTool('turn-x-1'),
+    ]) {
+      await expect(read()).rejects.toMatchObject({ statusCode: 503, code: 'WORKER_UNAVAILABLE' });
+      await expect(read()).rejects.toThrow('no worker is polling task queue convengine-turns');
+    }
+  });
+
+  it('does not ask when no worker polled the task queue lately', async () => {
+    const { client, queried } = clientQuerying(5 * 60_000, noPoller);
+    await expect(temporalInspector(client).heldTool('turn-x-1')).rejects.toMatchObject({ statusCode: 503 });
+    expect(queried.count).toBe(0);
+  });
+
+  it('is 503 when the query outlives its deadline', async () => {
+    const { client } = clientQuerying(
+      1_000,
+      new ServiceError('Failed to query Workflow', {
+        cause: grpcError(status.DEADLINE_EXCEEDED),
+      })
+    );
+    await expect(temporalInspector(client).pendingApproval('turn-x-1')).rejects.toThrow(
+      /no worker answered within 5 s/
     );
   });
 });

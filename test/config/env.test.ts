@@ -26,6 +26,7 @@ describe('loadEnv', () => {
       INPUT_PARAMS_MAX_BYTES: 16384,
       STREAM_MAX_CONNECTIONS: 100,
       TURN_REPLY_TIMEOUT_MS: 60000,
+      OPERATOR_DECISION_TIMEOUT_MS: 10000,
       WHATIF_CONCURRENCY: 2,
       WHATIF_MAX_TURNS: 200,
       CLAIM_CHECK_THRESHOLD_BYTES: 32768,
@@ -161,6 +162,16 @@ describe('loadEnv', () => {
   it('bounds TURN_REPLY_TIMEOUT_MS below: under a second loses to a turn that has answered', () => {
     expect(issuesOf(() => loadEnv({ TURN_REPLY_TIMEOUT_MS: '1' }))).toEqual({
       TURN_REPLY_TIMEOUT_MS: 'must be >= 1000',
+    });
+  });
+
+  it('bounds OPERATOR_DECISION_TIMEOUT_MS: a decision waits at least a second and at most ten minutes', () => {
+    expect(loadEnv({ OPERATOR_DECISION_TIMEOUT_MS: '2500' }).OPERATOR_DECISION_TIMEOUT_MS).toBe(2_500);
+    expect(issuesOf(() => loadEnv({ OPERATOR_DECISION_TIMEOUT_MS: '999' }))).toEqual({
+      OPERATOR_DECISION_TIMEOUT_MS: 'must be >= 1000',
+    });
+    expect(issuesOf(() => loadEnv({ OPERATOR_DECISION_TIMEOUT_MS: '600001' }))).toEqual({
+      OPERATOR_DECISION_TIMEOUT_MS: 'must be <= 600000',
     });
   });
 });

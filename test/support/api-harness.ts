@@ -18,6 +18,8 @@ export interface ApiHarnessOptions {
   temporalUiUrl?: string;
   /** TURN_REPLY_TIMEOUT_MS. */
   replyTimeoutMs?: number;
+  /** OPERATOR_DECISION_TIMEOUT_MS (default 10 s). */
+  decisionTimeoutMs?: number;
 }
 
 /** The HTTP gateway over the real ports: Temporal gateway on the test server, PostgreSQL, config store. */
@@ -46,11 +48,11 @@ export class ApiHarness {
     const db = wf.mcp.deps.db;
     const conversations = conversationQueries(db);
     const ports: ApiPorts = {
-      turns: wf.gateway({ replyTimeoutMs: options.replyTimeoutMs }),
+      turns: wf.gateway({ replyTimeoutMs: options.replyTimeoutMs, decisionTimeoutMs: options.decisionTimeoutMs }),
       conversations,
       replyTexts: configReplyTexts({ snapshot: async () => wf.mcp.base.store.current(), conversations }),
       config: { refresh: async () => wf.mcp.base.store.refresh() },
-      heldTools: temporalHeldTools(wf.client),
+      heldTools: temporalHeldTools(wf.client, { decisionTimeoutMs: options.decisionTimeoutMs }),
       readiness: {
         check: async () => ({
           checks: {

@@ -32,17 +32,40 @@ function quietRuntime(logger?: Logger): void {
  * worker running the turn workflow with the real activities, and the real gateway to start turns.
  */
 export class WorkflowHarness {
+  private running: Promise<void> | null;
+
   private constructor(
     readonly mcp: McpHarness,
     readonly temporal: TestTemporal,
     readonly client: Client,
-    readonly worker: Worker,
+    private current: Worker,
     readonly taskQueue: string,
-    private readonly running: Promise<void>,
+    private readonly createWorker: () => Promise<Worker>,
     private readonly nativeConnection: NativeConnection,
     /** A client on the worker's own connection, as `convengine start` wires it (eager workflow start). */
     readonly workerClient: Client
-  ) {}
+  ) {
+    this.running = current.run();
+  }
+
+  get worker(): Worker {
+    return this.current;
+  }
+
+  /** Shuts the worker down, as a worker that went away: nothing polls the task queue until startWorker. */
+  async stopWorker(): Promise<void> {
+    if (!this.running) return;
+    this.current.shutdown();
+    await this.running;
+    this.running = null;
+  }
+
+  /** A new worker on the same task queue, as a worker that came back. */
+  async startWorker(): Promise<void> {
+    if (this.running) return;
+    this.current = await this.createWorker();
+    this.running = this.current.run();
+  }
 
   /**
    * `observe`: the worker counts, logs and traces its steps as a production worker does (the step
@@ -80,32 +103,36 @@ export class WorkflowHarness {
     for (const name of Object.keys(current())) {
       live[name] = (input) => (current()[name as keyof TurnActivities] as (i: never) => Promise<unknown>)(input);
     }
-    const worker = await Worker.create({
-      connection: nativeConnection,
-      namespace: server.namespace,
-      taskQueue,
-      workflowBundle: await testWorkflowBundle(),
-      activities: live,
-      dataConverter,
-      ...(observe
-        ? {
-            interceptors: {
-              activity: [stepObserver({ metrics: observe.metrics, logger: observe.logger ?? silentLogger() })],
-            },
-          }
-        : {}),
-    });
-    const running = worker.run();
+    const workflowBundle = await testWorkflowBundle();
+    const createWorker = () =>
+      Worker.create({
+        connection: nativeConnection,
+        namespace: server.namespace,
+        taskQueue,
+        workflowBundle,
+        activities: live,
+        dataConverter,
+        ...(observe
+          ? {
+              interceptors: {
+                activity: [stepObserver({ metrics: observe.metrics, logger: observe.logger ?? silentLogger() })],
+              },
+            }
+          : {}),
+      });
+    const worker = await createWorker();
     const workerClient = new Client({ connection: nativeConnection, namespace: server.namespace, dataConverter });
-    return new WorkflowHarness(mcp, server, client, worker, taskQueue, running, nativeConnection, workerClient);
+    return new WorkflowHarness(mcp, server, client, worker, taskQueue, createWorker, nativeConnection, workerClient);
   }
 
-  gateway(options: { replyTimeoutMs?: number } = {}): TemporalTurnGateway {
+  /** `decisionTimeoutMs`: OPERATOR_DECISION_TIMEOUT_MS (default 10 s). */
+  gateway(options: { replyTimeoutMs?: number; decisionTimeoutMs?: number } = {}): TemporalTurnGateway {
     return new TemporalTurnGateway({
       client: this.client,
       db: this.mcp.deps.db,
       taskQueue: this.taskQueue,
       replyTimeoutMs: options.replyTimeoutMs ?? TURN_REPLY_TIMEOUT_DEFAULT_MS,
+      ...(options.decisionTimeoutMs !== undefined ? { decisionTimeoutMs: options.decisionTimeoutMs } : {}),
     });
   }
 
@@ -127,8 +154,7 @@ export class WorkflowHarness {
   }
 
   async stop(): Promise<void> {
-    this.worker.shutdown();
-    await this.running;
+    await this.stopWorker();
     await this.nativeConnection.close();
     await this.client.connection.close();
     await this.temporal.stop();

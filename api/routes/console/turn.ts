@@ -9,6 +9,7 @@ import { route } from '../../openapi';
 import type { ApiPorts } from '../../ports';
 import { errorSchema } from '../../schemas';
 import { canonicalTurnId, parseTurnId } from '../../turns/turn-id';
+import { WorkerUnavailableError } from '../../turns/turn-worker';
 import type { ConsoleRoute } from './index';
 
 /** A turn's workflow id as a path parameter; the action route names the turn the same way. */
@@ -41,11 +42,12 @@ async function turnView(ports: ApiPorts, consolePorts: ConsolePorts, workflowId:
   const story = turnStory(events);
   const running = story.status === 'RUNNING';
   const outcome = running ? readTurnSearchAttributes(story.searchAttributes).turnOutcome : null;
+  const { inspector } = consolePorts;
   const [audits, pendingActivities, pendingApproval, heldTool, conversation] = await Promise.all([
     consolePorts.turnAudits(conversationId, turnNumber),
-    running ? consolePorts.inspector.pendingActivities(workflowId) : [],
-    outcome === TurnOutcomeValue.AwaitingApproval ? consolePorts.inspector.pendingApproval(workflowId) : null,
-    outcome === TurnOutcomeValue.Held ? consolePorts.inspector.heldTool(workflowId) : null,
+    running ? inspector.pendingActivities(workflowId) : [],
+    outcome === TurnOutcomeValue.AwaitingApproval ? readable(inspector.pendingApproval(workflowId)) : NOTHING,
+    outcome === TurnOutcomeValue.Held ? readable(inspector.heldTool(workflowId)) : NOTHING,
     ports.conversations.conversation(conversationId),
   ]);
   const said = conversation?.history.find((h) => h.turnNumber === turnNumber);
@@ -61,10 +63,32 @@ async function turnView(ports: ApiPorts, consolePorts: ConsolePorts, workflowId:
     story,
     audits,
     pendingActivities,
-    pendingApproval,
-    heldTool,
+    pendingApproval: pendingApproval.value,
+    heldTool: heldTool.value,
+    waitingUnavailable: pendingApproval.unavailable ?? heldTool.unavailable ?? null,
     temporalUiUrl: ui
       ? `${ui.url.replace(/\/$/, '')}/namespaces/${encodeURIComponent(ui.namespace)}/workflows/${workflowId}`
       : null,
   };
+}
+
+/** What a parked turn waits on, or why it cannot be read. */
+interface Waiting<T> {
+  value: T | null;
+  unavailable?: string;
+}
+
+const NOTHING: Waiting<never> = { value: null };
+
+/**
+ * What the turn waits on, which only its worker can say: without one, the page still shows the turn's story
+ * (read from its history) and says why the approval or held call cannot be shown, instead of failing.
+ */
+async function readable<T>(waiting: Promise<T>): Promise<Waiting<T>> {
+  try {
+    return { value: await waiting };
+  } catch (err) {
+    if (err instanceof WorkerUnavailableError) return { value: null, unavailable: err.message };
+    throw err;
+  }
 }

@@ -1,0 +1,82 @@
+import {
+  WorkflowNotFoundError,
+  WorkflowUpdateFailedError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  type Client,
+  type WorkflowHandle,
+} from '@temporalio/client';
+import { notFound, refusedUpdate, type ApiError } from '../errors';
+import { noWorkerPolling, WorkerUnavailableError, workerPolls } from './turn-worker';
+
+/** The turn's description, or null when there is no such workflow. */
+export async function describeOrNull(handle: WorkflowHandle) {
+  try {
+    return await handle.describe();
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError) return null;
+    throw err;
+  }
+}
+
+/**
+ * An operator's decision on a parked turn (an approval, or a held tool call's resolution): both are updates the
+ * turn's worker validates and applies, and both are refused the same ways.
+ */
+export interface DecisionTarget {
+  client: Client;
+  workflowId: string;
+  /** The turn's task queue, whose worker takes the decision. */
+  taskQueue: string;
+  /** OPERATOR_DECISION_TIMEOUT_MS: how long the update may wait for that worker. */
+  timeoutMs: number;
+  /** The 409 for a turn that exists but no longer waits for this decision (it ended while it was sent). */
+  notWaiting(): ApiError;
+  /** The code of a validator refusal that names none. */
+  refusedCode: string;
+}
+
+/**
+ * Sends the decision (`update`), under the target's deadline. With no worker polling the turn's task queue it is
+ * not sent at all: 503 WORKER_UNAVAILABLE. An update Temporal admitted cannot be withdrawn, so one that outlives
+ * the deadline is answered with the same 503, saying it may still be applied when a worker returns.
+ */
+export async function sendDecision<R>(target: DecisionTarget, update: () => Promise<R>): Promise<R> {
+  const { client, workflowId, taskQueue } = target;
+  if ((await workerPolls(client.connection, client.options.namespace, taskQueue)) === false) {
+    throw new WorkerUnavailableError(
+      `Turn ${workflowId} cannot take a decision now: ${noWorkerPolling(taskQueue)}. Nothing was sent; ` +
+        'start a worker (convengine worker), then decide again.',
+      { workflowId, taskQueue, decisionSent: false }
+    );
+  }
+  try {
+    return await client.withDeadline(Date.now() + target.timeoutMs, update);
+  } catch (err) {
+    throw await refusedDecision(target, err);
+  }
+}
+
+/** Why a sent decision did not land, as the caller's error. */
+async function refusedDecision(target: DecisionTarget, err: unknown): Promise<Error> {
+  const { client, workflowId, taskQueue } = target;
+  if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError) {
+    return new WorkerUnavailableError(
+      `Turn ${workflowId} did not take the decision within ${target.timeoutMs / 1000} s: no worker answered ` +
+        `(task queue ${taskQueue}). It was sent, and Temporal cannot withdraw it: it may still be applied when a ` +
+        'worker returns. Check the turn (convengine sre list, the console, GET /api/v1/conversation/{id}) before ' +
+        'deciding again.',
+      { workflowId, taskQueue, decisionSent: true }
+    );
+  }
+  if (err instanceof WorkflowNotFoundError) {
+    // Temporal answers an update to a turn that ended meanwhile ("update was aborted by closing workflow") as
+    // one to no turn at all: only a turn that does not exist is 404.
+    const turn = await describeOrNull(client.workflow.getHandle(workflowId));
+    return turn ? target.notWaiting() : notFound('TURN_NOT_FOUND', `No turn ${workflowId}.`);
+  }
+  if (err instanceof WorkflowUpdateFailedError) {
+    // The workflow's validator answers "CODE: explanation": refusedUpdate makes it a 400 or a 409 with that code.
+    return refusedUpdate(err.cause?.message ?? err.message, target.refusedCode);
+  }
+  return err instanceof Error ? err : new Error(String(err));
+}
