@@ -136,7 +136,7 @@ export const CONSOLE_ACTIONS: readonly ConsoleAction[] = [
   heldAction(
     'held-skip',
     'skip',
-    'Let the failure stand, as without a hold: the turn answers with the tool error (TOOL_ERROR).'
+    "Let the failure stand, as without a hold: the turn goes on with the tool error (TOOL_ERROR) and answers as its state's response says."
   ),
   heldAction('held-fail', 'fail', 'End the held turn with the failure reply (TOOL_HOLD_FAILED); nothing is committed.'),
   heldAction('held-mark-done', 'markDone', 'The held call did happen upstream: continue with the result you verified.'),

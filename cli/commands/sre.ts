@@ -37,9 +37,9 @@ const USAGE = [
   `whose outcome is unknown, wait for an operator (${TurnSearchAttribute.TurnOutcome}="${TurnOutcomeValue.Held}"). ` +
     'retry runs the call again with',
   'the same idempotency key; skip lets the failure stand, as without a hold (a planner call ends the',
-  'planner loop and the turn answers with the tool error, TOOL_ERROR; a direct call records it as the',
-  "tool's result); fail ends the turn with a failure reply; mark-done records the result you verified",
-  'upstream without calling the tool again.',
+  "planner loop with the tool error, TOOL_ERROR, and the turn answers as its state's response says; a direct",
+  "call records it as the tool's result); fail ends the turn with a failure reply; mark-done records the result",
+  'you verified upstream without calling the tool again.',
   `--reason takes up to ${DECISION_LIMITS.reasonChars} characters, --by ${DECISION_LIMITS.decidedByChars}, --result up to ` +
     `${DECISION_LIMITS.resultBytes} bytes of JSON (the turn refuses more whichever way it is sent).`,
   'Only a worker can read a held call or take a decision. Without one, list shows the held turns it cannot read',

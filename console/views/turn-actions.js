@@ -133,7 +133,7 @@ function heldPanel(turn, done) {
       title: 'Run the call again now, same idempotency key',
     }),
     button('Skip', () => decide('held-skip'), {
-      title: 'The failure stands, as without a hold: the turn answers with the tool error',
+      title: 'The failure stands, as without a hold: the turn goes on with the tool error (TOOL_ERROR)',
     }),
     button('Fail turn', () => decide('held-fail'), { title: 'The turn ends with the failure reply' }),
     h('label', { class: 'verified' }, 'Verified result (JSON)', result),
