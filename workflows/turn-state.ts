@@ -1,3 +1,4 @@
+import { ApplicationFailure } from '@temporalio/workflow';
 import type { ApprovalDecision, ApprovalDecisionKind } from '../core/turn/contracts';
 import type { TurnResult } from '../core/turn/contracts';
 import type { HeldToolResolution } from '../core/turn/executor';
@@ -60,8 +61,14 @@ export class TurnState {
 
   applyDecision(input: ApprovalDecisionInput): ApprovalAck {
     const pending = this.pending;
-    // The validator let it through; a second update accepted in the same activation finds the call decided.
-    if (!pending) throw new Error('APPROVAL_ALREADY_DECIDED: this turn has no pending approval any more.');
+    // The validator runs before each handler and refuses this; should a handler ever find the call decided, the
+    // update fails (an ApplicationFailure), not the workflow task.
+    if (!pending) {
+      throw ApplicationFailure.nonRetryable(
+        'APPROVAL_ALREADY_DECIDED: this turn has no pending approval any more.',
+        'APPROVAL_ALREADY_DECIDED'
+      );
+    }
     const decision = input.decision === 'approve' ? 'APPROVED' : 'REJECTED';
     this.decision = { decision, reason: input.reason ?? null, decidedBy: input.decidedBy ?? null };
     this.settled.set(pending.callIndex, decision);

@@ -1,3 +1,4 @@
+import { ApplicationFailure } from '@temporalio/workflow';
 import type { ApprovalDecisionInput } from '../../workflows/messages';
 import { TurnState } from '../../workflows/turn-state';
 
@@ -68,11 +69,11 @@ describe('decideApproval refusals', () => {
     expect(refusal(state, { decision: 'approve' })).toBe('NOT_AWAITING_APPROVAL');
   });
 
-  it('a second update accepted in the same activation finds the call decided', () => {
+  it('a handler that finds the call decided fails the update, not the workflow task', () => {
     const state = new TurnState();
     parkedOn(state, 1);
     state.applyDecision({ decision: 'reject' });
-    expect(() => state.applyDecision({ decision: 'approve' })).toThrow('APPROVAL_ALREADY_DECIDED');
+    expect(() => state.applyDecision({ decision: 'approve' })).toThrow(ApplicationFailure);
     expect(state.decision).toMatchObject({ decision: 'REJECTED' });
   });
 });
