@@ -133,7 +133,13 @@ describe('Example 2: conditional loan chain over HTTP tools (§12.4, §14 #57, D
         }
       );
       expect(asked).toEqual([
-        { toolCode: 'loan.application.submit', args: { customerId: 'CUST-1001' }, callIndex: 2, timeoutMs: 60000 },
+        {
+          toolCode: 'loan.application.submit',
+          args: { customerId: 'CUST-1001' },
+          callIndex: 2,
+          sideEffect: 'IDEMPOTENT_WRITE',
+          timeoutMs: 60000,
+        },
       ]);
       expect(result.payload.value).toBe('Submitted LA-90311.');
       expect(h.toolServer.counters.totalWriteEffects()).toBe(1);
