@@ -54,7 +54,7 @@ describe('parked turns while no worker polls', () => {
 
     const decided = await timed(() =>
       h.request('POST', `/api/v1/conversation/${conversationId}/turns/${turn.number}/approval`, {
-        json: { decision: 'approve', reason: 'checked' },
+        json: { decision: 'approve', reason: 'checked', callIndex: parked.json().approval.callIndex },
         headers: auth,
       })
     );
