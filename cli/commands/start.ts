@@ -117,7 +117,14 @@ export const startCommand: CliCommand = {
     io.out(`Turn console: ${stack.apiUrl}/console   (API docs: ${stack.apiUrl}/docs)`);
     io.out(`Try: npx convengine demo   or   curl -s ${stack.apiUrl}/docs/openapi.json`);
     ready = true;
-    await signals.requested;
+    const broken = await Promise.race([signals.requested.then(() => null), stack.broken]);
+    if (broken !== null) {
+      // A supervisor restarts a process that exits; one left serving without its database or Temporal it would not.
+      io.err(`ConvEngine cannot serve turns: ${broken}. Stopping the rest of the stack.`);
+      await stack.stop();
+      await telemetry.shutdown();
+      return 1;
+    }
     io.out('stopping: running turns finish first (Ctrl-C again to stop now)…');
     // A second signal ends the API's drain; the worker and the embedded servers are still stopped in order.
     let hurried = false;

@@ -30,7 +30,9 @@ export async function assembleStack(
   });
   const stops: Part<unknown>[] = [];
   const keep = <T>(part: Part<T>): T => (stops.push(part as Part<unknown>), part.value);
+  let stopping = false;
   const stopAll = async () => {
+    stopping = true;
     for (const part of stops.reverse()) await part.stop().catch(() => undefined);
   };
   try {
@@ -76,11 +78,19 @@ export async function assembleStack(
       embedded,
       stop: stopAll,
       hurry: api.value.value.hurry,
+      broken: firstEnded(stops, () => stopping),
     };
   } catch (err) {
     await stopAll();
     throw err;
   }
+}
+
+/** What the first part to end on its own said; a part ended by the stack's own stop is not counted. */
+function firstEnded(parts: readonly Part<unknown>[], stopping: () => boolean): Promise<string> {
+  return new Promise((resolve) => {
+    for (const part of parts) void part.ended?.then((how) => stopping() || resolve(how));
+  });
 }
 
 /** The database part, migrated and loaded with the chosen config; stopped again when that fails. */
@@ -127,7 +137,11 @@ async function workerPart(part: {
     // One process, one API port: the worker's own probe server only when asked for.
     ...(env.WORKER_METRICS_PORT !== undefined ? { probe: { host: env.HOST, port: env.WORKER_METRICS_PORT } } : {}),
   });
-  return { value: worker, embedded: null, stop: () => worker.shutdown() };
+  const ended = worker.done.then(
+    () => 'the worker stopped',
+    (err: unknown) => `the worker failed: ${err instanceof Error ? err.message : String(err)}`
+  );
+  return { value: worker, embedded: null, stop: () => worker.shutdown(), ended };
 }
 
 async function apiPart(part: {

@@ -10,5 +10,6 @@ export async function databasePart(env: Env, home: string, events: LaunchEvents 
     value: pg.url,
     embedded: `PostgreSQL: server at ${pg.maskedUrl} (data in ${pg.dataDir}, password in ${pg.passwordFile})`,
     stop: () => pg.stop(),
+    ended: pg.exited.then((how) => `the embedded PostgreSQL server ${how} (its log: ${pg.logFile})`),
   };
 }

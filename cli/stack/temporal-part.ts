@@ -100,6 +100,9 @@ async function realServer(binary: string, options: TemporalPartOptions): Promise
     value: { address: server.address, connection: localTemporal(server.address), uiUrl: server.uiUrl, server: name },
     embedded: `Temporal: ${name} at ${server.address}${ui} (namespace ${namespace}, state in ${dbFile})`,
     stop: () => server.stop(),
+    ended: server.exited.then(
+      (code) => `the embedded Temporal server exited (${exitStatus(code)}): ${lastLine(server.tail())}`
+    ),
   };
 }
 
@@ -123,4 +126,11 @@ async function embeddedDevServer(options: TemporalPartOptions): Promise<Part<Tem
     embedded: `Temporal: embedded dev server at ${server.address} (namespace ${server.namespace}, state in ${devOptions.persistPath})`,
     stop: () => server.stop(),
   };
+}
+
+const exitStatus = (code: number | null): string => (code === null ? 'killed by a signal' : `code ${code}`);
+
+/** The server's last line of output, which usually says why it stopped. */
+function lastLine(output: string): string {
+  return output.trim().split('\n').at(-1)?.trim() || 'it printed nothing';
 }

@@ -44,6 +44,11 @@ export interface RunningStack {
   stop(): Promise<void>;
   /** Cuts the API's drain short (a second Ctrl-C): waiting callers get 202 RUNNING now. */
   hurry(): void;
+  /**
+   * Resolves, with what happened, when a part ends on its own (an embedded server's process exits, the worker
+   * fails): the stack can no longer serve turns, so its owner stops the rest. Never resolves once stop() runs.
+   */
+  broken: Promise<string>;
 }
 
 /** What the stack loads into the database: bundled packs (none, some, all) and the author's own YAML tree. */
@@ -66,6 +71,8 @@ export interface Part<T> {
   /** Human description when this part is embedded (printed at start), null when external. */
   embedded: string | null;
   stop(): Promise<void>;
+  /** Resolves, with what happened, when the part ends, on its own or by stop(); absent for parts that cannot. */
+  ended?: Promise<string>;
 }
 
 export const noStop = async (): Promise<void> => undefined;

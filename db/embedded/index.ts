@@ -24,6 +24,8 @@ export interface EmbeddedPostgres {
   passwordFile: string;
   /** The server's own log (its stderr). */
   logFile: string;
+  /** Resolves when the server process has exited, saying how (`exited with SIGKILL`). */
+  exited: Promise<string>;
   stop(): Promise<void>;
 }
 
@@ -52,6 +54,11 @@ export async function startEmbeddedPostgres(home: string, events: LaunchEvents =
   try {
     await initialise(binaries, user, layout, password, SUPERUSER, events);
     const { child, port } = await startServer(binaries, user, layout, events);
+    const exited = new Promise<string>((resolve) => {
+      const how = (code: number | null, signal: NodeJS.Signals | null) => `exited with ${signal ?? `code ${code}`}`;
+      if (child.exitCode !== null || child.signalCode !== null) resolve(how(child.exitCode, child.signalCode));
+      else child.once('exit', (code, signal) => resolve(how(code, signal)));
+    });
     const url = (secret: string) => `postgres://${SUPERUSER}:${secret}@127.0.0.1:${port}/postgres`;
     // If this process dies without stop() (an uncaught error), the server still gets its fast shutdown.
     const onExit = () => child.kill('SIGINT');
@@ -62,6 +69,7 @@ export async function startEmbeddedPostgres(home: string, events: LaunchEvents =
       dataDir: layout.dataDir,
       passwordFile: layout.passwordFile,
       logFile: layout.logFile,
+      exited,
       stop: async () => {
         process.off('exit', onExit);
         await stopServer(child);

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -29,11 +30,15 @@ export interface EmbeddedStack {
 
 export const newHome = (): string => mkdtempSync(join(tmpdir(), 'ce-embedded-'));
 
-/** Starts `convengine start --home <home>` and reads back where its API and database are. */
-export async function startEmbeddedStack(home: string, name = 'start'): Promise<EmbeddedStack> {
+/** Starts `convengine start --home <home>` (`env` over EMBEDDED_ENV) and reads back where its API and database are. */
+export async function startEmbeddedStack(
+  home: string,
+  name = 'start',
+  env: Record<string, string> = {}
+): Promise<EmbeddedStack> {
   const proc = await ConvengineProcess.start(['start', '--port', '0', '--temporal-port', '0', '--home', home], {
     name,
-    env: EMBEDDED_ENV,
+    env: { ...EMBEDDED_ENV, ...env },
     ready: /ConvEngine ready in/,
     readyTimeoutMs: 120_000,
   });
@@ -47,4 +52,13 @@ export async function startEmbeddedStack(home: string, name = 'start'): Promise<
   }
   const password = readFileSync(layout.passwordFile, 'utf8').trim();
   return { process: proc, home, apiUrl, databaseUrl: masked.replace('****', password), serverPid: server.pid };
+}
+
+/** Pids of the processes whose command line contains `text` (a --home path names a stack's servers). */
+export function processesNaming(text: string): number[] {
+  const ps = execFileSync('ps', ['-eo', 'pid,args'], { encoding: 'utf8' });
+  return ps
+    .split('\n')
+    .filter((line) => line.includes(text) && !line.includes(' ps '))
+    .map((line) => Number(line.trim().split(' ')[0]));
 }
