@@ -1,12 +1,49 @@
+import { ApplicationFailure } from '@temporalio/workflow';
 import type { Session } from '../core/session';
-import { describeHold } from '../core/mcp/hold';
+import {
+  describeHold,
+  heldAuditInput,
+  operatorFailedMessage,
+  resolvedAuditInput,
+  TOOL_HOLD_FAILED,
+} from '../core/mcp/hold';
+import type { StepInput } from '../core/turn/contracts';
 import { describeProblem, heldToolDecisionProblem } from '../core/turn/operator-decision';
 import type { HeldToolRequest, HeldToolResolution } from '../core/turn/executor';
 import { workflowNow } from './clock';
 import type { HeldToolAck, HeldToolDecisionInput } from './messages';
 import { parkTurn } from './park';
+import type { RunningTurn } from './running-turn';
 import type { TurnState } from './turn-state';
 import { TurnStatus } from './turn-status';
+
+/**
+ * #22: audits the hold (TOOL_HELD), waits for the operator or the hold timeout, audits their
+ * decision (TOOL_HOLD_RESOLVED). `fail` ends the turn here with a non-retryable failure.
+ */
+export async function holdToolCall(
+  turn: RunningTurn,
+  request: HeldToolRequest,
+  inputFor: (suffix: string) => StepInput
+): Promise<HeldToolResolution | null> {
+  if (!turn.versions.toolHold()) return null;
+  const expiresAt = new Date(workflowNow() + request.timeoutMs).toISOString();
+  const at = `McpToolHold: ${request.toolCode} (call ${request.callIndex})`;
+  await turn.run('McpToolHold', heldAuditInput(inputFor, request, expiresAt), `${at} held`);
+  const resolution = await awaitHeldTool(turn.state, turn.session(), request, expiresAt, () =>
+    turn.versions.parkPosition()
+  );
+  const resolved = resolvedAuditInput(inputFor, request, resolution);
+  await turn.run('McpToolHold', resolved, `${at} ${resolution.action}`);
+  if (resolution.action === 'fail') {
+    throw ApplicationFailure.create({
+      type: TOOL_HOLD_FAILED,
+      message: operatorFailedMessage(request.toolCode, resolution.reason),
+      nonRetryable: true,
+    });
+  }
+  return resolution;
+}
 
 /**
  * Parks the turn on an operator decision (#22) until the resolveHeldTool update or the hold

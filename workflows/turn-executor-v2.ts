@@ -1,5 +1,4 @@
 import {
-  ApplicationFailure,
   type TemporalFailure,
   proxyActivities,
   proxyLocalActivities,
@@ -8,8 +7,6 @@ import {
 } from '@temporalio/workflow';
 import type { TurnActivities } from '../core/turn/activities';
 import type {
-  DirectToolCallInput,
-  DirectToolCallRequest,
   McpPlanInput,
   McpPlanOutput,
   McpPrepareOutput,
@@ -22,33 +19,24 @@ import type {
   TurnDecisionRecord,
   TurnInput,
 } from '../core/turn/contracts';
-import {
-  directToolCallInput,
-  failedDirectToolCallInput,
-  ToolCallFailure,
-  type ApprovalRequest,
-  type AwaitedApproval,
-  type HeldToolRequest,
-  type HeldToolResolution,
-  type TurnExecutor,
+import type {
+  ApprovalRequest,
+  AwaitedApproval,
+  HeldToolRequest,
+  HeldToolResolution,
+  TurnExecutor,
 } from '../core/turn/executor';
-import {
-  heldAuditInput,
-  operatorFailedMessage,
-  resolvedAuditInput,
-  resolveHeldCall,
-  TOOL_HOLD_FAILED,
-} from '../core/mcp/hold';
-import { approvalRequestedInput } from '../core/mcp/outcomes';
 import { StepCalls } from '../core/turn/protocol';
 import { isStepResult } from '../core/turn/step-result';
 import { STEP_TABLE, type StepName, type StepSpec } from '../core/turn/steps';
 import type { Session } from '../core/session';
-import { workflowNow } from './clock';
 import { activityOptionsFor, localActivityOptionsFor, optionsForTool } from './activity-options';
+import { directToolCall } from './direct-tool-call';
+import type { RunningTurn } from './running-turn';
 import type { TurnState } from './turn-state';
-import { awaitHeldTool } from './tool-hold';
-import { awaitApproval, describeDecision, heldStepInput, toToolFailure } from './turn-units';
+import { awaitAuditedApproval } from './tool-approval';
+import { holdToolCall } from './tool-hold';
+import { describeDecision, toToolFailure } from './turn-units';
 import { runStepsActivity } from './step-runs';
 import type { TurnVersions } from './turn-versions';
 import { recordTurnFailure } from './turn-failure';
@@ -90,11 +78,20 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     runRegularly: (name, call, summary) => this.regular(STEP_TABLE[name], call, summary),
   });
   private session: Session | null = null;
+  /** This turn as the approval, hold and direct tool paths run it. */
+  private readonly turn: RunningTurn;
 
   constructor(
     private readonly state: TurnState,
     private readonly versions: TurnVersions
-  ) {}
+  ) {
+    this.turn = {
+      state,
+      versions,
+      session: () => this.session,
+      run: (name, input, summary, options) => this.run(name, input, summary, options),
+    };
+  }
 
   private async run<I extends StepInput, O extends StepOutput>(
     name: StepName,
@@ -159,7 +156,7 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     const answer = this.runs.take({ name, callKey: input.callKey });
     if (answer?.kind !== 'ran') return this.stepRun(name, input, next, answer);
     const out = this.answer<StepInput, StepOutput>(name, input, answer.result);
-    return out.directToolCall ? this.directToolCall(input, out, out.directToolCall) : out;
+    return out.directToolCall ? directToolCall(this.turn, this, input, out, out.directToolCall) : out;
   }
 
   private async stepRun(
@@ -169,7 +166,7 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     answer: RunAnswer | null
   ): Promise<StepOutput> {
     const out = await this.runStep(name, input, next, name, answer);
-    return out.directToolCall ? this.directToolCall(input, out, out.directToolCall) : out;
+    return out.directToolCall ? directToolCall(this.turn, this, input, out, out.directToolCall) : out;
   }
 
   /** A step a step run may cover, run as the step runner decides (core/turn/step-runner.ts). */
@@ -183,46 +180,6 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     const step = { name, callKey: input.callKey };
     const reply = await this.runs.run(step, (steps) => this.calls.input(input, steps), next, summary, taken);
     return this.answer<StepInput, O>(name, input, reply as StepReply<O>);
-  }
-
-  /**
-   * A request's direct tool (D21): its own activity, retried by the tool's policy, not the step's.
-   * Out of retries, it holds for an operator like a planner call (#22) and runs again as
-   * resolveHeldCall says; a failure that stands is recorded as the tool's result.
-   */
-  private async directToolCall(input: StepInput, out: StepOutput, request: DirectToolCallRequest): Promise<StepOutput> {
-    this.state.toolCalls += 1;
-    const { tool } = request;
-    const options = optionsForTool(tool);
-    const maxAttempts = options.retry?.maximumAttempts ?? 1;
-    const holdable = this.versions.directToolHold();
-    const first = directToolCallInput(input, out, request, maxAttempts, holdable && tool.onRetriesExhausted === 'HOLD');
-    const summary = `DirectToolCall: ${tool.toolCode} (${tool.sideEffect})`;
-    const session = () => this.session ?? first.session;
-    const inputs = {
-      audit: (suffix: string) => heldStepInput(first, session(), `${first.callKey}${suffix}`),
-      call: (suffix: string): DirectToolCallInput => ({
-        ...first,
-        session: session(),
-        callKey: `${first.callKey}${suffix}`,
-      }),
-    };
-    let next = first;
-    for (let hold = 1; ; hold++) {
-      try {
-        return await this.run('DirectToolCall', next, summary, options);
-      } catch (err) {
-        const failure = toToolFailure(err, maxAttempts);
-        if (!(failure instanceof ToolCallFailure)) throw failure;
-        const held = { call: first.call, tool, failure, hold };
-        const again = holdable ? await resolveHeldCall(this, held, inputs) : null;
-        if (!again) {
-          const failed = failedDirectToolCallInput({ ...first, session: session() }, failure);
-          return this.run('DirectToolCall', failed, `${summary}: failed`);
-        }
-        next = again;
-      }
-    }
   }
 
   mcpPrepare(input: StepInput, next: readonly PlannedStep[]): Promise<McpPrepareOutput> {
@@ -264,47 +221,14 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     this.calls.record(decision);
   }
 
-  /**
-   * #22: audits the hold (TOOL_HELD), waits for the operator or the hold timeout, audits their
-   * decision (TOOL_HOLD_RESOLVED). `fail` ends the turn here with a non-retryable failure.
-   */
-  async holdToolCall(
-    request: HeldToolRequest,
-    inputFor: (suffix: string) => StepInput
-  ): Promise<HeldToolResolution | null> {
-    if (!this.versions.toolHold()) return null;
-    const expiresAt = new Date(workflowNow() + request.timeoutMs).toISOString();
-    const at = `McpToolHold: ${request.toolCode} (call ${request.callIndex})`;
-    await this.run('McpToolHold', heldAuditInput(inputFor, request, expiresAt), `${at} held`);
-    const resolution = await awaitHeldTool(this.state, this.session, request, expiresAt, () =>
-      this.versions.parkPosition()
-    );
-    const resolved = resolvedAuditInput(inputFor, request, resolution);
-    await this.run('McpToolHold', resolved, `${at} ${resolution.action}`);
-    if (resolution.action === 'fail') {
-      throw ApplicationFailure.create({
-        type: TOOL_HOLD_FAILED,
-        message: operatorFailedMessage(request.toolCode, resolution.reason),
-        nonRetryable: true,
-      });
-    }
-    return resolution;
+  /** #22: the operator hold of a failed call (tool-hold.ts). */
+  holdToolCall(request: HeldToolRequest, inputFor: (suffix: string) => StepInput): Promise<HeldToolResolution | null> {
+    return holdToolCall(this.turn, request, inputFor);
   }
 
-  /**
-   * D16: audits the request (MCP_TOOL_APPROVAL_REQUESTED) as the turn parks, as a hold audits TOOL_HELD, so the
-   * stream and GET /conversation/{id} show the pending call; then waits. Turns from before the patch audit it with
-   * the decision (the driver does, as requestAudited is unset).
-   */
-  async awaitApproval(request: ApprovalRequest, inputFor?: (suffix: string) => StepInput): Promise<AwaitedApproval> {
-    if (!inputFor || !this.versions.approvalRequestRow()) {
-      return awaitApproval(this.state, this.session, request, this.versions);
-    }
-    const expiresAt = new Date(workflowNow() + request.timeoutMs).toISOString();
-    const summary = `McpToolHold: ${request.toolCode} (call ${request.callIndex}) approval requested`;
-    await this.run('McpToolHold', approvalRequestedInput(inputFor, request, expiresAt), summary);
-    const decision = await awaitApproval(this.state, this.session, request, this.versions, expiresAt);
-    return { ...decision, requestAudited: true };
+  /** D16: the approval of a call, its request audited as the turn parks (tool-approval.ts). */
+  awaitApproval(request: ApprovalRequest, inputFor?: (suffix: string) => StepInput): Promise<AwaitedApproval> {
+    return awaitAuditedApproval(this.turn, request, inputFor);
   }
 
   /**

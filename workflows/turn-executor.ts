@@ -26,7 +26,8 @@ import { legacyOutput } from '../core/turn/step-result';
 import { decisionActivity, llmActivity, optionsForStep, optionsForTool, stepActivity } from './activity-options';
 import type { TurnState } from './turn-state';
 import { PATCHED_VERSIONS } from './turn-versions';
-import { awaitApproval, describeDecision, toToolFailure } from './turn-units';
+import { awaitApproval } from './tool-approval';
+import { describeDecision, toToolFailure } from './turn-units';
 
 const acts = proxyActivities<TurnActivities>(stepActivity);
 

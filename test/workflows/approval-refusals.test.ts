@@ -18,7 +18,7 @@ function parkedOn(state: TurnState, callIndex: number): void {
   };
 }
 
-/** What awaitApproval does once the wait ends (workflows/turn-units.ts). */
+/** What awaitApproval does once the wait ends (workflows/tool-approval.ts). */
 function resumed(state: TurnState, callIndex: number, expired = false): void {
   if (expired) state.settled.set(callIndex, 'EXPIRED');
   state.pending = null;
