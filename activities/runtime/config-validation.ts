@@ -1,7 +1,8 @@
 import type { Logger } from '../../observability/logger';
 import type { ValidationOptions } from '../../core/config/validation/context';
 import type { SqlParser } from '../../core/sql';
-import { createConfigStore, logConfigRejections, type DatabaseConfigStore } from '../../db/config/store';
+import { logConfigRejections } from '../../db/config/rejection-log';
+import { createConfigStore, type DatabaseConfigStore } from '../../db/config/store';
 import type { Database } from '../../db/pool';
 import { toolSqlChecker } from '../tools/sql/guard';
 import { loadSqlParser } from '../tools/sql/parser';

@@ -8,7 +8,7 @@ import {
 import { openDatabase } from '../../db/pool';
 import { newerSchemaWarning, schemaState } from '../../db/migrate';
 import { readConfigRows } from '../../db/config/load';
-import { configServing } from '../../db/config/store';
+import { configServing } from '../../db/config/stored-fallback';
 import { loadEngineValidation } from '../../activities/runtime/config-validation';
 import { refusedConfigWarning } from '../../observability/prerequisites';
 import { auditTrailStats } from '../../db/repositories/retention';

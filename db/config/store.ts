@@ -1,36 +1,22 @@
-import { EngineError, ErrorType } from '../../core/errors';
-import type { SettingDefinition } from '../../core/config/setting';
 import type { ConfigStore } from '../../core/config/store';
-import { formatViolation, type ConfigRows, type ConfigSnapshot, type ConfigViolation } from '../../core/config/types';
-import type { Logger } from '../../observability/logger';
+import type { ConfigRows, ConfigSnapshot, ConfigViolation } from '../../core/config/types';
 import { configInvalidError, validateConfig } from '../../core/config/validate';
-import type { ValidationOptions } from '../../core/config/validation/context';
 import type { Database } from '../pool';
 import { configVersionOf, readConfigRevision, readConfigState, snapshotOf } from './load';
-import { lastServedSnapshots, readStoredSnapshot, recordServedSnapshot } from './snapshots';
+import { SnapshotCache } from './snapshot-cache';
+import { recordServedSnapshot } from './snapshots';
+import { newestValidStored, type ConfigChecks, type StoredCandidate } from './stored-fallback';
 
-/** Stored snapshots tried, the last in service first, when the tables do not validate at start. */
-const STORED_FALLBACK_CANDIDATES = 5;
-
-export interface ConfigStoreOptions {
+/** `settings` and `validation`: what rows are validated against (stored-fallback.ts). */
+export interface ConfigStoreOptions extends ConfigChecks {
   /** Minimum time between two revision checks made by current(); default 200 ms. */
   stalenessCheckMs?: number;
   /** Snapshots kept in memory for get(version); default 8. */
   cacheSize?: number;
-  /** Declared ce_config settings to validate against (default: every declared setting). */
-  settings?: readonly SettingDefinition[];
   /** Clock, for tests. */
   now?: () => number;
   /** Told when rows were refused, with the config served instead (none when nothing is in service yet). */
   onRejected?: (violations: readonly ConfigViolation[], serving: ServedConfig | undefined) => void;
-  /** Checks that need I/O-side parts (the SQL parser for sql_template), as `config apply` runs them. */
-  validation?: ValidationOptions;
-}
-
-/** A stored snapshot that validates, with its warnings. */
-interface StoredCandidate {
-  snapshot: ConfigSnapshot;
-  warnings: ConfigViolation[];
 }
 
 /** The config a store serves while it refuses the tables. */
@@ -76,63 +62,6 @@ export function createConfigStore(db: Database, options: ConfigStoreOptions = {}
   return new DbConfigStore(db, options);
 }
 
-/** Violations named in a refusal's log line; `convengine validate-config` lists them all. */
-const LOGGED_VIOLATIONS = 20;
-
-/**
- * onRejected for a process with a logger: refused rows are a warning an operator sees in the log, with what is
- * wrong, instead of a silent fallback to the previous snapshot.
- */
-export function logConfigRejections(logger: Pick<Logger, 'warn'>): ConfigStoreOptions['onRejected'] {
-  return (violations, serving) =>
-    logger.warn(
-      {
-        violations: violations.slice(0, LOGGED_VIOLATIONS).map(formatViolation),
-        count: violations.length,
-        servedVersion: serving?.version ?? null,
-      },
-      `config refused (${violations.length} violation(s)); ${servingText(serving)} — run convengine validate-config`
-    );
-}
-
-function servingText(serving: ServedConfig | undefined): string {
-  if (!serving) return 'no config is in service yet';
-  if (serving.restored) return `serving stored config ${serving.version}, the newest stored one that validates`;
-  return `config ${serving.version} stays in service`;
-}
-
-/** The stored snapshot a store falls back to while it refuses the tables: the newest in service that validates. */
-async function newestValidStored(
-  db: Database,
-  options: Pick<ConfigStoreOptions, 'settings' | 'validation'>
-): Promise<StoredCandidate | null> {
-  for (const rows of await lastServedSnapshots(db, STORED_FALLBACK_CANDIDATES)) {
-    const result = validateConfig(rows, options.settings, options.validation);
-    if (result.violations.length === 0) return { snapshot: snapshotOf(rows), warnings: result.warnings };
-  }
-  return null;
-}
-
-/** What a process starting now would serve: the tables, or while they are refused, the stored fallback (if any). */
-export interface ConfigServing {
-  /** The version of the tables as they are. */
-  version: string;
-  violations: ConfigViolation[];
-  /** The stored snapshot served instead while `violations` is not empty; null when none validates. */
-  fallbackVersion: string | null;
-}
-
-/** Read-only (`convengine doctor`): judges the tables as a store would, without recording anything as served. */
-export async function configServing(
-  db: Database,
-  options: Pick<ConfigStoreOptions, 'settings' | 'validation'> = {}
-): Promise<ConfigServing> {
-  const { rows } = await readConfigState(db);
-  const { violations } = validateConfig(rows, options.settings, options.validation);
-  const fallback = violations.length > 0 ? await newestValidStored(db, options) : null;
-  return { version: configVersionOf(rows), violations, fallbackVersion: fallback?.snapshot.version ?? null };
-}
-
 class DbConfigStore implements DatabaseConfigStore {
   private snapshot: ConfigSnapshot | undefined;
   private snapshotWarnings: ConfigViolation[] = [];
@@ -143,9 +72,8 @@ class DbConfigStore implements DatabaseConfigStore {
   private lastCheckAt = Number.NEGATIVE_INFINITY;
   private inflightCheck: Promise<void> | null = null;
   private queue: Promise<unknown> = Promise.resolve();
-  private readonly recent = new Map<string, ConfigSnapshot>();
+  private readonly pinned: SnapshotCache;
   private readonly checkMs: number;
-  private readonly cacheSize: number;
   private readonly now: () => number;
 
   constructor(
@@ -153,7 +81,7 @@ class DbConfigStore implements DatabaseConfigStore {
     private readonly options: ConfigStoreOptions
   ) {
     this.checkMs = options.stalenessCheckMs ?? 200;
-    this.cacheSize = Math.max(1, options.cacheSize ?? 8);
+    this.pinned = new SnapshotCache(db, Math.max(1, options.cacheSize ?? 8));
     this.now = options.now ?? Date.now;
   }
 
@@ -171,27 +99,7 @@ class DbConfigStore implements DatabaseConfigStore {
 
   async get(version: string): Promise<ConfigSnapshot> {
     if (this.snapshot?.version === version) return this.snapshot;
-    const cached = this.recent.get(version);
-    if (cached) {
-      this.remember(cached);
-      return cached;
-    }
-    const rows = await readStoredSnapshot(this.db, version);
-    if (!rows) {
-      throw new EngineError(ErrorType.ConfigVersionUnavailable, `config version ${version} is not available`, {
-        details: { version },
-      });
-    }
-    if (configVersionOf(rows) !== version) {
-      throw new EngineError(
-        ErrorType.ConfigVersionUnavailable,
-        `stored config version ${version} does not hash to its version; refusing to use it`,
-        { details: { version } }
-      );
-    }
-    const snapshot = snapshotOf(rows);
-    this.remember(snapshot);
-    return snapshot;
+    return this.pinned.get(version);
   }
 
   refresh(): Promise<RefreshResult> {
@@ -325,15 +233,6 @@ class DbConfigStore implements DatabaseConfigStore {
     this.snapshotWarnings = warnings;
     this.restored = false;
     this.rejected = [];
-    this.remember(snapshot);
-  }
-
-  private remember(snapshot: ConfigSnapshot): void {
-    this.recent.delete(snapshot.version);
-    this.recent.set(snapshot.version, snapshot);
-    while (this.recent.size > this.cacheSize) {
-      const oldest = this.recent.keys().next().value as string;
-      this.recent.delete(oldest);
-    }
+    this.pinned.remember(snapshot);
   }
 }

@@ -1,7 +1,8 @@
 import type { ConfigRows } from '../../core/config/types';
 import { applyConfigRows } from '../../db/config/apply';
 import { configVersionOf, readConfigRows } from '../../db/config/load';
-import { createConfigStore, logConfigRejections } from '../../db/config/store';
+import { logConfigRejections } from '../../db/config/rejection-log';
+import { createConfigStore } from '../../db/config/store';
 import { seedPacks } from '../../db/seed';
 import { createLogger } from '../../observability/logger';
 import { createTestDatabase, type TestDatabase } from '../support/database';

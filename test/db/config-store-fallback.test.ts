@@ -1,7 +1,8 @@
 import type { ConfigRows, ConfigSnapshot } from '../../core/config/types';
 import { applyConfigRows } from '../../db/config/apply';
 import { configVersionOf, readConfigRows } from '../../db/config/load';
-import { createConfigStore, logConfigRejections, type DatabaseConfigStore } from '../../db/config/store';
+import { logConfigRejections } from '../../db/config/rejection-log';
+import { createConfigStore, type DatabaseConfigStore } from '../../db/config/store';
 import type { Database } from '../../db/pool';
 import { seedPacks } from '../../db/seed';
 import { createLogger } from '../../observability/logger';
