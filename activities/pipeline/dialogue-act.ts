@@ -1,5 +1,5 @@
 import { readSetting } from '../../core/config/setting';
-import { DialogueActSettings } from '../../core/config/settings/pipeline';
+import { DialogueActSettings } from '../../core/config/settings/dialogue-act';
 import type { DialogueActGuess } from '../../core/dialogue/acts';
 import { dialogueActSchema, readDialogueActAnswer } from '../../core/dialogue/llm-contract';
 import { classifyDialogueActByRegex, type DialogueActPatterns } from '../../core/dialogue/regex-classifier';

@@ -1,7 +1,7 @@
 import { readDialogueActAnswer, dialogueActSchema } from '../../../core/dialogue/llm-contract';
 import { classifyDialogueActByRegex } from '../../../core/dialogue/regex-classifier';
 import { needsLlm, resolveDialogueAct } from '../../../core/dialogue/resolve';
-import { DialogueActSettings as S } from '../../../core/config/settings/pipeline';
+import { DialogueActSettings as S } from '../../../core/config/settings/dialogue-act';
 
 const patterns = {
   affirm: S.regexAffirm.default,

@@ -1,0 +1,97 @@
+import { DEFAULT_PROMPTS } from '../../prompt/defaults';
+import { defineSetting } from '../setting';
+
+/** Tunables of the DialogueAct step (the Java engine's yaml flags, now rows in ce_config). */
+export const DialogueActSettings = {
+  resolveMode: defineSetting({
+    configType: 'DialogueActStep',
+    configKey: 'RESOLUTE_MODE',
+    kind: 'enum',
+    values: ['REGEX_ONLY', 'REGEX_THEN_LLM', 'LLM_ONLY'],
+    default: 'REGEX_THEN_LLM',
+    description: 'How dialogue acts are classified.',
+  }),
+  llmThreshold: defineSetting({
+    configType: 'DialogueActStep',
+    configKey: 'LLM_THRESHOLD',
+    kind: 'number',
+    min: 0,
+    max: 1,
+    default: 0.9,
+    description: 'Regex confidence at or above which the LLM is not asked.',
+  }),
+  queryRewrite: defineSetting({
+    configType: 'DialogueActStep',
+    configKey: 'QUERY_REWRITE_ENABLED',
+    kind: 'boolean',
+    default: true,
+    description: 'With history present, the dialogue-act LLM call also rewrites the message as a standalone query.',
+  }),
+  regexAffirm: defineSetting({
+    configType: 'DialogueActStep',
+    configKey: 'REGEX_AFFIRM',
+    kind: 'regex',
+    default: '^\\s*(yes|yep|yeah|ok|okay|sure|go ahead|do that|please do|confirm|approved?)\\s*$',
+    description: 'Whole-message pattern for AFFIRM (case-insensitive).',
+  }),
+  regexNegate: defineSetting({
+    configType: 'DialogueActStep',
+    configKey: 'REGEX_NEGATE',
+    kind: 'regex',
+    default: "^\\s*(no|nope|nah|cancel|stop|don't|do not)\\s*$",
+    description: 'Whole-message pattern for NEGATE.',
+  }),
+  regexEdit: defineSetting({
+    configType: 'DialogueActStep',
+    configKey: 'REGEX_EDIT',
+    kind: 'regex',
+    default: '^\\s*(edit|revise|change|modify|update)\\s*$',
+    description: 'Whole-message pattern for EDIT.',
+  }),
+  regexReset: defineSetting({
+    configType: 'DialogueActStep',
+    configKey: 'REGEX_RESET',
+    kind: 'regex',
+    default: '^\\s*(reset|restart|start over)\\s*$',
+    description: 'Whole-message pattern for RESET (also guards an LLM-only RESET).',
+  }),
+  regexGreeting: defineSetting({
+    configType: 'DialogueActStep',
+    configKey: 'REGEX_GREETING',
+    kind: 'regex',
+    default: '^\\s*(hi|hello|hey|greetings|good morning|good afternoon|good evening|howdy)\\s*$',
+    description: 'Whole-message pattern for GREETING.',
+  }),
+  systemPrompt: defineSetting({
+    configType: 'DialogueActStep',
+    configKey: 'SYSTEM_PROMPT',
+    kind: 'string',
+    template: true,
+    default: DEFAULT_PROMPTS.dialogueActSystem,
+    description: 'System prompt of the dialogue-act LLM call.',
+  }),
+  userPrompt: defineSetting({
+    configType: 'DialogueActStep',
+    configKey: 'USER_PROMPT',
+    kind: 'string',
+    template: true,
+    default: DEFAULT_PROMPTS.dialogueActUser,
+    description: 'User prompt of the dialogue-act LLM call.',
+  }),
+  rewriteSystemPrompt: defineSetting({
+    configType: 'DialogueActStep',
+    configKey: 'QUERY_REWRITE_SYSTEM_PROMPT',
+    kind: 'string',
+    template: true,
+    default: DEFAULT_PROMPTS.queryRewriteSystem,
+    description: 'System prompt of the dialogue-act call in query-rewrite mode.',
+  }),
+  rewriteUserPrompt: defineSetting({
+    configType: 'DialogueActStep',
+    configKey: 'QUERY_REWRITE_USER_PROMPT',
+    kind: 'string',
+    template: true,
+    default: DEFAULT_PROMPTS.queryRewriteUser,
+    description: 'User prompt of the dialogue-act call in query-rewrite mode.',
+  }),
+};
