@@ -110,7 +110,12 @@ export interface UpdateState {
   delivered: boolean;
   acceptedEventId?: number;
   outcome?: UpdateOutcome;
+  /** Set when the run closed before the update was accepted: its callers get the matching error. */
+  aborted?: UpdateAbort;
 }
+
+/** Why a closing run aborted an update it had not accepted: it closed, or a new run (continue-as-new, retry) follows. */
+export type UpdateAbort = 'RUN_CLOSED' | 'RUN_CONTINUING';
 
 export interface StickyState {
   queue: string;

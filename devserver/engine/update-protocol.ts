@@ -134,7 +134,27 @@ function completeUpdate(engine: Engine, run: RunState, update: UpdateState, outc
   setStage(engine, run, update, 'COMPLETED');
 }
 
-/** Wakes every update waiter of a closing run; unfinished updates then fail. */
+/** The real server's outcome for an accepted update whose run closed first (`update/errors_failures.go`). */
+const ACCEPTED_UPDATE_COMPLETED_WORKFLOW: Failure = {
+  message: 'Workflow Update failed because the Workflow completed before the Update completed.',
+  source: 'Server',
+  applicationFailureInfo: { type: 'AcceptedUpdateCompletedWorkflow', nonRetryable: true },
+};
+
+/**
+ * A closing run aborts its unfinished updates, as the real server does (`update/abort_reason.go`): an accepted
+ * one completes with the AcceptedUpdateCompletedWorkflow failure (no event is written); one not accepted yet
+ * (admitted, or sent with the closing task) is marked aborted, and its callers get an error (updates.ts).
+ */
 export function onRunClosedForUpdates(engine: Engine, run: RunState): void {
-  for (const update of Object.values(run.updates)) engine.notify(updateTopic(run.runId, update.updateId));
+  for (const update of Object.values(run.updates)) {
+    if (update.stage === 'ACCEPTED') {
+      completeUpdate(engine, run, update, { failure: ACCEPTED_UPDATE_COMPLETED_WORKFLOW });
+    } else if (update.stage === 'ADMITTED') {
+      update.aborted = run.nextRunId ? 'RUN_CONTINUING' : 'RUN_CLOSED';
+      update.request = { meta: update.request.meta };
+      engine.touch(run);
+      engine.notify(updateTopic(run.runId, update.updateId));
+    }
+  }
 }

@@ -62,17 +62,31 @@ function admitOneMore(engine: Engine, run: RunState): void {
   const limit = engine.maxInFlightUpdates;
   const inFlight = Object.values(run.updates).filter((u) => u.stage !== 'COMPLETED').length;
   if (inFlight < limit) return;
-  throw new DevServerError(
-    'RESOURCE_EXHAUSTED',
+  throw resourceExhausted(
     `limit on number of concurrent in-flight updates has been reached (${limit})`,
-    {
-      typeName: 'temporal.api.errordetails.v1.ResourceExhaustedFailure',
-      message: {
-        cause: enums.ResourceExhaustedCause.RESOURCE_EXHAUSTED_CAUSE_CONCURRENT_LIMIT,
-        scope: enums.ResourceExhaustedScope.RESOURCE_EXHAUSTED_SCOPE_NAMESPACE,
-      },
-    }
+    enums.ResourceExhaustedCause.RESOURCE_EXHAUSTED_CAUSE_CONCURRENT_LIMIT
   );
+}
+
+function resourceExhausted(message: string, cause: number): DevServerError {
+  return new DevServerError('RESOURCE_EXHAUSTED', message, {
+    typeName: 'temporal.api.errordetails.v1.ResourceExhaustedFailure',
+    message: { cause, scope: enums.ResourceExhaustedScope.RESOURCE_EXHAUSTED_SCOPE_NAMESPACE },
+  });
+}
+
+/**
+ * The error the real server gives the callers of an update its run aborted before accepting it
+ * (`update/abort_reason.go`): NOT_FOUND, or, when a new run follows, its retryable ErrWorkflowClosing.
+ */
+function closedRunError(update: UpdateState): DevServerError {
+  if (update.aborted === 'RUN_CONTINUING') {
+    return resourceExhausted(
+      'workflow operation can not be applied because workflow is closing',
+      enums.ResourceExhaustedCause.RESOURCE_EXHAUSTED_CAUSE_BUSY_WORKFLOW
+    );
+  }
+  return update.aborted ? notFound('workflow update was aborted by closing workflow') : workflowAlreadyCompleted();
 }
 
 export interface PollWorkflowExecutionUpdateRequest {
@@ -103,7 +117,7 @@ async function waitForStage(
     const update = run.updates[updateId];
     if (!update) throw notFound(`update ${updateId} not found`);
     if (STAGE_RANK[update.stage] >= target) return updateResponse(run, update);
-    if (!isOpen(run)) throw workflowAlreadyCompleted();
+    if (!isOpen(run)) throw closedRunError(update);
     if (call.isCancelled()) throw new DevServerError('CANCELLED', 'update call cancelled');
     const notified = await engine.waitFor(updateTopic(run.runId, updateId), call);
     if (!notified) return updateResponse(run, run.updates[updateId] ?? update);

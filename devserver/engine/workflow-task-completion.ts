@@ -104,8 +104,9 @@ export function completeWorkflowTask(
     );
     throw invalidArgument(message);
   }
-  if (commands.some(isCloseCommand) && (run.buffered.length > 0 || hasUndeliveredUpdates(run))) {
-    // New events arrived while the workflow decided to close: it must see them first.
+  if (commands.some(isCloseCommand) && run.buffered.length > 0) {
+    // New events arrived while the workflow decided to close: it must see them first. Updates that arrived
+    // meanwhile do not count (server 1.29 has that check commented out): the close aborts them (update-protocol.ts).
     failStartedWorkflowTask(engine, run, wft, {
       cause: CAUSE.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND,
       identity,

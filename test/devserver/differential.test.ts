@@ -9,7 +9,7 @@ import { defineSearchAttributeKey, SearchAttributeType } from '@temporalio/commo
 import { tsToMs } from '@temporalio/common/lib/time';
 import { temporal } from '@temporalio/proto';
 import { createHarness, eventTypes, eventually, usingRealServer, type Harness } from './harness';
-import { RawClient } from './raw-client';
+import { rawUpdate as rawHoldUpdate } from './raw-client';
 import type { continueAsNewCounter, pausableActivity, updateHolder } from './workflows';
 import { finishSignal, holdUpdate, incrementUpdate, releaseSignal } from './workflows';
 
@@ -40,21 +40,9 @@ beforeAll(async () => {
 });
 afterAll(async () => harness?.close());
 
-/** One UpdateWorkflowExecution call with no client-side retries (the SDK's client retries RESOURCE_EXHAUSTED). */
-async function rawUpdate(workflowId: string, updateId: string, stage: 'ADMITTED' | 'ACCEPTED' = 'ACCEPTED') {
-  const raw = new RawClient(harness.temporal.address);
-  try {
-    return await raw.call('UpdateWorkflowExecution', {
-      namespace: harness.temporal.namespace,
-      workflowExecution: { workflowId },
-      request: { meta: { updateId }, input: { name: holdUpdate.name, args: { payloads: [] } } },
-      waitPolicy: {
-        lifecycleStage: E.UpdateWorkflowExecutionLifecycleStage[`UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_${stage}`],
-      },
-    });
-  } finally {
-    raw.close();
-  }
+/** One `hold` update with no client-side retries (the SDK's client retries RESOURCE_EXHAUSTED). */
+function rawUpdate(workflowId: string, updateId: string, stage: 'ADMITTED' | 'ACCEPTED' = 'ACCEPTED') {
+  return rawHoldUpdate(harness.temporal, { workflowId, updateId, name: holdUpdate.name }, stage);
 }
 
 test('an update rejected by its validator leaves no events: its speculative workflow task is dropped', async () => {

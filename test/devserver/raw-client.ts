@@ -3,6 +3,7 @@
  * cancels calls. Uses the same protobufjs root as the server.
  */
 import * as grpc from '@grpc/grpc-js';
+import { temporal } from '@temporalio/proto';
 import { decodeMessage, encodeMessage, serviceMethods, type MethodCodec } from '../../devserver/proto/codec';
 import type { Message } from '../../devserver/proto/types';
 
@@ -52,5 +53,28 @@ export class RawClient {
 
   close(): void {
     this.client.close();
+  }
+}
+
+/**
+ * One UpdateWorkflowExecution call of update `name` (no arguments) waiting for `stage`, with no client-side
+ * retries: the SDK's client retries RESOURCE_EXHAUSTED, and tests need to see it.
+ */
+export async function rawUpdate(
+  server: { address: string; namespace: string },
+  update: { workflowId: string; updateId: string; name: string },
+  stage: 'ADMITTED' | 'ACCEPTED' | 'COMPLETED'
+): Promise<Message> {
+  const raw = new RawClient(server.address);
+  const stages = temporal.api.enums.v1.UpdateWorkflowExecutionLifecycleStage;
+  try {
+    return await raw.call('UpdateWorkflowExecution', {
+      namespace: server.namespace,
+      workflowExecution: { workflowId: update.workflowId },
+      request: { meta: { updateId: update.updateId }, input: { name: update.name, args: { payloads: [] } } },
+      waitPolicy: { lifecycleStage: stages[`UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_${stage}`] },
+    });
+  } finally {
+    raw.close();
   }
 }

@@ -188,6 +188,21 @@ export async function updateHolder(): Promise<number> {
   return held;
 }
 
+/**
+ * Runs a local activity of `ms` in its first workflow task, then closes the run in that same task: the
+ * completion carries the activity's marker and the close command (`fail`, or `continue` as new into a run that
+ * completes at once), so whatever reaches the run meanwhile finds it closing.
+ */
+export async function closesAfterLocalActivity(ms: number, close: 'fail' | 'continue' | 'complete'): Promise<number> {
+  const { slow } = proxyLocalActivities<TestActivities>({ startToCloseTimeout: '10 seconds' });
+  setHandler(holdUpdate, (n) => n);
+  setHandler(releaseSignal, () => undefined);
+  if (ms > 0) await slow(ms);
+  if (close === 'fail') throw ApplicationFailure.nonRetryable('closed after its local activity', 'DeliberateFailure');
+  if (close === 'continue') return continueAsNew<typeof closesAfterLocalActivity>(0, 'complete');
+  return ms;
+}
+
 /** Runs one activity with the given options; the workflow's own result is that activity's. */
 export async function pausableActivity(ms: number): Promise<string> {
   const { heartbeating } = proxyActivities<TestActivities>({
