@@ -1,3 +1,4 @@
+import { ApplicationFailure } from '@temporalio/common';
 import type { TurnActivities } from '../../core/turn/activities';
 
 /**
@@ -19,5 +20,27 @@ export function failingAfterWork(
       return result;
     };
     return { ...base, [step]: failing } as TurnActivities;
+  };
+}
+
+/**
+ * The harness's activities with `step` failing for good (non-retryable, before its work) while `failing.on`, after
+ * `delayMs`: a local step made slow enough for an update sent once it started to reach the turn's first workflow
+ * task before that task completes.
+ */
+export function failingForGood(
+  step: keyof TurnActivities,
+  failing: { on: boolean; calls: number },
+  delayMs: number
+): (base: TurnActivities) => TurnActivities {
+  return (base) => {
+    const work = base[step] as (input: never) => Promise<unknown>;
+    const failForGood = async (input: never) => {
+      if (!failing.on) return work(input);
+      failing.calls += 1;
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+      throw ApplicationFailure.nonRetryable(`${step} refused the request`, 'STEP_REFUSED');
+    };
+    return { ...base, [step]: failForGood } as TurnActivities;
   };
 }
