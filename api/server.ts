@@ -1,6 +1,5 @@
 import { engineConfigStore, loadEngineValidation } from '../activities/runtime/config-validation';
 import { Client, type ConnectionLike } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
 import type { FastifyInstance } from 'fastify';
 import { whatifConversation } from '../activities/whatif/replay';
 import type { Env } from '../config/env';
@@ -26,7 +25,7 @@ import {
 import { createApiMetrics } from '../observability/metrics';
 import { metricsText } from '../observability/probe-server';
 import { tracingClientInterceptors } from '../observability/tracing';
-import { turnPollersCheck, type TurnPollersCheck } from '../observability/turn-pollers';
+import { readTurnPollers, turnPollersCheck, type TurnPollersCheck } from '../observability/turn-pollers';
 import { meteredTurnGateway } from '../observability/turn-metrics';
 import { buildApi } from './app';
 import { consolePorts } from './console/wiring';
@@ -36,7 +35,6 @@ import type { ApiPorts, ReadinessProbe } from './ports';
 import { TemporalTurnGateway } from './turns/gateway';
 import { temporalTurnEnds } from './turns/turn-ended';
 import { temporalHeldTools } from './turns/held-tools';
-import { recentPollers } from './turns/turn-worker';
 import { runningTurnsQuery, TurnOutcomeValue } from '../workflows/search-attributes';
 
 export interface ApiServer {
@@ -85,18 +83,11 @@ function readiness(
   prerequisites: PrerequisiteMonitor
 ): ReadinessProbe {
   const namespace = env.TEMPORAL_NAMESPACE;
+  // The reader a decision's gate uses too (api/turns/turn-worker.ts), so both count the same workers.
   const pollers = (): Promise<TurnPollersCheck> =>
-    temporalCheck(connection, () =>
-      connection.workflowService.describeTaskQueue({
-        namespace,
-        taskQueue: { name: env.TEMPORAL_TASK_QUEUE },
-        taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-      })
-    ).then(
-      // The pollers an operator's decision would count too (api/turns/turn-worker.ts), so both agree.
-      (res) => turnPollersCheck(recentPollers(res.pollers ?? [], Date.now()).map((p) => p.identity ?? '')),
-      () => ({ check: 'unreachable' })
-    );
+    readTurnPollers(connection, namespace, env.TEMPORAL_TASK_QUEUE).then(turnPollersCheck, () => ({
+      check: 'unreachable',
+    }));
   return {
     async check() {
       const [database, temporalState, worker, required] = await Promise.all([

@@ -6,7 +6,7 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import { notFound, refusedUpdate, type ApiError } from '../errors';
-import { noWorkerPolling, WorkerUnavailableError, workerPolls } from './turn-worker';
+import { noWorkerFor, WorkerUnavailableError } from './turn-worker';
 
 /** The turn's description, or null when there is no such workflow. */
 export async function describeOrNull(handle: WorkflowHandle) {
@@ -27,6 +27,8 @@ export interface DecisionTarget {
   workflowId: string;
   /** The turn's task queue, whose worker takes the decision. */
   taskQueue: string;
+  /** The turn's workflow type, which that worker must run. */
+  workflowType: string;
   /** OPERATOR_DECISION_TIMEOUT_MS: how long the update may wait for that worker. */
   timeoutMs: number;
   /** The 409 for a turn that exists but no longer waits for this decision (it ended while it was sent). */
@@ -36,15 +38,16 @@ export interface DecisionTarget {
 }
 
 /**
- * Sends the decision (`update`), under the target's deadline. With no worker polling the turn's task queue it is
- * not sent at all: 503 WORKER_UNAVAILABLE. An update Temporal admitted cannot be withdrawn, so one that outlives
- * the deadline is answered with the same 503, saying it may still be applied when a worker returns.
+ * Sends the decision (`update`), under the target's deadline. With no worker polling the turn's task queue that runs
+ * the turn's type it is not sent at all: 503 WORKER_UNAVAILABLE. An update Temporal admitted cannot be withdrawn, so
+ * one that outlives the deadline is answered with the same 503, saying it may still be applied when a worker returns.
  */
 export async function sendDecision<R>(target: DecisionTarget, update: () => Promise<R>): Promise<R> {
   const { client, workflowId, taskQueue } = target;
-  if ((await workerPolls(client.connection, client.options.namespace, taskQueue)) === false) {
+  const noWorker = await noWorkerFor(client, taskQueue, target.workflowType);
+  if (noWorker !== null) {
     throw new WorkerUnavailableError(
-      `Turn ${workflowId} cannot take a decision now: ${noWorkerPolling(taskQueue)}. Nothing was sent; ` +
+      `Turn ${workflowId} cannot take a decision now: ${noWorker}. Nothing was sent; ` +
         'start a worker (convengine worker), then decide again.',
       { workflowId, taskQueue, decisionSent: false }
     );

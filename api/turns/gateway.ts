@@ -107,6 +107,7 @@ export class TemporalTurnGateway implements TurnGateway {
       client: this.client,
       workflowId: handle.workflowId,
       taskQueue: description.taskQueue,
+      workflowType: description.type,
       timeoutMs: this.options.decisionTimeoutMs ?? OPERATOR_DECISION_TIMEOUT_DEFAULT_MS,
       notWaiting: () =>
         conflict('APPROVAL_NOT_PENDING', `Turn ${turnNumber} has ended: it no longer waits for an approval.`),

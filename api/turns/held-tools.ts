@@ -55,15 +55,16 @@ export function temporalHeldTools(client: Client, options: { decisionTimeoutMs?:
   return {
     async list() {
       const turns: HeldTurn[] = [];
-      // A queue whose worker did not answer one query is not asked again: each would wait as long.
+      // A queue (and turn type) whose worker did not answer one query is not asked again: each would wait as long.
       const silent = new Map<string, string>();
       for await (const execution of client.workflow.list({ query: HELD_TURNS_QUERY })) {
         const turn = visibleTurn(execution);
-        const queue = execution.taskQueue;
-        const known = silent.get(queue);
-        const read = known ? { unavailable: known } : await readProgress(client, turn.workflowId, turn.runId, queue);
+        // Whether a worker can answer depends on the queue and on the turn's type (an older build runs older types).
+        const runsOn = `${execution.taskQueue} ${execution.type}`;
+        const known = silent.get(runsOn);
+        const read = known ? { unavailable: known } : await readProgress(client, turn.workflowId, execution);
         if (read && 'unavailable' in read) {
-          silent.set(queue, read.unavailable);
+          silent.set(runsOn, read.unavailable);
           turns.push({ ...turn, held: null, unavailable: read.unavailable });
         } else if (read?.progress.held) {
           // A turn resolved between the listing and the query is simply no longer held.
@@ -81,6 +82,7 @@ export function temporalHeldTools(client: Client, options: { decisionTimeoutMs?:
         client,
         workflowId,
         taskQueue: turn.taskQueue,
+        workflowType: turn.type,
         timeoutMs: options.decisionTimeoutMs ?? OPERATOR_DECISION_TIMEOUT_DEFAULT_MS,
         notWaiting: () => notHeld(workflowId),
         refusedCode: 'DECISION_REFUSED',

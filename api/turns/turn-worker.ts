@@ -1,20 +1,8 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { WorkflowNotFoundError, type Client, type ConnectionLike } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
+import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
+import { noWorkerPolling, noWorkerRuns, readTurnPollers } from '../../observability/turn-pollers';
 import { turnProgressQuery, type TurnProgress } from '../../workflows/messages';
 import { ApiError } from '../errors';
-import { epochMs } from '../history/entries';
-
-/**
- * How recently a poller must have polled a task queue to count as a worker. A live idle worker polls again each
- * time a long poll ends (a minute on Temporal's server, 55 s on our dev server), and Temporal keeps listing a
- * poller for minutes after its worker went away, so a worker gone for less than this still counts: what is sent
- * to it then waits for the deadline of whoever sent it. Both clocks are assumed to agree to within seconds.
- */
-export const WORKER_SEEN_WITHIN_MS = 70_000;
-
-/** How long the poller check may take; past it, the caller goes on as if it had not asked. */
-const WORKER_CHECK_DEADLINE_MS = 2_000;
 
 /** How long a turn's progress query waits for its worker: one that is there answers in milliseconds. */
 export const TURN_QUERY_DEADLINE_MS = 5_000;
@@ -28,38 +16,18 @@ export class WorkerUnavailableError extends ApiError {
 }
 
 /**
- * Whether a worker polls `taskQueue` (workflow tasks): true when one polled within WORKER_SEEN_WITHIN_MS, false
- * when none did, null when Temporal did not say within WORKER_CHECK_DEADLINE_MS (or refused to).
+ * Why no worker can take a turn of `workflowType` on `taskQueue` now (observability/turn-pollers.ts, the reader
+ * readiness uses too), or null when one can, or when Temporal did not say: the caller then goes on as if it had not
+ * asked.
  */
-export async function workerPolls(
-  connection: Pick<ConnectionLike, 'workflowService' | 'withDeadline'>,
-  namespace: string,
-  taskQueue: string
-): Promise<boolean | null> {
-  const now = Date.now();
+export async function noWorkerFor(client: Client, taskQueue: string, workflowType: string): Promise<string | null> {
   try {
-    const described = await connection.withDeadline(now + WORKER_CHECK_DEADLINE_MS, () =>
-      connection.workflowService.describeTaskQueue({
-        namespace,
-        taskQueue: { name: taskQueue },
-        taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
-      })
-    );
-    return recentPollers(described.pollers ?? [], now).length > 0;
+    const pollers = await readTurnPollers(client.connection, client.options.namespace, taskQueue);
+    return noWorkerRuns(pollers, taskQueue, workflowType);
   } catch {
     return null;
   }
 }
-
-/** The pollers that polled within WORKER_SEEN_WITHIN_MS of `now`: the workers readiness and decisions count. */
-export function recentPollers<P extends { lastAccessTime?: Parameters<typeof epochMs>[0] }>(
-  pollers: readonly P[],
-  now: number
-): P[] {
-  return pollers.filter((p) => now - (epochMs(p.lastAccessTime) ?? 0) < WORKER_SEEN_WITHIN_MS);
-}
-
-export const noWorkerPolling = (taskQueue: string) => `no worker is polling task queue ${taskQueue}`;
 
 /** The first gRPC status code in an error's cause chain (the SDK wraps the server's answer). */
 function grpcCodeOf(err: unknown): number | undefined {
@@ -84,28 +52,30 @@ function unanswered(err: unknown, taskQueue: string): string | null {
 /** A turn's progress, or why it cannot be read now (no worker runs the query). */
 export type ProgressRead = { progress: TurnProgress } | { unavailable: string };
 
+/** Where a listed turn runs: its run, task queue and workflow type, as Temporal's visibility lists them. */
+export type ListedTurn = Pick<WorkflowExecutionInfo, 'runId' | 'taskQueue' | 'type'>;
+
 /**
  * The turn's progress query (workflows/messages.ts), which only a worker can answer: not asked when no worker
- * polls the turn's task queue, and given up after TURN_QUERY_DEADLINE_MS. Null when there is no such turn.
+ * polling the turn's task queue runs its type, and given up after TURN_QUERY_DEADLINE_MS. Null when there is no
+ * such turn. `listed`: the turn as a listing gave it, which spares describing it.
  */
 export async function readProgress(
   client: Client,
   workflowId: string,
-  runId?: string,
-  taskQueue?: string
+  listed?: ListedTurn
 ): Promise<ProgressRead | null> {
-  const handle = client.workflow.getHandle(workflowId, runId);
+  const handle = client.workflow.getHandle(workflowId, listed?.runId);
   try {
-    const queue = taskQueue ?? (await handle.describe()).taskQueue;
-    if ((await workerPolls(client.connection, client.options.namespace, queue)) === false) {
-      return { unavailable: noWorkerPolling(queue) };
-    }
+    const { taskQueue, type } = listed ?? (await handle.describe());
+    const noWorker = await noWorkerFor(client, taskQueue, type);
+    if (noWorker !== null) return { unavailable: noWorker };
     try {
       return {
         progress: await client.withDeadline(Date.now() + TURN_QUERY_DEADLINE_MS, () => handle.query(turnProgressQuery)),
       };
     } catch (err) {
-      const why = unanswered(err, queue);
+      const why = unanswered(err, taskQueue);
       if (why === null) throw err;
       return { unavailable: why };
     }

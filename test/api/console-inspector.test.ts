@@ -1,7 +1,8 @@
 import { status } from '@grpc/grpc-js';
 import { ServiceError, type Client } from '@temporalio/client';
 import { temporalInspector } from '../../api/console/temporal-inspector';
-import { fakeTemporalClient } from '../support/fake-temporal-client';
+import { TURN_WORKFLOW_TYPE } from '../../workflows/turn-type';
+import { CURRENT_WORKER, fakeTemporalClient, OLDER_WORKER } from '../support/fake-temporal-client';
 
 /** A gRPC error as @temporalio/client raises it for a server's answer. */
 function grpcError(code: status): Error {
@@ -39,17 +40,20 @@ describe("the console's activity operations on a server's answers", () => {
   });
 });
 
-/** A client whose turn is running on `convengine-turns`, polled `polledMsAgo`, and whose query fails with `err`. */
-function clientQuerying(polledMsAgo: number, err: Error) {
+/**
+ * A client whose turn is running on `convengine-turns`, polled `polledMsAgo` by `poller`, and whose query fails with
+ * `err`.
+ */
+function clientQuerying(polledMsAgo: number, err: Error, poller = CURRENT_WORKER) {
   const queried = { count: 0 };
   const handle = {
-    describe: async () => ({ status: { name: 'RUNNING' }, taskQueue: 'convengine-turns' }),
+    describe: async () => ({ status: { name: 'RUNNING' }, taskQueue: 'convengine-turns', type: TURN_WORKFLOW_TYPE }),
     query: async () => {
       queried.count++;
       throw err;
     },
   };
-  const client = fakeTemporalClient(handle, polledMsAgo);
+  const client = fakeTemporalClient(handle, polledMsAgo, poller);
   return { client, queried };
 }
 
@@ -73,6 +77,15 @@ describe("the console's read of what a parked turn waits on, without a worker", 
   it('does not ask when no worker polled the task queue lately', async () => {
     const { client, queried } = clientQuerying(5 * 60_000, noPoller);
     await expect(temporalInspector(client).heldTool('turn-x-1')).rejects.toMatchObject({ statusCode: 503 });
+    expect(queried.count).toBe(0);
+  });
+
+  it('does not ask when only workers of an older build poll: they lack the turn type', async () => {
+    const { client, queried } = clientQuerying(1_000, noPoller, OLDER_WORKER);
+    await expect(temporalInspector(client).pendingApproval('turn-x-1')).rejects.toMatchObject({
+      statusCode: 503,
+      message: expect.stringContaining('runs conversationTurnV3, only 1 of an older build'),
+    });
     expect(queried.count).toBe(0);
   });
 

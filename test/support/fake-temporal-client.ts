@@ -1,13 +1,19 @@
 import type { Client } from '@temporalio/client';
+import { turnWorkerIdentity } from '../../observability/turn-pollers';
+
+/** A worker of this build, as it names itself to Temporal (worker/worker.ts). */
+export const CURRENT_WORKER = turnWorkerIdentity('1@worker-1');
+/** A worker of a build from before the identity marker: Temporal's default identity. */
+export const OLDER_WORKER = '2@worker-2';
 
 /**
  * A Temporal client for unit tests of what operators' calls do with Temporal's answers: every handle is `handle`,
- * and the one poller of every task queue last polled `polledMsAgo` ago. Deadlines are not enforced.
+ * and the one poller of every task queue, named `identity`, last polled `polledMsAgo` ago. Deadlines are not enforced.
  */
-export function fakeTemporalClient(handle: object, polledMsAgo: number): Client {
+export function fakeTemporalClient(handle: object, polledMsAgo: number, identity = CURRENT_WORKER): Client {
   const lastAccess = Date.now() - polledMsAgo;
   const describeTaskQueue = async () => ({
-    pollers: [{ identity: 'worker-1', lastAccessTime: { seconds: Math.floor(lastAccess / 1000), nanos: 0 } }],
+    pollers: [{ identity, lastAccessTime: { seconds: Math.floor(lastAccess / 1000), nanos: 0 } }],
   });
   const withDeadline = <R>(_deadline: number, fn: () => Promise<R>) => fn();
   return {

@@ -12,6 +12,7 @@ import { stepObserver } from '../../observability/activity-interceptor';
 import { installTemporalRuntime } from '../../observability/temporal-runtime';
 import { silentLogger, type Logger } from '../../observability/logger';
 import type { WorkerMetrics } from '../../observability/metrics';
+import { turnWorkerIdentity } from '../../observability/turn-pollers';
 import { workerAuditGate } from '../../worker/deps';
 import { McpHarness } from './mcp-harness';
 import { getTestTemporal, type TestTemporal } from './temporal';
@@ -112,6 +113,8 @@ export class WorkflowHarness {
         workflowBundle,
         activities: live,
         dataConverter,
+        // Named as the turn worker names itself (worker/worker.ts): the decisions' gate counts only such workers.
+        identity: turnWorkerIdentity(),
         ...(observe
           ? {
               interceptors: {

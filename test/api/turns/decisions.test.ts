@@ -1,13 +1,15 @@
 /**
- * Operators' decisions (an approval through the gateway, a held call through temporalHeldTools) are refused the
- * same ways: a turn that ended while the decision was sent is 409, not a 500; no worker polling its task queue is
- * 503 WORKER_UNAVAILABLE before anything is sent; a decision no worker took in time is the same 503, saying so.
+ * Operators' decisions (an approval through the gateway, a held call through temporalHeldTools) are refused the same
+ * ways: a turn that ended while the decision was sent is 409, not a 500; no worker polling its task queue that runs the
+ * turn's type is 503 WORKER_UNAVAILABLE before anything is sent; a decision no worker took in time is the same 503,
+ * saying so.
  */
 import { WorkflowNotFoundError, WorkflowUpdateRPCTimeoutOrCancelledError, type Client } from '@temporalio/client';
 import { TemporalTurnGateway } from '../../../api/turns/gateway';
 import { temporalHeldTools } from '../../../api/turns/held-tools';
 import type { Database } from '../../../db/pool';
-import { fakeTemporalClient } from '../../support/fake-temporal-client';
+import { TURN_WORKFLOW_TYPE } from '../../../workflows/turn-type';
+import { fakeTemporalClient, OLDER_WORKER } from '../../support/fake-temporal-client';
 
 const CONVERSATION = '3f0c1d52-8d2a-4c7e-9d41-2a6f1b9c7e10';
 const WORKFLOW_ID = `turn-${CONVERSATION}-2`;
@@ -18,6 +20,9 @@ interface FakeTurn {
   /** When the worker last polled, ms ago. */
   polledMsAgo: number;
   update(): Promise<unknown>;
+  /** The poller's identity (default: a worker of this build) and the turn's workflow type (default: this build's). */
+  poller?: string;
+  type?: string;
 }
 
 /** A client whose one turn describes, polls and takes updates as `turn` says; `sent` counts updates sent. */
@@ -26,7 +31,7 @@ function fakeClient(turn: FakeTurn) {
   const describe = async () => {
     const name = turn.statuses.length > 1 ? turn.statuses.shift() : turn.statuses[0];
     if (name === 'NONE') throw new WorkflowNotFoundError('not found', WORKFLOW_ID, undefined);
-    return { status: { name }, runId: 'run-1', taskQueue: 'convengine-turns' };
+    return { status: { name }, runId: 'run-1', taskQueue: 'convengine-turns', type: turn.type ?? TURN_WORKFLOW_TYPE };
   };
   const handle = {
     workflowId: WORKFLOW_ID,
@@ -36,7 +41,7 @@ function fakeClient(turn: FakeTurn) {
       return turn.update();
     },
   };
-  const client = fakeTemporalClient(handle, turn.polledMsAgo);
+  const client = fakeTemporalClient(handle, turn.polledMsAgo, turn.poller);
   return { client, sent };
 }
 
@@ -67,36 +72,62 @@ describe('a decision racing the end of its turn', () => {
   });
 });
 
+/**
+ * An approval and a held call's skip, each on a running turn of its own as `turn` says: what each answered, and
+ * how many updates each sent.
+ */
+async function decideRunning(turn: Omit<FakeTurn, 'statuses'>) {
+  const answers: { refused: unknown; updates: number }[] = [];
+  for (const decide of [approve, skip]) {
+    const { client, sent } = fakeClient({ statuses: ['RUNNING'], ...turn });
+    answers.push({ refused: await decide(client), updates: sent.updates });
+  }
+  return answers;
+}
+
+const neverSent = () => Promise.reject(new Error('the decision was sent'));
+const notTaken = () => Promise.reject(new WorkflowUpdateRPCTimeoutOrCancelledError('deadline exceeded'));
+
 describe('a decision without a worker', () => {
   it('is not sent when no worker polled the task queue of the turn lately: 503 WORKER_UNAVAILABLE, decisionSent false', async () => {
-    for (const decide of [approve, skip]) {
-      const { client, sent } = fakeClient({
-        statuses: ['RUNNING'],
-        polledMsAgo: 5 * 60_000,
-        update: () => Promise.reject(new Error('the decision was sent')),
-      });
-      const refused = await decide(client);
+    for (const { refused, updates } of await decideRunning({ polledMsAgo: 5 * 60_000, update: neverSent })) {
       expect(refused).toMatchObject({
         statusCode: 503,
         code: 'WORKER_UNAVAILABLE',
         details: { workflowId: WORKFLOW_ID, taskQueue: 'convengine-turns', decisionSent: false },
       });
       expect((refused as Error).message).toContain('Nothing was sent');
-      expect(sent.updates).toBe(0);
+      expect(updates).toBe(0);
+    }
+  });
+
+  it('is not sent when only older-build workers poll, lacking the turn type: 503, decisionSent false', async () => {
+    for (const { refused, updates } of await decideRunning({
+      polledMsAgo: 1_000,
+      poller: OLDER_WORKER,
+      update: neverSent,
+    })) {
+      expect(refused).toMatchObject({ statusCode: 503, code: 'WORKER_UNAVAILABLE', details: { decisionSent: false } });
+      expect((refused as Error).message).toContain(
+        'no worker polling task queue convengine-turns runs conversationTurnV3, only 1 of an older build'
+      );
+      expect(updates).toBe(0);
+    }
+  });
+
+  it('is sent to a worker of an older build for a turn of an older type, which that worker runs', async () => {
+    const older = { polledMsAgo: 1_000, poller: OLDER_WORKER, type: 'conversationTurnV2', update: notTaken };
+    for (const { refused, updates } of await decideRunning(older)) {
+      expect(refused).toMatchObject({ details: { decisionSent: true } });
+      expect(updates).toBe(1);
     }
   });
 
   it('that no worker took within the deadline is 503 WORKER_UNAVAILABLE saying it may still be applied', async () => {
-    for (const decide of [approve, skip]) {
-      const { client, sent } = fakeClient({
-        statuses: ['RUNNING'],
-        polledMsAgo: 10_000,
-        update: () => Promise.reject(new WorkflowUpdateRPCTimeoutOrCancelledError('deadline exceeded')),
-      });
-      const refused = await decide(client);
+    for (const { refused, updates } of await decideRunning({ polledMsAgo: 10_000, update: notTaken })) {
       expect(refused).toMatchObject({ statusCode: 503, code: 'WORKER_UNAVAILABLE', details: { decisionSent: true } });
       expect((refused as Error).message).toMatch(/within 10 s.*may still be applied when a worker returns/);
-      expect(sent.updates).toBe(1);
+      expect(updates).toBe(1);
     }
   });
 });
