@@ -9,6 +9,7 @@ import { consoleAssetRoutes } from './console/assets';
 import type { ConsolePorts } from './console/ports';
 import { installSwaggerUi } from './docs-ui';
 import { frameworkError, installErrorHandler, MAX_PARAM_LENGTH, writeClientError } from './error-handler';
+import { apiStopping } from './errors';
 import { OpenApiRegistry } from './openapi';
 import type { ApiPorts } from './ports';
 import { adminRoutes } from './routes/admin';
@@ -70,6 +71,7 @@ export function buildApi(options: ApiOptions): FastifyInstance {
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
     // No coercion: a number where text is expected is a client mistake, not something to guess at.
     ajv: { customOptions: { allErrors: false, coerceTypes: false, removeAdditional: false } },
+    return503OnClosing: false,
   });
   const docs = new OpenApiRegistry();
   installHttpTracing(app);
@@ -83,13 +85,18 @@ export function buildApi(options: ApiOptions): FastifyInstance {
     reply.header('x-request-id', request.id);
     if (closing) reply.header('connection', 'close');
   });
+  // A request that reaches a closing API on a connection still open is refused in the error envelope the OpenAPI
+  // document promises (Fastify's own 503, return503OnClosing, has a body of its own); /readyz says not ready.
+  app.addHook('onRequest', async (request) => {
+    if (closing && request.routeOptions.url !== '/readyz') throw apiStopping();
+  });
   // JSON only (docs/security.md): without this, Fastify's own text/plain parser hands a string to routes
   // that expect an object, and the caller gets a 400 about the body's type instead of 415.
   app.removeContentTypeParser('text/plain');
   installStrictJsonParser(app);
   installErrorHandler(app);
   installBearerAuth(app, options.apiToken);
-  healthRoutes(app, options.ports, docs, options.metrics);
+  healthRoutes(app, options.ports, docs, { metrics: options.metrics, stopping: () => closing });
   conversationRoutes(app, options.ports, docs, {
     messageMaxBytes: options.messageMaxBytes,
     inputParamsMaxBytes: options.inputParamsMaxBytes ?? INPUT_PARAMS_DEFAULT_MAX_BYTES,

@@ -19,6 +19,10 @@ export const notFound = (code: string, message: string) => new ApiError(404, cod
 export const conflict = (code: string, message: string, details?: Record<string, unknown>) =>
   new ApiError(409, code, message, details);
 
+/** A request that reaches the API while it closes (on a connection still open): another process should take it. */
+export const apiStopping = () =>
+  new ApiError(503, 'API_STOPPING', 'This API process is stopping; send the request again (to another one).');
+
 export interface ErrorEnvelope {
   error: { code: string; message: string; details?: Record<string, unknown> };
 }

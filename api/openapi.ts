@@ -1,5 +1,6 @@
 import type { FastifyInstance, RouteShorthandOptions } from 'fastify';
 import { isOpenPath } from './auth';
+import { errorResponses } from './error-responses';
 
 interface DocumentedRoute {
   method: string;
@@ -76,10 +77,13 @@ interface ResponseSchema {
  */
 function responsesOf(response: Record<string, ResponseSchema>): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
-  for (const [status, body] of Object.entries(response)) {
+  for (const [status, { description, content, ...schema }] of Object.entries(response)) {
     const key = status.replace(/^([1-5])xx$/i, '$1XX');
-    const description = body.description ?? `HTTP ${key}`;
-    responses[key] = { description, content: body.content ?? { 'application/json': { schema: body } } };
+    // A JSON schema's description says when the response comes: the response's, not repeated in its schema.
+    responses[key] = {
+      description: description ?? `HTTP ${key}`,
+      content: content ?? { 'application/json': { schema } },
+    };
   }
   return responses;
 }
@@ -98,7 +102,16 @@ export function route(
   },
   handler: Parameters<FastifyInstance['route']>[0]['handler']
 ): void {
-  registry.add(def.method, def.url, def.summary, def.schema);
+  const schema = { ...def.schema, response: withErrorResponses(def.schema?.response ?? {}) };
+  registry.add(def.method, def.url, def.summary, schema);
   const head = def.exposeHeadRoute === false ? { exposeHeadRoute: false } : {};
-  app.route({ method: def.method, url: def.url, schema: def.schema, handler, ...head });
+  app.route({ method: def.method, url: def.url, schema, handler, ...head });
+}
+
+/** The route's responses, then each of errorResponses whose status the route does not document itself. */
+function withErrorResponses(response: unknown): Record<string, unknown> {
+  const own = response as Record<string, unknown>;
+  const documented = new Set(Object.keys(own).map((status) => status.toLowerCase()));
+  const added = Object.entries(errorResponses).filter(([status]) => !documented.has(status));
+  return { ...own, ...Object.fromEntries(added) };
 }

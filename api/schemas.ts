@@ -169,7 +169,9 @@ export const readinessSchema = {
     status: { type: 'string', enum: ['ready', 'not ready'] },
     checks: {
       type: 'object',
-      description: 'Per dependency (database, temporal, worker): "ok" or what is wrong.',
+      description:
+        'Per dependency (database, temporal, worker): "ok" or what is wrong; only `api: "stopping"` while the API ' +
+        'closes.',
       additionalProperties: { type: 'string' },
     },
     warnings: {

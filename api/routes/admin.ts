@@ -6,7 +6,7 @@ import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts } from '../ports';
 import { sendTurnReply } from '../replies';
 import { defaultReplyTexts } from '../reply-texts';
-import { errorSchema, turnResponseSchema } from '../schemas';
+import { turnReplyResponses } from '../error-responses';
 import { canonicalTurnId } from '../turns/turn-id';
 
 /**
@@ -30,7 +30,7 @@ export function adminRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApi
           properties: { workflowId: { type: 'string', pattern: '^turn-[0-9a-fA-F-]{36}-[0-9]+$' } },
         },
         body: noBodyProperties,
-        response: { 200: turnResponseSchema, 202: turnResponseSchema, '4xx': errorSchema, '5xx': errorSchema },
+        response: turnReplyResponses(),
       },
     },
     async (request, reply) => {
@@ -50,7 +50,6 @@ export function adminRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApi
         body: noBodyProperties,
         response: {
           200: { type: 'object', properties: { version: { type: 'string' }, changed: { type: 'boolean' } } },
-          '4xx': errorSchema,
         },
       },
     },

@@ -10,15 +10,8 @@ import { sendTurnReply } from '../replies';
 import { defaultReplyTexts } from '../reply-texts';
 import { requireSafeText } from '../text-check';
 import { conversationIdForKey } from '../turns/turn-id';
-import {
-  approvalRequestSchema,
-  auditRowSchema,
-  conversationSchema,
-  errorSchema,
-  messageRequestSchema,
-  turnResponseSchema,
-  uuidParam,
-} from '../schemas';
+import { approvalRequestSchema, auditRowSchema, conversationSchema, messageRequestSchema, uuidParam } from '../schemas';
+import { turnReplyResponses, UNAVAILABLE_CODES } from '../error-responses';
 
 export interface ConversationRouteOptions {
   messageMaxBytes: number;
@@ -73,7 +66,7 @@ function messageRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegist
       schema: {
         body: messageRequestSchema,
         headers: idempotencyHeader,
-        response: { 200: turnResponseSchema, 202: turnResponseSchema, '4xx': errorSchema, '5xx': errorSchema },
+        response: turnReplyResponses(UNAVAILABLE_CODES.notReady),
       },
     },
     async (request, reply) => {
@@ -118,7 +111,7 @@ function conversationReadRoutes(app: FastifyInstance, ports: ApiPorts, docs: Ope
       method: 'GET',
       url: '/api/v1/conversation/:id',
       summary: 'The conversation: intent, state, context and history.',
-      schema: { params: idParams, response: { 200: conversationSchema, '4xx': errorSchema } },
+      schema: { params: idParams, response: { 200: conversationSchema } },
     },
     async (request) => {
       const { id } = request.params as { id: string };
@@ -140,7 +133,7 @@ function conversationReadRoutes(app: FastifyInstance, ports: ApiPorts, docs: Ope
       schema: {
         params: idParams,
         querystring: auditPageQuery,
-        response: { 200: { type: 'array', items: auditRowSchema }, '4xx': errorSchema },
+        response: { 200: { type: 'array', items: auditRowSchema } },
       },
     },
     async (request, reply) => {
@@ -175,7 +168,7 @@ function approvalRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegis
           properties: { id: uuidParam, n: { type: 'string', pattern: '^[1-9][0-9]{0,8}$' } },
         },
         body: approvalRequestSchema,
-        response: { 200: turnResponseSchema, 202: turnResponseSchema, '4xx': errorSchema, '5xx': errorSchema },
+        response: turnReplyResponses(UNAVAILABLE_CODES.workerUnavailable),
       },
     },
     async (request, reply) => {

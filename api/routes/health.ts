@@ -4,11 +4,21 @@ import { readinessReply } from '../../observability/probe-server';
 import type { ApiPorts } from '../ports';
 import { livenessSchema, readinessSchema, textResponse } from '../schemas';
 
+export interface HealthRouteOptions {
+  /** Prometheus text for GET /metrics; the route exists only when given. */
+  metrics?: (() => Promise<string>) | undefined;
+  /** Whether the API is closing: /readyz then says not ready without asking the dependencies. */
+  stopping(): boolean;
+}
+
+/** While the API closes, readiness has one check, and it fails: a load balancer sends requests elsewhere. */
+const STOPPING = { checks: { api: 'stopping' } };
+
 export function healthRoutes(
   app: FastifyInstance,
   ports: ApiPorts,
   docs: OpenApiRegistry,
-  metrics?: () => Promise<string>
+  { metrics, stopping }: HealthRouteOptions
 ): void {
   route(
     app,
@@ -27,7 +37,7 @@ export function healthRoutes(
       schema: { response: { 200: readinessSchema, 503: { ...readinessSchema, description: 'A check is not ok.' } } },
     },
     async (_request, reply) => {
-      const { statusCode, body } = readinessReply(await ports.readiness.check());
+      const { statusCode, body } = readinessReply(stopping() ? STOPPING : await ports.readiness.check());
       return reply.status(statusCode).send(body);
     }
   );

@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts } from '../ports';
 import { refuseMalformedDecision } from '../errors';
-import { errorSchema, heldToolAckSchema, heldToolDecisionSchema, heldTurnsSchema } from '../schemas';
+import { unavailableResponse, UNAVAILABLE_CODES } from '../error-responses';
+import { heldToolAckSchema, heldToolDecisionSchema, heldTurnsSchema } from '../schemas';
 import { canonicalTurnId } from '../turns/turn-id';
 import { heldToolDecisionProblem } from '../../core/turn/operator-decision';
 import type { HeldToolDecisionInput } from '../../workflows/messages';
@@ -29,7 +30,7 @@ export function heldToolRoutes(app: FastifyInstance, ports: ApiPorts, docs: Open
       method: 'GET',
       url: '/api/v1/admin/turns/held',
       summary: `Turns whose tool call ran out of retries and waits for an operator (${TurnSearchAttribute.TurnOutcome}=${TurnOutcomeValue.Held}).`,
-      schema: { response: { 200: heldTurnsSchema, '4xx': errorSchema, '5xx': errorSchema } },
+      schema: { response: { 200: heldTurnsSchema } },
     },
     async () => ({ turns: await held.list() })
   );
@@ -43,7 +44,7 @@ export function heldToolRoutes(app: FastifyInstance, ports: ApiPorts, docs: Open
       schema: {
         params: workflowIdParams,
         body: heldToolDecisionSchema,
-        response: { 200: heldToolAckSchema, '4xx': errorSchema, '5xx': errorSchema },
+        response: { 200: heldToolAckSchema, 503: unavailableResponse(UNAVAILABLE_CODES.workerUnavailable) },
       },
     },
     async (request) => {

@@ -7,7 +7,7 @@ import { AuditFeed } from '../audit-feed';
 import { ConcurrencyLimit, type LimitMetrics } from '../concurrency-limit';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts, AuditRowView } from '../ports';
-import { errorSchema, textResponse, uuidParam } from '../schemas';
+import { textResponse, uuidParam } from '../schemas';
 import { requireConversation } from './conversation';
 
 export interface StreamOptions {
@@ -160,7 +160,6 @@ export function streamRoutes(
         headers: { type: 'object', properties: { 'last-event-id': { type: 'string', pattern: '^[0-9]{1,15}$' } } },
         response: {
           200: textResponse('text/event-stream', 'CONNECTED, then one event per audit row; `id` is its audit id.'),
-          '4xx': errorSchema,
         },
       },
     },

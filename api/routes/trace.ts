@@ -3,7 +3,7 @@ import { buildTrace } from '../../core/audit/trace';
 import { ApiError } from '../errors';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts } from '../ports';
-import { errorSchema, traceSchema, uuidParam } from '../schemas';
+import { traceSchema, uuidParam } from '../schemas';
 import { auditPage, requireConversation } from './conversation';
 
 /** One trace is built in memory and sent whole, so it covers a bounded trail (a few hundred turns). */
@@ -21,7 +21,7 @@ export function traceRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApi
         `${TRACE_MAX_ROWS} audit rows gets 422 TRACE_TOO_LARGE (read its rows in pages instead).`,
       schema: {
         params: { type: 'object', required: ['id'], properties: { id: uuidParam } },
-        response: { 200: traceSchema, '4xx': errorSchema },
+        response: { 200: traceSchema },
       },
     },
     async (request) => {

@@ -5,7 +5,7 @@ import { ConcurrencyLimit, type LimitMetrics } from '../concurrency-limit';
 import { ApiError, badRequest, notFound } from '../errors';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { WhatifQueries } from '../ports';
-import { errorSchema, uuidParam } from '../schemas';
+import { uuidParam } from '../schemas';
 
 const factsSchema = {
   type: 'object',
@@ -115,7 +115,6 @@ export function whatifRoutes(
               turns: { type: 'array', items: turnDiffSchema },
             },
           },
-          '4xx': errorSchema,
         },
       },
     },

@@ -1,38 +1,103 @@
-import type { FastifyInstance, HTTPMethods } from 'fastify';
+import type { FastifyInstance, HTTPMethods, InjectOptions } from 'fastify';
+import Ajv from 'ajv';
 import { buildApi } from '../../api/app';
+import type { ConsolePorts } from '../../api/console/ports';
 import type { ApiPorts } from '../../api/ports';
-import { fakeConsolePorts, fakePorts } from '../support/fake-ports';
+import { errorSchema } from '../../api/schemas';
 
 const TOKEN = 'docs-token';
-const unused = () => Promise.reject(new Error('not used by this test'));
+const ID = '3f0c1d52-8d2a-4c7e-9d41-2a6f1b9c7e10';
 
-/** Every route mounted: held tools, what-if, metrics and the console, over ports that are never reached. */
-function fullApi(): FastifyInstance {
-  const ports: ApiPorts = {
-    ...fakePorts({ whatif: { conversation: unused } }),
-    heldTools: { list: unused, resolve: unused },
-  };
-  return buildApi({
-    ports,
-    apiToken: TOKEN,
-    messageMaxBytes: 8192,
-    logLevel: 'silent',
-    metrics: async () => '',
-    console: fakeConsolePorts(),
-  });
+interface DocumentedResponse {
+  description?: string;
+  content?: Record<string, { schema?: object }>;
 }
-
 interface Operation {
   security?: unknown[];
-  responses: Record<string, { description?: string; content?: Record<string, { schema?: unknown }> }>;
+  responses: Record<string, DocumentedResponse>;
 }
 type Document = { paths: Record<string, Record<string, Operation>> };
 
-function operations(doc: Document): { method: string; path: string; op: Operation }[] {
+/** Every operation of the document, named `METHOD /path/{param}`. */
+function operations(doc: Document): { name: string; method: string; path: string; op: Operation }[] {
   return Object.entries(doc.paths).flatMap(([path, byMethod]) =>
-    Object.entries(byMethod).map(([method, op]) => ({ method, path, op }))
+    Object.entries(byMethod).map(([method, op]) => ({ name: `${method.toUpperCase()} ${path}`, method, path, op }))
   );
 }
+
+/** A lost database, as node-postgres reports a refused connection (db/connection-loss.ts). */
+const databaseDown = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
+
+/** A port whose every call fails as a lost database would, but for the `fixed` members. */
+function failing<T>(fixed: Record<string, unknown> = {}): T {
+  const get = (_target: object, name: string | symbol) =>
+    typeof name === 'string' && name in fixed ? fixed[name] : () => Promise.reject(databaseDown());
+  return new Proxy({}, { get }) as T;
+}
+
+/** Every route mounted (held tools, what-if, metrics, the console), every dependency down: readiness says so. */
+function apiWithDependenciesDown(): FastifyInstance {
+  const ports: ApiPorts = {
+    turns: failing(),
+    conversations: failing(),
+    config: failing(),
+    readiness: { check: async () => ({ checks: { database: 'unreachable', temporal: 'ok', worker: 'ok' } }) },
+    whatif: failing(),
+    heldTools: failing(),
+  };
+  const console = failing<ConsolePorts>({ temporalUi: null, inspector: failing() });
+  const metrics = () => Promise.reject(databaseDown());
+  return buildApi({ ports, apiToken: TOKEN, messageMaxBytes: 8192, logLevel: 'silent', metrics, console });
+}
+
+/** The routes Fastify serves, as `METHOD /path/{param}`, read from its route tree (`printRoutes`). */
+function servedRoutes(app: FastifyInstance): string[] {
+  const prefixes: string[] = [];
+  const served: string[] = [];
+  for (const line of app.printRoutes({ commonPrefix: false }).split('\n')) {
+    const node = /^([│ ]*)[├└]── (\S+)(?: \(([^)]*)\))?$/.exec(line);
+    if (!node) continue;
+    prefixes.length = (node[1] ?? '').length / 4;
+    prefixes.push(node[2] ?? '');
+    const path = prefixes.join('').replace(/:([A-Za-z]+)/g, '{$1}');
+    for (const method of (node[3] ?? '').split(', ').filter((m) => m !== '' && m !== 'HEAD')) {
+      served.push(`${method} ${path}`);
+    }
+  }
+  return served;
+}
+
+/** The console's files and Swagger UI with the document itself: pages, not API routes. */
+const isStaticPage = (route: string) => /^GET \/(console|docs)(\/|$)/.test(route);
+
+/** A well-formed request for each route: its path parameters by name, and what else the route requires. */
+const PATH_PARAMS: Record<string, string> = { id: ID, n: '2', workflowId: `turn-${ID}-2`, action: 'approve' };
+const REQUESTS: Record<string, { query?: string; body?: object }> = {
+  'POST /api/v1/conversation/message': { body: { message: 'hello' } },
+  'POST /api/v1/conversation/{id}/turns/{n}/approval': { body: { decision: 'approve', callIndex: 1 } },
+  'POST /api/v1/admin/turns/{workflowId}/held-tool': { body: { action: 'skip' } },
+  'POST /api/v1/console/turns/{workflowId}/actions/{action}': { body: { callIndex: 1 } },
+  'GET /api/v1/whatif': { query: `?conversation=${ID}&config=current` },
+};
+
+/** A well-formed request to the operation `name`, with the token. */
+function requestFor(name: string, method: string, path: string): InjectOptions {
+  const example = REQUESTS[name] ?? {};
+  const url = path.replace(/\{([^}]+)\}/g, (_all, param: string) => PATH_PARAMS[param] ?? param);
+  return {
+    method: method.toUpperCase() as HTTPMethods,
+    url: `${url}${example.query ?? ''}`,
+    headers: { authorization: `Bearer ${TOKEN}` },
+    ...(example.body ? { payload: example.body } : {}),
+  };
+}
+
+/** The routes that reach no dependency, and /readyz, which says what is down in its own body. */
+const ANSWER_WITHOUT_DEPENDENCIES = ['GET /healthz', 'GET /readyz', 'GET /api/v1/console/meta'];
+
+/** The response the document gives for `status`: the exact one, else its range (5XX). */
+const documentedFor = (op: Operation, status: number): DocumentedResponse | undefined =>
+  op.responses[String(status)] ?? op.responses[`${Math.floor(status / 100)}XX`];
 
 /** Every `type` in a schema, at any depth (OpenAPI 3.0 has no type arrays: `nullable` instead). */
 function typesIn(value: unknown): unknown[] {
@@ -43,11 +108,16 @@ function typesIn(value: unknown): unknown[] {
   );
 }
 
+/**
+ * The OpenAPI document against the routes: every route Fastify serves (but the static pages) is documented, each
+ * documents the error envelope of the one error handler (4XX, 500, 503), and each route's answer with its
+ * dependencies down is a response it documents, in the documented shape.
+ */
 describe('the OpenAPI document (api/openapi.ts), walked route by route', () => {
   let app: FastifyInstance;
   let doc: Document;
   beforeAll(async () => {
-    app = fullApi();
+    app = apiWithDependenciesDown();
     doc = (await app.inject({ method: 'GET', url: '/docs/openapi.json' })).json();
   });
   afterAll(async () => app?.close());
@@ -101,7 +171,6 @@ describe('the OpenAPI document (api/openapi.ts), walked route by route', () => {
       }
     }
     expect(doc.paths['/api/v1/conversation/message']?.['post']?.responses).toHaveProperty('4XX');
-    expect(doc.paths['/api/v1/conversation/message']?.['post']?.responses).toHaveProperty('5XX');
   });
 
   it('uses OpenAPI 3.0 schemas: one type per schema, nullable for null', () => {
@@ -119,5 +188,59 @@ describe('the OpenAPI document (api/openapi.ts), walked route by route', () => {
       if (!needsToken) open.push(path);
     }
     expect(open).toEqual(['/healthz']);
+  });
+
+  it('documents every route Fastify serves but the static pages', () => {
+    const documented = operations(doc).map(({ name }) => name);
+    expect(
+      servedRoutes(app)
+        .filter((route) => !isStaticPage(route))
+        .sort()
+    ).toEqual([...documented].sort());
+  });
+
+  it("documents on every route the error handler's envelope for 4XX, 500 and 503 (/readyz: its own 503)", () => {
+    for (const { name, op } of operations(doc)) {
+      for (const status of ['4XX', '500', ...(name === 'GET /readyz' ? [] : ['503'])]) {
+        const schema = op.responses[status]?.content?.['application/json']?.schema;
+        expect({ name, status, schema }).toEqual({ name, status, schema: errorSchema });
+      }
+      expect({ name, says: op.responses['503']?.description }).toEqual({
+        name,
+        says: expect.stringMatching(name === 'GET /readyz' ? /not ok/ : /DATABASE_UNREACHABLE.*API_STOPPING/),
+      });
+    }
+  });
+
+  it('names WORKER_UNAVAILABLE exactly where a decision is sent to a worker', () => {
+    const naming = operations(doc).filter(({ op }) => op.responses['503']?.description?.includes('WORKER_UNAVAILABLE'));
+    expect(naming.map(({ name }) => name).sort()).toEqual([
+      'POST /api/v1/admin/turns/{workflowId}/held-tool',
+      'POST /api/v1/console/turns/{workflowId}/actions/{action}',
+      'POST /api/v1/conversation/{id}/turns/{n}/approval',
+    ]);
+  });
+
+  it('answers each route, with the database down, with a response it documents, in its documented shape', async () => {
+    const ajv = new Ajv({ strict: false });
+    const unavailable: string[] = [];
+    for (const { name, method, path, op } of operations(doc)) {
+      const res = await app.inject(requestFor(name, method, path));
+      const documented = documentedFor(op, res.statusCode);
+      expect({ name, status: res.statusCode, documented: !!documented }).toEqual({
+        name,
+        status: res.statusCode,
+        documented: true,
+      });
+      const schema = documented?.content?.['application/json']?.schema;
+      if (schema) {
+        const validate = ajv.compile(schema);
+        validate(res.json());
+        expect({ name, errors: validate.errors }).toEqual({ name, errors: null });
+      }
+      if (res.statusCode === 503 && res.json().error?.code === 'DATABASE_UNREACHABLE') unavailable.push(name);
+    }
+    const documented = operations(doc).map(({ name }) => name);
+    expect(unavailable.sort()).toEqual(documented.filter((name) => !ANSWER_WITHOUT_DEPENDENCIES.includes(name)).sort());
   });
 });

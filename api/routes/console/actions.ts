@@ -6,7 +6,8 @@ import { auditedFields, CONSOLE_ACTIONS, refuseFieldsNotTaken, type ActionBody }
 import type { ConsolePorts, OperatorActionRecord } from '../../console/ports';
 import { actionAnswerSchema } from '../../console/schemas';
 import { route } from '../../openapi';
-import { decisionFieldSchemas, errorSchema, turnResponseSchema } from '../../schemas';
+import { errorResponse, turnReplyResponses, UNAVAILABLE_CODES } from '../../error-responses';
+import { decisionFieldSchemas } from '../../schemas';
 import { requireSafeText } from '../../text-check';
 import { canonicalTurnId, parseTurnId } from '../../turns/turn-id';
 import { turnParams } from './turn';
@@ -29,7 +30,14 @@ const actionSchema = {
       ...decisionFieldSchemas,
     },
   },
-  response: { 200: actionAnswerSchema, 202: turnResponseSchema, '4xx': errorSchema, '5xx': errorSchema },
+  response: {
+    ...turnReplyResponses(UNAVAILABLE_CODES.workerUnavailable),
+    200: actionAnswerSchema,
+    501: errorResponse(
+      'ACTIVITY_OPERATION_UNSUPPORTED: this Temporal server lacks the activity operation; HELD_TOOLS_UNSUPPORTED: ' +
+        'this API has no held-tool operations'
+    ),
+  },
 };
 
 /** POST an SRE action on a turn (api/console/actions.ts), written to ce_audit as OPERATOR_ACTION. */

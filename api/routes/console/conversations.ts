@@ -3,7 +3,7 @@ import { badRequest, notFound } from '../../errors';
 import type { ConversationSearch } from '../../console/ports';
 import { conversationPageSchema, conversationTurnsSchema } from '../../console/schemas';
 import { route } from '../../openapi';
-import { errorSchema, uuidParam } from '../../schemas';
+import { uuidParam } from '../../schemas';
 import { requireSafeText } from '../../text-check';
 import type { ConsoleRoute } from './index';
 
@@ -34,7 +34,7 @@ export const conversationSearchRoute: ConsoleRoute = (app, _ports, consolePorts,
       method: 'GET',
       url: '/api/v1/console/conversations',
       summary: 'Conversations, newest first: search by id or text, filter by status, intent and state.',
-      schema: { querystring: searchQuery, response: { 200: conversationPageSchema, '4xx': errorSchema } },
+      schema: { querystring: searchQuery, response: { 200: conversationPageSchema } },
     },
     async (request) => {
       const query = request.query as Record<string, string | undefined>;
@@ -63,7 +63,7 @@ export const conversationTurnsRoute: ConsoleRoute = (app, ports, consolePorts, d
       summary: "A conversation's turn workflows (running and failed ones too) with what the user said.",
       schema: {
         params: { type: 'object', required: ['id'], properties: { id: uuidParam } },
-        response: { 200: conversationTurnsSchema, '4xx': errorSchema },
+        response: { 200: conversationTurnsSchema },
       },
     },
     async (request) => {

@@ -4,7 +4,6 @@ import type { ConsolePorts } from '../../console/ports';
 import { consoleMetaSchema } from '../../console/schemas';
 import { route, type OpenApiRegistry } from '../../openapi';
 import type { ApiPorts } from '../../ports';
-import { errorSchema } from '../../schemas';
 import { turnActionRoute } from './actions';
 import { conversationSearchRoute, conversationTurnsRoute } from './conversations';
 import { turnViewRoute } from './turn';
@@ -25,7 +24,7 @@ const metaRoute: ConsoleRoute = (app, _ports, consolePorts, docs) => {
       method: 'GET',
       url: '/api/v1/console/meta',
       summary: 'What the console can do here: actions, Temporal UI link.',
-      schema: { response: { 200: consoleMetaSchema, '4xx': errorSchema } },
+      schema: { response: { 200: consoleMetaSchema } },
     },
     async () => ({
       temporalUi: consolePorts.temporalUi,

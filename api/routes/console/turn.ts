@@ -7,7 +7,6 @@ import { turnViewSchema } from '../../console/schemas';
 import { turnStory } from '../../history/turn-story';
 import { route } from '../../openapi';
 import type { ApiPorts } from '../../ports';
-import { errorSchema } from '../../schemas';
 import { canonicalTurnId, parseTurnId } from '../../turns/turn-id';
 import { WorkerUnavailableError } from '../../turns/turn-worker';
 import type { ConsoleRoute } from './index';
@@ -28,7 +27,7 @@ export const turnViewRoute: ConsoleRoute = (app, ports, consolePorts, docs) => {
       method: 'GET',
       url: '/api/v1/console/turns/:workflowId',
       summary: "A turn's story: every step from its event history, decisions, approvals, audit rows, response.",
-      schema: { params: turnParams, response: { 200: turnViewSchema, '4xx': errorSchema } },
+      schema: { params: turnParams, response: { 200: turnViewSchema } },
     },
     async (request) =>
       turnView(ports, consolePorts, canonicalTurnId((request.params as { workflowId: string }).workflowId))
