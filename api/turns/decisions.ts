@@ -31,8 +31,8 @@ export interface DecisionTarget {
   workflowType: string;
   /** OPERATOR_DECISION_TIMEOUT_MS: how long the update may wait for that worker. */
   timeoutMs: number;
-  /** The 409 for a turn that exists but no longer waits for this decision (it ended while it was sent). */
-  notWaiting(): ApiError;
+  /** The 409 for a turn that exists but no longer waits for this decision: it ended (`status`) while it was sent. */
+  notWaiting(status: string): ApiError | Promise<ApiError>;
   /** The code of a validator refusal that names none. */
   refusedCode: string;
 }
@@ -75,7 +75,7 @@ async function refusedDecision(target: DecisionTarget, err: unknown): Promise<Er
     // Temporal answers an update to a turn that ended meanwhile ("update was aborted by closing workflow") as
     // one to no turn at all: only a turn that does not exist is 404.
     const turn = await describeOrNull(client.workflow.getHandle(workflowId));
-    return turn ? target.notWaiting() : notFound('TURN_NOT_FOUND', `No turn ${workflowId}.`);
+    return turn ? target.notWaiting(turn.status.name) : notFound('TURN_NOT_FOUND', `No turn ${workflowId}.`);
   }
   if (err instanceof WorkflowUpdateFailedError) {
     // The workflow's validator answers "CODE: explanation": refusedUpdate makes it a 400 or a 409 with that code.

@@ -10,6 +10,7 @@ import { OPERATOR_DECISION_TIMEOUT_DEFAULT_MS } from '../../config/env';
 import { ApiError, conflict, notFound } from '../errors';
 import type { StillRunningReason, TurnGateway, TurnRef, TurnReply, TurnRequest } from '../ports';
 import { describeOrNull, sendDecision } from './decisions';
+import { approvalSettlement, endedTurnRefusal } from './ended-approval';
 import { TurnFollowers } from './followers';
 import { startedForKey, startTurnWorkflow } from './start';
 import { originalTurnInput, parseTurnId } from './turn-id';
@@ -100,17 +101,19 @@ export class TemporalTurnGateway implements TurnGateway {
     const handle = this.client.workflow.getHandle(turnIdFor(conversationId, turnNumber));
     const description = await describeOrNull(handle);
     if (!description) throw notFound('TURN_NOT_FOUND', `No turn ${turnNumber} in conversation ${conversationId}.`);
-    if (description.status.name !== 'RUNNING') {
-      throw conflict('APPROVAL_NOT_PENDING', `Turn ${turnNumber} is ${description.status.name.toLowerCase()}.`);
-    }
+    // A turn that has ended says how the call was settled, as the turn itself does while it runs.
+    const ended = async (status: string) => {
+      const call = await approvalSettlement(this.options.db, conversationId, turnNumber, decision.callIndex);
+      return endedTurnRefusal(turnNumber, status, decision.callIndex, call);
+    };
+    if (description.status.name !== 'RUNNING') throw await ended(description.status.name);
     const target = {
       client: this.client,
       workflowId: handle.workflowId,
       taskQueue: description.taskQueue,
       workflowType: description.type,
       timeoutMs: this.options.decisionTimeoutMs ?? OPERATOR_DECISION_TIMEOUT_DEFAULT_MS,
-      notWaiting: () =>
-        conflict('APPROVAL_NOT_PENDING', `Turn ${turnNumber} has ended: it no longer waits for an approval.`),
+      notWaiting: ended,
       refusedCode: 'APPROVAL_REJECTED',
     };
     await sendDecision(target, () => handle.executeUpdate(decideApprovalUpdate, { args: [decision] }));

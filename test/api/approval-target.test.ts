@@ -96,7 +96,11 @@ describe('an approval decides the call it names', () => {
     ]);
     expect((await conversation(id)).pendingApproval).toBeNull();
     const late = await h.request('POST', url, { json: { decision: 'reject', callIndex: 2 } });
-    expect([late.status, late.json().error.code]).toEqual([409, 'APPROVAL_NOT_PENDING']);
+    // The turn has ended: the refusal says how the call was settled, as the turn's own validator did above.
+    expect([late.status, late.json().error]).toEqual([
+      409,
+      { code: 'APPROVAL_ALREADY_DECIDED', message: 'call #2 was already approved; turn 1 has ended (completed).' },
+    ]);
   });
 
   it('refuses who decided when it is no name: empty, or longer than the held-tool route takes', async () => {

@@ -178,7 +178,10 @@ describe('bad input gets a specific 4xx, never a 5xx or internals', () => {
     const unknownTurn = await post(`/api/v1/conversation/${id}/turns/7/approval`, approve);
     expect([unknownTurn.status, unknownTurn.json().error.code]).toEqual([404, 'TURN_NOT_FOUND']);
     const finished = await post(`/api/v1/conversation/${id}/turns/1/approval`, approve);
-    expect([finished.status, finished.json().error.code]).toEqual([409, 'APPROVAL_NOT_PENDING']);
+    expect([finished.status, finished.json().error]).toEqual([
+      409,
+      { code: 'APPROVAL_NOT_PENDING', message: 'Turn 1 has ended (completed) with no approval of call #1 recorded.' },
+    ]);
     const unknownConversation = await post(
       `/api/v1/conversation/${UNKNOWN}/turns/1/approval`,
       '{"decision": "reject", "callIndex": 1}'

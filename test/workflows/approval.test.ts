@@ -32,6 +32,12 @@ describe('human approval parks the turn durably (D16, issue #6 item 8)', () => {
     h.mcp.llm.setScript([]);
     h.mcp.toolServer.counters.reset();
   });
+  /** An approval of the parked turn's call #2, sent after the turn has ended: what it is refused with. */
+  const approveLate = (parked: ReturnType<typeof awaiting>) =>
+    h
+      .gateway()
+      .decideApproval(parked.ref.conversationId, parked.ref.turnNumber, { decision: 'approve', callIndex: 2 })
+      .catch((e: unknown) => e);
 
   it('reports AWAITING_APPROVAL at once, then approve runs the write exactly once', async () => {
     await h.mcp.configure(loanConfig({ submitNeedsApproval: true }));
@@ -88,7 +94,12 @@ describe('human approval parks the turn durably (D16, issue #6 item 8)', () => {
       .decideApproval(parked.ref.conversationId, parked.ref.turnNumber, { decision: 'approve' })
       .catch((e: unknown) => e);
     expect(again).toBeInstanceOf(ApiError);
-    expect(again).toMatchObject({ statusCode: 409, code: 'APPROVAL_NOT_PENDING' });
+    // The turn has ended; its rows say how the call was settled.
+    expect(again).toMatchObject({
+      statusCode: 409,
+      code: 'APPROVAL_ALREADY_DECIDED',
+      message: 'call #2 was already rejected; turn 1 has ended (completed).',
+    });
   });
 
   it('a durable timeout records APPROVAL_EXPIRED and never runs the write', async () => {
@@ -101,6 +112,26 @@ describe('human approval parks the turn durably (D16, issue #6 item 8)', () => {
     expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(0);
     const events = await h.history(parked.ref.workflowId);
     expect(events.some((e) => e.timerFiredEventAttributes)).toBe(true);
+    const late = await approveLate(parked);
+    expect(late).toMatchObject({
+      statusCode: 409,
+      code: 'APPROVAL_EXPIRED',
+      message: 'The approval of call #2 expired; the turn went on without it and has ended (completed).',
+    });
+  });
+
+  it('a decision on a turn that ended while its call waited says the call was never decided', async () => {
+    await h.mcp.configure(loanConfig({ submitNeedsApproval: true }));
+    h.mcp.llm.setScript(script());
+    const parked = awaiting(await h.send({ message: MESSAGE }));
+    await h.client.workflow.getHandle(parked.ref.workflowId).terminate('operator gave up');
+    const late = await approveLate(parked);
+    expect(late).toMatchObject({
+      statusCode: 409,
+      code: 'APPROVAL_NOT_PENDING',
+      message: 'Turn 1 ended (terminated) while call #2 waited for an approval: it was never decided.',
+    });
+    expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(0);
   });
 
   it('refuses decisions for unknown turns and turns that are not waiting', async () => {

@@ -45,8 +45,13 @@ function fakeClient(turn: FakeTurn) {
   return { client, sent };
 }
 
+/** A database whose every query answers no rows: the ended turn recorded no approval. */
+const noRows: Database = new Proxy({} as Database, {
+  get: (_target, name) => (name === 'then' ? (answer: (rows: []) => void) => answer([]) : () => noRows),
+});
+
 const approve = (client: Client) =>
-  new TemporalTurnGateway({ client, db: {} as Database, taskQueue: 'convengine-turns', replyTimeoutMs: 1_000 })
+  new TemporalTurnGateway({ client, db: noRows, taskQueue: 'convengine-turns', replyTimeoutMs: 1_000 })
     .decideApproval(CONVERSATION, 2, { decision: 'approve' })
     .catch((e: unknown) => e);
 
@@ -61,7 +66,11 @@ const closing = () =>
 describe('a decision racing the end of its turn', () => {
   it('is 409 APPROVAL_NOT_PENDING for an approval and 409 NOT_HELD for a held call, not a 500', async () => {
     const ended = () => fakeClient({ statuses: ['RUNNING', 'COMPLETED'], polledMsAgo: 1_000, update: closing });
-    expect(await approve(ended().client)).toMatchObject({ statusCode: 409, code: 'APPROVAL_NOT_PENDING' });
+    expect(await approve(ended().client)).toMatchObject({
+      statusCode: 409,
+      code: 'APPROVAL_NOT_PENDING',
+      message: 'Turn 2 has ended (completed) with no approval of any call recorded.',
+    });
     expect(await skip(ended().client)).toMatchObject({ statusCode: 409, code: 'NOT_HELD' });
   });
 
