@@ -72,7 +72,10 @@ function usableRows(rowsJson: unknown): ConfigRows | undefined {
 
 /**
  * The `limit` snapshots last in service, the last first. Not by created_at: a version's row is created once, on
- * its first serving, so config A applied again after B would still count as older than B.
+ * its first serving, so config A applied again after B would still count as older than B. A row stored before
+ * migration 0017 has revision 0: every serving since records its revision, so such a row was last served before
+ * all the others and rightly ranks below them, among its kind by last_served_at (0017 set it to created_at, the
+ * order they had). An older build run after 0017 (a rollback) also writes 0 and records no later serving.
  */
 export async function lastServedSnapshots(db: Database, limit: number): Promise<ConfigRows[]> {
   const stored = await retryOnConnectionLoss(() =>

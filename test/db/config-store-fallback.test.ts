@@ -125,6 +125,27 @@ describe('database config store: the fallback at start is the config last in ser
     expect((await restarted.current()).rows.responses.find((r) => r.responseId === 10)?.exactText).toBe('A2');
   });
 
+  it('ranks a snapshot stored before 0017 (revision 0) below one served since, until its next serving records one', async () => {
+    const store = running();
+    await store.current();
+    await apply(store, configB);
+    // A as 0017 left a row stored before it: revision 0, last served when it was first stored.
+    const a = configVersionOf(configA);
+    await sql(
+      `UPDATE ce_config_snapshot SET last_served_revision = 0, last_served_at = created_at WHERE version = '${a}'`
+    );
+    await sql(BREAK_RULE);
+    expect((await createConfigStore(tdb.db).current()).version).toBe(configVersionOf(configB));
+    await apply(store, configA);
+    const { rows } = await sql(
+      `SELECT s.last_served_revision::int AS served, r.revision::int AS current
+         FROM ce_config_snapshot s, ce_config_revision r WHERE s.version = '${a}'`
+    );
+    const [{ served, current }] = rows as [{ served: number; current: number }];
+    expect(served).toBeGreaterThan(0);
+    expect(served).toBe(current);
+  });
+
   it('writes nothing per turn: the snapshot row moves only when a store starts serving at a newer revision', async () => {
     const store = running();
     const version = (await store.current()).version;
