@@ -110,12 +110,15 @@ export interface UpdateState {
   delivered: boolean;
   acceptedEventId?: number;
   outcome?: UpdateOutcome;
-  /** Set when the run closed before the update was accepted: its callers get the matching error. */
+  /** Set when the update was aborted before it was accepted: its callers get the matching error (updates.ts). */
   aborted?: UpdateAbort;
 }
 
-/** Why a closing run aborted an update it had not accepted: it closed, or a new run (continue-as-new, retry) follows. */
-export type UpdateAbort = 'RUN_CLOSED' | 'RUN_CONTINUING';
+/**
+ * Why an update was aborted before it was accepted: its run closed, a new run (continue-as-new, retry) follows, or
+ * the server refused the completion of the workflow task that carried it.
+ */
+export type UpdateAbort = 'RUN_CLOSED' | 'RUN_CONTINUING' | 'WORKFLOW_TASK_FAILED';
 
 export interface StickyState {
   queue: string;

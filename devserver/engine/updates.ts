@@ -37,20 +37,24 @@ export function updateWorkflowExecution(
     );
   }
   const run = engine.requireRun(request.workflowExecution);
+  const stage = request.waitPolicy?.lifecycleStage;
+  const existing = run.updates[updateId];
+  // The same ID again finds the same update, closed run included: its recorded outcome, or its abort.
+  if (existing) return waitForStage(engine, run, existing, stage, call);
   if (!isOpen(run)) throw workflowAlreadyCompleted();
+  const admitted: UpdateState = {
+    updateId,
+    request: request.request as UpdateRequest,
+    stage: 'ADMITTED',
+    delivered: false,
+  };
   engine.transact(() => {
-    if (run.updates[updateId]) return;
     admitOneMore(engine, run);
-    run.updates[updateId] = {
-      updateId,
-      request: request.request as UpdateRequest,
-      stage: 'ADMITTED',
-      delivered: false,
-    };
+    run.updates[updateId] = admitted;
     engine.touch(run);
     scheduleWorkflowTask(engine, run, 0, true);
   });
-  return waitForStage(engine, run, updateId, request.waitPolicy?.lifecycleStage, call);
+  return waitForStage(engine, run, admitted, stage, call);
 }
 
 /**
@@ -76,17 +80,28 @@ function resourceExhausted(message: string, cause: number): DevServerError {
 }
 
 /**
- * The error the real server gives the callers of an update its run aborted before accepting it
- * (`update/abort_reason.go`): NOT_FOUND, or, when a new run follows, its retryable ErrWorkflowClosing.
+ * The error the real server gives the callers of an update aborted before it was accepted
+ * (`update/abort_reason.go`): NOT_FOUND when its run closed, the retryable ErrWorkflowClosing when a new run
+ * follows, FAILED_PRECONDITION (WorkflowNotReady) when the completion of the task that carried it was refused.
  */
-function closedRunError(update: UpdateState): DevServerError {
-  if (update.aborted === 'RUN_CONTINUING') {
-    return resourceExhausted(
-      'workflow operation can not be applied because workflow is closing',
-      enums.ResourceExhaustedCause.RESOURCE_EXHAUSTED_CAUSE_BUSY_WORKFLOW
-    );
+function abortedUpdateError(update: UpdateState): DevServerError {
+  switch (update.aborted) {
+    case 'RUN_CONTINUING':
+      return resourceExhausted(
+        'workflow operation can not be applied because workflow is closing',
+        enums.ResourceExhaustedCause.RESOURCE_EXHAUSTED_CAUSE_BUSY_WORKFLOW
+      );
+    case 'WORKFLOW_TASK_FAILED':
+      return new DevServerError(
+        'FAILED_PRECONDITION',
+        'Unable to perform workflow execution update due to unexpected workflow task failure.',
+        { typeName: 'temporal.api.errordetails.v1.WorkflowNotReadyFailure', message: {} }
+      );
+    case 'RUN_CLOSED':
+      return notFound('workflow update was aborted by closing workflow');
+    default:
+      return workflowAlreadyCompleted();
   }
-  return update.aborted ? notFound('workflow update was aborted by closing workflow') : workflowAlreadyCompleted();
 }
 
 export interface PollWorkflowExecutionUpdateRequest {
@@ -101,26 +116,26 @@ export function pollWorkflowExecutionUpdate(
 ): Promise<Message> {
   const updateId = requireString(request.updateRef?.updateId, 'UpdateId');
   const run = engine.requireRun(request.updateRef?.workflowExecution);
-  if (!run.updates[updateId]) throw notFound(`update ${updateId} not found`);
-  return waitForStage(engine, run, updateId, request.waitPolicy?.lifecycleStage, call);
+  const update = run.updates[updateId];
+  if (!update) throw notFound(`update ${JSON.stringify(updateId)} not found`);
+  return waitForStage(engine, run, update, request.waitPolicy?.lifecycleStage, call);
 }
 
+/** Waits on `update` itself: a rejected or aborted update leaves `run.updates`, and its ID may be admitted anew. */
 async function waitForStage(
   engine: Engine,
   run: RunState,
-  updateId: string,
+  update: UpdateState,
   wanted: number | undefined,
   call: PollCall
 ): Promise<Message> {
   const target = Math.max(wanted ?? 0, LIFECYCLE.UPDATE_WORKFLOW_EXECUTION_LIFECYCLE_STAGE_ACCEPTED);
   for (;;) {
-    const update = run.updates[updateId];
-    if (!update) throw notFound(`update ${updateId} not found`);
     if (STAGE_RANK[update.stage] >= target) return updateResponse(run, update);
-    if (!isOpen(run)) throw closedRunError(update);
+    if (update.aborted || !isOpen(run)) throw abortedUpdateError(update);
     if (call.isCancelled()) throw new DevServerError('CANCELLED', 'update call cancelled');
-    const notified = await engine.waitFor(updateTopic(run.runId, updateId), call);
-    if (!notified) return updateResponse(run, run.updates[updateId] ?? update);
+    const notified = await engine.waitFor(updateTopic(run.runId, update.updateId), call);
+    if (!notified) return updateResponse(run, update);
   }
 }
 

@@ -23,7 +23,13 @@ import { appendEvent, appendMaterialized, flushBuffered } from './history';
 import { releaseWaitingQueries, resolveQueryResults, type WorkflowQueryResult } from './queries';
 import { isOpen, type RunState, type WorkflowTaskState } from './state';
 import { parseTaskToken } from './tokens';
-import { hasUndeliveredUpdates, parseMessages, type ParsedMessages } from './update-protocol';
+import {
+  abortSentUpdates,
+  hasUndeliveredUpdates,
+  parseMessages,
+  rejectUnprocessedUpdates,
+  type ParsedMessages,
+} from './update-protocol';
 import { failStartedWorkflowTask, scheduleWorkflowTask, workflowTaskKey } from './workflow-task';
 
 const E = enums.EventType;
@@ -87,7 +93,7 @@ export function completeWorkflowTask(
   const { run, wft } = requireStartedWorkflowTask(engine, request.taskToken);
   const commands = request.commands ?? [];
   const identity = request.identity ?? '';
-  const parsed = parseMessages(run, request.messages ?? []);
+  const parsed = parseMessages(engine, run, request.messages ?? []);
   const problem =
     typeof parsed === 'string'
       ? { cause: CAUSE.WORKFLOW_TASK_FAILED_CAUSE_BAD_UPDATE_WORKFLOW_EXECUTION_MESSAGE, message: parsed }
@@ -107,6 +113,7 @@ export function completeWorkflowTask(
   if (commands.some(isCloseCommand) && run.buffered.length > 0) {
     // New events arrived while the workflow decided to close: it must see them first. Updates that arrived
     // meanwhile do not count (server 1.29 has that check commented out): the close aborts them (update-protocol.ts).
+    abortSentUpdates(engine, run);
     failStartedWorkflowTask(engine, run, wft, {
       cause: CAUSE.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND,
       identity,
@@ -117,7 +124,7 @@ export function completeWorkflowTask(
   if (isDroppable(run, wft, request, parsed)) {
     const response = dropSpeculativeTask(engine, run, parsed);
     resolveQueryResults(engine, request.queryResults);
-    finishWorkflowTask(engine, run, false);
+    finishWorkflowTask(engine, run, request, false);
     return answer(engine, run, request, response);
   }
   const completedEventId = recordCompletion(engine, run, wft, request);
@@ -125,7 +132,7 @@ export function completeWorkflowTask(
   const needsTask = applyCommands(engine, run, commands, parsed, completedEventId, identity, eager);
   const activityTasks = startEagerActivities(engine, run, eager ?? [], identity);
   resolveQueryResults(engine, request.queryResults);
-  finishWorkflowTask(engine, run, needsTask || request.forceCreateNewWorkflowTask === true);
+  finishWorkflowTask(engine, run, request, needsTask);
   return answer(engine, run, request, activityTasks.length > 0 ? { activityTasks } : {});
 }
 
@@ -142,7 +149,10 @@ function answer(
   return task ? withWorkflowTask('completion', response, task) : response;
 }
 
-/** A speculative task that only rejected updates, with nothing new in the meantime, leaves no trace. */
+/**
+ * A speculative task that only rejected updates, with nothing new in the meantime, leaves no trace; so does one
+ * that answered none, as the server rejects those (`skipWorkflowTaskCompletedEvent`).
+ */
 function isDroppable(
   run: RunState,
   wft: WorkflowTaskState,
@@ -151,8 +161,7 @@ function isDroppable(
 ): boolean {
   if (!wft.speculative || (request.commands ?? []).length > 0 || request.forceCreateNewWorkflowTask) return false;
   if (run.buffered.length > 0) return false;
-  const messages = [...parsed.values()];
-  return messages.length > 0 && messages.every((message) => message.typeName.endsWith('.Rejection'));
+  return [...parsed.values()].every((message) => message.typeName.endsWith('.Rejection'));
 }
 
 /**
@@ -213,10 +222,18 @@ function recordCompletion(
   return completed.eventId;
 }
 
-function finishWorkflowTask(engine: Engine, run: RunState, needsTask: boolean): void {
+function finishWorkflowTask(
+  engine: Engine,
+  run: RunState,
+  request: RespondWorkflowTaskCompletedRequest,
+  needsTask: boolean
+): void {
   if (!isOpen(run)) return;
+  const heartbeat = request.forceCreateNewWorkflowTask === true;
+  // A heartbeat may answer its updates with a later completion.
+  if (!heartbeat) rejectUnprocessedUpdates(engine, run);
   const flushed = flushBuffered(engine, run);
-  if (needsTask || flushed || hasUndeliveredUpdates(run)) scheduleWorkflowTask(engine, run);
+  if (needsTask || heartbeat || flushed || hasUndeliveredUpdates(run)) scheduleWorkflowTask(engine, run);
   releaseWaitingQueries(engine, run);
 }
 
@@ -239,6 +256,7 @@ function rejectWorkflowTask(
   message: string,
   identity: string
 ): void {
+  abortSentUpdates(engine, run);
   const backoffMs =
     wft.attempt >= 2 ? Math.min(REJECTION_BACKOFF_BASE_MS * 2 ** (wft.attempt - 2), REJECTION_BACKOFF_MAX_MS) : 0;
   failStartedWorkflowTask(engine, run, wft, {
