@@ -47,7 +47,8 @@ export const UNAVAILABLE_CODES = {
   workerUnavailable:
     'WORKER_UNAVAILABLE (`details.decisionSent`): no worker took the decision: not sent when no worker that runs ' +
     "the turn's type polls its task queue; else sent, not taken within OPERATOR_DECISION_TIMEOUT_MS, and it may " +
-    'still be applied when a worker returns',
+    "still be applied when a worker returns; TURN_NOT_READY (`details.decisionSent` false): the turn's workflow " +
+    'task failed or is failing, and Temporal dropped the decision unapplied: check the turn, then decide again',
 } as const;
 
 /** A route answering with a turn's reply (api/replies.ts): the reply, or the turn's failure; `more` 503 codes. */

@@ -1,11 +1,13 @@
+import { status as grpcStatus } from '@grpc/grpc-js';
 import {
+  ServiceError,
   WorkflowNotFoundError,
   WorkflowUpdateFailedError,
   WorkflowUpdateRPCTimeoutOrCancelledError,
   type Client,
   type WorkflowHandle,
 } from '@temporalio/client';
-import { notFound, refusedUpdate, type ApiError } from '../errors';
+import { ApiError, notFound, refusedUpdate } from '../errors';
 import { noWorkerFor, WorkerUnavailableError } from './turn-worker';
 
 /** The turn's description, or null when there is no such workflow. */
@@ -77,9 +79,31 @@ async function refusedDecision(target: DecisionTarget, err: unknown): Promise<Er
     const turn = await describeOrNull(client.workflow.getHandle(workflowId));
     return turn ? target.notWaiting(turn.status.name) : notFound('TURN_NOT_FOUND', `No turn ${workflowId}.`);
   }
+  if (err instanceof ServiceError && grpcCode(err.cause) === grpcStatus.FAILED_PRECONDITION) {
+    // Temporal forgets an update whose workflow task failed while carrying it, and refuses one while the turn's
+    // workflow task keeps failing: either way nothing was applied, and deciding again is safe.
+    return new TurnNotReadyError(
+      `Turn ${workflowId} did not take the decision: its workflow task failed or is failing, and Temporal dropped ` +
+        'the decision without applying it. Check the turn (convengine sre list, the console), then decide again.',
+      { workflowId, taskQueue, decisionSent: false }
+    );
+  }
   if (err instanceof WorkflowUpdateFailedError) {
     // The workflow's validator answers "CODE: explanation": refusedUpdate makes it a 400 or a 409 with that code.
     return refusedUpdate(err.cause?.message ?? err.message, target.refusedCode);
   }
   return err instanceof Error ? err : new Error(String(err));
 }
+
+/** A decision Temporal refused because the turn's workflow task failed or is failing: nothing was applied. */
+export class TurnNotReadyError extends ApiError {
+  constructor(message: string, details: Record<string, unknown>) {
+    super(503, 'TURN_NOT_READY', message, details);
+    this.name = 'TurnNotReadyError';
+  }
+}
+
+const grpcCode = (cause: unknown): number | undefined =>
+  typeof cause === 'object' && cause !== null && 'code' in cause && typeof cause.code === 'number'
+    ? cause.code
+    : undefined;

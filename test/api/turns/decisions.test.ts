@@ -4,7 +4,13 @@
  * turn's type is 503 WORKER_UNAVAILABLE before anything is sent; a decision no worker took in time is the same 503,
  * saying so.
  */
-import { WorkflowNotFoundError, WorkflowUpdateRPCTimeoutOrCancelledError, type Client } from '@temporalio/client';
+import { status as grpcStatus } from '@grpc/grpc-js';
+import {
+  ServiceError,
+  WorkflowNotFoundError,
+  WorkflowUpdateRPCTimeoutOrCancelledError,
+  type Client,
+} from '@temporalio/client';
 import { TemporalTurnGateway } from '../../../api/turns/gateway';
 import { temporalHeldTools } from '../../../api/turns/held-tools';
 import type { Database } from '../../../db/pool';
@@ -136,6 +142,31 @@ describe('a decision without a worker', () => {
     for (const { refused, updates } of await decideRunning({ polledMsAgo: 10_000, update: notTaken })) {
       expect(refused).toMatchObject({ statusCode: 503, code: 'WORKER_UNAVAILABLE', details: { decisionSent: true } });
       expect((refused as Error).message).toMatch(/within 10 s.*may still be applied when a worker returns/);
+      expect(updates).toBe(1);
+    }
+  });
+});
+
+/** How the client reports an update Temporal dropped with its failed workflow task (gRPC FAILED_PRECONDITION). */
+const dropped = () =>
+  Promise.reject(
+    new ServiceError('Workflow Update failed', {
+      cause: Object.assign(
+        new Error('Unable to perform workflow execution update due to unexpected workflow task failure.'),
+        { code: grpcStatus.FAILED_PRECONDITION }
+      ),
+    })
+  );
+
+describe('a decision Temporal dropped with a failed workflow task', () => {
+  it('is 503 TURN_NOT_READY, decisionSent false: nothing was applied, and deciding again is safe', async () => {
+    for (const { refused, updates } of await decideRunning({ polledMsAgo: 1_000, update: dropped })) {
+      expect(refused).toMatchObject({
+        statusCode: 503,
+        code: 'TURN_NOT_READY',
+        details: { workflowId: WORKFLOW_ID, taskQueue: 'convengine-turns', decisionSent: false },
+      });
+      expect((refused as Error).message).toContain('without applying it');
       expect(updates).toBe(1);
     }
   });
