@@ -234,14 +234,25 @@ export function stepRuns(events: HistoryEvent[]): ActivityEntry[] {
   return activityEntries(events).filter((e) => !isHandedOver(e));
 }
 
-/** Search attributes upserted by the workflow, last value wins, decoded. */
-export function upsertedSearchAttributes(events: HistoryEvent[]): Record<string, unknown> {
-  const out: Record<string, unknown> = {};
-  for (const e of events) {
-    const fields = e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields ?? {};
-    for (const [name, payload] of Object.entries(fields)) out[name] = decodePayload(payload);
+type IndexedFields = Record<string, temporal.api.common.v1.IPayload> | null | undefined;
+
+/**
+ * Search attributes decoded, keyed in sorted order: real Temporal sends them as a map whose order changes
+ * from one read to the next, and the console compares reads of a turn to tell whether it changed.
+ */
+export function decodedSearchAttributes(...upserts: IndexedFields[]): Record<string, unknown> {
+  const last = new Map<string, unknown>();
+  for (const fields of upserts) {
+    for (const [name, payload] of Object.entries(fields ?? {})) last.set(name, decodePayload(payload));
   }
-  return out;
+  return Object.fromEntries([...last].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+}
+
+/** Search attributes upserted by the workflow, last value wins, decoded (sorted by name). */
+export function upsertedSearchAttributes(events: HistoryEvent[]): Record<string, unknown> {
+  return decodedSearchAttributes(
+    ...events.map((e) => e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields)
+  );
 }
 
 /** conversationTurnV2's driver decisions (`LOOP_LIMIT: reason=…`), from its memo upserts, in order. */

@@ -2,6 +2,7 @@ import type { temporal } from '@temporalio/proto';
 import { publicFailure, publicFailureOf } from './public-failure';
 import {
   decisionLog,
+  decodedSearchAttributes,
   decodePayload,
   epochMs,
   handoffNote,
@@ -111,10 +112,7 @@ function otherItem(event: HistoryEvent, offsetMs: number | null, held: boolean):
   );
   if (text) return { kind: 'approval', eventId, offsetMs, text };
   const upsert = event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields;
-  if (upsert) {
-    const values = Object.fromEntries(Object.entries(upsert).map(([k, v]) => [k, decodePayload(v)]));
-    return { kind: 'search-attributes', eventId, offsetMs, values };
-  }
+  if (upsert) return { kind: 'search-attributes', eventId, offsetMs, values: decodedSearchAttributes(upsert) };
   const close = closeOf(event);
   return close ? { kind: 'close', eventId, offsetMs, ...close } : null;
 }

@@ -193,3 +193,37 @@ describe('a turn that failed, as every API view shows it (publicFailureOf)', () 
     expect(closedOn(turnFailed(driver)).failure).toBe(`INTERNAL: ${INTERNAL_FAILURE_MESSAGE}`);
   });
 });
+
+describe('search attributes, which real Temporal sends in a different order on every read', () => {
+  const upsert = (eventId: number, fields: Record<string, string>) =>
+    temporal.api.history.v1.HistoryEvent.fromObject({
+      eventId,
+      upsertWorkflowSearchAttributesEventAttributes: {
+        searchAttributes: {
+          indexedFields: Object.fromEntries(
+            Object.entries(fields).map(([k, v]) => [k, defaultPayloadConverter.toPayload(v)])
+          ),
+        },
+      },
+    });
+  const read = (order: string[]) => {
+    const values: Record<string, string> = { TurnOutcome: 'HELD', State: 'S', Intent: 'I', ConfigVersion: 'c' };
+    const fields = Object.fromEntries(order.map((k) => [k, values[k]!]));
+    return turnStory([upsert(5, { TemporalChangeVersion: 'v' }), upsert(9, fields)]);
+  };
+
+  it('tells them sorted by name, so two reads of the same turn are the same text', () => {
+    const one = read(['TurnOutcome', 'State', 'Intent', 'ConfigVersion']);
+    const two = read(['Intent', 'ConfigVersion', 'TurnOutcome', 'State']);
+    const sorted = ['ConfigVersion', 'Intent', 'State', 'TemporalChangeVersion', 'TurnOutcome'];
+    expect(Object.keys(one.searchAttributes)).toEqual(sorted);
+    const upserted = one.timeline.find((i) => i.kind === 'search-attributes' && i.eventId === 9);
+    expect(Object.keys((upserted as { values: object }).values)).toEqual([
+      'ConfigVersion',
+      'Intent',
+      'State',
+      'TurnOutcome',
+    ]);
+    expect(JSON.stringify(two)).toBe(JSON.stringify(one));
+  });
+});
