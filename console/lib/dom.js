@@ -52,3 +52,36 @@ export function show(value) {
 export function errorBox(err) {
   return h('div', { class: 'error', role: 'alert' }, err.code ? `${err.code}: ` : '', err.message);
 }
+
+/** Where a form field sits: its panel (and the call that panel is about), and its name or its text. */
+function fieldKey(el) {
+  const panel = el.closest('section[id], section[data-activity]');
+  if (!panel) return null;
+  const where = `${panel.id}/${panel.dataset.activity ?? ''}/${panel.dataset.call ?? ''}`;
+  return `${where}/${el.tagName}/${el.getAttribute('name') ?? el.textContent}`;
+}
+
+/**
+ * What the operator typed in `root`, and where the focus was; the returned function puts both back after
+ * `root` was redrawn, in the fields that are the same field again (same panel, same call, same name).
+ */
+export function keepFields(root) {
+  const typed = new Map();
+  for (const field of root.querySelectorAll('input[name], textarea[name]')) {
+    const key = fieldKey(field);
+    if (key && field.type !== 'password') typed.set(key, field.value);
+  }
+  const focused = root.contains(document.activeElement) ? document.activeElement : null;
+  const focusKey = focused ? fieldKey(focused) : null;
+  const caret = focused?.tagName === 'BUTTON' ? null : [focused?.selectionStart, focused?.selectionEnd];
+  return () => {
+    for (const field of root.querySelectorAll('input[name], textarea[name]')) {
+      const key = fieldKey(field);
+      if (key && typed.has(key)) field.value = typed.get(key);
+    }
+    if (!focusKey) return;
+    const again = [...root.querySelectorAll('input, textarea, button, select')].find((el) => fieldKey(el) === focusKey);
+    again?.focus();
+    if (again && caret && again.tagName !== 'BUTTON') again.setSelectionRange(caret[0], caret[1]);
+  };
+}

@@ -1,22 +1,36 @@
 import { api } from '../lib/api.js';
 import { errorBox, h, mount, show, when } from '../lib/dom.js';
 
-/** Runs one audited console action and reports its answer in `out`; then `done()` re-reads the turn. */
-async function act(turn, action, body, out, done) {
-  mount(out, h('p', { class: 'muted' }, `${action}…`));
+/**
+ * The outcome of the operator's last action: it stays on the page across the redraws the action causes (its
+ * OPERATOR_ACTION row alone changes the turn) until dismissed or replaced by the next action's.
+ */
+export function actionOutcome() {
+  const element = h('div', { id: 'action-outcome' });
+  const report = (...content) =>
+    mount(
+      element,
+      content.length === 0
+        ? null
+        : h(
+            'div',
+            { class: 'outcome' },
+            content,
+            h('button', { type: 'button', class: 'dismiss', onclick: () => report() }, 'Dismiss')
+          )
+    );
+  return { element, report };
+}
+
+/** Runs one audited console action and reports its answer; then `done()` re-reads the turn. */
+async function act(turn, action, body, { report, done }) {
+  report(h('p', { class: 'muted' }, `${action}…`));
   try {
     const answer = await api(`/api/v1/console/turns/${turn.workflowId}/actions/${action}`, { method: 'POST', body });
-    mount(
-      out,
-      h(
-        'p',
-        { class: 'ok', role: 'status' },
-        `${action}: done`,
-        answer?.turn?.outcome ? ` (${answer.turn.outcome})` : ''
-      )
-    );
+    const outcome = answer?.turn?.outcome ? ` (${answer.turn.outcome})` : '';
+    report(h('p', { class: 'ok', role: 'status' }, `${action}: done${outcome}`));
   } catch (err) {
-    mount(out, errorBox(err));
+    report(h('p', {}, `${action} failed`), errorBox(err));
   }
   await done();
 }
@@ -26,16 +40,15 @@ function button(text, onclick, extra = {}) {
 }
 
 /** The tool call the turn is parked on, with Approve and Reject (D16). */
-function approvalPanel(turn, done) {
+function approvalPanel(turn, page) {
   const p = turn.pendingApproval;
   const reason = h('input', { name: 'reason', placeholder: 'reason (optional)' });
-  const out = h('div');
   // The call shown here, so a late click cannot approve a later call the turn waits on by then.
   const decide = (action) =>
-    act(turn, action, { callIndex: p.callIndex, ...(reason.value ? { reason: reason.value } : {}) }, out, done);
+    act(turn, action, { callIndex: p.callIndex, ...(reason.value ? { reason: reason.value } : {}) }, page);
   return h(
     'section',
-    { class: 'panel attention', id: 'pending-approval' },
+    { class: 'panel attention', id: 'pending-approval', 'data-call': p.callIndex },
     h('h2', {}, 'Waiting for approval'),
     h(
       'p',
@@ -47,15 +60,13 @@ function approvalPanel(turn, done) {
     h('pre', {}, show(p.args)),
     reason,
     button('Approve', () => decide('approve'), { class: 'primary' }),
-    button('Reject', () => decide('reject')),
-    out
+    button('Reject', () => decide('reject'))
   );
 }
 
 /** A tool (or step) activity retrying in a running turn, with Temporal's own activity operations. */
-function activityPanel(turn, activity, done) {
-  const out = h('div');
-  const run = (action) => act(turn, action, { activityId: activity.activityId }, out, done);
+function activityPanel(turn, activity, page) {
+  const run = (action) => act(turn, action, { activityId: activity.activityId }, page);
   return h(
     'section',
     { class: 'panel attention pending-activity', 'data-activity': activity.activityId },
@@ -73,8 +84,7 @@ function activityPanel(turn, activity, done) {
     }),
     activity.paused
       ? button('Unpause', () => run('activity-unpause'))
-      : button('Pause', () => run('activity-pause'), { title: 'Temporal PauseActivity: no new attempts' }),
-    out
+      : button('Pause', () => run('activity-pause'), { title: 'Temporal PauseActivity: no new attempts' })
   );
 }
 
@@ -83,32 +93,31 @@ function fact(term, ...value) {
 }
 
 /** Mark done carries what the operator verified upstream; bad JSON never leaves the page. */
-function verifiedResult(textarea, out) {
+function verifiedResult(textarea, report) {
   try {
     return { result: JSON.parse(textarea.value) };
   } catch {
-    mount(out, errorBox({ code: 'INVALID_JSON', message: 'The verified result must be JSON, e.g. {"id": "LA-1"}.' }));
+    report(errorBox({ code: 'INVALID_JSON', message: 'The verified result must be JSON, e.g. {"id": "LA-1"}.' }));
     return null;
   }
 }
 
 /** #22: a tool call out of retries, held for an operator: retry, skip, fail, or mark done with the verified result. */
-function heldPanel(turn, done) {
+function heldPanel(turn, page) {
   const held = turn.heldTool;
   const reason = h('input', { name: 'reason', placeholder: 'reason (optional)' });
   const result = h('textarea', { name: 'result', rows: 3, cols: 60, placeholder: '{"applicationId": "LA-90311"}' });
-  const out = h('div');
   const decide = (action, extra = {}) => {
     const body = { callIndex: held.callIndex, ...(reason.value ? { reason: reason.value } : {}), ...extra };
-    return act(turn, action, body, out, done);
+    return act(turn, action, body, page);
   };
   const markDone = () => {
-    const verified = verifiedResult(result, out);
+    const verified = verifiedResult(result, page.report);
     if (verified) void decide('held-mark-done', verified);
   };
   return h(
     'section',
-    { class: 'panel attention', id: 'held-tool' },
+    { class: 'panel attention', id: 'held-tool', 'data-call': held.callIndex },
     h('h2', {}, 'Tool call held for an operator: ', h('span', { class: 'mono' }, held.toolCode)),
     held.outcomeUnknown
       ? h(
@@ -137,8 +146,7 @@ function heldPanel(turn, done) {
     }),
     button('Fail turn', () => decide('held-fail'), { title: 'The turn ends with the failure reply' }),
     h('label', { class: 'verified' }, 'Verified result (JSON)', result),
-    button('Mark done', markDone, { title: 'The call happened upstream: continue with this result' }),
-    out
+    button('Mark done', markDone, { title: 'The call happened upstream: continue with this result' })
   );
 }
 
@@ -153,28 +161,26 @@ function unreadablePanel(turn) {
   );
 }
 
-function retryPanel(turn, done) {
-  const out = h('div');
+function retryPanel(turn, page) {
   return h(
     'section',
     { class: 'panel attention', id: 'failed-turn' },
     h('h2', {}, 'This turn failed'),
     h('p', { class: 'failure' }, turn.story.failure ?? ''),
     h('p', {}, 'Fix the cause, then re-run the turn with its original input (write tools dedupe by idempotency key).'),
-    button('Retry turn', () => act(turn, 'retry', {}, out, done), { class: 'primary' }),
-    out
+    button('Retry turn', () => act(turn, 'retry', {}, page), { class: 'primary' })
   );
 }
 
-/** The SRE actions that apply to this turn now. */
-export function actionPanels(turn, done) {
+/** The SRE actions that apply to this turn now; `page.report` shows an action's outcome, `page.done` re-reads. */
+export function actionPanels(turn, page) {
   const panels = [];
-  if (turn.pendingApproval) panels.push(approvalPanel(turn, done));
-  if (turn.heldTool) panels.push(heldPanel(turn, done));
+  if (turn.pendingApproval) panels.push(approvalPanel(turn, page));
+  if (turn.heldTool) panels.push(heldPanel(turn, page));
   if (turn.waitingUnavailable) panels.push(unreadablePanel(turn));
-  for (const activity of turn.pendingActivities) panels.push(activityPanel(turn, activity, done));
+  for (const activity of turn.pendingActivities) panels.push(activityPanel(turn, activity, page));
   if (turn.story.status === 'FAILED' || turn.story.status === 'TIMED_OUT' || turn.story.status === 'TERMINATED') {
-    panels.push(retryPanel(turn, done));
+    panels.push(retryPanel(turn, page));
   }
   return panels;
 }

@@ -1,7 +1,7 @@
 import { api, followAudits } from '../lib/api.js';
-import { badge, duration, h, mount, show, when } from '../lib/dom.js';
+import { badge, duration, h, keepFields, mount, show, when } from '../lib/dom.js';
 import { timeline } from './timeline.js';
-import { actionPanels } from './turn-actions.js';
+import { actionOutcome, actionPanels } from './turn-actions.js';
 
 /** Driver decisions (the memo's decisionLog) in words; the raw entry stays visible. */
 function explain(decision) {
@@ -117,28 +117,46 @@ function live(running) {
     : null;
 }
 
+/** JSON text with every object's keys sorted: two reads of the same turn are the same text in any key order. */
+function canonical(value) {
+  return JSON.stringify(value, (_, v) =>
+    v && typeof v === 'object' && !Array.isArray(v)
+      ? Object.fromEntries(
+          Object.keys(v)
+            .sort()
+            .map((k) => [k, v[k]])
+        )
+      : v
+  );
+}
+
 /** A turn's full story from its event history, its audit rows and its live state. */
 export async function turnPage({ main, onLeave }, workflowId) {
   const stop = new AbortController();
   onLeave(() => stop.abort());
   let pending = null;
   let shown = '';
+  // The last action's outcome: one element for the page's life, so a redraw does not wipe it.
+  const outcome = actionOutcome();
   const load = async () => {
     const turn = await api(`/api/v1/console/turns/${workflowId}`);
-    // Re-render only on change, so a reason being typed into the approval form survives the poll.
-    const seen = JSON.stringify(turn);
+    // Re-render only on change; what was typed and the focus survive a redraw all the same.
+    const seen = canonical(turn);
     if (stop.signal.aborted || seen === shown) return turn;
     shown = seen;
+    const restore = keepFields(main);
     mount(
       main,
       header(turn),
       live(turn.story.status === 'RUNNING'),
-      actionPanels(turn, load),
+      outcome.element,
+      actionPanels(turn, { done: load, report: outcome.report }),
       exchange(turn),
       decisions(turn.story),
       h('h2', {}, 'Timeline'),
       timeline(turn.story, turn.audits)
     );
+    restore();
     return turn;
   };
   const turn = await load();

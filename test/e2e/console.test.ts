@@ -4,82 +4,43 @@
  * here; the real server in `npm run test:temporal`). Screenshots are kept under
  * test-artifacts/console/; `UPDATE_SCREENSHOTS=1` also writes docs/images/console.png.
  */
-import { copyFileSync, mkdirSync, statSync } from 'node:fs';
+import { copyFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, type Page } from 'playwright-core';
-import { launchChromium } from '../support/browser';
+import { type Page } from 'playwright-core';
 import type { ConfigRows } from '../../core/config/types';
 import { EngineError, ErrorType } from '../../core/errors';
 import { listAudits } from '../../db/repositories/audit';
-import { ApiHarness } from '../support/api-harness';
-import { extracted, loanConfig, plan } from '../support/loan-config';
+import { CONSOLE_ARTIFACTS as ARTIFACTS, ConsoleBrowser, shot } from '../support/console-browser';
+import { loanConfig } from '../support/loan-config';
 import { answer, callTool, maxLoops, orderConfig } from '../support/order-config';
 import { runSeedConversations } from '../support/seed-turns';
 
-const ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts', 'console');
 const README_SHOT = join(__dirname, '..', '..', 'docs', 'images', 'console.png');
 const HELD_SHOT = join(__dirname, '..', '..', 'docs', 'images', 'console-held.png');
 const TEMPORAL_UI = 'http://temporal-ui.example:8233';
 const ORDER_MESSAGE = 'Check order ORD-7017 status and trace.';
-const LOAN_MESSAGE = 'Apply loan for customer CUST-1001, amount 350000 for 36 months.';
 
-let h: ApiHarness;
-let browser: Browser;
+let c: ConsoleBrowser;
 
 jest.setTimeout(180_000);
 
 beforeAll(async () => {
-  mkdirSync(ARTIFACTS, { recursive: true });
-  h = await ApiHarness.start({ temporalUiUrl: TEMPORAL_UI });
-  browser = await launchChromium();
+  c = await ConsoleBrowser.start({ temporalUiUrl: TEMPORAL_UI });
 });
 
 afterAll(async () => {
-  await browser?.close();
-  await h?.stop();
+  await c?.stop();
 });
 
 beforeEach(() => {
-  h.wf.mcp.llm.setScript([]);
-  h.wf.mcp.setHandlers({});
+  c.h.wf.mcp.llm.setScript([]);
+  c.h.wf.mcp.setHandlers({});
 });
 
-async function send(message: string): Promise<{ status: number; workflowId: string; conversationId: string }> {
-  const res = await h.request('POST', '/api/v1/conversation/message', { json: { message } });
-  const body = res.json();
-  const turn = body.turn ?? body.error?.details;
-  return { status: res.status, workflowId: turn.workflowId, conversationId: turn.workflowId.slice(5, 41) };
-}
-
-async function open(path: string): Promise<Page> {
-  const page = await browser.newPage({ viewport: { width: 1400, height: 1200 } });
-  page.on('pageerror', (err) => {
-    throw err;
-  });
-  await page.goto(`${h.baseUrl}/console/${path}`);
-  return page;
-}
-
-async function openTurn(workflowId: string): Promise<Page> {
-  const page = await open(`#/turn/${workflowId}`);
-  await page.locator('#timeline').waitFor();
-  return page;
-}
-
-async function shot(page: Page, name: string): Promise<string> {
-  const path = join(ARTIFACTS, `${name}.png`);
-  await page.screenshot({ path, fullPage: true });
-  expect(statSync(path).size).toBeGreaterThan(20_000);
-  return path;
-}
-
-const operatorActions = async (conversationId: string) =>
-  (await listAudits(h.wf.mcp.deps.db, conversationId)).filter((a) => a.stage === 'OPERATOR_ACTION');
-
 test('the conversation list finds a seed conversation by text, and its turn tells the whole story', async () => {
-  const records = await runSeedConversations(h.wf, ['loan-confirmation']);
+  const records = await runSeedConversations(c.h.wf, ['loan-confirmation']);
   const last = records.at(-1)!;
-  const page = await open('');
+  const page = await c.open('');
   await page.locator('#conversations').waitFor();
   await page.fill('input[name=q]', 'go ahead');
   await page.click('button[type=submit]');
@@ -96,7 +57,7 @@ test('the conversation list finds a seed conversation by text, and its turn tell
   expect(text).toContain(last.reply);
   expect(await page.locator('#config-version').innerText()).toMatch(/^[0-9a-f]{16}$/);
   expect(await page.locator('#temporal-ui-link').getAttribute('href')).toBe(
-    `${TEMPORAL_UI}/namespaces/${h.wf.temporal.namespace}/workflows/${last.workflowId}`
+    `${TEMPORAL_UI}/namespaces/${c.h.wf.temporal.namespace}/workflows/${last.workflowId}`
   );
   const readme = join(ARTIFACTS, 'console.png');
   await page.setViewportSize({ width: 1400, height: 1700 });
@@ -119,10 +80,10 @@ test('the conversation list finds a seed conversation by text, and its turn tell
 });
 
 test('a guardrail block shows as its own decision, with no tool activity', async () => {
-  await h.wf.mcp.configure(orderConfig());
-  h.wf.mcp.llm.setScript([callTool('loan.application.submit', { customerId: 'C-1' })]);
-  const turn = await send(ORDER_MESSAGE);
-  const page = await openTurn(turn.workflowId);
+  await c.h.wf.mcp.configure(orderConfig());
+  c.h.wf.mcp.llm.setScript([callTool('loan.application.submit', { customerId: 'C-1' })]);
+  const turn = await c.send(ORDER_MESSAGE);
+  const page = await c.openTurn(turn.workflowId);
   const text = await page.innerText('main');
   expect(text).toContain('GUARDRAIL_BLOCKED');
   expect(await page.innerText('#decisions')).toContain(
@@ -136,10 +97,10 @@ test('a guardrail block shows as its own decision, with no tool activity', async
 });
 
 test('a loop-limit stop shows every planner iteration and the limit it hit', async () => {
-  await h.wf.mcp.configure(orderConfig({ configs: [maxLoops(3)] }));
-  h.wf.mcp.llm.setScript([1, 2, 3].map((n) => callTool('mock.order.status', { orderId: `ORD-70${n}` })));
-  const turn = await send(ORDER_MESSAGE);
-  const page = await openTurn(turn.workflowId);
+  await c.h.wf.mcp.configure(orderConfig({ configs: [maxLoops(3)] }));
+  c.h.wf.mcp.llm.setScript([1, 2, 3].map((n) => callTool('mock.order.status', { orderId: `ORD-70${n}` })));
+  const turn = await c.send(ORDER_MESSAGE);
+  const page = await c.openTurn(turn.workflowId);
   expect(await page.innerText('h1')).toContain('LOOP_LIMIT');
   expect(await page.innerText('#decisions')).toContain(
     'Loop limit: the planner was stopped after 3 iterations without an answer (MCP_TOOL_MAX_LOOPS).'
@@ -156,7 +117,7 @@ test('a loop-limit stop shows every planner iteration and the limit it hit', asy
 
 /** The conversations page once it lists the held turn: the real server's visibility may lag, so reload until it does. */
 async function heldList(workflowId: string): Promise<Page> {
-  const list = await open('');
+  const list = await c.open('');
   const link = list.locator(`#held-turns a[href="#/turn/${workflowId}"]`);
   for (let tries = 0; tries < 20; tries++) {
     await list.locator('main h1').waitFor();
@@ -167,21 +128,8 @@ async function heldList(workflowId: string): Promise<Page> {
   throw new Error(`the conversations page never listed the held turn ${workflowId}`);
 }
 
-/** A loan turn that submits, parked on an operator (approval or hold): its 202 and its console page. */
-async function parkedLoanTurn(rows: Partial<ConfigRows>) {
-  await h.wf.mcp.configure(rows);
-  h.wf.mcp.llm.setScript([
-    extracted('CUST-1001'),
-    plan('loan.application.submit', 'CUST-1001'),
-    answer('Submitted LA-90311.'),
-  ]);
-  const turn = await send(LOAN_MESSAGE);
-  expect(turn.status).toBe(202);
-  return { turn, page: await openTurn(turn.workflowId) };
-}
-
 test('an operator approves a pending write from the console; the action is audited', async () => {
-  const { turn, page } = await parkedLoanTurn(loanConfig({ submitNeedsApproval: true }));
+  const { turn, page } = await c.parkedLoanTurn(loanConfig({ submitNeedsApproval: true }));
   await page.locator('#pending-approval').waitFor();
   expect(await page.innerText('#pending-approval')).toContain('loan.application.submit');
   expect(await page.locator('#live').count()).toBe(1);
@@ -193,7 +141,7 @@ test('an operator approves a pending write from the console; the action is audit
   expect(await page.innerText('#timeline')).toContain('approval decision: approve — checked the file');
   expect(await page.innerText('#decisions strong')).toBe('Approval of loan.application.submit: APPROVED.');
   await shot(page, 'approval-decided');
-  expect((await operatorActions(turn.conversationId)).map((a) => a.payload)).toEqual([
+  expect((await c.operatorActions(turn.conversationId)).map((a) => a.payload)).toEqual([
     expect.objectContaining({ action: 'approve', reason: 'checked the file', result: 'DONE', source: 'console' }),
   ]);
   await page.close();
@@ -204,22 +152,22 @@ function withoutReplyFor(rows: Partial<ConfigRows>, state: string): Partial<Conf
 }
 
 test('an operator retries a failed turn once the cause is fixed', async () => {
-  await h.wf.mcp.configure(withoutReplyFor(orderConfig(), 'COMPLETED'));
+  await c.h.wf.mcp.configure(withoutReplyFor(orderConfig(), 'COMPLETED'));
   const script = [callTool('mock.order.status', { orderId: 'ORD-7017' }), answer('Order submitted.')];
-  h.wf.mcp.llm.setScript(script);
-  const turn = await send(ORDER_MESSAGE);
+  c.h.wf.mcp.llm.setScript(script);
+  const turn = await c.send(ORDER_MESSAGE);
   expect(turn.status).toBe(500);
-  const page = await openTurn(turn.workflowId);
+  const page = await c.openTurn(turn.workflowId);
   expect(await page.innerText('#failed-turn')).toContain('RESPONSE_MAPPING_NOT_FOUND');
   expect(await page.locator('tr[data-type=ResponseResolution].failed').count()).toBe(1);
   await shot(page, 'failed-turn');
-  await h.wf.mcp.configure(orderConfig());
-  h.wf.mcp.llm.setScript(script);
+  await c.h.wf.mcp.configure(orderConfig());
+  c.h.wf.mcp.llm.setScript(script);
   await page.click('#failed-turn button:has-text("Retry turn")');
   await page.locator('h1:has-text("ANSWERED")').waitFor();
   expect(await page.innerText('#response')).toContain('Done: Order submitted.');
   await shot(page, 'failed-turn-retried');
-  expect((await operatorActions(turn.conversationId)).map((a) => a.payload)).toEqual([
+  expect((await c.operatorActions(turn.conversationId)).map((a) => a.payload)).toEqual([
     expect.objectContaining({ action: 'retry', result: 'DONE', httpStatus: 200 }),
   ]);
   await page.close();
@@ -228,23 +176,25 @@ test('an operator retries a failed turn once the cause is fixed', async () => {
 test('a tool failing in a running turn is retried now through Temporal activity reset', async () => {
   const rows = orderConfig();
   const slowRetry = { initialIntervalMs: 120_000, maxAttempts: 5 };
-  await h.wf.mcp.configure({
+  await c.h.wf.mcp.configure({
     ...rows,
     mcpTools: (rows.mcpTools ?? []).map((t) => (t.toolCode === 'mock.order.status' ? { ...t, ...slowRetry } : t)),
   });
   let upstreamDown = true;
-  h.wf.mcp.setHandlers({
+  c.h.wf.mcp.setHandlers({
     'mock.order.status': async () => {
       if (upstreamDown)
         throw new EngineError(ErrorType.ToolHttpError, 'order service unavailable', { retryable: true });
       return { status: 'SUBMITTED', orderId: 'ORD-7017' };
     },
   });
-  h.wf.mcp.llm.setScript([callTool('mock.order.status', { orderId: 'ORD-7017' }), answer('Order submitted.')]);
+  c.h.wf.mcp.llm.setScript([callTool('mock.order.status', { orderId: 'ORD-7017' }), answer('Order submitted.')]);
   const conversationId = crypto.randomUUID();
   const workflowId = `turn-${conversationId}-1`;
-  const sent = h.request('POST', '/api/v1/conversation/message', { json: { conversationId, message: ORDER_MESSAGE } });
-  const page = await open(`#/turn/${workflowId}`);
+  const sent = c.h.request('POST', '/api/v1/conversation/message', {
+    json: { conversationId, message: ORDER_MESSAGE },
+  });
+  const page = await c.open(`#/turn/${workflowId}`);
   // The planner's own activity may be the pending one first (a slow LLM step): wait for the tool's failed attempt.
   const pending = page
     .locator('.pending-activity')
@@ -261,7 +211,7 @@ test('a tool failing in a running turn is retried now through Temporal activity 
   await page.locator('h1:has-text("ANSWERED")').waitFor({ timeout: 60_000 });
   expect((await sent).status).toBe(200);
   expect(await page.locator('tr[data-type=McpToolCall]').innerText()).toContain('COMPLETED');
-  expect((await operatorActions(conversationId)).map((a) => a.payload)).toEqual([
+  expect((await c.operatorActions(conversationId)).map((a) => a.payload)).toEqual([
     expect.objectContaining({ action: 'activity-reset', result: 'DONE' }),
   ]);
   await shot(page, 'tool-retried');
@@ -270,10 +220,10 @@ test('a tool failing in a running turn is retried now through Temporal activity 
 
 test('a held write shows its tool and error; Retry once upstream is back completes the turn, write applied once', async () => {
   const submit = '/loan/applications';
-  h.wf.mcp.toolServer.counters.reset();
-  h.wf.mcp.toolServer.faults.set(submit, { failTimes: 1_000, status: 503 });
+  c.h.wf.mcp.toolServer.counters.reset();
+  c.h.wf.mcp.toolServer.faults.set(submit, { failTimes: 1_000, status: 503 });
   const hold = { onRetriesExhausted: 'HOLD', maxAttempts: 2, initialIntervalMs: 100 } as const;
-  const { turn, page } = await parkedLoanTurn(loanConfig({ submit: hold }));
+  const { turn, page } = await c.parkedLoanTurn(loanConfig({ submit: hold }));
   const list = await heldList(turn.workflowId);
   expect(await list.innerText('#held-turns')).toContain('loan.application.submit');
   await list.close();
@@ -292,10 +242,10 @@ test('a held write shows its tool and error; Retry once upstream is back complet
   // Bad JSON for Mark done stays on the page: nothing is sent, nothing audited.
   await held.locator('textarea[name=result]').fill('{"applicationId": ');
   await held.locator('button:has-text("Mark done")').click();
-  expect(await held.locator('[role=alert]').innerText()).toContain('INVALID_JSON');
-  expect(await operatorActions(turn.conversationId)).toEqual([]);
+  expect(await page.locator('#action-outcome [role=alert]').innerText()).toContain('INVALID_JSON');
+  expect(await c.operatorActions(turn.conversationId)).toEqual([]);
 
-  h.wf.mcp.toolServer.faults.clear(submit);
+  c.h.wf.mcp.toolServer.faults.clear(submit);
   await held.locator('input[name=reason]').fill('upstream is back');
   await held.locator('button:has-text("Retry")').click();
   await page.locator('h1:has-text("ANSWERED")').waitFor({ timeout: 60_000 });
@@ -310,8 +260,8 @@ test('a held write shows its tool and error; Retry once upstream is back complet
   expect(await decided.innerText()).toMatch(
     /^Held call[^\n]*\n+TOOL_HOLD_RESOLVED: tool=loan\.application\.submit reason=retry$/
   );
-  expect(h.wf.mcp.toolServer.counters.totalWriteEffects()).toBe(1);
-  const audits = await listAudits(h.wf.mcp.deps.db, turn.conversationId);
+  expect(c.h.wf.mcp.toolServer.counters.totalWriteEffects()).toBe(1);
+  const audits = await listAudits(c.h.wf.mcp.deps.db, turn.conversationId);
   expect(audits.filter((a) => a.stage === 'OPERATOR_ACTION').map((a) => a.payload)).toEqual([
     expect.objectContaining({ action: 'held-retry', reason: 'upstream is back', callIndex: 1, result: 'DONE' }),
   ]);

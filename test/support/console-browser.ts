@@ -1,0 +1,89 @@
+import { mkdirSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { type Browser, type Page } from 'playwright-core';
+import type { ConfigRows } from '../../core/config/types';
+import { listAudits } from '../../db/repositories/audit';
+import { ApiHarness, type ApiHarnessOptions } from './api-harness';
+import { launchChromium } from './browser';
+import { extracted, plan } from './loan-config';
+import { answer } from './order-config';
+
+export const CONSOLE_ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts', 'console');
+export const LOAN_MESSAGE = 'Apply loan for customer CUST-1001, amount 350000 for 36 months.';
+
+/** A sent turn: its HTTP status and the ids the console pages are addressed by. */
+export interface SentTurn {
+  status: number;
+  workflowId: string;
+  conversationId: string;
+}
+
+/**
+ * The turn console (/console) in headless Chromium (Debian's `chromium`, driven by playwright-core), against
+ * the API on the real turn workflow: our dev server here, the real server in `npm run test:temporal`.
+ */
+export class ConsoleBrowser {
+  private constructor(
+    readonly h: ApiHarness,
+    readonly browser: Browser
+  ) {}
+
+  static async start(options: ApiHarnessOptions = {}): Promise<ConsoleBrowser> {
+    mkdirSync(CONSOLE_ARTIFACTS, { recursive: true });
+    const h = await ApiHarness.start(options);
+    return new ConsoleBrowser(h, await launchChromium());
+  }
+
+  async stop(): Promise<void> {
+    await this.browser.close();
+    await this.h.stop();
+  }
+
+  async send(message: string, conversationId?: string): Promise<SentTurn> {
+    const res = await this.h.request('POST', '/api/v1/conversation/message', { json: { conversationId, message } });
+    const body = res.json();
+    const turn = body.turn ?? body.error?.details;
+    return { status: res.status, workflowId: turn.workflowId, conversationId: turn.workflowId.slice(5, 41) };
+  }
+
+  /** A console page; an uncaught error in it fails the test. */
+  async open(path: string, viewport = { width: 1400, height: 1200 }): Promise<Page> {
+    const page = await this.browser.newPage({ viewport });
+    page.on('pageerror', (err) => {
+      throw err;
+    });
+    await page.goto(`${this.h.baseUrl}/console/${path}`);
+    return page;
+  }
+
+  async openTurn(workflowId: string): Promise<Page> {
+    const page = await this.open(`#/turn/${workflowId}`);
+    await page.locator('#timeline').waitFor();
+    return page;
+  }
+
+  /** A loan turn that submits, parked on an operator (approval or hold): its 202 and its console page. */
+  async parkedLoanTurn(rows: Partial<ConfigRows>): Promise<{ turn: SentTurn; page: Page }> {
+    await this.h.wf.mcp.configure(rows);
+    this.h.wf.mcp.llm.setScript([
+      extracted('CUST-1001'),
+      plan('loan.application.submit', 'CUST-1001'),
+      answer('Submitted LA-90311.'),
+    ]);
+    const turn = await this.send(LOAN_MESSAGE);
+    expect(turn.status).toBe(202);
+    return { turn, page: await this.openTurn(turn.workflowId) };
+  }
+
+  async operatorActions(conversationId: string) {
+    return (await listAudits(this.h.wf.mcp.deps.db, conversationId)).filter((a) => a.stage === 'OPERATOR_ACTION');
+  }
+}
+
+/** A full-page screenshot under test-artifacts/console/, checked to show something. */
+export async function shot(page: Page, name: string): Promise<string> {
+  const path = join(CONSOLE_ARTIFACTS, `${name}.png`);
+  await page.screenshot({ path, fullPage: true });
+  expect(statSync(path).size).toBeGreaterThan(20_000);
+  return path;
+}
