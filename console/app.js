@@ -12,11 +12,32 @@ const main = document.getElementById('main');
 /** Stops the live updates of the page being left. */
 let leave = () => undefined;
 
+/** A hash that is no URI (a `%` not followed by two hex digits, or bytes that are no UTF-8), from a hand-edited link. */
+class MalformedAddress extends Error {
+  code = 'MALFORMED_ADDRESS';
+}
+
+function decoded(text) {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    throw new MalformedAddress(
+      `This address is not valid (${location.hash}): open the conversation list from the top bar.`
+    );
+  }
+}
+
+/**
+ * The page a hash names. Its path and its query are split before anything is decoded, so that text searched for
+ * (`R&D`, `C++`, `50%?`) stays one value; every part is decoded on its own.
+ */
 function route() {
-  const hash = decodeURIComponent(location.hash.replace(/^#/, '')) || '/';
-  const [path, query = ''] = hash.split('?');
+  const hash = location.hash.replace(/^#/, '');
+  const at = hash.indexOf('?');
+  const [path, query] = at < 0 ? [hash, ''] : [hash.slice(0, at), hash.slice(at + 1)];
+  const parts = path.split('/').filter(Boolean).map(decoded);
+  decoded(query);
   const params = new URLSearchParams(query);
-  const parts = path.split('/').filter(Boolean);
   if (parts[0] === 'conversation' && parts[1]) return (ctx) => conversationPage(ctx, parts[1]);
   if (parts[0] === 'turn' && parts[1]) return (ctx) => turnPage(ctx, parts[1]);
   return (ctx) => conversationsPage(ctx, params);
@@ -44,9 +65,9 @@ function tokenForm(retry) {
 async function render() {
   leave();
   leave = () => undefined;
-  const page = route();
   const ctx = { main, onLeave: (stop) => (leave = stop), rerender: render };
   try {
+    const page = route();
     mount(main, h('p', { class: 'muted' }, 'Loading…'));
     await page(ctx);
   } catch (err) {

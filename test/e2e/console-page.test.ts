@@ -101,3 +101,23 @@ test("an action's outcome stays on the page across the redraw its audit row caus
   expect(await page.innerText('#action-outcome [role=status]')).toContain('held-retry: done');
   await page.close();
 });
+
+test('searched text with &, + and ? stays whole; a malformed address says so', async () => {
+  const page = await c.open('');
+  await page.locator('form.filters').waitFor();
+  const text = 'R&D a+b? 50% #1';
+  const searched = page.waitForRequest((r) => new URL(r.url()).pathname === '/api/v1/console/conversations');
+  await page.fill('input[name=q]', text);
+  await page.press('input[name=q]', 'Enter');
+  expect(new URL((await searched).url()).searchParams.get('q')).toBe(text);
+  await page.locator('.pager').waitFor();
+  // Redrawn from the address it wrote: the field shows the text searched for.
+  await page.waitForFunction(`document.querySelector('input[name=q]')?.value === ${JSON.stringify(text)}`, null, {
+    timeout: 5_000,
+  });
+
+  await page.goto(`${c.h.baseUrl}/console/#/?q=%E0%A4%A`);
+  await page.locator('#main [role=alert]').waitFor();
+  expect(await page.innerText('#main [role=alert]')).toContain('MALFORMED_ADDRESS');
+  await page.close();
+});
