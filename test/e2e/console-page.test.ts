@@ -8,6 +8,7 @@ import { eventually } from '../devserver/harness';
 import { type ApiJson } from '../support/api-harness';
 import { ConsoleBrowser, shot } from '../support/console-browser';
 import { loanConfig } from '../support/loan-config';
+import { answer, orderConfig } from '../support/order-config';
 
 let c: ConsoleBrowser;
 
@@ -27,6 +28,8 @@ async function countRedraws(page: Page): Promise<() => Promise<number>> {
     new MutationObserver(() => window.redraws++).observe(document.getElementById('main'), { childList: true });`);
   return async () => Number(await page.evaluate('window.redraws'));
 }
+
+const scrollWidth = async (page: Page) => Number(await page.evaluate('document.documentElement.scrollWidth'));
 
 /** Serves the turn's reads through `change`, as another server (real Temporal) might send them. */
 async function rewriteTurnReads(page: Page, change: (turn: ApiJson, read: number) => void) {
@@ -119,5 +122,23 @@ test('searched text with &, + and ? stays whole; a malformed address says so', a
   await page.goto(`${c.h.baseUrl}/console/#/?q=%E0%A4%A`);
   await page.locator('#main [role=alert]').waitFor();
   expect(await page.innerText('#main [role=alert]')).toContain('MALFORMED_ADDRESS');
+  await page.close();
+});
+
+test('a long unbroken message wraps on every page instead of widening it', async () => {
+  await c.h.wf.mcp.configure(orderConfig());
+  c.h.wf.mcp.llm.setScript([answer('y'.repeat(3_000))]);
+  const turn = await c.send(`Check order ORD-7017 status: ${'x'.repeat(7_900)}`);
+  expect(turn.status).toBe(200);
+  for (const path of [`#/?q=${turn.conversationId}`, `#/conversation/${turn.conversationId}`]) {
+    const page = await c.open(path, { width: 1000, height: 800 });
+    await page.locator('table.list tbody tr').first().waitFor();
+    expect([path, await scrollWidth(page)]).toEqual([path, 1000]);
+    await page.close();
+  }
+  const page = await c.open(`#/turn/${turn.workflowId}`, { width: 1000, height: 800 });
+  await page.locator('#timeline').waitFor();
+  expect(await scrollWidth(page)).toBe(1000);
+  await shot(page, 'long-message');
   await page.close();
 });
