@@ -3,6 +3,25 @@ import { badge, errorBox, h, mount, when } from '../lib/dom.js';
 
 const PAGE = 25;
 
+/** The statuses a conversation has (core/session.ts CONVERSATION_STATUSES); '' is any. */
+const STATUSES = ['RUNNING', 'BLOCKED'];
+
+function statusField(params) {
+  const current = params.get('status') ?? '';
+  const option = (value, text) => h('option', { value, selected: value === current }, text);
+  return h(
+    'label',
+    {},
+    'Status',
+    h(
+      'select',
+      { name: 'status' },
+      option('', 'any'),
+      STATUSES.map((s) => option(s, s))
+    )
+  );
+}
+
 function filterForm(params) {
   const field = (name, label, placeholder) =>
     h('label', {}, label, h('input', { name, value: params.get(name) ?? '', placeholder }));
@@ -18,7 +37,7 @@ function filterForm(params) {
       },
     },
     field('q', 'Search', 'conversation id or text'),
-    field('status', 'Status', 'RUNNING'),
+    statusField(params),
     field('intent', 'Last intent', 'ORDER_DIAGNOSTICS'),
     field('state', 'Last state', 'COMPLETED'),
     h('button', { type: 'submit' }, 'Search')
@@ -105,35 +124,49 @@ function heldPanel(turns) {
   );
 }
 
+function conversationList(page) {
+  const head = ['Conversation', 'Status', 'Last intent', 'Last state', 'Turns', 'Last message', 'Updated'];
+  if (page.items.length === 0) {
+    return h('p', { class: 'muted' }, 'No conversation matches. Run `npx convengine demo` to make some.');
+  }
+  return h(
+    'table',
+    { class: 'list', id: 'conversations' },
+    h(
+      'thead',
+      {},
+      h(
+        'tr',
+        {},
+        head.map((t) => h('th', {}, t))
+      )
+    ),
+    h('tbody', {}, page.items.map(row))
+  );
+}
+
+/** The page of conversations, or the search's refusal (a filter it refuses): shown under the form. */
+async function search(query) {
+  try {
+    return await api(`/api/v1/console/conversations?${query}`);
+  } catch (err) {
+    if (err.status === 400) return err;
+    throw err;
+  }
+}
+
 /** Conversations, newest first, searchable by id or text and filterable by status, intent and state. */
 export async function conversationsPage({ main }, params) {
   const query = new URLSearchParams();
   for (const name of ['q', 'status', 'intent', 'state', 'offset'])
     if (params.get(name)) query.set(name, params.get(name));
   query.set('limit', String(PAGE));
-  const [page, held] = await Promise.all([api(`/api/v1/console/conversations?${query}`), heldTurns()]);
-  const head = ['Conversation', 'Status', 'Last intent', 'Last state', 'Turns', 'Last message', 'Updated'];
+  const [page, held] = await Promise.all([search(query), heldTurns()]);
   mount(
     main,
     h('h1', {}, 'Conversations'),
     heldPanel(held),
     filterForm(params),
-    page.items.length === 0
-      ? h('p', { class: 'muted' }, 'No conversation matches. Run `npx convengine demo` to make some.')
-      : h(
-          'table',
-          { class: 'list', id: 'conversations' },
-          h(
-            'thead',
-            {},
-            h(
-              'tr',
-              {},
-              head.map((t) => h('th', {}, t))
-            )
-          ),
-          h('tbody', {}, page.items.map(row))
-        ),
-    pager(params, page)
+    page instanceof Error ? errorBox(page) : [conversationList(page), pager(params, page)]
   );
 }

@@ -4,6 +4,7 @@
  * keeps the form; a parked turn's conversation shows what the user said.
  */
 import { type Page, type Route } from 'playwright-core';
+import { CONVERSATION_STATUSES } from '../../core/session';
 import { eventually } from '../devserver/harness';
 import { type ApiJson } from '../support/api-harness';
 import { ConsoleBrowser, shot } from '../support/console-browser';
@@ -140,5 +141,23 @@ test('a long unbroken message wraps on every page instead of widening it', async
   await page.locator('#timeline').waitFor();
   expect(await scrollWidth(page)).toBe(1000);
   await shot(page, 'long-message');
+  await page.close();
+});
+
+test('Status is a choice of the statuses there are; a wrong one in the address keeps the form', async () => {
+  const page = await c.open('#/?status=running');
+  await page.locator('form.filters').waitFor();
+  await page.locator('#main [role=alert]').waitFor();
+  expect(await page.innerText('#main [role=alert]')).toContain('INVALID_STATUS');
+  expect(await page.locator('form.filters + [role=alert]').count()).toBe(1);
+  const options = await page
+    .locator('select[name=status] option')
+    .evaluateAll((os) => os.map((o) => o.getAttribute('value')));
+  expect(options).toEqual(['', ...CONVERSATION_STATUSES]);
+  await page.selectOption('select[name=status]', 'RUNNING');
+  await page.click('form.filters button[type=submit]');
+  await page.locator('.pager').waitFor();
+  expect(await page.locator('#main [role=alert]').count()).toBe(0);
+  expect(await page.evaluate('location.hash')).toBe('#/?status=RUNNING');
   await page.close();
 });
