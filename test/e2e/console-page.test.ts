@@ -7,7 +7,7 @@ import { type Page, type Route } from 'playwright-core';
 import { CONVERSATION_STATUSES } from '../../core/session';
 import { eventually } from '../devserver/harness';
 import { type ApiJson } from '../support/api-harness';
-import { ConsoleBrowser, shot } from '../support/console-browser';
+import { ConsoleBrowser, LOAN_MESSAGE, shot } from '../support/console-browser';
 import { loanConfig } from '../support/loan-config';
 import { answer, orderConfig } from '../support/order-config';
 
@@ -160,4 +160,15 @@ test('Status is a choice of the statuses there are; a wrong one in the address k
   expect(await page.locator('#main [role=alert]').count()).toBe(0);
   expect(await page.evaluate('location.hash')).toBe('#/?status=RUNNING');
   await page.close();
+});
+
+test("a parked turn's conversation shows what the user said, as its turn page does", async () => {
+  const { turn, page } = await c.parkedLoanTurn(loanConfig({ submitNeedsApproval: true }));
+  await page.close();
+  const turns = (await c.h.request('GET', `/api/v1/console/conversations/${turn.conversationId}/turns`)).json();
+  expect(turns.turns).toEqual([expect.objectContaining({ workflowId: turn.workflowId, userInput: LOAN_MESSAGE })]);
+  const conversation = await c.open(`#/conversation/${turn.conversationId}`);
+  await conversation.locator('#turns tbody tr').waitFor();
+  expect(await conversation.innerText('#turns tbody tr')).toContain(LOAN_MESSAGE);
+  await conversation.close();
 });

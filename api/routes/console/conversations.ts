@@ -5,6 +5,7 @@ import { conversationPageSchema, conversationTurnsSchema } from '../../console/s
 import { route } from '../../openapi';
 import { uuidParam } from '../../schemas';
 import { requireSafeText } from '../../text-check';
+import { auditedUserInput } from './turn';
 import type { ConsoleRoute } from './index';
 
 const code = { type: 'string', minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.:-]+$' } as const;
@@ -71,11 +72,15 @@ export const conversationTurnsRoute: ConsoleRoute = (app, ports, consolePorts, d
       const conversation = await ports.conversations.conversation(id);
       if (!conversation) throw notFound('CONVERSATION_NOT_FOUND', `No conversation ${id}.`);
       const said = new Map(conversation.history.map((h) => [h.turnNumber, h]));
-      const turns = (await consolePorts.inspector.turns(id)).map((t) => ({
-        ...t,
-        userInput: said.get(t.turnNumber)?.userInput ?? null,
-        assistantOutput: said.get(t.turnNumber)?.assistantOutput ?? null,
-      }));
+      // A turn the history does not hold yet (running, parked on an operator, failed): its USER_INPUT row says it.
+      const turns = await Promise.all(
+        (await consolePorts.inspector.turns(id)).map(async (t) => ({
+          ...t,
+          userInput:
+            said.get(t.turnNumber)?.userInput ?? auditedUserInput(await consolePorts.turnAudits(id, t.turnNumber)),
+          assistantOutput: said.get(t.turnNumber)?.assistantOutput ?? null,
+        }))
+      );
       const { history: _history, ...summary } = conversation;
       return { conversation: summary, turns };
     }
