@@ -9,8 +9,9 @@ import type { RecordedRequest } from '../scripted-llm';
 /**
  * The keyless demo's model for everything the recordings do not cover: deterministic, and built
  * only from the loaded config and the request. Intents by keyword overlap with each intent's
- * code, description, hint and classifier patterns; schema fields by simple patterns; the planner
- * calls an in-scope tool with an id it finds in the message and answers from the tool results.
+ * code, description, hint and classifier patterns; schema fields by simple patterns (ISO dates for
+ * date fields, sums of money for amounts); the planner calls an in-scope tool with an id it finds in
+ * the message (or, for a confirmed request, in its prompt) and answers from the tool results.
  * Where nothing fits, the reply is the UNKNOWN intent's guidance. Its answers are always valid for
  * the call kind, so no input fails a turn.
  */
@@ -35,8 +36,14 @@ export function words(text: string): string[] {
   return (text.toLowerCase().match(/[a-z][a-z0-9]{2,}/g) ?? []).filter((w) => !STOPWORDS.has(w));
 }
 
-/** An id-like token: letters then digits (ORD-7017, CON1388, ZPR1003, CUST-1001). */
-const ID_TOKEN = /\b[A-Za-z]{2,}[A-Za-z0-9]*[-_]?\d+[A-Za-z0-9-]*\b/;
+/** An id-like token: letters then digits (ORD-7017, CON1388, ZPR1003, CUST-1001), or one letter and a dash (P-1001). */
+const ID = String.raw`(?:[A-Za-z]{2,}[A-Za-z0-9]*[-_]?|[A-Za-z][-_])\d+[A-Za-z0-9-]*`;
+const ID_TOKEN = new RegExp(String.raw`\b${ID}\b`);
+/** A calendar date as ISO 8601 writes it (2026-03-01). */
+const ISO_DATE = /\b\d{4}-\d{2}-\d{2}\b/;
+/** An amount of money: a number with a currency code, word or sign before or after it (1200 EUR, $35.50, 40 euros). */
+const MONEY =
+  /(?:[$€£]\s*(\d[\d,]*(?:\.\d+)?))|(?:(\d[\d,]*(?:\.\d+)?)\s*(?:EUR|USD|GBP|CHF|euros?|dollars?|pounds?|[$€£]))/i;
 
 export function turnOf(request: RecordedRequest): FallbackTurn {
   const header = (name: string) => decodeURIComponent(request.headers[name] ?? '');
@@ -98,10 +105,38 @@ function fieldType(spec: Json | undefined): string {
   return typeof type === 'string' ? type : 'string';
 }
 
-/** `customerId 1234`, `amount: 35000`, `24 months`: the value after (or before) the field's words. */
+/** `customerId`, `policy_number` → `customer Id`, `policy number`. */
+const spaced = (name: string) => name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' ');
+
+/** The field's name, title, description and format: what tells a date or an amount from other fields. */
+function fieldText(name: string, spec: Json | undefined): string {
+  const about = isJsonObject(spec) ? [spec['title'], spec['description'], spec['format']] : [];
+  return [spaced(name), ...about].filter(Boolean).join(' ');
+}
+
+const isDateField = (about: string, numeric: boolean) => !numeric && /\bdate\b|YYYY-MM-DD/i.test(about);
+const isMoneyField = (about: string, numeric: boolean) =>
+  numeric && /\b(cost|amount|price|fee|total|sum|eur|usd|gbp|chf)\b/i.test(about);
+
+function moneyIn(text: string): number | null {
+  const money = MONEY.exec(text);
+  return money ? Number((money[1] ?? money[2] ?? '').replace(/,/g, '')) : null;
+}
+
+/**
+ * `customerId 1234`, `amount: 35000`, `24 months`: the value after (or before) the field's words. A date field
+ * takes the message's ISO date whatever words come before it (`damage on 2026-03-01`), and an amount field not
+ * named by its words takes a sum of money (`about 1200 EUR`).
+ */
 function extractField(text: string, name: string, spec: Json | undefined): Json {
-  const keyWords = words(name.replace(/([a-z])([A-Z])/g, '$1 $2').replace(/_/g, ' '));
+  const about = fieldText(name, spec);
   const numeric = ['number', 'integer'].includes(fieldType(spec));
+  if (isDateField(about, numeric)) return ISO_DATE.exec(text)?.[0] ?? keyedValue(text, name, numeric);
+  return keyedValue(text, name, numeric) ?? (isMoneyField(about, numeric) ? moneyIn(text) : null);
+}
+
+function keyedValue(text: string, name: string, numeric: boolean): Json {
+  const keyWords = words(spaced(name));
   const value = numeric ? '(-?\\d[\\d,]*(?:\\.\\d+)?)' : '([A-Za-z0-9][\\w.@/-]*)';
   for (const word of keyWords.slice().reverse()) {
     const after = new RegExp(`\\b${word}\\w*\\b(?:\\s+(?:is|of|id|number|to))?\\s*[:=]?\\s*${value}`, 'i').exec(text);
@@ -109,7 +144,7 @@ function extractField(text: string, name: string, spec: Json | undefined): Json 
     const raw = after?.[1] ?? before?.[1];
     if (raw !== undefined) return numeric ? Number(raw.replace(/,/g, '')) : raw;
   }
-  if (!numeric && /id|number|code|ref/i.test(name)) return ID_TOKEN.exec(text)?.[0] ?? null;
+  if (!numeric && /\b(id|number|code|ref)\b/i.test(spaced(name))) return ID_TOKEN.exec(text)?.[0] ?? null;
   return null;
 }
 
@@ -169,19 +204,34 @@ function describeResult(result: Json): string {
 
 const answer = (text: string) => ({ action: 'ANSWER', tool_code: null, args: {}, answer: text, operation_tag: null });
 
-function toolArgs(rows: ConfigRows, toolId: number, id: string): JsonObject | null {
+/**
+ * The id a tool's one parameter takes: the id in the message, else the id the planner's prompt names by the
+ * parameter's words (`policy P-1001` for `policy_number`): a confirmed request's message says only "yes".
+ */
+function idFor(turn: FallbackTurn, param: string): string | null {
+  const inMessage = ID_TOKEN.exec(turn.userInput)?.[0];
+  if (inMessage) return inMessage;
+  for (const word of words(spaced(param)).reverse()) {
+    const after = String.raw`\b${word}\w*\b"?(?:\s+(?:is|of|id|number))?\s*[:=]?\s*"?(${ID})\b`;
+    const named = new RegExp(after, 'i').exec(turn.prompt);
+    if (named?.[1]) return named[1];
+  }
+  return null;
+}
+
+function toolArgs(rows: ConfigRows, toolId: number, turn: FallbackTurn): JsonObject | null {
   const db = rows.mcpDbTools.find((t) => t.toolId === toolId);
   const properties = db && isJsonObject(db.paramSchema) ? db.paramSchema['properties'] : undefined;
   const params = isJsonObject(properties) ? Object.keys(properties) : [];
   const named = params.filter((p) => !['limit', 'offset'].includes(p));
-  return named.length === 1 ? { [named[0] as string]: id } : null;
+  const id = named.length === 1 ? idFor(turn, named[0] as string) : null;
+  return id ? { [named[0] as string]: id } : null;
 }
 
 export function answerPlan(rows: ConfigRows, turn: FallbackTurn): JsonObject {
   const observations = observationsIn(turn.prompt);
   const last = observations[observations.length - 1];
   if (last) return answer(describeResult(last['result'] ?? null));
-  const id = ID_TOKEN.exec(turn.userInput)?.[0];
   const intent = normalizeScopeValue(turn.intent);
   const state = normalizeScopeValue(turn.state);
   const inScope = rows.mcpTools.filter(
@@ -191,8 +241,8 @@ export function answerPlan(rows: ConfigRows, turn: FallbackTurn): JsonObject {
       [state, 'ANY'].includes(normalizeScopeValue(t.stateCode)) &&
       sideEffectOf(t) === 'READ_ONLY'
   );
-  for (const tool of id ? inScope : []) {
-    const args = toolArgs(rows, tool.toolId, id as string);
+  for (const tool of inScope) {
+    const args = toolArgs(rows, tool.toolId, turn);
     if (args) return { action: 'CALL_TOOL', tool_code: tool.toolCode, args, answer: null, operation_tag: null };
   }
   return answer(guidance(rows));

@@ -3,6 +3,7 @@ import { createAnthropicLlmClient, llmCallLogger } from '../../activities/llm';
 import { createToolDeps } from '../../activities/tools/deps';
 import { loadSqlParser } from '../../activities/tools/sql/parser';
 import { createTaskRegistry } from '../../core/tasks/registry';
+import type { ConfigRows } from '../../core/config/types';
 import { createConfigStore } from '../../db/config/store';
 import { seedPacks } from '../../db/seed/seed';
 import { inProcessDemoSend } from '../../demo/in-process-send';
@@ -10,6 +11,7 @@ import type { DemoSend } from '../../demo/conversations';
 import { startDemoLlm } from '../../demo/recorded-llm';
 import { DEMO_API_KEY, startDemoToolServer, type DemoToolServer } from '../../demo/tool-server';
 import type { ScriptedLlm } from '../../scripted-llm';
+import { clearConfigRows, insertConfigRows } from '../support/config-db';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { configuredAuditGate } from '../../activities/runtime/audit-gate';
 
@@ -60,6 +62,12 @@ export class DemoHarness {
       }),
     };
     return new DemoHarness(tdb, llm, toolServer, deps);
+  }
+
+  /** Replaces the seeded config with `rows` (an example pack); the store reads the new revision on its next turn. */
+  async configure(rows: Partial<ConfigRows>): Promise<void> {
+    await clearConfigRows(this.tdb.db);
+    await insertConfigRows(this.tdb.db, rows);
   }
 
   get send(): DemoSend {

@@ -63,6 +63,39 @@ describe('demo fallback model', () => {
     });
   });
 
+  it('SCHEMA: a date field takes an ISO date, an amount field a sum of money, whatever words are around them', () => {
+    const schema = {
+      type: 'object',
+      properties: {
+        incident_date: { type: 'string', description: 'Date of the damage (YYYY-MM-DD)' },
+        estimated_cost: { type: 'number', description: 'Repair cost, in EUR' },
+        tenureMonths: { type: 'integer' },
+      },
+    };
+    const said = 'Water damage on 2026-03-01 for policy P-1001, about 1,200.50 EUR.';
+    expect(answerSchema(turn({ schema, userInput: said }))).toEqual({
+      incident_date: '2026-03-01',
+      estimated_cost: 1200.5,
+      tenureMonths: null,
+    });
+    expect(answerSchema(turn({ schema, userInput: 'policy P-1001' }))).toEqual({
+      incident_date: null,
+      estimated_cost: null,
+      tenureMonths: null,
+    });
+  });
+
+  it('PLAN: a confirmed request ("yes") takes the id its prompt names by the parameter\'s words', () => {
+    const confirmed = turn({
+      kind: 'PLAN',
+      intent: 'MOVE_CONNECTIONS',
+      state: 'MOVE_STATUS',
+      userInput: 'yes',
+      prompt: 'Look up the connection with the tool.\nRequest: connection CON1388, moved 2026-03-01.',
+    });
+    expect(answerPlan(rows, confirmed)).toMatchObject({ action: 'CALL_TOOL', args: { connection_id: 'CON1388' } });
+  });
+
   it('PLAN: calls an in-scope read-only tool with the id in the message, then answers from its result', () => {
     const first = answerPlan(
       rows,
