@@ -20,16 +20,20 @@ function sameSecret(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
-/** When a token is configured, every route but liveness and the static pages needs `Authorization: Bearer <token>`. */
+/**
+ * When a token is configured, every route but liveness and the static pages needs `Authorization: Bearer <token>`.
+ * A 401 says how to authenticate (RFC 9110 §11.6.1, RFC 6750 §3): `Bearer` when no bearer token was sent, with
+ * `error="invalid_token"` when the one sent is not the API's.
+ */
 export function installBearerAuth(app: FastifyInstance, token: string | undefined): void {
   if (!token) return;
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     const path = request.url.split('?')[0] ?? '';
     if (isOpenPath(path)) return;
     const header = request.headers.authorization ?? '';
-    const match = /^Bearer\s+(.+)$/i.exec(header);
-    if (!match?.[1] || !sameSecret(match[1].trim(), token)) {
-      throw new ApiError(401, 'UNAUTHORIZED', 'A valid bearer token is required.');
-    }
+    const given = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim();
+    if (given !== undefined && sameSecret(given, token)) return;
+    reply.header('www-authenticate', given === undefined ? 'Bearer' : 'Bearer error="invalid_token"');
+    throw new ApiError(401, 'UNAUTHORIZED', 'A valid bearer token is required.');
   });
 }

@@ -1,4 +1,6 @@
+import { buildApi } from '../../api/app';
 import { ApiHarness } from '../support/api-harness';
+import { fakeConsolePorts, fakePorts } from '../support/fake-ports';
 
 describe('bearer token auth (API_TOKEN)', () => {
   let h: ApiHarness;
@@ -34,5 +36,55 @@ describe('bearer token auth (API_TOKEN)', () => {
   it('accepts the right token', async () => {
     const res = await h.request('GET', '/readyz', { headers: { authorization: 'Bearer s3cret-token' } });
     expect(res.status).toBe(200);
+  });
+});
+
+describe('a 401 says how to authenticate (RFC 6750 §3)', () => {
+  const app = buildApi({
+    ports: { ...fakePorts({}), heldTools: { list: async () => [], resolve: async () => Promise.reject() } },
+    apiToken: 's3cret-token',
+    messageMaxBytes: 8192,
+    logLevel: 'silent',
+    metrics: async () => '',
+    console: fakeConsolePorts(),
+  });
+  afterAll(async () => app.close());
+
+  it.each([
+    ['no header', {}, 'Bearer'],
+    ['another scheme', { authorization: 'Basic czNjcmV0LXRva2Vu' }, 'Bearer'],
+    ['a bare scheme', { authorization: 'Bearer' }, 'Bearer'],
+    ['a wrong token', { authorization: 'Bearer nope' }, 'Bearer error="invalid_token"'],
+    ['a token prefix', { authorization: 'Bearer s3cret' }, 'Bearer error="invalid_token"'],
+  ])('%s: 401 with its WWW-Authenticate challenge on every guarded route', async (_name, headers, challenge) => {
+    for (const [method, url] of [
+      ['GET', '/readyz'],
+      ['GET', '/metrics'],
+      ['GET', '/api/v1/console/conversations'],
+      ['GET', '/api/v1/admin/turns/held'],
+      ['POST', '/api/v1/conversation/message'],
+      ['GET', `/api/v1/conversation/${crypto.randomUUID()}`],
+      ['GET', '/api/v1/no-such-route'],
+    ] as const) {
+      const res = await app.inject({
+        method,
+        url,
+        headers,
+        ...(method === 'POST' ? { payload: { message: 'hi' } } : {}),
+      });
+      expect([url, res.statusCode, res.headers['www-authenticate'], res.json().error.code]).toEqual([
+        url,
+        401,
+        challenge,
+        'UNAUTHORIZED',
+      ]);
+    }
+  });
+
+  it('sends no challenge with an answer to the right token, nor on the open routes', async () => {
+    const ok = await app.inject({ method: 'GET', url: '/readyz', headers: { authorization: 'Bearer s3cret-token' } });
+    expect([ok.statusCode, ok.headers['www-authenticate']]).toEqual([200, undefined]);
+    const open = await app.inject({ method: 'GET', url: '/healthz' });
+    expect([open.statusCode, open.headers['www-authenticate']]).toEqual([200, undefined]);
   });
 });
