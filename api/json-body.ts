@@ -1,5 +1,6 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError, badRequest } from './errors';
+import { firstJsonLoss, jsonLossRefusal, type JsonLoss } from './json-loss';
 
 /** RFC 8259 §8.1: JSON on the wire is UTF-8. `fatal` makes a stray byte an error instead of U+FFFD. */
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -42,6 +43,9 @@ export function charsetRefusal(contentType: string | undefined): ApiError | null
  * JSON bodies are read as bytes and decoded strictly before Fastify's own parser (which keeps refusing
  * `__proto__` and `constructor`) sees them. Node's default decoding would turn an invalid byte into U+FFFD, so
  * a message the user never wrote would run a turn and be stored; it is refused as 400 INVALID_TEXT instead.
+ * A body the parser reads is then refused when reading it lost something: a key given twice, a number a double
+ * does not hold (api/json-loss.ts). Such numbers are not kept exactly instead, as config export keeps them
+ * (db/config/exact-json.ts): a turn's input goes through Temporal's JSON payloads and the engine as doubles.
  */
 export function installStrictJsonParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
@@ -60,6 +64,10 @@ export function installStrictJsonParser(app: FastifyInstance): void {
       return;
     }
     // With a done callback the default parser answers through it and returns nothing to await.
-    void parseJson(request, text, done);
+    void parseJson(request, text, (err, value: unknown) => {
+      const loss = err ? null : firstJsonLoss(text);
+      if (err || loss) done(err ?? jsonLossRefusal(loss as JsonLoss), undefined);
+      else done(null, value);
+    });
   });
 }

@@ -27,8 +27,10 @@ function describe(text: string): string {
   return `a control character (U+${unit.toString(16).toUpperCase().padStart(4, '0')})`;
 }
 
-function fieldName(parent: string, key: string): string {
-  return /^[A-Za-z_][A-Za-z0-9_]*$/.test(key) ? `${parent}.${key}` : `${parent}[${JSON.stringify(key)}]`;
+/** How a key below `parent` is named in an error (`inputParams.note`, `inputParams["a b"]`); `''` is the body itself. */
+export function fieldName(parent: string, key: string): string {
+  if (!/^[A-Za-z_][A-Za-z0-9_]*$/.test(key)) return `${parent}[${JSON.stringify(key)}]`;
+  return parent === '' ? key : `${parent}.${key}`;
 }
 
 /**

@@ -55,7 +55,7 @@ function register(plain: object, text: string): void {
 }
 
 /** A number's text for an error: its first digits and how many there are, as 1e400 has 401. */
-function shortNumber(text: string): string {
+export function shortNumber(text: string): string {
   return text.length <= 40 ? text : `${text.slice(0, 24)}… (${text.length} characters)`;
 }
 
@@ -108,7 +108,7 @@ export function exactView(value: unknown): unknown {
 }
 
 /** A number's value, the same however it is written (1e400, 1000…0; 1.50, 1.5): sign, digits, exponent. */
-function canonicalNumber(text: string): string {
+export function canonicalNumber(text: string): string {
   const { sign, digits, exponent } = splitNumber(text);
   return `${sign}${digits}e${exponent}`;
 }
