@@ -21,6 +21,7 @@ import { streamRoutes } from './routes/stream';
 import { traceRoutes } from './routes/trace';
 import { whatifRoutes, type WhatifLimits } from './routes/whatif';
 import { installStrictJsonParser } from './json-body';
+import { installTurnIdCheck } from './turns/turn-id';
 
 export interface ApiOptions {
   ports: ApiPorts;
@@ -96,6 +97,7 @@ export function buildApi(options: ApiOptions): FastifyInstance {
   installStrictJsonParser(app);
   installErrorHandler(app);
   installBearerAuth(app, options.apiToken);
+  installTurnIdCheck(app);
   healthRoutes(app, options.ports, docs, { metrics: options.metrics, stopping: () => closing });
   conversationRoutes(app, options.ports, docs, {
     messageMaxBytes: options.messageMaxBytes,

@@ -7,7 +7,7 @@ import type { ApiPorts } from '../ports';
 import { sendTurnReply } from '../replies';
 import { defaultReplyTexts } from '../reply-texts';
 import { turnReplyResponses } from '../error-responses';
-import { canonicalTurnId } from '../turns/turn-id';
+import { canonicalTurnId, turnIdParam } from '../turns/turn-id';
 
 /**
  * Retry and refresh act on the path alone. A body is optional, but a property in it is refused (400
@@ -24,11 +24,7 @@ export function adminRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApi
       url: '/api/v1/admin/turns/:workflowId/retry',
       summary: 'Re-run a failed turn with its original input; write tools dedupe by idempotency key.',
       schema: {
-        params: {
-          type: 'object',
-          required: ['workflowId'],
-          properties: { workflowId: { type: 'string', pattern: '^turn-[0-9a-fA-F-]{36}-[0-9]+$' } },
-        },
+        params: { type: 'object', required: ['workflowId'], properties: { workflowId: turnIdParam } },
         body: noBodyProperties,
         response: turnReplyResponses(),
       },

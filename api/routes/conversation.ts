@@ -9,7 +9,7 @@ import type { ApiPorts, AuditRowView } from '../ports';
 import { sendTurnReply } from '../replies';
 import { defaultReplyTexts } from '../reply-texts';
 import { requireSafeText } from '../text-check';
-import { conversationIdForKey } from '../turns/turn-id';
+import { conversationIdForKey, turnNumberParam } from '../turns/turn-id';
 import { approvalRequestSchema, auditRowSchema, conversationSchema, messageRequestSchema, uuidParam } from '../schemas';
 import { turnReplyResponses, UNAVAILABLE_CODES } from '../error-responses';
 
@@ -165,7 +165,7 @@ function approvalRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegis
         params: {
           type: 'object',
           required: ['id', 'n'],
-          properties: { id: uuidParam, n: { type: 'string', pattern: '^[1-9][0-9]{0,8}$' } },
+          properties: { id: uuidParam, n: turnNumberParam },
         },
         body: approvalRequestSchema,
         response: turnReplyResponses(UNAVAILABLE_CODES.workerUnavailable),

@@ -4,7 +4,7 @@ import type { ApiPorts } from '../ports';
 import { refuseMalformedDecision } from '../errors';
 import { unavailableResponse, UNAVAILABLE_CODES } from '../error-responses';
 import { heldToolAckSchema, heldToolDecisionSchema, heldTurnsSchema } from '../schemas';
-import { canonicalTurnId } from '../turns/turn-id';
+import { canonicalTurnId, turnIdParam } from '../turns/turn-id';
 import { heldToolDecisionProblem } from '../../core/turn/operator-decision';
 import type { HeldToolDecisionInput } from '../../workflows/messages';
 import { TurnOutcomeValue, TurnSearchAttribute } from '../../workflows/search-attributes';
@@ -12,7 +12,7 @@ import { TurnOutcomeValue, TurnSearchAttribute } from '../../workflows/search-at
 const workflowIdParams = {
   type: 'object',
   required: ['workflowId'],
-  properties: { workflowId: { type: 'string', pattern: '^turn-[0-9a-fA-F-]{36}-[0-9]+$' } },
+  properties: { workflowId: turnIdParam },
 } as const;
 
 /**

@@ -2,14 +2,37 @@ import { createHash } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import type { TurnInput } from '../../core/turn/contracts';
+import type { FastifyInstance } from 'fastify';
 import { badRequest } from '../errors';
+import { uuidParam } from '../schemas';
 
-const TURN_ID = /^turn-([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})-([1-9][0-9]*)$/i;
+/**
+ * A turn number as a route takes it: 1 to 999999999, written without a leading zero, so that it names one turn
+ * (ce_* turn numbers are 32-bit integers). `turn-…-99999999999999999999` would otherwise go through a double.
+ */
+const TURN_NUMBER = '[1-9][0-9]{0,8}';
+const TURN_ID = new RegExp(`^turn-(${uuidParam.pattern.slice(1, -1)})-(${TURN_NUMBER})$`);
+
+/** The path parameter `{n}` of a turn. */
+export const turnNumberParam = { type: 'string', pattern: `^${TURN_NUMBER}$` } as const;
+
+/**
+ * The path parameter of every route that names a turn by its workflow id (`turn-<conversation id>-<turn number>`).
+ * A route that declares it refuses a malformed id with 400 INVALID_TURN_ID quoting it (installTurnIdCheck), not
+ * with its schema's VALIDATION_FAILED; the pattern documents it.
+ */
+export const turnIdParam = {
+  type: 'string',
+  pattern: TURN_ID.source,
+  description: 'A turn workflow id: turn-<conversation id>-<turn number, 1 to 999999999>.',
+} as const;
 
 export function parseTurnId(workflowId: string): { conversationId: string; turnNumber: number } {
   const match = TURN_ID.exec(workflowId);
-  if (!match?.[1] || !match[2])
-    throw badRequest('INVALID_TURN_ID', `${workflowId} is not a turn id (turn-<uuid>-<n>).`);
+  if (!match?.[1] || !match[2]) {
+    const message = `${JSON.stringify(workflowId)} is not a turn id: turn-<conversation id>-<turn number, 1 to 999999999>.`;
+    throw badRequest('INVALID_TURN_ID', message);
+  }
   return { conversationId: match[1].toLowerCase(), turnNumber: Number(match[2]) };
 }
 
@@ -20,6 +43,19 @@ export function parseTurnId(workflowId: string): { conversationId: string; turnN
 export function canonicalTurnId(workflowId: string): string {
   const { conversationId, turnNumber } = parseTurnId(workflowId);
   return `turn-${conversationId}-${turnNumber}`;
+}
+
+/**
+ * Checks each path parameter declared as turnIdParam before the route's schema is: whichever route names a turn,
+ * a malformed id gets the same 400 INVALID_TURN_ID.
+ */
+export function installTurnIdCheck(app: FastifyInstance): void {
+  app.addHook('preValidation', async (request) => {
+    const params = request.routeOptions.schema?.params as { properties?: Record<string, unknown> } | undefined;
+    for (const [name, schema] of Object.entries(params?.properties ?? {})) {
+      if (schema === turnIdParam) parseTurnId((request.params as Record<string, string>)[name] ?? '');
+    }
+  });
 }
 
 /**

@@ -132,7 +132,7 @@ describe('bad input gets a specific 4xx, never a 5xx or internals', () => {
     ['GET', '/api/v1/conversation/audit/123/trace', 400, 'VALIDATION_FAILED'],
     ['GET', `/api/v1/conversation/${UNKNOWN}/stream`, 404, 'CONVERSATION_NOT_FOUND'],
     ['GET', '/api/v1/nothing-here', 404, 'ROUTE_NOT_FOUND'],
-    ['POST', '/api/v1/admin/turns/not-a-turn/retry', 400, 'VALIDATION_FAILED'],
+    ['POST', '/api/v1/admin/turns/not-a-turn/retry', 400, 'INVALID_TURN_ID'],
     ['POST', `/api/v1/admin/turns/turn-${UNKNOWN}-1/retry`, 404, 'TURN_NOT_FOUND'],
   ])('%s %s → %i %s', async (method, path, status, code) => {
     const res = await h.request(method, path);

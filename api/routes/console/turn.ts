@@ -7,7 +7,7 @@ import { turnViewSchema } from '../../console/schemas';
 import { turnStory } from '../../history/turn-story';
 import { route } from '../../openapi';
 import type { ApiPorts } from '../../ports';
-import { canonicalTurnId, parseTurnId } from '../../turns/turn-id';
+import { canonicalTurnId, parseTurnId, turnIdParam } from '../../turns/turn-id';
 import { WorkerUnavailableError } from '../../turns/turn-worker';
 import type { ConsoleRoute } from './index';
 
@@ -15,7 +15,7 @@ import type { ConsoleRoute } from './index';
 export const turnParams = {
   type: 'object',
   required: ['workflowId'],
-  properties: { workflowId: { type: 'string', pattern: '^turn-[0-9a-fA-F-]{36}-[1-9][0-9]{0,8}$' } },
+  properties: { workflowId: turnIdParam },
 } as const;
 
 /** GET one turn's story, told from its event history, with what is waiting on an operator. */
