@@ -3,6 +3,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { isTemporalUnreachable } from '../config/temporal-client';
 import { isDatabaseUnreachable } from '../db/connection-loss';
 import { PREREQUISITE_MESSAGES, type PrerequisiteProblem } from '../observability/prerequisites';
+import { methodsThatWork } from './allowed-methods';
 import { ApiError, envelope } from './errors';
 
 interface ValidationIssue {
@@ -36,14 +37,26 @@ const UNREACHABLE_DEPENDENCIES: readonly { failed(err: unknown): boolean; code: 
  * specific code, and nothing internal (stack, SQL, driver message) ever reaches the client.
  */
 export function installErrorHandler(app: FastifyInstance): void {
+  const methodsServing = methodsThatWork(app);
+  /** RFC 9110 §15.5.6: the path exists under other methods, so say which ones instead of "not found". */
+  const notAllowed = (request: FastifyRequest, reply: FastifyReply): FastifyReply | null => {
+    const path = request.url.split('?')[0] ?? '';
+    const allowed = methodsServing(path);
+    if (allowed.length === 0) return null;
+    reply.header('allow', allowed.join(', '));
+    return reply.status(405).send(envelope('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}.`));
+  };
   app.setErrorHandler((err: FastifyError | ApiError | Error, request, reply) => {
     if (err instanceof ApiError) {
       return reply.status(err.statusCode).send(envelope(err.code, err.message, err.details));
     }
     const fe = err as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
     if (fe.validation) {
+      // A path another route serves, which this one's router pattern also matched (GET on the POST-only
+      // /conversation/message, read as GET /conversation/{id}), is that route's, under another method.
+      const elsewhere = fe.validationContext === 'params' ? notAllowed(request, reply) : null;
       const message = describeValidation(fe.validation, fe.validationContext);
-      return reply.status(400).send(envelope('VALIDATION_FAILED', message));
+      return elsewhere ?? reply.status(400).send(envelope('VALIDATION_FAILED', message));
     }
     if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
       return reply.status(400).send(envelope('MALFORMED_BODY', 'The request body is empty; send a JSON object.'));
@@ -75,23 +88,10 @@ export function installErrorHandler(app: FastifyInstance): void {
   });
 
   app.setNotFoundHandler((request, reply) => {
+    if (notAllowed(request, reply)) return;
     const path = request.url.split('?')[0] ?? '';
-    const allowed = methodsServing(app, path);
-    if (allowed.length > 0) {
-      // RFC 9110 §15.5.6: the path exists, so say which methods it takes instead of "not found".
-      reply.header('allow', allowed.join(', '));
-      reply.status(405).send(envelope('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}.`));
-      return;
-    }
     reply.status(404).send(envelope('ROUTE_NOT_FOUND', `No route ${request.method} ${path}.`));
   });
-}
-
-const ROUTABLE_METHODS = ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE', 'OPTIONS'] as const;
-
-/** The methods the router would serve on this concrete path, asked of Fastify's own router. */
-function methodsServing(app: FastifyInstance, path: string): string[] {
-  return ROUTABLE_METHODS.filter((method) => (app.findRoute({ method, url: path }) as object | null) !== null);
 }
 
 /**

@@ -141,8 +141,9 @@ describe('bad input gets a specific 4xx, never a 5xx or internals', () => {
   });
 
   it.each([
-    // GET and HEAD: the path is also a conversation id to the GET route, which then refuses it (400).
-    ['PUT', '/api/v1/conversation/message', 'GET, HEAD, POST'],
+    // Not GET and HEAD: the GET route reads the path as a conversation id, which "message" is not.
+    ['PUT', '/api/v1/conversation/message', 'POST'],
+    ['GET', '/api/v1/conversation/message', 'POST'],
     ['DELETE', `/api/v1/conversation/${UNKNOWN}`, 'GET, HEAD'],
     ['POST', '/healthz', 'GET, HEAD'],
   ])('%s %s → 405 with Allow: %s', async (method, path, allow) => {
