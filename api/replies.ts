@@ -4,6 +4,16 @@ import { envelope } from './errors';
 import type { TurnReply } from './ports';
 import type { ReplyTexts } from './reply-texts';
 
+/**
+ * Names the next page of a paged list in a `Link: <path?query>; rel="next"` header (RFC 8288): `query` is the
+ * request's own, its cursor moved past the page sent. No header: the page sent was the last.
+ */
+export function linkNextPage(reply: FastifyReply, path: string, query: Record<string, string | undefined>): void {
+  const params = new URLSearchParams();
+  for (const [name, value] of Object.entries(query)) if (value !== undefined) params.set(name, value);
+  reply.header('link', `<${path}?${params}>; rel="next"`);
+}
+
 export function approvalUrl(conversationId: string, turnNumber: number): string {
   return `/api/v1/conversation/${conversationId}/turns/${turnNumber}/approval`;
 }

@@ -93,7 +93,6 @@ interface LoggedRequest {
 const PLAIN_QUERY_PARAMS: ReadonlySet<string> = new Set([
   'after',
   'limit',
-  'offset',
   'status',
   'intent',
   'state',

@@ -6,6 +6,16 @@ import type { AuditRowView } from '../ports';
 
 export type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
+/**
+ * Where a page of the conversation list starts: after this conversation, in the list's order (last activity,
+ * then id, both descending). `updatedAtMicros` is its updated_at to the microsecond, as PostgreSQL holds it: a
+ * millisecond would put the next page's start before rows of the same millisecond, or after them.
+ */
+export interface ConversationCursor {
+  updatedAtMicros: string;
+  conversationId: string;
+}
+
 /** Filters of the console's conversation list; every one optional, the page bounded. */
 export interface ConversationSearch {
   /** A conversation id (or its prefix), or text the user or the assistant wrote. */
@@ -14,7 +24,8 @@ export interface ConversationSearch {
   intent?: string;
   state?: string;
   limit: number;
-  offset: number;
+  /** The previous page's `next`; none for the first page. */
+  after?: ConversationCursor;
 }
 
 export interface ConversationSummary {
@@ -30,7 +41,10 @@ export interface ConversationSummary {
 
 export interface ConversationPage {
   items: ConversationSummary[];
+  /** Conversations that match, on every page. */
   total: number;
+  /** Where the next page starts; null when this one is the last. */
+  next: ConversationCursor | null;
 }
 
 /** One turn workflow of a conversation, from Temporal's visibility (running and failed turns too). */

@@ -4,7 +4,13 @@ import type { Database } from '../../db/pool';
 import { insertAudits, listAudits } from '../../db/repositories/audit';
 import { publicAuditPayload } from '../db-queries';
 import { ceConversation, ceConversationHistory } from '../../db/schema';
-import type { ConversationPage, ConversationSearch, OperatorActionRecord, TurnAuditRow } from './ports';
+import type {
+  ConversationCursor,
+  ConversationPage,
+  ConversationSearch,
+  OperatorActionRecord,
+  TurnAuditRow,
+} from './ports';
 
 /** `%` and `_` in a search are literal text, not patterns. */
 function containsPattern(text: string): string {
@@ -46,22 +52,36 @@ function searchFilter(search: ConversationSearch): SQL | undefined {
   return filters.length > 0 ? and(...filters) : undefined;
 }
 
-/** The console's conversation list: newest activity first, one page. */
+/** updated_at to the microsecond since the epoch (extract is exact numeric on PostgreSQL 14 and later). */
+const UPDATED_AT_MICROS = sql<string>`floor(extract(epoch from ${ceConversation.updatedAt}) * 1000000)::bigint::text`;
+
+/** The rows after a cursor in the list's order: (updated_at, id) descending, so an equal updated_at goes by id. */
+function afterCursor(cursor: ConversationCursor): SQL {
+  return sql`(${ceConversation.updatedAt}, ${ceConversation.conversationId}) <
+    ('epoch'::timestamptz + ${cursor.updatedAtMicros}::bigint * interval '1 microsecond', ${cursor.conversationId}::uuid)`;
+}
+
+/**
+ * The console's conversation list: newest activity first, one page, by keyset. A conversation a turn moves to the
+ * top while a caller pages never repeats a row nor pushes one off the next page (as an offset did); it is on the
+ * first page again.
+ */
 export async function searchConversations(db: Database, search: ConversationSearch): Promise<ConversationPage> {
   const where = searchFilter(search);
   const [rows, [total]] = await Promise.all([
     db
-      .select()
+      .select({ row: ceConversation, updatedAtMicros: UPDATED_AT_MICROS })
       .from(ceConversation)
-      .where(where)
+      .where(search.after ? and(where, afterCursor(search.after)) : where)
       .orderBy(desc(ceConversation.updatedAt), desc(ceConversation.conversationId))
-      .limit(search.limit)
-      .offset(search.offset),
+      .limit(search.limit + 1),
     db.select({ n: count() }).from(ceConversation).where(where),
   ]);
+  const page = rows.slice(0, search.limit);
+  const last = page.at(-1);
   return {
     total: total?.n ?? 0,
-    items: rows.map((row) => ({
+    items: page.map(({ row }) => ({
       conversationId: row.conversationId,
       status: row.status,
       intent: row.intentCode,
@@ -71,6 +91,10 @@ export async function searchConversations(db: Database, search: ConversationSear
       configVersion: row.configVersion,
       updatedAt: row.updatedAt.toISOString(),
     })),
+    next:
+      rows.length > search.limit && last
+        ? { updatedAtMicros: last.updatedAtMicros, conversationId: last.row.conversationId }
+        : null,
   };
 }
 

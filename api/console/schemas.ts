@@ -42,9 +42,14 @@ export const conversationPageSchema = {
         },
       },
     },
-    total: { type: 'integer' },
+    total: { type: 'integer', description: 'Conversations that match, on every page.' },
     limit: { type: 'integer' },
-    offset: { type: 'integer' },
+    next: {
+      type: 'string',
+      nullable: true,
+      description:
+        'The next page: pass it as `after` (the `Link: <…>; rel="next"` header is the same URL); null on the last page.',
+    },
   },
 } as const;
 

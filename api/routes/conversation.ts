@@ -6,7 +6,7 @@ import type { ApprovalDecisionInput } from '../../workflows/messages';
 import { badRequest, notFound, ApiError, refuseMalformedDecision } from '../errors';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts, AuditRowView } from '../ports';
-import { sendTurnReply } from '../replies';
+import { linkNextPage, sendTurnReply } from '../replies';
 import { defaultReplyTexts } from '../reply-texts';
 import { requireSafeText } from '../text-check';
 import { conversationIdForKey, turnNumberParam } from '../turns/turn-id';
@@ -144,7 +144,7 @@ function conversationReadRoutes(app: FastifyInstance, ports: ApiPorts, docs: Ope
       const { rows, more } = await auditPage(ports, id, Number(query.after ?? 0), limit);
       const last = rows.at(-1);
       if (more && last) {
-        reply.header('link', `</api/v1/conversation/audit/${id}?after=${last.auditId}&limit=${limit}>; rel="next"`);
+        linkNextPage(reply, `/api/v1/conversation/audit/${id}`, { after: String(last.auditId), limit: String(limit) });
       }
       return rows;
     }

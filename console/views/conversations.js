@@ -58,20 +58,20 @@ function row(c) {
   );
 }
 
+/** Pages follow the API's cursor (`next`), so a turn arriving meanwhile neither repeats a row nor skips one. */
 function pager(params, page) {
-  const offset = page.offset;
-  const link = (to, text) => {
+  const link = (after, text) => {
     const next = new URLSearchParams(params);
-    next.set('offset', String(to));
+    if (after) next.set('after', after);
+    else next.delete('after');
     return h('a', { href: `#/?${next}` }, text);
   };
-  const last = Math.min(offset + page.items.length, page.total);
   return h(
     'p',
     { class: 'pager' },
-    offset > 0 ? link(Math.max(0, offset - PAGE), '← newer') : null,
-    ` ${page.total === 0 ? 0 : offset + 1}–${last} of ${page.total} `,
-    last < page.total ? link(offset + PAGE, 'older →') : null
+    params.get('after') ? link(null, '← newest') : null,
+    ` ${page.items.length} shown of ${page.total} `,
+    page.next ? link(page.next, 'older →') : null
   );
 }
 
@@ -158,7 +158,7 @@ async function search(query) {
 /** Conversations, newest first, searchable by id or text and filterable by status, intent and state. */
 export async function conversationsPage({ main }, params) {
   const query = new URLSearchParams();
-  for (const name of ['q', 'status', 'intent', 'state', 'offset'])
+  for (const name of ['q', 'status', 'intent', 'state', 'after'])
     if (params.get(name)) query.set(name, params.get(name));
   query.set('limit', String(PAGE));
   const [page, held] = await Promise.all([search(query), heldTurns()]);

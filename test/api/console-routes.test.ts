@@ -106,7 +106,8 @@ describe('the console API: conversation search, turn story, actions; the static 
   it.each([
     ['limit=0', 'a zero page'],
     ['limit=101', 'an oversized page'],
-    ['offset=-1', 'a negative offset'],
+    ['offset=25', 'an offset (pages follow the cursor)'],
+    ['after=-1', 'a cursor the API did not write'],
     ['state=A%20B', 'a code with spaces'],
     ['sort=x', 'an unknown filter'],
     [`q=${'x'.repeat(201)}`, 'an oversized search'],

@@ -33,7 +33,7 @@ describe('console conversation search over what the assistant said', () => {
   afterAll(async () => tdb.drop());
 
   const found = async (q: string) =>
-    (await searchConversations(tdb.db, { q, limit: 10, offset: 0 })).items.map((c) => c.conversationId).sort();
+    (await searchConversations(tdb.db, { q, limit: 10 })).items.map((c) => c.conversationId).sort();
 
   it.each(['value', 'TEXT', 'JSON', 'decision', 'sku', '{', '}', '['])(
     'finds no conversation by %j, which only the stored JSON has',

@@ -12,6 +12,7 @@ import { EngineError, ErrorType } from '../../core/errors';
 import { listAudits } from '../../db/repositories/audit';
 import { CONSOLE_ARTIFACTS as ARTIFACTS, ConsoleBrowser, shot } from '../support/console-browser';
 import { loanConfig } from '../support/loan-config';
+import { ensureConversation } from '../../db/repositories/conversation';
 import { answer, callTool, maxLoops, orderConfig } from '../support/order-config';
 import { runSeedConversations } from '../support/seed-turns';
 
@@ -76,6 +77,30 @@ test('the conversation list finds a seed conversation by text, and its turn tell
   await dialogueAct.last().locator('details summary').click();
   expect(await dialogueAct.last().locator('details').innerText()).toContain('DIALOGUE_ACT_LLM_OUTPUT');
   await shot(page, 'seed-turn');
+  await page.close();
+});
+
+test("the conversation list pages by the API's cursor: older, then back to the newest", async () => {
+  const db = c.h.wf.mcp.deps.db;
+  const ids = Array.from({ length: 27 }, (_, i) => `00000000-0000-4000-8000-${String(i).padStart(12, '0')}`);
+  for (const [i, id] of ids.entries()) {
+    await ensureConversation(db, id);
+    await db.execute(
+      `update ce_conversation set state_code = 'PAGING', updated_at = now() - interval '${i} minutes' where conversation_id = '${id}'`
+    );
+  }
+  const listed = async (page: Page) => page.locator('#conversations tbody tr td:first-child').allInnerTexts();
+  const page = await c.open('#/?state=PAGING');
+  await page.locator('#conversations').waitFor();
+  expect(await listed(page)).toEqual(ids.slice(0, 25));
+  expect(await page.locator('.pager').innerText()).toBe('25 shown of 27 older →');
+  await page.click('text=older →');
+  await page.locator('text=← newest').waitFor();
+  expect(await listed(page)).toEqual(ids.slice(25));
+  expect(await page.locator('.pager').innerText()).toBe('← newest 2 shown of 27');
+  await page.click('text=← newest');
+  await page.locator('text=older →').waitFor();
+  expect(await listed(page)).toEqual(ids.slice(0, 25));
   await page.close();
 });
 

@@ -1,8 +1,9 @@
 import { CONVERSATION_STATUSES } from '../../../core/session';
 import { badRequest, notFound } from '../../errors';
-import type { ConversationSearch } from '../../console/ports';
+import type { ConversationCursor, ConversationSearch } from '../../console/ports';
 import { conversationPageSchema, conversationTurnsSchema } from '../../console/schemas';
 import { route } from '../../openapi';
+import { linkNextPage } from '../../replies';
 import { uuidParam } from '../../schemas';
 import { requireSafeText } from '../../text-check';
 import { auditedUserInput } from './turn';
@@ -22,9 +23,24 @@ const searchQuery = {
     intent: code,
     state: code,
     limit: { type: 'string', pattern: '^(?:[1-9]|[1-9][0-9]|100)$' },
-    offset: { type: 'string', pattern: '^[0-9]{1,6}$' },
+    after: {
+      type: 'string',
+      pattern: `^-?[0-9]{1,17}_${uuidParam.pattern.slice(1, -1)}$`,
+      description:
+        "The previous page's `next`: the conversations after it, in the same order. A conversation a turn moves " +
+        'to the top while you page is on the first page again; no other repeats or goes missing.',
+    },
   },
 } as const;
+
+/** A cursor as the API writes it: `<updated_at in microseconds since the epoch>_<conversation id>`. */
+const cursorText = ({ updatedAtMicros, conversationId }: ConversationCursor) => `${updatedAtMicros}_${conversationId}`;
+
+function cursorOf(text: string | undefined): ConversationCursor | undefined {
+  if (text === undefined) return undefined;
+  const [updatedAtMicros = '', conversationId = ''] = text.split('_');
+  return { updatedAtMicros, conversationId };
+}
 
 /** GET conversations by id or text, status, intent and state: the console's way to a turn. */
 export const conversationSearchRoute: ConsoleRoute = (app, _ports, consolePorts, docs) => {
@@ -34,21 +50,29 @@ export const conversationSearchRoute: ConsoleRoute = (app, _ports, consolePorts,
     {
       method: 'GET',
       url: '/api/v1/console/conversations',
-      summary: 'Conversations, newest first: search by id or text, filter by status, intent and state.',
+      summary:
+        'Conversations, newest activity first: search by id or text, filter by status, intent and state. ' +
+        'Paged by cursor: `next` (and a `Link: <…>; rel="next"` header) names the next page.',
       schema: { querystring: searchQuery, response: { 200: conversationPageSchema } },
     },
-    async (request) => {
-      const query = request.query as Record<string, string | undefined>;
-      requireSafeText({ q: query['q'] });
+    async (request, reply) => {
+      const { after, ...filters } = request.query as Record<string, string | undefined>;
+      requireSafeText({ q: filters['q'] });
       const search: ConversationSearch = {
-        q: query['q'],
-        status: statusFilter(query['status']),
-        intent: query['intent'],
-        state: query['state'],
-        limit: Number(query['limit'] ?? 25),
-        offset: Number(query['offset'] ?? 0),
+        q: filters['q'],
+        status: statusFilter(filters['status']),
+        intent: filters['intent'],
+        state: filters['state'],
+        limit: Number(filters['limit'] ?? 25),
+        after: cursorOf(after),
       };
-      return { ...(await consolePorts.searchConversations(search)), limit: search.limit, offset: search.offset };
+      const { items, total, next } = await consolePorts.searchConversations(search);
+      const nextText = next && cursorText(next);
+      if (nextText) {
+        const query = { ...filters, limit: String(search.limit), after: nextText };
+        linkNextPage(reply, '/api/v1/console/conversations', query);
+      }
+      return { items, total, limit: search.limit, next: nextText };
     }
   );
 };

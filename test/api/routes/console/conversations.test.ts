@@ -1,0 +1,92 @@
+import { buildApi } from '../../../../api/app';
+import type { ConversationPage, ConversationSearch } from '../../../../api/console/ports';
+import { fakeConsolePorts, fakePorts } from '../../../support/fake-ports';
+
+const LAST = '6f1d2c3b-4a59-4e8f-9a0b-1c2d3e4f5a6b';
+const CURSOR = `1772359200100000_${LAST}`;
+
+/** The console's list route over a port that records each search and answers one conversation and `next`. */
+function listApi(next: ConversationPage['next']) {
+  const searches: ConversationSearch[] = [];
+  const item = { conversationId: LAST, status: 'RUNNING', intent: 'I', state: 'S', turnCount: 1 };
+  const console = fakeConsolePorts({
+    searchConversations: async (search) => {
+      searches.push(search);
+      const summary = { ...item, lastUserText: null, configVersion: null, updatedAt: '2026-03-01T10:00:00.100Z' };
+      return { items: [summary], total: 7, next };
+    },
+  });
+  return { app: buildApi({ ports: fakePorts({}), console, messageMaxBytes: 8192, logLevel: 'silent' }), searches };
+}
+
+describe('GET /api/v1/console/conversations pages by cursor (api/routes/console/conversations.ts)', () => {
+  it('names the next page in `next` and a Link header that keeps the filters, as the audit pages do', async () => {
+    const { app, searches } = listApi({ updatedAtMicros: '1772359200100000', conversationId: LAST });
+    try {
+      const res = await app.inject({ method: 'GET', url: '/api/v1/console/conversations?q=my%20order&status=RUNNING' });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ total: 7, limit: 25, next: CURSOR });
+      expect(res.headers['link']).toBe(
+        `</api/v1/console/conversations?q=my+order&status=RUNNING&limit=25&after=${CURSOR}>; rel="next"`
+      );
+      const following = await app.inject({
+        method: 'GET',
+        url: `/api/v1/console/conversations?limit=5&after=${CURSOR}`,
+      });
+      expect(following.statusCode).toBe(200);
+      expect(searches.at(-1)).toEqual({
+        limit: 5,
+        after: { updatedAtMicros: '1772359200100000', conversationId: LAST },
+      });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('sends no Link and a null `next` on the last page', async () => {
+    const { app } = listApi(null);
+    try {
+      const res = await app.inject({ method: 'GET', url: '/api/v1/console/conversations' });
+      expect([res.statusCode, res.json().next, res.headers['link']]).toEqual([200, null, undefined]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it.each([
+    ['offset=25', 'querystring.offset is not an allowed property.'],
+    ['after=25', 'querystring/after must match pattern'],
+    [`after=x${CURSOR}`, 'querystring/after must match pattern'],
+    [`after=${CURSOR.replace('_', '.')}`, 'querystring/after must match pattern'],
+  ])('refuses %s with 400 VALIDATION_FAILED before searching', async (query, message) => {
+    const { app, searches } = listApi(null);
+    try {
+      const res = await app.inject({ method: 'GET', url: `/api/v1/console/conversations?${query}` });
+      expect([res.statusCode, res.json().error.code]).toEqual([400, 'VALIDATION_FAILED']);
+      expect(res.json().error.message).toContain(message);
+      expect(searches).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('documents `after` and `next`, and no `offset`', async () => {
+    const { app } = listApi(null);
+    try {
+      const doc = (await app.inject({ method: 'GET', url: '/docs/openapi.json' })).json();
+      const op = doc.paths['/api/v1/console/conversations'].get;
+      expect(op.parameters.map((p: { name: string }) => p.name)).toEqual([
+        'q',
+        'status',
+        'intent',
+        'state',
+        'limit',
+        'after',
+      ]);
+      const page = op.responses['200'].content['application/json'].schema;
+      expect(Object.keys(page.properties)).toEqual(['items', 'total', 'limit', 'next']);
+    } finally {
+      await app.close();
+    }
+  });
+});
