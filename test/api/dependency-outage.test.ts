@@ -30,6 +30,19 @@ async function timedGet(url: string): Promise<{ status: number; text: string; ms
   return { status: res.status, text, ms: Date.now() - started, retryAfter: res.headers.get('retry-after') };
 }
 
+/**
+ * /readyz once it is 200, within 15 s: a real Temporal server lists the worker's poller only after its first poll
+ * reaches matching, so readiness's `worker` check may say "no worker polling" for a moment after the worker started.
+ */
+async function untilReady(url: string): Promise<{ status: number; text: string }> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const ready = await timedGet(url);
+    if (ready.status === 200 || Date.now() > deadline) return ready;
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
 const portOf = (address: string) => Number(address.slice(address.lastIndexOf(':') + 1));
 
 describe('api and worker while a dependency is down', () => {
@@ -91,7 +104,7 @@ describe('api and worker while a dependency is down', () => {
   });
 
   it('while Temporal is down: /metrics serves every other series and /readyz answers 503, promptly', async () => {
-    expect((await timedGet(`${api.url}/readyz`)).status).toBe(200);
+    expect(await untilReady(`${api.url}/readyz`)).toMatchObject({ status: 200 });
     temporalSwitch.set('down');
     try {
       const metrics = await timedGet(`${api.url}/metrics`);
