@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { ConnectionLike } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
-import { epochMs } from '../api/history/entries';
+import { epochMs } from '../config/temporal-timestamp';
 import { TURN_WORKFLOW_TYPE } from '../workflows/turn-type';
 import { temporalCheck } from './dependency-checks';
 

@@ -4,7 +4,7 @@ import { temporal } from '@temporalio/proto';
 import { TurnStatus, type HeldTool, type PendingApproval, type TurnProgress } from '../../workflows/messages';
 import { conversationTurnsQuery, readTurnSearchAttributes } from '../../workflows/search-attributes';
 import { ApiError, conflict, notFound } from '../errors';
-import { epochMs } from '../history/entries';
+import { epochMs } from '../../config/temporal-timestamp';
 import { publicFailureOf } from '../history/public-failure';
 import { resolveStepRunClaims } from '../history/step-run-claims';
 import { progressUnavailable, readProgress } from '../turns/turn-worker';

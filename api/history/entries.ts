@@ -9,6 +9,7 @@ import {
 } from '../../core/turn/step-runs';
 import { claimReferenceOf, isClaimReference } from '../../db/claims/codec';
 import { failureOf } from './public-failure';
+import { epochMs, type TemporalTimestamp } from '../../config/temporal-timestamp';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -38,14 +39,6 @@ export interface ActivityEntry {
 }
 
 const num = (v: unknown): number => Number(v ?? 0);
-
-type Timestamp = { seconds?: unknown; nanos?: unknown } | null | undefined;
-
-/** A protobuf (or sdk-core JSON) timestamp as epoch ms. */
-export function epochMs(t: Timestamp): number | null {
-  if (!t) return null;
-  return num(t.seconds) * 1000 + Math.floor(num(t.nanos) / 1e6);
-}
 
 /** A payload's value; an offloaded one (db/claims/) shows as its claim reference, not its body. */
 export function decodePayload(payload: temporal.api.common.v1.IPayload | null | undefined): unknown {
@@ -166,7 +159,7 @@ function localActivityEntry(e: HistoryEvent): ActivityEntry | null {
   const marker = e.markerRecordedEventAttributes;
   if (!marker || marker.markerName !== 'core_local_activity') return null;
   const data = decodePayload(marker.details?.['data']?.payloads?.[0]) as
-    { activity_type?: string; activity_id?: string; attempt?: number; complete_time?: Timestamp } | undefined;
+    { activity_type?: string; activity_id?: string; attempt?: number; complete_time?: TemporalTimestamp } | undefined;
   const summary = decodePayload(e.userMetadata?.summary);
   const failure = marker.failure;
   return {

@@ -1,5 +1,6 @@
 import type { temporal } from '@temporalio/proto';
-import { activityEntries, entriesByEvent, epochMs, type ActivityEntry } from './entries';
+import { epochMs } from '../../config/temporal-timestamp';
+import { activityEntries, entriesByEvent, type ActivityEntry } from './entries';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 

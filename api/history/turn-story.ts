@@ -1,10 +1,10 @@
 import type { temporal } from '@temporalio/proto';
+import { epochMs } from '../../config/temporal-timestamp';
 import { publicFailure, publicFailureOf } from './public-failure';
 import {
   decisionLog,
   decodedSearchAttributes,
   decodePayload,
-  epochMs,
   handoffNote,
   upsertedSearchAttributes,
   type ActivityEntry,
