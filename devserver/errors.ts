@@ -2,6 +2,8 @@
  * Typed errors raised by the engine. The gRPC layer maps `type` to a status code in one place
  * (grpc/status.ts), so engine code never deals with gRPC.
  */
+import { enums } from './proto/types';
+
 export type DevServerErrorType =
   | 'INVALID_ARGUMENT'
   | 'NOT_FOUND'
@@ -54,6 +56,32 @@ export function workflowNotFound(workflowId: string, runId?: string): DevServerE
 
 export function workflowAlreadyCompleted(): DevServerError {
   return notFound('workflow execution already completed');
+}
+
+/**
+ * The real server's retryable ErrWorkflowClosing (`history/consts`): RESOURCE_EXHAUSTED, cause BUSY_WORKFLOW,
+ * which the SDK client retries.
+ */
+export function workflowClosing(): DevServerError {
+  return resourceExhausted(
+    'workflow operation can not be applied because workflow is closing',
+    enums.ResourceExhaustedCause.RESOURCE_EXHAUSTED_CAUSE_BUSY_WORKFLOW
+  );
+}
+
+/** RESOURCE_EXHAUSTED with its ResourceExhaustedFailure detail: the SDK client retries it, slowly. */
+export function resourceExhausted(message: string, cause: number): DevServerError {
+  return new DevServerError('RESOURCE_EXHAUSTED', message, {
+    typeName: 'temporal.api.errordetails.v1.ResourceExhaustedFailure',
+    message: { cause, scope: enums.ResourceExhaustedScope.RESOURCE_EXHAUSTED_SCOPE_NAMESPACE },
+  });
+}
+
+export function workflowNotReady(message: string): DevServerError {
+  return new DevServerError('FAILED_PRECONDITION', message, {
+    typeName: 'temporal.api.errordetails.v1.WorkflowNotReadyFailure',
+    message: {},
+  });
 }
 
 export function taskNotFound(what: string): DevServerError {

@@ -262,6 +262,10 @@ export function terminateRun(
 }
 
 /** Remembers a request ID; returns false if it was seen before (the request is a retry). */
+export function isKnownRequestId(run: RunState, requestId: string | undefined): boolean {
+  return requestId !== undefined && requestId !== '' && run.requestIds.includes(requestId);
+}
+
 export function rememberRequestId(run: RunState, requestId: string | undefined): boolean {
   if (!requestId) return true;
   if (run.requestIds.includes(requestId)) return false;

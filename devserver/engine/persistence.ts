@@ -16,7 +16,8 @@ const HISTORY_EVENT = protoType('temporal.api.history.v1.HistoryEvent');
 const FORMAT_VERSION = 1;
 const MIN_COMPACTION_BYTES = 16 * 1024 * 1024;
 
-type RunSnapshot = Omit<RunState, 'history' | 'encodedHistory'>;
+/** `closeAttempted` stays in memory, as on the real server: a restart forgets it. */
+type RunSnapshot = Omit<RunState, 'history' | 'encodedHistory' | 'closeAttempted'>;
 
 type Record =
   | { t: 'header'; v: number; namespace: string }
@@ -41,7 +42,7 @@ function reviver(_key: string, value: unknown): unknown {
 }
 
 function snapshotOf(run: RunState): RunSnapshot {
-  const { history: _history, encodedHistory: _encoded, ...snapshot } = run;
+  const { history: _history, encodedHistory: _encoded, closeAttempted: _closing, ...snapshot } = run;
   return snapshot;
 }
 

@@ -151,6 +151,11 @@ export interface RunState {
   wftSeq: number;
   /** Attempt of the next WFT: > 1 after consecutive failures, back to 1 on completion. */
   nextWftAttempt: number;
+  /**
+   * The last WFT tried to close the run and was refused for events that arrived meanwhile (UNHANDLED_COMMAND).
+   * Cleared when the next one ends. As on server 1.29 (`workflowCloseAttempted`), it lives in memory only.
+   */
+  closeAttempted?: boolean;
   /** Started event ID of the last completed WFT (`previousStartedEventId`). */
   lastCompletedStartedEventId: number;
   /** Events produced while a WFT is started, appended after its completion. Groups keep pairs together. */

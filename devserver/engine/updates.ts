@@ -2,13 +2,21 @@
  * The client side of workflow updates: admitting a request (within the in-flight limit), then
  * waiting for the stage the caller asked for. The worker side is update-protocol.ts.
  */
-import { DevServerError, notFound, requireString, workflowAlreadyCompleted } from '../errors';
+import {
+  DevServerError,
+  notFound,
+  requireString,
+  resourceExhausted,
+  workflowAlreadyCompleted,
+  workflowClosing,
+  workflowNotReady,
+} from '../errors';
 import { enums, type Message, type UpdateRequest } from '../proto/types';
 import type { Engine } from './engine';
 import type { PollCall } from './matching';
 import { isOpen, type RunState, type UpdateStage, type UpdateState } from './state';
 import { updateTopic } from './update-protocol';
-import { scheduleWorkflowTask } from './workflow-task';
+import { isClosing, scheduleWorkflowTask } from './workflow-task';
 
 const LIFECYCLE = enums.UpdateWorkflowExecutionLifecycleStage;
 const STAGE_RANK: Record<UpdateStage, number> = {
@@ -40,8 +48,9 @@ export function updateWorkflowExecution(
   const stage = request.waitPolicy?.lifecycleStage;
   const existing = run.updates[updateId];
   // The same ID again finds the same update, closed run included: its recorded outcome, or its abort.
+  if (!isOpen(run) && !existing) throw workflowAlreadyCompleted();
+  if (isOpen(run)) refuseWhileUnsettled(run);
   if (existing) return waitForStage(engine, run, existing, stage, call);
-  if (!isOpen(run)) throw workflowAlreadyCompleted();
   const admitted: UpdateState = {
     updateId,
     request: request.request as UpdateRequest,
@@ -55,6 +64,26 @@ export function updateWorkflowExecution(
     scheduleWorkflowTask(engine, run, 0, true);
   });
   return waitForStage(engine, run, admitted, stage, call);
+}
+
+/** Attempt of the run's workflow task from which the real server refuses updates (`failUpdateWorkflowTaskAttemptCount`). */
+const FAILING_TASK_ATTEMPT = 3;
+
+/**
+ * What the real server checks before it looks an update up on an open run (`updateworkflow/api.go`): a workflow
+ * task that keeps failing would fail the update too, and a run whose close was refused for new events is about
+ * to close again once the task now running completes.
+ */
+function refuseWhileUnsettled(run: RunState): void {
+  if ((run.wft?.attempt ?? run.nextWftAttempt) >= FAILING_TASK_ATTEMPT) {
+    throw workflowNotReady('Unable to perform workflow execution update due to Workflow Task in failed state.');
+  }
+  if (isClosing(run)) {
+    // The real server releases the run's lock with this error, which drops its cached mutable state and the
+    // in-memory flag with it: the client's next try is admitted. A refused signal keeps it (`releaseFn(nil)`).
+    run.closeAttempted = false;
+    throw workflowClosing();
+  }
 }
 
 /**
@@ -72,13 +101,6 @@ function admitOneMore(engine: Engine, run: RunState): void {
   );
 }
 
-function resourceExhausted(message: string, cause: number): DevServerError {
-  return new DevServerError('RESOURCE_EXHAUSTED', message, {
-    typeName: 'temporal.api.errordetails.v1.ResourceExhaustedFailure',
-    message: { cause, scope: enums.ResourceExhaustedScope.RESOURCE_EXHAUSTED_SCOPE_NAMESPACE },
-  });
-}
-
 /**
  * The error the real server gives the callers of an update aborted before it was accepted
  * (`update/abort_reason.go`): NOT_FOUND when its run closed, the retryable ErrWorkflowClosing when a new run
@@ -87,16 +109,9 @@ function resourceExhausted(message: string, cause: number): DevServerError {
 function abortedUpdateError(update: UpdateState): DevServerError {
   switch (update.aborted) {
     case 'RUN_CONTINUING':
-      return resourceExhausted(
-        'workflow operation can not be applied because workflow is closing',
-        enums.ResourceExhaustedCause.RESOURCE_EXHAUSTED_CAUSE_BUSY_WORKFLOW
-      );
+      return workflowClosing();
     case 'WORKFLOW_TASK_FAILED':
-      return new DevServerError(
-        'FAILED_PRECONDITION',
-        'Unable to perform workflow execution update due to unexpected workflow task failure.',
-        { typeName: 'temporal.api.errordetails.v1.WorkflowNotReadyFailure', message: {} }
-      );
+      return workflowNotReady('Unable to perform workflow execution update due to unexpected workflow task failure.');
     case 'RUN_CLOSED':
       return notFound('workflow update was aborted by closing workflow');
     default:

@@ -3,7 +3,7 @@
  * signal, signal-with-start, cancel request, terminate, delete.
  */
 import { randomUUID } from 'node:crypto';
-import { DevServerError, invalidArgument, requireString, workflowAlreadyCompleted } from '../errors';
+import { DevServerError, invalidArgument, requireString, workflowAlreadyCompleted, workflowClosing } from '../errors';
 import type { EncodedResponse } from '../proto/codec';
 import { durationMs } from '../proto/time';
 import {
@@ -15,12 +15,12 @@ import {
   type WorkflowExecutionRef,
 } from '../proto/types';
 import type { Engine } from './engine';
-import { createRun, rememberRequestId, terminateRun, type CreateRunParams } from './executions';
+import { createRun, isKnownRequestId, rememberRequestId, terminateRun, type CreateRunParams } from './executions';
 import { appendGroup, pending } from './history';
 import { validateRetryPolicy } from './retry';
 import { isOpen, type RunState } from './state';
 import { resendEagerWorkflowTask, startEagerWorkflowTask } from './eager-dispatch';
-import { recordExternalEvents, scheduleWorkflowTask } from './workflow-task';
+import { isClosing, recordExternalEvents, scheduleWorkflowTask } from './workflow-task';
 import { withWorkflowTask } from './workflow-task-response';
 
 const E = enums.EventType;
@@ -233,7 +233,9 @@ export function signalWithStartWorkflowExecution(engine: Engine, request: Signal
     const current = engine.currentRun(params.workflowId);
     const terminate = request.workflowIdConflictPolicy === CONFLICT.WORKFLOW_ID_CONFLICT_POLICY_TERMINATE_EXISTING;
     if (current && isOpen(current) && !terminate) {
-      if (rememberRequestId(current, request.requestId)) {
+      if (!isKnownRequestId(current, request.requestId)) {
+        if (isClosing(current)) throw workflowClosing();
+        rememberRequestId(current, request.requestId);
         recordExternalEvents(engine, current, [
           signalEvent(engine, signalName, request.signalInput, request.identity, request.header),
         ]);
@@ -273,7 +275,9 @@ export function signalWorkflowExecution(engine: Engine, request: SignalWorkflowE
   const signalName = requireString(request.signalName, 'SignalName');
   const run = requireOpenRun(engine, request.workflowExecution);
   engine.transact(() => {
-    if (!rememberRequestId(run, request.requestId)) return;
+    if (isKnownRequestId(run, request.requestId)) return;
+    if (isClosing(run)) throw workflowClosing();
+    rememberRequestId(run, request.requestId);
     recordExternalEvents(engine, run, [
       signalEvent(engine, signalName, request.input, request.identity, request.header, request.requestId),
     ]);

@@ -91,6 +91,7 @@ export function completeWorkflowTask(
   request: RespondWorkflowTaskCompletedRequest
 ): Message | EncodedResponse {
   const { run, wft } = requireStartedWorkflowTask(engine, request.taskToken);
+  run.closeAttempted = false;
   const commands = request.commands ?? [];
   const identity = request.identity ?? '';
   const parsed = parseMessages(engine, run, request.messages ?? []);
@@ -119,6 +120,7 @@ export function completeWorkflowTask(
       identity,
       nextAttempt: 1,
     });
+    run.closeAttempted = true;
     throw new DevServerError('INVALID_ARGUMENT', 'UnhandledCommand');
   }
   if (isDroppable(run, wft, request, parsed)) {

@@ -58,6 +58,14 @@ export function isWorkflowTaskStarted(run: RunState): boolean {
   return run.wft !== undefined && run.wft.startedEventId !== 0;
 }
 
+/**
+ * The run's close was refused and the task that will most likely close it again is running: the real server
+ * refuses new signals and updates meanwhile, with a retryable error (`ValidateSignal`, `updateworkflow/api.go`).
+ */
+export function isClosing(run: RunState): boolean {
+  return run.closeAttempted === true && isWorkflowTaskStarted(run);
+}
+
 function taskQueueOf(run: RunState, wft: WorkflowTaskState): Message {
   return wft.sticky
     ? { name: wft.queue, kind: enums.TaskQueueKind.TASK_QUEUE_KIND_STICKY, normalName: run.taskQueue }
@@ -331,6 +339,7 @@ interface TaskFailure {
 }
 
 export function failStartedWorkflowTask(engine: Engine, run: RunState, wft: WorkflowTaskState, how: TaskFailure): void {
+  run.closeAttempted = false;
   // Only the first failure of a streak is recorded; retries stay transient until one completes.
   const record = wft.attempt === 1 || how.nextAttempt === 1;
   if (record) {

@@ -127,6 +127,27 @@ export class FakeWorker {
     });
   }
 
+  fail(task: Message): Promise<Message> {
+    return this.raw.call('RespondWorkflowTaskFailed', {
+      namespace: this.server.namespace,
+      taskToken: task.taskToken,
+      identity: this.identity,
+      cause: E.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_WORKFLOW_WORKER_UNHANDLED_FAILURE,
+      failure: { message: 'fake worker failed the task' },
+    });
+  }
+
+  signalWithStart(workflowId: string, signalName: string): Promise<Message> {
+    return this.raw.call('SignalWithStartWorkflowExecution', {
+      namespace: this.server.namespace,
+      workflowId,
+      workflowType: { name: 'fake' },
+      taskQueue: { name: this.taskQueue },
+      signalName,
+      requestId: randomUUID(),
+    });
+  }
+
   signal(workflowId: string, signalName: string): Promise<Message> {
     return this.raw.call('SignalWorkflowExecution', {
       namespace: this.server.namespace,

@@ -52,6 +52,21 @@ async function update(workflowId: string, updateId: string, stage = COMPLETED, w
   }
 }
 
+/**
+ * `update`, sent again while the server answers RESOURCE_EXHAUSTED, as the SDK client does: the real server
+ * refuses an update that reaches a run while the task after a refused close runs (`updateworkflow/api.go`).
+ */
+async function updateAsClient(workflowId: string, updateId: string): Promise<Message> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await update(workflowId, updateId);
+    } catch (error) {
+      if ((error as { code?: number }).code !== 8 || attempt >= 50) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  }
+}
+
 function pollUpdate(workflowId: string, updateId: string): Promise<Message> {
   return worker.raw.call('PollWorkflowExecutionUpdate', {
     namespace: server.namespace,
@@ -129,7 +144,9 @@ test('a completion the server refuses aborts the updates it carried (FAILED_PREC
   const task = await worker.poll();
   const [request] = updateRequests(task);
   expect(request?.updateId).toBe('carried');
-  const later = update(workflowId, 'later');
+  // Admitted while the task runs, `later` is retried inside the server after the refusal; if the next task has
+  // started by then, the real server refuses it as "workflow is closing" (next test), and the client sends it again.
+  const later = updateAsClient(workflowId, 'later');
   await worker.signal(workflowId, 'meanwhile');
   await new Promise((resolve) => setTimeout(resolve, 300));
   // The signal makes the close UNHANDLED_COMMAND, and the acceptance of `carried` is dropped with it.
@@ -157,6 +174,61 @@ test('a completion the server refuses aborts the updates it carried (FAILED_PREC
   const types = await worker.eventTypes(workflowId);
   expect(types).toContain('WORKFLOW_TASK_FAILED');
   expect(types.filter((t) => t === 'WORKFLOW_EXECUTION_UPDATE_ACCEPTED')).toHaveLength(1);
+});
+
+const CLOSING = { code: 8, details: 'workflow operation can not be applied because workflow is closing' };
+
+test('while the task after a refused close runs, signals and updates are refused as "workflow is closing"; after it, taken', async () => {
+  const workflowId = await startIdle('closing');
+  await worker.signal(workflowId, 'first');
+  const closingTask = await worker.poll();
+  await worker.signal(workflowId, 'meanwhile');
+  await expect(worker.complete(closingTask, [COMPLETE_WORKFLOW])).rejects.toMatchObject({ code: 3 });
+  const next = await worker.poll();
+  await expect(worker.signal(workflowId, 'during')).rejects.toMatchObject(CLOSING);
+  await expect(worker.signalWithStart(workflowId, 'during')).rejects.toMatchObject(CLOSING);
+  await expect(update(workflowId, 'during')).rejects.toMatchObject(CLOSING);
+  // The refused update drops the server's cached run, and the flag with it: the client's next try is admitted.
+  const retried = update(workflowId, 'retried');
+  await worker.signal(workflowId, 'after');
+  await worker.complete(next, []);
+  // No call tells when an update was admitted: it reaches the task the signal made, or the one after it.
+  for (let round = 0; round < 2; round++) {
+    const task = await worker.poll();
+    const [request] = updateRequests(task);
+    if (!request) {
+      await worker.complete(task, []);
+      continue;
+    }
+    const { messages, commands } = answerUpdate(request, { accept: true, result: 'taken' });
+    await worker.complete(task, commands, { messages });
+    break;
+  }
+  expect(await retried).toMatchObject({ stage: COMPLETED, outcome: { success: jsonPayloads('taken') } });
+  const types = await worker.eventTypes(workflowId);
+  expect(types.filter((t) => t === 'WORKFLOW_EXECUTION_SIGNALED')).toHaveLength(3);
+  expect(types).toContain('WORKFLOW_TASK_FAILED');
+});
+
+test('an update to a run whose workflow task keeps failing is refused at once from its third attempt', async () => {
+  const workflowId = await worker.start('failing');
+  await worker.fail(await worker.poll());
+  const second = await worker.poll();
+  expect(Number(second.attempt)).toBe(2);
+  await worker.fail(second);
+  const failing = {
+    code: 9,
+    details: 'Unable to perform workflow execution update due to Workflow Task in failed state.',
+  };
+  await expect(update(workflowId, 'refused')).rejects.toMatchObject(failing);
+  const third = await worker.poll();
+  expect(Number(third.attempt)).toBe(3);
+  await expect(update(workflowId, 'refused')).rejects.toMatchObject(failing);
+  await worker.complete(third, []);
+
+  const taken = update(workflowId, 'taken');
+  await answerNext('taken', { accept: true, result: 'ok' });
+  expect(await taken).toMatchObject({ stage: COMPLETED, outcome: { success: jsonPayloads('ok') } });
 });
 
 test('an update ID asked again once its run closed gets the outcome history recorded, else NOT_FOUND', async () => {
