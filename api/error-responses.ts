@@ -1,4 +1,5 @@
-import { errorSchema, turnResponseSchema } from './schemas';
+import { errorSchema } from './schemas/common';
+import { turnResponseSchema } from './schemas/turn';
 
 /**
  * The error responses of the routes (the error envelope, api/errors.ts), each saying which codes come with its status

@@ -1,11 +1,11 @@
 /**
- * The console API's success responses (api/routes/console/). As in api/schemas.ts, they also serialize the
+ * The console API's success responses (api/routes/console/). As in api/schemas/, they also serialize the
  * answer: every field the route sends is listed, none required, and what may be null is nullable.
  */
-import { auditRowSchema, conversationFields, heldToolSchema, turnResponseSchema } from '../schemas';
-
-const anyObject = { type: 'object', additionalProperties: true } as const;
-const nullableString = { type: 'string', nullable: true } as const;
+import { anyObject, nullableString } from '../schemas/common';
+import { auditRowSchema, conversationFields } from '../schemas/conversation';
+import { heldToolSchema } from '../schemas/held-tools';
+import { turnResponseSchema } from '../schemas/turn';
 
 export const consoleMetaSchema = {
   type: 'object',

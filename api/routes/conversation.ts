@@ -10,7 +10,10 @@ import { linkNextPage, sendTurnReply } from '../replies';
 import { defaultReplyTexts } from '../reply-texts';
 import { requireSafeText } from '../text-check';
 import { conversationIdForKey, turnNumberParam } from '../turns/turn-id';
-import { approvalRequestSchema, auditRowSchema, conversationSchema, messageRequestSchema, uuidParam } from '../schemas';
+import { uuidParam } from '../schemas/common';
+import { auditRowSchema, conversationSchema } from '../schemas/conversation';
+import { approvalRequestSchema } from '../schemas/decisions';
+import { messageRequestSchema } from '../schemas/turn';
 import { turnReplyResponses, UNAVAILABLE_CODES } from '../error-responses';
 
 export interface ConversationRouteOptions {

@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { route, type OpenApiRegistry } from '../openapi';
 import { readinessReply } from '../../observability/probe-server';
 import type { ApiPorts } from '../ports';
-import { livenessSchema, readinessSchema, textResponse } from '../schemas';
+import { textResponse } from '../schemas/common';
+import { livenessSchema, readinessSchema } from '../schemas/health';
 
 export interface HealthRouteOptions {
   /** Prometheus text for GET /metrics; the route exists only when given. */

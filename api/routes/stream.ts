@@ -7,7 +7,7 @@ import { AuditFeed } from '../audit-feed';
 import { ConcurrencyLimit, type LimitMetrics } from '../concurrency-limit';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts, AuditRowView } from '../ports';
-import { textResponse, uuidParam } from '../schemas';
+import { textResponse, uuidParam } from '../schemas/common';
 import { requireConversation } from './conversation';
 
 export interface StreamOptions {

@@ -3,7 +3,8 @@ import { buildTrace } from '../../core/audit/trace';
 import { ApiError } from '../errors';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts } from '../ports';
-import { traceSchema, uuidParam } from '../schemas';
+import { uuidParam } from '../schemas/common';
+import { traceSchema } from '../schemas/conversation';
 import { auditPage, requireConversation } from './conversation';
 
 /** One trace is built in memory and sent whole, so it covers a bounded trail (a few hundred turns). */

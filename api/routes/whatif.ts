@@ -5,7 +5,7 @@ import { ConcurrencyLimit, type LimitMetrics } from '../concurrency-limit';
 import { ApiError, badRequest, notFound } from '../errors';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { WhatifQueries } from '../ports';
-import { uuidParam } from '../schemas';
+import { uuidParam } from '../schemas/common';
 
 const factsSchema = {
   type: 'object',

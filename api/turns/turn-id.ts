@@ -4,7 +4,7 @@ import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-w
 import type { TurnInput } from '../../core/turn/contracts';
 import type { FastifyInstance } from 'fastify';
 import { badRequest } from '../errors';
-import { uuidParam } from '../schemas';
+import { uuidParam } from '../schemas/common';
 
 /**
  * A turn number as a route takes it: 1 to 999999999, written without a leading zero, so that it names one turn

@@ -3,7 +3,7 @@ import Ajv from 'ajv';
 import { buildApi } from '../../api/app';
 import type { ConsolePorts } from '../../api/console/ports';
 import type { ApiPorts } from '../../api/ports';
-import { errorSchema } from '../../api/schemas';
+import { errorSchema } from '../../api/schemas/common';
 
 const TOKEN = 'docs-token';
 const ID = '3f0c1d52-8d2a-4c7e-9d41-2a6f1b9c7e10';

@@ -7,7 +7,7 @@ import type { ConsolePorts, OperatorActionRecord } from '../../console/ports';
 import { actionAnswerSchema } from '../../console/schemas';
 import { route } from '../../openapi';
 import { errorResponse, turnReplyResponses, UNAVAILABLE_CODES } from '../../error-responses';
-import { decisionFieldSchemas } from '../../schemas';
+import { decisionFieldSchemas } from '../../schemas/decisions';
 import { requireSafeText } from '../../text-check';
 import { canonicalTurnId, parseTurnId } from '../../turns/turn-id';
 import { turnParams } from './turn';

@@ -4,7 +4,7 @@ import type { ConversationCursor, ConversationSearch } from '../../console/ports
 import { conversationPageSchema, conversationTurnsSchema } from '../../console/schemas';
 import { route } from '../../openapi';
 import { linkNextPage } from '../../replies';
-import { uuidParam } from '../../schemas';
+import { uuidParam } from '../../schemas/common';
 import { requireSafeText } from '../../text-check';
 import { auditedUserInput } from './turn';
 import type { ConsoleRoute } from './index';

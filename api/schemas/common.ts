@@ -1,0 +1,37 @@
+/**
+ * JSON Schemas shared by request validation, response serialization and the OpenAPI document: the pieces every
+ * route uses (ids, the error envelope, text responses). The routes' own schemas are this folder's other files.
+ */
+export const uuidParam = {
+  type: 'string',
+  pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
+} as const;
+
+export const errorSchema = {
+  type: 'object',
+  required: ['error'],
+  properties: {
+    error: {
+      type: 'object',
+      required: ['code', 'message'],
+      properties: {
+        code: { type: 'string' },
+        message: { type: 'string' },
+        details: { type: 'object', additionalProperties: true },
+      },
+    },
+  },
+} as const;
+
+/*
+ * Success responses (this folder's and api/console/schemas.ts). They serialize the route's answer too, so each lists
+ * every field the route sends (a field left out would be dropped), requires none, and marks what may be null as
+ * nullable (else null becomes "").
+ */
+export const anyObject = { type: 'object', additionalProperties: true } as const;
+export const nullableString = { type: 'string', nullable: true } as const;
+
+/** A response that is not JSON, in Fastify's per-media-type form (api/openapi.ts documents it as is). */
+export function textResponse(mediaType: string, description: string) {
+  return { description, content: { [mediaType]: { schema: { type: 'string' } } } };
+}

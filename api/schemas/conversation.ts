@@ -1,0 +1,114 @@
+/**
+ * A conversation as the API reads it back: its state and history, its audit rows, its trace (success responses, as
+ * api/schemas/common.ts says they are written).
+ */
+import { anyObject, nullableString } from './common';
+import { approvalSchema } from './turn';
+
+export const auditRowSchema = {
+  type: 'object',
+  properties: {
+    auditId: { type: 'integer' },
+    conversationId: { type: 'string' },
+    turnNumber: { type: 'integer', nullable: true },
+    stage: { type: 'string' },
+    payload: { type: 'object', additionalProperties: true },
+    createdAt: { type: 'string' },
+  },
+} as const;
+
+/** GET /conversation/{id} without `history` (the console's conversation header). */
+export const conversationFields = {
+  conversationId: { type: 'string' },
+  status: { type: 'string' },
+  intent: { type: 'string' },
+  state: { type: 'string' },
+  context: anyObject,
+  inputParams: anyObject,
+  lastAssistant: { description: 'The last reply as stored (`{type, value}`), or null before the first.' },
+  turnCount: { type: 'integer' },
+  configVersion: nullableString,
+  createdAt: { type: 'string' },
+  updatedAt: { type: 'string' },
+} as const;
+
+export const conversationSchema = {
+  type: 'object',
+  properties: {
+    ...conversationFields,
+    history: {
+      type: 'array',
+      description: 'The latest 50 turns, oldest first.',
+      items: {
+        type: 'object',
+        properties: {
+          turnNumber: { type: 'integer' },
+          userInput: nullableString,
+          assistantOutput: {},
+          createdAt: { type: 'string' },
+        },
+      },
+    },
+    lastTurn: {
+      type: 'object',
+      nullable: true,
+      description:
+        'The last turn that ended, null before any did: `COMPLETED` (turn `turnCount`), or `FAILED` with the ' +
+        "failure's `failureType` and whether a retry may succeed (`retryable`), as the POST's 5xx `TURN_FAILED` " +
+        'says. A turn still running (past a 202) is not shown here until it ends. A turn that ended without ' +
+        'recording its failure (terminated in Temporal, or failed under an older build) is `FAILED` with ' +
+        '`failureType` `TURN_<Temporal status>` (`TURN_TERMINATED`, …; `TURN_GONE` past the history retention) and ' +
+        '`retryable` false.',
+      properties: {
+        turnNumber: { type: 'integer' },
+        status: { type: 'string', enum: ['COMPLETED', 'FAILED'] },
+        failureType: { type: 'string' },
+        retryable: { type: 'boolean' },
+      },
+    },
+    pendingApproval: {
+      type: 'object',
+      nullable: true,
+      description:
+        'The tool call a turn waits on for a person (D16), null when none does: the turn number, the call as the ' +
+        "202's `approval` names it, and `decideWith`. It shows from the moment the turn parks (the stream has its " +
+        '`MCP_TOOL_APPROVAL_REQUESTED` event then) until the decision is recorded or `expiresAt` passes.',
+      properties: { turnNumber: { type: 'integer' }, ...approvalSchema.properties },
+    },
+  },
+} as const;
+
+const traceStageSchema = {
+  type: 'object',
+  properties: {
+    auditId: { type: 'integer' },
+    stage: { type: 'string' },
+    createdAt: { type: 'string' },
+    payload: anyObject,
+  },
+} as const;
+
+export const traceSchema = {
+  type: 'object',
+  properties: {
+    conversationId: { type: 'string' },
+    steps: {
+      type: 'array',
+      items: {
+        type: 'object',
+        properties: {
+          step: { type: 'string' },
+          stepClass: { type: 'string' },
+          turnNumber: { type: 'integer', nullable: true },
+          status: { type: 'string', enum: ['RUNNING', 'OK', 'ERROR'] },
+          startedAt: { type: 'string' },
+          endedAt: nullableString,
+          durationMs: { type: 'number', nullable: true },
+          error: { type: 'object', nullable: true, properties: { type: nullableString, message: nullableString } },
+          stages: { type: 'array', items: traceStageSchema },
+        },
+      },
+    },
+    stages: { type: 'array', items: traceStageSchema },
+  },
+} as const;

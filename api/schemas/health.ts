@@ -1,0 +1,30 @@
+/** GET /healthz and GET /readyz: success responses, as api/schemas/common.ts says they are written. */
+
+export const livenessSchema = {
+  type: 'object',
+  description: 'The process is up.',
+  properties: { status: { type: 'string', enum: ['ok'] } },
+} as const;
+
+/** The same body with 200 (every check "ok") and with 503. */
+export const readinessSchema = {
+  type: 'object',
+  properties: {
+    status: { type: 'string', enum: ['ready', 'not ready'] },
+    checks: {
+      type: 'object',
+      description:
+        'Per dependency (database, temporal, worker): "ok" or what is wrong; only `api: "stopping"` while the API ' +
+        'closes.',
+      additionalProperties: { type: 'string' },
+    },
+    warnings: {
+      type: 'object',
+      description:
+        'Present when something needs an operator but stops no turn, by subject: database (migrated by a newer ' +
+        'build), config (the current config is refused and a stored snapshot is served), worker (some workers ' +
+        'polling are of an older build).',
+      additionalProperties: { type: 'string' },
+    },
+  },
+} as const;

@@ -1,0 +1,76 @@
+/** A turn's request and reply: POST /conversation/message's body, and what every route running a turn answers. */
+import { uuidParam } from './common';
+
+export const payloadSchema = {
+  type: 'object',
+  required: ['type', 'value'],
+  properties: { type: { type: 'string', enum: ['TEXT', 'JSON'] }, value: {} },
+} as const;
+
+export const turnRefSchema = {
+  type: 'object',
+  required: ['workflowId', 'runId', 'number', 'outcome'],
+  properties: {
+    workflowId: { type: 'string' },
+    runId: { type: 'string' },
+    number: { type: 'integer' },
+    outcome: { type: 'string' },
+  },
+} as const;
+
+export const messageRequestSchema = {
+  type: 'object',
+  required: ['message'],
+  additionalProperties: false,
+  properties: {
+    conversationId: uuidParam,
+    message: { type: 'string', minLength: 1 },
+    inputParams: { type: 'object', additionalProperties: true },
+    reset: { type: 'boolean' },
+  },
+} as const;
+
+export const approvalSchema = {
+  type: 'object',
+  properties: {
+    toolCode: { type: 'string' },
+    args: { type: 'object', additionalProperties: true },
+    callIndex: { type: 'integer' },
+    expiresAt: { type: 'string' },
+    decideWith: {
+      type: 'object',
+      properties: {
+        method: { type: 'string' },
+        url: { type: 'string' },
+        body: { type: 'object', additionalProperties: true },
+      },
+    },
+  },
+} as const;
+
+export const turnResponseSchema = {
+  type: 'object',
+  required: ['success', 'conversationId', 'intent', 'state', 'payload', 'context', 'turn'],
+  properties: {
+    success: { type: 'boolean' },
+    conversationId: { type: 'string' },
+    intent: { type: 'string' },
+    state: { type: 'string' },
+    payload: payloadSchema,
+    context: { type: 'object', additionalProperties: true },
+    turn: turnRefSchema,
+    approval: approvalSchema,
+    held: {
+      type: 'object',
+      description: 'Set with 202 when a tool call failed and the turn waits for an operator (#22).',
+      properties: { toolCode: { type: 'string' }, callIndex: { type: 'integer' }, expiresAt: { type: 'string' } },
+    },
+    running: {
+      type: 'object',
+      description:
+        'Set with 202 when the turn still runs: it outlived TURN_REPLY_TIMEOUT_MS (REPLY_TIMEOUT) or the API is ' +
+        'stopping (API_STOPPING). The reply comes on the audit stream and GET /api/v1/conversation/{id}.',
+      properties: { reason: { type: 'string', enum: ['REPLY_TIMEOUT', 'API_STOPPING'] } },
+    },
+  },
+} as const;
