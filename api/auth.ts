@@ -21,9 +21,14 @@ function sameSecret(given: string, expected: string): boolean {
 }
 
 /**
+ * A 401's `WWW-Authenticate` (RFC 9110 §11.6.1, RFC 6750 §3): `Bearer` when no bearer token was sent, with
+ * `error="invalid_token"` when the one sent is not the API's. The OpenAPI document lists both (api/error-responses.ts).
+ */
+export const BEARER_CHALLENGES = { noToken: 'Bearer', invalidToken: 'Bearer error="invalid_token"' } as const;
+
+/**
  * When a token is configured, every route but liveness and the static pages needs `Authorization: Bearer <token>`.
- * A 401 says how to authenticate (RFC 9110 §11.6.1, RFC 6750 §3): `Bearer` when no bearer token was sent, with
- * `error="invalid_token"` when the one sent is not the API's.
+ * A 401 says how to authenticate, in BEARER_CHALLENGES.
  */
 export function installBearerAuth(app: FastifyInstance, token: string | undefined): void {
   if (!token) return;
@@ -33,7 +38,7 @@ export function installBearerAuth(app: FastifyInstance, token: string | undefine
     const header = request.headers.authorization ?? '';
     const given = /^Bearer\s+(.+)$/i.exec(header)?.[1]?.trim();
     if (given !== undefined && sameSecret(given, token)) return;
-    reply.header('www-authenticate', given === undefined ? 'Bearer' : 'Bearer error="invalid_token"');
+    reply.header('www-authenticate', BEARER_CHALLENGES[given === undefined ? 'noToken' : 'invalidToken']);
     throw new ApiError(401, 'UNAUTHORIZED', 'A valid bearer token is required.');
   });
 }

@@ -1,3 +1,4 @@
+import { BEARER_CHALLENGES } from './auth';
 import { errorSchema } from './schemas/common';
 import { turnResponseSchema } from './schemas/turn';
 
@@ -29,15 +30,62 @@ export function unavailableResponse(...more: string[]) {
 /**
  * What any route may answer besides its own responses: the one error handler's (api/error-handler.ts) and the
  * stopping API's (api/app.ts), all in the error envelope. api/openapi.ts's `route` adds each status a route does
- * not document itself, to the OpenAPI document and to the route's serializer alike.
+ * not document itself, to the OpenAPI document and to the route's serializer alike, with BODY_REFUSED on the routes
+ * that take a body and UNAUTHORIZED on those the token guards.
  */
 export const errorResponses = {
   '4xx': errorResponse(
-    'The request is refused: VALIDATION_FAILED, MALFORMED_BODY and the like (400), UNAUTHORIZED (401, with an API ' +
-      "token configured), BODY_TOO_LARGE (413), UNSUPPORTED_MEDIA_TYPE (415), and the route's own codes."
+    'The request is refused: VALIDATION_FAILED and the like (400), BODY_TOO_LARGE (413), UNSUPPORTED_MEDIA_TYPE, ' +
+      "UNSUPPORTED_CHARSET (415), and the route's own codes."
   ),
   500: errorResponse(INTERNAL),
   503: unavailableResponse(),
+} as const;
+
+/**
+ * The 400 of a route that takes a JSON body (api/json-body.ts, api/json-loss.ts): besides a body its schema refuses,
+ * one JSON.parse would read by changing it without a word is refused, naming the field in `details.field`.
+ */
+export const BODY_REFUSED = {
+  400: errorResponse(
+    [
+      'VALIDATION_FAILED: a field is missing, unknown or of the wrong form',
+      'MALFORMED_BODY: the body is not JSON, or gives a key twice in one object, at any depth (`details.field`; ' +
+        'the last one would win)',
+      'INEXACT_NUMBER (`details.field`): a number a double does not hold exactly (1e400, ' +
+        '123456789012345678901234567890); send it as a string',
+      'INVALID_TEXT: the body is not UTF-8, or a field holds text that cannot be stored (`details.field`)',
+      "and the route's own codes",
+    ].join('; ')
+  ),
+} as const;
+
+/**
+ * The 401 of a route the bearer token guards (api/auth.ts), with API_TOKEN set: the envelope's code is always
+ * UNAUTHORIZED, and `WWW-Authenticate` says how to authenticate. The header is Fastify's response-schema form,
+ * which api/openapi.ts carries into the document; the serializer ignores it.
+ */
+export const UNAUTHORIZED = {
+  401: {
+    ...errorSchema,
+    properties: {
+      error: {
+        ...errorSchema.properties.error,
+        properties: { ...errorSchema.properties.error.properties, code: { type: 'string', enum: ['UNAUTHORIZED'] } },
+      },
+    },
+    description:
+      'UNAUTHORIZED: API_TOKEN is set and the request sent no `Authorization: Bearer <token>`, or another token.',
+    headers: {
+      'WWW-Authenticate': {
+        description:
+          `\`${BEARER_CHALLENGES.noToken}\` when no bearer token was sent, \`${BEARER_CHALLENGES.invalidToken}\` ` +
+          'when the one sent is not the API token (RFC 6750 §3).',
+        required: true,
+        schema: { type: 'string', enum: Object.values(BEARER_CHALLENGES) },
+      },
+    },
+  },
 } as const;
 
 /** The 503 codes of the routes that start a turn or decide on one, besides the ones any route may answer. */

@@ -1,6 +1,6 @@
 import type { FastifyInstance, RouteShorthandOptions } from 'fastify';
 import { isOpenPath } from './auth';
-import { errorResponses } from './error-responses';
+import { BODY_REFUSED, errorResponses, UNAUTHORIZED } from './error-responses';
 
 interface DocumentedRoute {
   method: string;
@@ -65,10 +65,14 @@ function parametersOf(schema: Record<string, unknown>): unknown[] {
   return parameters;
 }
 
-/** A route's response schema: JSON by default, or Fastify's per-media-type form (`content`) for text and SSE. */
+/**
+ * A route's response schema: JSON by default, or Fastify's per-media-type form (`content`) for text and SSE; its
+ * `headers` are the response's headers, as OpenAPI names them.
+ */
 interface ResponseSchema {
   description?: string;
   content?: Record<string, { schema: unknown }>;
+  headers?: Record<string, unknown>;
 }
 
 /**
@@ -77,11 +81,12 @@ interface ResponseSchema {
  */
 function responsesOf(response: Record<string, ResponseSchema>): Record<string, unknown> {
   const responses: Record<string, unknown> = {};
-  for (const [status, { description, content, ...schema }] of Object.entries(response)) {
+  for (const [status, { description, content, headers, ...schema }] of Object.entries(response)) {
     const key = status.replace(/^([1-5])xx$/i, '$1XX');
     // A JSON schema's description says when the response comes: the response's, not repeated in its schema.
     responses[key] = {
       description: description ?? `HTTP ${key}`,
+      ...(headers ? { headers } : {}),
       content: content ?? { 'application/json': { schema } },
     };
   }
@@ -102,16 +107,24 @@ export function route(
   },
   handler: Parameters<FastifyInstance['route']>[0]['handler']
 ): void {
-  const schema = { ...def.schema, response: withErrorResponses(def.schema?.response ?? {}) };
+  const schema = { ...def.schema, response: withErrorResponses(def) };
   registry.add(def.method, def.url, def.summary, schema);
   const head = def.exposeHeadRoute === false ? { exposeHeadRoute: false } : {};
   app.route({ method: def.method, url: def.url, schema, handler, ...head });
 }
 
-/** The route's responses, then each of errorResponses whose status the route does not document itself. */
-function withErrorResponses(response: unknown): Record<string, unknown> {
-  const own = response as Record<string, unknown>;
+/**
+ * The route's responses, then each error response it may give whose status it does not document itself: any
+ * route's, a body's 400 when it takes one, the token's 401 when the token guards it.
+ */
+function withErrorResponses(def: { url: string; schema?: RouteShorthandOptions['schema'] }): Record<string, unknown> {
+  const own = (def.schema?.response ?? {}) as Record<string, unknown>;
   const documented = new Set(Object.keys(own).map((status) => status.toLowerCase()));
-  const added = Object.entries(errorResponses).filter(([status]) => !documented.has(status));
+  const errors = {
+    ...(def.schema?.body ? BODY_REFUSED : {}),
+    ...(isOpenPath(def.url) ? {} : UNAUTHORIZED),
+    ...errorResponses,
+  };
+  const added = Object.entries(errors).filter(([status]) => !documented.has(status));
   return { ...own, ...Object.fromEntries(added) };
 }

@@ -10,10 +10,12 @@ const ID = '3f0c1d52-8d2a-4c7e-9d41-2a6f1b9c7e10';
 
 interface DocumentedResponse {
   description?: string;
+  headers?: Record<string, { required?: boolean; schema?: object }>;
   content?: Record<string, { schema?: object }>;
 }
 interface Operation {
   security?: unknown[];
+  requestBody?: object;
   responses: Record<string, DocumentedResponse>;
 }
 type Document = { paths: Record<string, Record<string, Operation>> };
@@ -80,15 +82,27 @@ const REQUESTS: Record<string, { query?: string; body?: object }> = {
   'GET /api/v1/whatif': { query: `?conversation=${ID}&config=current` },
 };
 
-/** A well-formed request to the operation `name`, with the token. */
-function requestFor(name: string, method: string, path: string): InjectOptions {
+/**
+ * A well-formed request to the operation `name`, with the token; `sent` replaces the Authorization header (none
+ * when undefined) or the body (JSON text, as sent on the wire).
+ */
+function requestFor(
+  name: string,
+  method: string,
+  path: string,
+  sent: { authorization?: string; body?: string } = { authorization: `Bearer ${TOKEN}` }
+): InjectOptions {
   const example = REQUESTS[name] ?? {};
   const url = path.replace(/\{([^}]+)\}/g, (_all, param: string) => PATH_PARAMS[param] ?? param);
+  const body = sent.body ?? (example.body ? JSON.stringify(example.body) : undefined);
   return {
     method: method.toUpperCase() as HTTPMethods,
     url: `${url}${example.query ?? ''}`,
-    headers: { authorization: `Bearer ${TOKEN}` },
-    ...(example.body ? { payload: example.body } : {}),
+    headers: {
+      ...(sent.authorization === undefined ? {} : { authorization: sent.authorization }),
+      ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+    },
+    ...(body === undefined ? {} : { payload: body }),
   };
 }
 
@@ -98,6 +112,15 @@ const ANSWER_WITHOUT_DEPENDENCIES = ['GET /healthz', 'GET /readyz', 'GET /api/v1
 /** The response the document gives for `status`: the exact one, else its range (5XX). */
 const documentedFor = (op: Operation, status: number): DocumentedResponse | undefined =>
   op.responses[String(status)] ?? op.responses[`${Math.floor(status / 100)}XX`];
+
+const ajv = new Ajv({ strict: false });
+
+/** What is wrong with `value` by the documented `schema` (ajv's errors), null when it conforms. */
+function schemaErrors(schema: object, value: unknown): unknown {
+  const validate = ajv.compile(schema);
+  validate(value);
+  return validate.errors ?? null;
+}
 
 /** Every `type` in a schema, at any depth (OpenAPI 3.0 has no type arrays: `nullable` instead). */
 function typesIn(value: unknown): unknown[] {
@@ -221,8 +244,58 @@ describe('the OpenAPI document (api/openapi.ts), walked route by route', () => {
     ]);
   });
 
+  it.each([
+    ['no token', undefined, 'Bearer'],
+    ['another token', 'Bearer nope', 'Bearer error="invalid_token"'],
+  ])('answers every guarded route, sent %s, with the 401 it documents', async (_sent, authorization, challenge) => {
+    for (const { name, method, path, op } of operations(doc)) {
+      const guarded = op.security === undefined;
+      expect({ name, guarded, has401: !!op.responses['401'] }).toEqual({ name, guarded, has401: guarded });
+      if (!guarded) continue;
+      const res = await app.inject(requestFor(name, method, path, { authorization }));
+      const documented = op.responses['401'];
+      const header = documented?.headers?.['WWW-Authenticate'];
+      expect({
+        name,
+        status: res.statusCode,
+        challenge: res.headers['www-authenticate'],
+        code: res.json().error?.code,
+        headerRequired: header?.required,
+        headerErrors: schemaErrors(header?.schema ?? {}, res.headers['www-authenticate']),
+        bodyErrors: schemaErrors(documented?.content?.['application/json']?.schema ?? {}, res.json()),
+      }).toEqual({
+        name,
+        status: 401,
+        challenge,
+        code: 'UNAUTHORIZED',
+        headerRequired: true,
+        headerErrors: null,
+        bodyErrors: null,
+      });
+    }
+  });
+
+  it.each([
+    ['a key given twice', '{"a":1,"a":2}', 'MALFORMED_BODY'],
+    ['a number a double does not hold', '{"a":1e400}', 'INEXACT_NUMBER'],
+  ])('answers %s with the 400 it documents, on exactly the routes that take a JSON body', async (_loss, text, code) => {
+    const naming = operations(doc).filter(({ op }) => op.responses['400']?.description?.includes(code));
+    const takingBody = operations(doc).filter(({ op }) => op.requestBody);
+    expect(naming.map(({ name }) => name)).toEqual(takingBody.map(({ name }) => name));
+    expect(takingBody.length).toBeGreaterThan(0);
+    for (const { name, method, path, op } of takingBody) {
+      const res = await app.inject(requestFor(name, method, path, { authorization: `Bearer ${TOKEN}`, body: text }));
+      expect({ name, status: res.statusCode, error: res.json().error }).toEqual({
+        name,
+        status: 400,
+        error: expect.objectContaining({ code, details: { field: 'a' } }),
+      });
+      const schema = op.responses['400']?.content?.['application/json']?.schema ?? {};
+      expect({ name, errors: schemaErrors(schema, res.json()) }).toEqual({ name, errors: null });
+    }
+  });
+
   it('answers each route, with the database down, with a response it documents, in its documented shape', async () => {
-    const ajv = new Ajv({ strict: false });
     const unavailable: string[] = [];
     for (const { name, method, path, op } of operations(doc)) {
       const res = await app.inject(requestFor(name, method, path));
@@ -233,11 +306,7 @@ describe('the OpenAPI document (api/openapi.ts), walked route by route', () => {
         documented: true,
       });
       const schema = documented?.content?.['application/json']?.schema;
-      if (schema) {
-        const validate = ajv.compile(schema);
-        validate(res.json());
-        expect({ name, errors: validate.errors }).toEqual({ name, errors: null });
-      }
+      if (schema) expect({ name, errors: schemaErrors(schema, res.json()) }).toEqual({ name, errors: null });
       if (res.statusCode === 503 && res.json().error?.code === 'DATABASE_UNREACHABLE') unavailable.push(name);
     }
     const documented = operations(doc).map(({ name }) => name);
