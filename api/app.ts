@@ -21,6 +21,7 @@ import { streamRoutes } from './routes/stream';
 import { traceRoutes } from './routes/trace';
 import { whatifRoutes, type WhatifLimits } from './routes/whatif';
 import { installStrictJsonParser } from './json-body';
+import { installQueryTextCheck } from './query-text';
 import { installTurnIdCheck } from './turns/turn-id';
 
 export interface ApiOptions {
@@ -97,6 +98,7 @@ export function buildApi(options: ApiOptions): FastifyInstance {
   installStrictJsonParser(app);
   installErrorHandler(app);
   installBearerAuth(app, options.apiToken);
+  installQueryTextCheck(app);
   installTurnIdCheck(app);
   healthRoutes(app, options.ports, docs, { metrics: options.metrics, stopping: () => closing });
   conversationRoutes(app, options.ports, docs, {

@@ -90,3 +90,55 @@ describe('GET /api/v1/console/conversations pages by cursor (api/routes/console/
     }
   });
 });
+
+describe('a query string that is not UTF-8 once percent-decoded (api/query-text.ts)', () => {
+  it.each([
+    ['a stray byte', 'q=%ff%fe'],
+    ['a truncated sequence', 'q=%e2%82'],
+    ['an overlong encoding', 'q=%c0%af'],
+    ['an encoded surrogate', 'q=%ed%a0%80'],
+    ['a sequence split by &', 'status=RUNNING&q=%e2%82&x=%ac'],
+  ])('is 400 INVALID_TEXT naming the parameter, not searched, for %s', async (_what, query) => {
+    const { app, searches } = listApi(null);
+    try {
+      const res = await app.inject({ method: 'GET', url: `/api/v1/console/conversations?${query}` });
+      expect(res.statusCode).toBe(400);
+      expect(res.json()).toEqual({
+        error: { code: 'INVALID_TEXT', message: 'The query parameter q is not valid UTF-8.', details: { field: 'q' } },
+      });
+      expect(searches).toEqual([]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('is refused on any route, naming no parameter whose name is not a plain one', async () => {
+    const { app } = listApi(null);
+    try {
+      const turns = await app.inject({ method: 'GET', url: `/api/v1/console/conversations/${LAST}/turns?x=%80` });
+      expect([turns.statusCode, turns.json().error]).toEqual([
+        400,
+        { code: 'INVALID_TEXT', message: 'The query parameter x is not valid UTF-8.', details: { field: 'x' } },
+      ]);
+      const named = await app.inject({ method: 'GET', url: `/api/v1/console/conversations?${'a'.repeat(300)}=%ff` });
+      expect(named.json().error).toEqual({ code: 'INVALID_TEXT', message: 'A query parameter is not valid UTF-8.' });
+      const key = await app.inject({ method: 'GET', url: '/api/v1/console/conversations?%ff=1' });
+      expect([key.statusCode, key.json().error.message]).toEqual([400, "A query parameter's name is not valid UTF-8."]);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('still searches UTF-8 text, and a % that escapes nothing as itself', async () => {
+    const { app, searches } = listApi(null);
+    try {
+      for (const q of ['caf%C3%A9+au+lait', '100%', '%zz']) {
+        const res = await app.inject({ method: 'GET', url: `/api/v1/console/conversations?q=${q}` });
+        expect(res.statusCode).toBe(200);
+      }
+      expect(searches.map((s) => s.q)).toEqual(['café au lait', '100%', '%zz']);
+    } finally {
+      await app.close();
+    }
+  });
+});
