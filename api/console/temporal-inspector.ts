@@ -7,6 +7,7 @@ import { ApiError, conflict, notFound } from '../errors';
 import { epochMs } from '../../config/temporal-timestamp';
 import { publicFailureOf } from '../history/public-failure';
 import { resolveStepRunClaims } from '../history/step-run-claims';
+import { turnNotFound } from '../turns/turn-id';
 import { progressUnavailable, readProgress } from '../turns/turn-worker';
 import type { ActivityOperation, PendingActivityView, TurnInspector, TurnSummary } from './ports';
 
@@ -47,7 +48,7 @@ function operationError(err: unknown, operation: ActivityOperation): Error {
 /** The turn's progress, which its worker answers: 404 without the turn, 503 WORKER_UNAVAILABLE without a worker. */
 async function progressOf(client: Client, workflowId: string): Promise<TurnProgress> {
   const read = await readProgress(client, workflowId);
-  if (!read) throw notFound('TURN_NOT_FOUND', `No turn ${workflowId}.`);
+  if (!read) throw turnNotFound(workflowId);
   if ('unavailable' in read) throw progressUnavailable(workflowId, read.unavailable);
   return read.progress;
 }

@@ -7,7 +7,7 @@ import type { ApiPorts } from '../ports';
 import { sendTurnReply } from '../replies';
 import { defaultReplyTexts } from '../reply-texts';
 import { turnReplyResponses } from '../error-responses';
-import { canonicalTurnId, turnIdParam } from '../turns/turn-id';
+import { onTurnNamed, turnIdParam } from '../turns/turn-id';
 
 /**
  * Retry and refresh act on the path alone. A body is optional, but a property in it is refused (400
@@ -30,8 +30,9 @@ export function adminRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApi
       },
     },
     async (request, reply) => {
-      const workflowId = canonicalTurnId((request.params as { workflowId: string }).workflowId);
-      return sendTurnReply(reply, await ports.turns.retryTurn(workflowId), ports.replyTexts ?? defaultReplyTexts);
+      const sent = (request.params as { workflowId: string }).workflowId;
+      const turn = await onTurnNamed(sent, (workflowId) => ports.turns.retryTurn(workflowId));
+      return sendTurnReply(reply, turn, ports.replyTexts ?? defaultReplyTexts);
     }
   );
 

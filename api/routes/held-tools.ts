@@ -5,7 +5,7 @@ import { refuseMalformedDecision } from '../errors';
 import { unavailableResponse, UNAVAILABLE_CODES } from '../error-responses';
 import { heldToolDecisionSchema } from '../schemas/decisions';
 import { heldToolAckSchema, heldTurnsSchema } from '../schemas/held-tools';
-import { canonicalTurnId, turnIdParam } from '../turns/turn-id';
+import { onTurnNamed, turnIdParam } from '../turns/turn-id';
 import { heldToolDecisionProblem } from '../../core/turn/operator-decision';
 import type { HeldToolDecisionInput } from '../../workflows/messages';
 import { TurnOutcomeValue, TurnSearchAttribute } from '../../workflows/search-attributes';
@@ -49,11 +49,12 @@ export function heldToolRoutes(app: FastifyInstance, ports: ApiPorts, docs: Open
       },
     },
     async (request) => {
-      const workflowId = canonicalTurnId((request.params as { workflowId: string }).workflowId);
       const body = request.body as HeldToolDecisionInput;
-      // The turn's validator would refuse it too; here it is refused before Temporal is asked.
-      refuseMalformedDecision(heldToolDecisionProblem(body));
-      return held.resolve(workflowId, { ...body, decidedBy: body.decidedBy ?? 'api' });
+      return onTurnNamed((request.params as { workflowId: string }).workflowId, (workflowId) => {
+        // The turn's validator would refuse it too; here it is refused before Temporal is asked.
+        refuseMalformedDecision(heldToolDecisionProblem(body));
+        return held.resolve(workflowId, { ...body, decidedBy: body.decidedBy ?? 'api' });
+      });
     }
   );
 }

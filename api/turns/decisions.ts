@@ -7,7 +7,8 @@ import {
   type Client,
   type WorkflowHandle,
 } from '@temporalio/client';
-import { ApiError, notFound, refusedUpdate } from '../errors';
+import { ApiError, refusedUpdate } from '../errors';
+import { turnNotFound } from './turn-id';
 import { noWorkerFor, WorkerUnavailableError } from './turn-worker';
 
 /** The turn's description, or null when there is no such workflow. */
@@ -77,7 +78,7 @@ async function refusedDecision(target: DecisionTarget, err: unknown): Promise<Er
     // Temporal answers an update to a turn that ended meanwhile ("update was aborted by closing workflow") as
     // one to no turn at all: only a turn that does not exist is 404.
     const turn = await describeOrNull(client.workflow.getHandle(workflowId));
-    return turn ? target.notWaiting(turn.status.name) : notFound('TURN_NOT_FOUND', `No turn ${workflowId}.`);
+    return turn ? target.notWaiting(turn.status.name) : turnNotFound(workflowId);
   }
   if (err instanceof ServiceError && grpcCode(err.cause) === grpcStatus.FAILED_PRECONDITION) {
     // Temporal forgets an update whose workflow task failed while carrying it, and refuses one while the turn's

@@ -13,7 +13,7 @@ import { describeOrNull, sendDecision } from './decisions';
 import { approvalSettlement, endedTurnRefusal } from './ended-approval';
 import { TurnFollowers } from './followers';
 import { startedForKey, startTurnWorkflow } from './start';
-import { originalTurnInput, parseTurnId } from './turn-id';
+import { originalTurnInput, parseTurnId, turnNotFound } from './turn-id';
 
 export interface TemporalTurnGatewayOptions {
   client: Client;
@@ -125,7 +125,7 @@ export class TemporalTurnGateway implements TurnGateway {
     const { conversationId, turnNumber } = parseTurnId(workflowId);
     const handle = this.client.workflow.getHandle(workflowId);
     const description = await describeOrNull(handle);
-    if (!description) throw notFound('TURN_NOT_FOUND', `No turn ${workflowId}.`);
+    if (!description) throw turnNotFound(workflowId);
     const status = description.status.name;
     if (status === 'RUNNING') throw inProgress();
     if (status === 'COMPLETED') throw conflict('TURN_ALREADY_COMPLETED', `Turn ${workflowId} already completed.`);

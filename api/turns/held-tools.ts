@@ -7,8 +7,9 @@ import {
   type HeldToolDecisionInput,
 } from '../../workflows/messages';
 import { readTurnSearchAttributes, runningTurnsQuery, TurnOutcomeValue } from '../../workflows/search-attributes';
-import { conflict, notFound, type ApiError } from '../errors';
+import { conflict, type ApiError } from '../errors';
 import { describeOrNull, sendDecision } from './decisions';
+import { turnNotFound } from './turn-id';
 import { readProgress } from './turn-worker';
 
 /** Turns with a tool call held for an operator (#22): the workflow sets this outcome while it waits. */
@@ -76,7 +77,7 @@ export function temporalHeldTools(client: Client, options: { decisionTimeoutMs?:
     async resolve(workflowId, input) {
       const handle = client.workflow.getHandle(workflowId);
       const turn = await describeOrNull(handle);
-      if (!turn) throw notFound('TURN_NOT_FOUND', `No turn ${workflowId}.`);
+      if (!turn) throw turnNotFound(workflowId);
       if (turn.status.name !== 'RUNNING') throw notHeld(workflowId);
       const target = {
         client,

@@ -3,7 +3,7 @@ import type { Client, WorkflowHandle } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import type { TurnInput } from '../../core/turn/contracts';
 import type { FastifyInstance } from 'fastify';
-import { badRequest } from '../errors';
+import { ApiError, badRequest, notFound } from '../errors';
 import { uuidParam } from '../schemas/common';
 
 /**
@@ -43,6 +43,23 @@ export function parseTurnId(workflowId: string): { conversationId: string; turnN
 export function canonicalTurnId(workflowId: string): string {
   const { conversationId, turnNumber } = parseTurnId(workflowId);
   return `turn-${conversationId}-${turnNumber}`;
+}
+
+/** 404 TURN_NOT_FOUND naming the turn. */
+export const turnNotFound = (workflowId: string) => notFound('TURN_NOT_FOUND', `No turn ${workflowId}.`);
+
+/**
+ * Runs a route's `work` on the canonical id of the turn the client named (`sent`). Its TURN_NOT_FOUND names the turn
+ * as the client sent it (an upper-case UUID stays upper-case), so the client recognises its own id; `sent` has passed
+ * canonicalTurnId, so the message quotes at most `turn-`, a UUID's hex and dashes, and nine digits.
+ */
+export async function onTurnNamed<T>(sent: string, work: (workflowId: string) => Promise<T>): Promise<T> {
+  const workflowId = canonicalTurnId(sent);
+  try {
+    return await work(workflowId);
+  } catch (err) {
+    throw err instanceof ApiError && err.code === 'TURN_NOT_FOUND' ? turnNotFound(sent) : err;
+  }
 }
 
 /**

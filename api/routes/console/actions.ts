@@ -9,7 +9,7 @@ import { route } from '../../openapi';
 import { errorResponse, turnReplyResponses, UNAVAILABLE_CODES } from '../../error-responses';
 import { decisionFieldSchemas } from '../../schemas/decisions';
 import { requireSafeText } from '../../text-check';
-import { canonicalTurnId, parseTurnId } from '../../turns/turn-id';
+import { onTurnNamed, parseTurnId, turnNotFound } from '../../turns/turn-id';
 import { turnParams } from './turn';
 import type { ConsoleRoute } from './index';
 
@@ -53,26 +53,28 @@ export const turnActionRoute: ConsoleRoute = (app, ports, consolePorts, docs) =>
     },
     async (request, reply) => {
       const params = request.params as { workflowId: string; action: string };
-      const { action: name } = params;
-      const workflowId = canonicalTurnId(params.workflowId);
-      const body = (request.body ?? {}) as ActionBody;
-      requireSafeText({ reason: body.reason, activityId: body.activityId, result: body.result });
-      const action = CONSOLE_ACTIONS.find((a) => a.name === name);
-      if (!action) throw notFound('ACTION_NOT_FOUND', `No console action ${name}.`);
-      const { conversationId, turnNumber } = parseTurnId(workflowId);
-      // The OPERATOR_ACTION row needs its conversation; an unknown one is the caller's mistake, not a 500.
-      if (!(await ports.conversations.conversation(conversationId))) {
-        throw notFound('TURN_NOT_FOUND', `No turn ${workflowId}.`);
-      }
-      // The row's key is ours, not the caller's X-Request-Id: a reused request id must not rewrite another action's row.
-      const record = { workflowId, conversationId, turnNumber, actionId: randomUUID() };
-      const payload = { action: name, source: 'console', requestId: request.id, ...auditedFields(action, body) };
-      // Refused inside the audit, as the action's own refusals are: the row says who tried what, and why it failed.
-      const run = async () => {
-        refuseFieldsNotTaken(action, body);
-        return action.run({ workflowId, conversationId, turnNumber, body, api: ports, console: consolePorts, reply });
-      };
-      return runAudited(consolePorts, { ...record, payload }, reply, run);
+      return onTurnNamed(params.workflowId, async (workflowId) => {
+        const { action: name } = params;
+        const body = (request.body ?? {}) as ActionBody;
+        requireSafeText({ reason: body.reason, activityId: body.activityId, result: body.result });
+        const action = CONSOLE_ACTIONS.find((a) => a.name === name);
+        if (!action) throw notFound('ACTION_NOT_FOUND', `No console action ${name}.`);
+        const { conversationId, turnNumber } = parseTurnId(workflowId);
+        // The OPERATOR_ACTION row needs its conversation; an unknown one is the caller's mistake, not a 500.
+        if (!(await ports.conversations.conversation(conversationId))) {
+          throw turnNotFound(workflowId);
+        }
+        // The row's key is ours, not the caller's X-Request-Id: a reused request id must not rewrite another
+        // action's row.
+        const record = { workflowId, conversationId, turnNumber, actionId: randomUUID() };
+        const payload = { action: name, source: 'console', requestId: request.id, ...auditedFields(action, body) };
+        // Refused inside the audit, as the action's own refusals are: the row says who tried what, and why it failed.
+        const run = async () => {
+          refuseFieldsNotTaken(action, body);
+          return action.run({ workflowId, conversationId, turnNumber, body, api: ports, console: consolePorts, reply });
+        };
+        return runAudited(consolePorts, { ...record, payload }, reply, run);
+      });
     }
   );
 };

@@ -1,13 +1,12 @@
 import { AuditStage } from '../../../core/audit/payloads';
 import { readStageRows } from '../../../core/audit/read';
 import { readTurnSearchAttributes, TurnOutcomeValue } from '../../../workflows/search-attributes';
-import { notFound } from '../../errors';
 import type { ConsolePorts, TurnAuditRow } from '../../console/ports';
 import { turnViewSchema } from '../../console/schemas';
 import { turnStory } from '../../history/turn-story';
 import { route } from '../../openapi';
 import type { ApiPorts } from '../../ports';
-import { canonicalTurnId, parseTurnId, turnIdParam } from '../../turns/turn-id';
+import { onTurnNamed, parseTurnId, turnIdParam, turnNotFound } from '../../turns/turn-id';
 import { WorkerUnavailableError } from '../../turns/turn-worker';
 import type { ConsoleRoute } from './index';
 
@@ -30,14 +29,14 @@ export const turnViewRoute: ConsoleRoute = (app, ports, consolePorts, docs) => {
       schema: { params: turnParams, response: { 200: turnViewSchema } },
     },
     async (request) =>
-      turnView(ports, consolePorts, canonicalTurnId((request.params as { workflowId: string }).workflowId))
+      onTurnNamed((request.params as { workflowId: string }).workflowId, (id) => turnView(ports, consolePorts, id))
   );
 };
 
 async function turnView(ports: ApiPorts, consolePorts: ConsolePorts, workflowId: string) {
   const { conversationId, turnNumber } = parseTurnId(workflowId);
   const events = await consolePorts.inspector.history(workflowId);
-  if (!events) throw notFound('TURN_NOT_FOUND', `No turn ${workflowId}.`);
+  if (!events) throw turnNotFound(workflowId);
   const story = turnStory(events);
   const running = story.status === 'RUNNING';
   const outcome = running ? readTurnSearchAttributes(story.searchAttributes).turnOutcome : null;
