@@ -1,5 +1,5 @@
 import type { OrchestrationErrorPayload } from '../../core/audit/payloads';
-import type { McpToolRow } from '../../core/config/types';
+import type { McpToolRow } from '../../core/config/tool-rows';
 import { errorMessage, ErrorType, isEngineError } from '../../core/errors';
 import type { Json, JsonObject } from '../../core/json';
 import { McpAudit } from '../../core/mcp/constants';

@@ -2,7 +2,8 @@ import { toolCodeKey } from '../config/vocabulary';
 import { pickMostSpecific } from '../config/scope';
 import { readSetting } from '../config/setting';
 import { McpPlannerSettings } from '../config/settings/mcp';
-import type { ConfigSnapshot, McpPlannerRow, McpToolRow } from '../config/types';
+import type { ConfigSnapshot } from '../config/types';
+import type { McpPlannerRow, McpToolRow } from '../config/tool-rows';
 import type { Json } from '../json';
 import { toolInputSchema } from './tool-input-schema';
 

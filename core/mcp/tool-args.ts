@@ -1,5 +1,6 @@
 import type { ErrorObject, ValidateFunction } from 'ajv';
-import type { ConfigSnapshot, McpToolRow } from '../config/types';
+import type { ConfigSnapshot } from '../config/types';
+import type { McpToolRow } from '../config/tool-rows';
 import { EngineError, ErrorType } from '../errors';
 import { canonicalJson, type Json, type JsonObject } from '../json';
 import { compileConfigSchema } from '../json-schema';

@@ -1,5 +1,6 @@
 import { toolCodeKey } from '../config/vocabulary';
-import type { ConfigSnapshot, McpDbToolRow, McpHttpToolRow, McpToolRow } from '../config/types';
+import type { ConfigSnapshot } from '../config/types';
+import type { McpDbToolRow, McpHttpToolRow, McpToolRow } from '../config/tool-rows';
 import { isJsonObject, type Json, type JsonObject } from '../json';
 import { identifierPlaceholders } from './db-identifiers';
 import { SemanticTool } from './constants';

@@ -1,4 +1,4 @@
-import type { McpToolRow } from '../config/types';
+import type { McpToolRow } from '../config/tool-rows';
 import { normalizeToolGroup, toolCodeKey } from '../config/vocabulary';
 import type { McpToolDescriptor, NextToolGuardConfig } from '../turn/contracts';
 import { ARGS_REJECTED_STATUS, BlockReason } from './constants';

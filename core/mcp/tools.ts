@@ -8,7 +8,8 @@ import {
 } from '../config/vocabulary';
 import { readSetting } from '../config/setting';
 import { McpGuardrailSettings, McpLoopSettings } from '../config/settings/mcp';
-import type { ConfigSnapshot, McpToolRow, ToolSideEffect } from '../config/types';
+import type { ConfigSnapshot } from '../config/types';
+import type { McpToolRow, ToolSideEffect } from '../config/tool-rows';
 import { EngineError, ErrorType } from '../errors';
 import { isJsonObject } from '../json';
 import type { McpToolDescriptor, NextToolGuardConfig } from '../turn/contracts';

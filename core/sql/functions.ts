@@ -1,4 +1,4 @@
-import type { SqlGuardrailRow } from '../config/types';
+import type { SqlGuardrailRow } from '../config/tool-rows';
 
 /**
  * Functions are deny-by-default (P4): a SELECT can write through a function (nextval, setval,

@@ -1,5 +1,5 @@
 import type { AuditRecord } from '../audit';
-import type { ToolSideEffect } from '../config/types';
+import type { ToolSideEffect } from '../config/tool-rows';
 import type { Json, JsonObject } from '../json';
 import type { Payload, RequestContext, Session } from '../session';
 import type { SessionPatch } from './patch';

@@ -1,4 +1,4 @@
-import type { ToolSideEffect } from '../config/types';
+import type { ToolSideEffect } from '../config/tool-rows';
 import { PERMANENT_ERROR_TYPES } from '../errors';
 import { COMMIT_STEPS, PIPELINE_STEPS_AFTER_MCP, PIPELINE_STEPS_BEFORE_MCP, type McpToolDescriptor } from './contracts';
 

@@ -2,10 +2,6 @@ import type {
   ClassifierRow,
   ConfigRow,
   IntentRow,
-  McpDbToolRow,
-  McpHttpToolRow,
-  McpPlannerRow,
-  McpToolRow,
   OutputSchemaRow,
   PolicyRow,
   PromptTemplateRow,
@@ -13,6 +9,7 @@ import type {
   RuleRow,
   VerboseRow,
 } from '../../core/config/types';
+import type { McpDbToolRow, McpHttpToolRow, McpPlannerRow, McpToolRow } from '../../core/config/tool-rows';
 import type { JsonObject } from '../../core/json';
 import { normalizePhase } from '../../core/rules/phase';
 

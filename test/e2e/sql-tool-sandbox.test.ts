@@ -1,4 +1,4 @@
-import type { McpToolRow } from '../../core/config/types';
+import type { McpToolRow } from '../../core/config/tool-rows';
 import { migrate } from '../../db/migrate';
 import { seedPacks } from '../../db/seed';
 import { mcpTool } from '../../db/seed/builders';

@@ -1,4 +1,4 @@
-import type { McpToolRow } from '../../core/config/types';
+import type { McpToolRow } from '../../core/config/tool-rows';
 import type { JsonObject } from '../../core/json';
 import { mcpTool } from '../../db/seed/builders';
 import { configRow } from '../support/config-rows';

@@ -2,7 +2,7 @@ import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TurnReply } from '../../api/ports';
 import { temporalHeldTools } from '../../api/turns/held-tools';
-import type { McpToolRow } from '../../core/config/types';
+import type { McpToolRow } from '../../core/config/tool-rows';
 import { exportHistory } from '../../cli/history/json';
 import { turnProgressQuery, type HeldToolDecisionInput } from '../../workflows/messages';
 import { extracted, loanConfig, plan } from '../support/loan-config';

@@ -1,4 +1,5 @@
-import type { ConfigRows, McpHttpToolRow, McpToolRow } from '../../core/config/types';
+import type { ConfigRows } from '../../core/config/types';
+import type { McpHttpToolRow, McpToolRow } from '../../core/config/tool-rows';
 import { httpTool, mcpTool, objectSchema, planner } from '../../db/seed/builders';
 import { baseConfig } from './base-config';
 import { classifierRow, intentRow, responseRow, ruleRow, schemaRow, templateRow } from './config-rows';

@@ -1,6 +1,6 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import type { TurnReply } from '../../api/ports';
-import type { McpToolRow } from '../../core/config/types';
+import type { McpToolRow } from '../../core/config/tool-rows';
 import type { JsonObject } from '../../core/json';
 import type { TurnActivities } from '../../core/turn/activities';
 import { turnProgressQuery } from '../../workflows/messages';

@@ -1,7 +1,7 @@
 import { WorkflowFailedError } from '@temporalio/client';
 import { ApiError } from '../../api/errors';
 import { temporalHeldTools } from '../../api/turns/held-tools';
-import type { McpToolRow } from '../../core/config/types';
+import type { McpToolRow } from '../../core/config/tool-rows';
 import { Fallback } from '../../core/mcp/constants';
 import { DECISION_LIMITS } from '../../core/turn/operator-decision';
 import type { JsonObject } from '../../core/json';

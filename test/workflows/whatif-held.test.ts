@@ -1,6 +1,6 @@
 import { draftFromRows } from '../../activities/whatif/draft';
 import { whatifConversation } from '../../activities/whatif/replay';
-import type { McpToolRow } from '../../core/config/types';
+import type { McpToolRow } from '../../core/config/tool-rows';
 import type { TurnDiff } from '../../core/whatif/diff';
 import { readConfigRows } from '../../db/config/load';
 import { held, heldTurnSuite, runSre } from '../support/held-turn-suite';

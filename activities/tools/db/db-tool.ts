@@ -1,4 +1,4 @@
-import type { McpDbToolRow } from '../../../core/config/types';
+import type { McpDbToolRow } from '../../../core/config/tool-rows';
 import { EngineError, ErrorType } from '../../../core/errors';
 import type { Json, JsonObject } from '../../../core/json';
 import {

@@ -1,4 +1,4 @@
-import type { McpHttpToolRow } from '../../../core/config/types';
+import type { McpHttpToolRow } from '../../../core/config/tool-rows';
 import { EngineError, ErrorType } from '../../../core/errors';
 import type { Json, JsonObject } from '../../../core/json';
 import type { CircuitRegistry, CircuitSettings } from './circuit';

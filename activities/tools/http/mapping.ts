@@ -1,5 +1,5 @@
 import { parseResponseMapping, type ResponseMappingSpec } from '../../../core/config/response-mapping';
-import type { McpHttpToolRow } from '../../../core/config/types';
+import type { McpHttpToolRow } from '../../../core/config/tool-rows';
 import { EngineError, ErrorType } from '../../../core/errors';
 import { tryParseJson, type Json, type JsonObject } from '../../../core/json';
 import { storableToolOutput } from '../output';

@@ -1,4 +1,4 @@
-import type { McpHttpToolRow } from '../../../core/config/types';
+import type { McpHttpToolRow } from '../../../core/config/tool-rows';
 import type { EngineError } from '../../../core/errors';
 import { isJsonObject, type Json, type JsonObject } from '../../../core/json';
 import { isHttpBodyProblem, planHttpBody } from '../../../core/mcp/http-body-template';

@@ -1,4 +1,4 @@
-import type { McpHttpToolRow } from '../../../core/config/types';
+import type { McpHttpToolRow } from '../../../core/config/tool-rows';
 import { isJsonObject } from '../../../core/json';
 import { HTTP_PLACEHOLDER } from '../../../core/mcp/http-body-template';
 import { renderText, renderValue, toolArgsError, toolConfigError, type PlaceholderScope } from './placeholders';

@@ -4,7 +4,7 @@ import { isJsonObject, type Json } from '../../json';
 import { identifierExpansions, identifierPlaceholders } from '../../mcp/db-identifiers';
 import { authoredVariableParts } from '../../templates';
 import { parseResponseMapping } from '../response-mapping';
-import type { McpDbToolRow, McpHttpToolRow, McpToolRow } from '../types';
+import type { McpDbToolRow, McpHttpToolRow, McpToolRow } from '../tool-rows';
 import {
   HTTP_AUTH_KINDS,
   HTTP_METHODS,

@@ -1,7 +1,7 @@
 import { isJsonObject } from '../../json';
 import { isHttpBodyProblem, planHttpBody } from '../../mcp/http-body-template';
 import { httpTemplateArgs } from '../../mcp/tool-input-schema';
-import type { McpHttpToolRow } from '../types';
+import type { McpHttpToolRow } from '../tool-rows';
 import { isBlank, type ValidationContext } from './context';
 import { checkJsonSchema } from './schema-checks';
 

@@ -1,4 +1,4 @@
-import type { McpHttpToolRow } from '../../../core/config/types';
+import type { McpHttpToolRow } from '../../../core/config/tool-rows';
 import {
   classifier,
   httpTool,

@@ -1,12 +1,12 @@
+import type { ConfigRows } from '../../../core/config/types';
 import type {
-  ConfigRows,
   SemanticConceptRow,
   SemanticEntityRow,
   SemanticJoinPathRow,
   SemanticMappingRow,
   SemanticQueryClassRow,
   SemanticSynonymRow,
-} from '../../../core/config/types';
+} from '../../../core/config/semantic-rows';
 import type { JsonObject } from '../../../core/json';
 
 /** ce_semantic_* rows describing the zapper disconnect tables for db.semantic.interpret/query. Ids 701+. */

@@ -1,6 +1,7 @@
 import { toolSqlChecker } from '../../../activities/tools/sql/guard';
 import { loadSqlParser } from '../../../activities/tools/sql/parser';
-import { formatViolation, type ConfigRows, type McpDbToolRow } from '../../../core/config/types';
+import { formatViolation, type ConfigRows } from '../../../core/config/types';
+import type { McpDbToolRow } from '../../../core/config/tool-rows';
 import { validateConfig } from '../../../core/config/validate';
 import type { Json } from '../../../core/json';
 import { MAX_IDENTIFIER_EXPANSIONS } from '../../../core/mcp/db-identifiers';

@@ -5,7 +5,8 @@ import { createToolDeps, type ToolHandlerContext } from '../../../activities/too
 import type { PostgresQueryInterceptor } from '../../../activities/tools/sql/interceptors';
 import { loadSqlParser } from '../../../activities/tools/sql/parser';
 import { runPostgresQuery } from '../../../activities/tools/sql/postgres-query';
-import type { ConfigRows, McpDbToolRow, SqlGuardrailRow } from '../../../core/config/types';
+import type { ConfigRows } from '../../../core/config/types';
+import type { McpDbToolRow, SqlGuardrailRow } from '../../../core/config/tool-rows';
 import { EngineError } from '../../../core/errors';
 import type { JsonObject } from '../../../core/json';
 import type { SqlParser } from '../../../core/sql';

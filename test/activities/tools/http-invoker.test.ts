@@ -3,7 +3,7 @@ import net from 'node:net';
 import { CircuitRegistry } from '../../../activities/tools/http/circuit';
 import { invokeHttpTool, type HttpInvokerDeps, type HttpToolInvocation } from '../../../activities/tools/http/invoker';
 import { MAX_RESPONSE_BYTES } from '../../../activities/tools/http/transport';
-import type { McpHttpToolRow } from '../../../core/config/types';
+import type { McpHttpToolRow } from '../../../core/config/tool-rows';
 import { EngineError } from '../../../core/errors';
 import type { JsonObject } from '../../../core/json';
 import { httpTool } from '../../../db/seed/builders';

@@ -8,7 +8,8 @@ import {
   toolCodesInPrompt,
 } from '../../../core/mcp';
 import { emptyConfigRows } from '../../../core/config/rows';
-import type { ConfigSnapshot, McpPlannerRow, McpToolRow } from '../../../core/config/types';
+import type { ConfigSnapshot } from '../../../core/config/types';
+import type { McpPlannerRow, McpToolRow } from '../../../core/config/tool-rows';
 
 describe('planner output normalization (§6.2, §14 #37)', () => {
   const plan = "I couldn't plan tool usage safely. Can you rephrase your question?";

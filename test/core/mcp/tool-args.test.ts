@@ -1,5 +1,6 @@
 import { emptyConfigRows } from '../../../core/config/rows';
-import type { ConfigRows, ConfigSnapshot, McpToolRow } from '../../../core/config/types';
+import type { ConfigRows, ConfigSnapshot } from '../../../core/config/types';
+import type { McpToolRow } from '../../../core/config/tool-rows';
 import { checkToolArgs, MAX_TOOL_ARGS_CHARS } from '../../../core/mcp/tool-args';
 import { closeObjectSchemas, toolInputSchema } from '../../../core/mcp/tool-input-schema';
 import { dbTool, httpTool, mcpTool, objectSchema } from '../../../db/seed/builders';

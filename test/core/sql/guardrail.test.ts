@@ -1,5 +1,5 @@
 import { loadSqlParser } from '../../../activities/tools/sql/parser';
-import type { SqlGuardrailRow } from '../../../core/config/types';
+import type { SqlGuardrailRow } from '../../../core/config/tool-rows';
 import {
   checkReadOnlySql,
   parseFunctionRef,

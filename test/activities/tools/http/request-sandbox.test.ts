@@ -1,6 +1,6 @@
 import { CircuitRegistry } from '../../../../activities/tools/http/circuit';
 import { invokeHttpTool } from '../../../../activities/tools/http/invoker';
-import type { McpHttpToolRow } from '../../../../core/config/types';
+import type { McpHttpToolRow } from '../../../../core/config/tool-rows';
 import { EngineError } from '../../../../core/errors';
 import type { JsonObject } from '../../../../core/json';
 import { httpTool } from '../../../../db/seed/builders';
