@@ -51,7 +51,7 @@ export interface TemporalCliServer {
 /**
  * Runs the server behind a tiny shell guard that holds our end of a pipe: when this process ends in
  * any way (even SIGKILL) the pipe closes, the guard's read returns and it stops the server, so no
- * server outlives the process that started it. The guard prints the server's PID first.
+ * server outlives the process that started it, whatever its process group. The guard prints the server's PID first.
  */
 const GUARD = [
   'exec 3<&0',
@@ -149,8 +149,11 @@ export async function startTemporalCli(options: TemporalCliOptions): Promise<Tem
 
 async function launch(options: TemporalCliOptions, port: number, uiPort: number | null): Promise<TemporalCliServer> {
   const args = startDevArgs(options, port, uiPort);
+  // Its own session and process group: a terminal's Ctrl-C (SIGINT to our group) reaches only us, and we stop the
+  // server after the drain, when turns in flight no longer need it. The guard's pipe still ends it if we are killed.
   const child = spawn('/bin/sh', ['-c', GUARD, 'temporal-guard', options.binary, ...args], {
     stdio: ['pipe', 'pipe', 'pipe'],
+    detached: true,
   });
   options.onSpawn?.();
   let output = '';

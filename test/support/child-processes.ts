@@ -43,6 +43,8 @@ export interface ConvengineProcessOptions {
   name: string;
   /** Node flags before the script (e.g. --cpu-prof, which NODE_OPTIONS does not allow). */
   nodeArgs?: string[];
+  /** Its own process group (pid = pgid), as a shell starts a command: signalGroup() then acts as a terminal's Ctrl-C. */
+  detached?: boolean;
 }
 
 export class ConvengineProcess {
@@ -81,6 +83,7 @@ export class ConvengineProcess {
     const child = spawn(process.execPath, [...(options.nodeArgs ?? []), BIN, ...args], {
       env: { ...process.env, CONVENGINE_USE_SOURCES: '1', ...options.env },
       stdio: ['ignore', 'pipe', 'pipe'],
+      detached: options.detached ?? false,
     });
     live.add(child);
     const proc = new ConvengineProcess(child);
@@ -123,6 +126,11 @@ export class ConvengineProcess {
   async kill(signal: NodeJS.Signals = 'SIGKILL'): Promise<void> {
     if (this.running) this.child.kill(signal);
     await this.exited;
+  }
+
+  /** Sends the signal to the whole process group of a `detached` process: what a terminal's Ctrl-C does. */
+  signalGroup(signal: NodeJS.Signals): void {
+    process.kill(-this.pid, signal);
   }
 
   /** SIGTERM (a graceful drain), escalated to SIGKILL after `graceMs`. */

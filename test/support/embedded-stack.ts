@@ -62,3 +62,12 @@ export function processesNaming(text: string): number[] {
     .filter((line) => line.includes(text) && !line.includes(' ps '))
     .map((line) => Number(line.trim().split(' ')[0]));
 }
+
+/** Waits (at most `ms`) until no process's command line contains `text`; returns the pids still left. */
+export async function processesGoneWithin(text: string, ms: number): Promise<number[]> {
+  const until = performance.now() + ms;
+  while (processesNaming(text).length > 0 && performance.now() < until) {
+    await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+  return processesNaming(text);
+}
