@@ -7,18 +7,29 @@
 export class StopSignals {
   readonly requested: Promise<NodeJS.Signals>;
   private hurry: () => void = () => undefined;
+  private request: (signal: NodeJS.Signals) => void = () => undefined;
   private received = 0;
 
   constructor() {
-    let request: (signal: NodeJS.Signals) => void = () => undefined;
-    this.requested = new Promise((resolve) => (request = resolve));
+    this.requested = new Promise((resolve) => (this.request = resolve));
     const onSignal = (signal: NodeJS.Signals): void => {
       this.received += 1;
-      if (this.received === 1) request(signal);
+      if (this.received === 1) this.request(signal);
       else this.hurry();
     };
     process.on('SIGINT', onSignal);
     process.on('SIGTERM', onSignal);
+  }
+
+  /**
+   * Stops as a first SIGTERM does, for a reason that is not a signal (the launcher went away). Once a stop was asked
+   * for it does nothing (it is no user asking to hurry) and returns false.
+   */
+  stopAsOnSigterm(): boolean {
+    if (this.received > 0) return false;
+    this.received = 1;
+    this.request('SIGTERM');
+    return true;
   }
 
   /** What a second (and any later) signal does. A signal that came before this is set is answered at once. */
@@ -26,4 +37,27 @@ export class StopSignals {
     this.hurry = hurry;
     if (this.received > 1) hurry();
   }
+}
+
+/**
+ * Whether npm (`npm start`, `npm run`, `npm exec`/npx) launched this process: npm sets these in the environment of
+ * the script it runs. npm passes a SIGTERM on to its `sh -c` child only, which dies without passing it on.
+ */
+export function launchedByNpm(env: NodeJS.ProcessEnv): boolean {
+  return Boolean(env.npm_lifecycle_event || env.npm_command);
+}
+
+/**
+ * Calls `gone` once, with the old parent's pid, when this process's parent ends (it is then reparented, so its
+ * ppid changes). Polled on an unref'd timer: it keeps no process alive. Returns a function that stops watching.
+ */
+export function watchParent(gone: (parentPid: number) => void, intervalMs = 500): () => void {
+  const parent = process.ppid;
+  const timer = setInterval(() => {
+    if (process.ppid === parent) return;
+    clearInterval(timer);
+    gone(parent);
+  }, intervalMs);
+  timer.unref();
+  return () => clearInterval(timer);
 }
