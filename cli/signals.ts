@@ -40,11 +40,13 @@ export class StopSignals {
 }
 
 /**
- * Whether npm (`npm start`, `npm run`, `npm exec`/npx) launched this process: npm sets these in the environment of
- * the script it runs. npm passes a SIGTERM on to its `sh -c` child only, which dies without passing it on.
+ * Whether npm launched this process as the product's own entry point: `npm start` / `npm run start` (the start
+ * script) or `npx` / `npm exec` (the bin). npm sets these in the environment of what it runs, and passes a SIGTERM on
+ * to its `sh -c` child only, which dies without passing it on. Any other script (`npm test`, which spawns stacks of
+ * its own) leaves them inherited: its processes are not ours to stop when their parent goes.
  */
 export function launchedByNpm(env: NodeJS.ProcessEnv): boolean {
-  return Boolean(env.npm_lifecycle_event || env.npm_command);
+  return env.npm_lifecycle_event === 'start' || env.npm_command === 'exec';
 }
 
 /**
