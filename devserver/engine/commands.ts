@@ -17,7 +17,7 @@ import {
   upsertSearchAttributes,
   validateContinueAsNew,
 } from './run-commands';
-import type { RunState } from './state';
+import { eventAt, type RunState } from './state';
 import { applyProtocolMessage, type ParsedMessages } from './update-protocol';
 
 const C = enums.CommandType;
@@ -141,7 +141,7 @@ function validateCommand(
 
 function validateCancelActivity(run: RunState, attributes: Message): CommandProblem | undefined {
   const scheduledEventId = Number(attributes.scheduledEventId ?? 0);
-  const event = run.history[scheduledEventId - 1];
+  const event = eventAt(run, scheduledEventId - 1);
   if (event?.eventType === enums.EventType.EVENT_TYPE_ACTIVITY_TASK_SCHEDULED) return undefined;
   return {
     cause: CAUSE.WORKFLOW_TASK_FAILED_CAUSE_BAD_REQUEST_CANCEL_ACTIVITY_ATTRIBUTES,

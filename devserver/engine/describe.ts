@@ -2,7 +2,7 @@
 import { msToDuration, msToTimestamp } from '../proto/time';
 import { enums, type Message, type Timestamp, type WorkflowExecutionRef } from '../proto/types';
 import type { Engine } from './engine';
-import { isOpen, type ActivityState, type RunState } from './state';
+import { eventCount, isOpen, type ActivityState, type RunState } from './state';
 
 export function executionInfo(run: RunState): Message {
   return {
@@ -11,12 +11,12 @@ export function executionInfo(run: RunState): Message {
     startTime: msToTimestamp(run.startTime),
     closeTime: run.closeTime === undefined ? undefined : msToTimestamp(run.closeTime),
     status: run.status,
-    historyLength: run.history.length,
+    historyLength: eventCount(run),
     executionTime: msToTimestamp(run.executionTime),
     memo: { fields: run.memo },
     searchAttributes: { indexedFields: run.searchAttributes },
     taskQueue: run.taskQueue,
-    stateTransitionCount: run.history.length,
+    stateTransitionCount: eventCount(run),
     historySizeBytes: run.historySizeBytes,
     executionDuration: run.closeTime === undefined ? undefined : msToDuration(run.closeTime - run.executionTime),
     rootExecution: { workflowId: run.workflowId, runId: run.runId },

@@ -9,7 +9,7 @@ import { activityKey } from './activities';
 import type { Engine } from './engine';
 import { appendEvent, appendMaterialized, closedTopic, flushBuffered } from './history';
 import { releaseWaitingQueries } from './queries';
-import { isOpen, type RunState } from './state';
+import { isOpen, releaseClosedHistory, type RunState } from './state';
 import { timerKey } from './timers';
 import { onRunClosedForUpdates } from './update-protocol';
 import { planWorkflowRetry, startedAttributes, type WorkflowRetryPlan } from './workflow-retry';
@@ -229,6 +229,7 @@ export function closeRun(engine: Engine, run: RunState, status: number): void {
   for (const timerId of Object.keys(run.timers)) engine.scheduler.clear(timerKey(run.runId, timerId));
   run.activities = {};
   run.timers = {};
+  releaseClosedHistory(run);
   engine.touch(run);
   engine.notify(closedTopic(run.runId));
   onRunClosedForUpdates(engine, run);

@@ -8,7 +8,7 @@ import { enums, type WorkflowExecutionRef } from '../proto/types';
 import type { Engine } from './engine';
 import { closedTopic, historyTopic } from './history';
 import type { PollCall } from './matching';
-import { isOpen, type RunState } from './state';
+import { eventCount, isOpen, type RunState } from './state';
 
 const RESPONSE = protoType('temporal.api.workflowservice.v1.GetWorkflowExecutionHistoryResponse');
 const REVERSE_RESPONSE = protoType('temporal.api.workflowservice.v1.GetWorkflowExecutionHistoryReverseResponse');
@@ -67,14 +67,14 @@ export async function getWorkflowExecutionHistory(
   }
   const from = token?.nextEventId ?? 1;
   if (request.waitNewEvent && token) {
-    while (isOpen(run) && from > run.history.length) {
+    while (isOpen(run) && from > eventCount(run)) {
       if (!(await engine.waitFor(historyTopic(run.runId), call))) break;
     }
   }
   const pageSize = request.maximumPageSize && request.maximumPageSize > 0 ? request.maximumPageSize : DEFAULT_PAGE_SIZE;
   const parts = run.encodedHistory.slice(from - 1, from - 1 + pageSize);
   const next = from + parts.length;
-  const more = next <= run.history.length || (request.waitNewEvent === true && isOpen(run));
+  const more = next <= eventCount(run) || (request.waitNewEvent === true && isOpen(run));
   return page(parts, more ? encodePageToken(run.runId, next) : undefined);
 }
 
@@ -83,7 +83,7 @@ async function closeEvent(engine: Engine, run: RunState, wait: boolean, call: Po
   while (isOpen(run)) {
     if (!wait) return page([], undefined);
     const notified = await engine.waitFor(closedTopic(run.runId), call);
-    if (!notified && isOpen(run)) return page([], encodePageToken(run.runId, run.history.length + 1));
+    if (!notified && isOpen(run)) return page([], encodePageToken(run.runId, eventCount(run) + 1));
   }
   const last = run.encodedHistory[run.encodedHistory.length - 1];
   return page(last ? [last] : [], undefined);
@@ -100,7 +100,7 @@ export function getWorkflowExecutionHistoryReverse(engine: Engine, request: GetH
   const token = decodePageToken(request.nextPageToken);
   const run = resolveRun(engine, request, token);
   const pageSize = request.maximumPageSize && request.maximumPageSize > 0 ? request.maximumPageSize : DEFAULT_PAGE_SIZE;
-  const last = token?.nextEventId ?? run.history.length;
+  const last = token?.nextEventId ?? eventCount(run);
   const first = Math.max(1, last - pageSize + 1);
   const parts = run.encodedHistory.slice(first - 1, last).reverse();
   const nextPageToken = first > 1 ? encodePageToken(run.runId, first - 1) : undefined;

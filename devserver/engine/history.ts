@@ -6,7 +6,7 @@ import { encodeMessage, protoType } from '../proto/codec';
 import { msToTimestamp } from '../proto/time';
 import type { EventType, HistoryEvent } from '../proto/types';
 import type { Engine } from './engine';
-import { nextEventId, type PendingEvent, type RunState } from './state';
+import { holdsDecodedHistory, nextEventId, type PendingEvent, type RunState } from './state';
 
 const HISTORY_EVENT = protoType('temporal.api.history.v1.HistoryEvent');
 
@@ -60,7 +60,7 @@ export function appendMaterialized(engine: Engine, run: RunState, event: History
     throw new Error(`history out of order: event ${event.eventId} appended at ${nextEventId(run)}`);
   }
   const encoded = encodeEvent(event);
-  run.history.push(event);
+  if (holdsDecodedHistory(run)) run.history.push(event);
   run.encodedHistory.push(encoded);
   run.historySizeBytes += encoded.length;
   engine.stats.eventsWritten++;

@@ -10,7 +10,7 @@ import * as path from 'node:path';
 import { decodeMessage, protoType } from '../proto/codec';
 import type { HistoryEvent } from '../proto/types';
 import type { SearchAttributeType } from './search-attributes';
-import type { RunState } from './state';
+import { packEncodedHistory, type RunState } from './state';
 
 const HISTORY_EVENT = protoType('temporal.api.history.v1.HistoryEvent');
 const FORMAT_VERSION = 1;
@@ -198,8 +198,12 @@ function applyRecord(
 function buildRuns(events: Map<string, Buffer[]>, snapshots: Map<string, RunSnapshot>): RunState[] {
   const runs: RunState[] = [];
   for (const snapshot of snapshots.values()) {
-    const encodedHistory = events.get(snapshot.runId) ?? [];
-    const history = encodedHistory.map((bytes) => decodeMessage(HISTORY_EVENT, bytes) as unknown as HistoryEvent);
+    const encodedHistory = packEncodedHistory(events.get(snapshot.runId) ?? []);
+    // A closed run decodes an event only when one is read (state.ts releaseClosedHistory).
+    const history =
+      snapshot.closeTime === undefined
+        ? encodedHistory.map((bytes) => decodeMessage(HISTORY_EVENT, bytes) as unknown as HistoryEvent)
+        : [];
     runs.push({ ...snapshot, history, encodedHistory });
   }
   return runs.sort((a, b) => a.createdSeq - b.createdSeq);

@@ -8,7 +8,7 @@ import type { Engine } from './engine';
 import { armRunTimeout } from './executions';
 import type { LoadedState } from './persistence';
 import { searchAttributeTypeOf } from './search-attributes';
-import { isOpen, type RunState } from './state';
+import { isOpen, lastEvent, type RunState } from './state';
 import { armTimer } from './timers';
 import { armWorkflowTask, enqueueWorkflowTask, scheduleWorkflowTask } from './workflow-task';
 
@@ -40,7 +40,7 @@ export function restoreState(engine: Engine, loaded: LoadedState): void {
   engine.transact(() => {
     for (const run of loaded.runs) {
       engine.addRun(run);
-      engine.resumeTaskIdsAfter(run.history[run.history.length - 1]?.taskId ?? 0);
+      engine.resumeTaskIdsAfter(lastEvent(run)?.taskId ?? 0);
     }
     for (const run of loaded.runs) if (isOpen(run)) restoreRun(engine, run);
   });

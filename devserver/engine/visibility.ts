@@ -4,7 +4,7 @@ import { enums, type Message } from '../proto/types';
 import { executionInfo } from './describe';
 import type { Engine } from './engine';
 import { decodeSearchAttribute, type SearchAttributeType, type SearchAttributeValue } from './search-attributes';
-import type { RunState } from './state';
+import { eventCount, type RunState } from './state';
 import {
   parseVisibilityQuery,
   referencedFields,
@@ -49,7 +49,7 @@ function systemValue(run: RunState, field: string): SearchAttributeValue | undef
       return run.closeTime === undefined ? null : (run.closeTime - run.executionTime) * 1e6;
     case 'HistoryLength':
     case 'StateTransitionCount':
-      return run.history.length;
+      return eventCount(run);
     case 'HistorySizeBytes':
       return run.historySizeBytes;
     default:

@@ -8,7 +8,7 @@ import { randomUUID } from 'node:crypto';
 import { enums, type Failure, type Message, type RetryPolicy } from '../proto/types';
 import type { Engine } from './engine';
 import { decideRetry, normalizeRetryPolicy } from './retry';
-import type { RunState } from './state';
+import { eventAt, type RunState } from './state';
 
 export interface WorkflowRetryPlan {
   retryState: number;
@@ -18,7 +18,7 @@ export interface WorkflowRetryPlan {
 }
 
 export function startedAttributes(run: RunState): Message {
-  return (run.history[0]?.workflowExecutionStartedEventAttributes ?? {}) as Message;
+  return (eventAt(run, 0)?.workflowExecutionStartedEventAttributes ?? {}) as Message;
 }
 
 export function planWorkflowRetry(engine: Engine, run: RunState, failure: Failure): WorkflowRetryPlan {

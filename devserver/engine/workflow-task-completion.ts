@@ -21,7 +21,7 @@ import { applyCommands, validateCommands } from './commands';
 import type { Engine } from './engine';
 import { appendEvent, appendMaterialized, flushBuffered } from './history';
 import { releaseWaitingQueries, resolveQueryResults, type WorkflowQueryResult } from './queries';
-import { isOpen, type RunState, type WorkflowTaskState } from './state';
+import { eventAt, eventCount, isOpen, type RunState, type WorkflowTaskState } from './state';
 import { parseTaskToken } from './tokens';
 import {
   abortSentUpdates,
@@ -178,8 +178,8 @@ function dropSpeculativeTask(engine: Engine, run: RunState, parsed: ParsedMessag
   engine.touch(run);
   applyCommands(engine, run, [], parsed, 0, '');
   let resetHistoryEventId = 0;
-  for (let i = run.history.length - 1; i >= 0 && resetHistoryEventId === 0; i--) {
-    const event = run.history[i];
+  for (let i = eventCount(run) - 1; i >= 0 && resetHistoryEventId === 0; i--) {
+    const event = eventAt(run, i);
     if (event?.eventType === E.EVENT_TYPE_WORKFLOW_TASK_STARTED) resetHistoryEventId = event.eventId;
   }
   return { resetHistoryEventId };
