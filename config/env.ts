@@ -81,6 +81,12 @@ export const STREAM_MAX_CONNECTIONS_DEFAULT = 100;
  */
 export const WORKER_METRICS_DEFAULT_PORT = 9464;
 
+/**
+ * DEVSERVER_RETENTION_MS's default: a day, the retention a real server's namespace starts with and the dev
+ * server's own default (devserver/index.ts).
+ */
+export const DEVSERVER_RETENTION_DEFAULT_MS = 24 * 60 * 60 * 1000;
+
 /** 32 KiB: a turn's ordinary step payloads stay inline; tool results past it become claim checks. */
 export const CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES = 32 * 1024;
 
@@ -166,6 +172,12 @@ const envSchema = z.object({
   CONVENGINE_WORKFLOW_BUNDLE: optionalText,
   /** `convengine devserver` refuses every call without `authorization: Bearer <key>`; trimmed, as a pasted key. */
   DEVSERVER_API_KEY: z.preprocess(blankAsUnset, z.string().trim().optional()),
+  /**
+   * How long `convengine start`'s embedded dev server keeps a closed turn's workflow (memory and journal, ~56 KiB of
+   * each per turn: docs/devserver.md). At least a minute: the API, the console and `convengine history` read a
+   * turn's workflow after it ends, and a run past retention is gone for them, as on a real server.
+   */
+  DEVSERVER_RETENTION_MS: integer(DEVSERVER_RETENTION_DEFAULT_MS, 60_000),
   /**
    * The tool server the seed packs' HTTP tools call (`{{env.CONVENGINE_TOOL_DEMO_URL}}`). Unset: `convengine start`
    * runs the demo one. Tool rows read it from their own environment (toolEnv); it is here to be checked at start.

@@ -112,6 +112,7 @@ async function embeddedDevServer(options: TemporalPartOptions): Promise<Part<Tem
     namespace: options.env.TEMPORAL_NAMESPACE,
     persistPath: join(options.home, 'temporal-devserver.jsonl'),
     searchAttributes: { ...TURN_SEARCH_ATTRIBUTES },
+    retentionMs: options.env.DEVSERVER_RETENTION_MS,
     onInternalError: (err: unknown) =>
       options.logger.error({ err, component: 'devserver' }, 'dev server internal error'),
   };

@@ -30,6 +30,7 @@ describe('loadEnv', () => {
       WHATIF_CONCURRENCY: 2,
       WHATIF_MAX_TURNS: 200,
       CLAIM_CHECK_THRESHOLD_BYTES: 32768,
+      DEVSERVER_RETENTION_MS: 86400000,
       LOG_LEVEL: 'info',
       OTEL_SERVICE_NAME: 'convengine',
       TEMPORAL_GRPC_COMPRESSION: 'none',
@@ -172,6 +173,15 @@ describe('loadEnv', () => {
     });
     expect(issuesOf(() => loadEnv({ OPERATOR_DECISION_TIMEOUT_MS: '600001' }))).toEqual({
       OPERATOR_DECISION_TIMEOUT_MS: 'must be <= 600000',
+    });
+  });
+});
+
+describe('DEVSERVER_RETENTION_MS', () => {
+  it('bounds the embedded dev server retention below: a minute, so a turn that just ended can still be read', () => {
+    expect(loadEnv({ DEVSERVER_RETENTION_MS: '600000' }).DEVSERVER_RETENTION_MS).toBe(600_000);
+    expect(issuesOf(() => loadEnv({ DEVSERVER_RETENTION_MS: '59999' }))).toEqual({
+      DEVSERVER_RETENTION_MS: 'must be >= 60000',
     });
   });
 });
