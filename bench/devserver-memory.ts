@@ -3,11 +3,13 @@
  * run's state, journal bytes, and the cost of loading them again at a restart. The runs are turn-shaped
  * (`activityChain`: 8 activities handing a 3 KB payload along, ~50 events and ~50 KB of history, as a
  * conversation turn has), driven by the real SDK in this process, as `convengine start` runs them.
- * Used by `scripts/devserver-memory.ts` and by `npm run bench` (row "Dev server memory per retained turn").
+ * Used by `scripts/devserver-memory.ts` and by `npm run bench` (micro section, "Dev server memory per retained turn").
  */
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
+import * as v8 from 'node:v8';
+import * as vm from 'node:vm';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker } from '@temporalio/worker';
 import { startDevServer } from '../devserver';
@@ -49,9 +51,16 @@ interface Usage {
   external: number;
 }
 
+/** The V8 collector, exposed at run time when node was started without --expose-gc (as `npm run bench` is). */
+function collector(): () => void {
+  const exposed = (globalThis as { gc?: () => void }).gc;
+  if (exposed) return exposed;
+  v8.setFlagsFromString('--expose-gc');
+  return vm.runInNewContext('gc') as () => void;
+}
+
 async function settledUsage(): Promise<Usage> {
-  const gc = (globalThis as { gc?: () => void }).gc;
-  if (!gc) throw new Error('run with node --expose-gc (NODE_OPTIONS=--expose-gc)');
+  const gc = collector();
   for (let i = 0; i < 3; i++) {
     gc();
     await new Promise((resolve) => setTimeout(resolve, 50));
@@ -236,4 +245,24 @@ export async function measureRetainedRuns(count: number, directory: string): Pro
     journal.release();
     capture.release();
   }
+}
+
+const kib = (bytes: number): string => `${(bytes / 1024).toFixed(1)} KiB`;
+
+/** `npm run bench`'s rows: what the embedded dev server keeps per turn while retention holds it. */
+export async function devServerMemoryRows(directory: string, count = 300): Promise<[string, string, string][]> {
+  const c = await measureRetainedRuns(count, directory);
+  const shape = `${c.runs} turn-shaped runs (${c.eventsPerRun.toFixed(0)} events, ${kib(c.historyBytesPerRun)} of history each)`;
+  return [
+    [
+      'Dev server memory per retained turn',
+      kib(c.heldHeapPerRun + c.heldExternalPerRun),
+      `${shape} kept by retention (DEVSERVER_RETENTION_MS): V8 heap ${kib(c.heldHeapPerRun)}, Buffers ${kib(c.heldExternalPerRun)}; measured by deleting them`,
+    ],
+    [
+      'Dev server journal per retained turn',
+      kib(c.compactedJournalPerRun),
+      `after compaction; appended while the turn ran: events ${kib(c.journalEventsPerRun)}, run snapshots ${kib(c.journalSnapshotsPerRun)}; restart with ${c.runs} turns ${c.restartMs.toFixed(0)} ms`,
+    ],
+  ];
 }

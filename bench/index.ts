@@ -1,4 +1,7 @@
-import { cpus, loadavg } from 'node:os';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { cpus, loadavg, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { devServerMemoryRows } from './devserver-memory';
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { latencyRows, warmUp } from './durability';
 import { throughputRows } from './throughput';
@@ -80,6 +83,10 @@ async function microRows(): Promise<Row[]> {
   const rules = await benchRulesEngine();
   const sql = await benchSqlGuardrail();
   const planner = await benchPlannerLoop();
+  const directory = mkdtempSync(join(tmpdir(), 'convengine-bench-devserver-'));
+  const devServer = await devServerMemoryRows(directory).finally(() =>
+    rmSync(directory, { recursive: true, force: true })
+  );
   return [
     [
       'Rules evaluation, 1,000 rules',
@@ -96,6 +103,7 @@ async function microRows(): Promise<Row[]> {
       `${planner.microsPerIteration.toFixed(1)} µs/iteration`,
       `driver checks + session updates, activities answered in memory (${planner.turns} loops × ${planner.iterationsPerTurn} iterations)`,
     ],
+    ...devServer,
   ];
 }
 
