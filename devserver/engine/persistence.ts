@@ -8,9 +8,9 @@
 import * as fs from 'node:fs';
 import * as path from 'node:path';
 import { decodeMessage, protoType } from '../proto/codec';
-import type { HistoryEvent } from '../proto/types';
+import type { Header, HistoryEvent, Payloads } from '../proto/types';
 import type { SearchAttributeType } from './search-attributes';
-import { packEncodedHistory, type RunState } from './state';
+import { eventAt, packEncodedHistory, type ActivityState, type RunState } from './state';
 
 const HISTORY_EVENT = protoType('temporal.api.history.v1.HistoryEvent');
 const FORMAT_VERSION = 1;
@@ -41,9 +41,28 @@ function reviver(_key: string, value: unknown): unknown {
   return value;
 }
 
+/**
+ * A pending activity's input and header are those of its ActivityTaskScheduled event, already in the journal: the
+ * snapshot, written again at every transition of the run, leaves them out (they were 40 % of the journal's appends
+ * on turn-shaped runs, scripts/devserver-memory.ts) and loading takes them from the event.
+ */
+type ActivitySnapshot = Omit<ActivityState, 'input' | 'header'> & Partial<Pick<ActivityState, 'input' | 'header'>>;
+
 function snapshotOf(run: RunState): RunSnapshot {
-  const { history: _history, encodedHistory: _encoded, closeAttempted: _closing, ...snapshot } = run;
-  return snapshot;
+  const { history: _history, encodedHistory: _encoded, closeAttempted: _closing, activities, ...snapshot } = run;
+  const lean: { [key: string]: ActivitySnapshot } = {};
+  for (const [key, { input: _input, header: _header, ...activity }] of Object.entries(activities)) lean[key] = activity;
+  return { ...snapshot, activities: lean as { [key: string]: ActivityState } };
+}
+
+/** Gives the activities of a loaded run the input and header of their scheduled events (see ActivitySnapshot). */
+function restoreActivityPayloads(run: RunState): void {
+  for (const activity of Object.values(run.activities) as ActivitySnapshot[]) {
+    if ('input' in activity || 'header' in activity) continue; // a snapshot written before they were left out
+    const scheduled = eventAt(run, activity.scheduledEventId - 1)?.activityTaskScheduledEventAttributes;
+    if (scheduled?.input) activity.input = scheduled.input as Payloads;
+    if (scheduled?.header) activity.header = scheduled.header as Header;
+  }
 }
 
 export interface LoadedState {
@@ -204,7 +223,9 @@ function buildRuns(events: Map<string, Buffer[]>, snapshots: Map<string, RunSnap
       snapshot.closeTime === undefined
         ? encodedHistory.map((bytes) => decodeMessage(HISTORY_EVENT, bytes) as unknown as HistoryEvent)
         : [];
-    runs.push({ ...snapshot, history, encodedHistory });
+    const run: RunState = { ...snapshot, history, encodedHistory };
+    restoreActivityPayloads(run);
+    runs.push(run);
   }
   return runs.sort((a, b) => a.createdSeq - b.createdSeq);
 }

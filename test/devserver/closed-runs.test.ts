@@ -4,48 +4,22 @@
  * decoded events are dropped (they pointed into request buffers) and decoded again when read, so
  * every answer about it stays the same. A restart loads a closed run the same way.
  */
-import * as fs from 'node:fs';
-import * as os from 'node:os';
-import * as path from 'node:path';
-import { Engine } from '../../devserver/engine/engine';
+import type { Engine } from '../../devserver/engine/engine';
 import { executionInfo } from '../../devserver/engine/describe';
-import { createRun, terminateRun } from '../../devserver/engine/executions';
+import { terminateRun } from '../../devserver/engine/executions';
 import { appendEvent, encodeEvent } from '../../devserver/engine/history';
 import { PersistentStore } from '../../devserver/engine/persistence';
 import { eventAt, lastEvent, type RunState } from '../../devserver/engine/state';
 import { decodeMessage, protoType } from '../../devserver/proto/codec';
 import { enums } from '../../devserver/proto/types';
+import { createTestRun, newEngine, withJournal } from './engine-fixture';
 
 const HISTORY_EVENT = protoType('temporal.api.history.v1.HistoryEvent');
-
-function newEngine(): Engine {
-  return new Engine({
-    namespace: 'default',
-    longPollMs: 1000,
-    retentionMs: 60_000,
-    maxInFlightUpdates: 10,
-    workflowIdReuseMinimalIntervalMs: 0,
-    onInternalError: (error) => {
-      throw error;
-    },
-  });
-}
 
 /** A run with a few signal events whose payloads are small Buffers from Node's shared pool. */
 function runWithSignals(engine: Engine, workflowId: string): RunState {
   return engine.transact(() => {
-    const run = createRun(engine, {
-      workflowId,
-      workflowType: 'wf',
-      taskQueue: 'q',
-      memo: {},
-      searchAttributes: {},
-      runTimeoutMs: 0,
-      executionTimeoutMs: 0,
-      workflowTaskTimeoutMs: 10_000,
-      identity: 'test',
-      requestId: `${workflowId}-start`,
-    });
+    const run = createTestRun(engine, workflowId);
     for (let i = 0; i < 5; i++) {
       const data = Buffer.from(`signal ${i} `.repeat(20));
       appendEvent(
@@ -84,14 +58,7 @@ test('a closed run keeps its events encoded in one exact-size buffer and reads t
 });
 
 test('a restart loads a closed run encoded only, an open one decoded, and both read the same events', () => {
-  const directory = fs.mkdtempSync(path.join(os.tmpdir(), 'closed-runs-'));
-  try {
-    const file = path.join(directory, 'state.jsonl');
-    const engine = newEngine();
-    const store = new PersistentStore(file, 'default', (error) => {
-      throw error;
-    });
-    engine.store = store;
+  withJournal((engine, store, file) => {
     const closed = runWithSignals(engine, 'closed');
     const open = runWithSignals(engine, 'open');
     engine.transact(() => terminateRun(engine, closed, 'done', undefined, 'test'));
@@ -106,7 +73,5 @@ test('a restart loads a closed run encoded only, an open one decoded, and both r
     );
     expect(loadedOpen?.history).toEqual(decodedAll(open));
     expect(loadedOpen && lastEvent(loadedOpen)?.taskId).toBe(lastEvent(open)?.taskId);
-  } finally {
-    fs.rmSync(directory, { recursive: true, force: true });
-  }
+  });
 });
