@@ -262,14 +262,15 @@ export function terminateRun(
   closeRun(engine, run, STATUS.WORKFLOW_EXECUTION_STATUS_TERMINATED);
 }
 
-/** Remembers a request ID; returns false if it was seen before (the request is a retry). */
+/** Whether the run has seen this request ID (the request is a retry). */
 export function isKnownRequestId(run: RunState, requestId: string | undefined): boolean {
-  return requestId !== undefined && requestId !== '' && run.requestIds.includes(requestId);
+  return !!requestId && run.requestIds.includes(requestId);
 }
 
+/** Remembers a request ID; returns false if it was seen before (the request is a retry). */
 export function rememberRequestId(run: RunState, requestId: string | undefined): boolean {
   if (!requestId) return true;
-  if (run.requestIds.includes(requestId)) return false;
+  if (isKnownRequestId(run, requestId)) return false;
   run.requestIds.push(requestId);
   if (run.requestIds.length > REMEMBERED_REQUEST_IDS) run.requestIds.shift();
   return true;

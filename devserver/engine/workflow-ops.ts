@@ -233,9 +233,7 @@ export function signalWithStartWorkflowExecution(engine: Engine, request: Signal
     const current = engine.currentRun(params.workflowId);
     const terminate = request.workflowIdConflictPolicy === CONFLICT.WORKFLOW_ID_CONFLICT_POLICY_TERMINATE_EXISTING;
     if (current && isOpen(current) && !terminate) {
-      if (!isKnownRequestId(current, request.requestId)) {
-        if (isClosing(current)) throw workflowClosing();
-        rememberRequestId(current, request.requestId);
+      if (admitSignal(current, request.requestId)) {
         recordExternalEvents(engine, current, [
           signalEvent(engine, signalName, request.signalInput, request.identity, request.header),
         ]);
@@ -271,13 +269,21 @@ export interface SignalWorkflowExecutionRequest {
   header?: Message;
 }
 
+/**
+ * A signal to an open run, as the real server checks it (`ValidateSignal`): false for a retry of one it recorded (its
+ * request ID), refused while the run is closing; otherwise its request ID is remembered and it may be recorded.
+ */
+function admitSignal(run: RunState, requestId: string | undefined): boolean {
+  if (isKnownRequestId(run, requestId)) return false;
+  if (isClosing(run)) throw workflowClosing();
+  return rememberRequestId(run, requestId);
+}
+
 export function signalWorkflowExecution(engine: Engine, request: SignalWorkflowExecutionRequest): Message {
   const signalName = requireString(request.signalName, 'SignalName');
   const run = requireOpenRun(engine, request.workflowExecution);
   engine.transact(() => {
-    if (isKnownRequestId(run, request.requestId)) return;
-    if (isClosing(run)) throw workflowClosing();
-    rememberRequestId(run, request.requestId);
+    if (!admitSignal(run, request.requestId)) return;
     recordExternalEvents(engine, run, [
       signalEvent(engine, signalName, request.input, request.identity, request.header, request.requestId),
     ]);
