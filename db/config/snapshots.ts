@@ -75,14 +75,21 @@ function usableRows(rowsJson: unknown): ConfigRows | undefined {
  * its first serving, so config A applied again after B would still count as older than B. A row stored before
  * migration 0017 has revision 0: every serving since records its revision, so such a row was last served before
  * all the others and rightly ranks below them, among its kind by last_served_at (0017 set it to created_at, the
- * order they had). An older build run after 0017 (a rollback) also writes 0 and records no later serving.
+ * order they had). An older build run after 0017 (a rollback) also writes revision 0, but with last_served_at
+ * now(): a revision-0 row served after every row that has a revision is therefore the newest, and ranks first.
+ * (Such a build records no later serving of a version it finds stored; that one stays ranked by its revision.)
  */
 export async function lastServedSnapshots(db: Database, limit: number): Promise<ConfigRows[]> {
+  const lastRevisioned = db
+    .select({ at: sql`max(${ceConfigSnapshot.lastServedAt})` })
+    .from(ceConfigSnapshot)
+    .where(sql`${ceConfigSnapshot.lastServedRevision} > 0`);
+  const storedByOlderBuild = sql`(${ceConfigSnapshot.lastServedRevision} = 0 AND ${ceConfigSnapshot.lastServedAt} > coalesce((${lastRevisioned}), '-infinity'))`;
   const stored = await retryOnConnectionLoss(() =>
     db
       .select({ rowsJson: ceConfigSnapshot.rowsJson })
       .from(ceConfigSnapshot)
-      .orderBy(desc(ceConfigSnapshot.lastServedRevision), desc(ceConfigSnapshot.lastServedAt))
+      .orderBy(desc(storedByOlderBuild), desc(ceConfigSnapshot.lastServedRevision), desc(ceConfigSnapshot.lastServedAt))
       .limit(limit)
   );
   return stored.flatMap((s) => usableRows(s.rowsJson) ?? []);

@@ -146,6 +146,19 @@ describe('database config store: the fallback at start is the config last in ser
     expect(served).toBe(current);
   });
 
+  it('ranks first a snapshot an older build stored (revision 0) after the last one served with a revision', async () => {
+    const store = running();
+    await store.current();
+    await apply(store, configB);
+    // Rolled back to a build from before 0017, an operator applies C: that build stores C without a revision.
+    const configC = { ...configA, responses: configA.responses.filter((r) => r.responseId !== 11) };
+    const c = configVersionOf(configC);
+    await applyConfigRows(tdb.db, configC);
+    await sql(`UPDATE ce_config_snapshot SET last_served_revision = 0, last_served_at = now() WHERE version = '${c}'`);
+    await sql(BREAK_RULE); // rolled forward, the tables no longer validate
+    expect((await createConfigStore(tdb.db).current()).version).toBe(c);
+  });
+
   it('writes nothing per turn: the snapshot row moves only when a store starts serving at a newer revision', async () => {
     const store = running();
     const version = (await store.current()).version;
