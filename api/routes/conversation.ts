@@ -10,6 +10,7 @@ import { linkNextPage, sendTurnReply } from '../replies';
 import { defaultReplyTexts } from '../reply-texts';
 import { requireSafeText } from '../text-check';
 import { conversationIdForKey, turnNumberParam } from '../turns/turn-id';
+import { onConversationNamed } from '../sent-ids';
 import { uuidParam } from '../schemas/common';
 import { auditRowSchema, conversationSchema } from '../schemas/conversation';
 import { approvalRequestSchema } from '../schemas/decisions';
@@ -79,14 +80,18 @@ function messageRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegist
       if (blocked) throw new ApiError(503, blocked.code, blocked.message);
       const header = request.headers['idempotency-key'];
       const key = typeof header === 'string' ? header : null;
-      const turn = await ports.turns.sendMessage({
-        conversationId: body.conversationId?.toLowerCase() ?? (key !== null ? conversationIdForKey(key) : randomUUID()),
-        message: body.message,
-        inputParams: body.inputParams ?? {},
-        reset: body.reset ?? false,
-        idempotencyKey: key,
-        requestContext: {},
-      });
+      const send = (conversationId: string) =>
+        ports.turns.sendMessage({
+          conversationId,
+          message: body.message,
+          inputParams: body.inputParams ?? {},
+          reset: body.reset ?? false,
+          idempotencyKey: key,
+          requestContext: {},
+        });
+      const turn = body.conversationId
+        ? await onConversationNamed(body.conversationId, send)
+        : await send(key !== null ? conversationIdForKey(key) : randomUUID());
       return sendTurnReply(reply, turn, ports.replyTexts ?? defaultReplyTexts);
     }
   );
@@ -117,10 +122,12 @@ function conversationReadRoutes(app: FastifyInstance, ports: ApiPorts, docs: Ope
       schema: { params: idParams, response: { 200: conversationSchema } },
     },
     async (request) => {
-      const { id } = request.params as { id: string };
-      const conversation = await ports.conversations.conversation(id.toLowerCase());
-      if (!conversation) throw notFound('CONVERSATION_NOT_FOUND', `No conversation ${id}.`);
-      return conversation;
+      const { id: sent } = request.params as { id: string };
+      return onConversationNamed(sent, async (id) => {
+        const conversation = await ports.conversations.conversation(id);
+        if (!conversation) throw conversationNotFound(id);
+        return conversation;
+      });
     }
   );
 
@@ -139,18 +146,19 @@ function conversationReadRoutes(app: FastifyInstance, ports: ApiPorts, docs: Ope
         response: { 200: { type: 'array', items: auditRowSchema } },
       },
     },
-    async (request, reply) => {
-      const id = (request.params as { id: string }).id.toLowerCase();
-      const query = request.query as { after?: string; limit?: string };
-      const limit = Number(query.limit ?? AUDIT_RESPONSE_MAX_ROWS);
-      await requireConversation(ports, id);
-      const { rows, more } = await auditPage(ports, id, Number(query.after ?? 0), limit);
-      const last = rows.at(-1);
-      if (more && last) {
-        linkNextPage(reply, `/api/v1/conversation/audit/${id}`, { after: String(last.auditId), limit: String(limit) });
-      }
-      return rows;
-    }
+    async (request, reply) =>
+      onConversationNamed((request.params as { id: string }).id, async (id) => {
+        const query = request.query as { after?: string; limit?: string };
+        const limit = Number(query.limit ?? AUDIT_RESPONSE_MAX_ROWS);
+        await requireConversation(ports, id);
+        const { rows, more } = await auditPage(ports, id, Number(query.after ?? 0), limit);
+        const last = rows.at(-1);
+        if (more && last) {
+          const next = { after: String(last.auditId), limit: String(limit) };
+          linkNextPage(reply, `/api/v1/conversation/audit/${id}`, next);
+        }
+        return rows;
+      })
   );
 }
 
@@ -175,21 +183,25 @@ function approvalRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegis
       },
     },
     async (request, reply) => {
-      const { id, n } = request.params as { id: string; n: string };
+      const { id: sent, n } = request.params as { id: string; n: string };
       const body = request.body as ApprovalDecisionInput;
       const decision = { ...body, reason: body.reason ?? null, decidedBy: body.decidedBy ?? 'api' };
       refuseMalformedDecision(namedApprovalProblem(decision));
-      await requireConversation(ports, id);
-      const turn = await ports.turns.decideApproval(id.toLowerCase(), Number(n), decision);
+      const turn = await onConversationNamed(sent, async (id) => {
+        await requireConversation(ports, id);
+        return ports.turns.decideApproval(id, Number(n), decision);
+      });
       return sendTurnReply(reply, turn, ports.replyTexts ?? defaultReplyTexts);
     }
   );
 }
 
+/** 404 CONVERSATION_NOT_FOUND; in a route, onConversationNamed makes it quote the id as the client sent it. */
+export const conversationNotFound = (id: string) => notFound('CONVERSATION_NOT_FOUND', `No conversation ${id}.`);
+
+/** `id`: the canonical (lower-case) id onConversationNamed gives a route. */
 export async function requireConversation(ports: ApiPorts, id: string): Promise<void> {
-  if (!(await ports.conversations.conversation(id.toLowerCase()))) {
-    throw notFound('CONVERSATION_NOT_FOUND', `No conversation ${id}.`);
-  }
+  if (!(await ports.conversations.conversation(id))) throw conversationNotFound(id);
 }
 
 /**

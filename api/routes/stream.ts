@@ -8,6 +8,7 @@ import { ConcurrencyLimit, type LimitMetrics } from '../concurrency-limit';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts, AuditRowView } from '../ports';
 import { textResponse, uuidParam } from '../schemas/common';
+import { onConversationNamed } from '../sent-ids';
 import { requireConversation } from './conversation';
 
 export interface StreamOptions {
@@ -164,18 +165,19 @@ export function streamRoutes(
       },
     },
     async (request, reply) => {
-      const id = (request.params as { id: string }).id.toLowerCase();
-      await streams.run(reply, async () => {
-        await requireConversation(ports, id);
-        reply.hijack();
-        const raw = reply.raw;
-        // `close`: the socket goes with the stream's end. Kept alive, it would idle until the keep-alive
-        // timeout, and hold a closing API open that long.
-        raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'close' });
-        await write(raw, sseEvent('CONNECTED', { conversationId: id, transport: 'SSE' }), shutdown.signal);
-        await serve({ request, raw, feed, id, opts, shutdown: shutdown.signal });
-        raw.end();
-      });
+      await streams.run(reply, () =>
+        onConversationNamed((request.params as { id: string }).id, async (id) => {
+          await requireConversation(ports, id);
+          reply.hijack();
+          const raw = reply.raw;
+          // `close`: the socket goes with the stream's end. Kept alive, it would idle until the keep-alive
+          // timeout, and hold a closing API open that long.
+          raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'close' });
+          await write(raw, sseEvent('CONNECTED', { conversationId: id, transport: 'SSE' }), shutdown.signal);
+          await serve({ request, raw, feed, id, opts, shutdown: shutdown.signal });
+          raw.end();
+        })
+      );
     }
   );
 }

@@ -3,6 +3,7 @@ import { buildTrace } from '../../core/audit/trace';
 import { ApiError } from '../errors';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts } from '../ports';
+import { onConversationNamed } from '../sent-ids';
 import { uuidParam } from '../schemas/common';
 import { traceSchema } from '../schemas/conversation';
 import { auditPage, requireConversation } from './conversation';
@@ -25,19 +26,19 @@ export function traceRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApi
         response: { 200: traceSchema },
       },
     },
-    async (request) => {
-      const id = (request.params as { id: string }).id.toLowerCase();
-      await requireConversation(ports, id);
-      const { rows, more } = await auditPage(ports, id, 0, TRACE_MAX_ROWS);
-      if (more) {
-        throw new ApiError(
-          422,
-          'TRACE_TOO_LARGE',
-          `The conversation has more than ${TRACE_MAX_ROWS} audit rows, more than one trace covers; ` +
-            `read them in pages from GET /api/v1/conversation/audit/${id}.`
-        );
-      }
-      return buildTrace(id, rows);
-    }
+    async (request) =>
+      onConversationNamed((request.params as { id: string }).id, async (id) => {
+        await requireConversation(ports, id);
+        const { rows, more } = await auditPage(ports, id, 0, TRACE_MAX_ROWS);
+        if (more) {
+          throw new ApiError(
+            422,
+            'TRACE_TOO_LARGE',
+            `The conversation has more than ${TRACE_MAX_ROWS} audit rows, more than one trace covers; ` +
+              `read them in pages from GET /api/v1/conversation/audit/${id}.`
+          );
+        }
+        return buildTrace(id, rows);
+      })
   );
 }

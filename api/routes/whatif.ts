@@ -6,6 +6,7 @@ import { ApiError, badRequest, notFound } from '../errors';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { WhatifQueries } from '../ports';
 import { uuidParam } from '../schemas/common';
+import { onConversationNamed } from '../sent-ids';
 
 const factsSchema = {
   type: 'object',
@@ -120,23 +121,23 @@ export function whatifRoutes(
     },
     async (request, reply) => {
       const query = request.query as { conversation: string; config: string };
-      return replays.run(reply, async () => {
-        try {
-          const result = await whatif.conversation(query.conversation.toLowerCase(), query.config, {
-            maxTurns: limits.maxTurns,
-          });
-          const report = { config: { version: result.configVersion, source: query.config }, conversations: [result] };
-          return {
-            conversationId: result.conversationId,
-            config: { version: result.configVersion },
-            differs: result.turns.some((t) => t.status !== 'same'),
-            summary: countByStatus(report),
-            turns: result.turns,
-          };
-        } catch (err) {
-          throw err instanceof WhatifInputError ? toApiError(err) : err;
-        }
-      });
+      return replays.run(reply, () =>
+        onConversationNamed(query.conversation, async (conversationId) => {
+          try {
+            const result = await whatif.conversation(conversationId, query.config, { maxTurns: limits.maxTurns });
+            const report = { config: { version: result.configVersion, source: query.config }, conversations: [result] };
+            return {
+              conversationId: result.conversationId,
+              config: { version: result.configVersion },
+              differs: result.turns.some((t) => t.status !== 'same'),
+              summary: countByStatus(report),
+              turns: result.turns,
+            };
+          } catch (err) {
+            throw err instanceof WhatifInputError ? toApiError(err) : err;
+          }
+        })
+      );
     }
   );
 }

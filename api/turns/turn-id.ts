@@ -1,9 +1,10 @@
 import { createHash } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
-import type { TurnInput } from '../../core/turn/contracts';
+import { turnIdFor, type TurnInput } from '../../core/turn/contracts';
 import type { FastifyInstance } from 'fastify';
-import { ApiError, badRequest, notFound } from '../errors';
+import { badRequest, notFound } from '../errors';
+import { onConversationNamed } from '../sent-ids';
 import { uuidParam } from '../schemas/common';
 
 /**
@@ -27,39 +28,34 @@ export const turnIdParam = {
   description: 'A turn workflow id: turn-<conversation id>-<turn number, 1 to 999999999>.',
 } as const;
 
-export function parseTurnId(workflowId: string): { conversationId: string; turnNumber: number } {
+/** The UUID and turn number of a turn id as the client wrote them; 400 INVALID_TURN_ID quoting anything else. */
+function turnIdParts(workflowId: string): { uuid: string; turnNumber: number } {
   const match = TURN_ID.exec(workflowId);
   if (!match?.[1] || !match[2]) {
     const message = `${JSON.stringify(workflowId)} is not a turn id: turn-<conversation id>-<turn number, 1 to 999999999>.`;
     throw badRequest('INVALID_TURN_ID', message);
   }
-  return { conversationId: match[1].toLowerCase(), turnNumber: Number(match[2]) };
+  return { uuid: match[1], turnNumber: Number(match[2]) };
 }
 
-/**
- * A turn id as the workflows are named (`turn-<lower-case uuid>-<n>`): routes take the UUID in either case, as
- * the conversation routes do, and a 400 INVALID_TURN_ID for anything else.
- */
-export function canonicalTurnId(workflowId: string): string {
-  const { conversationId, turnNumber } = parseTurnId(workflowId);
-  return `turn-${conversationId}-${turnNumber}`;
+export function parseTurnId(workflowId: string): { conversationId: string; turnNumber: number } {
+  const { uuid, turnNumber } = turnIdParts(workflowId);
+  return { conversationId: uuid.toLowerCase(), turnNumber };
 }
 
 /** 404 TURN_NOT_FOUND naming the turn. */
 export const turnNotFound = (workflowId: string) => notFound('TURN_NOT_FOUND', `No turn ${workflowId}.`);
 
 /**
- * Runs a route's `work` on the canonical id of the turn the client named (`sent`). Its TURN_NOT_FOUND names the turn
- * as the client sent it (an upper-case UUID stays upper-case), so the client recognises its own id; `sent` has passed
- * canonicalTurnId, so the message quotes at most `turn-`, a UUID's hex and dashes, and nine digits.
+ * Runs a route's `work` on the id of the turn the client named (`sent`) as the workflows are named
+ * (`turn-<lower-case uuid>-<n>`): routes take the UUID in either case, as the conversation routes do. Its errors
+ * name the turn as the client sent it (an upper-case UUID stays upper-case; onConversationNamed), so the client
+ * recognises its own id; `sent` has matched the turn id's pattern, so a message quotes at most `turn-`, a UUID's hex
+ * and dashes, and nine digits.
  */
 export async function onTurnNamed<T>(sent: string, work: (workflowId: string) => Promise<T>): Promise<T> {
-  const workflowId = canonicalTurnId(sent);
-  try {
-    return await work(workflowId);
-  } catch (err) {
-    throw err instanceof ApiError && err.code === 'TURN_NOT_FOUND' ? turnNotFound(sent) : err;
-  }
+  const { uuid, turnNumber } = turnIdParts(sent);
+  return onConversationNamed(uuid, (conversationId) => work(turnIdFor(conversationId, turnNumber)));
 }
 
 /**

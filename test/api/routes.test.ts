@@ -187,8 +187,13 @@ describe('HTTP gateway routes over the real turn workflow', () => {
       payload: { value: 'Done: Order submitted.' },
       turn: { workflowId, number: 1, outcome: 'ANSWERED' },
     });
-    const again = await h.request('POST', `/api/v1/admin/turns/${workflowId}/retry`);
-    expect([again.status, again.json().error.code]).toEqual([409, 'TURN_ALREADY_COMPLETED']);
+    // Named with its UUID upper-case, the turn is named so in the refusal, not as its workflow is named.
+    const sent = `turn-${workflowId.slice('turn-'.length).toUpperCase()}`;
+    const again = await h.request('POST', `/api/v1/admin/turns/${sent}/retry`);
+    expect([again.status, again.json().error]).toEqual([
+      409,
+      { code: 'TURN_ALREADY_COMPLETED', message: `Turn ${sent} already completed.` },
+    ]);
   });
 
   it('refreshes config, or refuses it listing every violation while the running config stays', async () => {

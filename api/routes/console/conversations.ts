@@ -1,10 +1,12 @@
 import { CONVERSATION_STATUSES } from '../../../core/session';
-import { badRequest, notFound } from '../../errors';
+import { badRequest } from '../../errors';
 import type { ConversationCursor, ConversationSearch } from '../../console/ports';
 import { conversationPageSchema, conversationTurnsSchema } from '../../console/schemas';
 import { route } from '../../openapi';
 import { linkNextPage } from '../../replies';
 import { uuidParam } from '../../schemas/common';
+import { onConversationNamed } from '../../sent-ids';
+import { conversationNotFound } from '../conversation';
 import { requireSafeText } from '../../text-check';
 import { auditedUserInput } from './turn';
 import type { ConsoleRoute } from './index';
@@ -91,23 +93,23 @@ export const conversationTurnsRoute: ConsoleRoute = (app, ports, consolePorts, d
         response: { 200: conversationTurnsSchema },
       },
     },
-    async (request) => {
-      const id = (request.params as { id: string }).id.toLowerCase();
-      const conversation = await ports.conversations.conversation(id);
-      if (!conversation) throw notFound('CONVERSATION_NOT_FOUND', `No conversation ${id}.`);
-      const said = new Map(conversation.history.map((h) => [h.turnNumber, h]));
-      // A turn the history does not hold yet (running, parked on an operator, failed): its USER_INPUT row says it.
-      const turns = await Promise.all(
-        (await consolePorts.inspector.turns(id)).map(async (t) => ({
-          ...t,
-          userInput:
-            said.get(t.turnNumber)?.userInput ?? auditedUserInput(await consolePorts.turnAudits(id, t.turnNumber)),
-          assistantOutput: said.get(t.turnNumber)?.assistantOutput ?? null,
-        }))
-      );
-      const { history: _history, ...summary } = conversation;
-      return { conversation: summary, turns };
-    }
+    async (request) =>
+      onConversationNamed((request.params as { id: string }).id, async (id) => {
+        const conversation = await ports.conversations.conversation(id);
+        if (!conversation) throw conversationNotFound(id);
+        const said = new Map(conversation.history.map((h) => [h.turnNumber, h]));
+        // A turn the history does not hold yet (running, parked on an operator, failed): its USER_INPUT row says it.
+        const turns = await Promise.all(
+          (await consolePorts.inspector.turns(id)).map(async (t) => ({
+            ...t,
+            userInput:
+              said.get(t.turnNumber)?.userInput ?? auditedUserInput(await consolePorts.turnAudits(id, t.turnNumber)),
+            assistantOutput: said.get(t.turnNumber)?.assistantOutput ?? null,
+          }))
+        );
+        const { history: _history, ...summary } = conversation;
+        return { conversation: summary, turns };
+      })
   );
 };
 
