@@ -21,7 +21,7 @@ import { streamRoutes } from './routes/stream';
 import { traceRoutes } from './routes/trace';
 import { whatifRoutes, type WhatifLimits } from './routes/whatif';
 import { installStrictJsonParser } from './json-body';
-import { installQueryTextCheck } from './query-text';
+import { installQueryTextCheck, parseQuery } from './query-text';
 import { installTurnIdCheck } from './turns/turn-id';
 
 export interface ApiOptions {
@@ -70,7 +70,8 @@ export function buildApi(options: ApiOptions): FastifyInstance {
     // request line) still get the envelope.
     clientErrorHandler: writeClientError,
     frameworkErrors: frameworkError,
-    routerOptions: { maxParamLength: MAX_PARAM_LENGTH },
+    // Query values decoded as a user reads them: `q=caf%C3%A9%20100%` is "café 100%" (api/query-text.ts).
+    routerOptions: { maxParamLength: MAX_PARAM_LENGTH, querystringParser: parseQuery },
     // No coercion: a number where text is expected is a client mistake, not something to guess at.
     ajv: { customOptions: { allErrors: false, coerceTypes: false, removeAdditional: false } },
     return503OnClosing: false,

@@ -141,4 +141,37 @@ describe('a query string that is not UTF-8 once percent-decoded (api/query-text.
       await app.close();
     }
   });
+
+  it.each([
+    ['caf%C3%A9%20100%', 'café 100%'],
+    ['100%25%20off', '100% off'],
+    ['%zz%20caf%C3%A9', '%zz café'],
+    ['50%+%E2%82%AC%', '50% €%'],
+    ['%%41', '%A'],
+  ])('decodes every escape of q=%s even beside a %% that escapes nothing, and searches for %j', async (q, text) => {
+    const { app, searches } = listApi({ updatedAtMicros: '1772359200100000', conversationId: LAST });
+    try {
+      const res = await app.inject({ method: 'GET', url: `/api/v1/console/conversations?q=${q}&status=RUNNING` });
+      expect(res.statusCode).toBe(200);
+      expect(searches).toEqual([expect.objectContaining({ q: text, status: 'RUNNING' })]);
+      // The next page's link carries the text searched for, encoded once.
+      const link = String(res.headers['link']);
+      expect(new URLSearchParams(link.slice(link.indexOf('?'), link.indexOf('>'))).get('q')).toBe(text);
+    } finally {
+      await app.close();
+    }
+  });
+
+  it("keeps the parser's shape: a repeated name is refused by the schema, a name without = is empty", async () => {
+    const { app, searches } = listApi(null);
+    try {
+      const twice = await app.inject({ method: 'GET', url: '/api/v1/console/conversations?q=a%25&q=b' });
+      expect([twice.statusCode, twice.json().error.code]).toEqual([400, 'VALIDATION_FAILED']);
+      const bare = await app.inject({ method: 'GET', url: '/api/v1/console/conversations?q&&intent=LOAN%5F1' });
+      expect(bare.statusCode).toBe(200);
+      expect(searches).toEqual([expect.objectContaining({ q: '', intent: 'LOAN_1' })]);
+    } finally {
+      await app.close();
+    }
+  });
 });
