@@ -11,7 +11,8 @@ import type { Message } from '../proto/types';
 import { startAttempt } from './activities';
 import type { Engine } from './engine';
 import { isOpen, type RunState } from './state';
-import { startedTaskResponse, startWorkflowTask } from './workflow-task';
+import { startWorkflowTask } from './workflow-task';
+import { startedTaskResponse } from './workflow-task-response';
 
 /** WorkflowExecutionStarted, WorkflowTaskScheduled, WorkflowTaskStarted: a run's first task, started. */
 const FIRST_TASK_STARTED_EVENT_ID = 3;

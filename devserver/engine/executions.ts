@@ -7,13 +7,14 @@ import { msToDuration, msToTimestamp } from '../proto/time';
 import { enums, type Failure, type Message, type Payload, type Payloads } from '../proto/types';
 import { activityKey } from './activities';
 import type { Engine } from './engine';
-import { appendEvent, appendMaterialized, closedTopic, flushBuffered } from './history';
+import { appendEvent, closedTopic, flushBuffered } from './history';
 import { releaseWaitingQueries } from './queries';
 import { isOpen, releaseClosedHistory, type RunState } from './state';
 import { timerKey } from './timers';
 import { onRunClosedForUpdates } from './update-protocol';
 import { planWorkflowRetry, startedAttributes, type WorkflowRetryPlan } from './workflow-retry';
 import { scheduleWorkflowTask, workflowTaskKey } from './workflow-task';
+import { writeEnding } from './workflow-task-events';
 
 const E = enums.EventType;
 const STATUS = enums.WorkflowExecutionStatus;
@@ -245,10 +246,7 @@ export function terminateRun(
 ): void {
   const wft = run.wft;
   if (wft && wft.startedEventId !== 0) {
-    for (const event of wft.transientEvents ?? []) appendMaterialized(engine, run, event);
-    appendEvent(engine, run, E.EVENT_TYPE_WORKFLOW_TASK_FAILED, 'workflowTaskFailedEventAttributes', {
-      scheduledEventId: wft.scheduledEventId,
-      startedEventId: wft.startedEventId,
+    writeEnding(engine, run, wft, {
       cause: enums.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_FORCE_CLOSE_COMMAND,
       identity,
     });

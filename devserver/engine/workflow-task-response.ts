@@ -4,10 +4,12 @@
  */
 import { appendRepeatedSubmessage, appendSubmessage, EncodedResponse, encodeMessage, protoType } from '../proto/codec';
 import { msToTimestamp } from '../proto/time';
-import { enums, type Message } from '../proto/types';
+import { enums, type HistoryEvent, type Message } from '../proto/types';
 import type { Engine } from './engine';
+import { encodeEvent } from './history';
 import type { QueuedTask } from './matching';
-import type { RunState } from './state';
+import type { RunState, WorkflowTaskState } from './state';
+import { workflowTaskToken } from './tokens';
 
 const POLL_RESPONSE = protoType('temporal.api.workflowservice.v1.PollWorkflowTaskQueueResponse');
 const HISTORY_FIELD_NUMBER = 8;
@@ -52,6 +54,32 @@ export function workflowTaskResponse(engine: Engine, run: RunState, parts: Workf
   return new EncodedResponse(
     appendRepeatedSubmessage(encodeMessage(POLL_RESPONSE, base), HISTORY_FIELD_NUMBER, parts.history)
   );
+}
+
+/** The answer that hands a started task to its worker. */
+export function startedTaskResponse(
+  engine: Engine,
+  run: RunState,
+  wft: WorkflowTaskState,
+  attached: { messages?: unknown[]; queries?: Record<string, unknown> },
+  cached: boolean
+): EncodedResponse {
+  const from = cached ? run.lastCompletedStartedEventId : 0;
+  return workflowTaskResponse(engine, run, {
+    token: workflowTaskToken(run.runId, wft.seq),
+    history: historyFrom(run, from, wft.transientEvents),
+    startedEventId: wft.startedEventId,
+    attempt: wft.attempt,
+    scheduledAt: wft.scheduledAt,
+    queries: attached.queries,
+    messages: attached.messages,
+  });
+}
+
+function historyFrom(run: RunState, fromIndex: number, transient: HistoryEvent[] | undefined): Buffer[] {
+  const parts = run.encodedHistory.slice(fromIndex);
+  for (const event of transient ?? []) parts.push(encodeEvent(event));
+  return parts;
 }
 
 /**

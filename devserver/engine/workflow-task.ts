@@ -2,34 +2,27 @@
  * Workflow task lifecycle: scheduling (normal or sticky queue), dispatch to a poller (which writes
  * WorkflowTaskStarted), deadlines (delayed start, sticky schedule-to-start, start-to-close), failure
  * and sticky bookkeeping. At most one workflow task per run is in flight; events that arrive while
- * it is started are buffered. Completion, which applies the worker's commands, sits above this
- * (workflow-task-completion.ts).
+ * it is started are buffered. The task's own history events are written by workflow-task-events.ts.
+ * Completion, which applies the worker's commands, sits above this (workflow-task-completion.ts).
  */
-import { randomUUID } from 'node:crypto';
 import type { EncodedResponse } from '../proto/codec';
-import { msToDuration } from '../proto/time';
-import { enums, type Failure, type HistoryEvent, type Message } from '../proto/types';
 import type { Engine } from './engine';
-import {
-  appendEvent,
-  appendGroup,
-  appendMaterialized,
-  encodeEvent,
-  flushBuffered,
-  materialize,
-  pending,
-  type PendingEvent,
-} from './history';
+import { appendGroup, flushBuffered, type PendingEvent } from './history';
 import type { PollerInfo } from './matching';
 import { requeueDeliveredQueries, takeAttachedQueries } from './queries';
-import { isOpen, nextEventId, type RunState, type WorkflowTaskState } from './state';
-import { workflowTaskToken } from './tokens';
+import { isOpen, type RunState, type WorkflowTaskState } from './state';
 import { redeliverUpdates, takeUpdateMessages } from './update-protocol';
-import { workflowTaskResponse, type WorkflowQueuedTask } from './workflow-task-response';
+import {
+  recordStarted,
+  writeEnding,
+  writeScheduled,
+  writeScheduleToStartTimedOut,
+  type TaskEnding,
+} from './workflow-task-events';
+import { startedTaskResponse, type WorkflowQueuedTask } from './workflow-task-response';
 
 /** A sticky queue nobody polled for this long belongs to a worker that is gone. */
 const STICKY_WORKER_GRACE_MS = 10_000;
-const E = enums.EventType;
 
 export function workflowTaskKey(runId: string): string {
   return `wft:${runId}`;
@@ -64,20 +57,6 @@ export function isWorkflowTaskStarted(run: RunState): boolean {
  */
 export function isClosing(run: RunState): boolean {
   return run.closeAttempted === true && isWorkflowTaskStarted(run);
-}
-
-function taskQueueOf(run: RunState, wft: WorkflowTaskState): Message {
-  return wft.sticky
-    ? { name: wft.queue, kind: enums.TaskQueueKind.TASK_QUEUE_KIND_STICKY, normalName: run.taskQueue }
-    : { name: run.taskQueue, kind: enums.TaskQueueKind.TASK_QUEUE_KIND_NORMAL };
-}
-
-function scheduledAttributes(run: RunState, wft: WorkflowTaskState): Record<string, unknown> {
-  return {
-    taskQueue: taskQueueOf(run, wft),
-    startToCloseTimeout: msToDuration(run.workflowTaskTimeoutMs),
-    attempt: wft.attempt,
-  };
 }
 
 /**
@@ -124,17 +103,6 @@ function activateWorkflowTask(engine: Engine, run: RunState, wft: WorkflowTaskSt
   engine.touch(run);
   armWorkflowTask(engine, run);
   enqueueWorkflowTask(engine, run, wft);
-}
-
-function writeScheduled(engine: Engine, run: RunState, wft: WorkflowTaskState): void {
-  const event = appendEvent(
-    engine,
-    run,
-    E.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
-    'workflowTaskScheduledEventAttributes',
-    scheduledAttributes(run, wft)
-  );
-  wft.scheduledEventId = event.eventId;
 }
 
 export function enqueueWorkflowTask(engine: Engine, run: RunState, wft: WorkflowTaskState): void {
@@ -186,13 +154,7 @@ function onWorkflowTaskDeadline(engine: Engine, runId: string, seq: number): voi
 /** Nobody took the task from the sticky queue in time: record it and retry on the normal queue with full history. */
 function stickyScheduleToStartTimeout(engine: Engine, run: RunState, wft: WorkflowTaskState): void {
   engine.matching.remove('workflow', wft.queue, (task) => (task as WorkflowQueuedTask).runId === run.runId);
-  if (wft.scheduledEventId !== 0) {
-    appendEvent(engine, run, E.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT, 'workflowTaskTimedOutEventAttributes', {
-      scheduledEventId: wft.scheduledEventId,
-      startedEventId: 0,
-      timeoutType: enums.TimeoutType.TIMEOUT_TYPE_SCHEDULE_TO_START,
-    });
-  }
+  writeScheduleToStartTimedOut(engine, run, wft);
   run.wft = undefined;
   run.sticky = undefined;
   scheduleWorkflowTask(engine, run);
@@ -227,48 +189,6 @@ function dispatchWorkflowTask(
 }
 
 /**
- * Writes WorkflowTaskStarted. Attempts >= 2 and speculative tasks get their Scheduled/Started pair
- * as transient events: numbered after the current history but only written if the task completes.
- */
-function recordStarted(engine: Engine, run: RunState, wft: WorkflowTaskState, identity: string): void {
-  const startedAttributes = (scheduledEventId: number): Record<string, unknown> => ({
-    scheduledEventId,
-    identity,
-    requestId: randomUUID(),
-    historySizeBytes: run.historySizeBytes,
-  });
-  if (wft.attempt === 1 && !wft.speculative) {
-    const key = 'workflowTaskStartedEventAttributes';
-    const started = appendEvent(
-      engine,
-      run,
-      E.EVENT_TYPE_WORKFLOW_TASK_STARTED,
-      key,
-      startedAttributes(wft.scheduledEventId)
-    );
-    wft.startedEventId = started.eventId;
-    return;
-  }
-  const scheduledId = nextEventId(run);
-  const scheduled = pending(
-    engine,
-    E.EVENT_TYPE_WORKFLOW_TASK_SCHEDULED,
-    'workflowTaskScheduledEventAttributes',
-    scheduledAttributes(run, wft),
-    wft.scheduledAt
-  );
-  const started = pending(
-    engine,
-    E.EVENT_TYPE_WORKFLOW_TASK_STARTED,
-    'workflowTaskStartedEventAttributes',
-    startedAttributes(scheduledId)
-  );
-  wft.transientEvents = [materialize(engine, scheduledId, scheduled), materialize(engine, scheduledId + 1, started)];
-  wft.scheduledEventId = scheduledId;
-  wft.startedEventId = scheduledId + 1;
-}
-
-/**
  * Starts the task for `poller` and builds its answer. A worker with the run cached (a sticky task,
  * or `cached`: a task returned to the worker that completed the previous one) gets only what
  * happened since its last task.
@@ -298,41 +218,11 @@ export function startWorkflowTask(
   );
 }
 
-/** The answer that hands a started task to its worker. */
-export function startedTaskResponse(
-  engine: Engine,
-  run: RunState,
-  wft: WorkflowTaskState,
-  attached: { messages?: unknown[]; queries?: Record<string, unknown> },
-  cached: boolean
-): EncodedResponse {
-  const from = cached ? run.lastCompletedStartedEventId : 0;
-  return workflowTaskResponse(engine, run, {
-    token: workflowTaskToken(run.runId, wft.seq),
-    history: historyFrom(run, from, wft.transientEvents),
-    startedEventId: wft.startedEventId,
-    attempt: wft.attempt,
-    scheduledAt: wft.scheduledAt,
-    queries: attached.queries,
-    messages: attached.messages,
-  });
-}
-
-function historyFrom(run: RunState, fromIndex: number, transient: HistoryEvent[] | undefined): Buffer[] {
-  const parts = run.encodedHistory.slice(fromIndex);
-  for (const event of transient ?? []) parts.push(encodeEvent(event));
-  return parts;
-}
-
 function timeOutStartedWorkflowTask(engine: Engine, run: RunState, wft: WorkflowTaskState): void {
   failStartedWorkflowTask(engine, run, wft, { timedOut: true });
 }
 
-interface TaskFailure {
-  cause?: number;
-  failure?: Failure;
-  identity?: string;
-  timedOut?: boolean;
+interface TaskFailure extends TaskEnding {
   /** Attempt of the follow-up task; defaults to the failed attempt + 1. */
   nextAttempt?: number;
   backoffMs?: number;
@@ -341,25 +231,7 @@ interface TaskFailure {
 export function failStartedWorkflowTask(engine: Engine, run: RunState, wft: WorkflowTaskState, how: TaskFailure): void {
   run.closeAttempted = false;
   // Only the first failure of a streak is recorded; retries stay transient until one completes.
-  const record = wft.attempt === 1 || how.nextAttempt === 1;
-  if (record) {
-    for (const event of wft.transientEvents ?? []) appendMaterialized(engine, run, event);
-    if (how.timedOut) {
-      appendEvent(engine, run, E.EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT, 'workflowTaskTimedOutEventAttributes', {
-        scheduledEventId: wft.scheduledEventId,
-        startedEventId: wft.startedEventId,
-        timeoutType: enums.TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE,
-      });
-    } else {
-      appendEvent(engine, run, E.EVENT_TYPE_WORKFLOW_TASK_FAILED, 'workflowTaskFailedEventAttributes', {
-        scheduledEventId: wft.scheduledEventId,
-        startedEventId: wft.startedEventId,
-        cause: how.cause,
-        failure: how.failure,
-        identity: how.identity,
-      });
-    }
-  }
+  if (wft.attempt === 1 || how.nextAttempt === 1) writeEnding(engine, run, wft, how);
   run.wft = undefined;
   engine.scheduler.clear(workflowTaskKey(run.runId));
   run.sticky = undefined;

@@ -28,7 +28,7 @@ const ENGINE_LAYERS: readonly (readonly string[])[] = [
   ['history'],
   // What rides on a workflow task: its encoding, update messages, queries; the workflow retry decision.
   ['workflow-task-response', 'update-protocol', 'queries', 'workflow-retry'],
-  ['workflow-task'],
+  ['workflow-task', 'workflow-task-events'],
   ['activities', 'timers'],
   ['executions', 'eager-dispatch'],
   ['activity-commands', 'run-commands', 'commands'],
