@@ -25,11 +25,13 @@ import {
   requestCancelWorkflowExecution,
   signalWithStartWorkflowExecution,
   signalWorkflowExecution,
+  terminateWorkflowExecution,
+} from '../engine/workflow-ops';
+import {
   startWorkflowExecution,
   startWorkflowExecutionRpc,
-  terminateWorkflowExecution,
   type StartWorkflowExecutionRequest,
-} from '../engine/workflow-ops';
+} from '../engine/workflow-start';
 import type { RpcHandler } from '../grpc/service';
 
 type Handlers = Record<string, RpcHandler>;

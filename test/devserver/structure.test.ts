@@ -35,6 +35,8 @@ const ENGINE_LAYERS: readonly (readonly string[])[] = [
   // Entry points the RPC tables call.
   [
     'workflow-task-completion',
+    'workflow-start',
+    'workflow-id-policy',
     'workflow-ops',
     'updates',
     'activity-ops',
