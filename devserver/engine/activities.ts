@@ -1,20 +1,21 @@
 /**
- * Activity state machine. Attempts are tracked in mutable state only: ActivityTaskStarted is
- * written together with the final outcome (Completed / Failed / TimedOut / Canceled), so retries
- * never show up in history. Deadlines: schedule-to-close (whole activity), schedule-to-start
- * (per attempt), start-to-close and heartbeat (per started attempt), plus the retry backoff.
+ * Activity state machine. Attempts are tracked in mutable state only; the history events are
+ * written when the activity finishes (activity-events.ts). Deadlines: schedule-to-close (whole
+ * activity), schedule-to-start (per attempt), start-to-close and heartbeat (per started attempt),
+ * plus the retry backoff.
  */
 import { msToDuration, msToTimestamp } from '../proto/time';
 import { enums, type Failure, type Message, type Payloads } from '../proto/types';
+import { closingGroup, failedEvent, resolvedEvent, timedOutEvent, type ActivityOutcome } from './activity-events';
+import { nextDeadline, timeoutFailure } from './activity-timeouts';
 import type { Engine } from './engine';
-import { pending, STARTED_EVENT_PLACEHOLDER, type PendingEvent } from './history';
+import type { PendingEvent } from './history';
 import type { PollerInfo } from './matching';
 import { decideRetry } from './retry';
 import { isOpen, type ActivityState, type RunState } from './state';
 import { activityTaskToken } from './tokens';
 import { recordExternalEvents } from './workflow-task';
 
-const E = enums.EventType;
 const TIMEOUT = enums.TimeoutType;
 
 export function activityKey(runId: string, scheduledEventId: number): string {
@@ -31,22 +32,6 @@ export function enqueueActivity(engine: Engine, run: RunState, activity: Activit
   );
 }
 
-/** The earliest deadline of the activity in its current stage. */
-function nextDeadline(activity: ActivityState): number {
-  let at = activity.scheduleToCloseMs > 0 ? activity.scheduledAt + activity.scheduleToCloseMs : Infinity;
-  if (activity.stage === 'BACKOFF') at = Math.min(at, activity.attemptScheduledAt);
-  if (activity.stage === 'SCHEDULED' && activity.scheduleToStartMs > 0) {
-    at = Math.min(at, activity.attemptScheduledAt + activity.scheduleToStartMs);
-  }
-  if (activity.stage === 'STARTED' && activity.startedAt !== undefined) {
-    if (activity.startToCloseMs > 0) at = Math.min(at, activity.startedAt + activity.startToCloseMs);
-    if (activity.heartbeatMs > 0) {
-      at = Math.min(at, (activity.lastHeartbeatAt ?? activity.startedAt) + activity.heartbeatMs);
-    }
-  }
-  return at;
-}
-
 export function armActivity(engine: Engine, run: RunState, activity: ActivityState): void {
   const key = activityKey(run.runId, activity.scheduledEventId);
   const at = nextDeadline(activity);
@@ -59,34 +44,13 @@ export function armActivity(engine: Engine, run: RunState, activity: ActivitySta
   engine.scheduler.set(key, at, () => onActivityDeadline(engine, runId, scheduledEventId));
 }
 
-function timeoutFailure(type: number, activity: ActivityState, cause?: Failure): Failure {
-  const names: Record<number, string> = {
-    [TIMEOUT.TIMEOUT_TYPE_START_TO_CLOSE]: 'StartToClose',
-    [TIMEOUT.TIMEOUT_TYPE_SCHEDULE_TO_START]: 'ScheduleToStart',
-    [TIMEOUT.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE]: 'ScheduleToClose',
-    [TIMEOUT.TIMEOUT_TYPE_HEARTBEAT]: 'Heartbeat',
-  };
-  return {
-    message: `activity ${names[type] ?? 'unknown'} timeout`,
-    source: 'Server',
-    cause,
-    timeoutFailureInfo: { timeoutType: type, lastHeartbeatDetails: activity.heartbeatDetails },
-  };
-}
-
 function onActivityDeadline(engine: Engine, runId: string, scheduledEventId: number): void {
   const run = engine.runs.get(runId);
   const activity = run?.activities[scheduledEventId];
   if (!run || !activity || !isOpen(run)) return;
   const now = engine.now();
   if (activity.scheduleToCloseMs > 0 && now >= activity.scheduledAt + activity.scheduleToCloseMs) {
-    const failure = timeoutFailure(TIMEOUT.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE, activity, activity.lastFailure);
-    finishActivity(
-      engine,
-      run,
-      activity,
-      timedOutEvent(engine, activity, failure, enums.RetryState.RETRY_STATE_TIMEOUT)
-    );
+    timeOutActivity(engine, run, activity, TIMEOUT.TIMEOUT_TYPE_SCHEDULE_TO_CLOSE, activity.lastFailure);
     return;
   }
   if (activity.stage === 'BACKOFF' && now >= activity.attemptScheduledAt) {
@@ -99,13 +63,7 @@ function onActivityDeadline(engine: Engine, runId: string, scheduledEventId: num
     now >= activity.attemptScheduledAt + activity.scheduleToStartMs
   ) {
     // Schedule-to-start timeouts are not retried: another attempt would wait on the same queue.
-    const failure = timeoutFailure(TIMEOUT.TIMEOUT_TYPE_SCHEDULE_TO_START, activity);
-    finishActivity(
-      engine,
-      run,
-      activity,
-      timedOutEvent(engine, activity, failure, enums.RetryState.RETRY_STATE_TIMEOUT)
-    );
+    timeOutActivity(engine, run, activity, TIMEOUT.TIMEOUT_TYPE_SCHEDULE_TO_START);
     return;
   } else if (activity.stage === 'STARTED' && activity.startedAt !== undefined) {
     const startToCloseExpired = activity.startToCloseMs > 0 && now >= activity.startedAt + activity.startToCloseMs;
@@ -174,46 +132,18 @@ function activityTaskResponse(engine: Engine, run: RunState, activity: ActivityS
   };
 }
 
-/** ActivityTaskStarted for the final attempt; written only when the activity finishes. */
-function startedEvent(engine: Engine, activity: ActivityState): PendingEvent {
-  return pending(
-    engine,
-    E.EVENT_TYPE_ACTIVITY_TASK_STARTED,
-    'activityTaskStartedEventAttributes',
-    {
-      scheduledEventId: activity.scheduledEventId,
-      identity: activity.lastIdentity,
-      attempt: activity.attempt,
-      lastFailure: activity.lastFailure,
-    },
-    activity.startedAt
-  );
-}
-
-/** Started (if the attempt started) + the closing event, as one group. */
-function closingGroup(engine: Engine, activity: ActivityState, closing: PendingEvent): PendingEvent[] {
-  if (activity.stage !== 'STARTED') {
-    closing.attributes.startedEventId = 0;
-    return [closing];
-  }
-  closing.attributes.startedEventId = STARTED_EVENT_PLACEHOLDER;
-  return [startedEvent(engine, activity), closing];
-}
-
-function timedOutEvent(engine: Engine, activity: ActivityState, failure: Failure, retryState: number): PendingEvent {
-  return pending(engine, E.EVENT_TYPE_ACTIVITY_TASK_TIMED_OUT, 'activityTaskTimedOutEventAttributes', {
-    failure,
-    scheduledEventId: activity.scheduledEventId,
-    retryState,
-  });
-}
-
 function finishActivity(engine: Engine, run: RunState, activity: ActivityState, closing: PendingEvent): void {
   const group = closingGroup(engine, activity, closing);
   delete run.activities[activity.scheduledEventId];
   engine.scheduler.clear(activityKey(run.runId, activity.scheduledEventId));
   engine.touch(run);
   recordExternalEvents(engine, run, group);
+}
+
+/** A timeout that ends the whole activity: it is not retried. */
+function timeOutActivity(engine: Engine, run: RunState, activity: ActivityState, type: number, cause?: Failure): void {
+  const failure = timeoutFailure(type, activity, cause);
+  finishActivity(engine, run, activity, timedOutEvent(engine, activity, failure, enums.RetryState.RETRY_STATE_TIMEOUT));
 }
 
 /** A started attempt failed (worker failure or timeout): retry per policy, or finish the activity. */
@@ -231,12 +161,7 @@ function attemptFailed(
     const isTimeout = failure.timeoutFailureInfo !== undefined && !failure.applicationFailureInfo;
     const closing = isTimeout
       ? timedOutEvent(engine, activity, failure, decision.retryState)
-      : pending(engine, E.EVENT_TYPE_ACTIVITY_TASK_FAILED, 'activityTaskFailedEventAttributes', {
-          failure,
-          scheduledEventId: activity.scheduledEventId,
-          identity: identity ?? activity.lastIdentity,
-          retryState: decision.retryState,
-        });
+      : failedEvent(engine, activity, failure, identity, decision.retryState);
     finishActivity(engine, run, activity, closing);
     return;
   }
@@ -255,11 +180,6 @@ function attemptFailed(
   if (activity.stage === 'SCHEDULED' && !activity.paused) enqueueActivity(engine, run, activity);
 }
 
-export type ActivityOutcome =
-  | { kind: 'completed'; result?: Payloads }
-  | { kind: 'failed'; failure?: Failure; lastHeartbeatDetails?: Payloads }
-  | { kind: 'canceled'; details?: Payloads };
-
 /** Applies a worker's final word on a started attempt. */
 export function resolveActivity(
   engine: Engine,
@@ -268,33 +188,13 @@ export function resolveActivity(
   outcome: ActivityOutcome,
   identity: string | undefined
 ): void {
-  const base = { scheduledEventId: activity.scheduledEventId, identity: identity ?? activity.lastIdentity };
-  if (outcome.kind === 'completed') {
-    finishActivity(
-      engine,
-      run,
-      activity,
-      pending(engine, E.EVENT_TYPE_ACTIVITY_TASK_COMPLETED, 'activityTaskCompletedEventAttributes', {
-        ...base,
-        result: outcome.result,
-      })
-    );
-  } else if (outcome.kind === 'canceled') {
-    finishActivity(
-      engine,
-      run,
-      activity,
-      pending(engine, E.EVENT_TYPE_ACTIVITY_TASK_CANCELED, 'activityTaskCanceledEventAttributes', {
-        ...base,
-        details: outcome.details,
-        latestCancelRequestedEventId: activity.cancelRequestedEventId ?? 0,
-      })
-    );
-  } else {
-    if (outcome.lastHeartbeatDetails) activity.heartbeatDetails = outcome.lastHeartbeatDetails;
-    const failure = outcome.failure ?? { message: 'activity failed without a failure' };
-    attemptFailed(engine, run, activity, failure, identity);
+  if (outcome.kind !== 'failed') {
+    finishActivity(engine, run, activity, resolvedEvent(engine, activity, outcome, identity));
+    return;
   }
+  if (outcome.lastHeartbeatDetails) activity.heartbeatDetails = outcome.lastHeartbeatDetails;
+  const failure = outcome.failure ?? { message: 'activity failed without a failure' };
+  attemptFailed(engine, run, activity, failure, identity);
 }
 
 /** What a heartbeat tells the running attempt: the SDK cancels it for any of these. */

@@ -1,7 +1,8 @@
 /** Worker-side activity RPCs: heartbeats and completions, by task token or by activity ID. */
 import { invalidArgument, requireString, taskNotFound } from '../errors';
 import type { Failure, Message, Payloads } from '../proto/types';
-import { heartbeatActivity, resolveActivity, type ActivityOutcome } from './activities';
+import { heartbeatActivity, resolveActivity } from './activities';
+import type { ActivityOutcome } from './activity-events';
 import type { Engine } from './engine';
 import { activityById, isOpen, type ActivityState, type RunState } from './state';
 import { parseTaskToken } from './tokens';

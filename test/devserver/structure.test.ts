@@ -29,7 +29,7 @@ const ENGINE_LAYERS: readonly (readonly string[])[] = [
   // What rides on a workflow task: its encoding, update messages, queries; the workflow retry decision.
   ['workflow-task-response', 'update-protocol', 'queries', 'workflow-retry'],
   ['workflow-task', 'workflow-task-events'],
-  ['activities', 'timers'],
+  ['activities', 'activity-events', 'activity-timeouts', 'timers'],
   ['executions', 'eager-dispatch'],
   ['activity-commands', 'run-commands', 'commands'],
   // Entry points the RPC tables call.
