@@ -1,5 +1,6 @@
 import type { Json } from '../json';
 import type { FieldDetail } from '../schema/completeness';
+import { parseUserNumber, unitWord } from './user-number';
 
 // Searched, not anchored: "Oh wait, change amount to 350000." (seed 001) patches like the bare form.
 const EXPLICIT_SET = /\b(?:change|set|update|make)\s+(?:the\s+|my\s+)?(.+?)\s+(?:to|as)\s+(.+)$/i;
@@ -79,8 +80,18 @@ function typeOf(detail: FieldDetail | undefined): string | null {
   return null;
 }
 
-/** Coerces the patch value by the field's schema type; undefined when it does not fit. */
-export function coercePatchValue(raw: string, detail: FieldDetail | undefined): Json | undefined {
+/** The words a field is named and described by, which its value may repeat as a unit ("36 months"). */
+function unitWordsOf(field: string, detail: FieldDetail | undefined): Set<string> {
+  const named = [field, detail?.title ?? '', detail?.description ?? ''].flatMap(words);
+  return new Set(named.filter((w) => /^[a-z]+$/.test(w)).map(unitWord));
+}
+
+/**
+ * Coerces the patch value by the field's schema type; undefined when it does not fit (§5.3: no
+ * patch then). A number is one number as users write it (core/correction/user-number.ts), an
+ * integer also whole.
+ */
+export function coercePatchValue(raw: string, detail: FieldDetail | undefined, field = ''): Json | undefined {
   const text = raw
     .trim()
     .replace(/^[=:,\s]+/, '')
@@ -88,14 +99,9 @@ export function coercePatchValue(raw: string, detail: FieldDetail | undefined): 
     .replace(/[.?!]+$/, '')
     .trim();
   const type = typeOf(detail);
-  if (type === 'integer') {
-    const digits = text.replace(/[^0-9-]/g, '');
-    return /^-?\d+$/.test(digits) ? Number.parseInt(digits, 10) : undefined;
-  }
-  if (type === 'number') {
-    const digits = text.replace(/[^0-9.-]/g, '');
-    const n = Number(digits);
-    return digits !== '' && Number.isFinite(n) ? n : undefined;
+  if (type === 'integer' || type === 'number') {
+    const n = parseUserNumber(text, unitWordsOf(field, detail));
+    return n !== undefined && (type === 'number' || Number.isSafeInteger(n)) ? n : undefined;
   }
   if (type === 'boolean') {
     const t = text.toLowerCase();
@@ -145,6 +151,6 @@ function patchOf(
   if (requestedValue.trim() === '') return null;
   const field = resolveField(requestedField, aliases);
   if (!field) return null;
-  const value = coercePatchValue(requestedValue, details[field]);
+  const value = coercePatchValue(requestedValue, details[field], field);
   return value === undefined ? null : { field, value };
 }

@@ -74,6 +74,11 @@ export class DemoHarness {
     return inProcessDemoSend(this.deps);
   }
 
+  /** One turn that expects nothing: the keyless-model tests check its reply, intent and state themselves. */
+  say(message: string, conversationId: string | null = null) {
+    return this.send(conversationId, { message, expect: { reply: '', intent: '', state: '' } });
+  }
+
   /** LLM requests the recordings did not answer (the scripted server refused them). */
   unscripted(): string[] {
     return this.llm.requests

@@ -21,7 +21,7 @@ describe('examples/claims on the keyless demo model', () => {
   afterAll(async () => h?.stop());
 
   const say = async (message: string, conversationId: string | null = null) => {
-    const turn = await h.send(conversationId, { message, expect: { reply: '', intent: '', state: '' } });
+    const turn = await h.say(message, conversationId);
     return { conversationId: turn.conversationId, state: turn.state, reply: turn.reply };
   };
   const confirm = (cost: number) =>

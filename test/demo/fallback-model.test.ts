@@ -1,6 +1,10 @@
 import { DEMO_MESSAGES, IN_PROGRESS_CONNECTION } from '../../demo/conversations';
 import { DemoHarness } from './demo-harness';
 
+const SUBMIT_ROUTE = '/loan/applications';
+const CONFIRM = (amount: number, months: number) =>
+  `Please confirm: customerId 1234, requestedAmount ${amount}, tenureMonths ${months}. Proceed?`;
+
 /**
  * Issue 14 item 9: with no API key, `convengine start` answers any input. Off-script phrases go to
  * the deterministic fallback model over the loaded config; none of them may fail a turn.
@@ -12,8 +16,7 @@ describe('keyless demo: input outside the recordings', () => {
   }, 120_000);
   afterAll(async () => h?.stop());
 
-  const say = (message: string, conversationId: string | null = null) =>
-    h.send(conversationId, { message, expect: { reply: '', intent: '', state: '' } });
+  const say = (message: string, conversationId: string | null = null) => h.say(message, conversationId);
 
   it('answers a status question the recordings never saw from the move tool', async () => {
     const turn = await say(`what is the status of connection ${IN_PROGRESS_CONNECTION}`);
@@ -37,7 +40,7 @@ describe('keyless demo: input outside the recordings', () => {
       state: 'COMPLETED',
       reply: 'Loan application submitted for customer 1234. Amount 35000, tenure 24 months. Application ID LA-90311.',
     });
-    const submits = h.toolServer.counters.log.filter((r) => r.route === '/loan/applications');
+    const submits = h.toolServer.counters.log.filter((r) => r.route === SUBMIT_ROUTE);
     expect(submits.map((r) => JSON.parse(r.body ?? '{}'))).toEqual([
       { customerId: '1234', requestedAmount: 35000, tenureMonths: 24 },
     ]);
@@ -72,5 +75,45 @@ describe('keyless demo: input outside the recordings', () => {
     expect(first.reply.trim()).not.toBe('');
     const second = await say('and what about CON1388?', first.conversationId);
     expect(second.reply.trim()).not.toBe('');
+  });
+
+  /**
+   * An outsider's report on `convengine start`: a correction whose value was not one number ("350k", "3.5e5",
+   * "35000 or maybe 40000", "1 year 6 months") was stored as the digits it contained, confirmed with "Updated."
+   * and submitted. A value is now read as users write it, or not patched.
+   */
+  describe('loan corrections store what the user said, or nothing', () => {
+    /** The seed's first message, one correction, then "yes": the correction's reply and what was submitted. */
+    async function correct(correction: string) {
+      h.toolServer.counters.reset();
+      const first = await say(DEMO_MESSAGES.loanRequest);
+      expect(first.reply).toBe(CONFIRM(35000, 24));
+      const corrected = await say(correction, first.conversationId);
+      const confirmed = await say('yes', first.conversationId);
+      expect(confirmed.state).toBe('COMPLETED');
+      const submits = h.toolServer.counters.log.filter((r) => r.route === SUBMIT_ROUTE);
+      return { reply: corrected.reply, submitted: submits.map((r) => JSON.parse(r.body ?? '{}') as object) };
+    }
+
+    it.each([
+      ['change amount to 350k', 350000],
+      ['change amount to 3.5e5', 350000],
+      ['change amount to 350,000', 350000],
+    ])('%p patches requestedAmount to %p and submits it', async (correction, amount) => {
+      expect(await correct(correction)).toEqual({
+        reply: `Updated. ${CONFIRM(amount, 24)}`,
+        submitted: [{ customerId: '1234', requestedAmount: amount, tenureMonths: 24 }],
+      });
+    });
+
+    it.each(['change amount to 35000 or maybe 40000', 'change tenure to 1 year 6 months', 'change amount to lots'])(
+      '%p patches nothing: the same values are confirmed again and submitted',
+      async (correction) => {
+        expect(await correct(correction)).toEqual({
+          reply: CONFIRM(35000, 24),
+          submitted: [{ customerId: '1234', requestedAmount: 35000, tenureMonths: 24 }],
+        });
+      }
+    );
   });
 });

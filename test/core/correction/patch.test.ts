@@ -55,6 +55,41 @@ describe('single-field edit patches (§5.3)', () => {
     });
   });
 
+  describe('a number value is one number as the user wrote it, else no patch (outsider report item 1)', () => {
+    it.each([
+      ['change amount to 350k', { field: 'requestedAmount', value: 350000 }],
+      ['change amount to 3.5e5', { field: 'requestedAmount', value: 350000 }],
+      ['change amount to 350,000.', { field: 'requestedAmount', value: 350000 }],
+      ['set the tenure months to 36 months please', { field: 'tenureMonths', value: 36 }],
+      ['change tenure to 1.5k', { field: 'tenureMonths', value: 1500 }],
+    ])('"%s"', (text, patch) => {
+      expect(parseFieldPatch(text, details)).toEqual(patch);
+    });
+
+    it.each([
+      'change amount to 35000 or maybe 40000',
+      'change tenure to 1 year 6 months',
+      'change tenure to 2 years',
+      'change tenure to 18m',
+      'change tenure to 24.5',
+      'change tenure to 1e20',
+      'change amount to 350000 dollars',
+      'change amount to 1e400',
+      'change tenure months to 1 year 6 months',
+    ])('no patch for "%s"', (text) => {
+      expect(parseFieldPatch(text, details)).toBeNull();
+    });
+
+    it('an integer field takes only whole numbers', () => {
+      const integer = { description: 'Loan tenure in months', type: 'integer', enumOptions: [] };
+      expect(coercePatchValue('24.0', integer, 'tenureMonths')).toBe(24);
+      expect(coercePatchValue('24 months', integer, 'tenureMonths')).toBe(24);
+      expect(coercePatchValue('2.4e1', integer, 'tenureMonths')).toBe(24);
+      expect(coercePatchValue('24.5', integer, 'tenureMonths')).toBeUndefined();
+      expect(coercePatchValue('9007199254740993', integer, 'tenureMonths')).toBeUndefined();
+    });
+  });
+
   it('coerces by type and normalizes field keys', () => {
     expect(coercePatchValue(' = 1,250.50.', { description: null, type: 'number', enumOptions: [] })).toBe(1250.5);
     expect(coercePatchValue('maybe', { description: null, type: 'boolean', enumOptions: [] })).toBeUndefined();
