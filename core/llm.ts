@@ -26,6 +26,8 @@ export interface LlmCallMeta {
   state: string;
   /** The user's message this turn (sent as a header only to a keyless demo model, see metaHeaders). */
   userText?: string;
+  /** The required schema fields still missing, when a schema applies (a header only to a keyless demo model). */
+  missingFields?: string[];
 }
 
 export interface LlmRequest {
@@ -58,9 +60,13 @@ export interface LlmClient {
 /** HTTP header naming the call kind on every Messages request (the scripted server keys its script on it). */
 export const LLM_CALL_KIND_HEADER = 'x-convengine-call-kind';
 
-/** Headers a keyless demo model reads (never sent to a real provider): the turn's intent, state and message. */
+/**
+ * Headers a keyless demo model reads (never sent to a real provider): the turn's intent, state and message, and
+ * the schema fields still missing (a JSON array), which it asks for in a collecting state.
+ */
 export const LLM_META_HEADERS = {
   intent: 'x-convengine-intent',
   state: 'x-convengine-state',
   userInput: 'x-convengine-user-input',
+  missingFields: 'x-convengine-missing-fields',
 } as const;

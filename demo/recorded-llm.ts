@@ -1,6 +1,7 @@
 import type { ConfigRows } from '../core/config/types';
 import { startScriptedLlm, type RecordedRequest, type ScriptedLlm, type ScriptEntry } from '../scripted-llm';
-import { fallbackAnswer, turnOf } from './fallback-model';
+import { fallbackAnswer } from './fallback-model';
+import { turnOf } from './fallback-turn';
 import { dialogueActRecordings } from './recordings/dialogue-acts';
 import { loanRecordings } from './recordings/loan';
 import { moveConnectionsRecordings } from './recordings/move-connections';

@@ -75,6 +75,9 @@ function metaHeadersOf(req: LlmRequest): Record<string, string> {
     [LLM_META_HEADERS.intent]: encodeURIComponent(req.meta.intent),
     [LLM_META_HEADERS.state]: encodeURIComponent(req.meta.state),
     [LLM_META_HEADERS.userInput]: encodeURIComponent((req.meta.userText ?? '').slice(0, 2000)),
+    ...(req.meta.missingFields
+      ? { [LLM_META_HEADERS.missingFields]: encodeURIComponent(JSON.stringify(req.meta.missingFields)) }
+      : {}),
   };
 }
 

@@ -2,6 +2,7 @@ import { EngineError, ErrorType } from '../../core/errors';
 import { isJsonObject } from '../../core/json';
 import type { OutputSchemaRow } from '../../core/config/types';
 import { applySchemaStatus, clearSchemaStatus } from '../../core/schema/apply';
+import { schemaStatus } from '../../core/schema/completeness';
 import { schemaPropertyNames } from '../../core/schema/subset';
 import { acceptExtraction, type ConvertedField, type DroppedField } from '../../core/schema/extraction-answer';
 import { extractionAnswerSchema, mergeExtraction, seedFromInputParams } from '../../core/schema/merge';
@@ -83,7 +84,8 @@ async function extract(ctx: StepContext, schema: OutputSchemaRow): Promise<void>
     userPrompt,
     schema: answerSchema,
     ...(temperature === null ? {} : { temperature }),
-    meta: llmMeta(session),
+    // What is missing before this message (a keyless demo model gives a lone number to the one field missing).
+    meta: { ...llmMeta(session), missingFields: schemaStatus(schema.jsonSchema, session.context).missingFields },
   });
   session.lastLlmOutput = answer.raw;
   session.lastLlmStage = 'SCHEMA_EXTRACTION';

@@ -16,6 +16,7 @@ export function llmMeta(session: Session): LlmCallMeta {
     intent: session.intent,
     state: session.state,
     userText: session.userText,
+    ...(session.missingRequiredFields.length > 0 ? { missingFields: [...session.missingRequiredFields] } : {}),
   };
 }
 

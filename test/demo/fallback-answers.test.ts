@@ -1,11 +1,8 @@
-import {
-  answerDialogueAct,
-  answerIntent,
-  answerPlan,
-  answerSchema,
-  guidance,
-  type FallbackTurn,
-} from '../../demo/fallback-model';
+import { LLM_META_HEADERS } from '../../core/llm';
+import { answerDialogueAct, answerIntent, answerReply } from '../../demo/fallback-model';
+import { answerPlan } from '../../demo/fallback-plan';
+import { answerSchema } from '../../demo/fallback-schema';
+import { guidance, turnOf, type FallbackTurn } from '../../demo/fallback-turn';
 import { packConfigRows, SEED_PACKS } from '../../db/seed';
 
 const rows = packConfigRows(SEED_PACKS);
@@ -16,6 +13,7 @@ const turn = (extra: Partial<FallbackTurn>): FallbackTurn => ({
   userInput: '',
   prompt: '',
   schema: null,
+  missingFields: [],
   ...extra,
 });
 
@@ -128,5 +126,108 @@ describe('demo fallback model', () => {
     const nothing = answerPlan(rows, turn({ kind: 'PLAN', intent: 'FAQ', state: 'IDLE', userInput: 'hm' }));
     expect(nothing).toMatchObject({ action: 'ANSWER', answer: guidance(rows) });
     expect(guidance(rows)).toMatch(/You can say, for example/);
+  });
+
+  describe('off the script (outsider report item 2)', () => {
+    const LOAN_SCHEMA = {
+      type: 'object',
+      properties: {
+        customerId: { type: 'string', description: 'Customer id, e.g. 1234' },
+        requestedAmount: { type: 'number', description: 'Requested loan amount' },
+        tenureMonths: { type: 'integer', description: 'Loan tenure in months' },
+      },
+    };
+    const loanFields = (userInput: string, missingFields: string[] = []) =>
+      answerSchema(turn({ kind: 'SCHEMA', schema: LOAN_SCHEMA, userInput, missingFields }));
+    const SEED = 'I need a loan for my customer. Customer id 1234, 35000, 24 months.';
+
+    it.each([SEED, SEED.toUpperCase(), 'i need a loan for my customer. customer id 1234, 35,000, 24 months'])(
+      'SCHEMA: a number field takes the one number no other field took, whatever the case: %p',
+      (userInput) => {
+        expect(loanFields(userInput)).toEqual({ customerId: '1234', requestedAmount: 35000, tenureMonths: 24 });
+      }
+    );
+
+    it.each([
+      ['two numbers left', 'Customer id 1234, 35000 or 40000, 24 months.', { tenureMonths: 24 }],
+      ['two number fields left', 'Customer id 1234, 35000.', {}],
+      ['"350k" is not 350', 'Customer 1234, amount 350k, 24 months.', { tenureMonths: 24 }],
+      ['an id inside a word', 'Customer id 1234, ref AB35000, 24 months.', { tenureMonths: 24 }],
+    ])('SCHEMA: nothing guessed with %s', (_, userInput, fields) => {
+      expect(loanFields(userInput)).toEqual({
+        customerId: '1234',
+        requestedAmount: null,
+        tenureMonths: null,
+        ...fields,
+      });
+    });
+
+    it('SCHEMA: in a collecting turn the number goes to the one field still missing', () => {
+      expect(loanFields('35000', ['requestedAmount'])).toMatchObject({ requestedAmount: 35000, tenureMonths: null });
+      expect(loanFields('35000', ['requestedAmount', 'tenureMonths'])).toMatchObject({ requestedAmount: null });
+      expect(loanFields('24.5', ['tenureMonths'])).toMatchObject({ tenureMonths: null });
+    });
+
+    it.each([
+      'and what about CON1388?',
+      'What is the status of my move for connection USPSC003BA100SA277CON1388',
+      'a loan for my customer for a house',
+    ])('SCHEMA: an id field takes no id its words do not name: %p', (userInput) => {
+      expect(loanFields(userInput).customerId).toBeNull();
+    });
+
+    it('SCHEMA: an id its letters abbreviate the field by is still taken unnamed', () => {
+      const schema = { type: 'object', properties: { order_id: { type: 'string' }, customerId: { type: 'string' } } };
+      expect(answerSchema(turn({ schema, userInput: 'ORD-7017 is late, C-77 asked' }))).toEqual({
+        order_id: 'ORD-7017',
+        customerId: 'C-77',
+      });
+    });
+
+    const orderPlan = (userInput: string) =>
+      answerPlan(rows, turn({ kind: 'PLAN', intent: 'ORDER_DIAGNOSTICS', state: 'ANALYZE', userInput }));
+
+    it('PLAN: calls an in-scope read-only HTTP tool with an id that fits its input_schema', () => {
+      expect(orderPlan('Check order ORD-9999 status.')).toEqual({
+        action: 'CALL_TOOL',
+        tool_code: 'mock.order.status',
+        args: { orderId: 'ORD-9999' },
+        answer: null,
+        operation_tag: null,
+      });
+      expect(orderPlan('CON1388 and order ORD-12')).toMatchObject({ args: { orderId: 'ORD-12' } });
+      expect(orderPlan('Check order ORDER-9999 status.')).toMatchObject({ action: 'ANSWER', answer: guidance(rows) });
+    });
+
+    it('PLAN: never calls a write tool, nor one whose argument the id does not fit', () => {
+      const loan = (userInput: string, prompt = '') =>
+        answerPlan(
+          rows,
+          turn({ kind: 'PLAN', intent: 'LOAN_APPLICATION', state: 'PROCESS_APPLICATION', userInput, prompt })
+        );
+      expect(loan('yes', 'Application: customerId C-77, requestedAmount 5, tenureMonths 2.')).toMatchObject({
+        action: 'ANSWER',
+      });
+    });
+
+    it('RESP_TEXT: asks for the missing fields by name, else repeats the planner answer, else guidance', () => {
+      const reply = (extra: Partial<FallbackTurn>) => answerReply(rows, turn({ kind: 'RESP_TEXT', ...extra }));
+      expect(reply({ missingFields: ['customerId', 'requestedAmount', 'tenureMonths'] })).toBe(
+        'Please tell me the customerId, requestedAmount and tenureMonths.'
+      );
+      expect(reply({ missingFields: ['tenureMonths'] })).toBe('Please tell me the tenureMonths.');
+      expect(reply({ prompt: 'Tool results: {"mcp":{"finalAnswer":"I found: status \\"SUBMITTED\\"."}}' })).toBe(
+        'I found: status "SUBMITTED".'
+      );
+      expect(reply({ prompt: 'Tool results: {"mcp":{"finalAnswer":null}}' })).toBe(guidance(rows));
+    });
+
+    it('reads the missing fields from their header', () => {
+      const request = (headers: Record<string, string>) =>
+        turnOf({ kind: 'RESP_TEXT', system: '', userText: 'hi', headers } as unknown as Parameters<typeof turnOf>[0]);
+      const header = encodeURIComponent(JSON.stringify(['requestedAmount']));
+      expect(request({ [LLM_META_HEADERS.missingFields]: header }).missingFields).toEqual(['requestedAmount']);
+      expect(request({}).missingFields).toEqual([]);
+    });
   });
 });

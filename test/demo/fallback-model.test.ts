@@ -116,4 +116,32 @@ describe('keyless demo: input outside the recordings', () => {
       }
     );
   });
+
+  describe('off the script: asks for what is missing, reads plain numbers, calls HTTP tools (outsider report item 2)', () => {
+    const ASK_ALL = 'Please tell me the customerId, requestedAmount and tenureMonths.';
+
+    it('asks for the missing loan fields by name, and keeps a connection id out of customerId', async () => {
+      const first = await say('I need a loan for my customer');
+      expect(first).toMatchObject({ intent: 'LOAN_APPLICATION', state: 'ELIGIBILITY_GATE', reply: ASK_ALL });
+      const id = first.conversationId;
+      expect(await say('and what about CON1388?', id)).toMatchObject({ state: 'ELIGIBILITY_GATE', reply: ASK_ALL });
+      const customer = await say('Customer id 1234', id);
+      expect(customer.reply).toBe('Please tell me the requestedAmount and tenureMonths.');
+      expect((await say('24 months', id)).reply).toBe('Please tell me the requestedAmount.');
+      expect(await say('35000', id)).toMatchObject({ state: 'CONFIRMATION', reply: CONFIRM(35000, 24) });
+    });
+
+    it('reads the seed sentence in capitals, amount included', async () => {
+      const turn = await say(DEMO_MESSAGES.loanRequest.toUpperCase());
+      expect(turn).toMatchObject({ state: 'CONFIRMATION', reply: CONFIRM(35000, 24) });
+    });
+
+    it("diagnoses an order the recordings never saw with the order pack's HTTP tool, and answers from it", async () => {
+      h.toolServer.counters.reset();
+      const turn = await say('Check order ORD-9999 status.');
+      expect(turn).toMatchObject({ intent: 'ORDER_DIAGNOSTICS', state: 'COMPLETED' });
+      expect(turn.reply).toBe('I found: status SUBMITTED, orderId ORD-9999.');
+      expect(h.toolServer.counters.log.map((r) => r.route)).toEqual(['/orders/status']);
+    });
+  });
 });
