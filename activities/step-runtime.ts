@@ -20,6 +20,7 @@ import { writeAudits, type AuditWrite } from './runtime/audit-writer';
 import { decisionAudit } from './turn-decision';
 import { fromDatabaseError, isRetryableFailure, toActivityFailure } from './runtime/failure';
 import { attemptsLocally, LocalAttempt } from './runtime/local-attempt';
+import { awaitDatabase, outageWaitFor } from './runtime/database-outage';
 import { lastProgress, verboseAudit } from './runtime/verbose';
 
 export interface StepContext<I extends StepInput = StepInput> {
@@ -149,6 +150,8 @@ export function stepActivity<I extends StepInput, O extends StepOutput>(
       const emitted = [enter, ...entered, ...scope.audits, ...progress('STEP_ERROR', scope.session, true)];
       const policy = deps.audit.policy(snapshot);
       const failure = [errorFrame(def.name, err, elapsed()), ...turnFailure(def, err)];
+      // A database that is down for now: wait for it (a failover), so its rows are written and the next attempt runs.
+      await awaitDatabase(deps.db, outageWaitFor(def.name, thrown));
       await writeFailure(deps, policy, input, scope, arrived, emitted, failure);
       throw toActivityFailure(err);
     }

@@ -8,7 +8,8 @@ import type { Session } from '../../core/session';
 import type { TurnInput } from '../../core/turn/contracts';
 import { writeAuditBatch, type AuditGroup, type AuditInsert, type AuditMeta } from '../../db/repositories/audit';
 import type { ActivityDeps } from '../deps';
-import { attemptAbandoned, currentRunId } from './activity-context';
+import { activityContext, attemptAbandoned, currentRunId } from './activity-context';
+import { awaitDatabase, outageWaitFor } from './database-outage';
 import { activityFailureOf } from './failure';
 
 /**
@@ -155,7 +156,7 @@ export async function withHeldAudits<T>(deps: Pick<ActivityDeps, 'db' | 'audit'>
   try {
     result = await held.run(groups, work);
   } catch (err) {
-    if (!attemptAbandoned()) await store(deps, groups).catch(() => undefined);
+    await writeBatch(deps, groups).catch(() => undefined);
     throw err;
   }
   await writeBatch(deps, groups);
@@ -168,10 +169,14 @@ export async function withHeldAudits<T>(deps: Pick<ActivityDeps, 'db' | 'audit'>
  */
 async function writeBatch(deps: Pick<ActivityDeps, 'db' | 'audit'>, groups: PendingGroup[]): Promise<void> {
   if (attemptAbandoned()) return;
-  try {
-    await store(deps, groups);
-  } catch (err) {
-    throw activityFailureOf(err);
+  for (let tries = 1; ; tries++) {
+    try {
+      return await store(deps, groups);
+    } catch (err) {
+      // The database went away (a failover): once it is back, the rows are written again (each under its key).
+      const running = activityContext()?.info.activityType ?? '';
+      if (tries > 1 || !(await awaitDatabase(deps.db, outageWaitFor(running, err)))) throw activityFailureOf(err);
+    }
   }
 }
 

@@ -36,7 +36,17 @@ export interface RetrySpec {
   initialIntervalMs: number;
   backoffCoefficient: number;
   maximumIntervalMs: number;
+  /**
+   * How long the step's attempts, together, wait for an unavailable database to come back (a failover, a restart,
+   * connections refused) before failing: each attempt that meets one waits its share (outageWaitMs) and then fails
+   * as any attempt does, so the attempts and their backoff stay as above for every other failure. Unset: no wait
+   * (a tool call, whose side effect decides its retries). Only in a Temporal activity; the in-process runner does not wait.
+   */
+  databaseOutageMs?: number;
 }
+
+/** The database outage a step safe to repeat rides out: a routine failover or restart takes tens of seconds. */
+export const DATABASE_OUTAGE_WINDOW_MS = 60_000;
 
 export interface StepSpec {
   name: StepName;
@@ -71,6 +81,7 @@ export const BOOKKEEPING_RETRY: RetrySpec = {
   initialIntervalMs: 200,
   backoffCoefficient: 2,
   maximumIntervalMs: 5_000,
+  databaseOutageMs: DATABASE_OUTAGE_WINDOW_MS,
 };
 
 /** Steps that call the LLM: 429/5xx/timeouts get a longer backoff. */
@@ -79,7 +90,13 @@ export const MODEL_RETRY: RetrySpec = {
   initialIntervalMs: 1_000,
   backoffCoefficient: 2,
   maximumIntervalMs: 20_000,
+  databaseOutageMs: DATABASE_OUTAGE_WINDOW_MS,
 };
+
+/** How long one attempt of a step waits for an unavailable database: its share of the step's outage window. */
+export function outageWaitMs(retry: RetrySpec): number {
+  return retry.databaseOutageMs === undefined ? 0 : retry.databaseOutageMs / Math.max(1, retry.maximumAttempts);
+}
 
 export const BOOKKEEPING_TIMEOUT_MS = 30_000;
 /** One model step attempt's start-to-close: room for the SDK's own tries of one call (llmSdkRetries). */
@@ -132,7 +149,10 @@ function remote(name: StepName, sideEffect: StepSideEffect, why: string): StepSp
     why,
   };
   // Consumer code runs only when a rule or pending action asks for it; tools and writes always leave.
-  return sideEffect === 'CONSUMER_TASK' ? { ...spec, localFirst: true } : spec;
+  if (sideEffect === 'CONSUMER_TASK') return { ...spec, localFirst: true };
+  // A tool call is scheduled with its tool's policy (toolRetry), which waits for no database: its side effect decides.
+  if (sideEffect === 'TOOL_CALL') return { ...spec, retry: { ...BOOKKEEPING_RETRY, databaseOutageMs: undefined } };
+  return spec;
 }
 
 /** Every activity type of a turn, in run order: the pipeline's own lists (contracts.ts) plus the unrolled ones. */
@@ -212,6 +232,11 @@ export const STEP_SPECS: readonly StepSpec[] = STEP_NAMES.map((name) => STEP_TAB
 
 export function stepSpec(name: StepName): StepSpec {
   return STEP_TABLE[name];
+}
+
+/** The spec of a step by its activity's name, or null for a name that is not in the table. */
+export function stepSpecNamed(name: string): StepSpec | null {
+  return Object.hasOwn(STEP_TABLE, name) ? STEP_TABLE[name as StepName] : null;
 }
 
 /** Default attempts of a tool call by its side-effect class (D16), when its row does not say. */

@@ -1,0 +1,59 @@
+import type { Context } from '@temporalio/activity';
+import { isDatabaseUnavailable } from '../../db/connection-loss';
+import type { Database } from '../../db/pool';
+import { outageWaitMs, stepSpecNamed } from '../../core/turn/steps';
+import { activityContext } from './activity-context';
+import { whileHeartbeating } from './heartbeat';
+
+/** Room left in an attempt's start-to-close after its wait, to write its failure rows and fail in time. */
+const ATTEMPT_MARGIN_MS = 5_000;
+const FIRST_PROBE_MS = 250;
+const PROBE_MAX_MS = 2_000;
+/** When each attempt (its activity context) that met an outage stops waiting for it. */
+const outageDeadlines = new WeakMap<Context, number>();
+
+/**
+ * How long this attempt of step `name`, failed on `err`, waits for the database: its share of the step's outage window
+ * (core/turn/steps.ts, databaseOutageMs), within what is left of the running activity's start-to-close (a step run's,
+ * whose earlier steps took their part of it). Zero for any other failure, for a step with no window, and outside a
+ * Temporal activity (the in-process runner does not wait).
+ */
+export function outageWaitFor(name: string, err: unknown): number {
+  const spec = stepSpecNamed(name);
+  const context = activityContext();
+  if (!spec || !context || !isDatabaseUnavailable(err)) return 0;
+  const { info } = context;
+  const ranMs = Date.now() - info.currentAttemptScheduledTimestampMs;
+  const left = (info.startToCloseTimeoutMs || spec.startToCloseMs) - ranMs - ATTEMPT_MARGIN_MS;
+  // One share per attempt, however many of its writes meet the outage (a failed step's rows, then its run's).
+  const deadline = outageDeadlines.get(context) ?? Date.now() + Math.max(0, Math.min(outageWaitMs(spec.retry), left));
+  outageDeadlines.set(context, deadline);
+  return Math.max(0, deadline - Date.now());
+}
+
+/**
+ * Waits, at most `budgetMs`, until the database answers again, probing it with a backoff and heartbeating meanwhile.
+ * Temporal counts every attempt alike, so a step that retried only by its policy would spend its attempts in the
+ * first seconds of a failover (5 attempts, 3 s for a bookkeeping step) and fail the turn, its failure row unwritten.
+ * Waiting inside the attempt instead leaves the policy, and the failure of every other error, as it is: the attempt
+ * still fails afterwards (its failure rows are written, now that they can be), and the next one starts at once.
+ * True when the database answered within the budget.
+ */
+export async function awaitDatabase(db: Database, budgetMs: number): Promise<boolean> {
+  const context = activityContext();
+  if (!context || budgetMs <= 0) return false;
+  const until = Date.now() + budgetMs;
+  return whileHeartbeating(async () => {
+    for (let pause = FIRST_PROBE_MS; Date.now() < until; pause = Math.min(PROBE_MAX_MS, pause * 2)) {
+      try {
+        // A cancelled attempt (timed out, its worker stopping) stops waiting: its failure stands.
+        await context.sleep(Math.min(pause, Math.max(0, until - Date.now())));
+        await db.$client.query('SELECT 1');
+        return true;
+      } catch (err) {
+        if (!isDatabaseUnavailable(err)) return false;
+      }
+    }
+    return false;
+  });
+}

@@ -1,0 +1,102 @@
+import { Client as PgClient } from 'pg';
+import { seedPacks } from '../../db/seed';
+import { ADMIN_DATABASE_URL } from '../support/database';
+import { WorkflowHarness } from '../support/workflow-harness';
+
+const OUTAGE_MS = 10_000;
+
+/**
+ * Closes the database to connections, as a failover or restart does: new ones are refused (SQLSTATE 55000,
+ * "database … is not currently accepting connections") and the open ones are cut. Answers how to open it again.
+ */
+async function closeDatabase(name: string): Promise<() => Promise<void>> {
+  const admin = new PgClient({ connectionString: ADMIN_DATABASE_URL });
+  await admin.connect();
+  await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS false`);
+  await admin.query(
+    'SELECT pg_terminate_backend(pid) AS ok FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()',
+    [name]
+  );
+  return async () => {
+    await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS true`);
+    await admin.end();
+  };
+}
+
+describe('a database outage mid-turn (a failover of tens of seconds)', () => {
+  let h: WorkflowHarness;
+  /** The step that meets the outage, as the turn reaches it: once per test. */
+  let outageAt: 'PersistConversation' | 'AuditUserInput' | null = null;
+  let outage: Promise<void> | null = null;
+  const outageBefore = async (step: string) => {
+    if (step !== outageAt) return;
+    outageAt = null;
+    let closed: () => void = () => undefined;
+    const isClosed = new Promise<void>((resolve) => (closed = resolve));
+    outage = closeDatabase(h.mcp.db.name).then(async (reopen) => {
+      closed();
+      await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
+      await reopen();
+    });
+    await isClosed;
+  };
+  beforeAll(async () => {
+    h = await WorkflowHarness.start({
+      activities: (base) => ({
+        ...base,
+        // The step meets a database that refuses connections for OUTAGE_MS, longer than its retry policy's
+        // backoff (5 attempts, 0.2 s doubling: about 3 s).
+        PersistConversation: async (input) => {
+          await outageBefore('PersistConversation');
+          return base.PersistConversation(input);
+        },
+        AuditUserInput: async (input) => {
+          await outageBefore('AuditUserInput');
+          return base.AuditUserInput(input);
+        },
+      }),
+    });
+    await seedPacks(h.mcp.deps.db, ['faq']);
+    await h.mcp.base.store.refresh();
+  });
+  afterAll(async () => {
+    await outage;
+    await h?.stop();
+  });
+
+  /** `stepErrors`: the STEP_ERROR rows the turn is left with (step, errorType). */
+  async function turnThroughOutage(step: 'PersistConversation' | 'AuditUserInput', stepErrors: string[][]) {
+    outageAt = step;
+    outage = null;
+    const started = Date.now();
+    const reply = await h.send({ message: 'hi' });
+    expect(reply.kind).toBe('COMPLETED');
+    expect(outage).not.toBeNull();
+    await outage;
+    expect(Date.now() - started).toBeGreaterThanOrEqual(OUTAGE_MS);
+    const { rows } = await h.mcp.db.pool.query<{ stage: string; payload: Record<string, unknown> }>(
+      'SELECT stage, payload_json AS payload FROM ce_audit WHERE conversation_id = $1 ORDER BY audit_id',
+      [reply.ref.conversationId]
+    );
+    const stages = rows.map((r) => r.stage);
+    expect(stages).toContain('ENGINE_RETURN');
+    expect(stages).not.toContain('ENGINE_KNOWN_FAILURE');
+    expect(stages).not.toContain('ENGINE_UNKNOWN_FAILURE');
+    const errors = rows.filter((r) => r.stage === 'STEP_ERROR');
+    expect(errors.map((r) => [r.payload['step'], r.payload['errorType']])).toEqual(stepErrors);
+    const turns = await h.mcp.db.pool.query('SELECT turn_count FROM ce_conversation WHERE conversation_id = $1', [
+      reply.ref.conversationId,
+    ]);
+    expect(turns.rows[0]).toEqual({ turn_count: 1 });
+  }
+
+  it('a regular step (the commit, in a step run) waits for the database; the turn completes with its rows', async () => {
+    // The attempt whose commit failed waited for the database, so its STEP_ERROR row was written; one was enough.
+    await turnThroughOutage('PersistConversation', [['PersistConversation', 'INTERNAL']]);
+  }, 90_000);
+
+  it("a local step run's held rows wait for the database, and are written by the same attempt", async () => {
+    // AuditUserInput only emits its row; the local activity's one write of its steps' rows meets the outage.
+    await turnThroughOutage('AuditUserInput', []);
+  }, 90_000);
+});
