@@ -72,8 +72,9 @@ const isTurnFailure = (stage: string) =>
  * (activities/step-runtime.ts, or TurnFailure when no step did), so a turn past the committed ones whose
  * failure row is the conversation's last row (operators' rows aside) failed; a new turn (or a retry of it)
  * writes rows after it. A turn past the committed ones without that row runs, unless Temporal says it ended
- * (terminated, or failed by an older build that wrote no failure row: api/turns/turn-ended.ts); it is then FAILED,
- * not retryable (it may be one an operator chose to end). Else the last committed turn.
+ * (api/turns/turn-ended.ts): failed without its row (an older build, or a database down when it failed), it is
+ * FAILED as its POST answered it; terminated or otherwise ended, FAILED and not retryable (it may be one an operator
+ * chose to end). Else the last committed turn.
  */
 async function lastTurn(
   db: Database,
@@ -102,7 +103,12 @@ async function lastTurn(
     // Temporal unreachable: the turn is taken to run, as without the reader.
     const ended = await turnEnds(conversationId, last.turnNumber).catch(() => null);
     if (ended)
-      return { turnNumber: last.turnNumber, status: 'FAILED', failureType: ended.failureType, retryable: false };
+      return {
+        turnNumber: last.turnNumber,
+        status: 'FAILED',
+        failureType: ended.failureType,
+        retryable: ended.retryable,
+      };
   }
   return turnCount > 0 ? { turnNumber: turnCount, status: 'COMPLETED' } : null;
 }

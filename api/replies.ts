@@ -27,10 +27,15 @@ export function decideWith(conversationId: string, turnNumber: number, callIndex
   };
 }
 
+/** How to run a failed turn again, told with a retryable failure: the same request would only get its answer again. */
+const RETRY_HOW =
+  ' Nothing was committed. To run it again, send the request with a new Idempotency-Key (the same key answers this ' +
+  'failure again), or re-run the turn: POST details.retryWith.url.';
+
 /**
  * Maps a turn outcome to the HTTP answer: 200 answered, 202 awaiting approval, held for an operator
  * (#22) or still running past the API's wait (the final reply comes on the SSE stream and
- * GET /conversation/{id}), 503 failed but retryable, 500 failed. `text` is the end-user text for 202 and failures (see reply-texts.ts).
+ * GET /conversation/{id}), 503 failed but retryable (a new request or retryWith may succeed), 500 failed. `text` is the end-user text for 202 and failures (see reply-texts.ts).
  */
 export async function sendTurnReply(reply: FastifyReply, turn: TurnReply, texts: ReplyTexts): Promise<FastifyReply> {
   const text = (await texts.textFor(turn)) ?? '';
@@ -73,9 +78,10 @@ export async function sendTurnReply(reply: FastifyReply, turn: TurnReply, texts:
   }
   const status = turn.retryable ? 503 : 500;
   const failureType = publicFailureType(turn.failureType);
-  if (turn.retryable) void reply.header('retry-after', '5');
+  // No Retry-After: the failure is this request's final result, and the same request with the same Idempotency-Key
+  // answers it again. A retry is a new request (a new key), or the turn run again (retryWith).
   return reply.status(status).send(
-    envelope('TURN_FAILED', `The turn failed (${failureType}). ${turn.retryable ? 'It can be retried.' : ''}`.trim(), {
+    envelope('TURN_FAILED', `The turn failed (${failureType}).${turn.retryable ? RETRY_HOW : ''}`, {
       ...ref,
       failureType,
       retryable: turn.retryable,

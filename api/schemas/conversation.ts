@@ -55,10 +55,10 @@ export const conversationSchema = {
       description:
         'The last turn that ended, null before any did: `COMPLETED` (turn `turnCount`), or `FAILED` with the ' +
         "failure's `failureType` and whether a retry may succeed (`retryable`), as the POST's 5xx `TURN_FAILED` " +
-        'says. A turn still running (past a 202) is not shown here until it ends. A turn that ended without ' +
-        'recording its failure (terminated in Temporal, or failed under an older build) is `FAILED` with ' +
-        '`failureType` `TURN_<Temporal status>` (`TURN_TERMINATED`, …; `TURN_GONE` past the history retention) and ' +
-        '`retryable` false.',
+        'says. A turn still running (past a 202) is not shown here until it ends. A turn that failed without ' +
+        'recording its failure (the database down as it failed, or an older build) reads as its POST answered it. ' +
+        'One ended otherwise (terminated in Temporal) is `FAILED` with `failureType` `TURN_<Temporal status>` ' +
+        '(`TURN_TERMINATED`, …; `TURN_GONE` past the history retention) and `retryable` false.',
       properties: {
         turnNumber: { type: 'integer' },
         status: { type: 'string', enum: ['COMPLETED', 'FAILED'] },

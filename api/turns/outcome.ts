@@ -3,8 +3,11 @@ import { publicFailureOf } from '../history/public-failure';
 import { awaitMilestoneUpdate, TurnStatus, type TurnProgress } from '../../workflows/messages';
 import type { TurnRef, TurnReply } from '../ports';
 
-/** The step's failure under the turn's TURN_FAILED, as the API shows it everywhere (public-failure.ts). */
-function rootFailure(err: unknown): { type: string; message: string; retryable: boolean } {
+/**
+ * The step's failure under the turn's TURN_FAILED, as the API shows it everywhere (public-failure.ts): the POST's
+ * reply, and GET /conversation/{id}'s lastTurn of a failed turn that wrote no failure row (turn-ended.ts).
+ */
+export function rootFailure(err: unknown): { type: string; message: string; retryable: boolean } {
   const cause = err instanceof WorkflowFailedError ? err.cause : err;
   // The client decodes a failure from history and keeps it whole (`failure`), causes included.
   if (cause instanceof TemporalFailure && cause.failure) {

@@ -1,4 +1,10 @@
-import { WorkflowNotFoundError, type WorkflowClient, type WorkflowExecutionStatusName } from '@temporalio/client';
+import {
+  WorkflowNotFoundError,
+  type WorkflowClient,
+  type WorkflowExecutionStatusName,
+  type WorkflowHandle,
+} from '@temporalio/client';
+import { rootFailure } from './outcome';
 import { turnIdFor } from '../../core/turn/contracts';
 
 /**
@@ -10,8 +16,13 @@ import { turnIdFor } from '../../core/turn/contracts';
  * the API's lastTurn (api/db-queries.ts) and `conversations prune` (db/repositories/retention.ts).
  */
 export interface EndedTurn {
-  /** `TURN_<Temporal status>` (TURN_TERMINATED, TURN_TIMED_OUT, …), or TURN_GONE when Temporal no longer has it. */
+  /**
+   * A failed turn's failure type as its POST answered it (INTERNAL, LLM_CALL_FAILED, …); else `TURN_<Temporal status>`
+   * (TURN_TERMINATED, TURN_TIMED_OUT, …), or TURN_GONE when Temporal no longer has it.
+   */
   failureType: string;
+  /** As the POST answered a failed turn; false for any other end: an operator may have ended the turn on purpose. */
+  retryable: boolean;
 }
 
 /** Closed: a PAUSED workflow (Temporal's workflow pause) and a status this SDK cannot name are not ended. */
@@ -35,11 +46,27 @@ export type TurnEndReader = (conversationId: string, turnNumber: number) => Prom
 export function temporalTurnEnds(client: Pick<WorkflowClient, 'getHandle'>): TurnEndReader {
   return async (conversationId, turnNumber) => {
     try {
-      const { status } = await client.getHandle(turnIdFor(conversationId, turnNumber)).describe();
-      return ENDED.has(status.name) ? { failureType: `TURN_${status.name}` } : null;
+      const handle = client.getHandle(turnIdFor(conversationId, turnNumber));
+      const { status } = await handle.describe();
+      if (status.name === 'FAILED') return failedTurn(handle);
+      return ENDED.has(status.name) ? { failureType: `TURN_${status.name}`, retryable: false } : null;
     } catch (err) {
-      if (err instanceof WorkflowNotFoundError) return { failureType: 'TURN_GONE' };
+      if (err instanceof WorkflowNotFoundError) return { failureType: 'TURN_GONE', retryable: false };
       throw err;
     }
   };
+}
+
+/**
+ * A turn that failed without its failure row (the database was down when its step and TurnFailure tried to write it):
+ * its failure as Temporal recorded it, shown as the POST shows it (outcome.ts), so that both say the same.
+ */
+async function failedTurn(handle: WorkflowHandle): Promise<EndedTurn> {
+  const failure = await handle.result().then(
+    () => null,
+    (err: unknown) => err
+  );
+  if (failure === null) return { failureType: 'TURN_FAILED', retryable: false };
+  const { type, retryable } = rootFailure(failure);
+  return { failureType: type, retryable };
 }

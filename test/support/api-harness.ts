@@ -4,6 +4,7 @@ import { consolePorts } from '../../api/console/wiring';
 import { conversationQueries } from '../../api/db-queries';
 import type { ApiPorts } from '../../api/ports';
 import { temporalHeldTools } from '../../api/turns/held-tools';
+import { temporalTurnEnds } from '../../api/turns/turn-ended';
 import { configReplyTexts } from '../../api/reply-texts';
 import { WorkflowHarness } from './workflow-harness';
 
@@ -46,7 +47,8 @@ export class ApiHarness {
   static async start(options: ApiHarnessOptions = {}): Promise<ApiHarness> {
     const wf = await WorkflowHarness.start();
     const db = wf.mcp.deps.db;
-    const conversations = conversationQueries(db);
+    // As api/server.ts wires it: Temporal tells a turn that ended without its failure row.
+    const conversations = conversationQueries(db, temporalTurnEnds(wf.client.workflow));
     const ports: ApiPorts = {
       turns: wf.gateway({ replyTimeoutMs: options.replyTimeoutMs, decisionTimeoutMs: options.decisionTimeoutMs }),
       conversations,
