@@ -37,14 +37,18 @@ export const DEMO_MESSAGES = {
   greeting: 'hi',
   faq: 'Can I move my connections within zapper?',
   moveStatus: (connectionId: string) => `What is the status of my move for connection ${connectionId}`,
+  moveFollowUp: (connectionId: string) => `And connection ${connectionId}?`,
   loanRequest: 'I need a loan for my customer. Customer id 1234, 35000, 24 months.',
   loanEdit: 'Oh wait, change amount to 350000.',
   loanConfirm: 'Looks good, go ahead.',
+  loanGoAhead: 'go ahead',
+  loanEditAfterSubmit: 'change amount to 5000',
   zapperGreeting: 'Hi',
   zapperTransitions: '/sql2 show all disconnect requests where status went from 810 to 120 on march 12',
   zapperWhyFailed: 'Why did request ZPR1003 fail?',
   zapperBillbank: 'Show billbank record for disconnect id ZPDISC7003.',
   zapperDelete: "Delete from zp_disco_request where account_id='UPSA100'",
+  zapperDeleteFollowUp: 'delete all disconnect requests for account UPSA100',
   orderDiagnosis: 'Order ORD-7017 was submitted by admin, callback is still null. Can you check status and trace?',
   orderDirect: 'Check order ORD-7017 status.',
 } as const;
@@ -53,6 +57,26 @@ export const MOVED_CONNECTION = 'USPSC003BA100SA277CON1388';
 export const IN_PROGRESS_CONNECTION = 'USPSC003BA100SA277CON1128';
 const GREETING_REPLY = 'Hi, how can I help you today?';
 const M = DEMO_MESSAGES;
+
+const moveStatusReply = (id: string, status: string) => ({
+  reply: `The status of your move for connection ${id} is ${status}.`,
+  intent: 'MOVE_CONNECTIONS',
+  state: 'COMPLETED',
+});
+const ZAPPER_TRANSITIONS_REPLY =
+  /^Found 7 disconnect requests that went from 810 \([^)]*\) to 120 \([^)]*\) on March 12\b.*ZPR1001.*ZPR1007/;
+const ZAPPER_DELETE_REFUSED = /\bnot supported\b.*\bread-only\b.*\bnothing was (changed|deleted)\b/i;
+const semanticReply = (reply: ExpectedText) => ({ reply, intent: 'SEMANTIC_QUERY', state: 'COMPLETED' });
+const loanConfirmReply = (amount: number) => ({
+  reply: `Please confirm: customerId 1234, requestedAmount ${amount}, tenureMonths 24. Proceed?`,
+  intent: 'LOAN_APPLICATION',
+  state: 'CONFIRMATION',
+});
+const loanSubmittedReply = (amount: number) => ({
+  reply: `Loan application submitted for customer 1234. Amount ${amount}, tenure 24 months. Application ID LA-90311.`,
+  intent: 'LOAN_APPLICATION',
+  state: 'COMPLETED',
+});
 
 export const DEMO_CONVERSATIONS: readonly DemoConversation[] = [
   {
@@ -71,45 +95,22 @@ export const DEMO_CONVERSATIONS: readonly DemoConversation[] = [
     name: 'move-connections',
     pack: 'move-connections',
     description: 'Two move-status questions in one conversation: each answered from its own DB lookup.',
-    turns: [MOVED_CONNECTION, IN_PROGRESS_CONNECTION].map((id, i) => ({
-      message: M.moveStatus(id),
-      expect: {
-        reply: `The status of your move for connection ${id} is ${i === 0 ? 'MOVED' : 'IN_PROGRESS'}.`,
-        intent: 'MOVE_CONNECTIONS',
-        state: 'COMPLETED',
-      },
-    })),
+    turns: [
+      { message: M.moveStatus(MOVED_CONNECTION), expect: moveStatusReply(MOVED_CONNECTION, 'MOVED') },
+      { message: M.moveStatus(IN_PROGRESS_CONNECTION), expect: moveStatusReply(IN_PROGRESS_CONNECTION, 'IN_PROGRESS') },
+    ],
   },
   {
     name: 'loan-confirmation',
     pack: 'loan-confirmation',
     description: 'Example 3: collect, confirm, edit, confirm again, then rating → fraud → debt → submit.',
     turns: [
-      {
-        message: M.loanRequest,
-        expect: {
-          reply: 'Please confirm: customerId 1234, requestedAmount 35000, tenureMonths 24. Proceed?',
-          intent: 'LOAN_APPLICATION',
-          state: 'CONFIRMATION',
-        },
-      },
+      { message: M.loanRequest, expect: loanConfirmReply(35000) },
       {
         message: M.loanEdit,
-        expect: {
-          reply: 'Updated. Please confirm: customerId 1234, requestedAmount 350000, tenureMonths 24. Proceed?',
-          intent: 'LOAN_APPLICATION',
-          state: 'CONFIRMATION',
-        },
+        expect: { ...loanConfirmReply(350000), reply: `Updated. ${loanConfirmReply(350000).reply}` },
       },
-      {
-        message: M.loanConfirm,
-        expect: {
-          reply:
-            'Loan application submitted for customer 1234. Amount 350000, tenure 24 months. Application ID LA-90311.',
-          intent: 'LOAN_APPLICATION',
-          state: 'COMPLETED',
-        },
-      },
+      { message: M.loanConfirm, expect: loanSubmittedReply(350000) },
     ],
   },
   {
@@ -118,15 +119,7 @@ export const DEMO_CONVERSATIONS: readonly DemoConversation[] = [
     description: 'Example 4: read-only semantic queries over the zapper disconnect tables; a delete is refused.',
     turns: [
       { message: M.zapperGreeting, expect: { reply: GREETING_REPLY, intent: 'GREETING', state: 'IDLE' } },
-      {
-        message: M.zapperTransitions,
-        expect: {
-          reply:
-            /^Found 7 disconnect requests that went from 810 \([^)]*\) to 120 \([^)]*\) on March 12\b.*ZPR1001.*ZPR1007/,
-          intent: 'SEMANTIC_QUERY',
-          state: 'COMPLETED',
-        },
-      },
+      { message: M.zapperTransitions, expect: semanticReply(ZAPPER_TRANSITIONS_REPLY) },
       {
         message: M.zapperWhyFailed,
         expect: {
@@ -143,14 +136,7 @@ export const DEMO_CONVERSATIONS: readonly DemoConversation[] = [
           state: 'COMPLETED',
         },
       },
-      {
-        message: M.zapperDelete,
-        expect: {
-          reply: /\bnot supported\b.*\bread-only\b.*\bnothing was (changed|deleted)\b/i,
-          intent: 'SEMANTIC_QUERY',
-          state: 'COMPLETED',
-        },
-      },
+      { message: M.zapperDelete, expect: semanticReply(ZAPPER_DELETE_REFUSED) },
     ],
   },
   {
@@ -182,6 +168,47 @@ export const DEMO_CONVERSATIONS: readonly DemoConversation[] = [
           reply: 'Order ORD-7017 is SUBMITTED; its async callback has not been confirmed yet.',
           intent: 'ORDER_DIAGNOSTICS',
           state: 'ORDER_SUBMITTED_DIAGNOSIS',
+        },
+      },
+    ],
+  },
+  // Follow-ups after a finished answer (seed "stale move ID bug": "Second request returns previous move result"):
+  // each turn is answered from its own work, never with the answer of the turn before.
+  {
+    name: 'move-connections-follow-up',
+    pack: 'move-connections',
+    description:
+      'A follow-up that only names another connection is looked up again, not answered with the last status.',
+    turns: [
+      { message: M.moveStatus(MOVED_CONNECTION), expect: moveStatusReply(MOVED_CONNECTION, 'MOVED') },
+      {
+        message: M.moveFollowUp(IN_PROGRESS_CONNECTION),
+        expect: moveStatusReply(IN_PROGRESS_CONNECTION, 'IN_PROGRESS'),
+      },
+    ],
+  },
+  {
+    name: 'zapper-follow-up',
+    pack: 'zapper-semantic',
+    description: 'A delete asked in plain words after an answer goes through the read-only chain again and is refused.',
+    turns: [
+      { message: M.zapperTransitions, expect: semanticReply(ZAPPER_TRANSITIONS_REPLY) },
+      { message: M.zapperDeleteFollowUp, expect: semanticReply(ZAPPER_DELETE_REFUSED) },
+    ],
+  },
+  {
+    name: 'loan-after-submit',
+    pack: 'loan-confirmation',
+    description: 'An edit after the application was processed changes nothing and submits nothing again.',
+    turns: [
+      { message: M.loanRequest, expect: loanConfirmReply(35000) },
+      { message: M.loanGoAhead, expect: loanSubmittedReply(35000) },
+      {
+        message: M.loanEditAfterSubmit,
+        expect: {
+          reply: /^The loan application for customer 1234 has already been processed, so it can no longer be changed\./,
+          intent: 'LOAN_APPLICATION',
+          state: 'CLOSED',
         },
       },
     ],

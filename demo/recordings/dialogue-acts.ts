@@ -31,6 +31,14 @@ const ACTS: readonly ActAnswer[] = [
   { message: M.zapperDelete, act: 'NEW_REQUEST', confidence: 0.88 },
   { message: M.orderDiagnosis, act: 'QUESTION', confidence: 0.91 },
   { message: M.orderDirect, act: 'NEW_REQUEST', confidence: 0.9 },
+  {
+    message: M.moveFollowUp(IN_PROGRESS_CONNECTION),
+    act: 'QUESTION',
+    confidence: 0.9,
+    standalone: `${M.moveStatus(IN_PROGRESS_CONNECTION)}?`,
+  },
+  { message: M.zapperDeleteFollowUp, act: 'NEW_REQUEST', confidence: 0.88 },
+  { message: M.loanEditAfterSubmit, act: 'EDIT', confidence: 0.9, standalone: 'Change the requested amount to 5000.' },
 ];
 
 export function dialogueActRecordings(): ScriptEntry[] {

@@ -1,6 +1,6 @@
 import type { ScriptEntry } from '../../scripted-llm';
 import { DEMO_MESSAGES } from '../conversations';
-import { answer, callTool, line, observed, prompt, recording } from './match';
+import { answer, callTool, endsWith, line, observed, prompt, recording } from './match';
 
 /**
  * Example 3 (loan-confirmation pack): field extraction, the confirmation texts, planner 6202 and
@@ -112,6 +112,18 @@ function outcome(text: string): string {
 
 export function loanRecordings(): ScriptEntry[] {
   return [
+    // An edit after the application was processed: the model keeps the intent and, as its prompt says, the state.
+    recording(
+      'INTENT loan: an edit after processing stays in the application',
+      'INTENT',
+      endsWith('User message:\n', DEMO_MESSAGES.loanEditAfterSubmit),
+      {
+        intent: 'LOAN_APPLICATION',
+        state: 'COMPLETED',
+        confidence: 0.9,
+        intentScores: [{ intent: 'LOAN_APPLICATION', confidence: 0.9 }],
+      }
+    ),
     recording(
       'SCHEMA loan: fields of the first message',
       'SCHEMA',

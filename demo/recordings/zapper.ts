@@ -8,7 +8,7 @@ import { answer, callTool, field, line, literal, observed, prompt, recording, ty
  * query returned (matched on the row values, so the counts, ids, statuses and amounts in the
  * answers are the database's). db.semantic.interpret and db.semantic.query are recorded per
  * question: the canonical intent of each question and the parameterized SELECT for it. The
- * delete request is interpreted as unsupported, which ends the chain before any SQL exists.
+ * delete requests are interpreted as unsupported, which ends the chain before any SQL exists.
  */
 const PLANNER = 'You answer questions about zapper disconnect data';
 const INTERPRET = 'db.semantic.interpret';
@@ -175,27 +175,32 @@ function questionRecordings(q: Question): ScriptEntry[] {
   ];
 }
 
-function deleteRecordings(): ScriptEntry[] {
-  const message = M.zapperDelete;
+/** A delete, as SQL or in plain words: interpreted as unsupported, which ends the chain before any SQL exists. */
+function deleteRecordings(message: string): ScriptEntry[] {
   return [
     recording(
-      'PLAN zapper: interpret (delete)',
+      `PLAN zapper: interpret (delete: ${message})`,
       'PLAN',
       prompt([PLANNER, line('Question: ', [message]), line('Latest observations: ', [], ['"toolCode"'])]),
       callTool(INTERPRET, { question: message })
     ),
-    recording('SEMANTIC_INTERPRET: delete is unsupported', 'SEMANTIC_INTERPRET', interpretPrompt(message), {
-      meta: {
-        confidence: 0.97,
-        needsClarification: false,
-        clarificationQuestion: null,
-        operationSupported: false,
-        unsupportedMessage: DELETE_UNSUPPORTED,
-      },
-      canonicalIntent: null,
-    }),
     recording(
-      'RESP_TEXT zapper: delete refused',
+      `SEMANTIC_INTERPRET: delete is unsupported (${message})`,
+      'SEMANTIC_INTERPRET',
+      interpretPrompt(message),
+      {
+        meta: {
+          confidence: 0.97,
+          needsClarification: false,
+          clarificationQuestion: null,
+          operationSupported: false,
+          unsupportedMessage: DELETE_UNSUPPORTED,
+        },
+        canonicalIntent: null,
+      }
+    ),
+    recording(
+      `RESP_TEXT zapper: delete refused (${message})`,
       'RESP_TEXT',
       prompt([line('Question: ', [message]), line('Answer from the data: ', [DELETE_UNSUPPORTED])]),
       'Sorry, deleting disconnect requests is not supported: I can only run read-only queries on the zapper data, ' +
@@ -205,5 +210,8 @@ function deleteRecordings(): ScriptEntry[] {
 }
 
 export function zapperRecordings(): ScriptEntry[] {
-  return [...QUESTIONS.flatMap(questionRecordings), ...deleteRecordings()];
+  return [
+    ...QUESTIONS.flatMap(questionRecordings),
+    ...[M.zapperDelete, M.zapperDeleteFollowUp].flatMap(deleteRecordings),
+  ];
 }

@@ -19,10 +19,17 @@ describe('bundled seed packs', () => {
   const combined = packConfigRows(SEED_PACKS);
   const expectedIntent: Record<string, (string | null)[]> = {
     faq: ['GREETING', 'FAQ'],
-    'move-connections': ['MOVE_CONNECTIONS', 'MOVE_CONNECTIONS'],
+    'move-connections': ['MOVE_CONNECTIONS', 'MOVE_CONNECTIONS', 'MOVE_CONNECTIONS'],
     'loan-confirmation': ['LOAN_APPLICATION', null, null],
     'order-diagnostics': ['ORDER_DIAGNOSTICS', 'ORDER_DIAGNOSTICS'],
-    'zapper-semantic': ['GREETING', 'SEMANTIC_QUERY', 'SEMANTIC_QUERY', 'SEMANTIC_QUERY', 'SEMANTIC_QUERY'],
+    'zapper-semantic': [
+      'GREETING',
+      'SEMANTIC_QUERY',
+      'SEMANTIC_QUERY',
+      'SEMANTIC_QUERY',
+      'SEMANTIC_QUERY',
+      'SEMANTIC_QUERY',
+    ],
   };
   it.each(
     SEED_PACKS.flatMap((p) => p.utterances.map((u, i) => [p.name, u, expectedIntent[p.name]?.[i] ?? null] as const))
@@ -30,9 +37,11 @@ describe('bundled seed packs', () => {
     const matched = combined.classifiers
       .filter((c) => c.enabled && matchesFind(compileUserRegex(c.pattern, { ignoreCase: true }), utterance))
       .map((c) => c.intentCode);
-    expect(matched).toEqual(intent === null ? [] : [intent]);
+    // Several rows of one intent are one match (classifyIntent); only another intent would collide.
+    expect([...new Set(matched)]).toEqual(intent === null ? [] : [intent]);
   });
 
+  // 136/228 (CLOSED: a message after the application was processed) come after the documented ids.
   it('keeps the documented Example 3 ids', () => {
     const rows = loanConfirmationPack.rows;
     expect(rows.classifiers?.map((r) => r.classifierId)).toContain(108);
@@ -43,13 +52,13 @@ describe('bundled seed packs', () => {
         ?.map((r) => r.ruleId)
         .filter((id) => id > 100)
         .sort()
-    ).toEqual([128, 129, 130, 131, 132, 133, 134, 135]);
+    ).toEqual([128, 129, 130, 131, 132, 133, 134, 135, 136]);
     expect(
       rows.responses
         ?.map((r) => r.responseId)
         .filter((id) => id > 100)
         .sort()
-    ).toEqual([223, 224, 225, 226, 227]);
+    ).toEqual([223, 224, 225, 226, 227, 228]);
     expect(rows.mcpPlanners?.map((r) => r.plannerId)).toEqual([6202]);
     expect(rows.mcpTools?.map((r) => [r.toolId, r.toolCode, r.sideEffect])).toEqual([
       [10201, 'loan.credit.rating.check', 'READ_ONLY'],

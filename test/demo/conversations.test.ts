@@ -17,6 +17,7 @@ import { DemoHarness } from './demo-harness';
  */
 const TOTAL_TURNS = DEMO_CONVERSATIONS.reduce((n, c) => n + c.turns.length, 0);
 const SUBMIT_ROUTE = '/loan/applications';
+const LOAN_CONVERSATIONS = DEMO_CONVERSATIONS.filter((c) => c.pack === 'loan-confirmation').length;
 
 function failures(records: readonly DemoTurnRecord[]): string {
   return formatDemoTranscript(records.filter((r) => !r.ok));
@@ -41,15 +42,19 @@ describe('demo conversations on the recorded LLM', () => {
     expect(h.unscripted()).toEqual([]);
     expect(h.llm.requests.every((r) => r.status === 200)).toBe(true);
     expect(new Set(h.llm.requests.map((r) => r.kind))).toEqual(
-      new Set(['DA', 'SCHEMA', 'RESP_TEXT', 'PLAN', 'SEMANTIC_INTERPRET', 'SEMANTIC_QUERY'])
+      new Set(['DA', 'INTENT', 'SCHEMA', 'RESP_TEXT', 'PLAN', 'SEMANTIC_INTERPRET', 'SEMANTIC_QUERY'])
     );
 
-    // The confirmed, edited application was submitted exactly once, with its idempotency key.
-    expect(h.toolServer.counters.requests(SUBMIT_ROUTE)).toBe(1);
-    expect(h.toolServer.counters.totalWriteEffects()).toBe(1);
-    const submit = h.toolServer.counters.log.find((r) => r.route === SUBMIT_ROUTE);
-    expect(JSON.parse(submit?.body ?? '{}')).toEqual({ customerId: '1234', requestedAmount: 350000, tenureMonths: 24 });
-    expect(submit?.headers['idempotency-key']).toEqual(expect.any(String));
+    // Each loan conversation submitted its application exactly once, with its idempotency key: the confirmed,
+    // edited one with 350000, the other with 35000; the edit after that submit changed and resubmitted nothing.
+    expect(h.toolServer.counters.requests(SUBMIT_ROUTE)).toBe(LOAN_CONVERSATIONS);
+    expect(h.toolServer.counters.totalWriteEffects()).toBe(LOAN_CONVERSATIONS);
+    const submits = h.toolServer.counters.log.filter((r) => r.route === SUBMIT_ROUTE);
+    expect(submits.map((r) => JSON.parse(r.body) as unknown)).toEqual([
+      { customerId: '1234', requestedAmount: 350000, tenureMonths: 24 },
+      { customerId: '1234', requestedAmount: 35000, tenureMonths: 24 },
+    ]);
+    expect(submits.every((r) => typeof r.headers['idempotency-key'] === 'string')).toBe(true);
 
     // The refused delete never reached SQL execution and changed nothing.
     expect(await discoRequests()).toEqual(before);
@@ -76,11 +81,11 @@ describe('demo conversations on the recorded LLM', () => {
       expect(records).toHaveLength(TOTAL_TURNS);
     }
     expect(h.unscripted()).toEqual([]);
-    // One submit per run, each applied once under its own key.
+    // One submit per loan conversation and run, each applied once under its own key.
     const keys = h.toolServer.counters.log
       .filter((r) => r.route === SUBMIT_ROUTE)
       .map((r) => String(r.headers['idempotency-key']));
-    expect(new Set(keys).size).toBe(3);
+    expect(new Set(keys).size).toBe(3 * LOAN_CONVERSATIONS);
     expect(keys.every((k) => h.toolServer.counters.writeEffects(k) === 1)).toBe(true);
   });
 

@@ -56,6 +56,23 @@ describe('semantic query chain on the zapper pack (§12.6, §14 #49–52, D6)', 
   const requestCount = async () =>
     (await h.db.pool.query<{ n: number }>('select count(*)::int as n from business.zp_disco_request')).rows[0]?.n;
 
+  const CLARIFY = 'Which status do you mean: FAILED or REJECTED?';
+  /** A first turn whose interpretation needs a clarification: the planner's answer is the question. */
+  const askForClarification = () => {
+    h.llm.setScript([
+      callTool('db.semantic.interpret', { question: '/sql2 show the failed ones' }),
+      {
+        kind: 'SEMANTIC_INTERPRET',
+        reply: {
+          meta: { confidence: 0.5, needsClarification: true, clarificationQuestion: CLARIFY },
+          canonicalIntent: { intent: 'LIST_REQUESTS' },
+        },
+      },
+      { kind: 'RESP_TEXT', reply: CLARIFY },
+    ]);
+    return h.turn({ message: '/sql2 show the failed ones' });
+  };
+
   beforeAll(async () => {
     h = await McpHarness.start();
     await seedPack(h.db.db, 'zapper-semantic');
@@ -149,28 +166,16 @@ describe('semantic query chain on the zapper pack (§12.6, §14 #49–52, D6)', 
   });
 
   it('52 asks for clarification, then resumes the chain with the answer on the next turn', async () => {
-    const question = 'Which status do you mean: FAILED or REJECTED?';
-    h.llm.setScript([
-      callTool('db.semantic.interpret', { question: '/sql2 show the failed ones' }),
-      {
-        kind: 'SEMANTIC_INTERPRET',
-        reply: {
-          meta: { confidence: 0.5, needsClarification: true, clarificationQuestion: question },
-          canonicalIntent: { intent: 'LIST_REQUESTS' },
-        },
-      },
-      { kind: 'RESP_TEXT', reply: question },
-    ]);
-    const first = await h.turn({ message: '/sql2 show the failed ones' });
-    expect(mcpOf(first.context)['finalAnswer']).toBe(question);
-    expect(first.context['pending_clarification']).toEqual({ question, reason: 'SEMANTIC_QUERY_AMBIGUITY' });
+    const first = await askForClarification();
+    expect(mcpOf(first.context)['finalAnswer']).toBe(CLARIFY);
+    expect(first.context['pending_clarification']).toEqual({ question: CLARIFY, reason: 'SEMANTIC_QUERY_AMBIGUITY' });
     expect(semanticOf(first.context)['clarification']).toMatchObject({
       required: true,
       signal: 'CLARIFICATION_REQUIRED',
     });
     expect(await h.payload(first.conversationId, 'MCP_FINAL_ANSWER')).toMatchObject({
       reason: 'SEMANTIC_CLARIFICATION_REQUIRED',
-      answer: question,
+      answer: CLARIFY,
     });
     expect(first.outcome).toBe('CLARIFY');
 
@@ -180,6 +185,28 @@ describe('semantic query chain on the zapper pack (§12.6, §14 #49–52, D6)', 
     expect(stages).not.toContain('MCP_SKIPPED_PENDING_CLARIFICATION');
     expectInOrder(stages, ['MCP_CONTEXT_CLEARED', 'MCP_PLAN_LLM_INPUT', 'MCP_FINAL_ANSWER']);
     expect(second.context['pending_clarification']).toBeUndefined();
+    expect(semanticOf(second.context)['clarification']).toMatchObject({ resolved: true, signal: 'NONE' });
+  });
+
+  it('52 variant: a reply no classifier routes resumes the chain from COMPLETED (rule 71), never re-summarizes', async () => {
+    const first = await askForClarification();
+    expect(first.state).toBe('COMPLETED');
+
+    h.llm.setScript([
+      { kind: 'INTENT', reply: { intent: 'SEMANTIC_QUERY', state: 'COMPLETED', confidence: 0.9 } },
+      answer('Using FAILED (120).'),
+      { kind: 'RESP_TEXT', match: 'Answer from the data: Using FAILED (120).', reply: 'Using FAILED (120).' },
+    ]);
+    const second = await h.turn({ conversationId: first.conversationId, message: 'the failed ones, code 120' });
+    expect(second.payload.value).toBe('Using FAILED (120).');
+    const stages = await h.stages(first.conversationId, 2);
+    expectInOrder(stages, [
+      'RULE_APPLIED (McpToolStep PreMcp)',
+      'MCP_CONTEXT_CLEARED',
+      'MCP_PLAN_LLM_INPUT',
+      'MCP_FINAL_ANSWER',
+      'RULE_APPLIED (McpToolStep)',
+    ]);
     expect(semanticOf(second.context)['clarification']).toMatchObject({ resolved: true, signal: 'NONE' });
   });
 

@@ -11,7 +11,15 @@ import { insertConfigRows } from '../support/config-db';
 import { runSeedConversations } from '../support/seed-turns';
 import { WorkflowHarness } from '../support/workflow-harness';
 
-const SEEDS = ['loan-confirmation', 'move-connections', 'faq'];
+// With the follow-ups after a finished answer (seed "stale move ID bug"): each turn answered from its own work.
+const SEEDS = [
+  'loan-confirmation',
+  'move-connections',
+  'faq',
+  'move-connections-follow-up',
+  'zapper-follow-up',
+  'loan-after-submit',
+];
 
 /** Values that differ between any two runs (ids, clocks), not between the runners. */
 const VOLATILE = new Set([

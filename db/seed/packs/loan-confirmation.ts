@@ -13,12 +13,15 @@ import {
 import type { SeedPack } from '../types';
 import { loanProgressRows } from './progress';
 import { PLANNER_SYSTEM_PROMPT, PLANNER_USER_PROMPT, loanPromptTemplates } from './loan-confirmation-prompts';
-import { sharedRows } from './shared';
+import { afterCompletedRule, sharedRows } from './shared';
 
 /**
  * Example 3 (§12.5, seed 001): confirmation-first loan application, ids exactly as documented.
- * IDLE → ELIGIBILITY_GATE → CONFIRMATION → PROCESS_APPLICATION → COMPLETED. Bootstrap rules use
- * POST_CLASSIFIER_INTENT (the documented POST_AGENT_INTENT never fires after a classifier match).
+ * IDLE → ELIGIBILITY_GATE → CONFIRMATION → PROCESS_APPLICATION → COMPLETED, then CLOSED for any later
+ * message (rule 136, response 228: the processed application is neither changed nor resubmitted, and the
+ * COMPLETED reply, which quotes the planner's answer of the turn that processed it, is not repeated).
+ * Bootstrap rules use POST_CLASSIFIER_INTENT (the documented POST_AGENT_INTENT never fires after a
+ * classifier match).
  */
 const LOAN = 'LOAN_APPLICATION';
 const SCHEMA_COMPLETE = '$[?(@.schemaComplete == true)]';
@@ -132,6 +135,17 @@ export const loanConfirmationPack: SeedPack = {
         responseType: 'EXACT',
         exactText: 'Processing your loan application now.',
       }),
+      response({
+        responseId: 228,
+        intentCode: LOAN,
+        stateCode: 'CLOSED',
+        responseType: 'EXACT',
+        exactText:
+          'The loan application for customer {{context.customerId}} has already been processed, so it can no longer ' +
+          'be changed. To apply with other details, start a new application, for example: "I need a loan for my ' +
+          'customer. Customer id 1234, 35000, 24 months."',
+        description: 'A message after the application was processed: nothing is submitted again.',
+      }),
     ],
     rules: [
       ...(sharedRows.rules ?? []),
@@ -218,6 +232,12 @@ export const loanConfirmationPack: SeedPack = {
         actionValue: 'COMPLETED',
         description: 'The planner finished without error and answered.',
       }),
+      afterCompletedRule(
+        136,
+        LOAN,
+        'CLOSED',
+        'A later message about a processed application (an edit, another "go ahead") cannot change or resubmit it.'
+      ),
     ],
     verboses: loanProgressRows,
     mcpPlanners: [

@@ -3,12 +3,18 @@ import type { SeedPack } from '../types';
 import { moveProgressRows } from './progress';
 import { sharedRows } from './shared';
 
+/** COMPLETED without this turn's answer: the message named no connection (an earlier answer is never repeated). */
+const ASK_FOR_CONNECTION =
+  'Which connection should I check? Name its id, for example: What is the status of my move for connection USPSC003BA100SA277CON1388';
+const FINAL_ANSWER_PRESENT = "$[?(@.context.mcp.finalAnswer != null && @.context.mcp.finalAnswer != '')]";
+
 /**
  * §12.2 MOVE_CONNECTIONS with the seed architecture page's DB tool: the planner calls
  * `postgres.move_status`, answers, and a POST_AGENT_MCP rule moves to COMPLETED, whose EXACT
- * response is the planner's final answer. Ids 20–29, tool 2001, planner 4101.
+ * response is the planner's final answer. A later message naming a connection goes back to
+ * MOVE_STATUS (classifier 21), so each turn is answered from its own lookup (the seed's "stale move
+ * ID bug"). Ids 20–29, tool 2001, planner 4101.
  */
-const FINAL_ANSWER_PRESENT = "$[?(@.context.mcp.finalAnswer != null && @.context.mcp.finalAnswer != '')]";
 
 export const moveConnectionsPack: SeedPack = {
   name: 'move-connections',
@@ -34,6 +40,17 @@ export const moveConnectionsPack: SeedPack = {
         pattern: '(?i)\\bstatus of my move\\b|\\bmove\\b.*\\bconnection\\s+[A-Z0-9]{12,}',
         priority: 20,
         description: 'A move status question that names a connection id.',
+      }),
+      classifier({
+        classifierId: 21,
+        intentCode: 'MOVE_CONNECTIONS',
+        stateCode: 'MOVE_STATUS',
+        ruleType: 'REGEX',
+        pattern: '(?i)\\bconnection\\s+[A-Z0-9]{12,}',
+        priority: 21,
+        description:
+          'A follow-up that names another connection ("And connection USPSC003BA100SA277CON1128?"): look it up again, ' +
+          'also from COMPLETED.',
       }),
     ],
     rules: [
@@ -95,8 +112,8 @@ export const moveConnectionsPack: SeedPack = {
         intentCode: 'MOVE_CONNECTIONS',
         stateCode: 'COMPLETED',
         responseType: 'EXACT',
-        exactText: '[[${context.mcp.finalAnswer}]]',
-        description: "The planner's final answer, verbatim.",
+        exactText: `[[\${context.mcp.finalAnswer ?: '${ASK_FOR_CONNECTION}'}]]`,
+        description: "The planner's final answer, verbatim; without one this turn, which connection to check.",
       }),
       response({
         responseId: 21,
@@ -122,5 +139,6 @@ export const moveConnectionsPack: SeedPack = {
   utterances: [
     'What is the status of my move for connection USPSC003BA100SA277CON1388',
     'What is the status of my move for connection USPSC003BA100SA277CON1128',
+    'And connection USPSC003BA100SA277CON1128?',
   ],
 };

@@ -11,12 +11,12 @@ import {
 } from '../builders';
 import type { SeedPack } from '../types';
 import { orderProgressRows } from './progress';
-import { sharedRows } from './shared';
+import { afterCompletedRule, sharedRows } from './shared';
 
 /**
  * §12.7 direct tool example (tool_request → POST_TOOL_EXECUTION rule → ORDER_SUBMITTED_DIAGNOSIS)
  * and §12.3 planner variant without an extraction schema (planner 5101 → POST_AGENT_MCP →
- * COMPLETED). Ids 50–59, tools 5001–5002, planner 5101.
+ * COMPLETED; a later message is analyzed anew, rule 54). Ids 50–59, tools 5001–5002, planner 5101.
  */
 const ORDER = 'ORDER_DIAGNOSTICS';
 const TOOL_BASE = '{{env.CONVENGINE_TOOL_DEMO_URL}}';
@@ -89,6 +89,12 @@ export const orderDiagnosticsPack: SeedPack = {
         actionValue: 'COMPLETED',
         description: 'The planner answered.',
       }),
+      afterCompletedRule(
+        54,
+        ORDER,
+        'ANALYZE',
+        'A message after a diagnosis is a new question: analyze it, never re-explain the last answer.'
+      ),
     ],
     mcpTools: [
       mcpTool({

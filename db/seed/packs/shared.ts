@@ -1,4 +1,4 @@
-import type { ConfigRows } from '../../../core/config/types';
+import type { ConfigRows, RuleRow } from '../../../core/config/types';
 import { classifier, intent, response, rule } from '../builders';
 
 /**
@@ -71,3 +71,21 @@ export const sharedRows: Partial<ConfigRows> = {
     }),
   ],
 };
+
+/**
+ * PRE_AGENT_MCP, so only for a message arriving after a turn finished in COMPLETED: the turn moves to `state` and is
+ * answered from its own work, never with the last turn's planner answer (seed "stale move ID bug").
+ */
+export function afterCompletedRule(ruleId: number, intentCode: string, state: string, description: string): RuleRow {
+  return rule({
+    ruleId,
+    intentCode,
+    stateCode: 'COMPLETED',
+    phase: 'PRE_AGENT_MCP',
+    ruleType: 'REGEX',
+    matchPattern: '.*',
+    action: 'SET_STATE',
+    actionValue: state,
+    description,
+  });
+}

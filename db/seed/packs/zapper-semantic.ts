@@ -1,13 +1,14 @@
 import { classifier, intent, mcpTool, planner, promptTemplate, response, rule } from '../builders';
 import type { SeedPack } from '../types';
-import { sharedRows } from './shared';
+import { afterCompletedRule, sharedRows } from './shared';
 import { zapperBusinessTables } from './zapper-business';
 import { zapperSemanticRows } from './zapper-semantic-metadata';
 
 /**
  * Example 4 (§12.6): zapper disconnect questions answered through the read-only semantic query
- * chain db.semantic.interpret → db.semantic.query → postgres.query. Ids 70–79, tools 7001–7003,
- * planner 7101, semantic rows 701+.
+ * chain db.semantic.interpret → db.semantic.query → postgres.query. A message after an answer starts a
+ * new analysis (rule 71), so a follow-up is never answered by re-summarizing the last answer. Ids 70–79,
+ * tools 7001–7003, planner 7101, semantic rows 701+.
  */
 const SQ = 'SEMANTIC_QUERY';
 
@@ -35,9 +36,12 @@ export const zapperSemanticPack: SeedPack = {
         stateCode: 'ANALYZE',
         ruleType: 'REGEX',
         pattern:
-          '(?i)^\\s*/sql2\\b|\\b(show|list)\\b.*\\b(disconnect|billbank|zp_\\w+)|\\bwhy\\b.*\\brequest\\s+ZPR\\d+|\\bdelete\\s+from\\s+zp_\\w+',
+          '(?i)^\\s*/sql2\\b|\\b(show|list)\\b.*\\b(disconnect|billbank|zp_\\w+)|\\bwhy\\b.*\\brequest\\s+ZPR\\d+|' +
+          '\\bdelete\\s+from\\s+zp_\\w+|\\b(delete|remove)\\b.*\\b(disconnect|billbank)',
         priority: 50,
-        description: '/sql2 commands and show/list/why/delete questions about zapper disconnect data.',
+        description:
+          '/sql2 commands and show/list/why/delete questions about zapper disconnect data (a delete goes to the read-only ' +
+          'chain, which refuses it).',
       }),
     ],
     rules: [
@@ -53,6 +57,13 @@ export const zapperSemanticPack: SeedPack = {
         actionValue: 'COMPLETED',
         description: 'The chain produced an answer (or a clarification / unsupported message).',
       }),
+      afterCompletedRule(
+        71,
+        SQ,
+        'ANALYZE',
+        'A message after an answer is a new question (or the reply to a clarification): analyze it, never re-summarize ' +
+          'the last answer.'
+      ),
     ],
     mcpTools: [
       [
@@ -140,5 +151,6 @@ export const zapperSemanticPack: SeedPack = {
     'Why did request ZPR1003 fail?',
     'Show billbank record for disconnect id ZPDISC7003.',
     "Delete from zp_disco_request where account_id='UPSA100'",
+    'delete all disconnect requests for account UPSA100',
   ],
 };
