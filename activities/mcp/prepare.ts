@@ -1,10 +1,11 @@
 import { readSetting } from '../../core/config/setting';
 import { McpLoopSettings } from '../../core/config/settings/mcp';
 import { McpAudit } from '../../core/mcp/constants';
-import { clearMcpTurnContext, writeLoopFlags } from '../../core/mcp/context';
-import { markClarificationResolved } from '../../core/mcp/semantic-context';
+import { clearMcpTurnContext, earlierPlannerOutput, writeLoopFlags } from '../../core/mcp/context';
+import { markClarificationResolved, semanticClarificationPending } from '../../core/mcp/semantic-context';
 import { checkMcpSkips } from '../../core/mcp/skips';
 import { nextToolGuardConfig, toolDescriptor, toolsInScope } from '../../core/mcp/tools';
+import type { Session } from '../../core/session';
 import type { McpLoopPlan, McpPrepareOutput } from '../../core/turn/contracts';
 import type { StepContext } from '../step-runtime';
 import { emit, mcpRules } from './support';
@@ -21,19 +22,40 @@ function skipped(ctx: StepContext, reason: string): McpPrepareOutput {
 }
 
 /**
- * McpPrepare: PRE_AGENT_MCP rules (always, even when MCP is then skipped), the skip checks, and —
- * when the planner will run — the stale-answer guard (MCP_CONTEXT_CLEARED) and the loop plan:
- * tools in scope with their side-effect/approval/retry settings, the loop limit and the
+ * Clears an earlier turn's planner output before the skip checks, so a turn whose planner is skipped
+ * cannot answer with it (seed "stale move ID bug": "Second request returns previous move result").
+ * An open semantic clarification is kept whole: it is the question the next reply answers, and the
+ * skip checks resume the chain from it (§6.1 step 2). Returns what was cleared.
+ */
+function clearEarlierPlannerOutput(session: Session): string[] {
+  if (semanticClarificationPending(session)) return [];
+  const stale = earlierPlannerOutput(session);
+  if (stale.length > 0) clearMcpTurnContext(session);
+  return stale;
+}
+
+/**
+ * McpPrepare: PRE_AGENT_MCP rules (always, even when MCP is then skipped), the stale-answer guard
+ * (MCP_CONTEXT_CLEARED: an earlier turn's planner output goes before the skip checks; when the
+ * planner will run the per-turn context is cleared as §6.1 step 3 says), the skip checks, and the
+ * loop plan: tools in scope with their side-effect/approval/retry settings, the loop limit and the
  * next-tool guard config, all read from the turn's pinned config snapshot.
  */
 export async function mcpPrepare(ctx: StepContext): Promise<McpPrepareOutput> {
   const { scope, snapshot } = ctx;
   await mcpRules(ctx, 'PRE_AGENT_MCP', 'McpToolStep PreMcp');
   if (scope.stop) return skipped(ctx, 'SHORT_CIRCUIT');
+  const stale = clearEarlierPlannerOutput(scope.session);
   const rows = toolsInScope(snapshot, scope.session.intent, scope.session.state);
   const skip = checkMcpSkips(scope.session, rows.length);
+  if (skip.skipReason !== null) {
+    if (stale.length > 0) {
+      scope.audit(McpAudit.ContextCleared, { reason: 'PLANNER_SKIPPED', skipReason: skip.skipReason, cleared: stale });
+    }
+    emit(scope, skip.audits);
+    return skipped(ctx, skip.skipReason);
+  }
   emit(scope, skip.audits);
-  if (skip.skipReason !== null) return skipped(ctx, skip.skipReason);
   clearMcpTurnContext(scope.session);
   if (skip.clarificationReply) markClarificationResolved(scope.session);
   scope.audit(McpAudit.ContextCleared, {});

@@ -2,6 +2,7 @@ import type { ResponseRow } from '../../core/config/types';
 import { errorMessage, isEngineError } from '../../core/errors';
 import { isJsonObject } from '../../core/json';
 import { jsonPayloadFromText, textPayload } from '../../core/response/payload';
+import { ReservedResponseState, reservedResponseText } from '../../core/response/reserved';
 import { renderJsonTemplateLenient, renderTemplateLenient } from '../../core/templates';
 import type { Payload } from '../../core/session';
 import type { StepContext } from '../step-runtime';
@@ -23,10 +24,42 @@ function mcpFinalAnswer(ctx: StepContext): string | null {
   return typeof answer === 'string' && answer !== '' ? answer : null;
 }
 
+/** What rendering exact_text gave: the text, the variables it did not find, or the error that stopped it. */
+interface Rendered {
+  text: string;
+  missing: string[];
+  error?: unknown;
+}
+
+function render(ctx: StepContext, response: ResponseRow, json: boolean): Rendered {
+  try {
+    const vars = promptVars(ctx, { metadata: metadataVars(response), ...metadataVars(response) });
+    return (json ? renderJsonTemplateLenient : renderTemplateLenient)(response.exactText ?? '', vars);
+  } catch (error) {
+    return { text: '', missing: [], error };
+  }
+}
+
+/**
+ * The text said when exact_text renders blank and this turn has no planner answer: what the user is told
+ * when no response matches (the TURN_FAILED text, per intent or ANY, else the default), never a blank reply.
+ * `context.mcp.finalAnswer` is this turn's or absent here: McpPrepare cleared any earlier turn's.
+ */
+function blankReplyText(ctx: StepContext): string {
+  const { intent, state } = ctx.scope.session;
+  return reservedResponseText(ctx.snapshot, ReservedResponseState.TurnFailed, {
+    intent,
+    state,
+    failureType: 'RESPONSE_RENDERED_BLANK',
+    retryable: false,
+  });
+}
+
 /**
  * Renders exact_text (§8 step 5). An absent value renders as empty (or its `?: 'default'`) and an
- * EXACT_RESPONSE_RENDERING audit names it; a reply that renders blank, or a malformed template,
- * falls back to `context.mcp.finalAnswer` (or the raw text). A JSON reply's values are rendered as JSON
+ * EXACT_RESPONSE_RENDERING audit names it. A malformed template falls back to `context.mcp.finalAnswer`
+ * (or the raw text); a reply that renders blank falls back to `context.mcp.finalAnswer`, else to the
+ * TURN_FAILED text (audited, `fallback` says which). A JSON reply's values are rendered as JSON
  * (core/templates/json-render.ts), so a value cannot break the reply's structure.
  */
 function renderExact(ctx: StepContext, response: ResponseRow, json: boolean): string {
@@ -38,22 +71,24 @@ function renderExact(ctx: StepContext, response: ResponseRow, json: boolean): st
       templatePreview: template.slice(0, 200),
       ...payload,
     });
-  try {
-    const vars = promptVars(ctx, { metadata: metadataVars(response), ...metadataVars(response) });
-    const { text, missing } = (json ? renderJsonTemplateLenient : renderTemplateLenient)(template, vars);
-    if (missing.length === 0) return text;
-    const blank = text.trim() === '' && template.trim() !== '';
-    const fallback = blank ? mcpFinalAnswer(ctx) : null;
-    audit({ fallbackUsed: fallback !== null, missingVariables: missing });
-    return fallback ?? text;
-  } catch (err) {
+  const { text, missing, error } = render(ctx, response, json);
+  if (error !== undefined) {
     audit({
       fallbackUsed: true,
-      errorClass: isEngineError(err) ? err.type : err instanceof Error ? err.name : 'Error',
-      errorMessage: errorMessage(err),
+      errorClass: isEngineError(error) ? error.type : error instanceof Error ? error.name : 'Error',
+      errorMessage: errorMessage(error),
     });
     return mcpFinalAnswer(ctx) ?? template;
   }
+  const missingVariables = missing.length > 0 ? { missingVariables: missing } : {};
+  if (text.trim() !== '') {
+    if (missing.length > 0) audit({ fallbackUsed: false, ...missingVariables });
+    return text;
+  }
+  const answer = mcpFinalAnswer(ctx);
+  const fallback = answer !== null ? 'MCP_FINAL_ANSWER' : 'TURN_FAILED_TEXT';
+  audit({ fallbackUsed: true, fallback, reason: 'RENDERED_BLANK', ...missingVariables });
+  return answer ?? blankReplyText(ctx);
 }
 
 /** EXACT response (§8 step 5): deterministic text or JSON, no LLM. */

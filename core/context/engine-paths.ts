@@ -18,10 +18,18 @@ export interface EngineContextPath {
 }
 
 const MCP_STEP = 'McpToolStep';
-const LIFECYCLE_WHEN = 'every planner turn and every MCP skip; cleared at the start of the next planner run';
+const LIFECYCLE_WHEN =
+  "every planner turn and every MCP skip; cleared at the start of the next planner run, or of a later turn's skip";
+/** When the planner's own output goes (activities/mcp/prepare.ts): no later turn can answer with it. */
+const PLANNER_OUTPUT_CLEARED = 'cleared when a later turn reaches the MCP step, planner run or not';
 
 export const ENGINE_CONTEXT_PATHS: readonly EngineContextPath[] = [
-  { path: 'mcp.finalAnswer', type: 'string', writtenBy: MCP_STEP, when: 'the planner answered (ANSWER or fallback)' },
+  {
+    path: 'mcp.finalAnswer',
+    type: 'string',
+    writtenBy: MCP_STEP,
+    when: `the planner answered (ANSWER or fallback); ${PLANNER_OUTPUT_CLEARED} (an open semantic clarification stays)`,
+  },
   { path: 'mcp.finalAnswerDetermined', type: 'boolean', writtenBy: MCP_STEP, when: 'each planner iteration' },
   {
     path: 'mcp.toolExecutionAbrupted',
@@ -39,7 +47,7 @@ export const ENGINE_CONTEXT_PATHS: readonly EngineContextPath[] = [
     path: 'mcp.observations',
     type: 'array',
     writtenBy: MCP_STEP,
-    when: 'after each tool call: [{toolCode, args, status, result}]',
+    when: `after each tool call: [{toolCode, args, status, result}]; ${PLANNER_OUTPUT_CLEARED}`,
   },
   { path: 'mcp.observations.*', type: 'any', writtenBy: MCP_STEP, when: 'after each tool call' },
   { path: 'mcp.lifecycle', type: 'object', writtenBy: MCP_STEP, when: LIFECYCLE_WHEN },

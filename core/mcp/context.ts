@@ -95,6 +95,18 @@ export function finalAnswerDetermined(session: Session): boolean {
   return readMcpState(session).finalAnswerDetermined === true;
 }
 
+/** The per-turn `context.mcp` keys (§6.1 step 3, plus the tool error details). */
+const MCP_TURN_KEYS = [
+  'finalAnswer',
+  'finalAnswerDetermined',
+  'toolExecutionAbrupted',
+  'toolExecutionAbruptionLimit',
+  'observations',
+  'lifecycle',
+  'semantic',
+  'toolExecutionError',
+] as const;
+
 /**
  * Stale-answer guard: everything the previous planner run left behind (answer, observations,
  * lifecycle, semantic state, error details, per-turn params). `toolExecution` survives: the
@@ -102,21 +114,25 @@ export function finalAnswerDetermined(session: Session): boolean {
  */
 export function clearMcpTurnContext(session: Session): void {
   const mcp = readMcp(session);
-  if (mcp) {
-    for (const key of [
-      'finalAnswer',
-      'finalAnswerDetermined',
-      'toolExecutionAbrupted',
-      'toolExecutionAbruptionLimit',
-      'observations',
-      'lifecycle',
-      'semantic',
-      'toolExecutionError',
-    ]) {
-      delete mcp[key];
-    }
-  }
+  if (mcp) for (const key of MCP_TURN_KEYS) delete mcp[key];
   for (const key of MCP_TURN_PARAMS) delete session.inputParams[key];
+}
+
+/**
+ * What only the planner loop writes. Before this turn's planner has run, any of it is an earlier
+ * turn's. A lifecycle alone is not: every skip writes one (and overwrites the last), and so does
+ * `mcp_status`.
+ */
+const PLANNER_ONLY_KEYS = MCP_TURN_KEYS.filter((key) => key !== 'lifecycle');
+const PLANNER_ONLY_PARAMS = MCP_TURN_PARAMS.filter((key) => key !== 'mcp_status');
+
+/** The planner output of an earlier turn that `context.mcp` and the input params still hold, by name. */
+export function earlierPlannerOutput(session: Session): string[] {
+  const mcp = readMcp(session) ?? {};
+  return [
+    ...PLANNER_ONLY_KEYS.filter((key) => mcp[key] !== undefined),
+    ...PLANNER_ONLY_PARAMS.filter((key) => session.inputParams[key] !== undefined),
+  ];
 }
 
 /** Whether the planner was called during this turn's MCP run (set by every planner iteration). */

@@ -1,4 +1,5 @@
 import type { JsonObject } from '../../core/json';
+import { DEFAULT_RESERVED_TEXTS } from '../../core/response/reserved';
 import { moveConnectionsPack } from '../../db/seed/packs';
 import { seedPack } from '../../db/seed/seed';
 import { configRow } from '../support/config-rows';
@@ -7,16 +8,14 @@ import { expectInOrder } from '../support/pipeline-harness';
 import { answer, callTool } from '../support/order-config';
 
 const ASK = (id: string) => `What is the status of my move for connection ${id}`;
+const REGEX_ONLY = configRow('DialogueActStep', 'RESOLUTE_MODE', 'REGEX_ONLY');
 
 describe('MOVE_CONNECTIONS over a ce_mcp_db_tool, two turns (§12.2, §14 #56)', () => {
   let h: McpHarness;
   beforeAll(async () => {
     h = await McpHarness.start();
     await seedPack(h.db.db, 'move-connections');
-    await h.configure({
-      ...moveConnectionsPack.rows,
-      configs: [configRow('DialogueActStep', 'RESOLUTE_MODE', 'REGEX_ONLY')],
-    });
+    await h.configure({ ...moveConnectionsPack.rows, configs: [REGEX_ONLY] });
   });
   afterAll(async () => h.stop());
   afterEach(() => expect(h.llm.unconsumed()).toEqual([]));
@@ -77,6 +76,70 @@ describe('MOVE_CONNECTIONS over a ce_mcp_db_tool, two turns (§12.2, §14 #56)',
     expect(turn2.indexOf('MCP_CONTEXT_CLEARED')).toBeLessThan(turn2.indexOf('MCP_PLAN_LLM_INPUT'));
     const firstPlanOfTurn2 = h.llm.requestsOf('PLAN')[2];
     expect(firstPlanOfTurn2?.userText).not.toContain('MOVED');
+  });
+
+  describe('a follow-up the classifiers do not route (seed "stale move ID bug")', () => {
+    const MOVED = 'The status of your move for connection USPSC003BA100SA277CON1388 is MOVED.';
+    /** What the intent agent does for a follow-up, as its prompt says: same intent, keep the current state. */
+    const keepCompleted = {
+      kind: 'INTENT',
+      reply: { intent: 'MOVE_CONNECTIONS', state: 'COMPLETED', confidence: 0.9 },
+    };
+
+    async function answeredThen(message: string) {
+      h.llm.setScript([
+        callTool('postgres.move_status', { connection_id: 'USPSC003BA100SA277CON1388' }),
+        answer(MOVED),
+      ]);
+      const first = await h.turn({ message: ASK('USPSC003BA100SA277CON1388') });
+      expect(first.payload.value).toBe(MOVED);
+      h.llm.setScript([keepCompleted]);
+      const next = await h.turn({ conversationId: first.conversationId, message });
+      return { next, stages: await h.stages(first.conversationId, 2) };
+    }
+
+    afterEach(async () => h.configure({ ...moveConnectionsPack.rows, configs: [REGEX_ONLY] }));
+
+    it('answers with its own reply, not the last answer: the pack asks which connection', async () => {
+      const { next, stages } = await answeredThen('thanks');
+      expect(next).toMatchObject({
+        state: 'COMPLETED',
+        payload: { value: expect.stringMatching(/^Which connection/) },
+      });
+      expectInOrder(stages, ['MCP_CONTEXT_CLEARED', 'MCP_NO_TOOLS_AVAILABLE', 'RESPONSE_EXACT']);
+      expect(next.context['mcp']).toEqual({ lifecycle: expect.objectContaining({ status: 'NO_TOOLS_FOR_SCOPE' }) });
+    });
+
+    it("on a database seeded before classifier 21 (the outsider's repro), the reply is the TURN_FAILED text, never the last answer", async () => {
+      const rows = moveConnectionsPack.rows;
+      await h.configure({
+        ...rows,
+        configs: [REGEX_ONLY],
+        classifiers: rows.classifiers?.filter((c) => c.classifierId !== 21),
+        responses: rows.responses?.map((r) =>
+          r.responseId === 20 ? { ...r, exactText: '[[${context.mcp.finalAnswer}]]' } : r
+        ),
+      });
+      const { next, stages } = await answeredThen('And connection USPSC003BA100SA277CON1128?');
+      expect(next.payload.value).not.toBe(MOVED);
+      expect(next.payload.value).toBe(DEFAULT_RESERVED_TEXTS.TURN_FAILED);
+      expectInOrder(stages, [
+        'MCP_CONTEXT_CLEARED',
+        'MCP_NO_TOOLS_AVAILABLE',
+        'EXACT_RESPONSE_RENDERING',
+        'RESPONSE_EXACT',
+      ]);
+      const audits = await h.audits(next.conversationId, 2);
+      expect(audits.find((a) => a.stage === 'MCP_CONTEXT_CLEARED')?.payload).toMatchObject({
+        reason: 'PLANNER_SKIPPED',
+        skipReason: 'NO_TOOLS_FOR_SCOPE',
+      });
+      expect(audits.find((a) => a.stage === 'EXACT_RESPONSE_RENDERING')?.payload).toMatchObject({
+        fallbackUsed: true,
+        fallback: 'TURN_FAILED_TEXT',
+        reason: 'RENDERED_BLANK',
+      });
+    });
   });
 
   it('refuses args that do not match param_schema: the planner is told why, no SQL runs (issue #21)', async () => {

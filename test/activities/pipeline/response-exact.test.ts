@@ -2,6 +2,7 @@ import { createTaskRegistry } from '../../../core/tasks/registry';
 import { StepScope } from '../../../core/step/scope';
 import { systemClock, type ActivityDeps } from '../../../activities/deps';
 import { responseResolution } from '../../../activities/pipeline/response-resolution';
+import { DEFAULT_RESERVED_TEXTS } from '../../../core/response/reserved';
 import type { StepContext } from '../../../activities/step-runtime';
 import { responseRow, sessionFor, snapshotOf, turnInput } from '../../support/config-rows';
 
@@ -54,13 +55,52 @@ describe('EXACT response rendering', () => {
   });
 
   it('a reply that renders blank falls back to context.mcp.finalAnswer when there is one', async () => {
-    const blank = await responseResolution(ctxFor('[[${context.mcp.finalAnswer}]]', {}));
-    expect(blank.session.payload).toEqual({ type: 'TEXT', value: '' });
     const withAnswer = await responseResolution(ctxFor('[[${context.summary}]]', { mcp: { finalAnswer: 'FA' } }));
     expect(withAnswer.session.payload).toEqual({ type: 'TEXT', value: 'FA' });
     expect(withAnswer.audits.find((a) => a.stage === 'EXACT_RESPONSE_RENDERING')?.payload).toMatchObject({
       fallbackUsed: true,
+      fallback: 'MCP_FINAL_ANSWER',
+      reason: 'RENDERED_BLANK',
       missingVariables: ['context.summary'],
     });
+  });
+
+  // Seed "stale move ID bug": once McpPrepare cleared an earlier turn's answer, `[[${context.mcp.finalAnswer}]]` renders
+  // blank on a turn whose planner was skipped. The user is told what a turn without a reply tells them, never nothing.
+  it.each([
+    ['an absent value', '[[${context.mcp.finalAnswer}]]', {}, ['context.mcp.finalAnswer']],
+    ['an empty value', '[[${context.mcp.finalAnswer}]]', { mcp: { finalAnswer: '' } }, undefined],
+    ['whitespace', ' {{context.note}} ', { note: ' ' }, undefined],
+  ])(
+    'a reply that renders blank (%s) without a final answer says the TURN_FAILED text',
+    async (_l, text, context, missing) => {
+      const blank = await responseResolution(ctxFor(text, context));
+      expect(blank.session.payload).toEqual({ type: 'TEXT', value: DEFAULT_RESERVED_TEXTS.TURN_FAILED });
+      expect(blank.audits.find((a) => a.stage === 'EXACT_RESPONSE_RENDERING')?.payload).toEqual({
+        component: 'ResponseResolutionStep',
+        responseId: 9,
+        templatePreview: text,
+        fallbackUsed: true,
+        fallback: 'TURN_FAILED_TEXT',
+        reason: 'RENDERED_BLANK',
+        ...(missing ? { missingVariables: missing } : {}),
+      });
+      expect(blank.audits.find((a) => a.stage === 'RESPONSE_EXACT')?.payload['text']).toBe(
+        DEFAULT_RESERVED_TEXTS.TURN_FAILED
+      );
+    }
+  );
+
+  it("the blank-reply text is the config's TURN_FAILED row for the intent (or ANY), rendered", async () => {
+    const ctx = ctxFor('[[${context.mcp.finalAnswer}]]', {});
+    const turnFailed = responseRow({
+      responseId: 10,
+      intentCode: 'ANY',
+      stateCode: 'TURN_FAILED',
+      exactText: 'Nothing to add for {{intent}} right now.',
+    });
+    ctx.snapshot.rows.responses.push(turnFailed);
+    const out = await responseResolution(ctx);
+    expect(out.session.payload).toEqual({ type: 'TEXT', value: 'Nothing to add for X right now.' });
   });
 });
