@@ -1,6 +1,7 @@
 import { DrizzleQueryError } from 'drizzle-orm';
 import { DatabaseError } from 'pg';
 import { errorMessage } from '../core/errors';
+import { cutText } from '../core/text/cut-text';
 
 /**
  * The text of a database error as it may leave the process: shown by a SQL tool to the planner and
@@ -45,9 +46,9 @@ export function scrubDatabaseMessage(err: unknown, connectionFailure: string, ma
   if (SERVER_RESOURCE_SQLSTATE.test(code)) return `${SERVER_RESOURCE_TEXT} (SQLSTATE ${code})`;
   const first = (errorMessage(err).split('\n')[0] ?? '').trim();
   const quotedCut = first.replace(/"([^"]*)"/g, (_m, inner: string) =>
-    inner.length > maxQuoted ? `"${inner.slice(0, maxQuoted)}…"` : `"${inner}"`
+    inner.length > maxQuoted ? `"${cutText(inner, maxQuoted)}…"` : `"${inner}"`
   );
-  const text = quotedCut.length > MAX_MESSAGE ? `${quotedCut.slice(0, MAX_MESSAGE)}…` : quotedCut;
+  const text = quotedCut.length > MAX_MESSAGE ? `${cutText(quotedCut, MAX_MESSAGE)}…` : quotedCut;
   return `${text} (SQLSTATE ${code})`;
 }
 

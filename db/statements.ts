@@ -1,5 +1,6 @@
 import { DrizzleQueryError } from 'drizzle-orm';
 import type { QueryResultRow } from 'pg';
+import { storableJson } from '../core/text/storable-output';
 import { retryOnConnectionLoss } from './connection-loss';
 import type { Database } from './pool';
 
@@ -37,7 +38,7 @@ export async function runStatement<R extends QueryResultRow>(
   }
 }
 
-/** A jsonb parameter as drizzle sends one: SQL NULL for null, else the JSON text. */
+/** A jsonb parameter as drizzle sends one: SQL NULL for null, else the JSON text, as PostgreSQL can store it. */
 export function jsonbParam(value: unknown): string | null {
-  return value === null ? null : JSON.stringify(value);
+  return value === null ? null : storableJson(value);
 }

@@ -6,6 +6,7 @@ import {
   type LlmJsonResult,
   type LlmRequest,
 } from '../../core/llm';
+import { cutText } from '../../core/text/cut-text';
 import { LLM_SDK_RETRY_WAIT_MAX_MS } from '../../core/turn/steps';
 import { boundedFetch } from './bounded-fetch';
 import { llmCallFailure } from './call-failure';
@@ -70,11 +71,14 @@ function replyProblem(message: Anthropic.Message, text: string): string | null {
   return blocks.length === 0 ? 'reply has no content' : `reply has no text (content: ${blocks.join(', ')})`;
 }
 
+/** How much of the user's text the keyless demo model is told in a header (a header has no room for a whole message). */
+const USER_INPUT_HEADER_CHARS = 2000;
+
 function metaHeadersOf(req: LlmRequest): Record<string, string> {
   return {
     [LLM_META_HEADERS.intent]: encodeURIComponent(req.meta.intent),
     [LLM_META_HEADERS.state]: encodeURIComponent(req.meta.state),
-    [LLM_META_HEADERS.userInput]: encodeURIComponent((req.meta.userText ?? '').slice(0, 2000)),
+    [LLM_META_HEADERS.userInput]: encodeURIComponent(cutText(req.meta.userText ?? '', USER_INPUT_HEADER_CHARS)),
     ...(req.meta.missingFields
       ? { [LLM_META_HEADERS.missingFields]: encodeURIComponent(JSON.stringify(req.meta.missingFields)) }
       : {}),
@@ -116,6 +120,8 @@ export function createAnthropicLlmClient(options: AnthropicLlmOptions): LlmClien
     let text: string;
     let unusable: string | null;
     let usage: LlmCallRecord['usage'];
+    // Built before the call: a failure here is the engine's own, not the model's, and is no LLM_CALL_FAILED to retry.
+    const headers = { [CALL_KIND_HEADER]: req.kind, ...(options.metaHeaders ? metaHeadersOf(req) : {}) };
     try {
       const message = await client.messages.create(
         {
@@ -128,7 +134,7 @@ export function createAnthropicLlmClient(options: AnthropicLlmOptions): LlmClien
             ? { output_config: { format: { type: 'json_schema' as const, schema: req.schema } } }
             : {}),
         },
-        { headers: { [CALL_KIND_HEADER]: req.kind, ...(options.metaHeaders ? metaHeadersOf(req) : {}) } }
+        { headers }
       );
       text = textOf(message);
       unusable = replyProblem(message, text);

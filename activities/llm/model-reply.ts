@@ -2,6 +2,7 @@ import { LLM_REPLY_DEFAULT_MAX_BYTES } from '../../config/env';
 import { EngineError, ErrorType } from '../../core/errors';
 import type { LlmRequest } from '../../core/llm';
 import { storableText } from '../../core/text/storable-output';
+import { cutText } from '../../core/text/cut-text';
 
 /** How much of a refused reply is kept for the call log and the audit, so the refusal can be read. */
 const REFUSED_REPLY_HEAD_CHARS = 1024;
@@ -23,7 +24,7 @@ export function screenModelReply(text: string, maxBytes = LLM_REPLY_DEFAULT_MAX_
   const bytes = Buffer.byteLength(text, 'utf8');
   if (bytes <= maxBytes) return { text: storableText(text), refused: null };
   const tooLarge = `reply is ${bytes} bytes, over the ${maxBytes}-byte limit (LLM_REPLY_MAX_BYTES)`;
-  const head = storableText(text.slice(0, REFUSED_REPLY_HEAD_CHARS));
+  const head = storableText(cutText(text, REFUSED_REPLY_HEAD_CHARS));
   return { text: `${head}… [${tooLarge}; cut]`, refused: tooLarge };
 }
 

@@ -7,6 +7,7 @@ import { renderJsonTemplateLenient, renderTemplateLenient } from '../../core/tem
 import type { Payload } from '../../core/session';
 import type { StepContext } from '../step-runtime';
 import { promptVars } from './support';
+import { cutText } from '../../core/text/cut-text';
 
 function metadataVars(response: ResponseRow) {
   return {
@@ -68,7 +69,7 @@ function renderExact(ctx: StepContext, response: ResponseRow, json: boolean): st
     ctx.scope.audit('EXACT_RESPONSE_RENDERING', {
       component: 'ResponseResolutionStep',
       responseId: response.responseId,
-      templatePreview: template.slice(0, 200),
+      templatePreview: cutText(template, 200),
       ...payload,
     });
   const { text, missing, error } = render(ctx, response, json);

@@ -1,8 +1,9 @@
 import type { SettingDefinition } from './setting';
+import { cutText } from '../text/cut-text';
 
 function cell(value: unknown): string {
   const text = typeof value === 'string' ? value : JSON.stringify(value);
-  const short = text.length > 60 ? `${text.slice(0, 57)}…` : text;
+  const short = text.length > 60 ? `${cutText(text, 57)}…` : text;
   return short.replace(/\|/g, '\\|').replace(/\n/g, ' ');
 }
 

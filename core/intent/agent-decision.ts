@@ -1,5 +1,6 @@
 import type { JsonObject } from '../json';
 import { readAgentFields, readFollowups, readIntentScores, type AgentFields, type IntentScore } from './agent-output';
+import { cutText } from '../text/cut-text';
 
 export const INTENT_COLLISION_STATE = 'INTENT_COLLISION';
 
@@ -158,7 +159,7 @@ function outcomeOf(f: AgentFields, scores: IntentScore[], policy: AgentPolicy): 
 const IGNORED_PREVIEW_CHARS = 120;
 
 const preview = (value: string | null): string | null =>
-  value === null ? null : value.slice(0, IGNORED_PREVIEW_CHARS);
+  value === null ? null : cutText(value, IGNORED_PREVIEW_CHARS);
 
 /** A model-written code as the config spells it (trimmed, upper-cased), or null with what was ignored. */
 function knownCode(value: string | null, known: ReadonlySet<string>) {

@@ -1,5 +1,6 @@
 import { isJsonObject, type Json, type JsonObject } from '../json';
 import type { McpObservation } from './context';
+import { cutText } from '../text/cut-text';
 
 /**
  * What the planner sees of earlier tool results (§6.2, D15). Only the last N observations are
@@ -44,7 +45,7 @@ export interface CompactedObservations {
 }
 
 function truncate(text: string, max: number): string {
-  return text.length <= max ? text : `${text.slice(0, max)}…(truncated)`;
+  return text.length <= max ? text : `${cutText(text, max)}…(truncated)`;
 }
 
 function compactValue(value: Json, maxChars: number): Json {

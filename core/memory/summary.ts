@@ -1,5 +1,6 @@
 import { assistantText } from '../prompt/vars';
 import type { Session } from '../session';
+import { cutText } from '../text/cut-text';
 
 const flat = (text: string | null | undefined): string =>
   (text ?? '')
@@ -21,5 +22,5 @@ export function sessionSummary(session: Session, recentTurns: number, maxChars: 
     out += `, recentTurns=[${recent.join('')}]`;
   }
   if (session.payload?.type === 'TEXT') out += `, response=${session.payload.value}`;
-  return out.length > maxChars ? out.slice(0, maxChars) : out;
+  return cutText(out, maxChars);
 }

@@ -1,4 +1,5 @@
 import { EngineError, ErrorType } from '../errors';
+import { cutText } from '../text/cut-text';
 
 /**
  * The prompt/response template language (§8.1): `{{a.b}}`, `{{a['b'][0]}}`, Thymeleaf inline
@@ -41,7 +42,7 @@ const DELIMITERS: readonly { open: string; close: string; syntax: TemplateSyntax
 
 export function malformedTemplate(template: string, reason: string): EngineError {
   return new EngineError(TEMPLATE_MALFORMED, `malformed template: ${reason}`, {
-    details: { reason, templatePreview: template.slice(0, 200) },
+    details: { reason, templatePreview: cutText(template, 200) },
   });
 }
 
@@ -102,7 +103,7 @@ export function parseVariablePath(expression: string, template = expression): Va
     if ((m = DOT_STEP.exec(rest))) segments.push(m[1] as string);
     else if ((m = QUOTED_STEP.exec(rest))) segments.push((m[1] ?? m[2]) as string);
     else if ((m = INDEX_STEP.exec(rest))) segments.push(Number(m[1]));
-    else return fail(`unexpected "${rest.trim().slice(0, 20)}"`);
+    else return fail(`unexpected "${cutText(rest.trim(), 20)}"`);
     rest = rest.slice(m[0].length);
   }
   return { root, segments, text: formatVariablePath(root, segments) };

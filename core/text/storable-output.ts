@@ -26,6 +26,26 @@ export function storableText(text: string): string {
   return text.replace(UNSTORABLE, OUTPUT_REPLACEMENT);
 }
 
+/**
+ * JSON.stringify writes a NUL and each unpaired surrogate as a `\u` escape (a paired one as the character itself),
+ * and PostgreSQL's json and jsonb refuse exactly those escapes (22P05, 22P02): one such string anywhere in a
+ * statement's JSON fails the whole statement. A lone surrogate is no user's text (the API refuses it), but a cut in
+ * the middle of a pair once put one in a session summary, and its audit batch took the turn's rows with it.
+ */
+const UNSTORABLE_ESCAPE = /\\(u0000|ud[89a-f][0-9a-f]{2}|[^])/g;
+const HAS_UNSTORABLE_ESCAPE = /\\u(?:0000|d[89a-f])/;
+
+/**
+ * `value` as JSON text for a json or jsonb parameter: JSON.stringify's, with each escape PostgreSQL refuses replaced
+ * by `\ufffd`, as storableText replaces the character. The same text when it has none.
+ */
+export function storableJson(value: unknown): string {
+  const text = JSON.stringify(value);
+  // Escaped backslashes are matched in pairs, so `\\ud800` (a backslash, then text) is left as it is.
+  if (text === undefined || !HAS_UNSTORABLE_ESCAPE.test(text)) return text;
+  return text.replace(UNSTORABLE_ESCAPE, (escape, what: string) => (what.length > 1 ? '\\ufffd' : escape));
+}
+
 export type ScreenedJson = { ok: true; json: Json } | { ok: false; error: string };
 
 /**

@@ -1,12 +1,13 @@
 import type { Json } from '../json';
 import { countByStatus, type FieldChange, type TurnDiff, type WhatifReport } from './diff';
+import { cutText } from '../text/cut-text';
 
 /** The human-readable what-if report: one line per turn, then one indented line per change. */
 const MAX_VALUE = 100;
 
 function shown(value: Json): string {
   const text = typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value ?? null);
-  return text.length > MAX_VALUE ? `${text.slice(0, MAX_VALUE - 1)}…` : text;
+  return text.length > MAX_VALUE ? `${cutText(text, MAX_VALUE - 1)}…` : text;
 }
 
 function listChange(change: FieldChange): string {
@@ -39,7 +40,7 @@ export function formatWhatifReport(report: WhatifReport): string[] {
   lines.push(`${pad('CONVERSATION', 38)}${pad('TURN', 6)}${pad('STATUS', 16)}MESSAGE`);
   for (const conversation of report.conversations) {
     for (const turn of conversation.turns) {
-      const message = turn.userText.length > 60 ? `${turn.userText.slice(0, 59)}…` : turn.userText;
+      const message = turn.userText.length > 60 ? `${cutText(turn.userText, 59)}…` : turn.userText;
       const status = turn.status.replace('-', ' ');
       lines.push(
         `${pad(conversation.conversationId, 38)}${pad(String(turn.turnNumber), 6)}${pad(status, 16)}${message}`

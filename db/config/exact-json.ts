@@ -7,6 +7,7 @@ import {
   stringify as stringifyLossless,
 } from 'lossless-json';
 import type { ScalarTag, Tags } from 'yaml';
+import { cutText } from '../../core/text/cut-text';
 
 /**
  * jsonb holds numbers as PostgreSQL numeric, of any size and precision; JavaScript reads them as doubles, so
@@ -56,7 +57,7 @@ function register(plain: object, text: string): void {
 
 /** A number's text for an error: its first digits and how many there are, as 1e400 has 401. */
 export function shortNumber(text: string): string {
-  return text.length <= 40 ? text : `${text.slice(0, 24)}… (${text.length} characters)`;
+  return text.length <= 40 ? text : `${cutText(text, 24)}… (${text.length} characters)`;
 }
 
 const scalarRefusal = (text: string) =>

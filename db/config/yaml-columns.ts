@@ -2,6 +2,7 @@ import { getTableConfig, type PgColumn, type PgTable } from 'drizzle-orm/pg-core
 import { isLosslessNumber } from 'lossless-json';
 import { INT32_MAX } from '../../core/int32';
 import { jsonbFromYaml } from './exact-json';
+import { cutText } from '../../core/text/cut-text';
 
 /**
  * What a YAML value must be to go into its column: the loader says so, naming the row and the
@@ -13,7 +14,7 @@ const NUMERIC = /^-?\d+(\.\d+)?$/;
 const NUL = 'contains a NUL character, which PostgreSQL cannot store';
 
 function describe(value: unknown): string {
-  if (typeof value === 'string') return `"${value.length > 40 ? `${value.slice(0, 40)}…` : value}"`;
+  if (typeof value === 'string') return `"${value.length > 40 ? `${cutText(value, 40)}…` : value}"`;
   if (isLosslessNumber(value)) return value.value.length > 40 ? `${value.value.slice(0, 40)}…` : value.value;
   if (Array.isArray(value)) return 'a list';
   if (typeof value === 'object') return 'a mapping';

@@ -2,6 +2,7 @@ import { and, asc, eq, gt } from 'drizzle-orm';
 import type { AuditCursor } from '../../core/audit';
 import { AuditStage } from '../../core/audit/payloads';
 import type { JsonObject } from '../../core/json';
+import { storableJson } from '../../core/text/storable-output';
 import { timingsByStep } from '../../core/turn/protocol';
 import { retryOnConnectionLoss } from '../connection-loss';
 import type { Database } from '../pool';
@@ -275,7 +276,8 @@ export async function writeAuditBatch(
     run_id: r.runId,
   }));
   const prefixes = groups.flatMap((g) => (g.replaceUnder ? [g.replaceUnder] : []));
-  const values = [JSON.stringify(batch), prefixes, JSON.stringify(shared), firstStoredOf];
+  // storableJson: a lone surrogate or a NUL in any row would otherwise make PostgreSQL refuse the whole batch.
+  const values = [storableJson(batch), prefixes, storableJson(shared), firstStoredOf];
   // Not runStatement: its error quotes the parameters, and this batch carries the session's context
   // into a failure that Temporal would keep in history. Keyed, so resent when its connection was lost.
   const result = await retryOnConnectionLoss(() =>

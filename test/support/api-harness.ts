@@ -21,6 +21,8 @@ export interface ApiHarnessOptions {
   replyTimeoutMs?: number;
   /** OPERATOR_DECISION_TIMEOUT_MS (default 10 s). */
   decisionTimeoutMs?: number;
+  /** The keyless demo model of `convengine start` instead of the scripted one (PipelineHarness). */
+  demoModel?: boolean;
 }
 
 /** The HTTP gateway over the real ports: Temporal gateway on the test server, PostgreSQL, config store. */
@@ -45,7 +47,7 @@ export class ApiHarness {
   }
 
   static async start(options: ApiHarnessOptions = {}): Promise<ApiHarness> {
-    const wf = await WorkflowHarness.start();
+    const wf = await WorkflowHarness.start({ demoModel: options.demoModel });
     const db = wf.mcp.deps.db;
     // As api/server.ts wires it: Temporal tells a turn that ended without its failure row.
     const conversations = conversationQueries(db, temporalTurnEnds(wf.client.workflow));

@@ -5,7 +5,7 @@ import { runTurnInProcess, type InProcessOptions, type TurnRequest } from '../..
 import { createToolDeps, type ToolHandler } from '../../activities/tools/deps';
 import type { StoredAudit } from '../../db/repositories/audit';
 import { DEMO_API_KEY, startDemoToolServer, type DemoToolServer } from '../../demo/tool-server';
-import { PipelineHarness } from './pipeline-harness';
+import { PipelineHarness, type HarnessOptions } from './pipeline-harness';
 
 /**
  * The pipeline harness (fresh database, scripted Messages server behind the real SDK) with the
@@ -28,8 +28,8 @@ export class McpHarness {
     this.deps = this.buildDeps();
   }
 
-  static async start(): Promise<McpHarness> {
-    const base = await PipelineHarness.start();
+  static async start(options: Pick<HarnessOptions, 'demoModel'> = {}): Promise<McpHarness> {
+    const base = await PipelineHarness.start(options);
     const toolServer = await startDemoToolServer();
     return new McpHarness(base, toolServer);
   }

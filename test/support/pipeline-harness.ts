@@ -14,6 +14,7 @@ import { loadSqlParser } from '../../activities/tools/sql/parser';
 import { createConfigStore, type DatabaseConfigStore } from '../../db/config/store';
 import { listAudits, type StoredAudit } from '../../db/repositories/audit';
 import { findConversation } from '../../db/repositories/conversation';
+import { startDemoLlm } from '../../demo/recorded-llm';
 import { startScriptedLlm, type ScriptedLlm } from '../../scripted-llm';
 import { clearConfigRows, insertConfigRows } from './config-db';
 import { createTestDatabase, type TestDatabase } from './database';
@@ -24,6 +25,11 @@ export interface HarnessOptions {
   /** Tool handlers by tool code (stubs for HTTP/DB tools). */
   handlers?: Record<string, ToolHandler>;
   overrides?: Partial<PipelineStepFunctions>;
+  /**
+   * The keyless demo model `convengine start` runs without a key (recordings, then keyword matching over the loaded
+   * config), told each turn's intent, state and text in headers as it is there; else the scripted server.
+   */
+  demoModel?: boolean;
 }
 
 /**
@@ -41,7 +47,10 @@ export class PipelineHarness {
 
   static async start(options: HarnessOptions = {}): Promise<PipelineHarness> {
     const tdb = await createTestDatabase();
-    const llm = await startScriptedLlm();
+    const store = createConfigStore(tdb.db, { stalenessCheckMs: 0 });
+    const llm = options.demoModel
+      ? await startDemoLlm({ config: async () => (await store.current()).rows })
+      : await startScriptedLlm();
     const client = createAnthropicLlmClient({
       apiKey: 'test-key',
       baseURL: llm.baseUrl,
@@ -50,9 +59,9 @@ export class PipelineHarness {
       maxTokens: 512,
       maxRetries: 2,
       structuredOutput: false,
+      metaHeaders: options.demoModel === true,
       onCall: llmCallLogger(tdb.db),
     });
-    const store = createConfigStore(tdb.db, { stalenessCheckMs: 0 });
     const deps: ActivityDeps = {
       db: tdb.db,
       configStore: store,

@@ -27,6 +27,14 @@ function quietRuntime(logger?: Logger): void {
   else Runtime.install({ logger: new DefaultLogger('WARN') });
 }
 
+export interface WorkflowHarnessOptions {
+  activities?: (base: TurnActivities) => TurnActivities;
+  /** The keyless demo model of `convengine start` (PipelineHarness). */
+  demoModel?: boolean;
+  claimThresholdBytes?: number;
+  observe?: { metrics: WorkerMetrics; logger?: Logger };
+}
+
 /**
  * Everything a workflow test needs: the MCP harness (test database, scripted LLM through the real
  * SDK, demo tool server), a Temporal server (in-memory dev server, or TEMPORAL_ADDRESS), a real
@@ -73,15 +81,9 @@ export class WorkflowHarness {
    * observer, and the audit gate that counts decisions), into these metrics and this logger, which
    * also takes the SDK's runtime logs when it is the first harness of the test file.
    */
-  static async start(
-    options: {
-      activities?: (base: TurnActivities) => TurnActivities;
-      claimThresholdBytes?: number;
-      observe?: { metrics: WorkerMetrics; logger?: Logger };
-    } = {}
-  ): Promise<WorkflowHarness> {
+  static async start(options: WorkflowHarnessOptions = {}): Promise<WorkflowHarness> {
     quietRuntime(options.observe?.logger);
-    const mcp = await McpHarness.start();
+    const mcp = await McpHarness.start({ demoModel: options.demoModel });
     const server = await getTestTemporal();
     const connection = await Connection.connect({ address: server.address });
     const dataConverter = claimCheckDataConverter(

@@ -272,6 +272,20 @@ describe('audit writer (activities/runtime/audit-writer.ts)', () => {
     ).rejects.toThrow(/foreign key/);
   });
 
+  it('stores a lone surrogate or a NUL, in a payload, a key or the shared _meta, as U+FFFD: the batch is not refused', async () => {
+    // A summary cut in the middle of a surrogate pair once made PostgreSQL refuse the whole batch (22P02).
+    const cut: Session = { ...session, inputParams: { memory_session_summary: 'user=hi \uD83D' } };
+    const payload = { text: 'half \uD83D', 'key \uDCB0': 'nul \u0000', pair: '\u{1F4B0}' };
+    await writeAudits(deps, FULL, {
+      ...write('30-Memory', []),
+      session: cut,
+      records: [audit('MEMORY_UPDATED', payload)],
+    });
+    const [row] = (await listAudits(tdb.db, conversationId)).filter((r) => r.idempotencyKey.includes('/30-Memory/'));
+    expect(row?.payload).toMatchObject({ text: 'half \uFFFD', 'key \uFFFD': 'nul \uFFFD', pair: '\u{1F4B0}' });
+    expect(row?.payload['_meta']).toMatchObject({ inputParams: { memory_session_summary: 'user=hi \uFFFD' } });
+  });
+
   describe('under an audit policy (ce_config AuditService.*)', () => {
     const policy = (changes: Partial<AuditPolicy>): AuditPolicy => ({ ...FULL, ...changes });
     const stages = ['STEP_ENTER', 'MCP_PLAN_LLM_OUTPUT', 'MCP_TOOL_ERROR', 'RULE_APPLIED', 'STEP_EXIT'];

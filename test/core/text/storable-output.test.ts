@@ -1,4 +1,5 @@
-import { MAX_OUTPUT_DEPTH, screenOutputJson, storableText } from '../../../core/text/storable-output';
+import fc from 'fast-check';
+import { MAX_OUTPUT_DEPTH, screenOutputJson, storableJson, storableText } from '../../../core/text/storable-output';
 import type { Json } from '../../../core/json';
 
 /** Arrays nested `levels` deep, built without recursion (as a hostile body would arrive). */
@@ -39,5 +40,46 @@ describe('model and tool output as PostgreSQL can store it (core/text/storable-o
       error: `nested deeper than ${MAX_OUTPUT_DEPTH} levels`,
     });
     expect(screenOutputJson(nested(100_000))).toMatchObject({ ok: false });
+  });
+
+  describe('storableJson: JSON text for a json or jsonb parameter', () => {
+    it('writes each lone surrogate and NUL, in values and keys, as U+FFFD; keeps pairs and escaped backslashes', () => {
+      const value = { 'k\uD800': ['hi \uD83D', 'x\uDCB0y', 'nul\u0000', '💰 pair', 'backslash \\ud800 text'] };
+      const text = storableJson(value);
+      expect(JSON.parse(text)).toEqual({
+        'k\uFFFD': ['hi \uFFFD', 'x\uFFFDy', 'nul\uFFFD', '💰 pair', 'backslash \\ud800 text'],
+      });
+      expect(storableJson({ a: 'plain "text"\n' })).toBe(JSON.stringify({ a: 'plain "text"\n' }));
+    });
+
+    it('reads back as storableText would make each string, whatever the strings hold', () => {
+      const units = fc.constantFrom(
+        '\uD800',
+        '\uDBFF',
+        '\uDC00',
+        '\uDFFF',
+        '\u0000',
+        '\\',
+        'u',
+        'd',
+        '8',
+        '💰',
+        'a',
+        '"'
+      );
+      const anyText = fc.array(fc.oneof(units, fc.string({ unit: 'binary', maxLength: 3 })), { maxLength: 12 });
+      fc.assert(
+        fc.property(
+          fc.array(
+            anyText.map((parts) => parts.join('')),
+            { maxLength: 4 }
+          ),
+          (strings) => {
+            expect(JSON.parse(storableJson(strings))).toEqual(strings.map(storableText));
+          }
+        ),
+        { numRuns: 500 }
+      );
+    });
   });
 });
