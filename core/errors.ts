@@ -90,6 +90,31 @@ export function retryableByType(type: string): boolean {
 }
 
 /**
+ * The classes JavaScript throws for a bug in the engine's own code: a TypeError reading a field that is not there,
+ * a URIError encoding half a surrogate pair, a RangeError from a runaway recursion. Another attempt runs the same
+ * code on the same input and fails the same way, so such an error is not retried and the turn it fails is not
+ * reported as one a retry can fix (the API's 500, `recoverable: false`); it is still an unexpected error
+ * (ENGINE_UNKNOWN_FAILURE, shown as INTERNAL). What tool code throws is TOOL_EXECUTION_FAILED instead, whatever its
+ * class (activities/mcp/tool-call.ts), and stays retried: a tool's upstream may come back. So does a failed LLM call
+ * (LLM_CALL_FAILED), whose SDK reports a lost connection as its own class.
+ */
+const PROGRAMMING_ERROR_CLASSES: ReadonlySet<string> = new Set([
+  'TypeError',
+  'RangeError',
+  'ReferenceError',
+  'URIError',
+  'SyntaxError',
+  'EvalError',
+]);
+
+/** Whether `err` is one of JavaScript's own error classes (PROGRAMMING_ERROR_CLASSES), never an engine error. */
+export function isProgrammingError(err: unknown): err is Error {
+  // By name: an error thrown by Node's own code comes from another realm than the caller's under a test runner.
+  const name = typeof err === 'object' && err !== null ? (err as { name?: unknown }).name : undefined;
+  return typeof name === 'string' && PROGRAMMING_ERROR_CLASSES.has(name) && !isEngineError(err);
+}
+
+/**
  * Whether a failure type is one of our codes (TOOL_TIMEOUT, CONFIG_INVALID, TIMEOUT) rather than the class
  * name of an unexpected error (a driver's, a library's), which says nothing a client can use.
  */

@@ -15,7 +15,7 @@ import {
 import type { ActivityDeps } from '../deps';
 import { asLocalAttempt } from '../runtime/local-attempt';
 import { trackStepRun, type StepRunProgress } from '../runtime/step-run-progress';
-import { handOverReason } from '../../core/errors';
+import { handOverReason, isProgrammingError } from '../../core/errors';
 import type { TurnActivities } from '../../core/turn/activities';
 
 /** The activities a run may call, by step name: what the worker registers. */
@@ -31,7 +31,7 @@ function failedIn(err: unknown, progress: StepRunFailure): ApplicationFailure {
   return ApplicationFailure.create({
     type: (failure instanceof ApplicationFailure ? failure.type : null) ?? failure.name,
     message: failure.message,
-    nonRetryable: failure instanceof ApplicationFailure ? failure.nonRetryable === true : false,
+    nonRetryable: failure instanceof ApplicationFailure ? failure.nonRetryable === true : isProgrammingError(failure),
     details: [...details, progress],
     cause: failure instanceof ApplicationFailure ? failure.cause : failure,
   });

@@ -1,5 +1,5 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { EngineError, ErrorType, isEngineError, safeErrorDetails } from '../../core/errors';
+import { EngineError, ErrorType, isEngineError, isProgrammingError, safeErrorDetails } from '../../core/errors';
 import { FAILED_ATTEMPT_DETAIL } from '../../core/turn/executor';
 import { NON_RETRYABLE_ERROR_TYPES } from '../../core/turn/steps';
 import { currentAttempt } from './attempt';
@@ -33,10 +33,12 @@ export function activityFailureOf(err: unknown): unknown {
  * Its details are the error's safe ones (safeErrorDetails) and, last, the attempt that failed:
  * Temporal tells the workflow only the retry state, and a tool failure reports its attempts
  * (core/turn/executor.ts, reportedAttempt).
+ * A programming error (core/errors.ts, isProgrammingError) becomes a non-retryable one of its class.
  * Anything else is rethrown unchanged, which Temporal treats as retryable. The step wrapper types
  * a database error first (fromDatabaseError), as its STEP_ERROR row needs the same text.
  */
 export function toActivityFailure(err: unknown): unknown {
+  if (isProgrammingError(err)) return programmingFailure(err);
   if (!isEngineError(err)) return err;
   return ApplicationFailure.create({
     type: err.type,
@@ -54,12 +56,28 @@ export function toActivityFailure(err: unknown): unknown {
 }
 
 /**
+ * A bug's error as a failure no retry follows and that no reader takes for a retryable one (the API answers 503 for
+ * those). Unchanged in class and message, the error itself as its cause: its stack is what finds the bug, and it was
+ * in history before as the failure itself.
+ */
+function programmingFailure(err: Error): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: err.name,
+    message: err.message,
+    nonRetryable: true,
+    details: [{ [FAILED_ATTEMPT_DETAIL]: currentAttempt() }],
+    cause: err,
+  });
+}
+
+/**
  * Whether a failure thrown by an activity function may succeed on another attempt, as Temporal
  * decides it: a non-retryable flag, else the type against the retry policy's nonRetryableErrorTypes
  * (an error's name is its type). The in-process runner retries by this.
  */
 export function isRetryableFailure(err: unknown): boolean {
   if (isEngineError(err)) return err.retryable;
+  if (isProgrammingError(err)) return false;
   if (err instanceof ApplicationFailure && err.nonRetryable) return false;
   const type = err instanceof ApplicationFailure ? err.type : err instanceof Error ? err.name : null;
   return !(type && NON_RETRYABLE_ERROR_TYPES.includes(type));

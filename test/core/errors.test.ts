@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
-import { ERROR_RETRYABLE, EngineError, ErrorType, handOverReason } from '../../core/errors';
+import { runInNewContext } from 'node:vm';
+import { ERROR_RETRYABLE, EngineError, ErrorType, handOverReason, isProgrammingError } from '../../core/errors';
 import { isRetryableFailure, toActivityFailure } from '../../activities/runtime/failure';
 
 describe('handOverReason (core/errors.ts)', () => {
@@ -46,6 +47,24 @@ describe('retryability: ERROR_RETRYABLE is the one source (core/errors.ts)', () 
     expect(isRetryableFailure(toActivityFailure(new EngineError(ErrorType.ToolTimeout, 'slow')))).toBe(true);
     expect(isRetryableFailure(ApplicationFailure.create({ type: 'CONFIG_INVALID', message: 'bad' }))).toBe(false);
     expect(isRetryableFailure(ApplicationFailure.create({ type: 'X', message: 'x', nonRetryable: true }))).toBe(false);
-    expect(isRetryableFailure(new TypeError('oops'))).toBe(true);
+    expect(isRetryableFailure(new Error('connection lost'))).toBe(true);
+  });
+
+  it('a programming error is not retried: another attempt runs the same code on the same input', () => {
+    for (const err of [new TypeError('oops'), new URIError('URI malformed'), new RangeError('too deep')]) {
+      expect(isProgrammingError(err)).toBe(true);
+      expect(isRetryableFailure(err)).toBe(false);
+      const failure = toActivityFailure(err) as ApplicationFailure;
+      expect(failure).toBeInstanceOf(ApplicationFailure);
+      // Its class and message as they were, the error itself (its stack) as the cause.
+      expect(failure).toMatchObject({ type: err.name, message: err.message, nonRetryable: true, cause: err });
+      expect(isRetryableFailure(failure)).toBe(false);
+    }
+    // Told by name: Node's own errors come from another realm than a test's.
+    expect(isProgrammingError(runInNewContext('new TypeError("other realm")'))).toBe(true);
+    const other = new Error('connection lost');
+    expect(isProgrammingError(other)).toBe(false);
+    expect(toActivityFailure(other)).toBe(other);
+    expect(isProgrammingError(new EngineError(ErrorType.Internal, 'typed'))).toBe(false);
   });
 });

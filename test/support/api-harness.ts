@@ -6,7 +6,7 @@ import type { ApiPorts } from '../../api/ports';
 import { temporalHeldTools } from '../../api/turns/held-tools';
 import { temporalTurnEnds } from '../../api/turns/turn-ended';
 import { configReplyTexts } from '../../api/reply-texts';
-import { WorkflowHarness } from './workflow-harness';
+import { WorkflowHarness, type WorkflowHarnessOptions } from './workflow-harness';
 
 /** Response bodies are read loosely in tests; each assertion states the shape it expects. */
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
@@ -23,6 +23,8 @@ export interface ApiHarnessOptions {
   decisionTimeoutMs?: number;
   /** The keyless demo model of `convengine start` instead of the scripted one (PipelineHarness). */
   demoModel?: boolean;
+  /** The worker's activities (WorkflowHarness). */
+  activities?: WorkflowHarnessOptions['activities'];
 }
 
 /** The HTTP gateway over the real ports: Temporal gateway on the test server, PostgreSQL, config store. */
@@ -47,7 +49,7 @@ export class ApiHarness {
   }
 
   static async start(options: ApiHarnessOptions = {}): Promise<ApiHarness> {
-    const wf = await WorkflowHarness.start({ demoModel: options.demoModel });
+    const wf = await WorkflowHarness.start({ demoModel: options.demoModel, activities: options.activities });
     const db = wf.mcp.deps.db;
     // As api/server.ts wires it: Temporal tells a turn that ended without its failure row.
     const conversations = conversationQueries(db, temporalTurnEnds(wf.client.workflow));

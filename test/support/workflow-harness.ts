@@ -1,7 +1,7 @@
 import { TURN_REPLY_TIMEOUT_DEFAULT_MS } from '../../config/env';
 import { Client, Connection } from '@temporalio/client';
 import { DefaultLogger, NativeConnection, Runtime, Worker } from '@temporalio/worker';
-import { createActivities, withStepRuns } from '../../activities';
+import { createActivities, withStepRuns, type ActivityDeps } from '../../activities';
 import type { TurnActivities } from '../../core/turn/activities';
 import { TemporalTurnGateway } from '../../api/turns/gateway';
 import type { TurnReply, TurnRequest } from '../../api/ports';
@@ -28,7 +28,8 @@ function quietRuntime(logger?: Logger): void {
 }
 
 export interface WorkflowHarnessOptions {
-  activities?: (base: TurnActivities) => TurnActivities;
+  /** The worker's activities, from the real ones (`base`) and their dependencies. */
+  activities?: (base: TurnActivities, deps: ActivityDeps) => TurnActivities;
   /** The keyless demo model of `convengine start` (PipelineHarness). */
   demoModel?: boolean;
   claimThresholdBytes?: number;
@@ -100,7 +101,7 @@ export class WorkflowHarness {
     const current = () => {
       const deps = gate ? { ...mcp.deps, audit: gate } : mcp.deps;
       const base = createActivities(deps);
-      return options.activities ? withStepRuns(options.activities(base), deps) : base;
+      return options.activities ? withStepRuns(options.activities(base, deps), deps) : base;
     };
     const live: Record<string, (input: never) => Promise<unknown>> = {};
     for (const name of Object.keys(current())) {

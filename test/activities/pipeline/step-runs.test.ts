@@ -158,6 +158,16 @@ describe('the LocalSteps activity (activities/pipeline/step-runs.ts)', () => {
     });
   });
 
+  it('fails the run for good on a programming error: another attempt would fail the same way', async () => {
+    const buggy = fakeSteps({ Memory: () => Promise.reject(new TypeError('Cannot read properties of undefined')) }, []);
+    const err = (await createLocalSteps(
+      buggy,
+      clock
+    )(runInput(['Rules', 'Memory'])).catch((e: unknown) => e)) as ApplicationFailure;
+    expect([err.type, err.nonRetryable]).toEqual(['TypeError', true]);
+    expect(err.details?.at(-1)).toMatchObject({ failedStep: { name: 'Memory' } });
+  });
+
   it("keeps a step failure's type, retryability and details", async () => {
     const missing = ApplicationFailure.create({
       type: 'RESPONSE_MAPPING_NOT_FOUND',

@@ -152,7 +152,7 @@ describe('step runtime (activities/step-runtime.ts)', () => {
   });
 
   it('a retryable failure writes the turn failure row on the last attempt only; a tool call never does', async () => {
-    const flaky = stepActivity({ name: 'Flaky', run: async () => Promise.reject(new TypeError('boom')) }, deps);
+    const flaky = stepActivity({ name: 'Flaky', run: async () => Promise.reject(new Error('connection lost')) }, deps);
     const stagesAfter = async (attempt: number) => {
       await runAsAttempt(attempt, () => flaky(input('12-Flaky')), 2).catch(() => undefined);
       return (await rowsOf('12-Flaky')).filter((r) => r.stage !== 'STEP_ENTER').map((r) => r.stage);
@@ -160,14 +160,25 @@ describe('step runtime (activities/step-runtime.ts)', () => {
     expect(await stagesAfter(1)).toEqual(['STEP_ERROR']);
     expect(await stagesAfter(2)).toEqual(['STEP_ERROR', 'STEP_ERROR', 'ENGINE_UNKNOWN_FAILURE']);
     const [failure] = (await rowsOf('12-Flaky')).filter((r) => r.stage === 'ENGINE_UNKNOWN_FAILURE');
-    expect(failure?.payload).toMatchObject({ errorCode: 'TypeError', recoverable: true, attempt: 2 });
+    expect(failure?.payload).toMatchObject({ errorCode: 'Error', recoverable: true, attempt: 2 });
 
     const tool = stepActivity(
-      { name: 'McpToolCall', run: async () => Promise.reject(new TypeError('down')), failureEndsTurn: false },
+      { name: 'McpToolCall', run: async () => Promise.reject(new Error('down')), failureEndsTurn: false },
       deps
     );
     await runAsAttempt(1, () => tool(input('14-Tool')), 1).catch(() => undefined);
     expect((await rowsOf('14-Tool')).map((r) => r.stage)).toEqual(['STEP_ENTER', 'STEP_ERROR']);
+  });
+
+  it('a programming error fails for good on its first attempt: one STEP_ERROR, then the turn failure row', async () => {
+    const buggy = stepActivity({ name: 'Buggy', run: async () => Promise.reject(new URIError('URI malformed')) }, deps);
+    const err = await runAsAttempt(1, () => buggy(input('15-Buggy')), 6).catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(ApplicationFailure);
+    expect(err).toMatchObject({ type: 'URIError', message: 'URI malformed', nonRetryable: true });
+    const rows = await rowsOf('15-Buggy');
+    expect(rows.map((r) => r.stage)).toEqual(['STEP_ENTER', 'STEP_ERROR', 'ENGINE_UNKNOWN_FAILURE']);
+    expect(rows[1]?.payload).toMatchObject({ errorType: 'URIError', _errorMeta: { retryable: false, attempt: 1 } });
+    expect(rows[2]?.payload).toMatchObject({ errorCode: 'URIError', recoverable: false, attempt: 1 });
   });
 
   it('retryable engine errors stay retryable; unknown errors are rethrown as they are', async () => {
@@ -182,7 +193,7 @@ describe('step runtime (activities/step-runtime.ts)', () => {
       type: 'LLM_CALL_FAILED',
       nonRetryable: false,
     });
-    const boom = new TypeError('boom');
+    const boom = new Error('boom');
     const unknown = stepActivity({ name: 'Boom', run: async () => Promise.reject(boom) }, deps);
     expect(await unknown(input('11-Boom')).catch((e: unknown) => e)).toBe(boom);
   });
