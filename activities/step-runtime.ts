@@ -149,10 +149,9 @@ export function stepActivity<I extends StepInput, O extends StepOutput>(
       const err = fromDatabaseError(thrown);
       const emitted = [enter, ...entered, ...scope.audits, ...progress('STEP_ERROR', scope.session, true)];
       const policy = deps.audit.policy(snapshot);
-      const failure = [errorFrame(def.name, err, elapsed()), ...turnFailure(def, err)];
       // A database that is down for now: wait for it (a failover), so its rows are written and the next attempt runs.
       await awaitDatabase(deps.db, outageWaitFor(def.name, thrown));
-      await writeFailure(deps, policy, input, scope, arrived, emitted, failure);
+      await writeFailure(deps, policy, arrived, emitted, failureWrite(def, input, scope.session, err, elapsed()));
       throw toActivityFailure(err);
     }
     const escalation = local?.escalation();
@@ -162,11 +161,14 @@ export function stepActivity<I extends StepInput, O extends StepOutput>(
     const exit = audit(AuditStage.StepExit, { ...frame, outcome, durationMs: tookMs } satisfies StepExitPayload);
     output.session.stepInfos = { ...output.session.stepInfos, [def.name]: 'SUCCESS' };
     const records = [enter, ...entered, ...output.audits, ...progress('STEP_EXIT', output.session), exit];
+    const session = output.session;
     await writeAudits(deps, deps.audit.policy(snapshot), ...arrived, {
       turn: input.turn,
-      session: output.session,
+      session,
       keySegment: input.callKey,
       records,
+      // A batch PostgreSQL refuses fails this attempt as a step's failure would.
+      ifRefused: (err) => failureWrite(def, input, session, err, elapsed()),
     });
     return input.reply === 'patch' ? toStepResult(input.session, output, tookMs, lastProgress(records)) : output;
 
@@ -176,36 +178,38 @@ export function stepActivity<I extends StepInput, O extends StepOutput>(
   };
 }
 
-/** Best effort: the original failure matters more than a failed audit write. */
+/** The attempt's STEP_ERROR, keyed per attempt, then the turn's failure row when it is final, keyed once. */
+function failureWrite(
+  def: Pick<StepDefinition, 'name' | 'failureEndsTurn'>,
+  input: StepInput,
+  session: Session,
+  err: unknown,
+  durationMs: number
+): AuditWrite {
+  return {
+    turn: input.turn,
+    session,
+    keySegment: input.callKey,
+    records: [errorFrame(def.name, err, durationMs), ...turnFailure(def, err)],
+    suffix: (index) => (index === 0 ? `error-${currentAttempt()}` : 'turn-failure'),
+  };
+}
+
+/**
+ * A failed step's rows: what arrived with it, what it emitted (`emitted`, under the failure's key segment), then its
+ * failure rows. Best effort: the original failure matters more than a failed audit write (whose failure rows the
+ * writer still tries to keep, audit-writer.ts).
+ */
 async function writeFailure(
   deps: ActivityDeps,
   policy: AuditPolicy,
-  input: StepInput,
-  scope: StepScope,
   arrived: AuditWrite[],
   emitted: AuditRecord[],
-  failure: AuditRecord[]
+  failure: AuditWrite
 ): Promise<void> {
+  const { turn, session, keySegment } = failure;
   try {
-    await writeAudits(
-      deps,
-      policy,
-      ...arrived,
-      {
-        turn: input.turn,
-        session: scope.session,
-        keySegment: input.callKey,
-        records: emitted,
-      },
-      {
-        turn: input.turn,
-        session: scope.session,
-        keySegment: input.callKey,
-        records: failure,
-        // STEP_ERROR per attempt; the turn's failure row, written by the last attempt only, once.
-        suffix: (index) => (index === 0 ? `error-${currentAttempt()}` : 'turn-failure'),
-      }
-    );
+    await writeAudits(deps, policy, ...arrived, { turn, session, keySegment, records: emitted }, failure);
   } catch {
     // Swallowed on purpose: the step's own error is rethrown by the caller.
   }

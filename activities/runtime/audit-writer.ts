@@ -10,7 +10,7 @@ import { writeAuditBatch, type AuditGroup, type AuditInsert, type AuditMeta } fr
 import type { ActivityDeps } from '../deps';
 import { activityContext, attemptAbandoned, currentRunId } from './activity-context';
 import { awaitDatabase, outageWaitFor } from './database-outage';
-import { activityFailureOf } from './failure';
+import { fromDatabaseError, toActivityFailure } from './failure';
 
 /**
  * `_meta` added to every stored payload (§9.1) so a single row can be read on its own: where in
@@ -68,6 +68,11 @@ export interface AuditWrite {
   records: readonly AuditRecord[];
   /** Key suffix per record; defaults to the record's index. */
   suffix?: (index: number) => string;
+  /**
+   * The write that says the attempt failed when the batch carrying this one is refused (the refusal fails the
+   * attempt): a step's STEP_ERROR and, when no retry follows, the turn's failure row (activities/step-runtime.ts).
+   */
+  ifRefused?: (failure: unknown) => AuditWrite;
 }
 
 export type AuditWriterDeps = Pick<ActivityDeps, 'db' | 'clock' | 'audit'>;
@@ -85,6 +90,8 @@ export function auditKeyRoot(turnId: string, runId: string | null): string {
 /** The rows of one write, and the decisions among its records the policy left out (AuditGate.decisionRecorded). */
 interface PendingGroup extends AuditGroup {
   unwrittenDecisions: JsonObject[];
+  /** The rows of the write's ifRefused, under the same policy. */
+  ifRefused?: (failure: unknown) => PendingGroup;
 }
 
 /**
@@ -137,7 +144,15 @@ const held = new AsyncLocalStorage<PendingGroup[]>();
  * one write instead.
  */
 export async function writeAudits(deps: AuditWriterDeps, policy: AuditPolicy, ...writes: AuditWrite[]): Promise<void> {
-  const groups = writes.filter((w) => w.records.length > 0).map((w) => auditGroup(deps, policy, w));
+  const groups = writes
+    .filter((w) => w.records.length > 0)
+    .map((w) => {
+      const group = auditGroup(deps, policy, w);
+      const { ifRefused } = w;
+      return ifRefused
+        ? { ...group, ifRefused: (failure: unknown) => auditGroup(deps, policy, ifRefused(failure)) }
+        : group;
+    });
   const holding = held.getStore();
   if (holding) holding.push(...groups);
   else if (groups.length > 0) await writeBatch(deps, groups);
@@ -156,7 +171,7 @@ export async function withHeldAudits<T>(deps: Pick<ActivityDeps, 'db' | 'audit'>
   try {
     result = await held.run(groups, work);
   } catch (err) {
-    await writeBatch(deps, groups).catch(() => undefined);
+    await writeBatch(deps, groups, false).catch(() => undefined);
     throw err;
   }
   await writeBatch(deps, groups);
@@ -166,8 +181,15 @@ export async function withHeldAudits<T>(deps: Pick<ActivityDeps, 'db' | 'audit'>
 /**
  * The write, its database error typed as a step's would be (activities/runtime/failure.ts): a row PostgreSQL
  * refuses (SQLSTATE 22/54) is refused the same way on every attempt, so the activity is not retried for it.
+ * The refusal fails the attempt, which still leaves its failure rows (storeRefused); `failsAttempt` false when the
+ * attempt has already failed (a failed run's held rows), so only the failure rows the batch carried are kept. A
+ * database that is down for now is waited for once (a failover), and the batch written again.
  */
-async function writeBatch(deps: Pick<ActivityDeps, 'db' | 'audit'>, groups: PendingGroup[]): Promise<void> {
+async function writeBatch(
+  deps: Pick<ActivityDeps, 'db' | 'audit'>,
+  groups: PendingGroup[],
+  failsAttempt = true
+): Promise<void> {
   if (attemptAbandoned()) return;
   for (let tries = 1; ; tries++) {
     try {
@@ -175,9 +197,54 @@ async function writeBatch(deps: Pick<ActivityDeps, 'db' | 'audit'>, groups: Pend
     } catch (err) {
       // The database went away (a failover): once it is back, the rows are written again (each under its key).
       const running = activityContext()?.info.activityType ?? '';
-      if (tries > 1 || !(await awaitDatabase(deps.db, outageWaitFor(running, err)))) throw activityFailureOf(err);
+      if (tries === 1 && (await awaitDatabase(deps.db, outageWaitFor(running, err)))) continue;
+      const failure = fromDatabaseError(err);
+      await storeRefused(deps, groups, failsAttempt ? failure : null);
+      throw toActivityFailure(failure);
     }
   }
+}
+
+/** The stages that say an attempt or a turn failed: what a refused batch must not take with it. */
+const FAILURE_STAGES: ReadonlySet<string> = new Set([
+  AuditStage.StepError,
+  AuditStage.EngineKnownFailure,
+  AuditStage.EngineUnknownFailure,
+]);
+
+const REFUSED_BATCH = { _elided: 'left out: the batch this row was first written with was refused' };
+
+/**
+ * What a refused batch still leaves, in a statement of its own (the batch's was one statement: nothing of it is
+ * half-written): the failure rows it carried (a step failed), else, when `failure` is the refusal that fails the
+ * attempt, the rows its last step's write asks for then (ifRefused). Their `_meta` leaves out the session's params
+ * and context, the part of a row likeliest to be what was refused. Best effort: the attempt's failure is thrown
+ * whatever happens here, and a batch refused for a lost connection is most likely refused again.
+ */
+async function storeRefused(
+  deps: Pick<ActivityDeps, 'db' | 'audit'>,
+  groups: readonly PendingGroup[],
+  failure: unknown
+): Promise<void> {
+  let rows = groups.flatMap((g) => g.rows.filter((row) => FAILURE_STAGES.has(row.stage)));
+  const ifRefused = failure === null ? undefined : [...groups].reverse().find((g) => g.ifRefused)?.ifRefused;
+  if (rows.length === 0 && ifRefused) rows = [...ifRefused(failure).rows];
+  if (rows.length === 0) return;
+  const shared = new Map<JsonObject, JsonObject>();
+  const withoutSession = (part: JsonObject): JsonObject => {
+    const kept = shared.get(part) ?? {
+      ...part,
+      inputParams: REFUSED_BATCH,
+      userInputParams: REFUSED_BATCH,
+      context: REFUSED_BATCH,
+    };
+    shared.set(part, kept);
+    return kept;
+  };
+  const salvaged = rows.map((row) =>
+    row.meta ? { ...row, meta: { own: row.meta.own, shared: withoutSession(row.meta.shared) } } : row
+  );
+  await store(deps, [{ rows: salvaged, replaceUnder: null, unwrittenDecisions: [] }]).catch(() => undefined);
 }
 
 /**

@@ -22,11 +22,6 @@ export function fromDatabaseError(err: unknown): unknown {
   });
 }
 
-/** What an activity throws for `err`: a database error typed first (fromDatabaseError), then toActivityFailure. */
-export function activityFailureOf(err: unknown): unknown {
-  return toActivityFailure(fromDatabaseError(err));
-}
-
 /**
  * Typed engine errors become ApplicationFailures Temporal understands: the type is the engine
  * error type and non-retryable errors (bad config, invalid input, stale turn) are not retried.

@@ -12,6 +12,7 @@ import { insertAudits, listAudits } from '../../../db/repositories/audit';
 import { ensureConversation } from '../../../db/repositories/conversation';
 import { sessionFor, turnInput } from '../../support/config-rows';
 import { createTestDatabase, type TestDatabase } from '../../support/database';
+import { refuseAuditStage } from '../../support/refused-audit';
 
 describe('audit writer (activities/runtime/audit-writer.ts)', () => {
   let tdb: TestDatabase;
@@ -284,6 +285,83 @@ describe('audit writer (activities/runtime/audit-writer.ts)', () => {
     const [row] = (await listAudits(tdb.db, conversationId)).filter((r) => r.idempotencyKey.includes('/30-Memory/'));
     expect(row?.payload).toMatchObject({ text: 'half \uFFFD', 'key \uFFFD': 'nul \uFFFD', pair: '\u{1F4B0}' });
     expect(row?.payload['_meta']).toMatchObject({ inputParams: { memory_session_summary: 'user=hi \uFFFD' } });
+  });
+
+  describe('when PostgreSQL refuses a batch, what says the attempt failed is still stored, on its own', () => {
+    const failureOf = (keySegment: string) => (failure: unknown) =>
+      write(keySegment, ['STEP_ERROR', 'ENGINE_KNOWN_FAILURE'], {
+        records: [
+          audit('STEP_ERROR', { errorType: (failure as { type: string }).type }),
+          audit('ENGINE_KNOWN_FAILURE', { recoverable: (failure as { retryable: boolean }).retryable }),
+        ],
+        suffix: (index) => (index === 0 ? 'error-1' : 'turn-failure'),
+      });
+    const refusedRun = { type: 'INTERNAL', nonRetryable: true, message: expect.stringMatching(/SQLSTATE 22023/) };
+    beforeAll(async () => refuseAuditStage(tdb.db, 'REFUSED'));
+
+    it("a step run's batch: none of its rows, then its last step's STEP_ERROR and the turn's failure row", async () => {
+      const err = await withHeldAudits(deps, async () => {
+        await writeAudits(deps, FULL, {
+          ...write('31-Rules', ['STEP_ENTER', 'STEP_EXIT']),
+          ifRefused: failureOf('31-Rules'),
+        });
+        await writeAudits(deps, FULL, {
+          ...write('32-Memory', ['STEP_ENTER', 'REFUSED', 'STEP_EXIT']),
+          ifRefused: failureOf('32-Memory'),
+        });
+      }).catch((e: unknown) => e);
+      expect(err).toMatchObject(refusedRun);
+      expect(await rowsUnder('31-Rules')).toEqual([]);
+      expect(await rowsUnder('32-Memory')).toEqual([
+        ['32-Memory/error-1', 'STEP_ERROR'],
+        ['32-Memory/turn-failure', 'ENGINE_KNOWN_FAILURE'],
+      ]);
+      const rows = (await listAudits(tdb.db, conversationId)).filter((r) => r.idempotencyKey.includes('/32-Memory/'));
+      expect(rows.map((r) => r.payload)).toEqual([
+        expect.objectContaining({ errorType: 'INTERNAL' }),
+        expect.objectContaining({ recoverable: false }),
+      ]);
+      // The session's params and context, likeliest to be what was refused, are left out of their _meta.
+      expect(rows[0]?.payload['_meta']).toMatchObject({
+        stage: 'STEP_ERROR',
+        turnId: turn.turnId,
+        context: { _elided: expect.stringMatching(/refused/) },
+        inputParams: { _elided: expect.stringMatching(/refused/) },
+      });
+    });
+
+    it('a failed step run: its failure rows, none of the rows the refused batch carried with them', async () => {
+      const failure = new Error('step failed');
+      await expect(
+        withHeldAudits(deps, async () => {
+          await writeAudits(deps, FULL, write('33-Rules', ['STEP_ENTER', 'REFUSED']));
+          await writeAudits(
+            deps,
+            FULL,
+            write('33-Rules', ['STEP_ERROR', 'ENGINE_UNKNOWN_FAILURE'], {
+              suffix: (index) => (index === 0 ? 'error-1' : 'turn-failure'),
+            })
+          );
+          throw failure;
+        })
+      ).rejects.toBe(failure);
+      expect(await rowsUnder('33-Rules')).toEqual([
+        ['33-Rules/error-1', 'STEP_ERROR'],
+        ['33-Rules/turn-failure', 'ENGINE_UNKNOWN_FAILURE'],
+      ]);
+    });
+
+    it("a step's own write, outside a run: the same", async () => {
+      const err = await writeAudits(deps, FULL, {
+        ...write('34-Persist', ['STEP_ENTER', 'REFUSED', 'STEP_EXIT']),
+        ifRefused: failureOf('34-Persist'),
+      }).catch((e: unknown) => e);
+      expect(err).toMatchObject(refusedRun);
+      expect(await rowsUnder('34-Persist')).toEqual([
+        ['34-Persist/error-1', 'STEP_ERROR'],
+        ['34-Persist/turn-failure', 'ENGINE_KNOWN_FAILURE'],
+      ]);
+    });
   });
 
   describe('under an audit policy (ce_config AuditService.*)', () => {

@@ -11,6 +11,7 @@ import { bookkeepingDeps } from '../../support/activity-deps';
 import { sessionFor, snapshotOf, turnInput } from '../../support/config-rows';
 import { createTestDatabase, type TestDatabase } from '../../support/database';
 import { runAsAttempt } from '../../../activities/runtime/attempt';
+import { refuseAuditStage } from '../../support/refused-audit';
 
 describe('step runtime (activities/step-runtime.ts)', () => {
   let tdb: TestDatabase;
@@ -179,6 +180,26 @@ describe('step runtime (activities/step-runtime.ts)', () => {
     expect(rows.map((r) => r.stage)).toEqual(['STEP_ENTER', 'STEP_ERROR', 'ENGINE_UNKNOWN_FAILURE']);
     expect(rows[1]?.payload).toMatchObject({ errorType: 'URIError', _errorMeta: { retryable: false, attempt: 1 } });
     expect(rows[2]?.payload).toMatchObject({ errorCode: 'URIError', recoverable: false, attempt: 1 });
+  });
+
+  it('a step whose rows PostgreSQL refuses fails for good, leaving its STEP_ERROR and the failure row only', async () => {
+    await refuseAuditStage(tdb.db, 'REFUSED');
+    const refused = stepActivity(
+      { name: 'Refused', run: async (ctx) => (ctx.scope.audit('REFUSED', {}), ctx.scope.output()) },
+      deps
+    );
+    const err = await refused(input('16-Refused')).catch((e: unknown) => e);
+    expect(err).toMatchObject({
+      type: 'INTERNAL',
+      nonRetryable: true,
+      details: [{ sqlState: '22023' }, { failedAttempt: 1 }],
+    });
+    const rows = await rowsOf('16-Refused');
+    expect(rows.map((r) => [r.stage, r.idempotencyKey.replace(/^.*\//, '')])).toEqual([
+      ['STEP_ERROR', 'error-1'],
+      ['ENGINE_KNOWN_FAILURE', 'turn-failure'],
+    ]);
+    expect(rows[1]?.payload).toMatchObject({ step: 'Refused', errorCode: 'INTERNAL', recoverable: false });
   });
 
   it('retryable engine errors stay retryable; unknown errors are rethrown as they are', async () => {
