@@ -19,23 +19,46 @@ const CONNECTION_ERRNOS = ['ECONNRESET', 'EPIPE', 'ECONNREFUSED'];
 interface ErrorShape {
   code?: unknown;
   message?: unknown;
+  severity?: unknown;
   cause?: unknown;
 }
 
 /** Whether `err`, or an error it wraps (drizzle's "Failed query" keeps the driver's as `cause`), matches. */
-function inChain(err: unknown, errnos: readonly string[], messages: readonly string[]): boolean {
+function inChain(err: unknown, matches: (e: ErrorShape) => boolean): boolean {
   for (let e: unknown = err, depth = 0; e !== null && typeof e === 'object' && depth < 5; depth++) {
-    const { code, message, cause } = e as ErrorShape;
-    if (typeof code === 'string' && (CONNECTION_SQLSTATE.test(code) || errnos.includes(code))) return true;
-    if (typeof message === 'string' && messages.some((m) => message.startsWith(m))) return true;
-    e = cause;
+    if (matches(e as ErrorShape)) return true;
+    e = (e as ErrorShape).cause;
   }
   return false;
 }
 
+/** A lost connection, or (with the longer lists) one that could not be made. */
+function lostWith(errnos: readonly string[], messages: readonly string[]): (e: ErrorShape) => boolean {
+  return ({ code, message }) =>
+    (typeof code === 'string' && (CONNECTION_SQLSTATE.test(code) || errnos.includes(code))) ||
+    (typeof message === 'string' && messages.some((m) => message.startsWith(m)));
+}
+
 /** Whether `err`, or an error it wraps, is a lost connection. */
 export function isConnectionLoss(err: unknown): boolean {
-  return inChain(err, CONNECTION_ERRNOS, CONNECTION_MESSAGES);
+  return inChain(err, lostWith(CONNECTION_ERRNOS, CONNECTION_MESSAGES));
+}
+
+/**
+ * The server refusing a new session for a while (57P03, already above, covers a server starting or shutting down):
+ * too many connections (53300: max_connections or a CONNECTION LIMIT), raised only while connecting, so the statement
+ * never ran. A missing database (3D000) or a refused login (class 28) is not here: a configuration error no retry
+ * mends, which stays a 500 (api/error-handler.ts's tests), as /readyz and the start log already name it.
+ */
+const TOO_MANY_CONNECTIONS = '53300';
+
+/**
+ * 55000 (object_not_in_prerequisite_state) is also what a statement gets for many ordinary reasons (currval before
+ * nextval, a replication slot in use); only as a FATAL, which ends the session, is it the server refusing a session
+ * for a database that does not accept connections now (`ALTER DATABASE … ALLOW_CONNECTIONS false`, a restore).
+ */
+function refusedSession({ code, severity }: ErrorShape): boolean {
+  return typeof code === 'string' && (code === TOO_MANY_CONNECTIONS || (code === '55000' && severity === 'FATAL'));
 }
 
 /**
@@ -46,11 +69,13 @@ const UNREACHABLE_ERRNOS = [...CONNECTION_ERRNOS, 'ETIMEDOUT', 'EHOSTUNREACH', '
 const UNREACHABLE_MESSAGES = [...CONNECTION_MESSAGES, 'timeout exceeded when trying to connect'];
 
 /**
- * Whether a statement failed because the database could not be reached or dropped the connection (the API's 503
- * DATABASE_UNREACHABLE), not because of what it asked: a lost connection, or one that could not be made.
+ * Whether a statement failed because the database could not be reached, refused the session or dropped the
+ * connection (the API's 503 DATABASE_UNREACHABLE), not because of what it asked: a lost connection, or one that could
+ * not be made.
  */
 export function isDatabaseUnreachable(err: unknown): boolean {
-  return inChain(err, UNREACHABLE_ERRNOS, UNREACHABLE_MESSAGES);
+  const lost = lostWith(UNREACHABLE_ERRNOS, UNREACHABLE_MESSAGES);
+  return inChain(err, (e) => lost(e) || refusedSession(e));
 }
 
 /** Tries of one idempotent statement: the first and up to two on fresh connections. */

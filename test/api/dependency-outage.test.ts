@@ -2,7 +2,7 @@
  * `convengine api` and `convengine worker` while PostgreSQL or Temporal is away (a TCP switch in front of each):
  * /readyz and /metrics answer within the dependency check deadline, well inside a probe's or Prometheus's own timeout
  * (Temporal's client retries for about 19 s, the pool waits 10 s for a connection), and every route answers a lost
- * database with 503 DATABASE_UNREACHABLE and retry-after, never a 500.
+ * database, or one refusing sessions, with 503 DATABASE_UNREACHABLE and retry-after, never a 500.
  */
 import { randomUUID } from 'node:crypto';
 import { Connection } from '@temporalio/client';
@@ -12,7 +12,7 @@ import { loadEnv } from '../../config/env';
 import { localTemporal } from '../../config/temporal-connection';
 import { createLogger } from '../../observability/logger';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
-import { createTestDatabase, type TestDatabase } from '../support/database';
+import { createTestDatabase, setAcceptingConnections, type TestDatabase } from '../support/database';
 import { captureLog } from '../support/log-capture';
 import { parseMetrics } from '../support/prometheus-text';
 import { startTcpSwitch, type TcpSwitch } from '../support/tcp-switch';
@@ -40,6 +40,17 @@ async function untilReady(url: string): Promise<{ status: number; text: string }
     const ready = await timedGet(url);
     if (ready.status === 200 || Date.now() > deadline) return ready;
     await new Promise((resolve) => setTimeout(resolve, 200));
+  }
+}
+
+/** Each route's answer: 503 DATABASE_UNREACHABLE with retry-after, never a 500. */
+async function expectDatabaseUnreachable(apiUrl: string, routes: string[]): Promise<void> {
+  for (const route of routes) {
+    const res = await timedGet(`${apiUrl}${route}`);
+    expect({ route, status: res.status, retryAfter: res.retryAfter }).toEqual({ route, status: 503, retryAfter: '5' });
+    expect(JSON.parse(res.text)).toEqual({
+      error: { code: 'DATABASE_UNREACHABLE', message: 'The database is unreachable; retry later.' },
+    });
   }
 }
 
@@ -156,23 +167,27 @@ describe('api and worker while a dependency is down', () => {
     const routes = [`/api/v1/conversation/${id}`, `/api/v1/conversation/audit/${id}`, '/api/v1/console/conversations'];
     dbSwitch.set('down');
     try {
-      for (const route of routes) {
-        const res = await timedGet(`${api.url}${route}`);
-        expect({ route, status: res.status, retryAfter: res.retryAfter }).toEqual({
-          route,
-          status: 503,
-          retryAfter: '5',
-        });
-        expect(JSON.parse(res.text)).toEqual({
-          error: { code: 'DATABASE_UNREACHABLE', message: 'The database is unreachable; retry later.' },
-        });
-      }
+      await expectDatabaseUnreachable(api.url, routes);
     } finally {
       dbSwitch.set('pass');
     }
     expect((await timedGet(`${api.url}/api/v1/conversation/${id}`)).status).toBe(404);
     const errors = apiLog.lines().filter((l) => l['level'] === 'error' && l['msg'] === 'database unreachable');
     expect(errors.length).toBeGreaterThanOrEqual(routes.length);
+  });
+
+  it('while the database refuses sessions (ALLOW_CONNECTIONS false): reads answer 503 DATABASE_UNREACHABLE', async () => {
+    const id = randomUUID();
+    const routes = [`/api/v1/conversation/${id}`, '/api/v1/console/conversations'];
+    await setAcceptingConnections(db.name, false);
+    try {
+      await expectDatabaseUnreachable(api.url, routes);
+    } finally {
+      await setAcceptingConnections(db.name, true);
+    }
+    const logged = apiLog.lines().filter((l) => l['msg'] === 'database unreachable');
+    expect(logged.some((l) => (l['err'] as { sqlState?: string } | undefined)?.sqlState === '55000')).toBe(true);
+    expect((await timedGet(`${api.url}/api/v1/conversation/${id}`)).status).toBe(404);
   });
 
   it('stops while Temporal is down and a probe has given up on a call the client still retries', async () => {

@@ -78,6 +78,12 @@ describe('the error handler (api/error-handler.ts)', () => {
       'SQLSTATE 08006 (connection failure)': failedQuery(serverError('connection failure', '08006')),
       'SQLSTATE 57P01 (admin shutdown)': serverError('terminating connection due to administrator command', '57P01'),
       'SQLSTATE 57P03 (cannot connect now)': serverError('the database system is starting up', '57P03'),
+      'SQLSTATE 53300 (too many connections)': failedQuery(serverError('sorry, too many clients already', '53300')),
+      'SQLSTATE 55000 as a FATAL (a database not accepting connections)': failedQuery(
+        Object.assign(serverError('database "x" is not currently accepting connections', '55000'), {
+          severity: 'FATAL',
+        })
+      ),
     };
     it.each(Object.entries(unreachable))('%s', async (_name, err) => {
       const reply = await thrown(err);
@@ -97,7 +103,7 @@ describe('the error handler (api/error-handler.ts)', () => {
     });
 
     it('a statement the server refused (a constraint, a bad value, an auth failure) stays INTERNAL', async () => {
-      for (const code of ['23505', '22001', '28P01', '57014']) {
+      for (const code of ['23505', '22001', '28P01', '3D000', '57014', '55000']) {
         const reply = await thrown(failedQuery(serverError('refused', code)));
         expect({ code, status: reply.status }).toEqual({ code, status: 500 });
       }

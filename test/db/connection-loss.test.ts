@@ -1,10 +1,15 @@
-import { DrizzleQueryError } from 'drizzle-orm';
-import { isConnectionLoss, retryOnConnectionLoss } from '../../db/connection-loss';
-import type { Database } from '../../db/pool';
+import { DrizzleQueryError, sql } from 'drizzle-orm';
+import { isConnectionLoss, isDatabaseUnreachable, retryOnConnectionLoss } from '../../db/connection-loss';
+import { openDatabase, type Database } from '../../db/pool';
 import { runStatement, type Statement } from '../../db/statements';
 import { listAudits, writeAuditBatch } from '../../db/repositories/audit';
 import { ensureConversation } from '../../db/repositories/conversation';
-import { createTestDatabase, type TestDatabase } from '../support/database';
+import {
+  ADMIN_DATABASE_URL,
+  createTestDatabase,
+  setAcceptingConnections,
+  type TestDatabase,
+} from '../support/database';
 
 describe('connection loss (db/connection-loss.ts)', () => {
   let tdb: TestDatabase;
@@ -67,6 +72,42 @@ describe('connection loss (db/connection-loss.ts)', () => {
     });
     await expect(alwaysLost).rejects.toMatchObject({ code: '57P01' });
     expect(tries).toBe(3);
+  });
+
+  it('reads a database that refuses sessions as unreachable, not as a lost connection to send again on', async () => {
+    await setAcceptingConnections(tdb.name, false);
+    let refused: unknown;
+    try {
+      refused = await tdb.db.execute(sql`select 1`).catch((err: unknown) => err);
+    } finally {
+      await setAcceptingConnections(tdb.name, true);
+    }
+    expect(refused).toBeInstanceOf(DrizzleQueryError);
+    expect((refused as Error).cause).toMatchObject({ code: '55000', severity: 'FATAL' });
+    expect(isDatabaseUnreachable(refused)).toBe(true);
+    expect(isConnectionLoss(refused)).toBe(false);
+
+    const missing = openDatabase(Object.assign(new URL(ADMIN_DATABASE_URL), { pathname: '/ce_no_such_db' }).toString());
+    const notThere = await missing.db.execute(sql`select 1`).catch((err: unknown) => err);
+    await missing.close();
+    expect((notThere as Error).cause).toMatchObject({ code: '3D000' });
+    expect(isDatabaseUnreachable(notThere)).toBe(false);
+    const tooMany = Object.assign(new Error('sorry, too many clients already'), { code: '53300', severity: 'FATAL' });
+    expect(isDatabaseUnreachable(tooMany)).toBe(true);
+  });
+
+  it('reads a statement refused for what it asked (55000 as an ERROR) as neither', async () => {
+    const session = await tdb.pool.connect();
+    try {
+      await session.query('CREATE TEMPORARY SEQUENCE never_advanced');
+      const unset = await session.query("SELECT currval('never_advanced')").catch((err: unknown) => err);
+      expect(unset).toMatchObject({ code: '55000', severity: 'ERROR' });
+      expect(isDatabaseUnreachable(unset)).toBe(false);
+      expect(isDatabaseUnreachable(new DrizzleQueryError('SELECT 1', [], unset as Error))).toBe(false);
+      expect(isConnectionLoss(unset)).toBe(false);
+    } finally {
+      session.release();
+    }
   });
 
   /** A database whose first statement loses its connection; `sent` counts the statements. */

@@ -117,3 +117,17 @@ export async function toolsRoleAdvisoryLocks(pool: Pool): Promise<number> {
   );
   return locks.rowCount ?? 0;
 }
+
+/**
+ * Makes the database `name` refuse new sessions, ending the ones it has (as a restore or an operator's
+ * `ALTER DATABASE … ALLOW_CONNECTIONS false` does), or accept them again.
+ */
+export async function setAcceptingConnections(name: string, accepting: boolean): Promise<void> {
+  await withAdmin(async (admin) => {
+    await admin.query(`ALTER DATABASE ${name} ALLOW_CONNECTIONS ${accepting}`);
+    if (accepting) return;
+    const others =
+      'SELECT pg_terminate_backend(pid) FROM pg_stat_activity WHERE datname = $1 AND pid <> pg_backend_pid()';
+    await admin.query(others, [name]);
+  });
+}
