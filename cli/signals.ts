@@ -63,3 +63,18 @@ export function watchParent(gone: (parentPid: number) => void, intervalMs = 500)
   timer.unref();
   return () => clearInterval(timer);
 }
+
+/**
+ * npm passes a SIGTERM to its `sh -c` child only (`npx convengine start|worker|api`, a script without `exec`): that
+ * shell dies without passing it on, and this process would serve on as an orphan holding its port (and --home). So,
+ * run by npm, the end of the parent is a stop, as on SIGTERM, and `say` tells why. `stopAsOnSigterm` returns false
+ * when a stop was already under way (a Ctrl-C reaches npm and node both): nothing is said then. Started otherwise, a
+ * process reparented was detached on purpose.
+ */
+export function stopWhenNpmEnds(stopAsOnSigterm: () => boolean, say: (line: string) => void): void {
+  // eslint-disable-next-line no-restricted-properties -- npm's own variables say who launched us; no configuration
+  if (!launchedByNpm(process.env)) return;
+  watchParent((pid) => {
+    if (stopAsOnSigterm()) say(`npm (pid ${pid}), which launched this process, is gone: stopping`);
+  });
+}

@@ -24,6 +24,8 @@ export interface RunningWorker {
   done: Promise<void>;
   /** The /metrics, /healthz and /readyz server, when one was asked for. */
   probeUrl: string | null;
+  /** Starts the stop a SIGTERM starts (tasks in flight drain); false when the worker is not running any more. */
+  requestStop(): boolean;
   shutdown(): Promise<void>;
 }
 
@@ -113,11 +115,17 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
     await release();
     await wired.close();
   });
+  const requestStop = (): boolean => {
+    if (worker.getState() !== 'RUNNING') return false;
+    worker.shutdown();
+    return true;
+  };
   return {
     done,
     probeUrl: probe?.url ?? null,
+    requestStop,
     async shutdown() {
-      if (worker.getState() === 'RUNNING') worker.shutdown();
+      requestStop();
       await done.catch(() => undefined);
     },
   };

@@ -5,7 +5,7 @@ import { processTelemetry } from '../../observability/process';
 import type { CliCommand } from '../command';
 import { commandDatabaseUrl } from '../database-url';
 import { errorChain } from '../error-chain';
-import { StopSignals } from '../signals';
+import { StopSignals, stopWhenNpmEnds } from '../signals';
 
 export const apiCommand: CliCommand = {
   usage:
@@ -40,6 +40,10 @@ export const apiCommand: CliCommand = {
       `API listening on ${server.url}${env.API_TOKEN ? ' (bearer token required)' : ''}`
     );
     const signals = new StopSignals();
+    stopWhenNpmEnds(
+      () => signals.stopAsOnSigterm(),
+      (line) => telemetry.logger.warn(line)
+    );
     await signals.requested;
     signals.onHurry(() => server.hurry());
     await server.close();

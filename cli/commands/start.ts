@@ -4,7 +4,7 @@ import type { ConfigRows } from '../../core/config/types';
 import { packConfigRows, resolveSeedPacks, UnknownSeedPackError } from '../../db/seed';
 import { parseCommandArgs, portOption, usageError, type CliCommand, type CliIo } from '../command';
 import { loadYamlTree } from './config';
-import { launchedByNpm, StopSignals, watchParent } from '../signals';
+import { StopSignals, stopWhenNpmEnds } from '../signals';
 import { processTelemetry } from '../../observability/process';
 import { stackLogLevel, startStack, type StackConfig } from '../stack';
 
@@ -82,19 +82,6 @@ function startArgs(args: string[], env: Env, io: CliIo): StartArgs | number {
   return { options, apiPort, temporalPort, temporal };
 }
 
-/**
- * npm passes a SIGTERM to its `sh -c` child only (`npx convengine start`, a script without `exec`): that shell dies
- * without passing it on, and this process would serve on as an orphan holding --home. So, run by npm, the end of the
- * parent is a stop, drained as on SIGTERM. Started otherwise, a process reparented was detached on purpose.
- */
-function stopWhenNpmEnds(signals: StopSignals, io: CliIo): void {
-  // eslint-disable-next-line no-restricted-properties -- npm's own variables say who launched us; no configuration
-  if (!launchedByNpm(process.env)) return;
-  watchParent((pid) => {
-    if (signals.stopAsOnSigterm()) io.out(`npm (pid ${pid}), which launched this process, is gone: stopping`);
-  });
-}
-
 export const startCommand: CliCommand = {
   usage: USAGE,
   async run(args, io) {
@@ -109,7 +96,10 @@ export const startCommand: CliCommand = {
     // killing the process with its embedded PostgreSQL left running.
     let ready = false;
     const signals = new StopSignals();
-    stopWhenNpmEnds(signals, io);
+    stopWhenNpmEnds(
+      () => signals.stopAsOnSigterm(),
+      (line) => io.out(line)
+    );
     void signals.requested.then(() => ready || io.out('stopping as soon as the stack is up…'));
     const stack = await startStack({
       config,

@@ -7,6 +7,7 @@ import type { CliCommand } from '../command';
 import { commandDatabaseUrl } from '../database-url';
 import { errorChain } from '../error-chain';
 import { checkRoundTrip } from '../doctor/checks';
+import { stopWhenNpmEnds } from '../signals';
 
 export const NO_MODEL =
   'No LLM is configured: set ANTHROPIC_API_KEY (Anthropic) or ANTHROPIC_BASE_URL (a Messages API server); ' +
@@ -76,6 +77,11 @@ export const workerCommand: CliCommand = {
     telemetry.logger.info(
       { taskQueue: env.TEMPORAL_TASK_QUEUE, namespace: env.TEMPORAL_NAMESPACE, probe: worker.probeUrl },
       `worker polling ${env.TEMPORAL_TASK_QUEUE} on ${describeTemporal(temporal)} (namespace ${env.TEMPORAL_NAMESPACE})`
+    );
+    // The Temporal runtime stops the worker on SIGINT or SIGTERM itself (a second signal ends the process).
+    stopWhenNpmEnds(
+      () => worker.requestStop(),
+      (line) => telemetry.logger.warn(line)
     );
     await worker.done;
     await telemetry.shutdown();

@@ -3,44 +3,16 @@
  * passes it to its `sh -c` child only, which died without passing it on: the stack served on as an orphan, and the
  * next start on the same --home refused. `npm start` now execs node; under `npx` the stack notices npm is gone.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
 import { rmSync } from 'node:fs';
-import { join } from 'node:path';
 import { DEMO_MESSAGES } from '../../demo/conversations';
 import { EMBEDDED_ENV, newHome, processAlive, processesGoneWithin, processesNaming } from '../support/embedded-stack';
+import { launch as launchWith } from '../support/npm-launch';
 
 jest.setTimeout(240_000);
 
-const ROOT = join(__dirname, '..', '..');
-
-interface NpmLaunch {
-  /** The launcher: npm, or a shell. */
-  npm: ChildProcess;
-  output: () => string;
-  /** The launcher's own exit. */
-  exited: Promise<number | null>;
-}
-
-/** `<command> <args>` in the checkout, its output collected, resolved once the stack printed its ready line. */
-async function launch(args: string[], command = 'npm', env: NodeJS.ProcessEnv = process.env): Promise<NpmLaunch> {
-  const npm = spawn(command, args, {
-    cwd: ROOT,
-    env: { ...env, CONVENGINE_USE_SOURCES: '1', ...EMBEDDED_ENV },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let output = '';
-  const collect = (chunk: Buffer) => (output += chunk.toString());
-  npm.stdout.on('data', collect);
-  npm.stderr.on('data', collect);
-  const exited = new Promise<number | null>((resolve) => npm.once('exit', resolve));
-  for (let i = 0; i < 1_800 && !/ConvEngine ready in/.test(output); i++) {
-    // A launcher that started it in the background exits 0 at once; one that failed, otherwise.
-    if (npm.exitCode !== null && npm.exitCode !== 0) break;
-    await new Promise((resolve) => setTimeout(resolve, 100));
-  }
-  if (!/ConvEngine ready in/.test(output)) throw new Error(`${command} ${args.join(' ')} did not come up:\n${output}`);
-  return { npm, output: () => output, exited };
-}
+/** `<command> <args>` on embedded defaults, resolved once the stack printed its ready line. */
+const launch = (args: string[], command = 'npm', env: NodeJS.ProcessEnv = process.env) =>
+  launchWith(args, { ready: /ConvEngine ready in/, command, env: { ...env, ...EMBEDDED_ENV } });
 
 async function turn(output: string): Promise<number> {
   const apiUrl = /API (http:\/\/127\.0\.0\.1:\d+)/.exec(output)?.[1];
