@@ -1,6 +1,6 @@
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import { isTemporalUnreachable } from '../config/temporal-client';
+import { isNamespaceNotFound, isTemporalUnreachable } from '../config/temporal-client';
 import { isDatabaseUnreachable } from '../db/connection-loss';
 import { PREREQUISITE_MESSAGES, type PrerequisiteProblem } from '../observability/prerequisites';
 import { methodsThatWork } from './allowed-methods';
@@ -26,9 +26,13 @@ function describeValidation(issues: ValidationIssue[], context: string | undefin
   return `${where} ${first.message ?? 'is invalid'}.`;
 }
 
-/** A dependency down or cut off mid-request: 503 with its code on every route, as the prerequisite check answers. */
+/**
+ * A dependency down, cut off mid-request or without its namespace: 503 with its code on every route, as the
+ * prerequisite check answers.
+ */
 const UNREACHABLE_DEPENDENCIES: readonly { failed(err: unknown): boolean; code: PrerequisiteProblem; log: string }[] = [
   { failed: isTemporalUnreachable, code: 'TEMPORAL_UNREACHABLE', log: 'Temporal unreachable' },
+  { failed: isNamespaceNotFound, code: 'TEMPORAL_NAMESPACE_MISSING', log: 'Temporal namespace missing' },
   { failed: isDatabaseUnreachable, code: 'DATABASE_UNREACHABLE', log: 'database unreachable' },
 ];
 

@@ -22,6 +22,8 @@ export function unavailableResponse(...more: string[]) {
       ...more,
       'DATABASE_UNREACHABLE, TEMPORAL_UNREACHABLE: a dependency the request needs did not answer; retry after ' +
         '`Retry-After` seconds',
+      'TEMPORAL_NAMESPACE_MISSING: the Temporal namespace does not exist until an operator runs ' +
+        '`convengine setup-temporal`',
       'API_STOPPING: this API process is stopping; send the request again (to another one)',
     ].join('; ')
   );

@@ -3,7 +3,7 @@ import { Client, type ConnectionLike } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { whatifConversation } from '../activities/whatif/replay';
 import type { Env } from '../config/env';
-import { connectTemporalClient } from '../config/temporal-client';
+import { connectTemporalClient, isNamespaceNotFound } from '../config/temporal-client';
 import type { TemporalConnectionSettings } from '../config/temporal-connection';
 import { claimCheckDataConverter } from '../db/claims/codec';
 import { openDatabase } from '../db/pool';
@@ -85,8 +85,9 @@ function readiness(
   const namespace = env.TEMPORAL_NAMESPACE;
   // The reader a decision's gate uses too (api/turns/turn-worker.ts), so both count the same workers.
   const pollers = (): Promise<TurnPollersCheck> =>
-    readTurnPollers(connection, namespace, env.TEMPORAL_TASK_QUEUE).then(turnPollersCheck, () => ({
-      check: 'unreachable',
+    readTurnPollers(connection, namespace, env.TEMPORAL_TASK_QUEUE).then(turnPollersCheck, (err: unknown) => ({
+      // No worker polls a namespace that does not exist; the temporal check names the fix.
+      check: isNamespaceNotFound(err) ? 'no worker polling' : 'unreachable',
     }));
   return {
     async check() {

@@ -1,5 +1,6 @@
 import * as grpc from '@grpc/grpc-js';
-import { Connection, type ConnectionOptions } from '@temporalio/client';
+import { Connection, NamespaceNotFoundError, type ConnectionOptions } from '@temporalio/client';
+import { google } from '@temporalio/proto';
 import { unreachable, type TemporalConnectionSettings } from './temporal-connection';
 
 /** The client options (gateway, CLI commands) for `settings`: address, TLS and API key. */
@@ -40,6 +41,30 @@ export function isTemporalUnreachable(err: unknown): boolean {
     const code = (e as { code?: unknown }).code;
     if (typeof code === 'number') return UNREACHABLE_CODES.has(code);
     if (e.message === NO_CONNECTION_YET) return true;
+  }
+  return false;
+}
+
+const NAMESPACE_NOT_FOUND_FAILURE = 'temporal.api.errordetails.v1.NamespaceNotFoundFailure';
+
+/** The type names of a gRPC error's status details (`grpc-status-details-bin`), empty when it has none. */
+function statusDetailTypes(err: Error): string[] {
+  const bin = (err as { metadata?: { get?(key: string): unknown[] } }).metadata?.get?.('grpc-status-details-bin')?.[0];
+  if (!(bin instanceof Uint8Array)) return [];
+  return google.rpc.Status.decode(bin).details.map((d) => d.type_url ?? '');
+}
+
+/**
+ * Whether a call failed because the namespace does not exist (`convengine setup-temporal` has not run): the client's
+ * NamespaceNotFoundError, a raw service call's NOT_FOUND carrying a NamespaceNotFoundFailure, or the worker's native
+ * connection error, whose text holds the server's status with that failure in it.
+ */
+export function isNamespaceNotFound(err: unknown): boolean {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    if (e instanceof NamespaceNotFoundError || e.message.includes(NAMESPACE_NOT_FOUND_FAILURE)) return true;
+    const code = (e as { code?: unknown }).code;
+    if (code === grpc.status.NOT_FOUND)
+      return statusDetailTypes(e).some((t) => t.endsWith(NAMESPACE_NOT_FOUND_FAILURE));
   }
   return false;
 }

@@ -1,6 +1,7 @@
 import * as grpc from '@grpc/grpc-js';
 import type { ConnectionLike } from '@temporalio/client';
 import { sql } from 'drizzle-orm';
+import { isNamespaceNotFound } from '../config/temporal-client';
 import type { Database } from '../db/pool';
 
 /**
@@ -68,12 +69,18 @@ export function databaseReadiness(db: Database): Promise<string> {
   return readiness(databaseCheck(db.execute(sql`select 1`)));
 }
 
-/** Temporal's readiness (`call` answers): `ok` or `unreachable`, within the check deadline. */
+/**
+ * Temporal's readiness (`call` answers): `ok` or `unreachable`, within the check deadline. A namespace that does not
+ * exist is an answer of a reachable server: the prerequisite check names that and its fix.
+ */
 export function temporalReadiness(
   connection: Pick<ConnectionLike, 'withDeadline'>,
   call: () => Promise<unknown>
 ): Promise<string> {
-  return readiness(temporalCheck(connection, call));
+  const answered = temporalCheck(connection, call).catch((err: unknown) => {
+    if (!isNamespaceNotFound(err)) throw err;
+  });
+  return readiness(answered);
 }
 
 /** A readiness check: `ok`, or `unreachable` without the error (the probe body is public). */

@@ -1,5 +1,5 @@
 import type { Connection } from '@temporalio/client';
-import { isTemporalUnreachable } from '../config/temporal-client';
+import { isNamespaceNotFound, isTemporalUnreachable } from '../config/temporal-client';
 import { missingTurnSearchAttributes } from '../config/turn-search-attributes';
 import type { ConfigSnapshot, ConfigViolation } from '../core/config/types';
 import { newerSchemaWarning, readMigrations, schemaState, type MigrationFile } from '../db/migrate';
@@ -14,7 +14,11 @@ import type { Logger } from './logger';
  * recovery once `convengine migrate` or `setup-temporal` has run) and report which one is missing.
  */
 export type PrerequisiteProblem =
-  'DATABASE_UNREACHABLE' | 'DATABASE_NOT_MIGRATED' | 'TEMPORAL_UNREACHABLE' | 'SEARCH_ATTRIBUTES_MISSING';
+  | 'DATABASE_UNREACHABLE'
+  | 'DATABASE_NOT_MIGRATED'
+  | 'TEMPORAL_UNREACHABLE'
+  | 'TEMPORAL_NAMESPACE_MISSING'
+  | 'SEARCH_ATTRIBUTES_MISSING';
 
 export interface PrerequisiteStatus {
   /** `ok`, or the /readyz reason for that dependency. */
@@ -31,12 +35,20 @@ export interface PrerequisiteStatus {
 
 export const NOT_MIGRATED = 'not migrated: run convengine migrate';
 export const SEARCH_ATTRIBUTES_MISSING = 'search attributes missing: run convengine setup-temporal';
+export const NAMESPACE_MISSING = 'namespace missing: run convengine setup-temporal';
+
+/** What the log and a worker that cannot start say of a namespace that does not exist. */
+export function namespaceMissing(namespace: string): string {
+  return `namespace ${namespace} does not exist: run \`convengine setup-temporal\``;
+}
 
 /** What a refused turn says, per problem (the API's 503). */
 export const PREREQUISITE_MESSAGES: Record<PrerequisiteProblem, string> = {
   DATABASE_UNREACHABLE: 'The database is unreachable; retry later.',
   DATABASE_NOT_MIGRATED: 'The database lacks migrations this build needs: an operator must run `convengine migrate`.',
   TEMPORAL_UNREACHABLE: 'The Temporal server is unreachable; retry later.',
+  TEMPORAL_NAMESPACE_MISSING:
+    'The Temporal namespace does not exist: an operator must run `convengine setup-temporal`.',
   SEARCH_ATTRIBUTES_MISSING:
     'The Temporal namespace lacks the turn search attributes: an operator must run `convengine setup-temporal`.',
 };
@@ -120,6 +132,10 @@ async function checkTemporal(targets: PrerequisiteTargets): Promise<CheckOutcome
       log: { fields: { missing, namespace }, message },
     };
   } catch (err) {
+    if (isNamespaceNotFound(err)) {
+      const log = { fields: { namespace }, message: namespaceMissing(namespace) };
+      return { reason: NAMESPACE_MISSING, problem: 'TEMPORAL_NAMESPACE_MISSING', log };
+    }
     // Unreachable: a turn cannot start, so it is refused at once rather than after the client's own retries.
     const problem = isTemporalUnreachable(err) ? 'TEMPORAL_UNREACHABLE' : null;
     const message = `cannot check the search attributes of namespace ${namespace}`;

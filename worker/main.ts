@@ -82,6 +82,7 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
   });
   // From sources, webpack would run on every start: the bundle cached for this source state instead.
   const workflows = await runnableWorkflowSource(run.env);
+  const closeAll = () => Promise.all([release(), wired.close()]);
   const worker = await createTurnWorker({
     connection,
     namespace: run.env.TEMPORAL_NAMESPACE,
@@ -93,6 +94,10 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
       ...workerInstrumentation({ logger, metrics }, 'bundle'),
       ...run.tuning,
     },
+  }).catch(async (err: unknown) => {
+    // A namespace that does not exist (setup-temporal not run) fails here: the caller may go on (a test, a retry).
+    await closeAll();
+    throw err;
   });
   // The type the API starts: an operator comparing builds in a mixed deploy reads it here (docs/operations.md).
   logger.info(
@@ -105,7 +110,7 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
         async (err) => {
           worker.shutdown();
           await running.catch(() => undefined);
-          await Promise.all([release(), wired.close()]);
+          await closeAll();
           throw err;
         }
       )

@@ -1,5 +1,7 @@
 import { loadEnv, WORKER_METRICS_DEFAULT_PORT } from '../../config/env';
+import { isNamespaceNotFound } from '../../config/temporal-client';
 import { configuredTemporal, describeTemporal } from '../../config/temporal-connection';
+import { namespaceMissing } from '../../observability/prerequisites';
 import { processTelemetry } from '../../observability/process';
 import { installTemporalRuntime } from '../../observability/temporal-runtime';
 import { runTurnWorker } from '../../worker/main';
@@ -70,7 +72,9 @@ export const workerCommand: CliCommand = {
     }).catch((err: unknown) => {
       // The log line, with its stack, is for the log collector; the operator at a terminal gets the reason.
       telemetry.logger.fatal({ err }, 'worker failed to start');
-      io.err(`worker failed to start: ${errorChain(err)}`);
+      // Temporal's own text for a missing namespace is a dump of the server's status; the fix is ours to name.
+      const reason = isNamespaceNotFound(err) ? namespaceMissing(env.TEMPORAL_NAMESPACE) : errorChain(err);
+      io.err(`worker failed to start: ${reason}`);
       return null;
     });
     if (!worker) return 1;

@@ -12,13 +12,21 @@ import { localTemporal } from '../../config/temporal-connection';
 import { migrate } from '../../db/migrate';
 import { startDevServer, type DevServer } from '../../devserver';
 import { createLogger } from '../../observability/logger';
-import { NOT_MIGRATED, refusedConfigWarning, SEARCH_ATTRIBUTES_MISSING } from '../../observability/prerequisites';
+import {
+  NAMESPACE_MISSING,
+  namespaceMissing,
+  NOT_MIGRATED,
+  refusedConfigWarning,
+  SEARCH_ATTRIBUTES_MISSING,
+} from '../../observability/prerequisites';
 import { configVersionOf, readConfigRows } from '../../db/config/load';
 import { createConfigStore } from '../../db/config/store';
 import { seedPacks } from '../../db/seed';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { captureLog, type LogCapture } from '../support/log-capture';
+import { getTestTemporal, usingRealServer, type TestTemporal } from '../support/temporal';
+import { TURN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 
 jest.setTimeout(120_000);
 
@@ -41,6 +49,12 @@ async function sendMessage(api: ApiServer): Promise<{ status: number; code: unkn
     body: JSON.stringify({ message: 'hello' }),
   });
   return { status: res.status, code: ((await res.json()) as { error?: { code?: string } }).error?.code };
+}
+
+async function heldTurns(api: ApiServer): Promise<{ status: number; code: unknown; retryAfter: string | null }> {
+  const res = await fetch(`${api.url}/api/v1/admin/turns/held`);
+  const code = ((await res.json()) as { error?: { code?: string } }).error?.code;
+  return { status: res.status, code, retryAfter: res.headers.get('retry-after') };
 }
 
 describe('api and worker without their prerequisites', () => {
@@ -163,5 +177,82 @@ describe('api and worker without their prerequisites', () => {
     // Refused from the prerequisite check, not after the client's own retries of a start (about 19 s).
     expect(Date.now() - started).toBeLessThan(10_000);
     expect((await readyz(api.url)).status).toBe(503);
+  });
+});
+
+describe('api and worker on a namespace that does not exist (setup-temporal not run)', () => {
+  // The dev server, or the real one in `npm run test:temporal`: both answer NOT_FOUND for an unknown namespace.
+  let temporal: TestTemporal;
+  let db: TestDatabase;
+  let api: ApiServer;
+  const namespace = `missing-${process.pid}-${Date.now()}`;
+  const apiLog = captureLog();
+  let run: Parameters<typeof runTurnWorker>[0];
+  beforeAll(async () => {
+    temporal = await getTestTemporal();
+    db = await createTestDatabase();
+    const env = loadEnv({
+      DATABASE_URL: db.url,
+      ANTHROPIC_BASE_URL: 'http://127.0.0.1:1',
+      TEMPORAL_NAMESPACE: namespace,
+      TEMPORAL_TASK_QUEUE: `no-namespace-${process.pid}`,
+    });
+    const settings = localTemporal(temporal.address);
+    const logger = createLogger({ level: 'info', format: 'json', name: 'test', destination: apiLog.stream });
+    api = await startApiServer({
+      env,
+      databaseUrl: db.url,
+      temporal: settings,
+      port: 0,
+      logger,
+      prerequisiteCacheMs: 0,
+    });
+    run = { env, databaseUrl: db.url, temporal: settings, toolEnv: {}, probe: { host: '127.0.0.1', port: 0 } };
+  });
+  afterAll(async () => {
+    await api?.close({ drainMs: 0 });
+    await db?.drop();
+    await temporal?.stop();
+  });
+
+  it('the API is up, not ready, names the fix, and refuses with 503 TEMPORAL_NAMESPACE_MISSING, never a 500', async () => {
+    const errors = apiLog.lines().filter((l) => l['level'] === 'error' && l['dependency'] === 'temporal');
+    expect(errors.map((l) => l['msg'])).toEqual([namespaceMissing(namespace)]);
+    expect(await readyz(api.url)).toEqual({
+      status: 503,
+      checks: { database: 'ok', temporal: NAMESPACE_MISSING, worker: 'no worker polling' },
+    });
+    expect(await sendMessage(api)).toEqual({ status: 503, code: 'TEMPORAL_NAMESPACE_MISSING' });
+    expect(await heldTurns(api)).toEqual({ status: 503, code: 'TEMPORAL_NAMESPACE_MISSING', retryAfter: '5' });
+  });
+
+  it('both turn ready once the namespace exists (setup-temporal has run), with no restart of the API', async () => {
+    if (usingRealServer) {
+      const connection = await Connection.connect({ address: temporal.address });
+      try {
+        await setupTemporalNamespace(connection, { namespace });
+      } finally {
+        await connection.close();
+      }
+    } else {
+      // Our dev server serves one namespace and creates no other: the same server, now serving this one.
+      await temporal.stop();
+      const port = Number(temporal.address.slice(temporal.address.lastIndexOf(':') + 1));
+      const server = await startDevServer({ port, namespace, searchAttributes: { ...TURN_SEARCH_ATTRIBUTES } });
+      temporal = { address: server.address, namespace, stop: () => server.stop() };
+    }
+    const worker = await runTurnWorker(run);
+    try {
+      const ready = { status: 200, checks: { database: 'ok', temporal: 'ok', worker: 'ok' } };
+      // A real server lists the worker's poller only after its first poll reaches matching.
+      const deadline = Date.now() + 30_000;
+      while ((await readyz(api.url)).status !== 200 && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 250));
+      }
+      expect(await readyz(api.url)).toEqual(ready);
+      expect(await readyz(worker.probeUrl!)).toEqual(ready);
+    } finally {
+      await worker.shutdown();
+    }
   });
 });

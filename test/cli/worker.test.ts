@@ -3,6 +3,9 @@
  * that says why, besides the fatal JSON log line (with its stack) for the log collector.
  */
 import { NO_MODEL } from '../../cli/commands/worker';
+import { startDevServer } from '../../devserver';
+import { namespaceMissing } from '../../observability/prerequisites';
+import { createTestDatabase } from '../support/database';
 import { runConvengine } from '../support/run-cli';
 
 /** A loopback port nothing listens on. */
@@ -45,6 +48,31 @@ describe('convengine worker', () => {
       err: { stack: expect.any(String) },
     });
   });
+});
+
+describe('convengine worker on a namespace that does not exist', () => {
+  it('names the namespace and `convengine setup-temporal`, not the server status it got, and exits 1', async () => {
+    const server = await startDevServer({ port: 0 });
+    const db = await createTestDatabase();
+    try {
+      const variables = {
+        TEMPORAL_ADDRESS: server.address,
+        TEMPORAL_NAMESPACE: 'nope',
+        DATABASE_URL: db.url,
+        ANTHROPIC_API_KEY: 'sk-test',
+        WORKER_METRICS_PORT: '0',
+        LOG_FORMAT: 'json',
+      };
+      const run = await runConvengine(['worker'], variables, 120_000);
+      expect({ code: run.code, stderr: run.stderr }).toEqual({
+        code: 1,
+        stderr: `worker failed to start: ${namespaceMissing('nope')}\n`,
+      });
+    } finally {
+      await db.drop();
+      await server.stop();
+    }
+  }, 150_000);
 });
 
 describe.each(['worker', 'api'])('convengine %s without DATABASE_URL', (command) => {
