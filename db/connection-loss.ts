@@ -96,28 +96,3 @@ export async function retryOnConnectionLoss<T>(statement: () => Promise<T>): Pro
     }
   }
 }
-
-/**
- * Refusals of a new connection by a server that is up but takes none: the database closed to connections
- * (`ALLOW_CONNECTIONS false`, or being dropped or failed over: SQLSTATE 55000 with this text; 55000 alone also
- * names unrelated statement errors) or no connection slot left (53300).
- */
-const CONNECTION_REFUSALS: readonly { code: string; message?: RegExp }[] = [
-  { code: '55000', message: /is not currently accepting connections/ },
-  { code: '53300' },
-];
-
-/**
- * Whether the database is not there for this statement, whatever it asked: unreachable or lost (isDatabaseUnreachable),
- * or refusing connections for now. A step that is safe to repeat waits for it to come back (activities/runtime/database-outage.ts).
- */
-export function isDatabaseUnavailable(err: unknown): boolean {
-  if (isDatabaseUnreachable(err)) return true;
-  for (let e: unknown = err, depth = 0; e !== null && typeof e === 'object' && depth < 5; depth++) {
-    const { code, message, cause } = e as ErrorShape;
-    const text = typeof message === 'string' ? message : '';
-    if (CONNECTION_REFUSALS.some((r) => r.code === code && (r.message?.test(text) ?? true))) return true;
-    e = cause;
-  }
-  return false;
-}

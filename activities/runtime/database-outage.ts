@@ -1,5 +1,5 @@
 import type { Context } from '@temporalio/activity';
-import { isDatabaseUnavailable } from '../../db/connection-loss';
+import { isDatabaseUnreachable } from '../../db/connection-loss';
 import type { Database } from '../../db/pool';
 import { outageWaitMs, stepSpecNamed } from '../../core/turn/steps';
 import { activityContext } from './activity-context';
@@ -21,7 +21,7 @@ const outageDeadlines = new WeakMap<Context, number>();
 export function outageWaitFor(name: string, err: unknown): number {
   const spec = stepSpecNamed(name);
   const context = activityContext();
-  if (!spec || !context || !isDatabaseUnavailable(err)) return 0;
+  if (!spec || !context || !isDatabaseUnreachable(err)) return 0;
   const { info } = context;
   const ranMs = Date.now() - info.currentAttemptScheduledTimestampMs;
   const left = (info.startToCloseTimeoutMs || spec.startToCloseMs) - ranMs - ATTEMPT_MARGIN_MS;
@@ -51,7 +51,7 @@ export async function awaitDatabase(db: Database, budgetMs: number): Promise<boo
         await db.$client.query('SELECT 1');
         return true;
       } catch (err) {
-        if (!isDatabaseUnavailable(err)) return false;
+        if (!isDatabaseUnreachable(err)) return false;
       }
     }
     return false;
