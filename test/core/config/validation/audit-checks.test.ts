@@ -2,6 +2,7 @@ import { validateConfig } from '../../../../core/config/validate';
 import { formatViolation } from '../../../../core/config/types';
 import { configSetting } from '../../../../db/seed/builders';
 import { validBaseConfig } from '../../../support/config-fixtures';
+import { itReportsExactly, type ValidateCase } from '../../../support/validate-cases';
 
 describe('audit policy warnings (core/config/validation/audit-checks.ts)', () => {
   const warningsWith = (...settings: [string, string][]) => {
@@ -45,4 +46,39 @@ describe('audit policy warnings (core/config/validation/audit-checks.ts)', () =>
     );
     expect(validateConfig(rows).warnings).toEqual([]);
   });
+});
+
+const cases: ValidateCase[] = [
+  {
+    name: 'an audit policy that keeps what the trail readers need is accepted without a word',
+    breakIt: (r) =>
+      r.configs.push(
+        configSetting({ configId: 70, configType: 'AuditService', configKey: 'EXCLUDE_STAGES', configValue: 'MCP_*' })
+      ),
+    violations: [],
+  },
+  {
+    name: 'an audit policy that drops USER_INPUT, STEP_EXIT and _meta is accepted, with a warning for each',
+    breakIt: (r) =>
+      r.configs.push(
+        configSetting({ configId: 71, configType: 'AuditService', configKey: 'LEVEL', configValue: 'error_only' }),
+        configSetting({ configId: 72, configType: 'AuditService', configKey: 'PERSIST_META', configValue: 'false' })
+      ),
+    violations: [],
+    warnings: ['ce_config[71]', 'ce_config[72]'],
+  },
+  {
+    name: 'an audit policy value that does not parse is a violation, and no warning',
+    breakIt: (r) =>
+      r.configs.push(
+        configSetting({ configId: 73, configType: 'AuditService', configKey: 'LEVEL', configValue: 'LOUD' }),
+        configSetting({ configId: 74, configType: 'AuditService', configKey: 'PERSIST_META', configValue: 'false' })
+      ),
+    violations: ['ce_config[73]'],
+    reason: /AuditService\.LEVEL must be one of ALL, STANDARD, ERROR_ONLY, NONE/,
+  },
+];
+
+describe('validateConfig: audit policy values (core/config/validation/audit-checks.ts)', () => {
+  itReportsExactly(cases);
 });

@@ -3,6 +3,7 @@
  * meta-schema first): what one schema registers must never change the verdict on the next.
  */
 import { checkJsonSchema } from '../../../../core/config/validation/schema-checks';
+import { at, itReportsExactly, type ValidateCase } from '../../../support/validate-cases';
 
 const object = { requireObject: true };
 
@@ -42,4 +43,41 @@ describe('checkJsonSchema on a shared compiler', () => {
       checkJsonSchema({ type: 'object', properties: { z: { $ref: 'https://example.test/claim.json' } } }, object)
     ).toMatch(/can't resolve reference/);
   });
+});
+
+const cases: ValidateCase[] = [
+  {
+    name: 'invalid JSON schema',
+    breakIt: (r) => void (at(r.outputSchemas, 0).jsonSchema = { type: 'object', properties: { a: { type: 'strin' } } }),
+    violations: ['ce_output_schema[1]'],
+    reason: /not a valid JSON Schema/,
+  },
+  {
+    name: 'output schema that is not an object schema',
+    breakIt: (r) => void (at(r.outputSchemas, 0).jsonSchema = { type: 'array' }),
+    violations: ['ce_output_schema[1]'],
+    reason: /must describe an object/,
+  },
+  {
+    name: 'output schema declaring a context key the engine owns',
+    breakIt: (r) => {
+      const schema = at(r.outputSchemas, 0).jsonSchema as { properties: Record<string, unknown> };
+      schema.properties['intent_lock'] = { type: 'object' };
+      schema.properties['mcp'] = { type: 'string' };
+    },
+    violations: ['ce_output_schema[1]'],
+    reason:
+      /json_schema declares "intent_lock", "mcp", a context key no model writes \(mcp, intent_lock, .*, approval\): .*rename/,
+  },
+  {
+    name: 'DB tool param_schema that is not a schema',
+    breakIt: (r) =>
+      void (at(r.mcpDbTools, 0).paramSchema = { type: 'object', properties: { customer_id: { type: 42 } } }),
+    violations: ['ce_mcp_db_tool[1]'],
+    reason: /param_schema/,
+  },
+];
+
+describe('validateConfig: json schemas of config rows (core/config/validation/schema-checks.ts)', () => {
+  itReportsExactly(cases);
 });
