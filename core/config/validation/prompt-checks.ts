@@ -85,23 +85,56 @@ export function checkTemplateText(
   // Without the rules or the output schemas (a partial tree) a name they might write cannot be judged.
   if (!ctx.has('rules') || !ctx.has('outputSchemas')) return;
   for (const part of parts) {
+    const field = extractedFieldRead(part.path);
+    const writers = field === null ? [] : intentsExtracting(vocab, field);
     if (!isKnownRoot(vocab, part.path.root, where.intentCode)) {
-      ctx.sink.violation(where.table, where.id, `${where.column} references unknown variable ${part.raw}`);
+      // Context outlives the intent that filled it, so another intent's field is there after that intent ran.
+      if (writers.length === 0) {
+        ctx.sink.violation(where.table, where.id, `${where.column} references unknown variable ${part.raw}`);
+      } else if (part.fallback === undefined) {
+        ctx.sink.warning(where.table, where.id, otherIntentsField(where, part, writers));
+      }
     } else if (part.fallback === undefined && !contextPathIsWritten(vocab, part.path, where.intentCode)) {
-      ctx.sink.warning(where.table, where.id, unwrittenContextPath(where, part));
+      const message =
+        writers.length === 0 ? unwrittenContextPath(where, part) : otherIntentsField(where, part, writers);
+      ctx.sink.warning(where.table, where.id, message);
     }
   }
+}
+
+/** `read`, then what an absent value does where this column is rendered, and the default that renders it empty. */
+function absentValueWarning(where: TemplateColumn, part: TemplateVariablePart, read: string, present: string): string {
+  if (where.render === 'lenient') return `${read} (it renders empty unless ${present})`;
+  const withDefault = placeholderIn(part.syntax, `${part.path.text} ?: ''`);
+  return (
+    `${read}: a turn that renders it fails with UNRESOLVED_PROMPT_VARIABLE unless ${present} ` +
+    `(give it a default, ${withDefault}, to render it empty)`
+  );
+}
+
+/** The schema field a placeholder reads: `{{field}}` (flattened) or `{{context.field…}}`; null for anything else. */
+function extractedFieldRead(ref: VariablePath): string | null {
+  if (canonicalTemplateVariable(ref.root) !== 'context') return ref.root;
+  return ref.segments.length === 0 ? null : String(ref.segments[0]);
+}
+
+/** Intents whose output schema extracts `field`, which stays in the conversation's context after they ran. */
+function intentsExtracting(vocab: TemplateVocabulary, field: string): string[] {
+  return [...vocab.schemaFieldsByIntent].filter(([, names]) => names.has(field)).map(([intent]) => intent);
+}
+
+function otherIntentsField(where: TemplateColumn, part: TemplateVariablePart, writers: readonly string[]): string {
+  const intents = writers.join(', ');
+  const read = `${where.column} reads ${part.raw}, which only the output schema of intent ${intents} extracts`;
+  return absentValueWarning(where, part, read, `the conversation went through ${intents} first`);
 }
 
 /** What an absent `context.` path does where this column is rendered, and how to make it render empty. */
 function unwrittenContextPath(where: TemplateColumn, part: TemplateVariablePart): string {
   const read = `${where.column} reads ${part.raw}, which no step writes`;
-  if (where.render === 'lenient') return `${read} (it renders empty unless a task or tool result puts it there)`;
-  const withDefault = placeholderIn(part.syntax, `${part.path.text} ?: ''`);
-  return (
-    `${read}: a turn that renders it fails with UNRESOLVED_PROMPT_VARIABLE unless a task or tool result has put ` +
-    `it there first (give it a default, ${withDefault}, to render it empty)`
-  );
+  const present =
+    where.render === 'lenient' ? 'a task or tool result puts it there' : 'a task or tool result has put it there first';
+  return absentValueWarning(where, part, read, present);
 }
 
 /**

@@ -5,7 +5,7 @@
 import { validateConfig } from '../../../../core/config/validate';
 import { formatViolation } from '../../../../core/config/types';
 import { allSettings } from '../../../../core/config/settings';
-import { configSetting, response } from '../../../../db/seed/builders';
+import { configSetting, promptTemplate, response } from '../../../../db/seed/builders';
 import { validBaseConfig } from '../../../support/config-fixtures';
 import { at, itReportsExactly, type ValidateCase } from '../../../support/validate-cases';
 
@@ -112,10 +112,35 @@ describe('validateConfig: prompt templates (core/config/validation/prompt-checks
     expect(validateConfig(rows).violations.map(formatViolation)).toEqual([
       'ce_prompt_template[2]: system_prompt references unknown variable {{awaiting_confirmation}}',
     ]);
-    at(rows.promptTemplates, 1).intentCode = 'FAQ';
-    expect(validateConfig(rows).violations.map(formatViolation)).toEqual(
-      expect.arrayContaining([expect.stringContaining('{{customerId}}')])
+  });
+
+  it("lets a template read another intent's schema field, which the context keeps, and warns when it may be absent", () => {
+    const rows = validBaseConfig();
+    rows.promptTemplates.push(
+      promptTemplate({
+        templateId: 9,
+        intentCode: 'FAQ',
+        stateCode: 'IDLE',
+        outputFormat: 'TEXT',
+        systemPrompt: 'Customer {{customerId}}, amount {{requestedAmount ?: "none"}}',
+        userPrompt: 'Text: {{user_input}}',
+      })
     );
+    rows.responses.push(
+      response({
+        responseId: 9,
+        intentCode: 'FAQ',
+        stateCode: 'IDLE',
+        responseType: 'EXACT',
+        exactText: 'For [[${context.customerId}]] ([[${context.requestedAmount ?: ""}]])',
+      })
+    );
+    const result = validateConfig(rows);
+    expect(result.violations).toEqual([]);
+    expect(result.warnings.map(formatViolation)).toEqual([
+      "ce_prompt_template[9]: system_prompt reads {{customerId}}, which only the output schema of intent LOAN_APPLICATION extracts: a turn that renders it fails with UNRESOLVED_PROMPT_VARIABLE unless the conversation went through LOAN_APPLICATION first (give it a default, {{customerId ?: ''}}, to render it empty)",
+      'ce_response[9]: exact_text reads [[${context.customerId}]], which only the output schema of intent LOAN_APPLICATION extracts (it renders empty unless the conversation went through LOAN_APPLICATION first)',
+    ]);
   });
 
   it('says what an unwritten context path does where it is rendered: a prompt fails the turn, a reply renders empty', () => {
