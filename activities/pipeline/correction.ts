@@ -1,11 +1,13 @@
-import { parseFieldPatch, isRetryRequest } from '../../core/correction/patch';
+import { isRetryRequest, readFieldPatch, type FieldPatch, type RefusedPatch } from '../../core/correction/patch';
 import { currentDialogueAct } from '../../core/dialogue/acts';
 import { allowsCapability, interactionTemplate } from '../../core/interaction/contract';
 import { P } from '../../core/params/keys';
 import { applySchemaStatus } from '../../core/schema/apply';
 import { schemaFieldDetails, schemaStatus } from '../../core/schema/completeness';
 import { schemaForCorrection } from '../../core/schema/resolve';
+import { cutText } from '../../core/text/cut-text';
 import type { JsonObject } from '../../core/json';
+import type { OutputSchemaRow } from '../../core/config/types';
 import type { StepOutput } from '../../core/turn/contracts';
 import type { StepContext } from '../step-runtime';
 import { publishVerbose } from './support';
@@ -24,7 +26,10 @@ function eventPayload(ctx: StepContext, decision: string, extra: JsonObject = {}
   return { ...extra, intent, state, routingDecision: decision };
 }
 
-/** The Java CorrectionStep's progress events: RETRY_REQUESTED, CONFIRM_ACCEPT, CORRECTION_PATCH_APPLIED. */
+/**
+ * The Java CorrectionStep's progress events: RETRY_REQUESTED, CONFIRM_ACCEPT, CORRECTION_PATCH_APPLIED; and
+ * CORRECTION_PATCH_REJECTED, this engine's own.
+ */
 function progress(ctx: StepContext, determinant: string, metadata: JsonObject): void {
   publishVerbose(ctx, { stepName: 'CorrectionStep', determinant, metadata });
 }
@@ -40,6 +45,8 @@ export async function correction(ctx: StepContext): Promise<StepOutput> {
     [P.skipSchemaExtraction]: false,
     [P.correctionApplied]: false,
     [P.correctionTargetField]: null,
+    [P.correctionRejectedField]: null,
+    [P.correctionRejectedReason]: null,
   });
   const act = currentDialogueAct(session.inputParams[P.dialogueAct]);
   if (act === 'ANSWER') session.inputParams[P.routingDecision] = 'HANDLE_AS_ANSWER';
@@ -61,17 +68,43 @@ export async function correction(ctx: StepContext): Promise<StepOutput> {
     );
     progress(ctx, 'CONFIRM_ACCEPT', eventPayload(ctx, 'PROCEED_CONFIRMED'));
   } else if (allows('edit') && act === 'EDIT') {
-    const patch = parseFieldPatch(session.userText, schemaFieldDetails(schema.jsonSchema));
-    if (patch) {
-      session.context[patch.field] = patch.value;
-      applySchemaStatus(session, schema);
-      route(ctx, 'APPLY_CORRECTION', { [P.correctionApplied]: true, [P.correctionTargetField]: patch.field });
-      ctx.scope.audit(
-        'CORRECTION_STEP_CORRECTION_PATCH_APPLIED',
-        eventPayload(ctx, 'APPLY_CORRECTION', { field: patch.field, value: patch.value })
-      );
-      progress(ctx, 'CORRECTION_PATCH_APPLIED', eventPayload(ctx, 'APPLY_CORRECTION', { field: patch.field }));
-    }
+    const reading = readFieldPatch(session.userText, schemaFieldDetails(schema.jsonSchema));
+    if (reading && 'patch' in reading) applyPatch(ctx, schema, reading.patch);
+    else if (reading) refusePatch(ctx, reading.refused);
   }
   return ctx.scope.output();
+}
+
+function applyPatch(ctx: StepContext, schema: OutputSchemaRow, patch: FieldPatch): void {
+  const session = ctx.scope.session;
+  session.context[patch.field] = patch.value;
+  applySchemaStatus(session, schema);
+  route(ctx, 'APPLY_CORRECTION', { [P.correctionApplied]: true, [P.correctionTargetField]: patch.field });
+  ctx.scope.audit(
+    'CORRECTION_STEP_CORRECTION_PATCH_APPLIED',
+    eventPayload(ctx, 'APPLY_CORRECTION', { field: patch.field, value: patch.value })
+  );
+  progress(ctx, 'CORRECTION_PATCH_APPLIED', eventPayload(ctx, 'APPLY_CORRECTION', { field: patch.field }));
+}
+
+/** The refused value as the audit row keeps it: the start of what the user wrote, enough to see why. */
+const REFUSED_TEXT_CHARS = 200;
+
+/**
+ * An edit of a field whose value its type does not take: nothing is patched and the turn goes on as
+ * the reference's fall-through (§5.3), but the refusal is audited, and the input params
+ * `correction_rejected_field` / `_reason` let the reply say why the value did not change.
+ */
+function refusePatch(ctx: StepContext, refused: RefusedPatch): void {
+  const params = ctx.scope.session.inputParams;
+  Object.assign(params, { [P.correctionRejectedField]: refused.field, [P.correctionRejectedReason]: refused.reason });
+  const decision = String(params[P.routingDecision]);
+  const { field, reason } = refused;
+  ctx.scope.audit('CORRECTION_STEP_CORRECTION_PATCH_REJECTED', {
+    field,
+    text: cutText(refused.text, REFUSED_TEXT_CHARS),
+    reason,
+    ...eventPayload(ctx, decision),
+  });
+  progress(ctx, 'CORRECTION_PATCH_REJECTED', eventPayload(ctx, decision, { field, reason }));
 }

@@ -87,29 +87,55 @@ function unitWordsOf(field: string, detail: FieldDetail | undefined): Set<string
 }
 
 /**
- * Coerces the patch value by the field's schema type; undefined when it does not fit (§5.3: no
- * patch then). A number is one number as users write it (core/correction/user-number.ts), an
- * integer also whole.
+ * Why a correction's value was not stored (CORRECTION_STEP_CORRECTION_PATCH_REJECTED, input param
+ * `correction_rejected_reason`): not one number as users write one ("35000 or maybe 40000", "1 year 6
+ * months", "lots"), a fraction or a number past 2^53 for an integer field, or neither yes nor no.
  */
-export function coercePatchValue(raw: string, detail: FieldDetail | undefined, field = ''): Json | undefined {
-  const text = raw
+export const PatchRefusal = {
+  notOneNumber: 'NOT_ONE_NUMBER',
+  notWholeNumber: 'NOT_A_WHOLE_NUMBER',
+  outOfRange: 'OUT_OF_RANGE',
+  notYesOrNo: 'NOT_YES_OR_NO',
+} as const;
+export type PatchRefusalReason = (typeof PatchRefusal)[keyof typeof PatchRefusal];
+
+type Coercion = { value: Json } | { refused: PatchRefusalReason };
+
+/** The value as written, without the edit's framing ("to", "= ", a closing full stop). */
+function valueText(raw: string): string {
+  return raw
     .trim()
     .replace(/^[=:,\s]+/, '')
     .replace(/^(?:is|to|as|now)\s+/i, '')
     .replace(/[.?!]+$/, '')
     .trim();
+}
+
+/**
+ * Coerces the patch value by the field's schema type (§5.3: no patch when it does not fit). A number
+ * is one number as users write it (core/correction/user-number.ts), an integer also whole.
+ */
+function coerce(text: string, detail: FieldDetail | undefined, field: string): Coercion {
   const type = typeOf(detail);
   if (type === 'integer' || type === 'number') {
     const n = parseUserNumber(text, unitWordsOf(field, detail));
-    return n !== undefined && (type === 'number' || Number.isSafeInteger(n)) ? n : undefined;
+    if (n === undefined) return { refused: PatchRefusal.notOneNumber };
+    if (type === 'integer' && !Number.isInteger(n)) return { refused: PatchRefusal.notWholeNumber };
+    return type === 'integer' && !Number.isSafeInteger(n) ? { refused: PatchRefusal.outOfRange } : { value: n };
   }
   if (type === 'boolean') {
     const t = text.toLowerCase();
-    if (t === 'true' || t === 'yes') return true;
-    if (t === 'false' || t === 'no') return false;
-    return undefined;
+    if (t === 'true' || t === 'yes') return { value: true };
+    if (t === 'false' || t === 'no') return { value: false };
+    return { refused: PatchRefusal.notYesOrNo };
   }
-  return text;
+  return { value: text };
+}
+
+/** The patch value the field's schema type takes, or undefined when it does not fit. */
+export function coercePatchValue(raw: string, detail: FieldDetail | undefined, field = ''): Json | undefined {
+  const coerced = coerce(valueText(raw), detail, field);
+  return 'value' in coerced ? coerced.value : undefined;
 }
 
 export interface FieldPatch {
@@ -117,19 +143,31 @@ export interface FieldPatch {
   value: Json;
 }
 
+/** A correction of a field the user named whose value the field's type does not take: nothing is patched. */
+export interface RefusedPatch {
+  field: string;
+  /** The value as the user wrote it (the edit's framing taken off), uncut. */
+  text: string;
+  reason: PatchRefusalReason;
+}
+
+/** What an edit message says: a patch, a refused one (a field named, its value unfit), or nothing readable. */
+export type FieldPatchReading = { patch: FieldPatch } | { refused: RefusedPatch } | null;
+
 /**
  * A deterministic single-field edit (§5.3): "change|set|update|make [the] <field> to|as <value>"
  * anywhere in the message (the Java engine needs it to be the whole message, so the seed's
  * "Oh wait, change amount to 350000." never patched), else the longest field alias found in the
- * text with the text after it as the value. Null when no field or value can be read.
+ * text with the text after it as the value. A refusal is returned only when neither reading patches;
+ * null when no field or value can be read.
  */
-export function parseFieldPatch(userText: string, details: Record<string, FieldDetail>): FieldPatch | null {
+export function readFieldPatch(userText: string, details: Record<string, FieldDetail>): FieldPatchReading {
   const text = userText.trim();
   if (text === '') return null;
   const aliases = aliasesOf(details);
   const explicit = EXPLICIT_SET.exec(text);
   const fromExplicit = explicit ? patchOf(explicit[1] ?? '', explicit[2] ?? '', aliases, details) : null;
-  if (fromExplicit) return fromExplicit;
+  if (fromExplicit && 'patch' in fromExplicit) return fromExplicit;
   const found = aliases.flatMap((a) => {
     const match = a.pattern.exec(text);
     return match ? [{ alias: a, end: match.index + match[0].length }] : [];
@@ -139,7 +177,14 @@ export function parseFieldPatch(userText: string, details: Record<string, FieldD
     () => false
   );
   const end = found.find((f) => f.alias === chosen)?.end;
-  return chosen && end !== undefined ? patchOf(chosen.lookup, text.slice(end), aliases, details) : null;
+  const fromAlias = chosen && end !== undefined ? patchOf(chosen.lookup, text.slice(end), aliases, details) : null;
+  return fromAlias && 'patch' in fromAlias ? fromAlias : (fromExplicit ?? fromAlias);
+}
+
+/** The patch an edit message makes, or null (nothing readable, or a refused value). */
+export function parseFieldPatch(userText: string, details: Record<string, FieldDetail>): FieldPatch | null {
+  const reading = readFieldPatch(userText, details);
+  return reading && 'patch' in reading ? reading.patch : null;
 }
 
 function patchOf(
@@ -147,10 +192,13 @@ function patchOf(
   requestedValue: string,
   aliases: FieldAlias[],
   details: Record<string, FieldDetail>
-): FieldPatch | null {
+): FieldPatchReading {
   if (requestedValue.trim() === '') return null;
   const field = resolveField(requestedField, aliases);
   if (!field) return null;
-  const value = coercePatchValue(requestedValue, details[field], field);
-  return value === undefined ? null : { field, value };
+  const text = valueText(requestedValue);
+  const coerced = coerce(text, details[field], field);
+  return 'value' in coerced
+    ? { patch: { field, value: coerced.value } }
+    : { refused: { field, text, reason: coerced.refused } };
 }

@@ -13,6 +13,8 @@ export const P = {
   routingDecision: 'routing_decision',
   correctionApplied: 'correction_applied',
   correctionTargetField: 'correction_target_field',
+  correctionRejectedField: 'correction_rejected_field',
+  correctionRejectedReason: 'correction_rejected_reason',
   guardrailBlocked: 'guardrail_blocked',
   guardrailReason: 'guardrail_reason',
   approvalGranted: 'approval_granted',

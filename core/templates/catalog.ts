@@ -147,6 +147,8 @@ export const SYSTEM_INPUT_PARAM_NAMES = [
   'skip_schema_extraction',
   'correction_applied',
   'correction_target_field',
+  'correction_rejected_field',
+  'correction_rejected_reason',
   'policy_decision',
   'skip_intent_resolution',
   'pending_action_key',

@@ -14,7 +14,7 @@ export const STEP_EVENTS: Readonly<Record<string, readonly string[]>> = {
   /** Each planner LLM call, before it is made. */
   McpPlanner: ['MCP_PLAN_LLM_INPUT'],
   /** Confirm / edit / retry over collected fields. */
-  CorrectionStep: ['RETRY_REQUESTED', 'CONFIRM_ACCEPT', 'CORRECTION_PATCH_APPLIED'],
+  CorrectionStep: ['RETRY_REQUESTED', 'CONFIRM_ACCEPT', 'CORRECTION_PATCH_APPLIED', 'CORRECTION_PATCH_REJECTED'],
   IntentResolutionStep: ['INTENT_RESOLVED'],
   ResponseResolutionStep: ['RESOLVE_RESPONSE'],
 };
@@ -72,6 +72,7 @@ export const DETERMINANT_METADATA: Readonly<Record<string, readonly string[]>> =
   RETRY_REQUESTED: CORRECTION_METADATA,
   CONFIRM_ACCEPT: CORRECTION_METADATA,
   CORRECTION_PATCH_APPLIED: [...CORRECTION_METADATA, 'field'],
+  CORRECTION_PATCH_REJECTED: [...CORRECTION_METADATA, 'field', 'reason'],
   INTENT_RESOLVED: ['source', 'resolvedIntent'],
   RESOLVE_RESPONSE: ['responseId', 'responseType', 'outputFormat'],
 };

@@ -84,14 +84,31 @@ function plannerPolicy(): ScriptEntry[] {
   ];
 }
 
-/** The confirmation sentence template 125 asks for, of the values it shows; "Updated. " after a correction. */
+/** What template 125 says a refused field needs, by the refusal's reason; one number unless named here. */
+const REFUSAL_NEEDS: Readonly<Record<string, string>> = {
+  NOT_A_WHOLE_NUMBER: 'as a whole number',
+  OUT_OF_RANGE: 'as a smaller number',
+};
+
+/** "I did not change tenureMonths: please give it as one number. " when the prompt shows a refused correction. */
+function refusalOpening(text: string): string {
+  const refused = /\nCorrection refused this turn: (\w+) (\w+)/.exec(text);
+  if (!refused) return '';
+  const [, field, reason = ''] = refused;
+  return `I did not change ${field}: please give it ${REFUSAL_NEEDS[reason] ?? 'as one number'}. `;
+}
+
+/**
+ * The confirmation sentence template 125 asks for, of the values it shows; "Updated. " after a correction, the
+ * field and what it needs after a refused one.
+ */
 function confirmation(text: string): string {
   const values = applicationIn(text);
   const corrected = /\nCorrection applied this turn: true/.test(text);
   const sentence = values
     ? `Please confirm: customerId ${values.customerId}, requestedAmount ${values.requestedAmount}, tenureMonths ${values.tenureMonths}. Proceed?`
     : 'Please confirm the customer id, the requested amount and the tenure in months. Proceed?';
-  return corrected ? `Updated. ${sentence}` : sentence;
+  return corrected ? `Updated. ${sentence}` : `${refusalOpening(text)}${sentence}`;
 }
 
 /** A field of the context JSON template 126 shows. */

@@ -80,7 +80,8 @@ describe('keyless demo: input outside the recordings', () => {
   /**
    * An outsider's report on `convengine start`: a correction whose value was not one number ("350k", "3.5e5",
    * "35000 or maybe 40000", "1 year 6 months") was stored as the digits it contained, confirmed with "Updated."
-   * and submitted. A value is now read as users write it, or not patched.
+   * and submitted. A value is now read as users write it, or not patched, and the reply says which field did not
+   * change and why rather than silently confirming the old values again.
    */
   describe('loan corrections store what the user said, or nothing', () => {
     /** The seed's first message, one correction, then "yes": the correction's reply and what was submitted. */
@@ -106,11 +107,16 @@ describe('keyless demo: input outside the recordings', () => {
       });
     });
 
-    it.each(['change amount to 35000 or maybe 40000', 'change tenure to 1 year 6 months', 'change amount to lots'])(
-      '%p patches nothing: the same values are confirmed again and submitted',
-      async (correction) => {
+    it.each([
+      ['change amount to 35000 or maybe 40000', 'requestedAmount: please give it as one number'],
+      ['change tenure to 1 year 6 months', 'tenureMonths: please give it as one number'],
+      ['change amount to lots', 'requestedAmount: please give it as one number'],
+      ['change tenure to 24.5', 'tenureMonths: please give it as a whole number'],
+    ])(
+      '%p patches nothing: the reply says which field did not change and what it needs, the same values are submitted',
+      async (correction, why) => {
         expect(await correct(correction)).toEqual({
-          reply: CONFIRM(35000, 24),
+          reply: `I did not change ${why}. ${CONFIRM(35000, 24)}`,
           submitted: [{ customerId: '1234', requestedAmount: 35000, tenureMonths: 24 }],
         });
       }

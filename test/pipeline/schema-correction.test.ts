@@ -103,6 +103,54 @@ describe('schema, correction and interaction (reference §14 scenarios 22, 24, 2
     expect(h.llm.requestsOf('SCHEMA')).toHaveLength(0);
   });
 
+  it('24 variant: an edit whose value is not one number patches nothing, says so in ce_audit and in the reply prompt', async () => {
+    await h.configure(loanConfirmationPack.rows);
+    const id = await seeded('CONFIRMATION');
+    const value = `35000 or maybe 40000 ${'or a little more '.repeat(20)}`.trim();
+    h.llm.push([
+      { kind: 'DA', reply: { dialogueAct: 'EDIT', confidence: 0.9 } },
+      { kind: 'INTENT', reply: { intent: null, confidence: 0 } },
+      { kind: 'RESP_TEXT', reply: 'I did not change requestedAmount: please give it as one number.' },
+    ]);
+    const result = await h.turn({ conversationId: id, message: `change amount to ${value}.` });
+    expect(result).toMatchObject({ state: 'CONFIRMATION', context: { requestedAmount: 35000 } });
+    const audits = await h.audits(id);
+    expect(audits.map((a) => a.stage)).not.toContain('CORRECTION_STEP_CORRECTION_PATCH_APPLIED');
+    const rejected = audits.find((a) => a.stage === 'CORRECTION_STEP_CORRECTION_PATCH_REJECTED')?.payload;
+    expect(rejected).toMatchObject({
+      field: 'requestedAmount',
+      reason: 'NOT_ONE_NUMBER',
+      intent: LOAN,
+      state: 'CONFIRMATION',
+      routingDecision: 'CONTINUE_STANDARD_FLOW',
+    });
+    expect(value.length).toBeGreaterThan(200);
+    expect(rejected?.['text']).toBe(value.slice(0, 200));
+    expect((await h.conversation(id))?.inputParams).toMatchObject({
+      routing_decision: 'CONTINUE_STANDARD_FLOW',
+      correction_applied: false,
+      correction_rejected_field: 'requestedAmount',
+      correction_rejected_reason: 'NOT_ONE_NUMBER',
+    });
+    expect(h.llm.requestsOf('RESP_TEXT')[0]?.userText).toContain(
+      'Correction applied this turn: false\nCorrection refused this turn: requestedAmount NOT_ONE_NUMBER\n'
+    );
+
+    // The next turn starts clean: a patch that applies leaves no refusal behind.
+    h.llm.clearRequests();
+    h.llm.push([
+      { kind: 'DA', reply: { dialogueAct: 'EDIT', confidence: 0.9, standaloneQuery: 'change amount to 40000' } },
+      { kind: 'RESP_TEXT', reply: 'Updated.' },
+    ]);
+    await h.turn({ conversationId: id, message: 'change amount to 40000' });
+    expect((await h.conversation(id))?.inputParams).toMatchObject({
+      correction_applied: true,
+      correction_rejected_field: null,
+      correction_rejected_reason: null,
+    });
+    expect(h.llm.requestsOf('RESP_TEXT')[0]?.userText).toContain('Correction refused this turn:  \n');
+  });
+
   it('26 (D10) AFFIRM without an affirm capability continues the standard flow and skips MCP', async () => {
     await h.configure(
       loanRows((r) => ({

@@ -64,10 +64,14 @@ export const loanPromptTemplates: PromptTemplateRow[] = [
     systemPrompt:
       'Ask the user to confirm the loan details with exactly this sentence: ' +
       '"Please confirm: customerId <id>, requestedAmount <amount>, tenureMonths <months>. Proceed?" ' +
-      'If a value was just corrected, start with "Updated. ".',
+      'If a value was just corrected, start with "Updated. ". ' +
+      'If a correction was refused, start with "I did not change <field>: please give it as one number. " ' +
+      '("as a whole number" for NOT_A_WHOLE_NUMBER, "as a smaller number" for OUT_OF_RANGE).',
     userPrompt:
       'customerId {{context.customerId}}, requestedAmount {{context.requestedAmount}}, tenureMonths {{context.tenureMonths}}.\n' +
-      'Correction applied this turn: {{correction_applied}}\nUser message: {{user_input}}',
+      'Correction applied this turn: {{correction_applied}}\n' +
+      "Correction refused this turn: {{correction_rejected_field ?: ''}} {{correction_rejected_reason ?: ''}}\n" +
+      'User message: {{user_input}}',
   }),
   promptTemplate({
     templateId: 126,

@@ -1,4 +1,10 @@
-import { coercePatchValue, isRetryRequest, normalizeFieldKey, parseFieldPatch } from '../../../core/correction/patch';
+import {
+  coercePatchValue,
+  isRetryRequest,
+  normalizeFieldKey,
+  parseFieldPatch,
+  readFieldPatch,
+} from '../../../core/correction/patch';
 import { schemaFieldDetails } from '../../../core/schema/completeness';
 
 const details = schemaFieldDetails({
@@ -78,6 +84,26 @@ describe('single-field edit patches (§5.3)', () => {
       'change tenure months to 1 year 6 months',
     ])('no patch for "%s"', (text) => {
       expect(parseFieldPatch(text, details)).toBeNull();
+    });
+
+    it.each([
+      ['change amount to 35000 or maybe 40000', 'requestedAmount', '35000 or maybe 40000', 'NOT_ONE_NUMBER'],
+      ['change tenure to 1 year 6 months.', 'tenureMonths', '1 year 6 months', 'NOT_ONE_NUMBER'],
+      ['Oh wait, change amount to lots!', 'requestedAmount', 'lots', 'NOT_ONE_NUMBER'],
+      ['set the tenure months to 24.5', 'tenureMonths', '24.5', 'NOT_A_WHOLE_NUMBER'],
+      ['change tenure to 1e20', 'tenureMonths', '1e20', 'OUT_OF_RANGE'],
+      ['update vip to maybe', 'vip', 'maybe', 'NOT_YES_OR_NO'],
+      ['tenure months: two years', 'tenureMonths', 'two years', 'NOT_ONE_NUMBER'],
+    ])('"%s" names %s but its value %p is refused: %s', (text, field, value, reason) => {
+      expect(readFieldPatch(text, details)).toEqual({ refused: { field, text: value, reason } });
+    });
+
+    it('reads a patch, or nothing at all when no field is named, as before', () => {
+      expect(readFieldPatch('change amount to 350k', details)).toEqual({
+        patch: { field: 'requestedAmount', value: 350000 },
+      });
+      expect(readFieldPatch('change my mind to something else', details)).toBeNull();
+      expect(readFieldPatch('change amount to ', details)).toBeNull();
     });
 
     it('an integer field takes only whole numbers', () => {
