@@ -1,3 +1,4 @@
+import { unitWord } from '../core/correction/user-number';
 import { isJsonObject, type Json, type JsonObject } from '../core/json';
 import { idTokens, spaced, words, type FallbackTurn } from './fallback-turn';
 
@@ -47,6 +48,37 @@ function moneyIn(text: string): number | null {
   return money ? Number((money[1] ?? money[2] ?? '').replace(/,/g, '')) : null;
 }
 
+/** The units a duration is counted in; "1 year 6 months" is one duration of two parts. */
+const DURATION_UNITS = new Set(['year', 'month', 'week', 'day']);
+const DURATION_PART = String.raw`(-?\d(?:[\d,]*\d)?(?:\.\d+)?)\s*(years?|months?|weeks?|days?)\b`;
+const DURATION = new RegExp(String.raw`(?<![\w.])${DURATION_PART}(?:\s*,?\s*(?:and\s+)?${DURATION_PART})*`, 'gi');
+const DURATION_UNIT = /(years?|months?|weeks?|days?)\b/gi;
+/** What a duration a field does not count in is read as: no number, and no field word to key on. */
+const NOT_A_NUMBER = '(duration)';
+
+/** The duration units a field counts in by its name, title or description (tenureMonths, "Loan tenure in months"). */
+const durationUnitsOf = (about: string): Set<string> =>
+  new Set(
+    words(about)
+      .map(unitWord)
+      .filter((w) => DURATION_UNITS.has(w))
+  );
+
+/**
+ * The text a number field reads, each duration replaced by a placeholder unless it is one quantity of a unit the
+ * field counts in ("24 months" for tenureMonths). "1 year 6 months" or "2 years" is no number of months as users
+ * write one (core/correction/user-number.ts reads one number, in the field's own unit): the field is left empty,
+ * so the reply asks for it again, rather than taking the 1, 6 or 2 in it (or converting, which a correction of
+ * the same field does not do either).
+ */
+function withoutForeignDurations(text: string, about: string): string {
+  const ownUnits = durationUnitsOf(about);
+  return text.replace(DURATION, (duration) => {
+    const units = duration.match(DURATION_UNIT) ?? [];
+    return units.length === 1 && ownUnits.has(unitWord(units[0] ?? '')) ? duration : NOT_A_NUMBER;
+  });
+}
+
 /** An id no field word names is taken only when its letters abbreviate one (ORD-7017 → order, not CON1388 → customer). */
 function abbreviatesField(id: string, fieldWords: string[]): boolean {
   const letters = /^[A-Za-z]+/.exec(id)?.[0].toLowerCase() ?? '';
@@ -72,13 +104,15 @@ function keyedValue(text: string, name: string, numeric: boolean): Json {
 
 /**
  * A date field takes the message's ISO date whatever words come before it (`damage on 2026-03-01`), and an
- * amount field not named by its words takes a sum of money (`about 1200 EUR`).
+ * amount field not named by its words takes a sum of money (`about 1200 EUR`). A number field reads the text
+ * without the durations it does not count in.
  */
 function extractField(text: string, name: string, spec: Json | undefined): Json {
   const about = fieldText(name, spec);
   const numeric = isNumeric(spec);
   if (isDateField(about, numeric)) return ISO_DATE.exec(text)?.[0] ?? keyedValue(text, name, numeric);
-  return keyedValue(text, name, numeric) ?? (isMoneyField(about, numeric) ? moneyIn(text) : null);
+  const source = numeric ? withoutForeignDurations(text, about) : text;
+  return keyedValue(source, name, numeric) ?? (isMoneyField(about, numeric) ? moneyIn(source) : null);
 }
 
 /** The message's numbers that stand alone, in order ("1234," and "35,000." included). */
@@ -92,21 +126,26 @@ function plainNumbers(text: string): number[] {
 
 /**
  * "Customer id 1234, 35000, 24 months": the one number field still empty (and still missing, when the engine
- * says which are) takes the one number no other field took. Two such fields or two such numbers: no guess.
+ * says which are) takes the one number no other field took. Two such fields or two such numbers: no guess. A
+ * duration is no such number, and a field counted in months is not empty for it when the message gives a duration.
  */
 function unclaimedNumber(turn: FallbackTurn, properties: JsonObject, found: JsonObject): JsonObject {
-  const left = plainNumbers(turn.userInput);
+  const missing = (name: string) => turn.missingFields.length === 0 || turn.missingFields.includes(name);
+  // A field counted in a duration unit was answered by the message's duration, even one it could not take.
+  const answeredByDuration = (name: string, spec: Json | undefined) =>
+    durationUnitsOf(fieldText(name, spec)).size > 0 && turn.userInput.search(DURATION) >= 0;
+  const open = Object.entries(properties).filter(
+    ([name, spec]) => found[name] === null && isNumeric(spec) && missing(name) && !answeredByDuration(name, spec)
+  );
+  const [only] = open;
+  if (open.length !== 1 || !only) return {};
+  const [name, spec] = only;
+  const left = plainNumbers(withoutForeignDurations(turn.userInput, fieldText(name, spec)));
   for (const value of Object.values(found)) {
     const at = value === null ? -1 : left.indexOf(Number(value));
     if (at >= 0) left.splice(at, 1);
   }
-  const missing = (name: string) => turn.missingFields.length === 0 || turn.missingFields.includes(name);
-  const open = Object.entries(properties).filter(
-    ([name, spec]) => found[name] === null && isNumeric(spec) && missing(name)
-  );
-  const [only] = open;
-  if (left.length !== 1 || open.length !== 1 || !only) return {};
-  const [name, spec] = only;
+  if (left.length !== 1) return {};
   const value = left[0] as number;
   return fieldType(spec) === 'integer' && !Number.isInteger(value) ? {} : { [name]: value };
 }

@@ -169,6 +169,27 @@ describe('demo fallback model', () => {
     });
 
     it.each([
+      ['1 year 6 months', ['tenureMonths'], {}],
+      ['tenure 1 year and 6 months', ['tenureMonths'], {}],
+      ['tenure: 2 years', ['tenureMonths'], {}],
+      ['3 weeks', ['tenureMonths'], {}],
+      ['tenure 18 months', ['tenureMonths'], { tenureMonths: 18 }],
+      ['Customer id 1234, 35000, 1 year 6 months.', [], { customerId: '1234', requestedAmount: 35000 }],
+      ['35000 for 2 years', ['requestedAmount', 'tenureMonths'], { requestedAmount: 35000 }],
+      ['1 year 6 months', ['requestedAmount'], {}],
+    ])(
+      'SCHEMA: a month field takes one number of months, no other duration (nor a number of it): %p',
+      (userInput, missing, fields) => {
+        expect(loanFields(userInput, missing)).toEqual({
+          customerId: null,
+          requestedAmount: null,
+          tenureMonths: null,
+          ...fields,
+        });
+      }
+    );
+
+    it.each([
       'and what about CON1388?',
       'What is the status of my move for connection USPSC003BA100SA277CON1388',
       'a loan for my customer for a house',

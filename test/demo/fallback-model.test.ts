@@ -137,6 +137,17 @@ describe('keyless demo: input outside the recordings', () => {
       expect(await say('35000', id)).toMatchObject({ state: 'CONFIRMATION', reply: CONFIRM(35000, 24) });
     });
 
+    it('asks again for a tenure given in years and months, and takes it as one number of months', async () => {
+      const first = await say('I need a loan for my customer. Customer id 1234, 35000, 1 year 6 months.');
+      expect(first).toMatchObject({ state: 'ELIGIBILITY_GATE', reply: 'Please tell me the tenureMonths.' });
+      const id = first.conversationId;
+      expect(await say('1 year 6 months', id)).toMatchObject({
+        state: 'ELIGIBILITY_GATE',
+        reply: 'Please tell me the tenureMonths.',
+      });
+      expect(await say('18 months', id)).toMatchObject({ state: 'CONFIRMATION', reply: CONFIRM(35000, 18) });
+    });
+
     it('reads the seed sentence in capitals, amount included', async () => {
       const turn = await say(DEMO_MESSAGES.loanRequest.toUpperCase());
       expect(turn).toMatchObject({ state: 'CONFIRMATION', reply: CONFIRM(35000, 24) });
