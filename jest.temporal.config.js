@@ -19,7 +19,7 @@ module.exports = {
       // not depend on TEMPORAL_ADDRESS, so running them here would only repeat them.
       testPathIgnorePatterns: [
         '/node_modules/',
-        '<rootDir>/test/devserver/server\\.test\\.ts$',
+        '<rootDir>/test/devserver/(server-robustness|task-dispatch|persistence)\\.test\\.ts$',
         '<rootDir>/test/devserver/structure\\.test\\.ts$',
       ],
     },
