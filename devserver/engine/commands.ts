@@ -93,15 +93,8 @@ function validateCommand(
 ): CommandProblem | undefined {
   const type = command.commandType ?? 0;
   const attributes = commandAttributes(command);
-  const unsupported = UNSUPPORTED[type];
-  if (unsupported) {
-    return {
-      cause: unsupported.cause,
-      message:
-        `The ConvEngine dev server does not support ${unsupported.feature}. ` +
-        'Run this workflow against a real Temporal server (set TEMPORAL_ADDRESS).',
-    };
-  }
+  const unsupported = unsupportedProblem(type);
+  if (unsupported) return unsupported;
   switch (type) {
     case C.COMMAND_TYPE_SCHEDULE_ACTIVITY_TASK:
       return validateScheduleActivity(run, attributes, batch.activityIds);
@@ -112,21 +105,11 @@ function validateCommand(
     case C.COMMAND_TYPE_CANCEL_TIMER:
       return validateCancelTimer(run, attributes, batch.timerIds);
     case C.COMMAND_TYPE_RECORD_MARKER:
-      return attributes.markerName
-        ? undefined
-        : {
-            cause: CAUSE.WORKFLOW_TASK_FAILED_CAUSE_BAD_RECORD_MARKER_ATTRIBUTES,
-            message: 'MarkerName is not set on RecordMarkerCommand.',
-          };
+      return validateRecordMarker(attributes);
     case C.COMMAND_TYPE_UPSERT_WORKFLOW_SEARCH_ATTRIBUTES:
       return validateSearchAttributes(engine, attributes);
     case C.COMMAND_TYPE_PROTOCOL_MESSAGE:
-      return messages.has(String(attributes.messageId ?? ''))
-        ? undefined
-        : {
-            cause: CAUSE.WORKFLOW_TASK_FAILED_CAUSE_BAD_UPDATE_WORKFLOW_EXECUTION_MESSAGE,
-            message: `ProtocolMessageCommand refers to unknown message ${String(attributes.messageId)}.`,
-          };
+      return validateProtocolMessage(attributes, messages);
     case C.COMMAND_TYPE_CONTINUE_AS_NEW_WORKFLOW_EXECUTION:
       return validateContinueAsNew(engine, attributes);
     case C.COMMAND_TYPE_COMPLETE_WORKFLOW_EXECUTION:
@@ -137,6 +120,33 @@ function validateCommand(
     default:
       return { cause: CAUSE.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND, message: `Unknown command type ${type}.` };
   }
+}
+
+function unsupportedProblem(type: number): CommandProblem | undefined {
+  const unsupported = UNSUPPORTED[type];
+  if (!unsupported) return undefined;
+  return {
+    cause: unsupported.cause,
+    message:
+      `The ConvEngine dev server does not support ${unsupported.feature}. ` +
+      'Run this workflow against a real Temporal server (set TEMPORAL_ADDRESS).',
+  };
+}
+
+function validateRecordMarker(attributes: Message): CommandProblem | undefined {
+  if (attributes.markerName) return undefined;
+  return {
+    cause: CAUSE.WORKFLOW_TASK_FAILED_CAUSE_BAD_RECORD_MARKER_ATTRIBUTES,
+    message: 'MarkerName is not set on RecordMarkerCommand.',
+  };
+}
+
+function validateProtocolMessage(attributes: Message, messages: ParsedMessages): CommandProblem | undefined {
+  if (messages.has(String(attributes.messageId ?? ''))) return undefined;
+  return {
+    cause: CAUSE.WORKFLOW_TASK_FAILED_CAUSE_BAD_UPDATE_WORKFLOW_EXECUTION_MESSAGE,
+    message: `ProtocolMessageCommand refers to unknown message ${String(attributes.messageId)}.`,
+  };
 }
 
 function validateCancelActivity(run: RunState, attributes: Message): CommandProblem | undefined {

@@ -94,35 +94,8 @@ export function completeWorkflowTask(
   run.closeAttempted = false;
   const commands = request.commands ?? [];
   const identity = request.identity ?? '';
-  const parsed = parseMessages(engine, run, request.messages ?? []);
-  const problem =
-    typeof parsed === 'string'
-      ? { cause: CAUSE.WORKFLOW_TASK_FAILED_CAUSE_BAD_UPDATE_WORKFLOW_EXECUTION_MESSAGE, message: parsed }
-      : validateCommands(engine, run, commands, parsed);
-  if (problem || typeof parsed === 'string') {
-    const message = problem?.message ?? 'invalid completion';
-    rejectWorkflowTask(
-      engine,
-      run,
-      wft,
-      problem?.cause ?? CAUSE.WORKFLOW_TASK_FAILED_CAUSE_UNSPECIFIED,
-      message,
-      identity
-    );
-    throw invalidArgument(message);
-  }
-  if (commands.some(isCloseCommand) && run.buffered.length > 0) {
-    // New events arrived while the workflow decided to close: it must see them first. Updates that arrived
-    // meanwhile do not count (server 1.29 has that check commented out): the close aborts them (update-protocol.ts).
-    abortSentUpdates(engine, run);
-    failStartedWorkflowTask(engine, run, wft, {
-      cause: CAUSE.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND,
-      identity,
-      nextAttempt: 1,
-    });
-    run.closeAttempted = true;
-    throw new DevServerError('INVALID_ARGUMENT', 'UnhandledCommand');
-  }
+  const parsed = validatedMessages(engine, run, wft, request);
+  if (commands.some(isCloseCommand) && run.buffered.length > 0) refuseEarlyClose(engine, run, wft, identity);
   if (isDroppable(run, wft, request, parsed)) {
     const response = dropSpeculativeTask(engine, run, parsed);
     resolveQueryResults(engine, request.queryResults);
@@ -136,6 +109,51 @@ export function completeWorkflowTask(
   resolveQueryResults(engine, request.queryResults);
   finishWorkflowTask(engine, run, request, needsTask);
   return answer(engine, run, request, activityTasks.length > 0 ? { activityTasks } : {});
+}
+
+/**
+ * The completion's messages, once they and its commands are valid; otherwise the task fails and the
+ * completion is refused whole (no event of the batch is written).
+ */
+function validatedMessages(
+  engine: Engine,
+  run: RunState,
+  wft: WorkflowTaskState,
+  request: RespondWorkflowTaskCompletedRequest
+): ParsedMessages {
+  const parsed = parseMessages(engine, run, request.messages ?? []);
+  const problem =
+    typeof parsed === 'string'
+      ? { cause: CAUSE.WORKFLOW_TASK_FAILED_CAUSE_BAD_UPDATE_WORKFLOW_EXECUTION_MESSAGE, message: parsed }
+      : validateCommands(engine, run, request.commands ?? [], parsed);
+  if (problem || typeof parsed === 'string') {
+    const message = problem?.message ?? 'invalid completion';
+    rejectWorkflowTask(
+      engine,
+      run,
+      wft,
+      problem?.cause ?? CAUSE.WORKFLOW_TASK_FAILED_CAUSE_UNSPECIFIED,
+      message,
+      request.identity ?? ''
+    );
+    throw invalidArgument(message);
+  }
+  return parsed;
+}
+
+/**
+ * New events arrived while the workflow decided to close: it must see them first. Updates that arrived
+ * meanwhile do not count (server 1.29 has that check commented out): the close aborts them (update-protocol.ts).
+ */
+function refuseEarlyClose(engine: Engine, run: RunState, wft: WorkflowTaskState, identity: string): never {
+  abortSentUpdates(engine, run);
+  failStartedWorkflowTask(engine, run, wft, {
+    cause: CAUSE.WORKFLOW_TASK_FAILED_CAUSE_UNHANDLED_COMMAND,
+    identity,
+    nextAttempt: 1,
+  });
+  run.closeAttempted = true;
+  throw new DevServerError('INVALID_ARGUMENT', 'UnhandledCommand');
 }
 
 /** The completion's answer, with the next workflow task when the worker asked for it and there is one. */
