@@ -16,9 +16,9 @@ import type { Session } from '../core/session';
 import type { ActivityDeps } from './deps';
 import { currentAttempt, isLastAttempt } from './runtime/attempt';
 import { whileHeartbeating } from './runtime/heartbeat';
-import { writeAudits, type AuditWrite } from './runtime/audit-writer';
+import { writeAudits, writeFailedAttempt, type AuditWrite } from './runtime/audit-writer';
 import { decisionAudit } from './turn-decision';
-import { fromDatabaseError, isRetryableFailure, toActivityFailure } from './runtime/failure';
+import { fromDatabaseError, isRetryableFailure, toActivityFailure, withFailureRowsUnwritten } from './runtime/failure';
 import { attemptsLocally, LocalAttempt } from './runtime/local-attempt';
 import { awaitDatabase, outageWaitFor } from './runtime/database-outage';
 import { lastProgress, verboseAudit } from './runtime/verbose';
@@ -151,8 +151,10 @@ export function stepActivity<I extends StepInput, O extends StepOutput>(
       const policy = deps.audit.policy(snapshot);
       // A database that is down for now: wait for it (a failover), so its rows are written and the next attempt runs.
       await awaitDatabase(deps.db, outageWaitFor(def.name, thrown));
-      await writeFailure(deps, policy, arrived, emitted, failureWrite(def, input, scope.session, err, elapsed()));
-      throw toActivityFailure(err);
+      const failure = failureWrite(def, input, scope.session, err, elapsed());
+      const stored = await writeFailure(deps, policy, arrived, emitted, failure);
+      // Its failure rows unwritten, the attempt says so: the workflow writes the turn's once the database is back.
+      throw stored ? toActivityFailure(err) : withFailureRowsUnwritten(toActivityFailure(err));
     }
     const escalation = local?.escalation();
     if (escalation) throw toActivityFailure(escalation);
@@ -197,20 +199,16 @@ function failureWrite(
 
 /**
  * A failed step's rows: what arrived with it, what it emitted (`emitted`, under the failure's key segment), then its
- * failure rows. Best effort: the original failure matters more than a failed audit write (whose failure rows the
- * writer still tries to keep, audit-writer.ts).
+ * failure rows. Best effort (writeFailedAttempt): the step's own failure is what its attempt throws, saying whether
+ * its failure rows were stored.
  */
-async function writeFailure(
+function writeFailure(
   deps: ActivityDeps,
   policy: AuditPolicy,
   arrived: AuditWrite[],
   emitted: AuditRecord[],
   failure: AuditWrite
-): Promise<void> {
+): Promise<boolean> {
   const { turn, session, keySegment } = failure;
-  try {
-    await writeAudits(deps, policy, ...arrived, { turn, session, keySegment, records: emitted }, failure);
-  } catch {
-    // Swallowed on purpose: the step's own error is rethrown by the caller.
-  }
+  return writeFailedAttempt(deps, policy, ...arrived, { turn, session, keySegment, records: emitted }, failure);
 }

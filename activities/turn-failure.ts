@@ -6,6 +6,7 @@ import { turnFailureWritten } from '../db/repositories/audit';
 import type { ActivityDeps } from './deps';
 import { currentRunId } from './runtime/activity-context';
 import { writeAudits } from './runtime/audit-writer';
+import { throughOutage } from './runtime/database-outage';
 import { takeHungStep } from './runtime/step-run-progress';
 import { isStepRunType } from '../core/turn/step-runs';
 
@@ -25,7 +26,9 @@ function failureRecord(failure: TurnFailureFacts) {
 
 /**
  * TurnFailure: the turn's last row when the workflow fails it without a step having written one (the step
- * whose last attempt fails writes it itself; a timeout or an operator's fail leaves that to the workflow).
+ * whose last attempt fails writes it itself; a timeout, an operator's fail, or a last attempt that could not store
+ * its rows on a database still down leaves that to the workflow). Like any step, it waits out an outage
+ * (databaseOutageMs) in each of its attempts.
  * Its key names the run, as every audit key does: a reset run's failure is a row of its own, after that run's rows.
  */
 export function createTurnFailure(deps: ActivityDeps): TurnActivities['TurnFailure'] {
@@ -33,7 +36,9 @@ export function createTurnFailure(deps: ActivityDeps): TurnActivities['TurnFailu
     const runId = currentRunId();
     // A step run that timed out is named by the step it hung in, when this worker ran it.
     const hung = runId && failure.type === 'TIMEOUT' && isStepRunType(failure.step) ? takeHungStep(runId) : null;
-    if (await turnFailureWritten(deps.db, turn.conversationId, turn.turnNumber, runId)) return;
+    // The database may be down still (the step failed on it): the read, as the write, rides out the outage.
+    const written = () => turnFailureWritten(deps.db, turn.conversationId, turn.turnNumber, runId);
+    if (await throughOutage(deps.db, 'TurnFailure', written)) return;
     // The pinned version is cached in the worker; unreadable (or none yet), the row is kept (full policy).
     const snapshot = session.configVersion ? await deps.configStore.get(session.configVersion).catch(() => null) : null;
     await writeAudits(deps, deps.audit.policy(snapshot), {

@@ -237,7 +237,7 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
    */
   async recordFailure(turn: TurnInput, err: TemporalFailure): Promise<Session | null> {
     if (!this.versions.failureRow()) return null;
-    await recordTurnFailure(turn, this.session, err);
+    await recordTurnFailure(turn, this.session, err, this.versions);
     return this.session;
   }
 }

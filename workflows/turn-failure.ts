@@ -9,27 +9,34 @@ import type { TurnActivities, TurnFailureFacts } from '../core/turn/activities';
 import type { TurnInput } from '../core/turn/contracts';
 import { failedStepOfRun } from '../core/turn/step-runs';
 import { TOOL_HOLD_FAILED } from '../core/mcp/hold';
-import { reportedAttempt } from '../core/turn/executor';
+import { reportedAttempt, reportedRowsUnwritten } from '../core/turn/executor';
 import { blankSession } from '../core/turn/session-factory';
 import { STEP_TABLE } from '../core/turn/steps';
 import type { Session } from '../core/session';
 import { localActivityOptionsFor } from './activity-options';
+import type { TurnVersions } from './turn-versions';
 
 const { TurnFailure } = proxyLocalActivities<Pick<TurnActivities, 'TurnFailure'>>(
   localActivityOptionsFor(STEP_TABLE.TurnFailure)
 );
 
-/**
- * The failure a turn ended on, as the API reads it (api/history/public-failure.ts): below Temporal's
- * ActivityFailure, the step's own failure; a timeout is TIMEOUT, whatever it wraps.
- */
-export function turnFailureFacts(err: TemporalFailure): TurnFailureFacts {
+/** The activity type a failure came out of, and the failure below Temporal's ActivityFailure: the step's own. */
+function ownFailureOf(err: TemporalFailure): { step: string; own: unknown } {
   let step = 'Turn';
   let own: unknown = err;
   while (own instanceof ActivityFailure) {
     step = own.activityType ?? step;
     own = own.cause;
   }
+  return { step, own };
+}
+
+/**
+ * The failure a turn ended on, as the API reads it (api/history/public-failure.ts): below Temporal's
+ * ActivityFailure, the step's own failure; a timeout is TIMEOUT, whatever it wraps.
+ */
+export function turnFailureFacts(err: TemporalFailure): TurnFailureFacts {
+  const { step, own } = ownFailureOf(err);
   if (own instanceof TimeoutFailure) {
     return { step, type: 'TIMEOUT', message: own.message || 'timed out', nonRetryable: false, attempt: null };
   }
@@ -45,13 +52,29 @@ export function turnFailureFacts(err: TemporalFailure): TurnFailureFacts {
 }
 
 /**
+ * Whether the workflow writes the turn's failure row: when no step did. A step that reports its failed attempt is
+ * the step runtime's, whose last attempt wrote the row itself, unless the database was still down then and the
+ * attempt says so; only histories with UNWRITTEN_FAILURE_ROW_PATCH write that one here, and only a turn that met
+ * it asks the patch (so every other turn's history stays as it was).
+ */
+function noStepWroteRow(err: TemporalFailure, versions: Pick<TurnVersions, 'unwrittenFailureRow'>): boolean {
+  const { own } = ownFailureOf(err);
+  if (reportedAttempt(own) === null) return true;
+  return reportedRowsUnwritten(own) && versions.unwrittenFailureRow();
+}
+
+/**
  * Has the turn's failure row written when no step did (activities/turn-failure.ts). Best effort: the
  * turn's own failure is what Temporal records and the caller gets, whatever happens to this write.
  */
-export async function recordTurnFailure(turn: TurnInput, session: Session | null, err: TemporalFailure): Promise<void> {
+export async function recordTurnFailure(
+  turn: TurnInput,
+  session: Session | null,
+  err: TemporalFailure,
+  versions: Pick<TurnVersions, 'unwrittenFailureRow'>
+): Promise<void> {
+  if (!noStepWroteRow(err, versions)) return;
   const failure = turnFailureFacts(err);
-  // A step that reports its failed attempt is the step runtime's: its last attempt wrote the row itself.
-  if (failure.attempt !== null) return;
   const summary = `TurnFailure: ${failure.type} at ${failure.step}`;
   try {
     await TurnFailure.executeWithOptions({ ...localActivityOptionsFor(STEP_TABLE.TurnFailure), summary }, [

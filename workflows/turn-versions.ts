@@ -36,6 +36,13 @@ export const APPROVAL_RESUME_PATCH = 'approval-resumes-running';
 export const TURN_FAILURE_ROW_PATCH = 'turn-failure-row';
 
 /**
+ * The patch that writes a turn's failure row from the workflow when the step that failed it could not: its last
+ * attempt met a database still down once its outage wait ran out, and its failure says its rows are unwritten
+ * (FAILURE_ROWS_UNWRITTEN_DETAIL). Histories without it took every failure reporting its attempt as written.
+ */
+export const UNWRITTEN_FAILURE_ROW_PATCH = 'unwritten-failure-row';
+
+/**
  * The patch that records a parked turn's Intent, State and ConfigVersion with its AWAITING_APPROVAL or HELD
  * TurnOutcome, so `Intent = '…' AND TurnOutcome = 'HELD'` finds it while it waits: histories without it
  * upserted TurnOutcome alone, and a turn got its position only when it ended.
@@ -66,6 +73,8 @@ export interface TurnVersions {
   approvalResume(): boolean;
   /** Whether a failed turn has TurnFailure write its failure row; asked only when the turn fails. */
   failureRow(): boolean;
+  /** Whether TurnFailure writes the row a step's last attempt could not store; asked only when the step says so. */
+  unwrittenFailureRow(): boolean;
   /** Whether a parked turn records its position (Intent, State, ConfigVersion); asked only when it parks. */
   parkPosition(): boolean;
   /** Whether an approval's request row is written as the turn parks; asked only when an approval is awaited. */
@@ -81,6 +90,9 @@ const approvalResume = (): boolean => patched(APPROVAL_RESUME_PATCH);
 
 /** Asked by V2 and V3 alike, on the failure path only, so turns that complete record no marker. */
 const failureRow = (): boolean => patched(TURN_FAILURE_ROW_PATCH);
+
+/** Asked by V2 and V3 alike, only when a turn fails on a step that could not store its failure rows. */
+const unwrittenFailureRow = (): boolean => patched(UNWRITTEN_FAILURE_ROW_PATCH);
 
 /** Asked by every workflow type, each time the turn parks, so turns that never park record no marker. */
 const parkPosition = (): boolean => patched(PARK_POSITION_PATCH);
@@ -106,6 +118,7 @@ export const PATCHED_VERSIONS: TurnVersions = {
   directToolHold: () => patched(DIRECT_TOOL_HOLD_PATCH),
   approvalResume,
   failureRow,
+  unwrittenFailureRow,
   parkPosition,
   approvalRequestRow,
 };
@@ -113,7 +126,8 @@ export const PATCHED_VERSIONS: TurnVersions = {
 /**
  * conversationTurnV3: every change made before it, asked of nothing. A turn is a workflow of its own, so a
  * new workflow type is the whole version: no patch marker and no TemporalChangeVersion upsert per turn.
- * Changes made since are asked like V2's (approvalResume, failureRow, parkPosition, approvalRequestRow).
+ * Changes made since are asked like V2's (approvalResume, failureRow, unwrittenFailureRow, parkPosition,
+ * approvalRequestRow).
  */
 export const CURRENT_VERSIONS: TurnVersions = {
   stepRunsIn: () => 'wide',
@@ -122,6 +136,7 @@ export const CURRENT_VERSIONS: TurnVersions = {
   directToolHold: () => true,
   approvalResume,
   failureRow,
+  unwrittenFailureRow,
   parkPosition,
   approvalRequestRow,
 };

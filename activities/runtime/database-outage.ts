@@ -57,3 +57,18 @@ export async function awaitDatabase(db: Database, budgetMs: number): Promise<boo
     return false;
   });
 }
+
+/**
+ * Runs `statement` (an idempotent read) in an attempt of step `name`, and once more when it met an unavailable
+ * database that answered again within the attempt's share of the step's outage window: what a failed step does before
+ * writing its rows (activities/step-runtime.ts), for an activity that reads before it writes (TurnFailure). Its
+ * failure stands otherwise, and the attempt fails as it would have.
+ */
+export async function throughOutage<T>(db: Database, name: string, statement: () => Promise<T>): Promise<T> {
+  try {
+    return await statement();
+  } catch (err) {
+    if (!(await awaitDatabase(db, outageWaitFor(name, err)))) throw err;
+    return statement();
+  }
+}

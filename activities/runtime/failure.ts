@@ -1,6 +1,7 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { EngineError, ErrorType, isEngineError, isProgrammingError, safeErrorDetails } from '../../core/errors';
-import { FAILED_ATTEMPT_DETAIL } from '../../core/turn/executor';
+import { FAILED_ATTEMPT_DETAIL, FAILURE_ROWS_UNWRITTEN_DETAIL } from '../../core/turn/executor';
+import { isJsonObject } from '../../core/json';
 import { NON_RETRYABLE_ERROR_TYPES } from '../../core/turn/steps';
 import { currentAttempt } from './attempt';
 import { databaseErrorText } from '../../db/error-text';
@@ -47,6 +48,30 @@ export function toActivityFailure(err: unknown): unknown {
     ],
     // No cause: the engine error's message is the text allowed out of the process (a SQL tool's is scrubbed by
     // db/error-text.ts); the driver error it wraps would carry the raw one, user values included, into history.
+  });
+}
+
+/**
+ * The failure of an attempt whose failure rows could not be stored (the database still down when its outage wait ran
+ * out), saying so beside its attempt, so that the workflow writes the turn's failure row once the database is back
+ * (workflows/turn-failure.ts). A failure that reports no attempt is returned unchanged: the workflow writes that
+ * turn's row anyway.
+ */
+export function withFailureRowsUnwritten(failure: unknown): unknown {
+  if (!(failure instanceof ApplicationFailure)) return failure;
+  let marked = false;
+  const details = (failure.details ?? []).map((detail) => {
+    if (marked || !isJsonObject(detail) || typeof detail[FAILED_ATTEMPT_DETAIL] !== 'number') return detail;
+    marked = true;
+    return { ...detail, [FAILURE_ROWS_UNWRITTEN_DETAIL]: true };
+  });
+  if (!marked) return failure;
+  return ApplicationFailure.create({
+    type: failure.type ?? undefined,
+    message: failure.message,
+    nonRetryable: failure.nonRetryable === true,
+    details,
+    cause: failure.cause,
   });
 }
 

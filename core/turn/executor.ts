@@ -1,6 +1,6 @@
 import type { AuditRecord } from '../audit';
 import { EngineError, ErrorType } from '../errors';
-import { isJsonObject, type Json } from '../json';
+import { isJsonObject, type Json, type JsonObject } from '../json';
 import type {
   ApprovalDecision,
   DirectToolCallInput,
@@ -80,17 +80,34 @@ export class ToolCallFailure extends Error {
 export const FAILED_ATTEMPT_DETAIL = 'failedAttempt';
 
 /**
+ * Set beside the failed attempt when that attempt could not store its failure rows (its STEP_ERROR and, when no
+ * retry follows, the turn's failure row): the database was still down once its outage wait ran out. Absent, the
+ * attempt stored them, as every failure recorded before it was added did.
+ */
+export const FAILURE_ROWS_UNWRITTEN_DETAIL = 'failureRowsUnwritten';
+
+/** The detail of a failure that reports its attempt, or null: a timeout, or an error that did not pass the step wrapper. */
+function attemptDetail(failure: unknown): JsonObject | null {
+  const details: unknown = failure instanceof Error ? (failure as { details?: unknown }).details : undefined;
+  if (!Array.isArray(details)) return null;
+  for (const detail of details as unknown[]) {
+    if (isJsonObject(detail) && typeof detail[FAILED_ATTEMPT_DETAIL] === 'number') return detail;
+  }
+  return null;
+}
+
+/**
  * The attempt a failure of an activity says it failed on, or null when it says nothing: a timeout,
  * or an error that did not pass the step wrapper. Temporal tells the workflow only the retry state.
  */
 export function reportedAttempt(failure: unknown): number | null {
-  const details: unknown = failure instanceof Error ? (failure as { details?: unknown }).details : undefined;
-  if (!Array.isArray(details)) return null;
-  for (const detail of details as unknown[]) {
-    const attempt = isJsonObject(detail) ? detail[FAILED_ATTEMPT_DETAIL] : undefined;
-    if (typeof attempt === 'number') return attempt;
-  }
-  return null;
+  const attempt = attemptDetail(failure)?.[FAILED_ATTEMPT_DETAIL];
+  return typeof attempt === 'number' ? attempt : null;
+}
+
+/** Whether a failure that reports its attempt says that attempt's failure rows were not stored. */
+export function reportedRowsUnwritten(failure: unknown): boolean {
+  return attemptDetail(failure)?.[FAILURE_ROWS_UNWRITTEN_DETAIL] === true;
 }
 
 /**

@@ -210,7 +210,11 @@ export const STEP_TABLE: { readonly [K in StepName]: StepSpec } = {
   PersistConversation: remote('PersistConversation', 'BUSINESS_WRITE', 'commits the turn (business write)'),
   PipelineEnd: local('PipelineEnd', 'NONE', 'one timing row, from the timings the turn carried'),
   TurnFailure: {
-    ...local('TurnFailure', 'NONE', "the turn's failure row when no step wrote it (a timeout, an operator's fail)"),
+    ...local(
+      'TurnFailure',
+      'NONE',
+      "the turn's failure row when no step wrote it (a timeout, an operator's fail, a database down past a step's wait)"
+    ),
     frameless: true,
   },
   RecordTurnDecision: {

@@ -1,9 +1,12 @@
 import { Client as PgClient } from 'pg';
 import { seedPacks } from '../../db/seed';
+import { BOOKKEEPING_RETRY } from '../../core/turn/steps';
 import { ADMIN_DATABASE_URL } from '../support/database';
 import { WorkflowHarness } from '../support/workflow-harness';
 
 const OUTAGE_MS = 10_000;
+
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
 
 /**
  * Closes the database to connections, as a failover or restart does: new ones are refused (SQLSTATE 55000,
@@ -28,6 +31,10 @@ describe('a database outage mid-turn (a failover of tens of seconds)', () => {
   /** The step that meets the outage, as the turn reaches it: once per test. */
   let outageAt: 'PersistConversation' | 'AuditUserInput' | null = null;
   let outage: Promise<void> | null = null;
+  /** When the outage ends, once it began: OUTAGE_MS later unless a test says otherwise. */
+  let outageEnds = () => sleep(OUTAGE_MS);
+  /** Told when the workflow has TurnFailure write a turn's failure row. */
+  let turnFailureStarts = () => undefined;
   const outageBefore = async (step: string) => {
     if (step !== outageAt) return;
     outageAt = null;
@@ -35,7 +42,7 @@ describe('a database outage mid-turn (a failover of tens of seconds)', () => {
     const isClosed = new Promise<void>((resolve) => (closed = resolve));
     outage = closeDatabase(h.mcp.db.name).then(async (reopen) => {
       closed();
-      await new Promise((resolve) => setTimeout(resolve, OUTAGE_MS));
+      await outageEnds();
       await reopen();
     });
     await isClosed;
@@ -53,6 +60,10 @@ describe('a database outage mid-turn (a failover of tens of seconds)', () => {
         AuditUserInput: async (input) => {
           await outageBefore('AuditUserInput');
           return base.AuditUserInput(input);
+        },
+        TurnFailure: async (input) => {
+          turnFailureStarts();
+          return base.TurnFailure(input);
         },
       }),
     });
@@ -98,5 +109,48 @@ describe('a database outage mid-turn (a failover of tens of seconds)', () => {
   it("a local step run's held rows wait for the database, and are written by the same attempt", async () => {
     // AuditUserInput only emits its row; the local activity's one write of its steps' rows meets the outage.
     await turnThroughOutage('AuditUserInput', []);
+  }, 90_000);
+
+  it('an outage past the window fails the turn, whose failure row is written once the database is back', async () => {
+    // A window of 5 s (1 s per attempt) instead of 60 s: each of the commit's five attempts meets the outage, waits
+    // its share and fails, its rows unwritten; the last one fails the turn.
+    const window = jest.replaceProperty(BOOKKEEPING_RETRY, 'databaseOutageMs', 5_000);
+    let turnFailureStarted = false;
+    // The database comes back 4 s after TurnFailure first starts, when retries alone (5 attempts, 0.2 s doubling: 3 s)
+    // would have given up: its attempts wait for it as a step's do. After 30 s when the workflow never schedules it.
+    outageEnds = () =>
+      new Promise<void>((resolve) => {
+        const giveUp = setTimeout(resolve, 30_000);
+        turnFailureStarts = () => {
+          if (turnFailureStarted) return;
+          turnFailureStarted = true;
+          clearTimeout(giveUp);
+          setTimeout(resolve, 4_000);
+        };
+      });
+    outageAt = 'PersistConversation';
+    outage = null;
+    try {
+      const reply = await h.send({ message: 'hi' });
+      await outage;
+      expect(reply).toMatchObject({ kind: 'FAILED', failureType: 'INTERNAL', retryable: true });
+      const { rows } = await h.mcp.db.pool.query<{ stage: string; payload: Record<string, unknown> }>(
+        'SELECT stage, payload_json AS payload FROM ce_audit WHERE conversation_id = $1 ORDER BY audit_id',
+        [reply.ref.conversationId]
+      );
+      // No attempt of the commit could write its STEP_ERROR; the turn's failure row is written once, and last.
+      expect(rows.filter((r) => r.stage === 'STEP_ERROR')).toEqual([]);
+      const failures = rows.filter((r) => r.stage.startsWith('ENGINE_') && r.stage.endsWith('_FAILURE'));
+      expect(failures).toEqual([rows.at(-1)]);
+      expect(failures[0]).toMatchObject({
+        stage: 'ENGINE_KNOWN_FAILURE',
+        payload: { step: 'PersistConversation', errorCode: 'INTERNAL', recoverable: true, attempt: 5 },
+      });
+      expect(turnFailureStarted).toBe(true);
+    } finally {
+      window.restore();
+      outageEnds = () => sleep(OUTAGE_MS);
+      turnFailureStarts = () => undefined;
+    }
   }, 90_000);
 });

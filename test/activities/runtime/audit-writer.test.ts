@@ -1,10 +1,12 @@
 /** Writing a step's audit rows: rewrites per key segment, held writes, runs of a turn, refused batches. */
+import { ApplicationFailure } from '@temporalio/common';
 import { MockActivityEnvironment } from '@temporalio/testing';
 import { asyncLocalStorage, type Context } from '@temporalio/activity';
 import { withHeldAudits, writeAudits } from '../../../activities/runtime/audit-writer';
 import { audit } from '../../../core/audit';
 import { FULL_AUDIT_POLICY as FULL } from '../../../core/audit/policy';
 import { listAudits } from '../../../db/repositories/audit';
+import { setAcceptingConnections } from '../../support/database';
 import { refuseAuditStage } from '../../support/refused-audit';
 import { useAuditWriterFixture } from '../../support/audit-writer-fixture';
 import { turnInput } from '../../support/config-rows';
@@ -143,6 +145,51 @@ describe('audit writer (activities/runtime/audit-writer.ts)', () => {
         writeAudits(fx.deps, FULL, { ...write('06-Rules', ['STEP_ENTER']), turn: elsewhere })
       )
     ).rejects.toThrow(/foreign key/);
+  });
+
+  describe('when the database refuses connections, an attempt says its failure rows are unwritten', () => {
+    const stepFailure = (failedAttempt: number) =>
+      ApplicationFailure.create({
+        type: 'INTERNAL',
+        message: 'down',
+        details: [{ failedAttempt }, { ran: [], failedStep: { name: 'Rules', callKey: '35-Rules' } }],
+      });
+    const failureRows = (keySegment: string) =>
+      write(keySegment, ['STEP_ERROR', 'ENGINE_KNOWN_FAILURE'], {
+        suffix: (index) => (index === 0 ? 'error-2' : 'turn-failure'),
+      });
+
+    it("a failed run: its failure, the run's progress still its last detail", async () => {
+      const err = await withHeldAudits(fx.deps, async () => {
+        await writeAudits(fx.deps, FULL, failureRows('35-Rules'));
+        await setAcceptingConnections(fx.tdb.name, false);
+        throw stepFailure(2);
+      })
+        .catch((e: unknown) => e)
+        .finally(() => setAcceptingConnections(fx.tdb.name, true));
+      expect(err).toMatchObject({
+        type: 'INTERNAL',
+        details: [{ failedAttempt: 2, failureRowsUnwritten: true }, { failedStep: { name: 'Rules' } }],
+      });
+      expect(await rowsUnder('35-Rules')).toEqual([]);
+    });
+
+    it('a failed run whose rows are stored: its failure unchanged', async () => {
+      const failure = stepFailure(2);
+      const err = await withHeldAudits(fx.deps, async () => {
+        await writeAudits(fx.deps, FULL, failureRows('36-Rules'));
+        throw failure;
+      }).catch((e: unknown) => e);
+      expect(err).toBe(failure);
+    });
+
+    it("a step's write that fails its attempt: the failure it fails with", async () => {
+      await setAcceptingConnections(fx.tdb.name, false);
+      const err = await writeAudits(fx.deps, FULL, write('37-Persist', ['STEP_ENTER', 'STEP_EXIT']))
+        .catch((e: unknown) => e)
+        .finally(() => setAcceptingConnections(fx.tdb.name, true));
+      expect(err).toMatchObject({ type: 'INTERNAL', details: [{ sqlState: '55000' }, { failureRowsUnwritten: true }] });
+    });
   });
 
   describe('when PostgreSQL refuses a batch, what says the attempt failed is still stored, on its own', () => {

@@ -1,6 +1,12 @@
 import { ApplicationFailure } from '@temporalio/common';
 import { DatabaseError } from 'pg';
-import { fromDatabaseError, isRetryableFailure, toActivityFailure } from '../../../activities/runtime/failure';
+import {
+  fromDatabaseError,
+  isRetryableFailure,
+  toActivityFailure,
+  withFailureRowsUnwritten,
+} from '../../../activities/runtime/failure';
+import { reportedAttempt, reportedRowsUnwritten } from '../../../core/turn/executor';
 import { sqlFailure } from '../../../activities/tools/sql/executor';
 import { EngineError, ErrorType } from '../../../core/errors';
 
@@ -32,6 +38,24 @@ describe('an engine error as the activity failure Temporal records', () => {
     });
     const af = toActivityFailure(err) as ApplicationFailure;
     expect(af.details).toEqual([{ toolCode: 'partner.status', attempts: 2, status: 401 }, { failedAttempt: 1 }]);
+  });
+});
+
+describe('an attempt whose failure rows could not be stored (withFailureRowsUnwritten)', () => {
+  it('says so beside its attempt, as the workflow reads it, its type, retryability and other details unchanged', () => {
+    const failure = toActivityFailure(new EngineError(ErrorType.Internal, 'down', { retryable: true }));
+    const marked = withFailureRowsUnwritten(failure);
+    expect(marked).toMatchObject({ type: 'INTERNAL', message: 'down', nonRetryable: false });
+    expect((marked as ApplicationFailure).details).toEqual([{ failedAttempt: 1, failureRowsUnwritten: true }]);
+    expect([reportedRowsUnwritten(failure), reportedRowsUnwritten(marked)]).toEqual([false, true]);
+    expect(reportedAttempt(marked)).toBe(1);
+  });
+
+  it("leaves a failure that reports no attempt as it is: the workflow writes that turn's row anyway", () => {
+    const plain = new Error('boom');
+    const noAttempt = ApplicationFailure.create({ type: 'X', message: 'x', details: [{ other: 1 }] });
+    expect(withFailureRowsUnwritten(plain)).toBe(plain);
+    expect(withFailureRowsUnwritten(noAttempt)).toBe(noAttempt);
   });
 });
 

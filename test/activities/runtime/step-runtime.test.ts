@@ -9,7 +9,7 @@ import { listAudits } from '../../../db/repositories/audit';
 import { ensureConversation } from '../../../db/repositories/conversation';
 import { bookkeepingDeps } from '../../support/activity-deps';
 import { sessionFor, snapshotOf, turnInput } from '../../support/config-rows';
-import { createTestDatabase, type TestDatabase } from '../../support/database';
+import { createTestDatabase, setAcceptingConnections, type TestDatabase } from '../../support/database';
 import { runAsAttempt } from '../../../activities/runtime/attempt';
 import { refuseAuditStage } from '../../support/refused-audit';
 
@@ -200,6 +200,28 @@ describe('step runtime (activities/step-runtime.ts)', () => {
       ['ENGINE_KNOWN_FAILURE', 'turn-failure'],
     ]);
     expect(rows[1]?.payload).toMatchObject({ step: 'Refused', errorCode: 'INTERNAL', recoverable: false });
+  });
+
+  it('a step whose failure rows meet a database refusing connections says so, for the workflow to write them', async () => {
+    const cut = stepActivity(
+      {
+        name: 'Cut',
+        run: async () => {
+          await setAcceptingConnections(tdb.name, false);
+          throw new EngineError('CONFIG_INVALID', 'bad rule');
+        },
+      },
+      deps
+    );
+    const err = await cut(input('17-Cut'))
+      .catch((e: unknown) => e)
+      .finally(() => setAcceptingConnections(tdb.name, true));
+    expect(err).toMatchObject({
+      type: 'CONFIG_INVALID',
+      nonRetryable: true,
+      details: [{ failedAttempt: 1, failureRowsUnwritten: true }],
+    });
+    expect(await rowsOf('17-Cut')).toEqual([]);
   });
 
   it('retryable engine errors stay retryable; unknown errors are rethrown as they are', async () => {
