@@ -1,27 +1,72 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { ApplicationFailure } from '@temporalio/common';
 import { exportHistory } from '../../cli/history/json';
+import { FAILED_ATTEMPT_DETAIL, FAILURE_ROWS_UNWRITTEN_DETAIL } from '../../core/turn/executor';
+import { seedPacks } from '../../db/seed';
 import { WorkflowHarness } from '../support/workflow-harness';
 import { writeFixtureManifest, type FixtureEntry } from './fixture-manifest';
 import { hold, type Parked } from './export-parked-histories';
 
 /**
- * `npx tsx test/replay/export-failed-histories.ts [suffix]`: V3 turns that fail without a step failing (an
- * operator's fail on a held call), into histories/v3-failed/<name><suffix>.json, added to what is there. The
- * set holds such a turn recorded before the turn-failure-row patch (suffix `-before-failure-row`) and one
- * after it: the failure path must replay both ways.
+ * `npx tsx test/replay/export-failed-histories.ts [suffix] [name…]`: V3 turns that fail without a step having written
+ * their failure row, into histories/v3-failed/<name><suffix>.json, added to what is there (only the named ones, when
+ * names are given): an operator's fail on a held call, and a commit whose last attempt could not store its failure
+ * rows (a database outage past its window). The set holds each recorded before the patch that has the workflow write
+ * that row (suffix `-before-failure-row`, `-before-unwritten-row`) and after it: the failure path must replay both ways.
  */
 export const FAILED_SET = 'v3-failed';
 const OUT = join(__dirname, 'histories', FAILED_SET);
 
-export async function recordFailedTurns(h: WorkflowHarness): Promise<Parked[]> {
-  return [await hold(h, [{ action: 'fail', reason: 'fixture: the upstream is down for the day' }], false)];
+/** Set while the commit fails as the last attempt of one that met a database outage does. */
+let commitRowsUnwritten = false;
+
+/**
+ * The failure of a commit's last attempt whose rows met a database still down, as the step runtime reports it
+ * (activities/runtime/failure.ts). The outage itself is test/workflows/database-outage.test.ts's: here the commit
+ * fails at once, for good, as that attempt would.
+ */
+function commitOutageFailure(): ApplicationFailure {
+  return ApplicationFailure.create({
+    type: 'INTERNAL',
+    message: 'A database statement failed: the database could not be reached',
+    nonRetryable: true,
+    details: [{ [FAILED_ATTEMPT_DETAIL]: 1, [FAILURE_ROWS_UNWRITTEN_DETAIL]: true }],
+  });
 }
 
-async function main(suffix: string): Promise<void> {
-  const h = await WorkflowHarness.start();
+async function commitRowsLost(h: WorkflowHarness): Promise<Parked> {
+  await seedPacks(h.mcp.deps.db, ['faq']);
+  await h.mcp.base.store.refresh();
+  commitRowsUnwritten = true;
   try {
-    const failed = await recordFailedTurns(h);
+    const reply = await h.send({ message: 'hi' });
+    if (reply.kind !== 'FAILED') throw new Error(`expected a failed turn, got ${reply.kind}`);
+    return { name: 'commit-rows-unwritten', workflowId: reply.ref.workflowId, turn: reply.ref.turnNumber };
+  } finally {
+    commitRowsUnwritten = false;
+  }
+}
+
+export async function recordFailedTurns(h: WorkflowHarness): Promise<Parked[]> {
+  return [
+    await hold(h, [{ action: 'fail', reason: 'fixture: the upstream is down for the day' }], false),
+    await commitRowsLost(h),
+  ];
+}
+
+async function main(suffix: string, names: string[]): Promise<void> {
+  const h = await WorkflowHarness.start({
+    activities: (base) => ({
+      ...base,
+      PersistConversation: async (input) => {
+        if (commitRowsUnwritten) throw commitOutageFailure();
+        return base.PersistConversation(input);
+      },
+    }),
+  });
+  try {
+    const failed = (await recordFailedTurns(h)).filter((f) => names.length === 0 || names.includes(f.name));
     mkdirSync(OUT, { recursive: true });
     const manifestFile = join(OUT, 'manifest.json');
     const kept: FixtureEntry[] = existsSync(manifestFile)
@@ -40,7 +85,7 @@ async function main(suffix: string): Promise<void> {
 }
 
 if (require.main === module) {
-  main(process.argv[2] ?? '').then(
+  main(process.argv[2] ?? '', process.argv.slice(3)).then(
     () => process.exit(0),
     (err: unknown) => {
       console.error(err);

@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { importHistory } from '../../cli/history/json';
+import { activityEntries } from '../support/history';
 import { testWorkflowBundle } from '../support/workflow-bundle';
 
 /**
@@ -15,7 +16,8 @@ import { testWorkflowBundle } from '../support/workflow-bundle';
  * recorded before the approval-resume patch: what follows a person's decision must replay too; v3-parked-position/
  * holds the same turns with it and the park-records-position patch; v3-parked-request-row/ with the approval-request-row
  * patch too (the approval's request row written as the turn parks). v3-failed/
- * (export-failed-histories.ts) holds a V3 turn an operator failed, before and after the turn-failure-row patch.
+ * (export-failed-histories.ts) holds a V3 turn an operator failed, before and after the turn-failure-row patch, and one
+ * whose commit could not store its failure rows (a database outage), before and after the unwritten-failure-row patch.
  */
 const SEED_SETS = ['', 'v2', 'v2-local-first', 'v2-step-runs', 'v2-wide-step-runs', 'v3'];
 const SETS = [...SEED_SETS, 'v3-parked', 'v3-parked-position', 'v3-parked-request-row', 'v3-failed'];
@@ -66,8 +68,16 @@ describe('replay of committed turn histories (issue #6 item 10)', () => {
       expect.arrayContaining([
         'v3-failed/planner-hold-fail-before-failure-row.json',
         'v3-failed/planner-hold-fail.json',
+        'v3-failed/commit-rows-unwritten-before-unwritten-row.json',
+        'v3-failed/commit-rows-unwritten.json',
       ])
     );
+  });
+
+  it("has the workflow write a commit's unwritten failure row only in the history recorded with the patch", () => {
+    const types = (file: string) => activityEntries(load(file).history.events ?? []).map((e) => e.type);
+    expect(types('v3-failed/commit-rows-unwritten-before-unwritten-row.json')).not.toContain('TurnFailure');
+    expect(types('v3-failed/commit-rows-unwritten.json')).toContain('TurnFailure');
   });
 
   it.each(fixtures)('replays %s with the current workflow code', async (file) => {
