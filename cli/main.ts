@@ -1,5 +1,6 @@
 import { type CliIo, processIo, wantsHelp } from './command';
 import { commands } from './commands';
+import { INVALID_ENVIRONMENT_EXIT, runWithValidEnvironment } from './environment';
 
 function printUsage(io: CliIo): void {
   io.out('Usage: convengine <command> [options]');
@@ -9,6 +10,11 @@ function printUsage(io: CliIo): void {
   for (const c of commands) io.out(`  ${c.name.padEnd(width)}  ${c.summary}`);
   io.out('');
   io.out('Run `convengine <command> --help` for the options of one command.');
+  io.out('');
+  io.out(
+    `Exit codes: 0 done, 1 failed (a command's --help may say more), ${INVALID_ENVIRONMENT_EXIT} usage error or invalid ` +
+      'environment: every command checks every variable that is set (docs/configuration.md).'
+  );
 }
 
 export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
@@ -30,5 +36,5 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     io.out(entry.summary);
     return 0;
   }
-  return command.run(rest, io);
+  return runWithValidEnvironment(io, () => command.run(rest, io));
 }

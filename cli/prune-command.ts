@@ -1,5 +1,5 @@
 import { msToNumber } from '@temporalio/common/lib/time';
-import { EnvError, requireDatabaseUrl } from '../config/env';
+import { requireDatabaseUrl } from '../config/env';
 import { openDatabase, type Database } from '../db/pool';
 import { readOptions, type CliCommand, type CliIo } from './command';
 import { errorChain } from './error-chain';
@@ -68,13 +68,8 @@ export function pruneCommand(spec: PruneCommandSpec): CliCommand {
         io.err(`Usage: ${spec.usage.split('\n')[0]}`);
         return 2;
       }
-      try {
-        return await runPrune(spec, io, parsed.ageMs, parsed.dryRun);
-      } catch (err) {
-        if (!(err instanceof EnvError)) throw err;
-        io.err(err.message);
-        return 2;
-      }
+      // DATABASE_URL unset: its EnvError ends the command with exit 2 (cli/environment.ts).
+      return runPrune(spec, io, parsed.ageMs, parsed.dryRun);
     },
   };
 }

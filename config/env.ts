@@ -1,61 +1,31 @@
 import { INT32_MAX } from '../core/int32';
 import { LLM_TIMEOUT_MAX_MS } from '../core/turn/steps';
 import { z } from 'zod';
+import {
+  blankAsUnset,
+  httpUrl,
+  integer,
+  lowercased,
+  oneOf,
+  optionalHostPort,
+  optionalInteger,
+  optionalText,
+  postgresUrl,
+  secretPostgresUrl,
+  secretWhenSet,
+} from './env-values';
 
 /**
- * Process environment, parsed and validated once at startup. Every invalid variable is reported
- * in one error, so an operator fixes them all in one go. Values are never echoed back: several of
- * them (DATABASE_URL, ANTHROPIC_API_KEY, API_TOKEN, TEMPORAL_API_KEY, DEVSERVER_API_KEY) carry secrets.
+ * Process environment, parsed and validated once at startup (every command: cli/environment.ts). Every invalid
+ * variable is reported in one error, so an operator fixes them all in one go. Values are never echoed back: several of
+ * them (DATABASE_URL, ANTHROPIC_API_KEY, API_TOKEN, TEMPORAL_API_KEY, DEVSERVER_API_KEY) carry secrets. A blank
+ * value is unset, but for a secret or a protection (secretWhenSet), where it is an error.
  */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const LOG_FORMATS = ['json', 'pretty'] as const;
 export const GRPC_COMPRESSIONS = ['none', 'gzip'] as const;
 /** `embedded`: our dev server; `cli`: the real server from `npm run temporal:install`; `auto`: the real one when installed. */
 export const TEMPORAL_MODES = ['embedded', 'cli', 'auto'] as const;
-
-/** docker-compose and shells often export `VAR=`: treat blank as unset. */
-const blankAsUnset = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
-/** A case-insensitive choice: trimmed and lower-cased before it is checked (blank: unset). */
-const lowercased = (value: unknown) => {
-  const set = blankAsUnset(value);
-  return typeof set === 'string' ? set.trim().toLowerCase() : undefined;
-};
-const oneOf = <T extends readonly [string, ...string[]]>(values: T) =>
-  z.enum(values, { error: `must be one of ${values.join(', ')}` });
-
-const optionalText = z.preprocess(blankAsUnset, z.string().optional());
-
-const postgresUrl = z.preprocess(
-  blankAsUnset,
-  z
-    .string()
-    .refine((v) => /^postgres(ql)?:\/\//.test(v) && URL.canParse(v), 'must be a postgres:// or postgresql:// URL')
-    .optional()
-);
-
-const HOST_PORT = /^(\[[0-9a-fA-F:]+\]|[^\s:/[\]]+):\d{1,5}$/;
-/** What TEMPORAL_ADDRESS (and a command's --address) must be. */
-export const HOST_PORT_RULE = 'must be host:port, e.g. localhost:7233';
-export const isHostPort = (value: string): boolean => HOST_PORT.test(value);
-const hostPort = z.string().regex(HOST_PORT, HOST_PORT_RULE);
-
-const httpUrl = z.preprocess(
-  blankAsUnset,
-  z
-    .string()
-    .refine((v) => /^https?:\/\//.test(v) && URL.canParse(v), 'must be an http:// or https:// URL')
-    .optional()
-);
-
-const boundedInteger = (min: number, max: number) =>
-  z.coerce
-    .number({ error: 'must be an integer' })
-    .int('must be an integer')
-    .min(min, `must be >= ${min}`)
-    .max(max, `must be <= ${max}`);
-
-const integer = (fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
-  z.preprocess(blankAsUnset, boundedInteger(min, max).default(fallback));
 
 /** LLM_REPLY_MAX_BYTES's default: far above any answer within LLM_MAX_TOKENS; a longer reply is bad output. */
 export const LLM_REPLY_DEFAULT_MAX_BYTES = 256 * 1024;
@@ -92,8 +62,8 @@ export const CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES = 32 * 1024;
 
 const envSchema = z.object({
   DATABASE_URL: postgresUrl,
-  TOOLS_DATABASE_URL: postgresUrl,
-  TEMPORAL_ADDRESS: z.preprocess(blankAsUnset, hostPort.optional()),
+  TOOLS_DATABASE_URL: secretPostgresUrl("convengine_tools_ro on DATABASE_URL's server"),
+  TEMPORAL_ADDRESS: optionalHostPort,
   TEMPORAL_NAMESPACE: z.preprocess(blankAsUnset, z.string().default('default')),
   TEMPORAL_TASK_QUEUE: z.preprocess(blankAsUnset, z.string().default('convengine-turns')),
   /** Which Temporal `convengine start` runs when TEMPORAL_ADDRESS is unset (see cli/stack/temporal-part.ts). */
@@ -107,7 +77,7 @@ const envSchema = z.object({
   PORT: integer(3000, 0, 65_535),
   /** Interface the API listens on; containers set 0.0.0.0. */
   HOST: z.preprocess(blankAsUnset, z.string().default('127.0.0.1')),
-  API_TOKEN: optionalText,
+  API_TOKEN: secretWhenSet('every route is served without a token'),
   /** The Temporal Web UI (compose); the turn console links every turn to its workflow there. */
   TEMPORAL_UI_URL: httpUrl,
   MESSAGE_MAX_BYTES: integer(8192, 1),
@@ -145,9 +115,9 @@ const envSchema = z.object({
   OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl,
   OTEL_SERVICE_NAME: z.preprocess(blankAsUnset, z.string().default('convengine')),
   /** Port of the worker's /metrics, /healthz and /readyz (`convengine worker`; `start` only when set). */
-  WORKER_METRICS_PORT: z.preprocess(blankAsUnset, boundedInteger(0, 65_535).optional()),
+  WORKER_METRICS_PORT: optionalInteger(0, 65_535),
   /** host:port for the Temporal SDK's own Prometheus exporter; the worker's /metrics appends its metrics. */
-  TEMPORAL_SDK_METRICS_ADDRESS: z.preprocess(blankAsUnset, hostPort.optional()),
+  TEMPORAL_SDK_METRICS_ADDRESS: optionalHostPort,
   /** gRPC compression of the worker's calls to Temporal (worker/worker.ts says why the default is none). */
   TEMPORAL_GRPC_COMPRESSION: z.preprocess(lowercased, oneOf(GRPC_COMPRESSIONS).default('none')),
   /**
@@ -160,18 +130,18 @@ const envSchema = z.object({
       .transform((v) => v === 'true')
       .optional()
   ),
-  TEMPORAL_TLS_CLIENT_CERT_PATH: optionalText,
-  TEMPORAL_TLS_CLIENT_KEY_PATH: optionalText,
-  TEMPORAL_TLS_SERVER_CA_CERT_PATH: optionalText,
-  TEMPORAL_TLS_SERVER_NAME: optionalText,
+  TEMPORAL_TLS_CLIENT_CERT_PATH: secretWhenSet('no client certificate'),
+  TEMPORAL_TLS_CLIENT_KEY_PATH: secretWhenSet('no client certificate'),
+  TEMPORAL_TLS_SERVER_CA_CERT_PATH: secretWhenSet("the system's root CAs"),
+  TEMPORAL_TLS_SERVER_NAME: secretWhenSet("the address's host"),
   /** Temporal Cloud API key (or any server's bearer token); only ever sent over TLS. */
-  TEMPORAL_API_KEY: optionalText,
+  TEMPORAL_API_KEY: secretWhenSet('no API key is sent'),
   /** `production`: workers run the pre-built workflow bundle in dist/ when there is one (worker/bundle.ts). */
   NODE_ENV: optionalText,
   /** A pre-built workflow bundle every worker runs, of whichever variant (worker/bundle.ts). */
   CONVENGINE_WORKFLOW_BUNDLE: optionalText,
   /** `convengine devserver` refuses every call without `authorization: Bearer <key>`; trimmed, as a pasted key. */
-  DEVSERVER_API_KEY: z.preprocess(blankAsUnset, z.string().trim().optional()),
+  DEVSERVER_API_KEY: secretWhenSet('the dev server takes every call').transform((key) => key?.trim()),
   /**
    * How long `convengine start`'s embedded dev server keeps a closed turn's workflow (memory and journal, ~56 KiB of
    * each per turn: docs/devserver.md). At least a minute: the API, the console and `convengine history` read a
@@ -252,7 +222,8 @@ export function loadEnv(source: Readonly<Record<string, string | undefined>> = p
       variable: String(issue.path[0] ?? '(environment)'),
       reason: issue.message,
     }));
-    throw new EnvError(issues);
+    // One reason a variable: the first check it fails says what to fix.
+    throw new EnvError(issues.filter((issue, i) => issues.findIndex((o) => o.variable === issue.variable) === i));
   }
   const issues = temporalTlsIssues(result.data);
   if (issues.length > 0) throw new EnvError(issues);
@@ -260,14 +231,12 @@ export function loadEnv(source: Readonly<Record<string, string | undefined>> = p
 }
 
 /**
- * For commands that only need the database (migrate, seed, validate-config): validates
- * DATABASE_URL alone, so an unrelated variable cannot stop a migration. Throws EnvError.
+ * DATABASE_URL for a command that needs the database. The whole environment is validated as for every other command:
+ * migrate shares its environment with the worker and the API (docker-compose), so a variable they would refuse must
+ * stop it too, not pass it and leave them crash-looping. Throws EnvError.
  */
 export function requireDatabaseUrl(source: Readonly<Record<string, string | undefined>> = process.env): string {
-  const result = envSchema.pick({ DATABASE_URL: true }).safeParse(source);
-  if (!result.success)
-    throw new EnvError(result.error.issues.map((i) => ({ variable: 'DATABASE_URL', reason: i.message })));
-  const url = result.data.DATABASE_URL;
+  const url = loadEnv(source).DATABASE_URL;
   if (url === undefined) {
     throw new EnvError([
       {

@@ -3,7 +3,7 @@ import { configuredTemporal } from '../../config/temporal-connection';
 import { startApiServer } from '../../api/server';
 import { processTelemetry } from '../../observability/process';
 import type { CliCommand } from '../command';
-import { commandDatabaseUrl } from '../database-url';
+import { commandDatabaseUrl } from '../environment';
 import { errorChain } from '../error-chain';
 import { StopSignals, stopWhenNpmEnds } from '../signals';
 

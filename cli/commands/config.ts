@@ -1,5 +1,5 @@
 import { loadEngineValidation } from '../../activities/runtime/config-validation';
-import { commandDatabaseUrl } from '../database-url';
+import { commandDatabaseUrl } from '../environment';
 import { constants, type Dirent, type Stats } from 'node:fs';
 import { mkdir, open, readdir, stat, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';

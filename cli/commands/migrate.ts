@@ -1,6 +1,6 @@
 import { migrate, newerSchemaWarning } from '../../db/migrate';
 import { openDatabase } from '../../db/pool';
-import { commandDatabaseUrl } from '../database-url';
+import { commandDatabaseUrl } from '../environment';
 import type { CliCommand } from '../command';
 
 export const migrateCommand: CliCommand = {

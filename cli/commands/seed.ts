@@ -1,4 +1,4 @@
-import { commandDatabaseUrl } from '../database-url';
+import { commandDatabaseUrl } from '../environment';
 import { formatViolation, type ConfigViolation } from '../../core/config/types';
 import { isEngineError } from '../../core/errors';
 import { openDatabase } from '../../db/pool';

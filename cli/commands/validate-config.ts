@@ -3,7 +3,7 @@ import { explainViolation } from '../../core/config/explain';
 import { formatViolation } from '../../core/config/types';
 import { readConfigRows } from '../../db/config/load';
 import { openDatabase } from '../../db/pool';
-import { commandDatabaseUrl } from '../database-url';
+import { commandDatabaseUrl } from '../environment';
 import type { CliCommand } from '../command';
 
 export const validateConfigCommand: CliCommand = {

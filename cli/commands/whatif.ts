@@ -13,7 +13,7 @@ import { openDatabase, type Database } from '../../db/pool';
 import { conversationsSince } from '../../db/whatif/recording';
 import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../command';
 import { errorChain } from '../error-chain';
-import { commandDatabaseUrl } from '../database-url';
+import { commandDatabaseUrl } from '../environment';
 import { loadYamlTree } from './config';
 
 const USAGE = [

@@ -6,7 +6,7 @@ import { processTelemetry } from '../../observability/process';
 import { installTemporalRuntime } from '../../observability/temporal-runtime';
 import { runTurnWorker } from '../../worker/main';
 import type { CliCommand } from '../command';
-import { commandDatabaseUrl } from '../database-url';
+import { commandDatabaseUrl } from '../environment';
 import { errorChain } from '../error-chain';
 import { checkRoundTrip } from '../doctor/checks';
 import { stopWhenNpmEnds } from '../signals';

@@ -1,5 +1,5 @@
 import type { Connection } from '@temporalio/client';
-import { HOST_PORT_RULE, isHostPort } from '../../config/env';
+import { HOST_PORT_RULE, isHostPort } from '../../config/env-values';
 import { connectTemporalClient } from '../../config/temporal-client';
 import type { TemporalConnectionSettings } from '../../config/temporal-connection';
 

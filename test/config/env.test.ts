@@ -1,4 +1,17 @@
-import { EnvError, loadEnv, requireDatabaseUrl } from '../../config/env';
+import { ENV_VARIABLES, EnvError, loadEnv, requireDatabaseUrl } from '../../config/env';
+
+/** The variables whose blank value is an error, not unset (docs/configuration.md, "Blank values"). */
+const SECRETS = [
+  'API_TOKEN',
+  'DEVSERVER_API_KEY',
+  'TEMPORAL_API_KEY',
+  'TEMPORAL_TLS_CLIENT_CERT_PATH',
+  'TEMPORAL_TLS_CLIENT_KEY_PATH',
+  'TEMPORAL_TLS_SERVER_CA_CERT_PATH',
+  'TEMPORAL_TLS_SERVER_NAME',
+  'TOOLS_DATABASE_URL',
+] as const;
+const BLANK = (unset: string) => `is set but blank: give it a value, or unset it (unset: ${unset})`;
 
 function issuesOf(fn: () => unknown): Record<string, string> {
   try {
@@ -67,7 +80,7 @@ describe('loadEnv', () => {
   });
 
   // Read once here, not where they are used (worker/bundle.ts, cli/commands/devserver.ts, cli/stack/parts.ts).
-  it('reads the workflow bundle, dev server key and demo tool server variables, blank as unset', () => {
+  it('reads the workflow bundle, dev server key and demo tool server variables, blank as unset but the key', () => {
     expect(
       loadEnv({
         NODE_ENV: 'production',
@@ -84,10 +97,60 @@ describe('loadEnv', () => {
     const blank = loadEnv({
       NODE_ENV: '',
       CONVENGINE_WORKFLOW_BUNDLE: ' ',
-      DEVSERVER_API_KEY: ' \t',
       CONVENGINE_TOOL_DEMO_URL: '',
     });
     expect(blank).toEqual(loadEnv({}));
+  });
+
+  // API_TOKEN='   ' served every route without a token; a blank TEMPORAL_* TLS option or key connected in clear text.
+  it('refuses a secret or a protection that is set but blank, saying what unset would do', () => {
+    const blank = Object.fromEntries(SECRETS.map((name, i) => [name, i % 2 === 0 ? '' : ' \t\n']));
+    expect(issuesOf(() => loadEnv(blank))).toEqual({
+      API_TOKEN: BLANK('every route is served without a token'),
+      DEVSERVER_API_KEY: BLANK('the dev server takes every call'),
+      TEMPORAL_API_KEY: BLANK('no API key is sent'),
+      TEMPORAL_TLS_CLIENT_CERT_PATH: BLANK('no client certificate'),
+      TEMPORAL_TLS_CLIENT_KEY_PATH: BLANK('no client certificate'),
+      TEMPORAL_TLS_SERVER_CA_CERT_PATH: BLANK("the system's root CAs"),
+      TEMPORAL_TLS_SERVER_NAME: BLANK("the address's host"),
+      TOOLS_DATABASE_URL: BLANK("convengine_tools_ro on DATABASE_URL's server"),
+    });
+    // Unset, each keeps its documented meaning; set, a value with blanks in it is kept.
+    expect(loadEnv({})).not.toHaveProperty('API_TOKEN');
+    expect(loadEnv({ API_TOKEN: 't0ken', TOOLS_DATABASE_URL: 'postgres://tools@db/x' })).toMatchObject({
+      API_TOKEN: 't0ken',
+      TOOLS_DATABASE_URL: 'postgres://tools@db/x',
+    });
+    expect(issuesOf(() => loadEnv({ TOOLS_DATABASE_URL: 'mysql://db/x' }))).toEqual({
+      TOOLS_DATABASE_URL: 'must be a postgres:// or postgresql:// URL',
+    });
+  });
+
+  it('keeps blank as unset for every variable that is no secret (compose passes `${VAR:-}`)', () => {
+    const others = ENV_VARIABLES.filter((name) => !(SECRETS as readonly string[]).includes(name));
+    expect(loadEnv(Object.fromEntries(others.map((name) => [name, ' '])))).toEqual(loadEnv({}));
+  });
+
+  // Number() took 0xA8A4 (PORT 43172), 1e3 and 0b11 for integers.
+  it('takes an integer only as decimal digits, naming the rule', () => {
+    for (const text of ['0xA8A4', '1e3', '0b11', '0o17', '3000.0', '.5e4', '+3000', 'Infinity', '3 000']) {
+      expect({ text, issues: issuesOf(() => loadEnv({ PORT: text })) }).toEqual({
+        text,
+        issues: { PORT: 'must be a whole number in decimal digits, e.g. 3000' },
+      });
+    }
+    expect(loadEnv({ PORT: ' 043172 ', WORKER_METRICS_PORT: '9464' })).toMatchObject({
+      PORT: 43172,
+      WORKER_METRICS_PORT: 9464,
+    });
+    expect(issuesOf(() => loadEnv({ WORKER_METRICS_PORT: '0x24E8' }))).toEqual({
+      WORKER_METRICS_PORT: 'must be a whole number in decimal digits, e.g. 3000',
+    });
+    // A sign is read, so a negative value gets its bound; digits past 2^53, theirs too: one reason each.
+    expect(issuesOf(() => loadEnv({ PORT: '-1', LLM_MAX_TOKENS: '99999999999999999999' }))).toEqual({
+      PORT: 'must be >= 0',
+      LLM_MAX_TOKENS: `must be <= ${Number.MAX_SAFE_INTEGER}`,
+    });
   });
 
   it('lists every invalid variable in one error, without echoing values', () => {
@@ -187,8 +250,11 @@ describe('DEVSERVER_RETENTION_MS', () => {
 });
 
 describe('requireDatabaseUrl', () => {
-  it('returns DATABASE_URL and ignores unrelated invalid variables', () => {
-    expect(requireDatabaseUrl({ DATABASE_URL: 'postgres://localhost/x', PORT: 'nope' })).toBe('postgres://localhost/x');
+  it('returns DATABASE_URL once the whole environment is valid, as the worker and the API would need it', () => {
+    expect(requireDatabaseUrl({ DATABASE_URL: 'postgres://localhost/x' })).toBe('postgres://localhost/x');
+    expect(issuesOf(() => requireDatabaseUrl({ DATABASE_URL: 'postgres://localhost/x', PORT: 'nope' }))).toEqual({
+      PORT: 'must be a whole number in decimal digits, e.g. 3000',
+    });
   });
   it('says clearly when it is missing or invalid', () => {
     expect(issuesOf(() => requireDatabaseUrl({}))).toEqual({ DATABASE_URL: expect.stringMatching(/is not set/) });

@@ -1,0 +1,85 @@
+import { z } from 'zod';
+
+/**
+ * How one environment variable's text becomes a value (config/env.ts declares which variable takes which). An
+ * invalid value's message says what the variable must be, never what it was: several carry secrets.
+ */
+
+/** docker-compose and shells often export `VAR=`: blank is unset, except for a secret (secretWhenSet). */
+export const blankAsUnset = (value: unknown) => (typeof value === 'string' && value.trim() === '' ? undefined : value);
+
+/** A case-insensitive choice: trimmed and lower-cased before it is checked (blank: unset). */
+export const lowercased = (value: unknown) => {
+  const set = blankAsUnset(value);
+  return typeof set === 'string' ? set.trim().toLowerCase() : undefined;
+};
+
+export const oneOf = <T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, { error: `must be one of ${values.join(', ')}` });
+
+export const optionalText = z.preprocess(blankAsUnset, z.string().optional());
+
+const isPostgresUrl = (v: string) => /^postgres(ql)?:\/\//.test(v) && URL.canParse(v);
+const POSTGRES_URL_RULE = 'must be a postgres:// or postgresql:// URL';
+
+export const postgresUrl = z.preprocess(blankAsUnset, z.string().refine(isPostgresUrl, POSTGRES_URL_RULE).optional());
+
+const HOST_PORT = /^(\[[0-9a-fA-F:]+\]|[^\s:/[\]]+):\d{1,5}$/;
+/** What TEMPORAL_ADDRESS (and a command's --address) must be. */
+export const HOST_PORT_RULE = 'must be host:port, e.g. localhost:7233';
+export const isHostPort = (value: string): boolean => HOST_PORT.test(value);
+export const optionalHostPort = z.preprocess(blankAsUnset, z.string().regex(HOST_PORT, HOST_PORT_RULE).optional());
+
+export const httpUrl = z.preprocess(
+  blankAsUnset,
+  z
+    .string()
+    .refine((v) => /^https?:\/\//.test(v) && URL.canParse(v), 'must be an http:// or https:// URL')
+    .optional()
+);
+
+/**
+ * Plain decimal digits: Number() would also take `0xA8A4`, `1e3`, `0b1` and `.5e1`. A leading `-` is read, so a
+ * negative value is refused by its bound (`must be >= 1`), which says more than a syntax error would.
+ */
+const DECIMAL_INTEGER = /^-?[0-9]+$/;
+export const INTEGER_RULE = 'must be a whole number in decimal digits, e.g. 3000';
+
+/** The number a variable's decimal digits spell (blank: unset); any other text is left for the schema to refuse. */
+const decimalInteger = (value: unknown) => {
+  const set = blankAsUnset(value);
+  if (typeof set !== 'string') return set;
+  const text = set.trim();
+  return DECIMAL_INTEGER.test(text) ? Number(text) : text;
+};
+
+const boundedInteger = (min: number, max: number) =>
+  z
+    .number({ error: INTEGER_RULE })
+    .min(min, `must be >= ${min}`)
+    .max(max, `must be <= ${max}`)
+    // After the bounds: digits past 2^53 are an integer too large, not a fraction.
+    .int(INTEGER_RULE);
+
+/** An integer from `min` to `max`; `fallback` when unset. */
+export const integer = (fallback: number, min: number, max = Number.MAX_SAFE_INTEGER) =>
+  z.preprocess(decimalInteger, boundedInteger(min, max).default(fallback));
+
+/** An integer from `min` to `max`, or undefined when unset. */
+export const optionalInteger = (min: number, max: number) =>
+  z.preprocess(decimalInteger, boundedInteger(min, max).optional());
+
+/**
+ * A secret or a protection (a token, a key, a TLS file, a restricted login) whose absence turns something off or
+ * changes which credential is used. Set but blank is an error, never unset: `API_TOKEN='   '` would otherwise
+ * serve every route without a token. `unset` says what leaving it unset does instead.
+ */
+export const secretWhenSet = (unset: string, rule?: { check: (v: string) => boolean; message: string }) => {
+  const blank = `is set but blank: give it a value, or unset it (unset: ${unset})`;
+  const nonBlank = z.string().refine((v) => v.trim() !== '', { message: blank, abort: true });
+  return (rule ? nonBlank.refine(rule.check, rule.message) : nonBlank).optional();
+};
+
+/** A postgres:// login URL that is a secret: see secretWhenSet. */
+export const secretPostgresUrl = (unset: string) =>
+  secretWhenSet(unset, { check: isPostgresUrl, message: POSTGRES_URL_RULE });
