@@ -52,6 +52,30 @@ export function scrubDatabaseMessage(err: unknown, connectionFailure: string, ma
   return `${text} (SQLSTATE ${code})`;
 }
 
+/**
+ * A connection the server refused for what the connection string says, which no retry mends: the database it names
+ * does not exist (3D000), or the login was refused (class 28: a wrong password, no such role, no pg_hba.conf entry).
+ */
+export type ConnectionRefusal = 'DATABASE_MISSING' | 'LOGIN_REFUSED';
+
+/** The refusal `err` (or an error it wraps: drizzle keeps the driver's as `cause`) reports, or null. */
+export function connectionRefusalOf(err: unknown): ConnectionRefusal | null {
+  for (let e: unknown = err, depth = 0; e !== null && typeof e === 'object' && depth < 5; depth++) {
+    const code = sqlStateOf(e);
+    if (code === '3D000') return 'DATABASE_MISSING';
+    if (code?.startsWith('28')) return 'LOGIN_REFUSED';
+    e = (e as { cause?: unknown }).cause;
+  }
+  return null;
+}
+
+/** What a log line or a step's failure says of each, naming neither the database nor the role (see above). */
+const REFUSAL_TEXT: Record<ConnectionRefusal, string> = {
+  DATABASE_MISSING: 'the database the connection string names does not exist',
+  LOGIN_REFUSED: 'the database refused the login (a wrong password, no such role, or no pg_hba.conf entry)',
+};
+const CONNECTION_FAILURE_TEXT = 'the database connection failed or the statement could not be sent';
+
 export interface DatabaseErrorText {
   /** "A database statement failed: <first line, nothing quoted> (SQLSTATE xxxxx)". */
   message: string;
@@ -72,6 +96,7 @@ export function databaseErrorText(err: unknown): DatabaseErrorText | null {
   const code = (driver as { code?: unknown } | undefined)?.code;
   const sqlState = sqlStateOf(driver);
   const systemCode = sqlState === null && typeof code === 'string' ? code : null;
-  const text = scrubDatabaseMessage(driver, 'the database connection failed or the statement could not be sent', 0);
+  const refusal = connectionRefusalOf(driver);
+  const text = scrubDatabaseMessage(driver, refusal === null ? CONNECTION_FAILURE_TEXT : REFUSAL_TEXT[refusal], 0);
   return { message: `A database statement failed: ${text}`, sqlState, systemCode };
 }

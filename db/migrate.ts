@@ -58,18 +58,34 @@ export function readMigrations(dir = MIGRATIONS_DIR): MigrationFile[] {
     });
 }
 
+export interface MigrateOptions {
+  /**
+   * TOOLS_DATABASE_URL is set: the tools role's password is the operator's, and migrate leaves it alone (it still
+   * makes the role safe). Unset: migrate gives the role the password derived from the engine's (db/tools-role.ts).
+   */
+  toolsDatabaseUrlSet?: boolean;
+}
+
 /**
  * Applies pending migrations in order, each in its own transaction (or none, for a file marked
  * `-- migrate: no-transaction`: db/migrate-outside-transaction.ts), then brings the SQL tools'
  * role up to date (db/tools-role.ts). Re-running is a no-op.
  */
-export async function migrate(pool: Pool, dir = MIGRATIONS_DIR): Promise<MigrationReport> {
+export async function migrate(
+  pool: Pool,
+  dir = MIGRATIONS_DIR,
+  options: MigrateOptions = {}
+): Promise<MigrationReport> {
   const client = await pool.connect();
   try {
     await takeMigrationLock(client);
     try {
       const report = await applyPending(client, readMigrations(dir));
-      await withRetry(() => ensureToolsRole(client, connectionStringOf(pool)));
+      const toolsRole = {
+        databaseUrl: connectionStringOf(pool),
+        toolsDatabaseUrlSet: options.toolsDatabaseUrlSet ?? false,
+      };
+      await withRetry(() => ensureToolsRole(client, toolsRole));
       return report;
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);

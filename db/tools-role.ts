@@ -11,7 +11,8 @@ import type { Pool, PoolClient } from 'pg';
  * Its password is derived from the engine's own (HMAC), so `migrate` and every worker compute the
  * same one without storing it anywhere the tools role could read, and without a user setting. On
  * a trust-auth server (no password in DATABASE_URL) it has none. TOOLS_DATABASE_URL overrides it
- * all (docker-compose creates the role with its own password).
+ * all (docker-compose creates the role with its own password): with it set, `migrate` still makes the
+ * role safe but never sets its password, which is the operator's.
  */
 export const TOOLS_ROLE = 'convengine_tools_ro';
 
@@ -49,6 +50,18 @@ export function toolsDatabaseUrl(databaseUrl: string): string {
   url.username = TOOLS_ROLE;
   url.password = password ?? '';
   return url.toString();
+}
+
+/** The login SQL tools use: TOOLS_DATABASE_URL (`configured`), else the derived one (toolsDatabaseUrl). */
+export interface ToolsLogin {
+  url: string;
+  configured: boolean;
+}
+
+export function toolsLoginOf(toolsDatabaseUrlSetting: string | undefined, databaseUrl: string): ToolsLogin {
+  return toolsDatabaseUrlSetting === undefined
+    ? { url: toolsDatabaseUrl(databaseUrl), configured: false }
+    : { url: toolsDatabaseUrlSetting, configured: true };
 }
 
 interface Privileges {
@@ -106,15 +119,29 @@ async function verify(client: PoolClient): Promise<void> {
   }
 }
 
+/** Whose password the tools role has: derived from the engine's (`migrate` sets it), or the operator's own. */
+export interface ToolsRolePasswordSource {
+  /** The engine's connection string, whose password the role's is derived from. */
+  databaseUrl: string | null;
+  /** TOOLS_DATABASE_URL is set: the operator gave the role its password (docker-compose), which stays. */
+  toolsDatabaseUrlSet: boolean;
+}
+
 /**
- * Creates nothing (migration 0004 creates the role); makes it safe and sets its password when the
- * engine may, else checks that it is safe. Runs on every `migrate`, so an existing database is
- * brought up to date and keeps its data.
+ * Creates nothing (migration 0004 creates the role); makes it safe and, unless TOOLS_DATABASE_URL is
+ * set, sets its derived password when the engine may; else checks that it is safe. Making it safe
+ * never changes its login (LOGIN stays, the password is not touched). Runs on every `migrate`, so an
+ * existing database is brought up to date and keeps its data.
  */
-export async function ensureToolsRole(client: PoolClient, databaseUrl: string | null): Promise<void> {
+export async function ensureToolsRole(client: PoolClient, source: ToolsRolePasswordSource): Promise<void> {
   const privileges = await privilegesOf(client);
   if (privileges.superuser || privileges.createRole) {
-    await harden(client, privileges, databaseUrl ? toolsRolePassword(databaseUrl) : null);
+    const { databaseUrl, toolsDatabaseUrlSet } = source;
+    await harden(
+      client,
+      privileges,
+      toolsDatabaseUrlSet || databaseUrl === null ? null : toolsRolePassword(databaseUrl)
+    );
   }
   await verify(client);
 }

@@ -2,7 +2,9 @@ import * as grpc from '@grpc/grpc-js';
 import type { ConnectionLike } from '@temporalio/client';
 import { sql } from 'drizzle-orm';
 import { isNamespaceNotFound } from '../config/temporal-client';
+import { connectionRefusalOf } from '../db/error-text';
 import type { Database } from '../db/pool';
+import { refusalReason } from './database-refusal';
 
 /**
  * How long a check of a dependency may take before it counts as unreachable: a readiness probe, the prerequisite
@@ -64,9 +66,21 @@ export function databaseCheck<T>(work: Promise<T>): Promise<T> {
   return answerWithin(work, () => new Error(`the database did not answer within ${CHECK_DEADLINE_MS} ms`));
 }
 
-/** The database's readiness (`select 1`): `ok` or `unreachable`, within the check deadline. */
+/** What readiness names as the fix of the engine database's refused login: the variable, nothing of its value. */
+export const CHECK_DATABASE_URL = 'check DATABASE_URL';
+
+/**
+ * The database's readiness (`select 1`) within the check deadline: `ok`, `unreachable`, or the refused login a retry
+ * would not mend (`database missing: check DATABASE_URL`, `login refused: …`).
+ */
 export function databaseReadiness(db: Database): Promise<string> {
-  return readiness(databaseCheck(db.execute(sql`select 1`)));
+  return databaseCheck(db.execute(sql`select 1`)).then(
+    () => 'ok',
+    (err: unknown) => {
+      const refusal = connectionRefusalOf(err);
+      return refusal === null ? 'unreachable' : refusalReason(refusal, CHECK_DATABASE_URL);
+    }
+  );
 }
 
 /**

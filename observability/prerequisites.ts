@@ -3,9 +3,13 @@ import { isNamespaceNotFound, isTemporalUnreachable } from '../config/temporal-c
 import { missingTurnSearchAttributes } from '../config/turn-search-attributes';
 import type { ConfigSnapshot, ConfigViolation } from '../core/config/types';
 import { newerSchemaWarning, readMigrations, schemaState, type MigrationFile } from '../db/migrate';
+import { connectionRefusalOf, sqlStateOf } from '../db/error-text';
 import type { Database } from '../db/pool';
-import { cachedFor, databaseCheck, temporalCheck } from './dependency-checks';
+import { connectionStringOf, type ToolsLogin } from '../db/tools-role';
+import { refusalMessage, refusalReason } from './database-refusal';
+import { cachedFor, CHECK_DATABASE_URL, databaseCheck, temporalCheck } from './dependency-checks';
 import type { Logger } from './logger';
+import { checkToolsLogin } from './tools-login';
 
 /**
  * What a turn needs before it can run, beyond a reachable database and Temporal: every migration this
@@ -24,6 +28,8 @@ export interface PrerequisiteStatus {
   /** `ok`, or the /readyz reason for that dependency. */
   database: string;
   temporal: string;
+  /** The SQL tools' login, when the process runs them (the worker): `ok` or the /readyz reason. */
+  tools?: string;
   /** The first problem, for a refused request; null when both are ok. */
   problem: PrerequisiteProblem | null;
   /**
@@ -68,6 +74,8 @@ export interface PrerequisiteTargets {
   config?: ServedConfigSource;
   temporal: Pick<Connection, 'operatorService' | 'withDeadline'>;
   namespace: string;
+  /** The login SQL tools use, checked by a process that runs them (the worker); no check without. */
+  tools?: ToolsLogin;
   logger: Logger;
   cacheMs?: number;
 }
@@ -114,6 +122,13 @@ async function checkDatabase(db: Database, files: MigrationFile[]): Promise<Chec
     const message = `the database lacks ${pending.length} migration(s) this build needs: run \`convengine migrate\``;
     return { reason: NOT_MIGRATED, problem: 'DATABASE_NOT_MIGRATED', log: { fields: { pending }, message } };
   } catch (err) {
+    const refusal = connectionRefusalOf(err);
+    if (refusal !== null) {
+      // No retry mends it; the log names the database or role (not the password), readiness only the variable.
+      const message = refusalMessage(refusal, connectionStringOf(db.$client), CHECK_DATABASE_URL);
+      const log = { fields: { sqlState: sqlStateOf(err) }, message };
+      return { reason: refusalReason(refusal, CHECK_DATABASE_URL), problem: 'DATABASE_UNREACHABLE', log };
+    }
     const message = 'the database is unreachable: check DATABASE_URL and that PostgreSQL is up';
     return { reason: 'unreachable', problem: 'DATABASE_UNREACHABLE', log: { fields: { err }, message } };
   }
@@ -170,6 +185,14 @@ export function refusedConfigWarning(servedVersion: string): string {
   return `the current config is refused: serving stored snapshot ${servedVersion}; run convengine validate-config`;
 }
 
+/**
+ * The SQL tools' login, for a process that runs them: not ready without it, but no problem that refuses a turn (the
+ * worker refuses none; a turn that calls no SQL tool still runs).
+ */
+async function toolsCheck(login: ToolsLogin | undefined): Promise<CheckOutcome | undefined> {
+  return login === undefined ? undefined : { problem: null, ...(await checkToolsLogin(login)) };
+}
+
 /** Logs a dependency's problem when it appears or changes, and its recovery. */
 function reportChange(logger: Logger, dependency: string, before: CheckOutcome | undefined, now: CheckOutcome): void {
   if (before?.reason === now.reason && before.warning === now.warning) return;
@@ -183,14 +206,19 @@ function reportChange(logger: Logger, dependency: string, before: CheckOutcome |
 export async function startPrerequisiteMonitor(targets: PrerequisiteTargets): Promise<PrerequisiteMonitor> {
   const files = readMigrations();
   const cacheMs = targets.cacheMs ?? PREREQUISITE_CACHE_MS;
-  let previous: { database: CheckOutcome; temporal: CheckOutcome } | undefined;
+  let previous: { database: CheckOutcome; temporal: CheckOutcome; tools?: CheckOutcome } | undefined;
   const check = async (): Promise<PrerequisiteStatus> => {
-    const [database, temporal] = await Promise.all([checkDatabase(targets.db, files), checkTemporal(targets)]);
+    const [database, temporal, tools] = await Promise.all([
+      checkDatabase(targets.db, files),
+      checkTemporal(targets),
+      toolsCheck(targets.tools),
+    ]);
     // Only on a usable schema: the store reads tables a missing migration may lack.
     const config = database.problem === null ? await configCheck(targets.config) : OK;
     reportChange(targets.logger, 'database', previous?.database, database);
     reportChange(targets.logger, 'temporal', previous?.temporal, temporal);
-    previous = { database, temporal };
+    if (tools) reportChange(targets.logger, 'tools', previous?.tools, tools);
+    previous = { database, temporal, ...(tools ? { tools } : {}) };
     const warnings = {
       ...(database.warning !== undefined ? { database: database.warning } : {}),
       ...(config.warning !== undefined ? { config: config.warning } : {}),
@@ -198,6 +226,7 @@ export async function startPrerequisiteMonitor(targets: PrerequisiteTargets): Pr
     return {
       database: database.reason,
       temporal: temporal.reason,
+      ...(tools ? { tools: tools.reason } : {}),
       problem: database.problem ?? temporal.problem,
       warnings,
     };

@@ -14,7 +14,7 @@ import { createPool, openDatabase, type Database } from '../db/pool';
 import { llmCallObserver, tracedLlmClient } from '../observability/llm';
 import type { Logger } from '../observability/logger';
 import { countDecision, type WorkerMetrics } from '../observability/metrics';
-import { toolsDatabaseUrl } from '../db/tools-role';
+import { toolsLoginOf, type ToolsLogin } from '../db/tools-role';
 
 export interface WorkerDepsOptions {
   databaseUrl: string;
@@ -32,6 +32,8 @@ export interface WorkerDeps {
   configStore: DatabaseConfigStore;
   /** Large payloads go to ce_payload_claim instead of history (issue #13, item 7). */
   dataConverter: DataConverter;
+  /** The login tool SQL uses, which readiness checks. */
+  toolsLogin: ToolsLogin;
   close(): Promise<void>;
 }
 
@@ -58,7 +60,8 @@ export function workerAuditGate(metrics: WorkerMetrics | undefined): AuditGate {
 export async function buildWorkerDeps(env: Env, options: WorkerDepsOptions): Promise<WorkerDeps> {
   const sqlParser = await loadSqlParser();
   const handle = openDatabase(options.databaseUrl, { max: 20 });
-  const toolsPool = createPool(env.TOOLS_DATABASE_URL ?? toolsDatabaseUrl(options.databaseUrl), { max: 5 });
+  const toolsLogin = toolsLoginOf(env.TOOLS_DATABASE_URL, options.databaseUrl);
+  const toolsPool = createPool(toolsLogin.url, { max: 5 });
   const tools = createToolDeps({ sqlPool: toolsPool, sqlParser, env: options.toolEnv });
   const configStore = engineConfigStore(handle.db, engineValidation(sqlParser), options.observability?.logger);
   const deps: ActivityDeps = {
@@ -74,6 +77,7 @@ export async function buildWorkerDeps(env: Env, options: WorkerDepsOptions): Pro
     deps,
     configStore,
     dataConverter: claimCheckDataConverter(handle.db, env.CLAIM_CHECK_THRESHOLD_BYTES),
+    toolsLogin,
     async close() {
       await toolsPool.end();
       await handle.close();

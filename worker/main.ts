@@ -77,6 +77,7 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
     config: wired.configStore,
     temporal: connection,
     namespace: run.env.TEMPORAL_NAMESPACE,
+    tools: wired.toolsLogin,
     logger,
     ...(run.prerequisiteCacheMs !== undefined ? { cacheMs: run.prerequisiteCacheMs } : {}),
   });
@@ -145,7 +146,7 @@ interface ProbeTargets {
   metrics: WorkerMetrics;
 }
 
-/** The worker's /metrics (its registry plus the SDK's exporter) and /readyz: database, Temporal, worker state. */
+/** The worker's /metrics (its registry plus the SDK's exporter) and /readyz: database, Temporal, tools login, worker state. */
 async function startWorkerProbe(run: TurnWorkerRun, targets: ProbeTargets): Promise<ProbeServer> {
   const { host = '127.0.0.1', port = 0, orAnyPort = false } = run.probe ?? {};
   const start = (on: number) => startWorkerProbeOn(run, targets, host, on);
@@ -176,6 +177,8 @@ function startWorkerProbeOn(
       ]);
       const checks = {
         ...readinessWithPrerequisites({ database, temporal }, required),
+        // The worker runs the SQL tools: a refused tools login fails each of their calls.
+        ...(required.tools !== undefined ? { tools: required.tools } : {}),
         worker: worker.getState() === 'RUNNING' ? 'ok' : worker.getState().toLowerCase(),
       };
       return { checks, warnings: required.warnings };

@@ -97,7 +97,7 @@ function firstEnded(parts: readonly Part<unknown>[], stopping: () => boolean): P
 async function preparedDatabase(starting: Promise<Part<string>>, options: StackOptions): Promise<Part<string>> {
   const part = await starting;
   try {
-    await prepareDatabase(part.value, options.config);
+    await prepareDatabase(part.value, options.config, options.env.TOOLS_DATABASE_URL !== undefined);
     return part;
   } catch (err) {
     await part.stop().catch(() => undefined);

@@ -1,4 +1,4 @@
-import { migrate } from '../../db/migrate';
+import { migrate, MIGRATIONS_DIR } from '../../db/migrate';
 import { openDatabase } from '../../db/pool';
 import { applyConfigRows } from '../../db/config/apply';
 import { overlayConfigRows } from '../../db/config/yaml-tree';
@@ -8,12 +8,17 @@ import type { StackConfig } from './types';
 
 /**
  * Migrates, seeds the chosen packs, then, with a YAML tree, makes the config exactly the packs'
- * rows plus the tree's (the tree wins on equal primary keys), validated as a whole.
+ * rows plus the tree's (the tree wins on equal primary keys), validated as a whole. With
+ * TOOLS_DATABASE_URL set (`toolsDatabaseUrlSet`), the SQL tools role keeps its password.
  */
-export async function prepareDatabase(url: string, config: StackConfig = { packs: ['all'] }): Promise<void> {
+export async function prepareDatabase(
+  url: string,
+  config: StackConfig = { packs: ['all'] },
+  toolsDatabaseUrlSet = false
+): Promise<void> {
   const handle = openDatabase(url, { max: 2 });
   try {
-    await migrate(handle.pool);
+    await migrate(handle.pool, MIGRATIONS_DIR, { toolsDatabaseUrlSet });
     if (config.packs.length > 0) await seedPacks(handle.db, config.packs);
     if (config.rows) {
       const packRows = packConfigRows(config.packs.length > 0 ? resolveSeedPacks(config.packs) : []);

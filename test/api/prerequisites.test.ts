@@ -141,17 +141,18 @@ describe('api and worker without their prerequisites', () => {
     }
     expect(await readyz(worker.probeUrl!)).toEqual({
       status: 200,
-      checks: { database: 'ok', temporal: 'ok', worker: 'ok' },
+      checks: { database: 'ok', temporal: 'ok', tools: 'ok', worker: 'ok' },
     });
     expect(await readyz(api.url)).toEqual({ status: 200, checks: { database: 'ok', temporal: 'ok', worker: 'ok' } });
   });
 
   it('stay ready on a database a newer build migrated and on refused config, and say so in warnings and the log', async () => {
     const ready = { database: 'ok', temporal: 'ok', worker: 'ok' };
+    const workerReady = { ...ready, tools: 'ok' };
     await bare.pool.query("INSERT INTO ce_schema_migrations (name, checksum) VALUES ('0020_future.sql', 'x')");
     const newer = { database: 'migrated by a newer build (0020_future.sql)' };
     expect(await readyz(api.url)).toEqual({ status: 200, checks: ready, warnings: newer });
-    expect(await readyz(worker.probeUrl!)).toEqual({ status: 200, checks: ready, warnings: newer });
+    expect(await readyz(worker.probeUrl!)).toEqual({ status: 200, checks: workerReady, warnings: newer });
     for (const log of [apiLog, workerLog]) {
       const warned = log.lines().filter((l) => l['level'] === 'warn' && l['dependency'] === 'database');
       expect(warned.map((l) => l['msg'])).toEqual([
@@ -167,7 +168,7 @@ describe('api and worker without their prerequisites', () => {
     await new Promise((resolve) => setTimeout(resolve, 250)); // the stores' staleness check
     const refused = { config: refusedConfigWarning(served) };
     expect(await readyz(api.url)).toEqual({ status: 200, checks: ready, warnings: refused });
-    expect(await readyz(worker.probeUrl!)).toEqual({ status: 200, checks: ready, warnings: refused });
+    expect(await readyz(worker.probeUrl!)).toEqual({ status: 200, checks: workerReady, warnings: refused });
   });
 
   it('refuse a message with 503 TEMPORAL_UNREACHABLE, at once, while Temporal is down', async () => {
@@ -250,7 +251,7 @@ describe('api and worker on a namespace that does not exist (setup-temporal not 
         await new Promise((resolve) => setTimeout(resolve, 250));
       }
       expect(await readyz(api.url)).toEqual(ready);
-      expect(await readyz(worker.probeUrl!)).toEqual(ready);
+      expect(await readyz(worker.probeUrl!)).toEqual({ ...ready, checks: { ...ready.checks, tools: 'ok' } });
     } finally {
       await worker.shutdown();
     }

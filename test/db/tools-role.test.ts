@@ -1,9 +1,14 @@
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { Client } from 'pg';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '../../db/embedded';
 import { migrate } from '../../db/migrate';
 import { openDatabase } from '../../db/pool';
-import { TOOLS_ROLE, toolsDatabaseUrl, toolsRolePassword } from '../../db/tools-role';
+import { TOOLS_ROLE, toolsDatabaseUrl, toolsLoginOf, toolsRolePassword } from '../../db/tools-role';
+import { checkToolsLogin } from '../../observability/tools-login';
 import { createTestDatabase, type TestDatabase } from '../support/database';
+import { newHome } from '../support/embedded-stack';
+import { runConvengine } from '../support/run-cli';
 
 /** The tools role (D20): derived credentials, and `migrate` keeping the role safe on every run. */
 describe('tools role credentials', () => {
@@ -79,5 +84,79 @@ describe('migrate keeps the tools role safe', () => {
     } finally {
       await client.end();
     }
+  });
+});
+
+/**
+ * On a server that checks passwords (the embedded one; the shared test server trusts every login), the role's
+ * password an operator gave it (deploy/db/init does, with TOOLS_DATABASE_URL) survives `migrate` run as a superuser.
+ */
+describe('migrate with TOOLS_DATABASE_URL set, on a password-auth server', () => {
+  const home = newHome();
+  let pg: EmbeddedPostgres;
+  const operatorPassword = 'ToolsPw14';
+  const operatorLogin = () => {
+    const url = new URL(pg.url);
+    url.username = TOOLS_ROLE;
+    url.password = operatorPassword;
+    return url.toString();
+  };
+  const canLogIn = async (url: string) => (await checkToolsLogin({ url, configured: true })).reason === 'ok';
+  beforeAll(async () => {
+    pg = await startEmbeddedPostgres(home);
+    const handle = openDatabase(pg.url, { max: 1 });
+    try {
+      await migrate(handle.pool);
+      await handle.pool.query(`ALTER ROLE ${TOOLS_ROLE} PASSWORD '${operatorPassword}'`);
+    } finally {
+      await handle.close();
+    }
+  });
+  afterAll(async () => {
+    await pg?.stop();
+    rmSync(home, { recursive: true, force: true });
+  });
+
+  it('`convengine migrate` as a superuser keeps the password TOOLS_DATABASE_URL logs in with', async () => {
+    expect(await canLogIn(operatorLogin())).toBe(true);
+    const run = await runConvengine(['migrate'], { DATABASE_URL: pg.url, TOOLS_DATABASE_URL: operatorLogin() });
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(await canLogIn(operatorLogin())).toBe(true);
+  });
+
+  it('still makes the role safe (no membership), and without TOOLS_DATABASE_URL sets the derived password', async () => {
+    const handle = openDatabase(pg.url, { max: 1 });
+    try {
+      await handle.pool.query(`CREATE ROLE ce_tools_group_h`);
+      await handle.pool.query(`GRANT ce_tools_group_h TO ${TOOLS_ROLE}`);
+      await migrate(handle.pool, undefined, { toolsDatabaseUrlSet: true });
+      const members = await handle.pool.query(
+        'SELECT 1 FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.member WHERE r.rolname = $1',
+        [TOOLS_ROLE]
+      );
+      expect(members.rowCount).toBe(0);
+      expect(await canLogIn(operatorLogin())).toBe(true);
+
+      await migrate(handle.pool);
+      expect(await canLogIn(operatorLogin())).toBe(false);
+      expect(await canLogIn(toolsDatabaseUrl(pg.url))).toBe(true);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it('says what a refused tools login needs, naming the role in the log and never the password', async () => {
+    const refused = await checkToolsLogin(toolsLoginOf(operatorLogin(), pg.url));
+    expect(refused.reason).toBe('login refused: check TOOLS_DATABASE_URL');
+    expect(refused.log?.fields).toEqual({ sqlState: '28P01' });
+    expect(refused.log?.message).toMatch(
+      new RegExp(
+        `^the SQL tools' login failed, .*: authentication failed for role "${TOOLS_ROLE}" .*: check TOOLS_DATABASE_URL$`
+      )
+    );
+    expect(JSON.stringify(refused)).not.toContain(operatorPassword);
+    const run = await runConvengine(['migrate'], { DATABASE_URL: pg.url, TOOLS_DATABASE_URL: operatorLogin() });
+    expect(run.code).toBe(0);
+    expect(run.stderr.trim()).toBe(`warning: ${refused.log?.message}`);
   });
 });

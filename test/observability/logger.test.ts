@@ -73,6 +73,28 @@ describe('the process logger', () => {
     expect(second?.['err']).toMatchObject({ type: 'DatabaseError', message, sqlState: '23505' });
   });
 
+  it('names a missing database and a refused login as such, without the names or hosts the server quotes', () => {
+    const out = capture();
+    const logger = createLogger({ level: 'info', format: 'json', name: 'worker', destination: out.stream });
+    const refused = (message: string, code: string) =>
+      Object.assign(new DatabaseError(message, 0, 'error'), { code, severity: 'FATAL' });
+    logger.error({ err: refused('database "nodb_h" does not exist', '3D000') }, 'no database');
+    logger.error({ err: refused('password authentication failed for user "app_h"', '28P01') }, 'bad password');
+    const drizzle = new DrizzleQueryError('select 1', [], refused('role "ghost_h" does not exist', '28000'));
+    logger.error({ err: drizzle }, 'no role');
+    expect(out.raw()).not.toMatch(/nodb_h|app_h|ghost_h/);
+    const refusedLogin =
+      'A database statement failed: the database refused the login (a wrong password, no such role, or no pg_hba.conf entry)';
+    expect(out.lines().map((line) => line['err'])).toEqual([
+      expect.objectContaining({
+        message: 'A database statement failed: the database the connection string names does not exist',
+        sqlState: '3D000',
+      }),
+      expect.objectContaining({ message: refusedLogin, sqlState: '28P01' }),
+      expect.objectContaining({ message: refusedLogin, sqlState: '28000' }),
+    ]);
+  });
+
   it("keeps an error's detail numbers and codes, never the step results and user text a failed step run carries", () => {
     const out = capture();
     const logger = createLogger({ level: 'info', format: 'json', name: 'worker', destination: out.stream });

@@ -26,7 +26,7 @@ describe('metrics, health and logs of the API and the worker', () => {
     await stack?.stop();
   });
 
-  it('serves /healthz and /readyz (database, Temporal, worker polling) on both', async () => {
+  it("serves /healthz and /readyz (database, Temporal, worker polling; the worker its SQL tools' login) on both", async () => {
     for (const base of [stack.api.url, stack.workerProbeUrl]) {
       expect(await get(`${base}/healthz`)).toEqual({ status: 200, text: JSON.stringify({ status: 'ok' }) });
     }
@@ -40,7 +40,7 @@ describe('metrics, health and logs of the API and the worker', () => {
     expect(worker.status).toBe(200);
     expect(JSON.parse(worker.text)).toEqual({
       status: 'ready',
-      checks: { database: 'ok', temporal: 'ok', worker: 'ok' },
+      checks: { database: 'ok', temporal: 'ok', tools: 'ok', worker: 'ok' },
     });
   });
 
