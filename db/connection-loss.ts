@@ -19,7 +19,6 @@ const CONNECTION_ERRNOS = ['ECONNRESET', 'EPIPE', 'ECONNREFUSED'];
 interface ErrorShape {
   code?: unknown;
   message?: unknown;
-  severity?: unknown;
   cause?: unknown;
 }
 
@@ -45,21 +44,22 @@ export function isConnectionLoss(err: unknown): boolean {
 }
 
 /**
- * The server refusing a new session for a while (57P03, already above, covers a server starting or shutting down):
- * too many connections (53300: max_connections or a CONNECTION LIMIT), raised only while connecting, so the statement
- * never ran. A missing database (3D000) or a refused login (class 28) is not here: a configuration error no retry
- * mends, which stays a 500 (api/error-handler.ts's tests), as /readyz and the start log already name it.
+ * Errors raised while a session was being opened (db/pool.ts's client marks them): the server refused this process a
+ * session (too many connections 53300, a database not accepting connections 55000, one that does not exist 3D000, a
+ * refused login, class 28, a server starting up 57P03) or TLS failed, so no statement ran. Known by where they were
+ * raised, not by SQLSTATE and severity: 55000 and 3D000 are also what an ordinary statement gets (currval before
+ * nextval, DROP DATABASE of a missing one), and the severity pg reports (`FATAL`) is the server's localised word
+ * (lc_messages), while the unlocalised one (the protocol's V field) is one pg does not read.
  */
-const TOO_MANY_CONNECTIONS = '53300';
+const sessionRefusals = new WeakSet<object>();
 
-/**
- * 55000 (object_not_in_prerequisite_state) is also what a statement gets for many ordinary reasons (currval before
- * nextval, a replication slot in use); only as a FATAL, which ends the session, is it the server refusing a session
- * for a database that does not accept connections now (`ALTER DATABASE … ALLOW_CONNECTIONS false`, a restore).
- */
-function refusedSession({ code, severity }: ErrorShape): boolean {
-  return typeof code === 'string' && (code === TOO_MANY_CONNECTIONS || (code === '55000' && severity === 'FATAL'));
+/** Marks `err` as raised while opening a session; returns it. */
+export function markSessionRefusal<E>(err: E): E {
+  if (typeof err === 'object' && err !== null) sessionRefusals.add(err);
+  return err;
 }
+
+const refusedSession = (e: ErrorShape): boolean => sessionRefusals.has(e);
 
 /**
  * Failures that say as much of the database but take their time (a socket or connect timeout, no route, a host name
@@ -71,7 +71,9 @@ const UNREACHABLE_MESSAGES = [...CONNECTION_MESSAGES, 'timeout exceeded when try
 /**
  * Whether a statement failed because the database could not be reached, refused the session or dropped the
  * connection (the API's 503 DATABASE_UNREACHABLE), not because of what it asked: a lost connection, or one that could
- * not be made.
+ * not be made. A session refused for a wrong DATABASE_URL (no such database, a refused login) is one too: the
+ * prerequisite check that refuses a message and /readyz read any failure to open a session as `unreachable`, so every
+ * route answers it alike.
  */
 export function isDatabaseUnreachable(err: unknown): boolean {
   const lost = lostWith(UNREACHABLE_ERRNOS, UNREACHABLE_MESSAGES);

@@ -1,5 +1,6 @@
-import { Pool, type PoolConfig, types } from 'pg';
+import { Client, Pool, type PoolConfig, types } from 'pg';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
+import { markSessionRefusal } from './connection-loss';
 import * as schema from './schema';
 
 // bigint (int8) columns hold ids and counters that stay far below 2^53; numbers are easier to
@@ -16,8 +17,22 @@ export interface DbHandle {
   close(): Promise<void>;
 }
 
+/**
+ * A client that marks what failed while it opened its session (a refusal, not a statement's failure), so
+ * isDatabaseUnreachable knows it without reading the server's localised severity.
+ */
+class SessionClient extends Client {
+  override connect(): Promise<Client>;
+  override connect(callback: (err: Error) => void): void;
+  override connect(callback?: (err: Error) => void): Promise<Client> | void {
+    if (!callback) return super.connect().catch((err: unknown) => Promise.reject(markSessionRefusal(err)));
+    super.connect((err: Error) => callback(markSessionRefusal(err)));
+  }
+}
+
 export function createPool(connectionString: string, overrides: Partial<PoolConfig> = {}): Pool {
   const pool = new Pool({
+    Client: SessionClient,
     connectionString,
     max: 10,
     idleTimeoutMillis: 30_000,

@@ -2,6 +2,7 @@ import { DrizzleQueryError } from 'drizzle-orm';
 import Fastify, { type FastifyBaseLogger } from 'fastify';
 import { DatabaseError } from 'pg';
 import { installErrorHandler } from '../../api/error-handler';
+import { markSessionRefusal } from '../../db/connection-loss';
 import { createLogger } from '../../observability/logger';
 import { captureLog, type LogCapture } from '../support/log-capture';
 
@@ -78,11 +79,18 @@ describe('the error handler (api/error-handler.ts)', () => {
       'SQLSTATE 08006 (connection failure)': failedQuery(serverError('connection failure', '08006')),
       'SQLSTATE 57P01 (admin shutdown)': serverError('terminating connection due to administrator command', '57P01'),
       'SQLSTATE 57P03 (cannot connect now)': serverError('the database system is starting up', '57P03'),
-      'SQLSTATE 53300 (too many connections)': failedQuery(serverError('sorry, too many clients already', '53300')),
-      'SQLSTATE 55000 as a FATAL (a database not accepting connections)': failedQuery(
-        Object.assign(serverError('database "x" is not currently accepting connections', '55000'), {
-          severity: 'FATAL',
-        })
+      // What the pool's client marks as raised while it opened a session (db/pool.ts): the server refused one.
+      'a session refused: too many connections (53300)': failedQuery(
+        markSessionRefusal(serverError('sorry, too many clients already', '53300'))
+      ),
+      'a session refused: a database not accepting connections (55000)': failedQuery(
+        markSessionRefusal(serverError('database "x" is not currently accepting connections', '55000'))
+      ),
+      'a session refused: no such database (3D000)': failedQuery(
+        markSessionRefusal(serverError('database "x" does not exist', '3D000'))
+      ),
+      'a session refused: a login refused (28P01)': failedQuery(
+        markSessionRefusal(serverError('password authentication failed for user "x"', '28P01'))
       ),
     };
     it.each(Object.entries(unreachable))('%s', async (_name, err) => {
@@ -102,7 +110,7 @@ describe('the error handler (api/error-handler.ts)', () => {
       for (const leaked of ['4111', 'ce_conversation']) expect(reply.log.raw()).not.toContain(leaked);
     });
 
-    it('a statement the server refused (a constraint, a bad value, an auth failure) stays INTERNAL', async () => {
+    it('a statement the server refused (a constraint, a bad value, the same SQLSTATEs in a session) stays INTERNAL', async () => {
       for (const code of ['23505', '22001', '28P01', '3D000', '57014', '55000']) {
         const reply = await thrown(failedQuery(serverError('refused', code)));
         expect({ code, status: reply.status }).toEqual({ code, status: 500 });

@@ -1,5 +1,11 @@
+import net, { type AddressInfo } from 'node:net';
 import { DrizzleQueryError, sql } from 'drizzle-orm';
-import { isConnectionLoss, isDatabaseUnreachable, retryOnConnectionLoss } from '../../db/connection-loss';
+import {
+  isConnectionLoss,
+  isDatabaseUnreachable,
+  markSessionRefusal,
+  retryOnConnectionLoss,
+} from '../../db/connection-loss';
 import { openDatabase, type Database } from '../../db/pool';
 import { runStatement, type Statement } from '../../db/statements';
 import { listAudits, writeAuditBatch } from '../../db/repositories/audit';
@@ -74,6 +80,18 @@ describe('connection loss (db/connection-loss.ts)', () => {
     expect(tries).toBe(3);
   });
 
+  /** What a statement sent on a pool over `url` gets. */
+  async function firstStatementOn(url: string): Promise<unknown> {
+    const other = openDatabase(url, { max: 1 });
+    try {
+      return await other.db.execute(sql`select 1`).catch((err: unknown) => err);
+    } finally {
+      await other.close();
+    }
+  }
+  const onServer = (change: Partial<Pick<URL, 'pathname' | 'username' | 'port'>>) =>
+    Object.assign(new URL(ADMIN_DATABASE_URL), change).toString();
+
   it('reads a database that refuses sessions as unreachable, not as a lost connection to send again on', async () => {
     await setAcceptingConnections(tdb.name, false);
     let refused: unknown;
@@ -87,13 +105,46 @@ describe('connection loss (db/connection-loss.ts)', () => {
     expect(isDatabaseUnreachable(refused)).toBe(true);
     expect(isConnectionLoss(refused)).toBe(false);
 
-    const missing = openDatabase(Object.assign(new URL(ADMIN_DATABASE_URL), { pathname: '/ce_no_such_db' }).toString());
-    const notThere = await missing.db.execute(sql`select 1`).catch((err: unknown) => err);
-    await missing.close();
-    expect((notThere as Error).cause).toMatchObject({ code: '3D000' });
-    expect(isDatabaseUnreachable(notThere)).toBe(false);
-    const tooMany = Object.assign(new Error('sorry, too many clients already'), { code: '53300', severity: 'FATAL' });
-    expect(isDatabaseUnreachable(tooMany)).toBe(true);
+    const role = `ce_t_${process.pid}_full`;
+    await tdb.pool.query(`CREATE ROLE ${role} LOGIN CONNECTION LIMIT 0`);
+    try {
+      const tooMany = await firstStatementOn(onServer({ username: role }));
+      expect((tooMany as Error).cause).toMatchObject({ code: '53300' });
+      expect(isDatabaseUnreachable(tooMany)).toBe(true);
+    } finally {
+      await tdb.pool.query(`DROP ROLE ${role}`);
+    }
+  });
+
+  it('reads a session refused for a wrong DATABASE_URL (no such database, no such role) as unreachable', async () => {
+    const notThere = await firstStatementOn(onServer({ pathname: '/ce_no_such_db' }));
+    expect((notThere as Error).cause).toMatchObject({ code: '3D000', severity: 'FATAL' });
+    expect(isDatabaseUnreachable(notThere)).toBe(true);
+    const nobody = await firstStatementOn(onServer({ username: 'ce_no_such_role' }));
+    expect((nobody as Error).cause).toMatchObject({ code: '28000', severity: 'FATAL' });
+    expect(isDatabaseUnreachable(nobody)).toBe(true);
+    expect([notThere, nobody].map(isConnectionLoss)).toEqual([false, false]);
+
+    // The same SQLSTATE for what a statement asked is the statement's failure.
+    const dropMissing = await tdb.pool.query('DROP DATABASE ce_no_such_db').catch((err: unknown) => err);
+    expect(dropMissing).toMatchObject({ code: '3D000', severity: 'ERROR' });
+    expect(isDatabaseUnreachable(dropMissing)).toBe(false);
+  });
+
+  it('reads a refusal whose severity the server wrote in its own language (lc_messages) as unreachable', async () => {
+    const server = await refusingPostgres({
+      S: 'FATALE',
+      V: 'FATAL',
+      C: '55000',
+      M: 'il database non accetta connessioni',
+    });
+    try {
+      const refused = await firstStatementOn(onServer({ port: String(server.port) }));
+      expect((refused as Error).cause).toMatchObject({ code: '55000', severity: 'FATALE' });
+      expect(isDatabaseUnreachable(refused)).toBe(true);
+    } finally {
+      await server.close();
+    }
   });
 
   it('reads a statement refused for what it asked (55000 as an ERROR) as neither', async () => {
@@ -163,24 +214,52 @@ describe('connection loss (db/connection-loss.ts)', () => {
 const pgError = (code: string, message: string, severity = 'ERROR') =>
   Object.assign(new Error(message), { code, severity });
 
+/**
+ * A server that answers every session's startup with one ErrorResponse of these fields (S severity as localised, V as
+ * not, C SQLSTATE, M message) and hangs up, as PostgreSQL refusing a session does.
+ */
+async function refusingPostgres(fields: Record<string, string>): Promise<{ port: number; close(): Promise<void> }> {
+  const body = Buffer.concat([
+    ...Object.entries(fields).map(([type, value]) => Buffer.from(`${type}${value}\0`)),
+    Buffer.from([0]),
+  ]);
+  const length = Buffer.alloc(4);
+  length.writeInt32BE(body.length + 4);
+  const response = Buffer.concat([Buffer.from('E'), length, body]);
+  const server = net.createServer((socket) => {
+    socket.on('error', () => socket.destroy());
+    socket.once('data', () => socket.end(response));
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    port: (server.address() as AddressInfo).port,
+    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+  };
+}
+
 describe('isDatabaseUnreachable, which a step waits out as it is (activities/runtime/database-outage.ts)', () => {
-  it('a database closed to connections, out of slots, unreachable or lost; also wrapped as drizzle wraps it', () => {
-    const closed = pgError('55000', 'database "ce" is not currently accepting connections', 'FATAL');
+  it('a session refused (marked by the pool), unreachable or lost; also wrapped as drizzle wraps it', () => {
+    const closed = markSessionRefusal(
+      pgError('55000', 'database "ce" is not currently accepting connections', 'FATAL')
+    );
     expect(isDatabaseUnreachable(closed)).toBe(true);
     expect(isDatabaseUnreachable(new DrizzleQueryError('SELECT 1', [], closed))).toBe(true);
-    expect(isDatabaseUnreachable(pgError('53300', 'sorry, too many clients already'))).toBe(true);
+    expect(isDatabaseUnreachable(markSessionRefusal(pgError('53300', 'sorry, too many clients already')))).toBe(true);
     expect(isDatabaseUnreachable(pgError('57P03', 'the database system is starting up'))).toBe(true);
     expect(isDatabaseUnreachable(pgError('57P01', 'terminating connection due to administrator command'))).toBe(true);
     expect(isDatabaseUnreachable(pgError('ECONNREFUSED', 'connect ECONNREFUSED 127.0.0.1:5432'))).toBe(true);
     expect(isDatabaseUnreachable(new Error('timeout exceeded when trying to connect'))).toBe(true);
   });
 
-  it('not a statement the database refused: another 55000, a constraint, a syntax error', () => {
+  it('not a statement the database refused, whatever its SQLSTATE or severity says', () => {
     expect(isDatabaseUnreachable(pgError('55000', 'currval of sequence "s" is not yet defined in this session'))).toBe(
       false
     );
+    expect(isDatabaseUnreachable(pgError('55000', 'not accepting connections', 'FATAL'))).toBe(false);
+    expect(isDatabaseUnreachable(pgError('3D000', 'database "x" does not exist'))).toBe(false);
     expect(isDatabaseUnreachable(pgError('23505', 'duplicate key value violates unique constraint'))).toBe(false);
     expect(isDatabaseUnreachable(pgError('42601', 'syntax error at or near "SELEC"'))).toBe(false);
     expect(isDatabaseUnreachable(null)).toBe(false);
+    expect(markSessionRefusal(null)).toBeNull();
   });
 });
