@@ -37,6 +37,16 @@ const UNREACHABLE_DEPENDENCIES: readonly { failed(err: unknown): boolean; code: 
 ];
 
 /**
+ * Their 503, whichever way it came (a failure here, or the message route's prerequisite check refusing the turn):
+ * the dependency may be back, or the namespace created, by the next try; the turn may not have started, and a retry
+ * with its Idempotency-Key is safe.
+ */
+function retryLaterOn(code: string, reply: FastifyReply): FastifyReply {
+  if (UNREACHABLE_DEPENDENCIES.some((d) => d.code === code)) reply.header('retry-after', '5');
+  return reply;
+}
+
+/**
  * The one error handler: every failure becomes the envelope, client mistakes are 4xx with a
  * specific code, and nothing internal (stack, SQL, driver message) ever reaches the client.
  */
@@ -52,6 +62,7 @@ export function installErrorHandler(app: FastifyInstance): void {
   };
   app.setErrorHandler((err: FastifyError | ApiError | Error, request, reply) => {
     if (err instanceof ApiError) {
+      if (err.statusCode === 503) retryLaterOn(err.code, reply);
       return reply.status(err.statusCode).send(envelope(err.code, err.message, err.details));
     }
     const fe = err as FastifyError & { validation?: ValidationIssue[]; validationContext?: string };
@@ -82,10 +93,10 @@ export function installErrorHandler(app: FastifyInstance): void {
     }
     const unreachable = UNREACHABLE_DEPENDENCIES.find(({ failed }) => failed(err));
     if (unreachable) {
-      // Down, or not answering in time: the turn may not have started; a retry with its Idempotency-Key is safe.
       request.log.error({ err }, unreachable.log);
-      reply.header('retry-after', '5');
-      return reply.status(503).send(envelope(unreachable.code, PREREQUISITE_MESSAGES[unreachable.code]));
+      return retryLaterOn(unreachable.code, reply)
+        .status(503)
+        .send(envelope(unreachable.code, PREREQUISITE_MESSAGES[unreachable.code]));
     }
     request.log.error({ err }, 'unhandled error');
     return reply.status(500).send(envelope('INTERNAL', 'Something went wrong on our side.'));
