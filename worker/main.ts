@@ -18,6 +18,12 @@ import { buildWorkerDeps } from './deps';
 import { TURN_WORKFLOW_TYPE } from '../workflows/turn-type';
 import { runnableWorkflowSource } from './bundle-cache';
 import { connectWorker, createTurnWorker } from './worker';
+import {
+  namespaceExists,
+  StoppedBeforeNamespaceError,
+  untilNamespaceExists,
+  WAITING_FOR_NAMESPACE,
+} from './namespace-wait';
 
 export interface RunningWorker {
   /** Resolves when the worker has stopped (after shutdown() or a fatal error), connections closed. */
@@ -56,6 +62,13 @@ export interface TurnWorkerRun {
   probe?: { host: string; port: number; orAnyPort?: boolean };
   /** How long a migration or search-attribute check answers /readyz (default PREREQUISITE_CACHE_MS). */
   prerequisiteCacheMs?: number;
+  /**
+   * Given, a namespace that does not exist yet is waited for (worker/namespace-wait.ts: logged, /readyz not ready)
+   * until it does, and aborting this signal meanwhile ends the start with StoppedBeforeNamespaceError. Without it a
+   * missing namespace fails the start at once (`convengine worker --fail-without-namespace`; `convengine start`, whose
+   * servers have it).
+   */
+  namespaceWait?: AbortSignal;
 }
 
 /** Connects, wires the activity dependencies and runs a turn worker until shutdown. */
@@ -83,44 +96,37 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
   });
   // From sources, webpack would run on every start: the bundle cached for this source state instead.
   const workflows = await runnableWorkflowSource(run.env);
-  const closeAll = () => Promise.all([release(), wired.close()]);
-  const worker = await createTurnWorker({
-    connection,
-    namespace: run.env.TEMPORAL_NAMESPACE,
-    taskQueue: run.env.TEMPORAL_TASK_QUEUE,
-    activities: createActivities(wired.deps),
-    dataConverter: wired.dataConverter,
-    workflows,
-    tuning: {
-      ...workerInstrumentation({ logger, metrics }, 'bundle'),
-      ...run.tuning,
-    },
-  }).catch(async (err: unknown) => {
+  const state: WorkerState = { worker: null, starting: 'starting' };
+  const targets = { state, connection, db: wired.deps.db, prerequisites, logger, metrics };
+  const probe = run.probe
+    ? await startWorkerProbe(run, targets).catch(closingOnError(release, () => wired.close()))
+    : null;
+  const closeAll = async () => {
+    await probe?.close();
+    await release();
+    await wired.close();
+  };
+  const worker = await startWhenNamespaceExists(run, connection, state, logger)
+    .then(() =>
+      createTurnWorker({
+        connection,
+        namespace: run.env.TEMPORAL_NAMESPACE,
+        taskQueue: run.env.TEMPORAL_TASK_QUEUE,
+        activities: createActivities(wired.deps),
+        dataConverter: wired.dataConverter,
+        workflows,
+        tuning: { ...workerInstrumentation({ logger, metrics }, 'bundle'), ...run.tuning },
+      })
+    )
     // A namespace that does not exist (setup-temporal not run) fails here: the caller may go on (a test, a retry).
-    await closeAll();
-    throw err;
-  });
+    .catch(closingOnError(closeAll));
+  state.worker = worker;
   // The type the API starts: an operator comparing builds in a mixed deploy reads it here (docs/operations.md).
   logger.info(
     { taskQueue: run.env.TEMPORAL_TASK_QUEUE, workflowType: TURN_WORKFLOW_TYPE, identity: worker.options.identity },
     `worker polls ${run.env.TEMPORAL_TASK_QUEUE} and runs ${TURN_WORKFLOW_TYPE}, the turn type this build's API starts`
   );
-  const running = worker.run();
-  const probe = run.probe
-    ? await startWorkerProbe(run, { worker, connection, db: wired.deps.db, prerequisites, logger, metrics }).catch(
-        async (err) => {
-          worker.shutdown();
-          await running.catch(() => undefined);
-          await closeAll();
-          throw err;
-        }
-      )
-    : null;
-  const done = running.finally(async () => {
-    await probe?.close();
-    await release();
-    await wired.close();
-  });
+  const done = worker.run().finally(closeAll);
   const requestStop = (): boolean => {
     if (worker.getState() !== 'RUNNING') return false;
     worker.shutdown();
@@ -137,13 +143,52 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
   };
 }
 
+/** A failed start's handler: closes what was opened (in order), then rethrows. */
+function closingOnError(...close: (() => Promise<unknown>)[]): (err: unknown) => Promise<never> {
+  return async (err) => {
+    for (const step of close) await step();
+    throw err;
+  };
+}
+
+/** With `run.namespaceWait`, waits until the namespace exists; rejects when the wait is stopped first. */
+async function startWhenNamespaceExists(
+  run: TurnWorkerRun,
+  connection: NativeConnection,
+  state: WorkerState,
+  logger: Logger
+): Promise<void> {
+  if (!run.namespaceWait) return;
+  const namespace = run.env.TEMPORAL_NAMESPACE;
+  const exists = await untilNamespaceExists({
+    namespace,
+    exists: namespaceExists(connection, namespace),
+    stop: run.namespaceWait,
+    logger,
+    onMissing: () => (state.starting = WAITING_FOR_NAMESPACE),
+  });
+  if (!exists) throw new StoppedBeforeNamespaceError(namespace);
+  state.starting = 'starting';
+}
+
+/** The worker once built; until then, what its start is doing (/readyz's `worker` check). */
+interface WorkerState {
+  worker: Worker | null;
+  starting: string;
+}
+
 interface ProbeTargets {
-  worker: Worker;
+  state: WorkerState;
   connection: NativeConnection;
   db: Database;
   prerequisites: PrerequisiteMonitor;
   logger: Logger;
   metrics: WorkerMetrics;
+}
+
+function workerCheck({ worker, starting }: WorkerState): string {
+  if (!worker) return starting;
+  return worker.getState() === 'RUNNING' ? 'ok' : worker.getState().toLowerCase();
 }
 
 /** The worker's /metrics (its registry plus the SDK's exporter) and /readyz: database, Temporal, tools login, worker state. */
@@ -163,7 +208,7 @@ function startWorkerProbeOn(
   host: string,
   port: number
 ): Promise<ProbeServer> {
-  const { worker, connection, db, prerequisites } = targets;
+  const { state, connection, db, prerequisites } = targets;
   return startProbeServer({
     host,
     port,
@@ -179,7 +224,7 @@ function startWorkerProbeOn(
         ...readinessWithPrerequisites({ database, temporal }, required),
         // The worker runs the SQL tools: a refused tools login fails each of their calls.
         ...(required.tools !== undefined ? { tools: required.tools } : {}),
-        worker: worker.getState() === 'RUNNING' ? 'ok' : worker.getState().toLowerCase(),
+        worker: workerCheck(state),
       };
       return { checks, warnings: required.warnings };
     },

@@ -4,8 +4,9 @@ import { configuredTemporal, describeTemporal } from '../../config/temporal-conn
 import { namespaceMissing } from '../../observability/prerequisites';
 import { processTelemetry } from '../../observability/process';
 import { installTemporalRuntime } from '../../observability/temporal-runtime';
-import { runTurnWorker } from '../../worker/main';
-import type { CliCommand } from '../command';
+import { runTurnWorker, type RunningWorker } from '../../worker/main';
+import { StoppedBeforeNamespaceError } from '../../worker/namespace-wait';
+import { parseCommandArgs, type CliCommand } from '../command';
 import { commandDatabaseUrl } from '../environment';
 import { errorChain } from '../error-chain';
 import { checkRoundTrip } from '../doctor/checks';
@@ -15,24 +16,29 @@ export const NO_MODEL =
   'No LLM is configured: set ANTHROPIC_API_KEY (Anthropic) or ANTHROPIC_BASE_URL (a Messages API server); ' +
   '`convengine start` alone runs the keyless demo model.';
 
+const OPTIONS = { values: [], flags: ['check', 'fail-without-namespace'], positional: false };
+
 export const workerCommand: CliCommand = {
   usage: [
-    'convengine worker [--check]',
+    'convengine worker [--check] [--fail-without-namespace]',
     '',
     'Polls TEMPORAL_TASK_QUEUE in TEMPORAL_NAMESPACE on TEMPORAL_ADDRESS and runs the turn workflow and',
     'every step and tool activity. SIGTERM/SIGINT drain in-flight tasks before exiting.',
+    'A namespace that does not exist yet is waited for (logged, /readyz not ready) until',
+    '`convengine setup-temporal` creates it; SIGTERM/SIGINT meanwhile exit 0.',
+    '--fail-without-namespace exits 1 at once instead. A Temporal it cannot reach at start exits 1.',
     '--check first times one activity round trip on the server (as `convengine doctor` does) and warns',
     'when it is above 30 ms; the worker starts either way.',
     'Needs ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL (exits 2 without either).',
     `Serves /metrics, /healthz and /readyz on HOST:WORKER_METRICS_PORT (default ${WORKER_METRICS_DEFAULT_PORT}).`,
   ].join('\n'),
   async run(args, io) {
-    const check = args.includes('--check');
-    const unexpected = args.filter((a) => a !== '--check');
-    if (unexpected.length > 0) {
-      io.err(`worker: unexpected argument(s): ${unexpected.join(' ')}`);
+    const parsed = parseCommandArgs('worker', args, OPTIONS);
+    if (typeof parsed === 'string') {
+      io.err(parsed);
       return 2;
     }
+    const check = parsed.options.has('check');
     const env = loadEnv();
     if (!env.TEMPORAL_ADDRESS) {
       io.err('TEMPORAL_ADDRESS is not set (use `convengine start` for the embedded dev server).');
@@ -57,6 +63,7 @@ export const workerCommand: CliCommand = {
       });
       (finding.level === 'ok' ? io.out : io.err)(`${finding.level} round-trip ${finding.message}`);
     }
+    const stops = stopRequests((line) => telemetry.logger.warn(line));
     const worker = await runTurnWorker({
       env,
       databaseUrl,
@@ -69,26 +76,62 @@ export const workerCommand: CliCommand = {
         port: env.WORKER_METRICS_PORT ?? WORKER_METRICS_DEFAULT_PORT,
         orAnyPort: env.WORKER_METRICS_PORT === undefined,
       },
-    }).catch((err: unknown) => {
-      // The log line, with its stack, is for the log collector; the operator at a terminal gets the reason.
-      telemetry.logger.fatal({ err }, 'worker failed to start');
-      // Temporal's own text for a missing namespace is a dump of the server's status; the fix is ours to name.
-      const reason = isNamespaceNotFound(err) ? namespaceMissing(env.TEMPORAL_NAMESPACE) : errorChain(err);
-      io.err(`worker failed to start: ${reason}`);
-      return null;
-    });
+      ...(parsed.options.has('fail-without-namespace') ? {} : { namespaceWait: stops.beforeStart }),
+    })
+      .then(stops.started)
+      .catch((err: unknown) => {
+        stops.started(null);
+        if (err instanceof StoppedBeforeNamespaceError) {
+          telemetry.logger.info({ namespace: env.TEMPORAL_NAMESPACE }, err.message);
+          return 'stopped' as const;
+        }
+        // The log line, with its stack, is for the log collector; the operator at a terminal gets the reason.
+        telemetry.logger.fatal({ err }, 'worker failed to start');
+        // Temporal's own text for a missing namespace is a dump of the server's status; the fix is ours to name.
+        const reason = isNamespaceNotFound(err) ? namespaceMissing(env.TEMPORAL_NAMESPACE) : errorChain(err);
+        io.err(`worker failed to start: ${reason}`);
+        return null;
+      });
+    if (worker === 'stopped') return shutDown(telemetry, 0);
     if (!worker) return 1;
     telemetry.logger.info(
       { taskQueue: env.TEMPORAL_TASK_QUEUE, namespace: env.TEMPORAL_NAMESPACE, probe: worker.probeUrl },
       `worker polling ${env.TEMPORAL_TASK_QUEUE} on ${describeTemporal(temporal)} (namespace ${env.TEMPORAL_NAMESPACE})`
     );
-    // The Temporal runtime stops the worker on SIGINT or SIGTERM itself (a second signal ends the process).
-    stopWhenNpmEnds(
-      () => worker.requestStop(),
-      (line) => telemetry.logger.warn(line)
-    );
     await worker.done;
-    await telemetry.shutdown();
-    return 0;
+    return shutDown(telemetry, 0);
   },
 };
+
+async function shutDown(telemetry: { shutdown(): Promise<void> }, code: number): Promise<number> {
+  await telemetry.shutdown();
+  return code;
+}
+
+/**
+ * Stops asked for (SIGINT, SIGTERM, npm gone) before the worker runs abort `beforeStart`, which ends a wait for the
+ * namespace: the Temporal runtime stops a worker on a signal, but only one that exists. Once `started` is told the
+ * worker (or null: it never will run), the runtime has the signals, and npm's end stops that worker as a SIGTERM would.
+ */
+function stopRequests(say: (line: string) => void) {
+  const waiting = new AbortController();
+  let running: RunningWorker | null = null;
+  const onSignal = () => waiting.abort();
+  process.on('SIGINT', onSignal);
+  process.on('SIGTERM', onSignal);
+  stopWhenNpmEnds(() => {
+    if (running) return running.requestStop();
+    if (waiting.signal.aborted) return false;
+    waiting.abort();
+    return true;
+  }, say);
+  return {
+    beforeStart: waiting.signal,
+    started<W extends RunningWorker | null>(worker: W): W {
+      process.off('SIGINT', onSignal);
+      process.off('SIGTERM', onSignal);
+      running = worker;
+      return worker;
+    },
+  };
+}

@@ -23,6 +23,8 @@ import { configVersionOf, readConfigRows } from '../../db/config/load';
 import { createConfigStore } from '../../db/config/store';
 import { seedPacks } from '../../db/seed';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
+import { StoppedBeforeNamespaceError, WAITING_FOR_NAMESPACE } from '../../worker/namespace-wait';
+import { freePort } from '../../cli/temporal/server';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { captureLog, type LogCapture } from '../support/log-capture';
 import { getTestTemporal, usingRealServer, type TestTemporal } from '../support/temporal';
@@ -227,23 +229,71 @@ describe('api and worker on a namespace that does not exist (setup-temporal not 
     expect(await heldTurns(api)).toEqual({ status: 503, code: 'TEMPORAL_NAMESPACE_MISSING', retryAfter: '5' });
   });
 
-  it('both turn ready once the namespace exists (setup-temporal has run), with no restart of the API', async () => {
-    if (usingRealServer) {
-      const connection = await Connection.connect({ address: temporal.address });
-      try {
-        await setupTemporalNamespace(connection, { namespace });
-      } finally {
-        await connection.close();
-      }
-    } else {
-      // Our dev server serves one namespace and creates no other: the same server, now serving this one.
-      await temporal.stop();
-      const port = Number(temporal.address.slice(temporal.address.lastIndexOf(':') + 1));
-      const server = await startDevServer({ port, namespace, searchAttributes: { ...TURN_SEARCH_ATTRIBUTES } });
-      temporal = { address: server.address, namespace, stop: () => server.stop() };
+  /** A worker started before the namespace exists, waiting for it, with its probe on `port`. */
+  function waitingWorker(port: number, stop: AbortSignal, log: LogCapture): Promise<RunningWorker> {
+    const logger = createLogger({ level: 'info', format: 'json', name: 'worker', destination: log.stream });
+    return runTurnWorker({
+      ...run,
+      logger,
+      probe: { host: '127.0.0.1', port },
+      prerequisiteCacheMs: 0,
+      namespaceWait: stop,
+    });
+  }
+  const waitingLine = `${namespaceMissing(namespace)}; waiting for it (not ready until then)`;
+
+  async function until(condition: () => boolean, what: string): Promise<void> {
+    const deadline = Date.now() + 30_000;
+    while (!condition()) {
+      if (Date.now() > deadline) throw new Error(`not within 30 s: ${what}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
     }
-    const worker = await runTurnWorker(run);
+  }
+
+  it('a worker waiting for the namespace is up, not ready, says so, and stops when asked, with nothing left open', async () => {
+    const log = captureLog();
+    const port = await freePort();
+    const stop = new AbortController();
+    const starting = waitingWorker(port, stop.signal, log);
+    const outcome = starting.then(
+      () => 'started',
+      (err: unknown) => err
+    );
+    await until(() => log.lines().some((l) => l['msg'] === waitingLine), 'the waiting line');
+    expect(log.lines().filter((l) => l['msg'] === waitingLine)).toHaveLength(1);
+    expect(await readyz(`http://127.0.0.1:${port}`)).toEqual({
+      status: 503,
+      checks: { database: 'ok', temporal: NAMESPACE_MISSING, worker: WAITING_FOR_NAMESPACE },
+    });
+    stop.abort();
+    expect(await outcome).toBeInstanceOf(StoppedBeforeNamespaceError);
+    await expect(fetch(`http://127.0.0.1:${port}/readyz`)).rejects.toThrow();
+  });
+
+  it('both turn ready once the namespace exists (setup-temporal has run), with no restart of either', async () => {
+    const log = captureLog();
+    const port = await freePort();
+    const stop = new AbortController();
+    const starting = waitingWorker(port, stop.signal, log);
+    let worker: RunningWorker | undefined;
     try {
+      await until(() => log.lines().some((l) => l['msg'] === waitingLine), 'the waiting line');
+      if (usingRealServer) {
+        const connection = await Connection.connect({ address: temporal.address });
+        try {
+          await setupTemporalNamespace(connection, { namespace });
+        } finally {
+          await connection.close();
+        }
+      } else {
+        // Our dev server serves one namespace and creates no other: the same server, now serving this one.
+        await temporal.stop();
+        const port = Number(temporal.address.slice(temporal.address.lastIndexOf(':') + 1));
+        const server = await startDevServer({ port, namespace, searchAttributes: { ...TURN_SEARCH_ATTRIBUTES } });
+        temporal = { address: server.address, namespace, stop: () => server.stop() };
+      }
+      worker = await starting;
+      expect(log.lines().map((l) => l['msg'])).toContain(`namespace ${namespace} exists now: the worker starts`);
       const ready = { status: 200, checks: { database: 'ok', temporal: 'ok', worker: 'ok' } };
       // A real server lists the worker's poller only after its first poll reaches matching.
       const deadline = Date.now() + 30_000;
@@ -253,7 +303,8 @@ describe('api and worker on a namespace that does not exist (setup-temporal not 
       expect(await readyz(api.url)).toEqual(ready);
       expect(await readyz(worker.probeUrl!)).toEqual({ ...ready, checks: { ...ready.checks, tools: 'ok' } });
     } finally {
-      await worker.shutdown();
+      stop.abort();
+      await (worker ?? (await starting.catch(() => undefined)))?.shutdown();
     }
   });
 });

@@ -3,9 +3,12 @@
  * that says why, besides the fatal JSON log line (with its stack) for the log collector.
  */
 import { NO_MODEL } from '../../cli/commands/worker';
-import { startDevServer } from '../../devserver';
-import { namespaceMissing } from '../../observability/prerequisites';
-import { createTestDatabase } from '../support/database';
+import { freePort } from '../../cli/temporal/server';
+import { startDevServer, type DevServer } from '../../devserver';
+import { NAMESPACE_MISSING, namespaceMissing } from '../../observability/prerequisites';
+import { WAITING_FOR_NAMESPACE } from '../../worker/namespace-wait';
+import { ConvengineProcess } from '../support/child-processes';
+import { createTestDatabase, type TestDatabase } from '../support/database';
 import { runConvengine } from '../support/run-cli';
 
 /** A loopback port nothing listens on. */
@@ -51,27 +54,66 @@ describe('convengine worker', () => {
 });
 
 describe('convengine worker on a namespace that does not exist', () => {
-  it('names the namespace and `convengine setup-temporal`, not the server status it got, and exits 1', async () => {
-    const server = await startDevServer({ port: 0 });
-    const db = await createTestDatabase();
+  let server: DevServer;
+  let db: TestDatabase;
+  const variables = () => ({
+    TEMPORAL_ADDRESS: server.address,
+    TEMPORAL_NAMESPACE: 'nope',
+    DATABASE_URL: db.url,
+    ANTHROPIC_API_KEY: 'sk-test',
+    LOG_FORMAT: 'json',
+  });
+  beforeAll(async () => {
+    server = await startDevServer({ port: 0 });
+    db = await createTestDatabase();
+  });
+  afterAll(async () => {
+    await db?.drop();
+    await server?.stop();
+  });
+
+  it('waits for it: logs the fix, serves /readyz not ready, and exits 0 on SIGTERM', async () => {
+    const port = await freePort();
+    const worker = await ConvengineProcess.start(['worker'], {
+      name: 'worker waiting for its namespace',
+      env: { ...variables(), WORKER_METRICS_PORT: String(port) },
+      ready: /waiting for it \(not ready until then\)/,
+      readyTimeoutMs: 120_000,
+    });
     try {
-      const variables = {
-        TEMPORAL_ADDRESS: server.address,
-        TEMPORAL_NAMESPACE: 'nope',
-        DATABASE_URL: db.url,
-        ANTHROPIC_API_KEY: 'sk-test',
-        WORKER_METRICS_PORT: '0',
-        LOG_FORMAT: 'json',
-      };
-      const run = await runConvengine(['worker'], variables, 120_000);
-      expect({ code: run.code, stderr: run.stderr }).toEqual({
-        code: 1,
-        stderr: `worker failed to start: ${namespaceMissing('nope')}\n`,
+      const waiting = JSON.parse(
+        worker
+          .tail()
+          .split('\n')
+          .find((l) => l.includes('waiting for it')) ?? '{}'
+      );
+      expect(waiting).toMatchObject({ level: 'error', namespace: 'nope' });
+      expect(waiting.msg).toBe(`${namespaceMissing('nope')}; waiting for it (not ready until then)`);
+      const ready = await fetch(`http://127.0.0.1:${port}/readyz`);
+      expect({ status: ready.status, body: await ready.json() }).toMatchObject({
+        status: 503,
+        body: { checks: { temporal: NAMESPACE_MISSING, worker: WAITING_FOR_NAMESPACE } },
       });
+      const asked = Date.now();
+      worker.child.kill('SIGTERM');
+      expect(await worker.exited).toBe(0);
+      expect(Date.now() - asked).toBeLessThan(10_000);
+      expect(worker.tail()).toContain('stopped while waiting for namespace nope to exist');
     } finally {
-      await db.drop();
-      await server.stop();
+      await worker.kill('SIGKILL');
     }
+  }, 150_000);
+
+  it('with --fail-without-namespace: names the namespace and `convengine setup-temporal`, and exits 1', async () => {
+    const run = await runConvengine(
+      ['worker', '--fail-without-namespace'],
+      { ...variables(), WORKER_METRICS_PORT: '0' },
+      120_000
+    );
+    expect({ code: run.code, stderr: run.stderr }).toEqual({
+      code: 1,
+      stderr: `worker failed to start: ${namespaceMissing('nope')}\n`,
+    });
   }, 150_000);
 });
 
