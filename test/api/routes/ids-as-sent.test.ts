@@ -1,14 +1,16 @@
 /**
  * An error that names a conversation or a turn quotes its id as the client sent it (api/sent-ids.ts): the routes look
  * ids up lower-cased, as conversations and turn workflows are named, and a client that sent an upper-case UUID must
- * still recognise its own id, whichever layer (route, gateway, held-tool operations, what-if) wrote the refusal.
+ * still recognise its own id, whichever layer (route, gateway, held-tool operations, what-if) wrote the refusal. A
+ * field (an error's details.workflowId, a retryWith url, a reply's conversationId) carries the id the API names the
+ * conversation and its workflows by, lower-case, as a reply's fields do: Temporal's ids are case-sensitive.
  */
 import { WorkflowNotFoundError } from '@temporalio/client';
 import type { FastifyInstance, InjectOptions } from 'fastify';
 import { WhatifInputError } from '../../../activities/whatif/draft';
 import { buildApi } from '../../../api/app';
 import { ApiError } from '../../../api/errors';
-import type { ApiPorts, TurnRequest } from '../../../api/ports';
+import type { ApiPorts, TurnReply, TurnRequest } from '../../../api/ports';
 import { TemporalTurnGateway } from '../../../api/turns/gateway';
 import { temporalHeldTools } from '../../../api/turns/held-tools';
 import type { Database } from '../../../db/pool';
@@ -140,6 +142,26 @@ describe('a conversation named with an upper-case UUID is named as sent in every
       { code: 'CONVERSATION_RETIRED', message: `Conversation ${SENT} cannot take turn 2.` },
     ]);
     expect(given).toEqual([CONVERSATION]);
+  });
+
+  it("fields name it as the API does, lower-case: a failed turn's details.workflowId and retryWith", async () => {
+    const sendMessage = async ({ conversationId }: TurnRequest): Promise<TurnReply> => ({
+      kind: 'FAILED',
+      ref: { conversationId, turnNumber: 2, workflowId: `turn-${conversationId}-2`, runId: 'run-1' },
+      failureType: 'LLM_CALL_FAILED',
+      message: 'the model did not answer',
+      retryable: true,
+    });
+    const ports = { ...fakePorts({}), turns: { ...fakePorts({}).turns, sendMessage } };
+    const app = buildApi({ ports, messageMaxBytes: 8192, logLevel: 'silent' });
+    const payload = { conversationId: SENT, message: 'hello' };
+    const [status, error] = await answer(app, { method: 'POST', url: '/api/v1/conversation/message', payload });
+    expect([status, error.code, error.details.workflowId, error.details.retryWith.url]).toEqual([
+      503,
+      'TURN_FAILED',
+      `turn-${CONVERSATION}-2`,
+      `/api/v1/admin/turns/turn-${CONVERSATION}-2/retry`,
+    ]);
   });
 
   it('on a what-if replay: what the replay says of the conversation, as the client sent it', async () => {
