@@ -1,6 +1,8 @@
 # syntax=docker/dockerfile:1
 # Multi-stage: build TypeScript and pre-bundle the workflow code, then ship only dist/ and
 # production dependencies on a glibc image (the native @temporalio/core-bridge needs glibc).
+# dist/ holds the files the CLI reads at run time too (migrations, console, the Temporal dynamic
+# config under dist/deploy/): `npm run build` copies them (bin/runtime-assets.js).
 FROM node:20-bookworm-slim AS build
 WORKDIR /app
 COPY package.json package-lock.json ./

@@ -3,15 +3,17 @@
 // transpiling ~400 TypeScript modules through tsx's loader hooks on every start (about half of the
 // start-up wall time before the first line is printed). esbuild (tsx's own transpiler, so the output
 // is what tsx would run) writes each module to node_modules/.cache/convengine/cli/<stamp>/ with the
-// source tree's layout, so __dirname-relative paths (migrations, deploy/) keep working and packages
+// source tree's layout, so __dirname-relative paths (bin/runtime-assets.js) keep working and packages
 // resolve from the checkout's node_modules.
 const crypto = require('node:crypto');
 const fs = require('node:fs');
 const path = require('node:path');
 
+const { RUNTIME_ASSETS } = require('./runtime-assets');
+
 const CHECKOUT = path.join(__dirname, '..');
-/** The folders `npm run build` compiles (tsconfig.build.json), plus the console's static assets. */
-const SOURCE_DIRS = [
+/** The folders `npm run build` compiles (tsconfig.build.json). */
+const COMPILED_DIRS = [
   'core',
   'workflows',
   'activities',
@@ -24,9 +26,18 @@ const SOURCE_DIRS = [
   'observability',
   'scripted-llm',
   'demo',
-  'console',
 ];
-const STAMP_FILES = ['tsconfig.json', 'package-lock.json', path.join('bin', 'compiled-cli.js')];
+/** Those, plus the runtime assets outside them (the migrations are in db/ already). */
+const SOURCE_DIRS = [
+  ...COMPILED_DIRS,
+  ...RUNTIME_ASSETS.filter((asset) => !COMPILED_DIRS.includes(asset.split(path.sep)[0])),
+];
+const STAMP_FILES = [
+  'tsconfig.json',
+  'package-lock.json',
+  path.join('bin', 'compiled-cli.js'),
+  path.join('bin', 'runtime-assets.js'),
+];
 const cacheRoot = (root) => path.join(root, 'node_modules', '.cache', 'convengine', 'cli');
 const KEEP_BUILDS = 3;
 

@@ -1,5 +1,5 @@
 import { existsSync, readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
+import { join } from 'node:path';
 import { parse } from 'yaml';
 
 /**
@@ -8,13 +8,23 @@ import { parse } from 'yaml';
  */
 export const DYNAMIC_CONFIG_FILE = join('deploy', 'temporal', 'dynamicconfig', 'convengine-sql.yaml');
 
-/** Walks up from this module (sources or dist/) to the checkout that holds deploy/. */
-export function dynamicConfigPath(from: string = __dirname): string {
-  for (let dir = from; ; dir = dirname(dir)) {
-    const candidate = join(dir, DYNAMIC_CONFIG_FILE);
-    if (existsSync(candidate)) return candidate;
-    if (dirname(dir) === dir) throw new Error(`${DYNAMIC_CONFIG_FILE} not found above ${from}`);
+/** A build without the shipped dynamic config: one made before `npm run build` copied it, or copied by hand. */
+export class DynamicConfigMissingError extends Error {
+  constructor(readonly path: string) {
+    super(`${path} is missing: this build lacks the Temporal dynamic config (\`npm run build\` copies it into dist/)`);
+    this.name = 'DynamicConfigMissingError';
   }
+}
+
+/**
+ * The file as this build ships it: two folders above this module (cli/temporal/), in each layout the CLI runs from
+ * (the checkout, dist/ and the compiled CLI cache: bin/runtime-assets.js copies it into the last two). Nothing
+ * further up is searched: a deploy/ of some other checkout above an install is not this build's.
+ */
+export function dynamicConfigPath(moduleDir: string = __dirname): string {
+  const path = join(moduleDir, '..', '..', DYNAMIC_CONFIG_FILE);
+  if (!existsSync(path)) throw new DynamicConfigMissingError(path);
+  return path;
 }
 
 interface ConstrainedValue {
