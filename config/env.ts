@@ -52,6 +52,12 @@ export const STREAM_MAX_CONNECTIONS_DEFAULT = 100;
 export const WORKER_METRICS_DEFAULT_PORT = 9464;
 
 /**
+ * WORKER_SHUTDOWN_GRACE_MS's default: a tool call or a database step in flight ends well within it; a model call may
+ * not, and is then cancelled and retried on another worker (worker/worker.ts, workerShutdownOptions).
+ */
+export const WORKER_SHUTDOWN_GRACE_DEFAULT_MS = 5_000;
+
+/**
  * DEVSERVER_RETENTION_MS's default: a day, the retention a real server's namespace starts with and the dev
  * server's own default (devserver/index.ts).
  */
@@ -116,6 +122,11 @@ const envSchema = z.object({
   OTEL_SERVICE_NAME: z.preprocess(blankAsUnset, z.string().default('convengine')),
   /** Port of the worker's /metrics, /healthz and /readyz (`convengine worker`; `start` only when set). */
   WORKER_METRICS_PORT: optionalInteger(0, 65_535),
+  /**
+   * How long a stopping worker (SIGTERM, `convengine start`'s stop) lets its activities in flight finish before it
+   * cancels them; at most ten minutes (a model step's attempt is 240 s).
+   */
+  WORKER_SHUTDOWN_GRACE_MS: integer(WORKER_SHUTDOWN_GRACE_DEFAULT_MS, 0, 600_000),
   /** host:port for the Temporal SDK's own Prometheus exporter; the worker's /metrics appends its metrics. */
   TEMPORAL_SDK_METRICS_ADDRESS: optionalHostPort,
   /** gRPC compression of the worker's calls to Temporal (worker/worker.ts says why the default is none). */

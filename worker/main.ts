@@ -17,7 +17,7 @@ import { workerInstrumentation } from '../observability/worker-options';
 import { buildWorkerDeps } from './deps';
 import { TURN_WORKFLOW_TYPE } from '../workflows/turn-type';
 import { runnableWorkflowSource } from './bundle-cache';
-import { connectWorker, createTurnWorker } from './worker';
+import { connectWorker, createTurnWorker, workerShutdownOptions } from './worker';
 import {
   namespaceExists,
   StoppedBeforeNamespaceError,
@@ -30,7 +30,10 @@ export interface RunningWorker {
   done: Promise<void>;
   /** The /metrics, /healthz and /readyz server, when one was asked for. */
   probeUrl: string | null;
-  /** Starts the stop a SIGTERM starts (tasks in flight drain); false when the worker is not running any more. */
+  /**
+   * Starts the stop a SIGTERM starts: tasks in flight drain (workerShutdownOptions); false when the worker is not
+   * running any more.
+   */
   requestStop(): boolean;
   shutdown(): Promise<void>;
 }
@@ -115,7 +118,11 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
         activities: createActivities(wired.deps),
         dataConverter: wired.dataConverter,
         workflows,
-        tuning: { ...workerInstrumentation({ logger, metrics }, 'bundle'), ...run.tuning },
+        tuning: {
+          ...workerInstrumentation({ logger, metrics }, 'bundle'),
+          ...workerShutdownOptions(run.env.WORKER_SHUTDOWN_GRACE_MS),
+          ...run.tuning,
+        },
       })
     )
     // A namespace that does not exist (setup-temporal not run) fails here: the caller may go on (a test, a retry).

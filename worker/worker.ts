@@ -35,6 +35,21 @@ export function createTurnWorker(options: TurnWorkerOptions): Promise<Worker> {
 }
 
 /**
+ * After the grace time, the cancelled activities (an HTTP tool ends its call) and the workflow tasks have this long to
+ * end; then the worker stops anyway, and Temporal retries what was cut: a stop is bounded whatever a tool does.
+ */
+export const SHUTDOWN_FORCE_MARGIN_MS = 10_000;
+
+/**
+ * How every turn worker stops (SIGTERM to `convengine worker`, `convengine start`'s stop): it polls no more, and its
+ * activities in flight get `graceMs` (WORKER_SHUTDOWN_GRACE_MS) to finish before they are cancelled. The SDK's default
+ * grace is 0: each would be cut at once and fail as WORKER_SHUTDOWN, a tool call counted as a tool error and sent again.
+ */
+export function workerShutdownOptions(graceMs: number): Pick<WorkerOptions, 'shutdownGraceTime' | 'shutdownForceTime'> {
+  return { shutdownGraceTime: graceMs, shutdownForceTime: graceMs + SHUTDOWN_FORCE_MARGIN_MS };
+}
+
+/**
  * sdk-core gzips every request and asks for gzipped answers unless told otherwise. Between a worker
  * and a server in the same network that buys nothing and costs CPU at both ends: on the real server
  * (CLI v1.5.1) gzip and gunzip were ~5 % of the server's CPU during the turns (perf, docs/benchmarks.md).

@@ -1,4 +1,4 @@
-import { loadEnv, WORKER_METRICS_DEFAULT_PORT } from '../../config/env';
+import { loadEnv, WORKER_METRICS_DEFAULT_PORT, WORKER_SHUTDOWN_GRACE_DEFAULT_MS } from '../../config/env';
 import { isNamespaceNotFound } from '../../config/temporal-client';
 import { configuredTemporal, describeTemporal } from '../../config/temporal-connection';
 import { namespaceMissing } from '../../observability/prerequisites';
@@ -23,7 +23,8 @@ export const workerCommand: CliCommand = {
     'convengine worker [--check] [--fail-without-namespace]',
     '',
     'Polls TEMPORAL_TASK_QUEUE in TEMPORAL_NAMESPACE on TEMPORAL_ADDRESS and runs the turn workflow and',
-    'every step and tool activity. SIGTERM/SIGINT drain in-flight tasks before exiting.',
+    'every step and tool activity. SIGTERM/SIGINT drain in-flight tasks before exiting: activities get',
+    `WORKER_SHUTDOWN_GRACE_MS (default ${WORKER_SHUTDOWN_GRACE_DEFAULT_MS}) to finish, then are cancelled and retried elsewhere.`,
     'A namespace that does not exist yet is waited for (logged, /readyz not ready) until',
     '`convengine setup-temporal` creates it; SIGTERM/SIGINT meanwhile exit 0.',
     '--fail-without-namespace exits 1 at once instead. A Temporal it cannot reach at start exits 1.',

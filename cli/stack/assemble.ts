@@ -130,9 +130,6 @@ async function workerPart(part: {
     connection: part.connection,
     // eslint-disable-next-line no-restricted-properties -- the environment HTTP tool rows read, whole (toolEnv)
     toolEnv: { ...process.env, ...part.toolEnv },
-    // Activities get 5 s to finish, then are cancelled (HTTP tools end their call); past 15 s the worker goes anyway,
-    // and Temporal retries what was cut on the next worker: a stop is bounded whatever a tool does.
-    tuning: { shutdownGraceTime: '5 seconds', shutdownForceTime: '15 seconds' },
     logger: part.logger,
     // One process, one API port: the worker's own probe server only when asked for.
     ...(env.WORKER_METRICS_PORT !== undefined ? { probe: { host: env.HOST, port: env.WORKER_METRICS_PORT } } : {}),

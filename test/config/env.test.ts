@@ -1,4 +1,5 @@
 import { ENV_VARIABLES, EnvError, loadEnv, requireDatabaseUrl } from '../../config/env';
+import { workerShutdownOptions } from '../../worker/worker';
 
 /** The variables whose blank value is an error, not unset (docs/configuration.md, "Blank values"). */
 const SECRETS = [
@@ -44,6 +45,7 @@ describe('loadEnv', () => {
       WHATIF_MAX_TURNS: 200,
       CLAIM_CHECK_THRESHOLD_BYTES: 32768,
       DEVSERVER_RETENTION_MS: 86400000,
+      WORKER_SHUTDOWN_GRACE_MS: 5000,
       LOG_LEVEL: 'info',
       OTEL_SERVICE_NAME: 'convengine',
       TEMPORAL_GRPC_COMPRESSION: 'none',
@@ -236,6 +238,22 @@ describe('loadEnv', () => {
     });
     expect(issuesOf(() => loadEnv({ OPERATOR_DECISION_TIMEOUT_MS: '600001' }))).toEqual({
       OPERATOR_DECISION_TIMEOUT_MS: 'must be <= 600000',
+    });
+  });
+});
+
+describe('WORKER_SHUTDOWN_GRACE_MS', () => {
+  it('sets both ends of a worker stop: the grace, then 10 s more before the worker gives up; 0 to 600000', () => {
+    const { WORKER_SHUTDOWN_GRACE_MS } = loadEnv({ WORKER_SHUTDOWN_GRACE_MS: '20000' });
+    expect(workerShutdownOptions(WORKER_SHUTDOWN_GRACE_MS)).toEqual({
+      shutdownGraceTime: 20_000,
+      shutdownForceTime: 30_000,
+    });
+    expect(issuesOf(() => loadEnv({ WORKER_SHUTDOWN_GRACE_MS: '-1' }))).toEqual({
+      WORKER_SHUTDOWN_GRACE_MS: 'must be >= 0',
+    });
+    expect(issuesOf(() => loadEnv({ WORKER_SHUTDOWN_GRACE_MS: '600001' }))).toEqual({
+      WORKER_SHUTDOWN_GRACE_MS: 'must be <= 600000',
     });
   });
 });

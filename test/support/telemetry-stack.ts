@@ -1,7 +1,5 @@
 import { createServer, type AddressInfo } from 'node:net';
-import { Connection } from '@temporalio/client';
 import { startApiServer, type ApiServer } from '../../api/server';
-import { setupTemporalNamespace } from '../../cli/temporal/setup';
 import { loadEnv } from '../../config/env';
 import { seedPacks } from '../../db/seed';
 import { startDemoLlm } from '../../demo/recorded-llm';
@@ -11,7 +9,7 @@ import { createLogger, silentLogger, type Logger } from '../../observability/log
 import { installTemporalRuntime } from '../../observability/temporal-runtime';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
 import { createTestDatabase } from './database';
-import { getTestTemporal } from './temporal';
+import { getSetUpTestTemporal } from './temporal';
 import { localTemporal, type TemporalConnectionSettings } from '../../config/temporal-connection';
 
 /**
@@ -55,11 +53,8 @@ export class TelemetryStack {
     stops.push(() => llm.stop());
     const tools = await startDemoToolServer();
     stops.push(() => tools.stop());
-    const temporal = await getTestTemporal();
+    const temporal = await getSetUpTestTemporal();
     stops.push(() => temporal.stop());
-    const connection = await Connection.connect({ address: temporal.address });
-    await setupTemporalNamespace(connection, { namespace: temporal.namespace });
-    await connection.close();
     const settings = options.connectVia ? await options.connectVia(temporal.address) : localTemporal(temporal.address);
     const env = loadEnv({
       DATABASE_URL: tdb.url,

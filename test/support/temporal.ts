@@ -1,5 +1,7 @@
+import { Connection } from '@temporalio/client';
 import { installedTemporalCli } from '../../cli/temporal/binary';
 import { startTemporalCli, type TemporalCliServer } from '../../cli/temporal/server';
+import { setupTemporalNamespace } from '../../cli/temporal/setup';
 import { startDevServer } from '../../devserver';
 
 /** Where workflow tests run: the server named by TEMPORAL_ADDRESS, or an in-memory dev server on a free port. */
@@ -23,6 +25,21 @@ export async function getTestTemporal(): Promise<TestTemporal> {
   }
   const server = await startDevServer({ port: 0 });
   return { address: server.address, namespace: server.namespace, stop: () => server.stop() };
+}
+
+/** getTestTemporal, its namespace set up as `convengine setup-temporal` does (the turn search attributes). */
+export async function getSetUpTestTemporal(): Promise<TestTemporal> {
+  const temporal = await getTestTemporal();
+  const connection = await Connection.connect({ address: temporal.address });
+  try {
+    await setupTemporalNamespace(connection, { namespace: temporal.namespace });
+  } catch (err) {
+    await temporal.stop();
+    throw err;
+  } finally {
+    await connection.close();
+  }
+  return temporal;
 }
 
 /** The installed Temporal CLI; real-server tests fail with the fix when it is missing. */
