@@ -47,24 +47,55 @@ export interface TemporalRuntimeOptions {
   shutdownSignals?: NodeJS.Signals[];
 }
 
+/** How the SDK's runtime says its exporter did not start (core-bridge's runtime.rs). */
+const SDK_EXPORTER_FAILED = /^Failed to start prometheus metrics exporter:\s*/i;
+
+/**
+ * The SDK's Prometheus exporter could not listen on TEMPORAL_SDK_METRICS_ADDRESS (taken, or not an address of this
+ * host). The SDK's own text ("Failed to start prometheus metrics exporter: Address already in use") names neither
+ * the variable nor the address; its reason ends this message, which is whole on its own (`convengine start` prints
+ * only the message).
+ */
+export class SdkMetricsAddressError extends Error {
+  readonly type = 'SDK_METRICS_ADDRESS_UNAVAILABLE';
+  constructor(address: string, sdkMessage: string) {
+    const reason = sdkMessage.replace(SDK_EXPORTER_FAILED, '');
+    super(
+      `TEMPORAL_SDK_METRICS_ADDRESS=${address}: the Temporal SDK's metrics exporter cannot listen there: ${reason}`
+    );
+    this.name = 'SdkMetricsAddressError';
+  }
+}
+
 let installed = false;
 
 /**
  * Routes the SDK's runtime, worker and workflow logs (and core's native logs, at WARN and above)
  * through our logger. The runtime is per process and installs once: the first caller wins, as
- * `convengine start` runs the worker and the API in one process.
+ * `convengine start` runs the worker and the API in one process. The SDK's metrics exporter binds
+ * its address here, before any worker polls: a taken one throws SdkMetricsAddressError.
  */
 export function installTemporalRuntime(options: TemporalRuntimeOptions): void {
   if (installed) return;
+  const { sdkMetricsAddress } = options;
+  try {
+    Runtime.install({
+      logger: temporalLogger(options.logger),
+      ...(options.shutdownSignals ? { shutdownSignals: options.shutdownSignals } : {}),
+      telemetryOptions: {
+        logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }) },
+        ...(sdkMetricsAddress
+          ? { metrics: { prometheus: { bindAddress: sdkMetricsAddress, countersTotalSuffix: true } } }
+          : {}),
+      },
+    });
+  } catch (err) {
+    // The native module's errors may come from another realm than this module's Error (a test's sandbox).
+    const message = (err as { message?: unknown } | null)?.message;
+    const exporterFailed = typeof message === 'string' && SDK_EXPORTER_FAILED.test(message);
+    throw exporterFailed && sdkMetricsAddress !== undefined
+      ? new SdkMetricsAddressError(sdkMetricsAddress, message)
+      : err;
+  }
   installed = true;
-  Runtime.install({
-    logger: temporalLogger(options.logger),
-    ...(options.shutdownSignals ? { shutdownSignals: options.shutdownSignals } : {}),
-    telemetryOptions: {
-      logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }) },
-      ...(options.sdkMetricsAddress
-        ? { metrics: { prometheus: { bindAddress: options.sdkMetricsAddress, countersTotalSuffix: true } } }
-        : {}),
-    },
-  });
 }

@@ -1,12 +1,17 @@
-import { loadEnv, WORKER_METRICS_DEFAULT_PORT, WORKER_SHUTDOWN_GRACE_DEFAULT_MS } from '../../config/env';
+import { loadEnv, WORKER_METRICS_DEFAULT_PORT, WORKER_SHUTDOWN_GRACE_DEFAULT_MS, type Env } from '../../config/env';
 import { isNamespaceNotFound } from '../../config/temporal-client';
-import { configuredTemporal, describeTemporal } from '../../config/temporal-connection';
+import {
+  configuredTemporal,
+  describeTemporal,
+  type TemporalConnectionSettings,
+} from '../../config/temporal-connection';
+import type { Logger } from '../../observability/logger';
 import { namespaceMissing } from '../../observability/prerequisites';
 import { processTelemetry } from '../../observability/process';
 import { installTemporalRuntime } from '../../observability/temporal-runtime';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
 import { StoppedBeforeNamespaceError } from '../../worker/namespace-wait';
-import { parseCommandArgs, type CliCommand } from '../command';
+import { parseCommandArgs, type CliCommand, type CliIo } from '../command';
 import { commandDatabaseUrl } from '../environment';
 import { errorChain } from '../error-chain';
 import { checkRoundTrip } from '../doctor/checks';
@@ -54,31 +59,9 @@ export const workerCommand: CliCommand = {
     }
     const temporal = configuredTemporal(env);
     const telemetry = processTelemetry(env, 'worker');
-    installTemporalRuntime({ logger: telemetry.logger, sdkMetricsAddress: env.TEMPORAL_SDK_METRICS_ADDRESS });
-    if (check) {
-      const finding = await checkRoundTrip({
-        temporal,
-        namespace: env.TEMPORAL_NAMESPACE,
-        compression: env.TEMPORAL_GRPC_COMPRESSION,
-        workflowBundle: env,
-      });
-      (finding.level === 'ok' ? io.out : io.err)(`${finding.level} round-trip ${finding.message}`);
-    }
     const stops = stopRequests((line) => telemetry.logger.warn(line));
-    const worker = await runTurnWorker({
-      env,
-      databaseUrl,
-      temporal,
-      // eslint-disable-next-line no-restricted-properties -- the environment HTTP tool rows read, whole (toolEnv)
-      toolEnv: process.env,
-      logger: telemetry.logger,
-      probe: {
-        host: env.HOST,
-        port: env.WORKER_METRICS_PORT ?? WORKER_METRICS_DEFAULT_PORT,
-        orAnyPort: env.WORKER_METRICS_PORT === undefined,
-      },
-      ...(parsed.options.has('fail-without-namespace') ? {} : { namespaceWait: stops.beforeStart }),
-    })
+    const namespaceWait = parsed.options.has('fail-without-namespace') ? undefined : stops.beforeStart;
+    const worker = await startWorker(env, databaseUrl, { temporal, logger: telemetry.logger, check, io, namespaceWait })
       .then(stops.started)
       .catch((err: unknown) => {
         stops.started(null);
@@ -135,4 +118,46 @@ function stopRequests(say: (line: string) => void) {
       return worker;
     },
   };
+}
+
+/**
+ * The SDK's runtime (its metrics exporter binds TEMPORAL_SDK_METRICS_ADDRESS: a taken one fails here, before any
+ * poll), the optional round-trip check, then the worker.
+ */
+async function startWorker(
+  env: Env,
+  databaseUrl: string,
+  how: {
+    temporal: TemporalConnectionSettings;
+    logger: Logger;
+    check: boolean;
+    io: CliIo;
+    namespaceWait: AbortSignal | undefined;
+  }
+): Promise<RunningWorker> {
+  const { temporal, logger, io } = how;
+  installTemporalRuntime({ logger, sdkMetricsAddress: env.TEMPORAL_SDK_METRICS_ADDRESS });
+  if (how.check) {
+    const finding = await checkRoundTrip({
+      temporal,
+      namespace: env.TEMPORAL_NAMESPACE,
+      compression: env.TEMPORAL_GRPC_COMPRESSION,
+      workflowBundle: env,
+    });
+    (finding.level === 'ok' ? io.out : io.err)(`${finding.level} round-trip ${finding.message}`);
+  }
+  return runTurnWorker({
+    env,
+    databaseUrl,
+    temporal,
+    // eslint-disable-next-line no-restricted-properties -- the environment HTTP tool rows read, whole (toolEnv)
+    toolEnv: process.env,
+    logger,
+    probe: {
+      host: env.HOST,
+      port: env.WORKER_METRICS_PORT ?? WORKER_METRICS_DEFAULT_PORT,
+      orAnyPort: env.WORKER_METRICS_PORT === undefined,
+    },
+    ...(how.namespaceWait ? { namespaceWait: how.namespaceWait } : {}),
+  });
 }

@@ -7,7 +7,7 @@ import { installTemporalRuntime } from '../../observability/temporal-runtime';
 import { runnableWorkflowSource } from '../../worker/bundle-cache';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
 import { connectWorker } from '../../worker/worker';
-import type { Part, RunningStack, StackOptions, StackServers } from './types';
+import { stopServers, type Part, type RunningStack, type StackOptions, type StackServers } from './types';
 import { llmPart, toolsPart } from './parts';
 import { prepareDatabase } from './prepare-database';
 
@@ -21,13 +21,20 @@ export async function assembleStack(
   servers: StackServers
 ): Promise<RunningStack> {
   const { logger } = options;
-  // No SDK signal handlers: on SIGINT they would stop the worker at once, and the turns the API still waits on
-  // could then never finish. `convengine start` stops the parts itself, the API first.
-  installTemporalRuntime({
-    logger,
-    sdkMetricsAddress: options.env.TEMPORAL_SDK_METRICS_ADDRESS,
-    shutdownSignals: [],
-  });
+  try {
+    // No SDK signal handlers: on SIGINT they would stop the worker at once, and the turns the API still waits on
+    // could then never finish. `convengine start` stops the parts itself, the API first. First of all: the bundle
+    // warming below would otherwise create the SDK's default runtime.
+    installTemporalRuntime({
+      logger,
+      sdkMetricsAddress: options.env.TEMPORAL_SDK_METRICS_ADDRESS,
+      shutdownSignals: [],
+    });
+  } catch (err) {
+    // A taken TEMPORAL_SDK_METRICS_ADDRESS (SdkMetricsAddressError): the servers are not parts to stop yet.
+    await stopServers(servers);
+    throw err;
+  }
   const stops: Part<unknown>[] = [];
   const keep = <T>(part: Part<T>): T => (stops.push(part as Part<unknown>), part.value);
   let stopping = false;

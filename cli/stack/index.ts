@@ -4,7 +4,7 @@ import { silentLogger } from '../../observability/logger';
 import type * as AssembleModule from './assemble';
 import { databasePart } from './database-part';
 import { temporalPart } from './temporal-part';
-import type { RunningStack, StackOptions, StackServers } from './types';
+import { stopServers, type RunningStack, type StackOptions, type StackServers } from './types';
 
 export type { RunningStack, StackConfig, StackOptions } from './types';
 
@@ -61,12 +61,6 @@ function launchSignal(): { fire(): void; fired: Promise<void> } {
   let fire = noop;
   const fired = new Promise<void>((resolve) => (fire = resolve));
   return { fire: () => fire(), fired };
-}
-
-/** Stops whichever servers started. */
-async function stopServers(servers: StackServers): Promise<void> {
-  const settled = await Promise.allSettled([servers.database, servers.temporal]);
-  for (const part of settled) if (part.status === 'fulfilled') await part.value.stop().catch(() => undefined);
 }
 
 /** `convengine start` is for humans: the runtime, worker and API speak at warn unless LOG_LEVEL asks for debug/trace. */

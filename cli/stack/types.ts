@@ -65,6 +65,12 @@ export interface StackServers {
   temporal: Promise<Part<TemporalEndpoint>>;
 }
 
+/** Stops whichever servers started. */
+export async function stopServers(servers: StackServers): Promise<void> {
+  const settled = await Promise.allSettled([servers.database, servers.temporal]);
+  for (const part of settled) if (part.status === 'fulfilled') await part.value.stop().catch(() => undefined);
+}
+
 /** A started part of the stack: what it gives the others, and how to stop it. */
 export interface Part<T> {
   value: T;

@@ -2,6 +2,7 @@
  * `convengine worker` and `convengine api` at a terminal: a start that cannot happen ends in one line on stderr
  * that says why, besides the fatal JSON log line (with its stack) for the log collector.
  */
+import { createServer, type AddressInfo } from 'node:net';
 import { NO_MODEL } from '../../cli/commands/worker';
 import { freePort } from '../../cli/temporal/server';
 import { startDevServer, type DevServer } from '../../devserver';
@@ -50,6 +51,38 @@ describe('convengine worker', () => {
       msg: 'worker failed to start',
       err: { stack: expect.any(String) },
     });
+  });
+
+  it('names TEMPORAL_SDK_METRICS_ADDRESS when it is taken, before connecting or polling, in one line, and exits 1', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const address = `127.0.0.1:${(taken.address() as AddressInfo).port}`;
+    try {
+      const variables = {
+        TEMPORAL_ADDRESS: NOBODY,
+        DATABASE_URL,
+        ANTHROPIC_API_KEY: 'sk-test',
+        TEMPORAL_SDK_METRICS_ADDRESS: address,
+        LOG_FORMAT: 'json',
+      };
+      const run = await runConvengine(['worker'], variables, 30_000);
+      const reason = `TEMPORAL_SDK_METRICS_ADDRESS=${address}: the Temporal SDK's metrics exporter cannot listen there`;
+      expect(run.code).toBe(1);
+      // One line: the fix (the variable, its address), then the SDK's reason.
+      expect(run.stderr.split('\n')).toEqual([expect.stringMatching(/Address already in use/), '']);
+      expect(run.stderr).toContain(`worker failed to start: ${reason}: `);
+      // The JSON fatal line, and no other: nothing connected or polled first.
+      const lines = run.stdout.trim().split('\n');
+      expect(lines.map((line) => JSON.parse(line) as unknown)).toEqual([
+        expect.objectContaining({
+          level: 'fatal',
+          msg: 'worker failed to start',
+          err: expect.objectContaining({ type: 'SdkMetricsAddressError', message: expect.stringContaining(reason) }),
+        }),
+      ]);
+    } finally {
+      taken.close();
+    }
   });
 });
 
