@@ -1,7 +1,7 @@
 /**
  * `convengine api` on a DATABASE_URL the server refuses a session for (a database that does not exist, 3D000; a role
  * it does not know, class 28): every route answers as a message does, 503 DATABASE_UNREACHABLE with retry-after, as
- * /readyz says `unreachable`; a read never answers 500, and no answer names the database, the role or the SQLSTATE.
+ * /readyz names the refusal (`database missing`, `login refused`); a read never answers 500, and no answer names the database, the role or the SQLSTATE.
  */
 import { randomUUID } from 'node:crypto';
 import { startApiServer, type ApiServer } from '../../api/server';
@@ -32,11 +32,11 @@ async function answer(api: ApiServer, method: 'GET' | 'POST', route: string): Pr
 }
 
 const refusedUrls = {
-  'a database that does not exist (3D000)': ['3D000', { pathname: '/ce_no_such_db' }],
-  'a role the server does not know (28000)': ['28000', { username: 'ce_no_such_role' }],
+  'a database that does not exist (3D000)': ['3D000', { pathname: '/ce_no_such_db' }, 'database missing'],
+  'a role the server does not know (28000)': ['28000', { username: 'ce_no_such_role' }, 'login refused'],
 } as const;
 
-describe.each(Object.entries(refusedUrls))('the API on %s', (_name, [sqlState, change]) => {
+describe.each(Object.entries(refusedUrls))('the API on %s', (_name, [sqlState, change, readiness]) => {
   let server: DevServer;
   let api: ApiServer;
   let log: LogCapture;
@@ -77,7 +77,7 @@ describe.each(Object.entries(refusedUrls))('the API on %s', (_name, [sqlState, c
     const ready = await fetch(`${api.url}/readyz`);
     expect({ status: ready.status, body: await ready.json() }).toMatchObject({
       status: 503,
-      body: { checks: { database: 'unreachable' } },
+      body: { checks: { database: `${readiness}: check DATABASE_URL` } },
     });
     const logged = log.lines().filter((l) => l['msg'] === 'database unreachable');
     expect(logged.map((l) => (l['err'] as { sqlState?: string }).sqlState)).toContain(sqlState);

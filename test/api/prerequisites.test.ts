@@ -263,7 +263,7 @@ describe('api and worker on a namespace that does not exist (setup-temporal not 
     expect(log.lines().filter((l) => l['msg'] === waitingLine)).toHaveLength(1);
     expect(await readyz(`http://127.0.0.1:${port}`)).toEqual({
       status: 503,
-      checks: { database: 'ok', temporal: NAMESPACE_MISSING, worker: WAITING_FOR_NAMESPACE },
+      checks: { database: 'ok', temporal: NAMESPACE_MISSING, tools: 'ok', worker: WAITING_FOR_NAMESPACE },
     });
     stop.abort();
     expect(await outcome).toBeInstanceOf(StoppedBeforeNamespaceError);

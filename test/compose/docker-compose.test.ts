@@ -2,6 +2,9 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { basename, dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { DYNAMIC_CONFIG_FILE, dynamicConfigFlags } from '../../cli/temporal/dynamic-config';
+import { API_DRAIN_MS } from '../../api/server';
+import { WORKER_SHUTDOWN_GRACE_DEFAULT_MS } from '../../config/env';
+import { SHUTDOWN_FORCE_MARGIN_MS } from '../../worker/worker';
 import { TURN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 
 interface Service {
@@ -14,6 +17,7 @@ interface Service {
   healthcheck?: { test: unknown };
   volumes?: string[];
   profiles?: string[];
+  stop_grace_period?: string;
 }
 
 const root = join(__dirname, '..', '..');
@@ -94,6 +98,16 @@ describe('docker-compose.yml', () => {
       expect(service(app).environment?.['OTEL_EXPORTER_OTLP_ENDPOINT']).toBe('${OTEL_EXPORTER_OTLP_ENDPOINT:-}');
     }
     expect(service('worker').healthcheck).toBeDefined();
+  });
+
+  it('lets the worker and the API drain on a stop before Docker kills them (its default is 10 s)', () => {
+    const graceMs = (name: string) => {
+      const period = /^(\d+)s$/.exec(service(name).stop_grace_period ?? '');
+      if (!period?.[1]) throw new Error(`${name} has no stop_grace_period in seconds`);
+      return Number(period[1]) * 1000;
+    };
+    expect(graceMs('worker')).toBeGreaterThan(WORKER_SHUTDOWN_GRACE_DEFAULT_MS + SHUTDOWN_FORCE_MARGIN_MS);
+    expect(graceMs('api')).toBeGreaterThan(API_DRAIN_MS);
   });
 
   it('gives the app services the environment they require', () => {
