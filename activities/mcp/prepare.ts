@@ -36,16 +36,22 @@ function clearEarlierPlannerOutput(session: Session): string[] {
 
 /**
  * McpPrepare: PRE_AGENT_MCP rules (always, even when MCP is then skipped), the stale-answer guard
- * (MCP_CONTEXT_CLEARED: an earlier turn's planner output goes before the skip checks; when the
- * planner will run the per-turn context is cleared as §6.1 step 3 says), the skip checks, and the
- * loop plan: tools in scope with their side-effect/approval/retry settings, the loop limit and the
- * next-tool guard config, all read from the turn's pinned config snapshot.
+ * (MCP_CONTEXT_CLEARED: an earlier turn's planner output goes before the skip checks, or before the
+ * turn ends when a SHORT_CIRCUIT rule answered it; when the planner will run the per-turn context is
+ * cleared as §6.1 step 3 says), the skip checks, and the loop plan: tools in scope with their
+ * side-effect/approval/retry settings, the loop limit and the next-tool guard config, all read from
+ * the turn's pinned config snapshot.
  */
 export async function mcpPrepare(ctx: StepContext): Promise<McpPrepareOutput> {
   const { scope, snapshot } = ctx;
   await mcpRules(ctx, 'PRE_AGENT_MCP', 'McpToolStep PreMcp');
-  if (scope.stop) return skipped(ctx, 'SHORT_CIRCUIT');
   const stale = clearEarlierPlannerOutput(scope.session);
+  if (scope.stop) {
+    // The rule answered without the planner (never with an earlier turn's output: short-circuit.ts); the turn is
+    // committed as it stands, so the earlier answer goes too.
+    if (stale.length > 0) scope.audit(McpAudit.ContextCleared, { reason: 'SHORT_CIRCUIT', cleared: stale });
+    return skipped(ctx, 'SHORT_CIRCUIT');
+  }
   const rows = toolsInScope(snapshot, scope.session.intent, scope.session.state);
   const skip = checkMcpSkips(scope.session, rows.length);
   if (skip.skipReason !== null) {

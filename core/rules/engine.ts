@@ -88,6 +88,7 @@ function actionContext(run: Run, rule: RuleRow): ActionContext {
   return {
     scope: run.scope,
     rule,
+    phase: run.req.phase,
     snapshot: run.req.snapshot,
     tasks: run.req.tasks,
     schemaJson,

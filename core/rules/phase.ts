@@ -12,6 +12,19 @@ export const RULE_PHASES = [
 ] as const;
 export type RulePhase = (typeof RULE_PHASES)[number];
 
+/**
+ * Phases whose rules run before this turn's planner: McpPrepare clears an earlier turn's planner output only after
+ * PRE_AGENT_MCP, so whatever planner output these rules see is an earlier turn's.
+ */
+export function runsBeforePlanner(phase: RulePhase): boolean {
+  return RULE_PHASES.indexOf(phase) <= RULE_PHASES.indexOf('PRE_AGENT_MCP');
+}
+
+/** Phases whose rules run before ToolOrchestration drops the last turn's direct tool result (`toolExecution`). */
+export function runsBeforeDirectTool(phase: RulePhase): boolean {
+  return RULE_PHASES.indexOf(phase) < RULE_PHASES.indexOf('POST_TOOL_EXECUTION');
+}
+
 const LEGACY_PHASES: Record<string, RulePhase> = {
   PIPELINE_RULES: 'PRE_RESPONSE_RESOLUTION',
   AGENT_POST_INTENT: 'POST_AGENT_INTENT',

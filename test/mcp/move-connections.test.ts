@@ -2,7 +2,7 @@ import type { JsonObject } from '../../core/json';
 import { DEFAULT_RESERVED_TEXTS } from '../../core/response/reserved';
 import { moveConnectionsPack } from '../../db/seed/packs';
 import { seedPack } from '../../db/seed/seed';
-import { configRow } from '../support/config-rows';
+import { configRow, ruleRow } from '../support/config-rows';
 import { McpHarness } from '../support/mcp-harness';
 import { expectInOrder } from '../support/pipeline-harness';
 import { answer, callTool } from '../support/order-config';
@@ -108,6 +108,30 @@ describe('MOVE_CONNECTIONS over a ce_mcp_db_tool, two turns (§12.2, §14 #56)',
       });
       expectInOrder(stages, ['MCP_CONTEXT_CLEARED', 'MCP_NO_TOOLS_AVAILABLE', 'RESPONSE_EXACT']);
       expect(next.context['mcp']).toEqual({ lifecycle: expect.objectContaining({ status: 'NO_TOOLS_FOR_SCOPE' }) });
+    });
+
+    it('a PRE_AGENT_MCP SHORT_CIRCUIT with no text of its own answers with nothing of the last turn', async () => {
+      const repeat = ruleRow({
+        ruleId: 29,
+        phase: 'PRE_AGENT_MCP',
+        intentCode: 'MOVE_CONNECTIONS',
+        stateCode: 'COMPLETED',
+        ruleType: 'REGEX',
+        matchPattern: '(?i)thanks',
+        action: 'SHORT_CIRCUIT',
+        description: 'Answer with the planner answer, if any.',
+      });
+      const rows = moveConnectionsPack.rows;
+      await h.configure({ ...rows, configs: [REGEX_ONLY], rules: [...(rows.rules ?? []), repeat] });
+      const { next, stages } = await answeredThen('thanks');
+      expect(next.payload.value).not.toBe(MOVED);
+      expect(next.payload.value).toMatch(/^Which connection/);
+      expectInOrder(stages, ['SHORT_CIRCUIT', 'MCP_CONTEXT_CLEARED', 'MCP_NO_TOOLS_AVAILABLE', 'RESPONSE_EXACT']);
+      const audits = await h.audits(next.conversationId, 2);
+      expect(audits.find((a) => a.stage === 'SHORT_CIRCUIT')?.payload).toMatchObject({
+        answered: false,
+        reason: 'EARLIER_TURN_ANSWER',
+      });
     });
 
     it("on a database seeded before classifier 21 (the outsider's repro), the reply is the TURN_FAILED text, never the last answer", async () => {

@@ -201,7 +201,9 @@ describe('rules engine in the pipeline (reference §14 scenarios 16–20)', () =
       expect(h.llm.requests).toHaveLength(0);
     });
 
-    it('with an empty value answers context.mcp.finalAnswer (seed: `$.mcp.finalAnswer` → SHORT_CIRCUIT), before any intent LLM call', async () => {
+    // Seed "stale move ID bug": before this turn's planner, context.mcp.finalAnswer is the last turn's answer. The rule
+    // still matches on it, but does not answer with it: the turn goes on and is answered from its own work.
+    it("with an empty value never answers an earlier turn's context.mcp.finalAnswer (seed: `$.mcp.finalAnswer` → SHORT_CIRCUIT)", async () => {
       await h.configure(
         baseConfig({
           intents: [intentRow('MOVE_CONNECTIONS', 20)],
@@ -223,11 +225,19 @@ describe('rules engine in the pipeline (reference §14 scenarios 16–20)', () =
       const id = await seeded('MOVE_CONNECTIONS', 'IDLE', {
         mcp: { finalAnswer: 'The status of your move is MOVED.' },
       });
+      h.llm.setScript([
+        { kind: 'INTENT', reply: { intent: 'MOVE_CONNECTIONS', state: 'IDLE', confidence: 0.9 } },
+        { kind: 'RESP_TEXT', reply: 'Which connection should I check?' },
+      ]);
       const result = await h.turn({ conversationId: id, message: 'and now?' });
-      expect(result.payload).toEqual({ type: 'TEXT', value: 'The status of your move is MOVED.' });
-      expect(h.llm.requests).toHaveLength(0);
+      expect(result.payload).toEqual({ type: 'TEXT', value: 'Which connection should I check?' });
       const shortCircuit = (await h.audits(id)).find((a) => a.stage === 'SHORT_CIRCUIT');
-      expect(shortCircuit?.payload).toMatchObject({ ruleId: 2002, source: 'MCP_FINAL_ANSWER', answered: true });
+      expect(shortCircuit?.payload).toMatchObject({
+        ruleId: 2002,
+        source: 'MCP_FINAL_ANSWER',
+        answered: false,
+        reason: 'EARLIER_TURN_ANSWER',
+      });
     });
 
     it('a rule with an unknown rule_type is refused when config loads (P5), not silently skipped', async () => {

@@ -118,6 +118,42 @@ describe('McpPrepare: an earlier turn never answers this one', () => {
     expect(stages).toEqual(['SET_STATE', 'MCP_CONTEXT_CLEARED']);
   });
 
+  describe('a SHORT_CIRCUIT rule of PRE_AGENT_MCP, which ends the turn before the skip checks', () => {
+    const shortCircuit = (actionValue: string | null) =>
+      ruleRow({
+        phase: 'PRE_AGENT_MCP',
+        intentCode: 'MOVE_CONNECTIONS',
+        stateCode: 'COMPLETED',
+        action: 'SHORT_CIRCUIT',
+        actionValue,
+      });
+
+    it('answers with its own text and clears the last answer before the turn is committed', async () => {
+      const { out, stages, mcp, cleared } = await prepare(afterPlannerTurn('And CON1128?', 'COMPLETED'), [
+        shortCircuit('Ask me about one connection at a time.'),
+      ]);
+      expect(out.stop?.payload).toEqual({ type: 'TEXT', value: 'Ask me about one connection at a time.' });
+      expect(out.plan).toMatchObject({ run: false, skipReason: 'SHORT_CIRCUIT' });
+      expect(stages).toEqual(['SHORT_CIRCUIT', 'MCP_CONTEXT_CLEARED']);
+      expect(cleared).toEqual({ reason: 'SHORT_CIRCUIT', cleared: expect.arrayContaining(['finalAnswer']) });
+      expect(mcp['finalAnswer']).toBeUndefined();
+      expect(out.session.inputParams['mcp_final_answer']).toBeUndefined();
+    });
+
+    it("never answers with the last turn's answer (an empty value): the turn goes on to the skip checks", async () => {
+      const { out, stages, cleared } = await prepare(afterPlannerTurn('And CON1128?', 'COMPLETED'), [
+        shortCircuit(null),
+      ]);
+      expect(out.stop).toBeUndefined();
+      expect(out.audits.find((a) => a.stage === 'SHORT_CIRCUIT')?.payload).toMatchObject({
+        answered: false,
+        reason: 'EARLIER_TURN_ANSWER',
+      });
+      expect(stages).toEqual(['SHORT_CIRCUIT', 'MCP_CONTEXT_CLEARED', 'MCP_NO_TOOLS_AVAILABLE']);
+      expect(cleared).toMatchObject({ reason: 'PLANNER_SKIPPED', skipReason: 'NO_TOOLS_FOR_SCOPE' });
+    });
+  });
+
   it("keeps today's single MCP_CONTEXT_CLEARED {} when the planner runs (§12.2 turn 2)", async () => {
     const { out, stages, mcp, cleared } = await prepare(afterPlannerTurn('And connection CON1128?', 'MOVE_STATUS'));
     expect(out.plan).toMatchObject({ run: true, skipReason: null, maxLoops: 5 });

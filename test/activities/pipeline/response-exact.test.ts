@@ -91,6 +91,46 @@ describe('EXACT response rendering', () => {
     }
   );
 
+  // A direct tool's reply in a later turn that ran no tool: the text would repeat what the earlier turn's tool found
+  // ("Order  is SUBMITTED"), so the turn says what a turn without a reply says, or this turn's planner answer.
+  describe("a placeholder reading a tool's or the planner's output this turn does not have", () => {
+    const SUBMITTED = 'Order [[${context.mcp.toolExecution.result.mapped.orderId}]] is SUBMITTED.';
+
+    it.each([
+      ['the direct tool result', SUBMITTED],
+      ['the flattened mcp root', 'Order [[${mcp.toolExecution.result.mapped.orderId}]] is SUBMITTED.'],
+      ["the request's tool_result", 'Order {{tool_result.result.mapped.orderId}} is SUBMITTED.'],
+      ['the observations', 'Found {{context.mcp.observations[0].result.rowCount}} rows.'],
+      ['the planner answer', 'Done: {{context.mcp.finalAnswer}}'],
+    ])('is not sent (%s): the TURN_FAILED text, audited TURN_OUTPUT_MISSING', async (_l, text) => {
+      const out = await responseResolution(ctxFor(text, { mcp: { lifecycle: { status: 'NO_TOOLS_FOR_SCOPE' } } }));
+      expect(out.session.payload).toEqual({ type: 'TEXT', value: DEFAULT_RESERVED_TEXTS.TURN_FAILED });
+      expect(out.audits.find((a) => a.stage === 'EXACT_RESPONSE_RENDERING')?.payload).toMatchObject({
+        fallbackUsed: true,
+        fallback: 'TURN_FAILED_TEXT',
+        reason: 'TURN_OUTPUT_MISSING',
+      });
+    });
+
+    it("falls back to this turn's planner answer when there is one", async () => {
+      const out = await responseResolution(ctxFor(SUBMITTED, { mcp: { finalAnswer: 'ORD-1 is SHIPPED.' } }));
+      expect(out.session.payload).toEqual({ type: 'TEXT', value: 'ORD-1 is SHIPPED.' });
+    });
+
+    it('renders as written when the tool ran this turn, or when the placeholder has a default', async () => {
+      const ran = { mcp: { toolExecution: { result: { mapped: { orderId: 'ORD-7017' } } } } };
+      expect((await responseResolution(ctxFor(SUBMITTED, ran))).session.payload).toEqual({
+        type: 'TEXT',
+        value: 'Order ORD-7017 is SUBMITTED.',
+      });
+      const defaulted = "Status: [[${context.mcp.toolExecution.result.mapped.status ?: 'not checked this time'}]]";
+      expect((await responseResolution(ctxFor(defaulted, {}))).session.payload).toEqual({
+        type: 'TEXT',
+        value: 'Status: not checked this time',
+      });
+    });
+  });
+
   it("the blank-reply text is the config's TURN_FAILED row for the intent (or ANY), rendered", async () => {
     const ctx = ctxFor('[[${context.mcp.finalAnswer}]]', {});
     const turnFailed = responseRow({
