@@ -2,7 +2,7 @@ import { commandDatabaseUrl } from '../environment';
 import { formatViolation, type ConfigViolation } from '../../core/config/types';
 import { isEngineError } from '../../core/errors';
 import { openDatabase } from '../../db/pool';
-import { SEED_PACKS, UnknownSeedPackError, resolveSeedPacks, seedPacks } from '../../db/seed';
+import { SEED_PACKS, UnknownSeedPackError, packRowUpgradeLines, resolveSeedPacks, seedPacks } from '../../db/seed';
 import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../command';
 import { errorChain } from '../error-chain';
 
@@ -11,8 +11,9 @@ const USAGE = [
   'convengine seed --list',
   '',
   "Inserts the packs' rows that DATABASE_URL lacks (by id) in one transaction and validates the resulting",
-  'config; on any violation nothing is applied. Rows already there, edited or not, are kept: seeding again',
-  "(and `convengine start`, which seeds its packs on every start) never reverts an author's change.",
+  'config; on any violation nothing is applied. Rows already there are kept: seeding again (and `convengine',
+  "start`, which seeds its packs on every start) never reverts an author's change. Only a row still exactly as",
+  'an earlier pack version shipped it is brought up to date, and the output names it.',
 ].join('\n');
 
 function listPacks(io: CliIo): number {
@@ -60,6 +61,7 @@ export const seedCommand: CliCommand = {
         `seeded ${report.packs.join(', ')}: ${report.configInserted} config row(s) inserted (${kept} already there), ` +
           `${businessRows} business row(s) written`
       );
+      for (const line of packRowUpgradeLines(report)) io.out(line);
       for (const w of report.warnings) io.out(`warning: ${formatViolation(w)}`);
       if (report.violations.length > 0) {
         io.err(

@@ -104,7 +104,10 @@ function firstEnded(parts: readonly Part<unknown>[], stopping: () => boolean): P
 async function preparedDatabase(starting: Promise<Part<string>>, options: StackOptions): Promise<Part<string>> {
   const part = await starting;
   try {
-    await prepareDatabase(part.value, options.config, options.env.TOOLS_DATABASE_URL !== undefined);
+    await prepareDatabase(part.value, options.config, {
+      toolsDatabaseUrlSet: options.env.TOOLS_DATABASE_URL !== undefined,
+      log: (line) => options.log(line),
+    });
     return part;
   } catch (err) {
     await part.stop().catch(() => undefined);

@@ -2,24 +2,29 @@ import { migrate, MIGRATIONS_DIR } from '../../db/migrate';
 import { openDatabase } from '../../db/pool';
 import { applyConfigRows } from '../../db/config/apply';
 import { overlayConfigRows } from '../../db/config/yaml-tree';
-import { resolveSeedPacks, seedPacks } from '../../db/seed';
+import { packRowUpgradeLines, resolveSeedPacks, seedPacks } from '../../db/seed';
 import { packConfigRows } from '../../db/seed/merge';
 import type { StackConfig } from './types';
 
 /**
- * Migrates, seeds the chosen packs, then, with a YAML tree, makes the config exactly the packs'
- * rows plus the tree's (the tree wins on equal primary keys), validated as a whole. With
- * TOOLS_DATABASE_URL set (`toolsDatabaseUrlSet`), the SQL tools role keeps its password.
+ * Migrates, seeds the chosen packs (logging the rows an earlier pack version shipped: brought up to date or kept as
+ * edited), then, with a YAML tree, makes the config exactly the packs' rows plus the tree's (the tree wins on equal
+ * primary keys), validated as a whole. With TOOLS_DATABASE_URL set (`toolsDatabaseUrlSet`), the SQL tools role keeps
+ * its password.
  */
 export async function prepareDatabase(
   url: string,
   config: StackConfig = { packs: ['all'] },
-  toolsDatabaseUrlSet = false
+  how: { toolsDatabaseUrlSet?: boolean; log?: (line: string) => void } = {}
 ): Promise<void> {
+  const { toolsDatabaseUrlSet = false, log = () => undefined } = how;
   const handle = openDatabase(url, { max: 2 });
   try {
     await migrate(handle.pool, MIGRATIONS_DIR, { toolsDatabaseUrlSet });
-    if (config.packs.length > 0) await seedPacks(handle.db, config.packs);
+    if (config.packs.length > 0) {
+      const report = await seedPacks(handle.db, config.packs);
+      for (const line of packRowUpgradeLines(report)) log(`seed packs: ${line}`);
+    }
     if (config.rows) {
       const packRows = packConfigRows(config.packs.length > 0 ? resolveSeedPacks(config.packs) : []);
       await applyConfigRows(handle.db, overlayConfigRows(packRows, config.rows));

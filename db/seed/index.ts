@@ -2,3 +2,4 @@ export { applySeedPacks, seedPack, seedPacks, resolveSeedPacks, UnknownSeedPackE
 export { SEED_PACKS, findSeedPack, seedPackNames } from './packs';
 export { packConfigRows, mergeConfigRows, SeedConflictError } from './merge';
 export type { SeedPack, BusinessTable } from './types';
+export { packRowUpgradeLines, type PackRowUpgrade } from './upgrade';

@@ -9,6 +9,7 @@ import type { Database } from '../pool';
 import * as t from '../schema';
 import { SEED_CREATED_AT } from './builders';
 import { applyBusinessTable } from './business';
+import { pickPackRowUpgrades } from './upgrade';
 import { mergeBusinessTables, packConfigRows } from './merge';
 import { findSeedPack, seedPackNames, SEED_PACKS } from './packs';
 import type { SeedPack } from './types';
@@ -44,6 +45,10 @@ export interface SeedReport {
   configRows: Partial<Record<keyof ConfigRows, number>>;
   /** How many of those config rows this seed inserted (the others were already there). */
   configInserted: number;
+  /** Rows (`table[id]`) still as an earlier pack version shipped them, brought up to date (db/seed/upgrade.ts). */
+  upgraded: string[];
+  /** Rows an earlier pack version shipped differently that an author has edited since: left as they are. */
+  keptEdited: string[];
   /** Business rows written per `business.<table>`. */
   businessRows: Record<string, number>;
   /** Version of the whole config after seeding. */
@@ -75,8 +80,8 @@ export function seedPack(db: Database, name: string): Promise<SeedReport> {
 }
 
 /**
- * Inserts the packs' config rows a database lacks (by primary key) and fills their business tables, all in ONE
- * transaction; then reads the whole config back inside that transaction and validates it. A violation after
+ * Inserts the packs' config rows a database lacks (by primary key), brings up to date the rows an earlier pack
+ * version shipped and nobody edited since, and fills their business tables, all in ONE transaction; then reads the whole config back inside that transaction and validates it. A violation after
  * inserting rows rolls everything back and throws CONFIG_INVALID listing every `table[id]: reason`.
  */
 export function seedPacks(db: Database, names: readonly string[]): Promise<SeedReport> {
@@ -88,29 +93,18 @@ export async function applySeedPacks(db: Database, packs: readonly SeedPack[]): 
   const rows = packConfigRows(packs);
   const business = mergeBusinessTables(packs);
   return db.transaction(async (tx) => {
-    const configRows: SeedReport['configRows'] = {};
-    let inserted = 0;
-    for (const [key, table] of CONFIG_TABLES) {
-      const list = rows[key] as unknown as Record<string, unknown>[];
-      if (list.length === 0) continue;
-      // Missing rows only: a row already there (an author's edit through `config apply` or SQL) is kept,
-      // so `convengine start`, which seeds its packs on every start, never reverts it.
-      inserted += await insertMissingRows(
-        tx,
-        table,
-        list.map((row) => toInsertValues(table, row))
-      );
-      configRows[key] = list.length;
-    }
+    const { configRows, inserted } = await insertMissingPackRows(tx, rows);
+    const upgrade = await pickPackRowUpgrades(tx, rows, CONFIG_TABLES);
+    for (const [table, row] of upgrade.rows) await upsertRows(tx, table, [toInsertValues(table, row)]);
     // Seed rows carry their documented IDs; a later insert without one must not collide with them.
     await syncConfigIdSequences(tx);
     const businessRows: Record<string, number> = {};
     for (const table of business) businessRows[`business.${table.name}`] = await applyBusinessTable(tx, table);
     const all = await readConfigRowsWith(tx);
     const result = validateConfig(all);
-    // A seed that inserted no config row cannot have made the config invalid: what is wrong is an author's edit,
+    // A seed that wrote no config row cannot have made the config invalid: what is wrong is an author's edit,
     // which the config store refuses while it serves the last valid snapshot; starting must not stop on it.
-    if (result.violations.length > 0 && inserted > 0) {
+    if (result.violations.length > 0 && inserted + upgrade.rows.length > 0) {
       throw configInvalidError(
         result.violations,
         `seeding ${packs.map((p) => p.name).join(', ')} would leave an invalid config; nothing was applied`
@@ -121,12 +115,38 @@ export async function applySeedPacks(db: Database, packs: readonly SeedPack[]): 
       packs: packs.map((p) => p.name),
       configRows,
       configInserted: inserted,
+      upgraded: upgrade.report.updated,
+      keptEdited: upgrade.report.kept,
       businessRows,
       version: configVersionOf(all),
       warnings: result.warnings,
       violations: result.violations,
     };
   });
+}
+
+/**
+ * Missing rows only: a row already there (an author's edit through `config apply` or SQL) is kept, so `convengine
+ * start`, which seeds its packs on every start, never reverts it. Only a row still as an earlier pack version shipped
+ * it is brought up to date (db/seed/upgrade.ts).
+ */
+async function insertMissingPackRows(
+  tx: Tx,
+  rows: ConfigRows
+): Promise<{ configRows: SeedReport['configRows']; inserted: number }> {
+  const configRows: SeedReport['configRows'] = {};
+  let inserted = 0;
+  for (const [key, table] of CONFIG_TABLES) {
+    const list = rows[key] as unknown as Record<string, unknown>[];
+    if (list.length === 0) continue;
+    inserted += await insertMissingRows(
+      tx,
+      table,
+      list.map((row) => toInsertValues(table, row))
+    );
+    configRows[key] = list.length;
+  }
+  return { configRows, inserted };
 }
 
 export type Tx = Parameters<Parameters<Database['transaction']>[0]>[0];

@@ -50,6 +50,20 @@ describe('convengine seed', () => {
     expect(await counts()).toBe(before);
   });
 
+  it('names the rows an earlier pack version left: brought up to date, or kept as edited', async () => {
+    await tdb.pool.query('UPDATE ce_response SET exact_text = $1, description = $2 WHERE response_id = 20', [
+      '[[${context.mcp.finalAnswer}]]',
+      "The planner's final answer, verbatim.",
+    ]);
+    await tdb.pool.query("UPDATE ce_response SET exact_text = 'Say that again?' WHERE response_id = 2");
+    const run = await runConvengine(['seed', 'move-connections'], { DATABASE_URL: tdb.url });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain('brought up to date (as an earlier pack version shipped them): ce_response[20]\n');
+    expect(run.stdout).toMatch(
+      /kept as edited \(an earlier pack version shipped them differently; .*\): ce_response\[2\]\n/
+    );
+  });
+
   it('rejects an unknown pack with exit code 2', async () => {
     const run = await runConvengine(['seed', 'nope'], { DATABASE_URL: tdb.url });
     expect(run.code).toBe(2);
