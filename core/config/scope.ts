@@ -26,6 +26,13 @@ export function isAnyScope(value: string | null | undefined): boolean {
   return normalizeScopeValue(value) === ANY_SCOPE;
 }
 
+/** Whether two rows' values (intents or states) admit a common session value: equal, or either is ANY. */
+export function scopeValuesOverlap(a: string | null | undefined, b: string | null | undefined): boolean {
+  const x = normalizeScopeValue(a);
+  const y = normalizeScopeValue(b);
+  return x === y || x === ANY_SCOPE || y === ANY_SCOPE;
+}
+
 /** Whether one row value (an intent or a state) admits the session's value. */
 export function scopeValueMatches(
   rowValue: string | null | undefined,

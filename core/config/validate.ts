@@ -11,6 +11,7 @@ import {
   checkPromptTemplates,
   checkSettingTemplates,
 } from './validation/prompt-checks';
+import { checkEarlyShortCircuits, checkPlannerAnswerPrompts } from './validation/planner-answer-checks';
 import { checkResponses } from './validation/response-checks';
 import { checkReachableResponses } from './validation/reach-checks';
 import { checkRules } from './validation/rule-checks';
@@ -64,6 +65,8 @@ export function validateConfig(
   checkAuditPolicy(ctx);
   checkSemanticReferences(ctx);
   checkReachableResponses(ctx);
+  checkPlannerAnswerPrompts(ctx);
+  checkEarlyShortCircuits(ctx);
   checkPromptTextSizes(ctx);
   checkUnsafeText(ctx);
   return { violations: withoutOverDeepEchoes(ctx.sink.violations, overDeep), warnings: ctx.sink.warnings };

@@ -41,19 +41,28 @@ export function withoutEarlierOutput(session: Session, earlier: EarlierOutput): 
   return { session: view, hidden: [...planner, ...directTool] };
 }
 
-/**
- * Whether a template variable reads a tool's or the planner's output: `context.mcp.<key>…` (or the flattened
- * `mcp.<key>…`) for a TURN_OUTPUT_KEYS key, or the direct tool's `tool_result`.
- */
-export function readsTurnOutput(path: VariablePath): boolean {
+/** The TURN_OUTPUT_KEYS key a template variable reads (`context.mcp.<key>…`, `mcp.<key>…`), `tool_result`, or null. */
+export function turnOutputRead(path: VariablePath): string | null {
+  if (path.root === 'tool_result') return 'tool_result';
   const segments = path.segments.map(String);
-  if (path.root === 'tool_result') return true;
-  if (path.root === 'mcp') return TURN_OUTPUT_KEYS.has(segments[0] ?? '');
-  return (
-    canonicalTemplateVariable(path.root) === 'context' &&
-    segments[0] === 'mcp' &&
-    TURN_OUTPUT_KEYS.has(segments[1] ?? '')
-  );
+  const flattened = path.root === 'mcp';
+  const inMcp = flattened || (canonicalTemplateVariable(path.root) === 'context' && segments[0] === 'mcp');
+  const key = inMcp ? segments[flattened ? 0 : 1] : undefined;
+  return key !== undefined && TURN_OUTPUT_KEYS.has(key) ? key : null;
+}
+
+/** Whether a template variable reads a tool's or the planner's output (turnOutputRead). */
+export function readsTurnOutput(path: VariablePath): boolean {
+  return turnOutputRead(path) !== null;
+}
+
+/** What a request's direct tool writes (ToolOrchestration, DirectToolCall); the other keys only the planner loop does. */
+export const DIRECT_TOOL_OUTPUT: ReadonlySet<string> = new Set(['toolExecution', 'tool_result']);
+
+/** Whether it reads what only the planner loop writes: not the direct tool's `toolExecution` or `tool_result`. */
+export function readsPlannerOutput(path: VariablePath): boolean {
+  const key = turnOutputRead(path);
+  return key !== null && !DIRECT_TOOL_OUTPUT.has(key);
 }
 
 /**

@@ -12,6 +12,11 @@ export const RULE_PHASES = [
 ] as const;
 export type RulePhase = (typeof RULE_PHASES)[number];
 
+/** Whether a (normalized) phase is one of RULE_PHASES. */
+export function isRulePhase(phase: string): phase is RulePhase {
+  return (RULE_PHASES as readonly string[]).includes(phase);
+}
+
 /**
  * Phases whose rules run before this turn's planner: McpPrepare clears an earlier turn's planner output only after
  * PRE_AGENT_MCP, so whatever planner output these rules see is an earlier turn's.
@@ -37,7 +42,7 @@ const LEGACY_PHASES: Record<string, RulePhase> = {
 
 export function isKnownPhase(raw: string | null | undefined): boolean {
   const key = (raw ?? '').trim().toUpperCase();
-  return (RULE_PHASES as readonly string[]).includes(key) || key in LEGACY_PHASES;
+  return isRulePhase(key) || key in LEGACY_PHASES;
 }
 
 /**
@@ -47,6 +52,6 @@ export function isKnownPhase(raw: string | null | undefined): boolean {
 export function normalizePhase(raw: string | null | undefined): RulePhase | null {
   const key = (raw ?? '').trim().toUpperCase();
   if (key === '') return 'PRE_RESPONSE_RESOLUTION';
-  if ((RULE_PHASES as readonly string[]).includes(key)) return key as RulePhase;
+  if (isRulePhase(key)) return key;
   return LEGACY_PHASES[key] ?? null;
 }

@@ -5,7 +5,7 @@ import {
   type ReservedResponseStateName,
 } from '../../response/reserved';
 import { checkTemplate, jsonTemplateSkeleton } from '../../templates';
-import { ANY_SCOPE, normalizeScopeValue } from '../scope';
+import { normalizeScopeValue, scopeValuesOverlap } from '../scope';
 import type { ResponseRow } from '../types';
 import { oneOf, RESPONSE_OUTPUT_FORMATS, RESPONSE_TYPES } from '../vocabulary';
 import { isBlank, type ValidationContext } from './context';
@@ -75,19 +75,13 @@ function checkReservedResponse(
   checkTemplateText(ctx, own, { ...where, reader: 'user', render: 'lenient' }, r.exactText);
 }
 
-function compatible(a: string | null, b: string | null): boolean {
-  const x = normalizeScopeValue(a);
-  const y = normalizeScopeValue(b);
-  return x === y || x === ANY_SCOPE || y === ANY_SCOPE;
-}
-
 function hasDerivationTemplate(ctx: ValidationContext, r: ResponseRow, format: string): boolean {
   return ctx.rows.promptTemplates.some(
     (t) =>
       t.enabled &&
       normalizeScopeValue(t.outputFormat) === format &&
-      compatible(t.intentCode, r.intentCode) &&
-      compatible(t.stateCode, r.stateCode)
+      scopeValuesOverlap(t.intentCode, r.intentCode) &&
+      scopeValuesOverlap(t.stateCode, r.stateCode)
   );
 }
 
