@@ -37,6 +37,11 @@ describe('seeding a database an earlier pack version seeded', () => {
       '/sql2 commands and show/list/why/delete questions about zapper disconnect data.',
     ]);
     await tdb.pool.query('UPDATE ce_mcp_http_tool SET input_schema = NULL WHERE tool_id = ANY($1)', [HTTP_TOOLS]);
+    const confirmation = EARLIER_PACK_ROWS.find((r) => r.table === 'promptTemplates' && r.id === 125)?.shipped[0];
+    await tdb.pool.query('UPDATE ce_prompt_template SET system_prompt = $1, user_prompt = $2 WHERE template_id = 125', [
+      confirmation?.['systemPrompt'],
+      confirmation?.['userPrompt'],
+    ]);
     await tdb.pool.query('DELETE FROM ce_intent_classifier WHERE classifier_id = 21');
     await tdb.pool.query('DELETE FROM ce_rule WHERE rule_id IN (54, 71, 136)');
     await tdb.pool.query('DELETE FROM ce_response WHERE response_id = 228');
@@ -55,11 +60,17 @@ describe('seeding a database an earlier pack version seeded', () => {
     await tdb.pool.query("UPDATE ce_response SET exact_text = 'Say that again, please?' WHERE response_id = 2");
 
     const report = await seedPacks(tdb.db, ['all']);
-    expect(report.upgraded).toEqual([
-      'ce_response[20]',
-      'ce_intent_classifier[70]',
-      ...HTTP_TOOLS.map((id) => `ce_mcp_http_tool[${id}]`),
-    ]);
+    expect([...report.upgraded].sort()).toEqual(
+      [
+        'ce_prompt_template[125]',
+        'ce_response[20]',
+        'ce_intent_classifier[70]',
+        ...HTTP_TOOLS.map((id) => `ce_mcp_http_tool[${id}]`),
+      ].sort()
+    );
+    expect(await scalar('SELECT user_prompt FROM ce_prompt_template WHERE template_id = 125')).toMatch(
+      /Correction refused this turn/
+    );
     expect(report.keptEdited).toEqual(['ce_response[2]']);
     expect(report.violations.map(formatViolation)).toEqual([]);
     expect(await scalar('SELECT exact_text FROM ce_response WHERE response_id = 20')).toMatch(

@@ -48,5 +48,21 @@ export const EARLIER_PACK_ROWS: readonly EarlierPackRow[] = [
       },
     ],
   },
+  // The confirmation did not yet say that a correction was refused (CORRECTION_STEP_CORRECTION_PATCH_REJECTED).
+  {
+    table: 'promptTemplates',
+    id: 125,
+    shipped: [
+      {
+        systemPrompt:
+          'Ask the user to confirm the loan details with exactly this sentence: ' +
+          '"Please confirm: customerId <id>, requestedAmount <amount>, tenureMonths <months>. Proceed?" ' +
+          'If a value was just corrected, start with "Updated. ".',
+        userPrompt:
+          'customerId {{context.customerId}}, requestedAmount {{context.requestedAmount}}, tenureMonths {{context.tenureMonths}}.\n' +
+          'Correction applied this turn: {{correction_applied}}\nUser message: {{user_input}}',
+      },
+    ],
+  },
   ...WITHOUT_INPUT_SCHEMA,
 ];
