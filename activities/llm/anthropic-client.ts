@@ -85,86 +85,105 @@ function metaHeadersOf(req: LlmRequest): Record<string, string> {
   };
 }
 
-/** LlmClient on the Anthropic Messages API via the official SDK. */
-export function createAnthropicLlmClient(options: AnthropicLlmOptions): LlmClient {
-  const client = new Anthropic({
+function sdkClient(options: AnthropicLlmOptions): Anthropic {
+  return new Anthropic({
     apiKey: options.apiKey,
     baseURL: options.baseURL,
     timeout: options.timeoutMs,
     maxRetries: options.maxRetries,
     fetch: boundedFetch(options.timeoutMs, options.retryWaitMaxMs ?? LLM_SDK_RETRY_WAIT_MAX_MS),
   });
-  const now = options.now ?? Date.now;
+}
 
-  const record = async (entry: LlmCallRecord): Promise<void> => {
-    if (!options.onCall) return;
+type CallRecorder = (entry: LlmCallRecord) => Promise<void>;
+
+function callRecorder(onCall: AnthropicLlmOptions['onCall']): CallRecorder {
+  return async (entry) => {
+    if (!onCall) return;
     try {
-      await options.onCall(entry);
+      await onCall(entry);
     } catch {
       // The call log is diagnostics; losing one entry must not fail the turn.
     }
   };
+}
 
-  /**
-   * One Messages call, logged once, with what is wrong with the received reply (null when nothing is): no text, cut
-   * off, or what `judge` finds (JSON calls).
-   */
-  const call = async (
-    req: LlmRequest,
-    system: string,
-    structured: boolean,
-    judge: (text: string) => string | null = () => null
-  ): Promise<ScreenedReply> => {
+function messageParams(
+  options: AnthropicLlmOptions,
+  req: LlmRequest,
+  system: string,
+  structured: boolean
+): Anthropic.MessageCreateParamsNonStreaming {
+  return {
+    model: options.model,
+    max_tokens: options.maxTokens,
+    system,
+    messages: [{ role: 'user', content: req.userPrompt.trim() === '' ? '(no input)' : req.userPrompt }],
+    ...(req.temperature === undefined ? {} : { temperature: req.temperature }),
+    ...(structured && req.schema
+      ? { output_config: { format: { type: 'json_schema' as const, schema: req.schema } } }
+      : {}),
+  };
+}
+
+/** What a received message holds: its text, what makes it no answer (null when nothing does), and the tokens spent. */
+interface ReceivedMessage {
+  text: string;
+  unusable: string | null;
+  usage: NonNullable<LlmCallRecord['usage']>;
+}
+
+function receivedMessage(message: Anthropic.Message): ReceivedMessage {
+  const text = textOf(message);
+  return {
+    text,
+    unusable: replyProblem(message, text),
+    usage: { inputTokens: message.usage.input_tokens, outputTokens: message.usage.output_tokens },
+  };
+}
+
+type MessagesCall = (
+  req: LlmRequest,
+  system: string,
+  structured: boolean,
+  judge?: (text: string) => string | null
+) => Promise<ScreenedReply>;
+
+/**
+ * One Messages call, logged once, with what is wrong with the received reply (null when nothing is): no text, cut
+ * off, or what `judge` finds (JSON calls).
+ */
+function messagesCall(client: Anthropic, options: AnthropicLlmOptions): MessagesCall {
+  const now = options.now ?? Date.now;
+  const record = callRecorder(options.onCall);
+  return async (req, system, structured, judge = () => null) => {
     const started = now();
-    const base = { request: req, model: options.model };
-    let text: string;
-    let unusable: string | null;
-    let usage: LlmCallRecord['usage'];
+    const log = (outcome: Pick<LlmCallRecord, 'responseText' | 'success' | 'errorMessage' | 'usage'>) =>
+      record({ request: req, model: options.model, ...outcome, latencyMs: now() - started });
     // Built before the call: a failure here is the engine's own, not the model's, and is no LLM_CALL_FAILED to retry.
     const headers = { [CALL_KIND_HEADER]: req.kind, ...(options.metaHeaders ? metaHeadersOf(req) : {}) };
+    let received: ReceivedMessage;
     try {
-      const message = await client.messages.create(
-        {
-          model: options.model,
-          max_tokens: options.maxTokens,
-          system,
-          messages: [{ role: 'user', content: req.userPrompt.trim() === '' ? '(no input)' : req.userPrompt }],
-          ...(req.temperature === undefined ? {} : { temperature: req.temperature }),
-          ...(structured && req.schema
-            ? { output_config: { format: { type: 'json_schema' as const, schema: req.schema } } }
-            : {}),
-        },
-        { headers }
+      received = receivedMessage(
+        await client.messages.create(messageParams(options, req, system, structured), { headers })
       );
-      text = textOf(message);
-      unusable = replyProblem(message, text);
-      usage = { inputTokens: message.usage.input_tokens, outputTokens: message.usage.output_tokens };
     } catch (err) {
       const failure = llmCallFailure(req, err);
-      await record({
-        ...base,
-        responseText: null,
-        success: false,
-        errorMessage: failure.message,
-        latencyMs: now() - started,
-        usage: null,
-      });
+      await log({ responseText: null, success: false, errorMessage: failure.message, usage: null });
       throw failure;
     }
-    const screened = screenModelReply(text, options.maxReplyBytes);
-    const reply = { text: screened.text, refused: screened.refused ?? unusable };
+    const screened = screenModelReply(received.text, options.maxReplyBytes);
+    const reply = { text: screened.text, refused: screened.refused ?? received.unusable };
     const problem = reply.refused ?? judge(reply.text);
-    await record({
-      ...base,
-      responseText: reply.text,
-      success: problem === null,
-      errorMessage: problem === null ? null : `invalid output: ${problem}`,
-      latencyMs: now() - started,
-      usage,
-    });
+    const errorMessage = problem === null ? null : `invalid output: ${problem}`;
+    await log({ responseText: reply.text, success: problem === null, errorMessage, usage: received.usage });
     return reply;
   };
+}
 
+/** LlmClient on the Anthropic Messages API via the official SDK. */
+export function createAnthropicLlmClient(options: AnthropicLlmOptions): LlmClient {
+  const call = messagesCall(sdkClient(options), options);
   return {
     generateText: async (req) => replyTextOf(req, await call(req, req.systemPrompt, false)),
     async generateJson(req): Promise<LlmJsonResult> {
