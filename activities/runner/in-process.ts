@@ -15,13 +15,12 @@ import {
   type TurnResult,
 } from '../../core/turn/contracts';
 import { StepCalls } from '../../core/turn/protocol';
-import { STEP_TABLE, toolRetry, type StepName } from '../../core/turn/steps';
+import { toolRetry } from '../../core/turn/steps';
 import { runTurn } from '../../core/turn/driver';
 import {
   directToolCallInput,
   failedDirectToolCallInput,
   ToolCallFailure,
-  toolCallFailure,
   type HeldToolRequest,
   type HeldToolResolution,
   type TurnExecutor,
@@ -37,8 +36,7 @@ import {
   TOOL_HOLD_FAILED,
 } from '../../core/mcp/hold';
 import { createActivities } from '..';
-import { runAsAttempt } from '../runtime/attempt';
-import { isRetryableFailure } from '../runtime/failure';
+import { activityRuns, withRetries, type ActivityRetryOptions, type ActivityRuns } from './activity-runs';
 import { inProcessStepRuns } from './step-runs';
 import { StepRunner } from '../../core/turn/step-runner';
 import type { PlannedStep, RunStepName } from '../../core/turn/step-runs';
@@ -46,12 +44,7 @@ import type { PlannedStep, RunStepName } from '../../core/turn/step-runs';
 /** Activities the in-process runner calls: exactly what the worker registers. */
 export type InProcessActivities = TurnActivities;
 
-export interface InProcessOptions {
-  /**
-   * Attempts per activity for retryable failures (Temporal's retry policy, without the sleeps);
-   * default: the step table's own counts, exactly as the workflow schedules them.
-   */
-  maxAttempts?: number;
+export interface InProcessOptions extends ActivityRetryOptions {
   /** Human-in-the-loop decisions for tools that need approval; default: reject. */
   approve?: TurnExecutor['awaitApproval'];
   /**
@@ -60,27 +53,7 @@ export interface InProcessOptions {
    * held and its failure stands; so it is when this answers null.
    */
   decideHeldTool?: (request: HeldToolRequest) => Promise<HeldToolResolution | null>;
-  /** Wraps every activity call (tests inject failures or lost results here). */
-  around?: <T>(activity: string, attempt: number, call: () => Promise<T>) => Promise<T>;
 }
-
-async function withRetries<T>(
-  name: string,
-  maxAttempts: number,
-  options: InProcessOptions,
-  call: () => Promise<T>
-): Promise<T> {
-  for (let attempt = 1; ; attempt++) {
-    try {
-      const run = () => runAsAttempt(attempt, call, maxAttempts);
-      return await (options.around ? options.around(name, attempt, run) : run());
-    } catch (err) {
-      if (attempt >= maxAttempts || !isRetryableFailure(err)) throw err;
-    }
-  }
-}
-
-type Activity<I extends StepInput, O extends StepOutput> = (input: I) => Promise<StepReply<O>>;
 
 /**
  * A direct call, held for an operator like a planner call (#22) when `holder` can hold (the workflow's
@@ -140,6 +113,28 @@ function decidedHold(
   };
 }
 
+type StepRun = <O extends StepOutput>(name: RunStepName, input: StepInput, next: readonly PlannedStep[]) => Promise<O>;
+
+/** A step a step run may cover, run as the step runner decides, exactly as the workflow runs it. */
+function stepRun(
+  activities: InProcessActivities,
+  calls: StepCalls,
+  options: InProcessOptions,
+  runs: ActivityRuns
+): StepRun {
+  const runner = new StepRunner(
+    inProcessStepRuns({
+      activities,
+      retried: (type, call, policy = type) => withRetries(type, runs.attemptsOf(policy), options, call),
+    })
+  );
+  return async <O extends StepOutput>(name: RunStepName, input: StepInput, next: readonly PlannedStep[]) => {
+    const step = { name, callKey: input.callKey };
+    const reply = await runner.run(step, (steps) => calls.input(input, steps), next, name, runner.take(step));
+    return calls.output(name, input, reply as StepReply<O>);
+  };
+}
+
 /**
  * A TurnExecutor that calls the activity functions directly, in this process: the test harness
  * and the benchmark baseline for the Temporal workflow (conversationTurnV2), which runs the very
@@ -152,36 +147,11 @@ export function createInProcessExecutor(
   clock: Clock = systemClock
 ): TurnExecutor {
   const calls = new StepCalls();
-  const attemptsOf = (name: StepName) => options.maxAttempts ?? STEP_TABLE[name].retry.maximumAttempts;
+  const runs = activityRuns(calls, options);
+  const { run, runTool } = runs;
+  const runStep = stepRun(activities, calls, options, runs);
   const toolAttempts = (tool: McpToolDescriptor) =>
     Math.min(toolRetry(tool).maximumAttempts, options.maxAttempts ?? Number.POSITIVE_INFINITY);
-  async function run<I extends StepInput, O extends StepOutput>(
-    name: StepName,
-    input: I,
-    activity: Activity<I, O>,
-    max = attemptsOf(name)
-  ): Promise<O> {
-    const call = calls.input(input);
-    return calls.output(name, input, await withRetries(name, max, options, () => activity(call)));
-  }
-  /** A tool activity, retried by the tool's policy; a failure for good is core's ToolCallFailure. */
-  async function runTool<I extends StepInput>(
-    name: StepName,
-    input: I,
-    activity: Activity<I, StepOutput>,
-    max: number
-  ) {
-    let made = 0;
-    const counted: Activity<I, StepOutput> = (call) => {
-      made += 1;
-      return activity(call);
-    };
-    try {
-      return await run(name, input, counted, max);
-    } catch (err) {
-      throw toolCallFailure(err, made);
-    }
-  }
   /** A request's direct tool (D21), retried by the tool's policy; a final failure is recorded as its result. */
   const direct = async (input: StepInput, out: StepOutput): Promise<StepOutput> => {
     const request = out.directToolCall as DirectToolCallRequest;
@@ -193,18 +163,6 @@ export function createInProcessExecutor(
       recordFailure: (call) => run('DirectToolCall', call, activities.DirectToolCall),
       holder: holds ? executor : null,
     });
-  };
-  const runs = new StepRunner(
-    inProcessStepRuns({
-      activities,
-      retried: (type, call, policy = type) => withRetries(type, attemptsOf(policy), options, call),
-    })
-  );
-  /** A step a step run may cover, run as the step runner decides, exactly as the workflow runs it. */
-  const runStep = async <O extends StepOutput>(name: RunStepName, input: StepInput, next: readonly PlannedStep[]) => {
-    const step = { name, callKey: input.callKey };
-    const reply = await runs.run(step, (steps) => calls.input(input, steps), next, name, runs.take(step));
-    return calls.output(name, input, reply as StepReply<O>);
   };
   const executor: TurnExecutor = {
     step: async (name, input, next) => {
