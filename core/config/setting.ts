@@ -53,70 +53,81 @@ export function settingRow(rows: readonly ConfigRow[], def: SettingDefinition): 
   );
 }
 
+type Fail = (why: string) => never;
+
 /** Parses a raw ce_config value; throws with a human-readable reason when it does not fit the kind. */
 export function parseSettingValue<K extends SettingKind>(def: SettingDefinition<K>, raw: string): SettingTypeOf[K] {
   const text = raw.trim();
-  const fail = (why: string): never => {
+  const fail: Fail = (why) => {
     throw new Error(`${def.configType}.${def.configKey} ${why} (got "${raw}")`);
   };
-  let value: unknown;
+  return parsedByKind(def, raw, text, fail) as SettingTypeOf[K];
+}
+
+function parsedByKind(def: SettingDefinition, raw: string, text: string, fail: Fail): SettingTypeOf[SettingKind] {
   switch (def.kind) {
     case 'string':
-      value = raw;
-      break;
+      return raw;
     case 'int':
-    case 'number': {
-      const n = Number(text);
-      if (text === '' || !Number.isFinite(n)) fail(`must be a number`);
-      if (def.kind === 'int' && !/^[+-]?\d+$/.test(text)) fail('must be an integer in decimal digits');
-      if (def.min !== undefined && n < def.min) fail(`must be >= ${def.min}`);
-      // An int setting is Java's int, as the reference reads these keys, and many are timer delays: INT32_MAX caps both.
-      const max = def.kind === 'int' ? Math.min(def.max ?? INT32_MAX, INT32_MAX) : def.max;
-      if (max !== undefined && n > max) fail(`must be <= ${max}`);
-      value = n;
-      break;
-    }
-    case 'boolean': {
-      const t = text.toLowerCase();
-      if (['true', '1', 'yes', 'y'].includes(t)) value = true;
-      else if (['false', '0', 'no', 'n'].includes(t)) value = false;
-      else fail('must be true or false');
-      break;
-    }
+    case 'number':
+      return numberValue(def, text, fail);
+    case 'boolean':
+      return booleanValue(text, fail);
     case 'regex':
-      value = checkedRegex(text, fail);
-      break;
+      return checkedRegex(text, fail);
     case 'regexList':
-      value = regexList(text, fail);
-      break;
+      return regexList(text, fail);
     case 'json':
-      try {
-        value = JSON.parse(text) as Json;
-      } catch {
-        fail('is not valid JSON');
-      }
-      break;
+      return jsonValue(text, fail);
     case 'csv':
-      value =
-        text === ''
-          ? []
-          : text
-              .split(',')
-              .map((s) => s.trim())
-              .filter((s) => s !== '');
-      break;
-    case 'enum': {
-      const upper = text.toUpperCase();
-      if (!def.values?.includes(upper)) fail(`must be one of ${def.values?.join(', ')}`);
-      value = upper;
-      break;
-    }
+      return csvList(text);
+    case 'enum':
+      return enumValue(def, text, fail);
   }
-  return value as SettingTypeOf[K];
+}
+
+function numberValue(def: SettingDefinition, text: string, fail: Fail): number {
+  const n = Number(text);
+  if (text === '' || !Number.isFinite(n)) fail(`must be a number`);
+  if (def.kind === 'int' && !/^[+-]?\d+$/.test(text)) fail('must be an integer in decimal digits');
+  if (def.min !== undefined && n < def.min) fail(`must be >= ${def.min}`);
+  // An int setting is Java's int, as the reference reads these keys, and many are timer delays: INT32_MAX caps both.
+  const max = def.kind === 'int' ? Math.min(def.max ?? INT32_MAX, INT32_MAX) : def.max;
+  if (max !== undefined && n > max) fail(`must be <= ${max}`);
+  return n;
+}
+
+function booleanValue(text: string, fail: Fail): boolean {
+  const t = text.toLowerCase();
+  if (['true', '1', 'yes', 'y'].includes(t)) return true;
+  if (['false', '0', 'no', 'n'].includes(t)) return false;
+  return fail('must be true or false');
+}
+
+function jsonValue(text: string, fail: Fail): Json {
+  try {
+    return JSON.parse(text) as Json;
+  } catch {
+    return fail('is not valid JSON');
+  }
+}
+
+function csvList(text: string): string[] {
+  if (text === '') return [];
+  return text
+    .split(',')
+    .map((s) => s.trim())
+    .filter((s) => s !== '');
+}
+
+function enumValue(def: SettingDefinition, text: string, fail: Fail): string {
+  const upper = text.toUpperCase();
+  if (!def.values?.includes(upper)) fail(`must be one of ${def.values?.join(', ')}`);
+  return upper;
 }
 
 /** Java-style patterns (leading (?i) etc.), compiled and checked the way every matcher compiles them. */
-function checkedRegex(pattern: string, fail: (why: string) => never): string {
+function checkedRegex(pattern: string, fail: Fail): string {
   const reason = checkUserRegex(pattern, { ignoreCase: true });
   if (reason !== null)
     fail(reason.replace(/^invalid regular expression "[^"]*": /, 'is not a valid regular expression: '));
@@ -127,7 +138,7 @@ function checkedRegex(pattern: string, fail: (why: string) => never): string {
  * A JSON array of patterns, each checked as a `regex` setting is: a typo or a catastrophic pattern refused on load,
  * not a matcher that silently never matches (a security gate left open) or freezes the process on one message.
  */
-function regexList(text: string, fail: (why: string) => never): string[] {
+function regexList(text: string, fail: Fail): string[] {
   let parsed: unknown;
   try {
     parsed = JSON.parse(text === '' ? '[]' : text);
