@@ -26,8 +26,10 @@ export interface TurnTimeline {
 const num = (v: unknown) => Number(v ?? 0);
 const timeMs = (e: HistoryEvent) => num(e.eventTime?.seconds) * 1000 + num(e.eventTime?.nanos) / 1e6;
 
+type Interval = [number, number];
+
 /** Total length of the union of [start, end] intervals. */
-function unionMs(intervals: [number, number][]): number {
+function unionMs(intervals: Interval[]): number {
   let total = 0;
   let end = -Infinity;
   for (const [s, e] of [...intervals].sort((a, b) => a[0] - b[0])) {
@@ -38,10 +40,36 @@ function unionMs(intervals: [number, number][]): number {
   return total;
 }
 
-export function turnTimeline(events: readonly HistoryEvent[]): TurnTimeline {
+/** The [start, end] of the workflow task `e` closes (completed, failed or timed out), if it closes one. */
+function workflowTaskInterval(e: HistoryEvent, started: ReadonlyMap<number, HistoryEvent>): Interval | undefined {
+  const task =
+    e.workflowTaskCompletedEventAttributes ??
+    e.workflowTaskFailedEventAttributes ??
+    e.workflowTaskTimedOutEventAttributes;
+  const taskStart = task && 'startedEventId' in task ? started.get(num(task.startedEventId)) : undefined;
+  return taskStart ? [timeMs(taskStart), timeMs(e)] : undefined;
+}
+
+/** The type and [start, end] of the activity attempt `e` closes, if it closes one. */
+function activityInterval(
+  e: HistoryEvent,
+  started: ReadonlyMap<number, HistoryEvent>,
+  typeByScheduled: ReadonlyMap<number, string>
+): { type: string; interval: Interval } | undefined {
+  const closed =
+    e.activityTaskCompletedEventAttributes ??
+    e.activityTaskFailedEventAttributes ??
+    e.activityTaskTimedOutEventAttributes;
+  const activityStart = closed?.startedEventId ? started.get(num(closed.startedEventId)) : undefined;
+  if (!closed || !activityStart) return undefined;
+  const type = typeByScheduled.get(num(closed.scheduledEventId)) ?? '?';
+  return { type, interval: [timeMs(activityStart), timeMs(e)] };
+}
+
+function emptyTimeline(events: readonly HistoryEvent[]): TurnTimeline {
   const first = events[0];
   const last = events[events.length - 1];
-  const timeline: TurnTimeline = {
+  return {
     spanMs: first && last ? timeMs(last) - timeMs(first) : 0,
     workflowTasks: 0,
     workflowTaskMs: 0,
@@ -50,27 +78,25 @@ export function turnTimeline(events: readonly HistoryEvent[]): TurnTimeline {
     activityMsByType: new Map(),
     betweenMs: 0,
   };
+}
+
+export function turnTimeline(events: readonly HistoryEvent[]): TurnTimeline {
+  const timeline = emptyTimeline(events);
   const started = new Map<number, HistoryEvent>();
   const typeByScheduled = new Map<number, string>();
   const tasksWithMarkers = new Set(
     events.flatMap((e) => e.markerRecordedEventAttributes?.workflowTaskCompletedEventId ?? []).map(num)
   );
-  const intervals: [number, number][] = [];
+  const intervals: Interval[] = [];
   for (const e of events) {
     const id = num(e.eventId);
-    if (e.workflowTaskStartedEventAttributes) started.set(id, e);
+    if (e.workflowTaskStartedEventAttributes || e.activityTaskStartedEventAttributes) started.set(id, e);
     const activityType = e.activityTaskScheduledEventAttributes?.activityType?.name;
     if (activityType) typeByScheduled.set(id, activityType);
-    const activityStarted = e.activityTaskStartedEventAttributes;
-    if (activityStarted) started.set(id, e);
-    const task =
-      e.workflowTaskCompletedEventAttributes ??
-      e.workflowTaskFailedEventAttributes ??
-      e.workflowTaskTimedOutEventAttributes;
-    const taskStart = task && 'startedEventId' in task ? started.get(num(task.startedEventId)) : undefined;
-    if (taskStart) {
-      const ms = timeMs(e) - timeMs(taskStart);
-      intervals.push([timeMs(taskStart), timeMs(e)]);
+    const task = workflowTaskInterval(e, started);
+    if (task) {
+      const ms = task[1] - task[0];
+      intervals.push(task);
       if (tasksWithMarkers.has(id)) {
         timeline.localActivityTasks += 1;
         timeline.localActivityTaskMs += ms;
@@ -79,18 +105,11 @@ export function turnTimeline(events: readonly HistoryEvent[]): TurnTimeline {
         timeline.workflowTaskMs += ms;
       }
     }
-    const closed =
-      e.activityTaskCompletedEventAttributes ??
-      e.activityTaskFailedEventAttributes ??
-      e.activityTaskTimedOutEventAttributes;
-    const activityStart = closed?.startedEventId ? started.get(num(closed.startedEventId)) : undefined;
-    if (closed && activityStart) {
-      const type = typeByScheduled.get(num(closed.scheduledEventId)) ?? '?';
-      timeline.activityMsByType.set(
-        type,
-        (timeline.activityMsByType.get(type) ?? 0) + timeMs(e) - timeMs(activityStart)
-      );
-      intervals.push([timeMs(activityStart), timeMs(e)]);
+    const activity = activityInterval(e, started, typeByScheduled);
+    if (activity) {
+      const { type, interval } = activity;
+      timeline.activityMsByType.set(type, (timeline.activityMsByType.get(type) ?? 0) + interval[1] - interval[0]);
+      intervals.push(interval);
     }
   }
   timeline.betweenMs = Math.max(0, timeline.spanMs - unionMs(intervals));
