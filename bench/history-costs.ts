@@ -48,17 +48,21 @@ function scheduledIdOf(e: HistoryEvent): number | null {
   return attrs ? num(attrs.scheduledEventId) : null;
 }
 
-function jsonDetail(
-  marker: temporal.api.history.v1.IMarkerRecordedEventAttributes,
-  key: string
-): Record<string, unknown> {
+/** A JSON payload's object, read without the data converter; {} when it is no JSON object. */
+function jsonObject(data: Uint8Array | null | undefined): Record<string, unknown> {
   try {
-    const data = marker.details?.[key]?.payloads?.[0]?.data;
     const parsed: unknown = JSON.parse(new TextDecoder().decode(data ?? new Uint8Array()));
     return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
   } catch {
     return {};
   }
+}
+
+function jsonDetail(
+  marker: temporal.api.history.v1.IMarkerRecordedEventAttributes,
+  key: string
+): Record<string, unknown> {
+  return jsonObject(marker.details?.[key]?.payloads?.[0]?.data);
 }
 
 /** The local activity's type from its marker, read without the data converter (JSON payload). */
@@ -75,65 +79,92 @@ function stepsRun(type: string, result: () => Record<string, unknown>): number {
 
 /** A completed activity's JSON result, read without the data converter. */
 function completedResult(e: HistoryEvent): Record<string, unknown> {
-  try {
-    const data = e.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data;
-    const parsed: unknown = JSON.parse(new TextDecoder().decode(data ?? new Uint8Array()));
-    return typeof parsed === 'object' && parsed !== null ? (parsed as Record<string, unknown>) : {};
-  } catch {
-    return {};
+  return jsonObject(e.activityTaskCompletedEventAttributes?.result?.payloads?.[0]?.data);
+}
+
+/** What the events read so far add up to. */
+interface Tally {
+  typeByScheduled: Map<number, string>;
+  startedByScheduled: Map<number, HistoryEvent>;
+  bytesByStep: Map<string, number>;
+  localTasks: Set<number>;
+  costs: Pick<
+    TurnHistoryCosts,
+    | 'activityAttempts'
+    | 'localActivities'
+    | 'localSteps'
+    | 'regularSteps'
+    | 'searchAttributeUpserts'
+    | 'updates'
+    | 'heartbeats'
+  >;
+}
+
+function addBytes(tally: Tally, step: string, e: HistoryEvent): void {
+  tally.bytesByStep.set(step, (tally.bytesByStep.get(step) ?? 0) + eventBytes(e));
+}
+
+/** An event of the regular activity scheduled as `owner`: an attempt started, or one closed. */
+function tallyActivityEvent(tally: Tally, e: HistoryEvent, owner: number): void {
+  const { costs } = tally;
+  addBytes(tally, tally.typeByScheduled.get(owner) ?? '?', e);
+  if (e.activityTaskStartedEventAttributes) {
+    tally.startedByScheduled.set(owner, e);
+    costs.activityAttempts += Math.max(1, num(e.activityTaskStartedEventAttributes.attempt));
+  } else {
+    const runMs = timeMs(e) - timeMs(tally.startedByScheduled.get(owner));
+    if (Number.isFinite(runMs)) costs.heartbeats += Math.floor(runMs / HEARTBEAT_INTERVAL_MS);
+    costs.regularSteps += stepsRun(tally.typeByScheduled.get(owner) ?? '?', () => completedResult(e));
+  }
+}
+
+function tallyEvent(tally: Tally, e: HistoryEvent): void {
+  const { costs } = tally;
+  const scheduled = e.activityTaskScheduledEventAttributes;
+  const marker = e.markerRecordedEventAttributes;
+  const owner = scheduledIdOf(e);
+  if (scheduled) {
+    tally.typeByScheduled.set(num(e.eventId), scheduled.activityType?.name ?? '?');
+    addBytes(tally, scheduled.activityType?.name ?? '?', e);
+  } else if (owner !== null) {
+    tallyActivityEvent(tally, e, owner);
+  } else if (marker?.markerName === LOCAL_ACTIVITY_MARKER) {
+    const type = localActivityType(marker);
+    costs.localActivities += 1;
+    costs.localSteps += stepsRun(type, () => jsonDetail(marker, 'result'));
+    tally.localTasks.add(num(marker.workflowTaskCompletedEventId));
+    addBytes(tally, type, e);
+  } else {
+    if (e.upsertWorkflowSearchAttributesEventAttributes) costs.searchAttributeUpserts += 1;
+    if (e.workflowExecutionUpdateAcceptedEventAttributes) costs.updates += 1;
+    addBytes(tally, '(workflow events)', e);
   }
 }
 
 export function turnHistoryCosts(events: readonly HistoryEvent[]): TurnHistoryCosts {
-  const typeByScheduled = new Map<number, string>();
-  const startedByScheduled = new Map<number, HistoryEvent>();
-  const bytesByStep = new Map<string, number>();
-  const localTasks = new Set<number>();
-  const costs = {
-    activityAttempts: 0,
-    localActivities: 0,
-    localSteps: 0,
-    regularSteps: 0,
-    searchAttributeUpserts: 0,
-    updates: 0,
-    heartbeats: 0,
+  const tally: Tally = {
+    typeByScheduled: new Map(),
+    startedByScheduled: new Map(),
+    bytesByStep: new Map(),
+    localTasks: new Set(),
+    costs: {
+      activityAttempts: 0,
+      localActivities: 0,
+      localSteps: 0,
+      regularSteps: 0,
+      searchAttributeUpserts: 0,
+      updates: 0,
+      heartbeats: 0,
+    },
   };
-  const add = (step: string, e: HistoryEvent) => bytesByStep.set(step, (bytesByStep.get(step) ?? 0) + eventBytes(e));
-  for (const e of events) {
-    const scheduled = e.activityTaskScheduledEventAttributes;
-    const marker = e.markerRecordedEventAttributes;
-    const owner = scheduledIdOf(e);
-    if (scheduled) {
-      typeByScheduled.set(num(e.eventId), scheduled.activityType?.name ?? '?');
-      add(scheduled.activityType?.name ?? '?', e);
-    } else if (owner !== null) {
-      add(typeByScheduled.get(owner) ?? '?', e);
-      if (e.activityTaskStartedEventAttributes) {
-        startedByScheduled.set(owner, e);
-        costs.activityAttempts += Math.max(1, num(e.activityTaskStartedEventAttributes.attempt));
-      } else {
-        const runMs = timeMs(e) - timeMs(startedByScheduled.get(owner));
-        if (Number.isFinite(runMs)) costs.heartbeats += Math.floor(runMs / HEARTBEAT_INTERVAL_MS);
-        costs.regularSteps += stepsRun(typeByScheduled.get(owner) ?? '?', () => completedResult(e));
-      }
-    } else if (marker?.markerName === LOCAL_ACTIVITY_MARKER) {
-      const type = localActivityType(marker);
-      costs.localActivities += 1;
-      costs.localSteps += stepsRun(type, () => jsonDetail(marker, 'result'));
-      localTasks.add(num(marker.workflowTaskCompletedEventId));
-      add(type, e);
-    } else {
-      if (e.upsertWorkflowSearchAttributesEventAttributes) costs.searchAttributeUpserts += 1;
-      if (e.workflowExecutionUpdateAcceptedEventAttributes) costs.updates += 1;
-      add('(workflow events)', e);
-    }
-  }
+  for (const e of events) tallyEvent(tally, e);
+  const { costs, localTasks } = tally;
   const billableActions =
     1 + costs.activityAttempts + localTasks.size + costs.searchAttributeUpserts + costs.updates + costs.heartbeats;
   return {
     events: events.length,
-    bytesByStep,
-    activities: typeByScheduled.size,
+    bytesByStep: tally.bytesByStep,
+    activities: tally.typeByScheduled.size,
     localActivityTasks: localTasks.size,
     billableActions,
     ...costs,
