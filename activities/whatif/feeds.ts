@@ -75,62 +75,83 @@ export interface ReplayFeeds {
 const llmKey = (kind: string, prompt: string) => `${kind}\n${sha(prompt)}`;
 const toolKey = (toolCode: string, args: string) => `${toolCodeKey(toolCode)}\n${args}`;
 
-export function replayFeeds(recording: Recording, normalise: (text: string) => string): ReplayFeeds {
-  let turn = 0;
-  let missing: MissingRecording[] = [];
-  const answers = new AnswerBook<{ turnNumber: number | null; response: string }>();
-  for (const call of recording.llmCalls) answers.add(llmKey(call.kind, normalise(call.prompt)), call);
-  const tools = new AnswerBook<RecordedToolCall>();
-  for (const call of recording.toolCalls) tools.add(toolKey(call.toolCode, normalise(canonicalJson(call.args))), call);
+/** The turn being replayed and what it needed and did not find. */
+class ReplayTurn {
+  number = 0;
+  missing: MissingRecording[] = [];
 
-  const refuse = (entry: MissingRecording, type: string): never => {
-    missing.push(entry);
+  begin(turnNumber: number): void {
+    this.number = turnNumber;
+    this.missing = [];
+  }
+
+  /** Notes the missing answer and refuses the question with an error of `type`. */
+  refuse(entry: MissingRecording, type: string): never {
+    this.missing.push(entry);
     // Another attempt would look in the same recording.
     throw new EngineError(type, `what-if: ${entry.kind} answer never recorded (${entry.what})`, {
       retryable: false,
       details: { reason: NOT_RECORDED },
     });
-  };
+  }
+}
+
+/** The model: the recorded reply to the same kind of call with the same prompt. */
+function llmFeed(recording: Recording, normalise: (text: string) => string, turn: ReplayTurn): LlmClient {
+  const answers = new AnswerBook<{ turnNumber: number | null; response: string }>();
+  for (const call of recording.llmCalls) answers.add(llmKey(call.kind, normalise(call.prompt)), call);
   const answer = (req: LlmRequest): string => {
     const prompt = normalise(`${req.systemPrompt}\n\n${req.userPrompt}`);
-    const found = answers.take(llmKey(req.kind, prompt), turn);
+    const found = answers.take(llmKey(req.kind, prompt), turn.number);
     if (found) return found.response;
-    return refuse(
+    return turn.refuse(
       { kind: 'model', what: `${req.kind} call, prompt sha256 ${sha(prompt).slice(0, 16)}` },
       ErrorType.LlmCallFailed
     );
   };
   return {
-    llm: {
-      generateText: async (req) => answer(req),
-      generateJson: async (req): Promise<LlmJsonResult> => jsonResult(answer(req), req.schema),
-    },
-    async toolHandler(ctx): Promise<Json> {
-      const args = normalise(canonicalJson(ctx.args));
-      const found = tools.take(toolKey(ctx.toolCode, args), turn);
-      if (!found) return refuse({ kind: 'tool', what: `${ctx.toolCode} ${args}` }, ErrorType.ToolExecutionFailed);
-      if (found.outcome.ok) return found.outcome.result;
-      // The recording holds the call's final outcome, whatever its type: its retries are already in it (the replay
-      // makes one attempt). Retryable as recorded: a direct call holds for an operator only on a retryable failure.
-      throw new EngineError(found.outcome.type, found.outcome.error, { retryable: found.outcome.retryable ?? false });
-    },
+    generateText: async (req) => answer(req),
+    generateJson: async (req): Promise<LlmJsonResult> => jsonResult(answer(req), req.schema),
+  };
+}
+
+/** Every tool: the recorded outcome of the same tool called with the same arguments. */
+function toolFeed(recording: Recording, normalise: (text: string) => string, turn: ReplayTurn): ToolHandler {
+  const tools = new AnswerBook<RecordedToolCall>();
+  for (const call of recording.toolCalls) tools.add(toolKey(call.toolCode, normalise(canonicalJson(call.args))), call);
+  return async (ctx): Promise<Json> => {
+    const args = normalise(canonicalJson(ctx.args));
+    const found = tools.take(toolKey(ctx.toolCode, args), turn.number);
+    if (!found) return turn.refuse({ kind: 'tool', what: `${ctx.toolCode} ${args}` }, ErrorType.ToolExecutionFailed);
+    if (found.outcome.ok) return found.outcome.result;
+    // The recording holds the call's final outcome, whatever its type: its retries are already in it (the replay
+    // makes one attempt). Retryable as recorded: a direct call holds for an operator only on a retryable failure.
+    throw new EngineError(found.outcome.type, found.outcome.error, { retryable: found.outcome.retryable ?? false });
+  };
+}
+
+export function replayFeeds(recording: Recording, normalise: (text: string) => string): ReplayFeeds {
+  const turn = new ReplayTurn();
+  return {
+    llm: llmFeed(recording, normalise, turn),
+    toolHandler: toolFeed(recording, normalise, turn),
     async approve(request) {
-      const decision = recordedDecision(recording.approvals, turn, request);
+      const decision = recordedDecision(recording.approvals, turn.number, request);
       if (decision) return { decision: decision.decision, reason: decision.reason, decidedBy: decision.decidedBy };
-      missing.push({ kind: 'approval', what: `${request.toolCode} ${normalise(canonicalJson(request.args))}` });
+      turn.missing.push({ kind: 'approval', what: `${request.toolCode} ${normalise(canonicalJson(request.args))}` });
       return { decision: 'REJECTED', reason: 'what-if: no recorded decision', decidedBy: null };
     },
     async decideHeldTool(request) {
-      const decision = recordedHold(recording.holds, turn, request);
+      const decision = recordedHold(recording.holds, turn.number, request);
       if (decision) return decision.resolution;
-      missing.push({ kind: 'operator', what: `${request.toolCode} call ${request.callIndex} hold ${request.hold}` });
+      turn.missing.push({
+        kind: 'operator',
+        what: `${request.toolCode} call ${request.callIndex} hold ${request.hold}`,
+      });
       return null;
     },
-    beginTurn(turnNumber) {
-      turn = turnNumber;
-      missing = [];
-    },
-    missing: () => [...missing],
+    beginTurn: (turnNumber) => turn.begin(turnNumber),
+    missing: () => [...turn.missing],
   };
 }
 
