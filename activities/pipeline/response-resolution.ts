@@ -3,6 +3,7 @@ import { EngineError, ErrorType } from '../../core/errors';
 import { INTENT_COLLISION_STATE } from '../../core/intent/agent-decision';
 import { selectResponse } from '../../core/response/select';
 import { sessionSchemaSubset } from '../../core/schema/subset';
+import type { ResponseRow } from '../../core/config/types';
 import type { StepOutput } from '../../core/turn/contracts';
 import type { StepContext } from '../step-runtime';
 import { resolveCollision } from './response-collision';
@@ -10,13 +11,9 @@ import { resolveDerived } from './response-derived';
 import { resolveExact } from './response-exact';
 import { publishVerbose } from './support';
 
-/** The reply (§8): collision question, or the ce_response for intent/state, EXACT or DERIVED. */
-export async function responseResolution(ctx: StepContext): Promise<StepOutput> {
+/** The ce_response for the session's intent and state, audited as resolved; none is a missing mapping. */
+function resolvedResponse(ctx: StepContext): ResponseRow {
   const session = ctx.scope.session;
-  if (session.state.trim().toUpperCase() === INTENT_COLLISION_STATE) {
-    await resolveCollision(ctx);
-    return ctx.scope.output();
-  }
   const response = selectResponse(ctx.snapshot, session.intent, session.state);
   if (!response) {
     ctx.scope.audit('RESPONSE_MAPPING_NOT_FOUND', { intent: session.intent, state: session.state });
@@ -44,6 +41,17 @@ export async function responseResolution(ctx: StepContext): Promise<StepOutput> 
       outputFormat: response.outputFormat,
     },
   });
+  return response;
+}
+
+/** The reply (§8): collision question, or the ce_response for intent/state, EXACT or DERIVED. */
+export async function responseResolution(ctx: StepContext): Promise<StepOutput> {
+  const session = ctx.scope.session;
+  if (session.state.trim().toUpperCase() === INTENT_COLLISION_STATE) {
+    await resolveCollision(ctx);
+    return ctx.scope.output();
+  }
+  const response = resolvedResponse(ctx);
   const type = response.responseType.trim().toUpperCase();
   if (type !== 'EXACT' && type !== 'DERIVED') {
     throw new EngineError(
