@@ -143,3 +143,12 @@ export function expectInOrder(actual: readonly string[], expected: readonly stri
     );
   }
 }
+
+/** Each test of the enclosing block starts from an empty model script and must use up what it pushes. */
+export function freshLlmScriptPerTest(harness: () => PipelineHarness): void {
+  beforeEach(() => {
+    harness().llm.setScript([]);
+    harness().llm.clearRequests();
+  });
+  afterEach(() => expect(harness().llm.unconsumed()).toEqual([]));
+}
