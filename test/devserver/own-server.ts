@@ -72,3 +72,14 @@ export async function withWorker<T>(
     await connection.close();
   }
 }
+
+/** Starts a run of a workflow type no worker knows on `taskQueue` and takes its first workflow task, raw. */
+export async function startAndTakeFirstTask(own: OwnServer, taskQueue: string, workflowId: string) {
+  await own.raw.call('StartWorkflowExecution', {
+    namespace: 'default',
+    workflowId,
+    workflowType: { name: 'anything' },
+    taskQueue: { name: taskQueue },
+  });
+  return own.raw.call('PollWorkflowTaskQueue', { namespace: 'default', taskQueue: { name: taskQueue } });
+}

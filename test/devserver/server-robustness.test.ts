@@ -8,7 +8,7 @@ import { Client, Connection, NamespaceNotFoundError } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { startDevServer } from '../../devserver';
 import { eventually } from './harness';
-import { useOwnDevServer, withWorker } from './own-server';
+import { useOwnDevServer, withWorker, startAndTakeFirstTask } from './own-server';
 import { RawClient } from './raw-client';
 
 const E = temporal.api.enums.v1;
@@ -111,13 +111,7 @@ test("the in-flight update limit is settable (maxInFlightUpdates) and refuses wi
 test('a completion with one invalid command is rejected whole: no event of the batch is written', async () => {
   const taskQueue = `atomic-${randomUUID()}`;
   const workflowId = randomUUID();
-  await own.raw.call('StartWorkflowExecution', {
-    namespace: 'default',
-    workflowId,
-    workflowType: { name: 'anything' },
-    taskQueue: { name: taskQueue },
-  });
-  const task = await own.raw.call('PollWorkflowTaskQueue', { namespace: 'default', taskQueue: { name: taskQueue } });
+  const task = await startAndTakeFirstTask(own, taskQueue, workflowId);
   await expect(
     own.raw.call('RespondWorkflowTaskCompleted', {
       namespace: 'default',

@@ -6,7 +6,7 @@
 import { randomUUID } from 'node:crypto';
 import { temporal } from '@temporalio/proto';
 import { startDevServer } from '../../devserver';
-import { useOwnDevServer, withWorker } from './own-server';
+import { useOwnDevServer, withWorker, startAndTakeFirstTask } from './own-server';
 import { RawClient } from './raw-client';
 import type { activitySequence } from './workflows';
 
@@ -34,13 +34,7 @@ describe('long polls', () => {
     await new Promise((resolve) => setTimeout(resolve, 50));
     abandoned.cancel();
     await new Promise((resolve) => setTimeout(resolve, 50));
-    await own.raw.call('StartWorkflowExecution', {
-      namespace: 'default',
-      workflowId: randomUUID(),
-      workflowType: { name: 'anything' },
-      taskQueue: { name: taskQueue },
-    });
-    const task = await own.raw.call('PollWorkflowTaskQueue', { namespace: 'default', taskQueue: { name: taskQueue } });
+    const task = await startAndTakeFirstTask(own, taskQueue, randomUUID());
     expect(task.taskToken).toBeDefined();
     expect((task.history as { events: unknown[] }).events).toHaveLength(3);
   });
@@ -100,13 +94,7 @@ describe('sticky execution', () => {
     const taskQueue = `sticky-${randomUUID()}`;
     const stickyQueue = `${taskQueue}-sticky`;
     const workflowId = randomUUID();
-    await own.raw.call('StartWorkflowExecution', {
-      namespace: 'default',
-      workflowId,
-      workflowType: { name: 'anything' },
-      taskQueue: { name: taskQueue },
-    });
-    const first = await own.raw.call('PollWorkflowTaskQueue', { namespace: 'default', taskQueue: { name: taskQueue } });
+    const first = await startAndTakeFirstTask(own, taskQueue, workflowId);
     // One short-lived poll marks the sticky queue as belonging to a live worker.
     const stickyPoll = own.raw.start('PollWorkflowTaskQueue', {
       namespace: 'default',
