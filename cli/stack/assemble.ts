@@ -21,47 +21,20 @@ export async function assembleStack(
   servers: StackServers
 ): Promise<RunningStack> {
   const { logger } = options;
-  try {
-    // No SDK signal handlers: on SIGINT they would stop the worker at once, and the turns the API still waits on
-    // could then never finish. `convengine start` stops the parts itself, the API first. First of all: the bundle
-    // warming below would otherwise create the SDK's default runtime.
-    installTemporalRuntime({
-      logger,
-      sdkMetricsAddress: options.env.TEMPORAL_SDK_METRICS_ADDRESS,
-      shutdownSignals: [],
-    });
-  } catch (err) {
-    // A taken TEMPORAL_SDK_METRICS_ADDRESS (SdkMetricsAddressError): the servers are not parts to stop yet.
-    await stopServers(servers);
-    throw err;
-  }
-  const stops: Part<unknown>[] = [];
-  const keep = <T>(part: Part<T>): T => (stops.push(part as Part<unknown>), part.value);
-  let stopping = false;
-  const stopAll = async () => {
-    stopping = true;
-    for (const part of stops.reverse()) await part.stop().catch(() => undefined);
-  };
+  await installStackRuntime(options, servers);
+  const parts = new StartedParts();
   try {
     // Webpack (on a cold bundle cache) runs while the database is prepared and Temporal comes up.
     const warming = runnableWorkflowSource(options.env);
     warming.catch(() => undefined);
-    const [database, temporalServer] = await Promise.allSettled([
-      preparedDatabase(servers.database, options),
-      servers.temporal,
-    ]);
-    for (const part of [database, temporalServer]) if (part.status === 'fulfilled') stops.push(part.value);
-    if (database.status === 'rejected') throw database.reason;
-    if (temporalServer.status === 'rejected') throw temporalServer.reason;
-    const databaseUrl = database.value.value;
-    const temporal = temporalServer.value.value;
-    const llmUrl = keep(await llmPart(options.env, databaseUrl));
-    const toolEnv = keep(await toolsPart(options.env, options.log));
+    const [databaseUrl, temporal] = await parts.keepBoth(preparedDatabase(servers.database, options), servers.temporal);
+    const llmUrl = parts.keep(await llmPart(options.env, databaseUrl));
+    const toolEnv = parts.keep(await toolsPart(options.env, options.log));
     const env: Env = llmUrl ? { ...options.env, ANTHROPIC_BASE_URL: llmUrl } : options.env;
     // One connection for the worker and the API's client, so turns start eagerly (startApiServer says why).
-    const connection = keep(await connectionPart(temporal.connection, env.TEMPORAL_GRPC_COMPRESSION));
+    const connection = parts.keep(await connectionPart(temporal.connection, env.TEMPORAL_GRPC_COMPRESSION));
     // The API does not need the worker to listen: both come up at once.
-    const [worker, api] = await Promise.allSettled([
+    const [, api] = await parts.keepBoth(
       workerPart({ env, databaseUrl, temporal: temporal.connection, connection, toolEnv, logger }),
       apiPart({
         env,
@@ -71,25 +44,78 @@ export async function assembleStack(
         port: options.apiPort,
         logger,
         uiUrl: temporal.uiUrl,
-      }),
-    ]);
-    for (const part of [worker, api]) if (part.status === 'fulfilled') stops.push(part.value as Part<unknown>);
-    if (worker.status === 'rejected') throw worker.reason;
-    if (api.status === 'rejected') throw api.reason;
-    const embedded = stops.map((p) => p.embedded).filter((e): e is string => e !== null);
+      })
+    );
     return {
-      apiUrl: api.value.value.url,
+      apiUrl: api.url,
       temporalAddress: temporal.address,
       temporal,
       databaseUrl,
-      embedded,
-      stop: stopAll,
-      hurry: api.value.value.hurry,
-      broken: firstEnded(stops, () => stopping),
+      embedded: parts.embedded(),
+      stop: () => parts.stopAll(),
+      hurry: api.hurry,
+      broken: parts.firstEnded(),
     };
   } catch (err) {
-    await stopAll();
+    await parts.stopAll();
     throw err;
+  }
+}
+
+/**
+ * No SDK signal handlers: on SIGINT they would stop the worker at once, and the turns the API still waits on
+ * could then never finish. `convengine start` stops the parts itself, the API first. Installed before anything
+ * else: the bundle warming would otherwise create the SDK's default runtime.
+ */
+async function installStackRuntime(options: StackOptions & { logger: Logger }, servers: StackServers): Promise<void> {
+  try {
+    installTemporalRuntime({
+      logger: options.logger,
+      sdkMetricsAddress: options.env.TEMPORAL_SDK_METRICS_ADDRESS,
+      shutdownSignals: [],
+    });
+  } catch (err) {
+    // A taken TEMPORAL_SDK_METRICS_ADDRESS (SdkMetricsAddressError): the servers are not parts to stop yet.
+    await stopServers(servers);
+    throw err;
+  }
+}
+
+/** The parts started so far, in start order: stopped last started first, and watched for one ending on its own. */
+class StartedParts {
+  private readonly parts: Part<unknown>[] = [];
+  private stopping = false;
+
+  /** Takes a started part to stop with the rest, and gives what it gives the others. */
+  keep<T>(part: Part<T>): T {
+    this.parts.push(part as Part<unknown>);
+    return part.value;
+  }
+
+  /**
+   * Two parts started side by side: whichever started is kept (so stopped with the rest) before the first
+   * failure, the first part's before the second's, is thrown.
+   */
+  async keepBoth<A, B>(first: Promise<Part<A>>, second: Promise<Part<B>>): Promise<[A, B]> {
+    const [a, b] = await Promise.allSettled([first, second]);
+    for (const part of [a, b]) if (part.status === 'fulfilled') this.parts.push(part.value as Part<unknown>);
+    if (a.status === 'rejected') throw a.reason;
+    if (b.status === 'rejected') throw b.reason;
+    return [a.value.value, b.value.value];
+  }
+
+  /** The descriptions of the embedded parts, for the start banner. */
+  embedded(): string[] {
+    return this.parts.map((p) => p.embedded).filter((e): e is string => e !== null);
+  }
+
+  async stopAll(): Promise<void> {
+    this.stopping = true;
+    for (const part of this.parts.reverse()) await part.stop().catch(() => undefined);
+  }
+
+  firstEnded(): Promise<string> {
+    return firstEnded(this.parts, () => this.stopping);
   }
 }
 
