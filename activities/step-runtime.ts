@@ -120,21 +120,16 @@ export function stepActivity<I extends StepInput, O extends StepOutput>(
   deps: ActivityDeps
 ): (input: I) => Promise<StepReply<O>> {
   const frame: StepFramePayload = { step: def.name, stepClass: `${def.name}Step` };
-  const frameEvent = { stepName: frame.stepClass, metadata: { stepName: frame.stepClass } };
   return async (input: I): Promise<StepReply<O>> => {
     const started = deps.clock.now().getTime();
+    const elapsed = (): number => deps.clock.now().getTime() - started;
     const enter = audit(AuditStage.StepEnter, { ...frame });
     enter.meta = { intent: input.session.intent, state: input.session.state };
     const scope = new StepScope(input.session);
     let output: O;
     let snapshot: ConfigSnapshot | null = null;
     const arrived = arrivedWrites(input);
-    // Progress messages of the step frame (Java VerboseStepHook), under the step's class name.
-    const progress = (determinant: string, session: Session, error = false): AuditRecord[] => {
-      const now = deps.clock.now().toISOString();
-      const record = snapshot ? verboseAudit({ snapshot, session, now }, { ...frameEvent, determinant, error }) : null;
-      return record ? [record] : [];
-    };
+    const progress = stepProgress(deps, frame.stepClass, () => snapshot);
     let entered: AuditRecord[] = [];
     const local = attemptsLocally() ? new LocalAttempt(def.name, deps) : null;
     try {
@@ -173,10 +168,24 @@ export function stepActivity<I extends StepInput, O extends StepOutput>(
       ifRefused: (err) => failureWrite(def, input, session, err, elapsed()),
     });
     return input.reply === 'patch' ? toStepResult(input.session, output, tookMs, lastProgress(records)) : output;
+  };
+}
 
-    function elapsed(): number {
-      return deps.clock.now().getTime() - started;
-    }
+/**
+ * Progress messages of the step frame (Java VerboseStepHook), under the step's class name: none until the
+ * step has its config snapshot.
+ */
+function stepProgress(
+  deps: ActivityDeps,
+  stepClass: string,
+  snapshotRead: () => ConfigSnapshot | null
+): (determinant: string, session: Session, error?: boolean) => AuditRecord[] {
+  const frameEvent = { stepName: stepClass, metadata: { stepName: stepClass } };
+  return (determinant, session, error = false) => {
+    const now = deps.clock.now().toISOString();
+    const snapshot = snapshotRead();
+    const record = snapshot ? verboseAudit({ snapshot, session, now }, { ...frameEvent, determinant, error }) : null;
+    return record ? [record] : [];
   };
 }
 
