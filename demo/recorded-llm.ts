@@ -38,6 +38,8 @@ export interface DemoLlmOptions {
    * not (demo/fallback-model.ts). Without it an unrecorded call fails loudly (tests want that).
    */
   config?: () => Promise<ConfigRows>;
+  /** How many of the latest requests the server's `requests` keeps (default: all; see ScriptedLlmOptions). */
+  keptRequests?: number;
 }
 
 /** A scripted Messages-API server on loopback answering with the demo recordings; point ANTHROPIC_BASE_URL at it. */

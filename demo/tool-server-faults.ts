@@ -1,4 +1,5 @@
 import type http from 'node:http';
+import { pushKeepingLatest } from '../core/bounded-list';
 
 /**
  * Fault injection and request accounting for the demo tool server. A fault is set per route:
@@ -60,9 +61,19 @@ export interface LoggedRequest {
   body: string;
 }
 
+/**
+ * Write keys remembered for exactly-once, oldest forgotten first: like a real service's idempotency window, so a
+ * long-running server (`convengine start`'s) does not keep one per submitted application for ever. A retry of a
+ * write comes within seconds, thousands of writes before its key would be forgotten.
+ */
+export const REMEMBERED_WRITE_KEYS = 10_000;
+
 export class DemoCounters {
+  /** The requests received: every one, or the latest `keptRequests` (see DemoToolServerOptions). */
   readonly log: LoggedRequest[] = [];
   private readonly writes = new Map<string, number>();
+
+  constructor(private readonly keptRequests?: number) {}
 
   record(
     route: string,
@@ -71,10 +82,10 @@ export class DemoCounters {
     headers: http.IncomingHttpHeaders,
     body: string
   ): void {
-    this.log.push({ route, method, query, headers, body });
+    pushKeepingLatest(this.log, { route, method, query, headers, body }, this.keptRequests);
   }
 
-  /** Requests received on a route (failed and retried ones included). */
+  /** Requests received on a route (failed and retried ones included), of those the log keeps. */
   requests(route: string): number {
     return this.log.filter((r) => r.route === route).length;
   }
@@ -84,7 +95,10 @@ export class DemoCounters {
   }
 
   applyWrite(key: string): void {
-    this.writes.set(key, (this.writes.get(key) ?? 0) + 1);
+    const effects = (this.writes.get(key) ?? 0) + 1;
+    this.writes.delete(key);
+    this.writes.set(key, effects);
+    if (this.writes.size > REMEMBERED_WRITE_KEYS) this.writes.delete(this.writes.keys().next().value as string);
   }
 
   /** How many times a write with this Idempotency-Key took effect (1 means exactly once). */

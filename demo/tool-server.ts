@@ -16,6 +16,11 @@ export interface DemoToolServerOptions {
   port?: number;
   /** API key /orders/status expects in the X-API-KEY header. */
   apiKey?: string;
+  /**
+   * How many of the latest requests `counters.log` keeps (default: all, which tests read). `convengine start`
+   * sets it: its server runs for long, and each logged request holds its headers and body.
+   */
+  keptRequests?: number;
 }
 
 export interface DemoToolServer {
@@ -130,7 +135,7 @@ class DemoHandler {
 
 export async function startDemoToolServer(options: DemoToolServerOptions = {}): Promise<DemoToolServer> {
   const faults = new FaultRegistry();
-  const counters = new DemoCounters();
+  const counters = new DemoCounters(options.keptRequests);
   const handler = new DemoHandler(faults, counters, options.apiKey ?? DEMO_API_KEY);
   const server = http.createServer((req, res) => {
     handler.handle(req, res).catch(() => {

@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { LLM_CALL_KIND_HEADER } from '../core/llm';
+import { pushKeepingLatest } from '../core/bounded-list';
 import { FaultSchedule, type FaultDecision, type LlmFaultRule } from './faults';
 import { replyText, Script, type RecordedRequest, type ScriptEntry } from './script';
 
@@ -16,6 +17,11 @@ export interface ScriptedLlmOptions {
   fallback?: ScriptFallback;
   /** Faults injected before the script answers (see scripted-llm/faults.ts). */
   faults?: readonly LlmFaultRule[];
+  /**
+   * How many of the latest requests `requests` keeps (default: all, which tests read). A server that runs
+   * for long, as `convengine start`'s demo model does, sets it: each kept request holds its whole prompt.
+   */
+  keptRequests?: number;
 }
 
 export type ScriptFallback = (request: RecordedRequest) => Promise<unknown> | unknown;
@@ -25,7 +31,7 @@ export interface ScriptedLlm {
   baseUrl: string;
   push(entries: readonly ScriptEntry[]): void;
   setScript(entries: readonly ScriptEntry[]): void;
-  /** Every request received, in arrival order (including failed and unscripted ones). */
+  /** Every request received (the latest `keptRequests` of them), in arrival order (failed and unscripted ones too). */
   readonly requests: RecordedRequest[];
   /** Requests of one call kind. */
   requestsOf(kind: string): RecordedRequest[];
@@ -142,15 +148,34 @@ async function answerFault(res: ServerResponse, record: RecordedRequest, decisio
   return true;
 }
 
+/** The requests a server received: the latest `kept` of them, and how many came (the next one's `seq`). */
+class RequestLog {
+  readonly requests: RecordedRequest[] = [];
+  received = 0;
+
+  constructor(private readonly kept: number | undefined) {}
+
+  record(body: Body, headers: Record<string, string>): RecordedRequest {
+    this.received += 1;
+    const record = recordOf(this.received, body, headers);
+    pushKeepingLatest(this.requests, record, this.kept);
+    return record;
+  }
+
+  clear(): void {
+    this.requests.length = 0;
+    this.received = 0;
+  }
+}
+
 /** Answers one Messages request from the script (or fails it loudly), recording it first. */
-function createHandler(script: Script, requests: RecordedRequest[], faults: FaultSchedule, fallback?: ScriptFallback) {
+function createHandler(script: Script, log: RequestLog, faults: FaultSchedule, fallback?: ScriptFallback) {
   return async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     if (req.method !== 'POST' || !(req.url ?? '').startsWith('/v1/messages')) {
       send(res, 404, errorBody(404, `scripted LLM only serves POST /v1/messages (got ${req.method} ${req.url})`));
       return;
     }
-    const record = recordOf(requests.length + 1, await readBody(req), headerMap(req));
-    requests.push(record);
+    const record = log.record(await readBody(req), headerMap(req));
     const prompt = `${record.system}\n${record.userText}`;
     const fault = faults.next(record.kind, prompt);
     if (fault && (await answerFault(res, record, fault))) return;
@@ -206,10 +231,11 @@ async function listen(server: Server, port: number, host: string): Promise<Addre
 export async function startScriptedLlm(options: ScriptedLlmOptions = {}): Promise<ScriptedLlm> {
   const script = new Script();
   script.push(options.script ?? []);
-  const requests: RecordedRequest[] = [];
+  const log = new RequestLog(options.keptRequests);
+  const { requests } = log;
   const faults = new FaultSchedule();
   faults.set(options.faults ?? []);
-  const handle = createHandler(script, requests, faults, options.fallback);
+  const handle = createHandler(script, log, faults, options.fallback);
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
       if (!res.headersSent) send(res, 500, errorBody(500, `scripted LLM failed: ${String(err)}`));
@@ -223,9 +249,7 @@ export async function startScriptedLlm(options: ScriptedLlmOptions = {}): Promis
     requests,
     requestsOf: (kind) => requests.filter((r) => r.kind === kind),
     unconsumed: () => script.unconsumed(),
-    clearRequests: () => {
-      requests.length = 0;
-    },
+    clearRequests: () => log.clear(),
     setFaults: (rules) => faults.set(rules),
     injectedFaults: () => faults.injected(),
     stop: () =>

@@ -2,8 +2,26 @@ import type { Env } from '../../config/env';
 import { createConfigStore } from '../../db/config/store';
 import { openDatabase } from '../../db/pool';
 import { startDemoLlm } from '../../demo/recorded-llm';
-import { DEMO_API_KEY, startDemoToolServer } from '../../demo/tool-server';
+import { DEMO_API_KEY, startDemoToolServer, type DemoToolServer } from '../../demo/tool-server';
+import type { ConfigRows } from '../../core/config/types';
+import type { ScriptedLlm } from '../../scripted-llm';
 import { noStop, type Part } from './types';
+
+/**
+ * How many of their latest requests the embedded demo model and tool server remember: nothing of the stack reads
+ * them (tests of the servers do), and keeping every one grew the process by ~30 KiB per turn, for ever.
+ */
+export const EMBEDDED_KEPT_REQUESTS = 100;
+
+/** The demo model as `convengine start` runs it: its fallback answers over `config`, its request log bounded. */
+export function startEmbeddedDemoLlm(config: () => Promise<ConfigRows>): Promise<ScriptedLlm> {
+  return startDemoLlm({ config, keptRequests: EMBEDDED_KEPT_REQUESTS });
+}
+
+/** The demo tool server as `convengine start` runs it, its request log bounded. */
+export function startEmbeddedToolServer(): Promise<DemoToolServer> {
+  return startDemoToolServer({ keptRequests: EMBEDDED_KEPT_REQUESTS });
+}
 
 /**
  * The keyless demo model (recorded completions, then a deterministic fallback over the loaded
@@ -13,7 +31,7 @@ export async function llmPart(env: Env, databaseUrl: string): Promise<Part<strin
   if (env.ANTHROPIC_API_KEY || env.ANTHROPIC_BASE_URL) return { value: null, embedded: null, stop: noStop };
   const handle = openDatabase(databaseUrl, { max: 1 });
   const store = createConfigStore(handle.db);
-  const llm = await startDemoLlm({ config: async () => (await store.current()).rows });
+  const llm = await startEmbeddedDemoLlm(async () => (await store.current()).rows);
   return {
     value: llm.baseUrl,
     embedded: `LLM: keyless demo model (recorded completions, then keyword matching over the loaded config; set ANTHROPIC_API_KEY for a real model) at ${llm.baseUrl}`,
@@ -38,7 +56,7 @@ export async function toolsPart(env: Env, log: (line: string) => void): Promise<
     if (!env.CONVENGINE_TOOL_DEMO_API_KEY) log(MISSING_TOOL_KEY);
     return { value: {}, embedded: null, stop: noStop };
   }
-  const tools = await startDemoToolServer();
+  const tools = await startEmbeddedToolServer();
   return {
     value: { CONVENGINE_TOOL_DEMO_URL: tools.baseUrl, CONVENGINE_TOOL_DEMO_API_KEY: DEMO_API_KEY },
     embedded: `HTTP tools: demo tool server at ${tools.baseUrl}`,

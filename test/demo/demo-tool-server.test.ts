@@ -1,4 +1,5 @@
 import { DEMO_API_KEY, startDemoToolServer, type DemoToolServer } from '../../demo/tool-server';
+import { DemoCounters, REMEMBERED_WRITE_KEYS } from '../../demo/tool-server-faults';
 
 let server: DemoToolServer;
 beforeAll(async () => {
@@ -53,6 +54,20 @@ describe('demo tool server', () => {
     expect(server.counters.writeEffects('(no key)')).toBe(2);
     expect(server.counters.totalWriteEffects()).toBe(4);
     expect(server.counters.requests('/loan/applications')).toBe(5);
+  });
+
+  it('forgets the oldest write keys past REMEMBERED_WRITE_KEYS, a repeated key counting as recent', () => {
+    const counters = new DemoCounters();
+    counters.applyWrite('first');
+    for (let i = 1; i < REMEMBERED_WRITE_KEYS; i++) counters.applyWrite(`k-${i}`);
+    counters.applyWrite('first');
+    counters.applyWrite('newest');
+    // REMEMBERED_WRITE_KEYS keys are left, and 'first' took effect twice.
+    expect(counters.totalWriteEffects()).toBe(REMEMBERED_WRITE_KEYS + 1);
+    expect(counters.writeEffects('first')).toBe(2);
+    expect(counters.writeEffects('k-1')).toBe(0);
+    expect(counters.writeEffects('k-2')).toBe(1);
+    expect(counters.writeEffects('newest')).toBe(1);
   });
 
   it('checks the order API key', async () => {
