@@ -125,12 +125,15 @@ export class Matching {
           resolve(response);
         },
       };
-      const timer = setTimeout(() => poller.settle(undefined), this.longPollMs());
-      const stopListening = call.onCancel(() => {
+      // An expired or cancelled poll leaves the queue at once: on a queue no task comes to, nothing else would take
+      // it out, and each one kept its gRPC call (a soak of `convengine start` saw ~12 more a minute, for ever).
+      const leave = (): void => {
         poller.settle(undefined);
         const index = queue.pollers.indexOf(poller);
         if (index >= 0) queue.pollers.splice(index, 1);
-      });
+      };
+      const timer = setTimeout(leave, this.longPollMs());
+      const stopListening = call.onCancel(leave);
       queue.pollers.push(poller);
     });
   }
@@ -149,6 +152,11 @@ export class Matching {
     if (!queue) return false;
     if (queue.pollers.some((p) => !p.settled && !p.call.isCancelled())) return true;
     return this.now() - queue.lastPollAt < withinMs;
+  }
+
+  /** Long polls the queue holds: the waiting ones, and any settled one not yet taken out. */
+  heldPolls(type: TaskQueueType, name: string): number {
+    return this.queues.get(`${type}:${name}`)?.pollers.length ?? 0;
   }
 
   backlog(type: TaskQueueType, name: string): number {
