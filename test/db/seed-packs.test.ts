@@ -41,7 +41,8 @@ describe('bundled seed packs', () => {
     expect([...new Set(matched)]).toEqual(intent === null ? [] : [intent]);
   });
 
-  // 136/228 (CLOSED: a message after the application was processed) come after the documented ids.
+  // 136/228 (CLOSED: a message after the application was processed) and 137–140/229 (an acknowledgement of the
+  // processed application) come after the documented ids.
   it('keeps the documented Example 3 ids', () => {
     const rows = loanConfirmationPack.rows;
     expect(rows.classifiers?.map((r) => r.classifierId)).toContain(108);
@@ -52,13 +53,13 @@ describe('bundled seed packs', () => {
         ?.map((r) => r.ruleId)
         .filter((id) => id > 100)
         .sort()
-    ).toEqual([128, 129, 130, 131, 132, 133, 134, 135, 136]);
+    ).toEqual([128, 129, 130, 131, 132, 133, 134, 135, 136, 137, 138, 139, 140]);
     expect(
       rows.responses
         ?.map((r) => r.responseId)
         .filter((id) => id > 100)
         .sort()
-    ).toEqual([223, 224, 225, 226, 227, 228]);
+    ).toEqual([223, 224, 225, 226, 227, 228, 229]);
     expect(rows.mcpPlanners?.map((r) => r.plannerId)).toEqual([6202]);
     expect(rows.mcpTools?.map((r) => [r.toolId, r.toolCode, r.sideEffect])).toEqual([
       [10201, 'loan.credit.rating.check', 'READ_ONLY'],

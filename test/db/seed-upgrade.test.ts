@@ -15,6 +15,9 @@ const OLD_ZAPPER_PATTERN =
   '(?i)^\\s*/sql2\\b|\\b(show|list)\\b.*\\b(disconnect|billbank|zp_\\w+)|\\bwhy\\b.*\\brequest\\s+ZPR\\d+|' +
   '\\bdelete\\s+from\\s+zp_\\w+';
 const HTTP_TOOLS = [5001, 5002, 10201, 10202, 10203, 10204];
+/** The rows that answer an acknowledgement ("ok thanks") after an answer, added to every pack at once. */
+const ACKNOWLEDGEMENT_RULES = [11, 21, 55, 56, 57, 58, 59, 72, 73, 74, 137, 138, 139, 140];
+const ACKNOWLEDGEMENT_RESPONSES = [11, 22, 53, 72, 229];
 
 describe('seeding a database an earlier pack version seeded', () => {
   let tdb: TestDatabase;
@@ -45,6 +48,8 @@ describe('seeding a database an earlier pack version seeded', () => {
     await tdb.pool.query('DELETE FROM ce_intent_classifier WHERE classifier_id = 21');
     await tdb.pool.query('DELETE FROM ce_rule WHERE rule_id IN (54, 71, 136)');
     await tdb.pool.query('DELETE FROM ce_response WHERE response_id = 228');
+    await tdb.pool.query('DELETE FROM ce_rule WHERE rule_id = ANY($1)', [ACKNOWLEDGEMENT_RULES]);
+    await tdb.pool.query('DELETE FROM ce_response WHERE response_id = ANY($1)', [ACKNOWLEDGEMENT_RESPONSES]);
   }
 
   it('a database the current packs seeded has nothing to bring up to date', async () => {
@@ -83,6 +88,13 @@ describe('seeding a database an earlier pack version seeded', () => {
       required: ['orderId'],
     });
     expect(await scalar('SELECT count(*)::int FROM ce_rule WHERE rule_id IN (54, 71, 136)')).toBe(3);
+    const acknowledgements = await tdb.pool.query(
+      "SELECT response_id FROM ce_response WHERE state_code = 'ACKNOWLEDGED' ORDER BY response_id"
+    );
+    expect(acknowledgements.rows.map((r: { response_id: number }) => r.response_id)).toEqual(ACKNOWLEDGEMENT_RESPONSES);
+    expect(await scalar('SELECT count(*)::int FROM ce_rule WHERE rule_id = ANY($1)', [ACKNOWLEDGEMENT_RULES])).toBe(
+      ACKNOWLEDGEMENT_RULES.length
+    );
     expect(await scalar('SELECT exact_text FROM ce_response WHERE response_id = 2')).toBe('Say that again, please?');
 
     // Once the author's row is the pack's again, the config is the current packs' exactly.

@@ -98,10 +98,13 @@ describe('MOVE_CONNECTIONS over a ce_mcp_db_tool, two turns (§12.2, §14 #56)',
       return { next, stages: await h.stages(first.conversationId, 2) };
     }
 
+    /** Neither names a connection nor only acknowledges the answer (that is answered by rule 21's state). */
+    const FOLLOW_UP = 'and what about the other one?';
+
     afterEach(async () => h.configure({ ...moveConnectionsPack.rows, configs: [REGEX_ONLY] }));
 
     it('answers with its own reply, not the last answer: the pack asks which connection', async () => {
-      const { next, stages } = await answeredThen('thanks');
+      const { next, stages } = await answeredThen(FOLLOW_UP);
       expect(next).toMatchObject({
         state: 'COMPLETED',
         payload: { value: expect.stringMatching(/^Which connection/) },
@@ -117,13 +120,13 @@ describe('MOVE_CONNECTIONS over a ce_mcp_db_tool, two turns (§12.2, §14 #56)',
         intentCode: 'MOVE_CONNECTIONS',
         stateCode: 'COMPLETED',
         ruleType: 'REGEX',
-        matchPattern: '(?i)thanks',
+        matchPattern: '(?i)other one',
         action: 'SHORT_CIRCUIT',
         description: 'Answer with the planner answer, if any.',
       });
       const rows = moveConnectionsPack.rows;
       await h.configure({ ...rows, configs: [REGEX_ONLY], rules: [...(rows.rules ?? []), repeat] });
-      const { next, stages } = await answeredThen('thanks');
+      const { next, stages } = await answeredThen(FOLLOW_UP);
       expect(next.payload.value).not.toBe(MOVED);
       expect(next.payload.value).toMatch(/^Which connection/);
       expectInOrder(stages, ['SHORT_CIRCUIT', 'MCP_CONTEXT_CLEARED', 'MCP_NO_TOOLS_AVAILABLE', 'RESPONSE_EXACT']);

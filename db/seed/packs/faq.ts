@@ -1,10 +1,11 @@
 import { classifier, intent, response, rule } from '../builders';
 import type { SeedPack } from '../types';
-import { sharedRows } from './shared';
+import { acknowledgedResponse, acknowledgementRule, sharedRows } from './shared';
 
 /**
  * §12.1 variant B (classifier, no MCP) on the §14 BASE config: an EXACT answer to the zapper
- * move question, greetings, and the UNKNOWN fallback. Ids 10–19.
+ * move question, greetings, and the UNKNOWN fallback; an acknowledgement such as "ok thanks" is answered by
+ * response 11 (rule 11), not with the answer again. Ids 10–19.
  */
 export const faqPack: SeedPack = {
   name: 'faq',
@@ -46,6 +47,7 @@ export const faqPack: SeedPack = {
         actionValue: 'IDLE',
         description: 'FAQ always answers from IDLE.',
       }),
+      acknowledgementRule(11, 'FAQ', 'IDLE'),
     ],
     responses: [
       ...(sharedRows.responses ?? []),
@@ -57,6 +59,7 @@ export const faqPack: SeedPack = {
         exactText: 'Yes, internal account moves are supported.',
         description: 'Answer to the zapper move question.',
       }),
+      acknowledgedResponse(11, 'FAQ', 'Anything else? For example: "Can I move my connections within zapper?"'),
     ],
   },
   business: [],

@@ -13,13 +13,14 @@ import {
 import type { SeedPack } from '../types';
 import { loanProgressRows } from './progress';
 import { PLANNER_SYSTEM_PROMPT, PLANNER_USER_PROMPT, loanPromptTemplates } from './loan-confirmation-prompts';
-import { afterCompletedRule, sharedRows } from './shared';
+import { acknowledgedResponse, acknowledgedRules, acknowledgementRule, afterCompletedRule, sharedRows } from './shared';
 
 /**
  * Example 3 (§12.5, seed 001): confirmation-first loan application, ids exactly as documented.
  * IDLE → ELIGIBILITY_GATE → CONFIRMATION → PROCESS_APPLICATION → COMPLETED, then CLOSED for any later
  * message (rule 136, response 228: the processed application is neither changed nor resubmitted, and the
- * COMPLETED reply, which quotes the planner's answer of the turn that processed it, is not repeated).
+ * COMPLETED reply, which quotes the planner's answer of the turn that processed it, is not repeated). An
+ * acknowledgement such as "ok thanks" after it is answered by response 229 instead (rules 137–140).
  * Bootstrap rules use POST_CLASSIFIER_INTENT (the documented POST_AGENT_INTENT never fires after a
  * classifier match).
  */
@@ -146,6 +147,11 @@ export const loanConfirmationPack: SeedPack = {
           'customer. Customer id 1234, 35000, 24 months."',
         description: 'A message after the application was processed: nothing is submitted again.',
       }),
+      acknowledgedResponse(
+        229,
+        LOAN,
+        'To apply for another loan, say for example: "I need a loan for my customer. Customer id 1234, 35000, 24 months."'
+      ),
     ],
     rules: [
       ...(sharedRows.rules ?? []),
@@ -238,6 +244,9 @@ export const loanConfirmationPack: SeedPack = {
         'CLOSED',
         'A later message about a processed application (an edit, another "go ahead") cannot change or resubmit it.'
       ),
+      acknowledgementRule(137, LOAN, 'COMPLETED'),
+      acknowledgementRule(138, LOAN, 'CLOSED'),
+      ...acknowledgedRules(139, LOAN, 'CLOSED'),
     ],
     verboses: loanProgressRows,
     mcpPlanners: [

@@ -1,11 +1,11 @@
 import { classifier, dbTool, intent, mcpTool, objectSchema, planner, response, rule } from '../builders';
 import type { SeedPack } from '../types';
 import { moveProgressRows } from './progress';
-import { sharedRows } from './shared';
+import { acknowledgedResponse, acknowledgementRule, sharedRows } from './shared';
 
 /** COMPLETED without this turn's answer: the message named no connection (an earlier answer is never repeated). */
-const ASK_FOR_CONNECTION =
-  'Which connection should I check? Name its id, for example: What is the status of my move for connection USPSC003BA100SA277CON1388';
+const ASK_EXAMPLE = 'What is the status of my move for connection USPSC003BA100SA277CON1388';
+const ASK_FOR_CONNECTION = `Which connection should I check? Name its id, for example: ${ASK_EXAMPLE}`;
 const FINAL_ANSWER_PRESENT = "$[?(@.context.mcp.finalAnswer != null && @.context.mcp.finalAnswer != '')]";
 
 /**
@@ -13,7 +13,8 @@ const FINAL_ANSWER_PRESENT = "$[?(@.context.mcp.finalAnswer != null && @.context
  * `postgres.move_status`, answers, and a POST_AGENT_MCP rule moves to COMPLETED, whose EXACT
  * response is the planner's final answer. A later message naming a connection goes back to
  * MOVE_STATUS (classifier 21), so each turn is answered from its own lookup (the seed's "stale move
- * ID bug"). Ids 20–29, tool 2001, planner 4101.
+ * ID bug"); an acknowledgement such as "ok thanks" is answered by response 22 (rule 21). Ids 20–29, tool 2001,
+ * planner 4101.
  */
 
 export const moveConnectionsPack: SeedPack = {
@@ -66,6 +67,7 @@ export const moveConnectionsPack: SeedPack = {
         actionValue: 'COMPLETED',
         description: 'The planner answered: the move status is known.',
       }),
+      acknowledgementRule(21, 'MOVE_CONNECTIONS', 'COMPLETED'),
     ],
     mcpTools: [
       mcpTool({
@@ -123,6 +125,11 @@ export const moveConnectionsPack: SeedPack = {
         exactText: 'I could not determine the move status right now. Please try again.',
         description: 'The planner stopped without an answer (e.g. loop limit).',
       }),
+      acknowledgedResponse(
+        22,
+        'MOVE_CONNECTIONS',
+        `To check another move, name its connection id, for example: ${ASK_EXAMPLE}`
+      ),
     ],
   },
   business: [

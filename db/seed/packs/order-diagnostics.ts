@@ -11,12 +11,20 @@ import {
 } from '../builders';
 import type { SeedPack } from '../types';
 import { orderProgressRows } from './progress';
-import { afterCompletedRule, sharedRows } from './shared';
+import {
+  acknowledgedResponse,
+  acknowledgedRules,
+  acknowledgementRule,
+  afterCompletedRule,
+  nextMessageRule,
+  sharedRows,
+} from './shared';
 
 /**
  * §12.7 direct tool example (tool_request → POST_TOOL_EXECUTION rule → ORDER_SUBMITTED_DIAGNOSIS)
  * and §12.3 planner variant without an extraction schema (planner 5101 → POST_AGENT_MCP →
- * COMPLETED; a later message is analyzed anew, rule 54). Ids 50–59, tools 5001–5002, planner 5101.
+ * COMPLETED). A later message is analyzed anew (rules 54, 55, 58), except an acknowledgement such as "ok thanks",
+ * which is answered by response 53 (rules 56, 57, 59). Ids 50–59, tools 5001–5002, planner 5101.
  */
 const ORDER = 'ORDER_DIAGNOSTICS';
 const TOOL_BASE = '{{env.CONVENGINE_TOOL_DEMO_URL}}';
@@ -95,6 +103,16 @@ export const orderDiagnosticsPack: SeedPack = {
         'ANALYZE',
         'A message after a diagnosis is a new question: analyze it, never re-explain the last answer.'
       ),
+      nextMessageRule(
+        55,
+        ORDER,
+        'ORDER_SUBMITTED_DIAGNOSIS',
+        'ANALYZE',
+        "A message after the direct status answer is a new question: analyze it, never re-render the last tool's result."
+      ),
+      acknowledgementRule(56, ORDER, 'ORDER_SUBMITTED_DIAGNOSIS'),
+      acknowledgementRule(57, ORDER, 'COMPLETED'),
+      ...acknowledgedRules(58, ORDER, 'ANALYZE'),
     ],
     mcpTools: [
       mcpTool({
@@ -200,6 +218,11 @@ export const orderDiagnosticsPack: SeedPack = {
         exactText:
           'Order [[${context.mcp.toolExecution.result.mapped.orderId}]] is SUBMITTED; its async callback has not been confirmed yet.',
       }),
+      acknowledgedResponse(
+        53,
+        ORDER,
+        'To check another order, name its id, for example: "Check order ORD-7017 status."'
+      ),
     ],
   },
   business: [],

@@ -1,4 +1,4 @@
-import type { ConfigRows, RuleRow } from '../../../core/config/types';
+import type { ConfigRows, ResponseRow, RuleRow } from '../../../core/config/types';
 import { classifier, intent, response, rule } from '../builders';
 
 /**
@@ -72,20 +72,92 @@ export const sharedRows: Partial<ConfigRows> = {
   ],
 };
 
+/** Every message in state `from` moves to `to` when `phase` runs. */
+function everyMessageRule(
+  ruleId: number,
+  intentCode: string,
+  from: string,
+  phase: RuleRow['phase'],
+  to: string,
+  description: string
+): RuleRow {
+  return rule({
+    ruleId,
+    intentCode,
+    stateCode: from,
+    phase,
+    ruleType: 'REGEX',
+    matchPattern: '.*',
+    action: 'SET_STATE',
+    actionValue: to,
+    description,
+  });
+}
+
 /**
  * PRE_AGENT_MCP, so only for a message arriving after a turn finished in COMPLETED: the turn moves to `state` and is
  * answered from its own work, never with the last turn's planner answer (seed "stale move ID bug").
  */
 export function afterCompletedRule(ruleId: number, intentCode: string, state: string, description: string): RuleRow {
+  return everyMessageRule(ruleId, intentCode, 'COMPLETED', 'PRE_AGENT_MCP', state, description);
+}
+
+/**
+ * POST_DIALOGUE_ACT, for a state a turn ends in before PRE_AGENT_MCP runs (a direct tool's POST_TOOL_EXECUTION state,
+ * ACKNOWLEDGED): the next message moves to `to` before intent resolution, as afterCompletedRule's does after COMPLETED.
+ */
+export function nextMessageRule(ruleId: number, intentCode: string, from: string, to: string, description: string) {
+  return everyMessageRule(ruleId, intentCode, from, 'POST_DIALOGUE_ACT', to, description);
+}
+
+/** Words that only acknowledge an answer; any run of them, with commas and a closing "!" or ".", is the whole message. */
+const ACKNOWLEDGEMENT_WORDS = 'ok|okay|thanks|thank you|thx|great|cool|perfect|nice|awesome|got it|alright|cheers';
+export const ACKNOWLEDGEMENT_PATTERN =
+  `(?i)^\\s*(${ACKNOWLEDGEMENT_WORDS})` + `([\\s,.!]+(${ACKNOWLEDGEMENT_WORDS}|a lot|so much|very much))*[\\s.!]*$`;
+/** The state an acknowledged answer leaves the conversation in; its reply says what the user can ask next. */
+export const ACKNOWLEDGED = 'ACKNOWLEDGED';
+
+/**
+ * "ok thanks" after an answer (`state`) moves to ACKNOWLEDGED before intent resolution, any tool or the planner run,
+ * so it is answered by acknowledgedResponse: not by the answer's own reply, whose EXACT text may read a tool result
+ * this turn does not have (TURN_OUTPUT_MISSING: the TURN_FAILED text), nor by a planner run on "thanks". Priority 200:
+ * after a nextMessageRule of `state` (priority 100), which fires too (all matching rules do), so this one wins.
+ */
+export function acknowledgementRule(ruleId: number, intentCode: string, state: string): RuleRow {
   return rule({
     ruleId,
     intentCode,
-    stateCode: 'COMPLETED',
-    phase: 'PRE_AGENT_MCP',
+    stateCode: state,
+    phase: 'POST_DIALOGUE_ACT',
     ruleType: 'REGEX',
-    matchPattern: '.*',
+    matchPattern: ACKNOWLEDGEMENT_PATTERN,
     action: 'SET_STATE',
-    actionValue: state,
-    description,
+    actionValue: ACKNOWLEDGED,
+    priority: 200,
+    description: `An acknowledgement ("ok", "thanks") of the answer given in ${state}.`,
+  });
+}
+
+/**
+ * The rules of ACKNOWLEDGED in a pack that moves every message after an answer on to `to` (afterCompletedRule): a
+ * message after the acknowledgement goes there too, and another acknowledgement stays (its rule fires last).
+ */
+export function acknowledgedRules(ruleId: number, intentCode: string, to: string): RuleRow[] {
+  const description = `A message after an acknowledgement goes to ${to}, as one after the answer does.`;
+  return [
+    nextMessageRule(ruleId, intentCode, ACKNOWLEDGED, to, description),
+    acknowledgementRule(ruleId + 1, intentCode, ACKNOWLEDGED),
+  ];
+}
+
+/** The reply to an acknowledgement (acknowledgementRule): no tool output, and an example of what to ask next. */
+export function acknowledgedResponse(responseId: number, intentCode: string, nextRequest: string): ResponseRow {
+  return response({
+    responseId,
+    intentCode,
+    stateCode: ACKNOWLEDGED,
+    responseType: 'EXACT',
+    exactText: `Glad I could help. ${nextRequest}`,
+    description: 'The user acknowledged the answer; a message nothing else handles in this state gets it too.',
   });
 }

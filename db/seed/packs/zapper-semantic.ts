@@ -1,13 +1,14 @@
 import { classifier, intent, mcpTool, planner, promptTemplate, response, rule } from '../builders';
 import type { SeedPack } from '../types';
-import { afterCompletedRule, sharedRows } from './shared';
+import { acknowledgedResponse, acknowledgedRules, acknowledgementRule, afterCompletedRule, sharedRows } from './shared';
 import { zapperBusinessTables } from './zapper-business';
 import { zapperSemanticRows } from './zapper-semantic-metadata';
 
 /**
  * Example 4 (§12.6): zapper disconnect questions answered through the read-only semantic query
  * chain db.semantic.interpret → db.semantic.query → postgres.query. A message after an answer starts a
- * new analysis (rule 71), so a follow-up is never answered by re-summarizing the last answer. Ids 70–79,
+ * new analysis (rule 71), so a follow-up is never answered by re-summarizing the last answer; an acknowledgement
+ * such as "ok thanks" is answered by response 72 (rules 72–74), without a new analysis. Ids 70–79,
  * tools 7001–7003, planner 7101, semantic rows 701+.
  */
 const SQ = 'SEMANTIC_QUERY';
@@ -64,6 +65,8 @@ export const zapperSemanticPack: SeedPack = {
         'A message after an answer is a new question (or the reply to a clarification): analyze it, never re-summarize ' +
           'the last answer.'
       ),
+      acknowledgementRule(72, SQ, 'COMPLETED'),
+      ...acknowledgedRules(73, SQ, 'ANALYZE'),
     ],
     mcpTools: [
       [
@@ -141,6 +144,11 @@ export const zapperSemanticPack: SeedPack = {
         responseType: 'EXACT',
         exactText: 'I could not complete that query. Please rephrase it or narrow it down.',
       }),
+      acknowledgedResponse(
+        72,
+        SQ,
+        'Ask another question about disconnect requests, for example: "Why did request ZPR1003 fail?"'
+      ),
     ],
     ...zapperSemanticRows,
   },
