@@ -15,7 +15,14 @@ import { onTurnNamed, turnIdParam } from '../turns/turn-id';
  */
 const noBodyProperties = { type: 'object', nullable: true, additionalProperties: false, properties: {} } as const;
 
+/** The admin routes: re-run a failed turn, and reload the config. */
 export function adminRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry): void {
+  retryRoute(app, ports, docs);
+  configRefreshRoute(app, ports, docs);
+}
+
+/** POST retry: the failed turn runs again with its original input, and answers as a message does. */
+function retryRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry): void {
   route(
     app,
     docs,
@@ -35,7 +42,10 @@ export function adminRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApi
       return sendTurnReply(reply, turn, ports.replyTexts ?? defaultReplyTexts);
     }
   );
+}
 
+/** POST config refresh: the new config is served only when valid; otherwise 422 lists every violation. */
+function configRefreshRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry): void {
   route(
     app,
     docs,
@@ -54,19 +64,21 @@ export function adminRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApi
       try {
         return await ports.config.refresh();
       } catch (err) {
-        if (isEngineError(err) && err.type === 'CONFIG_INVALID') {
-          const violations = (err.details?.['violations'] ?? []) as ConfigViolation[];
-          throw new ApiError(
-            422,
-            'CONFIG_INVALID',
-            'The config has violations and is not served; the newest valid config stored is.',
-            {
-              violations: violations.map(formatViolation),
-            }
-          );
-        }
-        throw err;
+        throw isEngineError(err) && err.type === 'CONFIG_INVALID' ? configInvalid(err.details) : err;
       }
+    }
+  );
+}
+
+/** The 422 a refused refresh answers: the violations, each as one line, while the last valid config goes on. */
+function configInvalid(details: Record<string, unknown> | undefined): ApiError {
+  const violations = (details?.['violations'] ?? []) as ConfigViolation[];
+  return new ApiError(
+    422,
+    'CONFIG_INVALID',
+    'The config has violations and is not served; the newest valid config stored is.',
+    {
+      violations: violations.map(formatViolation),
     }
   );
 }
