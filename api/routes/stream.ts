@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { VERBOSE_PROGRESS } from '../../core/verbose';
 import { AuditFeed } from '../audit-feed';
-import { ConcurrencyLimit, type LimitMetrics } from '../concurrency-limit';
+import { ConcurrencyLimit, type LimitMetrics, type LimitRefusal } from '../concurrency-limit';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts, AuditRowView } from '../ports';
 import { textResponse, uuidParam } from '../schemas/common';
@@ -25,8 +25,12 @@ export interface StreamOptions {
   heartbeatMs: number;
 }
 
-/** Seconds a refused client is told to wait before trying again. */
-const BUSY_RETRY_AFTER_SECONDS = 10;
+/** One stream too many at once: 429 TOO_MANY_STREAMS, and the client waits 10 s before trying again. */
+const STREAMS_BUSY: LimitRefusal = {
+  code: 'TOO_MANY_STREAMS',
+  message: (open, max) => `${open} streams are open here (at most ${max}).`,
+  retryAfterSeconds: 10,
+};
 
 function sseEvent(event: string, data: unknown, id?: number): string {
   const lines = [`event: ${event}`];
@@ -112,6 +116,25 @@ async function serve({ request, raw, feed, id, opts, shutdown }: Stream): Promis
   }
 }
 
+/** GET the stream: one conversation's audit rows as server-sent events. */
+const streamRoute = {
+  method: 'GET',
+  url: '/api/v1/conversation/:id/stream',
+  // HEAD would open the stream and hold one of its slots with no body ever sent.
+  exposeHeadRoute: false,
+  summary:
+    'Server-sent events: the conversation audit trail as it is written. A comment line keeps a quiet stream ' +
+    'open; beyond STREAM_MAX_CONNECTIONS open streams per API process, 429 TOO_MANY_STREAMS with Retry-After.',
+  schema: {
+    params: { type: 'object', required: ['id'], properties: { id: uuidParam } },
+    // The audit id of the last event a client saw, as we sent it; anything else is refused, not read as 0.
+    headers: { type: 'object', properties: { 'last-event-id': { type: 'string', pattern: '^[0-9]{1,15}$' } } },
+    response: {
+      200: textResponse('text/event-stream', 'CONNECTED, then one event per audit row; `id` is its audit id.'),
+    },
+  },
+} as const;
+
 /**
  * SSE of audit rows as they are written (reference §9.4): `CONNECTED` first, then one event per
  * row named by its stage. Rows are read by id (api/audit-feed.ts), so a reconnecting client resumes
@@ -124,60 +147,37 @@ export function streamRoutes(
   opts: StreamOptions,
   limitMetrics?: LimitMetrics
 ): void {
-  const streams = new ConcurrencyLimit(
-    'audit_streams',
-    opts.maxStreams,
-    {
-      code: 'TOO_MANY_STREAMS',
-      message: (open, max) => `${open} streams are open here (at most ${max}).`,
-      retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS,
-    },
-    limitMetrics
-  );
+  const streams = new ConcurrencyLimit('audit_streams', opts.maxStreams, STREAMS_BUSY, limitMetrics);
+  const shutdown = shutdownOnClose(app, opts.maxStreams);
+  const feed = new AuditFeed(ports.conversations, { pollIntervalMs: opts.pollIntervalMs, log: app.log, shutdown });
+  route(app, docs, streamRoute, async (request, reply) => {
+    await streams.run(reply, () =>
+      onConversationNamed((request.params as { id: string }).id, async (id) => {
+        await requireConversation(ports, id);
+        reply.hijack();
+        await runStream({ request, raw: reply.raw, feed, id, opts, shutdown });
+      })
+    );
+  });
+}
+
+/** The signal every stream (and the feed) ends on, aborted as the API closes. */
+function shutdownOnClose(app: FastifyInstance, maxStreams: number): AbortSignal {
   const shutdown = new AbortController();
   // Each open stream listens on it twice at most (its poll sleep, a write waiting on a slow reader), and the
   // stream limit bounds them: above Node's default of 10 listeners it warned of a leak that is not one.
-  setMaxListeners(2 * opts.maxStreams + 10, shutdown.signal);
+  setMaxListeners(2 * maxStreams + 10, shutdown.signal);
   app.addHook('preClose', async () => shutdown.abort());
-  const feed = new AuditFeed(ports.conversations, {
-    pollIntervalMs: opts.pollIntervalMs,
-    log: app.log,
-    shutdown: shutdown.signal,
-  });
-  route(
-    app,
-    docs,
-    {
-      method: 'GET',
-      url: '/api/v1/conversation/:id/stream',
-      // HEAD would open the stream and hold one of its slots with no body ever sent.
-      exposeHeadRoute: false,
-      summary:
-        'Server-sent events: the conversation audit trail as it is written. A comment line keeps a quiet stream ' +
-        'open; beyond STREAM_MAX_CONNECTIONS open streams per API process, 429 TOO_MANY_STREAMS with Retry-After.',
-      schema: {
-        params: { type: 'object', required: ['id'], properties: { id: uuidParam } },
-        // The audit id of the last event a client saw, as we sent it; anything else is refused, not read as 0.
-        headers: { type: 'object', properties: { 'last-event-id': { type: 'string', pattern: '^[0-9]{1,15}$' } } },
-        response: {
-          200: textResponse('text/event-stream', 'CONNECTED, then one event per audit row; `id` is its audit id.'),
-        },
-      },
-    },
-    async (request, reply) => {
-      await streams.run(reply, () =>
-        onConversationNamed((request.params as { id: string }).id, async (id) => {
-          await requireConversation(ports, id);
-          reply.hijack();
-          const raw = reply.raw;
-          // `close`: the socket goes with the stream's end. Kept alive, it would idle until the keep-alive
-          // timeout, and hold a closing API open that long.
-          raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'close' });
-          await write(raw, sseEvent('CONNECTED', { conversationId: id, transport: 'SSE' }), shutdown.signal);
-          await serve({ request, raw, feed, id, opts, shutdown: shutdown.signal });
-          raw.end();
-        })
-      );
-    }
-  );
+  return shutdown.signal;
+}
+
+/** One hijacked response, from its headers and `CONNECTED` to its end. */
+async function runStream(open: Stream): Promise<void> {
+  const { raw, id, shutdown } = open;
+  // `close`: the socket goes with the stream's end. Kept alive, it would idle until the keep-alive
+  // timeout, and hold a closing API open that long.
+  raw.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache', connection: 'close' });
+  await write(raw, sseEvent('CONNECTED', { conversationId: id, transport: 'SSE' }), shutdown);
+  await serve(open);
+  raw.end();
 }
