@@ -1,7 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { CONFIG_VERSION_PATTERN, WhatifInputError } from '../../activities/whatif/draft';
 import { countByStatus } from '../../core/whatif/diff';
-import { ConcurrencyLimit, type LimitMetrics } from '../concurrency-limit';
+import { ConcurrencyLimit, type LimitMetrics, type LimitRefusal } from '../concurrency-limit';
 import { ApiError, badRequest, notFound } from '../errors';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { WhatifQueries } from '../ports';
@@ -53,8 +53,12 @@ export interface WhatifLimits {
   maxTurns: number;
 }
 
-/** Seconds a refused caller is told to wait: about one replay of a long conversation. */
-const BUSY_RETRY_AFTER_SECONDS = 5;
+/** One replay too many at once: the caller is told to wait about one replay of a long conversation. */
+const REPLAYS_BUSY: LimitRefusal = {
+  code: 'WHATIF_BUSY',
+  message: (running, max) => `${running} what-if replays are already running here (at most ${max}); try again shortly.`,
+  retryAfterSeconds: 5,
+};
 
 function toApiError(err: WhatifInputError): ApiError {
   switch (err.code) {
@@ -68,6 +72,42 @@ function toApiError(err: WhatifInputError): ApiError {
   }
 }
 
+/** The route's query: the conversation to replay and the config version (or "current") to replay it against. */
+interface WhatifQuery {
+  conversation: string;
+  config: string;
+}
+
+const whatifRoute = {
+  method: 'GET',
+  url: '/api/v1/whatif',
+  summary:
+    'Replays a recorded conversation against a stored config version (or "current") from recordings only, ' +
+    'writing nothing, and returns per turn what changes: intent, state, rules, tools, response, approvals. ' +
+    'Bounded per API process: 429 WHATIF_BUSY (with Retry-After) beyond WHATIF_CONCURRENCY replays at once, ' +
+    '422 CONVERSATION_TOO_LONG beyond WHATIF_MAX_TURNS recorded turns.',
+  schema: {
+    querystring: {
+      type: 'object',
+      required: ['conversation', 'config'],
+      additionalProperties: false,
+      properties: { conversation: uuidParam, config: { type: 'string', pattern: CONFIG_VERSION_PATTERN.source } },
+    },
+    response: {
+      200: {
+        type: 'object',
+        properties: {
+          conversationId: { type: 'string' },
+          config: { type: 'object', properties: { version: { type: 'string' } } },
+          differs: { type: 'boolean' },
+          summary: { type: 'object', additionalProperties: { type: 'integer' } },
+          turns: { type: 'array', items: turnDiffSchema },
+        },
+      },
+    },
+  },
+} as const;
+
 /** `GET /api/v1/whatif`: one conversation's what-if replay (see docs/whatif.md), for the console's side-by-side view. */
 export function whatifRoutes(
   app: FastifyInstance,
@@ -76,68 +116,30 @@ export function whatifRoutes(
   limits: WhatifLimits,
   limitMetrics?: LimitMetrics
 ): void {
-  const replays = new ConcurrencyLimit(
-    'whatif',
-    limits.concurrency,
-    {
-      code: 'WHATIF_BUSY',
-      message: (running, max) =>
-        `${running} what-if replays are already running here (at most ${max}); try again shortly.`,
-      retryAfterSeconds: BUSY_RETRY_AFTER_SECONDS,
-    },
-    limitMetrics
-  );
-  route(
-    app,
-    docs,
-    {
-      method: 'GET',
-      url: '/api/v1/whatif',
-      summary:
-        'Replays a recorded conversation against a stored config version (or "current") from recordings only, ' +
-        'writing nothing, and returns per turn what changes: intent, state, rules, tools, response, approvals. ' +
-        'Bounded per API process: 429 WHATIF_BUSY (with Retry-After) beyond WHATIF_CONCURRENCY replays at once, ' +
-        '422 CONVERSATION_TOO_LONG beyond WHATIF_MAX_TURNS recorded turns.',
-      schema: {
-        querystring: {
-          type: 'object',
-          required: ['conversation', 'config'],
-          additionalProperties: false,
-          properties: { conversation: uuidParam, config: { type: 'string', pattern: CONFIG_VERSION_PATTERN.source } },
-        },
-        response: {
-          200: {
-            type: 'object',
-            properties: {
-              conversationId: { type: 'string' },
-              config: { type: 'object', properties: { version: { type: 'string' } } },
-              differs: { type: 'boolean' },
-              summary: { type: 'object', additionalProperties: { type: 'integer' } },
-              turns: { type: 'array', items: turnDiffSchema },
-            },
-          },
-        },
-      },
-    },
-    async (request, reply) => {
-      const query = request.query as { conversation: string; config: string };
-      return replays.run(reply, () =>
-        onConversationNamed(query.conversation, async (conversationId) => {
-          try {
-            const result = await whatif.conversation(conversationId, query.config, { maxTurns: limits.maxTurns });
-            const report = { config: { version: result.configVersion, source: query.config }, conversations: [result] };
-            return {
-              conversationId: result.conversationId,
-              config: { version: result.configVersion },
-              differs: result.turns.some((t) => t.status !== 'same'),
-              summary: countByStatus(report),
-              turns: result.turns,
-            };
-          } catch (err) {
-            throw err instanceof WhatifInputError ? toApiError(err) : err;
-          }
-        })
-      );
-    }
-  );
+  const replays = new ConcurrencyLimit('whatif', limits.concurrency, REPLAYS_BUSY, limitMetrics);
+  route(app, docs, whatifRoute, async (request, reply) => {
+    const query = request.query as WhatifQuery;
+    return replays.run(reply, () =>
+      onConversationNamed(query.conversation, (conversationId) =>
+        replayConversation(whatif, conversationId, query.config, limits.maxTurns)
+      )
+    );
+  });
+}
+
+/** The route's answer: the replay's turns, whether any differs, and how many turns have each status. */
+async function replayConversation(whatif: WhatifQueries, conversationId: string, config: string, maxTurns: number) {
+  try {
+    const result = await whatif.conversation(conversationId, config, { maxTurns });
+    const report = { config: { version: result.configVersion, source: config }, conversations: [result] };
+    return {
+      conversationId: result.conversationId,
+      config: { version: result.configVersion },
+      differs: result.turns.some((t) => t.status !== 'same'),
+      summary: countByStatus(report),
+      turns: result.turns,
+    };
+  } catch (err) {
+    throw err instanceof WhatifInputError ? toApiError(err) : err;
+  }
 }
