@@ -46,20 +46,50 @@ function retryLaterOn(code: string, reply: FastifyReply): FastifyReply {
   return reply;
 }
 
-/**
- * The one error handler: every failure becomes the envelope, client mistakes are 4xx with a
- * specific code, and nothing internal (stack, SQL, driver message) ever reaches the client.
- */
-export function installErrorHandler(app: FastifyInstance): void {
-  const methodsServing = methodsThatWork(app);
-  /** RFC 9110 §15.5.6: the path exists under other methods, so say which ones instead of "not found". */
-  const notAllowed = (request: FastifyRequest, reply: FastifyReply): FastifyReply | null => {
-    const path = request.url.split('?')[0] ?? '';
+/** Fastify's body parser refusing what was sent: each its own 4xx and code. */
+const BODY_REFUSALS = new Map<string | undefined, { status: number; code: string; message: string }>([
+  [
+    'FST_ERR_CTP_EMPTY_JSON_BODY',
+    { status: 400, code: 'MALFORMED_BODY', message: 'The request body is empty; send a JSON object.' },
+  ],
+  [
+    // Fastify's parser refuses prototype-poisoning keys with the same error as a syntax error, and keeps no cause.
+    'FST_ERR_CTP_INVALID_JSON_BODY',
+    {
+      status: 400,
+      code: 'MALFORMED_BODY',
+      message: 'The request body is not valid JSON, or names a property the API refuses (__proto__, constructor).',
+    },
+  ],
+  ['FST_ERR_CTP_BODY_TOO_LARGE', { status: 413, code: 'BODY_TOO_LARGE', message: 'The request body is too large.' }],
+  [
+    'FST_ERR_CTP_INVALID_MEDIA_TYPE',
+    { status: 415, code: 'UNSUPPORTED_MEDIA_TYPE', message: 'Send the body as application/json.' },
+  ],
+]);
+
+/** The path of a request, without its query. */
+function pathOf(request: FastifyRequest): string {
+  return request.url.split('?')[0] ?? '';
+}
+
+/** RFC 9110 §15.5.6: the path exists under other methods, so say which ones instead of "not found". */
+function methodNotAllowed(methodsServing: (path: string) => string[]) {
+  return (request: FastifyRequest, reply: FastifyReply): FastifyReply | null => {
+    const path = pathOf(request);
     const allowed = methodsServing(path);
     if (allowed.length === 0) return null;
     reply.header('allow', allowed.join(', '));
     return reply.status(405).send(envelope('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}.`));
   };
+}
+
+/**
+ * The one error handler: every failure becomes the envelope, client mistakes are 4xx with a
+ * specific code, and nothing internal (stack, SQL, driver message) ever reaches the client.
+ */
+export function installErrorHandler(app: FastifyInstance): void {
+  const notAllowed = methodNotAllowed(methodsThatWork(app));
   app.setErrorHandler((err: FastifyError | ApiError | Error, request, reply) => {
     if (err instanceof ApiError) {
       if (err.statusCode === 503) retryLaterOn(err.code, reply);
@@ -73,40 +103,38 @@ export function installErrorHandler(app: FastifyInstance): void {
       const message = describeValidation(fe.validation, fe.validationContext);
       return elsewhere ?? reply.status(400).send(envelope('VALIDATION_FAILED', message));
     }
-    if (fe.code === 'FST_ERR_CTP_EMPTY_JSON_BODY') {
-      return reply.status(400).send(envelope('MALFORMED_BODY', 'The request body is empty; send a JSON object.'));
-    }
-    if (fe.code === 'FST_ERR_CTP_INVALID_JSON_BODY') {
-      // Fastify's parser refuses prototype-poisoning keys with the same error as a syntax error, and keeps no cause.
-      const message =
-        'The request body is not valid JSON, or names a property the API refuses (__proto__, constructor).';
-      return reply.status(400).send(envelope('MALFORMED_BODY', message));
-    }
-    if (fe.code === 'FST_ERR_CTP_BODY_TOO_LARGE') {
-      return reply.status(413).send(envelope('BODY_TOO_LARGE', 'The request body is too large.'));
-    }
-    if (fe.code === 'FST_ERR_CTP_INVALID_MEDIA_TYPE') {
-      return reply.status(415).send(envelope('UNSUPPORTED_MEDIA_TYPE', 'Send the body as application/json.'));
-    }
-    if (typeof fe.statusCode === 'number' && fe.statusCode >= 400 && fe.statusCode < 500) {
-      return reply.status(fe.statusCode).send(envelope('BAD_REQUEST', 'The request could not be processed.'));
-    }
-    const unreachable = UNREACHABLE_DEPENDENCIES.find(({ failed }) => failed(err));
-    if (unreachable) {
-      request.log.error({ err }, unreachable.log);
-      return retryLaterOn(unreachable.code, reply)
-        .status(503)
-        .send(envelope(unreachable.code, PREREQUISITE_MESSAGES[unreachable.code]));
-    }
-    request.log.error({ err }, 'unhandled error');
-    return reply.status(500).send(envelope('INTERNAL', 'Something went wrong on our side.'));
+    const refused = BODY_REFUSALS.get(fe.code);
+    if (refused) return reply.status(refused.status).send(envelope(refused.code, refused.message));
+    return sendClientStatus(fe, reply) ?? sendServerError(err, request, reply);
   });
-
   app.setNotFoundHandler((request, reply) => {
     if (notAllowed(request, reply)) return;
-    const path = request.url.split('?')[0] ?? '';
-    reply.status(404).send(envelope('ROUTE_NOT_FOUND', `No route ${request.method} ${path}.`));
+    reply.status(404).send(envelope('ROUTE_NOT_FOUND', `No route ${request.method} ${pathOf(request)}.`));
   });
+}
+
+/** Another 4xx Fastify raised: its status stands, and the answer names nothing of Fastify's. */
+function sendClientStatus(err: FastifyError, reply: FastifyReply): FastifyReply | null {
+  if (typeof err.statusCode !== 'number' || err.statusCode < 400 || err.statusCode >= 500) return null;
+  return reply.status(err.statusCode).send(envelope('BAD_REQUEST', 'The request could not be processed.'));
+}
+
+/** A dependency down is its 503; anything else a 500 that says only that, while the log has the error. */
+function sendServerError(err: Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+  const unreachable = UNREACHABLE_DEPENDENCIES.find(({ failed }) => failed(err));
+  if (unreachable) {
+    request.log.error({ err }, unreachable.log);
+    return retryLaterOn(unreachable.code, reply)
+      .status(503)
+      .send(envelope(unreachable.code, PREREQUISITE_MESSAGES[unreachable.code]));
+  }
+  return sendInternal(err, request, reply, 'unhandled error');
+}
+
+/** The 500 for what was never expected: logged with its error, answered with nothing of it. */
+function sendInternal(err: Error, request: FastifyRequest, reply: FastifyReply, log: string): FastifyReply {
+  request.log.error({ err }, log);
+  return reply.status(500).send(envelope('INTERNAL', 'Something went wrong on our side.'));
 }
 
 /**
@@ -125,12 +153,7 @@ export function frameworkError(err: FastifyError, request: FastifyRequest, reply
       .send(envelope('URL_TOO_LONG', `A path parameter is longer than ${MAX_PARAM_LENGTH} characters.`));
     return;
   }
-  if (typeof err.statusCode === 'number' && err.statusCode >= 400 && err.statusCode < 500) {
-    void reply.status(err.statusCode).send(envelope('BAD_REQUEST', 'The request could not be processed.'));
-    return;
-  }
-  request.log.error({ err }, 'unhandled framework error');
-  void reply.status(500).send(envelope('INTERNAL', 'Something went wrong on our side.'));
+  void (sendClientStatus(err, reply) ?? sendInternal(err, request, reply, 'unhandled framework error'));
 }
 
 /** Answers a request Node could not even parse, in the one envelope, and closes the connection. */
