@@ -1,5 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import Fastify, { LogController, type FastifyBaseLogger, type FastifyInstance } from 'fastify';
+import Fastify, {
+  LogController,
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyServerOptions,
+} from 'fastify';
 import { INPUT_PARAMS_DEFAULT_MAX_BYTES, STREAM_MAX_CONNECTIONS_DEFAULT, WHATIF_DEFAULT_LIMITS } from '../config/env';
 import { installHttpTracing } from '../observability/http-tracing';
 import type { Logger } from '../observability/logger';
@@ -17,7 +22,7 @@ import { consoleRoutes } from './routes/console';
 import { heldToolRoutes } from './routes/held-tools';
 import { conversationRoutes } from './routes/conversation';
 import { healthRoutes } from './routes/health';
-import { streamRoutes } from './routes/stream';
+import { streamRoutes, type StreamOptions } from './routes/stream';
 import { traceRoutes } from './routes/trace';
 import { whatifRoutes, type WhatifLimits } from './routes/whatif';
 import { installStrictJsonParser } from './json-body';
@@ -56,7 +61,21 @@ function callerRequestId(header: string | string[] | undefined): string | null {
 }
 
 export function buildApi(options: ApiOptions): FastifyInstance {
-  const app = Fastify({
+  const app = Fastify(fastifyOptions(options));
+  const docs = new OpenApiRegistry();
+  installHttpTracing(app);
+  const stopping = installClosingHooks(app);
+  installRequestChecks(app, options.apiToken);
+  registerRoutes(app, docs, options, stopping);
+  const document = docs.document(options.version ?? '0.1.0');
+  app.get('/docs/openapi.json', async () => document);
+  installSwaggerUi(app, document);
+  return app;
+}
+
+/** The server's logger, request ids, limits and parsers: every answer in the one envelope, nothing coerced. */
+function fastifyOptions(options: ApiOptions): FastifyServerOptions {
+  return {
     ...(options.logger
       ? { loggerInstance: options.logger as FastifyBaseLogger }
       : { logger: { level: options.logLevel ?? 'warn' } }),
@@ -75,11 +94,13 @@ export function buildApi(options: ApiOptions): FastifyInstance {
     // No coercion: a number where text is expected is a client mistake, not something to guess at.
     ajv: { customOptions: { allErrors: false, coerceTypes: false, removeAdditional: false } },
     return503OnClosing: false,
-  });
-  const docs = new OpenApiRegistry();
-  installHttpTracing(app);
-  // Once the API is closing, every answer ends its connection. A keep-alive socket whose request was
-  // answered during the drain would otherwise stay open, holding the close, until its idle timeout (72 s).
+  };
+}
+
+/** Every answer names its request; once the API is closing, each ends its connection. Returns whether it is closing. */
+function installClosingHooks(app: FastifyInstance): () => boolean {
+  // A keep-alive socket whose request was answered during the drain would otherwise stay open, holding the close,
+  // until its idle timeout (72 s).
   let closing = false;
   app.addHook('preClose', async () => {
     closing = true;
@@ -93,32 +114,35 @@ export function buildApi(options: ApiOptions): FastifyInstance {
   app.addHook('onRequest', async (request) => {
     if (closing && request.routeOptions.url !== '/readyz') throw apiStopping();
   });
+  return () => closing;
+}
+
+/** What every request passes before its route: a JSON body, the one error handler, the token, sound text and ids. */
+function installRequestChecks(app: FastifyInstance, apiToken: string | undefined): void {
   // JSON only (docs/security.md): without this, Fastify's own text/plain parser hands a string to routes
   // that expect an object, and the caller gets a 400 about the body's type instead of 415.
   app.removeContentTypeParser('text/plain');
   installStrictJsonParser(app);
   installErrorHandler(app);
-  installBearerAuth(app, options.apiToken);
+  installBearerAuth(app, apiToken);
   installQueryTextCheck(app);
   installTurnIdCheck(app);
-  healthRoutes(app, options.ports, docs, { metrics: options.metrics, stopping: () => closing });
+}
+
+/** Every route group, in the order the OpenAPI document lists them; the optional ones only with their ports. */
+function registerRoutes(
+  app: FastifyInstance,
+  docs: OpenApiRegistry,
+  options: ApiOptions,
+  stopping: () => boolean
+): void {
+  healthRoutes(app, options.ports, docs, { metrics: options.metrics, stopping });
   conversationRoutes(app, options.ports, docs, {
     messageMaxBytes: options.messageMaxBytes,
     inputParamsMaxBytes: options.inputParamsMaxBytes ?? INPUT_PARAMS_DEFAULT_MAX_BYTES,
   });
   traceRoutes(app, options.ports, docs);
-  streamRoutes(
-    app,
-    options.ports,
-    docs,
-    {
-      pollIntervalMs: options.streamPollIntervalMs ?? 250,
-      maxDurationMs: options.streamMaxDurationMs ?? 30 * 60 * 1000,
-      maxStreams: options.streamMaxConnections ?? STREAM_MAX_CONNECTIONS_DEFAULT,
-      heartbeatMs: options.streamHeartbeatMs ?? 15_000,
-    },
-    options.limitMetrics
-  );
+  streamRoutes(app, options.ports, docs, streamOptions(options), options.limitMetrics);
   adminRoutes(app, options.ports, docs);
   if (options.ports.whatif) {
     whatifRoutes(app, options.ports.whatif, docs, options.whatifLimits ?? WHATIF_DEFAULT_LIMITS, options.limitMetrics);
@@ -128,8 +152,14 @@ export function buildApi(options: ApiOptions): FastifyInstance {
     consoleRoutes(app, options.ports, options.console, docs);
     consoleAssetRoutes(app);
   }
-  const document = docs.document(options.version ?? '0.1.0');
-  app.get('/docs/openapi.json', async () => document);
-  installSwaggerUi(app, document);
-  return app;
+}
+
+/** The audit streams' bounds, each at its default where the caller left it unset. */
+function streamOptions(options: ApiOptions): StreamOptions {
+  return {
+    pollIntervalMs: options.streamPollIntervalMs ?? 250,
+    maxDurationMs: options.streamMaxDurationMs ?? 30 * 60 * 1000,
+    maxStreams: options.streamMaxConnections ?? STREAM_MAX_CONNECTIONS_DEFAULT,
+    heartbeatMs: options.streamHeartbeatMs ?? 15_000,
+  };
 }
