@@ -6,7 +6,8 @@ import type { Env } from '../config/env';
 import { connectTemporalClient, isNamespaceNotFound } from '../config/temporal-client';
 import type { TemporalConnectionSettings } from '../config/temporal-connection';
 import { claimCheckDataConverter } from '../db/claims/codec';
-import { openDatabase } from '../db/pool';
+import type { DatabaseConfigStore } from '../db/config/store';
+import { openDatabase, type Database } from '../db/pool';
 import { silentLogger, type Logger } from '../observability/logger';
 import {
   PREREQUISITE_CACHE_MS,
@@ -22,12 +23,12 @@ import {
   temporalChecksEnded,
   temporalReadiness,
 } from '../observability/dependency-checks';
-import { createApiMetrics } from '../observability/metrics';
+import { createApiMetrics, type ApiMetrics } from '../observability/metrics';
 import { metricsText } from '../observability/probe-server';
 import { tracingClientInterceptors } from '../observability/tracing';
 import { readTurnPollers, turnPollersCheck, type TurnPollersCheck } from '../observability/turn-pollers';
 import { meteredTurnGateway } from '../observability/turn-metrics';
-import { buildApi } from './app';
+import { buildApi, type ApiOptions } from './app';
 import { consolePorts } from './console/wiring';
 import { configReplyTexts } from './reply-texts';
 import { conversationQueries } from './db-queries';
@@ -77,7 +78,7 @@ export interface ApiServerOptions {
 const PENDING_APPROVALS_QUERY = runningTurnsQuery(TurnOutcomeValue.AwaitingApproval);
 
 function readiness(
-  db: ReturnType<typeof openDatabase>['db'],
+  db: Database,
   connection: ConnectionLike,
   env: Env,
   prerequisites: PrerequisiteMonitor
@@ -111,22 +112,25 @@ function readiness(
   };
 }
 
+/** What the API holds open and reads: its database, its Temporal connection and client, the config store. */
+interface ApiWiring {
+  env: Env;
+  db: Database;
+  connection: ConnectionLike;
+  client: Client;
+  store: DatabaseConfigStore;
+}
+
 /** Wires the real ports (Temporal client, PostgreSQL, config store) and listens. */
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
   const { env } = options;
   const handle = openDatabase(options.databaseUrl, { max: 10 });
   const shared = options.workerConnection;
   const connection = shared ?? (await connectTemporalClient(options.temporal));
-  const dataConverter = claimCheckDataConverter(handle.db, env.CLAIM_CHECK_THRESHOLD_BYTES);
-  const client = new Client({
-    connection,
-    namespace: env.TEMPORAL_NAMESPACE,
-    dataConverter,
-    interceptors: tracingClientInterceptors(),
-  });
+  const client = temporalClient(handle.db, connection, env);
   // The API's refresh and validate answer what the worker's store decides.
   const store = engineConfigStore(handle.db, await loadEngineValidation(), options.logger);
-  const conversations = conversationQueries(handle.db, temporalTurnEnds(client.workflow));
+  const wiring: ApiWiring = { env, db: handle.db, connection, client, store };
   const prerequisites = await startPrerequisiteMonitor({
     db: handle.db,
     config: store,
@@ -135,13 +139,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     logger: options.logger ?? silentLogger(),
     ...(options.prerequisiteCacheMs !== undefined ? { cacheMs: options.prerequisiteCacheMs } : {}),
   });
-  // A scrape waits for this count: within the check deadline, and once per cache period however many scrapers ask.
-  const countPending = () => client.workflow.count(PENDING_APPROVALS_QUERY);
-  const pendingApprovals = cachedFor(
-    PREREQUISITE_CACHE_MS,
-    async () => (await temporalCheck(connection, countPending)).count
-  );
-  const metrics = createApiMetrics(pendingApprovals);
+  const metrics = createApiMetrics(pendingApprovalsCount(client, connection));
   const gateway = new TemporalTurnGateway({
     client,
     db: handle.db,
@@ -150,19 +148,57 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     replyTimeoutMs: env.TURN_REPLY_TIMEOUT_MS,
     decisionTimeoutMs: env.OPERATOR_DECISION_TIMEOUT_MS,
   });
-  const ports: ApiPorts = {
-    turns: meteredTurnGateway(gateway, metrics.turnDuration),
+  const ports = apiPorts(wiring, meteredTurnGateway(gateway, metrics.turnDuration), prerequisites);
+  const app = buildApi(apiOptions(wiring, options, ports, metrics));
+  const url = await app.listen({ host: options.host ?? env.HOST, port: options.port ?? env.PORT });
+  return drainingServer(app, url, gateway, async () => {
+    if (!shared) {
+      await temporalChecksEnded(connection);
+      await connection.close();
+    }
+    await handle.close();
+  });
+}
+
+/** The API's Temporal client: payloads over the claim-check threshold go to the database, and calls are traced. */
+function temporalClient(db: Database, connection: ConnectionLike, env: Env): Client {
+  return new Client({
+    connection,
+    namespace: env.TEMPORAL_NAMESPACE,
+    dataConverter: claimCheckDataConverter(db, env.CLAIM_CHECK_THRESHOLD_BYTES),
+    interceptors: tracingClientInterceptors(),
+  });
+}
+
+/** The pending-approvals gauge's reader. */
+function pendingApprovalsCount(client: Client, connection: ConnectionLike): () => Promise<number> {
+  // A scrape waits for this count: within the check deadline, and once per cache period however many scrapers ask.
+  const countPending = () => client.workflow.count(PENDING_APPROVALS_QUERY);
+  return cachedFor(PREREQUISITE_CACHE_MS, async () => (await temporalCheck(connection, countPending)).count);
+}
+
+/** The routes' ports on the real Temporal and PostgreSQL. */
+function apiPorts(wiring: ApiWiring, turns: ApiPorts['turns'], prerequisites: PrerequisiteMonitor): ApiPorts {
+  const { env, db, connection, client, store } = wiring;
+  const conversations = conversationQueries(db, temporalTurnEnds(client.workflow));
+  return {
+    turns,
     conversations,
     replyTexts: configReplyTexts({ snapshot: async () => store.current(), conversations }),
     config: { refresh: async () => store.refresh() },
-    readiness: readiness(handle.db, connection, env, prerequisites),
+    readiness: readiness(db, connection, env, prerequisites),
     whatif: {
       conversation: (id, version, { maxTurns }) =>
-        whatifConversation({ db: handle.db }, { conversationId: id, config: { version }, maxTurns }),
+        whatifConversation({ db }, { conversationId: id, config: { version }, maxTurns }),
     },
     heldTools: temporalHeldTools(client, { decisionTimeoutMs: env.OPERATOR_DECISION_TIMEOUT_MS }),
   };
-  const app = buildApi({
+}
+
+/** buildApi's options from the environment, read once, and the server's own options. */
+function apiOptions(wiring: ApiWiring, options: ApiServerOptions, ports: ApiPorts, metrics: ApiMetrics): ApiOptions {
+  const { env } = wiring;
+  return {
     ports,
     apiToken: env.API_TOKEN,
     messageMaxBytes: env.MESSAGE_MAX_BYTES,
@@ -173,9 +209,17 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     limitMetrics: { inUse: metrics.limitInUse, refused: metrics.limitRefused },
     whatifLimits: { concurrency: env.WHATIF_CONCURRENCY, maxTurns: env.WHATIF_MAX_TURNS },
     streamMaxConnections: env.STREAM_MAX_CONNECTIONS,
-    console: consolePorts(handle.db, client, options.temporalUiUrl ?? env.TEMPORAL_UI_URL),
-  });
-  const url = await app.listen({ host: options.host ?? env.HOST, port: options.port ?? env.PORT });
+    console: consolePorts(wiring.db, wiring.client, options.temporalUiUrl ?? env.TEMPORAL_UI_URL),
+  };
+}
+
+/** The listening API: a close that drains the turns callers wait on (see ApiServer), then `release` what it holds. */
+function drainingServer(
+  app: FastifyInstance,
+  url: string,
+  gateway: TemporalTurnGateway,
+  release: () => Promise<void>
+): ApiServer {
   let endDrain = (): void => undefined;
   return {
     app,
@@ -193,11 +237,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       });
       gateway.release();
       await closing;
-      if (!shared) {
-        await temporalChecksEnded(connection);
-        await connection.close();
-      }
-      await handle.close();
+      await release();
     },
     hurry() {
       gateway.release();
