@@ -7,7 +7,7 @@ import type { ApiPorts } from '../ports';
 import { sendTurnReply } from '../replies';
 import { defaultReplyTexts } from '../reply-texts';
 import { turnReplyResponses } from '../error-responses';
-import { onTurnNamed, turnIdParam } from '../turns/turn-id';
+import { onTurnNamed, turnIdParams } from '../turns/turn-id';
 
 /**
  * Retry and refresh act on the path alone. A body is optional, but a property in it is refused (400
@@ -31,7 +31,7 @@ function retryRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry
       url: '/api/v1/admin/turns/:workflowId/retry',
       summary: 'Re-run a failed turn with its original input; write tools dedupe by idempotency key.',
       schema: {
-        params: { type: 'object', required: ['workflowId'], properties: { workflowId: turnIdParam } },
+        params: turnIdParams,
         body: noBodyProperties,
         response: turnReplyResponses(),
       },

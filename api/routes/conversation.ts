@@ -11,7 +11,7 @@ import { defaultReplyTexts } from '../reply-texts';
 import { requireSafeText } from '../text-check';
 import { conversationIdForKey, turnNumberParam } from '../turns/turn-id';
 import { onConversationNamed } from '../sent-ids';
-import { uuidParam } from '../schemas/common';
+import { conversationIdParams, uuidParam } from '../schemas/common';
 import { auditRowSchema, conversationSchema } from '../schemas/conversation';
 import { approvalRequestSchema } from '../schemas/decisions';
 import { messageRequestSchema } from '../schemas/turn';
@@ -21,8 +21,6 @@ export interface ConversationRouteOptions {
   messageMaxBytes: number;
   inputParamsMaxBytes: number;
 }
-
-const idParams = { type: 'object', required: ['id'], properties: { id: uuidParam } } as const;
 
 /** One response's rows are bounded: a long conversation's trail (tool results included) comes in pages. */
 const AUDIT_RESPONSE_MAX_ROWS = 5000;
@@ -119,7 +117,7 @@ function conversationReadRoutes(app: FastifyInstance, ports: ApiPorts, docs: Ope
       method: 'GET',
       url: '/api/v1/conversation/:id',
       summary: 'The conversation: intent, state, context and history.',
-      schema: { params: idParams, response: { 200: conversationSchema } },
+      schema: { params: conversationIdParams, response: { 200: conversationSchema } },
     },
     async (request) => {
       const { id: sent } = request.params as { id: string };
@@ -141,7 +139,7 @@ function conversationReadRoutes(app: FastifyInstance, ports: ApiPorts, docs: Ope
         `Audit rows of a conversation, oldest first: at most \`limit\` (default and most ${AUDIT_RESPONSE_MAX_ROWS}) ` +
         'after audit id `after`. When more follow, a `Link: <…?after=…&limit=…>; rel="next"` header names the next page.',
       schema: {
-        params: idParams,
+        params: conversationIdParams,
         querystring: auditPageQuery,
         response: { 200: { type: 'array', items: auditRowSchema } },
       },

@@ -5,16 +5,10 @@ import { refuseMalformedDecision } from '../errors';
 import { unavailableResponse, UNAVAILABLE_CODES } from '../error-responses';
 import { heldToolDecisionSchema } from '../schemas/decisions';
 import { heldToolAckSchema, heldTurnsSchema } from '../schemas/held-tools';
-import { onTurnNamed, turnIdParam } from '../turns/turn-id';
+import { onTurnNamed, turnIdParams } from '../turns/turn-id';
 import { heldToolDecisionProblem } from '../../core/turn/operator-decision';
 import type { HeldToolDecisionInput } from '../../workflows/messages';
 import { TurnOutcomeValue, TurnSearchAttribute } from '../../workflows/search-attributes';
-
-const workflowIdParams = {
-  type: 'object',
-  required: ['workflowId'],
-  properties: { workflowId: turnIdParam },
-} as const;
 
 /**
  * #22: the operator's side of held tool calls, behind the API token like every route: list the
@@ -43,7 +37,7 @@ export function heldToolRoutes(app: FastifyInstance, ports: ApiPorts, docs: Open
       url: '/api/v1/admin/turns/:workflowId/held-tool',
       summary: 'Resolve a held tool call: retry (same idempotency key), skip, fail, or markDone with the result.',
       schema: {
-        params: workflowIdParams,
+        params: turnIdParams,
         body: heldToolDecisionSchema,
         response: { 200: heldToolAckSchema, 503: unavailableResponse(UNAVAILABLE_CODES.workerUnavailable) },
       },

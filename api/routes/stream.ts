@@ -7,7 +7,7 @@ import { AuditFeed } from '../audit-feed';
 import { ConcurrencyLimit, type LimitMetrics, type LimitRefusal } from '../concurrency-limit';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts, AuditRowView } from '../ports';
-import { textResponse, uuidParam } from '../schemas/common';
+import { conversationIdParams, textResponse } from '../schemas/common';
 import { onConversationNamed } from '../sent-ids';
 import { requireConversation } from './conversation';
 
@@ -126,7 +126,7 @@ const streamRoute = {
     'Server-sent events: the conversation audit trail as it is written. A comment line keeps a quiet stream ' +
     'open; beyond STREAM_MAX_CONNECTIONS open streams per API process, 429 TOO_MANY_STREAMS with Retry-After.',
   schema: {
-    params: { type: 'object', required: ['id'], properties: { id: uuidParam } },
+    params: conversationIdParams,
     // The audit id of the last event a client saw, as we sent it; anything else is refused, not read as 0.
     headers: { type: 'object', properties: { 'last-event-id': { type: 'string', pattern: '^[0-9]{1,15}$' } } },
     response: {

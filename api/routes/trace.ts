@@ -4,7 +4,7 @@ import { ApiError } from '../errors';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts } from '../ports';
 import { onConversationNamed } from '../sent-ids';
-import { uuidParam } from '../schemas/common';
+import { conversationIdParams } from '../schemas/common';
 import { traceSchema } from '../schemas/conversation';
 import { auditPage, requireConversation } from './conversation';
 
@@ -22,7 +22,7 @@ export function traceRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApi
         'The audit trail grouped into step frames with their stages (reference §9.3); a conversation of more than ' +
         `${TRACE_MAX_ROWS} audit rows gets 422 TRACE_TOO_LARGE (read its rows in pages instead).`,
       schema: {
-        params: { type: 'object', required: ['id'], properties: { id: uuidParam } },
+        params: conversationIdParams,
         response: { 200: traceSchema },
       },
     },

@@ -7,6 +7,9 @@ export const uuidParam = {
   pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
 } as const;
 
+/** A conversation id as a route's `:id` path parameter. */
+export const conversationIdParams = { type: 'object', required: ['id'], properties: { id: uuidParam } } as const;
+
 export const errorSchema = {
   type: 'object',
   required: ['error'],

@@ -28,6 +28,13 @@ export const turnIdParam = {
   description: 'A turn workflow id: turn-<conversation id>-<turn number, 1 to 999999999>.',
 } as const;
 
+/** A turn's workflow id as a route's `:workflowId` path parameter. */
+export const turnIdParams = {
+  type: 'object',
+  required: ['workflowId'],
+  properties: { workflowId: turnIdParam },
+} as const;
+
 /** The UUID and turn number of a turn id as the client wrote them; 400 INVALID_TURN_ID quoting anything else. */
 function turnIdParts(workflowId: string): { uuid: string; turnNumber: number } {
   const match = TURN_ID.exec(workflowId);

@@ -9,8 +9,7 @@ import { route } from '../../openapi';
 import { errorResponse, turnReplyResponses, UNAVAILABLE_CODES } from '../../error-responses';
 import { decisionFieldSchemas } from '../../schemas/decisions';
 import { requireSafeText } from '../../text-check';
-import { onTurnNamed, parseTurnId, turnNotFound } from '../../turns/turn-id';
-import { turnParams } from './turn';
+import { onTurnNamed, parseTurnId, turnIdParams, turnNotFound } from '../../turns/turn-id';
 import type { ConsoleRoute } from './index';
 
 const actionSchema = {
@@ -18,7 +17,7 @@ const actionSchema = {
     type: 'object',
     required: ['workflowId', 'action'],
     properties: {
-      ...turnParams.properties,
+      ...turnIdParams.properties,
       action: { type: 'string', enum: CONSOLE_ACTIONS.map((a) => a.name) },
     },
   },

@@ -4,7 +4,7 @@ import type { ConversationCursor, ConversationSearch } from '../../console/ports
 import { conversationPageSchema, conversationTurnsSchema } from '../../console/schemas';
 import { route } from '../../openapi';
 import { linkNextPage } from '../../replies';
-import { uuidParam } from '../../schemas/common';
+import { conversationIdParams, uuidParam } from '../../schemas/common';
 import { onConversationNamed } from '../../sent-ids';
 import { conversationNotFound } from '../conversation';
 import { requireSafeText } from '../../text-check';
@@ -89,7 +89,7 @@ export const conversationTurnsRoute: ConsoleRoute = (app, ports, consolePorts, d
       url: '/api/v1/console/conversations/:id/turns',
       summary: "A conversation's turn workflows (running and failed ones too) with what the user said.",
       schema: {
-        params: { type: 'object', required: ['id'], properties: { id: uuidParam } },
+        params: conversationIdParams,
         response: { 200: conversationTurnsSchema },
       },
     },

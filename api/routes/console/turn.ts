@@ -6,16 +6,9 @@ import { turnViewSchema } from '../../console/schemas';
 import { turnStory } from '../../history/turn-story';
 import { route } from '../../openapi';
 import type { ApiPorts } from '../../ports';
-import { onTurnNamed, parseTurnId, turnIdParam, turnNotFound } from '../../turns/turn-id';
+import { onTurnNamed, parseTurnId, turnIdParams, turnNotFound } from '../../turns/turn-id';
 import { WorkerUnavailableError } from '../../turns/turn-worker';
 import type { ConsoleRoute } from './index';
-
-/** A turn's workflow id as a path parameter; the action route names the turn the same way. */
-export const turnParams = {
-  type: 'object',
-  required: ['workflowId'],
-  properties: { workflowId: turnIdParam },
-} as const;
 
 /** GET one turn's story, told from its event history, with what is waiting on an operator. */
 export const turnViewRoute: ConsoleRoute = (app, ports, consolePorts, docs) => {
@@ -26,7 +19,7 @@ export const turnViewRoute: ConsoleRoute = (app, ports, consolePorts, docs) => {
       method: 'GET',
       url: '/api/v1/console/turns/:workflowId',
       summary: "A turn's story: every step from its event history, decisions, approvals, audit rows, response.",
-      schema: { params: turnParams, response: { 200: turnViewSchema } },
+      schema: { params: turnIdParams, response: { 200: turnViewSchema } },
     },
     async (request) =>
       onTurnNamed((request.params as { workflowId: string }).workflowId, (id) => turnView(ports, consolePorts, id))
