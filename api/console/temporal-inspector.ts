@@ -1,5 +1,5 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
-import { isGrpcServiceError, WorkflowNotFoundError, type Client } from '@temporalio/client';
+import { isGrpcServiceError, WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { TurnStatus, type HeldTool, type PendingApproval, type TurnProgress } from '../../workflows/messages';
 import { conversationTurnsQuery, readTurnSearchAttributes } from '../../workflows/search-attributes';
@@ -53,76 +53,93 @@ async function progressOf(client: Client, workflowId: string): Promise<TurnProgr
   return read.progress;
 }
 
+function summaryOf(wf: WorkflowExecutionInfo): TurnSummary {
+  const { turnOutcome } = readTurnSearchAttributes(wf.searchAttributes);
+  return {
+    workflowId: wf.workflowId,
+    runId: wf.runId,
+    turnNumber: Number(TURN_NUMBER.exec(wf.workflowId)?.[1] ?? 0),
+    status: wf.status.name,
+    outcome: turnOutcome ?? null,
+    startedAt: wf.startTime.toISOString(),
+    closedAt: wf.closeTime?.toISOString() ?? null,
+  };
+}
+
+/** A conversation's turns in turn order; a retried turn has several runs under one id, and the latest is kept. */
+async function listTurns(client: Client, conversationId: string): Promise<TurnSummary[]> {
+  const turns: TurnSummary[] = [];
+  for await (const wf of client.workflow.list({ query: conversationTurnsQuery(conversationId) }))
+    turns.push(summaryOf(wf));
+  const latest = new Map<string, TurnSummary>();
+  for (const turn of turns.sort((a, b) => a.startedAt.localeCompare(b.startedAt))) latest.set(turn.workflowId, turn);
+  return [...latest.values()].sort((a, b) => a.turnNumber - b.turnNumber);
+}
+
+/** The turn's events, with claim references resolved; null without the turn. */
+async function turnHistory(client: Client, workflowId: string) {
+  try {
+    const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+    // fetchHistory returns payloads as stored: a large step run's result is a claim reference (db/claims/).
+    await resolveStepRunClaims(events, client.options.loadedDataConverter.payloadCodecs);
+    return events;
+  } catch (err) {
+    if (err instanceof WorkflowNotFoundError || isNotFound(err) || isNotFound((err as Error).cause)) return null;
+    throw err;
+  }
+}
+
+function pendingActivityView(a: temporal.api.workflow.v1.IPendingActivityInfo): PendingActivityView {
+  return {
+    activityId: a.activityId ?? '',
+    type: a.activityType?.name ?? '',
+    state: activityState(a.state),
+    attempt: a.attempt ?? 0,
+    maximumAttempts: a.maximumAttempts ?? 0,
+    paused: !!a.paused,
+    lastFailure: a.lastFailure ? lastFailureText(a.lastFailure) : null,
+    nextAttemptAt: isoOf(a.nextAttemptScheduleTime),
+  };
+}
+
+async function operateActivity(
+  client: Client,
+  workflowId: string,
+  activityId: string,
+  operation: ActivityOperation
+): Promise<void> {
+  const request = {
+    namespace: client.options.namespace,
+    execution: { workflowId },
+    id: activityId,
+    identity: 'convengine-console',
+  };
+  const service = client.workflowService;
+  try {
+    if (operation === 'pause') await service.pauseActivity({ ...request, reason: 'paused from the console' });
+    else if (operation === 'unpause') await service.unpauseActivity(request);
+    else await service.resetActivity(request);
+  } catch (err) {
+    throw operationError(err, operation);
+  }
+}
+
 /** The console's view of turns through the Temporal client: the same calls on our dev server and real Temporal. */
 export function temporalInspector(client: Client): TurnInspector {
-  const namespace = client.options.namespace;
   return {
-    async turns(conversationId) {
-      const turns: TurnSummary[] = [];
-      for await (const wf of client.workflow.list({ query: conversationTurnsQuery(conversationId) })) {
-        const { turnOutcome } = readTurnSearchAttributes(wf.searchAttributes);
-        turns.push({
-          workflowId: wf.workflowId,
-          runId: wf.runId,
-          turnNumber: Number(TURN_NUMBER.exec(wf.workflowId)?.[1] ?? 0),
-          status: wf.status.name,
-          outcome: turnOutcome ?? null,
-          startedAt: wf.startTime.toISOString(),
-          closedAt: wf.closeTime?.toISOString() ?? null,
-        });
-      }
-      // A retried turn has several runs under one id: keep the latest of each.
-      const latest = new Map<string, TurnSummary>();
-      for (const turn of turns.sort((a, b) => a.startedAt.localeCompare(b.startedAt)))
-        latest.set(turn.workflowId, turn);
-      return [...latest.values()].sort((a, b) => a.turnNumber - b.turnNumber);
-    },
-
-    async history(workflowId) {
-      try {
-        const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
-        // fetchHistory returns payloads as stored: a large step run's result is a claim reference (db/claims/).
-        await resolveStepRunClaims(events, client.options.loadedDataConverter.payloadCodecs);
-        return events;
-      } catch (err) {
-        if (err instanceof WorkflowNotFoundError || isNotFound(err) || isNotFound((err as Error).cause)) return null;
-        throw err;
-      }
-    },
-
+    turns: (conversationId) => listTurns(client, conversationId),
+    history: (workflowId) => turnHistory(client, workflowId),
     async pendingActivities(workflowId) {
       const description = await client.workflow.getHandle(workflowId).describe();
-      return (description.raw.pendingActivities ?? []).map((a): PendingActivityView => ({
-        activityId: a.activityId ?? '',
-        type: a.activityType?.name ?? '',
-        state: activityState(a.state),
-        attempt: a.attempt ?? 0,
-        maximumAttempts: a.maximumAttempts ?? 0,
-        paused: !!a.paused,
-        lastFailure: a.lastFailure ? lastFailureText(a.lastFailure) : null,
-        nextAttemptAt: isoOf(a.nextAttemptScheduleTime),
-      }));
+      return (description.raw.pendingActivities ?? []).map(pendingActivityView);
     },
-
     async pendingApproval(workflowId): Promise<PendingApproval | null> {
       return (await progressOf(client, workflowId)).pending;
     },
-
     async heldTool(workflowId): Promise<HeldTool | null> {
       const progress = await progressOf(client, workflowId);
       return progress.status === TurnStatus.Held ? (progress.held ?? null) : null;
     },
-
-    async operateActivity(workflowId, activityId, operation) {
-      const request = { namespace, execution: { workflowId }, id: activityId, identity: 'convengine-console' };
-      const service = client.workflowService;
-      try {
-        if (operation === 'pause') await service.pauseActivity({ ...request, reason: 'paused from the console' });
-        else if (operation === 'unpause') await service.unpauseActivity(request);
-        else await service.resetActivity(request);
-      } catch (err) {
-        throw operationError(err, operation);
-      }
-    },
+    operateActivity: (workflowId, activityId, operation) => operateActivity(client, workflowId, activityId, operation),
   };
 }
