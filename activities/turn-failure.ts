@@ -6,7 +6,8 @@ import { turnFailureWritten } from '../db/repositories/audit';
 import type { ActivityDeps } from './deps';
 import { currentRunId } from './runtime/activity-context';
 import { writeAudits } from './runtime/audit-writer';
-import { throughOutage } from './runtime/database-outage';
+import { throughOutage, untilDatabaseBack } from './runtime/database-outage';
+import { whileHeartbeating } from './runtime/heartbeat';
 import { takeHungStep } from './runtime/step-run-progress';
 import { isStepRunType } from '../core/turn/step-runs';
 
@@ -28,10 +29,18 @@ function failureRecord(failure: TurnFailureFacts) {
  * TurnFailure: the turn's last row when the workflow fails it without a step having written one (the step
  * whose last attempt fails writes it itself; a timeout, an operator's fail, or a last attempt that could not store
  * its rows on a database still down leaves that to the workflow). Like any step, it waits out an outage
- * (databaseOutageMs) in each of its attempts.
+ * (databaseOutageMs) in each of its attempts; unlike one, its attempts go on for as long as the database stays
+ * unreachable (databaseUnreachableRetryMs, untilDatabaseBack), so the row is written once it is back.
  * Its key names the run, as every audit key does: a reset run's failure is a row of its own, after that run's rows.
  */
 export function createTurnFailure(deps: ActivityDeps): TurnActivities['TurnFailure'] {
+  const write = writeTurnFailure(deps);
+  // A regular activity, it heartbeats as a step does: a connect to a database that does not answer takes its 10 s.
+  return (input) => untilDatabaseBack('TurnFailure', () => whileHeartbeating(() => write(input)));
+}
+
+/** One attempt of TurnFailure: the row, unless the turn has it already. */
+function writeTurnFailure(deps: ActivityDeps): TurnActivities['TurnFailure'] {
   return async ({ turn, session, failure }) => {
     const runId = currentRunId();
     // A step run that timed out is named by the step it hung in, when this worker ran it.

@@ -6,7 +6,9 @@ const BEGIN = '<!-- steps:begin (npm run docs:steps) -->';
 const END = '<!-- steps:end -->';
 
 function retry(spec: RetrySpec): string {
-  return `${spec.maximumAttempts} × ${spec.initialIntervalMs} ms…${spec.maximumIntervalMs / 1000} s`;
+  const attempts = `${spec.maximumAttempts} × ${spec.initialIntervalMs} ms…${spec.maximumIntervalMs / 1000} s`;
+  const outlasting = spec.databaseUnreachableRetryMs;
+  return outlasting === undefined ? attempts : `${attempts}; database unreachable: for ${outlasting / 3_600_000} h`;
 }
 
 /** How the V2 workflow schedules the step. */

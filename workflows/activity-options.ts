@@ -29,12 +29,20 @@ function retryPolicy(spec: RetrySpec): NonNullable<ActivityOptions['retry']> {
   };
 }
 
-/** Options of a regular activity, from the step table (core/turn/steps.ts). */
+/**
+ * Options of a regular activity, from the step table (core/turn/steps.ts). A step that outlasts an unreachable
+ * database (databaseUnreachableRetryMs) has no attempt limit but a schedule-to-close: its activity fails any other
+ * failure for good once its maximumAttempts are spent (activities/runtime/database-outage.ts, untilDatabaseBack).
+ */
 export function activityOptionsFor(spec: Pick<StepSpec, 'retry' | 'startToCloseMs'>): ActivityOptions {
+  const options: ActivityOptions = { startToCloseTimeout: spec.startToCloseMs, heartbeatTimeout: HEARTBEAT_TIMEOUT };
+  const retry = retryPolicy(spec.retry);
+  const outlasting = spec.retry.databaseUnreachableRetryMs;
+  if (outlasting === undefined) return { ...options, retry };
   return {
-    startToCloseTimeout: spec.startToCloseMs,
-    heartbeatTimeout: HEARTBEAT_TIMEOUT,
-    retry: retryPolicy(spec.retry),
+    ...options,
+    scheduleToCloseTimeout: outlasting,
+    retry: { ...retry, maximumAttempts: Number.POSITIVE_INFINITY },
   };
 }
 

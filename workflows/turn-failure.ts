@@ -3,6 +3,7 @@ import {
   ApplicationFailure,
   type TemporalFailure,
   TimeoutFailure,
+  proxyActivities,
   proxyLocalActivities,
 } from '@temporalio/workflow';
 import type { TurnActivities, TurnFailureFacts } from '../core/turn/activities';
@@ -13,12 +14,24 @@ import { reportedAttempt, reportedRowsUnwritten } from '../core/turn/executor';
 import { blankSession } from '../core/turn/session-factory';
 import { STEP_TABLE } from '../core/turn/steps';
 import type { Session } from '../core/session';
-import { localActivityOptionsFor } from './activity-options';
+import { activityOptionsFor, localActivityOptionsFor } from './activity-options';
 import type { TurnVersions } from './turn-versions';
 
-const { TurnFailure } = proxyLocalActivities<Pick<TurnActivities, 'TurnFailure'>>(
-  localActivityOptionsFor(STEP_TABLE.TurnFailure)
-);
+type TurnFailureActivity = Pick<TurnActivities, 'TurnFailure'>;
+const regular = proxyActivities<TurnFailureActivity>(activityOptionsFor(STEP_TABLE.TurnFailure));
+const local = proxyLocalActivities<TurnFailureActivity>(localActivityOptionsFor(STEP_TABLE.TurnFailure));
+
+/**
+ * TurnFailure as the turn schedules it: a regular activity retried for as long as the database stays unreachable, so
+ * the row outlasts an outage (core/turn/steps.ts, TURN_FAILURE_RETRY); in histories from before that patch, a local
+ * activity with a bookkeeping step's attempts.
+ */
+function scheduledTurnFailure(versions: Pick<TurnVersions, 'failureRowOutlastsOutage'>) {
+  if (versions.failureRowOutlastsOutage()) {
+    return { activity: regular.TurnFailure, options: activityOptionsFor(STEP_TABLE.TurnFailure) };
+  }
+  return { activity: local.TurnFailure, options: localActivityOptionsFor(STEP_TABLE.TurnFailure) };
+}
 
 /** The activity type a failure came out of, and the failure below Temporal's ActivityFailure: the step's own. */
 function ownFailureOf(err: TemporalFailure): { step: string; own: unknown } {
@@ -64,20 +77,22 @@ function noStepWroteRow(err: TemporalFailure, versions: Pick<TurnVersions, 'unwr
 }
 
 /**
- * Has the turn's failure row written when no step did (activities/turn-failure.ts). Best effort: the
- * turn's own failure is what Temporal records and the caller gets, whatever happens to this write.
+ * Has the turn's failure row written when no step did (activities/turn-failure.ts). The turn stays open while the
+ * database is unreachable, up to TurnFailure's schedule-to-close; past it, or on any other failure of the write, the
+ * turn's own failure is still what Temporal records and the caller gets.
  */
 export async function recordTurnFailure(
   turn: TurnInput,
   session: Session | null,
   err: TemporalFailure,
-  versions: Pick<TurnVersions, 'unwrittenFailureRow'>
+  versions: Pick<TurnVersions, 'unwrittenFailureRow' | 'failureRowOutlastsOutage'>
 ): Promise<void> {
   if (!noStepWroteRow(err, versions)) return;
   const failure = turnFailureFacts(err);
   const summary = `TurnFailure: ${failure.type} at ${failure.step}`;
+  const { activity, options } = scheduledTurnFailure(versions);
   try {
-    await TurnFailure.executeWithOptions({ ...localActivityOptionsFor(STEP_TABLE.TurnFailure), summary }, [
+    await activity.executeWithOptions({ ...options, summary }, [
       { turn, session: session ?? blankSession(turn), failure },
     ]);
   } catch (writeFailed) {

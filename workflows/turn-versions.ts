@@ -43,6 +43,14 @@ export const TURN_FAILURE_ROW_PATCH = 'turn-failure-row';
 export const UNWRITTEN_FAILURE_ROW_PATCH = 'unwritten-failure-row';
 
 /**
+ * The patch that schedules TurnFailure as a regular activity retried for as long as the database stays unreachable
+ * (TURN_FAILURE_RETRY, core/turn/steps.ts), so a failed turn's row outlasts an outage longer than its waits: histories
+ * without it ran TurnFailure as a local activity of 5 attempts, and a turn whose database was down past them failed
+ * without its row.
+ */
+export const TURN_FAILURE_OUTLASTS_OUTAGE_PATCH = 'turn-failure-outlasts-outage';
+
+/**
  * The patch that records a parked turn's Intent, State and ConfigVersion with its AWAITING_APPROVAL or HELD
  * TurnOutcome, so `Intent = '…' AND TurnOutcome = 'HELD'` finds it while it waits: histories without it
  * upserted TurnOutcome alone, and a turn got its position only when it ended.
@@ -75,6 +83,8 @@ export interface TurnVersions {
   failureRow(): boolean;
   /** Whether TurnFailure writes the row a step's last attempt could not store; asked only when the step says so. */
   unwrittenFailureRow(): boolean;
+  /** Whether TurnFailure is a regular activity that outlasts an outage; asked only when it is scheduled. */
+  failureRowOutlastsOutage(): boolean;
   /** Whether a parked turn records its position (Intent, State, ConfigVersion); asked only when it parks. */
   parkPosition(): boolean;
   /** Whether an approval's request row is written as the turn parks; asked only when an approval is awaited. */
@@ -93,6 +103,9 @@ const failureRow = (): boolean => patched(TURN_FAILURE_ROW_PATCH);
 
 /** Asked by V2 and V3 alike, only when a turn fails on a step that could not store its failure rows. */
 const unwrittenFailureRow = (): boolean => patched(UNWRITTEN_FAILURE_ROW_PATCH);
+
+/** Asked by V2 and V3 alike, only when a failed turn schedules TurnFailure. */
+const failureRowOutlastsOutage = (): boolean => patched(TURN_FAILURE_OUTLASTS_OUTAGE_PATCH);
 
 /** Asked by every workflow type, each time the turn parks, so turns that never park record no marker. */
 const parkPosition = (): boolean => patched(PARK_POSITION_PATCH);
@@ -119,6 +132,7 @@ export const PATCHED_VERSIONS: TurnVersions = {
   approvalResume,
   failureRow,
   unwrittenFailureRow,
+  failureRowOutlastsOutage,
   parkPosition,
   approvalRequestRow,
 };
@@ -126,8 +140,8 @@ export const PATCHED_VERSIONS: TurnVersions = {
 /**
  * conversationTurnV3: every change made before it, asked of nothing. A turn is a workflow of its own, so a
  * new workflow type is the whole version: no patch marker and no TemporalChangeVersion upsert per turn.
- * Changes made since are asked like V2's (approvalResume, failureRow, unwrittenFailureRow, parkPosition,
- * approvalRequestRow).
+ * Changes made since are asked like V2's (approvalResume, failureRow, unwrittenFailureRow, failureRowOutlastsOutage,
+ * parkPosition, approvalRequestRow).
  */
 export const CURRENT_VERSIONS: TurnVersions = {
   stepRunsIn: () => 'wide',
@@ -137,6 +151,7 @@ export const CURRENT_VERSIONS: TurnVersions = {
   approvalResume,
   failureRow,
   unwrittenFailureRow,
+  failureRowOutlastsOutage,
   parkPosition,
   approvalRequestRow,
 };

@@ -1,4 +1,5 @@
 import type { Context } from '@temporalio/activity';
+import { ApplicationFailure } from '@temporalio/common';
 import { isDatabaseUnreachable } from '../../db/connection-loss';
 import type { Database } from '../../db/pool';
 import { outageWaitMs, stepSpecNamed } from '../../core/turn/steps';
@@ -70,5 +71,45 @@ export async function throughOutage<T>(db: Database, name: string, statement: ()
   } catch (err) {
     if (!(await awaitDatabase(db, outageWaitFor(name, err)))) throw err;
     return statement();
+  }
+}
+
+/**
+ * The failure an attempt of step `name` ends on, when the step outlasts an unreachable database
+ * (databaseUnreachableRetryMs): its policy has no attempt limit, so one that failed on anything else is failed for
+ * good here once the step's maximumAttempts are spent. Failing on the database is the failure itself being one
+ * (isDatabaseUnreachable), or the attempt having met one (outageWaitFor): a write's failure is typed INTERNAL
+ * without it (activities/runtime/failure.ts). Unchanged for every other step, and outside a Temporal activity.
+ */
+function attemptFailure(name: string, err: unknown): unknown {
+  const spec = stepSpecNamed(name);
+  const context = activityContext();
+  if (!spec?.retry.databaseUnreachableRetryMs || !context) return err;
+  if (isDatabaseUnreachable(err) || outageDeadlines.has(context)) return err;
+  if (context.info.attempt < spec.retry.maximumAttempts) return err;
+  if (err instanceof ApplicationFailure) {
+    if (err.nonRetryable) return err;
+    const { type, message, details, cause } = err;
+    return ApplicationFailure.create({
+      type: type ?? undefined,
+      message,
+      details: details ?? undefined,
+      cause,
+      nonRetryable: true,
+    });
+  }
+  const own = err instanceof Error ? err : new Error(String(err));
+  return ApplicationFailure.create({ type: own.name, message: own.message, cause: own, nonRetryable: true });
+}
+
+/**
+ * Runs an attempt of step `name`, which its policy retries for as long as the database stays unreachable
+ * (TurnFailure: the turn's record must outlast an outage), every other failure after its maximumAttempts.
+ */
+export async function untilDatabaseBack<T>(name: string, attempt: () => Promise<T>): Promise<T> {
+  try {
+    return await attempt();
+  } catch (err) {
+    throw attemptFailure(name, err);
   }
 }

@@ -43,6 +43,13 @@ export interface RetrySpec {
    * (a tool call, whose side effect decides its retries). Only in a Temporal activity; the in-process runner does not wait.
    */
   databaseOutageMs?: number;
+  /**
+   * A step that must not give up on an unreachable database (TurnFailure: a failed turn's record): as a regular
+   * activity its attempts are retried, with the backoff above, for as long as they keep failing on one, up to this
+   * (its schedule-to-close, workflows/activity-options.ts); any other failure still fails it after maximumAttempts
+   * (activities/runtime/database-outage.ts, untilDatabaseBack). Unset: maximumAttempts for every failure.
+   */
+  databaseUnreachableRetryMs?: number;
 }
 
 /** The database outage a step safe to repeat rides out: a routine failover or restart takes tens of seconds. */
@@ -82,6 +89,18 @@ export const BOOKKEEPING_RETRY: RetrySpec = {
   backoffCoefficient: 2,
   maximumIntervalMs: 5_000,
   databaseOutageMs: DATABASE_OUTAGE_WINDOW_MS,
+};
+
+/**
+ * How long TurnFailure keeps retrying a database that stays unreachable: a failed turn's record is written once the
+ * database is back from an outage of up to this long. Past it the turn fails without its row (docs/operations.md).
+ */
+export const TURN_FAILURE_DATABASE_RETRY_MS = 6 * 60 * 60_000;
+
+/** TurnFailure: a bookkeeping step's policy, retried for as long as the database stays unreachable. */
+export const TURN_FAILURE_RETRY: RetrySpec = {
+  ...BOOKKEEPING_RETRY,
+  databaseUnreachableRetryMs: TURN_FAILURE_DATABASE_RETRY_MS,
 };
 
 /** Steps that call the LLM: 429/5xx/timeouts get a longer backoff. */
@@ -209,12 +228,15 @@ export const STEP_TABLE: { readonly [K in StepName]: StepSpec } = {
   Memory: local('Memory', 'NONE', 'pure session update'),
   PersistConversation: remote('PersistConversation', 'BUSINESS_WRITE', 'commits the turn (business write)'),
   PipelineEnd: local('PipelineEnd', 'NONE', 'one timing row, from the timings the turn carried'),
+  // A local activity in turns from before the turn-failure-outlasts-outage patch (workflows/turn-versions.ts).
   TurnFailure: {
-    ...local(
+    ...remote(
       'TurnFailure',
       'NONE',
-      "the turn's failure row when no step wrote it (a timeout, an operator's fail, a database down past a step's wait)"
+      "the turn's failure row when no step wrote it (a timeout, an operator's fail, a database down past a step's " +
+        'wait); retried until the database is back'
     ),
+    retry: TURN_FAILURE_RETRY,
     frameless: true,
   },
   RecordTurnDecision: {

@@ -7,11 +7,13 @@ import { stepActivity } from '../../activities/step-runtime';
 import { createTurnFailure } from '../../activities/turn-failure';
 import { EngineError } from '../../core/errors';
 import type { TurnFailureFacts } from '../../core/turn/activities';
+import { STEP_TABLE } from '../../core/turn/steps';
+import { ApplicationFailure } from '@temporalio/common';
 import { listAudits } from '../../db/repositories/audit';
 import { ensureConversation } from '../../db/repositories/conversation';
 import { bookkeepingDeps } from '../support/activity-deps';
 import { sessionFor, snapshotOf, turnInput } from '../support/config-rows';
-import { createTestDatabase, type TestDatabase } from '../support/database';
+import { createTestDatabase, setAcceptingConnections, type TestDatabase } from '../support/database';
 
 describe('TurnFailure (activities/turn-failure.ts): the failure row only the workflow saw', () => {
   let tdb: TestDatabase;
@@ -142,6 +144,46 @@ describe('TurnFailure (activities/turn-failure.ts): the failure row only the wor
 
     it('a run that ended leaves nothing: the row names the run, as one from another worker does', async () => {
       expect(await runThatHangs('run-ended', false)).toMatchObject({ step: 'LocalSteps', errorCode: 'TIMEOUT' });
+    });
+  });
+
+  describe('its attempts: retried while the database is unreachable, any other failure for its attempts only', () => {
+    const attempt = (n: number) => new MockActivityEnvironment({ activityType: 'TurnFailure', attempt: n });
+    const { maximumAttempts } = STEP_TABLE.TurnFailure.retry;
+
+    it('an attempt past maximumAttempts that meets a database refusing sessions fails retryably', async () => {
+      const { turn, session, rows } = await newTurn();
+      // No wait within the attempt: its failure is what the policy (no attempt limit) retries.
+      const window = jest.replaceProperty(STEP_TABLE.TurnFailure.retry, 'databaseOutageMs', 0);
+      await setAcceptingConnections(tdb.name, false);
+      const err = await attempt(maximumAttempts * 4)
+        .run(createTurnFailure(deps), { turn, session, failure: timeout })
+        .catch((e: unknown) => e)
+        .finally(async () => {
+          window.restore();
+          await setAcceptingConnections(tdb.name, true);
+        });
+      expect(err).toBeInstanceOf(Error);
+      expect((err as ApplicationFailure).nonRetryable).not.toBe(true);
+      expect(await rows()).toEqual([]);
+    });
+
+    it('any other failure is retried until the last of maximumAttempts, which fails for good', async () => {
+      const { turn, session, rows } = await newTurn();
+      const policy = () => {
+        throw new TypeError('no policy');
+      };
+      const broken = { ...deps, audit: { ...deps.audit, policy } };
+      const run = (n: number) =>
+        attempt(n)
+          .run(createTurnFailure(broken as unknown as ActivityDeps), { turn, session, failure: timeout })
+          .catch((e: unknown) => e);
+      const early = await run(maximumAttempts - 1);
+      expect(early).toBeInstanceOf(TypeError);
+      const last = await run(maximumAttempts);
+      expect(last).toBeInstanceOf(ApplicationFailure);
+      expect(last).toMatchObject({ type: 'TypeError', message: 'no policy', nonRetryable: true });
+      expect(await rows()).toEqual([]);
     });
   });
 });

@@ -17,7 +17,8 @@ import { testWorkflowBundle } from '../support/workflow-bundle';
  * holds the same turns with it and the park-records-position patch; v3-parked-request-row/ with the approval-request-row
  * patch too (the approval's request row written as the turn parks). v3-failed/
  * (export-failed-histories.ts) holds a V3 turn an operator failed, before and after the turn-failure-row patch, and one
- * whose commit could not store its failure rows (a database outage), before and after the unwritten-failure-row patch.
+ * whose commit could not store its failure rows (a database outage), before and after the unwritten-failure-row patch;
+ * both again with the turn-failure-outlasts-outage patch (`-outlasting-outage`: TurnFailure a regular activity).
  */
 const SEED_SETS = ['', 'v2', 'v2-local-first', 'v2-step-runs', 'v2-wide-step-runs', 'v3'];
 const SETS = [...SEED_SETS, 'v3-parked', 'v3-parked-position', 'v3-parked-request-row', 'v3-failed'];
@@ -70,8 +71,19 @@ describe('replay of committed turn histories (issue #6 item 10)', () => {
         'v3-failed/planner-hold-fail.json',
         'v3-failed/commit-rows-unwritten-before-unwritten-row.json',
         'v3-failed/commit-rows-unwritten.json',
+        'v3-failed/planner-hold-fail-outlasting-outage.json',
+        'v3-failed/commit-rows-unwritten-outlasting-outage.json',
       ])
     );
+  });
+
+  it('has the workflow schedule TurnFailure as a regular activity only in the histories recorded with the patch', () => {
+    const turnFailures = (file: string) =>
+      activityEntries(load(file).history.events ?? []).filter((e) => e.type === 'TurnFailure');
+    for (const name of ['planner-hold-fail', 'commit-rows-unwritten']) {
+      expect(turnFailures(`v3-failed/${name}.json`)).toMatchObject([{ local: true }]);
+      expect(turnFailures(`v3-failed/${name}-outlasting-outage.json`)).toMatchObject([{ local: false }]);
+    }
   });
 
   it("has the workflow write a commit's unwritten failure row only in the history recorded with the patch", () => {

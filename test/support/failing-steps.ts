@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/common';
 import type { TurnActivities } from '../../core/turn/activities';
+import { FAILED_ATTEMPT_DETAIL } from '../../core/turn/executor';
 
 /**
  * The harness's activities (WorkflowHarness.start `activities`) with `step` failing after its work, its
@@ -26,7 +27,8 @@ export function failingAfterWork(
 /**
  * The harness's activities with `step` failing for good (non-retryable, before its work) while `failing.on`, after
  * `delayMs`: a local step made slow enough for an update sent once it started to reach the turn's first workflow
- * task before that task completes.
+ * task before that task completes. Its failure reports its attempt, as the step runtime's does once it has written the
+ * turn's failure row, so the workflow schedules no TurnFailure (a regular activity) and fails in that same task.
  */
 export function failingForGood(
   step: keyof TurnActivities,
@@ -39,7 +41,12 @@ export function failingForGood(
       if (!failing.on) return work(input);
       failing.calls += 1;
       await new Promise((resolve) => setTimeout(resolve, delayMs));
-      throw ApplicationFailure.nonRetryable(`${step} refused the request`, 'STEP_REFUSED');
+      throw ApplicationFailure.create({
+        message: `${step} refused the request`,
+        type: 'STEP_REFUSED',
+        nonRetryable: true,
+        details: [{ [FAILED_ATTEMPT_DETAIL]: 1 }],
+      });
     };
     return { ...base, [step]: failForGood } as TurnActivities;
   };

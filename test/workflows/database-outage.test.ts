@@ -1,7 +1,8 @@
 import { Client as PgClient } from 'pg';
 import { seedPacks } from '../../db/seed';
-import { BOOKKEEPING_RETRY } from '../../core/turn/steps';
+import { BOOKKEEPING_RETRY, STEP_TABLE, type RetrySpec } from '../../core/turn/steps';
 import { ADMIN_DATABASE_URL } from '../support/database';
+import { activityEntries } from '../support/history';
 import { WorkflowHarness } from '../support/workflow-harness';
 
 const OUTAGE_MS = 10_000;
@@ -33,7 +34,7 @@ describe('a database outage mid-turn (a failover of tens of seconds)', () => {
   let outage: Promise<void> | null = null;
   /** When the outage ends, once it began: OUTAGE_MS later unless a test says otherwise. */
   let outageEnds = () => sleep(OUTAGE_MS);
-  /** Told when the workflow has TurnFailure write a turn's failure row. */
+  /** Told when the workflow has TurnFailure write a turn's failure row: each attempt. */
   let turnFailureStarts = () => undefined;
   const outageBefore = async (step: string) => {
     if (step !== outageAt) return;
@@ -111,46 +112,72 @@ describe('a database outage mid-turn (a failover of tens of seconds)', () => {
     await turnThroughOutage('AuditUserInput', []);
   }, 90_000);
 
-  it('an outage past the window fails the turn, whose failure row is written once the database is back', async () => {
-    // A window of 5 s (1 s per attempt) instead of 60 s: each of the commit's five attempts meets the outage, waits
-    // its share and fails, its rows unwritten; the last one fails the turn.
-    const window = jest.replaceProperty(BOOKKEEPING_RETRY, 'databaseOutageMs', 5_000);
-    let turnFailureStarted = false;
-    // The database comes back 4 s after TurnFailure first starts, when retries alone (5 attempts, 0.2 s doubling: 3 s)
-    // would have given up: its attempts wait for it as a step's do. After 30 s when the workflow never schedules it.
+  /**
+   * A turn whose commit meets an outage past its window, shortened to 5 s (1 s per attempt) in `retries`: each of the
+   * commit's five attempts meets the outage, waits its share and fails, its rows unwritten; the last one fails the turn.
+   * The database comes back `reopenAfterMs` after TurnFailure first starts (after 30 s when the workflow never
+   * schedules it). Answers the turn's rows, once its failure row is known to be written once, and last; when the turn
+   * ended and the database came back; and how many attempts of TurnFailure there were.
+   */
+  async function failedTurnThroughOutage(retries: RetrySpec[], reopenAfterMs: number) {
+    const windows = [...new Set(retries)].map((retry) => jest.replaceProperty(retry, 'databaseOutageMs', 5_000));
+    const seen = { turnFailureAttempts: 0, reopenedAt: Number.POSITIVE_INFINITY, endedAt: 0 };
     outageEnds = () =>
       new Promise<void>((resolve) => {
         const giveUp = setTimeout(resolve, 30_000);
         turnFailureStarts = () => {
-          if (turnFailureStarted) return;
-          turnFailureStarted = true;
+          seen.turnFailureAttempts += 1;
+          if (seen.turnFailureAttempts > 1) return;
           clearTimeout(giveUp);
-          setTimeout(resolve, 4_000);
+          setTimeout(resolve, reopenAfterMs);
         };
+      }).then(() => {
+        seen.reopenedAt = Date.now();
       });
     outageAt = 'PersistConversation';
     outage = null;
     try {
       const reply = await h.send({ message: 'hi' });
+      seen.endedAt = Date.now();
       await outage;
       expect(reply).toMatchObject({ kind: 'FAILED', failureType: 'INTERNAL', retryable: true });
       const { rows } = await h.mcp.db.pool.query<{ stage: string; payload: Record<string, unknown> }>(
         'SELECT stage, payload_json AS payload FROM ce_audit WHERE conversation_id = $1 ORDER BY audit_id',
         [reply.ref.conversationId]
       );
-      // No attempt of the commit could write its STEP_ERROR; the turn's failure row is written once, and last.
-      expect(rows.filter((r) => r.stage === 'STEP_ERROR')).toEqual([]);
       const failures = rows.filter((r) => r.stage.startsWith('ENGINE_') && r.stage.endsWith('_FAILURE'));
       expect(failures).toEqual([rows.at(-1)]);
       expect(failures[0]).toMatchObject({
         stage: 'ENGINE_KNOWN_FAILURE',
         payload: { step: 'PersistConversation', errorCode: 'INTERNAL', recoverable: true, attempt: 5 },
       });
-      expect(turnFailureStarted).toBe(true);
+      return { ...seen, rows, workflowId: reply.ref.workflowId };
     } finally {
-      window.restore();
+      windows.forEach((w) => w.restore());
       outageEnds = () => sleep(OUTAGE_MS);
       turnFailureStarts = () => undefined;
     }
+  }
+
+  it('an outage past the window fails the turn, whose failure row is written once the database is back', async () => {
+    // The database comes back 4 s after TurnFailure first starts, when retries alone (5 attempts, 0.2 s doubling: 3 s)
+    // would have given up: its attempts wait for it as a step's do.
+    const { rows, turnFailureAttempts } = await failedTurnThroughOutage([BOOKKEEPING_RETRY], 4_000);
+    // No attempt of the commit could write its STEP_ERROR; the turn's failure row is written once, and last.
+    expect(rows.filter((r) => r.stage === 'STEP_ERROR')).toEqual([]);
+    expect(turnFailureAttempts).toBeGreaterThanOrEqual(1);
   }, 90_000);
+
+  it("an outage past both windows (the commit's and TurnFailure's) keeps the turn open until its failure row is written", async () => {
+    // TurnFailure's window is 5 s too. The database comes back 20 s after TurnFailure first starts: past its 5
+    // attempts' waits and backoff (about 8 s), after which it used to give up, the turn failing with no failure row.
+    const retries = [BOOKKEEPING_RETRY, STEP_TABLE.TurnFailure.retry];
+    const { endedAt, reopenedAt, turnFailureAttempts, workflowId } = await failedTurnThroughOutage(retries, 20_000);
+    // The turn ended only once the row could be written, after the database came back, TurnFailure's attempts
+    // outlasting the ones any other failure gets.
+    expect(endedAt).toBeGreaterThanOrEqual(reopenedAt);
+    expect(turnFailureAttempts).toBeGreaterThan(STEP_TABLE.TurnFailure.retry.maximumAttempts);
+    const scheduled = activityEntries(await h.history(workflowId)).filter((a) => a.type === 'TurnFailure');
+    expect(scheduled).toMatchObject([{ local: false }]);
+  }, 120_000);
 });

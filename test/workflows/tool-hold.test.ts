@@ -179,13 +179,13 @@ describe('a tool call out of retries holds its turn for an operator (issue #22)'
       action: 'fail',
       reason: 'core banking is down for the day',
     });
-    // No step failed: the workflow writes the turn's failure row, its last, as a local activity of its own.
+    // No step failed: the workflow writes the turn's failure row, its last, as a regular activity of its own.
     expect(audits.at(-1)).toMatchObject({
       stage: 'ENGINE_KNOWN_FAILURE',
       payload: { step: 'McpToolHold', errorCode: 'TOOL_HOLD_FAILED', recoverable: false },
     });
     const recorded = activityEntries(await h.history(parked.ref.workflowId)).filter((a) => a.type === 'TurnFailure');
-    expect(recorded).toMatchObject([{ local: true, summary: 'TurnFailure: TOOL_HOLD_FAILED at McpToolHold' }]);
+    expect(recorded).toMatchObject([{ local: false, summary: 'TurnFailure: TOOL_HOLD_FAILED at McpToolHold' }]);
     // A failed turn is found by where it stood, as an answered one is.
     const described = await h.client.workflow.getHandle(parked.ref.workflowId).describe();
     expect(readTurnSearchAttributes(described.searchAttributes)).toMatchObject({
