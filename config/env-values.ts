@@ -69,15 +69,24 @@ export const integer = (fallback: number, min: number, max = Number.MAX_SAFE_INT
 export const optionalInteger = (min: number, max: number) =>
   z.preprocess(decimalInteger, boundedInteger(min, max).optional());
 
+/** Why a secret with blanks around it is refused (the value itself is never printed). */
+export const SURROUNDING_WHITESPACE =
+  'has surrounding whitespace (a space, tab or newline before or after the value): remove it; a secret is never trimmed';
+
 /**
  * A secret or a protection (a token, a key, a TLS file, a restricted login) whose absence turns something off or
  * changes which credential is used. Set but blank is an error, never unset: `API_TOKEN='   '` would otherwise
- * serve every route without a token. `unset` says what leaving it unset does instead.
+ * serve every route without a token. `unset` says what leaving it unset does instead. Blanks around a value are an
+ * error too, not trimmed away: `API_TOKEN=' abc '` (or a secrets file's trailing newline) made every call a 401 with
+ * no hint, and a trim would quietly make a credential other than the one given.
  */
 export const secretWhenSet = (unset: string, rule?: { check: (v: string) => boolean; message: string }) => {
   const blank = `is set but blank: give it a value, or unset it (unset: ${unset})`;
-  const nonBlank = z.string().refine((v) => v.trim() !== '', { message: blank, abort: true });
-  return (rule ? nonBlank.refine(rule.check, rule.message) : nonBlank).optional();
+  const exact = z
+    .string()
+    .refine((v) => v.trim() !== '', { message: blank, abort: true })
+    .refine((v) => v === v.trim(), { message: SURROUNDING_WHITESPACE, abort: true });
+  return (rule ? exact.refine(rule.check, rule.message) : exact).optional();
 };
 
 /** A postgres:// login URL that is a secret: see secretWhenSet. */

@@ -19,7 +19,7 @@ import {
  * Process environment, parsed and validated once at startup (every command: cli/environment.ts). Every invalid
  * variable is reported in one error, so an operator fixes them all in one go. Values are never echoed back: several of
  * them (DATABASE_URL, ANTHROPIC_API_KEY, API_TOKEN, TEMPORAL_API_KEY, DEVSERVER_API_KEY) carry secrets. A blank
- * value is unset, but for a secret or a protection (secretWhenSet), where it is an error.
+ * value is unset, but for a secret or a protection (secretWhenSet), where it is an error, as are blanks around one.
  */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const LOG_FORMATS = ['json', 'pretty'] as const;
@@ -151,8 +151,8 @@ const envSchema = z.object({
   NODE_ENV: optionalText,
   /** A pre-built workflow bundle every worker runs, of whichever variant (worker/bundle.ts). */
   CONVENGINE_WORKFLOW_BUNDLE: optionalText,
-  /** `convengine devserver` refuses every call without `authorization: Bearer <key>`; trimmed, as a pasted key. */
-  DEVSERVER_API_KEY: secretWhenSet('the dev server takes every call').transform((key) => key?.trim()),
+  /** `convengine devserver` refuses every call without `authorization: Bearer <key>`. */
+  DEVSERVER_API_KEY: secretWhenSet('the dev server takes every call'),
   /**
    * How long `convengine start`'s embedded dev server keeps a closed turn's workflow (memory and journal, ~56 KiB of
    * each per turn: docs/devserver.md). At least a minute: the API, the console and `convengine history` read a

@@ -7,6 +7,7 @@ import { Readable } from 'node:stream';
 import { join } from 'node:path';
 import { commands } from '../../cli/commands';
 import { runCli } from '../../cli/main';
+import { SURROUNDING_WHITESPACE } from '../../config/env-values';
 import { runConvengine } from '../support/run-cli';
 
 const INVALID = {
@@ -30,6 +31,9 @@ const REASONS = [
   '  LOG_FORMAT: must be one of json, pretty',
   '  OTEL_EXPORTER_OTLP_ENDPOINT: must be an http:// or https:// URL',
 ];
+
+/** A Temporal and a database nobody answers at: a start that got past the environment would fail on them. */
+const UNREACHABLE = { TEMPORAL_ADDRESS: '127.0.0.1:1', DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' };
 
 async function cli(
   args: string[],
@@ -82,17 +86,35 @@ describe('an invalid environment', () => {
 describe('a blank API_TOKEN', () => {
   // An outsider's deploy: API_TOKEN='   ' served every route without a token, with only an info log line to say so.
   it('stops `convengine api` before it listens, naming API_TOKEN', async () => {
-    const env = {
-      API_TOKEN: '   ',
-      PORT: '43904',
-      TEMPORAL_ADDRESS: '127.0.0.1:1',
-      DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none',
-    };
+    const env = { API_TOKEN: '   ', PORT: '43904', ...UNREACHABLE };
     const run = await runConvengine(['api'], env, 40_000);
     expect(run).toEqual({
       code: 2,
       stdout: '',
       stderr: `Invalid environment (1 variable(s)):\n  ${REASONS[4]?.trim()}\n`,
     });
+  }, 45_000);
+});
+
+describe.each(['api', 'worker'])('a secret with whitespace around it, under `convengine %s`', (command) => {
+  // API_TOKEN=' abc ' (a secrets file's trailing newline) was kept: every API call got 401, with no hint why.
+  it('stops the start with exit 2, naming the variable and never its value', async () => {
+    const env = {
+      API_TOKEN: ' s3cret-token\n',
+      TEMPORAL_API_KEY: 'temporal-key\n',
+      PORT: '43150',
+      ...UNREACHABLE,
+      ANTHROPIC_API_KEY: 'sk-test',
+    };
+    const run = await runConvengine([command], env, 40_000);
+    expect(run).toEqual({
+      code: 2,
+      stdout: '',
+      stderr:
+        'Invalid environment (2 variable(s)):\n' +
+        `  API_TOKEN: ${SURROUNDING_WHITESPACE}\n` +
+        `  TEMPORAL_API_KEY: ${SURROUNDING_WHITESPACE}\n`,
+    });
+    expect(run.stderr).not.toMatch(/s3cret|temporal-key/);
   }, 45_000);
 });

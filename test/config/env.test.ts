@@ -1,4 +1,5 @@
 import { ENV_VARIABLES, EnvError, loadEnv, requireDatabaseUrl } from '../../config/env';
+import { SURROUNDING_WHITESPACE } from '../../config/env-values';
 import { workerShutdownOptions } from '../../worker/worker';
 
 /** The variables whose blank value is an error, not unset (docs/configuration.md, "Blank values"). */
@@ -87,7 +88,7 @@ describe('loadEnv', () => {
       loadEnv({
         NODE_ENV: 'production',
         CONVENGINE_WORKFLOW_BUNDLE: '/srv/workflow-bundle.js',
-        DEVSERVER_API_KEY: '  s3cret\n',
+        DEVSERVER_API_KEY: 's3cret',
         CONVENGINE_TOOL_DEMO_URL: 'http://tools.internal:8080',
       })
     ).toMatchObject({
@@ -125,6 +126,29 @@ describe('loadEnv', () => {
     });
     expect(issuesOf(() => loadEnv({ TOOLS_DATABASE_URL: 'mysql://db/x' }))).toEqual({
       TOOLS_DATABASE_URL: 'must be a postgres:// or postgresql:// URL',
+    });
+  });
+
+  // API_TOKEN=' abc ' (or a secrets file's trailing newline) was kept as is: every call got 401, with no hint why.
+  it('refuses a secret or a protection with whitespace around it, naming the variable, never the value', () => {
+    const values = [' abc ', 'abc\n', '\tabc', 'abc\r\n', ' postgres://tools@db/x'];
+    const surrounded = Object.fromEntries(SECRETS.map((name, i) => [name, values[i % values.length]]));
+    let message = '';
+    try {
+      loadEnv(surrounded);
+    } catch (err) {
+      message = (err as Error).message;
+    }
+    expect(issuesOf(() => loadEnv(surrounded))).toEqual(
+      Object.fromEntries(SECRETS.map((name) => [name, SURROUNDING_WHITESPACE]))
+    );
+    expect(SURROUNDING_WHITESPACE).toMatch(/^has surrounding whitespace/);
+    for (const name of SECRETS) expect(message).toContain(`  ${name}: ${SURROUNDING_WHITESPACE}`);
+    expect(message).not.toMatch(/abc|tools@db/);
+    // Inside a value, whitespace is the value's own.
+    expect(loadEnv({ API_TOKEN: 'a b', DEVSERVER_API_KEY: 'k\tk' })).toMatchObject({
+      API_TOKEN: 'a b',
+      DEVSERVER_API_KEY: 'k\tk',
     });
   });
 
