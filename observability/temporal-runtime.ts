@@ -1,5 +1,6 @@
 import type { LogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
 import { makeTelemetryFilterString, Runtime } from '@temporalio/worker';
+import { ListenAddressError } from './listen-address';
 import type { Logger } from './logger';
 
 const PINO_LEVEL: Record<LogLevel, 'trace' | 'debug' | 'info' | 'warn' | 'error'> = {
@@ -51,18 +52,15 @@ export interface TemporalRuntimeOptions {
 const SDK_EXPORTER_FAILED = /^Failed to start prometheus metrics exporter:\s*/i;
 
 /**
- * The SDK's Prometheus exporter could not listen on TEMPORAL_SDK_METRICS_ADDRESS (taken, or not an address of this
- * host). The SDK's own text ("Failed to start prometheus metrics exporter: Address already in use") names neither
- * the variable nor the address; its reason ends this message, which is whole on its own (`convengine start` prints
- * only the message).
+ * The SDK's Prometheus exporter could not listen on TEMPORAL_SDK_METRICS_ADDRESS. The SDK's own text ("Failed to
+ * start prometheus metrics exporter: Address already in use") names neither the variable nor the address; its reason
+ * ends this message.
  */
-export class SdkMetricsAddressError extends Error {
+export class SdkMetricsAddressError extends ListenAddressError {
   readonly type = 'SDK_METRICS_ADDRESS_UNAVAILABLE';
   constructor(address: string, sdkMessage: string) {
     const reason = sdkMessage.replace(SDK_EXPORTER_FAILED, '');
-    super(
-      `TEMPORAL_SDK_METRICS_ADDRESS=${address}: the Temporal SDK's metrics exporter cannot listen there: ${reason}`
-    );
+    super('TEMPORAL_SDK_METRICS_ADDRESS', address, "the Temporal SDK's metrics exporter", reason);
     this.name = 'SdkMetricsAddressError';
   }
 }

@@ -3,18 +3,19 @@ import type { Env } from '../config/env';
 import type { TemporalConnectionSettings } from '../config/temporal-connection';
 import { createActivities } from '../activities';
 import type { TaskTable } from '../core/tasks/registry';
-import type { Database } from '../db/pool';
 import { silentLogger, type Logger } from '../observability/logger';
 import { createWorkerMetrics, type WorkerMetrics } from '../observability/metrics';
 import { databaseReadiness, temporalReadiness } from '../observability/dependency-checks';
-import { metricsText, startProbeServer, type ProbeServer } from '../observability/probe-server';
+import { metricsText } from '../observability/probe-server';
 import {
   readinessWithPrerequisites,
   startPrerequisiteMonitor,
   type PrerequisiteMonitor,
 } from '../observability/prerequisites';
 import { workerInstrumentation } from '../observability/worker-options';
-import { buildWorkerDeps } from './deps';
+import type { WorkflowSource } from './bundle';
+import { buildWorkerDeps, type WorkerDeps } from './deps';
+import { bindWorkerProbe, type ProbeAddress, type ProbeHandlers, type WorkerProbe } from './listeners';
 import { TURN_WORKFLOW_TYPE } from '../workflows/turn-type';
 import { runnableWorkflowSource } from './bundle-cache';
 import { connectWorker, createTurnWorker, workerShutdownOptions } from './worker';
@@ -59,10 +60,10 @@ export interface TurnWorkerRun {
   logger?: Logger;
   metrics?: WorkerMetrics;
   /**
-   * Serve /metrics, /healthz and /readyz here (port 0: any free port). `orAnyPort`: when the port is
-   * taken (a second worker on one host with the default port), serve on a free one and log where.
+   * Serve /metrics, /healthz and /readyz: at this address, bound before anything is connected, or on the probe a
+   * command bound at its own start (bindWorkerListeners, worker/listeners.ts).
    */
-  probe?: { host: string; port: number; orAnyPort?: boolean };
+  probe?: ProbeAddress | WorkerProbe;
   /** How long a migration or search-attribute check answers /readyz (default PREREQUISITE_CACHE_MS). */
   prerequisiteCacheMs?: number;
   /**
@@ -74,65 +75,111 @@ export interface TurnWorkerRun {
   namespaceWait?: AbortSignal;
 }
 
-/** Connects, wires the activity dependencies and runs a turn worker until shutdown. */
+/** Binds its probe, connects, wires the activity dependencies and runs a turn worker until shutdown. */
 export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> {
-  const logger = run.logger ?? silentLogger();
-  const metrics = run.metrics ?? createWorkerMetrics();
+  const observability = { logger: run.logger ?? silentLogger(), metrics: run.metrics ?? createWorkerMetrics() };
+  // First: a taken probe port fails the start before anything is connected (worker/listeners.ts).
+  const probe = await boundProbe(run.probe, observability.logger);
+  const opened = await openWorkerResources(run, probe, observability);
+  const state: WorkerState = { worker: null, starting: 'starting' };
+  probe?.serve(workerProbeHandlers(run, opened, state, observability.metrics));
+  const worker = await startWhenNamespaceExists(run, opened.connection, state, observability)
+    .then(() => buildTurnWorker(run, opened, observability))
+    // A namespace that does not exist (setup-temporal not run) fails here: the caller may go on (a test, a retry).
+    .catch(closingOnError(opened.close));
+  state.worker = worker;
+  // The type the API starts: an operator comparing builds in a mixed deploy reads it here (docs/operations.md).
+  observability.logger.info(
+    { taskQueue: run.env.TEMPORAL_TASK_QUEUE, workflowType: TURN_WORKFLOW_TYPE, identity: worker.options.identity },
+    `worker polls ${run.env.TEMPORAL_TASK_QUEUE} and runs ${TURN_WORKFLOW_TYPE}, the turn type this build's API starts`
+  );
+  return runningWorker(worker, opened.close, probe?.url ?? null);
+}
+
+interface WorkerObservability {
+  logger: Logger;
+  metrics: WorkerMetrics;
+}
+
+/** What a turn worker holds open while it runs, and how all of it is closed, in order. */
+interface WorkerResources {
+  wired: WorkerDeps;
+  connection: NativeConnection;
+  prerequisites: PrerequisiteMonitor;
+  workflows: WorkflowSource;
+  /** The probe, the connection when it is the worker's own, the dependencies. */
+  close(): Promise<void>;
+}
+
+/** `run.probe` listening: bound here at its address, or as the command bound it at its start. */
+async function boundProbe(probe: TurnWorkerRun['probe'], logger: Logger): Promise<WorkerProbe | null> {
+  if (probe === undefined) return null;
+  return 'serve' in probe ? probe : bindWorkerProbe(probe, logger);
+}
+
+/**
+ * The activity dependencies, the connection, the prerequisite monitor (it logs a missing migration or search
+ * attribute now; /readyz reports it until fixed) and the workflow source. A failure closes what was opened.
+ */
+async function openWorkerResources(
+  run: TurnWorkerRun,
+  probe: WorkerProbe | null,
+  observability: WorkerObservability
+): Promise<WorkerResources> {
+  const closeProbe = async () => probe?.close();
   const wired = await buildWorkerDeps(run.env, {
     databaseUrl: run.databaseUrl,
     toolEnv: run.toolEnv,
     ...(run.tasks ? { tasks: run.tasks } : {}),
-    observability: { logger, metrics },
-  });
+    observability,
+  }).catch(closingOnError(closeProbe));
   const owned = run.connection === undefined;
-  const connection = run.connection ?? (await connectWorker(run.temporal, run.env.TEMPORAL_GRPC_COMPRESSION));
-  const release = () => (owned ? connection.close() : Promise.resolve());
-  // Logs a missing migration or search attribute now; /readyz reports it until fixed.
+  const connection =
+    run.connection ??
+    (await connectWorker(run.temporal, run.env.TEMPORAL_GRPC_COMPRESSION).catch(
+      closingOnError(closeProbe, () => wired.close())
+    ));
+  const close = async () => {
+    await closeProbe();
+    if (owned) await connection.close();
+    await wired.close();
+  };
   const prerequisites = await startPrerequisiteMonitor({
     db: wired.deps.db,
     config: wired.configStore,
     temporal: connection,
     namespace: run.env.TEMPORAL_NAMESPACE,
     tools: wired.toolsLogin,
-    logger,
+    logger: observability.logger,
     ...(run.prerequisiteCacheMs !== undefined ? { cacheMs: run.prerequisiteCacheMs } : {}),
-  });
+  }).catch(closingOnError(close));
   // From sources, webpack would run on every start: the bundle cached for this source state instead.
-  const workflows = await runnableWorkflowSource(run.env);
-  const state: WorkerState = { worker: null, starting: 'starting' };
-  const targets = { state, connection, db: wired.deps.db, prerequisites, logger, metrics };
-  const probe = run.probe
-    ? await startWorkerProbe(run, targets).catch(closingOnError(release, () => wired.close()))
-    : null;
-  const closeAll = async () => {
-    await probe?.close();
-    await release();
-    await wired.close();
-  };
-  const worker = await startWhenNamespaceExists(run, connection, state, logger)
-    .then(() =>
-      createTurnWorker({
-        connection,
-        namespace: run.env.TEMPORAL_NAMESPACE,
-        taskQueue: run.env.TEMPORAL_TASK_QUEUE,
-        activities: createActivities(wired.deps),
-        dataConverter: wired.dataConverter,
-        workflows,
-        tuning: {
-          ...workerInstrumentation({ logger, metrics }, 'bundle'),
-          ...workerShutdownOptions(run.env.WORKER_SHUTDOWN_GRACE_MS),
-          ...run.tuning,
-        },
-      })
-    )
-    // A namespace that does not exist (setup-temporal not run) fails here: the caller may go on (a test, a retry).
-    .catch(closingOnError(closeAll));
-  state.worker = worker;
-  // The type the API starts: an operator comparing builds in a mixed deploy reads it here (docs/operations.md).
-  logger.info(
-    { taskQueue: run.env.TEMPORAL_TASK_QUEUE, workflowType: TURN_WORKFLOW_TYPE, identity: worker.options.identity },
-    `worker polls ${run.env.TEMPORAL_TASK_QUEUE} and runs ${TURN_WORKFLOW_TYPE}, the turn type this build's API starts`
-  );
+  const workflows = await runnableWorkflowSource(run.env).catch(closingOnError(close));
+  return { wired, connection, prerequisites, workflows, close };
+}
+
+function buildTurnWorker(
+  run: TurnWorkerRun,
+  opened: WorkerResources,
+  observability: WorkerObservability
+): Promise<Worker> {
+  return createTurnWorker({
+    connection: opened.connection,
+    namespace: run.env.TEMPORAL_NAMESPACE,
+    taskQueue: run.env.TEMPORAL_TASK_QUEUE,
+    activities: createActivities(opened.wired.deps),
+    dataConverter: opened.wired.dataConverter,
+    workflows: opened.workflows,
+    tuning: {
+      ...workerInstrumentation(observability, 'bundle'),
+      ...workerShutdownOptions(run.env.WORKER_SHUTDOWN_GRACE_MS),
+      ...run.tuning,
+    },
+  });
+}
+
+/** A built worker, run until it stops, then everything closed. */
+function runningWorker(worker: Worker, closeAll: () => Promise<void>, probeUrl: string | null): RunningWorker {
   const done = worker.run().finally(closeAll);
   const requestStop = (): boolean => {
     if (worker.getState() !== 'RUNNING') return false;
@@ -141,7 +188,7 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
   };
   return {
     done,
-    probeUrl: probe?.url ?? null,
+    probeUrl,
     requestStop,
     async shutdown() {
       requestStop();
@@ -163,7 +210,7 @@ async function startWhenNamespaceExists(
   run: TurnWorkerRun,
   connection: NativeConnection,
   state: WorkerState,
-  logger: Logger
+  { logger }: WorkerObservability
 ): Promise<void> {
   if (!run.namespaceWait) return;
   const namespace = run.env.TEMPORAL_NAMESPACE;
@@ -184,46 +231,23 @@ interface WorkerState {
   starting: string;
 }
 
-interface ProbeTargets {
-  state: WorkerState;
-  connection: NativeConnection;
-  db: Database;
-  prerequisites: PrerequisiteMonitor;
-  logger: Logger;
-  metrics: WorkerMetrics;
-}
-
 function workerCheck({ worker, starting }: WorkerState): string {
   if (!worker) return starting;
   return worker.getState() === 'RUNNING' ? 'ok' : worker.getState().toLowerCase();
 }
 
 /** The worker's /metrics (its registry plus the SDK's exporter) and /readyz: database, Temporal, tools login, worker state. */
-async function startWorkerProbe(run: TurnWorkerRun, targets: ProbeTargets): Promise<ProbeServer> {
-  const { host = '127.0.0.1', port = 0, orAnyPort = false } = run.probe ?? {};
-  const start = (on: number) => startWorkerProbeOn(run, targets, host, on);
-  return start(port).catch((err: unknown) => {
-    if (!orAnyPort || port === 0 || (err as { code?: string }).code !== 'EADDRINUSE') throw err;
-    targets.logger.warn({ port }, `port ${port} is taken: /metrics, /healthz and /readyz go to a free port`);
-    return start(0);
-  });
-}
-
-function startWorkerProbeOn(
+function workerProbeHandlers(
   run: TurnWorkerRun,
-  targets: ProbeTargets,
-  host: string,
-  port: number
-): Promise<ProbeServer> {
-  const { state, connection, db, prerequisites } = targets;
-  return startProbeServer({
-    host,
-    port,
-    logger: targets.logger,
-    metrics: () => metricsText(targets.metrics.registry, run.env.TEMPORAL_SDK_METRICS_ADDRESS),
+  { connection, wired, prerequisites }: WorkerResources,
+  state: WorkerState,
+  metrics: WorkerMetrics
+): ProbeHandlers {
+  return {
+    metrics: () => metricsText(metrics.registry, run.env.TEMPORAL_SDK_METRICS_ADDRESS),
     readiness: async () => {
       const [database, temporal, required] = await Promise.all([
-        databaseReadiness(db),
+        databaseReadiness(wired.deps.db),
         temporalReadiness(connection, () => connection.workflowService.getSystemInfo({})),
         prerequisites.status(),
       ]);
@@ -235,5 +259,5 @@ function startWorkerProbeOn(
       };
       return { checks, warnings: required.warnings };
     },
-  });
+  };
 }

@@ -8,7 +8,7 @@ import {
 import type { Logger } from '../../observability/logger';
 import { namespaceMissing } from '../../observability/prerequisites';
 import { processTelemetry } from '../../observability/process';
-import { installTemporalRuntime } from '../../observability/temporal-runtime';
+import { bindWorkerListeners } from '../../worker/listeners';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
 import { StoppedBeforeNamespaceError } from '../../worker/namespace-wait';
 import { parseCommandArgs, type CliCommand, type CliIo } from '../command';
@@ -36,7 +36,9 @@ export const workerCommand: CliCommand = {
     '--check first times one activity round trip on the server (as `convengine doctor` does) and warns',
     'when it is above 30 ms; the worker starts either way.',
     'Needs ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL (exits 2 without either).',
-    `Serves /metrics, /healthz and /readyz on HOST:WORKER_METRICS_PORT (default ${WORKER_METRICS_DEFAULT_PORT}).`,
+    `Serves /metrics, /healthz and /readyz on HOST:WORKER_METRICS_PORT (default ${WORKER_METRICS_DEFAULT_PORT}, or any`,
+    'free port when that is taken). A WORKER_METRICS_PORT or TEMPORAL_SDK_METRICS_ADDRESS that is set but taken',
+    'exits 1 at start, naming the variable, before the worker connects or polls.',
   ].join('\n'),
   async run(args, io) {
     const parsed = parseCommandArgs('worker', args, OPTIONS);
@@ -121,8 +123,8 @@ function stopRequests(say: (line: string) => void) {
 }
 
 /**
- * The SDK's runtime (its metrics exporter binds TEMPORAL_SDK_METRICS_ADDRESS: a taken one fails here, before any
- * poll), the optional round-trip check, then the worker.
+ * The worker's listeners first (a taken TEMPORAL_SDK_METRICS_ADDRESS or WORKER_METRICS_PORT fails here, before
+ * anything is connected or polled), the optional round-trip check, then the worker.
  */
 async function startWorker(
   env: Env,
@@ -136,28 +138,37 @@ async function startWorker(
   }
 ): Promise<RunningWorker> {
   const { temporal, logger, io } = how;
-  installTemporalRuntime({ logger, sdkMetricsAddress: env.TEMPORAL_SDK_METRICS_ADDRESS });
-  if (how.check) {
-    const finding = await checkRoundTrip({
-      temporal,
-      namespace: env.TEMPORAL_NAMESPACE,
-      compression: env.TEMPORAL_GRPC_COMPRESSION,
-      workflowBundle: env,
-    });
-    (finding.level === 'ok' ? io.out : io.err)(`${finding.level} round-trip ${finding.message}`);
-  }
-  return runTurnWorker({
+  const probe = await bindWorkerListeners({
     env,
-    databaseUrl,
-    temporal,
-    // eslint-disable-next-line no-restricted-properties -- the environment HTTP tool rows read, whole (toolEnv)
-    toolEnv: process.env,
     logger,
     probe: {
       host: env.HOST,
       port: env.WORKER_METRICS_PORT ?? WORKER_METRICS_DEFAULT_PORT,
       orAnyPort: env.WORKER_METRICS_PORT === undefined,
     },
-    ...(how.namespaceWait ? { namespaceWait: how.namespaceWait } : {}),
   });
+  try {
+    if (how.check) {
+      const finding = await checkRoundTrip({
+        temporal,
+        namespace: env.TEMPORAL_NAMESPACE,
+        compression: env.TEMPORAL_GRPC_COMPRESSION,
+        workflowBundle: env,
+      });
+      (finding.level === 'ok' ? io.out : io.err)(`${finding.level} round-trip ${finding.message}`);
+    }
+    return await runTurnWorker({
+      env,
+      databaseUrl,
+      temporal,
+      // eslint-disable-next-line no-restricted-properties -- the environment HTTP tool rows read, whole (toolEnv)
+      toolEnv: process.env,
+      logger,
+      ...(probe ? { probe } : {}),
+      ...(how.namespaceWait ? { namespaceWait: how.namespaceWait } : {}),
+    });
+  } catch (err) {
+    await probe?.close();
+    throw err;
+  }
 }

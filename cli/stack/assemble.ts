@@ -3,8 +3,8 @@ import { startApiServer, type ApiServer } from '../../api/server';
 import type { Env, GrpcCompression } from '../../config/env';
 import type { TemporalConnectionSettings } from '../../config/temporal-connection';
 import type { Logger } from '../../observability/logger';
-import { installTemporalRuntime } from '../../observability/temporal-runtime';
 import { runnableWorkflowSource } from '../../worker/bundle-cache';
+import { bindWorkerListeners, type WorkerProbe } from '../../worker/listeners';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
 import { connectWorker } from '../../worker/worker';
 import { stopServers, type Part, type RunningStack, type StackOptions, type StackServers } from './types';
@@ -21,8 +21,8 @@ export async function assembleStack(
   servers: StackServers
 ): Promise<RunningStack> {
   const { logger } = options;
-  await installStackRuntime(options, servers);
   const parts = new StartedParts();
+  const probe = parts.keep(await listenersPart(options, servers));
   try {
     // Webpack (on a cold bundle cache) runs while the database is prepared and Temporal comes up.
     const warming = runnableWorkflowSource(options.env);
@@ -35,7 +35,7 @@ export async function assembleStack(
     const connection = parts.keep(await connectionPart(temporal.connection, env.TEMPORAL_GRPC_COMPRESSION));
     // The API does not need the worker to listen: both come up at once.
     const [, api] = await parts.keepBoth(
-      workerPart({ env, databaseUrl, temporal: temporal.connection, connection, toolEnv, logger }),
+      workerPart({ env, databaseUrl, temporal: temporal.connection, connection, toolEnv, logger, probe }),
       apiPart({
         env,
         databaseUrl,
@@ -67,20 +67,6 @@ export async function assembleStack(
  * could then never finish. `convengine start` stops the parts itself, the API first. Installed before anything
  * else: the bundle warming would otherwise create the SDK's default runtime.
  */
-async function installStackRuntime(options: StackOptions & { logger: Logger }, servers: StackServers): Promise<void> {
-  try {
-    installTemporalRuntime({
-      logger: options.logger,
-      sdkMetricsAddress: options.env.TEMPORAL_SDK_METRICS_ADDRESS,
-      shutdownSignals: [],
-    });
-  } catch (err) {
-    // A taken TEMPORAL_SDK_METRICS_ADDRESS (SdkMetricsAddressError): the servers are not parts to stop yet.
-    await stopServers(servers);
-    throw err;
-  }
-}
-
 /** The parts started so far, in start order: stopped last started first, and watched for one ending on its own. */
 class StartedParts {
   private readonly parts: Part<unknown>[] = [];
@@ -141,6 +127,26 @@ async function preparedDatabase(starting: Promise<Part<string>>, options: StackO
   }
 }
 
+/**
+ * The worker's listeners, bound before anything else (worker/listeners.ts): a taken TEMPORAL_SDK_METRICS_ADDRESS or
+ * WORKER_METRICS_PORT stops the start, and the servers, which are not parts to stop yet. No SDK signal handlers: on
+ * SIGINT they would stop the worker at once, and the turns the API still waits on could then never finish;
+ * `convengine start` stops the parts itself, the API first. First of all: the bundle warming would otherwise create
+ * the SDK's default runtime. One process, one API port: the worker's own probe server only when asked for.
+ */
+async function listenersPart(
+  options: StackOptions & { logger: Logger },
+  servers: StackServers
+): Promise<Part<WorkerProbe | null>> {
+  const { env, logger } = options;
+  const probe = env.WORKER_METRICS_PORT !== undefined ? { host: env.HOST, port: env.WORKER_METRICS_PORT } : undefined;
+  const bound = await bindWorkerListeners({ env, logger, probe, shutdownSignals: [] }).catch(async (err: unknown) => {
+    await stopServers(servers);
+    throw err;
+  });
+  return { value: bound, embedded: null, stop: async () => bound?.close() };
+}
+
 /** Stopped after the worker and the API, which are started after it. */
 async function connectionPart(
   temporal: TemporalConnectionSettings,
@@ -157,6 +163,7 @@ async function workerPart(part: {
   connection: NativeConnection;
   toolEnv: Record<string, string>;
   logger: Logger;
+  probe: WorkerProbe | null;
 }): Promise<Part<RunningWorker>> {
   const { env } = part;
   const worker = await runTurnWorker({
@@ -167,8 +174,7 @@ async function workerPart(part: {
     // eslint-disable-next-line no-restricted-properties -- the environment HTTP tool rows read, whole (toolEnv)
     toolEnv: { ...process.env, ...part.toolEnv },
     logger: part.logger,
-    // One process, one API port: the worker's own probe server only when asked for.
-    ...(env.WORKER_METRICS_PORT !== undefined ? { probe: { host: env.HOST, port: env.WORKER_METRICS_PORT } } : {}),
+    ...(part.probe ? { probe: part.probe } : {}),
   });
   const ended = worker.done.then(
     () => 'the worker stopped',

@@ -53,23 +53,39 @@ describe('convengine worker', () => {
     });
   });
 
-  it('names TEMPORAL_SDK_METRICS_ADDRESS when it is taken, before connecting or polling, in one line, and exits 1', async () => {
-    const taken = createServer();
-    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
-    const address = `127.0.0.1:${(taken.address() as AddressInfo).port}`;
+  // A taken WORKER_METRICS_PORT was found only after the worker had connected to Temporal and the database.
+  it.each([
+    {
+      variable: 'TEMPORAL_SDK_METRICS_ADDRESS',
+      value: (port: number) => `127.0.0.1:${port}`,
+      type: 'SdkMetricsAddressError',
+      listener: "the Temporal SDK's metrics exporter",
+      why: /: Address already in use/,
+    },
+    {
+      variable: 'WORKER_METRICS_PORT',
+      value: (port: number) => String(port),
+      type: 'WorkerMetricsPortError',
+      listener: "the worker's /metrics, /healthz and /readyz (HOST 127.0.0.1)",
+      why: /: address already in use$/,
+    },
+  ])('names $variable when it is taken, before connecting or polling, in one line, and exits 1', async (taken) => {
+    const holder = createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const value = taken.value((holder.address() as AddressInfo).port);
     try {
       const variables = {
         TEMPORAL_ADDRESS: NOBODY,
         DATABASE_URL,
         ANTHROPIC_API_KEY: 'sk-test',
-        TEMPORAL_SDK_METRICS_ADDRESS: address,
+        [taken.variable]: value,
         LOG_FORMAT: 'json',
       };
       const run = await runConvengine(['worker'], variables, 30_000);
-      const reason = `TEMPORAL_SDK_METRICS_ADDRESS=${address}: the Temporal SDK's metrics exporter cannot listen there`;
+      const reason = `${taken.variable}=${value}: ${taken.listener} cannot listen there`;
       expect(run.code).toBe(1);
-      // One line: the fix (the variable, its address), then the SDK's reason.
-      expect(run.stderr.split('\n')).toEqual([expect.stringMatching(/Address already in use/), '']);
+      // One line: the fix (the variable, its value), then the reason.
+      expect(run.stderr.split('\n')).toEqual([expect.stringMatching(taken.why), '']);
       expect(run.stderr).toContain(`worker failed to start: ${reason}: `);
       // The JSON fatal line, and no other: nothing connected or polled first.
       const lines = run.stdout.trim().split('\n');
@@ -77,11 +93,11 @@ describe('convengine worker', () => {
         expect.objectContaining({
           level: 'fatal',
           msg: 'worker failed to start',
-          err: expect.objectContaining({ type: 'SdkMetricsAddressError', message: expect.stringContaining(reason) }),
+          err: expect.objectContaining({ type: taken.type, message: expect.stringContaining(reason) }),
         }),
       ]);
     } finally {
-      taken.close();
+      holder.close();
     }
   });
 });
