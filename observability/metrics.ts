@@ -17,6 +17,8 @@ export interface WorkerMetrics {
   llmErrors: Counter<'kind'>;
   llmTokens: Counter<'kind' | 'direction'>;
   auditRateDropped: Counter;
+  /** 1 while the worker waits for its namespace to exist (worker/namespace-wait.ts), else 0. */
+  namespaceWaiting: Gauge;
 }
 
 /** What the API counts: turns as callers see them, and approvals waiting for a decision. */
@@ -92,6 +94,11 @@ export function createWorkerMetrics(): WorkerMetrics {
     auditRateDropped: new Counter({
       name: 'convengine_audit_rows_rate_limited_total',
       help: 'Audit rows not written because the audit rate limit (AuditService.RATE_LIMIT_*) was reached.',
+      registers,
+    }),
+    namespaceWaiting: new Gauge({
+      name: 'convengine_worker_namespace_waiting',
+      help: '1 while the worker waits for its Temporal namespace to exist (setup-temporal not run yet), else 0.',
       registers,
     }),
   };

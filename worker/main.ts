@@ -205,12 +205,15 @@ function closingOnError(...close: (() => Promise<unknown>)[]): (err: unknown) =>
   };
 }
 
-/** With `run.namespaceWait`, waits until the namespace exists; rejects when the wait is stopped first. */
+/**
+ * With `run.namespaceWait`, waits until the namespace exists; rejects when the wait is stopped first. While it
+ * waits, /readyz's `worker` check says so and convengine_worker_namespace_waiting is 1.
+ */
 async function startWhenNamespaceExists(
   run: TurnWorkerRun,
   connection: NativeConnection,
   state: WorkerState,
-  { logger }: WorkerObservability
+  { logger, metrics }: WorkerObservability
 ): Promise<void> {
   if (!run.namespaceWait) return;
   const namespace = run.env.TEMPORAL_NAMESPACE;
@@ -219,8 +222,11 @@ async function startWhenNamespaceExists(
     exists: namespaceExists(connection, namespace),
     stop: run.namespaceWait,
     logger,
-    onMissing: () => (state.starting = WAITING_FOR_NAMESPACE),
-  });
+    onMissing: () => {
+      state.starting = WAITING_FOR_NAMESPACE;
+      metrics.namespaceWaiting.set(1);
+    },
+  }).finally(() => metrics.namespaceWaiting.set(0));
   if (!exists) throw new StoppedBeforeNamespaceError(namespace);
   state.starting = 'starting';
 }

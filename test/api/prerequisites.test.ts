@@ -242,6 +242,12 @@ describe('api and worker on a namespace that does not exist (setup-temporal not 
   }
   const waitingLine = `${namespaceMissing(namespace)}; waiting for it (not ready until then)`;
 
+  /** convengine_worker_namespace_waiting on the worker's /metrics. */
+  async function namespaceWaiting(probeUrl: string): Promise<string | undefined> {
+    const text = await (await fetch(`${probeUrl}/metrics`)).text();
+    return /^convengine_worker_namespace_waiting\{component="worker"\} (\S+)$/m.exec(text)?.[1];
+  }
+
   async function until(condition: () => boolean, what: string): Promise<void> {
     const deadline = Date.now() + 30_000;
     while (!condition()) {
@@ -265,6 +271,8 @@ describe('api and worker on a namespace that does not exist (setup-temporal not 
       status: 503,
       checks: { database: 'ok', temporal: NAMESPACE_MISSING, tools: 'ok', worker: WAITING_FOR_NAMESPACE },
     });
+    // No metric said a worker was waiting for its namespace: an alert had only /readyz and the log to go on.
+    expect(await namespaceWaiting(`http://127.0.0.1:${port}`)).toBe('1');
     stop.abort();
     expect(await outcome).toBeInstanceOf(StoppedBeforeNamespaceError);
     await expect(fetch(`http://127.0.0.1:${port}/readyz`)).rejects.toThrow();
@@ -278,6 +286,7 @@ describe('api and worker on a namespace that does not exist (setup-temporal not 
     let worker: RunningWorker | undefined;
     try {
       await until(() => log.lines().some((l) => l['msg'] === waitingLine), 'the waiting line');
+      expect(await namespaceWaiting(`http://127.0.0.1:${port}`)).toBe('1');
       if (usingRealServer) {
         const connection = await Connection.connect({ address: temporal.address });
         try {
@@ -302,6 +311,7 @@ describe('api and worker on a namespace that does not exist (setup-temporal not 
       }
       expect(await readyz(api.url)).toEqual(ready);
       expect(await readyz(worker.probeUrl!)).toEqual({ ...ready, checks: { ...ready.checks, tools: 'ok' } });
+      expect(await namespaceWaiting(worker.probeUrl!)).toBe('0');
     } finally {
       stop.abort();
       await (worker ?? (await starting.catch(() => undefined)))?.shutdown();
