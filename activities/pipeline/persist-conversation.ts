@@ -15,7 +15,8 @@ function storedReply(payload: Payload, lastAssistantJson: Json | null): Json {
 /**
  * Commits the turn (the only writer of ce_conversation and its history): one transaction,
  * optimistic on turn_count. Everything the turn put in context is stored (D14). A retry after a
- * successful commit is a no-op; any other conflict is a non-retryable STALE_TURN.
+ * successful commit, or a rerun (a reset) that commits the very same, is a no-op; any other conflict,
+ * a rerun that ends the turn otherwise included, is a non-retryable STALE_TURN.
  */
 export async function persistConversation(ctx: StepContext): Promise<StepOutput> {
   const { turn } = ctx.input;
@@ -42,7 +43,8 @@ export async function persistConversation(ctx: StepContext): Promise<StepOutput>
   if (outcome === 'STALE') {
     throw new EngineError(
       ErrorType.StaleTurn,
-      `turn ${turn.turnNumber} of ${turn.conversationId} conflicts with a newer commit`,
+      `turn ${turn.turnNumber} of ${turn.conversationId} conflicts with what is committed: a newer turn, or this ` +
+        'turn committed with another outcome (a rerun cannot change it; the committed turn stands)',
       {
         details: { turnNumber: turn.turnNumber },
       }

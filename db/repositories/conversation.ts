@@ -172,8 +172,10 @@ const COMMIT: Statement = {
 
 /**
  * Commits one turn atomically: the conversation row moves from turn n-1 to n (optimistic on
- * turn_count) and the history row of turn n is added. A retry of a turn that already committed
- * finds its history row and changes nothing; any other mismatch is STALE.
+ * turn_count) and the history row of turn n is added. A rerun of a turn that already committed the
+ * very same content (a retried commit, a reset before it whose reply did not change) changes
+ * nothing; anything else is STALE: another turn n, or this turn rerun to a different end (a reset
+ * whose new run decided otherwise), which must not leave the stored turn contradicting it.
  */
 export async function commitTurn(db: Database, commit: TurnCommit): Promise<CommitOutcome> {
   const [result] = await runStatement<{ moved: number }>(db, COMMIT, [
@@ -194,19 +196,40 @@ export async function commitTurn(db: Database, commit: TurnCommit): Promise<Comm
   return result && result.moved > 0 ? 'COMMITTED' : alreadyCommitted(db, commit);
 }
 
-const HISTORY_INPUT: Statement = {
-  name: 'ce_conversation_history_input_v1',
+/**
+ * Whether turn $2 committed exactly this: its history row, and the conversation row while it still stands at that
+ * turn (a later turn has since overwritten it, and then the history row is all that is left of turn $2).
+ */
+const SAME_COMMIT: Statement = {
+  name: 'ce_conversation_same_commit_v1',
   resendable: true,
-  text: 'SELECT user_input FROM ce_conversation_history WHERE conversation_id = $1 AND turn_number = $2',
+  text: `SELECT h.user_input IS NOT DISTINCT FROM $3 AND h.assistant_output IS NOT DISTINCT FROM $4::jsonb
+            AND (c.turn_count <> $2 OR (c.status, c.intent_code, c.state_code, c.last_user_text, c.config_version)
+                   IS NOT DISTINCT FROM ($5, $6, $7, $8, $9)
+                 AND c.context_json IS NOT DISTINCT FROM $10::jsonb
+                 AND c.last_assistant_json IS NOT DISTINCT FROM $11::jsonb
+                 AND c.input_params_json IS NOT DISTINCT FROM $12::jsonb) AS same
+       FROM ce_conversation_history h JOIN ce_conversation c USING (conversation_id)
+      WHERE h.conversation_id = $1 AND h.turn_number = $2`,
 };
 
 /** Read in its own statement, after the commit's: it must see a concurrent commit of this turn. */
 async function alreadyCommitted(db: Database, commit: TurnCommit): Promise<CommitOutcome> {
-  const [row] = await runStatement<{ user_input: string | null }>(db, HISTORY_INPUT, [
+  const [row] = await runStatement<{ same: boolean }>(db, SAME_COMMIT, [
     commit.conversationId,
     commit.turnNumber,
+    commit.historyUserInput,
+    jsonbParam(commit.historyAssistantOutput),
+    commit.status,
+    commit.intentCode,
+    commit.stateCode,
+    commit.lastUserText,
+    commit.configVersion,
+    jsonbParam(commit.context),
+    jsonbParam(commit.lastAssistantJson),
+    jsonbParam(commit.inputParams),
   ]);
-  return row && row.user_input === commit.historyUserInput ? 'ALREADY_COMMITTED' : 'STALE';
+  return row?.same === true ? 'ALREADY_COMMITTED' : 'STALE';
 }
 
 const CONVERSATIONS_AT: Statement = {

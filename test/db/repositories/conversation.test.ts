@@ -85,7 +85,7 @@ describe('conversation repository (db/repositories/conversation.ts, history.ts)'
     await ensureConversation(tdb.db, id);
     expect(await commitTurn(tdb.db, commit(id, 1))).toBe('COMMITTED');
     expect(await commitTurn(tdb.db, commit(id, 2, { stateCode: 'CONFIRM' }))).toBe('COMMITTED');
-    expect(await commitTurn(tdb.db, commit(id, 2, { stateCode: 'OTHER' }))).toBe('ALREADY_COMMITTED');
+    expect(await commitTurn(tdb.db, commit(id, 2, { stateCode: 'CONFIRM' }))).toBe('ALREADY_COMMITTED');
     expect(await commitTurn(tdb.db, commit(id, 2, { historyUserInput: 'someone else' }))).toBe('STALE');
     expect(await commitTurn(tdb.db, commit(id, 4))).toBe('STALE');
     expect(await findConversation(tdb.db, id)).toMatchObject({ turnCount: 2, stateCode: 'CONFIRM' });
@@ -94,6 +94,38 @@ describe('conversation repository (db/repositories/conversation.ts, history.ts)'
       { turnNumber: 1, userInput: 'message 1', assistantOutput: { type: 'TEXT', value: 'reply 1' } },
     ]);
     expect(await recentHistory(tdb.db, id, 1)).toHaveLength(1);
+  });
+
+  it('refuses a rerun of a committed turn that would commit something else: the stored turn stands', async () => {
+    const id = newId();
+    await ensureConversation(tdb.db, id);
+    const submitted = { type: 'TEXT', value: 'Loan application submitted: LA-90311' };
+    const rejected = { type: 'TEXT', value: 'The submission was rejected.' };
+    const turn2 = commit(id, 2, {
+      stateCode: 'COMPLETED',
+      lastAssistantJson: submitted,
+      historyAssistantOutput: submitted,
+    });
+    expect(await commitTurn(tdb.db, commit(id, 1))).toBe('COMMITTED');
+    expect(await commitTurn(tdb.db, turn2)).toBe('COMMITTED');
+    // A reset whose new run rejected the approved call: same message, another reply and state.
+    const rerun = { ...turn2, stateCode: 'REJECTED', lastAssistantJson: rejected, historyAssistantOutput: rejected };
+    expect(await commitTurn(tdb.db, rerun)).toBe('STALE');
+    // The same reply with another state or context is another commit too, while the row stands at the turn.
+    expect(await commitTurn(tdb.db, { ...turn2, stateCode: 'REJECTED' })).toBe('STALE');
+    expect(await commitTurn(tdb.db, { ...turn2, context: { customerId: '9' } })).toBe('STALE');
+    expect(await commitTurn(tdb.db, { ...turn2, status: 'CLOSED' })).toBe('STALE');
+    expect(await commitTurn(tdb.db, turn2)).toBe('ALREADY_COMMITTED');
+    expect(await findConversation(tdb.db, id)).toMatchObject({ turnCount: 2, stateCode: 'COMPLETED' });
+    // Once turn 3 has committed, turn 2's history row is what it committed: the reply still decides.
+    expect(await commitTurn(tdb.db, commit(id, 3))).toBe('COMMITTED');
+    expect(await commitTurn(tdb.db, turn2)).toBe('ALREADY_COMMITTED');
+    expect(await commitTurn(tdb.db, rerun)).toBe('STALE');
+    expect((await recentHistory(tdb.db, id, 10)).map((h) => h.assistantOutput)).toEqual([
+      commit(id, 3).historyAssistantOutput,
+      submitted,
+      commit(id, 1).historyAssistantOutput,
+    ]);
   });
 
   it('stores a null reply as SQL NULL, as drizzle did', async () => {
