@@ -8,7 +8,8 @@ import {
   TOOL_HOLD_FAILED,
 } from '../core/mcp/hold';
 import type { StepInput } from '../core/turn/contracts';
-import { describeProblem, heldToolDecisionProblem } from '../core/turn/operator-decision';
+import { heldToolDecisionProblem } from '../core/turn/operator-decision';
+import { decisionRefusal, problemRefusal } from './decision-refusal';
 import type { HeldToolRequest, HeldToolResolution } from '../core/turn/executor';
 import { workflowNow } from './clock';
 import type { HeldToolAck, HeldToolDecisionInput } from './messages';
@@ -88,22 +89,24 @@ export async function awaitHeldTool(
   return resolution;
 }
 
+const notHeld = () => decisionRefusal('NOT_HELD', 'this turn has no tool call held for an operator.');
+
 /**
  * The update validator: refuses malformed or stale decisions before they reach history. The rules are
  * core/turn/operator-decision.ts's, so every way of sending one (API, console, CLI, Temporal) meets them.
  */
 export function validateHoldDecision(state: TurnState, input: HeldToolDecisionInput): void {
   const problem = heldToolDecisionProblem(input);
-  if (problem) throw new Error(describeProblem(problem));
-  if (!state.held) throw new Error('NOT_HELD: this turn has no tool call held for an operator.');
+  if (problem) throw problemRefusal(problem);
+  if (!state.held) throw notHeld();
   if (input.callIndex !== undefined && input.callIndex !== state.held.callIndex) {
-    throw new Error(`STALE_DECISION: the held call is #${state.held.callIndex}, not #${input.callIndex}.`);
+    throw decisionRefusal('STALE_DECISION', `the held call is #${state.held.callIndex}, not #${input.callIndex}.`);
   }
 }
 
 export function applyHoldDecision(state: TurnState, input: HeldToolDecisionInput): HeldToolAck {
   const held = state.held;
-  if (!held || state.holdResolution) throw new Error('NOT_HELD: this turn has no tool call held for an operator.');
+  if (!held || state.holdResolution) throw notHeld();
   state.holdResolution = {
     action: input.action,
     decidedBy: input.decidedBy ?? null,

@@ -1,8 +1,9 @@
-import { ApplicationFailure } from '@temporalio/workflow';
+import type { ApplicationFailure } from '@temporalio/workflow';
 import type { ApprovalDecision, ApprovalDecisionKind } from '../core/turn/contracts';
 import type { TurnResult } from '../core/turn/contracts';
 import type { HeldToolResolution } from '../core/turn/executor';
-import { approvalDecisionProblem, describeProblem } from '../core/turn/operator-decision';
+import { approvalDecisionProblem } from '../core/turn/operator-decision';
+import { decisionRefusal, problemRefusal } from './decision-refusal';
 import type { ApprovalAck, ApprovalDecisionInput, HeldTool, PendingApproval, TurnProgress } from './messages';
 import { TurnStatus } from './turn-status';
 
@@ -40,23 +41,24 @@ export class TurnState {
   }
 
   /**
-   * Throws with a reason when a decision cannot apply (core/turn/operator-decision.ts's rules); the update validator.
+   * Throws a typed refusal (decision-refusal.ts) when a decision cannot apply (core/turn/operator-decision.ts's
+   * rules); the update validator.
    * A decision for a call of this turn already decided or expired says so, whenever it comes: while the turn still
    * parks, runs the approved tool, or waits on a later call. Validators never run on replay, so their refusals can
    * change without a patch.
    */
   validateDecision(input: ApprovalDecisionInput): void {
     const problem = approvalDecisionProblem(input);
-    if (problem) throw new Error(describeProblem(problem));
+    if (problem) throw problemRefusal(problem);
     const pending = this.pending;
     if (pending && (input.callIndex === undefined || input.callIndex === pending.callIndex)) return;
     const named = input.callIndex ?? [...this.settled.keys()].at(-1);
     const settled = named === undefined ? undefined : this.settled.get(named);
-    if (named !== undefined && settled) throw new Error(settledRefusal(named, settled));
+    if (named !== undefined && settled) throw settledRefusal(named, settled);
     if (pending) {
-      throw new Error(`STALE_DECISION: the pending call is #${pending.callIndex}, not #${input.callIndex}.`);
+      throw decisionRefusal('STALE_DECISION', `the pending call is #${pending.callIndex}, not #${input.callIndex}.`);
     }
-    throw new Error('NOT_AWAITING_APPROVAL: this turn is not waiting for an approval.');
+    throw decisionRefusal('NOT_AWAITING_APPROVAL', 'this turn is not waiting for an approval.');
   }
 
   applyDecision(input: ApprovalDecisionInput): ApprovalAck {
@@ -64,10 +66,7 @@ export class TurnState {
     // The validator runs before each handler and refuses this; should a handler ever find the call decided, the
     // update fails (an ApplicationFailure), not the workflow task.
     if (!pending) {
-      throw ApplicationFailure.nonRetryable(
-        'APPROVAL_ALREADY_DECIDED: this turn has no pending approval any more.',
-        'APPROVAL_ALREADY_DECIDED'
-      );
+      throw decisionRefusal('APPROVAL_ALREADY_DECIDED', 'this turn has no pending approval any more.');
     }
     const decision = input.decision === 'approve' ? 'APPROVED' : 'REJECTED';
     this.decision = { decision, reason: input.reason ?? null, decidedBy: input.decidedBy ?? null };
@@ -79,9 +78,11 @@ export class TurnState {
 }
 
 /** A decision for a call that no longer waits: decided (by someone else, or a retried request) or expired. */
-function settledRefusal(callIndex: number, settled: ApprovalDecisionKind): string {
+function settledRefusal(callIndex: number, settled: ApprovalDecisionKind): ApplicationFailure {
   if (settled === 'EXPIRED') {
-    return `APPROVAL_EXPIRED: the approval of call #${callIndex} expired; the turn went on without that call.`;
+    const expired = `the approval of call #${callIndex} expired; the turn went on without that call.`;
+    return decisionRefusal('APPROVAL_EXPIRED', expired);
   }
-  return `APPROVAL_ALREADY_DECIDED: call #${callIndex} was already ${settled === 'APPROVED' ? 'approved' : 'rejected'}.`;
+  const decided = `call #${callIndex} was already ${settled === 'APPROVED' ? 'approved' : 'rejected'}.`;
+  return decisionRefusal('APPROVAL_ALREADY_DECIDED', decided);
 }

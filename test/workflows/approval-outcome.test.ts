@@ -115,6 +115,8 @@ describe('after an approval the turn is RUNNING again, like after a hold', () =>
     expect(String((second as Error).cause ?? second)).toContain(
       'APPROVAL_ALREADY_DECIDED: call #2 was already approved'
     );
+    // Typed and final, as Temporal's client (and `temporal workflow update`) reports it.
+    expect((second as Error).cause).toMatchObject({ type: 'APPROVAL_ALREADY_DECIDED', nonRetryable: true });
 
     gate.release();
     const result = (await handle.result()) as { payload: { value: string }; outcome: string };

@@ -1,5 +1,6 @@
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { ApprovalDecisionInput } from '../../workflows/messages';
+import type { ApprovalDecisionInput, HeldToolDecisionInput } from '../../workflows/messages';
+import { applyHoldDecision, validateHoldDecision } from '../../workflows/tool-hold';
 import { TurnState } from '../../workflows/turn-state';
 
 /**
@@ -25,12 +26,30 @@ function resumed(state: TurnState, callIndex: number, expired = false): void {
   state.decision = null;
 }
 
+/** The refusal's code, checked to be its type: a typed, non-retryable failure, its message "CODE: explanation". */
+function typedCode(err: unknown): string {
+  expect(err).toBeInstanceOf(ApplicationFailure);
+  const failure = err as ApplicationFailure;
+  expect(failure.nonRetryable).toBe(true);
+  expect(failure.message.startsWith(`${failure.type}: `)).toBe(true);
+  return failure.type ?? '';
+}
+
 const refusal = (state: TurnState, input: ApprovalDecisionInput): string => {
   try {
     state.validateDecision(input);
     return 'accepted';
   } catch (err) {
-    return (err as Error).message.split(':')[0] ?? '';
+    return typedCode(err);
+  }
+};
+
+const holdRefusal = (state: TurnState, input: HeldToolDecisionInput): string => {
+  try {
+    validateHoldDecision(state, input);
+    return 'accepted';
+  } catch (err) {
+    return typedCode(err);
   }
 };
 
@@ -67,6 +86,21 @@ describe('decideApproval refusals', () => {
     const state = new TurnState();
     expect(refusal(state, { decision: 'approve', callIndex: 1 })).toBe('NOT_AWAITING_APPROVAL');
     expect(refusal(state, { decision: 'approve' })).toBe('NOT_AWAITING_APPROVAL');
+  });
+
+  it('malformed approval decisions are refused typed too (INVALID_DECISION, …)', () => {
+    expect(refusal(new TurnState(), { decision: 'maybe' } as never)).toBe('INVALID_DECISION');
+  });
+
+  it("a held call's decision is refused the same typed way: NOT_HELD, STALE_DECISION, malformed ones", () => {
+    const state = new TurnState();
+    expect(holdRefusal(state, { action: 'retry' })).toBe('NOT_HELD');
+    state.held = { callIndex: 3 } as TurnState['held'];
+    expect(holdRefusal(state, { action: 'retry', callIndex: 2 })).toBe('STALE_DECISION');
+    expect(holdRefusal(state, { action: 'markDone' })).toBe('RESULT_REQUIRED');
+    expect(holdRefusal(state, { action: 'retry', callIndex: 3 })).toBe('accepted');
+    applyHoldDecision(state, { action: 'retry', callIndex: 3 });
+    expect(() => applyHoldDecision(state, { action: 'retry' })).toThrow(ApplicationFailure);
   });
 
   it('a handler that finds the call decided fails the update, not the workflow task', () => {
