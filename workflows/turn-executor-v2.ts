@@ -38,6 +38,7 @@ import { awaitAuditedApproval } from './tool-approval';
 import { holdToolCall } from './tool-hold';
 import { describeDecision, toToolFailure } from './turn-units';
 import { runStepsActivity } from './step-runs';
+import { checkedStepReply } from './step-replies';
 import type { TurnVersions } from './turn-versions';
 import { recordTurnFailure } from './turn-failure';
 import { StepRunner } from '../core/turn/step-runner';
@@ -112,10 +113,11 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     );
   }
 
-  /** The step's reply applied to the session the driver sent; its progress message shown. */
+  /** The step's reply, checked (step-replies.ts), applied to the session the driver sent; its progress message shown. */
   private answer<I extends StepInput, O extends StepOutput>(name: StepName, input: I, reply: StepReply<O>): O {
-    showProgress(reply);
-    const out = this.calls.output(name, input, reply);
+    const checked = checkedStepReply(name, input.callKey, reply);
+    showProgress(checked);
+    const out = this.calls.output(name, input, checked);
     this.session = out.session;
     return out;
   }
