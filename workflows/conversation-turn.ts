@@ -98,9 +98,14 @@ async function runConversationTurn(
     await condition(allHandlersFinished);
     return result;
   } catch (err) {
+    // A cancelled turn ends CANCELLED, its failure row written first (turn-failure.ts).
+    if (isCancellation(err)) {
+      await executor.recordCancellation(input, err);
+      throw err;
+    }
     // Only failures from Temporal (activities out of retries, non-retryable types) fail the turn.
     // A bug in workflow code fails the workflow task instead, so a fixed deploy can resume it.
-    if (isCancellation(err) || !(err instanceof TemporalFailure)) throw err;
+    if (!(err instanceof TemporalFailure)) throw err;
     const message = err instanceof Error ? err.message : String(err);
     const type = err instanceof ApplicationFailure && err.type ? err.type : 'TURN_FAILED';
     const position = await executor.recordFailure(input, err);

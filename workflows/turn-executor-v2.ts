@@ -1,4 +1,5 @@
 import {
+  CancellationScope,
   type TemporalFailure,
   proxyActivities,
   proxyLocalActivities,
@@ -40,7 +41,7 @@ import { describeDecision, toToolFailure } from './turn-units';
 import { runStepsActivity } from './step-runs';
 import { checkedStepReply } from './step-replies';
 import type { TurnVersions } from './turn-versions';
-import { recordTurnFailure } from './turn-failure';
+import { recordTurnCancellation, recordTurnFailure } from './turn-failure';
 import { StepRunner } from '../core/turn/step-runner';
 import { escalationReason, runsLocally } from './step-kinds';
 import { handOverSummary, type PlannedStep, type RunAnswer, type RunStepName } from '../core/turn/step-runs';
@@ -79,6 +80,8 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     runRegularly: (name, call, summary) => this.regular(STEP_TABLE[name], call, summary),
   });
   private session: Session | null = null;
+  /** The step the turn last sent to an activity: where a cancellation found it (recordCancellation). */
+  private lastSent: StepName | null = null;
   /** This turn as the approval, hold and direct tool paths run it. */
   private readonly turn: RunningTurn;
 
@@ -101,6 +104,7 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     options?: object
   ): Promise<O> {
     const spec = STEP_TABLE[name];
+    this.lastSent = name;
     const call = this.calls.input(input);
     if (!runsLocally(spec, this.versions))
       return this.answer(name, input, await this.regular<I, O>(spec, call, summary, options));
@@ -180,6 +184,7 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     taken: RunAnswer | null
   ): Promise<O> {
     const step = { name, callKey: input.callKey };
+    this.lastSent = name;
     const reply = await this.runs.run(step, (steps) => this.calls.input(input, steps), next, summary, taken);
     return this.answer<StepInput, O>(name, input, reply as StepReply<O>);
   }
@@ -241,5 +246,12 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     if (!this.versions.failureRow()) return null;
     await recordTurnFailure(turn, this.session, err, this.versions);
     return this.session;
+  }
+
+  /** A cancelled turn's TURN_CANCELLED row, out of the cancellation's reach; turns from before the patch write none. */
+  async recordCancellation(turn: TurnInput, err: unknown): Promise<void> {
+    if (!this.versions.cancelledRow()) return;
+    const at = this.lastSent ?? 'Turn';
+    await CancellationScope.nonCancellable(() => recordTurnCancellation(turn, this.session, err, at, this.versions));
   }
 }

@@ -48,6 +48,9 @@ export class WorkflowTurnExecutor implements TurnExecutor {
     return null;
   }
 
+  /** conversationTurn never writes a cancelled turn's row: its histories end at the cancellation. */
+  async recordCancellation(): Promise<void> {}
+
   private seen<T extends StepOutput>(out: T): T {
     this.session = out.session;
     return out;

@@ -34,7 +34,7 @@ function scheduledTurnFailure(versions: Pick<TurnVersions, 'failureRowOutlastsOu
 }
 
 /** The activity type a failure came out of, and the failure below Temporal's ActivityFailure: the step's own. */
-function ownFailureOf(err: TemporalFailure): { step: string; own: unknown } {
+function ownFailureOf(err: unknown): { step: string; own: unknown } {
   let step = 'Turn';
   let own: unknown = err;
   while (own instanceof ActivityFailure) {
@@ -87,8 +87,38 @@ export async function recordTurnFailure(
   err: TemporalFailure,
   versions: Pick<TurnVersions, 'unwrittenFailureRow' | 'failureRowOutlastsOutage'>
 ): Promise<void> {
-  if (!noStepWroteRow(err, versions)) return;
-  const failure = turnFailureFacts(err);
+  if (noStepWroteRow(err, versions)) await writeFailureRow(turn, session, turnFailureFacts(err), versions);
+}
+
+/** The failure type of a turn cancelled in Temporal (`temporal workflow cancel`, the SDK's `handle.cancel()`). */
+export const TURN_CANCELLED = 'TURN_CANCELLED';
+
+/**
+ * The failure row of a turn cancelled in Temporal, at the step it was in (or last ran, when it waited), so its trail ends with an ENGINE_*_FAILURE
+ * row (the stream's end event) as any ended turn's does. Not retryable: the turn was stopped on purpose. The caller
+ * runs it where the cancellation cannot reach (CancellationScope.nonCancellable).
+ */
+export async function recordTurnCancellation(
+  turn: TurnInput,
+  session: Session | null,
+  err: unknown,
+  lastSent: string,
+  versions: Pick<TurnVersions, 'failureRowOutlastsOutage'>
+): Promise<void> {
+  // The activity's own cancellation names its step; the turn's (the SDK cancels the activity with it) does not.
+  const named = ownFailureOf(err).step;
+  const step = named === 'Turn' ? lastSent : named;
+  const message = `the turn was cancelled in Temporal (workflow cancel) during ${step}`;
+  const failure = { step, type: TURN_CANCELLED, message, nonRetryable: true, attempt: null };
+  await writeFailureRow(turn, session, failure, versions);
+}
+
+async function writeFailureRow(
+  turn: TurnInput,
+  session: Session | null,
+  failure: TurnFailureFacts,
+  versions: Pick<TurnVersions, 'failureRowOutlastsOutage'>
+): Promise<void> {
   const summary = `TurnFailure: ${failure.type} at ${failure.step}`;
   const { activity, options } = scheduledTurnFailure(versions);
   try {

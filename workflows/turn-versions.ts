@@ -65,6 +65,12 @@ export const PARK_POSITION_PATCH = 'park-records-position';
 export const APPROVAL_REQUEST_ROW_PATCH = 'approval-request-row';
 
 /**
+ * The patch that writes a cancelled turn's failure row (TURN_CANCELLED) before the turn ends CANCELLED, so its trail
+ * and the stream end with a failure event: histories without it ended at the cancellation with no row.
+ */
+export const TURN_CANCELLED_ROW_PATCH = 'turn-cancelled-row';
+
+/**
  * Which of the changes made to the turn workflow since conversationTurnV2 a turn runs with. The
  * turn executor asks here, never `patched()` itself, so one executor serves both workflow types.
  */
@@ -89,6 +95,8 @@ export interface TurnVersions {
   parkPosition(): boolean;
   /** Whether an approval's request row is written as the turn parks; asked only when an approval is awaited. */
   approvalRequestRow(): boolean;
+  /** Whether a cancelled turn writes its TURN_CANCELLED row; asked only when the turn is cancelled. */
+  cancelledRow(): boolean;
 }
 
 /**
@@ -113,6 +121,9 @@ const parkPosition = (): boolean => patched(PARK_POSITION_PATCH);
 /** Asked by V2 and V3 each time an approval is awaited, before the turn parks; turns that never do record no marker. */
 const approvalRequestRow = (): boolean => patched(APPROVAL_REQUEST_ROW_PATCH);
 
+/** Asked by V2 and V3 alike, only when the turn is cancelled, so turns that are not record no marker. */
+const cancelledRow = (): boolean => patched(TURN_CANCELLED_ROW_PATCH);
+
 function patchedStepRunsIn(): StepRunsIn {
   if (patched(WIDE_STEP_RUNS_PATCH)) return 'wide';
   return patched(STEP_RUNS_PATCH) ? 'pipeline' : null;
@@ -135,13 +146,14 @@ export const PATCHED_VERSIONS: TurnVersions = {
   failureRowOutlastsOutage,
   parkPosition,
   approvalRequestRow,
+  cancelledRow,
 };
 
 /**
  * conversationTurnV3: every change made before it, asked of nothing. A turn is a workflow of its own, so a
  * new workflow type is the whole version: no patch marker and no TemporalChangeVersion upsert per turn.
  * Changes made since are asked like V2's (approvalResume, failureRow, unwrittenFailureRow, failureRowOutlastsOutage,
- * parkPosition, approvalRequestRow).
+ * parkPosition, approvalRequestRow, cancelledRow).
  */
 export const CURRENT_VERSIONS: TurnVersions = {
   stepRunsIn: () => 'wide',
@@ -154,4 +166,5 @@ export const CURRENT_VERSIONS: TurnVersions = {
   failureRowOutlastsOutage,
   parkPosition,
   approvalRequestRow,
+  cancelledRow,
 };

@@ -7,12 +7,14 @@ import { seedPacks } from '../../db/seed';
 import { WorkflowHarness } from '../support/workflow-harness';
 import { writeFixtureManifest, type FixtureEntry } from './fixture-manifest';
 import { hold, type Parked } from './export-parked-histories';
+import { cancelDuringSlowToolCall } from '../support/cancelled-turn';
 
 /**
  * `npx tsx test/replay/export-failed-histories.ts [suffix] [name…]`: V3 turns that fail without a step having written
  * their failure row, into histories/v3-failed/<name><suffix>.json, added to what is there (only the named ones, when
  * names are given): an operator's fail on a held call, and a commit whose last attempt could not store its failure
- * rows (a database outage past its window). The set holds each recorded before the patch that has the workflow write
+ * rows (a database outage past its window), and a turn cancelled (`temporal workflow cancel`) during a slow tool call.
+ * The set holds each recorded before the patch that has the workflow write
  * that row (suffix `-before-failure-row`, `-before-unwritten-row`) and after it: the failure path must replay both ways.
  */
 export const FAILED_SET = 'v3-failed';
@@ -48,10 +50,17 @@ async function commitRowsLost(h: WorkflowHarness): Promise<Parked> {
   }
 }
 
+/** `temporal workflow cancel` while a tool call is slow: the turn ends CANCELLED. */
+async function cancelled(h: WorkflowHarness): Promise<Parked> {
+  const { workflowId, turn } = await cancelDuringSlowToolCall(h);
+  return { name: 'cancelled-in-tool-call', workflowId, turn };
+}
+
 export async function recordFailedTurns(h: WorkflowHarness): Promise<Parked[]> {
   return [
     await hold(h, [{ action: 'fail', reason: 'fixture: the upstream is down for the day' }], false),
     await commitRowsLost(h),
+    await cancelled(h),
   ];
 }
 

@@ -18,7 +18,8 @@ import { testWorkflowBundle } from '../support/workflow-bundle';
  * patch too (the approval's request row written as the turn parks). v3-failed/
  * (export-failed-histories.ts) holds a V3 turn an operator failed, before and after the turn-failure-row patch, and one
  * whose commit could not store its failure rows (a database outage), before and after the unwritten-failure-row patch;
- * both again with the turn-failure-outlasts-outage patch (`-outlasting-outage`: TurnFailure a regular activity).
+ * both again with the turn-failure-outlasts-outage patch (`-outlasting-outage`: TurnFailure a regular activity); and one
+ * cancelled during a slow tool call, before and after the turn-cancelled-row patch.
  */
 const SEED_SETS = ['', 'v2', 'v2-local-first', 'v2-step-runs', 'v2-wide-step-runs', 'v3'];
 const SETS = [...SEED_SETS, 'v3-parked', 'v3-parked-position', 'v3-parked-request-row', 'v3-failed'];
@@ -73,6 +74,8 @@ describe('replay of committed turn histories (issue #6 item 10)', () => {
         'v3-failed/commit-rows-unwritten.json',
         'v3-failed/planner-hold-fail-outlasting-outage.json',
         'v3-failed/commit-rows-unwritten-outlasting-outage.json',
+        'v3-failed/cancelled-in-tool-call-before-cancelled-row.json',
+        'v3-failed/cancelled-in-tool-call.json',
       ])
     );
   });
@@ -90,6 +93,12 @@ describe('replay of committed turn histories (issue #6 item 10)', () => {
     const types = (file: string) => activityEntries(load(file).history.events ?? []).map((e) => e.type);
     expect(types('v3-failed/commit-rows-unwritten-before-unwritten-row.json')).not.toContain('TurnFailure');
     expect(types('v3-failed/commit-rows-unwritten.json')).toContain('TurnFailure');
+  });
+
+  it("has the workflow write a cancelled turn's row only in the history recorded with the patch", () => {
+    const types = (file: string) => activityEntries(load(file).history.events ?? []).map((e) => e.type);
+    expect(types('v3-failed/cancelled-in-tool-call-before-cancelled-row.json')).not.toContain('TurnFailure');
+    expect(types('v3-failed/cancelled-in-tool-call.json')).toContain('TurnFailure');
   });
 
   it.each(fixtures)('replays %s with the current workflow code', async (file) => {

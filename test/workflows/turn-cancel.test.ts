@@ -1,0 +1,30 @@
+import { TURN_CANCELLED } from '../../workflows/turn-failure';
+import { TURN_CANCELLED_ROW_PATCH } from '../../workflows/turn-versions';
+import { cancelDuringSlowToolCall } from '../support/cancelled-turn';
+import { replayHistoryOf } from '../support/workflow-bundle';
+import { WorkflowHarness } from '../support/workflow-harness';
+
+const decode = (data: Uint8Array | null | undefined): unknown => JSON.parse(Buffer.from(data ?? []).toString('utf8'));
+
+let h: WorkflowHarness;
+beforeAll(async () => {
+  h = await WorkflowHarness.start();
+});
+afterAll(async () => h?.stop());
+
+/** `temporal workflow cancel` ends the turn's trail as any ended turn's: with its failure row, the stream's end event. */
+it('a turn cancelled during a slow tool call writes TURN_CANCELLED, not retryable, then ends CANCELLED', async () => {
+  const { handle, conversationId } = await cancelDuringSlowToolCall(h);
+  expect((await handle.describe()).status.name).toBe('CANCELLED');
+  const audits = await h.mcp.audits(conversationId, 1);
+  const last = audits.at(-1);
+  expect(last?.stage).toBe('ENGINE_KNOWN_FAILURE');
+  expect(last?.payload).toMatchObject({ errorCode: TURN_CANCELLED, step: 'DirectToolCall', recoverable: false });
+  const history = await h.history(handle.workflowId);
+  const patches = history.flatMap((e) => {
+    const data = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data;
+    return data ? [(decode(data) as { id: string }).id] : [];
+  });
+  expect(patches).toEqual([TURN_CANCELLED_ROW_PATCH]);
+  await expect(replayHistoryOf(handle)).resolves.toBeUndefined();
+});
