@@ -53,8 +53,7 @@ export function conversationQueries(
           assistantOutput: h.assistantOutput,
           createdAt: h.createdAt.toISOString(),
         })),
-        lastTurn: await lastTurn(db, conversationId, row.turnCount, turnEnds),
-        pendingApproval: await pendingApproval(db, conversationId, row.turnCount, now()),
+        ...(await turnStanding(db, conversationId, row.turnCount, turnEnds, now())),
       };
     },
 
@@ -62,6 +61,24 @@ export function conversationQueries(
     audits: (conversationId, afterAuditId = 0, max) => readAudits([{ conversationId, afterAuditId }], max),
     auditsAfter: readAudits,
   };
+}
+
+/**
+ * The last turn that ended, and the approval a turn waits on: none once that turn has ended, though its trail still
+ * shows it asking (a turn cancelled or terminated in Temporal while parked writes no row saying so; lastTurn asks
+ * Temporal): deciding it would only get 409 APPROVAL_NOT_PENDING.
+ */
+async function turnStanding(
+  db: Database,
+  conversationId: string,
+  turnCount: number,
+  turnEnds: TurnEndReader | undefined,
+  now: Date
+): Promise<Pick<ConversationView, 'lastTurn' | 'pendingApproval'>> {
+  const last = await lastTurn(db, conversationId, turnCount, turnEnds);
+  const pending = await pendingApproval(db, conversationId, turnCount, now);
+  const ended = pending && last?.status === 'FAILED' && last.turnNumber >= pending.turnNumber;
+  return { lastTurn: last, pendingApproval: ended ? null : pending };
 }
 
 const isTurnFailure = (stage: string) =>

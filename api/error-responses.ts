@@ -107,6 +107,11 @@ export function turnReplyResponses(...more: string[]) {
   return {
     200: turnResponseSchema,
     202: turnResponseSchema,
+    409: errorResponse(
+      'TURN_FAILED (`details.failureType` TURN_CANCELLED or TURN_TERMINATED, `details.retryable` false): an operator ' +
+        'ended the turn in Temporal on purpose; read the conversation, and re-run it (`details.retryWith`) only if ' +
+        "that is wanted; and the route's own conflicts (TURN_IN_PROGRESS and the like)"
+    ),
     500: errorResponse(`TURN_FAILED (\`details.retryable\` false): fix the cause, then retry the turn; ${INTERNAL}`),
     503: unavailableResponse(
       'TURN_FAILED (`details.retryable` true): the turn failed for a reason a retry can fix (`details.retryWith`)',

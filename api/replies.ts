@@ -3,6 +3,7 @@ import { isErrorCode } from '../core/errors';
 import { envelope } from './errors';
 import type { TurnReply } from './ports';
 import type { ReplyTexts } from './reply-texts';
+import { OPERATOR_ENDED_TYPES } from './turns/ended-run';
 
 /**
  * Names the next page of a paged list in a `Link: <path?query>; rel="next"` header (RFC 8288): `query` is the
@@ -33,9 +34,29 @@ const RETRY_HOW =
   'failure again), or re-run the turn: POST details.retryWith.url.';
 
 /**
+ * An operator ended the turn in Temporal (cancel, terminate): on purpose, so no client should send it again, and it may
+ * have ended after its commit. 409: the request stands against a turn ended by hand, not a fault of ours (500) nor
+ * one a retry mends (503).
+ */
+const OPERATOR_ENDED_HOW =
+  ' An operator ended it in Temporal. Read the conversation (GET /api/v1/conversation/{id}) for what it committed; ' +
+  'an operator re-runs it, if that is wanted, with POST details.retryWith.url.';
+
+/** The status and message of a failed turn's answer: one rule for the POST, its replays and the retry route. */
+function failureAnswer(turn: Extract<TurnReply, { kind: 'FAILED' }>, failureType: string) {
+  if (OPERATOR_ENDED_TYPES.has(failureType)) {
+    return { status: 409, message: `The turn was ended (${failureType}).${OPERATOR_ENDED_HOW}` };
+  }
+  const message = `The turn failed (${failureType}).${turn.retryable ? RETRY_HOW : ''}`;
+  return { status: turn.retryable ? 503 : 500, message };
+}
+
+/**
  * Maps a turn outcome to the HTTP answer: 200 answered, 202 awaiting approval, held for an operator
  * (#22) or still running past the API's wait (the final reply comes on the SSE stream and
- * GET /conversation/{id}), 503 failed but retryable (a new request or retryWith may succeed), 500 failed. `text` is the end-user text for 202 and failures (see reply-texts.ts).
+ * GET /conversation/{id}), 503 failed but retryable (a new request or retryWith may succeed), 500 failed, 409 ended
+ * by an operator in Temporal (TURN_CANCELLED, TURN_TERMINATED). `text` is the end-user text for 202 and failures (see
+ * reply-texts.ts).
  */
 export async function sendTurnReply(reply: FastifyReply, turn: TurnReply, texts: ReplyTexts): Promise<FastifyReply> {
   const text = (await texts.textFor(turn)) ?? '';
@@ -76,12 +97,12 @@ export async function sendTurnReply(reply: FastifyReply, turn: TurnReply, texts:
     // The turn goes on; its reply comes on the SSE stream and GET /conversation/{id}, as for HELD.
     return reply.status(202).send({ ...accepted(turn, turn, text, 'RUNNING'), running: { reason: turn.reason } });
   }
-  const status = turn.retryable ? 503 : 500;
   const failureType = publicFailureType(turn.failureType);
+  const { status, message } = failureAnswer(turn, failureType);
   // No Retry-After: the failure is this request's final result, and the same request with the same Idempotency-Key
   // answers it again. A retry is a new request (a new key), or the turn run again (retryWith).
   return reply.status(status).send(
-    envelope('TURN_FAILED', `The turn failed (${failureType}).${turn.retryable ? RETRY_HOW : ''}`, {
+    envelope('TURN_FAILED', message, {
       ...ref,
       failureType,
       retryable: turn.retryable,

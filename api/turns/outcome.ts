@@ -1,14 +1,37 @@
-import { TemporalFailure, WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
+import {
+  CancelledFailure,
+  TemporalFailure,
+  TerminatedFailure,
+  TimeoutFailure,
+  WorkflowFailedError,
+  type WorkflowHandle,
+} from '@temporalio/client';
 import { publicFailureOf } from '../history/public-failure';
 import { awaitMilestoneUpdate, TurnStatus, type TurnProgress } from '../../workflows/messages';
 import type { TurnRef, TurnReply } from '../ports';
+import { endedRunFailure, type TurnFailure } from './ended-run';
 
 /**
- * The step's failure under the turn's TURN_FAILED, as the API shows it everywhere (public-failure.ts): the POST's
- * reply, and GET /conversation/{id}'s lastTurn of a failed turn that wrote no failure row (turn-ended.ts).
+ * The client builds these from the run's close event, without a failure of history (`failure`): the run did not
+ * fail, it was ended. A workflow's own failure (TURN_FAILED and its causes) always comes from history.
  */
-export function rootFailure(err: unknown): { type: string; message: string; retryable: boolean } {
+function endedWithoutFailure(cause: unknown): string | null {
+  if (!(cause instanceof TemporalFailure) || cause.failure) return null;
+  if (cause instanceof TerminatedFailure) return 'TERMINATED';
+  if (cause instanceof CancelledFailure) return 'CANCELLED';
+  if (cause instanceof TimeoutFailure) return 'TIMED_OUT';
+  return null;
+}
+
+/**
+ * How a closed run that did not complete reads, as the API shows it everywhere (public-failure.ts): the step's
+ * failure under the turn's TURN_FAILED, or a run ended in Temporal as endedRunFailure names it. The POST's reply
+ * and GET /conversation/{id}'s lastTurn of a turn that wrote no failure row (turn-ended.ts) both use it.
+ */
+export function rootFailure(err: unknown): TurnFailure {
   const cause = err instanceof WorkflowFailedError ? err.cause : err;
+  const ended = err instanceof WorkflowFailedError ? endedWithoutFailure(cause) : null;
+  if (ended) return endedRunFailure(ended);
   // The client decodes a failure from history and keeps it whole (`failure`), causes included.
   if (cause instanceof TemporalFailure && cause.failure) {
     const shown = publicFailureOf(cause.failure);
@@ -30,21 +53,53 @@ export function progressToReply(ref: TurnRef, progress: TurnProgress): TurnReply
   return null;
 }
 
-/** The final answer of a closed turn, from its result or failure. */
-export async function closedTurnReply(handle: WorkflowHandle, ref: TurnRef): Promise<TurnReply> {
+/**
+ * The run an operator's `temporal workflow reset` started from this one, if any: a reset closes the running run
+ * (TERMINATED, as a terminate would) and the turn goes on in the new run, under the same workflow id.
+ */
+export async function resetRunOf(run: WorkflowHandle): Promise<string | null> {
+  const { raw } = await run.describe();
+  const next = raw.workflowExtendedInfo?.resetRunId;
+  return next && next !== raw.workflowExecutionInfo?.execution?.runId ? next : null;
+}
+
+type ClosedRun = { kind: 'REPLY'; reply: TurnReply } | { kind: 'RESET'; runId: string };
+
+/** The run `ref.runId` as it closed: its result, its failure, or the run a reset of it goes on in. */
+async function closedRun(handle: WorkflowHandle, ref: TurnRef): Promise<ClosedRun> {
+  const run = handle.client.getHandle(ref.workflowId, ref.runId);
   try {
-    const result = (await handle.result()) as Extract<TurnReply, { kind: 'COMPLETED' }>['result'];
-    return { kind: 'COMPLETED', ref, result };
+    const result = (await run.result()) as Extract<TurnReply, { kind: 'COMPLETED' }>['result'];
+    return { kind: 'REPLY', reply: { kind: 'COMPLETED', ref, result } };
   } catch (err) {
+    const reset = await resetRunOf(run);
+    if (reset) return { kind: 'RESET', runId: reset };
     const root = rootFailure(err);
-    return { kind: 'FAILED', ref, failureType: root.type, message: root.message, retryable: root.retryable };
+    const reply: TurnReply = {
+      kind: 'FAILED',
+      ref,
+      failureType: root.type,
+      message: root.message,
+      retryable: root.retryable,
+    };
+    return { kind: 'REPLY', reply };
   }
 }
 
 /**
+ * The final answer of a closed turn, from its result or failure. A run that a reset closed is not the turn's end:
+ * the run the reset started is followed (its answer carries its runId), so a caller is told of a failure only when
+ * the turn's latest run failed — not "nothing was committed" of a turn whose reset run then commits.
+ */
+export async function closedTurnReply(handle: WorkflowHandle, ref: TurnRef): Promise<TurnReply> {
+  const closed = await closedRun(handle, ref);
+  return closed.kind === 'REPLY' ? closed.reply : awaitTurnReply(handle, { ...ref, runId: closed.runId });
+}
+
+/**
  * Waits until the turn has something to tell the caller: an answer, a failure, or a tool call
- * waiting for approval. The update returns at that milestone; if the turn already closed, its
- * result (or failure) is read instead.
+ * waiting for approval. The update (sent to the workflow id's latest run) returns at that milestone;
+ * if the turn already closed, its result (or failure) is read instead.
  */
 export async function awaitTurnReply(handle: WorkflowHandle, ref: TurnRef): Promise<TurnReply> {
   let progress: TurnProgress;

@@ -4,6 +4,7 @@ import {
   type WorkflowExecutionStatusName,
   type WorkflowHandle,
 } from '@temporalio/client';
+import { endedRunFailure, type TurnFailure } from './ended-run';
 import { rootFailure } from './outcome';
 import { turnIdFor } from '../../core/turn/contracts';
 
@@ -49,9 +50,9 @@ export function temporalTurnEnds(client: Pick<WorkflowClient, 'getHandle'>): Tur
       const handle = client.getHandle(turnIdFor(conversationId, turnNumber));
       const { status } = await handle.describe();
       if (status.name === 'FAILED') return failedTurn(handle);
-      return ENDED.has(status.name) ? { failureType: `TURN_${status.name}`, retryable: false } : null;
+      return ENDED.has(status.name) ? endedTurn(endedRunFailure(status.name)) : null;
     } catch (err) {
-      if (err instanceof WorkflowNotFoundError) return { failureType: 'TURN_GONE', retryable: false };
+      if (err instanceof WorkflowNotFoundError) return endedTurn(endedRunFailure('GONE'));
       throw err;
     }
   };
@@ -67,6 +68,7 @@ async function failedTurn(handle: WorkflowHandle): Promise<EndedTurn> {
     (err: unknown) => err
   );
   if (failure === null) return { failureType: 'TURN_FAILED', retryable: false };
-  const { type, retryable } = rootFailure(failure);
-  return { failureType: type, retryable };
+  return endedTurn(rootFailure(failure));
 }
+
+const endedTurn = ({ type, retryable }: TurnFailure): EndedTurn => ({ failureType: type, retryable });

@@ -6,6 +6,8 @@ import type { ApiPorts } from '../../api/ports';
 import { temporalHeldTools } from '../../api/turns/held-tools';
 import { temporalTurnEnds } from '../../api/turns/turn-ended';
 import { configReplyTexts } from '../../api/reply-texts';
+import { extracted, LOAN_MESSAGE, loanConfig, plan } from './loan-config';
+import { answer } from './order-config';
 import { WorkflowHarness, type WorkflowHarnessOptions } from './workflow-harness';
 
 /** Response bodies are read loosely in tests; each assertion states the shape it expects. */
@@ -46,6 +48,35 @@ export class ApiHarness {
     const res = await fetch(`${this.baseUrl}${path}`, { method, headers, body });
     const text = await res.text();
     return { status: res.status, body: text, json: () => JSON.parse(text), headers: res.headers };
+  }
+
+  /** POST /api/v1/conversation/message with an Idempotency-Key. */
+  sendMessage(message: string, conversationId: string, idempotencyKey: string) {
+    return this.request('POST', '/api/v1/conversation/message', {
+      json: { message, conversationId },
+      headers: { 'idempotency-key': idempotencyKey },
+    });
+  }
+
+  /**
+   * A loan application whose submit waits for a person (requires_approval): the POST's answer, a 202 once the turn
+   * parks on the approval of call #2.
+   */
+  async parkOnApproval(conversationId: string) {
+    await this.wf.mcp.configure(loanConfig({ submitNeedsApproval: true }));
+    this.wf.mcp.setHandlers({});
+    this.wf.mcp.llm.setScript([
+      extracted('CUST-1001'),
+      plan('loan.credit.rating.check', 'CUST-1001'),
+      plan('loan.application.submit', 'CUST-1001'),
+      answer('Submitted LA-90311.'),
+    ]);
+    return this.sendMessage(LOAN_MESSAGE, conversationId, `parked-${conversationId}`);
+  }
+
+  /** GET /api/v1/conversation/{id}'s body. */
+  async conversation(conversationId: string): Promise<ApiJson> {
+    return (await this.request('GET', `/api/v1/conversation/${conversationId}`)).json();
   }
 
   static async start(options: ApiHarnessOptions = {}): Promise<ApiHarness> {

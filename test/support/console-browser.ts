@@ -5,11 +5,11 @@ import type { ConfigRows } from '../../core/config/types';
 import { listAudits } from '../../db/repositories/audit';
 import { ApiHarness, type ApiHarnessOptions } from './api-harness';
 import { launchChromium } from './browser';
-import { extracted, plan } from './loan-config';
+import { extracted, LOAN_MESSAGE, plan } from './loan-config';
 import { answer } from './order-config';
 
 export const CONSOLE_ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts', 'console');
-export const LOAN_MESSAGE = 'Apply loan for customer CUST-1001, amount 350000 for 36 months.';
+export { LOAN_MESSAGE };
 
 /** A sent turn: its HTTP status and the ids the console pages are addressed by. */
 export interface SentTurn {

@@ -127,6 +127,9 @@ export function loanConfig(
   });
 }
 
+/** A loan application for CUST-1001, as the loan scenarios send it. */
+export const LOAN_MESSAGE = 'Apply loan for customer CUST-1001, amount 350000 for 36 months.';
+
 export function extracted(customerId: string) {
   return { kind: 'SCHEMA', reply: { customerId, requestedAmount: 350000, tenureMonths: 36 } };
 }

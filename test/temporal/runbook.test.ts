@@ -3,23 +3,16 @@
  * the real `temporal` CLI against the real server of `npm run test:temporal`, on turns put in the
  * state the recipe is for (a failed turn, a tool activity waiting to retry, a parked approval).
  */
-import { execFile } from 'node:child_process';
-import { readFileSync } from 'node:fs';
-import { dirname, join } from 'node:path';
 import { ApplicationFailure, type Payload } from '@temporalio/common';
 import { isClaimReference } from '../../db/claims/codec';
 import type { TurnResult } from '../../core/turn/contracts';
 import { eventually } from '../devserver/harness';
 import { extracted, loanConfig, plan } from '../support/loan-config';
 import { answer, callTool, orderConfig, ORDER_STATUS, ORDER_TRACE } from '../support/order-config';
-import { temporalCliBinary } from '../support/temporal';
+import { RECIPES, runRecipe } from '../support/runbook';
 import { closedRuns } from '../support/visibility';
 import { WorkflowHarness } from '../support/workflow-harness';
 
-const RUNBOOK = readFileSync(join(__dirname, '..', '..', 'docs', 'runbook.md'), 'utf8');
-const RECIPES = new Map(
-  [...RUNBOOK.matchAll(/<!-- recipe: (\S+) -->\s*```bash\n([\s\S]*?)```/g)].map((m) => [m[1], m[2]])
-);
 const ORDER_MESSAGE = 'Check order ORD-7017 status and trace.';
 
 let h: WorkflowHarness;
@@ -41,25 +34,10 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.stop());
 
-/** Runs one recipe of the runbook with bash; resolves with its stdout, rejects with its output on failure. */
-function recipe(name: string, vars: Record<string, string>): Promise<string> {
-  const script = RECIPES.get(name);
-  if (!script) throw new Error(`docs/runbook.md has no recipe ${name}`);
-  const env = {
-    ...process.env,
-    PATH: `${dirname(temporalCliBinary())}:${process.env.PATH ?? ''}`,
-    TEMPORAL_ADDRESS: h.temporal.address,
-    TEMPORAL_NAMESPACE: h.temporal.namespace,
-    ...vars,
-  };
-  return new Promise((resolve, reject) => {
-    execFile('bash', ['-c', `set -euo pipefail\n${script}`], { env, timeout: 60_000 }, (err, stdout, stderr) =>
-      err ? reject(new Error(`recipe ${name} failed: ${err.message}\n${stdout}\n${stderr}`)) : resolve(stdout)
-    );
-  });
-}
+/** Runs one recipe of the runbook against the test's server. */
+const recipe = (name: string, vars: Record<string, string>) => runRecipe(h.temporal, name, vars);
 
-test('the runbook has the six recipes this file runs', () => {
+test('the runbook has the recipes this file and runbook-end-turns.test.ts run', () => {
   expect([...RECIPES.keys()]).toEqual([
     'find-failed',
     'read-history',
@@ -67,6 +45,8 @@ test('the runbook has the six recipes this file runs', () => {
     'reset-turn',
     'approve',
     'resolve-held',
+    'end-turn',
+    'end-turns-batch',
   ]);
 });
 
