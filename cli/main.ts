@@ -2,16 +2,20 @@ import { type CliIo, processIo, wantsHelp } from './command';
 import { commands } from './commands';
 import { INVALID_ENVIRONMENT_EXIT, runWithValidEnvironment } from './environment';
 
-function printUsage(io: CliIo): void {
-  io.out('Usage: convengine <command> [options]');
-  io.out('');
-  io.out('Commands:');
+/** Exit code of a missing or unknown command, as of a sub-command's usage error (usageError). */
+const USAGE_EXIT = 2;
+
+/** The usage, through `print`: stdout when asked for (`--help`), stderr when it answers a usage error. */
+function printUsage(print: (line: string) => void): void {
+  print('Usage: convengine <command> [options]');
+  print('');
+  print('Commands:');
   const width = Math.max(...commands.map((c) => c.name.length));
-  for (const c of commands) io.out(`  ${c.name.padEnd(width)}  ${c.summary}`);
-  io.out('');
-  io.out('Run `convengine <command> --help` for the options of one command.');
-  io.out('');
-  io.out(
+  for (const c of commands) print(`  ${c.name.padEnd(width)}  ${c.summary}`);
+  print('');
+  print('Run `convengine <command> --help` for the options of one command.');
+  print('');
+  print(
     `Exit codes: 0 done, 1 failed (a command's --help may say more), ${INVALID_ENVIRONMENT_EXIT} usage error or invalid ` +
       'environment: every command checks every variable that is set (docs/configuration.md).'
   );
@@ -19,15 +23,19 @@ function printUsage(io: CliIo): void {
 
 export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
   const [name, ...rest] = argv;
-  if (!name || name === '--help' || name === '-h' || name === 'help') {
-    printUsage(io);
-    return name ? 0 : 1;
+  if (!name) {
+    printUsage((line) => io.err(line));
+    return USAGE_EXIT;
+  }
+  if (name === '--help' || name === '-h' || name === 'help') {
+    printUsage((line) => io.out(line));
+    return 0;
   }
   const entry = commands.find((c) => c.name === name);
   if (!entry) {
     io.err(`Unknown command "${name}".`);
-    printUsage(io);
-    return 1;
+    printUsage((line) => io.err(line));
+    return USAGE_EXIT;
   }
   const command = await entry.load();
   if (wantsHelp(rest)) {

@@ -1,7 +1,7 @@
 /**
  * `config`, `seed`, `whatif` and `sql-check` read their command line with the same strict parser as the other
  * commands: an undeclared option, a value option without a value and a flag given a value are usage errors
- * (exit 2) before any database is opened.
+ * (exit 2) before any database is opened, as is a missing or unknown command.
  */
 import { runConvengine } from '../support/run-cli';
 
@@ -26,6 +26,28 @@ describe('usage errors of the config-author commands', () => {
     const [first, second] = run.stderr.split('\n');
     expect(first).toBe(message);
     expect(second).toMatch(/^Usage: convengine /);
+  });
+});
+
+describe('a missing or unknown command', () => {
+  // An outsider's `npx convengine bogus; echo $?` printed 1, though `--help` and the docs say 2 is a usage error.
+  it('exits 2 with the reason and the usage on stderr', async () => {
+    const run = await runConvengine(['bogus'], NOWHERE, 30_000);
+    expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 2, stdout: '' });
+    const [first, second] = run.stderr.split('\n');
+    expect([first, second]).toEqual(['Unknown command "bogus".', 'Usage: convengine <command> [options]']);
+  });
+
+  it('exits 2 with the usage on stderr when no command is given', async () => {
+    const run = await runConvengine([], NOWHERE, 30_000);
+    expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 2, stdout: '' });
+    expect(run.stderr).toMatch(/^Usage: convengine <command> \[options\]\n/);
+  });
+
+  it('leaves `--help` at exit 0, the usage on stdout', async () => {
+    const run = await runConvengine(['--help'], NOWHERE, 30_000);
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(run.stdout).toMatch(/^Usage: convengine <command> \[options\]\n/);
   });
 });
 
