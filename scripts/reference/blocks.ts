@@ -19,6 +19,7 @@ import {
   STEP_MATCH_TYPES,
 } from '../../core/verbose';
 import * as schema from '../../db/schema';
+import { SEMANTIC_LLM_STAGES, type SemanticLlmStages } from '../../activities/tools/semantic/llm';
 
 /**
  * The generated parts of docs/config-reference.md, each between `<!-- gen:NAME -->` and
@@ -114,11 +115,12 @@ function sourceFiles(dir: string): string[] {
   });
 }
 
-/** Top-level keys of the object literal starting at `start` (`{ a: 1, b, ...c }` → a, b). */
+/** Top-level keys of the object literal starting at `start` (`{ a: 1, b, c: d, ...e }` → a, b, c; d is a value). */
 function literalKeys(text: string, start: number): string[] {
   const keys: string[] = [];
   let depth = 0;
   let token = '';
+  let inValue = false;
   for (let i = start; i < text.length; i++) {
     const ch = text[i] as string;
     if ('{[('.includes(ch)) depth++;
@@ -128,7 +130,9 @@ function literalKeys(text: string, start: number): string[] {
     }
     if (depth === 1 && (ch === ',' || ch === ':' || ch === '}' || ch === '\n')) {
       const name = /^\s*([A-Za-z_][A-Za-z0-9_]*)\s*$/.exec(token)?.[1];
-      if (name && (ch === ':' || ch === ',' || ch === '\n') && !keys.includes(name)) keys.push(name);
+      if (name && !inValue && ch !== '}' && !keys.includes(name)) keys.push(name);
+      if (ch === ':') inValue = true;
+      else if (ch === ',') inValue = false;
       token = '';
     } else if (depth === 1 && ch !== '{') token += ch;
     else if (depth > 1) token = '';
@@ -140,24 +144,41 @@ function literalKeys(text: string, start: number): string[] {
 const stageNamed = (literal: string | undefined, constant: string | undefined): string | undefined =>
   literal ?? (constant ? AuditStage[constant as keyof typeof AuditStage] : undefined);
 
+type AuditStages = Map<string, { keys: Set<string>; files: Set<string> }>;
+
+/** Records `stage` as written in `file`, with the keys of the payload object literal at `text[at]` if there is one. */
+function addStage(stages: AuditStages, stage: string, file: string, text: string, at: number): void {
+  const entry = stages.get(stage) ?? { keys: new Set<string>(), files: new Set<string>() };
+  if (text[at] === '{') literalKeys(text, at).forEach((k) => entry.keys.add(k));
+  entry.files.add(relative(ROOT, file));
+  stages.set(stage, entry);
+}
+
+/** The semantic tools' LLM calls audit `req.stages.<role>`: every call's stage of that role (SEMANTIC_LLM_STAGES). */
+function addSemanticLlmStages(stages: AuditStages): void {
+  const file = join(ROOT, 'activities', 'tools', 'semantic', 'llm.ts');
+  const text = readFileSync(file, 'utf8');
+  for (const m of text.matchAll(/\baudit\(\s*req\.stages\.(input|output|error)\s*,\s*/g)) {
+    const role = m[1] as keyof SemanticLlmStages;
+    for (const call of Object.values(SEMANTIC_LLM_STAGES))
+      addStage(stages, call[role], file, text, (m.index ?? 0) + m[0].length);
+  }
+}
+
 /** Audit stages written literally or as AuditStage constants (`audit('STAGE', {...})`), with their payload keys and where. */
 function auditBlock(): string {
-  const stages = new Map<string, { keys: Set<string>; files: Set<string> }>();
+  const stages: AuditStages = new Map();
   const call = /\baudit\(\s*(?:'([A-Z][A-Z0-9_ ()]+)'|AuditStage\.([A-Za-z]+))\s*,\s*/g;
   for (const dir of ['activities', 'core', 'workflows']) {
     for (const file of sourceFiles(join(ROOT, dir))) {
       const text = readFileSync(file, 'utf8');
       for (const m of text.matchAll(call)) {
         const stage = stageNamed(m[1], m[2]);
-        if (!stage) continue;
-        const entry = stages.get(stage) ?? { keys: new Set<string>(), files: new Set<string>() };
-        const at = (m.index ?? 0) + m[0].length;
-        if (text[at] === '{') literalKeys(text, at).forEach((k) => entry.keys.add(k));
-        entry.files.add(relative(ROOT, file));
-        stages.set(stage, entry);
+        if (stage) addStage(stages, stage, file, text, (m.index ?? 0) + m[0].length);
       }
     }
   }
+  addSemanticLlmStages(stages);
   // The MCP steps name their stages through constants (core/mcp/constants.ts).
   for (const stage of Object.values(McpAudit)) {
     if (!stages.has(stage))

@@ -9,7 +9,7 @@ import {
 } from '../../../core/mcp/prompts';
 import { semanticCatalog } from '../../../core/mcp/semantic-catalog';
 import type { ToolHandlerContext } from '../deps';
-import { semanticLlmCall } from './llm';
+import { SEMANTIC_LLM_STAGES, semanticLlmCall } from './llm';
 
 /**
  * `db.semantic.interpret` (§7.4): the LLM maps the question onto the semantic catalog and returns
@@ -129,7 +129,7 @@ export async function runSemanticInterpret(ctx: ToolHandlerContext): Promise<Jso
   const extra: JsonObject = { question, semantic_catalog: semanticCatalog(ctx.snapshot) };
   const out = await semanticLlmCall(ctx, {
     kind: 'SEMANTIC_INTERPRET',
-    stagePrefix: 'SEMANTIC_INTERPRET',
+    stages: SEMANTIC_LLM_STAGES.interpret,
     prompts,
     extra,
     schema: INTERPRET_SCHEMA,

@@ -7,7 +7,7 @@ import { semanticCatalog } from '../../../core/mcp/semantic-catalog';
 import { toPositionalParams, type SqlVerdict } from '../../../core/sql';
 import { guardToolSql } from '../sql/guard';
 import type { ToolHandlerContext } from '../deps';
-import { semanticLlmCall } from './llm';
+import { SEMANTIC_LLM_STAGES, semanticLlmCall } from './llm';
 
 /**
  * `db.semantic.query` (§7.4): the LLM writes one parameterized SELECT for the canonical intent.
@@ -116,10 +116,9 @@ export async function runSemanticQuery(ctx: ToolHandlerContext): Promise<Json> {
   let feedback = '';
   let lastReason = '';
   for (let attempt = 1; attempt <= attempts; attempt++) {
-    const stagePrefix = attempt === 1 ? 'SEMANTIC_QUERY' : 'SEMANTIC_QUERY_RETRY';
     const out = await semanticLlmCall(ctx, {
       kind: 'SEMANTIC_QUERY',
-      stagePrefix,
+      stages: attempt === 1 ? SEMANTIC_LLM_STAGES.query : SEMANTIC_LLM_STAGES.queryRetry,
       prompts,
       extra: { ...base, retry_feedback: feedback, attempt },
       schema: QUERY_SCHEMA,
