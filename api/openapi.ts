@@ -1,4 +1,4 @@
-import type { FastifyInstance, RouteShorthandOptions } from 'fastify';
+import type { FastifyInstance, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import { isOpenPath } from './auth';
 import { BODY_REFUSED, errorResponses, UNAUTHORIZED } from './error-responses';
 
@@ -104,13 +104,17 @@ export function route(
     schema?: RouteShorthandOptions['schema'];
     /** Default true: Fastify answers HEAD for a GET route by running it. */
     exposeHeadRoute?: boolean;
+    /** The route's own checks of the parsed request, run before the schema's, which would answer less precisely. */
+    checkBeforeSchema?: (request: FastifyRequest) => void;
   },
   handler: Parameters<FastifyInstance['route']>[0]['handler']
 ): void {
   const schema = { ...def.schema, response: withErrorResponses(def) };
   registry.add(def.method, def.url, def.summary, schema);
   const head = def.exposeHeadRoute === false ? { exposeHeadRoute: false } : {};
-  app.route({ method: def.method, url: def.url, schema, handler, ...head });
+  const check = def.checkBeforeSchema;
+  const before = check ? { preValidation: async (request: FastifyRequest) => check(request) } : {};
+  app.route({ method: def.method, url: def.url, schema, handler, ...head, ...before });
 }
 
 /**

@@ -179,12 +179,14 @@ function approvalRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegis
         body: approvalRequestSchema,
         response: turnReplyResponses(UNAVAILABLE_CODES.workerUnavailable),
       },
+      // The documented codes (INVALID_DECISION, INVALID_CALL_INDEX, RESULT_NOT_ALLOWED…), as the console's approve
+      // answers them, before the schema's VALIDATION_FAILED; the schema still refuses any other unknown field.
+      checkBeforeSchema: (request) => refuseMalformedDecision(namedApprovalProblem(request.body)),
     },
     async (request, reply) => {
       const { id: sent, n } = request.params as { id: string; n: string };
       const body = request.body as ApprovalDecisionInput;
       const decision = { ...body, reason: body.reason ?? null, decidedBy: body.decidedBy ?? 'api' };
-      refuseMalformedDecision(namedApprovalProblem(decision));
       const turn = await onConversationNamed(sent, async (id) => {
         await requireConversation(ports, id);
         return ports.turns.decideApproval(id, Number(n), decision);

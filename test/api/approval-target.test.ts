@@ -105,9 +105,12 @@ describe('an approval decides the call it names', () => {
 
   it('refuses who decided when it is no name: empty, or longer than the held-tool route takes', async () => {
     const url = `/api/v1/conversation/${crypto.randomUUID()}/turns/1/approval`;
-    for (const decidedBy of ['', 'x'.repeat(201)]) {
+    for (const [decidedBy, code] of [
+      ['', 'VALIDATION_FAILED'],
+      ['x'.repeat(201), 'DECIDED_BY_TOO_LONG'],
+    ]) {
       const res = await h.request('POST', url, { json: { decision: 'approve', callIndex: 1, decidedBy } });
-      expect([res.status, res.json().error.code]).toEqual([400, 'VALIDATION_FAILED']);
+      expect([res.status, res.json().error.code]).toEqual([400, code]);
     }
     const nul = await h.request('POST', url, { json: { decision: 'approve', callIndex: 1, decidedBy: 'a\u0000' } });
     expect([nul.status, nul.json().error.code]).toEqual([400, 'INVALID_TEXT']);

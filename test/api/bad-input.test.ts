@@ -169,7 +169,17 @@ describe('bad input gets a specific 4xx, never a 5xx or internals', () => {
     expect(ok.status).toBe(200);
     const id = ok.json().conversationId as string;
     const bad = await post(`/api/v1/conversation/${id}/turns/1/approval`, '{"decision": "maybe"}');
-    expect([bad.status, bad.json().error.code]).toEqual([400, 'VALIDATION_FAILED']);
+    expect([bad.status, bad.json().error.code]).toEqual([400, 'INVALID_DECISION']);
+    // Any other unknown field is refused by the schema, as before.
+    const note = await post(
+      `/api/v1/conversation/${id}/turns/1/approval`,
+      '{"decision": "approve", "callIndex": 1, "note": 1}'
+    );
+    expect([note.status, note.json().error.code, note.json().error.message]).toEqual([
+      400,
+      'VALIDATION_FAILED',
+      expect.stringContaining('note'),
+    ]);
     const approve = '{"decision": "approve", "callIndex": 1}';
     const zero = await post(`/api/v1/conversation/${id}/turns/0/approval`, approve);
     expect(zero.status).toBe(400);
@@ -189,4 +199,32 @@ describe('bad input gets a specific 4xx, never a 5xx or internals', () => {
     );
     expect(unknownConversation.status).toBe(404);
   });
+
+  // An outsider's decisions got VALIDATION_FAILED where config-reference.md "Deciding an approval" lists these codes.
+  it.each([
+    ['a result', 'RESULT_NOT_ALLOWED', 'result', '{"decision": "approve", "callIndex": 4, "result": {}}'],
+    ['a negative callIndex', 'INVALID_CALL_INDEX', 'callIndex', '{"decision": "approve", "callIndex": -1}'],
+    ['a fractional callIndex', 'INVALID_CALL_INDEX', 'callIndex', '{"decision": "approve", "callIndex": 1.5}'],
+    ['an unknown decision', 'INVALID_DECISION', 'decision', '{"decision": "maybe", "callIndex": 1}'],
+    ['no decision', 'INVALID_DECISION', 'decision', '{"callIndex": 1}'],
+    ['a list', 'INVALID_DECISION', 'decision', '[]'],
+    [
+      'a long decidedBy',
+      'DECIDED_BY_TOO_LONG',
+      'decidedBy',
+      JSON.stringify({ decision: 'reject', callIndex: 1, decidedBy: 'x'.repeat(201) }),
+    ],
+    [
+      'a long reason',
+      'REASON_TOO_LONG',
+      'reason',
+      JSON.stringify({ decision: 'reject', callIndex: 1, reason: 'x'.repeat(2001) }),
+    ],
+  ])(
+    'answers an approval with %s: 400 %s (field %s), before looking for the conversation',
+    async (_case, code, field, body) => {
+      const res = await post(`/api/v1/conversation/${UNKNOWN}/turns/1/approval`, body);
+      expect([res.status, res.json().error]).toEqual([400, expect.objectContaining({ code, details: { field } })]);
+    }
+  );
 });
