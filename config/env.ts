@@ -51,6 +51,9 @@ export const STREAM_MAX_CONNECTIONS_DEFAULT = 100;
  */
 export const WORKER_METRICS_DEFAULT_PORT = 9464;
 
+/** The API's port when PORT is unset; `convengine demo` looks for an API there too. */
+export const API_DEFAULT_PORT = 3000;
+
 /**
  * WORKER_SHUTDOWN_GRACE_MS's default: a tool call or a database step in flight ends well within it; a model call may
  * not, and is then cancelled and retried on another worker (worker/worker.ts, workerShutdownOptions).
@@ -80,7 +83,7 @@ const envSchema = z.object({
   LLM_TIMEOUT_MS: integer(60_000, 1, LLM_TIMEOUT_MAX_MS),
   LLM_MAX_TOKENS: integer(1024, 1),
   LLM_REPLY_MAX_BYTES: integer(LLM_REPLY_DEFAULT_MAX_BYTES, 1024),
-  PORT: integer(3000, 0, 65_535),
+  PORT: integer(API_DEFAULT_PORT, 0, 65_535),
   /** Interface the API listens on; containers set 0.0.0.0. */
   HOST: z.preprocess(blankAsUnset, z.string().default('127.0.0.1')),
   API_TOKEN: secretWhenSet('every route is served without a token'),

@@ -1,5 +1,5 @@
 import { resolve } from 'node:path';
-import { loadEnv, TEMPORAL_MODES, type Env, type TemporalMode } from '../../config/env';
+import { API_DEFAULT_PORT, loadEnv, TEMPORAL_MODES, type Env, type TemporalMode } from '../../config/env';
 import type { ConfigRows } from '../../core/config/types';
 import { packConfigRows, resolveSeedPacks, UnknownSeedPackError } from '../../db/seed';
 import { parseCommandArgs, portOption, usageError, type CliCommand, type CliIo } from '../command';
@@ -82,6 +82,15 @@ function startArgs(args: string[], env: Env, io: CliIo): StartArgs | number {
   return { options, apiPort, temporalPort, temporal };
 }
 
+/**
+ * The demo against the API at `apiUrl`: `convengine demo` alone looks at 127.0.0.1:$PORT (PORT is usually unset in
+ * the shell it is typed in), and without an API there it starts a private stack, so any other address needs --url.
+ */
+export function demoCommandFor(apiUrl: string): string {
+  const found = apiUrl === `http://127.0.0.1:${API_DEFAULT_PORT}`;
+  return found ? 'npx convengine demo' : `npx convengine demo --url ${apiUrl}`;
+}
+
 export const startCommand: CliCommand = {
   usage: USAGE,
   async run(args, io) {
@@ -114,12 +123,10 @@ export const startCommand: CliCommand = {
     for (const part of stack.embedded) io.out(`embedded ${part}`);
     // From the process's own start, module loading included: the figure a user's stopwatch gives.
     const seconds = (performance.now() / 1000).toFixed(1);
-    io.out(
-      `ConvEngine ready in ${seconds}s: API ${stack.apiUrl} (${stack.temporal.server} at ${stack.temporalAddress})`
-    );
+    io.out(`ConvEngine ready in ${seconds}s: API ${stack.apiUrl} (${stack.temporal.server})`);
     if (stack.temporal.uiUrl) io.out(`Temporal Web UI: ${stack.temporal.uiUrl}`);
     io.out(`Turn console: ${stack.apiUrl}/console   (API docs: ${stack.apiUrl}/docs)`);
-    io.out(`Try: npx convengine demo   or   curl -s ${stack.apiUrl}/docs/openapi.json`);
+    io.out(`Try: ${demoCommandFor(stack.apiUrl)}   or   curl -s ${stack.apiUrl}/docs/openapi.json`);
     ready = true;
     const broken = await Promise.race([signals.requested.then(() => null), stack.broken]);
     if (broken !== null) {

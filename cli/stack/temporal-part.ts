@@ -97,7 +97,12 @@ async function realServer(binary: string, options: TemporalPartOptions): Promise
   const name = `real Temporal server ${TEMPORAL_SERVER_VERSION} (Temporal CLI ${TEMPORAL_CLI_VERSION})`;
   const ui = server.uiUrl ? `, Web UI ${server.uiUrl}` : '';
   return {
-    value: { address: server.address, connection: localTemporal(server.address), uiUrl: server.uiUrl, server: name },
+    value: {
+      address: server.address,
+      connection: localTemporal(server.address),
+      uiUrl: server.uiUrl,
+      server: `${name} at ${server.address}`,
+    },
     embedded: `Temporal: ${name} at ${server.address}${ui} (namespace ${namespace}, state in ${dbFile})`,
     stop: () => server.stop(),
     ended: server.exited.then(
@@ -122,7 +127,7 @@ async function embeddedDevServer(options: TemporalPartOptions): Promise<Part<Tem
       address: server.address,
       connection: localTemporal(server.address),
       uiUrl: null,
-      server: 'embedded dev server',
+      server: `embedded dev server at ${server.address}`,
     },
     embedded: `Temporal: embedded dev server at ${server.address} (namespace ${server.namespace}, state in ${devOptions.persistPath})`,
     stop: () => server.stop(),

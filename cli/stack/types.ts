@@ -10,7 +10,7 @@ export interface TemporalEndpoint {
   connection: TemporalConnectionSettings;
   /** The Web UI, when the server serves one. */
   uiUrl: string | null;
-  /** Which server this is, for the start banner. */
+  /** Which server this is and where (`embedded dev server at 127.0.0.1:7233`), for the start banner. */
   server: string;
 }
 
