@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+
 /**
  * SIGINT and SIGTERM for a long-running command that stops cleanly, perhaps with children (the embedded
  * PostgreSQL, a Temporal server): the first signal asks it to stop (`requested`), each later one to hurry (`onHurry`). It listens from
@@ -74,7 +76,39 @@ export function watchParent(gone: (parentPid: number) => void, intervalMs = 500)
 export function stopWhenNpmEnds(stopAsOnSigterm: () => boolean, say: (line: string) => void): void {
   // eslint-disable-next-line no-restricted-properties -- npm's own variables say who launched us; no configuration
   if (!launchedByNpm(process.env)) return;
-  watchParent((pid) => {
-    if (stopAsOnSigterm()) say(`npm (pid ${pid}), which launched this process, is gone: stopping`);
+  // Said once the parent is gone, but read now: /proc no longer has it then.
+  const why = launcherGone(process.ppid);
+  watchParent(() => {
+    if (stopAsOnSigterm()) say(why);
   });
+}
+
+/** A process's command name (npm titles itself `npm exec …`) and parent, from /proc; null without /proc or process. */
+export interface ProcessFacts {
+  name: string;
+  parentPid: number;
+}
+
+export function processFacts(pid: number): ProcessFacts | null {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    // "pid (comm) state ppid …": the name may hold spaces and parentheses, the last ")" ends it.
+    const parentPid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
+    return { name: readFileSync(`/proc/${pid}/comm`, 'utf8').trim(), parentPid };
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Why the stop, naming the parent as it is: npm itself (`npm start` execs node), or the `sh -c` npm runs a bin
+ * through (`npx`), which is not npm and has a pid of its own. Where /proc cannot tell (macOS), only the pid is known.
+ */
+export function launcherGone(parentPid: number, facts: (pid: number) => ProcessFacts | null = processFacts): string {
+  const parent = facts(parentPid);
+  const isNpm = (p: ProcessFacts | null): boolean => p?.name.startsWith('npm') ?? false;
+  if (parent === null) return `the process that launched this one (pid ${parentPid}) is gone: stopping`;
+  if (isNpm(parent)) return `npm (pid ${parentPid}), which launched this process, is gone: stopping`;
+  const ranBy = isNpm(facts(parent.parentPid)) ? `, which npm (pid ${parent.parentPid}) ran,` : '';
+  return `${parent.name} (pid ${parentPid})${ranBy} launched this process and is gone: stopping`;
 }

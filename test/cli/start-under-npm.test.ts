@@ -70,7 +70,9 @@ describe('convengine start under npm, npm sent SIGTERM', () => {
     await run.exited;
     // The drain is bounded: 10 s for the API's callers, 15 s for the worker, then the servers stop.
     expect(await processesGoneWithin(dir, 40_000)).toEqual([]);
-    expect(run.output()).toMatch(/npm \(pid \d+\), which launched this process, is gone: stopping/);
+    // Node's parent is npm's `sh -c`, not npm: the line names each by its own pid.
+    expect(run.output()).toContain(`, which npm (pid ${run.npm.pid}) ran, launched this process and is gone: stopping`);
+    expect(run.output()).toMatch(/\bsh \(pid \d+\), which npm/);
     expect(run.output()).toContain('stopping: running turns finish first');
   });
 

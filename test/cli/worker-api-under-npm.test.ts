@@ -59,7 +59,9 @@ describe.each([
     run.npm.kill('SIGTERM');
     await run.exited;
     expect(await goneWithin(below, 60_000)).toEqual([]);
-    expect(run.output()).toMatch(/npm \(pid \d+\), which launched this process, is gone: stopping/);
+    // Node's parent is npm's `sh -c`, not npm: the line names each by its own pid.
+    expect(run.output()).toContain(`, which npm (pid ${run.npm.pid}) ran, launched this process and is gone: stopping`);
+    expect(run.output()).toMatch(/\bsh \(pid \d+\), which npm/);
     await expect(fetch(`${url}/healthz`)).rejects.toThrow();
   });
 });
