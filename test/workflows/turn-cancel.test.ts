@@ -1,5 +1,5 @@
 import { TURN_CANCELLED } from '../../workflows/turn-failure';
-import { TURN_CANCELLED_ROW_PATCH } from '../../workflows/turn-versions';
+import { TURN_CANCELLED_ROW_PATCH, TURN_FAILURE_OUTLASTS_OUTAGE_PATCH } from '../../workflows/turn-versions';
 import { cancelDuringSlowToolCall } from '../support/cancelled-turn';
 import { replayHistoryOf } from '../support/workflow-bundle';
 import { WorkflowHarness } from '../support/workflow-harness';
@@ -25,6 +25,7 @@ it('a turn cancelled during a slow tool call writes TURN_CANCELLED, not retryabl
     const data = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data;
     return data ? [(decode(data) as { id: string }).id] : [];
   });
-  expect(patches).toEqual([TURN_CANCELLED_ROW_PATCH]);
+  // The row is written by TurnFailure as any failed turn's is: a regular activity that outlasts a database outage.
+  expect(patches).toEqual([TURN_CANCELLED_ROW_PATCH, TURN_FAILURE_OUTLASTS_OUTAGE_PATCH]);
   await expect(replayHistoryOf(handle)).resolves.toBeUndefined();
 });
