@@ -34,12 +34,13 @@ const RETRY_HOW =
   'failure again), or re-run the turn: POST details.retryWith.url.';
 
 /**
- * An operator ended the turn in Temporal (cancel, terminate): on purpose, so no client should send it again, and it may
- * have ended after its commit. 409: the request stands against a turn ended by hand, not a fault of ours (500) nor
- * one a retry mends (503).
+ * An operator ended the turn in Temporal (cancel, terminate) before it committed (one ended after its commit answers
+ * the reply it committed: turns/committed-reply.ts): on purpose, so no client should send it again, as a write tool
+ * it called would run twice. 409: the request stands against a turn ended by hand, not a fault of ours (500) nor one a
+ * retry mends (503).
  */
 const OPERATOR_ENDED_HOW =
-  ' An operator ended it in Temporal. Read the conversation (GET /api/v1/conversation/{id}) for what it committed; ' +
+  ' An operator ended it in Temporal. Read the conversation (GET /api/v1/conversation/{id}) for where it stands; ' +
   'an operator re-runs it, if that is wanted, with POST details.retryWith.url.';
 
 /** The status and message of a failed turn's answer: one rule for the POST, its replays and the retry route. */

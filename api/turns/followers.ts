@@ -1,6 +1,6 @@
 import type { WorkflowHandle } from '@temporalio/client';
 import type { StillRunningReason, TurnRef, TurnReply } from '../ports';
-import { awaitTurnReply } from './outcome';
+import { awaitTurnReply, type CommittedReplyReader } from './outcome';
 
 interface Following {
   /** Order of creation; a caller that needs news from after its own action skips older ones. */
@@ -13,6 +13,8 @@ export interface TurnFollowersOptions {
   replyTimeoutMs: number;
   /** The answer for a caller whose turn still runs. */
   stillRunning(ref: TurnRef, reason: StillRunningReason): Promise<TurnReply>;
+  /** The reply of a turn whose run was ended after it committed (outcome.ts). */
+  committedReply: CommittedReplyReader;
 }
 
 /**
@@ -81,7 +83,7 @@ export class TurnFollowers {
   }
 
   private start(key: string, handle: WorkflowHandle, ref: TurnRef): Following {
-    const entry: Following = { seq: ++this.seq, reply: awaitTurnReply(handle, ref) };
+    const entry: Following = { seq: ++this.seq, reply: awaitTurnReply(handle, ref, this.options.committedReply) };
     this.following.set(key, entry);
     const forget = () => {
       if (this.following.get(key) === entry) this.following.delete(key);

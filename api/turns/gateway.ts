@@ -9,6 +9,7 @@ import { canonicalJson } from '../../core/json';
 import { OPERATOR_DECISION_TIMEOUT_DEFAULT_MS } from '../../config/env';
 import { ApiError, conflict, notFound } from '../errors';
 import type { StillRunningReason, TurnGateway, TurnRef, TurnReply, TurnRequest } from '../ports';
+import { committedTurnReply } from './committed-reply';
 import { describeOrNull, sendDecision } from './decisions';
 import { approvalSettlement, endedTurnRefusal } from './ended-approval';
 import { TurnFollowers } from './followers';
@@ -57,6 +58,7 @@ export class TemporalTurnGateway implements TurnGateway {
     this.followers = new TurnFollowers({
       replyTimeoutMs: options.replyTimeoutMs,
       stillRunning: (ref, reason) => this.stillRunning(ref, reason),
+      committedReply: (ref) => committedTurnReply(options.db, ref),
     });
   }
 

@@ -23,15 +23,20 @@ function endedWithoutFailure(cause: unknown): string | null {
   return null;
 }
 
+/** The Temporal status of a run that was ended (terminated, cancelled, timed out) rather than failed, else null. */
+function endedRunStatus(err: unknown): string | null {
+  return err instanceof WorkflowFailedError ? endedWithoutFailure(err.cause) : null;
+}
+
 /**
  * How a closed run that did not complete reads, as the API shows it everywhere (public-failure.ts): the step's
  * failure under the turn's TURN_FAILED, or a run ended in Temporal as endedRunFailure names it. The POST's reply
  * and GET /conversation/{id}'s lastTurn of a turn that wrote no failure row (turn-ended.ts) both use it.
  */
 export function rootFailure(err: unknown): TurnFailure {
-  const cause = err instanceof WorkflowFailedError ? err.cause : err;
-  const ended = err instanceof WorkflowFailedError ? endedWithoutFailure(cause) : null;
+  const ended = endedRunStatus(err);
   if (ended) return endedRunFailure(ended);
+  const cause = err instanceof WorkflowFailedError ? err.cause : err;
   // The client decodes a failure from history and keeps it whole (`failure`), causes included.
   if (cause instanceof TemporalFailure && cause.failure) {
     const shown = publicFailureOf(cause.failure);
@@ -65,8 +70,15 @@ export async function resetRunOf(run: WorkflowHandle): Promise<string | null> {
 
 type ClosedRun = { kind: 'REPLY'; reply: TurnReply } | { kind: 'RESET'; runId: string };
 
-/** The run `ref.runId` as it closed: its result, its failure, or the run a reset of it goes on in. */
-async function closedRun(handle: WorkflowHandle, ref: TurnRef): Promise<ClosedRun> {
+/** The reply a turn committed, read from the database (committed-reply.ts), or null when it did not commit. */
+export type CommittedReplyReader = (ref: TurnRef) => Promise<TurnReply | null>;
+
+/**
+ * The run `ref.runId` as it closed: its result, its failure, or the run a reset of it goes on in. A run ended in
+ * Temporal after its turn committed (terminated, cancelled or timed out past PersistConversation) answers the
+ * committed turn, not that it ended: the conversation holds that turn, as GET /conversation/{id} shows it.
+ */
+async function closedRun(handle: WorkflowHandle, ref: TurnRef, committed: CommittedReplyReader): Promise<ClosedRun> {
   const run = handle.client.getHandle(ref.workflowId, ref.runId);
   try {
     const result = (await run.result()) as Extract<TurnReply, { kind: 'COMPLETED' }>['result'];
@@ -74,6 +86,8 @@ async function closedRun(handle: WorkflowHandle, ref: TurnRef): Promise<ClosedRu
   } catch (err) {
     const reset = await resetRunOf(run);
     if (reset) return { kind: 'RESET', runId: reset };
+    const answered = endedRunStatus(err) ? await committed(ref) : null;
+    if (answered) return { kind: 'REPLY', reply: answered };
     const root = rootFailure(err);
     const reply: TurnReply = {
       kind: 'FAILED',
@@ -91,9 +105,14 @@ async function closedRun(handle: WorkflowHandle, ref: TurnRef): Promise<ClosedRu
  * the run the reset started is followed (its answer carries its runId), so a caller is told of a failure only when
  * the turn's latest run failed — not "nothing was committed" of a turn whose reset run then commits.
  */
-export async function closedTurnReply(handle: WorkflowHandle, ref: TurnRef): Promise<TurnReply> {
-  const closed = await closedRun(handle, ref);
-  return closed.kind === 'REPLY' ? closed.reply : awaitTurnReply(handle, { ...ref, runId: closed.runId });
+export async function closedTurnReply(
+  handle: WorkflowHandle,
+  ref: TurnRef,
+  committed: CommittedReplyReader
+): Promise<TurnReply> {
+  const closed = await closedRun(handle, ref, committed);
+  if (closed.kind === 'REPLY') return closed.reply;
+  return awaitTurnReply(handle, { ...ref, runId: closed.runId }, committed);
 }
 
 /**
@@ -101,12 +120,16 @@ export async function closedTurnReply(handle: WorkflowHandle, ref: TurnRef): Pro
  * waiting for approval. The update (sent to the workflow id's latest run) returns at that milestone;
  * if the turn already closed, its result (or failure) is read instead.
  */
-export async function awaitTurnReply(handle: WorkflowHandle, ref: TurnRef): Promise<TurnReply> {
+export async function awaitTurnReply(
+  handle: WorkflowHandle,
+  ref: TurnRef,
+  committed: CommittedReplyReader
+): Promise<TurnReply> {
   let progress: TurnProgress;
   try {
     progress = await handle.executeUpdate(awaitMilestoneUpdate);
   } catch {
-    return closedTurnReply(handle, ref);
+    return closedTurnReply(handle, ref, committed);
   }
-  return progressToReply(ref, progress) ?? closedTurnReply(handle, ref);
+  return progressToReply(ref, progress) ?? closedTurnReply(handle, ref, committed);
 }

@@ -10,7 +10,7 @@ export function mcpContext(session: Session): JsonObject {
   return created;
 }
 
-export function readMcp(session: Session): JsonObject | null {
+export function readMcp(session: Pick<Session, 'context'>): JsonObject | null {
   const mcp = session.context['mcp'];
   return isJsonObject(mcp) ? mcp : null;
 }

@@ -92,7 +92,7 @@ function objectOrNull(node: Json | undefined): JsonObject | null {
 }
 
 /** `context.mcp` as an McpState (an empty state when the turn has none). */
-export function readMcpState(session: Session): McpState {
+export function readMcpState(session: Pick<Session, 'context'>): McpState {
   const mcp = readMcp(session) ?? {};
   return {
     ...loopFlags(mcp),

@@ -27,7 +27,7 @@ function followers(replyTimeoutMs: number) {
     told.push(reason);
     return { kind: 'RUNNING', ref, reason, intent: 'I', state: 'S' };
   };
-  return { told, followers: new TurnFollowers({ replyTimeoutMs, stillRunning }) };
+  return { told, followers: new TurnFollowers({ replyTimeoutMs, stillRunning, committedReply: async () => null }) };
 }
 
 describe('TurnFollowers (api/turns/followers.ts)', () => {

@@ -5,6 +5,8 @@ import { closedTurnReply, rootFailure } from '../../../api/turns/outcome';
 
 const closedBy = (cause: Error) => new WorkflowFailedError('closed', cause, RetryState.NON_RETRYABLE_FAILURE);
 const REF: TurnRef = { conversationId: 'c', turnNumber: 1, workflowId: 'turn-c-1', runId: 'r1' };
+/** The turn did not commit (committed-reply.ts reads the database). */
+const uncommitted = async () => null;
 
 /** How a closed turn reads in the POST's reply (api/turns/outcome.ts), against a fake client. */
 describe('rootFailure and closedTurnReply', () => {
@@ -35,7 +37,7 @@ describe('rootFailure and closedTurnReply', () => {
       client: { getHandle: (_id: string, runId: string) => runs[runId] },
       executeUpdate: () => Promise.reject(new Error('workflow execution already completed')),
     } as unknown as WorkflowHandle;
-    expect(await closedTurnReply(handle, REF)).toEqual({
+    expect(await closedTurnReply(handle, REF, uncommitted)).toEqual({
       kind: 'COMPLETED',
       ref: { ...REF, runId: 'r2' },
       result: { outcome: 'ANSWERED' },
@@ -48,11 +50,36 @@ describe('rootFailure and closedTurnReply', () => {
       describe: async () => ({ raw: { workflowExecutionInfo: { execution: { runId: 'r1' } } } }),
     };
     const handle = { client: { getHandle: () => run } } as unknown as WorkflowHandle;
-    expect(await closedTurnReply(handle, REF)).toMatchObject({
+    expect(await closedTurnReply(handle, REF, uncommitted)).toMatchObject({
       kind: 'FAILED',
       ref: REF,
       failureType: 'TURN_TERMINATED',
       retryable: false,
     });
+  });
+
+  it('a run ended after its turn committed answers the committed turn; a failed run does not ask', async () => {
+    const committedReply = { kind: 'COMPLETED', ref: REF, result: { outcome: 'ANSWERED' } } as const;
+    const closedWith = (failure: Error) => {
+      const run = {
+        result: () => Promise.reject(closedBy(failure)),
+        describe: async () => ({ raw: { workflowExecutionInfo: { execution: { runId: 'r1' } } } }),
+      };
+      return { client: { getHandle: () => run } } as unknown as WorkflowHandle;
+    };
+    const asked: TurnRef[] = [];
+    const committed = async (ref: TurnRef) => (asked.push(ref), committedReply as never);
+    expect(await closedTurnReply(closedWith(new TerminatedFailure('operator')), REF, committed)).toEqual(
+      committedReply
+    );
+    expect(await closedTurnReply(closedWith(new CancelledFailure('cancelled')), REF, committed)).toEqual(
+      committedReply
+    );
+    expect(asked).toEqual([REF, REF]);
+    expect(await closedTurnReply(closedWith(new Error('boom')), REF, committed)).toMatchObject({
+      kind: 'FAILED',
+      failureType: 'TURN_FAILED',
+    });
+    expect(asked).toHaveLength(2);
   });
 });
