@@ -41,14 +41,16 @@ export function heldToolRoutes(app: FastifyInstance, ports: ApiPorts, docs: Open
         body: heldToolDecisionSchema,
         response: { 200: heldToolAckSchema, 503: unavailableResponse(UNAVAILABLE_CODES.workerUnavailable) },
       },
+      // The turn's validator would refuse it too; here it is refused before Temporal is asked, with its documented
+      // code (REASON_TOO_LONG, INVALID_CALL_INDEX, RESULT_NOT_ALLOWED…) as the approval route answers it, before the
+      // schema's VALIDATION_FAILED; the schema still refuses any other unknown field.
+      checkBeforeSchema: (request) => refuseMalformedDecision(heldToolDecisionProblem(request.body)),
     },
     async (request) => {
       const body = request.body as HeldToolDecisionInput;
-      return onTurnNamed((request.params as { workflowId: string }).workflowId, (workflowId) => {
-        // The turn's validator would refuse it too; here it is refused before Temporal is asked.
-        refuseMalformedDecision(heldToolDecisionProblem(body));
-        return held.resolve(workflowId, { ...body, decidedBy: body.decidedBy ?? 'api' });
-      });
+      return onTurnNamed((request.params as { workflowId: string }).workflowId, (workflowId) =>
+        held.resolve(workflowId, { ...body, decidedBy: body.decidedBy ?? 'api' })
+      );
     }
   );
 }

@@ -116,6 +116,17 @@ function commonProblem(input: DecisionFields): DecisionProblem | null {
   return unsafe ? problem(unsafe.field, unsafe.code, unsafe.message) : null;
 }
 
+/**
+ * The first problem of the fields every decision shares (reason, decidedBy, callIndex, and text PostgreSQL can store),
+ * whatever the decision; null for a body that is not an object, which its route's schema refuses. The console's
+ * actions check these before their schema (api/routes/console/actions.ts), as the decision routes check the whole
+ * decision, so an over-long reason or a negative callIndex gets the same code on every route; the rest of a console
+ * decision is checked inside its audited run.
+ */
+export function decisionFieldsProblem(input: unknown): DecisionProblem | null {
+  return isObject(input) ? commonProblem(input) : null;
+}
+
 /** Only markDone carries a result: the one it records instead of calling the tool again. */
 export const takesResult = (action: HeldToolDecisionAction): boolean => action === 'markDone';
 

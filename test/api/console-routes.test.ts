@@ -227,12 +227,21 @@ describe('the console API: conversation search, turn story, actions; the static 
     ['held-retry', 'a result', { result: { applicationId: 'LA-1' } }, 'RESULT_NOT_ALLOWED'],
     ['held-mark-done', 'a huge result', { result: 'x'.repeat(DECISION_LIMITS.resultBytes) }, 'RESULT_TOO_LARGE'],
     // The console's limits are the turn's (core/turn/operator-decision.ts), not numbers of its own.
-    ['held-skip', 'a reason too long', { reason: 'x'.repeat(DECISION_LIMITS.reasonChars + 1) }, 'VALIDATION_FAILED'],
+    ['held-skip', 'a reason too long', { reason: 'x'.repeat(DECISION_LIMITS.reasonChars + 1) }, 'REASON_TOO_LONG'],
     ['approve', 'a result', { result: { applicationId: 'LA-1' } }, 'RESULT_NOT_ALLOWED'],
     // 0 names a request's direct tool call (runbook §6): a negative index names nothing.
-    ['held-skip', 'callIndex -1', { callIndex: -1 }, 'VALIDATION_FAILED'],
+    ['held-skip', 'callIndex -1', { callIndex: -1 }, 'INVALID_CALL_INDEX'],
+    ['approve', 'callIndex -1', { callIndex: -1 }, 'INVALID_CALL_INDEX'],
+    [
+      'reject',
+      'a reason too long',
+      { callIndex: 1, reason: 'x'.repeat(DECISION_LIMITS.reasonChars + 1) },
+      'REASON_TOO_LONG',
+    ],
     ['held-mark-done', 'a result with a NUL', { result: { applicationId: 'LA-1\u0000' } }, 'INVALID_TEXT'],
-    ['held-fail', 'a callIndex that is text', { callIndex: '1; drop' }, 'VALIDATION_FAILED'],
+    ['held-fail', 'a callIndex that is text', { callIndex: '1; drop' }, 'INVALID_CALL_INDEX'],
+    // Any other field is still the schema's.
+    ['held-skip', 'an unknown field', { note: 'x' }, 'VALIDATION_FAILED'],
     ['held-skip', 'a reason with a NUL', { reason: 'upstream\u0000' }, 'INVALID_TEXT'],
   ])('refuses %s with %s as 400', async (action, _what, json, code) => {
     const res = await heldAction(action, json);

@@ -64,7 +64,15 @@ describe('a held turn over the API (issue #22)', () => {
       [{ action: 'markDone', result: null }, 'RESULT_REQUIRED'],
       [{ action: 'markDone', result: 7 }, 'RESULT_INVALID'],
       [{ action: 'markDone', result: ' ' }, 'RESULT_INVALID'],
-      [{ action: 'skip', reason: 'x'.repeat(DECISION_LIMITS.reasonChars + 1) }, 'VALIDATION_FAILED'],
+      // Each limit's own code, as the approval route answers it, not the schema's VALIDATION_FAILED.
+      [{ action: 'skip', reason: 'x'.repeat(DECISION_LIMITS.reasonChars + 1) }, 'REASON_TOO_LONG'],
+      [{ action: 'skip', decidedBy: 'x'.repeat(DECISION_LIMITS.decidedByChars + 1) }, 'DECIDED_BY_TOO_LONG'],
+      [{ action: 'skip', callIndex: -1 }, 'INVALID_CALL_INDEX'],
+      [{ action: 'skip', callIndex: 1.5 }, 'INVALID_CALL_INDEX'],
+      [{ action: 'skip', reason: 7 }, 'INVALID_DECISION'],
+      // Any other field is still the schema's.
+      [{ action: 'skip', note: 'x' }, 'VALIDATION_FAILED'],
+      [{ action: 'skip', decidedBy: '' }, 'VALIDATION_FAILED'],
     ] as const) {
       const refused = await h.request('POST', `/api/v1/admin/turns/${workflowId}/held-tool`, { json, headers: auth });
       expect([refused.status, refused.json().error.code]).toEqual([400, code]);
@@ -85,7 +93,7 @@ describe('a held turn over the API (issue #22)', () => {
       json: { action: 'drop table' },
       headers: auth,
     });
-    expect(hostile.status).toBe(400);
+    expect([hostile.status, hostile.json().error.code]).toEqual([400, 'INVALID_DECISION']);
 
     h.wf.mcp.toolServer.faults.clear(SUBMIT);
     const retried = await h.request('POST', `/api/v1/admin/turns/${workflowId}/held-tool`, {

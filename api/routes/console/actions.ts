@@ -1,7 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyReply } from 'fastify';
 import type { JsonObject } from '../../../core/json';
-import { notFound } from '../../errors';
+import { decisionFieldsProblem } from '../../../core/turn/operator-decision';
+import { notFound, refuseMalformedDecision } from '../../errors';
 import { auditedFields, CONSOLE_ACTIONS, refuseFieldsNotTaken, type ActionBody } from '../../console/actions';
 import type { ConsolePorts, OperatorActionRecord } from '../../console/ports';
 import { actionAnswerSchema } from '../../console/schemas';
@@ -49,6 +50,10 @@ export const turnActionRoute: ConsoleRoute = (app, ports, consolePorts, docs) =>
       url: '/api/v1/console/turns/:workflowId/actions/:action',
       summary: 'An SRE action on a turn (retry, approve/reject, activity-reset/pause/unpause, held-*); audited.',
       schema: actionSchema,
+      // A decision's shared fields (reason, callIndex) get their documented codes (REASON_TOO_LONG,
+      // INVALID_CALL_INDEX…), as on the decision routes, before the schema's VALIDATION_FAILED. The rest of a decision
+      // (a result, a missing callIndex) is refused inside the action's audited run.
+      checkBeforeSchema: (request) => refuseMalformedDecision(decisionFieldsProblem(request.body)),
     },
     async (request, reply) => {
       const params = request.params as { workflowId: string; action: string };
