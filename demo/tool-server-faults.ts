@@ -72,6 +72,8 @@ export class DemoCounters {
   /** The requests received: every one, or the latest `keptRequests` (see DemoToolServerOptions). */
   readonly log: LoggedRequest[] = [];
   private readonly writes = new Map<string, number>();
+  /** Requests whose client closed the connection before the answer was sent, by route. */
+  private readonly hangUps = new Map<string, number>();
 
   constructor(private readonly keptRequests?: number) {}
 
@@ -88,6 +90,15 @@ export class DemoCounters {
   /** Requests received on a route (failed and retried ones included), of those the log keeps. */
   requests(route: string): number {
     return this.log.filter((r) => r.route === route).length;
+  }
+
+  hungUp(route: string): void {
+    this.hangUps.set(route, (this.hangUps.get(route) ?? 0) + 1);
+  }
+
+  /** Requests on a route whose client hung up before it was answered (a cancelled or timed-out call). */
+  hangUpsOn(route: string): number {
+    return this.hangUps.get(route) ?? 0;
   }
 
   wasApplied(key: string): boolean {
@@ -113,5 +124,6 @@ export class DemoCounters {
   reset(): void {
     this.log.length = 0;
     this.writes.clear();
+    this.hangUps.clear();
   }
 }

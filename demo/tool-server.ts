@@ -111,6 +111,10 @@ class DemoHandler {
       body: await readBody(raw),
     };
     this.counters.record(req.route, req.method, Object.fromEntries(req.query), req.headers, req.body);
+    // A client that hangs up before the answer (a cancelled tool call, a timeout) is counted: tests prove the abort.
+    res.on('close', () => {
+      if (!res.writableFinished) this.counters.hungUp(req.route);
+    });
     const fault = this.faults.next(req.route);
     if (fault.failWith !== null)
       return send(res, { status: fault.failWith, json: { error: 'injected failure' } }, fault.delayMs);

@@ -4,17 +4,24 @@ import { answer } from './order-config';
 import type { WorkflowHarness } from './workflow-harness';
 
 const MESSAGE = 'Apply loan for customer CUST-1001, amount 350000 for 36 months.';
-const SUBMIT = '/loan/applications';
+/** The route of the slow direct submit. */
+export const SUBMIT = '/loan/applications';
+const SLOW_TOOL_DELAY_MS = 30_000;
 const TOOL_REQUEST = { tool_request: { tool_code: 'loan.application.submit', args: { customerId: 'CUST-1001' } } };
 
 /**
- * `temporal workflow cancel` on a turn while its tool call is slow (a direct submit whose upstream takes 30 s): the
- * turn is cancelled with its DirectToolCall started. Resolves once the turn has closed.
+ * `temporal workflow cancel` on a turn while its tool call is slow (a direct submit whose upstream answers after
+ * `toolDelayMs`, 30 s unless said): the turn is cancelled with its DirectToolCall started. Resolves once the turn has
+ * closed, with when the submit was first sent (`submitSentAt`, epoch ms).
  */
-export async function cancelDuringSlowToolCall(h: WorkflowHarness) {
-  await h.mcp.configure(loanConfig({ submit: { allowDirectRequest: true } }));
+export async function cancelDuringSlowToolCall(h: WorkflowHarness, toolDelayMs = SLOW_TOOL_DELAY_MS) {
+  // Only the activity's cancellation can end the call before the upstream answers: not the row's read timeout.
+  const submitHttp = { readTimeoutMs: toolDelayMs + 30_000, maxAttempts: 1 };
+  await h.mcp.configure(loanConfig({ submit: { allowDirectRequest: true }, submitHttp }));
   h.mcp.llm.setScript([extracted('CUST-1001'), answer('Submitted.')]);
-  h.mcp.toolServer.faults.set(SUBMIT, { delayMs: 30_000 });
+  h.mcp.toolServer.faults.set(SUBMIT, { delayMs: toolDelayMs });
+  const submitsBefore = h.mcp.toolServer.counters.requests(SUBMIT);
+  let submitSentAt = Number.NaN;
   try {
     const conversationId = crypto.randomUUID();
     const request = { conversationId, message: MESSAGE, inputParams: TOOL_REQUEST, requestContext: {} };
@@ -27,10 +34,12 @@ export async function cancelDuringSlowToolCall(h: WorkflowHarness) {
       const pending = (await handle.describe()).raw.pendingActivities ?? [];
       const started = pending.some((a) => a.activityType?.name === 'DirectToolCall' && a.lastStartedTime);
       if (!started) throw new Error('the DirectToolCall has not started yet');
+      if (h.mcp.toolServer.counters.requests(SUBMIT) === submitsBefore) throw new Error('the submit has not been sent');
+      submitSentAt = Date.now();
     }, 20_000);
     await handle.cancel();
     await handle.result().catch(() => undefined);
-    return { handle, conversationId, workflowId: sent.ref.workflowId, turn: sent.ref.turnNumber };
+    return { handle, conversationId, workflowId: sent.ref.workflowId, turn: sent.ref.turnNumber, submitSentAt };
   } finally {
     h.mcp.toolServer.faults.clear(SUBMIT);
   }

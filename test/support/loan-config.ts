@@ -38,6 +38,8 @@ export function loanConfig(
     submitNeedsApproval?: boolean;
     approvalTimeoutMs?: number;
     submit?: Partial<McpToolRow>;
+    /** The submit's ce_mcp_http_tool settings (timeouts, attempts). */
+    submitHttp?: Partial<McpHttpToolRow>;
     rating?: Partial<McpToolRow>;
   } = {}
 ): Partial<ConfigRows> {
@@ -87,6 +89,7 @@ export function loanConfig(
           { customerId: { type: 'string' }, requestedAmount: { type: 'number' }, tenureMonths: { type: 'integer' } },
           ['customerId']
         ),
+        ...options.submitHttp,
       }),
     ],
     mcpPlanners: [

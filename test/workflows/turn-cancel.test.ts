@@ -1,6 +1,7 @@
 import { TURN_CANCELLED } from '../../workflows/turn-failure';
 import { TURN_CANCELLED_ROW_PATCH, TURN_FAILURE_OUTLASTS_OUTAGE_PATCH } from '../../workflows/turn-versions';
-import { cancelDuringSlowToolCall } from '../support/cancelled-turn';
+import { eventually } from '../devserver/harness';
+import { cancelDuringSlowToolCall, SUBMIT } from '../support/cancelled-turn';
 import { replayHistoryOf } from '../support/workflow-bundle';
 import { WorkflowHarness } from '../support/workflow-harness';
 
@@ -28,4 +29,23 @@ it('a turn cancelled during a slow tool call writes TURN_CANCELLED, not retryabl
   // The row is written by TurnFailure as any failed turn's is: a regular activity that outlasts a database outage.
   expect(patches).toEqual([TURN_CANCELLED_ROW_PATCH, TURN_FAILURE_OUTLASTS_OUTAGE_PATCH]);
   await expect(replayHistoryOf(handle)).resolves.toBeUndefined();
+});
+
+/**
+ * The tool activity learns of the cancel from its heartbeat: its signal cuts the upstream call, and the attempt writes
+ * nothing after the turn's failure row, also once the tool would have answered (docs/architecture.md, "Cancelling a
+ * turn").
+ */
+it('a cancelled turn cuts its tool call upstream, and its step writes no row after TURN_CANCELLED', async () => {
+  const toolDelayMs = 15_000;
+  const hangUpsBefore = h.mcp.toolServer.counters.hangUpsOn(SUBMIT);
+  const { conversationId, submitSentAt } = await cancelDuringSlowToolCall(h, toolDelayMs);
+  // Within the tool's delay: the tool server sees the connection closed before it answered.
+  await eventually(async () => expect(h.mcp.toolServer.counters.hangUpsOn(SUBMIT)).toBe(hangUpsBefore + 1), 12_000);
+  // The answer the call would have had has come and gone; the step would have written its rows by now.
+  await new Promise((resolve) => setTimeout(resolve, Math.max(0, submitSentAt + toolDelayMs + 2_000 - Date.now())));
+  const audits = await h.mcp.audits(conversationId, 1);
+  expect(audits.at(-1)?.stage).toBe('ENGINE_KNOWN_FAILURE');
+  expect(audits.at(-1)?.payload).toMatchObject({ errorCode: TURN_CANCELLED });
+  expect(audits.filter((a) => a.stage === 'ENGINE_KNOWN_FAILURE')).toHaveLength(1);
 });

@@ -4,6 +4,7 @@ import { scrubDatabaseMessage, sqlStateOf } from '../../../db/error-text';
 import { EngineError, ErrorType } from '../../../core/errors';
 import type { JsonObject } from '../../../core/json';
 import { tokenizeSql, type SqlToken } from '../../../core/sql';
+import { activityContext } from '../../runtime/activity-context';
 
 /**
  * Executes tool SQL with defense in depth (P4, D20): even if the guardrail were bypassed, the
@@ -33,6 +34,11 @@ export interface ReadOnlyQuery {
   maxResultBytes?: number;
   /** The search_path of the query; default [business]. */
   schemas?: readonly string[];
+  /**
+   * Cancels the query on the server when it aborts, and the signal's reason is thrown; default the running activity's
+   * cancellation (an operator's cancel, a worker shutting down). A slow query must not outlive its cancelled turn.
+   */
+  signal?: AbortSignal;
 }
 
 export interface ReadOnlyResult {
@@ -161,17 +167,19 @@ function resultOf(raw: JsonObject[], maxRows: number): ReadOnlyResult {
 export async function executeReadOnly(target: ReadOnlySqlTarget, query: ReadOnlyQuery): Promise<ReadOnlyResult> {
   const maxRows = Math.max(1, Math.floor(query.maxRows));
   const maxBytes = Math.max(1, Math.floor(query.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES));
+  const signal = query.signal ?? activityContext()?.cancellationSignal;
   let what = 'Connecting for a SQL tool';
   // Read only, so a query whose connection was lost runs again on a fresh one: a reconnect does
   // not spend one of the tool call's attempts (db/connection-loss.ts).
   const once = async (): Promise<ReadOnlyResult> => {
+    signal?.throwIfAborted();
     what = 'Connecting for a SQL tool';
     const client = await target.pool.connect();
     what = 'SQL tool query';
     try {
       await enterReadOnly(client, query);
-      const result = await client.query<JsonObject>(
-        extendedQuery(cappedSql(query.text, maxRows, maxBytes), query.values)
+      const result = await cancelledOnAbort(target.pool, client, signal, () =>
+        client.query<JsonObject>(extendedQuery(cappedSql(query.text, maxRows, maxBytes), query.values))
       );
       return resultOf(result.rows, maxRows);
     } finally {
@@ -181,7 +189,39 @@ export async function executeReadOnly(target: ReadOnlySqlTarget, query: ReadOnly
   try {
     return await retryOnConnectionLoss(once);
   } catch (err) {
+    // Cancelled: the activity's own reason, not the 57014 the server answers (that reads as a statement timeout).
+    if (signal?.aborted) throw abortReason(signal);
     throw sqlFailure(err, what, query.statementTimeoutMs);
+  }
+}
+
+function abortReason(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new Error('the SQL tool query was cancelled');
+}
+
+/**
+ * Runs `run` on `client`; when `signal` aborts meanwhile, the server cancels the statement (pg_cancel_backend, from
+ * another connection of the same role: a role may cancel its own sessions), so it stops at once instead of at its
+ * statement timeout. Best effort: a cancel that cannot be sent leaves the statement to its timeout.
+ */
+async function cancelledOnAbort<T>(
+  pool: Pool,
+  client: PoolClient,
+  signal: AbortSignal | undefined,
+  run: () => Promise<T>
+): Promise<T> {
+  if (!signal) return run();
+  signal.throwIfAborted();
+  const backend = (client as PoolClient & { processID?: number | null }).processID;
+  const cancel = (): void => {
+    if (typeof backend === 'number') pool.query('SELECT pg_cancel_backend($1)', [backend]).catch(() => undefined);
+  };
+  signal.addEventListener('abort', cancel, { once: true });
+  try {
+    return await run();
+  } finally {
+    signal.removeEventListener('abort', cancel);
   }
 }
 

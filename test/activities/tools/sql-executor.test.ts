@@ -8,6 +8,7 @@ import {
 import { EngineError } from '../../../core/errors';
 import { createPool } from '../../../db/pool';
 import { TOOLS_ROLE, toolsDatabaseUrl } from '../../../db/tools-role';
+import { eventually } from '../../devserver/harness';
 import { createTestDatabase, toolsRoleAdvisoryLocks, type TestDatabase } from '../../support/database';
 
 /**
@@ -95,6 +96,40 @@ describe('read-only SQL executor', () => {
     expect(slow).toMatchObject({ type: 'TOOL_TIMEOUT', retryable: false, details: { sqlState: '57014' } });
     expect(slow.message).toBe('SQL tool query took longer than its statement timeout of 150 ms and was cancelled');
     expect(await count()).toBe(30);
+  });
+
+  it('cancels its statement on the server when its signal aborts (a cancelled activity), with the abort reason', async () => {
+    const waitingToolQueries = async (): Promise<number> => {
+      const r = await tdb.pool.query<{ n: number }>(
+        `SELECT count(*)::int AS n FROM pg_stat_activity
+          WHERE datname = current_database() AND usename = $1 AND wait_event_type = 'Lock'`,
+        [TOOLS_ROLE]
+      );
+      return r.rows[0]?.n ?? -1;
+    };
+    // The table locked by another session: the tool's statement waits, as a slow query would run, for up to 20 s.
+    const holder = await tdb.pool.connect();
+    await holder.query('BEGIN');
+    await holder.query('LOCK TABLE business.orders IN ACCESS EXCLUSIVE MODE');
+    try {
+      const controller = new AbortController();
+      const slow = { statementTimeoutMs: 20_000, lockTimeoutMs: 20_000, signal: controller.signal };
+      const running = executeReadOnly(appTarget, query('select id from orders', [], slow)).catch((e: unknown) => e);
+      await eventually(async () => expect(await waitingToolQueries()).toBe(1));
+      const cancelledAt = Date.now();
+      controller.abort(new Error('the activity was cancelled'));
+      const err = await running;
+      expect(err).toBeInstanceOf(Error);
+      expect((err as Error).message).toBe('the activity was cancelled');
+      expect(Date.now() - cancelledAt).toBeLessThan(5_000);
+      expect(await waitingToolQueries()).toBe(0);
+      await expect(
+        executeReadOnly(appTarget, query('select 1 as one', [], { signal: controller.signal }))
+      ).rejects.toThrow('the activity was cancelled');
+    } finally {
+      await holder.query('ROLLBACK');
+      holder.release();
+    }
   });
 
   it('fails at once, naming the limit, when the query reaches a limit of its own', async () => {
