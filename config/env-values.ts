@@ -82,12 +82,20 @@ export const SURROUNDING_WHITESPACE =
  */
 export const secretWhenSet = (unset: string, rule?: { check: (v: string) => boolean; message: string }) => {
   const blank = `is set but blank: give it a value, or unset it (unset: ${unset})`;
-  const exact = z
-    .string()
-    .refine((v) => v.trim() !== '', { message: blank, abort: true })
-    .refine((v) => v === v.trim(), { message: SURROUNDING_WHITESPACE, abort: true });
+  const exact = untrimmed(z.string().refine((v) => v.trim() !== '', { message: blank, abort: true }));
   return (rule ? exact.refine(rule.check, rule.message) : exact).optional();
 };
+
+/** A secret is taken exactly as given, or refused: never trimmed, never printed. */
+const untrimmed = (secret: z.ZodType<string>) =>
+  secret.refine((v) => v === v.trim(), { message: SURROUNDING_WHITESPACE, abort: true });
+
+/**
+ * A secret whose blank stays unset (ANTHROPIC_API_KEY: the keyless demo, and compose passes `${VAR:-}`), but whose
+ * value, once it has one, is refused with blanks around it as secretWhenSet's is: a key with a secrets file's trailing
+ * newline made every LLM call a 401.
+ */
+export const secretBlankAsUnset = z.preprocess(blankAsUnset, untrimmed(z.string()).optional());
 
 /** A postgres:// login URL that is a secret: see secretWhenSet. */
 export const secretPostgresUrl = (unset: string) =>

@@ -12,6 +12,7 @@ import {
   optionalText,
   postgresUrl,
   secretPostgresUrl,
+  secretBlankAsUnset,
   secretWhenSet,
 } from './env-values';
 
@@ -77,7 +78,7 @@ const envSchema = z.object({
   TEMPORAL_TASK_QUEUE: z.preprocess(blankAsUnset, z.string().default('convengine-turns')),
   /** Which Temporal `convengine start` runs when TEMPORAL_ADDRESS is unset (see cli/stack/temporal-part.ts). */
   CONVENGINE_TEMPORAL: z.preprocess(blankAsUnset, oneOf(TEMPORAL_MODES).default('auto')),
-  ANTHROPIC_API_KEY: optionalText,
+  ANTHROPIC_API_KEY: secretBlankAsUnset,
   ANTHROPIC_BASE_URL: httpUrl,
   ANTHROPIC_MODEL: z.preprocess(blankAsUnset, z.string().default('claude-sonnet-4-6')),
   LLM_TIMEOUT_MS: integer(60_000, 1, LLM_TIMEOUT_MAX_MS),

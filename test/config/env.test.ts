@@ -152,6 +152,26 @@ describe('loadEnv', () => {
     });
   });
 
+  // ANTHROPIC_API_KEY='sk-…\n' (a secrets file's trailing newline) was sent as is: every LLM call got 401.
+  it('keeps a blank ANTHROPIC_API_KEY unset (the keyless demo), but refuses one with whitespace around it', () => {
+    for (const blank of ['', ' ', '\n'])
+      expect(loadEnv({ ANTHROPIC_API_KEY: blank }).ANTHROPIC_API_KEY).toBeUndefined();
+    for (const surrounded of ['sk-ant-secret\n', ' sk-ant-secret', 'sk-ant-secret\r\n', '\tsk-ant-secret ']) {
+      expect(issuesOf(() => loadEnv({ ANTHROPIC_API_KEY: surrounded }))).toEqual({
+        ANTHROPIC_API_KEY: SURROUNDING_WHITESPACE,
+      });
+      let refusal = '';
+      try {
+        loadEnv({ ANTHROPIC_API_KEY: surrounded });
+      } catch (err) {
+        refusal = (err as Error).message;
+      }
+      expect(refusal).toContain(`ANTHROPIC_API_KEY: ${SURROUNDING_WHITESPACE}`);
+      expect(refusal).not.toContain('sk-ant-secret');
+    }
+    expect(loadEnv({ ANTHROPIC_API_KEY: 'sk-ant-secret' })).toMatchObject({ ANTHROPIC_API_KEY: 'sk-ant-secret' });
+  });
+
   it('keeps blank as unset for every variable that is no secret (compose passes `${VAR:-}`)', () => {
     const others = ENV_VARIABLES.filter((name) => !(SECRETS as readonly string[]).includes(name));
     expect(loadEnv(Object.fromEntries(others.map((name) => [name, ' '])))).toEqual(loadEnv({}));
