@@ -6,7 +6,7 @@ import { parseCommandArgs, portOption, usageError, type CliCommand, type CliIo }
 import { loadYamlTree } from './config';
 import { StopSignals, stopWhenNpmEnds } from '../signals';
 import { processTelemetry } from '../../observability/process';
-import { stackLogLevel, startStack, type StackConfig } from '../stack';
+import { stackLogLevel, startStack, type RunningStack, type StackConfig } from '../stack';
 
 /** `--packs` and `--config`: the pack names (checked) and the YAML tree's rows (validated), or an exit code. */
 export async function stackConfig(options: Map<string, string[]>, io: CliIo): Promise<StackConfig | number> {
@@ -91,6 +91,56 @@ export function demoCommandFor(apiUrl: string): string {
   return found ? 'npx convengine demo' : `npx convengine demo --url ${apiUrl}`;
 }
 
+/**
+ * Listens for stop signals before anything starts: a Ctrl-C while the stack comes up stops it once it is up, instead
+ * of killing the process with its embedded PostgreSQL left running. `ready` is called once the stack serves.
+ */
+function listenForStop(io: CliIo): { signals: StopSignals; ready: () => void } {
+  let ready = false;
+  const signals = new StopSignals();
+  stopWhenNpmEnds(
+    () => signals.stopAsOnSigterm(),
+    (line) => io.out(line)
+  );
+  void signals.requested.then(() => ready || io.out('stopping as soon as the stack is up…'));
+  return { signals, ready: () => (ready = true) };
+}
+
+/** The banner once the stack is up: what runs embedded, where the API, the Web UI and the console are. */
+function printReady(io: CliIo, stack: RunningStack): void {
+  for (const part of stack.embedded) io.out(`embedded ${part}`);
+  // From the process's own start, module loading included: the figure a user's stopwatch gives.
+  const seconds = (performance.now() / 1000).toFixed(1);
+  io.out(`ConvEngine ready in ${seconds}s: API ${stack.apiUrl} (${stack.temporal.server})`);
+  if (stack.temporal.uiUrl) io.out(`Temporal Web UI: ${stack.temporal.uiUrl}`);
+  io.out(`Turn console: ${stack.apiUrl}/console   (API docs: ${stack.apiUrl}/docs)`);
+  io.out(`Try: ${demoCommandFor(stack.apiUrl)}   or   curl -s ${stack.apiUrl}/docs/openapi.json`);
+}
+
+/**
+ * Serves until a stop signal (exit 0, running turns finishing first) or a part of the stack breaks (exit 1), then
+ * stops the stack.
+ */
+async function serveUntilStopped(io: CliIo, stack: RunningStack, signals: StopSignals): Promise<number> {
+  const broken = await Promise.race([signals.requested.then(() => null), stack.broken]);
+  if (broken !== null) {
+    // A supervisor restarts a process that exits; one left serving without its database or Temporal it would not.
+    io.err(`ConvEngine cannot serve turns: ${broken}. Stopping the rest of the stack.`);
+    await stack.stop();
+    return 1;
+  }
+  io.out('stopping: running turns finish first (Ctrl-C again to stop now)…');
+  // A second signal ends the API's drain; the worker and the embedded servers are still stopped in order.
+  let hurried = false;
+  signals.onHurry(() => {
+    if (!hurried) io.out('stopping now: the worker and the embedded servers stop in order');
+    hurried = true;
+    stack.hurry();
+  });
+  await stack.stop();
+  return 0;
+}
+
 export const startCommand: CliCommand = {
   usage: USAGE,
   async run(args, io) {
@@ -101,15 +151,7 @@ export const startCommand: CliCommand = {
     const config = await stackConfig(options, io);
     if (typeof config === 'number') return config;
     const telemetry = processTelemetry(env, 'convengine', { format: 'pretty', level: stackLogLevel(env) });
-    // Listened for before anything starts: a Ctrl-C while the stack comes up stops it once it is up, instead of
-    // killing the process with its embedded PostgreSQL left running.
-    let ready = false;
-    const signals = new StopSignals();
-    stopWhenNpmEnds(
-      () => signals.stopAsOnSigterm(),
-      (line) => io.out(line)
-    );
-    void signals.requested.then(() => ready || io.out('stopping as soon as the stack is up…'));
+    const stop = listenForStop(io);
     const stack = await startStack({
       config,
       env,
@@ -120,32 +162,10 @@ export const startCommand: CliCommand = {
       temporal,
       log: (line) => io.out(line),
     });
-    for (const part of stack.embedded) io.out(`embedded ${part}`);
-    // From the process's own start, module loading included: the figure a user's stopwatch gives.
-    const seconds = (performance.now() / 1000).toFixed(1);
-    io.out(`ConvEngine ready in ${seconds}s: API ${stack.apiUrl} (${stack.temporal.server})`);
-    if (stack.temporal.uiUrl) io.out(`Temporal Web UI: ${stack.temporal.uiUrl}`);
-    io.out(`Turn console: ${stack.apiUrl}/console   (API docs: ${stack.apiUrl}/docs)`);
-    io.out(`Try: ${demoCommandFor(stack.apiUrl)}   or   curl -s ${stack.apiUrl}/docs/openapi.json`);
-    ready = true;
-    const broken = await Promise.race([signals.requested.then(() => null), stack.broken]);
-    if (broken !== null) {
-      // A supervisor restarts a process that exits; one left serving without its database or Temporal it would not.
-      io.err(`ConvEngine cannot serve turns: ${broken}. Stopping the rest of the stack.`);
-      await stack.stop();
-      await telemetry.shutdown();
-      return 1;
-    }
-    io.out('stopping: running turns finish first (Ctrl-C again to stop now)…');
-    // A second signal ends the API's drain; the worker and the embedded servers are still stopped in order.
-    let hurried = false;
-    signals.onHurry(() => {
-      if (!hurried) io.out('stopping now: the worker and the embedded servers stop in order');
-      hurried = true;
-      stack.hurry();
-    });
-    await stack.stop();
+    printReady(io, stack);
+    stop.ready();
+    const code = await serveUntilStopped(io, stack, stop.signals);
     await telemetry.shutdown();
-    return 0;
+    return code;
   },
 };
