@@ -21,10 +21,16 @@ export const WORKER_SEEN_WITHIN_MS = 70_000;
 /**
  * A turn worker says in its Temporal identity which turn workflow type it runs, so the API can tell from the task
  * queue's pollers that a worker of an older build (which lacks the type the API starts, and so fails each such
- * turn's workflow task until a newer worker takes it) is polling. Older builds set no marker: a poller without it
- * is taken for one of them.
+ * turn's workflow task until a newer worker takes it) is polling.
  */
 const RUNS_MARKER = `runs=${TURN_WORKFLOW_TYPE}`;
+
+/**
+ * Builds before the marker (06a5174) poll with Temporal's default identity, `pid@host`. From a1cc19c on they ran
+ * conversationTurnV3, the ones before only conversationTurnV2 and conversationTurn, and nothing in the identity tells
+ * which. A poller without a marker may therefore run this type, but no type newer than this.
+ */
+const NEWEST_TYPE_BEFORE_MARKER: string = 'conversationTurnV3';
 
 /** The identity of a turn worker: Temporal's default (`pid@host`), or the one given, with the marker. */
 export function turnWorkerIdentity(identity?: string): string {
@@ -37,6 +43,11 @@ export interface TurnPollers {
   current: number;
   /** Workers of an older build: they run only older turn types. */
   older: number;
+  /**
+   * Workers of a build from before the marker, which may run TURN_WORKFLOW_TYPE (NEWEST_TYPE_BEFORE_MARKER): from
+   * a1cc19c on they do, before it they do not.
+   */
+  unmarked: number;
 }
 
 /** A poller as DescribeTaskQueue lists it (a protobuf, or sdk-core's JSON). */
@@ -45,11 +56,21 @@ interface PollerInfo {
   lastAccessTime?: Parameters<typeof epochMs>[0];
 }
 
+/** Which build a poller's identity says it is of. */
+function buildOf(identity: string): keyof TurnPollers {
+  const words = identity.split(' ');
+  if (words.includes(RUNS_MARKER)) return 'current';
+  const marked = words.some((word) => word.startsWith('runs='));
+  return marked || TURN_WORKFLOW_TYPE !== NEWEST_TYPE_BEFORE_MARKER ? 'older' : 'unmarked';
+}
+
 /** The pollers DescribeTaskQueue listed that polled within WORKER_SEEN_WITHIN_MS of `now`, counted by build. */
 export function countTurnPollers(pollers: readonly PollerInfo[], now: number): TurnPollers {
-  const recent = pollers.filter((p) => now - (epochMs(p.lastAccessTime) ?? 0) < WORKER_SEEN_WITHIN_MS);
-  const current = recent.filter((p) => (p.identity ?? '').split(' ').includes(RUNS_MARKER)).length;
-  return { current, older: recent.length - current };
+  const counts: TurnPollers = { current: 0, older: 0, unmarked: 0 };
+  for (const poller of pollers) {
+    if (now - (epochMs(poller.lastAccessTime) ?? 0) < WORKER_SEEN_WITHIN_MS) counts[buildOf(poller.identity ?? '')]++;
+  }
+  return counts;
 }
 
 /** The workflow-task pollers of `taskQueue`, within the check deadline; rejects when Temporal does not say. */
@@ -72,33 +93,54 @@ export const noWorkerPolling = (taskQueue: string) => `no worker is polling task
 
 /**
  * Why no worker polling `taskQueue` can run a turn of `workflowType`, or null when one can: a turn of the type this
- * build starts needs a worker of this build; one of an older type (started before an upgrade) any worker.
+ * build starts needs a worker of this build, or one that may be (unmarked); one of an older type (started before an
+ * upgrade) any worker. An unmarked worker that cannot run the type after all fails the decision's workflow task, and
+ * Temporal drops the decision unapplied (TURN_NOT_READY) or it waits for a worker (WORKER_UNAVAILABLE, sent): either
+ * way nothing is lost, and such a turn got as far as a decision only on a worker that runs its type.
  */
 export function noWorkerRuns(pollers: TurnPollers, taskQueue: string, workflowType: string): string | null {
-  const able = workflowType === TURN_WORKFLOW_TYPE ? pollers.current : pollers.current + pollers.older;
+  const { current, older, unmarked } = pollers;
+  const able = workflowType === TURN_WORKFLOW_TYPE ? current + unmarked : current + older + unmarked;
   if (able > 0) return null;
-  if (pollers.older === 0) return noWorkerPolling(taskQueue);
+  if (older === 0) return noWorkerPolling(taskQueue);
   return (
-    `no worker polling task queue ${taskQueue} runs ${TURN_WORKFLOW_TYPE}, only ${pollers.older} of an older build: ` +
+    `no worker polling task queue ${taskQueue} runs ${TURN_WORKFLOW_TYPE}, only ${older} of an older build: ` +
     'deploy workers of this build'
   );
 }
 
 export interface TurnPollersCheck {
-  /** Readiness's `worker` check: `ok` while some worker polling runs the type the API starts. */
+  /** Readiness's `worker` check: `ok` while some worker polling runs, or may run, the type the API starts. */
   check: string;
   warning?: string;
 }
 
+/** What the API's readiness warns of while workers of other builds poll beside those that run its type. */
+function otherBuildsWarning({ current, older, unmarked }: TurnPollers): string | undefined {
+  const total = current + older + unmarked;
+  const parts: string[] = [];
+  if (older > 0) {
+    parts.push(
+      `${older} of ${total} workers polling do not run ${TURN_WORKFLOW_TYPE} (an older build): ` +
+        'a turn one of them picks up waits ~10 s for its retry on another'
+    );
+  }
+  if (unmarked > 0) {
+    parts.push(
+      `${unmarked} of ${total} workers polling are of a build before 06a5174, whose identity does not say whether ` +
+        `it runs ${TURN_WORKFLOW_TYPE} (builds from a1cc19c on do): deploy workers of this build`
+    );
+  }
+  return parts.length > 0 ? parts.join('; ') : undefined;
+}
+
 /** The API's readiness from its task queue's pollers: ready while a worker could run a turn it starts now. */
-export function turnPollersCheck({ current, older }: TurnPollers): TurnPollersCheck {
-  if (current + older === 0) return { check: 'no worker polling' };
-  if (current === 0) return { check: `no worker polling runs ${TURN_WORKFLOW_TYPE}: deploy workers of this build` };
-  if (older === 0) return { check: 'ok' };
-  return {
-    check: 'ok',
-    warning:
-      `${older} of ${current + older} workers polling do not run ${TURN_WORKFLOW_TYPE} (an older build): ` +
-      'a turn one of them picks up waits ~10 s for its retry on another',
-  };
+export function turnPollersCheck(pollers: TurnPollers): TurnPollersCheck {
+  const { current, older, unmarked } = pollers;
+  if (current + older + unmarked === 0) return { check: 'no worker polling' };
+  if (current + unmarked === 0) {
+    return { check: `no worker polling runs ${TURN_WORKFLOW_TYPE}: deploy workers of this build` };
+  }
+  const warning = otherBuildsWarning(pollers);
+  return warning ? { check: 'ok', warning } : { check: 'ok' };
 }

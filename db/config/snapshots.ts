@@ -1,4 +1,4 @@
-import { desc, eq, sql } from 'drizzle-orm';
+import { desc, eq, sql, type SQL } from 'drizzle-orm';
 import { MAX_CONFIG_JSON_DEPTH } from '../../core/config/json-depth';
 import type { ConfigRows, ConfigSnapshot } from '../../core/config/types';
 import { exceedsJsonDepth, isJsonObject } from '../../core/json';
@@ -71,7 +71,7 @@ function usableRows(rowsJson: unknown): ConfigRows | undefined {
 }
 
 /**
- * The `limit` snapshots last in service, the last first. Not by created_at: a version's row is created once, on
+ * ORDER BY for the snapshots last in service, the last first. Not by created_at: a version's row is created once, on
  * its first serving, so config A applied again after B would still count as older than B. A row stored before
  * migration 0017 has revision 0: every serving since records its revision, so such a row was last served before
  * all the others and rightly ranks below them, among its kind by last_served_at (0017 set it to created_at, the
@@ -79,17 +79,22 @@ function usableRows(rowsJson: unknown): ConfigRows | undefined {
  * now(): a revision-0 row served after every row that has a revision is therefore the newest, and ranks first.
  * (Such a build records no later serving of a version it finds stored; that one stays ranked by its revision.)
  */
-export async function lastServedSnapshots(db: Database, limit: number): Promise<ConfigRows[]> {
-  const lastRevisioned = db
+export function lastServedFirst(reader: ConfigReader): SQL[] {
+  const lastRevisioned = reader
     .select({ at: sql`max(${ceConfigSnapshot.lastServedAt})` })
     .from(ceConfigSnapshot)
     .where(sql`${ceConfigSnapshot.lastServedRevision} > 0`);
   const storedByOlderBuild = sql`(${ceConfigSnapshot.lastServedRevision} = 0 AND ${ceConfigSnapshot.lastServedAt} > coalesce((${lastRevisioned}), '-infinity'))`;
+  return [desc(storedByOlderBuild), desc(ceConfigSnapshot.lastServedRevision), desc(ceConfigSnapshot.lastServedAt)];
+}
+
+/** The `limit` snapshots last in service, the last first (lastServedFirst). */
+export async function lastServedSnapshots(db: Database, limit: number): Promise<ConfigRows[]> {
   const stored = await retryOnConnectionLoss(() =>
     db
       .select({ rowsJson: ceConfigSnapshot.rowsJson })
       .from(ceConfigSnapshot)
-      .orderBy(desc(storedByOlderBuild), desc(ceConfigSnapshot.lastServedRevision), desc(ceConfigSnapshot.lastServedAt))
+      .orderBy(...lastServedFirst(db))
       .limit(limit)
   );
   return stored.flatMap((s) => usableRows(s.rowsJson) ?? []);

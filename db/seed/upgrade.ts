@@ -26,41 +26,62 @@ function content(table: PgTable, row: Row): string {
   return canonicalJson(Object.fromEntries(compared));
 }
 
-type Verdict = 'CURRENT' | 'EARLIER' | 'EDITED';
+/** The earlier version of `earlier` that `row` still is exactly, or undefined when it is none of them. */
+export function earlierVersionOf(table: PgTable, row: Row, packRow: Row, earlier: EarlierPackRow): Row | undefined {
+  const now = content(table, row);
+  return earlier.shipped.find((version) => now === content(table, { ...packRow, ...version }));
+}
 
-function verdict(table: PgTable, stored: Row, packRow: Row, earlier: EarlierPackRow): Verdict {
-  const now = content(table, stored);
-  if (now === content(table, packRow)) return 'CURRENT';
-  const shipped = earlier.shipped.some((version) => now === content(table, { ...packRow, ...version }));
-  return shipped ? 'EARLIER' : 'EDITED';
+/** Whether `row` is exactly the pack's row. */
+export function isPackRow(table: PgTable, row: Row, packRow: Row): boolean {
+  return content(table, row) === content(table, packRow);
+}
+
+/** A row EARLIER_PACK_ROWS names, as the packs have it today and as the database holds it. */
+export interface KnownEarlierRow {
+  earlier: EarlierPackRow;
+  /** `table[id]`, as reports name it. */
+  name: string;
+  table: PgTable;
+  packRow: Row;
+  storedRow: Row;
+}
+
+/** The rows EARLIER_PACK_ROWS names that both the packs and `stored` have (the others are inserted as missing). */
+export function knownEarlierRows(
+  stored: ConfigRows,
+  packRows: ConfigRows,
+  tables: readonly (readonly [keyof ConfigRows, PgTable])[]
+): KnownEarlierRow[] {
+  return EARLIER_PACK_ROWS.flatMap((earlier) => {
+    const table = tables.find(([key]) => key === earlier.table)?.[1];
+    const key = CONFIG_PRIMARY_KEYS[earlier.table];
+    const byId = (list: readonly unknown[]) => (list as Row[]).find((row) => row[key] === earlier.id);
+    const packRow = byId(packRows[earlier.table]);
+    const storedRow = byId(stored[earlier.table]);
+    if (!table || !packRow || !storedRow) return [];
+    return [{ earlier, name: `${CONFIG_TABLE_NAMES[earlier.table]}[${earlier.id}]`, table, packRow, storedRow }];
+  });
 }
 
 /**
  * The pack rows to bring up to date in a database seeded by an earlier pack version (EARLIER_PACK_ROWS): each stored
  * row that still equals what an earlier version shipped is replaced by the pack's row; one an author edited is kept.
- * Rows the packs do not have, or the database no longer has, are not looked at (the latter are inserted as missing).
  */
 export async function pickPackRowUpgrades(
   reader: Parameters<typeof readConfigRowsWith>[0],
   packRows: ConfigRows,
   tables: readonly (readonly [keyof ConfigRows, PgTable])[]
 ): Promise<{ report: PackRowUpgrade; rows: [PgTable, Row][] }> {
-  const stored = await readConfigRowsWith(reader);
   const report: PackRowUpgrade = { updated: [], kept: [] };
   const rows: [PgTable, Row][] = [];
-  for (const earlier of EARLIER_PACK_ROWS) {
-    const table = tables.find(([key]) => key === earlier.table)?.[1];
-    const key = CONFIG_PRIMARY_KEYS[earlier.table];
-    const byId = (list: readonly unknown[]) => (list as Row[]).find((row) => row[key] === earlier.id);
-    const packRow = byId(packRows[earlier.table]);
-    const storedRow = byId(stored[earlier.table]);
-    if (!table || !packRow || !storedRow) continue;
-    const found = verdict(table, storedRow, packRow, earlier);
-    const name = `${CONFIG_TABLE_NAMES[earlier.table]}[${earlier.id}]`;
-    if (found === 'EARLIER') {
+  for (const known of knownEarlierRows(await readConfigRowsWith(reader), packRows, tables)) {
+    const { earlier, name, table, packRow, storedRow } = known;
+    if (isPackRow(table, storedRow, packRow)) continue;
+    if (earlierVersionOf(table, storedRow, packRow, earlier)) {
       report.updated.push(name);
       rows.push([table, packRow]);
-    } else if (found === 'EDITED') report.kept.push(name);
+    } else report.kept.push(name);
   }
   return { report, rows };
 }

@@ -64,6 +64,18 @@ describe('convengine seed', () => {
     );
   });
 
+  it('--restore-earlier takes no pack name, and names what it restored and what it left', async () => {
+    const misused = await runConvengine(['seed', '--restore-earlier', 'all'], { DATABASE_URL: tdb.url });
+    expect(misused.code).toBe(2);
+    expect(misused.stderr).toContain('--restore-earlier takes no pack names');
+    // Response 20 above was brought up to date from a row no stored snapshot served: nothing to restore it to.
+    const run = await runConvengine(['seed', '--restore-earlier'], { DATABASE_URL: tdb.url });
+    expect(run).toMatchObject({ code: 0, stderr: '' });
+    expect(run.stdout).toMatch(/^restored nothing: /);
+    expect(run.stdout).toContain("kept as edited (an author's rows, not restored): ce_response[2]\n");
+    expect(run.stdout).toMatch(/left as this build's packs have them \(.*\): .*ce_response\[20\]/);
+  });
+
   it('rejects an unknown pack with exit code 2', async () => {
     const run = await runConvengine(['seed', 'nope'], { DATABASE_URL: tdb.url });
     expect(run.code).toBe(2);

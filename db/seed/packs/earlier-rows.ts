@@ -4,7 +4,8 @@ import type { ConfigRows } from '../../../core/config/types';
  * A pack row that has changed since a pack version shipped it: each entry of `shipped` is an earlier version, as the
  * columns in which it differs from today's row. A database seeded with an earlier version still holds that row (the
  * seeder inserts missing rows only), so the seeder brings it up to date when it still equals one of these, and keeps
- * it when it does not: then an author edited it (db/seed/upgrade.ts).
+ * it when it does not: then an author edited it (db/seed/upgrade.ts). Before a rollback, `convengine seed
+ * --restore-earlier` puts such a row back as the database served it before (db/seed/restore-earlier.ts).
  *
  * When you change a shipped row, add what it was here (only the columns you changed); a row added to a pack needs
  * nothing, since the seeder inserts it.

@@ -15,7 +15,7 @@ import { TemporalTurnGateway } from '../../../api/turns/gateway';
 import { temporalHeldTools } from '../../../api/turns/held-tools';
 import type { Database } from '../../../db/pool';
 import { TURN_WORKFLOW_TYPE } from '../../../workflows/turn-type';
-import { fakeTemporalClient, OLDER_WORKER } from '../../support/fake-temporal-client';
+import { fakeTemporalClient, OLDER_WORKER, UNMARKED_WORKER } from '../../support/fake-temporal-client';
 
 const CONVERSATION = '3f0c1d52-8d2a-4c7e-9d41-2a6f1b9c7e10';
 const WORKFLOW_ID = `turn-${CONVERSATION}-2`;
@@ -127,6 +127,14 @@ describe('a decision without a worker', () => {
         'no worker polling task queue convengine-turns runs conversationTurnV3, only 1 of an older build'
       );
       expect(updates).toBe(0);
+    }
+  });
+
+  it('is sent when only workers without the marker poll: builds a1cc19c to 06a5174 run conversationTurnV3', async () => {
+    const unmarked = { polledMsAgo: 1_000, poller: UNMARKED_WORKER, update: notTaken };
+    for (const { refused, updates } of await decideRunning(unmarked)) {
+      expect(refused).toMatchObject({ code: 'WORKER_UNAVAILABLE', details: { decisionSent: true } });
+      expect(updates).toBe(1);
     }
   });
 
