@@ -106,6 +106,13 @@ export interface TurnAuditRow extends AuditRowView {
 export interface ConsolePorts {
   searchConversations(search: ConversationSearch): Promise<ConversationPage>;
   turnAudits(conversationId: string, turnNumber: number): Promise<TurnAuditRow[]>;
+  /** What the user said in each of these turns, from their USER_INPUT rows, in one read. */
+  userInputs(conversationId: string, turnNumbers: readonly number[]): Promise<Map<number, string | null>>;
+  /**
+   * Runs another of the console's database reads (the API's own, e.g. a conversation's row) within the console's
+   * read budget (api/console/read-budget.ts); the ports above run within it already.
+   */
+  read<T>(work: () => Promise<T>): Promise<T>;
   inspector: TurnInspector;
   recordAction(record: OperatorActionRecord): Promise<void>;
   /** The Temporal Web UI (TEMPORAL_UI_URL, or the UI of the server `convengine start` runs). */

@@ -1,9 +1,11 @@
-import { and, count, desc, eq, ilike, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
 import { AuditStage } from '../../core/audit/payloads';
 import type { Database } from '../../db/pool';
-import { insertAudits, listAudits } from '../../db/repositories/audit';
+import { readStageRows } from '../../core/audit/read';
+import type { JsonObject } from '../../core/json';
+import { insertAudits } from '../../db/repositories/audit';
 import { publicAuditPayload } from '../db-queries';
-import { ceConversation, ceConversationHistory } from '../../db/schema';
+import { ceAudit, ceConversation, ceConversationHistory } from '../../db/schema';
 import type {
   ConversationCursor,
   ConversationPage,
@@ -114,25 +116,59 @@ export async function recordOperatorAction(db: Database, record: OperatorActionR
   ]);
 }
 
+/** A stored row as the console shows it: its step call (the key's second segment, after `<turn id>@<run id>`). */
+function turnAuditRow(row: typeof ceAudit.$inferSelect): TurnAuditRow {
+  return {
+    auditId: row.auditId,
+    conversationId: row.conversationId,
+    turnNumber: row.turnNumber,
+    stage: row.stage,
+    runId: row.runId,
+    callKey: row.idempotencyKey.split('/')[1] ?? '',
+    payload: publicAuditPayload(row.stage, row.payloadJson as JsonObject),
+    createdAt: row.createdAt.toISOString(),
+  };
+}
+
 /**
- * The audit rows of one turn, oldest first, each with the step call that wrote it (the key's second segment,
- * after `<turn id>@<run id>`) and its run: every run of the turn (a failed one, its retry) has rows of its own.
+ * The audit rows of one turn, oldest first, each with the step call that wrote it and its run: every run of the
+ * turn (a failed one, its retry) has rows of its own. One statement on the (conversation_id, turn_number, audit_id)
+ * index (migration 0020), however long the conversation is.
  */
 export async function turnAudits(db: Database, conversationId: string, turnNumber: number): Promise<TurnAuditRow[]> {
-  const rows: TurnAuditRow[] = [];
-  for (let after = 0; ;) {
-    const page = await listAudits(db, conversationId, { afterAuditId: after, limit: 1000 });
-    if (page.length === 0) return rows;
-    after = page.at(-1)?.auditId ?? after;
-    for (const { idempotencyKey, createdAt, ...row } of page) {
-      if (row.turnNumber !== turnNumber) continue;
-      const callKey = idempotencyKey.split('/')[1] ?? '';
-      rows.push({
-        ...row,
-        callKey,
-        payload: publicAuditPayload(row.stage, row.payload),
-        createdAt: createdAt.toISOString(),
-      });
-    }
+  const rows = await db
+    .select()
+    .from(ceAudit)
+    .where(and(eq(ceAudit.conversationId, conversationId), eq(ceAudit.turnNumber, turnNumber)))
+    .orderBy(asc(ceAudit.auditId));
+  return rows.map(turnAuditRow);
+}
+
+/**
+ * What the user said in each of `turnNumbers`, from their USER_INPUT rows: one statement for all of them (the
+ * conversation page's turns the history no longer or not yet holds), never one per turn.
+ */
+export async function auditedUserInputs(
+  db: Database,
+  conversationId: string,
+  turnNumbers: readonly number[]
+): Promise<Map<number, string | null>> {
+  const said = new Map<number, string | null>();
+  if (turnNumbers.length === 0) return said;
+  const rows = await db
+    .select()
+    .from(ceAudit)
+    .where(
+      and(
+        eq(ceAudit.conversationId, conversationId),
+        inArray(ceAudit.turnNumber, [...turnNumbers]),
+        eq(ceAudit.stage, AuditStage.UserInput)
+      )
+    )
+    .orderBy(asc(ceAudit.auditId));
+  for (const turnNumber of turnNumbers) {
+    const ofTurn = rows.filter((r) => r.turnNumber === turnNumber).map(turnAuditRow);
+    said.set(turnNumber, readStageRows(ofTurn, AuditStage.UserInput).at(-1)?.payload.text ?? null);
   }
+  return said;
 }

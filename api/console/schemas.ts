@@ -75,6 +75,8 @@ export const conversationTurnsSchema = {
         },
       },
     },
+    limit: { type: 'integer' },
+    next: { ...nullableString, description: "The next page's `after`; null on the last page." },
   },
 } as const;
 

@@ -163,11 +163,23 @@ export function turnStory(events: HistoryEvent[]): TurnStory {
     configVersion: configVersionOf(searchAttributes, [...entries.values()].flat()),
     searchAttributes,
     decisions: decisionLog(events),
-    timeline,
+    timeline: inTimeOrder(timeline),
     result: completed ? decodePayload(completed.result?.payloads?.[0]) : null,
     failure: close?.failure ?? null,
     eventCount: events.length,
   };
+}
+
+/**
+ * The timeline by when each row happened. History orders a local step by its marker, written when its workflow task
+ * ends, so a step that ran at +675 ms came after a search-attribute upsert or an update of +771 ms; every row is
+ * placed by its own time (a step's start, anything else's event time), ties and untimed rows kept where history has
+ * them.
+ */
+function inTimeOrder(timeline: TimelineItem[]): TimelineItem[] {
+  let last = 0;
+  const keyed = timeline.map((item) => ({ item, at: (last = item.offsetMs ?? last) }));
+  return keyed.sort((a, b) => a.at - b.at).map(({ item }) => item);
 }
 
 function configVersionOf(searchAttributes: Record<string, unknown>, steps: TimedStep[]): string | null {

@@ -1,4 +1,4 @@
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { defaultPayloadConverter } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
 import { join } from 'node:path';
@@ -42,6 +42,20 @@ describe("a turn's story from its recorded history (the console's timeline)", ()
     expect(s.durationMs).toBeGreaterThan(0);
     expect(s.result).toMatchObject({ outcome: 'ANSWERED', turnNumber: 3 });
   });
+});
+
+describe('the timeline in time order', () => {
+  const files = (set: string) => readdirSync(join(HISTORIES, set)).filter((f) => f.endsWith('.json'));
+  it.each(['v2', 'v2-local-first', 'v2-step-runs', 'v2-wide-step-runs', 'v3', 'v3-failed', 'v3-parked'])(
+    '%s: no row is listed above an earlier one (a local step, recorded at its task end, by when it ran)',
+    (set) => {
+      for (const file of files(set)) {
+        const { timeline } = story(file, set);
+        const offsets = timeline.map((i) => i.offsetMs).filter((o): o is number => o !== null);
+        expect([file, offsets]).toEqual([file, [...offsets].sort((a, b) => a - b)]);
+      }
+    }
+  );
 });
 
 describe('a turn whose local steps ran in step runs (core/turn/step-runs.ts)', () => {

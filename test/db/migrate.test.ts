@@ -165,8 +165,9 @@ describe('migrations marked -- migrate: no-transaction', () => {
   it('0019 builds the key index concurrently, valid, and records the 0018 it replaces for older builds', async () => {
     await beforeMigration('0019', async (older) => {
       const report = await migrate(older.pool);
-      expect(report.applied).toEqual(['0019_turn_request_key_unique_concurrently.sql']);
+      expect(report.applied).toEqual(['0019_turn_request_key_unique_concurrently.sql', '0020_audit_turn_index.sql']);
       expect(await indexValidity(older, 'ce_turn_request_key_idx')).toEqual([true]);
+      expect(await indexValidity(older, 'ce_audit_turn_idx')).toEqual([true]);
       const { rows } = await older.pool.query("SELECT checksum FROM ce_schema_migrations WHERE name LIKE '0018%'");
       expect(rows).toEqual([{ checksum: key0018 }]);
     });
@@ -180,7 +181,10 @@ describe('migrations marked -- migrate: no-transaction', () => {
         '0018_turn_request_key_unique.sql',
         key0018,
       ]);
-      expect((await migrate(older.pool)).applied).toEqual(['0019_turn_request_key_unique_concurrently.sql']);
+      expect((await migrate(older.pool)).applied).toEqual([
+        '0019_turn_request_key_unique_concurrently.sql',
+        '0020_audit_turn_index.sql',
+      ]);
       expect(await indexValidity(older, 'ce_turn_request_key_idx')).toEqual([true]);
       expect((await schemaState(older.pool)).changed).toEqual([]);
     });

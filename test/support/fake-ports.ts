@@ -57,6 +57,8 @@ export function fakeConsolePorts(
   return {
     searchConversations: unused,
     turnAudits: unused,
+    userInputs: unused,
+    read: (work) => work(),
     recordAction: unused,
     temporalUi: null,
     ...given,

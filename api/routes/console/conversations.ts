@@ -8,8 +8,10 @@ import { conversationIdParams, uuidParam } from '../../schemas/common';
 import { onConversationNamed } from '../../sent-ids';
 import { conversationNotFound } from '../conversation';
 import { requireSafeText } from '../../text-check';
-import { auditedUserInput } from './turn';
 import type { ConsoleRoute } from './index';
+
+/** Turns per page of a conversation's turns when the caller names no limit. */
+const TURNS_PAGE = 50;
 
 const code = { type: 'string', minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.:-]+$' } as const;
 const searchQuery = {
@@ -79,7 +81,24 @@ export const conversationSearchRoute: ConsoleRoute = (app, _ports, consolePorts,
   );
 };
 
-/** GET a conversation's turns, each with what was said in it. */
+const turnsQuery = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    limit: {
+      type: 'string',
+      pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$',
+      description: `Turns per page, 1 to 200; ${TURNS_PAGE} when not given.`,
+    },
+    after: {
+      type: 'string',
+      pattern: '^(?:0|[1-9][0-9]{0,8})$',
+      description: "The previous page's `next` (a turn number): the turns after it, in turn order.",
+    },
+  },
+} as const;
+
+/** GET a conversation's turns, each with what was said in it, one page at a time. */
 export const conversationTurnsRoute: ConsoleRoute = (app, ports, consolePorts, docs) => {
   route(
     app,
@@ -87,28 +106,40 @@ export const conversationTurnsRoute: ConsoleRoute = (app, ports, consolePorts, d
     {
       method: 'GET',
       url: '/api/v1/console/conversations/:id/turns',
-      summary: "A conversation's turn workflows (running and failed ones too) with what the user said.",
+      summary:
+        "A conversation's turn workflows (running and failed ones too) with what the user said, in turn order. " +
+        `Paged: at most \`limit\` turns (default ${TURNS_PAGE}); \`next\` (and a \`Link: <…>; rel="next"\` header) ` +
+        'names the next page, null on the last.',
       schema: {
         params: conversationIdParams,
+        querystring: turnsQuery,
         response: { 200: conversationTurnsSchema },
       },
     },
-    async (request) =>
+    async (request, reply) =>
       onConversationNamed((request.params as { id: string }).id, async (id) => {
-        const conversation = await ports.conversations.conversation(id);
+        const query = request.query as { limit?: string; after?: string };
+        const limit = Number(query.limit ?? TURNS_PAGE);
+        const conversation = await consolePorts.read(() => ports.conversations.conversation(id));
         if (!conversation) throw conversationNotFound(id);
+        const after = Number(query.after ?? 0);
+        const all = (await consolePorts.inspector.turns(id)).filter((t) => t.turnNumber > after);
+        const page = all.slice(0, limit);
         const said = new Map(conversation.history.map((h) => [h.turnNumber, h]));
-        // A turn the history does not hold yet (running, parked on an operator, failed): its USER_INPUT row says it.
-        const turns = await Promise.all(
-          (await consolePorts.inspector.turns(id)).map(async (t) => ({
-            ...t,
-            userInput:
-              said.get(t.turnNumber)?.userInput ?? auditedUserInput(await consolePorts.turnAudits(id, t.turnNumber)),
-            assistantOutput: said.get(t.turnNumber)?.assistantOutput ?? null,
-          }))
-        );
+        // A turn the history does not hold (running, parked on an operator, failed, or older than the history
+        // keeps): its USER_INPUT row says it, all of the page's such turns in one read.
+        const unsaid = page.filter((t) => !said.has(t.turnNumber)).map((t) => t.turnNumber);
+        const audited = await consolePorts.userInputs(id, unsaid);
+        const turns = page.map((t) => ({
+          ...t,
+          userInput: said.get(t.turnNumber)?.userInput ?? audited.get(t.turnNumber) ?? null,
+          assistantOutput: said.get(t.turnNumber)?.assistantOutput ?? null,
+        }));
+        const next = all.length > limit ? String(page.at(-1)?.turnNumber) : null;
+        if (next)
+          linkNextPage(reply, `/api/v1/console/conversations/${id}/turns`, { limit: String(limit), after: next });
         const { history: _history, ...summary } = conversation;
-        return { conversation: summary, turns };
+        return { conversation: summary, turns, limit, next };
       })
   );
 };

@@ -39,7 +39,7 @@ async function turnView(ports: ApiPorts, consolePorts: ConsolePorts, workflowId:
     running ? inspector.pendingActivities(workflowId) : [],
     outcome === TurnOutcomeValue.AwaitingApproval ? readable(inspector.pendingApproval(workflowId)) : NOTHING,
     outcome === TurnOutcomeValue.Held ? readable(inspector.heldTool(workflowId)) : NOTHING,
-    ports.conversations.conversation(conversationId),
+    consolePorts.read(() => ports.conversations.conversation(conversationId)),
   ]);
   const said = conversation?.history.find((h) => h.turnNumber === turnNumber);
   const userInput = said?.userInput ?? auditedUserInput(audits);
