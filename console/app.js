@@ -43,7 +43,11 @@ function route() {
   return (ctx) => conversationsPage(ctx, params);
 }
 
-function tokenForm(retry) {
+/**
+ * The token form; after a 401, with why the API refused (a wrong token: `invalid_token`; none sent), so an operator
+ * who typed a token sees it was wrong rather than the same form again.
+ */
+function tokenForm(retry, refusal = null) {
   const input = h('input', { type: 'password', name: 'token', autocomplete: 'off', placeholder: 'API_TOKEN' });
   const form = h(
     'form',
@@ -56,6 +60,13 @@ function tokenForm(retry) {
       },
     },
     h('p', {}, 'This API needs its token (API_TOKEN). It is kept in this browser tab only.'),
+    refusal && token.get()
+      ? h(
+          'div',
+          { class: 'error', role: 'alert', id: 'token-refused' },
+          `The API refused this token (${refusal.code}: ${refusal.message}). Check it and try again.`
+        )
+      : null,
     input,
     h('button', { type: 'submit' }, 'Use token')
   );
@@ -71,7 +82,7 @@ async function render() {
     mount(main, h('p', { class: 'muted' }, 'Loading…'));
     await page(ctx);
   } catch (err) {
-    if (err instanceof ApiError && err.status === 401) mount(main, tokenForm(render));
+    if (err instanceof ApiError && err.status === 401) mount(main, tokenForm(render, err));
     else mount(main, errorBox(err));
   }
 }

@@ -1,6 +1,7 @@
+import { whatifPanel } from './views/whatif.js';
+
 /**
- * Panels that other features add to a conversation's page, in order. Each is
- * `async (conversation) => Element`; e.g. the what-if replay's side-by-side diff of this
- * conversation against a draft config (`convengine whatif`) registers one here.
+ * Panels that other features add to a conversation's page, in order. Each is `async (conversation) => Element`:
+ * the what-if replay of this conversation against a config version (docs/whatif.md) is one.
  */
-export const conversationPanels = [];
+export const conversationPanels = [whatifPanel];

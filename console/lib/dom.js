@@ -14,10 +14,23 @@ export function h(tag, attrs = {}, ...children) {
   return el;
 }
 
+/**
+ * Bidirectional controls (U+202A–U+202E overrides and embeddings, U+2066–U+2069 isolates, the marks) and other
+ * invisible controls, as text may carry them from a user or a tool. Inserted as they are, an override reorders what
+ * the operator reads (`‮txt.exe` shows as `exe.txt`); they are shown as what they are instead.
+ */
+// eslint-disable-next-line no-control-regex -- finding the controls is the point
+const CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+
+/** `text` with every invisible or reordering control shown as `⟨U+202E⟩`. */
+export function visible(text) {
+  return text.replace(CONTROLS, (c) => `⟨U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`);
+}
+
 function append(el, children) {
   for (const child of children.flat(Infinity)) {
     if (child === undefined || child === null || child === false) continue;
-    el.append(child instanceof Node ? child : document.createTextNode(String(child)));
+    el.append(child instanceof Node ? child : document.createTextNode(visible(String(child))));
   }
 }
 
@@ -38,8 +51,14 @@ export function duration(ms) {
   return ms >= 1000 ? `${(ms / 1000).toFixed(2)} s` : `${Math.round(ms)} ms`;
 }
 
+/**
+ * A time as operators match it with logs and Temporal: UTC, to the millisecond, marked so (`2026-03-01 10:00:00.123
+ * UTC`), never the browser's local time without a zone.
+ */
 export function when(iso) {
-  return iso ? new Date(iso).toLocaleString() : '';
+  if (!iso) return '';
+  const at = new Date(iso);
+  return Number.isNaN(at.getTime()) ? String(iso) : `${at.toISOString().replace('T', ' ').replace('Z', '')} UTC`;
 }
 
 /** A payload as text: a string as is, anything else as indented JSON. */

@@ -1,5 +1,5 @@
 import { api } from '../lib/api.js';
-import { badge, h, mount, show, when } from '../lib/dom.js';
+import { badge, errorBox, h, mount, show, when } from '../lib/dom.js';
 import { conversationPanels } from '../extensions.js';
 
 function turnRow(t) {
@@ -16,9 +16,39 @@ function turnRow(t) {
   );
 }
 
+const turnsOf = (conversationId, after) =>
+  api(`/api/v1/console/conversations/${conversationId}/turns${after ? `?after=${after}` : ''}`);
+
+/**
+ * The turns after the first page, a page per click: a long conversation's turns are read a page at a time (the API
+ * bounds them), appended to `rows`.
+ */
+function moreTurns(conversationId, rows, next) {
+  const holder = h('div', { id: 'more-turns' });
+  const offer = (after) => {
+    if (!after) return mount(holder);
+    const button = h('button', { type: 'button' }, 'More turns');
+    button.addEventListener('click', async () => {
+      button.disabled = true;
+      try {
+        const page = await turnsOf(conversationId, after);
+        rows.append(...page.turns.map(turnRow));
+        offer(page.next);
+      } catch (err) {
+        mount(holder, errorBox(err), button);
+        button.disabled = false;
+      }
+    });
+    return mount(holder, button);
+  };
+  offer(next);
+  return holder;
+}
+
 /** One conversation: where it stands and every turn workflow it ran (running and failed ones too). */
 export async function conversationPage({ main }, conversationId) {
-  const { conversation: c, turns } = await api(`/api/v1/console/conversations/${conversationId}/turns`);
+  const { conversation: c, turns, next } = await turnsOf(conversationId);
+  const rows = h('tbody', {}, turns.map(turnRow));
   const panels = h('div', { class: 'panels' });
   mount(
     main,
@@ -54,8 +84,9 @@ export async function conversationPage({ main }, conversationId) {
           ['Turn', 'Workflow', 'Outcome', 'User said', 'Reply', 'Started'].map((t) => h('th', {}, t))
         )
       ),
-      h('tbody', {}, turns.map(turnRow))
+      rows
     ),
+    moreTurns(c.conversationId, rows, next),
     panels
   );
   for (const panel of conversationPanels) panels.append(await panel(c));

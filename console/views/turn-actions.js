@@ -22,8 +22,12 @@ export function actionOutcome() {
   return { element, report };
 }
 
-/** Runs one audited console action and reports its answer; then `done()` re-reads the turn. */
-async function act(turn, action, body, { report, done }) {
+/**
+ * Runs one audited console action and reports its answer; then `done()` re-reads the turn (and shows a failed
+ * read itself). The page's action buttons stay disabled (`busy`) from the request until that re-read.
+ */
+async function act(turn, action, body, { report, done, busy }) {
+  busy(true);
   report(h('p', { class: 'muted' }, `${action}…`));
   try {
     const answer = await api(`/api/v1/console/turns/${turn.workflowId}/actions/${action}`, { method: 'POST', body });
@@ -32,7 +36,11 @@ async function act(turn, action, body, { report, done }) {
   } catch (err) {
     report(h('p', {}, `${action} failed`), errorBox(err));
   }
-  await done();
+  try {
+    await done();
+  } finally {
+    busy(false);
+  }
 }
 
 function button(text, onclick, extra = {}) {
@@ -172,7 +180,10 @@ function retryPanel(turn, page) {
   );
 }
 
-/** The SRE actions that apply to this turn now; `page.report` shows an action's outcome, `page.done` re-reads. */
+/**
+ * The SRE actions that apply to this turn now; `page.report` shows an action's outcome, `page.done` re-reads,
+ * `page.busy` disables the buttons while an action is in flight.
+ */
 export function actionPanels(turn, page) {
   const panels = [];
   if (turn.pendingApproval) panels.push(approvalPanel(turn, page));

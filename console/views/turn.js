@@ -111,10 +111,28 @@ function exchange(turn) {
   );
 }
 
-function live(running) {
-  return running
-    ? h('p', { class: 'live', id: 'live' }, '● live: this turn is running; the page follows its audit trail')
-    : null;
+/**
+ * Whether the page is up to date: live while the turn runs and its reads succeed; a read that failed says why (the
+ * API's code and message) and since when the page shows older data, until a read succeeds again.
+ */
+function liveMarker() {
+  const element = h('div', { id: 'live-marker' });
+  const running = () =>
+    mount(
+      element,
+      h('p', { class: 'live', id: 'live' }, '● live: this turn is running; the page follows its audit trail')
+    );
+  const stale = (err, since) =>
+    mount(
+      element,
+      h(
+        'div',
+        { class: 'error stale', role: 'alert', id: 'refresh-failed' },
+        `Not up to date: the last refresh failed (${err.code ? `${err.code}: ` : ''}${err.message}). `,
+        `This page shows the turn as read ${when(since)}; retrying every 3 s.`
+      )
+    );
+  return { element, running, stale, clear: () => mount(element) };
 }
 
 /** JSON text with every object's keys sorted: two reads of the same turn are the same text in any key order. */
@@ -130,47 +148,113 @@ function canonical(value) {
   );
 }
 
+/**
+ * Follows a running turn: every audit row it writes re-reads its story (`refresh` coalesces them), and a 3 s poll
+ * covers silent waits; `start` again while following does nothing.
+ */
+function follower(refresh) {
+  let following = null;
+  return {
+    start(conversationId) {
+      if (following) return;
+      following = new AbortController();
+      const { signal } = following;
+      void followAudits(conversationId, ({ event }) => event !== 'CONNECTED' && refresh(), signal).catch(
+        () => undefined
+      );
+      const poll = setInterval(refresh, 3000);
+      signal.addEventListener('abort', () => clearInterval(poll));
+    },
+    stop() {
+      following?.abort();
+      following = null;
+    },
+  };
+}
+
 /** A turn's full story from its event history, its audit rows and its live state. */
 export async function turnPage({ main, onLeave }, workflowId) {
-  const stop = new AbortController();
-  onLeave(() => stop.abort());
+  const left = new AbortController();
   let pending = null;
   let shown = '';
-  // The last action's outcome: one element for the page's life, so a redraw does not wipe it.
+  let readAt = null;
+  let busy = false;
+  // The last action's outcome and whether the page is current: one element each for the page's life, so a redraw
+  // does not wipe them.
   const outcome = actionOutcome();
-  const load = async () => {
-    const turn = await api(`/api/v1/console/turns/${workflowId}`);
-    // Re-render only on change; what was typed and the focus survive a redraw all the same.
-    const seen = canonical(turn);
-    if (stop.signal.aborted || seen === shown) return turn;
-    shown = seen;
+  const marker = liveMarker();
+  // While an action's request is in flight its buttons (every action panel's) are disabled: a second click would
+  // send a second request, and its answer would hide the first one's.
+  const disableActions = () => {
+    for (const button of main.querySelectorAll('.panel.attention button')) button.disabled = busy;
+  };
+  const draw = (turn) => {
     const restore = keepFields(main);
     mount(
       main,
       header(turn),
-      live(turn.story.status === 'RUNNING'),
+      marker.element,
       outcome.element,
-      actionPanels(turn, { done: load, report: outcome.report }),
+      actionPanels(turn, { done: () => reload(), report: outcome.report, busy: setBusy }),
       exchange(turn),
       decisions(turn.story),
       h('h2', {}, 'Timeline'),
       timeline(turn.story, turn.audits)
     );
     restore();
+    disableActions();
+  };
+  const load = async () => {
+    const turn = await api(`/api/v1/console/turns/${workflowId}`);
+    if (left.signal.aborted) return turn;
+    readAt = new Date().toISOString();
+    // Re-render only on change; what was typed and the focus survive a redraw all the same.
+    const seen = canonical(turn);
+    if (seen !== shown) draw(turn);
+    shown = seen;
     return turn;
   };
-  const turn = await load();
-  if (turn.story.status !== 'RUNNING') return;
-  // Every audit row the turn writes re-reads its story (coalesced); a poll covers silent waits.
   const refresh = () => {
     pending ??= setTimeout(() => {
       pending = null;
-      void load().then((t) => t.story.status !== 'RUNNING' && stop.abort());
+      void reload();
     }, 200);
   };
-  void followAudits(turn.conversationId, ({ event }) => event !== 'CONNECTED' && refresh(), stop.signal).catch(
-    () => undefined
-  );
-  const poll = setInterval(refresh, 3000);
-  stop.signal.addEventListener('abort', () => clearInterval(poll));
+  const follow = follower(refresh);
+  function setBusy(on) {
+    busy = on;
+    disableActions();
+  }
+  // Every re-read (an audit row, the poll, after an action): a running turn is followed, also once it runs again
+  // (retried); a failed read is shown, and polled until one succeeds.
+  async function reload() {
+    try {
+      showStanding(await load());
+    } catch (err) {
+      if (left.signal.aborted) return;
+      marker.stale(err, readAt);
+      follow.start(conversationIdOf(workflowId));
+    }
+  }
+  function showStanding(turn) {
+    if (left.signal.aborted) return;
+    if (turn.story.status !== 'RUNNING') {
+      marker.clear();
+      follow.stop();
+      return;
+    }
+    marker.running();
+    follow.start(turn.conversationId);
+  }
+  onLeave(() => {
+    left.abort();
+    follow.stop();
+    clearTimeout(pending);
+  });
+  showStanding(await load());
+}
+
+/** `turn-<conversation id>-<n>` names its conversation. */
+function conversationIdOf(workflowId) {
+  return workflowId.slice(5, 41);
 }

@@ -1,0 +1,74 @@
+import { api } from '../lib/api.js';
+import { errorBox, h, mount, show } from '../lib/dom.js';
+
+/** One turn of a replay: what it said, whether the draft changes it, and each change recorded → replayed. */
+function turnRow(turn) {
+  const changes = turn.changes.map((c) =>
+    h('li', {}, h('strong', {}, c.field), ': ', show(c.recorded), ' → ', show(c.replayed))
+  );
+  const missing = turn.missing.map((m) => h('li', { class: 'muted' }, `needs ${m.kind}: ${m.what}`));
+  return h(
+    'tr',
+    { 'data-turn': turn.turnNumber },
+    h('td', { class: 'num' }, turn.turnNumber),
+    h('td', { class: 'said' }, turn.userText),
+    h('td', {}, h('span', { class: `badge badge-${turn.status}` }, turn.status)),
+    h('td', {}, changes.length || missing.length ? h('ul', {}, changes, missing) : '—')
+  );
+}
+
+function report(result) {
+  const counts = Object.entries(result.summary).map(([status, n]) => `${n} ${status}`);
+  return [
+    h(
+      'p',
+      { id: 'whatif-summary' },
+      `Against config ${result.config.version}: ${result.differs ? 'differs' : 'no turn changes'} (${counts.join(', ')}).`
+    ),
+    h(
+      'table',
+      { class: 'list', id: 'whatif-turns' },
+      h(
+        'thead',
+        {},
+        h(
+          'tr',
+          {},
+          ['Turn', 'User said', 'Replay', 'Changes'].map((t) => h('th', {}, t))
+        )
+      ),
+      h('tbody', {}, result.turns.map(turnRow))
+    ),
+  ];
+}
+
+/**
+ * What-if (docs/whatif.md): replays this conversation against a stored config version, or the current one, on
+ * request only: a replay is bounded per API process (429 WHATIF_BUSY), so the page never starts one by itself.
+ */
+export async function whatifPanel(conversation) {
+  const version = h('input', { name: 'config', value: 'current', size: 18, 'aria-label': 'config version' });
+  const out = h('div', { id: 'whatif-result' });
+  const run = async (event) => {
+    event.preventDefault();
+    const button = event.target.querySelector('button');
+    button.disabled = true;
+    mount(out, h('p', { class: 'muted' }, 'Replaying…'));
+    try {
+      const query = new URLSearchParams({ conversation: conversation.conversationId, config: version.value.trim() });
+      mount(out, report(await api(`/api/v1/whatif?${query}`)));
+    } catch (err) {
+      mount(out, errorBox(err));
+    } finally {
+      button.disabled = false;
+    }
+  };
+  return h(
+    'section',
+    { class: 'panel', id: 'whatif' },
+    h('h2', {}, 'What if'),
+    h('p', {}, 'Replay this conversation against a config version (16 hex digits) or "current", writing nothing.'),
+    h('form', { onsubmit: run }, version, ' ', h('button', { type: 'submit' }, 'Replay')),
+    out
+  );
+}

@@ -1,0 +1,172 @@
+/**
+ * The turn page stays true to the turn after it stops running: an action's re-read is drawn, a turn run again is
+ * followed live, a failed refresh is shown and recovered from, and a double click sends one action. And what the
+ * pages show from users and tools: bidi controls visible, times in UTC; a refused token; the what-if panel.
+ */
+import { type Page, type Request } from 'playwright-core';
+import { eventually } from '../devserver/harness';
+import { ConsoleBrowser, shot } from '../support/console-browser';
+import { extracted, loanConfig, plan } from '../support/loan-config';
+import { answer, orderConfig } from '../support/order-config';
+
+let c: ConsoleBrowser;
+
+jest.setTimeout(240_000);
+
+beforeAll(async () => {
+  c = await ConsoleBrowser.start();
+});
+
+afterAll(async () => {
+  await c?.stop();
+  c?.h.wf.mcp.toolServer.faults.clear('/loan/applications');
+});
+
+const HOLD = { onRetriesExhausted: 'HOLD', maxAttempts: 2, initialIntervalMs: 100 } as const;
+const actionPosts = (page: Page, action: string) => {
+  const sent: Request[] = [];
+  page.on('request', (r) => r.method() === 'POST' && r.url().endsWith(`/actions/${action}`) && sent.push(r));
+  return sent;
+};
+
+test('after Fail turn and a double-clicked Retry turn, the page follows the turn running again, live', async () => {
+  c.h.wf.mcp.toolServer.faults.set('/loan/applications', { failTimes: 1_000, status: 503 });
+  const { turn, page } = await c.parkedLoanTurn(loanConfig({ submit: HOLD }));
+  await page.locator('#held-tool').waitFor();
+  await page.locator('#held-tool button:has-text("Fail turn")').click();
+  await page.locator('#failed-turn').waitFor({ timeout: 60_000 });
+  expect(await page.locator('#live').count()).toBe(0);
+
+  // The retry runs the turn again from its start; it is held again on the same failing tool.
+  c.h.wf.mcp.llm.setScript([extracted('CUST-1001'), plan('loan.application.submit', 'CUST-1001'), answer('Done.')]);
+  const retries = actionPosts(page, 'retry');
+  await page.locator('#failed-turn button:has-text("Retry turn")').dblclick();
+  await page.locator('#held-tool').waitFor({ timeout: 60_000 });
+  expect(await page.locator('#failed-turn').count()).toBe(0);
+  expect(await page.locator('#live').count()).toBe(1);
+  expect(retries).toHaveLength(1);
+  await shot(page, 'live-after-retry');
+
+  // Decided elsewhere (the API): the page, following again, shows the turn move on without a click.
+  const held = (await c.h.request('GET', `/api/v1/console/turns/${turn.workflowId}`)).json().heldTool;
+  const skipped = await c.h.request('POST', `/api/v1/console/turns/${turn.workflowId}/actions/held-skip`, {
+    json: { callIndex: held.callIndex },
+  });
+  expect([200, 202]).toContain(skipped.status);
+  await page.locator('#held-tool').waitFor({ state: 'detached', timeout: 30_000 });
+  await eventually(async () => expect(await page.locator('#live').count()).toBe(0), 30_000);
+  c.h.wf.mcp.toolServer.faults.clear('/loan/applications');
+  await page.close();
+});
+
+test('a refresh that fails says so (the API code) instead of staying "live", and the page recovers', async () => {
+  c.h.wf.mcp.toolServer.faults.set('/loan/applications', { failTimes: 1_000, status: 503 });
+  const { page } = await c.parkedLoanTurn(loanConfig({ submit: HOLD }));
+  await page.locator('#held-tool').waitFor();
+  await page.locator('#live').waitFor();
+  const error = { code: 'DATABASE_UNREACHABLE', message: 'The database is unreachable; retry later.' };
+  await page.route('**/api/v1/console/turns/*', (route) =>
+    route.request().method() === 'GET' ? route.fulfill({ status: 503, json: { error } }) : route.continue()
+  );
+  const failed = page.locator('#refresh-failed');
+  await failed.waitFor({ timeout: 15_000 });
+  expect(await failed.innerText()).toContain('DATABASE_UNREACHABLE: The database is unreachable; retry later.');
+  expect(await failed.innerText()).toMatch(/as read \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC/);
+  expect(await page.locator('#live').count()).toBe(0);
+  await shot(page, 'refresh-failed');
+
+  await page.unroute('**/api/v1/console/turns/*');
+  await failed.waitFor({ state: 'detached', timeout: 15_000 });
+  await page.locator('#live').waitFor();
+  c.h.wf.mcp.toolServer.faults.clear('/loan/applications');
+  await page.close();
+});
+
+test('bidi overrides from users and tools are shown, not obeyed; times are UTC', async () => {
+  await c.h.wf.mcp.configure(orderConfig());
+  c.h.wf.mcp.llm.setScript([answer('Invoice \u202Efdp.exe ready')]);
+  const turn = await c.send('Check order ORD-7017 status: file \u202Etxt.exe');
+  expect(turn.status).toBe(200);
+  for (const path of [`#/conversation/${turn.conversationId}`, `#/turn/${turn.workflowId}`]) {
+    const page = await c.open(path);
+    await page.locator('.said').first().waitFor();
+    const text = await page.innerText('#main');
+    expect([path, text.includes('\u202E')]).toEqual([path, false]);
+    expect(text).toContain('file \u27E8U+202E\u27E9txt.exe');
+    expect(text).toContain('Invoice \u27E8U+202E\u27E9fdp.exe ready');
+    const bidi = "getComputedStyle(document.querySelector('.said')).unicodeBidi";
+    expect(await page.evaluate(bidi)).toBe('plaintext');
+    expect(text).toMatch(/\d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC/);
+    await page.close();
+  }
+});
+
+test('a refused token says so on the token form', async () => {
+  const page = await c.open('#/');
+  await page.locator('form.filters').waitFor();
+  const refusal = { code: 'UNAUTHORIZED', message: 'The bearer token is not valid.' };
+  await page.route('**/api/v1/console/**', (route) =>
+    route.fulfill({
+      status: 401,
+      headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
+      json: { error: refusal },
+    })
+  );
+  await page.click('#token-button');
+  await page.fill('input[name=token]', 'wrong');
+  await page.press('input[name=token]', 'Enter');
+  const refused = page.locator('#token-refused');
+  await refused.waitFor();
+  expect(await refused.innerText()).toContain(
+    'The API refused this token (UNAUTHORIZED: The bearer token is not valid.)'
+  );
+  await page.close();
+});
+
+test("a conversation's page replays it against a config version (what-if), on request", async () => {
+  await c.h.wf.mcp.configure(orderConfig());
+  c.h.wf.mcp.llm.setScript([answer('Shipped.')]);
+  const turn = await c.send('Check order ORD-7017 status');
+  const page = await c.open(`#/conversation/${turn.conversationId}`);
+  const asked: string[] = [];
+  const facts = {
+    intent: 'ORDER',
+    state: 'DONE',
+    rulesFired: [],
+    toolsCalled: [],
+    response: 'Shipped.',
+    approvals: [],
+    error: null,
+  };
+  await page.route('**/api/v1/whatif?*', (route) => {
+    asked.push(route.request().url());
+    return route.fulfill({
+      json: {
+        conversationId: turn.conversationId,
+        config: { version: 'abcdefabcdef0123' },
+        differs: true,
+        summary: { changed: 1 },
+        turns: [
+          {
+            turnNumber: 1,
+            userText: 'Check order ORD-7017 status',
+            status: 'changed',
+            changes: [{ field: 'response', recorded: 'Shipped.', replayed: 'On its way.' }],
+            missing: [],
+            recorded: facts,
+            replayed: { ...facts, response: 'On its way.' },
+          },
+        ],
+      },
+    });
+  });
+  await page.locator('#whatif').waitFor();
+  expect(asked).toEqual([]);
+  await page.fill('#whatif input[name=config]', 'abcdefabcdef0123');
+  await page.click('#whatif button:has-text("Replay")');
+  await page.locator('#whatif-turns').waitFor();
+  expect(new URL(asked[0] ?? '').searchParams.get('config')).toBe('abcdefabcdef0123');
+  expect(await page.innerText('#whatif-summary')).toContain('differs (1 changed)');
+  expect(await page.innerText('#whatif-turns')).toContain('response: Shipped. → On its way.');
+  await page.close();
+});
