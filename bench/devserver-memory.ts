@@ -8,13 +8,12 @@
 import { randomUUID } from 'node:crypto';
 import * as fs from 'node:fs';
 import * as path from 'node:path';
-import * as v8 from 'node:v8';
-import * as vm from 'node:vm';
 import { Client, Connection } from '@temporalio/client';
 import { bundleWorkflowCode, DefaultLogger, NativeConnection, Worker } from '@temporalio/worker';
 import { startDevServer } from '../devserver';
 import { Engine } from '../devserver/engine/engine';
 import type { RunState } from '../devserver/engine/state';
+import { collector } from '../test/support/collector';
 
 const WARM_UP_RUNS = 20;
 const STEPS = 8;
@@ -49,14 +48,6 @@ interface Usage {
   heapAndExternal: number;
   heap: number;
   external: number;
-}
-
-/** The V8 collector, exposed at run time when node was started without --expose-gc (as `npm run bench` is). */
-function collector(): () => void {
-  const exposed = (globalThis as { gc?: () => void }).gc;
-  if (exposed) return exposed;
-  v8.setFlagsFromString('--expose-gc');
-  return vm.runInNewContext('gc') as () => void;
 }
 
 async function settledUsage(): Promise<Usage> {

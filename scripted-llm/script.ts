@@ -15,10 +15,12 @@ export interface ScriptEntry {
   reply?: unknown;
   /** Content blocks sent as they are instead of one text block of `reply` (a tool_use only, none at all). */
   blocks?: unknown[];
-  /** The completion's stop_reason (default end_turn); `max_tokens` for a reply cut off. */
-  stopReason?: string;
+  /** The completion's stop_reason (default end_turn); `max_tokens` for a reply cut off, null for none. */
+  stopReason?: string | null;
   /** Send 200, the headers and the first bytes of the body, then nothing more (a stalled body). */
   stallBody?: boolean;
+  /** Send 200, the headers, then `chunkBytes` more of a reply's text every `everyMs`, never ending the body. */
+  endlessBody?: { chunkBytes: number; everyMs: number };
   /**
    * Answer with an HTTP error instead of a completion (429, 529, 500, …), asking the client to wait `retryAfterMs`
    * (default 1), or `retryAfter` as a raw Retry-After header (seconds or a date) instead.
@@ -48,6 +50,8 @@ export interface RecordedRequest {
   status: number;
   /** Label of the fault-schedule rule that hit this request, if one did (see faults.ts). */
   fault?: string;
+  /** For an endless body: the bytes of it sent, and whether the connection closed (the client hung up). */
+  endless?: { sentBytes: number; closed: boolean };
 }
 
 interface LiveEntry {

@@ -100,7 +100,7 @@ function messageBody(
     role: 'assistant',
     model: model ?? 'scripted',
     content: entry.blocks ?? [{ type: 'text', text }],
-    stop_reason: entry.stopReason ?? 'end_turn',
+    stop_reason: entry.stopReason === undefined ? 'end_turn' : entry.stopReason,
     stop_sequence: null,
     usage: { input_tokens: 1, output_tokens: Math.max(1, Math.ceil(text.length / 4)) },
   };
@@ -125,6 +125,29 @@ function recordOf(seq: number, body: Body, headers: Record<string, string>): Rec
     answeredBy: null,
     status: 0,
   };
+}
+
+/**
+ * The start of a completion whose text never ends, a chunk at a time; a chunk is skipped while the client does not
+ * read (the server's memory stays flat), and the sending stops when the connection closes.
+ */
+function sendEndlessBody(res: ServerResponse, record: RecordedRequest, pace: NonNullable<ScriptEntry['endlessBody']>) {
+  const endless = { sentBytes: 0, closed: false };
+  record.endless = endless;
+  res.writeHead(200, { 'content-type': 'application/json' });
+  res.write(
+    `{"id":"msg_scripted_${record.seq}","type":"message","role":"assistant","content":[{"type":"text","text":"`
+  );
+  const chunk = 'a'.repeat(pace.chunkBytes);
+  const timer = setInterval(() => {
+    if (res.writableNeedDrain) return;
+    endless.sentBytes += chunk.length;
+    res.write(chunk);
+  }, pace.everyMs);
+  res.on('close', () => {
+    clearInterval(timer);
+    endless.closed = true;
+  });
 }
 
 /** Answers a request the fault schedule picked; true when nothing is left for the script to do. */
@@ -211,6 +234,7 @@ function createHandler(script: Script, log: RequestLog, faults: FaultSchedule, f
       res.write(`{"id":"msg_scripted_${record.seq}",`);
       return;
     }
+    if (match.entry.endlessBody) return sendEndlessBody(res, record, match.entry.endlessBody);
     send(res, 200, messageBody(record.seq, record.model, replyText(match.entry.reply, prompt), match.entry));
   };
 }

@@ -8,10 +8,10 @@ import {
 } from '../../core/llm';
 import { cutText } from '../../core/text/cut-text';
 import { LLM_SDK_RETRY_WAIT_MAX_MS } from '../../core/turn/steps';
-import { boundedFetch } from './bounded-fetch';
+import { boundedFetch, LlmBodyTooLargeError } from './bounded-fetch';
 import { llmCallFailure } from './call-failure';
 import { jsonResult, parseJsonOutput } from './json-output';
-import { replyTextOf, screenModelReply, type ScreenedReply } from './model-reply';
+import { REPLY_BODY_BOUND, replyBodyMaxBytes, replyTextOf, screenModelReply, type ScreenedReply } from './model-reply';
 
 export const CALL_KIND_HEADER = LLM_CALL_KIND_HEADER;
 
@@ -61,11 +61,28 @@ function textOf(message: Anthropic.Message): string {
   return message.content.map((block) => (block.type === 'text' ? block.text : '')).join('');
 }
 
-/** Why a reply is no answer whatever the call asked for: cut off at the token budget, or without text. */
-function replyProblem(message: Anthropic.Message, text: string): string | null {
-  if (message.stop_reason === 'max_tokens' || message.stop_reason === 'model_context_window_exceeded') {
-    return `reply cut off (stop_reason ${message.stop_reason})`;
+/** A stop_reason as it may be shown: a wire value is any string, and a failure text carries no part of a reply. */
+const SHOWN_STOP_REASON = /^[a-z_]{1,40}$/;
+
+/**
+ * Why a reply's stop_reason says it is no whole answer, or null when it is one (end_turn, stop_sequence). No call
+ * offers tools, so a tool_use or pause_turn stop is no answer either; a refusal is the model's, which the same prompt
+ * meets again; anything else (a stop_reason the SDK does not know, none at all) is bad output too.
+ */
+function stopProblem(stopReason: unknown): string | null {
+  if (stopReason === 'end_turn' || stopReason === 'stop_sequence') return null;
+  if (stopReason === 'refusal') return 'reply refused by the model (stop_reason refusal)';
+  if (stopReason === 'max_tokens' || stopReason === 'model_context_window_exceeded') {
+    return `reply cut off (stop_reason ${stopReason})`;
   }
+  const shown = typeof stopReason === 'string' && SHOWN_STOP_REASON.test(stopReason) ? stopReason : 'unknown';
+  return `reply not finished (stop_reason ${shown})`;
+}
+
+/** Why a reply is no answer whatever the call asked for: stopped before its end (stopProblem), or without text. */
+function replyProblem(message: Anthropic.Message, text: string): string | null {
+  const stopped = stopProblem(message.stop_reason);
+  if (stopped !== null) return stopped;
   if (text.trim() !== '') return null;
   const blocks = message.content.map((block) => block.type);
   return blocks.length === 0 ? 'reply has no content' : `reply has no text (content: ${blocks.join(', ')})`;
@@ -91,7 +108,11 @@ function sdkClient(options: AnthropicLlmOptions): Anthropic {
     baseURL: options.baseURL,
     timeout: options.timeoutMs,
     maxRetries: options.maxRetries,
-    fetch: boundedFetch(options.timeoutMs, options.retryWaitMaxMs ?? LLM_SDK_RETRY_WAIT_MAX_MS),
+    fetch: boundedFetch({
+      timeoutMs: options.timeoutMs,
+      maxBodyBytes: replyBodyMaxBytes(options.maxReplyBytes),
+      retryWaitMaxMs: options.retryWaitMaxMs ?? LLM_SDK_RETRY_WAIT_MAX_MS,
+    }),
   });
 }
 
@@ -130,7 +151,7 @@ function messageParams(
 interface ReceivedMessage {
   text: string;
   unusable: string | null;
-  usage: NonNullable<LlmCallRecord['usage']>;
+  usage: LlmCallRecord['usage'];
 }
 
 function receivedMessage(message: Anthropic.Message): ReceivedMessage {
@@ -142,6 +163,14 @@ function receivedMessage(message: Anthropic.Message): ReceivedMessage {
   };
 }
 
+/**
+ * A body read only up to its bound (bounded-fetch.ts) is a reply too large to take, bad output as one over
+ * LLM_REPLY_MAX_BYTES is (not retried: the same prompt tends to get the same answer).
+ */
+function tooLargeMessage(err: LlmBodyTooLargeError): ReceivedMessage {
+  return { text: '', unusable: `${err.message} (${REPLY_BODY_BOUND})`, usage: null };
+}
+
 type MessagesCall = (
   req: LlmRequest,
   system: string,
@@ -150,8 +179,8 @@ type MessagesCall = (
 ) => Promise<ScreenedReply>;
 
 /**
- * One Messages call, logged once, with what is wrong with the received reply (null when nothing is): no text, cut
- * off, or what `judge` finds (JSON calls).
+ * One Messages call, logged once, with what is wrong with the received reply (null when nothing is): no text, not
+ * finished, too large, or what `judge` finds (JSON calls).
  */
 function messagesCall(client: Anthropic, options: AnthropicLlmOptions): MessagesCall {
   const now = options.now ?? Date.now;
@@ -168,9 +197,12 @@ function messagesCall(client: Anthropic, options: AnthropicLlmOptions): Messages
         await client.messages.create(messageParams(options, req, system, structured), { headers })
       );
     } catch (err) {
-      const failure = llmCallFailure(req, err);
-      await log({ responseText: null, success: false, errorMessage: failure.message, usage: null });
-      throw failure;
+      if (!(err instanceof LlmBodyTooLargeError)) {
+        const failure = llmCallFailure(req, err);
+        await log({ responseText: null, success: false, errorMessage: failure.message, usage: null });
+        throw failure;
+      }
+      received = tooLargeMessage(err);
     }
     const screened = screenModelReply(received.text, options.maxReplyBytes);
     const reply = { text: screened.text, refused: screened.refused ?? received.unusable };

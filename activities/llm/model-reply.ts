@@ -7,10 +7,26 @@ import { cutText } from '../../core/text/cut-text';
 /** How much of a refused reply is kept for the call log and the audit, so the refusal can be read. */
 const REFUSED_REPLY_HEAD_CHARS = 1024;
 
+/** JSON writes a character in at most six bytes per UTF-8 byte of it (a control character as \u0000). */
+const JSON_ESCAPE_FACTOR = 6;
+/** The Messages envelope around a reply's text: ids, model, usage, block types. */
+const REPLY_ENVELOPE_BYTES = 64 * 1024;
+/** How the bound of a response body is reckoned, as failure texts and docs name it. */
+export const REPLY_BODY_BOUND = `LLM_REPLY_MAX_BYTES × ${JSON_ESCAPE_FACTOR} + ${REPLY_ENVELOPE_BYTES / 1024} KiB`;
+
+/**
+ * Most bytes of a Messages response body read (bounded-fetch.ts): room for a reply of `maxReplyBytes` however the
+ * server escapes its text, so a reply within LLM_REPLY_MAX_BYTES is never cut by the body's bound, while an endless
+ * or huge body stops being read long before it fills the worker's memory (1.6 MB by default).
+ */
+export function replyBodyMaxBytes(maxReplyBytes = LLM_REPLY_DEFAULT_MAX_BYTES): number {
+  return maxReplyBytes * JSON_ESCAPE_FACTOR + REPLY_ENVELOPE_BYTES;
+}
+
 /** A model's reply as the engine takes it in: storable text, or why it is refused (and its head). */
 export interface ScreenedReply {
   text: string;
-  /** Why the reply is bad output, never used: over the size limit, empty, or cut off (anthropic-client.ts). */
+  /** Why the reply is bad output, never used: too large, empty, not finished or refused (anthropic-client.ts). */
   refused: string | null;
 }
 

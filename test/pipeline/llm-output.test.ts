@@ -171,6 +171,8 @@ describe('bad LLM output', () => {
     ['empty', { reply: '' }],
     ['only a tool call', { blocks: [{ type: 'tool_use', id: 'toolu_1', name: 'lookup', input: {} }] }],
     ['cut off at max_tokens', { reply: 'The order is SUBM', stopReason: 'max_tokens' }],
+    ['cut off by a refusal', { reply: 'Your order ORD-9108 has been cancel', stopReason: 'refusal' }],
+    ['ended by an unknown stop_reason', { reply: 'Your order is cancelled.', stopReason: 'banana' }],
   ])('a DERIVED TEXT answer that is %s fails the turn with LLM_OUTPUT_INVALID, never sent', async (_what, answer) => {
     const id = await derivedConversation('TEXT');
     h.llm.push([
