@@ -5,6 +5,7 @@ import type { TurnActivities, TurnFailureFacts } from '../core/turn/activities';
 import { turnFailureWritten } from '../db/repositories/audit';
 import type { ActivityDeps } from './deps';
 import { currentRunId } from './runtime/activity-context';
+import { RUN_END_SEGMENT } from './runtime/audit-keys';
 import { writeAudits } from './runtime/audit-writer';
 import { throughOutage, untilDatabaseBack } from './runtime/database-outage';
 import { whileHeartbeating } from './runtime/heartbeat';
@@ -53,7 +54,7 @@ function writeTurnFailure(deps: ActivityDeps): TurnActivities['TurnFailure'] {
     await writeAudits(deps, deps.audit.policy(snapshot), {
       turn,
       session,
-      keySegment: 'turn-failure',
+      keySegment: RUN_END_SEGMENT,
       records: [
         failureRecord(hung ? { ...failure, step: hung, message: `${failure.message} (in ${failure.step})` } : failure),
       ],

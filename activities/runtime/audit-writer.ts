@@ -9,8 +9,15 @@ import type { TurnInput } from '../../core/turn/contracts';
 import { writeAuditBatch, type AuditGroup, type AuditInsert, type AuditMeta } from '../../db/repositories/audit';
 import type { ActivityDeps } from '../deps';
 import { activityContext, attemptAbandoned, currentRunId } from './activity-context';
+import { auditKeyRoot, runEndKeys } from './audit-keys';
 import { awaitDatabase, outageWaitFor } from './database-outage';
-import { fromDatabaseError, toActivityFailure, withFailureRowsUnwritten } from './failure';
+import {
+  fromDatabaseError,
+  isRunEndedFailure,
+  runEndedFailure,
+  toActivityFailure,
+  withFailureRowsUnwritten,
+} from './failure';
 
 /**
  * `_meta` added to every stored payload (§9.1) so a single row can be read on its own: where in
@@ -76,16 +83,6 @@ export interface AuditWrite {
 }
 
 export type AuditWriterDeps = Pick<ActivityDeps, 'db' | 'clock' | 'audit'>;
-
-/**
- * The first segment of a row's key: the turn, qualified by the Temporal run writing it (`<turn id>@<run id>`),
- * so that each run of a turn (an operator's retry, a new message taking a failed turn's id, a workflow reset)
- * appends rows of its own and never rewrites or deletes another run's: the audit stream has already sent
- * those ids, and they are the failed run's trail. In process there is no run: the turn id alone.
- */
-export function auditKeyRoot(turnId: string, runId: string | null): string {
-  return runId === null ? turnId : `${turnId}@${runId}`;
-}
 
 /** The rows of one write, and the decisions among its records the policy left out (AuditGate.decisionRecorded). */
 interface PendingGroup extends AuditGroup {
@@ -178,7 +175,7 @@ export async function writeFailedAttempt(
   const holding = held.getStore();
   if (holding) holding.push(...groups);
   if (holding || groups.length === 0) return true;
-  const refused = await refusedBatch(deps, groups, false).catch(() => UNKEPT);
+  const refused = await refusedBatch(deps, groups, false).catch(unkept);
   return refused === null || refused.failureRowsKept;
 }
 
@@ -196,7 +193,7 @@ export async function withHeldAudits<T>(deps: Pick<ActivityDeps, 'db' | 'audit'>
   try {
     result = await held.run(groups, work);
   } catch (err) {
-    const refused = await refusedBatch(deps, groups, false).catch(() => UNKEPT);
+    const refused = await refusedBatch(deps, groups, false).catch(unkept);
     throw refused && !refused.failureRowsKept ? withFailureRowsUnwritten(err) : err;
   }
   await writeBatch(deps, groups);
@@ -218,6 +215,12 @@ interface RefusedBatch {
 /** A write that failed in an unforeseen way: nothing is known to be stored. */
 const UNKEPT: RefusedBatch = { failure: null, failureRowsKept: false };
 
+/** A best-effort write that failed: UNKEPT, unless its run has ended, which ends the attempt (runEndedFailure). */
+function unkept(err: unknown): RefusedBatch {
+  if (isRunEndedFailure(err)) throw err;
+  return UNKEPT;
+}
+
 /**
  * Stores the batch, or says how it was refused, its database error typed as a step's would be
  * (activities/runtime/failure.ts): a row PostgreSQL refuses (SQLSTATE 22/54) is refused the same way on every
@@ -237,6 +240,7 @@ async function refusedBatch(
       await store(deps, groups);
       return null;
     } catch (err) {
+      if (isRunEndedFailure(err)) throw err;
       // The database went away (a failover): once it is back, the rows are written again (each under its key).
       const running = activityContext()?.info.activityType ?? '';
       if (tries === 1 && (await awaitDatabase(deps.db, outageWaitFor(running, err)))) continue;
@@ -289,7 +293,7 @@ async function storeRefused(
   );
   return store(deps, [{ rows: salvaged, replaceUnder: null, unwrittenDecisions: [] }]).then(
     () => true,
-    () => false
+    (err: unknown) => unkept(err).failureRowsKept
   );
 }
 
@@ -297,11 +301,15 @@ async function storeRefused(
  * Stores the groups and tells the gate of the decisions recorded: each TURN_DECISION row the first time it
  * is stored, so a retried step, a re-run step run or a failed attempt's best-effort write rewrites it and
  * counts nothing more. A decision the policy leaves out has no row to tell: it is told as its write is
- * stored, once per attempt that carries it.
+ * stored, once per attempt that carries it. Refused whole once the run has its last row (runEndKeys): an attempt
+ * that has not heard of its cancellation yet (it hears with a heartbeat's answer) ends there (runEndedFailure).
  */
 async function store(deps: Pick<ActivityDeps, 'db' | 'audit'>, groups: readonly PendingGroup[]): Promise<void> {
   const hear = deps.audit.decisionRecorded?.bind(deps.audit);
-  const firstStored = new Set(await writeAuditBatch(deps.db, groups, hear ? [AuditStage.TurnDecision] : []));
+  const fencedBy = runEndKeys(groups.flatMap((g) => g.rows));
+  const written = await writeAuditBatch(deps.db, groups, hear ? [AuditStage.TurnDecision] : [], fencedBy);
+  if (written.fenced) throw runEndedFailure();
+  const firstStored = new Set(written.firstStored);
   if (!hear) return;
   for (const group of groups) {
     for (const row of group.rows) if (firstStored.has(row.idempotencyKey)) hear(row.payload);

@@ -1,10 +1,11 @@
-import { ApplicationFailure } from '@temporalio/common';
+import { ApplicationFailure, ApplicationFailureCategory, CancelledFailure } from '@temporalio/common';
 import { EngineError, ErrorType, isEngineError, isProgrammingError, safeErrorDetails } from '../../core/errors';
 import { FAILED_ATTEMPT_DETAIL, FAILURE_ROWS_UNWRITTEN_DETAIL } from '../../core/turn/executor';
 import { isJsonObject } from '../../core/json';
 import { NON_RETRYABLE_ERROR_TYPES } from '../../core/turn/steps';
 import { currentAttempt } from './attempt';
 import { databaseErrorText } from '../../db/error-text';
+import { attemptAbandoned } from './activity-context';
 
 /**
  * A database error as a step reports it: INTERNAL, with the text db/error-text.ts allows out of the
@@ -101,4 +102,32 @@ export function isRetryableFailure(err: unknown): boolean {
   if (err instanceof ApplicationFailure && err.nonRetryable) return false;
   const type = err instanceof ApplicationFailure ? err.type : err instanceof Error ? err.name : null;
   return !(type && NON_RETRYABLE_ERROR_TYPES.includes(type));
+}
+
+/**
+ * The failure type of an attempt whose run has already ended: its workflow wrote the run's last row (TURN_CANCELLED, or
+ * the failure row of a turn whose attempt timed out) while the attempt ran on, and the audit batch refused its rows.
+ */
+export const RUN_ENDED = 'RUN_ENDED';
+
+const RUN_ENDED_MESSAGE = "the turn's run has ended (its last row is written): this attempt's rows are not";
+
+/**
+ * How an attempt of a run that has ended stops: cancelled, as Temporal asked, once its cancellation has arrived;
+ * before that (it arrives with a heartbeat's answer), non-retryable and benign, so that no retry follows and the
+ * worker does not log it as a failure. Temporal discards either: the workflow no longer waits on the attempt.
+ */
+export function runEndedFailure(): Error {
+  if (attemptAbandoned()) return new CancelledFailure(RUN_ENDED_MESSAGE, [RUN_ENDED]);
+  return ApplicationFailure.create({
+    type: RUN_ENDED,
+    message: RUN_ENDED_MESSAGE,
+    nonRetryable: true,
+    category: ApplicationFailureCategory.BENIGN,
+  });
+}
+
+export function isRunEndedFailure(err: unknown): boolean {
+  if (err instanceof CancelledFailure) return err.details[0] === RUN_ENDED;
+  return err instanceof ApplicationFailure && err.type === RUN_ENDED;
 }

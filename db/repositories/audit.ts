@@ -215,13 +215,19 @@ export interface AuditGroup {
  * is the same as sending the whole payload, but the shared part travels and is parsed only once.
  * It answers the keys of the rows of the stages in $4 that it inserted rather than rewrote (an
  * upserted row's xmax is 0 only when inserted): the first write of a row, whatever retries follow.
+ * Fenced: when a row keyed in $5 exists (a run's last row, the TURN_CANCELLED or failure row its workflow wrote), it
+ * writes and deletes nothing and answers one row with a null key instead. One probe of the key's unique index, in the
+ * same statement, so a turn that ends well pays no round trip for it.
  */
 const WRITE_AUDIT_BATCH = {
-  name: 'ce_audit_write_batch_v5',
-  text: `WITH batch AS (
+  name: 'ce_audit_write_batch_v6',
+  text: `WITH fence AS (
+    SELECT EXISTS (SELECT 1 FROM ce_audit WHERE idempotency_key = ANY ($5::text[])) AS ended
+  ), batch AS (
     SELECT * FROM jsonb_to_recordset($1::jsonb)
       AS r(ord int, conversation_id uuid, turn_number int, stage text, payload_json jsonb, meta jsonb, shared int,
            idempotency_key text, workflow_id text, run_id text)
+     WHERE NOT (SELECT ended FROM fence)
   ), written AS (
     INSERT INTO ce_audit (conversation_id, turn_number, stage, payload_json, idempotency_key, workflow_id, run_id)
     SELECT conversation_id, turn_number, stage,
@@ -234,24 +240,35 @@ const WRITE_AUDIT_BATCH = {
     RETURNING idempotency_key, stage, xmax = 0 AS inserted
   ), leftovers AS (
     DELETE FROM ce_audit a
-     WHERE a.key_prefix = ANY ($2::text[])
+     WHERE NOT (SELECT ended FROM fence)
+       AND a.key_prefix = ANY ($2::text[])
        AND NOT starts_with(a.idempotency_key, a.key_prefix || 'error-')
        AND a.idempotency_key <> ALL (SELECT idempotency_key FROM batch)
   )
-  SELECT idempotency_key FROM written WHERE inserted AND stage = ANY ($4::text[])`,
+  SELECT idempotency_key FROM written WHERE inserted AND stage = ANY ($4::text[])
+  UNION ALL
+  SELECT NULL FROM fence WHERE ended`,
 };
+
+/** What a batch write did: refused whole because its run had ended (`fenced`), or the keys it stored first. */
+export interface AuditBatchOutcome {
+  fenced: boolean;
+  firstStored: string[];
+}
 
 /**
  * Writes the groups (WRITE_AUDIT_BATCH) and answers the keys of the rows of `firstStoredOf`'s stages
  * that this write stored for the first time: a retry that rewrites a row does not answer it again.
+ * Nothing is written when a row keyed in `fencedBy` exists (`fenced`).
  */
 export async function writeAuditBatch(
   db: Database,
   groups: readonly AuditGroup[],
-  firstStoredOf: readonly string[] = []
-): Promise<string[]> {
+  firstStoredOf: readonly string[] = [],
+  fencedBy: readonly string[] = []
+): Promise<AuditBatchOutcome> {
   const rows = groups.flatMap((g) => g.rows);
-  if (rows.length === 0) return [];
+  if (rows.length === 0) return { fenced: false, firstStored: [] };
   const shared: JsonObject[] = [];
   const sharedIndex = new Map<JsonObject, number>();
   const indexOf = (part: JsonObject): number => {
@@ -277,11 +294,13 @@ export async function writeAuditBatch(
   }));
   const prefixes = groups.flatMap((g) => (g.replaceUnder ? [g.replaceUnder] : []));
   // storableJson: a lone surrogate or a NUL in any row would otherwise make PostgreSQL refuse the whole batch.
-  const values = [storableJson(batch), prefixes, storableJson(shared), firstStoredOf];
+  const values = [storableJson(batch), prefixes, storableJson(shared), firstStoredOf, fencedBy];
   // Not runStatement: its error quotes the parameters, and this batch carries the session's context
   // into a failure that Temporal would keep in history. Keyed, so resent when its connection was lost.
   const result = await retryOnConnectionLoss(() =>
-    db.$client.query<{ idempotency_key: string }>({ ...WRITE_AUDIT_BATCH, values })
+    db.$client.query<{ idempotency_key: string | null }>({ ...WRITE_AUDIT_BATCH, values })
   );
-  return result.rows.map((r) => r.idempotency_key);
+  const keys = result.rows.map((r) => r.idempotency_key);
+  if (keys.includes(null)) return { fenced: true, firstStored: [] };
+  return { fenced: false, firstStored: keys as string[] };
 }

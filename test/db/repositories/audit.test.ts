@@ -1,4 +1,11 @@
-import { insertAudits, listAuditsAfter, stepDurations, type AuditInsert } from '../../../db/repositories/audit';
+import {
+  insertAudits,
+  listAudits,
+  listAuditsAfter,
+  stepDurations,
+  writeAuditBatch,
+  type AuditInsert,
+} from '../../../db/repositories/audit';
 import { ensureConversation } from '../../../db/repositories/conversation';
 import { createTestDatabase, type TestDatabase } from '../../support/database';
 
@@ -88,5 +95,33 @@ describe('audit repository (db/repositories/audit.ts)', () => {
     expect(byConversation(quiet)).toEqual([]);
     expect(read.every((r) => typeof r.auditId === 'number' && r.createdAt instanceof Date)).toBe(true);
     expect(await listAuditsAfter(tdb.db, [], 2)).toEqual([]);
+  });
+
+  it("refuses a batch whole, writes and deletes nothing, once its run's last row exists; not the batch carrying it", async () => {
+    const fenced = '00000000-0000-4000-8000-0000000000d0';
+    await ensureConversation(tdb.db, fenced);
+    const ofRun = (key: string, stage = 'STEP_ENTER'): AuditInsert => ({
+      conversationId: fenced,
+      turnNumber: 1,
+      stage,
+      payload: { key },
+      idempotencyKey: `t@run/${key}`,
+      workflowId: 't',
+      runId: 'run',
+    });
+    const end = 't@run/turn-failure/0';
+    const step = { rows: [ofRun('01-Step/0')], replaceUnder: 't@run/01-Step/' };
+    expect(await writeAuditBatch(tdb.db, [step], [], [end])).toEqual({ fenced: false, firstStored: [] });
+    // The row that ends the run is not fenced by itself.
+    const last = { rows: [ofRun('turn-failure/0', 'ENGINE_KNOWN_FAILURE')], replaceUnder: 't@run/turn-failure/' };
+    expect((await writeAuditBatch(tdb.db, [last], ['ENGINE_KNOWN_FAILURE'])).fenced).toBe(false);
+    // A straggling attempt: its rows, and its rewrite of the segment it owns (which would drop 01-Step/0), refused.
+    const straggler = { rows: [ofRun('01-Step/1'), ofRun('02-Tool/0')], replaceUnder: 't@run/01-Step/' };
+    expect(await writeAuditBatch(tdb.db, [straggler], ['STEP_ENTER'], [end])).toEqual({
+      fenced: true,
+      firstStored: [],
+    });
+    const keys = (await listAudits(tdb.db, fenced)).map((a) => a.idempotencyKey);
+    expect(keys).toEqual(['t@run/01-Step/0', end]);
   });
 });

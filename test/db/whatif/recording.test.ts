@@ -1,5 +1,5 @@
 import type { JsonObject } from '../../../core/json';
-import { auditKeyRoot } from '../../../activities/runtime/audit-writer';
+import { auditKeyRoot } from '../../../activities/runtime/audit-keys';
 import { insertAudits, type AuditInsert } from '../../../db/repositories/audit';
 import { ensureConversation } from '../../../db/repositories/conversation';
 import { insertLlmCall, type LlmCallLogEntry } from '../../../db/repositories/llm-call-log';
