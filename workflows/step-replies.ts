@@ -1,7 +1,12 @@
 import { ApplicationFailure } from '@temporalio/workflow';
-import type { StepOutput, StepReply, StepResult } from '../core/turn/contracts';
+import type { StepInput, StepOutput, StepReply, StepResult } from '../core/turn/contracts';
 import type { StepRunResult } from '../core/turn/step-runs';
-import { STEP_RESULT_MALFORMED, stepResultProblem, stepRunResultProblem } from '../core/turn/step-result-shape';
+import {
+  STEP_RESULT_MALFORMED,
+  stepOutputProblem,
+  stepResultProblem,
+  stepRunResultProblem,
+} from '../core/turn/step-result-shape';
 
 /**
  * The turn's failure for an answer that is no step result (core/turn/step-result-shape.ts): typed, final, naming the
@@ -33,4 +38,11 @@ export function checkedStepRunResult(lead: string, callKey: string, result: unkn
   const problem = stepRunResultProblem(result);
   if (problem) throw malformed(lead, callKey, problem);
   return result as StepRunResult;
+}
+
+/** Every step answer conversationTurn (v1) takes, the whole session, checked here before the workflow reads it. */
+export function checkedStepOutput<O extends StepOutput>(step: string, input: StepInput, reply: StepReply<O>): O {
+  const problem = stepOutputProblem(reply);
+  if (problem) throw malformed(step, input.callKey, problem);
+  return reply as O;
 }

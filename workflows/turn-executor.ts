@@ -22,12 +22,12 @@ import {
   type TurnExecutor,
 } from '../core/turn/executor';
 import type { Session } from '../core/session';
-import { legacyOutput } from '../core/turn/step-result';
 import { decisionActivity, llmActivity, optionsForStep, optionsForTool, stepActivity } from './activity-options';
 import type { TurnState } from './turn-state';
 import { PATCHED_VERSIONS } from './turn-versions';
 import { awaitApproval } from './tool-approval';
 import { describeDecision, toToolFailure } from './turn-units';
+import { checkedStepOutput } from './step-replies';
 
 const acts = proxyActivities<TurnActivities>(stepActivity);
 
@@ -48,8 +48,10 @@ export class WorkflowTurnExecutor implements TurnExecutor {
     return null;
   }
 
-  /** conversationTurn never writes a cancelled turn's row: its histories end at the cancellation. */
-  async recordCancellation(): Promise<void> {}
+  /** conversationTurn never writes a cancelled turn's row nor its outcome: its histories end at the cancellation. */
+  async recordCancellation(): Promise<null> {
+    return null;
+  }
 
   private seen<T extends StepOutput>(out: T): T {
     this.session = out.session;
@@ -58,9 +60,8 @@ export class WorkflowTurnExecutor implements TurnExecutor {
 
   async step(name: PipelineStepName, input: StepInput): Promise<StepOutput> {
     const activity = acts[name];
-    const out = this.seen(
-      legacyOutput(await activity.executeWithOptions({ ...optionsForStep(name), summary: name }, [input]))
-    );
+    const reply = await activity.executeWithOptions({ ...optionsForStep(name), summary: name }, [input]);
+    const out = this.seen(checkedStepOutput(name, input, reply));
     return out.directToolCall ? this.directToolCall(input, out, out.directToolCall) : out;
   }
 
@@ -74,14 +75,19 @@ export class WorkflowTurnExecutor implements TurnExecutor {
     const summary = `DirectToolCall: ${tool.toolCode} (${tool.sideEffect})`;
     let done: StepOutput;
     try {
-      done = legacyOutput(await acts.DirectToolCall.executeWithOptions({ ...options, summary }, [next]));
+      done = checkedStepOutput(
+        'DirectToolCall',
+        next,
+        await acts.DirectToolCall.executeWithOptions({ ...options, summary }, [next])
+      );
     } catch (err) {
       const failure = toToolFailure(err, maxAttempts);
       if (!(failure instanceof ToolCallFailure)) throw failure;
       const recorded = failedDirectToolCallInput(next, failure);
-      done = legacyOutput(
-        await acts.DirectToolCall.executeWithOptions({ ...stepActivity, summary: `${summary}: failed` }, [recorded])
-      );
+      const reply = await acts.DirectToolCall.executeWithOptions({ ...stepActivity, summary: `${summary}: failed` }, [
+        recorded,
+      ]);
+      done = checkedStepOutput('DirectToolCall', recorded, reply);
     }
     this.seen(done);
     return { ...done, audits: [...out.audits, ...done.audits] };
@@ -89,13 +95,15 @@ export class WorkflowTurnExecutor implements TurnExecutor {
 
   async mcpPrepare(input: StepInput): Promise<McpPrepareOutput> {
     const summary = 'McpPrepare: PRE_AGENT_MCP rules, skip checks, clear stale MCP context';
-    return this.seen(legacyOutput(await acts.McpPrepare.executeWithOptions({ ...stepActivity, summary }, [input])));
+    const reply = await acts.McpPrepare.executeWithOptions({ ...stepActivity, summary }, [input]);
+    return this.seen(checkedStepOutput('McpPrepare', input, reply));
   }
 
   async mcpPlan(input: McpPlanInput): Promise<McpPlanOutput> {
     this.state.plannerIterations += 1;
     const summary = `McpPlan: planner iteration ${input.iteration}`;
-    return this.seen(legacyOutput(await acts.McpPlan.executeWithOptions({ ...llmActivity, summary }, [input])));
+    const reply = await acts.McpPlan.executeWithOptions({ ...llmActivity, summary }, [input]);
+    return this.seen(checkedStepOutput('McpPlan', input, reply));
   }
 
   async mcpToolCall(input: McpToolCallInput, tool: McpToolDescriptor): Promise<StepOutput> {
@@ -103,7 +111,8 @@ export class WorkflowTurnExecutor implements TurnExecutor {
     const options = optionsForTool(tool);
     const summary = `McpToolCall: ${tool.toolCode} (call ${input.call.callIndex}, ${tool.sideEffect})`;
     try {
-      return this.seen(legacyOutput(await acts.McpToolCall.executeWithOptions({ ...options, summary }, [input])));
+      const reply = await acts.McpToolCall.executeWithOptions({ ...options, summary }, [input]);
+      return this.seen(checkedStepOutput('McpToolCall', input, reply));
     } catch (err) {
       throw toToolFailure(err, options.retry?.maximumAttempts ?? 1);
     }
@@ -111,7 +120,8 @@ export class WorkflowTurnExecutor implements TurnExecutor {
 
   async mcpFinalize(input: StepInput): Promise<StepOutput> {
     const summary = 'McpFinalize: loop flags, POST_AGENT_MCP rules';
-    return this.seen(legacyOutput(await acts.McpFinalize.executeWithOptions({ ...stepActivity, summary }, [input])));
+    const reply = await acts.McpFinalize.executeWithOptions({ ...stepActivity, summary }, [input]);
+    return this.seen(checkedStepOutput('McpFinalize', input, reply));
   }
 
   async record(decision: TurnDecisionRecord): Promise<void> {

@@ -30,6 +30,15 @@ function patchProblem(patch: unknown): string | null {
   return keyedPatchProblem('context', patch['context']) ?? keyedPatchProblem('inputParams', patch['inputParams']);
 }
 
+/** What is wrong with where a step's answer sends the driver (its stop, its direct tool call), or null. */
+function directionProblem(answer: Record<string, unknown>): string | null {
+  if (answer['stop'] !== undefined && !isJsonObject(answer['stop'])) return 'stop is not an object';
+  const direct = answer['directToolCall'];
+  if (direct !== undefined && !(isJsonObject(direct) && isJsonObject(direct['call']) && isJsonObject(direct['tool'])))
+    return 'directToolCall has no call and tool';
+  return null;
+}
+
 /** What the workflow reads of a StepResult besides its patch: its summary, its timing, where the driver goes next. */
 function fieldsProblem(result: Record<string, unknown>): string | null {
   const summary = result['summary'];
@@ -38,11 +47,7 @@ function fieldsProblem(result: Record<string, unknown>): string | null {
     return 'summary.progress is no text';
   const duration = result['durationMs'];
   if (duration !== undefined && !Number.isFinite(duration)) return 'durationMs is not a number';
-  if (result['stop'] !== undefined && !isJsonObject(result['stop'])) return 'stop is not an object';
-  const direct = result['directToolCall'];
-  if (direct !== undefined && !(isJsonObject(direct) && isJsonObject(direct['call']) && isJsonObject(direct['tool'])))
-    return 'directToolCall has no call and tool';
-  return null;
+  return directionProblem(result);
 }
 
 /** What is wrong with a step's answer as a StepResult (conversationTurnV2's every step answer), or null. */
@@ -53,6 +58,27 @@ export function stepResultProblem(value: unknown): string | null {
 
 export function isWellFormedStepResult(value: unknown): value is StepResult {
   return stepResultProblem(value) === null;
+}
+
+/**
+ * What is wrong with the session a step hands conversationTurn (v1) whole, or null: what the turn reads of it as it
+ * ends (its result, its search attributes) and sends on to the next step.
+ */
+function sessionProblem(session: unknown): string | null {
+  if (!isJsonObject(session)) return 'it has no session object';
+  for (const field of ['context', 'inputParams'] as const)
+    if (!isJsonObject(session[field])) return `session.${field} is not an object`;
+  for (const field of ['intent', 'state', 'configVersion'] as const)
+    if (typeof session[field] !== 'string') return `session.${field} is no text`;
+  return null;
+}
+
+/** What is wrong with a step's answer as conversationTurn (v1) takes it, a StepOutput with the whole session, or null. */
+export function stepOutputProblem(value: unknown): string | null {
+  if (!isJsonObject(value)) return 'it is not an object';
+  if (value['patch'] !== undefined) return 'it is a StepResult, which conversationTurn never asks for';
+  if (!Array.isArray(value['audits'])) return 'audits is not a list';
+  return sessionProblem(value['session']) ?? directionProblem(value);
 }
 
 /** What is wrong with a step run's answer (LocalSteps, RegularSteps), or null; each step's result checked too. */

@@ -42,9 +42,3 @@ export function fromStepResult<O extends StepOutput>(sent: Session, reply: StepR
   const { patch, summary: _summary, durationMs: _timed, ...rest } = reply;
   return { ...rest, session: applySessionPatch(sent, patch), audits: [] } as unknown as O;
 }
-
-/** A v1 activity answer (the whole session); conversationTurn never asks for a patch. */
-export function legacyOutput<O extends StepOutput>(reply: StepReply<O>): O {
-  if (isStepResult(reply)) throw new Error('conversationTurn received a StepResult: its inputs never ask for one');
-  return reply;
-}

@@ -1,6 +1,7 @@
-import { WorkflowFailedError } from '@temporalio/client';
+import { WorkflowFailedError, type WorkflowHandle } from '@temporalio/client';
 import { rootFailure } from '../../api/turns/outcome';
 import type { McpToolRow } from '../../core/config/tool-rows';
+import { turnIdFor } from '../../core/turn/contracts';
 import { STEP_RESULT_MALFORMED } from '../../core/turn/step-result-shape';
 import { eventually } from '../devserver/harness';
 import { extracted, loanConfig } from '../support/loan-config';
@@ -24,18 +25,8 @@ beforeAll(async () => {
 });
 afterAll(async () => h?.stop());
 
-it('a retrying DirectToolCall completed by hand with a foreign result fails the turn STEP_RESULT_MALFORMED', async () => {
-  await h.mcp.configure(loanConfig({ submit: RETRYING }));
-  h.mcp.llm.setScript([extracted('CUST-1001'), answer('Submitted.')]);
-  // Each attempt waits on the upstream, so the retrying activity is mostly in an attempt, where it can be completed.
-  h.mcp.toolServer.faults.set(SUBMIT, { failTimes: 1_000_000, status: 503, delayMs: 1_500 });
-  const conversationId = crypto.randomUUID();
-  const request = { conversationId, message: MESSAGE, inputParams: TOOL_REQUEST, requestContext: {} };
-  const sent = await h
-    .gateway({ replyTimeoutMs: 1_000 })
-    .sendMessage({ ...request, reset: false, idempotencyKey: null });
-  expect(sent.kind).toBe('RUNNING');
-  const handle = h.client.workflow.getHandle(sent.ref.workflowId);
+/** A retrying DirectToolCall of the turn, once in a later attempt, completed by hand with `{"hello":"world"}`. */
+async function completeRetryingCallByHand(handle: WorkflowHandle): Promise<void> {
   await eventually(async () => {
     const pending = (await handle.describe()).raw.pendingActivities ?? [];
     const direct = pending.find((a) => a.activityType?.name === 'DirectToolCall' && Number(a.attempt) > 1);
@@ -43,13 +34,35 @@ it('a retrying DirectToolCall completed by hand with a foreign result fails the 
     await h.client.activity.complete({ workflowId: handle.workflowId, activityId }, { hello: 'world' });
   }, 30_000);
   h.mcp.toolServer.faults.clear(SUBMIT);
+}
 
-  // Failed, not Running with every workflow task failing on the result.
+/** Failed, not Running with every workflow task failing on the result: STEP_RESULT_MALFORMED, final, at the step. */
+async function expectMalformedFailure(handle: WorkflowHandle): Promise<void> {
   await eventually(async () => expect((await handle.describe()).status.name).toBe('FAILED'), 20_000);
   const failure = await handle.result().catch((err: unknown) => err);
   expect(failure).toBeInstanceOf(WorkflowFailedError);
   expect(rootFailure(failure)).toMatchObject({ type: STEP_RESULT_MALFORMED, retryable: false });
   expect(rootFailure(failure).message).toContain('DirectToolCall answered with no step result');
+}
+
+function retryingSubmit(): Promise<void> {
+  h.mcp.llm.setScript([extracted('CUST-1001'), answer('Submitted.')]);
+  // Each attempt waits on the upstream, so the retrying activity is mostly in an attempt, where it can be completed.
+  h.mcp.toolServer.faults.set(SUBMIT, { failTimes: 1_000_000, status: 503, delayMs: 1_500 });
+  return h.mcp.configure(loanConfig({ submit: RETRYING }));
+}
+
+it('a retrying DirectToolCall completed by hand with a foreign result fails the turn STEP_RESULT_MALFORMED', async () => {
+  await retryingSubmit();
+  const conversationId = crypto.randomUUID();
+  const request = { conversationId, message: MESSAGE, inputParams: TOOL_REQUEST, requestContext: {} };
+  const sent = await h
+    .gateway({ replyTimeoutMs: 1_000 })
+    .sendMessage({ ...request, reset: false, idempotencyKey: null });
+  expect(sent.kind).toBe('RUNNING');
+  const handle = h.client.workflow.getHandle(sent.ref.workflowId);
+  await completeRetryingCallByHand(handle);
+  await expectMalformedFailure(handle);
   // Recorded like any other failure: the failure row names the step, so the stream gets its end event.
   const audits = await h.mcp.audits(conversationId, 1);
   const row = audits.find((a) => a.stage === 'ENGINE_KNOWN_FAILURE' || a.stage === 'ENGINE_UNKNOWN_FAILURE');
@@ -58,5 +71,31 @@ it('a retrying DirectToolCall completed by hand with a foreign result fails the 
   h.mcp.llm.setScript([extracted('CUST-1001'), answer('Hello again.')]);
   const next = await h.send({ conversationId, message: 'Apply loan for customer CUST-1001 please.' });
   expect(next.ref.workflowId).toBe(handle.workflowId);
+  await expect(replayHistoryOf(handle)).resolves.toBeUndefined();
+});
+
+/** conversationTurn (v1) takes each step's whole session: the same check, of that shape, fails its turn the same way. */
+it('a conversationTurn (v1) whose DirectToolCall is completed by hand with a foreign result fails STEP_RESULT_MALFORMED', async () => {
+  await retryingSubmit();
+  const conversationId = crypto.randomUUID();
+  const turnId = turnIdFor(conversationId, 1);
+  const input = {
+    conversationId,
+    turnNumber: 1,
+    turnId,
+    message: MESSAGE,
+    inputParams: TOOL_REQUEST,
+    reset: false,
+    requestContext: {},
+    idempotencyKey: null,
+    receivedAt: new Date().toISOString(),
+  };
+  const handle = await h.client.workflow.start('conversationTurn', {
+    taskQueue: h.taskQueue,
+    workflowId: turnId,
+    args: [input],
+  });
+  await completeRetryingCallByHand(handle);
+  await expectMalformedFailure(handle);
   await expect(replayHistoryOf(handle)).resolves.toBeUndefined();
 });

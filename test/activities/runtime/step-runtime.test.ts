@@ -4,7 +4,6 @@ import { EngineError } from '../../../core/errors';
 import type { StepInput } from '../../../core/turn/contracts';
 import type { ActivityDeps } from '../../../activities/deps';
 import { stepActivity, type StepFunction } from '../../../activities/step-runtime';
-import { legacyOutput } from '../../../core/turn/step-result';
 import { listAudits } from '../../../db/repositories/audit';
 import { ensureConversation } from '../../../db/repositories/conversation';
 import { bookkeepingDeps } from '../../support/activity-deps';
@@ -62,7 +61,8 @@ describe('step runtime (activities/step-runtime.ts)', () => {
 
   it('frames the step, stamps _meta, keys rows by turn/call/index, and writes a retry only once', async () => {
     const activity = stepActivity({ name: 'Moving', run: moving }, deps);
-    const out = legacyOutput(await activity(input('07-Moving')));
+    const out = await activity(input('07-Moving'));
+    if ('patch' in out) throw new Error('a v1 input asks for no StepResult');
     await activity(input('07-Moving'));
     expect(out.session.state).toBe('S2');
     expect(out.session.stepInfos['Moving']).toBe('SUCCESS');

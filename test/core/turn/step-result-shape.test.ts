@@ -1,4 +1,4 @@
-import { stepResultProblem, stepRunResultProblem } from '../../../core/turn/step-result-shape';
+import { stepOutputProblem, stepResultProblem, stepRunResultProblem } from '../../../core/turn/step-result-shape';
 import { toStepResult } from '../../../core/turn/step-result';
 import { blankSession } from '../../../core/turn/session-factory';
 import type { TurnInput } from '../../../core/turn/contracts';
@@ -50,5 +50,27 @@ describe('the shape of a step answer the workflow takes (core/turn/step-result-s
     [{ ran: [], handedOver: { name: 'DialogueAct', callKey: 'k' } }, 'handedOver has no reason'],
   ])('refuses the step run %j: %s', (value, problem) => {
     expect(stepRunResultProblem(value)).toBe(problem);
+  });
+
+  it('takes what a step answers conversationTurn (v1): the whole session with its audits', () => {
+    const output = { session: { ...session, intent: 'LOAN' }, audits: [] };
+    expect(stepOutputProblem(output)).toBeNull();
+    expect(
+      stepOutputProblem({ ...output, stop: { reason: 'SHORT_CIRCUIT' }, decision: { kind: 'ANSWER' } })
+    ).toBeNull();
+  });
+
+  it.each([
+    [{ hello: 'world' }, 'audits is not a list'],
+    [null, 'it is not an object'],
+    [result, 'it is a StepResult, which conversationTurn never asks for'],
+    [{ audits: [] }, 'it has no session object'],
+    [{ session: { ...session, context: null }, audits: [] }, 'session.context is not an object'],
+    [{ session: { ...session, inputParams: [] }, audits: [] }, 'session.inputParams is not an object'],
+    [{ session: { ...session, intent: 7 }, audits: [] }, 'session.intent is no text'],
+    [{ session, audits: [], stop: 'now' }, 'stop is not an object'],
+    [{ session, audits: [], directToolCall: { tool: {} } }, 'directToolCall has no call and tool'],
+  ])('refuses the v1 answer %j: %s', (value, problem) => {
+    expect(stepOutputProblem(value)).toBe(problem);
   });
 });
