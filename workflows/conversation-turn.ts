@@ -98,9 +98,13 @@ async function runConversationTurn(
     await condition(allHandlersFinished);
     return result;
   } catch (err) {
-    // A cancelled turn ends CANCELLED, its failure row written first (turn-failure.ts).
+    // A cancelled turn ends CANCELLED, its failure row written first (turn-failure.ts), its TurnOutcome saying so.
     if (isCancellation(err)) {
-      await executor.recordCancellation(input, err);
+      const cancelled = await executor.recordCancellation(input, err);
+      if (cancelled) {
+        const outcome = { key: TurnOutcomeKey, value: TurnOutcomeValue.Cancelled };
+        upsertSearchAttributes([outcome, ...positionAttributes(cancelled.position)]);
+      }
       throw err;
     }
     // Only failures from Temporal (activities out of retries, non-retryable types) fail the turn.

@@ -34,15 +34,16 @@ export const TURN_SEARCH_ATTRIBUTES = {
   [A.ConfigVersion]: 'Keyword',
 } as const satisfies Record<TurnSearchAttribute, 'Keyword' | 'Int'>;
 
-/**
- * What TurnOutcome holds: a finished turn's outcome (FAILED when it failed); while it waits on a person,
- * AWAITING_APPROVAL or HELD; RUNNING again once the wait is over.
- */
 /** Where a turn stood, as the search attributes a query filters on: its intent, state and pinned config version. */
 export interface TurnPosition {
   intent: string;
   state: string;
   configVersion: string;
+}
+
+/** A cancelled turn's TurnOutcome is recorded: CANCELLED, with where it stood (positionAttributes). */
+export interface CancelledTurn {
+  position: TurnPosition | null;
 }
 
 /** Intent, State and ConfigVersion of a turn; none before a step pinned the config (a turn failed at its start). */
@@ -55,7 +56,17 @@ export function positionAttributes(at: TurnPosition | null): SearchAttributeUpda
   ];
 }
 
-export const TurnOutcomeValue = { ...TurnOutcome, Running: TurnStatus.Running, Held: TurnStatus.Held } as const;
+/**
+ * What TurnOutcome holds: a finished turn's outcome (FAILED when it failed, CANCELLED when it was cancelled); while it
+ * waits on a person, AWAITING_APPROVAL or HELD; RUNNING again once the wait is over.
+ */
+export const TurnOutcomeValue = {
+  ...TurnOutcome,
+  Running: TurnStatus.Running,
+  Held: TurnStatus.Held,
+  // Cancelled in Temporal (`temporal workflow cancel`): no outcome of a result, as such a turn has none.
+  Cancelled: 'CANCELLED',
+} as const;
 export type TurnOutcomeValue = (typeof TurnOutcomeValue)[keyof typeof TurnOutcomeValue];
 
 const OUTCOME_VALUES: ReadonlySet<string> = new Set(Object.values(TurnOutcomeValue));

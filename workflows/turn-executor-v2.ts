@@ -41,6 +41,7 @@ import { describeDecision, toToolFailure } from './turn-units';
 import { runStepsActivity } from './step-runs';
 import { checkedStepReply } from './step-replies';
 import type { TurnVersions } from './turn-versions';
+import type { CancelledTurn } from './search-attributes';
 import { recordTurnCancellation, recordTurnFailure } from './turn-failure';
 import { StepRunner } from '../core/turn/step-runner';
 import { escalationReason, runsLocally } from './step-kinds';
@@ -248,10 +249,15 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     return this.session;
   }
 
-  /** A cancelled turn's TURN_CANCELLED row, out of the cancellation's reach; turns from before the patch write none. */
-  async recordCancellation(turn: TurnInput, err: unknown): Promise<void> {
-    if (!this.versions.cancelledRow()) return;
-    const at = this.lastSent ?? 'Turn';
-    await CancellationScope.nonCancellable(() => recordTurnCancellation(turn, this.session, err, at, this.versions));
+  /**
+   * A cancelled turn's TURN_CANCELLED row, out of the cancellation's reach (turns from before its patch write none),
+   * then whether it records TurnOutcome CANCELLED, with the session it stood at (null: from before that patch).
+   */
+  async recordCancellation(turn: TurnInput, err: unknown): Promise<CancelledTurn | null> {
+    if (this.versions.cancelledRow()) {
+      const at = this.lastSent ?? 'Turn';
+      await CancellationScope.nonCancellable(() => recordTurnCancellation(turn, this.session, err, at, this.versions));
+    }
+    return this.versions.cancelledOutcome() ? { position: this.session } : null;
   }
 }

@@ -71,6 +71,13 @@ export const APPROVAL_REQUEST_ROW_PATCH = 'approval-request-row';
 export const TURN_CANCELLED_ROW_PATCH = 'turn-cancelled-row';
 
 /**
+ * The patch that sets a cancelled turn's TurnOutcome to CANCELLED (with its Intent, State and ConfigVersion) as it
+ * ends, so `TurnOutcome = 'CANCELLED'` finds it: histories without it kept the TurnOutcome they had (none, RUNNING,
+ * AWAITING_APPROVAL, HELD).
+ */
+export const CANCELLED_OUTCOME_PATCH = 'cancelled-turn-outcome';
+
+/**
  * Which of the changes made to the turn workflow since conversationTurnV2 a turn runs with. The
  * turn executor asks here, never `patched()` itself, so one executor serves both workflow types.
  */
@@ -97,6 +104,8 @@ export interface TurnVersions {
   approvalRequestRow(): boolean;
   /** Whether a cancelled turn writes its TURN_CANCELLED row; asked only when the turn is cancelled. */
   cancelledRow(): boolean;
+  /** Whether a cancelled turn records TurnOutcome CANCELLED; asked only when the turn is cancelled, after its row. */
+  cancelledOutcome(): boolean;
 }
 
 /**
@@ -124,6 +133,9 @@ const approvalRequestRow = (): boolean => patched(APPROVAL_REQUEST_ROW_PATCH);
 /** Asked by V2 and V3 alike, only when the turn is cancelled, so turns that are not record no marker. */
 const cancelledRow = (): boolean => patched(TURN_CANCELLED_ROW_PATCH);
 
+/** Asked by V2 and V3 alike, only when the turn is cancelled, so turns that are not record no marker. */
+const cancelledOutcome = (): boolean => patched(CANCELLED_OUTCOME_PATCH);
+
 function patchedStepRunsIn(): StepRunsIn {
   if (patched(WIDE_STEP_RUNS_PATCH)) return 'wide';
   return patched(STEP_RUNS_PATCH) ? 'pipeline' : null;
@@ -147,13 +159,14 @@ export const PATCHED_VERSIONS: TurnVersions = {
   parkPosition,
   approvalRequestRow,
   cancelledRow,
+  cancelledOutcome,
 };
 
 /**
  * conversationTurnV3: every change made before it, asked of nothing. A turn is a workflow of its own, so a
  * new workflow type is the whole version: no patch marker and no TemporalChangeVersion upsert per turn.
  * Changes made since are asked like V2's (approvalResume, failureRow, unwrittenFailureRow, failureRowOutlastsOutage,
- * parkPosition, approvalRequestRow, cancelledRow).
+ * parkPosition, approvalRequestRow, cancelledRow, cancelledOutcome).
  */
 export const CURRENT_VERSIONS: TurnVersions = {
   stepRunsIn: () => 'wide',
@@ -167,4 +180,5 @@ export const CURRENT_VERSIONS: TurnVersions = {
   parkPosition,
   approvalRequestRow,
   cancelledRow,
+  cancelledOutcome,
 };

@@ -19,7 +19,8 @@ import { testWorkflowBundle } from '../support/workflow-bundle';
  * (export-failed-histories.ts) holds a V3 turn an operator failed, before and after the turn-failure-row patch, and one
  * whose commit could not store its failure rows (a database outage), before and after the unwritten-failure-row patch;
  * both again with the turn-failure-outlasts-outage patch (`-outlasting-outage`: TurnFailure a regular activity); and one
- * cancelled during a slow tool call, before and after the turn-cancelled-row patch.
+ * cancelled during a slow tool call, before and after the turn-cancelled-row patch, and with the cancelled-turn-outcome
+ * patch (TurnOutcome CANCELLED) too.
  */
 const SEED_SETS = ['', 'v2', 'v2-local-first', 'v2-step-runs', 'v2-wide-step-runs', 'v3'];
 const SETS = [...SEED_SETS, 'v3-parked', 'v3-parked-position', 'v3-parked-request-row', 'v3-failed'];
@@ -75,6 +76,7 @@ describe('replay of committed turn histories (issue #6 item 10)', () => {
         'v3-failed/planner-hold-fail-outlasting-outage.json',
         'v3-failed/commit-rows-unwritten-outlasting-outage.json',
         'v3-failed/cancelled-in-tool-call-before-cancelled-row.json',
+        'v3-failed/cancelled-in-tool-call-before-cancelled-outcome.json',
         'v3-failed/cancelled-in-tool-call.json',
       ])
     );
@@ -99,6 +101,17 @@ describe('replay of committed turn histories (issue #6 item 10)', () => {
     const types = (file: string) => activityEntries(load(file).history.events ?? []).map((e) => e.type);
     expect(types('v3-failed/cancelled-in-tool-call-before-cancelled-row.json')).not.toContain('TurnFailure');
     expect(types('v3-failed/cancelled-in-tool-call.json')).toContain('TurnFailure');
+  });
+
+  it("has the workflow record a cancelled turn's TurnOutcome CANCELLED only in the history recorded with the patch", () => {
+    const outcomes = (file: string) =>
+      (load(file).history.events ?? []).flatMap((e) => {
+        const data =
+          e.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields?.['TurnOutcome']?.data;
+        return data ? [JSON.parse(Buffer.from(data).toString('utf8')) as unknown] : [];
+      });
+    expect(outcomes('v3-failed/cancelled-in-tool-call-before-cancelled-outcome.json')).toEqual([]);
+    expect(outcomes('v3-failed/cancelled-in-tool-call.json')).toEqual(['CANCELLED']);
   });
 
   it.each(fixtures)('replays %s with the current workflow code', async (file) => {

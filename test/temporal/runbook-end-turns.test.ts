@@ -66,6 +66,15 @@ test.each([
     failureType: type,
     retryable: false,
   });
+  // A cancelled turn is found by its TurnOutcome, as a failed one by FAILED (runbook §1).
+  if (how === 'cancel') {
+    const query = `TurnOutcome = 'CANCELLED' AND WorkflowId = '${turn}'`;
+    await eventually(async () => {
+      const found: string[] = [];
+      for await (const run of h.wf.client.workflow.list({ query })) found.push(run.status.name);
+      expect(found).toEqual(['CANCELLED']);
+    }, 20_000);
+  }
 
   releaseFirstCall();
   const retried = await h.request('POST', `/api/v1/admin/turns/${turn}/retry`);

@@ -1,5 +1,10 @@
 import { TURN_CANCELLED } from '../../workflows/turn-failure';
-import { TURN_CANCELLED_ROW_PATCH, TURN_FAILURE_OUTLASTS_OUTAGE_PATCH } from '../../workflows/turn-versions';
+import { readTurnSearchAttributes } from '../../workflows/search-attributes';
+import {
+  CANCELLED_OUTCOME_PATCH,
+  TURN_CANCELLED_ROW_PATCH,
+  TURN_FAILURE_OUTLASTS_OUTAGE_PATCH,
+} from '../../workflows/turn-versions';
 import { eventually } from '../devserver/harness';
 import { cancelDuringSlowToolCall, SUBMIT } from '../support/cancelled-turn';
 import { replayHistoryOf } from '../support/workflow-bundle';
@@ -27,8 +32,25 @@ it('a turn cancelled during a slow tool call writes TURN_CANCELLED, not retryabl
     return data ? [(decode(data) as { id: string }).id] : [];
   });
   // The row is written by TurnFailure as any failed turn's is: a regular activity that outlasts a database outage.
-  expect(patches).toEqual([TURN_CANCELLED_ROW_PATCH, TURN_FAILURE_OUTLASTS_OUTAGE_PATCH]);
+  // Then its TurnOutcome says so, for a query by it to find the turn.
+  expect(patches).toEqual([TURN_CANCELLED_ROW_PATCH, TURN_FAILURE_OUTLASTS_OUTAGE_PATCH, CANCELLED_OUTCOME_PATCH]);
   await expect(replayHistoryOf(handle)).resolves.toBeUndefined();
+});
+
+it("a cancelled turn's TurnOutcome is CANCELLED, with where it stood, and a query by it finds the turn", async () => {
+  const { handle } = await cancelDuringSlowToolCall(h, 5_000);
+  expect(readTurnSearchAttributes((await handle.describe()).searchAttributes)).toMatchObject({
+    turnOutcome: 'CANCELLED',
+    intent: 'LOAN_APPLICATION',
+    state: expect.stringMatching(/\S/),
+    configVersion: expect.stringMatching(/\S/),
+  });
+  const query = `TurnOutcome = 'CANCELLED' AND WorkflowId = '${handle.workflowId}'`;
+  await eventually(async () => {
+    const found: string[] = [];
+    for await (const run of h.client.workflow.list({ query })) found.push(run.status.name);
+    expect(found).toEqual(['CANCELLED']);
+  }, 10_000);
 });
 
 /**
