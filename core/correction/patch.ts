@@ -1,5 +1,6 @@
 import type { Json } from '../json';
 import type { FieldDetail } from '../schema/completeness';
+import { trimEndOf } from '../text/trim-end';
 import { parseUserNumber, unitWord } from './user-number';
 
 // Searched, not anchored: "Oh wait, change amount to 350000." (seed 001) patches like the bare form.
@@ -103,12 +104,11 @@ type Coercion = { value: Json } | { refused: PatchRefusalReason };
 
 /** The value as written, without the edit's framing ("to", "= ", a closing full stop). */
 function valueText(raw: string): string {
-  return raw
+  const framed = raw
     .trim()
     .replace(/^[=:,\s]+/, '')
-    .replace(/^(?:is|to|as|now)\s+/i, '')
-    .replace(/[.?!]+$/, '')
-    .trim();
+    .replace(/^(?:is|to|as|now)\s+/i, '');
+  return trimEndOf(framed, '.?!').trim();
 }
 
 /**

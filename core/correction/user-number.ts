@@ -1,3 +1,5 @@
+import { trimEndOf } from '../text/trim-end';
+
 /**
  * One number as a user writes it in a correction ("350,000", "1,250.50", "-3", "3.5e5", "350k",
  * "1.2 million", "36 months" for a month field), or undefined when the text is not exactly that.
@@ -86,7 +88,7 @@ function valueOf(n: ParsedNumber): number | undefined {
 export function parseUserNumber(text: string, units: ReadonlySet<string>): number | undefined {
   const tokens = text
     .split(/\s+/)
-    .map((t) => t.replace(/[,;]+$/, ''))
+    .map((t) => trimEndOf(t, ',;'))
     .filter((t) => t !== '');
   let found: ParsedNumber | null = null;
   let previous: ParsedNumber | null = null;
