@@ -176,12 +176,19 @@ function pickIndices(list: Json[], indices: readonly number[]): Json[] {
   return out;
 }
 
-/** The node and every object/array below it, depth first. */
+/**
+ * The node and every object/array below it, depth first (pre-order). Iterative with no spread: spreading a child's
+ * list into push() passed one argument per value and overflowed the stack past about 125,000.
+ */
 function descendantsOrSelf(node: Json): Json[] {
-  if (node === null || typeof node !== 'object') return [];
-  const out: Json[] = [node];
-  const children = Array.isArray(node) ? node : Object.values(node);
-  for (const child of children) out.push(...descendantsOrSelf(child));
+  const out: Json[] = [];
+  const pending: Json[] = [node];
+  for (let next = pending.pop(); next !== undefined; next = pending.pop()) {
+    if (next === null || typeof next !== 'object') continue;
+    out.push(next);
+    const children = Array.isArray(next) ? next : Object.values(next);
+    for (let i = children.length - 1; i >= 0; i--) pending.push(children[i] as Json);
+  }
   return out;
 }
 
@@ -205,9 +212,10 @@ function applyFunction(name: PathFunctionName, nodes: Json[], definite: boolean)
   }
 }
 
+/** By reduce, not Math.min(...numbers): a spread passes one argument per number, past ~125,000 a RangeError. */
 function aggregate(name: PathFunctionName, numbers: number[]): number {
-  if (name === 'min') return Math.min(...numbers);
-  if (name === 'max') return Math.max(...numbers);
+  if (name === 'min') return numbers.reduce((a, b) => Math.min(a, b));
+  if (name === 'max') return numbers.reduce((a, b) => Math.max(a, b));
   const sum = numbers.reduce((a, b) => a + b, 0);
   return name === 'sum' ? sum : sum / numbers.length;
 }
