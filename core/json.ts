@@ -7,6 +7,14 @@ export function isJsonObject(value: unknown): value is JsonObject {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
+/**
+ * Sets `key` as an own enumerable field, as JSON.parse does. `target[key] = value` would set the prototype for
+ * `__proto__` and leave the field out, so data-driven keys (session context, input params) are written this way.
+ */
+export function setOwnField(target: object, key: string, value: unknown): void {
+  Object.defineProperty(target, key, { value, enumerable: true, writable: true, configurable: true });
+}
+
 export function cloneJson<T extends Json>(value: T): T {
   return cloneAsJson(value) as T;
 }
@@ -79,7 +87,7 @@ function sortKeys(value: unknown): unknown {
     const out: Record<string, unknown> = {};
     for (const key of Object.keys(value as object).sort()) {
       const v = (value as Record<string, unknown>)[key];
-      if (v !== undefined) out[key] = sortKeys(v);
+      if (v !== undefined) setOwnField(out, key, sortKeys(v));
     }
     return out;
   }

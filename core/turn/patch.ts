@@ -1,4 +1,4 @@
-import { cloneJson, jsonEqual, type Json, type JsonObject } from '../json';
+import { cloneJson, jsonEqual, setOwnField, type Json, type JsonObject } from '../json';
 import type { Session } from '../session';
 
 /** Changes to a string-keyed map (context, inputParams): keys replaced whole, keys removed. */
@@ -22,12 +22,17 @@ export interface SessionPatch {
 const KEYED_FIELDS = ['context', 'inputParams'] as const;
 type KeyedField = (typeof KEYED_FIELDS)[number];
 
+/*
+ * Keys are data (a request's input params, a model's context keys), so presence is Object.hasOwn and fields are
+ * written with setOwnField: `key in before` is true for Object.prototype's names (`constructor`, `toString`, …), so
+ * their removal was never patched, and `set[key] = value` turned a `__proto__` key into a prototype.
+ */
 function diffKeyed(before: JsonObject, after: JsonObject): KeyedPatch | undefined {
   const patch: KeyedPatch = {};
   for (const [key, value] of Object.entries(after)) {
-    if (!(key in before) || !jsonEqual(before[key], value)) (patch.set ??= {})[key] = value;
+    if (!Object.hasOwn(before, key) || !jsonEqual(before[key], value)) setOwnField((patch.set ??= {}), key, value);
   }
-  for (const key of Object.keys(before)) if (!(key in after)) (patch.unset ??= []).push(key);
+  for (const key of Object.keys(before)) if (!Object.hasOwn(after, key)) (patch.unset ??= []).push(key);
   return patch.set || patch.unset ? patch : undefined;
 }
 
@@ -38,10 +43,10 @@ export function diffSession(before: Session, after: Session): SessionPatch {
   const a = after as unknown as Record<string, Json>;
   for (const [key, value] of Object.entries(a)) {
     if ((KEYED_FIELDS as readonly string[]).includes(key) || value === undefined) continue;
-    if (!(key in b) || !jsonEqual(b[key], value)) ((patch.set ??= {}) as Record<string, Json>)[key] = value;
+    if (!Object.hasOwn(b, key) || !jsonEqual(b[key], value)) setOwnField((patch.set ??= {}), key, value);
   }
   for (const key of Object.keys(b)) {
-    if (!(key in a) || a[key] === undefined) (patch.unset ??= []).push(key);
+    if (!Object.hasOwn(a, key) || a[key] === undefined) (patch.unset ??= []).push(key);
   }
   for (const field of KEYED_FIELDS) {
     const keyed = diffKeyed(before[field] ?? {}, after[field] ?? {});
@@ -54,7 +59,7 @@ function applyKeyed(target: JsonObject, patch: KeyedPatch | undefined): JsonObje
   if (!patch) return target;
   const next: JsonObject = { ...target };
   for (const key of patch.unset ?? []) delete next[key];
-  for (const [key, value] of Object.entries(patch.set ?? {})) next[key] = cloneJson(value);
+  for (const [key, value] of Object.entries(patch.set ?? {})) setOwnField(next, key, cloneJson(value));
   return next;
 }
 
@@ -65,7 +70,7 @@ function applyKeyed(target: JsonObject, patch: KeyedPatch | undefined): JsonObje
 export function applySessionPatch(session: Session, patch: SessionPatch): Session {
   const next = { ...session } as unknown as Record<string, Json>;
   for (const key of patch.unset ?? []) delete next[key];
-  for (const [key, value] of Object.entries(patch.set ?? {})) next[key] = cloneJson(value as Json);
+  for (const [key, value] of Object.entries(patch.set ?? {})) setOwnField(next, key, cloneJson(value as Json));
   const result = next as unknown as Session;
   result.context = applyKeyed(session.context, patch.context);
   result.inputParams = applyKeyed(session.inputParams, patch.inputParams);
@@ -78,8 +83,9 @@ export function patchedPaths(patch: SessionPatch): string[] {
   for (const field of KEYED_FIELDS) {
     const keyed = patch[field];
     if (!keyed) continue;
-    paths.push(...Object.keys(keyed.set ?? {}).map((k) => `${field}.${k}`));
-    paths.push(...(keyed.unset ?? []).map((k) => `-${field}.${k}`));
+    // One push per key: spreading a patch's keys into push() passes one argument each, unbounded.
+    for (const key of Object.keys(keyed.set ?? {})) paths.push(`${field}.${key}`);
+    for (const key of keyed.unset ?? []) paths.push(`-${field}.${key}`);
   }
   return paths;
 }

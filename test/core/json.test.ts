@@ -94,6 +94,14 @@ describe('jsonEqual (core/json.ts)', () => {
   });
 });
 
+describe('canonicalJson (core/json.ts)', () => {
+  it('keeps a "__proto__" key as JSON.parse gave it, so two different values never share a form', () => {
+    const withKey = JSON.parse('{"b": 2, "__proto__": {"x": 1}}') as unknown;
+    expect(canonicalJson(withKey)).toBe('{"__proto__":{"x":1},"b":2}');
+    expect(canonicalJson(withKey)).not.toBe(canonicalJson({ b: 2 }));
+  });
+});
+
 const roundTrip = (value: unknown): unknown => JSON.parse(JSON.stringify(value)) as unknown;
 
 describe('cloneAsJson (core/json.ts)', () => {

@@ -19,6 +19,22 @@ const base = blankSession({
 const json: fc.Arbitrary<Json> = fc.jsonValue() as fc.Arbitrary<Json>;
 const keyedObject: fc.Arbitrary<JsonObject> = fc.dictionary(fc.string({ maxLength: 6 }), json, { maxKeys: 6 });
 
+// Names Object.prototype also has: `key in object` is true for them whatever the object holds.
+const PROTOTYPE_NAMES = ['constructor', 'toString', 'valueOf', 'hasOwnProperty', '__proto__', 'isPrototypeOf'];
+/** Objects built as JSON.parse builds them (every key an own field, `__proto__` included). */
+const prototypeKeyed: fc.Arbitrary<JsonObject> = fc
+  .array(fc.tuple(fc.constantFrom('a', 'b', ...PROTOTYPE_NAMES), json), { maxLength: 5 })
+  .map((entries) => Object.fromEntries(entries) as JsonObject);
+
+/** Own keys and values, sorted, all the way down: what a JSON reader of the value sees. */
+function ownFields(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(ownFields);
+  if (value === null || typeof value !== 'object') return value;
+  return Object.keys(value)
+    .sort()
+    .map((key) => [key, ownFields((value as Record<string, unknown>)[key])]);
+}
+
 const session: fc.Arbitrary<Session> = fc
   .record({
     intent: fc.string({ maxLength: 8 }),
@@ -46,6 +62,32 @@ describe('session patches (core/turn/patch.ts)', () => {
       }),
       { numRuns: 300 }
     );
+  });
+
+  it('patches keys named like Object.prototype members (constructor, toString, __proto__) as any other key', () => {
+    const sessionWith = (context: JsonObject, inputParams: JsonObject): Session => ({ ...base, context, inputParams });
+    fc.assert(
+      fc.property(prototypeKeyed, prototypeKeyed, prototypeKeyed, prototypeKeyed, (c1, p1, c2, p2) => {
+        const before = sessionWith(c1, p1);
+        const after = sessionWith(c2, p2);
+        const applied = applySessionPatch(before, plain(diffSession(before, after)) as ReturnType<typeof diffSession>);
+        expect(ownFields(plain(applied))).toEqual(ownFields(plain(after)));
+        expect(ownFields(applied)).toEqual(ownFields(after));
+      }),
+      { numRuns: 500 }
+    );
+  });
+
+  it.each([
+    [{ toString: false }, {}],
+    [{ constructor: 'acct-1', a: 1 }, { a: 1 }],
+    [{}, JSON.parse('{"__proto__": {}}') as JsonObject],
+    [JSON.parse('{"__proto__": {"x": 1}}') as JsonObject, {}],
+  ])('context %j patched to %j', (before, after) => {
+    const patch = plain(diffSession({ ...base, context: before }, { ...base, context: after }));
+    const applied = applySessionPatch({ ...base, context: before }, patch as ReturnType<typeof diffSession>);
+    expect(ownFields(applied.context)).toEqual(ownFields(after));
+    expect(Object.getPrototypeOf(applied.context)).toBe(Object.prototype);
   });
 
   it('never changes the session it is applied to, and gives the same result every time (deterministic)', () => {
