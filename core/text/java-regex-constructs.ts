@@ -142,6 +142,8 @@ function flagGroup(pattern: string, rest: string): { text: string; length: numbe
 function escapeSpan(source: string, at: number, context: EscapeContext): { text: string; length: number } {
   const { pattern, inClass } = context;
   const letter = source[at + 1] ?? '';
+  // A backslash that ends the pattern escapes nothing: left for RE2 to name ("trailing backslash"), as in ecma.
+  if (letter === '') return { text: '\\', length: 1 };
   if (letter === 'Q') {
     const end = source.indexOf('\\E', at + 2);
     const length = (end < 0 ? source.length : end + 2) - at;

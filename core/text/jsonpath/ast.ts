@@ -1,4 +1,5 @@
 import type { Json } from '../../json';
+import { cutText } from '../cut-text';
 
 /**
  * Parsed form of a Jayway-style JSONPath (the dialect the seeds and the Java engine use). Paths
@@ -65,6 +66,8 @@ export type FilterExpression =
   | { type: 'literal'; value: Json }
   | { type: 'compare'; operator: ComparisonOperator; left: FilterOperand; right: FilterOperand };
 
+const SHOWN_PATH_LENGTH = 200;
+
 export class JsonPathSyntaxError extends Error {
   readonly type = 'INVALID_JSON_PATH';
   constructor(
@@ -72,7 +75,9 @@ export class JsonPathSyntaxError extends Error {
     readonly position: number,
     reason: string
   ) {
-    super(`invalid JSONPath "${path}": ${reason} at position ${position}`);
+    // The path is cut in the message: a validation reason should not repeat a 40 KB path.
+    const shown = path.length > SHOWN_PATH_LENGTH ? `${cutText(path, SHOWN_PATH_LENGTH)}…` : path;
+    super(`invalid JSONPath "${shown}": ${reason} at position ${position}`);
     this.name = 'JsonPathSyntaxError';
   }
 }

@@ -1,9 +1,32 @@
 import { JsonPathSyntaxError } from './ast';
 
+/**
+ * How deep a filter's parentheses, `!`, `[…]` lists and filters inside filters may nest. The parser and evaluator
+ * recurse once a level, so without a bound 20,000 `(` exhausted the stack and validation showed "Maximum call stack
+ * size exceeded"; no real filter comes near it.
+ */
+export const MAX_JSONPATH_NESTING = 64;
+
 /** A read position in a path string, shared by the path and filter-expression parsers. */
 export class Cursor {
   pos = 0;
+  private depth = 0;
   constructor(readonly text: string) {}
+
+  /** Runs `parse` one nesting level down; refuses past MAX_JSONPATH_NESTING levels. */
+  nested<T>(parse: () => T): T {
+    if (this.depth >= MAX_JSONPATH_NESTING) {
+      throw this.error(
+        `expression nested too deeply (at most ${MAX_JSONPATH_NESTING} levels of parentheses, "!", lists and filters)`
+      );
+    }
+    this.depth++;
+    try {
+      return parse();
+    } finally {
+      this.depth--;
+    }
+  }
 
   get done(): boolean {
     return this.pos >= this.text.length;

@@ -21,15 +21,9 @@ export function evaluateFilter(
 ): boolean {
   switch (expression.type) {
     case 'or':
-      return (
-        evaluateFilter(expression.left, current, root, evaluatePath) ||
-        evaluateFilter(expression.right, current, root, evaluatePath)
-      );
+      return chainOperands(expression).some((operand) => evaluateFilter(operand, current, root, evaluatePath));
     case 'and':
-      return (
-        evaluateFilter(expression.left, current, root, evaluatePath) &&
-        evaluateFilter(expression.right, current, root, evaluatePath)
-      );
+      return chainOperands(expression).every((operand) => evaluateFilter(operand, current, root, evaluatePath));
     case 'not':
       return !evaluateFilter(expression.expression, current, root, evaluatePath);
     case 'exists':
@@ -42,6 +36,23 @@ export function evaluateFilter(
       return compare(expression.operator, left, right);
     }
   }
+}
+
+type Chain = Extract<FilterExpression, { type: 'or' | 'and' }>;
+
+/**
+ * `a || b || c` in order. The parser builds a chain left-deep, one level per operator, so it is walked in a loop
+ * rather than recursed into: a long chain would exhaust the stack (nesting is bounded, chain length is not).
+ */
+function chainOperands(chain: Chain): FilterExpression[] {
+  const operands: FilterExpression[] = [];
+  let node: FilterExpression = chain;
+  while ((node.type === 'or' || node.type === 'and') && node.type === chain.type) {
+    operands.push(node.right);
+    node = node.left;
+  }
+  operands.push(node);
+  return operands.reverse();
 }
 
 function operandValue(

@@ -44,10 +44,10 @@ function parseUnary(cursor: Cursor, parsePath: PathParser): FilterExpression {
   cursor.skipSpaces();
   if (cursor.peek() === '!' && cursor.peek(1) !== '=') {
     cursor.pos++;
-    return { type: 'not', expression: parseUnary(cursor, parsePath) };
+    return { type: 'not', expression: cursor.nested(() => parseUnary(cursor, parsePath)) };
   }
   if (cursor.eat('(')) {
-    const inner = parseOr(cursor, parsePath);
+    const inner = cursor.nested(() => parseOr(cursor, parsePath));
     cursor.skipSpaces();
     cursor.expect(')', 'a closing ")"');
     return inner;
@@ -99,7 +99,7 @@ function parseLiteral(cursor: Cursor): Json {
   cursor.skipSpaces();
   const ch = cursor.peek();
   if (ch === "'" || ch === '"') return cursor.readQuoted();
-  if (ch === '[') return parseList(cursor);
+  if (ch === '[') return cursor.nested(() => parseList(cursor));
   const number = NUMBER.exec(cursor.text.slice(cursor.pos));
   if (number) {
     cursor.pos += number[0].length;

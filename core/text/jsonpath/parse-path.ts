@@ -83,7 +83,7 @@ function parseBracket(cursor: Cursor): PathSegment {
   } else if (cursor.eat('?')) {
     cursor.skipSpaces();
     cursor.expect('(', '"(" after "?"');
-    const expression = parseFilterExpression(cursor, parsePathAt);
+    const expression = cursor.nested(() => parseFilterExpression(cursor, parsePathAt));
     cursor.skipSpaces();
     cursor.expect(')', 'a closing ")" for the filter');
     segment = { kind: 'filter', expression };
