@@ -45,18 +45,23 @@ export function nameParts(list: unknown): string[] {
   });
 }
 
+/**
+ * `schema` as PostgreSQL resolves it: the parser has folded an unquoted name to lower case and kept a quoted one as
+ * written, so `"Business"` is another schema than `business` and is compared exactly. The system-schema test folds
+ * case, refusing more, never less.
+ */
 function checkSchema(schema: string, policy: WalkPolicy, what: string): void {
   const lower = schema.toLowerCase();
   if (lower === BUILT_IN_SCHEMA || lower === 'information_schema' || lower.startsWith('pg_')) {
     refuse(
       'CATALOG_ACCESS',
-      `SQL reads ${what} in the system schema ${lower}; tool queries may read only ${schemaList(policy)}.`
+      `SQL reads ${what} in the system schema ${schema}; tool queries may read only ${schemaList(policy)}.`
     );
   }
-  if (!policy.schemas.has(lower)) {
+  if (!policy.schemas.has(schema)) {
     refuse(
       'SCHEMA_NOT_ALLOWED',
-      `SQL reads ${what} in schema ${lower}; tool queries may read only ${schemaList(policy)}.`
+      `SQL reads ${what} in schema ${schema}; tool queries may read only ${schemaList(policy)}.`
     );
   }
 }
@@ -111,7 +116,7 @@ function checkFunction(body: AstObject, policy: WalkPolicy): void {
 function checkOperatorName(list: unknown): void {
   const parts = nameParts(list);
   const operator = parts[parts.length - 1] ?? '';
-  const schema = parts.length > 1 ? parts[0]?.toLowerCase() : BUILT_IN_SCHEMA;
+  const schema = parts.length > 1 ? parts[0] : BUILT_IN_SCHEMA;
   if (parts.length > 2 || schema !== BUILT_IN_SCHEMA || !ALLOWED_OPERATORS.has(operator)) {
     refuse(
       'OPERATOR_NOT_ALLOWED',
@@ -128,8 +133,9 @@ function checkExpression(body: AstObject): void {
   if (!kind.includes('BETWEEN')) checkOperatorName(body['name']);
 }
 
+/** Names compared as PostgreSQL resolves them (checkSchema): `"INT4"` and `"PG_CATALOG".int4` are not int4. */
 function checkType(body: AstObject, policy: WalkPolicy): void {
-  const parts = nameParts(body['names']).map((p) => p.toLowerCase());
+  const parts = nameParts(body['names']);
   const name = parts[parts.length - 1] ?? '';
   const schema = parts.length > 1 ? (parts[0] ?? '') : null;
   if (parts.length > 2 || parts.length === 0) refuse('TYPE_NOT_ALLOWED', 'SQL uses a malformed type name.');

@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { loadSqlParser } from '../../../activities/tools/sql/parser';
 import type { SqlGuardrailRow } from '../../../core/config/tool-rows';
 import {
@@ -63,6 +64,42 @@ describe('read-only SQL guardrail: schemas', () => {
     expect(check('select * from business.orders').allowed).toBe(true);
     expect(check('select * from sales.orders')).toMatchObject({ code: 'SCHEMA_NOT_ALLOWED' });
     expect(check('select * from sales.orders').reason).toContain('may read only business');
+  });
+
+  // PostgreSQL folds unquoted names to lower case and keeps quoted ones: "Business" is another schema.
+  it.each([
+    ['select * from "Business".t', 'SCHEMA_NOT_ALLOWED'],
+    ['select "Business".t.c from business.t', 'SCHEMA_NOT_ALLOWED'],
+    ['select 1::"Business".mytype', 'SCHEMA_NOT_ALLOWED'],
+    ['select 1::"PG_CATALOG".int4', 'CATALOG_ACCESS'],
+    ['select 1::"INT4"', 'TYPE_NOT_ALLOWED'],
+    ['select 1 operator("PG_CATALOG".=) 1', 'OPERATOR_NOT_ALLOWED'],
+    ['select "PG_CATALOG".lower(\'a\')', 'FUNCTION_NOT_ALLOWED'],
+  ])('compares quoted names exactly: %s is refused (%s)', (sql, code) => {
+    expect(check(sql)).toMatchObject({ allowed: false, code });
+  });
+
+  it.each([
+    'select * from BUSINESS.t',
+    'select * from "business".t',
+    'select 1::INT4',
+    'select 1 operator(PG_CATALOG.=) 1',
+  ])('folds unquoted names as PostgreSQL does: %s is allowed', (sql) => {
+    expect(check(sql)).toMatchObject({ allowed: true });
+  });
+
+  it('allows a spelling of the business schema exactly when PostgreSQL resolves it to business', () => {
+    const spelling = fc
+      .array(fc.boolean(), { minLength: 8, maxLength: 8 })
+      .map((upper) => [...'business'].map((c, i) => (upper[i] ? c.toUpperCase() : c)).join(''));
+    fc.assert(
+      fc.property(spelling, fc.boolean(), (name, quoted) => {
+        const resolved = quoted ? name : name.toLowerCase();
+        const verdict = check(`select * from ${quoted ? `"${name}"` : name}.orders`);
+        expect(verdict.allowed).toBe(resolved === 'business');
+      }),
+      { numRuns: 200 }
+    );
   });
 });
 
