@@ -83,8 +83,8 @@ describe('template default suffix (core/templates/syntax.ts)', () => {
     );
   });
 
-  // A synchronous test is not interrupted by jest's timeout, so the budget (jest's default 5 s) is asserted; the scan
-  // needs about 0.1 s here, the quadratic pattern took over 7 minutes (64,000 spaces: 20 s).
+  // A synchronous test is not interrupted by jest's timeout, so a 5 s budget is asserted: the scan needs about 0.1 s
+  // here, the quadratic pattern took over 7 minutes (64,000 spaces: 20 s).
   it('parses a placeholder holding a 200 KB run of spaces in one pass', () => {
     const started = performance.now();
     const spaces = ' '.repeat(200_000);
