@@ -15,8 +15,8 @@ const OLD_ZAPPER_PATTERN =
   '(?i)^\\s*/sql2\\b|\\b(show|list)\\b.*\\b(disconnect|billbank|zp_\\w+)|\\bwhy\\b.*\\brequest\\s+ZPR\\d+|' +
   '\\bdelete\\s+from\\s+zp_\\w+';
 const HTTP_TOOLS = [5001, 5002, 10201, 10202, 10203, 10204];
-/** The rows that answer an acknowledgement ("ok thanks") after an answer, added to every pack at once. */
-const ACKNOWLEDGEMENT_RULES = [11, 21, 55, 56, 57, 58, 59, 72, 73, 74, 137, 138, 139, 140];
+/** The rows that answer an acknowledgement ("ok thanks") after an answer and route the message after it. */
+const ACKNOWLEDGEMENT_RULES = [11, 12, 13, 21, 22, 23, 55, 56, 57, 58, 59, 72, 73, 74, 137, 138, 139, 140];
 const ACKNOWLEDGEMENT_RESPONSES = [11, 22, 53, 72, 229];
 
 describe('seeding a database an earlier pack version seeded', () => {

@@ -1,6 +1,7 @@
 import {
   DEMO_MESSAGES,
   formatDemoTranscript,
+  IN_PROGRESS_CONNECTION,
   MOVED_CONNECTION,
   runDemoConversations,
   type DemoConversation,
@@ -93,6 +94,39 @@ const CONVERSATIONS: readonly DemoConversation[] = [
   ]),
 ];
 
+/** A message no classifier routes: it keeps the conversation's intent and state. */
+const UNCLASSIFIED = 'and what about the other one?';
+const ASK_FOR_CONNECTION = /^Which connection should I check\?/;
+const FAQ_ANSWER = 'Yes, internal account moves are supported.';
+
+/**
+ * After the move or the FAQ acknowledgement, a message nothing classifies stayed in ACKNOWLEDGED and was acknowledged
+ * again: those packs had no rule out of ACKNOWLEDGED, as the order, loan and zapper packs have (acknowledgedRules).
+ */
+const AFTER_ACKNOWLEDGEMENT: readonly DemoConversation[] = [
+  conversation('move: a message after the thanks is handled as one after the answer', 'move-connections', [
+    {
+      message: M.moveStatus(MOVED_CONNECTION),
+      expect: { reply: /\bis MOVED\.$/, intent: 'MOVE_CONNECTIONS', state: 'COMPLETED' },
+    },
+    acknowledged('thanks!', 'MOVE_CONNECTIONS', /^Glad I could help\. To check another move\b/),
+    { message: UNCLASSIFIED, expect: { reply: ASK_FOR_CONNECTION, intent: 'MOVE_CONNECTIONS', state: 'COMPLETED' } },
+    acknowledged('ok', 'MOVE_CONNECTIONS', /^Glad I could help\. To check another move\b/),
+    acknowledged('great, thanks', 'MOVE_CONNECTIONS', /^Glad I could help\. To check another move\b/),
+    {
+      message: `And connection ${IN_PROGRESS_CONNECTION}?`,
+      expect: { reply: /\bis IN_PROGRESS\.$/, intent: 'MOVE_CONNECTIONS', state: 'COMPLETED' },
+    },
+  ]),
+  conversation('faq: a message after the thanks is handled as one after the answer', 'faq', [
+    { message: M.faq, expect: { reply: FAQ_ANSWER, intent: 'FAQ', state: 'IDLE' } },
+    acknowledged('cool, thanks', 'FAQ', /^Glad I could help\. Anything else\?/),
+    { message: UNCLASSIFIED, expect: { reply: FAQ_ANSWER, intent: 'FAQ', state: 'IDLE' } },
+    acknowledged('thanks', 'FAQ', /^Glad I could help\. Anything else\?/),
+    acknowledged('ok', 'FAQ', /^Glad I could help\. Anything else\?/),
+  ]),
+];
+
 describe('keyless demo: an acknowledgement after an answer', () => {
   let h: DemoHarness;
   beforeAll(async () => {
@@ -107,6 +141,24 @@ describe('keyless demo: an acknowledgement after an answer', () => {
     expect(records).toHaveLength(CONVERSATIONS.reduce((n, c) => n + c.turns.length, 0));
     // The loan was submitted once: neither the acknowledgements nor the edit after them submitted it again.
     expect(h.toolServer.counters.requests('/loan/applications')).toBe(1);
+  });
+
+  it('is followed, in the move and FAQ packs, by a message handled as one right after the answer', async () => {
+    const records = await runDemoConversations(h.send, { conversations: AFTER_ACKNOWLEDGEMENT });
+    expect(formatDemoTranscript(records.filter((r) => !r.ok))).toBe('');
+    expect(records).toHaveLength(AFTER_ACKNOWLEDGEMENT.reduce((n, c) => n + c.turns.length, 0));
+    for (const [answer, pack] of [
+      [M.moveStatus(MOVED_CONNECTION), 'move-connections'],
+      [M.faq, 'faq'],
+    ] as const) {
+      const answered = await h.say(answer);
+      const unacknowledged = await h.say(UNCLASSIFIED, answered.conversationId);
+      const acknowledgedFirst = await h.say(answer);
+      await h.say('ok thanks', acknowledgedFirst.conversationId);
+      const afterThanks = await h.say(UNCLASSIFIED, acknowledgedFirst.conversationId);
+      const seen = (r: typeof afterThanks) => ({ pack, reply: r.reply, intent: r.intent, state: r.state });
+      expect(seen(afterThanks)).toEqual(seen(unacknowledged));
+    }
   });
 
   it('runs no tool, planner or reply model for it, and renders no earlier tool output', async () => {

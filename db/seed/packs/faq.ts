@@ -1,11 +1,12 @@
 import { classifier, intent, response, rule } from '../builders';
 import type { SeedPack } from '../types';
-import { acknowledgedResponse, acknowledgementRule, sharedRows } from './shared';
+import { acknowledgedResponse, acknowledgedRules, acknowledgementRule, sharedRows } from './shared';
 
 /**
  * §12.1 variant B (classifier, no MCP) on the §14 BASE config: an EXACT answer to the zapper
  * move question, greetings, and the UNKNOWN fallback; an acknowledgement such as "ok thanks" is answered by
- * response 11 (rule 11), not with the answer again. Ids 10–19.
+ * response 11 (rule 11), not with the answer again, and a message after it is handled as one after the answer
+ * (rules 12, 13). Ids 10–19.
  */
 export const faqPack: SeedPack = {
   name: 'faq',
@@ -48,6 +49,7 @@ export const faqPack: SeedPack = {
         description: 'FAQ always answers from IDLE.',
       }),
       acknowledgementRule(11, 'FAQ', 'IDLE'),
+      ...acknowledgedRules(12, 'FAQ', 'IDLE'),
     ],
     responses: [
       ...(sharedRows.responses ?? []),

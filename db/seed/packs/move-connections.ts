@@ -1,7 +1,7 @@
 import { classifier, dbTool, intent, mcpTool, objectSchema, planner, response, rule } from '../builders';
 import type { SeedPack } from '../types';
 import { moveProgressRows } from './progress';
-import { acknowledgedResponse, acknowledgementRule, sharedRows } from './shared';
+import { acknowledgedResponse, acknowledgedRules, acknowledgementRule, sharedRows } from './shared';
 
 /** COMPLETED without this turn's answer: the message named no connection (an earlier answer is never repeated). */
 const ASK_EXAMPLE = 'What is the status of my move for connection USPSC003BA100SA277CON1388';
@@ -13,8 +13,8 @@ const FINAL_ANSWER_PRESENT = "$[?(@.context.mcp.finalAnswer != null && @.context
  * `postgres.move_status`, answers, and a POST_AGENT_MCP rule moves to COMPLETED, whose EXACT
  * response is the planner's final answer. A later message naming a connection goes back to
  * MOVE_STATUS (classifier 21), so each turn is answered from its own lookup (the seed's "stale move
- * ID bug"); an acknowledgement such as "ok thanks" is answered by response 22 (rule 21). Ids 20–29, tool 2001,
- * planner 4101.
+ * ID bug"); an acknowledgement such as "ok thanks" is answered by response 22 (rule 21), and a message after it is
+ * handled as one after the answer (rules 22, 23). Ids 20–29, tool 2001, planner 4101.
  */
 
 export const moveConnectionsPack: SeedPack = {
@@ -68,6 +68,7 @@ export const moveConnectionsPack: SeedPack = {
         description: 'The planner answered: the move status is known.',
       }),
       acknowledgementRule(21, 'MOVE_CONNECTIONS', 'COMPLETED'),
+      ...acknowledgedRules(22, 'MOVE_CONNECTIONS', 'COMPLETED'),
     ],
     mcpTools: [
       mcpTool({

@@ -139,8 +139,10 @@ export function acknowledgementRule(ruleId: number, intentCode: string, state: s
 }
 
 /**
- * The rules of ACKNOWLEDGED in a pack that moves every message after an answer on to `to` (afterCompletedRule): a
- * message after the acknowledgement goes there too, and another acknowledgement stays (its rule fires last).
+ * The rules of ACKNOWLEDGED: any other message goes to `to`, where one right after the answer is handled (the state the
+ * answer left, or where a pack moves every message after it, afterCompletedRule), since a message nothing classifies
+ * keeps the state it arrives in and would otherwise be acknowledged again; another acknowledgement stays (its rule
+ * fires last).
  */
 export function acknowledgedRules(ruleId: number, intentCode: string, to: string): RuleRow[] {
   const description = `A message after an acknowledgement goes to ${to}, as one after the answer does.`;
