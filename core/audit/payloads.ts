@@ -90,7 +90,7 @@ export type OrchestrationErrorPayload = {
 
 /**
  * `_meta`, which the writer adds to every stored row when the audit policy keeps it
- * (activities/runtime/audit-writer.ts): the row's own fields and those it shares with its write.
+ * (activities/runtime/audit-rows.ts): the row's own fields and those it shares with its write.
  */
 export type StoredAuditMeta = {
   stage: string;

@@ -1,5 +1,6 @@
 import { systemClock } from '../../activities/deps';
-import { type AuditWrite, type writeAudits } from '../../activities/runtime/audit-writer';
+import type { AuditWrite } from '../../activities/runtime/audit-rows';
+import type { writeAudits } from '../../activities/runtime/audit-writer';
 import { configuredAuditGate } from '../../activities/runtime/audit-gate';
 import { audit } from '../../core/audit';
 import { listAudits } from '../../db/repositories/audit';

@@ -1,7 +1,8 @@
 /** The audit writer under an audit policy, and what it tells the audit gate of driver decisions. */
 import { asyncLocalStorage, type Context } from '@temporalio/activity';
 import { systemClock } from '../../../activities/deps';
-import { withHeldAudits, writeAudits, type AuditWrite } from '../../../activities/runtime/audit-writer';
+import type { AuditWrite } from '../../../activities/runtime/audit-rows';
+import { withHeldAudits, writeAudits } from '../../../activities/runtime/audit-writer';
 import { configuredAuditGate } from '../../../activities/runtime/audit-gate';
 import { audit } from '../../../core/audit';
 import { FULL_AUDIT_POLICY as FULL, type AuditPolicy } from '../../../core/audit/policy';
