@@ -1,106 +1,63 @@
-import { Client } from 'pg';
-import {
-  executeReadOnly,
-  sqlFailure,
-  type ReadOnlyQuery,
-  type ReadOnlySqlTarget,
-} from '../../../activities/tools/sql/executor';
-import { EngineError } from '../../../core/errors';
+import { executeReadOnly, sqlFailure } from '../../../activities/tools/sql/executor';
 import { createPool } from '../../../db/pool';
 import { TOOLS_ROLE, toolsDatabaseUrl } from '../../../db/tools-role';
 import { eventually } from '../../devserver/harness';
-import { createTestDatabase, toolsRoleAdvisoryLocks, type TestDatabase } from '../../support/database';
+import { engineFailure } from '../../support/engine-failure';
+import { executorDatabase, query } from './sql-executor-fixture';
 
 /**
  * Defense in depth (P4, D20): these tests hand SQL to the executor directly, as if the guardrail
  * had been bypassed, and show that the tools role's own login, the READ ONLY transaction and the
  * server-side limits each refuse on their own: no write, no escape from the role, no lock that
- * outlives the query, no unbounded result.
+ * outlives the query, no unbounded result. The role's own refusals are in sql-executor-role.test.ts.
  */
-let tdb: TestDatabase;
-let appTarget: ReadOnlySqlTarget;
-
-async function count(): Promise<number> {
-  const r = await tdb.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM business.orders');
-  return r.rows[0]?.n ?? -1;
-}
-
-async function failure(promise: Promise<unknown>): Promise<EngineError> {
-  const err = await promise.then(
-    () => null,
-    (e: unknown) => e
-  );
-  expect(err).toBeInstanceOf(EngineError);
-  return err as EngineError;
-}
-
-beforeAll(async () => {
-  tdb = await createTestDatabase();
-  await tdb.pool.query(`
-    CREATE TABLE business.orders (id int PRIMARY KEY, created_at timestamptz NOT NULL, epoch_ms bigint NOT NULL);
-    INSERT INTO business.orders SELECT g, now() - g * interval '1 day', 1000 * g FROM generate_series(1, 30) g;
-    CREATE SEQUENCE business.order_seq;
-    CREATE FUNCTION business.sneaky_insert() RETURNS int LANGUAGE sql
-      AS 'INSERT INTO business.orders VALUES (999, now(), 0) RETURNING 1';
-    CREATE TABLE public.secrets (v text); INSERT INTO public.secrets VALUES ('top secret');
-  `);
-  appTarget = { pool: tdb.toolsPool() };
-});
-afterAll(async () => tdb.drop());
-
-const query = (text: string, values: unknown[] = [], extra: Partial<ReadOnlyQuery> = {}): ReadOnlyQuery => ({
-  text,
-  values,
-  maxRows: 100,
-  statementTimeoutMs: 5000,
-  ...extra,
-});
-
 describe('read-only SQL executor', () => {
+  const db = executorDatabase();
+
   it('reads the business schema through the search path, binds values and caps rows', async () => {
     const out = await executeReadOnly(
-      appTarget,
+      db.appTarget,
       query('select id, created_at from orders where id <= $1 order by id', [12], { maxRows: 10 })
     );
     expect(out.rowCount).toBe(10);
     expect(out.truncated).toBe(true);
     expect(out.rows[0]).toEqual({ id: 1, created_at: expect.stringMatching(/^\d{4}-\d{2}-\d{2}T/) });
-    const all = await executeReadOnly(appTarget, query('select id from orders where id <= 3;'));
+    const all = await executeReadOnly(db.appTarget, query('select id from orders where id <= 3;'));
     expect(all).toMatchObject({ rowCount: 3, truncated: false });
   });
 
   it('cannot write even through a function that inserts (READ ONLY transaction)', async () => {
-    const err = await failure(executeReadOnly(appTarget, query('select business.sneaky_insert()')));
+    const err = await engineFailure(executeReadOnly(db.appTarget, query('select business.sneaky_insert()')));
     expect(err).toMatchObject({ type: 'TOOL_NOT_ALLOWED', retryable: false });
     expect(err.message).toMatch(/read-only transaction|permission denied/);
-    expect(await count()).toBe(30);
+    expect(await db.count()).toBe(30);
   });
 
   it('cannot advance a sequence or read outside the business schema', async () => {
-    expect((await failure(executeReadOnly(appTarget, query("select nextval('business.order_seq')")))).type).toBe(
-      'TOOL_NOT_ALLOWED'
-    );
-    const secret = await failure(executeReadOnly(appTarget, query('select v from public.secrets')));
+    expect(
+      (await engineFailure(executeReadOnly(db.appTarget, query("select nextval('business.order_seq')")))).type
+    ).toBe('TOOL_NOT_ALLOWED');
+    const secret = await engineFailure(executeReadOnly(db.appTarget, query('select v from public.secrets')));
     expect(secret.message).toContain('permission denied');
   });
 
   it('runs exactly one statement (extended protocol) and times out long queries', async () => {
-    await failure(executeReadOnly(appTarget, query('select 1; delete from orders')));
-    const slow = await failure(
+    await engineFailure(executeReadOnly(db.appTarget, query('select 1; delete from orders')));
+    const slow = await engineFailure(
       executeReadOnly(
-        appTarget,
+        db.appTarget,
         query('select count(*) from generate_series(1, 1e10)', [], { statementTimeoutMs: 150 })
       )
     );
     // The same statement would take as long again: it is not retried.
     expect(slow).toMatchObject({ type: 'TOOL_TIMEOUT', retryable: false, details: { sqlState: '57014' } });
     expect(slow.message).toBe('SQL tool query took longer than its statement timeout of 150 ms and was cancelled');
-    expect(await count()).toBe(30);
+    expect(await db.count()).toBe(30);
   });
 
   it('cancels its statement on the server when its signal aborts (a cancelled activity), with the abort reason', async () => {
     const waitingToolQueries = async (): Promise<number> => {
-      const r = await tdb.pool.query<{ n: number }>(
+      const r = await db.tdb.pool.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM pg_stat_activity
           WHERE datname = current_database() AND usename = $1 AND wait_event_type = 'Lock'`,
         [TOOLS_ROLE]
@@ -108,13 +65,13 @@ describe('read-only SQL executor', () => {
       return r.rows[0]?.n ?? -1;
     };
     // The table locked by another session: the tool's statement waits, as a slow query would run, for up to 20 s.
-    const holder = await tdb.pool.connect();
+    const holder = await db.tdb.pool.connect();
     await holder.query('BEGIN');
     await holder.query('LOCK TABLE business.orders IN ACCESS EXCLUSIVE MODE');
     try {
       const controller = new AbortController();
       const slow = { statementTimeoutMs: 20_000, lockTimeoutMs: 20_000, signal: controller.signal };
-      const running = executeReadOnly(appTarget, query('select id from orders', [], slow)).catch((e: unknown) => e);
+      const running = executeReadOnly(db.appTarget, query('select id from orders', [], slow)).catch((e: unknown) => e);
       await eventually(async () => expect(await waitingToolQueries()).toBe(1));
       const cancelledAt = Date.now();
       controller.abort(new Error('the activity was cancelled'));
@@ -124,7 +81,7 @@ describe('read-only SQL executor', () => {
       expect(Date.now() - cancelledAt).toBeLessThan(5_000);
       expect(await waitingToolQueries()).toBe(0);
       await expect(
-        executeReadOnly(appTarget, query('select 1 as one', [], { signal: controller.signal }))
+        executeReadOnly(db.appTarget, query('select 1 as one', [], { signal: controller.signal }))
       ).rejects.toThrow('the activity was cancelled');
     } finally {
       await holder.query('ROLLBACK');
@@ -134,10 +91,10 @@ describe('read-only SQL executor', () => {
 
   it('fails at once, naming the limit, when the query reaches a limit of its own', async () => {
     // A temp_file_limit for the tools role in this database only, so the spill fails within a few MB.
-    await tdb.pool.query(`ALTER ROLE ${TOOLS_ROLE} IN DATABASE ${tdb.name} SET temp_file_limit = '1MB'`);
-    const limited = createPool(toolsDatabaseUrl(tdb.url), { max: 1 });
+    await db.tdb.pool.query(`ALTER ROLE ${TOOLS_ROLE} IN DATABASE ${db.tdb.name} SET temp_file_limit = '1MB'`);
+    const limited = createPool(toolsDatabaseUrl(db.tdb.url), { max: 1 });
     try {
-      const spilled = await failure(
+      const spilled = await engineFailure(
         executeReadOnly({ pool: limited }, query('select count(*) from generate_series(1, 10000000000)'))
       );
       expect(spilled).toMatchObject({
@@ -150,9 +107,9 @@ describe('read-only SQL executor', () => {
       );
     } finally {
       await limited.end();
-      await tdb.pool.query(`ALTER ROLE ${TOOLS_ROLE} IN DATABASE ${tdb.name} RESET temp_file_limit`);
+      await db.tdb.pool.query(`ALTER ROLE ${TOOLS_ROLE} IN DATABASE ${db.tdb.name} RESET temp_file_limit`);
     }
-    const tooLong = await failure(executeReadOnly(appTarget, query("select repeat('x', 1100000000)")));
+    const tooLong = await engineFailure(executeReadOnly(db.appTarget, query("select repeat('x', 1100000000)")));
     expect(tooLong).toMatchObject({ type: 'TOOL_EXECUTION_FAILED', retryable: false, details: { sqlState: '54000' } });
     expect(tooLong.message).toBe(
       'SQL tool query was stopped by a database limit: requested length too large (SQLSTATE 54000)'
@@ -161,7 +118,7 @@ describe('read-only SQL executor', () => {
 
   it('caps the result by bytes on the server, even when a single row is too large', async () => {
     const many = await executeReadOnly(
-      appTarget,
+      db.appTarget,
       query("select g, repeat('x', 1000) as pad from generate_series(1, 50) g order by g", [], {
         maxResultBytes: 10_000,
       })
@@ -171,110 +128,12 @@ describe('read-only SQL executor', () => {
     expect(many.rowCount).toBeLessThan(10);
     expect(many.rows.map((r) => r['g'])).toEqual(Array.from({ length: many.rowCount }, (_, i) => i + 1));
     const huge = await executeReadOnly(
-      appTarget,
+      db.appTarget,
       query("select repeat('x', 5000000) as pad", [], { maxResultBytes: 1_000_000 })
     );
     expect(huge).toMatchObject({ rows: [], rowCount: 0, truncated: true, truncatedBy: 'BYTES' });
-    const none = await executeReadOnly(appTarget, query('select 1 where false'));
+    const none = await executeReadOnly(db.appTarget, query('select 1 where false'));
     expect(none).toMatchObject({ rows: [], truncated: false, truncatedBy: null });
-  });
-
-  it('runs as the tools login, which no role change can escape', async () => {
-    const who = await executeReadOnly(appTarget, query('select current_user as u, session_user as s'));
-    expect(who.rows).toEqual([{ u: TOOLS_ROLE, s: TOOLS_ROLE }]);
-    const escaped = await executeReadOnly(
-      appTarget,
-      query("select set_config('role', 'none', true) as r, current_user as u")
-    );
-    expect(escaped.rows).toEqual([{ r: 'none', u: TOOLS_ROLE }]);
-    const su = await failure(executeReadOnly(appTarget, query("select set_config('role', 'postgres', true)")));
-    expect(su.message).toMatch(/permission denied to set role/);
-    const members = await tdb.pool.query(
-      'SELECT 1 FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.member WHERE r.rolname = $1',
-      [TOOLS_ROLE]
-    );
-    expect(members.rowCount).toBe(0);
-  });
-
-  it('cannot take an advisory lock or sleep (EXECUTE revoked for the tools role)', async () => {
-    for (const sql of ['select pg_advisory_lock(42)', 'select pg_try_advisory_lock(42)', 'select pg_sleep(0)']) {
-      expect(await failure(executeReadOnly(appTarget, query(sql)))).toMatchObject({ type: 'TOOL_NOT_ALLOWED' });
-    }
-    expect(await toolsRoleAdvisoryLocks(tdb.pool)).toBe(0);
-  });
-
-  it('never shows connection internals or query text in its errors', async () => {
-    const bad = await failure(
-      executeReadOnly(appTarget, query("select 'a-much-longer-value-than-anyone-should-see-in-an-error-message'::int"))
-    );
-    expect(bad.message).toContain('invalid input syntax for type integer');
-    expect(bad.message).not.toContain('anyone-should-see');
-    expect(bad.message).not.toContain('select');
-    const url = new URL(toolsDatabaseUrl(tdb.url));
-    url.port = '1';
-    const unreachable = await failure(
-      executeReadOnly(
-        { pool: new (await import('pg')).Pool({ connectionString: url.toString(), max: 1 }) },
-        query('select 1')
-      )
-    );
-    expect(unreachable.message).toBe('Connecting for a SQL tool failed: the database connection for SQL tools failed');
-  });
-
-  it('runs a query whose connection was lost again on a fresh one, and fails when every try loses it', async () => {
-    const pool = appTarget.pool;
-    // A pooled client whose backend the server has ended, as after a failover or pg_terminate_backend.
-    const deadClient = async () => {
-      const client = await pool.connect();
-      const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
-      const lost = new Promise((resolve) => client.once('error', resolve));
-      await tdb.pool.query('SELECT pg_terminate_backend($1)', [rows[0]?.pid]);
-      await lost;
-      return client;
-    };
-    let connects = 0;
-    const losesFirst = {
-      connect: async () => (++connects === 1 ? deadClient() : pool.connect()),
-    } as unknown as ReadOnlySqlTarget['pool'];
-    const out = await executeReadOnly({ pool: losesFirst }, query('select count(*)::int as n from orders'));
-    expect(out.rows).toEqual([{ n: 30 }]);
-    expect(connects).toBe(2);
-
-    connects = 0;
-    const losesAll = { connect: async () => (++connects, deadClient()) } as unknown as ReadOnlySqlTarget['pool'];
-    const lost = await failure(executeReadOnly({ pool: losesAll }, query('select 1')));
-    expect(lost.message).toBe('SQL tool query failed: the database connection for SQL tools failed');
-    expect(lost.retryable).toBe(true);
-    expect(connects).toBe(3);
-  });
-
-  it('leaves the pooled connection clean (read-only mode and settings end with the transaction)', async () => {
-    await executeReadOnly(appTarget, query("select set_config('application_name', 'tampered', false)"));
-    const client = await appTarget.pool.connect();
-    try {
-      const r = await client.query<{ app: string; ro: string }>(
-        "select current_setting('application_name') as app, current_setting('transaction_read_only') as ro"
-      );
-      expect(r.rows[0]?.app).not.toBe('tampered');
-    } finally {
-      client.release();
-    }
-  });
-
-  it('the role alone refuses writes, even outside a read-only transaction', async () => {
-    const client = new Client({ connectionString: toolsDatabaseUrl(tdb.url) });
-    await client.connect();
-    try {
-      await client.query('BEGIN READ WRITE');
-      await expect(client.query('INSERT INTO business.orders VALUES (1000, now(), 0)')).rejects.toThrow(
-        /permission denied/
-      );
-      await client.query('ROLLBACK');
-      await expect(client.query('SELECT count(*) FROM public.ce_conversation')).rejects.toThrow(/permission denied/);
-    } finally {
-      await client.end();
-    }
-    expect(await count()).toBe(30);
   });
 });
 
