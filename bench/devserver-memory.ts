@@ -144,8 +144,17 @@ function stateCosts(
   };
 }
 
+/** Runs workflows on a server: `drive(n)` runs about n and says how many it ran. */
+export interface RunDriver {
+  drive(count: number): Promise<number>;
+  close(): Promise<void>;
+}
+
+/** Starts a RunDriver on the server at `address` (namespace `namespace`). */
+export type StartRunDriver = (server: { address: string; namespace: string }) => Promise<RunDriver>;
+
 /** A worker and a client on `address`; `drive(n)` runs n turn-shaped workflows, 8 at a time. */
-async function turnDriver(address: string): Promise<{ drive(count: number): Promise<void>; close(): Promise<void> }> {
+async function turnDriver({ address }: { address: string }): Promise<RunDriver> {
   const connection = await NativeConnection.connect({ address });
   const clientConnection = await Connection.connect({ address });
   const worker = await Worker.create({
@@ -159,7 +168,7 @@ async function turnDriver(address: string): Promise<{ drive(count: number): Prom
   });
   const running = worker.run();
   const client = new Client({ connection: clientConnection });
-  const drive = async (count: number): Promise<void> => {
+  const drive = async (count: number): Promise<number> => {
     let remaining = count;
     const lane = async (): Promise<void> => {
       while (remaining-- > 0) {
@@ -168,6 +177,7 @@ async function turnDriver(address: string): Promise<{ drive(count: number): Prom
       }
     };
     await Promise.all(Array.from({ length: CONCURRENCY }, lane));
+    return count;
   };
   const close = async (): Promise<void> => {
     worker.shutdown();
@@ -197,18 +207,25 @@ async function timedRestart(persistPath: string): Promise<{ ms: number; held: nu
   return { ms, held: loaded.heapAndExternal - stopped.heapAndExternal };
 }
 
-/** Runs `count` turn-shaped workflows on a journaled in-process server and measures what they leave behind. */
-export async function measureRetainedRuns(count: number, directory: string): Promise<RetainedRunCosts> {
+/**
+ * Runs about `count` workflows on a journaled in-process server and measures what they leave behind: turn-shaped ones
+ * by default, or those `startDriver` runs (bench/seed-turn-driver.ts: the seed conversations' real turns).
+ */
+export async function measureRetainedRuns(
+  count: number,
+  directory: string,
+  startDriver: StartRunDriver = turnDriver
+): Promise<RetainedRunCosts> {
   const persistPath = path.join(directory, 'temporal-devserver.jsonl');
   const capture = captureRuns();
   const journal = countJournalWrites();
   try {
     const server = await startDevServer({ port: 0, persistPath });
-    const driver = await turnDriver(server.address);
+    const driver = await startDriver(server);
     await driver.drive(WARM_UP_RUNS);
     const before = await settledUsage();
     journal.bytes.clear();
-    await driver.drive(count);
+    count = await driver.drive(count);
     const after = await settledUsage();
     const [engine] = capture.engines;
     const state = stateCosts(capture.runs);

@@ -158,8 +158,8 @@ const envSchema = z.object({
   /** `convengine devserver` refuses every call without `authorization: Bearer <key>`. */
   DEVSERVER_API_KEY: secretWhenSet('the dev server takes every call'),
   /**
-   * How long `convengine start`'s embedded dev server keeps a closed turn's workflow (memory and journal, ~56 KiB of
-   * each per turn: docs/devserver.md). At least a minute: the API, the console and `convengine history` read a
+   * How long `convengine start`'s embedded dev server keeps a closed turn's workflow (~91 KiB of memory and ~94 KiB
+   * of journal per seed-conversation turn: docs/devserver.md). At least a minute: the API, the console and `convengine history` read a
    * turn's workflow after it ends, and a run past retention is gone for them, as on a real server.
    */
   DEVSERVER_RETENTION_MS: integer(DEVSERVER_RETENTION_DEFAULT_MS, 60_000),

@@ -1,14 +1,17 @@
 /**
- * What the embedded dev server holds per closed run (`NODE_OPTIONS=--expose-gc npx tsx scripts/devserver-memory.ts [runs]`):
+ * What the embedded dev server holds per closed run
+ * (`NODE_OPTIONS=--expose-gc npx tsx scripts/devserver-memory.ts [--seed-turns] [runs] [journal directory]`):
  * runs `runs` turn-shaped workflows (8 activities handing a 3 KB payload along, ~50 events, ~50 KB of
  * history, like a conversation turn) against an in-process server with a journal, then prints what the
  * retained runs cost: process memory per run, the bytes behind each part of a run's state, journal
- * bytes per run, and the time a restart takes to load them.
+ * bytes per run, and the time a restart takes to load them. `--seed-turns` runs the seed conversations' real turns
+ * instead (bench/seed-turn-driver.ts; needs PostgreSQL, DATABASE_URL as for the tests): what a user running them gets.
  */
 import * as fs from 'node:fs';
 import * as os from 'node:os';
 import * as path from 'node:path';
 import { measureRetainedRuns, type RetainedRunCosts } from '../bench/devserver-memory';
+import { seedTurnDriver } from '../bench/seed-turn-driver';
 
 function kib(bytes: number): string {
   return `${(bytes / 1024).toFixed(1)} KiB`;
@@ -35,12 +38,15 @@ function print(label: string, costs: RetainedRunCosts): void {
 }
 
 async function main(): Promise<void> {
-  const runs = Number(process.argv[2] ?? 400);
-  // A directory given as the second argument keeps the journal for a look afterwards.
-  const kept = process.argv[3];
+  const args = process.argv.slice(2);
+  const seedTurns = args.includes('--seed-turns');
+  const [runsArgument, kept] = args.filter((a) => a !== '--seed-turns');
+  const runs = Number(runsArgument ?? 400);
+  // A directory given after the run count keeps the journal for a look afterwards.
   const directory = kept ?? fs.mkdtempSync(path.join(os.tmpdir(), 'convengine-devserver-memory-'));
   try {
-    print('dev server, closed runs retained', await measureRetainedRuns(runs, directory));
+    const costs = await measureRetainedRuns(runs, directory, seedTurns ? seedTurnDriver : undefined);
+    print(`dev server, closed runs retained (${seedTurns ? 'seed conversation turns' : 'turn-shaped runs'})`, costs);
   } finally {
     if (!kept) fs.rmSync(directory, { recursive: true, force: true });
   }

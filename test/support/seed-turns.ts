@@ -6,7 +6,7 @@ import { seedPacks } from '../../db/seed';
 import type { WorkflowHarness } from './workflow-harness';
 
 /** The demo transport through the real Temporal gateway (what the HTTP API does per request). */
-function gatewaySend(h: WorkflowHarness): DemoSend {
+export function gatewaySend(h: WorkflowHarness): DemoSend {
   return async (conversationId, turn) => {
     const reply = await h.send({
       ...(conversationId ? { conversationId } : {}),

@@ -34,6 +34,8 @@ export interface WorkflowHarnessOptions {
   demoModel?: boolean;
   claimThresholdBytes?: number;
   observe?: { metrics: WorkerMetrics; logger?: Logger };
+  /** A server the caller runs (and stops): the harness does not start one of its own. */
+  temporal?: TestTemporal;
 }
 
 /**
@@ -85,7 +87,7 @@ export class WorkflowHarness {
   static async start(options: WorkflowHarnessOptions = {}): Promise<WorkflowHarness> {
     quietRuntime(options.observe?.logger);
     const mcp = await McpHarness.start({ demoModel: options.demoModel });
-    const server = await getTestTemporal();
+    const server = options.temporal ? { ...options.temporal, stop: async () => undefined } : await getTestTemporal();
     const connection = await Connection.connect({ address: server.address });
     const dataConverter = claimCheckDataConverter(
       mcp.deps.db,
