@@ -1,6 +1,7 @@
 import type { FastifyInstance } from 'fastify';
 import { ApiError, badRequest } from './errors';
-import { firstJsonLoss, jsonLossRefusal, type JsonLoss } from './json-loss';
+import { firstJsonLoss, type JsonLoss } from '../core/json-loss';
+import { jsonLossRefusal } from './json-loss';
 
 /** RFC 8259 §8.1: JSON on the wire is UTF-8. `fatal` makes a stray byte an error instead of U+FFFD. */
 const utf8 = new TextDecoder('utf-8', { fatal: true });
@@ -44,7 +45,7 @@ export function charsetRefusal(contentType: string | undefined): ApiError | null
  * `__proto__` and `constructor`) sees them. Node's default decoding would turn an invalid byte into U+FFFD, so
  * a message the user never wrote would run a turn and be stored; it is refused as 400 INVALID_TEXT instead.
  * A body the parser reads is then refused when reading it lost something: a key given twice, a number a double
- * does not hold (api/json-loss.ts). Such numbers are not kept exactly instead, as config export keeps them
+ * does not hold (core/json-loss.ts). Such numbers are not kept exactly instead, as config export keeps them
  * (db/config/exact-json.ts): a turn's input goes through Temporal's JSON payloads and the engine as doubles.
  */
 export function installStrictJsonParser(app: FastifyInstance): void {

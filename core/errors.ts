@@ -20,6 +20,7 @@ export const ErrorType = {
   ToolHttpError: 'TOOL_HTTP_ERROR',
   ToolCircuitOpen: 'TOOL_CIRCUIT_OPEN',
   ToolExecutionFailed: 'TOOL_EXECUTION_FAILED',
+  ToolResponseInexactNumber: 'TOOL_RESPONSE_INEXACT_NUMBER',
   ConcurrentTurn: 'TURN_IN_PROGRESS',
   StaleTurn: 'STALE_TURN',
   ConversationNotFound: 'CONVERSATION_NOT_FOUND',
@@ -70,6 +71,8 @@ export const ERROR_RETRYABLE: Readonly<Record<ErrorTypeName, boolean>> = {
   TOOL_CIRCUIT_OPEN: true,
   // Tool code failed (a consumer handler's `throw new Error`, a lost connection): worth another attempt.
   TOOL_EXECUTION_FAILED: true,
+  // The upstream answered a number a double does not hold (1e400, 2^64+1): the same call gets the same answer.
+  TOOL_RESPONSE_INEXACT_NUMBER: false,
   // Raised by the gateway, never by an activity; a retry of the request may succeed.
   TURN_IN_PROGRESS: true,
   STALE_TURN: false,

@@ -16,6 +16,7 @@ const PHRASE: Readonly<Record<string, string>> = {
   [ErrorType.ToolCircuitOpen]: 'is unavailable for now',
   [ErrorType.ToolNotAllowed]: 'is not allowed here',
   [ErrorType.SqlGuardrailRejected]: 'was refused by the SQL guardrail',
+  [ErrorType.ToolResponseInexactNumber]: 'answered a number the engine cannot hold exactly',
 };
 
 /** A failure type that is not one of our codes: Temporal's timeout, or some library's class name. */

@@ -3,10 +3,10 @@ import {
   isSafeNumber,
   LosslessNumber,
   parse as parseLossless,
-  splitNumber,
   stringify as stringifyLossless,
 } from 'lossless-json';
 import type { ScalarTag, Tags } from 'yaml';
+import { canonicalNumber } from '../../core/json-loss';
 import { cutText } from '../../core/text/cut-text';
 
 /**
@@ -106,12 +106,6 @@ export function exactJsonText(value: unknown): string | undefined {
 export function exactView(value: unknown): unknown {
   const text = exactJsonText(value);
   return text === undefined ? value : parseLossless(text, null, exactNumber);
-}
-
-/** A number's value, the same however it is written (1e400, 1000…0; 1.50, 1.5): sign, digits, exponent. */
-export function canonicalNumber(text: string): string {
-  const { sign, digits, exponent } = splitNumber(text);
-  return `${sign}${digits}e${exponent}`;
 }
 
 function canonical(value: unknown): string {

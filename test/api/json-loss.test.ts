@@ -1,9 +1,9 @@
 import fc from 'fast-check';
 import { buildApi } from '../../api/app';
-import { firstJsonLoss } from '../../api/json-loss';
+import { firstJsonLoss } from '../../core/json-loss';
 import { fakePorts } from '../support/fake-ports';
 
-describe('what JSON.parse would lose, found in the text (api/json-loss.ts)', () => {
+describe('what JSON.parse would lose, found in the text (core/json-loss.ts)', () => {
   it.each([
     ['{"message":"hi","message":"hello"}', 'message'],
     ['{"inputParams":{"a":{"b":1,"c":{},"b":2}}}', 'inputParams.a.b'],

@@ -6,12 +6,14 @@ import { mapResponse, responseMappingOf } from './mapping';
 import type { ToolCallContext } from './placeholders';
 import { buildHttpRequest, type HttpRequestSpec } from './request';
 import { activityContext } from '../../runtime/activity-context';
-import { HttpIoError, sendOnce, type HttpResponse } from './transport';
+import { longestWaitMs, retryAfterMs } from './retry-after';
+import { ANSWER_IO_KINDS, HttpIoError, sendOnce, type HttpResponse } from './transport';
 
 /**
  * Calls a table-configured HTTP tool (§6.10): renders the request once, then tries up to
  * max_attempts times, retrying configured statuses (429/502/503/504 by default) and IO errors
- * with exponential backoff, behind a per-tool circuit breaker that counts only calls that found
+ * with exponential backoff (or the Retry-After asked for, up to max_backoff_ms; a longer one ends the call:
+ * retry-after.ts), behind a per-tool circuit breaker that counts only calls that found
  * the upstream unhealthy. Every attempt sends the same
  * Idempotency-Key, so a write that was applied before a timeout is not applied twice (D16).
  */
@@ -73,15 +75,17 @@ async function attemptOnce(spec: HttpRequestSpec, row: McpHttpToolRow, now: () =
   }
 }
 
-function failure(inv: HttpToolInvocation, last: Attempt, attempts: number): EngineError {
+function failure(inv: HttpToolInvocation, outcome: CallOutcome): EngineError {
+  const { last, attempts, waitAskedMs } = outcome;
   const details = { toolCode: inv.toolCode, attempts };
+  if (waitAskedMs !== undefined && last.kind === 'response') return waitRefused(inv, outcome, last.response.status);
   if (last.kind === 'io') {
     const timeout = last.error.kind === 'CONNECT_TIMEOUT' || last.error.kind === 'READ_TIMEOUT';
     return new EngineError(
       timeout ? ErrorType.ToolTimeout : ErrorType.ToolHttpError,
       `HTTP_API call of ${inv.toolCode} failed due to ${timeout ? 'a timeout' : 'an IO error'} after ${attempts} attempt(s): ${last.error.message}`,
-      // A body over the limit is as large the next time; a lost connection or a timeout may not be.
-      { retryable: last.error.kind !== 'RESPONSE_TOO_LARGE', details: { ...details, ioKind: last.error.kind } }
+      // A body over the limit or in another coding comes back the same; a lost connection or a timeout may not.
+      { retryable: !ANSWER_IO_KINDS.has(last.error.kind), details: { ...details, ioKind: last.error.kind } }
     );
   }
   const status = last.response.status;
@@ -99,7 +103,7 @@ function failure(inv: HttpToolInvocation, last: Attempt, attempts: number): Engi
 }
 
 function shouldRetry(a: Attempt, row: McpHttpToolRow, statuses: Set<number>): boolean {
-  if (a.kind === 'io') return row.retryOnIoError && a.error.kind !== 'RESPONSE_TOO_LARGE';
+  if (a.kind === 'io') return row.retryOnIoError && !ANSWER_IO_KINDS.has(a.error.kind);
   return statuses.has(a.response.status);
 }
 
@@ -113,10 +117,10 @@ const UNHEALTHY_CLIENT_STATUSES: ReadonlySet<number> = new Set([408, 429]);
 /**
  * Whether a call's last attempt says the upstream is unhealthy, which is what the circuit counts: a
  * server error, a status the row retries, 408 or 429, an IO error or a timeout. Any other answer
- * (a 404, a 400, a body over the size cap) proves the upstream answers; the request was at fault.
+ * (a 404, a 400, a body over the size cap or in another coding) proves the upstream answers; the request was at fault.
  */
 function upstreamUnhealthy(a: Attempt, statuses: Set<number>): boolean {
-  if (a.kind === 'io') return a.error.kind !== 'RESPONSE_TOO_LARGE';
+  if (a.kind === 'io') return !ANSWER_IO_KINDS.has(a.error.kind);
   if (succeeded(a)) return false;
   const status = a.response.status;
   return status >= 500 || UNHEALTHY_CLIENT_STATUSES.has(status) || statuses.has(status);
@@ -125,6 +129,24 @@ function upstreamUnhealthy(a: Attempt, statuses: Set<number>): boolean {
 interface CallOutcome {
   last: Attempt;
   attempts: number;
+  /** The Retry-After the upstream sent, when it asked for a longer wait than the call takes (retry-after.ts). */
+  waitAskedMs?: number;
+}
+
+/** No more attempts this turn: the activity's retries and the planner would ask again long before the wait is up. */
+function waitRefused(inv: HttpToolInvocation, outcome: CallOutcome, status: number): EngineError {
+  const seconds = Math.ceil((outcome.waitAskedMs ?? 0) / 1000);
+  const longest = longestWaitMs(inv.row.maxBackoffMs);
+  return new EngineError(
+    ErrorType.ToolHttpError,
+    `HTTP_API call of ${inv.toolCode} failed with status ${status} after ${outcome.attempts} attempt(s): the ` +
+      `upstream asks to wait ${seconds} s (Retry-After), longer than the call waits between attempts ` +
+      `(${longest} ms, max_backoff_ms); not tried again this turn`,
+    {
+      retryable: false,
+      details: { toolCode: inv.toolCode, attempts: outcome.attempts, status, retryAfterSeconds: seconds },
+    }
+  );
 }
 
 /** Up to max_attempts attempts, with backoff between retryable ones; the last attempt decides. */
@@ -138,10 +160,13 @@ async function attemptWithRetries(
   let backoff = Math.max(0, row.initialBackoffMs);
   for (let attempt = 1; ; attempt++) {
     const last = await attemptOnce(spec, row, deps.now);
-    if (succeeded(last) || attempt >= maxAttempts || !shouldRetry(last, row, statuses)) {
-      return { last, attempts: attempt };
+    if (succeeded(last) || !shouldRetry(last, row, statuses)) return { last, attempts: attempt };
+    const asked = last.kind === 'response' ? retryAfterMs(last.response.retryAfter, deps.now()) : null;
+    if (asked !== null && asked > longestWaitMs(row.maxBackoffMs)) {
+      return { last, attempts: attempt, waitAskedMs: asked };
     }
-    await deps.sleep(backoff);
+    if (attempt >= maxAttempts) return { last, attempts: attempt };
+    await deps.sleep(Math.max(backoff, asked ?? 0));
     backoff = Math.min(Math.max(0, row.maxBackoffMs), Math.max(1, Math.round(backoff * row.backoffMultiplier)));
   }
 }
@@ -166,7 +191,7 @@ export async function invokeHttpTool(inv: HttpToolInvocation, deps: HttpInvokerD
   const { last, attempts } = outcome;
   if (upstreamUnhealthy(last, retryStatuses(row))) deps.circuits.onUnhealthy(inv.toolCode, circuit, inv.callId);
   else deps.circuits.onHealthy(inv.toolCode);
-  if (last.kind === 'io' || !succeeded(last)) throw failure(inv, last, attempts);
+  if (last.kind === 'io' || !succeeded(last)) throw failure(inv, outcome);
   const mapped = mapResponse(inv.toolCode, mapping, last.response.body);
   return { status: last.response.status, attempt: attempts, latencyMs: last.latencyMs, mapped };
 }

@@ -2,6 +2,7 @@ import { parseResponseMapping, type ResponseMappingSpec } from '../../../core/co
 import type { McpHttpToolRow } from '../../../core/config/tool-rows';
 import { EngineError, ErrorType } from '../../../core/errors';
 import { tryParseJson, type Json, type JsonObject } from '../../../core/json';
+import { firstJsonLoss } from '../../../core/json-loss';
 import { storableToolOutput } from '../output';
 import { firstJsonPathMatch } from '../../../core/rules/jsonpath';
 
@@ -16,9 +17,26 @@ export function responseMappingOf(toolCode: string, row: McpHttpToolRow): Respon
   return spec;
 }
 
+/**
+ * A body JSON.parse would change: a number a double does not hold (1e400 would be null, 123456789012345678901234567890
+ * 1.2345678901234568e+29, and the planner and the user told so). Refused as the API refuses such a request
+ * (docs/security.md, INEXACT_NUMBER), by the same scan; the number, like the rest of the body, is not quoted.
+ */
+function refuseInexactNumbers(toolCode: string, body: string): void {
+  if (firstJsonLoss(body, true) === null) return;
+  throw new EngineError(
+    ErrorType.ToolResponseInexactNumber,
+    `HTTP tool ${toolCode}: the response holds a number a double does not hold exactly (such as 1e400 or ` +
+      '123456789012345678901234567890); it is refused rather than changed. Map the tool with TEXT, or have the ' +
+      'upstream send such a number as a string',
+    { details: { toolCode } }
+  );
+}
+
 export function mapResponse(toolCode: string, spec: ResponseMappingSpec, body: string): Json {
   if (spec.kind === 'TEXT') return body;
   const parsed = body.trim() === '' ? {} : tryParseJson(body);
+  if (parsed !== undefined) refuseInexactNumbers(toolCode, body);
   if (spec.kind === 'RAW_JSON') return parsed === undefined ? { text: body } : parsed;
   if (parsed === undefined) {
     throw new EngineError(

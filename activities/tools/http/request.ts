@@ -34,24 +34,32 @@ function objectColumn(value: Json | null, column: string, scope: PlaceholderScop
   return value;
 }
 
-/** What Node refuses in a header value (CR, LF and other controls): it would end the header early. */
-const INVALID_HEADER_CHAR = /[^\t\x20-\x7e\x80-\xff]/;
+/**
+ * A header value is sent as ASCII: tab and printable characters. Node refuses CR, LF and other controls (they would
+ * end the header early) and characters past U+00FF, and sends U+0080–U+00FF as raw Latin-1 bytes, which an upstream
+ * reading UTF-8 takes for another text (`José` arrives as `Jos\xE9`). Such a value is not encoded into some
+ * convention the upstream may not read (RFC 8187, percent-encoding): it is refused, naming which kind it was.
+ */
+const CONTROL_CHAR = /[^\t\x20-\x7e\x80-\uffff]/;
+const NON_ASCII = /[^\t\x20-\x7e]/;
+
+function headerProblem(text: string): string | null {
+  if (CONTROL_CHAR.test(text)) return 'a control character (CR, LF, …)';
+  if (NON_ASCII.test(text)) return 'a non-ASCII character (header values are ASCII; send such text in the body or URL)';
+  return null;
+}
 
 function headerValue(name: string, template: Json, scope: PlaceholderScope): string | null {
   const where = `header "${name}"`;
   const value = renderValue(template, scope, where);
   if (value === undefined || value === null) return null;
   const text = typeof value === 'string' ? value : JSON.stringify(value);
-  if (!INVALID_HEADER_CHAR.test(text)) return text;
+  const problem = headerProblem(text);
+  if (problem === null) return text;
   const fixedPart = typeof template === 'string' ? renderText(template, scope, where, () => '') : '';
-  if (INVALID_HEADER_CHAR.test(fixedPart)) throw configError(scope, `${where} holds a control character`);
-  throw toolArgsError(
-    scope.toolCode,
-    `${where} would carry a control character (CR, LF, …) from the call's arguments`,
-    {
-      header: name,
-    }
-  );
+  const fixedProblem = headerProblem(fixedPart);
+  if (fixedProblem !== null) throw configError(scope, `${where} holds ${fixedProblem}`);
+  throw toolArgsError(scope.toolCode, `${where} would carry ${problem} from the call's arguments`, { header: name });
 }
 
 function buildHeaders(row: McpHttpToolRow, scope: PlaceholderScope): Record<string, string> {
@@ -109,6 +117,8 @@ export function buildHttpRequest(
   const headers: Record<string, string> = {
     Accept: 'application/json',
     ...buildHeaders(row, scope),
+    // Without it any coding is acceptable (RFC 9110 §12.5.3); the transport reads identity only (transport.ts).
+    'Accept-Encoding': 'identity',
     'X-Conversation-Id': scope.ctx.conversationId,
     'X-Turn-Number': String(scope.ctx.turnNumber),
   };

@@ -10,9 +10,17 @@ import type { HttpRequestSpec } from './request';
 export interface HttpResponse {
   status: number;
   body: string;
+  /** The Retry-After header as sent, if any (invoker.ts reads it). */
+  retryAfter: string | null;
 }
 
-export type HttpIoKind = 'CONNECT_TIMEOUT' | 'READ_TIMEOUT' | 'IO' | 'RESPONSE_TOO_LARGE';
+export type HttpIoKind = 'CONNECT_TIMEOUT' | 'READ_TIMEOUT' | 'IO' | 'RESPONSE_TOO_LARGE' | 'CONTENT_ENCODING';
+
+/**
+ * The answers that say nothing about the upstream's health and come back the same on another attempt: a body over
+ * the size cap, a body in a content coding the engine did not ask for.
+ */
+export const ANSWER_IO_KINDS: ReadonlySet<HttpIoKind> = new Set(['RESPONSE_TOO_LARGE', 'CONTENT_ENCODING']);
 
 export class HttpIoError extends Error {
   constructor(
@@ -61,8 +69,16 @@ export function sendOnce(spec: HttpRequestSpec, timeouts: Timeouts): Promise<Htt
       );
     };
     const req = client.request(url, { method: spec.method, headers: spec.headers, agent: false }, (res) => {
+      const coding = contentCodingProblem(res.headers['content-encoding']);
+      if (coding !== null) return finish(new HttpIoError('CONTENT_ENCODING', coding));
       collect(res, (err, body) =>
-        err ? finish(err) : finish(null, { status: res.statusCode ?? 0, body: body ?? '' })
+        err
+          ? finish(err)
+          : finish(null, {
+              status: res.statusCode ?? 0,
+              body: body ?? '',
+              retryAfter: res.headers['retry-after'] ?? null,
+            })
       );
     });
     const connectTimer = setTimeout(
@@ -83,6 +99,22 @@ export function sendOnce(spec: HttpRequestSpec, timeouts: Timeouts): Promise<Htt
     if (spec.body !== null) req.write(spec.body);
     req.end();
   });
+}
+
+/**
+ * Why a response's Content-Encoding cannot be read, or null for none or `identity`. The request asks for identity
+ * (request.ts); a gzip or br body read as text would reach the planner and the audit as binary noise, and decoding
+ * it would need a cap on what it inflates to (a 200 KB gzip holds 200 MB of spaces): it is refused instead. The
+ * coding is named only when it reads as a coding token, never as the upstream's free text.
+ */
+function contentCodingProblem(header: string | undefined): string | null {
+  const codings = (header ?? '')
+    .split(',')
+    .map((c) => c.trim().toLowerCase())
+    .filter((c) => c !== '' && c !== 'identity');
+  if (codings.length === 0) return null;
+  const named = codings.every((c) => /^[a-z0-9._+-]{1,32}$/.test(c)) ? codings.join(', ') : 'an unnamed coding';
+  return `response has Content-Encoding ${named}; the engine asks for identity and reads no other coding`;
 }
 
 function collect(res: http.IncomingMessage, done: (err: Error | null, body?: string) => void): void {
