@@ -9,6 +9,7 @@ import {
 } from '../core/audit/payloads';
 import type { ConfigSnapshot } from '../core/config/types';
 import { errorMessage, isEngineError } from '../core/errors';
+import { shareToolResults } from '../core/mcp/context';
 import { StepScope } from '../core/step/scope';
 import type { StepInput, StepOutput, StepReply } from '../core/turn/contracts';
 import { toStepResult } from '../core/turn/step-result';
@@ -126,6 +127,7 @@ export function stepActivity<I extends StepInput, O extends StepOutput>(
     const elapsed = (): number => deps.clock.now().getTime() - started;
     const enter = audit(AuditStage.StepEnter, { ...frame });
     enter.meta = { intent: input.session.intent, state: input.session.state };
+    shareToolResults(input.session);
     const scope = new StepScope(input.session);
     let output: O;
     let snapshot: ConfigSnapshot | null = null;

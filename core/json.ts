@@ -32,11 +32,40 @@ export function cloneAsJson(value: unknown): unknown {
 
 const NOT_PLAIN = Symbol('not plain JSON');
 
+/** Values shareJson froze: plain JSON no one can change, so a copy of one is the value itself. */
+const SHARED = new WeakSet<object>();
+
+/**
+ * Freezes plain JSON `value` through and through and marks it shared: cloneAsJson returns it as it is, and jsonEqual
+ * finds two copies of a session that hold it equal at once. For a tool's result, taken in once and never changed:
+ * a megabyte of it was copied and compared whole by every step of the turn (500,000 `[]` took 49 s a turn). A step
+ * that tried to change it in place would throw rather than change every session that holds it. Only the value
+ * itself is marked (a WeakSet entry per `[]` cost more than the copies saved); the parts are only frozen.
+ */
+export function shareJson<T extends Json>(value: T): T {
+  if (typeof value !== 'object' || value === null || SHARED.has(value)) return value;
+  deepFreeze(value);
+  SHARED.add(value);
+  return value;
+}
+
+function deepFreeze(value: Json): void {
+  if (typeof value !== 'object' || value === null || SHARED.has(value)) return;
+  for (const item of Array.isArray(value) ? value : Object.values(value)) deepFreeze(item);
+  Object.freeze(value);
+}
+
+/** Whether shareJson froze `value` (it never changes: what is known of it, such as its size, can be kept). */
+export function isSharedJson(value: unknown): boolean {
+  return typeof value === 'object' && value !== null && SHARED.has(value);
+}
+
 function plainCopy(value: unknown): unknown {
   if (typeof value !== 'object' || value === null) {
     if (typeof value === 'number') return Number.isFinite(value) ? value + 0 : NOT_PLAIN;
     return value === null || typeof value === 'string' || typeof value === 'boolean' ? value : NOT_PLAIN;
   }
+  if (SHARED.has(value)) return value;
   if (Array.isArray(value)) {
     const out: unknown[] = new Array<unknown>(value.length);
     for (let i = 0; i < value.length; i++) {

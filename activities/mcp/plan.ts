@@ -10,7 +10,7 @@ import { plannerTools, selectPlannerPrompt } from '../../core/mcp/planner-prompt
 import { PLANNER_LLM_SCHEMA, PLANNER_OUTPUT_SCHEMA } from '../../core/mcp/prompts';
 import { enrichSemanticArgs } from '../../core/mcp/semantic-args';
 import { toolsInScope } from '../../core/mcp/tools';
-import { renderTemplate } from '../../core/templates';
+import { renderPrompt } from '../../core/templates';
 import type { McpPlanInput, McpPlanOutput, PlannerDecision } from '../../core/turn/contracts';
 import { llmMeta, promptVars, publishVerbose } from '../pipeline/support';
 import type { StepContext } from '../step-runtime';
@@ -46,8 +46,8 @@ export async function mcpPlan(ctx: StepContext<McpPlanInput>): Promise<McpPlanOu
     readSetting(snapshot, McpPlannerSettings.maxObservationChars)
   );
   const vars = plannerVars(ctx, tools as unknown as JsonObject[], compacted.json);
-  const systemPrompt = renderTemplate(prompt.systemPrompt, vars);
-  const userPrompt = renderTemplate(prompt.userPrompt, vars);
+  const systemPrompt = renderPrompt(prompt.systemPrompt, vars);
+  const userPrompt = renderPrompt(prompt.userPrompt, vars);
   scope.audit(McpAudit.PlanInput, {
     source: prompt.source,
     system_prompt: systemPrompt,

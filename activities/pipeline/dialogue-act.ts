@@ -12,7 +12,7 @@ import {
 import { errorMessage } from '../../core/errors';
 import { P } from '../../core/params/keys';
 import { matchesUserRegexEntire } from '../../core/rules/regex-cache';
-import { renderTemplate } from '../../core/templates';
+import { renderPrompt } from '../../core/templates';
 import type { StepOutput } from '../../core/turn/contracts';
 import type { StepContext } from '../step-runtime';
 import { applyRules, llmMeta, promptVars } from './support';
@@ -35,11 +35,8 @@ async function classifyByLlm(ctx: StepContext): Promise<DialogueActGuess | null>
   const rewrite = readSetting(ctx.snapshot, DialogueActSettings.queryRewrite) && session.history.length > 0;
   const s = DialogueActSettings;
   const vars = promptVars(ctx);
-  const systemPrompt = renderTemplate(
-    readSetting(ctx.snapshot, rewrite ? s.rewriteSystemPrompt : s.systemPrompt),
-    vars
-  );
-  const userPrompt = renderTemplate(readSetting(ctx.snapshot, rewrite ? s.rewriteUserPrompt : s.userPrompt), vars);
+  const systemPrompt = renderPrompt(readSetting(ctx.snapshot, rewrite ? s.rewriteSystemPrompt : s.systemPrompt), vars);
+  const userPrompt = renderPrompt(readSetting(ctx.snapshot, rewrite ? s.rewriteUserPrompt : s.userPrompt), vars);
   const schema = dialogueActSchema(rewrite);
   ctx.scope.audit('DIALOGUE_ACT_LLM_INPUT', {
     system_prompt: systemPrompt,

@@ -3,7 +3,7 @@ import { PendingActionSettings as S } from '../../core/config/settings/pipeline'
 import { ErrorType, isEngineError } from '../../core/errors';
 import { P } from '../../core/params/keys';
 import { pendingActionCandidates } from '../../core/pending/catalog';
-import { renderTemplate } from '../../core/templates';
+import { renderPrompt, renderTemplate } from '../../core/templates';
 import type { StepOutput } from '../../core/turn/contracts';
 import type { StepContext } from '../step-runtime';
 import { llmMeta, promptVars } from './support';
@@ -13,8 +13,8 @@ async function question(ctx: StepContext, options: string[]): Promise<string> {
   const vars = promptVars(ctx, { options: options.join(', ') });
   const template = () => renderTemplate(readSetting(ctx.snapshot, S.disambiguationQuestion), vars);
   if (!readSetting(ctx.snapshot, S.disambiguationLlm)) return template();
-  const systemPrompt = renderTemplate(readSetting(ctx.snapshot, S.disambiguationSystemPrompt), vars);
-  const userPrompt = renderTemplate(readSetting(ctx.snapshot, S.disambiguationUserPrompt), vars);
+  const systemPrompt = renderPrompt(readSetting(ctx.snapshot, S.disambiguationSystemPrompt), vars);
+  const userPrompt = renderPrompt(readSetting(ctx.snapshot, S.disambiguationUserPrompt), vars);
   try {
     const text = await ctx.deps.llm.generateText({
       kind: 'DISAMBIGUATION',

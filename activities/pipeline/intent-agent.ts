@@ -7,7 +7,7 @@ import { AGENT_OUTPUT_SCHEMA } from '../../core/intent/agent-output';
 import { allowedIntents, allowedIntentsJson } from '../../core/intent/allowed';
 import { isJsonObject, type JsonObject } from '../../core/json';
 import type { LlmJsonResult } from '../../core/llm';
-import { renderTemplate } from '../../core/templates';
+import { renderPrompt } from '../../core/templates';
 import type { StepContext } from '../step-runtime';
 import { applyRules, llmMeta, promptVars } from './support';
 
@@ -21,8 +21,8 @@ async function askAgent(ctx: StepContext, allowed: JsonObject[]): Promise<LlmJso
     intent_collision_candidates: p['intent_collision_candidates'] ?? [],
     intent_scores: p['intent_scores'] ?? [],
   });
-  const systemPrompt = renderTemplate(readSetting(ctx.snapshot, IntentSettings.systemPrompt), vars);
-  const userPrompt = renderTemplate(readSetting(ctx.snapshot, IntentSettings.userPrompt), vars);
+  const systemPrompt = renderPrompt(readSetting(ctx.snapshot, IntentSettings.systemPrompt), vars);
+  const userPrompt = renderPrompt(readSetting(ctx.snapshot, IntentSettings.userPrompt), vars);
   ctx.scope.audit('INTENT_AGENT_LLM_INPUT', { systemPrompt, userPrompt });
   const answer = await ctx.deps.llm.generateJson({
     kind: 'INTENT',

@@ -1,7 +1,7 @@
 import { readSetting } from '../../core/config/setting';
 import { CollisionSettings } from '../../core/config/settings/pipeline';
 import { textPayload } from '../../core/response/payload';
-import { renderTemplate } from '../../core/templates';
+import { renderPrompt } from '../../core/templates';
 import type { StepContext } from '../step-runtime';
 import { llmMeta, promptVars } from './support';
 
@@ -18,9 +18,9 @@ export async function resolveCollision(ctx: StepContext): Promise<void> {
     followups: session.inputParams['followups'] ?? [],
     intent_top3: session.inputParams['intent_top3'] ?? [],
   });
-  const systemPrompt = renderTemplate(readSetting(ctx.snapshot, CollisionSettings.systemPrompt), vars);
-  const userPrompt = renderTemplate(readSetting(ctx.snapshot, CollisionSettings.userPrompt), vars);
-  const hint = renderTemplate(readSetting(ctx.snapshot, CollisionSettings.derivationHint), vars);
+  const systemPrompt = renderPrompt(readSetting(ctx.snapshot, CollisionSettings.systemPrompt), vars);
+  const userPrompt = renderPrompt(readSetting(ctx.snapshot, CollisionSettings.userPrompt), vars);
+  const hint = renderPrompt(readSetting(ctx.snapshot, CollisionSettings.derivationHint), vars);
   const output = await ctx.deps.llm.generateText({
     kind: 'COLLISION',
     systemPrompt,

@@ -7,7 +7,7 @@ import { textPayload } from '../../core/response/payload';
 import { templateFor } from '../../core/schema/resolve';
 import { sessionSchemaSubset } from '../../core/schema/subset';
 import type { Payload } from '../../core/session';
-import { renderTemplate } from '../../core/templates';
+import { renderPrompt } from '../../core/templates';
 import type { StepContext } from '../step-runtime';
 import { llmMeta, promptVars } from './support';
 
@@ -34,8 +34,8 @@ function promptsFor(ctx: StepContext, response: ResponseRow) {
   });
   return {
     template,
-    systemPrompt: renderTemplate(template.systemPrompt ?? '', vars),
-    userPrompt: renderTemplate(template.userPrompt ?? '', vars),
+    systemPrompt: renderPrompt(template.systemPrompt ?? '', vars),
+    userPrompt: renderPrompt(template.userPrompt ?? '', vars),
   };
 }
 
@@ -90,7 +90,7 @@ async function derivedJson(ctx: StepContext, response: ResponseRow, request: Der
 export async function resolveDerived(ctx: StepContext, response: ResponseRow): Promise<Payload> {
   const session = ctx.scope.session;
   const { template, systemPrompt, userPrompt } = promptsFor(ctx, response);
-  const hint = renderTemplate(response.derivationHint ?? '', promptVars(ctx));
+  const hint = renderPrompt(response.derivationHint ?? '', promptVars(ctx));
   ctx.scope.audit('RESOLVE_RESPONSE_LLM_INPUT', {
     system_prompt: systemPrompt,
     user_prompt: userPrompt,

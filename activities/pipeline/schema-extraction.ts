@@ -8,7 +8,7 @@ import { acceptExtraction, type ConvertedField, type DroppedField } from '../../
 import { extractionAnswerSchema, mergeExtraction, seedFromInputParams } from '../../core/schema/merge';
 import { schemaForExtraction, templateFor } from '../../core/schema/resolve';
 import { P } from '../../core/params/keys';
-import { renderTemplate } from '../../core/templates';
+import { renderPrompt } from '../../core/templates';
 import type { StepOutput } from '../../core/turn/contracts';
 import type { StepContext } from '../step-runtime';
 import { applyRules, llmMeta, promptVars } from './support';
@@ -58,8 +58,8 @@ function extractionPrompts(ctx: StepContext, schema: OutputSchemaRow) {
     json_schema: schema.jsonSchema,
     schema_json: schema.jsonSchema,
   });
-  const systemPrompt = renderTemplate(template.systemPrompt ?? '', vars);
-  const userPrompt = renderTemplate(template.userPrompt ?? '', vars);
+  const systemPrompt = renderPrompt(template.systemPrompt ?? '', vars);
+  const userPrompt = renderPrompt(template.userPrompt ?? '', vars);
   ctx.scope.audit('SCHEMA_EXTRACTION_LLM_INPUT', {
     system_prompt: systemPrompt,
     user_prompt: userPrompt,

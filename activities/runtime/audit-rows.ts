@@ -8,6 +8,7 @@ import type { TurnInput } from '../../core/turn/contracts';
 import type { AuditGroup, AuditInsert, AuditMeta } from '../../db/repositories/audit';
 import type { ActivityDeps } from '../deps';
 import { currentRunId } from './activity-context';
+import { auditCapped, payloadContextCapped } from './audit-context';
 import { auditKeyRoot } from './audit-keys';
 
 /*
@@ -29,36 +30,15 @@ function metaOf(record: AuditRecord, session: Session, shared: JsonObject): Audi
   return { own, shared };
 }
 
-/**
- * The context and the input params every row's `_meta` copies, each up to this size as JSON. A bigger one
- * (a large tool result in context.mcp, a model's megabyte of standalone query or tool arguments in the
- * params) would be stored again in every row of the turn: one 1 MB HTTP result once wrote 111 MB of
- * audit, 300 KB of standalone query 72 MB. Past it, rows say how big it was; the rows that carry the
- * value itself (MCP_TOOL_RESULT…, DIALOGUE_ACT_LLM_OUTPUT) still have it.
- */
-export const META_CONTEXT_MAX_BYTES = 64 * 1024;
-
-function metaCapped(what: 'context' | 'inputParams', value: JsonObject): JsonObject {
-  let bytes: number;
-  try {
-    bytes = Buffer.byteLength(JSON.stringify(value), 'utf8');
-  } catch (err) {
-    // Nesting too deep for JSON.stringify: the row (a STEP_ERROR among them) must still be written.
-    return { _elided: `${what} cannot be written as JSON (${err instanceof Error ? err.name : 'error'})` };
-  }
-  if (bytes <= META_CONTEXT_MAX_BYTES) return value;
-  return { _elided: `${what} is ${bytes} bytes as JSON, over the ${META_CONTEXT_MAX_BYTES} bytes _meta keeps`, bytes };
-}
-
 function sharedMeta(session: Session, turn: TurnInput, emittedAt: string): JsonObject {
   return {
     conversationId: turn.conversationId,
     turnNumber: turn.turnNumber,
     turnId: turn.turnId,
     emittedAt,
-    inputParams: metaCapped('inputParams', safeInputParams(session.inputParams)),
+    inputParams: auditCapped('inputParams', safeInputParams(session.inputParams)),
     userInputParams: session.userInputParams,
-    context: metaCapped('context', session.context),
+    context: auditCapped('context', session.context),
   } satisfies Omit<StoredAuditMeta, 'stage' | 'intent' | 'state'>;
 }
 
@@ -116,7 +96,7 @@ export function auditGroup(
       conversationId,
       turnNumber: write.turn.turnNumber,
       stage: record.stage,
-      payload: record.payload,
+      payload: payloadContextCapped(record.payload),
       ...(policy.persistMeta ? { meta: metaOf(record, write.session, shared) } : {}),
       idempotencyKey: `${root}/${write.keySegment}/${suffix(index)}`,
       workflowId: write.turn.turnId,

@@ -1,4 +1,4 @@
-import { isJsonObject, type Json, type JsonObject } from '../json';
+import { isJsonObject, shareJson, type Json, type JsonObject } from '../json';
 import type { Session } from '../session';
 import { MCP_TURN_PARAMS, McpStatus } from './constants';
 import { mcpContext, readMcp, setParam } from './mcp-node';
@@ -16,6 +16,25 @@ export type McpObservation = McpObservationState;
 
 export function readObservations(session: Session): McpObservation[] {
   return readMcpState(session).observations;
+}
+
+/** `holder[key]` shared (shareJson) when `holder` is an object that has it. */
+function shareField(holder: Json | undefined, key: string): void {
+  const value = isJsonObject(holder) ? holder[key] : undefined;
+  if (value !== undefined) shareJson(value);
+}
+
+/**
+ * Shares (core/json.ts shareJson) the tool results a session holds, which nothing changes once taken in: this turn's
+ * observations and the direct tool's result. A session that came through Temporal's payloads holds them as fresh
+ * objects; shared, the steps of the activity neither copy nor compare them (a 1 MB result cost seconds a step).
+ */
+export function shareToolResults(session: Session): void {
+  const mcp = readMcp(session);
+  const observations = mcp?.['observations'];
+  if (Array.isArray(observations)) for (const observation of observations) shareField(observation, 'result');
+  shareField(mcp?.['toolExecution'], 'result');
+  shareField(session.inputParams['tool_result'], 'result');
 }
 
 export function appendObservation(session: Session, observation: McpObservation): void {

@@ -15,6 +15,8 @@ export {
 } from './syntax';
 export {
   formatTemplateValue,
+  PROMPT_VALUE_MAX_CHARS,
+  renderPrompt,
   renderTemplate,
   renderTemplateLenient,
   resolveVariablePath,

@@ -1,4 +1,5 @@
 import { isJsonObject, tryParseJson } from '../json';
+import { cutText } from '../text/cut-text';
 import { parseTemplate, unresolvedVariable, type VariablePath } from './syntax';
 
 /** Variables available to a template: the pipeline builds this map at render time. */
@@ -17,6 +18,30 @@ export function renderTemplate(template: string, vars: TemplateVariables): strin
   }).text;
 }
 
+/**
+ * The most characters one placeholder puts into a model's prompt (renderPrompt). `{{context}}` with a tool's 1.9 MB
+ * result made a 1.8 MB planner prompt (~475k tokens) and another for the reply's; past this, the value is cut and
+ * says so (PROMPT_CUT_MARK), so the model knows it saw part. Far above any prompt's own text, a tool catalog or the
+ * planner's compacted observations (McpPlanner.MAX_OBSERVATION_CHARS).
+ */
+export const PROMPT_VALUE_MAX_CHARS = 65_536;
+
+/** What follows a value renderPrompt cut: how much of it the prompt holds. */
+export const PROMPT_CUT_MARK = (shown: number, total: number): string =>
+  `…[cut: ${shown} of ${total} characters shown]`;
+
+/** renderTemplate for a model's prompt: each placeholder's text is at most PROMPT_VALUE_MAX_CHARS, then marked. */
+export function renderPrompt(template: string, vars: TemplateVariables): string {
+  return renderParts(
+    template,
+    vars,
+    (err) => {
+      throw err;
+    },
+    PROMPT_VALUE_MAX_CHARS
+  ).text;
+}
+
 /** A lenient render: what it produced, and the variables that were absent (rendered as '' or their default). */
 export interface LenientRender {
   text: string;
@@ -31,7 +56,12 @@ export function renderTemplateLenient(template: string, vars: TemplateVariables)
   return renderParts(template, vars, () => undefined);
 }
 
-function renderParts(template: string, vars: TemplateVariables, onMissing: (err: Error) => void): LenientRender {
+function renderParts(
+  template: string,
+  vars: TemplateVariables,
+  onMissing: (err: Error) => void,
+  maxValueChars = Infinity
+): LenientRender {
   let text = '';
   const missing: string[] = [];
   for (const part of parseTemplate(template)) {
@@ -41,7 +71,7 @@ function renderParts(template: string, vars: TemplateVariables, onMissing: (err:
     }
     let value: string | undefined;
     try {
-      value = formatTemplateValue(resolveVariablePath(part.path, vars));
+      value = cappedValue(formatTemplateValue(resolveVariablePath(part.path, vars)), maxValueChars);
     } catch (err) {
       if (part.fallback === undefined) onMissing(err as Error);
       missing.push(part.path.text);
@@ -49,6 +79,12 @@ function renderParts(template: string, vars: TemplateVariables, onMissing: (err:
     text += value === undefined || value === '' ? (part.fallback ?? value ?? '') : value;
   }
   return { text, missing };
+}
+
+function cappedValue(text: string, maxChars: number): string {
+  if (text.length <= maxChars) return text;
+  const shown = cutText(text, maxChars);
+  return shown + PROMPT_CUT_MARK(shown.length, text.length);
 }
 
 /** The value a variable path addresses; throws UNRESOLVED_PROMPT_VARIABLE when it does not exist. */

@@ -1,4 +1,4 @@
-import type { Json, JsonObject } from '../json';
+import { isSharedJson, type Json, type JsonObject } from '../json';
 
 /**
  * What a model or a tool hands back is taken in as PostgreSQL can store it. A request's text with a NUL
@@ -57,6 +57,8 @@ export function screenOutputJson(value: Json, maxDepth = MAX_OUTPUT_DEPTH): Scre
   const walk = (item: Json, depth: number): Json | typeof TOO_DEEP => {
     if (typeof item === 'string') return storableText(item);
     if (typeof item !== 'object' || item === null) return item;
+    // Shared values were screened when taken in (activities/tools/output.ts): nothing in them changes after.
+    if (isSharedJson(item)) return item;
     if (depth >= maxDepth) return TOO_DEEP;
     if (Array.isArray(item)) {
       const out: Json[] = [];

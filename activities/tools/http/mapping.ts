@@ -37,7 +37,7 @@ export function mapResponse(toolCode: string, spec: ResponseMappingSpec, body: s
   if (spec.kind === 'TEXT') return body;
   const parsed = body.trim() === '' ? {} : tryParseJson(body);
   if (parsed !== undefined) refuseInexactNumbers(toolCode, body);
-  if (spec.kind === 'RAW_JSON') return parsed === undefined ? { text: body } : parsed;
+  if (parsed === undefined && spec.kind === 'RAW_JSON') return { text: body };
   if (parsed === undefined) {
     throw new EngineError(
       ErrorType.ToolExecutionFailed,
@@ -47,10 +47,12 @@ export function mapResponse(toolCode: string, spec: ResponseMappingSpec, body: s
       { retryable: false, details: { toolCode } }
     );
   }
-  // Nesting is bounded before a JSONPath walks the body (the whole result is screened again in executeTool).
-  storableToolOutput(toolCode, parsed);
-  if (spec.kind === 'JSON_PATH') return firstJsonPathMatch(spec.path, parsed) ?? null;
+  // Screened (nesting bounded) before a JSONPath walks it, and shared: executeTool's screen of the whole result
+  // takes it as it is.
+  const screened = storableToolOutput(toolCode, parsed);
+  if (spec.kind === 'RAW_JSON') return screened;
+  if (spec.kind === 'JSON_PATH') return firstJsonPathMatch(spec.path, screened) ?? null;
   const mapped: JsonObject = {};
-  for (const [field, path] of Object.entries(spec.fields)) mapped[field] = firstJsonPathMatch(path, parsed) ?? null;
+  for (const [field, path] of Object.entries(spec.fields)) mapped[field] = firstJsonPathMatch(path, screened) ?? null;
   return mapped;
 }

@@ -1,7 +1,7 @@
 import type { JsonObject } from '../../../core/json';
 import type { LlmCallKind, LlmJsonResult } from '../../../core/llm';
 import { buildPromptVars } from '../../../core/prompt/vars';
-import { renderTemplate } from '../../../core/templates';
+import { renderPrompt } from '../../../core/templates';
 import type { ToolHandlerContext } from '../deps';
 
 /**
@@ -39,8 +39,8 @@ export interface SemanticLlmRequest {
 
 export async function semanticLlmCall(ctx: ToolHandlerContext, req: SemanticLlmRequest): Promise<LlmJsonResult> {
   const vars = buildPromptVars(ctx.session, { now: ctx.deps.clock.now().toISOString(), extra: req.extra });
-  const systemPrompt = renderTemplate(req.prompts.system, vars);
-  const userPrompt = renderTemplate(req.prompts.user, vars);
+  const systemPrompt = renderPrompt(req.prompts.system, vars);
+  const userPrompt = renderPrompt(req.prompts.user, vars);
   ctx.audit(req.stages.input, {
     source: req.prompts.source,
     system_prompt: systemPrompt,

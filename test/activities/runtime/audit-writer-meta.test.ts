@@ -59,7 +59,7 @@ describe('audit writer: payloads and _meta (activities/runtime/audit-writer.ts)'
     for (const row of stored) {
       const meta = row.payload['_meta'] as { context: { _elided: string; bytes: number } };
       expect(meta.context.bytes).toBeGreaterThan(70_000);
-      expect(meta.context._elided).toMatch(/over the 65536 bytes _meta keeps/);
+      expect(meta.context._elided).toMatch(/over the 65536 bytes an audit row keeps/);
       expect(JSON.stringify(row.payload).length).toBeLessThan(2_000);
     }
   });
@@ -71,7 +71,9 @@ describe('audit writer: payloads and _meta (activities/runtime/audit-writer.ts)'
     expect(stored).toHaveLength(2);
     for (const row of stored) {
       const meta = row.payload['_meta'] as { inputParams: { _elided: string; bytes: number } };
-      expect(meta.inputParams._elided).toMatch(/^inputParams is \d+ bytes as JSON, over the 65536 bytes _meta keeps/);
+      expect(meta.inputParams._elided).toMatch(
+        /^inputParams is \d+ bytes as JSON, over the 65536 bytes an audit row keeps/
+      );
       expect(JSON.stringify(row.payload).length).toBeLessThan(2_000);
     }
   });
