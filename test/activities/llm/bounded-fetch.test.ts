@@ -67,7 +67,9 @@ describe('boundedFetch: every try of the SDK bounded in time and size, its conne
       const collecting = setInterval(gc, 20);
       const { outcome, ms } = await timed(response.text()).finally(() => clearInterval(collecting));
       expect(outcome).toMatchObject({ name: 'TimeoutError' });
-      expect(ms).toBeLessThan(1_500);
+      // Cut, not read for good (the old code read on until the test's own limit); forced collections on a loaded
+      // machine can delay the 400 ms timer by seconds, so the bound is the test's limit, not the deadline.
+      expect(ms).toBeLessThan(BOUND_TEST_MS - 2_000);
       expect(await until(() => server.seen.closed === 1)).toBe(true);
     },
     BOUND_TEST_MS

@@ -127,7 +127,8 @@ describe('Anthropic LLM client against a hostile server', () => {
         () => clearInterval(collecting)
       );
       expect(outcome).toMatchObject({ type: 'LLM_CALL_FAILED', retryable: true, details: { kind: 'PLAN' } });
-      expect(ms).toBeLessThan(1_500);
+      // Forced collections on a loaded machine can delay the deadline's timer by seconds: bounded, not read for good.
+      expect(ms).toBeLessThan(BOUND_TEST_MS - 2_000);
       expect(calls).toMatchObject([{ success: false, errorMessage: 'LLM call PLAN failed: TimeoutError' }]);
       await expectHungUp(llm.requestsOf('PLAN')[0]?.endless);
     },
