@@ -93,11 +93,8 @@ describe('parked turns while no worker polls', () => {
     const list = await runSre(['list', ...cli]);
     expect(list.code).toBe(1);
     expect(list.out.join('\n')).toContain(`${workflowId}  held call unavailable: no worker`);
-    // The real server's tier shares one namespace across suites: other suites' held turns may be listed too.
     expect(list.err).toEqual([
-      expect.stringMatching(
-        /^cannot read the held call of [1-9]\d* turn\(s\): no worker answers them; start one, then list again$/
-      ),
+      'cannot read the held call of 1 turn(s): no worker answers them; start one, then list again',
     ]);
 
     const previous = process.env['OPERATOR_DECISION_TIMEOUT_MS'];

@@ -78,6 +78,10 @@ test('a refresh that fails says so (the API code) instead of staying "live", and
   await page.unroute('**/api/v1/console/turns/*');
   await failed.waitFor({ state: 'detached', timeout: 15_000 });
   await page.locator('#live').waitFor();
+  // End the held turn: on the real server's tier every suite shares one namespace, and a turn left held there is
+  // listed by other suites' operator listings (worker-down's `sre list`) once this suite's worker is gone.
+  await page.locator('#held-tool button:has-text("Fail turn")').click();
+  await page.locator('#failed-turn').waitFor({ timeout: 60_000 });
   c.h.wf.mcp.toolServer.faults.clear('/loan/applications');
   await page.close();
 });
