@@ -3,7 +3,8 @@ import { pushKeepingLatest } from '../core/bounded-list';
 
 /**
  * Fault injection and request accounting for the demo tool server. A fault is set per route:
- * - `failTimes` + `status`: the next N requests answer `status` (default 503);
+ * - `failTimes` + `status`: the next N requests answer `status` (default 503), with a `Retry-After` of `retryAfter`
+ *   when set (an upstream asking the caller to wait);
  * - `delayMs`: every answer waits this long (longer than a tool's read timeout = a timeout);
  * - `flap`: requests alternate between failing with `status` and succeeding;
  * - `applyThenTimeout`: the next N write requests are applied, then answered after `delayMs`
@@ -12,6 +13,7 @@ import { pushKeepingLatest } from '../core/bounded-list';
 export interface RouteFault {
   failTimes?: number;
   status?: number;
+  retryAfter?: string;
   delayMs?: number;
   flap?: boolean;
   applyThenTimeout?: { times: number; delayMs: number };
@@ -20,6 +22,7 @@ export interface RouteFault {
 export interface FaultDecision {
   failWith: number | null;
   delayMs: number;
+  retryAfter?: string;
 }
 
 interface FaultState extends RouteFault {
@@ -44,8 +47,10 @@ export class FaultRegistry {
     if (!fault) return { failWith: null, delayMs: 0 };
     fault.seen += 1;
     const status = fault.status ?? 503;
-    if (fault.failTimes !== undefined && fault.seen <= fault.failTimes)
-      return { failWith: status, delayMs: fault.delayMs ?? 0 };
+    if (fault.failTimes !== undefined && fault.seen <= fault.failTimes) {
+      const failed = { failWith: status, delayMs: fault.delayMs ?? 0 };
+      return fault.retryAfter === undefined ? failed : { ...failed, retryAfter: fault.retryAfter };
+    }
     if (fault.flap) return { failWith: fault.seen % 2 === 1 ? status : null, delayMs: fault.delayMs ?? 0 };
     const late = fault.applyThenTimeout;
     if (late && fault.seen <= late.times) return { failWith: null, delayMs: late.delayMs };

@@ -84,10 +84,13 @@ function readBody(req: http.IncomingMessage): Promise<string> {
   });
 }
 
-function send(res: http.ServerResponse, reply: DemoReply, delayMs: number): void {
+function send(res: http.ServerResponse, reply: DemoReply, delayMs: number, retryAfter?: string): void {
   const write = (): void => {
     if (res.destroyed) return;
-    res.writeHead(reply.status, { 'Content-Type': 'application/json' });
+    res.writeHead(reply.status, {
+      'Content-Type': 'application/json',
+      ...(retryAfter ? { 'Retry-After': retryAfter } : {}),
+    });
     res.end(JSON.stringify(reply.json));
   };
   if (delayMs > 0) setTimeout(write, delayMs);
@@ -117,7 +120,12 @@ class DemoHandler {
     });
     const fault = this.faults.next(req.route);
     if (fault.failWith !== null)
-      return send(res, { status: fault.failWith, json: { error: 'injected failure' } }, fault.delayMs);
+      return send(
+        res,
+        { status: fault.failWith, json: { error: 'injected failure' } },
+        fault.delayMs,
+        fault.retryAfter
+      );
     if (req.method === 'POST' && req.route === '/loan/applications') return this.submit(req, res, fault);
     if (req.route === '/health') {
       res.writeHead(200, { 'Content-Type': 'text/plain' });

@@ -234,6 +234,11 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     return holdToolCall(this.turn, request, inputFor);
   }
 
+  /** Asked of the history: a turn recorded before the refusal sent the repeated direct call (turn-versions.ts). */
+  refusesFailedDirectRepeat(): boolean {
+    return this.versions.failedDirectRepeatRefused();
+  }
+
   /** D16: the approval of a call, its request audited as the turn parks (tool-approval.ts). */
   awaitApproval(request: ApprovalRequest, inputFor?: (suffix: string) => StepInput): Promise<AwaitedApproval> {
     return awaitAuditedApproval(this.turn, request, inputFor);

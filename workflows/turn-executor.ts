@@ -53,6 +53,11 @@ export class WorkflowTurnExecutor implements TurnExecutor {
     return null;
   }
 
+  /** conversationTurn sends a planner call again after the direct call its tool failed, as it always did. */
+  refusesFailedDirectRepeat(): boolean {
+    return false;
+  }
+
   private seen<T extends StepOutput>(out: T): T {
     this.session = out.session;
     return out;

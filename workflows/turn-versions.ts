@@ -78,6 +78,13 @@ export const TURN_CANCELLED_ROW_PATCH = 'turn-cancelled-row';
 export const CANCELLED_OUTCOME_PATCH = 'cancelled-turn-outcome';
 
 /**
+ * The patch that has the planner loop refuse a call repeating the turn's direct tool call its tool failed
+ * (core/mcp/direct-failure.ts), ending the loop with that failure instead: histories without it sent the call again,
+ * a second request to an upstream that had asked to wait or refused it.
+ */
+export const FAILED_DIRECT_REPEAT_PATCH = 'planner-refuses-failed-direct-call';
+
+/**
  * Which of the changes made to the turn workflow since conversationTurnV2 a turn runs with. The
  * turn executor asks here, never `patched()` itself, so one executor serves both workflow types.
  */
@@ -106,6 +113,8 @@ export interface TurnVersions {
   cancelledRow(): boolean;
   /** Whether a cancelled turn records TurnOutcome CANCELLED; asked only when the turn is cancelled, after its row. */
   cancelledOutcome(): boolean;
+  /** Whether the planner may not repeat a direct call its tool failed; asked only when the planner asks for one. */
+  failedDirectRepeatRefused(): boolean;
 }
 
 /**
@@ -136,6 +145,9 @@ const cancelledRow = (): boolean => patched(TURN_CANCELLED_ROW_PATCH);
 /** Asked by V2 and V3 alike, only when the turn is cancelled, so turns that are not record no marker. */
 const cancelledOutcome = (): boolean => patched(CANCELLED_OUTCOME_PATCH);
 
+/** Asked by V2 and V3 alike, only when the planner repeats a failed direct call, so other turns record no marker. */
+const failedDirectRepeatRefused = (): boolean => patched(FAILED_DIRECT_REPEAT_PATCH);
+
 function patchedStepRunsIn(): StepRunsIn {
   if (patched(WIDE_STEP_RUNS_PATCH)) return 'wide';
   return patched(STEP_RUNS_PATCH) ? 'pipeline' : null;
@@ -160,13 +172,14 @@ export const PATCHED_VERSIONS: TurnVersions = {
   approvalRequestRow,
   cancelledRow,
   cancelledOutcome,
+  failedDirectRepeatRefused,
 };
 
 /**
  * conversationTurnV3: every change made before it, asked of nothing. A turn is a workflow of its own, so a
  * new workflow type is the whole version: no patch marker and no TemporalChangeVersion upsert per turn.
  * Changes made since are asked like V2's (approvalResume, failureRow, unwrittenFailureRow, failureRowOutlastsOutage,
- * parkPosition, approvalRequestRow, cancelledRow, cancelledOutcome).
+ * parkPosition, approvalRequestRow, cancelledRow, cancelledOutcome, failedDirectRepeatRefused).
  */
 export const CURRENT_VERSIONS: TurnVersions = {
   stepRunsIn: () => 'wide',
@@ -181,4 +194,5 @@ export const CURRENT_VERSIONS: TurnVersions = {
   approvalRequestRow,
   cancelledRow,
   cancelledOutcome,
+  failedDirectRepeatRefused,
 };

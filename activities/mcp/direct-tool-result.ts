@@ -3,6 +3,7 @@ import type { McpToolRow } from '../../core/config/tool-rows';
 import { errorMessage, ErrorType, isEngineError } from '../../core/errors';
 import type { Json, JsonObject } from '../../core/json';
 import { McpAudit } from '../../core/mcp/constants';
+import { DirectErrorSource } from '../../core/mcp/direct-failure';
 import { isToolArgsRejection } from '../../core/mcp/tool-args';
 import { mcpContext } from '../../core/mcp/mcp-node';
 import { publicToolErrorMessage } from '../../core/mcp/tool-error-text';
@@ -71,7 +72,9 @@ export function recordFailure(ctx: StepContext, req: DirectRequest, err: unknown
     tool_group: req.toolGroup,
     error: publicMessage,
   };
-  writeExecution(ctx, req, 'ERROR', { errorMessage: publicMessage, errorType });
+  // The planner loop reads it: a call the tool failed is not sent again this turn (core/mcp/direct-failure.ts).
+  const errorSource = by === 'tool' ? DirectErrorSource.Tool : DirectErrorSource.Engine;
+  writeExecution(ctx, req, 'ERROR', { errorMessage: publicMessage, errorType, errorSource });
   ctx.scope.audit(McpAudit.OrchestrationError, {
     tool_code: req.toolCode,
     tool_group: req.toolGroup,

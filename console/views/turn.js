@@ -27,6 +27,8 @@ function explain(decision) {
       return `Tool ${tool} failed (${reason}).`;
     case 'DUPLICATE_SUPPRESSED':
       return `A repeated call to ${tool} was not run again (${reason}).`;
+    case 'REPEAT_REFUSED':
+      return `The planner asked again for ${tool}, whose direct call failed this turn; it was not sent (${reason}).`;
     case 'MCP_SKIPPED':
       return `The planner did not run (${reason}).`;
     default:

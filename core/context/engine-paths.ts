@@ -99,6 +99,7 @@ export const ENGINE_CONTEXT_PATHS: readonly EngineContextPath[] = [
     'meta',
     'errorMessage',
     'errorType',
+    'errorSource',
   ].map((name) => ({
     path: `mcp.toolExecution.${name}`,
     type: 'any' as const,

@@ -74,6 +74,8 @@ export const McpAudit = {
   ToolArgsRejected: 'TOOL_ARGS_REJECTED',
   ToolRootCause: 'MCP_TOOL_ROOT_CAUSE',
   DuplicateSuppressed: 'MCP_DUPLICATE_TOOL_CALL_SUPPRESSED',
+  /** A planner call repeating this turn's direct tool call that its tool failed; it was not sent (direct-failure.ts). */
+  ToolRepeatRefused: 'MCP_TOOL_REPEAT_REFUSED',
   FinalAnswer: 'MCP_FINAL_ANSWER',
   LoopLimitReached: 'MCP_LOOP_LIMIT_REACHED',
   ApprovalRequested: 'MCP_TOOL_APPROVAL_REQUESTED',

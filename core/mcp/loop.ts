@@ -1,6 +1,4 @@
-import { toolCodeKey } from '../config/vocabulary';
 import type { AuditRecord } from '../audit';
-import { canonicalJson } from '../json';
 import type { Session } from '../session';
 import type {
   McpLoopPlan,
@@ -16,6 +14,12 @@ import { ToolCallFailure, type ApprovalRequest, type TurnExecutor } from '../tur
 import type { PlannedStep } from '../turn/step-runs';
 import { BlockReason, DEFAULT_APPROVAL_TIMEOUT_MS, POLICY_RESTRICTED_TAG } from './constants';
 import { finalAnswerDetermined, readObservations } from './context';
+import {
+  DIRECT_CALL_FAILED_REASON,
+  failedDirectCall,
+  toolCallSignature,
+  type FailedDirectCall,
+} from './direct-failure';
 import { resolveHeldCall } from './hold';
 import { decideToolCall } from './tool-policy';
 import { latestSummary } from './observations';
@@ -24,6 +28,7 @@ import {
   applyDuplicateSuppressed,
   applyGuardBlock,
   applyPolicyRestricted,
+  applyRepeatRefused,
   applyToolFailure,
   approvalAudits,
   type Applied,
@@ -51,7 +56,9 @@ class McpRun {
     private readonly exec: TurnExecutor,
     private readonly plan: McpLoopPlan,
     session: Session,
-    private readonly after: readonly PlannedStep[]
+    private readonly after: readonly PlannedStep[],
+    /** This turn's direct tool call its tool failed, which the planner may not send again. */
+    private readonly failedDirect: FailedDirectCall | null
   ) {
     this.session = session;
   }
@@ -106,7 +113,8 @@ class McpRun {
       return this.end(applyPolicyRestricted(this.session, d));
     }
     const observations = readObservations(this.session);
-    const signature = `${toolCodeKey(toolCode)}|${canonicalJson(d.args)}`;
+    const signature = toolCallSignature(toolCode, d.args);
+    if (await this.repeatsFailedDirect(d, signature, iteration)) return true;
     if (this.executed.has(signature)) {
       await this.exec.record({
         kind: 'DUPLICATE_SUPPRESSED',
@@ -139,6 +147,19 @@ class McpRun {
     const ended = await this.runTool(call, tool);
     if (!ended) this.executed.add(signature);
     return ended;
+  }
+
+  /**
+   * Whether the call is the direct call its tool failed this turn; then it is refused, not sent (a tool whose
+   * upstream asked to wait would get a second request), and ends the loop with that failure. Turns recorded before
+   * the refusal (the executor asks their history) send it, as they did.
+   */
+  private async repeatsFailedDirect(d: PlannerDecision, signature: string, iteration: number): Promise<boolean> {
+    const failed = this.failedDirect;
+    if (failed?.signature !== signature || this.exec.refusesFailedDirectRepeat?.() === false) return false;
+    const toolCode = d.toolCode ?? failed.toolCode;
+    await this.exec.record({ kind: 'REPEAT_REFUSED', toolCode, reason: DIRECT_CALL_FAILED_REASON, iteration });
+    return this.end(applyRepeatRefused(this.session, d, failed));
   }
 
   /** D16: waits for a human decision; a rejection or timeout ends the loop without running the tool. */
@@ -231,7 +252,8 @@ export async function runMcpStep(
   after: readonly PlannedStep[] = []
 ): Promise<StepOutput> {
   const prepared = await exec.mcpPrepare({ ...base, callKey: mcpPrepareStep(base.callKey).callKey }, after);
-  const run = new McpRun(base, exec, prepared.plan, prepared.session, after);
+  // The session the steps before the MCP step left: its PRE_AGENT_MCP rules cannot change what failed.
+  const run = new McpRun(base, exec, prepared.plan, prepared.session, after, failedDirectCall(base.session));
   run.audits.push(...prepared.audits);
   if (prepared.stop) run.stop = prepared.stop;
   if (!prepared.plan.run) {

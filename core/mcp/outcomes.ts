@@ -13,6 +13,7 @@ import type {
 import { withAudits, type ApprovalRequest, type AwaitedApproval, type ToolCallFailure } from '../turn/executor';
 import { approvalDeniedAnswer, BlockReason, Fallback, McpAudit, McpOutcome, McpStatus } from './constants';
 import { mcpContext, writeFinalAnswer, writeLifecycle } from './context';
+import { DIRECT_CALL_FAILED_REASON, type FailedDirectCall } from './direct-failure';
 import { publicToolErrorMessage } from './tool-error-text';
 
 /**
@@ -92,6 +93,35 @@ export function applyDuplicateSuppressed(session: Session, d: PlannerDecision, s
   return { session: next, audits: [audit(McpAudit.DuplicateSuppressed, payload)] };
 }
 
+/** The loop's end on a tool that failed for good: its final answer, lifecycle and `toolExecutionError`. */
+function failedToolSession(
+  session: Session,
+  call: Pick<ToolCallRequest, 'toolCode' | 'args'>,
+  toolGroup: string | null,
+  failure: { failureType: string; publicMessage: string; attempts: number }
+): Session {
+  const ending: Ending = {
+    answer: Fallback.toolError,
+    status: McpStatus.ToolError,
+    outcome: McpOutcome.Error,
+    error: true,
+    errorMessage: failure.publicMessage,
+    lastToolGroup: toolGroup,
+  };
+  const next = endLoop(session, call.toolCode, call.args, ending);
+  mcpContext(next)['toolExecutionError'] = {
+    toolCode: call.toolCode,
+    toolGroup,
+    errorMessage: failure.publicMessage,
+    errorType: failure.failureType,
+    rootCauseMessage: failure.publicMessage,
+    rootCauseClass: failure.failureType,
+    attempts: failure.attempts,
+    args: call.args,
+  };
+  return next;
+}
+
 export function applyToolFailure(
   session: Session,
   call: ToolCallRequest,
@@ -101,25 +131,8 @@ export function applyToolFailure(
   // The context reaches the caller: it says which tool failed and how; the audit rows below keep the failure's
   // message (for a SQL tool, the text db/error-text.ts allows).
   const publicMessage = publicToolErrorMessage(call.toolCode, failure.failureType, failure.message);
-  const ending: Ending = {
-    answer: Fallback.toolError,
-    status: McpStatus.ToolError,
-    outcome: McpOutcome.Error,
-    error: true,
-    errorMessage: publicMessage,
-    lastToolGroup: tool.toolGroup,
-  };
-  const next = endLoop(session, call.toolCode, call.args, ending);
-  mcpContext(next)['toolExecutionError'] = {
-    toolCode: call.toolCode,
-    toolGroup: tool.toolGroup,
-    errorMessage: publicMessage,
-    errorType: failure.failureType,
-    rootCauseMessage: publicMessage,
-    rootCauseClass: failure.failureType,
-    attempts: failure.attempts,
-    args: call.args,
-  };
+  const { failureType, attempts } = failure;
+  const next = failedToolSession(session, call, tool.toolGroup, { failureType, publicMessage, attempts });
   const common = { tool_code: call.toolCode, tool_group: tool.toolGroup, args: call.args };
   const error = { ...common, error: failure.message, error_class: failure.failureType, error_message: failure.message };
   const toolError = audit(McpAudit.ToolError, {
@@ -135,6 +148,27 @@ export function applyToolFailure(
     preflight_diagnostics: null,
   });
   return { session: next, audits: [toolError, rootCause] };
+}
+
+/**
+ * The planner asked for the call the request's direct tool path already made this turn, and the tool failed it
+ * (core/mcp/direct-failure.ts): it is not sent again — an upstream that asked to wait, or refused the call, would
+ * get a second request within the same turn. The loop ends as if the call had failed again with that failure (no
+ * attempt made: `attempts` 0), and MCP_TOOL_REPEAT_REFUSED says why it was not sent.
+ */
+export function applyRepeatRefused(session: Session, d: PlannerDecision, failed: FailedDirectCall): Applied {
+  const toolCode = d.toolCode ?? failed.toolCode;
+  const failure = { failureType: failed.errorType, publicMessage: failed.errorMessage, attempts: 0 };
+  const next = failedToolSession(session, { toolCode, args: d.args }, failed.toolGroup, failure);
+  const payload = {
+    tool_code: toolCode,
+    tool_group: failed.toolGroup,
+    args: d.args,
+    reason: DIRECT_CALL_FAILED_REASON,
+    error: failed.errorMessage,
+    error_type: failed.errorType,
+  };
+  return { session: next, audits: [audit(McpAudit.ToolRepeatRefused, payload)] };
 }
 
 /** A person's decision on a call (MCP_TOOL_APPROVAL_GRANTED / _REJECTED / _EXPIRED), read back by the what-if replay. */

@@ -75,6 +75,7 @@ export interface TurnDecisionRecord {
     | 'LOOP_LIMIT'
     | 'GUARDRAIL_BLOCKED'
     | 'DUPLICATE_SUPPRESSED'
+    | 'REPEAT_REFUSED'
     | 'TOOL_FAILED'
     | 'APPROVAL'
     | 'TOOL_HOLD_RESOLVED';

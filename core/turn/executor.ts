@@ -170,6 +170,12 @@ export interface TurnExecutor {
    * A `fail` decision ends the turn inside the executor and does not return.
    */
   holdToolCall?(request: HeldToolRequest, inputFor: (suffix: string) => StepInput): Promise<HeldToolResolution | null>;
+  /**
+   * Whether the planner loop refuses a call that repeats this turn's direct tool call its tool failed
+   * (core/mcp/direct-failure.ts), asked only when the planner asks for one. Absent: it does (the in-process runner).
+   * The workflow asks its history, so a turn recorded before the refusal replays the call it made.
+   */
+  refusesFailedDirectRepeat?(): boolean;
 }
 
 /** The input with one more audit row to write first (carried rows keep their own key). */

@@ -20,10 +20,19 @@ import { testWorkflowBundle } from '../support/workflow-bundle';
  * whose commit could not store its failure rows (a database outage), before and after the unwritten-failure-row patch;
  * both again with the turn-failure-outlasts-outage patch (`-outlasting-outage`: TurnFailure a regular activity); and one
  * cancelled during a slow tool call, before and after the turn-cancelled-row patch, and with the cancelled-turn-outcome
- * patch (TurnOutcome CANCELLED) too.
+ * patch (TurnOutcome CANCELLED) too. v3-direct-repeat/ (export-direct-repeat-histories.ts) holds a V3 turn whose planner
+ * asks for the direct tool call that failed in the same turn, before the planner-refuses-failed-direct-call patch (the
+ * call sent again) and with it (refused).
  */
 const SEED_SETS = ['', 'v2', 'v2-local-first', 'v2-step-runs', 'v2-wide-step-runs', 'v3'];
-const SETS = [...SEED_SETS, 'v3-parked', 'v3-parked-position', 'v3-parked-request-row', 'v3-failed'];
+const SETS = [
+  ...SEED_SETS,
+  'v3-parked',
+  'v3-parked-position',
+  'v3-parked-request-row',
+  'v3-failed',
+  'v3-direct-repeat',
+];
 const ROOT = join(__dirname, 'histories');
 
 const fixtures = SETS.flatMap((set) =>
@@ -112,6 +121,13 @@ describe('replay of committed turn histories (issue #6 item 10)', () => {
       });
     expect(outcomes('v3-failed/cancelled-in-tool-call-before-cancelled-outcome.json')).toEqual([]);
     expect(outcomes('v3-failed/cancelled-in-tool-call.json')).toEqual(['CANCELLED']);
+  });
+
+  it('has the planner send a failed direct call again only in the history recorded before the patch', () => {
+    const toolCalls = (file: string) =>
+      activityEntries(load(file).history.events ?? []).filter((e) => e.type === 'McpToolCall');
+    expect(toolCalls('v3-direct-repeat/direct-call-repeated-before-refusal.json')).toHaveLength(1);
+    expect(toolCalls('v3-direct-repeat/direct-call-repeated.json')).toHaveLength(0);
   });
 
   it.each(fixtures)('replays %s with the current workflow code', async (file) => {
