@@ -1,12 +1,12 @@
-import type { JsonObject } from '../json';
+import { setOwnField, type JsonObject } from '../json';
 import { REQUEST_SCOPED_PARAMS } from '../params/keys';
 import { safeInputParams } from '../params/safe';
 
-/** Persisted params carried into a new turn: request-scoped ones are dropped (D10). */
+/** Persisted params carried into a new turn: request-scoped ones are dropped (D10). Keys are the client's: own fields. */
 export function carriedParams(persisted: JsonObject): JsonObject {
   const out: JsonObject = {};
   for (const [key, value] of Object.entries(persisted)) {
-    if (!REQUEST_SCOPED_PARAMS.includes(key) && key !== 'droppedSystemPromptVars') out[key] = value;
+    if (!REQUEST_SCOPED_PARAMS.includes(key) && key !== 'droppedSystemPromptVars') setOwnField(out, key, value);
   }
   return out;
 }

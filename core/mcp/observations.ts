@@ -1,4 +1,4 @@
-import { isJsonObject, type Json, type JsonObject } from '../json';
+import { isJsonObject, setOwnField, type Json, type JsonObject } from '../json';
 import type { McpObservation } from './context';
 import { cutText } from '../text/cut-text';
 
@@ -71,8 +71,9 @@ function summarizeObject(result: JsonObject, maxChars: number): JsonObject {
   }
   if (Object.keys(summary).length > 0) return summary;
   const firstFields: JsonObject = {};
+  // The tool's own keys (an upstream's `__proto__` included) are fields of the summary, never its prototype.
   for (const [key, value] of Object.entries(result).slice(0, FALLBACK_FIELD_COUNT)) {
-    firstFields[key] = compactValue(value, maxChars);
+    setOwnField(firstFields, key, compactValue(value, maxChars));
   }
   return firstFields;
 }

@@ -1,4 +1,4 @@
-import type { Json, JsonObject } from '../json';
+import { setOwnField, type Json, type JsonObject } from '../json';
 
 /**
  * Input params that are bulky or echo other session parts. They are kept out of the facts
@@ -17,14 +17,15 @@ export const UNSAFE_PARAM_KEYS = [
 // Looked up for every key of every audit row's and prompt's params.
 const UNSAFE_KEYS: ReadonlySet<string> = new Set(UNSAFE_PARAM_KEYS);
 
+/** Keys are the request's: each is written as an own field (setOwnField), `__proto__` and `constructor` included. */
 export function safeInputParams(inputParams: JsonObject): JsonObject {
   const out: JsonObject = {};
   const dropped: Json[] = [];
   for (const key of Object.keys(inputParams)) {
     if (UNSAFE_KEYS.has(key)) dropped.push(key);
-    else out[key] = inputParams[key] as Json;
+    else setOwnField(out, key, inputParams[key]);
   }
-  if (dropped.length > 0) out['droppedSystemPromptVars'] = dropped;
+  if (dropped.length > 0) setOwnField(out, 'droppedSystemPromptVars', dropped);
   return out;
 }
 

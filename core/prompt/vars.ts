@@ -1,5 +1,5 @@
 import type { HistoryTurn, Session } from '../session';
-import type { Json, JsonObject } from '../json';
+import { setOwnField, type Json, type JsonObject } from '../json';
 import { safeInputParams } from '../params/safe';
 import { payloadFact, sessionDict } from '../session-view';
 import { KNOWN_TEMPLATE_ROOTS, STEP_VARIABLE_ALIASES } from '../templates/catalog';
@@ -90,7 +90,8 @@ export function buildPromptVars(session: Session, options: PromptVarOptions = {}
     metadata: {},
   };
   for (const layer of [dict, safe, session.context, schemaJson]) {
-    for (const [key, value] of Object.entries(layer)) if (!(key in vars)) vars[key] = value;
+    // Keys are data (a param named `constructor` or `__proto__`): own fields, tested with hasOwn, not `in`.
+    for (const [key, value] of Object.entries(layer)) if (!Object.hasOwn(vars, key)) setOwnField(vars, key, value);
   }
   const history = historyForPrompt(session.history);
   Object.assign(vars, aliasVars(session, history), timeVars(options.now, options.timezone ?? 'UTC'));
@@ -102,12 +103,11 @@ export function buildPromptVars(session: Session, options: PromptVarOptions = {}
 /**
  * `{ ...vars, ...extra }` (the same keys, in the same order, with the same values) without
  * copying the ~180 variables: `vars` is still private to buildPromptVars. Only when an assignment
- * could differ from the copy (a `__proto__` key in `extra`, or `vars` given another prototype by
- * such a key of the session) is the copy made.
+ * could differ from the copy (a `__proto__` key in `extra`, which Object.assign would make the
+ * prototype) is the copy made.
  */
 function withExtra(vars: JsonObject, extra: JsonObject): JsonObject {
-  if (Object.getPrototypeOf(vars) !== Object.prototype || Object.hasOwn(extra, '__proto__'))
-    return { ...vars, ...extra };
+  if (Object.hasOwn(extra, '__proto__')) return { ...vars, ...extra };
   return Object.assign(vars, extra);
 }
 

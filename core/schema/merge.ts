@@ -1,4 +1,4 @@
-import { isJsonObject, type Json, type JsonObject } from '../json';
+import { isJsonObject, setOwnField, type Json, type JsonObject } from '../json';
 
 /** Whether an extracted value counts: null, blank text and empty arrays are what a model says for "not given". */
 export function meaningful(value: Json): boolean {
@@ -41,10 +41,10 @@ export function mergeExtraction(context: JsonObject, extracted: JsonObject): boo
 /** Fills schema fields that are empty in the context from same-named input params. */
 export function seedFromInputParams(context: JsonObject, fields: readonly string[], params: JsonObject): void {
   for (const field of fields) {
-    const current = context[field];
-    const seed = params[field];
+    const current = Object.hasOwn(context, field) ? context[field] : undefined;
+    const seed = Object.hasOwn(params, field) ? params[field] : undefined;
     if ((current === undefined || current === null || current === '') && seed !== undefined && meaningful(seed)) {
-      context[field] = seed;
+      setOwnField(context, field, seed);
     }
   }
 }

@@ -1,5 +1,5 @@
 import type { ConfigSnapshot, OutputSchemaRow } from '../config/types';
-import { isJsonObject, type JsonObject } from '../json';
+import { isJsonObject, setOwnField, type JsonObject } from '../json';
 import type { Session } from '../session';
 
 /** The output schema row the session resolved (by id), if any. */
@@ -19,9 +19,10 @@ export function schemaPropertyNames(jsonSchema: JsonObject): string[] {
 export function schemaSubset(context: JsonObject, jsonSchema: JsonObject | undefined): JsonObject {
   if (!jsonSchema) return {};
   const out: JsonObject = {};
+  // A field named like an Object.prototype member (`constructor`) is the context's own or absent, never inherited.
   for (const name of schemaPropertyNames(jsonSchema)) {
-    const value = context[name];
-    if (value !== undefined) out[name] = value;
+    const value = Object.hasOwn(context, name) ? context[name] : undefined;
+    if (value !== undefined) setOwnField(out, name, value);
   }
   return out;
 }

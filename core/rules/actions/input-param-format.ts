@@ -1,4 +1,4 @@
-import { isJsonObject, tryParseJson, type Json, type JsonObject } from '../../json';
+import { isJsonObject, setOwnField, tryParseJson, type Json, type JsonObject } from '../../json';
 
 /** Scalar coercion of `key:value` (§3.5): null, booleans, integers, decimals, else the text. */
 export function coerceScalar(text: string): Json {
@@ -16,7 +16,7 @@ function fromEntryList(list: Json[]): JsonObject | null {
   const out: JsonObject = {};
   for (const item of list) {
     if (!isJsonObject(item) || typeof item['key'] !== 'string') return null;
-    out[item['key']] = item['value'] ?? null;
+    setOwnField(out, item['key'], item['value'] ?? null);
   }
   return out;
 }

@@ -1,5 +1,5 @@
 import { P } from '../../params/keys';
-import { isJsonObject, tryParseJson, type Json, type JsonObject } from '../../json';
+import { isJsonObject, setOwnField, tryParseJson, type Json, type JsonObject } from '../../json';
 import { safeInputParams } from '../../params/safe';
 import { sessionDict } from '../../session-view';
 import { firstJsonPathMatch } from '../jsonpath';
@@ -42,7 +42,8 @@ export function setInputParam(ctx: ActionContext): void {
   const { scope, rule } = ctx;
   const applied = parseInputParamAction(rule.actionValue);
   if (!applied) return;
-  Object.assign(scope.session.inputParams, applied);
+  // The rule names the keys: each is an own field (Object.assign would make a `__proto__` key the prototype).
+  for (const [key, value] of Object.entries(applied)) setOwnField(scope.session.inputParams, key, value);
   scope.audit('SET_INPUT_PARAM', {
     ruleId: rule.ruleId,
     appliedInputParams: applied,
@@ -55,7 +56,7 @@ export function setJson(ctx: ActionContext): void {
   if (!parsed) return;
   const value = firstJsonPathMatch(parsed.path, ctx.facts());
   if (value === undefined) return;
-  ctx.scope.session.inputParams[parsed.key] = value;
+  setOwnField(ctx.scope.session.inputParams, parsed.key, value);
   ctx.scope.audit('SET_JSON', { ruleId: ctx.rule.ruleId, key: parsed.key, path: parsed.path, value });
 }
 
@@ -107,7 +108,7 @@ export function setDialogueAct(ctx: ActionContext): void {
 
 function copyInto(ctx: ActionContext, stage: string, defaultKey: string, value: JsonObject): void {
   const key = valueOf(ctx) || defaultKey;
-  ctx.scope.session.inputParams[key] = value;
+  setOwnField(ctx.scope.session.inputParams, key, value);
   ctx.scope.audit(stage, { ruleId: ctx.rule.ruleId, key, value });
 }
 

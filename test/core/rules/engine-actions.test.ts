@@ -40,6 +40,16 @@ describe('runRulePhase: actions (scenario 19)', () => {
     expect(audit?.payload['appliedInputParams']).toEqual(expected);
   });
 
+  it.each(['[{"key":"__proto__","value":{"x":1}}]', '{"key":"__proto__","value":{"x":1}}', '{"__proto__":{"x":1}}'])(
+    'SET_INPUT_PARAM %s sets a param named __proto__, never the prototype of the params',
+    async (value) => {
+      const params = (await run('SET_INPUT_PARAM', value)).session.inputParams;
+      expect(Object.getPrototypeOf(params)).toBe(Object.prototype);
+      expect(Object.hasOwn(params, '__proto__') && params['__proto__']).toEqual({ x: 1 });
+      expect(params['x']).toBeUndefined();
+    }
+  );
+
   it('SET_JSON copies the first match, and does nothing (no audit) without a match', async () => {
     const hit = await run('SET_JSON', 'followups:$.inputParams.followups', {
       inputParams: { followups: ['q1', 'q2'] },
