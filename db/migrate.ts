@@ -148,6 +148,17 @@ export function newerSchemaWarning(unknown: readonly string[]): string {
   );
 }
 
+/**
+ * What `doctor`, and a command that failed on the database, say of one that lacks migrations this build needs;
+ * null when it has them all.
+ */
+export function notMigratedMessage(state: SchemaState): string | null {
+  if (state.appliedCount === 0) return 'no migration applied: run `convengine migrate`';
+  if (state.pending.length === 0) return null;
+  const names = state.pending.map((m) => m.name).join(', ');
+  return `${state.pending.length} migration(s) not applied (${names}): run \`convengine migrate\``;
+}
+
 type Queryable = Pick<Pool, 'query'> | PoolClient;
 
 async function appliedMigrations(client: Queryable): Promise<Map<string, string>> {

@@ -8,6 +8,7 @@ import { strandedConversations } from '../../core/config/stranded';
 import { formatViolation, type ConfigRows, type ConfigViolation } from '../../core/config/types';
 import { validateConfig } from '../../core/config/validate';
 import { isEngineError } from '../../core/errors';
+import { bytePosition, firstInvalidUtf8 } from '../../core/text/utf8-offset';
 import { applyConfigRows } from '../../db/config/apply';
 import { readExactConfigRows } from '../../db/config/exact-rows';
 import {
@@ -24,6 +25,7 @@ import { openDatabase, type Database } from '../../db/pool';
 import { conversationsByState } from '../../db/repositories/conversation';
 import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../command';
 import { errorChain } from '../error-chain';
+import { notMigratedReason } from '../not-migrated';
 
 const USAGE = [
   'convengine config export <dir>                 write every ce_* config table as <dir>/<table>.yaml',
@@ -93,6 +95,14 @@ async function entryVerdict(dir: string, entry: Dirent): Promise<EntryVerdict> {
   return { warning: `${name}: not read (a config tree holds only <table>.yaml files)` };
 }
 
+/** Where a file that is not UTF-8 first goes wrong: a Latin-1 é in a description, a UTF-16 file's first byte. */
+function notUtf8(bytes: Uint8Array): string {
+  const offset = firstInvalidUtf8(bytes);
+  const { line, column } = bytePosition(bytes, offset);
+  const byte = (bytes[offset] ?? 0).toString(16).toUpperCase().padStart(2, '0');
+  return `is not UTF-8 text: byte 0x${byte} at byte offset ${offset} (line ${line}, column ${column}) starts no well-formed UTF-8 character; save the file as UTF-8`;
+}
+
 /** One table file as UTF-8 text, its size checked on the open file before a byte is read; else why not. */
 async function readTableFile(dir: string, name: string): Promise<string | { error: string }> {
   const handle = await open(join(dir, name), constants.O_RDONLY | constants.O_NONBLOCK);
@@ -106,7 +116,7 @@ async function readTableFile(dir: string, name: string): Promise<string | { erro
     try {
       return UTF8.decode(bytes);
     } catch {
-      return { error: `${name}: is not UTF-8 text` };
+      return { error: `${name}: ${notUtf8(bytes)}` };
     }
   } finally {
     await handle.close();
@@ -211,7 +221,7 @@ async function withDatabase(io: CliIo, run: (db: Database) => Promise<number>): 
     if (isEngineError(err) && Array.isArray(err.details?.violations)) {
       for (const v of err.details.violations as ConfigViolation[]) io.err(formatViolation(v));
     }
-    io.err(`config failed: ${errorChain(err)}`);
+    io.err(`config failed: ${(await notMigratedReason(handle.pool)) ?? errorChain(err)}`);
     return 1;
   } finally {
     await handle.close();

@@ -5,6 +5,8 @@ import { readConfigRows } from '../../db/config/load';
 import { openDatabase } from '../../db/pool';
 import { commandDatabaseUrl } from '../environment';
 import type { CliCommand } from '../command';
+import { errorChain } from '../error-chain';
+import { notMigratedReason } from '../not-migrated';
 
 export const validateConfigCommand: CliCommand = {
   usage:
@@ -33,7 +35,8 @@ export const validateConfigCommand: CliCommand = {
       io.out(`config valid: version ${result.version}`);
       return 0;
     } catch (err) {
-      io.err(`validate-config failed: ${(err as Error).message}`);
+      // errorChain: a failed query's own message is its SQL text; its cause says why.
+      io.err(`validate-config failed: ${(await notMigratedReason(handle.pool)) ?? errorChain(err)}`);
       return 1;
     } finally {
       await handle.close();

@@ -6,7 +6,7 @@ import {
   type TemporalConnectionSettings,
 } from '../../config/temporal-connection';
 import { openDatabase } from '../../db/pool';
-import { newerSchemaWarning, schemaState } from '../../db/migrate';
+import { newerSchemaWarning, notMigratedMessage, schemaState } from '../../db/migrate';
 import { readConfigRows } from '../../db/config/load';
 import { configServing } from '../../db/config/stored-fallback';
 import { loadEngineValidation } from '../../activities/runtime/config-validation';
@@ -110,17 +110,8 @@ export async function checkDatabase(databaseUrl: string): Promise<Finding> {
         message: `migration(s) changed after they were applied (${state.changed.join(', ')}): deploy the build that applied them`,
       };
     }
-    if (state.appliedCount === 0) {
-      return { check: 'database', level: 'fail', message: 'no migration applied: run `convengine migrate`' };
-    }
-    const pending = state.pending;
-    if (pending.length > 0) {
-      return {
-        check: 'database',
-        level: 'fail',
-        message: `${pending.length} migration(s) not applied (${pending.map((m) => m.name).join(', ')}): run \`convengine migrate\``,
-      };
-    }
+    const notMigrated = notMigratedMessage(state);
+    if (notMigrated !== null) return { check: 'database', level: 'fail', message: notMigrated };
     if (state.unknown.length > 0) {
       return { check: 'database', level: 'warn', message: newerSchemaWarning(state.unknown) };
     }

@@ -58,7 +58,9 @@ describe('convengine config (config as code)', () => {
       expect(run.stderr).toContain(`${empty}: no *.yaml files`);
     }
     await writeFile(join(empty, 'ce_intent.yaml'), Buffer.from([0x2d, 0x20, 0xff, 0xfe, 0xc3, 0x28, 0x0a]));
-    expect((await cli('apply', empty)).stderr).toContain('ce_intent.yaml: is not UTF-8 text');
+    expect((await cli('apply', empty)).stderr).toContain(
+      'ce_intent.yaml: is not UTF-8 text: byte 0xFF at byte offset 2 (line 1, column 3)'
+    );
     expect(await readConfigRows(seeded.tdb.db)).toEqual(before);
 
     const partial = join(seeded.work, 'partial');
