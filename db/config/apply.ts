@@ -1,37 +1,52 @@
-import { getTableColumns, sql } from 'drizzle-orm';
-import type { PgColumn, PgTable } from 'drizzle-orm/pg-core';
+import { DrizzleQueryError, getTableName } from 'drizzle-orm';
+import type { PgTable } from 'drizzle-orm/pg-core';
+import { DatabaseError } from 'pg';
 import type { ConfigRows } from '../../core/config/types';
 import { configInvalidError, validateConfig } from '../../core/config/validate';
 import type { Database } from '../pool';
-import { CONFIG_TABLES, toInsertValues, upsertRows, type Tx } from '../seed/seed';
+import { CONFIG_TABLES, insertBatches, toInsertValues, type Tx } from '../seed/seed';
 import { withExactJsonb } from './exact-rows';
-import { CONFIG_PRIMARY_KEYS, readConfigRowsWith } from './load';
+import { readConfigRowsWith } from './load';
 import { recordWrittenSnapshot } from './snapshots';
 
 type Row = Record<string, unknown>;
 
-function primaryColumn(table: PgTable, key: keyof ConfigRows): PgColumn {
-  const column = getTableColumns(table)[CONFIG_PRIMARY_KEYS[key] as string];
-  if (!column) throw new Error(`no primary-key column for ${String(key)}`);
-  return column as PgColumn;
+/**
+ * A table's rows could not be written although the set validated: named by its table file, with PostgreSQL's
+ * detail, which names the row (`Key (tool_code)=(…) already exists.`, `Failing row contains (5001, …)`).
+ */
+export class ConfigWriteError extends Error {
+  readonly type = 'CONFIG_WRITE_FAILED';
+  constructor(
+    readonly table: string,
+    readonly databaseError: unknown
+  ) {
+    const db = databaseError instanceof DrizzleQueryError ? databaseError.cause : databaseError;
+    const why = db instanceof DatabaseError ? `${db.message}${db.detail ? ` (${db.detail})` : ''}` : String(db);
+    super(`${table}.yaml: the rows could not be written: ${why}`);
+    this.name = 'ConfigWriteError';
+  }
 }
 
-async function replaceTable(tx: Tx, key: keyof ConfigRows, table: PgTable, rows: Row[]): Promise<void> {
-  const pk = primaryColumn(table, key);
-  const ids = rows.map((r) => r[CONFIG_PRIMARY_KEYS[key] as string]);
-  // The kept ids go as ONE array parameter: NOT IN binds one per id, and PostgreSQL binds at most 65,535.
-  if (ids.length === 0) await tx.delete(table);
-  else await tx.delete(table).where(sql`${pk} <> ALL(${sql.param(ids)})`);
+async function insertTable(tx: Tx, table: PgTable, rows: Row[]): Promise<void> {
+  const values = rows.map((row) => withExactJsonb(table, toInsertValues(table, row)));
+  try {
+    for (const batch of insertBatches(table, values)) await tx.insert(table).values(batch as never);
+  } catch (err) {
+    throw new ConfigWriteError(getTableName(table), err);
+  }
 }
 
 /**
  * Makes the config tables hold exactly `rows` (config as code, `convengine config apply`): the
- * whole set is validated first and refused with every violation; then, in ONE transaction, rows
- * missing from the set are deleted and the rest upserted, and the result is validated again
- * before commit, and stored as the snapshot in service from the revision it leaves (the newest valid
- * config, which stores fall back to if later rows do not validate). The revision trigger bumps the
- * config version; running turns keep the snapshot they pinned. A jsonb value read with its exact numbers
- * (exact-json.ts: a YAML tree, or readExactConfigRows) is written as that text, not as doubles.
+ * whole set is validated first and refused with every violation; then, in ONE transaction, every
+ * row is deleted and the set inserted, and the result is validated again before commit, and stored
+ * as the snapshot in service from the revision it leaves (the newest valid config, which stores fall
+ * back to if later rows do not validate). Deleted first, not updated row by row: PostgreSQL checks a
+ * UNIQUE key (tool_code, config_type + config_key, concept_key, …) at each row, so two rows swapping
+ * one failed though the set is valid. The revision trigger bumps the config version; running turns
+ * keep the snapshot they pinned. A jsonb value read with its exact numbers (exact-json.ts: a YAML
+ * tree, or readExactConfigRows) is written as that text, not as doubles.
  */
 export async function applyConfigRows(db: Database, rows: ConfigRows): Promise<{ version: string }> {
   const result = validateConfig(rows);
@@ -39,17 +54,10 @@ export async function applyConfigRows(db: Database, rows: ConfigRows): Promise<{
     throw configInvalidError(result.violations, 'the config set is invalid; nothing was applied');
   return db.transaction(async (tx) => {
     // Children first on delete (ce_mcp_db_tool → ce_mcp_tool), parents first on insert.
-    for (const [key, table] of [...CONFIG_TABLES].reverse()) {
-      await replaceTable(tx, key, table, rows[key] as unknown as Row[]);
-    }
+    for (const [, table] of [...CONFIG_TABLES].reverse()) await tx.delete(table);
     for (const [key, table] of CONFIG_TABLES) {
       const list = rows[key] as unknown as Row[];
-      if (list.length > 0)
-        await upsertRows(
-          tx,
-          table,
-          list.map((row) => withExactJsonb(table, toInsertValues(table, row)))
-        );
+      if (list.length > 0) await insertTable(tx, table, list);
     }
     const written = await readConfigRowsWith(tx);
     const check = validateConfig(written);

@@ -21,10 +21,14 @@ function describe(value: unknown): string {
   return String(value);
 }
 
-/** What `config export` writes (`2026-01-31T12:00:00.000Z`), and the shorter ISO 8601 forms: a date, a time to the minute. */
-const TIMESTAMP =
-  /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,9})?)?(?:Z|[+-]\d{2}(?::?\d{2})?)?)?$/;
+/**
+ * What `config export` writes (`2026-01-31T12:00:00.000Z`), and the other ISO 8601 forms of an instant: a space for
+ * the T, seconds and milliseconds left out, an offset for the Z. A date or a time without a zone is no instant: read
+ * in the time zone of whichever machine applies it, it would give each a different config version.
+ */
+const TIMESTAMP = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.\d{1,3})?)?)?(Z|[+-]\d{2}:?\d{2})?$/;
 const TIMESTAMP_FORM = 'must be a timestamp such as 2026-01-31T12:00:00.000Z';
+const ZONELESS = `${TIMESTAMP_FORM}, with a time and its zone (Z or an offset such as +02:00): without one it would be read in the time zone of the machine that applies it`;
 
 /**
  * Null for a timestamp written as above that names a real instant; else why not. Date.parse alone takes
@@ -38,7 +42,13 @@ function timestampProblem(value: unknown): string | null {
   const date = new Date(0);
   date.setUTCFullYear(year, month - 1, day);
   const real = date.getUTCMonth() === month - 1 && date.getUTCDate() === day && hour < 24 && minute < 60 && second < 60;
-  return real && !Number.isNaN(Date.parse(parts[0])) ? null : `${TIMESTAMP_FORM} (no such day or time)`;
+  if (!real || Number.isNaN(Date.parse(parts[0]))) return `${TIMESTAMP_FORM} (no such day or time)`;
+  return parts[4] === undefined || parts[7] === undefined ? ZONELESS : null;
+}
+
+/** A timestamp timestampProblem took, as the database hands it back: `2026-01-31T10:00:00.000Z` for 12:00+02:00. */
+export function storedTimestamp(value: string | Date): string {
+  return new Date(value).toISOString();
 }
 
 function typeProblem(columnType: string, value: unknown): string | null {
@@ -103,6 +113,15 @@ export function keyTextColumns(table: PgTable): ReadonlySet<string> {
 }
 
 const KEY_COLUMNS = new WeakMap<PgTable, ReadonlySet<string>>();
+
+/** The column names of each UNIQUE key of `table` besides its primary key, as the schema declares them. */
+export function uniqueKeys(table: PgTable): string[][] {
+  const { columns, uniqueConstraints } = getTableConfig(table);
+  return [
+    ...columns.filter((c) => c.isUnique && !c.primary).map((c) => [c.name]),
+    ...uniqueConstraints.map((constraint) => constraint.columns.map((c) => c.name)),
+  ];
+}
 
 function findKeyTextColumns(table: PgTable): ReadonlySet<string> {
   const { columns, uniqueConstraints, primaryKeys, indexes } = getTableConfig(table);

@@ -4,10 +4,11 @@ import { parse, stringify } from 'yaml';
 import { emptyConfigRows } from '../../core/config/rows';
 import type { ConfigRows } from '../../core/config/types';
 import { normalizePhase } from '../../core/rules/phase';
+import { SEED_CREATED_AT } from '../seed/builders';
 import { CONFIG_TABLES } from '../seed/seed';
 import { exactCanonicalJson, exactView, YAML_NUMBERS } from './exact-json';
 import { CONFIG_PRIMARY_KEYS } from './load';
-import { columnValueProblem, keyTextColumns, yamlCell } from './yaml-columns';
+import { columnValueProblem, keyTextColumns, storedTimestamp, uniqueKeys, yamlCell } from './yaml-columns';
 
 /**
  * Config as code: every ce_* config table as one YAML file (`ce_rule.yaml`, …), a list of rows
@@ -68,6 +69,12 @@ export function configToYaml(rows: ConfigRows): YamlFiles {
   return files;
 }
 
+/**
+ * A created_at left out (or null): the instant the bundled packs' rows carry, fixed rather than the time of the
+ * apply, so one tree is one config version wherever and whenever it is applied, what-if'd or diffed.
+ */
+const OMITTED_TIMESTAMP = SEED_CREATED_AT;
+
 function fromYamlRow(table: PgTable, file: string, index: number, raw: unknown, errors: TreeError[]): Row | null {
   if (raw === null || typeof raw !== 'object' || Array.isArray(raw)) {
     errors.push({ file, message: `row ${index + 1} is not a mapping of column: value` });
@@ -85,7 +92,6 @@ function fromYamlRow(table: PgTable, file: string, index: number, raw: unknown, 
   const problems: string[] = [];
   const keys = keyTextColumns(table);
   for (const [field, column] of Object.entries(getTableColumns(table))) {
-    if (column.columnType === 'PgTimestamp' && !(column.name in source)) continue; // written as the load time
     if (column.name in source) {
       const cell = yamlCell(column, source[column.name]);
       if ('problem' in cell) {
@@ -98,6 +104,9 @@ function fromYamlRow(table: PgTable, file: string, index: number, raw: unknown, 
     if (problem) problems.push(problem);
     // A quoted number ("2.5") is a number, as the database hands it back: validation then judges its value.
     else if (column.columnType === 'PgNumeric' && typeof row[field] === 'string') row[field] = Number(row[field]);
+    // As apply stores it, so that what-if and diff see the instant and the version that apply writes.
+    else if (column.columnType === 'PgTimestamp')
+      row[field] = row[field] == null ? OMITTED_TIMESTAMP : storedTimestamp(row[field] as string | Date);
   }
   if (problems.length > 0) {
     errors.push({ file, message: `row ${index + 1}: ${problems.join('; ')}` });
@@ -157,18 +166,31 @@ export function yamlToConfig(files: YamlFiles): { rows: ConfigRows; errors: Tree
   return { rows, errors };
 }
 
-/** Two rows with one primary key: the second would silently replace the first. */
+/**
+ * Two rows with one primary key: the second would silently replace the first. Two with one UNIQUE key (entity_key,
+ * config_type + config_key): the insert would fail, naming neither the file nor the row. A null is no key value.
+ */
 function duplicateKeys(key: keyof ConfigRows, table: PgTable, file: string, raw: unknown[], errors: TreeError[]) {
   const pk = getTableColumns(table)[CONFIG_PRIMARY_KEYS[key] as string]?.name ?? '';
-  const seen = new Map<string, number>();
-  raw.forEach((row, i) => {
-    const value = row !== null && typeof row === 'object' ? (row as Row)[pk] : undefined;
-    if (value === null || value === undefined) return;
-    const id = String(value);
-    const first = seen.get(id);
-    if (first === undefined) seen.set(id, i + 1);
-    else errors.push({ file, message: `row ${i + 1}: the same id (${id}) as row ${first}` });
-  });
+  for (const columns of [[pk], ...uniqueKeys(table)]) {
+    const seen = new Map<string, number>();
+    raw.forEach((row, i) => {
+      const values = columns.map((c) => (row !== null && typeof row === 'object' ? (row as Row)[c] : undefined));
+      if (values.some((v) => v === null || v === undefined)) return;
+      const id = JSON.stringify(values.map(String));
+      const first = seen.get(id);
+      if (first === undefined) seen.set(id, i + 1);
+      else if (columns[0] === pk)
+        errors.push({ file, message: `row ${i + 1}: the same id (${String(values[0])}) as row ${first}` });
+      else {
+        const shown = `${columns.join(' + ')} ${values.map((v) => JSON.stringify(v)).join(' + ')}`;
+        errors.push({
+          file,
+          message: `row ${i + 1}: ${shown} is row ${first}'s too; two rows of ${getTableName(table)} may not share it`,
+        });
+      }
+    });
+  }
 }
 
 export interface RowChange {
@@ -191,9 +213,7 @@ export function diffConfig(current: ConfigRows, next: ConfigRows): RowChange[] {
       const old = before.get(id);
       if (!old) changes.push({ table: name, id, change: '+', columns: [] });
       else {
-        const columns = Object.keys(row).filter(
-          (c) => c !== 'created_at' && exactCanonicalJson(row[c]) !== exactCanonicalJson(old[c])
-        );
+        const columns = Object.keys(row).filter((c) => exactCanonicalJson(row[c]) !== exactCanonicalJson(old[c]));
         if (columns.length > 0) changes.push({ table: name, id, change: '~', columns });
       }
     }
