@@ -1,4 +1,5 @@
 import { DECISION_PROBLEM_CODES, type DecisionProblem } from '../core/turn/operator-decision';
+import type { ReadinessProbe } from './ports';
 
 /** A client-visible error: the envelope `{error:{code, message, details?}}` with an HTTP status. */
 export class ApiError extends Error {
@@ -22,6 +23,15 @@ export const conflict = (code: string, message: string, details?: Record<string,
 /** A request that reaches the API while it closes (on a connection still open): another process should take it. */
 export const apiStopping = () =>
   new ApiError(503, 'API_STOPPING', 'This API process is stopping; send the request again (to another one).');
+
+/**
+ * A route about to start a turn (a message, a retry) refuses it with 503 and the prerequisite's code when the last
+ * check found one missing or unreachable: at once, and before anything is sent that a server could run later.
+ */
+export async function refuseBlockedTurn(readiness: ReadinessProbe): Promise<void> {
+  const blocked = await readiness.turnBlocker?.();
+  if (blocked) throw new ApiError(503, blocked.code, blocked.message);
+}
 
 export interface ErrorEnvelope {
   error: { code: string; message: string; details?: Record<string, unknown> };

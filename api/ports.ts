@@ -51,10 +51,10 @@ export type TurnReply =
 
 /**
  * Why a caller is answered before its turn ended: the turn outlived TURN_REPLY_TIMEOUT_MS (a tool in a
- * long retry backoff, a slow model), or the API is stopping. The turn goes on; `intent` and `state` are
- * the conversation's as the previous turn left them.
+ * long retry backoff, a slow model), the API is stopping, or the Temporal server stopped answering while the
+ * caller waited. The turn goes on; `intent` and `state` are the conversation's as the previous turn left them.
  */
-export type StillRunningReason = 'REPLY_TIMEOUT' | 'API_STOPPING';
+export type StillRunningReason = 'REPLY_TIMEOUT' | 'API_STOPPING' | 'TEMPORAL_UNREACHABLE';
 
 export interface TurnGateway {
   /** Starts the next turn, or attaches to the one this idempotency key already started. */

@@ -4,6 +4,7 @@ import type { FastifyInstance } from 'fastify';
 import { whatifConversation } from '../activities/whatif/replay';
 import type { Env } from '../config/env';
 import { connectTemporalClient, isNamespaceNotFound } from '../config/temporal-client';
+import { withDefaultCallDeadline } from '../config/temporal-call-deadline';
 import type { TemporalConnectionSettings } from '../config/temporal-connection';
 import { claimCheckDataConverter } from '../db/claims/codec';
 import type { DatabaseConfigStore } from '../db/config/store';
@@ -127,7 +128,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const handle = openDatabase(options.databaseUrl, { max: 10 });
   const shared = options.workerConnection;
   const connection = shared ?? (await connectTemporalClient(options.temporal));
-  const client = temporalClient(handle.db, connection, env);
+  const client = temporalClient(handle.db, withDefaultCallDeadline(connection, env.TEMPORAL_CALL_TIMEOUT_MS), env);
   // The API's refresh and validate answer what the worker's store decides.
   const store = engineConfigStore(handle.db, await loadEngineValidation(), options.logger);
   const wiring: ApiWiring = { env, db: handle.db, connection, client, store };
@@ -160,7 +161,10 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   });
 }
 
-/** The API's Temporal client: payloads over the claim-check threshold go to the database, and calls are traced. */
+/**
+ * The API's Temporal client: payloads over the claim-check threshold go to the database, calls are traced, and each
+ * is bounded by TEMPORAL_CALL_TIMEOUT_MS (withDefaultCallDeadline).
+ */
 function temporalClient(db: Database, connection: ConnectionLike, env: Env): Client {
   return new Client({
     connection,

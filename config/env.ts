@@ -36,6 +36,8 @@ export const INPUT_PARAMS_DEFAULT_MAX_BYTES = 16 * 1024;
 export const TURN_REPLY_TIMEOUT_DEFAULT_MS = 60_000;
 /** OPERATOR_DECISION_TIMEOUT_MS's default: a live worker takes a decision in milliseconds; 10 s without one means none is there. */
 export const OPERATOR_DECISION_TIMEOUT_DEFAULT_MS = 10_000;
+/** TEMPORAL_CALL_TIMEOUT_MS's default: a reachable server answers a start, describe or list in milliseconds. */
+export const TEMPORAL_CALL_TIMEOUT_DEFAULT_MS = 5_000;
 
 /**
  * GET /api/v1/whatif's bounds (api/routes/whatif.ts says why there are any) when WHATIF_CONCURRENCY and
@@ -105,6 +107,13 @@ const envSchema = z.object({
    * when a worker returns (Temporal cannot withdraw it). At least a second, at most ten minutes.
    */
   OPERATOR_DECISION_TIMEOUT_MS: integer(OPERATOR_DECISION_TIMEOUT_DEFAULT_MS, 1_000, 600_000),
+  /**
+   * How long the API waits for one call to Temporal (a turn's start, a describe, a list, a signal) before it answers
+   * 503 TEMPORAL_UNREACHABLE: a server that accepts connections and does not answer (stopped, overloaded, a host
+   * dropping packets) otherwise holds each request about 30 s and then fails it. Waits for a turn's answer are not
+   * calls (TURN_REPLY_TIMEOUT_MS, OPERATOR_DECISION_TIMEOUT_MS bound them). 100 ms to a minute.
+   */
+  TEMPORAL_CALL_TIMEOUT_MS: integer(TEMPORAL_CALL_TIMEOUT_DEFAULT_MS, 100, 60_000),
   /**
    * A turn's inputParams, as JSON. They are part of the turn's session, which every `_meta` audit row
    * carries (AuditService.PERSIST_META): ~60 rows a turn, so a 700 KB object once wrote ~120 MB.

@@ -26,10 +26,23 @@ export function connectTemporalClient(
   });
 }
 
-/** gRPC statuses of a server that is down, still starting, or not answering in time (not of a refused request). */
+/**
+ * gRPC statuses of a server that is down, still starting, or not answering in time (not of a refused request); the
+ * native connection's CANCELLED at its deadline too (NATIVE_DEADLINE).
+ */
 const UNREACHABLE_CODES: ReadonlySet<number> = new Set([grpc.status.UNAVAILABLE, grpc.status.DEADLINE_EXCEEDED]);
 /** grpc-js's waitForReady error (the SDK's connect): no code, only this text. */
 const NO_CONNECTION_YET = 'Failed to connect before the deadline';
+/**
+ * The native connection's (sdk-core's) deadline: CANCELLED with this text, where the client's connection says
+ * DEADLINE_EXCEEDED. A CANCELLED without it is a call someone cancelled, not a server that did not answer.
+ */
+const NATIVE_DEADLINE = 'Timeout expired';
+
+function unreachableCode(code: number, err: Error): boolean {
+  if (code === grpc.status.CANCELLED) return err.message.endsWith(NATIVE_DEADLINE);
+  return UNREACHABLE_CODES.has(code);
+}
 
 /**
  * Whether a client call failed because the server could not be reached (down, or not up yet): the first error with a
@@ -39,7 +52,7 @@ const NO_CONNECTION_YET = 'Failed to connect before the deadline';
 export function isTemporalUnreachable(err: unknown): boolean {
   for (let e: unknown = err; e instanceof Error; e = e.cause) {
     const code = (e as { code?: unknown }).code;
-    if (typeof code === 'number') return UNREACHABLE_CODES.has(code);
+    if (typeof code === 'number') return unreachableCode(code, e);
     if (e.message === NO_CONNECTION_YET) return true;
   }
   return false;

@@ -7,7 +7,7 @@ import {
   unwantedResultProblem,
   type HeldToolDecisionAction,
 } from '../../core/turn/operator-decision';
-import { ApiError, badRequest, refuseMalformedDecision } from '../errors';
+import { ApiError, badRequest, refuseBlockedTurn, refuseMalformedDecision } from '../errors';
 import type { ApiPorts } from '../ports';
 import { sendTurnReply } from '../replies';
 import { notHeld } from '../turns/held-tools';
@@ -124,6 +124,7 @@ export const CONSOLE_ACTIONS: readonly ConsoleAction[] = [
     summary: 'Re-run a failed turn with its original input (the admin retry path).',
     takes: ['reason'],
     async run(ctx) {
+      await refuseBlockedTurn(ctx.api.readiness);
       return sendTurnReply(ctx.reply, await ctx.api.turns.retryTurn(ctx.workflowId), texts(ctx));
     },
   },

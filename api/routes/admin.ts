@@ -1,12 +1,12 @@
 import type { FastifyInstance } from 'fastify';
 import { formatViolation, type ConfigViolation } from '../../core/config/types';
 import { isEngineError } from '../../core/errors';
-import { ApiError } from '../errors';
+import { ApiError, refuseBlockedTurn } from '../errors';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts } from '../ports';
 import { sendTurnReply } from '../replies';
 import { defaultReplyTexts } from '../reply-texts';
-import { turnReplyResponses } from '../error-responses';
+import { turnReplyResponses, UNAVAILABLE_CODES } from '../error-responses';
 import { onTurnNamed, turnIdParams } from '../turns/turn-id';
 
 /**
@@ -33,11 +33,12 @@ function retryRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry
       schema: {
         params: turnIdParams,
         body: noBodyProperties,
-        response: turnReplyResponses(),
+        response: turnReplyResponses(UNAVAILABLE_CODES.notReady),
       },
     },
     async (request, reply) => {
       const sent = (request.params as { workflowId: string }).workflowId;
+      await refuseBlockedTurn(ports.readiness);
       const turn = await onTurnNamed(sent, (workflowId) => ports.turns.retryTurn(workflowId));
       return sendTurnReply(reply, turn, ports.replyTexts ?? defaultReplyTexts);
     }

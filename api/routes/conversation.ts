@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { JsonObject } from '../../core/json';
 import { namedApprovalProblem } from '../../core/turn/operator-decision';
 import type { ApprovalDecisionInput } from '../../workflows/messages';
-import { badRequest, notFound, ApiError, refuseMalformedDecision } from '../errors';
+import { badRequest, notFound, ApiError, refuseBlockedTurn, refuseMalformedDecision } from '../errors';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts, AuditRowView } from '../ports';
 import { linkNextPage, sendTurnReply } from '../replies';
@@ -74,8 +74,7 @@ function messageRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegist
     async (request, reply) => {
       const body = request.body as MessageBody;
       requireSendableMessage(body, opts);
-      const blocked = await ports.readiness.turnBlocker?.();
-      if (blocked) throw new ApiError(503, blocked.code, blocked.message);
+      await refuseBlockedTurn(ports.readiness);
       const header = request.headers['idempotency-key'];
       const key = typeof header === 'string' ? header : null;
       const send = (conversationId: string) =>

@@ -68,9 +68,10 @@ export const turnResponseSchema = {
     running: {
       type: 'object',
       description:
-        'Set with 202 when the turn still runs: it outlived TURN_REPLY_TIMEOUT_MS (REPLY_TIMEOUT) or the API is ' +
-        'stopping (API_STOPPING). The reply comes on the audit stream and GET /api/v1/conversation/{id}.',
-      properties: { reason: { type: 'string', enum: ['REPLY_TIMEOUT', 'API_STOPPING'] } },
+        'Set with 202 when the turn still runs: it outlived TURN_REPLY_TIMEOUT_MS (REPLY_TIMEOUT), the API is ' +
+        'stopping (API_STOPPING), or the Temporal server stopped answering while the request waited ' +
+        '(TEMPORAL_UNREACHABLE). The reply comes on the audit stream and GET /api/v1/conversation/{id}.',
+      properties: { reason: { type: 'string', enum: ['REPLY_TIMEOUT', 'API_STOPPING', 'TEMPORAL_UNREACHABLE'] } },
     },
   },
 } as const;

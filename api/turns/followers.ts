@@ -1,4 +1,5 @@
 import type { WorkflowHandle } from '@temporalio/client';
+import { isTemporalUnreachable } from '../../config/temporal-client';
 import type { StillRunningReason, TurnRef, TurnReply } from '../ports';
 import { awaitTurnReply, type CommittedReplyReader } from './outcome';
 
@@ -75,9 +76,13 @@ export class TurnFollowers {
       const timer = setTimeout(() => settle(stillRunning('REPLY_TIMEOUT')), this.options.replyTimeoutMs);
       const onRelease = () => settle(stillRunning('API_STOPPING'));
       this.waiting.add(onRelease);
+      // The turn started: a server that stops answering while the caller waits loses the reply, not the turn, and
+      // the caller is told which turn it is (a 503 would read as "not started", and a retry would run it again).
+      const failed = (err: unknown) =>
+        isTemporalUnreachable(err) ? stillRunning('TEMPORAL_UNREACHABLE') : () => reject(err);
       reply.then(
         (value) => settle(() => resolve(value)),
-        (err: unknown) => settle(() => reject(err))
+        (err: unknown) => settle(failed(err))
       );
     });
   }

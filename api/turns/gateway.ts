@@ -6,6 +6,7 @@ import { claimTurn, findTurnClaim, releaseTurnClaim, type TurnClaim } from '../.
 import type { Database } from '../../db/pool';
 import { decideApprovalUpdate, type ApprovalDecisionInput } from '../../workflows/messages';
 import { canonicalJson } from '../../core/json';
+import { isTemporalUnreachable } from '../../config/temporal-client';
 import { OPERATOR_DECISION_TIMEOUT_DEFAULT_MS } from '../../config/env';
 import { ApiError, conflict, notFound } from '../errors';
 import type { StillRunningReason, TurnGateway, TurnRef, TurnReply, TurnRequest } from '../ports';
@@ -87,8 +88,15 @@ export class TemporalTurnGateway implements TurnGateway {
     return this.options.client;
   }
 
-  private start(input: TurnInput) {
-    return startTurnWorkflow(this.client, this.options.taskQueue, input, { eager: this.options.eagerStart ?? false });
+  private async start(input: TurnInput) {
+    try {
+      return await startTurnWorkflow(this.client, this.options.taskQueue, input, {
+        eager: this.options.eagerStart ?? false,
+      });
+    } catch (err) {
+      if (isTemporalUnreachable(err)) throw startUnanswered(input);
+      throw err;
+    }
   }
 
   async sendMessage(request: TurnRequest): Promise<TurnReply> {
@@ -227,6 +235,27 @@ const retired = (input: TurnInput) =>
     `Conversation ${input.conversationId} cannot take turn ${input.turnNumber}: that turn already completed, and the ` +
       'conversation no longer holds it (pruned, or restored from an older backup). Start a new conversation.'
   );
+
+/**
+ * The start of a turn that Temporal did not answer: the request may sit in a server that stopped answering and run
+ * when it answers again, so the caller is told which turn it would be (a new conversation's id included), and how to
+ * go on without running it twice. An Idempotency-Key's claim stays: the same request with that key attaches to the
+ * turn if it started, and starts it if it did not.
+ */
+const startUnanswered = (input: TurnInput) => {
+  const { conversationId, turnNumber } = input;
+  const next = input.idempotencyKey
+    ? 'Send the same request with the same Idempotency-Key: it attaches to that turn if it started, and starts it if not.'
+    : `Read the conversation (GET /api/v1/conversation/${conversationId}) before sending the message again, or ` +
+      'send it with an Idempotency-Key, which makes a retry safe.';
+  return new ApiError(
+    503,
+    'TEMPORAL_UNREACHABLE',
+    `The Temporal server did not answer the start of turn ${turnNumber} of conversation ${conversationId}; it may ` +
+      `still run that turn when it answers again. ${next}`,
+    { conversationId, turnNumber, workflowId: input.turnId, turnStarted: 'unknown' }
+  );
+};
 
 const replyGone = (claim: TurnClaim) =>
   new ApiError(

@@ -3,9 +3,10 @@ import net, { type AddressInfo } from 'node:net';
 /**
  * How a TcpSwitch treats connections: `pass` forwards them; `down` closes every open one and each new one as it
  * arrives (a server that went away); `blackhole` closes the open ones and holds each new one, never answering (a
- * host that drops packets).
+ * host that drops packets); `stall` keeps every connection open and forwards nothing either way until the next
+ * `pass`, which delivers what was sent meanwhile (a server stopped with SIGSTOP, then continued).
  */
-export type TcpSwitchMode = 'pass' | 'down' | 'blackhole';
+export type TcpSwitchMode = 'pass' | 'down' | 'blackhole' | 'stall';
 
 /** A loopback TCP pass-through in front of a dependency (PostgreSQL, Temporal), so a test can take it away. */
 export interface TcpSwitch {
@@ -16,24 +17,48 @@ export interface TcpSwitch {
   stop(): Promise<void>;
 }
 
+/** A client connection and its upstream, which a stall stops forwarding between and a pass resumes. */
+interface Pair {
+  client: net.Socket;
+  upstream?: net.Socket;
+}
+
 export async function startTcpSwitch(targetPort: number, targetHost = '127.0.0.1'): Promise<TcpSwitch> {
   let mode: TcpSwitchMode = 'pass';
   const open = new Set<net.Socket>();
+  const pairs = new Set<Pair>();
   const track = (socket: net.Socket) => {
     open.add(socket);
     socket.on('error', () => socket.destroy());
     socket.on('close', () => open.delete(socket));
   };
+  const forward = (pair: Pair) => {
+    const { client } = pair;
+    if (!pair.upstream) {
+      const upstream = net.connect(targetPort, targetHost);
+      pair.upstream = upstream;
+      track(upstream);
+      client.on('close', () => upstream.destroy());
+      upstream.on('close', () => client.destroy());
+    }
+    client.pipe(pair.upstream);
+    pair.upstream.pipe(client);
+  };
+  const hold = (pair: Pair) => {
+    pair.client.unpipe();
+    pair.upstream?.unpipe();
+    pair.client.pause();
+    pair.upstream?.pause();
+  };
   const server = net.createServer((client) => {
     track(client);
     if (mode === 'down') client.destroy();
-    if (mode !== 'pass') return;
-    const upstream = net.connect(targetPort, targetHost);
-    track(upstream);
-    client.pipe(upstream).on('close', () => client.destroy());
-    upstream.pipe(client).on('close', () => upstream.destroy());
-    client.on('close', () => upstream.destroy());
-    upstream.on('close', () => client.destroy());
+    if (mode === 'down' || mode === 'blackhole') return;
+    const pair: Pair = { client };
+    pairs.add(pair);
+    client.on('close', () => pairs.delete(pair));
+    if (mode === 'pass') forward(pair);
+    else client.pause();
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const { port } = server.address() as AddressInfo;
@@ -44,8 +69,11 @@ export async function startTcpSwitch(targetPort: number, targetHost = '127.0.0.1
     address: `127.0.0.1:${port}`,
     port,
     set(next) {
+      const previous = mode;
       mode = next;
-      if (next !== 'pass') closeAll();
+      if (next === 'stall') for (const pair of pairs) hold(pair);
+      else if (next !== 'pass') closeAll();
+      else if (previous === 'stall') for (const pair of pairs) forward(pair);
     },
     stop: () =>
       new Promise<void>((resolve) => {

@@ -1,0 +1,51 @@
+import type { AsyncLocalStorage } from 'node:async_hooks';
+import type { ConnectionLike } from '@temporalio/client';
+
+/**
+ * Calls that wait on purpose, for as long as a turn takes: an update waiting for its stage (the caller bounds it:
+ * TURN_REPLY_TIMEOUT_MS, OPERATOR_DECISION_TIMEOUT_MS), and a history read waiting for the run's next event (a
+ * result). A fixed deadline would cut a slow turn's answer, so these keep the deadline their caller sets, if any.
+ */
+const LONG_POLLS: ReadonlySet<string> = new Set(['updateWorkflowExecution', 'pollWorkflowExecutionUpdate']);
+
+function longPoll(method: string, request: unknown): boolean {
+  if (LONG_POLLS.has(method)) return true;
+  return (
+    method === 'getWorkflowExecutionHistory' &&
+    (request as { waitNewEvent?: boolean } | undefined)?.waitNewEvent === true
+  );
+}
+
+/** Both SDK connections keep the call context (deadline, metadata) in this storage; a fake one may not. */
+type DeadlineContext = { callContextStorage?: AsyncLocalStorage<{ deadline?: number | Date }> };
+
+/**
+ * `connection`, but each call it sends to the workflow or operator service without a deadline of its own gets one
+ * of `timeoutMs` (long polls excepted, see LONG_POLLS). Without it a server that accepts the connection and never
+ * answers (stopped with SIGSTOP, a half-dead host) holds a request for as long as the SDK waits: about 30 s on the
+ * worker's native connection, without end on the client's own. The failure is then DEADLINE_EXCEEDED (the client's
+ * connection) or CANCELLED "Timeout expired" (the native one), which isTemporalUnreachable reads as unreachable.
+ * The connection itself is shared (the worker's, in `convengine start`) and left as it is.
+ */
+export function withDefaultCallDeadline<C extends ConnectionLike>(connection: C, timeoutMs: number): C {
+  const context = (connection as DeadlineContext).callContextStorage;
+  if (!context) return connection;
+  const bounded = <S extends object>(service: S): S =>
+    new Proxy(service, {
+      get(target, method, receiver) {
+        const value: unknown = Reflect.get(target, method, receiver);
+        // The RPCs are the service's own properties (on both connections); its prototype has rpcCall, end, on, ...
+        if (typeof value !== 'function' || typeof method !== 'string' || !Object.hasOwn(target, method)) return value;
+        return (...args: unknown[]) => {
+          const call = () => (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
+          if (context.getStore()?.deadline !== undefined || longPoll(method, args[0])) return call();
+          return connection.withDeadline(Date.now() + timeoutMs, call);
+        };
+      },
+    });
+  // The prototype is the connection: its own calls (withDeadline, close, the eager-start capability) stay its own.
+  return Object.create(connection, {
+    workflowService: { value: bounded(connection.workflowService) },
+    operatorService: { value: bounded(connection.operatorService) },
+  }) as C;
+}
