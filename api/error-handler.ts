@@ -73,12 +73,16 @@ function pathOf(request: FastifyRequest): string {
   return request.url.split('?')[0] ?? '';
 }
 
-/** RFC 9110 §15.5.6: the path exists under other methods, so say which ones instead of "not found". */
+/**
+ * RFC 9110 §15.5.6: the path exists under other methods, so say which ones instead of "not found". A route that
+ * serves this very method and found nothing there (a wildcard's file that does not exist: /docs/static/x.js) is a
+ * path that does not exist: 404, not a 405 whose Allow names the method just refused.
+ */
 function methodNotAllowed(methodsServing: (path: string) => string[]) {
   return (request: FastifyRequest, reply: FastifyReply): FastifyReply | null => {
     const path = pathOf(request);
     const allowed = methodsServing(path);
-    if (allowed.length === 0) return null;
+    if (allowed.length === 0 || allowed.includes(request.method)) return null;
     reply.header('allow', allowed.join(', '));
     return reply.status(405).send(envelope('METHOD_NOT_ALLOWED', `${request.method} is not allowed on ${path}.`));
   };
