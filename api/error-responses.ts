@@ -38,7 +38,7 @@ export function unavailableResponse(...more: string[]) {
 export const errorResponses = {
   '4xx': errorResponse(
     'The request is refused: VALIDATION_FAILED and the like (400), BODY_TOO_LARGE (413), UNSUPPORTED_MEDIA_TYPE, ' +
-      "UNSUPPORTED_CHARSET (415), and the route's own codes."
+      "UNSUPPORTED_CHARSET, UNSUPPORTED_CONTENT_ENCODING (415), and the route's own codes."
   ),
   500: errorResponse(INTERNAL),
   503: unavailableResponse(),
@@ -48,18 +48,17 @@ export const errorResponses = {
  * The 400 of a route that takes a JSON body (api/json-body.ts, api/json-loss.ts): besides a body its schema refuses,
  * one JSON.parse would read by changing it without a word is refused, naming the field in `details.field`.
  */
+export const BODY_REFUSAL_CODES = [
+  'VALIDATION_FAILED: a field is missing, unknown or of the wrong form',
+  'MALFORMED_BODY: the body is not JSON, or gives a key twice in one object, at any depth (`details.field`; ' +
+    'the last one would win)',
+  'INEXACT_NUMBER (`details.field`): a number a double does not hold exactly (1e400, ' +
+    '123456789012345678901234567890); send it as a string',
+  'INVALID_TEXT: the body is not UTF-8, or a field holds text that cannot be stored (`details.field`)',
+] as const;
+
 export const BODY_REFUSED = {
-  400: errorResponse(
-    [
-      'VALIDATION_FAILED: a field is missing, unknown or of the wrong form',
-      'MALFORMED_BODY: the body is not JSON, or gives a key twice in one object, at any depth (`details.field`; ' +
-        'the last one would win)',
-      'INEXACT_NUMBER (`details.field`): a number a double does not hold exactly (1e400, ' +
-        '123456789012345678901234567890); send it as a string',
-      'INVALID_TEXT: the body is not UTF-8, or a field holds text that cannot be stored (`details.field`)',
-      "and the route's own codes",
-    ].join('; ')
-  ),
+  400: errorResponse([...BODY_REFUSAL_CODES, "and the route's own codes"].join('; ')),
 } as const;
 
 /**

@@ -41,6 +41,22 @@ export function charsetRefusal(contentType: string | undefined): ApiError | null
 }
 
 /**
+ * Null when the body is sent as it is: no Content-Encoding, or only `identity`. Any other coding (gzip, br,
+ * deflate) is refused with 415 UNSUPPORTED_CONTENT_ENCODING (RFC 9110 §15.5.16) rather than read as if it were not
+ * encoded: the API decodes none, and compressed bytes read as JSON are either refused as malformed or, worse, read.
+ */
+export function contentEncodingRefusal(contentEncoding: string | undefined): ApiError | null {
+  const codings = (contentEncoding ?? '').split(',').map((coding) => coding.trim().toLowerCase());
+  return codings.every((coding) => coding === '' || coding === 'identity')
+    ? null
+    : new ApiError(
+        415,
+        'UNSUPPORTED_CONTENT_ENCODING',
+        'Send the request body without a Content-Encoding (identity): the API does not decompress request bodies.'
+      );
+}
+
+/**
  * JSON bodies are read as bytes and decoded strictly before Fastify's own parser (which keeps refusing
  * `__proto__` and `constructor`) sees them. Node's default decoding would turn an invalid byte into U+FFFD, so
  * a message the user never wrote would run a turn and be stored; it is refused as 400 INVALID_TEXT instead.
@@ -52,9 +68,10 @@ export function installStrictJsonParser(app: FastifyInstance): void {
   const parseJson = app.getDefaultJsonParser('error', 'error');
   app.removeContentTypeParser('application/json');
   app.addContentTypeParser('application/json', { parseAs: 'buffer' }, (request, body, done) => {
-    const wrongCharset = charsetRefusal(request.headers['content-type']);
-    if (wrongCharset) {
-      done(wrongCharset, undefined);
+    const unread =
+      contentEncodingRefusal(request.headers['content-encoding']) ?? charsetRefusal(request.headers['content-type']);
+    if (unread) {
+      done(unread, undefined);
       return;
     }
     let text: string;

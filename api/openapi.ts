@@ -57,9 +57,17 @@ function parametersOf(schema: Record<string, unknown>): unknown[] {
     ['query', 'querystring'],
     ['header', 'headers'],
   ] as const) {
-    const s = schema[key] as { properties?: Record<string, unknown>; required?: string[] } | undefined;
-    for (const [name, prop] of Object.entries(s?.properties ?? {})) {
-      parameters.push({ name, in: where, required: where === 'path' || !!s?.required?.includes(name), schema: prop });
+    const s = schema[key] as { properties?: Record<string, { description?: string }>; required?: string[] } | undefined;
+    for (const [name, { description, ...prop }] of Object.entries(s?.properties ?? {})) {
+      const required = where === 'path' || !!s?.required?.includes(name);
+      // What a parameter means is the parameter's description in OpenAPI, where tools show it.
+      parameters.push({
+        name,
+        in: where,
+        ...(description !== undefined ? { description } : {}),
+        required,
+        schema: prop,
+      });
     }
   }
   return parameters;

@@ -3,7 +3,7 @@ import type { FastifyInstance } from 'fastify';
 import type { JsonObject } from '../../core/json';
 import { namedApprovalProblem } from '../../core/turn/operator-decision';
 import type { ApprovalDecisionInput } from '../../workflows/messages';
-import { badRequest, notFound, ApiError, refuseBlockedTurn, refuseMalformedDecision } from '../errors';
+import { notFound, refuseBlockedTurn, refuseMalformedDecision } from '../errors';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts, AuditRowView } from '../ports';
 import { linkNextPage, sendTurnReply } from '../replies';
@@ -16,6 +16,7 @@ import { auditRowSchema, conversationSchema } from '../schemas/conversation';
 import { approvalRequestSchema } from '../schemas/decisions';
 import { messageRequestSchema } from '../schemas/turn';
 import { turnReplyResponses, UNAVAILABLE_CODES } from '../error-responses';
+import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf, messageRefusal, messageRefusalResponses } from '../message-refusals';
 
 export interface ConversationRouteOptions {
   messageMaxBytes: number;
@@ -32,10 +33,7 @@ const auditPageQuery = {
     limit: { type: 'string', pattern: '^(?:[1-9][0-9]{0,2}|[1-4][0-9]{3}|5000)$' },
   },
 } as const;
-const idempotencyHeader = {
-  type: 'object',
-  properties: { 'idempotency-key': { type: 'string', minLength: 1, maxLength: 200 } },
-} as const;
+const idempotencyHeader = { type: 'object', properties: { 'idempotency-key': IDEMPOTENCY_KEY_HEADER } } as const;
 
 interface MessageBody {
   conversationId?: string;
@@ -68,15 +66,15 @@ function messageRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegist
       schema: {
         body: messageRequestSchema,
         headers: idempotencyHeader,
-        response: turnReplyResponses(UNAVAILABLE_CODES.notReady),
+        response: { ...turnReplyResponses(UNAVAILABLE_CODES.notReady), ...messageRefusalResponses() },
       },
+      checkBeforeSchema: (request) => void idempotencyKeyOf(request),
     },
     async (request, reply) => {
       const body = request.body as MessageBody;
       requireSendableMessage(body, opts);
       await refuseBlockedTurn(ports.readiness);
-      const header = request.headers['idempotency-key'];
-      const key = typeof header === 'string' ? header : null;
+      const key = idempotencyKeyOf(request);
       const send = (conversationId: string) =>
         ports.turns.sendMessage({
           conversationId,
@@ -98,13 +96,13 @@ function messageRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegist
 function requireSendableMessage(body: MessageBody, opts: ConversationRouteOptions): void {
   requireSafeText({ message: body.message, inputParams: body.inputParams });
   if (Buffer.byteLength(body.message, 'utf8') > opts.messageMaxBytes) {
-    throw new ApiError(413, 'MESSAGE_TOO_LARGE', `message is larger than ${opts.messageMaxBytes} bytes.`);
+    throw messageRefusal('MESSAGE_TOO_LARGE', `message is larger than ${opts.messageMaxBytes} bytes.`);
   }
   if (body.inputParams && Buffer.byteLength(JSON.stringify(body.inputParams), 'utf8') > opts.inputParamsMaxBytes) {
     const limit = opts.inputParamsMaxBytes;
-    throw new ApiError(413, 'INPUT_PARAMS_TOO_LARGE', `inputParams is larger than ${limit} bytes as JSON.`);
+    throw messageRefusal('INPUT_PARAMS_TOO_LARGE', `inputParams is larger than ${limit} bytes as JSON.`);
   }
-  if (body.message.trim() === '') throw badRequest('MESSAGE_BLANK', 'message must not be blank.');
+  if (body.message.trim() === '') throw messageRefusal('MESSAGE_BLANK', 'message must not be blank.');
 }
 
 /** GET a conversation, and its audit rows a page at a time. */

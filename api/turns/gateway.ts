@@ -9,6 +9,7 @@ import { canonicalJson } from '../../core/json';
 import { isTemporalUnreachable } from '../../config/temporal-client';
 import { OPERATOR_DECISION_TIMEOUT_DEFAULT_MS } from '../../config/env';
 import { ApiError, conflict, notFound } from '../errors';
+import { messageRefusal } from '../message-refusals';
 import type { StillRunningReason, TurnGateway, TurnRef, TurnReply, TurnRequest } from '../ports';
 import { committedTurnReply } from './committed-reply';
 import { describeOrNull, sendDecision } from './decisions';
@@ -229,8 +230,7 @@ export class TemporalTurnGateway implements TurnGateway {
  * would answer a retried request with another turn's effects), so the id cannot go on; a new conversation can.
  */
 const retired = (input: TurnInput) =>
-  new ApiError(
-    410,
+  messageRefusal(
     'CONVERSATION_RETIRED',
     `Conversation ${input.conversationId} cannot take turn ${input.turnNumber}: that turn already completed, and the ` +
       'conversation no longer holds it (pruned, or restored from an older backup). Start a new conversation.'
@@ -258,16 +258,14 @@ const startUnanswered = (input: TurnInput) => {
 };
 
 const replyGone = (claim: TurnClaim) =>
-  new ApiError(
-    410,
+  messageRefusal(
     'TURN_REPLY_GONE',
     `This request already ran as turn ${claim.turnNumber} of conversation ${claim.conversationId}, which completed; ` +
       'its reply is no longer kept. Read the conversation (GET /api/v1/conversation/{id}).'
   );
 
 const keyReused = () =>
-  new ApiError(
-    422,
+  messageRefusal(
     'IDEMPOTENCY_KEY_REUSED',
     'This Idempotency-Key was already used with a different request (another body or conversation); use a new key for a new request.'
   );
