@@ -43,7 +43,8 @@ export interface ApiServer {
   app: FastifyInstance;
   url: string;
   /**
-   * Stops taking requests (a new connection is refused, a request on an open one gets 503) and lets the turns callers wait on finish, for at most
+   * Stops taking requests (a request before the listener closes, or on a connection still answering one, gets 503;
+   * then a new connection is refused and an idle one closed) and lets the turns callers wait on finish, for at most
    * `drainMs` (default API_DRAIN_MS); then each waiting caller gets 202 RUNNING and the turn goes on in
    * Temporal. A worker in the same process must keep running until this resolves.
    */
