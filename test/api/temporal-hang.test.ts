@@ -133,11 +133,8 @@ describe.each(['client', 'native'] as const)('the API while Temporal does not an
     }
     expect(keyless.body.error.message).toMatch(/GET \/api\/v1\/conversation\/.* before sending the message again/);
     expect(keyed.body.error.message).toMatch(/same Idempotency-Key/);
-    // The server took the held start once it answered again: the turn the caller was told of, not an unknown one.
-    const late = keyless.body.error.details.workflowId;
-    const until = Date.now() + 5_000;
-    while (!(await workflowExists(client, late)) && Date.now() < until) await new Promise((r) => setTimeout(r, 100));
-    expect(await workflowExists(client, late)).toBe(true);
+    // Whether the server runs the held start once it answers again is a race between the request and the client's
+    // cancel that follows it (our dev server runs it, a real one does not): the 503 says "unknown", and names it.
 
     const retried = await message({ message: 'hi' }, { 'idempotency-key': key });
     expect(retried.status).toBe(202);
