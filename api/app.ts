@@ -5,9 +5,11 @@ import Fastify, {
   type FastifyInstance,
   type FastifyServerOptions,
 } from 'fastify';
+import type { Histogram } from 'prom-client';
 import { INPUT_PARAMS_DEFAULT_MAX_BYTES, STREAM_MAX_CONNECTIONS_DEFAULT, WHATIF_DEFAULT_LIMITS } from '../config/env';
 import { installHttpTracing } from '../observability/http-tracing';
 import type { Logger } from '../observability/logger';
+import { installTurnMetrics } from '../observability/turn-metrics';
 import { installBearerAuth } from './auth';
 import type { LimitMetrics } from './concurrency-limit';
 import { consoleAssetRoutes } from './console/assets';
@@ -40,6 +42,8 @@ export interface ApiOptions {
   logger?: Logger;
   /** Prometheus text for GET /metrics; the route exists only when given. */
   metrics?: () => Promise<string>;
+  /** convengine_turn_duration_seconds: turn requests are timed in it when given (observability/turn-metrics.ts). */
+  turnDuration?: Histogram<'outcome'>;
   /** Where the per-process limits (audit streams, what-if replays) report their use. */
   limitMetrics?: LimitMetrics;
   streamPollIntervalMs?: number;
@@ -64,6 +68,7 @@ export function buildApi(options: ApiOptions): FastifyInstance {
   const app = Fastify(fastifyOptions(options));
   const docs = new OpenApiRegistry();
   installHttpTracing(app);
+  if (options.turnDuration) installTurnMetrics(app, options.turnDuration);
   const stopping = installClosingHooks(app);
   installRequestChecks(app, options.apiToken);
   registerRoutes(app, docs, options, stopping);

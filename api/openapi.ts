@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import { isOpenPath } from './auth';
 import { BODY_REFUSED, errorResponses, UNAUTHORIZED } from './error-responses';
+import type { TurnRequestTest } from '../observability/turn-metrics';
 
 interface DocumentedRoute {
   method: string;
@@ -114,6 +115,8 @@ export function route(
     exposeHeadRoute?: boolean;
     /** The route's own checks of the parsed request, run before the schema's, which would answer less precisely. */
     checkBeforeSchema?: (request: FastifyRequest) => void;
+    /** Its requests (or those it names) are turn requests, timed in convengine_turn_duration_seconds. */
+    turnRequest?: true | TurnRequestTest;
   },
   handler: Parameters<FastifyInstance['route']>[0]['handler']
 ): void {
@@ -122,7 +125,9 @@ export function route(
   const head = def.exposeHeadRoute === false ? { exposeHeadRoute: false } : {};
   const check = def.checkBeforeSchema;
   const before = check ? { preValidation: async (request: FastifyRequest) => check(request) } : {};
-  app.route({ method: def.method, url: def.url, schema, handler, ...head, ...before });
+  const turn = def.turnRequest === true ? () => true : def.turnRequest;
+  const config = turn ? { turnRequest: turn } : {};
+  app.route({ method: def.method, url: def.url, schema, handler, config, ...head, ...before });
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { FastifyReply } from 'fastify';
 import { isErrorCode } from '../core/errors';
+import { noteTurnAnswer } from '../observability/turn-metrics';
 import { envelope } from './errors';
 import type { TurnReply } from './ports';
 import type { ReplyTexts } from './reply-texts';
@@ -61,6 +62,8 @@ function failureAnswer(turn: Extract<TurnReply, { kind: 'FAILED' }>, failureType
  */
 export async function sendTurnReply(reply: FastifyReply, turn: TurnReply, texts: ReplyTexts): Promise<FastifyReply> {
   const text = (await texts.textFor(turn)) ?? '';
+  // Told once the text is in hand: a failure reading it answers 5xx, which counts as ERROR (turn-metrics.ts).
+  noteTurnAnswer(reply, turn.kind);
   const ref = { workflowId: turn.ref.workflowId, runId: turn.ref.runId, number: turn.ref.turnNumber };
   if (turn.kind === 'COMPLETED') {
     const r = turn.result;

@@ -28,7 +28,6 @@ import { createApiMetrics, type ApiMetrics } from '../observability/metrics';
 import { metricsText } from '../observability/probe-server';
 import { tracingClientInterceptors } from '../observability/tracing';
 import { readTurnPollers, turnPollersCheck, type TurnPollersCheck } from '../observability/turn-pollers';
-import { meteredTurnGateway } from '../observability/turn-metrics';
 import { buildApi, type ApiOptions } from './app';
 import { consolePorts } from './console/wiring';
 import { configReplyTexts } from './reply-texts';
@@ -150,7 +149,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     replyTimeoutMs: env.TURN_REPLY_TIMEOUT_MS,
     decisionTimeoutMs: env.OPERATOR_DECISION_TIMEOUT_MS,
   });
-  const ports = apiPorts(wiring, meteredTurnGateway(gateway, metrics.turnDuration), prerequisites);
+  const ports = apiPorts(wiring, gateway, prerequisites);
   const app = buildApi(apiOptions(wiring, options, ports, metrics));
   const url = await app.listen({ host: options.host ?? env.HOST, port: options.port ?? env.PORT });
   return drainingServer(app, url, gateway, async () => {
@@ -211,6 +210,7 @@ function apiOptions(wiring: ApiWiring, options: ApiServerOptions, ports: ApiPort
     logLevel: env.LOG_LEVEL,
     logger: options.logger,
     metrics: () => metricsText(metrics.registry),
+    turnDuration: metrics.turnDuration,
     limitMetrics: { inUse: metrics.limitInUse, refused: metrics.limitRefused },
     whatifLimits: { concurrency: env.WHATIF_CONCURRENCY, maxTurns: env.WHATIF_MAX_TURNS },
     streamMaxConnections: env.STREAM_MAX_CONNECTIONS,

@@ -50,6 +50,8 @@ export interface ConsoleAction {
    * Every action takes a reason: the operator's why, which is what its OPERATOR_ACTION row is for.
    */
   takes: readonly ActionField[];
+  /** It answers with the turn's reply (sendTurnReply), so its request is a turn request (observability/turn-metrics.ts). */
+  answersWithTurn?: true;
   run(ctx: ActionContext): Promise<unknown>;
 }
 
@@ -60,6 +62,7 @@ function decision(approve: boolean): ConsoleAction {
     name: approve ? 'approve' : 'reject',
     summary: `${approve ? 'Approve' : 'Reject'} the tool call the turn is waiting on.`,
     takes: ['reason', 'callIndex'],
+    answersWithTurn: true,
     async run(ctx) {
       const { reason, callIndex } = ctx.body;
       const decision = {
@@ -123,6 +126,7 @@ export const CONSOLE_ACTIONS: readonly ConsoleAction[] = [
     name: 'retry',
     summary: 'Re-run a failed turn with its original input (the admin retry path).',
     takes: ['reason'],
+    answersWithTurn: true,
     async run(ctx) {
       await refuseBlockedTurn(ctx.api.readiness);
       return sendTurnReply(ctx.reply, await ctx.api.turns.retryTurn(ctx.workflowId), texts(ctx));

@@ -35,6 +35,7 @@ function retryRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry
         body: noBodyProperties,
         response: turnReplyResponses(UNAVAILABLE_CODES.notReady),
       },
+      turnRequest: true,
     },
     async (request, reply) => {
       const sent = (request.params as { workflowId: string }).workflowId;

@@ -69,6 +69,7 @@ function messageRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegist
         response: { ...turnReplyResponses(UNAVAILABLE_CODES.notReady), ...messageRefusalResponses() },
       },
       checkBeforeSchema: (request) => void idempotencyKeyOf(request),
+      turnRequest: true,
     },
     async (request, reply) => {
       const body = request.body as MessageBody;
@@ -179,6 +180,7 @@ function approvalRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegis
       // The documented codes (INVALID_DECISION, INVALID_CALL_INDEX, RESULT_NOT_ALLOWED…), as the console's approve
       // answers them, before the schema's VALIDATION_FAILED; the schema still refuses any other unknown field.
       checkBeforeSchema: (request) => refuseMalformedDecision(namedApprovalProblem(request.body)),
+      turnRequest: true,
     },
     async (request, reply) => {
       const { id: sent, n } = request.params as { id: string; n: string };

@@ -14,7 +14,7 @@ import { createLogger } from '../../observability/logger';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
 import { createTestDatabase, setAcceptingConnections, type TestDatabase } from '../support/database';
 import { captureLog } from '../support/log-capture';
-import { parseMetrics } from '../support/prometheus-text';
+import { parseMetrics, sumOf } from '../support/prometheus-text';
 import { startTcpSwitch, type TcpSwitch } from '../support/tcp-switch';
 import { getTestTemporal, type TestTemporal } from '../support/temporal';
 
@@ -53,6 +53,9 @@ async function expectDatabaseUnreachable(apiUrl: string, routes: string[]): Prom
     });
   }
 }
+
+const TURNS = 'convengine_turn_duration_seconds_count';
+const ERROR = { outcome: 'ERROR' };
 
 const portOf = (address: string) => Number(address.slice(address.lastIndexOf(':') + 1));
 
@@ -146,6 +149,8 @@ describe('api and worker while a dependency is down', () => {
         expect(JSON.parse(ready.text)).toMatchObject({ checks: { database: 'unreachable' } });
         expect(ready.ms).toBeLessThan(PROMPT_MS);
       }
+      const errors = async () => sumOf(parseMetrics((await timedGet(`${api.url}/metrics`)).text), TURNS, ERROR);
+      const errorsBefore = await errors();
       const started = Date.now();
       const res = await fetch(`${api.url}/api/v1/conversation/message`, {
         method: 'POST',
@@ -155,6 +160,8 @@ describe('api and worker while a dependency is down', () => {
       expect(res.status).toBe(503);
       expect(((await res.json()) as { error: { code: string } }).error.code).toBe('DATABASE_UNREACHABLE');
       expect(Date.now() - started).toBeLessThan(PROMPT_MS);
+      // A turn request refused with a 5xx is a turn that failed as its caller sees it.
+      expect((await errors()) - errorsBefore).toBe(1);
     } finally {
       // Down first: the connections the blackhole held fail now, not at the pool's connect timeout.
       dbSwitch.set('down');

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { FastifyReply } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import type { JsonObject } from '../../../core/json';
 import { decisionFieldsProblem } from '../../../core/turn/operator-decision';
 import { notFound, refuseMalformedDecision } from '../../errors';
@@ -54,6 +54,7 @@ export const turnActionRoute: ConsoleRoute = (app, ports, consolePorts, docs) =>
       // INVALID_CALL_INDEX…), as on the decision routes, before the schema's VALIDATION_FAILED. The rest of a decision
       // (a result, a missing callIndex) is refused inside the action's audited run.
       checkBeforeSchema: (request) => refuseMalformedDecision(decisionFieldsProblem(request.body)),
+      turnRequest: answersWithTurn,
     },
     async (request, reply) => {
       const params = request.params as { workflowId: string; action: string };
@@ -82,6 +83,12 @@ export const turnActionRoute: ConsoleRoute = (app, ports, consolePorts, docs) =>
     }
   );
 };
+
+/** Whether the action a request names answers with a turn's reply (retry, approve, reject). */
+function answersWithTurn(request: FastifyRequest): boolean {
+  const { action } = request.params as { action?: string };
+  return CONSOLE_ACTIONS.some((a) => a.name === action && a.answersWithTurn === true);
+}
 
 /** Writes the action's row as STARTED, runs it, and rewrites the row (same key) as DONE or FAILED. */
 async function runAudited(
