@@ -1,4 +1,5 @@
 import { context, propagation, SpanKind, SpanStatusCode, trace, type Context, type Span } from '@opentelemetry/api';
+import type { ServerResponse } from 'node:http';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { activeTracing, TRACER_NAME } from './tracing';
 
@@ -13,7 +14,7 @@ const spans = new WeakMap<FastifyRequest, { span: Span; ctx: Context }>();
 export function installHttpTracing(app: FastifyInstance): void {
   if (!activeTracing()) return;
   const tracer = trace.getTracer(TRACER_NAME);
-  app.addHook('onRequest', async (request) => {
+  app.addHook('onRequest', async (request, reply) => {
     const parent = propagation.extract(context.active(), request.headers);
     const route = request.routeOptions.url ?? 'unmatched';
     const span = tracer.startSpan(
@@ -22,13 +23,9 @@ export function installHttpTracing(app: FastifyInstance): void {
       parent
     );
     spans.set(request, { span, ctx: trace.setSpan(parent, span) });
-  });
-  app.addHook('onResponse', async (request, reply) => {
-    const entry = spans.get(request);
-    if (!entry) return;
-    entry.span.setAttribute('http.response.status_code', reply.statusCode);
-    if (reply.statusCode >= 500) entry.span.setStatus({ code: SpanStatusCode.ERROR });
-    entry.span.end();
+    // Not onResponse: Fastify fires it neither for a hijacked reply (an SSE stream writes its own) nor when the
+    // caller left before the answer. The raw response closes once in every case.
+    reply.raw.once('close', () => endSpan(span, reply.raw));
   });
   app.addHook('onRoute', (route) => {
     const handler = route.handler;
@@ -39,4 +36,15 @@ export function installHttpTracing(app: FastifyInstance): void {
         : handler.call(this, request, reply);
     };
   });
+}
+
+/** Ends a request's span with the status sent; a caller that left before any answer got none. */
+function endSpan(span: Span, raw: ServerResponse): void {
+  if (raw.headersSent) {
+    span.setAttribute('http.response.status_code', raw.statusCode);
+    if (raw.statusCode >= 500) span.setStatus({ code: SpanStatusCode.ERROR });
+  } else {
+    span.setAttribute('error.type', 'client_disconnected');
+  }
+  span.end();
 }
