@@ -140,7 +140,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     logger: options.logger ?? silentLogger(),
     ...(options.prerequisiteCacheMs !== undefined ? { cacheMs: options.prerequisiteCacheMs } : {}),
   });
-  const metrics = createApiMetrics(pendingApprovalsCount(client, connection));
+  const metrics = createApiMetrics(pendingApprovalsCount(client, connection), {
+    turnReplyTimeoutMs: env.TURN_REPLY_TIMEOUT_MS,
+  });
   const gateway = new TemporalTurnGateway({
     client,
     db: handle.db,

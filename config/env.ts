@@ -32,6 +32,8 @@ export const TEMPORAL_MODES = ['embedded', 'cli', 'auto'] as const;
 export const LLM_REPLY_DEFAULT_MAX_BYTES = 256 * 1024;
 /** 16 KiB of inputParams JSON per turn: far above any seed's, far below what the audit trail should copy ~60 times. */
 export const INPUT_PARAMS_DEFAULT_MAX_BYTES = 16 * 1024;
+/** LLM_TIMEOUT_MS's default: one try of a model call. */
+export const LLM_TIMEOUT_DEFAULT_MS = 60_000;
 /** TURN_REPLY_TIMEOUT_MS's default; the test and bench stacks wait as long. */
 export const TURN_REPLY_TIMEOUT_DEFAULT_MS = 60_000;
 /** OPERATOR_DECISION_TIMEOUT_MS's default: a live worker takes a decision in milliseconds; 10 s without one means none is there. */
@@ -83,7 +85,7 @@ const envSchema = z.object({
   ANTHROPIC_API_KEY: secretBlankAsUnset,
   ANTHROPIC_BASE_URL: httpUrl,
   ANTHROPIC_MODEL: z.preprocess(blankAsUnset, z.string().default('claude-sonnet-4-6')),
-  LLM_TIMEOUT_MS: integer(60_000, 1, LLM_TIMEOUT_MAX_MS),
+  LLM_TIMEOUT_MS: integer(LLM_TIMEOUT_DEFAULT_MS, 1, LLM_TIMEOUT_MAX_MS),
   LLM_MAX_TOKENS: integer(1024, 1),
   LLM_REPLY_MAX_BYTES: integer(LLM_REPLY_DEFAULT_MAX_BYTES, 1024),
   PORT: integer(API_DEFAULT_PORT, 0, 65_535),

@@ -1,9 +1,32 @@
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { LLM_TIMEOUT_DEFAULT_MS, TURN_REPLY_TIMEOUT_DEFAULT_MS } from '../config/env';
 import type { JsonObject } from '../core/json';
+import { MODEL_TIMEOUT_MS, STEP_SPECS, TOOL_TIMEOUT_DEFAULT_MS } from '../core/turn/steps';
 
-/** Seconds; turns wait on LLM calls, so the upper buckets go to two minutes. */
-const TURN_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
-const STEP_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30];
+/** Seconds, from 50 ms to two minutes: what a caller waits for a turn, and one LLM call takes. */
+const LATENCY_BUCKETS = [0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+/** Seconds, from 5 ms: most steps are a few database writes, some wait minutes on a model or a tool. */
+const STEP_BASE_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
+
+/**
+ * `base` (seconds) with each limit (milliseconds) a bound of its own: what ran until a timeout cut it off is told
+ * apart from what ended just before, and nothing below a limit is lost in +Inf.
+ */
+export function bucketsWithLimits(base: readonly number[], limitsMs: readonly number[]): number[] {
+  return [...new Set([...base, ...limitsMs.map((ms) => ms / 1000)])].sort((a, b) => a - b);
+}
+
+/** A step attempt runs until its start-to-close: a bookkeeping step's 30 s, a model step's 240 s, a tool's (60 s). */
+export const stepBuckets = (): number[] =>
+  bucketsWithLimits(STEP_BASE_BUCKETS, [...STEP_SPECS.map((spec) => spec.startToCloseMs), TOOL_TIMEOUT_DEFAULT_MS]);
+
+/** One LLM call with its SDK retries: LLM_TIMEOUT_MS a try, all of them within the model step's attempt. */
+export const llmBuckets = (llmTimeoutMs: number): number[] =>
+  bucketsWithLimits(LATENCY_BUCKETS, [llmTimeoutMs, MODEL_TIMEOUT_MS]);
+
+/** A turn request waits TURN_REPLY_TIMEOUT_MS for its answer, then is answered 202 RUNNING. */
+export const turnBuckets = (turnReplyTimeoutMs: number): number[] =>
+  bucketsWithLimits(LATENCY_BUCKETS, [turnReplyTimeoutMs]);
 
 /** What the worker counts: steps (activities), tools, guardrails, loop limits, LLM calls. */
 export interface WorkerMetrics {
@@ -37,7 +60,8 @@ function registryWithDefaults(component: string): Registry {
   return registry;
 }
 
-export function createWorkerMetrics(): WorkerMetrics {
+/** The worker's metrics; `llmTimeoutMs` is its LLM_TIMEOUT_MS, a bound of the LLM latency buckets. */
+export function createWorkerMetrics({ llmTimeoutMs = LLM_TIMEOUT_DEFAULT_MS } = {}): WorkerMetrics {
   const registers = [registryWithDefaults('worker')];
   const [registry] = registers as [Registry];
   return {
@@ -46,7 +70,7 @@ export function createWorkerMetrics(): WorkerMetrics {
       name: 'convengine_step_duration_seconds',
       help: 'Duration of one step activity attempt, by activity type and outcome (ok, error).',
       labelNames: ['step', 'outcome'],
-      buckets: STEP_BUCKETS,
+      buckets: stepBuckets(),
       registers,
     }),
     toolCalls: new Counter({
@@ -76,7 +100,7 @@ export function createWorkerMetrics(): WorkerMetrics {
       name: 'convengine_llm_call_duration_seconds',
       help: 'LLM call latency (including the SDK retries), by call kind.',
       labelNames: ['kind'],
-      buckets: TURN_BUCKETS,
+      buckets: llmBuckets(llmTimeoutMs),
       registers,
     }),
     llmErrors: new Counter({
@@ -125,10 +149,14 @@ export function countDecision(
 }
 
 /**
+ * The API's metrics; `turnReplyTimeoutMs` is its TURN_REPLY_TIMEOUT_MS, a bound of the turn latency buckets.
  * `pendingApprovals` is read at scrape time (a visibility count; api/server.ts bounds it by the check deadline and
  * reuses it for a few seconds); when it fails the gauge reads NaN and the rest of the scrape is served as usual.
  */
-export function createApiMetrics(pendingApprovals?: () => Promise<number>): ApiMetrics {
+export function createApiMetrics(
+  pendingApprovals?: () => Promise<number>,
+  { turnReplyTimeoutMs = TURN_REPLY_TIMEOUT_DEFAULT_MS } = {}
+): ApiMetrics {
   const registers = [registryWithDefaults('api')];
   const [registry] = registers as [Registry];
   if (pendingApprovals) {
@@ -147,7 +175,7 @@ export function createApiMetrics(pendingApprovals?: () => Promise<number>): ApiM
       name: 'convengine_turn_duration_seconds',
       help: 'Turn latency as the API sees it (request to reply), by outcome (COMPLETED, AWAITING_APPROVAL, HELD, RUNNING, FAILED, ERROR).',
       labelNames: ['outcome'],
-      buckets: TURN_BUCKETS,
+      buckets: turnBuckets(turnReplyTimeoutMs),
       registers,
     }),
     limitInUse: new Gauge({

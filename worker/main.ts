@@ -77,7 +77,10 @@ export interface TurnWorkerRun {
 
 /** Binds its probe, connects, wires the activity dependencies and runs a turn worker until shutdown. */
 export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> {
-  const observability = { logger: run.logger ?? silentLogger(), metrics: run.metrics ?? createWorkerMetrics() };
+  const observability = {
+    logger: run.logger ?? silentLogger(),
+    metrics: run.metrics ?? createWorkerMetrics({ llmTimeoutMs: run.env.LLM_TIMEOUT_MS }),
+  };
   // First: a taken probe port fails the start before anything is connected (worker/listeners.ts).
   const probe = await boundProbe(run.probe, observability.logger);
   const opened = await openWorkerResources(run, probe, observability);

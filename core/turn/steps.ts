@@ -272,6 +272,9 @@ export const TOOL_DEFAULT_ATTEMPTS: Readonly<Record<ToolSideEffect, number>> = {
   NON_IDEMPOTENT_WRITE: 1,
 };
 
+/** A tool call attempt's start-to-close when its row sets none (ce_mcp_tool.start_to_close_timeout_ms). */
+export const TOOL_TIMEOUT_DEFAULT_MS = 60_000;
+
 export interface ToolRetry extends RetrySpec {
   startToCloseMs: number;
 }
@@ -292,7 +295,7 @@ export function toolRetry(tool: McpToolDescriptor): ToolRetry {
     // Temporal refuses a maximum below the initial interval; a row that only raises the initial
     // interval (an SRE's window to act, docs/runbook.md) keeps it as the maximum.
     maximumIntervalMs: r.maxIntervalMs ?? Math.max(10_000, initialIntervalMs),
-    startToCloseMs: r.startToCloseTimeoutMs ?? 60_000,
+    startToCloseMs: r.startToCloseTimeoutMs ?? TOOL_TIMEOUT_DEFAULT_MS,
   };
 }
 
