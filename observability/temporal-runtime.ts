@@ -82,8 +82,14 @@ export function installTemporalRuntime(options: TemporalRuntimeOptions): void {
       ...(options.shutdownSignals ? { shutdownSignals: options.shutdownSignals } : {}),
       telemetryOptions: {
         logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }) },
+        // The worker's /metrics appends these series to its own, which all carry component="worker".
         ...(sdkMetricsAddress
-          ? { metrics: { prometheus: { bindAddress: sdkMetricsAddress, countersTotalSuffix: true } } }
+          ? {
+              metrics: {
+                prometheus: { bindAddress: sdkMetricsAddress, countersTotalSuffix: true },
+                globalTags: { component: 'worker' },
+              },
+            }
           : {}),
       },
     });

@@ -102,6 +102,9 @@ describe('metrics, health and logs of the API and the worker', () => {
     expect(workerText).toContain('convengine_audit_rows_rate_limited_total{component="worker"} 0');
     // The SDK's own worker metrics, from its Prometheus exporter, on the same scrape.
     expect(sumOf(workerAfter, 'temporal_num_pollers', { poller_type: 'workflow_task' })).toBeGreaterThan(0);
+    // Every series has its component label, the SDK's too.
+    const unlabelled = [...workerAfter.keys()].filter((series) => !series.includes('component="worker"'));
+    expect(unlabelled).toEqual([]);
     expect(sumOf(workerAfter, 'temporal_activity_execution_latency_count')).toBeGreaterThan(0);
   });
 });
