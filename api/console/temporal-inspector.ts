@@ -1,34 +1,17 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { isGrpcServiceError, WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
-import { temporal } from '@temporalio/proto';
 import { TurnStatus, type HeldTool, type PendingApproval, type TurnProgress } from '../../workflows/messages';
 import { conversationTurnsQuery, readTurnSearchAttributes } from '../../workflows/search-attributes';
 import { ApiError, conflict, notFound } from '../errors';
-import { epochMs } from '../../config/temporal-timestamp';
-import { publicFailureOf } from '../history/public-failure';
+import { pendingActivityView } from '../history/pending-activities';
 import { resolveStepRunClaims } from '../history/step-run-claims';
 import { turnNotFound } from '../turns/turn-id';
 import { progressUnavailable, readProgress } from '../turns/turn-worker';
-import type { ActivityOperation, PendingActivityView, TurnInspector, TurnSummary } from './ports';
+import type { ActivityOperation, TurnInspector, TurnSummary } from './ports';
 
 const TURN_NUMBER = /-([1-9][0-9]*)$/;
 
-const isoOf = (t: { seconds?: unknown; nanos?: unknown } | null | undefined): string | null => {
-  const ms = epochMs(t);
-  return ms === null ? null : new Date(ms).toISOString();
-};
-
-function lastFailureText(failure: temporal.api.failure.v1.IFailure): string {
-  const shown = publicFailureOf(failure);
-  return `${shown.type}: ${shown.message}`;
-}
-
 const isNotFound = (err: unknown) => isGrpcServiceError(err) && err.code === GrpcStatus.NOT_FOUND;
-
-function activityState(state: number | null | undefined): string {
-  const name = temporal.api.enums.v1.PendingActivityState[state ?? 0] ?? 'UNSPECIFIED';
-  return name.replace(/^PENDING_ACTIVITY_STATE_/, '');
-}
 
 /** Temporal's answer to an activity operation, as the console's error. */
 function operationError(err: unknown, operation: ActivityOperation): Error {
@@ -89,19 +72,6 @@ async function turnHistory(client: Client, workflowId: string) {
   }
 }
 
-function pendingActivityView(a: temporal.api.workflow.v1.IPendingActivityInfo): PendingActivityView {
-  return {
-    activityId: a.activityId ?? '',
-    type: a.activityType?.name ?? '',
-    state: activityState(a.state),
-    attempt: a.attempt ?? 0,
-    maximumAttempts: a.maximumAttempts ?? 0,
-    paused: !!a.paused,
-    lastFailure: a.lastFailure ? lastFailureText(a.lastFailure) : null,
-    nextAttemptAt: isoOf(a.nextAttemptScheduleTime),
-  };
-}
-
 async function operateActivity(
   client: Client,
   workflowId: string,
@@ -131,7 +101,7 @@ export function temporalInspector(client: Client): TurnInspector {
     history: (workflowId) => turnHistory(client, workflowId),
     async pendingActivities(workflowId) {
       const description = await client.workflow.getHandle(workflowId).describe();
-      return (description.raw.pendingActivities ?? []).map(pendingActivityView);
+      return (description.raw.pendingActivities ?? []).map((a) => pendingActivityView(a));
     },
     async pendingApproval(workflowId): Promise<PendingApproval | null> {
       return (await progressOf(client, workflowId)).pending;

@@ -10,6 +10,7 @@ import {
   type ActivityEntry,
 } from './entries';
 import { timedSteps, type TimedStep } from './step-times';
+import { workflowTaskFailureOf, workflowTaskFailureText, type WorkflowTaskFailure } from './workflow-task-failure';
 import { readTurnSearchAttributes, TurnOutcomeValue, TurnSearchAttribute } from '../../workflows/search-attributes';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -42,6 +43,8 @@ export type TimelineItem =
   | { kind: 'timer'; eventId: number; offsetMs: number | null; text: string }
   | { kind: 'approval'; eventId: number; offsetMs: number | null; text: string }
   | { kind: 'search-attributes'; eventId: number; offsetMs: number | null; values: Record<string, unknown> }
+  /** A reset (its reason, the runs) or a workflow task that failed or timed out; `text` as `convengine history` says it. */
+  | { kind: 'workflow-task'; eventId: number; offsetMs: number | null; text: string; task: WorkflowTaskFailure }
   | { kind: 'close'; eventId: number; offsetMs: number | null; status: string; failure: string | null };
 
 /** What a turn's event history says: every step, decision, approval and the close, with timings. */
@@ -113,6 +116,9 @@ function otherItem(event: HistoryEvent, offsetMs: number | null, held: boolean):
   if (text) return { kind: 'approval', eventId, offsetMs, text };
   const upsert = event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields;
   if (upsert) return { kind: 'search-attributes', eventId, offsetMs, values: decodedSearchAttributes(upsert) };
+  const taskFailure = workflowTaskFailureOf(event);
+  if (taskFailure)
+    return { kind: 'workflow-task', eventId, offsetMs, text: workflowTaskFailureText(taskFailure), task: taskFailure };
   const close = closeOf(event);
   return close ? { kind: 'close', eventId, offsetMs, ...close } : null;
 }

@@ -1,10 +1,12 @@
-import { WorkflowClient } from '@temporalio/client';
+import { WorkflowClient, type WorkflowHandle } from '@temporalio/client';
 import type { temporal as proto } from '@temporalio/proto';
 import { hasStepRunClaims, resolveStepRunClaims } from '../../api/history/step-run-claims';
 import { loadEnv, type Env } from '../../config/env';
 import { configuredTemporal } from '../../config/temporal-connection';
 import { parseCommandArgs, usageError, type CliCommand } from '../command';
-import { formatTimeline } from '../history/timeline';
+import { pendingActivityView } from '../../api/history/pending-activities';
+import { failureOf } from '../../api/history/public-failure';
+import { formatOpenTurn, formatTimeline, type OpenTurn } from '../history/timeline';
 import { errorChain } from '../error-chain';
 import { addressOption, withTemporalConnection } from '../temporal/connect';
 import { claimCheckDataConverter } from '../../db/claims/codec';
@@ -16,7 +18,9 @@ const USAGE = [
   'convengine history <workflowId> [--address host:port] [--namespace ns] [--run <runId>]',
   '',
   'Activities with their summaries, attempts and failures, guardrail / loop-limit decisions,',
-  'timers, search attributes and the outcome. Default address: TEMPORAL_ADDRESS or 127.0.0.1:7233.',
+  'timers, search attributes, resets and other workflow task failures, and the outcome. A turn still',
+  'running is described too: each pending activity with its attempt, last failure and next attempt.',
+  'Default address: TEMPORAL_ADDRESS or 127.0.0.1:7233.',
 ].join('\n');
 
 /**
@@ -39,6 +43,19 @@ async function resolveClaims(events: proto.api.history.v1.IHistoryEvent[], env: 
   }
 }
 
+/** A running turn's status and pending activities (the Web UI's Pending Activities); null once it has closed. */
+async function openTurn(handle: WorkflowHandle): Promise<OpenTurn | null> {
+  const description = await handle.describe();
+  if (description.status.name !== 'RUNNING') return null;
+  return {
+    status: description.status.name,
+    runId: description.runId,
+    taskQueue: description.taskQueue,
+    // In full, as the timeline shows a step's failure: the reader is an operator.
+    pending: (description.raw.pendingActivities ?? []).map((a) => pendingActivityView(a, failureOf)),
+  };
+}
+
 export const historyCommand: CliCommand = {
   usage: USAGE,
   async run(args, io) {
@@ -57,12 +74,15 @@ export const historyCommand: CliCommand = {
     const namespace = options.get('namespace')?.at(-1) ?? env.TEMPORAL_NAMESPACE;
     const runId = options.get('run')?.at(-1);
     try {
-      const history = await withTemporalConnection(temporal, (connection) =>
-        new WorkflowClient({ connection, namespace }).getHandle(workflowId, runId).fetchHistory()
-      );
+      const { history, open } = await withTemporalConnection(temporal, async (connection) => {
+        const handle = new WorkflowClient({ connection, namespace }).getHandle(workflowId, runId);
+        const history = await handle.fetchHistory();
+        return { history, open: await openTurn(handle) };
+      });
       const events = history.events ?? [];
       await resolveClaims(events, env, io.err);
       for (const line of formatTimeline(workflowId, events)) io.out(line);
+      if (open) for (const line of formatOpenTurn(open, events)) io.out(line);
       return 0;
     } catch (err) {
       io.err(`cannot read the history of ${workflowId}: ${errorChain(err)}`);

@@ -1,7 +1,9 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
-import { handoffNote, type ActivityEntry } from '../../api/history/entries';
+import type { PendingActivityView } from '../../api/console/ports';
+import { activityEntries, handoffNote, type ActivityEntry } from '../../api/history/entries';
 import { timedSteps, type TimedStep } from '../../api/history/step-times';
+import { workflowTaskFailureOf, workflowTaskFailureText } from '../../api/history/workflow-task-failure';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -57,6 +59,8 @@ function otherLine(event: HistoryEvent, events: Map<number, HistoryEvent>): stri
     return `timer started (${Number(event.timerStartedEventAttributes.startToFireTimeout?.seconds ?? 0)}s)`;
   }
   if (event.timerFiredEventAttributes) return 'timer fired';
+  const taskFailure = workflowTaskFailureOf(event);
+  if (taskFailure) return workflowTaskFailureText(taskFailure);
   if (event.upsertWorkflowSearchAttributesEventAttributes) {
     const fields = event.upsertWorkflowSearchAttributesEventAttributes.searchAttributes?.indexedFields ?? {};
     const pairs = Object.entries(fields).map(([k, v]) => `${k}=${JSON.stringify(decode(v))}`);
@@ -81,7 +85,7 @@ function otherLine(event: HistoryEvent, events: Map<number, HistoryEvent>): stri
 /**
  * A readable timeline of a turn's history for operators: each activity once (summary, final
  * attempt, outcome, failure), driver decisions (RecordTurnDecision), timers, search-attribute
- * upserts, updates and the close event. Works on any server's history, real Temporal included.
+ * upserts, updates, resets and other workflow task failures, and the close event. Works on any server's history, real Temporal included.
  */
 export function formatTimeline(workflowId: string, history: HistoryEvent[]): string[] {
   const byId = new Map(history.map((e) => [Number(e.eventId ?? 0), e]));
@@ -96,6 +100,43 @@ export function formatTimeline(workflowId: string, history: HistoryEvent[]): str
     }
     const other = otherLine(event, byId);
     if (other) lines.push(`${''.padStart(10)}  ${other}`);
+  }
+  return lines;
+}
+
+/** What DescribeWorkflowExecution tells of a turn that is still open, beyond its history. */
+export interface OpenTurn {
+  status: string;
+  runId: string;
+  taskQueue: string;
+  pending: PendingActivityView[];
+}
+
+function attemptText({ attempt, maximumAttempts }: PendingActivityView): string {
+  return maximumAttempts > 0 ? `attempt ${attempt} of ${maximumAttempts}` : `attempt ${attempt} (no maximum)`;
+}
+
+/**
+ * An open turn's status and its pending activities: a step that is retrying shows in history only as scheduled
+ * (its Started event is written when it closes), so its attempt, last failure and next attempt come from here.
+ */
+export function formatOpenTurn(turn: OpenTurn, history: HistoryEvent[]): string[] {
+  const count = turn.pending.length;
+  const lines = [
+    `${''.padStart(10)}  workflow ${turn.status} (run ${turn.runId}, task queue ${turn.taskQueue}): ` +
+      `${count} pending activit${count === 1 ? 'y' : 'ies'}`,
+  ];
+  const summaries = new Map(activityEntries(history).map((e) => [e.activityId, e.summary]));
+  for (const activity of turn.pending) {
+    const summary = summaries.get(activity.activityId);
+    const named = summary && summary !== activity.type ? `${activity.type} — ${summary}` : activity.type;
+    const next = activity.nextAttemptAt ? `, next attempt at ${activity.nextAttemptAt}` : '';
+    const paused = activity.paused && activity.state !== 'PAUSED' ? ' (paused)' : '';
+    lines.push(
+      `${''.padStart(12)}pending ${named} (activity ${activity.activityId}): ${activity.state}${paused}, ` +
+        `${attemptText(activity)}${next}`
+    );
+    if (activity.lastFailure) lines.push(`${''.padStart(14)}last failure ${activity.lastFailure}`);
   }
   return lines;
 }

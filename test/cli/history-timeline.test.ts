@@ -1,7 +1,11 @@
-/** `convengine history`'s timeline: updates, as a reset leaves them, and when each step ran. */
+/**
+ * `convengine history`'s timeline: updates, as a reset leaves them, the reset itself and other workflow task
+ * failures, when each step ran, and an open turn's pending activities.
+ */
 import { defaultPayloadConverter } from '@temporalio/common';
-import type { temporal } from '@temporalio/proto';
-import { formatTimeline } from '../../cli/history/timeline';
+import { temporal } from '@temporalio/proto';
+import { turnStory } from '../../api/history/turn-story';
+import { formatOpenTurn, formatTimeline } from '../../cli/history/timeline';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -99,6 +103,112 @@ describe('the timeline of steps', () => {
       '+47.500s McpToolHold',
       '+47.521s McpFinalize',
       '+47.570s ResponseResolution',
+    ]);
+  });
+});
+
+/** A reset's copy of the old run ends at the reset point: a workflow task failed with cause RESET_WORKFLOW. */
+const resetHistory = [
+  { eventId: 1, eventTime: ms(1_000_000), workflowExecutionStartedEventAttributes: {} },
+  localMarker(9, 1_001_000, 'McpFinalize', 1_000_900, {}),
+  { eventId: 10, eventTime: ms(1_001_100), workflowTaskScheduledEventAttributes: {} },
+  { eventId: 11, eventTime: ms(1_001_100), workflowTaskStartedEventAttributes: {} },
+  {
+    eventId: 12,
+    eventTime: ms(1_005_000),
+    workflowTaskFailedEventAttributes: {
+      cause: temporal.api.enums.v1.WorkflowTaskFailedCause.WORKFLOW_TASK_FAILED_CAUSE_RESET_WORKFLOW,
+      failure: { message: 'sre@host: re-run from ResponseResolution after the fix' },
+      baseRunId: 'run-old',
+      newRunId: 'run-new',
+    },
+  },
+  {
+    eventId: 16,
+    eventTime: ms(1_006_000),
+    workflowTaskFailedEventAttributes: {
+      cause: 'WORKFLOW_TASK_FAILED_CAUSE_NON_DETERMINISTIC_ERROR',
+      failure: { message: '[TMPRL1100] Nondeterminism error: activity type mismatch' },
+    },
+  },
+  {
+    eventId: 19,
+    eventTime: ms(1_007_000),
+    workflowTaskTimedOutEventAttributes: { timeoutType: temporal.api.enums.v1.TimeoutType.TIMEOUT_TYPE_START_TO_CLOSE },
+  },
+] as unknown as HistoryEvent[];
+
+describe('the timeline of resets and workflow task failures', () => {
+  const expected = [
+    'reset (RESET_WORKFLOW): sre@host: re-run from ResponseResolution after the fix — from run run-old, new run run-new',
+    'workflow task failed (NON_DETERMINISTIC_ERROR): [TMPRL1100] Nondeterminism error: activity type mismatch',
+    'workflow task timed out (START_TO_CLOSE)',
+  ];
+
+  it('shows a reset with its reason and runs, and other failed or timed-out workflow tasks with their cause', () => {
+    const lines = formatTimeline('turn-x-1', resetHistory).map((l) => l.trim());
+    expect(lines.slice(2)).toEqual(expected);
+  });
+
+  it("says the same in the API's timeline, with the fields apart", () => {
+    const items = turnStory(resetHistory).timeline.filter((i) => i.kind === 'workflow-task');
+    expect(items.map((i) => i.text)).toEqual(expected);
+    expect(items[0]).toMatchObject({
+      eventId: 12,
+      offsetMs: 5_000,
+      task: { kind: 'reset', cause: 'RESET_WORKFLOW', baseRunId: 'run-old', newRunId: 'run-new' },
+    });
+  });
+});
+
+describe('an open turn', () => {
+  it('lists each pending activity with its summary, attempt of the maximum, last failure and next attempt', () => {
+    const history = [
+      { eventId: 1, eventTime: ms(1_000_000), workflowExecutionStartedEventAttributes: {} },
+      {
+        eventId: 5,
+        eventTime: ms(1_000_500),
+        activityTaskScheduledEventAttributes: { activityId: '5', activityType: { name: 'McpToolCall' } },
+        userMetadata: { summary: defaultPayloadConverter.toPayload('McpToolCall: loan.application.submit (call 2)') },
+      },
+    ] as unknown as HistoryEvent[];
+    const pending = {
+      activityId: '5',
+      type: 'McpToolCall',
+      state: 'SCHEDULED',
+      attempt: 3,
+      maximumAttempts: 6,
+      paused: false,
+      lastFailure: 'TOOL_HTTP_ERROR: HTTP_API call of loan.application.submit failed with status 503',
+      nextAttemptAt: '2026-01-01T00:00:30.000Z',
+    };
+    const lines = formatOpenTurn(
+      {
+        status: 'RUNNING',
+        runId: 'run-1',
+        taskQueue: 'convengine-turns',
+        pending: [
+          pending,
+          {
+            ...pending,
+            activityId: '9',
+            type: 'Other',
+            maximumAttempts: 0,
+            lastFailure: null,
+            nextAttemptAt: null,
+            paused: true,
+            state: 'PAUSED',
+          },
+        ],
+      },
+      history
+    ).map((l) => l.trim());
+    expect(lines).toEqual([
+      'workflow RUNNING (run run-1, task queue convengine-turns): 2 pending activities',
+      'pending McpToolCall — McpToolCall: loan.application.submit (call 2) (activity 5): SCHEDULED, attempt 3 of 6, ' +
+        'next attempt at 2026-01-01T00:00:30.000Z',
+      'last failure TOOL_HTTP_ERROR: HTTP_API call of loan.application.submit failed with status 503',
+      'pending Other (activity 9): PAUSED, attempt 3 (no maximum)',
     ]);
   });
 });

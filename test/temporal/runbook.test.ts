@@ -10,6 +10,7 @@ import { eventually } from '../devserver/harness';
 import { extracted, loanConfig, plan } from '../support/loan-config';
 import { answer, callTool, orderConfig, ORDER_STATUS, ORDER_TRACE } from '../support/order-config';
 import { RECIPES, runRecipe } from '../support/runbook';
+import { runConvengine } from '../support/run-cli';
 import { closedRuns } from '../support/visibility';
 import { WorkflowHarness } from '../support/workflow-harness';
 
@@ -33,6 +34,16 @@ beforeAll(async () => {
   });
 });
 afterAll(async () => h?.stop());
+
+/** `convengine history <turn>` against the test's server: its stdout. */
+async function convengineHistory(turn: string): Promise<string> {
+  const run = await runConvengine(['history', turn], {
+    TEMPORAL_ADDRESS: h.temporal.address,
+    TEMPORAL_NAMESPACE: h.temporal.namespace,
+  });
+  expect(run).toMatchObject({ code: 0, stderr: '' });
+  return run.stdout;
+}
 
 /** Runs one recipe of the runbook against the test's server. */
 const recipe = (name: string, vars: Record<string, string>) => runRecipe(h.temporal, name, vars);
@@ -105,6 +116,15 @@ describe.each([
     expect(h.mcp.llm.unconsumed()).toEqual([]);
     const runs = await closedRuns(h.client, `WorkflowId = '${turn}'`);
     expect(runs.map((r) => r.status).sort()).toEqual(['COMPLETED', 'FAILED']);
+    // The reset point is in the new run's history, as the Web UI shows it: its cause, its reason and the runs.
+    const { runId } = await h.client.workflow.getHandle(turn).describe();
+    const failed = runs.find((r) => r.status === 'FAILED')?.runId;
+    const history = await convengineHistory(turn);
+    expect(history).toMatch(
+      new RegExp(
+        `reset \\(RESET_WORKFLOW\\): .*re-run from ResponseResolution after the fix — from run ${failed}, new run ${runId}\n`
+      )
+    );
   });
 
   test('reset-turn finds a step that rode in a regular step run (PipelineEnd after PersistConversation)', async () => {
@@ -138,6 +158,11 @@ test('retry-tool runs a tool activity waiting out its backoff again at once, onc
     const pending = (await h.client.workflow.getHandle(turn).describe()).raw.pendingActivities ?? [];
     expect(pending[0]).toMatchObject({ activityType: { name: 'McpToolCall' }, attempt: 2 });
   }, 30_000);
+  // The Web UI's Pending Activities, in `convengine history`: the attempt of the maximum, the last failure.
+  const history = await convengineHistory(turn);
+  expect(history).toMatch(/McpToolCall — McpToolCall: mock\.order\.status .* → OPEN\n/);
+  expect(history).toMatch(/pending McpToolCall — .*: SCHEDULED, attempt 2 of 5, next attempt at \S+Z\n/);
+  expect(history).toMatch(/last failure \S+: order service unavailable\n/);
   upstreamDown = false;
   const out = await recipe('retry-tool', { TURN: turn });
   expect(out).toContain('order service unavailable');
