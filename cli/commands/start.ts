@@ -37,10 +37,14 @@ export async function stackConfig(options: Map<string, string[]>, io: CliIo): Pr
 
 const isTemporalMode = (value: string): value is TemporalMode => (TEMPORAL_MODES as readonly string[]).includes(value);
 
-const OPTIONS = { values: ['port', 'temporal', 'temporal-port', 'home', 'packs', 'config'], positional: false };
+const OPTIONS = {
+  values: ['port', 'temporal', 'temporal-port', 'temporal-ui-port', 'home', 'packs', 'config'],
+  positional: false,
+};
 
 const USAGE = [
-  'convengine start [--port 3000] [--temporal=auto|cli|embedded] [--temporal-port 7233] [--home .convengine]',
+  'convengine start [--port 3000] [--temporal=auto|cli|embedded] [--temporal-port 7233]',
+  '                 [--temporal-ui-port 8233] [--home .convengine]',
   '                 [--packs all|none|<pack>,<pack>...] [--config <dir>]',
   '',
   'Uses TEMPORAL_ADDRESS, DATABASE_URL and ANTHROPIC_API_KEY when they are set; otherwise it runs',
@@ -52,8 +56,8 @@ const USAGE = [
   "                wins on equal ids). Use --packs none so the demo packs' GREETING/UNKNOWN rows stay out.",
   '',
   'Temporal without TEMPORAL_ADDRESS (--temporal, else CONVENGINE_TEMPORAL, default auto):',
-  '  cli       the real server and its Web UI (`temporal server start-dev`, state in --home);',
-  '            needs `npm run temporal:install` (Go)',
+  '  cli       the real server and its Web UI (`temporal server start-dev`, state in --home; the UI on',
+  '            --temporal-ui-port, default the Temporal port + 1000); needs `npm run temporal:install` (Go)',
   '  embedded  our dev server (devserver/), nothing to install',
   '  auto      cli when the Temporal CLI is installed, else embedded',
 ].join('\n');
@@ -62,6 +66,8 @@ interface StartArgs {
   options: Map<string, string[]>;
   apiPort: number;
   temporalPort: number;
+  /** Absent: the Temporal port + 1000. */
+  temporalUiPort: number | undefined;
   temporal: TemporalMode;
 }
 
@@ -74,12 +80,14 @@ function startArgs(args: string[], env: Env, io: CliIo): StartArgs | number {
   if (typeof apiPort === 'string') return usageError(io, apiPort, USAGE);
   const temporalPort = portOption(options, 'temporal-port', 7233);
   if (typeof temporalPort === 'string') return usageError(io, temporalPort, USAGE);
+  const temporalUiPort = options.has('temporal-ui-port') ? portOption(options, 'temporal-ui-port', 0) : undefined;
+  if (typeof temporalUiPort === 'string') return usageError(io, temporalUiPort, USAGE);
   const temporal = options.get('temporal')?.at(-1) ?? env.CONVENGINE_TEMPORAL;
   if (!isTemporalMode(temporal)) {
     io.err(`--temporal must be one of ${TEMPORAL_MODES.join(', ')} (got "${temporal}")`);
     return 2;
   }
-  return { options, apiPort, temporalPort, temporal };
+  return { options, apiPort, temporalPort, temporalUiPort, temporal };
 }
 
 /**
@@ -147,7 +155,7 @@ export const startCommand: CliCommand = {
     const env = loadEnv();
     const parsed = startArgs(args, env, io);
     if (typeof parsed === 'number') return parsed;
-    const { options, apiPort, temporalPort, temporal } = parsed;
+    const { options, apiPort, temporalPort, temporalUiPort, temporal } = parsed;
     const config = await stackConfig(options, io);
     if (typeof config === 'number') return config;
     const telemetry = processTelemetry(env, 'convengine', { format: 'pretty', level: stackLogLevel(env) });
@@ -159,6 +167,7 @@ export const startCommand: CliCommand = {
       home: resolve(options.get('home')?.at(-1) ?? '.convengine'),
       apiPort,
       temporalPort,
+      temporalUiPort,
       temporal,
       log: (line) => io.out(line),
     });

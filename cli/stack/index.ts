@@ -29,6 +29,7 @@ export async function startStack(stackOptions: StackOptions): Promise<RunningSta
       env: options.env,
       home: options.home,
       port: options.temporalPort ?? 7233,
+      uiPort: options.temporalUiPort,
       mode: options.temporal ?? options.env.CONVENGINE_TEMPORAL,
       ui: options.temporalUi ?? true,
       logger: options.logger,

@@ -21,6 +21,8 @@ export interface TemporalPartOptions {
   home: string;
   /** Preferred frontend port; another free one when it is taken. 0 = any free port. */
   port: number;
+  /** Preferred Web UI port (the real server's); absent: the frontend port + 1000, as start-dev's default. */
+  uiPort?: number;
   mode: TemporalMode;
   /** Serve the real server's Web UI (the demo's private stack does not need it). */
   ui: boolean;
@@ -30,10 +32,13 @@ export interface TemporalPartOptions {
   onSpawn?(): void;
 }
 
-/** A preferred port, or any free one when another server holds it: the zero-setup start keeps working. */
-async function onPreferredPort<T>(port: number, start: (port: number) => Promise<T>): Promise<T> {
-  return start(port).catch((err: unknown) => {
-    if (port !== 0 && isPortClash(err)) return start(0);
+/**
+ * Preferred ports, or any free ones when another server holds one of them: the zero-setup start keeps working.
+ * `ports` are the frontend's and (the real server's) the Web UI's; 0 = any free port.
+ */
+async function onPreferredPort<T>(ports: number[], start: (free: boolean) => Promise<T>): Promise<T> {
+  return start(false).catch((err: unknown) => {
+    if (ports.some((port) => port !== 0) && isPortClash(err)) return start(true);
     throw err;
   });
 }
@@ -82,12 +87,13 @@ async function externalTemporal(
 async function realServer(binary: string, options: TemporalPartOptions): Promise<Part<TemporalEndpoint>> {
   const dbFile = join(options.home, 'temporal.sqlite');
   const namespace = options.env.TEMPORAL_NAMESPACE;
-  const server = await onPreferredPort(options.port, (port) =>
-    // The Web UI where `temporal server start-dev` puts it by default: frontend port + 1000.
+  // By default the Web UI is where `temporal server start-dev` puts it: frontend port + 1000.
+  const uiPort = options.uiPort ?? (options.port && options.port + 1000);
+  const server = await onPreferredPort([options.port, uiPort], (free) =>
     startTemporalCli({
       binary,
-      port,
-      uiPort: port && port + 1000,
+      port: free ? 0 : options.port,
+      uiPort: free ? 0 : uiPort,
       ui: options.ui,
       dbFile,
       namespaces: [namespace],
@@ -121,7 +127,9 @@ async function embeddedDevServer(options: TemporalPartOptions): Promise<Part<Tem
     onInternalError: (err: unknown) =>
       options.logger.error({ err, component: 'devserver' }, 'dev server internal error'),
   };
-  const server = await onPreferredPort(options.port, (port) => startDevServer({ ...devOptions, port }));
+  const server = await onPreferredPort([options.port], (free) =>
+    startDevServer({ ...devOptions, port: free ? 0 : options.port })
+  );
   return {
     value: {
       address: server.address,

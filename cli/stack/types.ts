@@ -20,6 +20,8 @@ export interface StackOptions {
   home: string;
   apiPort?: number;
   temporalPort?: number;
+  /** The real server's Web UI port; default temporalPort + 1000. */
+  temporalUiPort?: number;
   /** Overrides CONVENGINE_TEMPORAL when TEMPORAL_ADDRESS is unset. */
   temporal?: TemporalMode;
   /** Serve the real server's Web UI (default true). */

@@ -16,6 +16,9 @@ describe('convengine start usage errors', () => {
     [['--port', 'abc'], '--port expects a number from 0 to 65535'],
     [['--port', '70000'], '--port expects a number from 0 to 65535'],
     [['--temporal-port', '99999'], '--temporal-port expects a number from 0 to 65535'],
+    [['--temporal-ui-port', '99999'], '--temporal-ui-port expects a number from 0 to 65535'],
+    [['--temporal-ui-port', 'ui'], '--temporal-ui-port expects a number from 0 to 65535'],
+    [['--temporal-ui-port'], '--temporal-ui-port needs a value'],
   ])('start %j exits 2 with "%s"', async (args, message) => {
     const run = await runConvengine(['start', ...args], NOWHERE, 30_000);
     expect(run.code).toBe(2);

@@ -7,6 +7,7 @@ import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { TURN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { freePort } from '../../cli/temporal/server';
 import { ConvengineProcess } from '../support/child-processes';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { runConvengine } from '../support/run-cli';
@@ -29,11 +30,23 @@ describe('convengine start --temporal=cli', () => {
   });
   afterAll(async () => tdb?.drop());
 
-  it('runs the real server with its Web UI, says so, and stops it with itself', async () => {
+  it('runs the real server with its Web UI on --temporal-ui-port, says so, and stops it with itself', async () => {
     // A home that does not exist yet, with an external database: nothing else creates it (the embedded one would).
     const home = join(mkdtempSync(join(tmpdir(), 'ce-start-')), 'fresh', '.convengine');
+    const uiPort = await freePort();
     const start = await ConvengineProcess.start(
-      ['start', '--temporal=cli', '--port', '0', '--temporal-port', '0', '--home', home],
+      [
+        'start',
+        '--temporal=cli',
+        '--port',
+        '0',
+        '--temporal-port',
+        '0',
+        '--temporal-ui-port',
+        `${uiPort}`,
+        '--home',
+        home,
+      ],
       {
         name: 'start',
         // The Web UI line follows the ready line; the 'Try:' line closes the banner.
@@ -46,7 +59,7 @@ describe('convengine start --temporal=cli', () => {
     expect(banner).toMatch(/real Temporal server 1\.29\.1 \(Temporal CLI v1\.5\.1\) at 127\.0\.0\.1:\d+/);
     expect(banner).toContain(`state in ${join(home, 'temporal.sqlite')}`);
     const ui = /Temporal Web UI: (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1];
-    expect(ui).toBeDefined();
+    expect(ui).toBe(`http://127.0.0.1:${uiPort}`);
     expect((await fetch(ui as string)).status).toBe(200);
     const address = /at (127\.0\.0\.1:\d+)\)/.exec(banner)?.[1] as string;
     const connection = await Connection.connect({ address });
