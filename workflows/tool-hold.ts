@@ -1,4 +1,4 @@
-import { ApplicationFailure } from '@temporalio/workflow';
+import { ApplicationFailure, workflowInfo } from '@temporalio/workflow';
 import type { Session } from '../core/session';
 import {
   describeHold,
@@ -75,7 +75,8 @@ export async function awaitHeldTool(
     status: TurnStatus.Held,
     decided: () => state.holdResolution !== null,
     timeoutMs: request.timeoutMs,
-    details: describeHold(request, expiresAt),
+    // Current details are not a command: the text may change between releases without a patch.
+    details: describeHold(request, expiresAt, workflowInfo().workflowId),
     // The hold has reset TurnOutcome since it was first shipped (TOOL_HOLD_PATCH).
     resumeOutcome: () => true,
     position: () => (recordsPosition() ? session : null),

@@ -8,7 +8,7 @@ import {
   type ToolCallFailure,
   type TurnExecutor,
 } from '../turn/executor';
-import { HELD_TOOL_ACTIONS } from '../turn/operator-decision';
+import { cutText } from '../text/cut-text';
 import { DEFAULT_HOLD_TIMEOUT_MS, McpAudit } from './constants';
 
 /** The failure type a turn ends with when an operator fails its held tool call. */
@@ -150,14 +150,31 @@ export function resolvedAuditInput(
   return withAudits(inputFor('resolved'), toolHoldResolvedAudit(request, resolution));
 }
 
-/** One line for the Temporal UI (workflow current details) and the CLI: why the turn waits. */
-export function describeHold(request: HeldToolRequest, expiresAt: string): string {
-  const unknown = request.outcomeUnknown ? ' — outcome UNKNOWN: verify upstream, then mark-done or fail' : '';
-  return [
-    `**Held for an operator**: tool \`${request.toolCode}\` (call ${request.callIndex}, ${request.sideEffect})`,
-    `failed in ${request.attempts} activity attempt(s); the last one: ${request.failureType}: ${request.error}${unknown}.`,
-    `Waits until ${expiresAt}, then answers without it.`,
-    'Resolve with `convengine sre retry|skip|fail|mark-done --workflow-id <id>`',
-    `or update \`resolveHeldTool\` {"action":"${HELD_TOOL_ACTIONS.join('|')}"}.`,
-  ].join('\n');
+/**
+ * The last error as the current details show it: the whole of it is in the TOOL_HELD row, the held call's query,
+ * `convengine sre list` and the console.
+ */
+const DETAILS_ERROR_CHARS = 120;
+
+/**
+ * Web UI 2.42.1 sizes the frame of the current details to its body's scrollHeight + 2 px, which leaves out the first
+ * paragraph's top margin, so the last 14 px of the text are cut off. A last paragraph of one no-break space takes them.
+ */
+const UI_CLIP_GUARD = '\n\n\u00a0';
+
+/**
+ * Why the turn waits and how to resolve it, for the Temporal UI (the workflow's current details, markdown): the
+ * command ready to paste with the turn's own `workflowId`, a line break (`\`) before each sentence.
+ */
+export function describeHold(request: HeldToolRequest, expiresAt: string, workflowId: string): string {
+  const error =
+    request.error.length > DETAILS_ERROR_CHARS ? `${cutText(request.error, DETAILS_ERROR_CHARS)}…` : request.error;
+  const unknown = request.outcomeUnknown ? '\\\nOutcome UNKNOWN: verify upstream, then mark-done or fail.' : '';
+  const lines = [
+    `**Held for an operator**: \`${request.toolCode}\` (call ${request.callIndex}, ${request.sideEffect}) failed in ` +
+      `${request.attempts} activity attempt(s); the last one: ${request.failureType}: ${error}.${unknown}`,
+    `Answers without it at ${expiresAt}. Resolve with \`convengine sre retry --workflow-id ${workflowId}\` ` +
+      '(or skip, fail, mark-done) or the update `resolveHeldTool`.',
+  ];
+  return lines.join('\\\n') + UI_CLIP_GUARD;
 }

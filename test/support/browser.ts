@@ -18,3 +18,13 @@ export function temporalUiUrl(): string {
   if (!url) throw new Error('TEMPORAL_UI_URL is not set: run this file with `npm run test:temporal`');
   return url;
 }
+
+/**
+ * The task queue of a Web UI test's turns: the one a deployment has (TEMPORAL_TASK_QUEUE's default) while
+ * `UPDATE_SCREENSHOTS=1` writes the docs' screenshots, which a user compares with their own UI; otherwise the
+ * harness's own, so test files running side by side never take each other's tasks. Screenshots are updated
+ * in band (`npm run test:temporal -- web-ui --runInBand`), and each file ends the turns it left running.
+ */
+export function screenshotTaskQueue(): string | undefined {
+  return process.env.UPDATE_SCREENSHOTS === '1' ? 'convengine-turns' : undefined;
+}

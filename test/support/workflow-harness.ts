@@ -36,6 +36,8 @@ export interface WorkflowHarnessOptions {
   observe?: { metrics: WorkerMetrics; logger?: Logger };
   /** A server the caller runs (and stops): the harness does not start one of its own. */
   temporal?: TestTemporal;
+  /** The worker's task queue; default one of its own (`turns-<pid>-<time>`), so test files never share one. */
+  taskQueue?: string;
 }
 
 /**
@@ -95,7 +97,7 @@ export class WorkflowHarness {
     );
     const client = new Client({ connection, namespace: server.namespace, dataConverter });
     await setupTemporalNamespace(connection, { namespace: server.namespace });
-    const taskQueue = `turns-${process.pid}-${Date.now()}`;
+    const taskQueue = options.taskQueue ?? `turns-${process.pid}-${Date.now()}`;
     const nativeConnection = await NativeConnection.connect({ address: server.address });
     // Activities resolve deps per call, so tests can swap tool handlers between turns.
     const observe = options.observe;

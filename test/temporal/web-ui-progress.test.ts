@@ -8,7 +8,7 @@ import { copyFileSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser } from 'playwright-core';
-import { launchChromium, temporalUiUrl } from '../support/browser';
+import { launchChromium, screenshotTaskQueue, temporalUiUrl } from '../support/browser';
 import { verbose } from '../../db/seed/builders';
 import { extracted, loanConfig, plan } from '../support/loan-config';
 import { WorkflowHarness } from '../support/workflow-harness';
@@ -22,7 +22,7 @@ let browser: Browser;
 jest.setTimeout(180_000);
 
 beforeAll(async () => {
-  h = await WorkflowHarness.start();
+  h = await WorkflowHarness.start({ taskQueue: screenshotTaskQueue() });
   // The submit tool needs approval: the turn stays running, parked on it, with its details set.
   const rows = loanConfig({ submitNeedsApproval: true });
   await h.mcp.configure({

@@ -7,7 +7,7 @@ import { copyFileSync, mkdtempSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { type Browser, type Page } from 'playwright-core';
-import { launchChromium, temporalUiUrl } from '../support/browser';
+import { launchChromium, screenshotTaskQueue, temporalUiUrl } from '../support/browser';
 import type { DemoTurnRecord } from '../../demo/demo-runner';
 import { activityEntries, decodePayload, upsertedSearchAttributes } from '../support/history';
 import { callTool, maxLoops, orderConfig } from '../support/order-config';
@@ -24,7 +24,7 @@ let loopLimitTurn: string;
 jest.setTimeout(180_000);
 
 beforeAll(async () => {
-  h = await WorkflowHarness.start();
+  h = await WorkflowHarness.start({ taskQueue: screenshotTaskQueue() });
   const records = await runSeedConversations(h, ['loan-confirmation']);
   loanTurn = records.find((r) => r.turn === 3) as DemoTurnRecord;
   // A planner that never answers: the order-diagnostics config with a loop limit of 3.
