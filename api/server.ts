@@ -128,7 +128,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const handle = openDatabase(options.databaseUrl, { max: 10 });
   const shared = options.workerConnection;
   const connection = shared ?? (await connectTemporalClient(options.temporal));
-  const client = temporalClient(handle.db, withDefaultCallDeadline(connection, env.TEMPORAL_CALL_TIMEOUT_MS), env);
+  const stopped = new AbortController();
+  const bounded = withDefaultCallDeadline(connection, env.TEMPORAL_CALL_TIMEOUT_MS, stopped.signal);
+  const client = temporalClient(handle.db, bounded, env);
   // The API's refresh and validate answer what the worker's store decides.
   const store = engineConfigStore(handle.db, await loadEngineValidation(), options.logger);
   const wiring: ApiWiring = { env, db: handle.db, connection, client, store };
@@ -155,6 +157,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const app = buildApi(apiOptions(wiring, options, ports, metrics));
   const url = await app.listen({ host: options.host ?? env.HOST, port: options.port ?? env.PORT });
   return drainingServer(app, url, gateway, async () => {
+    // Every caller was answered: the turn waits still in flight end here, before the connection they are sent on.
+    stopped.abort();
     if (!shared) {
       await temporalChecksEnded(connection);
       await connection.close();
@@ -165,7 +169,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
 
 /**
  * The API's Temporal client: payloads over the claim-check threshold go to the database, calls are traced, and each
- * is bounded by TEMPORAL_CALL_TIMEOUT_MS (withDefaultCallDeadline).
+ * is bounded by TEMPORAL_CALL_TIMEOUT_MS and ends with the API (withDefaultCallDeadline).
  */
 function temporalClient(db: Database, connection: ConnectionLike, env: Env): Client {
   return new Client({

@@ -1,4 +1,5 @@
 import type { AsyncLocalStorage } from 'node:async_hooks';
+import * as grpc from '@grpc/grpc-js';
 import type { ConnectionLike } from '@temporalio/client';
 
 /**
@@ -16,8 +17,38 @@ function longPoll(method: string, request: unknown): boolean {
   );
 }
 
-/** Both SDK connections keep the call context (deadline, metadata) in this storage; a fake one may not. */
-type DeadlineContext = { callContextStorage?: AsyncLocalStorage<{ deadline?: number | Date }> };
+/** Both SDK connections keep the call context (deadline, metadata, signal) in this storage; a fake one may not. */
+type CallContext = { deadline?: number | Date; abortSignal?: AbortSignal };
+type DeadlineContext = { callContextStorage?: AsyncLocalStorage<CallContext> };
+
+/** A call asked for once its client has stopped: not sent, and failed as a cancelled call is (CANCELLED). */
+export class ClientStoppedError extends Error {
+  readonly code = grpc.status.CANCELLED;
+  constructor(method: string) {
+    super(`${method} was not sent: the client has stopped`);
+    this.name = 'ClientStoppedError';
+  }
+}
+
+interface CallBounds {
+  connection: ConnectionLike;
+  context: AsyncLocalStorage<CallContext>;
+  timeoutMs: number;
+  stopped: AbortSignal | undefined;
+}
+
+/** `call`, the RPC `method` with `request`, within `bounds` (withDefaultCallDeadline). */
+function boundedCall(bounds: CallBounds, method: string, request: unknown, call: () => Promise<unknown>) {
+  const { connection, context, timeoutMs, stopped } = bounds;
+  if (stopped?.aborted) return Promise.reject(new ClientStoppedError(method));
+  const store = context.getStore();
+  const timed =
+    store?.deadline !== undefined || longPoll(method, request)
+      ? call
+      : () => connection.withDeadline(Date.now() + timeoutMs, call);
+  // A signal set around the call is its caller's own (the connection keeps one), and that caller's to abort.
+  return stopped && store?.abortSignal === undefined ? connection.withAbortSignal(stopped, timed) : timed();
+}
 
 /**
  * `connection`, but each call it sends to the workflow or operator service without a deadline of its own gets one
@@ -25,22 +56,29 @@ type DeadlineContext = { callContextStorage?: AsyncLocalStorage<{ deadline?: num
  * answers (stopped with SIGSTOP, a half-dead host) holds a request for as long as the SDK waits: about 30 s on the
  * worker's native connection, without end on the client's own. The failure is then DEADLINE_EXCEEDED (the client's
  * connection) or CANCELLED "Timeout expired" (the native one), which isTemporalUnreachable reads as unreachable.
+ * Once `stopped` aborts (the API's stop, its callers answered), the calls in flight are cancelled (the client's
+ * connection; the native one does not cancel) and later ones fail at once (ClientStoppedError): a long poll would
+ * otherwise outlive the API's close, and the chain that reads a turn's end would send more.
  * The connection itself is shared (the worker's, in `convengine start`) and left as it is.
  */
-export function withDefaultCallDeadline<C extends ConnectionLike>(connection: C, timeoutMs: number): C {
+export function withDefaultCallDeadline<C extends ConnectionLike>(
+  connection: C,
+  timeoutMs: number,
+  stopped?: AbortSignal
+): C {
   const context = (connection as DeadlineContext).callContextStorage;
   if (!context) return connection;
+  const bounds: CallBounds = { connection, context, timeoutMs, stopped };
   const bounded = <S extends object>(service: S): S =>
     new Proxy(service, {
       get(target, method, receiver) {
         const value: unknown = Reflect.get(target, method, receiver);
         // The RPCs are the service's own properties (on both connections); its prototype has rpcCall, end, on, ...
         if (typeof value !== 'function' || typeof method !== 'string' || !Object.hasOwn(target, method)) return value;
-        return (...args: unknown[]) => {
-          const call = () => (value as (...a: unknown[]) => Promise<unknown>).apply(target, args);
-          if (context.getStore()?.deadline !== undefined || longPoll(method, args[0])) return call();
-          return connection.withDeadline(Date.now() + timeoutMs, call);
-        };
+        return (...args: unknown[]) =>
+          boundedCall(bounds, method, args[0], () =>
+            (value as (...a: unknown[]) => Promise<unknown>).apply(target, args)
+          );
       },
     });
   // The prototype is the connection: its own calls (withDeadline, close, the eager-start capability) stay its own.

@@ -2,8 +2,12 @@ import * as grpc from '@grpc/grpc-js';
 import { Connection, NamespaceNotFoundError, type ConnectionOptions } from '@temporalio/client';
 import { google } from '@temporalio/proto';
 import { unreachable, type TemporalConnectionSettings } from './temporal-connection';
+import { closeSafeRetryInterceptor } from './temporal-retry';
 
-/** The client options (gateway, CLI commands) for `settings`: address, TLS and API key. */
+/**
+ * The client options (API, CLI commands) for `settings`: address, TLS and API key, and the SDK's retry of a failed
+ * call made safe to close the connection under (closeSafeRetryInterceptor).
+ */
 export function clientConnectionOptions(
   settings: TemporalConnectionSettings,
   extra: Pick<ConnectionOptions, 'connectTimeout'> = {}
@@ -12,6 +16,7 @@ export function clientConnectionOptions(
     address: settings.address,
     ...(settings.tls ? { tls: settings.tls } : {}),
     ...(settings.apiKey !== undefined ? { apiKey: settings.apiKey } : {}),
+    interceptors: [closeSafeRetryInterceptor()],
     ...extra,
   };
 }

@@ -1,16 +1,19 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
 import * as grpc from '@grpc/grpc-js';
 import type { ConnectionLike } from '@temporalio/client';
-import { withDefaultCallDeadline } from '../../config/temporal-call-deadline';
+import { ClientStoppedError, withDefaultCallDeadline } from '../../config/temporal-call-deadline';
 import { isTemporalUnreachable } from '../../config/temporal-client';
 
-/** A connection as both SDK connections keep their call context: each call records the deadline it was sent with. */
+/**
+ * A connection as both SDK connections keep their call context: each call records the deadline it was sent with,
+ * and the signal that cancels it.
+ */
 function fakeConnection() {
-  const callContextStorage = new AsyncLocalStorage<{ deadline?: number | Date }>();
-  const sent: { method: string; deadline: number | undefined }[] = [];
+  const callContextStorage = new AsyncLocalStorage<{ deadline?: number | Date; abortSignal?: AbortSignal }>();
+  const sent: { method: string; deadline: number | undefined; signal?: AbortSignal }[] = [];
   const rpc = (method: string) => async () => {
-    const deadline = callContextStorage.getStore()?.deadline;
-    sent.push({ method, deadline: deadline === undefined ? undefined : Number(deadline) });
+    const { deadline, abortSignal: signal } = callContextStorage.getStore() ?? {};
+    sent.push({ method, deadline: deadline === undefined ? undefined : Number(deadline), signal });
   };
   const connection = {
     callContextStorage,
@@ -22,6 +25,9 @@ function fakeConnection() {
     operatorService: { listSearchAttributes: rpc('listSearchAttributes') },
     withDeadline<R>(deadline: number | Date, fn: () => Promise<R>): Promise<R> {
       return callContextStorage.run({ ...callContextStorage.getStore(), deadline }, fn);
+    },
+    withAbortSignal<R>(abortSignal: AbortSignal, fn: () => Promise<R>): Promise<R> {
+      return callContextStorage.run({ ...callContextStorage.getStore(), abortSignal }, fn);
     },
   };
   return { connection: connection as unknown as ConnectionLike & typeof connection, sent };
@@ -48,6 +54,26 @@ describe('the API’s Temporal calls are bounded (config/temporal-call-deadline.
     // The connection itself, which a worker may share, is left as it was.
     await connection.workflowService.startWorkflowExecution({});
     expect(sent.at(-1)?.deadline).toBeUndefined();
+  });
+
+  it('cancels the calls in flight once stopped (a caller’s own signal kept), and sends none after', async () => {
+    const { connection, sent } = fakeConnection();
+    const stopped = new AbortController();
+    const bounded = withDefaultCallDeadline(connection, 1_000, stopped.signal);
+    await bounded.workflowService.updateWorkflowExecution({});
+    await bounded.workflowService.startWorkflowExecution({});
+    const own = new AbortController().signal;
+    await bounded.withAbortSignal(own, () => bounded.workflowService.startWorkflowExecution({}));
+    expect(sent.map((call) => call.signal)).toEqual([stopped.signal, stopped.signal, own]);
+    // The deadline still applies within the signal's scope.
+    expect(sent[1]?.deadline).toBeDefined();
+
+    stopped.abort();
+    const refused = bounded.workflowService.getWorkflowExecutionHistory({ waitNewEvent: true });
+    await expect(refused).rejects.toBeInstanceOf(ClientStoppedError);
+    await expect(refused).rejects.toMatchObject({ code: grpc.status.CANCELLED });
+    expect(isTemporalUnreachable(await refused.catch((err: unknown) => err))).toBe(false);
+    expect(sent).toHaveLength(3);
   });
 
   it('reads the native connection’s deadline (CANCELLED "Timeout expired") as unreachable, not any CANCELLED', () => {
