@@ -25,5 +25,19 @@ export function processTelemetry(
     name,
   });
   const tracing = setupTracing({ serviceName: env.OTEL_SERVICE_NAME, otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT });
-  return { logger, tracing, shutdown: async () => tracing?.shutdown() };
+  return { logger, tracing, shutdown: () => flushSpans(tracing, logger) };
+}
+
+/**
+ * Spans still buffered are sent once more at stop. A collector that is down or slow loses them, which is worth a
+ * warning but is no failure of the stop: without this, every stop behind an unanswering endpoint exited 1 with only
+ * the exporter's "Request Timeout". The endpoint is not logged (it may carry credentials).
+ */
+async function flushSpans(tracing: Tracing | null, logger: Logger): Promise<void> {
+  try {
+    await tracing?.shutdown();
+  } catch (err) {
+    const reason = err instanceof Error ? err.message : String(err);
+    logger.warn({ reason }, 'spans buffered at stop were not exported (OTEL_EXPORTER_OTLP_ENDPOINT)');
+  }
 }

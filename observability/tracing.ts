@@ -51,10 +51,14 @@ export function setupTracing(options: TracingOptions): Tracing | null {
     resource,
     spanProcessor,
     async shutdown() {
-      await provider.shutdown();
-      trace.disable();
-      context.disable();
-      active = null;
+      // The global provider is released even when the last export fails, so a later setup can register again.
+      try {
+        await provider.shutdown();
+      } finally {
+        trace.disable();
+        context.disable();
+        active = null;
+      }
     },
   };
   active = tracing;
