@@ -12,8 +12,10 @@ import {
   seedPacks,
 } from '../../db/seed';
 import type { Database } from '../../db/pool';
+import type { Pool } from 'pg';
 import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../command';
 import { errorChain } from '../error-chain';
+import { notMigratedReason } from '../not-migrated';
 
 const USAGE = [
   'convengine seed <pack>... | all',
@@ -37,15 +39,13 @@ function listPacks(io: CliIo): number {
   return 0;
 }
 
-function printFailure(io: CliIo, err: unknown): number {
+async function printFailure(io: CliIo, err: unknown, pool: Pick<Pool, 'query'>): Promise<number> {
   if (isEngineError(err) && Array.isArray(err.details?.violations)) {
     io.err(err.message.split('\n')[0] ?? err.message);
     for (const v of err.details.violations as ConfigViolation[]) io.err(formatViolation(v));
     return 1;
   }
-  const message = errorChain(err);
-  io.err(`seed failed: ${message}`);
-  if (/relation .* does not exist/.test(message)) io.err('Run `convengine migrate` first.');
+  io.err(`seed failed: ${(await notMigratedReason(pool)) ?? errorChain(err)}`);
   return 1;
 }
 
@@ -106,7 +106,7 @@ export const seedCommand: CliCommand = {
     try {
       return restoring ? await restoreAndReport(handle.db, io) : await seedAndReport(handle.db, positional, io);
     } catch (err) {
-      return printFailure(io, err);
+      return await printFailure(io, err, handle.pool);
     } finally {
       await handle.close();
     }

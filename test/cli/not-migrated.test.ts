@@ -29,6 +29,7 @@ describe('commands on a database that is not migrated', () => {
     [['config', 'apply', '<work>'], `config failed: ${HINT}`, 1],
     [['validate-config'], `validate-config failed: ${HINT}`, 1],
     [['whatif', '--config', 'current', '--conversation', 'c1'], `whatif failed: ${HINT}`, 3],
+    [['seed', 'faq'], `seed failed: ${HINT}`, 1],
   ])('convengine %j', async (args, line, code) => {
     const run = await runConvengine(
       args.map((a) => a.replace('<work>', work)),
