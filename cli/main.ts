@@ -1,6 +1,7 @@
 import { type CliIo, processIo, wantsHelp } from './command';
 import { commands } from './commands';
 import { INVALID_ENVIRONMENT_EXIT, runWithValidEnvironment } from './environment';
+import { failIfUnsettled } from './unsettled';
 
 /** Exit code of a missing or unknown command, as of a sub-command's usage error (usageError). */
 const USAGE_EXIT = 2;
@@ -37,12 +38,15 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
     printUsage((line) => io.err(line));
     return USAGE_EXIT;
   }
-  const command = await entry.load();
-  if (wantsHelp(rest)) {
-    io.out(`Usage: ${command.usage}`);
-    io.out('');
-    io.out(entry.summary);
-    return 0;
-  }
-  return runWithValidEnvironment(io, () => command.run(rest, io));
+  // Every command, through this one guard: a command that never finishes fails instead of exiting 0 (cli/unsettled.ts).
+  return failIfUnsettled(name, io, async () => {
+    const command = await entry.load();
+    if (wantsHelp(rest)) {
+      io.out(`Usage: ${command.usage}`);
+      io.out('');
+      io.out(entry.summary);
+      return 0;
+    }
+    return runWithValidEnvironment(io, () => command.run(rest, io));
+  });
 }
