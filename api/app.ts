@@ -7,6 +7,7 @@ import Fastify, {
 } from 'fastify';
 import type { Histogram } from 'prom-client';
 import { INPUT_PARAMS_DEFAULT_MAX_BYTES, STREAM_MAX_CONNECTIONS_DEFAULT, WHATIF_DEFAULT_LIMITS } from '../config/env';
+import { installClosedRequestLog } from '../observability/closed-request-log';
 import { installHttpTracing } from '../observability/http-tracing';
 import type { Logger } from '../observability/logger';
 import { installTurnMetrics } from '../observability/turn-metrics';
@@ -67,6 +68,7 @@ function callerRequestId(header: string | string[] | undefined): string | null {
 export function buildApi(options: ApiOptions): FastifyInstance {
   const app = Fastify(fastifyOptions(options));
   const docs = new OpenApiRegistry();
+  installClosedRequestLog(app);
   installHttpTracing(app);
   if (options.turnDuration) installTurnMetrics(app, options.turnDuration);
   const stopping = installClosingHooks(app);

@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { VERBOSE_PROGRESS } from '../../core/verbose';
 import { AuditFeed } from '../audit-feed';
 import { ConcurrencyLimit, type LimitMetrics, type LimitRefusal } from '../concurrency-limit';
@@ -154,23 +154,11 @@ export function streamRoutes(
     await streams.run(reply, () =>
       onConversationNamed((request.params as { id: string }).id, async (id) => {
         await requireConversation(ports, id);
-        hijack(reply);
+        // Its request line: Fastify's as the stream finishes, observability/closed-request-log.ts's if its client leaves.
+        reply.hijack();
         await runStream({ request, raw: reply.raw, feed, id, opts, shutdown });
       })
     );
-  });
-}
-
-/**
- * Takes the response over from Fastify, which writes its "request completed" line for it only when the response
- * finishes (the stream's time is up, the API closes): a stream its client left, the usual end, gets this one, with
- * its status and duration, as the response closes.
- */
-function hijack(reply: FastifyReply): void {
-  reply.hijack();
-  const raw = reply.raw;
-  raw.once('close', () => {
-    if (!raw.writableFinished) reply.log.info({ res: reply, responseTime: reply.elapsedTime }, 'request completed');
   });
 }
 

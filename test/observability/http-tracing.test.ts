@@ -106,7 +106,9 @@ describe('server spans and request lines of every request (observability/http-tr
       const servers = named(exporter.getFinishedSpans(), STREAM_ROUTE);
       expect(servers).toHaveLength(1);
       expect(servers[0]?.attributes).toMatchObject({ 'http.response.status_code': 200 });
-      expect(completedLines(log, streamPath)).toHaveLength(1);
+      const lines = completedLines(log, streamPath);
+      expect(lines).toHaveLength(1);
+      expect(lines[0]).toMatchObject({ res: { statusCode: 200 }, clientClosed: true });
     } finally {
       await app.close();
     }
