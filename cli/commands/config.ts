@@ -36,7 +36,8 @@ const USAGE = [
   'apply refuses the whole set, naming each bad row, if anything is invalid; otherwise it writes every',
   'table in one transaction (rows missing from the file of its table are deleted; a table without a file is',
   'kept as it is; a directory without any .yaml file is refused), which bumps the config version, and',
-  'prints the diff. Running turns keep the config version they started with. validate sees only the tree:',
+  'prints the diff; a tree equal to the database writes nothing ("no changes", the version kept). Running',
+  'turns keep the config version they started with. validate sees only the tree:',
   'of a table without a file it knows nothing, so what needs that table (a row another row names) is left',
   "to diff and apply, which check the tree with the database's tables. With --complete the tree is the whole",
   'config (a table without a file has no rows), checked as strictly as apply checks a database: for a',
@@ -256,8 +257,13 @@ async function diffOrApply(db: Database, dir: string, io: CliIo, write: boolean)
     io.out(changes.length === 0 ? 'no changes' : `${changes.length} change(s); nothing written`);
     return 0;
   }
-  const { version } = await applyConfigRows(db, rows);
-  io.out(`applied ${changes.length} change(s); config version ${version}`);
+  const { version, written } = await applyConfigRows(db, rows);
+  // Compared again in apply's own transaction: the tables may have changed since `changes` was read.
+  io.out(
+    written
+      ? `applied ${changes.length} change(s); config version ${version}`
+      : `no changes; config version ${version} kept`
+  );
   return 0;
 }
 

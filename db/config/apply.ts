@@ -3,11 +3,14 @@ import type { PgTable } from 'drizzle-orm/pg-core';
 import { DatabaseError } from 'pg';
 import type { ConfigRows } from '../../core/config/types';
 import { configInvalidError, validateConfig } from '../../core/config/validate';
+import { ErrorType, isEngineError } from '../../core/errors';
 import type { Database } from '../pool';
+import { ceConfigRevision } from '../schema';
 import { CONFIG_TABLES, insertBatches, toInsertValues, type Tx } from '../seed/seed';
-import { withExactJsonb } from './exact-rows';
-import { readConfigRowsWith } from './load';
+import { readExactConfigRowsWith, withExactJsonb } from './exact-rows';
+import { readConfigRowsWith, snapshotOf } from './load';
 import { recordWrittenSnapshot } from './snapshots';
+import { diffConfig } from './yaml-tree';
 
 type Row = Record<string, unknown>;
 
@@ -38,6 +41,22 @@ async function insertTable(tx: Tx, table: PgTable, rows: Row[]): Promise<void> {
 }
 
 /**
+ * The config the tables hold, read once this transaction holds the row every config write takes: the revision
+ * trigger updates ce_config_revision at each statement on a config table and keeps it to commit, so no other write
+ * (an apply, a seed, an SQL edit) commits between this read and this apply's commit. Null when the rows cannot be
+ * read exactly (a jsonb value that is a number a double does not hold, which no valid set has): they differ then.
+ */
+async function lockedCurrentRows(tx: Tx): Promise<ConfigRows | null> {
+  await tx.select({ revision: ceConfigRevision.revision }).from(ceConfigRevision).for('update');
+  try {
+    return await readExactConfigRowsWith(tx);
+  } catch (err) {
+    if (isEngineError(err) && err.type === ErrorType.ConfigInvalid) return null;
+    throw err;
+  }
+}
+
+/**
  * Makes the config tables hold exactly `rows` (config as code, `convengine config apply`): the
  * whole set is validated first and refused with every violation; then, in ONE transaction, every
  * row is deleted and the set inserted, and the result is validated again before commit, and stored
@@ -47,12 +66,22 @@ async function insertTable(tx: Tx, table: PgTable, rows: Row[]): Promise<void> {
  * one failed though the set is valid. The revision trigger bumps the config version; running turns
  * keep the snapshot they pinned. A jsonb value read with its exact numbers (exact-json.ts: a YAML
  * tree, or readExactConfigRows) is written as that text, not as doubles.
+ *
+ * When the tables already hold exactly `rows` (no row added, removed or changed in any column, jsonb numbers
+ * compared exactly), nothing is written (`written: false`): rewriting them bumped the revision, so every store
+ * re-read the config for nothing, and recorded the same snapshot again. The comparison and the write are one
+ * transaction under the lock every config write takes (lockedCurrentRows), so the last writer still wins: a write
+ * that commits first is what this apply compares with, and one that comes later waits for it.
  */
-export async function applyConfigRows(db: Database, rows: ConfigRows): Promise<{ version: string }> {
+export async function applyConfigRows(db: Database, rows: ConfigRows): Promise<{ version: string; written: boolean }> {
   const result = validateConfig(rows);
   if (result.violations.length > 0)
     throw configInvalidError(result.violations, 'the config set is invalid; nothing was applied');
   return db.transaction(async (tx) => {
+    const current = await lockedCurrentRows(tx);
+    if (current !== null && diffConfig(current, rows).length === 0) {
+      return { version: snapshotOf(current).version, written: false };
+    }
     // Children first on delete (ce_mcp_db_tool → ce_mcp_tool), parents first on insert.
     for (const [, table] of [...CONFIG_TABLES].reverse()) await tx.delete(table);
     for (const [key, table] of CONFIG_TABLES) {
@@ -63,6 +92,6 @@ export async function applyConfigRows(db: Database, rows: ConfigRows): Promise<{
     const check = validateConfig(written);
     if (check.violations.length > 0)
       throw configInvalidError(check.violations, 'the written config is invalid; rolled back');
-    return { version: await recordWrittenSnapshot(tx, written) };
+    return { version: await recordWrittenSnapshot(tx, written), written: true };
   });
 }

@@ -48,15 +48,15 @@ async function registerTable(reader: ConfigReader, key: keyof ConfigRows, table:
  */
 export async function readExactConfigRows(db: Database): Promise<ConfigRows> {
   return retryOnConnectionLoss(() =>
-    db.transaction(
-      async (tx) => {
-        const rows = await readConfigRowsWith(tx);
-        for (const [key, table] of CONFIG_TABLES) await registerTable(tx, key, table, rows[key] as unknown as Row[]);
-        return rows;
-      },
-      { isolationLevel: 'repeatable read', accessMode: 'read only' }
-    )
+    db.transaction((tx) => readExactConfigRowsWith(tx), { isolationLevel: 'repeatable read', accessMode: 'read only' })
   );
+}
+
+/** readExactConfigRows in a transaction of the caller's (`config apply` compares them with what it would write). */
+export async function readExactConfigRowsWith(reader: ConfigReader): Promise<ConfigRows> {
+  const rows = await readConfigRowsWith(reader);
+  for (const [key, table] of CONFIG_TABLES) await registerTable(reader, key, table, rows[key] as unknown as Row[]);
+  return rows;
 }
 
 /** Insert values with each registered jsonb value sent as its exact text, which PostgreSQL reads as numeric. */

@@ -23,13 +23,18 @@ describe('convengine config (config as code)', () => {
     expect(configToYaml(back.rows)).toEqual(files);
   });
 
-  it('export → apply → export round-trips byte for byte; an unchanged tree is "no changes"', async () => {
+  it('export → apply → export round-trips byte for byte; an unchanged tree is "no changes" and apply writes nothing', async () => {
     const first = join(seeded.work, 'first');
     expect(await cli('export', first)).toMatchObject({ code: 0 });
     const diff = await cli('diff', first);
     expect(diff).toMatchObject({ code: 0 });
     expect(diff.stdout.trim()).toBe('no changes');
-    expect((await cli('apply', first)).code).toBe(0);
+    // Equal to the database: nothing written, the revision (which every store polls) kept.
+    const revision = await readConfigRevision(seeded.tdb.db);
+    const applied = await cli('apply', first);
+    expect(applied).toMatchObject({ code: 0, stderr: '' });
+    expect(applied.stdout).toMatch(/^no changes; config version [0-9a-f]{16} kept\n$/);
+    expect(await readConfigRevision(seeded.tdb.db)).toBe(revision);
     const second = join(seeded.work, 'second');
     expect((await cli('export', second)).code).toBe(0);
     expect(await readTree(second)).toEqual(await readTree(first));

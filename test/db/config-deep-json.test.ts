@@ -90,7 +90,7 @@ describe('config JSON nested too deep in the database', () => {
       '~ ce_output_schema[109]: json_schema',
       `~ ce_semantic_entity[${entityId}]: fields_json`,
     ]);
-    expect(await applyConfigRows(tdb.db, good)).toEqual({ version: configVersionOf(good) });
+    expect(await applyConfigRows(tdb.db, good)).toEqual({ version: configVersionOf(good), written: true });
     expect((await createConfigStore(tdb.db).validateDatabase()).violations).toEqual([]);
   });
 
