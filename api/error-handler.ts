@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isNamespaceNotFound, isTemporalUnreachable } from '../config/temporal-client';
@@ -117,10 +118,22 @@ export function installErrorHandler(app: FastifyInstance): void {
   });
 }
 
-/** Another 4xx Fastify raised: its status stands, and the answer names nothing of Fastify's. */
+/**
+ * The code of another 4xx Fastify raised: the status's own name (403 FORBIDDEN, 416 RANGE_NOT_SATISFIABLE), so that
+ * the code says what the status says, as every other code does.
+ */
+function clientStatusCode(status: number): string {
+  return (STATUS_CODES[status] ?? 'Bad Request').toUpperCase().replace(/[^A-Z]+/g, '_');
+}
+
+/**
+ * Another 4xx Fastify raised (@fastify/static refusing a dot-segment under /docs/static with 403): its status stands,
+ * its code is the status's name, and the answer names nothing of Fastify's.
+ */
 function sendClientStatus(err: FastifyError, reply: FastifyReply): FastifyReply | null {
   if (typeof err.statusCode !== 'number' || err.statusCode < 400 || err.statusCode >= 500) return null;
-  return reply.status(err.statusCode).send(envelope('BAD_REQUEST', 'The request could not be processed.'));
+  const code = clientStatusCode(err.statusCode);
+  return reply.status(err.statusCode).send(envelope(code, 'The request could not be processed.'));
 }
 
 /** A dependency down is its 503; anything else a 500 that says only that, while the log has the error. */

@@ -38,7 +38,8 @@ export function unavailableResponse(...more: string[]) {
 export const errorResponses = {
   '4xx': errorResponse(
     'The request is refused: VALIDATION_FAILED and the like (400), BODY_TOO_LARGE (413), UNSUPPORTED_MEDIA_TYPE, ' +
-      "UNSUPPORTED_CHARSET, UNSUPPORTED_CONTENT_ENCODING (415), and the route's own codes."
+      "UNSUPPORTED_CHARSET, UNSUPPORTED_CONTENT_ENCODING (415), and the route's own codes; another 4xx is coded " +
+      "by its status's name (403 FORBIDDEN: a dot-segment in a path under /docs/static)."
   ),
   500: errorResponse(INTERNAL),
   503: unavailableResponse(),

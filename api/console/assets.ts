@@ -2,6 +2,7 @@ import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { extname, join } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { notFound } from '../errors';
+import { CONSOLE_HEADERS } from '../page-headers';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -37,12 +38,7 @@ export function consoleAssetRoutes(app: FastifyInstance, dir = consoleDir()): vo
     if (!asset) throw notFound('NOT_FOUND', `No console file ${name}.`);
     return asset;
   };
-  const headers = {
-    'cache-control': 'no-cache',
-    'x-content-type-options': 'nosniff',
-    'content-security-policy':
-      "default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; frame-ancestors 'none'",
-  };
+  const headers = { 'cache-control': 'no-cache', ...CONSOLE_HEADERS };
   const index = async (_request: unknown, reply: FastifyReply) => {
     const asset = send('index.html');
     return reply.headers({ ...headers, 'content-type': asset.type }).send(asset.body);
