@@ -12,6 +12,7 @@ import { installHttpTracing } from '../observability/http-tracing';
 import type { Logger } from '../observability/logger';
 import { installTurnMetrics } from '../observability/turn-metrics';
 import { installBearerAuth } from './auth';
+import { installHostCheck } from './host-check';
 import type { LimitMetrics } from './concurrency-limit';
 import { consoleAssetRoutes } from './console/assets';
 import type { ConsolePorts } from './console/ports';
@@ -35,6 +36,8 @@ import { installTurnIdCheck } from './turns/turn-id';
 export interface ApiOptions {
   ports: ApiPorts;
   apiToken?: string;
+  /** The HOST the API listens on: without apiToken, requests naming it are answered besides loopback names. */
+  host?: string;
   messageMaxBytes: number;
   /** Default INPUT_PARAMS_DEFAULT_MAX_BYTES (config/env.ts). */
   inputParamsMaxBytes?: number;
@@ -72,7 +75,7 @@ export function buildApi(options: ApiOptions): FastifyInstance {
   installHttpTracing(app);
   if (options.turnDuration) installTurnMetrics(app, options.turnDuration);
   const stopping = installClosingHooks(app);
-  installRequestChecks(app, options.apiToken);
+  installRequestChecks(app, options);
   registerRoutes(app, docs, options, stopping);
   const document = docs.document(options.version ?? '0.1.0');
   app.get('/docs/openapi.json', async () => document);
@@ -124,14 +127,18 @@ function installClosingHooks(app: FastifyInstance): () => boolean {
   return () => closing;
 }
 
-/** What every request passes before its route: a JSON body, the one error handler, the token, sound text and ids. */
-function installRequestChecks(app: FastifyInstance, apiToken: string | undefined): void {
+/**
+ * What every request passes before its route: a JSON body, the one error handler, the token (or without one, a Host
+ * that names this API), sound text and ids.
+ */
+function installRequestChecks(app: FastifyInstance, { apiToken, host }: ApiOptions): void {
   // JSON only (docs/security.md): without this, Fastify's own text/plain parser hands a string to routes
   // that expect an object, and the caller gets a 400 about the body's type instead of 415.
   app.removeContentTypeParser('text/plain');
   installStrictJsonParser(app);
   installErrorHandler(app);
   installBearerAuth(app, apiToken);
+  installHostCheck(app, { apiToken, host });
   installQueryTextCheck(app);
   installTurnIdCheck(app);
 }

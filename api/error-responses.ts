@@ -90,6 +90,17 @@ export const UNAUTHORIZED = {
   },
 } as const;
 
+/**
+ * The 421 of every route but liveness with API_TOKEN unset (api/host-check.ts): a request that names the API by
+ * another name than its own, as a page using DNS rebinding makes a browser send.
+ */
+export const HOST_NOT_ALLOWED = {
+  421: errorResponse(
+    "HOST_NOT_ALLOWED: API_TOKEN is unset and the request's Host is neither a loopback name (localhost, " +
+      '*.localhost, 127.0.0.1, [::1]) nor the HOST the API listens on; set API_TOKEN to serve other names'
+  ),
+} as const;
+
 /** The 503 codes of the routes that start a turn or decide on one, besides the ones any route may answer. */
 export const UNAVAILABLE_CODES = {
   notReady:

@@ -1,6 +1,7 @@
 import type { FastifyInstance, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import { isOpenPath } from './auth';
-import { BODY_REFUSED, errorResponses, UNAUTHORIZED } from './error-responses';
+import { BODY_REFUSED, errorResponses, HOST_NOT_ALLOWED, UNAUTHORIZED } from './error-responses';
+import { checksHost } from './host-check';
 import type { TurnRequestTest } from '../observability/turn-metrics';
 
 interface DocumentedRoute {
@@ -132,7 +133,7 @@ export function route(
 
 /**
  * The route's responses, then each error response it may give whose status it does not document itself: any
- * route's, a body's 400 when it takes one, the token's 401 when the token guards it.
+ * route's, a body's 400 when it takes one, the token's 401 when the token guards it, the Host check's 421.
  */
 function withErrorResponses(def: { url: string; schema?: RouteShorthandOptions['schema'] }): Record<string, unknown> {
   const own = (def.schema?.response ?? {}) as Record<string, unknown>;
@@ -140,6 +141,7 @@ function withErrorResponses(def: { url: string; schema?: RouteShorthandOptions['
   const errors = {
     ...(def.schema?.body ? BODY_REFUSED : {}),
     ...(isOpenPath(def.url) ? {} : UNAUTHORIZED),
+    ...(checksHost(def.url) ? HOST_NOT_ALLOWED : {}),
     ...errorResponses,
   };
   const added = Object.entries(errors).filter(([status]) => !documented.has(status));

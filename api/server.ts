@@ -29,6 +29,7 @@ import { metricsText } from '../observability/probe-server';
 import { tracingClientInterceptors } from '../observability/tracing';
 import { readTurnPollers, turnPollersCheck, type TurnPollersCheck } from '../observability/turn-pollers';
 import { buildApi, type ApiOptions } from './app';
+import { exposedWithoutTokenWarning } from './host-check';
 import { consolePorts } from './console/wiring';
 import { configReplyTexts } from './reply-texts';
 import { conversationQueries } from './db-queries';
@@ -154,8 +155,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     decisionTimeoutMs: env.OPERATOR_DECISION_TIMEOUT_MS,
   });
   const ports = apiPorts(wiring, gateway, prerequisites);
-  const app = buildApi(apiOptions(wiring, options, ports, metrics));
-  const url = await app.listen({ host: options.host ?? env.HOST, port: options.port ?? env.PORT });
+  const host = options.host ?? env.HOST;
+  const app = buildApi({ ...apiOptions(wiring, options, ports, metrics), host });
+  const url = await app.listen({ host, port: options.port ?? env.PORT });
+  const exposed = exposedWithoutTokenWarning(host, env.API_TOKEN);
+  if (exposed) options.logger?.warn(exposed);
   return drainingServer(app, url, gateway, async () => {
     // Every caller was answered: the turn waits still in flight end here, before the connection they are sent on.
     stopped.abort();
