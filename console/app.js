@@ -4,6 +4,7 @@
  */
 import { ApiError, token } from './lib/api.js';
 import { errorBox, h, mount } from './lib/dom.js';
+import { CONVERSATION_ID, TURN_ID } from './lib/ids.js';
 import { conversationsPage } from './views/conversations.js';
 import { conversationPage } from './views/conversation.js';
 import { turnPage } from './views/turn.js';
@@ -15,6 +16,11 @@ let leave = () => undefined;
 /** A hash that is no URI (a `%` not followed by two hex digits, or bytes that are no UTF-8), from a hand-edited link. */
 class MalformedAddress extends Error {
   code = 'MALFORMED_ADDRESS';
+}
+
+/** A hash that names no page of the console: an unknown page, or an id that is not one (checked before any request). */
+class NoSuchPage extends Error {
+  code = 'PAGE_NOT_FOUND';
 }
 
 function decoded(text) {
@@ -38,9 +44,15 @@ function route() {
   const parts = path.split('/').filter(Boolean).map(decoded);
   decoded(query);
   const params = new URLSearchParams(query);
-  if (parts[0] === 'conversation' && parts[1]) return (ctx) => conversationPage(ctx, parts[1]);
-  if (parts[0] === 'turn' && parts[1]) return (ctx) => turnPage(ctx, parts[1]);
-  return (ctx) => conversationsPage(ctx, params);
+  if (parts.length === 0) return (ctx) => conversationsPage(ctx, params);
+  const [kind, id] = parts;
+  // Each id is checked against the pattern the API validates it with (lib/ids.js): text that is no id, such as
+  // `../../v1/whatif?…`, never reaches a request.
+  if (kind === 'conversation' && parts.length === 2 && CONVERSATION_ID.test(id)) {
+    return (ctx) => conversationPage(ctx, id);
+  }
+  if (kind === 'turn' && parts.length === 2 && TURN_ID.test(id)) return (ctx) => turnPage(ctx, id);
+  throw new NoSuchPage(`The console has no page at ${location.hash}: open the conversation list from the top bar.`);
 }
 
 /**
@@ -83,8 +95,21 @@ async function render() {
     await page(ctx);
   } catch (err) {
     if (err instanceof ApiError && err.status === 401) mount(main, tokenForm(render, err));
-    else mount(main, errorBox(err));
+    else mount(main, errorBox(shown(err)));
   }
+}
+
+/**
+ * What a failure shows: the API's refusal or the console's own error as they are; anything else (a script error on
+ * an answer the page did not expect) as a console error, its text left to the browser's console.
+ */
+function shown(err) {
+  if (err instanceof ApiError || err instanceof MalformedAddress || err instanceof NoSuchPage) return err;
+  console.error(err);
+  return {
+    code: 'CONSOLE_ERROR',
+    message: 'This page could not be shown from the API’s answer. Reload, or open the conversation list.',
+  };
 }
 
 document.getElementById('token-button').addEventListener('click', () => mount(main, tokenForm(render)));

@@ -3,6 +3,8 @@ import { extname, join } from 'node:path';
 import type { FastifyInstance, FastifyReply } from 'fastify';
 import { notFound } from '../errors';
 import { CONSOLE_HEADERS } from '../page-headers';
+import { uuidParam } from '../schemas/common';
+import { turnIdParam } from '../turns/turn-id';
 
 const TYPES: Record<string, string> = {
   '.html': 'text/html; charset=utf-8',
@@ -30,9 +32,24 @@ function loadAssets(dir: string): Map<string, { type: string; body: Buffer }> {
   return assets;
 }
 
+/**
+ * `lib/ids.js`, the console's module of the ids its pages are addressed by: the patterns the API's routes validate
+ * with (a conversation id, a turn's workflow id), written from their one definition, so that the console checks an id
+ * from its address as the API would before it builds any request from it.
+ */
+function idsModule(): { type: string; body: Buffer } {
+  const text = [
+    '// Written by the API (api/console/assets.ts) from the patterns its routes validate ids with.',
+    `export const CONVERSATION_ID = new RegExp(${JSON.stringify(uuidParam.pattern)});`,
+    `export const TURN_ID = new RegExp(${JSON.stringify(turnIdParam.pattern)});`,
+    '',
+  ].join('\n');
+  return { type: TYPES['.js'] as string, body: Buffer.from(text) };
+}
+
 /** Serves the turn console at /console: static files, no build step (see console/README.md). */
 export function consoleAssetRoutes(app: FastifyInstance, dir = consoleDir()): void {
-  const assets = loadAssets(dir);
+  const assets = loadAssets(dir).set('lib/ids.js', idsModule());
   const send = (name: string) => {
     const asset = assets.get(name);
     if (!asset) throw notFound('NOT_FOUND', `No console file ${name}.`);

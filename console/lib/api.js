@@ -23,6 +23,20 @@ function headers(extra = {}) {
   return { ...(value ? { authorization: `Bearer ${value}` } : {}), ...extra };
 }
 
+/**
+ * A route's path, each value put in it encoded (encodeURIComponent): `apiPath\`/api/v1/console/turns/${id}\``. A value
+ * stays one path segment or one query value whatever it holds (`../../v1/whatif?…` included), so no text from an
+ * address or an answer can make the console call another route with the operator's token.
+ */
+export function apiPath(strings, ...values) {
+  return values.reduce((path, value, i) => `${path}${encodeURIComponent(value)}${strings[i + 1]}`, strings[0]);
+}
+
+/** An answer this console cannot read (not JSON, or not the shape the page expects): said as such, not as a crash. */
+export function unexpectedAnswer(status, what) {
+  return new ApiError(status, 'UNEXPECTED_ANSWER', `The API's answer is not ${what} as this console reads it.`);
+}
+
 /** GET or POST a JSON route; a non-2xx answer (other than 202) throws ApiError with the envelope's code. */
 export async function api(path, { method = 'GET', body } = {}) {
   const res = await fetch(path, {
@@ -31,7 +45,12 @@ export async function api(path, { method = 'GET', body } = {}) {
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const text = await res.text();
-  const json = text ? JSON.parse(text) : null;
+  let json;
+  try {
+    json = text ? JSON.parse(text) : null;
+  } catch {
+    throw unexpectedAnswer(res.status, 'JSON');
+  }
   if (res.ok) return json;
   const error = json?.error ?? {};
   throw new ApiError(res.status, error.code ?? `HTTP_${res.status}`, error.message ?? res.statusText, error.details);
@@ -42,7 +61,7 @@ export async function api(path, { method = 'GET', body } = {}) {
  * reads the stream with fetch; `onEvent({event, data})` gets every event. Stop it with the signal.
  */
 export async function followAudits(conversationId, onEvent, signal) {
-  const res = await fetch(`/api/v1/conversation/${conversationId}/stream`, { headers: headers(), signal });
+  const res = await fetch(apiPath`/api/v1/conversation/${conversationId}/stream`, { headers: headers(), signal });
   if (!res.ok || !res.body) return;
   const reader = res.body.getReader();
   const decoder = new TextDecoder();

@@ -1,4 +1,4 @@
-import { api } from '../lib/api.js';
+import { api, apiPath, unexpectedAnswer } from '../lib/api.js';
 import { badge, errorBox, h, mount, show, when } from '../lib/dom.js';
 import { conversationPanels } from '../extensions.js';
 
@@ -7,7 +7,7 @@ function turnRow(t) {
   return h(
     'tr',
     {},
-    h('td', { class: 'num' }, h('a', { href: `#/turn/${t.workflowId}` }, `Turn ${t.turnNumber}`)),
+    h('td', { class: 'num' }, h('a', { href: `#/turn/${encodeURIComponent(t.workflowId)}` }, `Turn ${t.turnNumber}`)),
     h('td', {}, badge(t.status)),
     h('td', {}, t.outcome ? badge(t.outcome) : ''),
     h('td', { class: 'said' }, t.userInput ?? ''),
@@ -16,8 +16,13 @@ function turnRow(t) {
   );
 }
 
-const turnsOf = (conversationId, after) =>
-  api(`/api/v1/console/conversations/${conversationId}/turns${after ? `?after=${after}` : ''}`);
+/** A page of the conversation's turns (after the cursor `after`, when given), checked to be one. */
+async function turnsOf(conversationId, after) {
+  const path = apiPath`/api/v1/console/conversations/${conversationId}/turns`;
+  const page = await api(after ? `${path}?${new URLSearchParams({ after })}` : path);
+  if (!Array.isArray(page?.turns) || typeof page.conversation !== 'object') throw unexpectedAnswer(200, 'a turn list');
+  return page;
+}
 
 /**
  * The turns after the first page, a page per click: a long conversation's turns are read a page at a time (the API

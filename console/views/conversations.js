@@ -48,7 +48,11 @@ function row(c) {
   return h(
     'tr',
     {},
-    h('td', {}, h('a', { href: `#/conversation/${c.conversationId}`, class: 'mono' }, c.conversationId)),
+    h(
+      'td',
+      {},
+      h('a', { href: `#/conversation/${encodeURIComponent(c.conversationId)}`, class: 'mono' }, c.conversationId)
+    ),
     h('td', {}, badge(c.status)),
     h('td', {}, c.intent),
     h('td', {}, c.state),
@@ -111,7 +115,7 @@ function heldPanel(turns) {
           h(
             'tr',
             {},
-            h('td', {}, h('a', { href: `#/turn/${workflowId}`, class: 'mono' }, workflowId)),
+            h('td', {}, h('a', { href: `#/turn/${encodeURIComponent(workflowId)}`, class: 'mono' }, workflowId)),
             h('td', { class: 'mono' }, held.toolCode),
             h('td', {}, held.outcomeUnknown ? `${held.sideEffect} (outcome unknown)` : held.sideEffect),
             h('td', { class: 'num' }, held.attempts),

@@ -1,4 +1,4 @@
-import { api } from '../lib/api.js';
+import { api, apiPath } from '../lib/api.js';
 import { errorBox, h, mount, show, when } from '../lib/dom.js';
 
 /**
@@ -30,7 +30,10 @@ async function act(turn, action, body, { report, done, busy }) {
   busy(true);
   report(h('p', { class: 'muted' }, `${action}…`));
   try {
-    const answer = await api(`/api/v1/console/turns/${turn.workflowId}/actions/${action}`, { method: 'POST', body });
+    const answer = await api(apiPath`/api/v1/console/turns/${turn.workflowId}/actions/${action}`, {
+      method: 'POST',
+      body,
+    });
     const outcome = answer?.turn?.outcome ? ` (${answer.turn.outcome})` : '';
     report(h('p', { class: 'ok', role: 'status' }, `${action}: done${outcome}`));
   } catch (err) {

@@ -1,5 +1,6 @@
-import { api, followAudits } from '../lib/api.js';
+import { api, apiPath, followAudits, unexpectedAnswer } from '../lib/api.js';
 import { badge, duration, h, keepFields, mount, show, when } from '../lib/dom.js';
+import { TURN_ID } from '../lib/ids.js';
 import { timeline } from './timeline.js';
 import { actionOutcome, actionPanels } from './turn-actions.js';
 
@@ -63,7 +64,7 @@ function header(turn) {
       { class: 'crumbs' },
       h('a', { href: '#/' }, 'Conversations'),
       ' / ',
-      h('a', { href: `#/conversation/${turn.conversationId}`, class: 'mono' }, turn.conversationId),
+      h('a', { href: `#/conversation/${encodeURIComponent(turn.conversationId)}`, class: 'mono' }, turn.conversationId),
       ` / turn ${turn.turnNumber}`
     ),
     h('h1', {}, `Turn ${turn.turnNumber} `, badge(s.status), ' ', sa.TurnOutcome ? badge(sa.TurnOutcome) : null),
@@ -207,7 +208,8 @@ export async function turnPage({ main, onLeave }, workflowId) {
     disableActions();
   };
   const load = async () => {
-    const turn = await api(`/api/v1/console/turns/${workflowId}`);
+    const turn = await api(apiPath`/api/v1/console/turns/${workflowId}`);
+    if (!isTurnView(turn)) throw unexpectedAnswer(200, 'a turn');
     if (left.signal.aborted) return turn;
     readAt = new Date().toISOString();
     // Re-render only on change; what was typed and the focus survive a redraw all the same.
@@ -256,7 +258,19 @@ export async function turnPage({ main, onLeave }, workflowId) {
   showStanding(await load());
 }
 
-/** `turn-<conversation id>-<n>` names its conversation. */
+/** `turn-<conversation id>-<n>` names its conversation (the route checked the id's form: lib/ids.js). */
 function conversationIdOf(workflowId) {
-  return workflowId.slice(5, 41);
+  return TURN_ID.exec(workflowId)?.[1] ?? '';
+}
+
+/** What the page reads of a turn's answer is there: else the page says the answer is unexpected, and draws nothing. */
+function isTurnView(turn) {
+  const story = turn?.story;
+  return (
+    typeof turn?.workflowId === 'string' &&
+    typeof turn.conversationId === 'string' &&
+    typeof story?.searchAttributes === 'object' &&
+    story.searchAttributes !== null &&
+    Array.isArray(story.decisions)
+  );
 }
