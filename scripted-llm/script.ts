@@ -52,6 +52,8 @@ export interface RecordedRequest {
   fault?: string;
   /** For an endless body: the bytes of it sent, and whether the connection closed (the client hung up). */
   endless?: { sentBytes: number; closed: boolean };
+  /** When (Date.now()) the client closed the connection before the whole answer was sent (it aborted the call). */
+  hungUpAt?: number;
 }
 
 interface LiveEntry {

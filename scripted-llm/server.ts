@@ -106,7 +106,8 @@ function messageBody(
   };
 }
 
-const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms));
+/** Unreferenced: a delayed answer whose client hung up keeps no test process alive until it is due. */
+const sleep = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, ms).unref());
 
 function excerpt(text: string): string {
   const flat = text.replace(/\s+/g, ' ').trim();
@@ -199,6 +200,9 @@ function createHandler(script: Script, log: RequestLog, faults: FaultSchedule, f
       return;
     }
     const record = log.record(await readBody(req), headerMap(req));
+    res.once('close', () => {
+      if (!res.writableFinished) record.hungUpAt = Date.now();
+    });
     const prompt = `${record.system}\n${record.userText}`;
     const fault = faults.next(record.kind, prompt);
     if (fault && (await answerFault(res, record, fault))) return;

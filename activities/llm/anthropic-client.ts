@@ -8,6 +8,7 @@ import {
 } from '../../core/llm';
 import { cutText } from '../../core/text/cut-text';
 import { LLM_SDK_RETRY_WAIT_MAX_MS } from '../../core/turn/steps';
+import { activityCancellation, cancelledBy } from '../runtime/activity-context';
 import { boundedFetch, LlmBodyTooLargeError } from './bounded-fetch';
 import { llmCallFailure } from './call-failure';
 import { jsonResult, parseJsonOutput } from './json-output';
@@ -36,6 +37,11 @@ export interface AnthropicLlmOptions {
   /** Receives one entry per call (success or failure); failures to log never fail the call. */
   onCall?: (entry: LlmCallRecord) => Promise<void>;
   now?: () => number;
+  /**
+   * The signal that ends a call in flight (default: the running activity's cancellation, activityCancellation): a
+   * stopping worker cancels its activities after WORKER_SHUTDOWN_GRACE_MS, and the call must end then.
+   */
+  cancellation?: () => AbortSignal | undefined;
 }
 
 export interface LlmCallRecord {
@@ -184,6 +190,7 @@ type MessagesCall = (
  */
 function messagesCall(client: Anthropic, options: AnthropicLlmOptions): MessagesCall {
   const now = options.now ?? Date.now;
+  const cancellation = options.cancellation ?? activityCancellation;
   const record = callRecorder(options.onCall);
   return async (req, system, structured, judge = () => null) => {
     const started = now();
@@ -191,12 +198,18 @@ function messagesCall(client: Anthropic, options: AnthropicLlmOptions): Messages
       record({ request: req, model: options.model, ...outcome, latencyMs: now() - started });
     // Built before the call: a failure here is the engine's own, not the model's, and is no LLM_CALL_FAILED to retry.
     const headers = { [CALL_KIND_HEADER]: req.kind, ...(options.metaHeaders ? metaHeadersOf(req) : {}) };
+    const signal = cancellation();
     let received: ReceivedMessage;
     try {
       received = receivedMessage(
-        await client.messages.create(messageParams(options, req, system, structured), { headers })
+        await client.messages.create(messageParams(options, req, system, structured), { headers, signal })
       );
     } catch (err) {
+      if (signal?.aborted) {
+        // Cancelled, not failed: the activity ends as Temporal asked (a stopping worker's attempt is retried elsewhere).
+        await log({ responseText: null, success: false, errorMessage: `LLM call ${req.kind} cancelled`, usage: null });
+        throw cancelledBy(signal);
+      }
       if (!(err instanceof LlmBodyTooLargeError)) {
         const failure = llmCallFailure(req, err);
         await log({ responseText: null, success: false, errorMessage: failure.message, usage: null });

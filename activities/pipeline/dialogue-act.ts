@@ -14,6 +14,7 @@ import { P } from '../../core/params/keys';
 import { matchesUserRegexEntire } from '../../core/rules/regex-cache';
 import { renderPrompt } from '../../core/templates';
 import type { StepOutput } from '../../core/turn/contracts';
+import { attemptAbandoned } from '../runtime/activity-context';
 import type { StepContext } from '../step-runtime';
 import { applyRules, llmMeta, promptVars } from './support';
 
@@ -59,6 +60,9 @@ async function classifyByLlm(ctx: StepContext): Promise<DialogueActGuess | null>
     });
     return answer.ok ? readDialogueActAnswer(answer.json) : null;
   } catch (err) {
+    // A cancelled attempt (its worker stopping) is no failed call: the regex act must not stand in for the model's
+    // answer, which the next attempt asks for again.
+    if (attemptAbandoned()) throw err;
     ctx.scope.audit('DIALOGUE_ACT_LLM_ERROR', {
       message: errorMessage(err),
       exception: err instanceof Error ? err.name : 'Error',

@@ -1,4 +1,5 @@
 import { asyncLocalStorage, type Context } from '@temporalio/activity';
+import { CancelledFailure } from '@temporalio/common';
 
 /**
  * The context of the Temporal activity running now, or null outside one (the in-process runner:
@@ -22,4 +23,22 @@ export function currentRunId(): string | null {
  */
 export function attemptAbandoned(): boolean {
   return activityContext()?.cancellationSignal?.aborted ?? false;
+}
+
+/**
+ * The running activity's cancellation signal, or undefined outside one: I/O that may outlast WORKER_SHUTDOWN_GRACE_MS
+ * (a model call, a SQL or HTTP tool call) ends on it, so a stopping worker's attempt fails at the grace's end and is
+ * retried on another worker at once, instead of running on until the worker is cut off 10 s later.
+ */
+export function activityCancellation(): AbortSignal | undefined {
+  return activityContext()?.cancellationSignal;
+}
+
+/**
+ * What an attempt cancelled through `signal` throws: Temporal's own reason (a CancelledFailure), which the worker
+ * reports as the attempt cancelled, not as the aborted I/O's failure.
+ */
+export function cancelledBy(signal: AbortSignal): Error {
+  const reason: unknown = signal.reason;
+  return reason instanceof Error ? reason : new CancelledFailure('the activity was cancelled');
 }

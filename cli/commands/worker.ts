@@ -10,6 +10,7 @@ import { namespaceMissing } from '../../observability/prerequisites';
 import { processTelemetry } from '../../observability/process';
 import { bindWorkerListeners } from '../../worker/listeners';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
+import { SHUTDOWN_FORCE_MARGIN_MS } from '../../worker/worker';
 import { StoppedBeforeNamespaceError } from '../../worker/namespace-wait';
 import { parseCommandArgs, type CliCommand, type CliIo } from '../command';
 import { commandDatabaseUrl } from '../environment';
@@ -84,10 +85,34 @@ export const workerCommand: CliCommand = {
       { taskQueue: env.TEMPORAL_TASK_QUEUE, namespace: env.TEMPORAL_NAMESPACE, probe: worker.probeUrl },
       `worker polling ${env.TEMPORAL_TASK_QUEUE} on ${describeTemporal(temporal)} (namespace ${env.TEMPORAL_NAMESPACE})`
     );
-    await worker.done;
-    return shutDown(telemetry, 0);
+    return shutDown(telemetry, await workerEnd(worker, { env, stopAsked: stops.asked, logger: telemetry.logger, io }));
   },
 };
+
+/**
+ * How a running worker ended: 0 once it stopped; 1, in one line that says why, when its run failed. A run fails on a
+ * stop when an activity was still running past WORKER_SHUTDOWN_GRACE_MS and SHUTDOWN_FORCE_MARGIN_MS after it (it did
+ * not end on its cancellation): the SDK's own error then ("Worker still in use: …") says nothing an operator can use.
+ */
+export async function workerEnd(
+  worker: RunningWorker,
+  how: { env: Env; stopAsked: () => boolean; logger: Logger; io: CliIo }
+): Promise<number> {
+  const failure = await worker.done.then(
+    () => null,
+    (err: unknown) => err
+  );
+  if (failure === null) return 0;
+  const stopMs = how.env.WORKER_SHUTDOWN_GRACE_MS + SHUTDOWN_FORCE_MARGIN_MS;
+  const line = how.stopAsked()
+    ? `worker stopped by force: an activity was still running ${stopMs} ms after the stop (WORKER_SHUTDOWN_GRACE_MS, ` +
+      `then ${SHUTDOWN_FORCE_MARGIN_MS} ms after its cancellation); Temporal retries it once its heartbeat times out`
+    : `worker failed: ${errorChain(failure)}`;
+  // The log line, with its stack, is for the log collector; the operator at a terminal gets the reason.
+  how.logger.error({ err: failure }, line);
+  how.io.err(line);
+  return 1;
+}
 
 async function shutDown(telemetry: { shutdown(): Promise<void> }, code: number): Promise<number> {
   await telemetry.shutdown();
@@ -102,10 +127,15 @@ async function shutDown(telemetry: { shutdown(): Promise<void> }, code: number):
 function stopRequests(say: (line: string) => void) {
   const waiting = new AbortController();
   let running: RunningWorker | null = null;
-  const onSignal = () => waiting.abort();
+  let asked = false;
+  const onSignal = () => {
+    asked = true;
+    if (!running) waiting.abort();
+  };
   process.on('SIGINT', onSignal);
   process.on('SIGTERM', onSignal);
   stopWhenNpmEnds(() => {
+    asked = true;
     if (running) return running.requestStop();
     if (waiting.signal.aborted) return false;
     waiting.abort();
@@ -114,11 +144,16 @@ function stopRequests(say: (line: string) => void) {
   return {
     beforeStart: waiting.signal,
     started<W extends RunningWorker | null>(worker: W): W {
-      process.off('SIGINT', onSignal);
-      process.off('SIGTERM', onSignal);
       running = worker;
+      // Once it runs, the runtime stops it on a signal; this only notes that a stop was asked for (workerEnd).
+      if (!worker) {
+        process.off('SIGINT', onSignal);
+        process.off('SIGTERM', onSignal);
+      }
       return worker;
     },
+    /** Whether a signal, or npm's end, asked this process to stop. */
+    asked: () => asked,
   };
 }
 

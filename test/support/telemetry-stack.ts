@@ -1,15 +1,11 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { startApiServer, type ApiServer } from '../../api/server';
 import { loadEnv } from '../../config/env';
-import { seedPacks } from '../../db/seed';
-import { startDemoLlm } from '../../demo/recorded-llm';
-import { DEMO_API_KEY, startDemoToolServer } from '../../demo/tool-server';
 import { DEMO_MESSAGES } from '../../demo/conversations';
 import { createLogger, silentLogger, type Logger } from '../../observability/logger';
 import { installTemporalRuntime } from '../../observability/temporal-runtime';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
-import { createTestDatabase } from './database';
-import { getSetUpTestTemporal } from './temporal';
+import { startDemoDependencies } from './demo-dependencies';
 import { localTemporal, type TemporalConnectionSettings } from '../../config/temporal-connection';
 
 /**
@@ -46,15 +42,7 @@ export class TelemetryStack {
       sdkMetricsAddress,
     });
     const stops: (() => Promise<unknown>)[] = [];
-    const tdb = await createTestDatabase();
-    stops.push(() => tdb.drop());
-    await seedPacks(tdb.db, ['all']);
-    const llm = await startDemoLlm();
-    stops.push(() => llm.stop());
-    const tools = await startDemoToolServer();
-    stops.push(() => tools.stop());
-    const temporal = await getSetUpTestTemporal();
-    stops.push(() => temporal.stop());
+    const { tdb, llm, temporal, toolEnv } = await startDemoDependencies(['all'], stops);
     const settings = options.connectVia ? await options.connectVia(temporal.address) : localTemporal(temporal.address);
     const env = loadEnv({
       DATABASE_URL: tdb.url,
@@ -68,7 +56,7 @@ export class TelemetryStack {
       env,
       databaseUrl: tdb.url,
       temporal: settings,
-      toolEnv: { CONVENGINE_TOOL_DEMO_URL: tools.baseUrl, CONVENGINE_TOOL_DEMO_API_KEY: DEMO_API_KEY },
+      toolEnv,
       probe: { host: '127.0.0.1', port: 0 },
       logger: options.workerLogger,
     });

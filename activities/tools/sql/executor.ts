@@ -4,7 +4,7 @@ import { scrubDatabaseMessage, sqlStateOf } from '../../../db/error-text';
 import { EngineError, ErrorType } from '../../../core/errors';
 import type { JsonObject } from '../../../core/json';
 import { tokenizeSql, type SqlToken } from '../../../core/sql';
-import { activityContext } from '../../runtime/activity-context';
+import { activityCancellation, cancelledBy } from '../../runtime/activity-context';
 
 /**
  * Executes tool SQL with defense in depth (P4, D20): even if the guardrail were bypassed, the
@@ -167,7 +167,7 @@ function resultOf(raw: JsonObject[], maxRows: number): ReadOnlyResult {
 export async function executeReadOnly(target: ReadOnlySqlTarget, query: ReadOnlyQuery): Promise<ReadOnlyResult> {
   const maxRows = Math.max(1, Math.floor(query.maxRows));
   const maxBytes = Math.max(1, Math.floor(query.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES));
-  const signal = query.signal ?? activityContext()?.cancellationSignal;
+  const signal = query.signal ?? activityCancellation();
   let what = 'Connecting for a SQL tool';
   // Read only, so a query whose connection was lost runs again on a fresh one: a reconnect does
   // not spend one of the tool call's attempts (db/connection-loss.ts).
@@ -190,14 +190,9 @@ export async function executeReadOnly(target: ReadOnlySqlTarget, query: ReadOnly
     return await retryOnConnectionLoss(once);
   } catch (err) {
     // Cancelled: the activity's own reason, not the 57014 the server answers (that reads as a statement timeout).
-    if (signal?.aborted) throw abortReason(signal);
+    if (signal?.aborted) throw cancelledBy(signal);
     throw sqlFailure(err, what, query.statementTimeoutMs);
   }
-}
-
-function abortReason(signal: AbortSignal): Error {
-  const reason: unknown = signal.reason;
-  return reason instanceof Error ? reason : new Error('the SQL tool query was cancelled');
 }
 
 /**

@@ -1,3 +1,4 @@
+import { CancelledFailure } from '@temporalio/common';
 import { eq } from 'drizzle-orm';
 import { loadEnv } from '../../../config/env';
 import {
@@ -137,6 +138,21 @@ describe('Anthropic LLM client against the scripted Messages server', () => {
     });
   });
 
+  it('ends a call in flight when its activity is cancelled: the connection closes, the reason is thrown, the call is logged', async () => {
+    llm.push([{ kind: 'RESP_TEXT', reply: 'late', delayMs: 30_000 }]);
+    const cancel = new AbortController();
+    const reason = new CancelledFailure('WORKER_SHUTDOWN');
+    const call = client({ timeoutMs: 60_000, cancellation: () => cancel.signal }).generateText(request());
+    await until(() => llm.requests.length === 1);
+    const cancelled = Date.now();
+    cancel.abort(reason);
+    await expect(call).rejects.toBe(reason);
+    expect(Date.now() - cancelled).toBeLessThan(1_000);
+    await until(() => llm.requests[0]?.hungUpAt !== undefined);
+    const logged = (await logRows()).filter((r) => r.errorMessage === 'LLM call RESP_TEXT cancelled');
+    expect(logged.map((r) => [r.success, r.responseText])).toEqual([[false, null]]);
+  });
+
   it('builds its options from the environment', async () => {
     const env = loadEnv({
       ANTHROPIC_BASE_URL: llm.baseUrl,
@@ -208,3 +224,11 @@ describe('Anthropic LLM client against the scripted Messages server', () => {
     expect(await c.generateText(request())).toBe('still fine');
   });
 });
+
+async function until(condition: () => boolean, timeoutMs = 10_000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('timed out waiting');
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
