@@ -9,6 +9,7 @@ import {
   upsertedSearchAttributes,
   type ActivityEntry,
 } from './entries';
+import { operatorDecisionOf, operatorDecisionText, type OperatorDecision } from './operator-decisions';
 import { timedSteps, type TimedStep } from './step-times';
 import { workflowTaskFailureOf, workflowTaskFailureText, type WorkflowTaskFailure } from './workflow-task-failure';
 import { readTurnSearchAttributes, TurnOutcomeValue, TurnSearchAttribute } from '../../workflows/search-attributes';
@@ -41,7 +42,8 @@ export type TimelineItem =
       durationMs: number | null;
     }
   | { kind: 'timer'; eventId: number; offsetMs: number | null; text: string }
-  | { kind: 'approval'; eventId: number; offsetMs: number | null; text: string }
+  /** An operator's decision: an approval's, or a held tool call's (`decision.update`). */
+  | { kind: 'approval'; eventId: number; offsetMs: number | null; text: string; decision: OperatorDecision }
   | { kind: 'search-attributes'; eventId: number; offsetMs: number | null; values: Record<string, unknown> }
   /** A reset (its reason, the runs) or a workflow task that failed or timed out; `text` as `convengine history` says it. */
   | { kind: 'workflow-task'; eventId: number; offsetMs: number | null; text: string; task: WorkflowTaskFailure }
@@ -87,17 +89,13 @@ function failureText(failure: temporal.api.failure.v1.IFailure): string {
   return `${shown.type}: ${shown.message}`;
 }
 
-/** An operator's decision (the decideApproval or #22 resolveHeldTool update) in words. */
-function decisionText(name: string | null | undefined, input: Record<string, unknown> | undefined): string | null {
-  const reason = typeof input?.['reason'] === 'string' && input['reason'] ? ` — ${input['reason']}` : '';
-  if (name === 'decideApproval') return `approval decision: ${String(input?.['decision'] ?? '?')}${reason}`;
-  if (name !== 'resolveHeldTool') return null;
-  const by = typeof input?.['decidedBy'] === 'string' ? ` by ${input['decidedBy']}` : '';
-  return `held tool decision: ${String(input?.['action'] ?? '?')}${by}${reason}`;
-}
-
 /** Operator waits and decisions: the approval or hold timer, and the update that decided it. */
-function otherItem(event: HistoryEvent, offsetMs: number | null, held: boolean): TimelineItem | null {
+function otherItem(
+  event: HistoryEvent,
+  events: ReadonlyMap<number, HistoryEvent>,
+  offsetMs: number | null,
+  held: boolean
+): TimelineItem | null {
   const eventId = Number(event.eventId ?? 0);
   const timer = event.timerStartedEventAttributes;
   const waitingFor = held ? 'an operator on the held tool call' : 'an approval decision';
@@ -108,12 +106,11 @@ function otherItem(event: HistoryEvent, offsetMs: number | null, held: boolean):
   if (event.timerFiredEventAttributes) {
     return { kind: 'timer', eventId, offsetMs, text: held ? 'hold expired' : 'approval window expired' };
   }
-  const accepted = event.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input;
-  const text = decisionText(
-    accepted?.name,
-    decodePayload(accepted?.args?.payloads?.[0]) as Record<string, unknown> | undefined
-  );
-  if (text) return { kind: 'approval', eventId, offsetMs, text };
+  const decision = operatorDecisionOf(event, events);
+  if (decision) {
+    const what = decision.update === 'decideApproval' ? 'approval decision' : 'held tool decision';
+    return { kind: 'approval', eventId, offsetMs, text: `${what}: ${operatorDecisionText(decision)}`, decision };
+  }
   const upsert = event.upsertWorkflowSearchAttributesEventAttributes?.searchAttributes?.indexedFields;
   if (upsert) return { kind: 'search-attributes', eventId, offsetMs, values: decodedSearchAttributes(upsert) };
   const taskFailure = workflowTaskFailureOf(event);
@@ -132,6 +129,7 @@ export function turnStory(events: HistoryEvent[]): TurnStory {
   // A timer after TurnOutcome=HELD is the hold's expiry, not an approval window.
   let held = false;
   let close: { status: string; failure: string | null; at: number | null } | null = null;
+  const byId = new Map(events.map((e) => [Number(e.eventId ?? 0), e]));
   for (const event of events) {
     const at = epochMs(event.eventTime);
     const offsetMs = at !== null && start !== null ? at - start : null;
@@ -153,7 +151,7 @@ export function turnStory(events: HistoryEvent[]): TurnStory {
       }
       continue;
     }
-    const item = otherItem(event, offsetMs, held);
+    const item = otherItem(event, byId, offsetMs, held);
     if (item) timeline.push(item);
     if (item?.kind === 'search-attributes' && TurnSearchAttribute.TurnOutcome in item.values)
       held = readTurnSearchAttributes(item.values).turnOutcome === TurnOutcomeValue.Held;

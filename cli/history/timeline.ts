@@ -2,6 +2,7 @@ import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import type { PendingActivityView } from '../../api/console/ports';
 import { activityEntries, handoffNote, type ActivityEntry } from '../../api/history/entries';
+import { acceptedUpdateRequest, operatorDecisionOf, operatorDecisionText } from '../../api/history/operator-decisions';
 import { timedSteps, type TimedStep } from '../../api/history/step-times';
 import { workflowTaskFailureOf, workflowTaskFailureText } from '../../api/history/workflow-task-failure';
 
@@ -38,22 +39,6 @@ function activityLine({ entry, atMs }: TimedStep, start: Date | null): string {
   return `${offset.padStart(10)}  ${entry.type}${kind}${summary}  → ${entry.outcome}${attempt}${failure}`;
 }
 
-/**
- * An accepted update's name. An update reapplied by `temporal workflow reset` is accepted without its
- * request: its Admitted event (origin REAPPLY) holds it, the event the acceptance was sequenced after or
- * the one of the same update id.
- */
-function acceptedUpdateName(event: HistoryEvent, events: Map<number, HistoryEvent>): string {
-  const accepted = event.workflowExecutionUpdateAcceptedEventAttributes;
-  const named = accepted?.acceptedRequest?.input?.name;
-  if (named) return named;
-  const admitted = (e: HistoryEvent | undefined) => e?.workflowExecutionUpdateAdmittedEventAttributes?.request;
-  const request =
-    admitted(events.get(Number(accepted?.acceptedRequestSequencingEventId ?? 0))) ??
-    [...events.values()].map(admitted).find((r) => r?.meta?.updateId === accepted?.protocolInstanceId);
-  return request?.input?.name ?? '';
-}
-
 function otherLine(event: HistoryEvent, events: Map<number, HistoryEvent>): string | null {
   if (event.timerStartedEventAttributes) {
     return `timer started (${Number(event.timerStartedEventAttributes.startToFireTimeout?.seconds ?? 0)}s)`;
@@ -67,7 +52,9 @@ function otherLine(event: HistoryEvent, events: Map<number, HistoryEvent>): stri
     return `search attributes ${pairs.join(' ')}`;
   }
   if (event.workflowExecutionUpdateAcceptedEventAttributes) {
-    return `update accepted: ${acceptedUpdateName(event, events)}`;
+    const decision = operatorDecisionOf(event, events);
+    if (decision) return `update accepted: ${decision.update}: ${operatorDecisionText(decision)}`;
+    return `update accepted: ${acceptedUpdateRequest(event, events)?.input?.name ?? ''}`;
   }
   if (event.workflowExecutionSignaledEventAttributes) {
     return `signal: ${event.workflowExecutionSignaledEventAttributes.signalName ?? ''}`;

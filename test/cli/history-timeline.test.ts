@@ -11,54 +11,87 @@ type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 const at = (seconds: number) => ({ seconds, nanos: 0 });
 
+/** An update's request as history keeps it: its name and its one argument, as the client encoded it. */
+const request = (updateId: string, name: string, input: unknown) => ({
+  meta: { updateId },
+  input: { name, args: { payloads: [defaultPayloadConverter.toPayload(input)] } },
+});
+
 describe('the timeline of updates', () => {
-  it('names an update reapplied by temporal workflow reset from its Admitted event', () => {
-    // After a reset the new run has the update's Admitted event (origin REAPPLY, with the request) and an
-    // Accepted event without the request, sequenced after it.
-    const events: HistoryEvent[] = [
-      { eventId: 1, eventTime: at(100), workflowExecutionStartedEventAttributes: {} },
-      {
-        eventId: 5,
-        eventTime: at(101),
-        workflowExecutionUpdateAdmittedEventAttributes: {
-          request: { meta: { updateId: 'u-1' }, input: { name: 'decideApproval' } },
-        },
+  // After a reset the new run has the update's Admitted event (origin REAPPLY, with the request) and an
+  // Accepted event without the request, sequenced after it.
+  const events: HistoryEvent[] = [
+    { eventId: 1, eventTime: at(100), workflowExecutionStartedEventAttributes: {} },
+    {
+      eventId: 5,
+      eventTime: at(101),
+      workflowExecutionUpdateAdmittedEventAttributes: {
+        request: request('u-1', 'decideApproval', {
+          decision: 'reject',
+          callIndex: 2,
+          decidedBy: 'approver-ann',
+          reason: 'not this\ncustomer \u001b[31mnow',
+        }),
       },
-      {
-        eventId: 7,
-        eventTime: at(102),
-        workflowExecutionUpdateAcceptedEventAttributes: {
-          protocolInstanceId: 'u-1',
-          acceptedRequestSequencingEventId: 5,
-        },
+    },
+    {
+      eventId: 7,
+      eventTime: at(102),
+      workflowExecutionUpdateAcceptedEventAttributes: {
+        protocolInstanceId: 'u-1',
+        acceptedRequestSequencingEventId: 5,
       },
-      {
-        eventId: 6,
-        eventTime: at(101),
-        workflowExecutionUpdateAdmittedEventAttributes: {
-          request: { meta: { updateId: 'u-3' }, input: { name: 'resolveHeldTool' } },
-        },
+    },
+    {
+      eventId: 6,
+      eventTime: at(101),
+      workflowExecutionUpdateAdmittedEventAttributes: {
+        request: request('u-3', 'resolveHeldTool', { action: 'skip', decidedBy: 'sre-bob' }),
       },
-      {
-        eventId: 8,
-        eventTime: at(102),
-        workflowExecutionUpdateAcceptedEventAttributes: { protocolInstanceId: 'u-3' },
+    },
+    { eventId: 8, eventTime: at(102), workflowExecutionUpdateAcceptedEventAttributes: { protocolInstanceId: 'u-3' } },
+    {
+      eventId: 9,
+      eventTime: at(103),
+      workflowExecutionUpdateAcceptedEventAttributes: {
+        protocolInstanceId: 'u-2',
+        acceptedRequest: request('u-2', 'decideApproval', { decision: 'approve', reason: 'checked' }),
       },
-      {
-        eventId: 9,
-        eventTime: at(103),
-        workflowExecutionUpdateAcceptedEventAttributes: {
-          protocolInstanceId: 'u-2',
-          acceptedRequest: { meta: { updateId: 'u-2' }, input: { name: 'resolveHeldTool' } },
-        },
+    },
+    {
+      eventId: 10,
+      eventTime: at(104),
+      workflowExecutionUpdateAcceptedEventAttributes: {
+        protocolInstanceId: 'u-4',
+        acceptedRequest: request('u-4', 'awaitMilestone', {}),
       },
-    ] as unknown as HistoryEvent[];
+    },
+  ] as unknown as HistoryEvent[];
+  const decisions = [
+    // Who decided and why, on one line: a line break is a space, an escape shows as its code point.
+    'decideApproval: reject (call 2) by approver-ann — not this customer ⟨U+001B⟩[31mnow',
+    'resolveHeldTool: skip by sre-bob',
+    'decideApproval: approve by (unnamed) — checked',
+  ];
+
+  it('says what each decision was, who took it and why, reapplied by temporal workflow reset or not', () => {
     const lines = formatTimeline('turn-x-1', events).map((l) => l.trim());
     expect(lines.filter((l) => l.startsWith('update accepted'))).toEqual([
-      'update accepted: decideApproval',
-      'update accepted: resolveHeldTool',
-      'update accepted: resolveHeldTool',
+      ...decisions.map((d) => `update accepted: ${d}`),
+      'update accepted: awaitMilestone',
     ]);
+  });
+
+  it("says the same in the console's story, with the decision's fields apart", () => {
+    const items = turnStory(events).timeline.filter((i) => i.kind === 'approval');
+    expect(items.map((i) => i.text)).toEqual([
+      `approval decision: ${decisions[0]?.slice('decideApproval: '.length)}`,
+      `held tool decision: ${decisions[1]?.slice('resolveHeldTool: '.length)}`,
+      `approval decision: ${decisions[2]?.slice('decideApproval: '.length)}`,
+    ]);
+    expect(items[0]).toMatchObject({
+      decision: { update: 'decideApproval', action: 'reject', decidedBy: 'approver-ann', callIndex: 2 },
+    });
   });
 });
 

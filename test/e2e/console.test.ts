@@ -163,7 +163,9 @@ test('an operator approves a pending write from the console; the action is audit
   await page.click('#pending-approval button:has-text("Approve")');
   await page.getByText('Submitted LA-90311.').first().waitFor();
   await page.locator('h1:has-text("ANSWERED")').waitFor();
-  expect(await page.innerText('#timeline')).toContain('approval decision: approve — checked the file');
+  expect(await page.innerText('#timeline')).toContain(
+    'approval decision: approve (call 1) by console — checked the file'
+  );
   expect(await page.innerText('#decisions strong')).toBe('Approval of loan.application.submit: APPROVED.');
   await shot(page, 'approval-decided');
   expect((await c.operatorActions(turn.conversationId)).map((a) => a.payload)).toEqual([
@@ -276,7 +278,9 @@ test('a held write shows its tool and error; Retry once upstream is back complet
   await page.locator('h1:has-text("ANSWERED")').waitFor({ timeout: 60_000 });
   expect(await page.innerText('#response')).toContain('Submitted LA-90311.');
   expect(await page.locator('#held-tool').count()).toBe(0);
-  expect(await page.innerText('#timeline')).toContain('held tool decision: retry by console — upstream is back');
+  expect(await page.innerText('#timeline')).toContain(
+    'held tool decision: retry (call 1) by console — upstream is back'
+  );
   // Each decision once in words, once as recorded: never the recorded line twice.
   const decided = page.locator('#decisions li', { hasText: 'TOOL_HOLD_RESOLVED' });
   expect(await decided.locator('strong').innerText()).toBe(
