@@ -24,6 +24,7 @@ import type { ApiPorts } from './ports';
 import { adminRoutes } from './routes/admin';
 import { consoleRoutes } from './routes/console';
 import { heldToolRoutes } from './routes/held-tools';
+import { approvalQueueRoutes } from './routes/approval-queue';
 import { conversationRoutes } from './routes/conversation';
 import { healthRoutes } from './routes/health';
 import { streamRoutes, type StreamOptions } from './routes/stream';
@@ -162,6 +163,7 @@ function registerRoutes(
     whatifRoutes(app, options.ports.whatif, docs, options.whatifLimits ?? WHATIF_DEFAULT_LIMITS, options.limitMetrics);
   }
   heldToolRoutes(app, options.ports, docs);
+  approvalQueueRoutes(app, options.ports, docs);
   if (options.console) {
     consoleRoutes(app, options.ports, options.console, docs);
     consoleAssetRoutes(app);

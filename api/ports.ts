@@ -5,6 +5,7 @@ import type { TurnResult } from '../core/turn/contracts';
 import type { ConversationWhatifResult } from '../core/whatif/diff';
 import type { ReplyTexts } from './reply-texts';
 import type { ApprovalDecisionInput } from '../workflows/messages';
+import type { ApprovalQueue } from './turns/approval-queue';
 import type { HeldToolOperations } from './turns/held-tools';
 
 /** What the routes need from the rest of the system; api/wiring.ts provides the real ones. */
@@ -168,4 +169,6 @@ export interface ApiPorts {
   whatif?: WhatifQueries;
   /** #22: held tool calls for operators; without it the held-tool routes are not mounted. */
   heldTools?: HeldToolOperations;
+  /** D16: the turns waiting for a tool approval; without it the approval queue's route is not mounted. */
+  approvals?: ApprovalQueue;
 }

@@ -37,7 +37,7 @@ import type { ApiPorts, ReadinessProbe } from './ports';
 import { TemporalTurnGateway } from './turns/gateway';
 import { temporalTurnEnds } from './turns/turn-ended';
 import { temporalHeldTools } from './turns/held-tools';
-import { runningTurnsQuery, TurnOutcomeValue } from '../workflows/search-attributes';
+import { AWAITING_APPROVAL_QUERY, temporalApprovalQueue } from './turns/approval-queue';
 
 export interface ApiServer {
   app: FastifyInstance;
@@ -75,9 +75,6 @@ export interface ApiServerOptions {
   /** How long a migration or search-attribute check answers (default PREREQUISITE_CACHE_MS). */
   prerequisiteCacheMs?: number;
 }
-
-/** Turns parked on a tool approval: the workflow sets this outcome while it waits. */
-const PENDING_APPROVALS_QUERY = runningTurnsQuery(TurnOutcomeValue.AwaitingApproval);
 
 function readiness(
   db: Database,
@@ -187,7 +184,7 @@ function temporalClient(db: Database, connection: ConnectionLike, env: Env): Cli
 /** The pending-approvals gauge's reader. */
 function pendingApprovalsCount(client: Client, connection: ConnectionLike): () => Promise<number> {
   // A scrape waits for this count: within the check deadline, and once per cache period however many scrapers ask.
-  const countPending = () => client.workflow.count(PENDING_APPROVALS_QUERY);
+  const countPending = () => client.workflow.count(AWAITING_APPROVAL_QUERY);
   return cachedFor(PREREQUISITE_CACHE_MS, async () => (await temporalCheck(connection, countPending)).count);
 }
 
@@ -206,6 +203,7 @@ function apiPorts(wiring: ApiWiring, turns: ApiPorts['turns'], prerequisites: Pr
         whatifConversation({ db }, { conversationId: id, config: { version }, maxTurns }),
     },
     heldTools: temporalHeldTools(client, { decisionTimeoutMs: env.OPERATOR_DECISION_TIMEOUT_MS }),
+    approvals: temporalApprovalQueue(client),
   };
 }
 

@@ -9,6 +9,8 @@ export interface PendingApproval {
   toolCode: string;
   args: JsonObject;
   callIndex: number;
+  /** ISO time the turn asked for the decision; absent from a worker of a build before it. */
+  requestedAt?: string;
   /** ISO time after which the turn records APPROVAL_EXPIRED and moves on without the tool. */
   expiresAt: string;
   intent: string;

@@ -45,6 +45,8 @@ export async function awaitApproval(
     toolCode: request.toolCode,
     args: request.args,
     callIndex: request.callIndex,
+    // The time the request row names too (its expiry less the timeout): no clock read of its own, so no command.
+    requestedAt: new Date(Date.parse(expiresAt) - request.timeoutMs).toISOString(),
     expiresAt,
     intent: session?.intent ?? 'UNKNOWN',
     state: session?.state ?? 'UNKNOWN',

@@ -19,35 +19,41 @@ export const heldToolSchema = {
   },
 } as const;
 
-export const heldTurnsSchema = {
-  type: 'object',
-  properties: {
-    turns: {
-      type: 'array',
-      items: {
-        type: 'object',
-        properties: {
-          workflowId: { type: 'string' },
-          runId: { type: 'string' },
-          intent: { type: 'string', nullable: true },
-          state: { type: 'string', nullable: true },
-          configVersion: { type: 'string', nullable: true },
-          held: {
-            ...heldToolSchema,
-            nullable: true,
-            description: 'The held call, as the turn tells it; null when its worker cannot be asked (see unavailable).',
-          },
-          unavailable: {
-            type: 'string',
-            description:
-              'Why held is null: no worker answers the turn (e.g. "no worker is polling task queue …"). The turn is ' +
-              "listed from Temporal's visibility, and still waits for a decision.",
-          },
-        },
-      },
-    },
-  },
+/** What Temporal's visibility tells of a listed parked turn, without its worker (the held turns, the approvals). */
+export const listedTurnProperties = {
+  workflowId: { type: 'string' },
+  runId: { type: 'string' },
+  intent: { type: 'string', nullable: true },
+  state: { type: 'string', nullable: true },
+  configVersion: { type: 'string', nullable: true },
 } as const;
+
+/** A listed turn's `unavailable`: why its `field` (what it waits on, which only its worker tells) is null. */
+export const unavailableProperty = (field: string) =>
+  ({
+    type: 'string',
+    description:
+      `Why ${field} is null: no worker answers the turn (e.g. "no worker is polling task queue …"). The turn is ` +
+      "listed from Temporal's visibility, and still waits for a decision.",
+  }) as const;
+
+/** `{turns: [...]}`, each turn what visibility tells of it and `own`: what it waits on, from its worker. */
+export const listedTurnsSchema = <P extends Record<string, unknown>>(own: P) =>
+  ({
+    type: 'object',
+    properties: {
+      turns: { type: 'array', items: { type: 'object', properties: { ...listedTurnProperties, ...own } } },
+    },
+  }) as const;
+
+export const heldTurnsSchema = listedTurnsSchema({
+  held: {
+    ...heldToolSchema,
+    nullable: true,
+    description: 'The held call, as the turn tells it; null when its worker cannot be asked (see unavailable).',
+  },
+  unavailable: unavailableProperty('held'),
+});
 
 /** The resolveHeldTool update's answer. */
 export const heldToolAckSchema = {

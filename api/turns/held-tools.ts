@@ -10,7 +10,7 @@ import { readTurnSearchAttributes, runningTurnsQuery, TurnOutcomeValue } from '.
 import { conflict, type ApiError } from '../errors';
 import { describeOrNull, sendDecision } from './decisions';
 import { turnNotFound } from './turn-id';
-import { readProgress } from './turn-worker';
+import { listedProgressReader } from './turn-worker';
 
 /** Turns with a tool call held for an operator (#22): the workflow sets this outcome while it waits. */
 export const HELD_TURNS_QUERY = runningTurnsQuery(TurnOutcomeValue.Held);
@@ -56,16 +56,11 @@ export function temporalHeldTools(client: Client, options: { decisionTimeoutMs?:
   return {
     async list() {
       const turns: HeldTurn[] = [];
-      // A queue (and turn type) whose worker did not answer one query is not asked again: each would wait as long.
-      const silent = new Map<string, string>();
+      const progressOf = listedProgressReader(client);
       for await (const execution of client.workflow.list({ query: HELD_TURNS_QUERY })) {
         const turn = visibleTurn(execution);
-        // Whether a worker can answer depends on the queue and on the turn's type (an older build runs older types).
-        const runsOn = `${execution.taskQueue} ${execution.type}`;
-        const known = silent.get(runsOn);
-        const read = known ? { unavailable: known } : await readProgress(client, turn.workflowId, execution);
+        const read = await progressOf(turn.workflowId, execution);
         if (read && 'unavailable' in read) {
-          silent.set(runsOn, read.unavailable);
           turns.push({ ...turn, held: null, unavailable: read.unavailable });
         } else if (read?.progress.held) {
           // A turn resolved between the listing and the query is simply no longer held.

@@ -85,6 +85,25 @@ export async function readProgress(
   }
 }
 
+/**
+ * Reads the progress of the turns a visibility listing gives, one after another (the held turns, the turns awaiting
+ * approval). A queue and turn type whose worker did not answer one query is not asked again: each would wait as long.
+ * Whether a worker can answer depends on the queue and on the turn's type (an older build runs older types).
+ */
+export function listedProgressReader(
+  client: Client
+): (workflowId: string, listed: ListedTurn) => Promise<ProgressRead | null> {
+  const silent = new Map<string, string>();
+  return async (workflowId, listed) => {
+    const runsOn = `${listed.taskQueue} ${listed.type}`;
+    const known = silent.get(runsOn);
+    if (known !== undefined) return { unavailable: known };
+    const read = await readProgress(client, workflowId, listed);
+    if (read && 'unavailable' in read) silent.set(runsOn, read.unavailable);
+    return read;
+  };
+}
+
 /** The 503 for a turn whose details only its worker can give, and no worker answers. */
 export function progressUnavailable(workflowId: string, why: string): WorkerUnavailableError {
   return new WorkerUnavailableError(`Cannot read what turn ${workflowId} waits on: ${why}.`, { workflowId });

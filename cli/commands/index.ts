@@ -104,7 +104,8 @@ export const commands: readonly CommandEntry[] = [
   },
   {
     name: 'sre',
-    summary: 'List turns held for an operator and retry, skip, fail or mark-done their tool call (#22).',
+    summary:
+      'List turns held for an operator and retry, skip, fail or mark-done their tool call (#22); list the turns awaiting approval.',
     load: async () => (require('./sre') as typeof sreModule).sreCommand,
   },
   {

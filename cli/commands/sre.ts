@@ -2,6 +2,7 @@ import { userInfo } from 'node:os';
 import { Client } from '@temporalio/client';
 import { loadEnv } from '../../config/env';
 import { configuredTemporal } from '../../config/temporal-connection';
+import { AWAITING_APPROVAL_QUERY, temporalApprovalQueue } from '../../api/turns/approval-queue';
 import { temporalHeldTools, type HeldToolOperations, type HeldTurn } from '../../api/turns/held-tools';
 import {
   DECISION_LIMITS,
@@ -13,6 +14,7 @@ import type { HeldToolDecisionInput } from '../../workflows/messages';
 import { TurnOutcomeValue, TurnSearchAttribute } from '../../workflows/search-attributes';
 import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../command';
 import { errorChain } from '../error-chain';
+import { printApprovals, printParked } from './sre-lists';
 import { addressOption, withTemporalConnection } from '../temporal/connect';
 
 /** The verbs are the update's actions, kebab-cased (markDone → mark-done). */
@@ -28,8 +30,12 @@ const FLAGS: Readonly<Record<string, string>> = {
   result: '--result',
 };
 
+/** The commands that list parked turns: the held ones, and the ones awaiting a tool approval. */
+const LISTS = ['list', 'approvals'];
+
 const USAGE = [
   'convengine sre list [--json] [--address host:port] [--namespace ns]',
+  'convengine sre approvals [--json] [--address host:port] [--namespace ns]',
   'convengine sre retry|skip|fail --workflow-id <id> [--reason text] [--by name] [--call <n>] [--address …] [--namespace …]',
   'convengine sre mark-done --workflow-id <id> --result <json> [--reason text] [--by name] [--address …] [--namespace …]',
   '',
@@ -40,6 +46,9 @@ const USAGE = [
   "planner loop with the tool error, TOOL_ERROR, and the turn answers as its state's response says; a direct",
   "call records it as the tool's result); fail ends the turn with a failure reply; mark-done records the result",
   'you verified upstream without calling the tool again.',
+  `approvals lists the turns that wait for a tool approval (${TurnSearchAttribute.TurnOutcome}=` +
+    `"${TurnOutcomeValue.AwaitingApproval}"): the tool, its call index, when it was asked and when it expires; decide`,
+  'with the approval route (POST /api/v1/conversation/{id}/turns/{n}/approval), the console, or the update decideApproval.',
   `--reason takes up to ${DECISION_LIMITS.reasonChars} characters, --by ${DECISION_LIMITS.decidedByChars}, --result up to ` +
     `${DECISION_LIMITS.resultBytes} bytes of JSON (the turn refuses more whichever way it is sent).`,
   'Only a worker can read a held call or take a decision. Without one, list shows the held turns it cannot read',
@@ -71,13 +80,19 @@ function printTurn(io: CliIo, { workflowId, held: h, intent, state, unavailable 
 /** Lists the held turns; 1 when a worker could not tell the held call of some (they are listed all the same). */
 async function printHeld(io: CliIo, ops: HeldToolOperations, json: boolean): Promise<number> {
   const turns = await ops.list();
-  if (json) for (const t of turns) io.out(JSON.stringify(t));
-  else if (turns.length === 0) io.out('No held turns.');
-  else for (const t of turns) printTurn(io, t);
-  const unread = turns.filter((t) => t.held === null).length;
-  if (unread === 0) return 0;
-  io.err(`cannot read the held call of ${unread} turn(s): no worker answers them; start one, then list again`);
-  return 1;
+  return printParked(io, turns, {
+    json,
+    none: 'No held turns.',
+    print: printTurn,
+    unread: (t) => t.held === null,
+    what: 'held call',
+  });
+}
+
+/** A turn awaiting approval is no held turn, but an operator looking for what waits wants to know of it. */
+async function pointAtApprovals(io: CliIo, client: Client): Promise<void> {
+  const { count } = await client.workflow.count(AWAITING_APPROVAL_QUERY);
+  if (count > 0) io.out(`${count} turn(s) await a tool approval: convengine sre approvals`);
 }
 
 /** The decision from the options, or a usage error; the rules are the turn's own (core/turn/operator-decision.ts). */
@@ -108,10 +123,10 @@ function decisionOf(action: HeldToolDecisionAction, options: Map<string, string[
 
 /** What is wrong with the command words: none, an unknown one, or more than one. */
 function verbProblem(positional: string[]): string {
-  const verbs = ['list', ...ACTIONS.keys()].join(', ');
+  const verbs = [...LISTS, ...ACTIONS.keys()].join(', ');
   const [verb, ...extra] = positional;
   if (verb === undefined) return `sre needs a command: ${verbs}`;
-  if (verb !== 'list' && !ACTIONS.has(verb)) return `sre: unknown command "${verb}" (${verbs})`;
+  if (!LISTS.includes(verb) && !ACTIONS.has(verb)) return `sre: unknown command "${verb}" (${verbs})`;
   return `sre: unexpected argument(s): ${extra.join(' ')}`;
 }
 
@@ -123,7 +138,7 @@ export const sreCommand: CliCommand = {
     const { positional, options } = parsed;
     const [verb] = positional;
     const action = verb ? ACTIONS.get(verb) : undefined;
-    if (positional.length !== 1 || (verb !== 'list' && !action)) {
+    if (positional.length !== 1 || (!LISTS.includes(verb ?? '') && !action)) {
       io.err(verbProblem(positional));
       io.err(`Usage: ${USAGE}`);
       return 2;
@@ -141,8 +156,14 @@ export const sreCommand: CliCommand = {
     try {
       return await withTemporalConnection(temporal, async (connection) => {
         const decisionTimeoutMs = env.OPERATOR_DECISION_TIMEOUT_MS;
-        const ops = temporalHeldTools(new Client({ connection, namespace }), { decisionTimeoutMs });
-        if (!decision || !workflowId) return await printHeld(io, ops, options.has('json'));
+        const client = new Client({ connection, namespace });
+        if (verb === 'approvals') return await printApprovals(io, temporalApprovalQueue(client), options.has('json'));
+        const ops = temporalHeldTools(client, { decisionTimeoutMs });
+        if (!decision || !workflowId) {
+          const code = await printHeld(io, ops, options.has('json'));
+          if (!options.has('json')) await pointAtApprovals(io, client);
+          return code;
+        }
         const ack = await ops.resolve(workflowId, decision);
         io.out(`${workflowId}: ${ack.action} accepted for ${ack.toolCode} (call ${ack.callIndex})`);
         return 0;

@@ -79,23 +79,35 @@ function pager(params, page) {
   );
 }
 
-/** #22: turns whose tool call waits for an operator; an API without held-tool routes has none (404). */
-async function heldTurns() {
+/** A list of the admin API (`{turns, next?}`); an API without the route has none (404). */
+async function adminTurns(path) {
   try {
-    return (await api('/api/v1/admin/turns/held')).turns;
+    return await api(path);
   } catch (err) {
-    return err.status === 404 ? [] : err;
+    return err.status === 404 ? { turns: [] } : err;
   }
 }
 
-function heldPanel(turns) {
-  if (turns instanceof Error) return errorBox(turns);
+/** #22: turns whose tool call waits for an operator. */
+const heldTurns = () => adminTurns('/api/v1/admin/turns/held');
+
+/** D16: turns waiting for a tool approval, the first page (newest first); the API's own page size. */
+const approvalTurns = () => adminTurns('/api/v1/admin/turns/awaiting-approval');
+
+const turnLink = (workflowId) =>
+  h('td', {}, h('a', { href: `#/turn/${encodeURIComponent(workflowId)}`, class: 'mono' }, workflowId));
+
+/** A panel of turns waiting on a person, each row linking to the turn's page, where it is decided. */
+function waitingPanel(list, { id, title, head, cells }) {
+  if (list instanceof Error) return errorBox(list);
+  const { turns, next } = list;
   if (turns.length === 0) return null;
-  const head = ['Held turn', 'Tool', 'Side effect', 'Attempts', 'Last error', 'Expires'];
+  // A paged list shows its first page: the newest, and says that more wait.
+  const count = next ? `the newest ${turns.length}; more wait` : turns.length;
   return h(
     'section',
-    { class: 'panel attention', id: 'held-turns' },
-    h('h2', {}, `Tool calls held for an operator (${turns.length})`),
+    { class: 'panel attention', id },
+    h('h2', {}, `${title} (${count})`),
     h(
       'table',
       { class: 'list' },
@@ -111,21 +123,59 @@ function heldPanel(turns) {
       h(
         'tbody',
         {},
-        turns.map(({ workflowId, held }) =>
-          h(
-            'tr',
-            {},
-            h('td', {}, h('a', { href: `#/turn/${encodeURIComponent(workflowId)}`, class: 'mono' }, workflowId)),
+        turns.map((turn) => h('tr', {}, turnLink(turn.workflowId), cells(turn)))
+      )
+    )
+  );
+}
+
+/** Without a worker the call a turn waits on cannot be read: the row says why, across the call's cells. */
+const unavailableCell = (turn, span) =>
+  h('td', { class: 'failure', colspan: span }, `unavailable: ${turn.unavailable}`);
+
+function heldPanel(turns) {
+  return waitingPanel(turns, {
+    id: 'held-turns',
+    title: 'Tool calls held for an operator',
+    head: ['Held turn', 'Tool', 'Side effect', 'Attempts', 'Last error', 'Expires'],
+    cells: ({ held, ...turn }) =>
+      held
+        ? [
             h('td', { class: 'mono' }, held.toolCode),
             h('td', {}, held.outcomeUnknown ? `${held.sideEffect} (outcome unknown)` : held.sideEffect),
             h('td', { class: 'num' }, held.attempts),
             h('td', { class: 'failure' }, `${held.failureType}: ${held.error}`),
-            h('td', {}, when(held.expiresAt))
-          )
+            h('td', {}, when(held.expiresAt)),
+          ]
+        : unavailableCell(turn, 5),
+  });
+}
+
+function approvalPanel(turns) {
+  return waitingPanel(turns, {
+    id: 'awaiting-approval',
+    title: 'Tool calls awaiting approval',
+    head: ['Turn', 'Conversation', 'Tool', 'Call', 'Requested', 'Expires'],
+    cells: ({ approval, ...turn }) => [
+      h(
+        'td',
+        {},
+        h(
+          'a',
+          { href: `#/conversation/${encodeURIComponent(turn.conversationId)}`, class: 'mono' },
+          turn.conversationId
         )
-      )
-    )
-  );
+      ),
+      approval
+        ? [
+            h('td', { class: 'mono' }, approval.toolCode),
+            h('td', { class: 'num' }, approval.callIndex),
+            h('td', {}, approval.requestedAt ? when(approval.requestedAt) : ''),
+            h('td', {}, when(approval.expiresAt)),
+          ]
+        : unavailableCell(turn, 4),
+    ],
+  });
 }
 
 function conversationList(page) {
@@ -165,10 +215,11 @@ export async function conversationsPage({ main }, params) {
   for (const name of ['q', 'status', 'intent', 'state', 'after'])
     if (params.get(name)) query.set(name, params.get(name));
   query.set('limit', String(PAGE));
-  const [page, held] = await Promise.all([search(query), heldTurns()]);
+  const [page, held, approvals] = await Promise.all([search(query), heldTurns(), approvalTurns()]);
   mount(
     main,
     h('h1', {}, 'Conversations'),
+    approvalPanel(approvals),
     heldPanel(held),
     filterForm(params),
     page instanceof Error ? errorBox(page) : [conversationList(page), pager(params, page)]

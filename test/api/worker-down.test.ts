@@ -32,7 +32,7 @@ describe('parked turns while no worker polls', () => {
   afterAll(async () => h?.stop());
   afterEach(async () => h.wf.startWorker());
 
-  it('an approval is 503 WORKER_UNAVAILABLE after the deadline, the console page renders, and a worker applies it', async () => {
+  it('an approval is 503 WORKER_UNAVAILABLE after the deadline, the page and the queue list it, a worker applies it', async () => {
     await h.wf.mcp.configure(loanConfig({ submitNeedsApproval: true }));
     h.wf.mcp.toolServer.counters.reset();
     h.wf.mcp.llm.setScript([
@@ -51,6 +51,19 @@ describe('parked turns while no worker polls', () => {
     expect(page.value.status).toBe(200);
     expect(page.value.json()).toMatchObject({ pendingApproval: null, story: { status: 'RUNNING' } });
     expect(page.value.json().waitingUnavailable).toMatch(/no worker/);
+
+    // The approvers' queue still lists the turn, from visibility, and says why its call is not shown.
+    const queue = await timed(() => h.request('GET', '/api/v1/admin/turns/awaiting-approval', { headers: auth }));
+    expect(queue.took).toBeLessThan(PROMPTLY_MS);
+    const queued = queue.value.json().turns.find((t: { workflowId: string }) => t.workflowId === turn.workflowId);
+    expect(queued).toMatchObject({ conversationId, approval: null, unavailable: expect.stringMatching(/no worker/) });
+    const cli = ['--address', h.wf.temporal.address, '--namespace', h.wf.temporal.namespace];
+    const listed = await runSre(['approvals', ...cli]);
+    expect(listed.code).toBe(1);
+    expect(listed.out.join('\n')).toContain(`${turn.workflowId}  pending call unavailable: no worker`);
+    expect(listed.err).toEqual([
+      'cannot read the pending call of 1 turn(s): no worker answers them; start one, then list again',
+    ]);
 
     const decided = await timed(() =>
       h.request('POST', `/api/v1/conversation/${conversationId}/turns/${turn.number}/approval`, {

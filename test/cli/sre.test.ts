@@ -7,8 +7,8 @@ describe('convengine sre', () => {
     [['list', '--address'], '--address needs a value'],
     [['retry', '--workflow-id'], '--workflow-id needs a value'],
     [['list', '--json=1'], '--json takes no value'],
-    [[], 'sre needs a command: list, retry, skip, fail, mark-done'],
-    [['frobnicate'], 'sre: unknown command "frobnicate" (list, retry, skip, fail, mark-done)'],
+    [[], 'sre needs a command: list, approvals, retry, skip, fail, mark-done'],
+    [['frobnicate'], 'sre: unknown command "frobnicate" (list, approvals, retry, skip, fail, mark-done)'],
     [['list', 'extra'], 'sre: unexpected argument(s): extra'],
     [['list', '--address', 'nonsense:::'], '--address must be host:port, e.g. localhost:7233, not "nonsense:::"'],
   ])('sre %j exits 2 with "%s"', async (args, message) => {

@@ -140,21 +140,31 @@ test('a loop-limit stop shows every planner iteration and the limit it hit', asy
   await page.close();
 });
 
-/** The conversations page once it lists the held turn: the real server's visibility may lag, so reload until it does. */
-async function heldList(workflowId: string): Promise<Page> {
+/**
+ * The conversations page once its panel `panel` (#held-turns, #awaiting-approval) lists the turn: the real server's
+ * visibility may lag, so reload until it does.
+ */
+async function listedIn(panel: string, workflowId: string): Promise<Page> {
   const list = await c.open('');
-  const link = list.locator(`#held-turns a[href="#/turn/${workflowId}"]`);
+  const link = list.locator(`${panel} a[href="#/turn/${workflowId}"]`);
   for (let tries = 0; tries < 20; tries++) {
     await list.locator('main h1').waitFor();
     if ((await link.count()) > 0) return list;
     await list.waitForTimeout(500);
     await list.reload();
   }
-  throw new Error(`the conversations page never listed the held turn ${workflowId}`);
+  throw new Error(`the conversations page never listed ${workflowId} in ${panel}`);
 }
 
-test('an operator approves a pending write from the console; the action is audited', async () => {
-  const { turn, page } = await c.parkedLoanTurn(loanConfig({ submitNeedsApproval: true }));
+test('an approver finds a pending write in the approvals panel and approves it; the decision says who', async () => {
+  const { turn, page: parked } = await c.parkedLoanTurn(loanConfig({ submitNeedsApproval: true }));
+  await parked.close();
+  const list = await listedIn('#awaiting-approval', turn.workflowId);
+  const row = list.locator('#awaiting-approval tr', { has: list.locator(`a[href="#/turn/${turn.workflowId}"]`) });
+  expect(await row.innerText()).toMatch(new RegExp(`${turn.conversationId}\\s+loan\\.application\\.submit\\s+1\\s`));
+  await shot(list, 'approvals-panel');
+  await row.locator(`a[href="#/turn/${turn.workflowId}"]`).click();
+  const page = list;
   await page.locator('#pending-approval').waitFor();
   expect(await page.innerText('#pending-approval')).toContain('loan.application.submit');
   expect(await page.locator('#live').count()).toBe(1);
@@ -251,7 +261,7 @@ test('a held write shows its tool and error; Retry once upstream is back complet
   c.h.wf.mcp.toolServer.faults.set(submit, { failTimes: 1_000, status: 503 });
   const hold = { onRetriesExhausted: 'HOLD', maxAttempts: 2, initialIntervalMs: 100 } as const;
   const { turn, page } = await c.parkedLoanTurn(loanConfig({ submit: hold }));
-  const list = await heldList(turn.workflowId);
+  const list = await listedIn('#held-turns', turn.workflowId);
   expect(await list.innerText('#held-turns')).toContain('loan.application.submit');
   await list.close();
   const held = page.locator('#held-tool');

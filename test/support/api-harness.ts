@@ -3,6 +3,7 @@ import { buildApi } from '../../api/app';
 import { consolePorts } from '../../api/console/wiring';
 import { conversationQueries } from '../../api/db-queries';
 import type { ApiPorts } from '../../api/ports';
+import { temporalApprovalQueue } from '../../api/turns/approval-queue';
 import { temporalHeldTools } from '../../api/turns/held-tools';
 import { temporalTurnEnds } from '../../api/turns/turn-ended';
 import { configReplyTexts } from '../../api/reply-texts';
@@ -90,6 +91,7 @@ export class ApiHarness {
       replyTexts: configReplyTexts({ snapshot: async () => wf.mcp.base.store.current(), conversations }),
       config: { refresh: async () => wf.mcp.base.store.refresh() },
       heldTools: temporalHeldTools(wf.client, { decisionTimeoutMs: options.decisionTimeoutMs }),
+      approvals: temporalApprovalQueue(wf.client),
       readiness: {
         check: async () => ({
           checks: {

@@ -49,6 +49,7 @@ function apiWithDependenciesDown(): FastifyInstance {
     readiness: { check: async () => ({ checks: { database: 'unreachable', temporal: 'ok', worker: 'ok' } }) },
     whatif: failing(),
     heldTools: failing(),
+    approvals: failing(),
   };
   const console = failing<ConsolePorts>({ temporalUi: null, inspector: failing() });
   const metrics = () => Promise.reject(databaseDown());

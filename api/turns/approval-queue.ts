@@ -1,0 +1,142 @@
+import { createHash } from 'node:crypto';
+import { status as GrpcStatus } from '@grpc/grpc-js';
+import type { Client } from '@temporalio/client';
+import type { temporal } from '@temporalio/proto';
+import { readTurnSearchAttributes, runningTurnsQuery, TurnOutcomeValue } from '../../workflows/search-attributes';
+import { badRequest } from '../errors';
+import { decodedSearchAttributes } from '../history/entries';
+import { decideWith } from '../replies';
+import { listedProgressReader } from './turn-worker';
+
+/** Turns parked on a tool approval (D16): the workflow sets this outcome while it waits, RUNNING again once decided. */
+export const AWAITING_APPROVAL_QUERY = runningTurnsQuery(TurnOutcomeValue.AwaitingApproval);
+
+/** The call a turn waits on, as its worker tells it. */
+export interface WaitingApproval {
+  toolCode: string;
+  callIndex: number;
+  /** Null from a worker of a build before it kept the time. */
+  requestedAt: string | null;
+  expiresAt: string;
+  /** The approval route, method and body for this call (as a 202's `approval.decideWith`); null without the turn's ids. */
+  decideWith: ReturnType<typeof decideWith> | null;
+}
+
+export interface AwaitingApprovalTurn {
+  workflowId: string;
+  runId: string;
+  /** From the turn's search attributes, known without a worker. */
+  conversationId: string | null;
+  turnNumber: number | null;
+  intent: string | null;
+  state: string | null;
+  configVersion: string | null;
+  /** The call that waits, which only the turn's worker can tell; null when it could not be read (`unavailable`). */
+  approval: WaitingApproval | null;
+  /** Why `approval` is null: no worker answers the turn's query. */
+  unavailable?: string;
+}
+
+export interface ApprovalQueuePage {
+  turns: AwaitingApprovalTurn[];
+  /** The cursor of the next page (`after`), null on the last. */
+  next: string | null;
+}
+
+/**
+ * The turns waiting for an approval, the approvers' queue: the API's admin route, the console's panel and
+ * `convengine sre approvals` list it from Temporal's visibility (TurnOutcome = AWAITING_APPROVAL, running), the
+ * source `convengine_pending_approvals` counts, each with the call its worker says it waits on.
+ */
+export interface ApprovalQueue {
+  /** One page of at most `limit` turns, newest first; `after` is the previous page's `next`. */
+  list(page: { limit: number; after?: string }): Promise<ApprovalQueuePage>;
+}
+
+type RawExecution = temporal.api.workflow.v1.IWorkflowExecutionInfo;
+
+/** A listed turn, before its waiting call is read. */
+function visibleTurn(raw: RawExecution): Omit<AwaitingApprovalTurn, 'approval'> {
+  const at = readTurnSearchAttributes(decodedSearchAttributes(raw.searchAttributes?.indexedFields));
+  return {
+    workflowId: raw.execution?.workflowId ?? '',
+    runId: raw.execution?.runId ?? '',
+    conversationId: at.conversationId ?? null,
+    turnNumber: at.turnNumber ?? null,
+    intent: at.intent ?? null,
+    state: at.state ?? null,
+    configVersion: at.configVersion ?? null,
+  };
+}
+
+/** Bytes of a cursor's check: enough that a mistyped or cut cursor is refused, not sent to Temporal. */
+const CHECK_BYTES = 8;
+
+/** The check of a page token: its hash with this list's query, so a cursor of another list is refused too. */
+const checkOf = (token: Uint8Array): Buffer =>
+  createHash('sha256').update(AWAITING_APPROVAL_QUERY).update(token).digest().subarray(0, CHECK_BYTES);
+
+/**
+ * The cursor as the API writes it: Temporal's page token (opaque, the server's own format) after its check, base64url.
+ * Real Temporal answers a token it cannot read with UNKNOWN "something went wrong" (and reads some it never wrote),
+ * so the check, not the server, tells a cursor this list gave from anything else.
+ */
+const cursorOf = (token: Uint8Array | null | undefined): string | null =>
+  token && token.length > 0 ? Buffer.concat([checkOf(token), token]).toString('base64url') : null;
+
+export const invalidCursor = () =>
+  badRequest('INVALID_CURSOR', "after must be the previous page's next, as this list gave it.", { field: 'after' });
+
+/** The page token a cursor carries; 400 INVALID_CURSOR when its check does not hold. */
+function tokenOf(cursor: string): Buffer {
+  const bytes = Buffer.from(cursor, 'base64url');
+  const token = bytes.subarray(CHECK_BYTES);
+  if (token.length === 0 || !checkOf(token).equals(bytes.subarray(0, CHECK_BYTES))) throw invalidCursor();
+  return token;
+}
+
+async function listPage(client: Client, limit: number, after: string | undefined) {
+  const nextPageToken = after === undefined ? undefined : tokenOf(after);
+  try {
+    return await client.workflowService.listWorkflowExecutions({
+      namespace: client.options.namespace,
+      query: AWAITING_APPROVAL_QUERY,
+      pageSize: limit,
+      nextPageToken,
+    });
+  } catch (err) {
+    // The server's own word that it cannot read the token (our dev server's answer to one it did not write).
+    if (after !== undefined && (err as { code?: unknown }).code === GrpcStatus.INVALID_ARGUMENT) throw invalidCursor();
+    throw err;
+  }
+}
+
+export function temporalApprovalQueue(client: Client): ApprovalQueue {
+  return {
+    async list({ limit, after }) {
+      const page = await listPage(client, limit, after);
+      const progressOf = listedProgressReader(client);
+      const turns: AwaitingApprovalTurn[] = [];
+      for (const raw of page.executions ?? []) {
+        const turn = visibleTurn(raw);
+        const listed = { runId: turn.runId, taskQueue: raw.taskQueue ?? '', type: raw.type?.name ?? '' };
+        const read = await progressOf(turn.workflowId, listed);
+        if (read && 'unavailable' in read) turns.push({ ...turn, approval: null, unavailable: read.unavailable });
+        // A turn decided between the listing and the query no longer waits, and is left out.
+        else if (read?.progress.pending) turns.push({ ...turn, approval: waiting(turn, read.progress.pending) });
+      }
+      return { turns, next: cursorOf(page.nextPageToken) };
+    },
+  };
+}
+
+function waiting(
+  turn: Pick<AwaitingApprovalTurn, 'conversationId' | 'turnNumber'>,
+  pending: { toolCode: string; callIndex: number; requestedAt?: string; expiresAt: string }
+): WaitingApproval {
+  const { toolCode, callIndex, expiresAt } = pending;
+  const { conversationId, turnNumber } = turn;
+  const route =
+    conversationId !== null && turnNumber !== null ? decideWith(conversationId, turnNumber, callIndex) : null;
+  return { toolCode, callIndex, requestedAt: pending.requestedAt ?? null, expiresAt, decideWith: route };
+}
