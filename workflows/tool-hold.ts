@@ -96,12 +96,18 @@ const notHeld = () => decisionRefusal('NOT_HELD', 'this turn has no tool call he
  * The update validator: refuses malformed or stale decisions before they reach history. The rules are
  * core/turn/operator-decision.ts's, so every way of sending one (API, console, CLI, Temporal) meets them.
  */
-export function validateHoldDecision(state: TurnState, input: HeldToolDecisionInput): void {
+export function validateHoldDecision(state: TurnState, input: HeldToolDecisionInput, now = workflowNow()): void {
   const problem = heldToolDecisionProblem(input);
   if (problem) throw problemRefusal(problem);
-  if (!state.held) throw notHeld();
-  if (input.callIndex !== undefined && input.callIndex !== state.held.callIndex) {
-    throw decisionRefusal('STALE_DECISION', `the held call is #${state.held.callIndex}, not #${input.callIndex}.`);
+  const held = state.held;
+  if (!held) throw notHeld();
+  if (input.callIndex !== undefined && input.callIndex !== held.callIndex) {
+    throw decisionRefusal('STALE_DECISION', `the held call is #${held.callIndex}, not #${input.callIndex}.`);
+  }
+  // As an approval's (turn-state.ts): the fired timer and a late decision may come in one activation, update first.
+  if (now >= Date.parse(held.expiresAt)) {
+    const expired = `the hold of call #${held.callIndex} expired at ${held.expiresAt}; the turn answers without it.`;
+    throw decisionRefusal('NOT_HELD', expired);
   }
 }
 

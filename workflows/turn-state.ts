@@ -6,6 +6,7 @@ import { approvalDecisionProblem } from '../core/turn/operator-decision';
 import { decisionRefusal, problemRefusal } from './decision-refusal';
 import type { ApprovalAck, ApprovalDecisionInput, HeldTool, PendingApproval, TurnProgress } from './messages';
 import { TurnStatus } from './turn-status';
+import { workflowNow } from './clock';
 
 /** The workflow's in-memory view of the turn, read by queries and updates. */
 export class TurnState {
@@ -47,11 +48,17 @@ export class TurnState {
    * parks, runs the approved tool, or waits on a later call. Validators never run on replay, so their refusals can
    * change without a patch.
    */
-  validateDecision(input: ApprovalDecisionInput): void {
+  validateDecision(input: ApprovalDecisionInput, now = workflowNow()): void {
     const problem = approvalDecisionProblem(input);
     if (problem) throw problemRefusal(problem);
     const pending = this.pending;
-    if (pending && (input.callIndex === undefined || input.callIndex === pending.callIndex)) return;
+    if (pending && (input.callIndex === undefined || input.callIndex === pending.callIndex)) {
+      // The call is still pending, but its time may be up: a worker that was away when the timer fired gets the
+      // fired timer and this update in one activation, and runs the update first, so the wait's timeout alone would
+      // not refuse it. The workflow's clock is the activation's, recorded in history.
+      if (now >= Date.parse(pending.expiresAt)) throw expiredRefusal(pending);
+      return;
+    }
     const named = input.callIndex ?? [...this.settled.keys()].at(-1);
     const settled = named === undefined ? undefined : this.settled.get(named);
     if (named !== undefined && settled) throw settledRefusal(named, settled);
@@ -75,6 +82,12 @@ export class TurnState {
     this.status = TurnStatus.Running;
     return { accepted: true, toolCode: pending.toolCode, callIndex: pending.callIndex, decision };
   }
+}
+
+/** A decision for a call still pending after its expiresAt: the turn goes on without it, as the timeout says. */
+function expiredRefusal(pending: PendingApproval): ApplicationFailure {
+  const expired = `the approval of call #${pending.callIndex} expired at ${pending.expiresAt}; the turn goes on without that call.`;
+  return decisionRefusal('APPROVAL_EXPIRED', expired);
 }
 
 /** A decision for a call that no longer waits: decided (by someone else, or a retried request) or expired. */

@@ -35,18 +35,20 @@ function typedCode(err: unknown): string {
   return failure.type ?? '';
 }
 
-const refusal = (state: TurnState, input: ApprovalDecisionInput): string => {
+const EXPIRES_AT = Date.parse('2030-01-01T00:00:00.000Z');
+
+const refusal = (state: TurnState, input: ApprovalDecisionInput, now?: number): string => {
   try {
-    state.validateDecision(input);
+    state.validateDecision(input, now);
     return 'accepted';
   } catch (err) {
     return typedCode(err);
   }
 };
 
-const holdRefusal = (state: TurnState, input: HeldToolDecisionInput): string => {
+const holdRefusal = (state: TurnState, input: HeldToolDecisionInput, now?: number): string => {
   try {
-    validateHoldDecision(state, input);
+    validateHoldDecision(state, input, now);
     return 'accepted';
   } catch (err) {
     return typedCode(err);
@@ -82,6 +84,17 @@ describe('decideApproval refusals', () => {
     expect(refusal(state, { decision: 'approve' })).toBe('APPROVAL_EXPIRED');
   });
 
+  it('a decision for a pending call whose expiresAt has passed is APPROVAL_EXPIRED (the timer may not be handled yet)', () => {
+    const state = new TurnState();
+    parkedOn(state, 4);
+    expect(refusal(state, { decision: 'approve', callIndex: 4 }, EXPIRES_AT - 1)).toBe('accepted');
+    expect(refusal(state, { decision: 'approve', callIndex: 4 }, EXPIRES_AT)).toBe('APPROVAL_EXPIRED');
+    expect(refusal(state, { decision: 'reject' }, EXPIRES_AT + 1)).toBe('APPROVAL_EXPIRED');
+    expect(() => state.validateDecision({ decision: 'approve' }, EXPIRES_AT)).toThrow(
+      'APPROVAL_EXPIRED: the approval of call #4 expired at 2030-01-01T00:00:00.000Z; the turn goes on without that call.'
+    );
+  });
+
   it('a turn that never waited for an approval is NOT_AWAITING_APPROVAL', () => {
     const state = new TurnState();
     expect(refusal(state, { decision: 'approve', callIndex: 1 })).toBe('NOT_AWAITING_APPROVAL');
@@ -99,6 +112,10 @@ describe('decideApproval refusals', () => {
     expect(holdRefusal(state, { action: 'retry', callIndex: 2 })).toBe('STALE_DECISION');
     expect(holdRefusal(state, { action: 'markDone' })).toBe('RESULT_REQUIRED');
     expect(holdRefusal(state, { action: 'retry', callIndex: 3 })).toBe('accepted');
+    // Past the hold's expiresAt the turn answers without the tool, even if its timer is not handled yet.
+    state.held = { callIndex: 3, expiresAt: '2030-01-01T00:00:00.000Z' } as TurnState['held'];
+    expect(holdRefusal(state, { action: 'retry', callIndex: 3 }, EXPIRES_AT - 1)).toBe('accepted');
+    expect(holdRefusal(state, { action: 'retry', callIndex: 3 }, EXPIRES_AT)).toBe('NOT_HELD');
     applyHoldDecision(state, { action: 'retry', callIndex: 3 });
     expect(() => applyHoldDecision(state, { action: 'retry' })).toThrow(ApplicationFailure);
   });

@@ -1,3 +1,5 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { WorkflowUpdateFailedError } from '@temporalio/client';
 import { ApiError } from '../../api/errors';
 import type { TurnGateway, TurnReply } from '../../api/ports';
 import type { JsonObject } from '../../core/json';
@@ -5,6 +7,7 @@ import { decisionLog } from '../support/history';
 import { extracted, loanConfig, plan } from '../support/loan-config';
 import { answer } from '../support/order-config';
 import { WorkflowHarness } from '../support/workflow-harness';
+import { decideApprovalUpdate } from '../../workflows/messages';
 
 const MESSAGE = 'Apply loan for customer CUST-1001, amount 350000 for 36 months.';
 
@@ -118,6 +121,33 @@ describe('human approval parks the turn durably (D16, issue #6 item 8)', () => {
       code: 'APPROVAL_EXPIRED',
       message: 'The approval of call #2 expired; the turn went on without it and has ended (completed).',
     });
+  });
+
+  it('an approval that reaches the turn after its expiry, with the timer, is APPROVAL_EXPIRED: the write never runs', async () => {
+    await h.mcp.configure(loanConfig({ submitNeedsApproval: true, approvalTimeoutMs: 1500 }));
+    h.mcp.llm.setScript(script());
+    const parked = awaiting(await h.send({ message: MESSAGE }));
+    const handle = h.client.workflow.getHandle(parked.ref.workflowId);
+    // No worker while the approval expires: the fired timer and the late update reach the turn in one activation,
+    // where the SDK runs updates first, so only the validator's own reading of the clock can refuse it.
+    await h.stopWorker();
+    await sleep(Date.parse(parked.pending.expiresAt) - Date.now() + 2500);
+    const late = handle
+      .executeUpdate(decideApprovalUpdate, { args: [{ decision: 'approve', callIndex: 2, decidedBy: 'sre-amy' }] })
+      .catch((e: unknown) => e);
+    await sleep(500);
+    await h.startWorker();
+    const refused = await late;
+    expect(refused).toBeInstanceOf(WorkflowUpdateFailedError);
+    expect((refused as WorkflowUpdateFailedError).cause?.message).toMatch(/^APPROVAL_EXPIRED: /);
+    const result = (await handle.result()) as { context: JsonObject };
+    expect((result.context['mcp'] as JsonObject)['lifecycle']).toMatchObject({ status: 'APPROVAL_EXPIRED' });
+    expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(0);
+    const events = await h.history(parked.ref.workflowId);
+    const accepted = events.map((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name);
+    expect(accepted).not.toContain('decideApproval');
+    expect(events.some((e) => e.timerFiredEventAttributes)).toBe(true);
+    expect(await h.mcp.payload(parked.ref.conversationId, 'MCP_TOOL_APPROVAL_EXPIRED')).toBeTruthy();
   });
 
   it('a decision on a turn that ended while its call waited says the call was never decided', async () => {
