@@ -21,7 +21,8 @@ export const decidedBySchema = {
   type: 'string',
   minLength: 1,
   maxLength: DECISION_LIMITS.decidedByChars,
-  description: 'Who decides (a user or a tool), recorded as `decided_by`; `api` when absent.',
+  description:
+    'Who decides (a user or a tool), recorded as `decided_by`; `api` when absent. Not blank (`DECIDED_BY_BLANK`).',
 } as const;
 
 export const approvalRequestSchema = {

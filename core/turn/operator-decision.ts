@@ -42,6 +42,7 @@ export type DecisionProblemCode =
   | 'CALL_INDEX_REQUIRED'
   | 'REASON_TOO_LONG'
   | 'DECIDED_BY_TOO_LONG'
+  | 'DECIDED_BY_BLANK'
   | 'RESULT_REQUIRED'
   | 'RESULT_NOT_ALLOWED'
   | 'RESULT_INVALID'
@@ -55,6 +56,7 @@ export const DECISION_PROBLEM_CODES: readonly DecisionProblemCode[] = [
   'CALL_INDEX_REQUIRED',
   'REASON_TOO_LONG',
   'DECIDED_BY_TOO_LONG',
+  'DECIDED_BY_BLANK',
   'RESULT_REQUIRED',
   'RESULT_NOT_ALLOWED',
   'RESULT_INVALID',
@@ -89,19 +91,37 @@ export function jsonBytes(value: Json): number {
   return new TextEncoder().encode(JSON.stringify(value)).byteLength;
 }
 
+/**
+ * Characters as the docs and the API's schemas (ajv's maxLength) count them: code points, so an emoji is one, not
+ * the two UTF-16 units of String.length. A text no longer than `max` in units is no longer in code points.
+ */
+function characters(text: string, max: number): number {
+  return text.length <= max ? text.length : [...text].length;
+}
+
 function textProblem(name: string, value: unknown, max: number, code: DecisionProblemCode): DecisionProblem | null {
   if (value == null) return null;
   if (typeof value !== 'string') return problem(name, 'INVALID_DECISION', `${name} must be text.`);
-  return value.length > max
-    ? problem(name, code, `${name} must be at most ${max} characters (got ${value.length}).`)
+  const chars = characters(value, max);
+  return chars > max ? problem(name, code, `${name} must be at most ${max} characters (got ${chars}).`) : null;
+}
+
+/**
+ * A decision names who made it, or leaves decidedBy out (the API records `api`): empty or blank text would record
+ * an approval, or a held call's resolution, by no one.
+ */
+function blankDecidedByProblem(decidedBy: unknown): DecisionProblem | null {
+  return typeof decidedBy === 'string' && decidedBy.trim() === ''
+    ? problem('decidedBy', 'DECIDED_BY_BLANK', 'decidedBy must name who decides, not be blank (or be left out).')
     : null;
 }
 
-/** What every decision shares: reason, decidedBy, callIndex, and text PostgreSQL can store. */
+/** What every decision shares: reason, decidedBy (named, not blank), callIndex, and text PostgreSQL can store. */
 function commonProblem(input: DecisionFields): DecisionProblem | null {
   const text =
     textProblem('reason', input.reason, DECISION_LIMITS.reasonChars, 'REASON_TOO_LONG') ??
-    textProblem('decidedBy', input.decidedBy, DECISION_LIMITS.decidedByChars, 'DECIDED_BY_TOO_LONG');
+    textProblem('decidedBy', input.decidedBy, DECISION_LIMITS.decidedByChars, 'DECIDED_BY_TOO_LONG') ??
+    blankDecidedByProblem(input.decidedBy);
   if (text) return text;
   const index = input.callIndex;
   const whole = typeof index === 'number' && Number.isInteger(index) && index >= 0;

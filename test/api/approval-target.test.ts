@@ -103,10 +103,12 @@ describe('an approval decides the call it names', () => {
     ]);
   });
 
-  it('refuses who decided when it is no name: empty, or longer than the held-tool route takes', async () => {
+  it('refuses who decided when it is no name: empty, blank, or longer than the held-tool route takes', async () => {
     const url = `/api/v1/conversation/${crypto.randomUUID()}/turns/1/approval`;
     for (const [decidedBy, code] of [
-      ['', 'VALIDATION_FAILED'],
+      ['', 'DECIDED_BY_BLANK'],
+      ['   ', 'DECIDED_BY_BLANK'],
+      ['\t\n', 'DECIDED_BY_BLANK'],
       ['x'.repeat(201), 'DECIDED_BY_TOO_LONG'],
     ]) {
       const res = await h.request('POST', url, { json: { decision: 'approve', callIndex: 1, decidedBy } });

@@ -220,6 +220,14 @@ describe('bad input gets a specific 4xx, never a 5xx or internals', () => {
       'reason',
       JSON.stringify({ decision: 'reject', callIndex: 1, reason: 'x'.repeat(2001) }),
     ],
+    // Characters are code points, as the schema's maxLength counts them: 2001 emoji are 2001, not 4002.
+    [
+      'a long reason of emoji',
+      'REASON_TOO_LONG',
+      'reason',
+      JSON.stringify({ decision: 'reject', callIndex: 1, reason: '😀'.repeat(2001) }),
+    ],
+    ['a blank decidedBy', 'DECIDED_BY_BLANK', 'decidedBy', '{"decision": "approve", "callIndex": 1, "decidedBy": " "}'],
   ])(
     'answers an approval with %s: 400 %s (field %s), before looking for the conversation',
     async (_case, code, field, body) => {
@@ -227,4 +235,10 @@ describe('bad input gets a specific 4xx, never a 5xx or internals', () => {
       expect([res.status, res.json().error]).toEqual([400, expect.objectContaining({ code, details: { field } })]);
     }
   );
+
+  it('takes a reason and a decidedBy up to their limits in characters, an emoji one character', async () => {
+    const body = { decision: 'reject', callIndex: 1, reason: '😀'.repeat(2000), decidedBy: '👩‍💻'.repeat(50) };
+    const res = await post(`/api/v1/conversation/${UNKNOWN}/turns/1/approval`, JSON.stringify(body));
+    expect([res.status, res.json().error.code]).toEqual([404, 'CONVERSATION_NOT_FOUND']);
+  });
 });

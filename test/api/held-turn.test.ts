@@ -72,7 +72,8 @@ describe('a held turn over the API (issue #22)', () => {
       [{ action: 'skip', reason: 7 }, 'INVALID_DECISION'],
       // Any other field is still the schema's.
       [{ action: 'skip', note: 'x' }, 'VALIDATION_FAILED'],
-      [{ action: 'skip', decidedBy: '' }, 'VALIDATION_FAILED'],
+      [{ action: 'skip', decidedBy: '' }, 'DECIDED_BY_BLANK'],
+      [{ action: 'skip', decidedBy: '  ' }, 'DECIDED_BY_BLANK'],
     ] as const) {
       const refused = await h.request('POST', `/api/v1/admin/turns/${workflowId}/held-tool`, { json, headers: auth });
       expect([refused.status, refused.json().error.code]).toEqual([400, code]);

@@ -103,6 +103,11 @@ describe('decideApproval refusals', () => {
 
   it('malformed approval decisions are refused typed too (INVALID_DECISION, …)', () => {
     expect(refusal(new TurnState(), { decision: 'maybe' } as never)).toBe('INVALID_DECISION');
+    // The update sent directly (runbook §5) is held to the API's rule: a decision names who made it.
+    const state = new TurnState();
+    parkedOn(state, 4);
+    expect(refusal(state, { decision: 'approve', callIndex: 4, decidedBy: '' })).toBe('DECIDED_BY_BLANK');
+    expect(holdRefusal(state, { action: 'retry', decidedBy: ' ' })).toBe('DECIDED_BY_BLANK');
   });
 
   it("a held call's decision is refused the same typed way: NOT_HELD, STALE_DECISION, malformed ones", () => {

@@ -22,6 +22,8 @@ describe('operator decisions', () => {
     ['a reason that is no text', { action: 'skip', reason: 7 }, 'INVALID_DECISION'],
     ['a reason too long', { action: 'skip', reason: 'x'.repeat(DECISION_LIMITS.reasonChars + 1) }, 'REASON_TOO_LONG'],
     ['decidedBy too long', { action: 'skip', decidedBy: 'x'.repeat(201) }, 'DECIDED_BY_TOO_LONG'],
+    ['an empty decidedBy', { action: 'skip', decidedBy: '' }, 'DECIDED_BY_BLANK'],
+    ['a blank decidedBy', { action: 'skip', decidedBy: ' \t\u00a0' }, 'DECIDED_BY_BLANK'],
     ['a negative callIndex', { action: 'retry', callIndex: -1 }, 'INVALID_CALL_INDEX'],
     ['a fractional callIndex', { action: 'retry', callIndex: 1.5 }, 'INVALID_CALL_INDEX'],
     ['a callIndex that is text', { action: 'retry', callIndex: '2' }, 'INVALID_CALL_INDEX'],
@@ -77,6 +79,26 @@ describe('operator decisions', () => {
     expect(code(approvalDecisionProblem({ decision: 'approve', callIndex: -3 }))).toBe('INVALID_CALL_INDEX');
     expect(code(approvalDecisionProblem({ decision: 'approve', result: {} }))).toBe('RESULT_NOT_ALLOWED');
     expect(code(approvalDecisionProblem({ decision: 'approve', decidedBy: '\u0000' }))).toBe('INVALID_TEXT');
+    // An approval recorded by no one: the update sent directly (runbook §5) took "", the API "   ".
+    expect(code(approvalDecisionProblem({ decision: 'approve', decidedBy: '' }))).toBe('DECIDED_BY_BLANK');
+    expect(code(namedApprovalProblem({ decision: 'approve', callIndex: 4, decidedBy: '   ' }))).toBe(
+      'DECIDED_BY_BLANK'
+    );
+    expect(approvalDecisionProblem({ decision: 'approve', decidedBy: null })).toBeNull();
+  });
+
+  it('counts characters as code points, as the docs and the API schema do: an emoji is one', () => {
+    const emoji = (n: number) => '😀'.repeat(n);
+    expect(approvalDecisionProblem({ decision: 'reject', reason: emoji(1500) })).toBeNull();
+    expect(approvalDecisionProblem({ decision: 'reject', reason: emoji(DECISION_LIMITS.reasonChars) })).toBeNull();
+    expect(
+      approvalDecisionProblem({ decision: 'reject', reason: emoji(DECISION_LIMITS.reasonChars + 1) })
+    ).toMatchObject({
+      code: 'REASON_TOO_LONG',
+      message: `reason must be at most ${DECISION_LIMITS.reasonChars} characters (got ${DECISION_LIMITS.reasonChars + 1}).`,
+    });
+    expect(heldToolDecisionProblem({ action: 'skip', decidedBy: emoji(DECISION_LIMITS.decidedByChars) })).toBeNull();
+    expect(code(heldToolDecisionProblem({ action: 'skip', decidedBy: emoji(201) }))).toBe('DECIDED_BY_TOO_LONG');
   });
 
   it('has an approval through the API or the console name the call it decides', () => {
