@@ -15,6 +15,8 @@ export const McpStatus = {
   ToolError: 'TOOL_ERROR',
   ApprovalRejected: 'APPROVAL_REJECTED',
   ApprovalExpired: 'APPROVAL_EXPIRED',
+  /** The call waits for a person's decision, not run: the context the MCP_TOOL_APPROVAL_REQUESTED row is written with. */
+  AwaitingApproval: 'AWAITING_APPROVAL',
   DirectRequestNotAllowed: 'DIRECT_REQUEST_NOT_ALLOWED',
   DirectRequestNeedsApproval: 'DIRECT_REQUEST_NEEDS_APPROVAL',
 } as const;

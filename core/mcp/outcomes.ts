@@ -195,13 +195,28 @@ export function approvalRequestedAudit(request: ApprovalRequest, expiresAt?: str
   });
 }
 
-/** The McpToolHold input that writes MCP_TOOL_APPROVAL_REQUESTED as the turn parks on an approval until `expiresAt`. */
+/**
+ * The McpToolHold input that writes MCP_TOOL_APPROVAL_REQUESTED as the turn parks on an approval until `expiresAt`.
+ * Its session, which the row's `_meta.context` copies, shows the call waiting and not run: the planner's CALL_TOOL
+ * left the lifecycle TOOL_RESULT (toolExecuted true) for the call the tool activity makes next, which has not run.
+ * An activity's input is no command, so replaying a turn parked before this needs no patch.
+ */
 export function approvalRequestedInput(
   inputFor: (suffix: string) => StepInput,
   request: ApprovalRequest,
   expiresAt: string
 ): StepInput {
-  return withAudits(inputFor('requested'), approvalRequestedAudit(request, expiresAt));
+  const input = inputFor('requested');
+  const session = cloneSession(input.session);
+  writeLifecycle(session, {
+    status: McpStatus.AwaitingApproval,
+    outcome: McpOutcome.InProgress,
+    finished: false,
+    lastAction: 'CALL_TOOL',
+    lastToolCode: request.toolCode,
+    lastToolArgs: request.args,
+  });
+  return withAudits({ ...input, session }, approvalRequestedAudit(request, expiresAt));
 }
 
 /** The rows of a decision: the request too, unless the executor wrote it as the turn parked. */

@@ -41,8 +41,8 @@ describe('bundled seed packs', () => {
     expect([...new Set(matched)]).toEqual(intent === null ? [] : [intent]);
   });
 
-  // 136/228 (CLOSED: a message after the application was processed) and 137–140/229 (an acknowledgement of the
-  // processed application) come after the documented ids.
+  // 136/228 (CLOSED: a message after the application was processed), 137–140/229 (an acknowledgement of the
+  // processed application) and 141 (a blocked submit goes back to CONFIRMATION) come after the documented ids.
   it('keeps the documented Example 3 ids', () => {
     const rows = loanConfirmationPack.rows;
     expect(rows.classifiers?.map((r) => r.classifierId)).toContain(108);
@@ -53,7 +53,7 @@ describe('bundled seed packs', () => {
         ?.map((r) => r.ruleId)
         .filter((id) => id > 100)
         .sort()
-    ).toEqual([128, 129, 130, 131, 132, 133, 134, 135, 136, 137, 138, 139, 140]);
+    ).toEqual([128, 129, 130, 131, 132, 133, 134, 135, 136, 137, 138, 139, 140, 141]);
     expect(
       rows.responses
         ?.map((r) => r.responseId)

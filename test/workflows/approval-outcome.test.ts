@@ -103,6 +103,14 @@ describe('after an approval the turn is RUNNING again, like after a hold', () =>
       tool_code: 'loan.application.submit',
       call_index: 2,
       expires_at: expect.any(String),
+      // The call waits: not shown as run (the planner's CALL_TOOL had left TOOL_RESULT, toolExecuted true).
+      _meta: {
+        context: {
+          mcp: {
+            lifecycle: { status: 'AWAITING_APPROVAL', toolExecuted: false, lastToolCode: 'loan.application.submit' },
+          },
+        },
+      },
     });
     await handle.executeUpdate(decideApprovalUpdate, { args: [{ decision: 'approve', decidedBy: 'sre-amy' }] });
     // The approved submit waits at the gate: the turn runs and waits on no one.

@@ -65,5 +65,18 @@ export const EARLIER_PACK_ROWS: readonly EarlierPackRow[] = [
       },
     ],
   },
+  // A rejected or expired approval of the submit (lifecycle.blocked, error false) moved the turn to COMPLETED, then
+  // CLOSED ("already been processed"), though nothing was submitted.
+  {
+    table: 'rules',
+    id: 133,
+    shipped: [
+      {
+        matchPattern:
+          "$[?(@.context.mcp.lifecycle.finished == true && @.context.mcp.lifecycle.error == false && @.context.mcp.finalAnswer != null && @.context.mcp.finalAnswer != '')]",
+        description: 'The planner finished without error and answered.',
+      },
+    ],
+  },
   ...WITHOUT_INPUT_SCHEMA,
 ];

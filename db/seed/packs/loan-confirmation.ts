@@ -20,7 +20,9 @@ import { acknowledgedResponse, acknowledgedRules, acknowledgementRule, afterComp
  * IDLE → ELIGIBILITY_GATE → CONFIRMATION → PROCESS_APPLICATION → COMPLETED, then CLOSED for any later
  * message (rule 136, response 228: the processed application is neither changed nor resubmitted, and the
  * COMPLETED reply, which quotes the planner's answer of the turn that processed it, is not repeated). An
- * acknowledgement such as "ok thanks" after it is answered by response 229 instead (rules 137–140).
+ * acknowledgement such as "ok thanks" after it is answered by response 229 instead (rules 137–140). A planner run
+ * whose call was stopped before it ran (a rejected or expired approval: lifecycle.blocked) submitted nothing: rule
+ * 141 goes back to CONFIRMATION instead of COMPLETED.
  * Bootstrap rules use POST_CLASSIFIER_INTENT (the documented POST_AGENT_INTENT never fires after a
  * classifier match).
  */
@@ -233,10 +235,23 @@ export const loanConfirmationPack: SeedPack = {
         phase: 'POST_AGENT_MCP',
         ruleType: 'JSON_PATH',
         matchPattern:
-          "$[?(@.context.mcp.lifecycle.finished == true && @.context.mcp.lifecycle.error == false && @.context.mcp.finalAnswer != null && @.context.mcp.finalAnswer != '')]",
+          "$[?(@.context.mcp.lifecycle.finished == true && @.context.mcp.lifecycle.error == false && @.context.mcp.lifecycle.blocked == false && @.context.mcp.finalAnswer != null && @.context.mcp.finalAnswer != '')]",
         action: 'SET_STATE',
         actionValue: 'COMPLETED',
-        description: 'The planner finished without error and answered.',
+        description: 'The planner finished without error and answered, no call of it blocked (a rejected approval).',
+      }),
+      rule({
+        ruleId: 141,
+        intentCode: LOAN,
+        stateCode: 'PROCESS_APPLICATION',
+        phase: 'POST_AGENT_MCP',
+        ruleType: 'JSON_PATH',
+        matchPattern: '$[?(@.context.mcp.lifecycle.blocked == true)]',
+        action: 'SET_STATE',
+        actionValue: 'CONFIRMATION',
+        description:
+          'A call was stopped before it ran (its approval rejected or expired, a guardrail): nothing was submitted, ' +
+          'so confirm (or edit) the details again.',
       }),
       afterCompletedRule(
         136,
