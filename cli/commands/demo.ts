@@ -17,9 +17,23 @@ async function reachable(url: string): Promise<boolean> {
   }
 }
 
+/** A turn as one JSON line: `ok` and `mismatch` (null when it matched) say whether and why it failed, as exit 1 does. */
 function jsonLine(r: DemoTurnRecord): string {
-  const { conversation, turn, conversationId, user, reply, intent, state, outcome, workflowId } = r;
-  return JSON.stringify({ conversation, turn, conversationId, user, reply, intent, state, outcome, workflowId });
+  const { conversation, turn, conversationId, user, reply, intent, state, outcome, workflowId, ok } = r;
+  const mismatch = r.mismatch ?? null;
+  return JSON.stringify({
+    conversation,
+    turn,
+    conversationId,
+    user,
+    reply,
+    intent,
+    state,
+    outcome,
+    workflowId,
+    ok,
+    mismatch,
+  });
 }
 
 /** A progress message (ce_verbose) the moment it arrives on the conversation's SSE stream. */
@@ -86,7 +100,8 @@ const USAGE = [
   'Uses the API at --url, and fails (exit 1) when it does not answer. Without --url it uses',
   'http://127.0.0.1:$PORT when that answers, otherwise starts an embedded stack for the run (Ctrl-C stops',
   'it and removes its temp dir). Progress messages print as they arrive (--json: {"progress", "conversationId"}',
-  'lines); --json prints one JSON line per turn. Exits 1 if a reply differs.',
+  'lines); --json prints one JSON line per turn, whose "ok" and "mismatch" (null when it matched) say which',
+  'turn failed and why. Exits 1 if a reply differs or a turn could not run.',
   'Sends API_TOKEN, when it is set, as the bearer token; an embedded stack it starts requires that token too.',
 ].join('\n');
 
