@@ -138,6 +138,14 @@ export function loggerOptions(config: Pick<LoggerConfig, 'level' | 'name'>): Log
   };
 }
 
+/**
+ * Whether pretty lines are coloured: on a terminal, unless NO_COLOR is set to anything but "" (no-color.org: the
+ * one switch a user sets for every program, so it is read as it is, not as a ConvEngine setting).
+ */
+function prettyColors(isTTY: boolean | undefined, noColor: string | undefined): boolean {
+  return isTTY === true && (noColor ?? '') === '';
+}
+
 /** One JSON line per event, or pino-pretty's readable lines for humans (LOG_FORMAT=pretty). */
 export function createLogger(config: LoggerConfig): Logger {
   const destination =
@@ -145,7 +153,8 @@ export function createLogger(config: LoggerConfig): Logger {
     (config.format === 'pretty'
       ? pinoPretty({
           sync: true,
-          colorize: process.stdout.isTTY,
+          // eslint-disable-next-line no-restricted-properties -- NO_COLOR is every program's switch, not our config
+          colorize: prettyColors(process.stdout.isTTY, process.env.NO_COLOR),
           ignore: 'pid,hostname',
           translateTime: 'SYS:HH:MM:ss',
         })
