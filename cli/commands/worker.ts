@@ -12,7 +12,7 @@ import { bindWorkerListeners } from '../../worker/listeners';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
 import { SHUTDOWN_FORCE_MARGIN_MS } from '../../worker/worker';
 import { StoppedBeforeNamespaceError } from '../../worker/namespace-wait';
-import { parseCommandArgs, type CliCommand, type CliIo } from '../command';
+import { parseCommandArgs, type CliCommand } from '../command';
 import { commandDatabaseUrl } from '../environment';
 import { errorChain } from '../error-chain';
 import { checkRoundTrip } from '../doctor/checks';
@@ -34,8 +34,8 @@ export const workerCommand: CliCommand = {
     'A namespace that does not exist yet is waited for (logged, /readyz not ready) until',
     '`convengine setup-temporal` creates it; SIGTERM/SIGINT meanwhile exit 0.',
     '--fail-without-namespace exits 1 at once instead. A Temporal it cannot reach at start exits 1.',
-    '--check first times one activity round trip on the server (as `convengine doctor` does) and warns',
-    'when it is above 30 ms; the worker starts either way.',
+    '--check first times one activity round trip on the server (as `convengine doctor` does) and logs the',
+    'figure (a warning when it is above 30 ms or the probe failed); the worker starts either way.',
     'Needs ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL (exits 2 without either).',
     `Serves /metrics, /healthz and /readyz on HOST:WORKER_METRICS_PORT (default ${WORKER_METRICS_DEFAULT_PORT}, or any`,
     'free port when that is taken). A WORKER_METRICS_PORT or TEMPORAL_SDK_METRICS_ADDRESS that is set but taken',
@@ -64,7 +64,7 @@ export const workerCommand: CliCommand = {
     const telemetry = processTelemetry(env, 'worker');
     const stops = stopRequests((line) => telemetry.logger.warn(line));
     const namespaceWait = parsed.options.has('fail-without-namespace') ? undefined : stops.beforeStart;
-    const worker = await startWorker(env, databaseUrl, { temporal, logger: telemetry.logger, check, io, namespaceWait })
+    const worker = await startWorker(env, databaseUrl, { temporal, logger: telemetry.logger, check, namespaceWait })
       .then(stops.started)
       .catch((err: unknown) => {
         stops.started(null);
@@ -168,11 +168,10 @@ async function startWorker(
     temporal: TemporalConnectionSettings;
     logger: Logger;
     check: boolean;
-    io: CliIo;
     namespaceWait: AbortSignal | undefined;
   }
 ): Promise<RunningWorker> {
-  const { temporal, logger, io } = how;
+  const { temporal, logger } = how;
   const probe = await bindWorkerListeners({
     env,
     logger,
@@ -190,7 +189,9 @@ async function startWorker(
         compression: env.TEMPORAL_GRPC_COMPRESSION,
         workflowBundle: env,
       });
-      (finding.level === 'ok' ? io.out : io.err)(`${finding.level} round-trip ${finding.message}`);
+      // A log record, as every other line the worker writes: its stdout stays one JSON line per event.
+      const fields = { check: finding.check, result: finding.level, msPerActivity: finding.msPerActivity };
+      logger[finding.level === 'ok' ? 'info' : 'warn'](fields, `round-trip check ${finding.level}: ${finding.message}`);
     }
     return await runTurnWorker({
       env,
