@@ -60,6 +60,8 @@ const USAGE = [
   '            --temporal-ui-port, default the Temporal port + 1000); needs `npm run temporal:install` (Go)',
   '  embedded  our dev server (devserver/), nothing to install',
   '  auto      cli when the Temporal CLI is installed, else embedded',
+  'A default Temporal port (7233, its Web UI 8233) that is taken is replaced by a free one; a port given',
+  'with --temporal-port or --temporal-ui-port that is taken fails the start (exit 1), as a taken --port does.',
 ].join('\n');
 
 interface StartArgs {
@@ -168,6 +170,7 @@ export const startCommand: CliCommand = {
       apiPort,
       temporalPort,
       temporalUiPort,
+      temporalPortsGiven: options.has('temporal-port') || options.has('temporal-ui-port'),
       temporal,
       log: (line) => io.out(line),
     });

@@ -30,6 +30,7 @@ export async function startStack(stackOptions: StackOptions): Promise<RunningSta
       home: options.home,
       port: options.temporalPort ?? 7233,
       uiPort: options.temporalUiPort,
+      portsGiven: options.temporalPortsGiven ?? false,
       mode: options.temporal ?? options.env.CONVENGINE_TEMPORAL,
       ui: options.temporalUi ?? true,
       logger: options.logger,

@@ -2,7 +2,7 @@ import { join } from 'node:path';
 import type { Env, TemporalMode } from '../../config/env';
 import { TURN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { installedTemporalCli, TEMPORAL_CLI_VERSION, TEMPORAL_SERVER_VERSION } from '../temporal/binary';
-import { isPortClash, startTemporalCli } from '../temporal/server';
+import { assertPortFree, isPortClash, startTemporalCli } from '../temporal/server';
 import type { Logger } from '../../observability/logger';
 import type * as TemporalClient from '../../config/temporal-client';
 import {
@@ -19,10 +19,15 @@ export interface TemporalPartOptions {
   env: Env;
   /** Directory for the server's state (dev-server journal, SQLite file). */
   home: string;
-  /** Preferred frontend port; another free one when it is taken. 0 = any free port. */
+  /** Preferred frontend port; another free one when it is taken, unless `portsGiven`. 0 = any free port. */
   port: number;
   /** Preferred Web UI port (the real server's); absent: the frontend port + 1000, as start-dev's default. */
   uiPort?: number;
+  /**
+   * The ports were asked for (--temporal-port, --temporal-ui-port): one that is taken is an error, as a taken --port
+   * is, not replaced by a free one the caller never hears of.
+   */
+  portsGiven?: boolean;
   mode: TemporalMode;
   /** Serve the real server's Web UI (the demo's private stack does not need it). */
   ui: boolean;
@@ -32,14 +37,31 @@ export interface TemporalPartOptions {
   onSpawn?(): void;
 }
 
+/** A Temporal port given on the command line (--temporal-port, --temporal-ui-port) is taken. */
+export class TemporalPortTakenError extends Error {
+  constructor(ports: string) {
+    super(
+      `Temporal cannot listen on ${ports}: address already in use (choose another, or leave it out for a free one)`
+    );
+    this.name = 'TemporalPortTakenError';
+  }
+}
+
 /**
- * Preferred ports, or any free ones when another server holds one of them: the zero-setup start keeps working.
- * `ports` are the frontend's and (the real server's) the Web UI's; 0 = any free port.
+ * Preferred ports, or, when they were not given and another server holds one of them, any free ones: the zero-setup
+ * start keeps working. `ports` are the frontend's and (the real server's) the Web UI's, as the options name them;
+ * 0 = any free port.
  */
-async function onPreferredPort<T>(ports: number[], start: (free: boolean) => Promise<T>): Promise<T> {
+async function onPreferredPort<T>(
+  ports: Record<string, number>,
+  given: boolean,
+  start: (free: boolean) => Promise<T>
+): Promise<T> {
   return start(false).catch((err: unknown) => {
-    if (ports.some((port) => port !== 0) && isPortClash(err)) return start(true);
-    throw err;
+    const preferred = Object.entries(ports).filter(([, port]) => port !== 0);
+    if (preferred.length === 0 || !isPortClash(err)) throw err;
+    if (given) throw new TemporalPortTakenError(preferred.map(([name, port]) => `${name} ${port}`).join(' or '));
+    return start(true);
   });
 }
 
@@ -89,7 +111,8 @@ async function realServer(binary: string, options: TemporalPartOptions): Promise
   const namespace = options.env.TEMPORAL_NAMESPACE;
   // By default the Web UI is where `temporal server start-dev` puts it: frontend port + 1000.
   const uiPort = options.uiPort ?? (options.port && options.port + 1000);
-  const server = await onPreferredPort([options.port, uiPort], (free) =>
+  const ports = { '--temporal-port': options.port, ...(options.ui ? { '--temporal-ui-port': uiPort } : {}) };
+  const server = await onPreferredPort(ports, options.portsGiven ?? false, (free) =>
     startTemporalCli({
       binary,
       port: free ? 0 : options.port,
@@ -127,8 +150,14 @@ async function embeddedDevServer(options: TemporalPartOptions): Promise<Part<Tem
     onInternalError: (err: unknown) =>
       options.logger.error({ err, component: 'devserver' }, 'dev server internal error'),
   };
-  const server = await onPreferredPort([options.port], (free) =>
-    startDevServer({ ...devOptions, port: free ? 0 : options.port })
+  const server = await onPreferredPort(
+    { '--temporal-port': options.port },
+    options.portsGiven ?? false,
+    async (free) => {
+      // Probed first: grpc-js writes its own failure to bind a taken port on stderr (`E No address added…`).
+      if (!free) await assertPortFree(options.port);
+      return startDevServer({ ...devOptions, port: free ? 0 : options.port });
+    }
   );
   return {
     value: {

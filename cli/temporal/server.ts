@@ -87,6 +87,16 @@ export async function freePort(): Promise<number> {
   });
 }
 
+/** Resolves when `port` on 127.0.0.1 can be listened on now (0 always can); else rejects with Node's EADDRINUSE. */
+export async function assertPortFree(port: number): Promise<void> {
+  if (port === 0) return;
+  return new Promise((resolve, reject) => {
+    const probe = createServer();
+    probe.once('error', reject);
+    probe.listen(port, '127.0.0.1', () => probe.close(() => resolve()));
+  });
+}
+
 /** The start-dev arguments for these options and ports. */
 export function startDevArgs(options: TemporalCliOptions, port: number, uiPort: number | null): string[] {
   const args = ['server', 'start-dev', '--ip', '127.0.0.1', '--port', String(port), '--log-level', 'warn'];

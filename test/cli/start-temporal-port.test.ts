@@ -1,0 +1,46 @@
+/**
+ * `convengine start --temporal-port N` with N taken: an error naming the option, as a taken --port is; only the
+ * default port, not asked for, is replaced by a free one. Probing it writes no stray gRPC line on stderr.
+ */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { createServer, type AddressInfo, type Server } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { temporalPart, TemporalPortTakenError } from '../../cli/stack/temporal-part';
+import { loadEnv } from '../../config/env';
+import { silentLogger } from '../../observability/logger';
+
+describe('the embedded Temporal of convengine start on a taken port', () => {
+  let taken: Server;
+  let port: number;
+  let home: string;
+  beforeAll(() => new Promise<void>((resolve) => (taken = createServer().listen(0, '127.0.0.1', resolve))));
+  beforeAll(() => void (port = (taken.address() as AddressInfo).port));
+  beforeAll(() => void (home = mkdtempSync(join(tmpdir(), 'ce-temporal-port-'))));
+  afterAll(() => new Promise<void>((resolve) => taken.close(() => resolve())));
+  afterAll(() => rmSync(home, { recursive: true, force: true }));
+
+  const start = (portsGiven: boolean) =>
+    temporalPart({ env: loadEnv({}), home, port, mode: 'embedded', ui: false, logger: silentLogger(), portsGiven });
+
+  it('given with --temporal-port: fails naming the option and the port', async () => {
+    const err = await start(true).then(
+      (part) => part.stop().then(() => new Error(`it started at ${part.value.address}`)),
+      (thrown: unknown) => thrown
+    );
+    expect(err).toBeInstanceOf(TemporalPortTakenError);
+    expect((err as Error).message).toContain(`--temporal-port ${port}: address already in use`);
+  });
+
+  it('not given: serves on a free port instead, and gRPC writes nothing on stderr', async () => {
+    const errors = jest.spyOn(console, 'error');
+    try {
+      const part = await start(false);
+      await part.stop();
+      expect(part.value.address).not.toBe(`127.0.0.1:${port}`);
+      expect(errors).not.toHaveBeenCalled();
+    } finally {
+      errors.mockRestore();
+    }
+  });
+});
