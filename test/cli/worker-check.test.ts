@@ -2,31 +2,18 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { freePort } from '../../cli/temporal/server';
-import { startDevServer, type DevServer } from '../../devserver';
-import { createTestDatabase, type TestDatabase } from '../support/database';
+import { workerEnvironment } from '../support/worker-environment';
 
 const BIN = join(__dirname, '..', '..', 'bin', 'convengine.js');
 
 describe('convengine worker --check', () => {
-  let server: DevServer;
-  let db: TestDatabase;
-  beforeAll(async () => {
-    server = await startDevServer({ port: 0 });
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await db?.drop();
-    await server?.stop();
-  });
+  const environment = workerEnvironment();
 
   it('logs the round-trip finding as one JSON line among the others, then polls', async () => {
     const env = {
       ...process.env,
       CONVENGINE_USE_SOURCES: '1',
-      TEMPORAL_ADDRESS: server.address,
-      DATABASE_URL: db.url,
-      ANTHROPIC_API_KEY: 'sk-test',
-      LOG_FORMAT: 'json',
+      ...environment(),
       WORKER_METRICS_PORT: String(await freePort()),
     };
     const worker = spawn(process.execPath, [BIN, 'worker', '--check'], { env, stdio: ['ignore', 'pipe', 'pipe'] });

@@ -5,11 +5,10 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { NO_MODEL } from '../../cli/commands/worker';
 import { freePort } from '../../cli/temporal/server';
-import { startDevServer, type DevServer } from '../../devserver';
 import { NAMESPACE_MISSING, namespaceMissing } from '../../observability/prerequisites';
 import { WAITING_FOR_NAMESPACE } from '../../worker/namespace-wait';
 import { ConvengineProcess } from '../support/child-processes';
-import { createTestDatabase, type TestDatabase } from '../support/database';
+import { workerEnvironment } from '../support/worker-environment';
 import { runConvengine } from '../support/run-cli';
 
 /** A loopback port nothing listens on. */
@@ -103,23 +102,8 @@ describe('convengine worker', () => {
 });
 
 describe('convengine worker on a namespace that does not exist', () => {
-  let server: DevServer;
-  let db: TestDatabase;
-  const variables = () => ({
-    TEMPORAL_ADDRESS: server.address,
-    TEMPORAL_NAMESPACE: 'nope',
-    DATABASE_URL: db.url,
-    ANTHROPIC_API_KEY: 'sk-test',
-    LOG_FORMAT: 'json',
-  });
-  beforeAll(async () => {
-    server = await startDevServer({ port: 0 });
-    db = await createTestDatabase();
-  });
-  afterAll(async () => {
-    await db?.drop();
-    await server?.stop();
-  });
+  const environment = workerEnvironment();
+  const variables = () => ({ ...environment(), TEMPORAL_NAMESPACE: 'nope' });
 
   it('waits for it: logs the fix, serves /readyz not ready, and exits 0 on SIGTERM', async () => {
     const port = await freePort();
