@@ -1,3 +1,5 @@
+import { writeLine } from './closed-output';
+
 /** A `convengine` sub-command. Each lives in its own module under cli/commands/; its name and summary in the index. */
 export interface CliCommand {
   usage: string;
@@ -11,9 +13,10 @@ export interface CliIo {
   stdin: NodeJS.ReadableStream;
 }
 
+/** The process's own streams: a line for a reader that has gone is dropped (cli/closed-output.ts). */
 export const processIo: CliIo = {
-  out: (line) => process.stdout.write(`${line}\n`),
-  err: (line) => process.stderr.write(`${line}\n`),
+  out: (line) => writeLine('stdout', line),
+  err: (line) => writeLine('stderr', line),
   stdin: process.stdin,
 };
 

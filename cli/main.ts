@@ -1,3 +1,4 @@
+import { watchClosedOutput } from './closed-output';
 import { type CliIo, processIo, wantsHelp } from './command';
 import { commands } from './commands';
 import { INVALID_ENVIRONMENT_EXIT, runWithValidEnvironment } from './environment';
@@ -18,11 +19,14 @@ function printUsage(print: (line: string) => void): void {
   print('');
   print(
     `Exit codes: 0 done, 1 failed (a command's --help may say more), ${INVALID_ENVIRONMENT_EXIT} usage error or invalid ` +
-      'environment: every command checks every variable that is set (docs/configuration.md).'
+      'environment: every command checks every variable that is set (docs/configuration.md), 141 the reader of ' +
+      'stdout went away (`| head -1`; servers keep serving instead).'
   );
 }
 
 export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
+  // `| head -1` ends a command quietly (exit 141) instead of crashing it on EPIPE; servers keep serving.
+  if (io === processIo) watchClosedOutput();
   const [name, ...rest] = argv;
   if (!name) {
     printUsage((line) => io.err(line));

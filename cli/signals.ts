@@ -28,9 +28,14 @@ export class StopSignals {
    * for it does nothing (it is no user asking to hurry) and returns false.
    */
   stopAsOnSigterm(): boolean {
+    return this.stopAs('SIGTERM');
+  }
+
+  /** stopAsOnSigterm, as on `signal`: SIGPIPE when stdout's reader went away (cli/closed-output.ts). */
+  stopAs(signal: NodeJS.Signals): boolean {
     if (this.received > 0) return false;
     this.received = 1;
-    this.request('SIGTERM');
+    this.request(signal);
     return true;
   }
 

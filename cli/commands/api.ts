@@ -1,3 +1,4 @@
+import { keepServing, whenStdoutCloses } from '../closed-output';
 import { loadEnv } from '../../config/env';
 import { configuredTemporal } from '../../config/temporal-connection';
 import { startApiServer } from '../../api/server';
@@ -40,6 +41,7 @@ export const apiCommand: CliCommand = {
       `API listening on ${server.url}${env.API_TOKEN ? ' (bearer token required)' : ''}`
     );
     const signals = new StopSignals();
+    whenStdoutCloses(keepServing);
     stopWhenNpmEnds(
       () => signals.stopAsOnSigterm(),
       (line) => telemetry.logger.warn(line)

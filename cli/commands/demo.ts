@@ -6,6 +6,7 @@ import { runDemoConversations } from '../../demo/conversations';
 import { demoSummary, formatDemoTranscript, type DemoTurnRecord } from '../../demo/demo-runner';
 import { httpDemoSend, type DemoProgress } from '../../demo/http-send';
 import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../command';
+import { whenStdoutCloses } from '../closed-output';
 import { StopSignals } from '../signals';
 import { startStack } from '../stack';
 
@@ -53,6 +54,8 @@ const interruptedExitCode = (signal: NodeJS.Signals): number => 128 + (constants
  */
 async function withPrivateStack(io: CliIo, json: boolean, demo: (url: string) => Promise<number>): Promise<number> {
   const signals = new StopSignals();
+  // A reader gone from stdout (`--json | head -1`) stops the stack as a signal would, and the demo exits 141.
+  whenStdoutCloses(() => signals.stopAs('SIGPIPE'));
   let interrupted: NodeJS.Signals | null = null;
   void signals.requested.then((signal) => {
     interrupted = signal;

@@ -1,3 +1,4 @@
+import { keepServing, whenStdoutCloses } from '../closed-output';
 import { loadEnv } from '../../config/env';
 import { processTelemetry } from '../../observability/process';
 import type { CliCommand, CliIo } from '../command';
@@ -80,6 +81,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     { address: server.address, namespace: server.namespace, persistPath: parsed.persistPath ?? null },
     `Temporal dev server ready at ${server.address} (namespace ${server.namespace}, ${storage})`
   );
+  whenStdoutCloses(keepServing);
   await new StopSignals().requested;
   await server.stop();
   return 0;

@@ -1,3 +1,4 @@
+import { keepServing, whenStdoutCloses } from '../closed-output';
 import { resolve } from 'node:path';
 import { API_DEFAULT_PORT, loadEnv, TEMPORAL_MODES, type Env, type TemporalMode } from '../../config/env';
 import type { ConfigRows } from '../../core/config/types';
@@ -108,6 +109,8 @@ export function demoCommandFor(apiUrl: string): string {
 function listenForStop(io: CliIo): { signals: StopSignals; ready: () => void } {
   let ready = false;
   const signals = new StopSignals();
+  // A server keeps serving when its stdout goes (cli/closed-output.ts): Ctrl-C or SIGTERM still stop it.
+  whenStdoutCloses(keepServing);
   stopWhenNpmEnds(
     () => signals.stopAsOnSigterm(),
     (line) => io.out(line)

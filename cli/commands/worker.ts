@@ -1,3 +1,4 @@
+import { keepServing, whenStdoutCloses } from '../closed-output';
 import { loadEnv, WORKER_METRICS_DEFAULT_PORT, WORKER_SHUTDOWN_GRACE_DEFAULT_MS, type Env } from '../../config/env';
 import { isNamespaceNotFound } from '../../config/temporal-client';
 import {
@@ -62,6 +63,7 @@ export const workerCommand: CliCommand = {
     }
     const temporal = configuredTemporal(env);
     const telemetry = processTelemetry(env, 'worker');
+    whenStdoutCloses(keepServing);
     const stops = stopRequests((line) => telemetry.logger.warn(line));
     const namespaceWait = parsed.options.has('fail-without-namespace') ? undefined : stops.beforeStart;
     const worker = await startWorker(env, databaseUrl, { temporal, logger: telemetry.logger, check, namespaceWait })
