@@ -38,9 +38,17 @@ function lostWith(errnos: readonly string[], messages: readonly string[]): (e: E
     (typeof message === 'string' && messages.some((m) => message.startsWith(m)));
 }
 
-/** Whether `err`, or an error it wraps, is a lost connection. */
+/**
+ * pg-pool's error when a connection was not made within connectionTimeoutMillis. It starts "Connection terminated"
+ * (and wraps the socket's own "Connection terminated unexpectedly"), but no connection was lost: a database that
+ * accepts TCP and never answers would make each fresh try wait the whole timeout again.
+ */
+const CONNECT_TIMEOUT_MESSAGE = 'Connection terminated due to connection timeout';
+const connectTimedOut = ({ message }: ErrorShape): boolean => message === CONNECT_TIMEOUT_MESSAGE;
+
+/** Whether `err`, or an error it wraps, is a lost connection (not one that timed out being made). */
 export function isConnectionLoss(err: unknown): boolean {
-  return inChain(err, lostWith(CONNECTION_ERRNOS, CONNECTION_MESSAGES));
+  return inChain(err, lostWith(CONNECTION_ERRNOS, CONNECTION_MESSAGES)) && !inChain(err, connectTimedOut);
 }
 
 /**

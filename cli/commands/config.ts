@@ -222,7 +222,7 @@ async function withDatabase(io: CliIo, run: (db: Database) => Promise<number>): 
     if (isEngineError(err) && Array.isArray(err.details?.violations)) {
       for (const v of err.details.violations as ConfigViolation[]) io.err(formatViolation(v));
     }
-    io.err(`config failed: ${(await notMigratedReason(handle.pool)) ?? errorChain(err)}`);
+    io.err(`config failed: ${(await notMigratedReason(handle.pool, err)) ?? errorChain(err)}`);
     return 1;
   } finally {
     await handle.close();

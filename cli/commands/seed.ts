@@ -45,7 +45,7 @@ async function printFailure(io: CliIo, err: unknown, pool: Pick<Pool, 'query'>):
     for (const v of err.details.violations as ConfigViolation[]) io.err(formatViolation(v));
     return 1;
   }
-  io.err(`seed failed: ${(await notMigratedReason(pool)) ?? errorChain(err)}`);
+  io.err(`seed failed: ${(await notMigratedReason(pool, err)) ?? errorChain(err)}`);
   return 1;
 }
 

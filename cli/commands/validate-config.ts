@@ -36,7 +36,7 @@ export const validateConfigCommand: CliCommand = {
       return 0;
     } catch (err) {
       // errorChain: a failed query's own message is its SQL text; its cause says why.
-      io.err(`validate-config failed: ${(await notMigratedReason(handle.pool)) ?? errorChain(err)}`);
+      io.err(`validate-config failed: ${(await notMigratedReason(handle.pool, err)) ?? errorChain(err)}`);
       return 1;
     } finally {
       await handle.close();

@@ -143,7 +143,7 @@ export const whatifCommand: CliCommand = {
         return 2;
       }
       // Not a verdict on the draft: a CI gate on --fail-on-diff must tell a broken database from a difference.
-      io.err(`whatif failed: ${(await notMigratedReason(handle.pool)) ?? errorChain(err)}`);
+      io.err(`whatif failed: ${(await notMigratedReason(handle.pool, err)) ?? errorChain(err)}`);
       return EXIT_FAILED;
     } finally {
       await handle.close();
