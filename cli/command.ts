@@ -1,3 +1,4 @@
+import { PORT_MAX, portNumber } from '../config/env-values';
 import { writeLine } from './closed-output';
 
 /** A `convengine` sub-command. Each lives in its own module under cli/commands/; its name and summary in the index. */
@@ -98,6 +99,5 @@ export function usageError(io: CliIo, message: string, usage: string): number {
 export function portOption(options: Map<string, string[]>, name: string, fallback: number): number | string {
   const text = options.get(name)?.at(-1);
   if (text === undefined) return fallback;
-  const port = /^[0-9]+$/.test(text) ? Number(text) : NaN;
-  return Number.isInteger(port) && port <= 65535 ? port : `--${name} expects a number from 0 to 65535`;
+  return portNumber(text, 0) ?? `--${name} expects a number from 0 to ${PORT_MAX}`;
 }

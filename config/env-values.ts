@@ -24,11 +24,27 @@ const POSTGRES_URL_RULE = 'must be a postgres:// or postgresql:// URL';
 
 export const postgresUrl = z.preprocess(blankAsUnset, z.string().refine(isPostgresUrl, POSTGRES_URL_RULE).optional());
 
-const HOST_PORT = /^(\[[0-9a-fA-F:]+\]|[^\s:/[\]]+):\d{1,5}$/;
+/** The highest TCP port: every port this process listens on or connects to is checked against it. */
+export const PORT_MAX = 65_535;
+
+/**
+ * The one port rule: decimal digits from `min` (0 where 0 means "any free port", 1 for an address to connect to)
+ * to PORT_MAX; null for anything else (`99999`, `0x10`, `1e3`, blank).
+ */
+export function portNumber(text: string, min: 0 | 1): number | null {
+  const port = /^[0-9]{1,5}$/.test(text) ? Number(text) : NaN;
+  return port >= min && port <= PORT_MAX ? port : null;
+}
+
+const HOST_PORT = /^(\[[0-9a-fA-F:]+\]|[^\s:/[\]]+):([0-9]+)$/;
 /** What TEMPORAL_ADDRESS (and a command's --address) must be. */
-export const HOST_PORT_RULE = 'must be host:port, e.g. localhost:7233';
-export const isHostPort = (value: string): boolean => HOST_PORT.test(value);
-export const optionalHostPort = z.preprocess(blankAsUnset, z.string().regex(HOST_PORT, HOST_PORT_RULE).optional());
+export const HOST_PORT_RULE = `must be host:port with a port from 1 to ${PORT_MAX}, e.g. localhost:7233`;
+/** host:port whose port one can connect to: `:0` and `:99999` were let through, to wait ~10 s for no server. */
+export const isHostPort = (value: string): boolean => {
+  const port = HOST_PORT.exec(value)?.[2];
+  return port !== undefined && portNumber(port, 1) !== null;
+};
+export const optionalHostPort = z.preprocess(blankAsUnset, z.string().refine(isHostPort, HOST_PORT_RULE).optional());
 
 export const httpUrl = z.preprocess(
   blankAsUnset,

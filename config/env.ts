@@ -8,6 +8,7 @@ import {
   lowercased,
   oneOf,
   optionalHostPort,
+  PORT_MAX,
   optionalInteger,
   optionalText,
   postgresUrl,
@@ -88,7 +89,7 @@ const envSchema = z.object({
   LLM_TIMEOUT_MS: integer(LLM_TIMEOUT_DEFAULT_MS, 1, LLM_TIMEOUT_MAX_MS),
   LLM_MAX_TOKENS: integer(1024, 1),
   LLM_REPLY_MAX_BYTES: integer(LLM_REPLY_DEFAULT_MAX_BYTES, 1024),
-  PORT: integer(API_DEFAULT_PORT, 0, 65_535),
+  PORT: integer(API_DEFAULT_PORT, 0, PORT_MAX),
   /** Interface the API listens on; containers set 0.0.0.0. */
   HOST: z.preprocess(blankAsUnset, z.string().default('127.0.0.1')),
   API_TOKEN: secretWhenSet('every route is served without a token'),
@@ -136,7 +137,7 @@ const envSchema = z.object({
   OTEL_EXPORTER_OTLP_ENDPOINT: httpUrl,
   OTEL_SERVICE_NAME: z.preprocess(blankAsUnset, z.string().default('convengine')),
   /** Port of the worker's /metrics, /healthz and /readyz (`convengine worker`; `start` only when set). */
-  WORKER_METRICS_PORT: optionalInteger(0, 65_535),
+  WORKER_METRICS_PORT: optionalInteger(0, PORT_MAX),
   /**
    * How long a stopping worker (SIGTERM, `convengine start`'s stop) lets its activities in flight finish before it
    * cancels them; at most ten minutes (a model step's attempt is 240 s).

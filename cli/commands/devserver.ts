@@ -2,7 +2,7 @@ import { keepServing, whenStdoutCloses } from '../closed-output';
 import { loadEnv } from '../../config/env';
 import { processTelemetry } from '../../observability/process';
 import type { CliCommand, CliIo } from '../command';
-import { readOptions } from '../command';
+import { parseCommandArgs, portOption, usageError } from '../command';
 import { StopSignals } from '../signals';
 import { SEARCH_ATTRIBUTE_TYPES, type SearchAttributeType } from '../../devserver/engine/search-attributes';
 import { startDevServer } from '../../devserver';
@@ -18,6 +18,9 @@ interface DevServerArgs {
   searchAttributes: Record<string, SearchAttributeType>;
 }
 
+/** A usage error: run prints it with the synopsis and exits 2. */
+class UsageProblem extends Error {}
+
 function last(values: string[] | undefined): string | undefined {
   return values?.[values.length - 1];
 }
@@ -27,26 +30,36 @@ function parseSearchAttribute(spec: string): [string, SearchAttributeType] {
   const [name, typeName] = spec.split('=');
   const type = SEARCH_ATTRIBUTE_TYPES.find((t) => t.toLowerCase() === (typeName ?? '').toLowerCase());
   if (!name || !type) {
-    throw new Error(
+    throw new UsageProblem(
       `--search-attribute expects Name=Type with Type one of ${SEARCH_ATTRIBUTE_TYPES.join(', ')}; got "${spec}"`
     );
   }
   return [name, type];
 }
 
+/**
+ * A text option's last value (`fallback` when absent); blank is a usage error: `--namespace ""` served a namespace
+ * no client can name.
+ */
+function textOption<F extends string | undefined>(options: Map<string, string[]>, name: string, fallback: F) {
+  const text = last(options.get(name));
+  if (text === undefined) return fallback;
+  if (text.trim() === '') throw new UsageProblem(`--${name} needs a value`);
+  return text;
+}
+
 function parseArgs(args: string[]): DevServerArgs {
-  const parsed = readOptions(args, OPTIONS);
-  if (typeof parsed === 'string') throw new Error(parsed);
-  const { positional, options, unknown } = parsed;
-  if (unknown.length > 0) throw new Error(`Unknown option ${unknown[0]}`);
-  if (positional.length > 0) throw new Error(`Unexpected argument "${positional[0]}"`);
-  const port = Number(last(options.get('port')) ?? '7233');
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error('--port expects a number from 0 to 65535');
+  const parsed = parseCommandArgs('devserver', args, { ...OPTIONS, positional: false });
+  if (typeof parsed === 'string') throw new UsageProblem(parsed);
+  const { options } = parsed;
+  // The shared port rule: `--port ""` was Number('') = 0, a random port.
+  const port = portOption(options, 'port', 7233);
+  if (typeof port === 'string') throw new UsageProblem(port);
   return {
     port,
-    host: last(options.get('host')) ?? '127.0.0.1',
-    namespace: last(options.get('namespace')) ?? 'default',
-    persistPath: last(options.get('persist')),
+    host: textOption(options, 'host', '127.0.0.1'),
+    namespace: textOption(options, 'namespace', 'default'),
+    persistPath: textOption(options, 'persist', undefined),
     // The turn workflow's attributes are always there, so `convengine worker` works against it as is.
     searchAttributes: {
       ...TURN_SEARCH_ATTRIBUTES,
@@ -60,8 +73,8 @@ async function run(args: string[], io: CliIo): Promise<number> {
   try {
     parsed = parseArgs(args);
   } catch (error) {
-    io.err((error as Error).message);
-    return 2;
+    if (error instanceof UsageProblem) return usageError(io, error.message, devserverCommand.usage);
+    throw error;
   }
   const env = loadEnv();
   const { logger } = processTelemetry(env, 'devserver');

@@ -103,7 +103,15 @@ describe('convengine doctor', () => {
     [['--address'], '--address needs a value'],
     [['--namespace', '--json'], '--namespace needs a value'],
     [['--strict=yes'], '--strict takes no value'],
-    [['--address', 'host'], '--address must be host:port, e.g. localhost:7233, not "host"'],
+    [['--address', 'host'], '--address must be host:port with a port from 1 to 65535, e.g. localhost:7233, not "host"'],
+    [
+      ['--address', '127.0.0.1:99999'],
+      '--address must be host:port with a port from 1 to 65535, e.g. localhost:7233, not "127.0.0.1:99999"',
+    ],
+    [
+      ['--address', '127.0.0.1:0'],
+      '--address must be host:port with a port from 1 to 65535, e.g. localhost:7233, not "127.0.0.1:0"',
+    ],
   ])('doctor %j is a usage error: %s', async (args, message) => {
     const run = await runConvengine(['doctor', ...args], { TEMPORAL_ADDRESS: server.address, DATABASE_URL: '' });
     expect(run.code).toBe(2);

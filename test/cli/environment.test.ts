@@ -24,7 +24,7 @@ const INVALID = {
 const REASONS = [
   'Invalid environment (7 variable(s)):',
   '  DATABASE_URL: must be a postgres:// or postgresql:// URL',
-  '  TEMPORAL_ADDRESS: must be host:port, e.g. localhost:7233',
+  '  TEMPORAL_ADDRESS: must be host:port with a port from 1 to 65535, e.g. localhost:7233',
   '  PORT: must be a whole number in decimal digits, e.g. 3000',
   '  API_TOKEN: is set but blank: give it a value, or unset it (unset: every route is served without a token)',
   '  LOG_LEVEL: must be one of fatal, error, warn, info, debug, trace, silent',

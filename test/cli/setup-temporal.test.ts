@@ -68,9 +68,29 @@ describe('convengine setup-temporal', () => {
   it.each([
     [['--bogus'], 'setup-temporal: unexpected argument(s): --bogus'],
     [['--retention-days'], '--retention-days needs a value'],
-  ])('setup-temporal %j exits 2 with "%s"', async (args, message) => {
+    // Number() took these: 1e300 connected, then failed exit 1 on `Invalid duration string: '1e+300 days'`.
+    [['--retention-days', '1e300'], '--retention-days expects a whole number from 1 to 3652500 (got "1e300")'],
+    [['--retention-days', '1e9'], '--retention-days expects a whole number from 1 to 3652500 (got "1e9")'],
+    [['--retention-days', '0x10'], '--retention-days expects a whole number from 1 to 3652500 (got "0x10")'],
+    [['--retention-days', '3652501'], '--retention-days expects a whole number from 1 to 3652500 (got "3652501")'],
+    [['--retention-days', '0'], '--retention-days expects a whole number from 1 to 3652500 (got "0")'],
+    [['--wait-seconds', '-1'], '--wait-seconds expects a whole number from 0 to 3600 (got "-1")'],
+  ])('setup-temporal %j exits 2 with "%s" and the synopsis', async (args, message) => {
     const run = await runConvengine(['setup-temporal', ...args], { TEMPORAL_ADDRESS: '127.0.0.1:1' }, 30_000);
     expect(run.code).toBe(2);
-    expect(run.stderr.split('\n')[0]).toBe(message);
+    const [first, second] = run.stderr.split('\n');
+    expect(first).toBe(message);
+    expect(second).toMatch(/^Usage: convengine setup-temporal /);
+  });
+
+  it('with --wait-seconds 0 tries once and exits 1 when nothing answers, as its --help says', async () => {
+    const help = await runConvengine(['setup-temporal', '--help'], {}, 30_000);
+    expect(help.stdout).toContain('retries every few seconds for --wait-seconds (default 120');
+    const started = Date.now();
+    const run = await runConvengine(['setup-temporal', '--wait-seconds', '0'], { TEMPORAL_ADDRESS: '127.0.0.1:1' });
+    expect(Date.now() - started).toBeLessThan(30_000);
+    expect(run.code).toBe(1);
+    expect(run.stderr).not.toContain('waiting for Temporal');
+    expect(run.stderr).toMatch(/^setup-temporal: cannot reach Temporal at 127\.0\.0\.1:1 /);
   });
 });

@@ -209,6 +209,19 @@ describe('WORKER_SHUTDOWN_GRACE_MS', () => {
 });
 
 describe('DEVSERVER_RETENTION_MS', () => {
+  it('takes TEMPORAL_ADDRESS only with a port one can connect to, by the same rule as the PORT variables', () => {
+    // Let through before: every Temporal command then waited ~10 s to say it cannot reach Temporal.
+    for (const address of ['127.0.0.1:99999', '127.0.0.1:0', 'temporal:65536', 'temporal:0x1C31', '[::1]:123456']) {
+      expect({ address, issues: issuesOf(() => loadEnv({ TEMPORAL_ADDRESS: address })) }).toEqual({
+        address,
+        issues: { TEMPORAL_ADDRESS: 'must be host:port with a port from 1 to 65535, e.g. localhost:7233' },
+      });
+    }
+    for (const address of ['temporal:1', 'temporal:65535', '[::1]:7233', 'localhost:07233']) {
+      expect(loadEnv({ TEMPORAL_ADDRESS: address }).TEMPORAL_ADDRESS).toBe(address);
+    }
+  });
+
   it('bounds the embedded dev server retention below: a minute, so a turn that just ended can still be read', () => {
     expect(loadEnv({ DEVSERVER_RETENTION_MS: '600000' }).DEVSERVER_RETENTION_MS).toBe(600_000);
     expect(issuesOf(() => loadEnv({ DEVSERVER_RETENTION_MS: '59999' }))).toEqual({
