@@ -25,6 +25,8 @@ function printUsage(print: (line: string) => void): void {
 }
 
 export async function runCli(argv: string[], io: CliIo = processIo): Promise<number> {
+  // `convengine help start` is `convengine start --help`: it printed the top-level usage instead.
+  if (argv[0] === 'help' && argv.length > 1) return runCli([...argv.slice(1), '--help'], io);
   // `| head -1` ends a command quietly (exit 141) instead of crashing it on EPIPE; servers keep serving.
   if (io === processIo) watchClosedOutput();
   const [name, ...rest] = argv;

@@ -3,7 +3,7 @@ import { loadEnv } from '../../config/env';
 import { configuredTemporal } from '../../config/temporal-connection';
 import { startApiServer } from '../../api/server';
 import { processTelemetry } from '../../observability/process';
-import type { CliCommand } from '../command';
+import { usageError, type CliCommand } from '../command';
 import { commandDatabaseUrl } from '../environment';
 import { errorChain } from '../error-chain';
 import { StopSignals, stopWhenNpmEnds } from '../signals';
@@ -12,10 +12,7 @@ export const apiCommand: CliCommand = {
   usage:
     'convengine api\n\nServes /api/v1/…, /docs/openapi.json, /metrics, /healthz and /readyz; starts turn workflows on TEMPORAL_ADDRESS.',
   async run(args, io) {
-    if (args.length > 0) {
-      io.err(`api takes no arguments (got: ${args.join(' ')})`);
-      return 2;
-    }
+    if (args.length > 0) return usageError(io, `api: unexpected argument(s): ${args.join(' ')}`, apiCommand.usage);
     const env = loadEnv();
     if (!env.TEMPORAL_ADDRESS) {
       io.err('TEMPORAL_ADDRESS is not set (use `convengine start` for the embedded dev server).');

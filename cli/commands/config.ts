@@ -294,8 +294,7 @@ export const configCommand: CliCommand = {
         return rows ? 0 : 1;
       }
       default:
-        io.err(`unknown action "${action}" (export, diff, apply, validate)`);
-        return 2;
+        return usageError(io, `unknown action "${action}" (export, diff, apply, validate)`, USAGE);
     }
   },
 };

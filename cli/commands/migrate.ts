@@ -4,7 +4,7 @@ import { loadEnv } from '../../config/env';
 import { toolsLoginOf } from '../../db/tools-role';
 import { checkToolsLogin } from '../../observability/tools-login';
 import { commandDatabaseUrl } from '../environment';
-import type { CliCommand } from '../command';
+import { usageError, type CliCommand } from '../command';
 
 export const migrateCommand: CliCommand = {
   usage:
@@ -12,10 +12,8 @@ export const migrateCommand: CliCommand = {
     'With TOOLS_DATABASE_URL set, the SQL tools role keeps its password; unset, it gets one derived from\n' +
     "DATABASE_URL's. Warns when the SQL tools cannot log in afterwards.",
   async run(args, io) {
-    if (args.length > 0) {
-      io.err(`migrate takes no arguments (got: ${args.join(' ')})`);
-      return 2;
-    }
+    if (args.length > 0)
+      return usageError(io, `migrate: unexpected argument(s): ${args.join(' ')}`, migrateCommand.usage);
     const url = commandDatabaseUrl(io);
     if (url === null) return 2;
     // Read once the whole environment was found valid (cli/environment.ts), TOOLS_DATABASE_URL included.

@@ -95,7 +95,12 @@ export const seedCommand: CliCommand = {
     const parsed = parseCommandArgs('seed', args, { values: [], flags: ['list', 'restore-earlier'] });
     if (typeof parsed === 'string') return usageError(io, parsed, USAGE);
     const { positional, options } = parsed;
-    if (options.has('list')) return listPacks(io);
+    if (options.has('list')) {
+      // `seed --list extra` listed and exited 0, as if the pack names had been read.
+      return positional.length > 0 || options.has('restore-earlier')
+        ? usageError(io, `seed --list takes nothing else (got: ${args.join(' ')})`, USAGE)
+        : listPacks(io);
+    }
     const restoring = options.has('restore-earlier');
     if (restoring && positional.length > 0) return usageError(io, '--restore-earlier takes no pack names', USAGE);
     const refused = restoring ? null : checkPackNames(positional, io);

@@ -59,6 +59,13 @@ const USAGE = [
   'namespace: --namespace, TEMPORAL_NAMESPACE or default.',
 ].join('\n');
 
+/**
+ * Which of OPTIONS each verb reads: `sre list --call 5 --result '{bad'` ignored the decision's options without a word,
+ * and a decision ignored --json.
+ */
+const LIST_OPTIONS = new Set(['json', 'address', 'namespace']);
+const DECISION_OPTIONS = new Set(['workflow-id', 'reason', 'by', 'call', 'result', 'address', 'namespace']);
+
 const OPTIONS = {
   values: ['workflow-id', 'reason', 'by', 'call', 'result', 'address', 'namespace'],
   flags: ['json'],
@@ -139,9 +146,14 @@ export const sreCommand: CliCommand = {
     const [verb] = positional;
     const action = verb ? ACTIONS.get(verb) : undefined;
     if (positional.length !== 1 || (!LISTS.includes(verb ?? '') && !action)) {
-      io.err(verbProblem(positional));
-      io.err(`Usage: ${USAGE}`);
-      return 2;
+      return usageError(io, verbProblem(positional), USAGE);
+    }
+    const foreign = [...options.keys()].filter(
+      (name) => !(LISTS.includes(verb ?? '') ? LIST_OPTIONS : DECISION_OPTIONS).has(name)
+    );
+    if (foreign.length > 0) {
+      const names = foreign.map((name) => `--${name}`).join(' ');
+      return usageError(io, `sre ${verb} does not take ${names} (see its line below)`, USAGE);
     }
     const given = addressOption(options);
     if (typeof given === 'string') return usageError(io, given, USAGE);

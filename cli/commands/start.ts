@@ -87,8 +87,7 @@ function startArgs(args: string[], env: Env, io: CliIo): StartArgs | number {
   if (typeof temporalUiPort === 'string') return usageError(io, temporalUiPort, USAGE);
   const temporal = options.get('temporal')?.at(-1) ?? env.CONVENGINE_TEMPORAL;
   if (!isTemporalMode(temporal)) {
-    io.err(`--temporal must be one of ${TEMPORAL_MODES.join(', ')} (got "${temporal}")`);
-    return 2;
+    return usageError(io, `--temporal must be one of ${TEMPORAL_MODES.join(', ')} (got "${temporal}")`, USAGE);
   }
   return { options, apiPort, temporalPort, temporalUiPort, temporal };
 }

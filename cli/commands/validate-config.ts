@@ -4,7 +4,7 @@ import { formatViolation } from '../../core/config/types';
 import { readConfigRows } from '../../db/config/load';
 import { openDatabase } from '../../db/pool';
 import { commandDatabaseUrl } from '../environment';
-import type { CliCommand } from '../command';
+import { usageError, type CliCommand } from '../command';
 import { errorChain } from '../error-chain';
 import { notMigratedReason } from '../not-migrated';
 
@@ -14,8 +14,11 @@ export const validateConfigCommand: CliCommand = {
   async run(args, io) {
     const explain = args.length === 1 && args[0] === '--explain';
     if (args.length > 0 && !explain) {
-      io.err(`validate-config takes only --explain (got: ${args.join(' ')})`);
-      return 2;
+      return usageError(
+        io,
+        `validate-config takes only --explain (got: ${args.join(' ')})`,
+        validateConfigCommand.usage
+      );
     }
     const url = commandDatabaseUrl(io);
     if (url === null) return 2;

@@ -13,7 +13,7 @@ import { bindWorkerListeners } from '../../worker/listeners';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
 import { SHUTDOWN_FORCE_MARGIN_MS } from '../../worker/worker';
 import { StoppedBeforeNamespaceError } from '../../worker/namespace-wait';
-import { parseCommandArgs, type CliCommand } from '../command';
+import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../command';
 import { commandDatabaseUrl } from '../environment';
 import { errorChain } from '../error-chain';
 import { checkRoundTrip } from '../doctor/checks';
@@ -44,10 +44,7 @@ export const workerCommand: CliCommand = {
   ].join('\n'),
   async run(args, io) {
     const parsed = parseCommandArgs('worker', args, OPTIONS);
-    if (typeof parsed === 'string') {
-      io.err(parsed);
-      return 2;
-    }
+    if (typeof parsed === 'string') return usageError(io, parsed, workerCommand.usage);
     const check = parsed.options.has('check');
     const env = loadEnv();
     if (!env.TEMPORAL_ADDRESS) {

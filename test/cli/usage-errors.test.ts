@@ -20,6 +20,19 @@ describe('usage errors of the config-author commands', () => {
     [['whatif', '--config', 'dir', '--json=no', '--since', '1d'], '--json takes no value'],
     [['sql-check', '--allow-function'], '--allow-function needs a value'],
     [['sql-check', '--allow-function', ' '], '--allow-function needs a value'],
+    // These printed their reason without the synopsis, or (seed --list, sre list) ignored what they do not read.
+    [['migrate', 'extra'], 'migrate: unexpected argument(s): extra'],
+    [['api', '--port', '5'], 'api: unexpected argument(s): --port 5'],
+    [['worker', '--bogus'], 'worker: unexpected argument(s): --bogus'],
+    [['validate-config', '--explain=1'], 'validate-config takes only --explain (got: --explain=1)'],
+    [['config', 'bogus', '/tmp'], 'unknown action "bogus" (export, diff, apply, validate)'],
+    [['start', '--temporal=x'], '--temporal must be one of embedded, cli, auto (got "x")'],
+    [['seed', '--list', 'extra'], 'seed --list takes nothing else (got: --list extra)'],
+    [
+      ['sre', 'list', '--call', '5', '--result', '{bad', '--reason', 'x'],
+      'sre list does not take --call --result --reason (see its line below)',
+    ],
+    [['sre', 'retry', '--workflow-id', 'w', '--json'], 'sre retry does not take --json (see its line below)'],
   ])('%j exits 2 with "%s" and the synopsis', async (args, message) => {
     const run = await runConvengine(args, NOWHERE, 30_000);
     expect(run.code).toBe(2);
@@ -42,6 +55,12 @@ describe('a missing or unknown command', () => {
     const run = await runConvengine([], NOWHERE, 30_000);
     expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 2, stdout: '' });
     expect(run.stderr).toMatch(/^Usage: convengine <command> \[options\]\n/);
+  });
+
+  it('reads `help <command>` as `<command> --help`, not as the top-level usage', async () => {
+    const run = await runConvengine(['help', 'start'], NOWHERE, 30_000);
+    expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
+    expect(run.stdout).toMatch(/^Usage: convengine start /);
   });
 
   it('leaves `--help` at exit 0, the usage on stdout', async () => {
