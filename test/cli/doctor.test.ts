@@ -134,7 +134,7 @@ describe('convengine doctor', () => {
     });
     try {
       const output = worker.tail(20_000);
-      const probe = output.search(/(ok|warn) round-trip \d+\.\d ms per activity round trip/);
+      const probe = output.search(/round-trip check (ok|warn): \d+\.\d ms per activity round trip/);
       expect(probe).toBeGreaterThanOrEqual(0);
       expect(probe).toBeLessThan(output.indexOf('worker polling'));
     } finally {
