@@ -132,12 +132,12 @@ function installClosingHooks(app: FastifyInstance): () => boolean {
  * What every request passes before its route: a JSON body, the one error handler, the token (or without one, a Host
  * that names this API), sound text and ids.
  */
-function installRequestChecks(app: FastifyInstance, { apiToken, host }: ApiOptions): void {
+function installRequestChecks(app: FastifyInstance, { apiToken, host, ports }: ApiOptions): void {
   // JSON only (docs/security.md): without this, Fastify's own text/plain parser hands a string to routes
   // that expect an object, and the caller gets a 400 about the body's type instead of 415.
   app.removeContentTypeParser('text/plain');
   installStrictJsonParser(app);
-  installErrorHandler(app);
+  installErrorHandler(app, ports.readiness);
   installBearerAuth(app, apiToken);
   installHostCheck(app, { apiToken, host });
   installQueryTextCheck(app);

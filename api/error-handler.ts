@@ -3,9 +3,11 @@ import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isNamespaceNotFound, isTemporalUnreachable } from '../config/temporal-client';
 import { isDatabaseUnreachable } from '../db/connection-loss';
+import { databaseErrorText } from '../db/error-text';
 import { PREREQUISITE_MESSAGES, type PrerequisiteProblem } from '../observability/prerequisites';
 import { methodsThatWork } from './allowed-methods';
 import { ApiError, envelope } from './errors';
+import type { ReadinessProbe } from './ports';
 
 interface ValidationIssue {
   instancePath?: string;
@@ -37,13 +39,17 @@ const UNREACHABLE_DEPENDENCIES: readonly { failed(err: unknown): boolean; code: 
   { failed: isDatabaseUnreachable, code: 'DATABASE_UNREACHABLE', log: 'database unreachable' },
 ];
 
+/** What an operator mends while the process runs (`convengine migrate`, `setup-temporal`): a later try may work. */
+const MENDED_BY_AN_OPERATOR: readonly string[] = ['DATABASE_NOT_MIGRATED', 'SEARCH_ATTRIBUTES_MISSING'];
+
 /**
  * Their 503, whichever way it came (a failure here, or the message route's prerequisite check refusing the turn):
- * the dependency may be back, or the namespace created, by the next try; the turn may not have started, and a retry
- * with its Idempotency-Key is safe.
+ * the dependency may be back, the namespace created or the database migrated by the next try; the turn may not have
+ * started, and a retry with its Idempotency-Key is safe.
  */
 function retryLaterOn(code: string, reply: FastifyReply): FastifyReply {
-  if (UNREACHABLE_DEPENDENCIES.some((d) => d.code === code)) reply.header('retry-after', '5');
+  if (UNREACHABLE_DEPENDENCIES.some((d) => d.code === code) || MENDED_BY_AN_OPERATOR.includes(code))
+    reply.header('retry-after', '5');
   return reply;
 }
 
@@ -93,9 +99,9 @@ function methodNotAllowed(methodsServing: (path: string) => string[]) {
  * The one error handler: every failure becomes the envelope, client mistakes are 4xx with a
  * specific code, and nothing internal (stack, SQL, driver message) ever reaches the client.
  */
-export function installErrorHandler(app: FastifyInstance): void {
+export function installErrorHandler(app: FastifyInstance, readiness?: Pick<ReadinessProbe, 'turnBlocker'>): void {
   const notAllowed = methodNotAllowed(methodsThatWork(app));
-  app.setErrorHandler((err: FastifyError | ApiError | Error, request, reply) => {
+  app.setErrorHandler(async (err: FastifyError | ApiError | Error, request, reply) => {
     if (err instanceof ApiError) {
       if (err.statusCode === 503) retryLaterOn(err.code, reply);
       return reply.status(err.statusCode).send(envelope(err.code, err.message, err.details));
@@ -110,7 +116,7 @@ export function installErrorHandler(app: FastifyInstance): void {
     }
     const refused = BODY_REFUSALS.get(fe.code);
     if (refused) return reply.status(refused.status).send(envelope(refused.code, refused.message));
-    return sendClientStatus(fe, reply) ?? sendServerError(err, request, reply);
+    return sendClientStatus(fe, reply) ?? (await sendServerError(err, request, reply, readiness));
   });
   app.setNotFoundHandler((request, reply) => {
     if (notAllowed(request, reply)) return;
@@ -136,16 +142,33 @@ function sendClientStatus(err: FastifyError, reply: FastifyReply): FastifyReply 
   return reply.status(err.statusCode).send(envelope(code, 'The request could not be processed.'));
 }
 
-/** A dependency down is its 503; anything else a 500 that says only that, while the log has the error. */
-function sendServerError(err: Error, request: FastifyRequest, reply: FastifyReply): FastifyReply {
+/**
+ * A dependency down is its 503, and so is a statement that failed on a database lacking migrations (a read's
+ * `relation … does not exist`): the 503 DATABASE_NOT_MIGRATED a message gets, by the prerequisite check's one rule
+ * (db/migrate.ts notMigratedMessage), asked only after a statement failed. Anything else is a 500 that says only
+ * that, while the log has the error.
+ */
+async function sendServerError(
+  err: Error,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  readiness: Pick<ReadinessProbe, 'turnBlocker'> | undefined
+): Promise<FastifyReply> {
   const unreachable = UNREACHABLE_DEPENDENCIES.find(({ failed }) => failed(err));
-  if (unreachable) {
-    request.log.error({ err }, unreachable.log);
-    return retryLaterOn(unreachable.code, reply)
-      .status(503)
-      .send(envelope(unreachable.code, PREREQUISITE_MESSAGES[unreachable.code]));
-  }
-  return sendInternal(err, request, reply, 'unhandled error');
+  const code = unreachable?.code ?? (await notMigratedCause(err, readiness));
+  if (code === null) return sendInternal(err, request, reply, 'unhandled error');
+  request.log.error({ err }, unreachable?.log ?? 'database not migrated');
+  return retryLaterOn(code, reply).status(503).send(envelope(code, PREREQUISITE_MESSAGES[code]));
+}
+
+/** DATABASE_NOT_MIGRATED when `err` is a failed statement and the prerequisite check finds migrations missing. */
+async function notMigratedCause(
+  err: Error,
+  readiness: Pick<ReadinessProbe, 'turnBlocker'> | undefined
+): Promise<'DATABASE_NOT_MIGRATED' | null> {
+  if (databaseErrorText(err) === null || !readiness?.turnBlocker) return null;
+  const blocked = await readiness.turnBlocker().catch(() => null);
+  return blocked?.code === 'DATABASE_NOT_MIGRATED' ? 'DATABASE_NOT_MIGRATED' : null;
 }
 
 /** The 500 for what was never expected: logged with its error, answered with nothing of it. */

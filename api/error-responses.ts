@@ -24,6 +24,8 @@ export function unavailableResponse(...more: string[]) {
         '`Retry-After` seconds',
       'TEMPORAL_NAMESPACE_MISSING: the Temporal namespace does not exist until an operator runs ' +
         '`convengine setup-temporal`',
+      'DATABASE_NOT_MIGRATED: the database lacks migrations this build needs until an operator runs ' +
+        '`convengine migrate`',
       'API_STOPPING: this API process is stopping; send the request again (to another one)',
     ].join('; ')
   );

@@ -2,7 +2,7 @@ import type { Connection } from '@temporalio/client';
 import { isNamespaceNotFound, isTemporalUnreachable } from '../config/temporal-client';
 import { missingTurnSearchAttributes } from '../config/turn-search-attributes';
 import type { ConfigSnapshot, ConfigViolation } from '../core/config/types';
-import { newerSchemaWarning, readMigrations, schemaState, type MigrationFile } from '../db/migrate';
+import { newerSchemaWarning, notMigratedMessage, readMigrations, schemaState, type MigrationFile } from '../db/migrate';
 import { connectionRefusalOf, sqlStateOf } from '../db/error-text';
 import type { Database } from '../db/pool';
 import { connectionStringOf, type ToolsLogin } from '../db/tools-role';
@@ -108,8 +108,10 @@ async function checkDatabase(db: Database, files: MigrationFile[]): Promise<Chec
         log: { fields: { changed: state.changed }, message },
       };
     }
-    // A newer build's schema: the supported rollback state, so ready, but said (docs/operations.md).
-    if (state.unknown.length > 0 && state.pending.length === 0) {
+    // The one rule of what "not migrated" is, the one `doctor` and the CLI commands apply.
+    if (notMigratedMessage(state) === null) {
+      if (state.unknown.length === 0) return OK;
+      // A newer build's schema: the supported rollback state, so ready, but said (docs/operations.md).
       const warning = `migrated by a newer build (${state.unknown.join(', ')})`;
       return {
         ...OK,
@@ -117,7 +119,6 @@ async function checkDatabase(db: Database, files: MigrationFile[]): Promise<Chec
         log: { fields: { unknown: state.unknown }, message: newerSchemaWarning(state.unknown) },
       };
     }
-    if (state.pending.length === 0) return OK;
     const pending = state.pending.map((m) => m.name);
     const message = `the database lacks ${pending.length} migration(s) this build needs: run \`convengine migrate\``;
     return { reason: NOT_MIGRATED, problem: 'DATABASE_NOT_MIGRATED', log: { fields: { pending }, message } };

@@ -22,3 +22,16 @@ export async function sendMessage(api: ApiServer): Promise<{ status: number; cod
   });
   return { status: res.status, code: ((await res.json()) as { error?: { code?: string } }).error?.code };
 }
+
+/** A route's answer (POST for the message route, with "hello"; GET otherwise): status, retry-after and body. */
+export async function answer(
+  api: ApiServer,
+  route: string
+): Promise<{ route: string; status: number; retryAfter: string | null; body: unknown }> {
+  const post = route === '/api/v1/conversation/message';
+  const res = await fetch(`${api.url}${route}`, {
+    method: post ? 'POST' : 'GET',
+    ...(post ? { headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: 'hello' }) } : {}),
+  });
+  return { route, status: res.status, retryAfter: res.headers.get('retry-after'), body: await res.json() };
+}

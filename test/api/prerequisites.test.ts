@@ -5,6 +5,7 @@
  * `migrate` and `setup-temporal`, which makes them ready without a restart. A namespace that does not exist at all:
  * prerequisites-namespace.test.ts.
  */
+import { randomUUID } from 'node:crypto';
 import { Connection } from '@temporalio/client';
 import { startApiServer, type ApiServer } from '../../api/server';
 import { setupTemporalNamespace } from '../../cli/temporal/setup';
@@ -16,11 +17,16 @@ import { migrate } from '../../db/migrate';
 import { seedPacks } from '../../db/seed';
 import { startDevServer, type DevServer } from '../../devserver';
 import { createLogger } from '../../observability/logger';
-import { NOT_MIGRATED, refusedConfigWarning, SEARCH_ATTRIBUTES_MISSING } from '../../observability/prerequisites';
+import {
+  NOT_MIGRATED,
+  PREREQUISITE_MESSAGES,
+  refusedConfigWarning,
+  SEARCH_ATTRIBUTES_MISSING,
+} from '../../observability/prerequisites';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { captureLog, type LogCapture } from '../support/log-capture';
-import { readyz, sendMessage } from './prerequisites-probes';
+import { answer, readyz, sendMessage } from './prerequisites-probes';
 
 jest.setTimeout(120_000);
 
@@ -85,6 +91,23 @@ describe('api and worker without their prerequisites', () => {
         ])
       );
     }
+  });
+
+  it('answer every read as a message on the unmigrated database: 503 DATABASE_NOT_MIGRATED with retry-after', async () => {
+    const id = randomUUID();
+    const routes = [
+      '/api/v1/conversation/message',
+      `/api/v1/conversation/${id}`,
+      `/api/v1/conversation/audit/${id}`,
+      `/api/v1/conversation/audit/${id}/trace`,
+      '/api/v1/console/conversations',
+      `/api/v1/console/conversations/${id}/turns`,
+    ];
+    const answers = await Promise.all(routes.map((route) => answer(api, route)));
+    const notMigrated = { code: 'DATABASE_NOT_MIGRATED', message: PREREQUISITE_MESSAGES.DATABASE_NOT_MIGRATED };
+    expect(answers).toEqual(
+      routes.map((route) => ({ route, status: 503, retryAfter: '5', body: { error: notMigrated } }))
+    );
   });
 
   it('are not ready and refuse a message with 503 until migrate and setup-temporal have run', async () => {
