@@ -39,17 +39,13 @@ const UNREACHABLE_DEPENDENCIES: readonly { failed(err: unknown): boolean; code: 
   { failed: isDatabaseUnreachable, code: 'DATABASE_UNREACHABLE', log: 'database unreachable' },
 ];
 
-/** What an operator mends while the process runs (`convengine migrate`, `setup-temporal`): a later try may work. */
-const MENDED_BY_AN_OPERATOR: readonly string[] = ['DATABASE_NOT_MIGRATED', 'SEARCH_ATTRIBUTES_MISSING'];
-
 /**
- * Their 503, whichever way it came (a failure here, or the message route's prerequisite check refusing the turn):
- * the dependency may be back, the namespace created or the database migrated by the next try; the turn may not have
- * started, and a retry with its Idempotency-Key is safe.
+ * Their 503, whichever way it came (a failure here, or a route's prerequisite check refusing the turn): the
+ * dependency may be back, or an operator's `migrate`, `setup-temporal`, `seed` or `config apply` have mended the
+ * prerequisite, by the next try; the turn may not have started, and a retry with its Idempotency-Key is safe.
  */
 function retryLaterOn(code: string, reply: FastifyReply): FastifyReply {
-  if (UNREACHABLE_DEPENDENCIES.some((d) => d.code === code) || MENDED_BY_AN_OPERATOR.includes(code))
-    reply.header('retry-after', '5');
+  if (Object.hasOwn(PREREQUISITE_MESSAGES, code)) reply.header('retry-after', '5');
   return reply;
 }
 

@@ -107,7 +107,8 @@ export const HOST_NOT_ALLOWED = {
 export const UNAVAILABLE_CODES = {
   notReady:
     'DATABASE_NOT_MIGRATED, SEARCH_ATTRIBUTES_MISSING: no turn can run until an operator runs `convengine migrate` ' +
-    'or `convengine setup-temporal`',
+    'or `convengine setup-temporal`; CONFIG_EMPTY: the config has no intent and no response (nothing was seeded or ' +
+    'applied) until an operator runs `convengine seed` or `convengine config apply`; each with `Retry-After`',
   workerUnavailable:
     'WORKER_UNAVAILABLE (`details.decisionSent`): no worker took the decision: not sent when no worker that runs ' +
     "the turn's type polls its task queue; else sent, not taken within OPERATOR_DECISION_TIMEOUT_MS, and it may " +

@@ -1,6 +1,7 @@
 import type { Connection } from '@temporalio/client';
 import { isNamespaceNotFound, isTemporalUnreachable } from '../config/temporal-client';
 import { missingTurnSearchAttributes } from '../config/turn-search-attributes';
+import { CONFIG_EMPTY_WARNING, isEmptyConfig } from '../core/config/empty';
 import type { ConfigSnapshot, ConfigViolation } from '../core/config/types';
 import { newerSchemaWarning, notMigratedMessage, readMigrations, schemaState, type MigrationFile } from '../db/migrate';
 import { connectionRefusalOf, sqlStateOf } from '../db/error-text';
@@ -22,7 +23,8 @@ export type PrerequisiteProblem =
   | 'DATABASE_NOT_MIGRATED'
   | 'TEMPORAL_UNREACHABLE'
   | 'TEMPORAL_NAMESPACE_MISSING'
-  | 'SEARCH_ATTRIBUTES_MISSING';
+  | 'SEARCH_ATTRIBUTES_MISSING'
+  | 'CONFIG_EMPTY';
 
 export interface PrerequisiteStatus {
   /** `ok`, or the /readyz reason for that dependency. */
@@ -57,6 +59,8 @@ export const PREREQUISITE_MESSAGES: Record<PrerequisiteProblem, string> = {
     'The Temporal namespace does not exist: an operator must run `convengine setup-temporal`.',
   SEARCH_ATTRIBUTES_MISSING:
     'The Temporal namespace lacks the turn search attributes: an operator must run `convengine setup-temporal`.',
+  CONFIG_EMPTY:
+    'No config is loaded (no intent, no response): an operator must run `convengine seed` or `convengine config apply`.',
 };
 
 /** How long one check answers readiness probes and turn requests: a fix is seen within this. */
@@ -160,13 +164,26 @@ async function checkTemporal(targets: PrerequisiteTargets): Promise<CheckOutcome
 }
 
 /**
- * The config the process serves: a warning while it refuses the tables and serves a stored snapshot (turns run on
+ * An empty config refuses every turn (503 CONFIG_EMPTY) but leaves the process ready: every replica reads the same
+ * tables, so taking them out of service would only hide that code from callers, and a `seed` or `config apply` mends
+ * it without a restart.
+ */
+const CONFIG_EMPTY: CheckOutcome = {
+  reason: 'ok',
+  problem: 'CONFIG_EMPTY',
+  warning: CONFIG_EMPTY_WARNING,
+  log: { fields: {}, message: CONFIG_EMPTY_WARNING },
+};
+
+/**
+ * The config the process serves: empty (above), or a warning while it refuses the tables and serves a stored snapshot (turns run on
  * that one; docs/operations.md). The store logs the refusal itself (logConfigRejections) when it first sees it.
  */
 async function configCheck(config: ServedConfigSource | undefined): Promise<CheckOutcome> {
   if (!config) return OK;
   try {
-    const { version } = await config.current();
+    const { version, rows } = await config.current();
+    if (isEmptyConfig(rows)) return CONFIG_EMPTY;
     if (config.rejectedViolations().length === 0) return OK;
     return { ...OK, warning: refusedConfigWarning(version) };
   } catch {
@@ -207,7 +224,8 @@ function reportChange(logger: Logger, dependency: string, before: CheckOutcome |
 export async function startPrerequisiteMonitor(targets: PrerequisiteTargets): Promise<PrerequisiteMonitor> {
   const files = readMigrations();
   const cacheMs = targets.cacheMs ?? PREREQUISITE_CACHE_MS;
-  let previous: { database: CheckOutcome; temporal: CheckOutcome; tools?: CheckOutcome } | undefined;
+  let previous:
+    { database: CheckOutcome; temporal: CheckOutcome; config: CheckOutcome; tools?: CheckOutcome } | undefined;
   const check = async (): Promise<PrerequisiteStatus> => {
     const [database, temporal, tools] = await Promise.all([
       checkDatabase(targets.db, files),
@@ -219,7 +237,10 @@ export async function startPrerequisiteMonitor(targets: PrerequisiteTargets): Pr
     reportChange(targets.logger, 'database', previous?.database, database);
     reportChange(targets.logger, 'temporal', previous?.temporal, temporal);
     if (tools) reportChange(targets.logger, 'tools', previous?.tools, tools);
-    previous = { database, temporal, ...(tools ? { tools } : {}) };
+    // Only an empty config's coming and going: the store logs a refused one itself (logConfigRejections).
+    if (config.problem !== null || previous?.config.problem)
+      reportChange(targets.logger, 'config', previous?.config, config);
+    previous = { database, temporal, config, ...(tools ? { tools } : {}) };
     const warnings = {
       ...(database.warning !== undefined ? { database: database.warning } : {}),
       ...(config.warning !== undefined ? { config: config.warning } : {}),
@@ -228,7 +249,7 @@ export async function startPrerequisiteMonitor(targets: PrerequisiteTargets): Pr
       database: database.reason,
       temporal: temporal.reason,
       ...(tools ? { tools: tools.reason } : {}),
-      problem: database.problem ?? temporal.problem,
+      problem: database.problem ?? temporal.problem ?? config.problem,
       warnings,
     };
   };

@@ -23,7 +23,8 @@ const USAGE = [
   '  database           (when DATABASE_URL is set) every migration of this build is applied; warns when a newer',
   '                     build migrated the database (migrations this build does not know)',
   '  config             (then) the config tables validate; warns when they are refused and a stored snapshot is',
-  '                     served instead, fails when none validates',
+  '                     served instead, fails when none validates or when it is empty (no ce_intent, no',
+  '                     ce_response row: nothing was seeded or applied, and every message is refused)',
   '  audit-trail        (then) the size of ce_audit, the oldest idle conversation, the audit policy in effect',
   'Exit code: 1 when a check fails; warnings fail only with --strict.',
 ].join('\n');

@@ -1,4 +1,5 @@
 import { engineConfigStore, loadEngineValidation } from '../../activities/runtime/config-validation';
+import { configEmptyLine } from '../../core/config/empty';
 import { explainViolation } from '../../core/config/explain';
 import { formatViolation } from '../../core/config/types';
 import { readConfigRows } from '../../db/config/load';
@@ -10,7 +11,7 @@ import { notMigratedReason } from '../not-migrated';
 
 export const validateConfigCommand: CliCommand = {
   usage:
-    'convengine validate-config [--explain]\n\n--explain prints, under each violation, its fix as SQL (see docs/migrating-from-java.md).\nExit code 0 when the config is valid (warnings are printed), 1 on any violation, 2 when DATABASE_URL is missing.',
+    'convengine validate-config [--explain]\n\n--explain prints, under each violation, its fix as SQL (see docs/migrating-from-java.md).\nExit code 0 when the config is valid (warnings are printed), 1 on any violation or when it is empty (no ce_intent and no ce_response row: every message fails), 2 when DATABASE_URL is missing.',
   async run(args, io) {
     const explain = args.length === 1 && args[0] === '--explain';
     if (args.length > 0 && !explain) {
@@ -33,6 +34,10 @@ export const validateConfigCommand: CliCommand = {
       for (const w of result.warnings) io.out(`warning: ${formatViolation(w)}`);
       if (result.violations.length > 0) {
         io.err(`config invalid: ${result.violations.length} violation(s) in version ${result.version}`);
+        return 1;
+      }
+      if (result.empty) {
+        io.err(configEmptyLine(result.version));
         return 1;
       }
       io.out(`config valid: version ${result.version}`);

@@ -11,6 +11,7 @@ import { readConfigRows } from '../../db/config/load';
 import { configServing } from '../../db/config/stored-fallback';
 import { loadEngineValidation } from '../../activities/runtime/config-validation';
 import { refusedConfigWarning } from '../../observability/prerequisites';
+import { CONFIG_EMPTY_WARNING } from '../../core/config/empty';
 import { auditTrailStats } from '../../db/repositories/retention';
 import { readAuditPolicy } from '../../core/audit/policy';
 import { probeActivityRoundTrip, type RoundTripProbeOptions } from '../../worker/probe';
@@ -125,13 +126,15 @@ export async function checkDatabase(databaseUrl: string): Promise<Finding> {
 
 /**
  * Whether the tables validate under this build's rules, and if not, what every process serves instead: a stored
- * snapshot (turns go on, on that version: warn) or nothing (every new turn fails CONFIG_INVALID: fail).
+ * snapshot (turns go on, on that version: warn) or nothing (every new turn fails CONFIG_INVALID: fail). A config that
+ * validates but is empty (nothing loaded: every message is refused CONFIG_EMPTY) fails too.
  */
 export async function checkConfig(databaseUrl: string): Promise<Finding> {
   const handle = openDatabase(databaseUrl, { max: 1, connectionTimeoutMillis: 5_000 });
   try {
     const serving = await configServing(handle.db, { validation: await loadEngineValidation() });
     const count = serving.violations.length;
+    if (count === 0 && serving.empty) return { check: 'config', level: 'fail', message: CONFIG_EMPTY_WARNING };
     if (count === 0) return { check: 'config', level: 'ok', message: `config ${serving.version} validates` };
     if (serving.fallbackVersion !== null) {
       return {

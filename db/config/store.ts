@@ -1,3 +1,4 @@
+import { isEmptyConfig } from '../../core/config/empty';
 import type { ConfigStore } from '../../core/config/store';
 import type { ConfigRows, ConfigSnapshot, ConfigViolation } from '../../core/config/types';
 import { configInvalidError, validateConfig } from '../../core/config/validate';
@@ -37,6 +38,8 @@ export interface DatabaseValidation {
   version: string;
   violations: ConfigViolation[];
   warnings: ConfigViolation[];
+  /** No ce_intent and no ce_response row (core/config/empty.ts): valid, yet every message fails. */
+  empty: boolean;
 }
 
 /** The ConfigStore activities use, plus the operations the admin API and the CLI need. */
@@ -126,7 +129,8 @@ class DbConfigStore implements DatabaseConfigStore {
 
   async validateDatabase(): Promise<DatabaseValidation> {
     const { rows } = await readConfigState(this.db);
-    return { version: configVersionOf(rows), ...validateConfig(rows, this.options.settings, this.options.validation) };
+    const result = validateConfig(rows, this.options.settings, this.options.validation);
+    return { version: configVersionOf(rows), ...result, empty: isEmptyConfig(rows) };
   }
 
   rejectedViolations(): readonly ConfigViolation[] {

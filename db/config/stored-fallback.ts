@@ -1,3 +1,4 @@
+import { isEmptyConfig } from '../../core/config/empty';
 import type { SettingDefinition } from '../../core/config/setting';
 import type { ConfigSnapshot, ConfigViolation } from '../../core/config/types';
 import { validateConfig } from '../../core/config/validate';
@@ -39,6 +40,8 @@ export interface ConfigServing {
   violations: ConfigViolation[];
   /** The stored snapshot served instead while `violations` is not empty; null when none validates. */
   fallbackVersion: string | null;
+  /** No ce_intent and no ce_response row (core/config/empty.ts): valid, yet every message fails. */
+  empty: boolean;
 }
 
 /** Read-only (`convengine doctor`): judges the tables as a store would, without recording anything as served. */
@@ -46,5 +49,6 @@ export async function configServing(db: Database, checks: ConfigChecks = {}): Pr
   const { rows } = await readConfigState(db);
   const { violations } = validateConfig(rows, checks.settings, checks.validation);
   const fallback = violations.length > 0 ? await newestValidStored(db, checks) : null;
-  return { version: configVersionOf(rows), violations, fallbackVersion: fallback?.snapshot.version ?? null };
+  const fallbackVersion = fallback?.snapshot.version ?? null;
+  return { version: configVersionOf(rows), violations, fallbackVersion, empty: isEmptyConfig(rows) };
 }

@@ -9,6 +9,7 @@ import { Client, Connection } from '@temporalio/client';
 import { startApiServer, type ApiServer } from '../../api/server';
 import { loadEnv } from '../../config/env';
 import { localTemporal } from '../../config/temporal-connection';
+import { seedPacks } from '../../db/seed';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { startTcpSwitch, type TcpSwitch } from '../support/tcp-switch';
 import { getSetUpTestTemporal, type TestTemporal } from '../support/temporal';
@@ -36,6 +37,7 @@ describe('a caller waiting on its turn when the API stops', () => {
     process.on('unhandledRejection', record);
     temporal = await getSetUpTestTemporal();
     db = await createTestDatabase();
+    await seedPacks(db.db, ['faq']); // a config to answer with: on an empty one every message is refused CONFIG_EMPTY
     direct = await Connection.connect({ address: temporal.address });
     client = new Client({ connection: direct, namespace: temporal.namespace });
   });

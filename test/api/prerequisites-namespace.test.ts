@@ -16,6 +16,7 @@ import { NAMESPACE_MISSING, namespaceMissing } from '../../observability/prerequ
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
 import { StoppedBeforeNamespaceError, WAITING_FOR_NAMESPACE } from '../../worker/namespace-wait';
 import { TURN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
+import { seedPacks } from '../../db/seed';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { captureLog, type LogCapture } from '../support/log-capture';
 import { getTestTemporal, usingRealServer, type TestTemporal } from '../support/temporal';
@@ -40,6 +41,7 @@ describe('api and worker on a namespace that does not exist (setup-temporal not 
   beforeAll(async () => {
     temporal = await getTestTemporal();
     db = await createTestDatabase();
+    await seedPacks(db.db, ['faq']); // a config to answer with: on an empty one every message is refused CONFIG_EMPTY
     const env = loadEnv({
       DATABASE_URL: db.url,
       ANTHROPIC_BASE_URL: 'http://127.0.0.1:1',

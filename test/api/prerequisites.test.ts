@@ -11,6 +11,7 @@ import { startApiServer, type ApiServer } from '../../api/server';
 import { setupTemporalNamespace } from '../../cli/temporal/setup';
 import { loadEnv } from '../../config/env';
 import { localTemporal } from '../../config/temporal-connection';
+import { CONFIG_EMPTY_WARNING } from '../../core/config/empty';
 import { configVersionOf, readConfigRows } from '../../db/config/load';
 import { createConfigStore } from '../../db/config/store';
 import { migrate } from '../../db/migrate';
@@ -129,11 +130,32 @@ describe('api and worker without their prerequisites', () => {
     } finally {
       await connection.close();
     }
+    // Migrated, nothing seeded: ready, but the empty config is named and every message refused until one is loaded.
+    const empty = { config: CONFIG_EMPTY_WARNING };
     expect(await readyz(worker.probeUrl!)).toEqual({
       status: 200,
       checks: { database: 'ok', temporal: 'ok', tools: 'ok', worker: 'ok' },
+      warnings: empty,
     });
-    expect(await readyz(api.url)).toEqual({ status: 200, checks: { database: 'ok', temporal: 'ok', worker: 'ok' } });
+    const ready = { database: 'ok', temporal: 'ok', worker: 'ok' };
+    expect(await readyz(api.url)).toEqual({ status: 200, checks: ready, warnings: empty });
+    const refused = { code: 'CONFIG_EMPTY', message: PREREQUISITE_MESSAGES.CONFIG_EMPTY };
+    const message = '/api/v1/conversation/message';
+    expect(await answer(api, message)).toEqual({
+      route: message,
+      status: 503,
+      retryAfter: '5',
+      body: { error: refused },
+    });
+    for (const log of [apiLog, workerLog]) {
+      const said = log.lines().filter((l) => l['dependency'] === 'config');
+      expect(said.map((l) => [l['level'], l['msg']])).toEqual([['error', CONFIG_EMPTY_WARNING]]);
+    }
+
+    await seedPacks(bare.db, ['faq']);
+    await new Promise((resolve) => setTimeout(resolve, 250)); // the stores' staleness check
+    expect(await readyz(api.url)).toEqual({ status: 200, checks: ready });
+    expect(await readyz(worker.probeUrl!)).toEqual({ status: 200, checks: { ...ready, tools: 'ok' } });
   });
 
   it('stay ready on a database a newer build migrated and on refused config, and say so in warnings and the log', async () => {

@@ -12,6 +12,7 @@ import { NativeConnection } from '@temporalio/worker';
 import { startApiServer, type ApiServer } from '../../api/server';
 import { loadEnv } from '../../config/env';
 import { localTemporal } from '../../config/temporal-connection';
+import { seedPacks } from '../../db/seed';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { startTcpSwitch, type TcpSwitch } from '../support/tcp-switch';
 import { getSetUpTestTemporal, type TestTemporal } from '../support/temporal';
@@ -65,6 +66,7 @@ describe.each(['client', 'native'] as const)('the API while Temporal does not an
   beforeAll(async () => {
     temporal = await getSetUpTestTemporal();
     db = await createTestDatabase();
+    await seedPacks(db.db, ['faq']); // a config to answer with: on an empty one every message is refused CONFIG_EMPTY
     hang = await startTcpSwitch(portOf(temporal.address));
     direct = await Connection.connect({ address: temporal.address });
     client = new Client({ connection: direct, namespace: temporal.namespace });

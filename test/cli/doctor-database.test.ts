@@ -1,4 +1,5 @@
 import { checkConfig, checkDatabase } from '../../cli/doctor/checks';
+import { CONFIG_EMPTY_WARNING } from '../../core/config/empty';
 import { configVersionOf, readConfigRows } from '../../db/config/load';
 import { createConfigStore } from '../../db/config/store';
 import { seedPacks } from '../../db/seed';
@@ -44,6 +45,12 @@ describe('doctor: database and config', () => {
       message: `the current config is refused: serving stored snapshot ${served}; run convengine validate-config (1 violation(s))`,
     });
     expect(await stored()).toEqual(before);
+  });
+
+  it('fails on an empty config (no intent, no response: nothing seeded or applied), which every message fails on', async () => {
+    expect(await checkConfig(tdb.url)).toEqual({ check: 'config', level: 'fail', message: CONFIG_EMPTY_WARNING });
+    await seedPacks(tdb.db, ['faq']);
+    expect(await checkConfig(tdb.url)).toMatchObject({ check: 'config', level: 'ok' });
   });
 
   it('fails when the tables are refused and no stored snapshot validates', async () => {

@@ -81,6 +81,19 @@ describe('convengine validate-config', () => {
     }
   });
 
+  it('says a config with no intent and no response (nothing seeded or applied) is empty, and exits 1', async () => {
+    const empty = await createTestDatabase();
+    try {
+      const run = await runConvengine(['validate-config'], { DATABASE_URL: empty.url });
+      expect(run).toMatchObject({ code: 1, stdout: '' });
+      expect(run.stderr).toMatch(
+        /^config empty: no ce_intent and no ce_response row, so every message fails, in version [0-9a-f]{16}; load one with `convengine seed all` .* or `convengine config apply <dir>`\n$/
+      );
+    } finally {
+      await empty.drop();
+    }
+  });
+
   it('exits 2 when DATABASE_URL is missing', async () => {
     const run = await runConvengine(['validate-config'], { DATABASE_URL: '' });
     expect(run.code).toBe(2);
