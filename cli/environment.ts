@@ -1,4 +1,4 @@
-import { EnvError, loadEnv, requireDatabaseUrl } from '../config/env';
+import { EnvError, loadEnvFor, requireDatabaseUrl, type Env, type EnvNeed } from '../config/env';
 import type { CliIo } from './command';
 
 /**
@@ -9,13 +9,18 @@ export const INVALID_ENVIRONMENT_EXIT = 2;
 
 /**
  * Runs a command once the whole environment is valid, the same check for every command: migrate shares its
- * environment with the worker and the API (docker-compose), so what would stop them stops it too. Only what is set is
- * checked; a variable a command needs is its own to require. An EnvError the command throws later (a TLS file it
+ * environment with the worker and the API (docker-compose), so what would stop them stops it too. What is set is
+ * checked, and what the command `needs` (`api`, `worker`) in the same error; any other variable a command needs is its
+ * own to require. An EnvError the command throws later (a TLS file it
  * cannot read) ends it the same way: the variables' reasons on stderr and INVALID_ENVIRONMENT_EXIT.
  */
-export async function runWithValidEnvironment(io: CliIo, run: () => Promise<number>): Promise<number> {
+export async function runWithValidEnvironment(
+  io: CliIo,
+  run: () => Promise<number>,
+  needs: readonly EnvNeed[] = []
+): Promise<number> {
   try {
-    loadEnv();
+    loadEnvFor(needs);
     return await run();
   } catch (err) {
     printEnvError(io, err);
@@ -33,6 +38,29 @@ function printEnvError(io: CliIo, err: unknown): void {
 export function commandDatabaseUrl(io: CliIo): string | null {
   try {
     return requireDatabaseUrl();
+  } catch (err) {
+    printEnvError(io, err);
+    return null;
+  }
+}
+
+/** The environment of `convengine api` and `convengine worker`: a database and Temporal are set. */
+export type ServiceEnv = Env & { DATABASE_URL: string; TEMPORAL_ADDRESS: string };
+
+/** What `convengine api` needs set; `convengine worker` needs a model too. */
+export const API_NEEDS: readonly EnvNeed[] = ['database', 'temporal'];
+export const WORKER_NEEDS: readonly EnvNeed[] = [...API_NEEDS, 'llm'];
+
+/**
+ * The environment of `api` or `worker` (`needs`: API_NEEDS, WORKER_NEEDS), or null once every missing and every
+ * invalid variable is printed, in the one EnvError (the command exits INVALID_ENVIRONMENT_EXIT).
+ */
+export function serviceEnvironment(io: CliIo, needs: readonly EnvNeed[]): ServiceEnv | null {
+  try {
+    const env = loadEnvFor(needs);
+    const { DATABASE_URL, TEMPORAL_ADDRESS } = env;
+    // Both are set: loadEnv has thrown otherwise.
+    return DATABASE_URL && TEMPORAL_ADDRESS ? { ...env, DATABASE_URL, TEMPORAL_ADDRESS } : null;
   } catch (err) {
     printEnvError(io, err);
     return null;

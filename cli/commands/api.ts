@@ -1,25 +1,21 @@
 import { keepServing, whenStdoutCloses } from '../closed-output';
-import { loadEnv } from '../../config/env';
 import { configuredTemporal } from '../../config/temporal-connection';
 import { startApiServer } from '../../api/server';
 import { processTelemetry } from '../../observability/process';
 import { usageError, type CliCommand } from '../command';
-import { commandDatabaseUrl } from '../environment';
+import { API_NEEDS, INVALID_ENVIRONMENT_EXIT, serviceEnvironment } from '../environment';
 import { errorChain } from '../error-chain';
 import { StopSignals, stopWhenNpmEnds } from '../signals';
 
 export const apiCommand: CliCommand = {
+  needs: API_NEEDS,
   usage:
     'convengine api\n\nServes /api/v1/…, /docs/openapi.json, /metrics, /healthz and /readyz; starts turn workflows on TEMPORAL_ADDRESS.',
   async run(args, io) {
     if (args.length > 0) return usageError(io, `api: unexpected argument(s): ${args.join(' ')}`, apiCommand.usage);
-    const env = loadEnv();
-    if (!env.TEMPORAL_ADDRESS) {
-      io.err('TEMPORAL_ADDRESS is not set (use `convengine start` for the embedded dev server).');
-      return 2;
-    }
-    const databaseUrl = commandDatabaseUrl(io);
-    if (databaseUrl === null) return 2;
+    const env = serviceEnvironment(io, API_NEEDS);
+    if (env === null) return INVALID_ENVIRONMENT_EXIT;
+    const databaseUrl = env.DATABASE_URL;
     const telemetry = processTelemetry(env, 'api');
     const server = await startApiServer({
       env,

@@ -1,5 +1,5 @@
 import { keepServing, whenStdoutCloses } from '../closed-output';
-import { loadEnv, WORKER_METRICS_DEFAULT_PORT, WORKER_SHUTDOWN_GRACE_DEFAULT_MS, type Env } from '../../config/env';
+import { WORKER_METRICS_DEFAULT_PORT, WORKER_SHUTDOWN_GRACE_DEFAULT_MS, type Env } from '../../config/env';
 import { isNamespaceNotFound } from '../../config/temporal-client';
 import {
   configuredTemporal,
@@ -14,18 +14,15 @@ import { runTurnWorker, type RunningWorker } from '../../worker/main';
 import { SHUTDOWN_FORCE_MARGIN_MS } from '../../worker/worker';
 import { StoppedBeforeNamespaceError } from '../../worker/namespace-wait';
 import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../command';
-import { commandDatabaseUrl } from '../environment';
+import { WORKER_NEEDS, INVALID_ENVIRONMENT_EXIT, serviceEnvironment } from '../environment';
 import { errorChain } from '../error-chain';
 import { checkRoundTrip } from '../doctor/checks';
 import { stopWhenNpmEnds } from '../signals';
 
-export const NO_MODEL =
-  'No LLM is configured: set ANTHROPIC_API_KEY (Anthropic) or ANTHROPIC_BASE_URL (a Messages API server); ' +
-  '`convengine start` alone runs the keyless demo model.';
-
 const OPTIONS = { values: [], flags: ['check', 'fail-without-namespace'], positional: false };
 
 export const workerCommand: CliCommand = {
+  needs: WORKER_NEEDS,
   usage: [
     'convengine worker [--check] [--fail-without-namespace]',
     '',
@@ -37,7 +34,8 @@ export const workerCommand: CliCommand = {
     '--fail-without-namespace exits 1 at once instead. A Temporal it cannot reach at start exits 1.',
     '--check first times one activity round trip on the server (as `convengine doctor` does) and logs the',
     'figure (a warning when it is above 30 ms or the probe failed); the worker starts either way.',
-    'Needs ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL (exits 2 without either).',
+    'Needs DATABASE_URL, TEMPORAL_ADDRESS, and ANTHROPIC_API_KEY or ANTHROPIC_BASE_URL: exits 2 listing every one',
+    'unset and every variable that is invalid, in one error.',
     `Serves /metrics, /healthz and /readyz on HOST:WORKER_METRICS_PORT (default ${WORKER_METRICS_DEFAULT_PORT}, or any`,
     'free port when that is taken). A WORKER_METRICS_PORT or TEMPORAL_SDK_METRICS_ADDRESS that is set but taken',
     'exits 1 at start, naming the variable, before the worker connects or polls.',
@@ -46,18 +44,9 @@ export const workerCommand: CliCommand = {
     const parsed = parseCommandArgs('worker', args, OPTIONS);
     if (typeof parsed === 'string') return usageError(io, parsed, workerCommand.usage);
     const check = parsed.options.has('check');
-    const env = loadEnv();
-    if (!env.TEMPORAL_ADDRESS) {
-      io.err('TEMPORAL_ADDRESS is not set (use `convengine start` for the embedded dev server).');
-      return 2;
-    }
-    const databaseUrl = commandDatabaseUrl(io);
-    if (databaseUrl === null) return 2;
-    if (!env.ANTHROPIC_API_KEY && !env.ANTHROPIC_BASE_URL) {
-      // Without either, every LLM step would spend its retries on api.anthropic.com with no key, then fail the turn.
-      io.err(NO_MODEL);
-      return 2;
-    }
+    const env = serviceEnvironment(io, WORKER_NEEDS);
+    if (env === null) return INVALID_ENVIRONMENT_EXIT;
+    const databaseUrl = env.DATABASE_URL;
     const temporal = configuredTemporal(env);
     const telemetry = processTelemetry(env, 'worker');
     whenStdoutCloses(keepServing);

@@ -244,3 +244,32 @@ describe('requireDatabaseUrl', () => {
     });
   });
 });
+
+describe("loadEnv with a command's needs (convengine api, worker)", () => {
+  const worker = ['database', 'temporal', 'llm'] as const;
+  it('lists every unset variable the command needs with every invalid one, in one error', () => {
+    expect(issuesOf(() => loadEnv({ LOG_LEVEL: 'loud' }, worker))).toEqual({
+      LOG_LEVEL: expect.stringMatching(/^must be one of /),
+      DATABASE_URL: expect.stringMatching(/^is not set; point it at PostgreSQL/),
+      TEMPORAL_ADDRESS: expect.stringMatching(/^is not set; point it at the Temporal frontend/),
+      ANTHROPIC_API_KEY: expect.stringMatching(/^is not set, nor ANTHROPIC_BASE_URL: no LLM is configured/),
+    });
+    expect(Object.keys(issuesOf(() => loadEnv({ ANTHROPIC_API_KEY: 'sk-x' }, ['database', 'temporal'])))).toEqual([
+      'DATABASE_URL',
+      'TEMPORAL_ADDRESS',
+    ]);
+  });
+  it('names an invalid variable once, for what is wrong with it, and takes ANTHROPIC_BASE_URL for a model', () => {
+    const source = { DATABASE_URL: 'localhost', TEMPORAL_ADDRESS: ' ', ANTHROPIC_BASE_URL: 'http://127.0.0.1:1' };
+    expect(issuesOf(() => loadEnv(source, worker))).toEqual({
+      DATABASE_URL: expect.stringMatching(/postgres:\/\//),
+      TEMPORAL_ADDRESS: expect.stringMatching(/^is not set/),
+    });
+    const met = {
+      DATABASE_URL: 'postgres://localhost/x',
+      TEMPORAL_ADDRESS: 'localhost:7233',
+      ANTHROPIC_BASE_URL: 'http://h',
+    };
+    expect(loadEnv(met, worker)).toMatchObject({ TEMPORAL_ADDRESS: 'localhost:7233' });
+  });
+});
