@@ -2,7 +2,12 @@ import { createHmac, randomBytes, timingSafeEqual } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from './errors';
 
-const OPEN_ROUTES = new Set(['/healthz', '/console', '/docs']);
+/**
+ * Liveness and readiness are open, as the worker's probes are: a load balancer's or Kubernetes' probe sends no token.
+ * Readiness says only `ok` or a reason per check (never an error text, a host, a role or a secret) and its answers are
+ * cached for a second (api/server.ts), so an open probe costs the dependencies no more than a polling one.
+ */
+const OPEN_ROUTES = new Set(['/healthz', '/readyz', '/console', '/docs']);
 /**
  * Static pages and the API description: the console's files (which ask for the token and send it on
  * every call) and Swagger UI with the OpenAPI document. No data and no action is under them.
@@ -33,7 +38,8 @@ function sameSecret(given: string, expected: string): boolean {
 export const BEARER_CHALLENGES = { noToken: 'Bearer', invalidToken: 'Bearer error="invalid_token"' } as const;
 
 /**
- * When a token is configured, every route but liveness and the static pages needs `Authorization: Bearer <token>`.
+ * When a token is configured, every route but liveness, readiness and the static pages needs
+ * `Authorization: Bearer <token>`.
  * A 401 says how to authenticate, in BEARER_CHALLENGES.
  */
 export function installBearerAuth(app: FastifyInstance, token: string | undefined): void {

@@ -76,11 +76,15 @@ export interface ApiServerOptions {
   prerequisiteCacheMs?: number;
 }
 
+/** How long one answer of the API's /readyz serves the next probes. */
+export const READINESS_CACHE_MS = 1_000;
+
 function readiness(
   db: Database,
   connection: ConnectionLike,
   env: Env,
-  prerequisites: PrerequisiteMonitor
+  prerequisites: PrerequisiteMonitor,
+  cacheMs: number
 ): ReadinessProbe {
   const namespace = env.TEMPORAL_NAMESPACE;
   // The reader a decision's gate uses too (api/turns/turn-worker.ts), so both count the same workers.
@@ -90,7 +94,8 @@ function readiness(
       check: isNamespaceNotFound(err) ? 'no worker polling' : 'unreachable',
     }));
   return {
-    async check() {
+    // Open to anyone (api/auth.ts): however often it is asked, the dependencies are asked at most once per period.
+    check: cachedFor(cacheMs, async () => {
       const [database, temporalState, worker, required] = await Promise.all([
         databaseReadiness(db),
         temporalReadiness(connection, () => connection.workflowService.describeNamespace({ namespace })),
@@ -103,7 +108,7 @@ function readiness(
       };
       const warnings = { ...required.warnings, ...(worker.warning !== undefined ? { worker: worker.warning } : {}) };
       return { checks, warnings };
-    },
+    }),
     async turnBlocker() {
       const { problem } = await prerequisites.status();
       return problem === null ? null : { code: problem, message: PREREQUISITE_MESSAGES[problem] };
@@ -118,6 +123,8 @@ interface ApiWiring {
   connection: ConnectionLike;
   client: Client;
   store: DatabaseConfigStore;
+  /** How long one readiness answer serves /readyz: READINESS_CACHE_MS, or less when prerequisites are checked more often. */
+  readinessCacheMs: number;
 }
 
 /** Wires the real ports (Temporal client, PostgreSQL, config store) and listens. */
@@ -131,7 +138,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const client = temporalClient(handle.db, bounded, env);
   // The API's refresh and validate answer what the worker's store decides.
   const store = engineConfigStore(handle.db, await loadEngineValidation(), options.logger);
-  const wiring: ApiWiring = { env, db: handle.db, connection, client, store };
+  const readinessCacheMs = Math.min(READINESS_CACHE_MS, options.prerequisiteCacheMs ?? READINESS_CACHE_MS);
+  const wiring: ApiWiring = { env, db: handle.db, connection, client, store, readinessCacheMs };
   const prerequisites = await startPrerequisiteMonitor({
     db: handle.db,
     config: store,
@@ -197,7 +205,7 @@ function apiPorts(wiring: ApiWiring, turns: ApiPorts['turns'], prerequisites: Pr
     conversations,
     replyTexts: configReplyTexts({ snapshot: async () => store.current(), conversations }),
     config: { refresh: async () => store.refresh() },
-    readiness: readiness(db, connection, env, prerequisites),
+    readiness: readiness(db, connection, env, prerequisites, wiring.readinessCacheMs),
     whatif: {
       conversation: (id, version, { maxTurns }) =>
         whatifConversation({ db }, { conversationId: id, config: { version }, maxTurns }),

@@ -9,10 +9,16 @@ describe('bearer token auth (API_TOKEN)', () => {
   });
   afterAll(async () => h?.stop());
 
-  it('leaves liveness and the static pages (console, Swagger UI, the OpenAPI document) open', async () => {
-    for (const path of ['/healthz', '/console', '/docs', '/docs/openapi.json']) {
+  it('leaves liveness, readiness and the static pages (console, Swagger UI, the OpenAPI document) open', async () => {
+    for (const path of ['/healthz', '/readyz', '/console', '/docs', '/docs/openapi.json']) {
       expect([path, (await h.request('GET', path)).status]).toEqual([path, 200]);
     }
+  });
+
+  it('answers a probe without the token (a Kubernetes readiness probe sends none) with the checks, no more', async () => {
+    const res = await h.request('GET', '/readyz');
+    expect([res.status, res.headers.get('www-authenticate')]).toEqual([200, null]);
+    expect(Object.keys(res.json())).toEqual(['status', 'checks']);
   });
 
   it.each([
@@ -22,7 +28,7 @@ describe('bearer token auth (API_TOKEN)', () => {
     ['a token prefix', { authorization: 'Bearer s3cret' }],
   ])('refuses %s with 401 on every other route', async (_name, headers) => {
     for (const [method, path] of [
-      ['GET', '/readyz'],
+      ['GET', '/metrics'],
       ['GET', '/api/v1/console/conversations'],
       ['POST', '/api/v1/conversation/message'],
       ['GET', `/api/v1/conversation/${crypto.randomUUID()}`],
@@ -34,8 +40,10 @@ describe('bearer token auth (API_TOKEN)', () => {
   });
 
   it('accepts the right token', async () => {
-    const res = await h.request('GET', '/readyz', { headers: { authorization: 'Bearer s3cret-token' } });
-    expect(res.status).toBe(200);
+    const res = await h.request('GET', `/api/v1/conversation/${crypto.randomUUID()}`, {
+      headers: { authorization: 'Bearer s3cret-token' },
+    });
+    expect([res.status, res.json().error.code]).toEqual([404, 'CONVERSATION_NOT_FOUND']);
   });
 });
 
@@ -58,7 +66,6 @@ describe('a 401 says how to authenticate (RFC 6750 §3)', () => {
     ['a token prefix', { authorization: 'Bearer s3cret' }, 'Bearer error="invalid_token"'],
   ])('%s: 401 with its WWW-Authenticate challenge on every guarded route', async (_name, headers, challenge) => {
     for (const [method, url] of [
-      ['GET', '/readyz'],
       ['GET', '/metrics'],
       ['GET', '/api/v1/console/conversations'],
       ['GET', '/api/v1/admin/turns/held'],
@@ -82,9 +89,11 @@ describe('a 401 says how to authenticate (RFC 6750 §3)', () => {
   });
 
   it('sends no challenge with an answer to the right token, nor on the open routes', async () => {
-    const ok = await app.inject({ method: 'GET', url: '/readyz', headers: { authorization: 'Bearer s3cret-token' } });
+    const ok = await app.inject({ method: 'GET', url: '/metrics', headers: { authorization: 'Bearer s3cret-token' } });
     expect([ok.statusCode, ok.headers['www-authenticate']]).toEqual([200, undefined]);
-    const open = await app.inject({ method: 'GET', url: '/healthz' });
-    expect([open.statusCode, open.headers['www-authenticate']]).toEqual([200, undefined]);
+    for (const url of ['/healthz', '/readyz']) {
+      const open = await app.inject({ method: 'GET', url });
+      expect([url, open.statusCode, open.headers['www-authenticate']]).toEqual([url, 200, undefined]);
+    }
   });
 });

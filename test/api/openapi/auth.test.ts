@@ -15,7 +15,7 @@ describe('the OpenAPI document (api/openapi.ts): the token', () => {
       expect([method, path, op.security]).toEqual([method, path, needsToken ? undefined : []]);
       if (!needsToken) open.push(path);
     }
-    expect(open).toEqual(['/healthz']);
+    expect(open).toEqual(['/healthz', '/readyz']);
   });
 
   it.each([
