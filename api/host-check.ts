@@ -2,8 +2,8 @@ import { isIP } from 'node:net';
 import type { FastifyInstance } from 'fastify';
 import { ApiError } from './errors';
 
-/** Liveness answers whatever the Host: a probe may name the API by its pod's address, and it tells nothing. */
-const ANY_HOST_PATHS = new Set(['/healthz']);
+/** Liveness and readiness answer whatever the Host: a probe may name the API by its pod's address, and they tell nothing secret. */
+const ANY_HOST_PATHS = new Set(['/healthz', '/readyz']);
 
 /** Whether a path's requests are refused under a Host that is not the API's (the OpenAPI document lists the 421). */
 export const checksHost = (path: string) => !ANY_HOST_PATHS.has(path);

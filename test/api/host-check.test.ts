@@ -28,7 +28,6 @@ const REQUESTS: [HTTPMethods, string][] = [
   ['GET', '/api/v1/console/conversations'],
   ['POST', `/api/v1/console/turns/${TURN}/actions/retry`],
   ['POST', '/api/v1/conversation/message'],
-  ['GET', '/readyz'],
   ['GET', '/console'],
   ['GET', '/docs'],
   ['GET', '/docs/openapi.json'],
@@ -47,13 +46,14 @@ describe('without API_TOKEN', () => {
   afterAll(async () => app.close());
 
   it.each(['attacker.example', 'attacker.example:3000', 'localhost.attacker.example', '10.0.0.5:3000'])(
-    'refuses every route but liveness to Host %j with 421 HOST_NOT_ALLOWED',
+    'refuses every route but liveness and readiness to Host %j with 421 HOST_NOT_ALLOWED',
     async (host) => {
       for (const [method, url] of REQUESTS) {
         const res = await send(app, method, url, host);
         expect([url, res.statusCode, res.json().error.code]).toEqual([url, 421, 'HOST_NOT_ALLOWED']);
       }
       expect((await send(app, 'GET', '/healthz', host)).statusCode).toBe(200);
+      expect((await send(app, 'GET', '/readyz', host)).statusCode).not.toBe(421);
     }
   );
 
@@ -78,18 +78,22 @@ describe('with API_TOKEN', () => {
   afterAll(async () => app.close());
 
   it('leaves Host alone: the token is what a caller needs', async () => {
-    expect((await send(app, 'GET', '/readyz', 'api.example.com')).statusCode).toBe(401);
-    expect((await send(app, 'GET', '/readyz', 'api.example.com', 'tok')).statusCode).toBe(200);
+    const url = `/api/v1/conversation/audit/${CONVERSATION}`;
+    expect((await send(app, 'GET', url, 'api.example.com')).statusCode).toBe(401);
+    expect((await send(app, 'GET', url, 'api.example.com', 'tok')).statusCode).toBe(200);
   });
 });
 
 describe('the OpenAPI document', () => {
   const documented = documentedApi();
 
-  it('lists 421 HOST_NOT_ALLOWED on every route but liveness', () => {
+  it('lists 421 HOST_NOT_ALLOWED on every route but liveness and readiness', () => {
     for (const { name, op } of operations(documented.doc)) {
       const description = op.responses['421']?.description ?? '';
-      expect([name, description.startsWith('HOST_NOT_ALLOWED')]).toEqual([name, name !== 'GET /healthz']);
+      expect([name, description.startsWith('HOST_NOT_ALLOWED')]).toEqual([
+        name,
+        name !== 'GET /healthz' && name !== 'GET /readyz',
+      ]);
     }
   });
 });
