@@ -32,6 +32,14 @@ const REASONS = [
   '  OTEL_EXPORTER_OTLP_ENDPOINT: must be an http:// or https:// URL',
 ];
 
+/** The worker also needs a model, and says so in the same list (config/env.ts, a command's needs). */
+const WORKER_REASONS = [
+  'Invalid environment (8 variable(s)):',
+  ...REASONS.slice(1),
+  '  ANTHROPIC_API_KEY: is not set, nor ANTHROPIC_BASE_URL: no LLM is configured; set ANTHROPIC_API_KEY (Anthropic) ' +
+    'or ANTHROPIC_BASE_URL (a Messages API server); `convengine start` alone runs the keyless demo model',
+];
+
 /** A Temporal and a database nobody answers at: a start that got past the environment would fail on them. */
 const UNREACHABLE = { TEMPORAL_ADDRESS: '127.0.0.1:1', DATABASE_URL: 'postgres://postgres@127.0.0.1:1/none' };
 
@@ -56,7 +64,7 @@ describe('an invalid environment', () => {
   it.each(commands.map((c) => c.name))('stops `convengine %s` with exit 2, listing every variable', async (name) => {
     const run = await cli([name], INVALID);
     expect({ code: run.code, out: run.out }).toEqual({ code: 2, out: [] });
-    expect(run.err.join('\n').split('\n')).toEqual(REASONS);
+    expect(run.err.join('\n').split('\n')).toEqual(name === 'worker' ? WORKER_REASONS : REASONS);
   });
 
   it('leaves --help alone: it reads no environment', async () => {

@@ -5,7 +5,12 @@
  */
 import { runConvengine } from '../support/run-cli';
 
-const NOWHERE = { DATABASE_URL: 'postgres://convengine@127.0.0.1:1/none' };
+/** Everything a command needs, pointing nowhere: api and worker check their needs before their arguments. */
+const NOWHERE = {
+  DATABASE_URL: 'postgres://convengine@127.0.0.1:1/none',
+  TEMPORAL_ADDRESS: '127.0.0.1:1',
+  ANTHROPIC_BASE_URL: 'http://127.0.0.1:1',
+};
 
 describe('usage errors of the config-author commands', () => {
   it.each([
