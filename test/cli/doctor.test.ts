@@ -5,6 +5,7 @@
  */
 import { Connection } from '@temporalio/client';
 import { setupTemporalNamespace } from '../../cli/temporal/setup';
+import { seedPacks } from '../../db/seed';
 import { startDevServer, type DevServer } from '../../devserver';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { ConvengineProcess } from '../support/child-processes';
@@ -26,6 +27,8 @@ describe('convengine doctor', () => {
   beforeAll(async () => {
     server = await startDevServer({ port: 0 });
     tdb = await createTestDatabase();
+    // A config to validate: an empty one is a failed config check (the compose deployment that never seeded).
+    await seedPacks(tdb.db, ['faq']);
     bare = await createTestDatabase({ migrated: false });
   });
   afterAll(async () => {

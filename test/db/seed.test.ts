@@ -30,7 +30,12 @@ describe.each([...SEED_PACKS.map((p) => [p.name, [p]] as const), ['all', SEED_PA
       }
       const store = createConfigStore(tdb.db);
       expect((await store.current()).version).toBe(first.version);
-      expect(await store.validateDatabase()).toEqual({ version: first.version, violations: [], warnings: [] });
+      expect(await store.validateDatabase()).toEqual({
+        version: first.version,
+        violations: [],
+        warnings: [],
+        empty: false,
+      });
     });
   }
 );
