@@ -13,8 +13,16 @@ jest.mock('node:crypto', () => {
 });
 
 const TOKEN = 's3cret-token';
+const CONVERSATION = '6f1d2c3b-4a59-4e8f-9a0b-1c2d3e4f5a6b';
+/** A guarded route (readiness and liveness are open). */
+const GUARDED = `/api/v1/conversation/audit/${CONVERSATION}`;
 const compare = timingSafeEqual as jest.MockedFunction<typeof timingSafeEqual>;
-const app = buildApi({ ports: fakePorts({}), apiToken: TOKEN, messageMaxBytes: 8192, logLevel: 'silent' });
+const app = buildApi({
+  ports: fakePorts({ conversationId: CONVERSATION, audits: async () => [] }),
+  apiToken: TOKEN,
+  messageMaxBytes: 8192,
+  logLevel: 'silent',
+});
 afterAll(async () => app.close());
 
 it.each([
@@ -24,7 +32,7 @@ it.each([
   ['right', TOKEN, 200],
 ])('a %s token is compared whole, as two digests of one length', async (_name, sent, status) => {
   compare.mockClear();
-  const res = await app.inject({ method: 'GET', url: '/readyz', headers: { authorization: `Bearer ${sent}` } });
+  const res = await app.inject({ method: 'GET', url: GUARDED, headers: { authorization: `Bearer ${sent}` } });
   expect(res.statusCode).toBe(status);
   expect(compare).toHaveBeenCalledTimes(1);
   const [a, b] = compare.mock.calls[0] as unknown as [Buffer, Buffer];
