@@ -61,9 +61,12 @@ describe('parked turns while no worker polls', () => {
     const listed = await runSre(['approvals', ...cli]);
     expect(listed.code).toBe(1);
     expect(listed.out.join('\n')).toContain(`${turn.workflowId}  pending call unavailable: no worker`);
-    expect(listed.err).toEqual([
-      'cannot read the pending call of 1 turn(s): no worker answers them; start one, then list again',
-    ]);
+    // At least this one: on the real server the namespace is shared with other suites, whose parked turns outlive
+    // their workers and are listed too.
+    expect(listed.err).toHaveLength(1);
+    expect(listed.err[0]).toMatch(
+      /^cannot read the pending call of [1-9]\d* turn\(s\): no worker answers them; start one, then list again$/
+    );
 
     const decided = await timed(() =>
       h.request('POST', `/api/v1/conversation/${conversationId}/turns/${turn.number}/approval`, {
