@@ -64,7 +64,12 @@ describe('the turns awaiting approval', () => {
 
     const cli = ['--address', h.wf.temporal.address, '--namespace', h.wf.temporal.namespace];
     const sre = await runSre(['approvals', ...cli]);
-    expect(sre.code).toBe(0);
+    // Exit 1 only for turns it cannot read: on the real server the namespace is shared with other suites, whose
+    // parked turns can outlive their workers. This turn's worker runs, so it is read (below) and not among them.
+    expect(sre.err.every((line) => /^cannot read the pending call of [1-9]\d* turn\(s\): no worker/.test(line))).toBe(
+      true
+    );
+    expect(sre.code).toBe(sre.err.length === 0 ? 0 : 1);
     const at = sre.out.indexOf(`${workflowId}  ${SUBMIT} (call ${parked.approval.callIndex}) awaits approval`);
     expect(at).toBeGreaterThanOrEqual(0);
     expect(sre.out.slice(at + 1, at + 3)).toEqual([
