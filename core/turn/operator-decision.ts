@@ -106,12 +106,15 @@ function textProblem(name: string, value: unknown, max: number, code: DecisionPr
   return chars > max ? problem(name, code, `${name} must be at most ${max} characters (got ${chars}).`) : null;
 }
 
+/** Nothing a reader sees: white space and format characters (zero-width spaces, joiners, direction marks). */
+const INVISIBLE_ONLY = /^[\s\p{Cf}]*$/u;
+
 /**
- * A decision names who made it, or leaves decidedBy out (the API records `api`): empty or blank text would record
- * an approval, or a held call's resolution, by no one.
+ * A decision names who made it, or leaves decidedBy out (the API records `api`): empty, blank or invisible text would
+ * record an approval, or a held call's resolution, by no one.
  */
 function blankDecidedByProblem(decidedBy: unknown): DecisionProblem | null {
-  return typeof decidedBy === 'string' && decidedBy.trim() === ''
+  return typeof decidedBy === 'string' && INVISIBLE_ONLY.test(decidedBy)
     ? problem('decidedBy', 'DECIDED_BY_BLANK', 'decidedBy must name who decides, not be blank (or be left out).')
     : null;
 }

@@ -24,6 +24,7 @@ describe('operator decisions', () => {
     ['decidedBy too long', { action: 'skip', decidedBy: 'x'.repeat(201) }, 'DECIDED_BY_TOO_LONG'],
     ['an empty decidedBy', { action: 'skip', decidedBy: '' }, 'DECIDED_BY_BLANK'],
     ['a blank decidedBy', { action: 'skip', decidedBy: ' \t\u00a0' }, 'DECIDED_BY_BLANK'],
+    ['an invisible decidedBy', { action: 'skip', decidedBy: '\u200b\u202e\u2060 \ufeff' }, 'DECIDED_BY_BLANK'],
     ['a negative callIndex', { action: 'retry', callIndex: -1 }, 'INVALID_CALL_INDEX'],
     ['a fractional callIndex', { action: 'retry', callIndex: 1.5 }, 'INVALID_CALL_INDEX'],
     ['a callIndex that is text', { action: 'retry', callIndex: '2' }, 'INVALID_CALL_INDEX'],
@@ -85,6 +86,9 @@ describe('operator decisions', () => {
       'DECIDED_BY_BLANK'
     );
     expect(approvalDecisionProblem({ decision: 'approve', decidedBy: null })).toBeNull();
+    // Only invisible characters name no one either; a name that has some (a joined emoji) names someone.
+    expect(code(approvalDecisionProblem({ decision: 'approve', decidedBy: '\u200b\u202e' }))).toBe('DECIDED_BY_BLANK');
+    expect(approvalDecisionProblem({ decision: 'approve', decidedBy: '\u{1F469}\u200d\u{1F4BB} ann' })).toBeNull();
   });
 
   it('counts characters as code points, as the docs and the API schema do: an emoji is one', () => {
