@@ -9,6 +9,7 @@ import { seedPacks } from '../../db/seed';
 import { startDevServer, type DevServer } from '../../devserver';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { ConvengineProcess } from '../support/child-processes';
+import { addressRefusals } from '../support/address-refusals';
 import { runConvengine } from '../support/run-cli';
 
 jest.setTimeout(120_000);
@@ -107,14 +108,7 @@ describe('convengine doctor', () => {
     [['--namespace', '--json'], '--namespace needs a value'],
     [['--strict=yes'], '--strict takes no value'],
     [['--address', 'host'], '--address must be host:port with a port from 1 to 65535, e.g. localhost:7233, not "host"'],
-    [
-      ['--address', '127.0.0.1:99999'],
-      '--address must be host:port with a port from 1 to 65535, e.g. localhost:7233, not "127.0.0.1:99999"',
-    ],
-    [
-      ['--address', '127.0.0.1:0'],
-      '--address must be host:port with a port from 1 to 65535, e.g. localhost:7233, not "127.0.0.1:0"',
-    ],
+    ...addressRefusals(),
   ])('doctor %j is a usage error: %s', async (args, message) => {
     const run = await runConvengine(['doctor', ...args], { TEMPORAL_ADDRESS: server.address, DATABASE_URL: '' });
     expect(run.code).toBe(2);

@@ -1,4 +1,5 @@
 /** `convengine history`: usage errors, and an unreachable Temporal named by its address. */
+import { addressRefusals } from '../support/address-refusals';
 import { runConvengine } from '../support/run-cli';
 
 describe('convengine history', () => {
@@ -6,18 +7,7 @@ describe('convengine history', () => {
     [['turn-x-1', '--bogus'], 'history: unexpected argument(s): --bogus'],
     [['turn-x-1', '--address'], '--address needs a value'],
     [['turn-x-1', '--run'], '--run needs a value'],
-    [
-      ['turn-x-1', '--address', 'nonsense:::'],
-      '--address must be host:port with a port from 1 to 65535, e.g. localhost:7233, not "nonsense:::"',
-    ],
-    [
-      ['turn-x-1', '--address', '127.0.0.1:99999'],
-      '--address must be host:port with a port from 1 to 65535, e.g. localhost:7233, not "127.0.0.1:99999"',
-    ],
-    [
-      ['turn-x-1', '--address', '127.0.0.1:0'],
-      '--address must be host:port with a port from 1 to 65535, e.g. localhost:7233, not "127.0.0.1:0"',
-    ],
+    ...addressRefusals(['turn-x-1']),
   ])('history %j exits 2 with "%s"', async (args, message) => {
     const run = await runConvengine(['history', ...args], { TEMPORAL_ADDRESS: '127.0.0.1:1' }, 30_000);
     expect(run.code).toBe(2);

@@ -1,4 +1,5 @@
 /** `convengine sre`: usage errors, and an unreachable Temporal named by its address. */
+import { addressRefusals } from '../support/address-refusals';
 import { runConvengine } from '../support/run-cli';
 
 describe('convengine sre', () => {
@@ -10,18 +11,7 @@ describe('convengine sre', () => {
     [[], 'sre needs a command: list, approvals, retry, skip, fail, mark-done'],
     [['frobnicate'], 'sre: unknown command "frobnicate" (list, approvals, retry, skip, fail, mark-done)'],
     [['list', 'extra'], 'sre: unexpected argument(s): extra'],
-    [
-      ['list', '--address', 'nonsense:::'],
-      '--address must be host:port with a port from 1 to 65535, e.g. localhost:7233, not "nonsense:::"',
-    ],
-    [
-      ['list', '--address', '127.0.0.1:99999'],
-      '--address must be host:port with a port from 1 to 65535, e.g. localhost:7233, not "127.0.0.1:99999"',
-    ],
-    [
-      ['list', '--address', '127.0.0.1:0'],
-      '--address must be host:port with a port from 1 to 65535, e.g. localhost:7233, not "127.0.0.1:0"',
-    ],
+    ...addressRefusals(['list']),
   ])('sre %j exits 2 with "%s"', async (args, message) => {
     const run = await runConvengine(['sre', ...args], { TEMPORAL_ADDRESS: '127.0.0.1:1' }, 30_000);
     expect(run.code).toBe(2);
