@@ -47,21 +47,41 @@ export class TemporalPortTakenError extends Error {
   }
 }
 
+/** The first of `ports` that cannot be listened on now, as `--option port`; null when all can. */
+async function takenPort(ports: [string, number][]): Promise<string | null> {
+  for (const [name, port] of ports) {
+    const free = await assertPortFree(port).then(
+      () => true,
+      () => false
+    );
+    if (!free) return `${name} ${port}`;
+  }
+  return null;
+}
+
 /**
  * Preferred ports, or, when they were not given and another server holds one of them, any free ones: the zero-setup
  * start keeps working. `ports` are the frontend's and (the real server's) the Web UI's, as the options name them;
- * 0 = any free port.
+ * 0 = any free port. A given port that is taken is the caller's error, told by probing it: a clash on a port the
+ * server picks itself (start-dev's history, matching and HTTP ports, a free port taken between probe and bind) is
+ * not blamed on a given one, and is tried once more on the same given ports.
  */
-async function onPreferredPort<T>(
+export async function onPreferredPort<T>(
   ports: Record<string, number>,
   given: boolean,
   start: (free: boolean) => Promise<T>
 ): Promise<T> {
-  return start(false).catch((err: unknown) => {
-    const preferred = Object.entries(ports).filter(([, port]) => port !== 0);
+  const preferred = Object.entries(ports).filter(([, port]) => port !== 0);
+  const refuseTaken = async () => {
+    const taken = given ? await takenPort(preferred) : null;
+    if (taken) throw new TemporalPortTakenError(taken);
+  };
+  await refuseTaken();
+  return start(false).catch(async (err: unknown) => {
     if (preferred.length === 0 || !isPortClash(err)) throw err;
-    if (given) throw new TemporalPortTakenError(preferred.map(([name, port]) => `${name} ${port}`).join(' or '));
-    return start(true);
+    if (!given) return start(true);
+    await refuseTaken();
+    return start(false);
   });
 }
 

@@ -6,7 +6,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type AddressInfo, type Server } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { temporalPart, TemporalPortTakenError } from '../../cli/stack/temporal-part';
+import { onPreferredPort, temporalPart, TemporalPortTakenError } from '../../cli/stack/temporal-part';
+import { freePort } from '../../cli/temporal/server';
 import { loadEnv } from '../../config/env';
 import { silentLogger } from '../../observability/logger';
 
@@ -41,6 +42,35 @@ describe('the embedded Temporal of convengine start on a taken port', () => {
       expect(errors).not.toHaveBeenCalled();
     } finally {
       errors.mockRestore();
+    }
+  });
+});
+
+describe('given Temporal ports and a clash on a port the server picks itself', () => {
+  const clash = () => Promise.reject(new Error('listen tcp 127.0.0.1:7243: bind: address already in use'));
+
+  it('tries once more on the given ports, which are free, instead of blaming one of them', async () => {
+    const uiPort = await freePort();
+    const tries: boolean[] = [];
+    const started = await onPreferredPort({ '--temporal-port': 0, '--temporal-ui-port': uiPort }, true, (free) => {
+      tries.push(free);
+      return tries.length === 1 ? clash() : Promise.resolve('served');
+    });
+    expect([started, tries]).toEqual(['served', [false, false]]);
+  });
+
+  it('names a given port that is taken, before starting anything', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const uiPort = (taken.address() as AddressInfo).port;
+    try {
+      const start = jest.fn(() => Promise.resolve('served'));
+      await expect(onPreferredPort({ '--temporal-ui-port': uiPort }, true, start)).rejects.toThrow(
+        new TemporalPortTakenError(`--temporal-ui-port ${uiPort}`)
+      );
+      expect(start).not.toHaveBeenCalled();
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
     }
   });
 });
