@@ -42,7 +42,8 @@ describe('bundled seed packs', () => {
   });
 
   // 136/228 (CLOSED: a message after the application was processed), 137–140/229 (an acknowledgement of the
-  // processed application) and 141 (a blocked submit goes back to CONFIRMATION) come after the documented ids.
+  // processed application), 141 (a blocked submit goes back to CONFIRMATION) and 142–145/230–231 (a submit refused its
+  // approval says so) come after the documented ids.
   it('keeps the documented Example 3 ids', () => {
     const rows = loanConfirmationPack.rows;
     expect(rows.classifiers?.map((r) => r.classifierId)).toContain(108);
@@ -53,13 +54,13 @@ describe('bundled seed packs', () => {
         ?.map((r) => r.ruleId)
         .filter((id) => id > 100)
         .sort()
-    ).toEqual([128, 129, 130, 131, 132, 133, 134, 135, 136, 137, 138, 139, 140, 141]);
+    ).toEqual([128, 129, 130, 131, 132, 133, 134, 135, 136, 137, 138, 139, 140, 141, 142, 143, 144, 145]);
     expect(
       rows.responses
         ?.map((r) => r.responseId)
         .filter((id) => id > 100)
         .sort()
-    ).toEqual([223, 224, 225, 226, 227, 228, 229]);
+    ).toEqual([223, 224, 225, 226, 227, 228, 229, 230, 231]);
     expect(rows.mcpPlanners?.map((r) => r.plannerId)).toEqual([6202]);
     expect(rows.mcpTools?.map((r) => [r.toolId, r.toolCode, r.sideEffect])).toEqual([
       [10201, 'loan.credit.rating.check', 'READ_ONLY'],

@@ -13,7 +13,14 @@ import {
 import type { SeedPack } from '../types';
 import { loanProgressRows } from './progress';
 import { PLANNER_SYSTEM_PROMPT, PLANNER_USER_PROMPT, loanPromptTemplates } from './loan-confirmation-prompts';
-import { acknowledgedResponse, acknowledgedRules, acknowledgementRule, afterCompletedRule, sharedRows } from './shared';
+import {
+  acknowledgedResponse,
+  acknowledgedRules,
+  acknowledgementRule,
+  afterCompletedRule,
+  nextMessageRule,
+  sharedRows,
+} from './shared';
 
 /**
  * Example 3 (§12.5, seed 001): confirmation-first loan application, ids exactly as documented.
@@ -22,13 +29,65 @@ import { acknowledgedResponse, acknowledgedRules, acknowledgementRule, afterComp
  * COMPLETED reply, which quotes the planner's answer of the turn that processed it, is not repeated). An
  * acknowledgement such as "ok thanks" after it is answered by response 229 instead (rules 137–140). A planner run
  * whose call was stopped before it ran (a rejected or expired approval: lifecycle.blocked) submitted nothing: rule
- * 141 goes back to CONFIRMATION instead of COMPLETED.
+ * 141 goes back to CONFIRMATION instead of COMPLETED; a refused approval of the submit goes on to APPROVAL_REFUSED or
+ * APPROVAL_NOT_GIVEN (rules 142–143), whose replies (230, 231) say so, and the next message there is taken as in
+ * CONFIRMATION (rules 144–145).
  * Bootstrap rules use POST_CLASSIFIER_INTENT (the documented POST_AGENT_INTENT never fires after a
  * classifier match).
  */
 const LOAN = 'LOAN_APPLICATION';
 const SCHEMA_COMPLETE = '$[?(@.schemaComplete == true)]';
 const TOOL_BASE = '{{env.CONVENGINE_TOOL_DEMO_URL}}';
+const SUBMIT = 'loan.application.submit';
+
+/** The states a submit whose approval was refused ends in, by the planner's lifecycle status, and what they say. */
+const REFUSED_APPROVALS = [
+  { ruleId: 142, responseId: 230, status: 'APPROVAL_REJECTED', state: 'APPROVAL_REFUSED', why: 'was refused' },
+  {
+    ruleId: 143,
+    responseId: 231,
+    status: 'APPROVAL_EXPIRED',
+    state: 'APPROVAL_NOT_GIVEN',
+    why: 'was not given in time',
+  },
+] as const;
+
+const refusedApprovalRules = REFUSED_APPROVALS.flatMap(({ ruleId, status, state, why }) => [
+  rule({
+    ruleId,
+    intentCode: LOAN,
+    stateCode: 'PROCESS_APPLICATION',
+    phase: 'POST_AGENT_MCP',
+    ruleType: 'JSON_PATH',
+    matchPattern: `$[?(@.context.mcp.lifecycle.status == '${status}' && @.context.mcp.lifecycle.lastToolCode == '${SUBMIT}')]`,
+    action: 'SET_STATE',
+    actionValue: state,
+    // After rule 141 (priority 100), which fires too (all matching rules do), so this one wins.
+    priority: 200,
+    description: `The submit's approval ${why}: say so, not only ask to confirm again.`,
+  }),
+  nextMessageRule(
+    ruleId + 2,
+    LOAN,
+    state,
+    'CONFIRMATION',
+    'The next message after a refused approval is taken as in CONFIRMATION: "go ahead" asks for it again, an edit edits.'
+  ),
+]);
+
+const refusedApprovalResponses = REFUSED_APPROVALS.map(({ responseId, state, why }) =>
+  response({
+    responseId,
+    intentCode: LOAN,
+    stateCode: state,
+    responseType: 'EXACT',
+    exactText:
+      'The loan application for customer {{context.customerId}} (amount {{context.requestedAmount}}, tenure ' +
+      `{{context.tenureMonths}} months) was not submitted: the approval it needs ${why}. Say "go ahead" to send the ` +
+      'same details for approval again, or change a detail first, for example "change amount to 30000".',
+    description: `The submit's approval ${why}: nothing was submitted.`,
+  })
+);
 
 function loanTool(toolId: number, toolCode: string, description: string, sideEffect = 'READ_ONLY') {
   return mcpTool({
@@ -154,6 +213,7 @@ export const loanConfirmationPack: SeedPack = {
         LOAN,
         'To apply for another loan, say for example: "I need a loan for my customer. Customer id 1234, 35000, 24 months."'
       ),
+      ...refusedApprovalResponses,
     ],
     rules: [
       ...(sharedRows.rules ?? []),
@@ -262,6 +322,7 @@ export const loanConfirmationPack: SeedPack = {
       acknowledgementRule(137, LOAN, 'COMPLETED'),
       acknowledgementRule(138, LOAN, 'CLOSED'),
       ...acknowledgedRules(139, LOAN, 'CLOSED'),
+      ...refusedApprovalRules,
     ],
     verboses: loanProgressRows,
     mcpPlanners: [
@@ -279,7 +340,7 @@ export const loanConfirmationPack: SeedPack = {
       loanTool(10203, 'loan.debt.credit.summary', 'Debt-to-income ratio and available credit. Args: customerId.'),
       loanTool(
         10204,
-        'loan.application.submit',
+        SUBMIT,
         'Submits the application. Args: customerId, requestedAmount, tenureMonths.',
         'IDEMPOTENT_WRITE'
       ),

@@ -63,18 +63,25 @@ describe('a call that waits for, or was refused, an approval is not a call that 
     });
   });
 
-  it.each(['REJECTED', 'EXPIRED'] as const)('%s: blocked, so the loan pack confirms again, not COMPLETED', (how) => {
-    const session = denied(how);
-    expect(lifecycle(session)).toMatchObject({
-      status: `APPROVAL_${how}`,
-      finished: true,
-      blocked: true,
-      error: false,
-      toolExecuted: false,
-    });
-    // Rule 133 took the rejected submit for a processed application: COMPLETED, then CLOSED on the next message.
-    expect(firing(session)).toEqual([141]);
-  });
+  it.each([
+    ['REJECTED', 142],
+    ['EXPIRED', 143],
+  ] as const)(
+    '%s: blocked, so the loan pack does not complete, and says the approval was refused',
+    (how, refusedRule) => {
+      const session = denied(how);
+      expect(lifecycle(session)).toMatchObject({
+        status: `APPROVAL_${how}`,
+        finished: true,
+        blocked: true,
+        error: false,
+        toolExecuted: false,
+      });
+      // Rule 133 took the rejected submit for a processed application: COMPLETED, then CLOSED on the next message.
+      // 141 (back to CONFIRMATION) fires too; the refusal's own rule comes after it, so its state is the turn's.
+      expect(firing(session)).toEqual([141, refusedRule]);
+    }
+  );
 
   it('a guardrail block is no processed application either; an answer of the planner is', () => {
     const blocked = applyGuardBlock(
