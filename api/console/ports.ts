@@ -1,4 +1,5 @@
 import type { temporal } from '@temporalio/proto';
+import { CONVERSATION_STATUSES } from '../../core/session';
 import type { JsonObject } from '../../core/json';
 import type { HeldTool, PendingApproval } from '../../workflows/messages';
 import type { TurnOutcomeValue } from '../../workflows/search-attributes';
@@ -16,11 +17,23 @@ export interface ConversationCursor {
   conversationId: string;
 }
 
+/** A conversation whose turn is parked on a tool approval: its row still says RUNNING (or BLOCKED) until it ends. */
+export const AWAITING_APPROVAL_STATUS = 'AWAITING_APPROVAL';
+
+/** The statuses the console lists a conversation with: ce_conversation.status's, and AWAITING_APPROVAL. */
+export const CONSOLE_CONVERSATION_STATUSES = [...CONVERSATION_STATUSES, AWAITING_APPROVAL_STATUS] as const;
+
 /** Filters of the console's conversation list; every one optional, the page bounded. */
 export interface ConversationSearch {
   /** A conversation id (or its prefix), or text the user or the assistant wrote. */
   q?: string;
+  /** One of CONSOLE_CONVERSATION_STATUSES. */
   status?: string;
+  /**
+   * The conversations with a turn parked on a tool approval now (Temporal's visibility): listed, and filtered, as
+   * AWAITING_APPROVAL whatever their row's status; none when not given.
+   */
+  awaitingApproval?: ReadonlySet<string>;
   intent?: string;
   state?: string;
   limit: number;

@@ -1,4 +1,4 @@
-import { and, asc, count, desc, eq, ilike, inArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, ilike, inArray, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import { AuditStage } from '../../core/audit/payloads';
 import type { Database } from '../../db/pool';
 import { readStageRows } from '../../core/audit/read';
@@ -6,12 +6,13 @@ import type { JsonObject } from '../../core/json';
 import { insertAudits } from '../../db/repositories/audit';
 import { publicAuditPayload } from '../db-queries';
 import { ceAudit, ceConversation, ceConversationHistory } from '../../db/schema';
-import type {
-  ConversationCursor,
-  ConversationPage,
-  ConversationSearch,
-  OperatorActionRecord,
-  TurnAuditRow,
+import {
+  AWAITING_APPROVAL_STATUS,
+  type ConversationCursor,
+  type ConversationPage,
+  type ConversationSearch,
+  type OperatorActionRecord,
+  type TurnAuditRow,
 } from './ports';
 
 /** `%` and `_` in a search are literal text, not patterns. */
@@ -35,9 +36,23 @@ function replyTextMatches(pattern: string): SQL {
     WHERE said.v #>> '{}' ILIKE ${pattern}) END)`;
 }
 
+/**
+ * The status filter: AWAITING_APPROVAL is the conversations parked on an approval, whatever their row says; a stored
+ * status is the rows that have it and are not parked (the list shows those as AWAITING_APPROVAL).
+ */
+function statusFilter(status: string, awaitingApproval: ReadonlySet<string> = new Set()): SQL | undefined {
+  const parked = [...awaitingApproval];
+  if (status === AWAITING_APPROVAL_STATUS) {
+    return parked.length > 0 ? inArray(ceConversation.conversationId, parked) : sql`false`;
+  }
+  const stored = eq(ceConversation.status, status);
+  return parked.length > 0 ? and(stored, notInArray(ceConversation.conversationId, parked)) : stored;
+}
+
 function searchFilter(search: ConversationSearch): SQL | undefined {
   const filters: SQL[] = [];
-  if (search.status) filters.push(eq(ceConversation.status, search.status));
+  const status = search.status && statusFilter(search.status, search.awaitingApproval);
+  if (status) filters.push(status);
   if (search.intent) filters.push(eq(ceConversation.intentCode, search.intent));
   if (search.state) filters.push(eq(ceConversation.stateCode, search.state));
   const q = search.q?.trim();
@@ -98,6 +113,14 @@ export async function searchConversations(db: Database, search: ConversationSear
         ? { updatedAtMicros: last.updatedAtMicros, conversationId: last.row.conversationId }
         : null,
   };
+}
+
+/** The page with each conversation parked on an approval shown as AWAITING_APPROVAL, whatever its row says. */
+export function showAwaitingApproval(page: ConversationPage, awaitingApproval: ReadonlySet<string>): ConversationPage {
+  const items = page.items.map((c) =>
+    awaitingApproval.has(c.conversationId) ? { ...c, status: AWAITING_APPROVAL_STATUS } : c
+  );
+  return { ...page, items };
 }
 
 /** Writes (or rewrites, with its result) the OPERATOR_ACTION row of one SRE action. */

@@ -6,6 +6,7 @@ import { anyObject, nullableString } from '../schemas/common';
 import { auditRowSchema, conversationFields } from '../schemas/conversation';
 import { heldToolSchema } from '../schemas/held-tools';
 import { turnResponseSchema } from '../schemas/turn';
+import { CONSOLE_CONVERSATION_STATUSES } from './ports';
 
 export const consoleMetaSchema = {
   type: 'object',
@@ -32,7 +33,14 @@ export const conversationPageSchema = {
         type: 'object',
         properties: {
           conversationId: { type: 'string' },
-          status: { type: 'string' },
+          status: {
+            type: 'string',
+            enum: [...CONSOLE_CONVERSATION_STATUSES],
+            description:
+              'AWAITING_APPROVAL while a turn of the conversation is parked on a tool approval (from its ' +
+              "TurnOutcome search attribute); otherwise the conversation's own: BLOCKED when a ce_policy row " +
+              'refused the last turn, else RUNNING.',
+          },
           intent: { type: 'string' },
           state: { type: 'string' },
           turnCount: { type: 'integer' },

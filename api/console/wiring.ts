@@ -1,9 +1,41 @@
 import type { Client } from '@temporalio/client';
 import type { Database } from '../../db/pool';
-import type { ConsolePorts } from './ports';
-import { auditedUserInputs, recordOperatorAction, searchConversations, turnAudits } from './queries';
+import { awaitingApprovalConversations } from '../turns/approval-queue';
+import type { ConsolePorts, ConversationPage, ConversationSearch } from './ports';
+import {
+  auditedUserInputs,
+  recordOperatorAction,
+  searchConversations,
+  showAwaitingApproval,
+  turnAudits,
+} from './queries';
 import { CONSOLE_READ_CONCURRENCY, ReadBudget } from './read-budget';
 import { temporalInspector } from './temporal-inspector';
+
+/**
+ * A page of the conversation list, its parked conversations (Temporal's visibility, one list outside the database's
+ * read budget) shown as AWAITING_APPROVAL. A status filter needs them first; without one both are read at once, and a
+ * database that is down or not migrated is said first, as on every route that reads it.
+ */
+async function conversationPage(
+  db: Database,
+  client: Client,
+  budget: ReadBudget,
+  search: ConversationSearch
+): Promise<ConversationPage> {
+  if (search.status) {
+    const awaitingApproval = await awaitingApprovalConversations(client);
+    const page = await budget.run(() => searchConversations(db, { ...search, awaitingApproval }));
+    return showAwaitingApproval(page, awaitingApproval);
+  }
+  const [page, awaitingApproval] = await Promise.allSettled([
+    budget.run(() => searchConversations(db, search)),
+    awaitingApprovalConversations(client),
+  ]);
+  if (page.status === 'rejected') throw page.reason;
+  if (awaitingApproval.status === 'rejected') throw awaitingApproval.reason;
+  return showAwaitingApproval(page.value, awaitingApproval.value);
+}
 
 /**
  * The console's real ports: PostgreSQL for conversations and audit (within the console's read budget), the Temporal
@@ -12,7 +44,7 @@ import { temporalInspector } from './temporal-inspector';
 export function consolePorts(db: Database, client: Client, temporalUiUrl: string | undefined): ConsolePorts {
   const budget = new ReadBudget(CONSOLE_READ_CONCURRENCY);
   return {
-    searchConversations: (search) => budget.run(() => searchConversations(db, search)),
+    searchConversations: (search) => conversationPage(db, client, budget, search),
     turnAudits: (conversationId, turnNumber) => budget.run(() => turnAudits(db, conversationId, turnNumber)),
     userInputs: (conversationId, turnNumbers) => budget.run(() => auditedUserInputs(db, conversationId, turnNumbers)),
     read: (work) => budget.run(work),

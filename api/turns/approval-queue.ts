@@ -140,3 +140,30 @@ function waiting(
     conversationId !== null && turnNumber !== null ? decideWith(conversationId, turnNumber, callIndex) : null;
   return { toolCode, callIndex, requestedAt: pending.requestedAt ?? null, expiresAt, decideWith: route };
 }
+
+/** Visibility's page size for reading the parked conversations; Temporal's own maximum. */
+const PARKED_PAGE_SIZE = 1000;
+
+/**
+ * The conversations with a turn parked on a tool approval now, from Temporal's visibility alone (the ConversationId
+ * each parked turn carries with TurnOutcome = AWAITING_APPROVAL, running): no query or describe of a turn, so no
+ * worker is asked and a list of any length costs one call per thousand parked turns.
+ */
+export async function awaitingApprovalConversations(client: Client): Promise<Set<string>> {
+  const ids = new Set<string>();
+  let nextPageToken: Uint8Array | undefined;
+  do {
+    const page = await client.workflowService.listWorkflowExecutions({
+      namespace: client.options.namespace,
+      query: AWAITING_APPROVAL_QUERY,
+      pageSize: PARKED_PAGE_SIZE,
+      nextPageToken,
+    });
+    for (const raw of page.executions ?? []) {
+      const { conversationId } = visibleTurn(raw);
+      if (conversationId) ids.add(conversationId);
+    }
+    nextPageToken = page.nextPageToken && page.nextPageToken.length > 0 ? page.nextPageToken : undefined;
+  } while (nextPageToken);
+  return ids;
+}

@@ -3,8 +3,11 @@ import { badge, errorBox, h, mount, when } from '../lib/dom.js';
 
 const PAGE = 25;
 
-/** The statuses a conversation has (core/session.ts CONVERSATION_STATUSES); '' is any. */
-const STATUSES = ['RUNNING', 'BLOCKED'];
+/**
+ * The statuses the list shows (api/console/ports.ts CONSOLE_CONVERSATION_STATUSES): AWAITING_APPROVAL while a turn is
+ * parked on a tool approval; '' is any.
+ */
+const STATUSES = ['RUNNING', 'BLOCKED', 'AWAITING_APPROVAL'];
 
 function statusField(params) {
   const current = params.get('status') ?? '';

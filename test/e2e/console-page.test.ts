@@ -1,10 +1,10 @@
 /**
  * The turn console as an operator uses it, in headless Chromium: a live turn page keeps what is typed and the
  * outcome of an action across its redraws; the hash keeps searched text whole; long text wraps; a wrong filter
- * keeps the form; a parked turn's conversation shows what the user said.
+ * keeps the form; a parked turn's conversation shows what the user said, and the list shows it AWAITING_APPROVAL.
  */
 import { type Page, type Route } from 'playwright-core';
-import { CONVERSATION_STATUSES } from '../../core/session';
+import { CONSOLE_CONVERSATION_STATUSES } from '../../api/console/ports';
 import { eventually } from '../devserver/harness';
 import { type ApiJson } from '../support/api-harness';
 import { ConsoleBrowser, LOAN_MESSAGE, shot } from '../support/console-browser';
@@ -153,13 +153,28 @@ test('Status is a choice of the statuses there are; a wrong one in the address k
   const options = await page
     .locator('select[name=status] option')
     .evaluateAll((os) => os.map((o) => o.getAttribute('value')));
-  expect(options).toEqual(['', ...CONVERSATION_STATUSES]);
+  expect(options).toEqual(['', ...CONSOLE_CONVERSATION_STATUSES]);
   await page.selectOption('select[name=status]', 'RUNNING');
   await page.click('form.filters button[type=submit]');
   await page.locator('.pager').waitFor();
   expect(await page.locator('#main [role=alert]').count()).toBe(0);
   expect(await page.evaluate('location.hash')).toBe('#/?status=RUNNING');
   await page.close();
+});
+
+test('a conversation whose turn awaits an approval is listed, and found by the filter, as AWAITING_APPROVAL', async () => {
+  const { turn, page } = await c.parkedLoanTurn(loanConfig({ submitNeedsApproval: true }));
+  await page.close();
+  const list = await c.open('#/');
+  await list.selectOption('select[name=status]', 'AWAITING_APPROVAL');
+  await list.click('form.filters button[type=submit]');
+  const row = list.locator('#conversations tbody tr', { hasText: turn.conversationId });
+  await row.waitFor();
+  expect(await list.evaluate('location.hash')).toBe('#/?status=AWAITING_APPROVAL');
+  expect(await row.locator('.badge').innerText()).toBe('AWAITING_APPROVAL');
+  const statuses = await list.locator('#conversations tbody .badge').allInnerTexts();
+  expect(new Set(statuses)).toEqual(new Set(['AWAITING_APPROVAL']));
+  await list.close();
 });
 
 test("a parked turn's conversation shows what the user said, as its turn page does", async () => {

@@ -1,6 +1,5 @@
-import { CONVERSATION_STATUSES } from '../../../core/session';
 import { badRequest } from '../../errors';
-import type { ConversationCursor, ConversationSearch } from '../../console/ports';
+import { CONSOLE_CONVERSATION_STATUSES, type ConversationCursor, type ConversationSearch } from '../../console/ports';
 import { conversationPageSchema, conversationTurnsSchema } from '../../console/schemas';
 import { route } from '../../openapi';
 import { linkNextPage } from '../../replies';
@@ -22,7 +21,9 @@ const searchQuery = {
     // Checked by the handler, so that any other value gets INVALID_STATUS naming the statuses there are.
     status: {
       type: 'string',
-      description: `One of ${CONVERSATION_STATUSES.join(', ')}: BLOCKED when a ce_policy row refused the last turn.`,
+      description:
+        `One of ${CONSOLE_CONVERSATION_STATUSES.join(', ')}: AWAITING_APPROVAL while a turn of it is parked on a tool ` +
+        'approval (RUNNING and BLOCKED leave those out), BLOCKED when a ce_policy row refused the last turn.',
     },
     intent: code,
     state: code,
@@ -146,8 +147,8 @@ export const conversationTurnsRoute: ConsoleRoute = (app, ports, consolePorts, d
 
 /** An unknown status would match no conversation, and the caller could not tell a typo from an empty list. */
 function statusFilter(status: string | undefined): string | undefined {
-  if (status === undefined || (CONVERSATION_STATUSES as readonly string[]).includes(status)) return status;
-  throw badRequest('INVALID_STATUS', `status must be one of ${CONVERSATION_STATUSES.join(', ')}.`, {
-    allowed: [...CONVERSATION_STATUSES],
+  if (status === undefined || (CONSOLE_CONVERSATION_STATUSES as readonly string[]).includes(status)) return status;
+  throw badRequest('INVALID_STATUS', `status must be one of ${CONSOLE_CONVERSATION_STATUSES.join(', ')}.`, {
+    allowed: [...CONSOLE_CONVERSATION_STATUSES],
   });
 }
