@@ -58,6 +58,8 @@ export interface ConversationPage {
   total: number;
   /** Where the next page starts; null when this one is the last. */
   next: ConversationCursor | null;
+  /** Temporal's visibility could not be read: a conversation parked on an approval shows its stored status. */
+  awaitingApprovalUnknown?: true;
 }
 
 /** One turn workflow of a conversation, from Temporal's visibility (running and failed turns too). */

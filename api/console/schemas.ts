@@ -52,6 +52,12 @@ export const conversationPageSchema = {
     },
     total: { type: 'integer', description: 'Conversations that match, on every page.' },
     limit: { type: 'integer' },
+    awaitingApprovalUnknown: {
+      type: 'boolean',
+      description:
+        "Present (true) when Temporal's visibility could not be read for an unfiltered page: every status is then the " +
+        "conversation's stored one, so a conversation parked on an approval shows RUNNING or BLOCKED.",
+    },
     next: {
       type: 'string',
       nullable: true,

@@ -14,8 +14,9 @@ import { temporalInspector } from './temporal-inspector';
 
 /**
  * A page of the conversation list, its parked conversations (Temporal's visibility, one list outside the database's
- * read budget) shown as AWAITING_APPROVAL. A status filter needs them first; without one both are read at once, and a
- * database that is down or not migrated is said first, as on every route that reads it.
+ * read budget) shown as AWAITING_APPROVAL. A status filter needs them first; without one both are read at once, a
+ * database that is down or not migrated is said first, as on every route that reads it, and a visibility that cannot
+ * be read leaves the stored statuses, marked `awaitingApprovalUnknown`.
  */
 async function conversationPage(
   db: Database,
@@ -33,7 +34,9 @@ async function conversationPage(
     awaitingApprovalConversations(client),
   ]);
   if (page.status === 'rejected') throw page.reason;
-  if (awaitingApproval.status === 'rejected') throw awaitingApproval.reason;
+  // Without a filter the list stays readable in a Temporal outage, when operators need it most: its statuses are
+  // the stored ones, and the page says that parked conversations could not be read.
+  if (awaitingApproval.status === 'rejected') return { ...page.value, awaitingApprovalUnknown: true };
   return showAwaitingApproval(page.value, awaitingApproval.value);
 }
 

@@ -202,6 +202,17 @@ function conversationList(page) {
   );
 }
 
+/** Temporal could not be read: the statuses below are the stored ones, so a parked conversation is not marked. */
+const unknownApprovalsNote = (page) =>
+  page.awaitingApprovalUnknown
+    ? h(
+        'p',
+        { class: 'muted', id: 'approvals-unknown' },
+        'Temporal could not be read: a conversation waiting on an ' +
+          'approval shows its stored status (RUNNING or BLOCKED) until it can.'
+      )
+    : null;
+
 /** The page of conversations, or the search's refusal (a filter it refuses): shown under the form. */
 async function search(query) {
   try {
@@ -225,6 +236,6 @@ export async function conversationsPage({ main }, params) {
     approvalPanel(approvals),
     heldPanel(held),
     filterForm(params),
-    page instanceof Error ? errorBox(page) : [conversationList(page), pager(params, page)]
+    page instanceof Error ? errorBox(page) : [unknownApprovalsNote(page), conversationList(page), pager(params, page)]
   );
 }

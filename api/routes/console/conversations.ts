@@ -71,13 +71,19 @@ export const conversationSearchRoute: ConsoleRoute = (app, _ports, consolePorts,
         limit: Number(filters['limit'] ?? 25),
         after: cursorOf(after),
       };
-      const { items, total, next } = await consolePorts.searchConversations(search);
+      const { items, total, next, awaitingApprovalUnknown } = await consolePorts.searchConversations(search);
       const nextText = next && cursorText(next);
       if (nextText) {
         const query = { ...filters, limit: String(search.limit), after: nextText };
         linkNextPage(reply, '/api/v1/console/conversations', query);
       }
-      return { items, total, limit: search.limit, next: nextText };
+      return {
+        items,
+        total,
+        limit: search.limit,
+        next: nextText,
+        ...(awaitingApprovalUnknown && { awaitingApprovalUnknown }),
+      };
     }
   );
 };
