@@ -67,6 +67,12 @@ export const API_DEFAULT_PORT = 3000;
 export const WORKER_SHUTDOWN_GRACE_DEFAULT_MS = 5_000;
 
 /**
+ * WORKER_DB_LOCK_TIMEOUT_MS's default: a step's statement waits on a row lock only while another commit of the same
+ * row ends (milliseconds); 10 s means something else holds it, and the attempt fails and is retried instead.
+ */
+export const WORKER_DB_LOCK_TIMEOUT_DEFAULT_MS = 10_000;
+
+/**
  * DEVSERVER_RETENTION_MS's default: a day, the retention a real server's namespace starts with and the dev
  * server's own default (devserver/index.ts).
  */
@@ -143,6 +149,11 @@ const envSchema = z.object({
    * cancels them; at most ten minutes (a model step's attempt is 240 s).
    */
   WORKER_SHUTDOWN_GRACE_MS: integer(WORKER_SHUTDOWN_GRACE_DEFAULT_MS, 0, 600_000),
+  /**
+   * The lock_timeout of the worker's engine connections (its steps' statements): how long one waits on a lock before it
+   * fails (retried by the step's policy); 0 waits as long as the server lets it. At most ten minutes.
+   */
+  WORKER_DB_LOCK_TIMEOUT_MS: integer(WORKER_DB_LOCK_TIMEOUT_DEFAULT_MS, 0, 600_000),
   /** host:port for the Temporal SDK's own Prometheus exporter; the worker's /metrics appends its metrics. */
   TEMPORAL_SDK_METRICS_ADDRESS: optionalHostPort,
   /** gRPC compression of the worker's calls to Temporal (worker/worker.ts says why the default is none). */

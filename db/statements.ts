@@ -1,6 +1,7 @@
 import { DrizzleQueryError } from 'drizzle-orm';
 import type { QueryResultRow } from 'pg';
 import { storableJson } from '../core/text/storable-output';
+import { cancellableQuery, isStatementCancellation } from './cancellation';
 import { retryOnConnectionLoss } from './connection-loss';
 import type { Database } from './pool';
 
@@ -22,18 +23,20 @@ export interface Statement {
  * server's parsing and planning. A resendable statement outlives a lost connection, so a database
  * reconnect does not spend an attempt of the activity around it (a tool call has few, D16). A
  * failure is wrapped as drizzle wraps it (DrizzleQueryError, the driver's error as its cause), so
- * callers see the same kind of error as before.
+ * callers see the same kind of error as before; a cancelled one (db/cancellation.ts: the activity it runs for was
+ * cancelled) rejects with the cancellation's reason, not as the database's failure.
  */
 export async function runStatement<R extends QueryResultRow>(
   db: Pick<Database, '$client'>,
   statement: Statement,
   values: unknown[]
 ): Promise<R[]> {
-  const send = () => db.$client.query<R>({ name: statement.name, text: statement.text, values });
+  const send = () => cancellableQuery<R>(db.$client, { name: statement.name, text: statement.text, values });
   try {
     const result = await (statement.resendable ? retryOnConnectionLoss(send) : send());
     return result.rows;
   } catch (err) {
+    if (isStatementCancellation(err)) throw err;
     throw new DrizzleQueryError(statement.text, values as never[], err as Error);
   }
 }

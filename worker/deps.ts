@@ -10,7 +10,9 @@ import { loadSqlParser } from '../activities/tools/sql/parser';
 import { createTaskRegistry, type TaskTable } from '../core/tasks/registry';
 import { claimCheckDataConverter } from '../db/claims/codec';
 import type { LlmClient } from '../core/llm';
+import { cancelStatementsOn } from '../db/cancellation';
 import { createPool, openDatabase, type Database } from '../db/pool';
+import { activityCancellation } from '../activities/runtime/activity-context';
 import { llmCallObserver, tracedLlmClient } from '../observability/llm';
 import type { Logger } from '../observability/logger';
 import { countDecision, type WorkerMetrics } from '../observability/metrics';
@@ -55,11 +57,14 @@ export function workerAuditGate(metrics: WorkerMetrics | undefined): AuditGate {
  * Activity dependencies built from configuration, for a worker (cli/commands/worker.ts, cli/stack) and the bench's
  * in-process side: nothing here reads the environment itself. Tool SQL gets its own pool, logged in as the tools
  * role (D20): TOOLS_DATABASE_URL when set, else the engine's server and database with the role's derived password
- * (db/tools-role.ts).
+ * (db/tools-role.ts). The engine pool's statements end with the activity they run for (db/cancellation.ts): a stopping
+ * worker's step waiting on a row lock is cancelled at its grace's end, and none waits longer than
+ * WORKER_DB_LOCK_TIMEOUT_MS.
  */
 export async function buildWorkerDeps(env: Env, options: WorkerDepsOptions): Promise<WorkerDeps> {
   const sqlParser = await loadSqlParser();
-  const handle = openDatabase(options.databaseUrl, { max: 20 });
+  const handle = openDatabase(options.databaseUrl, { max: 20, lock_timeout: env.WORKER_DB_LOCK_TIMEOUT_MS });
+  cancelStatementsOn(handle.pool, activityCancellation);
   const toolsLogin = toolsLoginOf(env.TOOLS_DATABASE_URL, options.databaseUrl);
   const toolsPool = createPool(toolsLogin.url, { max: 5 });
   const tools = createToolDeps({ sqlPool: toolsPool, sqlParser, env: options.toolEnv });

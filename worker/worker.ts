@@ -35,8 +35,9 @@ export function createTurnWorker(options: TurnWorkerOptions): Promise<Worker> {
 }
 
 /**
- * After the grace time, the cancelled activities (a model, SQL or HTTP call ends) and the workflow tasks have this long to
- * end; then the worker stops anyway, and Temporal retries what was cut: a stop is bounded whatever a tool does.
+ * After the grace time, the cancelled activities (a model, SQL or HTTP call ends; a step's database statement is cancelled
+ * in the server: db/cancellation.ts) and the workflow tasks have this long to end; then the worker stops anyway, and
+ * Temporal retries what was cut: a stop is bounded whatever a tool does.
  */
 export const SHUTDOWN_FORCE_MARGIN_MS = 10_000;
 

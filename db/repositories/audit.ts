@@ -4,6 +4,7 @@ import { AuditStage } from '../../core/audit/payloads';
 import type { JsonObject } from '../../core/json';
 import { storableJson } from '../../core/text/storable-output';
 import { timingsByStep } from '../../core/turn/protocol';
+import { cancellableQuery } from '../cancellation';
 import { retryOnConnectionLoss } from '../connection-loss';
 import type { Database } from '../pool';
 import { ceAudit } from '../schema';
@@ -298,7 +299,7 @@ export async function writeAuditBatch(
   // Not runStatement: its error quotes the parameters, and this batch carries the session's context
   // into a failure that Temporal would keep in history. Keyed, so resent when its connection was lost.
   const result = await retryOnConnectionLoss(() =>
-    db.$client.query<{ idempotency_key: string | null }>({ ...WRITE_AUDIT_BATCH, values })
+    cancellableQuery<{ idempotency_key: string | null }>(db.$client, { ...WRITE_AUDIT_BATCH, values })
   );
   const keys = result.rows.map((r) => r.idempotency_key);
   if (keys.includes(null)) return { fenced: true, firstStored: [] };

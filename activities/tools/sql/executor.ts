@@ -1,4 +1,5 @@
 import type { Pool, PoolClient, QueryConfig } from 'pg';
+import { cancelledOnAbort } from '../../../db/cancellation';
 import { retryOnConnectionLoss } from '../../../db/connection-loss';
 import { scrubDatabaseMessage, sqlStateOf } from '../../../db/error-text';
 import { EngineError, ErrorType } from '../../../core/errors';
@@ -192,31 +193,6 @@ export async function executeReadOnly(target: ReadOnlySqlTarget, query: ReadOnly
     // Cancelled: the activity's own reason, not the 57014 the server answers (that reads as a statement timeout).
     if (signal?.aborted) throw cancelledBy(signal);
     throw sqlFailure(err, what, query.statementTimeoutMs);
-  }
-}
-
-/**
- * Runs `run` on `client`; when `signal` aborts meanwhile, the server cancels the statement (pg_cancel_backend, from
- * another connection of the same role: a role may cancel its own sessions), so it stops at once instead of at its
- * statement timeout. Best effort: a cancel that cannot be sent leaves the statement to its timeout.
- */
-async function cancelledOnAbort<T>(
-  pool: Pool,
-  client: PoolClient,
-  signal: AbortSignal | undefined,
-  run: () => Promise<T>
-): Promise<T> {
-  if (!signal) return run();
-  signal.throwIfAborted();
-  const backend = (client as PoolClient & { processID?: number | null }).processID;
-  const cancel = (): void => {
-    if (typeof backend === 'number') pool.query('SELECT pg_cancel_backend($1)', [backend]).catch(() => undefined);
-  };
-  signal.addEventListener('abort', cancel, { once: true });
-  try {
-    return await run();
-  } finally {
-    signal.removeEventListener('abort', cancel);
   }
 }
 
