@@ -70,9 +70,41 @@ const workflowRestrictions = {
   ],
 };
 
-// Replayed and shared code reads no clock, randomness or environment of its own: time comes in as input
-// (core/) or from the workflow's deterministic clock (workflows/clock.ts), configuration from activities.
+// Replayed and shared code reads no clock, randomness, network or environment of its own: time comes in as input
+// (core/) or from the workflow's deterministic clock (workflows/clock.ts), configuration from activities. The host's
+// ambient objects are banned by name, so no alias (`globalThis.process`, `const D = Date`) can reach around the ban.
+const hostGlobals = [
+  [
+    'process',
+    'process reads the host (environment, clocks, modules): configuration is read once, in worker/ or config/env.ts.',
+  ],
+  ['globalThis', 'globalThis reaches every host object past these rules: name what you need, as input.'],
+  ['global', 'global reaches every host object past these rules: name what you need, as input.'],
+  ['fetch', 'Network calls are I/O: they belong in activities/.'],
+  ['XMLHttpRequest', 'Network calls are I/O: they belong in activities/.'],
+  ['WebSocket', 'Network calls are I/O: they belong in activities/.'],
+  ['crypto', 'crypto is random (randomUUID, getRandomValues): derive values from the input.'],
+  ['performance', 'performance.now() reads a clock: take the time as input (core/) or use workflowNow() (workflows/).'],
+  ['setTimeout', 'Timers wait on the host: workflows/ sleep with @temporalio/workflow; core/ does not wait.'],
+  ['setInterval', 'Timers wait on the host: workflows/ sleep with @temporalio/workflow; core/ does not wait.'],
+  ['setImmediate', 'Timers wait on the host: workflows/ sleep with @temporalio/workflow; core/ does not wait.'],
+  ['require', 'Modules are imported statically, so the workflow bundle sees them.'],
+  ['Buffer', 'Buffer is Node-only: the workflow sandbox has TextEncoder.'],
+].map(([name, message]) => ({ name, message }));
+
+/** Math's pure functions; anything else (random, or Math passed on as a value) can reach randomness. */
+const pureMath = 'abs|ceil|floor|max|min|round|sign|trunc|pow|sqrt|log|log2|log10|exp|hypot|cbrt|imul|clz32|fround';
+/** Where a `Date` or `Math` identifier is not the host object: a property name, a key, a type. */
+const notAValue = [
+  'MemberExpression > .property',
+  ':matches(Property, PropertyDefinition, MethodDefinition, TSPropertySignature, TSMethodSignature) > .key',
+  'TSTypeReference > .typeName',
+  'TSQualifiedName > .right',
+].join(', ');
+const wallClock = 'reads the wall clock: take the time as input (core/) or use workflowNow() (workflows/).';
+
 const deterministicSyntax = {
+  'no-restricted-globals': ['error', ...hostGlobals],
   'no-restricted-syntax': [
     'error',
     {
@@ -81,18 +113,22 @@ const deterministicSyntax = {
     },
     {
       selector: "NewExpression[callee.name='Date'][arguments.length=0]",
-      message: 'new Date() reads the wall clock: take the time as input (core/) or use workflowNow() (workflows/).',
+      message: `new Date() ${wallClock}`,
     },
-  ],
-  'no-restricted-properties': [
-    'error',
-    { object: 'process', property: 'env', message: 'Configuration is read once, in worker/ or config/env.ts.' },
     {
-      object: 'Date',
-      property: 'now',
-      message: 'Date.now() reads the wall clock: take the time as input (core/) or use workflowNow() (workflows/).',
+      selector: "NewExpression[callee.name='Date'] > SpreadElement",
+      message: `new Date(...values) ${wallClock} when the values are empty: pass the time itself.`,
     },
-    { object: 'Math', property: 'random', message: 'Randomness is not replayable: derive values from the input.' },
+    {
+      // Date only as `new Date(value)`, Date.parse and Date.UTC: a call without new, Date.now or Date passed on
+      // as a value (`const D = Date; D.now()`) reads the clock.
+      selector: `Identifier[name='Date']:not(${notAValue}, NewExpression > .callee, MemberExpression[property.name=/^(parse|UTC)$/] > .object)`,
+      message: `Date is used only as new Date(value), Date.parse or Date.UTC: anything else ${wallClock}`,
+    },
+    {
+      selector: `Identifier[name='Math']:not(${notAValue}, MemberExpression[computed=false][property.name=/^(${pureMath})$/] > .object)`,
+      message: 'Math is used only through its pure functions (Math.max, Math.floor, …): Math.random is not replayable.',
+    },
   ],
 };
 

@@ -3,6 +3,6 @@
  * recorded in history, so it replays identically; this is the one place workflow code reads it.
  */
 export function workflowNow(): number {
-  // eslint-disable-next-line no-restricted-properties -- the sandboxed, replay-safe Date (see above).
+  // eslint-disable-next-line no-restricted-syntax -- the sandboxed, replay-safe Date (see above).
   return Date.now();
 }
