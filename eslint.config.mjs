@@ -3,69 +3,73 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 import { createNodeResolver, importX } from 'eslint-plugin-import-x';
-import { builtinModules } from 'node:module';
 
-const nodeBuiltins = [...builtinModules, ...builtinModules.map((m) => `node:${m}`)];
+// Deterministic layers: workflow code is replayed from history and core/ is shared with it, so neither may reach
+// I/O, clocks outside the SDK, or activity implementations. What they import is an allowlist: core/ imports core/
+// and the pure packages below; workflows/ adds itself, the workflow SDK and activities as types. Anything else
+// (node:*, pg, pino, prom-client, @opentelemetry/*, @fastify/*, config/, observability/, demo/…) is refused until
+// someone shows it does no I/O and adds it here. Relative imports are checked where they resolve
+// (import-x/no-restricted-paths below), package names here.
 
-// Deterministic layers: workflow code is replayed from history and core/ is shared with it,
-// so neither may reach I/O, clocks outside the SDK, or activity implementations.
-const deterministicRestrictions = {
-  paths: [
-    ...nodeBuiltins.map((name) => ({ name, message: 'workflows/ and core/ must stay free of Node built-ins.' })),
-    { name: 'pg', message: 'Database access belongs in db/ or activities/.' },
-    { name: 'drizzle-orm', message: 'Database access belongs in db/ or activities/.' },
-    { name: '@anthropic-ai/sdk', message: 'LLM calls belong in activities/.' },
-    { name: '@temporalio/client', message: 'Clients belong in api/ or worker/.' },
-    { name: '@temporalio/worker', message: 'Workers belong in worker/.' },
-    { name: '@temporalio/activity', message: 'Activity context belongs in activities/.' },
-    { name: '@grpc/grpc-js', message: 'Network clients are I/O.' },
-    { name: 'fastify', message: 'HTTP belongs in api/.' },
-  ],
+/** Pure packages core/ uses: JSON Schema (ajv), JSONPath, edit distance, lossless JSON numbers, RE2 regexes. */
+const corePackages = ['ajv', 'ajv-formats', 'jsonpath-plus', 'leven', 'lossless-json', 're2js'];
+/** The workflow SDK (the sandbox's own API) and the payload types it shares with the client. */
+const workflowPackages = [...corePackages, '@temporalio/workflow', '@temporalio/common'];
+
+/** Refuses every specifier that is neither relative nor one of `packages` (a subpath is refused below). */
+const onlyPackages = (layer, packages) => ({
+  regex: `^(?!\\.|(?:${packages.map((name) => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')).join('|')})(?:/|$))`,
+  message: `${layer} imports only the pure packages ${packages.join(', ')}: a package joins the list once it is shown to do no I/O and read no host state.`,
+});
+const subpathImport = {
+  // A bare specifier with a path after the package name: `@temporalio/common/lib/…`, `zod/v4/core`.
+  regex: '^(?:@[^/]+/[^/]+|[^@./][^/]*)/',
+  message:
+    "Import a package by its entry point: subpaths are the package's internals (they change without notice and can pull Node code into the workflow bundle).",
+};
+const nodeModulesPath = {
+  regex: '(?:^|/)node_modules(?:/|$)',
+  message: 'Import a package by its name, so the package allowlist sees it.',
+};
+
+const coreImports = { patterns: [onlyPackages('core/', corePackages), subpathImport, nodeModulesPath] };
+
+// The workflow bundle must not carry the SQL parser (libpg-query's WASM loader, the guardrail walk): only
+// activities check SQL. Types may cross.
+const workflowImports = {
   patterns: [
+    onlyPackages('workflows/', workflowPackages),
+    subpathImport,
+    nodeModulesPath,
     {
       group: ['**/activities', '**/activities/*', '**/activities/**'],
       allowTypeImports: true,
       message: 'Import activities only as types.',
     },
     {
-      group: [
-        '**/db',
-        '**/db/*',
-        '**/db/**',
-        '**/api/**',
-        '**/worker/**',
-        '**/devserver/**',
-        '**/cli/**',
-        // The top-level config/ (env parsing). Not `**/config/**`: that would also match core/config.
-        '**/config/env',
-        '**/config/env.*',
-      ],
+      group: ['**/core/sql', '**/core/sql/**'],
       allowTypeImports: true,
-      message: 'Only types may cross into deterministic code.',
-    },
-    {
-      group: ['drizzle-orm/*', 'pg-*', '@temporalio/client/*', '@temporalio/worker/*'],
-      message: 'I/O libraries are not allowed in deterministic code.',
-    },
-    {
-      // A bare specifier with a path after the package name: `@temporalio/common/lib/…`, `zod/v4/core`.
-      regex: '^(?:@[^/]+/[^/]+|[^@./][^/]*)/',
-      message:
-        "Import a package by its entry point: subpaths are the package's internals (they change without notice and can pull Node code into the workflow bundle).",
+      message: 'core/sql (the SQL parser and guardrail) runs in activities, never in the workflow bundle.',
     },
   ],
 };
 
-// The workflow bundle must not carry the SQL parser (libpg-query's WASM loader, the guardrail walk): only
-// activities check SQL. Types may cross.
-const workflowRestrictions = {
-  paths: deterministicRestrictions.paths,
-  patterns: [
-    ...deterministicRestrictions.patterns,
+/** Where core/ and workflows/ may import from, by resolved path; node_modules is governed by the package lists. */
+const deterministicZones = {
+  basePath: import.meta.dirname,
+  zones: [
     {
-      group: ['**/core/sql', '**/core/sql/**'],
-      allowTypeImports: true,
-      message: 'core/sql (the SQL parser and guardrail) runs in activities, never in the workflow bundle.',
+      target: './core',
+      from: './',
+      except: ['./core', './node_modules'],
+      message:
+        'core/ imports only core/: it is shared with the replayed workflow, so everything it reaches must be pure.',
+    },
+    {
+      target: './workflows',
+      from: './',
+      except: ['./workflows', './core', './activities', './node_modules'],
+      message: 'workflows/ imports only workflows/, core/ and activities (as types): the rest of the product does I/O.',
     },
   ],
 };
@@ -168,11 +172,16 @@ export default tseslint.config(
   },
   {
     files: ['workflows/**/*.ts', 'core/**/*.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', deterministicRestrictions], ...deterministicSyntax },
+    plugins: { 'import-x': importX },
+    rules: {
+      '@typescript-eslint/no-restricted-imports': ['error', coreImports],
+      'import-x/no-restricted-paths': ['error', deterministicZones],
+      ...deterministicSyntax,
+    },
   },
   {
     files: ['workflows/**/*.ts'],
-    rules: { '@typescript-eslint/no-restricted-imports': ['error', workflowRestrictions] },
+    rules: { '@typescript-eslint/no-restricted-imports': ['error', workflowImports] },
   },
   {
     // Env validated once: config/env.ts reads the process environment and checks it at start; the rest of the product

@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { join } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { testWorkflowBundle } from '../support/workflow-bundle';
 
 const ROOT = join(__dirname, '..', '..');
@@ -58,6 +58,40 @@ const PURE_DATE_AND_MATH = [
 ].join('\n');
 
 const DETERMINISTIC_PATHS = ['core/turn/__fixture__.ts', 'workflows/__fixture__.ts'];
+/** An import of `target` (a package, or a module by its path from the root: `./config/env`) written from `path`. */
+function importOf(path: string, target: string, kind: 'value' | 'type' = 'value'): string {
+  const fromPath = relative(dirname(path), target);
+  const specifier = !target.startsWith('./') ? target : fromPath.startsWith('.') ? fromPath : `./${fromPath}`;
+  return kind === 'type'
+    ? `import type * as imported from '${specifier}';\nexport type Imported = typeof imported;`
+    : `import * as imported from '${specifier}';\nexport const value = imported;`;
+}
+/** Modules and packages that do I/O or hold host state (the outside sweep's cases): core/ and workflows/ refuse them. */
+const IO_MODULES: [string, string][] = [
+  ['./config/temporal-client', 'import-x/no-restricted-paths'],
+  ['./observability/logger', 'import-x/no-restricted-paths'],
+  ['./demo/tool-server', 'import-x/no-restricted-paths'],
+  ['./scripted-llm/server', 'import-x/no-restricted-paths'],
+  ['pino', '@typescript-eslint/no-restricted-imports'],
+  ['prom-client', '@typescript-eslint/no-restricted-imports'],
+  ['@opentelemetry/api', '@typescript-eslint/no-restricted-imports'],
+  ['@fastify/swagger', '@typescript-eslint/no-restricted-imports'],
+  ['node:fs', '@typescript-eslint/no-restricted-imports'],
+  ['fs', '@typescript-eslint/no-restricted-imports'],
+];
+/** What each layer does import today: its own modules, core/, its pure packages, activities as types. */
+const ALLOWED_IMPORTS: Record<string, string[]> = {
+  'core/turn/__fixture__.ts': [
+    importOf('core/turn/__fixture__.ts', './core/json'),
+    importOf('core/turn/__fixture__.ts', 'ajv'),
+  ],
+  'workflows/__fixture__.ts': [
+    importOf('workflows/__fixture__.ts', './workflows/clock'),
+    importOf('workflows/__fixture__.ts', './core/json'),
+    importOf('workflows/__fixture__.ts', '@temporalio/workflow'),
+    importOf('workflows/__fixture__.ts', './activities', 'type'),
+  ],
+};
 const SQL_IMPORT = "import { checkReadOnlySql } from '../core/sql/guardrail';\nexport const f = checkReadOnlySql;";
 const SQL_TYPE_IMPORT = "import type { SqlVerdict } from '../core/sql/guardrail';\nexport type V = SqlVerdict;";
 const ENV_READ = "export const bundle = process.env['CONVENGINE_WORKFLOW_BUNDLE'];";
@@ -69,6 +103,11 @@ const cases = {
     DETERMINISTIC_PATHS.flatMap((path) => [
       ...deterministic.map(([what, code]) => [`${path}: ${what}`, { path, code }] as const),
       [`${path}: clock as input`, { path, code: PURE_DATE_AND_MATH }] as const,
+      ...IO_MODULES.map(([target]) => [`${path}: import ${target}`, { path, code: importOf(path, target) }] as const),
+      ...IO_MODULES.map(
+        ([target]) => [`${path}: import type ${target}`, { path, code: importOf(path, target, 'type') }] as const
+      ),
+      ...(ALLOWED_IMPORTS[path] ?? []).map((code, i) => [`${path}: allowed import ${i}`, { path, code }] as const),
     ])
   ),
   ...Object.fromEntries(
@@ -78,6 +117,10 @@ const cases = {
     ENV_TAKERS.map((dir) => [`${dir}: env read`, { path: `${dir}/__fixture__.ts`, code: ENV_READ }])
   ),
   'config: env read': { path: 'config/__fixture__.ts', code: ENV_READ },
+  'workflows: activities': {
+    path: 'workflows/__fixture__.ts',
+    code: importOf('workflows/__fixture__.ts', './activities'),
+  },
   'workflows: core/sql': { path: 'workflows/__fixture__.ts', code: SQL_IMPORT },
   'workflows: core/sql types': { path: 'workflows/__fixture__.ts', code: SQL_TYPE_IMPORT },
   'core: core/sql': { path: 'core/mcp/__fixture__.ts', code: SQL_IMPORT.replace('../core/sql', '../sql') },
@@ -100,6 +143,16 @@ describe('architecture lint (issue #13, item 9)', () => {
     it('allows a clock value that comes in as input: new Date(value), Date.parse, Date as a type, Math.max', () => {
       expect(reported[`${path}: clock as input`]).toEqual([]);
     });
+
+    // An allowlist: a module or package not named in eslint.config.mjs is refused, its types too.
+    it.each(IO_MODULES)('forbids importing %s', (target, rule) => {
+      expect(reported[`${path}: import ${target}`]).toContain(rule);
+      expect(reported[`${path}: import type ${target}`]).toContain(rule);
+    });
+
+    it('allows its own modules, core/ and its pure packages', () => {
+      ALLOWED_IMPORTS[path]?.forEach((_code, i) => expect(reported[`${path}: allowed import ${i}`]).toEqual([]));
+    });
   });
 
   it.each(deterministic.filter(([what]) => !what.includes('process.env')))(
@@ -116,6 +169,10 @@ describe('architecture lint (issue #13, item 9)', () => {
 
   it('allows reading process.env in config/, where loadEnv validates it', () => {
     expect(reported['config: env read']).toEqual([]);
+  });
+
+  it('keeps activity implementations out of workflows/ (activities cross only as types)', () => {
+    expect(reported['workflows: activities']).toContain('@typescript-eslint/no-restricted-imports');
   });
 
   it('keeps core/sql (the SQL parser) out of workflows/, types excepted', () => {
