@@ -15,9 +15,15 @@ import { writeFixtureManifest, type FixtureEntry } from './fixture-manifest';
  * person, so a change to what a turn does once an approval (D16) or a held tool call (#22) is decided
  * would replay them all and still break the turns parked when it ships. This records turns that park
  * and are decided each way, into histories/<set>/ (default v3-parked), replayed like the seed fixtures.
+ * `… export-parked-histories.ts v3-parked-expired` records turns whose approval expired or whose hold timed out
+ * instead: no one decided, so what follows the timer (APPROVAL_EXPIRED, HOLD_TIMEOUT) must replay as well.
  */
 export const PARKED_SET = 'v3-parked';
-const OUT = join(__dirname, 'histories', process.argv[2] ?? PARKED_SET);
+export const EXPIRED_SET = 'v3-parked-expired';
+const SET = process.argv[2] ?? PARKED_SET;
+const OUT = join(__dirname, 'histories', SET);
+/** Long enough for the turn to park and be seen parked, short enough to record. */
+const EXPIRES_MS = 1_500;
 const MESSAGE = 'Apply loan for customer CUST-1001, amount 350000 for 36 months.';
 const SUBMIT = '/loan/applications';
 const HOLD: Partial<McpToolRow> = { onRetriesExhausted: 'HOLD', maxAttempts: 2, initialIntervalMs: 100 };
@@ -31,20 +37,30 @@ export interface Parked {
 
 const PLANNED = [extracted('CUST-1001'), plan('loan.credit.rating.check', 'CUST-1001')];
 
-async function approval(h: WorkflowHarness, decision: 'approve' | 'reject'): Promise<Parked> {
-  await h.mcp.configure(loanConfig({ submitNeedsApproval: true }));
+/** An approval decided each way, or (`expired`) left until its timer fires. */
+async function approval(h: WorkflowHarness, decision: 'approve' | 'reject' | 'expired'): Promise<Parked> {
+  const approvalTimeoutMs = decision === 'expired' ? EXPIRES_MS : undefined;
+  await h.mcp.configure(loanConfig({ submitNeedsApproval: true, approvalTimeoutMs }));
   h.mcp.llm.setScript([...PLANNED, plan('loan.application.submit', 'CUST-1001'), answer('Done.')]);
   const parked = await h.send({ message: MESSAGE });
   if (parked.kind !== 'AWAITING_APPROVAL') throw new Error(`expected a parked turn, got ${parked.kind}`);
   const { conversationId, turnNumber, workflowId } = parked.ref;
-  const done = await h.gateway().decideApproval(conversationId, turnNumber, { decision, decidedBy: 'fixture' });
-  if (done.kind !== 'COMPLETED') throw new Error(`${decision}: the turn did not complete (${done.kind})`);
+  if (decision === 'expired') {
+    await h.client.workflow.getHandle(workflowId).result();
+  } else {
+    const done = await h.gateway().decideApproval(conversationId, turnNumber, { decision, decidedBy: 'fixture' });
+    if (done.kind !== 'COMPLETED') throw new Error(`${decision}: the turn did not complete (${done.kind})`);
+  }
   return { name: `approval-${decision}`, workflowId, turn: turnNumber };
 }
 
-/** A submit out of retries, held, then decided; `direct`: the request's own tool call (D21). */
+/**
+ * A submit out of retries, held, then decided; `direct`: the request's own tool call (D21). No decisions: the hold
+ * times out (HOLD_TIMEOUT) with the upstream still down.
+ */
 export async function hold(h: WorkflowHarness, decisions: HeldToolDecisionInput[], direct: boolean): Promise<Parked> {
-  await h.mcp.configure(loanConfig({ submit: direct ? { ...HOLD, allowDirectRequest: true } : HOLD }));
+  const held = decisions.length === 0 ? { ...HOLD, holdTimeoutMs: EXPIRES_MS } : HOLD;
+  await h.mcp.configure(loanConfig({ submit: direct ? { ...held, allowDirectRequest: true } : held }));
   const planned = direct ? [extracted('CUST-1001')] : [...PLANNED, plan('loan.application.submit', 'CUST-1001')];
   h.mcp.llm.setScript([...planned, answer('Done.')]);
   h.mcp.toolServer.faults.set(SUBMIT, { failTimes: 1_000, status: 503 });
@@ -58,7 +74,8 @@ export async function hold(h: WorkflowHarness, decisions: HeldToolDecisionInput[
     await temporalHeldTools(h.client).resolve(reply.ref.workflowId, { ...decision, decidedBy: 'fixture' });
   }
   await handle.result().catch(() => undefined);
-  const name = `${direct ? 'direct' : 'planner'}-hold-${decisions.map((d) => d.action).join('-')}`;
+  h.mcp.toolServer.faults.clear(SUBMIT);
+  const name = `${direct ? 'direct' : 'planner'}-hold-${decisions.map((d) => d.action).join('-') || 'timeout'}`;
   return { name, workflowId: reply.ref.workflowId, turn: reply.ref.turnNumber };
 }
 
@@ -82,10 +99,15 @@ export async function recordParkedTurns(h: WorkflowHarness): Promise<Parked[]> {
   ];
 }
 
+/** Parked turns no one decided: the approval expires, the hold times out. */
+export async function recordExpiredTurns(h: WorkflowHarness): Promise<Parked[]> {
+  return [await approval(h, 'expired'), await hold(h, [], false)];
+}
+
 async function main(): Promise<void> {
   const h = await WorkflowHarness.start();
   try {
-    const parked = await recordParkedTurns(h);
+    const parked = await (SET === EXPIRED_SET ? recordExpiredTurns(h) : recordParkedTurns(h));
     mkdirSync(OUT, { recursive: true });
     for (const file of readdirSync(OUT)) if (file.endsWith('.json')) rmSync(join(OUT, file));
     const manifest: FixtureEntry[] = [];

@@ -15,7 +15,9 @@ import { testWorkflowBundle } from '../support/workflow-bundle';
  * (export-parked-histories.ts) holds V3 turns parked on an approval or a held tool call and then decided,
  * recorded before the approval-resume patch: what follows a person's decision must replay too; v3-parked-position/
  * holds the same turns with it and the park-records-position patch; v3-parked-request-row/ with the approval-request-row
- * patch too (the approval's request row written as the turn parks). v3-failed/
+ * patch too (the approval's request row written as the turn parks). v3-parked-expired/ holds turns parked and never
+ * decided, whose approval expired (APPROVAL_EXPIRED) or hold timed out (HOLD_TIMEOUT): the paths after a fired timer.
+ * v3-failed/
  * (export-failed-histories.ts) holds a V3 turn an operator failed, before and after the turn-failure-row patch, and one
  * whose commit could not store its failure rows (a database outage), before and after the unwritten-failure-row patch;
  * both again with the turn-failure-outlasts-outage patch (`-outlasting-outage`: TurnFailure a regular activity); and one
@@ -30,6 +32,7 @@ const SETS = [
   'v3-parked',
   'v3-parked-position',
   'v3-parked-request-row',
+  'v3-parked-expired',
   'v3-failed',
   'v3-direct-repeat',
 ];
@@ -77,6 +80,9 @@ describe('replay of committed turn histories (issue #6 item 10)', () => {
       expect.arrayContaining(['v3-parked/approval-approve.json', 'v3-parked/planner-hold-retry-retry.json'])
     );
     expect(fixtures).toEqual(
+      expect.arrayContaining(['v3-parked-expired/approval-expired.json', 'v3-parked-expired/planner-hold-timeout.json'])
+    );
+    expect(fixtures).toEqual(
       expect.arrayContaining([
         'v3-failed/planner-hold-fail-before-failure-row.json',
         'v3-failed/planner-hold-fail.json',
@@ -121,6 +127,15 @@ describe('replay of committed turn histories (issue #6 item 10)', () => {
       });
     expect(outcomes('v3-failed/cancelled-in-tool-call-before-cancelled-outcome.json')).toEqual([]);
     expect(outcomes('v3-failed/cancelled-in-tool-call.json')).toEqual(['CANCELLED']);
+  });
+
+  it('has the expired turns end on their fired timer, with no decision sent', () => {
+    for (const name of ['approval-expired', 'planner-hold-timeout']) {
+      const events = load(`v3-parked-expired/${name}.json`).history.events ?? [];
+      expect(events.filter((e) => e.timerFiredEventAttributes)).toHaveLength(1);
+      const updates = events.map((e) => e.workflowExecutionUpdateAcceptedEventAttributes?.acceptedRequest?.input?.name);
+      expect(updates.filter((u) => u !== undefined)).toEqual(['awaitMilestone']);
+    }
   });
 
   it('has the planner send a failed direct call again only in the history recorded before the patch', () => {
