@@ -1,5 +1,6 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { format, resolveConfig } from 'prettier';
 import { STEP_SPECS, type RetrySpec, type StepSpec } from '../core/turn/steps';
 
 const BEGIN = '<!-- steps:begin (npm run docs:steps) -->';
@@ -44,15 +45,23 @@ export function stepsTableMarkdown(): string {
   ].join('\n');
 }
 
-/** `npm run docs:steps`: regenerates the step table in docs/architecture.md. */
-function main(): void {
-  const path = join(__dirname, '..', 'docs', 'architecture.md');
+/**
+ * `npm run docs:steps [doc]`: regenerates the step table in docs/architecture.md (or the given copy of it), formatted
+ * as `prettier --check` wants it (the table's columns padded), so regenerating with unchanged steps is a no-op.
+ */
+async function main(path = join(__dirname, '..', 'docs', 'architecture.md')): Promise<void> {
   const doc = readFileSync(path, 'utf8');
   const start = doc.indexOf(BEGIN);
   const end = doc.indexOf(END);
   if (start < 0 || end < start) throw new Error(`${path} has no ${BEGIN} … ${END} block`);
-  writeFileSync(path, doc.slice(0, start) + stepsTableMarkdown() + doc.slice(end + END.length));
+  const regenerated = doc.slice(0, start) + stepsTableMarkdown() + doc.slice(end + END.length);
+  writeFileSync(path, await format(regenerated, { ...(await resolveConfig(path)), filepath: path }));
   console.log(`updated ${path} (${STEP_SPECS.length} steps)`);
 }
 
-if (require.main === module) main();
+if (require.main === module) {
+  main(process.argv[2]).catch((err: unknown) => {
+    console.error(err);
+    process.exit(1);
+  });
+}
