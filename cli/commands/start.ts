@@ -172,7 +172,7 @@ export const startCommand: CliCommand = {
       apiPort,
       temporalPort,
       temporalUiPort,
-      temporalPortsGiven: options.has('temporal-port') || options.has('temporal-ui-port'),
+      temporalPortGiven: options.has('temporal-port'),
       temporal,
       log: (line) => io.out(line),
     });

@@ -19,15 +19,16 @@ export interface TemporalPartOptions {
   env: Env;
   /** Directory for the server's state (dev-server journal, SQLite file). */
   home: string;
-  /** Preferred frontend port; another free one when it is taken, unless `portsGiven`. 0 = any free port. */
+  /** Preferred frontend port; another free one when it is taken, unless a port was given. 0 = any free port. */
   port: number;
-  /** Preferred Web UI port (the real server's); absent: the frontend port + 1000, as start-dev's default. */
-  uiPort?: number;
+  /** `port` was asked for (--temporal-port), not a default. */
+  portGiven?: boolean;
   /**
-   * The ports were asked for (--temporal-port, --temporal-ui-port): one that is taken is an error, as a taken --port
-   * is, not replaced by a free one the caller never hears of.
+   * Preferred Web UI port (the real server's), given with --temporal-ui-port; absent: the frontend port + 1000, as
+   * start-dev's default. When either port was given, a taken one is an error, as a taken --port is, not replaced by
+   * a free one the caller never hears of.
    */
-  portsGiven?: boolean;
+  uiPort?: number;
   mode: TemporalMode;
   /** Serve the real server's Web UI (the demo's private stack does not need it). */
   ui: boolean;
@@ -37,24 +38,40 @@ export interface TemporalPartOptions {
   onSpawn?(): void;
 }
 
-/** A Temporal port given on the command line (--temporal-port, --temporal-ui-port) is taken. */
+/** A port Temporal is to listen on, and how the user chose it. */
+export interface PreferredPort {
+  /** The option that sets it: `--temporal-port`, `--temporal-ui-port`. */
+  option: string;
+  /** 0 = any free port. */
+  port: number;
+  /** How the port was chosen when the option was not given (`the default`); absent: given with the option. */
+  chosenAs?: string;
+}
+
+/**
+ * A Temporal port is taken while the user asked for Temporal ports (--temporal-port, --temporal-ui-port). Named as
+ * the user chose it: a port derived from another one, or a default, is not blamed on an option never given.
+ */
 export class TemporalPortTakenError extends Error {
-  constructor(ports: string) {
+  constructor(taken: PreferredPort) {
+    const { option, port, chosenAs } = taken;
     super(
-      `Temporal cannot listen on ${ports}: address already in use (choose another, or leave it out for a free one)`
+      chosenAs === undefined
+        ? `Temporal cannot listen on ${option} ${port}: address already in use (choose another, or leave it out for a free one)`
+        : `Temporal cannot listen on port ${port}, ${chosenAs}: address already in use (choose another with ${option}, or ${option} 0 for a free one)`
     );
     this.name = 'TemporalPortTakenError';
   }
 }
 
-/** The first of `ports` that cannot be listened on now, as `--option port`; null when all can. */
-async function takenPort(ports: [string, number][]): Promise<string | null> {
-  for (const [name, port] of ports) {
-    const free = await assertPortFree(port).then(
+/** The first of `ports` that cannot be listened on now; null when all can. */
+async function takenPort(ports: PreferredPort[]): Promise<PreferredPort | null> {
+  for (const preferred of ports) {
+    const free = await assertPortFree(preferred.port).then(
       () => true,
       () => false
     );
-    if (!free) return `${name} ${port}`;
+    if (!free) return preferred;
   }
   return null;
 }
@@ -67,11 +84,11 @@ async function takenPort(ports: [string, number][]): Promise<string | null> {
  * not blamed on a given one, and is tried once more on the same given ports.
  */
 export async function onPreferredPort<T>(
-  ports: Record<string, number>,
+  ports: PreferredPort[],
   given: boolean,
   start: (free: boolean) => Promise<T>
 ): Promise<T> {
-  const preferred = Object.entries(ports).filter(([, port]) => port !== 0);
+  const preferred = ports.filter(({ port }) => port !== 0);
   const refuseTaken = async () => {
     const taken = given ? await takenPort(preferred) : null;
     if (taken) throw new TemporalPortTakenError(taken);
@@ -131,8 +148,9 @@ async function realServer(binary: string, options: TemporalPartOptions): Promise
   const namespace = options.env.TEMPORAL_NAMESPACE;
   // By default the Web UI is where `temporal server start-dev` puts it: frontend port + 1000.
   const uiPort = options.uiPort ?? (options.port && options.port + 1000);
-  const ports = { '--temporal-port': options.port, ...(options.ui ? { '--temporal-ui-port': uiPort } : {}) };
-  const server = await onPreferredPort(ports, options.portsGiven ?? false, (free) =>
+  const ports = [frontendPort(options)];
+  if (options.ui) ports.push(uiPreferredPort(options, uiPort));
+  const server = await onPreferredPort(ports, portsGiven(options), (free) =>
     startTemporalCli({
       binary,
       port: free ? 0 : options.port,
@@ -170,15 +188,11 @@ async function embeddedDevServer(options: TemporalPartOptions): Promise<Part<Tem
     onInternalError: (err: unknown) =>
       options.logger.error({ err, component: 'devserver' }, 'dev server internal error'),
   };
-  const server = await onPreferredPort(
-    { '--temporal-port': options.port },
-    options.portsGiven ?? false,
-    async (free) => {
-      // Probed first: grpc-js writes its own failure to bind a taken port on stderr (`E No address added…`).
-      if (!free) await assertPortFree(options.port);
-      return startDevServer({ ...devOptions, port: free ? 0 : options.port });
-    }
-  );
+  const server = await onPreferredPort([frontendPort(options)], portsGiven(options), async (free) => {
+    // Probed first: grpc-js writes its own failure to bind a taken port on stderr (`E No address added…`).
+    if (!free) await assertPortFree(options.port);
+    return startDevServer({ ...devOptions, port: free ? 0 : options.port });
+  });
   return {
     value: {
       address: server.address,
@@ -189,6 +203,22 @@ async function embeddedDevServer(options: TemporalPartOptions): Promise<Part<Tem
     embedded: `Temporal: embedded dev server at ${server.address} (namespace ${server.namespace}, state in ${devOptions.persistPath})`,
     stop: () => server.stop(),
   };
+}
+
+/** A Temporal port was asked for: a taken one fails the start instead of being replaced by a free one. */
+const portsGiven = (options: TemporalPartOptions): boolean =>
+  options.portGiven === true || options.uiPort !== undefined;
+
+function frontendPort(options: TemporalPartOptions): PreferredPort {
+  const option = '--temporal-port';
+  return options.portGiven ? { option, port: options.port } : { option, port: options.port, chosenAs: 'the default' };
+}
+
+function uiPreferredPort(options: TemporalPartOptions, uiPort: number): PreferredPort {
+  const option = '--temporal-ui-port';
+  if (options.uiPort !== undefined) return { option, port: uiPort };
+  const frontend = options.portGiven ? `--temporal-port ${options.port}` : `the default Temporal port ${options.port}`;
+  return { option, port: uiPort, chosenAs: `the Web UI's, ${frontend} + 1000` };
 }
 
 const exitStatus = (code: number | null): string => (code === null ? 'killed by a signal' : `code ${code}`);

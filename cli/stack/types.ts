@@ -22,8 +22,11 @@ export interface StackOptions {
   temporalPort?: number;
   /** The real server's Web UI port; default temporalPort + 1000. */
   temporalUiPort?: number;
-  /** temporalPort or temporalUiPort was asked for: taken, it is an error instead of replaced by a free port. */
-  temporalPortsGiven?: boolean;
+  /**
+   * temporalPort was asked for (--temporal-port), not a default. When it or temporalUiPort was asked for, a taken
+   * Temporal port is an error instead of replaced by a free port.
+   */
+  temporalPortGiven?: boolean;
   /** Overrides CONVENGINE_TEMPORAL when TEMPORAL_ADDRESS is unset. */
   temporal?: TemporalMode;
   /** Serve the real server's Web UI (default true). */
