@@ -2,7 +2,7 @@ import { msToNumber } from '@temporalio/common/lib/time';
 import { requireDatabaseUrl } from '../config/env';
 import { openDatabase, type Database } from '../db/pool';
 import { readOptions, type CliCommand, type CliIo } from './command';
-import { errorChain } from './error-chain';
+import { databaseError } from './database-failure';
 
 export interface PruneCommandSpec {
   /** `claims`: the command is `convengine <noun> prune --older-than <duration>`. */
@@ -50,7 +50,7 @@ async function runPrune(spec: PruneCommandSpec, io: CliIo, ageMs: number, dryRun
     return 0;
   } catch (err) {
     // Drizzle's message is the statement and its parameters; the driver's error under it says what went wrong.
-    io.err(`${spec.noun} prune failed: ${errorChain(err)}`);
+    io.err(`${spec.noun} prune failed: ${databaseError(handle.pool, err)}`);
     return 1;
   } finally {
     await handle.close();

@@ -46,9 +46,14 @@ function lostWith(errnos: readonly string[], messages: readonly string[]): (e: E
 const CONNECT_TIMEOUT_MESSAGE = 'Connection terminated due to connection timeout';
 const connectTimedOut = ({ message }: ErrorShape): boolean => message === CONNECT_TIMEOUT_MESSAGE;
 
+/** Whether `err`, or an error it wraps, is pg-pool's: no connection was made within connectionTimeoutMillis. */
+export function isConnectTimeout(err: unknown): boolean {
+  return inChain(err, connectTimedOut);
+}
+
 /** Whether `err`, or an error it wraps, is a lost connection (not one that timed out being made). */
 export function isConnectionLoss(err: unknown): boolean {
-  return inChain(err, lostWith(CONNECTION_ERRNOS, CONNECTION_MESSAGES)) && !inChain(err, connectTimedOut);
+  return inChain(err, lostWith(CONNECTION_ERRNOS, CONNECTION_MESSAGES)) && !isConnectTimeout(err);
 }
 
 /**

@@ -24,8 +24,7 @@ import {
 import { openDatabase, type Database } from '../../db/pool';
 import { conversationsByState } from '../../db/repositories/conversation';
 import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../command';
-import { errorChain } from '../error-chain';
-import { notMigratedReason } from '../not-migrated';
+import { databaseFailure } from '../database-failure';
 
 const USAGE = [
   'convengine config export <dir>                 write every ce_* config table as <dir>/<table>.yaml',
@@ -222,7 +221,7 @@ async function withDatabase(io: CliIo, run: (db: Database) => Promise<number>): 
     if (isEngineError(err) && Array.isArray(err.details?.violations)) {
       for (const v of err.details.violations as ConfigViolation[]) io.err(formatViolation(v));
     }
-    io.err(`config failed: ${(await notMigratedReason(handle.pool, err)) ?? errorChain(err)}`);
+    io.err(`config failed: ${await databaseFailure(handle.pool, err)}`);
     return 1;
   } finally {
     await handle.close();

@@ -12,10 +12,8 @@ import {
   seedPacks,
 } from '../../db/seed';
 import type { Database } from '../../db/pool';
-import type { Pool } from 'pg';
 import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../command';
-import { errorChain } from '../error-chain';
-import { notMigratedReason } from '../not-migrated';
+import { databaseFailure, type CommandPool } from '../database-failure';
 
 const USAGE = [
   'convengine seed <pack>... | all',
@@ -39,13 +37,13 @@ function listPacks(io: CliIo): number {
   return 0;
 }
 
-async function printFailure(io: CliIo, err: unknown, pool: Pick<Pool, 'query'>): Promise<number> {
+async function printFailure(io: CliIo, err: unknown, pool: CommandPool): Promise<number> {
   if (isEngineError(err) && Array.isArray(err.details?.violations)) {
     io.err(err.message.split('\n')[0] ?? err.message);
     for (const v of err.details.violations as ConfigViolation[]) io.err(formatViolation(v));
     return 1;
   }
-  io.err(`seed failed: ${(await notMigratedReason(pool, err)) ?? errorChain(err)}`);
+  io.err(`seed failed: ${await databaseFailure(pool, err)}`);
   return 1;
 }
 

@@ -6,8 +6,7 @@ import { readConfigRows } from '../../db/config/load';
 import { openDatabase } from '../../db/pool';
 import { commandDatabaseUrl } from '../environment';
 import { usageError, type CliCommand } from '../command';
-import { errorChain } from '../error-chain';
-import { notMigratedReason } from '../not-migrated';
+import { databaseFailure } from '../database-failure';
 
 export const validateConfigCommand: CliCommand = {
   usage:
@@ -43,8 +42,8 @@ export const validateConfigCommand: CliCommand = {
       io.out(`config valid: version ${result.version}`);
       return 0;
     } catch (err) {
-      // errorChain: a failed query's own message is its SQL text; its cause says why.
-      io.err(`validate-config failed: ${(await notMigratedReason(handle.pool, err)) ?? errorChain(err)}`);
+      // Not the failed query's own message, which is its SQL text: its cause says why (cli/database-failure.ts).
+      io.err(`validate-config failed: ${await databaseFailure(handle.pool, err)}`);
       return 1;
     } finally {
       await handle.close();

@@ -12,8 +12,7 @@ import { whatifConversation } from '../../activities/whatif/replay';
 import { openDatabase, type Database } from '../../db/pool';
 import { conversationsSince } from '../../db/whatif/recording';
 import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../command';
-import { errorChain } from '../error-chain';
-import { notMigratedReason } from '../not-migrated';
+import { databaseFailure } from '../database-failure';
 import { commandDatabaseUrl } from '../environment';
 import { loadYamlTree } from './config';
 
@@ -143,7 +142,7 @@ export const whatifCommand: CliCommand = {
         return 2;
       }
       // Not a verdict on the draft: a CI gate on --fail-on-diff must tell a broken database from a difference.
-      io.err(`whatif failed: ${(await notMigratedReason(handle.pool, err)) ?? errorChain(err)}`);
+      io.err(`whatif failed: ${await databaseFailure(handle.pool, err)}`);
       return EXIT_FAILED;
     } finally {
       await handle.close();

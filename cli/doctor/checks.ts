@@ -16,6 +16,7 @@ import { auditTrailStats } from '../../db/repositories/retention';
 import { readAuditPolicy } from '../../core/audit/policy';
 import { probeActivityRoundTrip, type RoundTripProbeOptions } from '../../worker/probe';
 import { missingTurnSearchAttributes } from '../../config/turn-search-attributes';
+import { databaseError } from '../database-failure';
 import { errorChain } from '../error-chain';
 import { tlsHandshakeProblem } from './tls-handshake';
 
@@ -118,7 +119,7 @@ export async function checkDatabase(databaseUrl: string): Promise<Finding> {
     }
     return { check: 'database', level: 'ok', message: `connected; ${state.appliedCount} migrations applied` };
   } catch (err) {
-    return { check: 'database', level: 'fail', message: `cannot read the schema: ${errorChain(err)}` };
+    return { check: 'database', level: 'fail', message: `cannot read the schema: ${databaseError(handle.pool, err)}` };
   } finally {
     await handle.close();
   }
@@ -149,7 +150,7 @@ export async function checkConfig(databaseUrl: string): Promise<Finding> {
       message: `the current config is refused (${count} violation(s)) and no stored snapshot validates: every new turn fails CONFIG_INVALID; run convengine validate-config`,
     };
   } catch (err) {
-    return { check: 'config', level: 'fail', message: `cannot read the config: ${errorChain(err)}` };
+    return { check: 'config', level: 'fail', message: `cannot read the config: ${databaseError(handle.pool, err)}` };
   } finally {
     await handle.close();
   }
@@ -191,7 +192,11 @@ export async function checkAuditTrail(databaseUrl: string): Promise<Finding> {
         'Idle conversations go with `convengine conversations prune --older-than <age>` (docs/runbook.md section 8)',
     };
   } catch (err) {
-    return { check: 'audit-trail', level: 'fail', message: `cannot read the audit trail: ${errorChain(err)}` };
+    return {
+      check: 'audit-trail',
+      level: 'fail',
+      message: `cannot read the audit trail: ${databaseError(handle.pool, err)}`,
+    };
   } finally {
     await handle.close();
   }

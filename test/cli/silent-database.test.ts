@@ -4,17 +4,53 @@
  * connection, so each idempotent read was sent again on a fresh connection (three timeouts), and the not-migrated
  * check after the failure opened a fourth.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { readConfigState } from '../../db/config/load';
 import { openDatabase } from '../../db/pool';
 import { notMigratedReason } from '../../cli/not-migrated';
 import { runConvengine } from '../support/run-cli';
 
-/** db/pool.ts's connect timeout, which the CLI commands keep. */
+/** db/pool.ts's connect timeout, which the CLI commands keep; doctor's own is shorter. */
 const POOL_CONNECT_TIMEOUT_MS = 10_000;
+const DOCTOR_CONNECT_TIMEOUT_MS = 5_000;
 const SHORT_TIMEOUT_MS = 400;
 
-jest.setTimeout(60_000);
+// Eight CLI processes side by side on a loaded two-core machine take their time to load.
+jest.setTimeout(120_000);
+
+/** What every database command says of a silent database: where (no credentials), how long, what to check. */
+function silentDatabaseReason(url: string, timeoutMs: number): string {
+  const { host } = new URL(url);
+  return (
+    `the database at ${host}/silent did not answer a connection within ${timeoutMs / 1000}s: check that PostgreSQL ` +
+    'runs at that address and answers (not a proxy, tunnel or firewall that accepts connections and holds them), ' +
+    'and that DATABASE_URL names it'
+  );
+}
+
+/** A TCP listener that accepts and never answers, with when each connection came. */
+async function silentDatabase(): Promise<{ url: string; connectedAt: number[]; close(): Promise<void> }> {
+  const connectedAt: number[] = [];
+  const sockets: Socket[] = [];
+  const server = createServer((socket) => {
+    connectedAt.push(Date.now());
+    sockets.push(socket);
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const address = server.address();
+  if (address === null || typeof address === 'string') throw new Error('no TCP address');
+  return {
+    url: `postgres://convengine:secret@127.0.0.1:${address.port}/silent`,
+    connectedAt,
+    close: async () => {
+      for (const socket of sockets) socket.destroy();
+      await new Promise((resolve) => server.close(resolve));
+    },
+  };
+}
 
 describe('a database that accepts connections and never answers', () => {
   let server: Server;
@@ -62,8 +98,65 @@ describe('a database that accepts connections and never answers', () => {
     // From its first connection: process start and the SQL parser's load come before it, on a loaded machine seconds.
     const elapsed = Date.now() - (connectedAt[0] ?? Number.NaN);
     expect(run.code).toBe(1);
-    expect(run.stderr).toMatch(/^validate-config failed: .*connection timeout/);
+    expect(run.stderr).toBe(`validate-config failed: ${silentDatabaseReason(url, POOL_CONNECT_TIMEOUT_MS)}\n`);
     expect(connectedAt).toHaveLength(1);
     expect(elapsed).toBeLessThan(POOL_CONNECT_TIMEOUT_MS * 1.5);
+  });
+});
+
+/**
+ * Every other command that reads or writes the database, each against a silent database of its own (run side by
+ * side: each costs a connect timeout): one product message in the command's failure line, exit soon after.
+ */
+describe('the database commands against a silent database', () => {
+  const work = mkdtempSync(join(tmpdir(), 'ce-silent-'));
+  afterAll(() => rmSync(work, { recursive: true, force: true }));
+  // A closed port: doctor's Temporal check fails at once instead of waiting on a listener.
+  const temporal = { TEMPORAL_ADDRESS: '127.0.0.1:1' };
+  const commands: { args: string[]; code: number; line: (reason: string) => string; timeoutMs?: number }[] = [
+    { args: ['migrate'], code: 1, line: (reason) => `migrate failed: ${reason}` },
+    { args: ['seed', 'faq'], code: 1, line: (reason) => `seed failed: ${reason}` },
+    { args: ['config', 'export', join(work, 'tree')], code: 1, line: (reason) => `config failed: ${reason}` },
+    { args: ['config', 'apply', 'examples/claims/config'], code: 1, line: (reason) => `config failed: ${reason}` },
+    { args: ['whatif', '--config', 'current', '--since', '1d'], code: 3, line: (reason) => `whatif failed: ${reason}` },
+    { args: ['claims', 'prune', '--older-than', '30d'], code: 1, line: (reason) => `claims prune failed: ${reason}` },
+    {
+      args: ['conversations', 'prune', '--older-than', '30d'],
+      code: 1,
+      line: (reason) => `conversations prune failed: ${reason}`,
+    },
+    {
+      args: ['doctor'],
+      code: 1,
+      line: (reason) => `fail database          cannot read the schema: ${reason}`,
+      timeoutMs: DOCTOR_CONNECT_TIMEOUT_MS,
+    },
+  ];
+
+  it('each exits about one connect timeout after its first connection, saying what timed out where', async () => {
+    const runs = await Promise.all(
+      commands.map(async (command) => {
+        const database = await silentDatabase();
+        try {
+          const env = { DATABASE_URL: database.url, ...temporal };
+          const run = await runConvengine(command.args, env, POOL_CONNECT_TIMEOUT_MS * 5);
+          return { command, run, database, elapsed: Date.now() - (database.connectedAt[0] ?? Number.NaN) };
+        } finally {
+          await database.close();
+        }
+      })
+    );
+    for (const { command, run, database, elapsed } of runs) {
+      const timeoutMs = command.timeoutMs ?? POOL_CONNECT_TIMEOUT_MS;
+      const output = `${run.stdout}${run.stderr}`.split('\n');
+      expect({ args: command.args, code: run.code }).toEqual({ args: command.args, code: command.code });
+      expect(output).toContain(command.line(silentDatabaseReason(database.url, timeoutMs)));
+      expect(`${run.stdout}${run.stderr}`).not.toMatch(/secret|Connection terminated/);
+      expect({ args: command.args, connections: database.connectedAt.length }).toEqual({
+        args: command.args,
+        connections: 1,
+      });
+      expect({ args: command.args, prompt: elapsed < timeoutMs * 1.5 }).toEqual({ args: command.args, prompt: true });
+    }
   });
 });
