@@ -3,7 +3,7 @@ import { Client, type ConnectionLike } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { whatifConversation } from '../activities/whatif/replay';
 import type { Env } from '../config/env';
-import { connectTemporalClient, isNamespaceNotFound } from '../config/temporal-client';
+import { connectTemporalClient } from '../config/temporal-client';
 import { withDefaultCallDeadline } from '../config/temporal-call-deadline';
 import type { TemporalConnectionSettings } from '../config/temporal-connection';
 import { claimCheckDataConverter } from '../db/claims/codec';
@@ -12,28 +12,20 @@ import { openDatabase, type Database } from '../db/pool';
 import { silentLogger, type Logger } from '../observability/logger';
 import {
   PREREQUISITE_CACHE_MS,
-  PREREQUISITE_MESSAGES,
-  readinessWithPrerequisites,
   startPrerequisiteMonitor,
   type PrerequisiteMonitor,
 } from '../observability/prerequisites';
-import {
-  cachedFor,
-  databaseReadiness,
-  temporalCheck,
-  temporalChecksEnded,
-  temporalReadiness,
-} from '../observability/dependency-checks';
+import { cachedFor, temporalCheck, temporalChecksEnded } from '../observability/dependency-checks';
 import { createApiMetrics, type ApiMetrics } from '../observability/metrics';
 import { metricsText } from '../observability/probe-server';
 import { tracingClientInterceptors } from '../observability/tracing';
-import { readTurnPollers, turnPollersCheck, type TurnPollersCheck } from '../observability/turn-pollers';
 import { buildApi, type ApiOptions } from './app';
 import { exposedWithoutTokenWarning } from './host-check';
 import { consolePorts } from './console/wiring';
 import { configReplyTexts } from './reply-texts';
 import { conversationQueries } from './db-queries';
-import type { ApiPorts, ReadinessProbe } from './ports';
+import type { ApiPorts } from './ports';
+import { apiReadiness, READINESS_CACHE_MS } from './readiness';
 import { TemporalTurnGateway } from './turns/gateway';
 import { temporalTurnEnds } from './turns/turn-ended';
 import { temporalHeldTools } from './turns/held-tools';
@@ -74,46 +66,6 @@ export interface ApiServerOptions {
   workerConnection?: ConnectionLike;
   /** How long a migration or search-attribute check answers (default PREREQUISITE_CACHE_MS). */
   prerequisiteCacheMs?: number;
-}
-
-/** How long one answer of the API's /readyz serves the next probes. */
-export const READINESS_CACHE_MS = 1_000;
-
-function readiness(
-  db: Database,
-  connection: ConnectionLike,
-  env: Env,
-  prerequisites: PrerequisiteMonitor,
-  cacheMs: number
-): ReadinessProbe {
-  const namespace = env.TEMPORAL_NAMESPACE;
-  // The reader a decision's gate uses too (api/turns/turn-worker.ts), so both count the same workers.
-  const pollers = (): Promise<TurnPollersCheck> =>
-    readTurnPollers(connection, namespace, env.TEMPORAL_TASK_QUEUE).then(turnPollersCheck, (err: unknown) => ({
-      // No worker polls a namespace that does not exist; the temporal check names the fix.
-      check: isNamespaceNotFound(err) ? 'no worker polling' : 'unreachable',
-    }));
-  return {
-    // Open to anyone (api/auth.ts): however often it is asked, the dependencies are asked at most once per period.
-    check: cachedFor(cacheMs, async () => {
-      const [database, temporalState, worker, required] = await Promise.all([
-        databaseReadiness(db),
-        temporalReadiness(connection, () => connection.workflowService.describeNamespace({ namespace })),
-        pollers(),
-        prerequisites.status(),
-      ]);
-      const checks = {
-        ...readinessWithPrerequisites({ database, temporal: temporalState }, required),
-        worker: worker.check,
-      };
-      const warnings = { ...required.warnings, ...(worker.warning !== undefined ? { worker: worker.warning } : {}) };
-      return { checks, warnings };
-    }),
-    async turnBlocker() {
-      const { problem } = await prerequisites.status();
-      return problem === null ? null : { code: problem, message: PREREQUISITE_MESSAGES[problem] };
-    },
-  };
 }
 
 /** What the API holds open and reads: its database, its Temporal connection and client, the config store. */
@@ -205,7 +157,7 @@ function apiPorts(wiring: ApiWiring, turns: ApiPorts['turns'], prerequisites: Pr
     conversations,
     replyTexts: configReplyTexts({ snapshot: async () => store.current(), conversations }),
     config: { refresh: async () => store.refresh() },
-    readiness: readiness(db, connection, env, prerequisites, wiring.readinessCacheMs),
+    readiness: apiReadiness({ db, connection, env, prerequisites }, wiring.readinessCacheMs),
     whatif: {
       conversation: (id, version, { maxTurns }) =>
         whatifConversation({ db }, { conversationId: id, config: { version }, maxTurns }),

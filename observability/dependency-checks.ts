@@ -73,7 +73,7 @@ export const CHECK_DATABASE_URL = 'check DATABASE_URL';
  * The database's readiness (`select 1`) within the check deadline: `ok`, `unreachable`, or the refused login a retry
  * would not mend (`database missing: check DATABASE_URL`, `login refused: …`).
  */
-export function databaseReadiness(db: Database): Promise<string> {
+export function databaseReadiness(db: Pick<Database, 'execute'>): Promise<string> {
   return databaseCheck(db.execute(sql`select 1`)).then(
     () => 'ok',
     (err: unknown) => {
@@ -107,12 +107,14 @@ function readiness(probe: Promise<unknown>): Promise<string> {
 
 /**
  * `read`, run at most once per `ms`: a call within that time of the last run gets the last run's answer (a failure
- * too), so probes and scrapes in a burst, or while a dependency is down, cost one check.
+ * too), so probes and scrapes in a burst, or while a dependency is down, cost one check. Timed on the monotonic
+ * clock: a wall clock set back (NTP, a resumed VM) would otherwise serve the last answer until it caught up again.
  */
 export function cachedFor<T>(ms: number, read: () => Promise<T>): () => Promise<T> {
   let last: { at: number; answer: Promise<T> } | undefined;
   return () => {
-    if (last === undefined || Date.now() - last.at >= ms) last = { at: Date.now(), answer: read() };
+    const now = performance.now();
+    if (last === undefined || now - last.at >= ms) last = { at: now, answer: read() };
     return last.answer;
   };
 }

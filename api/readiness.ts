@@ -1,0 +1,56 @@
+import type { ConnectionLike } from '@temporalio/client';
+import type { Env } from '../config/env';
+import { isNamespaceNotFound } from '../config/temporal-client';
+import type { Database } from '../db/pool';
+import { cachedFor, databaseReadiness, temporalReadiness } from '../observability/dependency-checks';
+import {
+  PREREQUISITE_MESSAGES,
+  readinessWithPrerequisites,
+  type PrerequisiteMonitor,
+} from '../observability/prerequisites';
+import { readTurnPollers, turnPollersCheck, type TurnPollersCheck } from '../observability/turn-pollers';
+import type { ReadinessProbe } from './ports';
+
+/** How long one answer of the API's /readyz serves the next probes (docs/operations.md: "the next second"). */
+export const READINESS_CACHE_MS = 1_000;
+
+/** What the API's readiness asks: its database, its Temporal connection and the prerequisite checks. */
+export interface ReadinessDependencies {
+  db: Pick<Database, 'execute'>;
+  connection: Pick<ConnectionLike, 'workflowService' | 'withDeadline'>;
+  env: Pick<Env, 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE'>;
+  prerequisites: PrerequisiteMonitor;
+}
+
+/** The API's /readyz: one probe of every dependency serves the calls of the next `cacheMs`. */
+export function apiReadiness(dependencies: ReadinessDependencies, cacheMs: number): ReadinessProbe {
+  const { db, connection, env, prerequisites } = dependencies;
+  const namespace = env.TEMPORAL_NAMESPACE;
+  // The reader a decision's gate uses too (api/turns/turn-worker.ts), so both count the same workers.
+  const pollers = (): Promise<TurnPollersCheck> =>
+    readTurnPollers(connection, namespace, env.TEMPORAL_TASK_QUEUE).then(turnPollersCheck, (err: unknown) => ({
+      // No worker polls a namespace that does not exist; the temporal check names the fix.
+      check: isNamespaceNotFound(err) ? 'no worker polling' : 'unreachable',
+    }));
+  return {
+    // Open to anyone (api/auth.ts): however often it is asked, the dependencies are asked at most once per period.
+    check: cachedFor(cacheMs, async () => {
+      const [database, temporalState, worker, required] = await Promise.all([
+        databaseReadiness(db),
+        temporalReadiness(connection, () => connection.workflowService.describeNamespace({ namespace })),
+        pollers(),
+        prerequisites.status(),
+      ]);
+      const checks = {
+        ...readinessWithPrerequisites({ database, temporal: temporalState }, required),
+        worker: worker.check,
+      };
+      const warnings = { ...required.warnings, ...(worker.warning !== undefined ? { worker: worker.warning } : {}) };
+      return { checks, warnings };
+    }),
+    async turnBlocker() {
+      const { problem } = await prerequisites.status();
+      return problem === null ? null : { code: problem, message: PREREQUISITE_MESSAGES[problem] };
+    },
+  };
+}
