@@ -1,14 +1,14 @@
 import { PORT_MAX, portNumber } from '../config/env-values';
 import { writeLine } from './closed-output';
-import type { EnvNeed } from '../config/env';
+import type { Env, EnvNeed } from '../config/env';
 
 /** A `convengine` sub-command. Each lives in its own module under cli/commands/; its name and summary in the index. */
 export interface CliCommand {
   usage: string;
   /** What the command needs set (config/env.ts), checked with every variable that is set, before it runs. */
   needs?: readonly EnvNeed[];
-  /** Returns the process exit code. */
-  run(args: string[], io: CliIo): Promise<number>;
+  /** Returns the process exit code. `env` is the environment validated with `needs` (cli/environment.ts). */
+  run(args: string[], io: CliIo, env: Env): Promise<number>;
 }
 
 export interface CliIo {

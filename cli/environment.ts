@@ -10,18 +10,17 @@ export const INVALID_ENVIRONMENT_EXIT = 2;
 /**
  * Runs a command once the whole environment is valid, the same check for every command: migrate shares its
  * environment with the worker and the API (docker-compose), so what would stop them stops it too. What is set is
- * checked, and what the command `needs` (`api`, `worker`) in the same error; any other variable a command needs is its
- * own to require. An EnvError the command throws later (a TLS file it
+ * checked, and what the command `needs` (`api`, `worker`) in the same error; the command gets that environment, checked
+ * once. Any other variable a command needs is its own to require. An EnvError the command throws later (a TLS file it
  * cannot read) ends it the same way: the variables' reasons on stderr and INVALID_ENVIRONMENT_EXIT.
  */
 export async function runWithValidEnvironment(
   io: CliIo,
-  run: () => Promise<number>,
+  run: (env: Env) => Promise<number>,
   needs: readonly EnvNeed[] = []
 ): Promise<number> {
   try {
-    loadEnvFor(needs);
-    return await run();
+    return await run(loadEnvFor(needs));
   } catch (err) {
     printEnvError(io, err);
     return INVALID_ENVIRONMENT_EXIT;
@@ -52,17 +51,14 @@ export const API_NEEDS: readonly EnvNeed[] = ['database', 'temporal'];
 export const WORKER_NEEDS: readonly EnvNeed[] = [...API_NEEDS, 'llm'];
 
 /**
- * The environment of `api` or `worker` (`needs`: API_NEEDS, WORKER_NEEDS), or null once every missing and every
- * invalid variable is printed, in the one EnvError (the command exits INVALID_ENVIRONMENT_EXIT).
+ * The environment of `api` or `worker`, as runWithValidEnvironment validated it with their needs (API_NEEDS,
+ * WORKER_NEEDS): typed with the database and Temporal it found set, not validated again.
  */
-export function serviceEnvironment(io: CliIo, needs: readonly EnvNeed[]): ServiceEnv | null {
-  try {
-    const env = loadEnvFor(needs);
-    const { DATABASE_URL, TEMPORAL_ADDRESS } = env;
-    // Both are set: loadEnv has thrown otherwise.
-    return DATABASE_URL && TEMPORAL_ADDRESS ? { ...env, DATABASE_URL, TEMPORAL_ADDRESS } : null;
-  } catch (err) {
-    printEnvError(io, err);
-    return null;
+export function serviceEnvironment(env: Env): ServiceEnv {
+  const { DATABASE_URL, TEMPORAL_ADDRESS } = env;
+  if (DATABASE_URL === undefined || TEMPORAL_ADDRESS === undefined) {
+    // A command run without its needs checked (a wiring error), never an operator's: their message is runWithValidEnvironment's.
+    throw new Error('serviceEnvironment: DATABASE_URL and TEMPORAL_ADDRESS were not validated as needs');
   }
+  return { ...env, DATABASE_URL, TEMPORAL_ADDRESS };
 }

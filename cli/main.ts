@@ -53,6 +53,6 @@ export async function runCli(argv: string[], io: CliIo = processIo): Promise<num
       io.out(entry.summary);
       return 0;
     }
-    return runWithValidEnvironment(io, () => command.run(rest, io), command.needs);
+    return runWithValidEnvironment(io, (env) => command.run(rest, io, env), command.needs);
   });
 }

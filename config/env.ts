@@ -1,6 +1,7 @@
 import { INT32_MAX } from '../core/int32';
 import { LLM_TIMEOUT_MAX_MS } from '../core/turn/steps';
 import { z } from 'zod';
+import { DATABASE_URL_UNSET, unmetNeeds, type EnvNeed, type EnvSource } from './env-needs';
 import {
   blankAsUnset,
   httpUrl,
@@ -252,37 +253,7 @@ export function temporalTlsIssues(env: Env): EnvIssue[] {
   return issues;
 }
 
-/**
- * What a command needs set besides the variables every command checks when they are set: `convengine api` a
- * database and Temporal, `convengine worker` a model too. Part of the one validation, so a run lists every missing
- * and every invalid variable at once, in one format.
- */
-export type EnvNeed = 'database' | 'temporal' | 'llm';
-
-type Source = Readonly<Record<string, string | undefined>>;
-
-const isSet = (source: Source, variable: string): boolean => blankAsUnset(source[variable]) !== undefined;
-
-export const DATABASE_URL_UNSET =
-  'is not set; point it at PostgreSQL, e.g. postgres://postgres@127.0.0.1:5432/convengine';
-
-/** Each need: the variable an issue names, whether the source meets it, and the reason when it does not. */
-const NEEDS: Record<EnvNeed, { variable: string; met(source: Source): boolean; reason: string }> = {
-  database: { variable: 'DATABASE_URL', met: (s) => isSet(s, 'DATABASE_URL'), reason: DATABASE_URL_UNSET },
-  temporal: {
-    variable: 'TEMPORAL_ADDRESS',
-    met: (s) => isSet(s, 'TEMPORAL_ADDRESS'),
-    reason: 'is not set; point it at the Temporal frontend, e.g. localhost:7233 (`convengine start` runs one itself)',
-  },
-  // Without either, every LLM step would spend its retries on api.anthropic.com with no key, then fail the turn.
-  llm: {
-    variable: 'ANTHROPIC_API_KEY',
-    met: (s) => isSet(s, 'ANTHROPIC_API_KEY') || isSet(s, 'ANTHROPIC_BASE_URL'),
-    reason:
-      'is not set, nor ANTHROPIC_BASE_URL: no LLM is configured; set ANTHROPIC_API_KEY (Anthropic) or ' +
-      'ANTHROPIC_BASE_URL (a Messages API server); `convengine start` alone runs the keyless demo model',
-  },
-};
+export { DATABASE_URL_UNSET, type EnvNeed } from './env-needs';
 
 /** The variables that are set but invalid: one reason a variable, the first check it fails (it says what to fix). */
 function invalidVariables(result: ReturnType<typeof envSchema.safeParse>): EnvIssue[] {
@@ -298,13 +269,12 @@ function invalidVariables(result: ReturnType<typeof envSchema.safeParse>): EnvIs
  * Parses the environment; throws EnvError listing every invalid variable, and every one `needs` asks for that is
  * unset (a need whose variable is already listed as invalid is not listed twice).
  */
-export function loadEnv(source: Source = process.env, needs: readonly EnvNeed[] = []): Env {
+export function loadEnv(source: EnvSource = process.env, needs: readonly EnvNeed[] = []): Env {
   const result = envSchema.safeParse(source);
   const issues = invalidVariables(result);
-  for (const need of needs.map((n) => NEEDS[n])) {
-    if (!need.met(source) && !issues.some((i) => i.variable === need.variable))
-      issues.push({ variable: need.variable, reason: need.reason });
-  }
+  // A need whose variable is already listed as invalid is not listed twice.
+  const listed = new Set(issues.map((i) => i.variable));
+  issues.push(...unmetNeeds(source, needs).filter((issue) => !listed.has(issue.variable)));
   if (issues.length > 0 || !result.success) throw new EnvError(issues);
   return result.data;
 }
@@ -319,7 +289,7 @@ export function loadEnvFor(needs: readonly EnvNeed[]): Env {
  * migrate shares its environment with the worker and the API (docker-compose), so a variable they would refuse must
  * stop it too, not pass it and leave them crash-looping. Throws EnvError.
  */
-export function requireDatabaseUrl(source: Source = process.env): string {
+export function requireDatabaseUrl(source: EnvSource = process.env): string {
   const url = loadEnv(source, ['database']).DATABASE_URL;
   if (url === undefined) throw new EnvError([{ variable: 'DATABASE_URL', reason: DATABASE_URL_UNSET }]);
   return url;

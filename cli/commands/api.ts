@@ -3,7 +3,7 @@ import { configuredTemporal } from '../../config/temporal-connection';
 import { startApiServer } from '../../api/server';
 import { processTelemetry } from '../../observability/process';
 import { usageError, type CliCommand } from '../command';
-import { API_NEEDS, INVALID_ENVIRONMENT_EXIT, serviceEnvironment } from '../environment';
+import { API_NEEDS, serviceEnvironment } from '../environment';
 import { errorChain } from '../error-chain';
 import { StopSignals, stopWhenNpmEnds } from '../signals';
 
@@ -11,10 +11,9 @@ export const apiCommand: CliCommand = {
   needs: API_NEEDS,
   usage:
     'convengine api\n\nServes /api/v1/…, /docs/openapi.json, /metrics, /healthz and /readyz; starts turn workflows on TEMPORAL_ADDRESS.',
-  async run(args, io) {
+  async run(args, io, validated) {
     if (args.length > 0) return usageError(io, `api: unexpected argument(s): ${args.join(' ')}`, apiCommand.usage);
-    const env = serviceEnvironment(io, API_NEEDS);
-    if (env === null) return INVALID_ENVIRONMENT_EXIT;
+    const env = serviceEnvironment(validated);
     const databaseUrl = env.DATABASE_URL;
     const telemetry = processTelemetry(env, 'api');
     const server = await startApiServer({

@@ -14,7 +14,7 @@ import { runTurnWorker, type RunningWorker } from '../../worker/main';
 import { SHUTDOWN_FORCE_MARGIN_MS } from '../../worker/worker';
 import { StoppedBeforeNamespaceError } from '../../worker/namespace-wait';
 import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../command';
-import { WORKER_NEEDS, INVALID_ENVIRONMENT_EXIT, serviceEnvironment } from '../environment';
+import { WORKER_NEEDS, serviceEnvironment } from '../environment';
 import { errorChain } from '../error-chain';
 import { checkRoundTrip } from '../doctor/checks';
 import { stopWhenNpmEnds } from '../signals';
@@ -40,12 +40,11 @@ export const workerCommand: CliCommand = {
     'free port when that is taken). A WORKER_METRICS_PORT or TEMPORAL_SDK_METRICS_ADDRESS that is set but taken',
     'exits 1 at start, naming the variable, before the worker connects or polls.',
   ].join('\n'),
-  async run(args, io) {
+  async run(args, io, validated) {
     const parsed = parseCommandArgs('worker', args, OPTIONS);
     if (typeof parsed === 'string') return usageError(io, parsed, workerCommand.usage);
     const check = parsed.options.has('check');
-    const env = serviceEnvironment(io, WORKER_NEEDS);
-    if (env === null) return INVALID_ENVIRONMENT_EXIT;
+    const env = serviceEnvironment(validated);
     const databaseUrl = env.DATABASE_URL;
     const temporal = configuredTemporal(env);
     const telemetry = processTelemetry(env, 'worker');

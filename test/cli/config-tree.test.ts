@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { configCommand, TABLE_FILE_MAX_BYTES } from '../../cli/commands/config';
 import { configToYaml } from '../../db/config/yaml-tree';
 import { SEED_PACKS, packConfigRows } from '../../db/seed';
+import { loadEnv } from '../../config/env';
 
 /**
  * `convengine config validate <dir>` run in process on trees written from the bundled packs: what it makes of a
@@ -34,11 +35,15 @@ describe('convengine config validate: the tree as files', () => {
   async function validate(dir: string, ...flags: string[]) {
     const out: string[] = [];
     const err: string[] = [];
-    const code = await configCommand.run(['validate', dir, ...flags], {
-      out: (l) => out.push(l),
-      err: (l) => err.push(l),
-      stdin: process.stdin,
-    });
+    const code = await configCommand.run(
+      ['validate', dir, ...flags],
+      {
+        out: (l) => out.push(l),
+        err: (l) => err.push(l),
+        stdin: process.stdin,
+      },
+      loadEnv()
+    );
     return { code, out: out.join('\n'), err: err.join('\n') };
   }
 
@@ -76,7 +81,7 @@ describe('convengine config validate: the tree as files', () => {
   it('refuses --complete for the actions that read the database', async () => {
     const err: string[] = [];
     const io = { out: () => undefined, err: (l: string) => err.push(l), stdin: process.stdin };
-    expect(await configCommand.run(['diff', work, '--complete'], io)).toBe(2);
+    expect(await configCommand.run(['diff', work, '--complete'], io, loadEnv())).toBe(2);
     expect(err.join('\n')).toMatch(/config diff: --complete is only for validate/);
   });
 

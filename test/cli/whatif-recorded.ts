@@ -9,6 +9,7 @@ import { DEMO_CONVERSATIONS } from '../../demo/conversations';
 import { runConversations } from '../../demo/demo-runner';
 import { DemoHarness } from '../demo/demo-harness';
 import { runConvengine, type CliRun } from '../support/run-cli';
+import { loadEnv } from '../../config/env';
 
 export type Row = Record<string, unknown>;
 
@@ -36,7 +37,7 @@ export function recordedSeedConversations() {
       process.env['DATABASE_URL'] = seeds.demo.tdb.url;
       try {
         const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l), stdin: process.stdin };
-        const code = await whatifCommand.run(args, io);
+        const code = await whatifCommand.run(args, io, loadEnv());
         return { code, stdout: out.join('\n'), stderr: err.join('\n') };
       } finally {
         process.env['DATABASE_URL'] = saved;

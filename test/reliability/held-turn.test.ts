@@ -3,6 +3,7 @@ import { sreCommand } from '../../cli/commands/sre';
 import { DEMO_CONVERSATIONS } from '../../demo/conversations';
 import { turnProgressQuery } from '../../workflows/messages';
 import { ReliabilityStack } from './support/stack';
+import { loadEnv } from '../../config/env';
 
 /**
  * Issue #22 on worker processes: a loan submission (seed: on_retries_exhausted=HOLD) whose
@@ -16,7 +17,7 @@ const SUBMIT_ROW = "tool_id = (SELECT tool_id FROM ce_mcp_tool WHERE tool_code =
 
 async function sre(stack: ReliabilityStack, args: string[]): Promise<number> {
   const io = { out: () => undefined, err: (l: string) => console.error(l), stdin: process.stdin };
-  return sreCommand.run([...args, '--address', stack.address], io);
+  return sreCommand.run([...args, '--address', stack.address], io, loadEnv());
 }
 
 /** Runs the loan conversation up to its submit turn; returns that turn's reply. */

@@ -3,6 +3,7 @@ import { sreCommand } from '../../cli/commands/sre';
 import type { TurnActivities } from '../../core/turn/activities';
 import type { ScriptEntry } from '../../scripted-llm';
 import { WorkflowHarness } from './workflow-harness';
+import { loadEnv } from '../../config/env';
 
 /** The reply of a turn held for an operator (#22); anything else fails the test. */
 export function held(reply: TurnReply) {
@@ -20,7 +21,11 @@ export interface SreRun {
 export async function runSre(args: string[]): Promise<SreRun> {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await sreCommand.run(args, { out: (l) => out.push(l), err: (l) => err.push(l), stdin: process.stdin });
+  const code = await sreCommand.run(
+    args,
+    { out: (l) => out.push(l), err: (l) => err.push(l), stdin: process.stdin },
+    loadEnv()
+  );
   return { code, out, err };
 }
 
