@@ -52,17 +52,17 @@ export const conversationPageSchema = {
     },
     total: { type: 'integer', description: 'Conversations that match, on every page.' },
     limit: { type: 'integer' },
-    awaitingApprovalUnknown: {
-      type: 'boolean',
-      description:
-        "Present (true) when Temporal's visibility could not be read for an unfiltered page: every status is then the " +
-        "conversation's stored one, so a conversation parked on an approval shows RUNNING or BLOCKED.",
-    },
     next: {
       type: 'string',
       nullable: true,
       description:
         'The next page: pass it as `after` (the `Link: <…>; rel="next"` header is the same URL); null on the last page.',
+    },
+    awaitingApprovalUnknown: {
+      type: 'boolean',
+      description:
+        "Present (true) when Temporal's visibility could not be read for an unfiltered page: every status is then the " +
+        "conversation's stored one, so a conversation parked on an approval shows RUNNING or BLOCKED.",
     },
   },
 } as const;

@@ -84,7 +84,7 @@ describe('GET /api/v1/console/conversations pages by cursor (api/routes/console/
         'after',
       ]);
       const page = op.responses['200'].content['application/json'].schema;
-      expect(Object.keys(page.properties)).toEqual(['items', 'total', 'limit', 'next']);
+      expect(Object.keys(page.properties)).toEqual(['items', 'total', 'limit', 'next', 'awaitingApprovalUnknown']);
     } finally {
       await app.close();
     }
