@@ -130,7 +130,7 @@ async function lastTurn(
   return turnCount > 0 ? { turnNumber: turnCount, status: 'COMPLETED' } : null;
 }
 
-function auditView({ idempotencyKey: _key, runId: _run, createdAt, ...row }: StoredAudit): AuditRowView {
+function auditView({ idempotencyKey: _key, createdAt, ...row }: StoredAudit): AuditRowView {
   return { ...row, payload: publicAuditPayload(row.stage, row.payload), createdAt: createdAt.toISOString() };
 }
 

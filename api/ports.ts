@@ -117,6 +117,12 @@ export interface AuditRowView {
   auditId: number;
   conversationId: string;
   turnNumber: number | null;
+  /**
+   * The Temporal run of the turn that wrote the row; null for a row of no run (an operator's action, the in-process
+   * runner, rows from before migration 0016). A turn number has several runs when an operator retried the turn or a
+   * new message took the number of a turn that failed before committing: each run's rows are its own.
+   */
+  runId: string | null;
   stage: string;
   payload: JsonObject;
   createdAt: string;

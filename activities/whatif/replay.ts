@@ -158,14 +158,16 @@ async function replayConversation(
   const diffs: TurnDiff[] = [];
   for (const turn of recording.turns) {
     const ref = { conversationId: recording.conversationId, turnNumber: turn.turnNumber, userText: turn.message };
+    // A failed message a later one superseded committed nothing and is not replayed; the report names it.
+    const superseded = turn.superseded.length > 0 ? { superseded: turn.superseded } : {};
     if (diffs.some((d) => d.missing.length > 0)) {
-      diffs.push(skippedTurn(ref, turn.facts));
+      diffs.push({ ...skippedTurn(ref, turn.facts), ...superseded });
       continue;
     }
     feeds.beginTurn(turn.turnNumber);
     clock.at = turn.receivedAt;
     const replayed = await replayTurn(deps, feeds, trail, turn, rename);
-    diffs.push(diffTurn(ref, turn.facts, replayed, feeds.missing()));
+    diffs.push({ ...diffTurn(ref, turn.facts, replayed, feeds.missing()), ...superseded });
   }
   return diffs;
 }

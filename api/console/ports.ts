@@ -4,6 +4,7 @@ import type { JsonObject } from '../../core/json';
 import type { HeldTool, PendingApproval } from '../../workflows/messages';
 import type { TurnOutcomeValue } from '../../workflows/search-attributes';
 import type { AuditRowView } from '../ports';
+import type { RunInput } from './turn-runs';
 
 export type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -62,16 +63,25 @@ export interface ConversationPage {
   awaitingApprovalUnknown?: true;
 }
 
-/** One turn workflow of a conversation, from Temporal's visibility (running and failed turns too). */
-export interface TurnSummary {
-  workflowId: string;
+/** One run of a turn workflow, from Temporal's visibility. */
+export interface TurnRunSummary {
   runId: string;
-  turnNumber: number;
   status: string;
   /** Its TurnOutcome search attribute; null when it has none (yet) or one this release does not know. */
   outcome: TurnOutcomeValue | null;
   startedAt: string;
   closedAt: string | null;
+}
+
+/**
+ * One turn workflow of a conversation, from Temporal's visibility (running and failed turns too): its latest run, and
+ * the runs before it under the same id (a failed run an operator retried, or whose number a new message took).
+ */
+export interface TurnSummary extends TurnRunSummary {
+  workflowId: string;
+  turnNumber: number;
+  /** Oldest first. */
+  earlierRuns: TurnRunSummary[];
 }
 
 /** An activity of a running turn that is retrying (or paused), from DescribeWorkflowExecution. */
@@ -114,15 +124,13 @@ export interface OperatorActionRecord {
 /** An audit row of one turn with the step call that wrote it (`05-DialogueAct`, `18-McpTool-plan-1`, …). */
 export interface TurnAuditRow extends AuditRowView {
   callKey: string;
-  /** The Temporal run that wrote it: a turn re-run after a failure keeps the failed run's rows beside its own. */
-  runId: string | null;
 }
 
 export interface ConsolePorts {
   searchConversations(search: ConversationSearch): Promise<ConversationPage>;
   turnAudits(conversationId: string, turnNumber: number): Promise<TurnAuditRow[]>;
-  /** What the user said in each of these turns, from their USER_INPUT rows, in one read. */
-  userInputs(conversationId: string, turnNumbers: readonly number[]): Promise<Map<number, string | null>>;
+  /** What the user said in each run of each of these turns, from their USER_INPUT rows, oldest first, in one read. */
+  userInputs(conversationId: string, turnNumbers: readonly number[]): Promise<Map<number, RunInput[]>>;
   /**
    * Runs another of the console's database reads (the API's own, e.g. a conversation's row) within the console's
    * read budget (api/console/read-budget.ts); the ports above run within it already.

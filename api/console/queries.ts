@@ -5,6 +5,7 @@ import { readStageRows } from '../../core/audit/read';
 import type { JsonObject } from '../../core/json';
 import { insertAudits } from '../../db/repositories/audit';
 import { publicAuditPayload } from '../db-queries';
+import type { RunInput } from './turn-runs';
 import { ceAudit, ceConversation, ceConversationHistory } from '../../db/schema';
 import {
   AWAITING_APPROVAL_STATUS,
@@ -168,15 +169,16 @@ export async function turnAudits(db: Database, conversationId: string, turnNumbe
 }
 
 /**
- * What the user said in each of `turnNumbers`, from their USER_INPUT rows: one statement for all of them (the
- * conversation page's turns the history no longer or not yet holds), never one per turn.
+ * What the user said in each of `turnNumbers`, run by run, from their USER_INPUT rows: one statement for all of them
+ * (the conversation page's turns), never one per turn. A turn number has several runs when a failed turn was retried
+ * or a new message took its number.
  */
 export async function auditedUserInputs(
   db: Database,
   conversationId: string,
   turnNumbers: readonly number[]
-): Promise<Map<number, string | null>> {
-  const said = new Map<number, string | null>();
+): Promise<Map<number, RunInput[]>> {
+  const said = new Map<number, RunInput[]>(turnNumbers.map((turnNumber) => [turnNumber, []]));
   if (turnNumbers.length === 0) return said;
   const rows = await db
     .select()
@@ -189,9 +191,7 @@ export async function auditedUserInputs(
       )
     )
     .orderBy(asc(ceAudit.auditId));
-  for (const turnNumber of turnNumbers) {
-    const ofTurn = rows.filter((r) => r.turnNumber === turnNumber).map(turnAuditRow);
-    said.set(turnNumber, readStageRows(ofTurn, AuditStage.UserInput).at(-1)?.payload.text ?? null);
-  }
+  for (const { row, payload } of readStageRows(rows.map(turnAuditRow), AuditStage.UserInput))
+    if (row.turnNumber !== null) said.get(row.turnNumber)?.push({ runId: row.runId, text: payload.text });
   return said;
 }

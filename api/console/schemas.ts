@@ -67,13 +67,27 @@ export const conversationPageSchema = {
   },
 } as const;
 
+/** An earlier run of a turn as both the turn list and the turn's page show it (api/console/turn-runs.ts). */
+const earlierRunFields = {
+  runId: { type: 'string' },
+  userInput: { ...nullableString, description: 'What the user said in that run (its USER_INPUT row), or null.' },
+  superseded: {
+    type: 'boolean',
+    description:
+      "A failed message superseded by a later one: the run said something else than the turn's final run. A " +
+      'turn that fails commits nothing, so the next message takes its number and runs as another run of the same ' +
+      "turn id. False for a run of the same message again (an operator's retry, a reset).",
+  },
+} as const;
+
 export const conversationTurnsSchema = {
   type: 'object',
   properties: {
     conversation: { type: 'object', properties: conversationFields },
     turns: {
       type: 'array',
-      description: "The conversation's turn workflows from Temporal's visibility, the latest run of each.",
+      description:
+        "The conversation's turn workflows from Temporal's visibility, the latest run of each, with the runs before it.",
       items: {
         type: 'object',
         properties: {
@@ -86,6 +100,20 @@ export const conversationTurnsSchema = {
           closedAt: nullableString,
           userInput: nullableString,
           assistantOutput: {},
+          earlierRuns: {
+            type: 'array',
+            description: 'The runs of the turn id before its latest one, oldest first: failed runs, each kept listed.',
+            items: {
+              type: 'object',
+              properties: {
+                ...earlierRunFields,
+                status: { type: 'string' },
+                outcome: nullableString,
+                startedAt: { type: 'string' },
+                closedAt: nullableString,
+              },
+            },
+          },
         },
       },
     },
@@ -135,11 +163,17 @@ export const turnViewSchema = {
     userInput: nullableString,
     response: { description: 'The reply the turn gave, or null.' },
     story: storySchema,
+    earlierRuns: {
+      type: 'array',
+      description:
+        "The runs before the turn's final one that wrote audit rows, oldest first (their rows are in audits).",
+      items: { type: 'object', properties: earlierRunFields },
+    },
     audits: {
       type: 'array',
       items: {
         type: 'object',
-        properties: { ...auditRowSchema.properties, callKey: { type: 'string' }, runId: nullableString },
+        properties: { ...auditRowSchema.properties, callKey: { type: 'string' } },
       },
     },
     pendingActivities: { type: 'array', items: pendingActivitySchema },

@@ -7,7 +7,7 @@ import { pendingActivityView } from '../history/pending-activities';
 import { resolveStepRunClaims } from '../history/step-run-claims';
 import { turnNotFound } from '../turns/turn-id';
 import { progressUnavailable, readProgress } from '../turns/turn-worker';
-import type { ActivityOperation, TurnInspector, TurnSummary } from './ports';
+import type { ActivityOperation, TurnInspector, TurnRunSummary, TurnSummary } from './ports';
 
 const TURN_NUMBER = /-([1-9][0-9]*)$/;
 
@@ -36,12 +36,10 @@ async function progressOf(client: Client, workflowId: string): Promise<TurnProgr
   return read.progress;
 }
 
-function summaryOf(wf: WorkflowExecutionInfo): TurnSummary {
+function runOf(wf: WorkflowExecutionInfo): TurnRunSummary {
   const { turnOutcome } = readTurnSearchAttributes(wf.searchAttributes);
   return {
-    workflowId: wf.workflowId,
     runId: wf.runId,
-    turnNumber: Number(TURN_NUMBER.exec(wf.workflowId)?.[1] ?? 0),
     status: wf.status.name,
     outcome: turnOutcome ?? null,
     startedAt: wf.startTime.toISOString(),
@@ -49,14 +47,26 @@ function summaryOf(wf: WorkflowExecutionInfo): TurnSummary {
   };
 }
 
-/** A conversation's turns in turn order; a retried turn has several runs under one id, and the latest is kept. */
+/**
+ * A conversation's turns in turn order. A turn id has several runs when a failed turn was retried or a new message
+ * took its number: the latest is the turn, the others are its `earlierRuns`, so a failed message stays listed.
+ */
 async function listTurns(client: Client, conversationId: string): Promise<TurnSummary[]> {
-  const turns: TurnSummary[] = [];
+  const runs: (TurnRunSummary & { workflowId: string })[] = [];
   for await (const wf of client.workflow.list({ query: conversationTurnsQuery(conversationId) }))
-    turns.push(summaryOf(wf));
-  const latest = new Map<string, TurnSummary>();
-  for (const turn of turns.sort((a, b) => a.startedAt.localeCompare(b.startedAt))) latest.set(turn.workflowId, turn);
-  return [...latest.values()].sort((a, b) => a.turnNumber - b.turnNumber);
+    runs.push({ ...runOf(wf), workflowId: wf.workflowId });
+  const turns = new Map<string, TurnSummary>();
+  for (const { workflowId, ...run } of runs.sort((a, b) => a.startedAt.localeCompare(b.startedAt))) {
+    const before = turns.get(workflowId);
+    const earlierRuns = before ? [...before.earlierRuns, withoutRuns(before)] : [];
+    const turnNumber = Number(TURN_NUMBER.exec(workflowId)?.[1] ?? 0);
+    turns.set(workflowId, { ...run, workflowId, turnNumber, earlierRuns });
+  }
+  return [...turns.values()].sort((a, b) => a.turnNumber - b.turnNumber);
+}
+
+function withoutRuns({ runId, status, outcome, startedAt, closedAt }: TurnSummary): TurnRunSummary {
+  return { runId, status, outcome, startedAt, closedAt };
 }
 
 /** The turn's events, with claim references resolved; null without the turn. */

@@ -52,6 +52,7 @@ function auditEvent(row: AuditRowView): string {
     {
       eventType: verbose ? VERBOSE_PROGRESS : 'AUDIT',
       auditId: row.auditId,
+      runId: row.runId,
       stage: row.stage,
       createdAt: row.createdAt,
       payload: row.payload,

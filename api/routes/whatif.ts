@@ -40,6 +40,13 @@ const turnDiffSchema = {
     },
     recorded: factsSchema,
     replayed: { ...factsSchema, nullable: true },
+    superseded: {
+      type: 'array',
+      items: { type: 'string' },
+      description:
+        'Messages that failed under this turn number before this one took it (a failed turn commits nothing): not ' +
+        'replayed. Absent when there were none.',
+    },
   },
 } as const;
 

@@ -5,12 +5,22 @@
 import { anyObject, nullableString } from './common';
 import { approvalSchema } from './turn';
 
+/** Which run of its turn wrote a row: a turn number can have several (docs/architecture.md, "Runs of a turn"). */
+const runIdSchema = {
+  ...nullableString,
+  description:
+    "The Temporal run of the turn that wrote the row: an operator's retry, or a new message taking the number of a " +
+    'turn that failed before committing, is another run of the same turn id, with rows of its own. Null for a row ' +
+    "of no run (an operator's action, the in-process runner, rows written before migration 0016).",
+} as const;
+
 export const auditRowSchema = {
   type: 'object',
   properties: {
     auditId: { type: 'integer' },
     conversationId: { type: 'string' },
     turnNumber: { type: 'integer', nullable: true },
+    runId: runIdSchema,
     stage: { type: 'string' },
     payload: { type: 'object', additionalProperties: true },
     createdAt: { type: 'string' },
@@ -82,6 +92,7 @@ const traceStageSchema = {
   type: 'object',
   properties: {
     auditId: { type: 'integer' },
+    runId: runIdSchema,
     stage: { type: 'string' },
     createdAt: { type: 'string' },
     payload: anyObject,
@@ -100,6 +111,7 @@ export const traceSchema = {
           step: { type: 'string' },
           stepClass: { type: 'string' },
           turnNumber: { type: 'integer', nullable: true },
+          runId: runIdSchema,
           status: { type: 'string', enum: ['RUNNING', 'OK', 'ERROR'] },
           startedAt: { type: 'string' },
           endedAt: nullableString,

@@ -2,18 +2,44 @@ import { api, apiPath, unexpectedAnswer } from '../lib/api.js';
 import { badge, errorBox, h, mount, show, when } from '../lib/dom.js';
 import { conversationPanels } from '../extensions.js';
 
-function turnRow(t) {
-  const reply = t.assistantOutput?.value ?? t.assistantOutput;
+/**
+ * An earlier run of a turn, listed before it: a failed message a later message superseded (it took the failed turn's
+ * number), or a run of the same message that was run again. Its rows are on the turn's page.
+ */
+function earlierRunRow(t, run) {
   return h(
     'tr',
-    {},
-    h('td', { class: 'num' }, h('a', { href: `#/turn/${encodeURIComponent(t.workflowId)}` }, `Turn ${t.turnNumber}`)),
-    h('td', {}, badge(t.status)),
-    h('td', {}, t.outcome ? badge(t.outcome) : ''),
-    h('td', { class: 'said' }, t.userInput ?? ''),
-    h('td', { class: 'said' }, show(reply)),
-    h('td', {}, when(t.startedAt))
+    { class: `earlier-run${run.superseded ? ' superseded' : ''}`, 'data-run-id': run.runId },
+    h(
+      'td',
+      { class: 'num' },
+      h('a', { href: `#/turn/${encodeURIComponent(t.workflowId)}` }, `Turn ${t.turnNumber}`),
+      h('div', { class: 'note' }, run.superseded ? 'failed message, superseded' : 'earlier run, run again')
+    ),
+    h('td', {}, badge(run.status)),
+    h('td', {}, run.outcome ? badge(run.outcome) : ''),
+    h('td', { class: 'said' }, run.userInput ?? ''),
+    h('td', { class: 'said' }, ''),
+    h('td', {}, when(run.startedAt))
   );
+}
+
+/** A turn's row, after the rows of its earlier runs (none for most turns). */
+function turnRow(t) {
+  const reply = t.assistantOutput?.value ?? t.assistantOutput;
+  return [
+    ...(t.earlierRuns ?? []).map((run) => earlierRunRow(t, run)),
+    h(
+      'tr',
+      {},
+      h('td', { class: 'num' }, h('a', { href: `#/turn/${encodeURIComponent(t.workflowId)}` }, `Turn ${t.turnNumber}`)),
+      h('td', {}, badge(t.status)),
+      h('td', {}, t.outcome ? badge(t.outcome) : ''),
+      h('td', { class: 'said' }, t.userInput ?? ''),
+      h('td', { class: 'said' }, show(reply)),
+      h('td', {}, when(t.startedAt))
+    ),
+  ];
 }
 
 /** A page of the conversation's turns (after the cursor `after`, when given), checked to be one. */
@@ -37,7 +63,7 @@ function moreTurns(conversationId, rows, next) {
       button.disabled = true;
       try {
         const page = await turnsOf(conversationId, after);
-        rows.append(...page.turns.map(turnRow));
+        rows.append(...page.turns.flatMap(turnRow));
         offer(page.next);
       } catch (err) {
         mount(holder, errorBox(err), button);
@@ -53,7 +79,7 @@ function moreTurns(conversationId, rows, next) {
 /** One conversation: where it stands and every turn workflow it ran (running and failed ones too). */
 export async function conversationPage({ main }, conversationId) {
   const { conversation: c, turns, next } = await turnsOf(conversationId);
-  const rows = h('tbody', {}, turns.map(turnRow));
+  const rows = h('tbody', {}, turns.flatMap(turnRow));
   const panels = h('div', { class: 'panels' });
   mount(
     main,

@@ -21,21 +21,46 @@ function runOf(step) {
 }
 
 /**
- * The rows of the turn's last run by step; every run of a turn writes rows of its own, so a failed run's
- * rows (the turn was re-run after it) are kept apart as `earlier` rather than shown beside the retry's steps.
+ * The rows of the turn's last run by step; every run of a turn writes rows of its own, so an earlier run's rows are
+ * kept apart, run by run, in `earlier` (a Map of run id to rows, oldest run first) rather than shown beside the final
+ * run's steps.
  */
 function auditsByStep(audits) {
   const lastRun = audits.findLast((row) => row.runId)?.runId ?? null;
   const byStep = new Map();
   const other = [];
-  const earlier = [];
+  const earlier = new Map();
   for (const row of audits) {
     const step = stepOf(row.callKey);
-    if (row.runId && row.runId !== lastRun) earlier.push(row);
+    if (row.runId && row.runId !== lastRun) earlier.set(row.runId, [...(earlier.get(row.runId) ?? []), row]);
     else if (step) byStep.set(step, [...(byStep.get(step) ?? []), row]);
     else other.push(row);
   }
   return { byStep, other, earlier };
+}
+
+/**
+ * An earlier run's rows, said for what the run was: a failed message that a later message superseded (a turn that
+ * fails commits nothing, so the next message takes its number), or the same message run again (a retry, a reset).
+ */
+function earlierRunPanel(runId, rows, run) {
+  const id = `earlier-run-${runId}`;
+  if (run?.superseded) {
+    return h(
+      'section',
+      { class: 'panel superseded-run', id },
+      h('h2', {}, 'A failed earlier message, superseded'),
+      h(
+        'p',
+        { class: 'note' },
+        'This message failed before anything of it was committed; the next message took its turn number, as another ',
+        `run of this turn (run ${runId}). It was not run again.`
+      ),
+      h('p', { class: 'said' }, run.userInput),
+      auditList(rows)
+    );
+  }
+  return auditPanel(id, `Rows of an earlier run of this turn (the turn was run again after it; run ${runId})`, rows);
 }
 
 function auditList(rows) {
@@ -121,7 +146,7 @@ function auditPanel(id, title, rows) {
  * Every step of the turn's history in order, with its audit rows, and what the workflow itself did.
  * A handed-off local attempt wrote nothing: its call's rows belong to the regular run after it.
  */
-export function timeline(story, audits) {
+export function timeline(story, audits, earlierRuns = []) {
   const { byStep, other, earlier } = auditsByStep(audits);
   const rowsOf = (step) => (step.outcome === 'HANDED_OFF' ? null : byStep.get(`${step.type}#${runOf(step)}`));
   const rows = story.timeline.map((item) => (item.kind === 'step' ? stepRow(item, rowsOf(item)) : eventRow(item)));
@@ -141,6 +166,16 @@ export function timeline(story, audits) {
       h('tbody', {}, rows)
     ),
     auditPanel('other-audits', 'Decisions and operator actions in ce_audit', other),
-    auditPanel('earlier-run-audits', 'Rows of earlier runs of this turn (the turn was run again after them)', earlier),
+    h(
+      'div',
+      { id: 'earlier-run-audits' },
+      [...earlier].map(([runId, rows]) =>
+        earlierRunPanel(
+          runId,
+          rows,
+          earlierRuns.find((run) => run.runId === runId)
+        )
+      )
+    ),
   ];
 }

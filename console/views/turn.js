@@ -202,7 +202,7 @@ export async function turnPage({ main, onLeave }, workflowId) {
       exchange(turn),
       decisions(turn.story),
       h('h2', {}, 'Timeline'),
-      timeline(turn.story, turn.audits)
+      timeline(turn.story, turn.audits, turn.earlierRuns)
     );
     restore();
     disableActions();

@@ -7,13 +7,22 @@ function turnRow(turn) {
     h('li', {}, h('strong', {}, c.field), ': ', show(c.recorded), ' → ', show(c.replayed))
   );
   const missing = turn.missing.map((m) => h('li', { class: 'muted' }, `needs ${m.kind}: ${m.what}`));
+  const superseded = (turn.superseded ?? []).map((message) =>
+    h(
+      'li',
+      { class: 'muted superseded' },
+      'not replayed: ',
+      h('q', {}, message),
+      ' failed before this message took its turn number'
+    )
+  );
   return h(
     'tr',
     { 'data-turn': turn.turnNumber },
     h('td', { class: 'num' }, turn.turnNumber),
     h('td', { class: 'said' }, turn.userText),
     h('td', {}, h('span', { class: `badge badge-${turn.status}` }, turn.status)),
-    h('td', {}, changes.length || missing.length ? h('ul', {}, changes, missing) : '—')
+    h('td', {}, changes.length || missing.length || superseded.length ? h('ul', {}, superseded, changes, missing) : '—')
   );
 }
 

@@ -4,6 +4,8 @@ import { parseAudit, unreadableAuditText, type ParsedAudit, type ReadBackPayload
 
 export interface TraceStage {
   auditId: number;
+  /** The run of the turn that wrote the row (null: no run's), as the audit rows name it. */
+  runId: string | null;
   stage: string;
   createdAt: string;
   payload: JsonObject;
@@ -13,6 +15,11 @@ export interface TraceStep {
   step: string;
   stepClass: string;
   turnNumber: number | null;
+  /**
+   * The run of the turn the step ran in: one turn number has several runs when a failed turn was retried or a new
+   * message took its number, and each run's steps are frames of their own.
+   */
+  runId: string | null;
   status: 'RUNNING' | 'OK' | 'ERROR';
   startedAt: string;
   endedAt: string | null;
@@ -38,6 +45,7 @@ function openFrame(row: TraceRow, payload: FramePayload): TraceStep {
     step: payload.step,
     stepClass: payload.stepClass ?? '',
     turnNumber: row.turnNumber,
+    runId: row.runId,
     status: 'RUNNING',
     startedAt: row.createdAt,
     endedAt: null,
@@ -71,14 +79,25 @@ function unreadableFrame(row: TraceRow, problem: string): TraceStep {
 /** The error type of a frame that stands for a row the trace could not read. */
 export const UNREADABLE_AUDIT_ROW = 'UNREADABLE_AUDIT_ROW';
 
+/** Whether a frame is of the run (and turn) that wrote a row. */
+const sameRun = (frame: TraceStep, row: TraceRow) => frame.runId === row.runId && frame.turnNumber === row.turnNumber;
+
+function lastIndexWhere<T>(items: readonly T[], test: (item: T) => boolean): number {
+  for (let i = items.length - 1; i >= 0; i -= 1) if (test(items[i] as T)) return i;
+  return -1;
+}
+
 function closeOpenFrame(steps: TraceStep[], open: TraceStep[], row: TraceRow, exit: ParsedExit): void {
   const name = exit.payload.step;
-  const index = open.map((f) => f.step).lastIndexOf(name);
+  // A frame of the same step and run: another run of the turn (a retry, a new message taking its number) never
+  // closes a frame an earlier run left open.
+  const ofStep = (f: TraceStep) => f.step === name && sameRun(f, row);
+  const index = lastIndexWhere(open, ofStep);
   if (index >= 0) closeFrame(open.splice(index, 1)[0] as TraceStep, row, exit);
   // An exit with no open frame is a retried attempt succeeding after a STEP_ERROR: the step's
   // latest frame takes the final outcome.
   else if (exit.stage === AuditStage.StepExit) {
-    const last = steps.filter((f) => f.step === name).at(-1);
+    const last = steps.filter(ofStep).at(-1);
     if (last) closeFrame(last, row, exit);
   }
 }
@@ -86,7 +105,9 @@ function closeOpenFrame(steps: TraceStep[], open: TraceStep[], row: TraceRow, ex
 /**
  * Groups a conversation's audit rows into step frames (reference §9.3): STEP_ENTER opens a frame,
  * STEP_EXIT / STEP_ERROR closes the most recent open frame of the same step, and every other stage
- * belongs to the innermost open frame. Rows outside any frame appear only in the flat list.
+ * belongs to the innermost open frame of its run. Rows outside any frame appear only in the flat list. Every frame and
+ * stage names its run: the rows of a failed run and of the run that took its turn number afterwards never share a
+ * frame.
  */
 export function buildTrace(conversationId: string, rows: readonly TraceRow[]): ConversationTrace {
   const steps: TraceStep[] = [];
@@ -95,6 +116,7 @@ export function buildTrace(conversationId: string, rows: readonly TraceRow[]): C
   for (const row of rows) {
     const stage: TraceStage = {
       auditId: row.auditId,
+      runId: row.runId,
       stage: row.stage,
       createdAt: row.createdAt,
       payload: row.payload,
@@ -112,7 +134,7 @@ export function buildTrace(conversationId: string, rows: readonly TraceRow[]): C
     ) {
       closeOpenFrame(steps, open, row, parsed);
     } else {
-      open.at(-1)?.stages.push(stage);
+      open[lastIndexWhere(open, (f) => sameRun(f, row))]?.stages.push(stage);
     }
   }
   return { conversationId, steps, stages };

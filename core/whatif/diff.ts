@@ -39,6 +39,11 @@ export interface TurnDiff {
   recorded: TurnFacts;
   /** Null when the turn was skipped. */
   replayed: TurnFacts | null;
+  /**
+   * Messages that failed under this turn number before `userText` took it (a failed turn commits nothing, so the next
+   * message runs as another run of the same turn id): not replayed, and said so. Absent when there were none.
+   */
+  superseded?: string[];
 }
 
 export interface ConversationWhatif {

@@ -28,9 +28,12 @@ function changeLine(change: FieldChange): string {
 }
 
 function detailLines(turn: TurnDiff): string[] {
-  if (turn.status === 'skipped') return ['not replayed: an earlier turn needs a recording'];
-  if (turn.missing.length > 0) return turn.missing.map((m) => `needs ${m.kind}: ${m.what}`);
-  return turn.changes.map(changeLine);
+  const superseded = (turn.superseded ?? []).map(
+    (message) => `not replayed: ${shown(message)} failed before this message took its turn number`
+  );
+  if (turn.status === 'skipped') return [...superseded, 'not replayed: an earlier turn needs a recording'];
+  if (turn.missing.length > 0) return [...superseded, ...turn.missing.map((m) => `needs ${m.kind}: ${m.what}`)];
+  return [...superseded, ...turn.changes.map(changeLine)];
 }
 
 const pad = (text: string, width: number) => text.padEnd(width);

@@ -25,6 +25,12 @@ export interface RecordedTurn {
   /** When the recorded turn ran (its USER_INPUT row): the replay's clock for this turn. */
   receivedAt: Date;
   facts: TurnFacts;
+  /**
+   * Messages of earlier runs of this turn number that said something else and failed: a turn that fails commits
+   * nothing, so the next message took its number. They are not replayed (nothing of them was committed, so no later
+   * turn started from them, and a failure has no recorded outcome to compare), and the report says so.
+   */
+  superseded: string[];
 }
 
 export interface RecordedLlmCall {
@@ -102,15 +108,28 @@ function lastRunOf(rows: readonly StoredAudit[]): { runId: string | null; rows: 
   return { runId, rows: rows.filter((r) => r.runId === null || r.runId === runId) };
 }
 
-function turnOf(turnNumber: number, rows: readonly StoredAudit[]): RecordedTurn | null {
+/** What earlier runs of the turn said that its last run did not: failed messages a later message superseded. */
+function supersededOf(all: readonly StoredAudit[], runId: string | null, message: string): string[] {
+  const earlier = readStageRows(all, AuditStage.UserInput).filter((input) => input.row.runId !== runId);
+  return [...new Set(earlier.map((input) => input.payload.text).filter((text) => text !== message))];
+}
+
+/** The turn as its last run recorded it (`last`, from lastRunOf), with what earlier runs said that it did not. */
+function turnOf(
+  turnNumber: number,
+  all: readonly StoredAudit[],
+  { runId, rows }: ReturnType<typeof lastRunOf>
+): RecordedTurn | null {
   const input = readStageRows(rows, AuditStage.UserInput)[0];
   if (!input) return null;
+  const message = input.payload.text;
   return {
     turnNumber,
-    message: input.payload.text,
+    message,
     inputParams: input.meta?.userInputParams ?? {},
     receivedAt: input.row.createdAt,
     facts: turnFactsOf(rows),
+    superseded: runId === null ? [] : supersededOf(all, runId, message),
   };
 }
 
@@ -149,8 +168,9 @@ export async function readRecording(db: Database, conversationId: string): Promi
   const recording: Recording = { conversationId, turns: [], llmCalls: [], toolCalls: [], approvals: [], holds: [] };
   const runOfTurn = new Map<number, string>();
   for (const [turnNumber, all] of [...turns].sort(([a], [b]) => a - b)) {
-    const { runId, rows } = lastRunOf(all);
-    const turn = turnOf(turnNumber, rows);
+    const last = lastRunOf(all);
+    const { runId, rows } = last;
+    const turn = turnOf(turnNumber, all, last);
     if (!turn) continue;
     if (runId !== null) runOfTurn.set(turnNumber, runId);
     recording.turns.push(turn);

@@ -26,6 +26,7 @@ const summary = (n: number): TurnSummary => ({
   outcome: null,
   startedAt: new Date(Date.UTC(2026, 0, 1, 0, 0, n)).toISOString(),
   closedAt: null,
+  earlierRuns: [],
 });
 
 /** The statements sent on the pool, and the most that ran at once. */

@@ -9,7 +9,7 @@ import { eventually } from '../devserver/harness';
 import { type ApiJson } from '../support/api-harness';
 import { ConsoleBrowser, LOAN_MESSAGE, shot } from '../support/console-browser';
 import { loanConfig } from '../support/loan-config';
-import { answer, orderConfig } from '../support/order-config';
+import { answer, callTool, orderConfig } from '../support/order-config';
 
 let c: ConsoleBrowser;
 
@@ -186,4 +186,34 @@ test("a parked turn's conversation shows what the user said, as its turn page do
   await conversation.locator('#turns tbody tr').waitFor();
   expect(await conversation.innerText('#turns tbody tr')).toContain(LOAN_MESSAGE);
   await conversation.close();
+});
+
+test('a failed message the next message superseded stays listed, and its turn page says so', async () => {
+  const failedMessage = 'Check order ORD-7017 status, the failing one.';
+  const script = () => [callTool('mock.order.status', { orderId: 'ORD-7017' }), answer('Order submitted.')];
+  const rows = orderConfig();
+  await c.h.wf.mcp.configure({ ...rows, responses: (rows.responses ?? []).filter((r) => r.stateCode !== 'COMPLETED') });
+  c.h.wf.mcp.llm.setScript(script());
+  const failed = await c.send(failedMessage);
+  expect(failed.status).toBe(500);
+  await c.h.wf.mcp.configure(orderConfig());
+  c.h.wf.mcp.llm.setScript(script());
+  const next = await c.send('Check order ORD-7017 status again.', failed.conversationId);
+  expect([next.status, next.workflowId]).toEqual([200, failed.workflowId]);
+
+  const conversation = await c.open(`#/conversation/${failed.conversationId}`);
+  const superseded = conversation.locator('#turns tbody tr.earlier-run.superseded');
+  await superseded.waitFor();
+  expect(await superseded.innerText()).toContain('failed message, superseded');
+  expect(await superseded.innerText()).toContain(failedMessage);
+  expect(await superseded.innerText()).toContain('FAILED');
+  await conversation.close();
+
+  const page = await c.openTurn(failed.workflowId);
+  const panel = page.locator('#earlier-run-audits .superseded-run');
+  expect(await panel.innerText()).toContain('A failed earlier message, superseded');
+  expect(await panel.innerText()).toContain(failedMessage);
+  expect(await page.innerText('#earlier-run-audits')).not.toContain('the turn was run again');
+  expect(await page.innerText('.exchange')).toContain('Check order ORD-7017 status again.');
+  await page.close();
 });

@@ -9,6 +9,7 @@ export function auditRow(conversationId: string, auditId: number, payload: Audit
     auditId,
     conversationId,
     turnNumber: 1,
+    runId: null,
     stage: 'VERBOSE_PROGRESS',
     payload,
     createdAt: '2026-11-27T20:00:00.000Z',

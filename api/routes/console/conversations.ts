@@ -7,6 +7,7 @@ import { conversationIdParams, uuidParam } from '../../schemas/common';
 import { onConversationNamed } from '../../sent-ids';
 import { conversationNotFound } from '../conversation';
 import { requireSafeText } from '../../text-check';
+import { earlierRunView, saidInRun } from '../../console/turn-runs';
 import type { ConsoleRoute } from './index';
 
 /** Turns per page of a conversation's turns when the caller names no limit. */
@@ -133,15 +134,22 @@ export const conversationTurnsRoute: ConsoleRoute = (app, ports, consolePorts, d
         const all = (await consolePorts.inspector.turns(id)).filter((t) => t.turnNumber > after);
         const page = all.slice(0, limit);
         const said = new Map(conversation.history.map((h) => [h.turnNumber, h]));
-        // A turn the history does not hold (running, parked on an operator, failed, or older than the history
-        // keeps): its USER_INPUT row says it, all of the page's such turns in one read.
-        const unsaid = page.filter((t) => !said.has(t.turnNumber)).map((t) => t.turnNumber);
-        const audited = await consolePorts.userInputs(id, unsaid);
-        const turns = page.map((t) => ({
-          ...t,
-          userInput: said.get(t.turnNumber)?.userInput ?? audited.get(t.turnNumber) ?? null,
-          assistantOutput: said.get(t.turnNumber)?.assistantOutput ?? null,
-        }));
+        // What each run of the page's turns said, from their USER_INPUT rows, in one read: a turn the history does not
+        // hold (running, parked, failed, or older than it keeps) by its own run's row, and every earlier run, so a
+        // failed message a later message took the number of stays listed (superseded).
+        const inputs = await consolePorts.userInputs(
+          id,
+          page.map((t) => t.turnNumber)
+        );
+        const turns = page.map((t) => {
+          const ofTurn = inputs.get(t.turnNumber) ?? [];
+          const userInput = said.get(t.turnNumber)?.userInput ?? saidInRun(ofTurn, t.runId);
+          const earlierRuns = t.earlierRuns.map((run) => ({
+            ...run,
+            ...earlierRunView(run.runId, ofTurn, userInput),
+          }));
+          return { ...t, userInput, assistantOutput: said.get(t.turnNumber)?.assistantOutput ?? null, earlierRuns };
+        });
         const next = all.length > limit ? String(page.at(-1)?.turnNumber) : null;
         if (next)
           linkNextPage(reply, `/api/v1/console/conversations/${id}/turns`, { limit: String(limit), after: next });

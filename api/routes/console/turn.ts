@@ -1,7 +1,8 @@
 import { AuditStage } from '../../../core/audit/payloads';
 import { readStageRows } from '../../../core/audit/read';
 import { readTurnSearchAttributes, TurnOutcomeValue } from '../../../workflows/search-attributes';
-import type { ConsolePorts, TurnAuditRow } from '../../console/ports';
+import type { ConsolePorts } from '../../console/ports';
+import { runsOfTurn } from '../../console/turn-runs';
 import { turnViewSchema } from '../../console/schemas';
 import { turnStory } from '../../history/turn-story';
 import { route } from '../../openapi';
@@ -42,7 +43,7 @@ async function turnView(ports: ApiPorts, consolePorts: ConsolePorts, workflowId:
     consolePorts.read(() => ports.conversations.conversation(conversationId)),
   ]);
   const said = conversation?.history.find((h) => h.turnNumber === turnNumber);
-  const userInput = said?.userInput ?? auditedUserInput(audits);
+  const { userInput, earlierRuns } = runsOfTurn(audits, said?.userInput ?? null);
   const output = readStageRows(audits, AuditStage.AssistantOutput).at(-1)?.payload.output;
   const ui = consolePorts.temporalUi;
   return {
@@ -52,6 +53,7 @@ async function turnView(ports: ApiPorts, consolePorts: ConsolePorts, workflowId:
     userInput,
     response: said?.assistantOutput ?? output ?? null,
     story,
+    earlierRuns,
     audits,
     pendingActivities,
     pendingApproval: pendingApproval.value,
@@ -61,11 +63,6 @@ async function turnView(ports: ApiPorts, consolePorts: ConsolePorts, workflowId:
       ? `${ui.url.replace(/\/$/, '')}/namespaces/${encodeURIComponent(ui.namespace)}/workflows/${workflowId}`
       : null,
   };
-}
-
-/** What the user said in a turn, from its USER_INPUT row: the history holds it only once the turn has answered. */
-export function auditedUserInput(audits: TurnAuditRow[]): string | null {
-  return readStageRows(audits, AuditStage.UserInput).at(-1)?.payload.text ?? null;
 }
 
 /** What a parked turn waits on, or why it cannot be read. */

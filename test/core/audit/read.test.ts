@@ -124,6 +124,7 @@ describe('readers of hostile rows', () => {
       createdAt: `2026-01-01T00:00:0${auditId}Z`,
       payload: payload as never,
       turnNumber: 1,
+      runId: null,
     });
     const trace = buildTrace('c-1', [row('STEP_ENTER', [1], 1), row('STEP_ENTER', { step: 'Rules' }, 2)]);
     expect(trace.steps.map((s) => [s.step, s.status, s.error?.type ?? null])).toEqual([

@@ -9,6 +9,7 @@ function row(stage: string, payload: Record<string, unknown> = {}): TraceRow {
     createdAt: `2026-01-01T00:00:${String(id).padStart(2, '0')}Z`,
     payload: payload as never,
     turnNumber: 1,
+    runId: null,
   };
 }
 
@@ -65,5 +66,27 @@ describe('buildTrace (§9.3)', () => {
       ['Outer', 'OK', ['Y']],
       ['Inner', 'OK', ['X']],
     ]);
+  });
+
+  it("keeps each run of a turn in frames of its own: a later run never closes or fills an earlier run's frame", () => {
+    const ofRun = (runId: string, stage: string, payload: Record<string, unknown> = {}) => ({
+      ...row(stage, payload),
+      runId,
+    });
+    // The failed run's step run never wrote its exit (its held rows were lost); the next message's run follows.
+    const trace = buildTrace('c-1', [
+      ofRun('run-1', 'STEP_ENTER', { step: 'LoadOrCreateConversation' }),
+      ofRun('run-1', 'STEP_ENTER', { step: 'ResponseResolution' }),
+      ofRun('run-2', 'STEP_ENTER', { step: 'LoadOrCreateConversation' }),
+      ofRun('run-2', 'X'),
+      ofRun('run-2', 'STEP_EXIT', { step: 'LoadOrCreateConversation', durationMs: 2 }),
+      ofRun('run-2', 'STEP_EXIT', { step: 'ResponseResolution', durationMs: 3 }),
+    ]);
+    expect(trace.steps.map((s) => [s.runId, s.step, s.status, s.stages.map((x) => x.stage)])).toEqual([
+      ['run-1', 'LoadOrCreateConversation', 'RUNNING', []],
+      ['run-1', 'ResponseResolution', 'RUNNING', []],
+      ['run-2', 'LoadOrCreateConversation', 'OK', ['X']],
+    ]);
+    expect(trace.stages.map((s) => s.runId)).toEqual(['run-1', 'run-1', 'run-2', 'run-2', 'run-2', 'run-2']);
   });
 });

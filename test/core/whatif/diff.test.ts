@@ -116,3 +116,20 @@ describe('what-if report table', () => {
     expect(countByStatus(report)).toMatchObject({ same: 1, changed: 1, 'needs-model': 1, skipped: 1 });
   });
 });
+
+describe('what-if report of a turn whose number a later message took (core/whatif/format.ts)', () => {
+  it('names the failed message it did not replay, whatever the status', () => {
+    const same = { ...diffTurn(ref, facts(), facts()), superseded: ['Can I move my connections within zapper?'] };
+    const skipped = { ...skippedTurn({ ...ref, turnNumber: 3 }, facts()), superseded: ['first try'] };
+    const report: WhatifReport = {
+      config: { version: 'abcdef0123456789', source: 'draft/' },
+      conversations: [{ conversationId: ref.conversationId, turns: [same, skipped] }],
+    };
+    const text = formatWhatifReport(report).join('\n');
+    expect(text).toContain(
+      'not replayed: "Can I move my connections within zapper?" failed before this message took its turn number'
+    );
+    expect(text).toContain('not replayed: "first try" failed before this message took its turn number');
+    expect(text).toContain('not replayed: an earlier turn needs a recording');
+  });
+});

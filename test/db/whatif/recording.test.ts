@@ -92,6 +92,21 @@ describe('what-if recording of a retried turn (db/whatif/recording.ts)', () => {
     ]);
     expect(recording?.llmCalls.map((c) => c.response)).toEqual(['from the retry']);
     expect(recording?.turns.map((t) => t.message)).toEqual(['status now?']);
+    // The failed run said something else: a message the next one superseded, named rather than dropped unseen.
+    expect(recording?.turns.map((t) => t.superseded)).toEqual([['status?']]);
+  });
+
+  it('names no superseded message for an operator retry, which runs the same message again', async () => {
+    const retried = '00000000-0000-4000-8000-0000000000e3';
+    await ensureConversation(tdb.db, retried);
+    const ofRun = (runId: string): AuditInsert => ({
+      ...row('03-AuditUserInput/0', 'USER_INPUT', { text: 'status?' }, runId),
+      conversationId: retried,
+      idempotencyKey: `${auditKeyRoot(`turn-${retried}-1`, runId)}/03-AuditUserInput/0`,
+    });
+    await insertAudits(tdb.db, [ofRun('run-1'), ofRun('run-2')]);
+    const recording = await readRecording(tdb.db, retried);
+    expect(recording?.turns.map((t) => [t.message, t.superseded])).toEqual([['status?', []]]);
   });
 
   it('keeps every row of a turn recorded without runs (in process, or before run ids were stored)', async () => {
