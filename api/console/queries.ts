@@ -50,6 +50,17 @@ function statusFilter(status: string, awaitingApproval: ReadonlySet<string> = ne
   return parked.length > 0 ? and(stored, notInArray(ceConversation.conversationId, parked)) : stored;
 }
 
+/**
+ * What the user typed in any turn run, from its USER_INPUT audit row: a turn that failed commits nothing (no history
+ * row, no last_user_text), so its message is only there, also once a later message took its turn number. Read through
+ * the partial index of USER_INPUT rows (migration 0021): one row per run, not every audit row of the conversation. The
+ * stage is written in the statement, not bound: a bound one would keep a generic plan from using the partial index.
+ */
+function userInputRowMatches(pattern: string): SQL {
+  return sql`EXISTS (SELECT 1 FROM ${ceAudit} a WHERE a.conversation_id = ${ceConversation.conversationId}
+    AND a.stage = 'USER_INPUT' AND a.payload_json ->> 'text' ILIKE ${pattern})`;
+}
+
 function searchFilter(search: ConversationSearch): SQL | undefined {
   const filters: SQL[] = [];
   const status = search.status && statusFilter(search.status, search.awaitingApproval);
@@ -63,7 +74,8 @@ function searchFilter(search: ConversationSearch): SQL | undefined {
       sql`${ceConversation.conversationId}::text ILIKE ${pattern}`,
       ilike(ceConversation.lastUserText, pattern),
       sql`EXISTS (SELECT 1 FROM ${ceConversationHistory} h WHERE h.conversation_id = ${ceConversation.conversationId}
-        AND (h.user_input ILIKE ${pattern} OR ${replyTextMatches(pattern)}))`
+        AND (h.user_input ILIKE ${pattern} OR ${replyTextMatches(pattern)}))`,
+      userInputRowMatches(pattern)
     );
     if (text) filters.push(text);
   }

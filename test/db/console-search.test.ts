@@ -1,4 +1,5 @@
 import { searchConversations } from '../../api/console/queries';
+import { insertAudits } from '../../db/repositories/audit';
 import { ensureConversation } from '../../db/repositories/conversation';
 import { ceConversationHistory } from '../../db/schema';
 import { createTestDatabase, type TestDatabase } from '../support/database';
@@ -61,5 +62,64 @@ describe('console conversation search over what the assistant said', () => {
     expect(await found('0%_')).toEqual([TEXT_REPLY]);
     expect(await found('_')).toEqual([TEXT_REPLY]);
     expect(await found('%')).toEqual([TEXT_REPLY]);
+  });
+});
+
+/**
+ * A turn that fails commits nothing: no history row, no last_user_text. What the user typed is in its USER_INPUT
+ * audit row only, and the search finds the conversation by it too (README: "anything the user or the assistant
+ * wrote"), also when a later message took the failed turn's number, counted and paged as any other match.
+ */
+describe('console conversation search over what the user typed in a failed turn', () => {
+  let tdb: TestDatabase;
+  const FAILED_ONLY = '00000000-0000-4000-8000-00000000b001';
+  const SUPERSEDED = '00000000-0000-4000-8000-00000000b002';
+  const OTHER = '00000000-0000-4000-8000-00000000b003';
+
+  const userInput = (conversationId: string, text: string, runId: string, stage = 'USER_INPUT') => ({
+    conversationId,
+    turnNumber: 1,
+    stage,
+    payload: { text },
+    idempotencyKey: `turn-${conversationId}-1@${runId}/03-AuditUserInput/0`,
+    workflowId: `turn-${conversationId}-1`,
+    runId,
+  });
+
+  beforeAll(async () => {
+    tdb = await createTestDatabase();
+    for (const conversationId of [FAILED_ONLY, SUPERSEDED, OTHER]) await ensureConversation(tdb.db, conversationId);
+    await insertAudits(tdb.db, [
+      userInput(FAILED_ONLY, 'Can I move my connections within zapper?', 'run-1'),
+      userInput(SUPERSEDED, 'Move it within zapper please', 'run-1'),
+      userInput(SUPERSEDED, 'hi', 'run-2'),
+      // Only USER_INPUT rows say what the user typed: another stage's text is not searched.
+      { ...userInput(OTHER, 'within zapper', 'run-1', 'ASSISTANT_OUTPUT'), idempotencyKey: `turn-${OTHER}-1@r/x/0` },
+    ]);
+    await tdb.db.insert(ceConversationHistory).values({
+      conversationId: SUPERSEDED,
+      turnNumber: 1,
+      userInput: 'hi',
+      assistantOutput: { type: 'TEXT', value: 'Hello.' },
+    });
+  });
+  afterAll(async () => tdb.drop());
+
+  it('finds a failed turn, and a failed message a later one superseded, by what the user typed', async () => {
+    const found = await searchConversations(tdb.db, { q: 'within ZAPPER', limit: 10 });
+    expect(found.items.map((c) => c.conversationId).sort()).toEqual([FAILED_ONLY, SUPERSEDED]);
+    expect(found.total).toBe(2);
+  });
+
+  it('pages the matches by cursor like any other search', async () => {
+    const first = await searchConversations(tdb.db, { q: 'within zapper', limit: 1 });
+    expect([first.items.length, first.total, first.next === null]).toEqual([1, 2, false]);
+    const second = await searchConversations(tdb.db, { q: 'within zapper', limit: 1, after: first.next ?? undefined });
+    expect([second.items.length, second.next]).toEqual([1, null]);
+    expect([...first.items, ...second.items].map((c) => c.conversationId).sort()).toEqual([FAILED_ONLY, SUPERSEDED]);
+  });
+
+  it('takes % and _ in the search as literal text there too', async () => {
+    expect((await searchConversations(tdb.db, { q: 'within_zapper', limit: 10 })).total).toBe(0);
   });
 });

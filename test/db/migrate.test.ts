@@ -165,9 +165,14 @@ describe('migrations marked -- migrate: no-transaction', () => {
   it('0019 builds the key index concurrently, valid, and records the 0018 it replaces for older builds', async () => {
     await beforeMigration('0019', async (older) => {
       const report = await migrate(older.pool);
-      expect(report.applied).toEqual(['0019_turn_request_key_unique_concurrently.sql', '0020_audit_turn_index.sql']);
+      expect(report.applied).toEqual([
+        '0019_turn_request_key_unique_concurrently.sql',
+        '0020_audit_turn_index.sql',
+        '0021_audit_user_input_index.sql',
+      ]);
       expect(await indexValidity(older, 'ce_turn_request_key_idx')).toEqual([true]);
       expect(await indexValidity(older, 'ce_audit_turn_idx')).toEqual([true]);
+      expect(await indexValidity(older, 'ce_audit_user_input_idx')).toEqual([true]);
       const { rows } = await older.pool.query("SELECT checksum FROM ce_schema_migrations WHERE name LIKE '0018%'");
       expect(rows).toEqual([{ checksum: key0018 }]);
     });
@@ -184,6 +189,7 @@ describe('migrations marked -- migrate: no-transaction', () => {
       expect((await migrate(older.pool)).applied).toEqual([
         '0019_turn_request_key_unique_concurrently.sql',
         '0020_audit_turn_index.sql',
+        '0021_audit_user_input_index.sql',
       ]);
       expect(await indexValidity(older, 'ce_turn_request_key_idx')).toEqual([true]);
       expect((await schemaState(older.pool)).changed).toEqual([]);
