@@ -32,14 +32,24 @@ const turnDiffSchema = {
     },
     changes: {
       type: 'array',
+      description:
+        'The fields that differ, recorded → replayed. Empty for a "needs-…" turn: past the question it could not ' +
+        'answer the replay went on as the draft would not, so nothing after it is a change.',
       items: { type: 'object', properties: { field: { type: 'string' }, recorded: {}, replayed: {} } },
     },
     missing: {
       type: 'array',
+      description: 'What a "needs-…" turn asked that was never recorded; empty otherwise.',
       items: { type: 'object', properties: { kind: { type: 'string' }, what: { type: 'string' } } },
     },
     recorded: factsSchema,
-    replayed: { ...factsSchema, nullable: true },
+    replayed: {
+      ...factsSchema,
+      nullable: true,
+      description:
+        'Null for a skipped turn. For a "needs-…" turn, where the replay ended after refusing the unrecorded ' +
+        'question (no model answer, an approval taken as rejected): not a prediction.',
+    },
     superseded: {
       type: 'array',
       items: { type: 'string' },

@@ -34,10 +34,14 @@ export interface TurnDiff {
   turnNumber: number;
   userText: string;
   status: TurnStatus;
+  /** Empty when the turn was skipped or needs a recording (`missing`): see diffTurn. */
   changes: FieldChange[];
   missing: MissingRecording[];
   recorded: TurnFacts;
-  /** Null when the turn was skipped. */
+  /**
+   * Null when the turn was skipped. For a turn that needs a recording, where the replay ended after refusing the
+   * question it could not answer: not what the draft would do.
+   */
   replayed: TurnFacts | null;
   /**
    * Messages that failed under this turn number before `userText` took it (a failed turn commits nothing, so the next
@@ -73,19 +77,28 @@ function sameValue(a: Json, b: Json): boolean {
   return JSON.stringify(a) === JSON.stringify(b);
 }
 
-/** Compares one turn field by field; what is missing decides the status before any change does. */
+function changedFields(recorded: TurnFacts, replayed: TurnFacts): FieldChange[] {
+  return FACT_FIELDS.filter((field) => !sameValue(recorded[field], replayed[field])).map((field) => ({
+    field,
+    recorded: recorded[field],
+    replayed: replayed[field],
+  }));
+}
+
+/**
+ * Compares one turn field by field; what is missing decides the status before any change does. A turn that needs a
+ * recording has no changes: past the question it refused (no model answer, an approval taken as rejected) the replay
+ * went on as the draft never would, so its differences (`approvals: + t REJECTED`, `error: … never recorded`) are the
+ * refusal's, not the draft's. The CLI, the API and the console then all show only what is missing.
+ */
 export function diffTurn(
   turn: { conversationId: string; turnNumber: number; userText: string },
   recorded: TurnFacts,
   replayed: TurnFacts,
   missing: readonly MissingRecording[] = []
 ): TurnDiff {
-  const changes: FieldChange[] = [];
-  for (const field of FACT_FIELDS) {
-    if (!sameValue(recorded[field], replayed[field]))
-      changes.push({ field, recorded: recorded[field], replayed: replayed[field] });
-  }
   const first = missing[0];
+  const changes = first ? [] : changedFields(recorded, replayed);
   const status: TurnStatus = first ? NEEDS[first.kind] : changes.length > 0 ? 'changed' : 'same';
   return { ...turn, status, changes, missing: [...missing], recorded, replayed };
 }

@@ -32,8 +32,7 @@ function detailLines(turn: TurnDiff): string[] {
     (message) => `not replayed: ${shown(message)} failed before this message took its turn number`
   );
   if (turn.status === 'skipped') return [...superseded, 'not replayed: an earlier turn needs a recording'];
-  if (turn.missing.length > 0) return [...superseded, ...turn.missing.map((m) => `needs ${m.kind}: ${m.what}`)];
-  return [...superseded, ...turn.changes.map(changeLine)];
+  return [...superseded, ...turn.missing.map((m) => `needs ${m.kind}: ${m.what}`), ...turn.changes.map(changeLine)];
 }
 
 const pad = (text: string, width: number) => text.padEnd(width);

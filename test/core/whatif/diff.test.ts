@@ -77,6 +77,25 @@ describe('what-if turn diff', () => {
     expect(diffTurn(ref, facts(), facts(), [{ kind: 'approval', what: 't {}' }]).status).toBe('needs-approval');
   });
 
+  it('a turn that needs a recording has no changes: what differs after the refused question is not the draft', () => {
+    // The replay refused the approval it could not answer (REJECTED) and stopped without the model's answer.
+    const refused = facts({
+      approvals: ['loan.submit REJECTED'],
+      response: null,
+      error: 'McpPlanner: the model answer was never recorded',
+    });
+    const missing = [{ kind: 'approval' as const, what: 'loan.submit {"a":1,"b":2}' }];
+    const diff = diffTurn(ref, facts(), refused, missing);
+    expect(diff).toMatchObject({ status: 'needs-approval', changes: [], missing, replayed: refused });
+    const report: WhatifReport = {
+      config: { version: 'abcdef0123456789', source: 'current' },
+      conversations: [{ conversationId: ref.conversationId, turns: [diff] }],
+    };
+    expect(formatWhatifReport(report).slice(3, -1)).toEqual([
+      `${' '.repeat(44)}needs approval: loan.submit {"a":1,"b":2}`,
+    ]);
+  });
+
   it('hasDifference is false only when every turn is "same"', () => {
     const report = (turns: ReturnType<typeof diffTurn>[]): WhatifReport => ({
       config: { version: 'abcdef0123456789', source: 'current' },
