@@ -27,7 +27,8 @@ const USAGE = [
   'Reports per turn what changed: intent, state, rules fired, tools called, response, approvals.',
   'A turn whose draft asks something never recorded is "needs model" (or needs tool / approval / operator).',
   '',
-  '--since takes an ISO time or an age (30m, 12h, 7d): every conversation with a turn since then.',
+  '--since takes an ISO time (UTC unless it names a zone: 2026-12-01T00:30 is 00:30 UTC) or an age (30m, 12h,',
+  '7d): every conversation with a turn since then; the report names the instant.',
   'Exit codes: 0 done (no difference, or differences without --fail-on-diff), 1 a difference with',
   '--fail-on-diff (any turn not "same"), 2 usage or bad input (unknown conversation, bad config), 3 the',
   'replay could not run (database unreachable).',
@@ -37,7 +38,14 @@ const OPTIONS = { values: ['config', 'conversation', 'since'], flags: ['fail-on-
 const AGE = /^(\d+)([mhd])$/;
 const AGE_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 
-/** `--since`: an ISO time or an age before now; null when it is neither. */
+/** An ISO 8601 date, optionally with a time (T or a space before it) and a zone (Z or ±hh:mm). */
+const ISO_TIME = /^(\d{4}-\d{2}-\d{2})(?:[Tt ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?))?([Zz]|[+-]\d{2}:\d{2})?$/;
+
+/**
+ * `--since`: an ISO time or an age before now; null when it is neither. A time without a zone is UTC, as a date
+ * alone is and as every time the product prints is: `new Date('2026-12-01T00:30')` would read it in the machine's
+ * zone, so the same command would pick other conversations on a laptop than on a UTC server.
+ */
 export function parseSince(text: string, now: Date): Date | null {
   const age = AGE.exec(text);
   if (age) {
@@ -45,8 +53,13 @@ export function parseSince(text: string, now: Date): Date | null {
     const since = new Date(now.getTime() - Number(age[1]) * AGE_MS[age[2] as keyof typeof AGE_MS]);
     return Number.isNaN(since.getTime()) ? null : since;
   }
-  if (!/^\d{4}-\d{2}-\d{2}/.test(text)) return null;
-  const at = new Date(text);
+  const iso = ISO_TIME.exec(text);
+  if (!iso?.[1]) return null;
+  const [, day, time = '00:00', zone = 'Z'] = iso;
+  // Date rolls 2026-02-31 over to March 3: a day the calendar lacks is refused instead.
+  const midnight = new Date(`${day}T00:00Z`);
+  if (Number.isNaN(midnight.getTime()) || midnight.toISOString().slice(0, 10) !== day) return null;
+  const at = new Date(`${day}T${time}${zone.toUpperCase()}`);
   return Number.isNaN(at.getTime()) ? null : at;
 }
 
@@ -113,7 +126,11 @@ async function runWhatif(db: Database, args: Args, io: CliIo): Promise<number> {
   const draft = await resolveDraft(db, args.config, io);
   if (!draft) return 2;
   const ids = args.conversation !== null ? [args.conversation] : await conversationsSince(db, args.since as Date);
-  const report: WhatifReport = { config: { version: draft.version, source: args.config }, conversations: [] };
+  const report: WhatifReport = {
+    config: { version: draft.version, source: args.config },
+    ...(args.since !== null ? { since: args.since.toISOString() } : {}),
+    conversations: [],
+  };
   for (const conversationId of ids) {
     report.conversations.push(await whatifConversation({ db }, { conversationId, config: draft }));
   }

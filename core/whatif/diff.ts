@@ -63,6 +63,8 @@ export interface ConversationWhatifResult extends ConversationWhatif {
 export interface WhatifReport {
   /** The draft's config version (content hash) and where it came from (a directory or a stored version). */
   config: { version: string; source: string };
+  /** `--since` as the instant it was read as (ISO, UTC): the report covers every conversation with a turn since. */
+  since?: string;
   conversations: ConversationWhatif[];
 }
 

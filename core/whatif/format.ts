@@ -38,7 +38,8 @@ function detailLines(turn: TurnDiff): string[] {
 const pad = (text: string, width: number) => text.padEnd(width);
 
 export function formatWhatifReport(report: WhatifReport): string[] {
-  const lines = [`what-if against config ${report.config.version} (${report.config.source})`];
+  const since = report.since !== undefined ? `, conversations with a turn since ${report.since}` : '';
+  const lines = [`what-if against config ${report.config.version} (${report.config.source})${since}`];
   lines.push(`${pad('CONVERSATION', 38)}${pad('TURN', 6)}${pad('STATUS', 16)}MESSAGE`);
   for (const conversation of report.conversations) {
     for (const turn of conversation.turns) {

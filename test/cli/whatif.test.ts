@@ -5,6 +5,7 @@ import type { TurnDiff } from '../../core/whatif/diff';
 import { DEMO_CONVERSATIONS } from '../../demo/conversations';
 import { goldenOf, GOLDEN_PATH } from './whatif-golden';
 import { recordedSeedConversations, type Row } from './whatif-recorded';
+import { runConvengine } from '../support/run-cli';
 
 // Records every seed demo conversation once (in process, recorded model), then replays them.
 jest.setTimeout(300_000);
@@ -117,6 +118,19 @@ describe('convengine whatif (what-if replay)', () => {
     const report = JSON.parse(run.stdout);
     expect(report.conversations.map((c: Row) => c['conversationId']).sort()).toEqual([...seeds.ids.values()].sort());
     expect(report.summary).toMatchObject({ changed: 0, 'needs-model': 0, skipped: 0 });
+  });
+
+  it('--since reads a time without a zone as UTC, in any zone, and names the instant', async () => {
+    // An hour ago in UTC, written without a zone: read in New York's zone it would be hours ahead, past every turn.
+    const since = new Date(Date.now() - 3_600_000).toISOString().slice(0, 16);
+    const run = await runConvengine(['whatif', '--config', 'current', '--since', since, '--json'], {
+      DATABASE_URL: seeds.demo.tdb.url,
+      TZ: 'America/New_York',
+    });
+    expect(run.code).toBe(0);
+    const report = JSON.parse(run.stdout);
+    expect(report.since).toBe(`${since}:00.000Z`);
+    expect(report.conversations).toHaveLength(seeds.ids.size);
   });
 
   it('hostile input gets a clear error and exit code 2', async () => {

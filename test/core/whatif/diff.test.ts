@@ -134,6 +134,17 @@ describe('what-if report table', () => {
     expect(lines.at(-1)).toBe('1 conversation(s), 4 turn(s): 1 same, 1 changed, 1 needs model, 1 skipped');
     expect(countByStatus(report)).toMatchObject({ same: 1, changed: 1, 'needs-model': 1, skipped: 1 });
   });
+
+  it('names the instant --since was read as', () => {
+    const report: WhatifReport = {
+      config: { version: 'abcdef0123456789', source: 'current' },
+      since: '2026-12-01T00:30:00.000Z',
+      conversations: [],
+    };
+    expect(formatWhatifReport(report)[0]).toBe(
+      'what-if against config abcdef0123456789 (current), conversations with a turn since 2026-12-01T00:30:00.000Z'
+    );
+  });
 });
 
 describe('what-if report of a turn whose number a later message took (core/whatif/format.ts)', () => {
