@@ -1,4 +1,5 @@
 import type { DemoConversation, DemoTurn, ExpectedText } from './conversations';
+import { oneLineText } from '../core/text/one-line-text';
 
 /**
  * Runs demo conversations through an injected transport and checks each turn against its
@@ -151,8 +152,9 @@ export function formatDemoTranscript(records: readonly DemoTurnRecord[]): string
   return records
     .map((r) => {
       const head = `[${r.conversation} #${r.turn}] ${r.ok ? 'ok' : 'FAILED'} (${r.intent || '-'}/${r.state || '-'})`;
-      const lines = [head, `  user:  ${r.user}`, `  reply: ${r.reply}`];
-      if (r.mismatch) lines.push(`  mismatch: ${r.mismatch}`);
+      // A reply is the model's or a tool's words: shown on its line, a control in it as its code point.
+      const lines = [head, `  user:  ${oneLineText(r.user)}`, `  reply: ${oneLineText(r.reply)}`];
+      if (r.mismatch) lines.push(`  mismatch: ${oneLineText(r.mismatch)}`);
       return lines.join('\n');
     })
     .join('\n');

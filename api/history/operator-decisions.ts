@@ -1,5 +1,5 @@
 import type { temporal } from '@temporalio/proto';
-import { cutText } from '../../core/text/cut-text';
+import { oneLineText } from '../../core/text/one-line-text';
 import { decodePayload } from './entries';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -41,20 +41,6 @@ export function acceptedUpdateRequest(
 
 /** Characters of a reason shown on a timeline's one line; the whole of it is in the decision's audit row. */
 const SHOWN_REASON_CHARS = 300;
-
-/**
- * Text a person wrote (a reason, a name), fit for one line of a terminal or the console: line breaks and tabs are
- * spaces, and a control character (an escape sequence would drive the terminal) or a bidirectional override (it
- * would reorder the line) is shown as its code point, as the console shows them (console/lib/dom.js `visible`).
- */
-export function oneLineText(text: string, maxChars = Infinity): string {
-  const line = text.replace(/[\t\n\r]+/g, ' ').trim();
-  const cut = line.length > maxChars ? `${cutText(line, maxChars)}…` : line;
-  // eslint-disable-next-line no-control-regex -- showing the controls is the point
-  return cut.replace(/[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g, (c) => {
-    return `⟨U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`;
-  });
-}
 
 const text = (value: unknown): string | null => (typeof value === 'string' && value.trim() !== '' ? value : null);
 

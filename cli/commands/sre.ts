@@ -16,6 +16,7 @@ import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../co
 import { errorChain } from '../error-chain';
 import { printApprovals, printParked } from './sre-lists';
 import { addressOption, withTemporalConnection } from '../temporal/connect';
+import { oneLineText } from '../../core/text/one-line-text';
 
 /** The verbs are the update's actions, kebab-cased (markDone → mark-done). */
 const ACTIONS: ReadonlyMap<string, HeldToolDecisionAction> = new Map(
@@ -72,7 +73,7 @@ const OPTIONS = {
 };
 
 /** One held turn; without a worker, what visibility knows of it and why its held call is not shown. */
-function printTurn(io: CliIo, { workflowId, held: h, intent, state, unavailable }: HeldTurn): void {
+export function printHeldTurn(io: CliIo, { workflowId, held: h, intent, state, unavailable }: HeldTurn): void {
   if (!h) {
     io.out(`${workflowId}  held call unavailable: ${unavailable ?? 'not answered'}`);
     if (intent !== null && state !== null) io.out(`  at ${intent} / ${state}`);
@@ -80,7 +81,7 @@ function printTurn(io: CliIo, { workflowId, held: h, intent, state, unavailable 
   }
   const unknown = h.outcomeUnknown ? ' OUTCOME UNKNOWN' : '';
   io.out(`${workflowId}  ${h.toolCode} (call ${h.callIndex}, ${h.sideEffect})${unknown}`);
-  io.out(`  ${h.attempts} attempt(s), ${h.failureType}: ${h.error}`);
+  io.out(`  ${h.attempts} attempt(s), ${h.failureType}: ${oneLineText(h.error)}`);
   io.out(`  held since ${h.heldAt}, answers without it at ${h.expiresAt}`);
 }
 
@@ -90,7 +91,7 @@ async function printHeld(io: CliIo, ops: HeldToolOperations, json: boolean): Pro
   return printParked(io, turns, {
     json,
     none: 'No held turns.',
-    print: printTurn,
+    print: printHeldTurn,
     unread: (t) => t.held === null,
     what: 'held call',
   });

@@ -5,6 +5,7 @@ import { activityEntries, handoffNote, type ActivityEntry } from '../../api/hist
 import { acceptedUpdateRequest, operatorDecisionOf, operatorDecisionText } from '../../api/history/operator-decisions';
 import { timedSteps, type TimedStep } from '../../api/history/step-times';
 import { workflowTaskFailureOf, workflowTaskFailureText } from '../../api/history/workflow-task-failure';
+import { oneLineText } from '../../core/text/one-line-text';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
@@ -25,18 +26,23 @@ function kindOf(entry: ActivityEntry): string {
   return entry.leadsRun ? ' (leads a regular step run)' : ' (in a regular step run)';
 }
 
-/** A step's line, at the time it ran (api/history/step-times.ts: a local step by its task, not its marker). */
-function activityLine({ entry, atMs }: TimedStep, start: Date | null): string {
-  const offset = atMs !== null && start ? `+${((atMs - start.getTime()) / 1000).toFixed(3)}s` : '';
+/** What a step did: its summary, outcome and failure (a tool's or a model's words among them). */
+function activityText(entry: ActivityEntry): string {
   const kind = kindOf(entry);
   const handoff = handoffNote(entry);
-  if (handoff !== null) return `${offset.padStart(10)}  ${entry.type}${kind}  → ${handoff}`;
+  if (handoff !== null) return `${entry.type}${kind}  → ${handoff}`;
   const attempt = entry.attempt && entry.attempt > 1 ? ` attempt ${entry.attempt}` : '';
   const failure = entry.failure
     ? ` ${entry.failure.type ?? 'failure'}${entry.failure.nonRetryable ? ' (non-retryable)' : ''}: ${entry.failure.message}`
     : '';
   const summary = entry.summary && entry.summary !== entry.type ? ` — ${entry.summary}` : '';
-  return `${offset.padStart(10)}  ${entry.type}${kind}${summary}  → ${entry.outcome}${attempt}${failure}`;
+  return `${entry.type}${kind}${summary}  → ${entry.outcome}${attempt}${failure}`;
+}
+
+/** A step's line, at the time it ran (api/history/step-times.ts: a local step by its task, not its marker). */
+function activityLine({ entry, atMs }: TimedStep, start: Date | null): string {
+  const offset = atMs !== null && start ? `+${((atMs - start.getTime()) / 1000).toFixed(3)}s` : '';
+  return `${offset.padStart(10)}  ${oneLineText(activityText(entry))}`;
 }
 
 function otherLine(event: HistoryEvent, events: Map<number, HistoryEvent>): string | null {
@@ -73,6 +79,7 @@ function otherLine(event: HistoryEvent, events: Map<number, HistoryEvent>): stri
  * A readable timeline of a turn's history for operators: each activity once (summary, final
  * attempt, outcome, failure), driver decisions (RecordTurnDecision), timers, search-attribute
  * upserts, updates, resets and other workflow task failures, and the close event. Works on any server's history, real Temporal included.
+ * Each event is one line, its controls shown as code points (oneLineText): a tool's error can hold an escape sequence.
  */
 export function formatTimeline(workflowId: string, history: HistoryEvent[]): string[] {
   const byId = new Map(history.map((e) => [Number(e.eventId ?? 0), e]));
@@ -86,7 +93,7 @@ export function formatTimeline(workflowId: string, history: HistoryEvent[]): str
       continue;
     }
     const other = otherLine(event, byId);
-    if (other) lines.push(`${''.padStart(10)}  ${other}`);
+    if (other) lines.push(`${''.padStart(10)}  ${oneLineText(other)}`);
   }
   return lines;
 }
@@ -116,14 +123,14 @@ export function formatOpenTurn(turn: OpenTurn, history: HistoryEvent[]): string[
   const summaries = new Map(activityEntries(history).map((e) => [e.activityId, e.summary]));
   for (const activity of turn.pending) {
     const summary = summaries.get(activity.activityId);
-    const named = summary && summary !== activity.type ? `${activity.type} — ${summary}` : activity.type;
+    const named = oneLineText(summary && summary !== activity.type ? `${activity.type} — ${summary}` : activity.type);
     const next = activity.nextAttemptAt ? `, next attempt at ${activity.nextAttemptAt}` : '';
     const paused = activity.paused && activity.state !== 'PAUSED' ? ' (paused)' : '';
     lines.push(
       `${''.padStart(12)}pending ${named} (activity ${activity.activityId}): ${activity.state}${paused}, ` +
         `${attemptText(activity)}${next}`
     );
-    if (activity.lastFailure) lines.push(`${''.padStart(14)}last failure ${activity.lastFailure}`);
+    if (activity.lastFailure) lines.push(`${''.padStart(14)}last failure ${oneLineText(activity.lastFailure)}`);
   }
   return lines;
 }

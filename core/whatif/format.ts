@@ -1,9 +1,11 @@
 import type { Json } from '../json';
 import { countByStatus, type FieldChange, type TurnDiff, type WhatifReport } from './diff';
 import { cutText } from '../text/cut-text';
+import { oneLineText } from '../text/one-line-text';
 
 /** The human-readable what-if report: one line per turn, then one indented line per change. */
 const MAX_VALUE = 100;
+const MAX_MESSAGE = 59;
 
 function shown(value: Json): string {
   const text = typeof value === 'string' ? JSON.stringify(value) : JSON.stringify(value ?? null);
@@ -27,12 +29,16 @@ function changeLine(change: FieldChange): string {
   return `${change.field}: ${body}`;
 }
 
+/** What was missing and what changed: text users, models and tools wrote, shown on one line and never obeyed. */
 function detailLines(turn: TurnDiff): string[] {
   const superseded = (turn.superseded ?? []).map(
     (message) => `not replayed: ${shown(message)} failed before this message took its turn number`
   );
-  if (turn.status === 'skipped') return [...superseded, 'not replayed: an earlier turn needs a recording'];
-  return [...superseded, ...turn.missing.map((m) => `needs ${m.kind}: ${m.what}`), ...turn.changes.map(changeLine)];
+  const lines =
+    turn.status === 'skipped'
+      ? ['not replayed: an earlier turn needs a recording']
+      : [...turn.missing.map((m) => `needs ${m.kind}: ${m.what}`), ...turn.changes.map(changeLine)];
+  return [...superseded, ...lines].map((line) => oneLineText(line));
 }
 
 const pad = (text: string, width: number) => text.padEnd(width);
@@ -43,7 +49,7 @@ export function formatWhatifReport(report: WhatifReport): string[] {
   lines.push(`${pad('CONVERSATION', 38)}${pad('TURN', 6)}${pad('STATUS', 16)}MESSAGE`);
   for (const conversation of report.conversations) {
     for (const turn of conversation.turns) {
-      const message = turn.userText.length > 60 ? `${cutText(turn.userText, 59)}…` : turn.userText;
+      const message = oneLineText(turn.userText, MAX_MESSAGE);
       const status = turn.status.replace('-', ' ');
       lines.push(
         `${pad(conversation.conversationId, 38)}${pad(String(turn.turnNumber), 6)}${pad(status, 16)}${message}`

@@ -245,3 +245,55 @@ describe('an open turn', () => {
     ]);
   });
 });
+
+describe('text a user, a model or a tool wrote', () => {
+  // A tool's error with an override (it reverses the rest of the terminal line), an escape sequence and a line break.
+  const hostile = 'order \u202eexe.txt\u202c is \u001b[31mlate\r\nsee log';
+  const shown = 'order ⟨U+202E⟩exe.txt⟨U+202C⟩ is ⟨U+001B⟩[31mlate see log';
+
+  it('is one line of the timeline, each control shown as its code point', () => {
+    const events = [
+      { eventId: 1, eventTime: ms(1_000_000), workflowExecutionStartedEventAttributes: {} },
+      {
+        eventId: 5,
+        eventTime: ms(1_000_100),
+        activityTaskScheduledEventAttributes: { activityId: '5', activityType: { name: 'McpToolCall' } },
+        userMetadata: { summary: defaultPayloadConverter.toPayload('McpToolCall: order.status \u202e(call 1)') },
+      },
+      { eventId: 6, eventTime: ms(1_000_200), activityTaskStartedEventAttributes: { scheduledEventId: 5, attempt: 1 } },
+      {
+        eventId: 7,
+        eventTime: ms(1_000_300),
+        activityTaskFailedEventAttributes: {
+          scheduledEventId: 5,
+          failure: { message: hostile, applicationFailureInfo: { type: 'TOOL_HTTP_ERROR', nonRetryable: true } },
+        },
+      },
+      {
+        eventId: 9,
+        eventTime: ms(1_000_400),
+        workflowExecutionFailedEventAttributes: { failure: { message: hostile } },
+      },
+    ] as unknown as HistoryEvent[];
+    const lines = formatTimeline('turn-x-1', events).slice(1);
+    expect(lines.map((l) => l.trim())).toEqual([
+      `+0.100s  McpToolCall — McpToolCall: order.status ⟨U+202E⟩(call 1)  → FAILED TOOL_HTTP_ERROR (non-retryable): ${shown}`,
+      `workflow FAILED: ${shown}`,
+    ]);
+  });
+
+  it("is one line of an open turn's pending activity", () => {
+    const pending = {
+      activityId: '5',
+      type: 'McpToolCall',
+      state: 'SCHEDULED',
+      attempt: 2,
+      maximumAttempts: 3,
+      paused: false,
+      lastFailure: hostile,
+      nextAttemptAt: null,
+    };
+    const open = { status: 'RUNNING', runId: 'run-1', taskQueue: 'q', pending: [pending] };
+    expect(formatOpenTurn(open, []).at(-1)?.trim()).toBe(`last failure ${shown}`);
+  });
+});

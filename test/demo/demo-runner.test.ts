@@ -77,6 +77,14 @@ describe('runDemoConversations', () => {
     expect(formatDemoTranscript(records)).toContain('[two-turns #2] FAILED (A/S9)');
   });
 
+  it("prints a reply's controls as code points: an override in it would reverse the terminal line", async () => {
+    const { send } = fakeSend({ two: { reply: 'sec \u202eond\r\nline' } });
+    const records = await runDemoConversations(send, { conversations: CONVERSATIONS, only: ['two-turns'] });
+    const transcript = formatDemoTranscript(records).split('\n');
+    expect(transcript).toContain('  reply: sec ⟨U+202E⟩ond line');
+    expect(transcript.every((line) => !/[\r\u202e]/.test(line))).toBe(true);
+  });
+
   it('reports a failed request and skips the rest of that conversation only', async () => {
     const { send, calls } = fakeSend();
     const broken: DemoConversation[] = [

@@ -135,6 +135,19 @@ describe('what-if report table', () => {
     expect(countByStatus(report)).toMatchObject({ same: 1, changed: 1, 'needs-model': 1, skipped: 1 });
   });
 
+  it("shows a message's and a reply's controls as code points, never obeying them", () => {
+    const said = { ...ref, userText: 'my file \u202eexe.txt\r\nplease' };
+    const report: WhatifReport = {
+      config: { version: 'abcdef0123456789', source: 'current' },
+      conversations: [
+        { conversationId: ref.conversationId, turns: [diffTurn(said, facts(), facts({ response: 'Done \u202e.' }))] },
+      ],
+    };
+    const lines = formatWhatifReport(report);
+    expect(lines[2]).toMatch(/changed {9}my file ⟨U\+202E⟩exe\.txt please$/);
+    expect(lines[3]?.trim()).toBe('response: "Done." → "Done ⟨U+202E⟩."');
+  });
+
   it('names the instant --since was read as', () => {
     const report: WhatifReport = {
       config: { version: 'abcdef0123456789', source: 'current' },
