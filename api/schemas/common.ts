@@ -2,10 +2,9 @@
  * JSON Schemas shared by request validation, response serialization and the OpenAPI document: the pieces every
  * route uses (ids, the error envelope, text responses). The routes' own schemas are this folder's other files.
  */
-export const uuidParam = {
-  type: 'string',
-  pattern: '^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$',
-} as const;
+import { UUID_PATTERN } from '../../core/turn/turn-id';
+
+export const uuidParam = { type: 'string', pattern: UUID_PATTERN } as const;
 
 /** A conversation id as a route's `:id` path parameter. */
 export const conversationIdParams = { type: 'object', required: ['id'], properties: { id: uuidParam } } as const;

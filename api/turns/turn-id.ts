@@ -5,17 +5,10 @@ import { turnIdFor, type TurnInput } from '../../core/turn/contracts';
 import type { FastifyInstance } from 'fastify';
 import { badRequest, notFound } from '../errors';
 import { onConversationNamed } from '../sent-ids';
-import { uuidParam } from '../schemas/common';
-
-/**
- * A turn number as a route takes it: 1 to 999999999, written without a leading zero, so that it names one turn
- * (ce_* turn numbers are 32-bit integers). `turn-…-99999999999999999999` would otherwise go through a double.
- */
-const TURN_NUMBER = '[1-9][0-9]{0,8}';
-const TURN_ID = new RegExp(`^turn-(${uuidParam.pattern.slice(1, -1)})-(${TURN_NUMBER})$`);
+import { TURN_ID, TURN_NUMBER_PATTERN, turnIdParts, type TurnIdParts } from '../../core/turn/turn-id';
 
 /** The path parameter `{n}` of a turn. */
-export const turnNumberParam = { type: 'string', pattern: `^${TURN_NUMBER}$` } as const;
+export const turnNumberParam = { type: 'string', pattern: `^${TURN_NUMBER_PATTERN}$` } as const;
 
 /**
  * The path parameter of every route that names a turn by its workflow id (`turn-<conversation id>-<turn number>`).
@@ -36,18 +29,18 @@ export const turnIdParams = {
 } as const;
 
 /** The UUID and turn number of a turn id as the client wrote them; 400 INVALID_TURN_ID quoting anything else. */
-function turnIdParts(workflowId: string): { uuid: string; turnNumber: number } {
-  const match = TURN_ID.exec(workflowId);
-  if (!match?.[1] || !match[2]) {
+function sentTurnIdParts(workflowId: string): TurnIdParts {
+  const parts = turnIdParts(workflowId);
+  if (!parts) {
     const message = `${JSON.stringify(workflowId)} is not a turn id: turn-<conversation id>-<turn number, 1 to 999999999>.`;
     throw badRequest('INVALID_TURN_ID', message);
   }
-  return { uuid: match[1], turnNumber: Number(match[2]) };
+  return parts;
 }
 
 export function parseTurnId(workflowId: string): { conversationId: string; turnNumber: number } {
-  const { uuid, turnNumber } = turnIdParts(workflowId);
-  return { conversationId: uuid.toLowerCase(), turnNumber };
+  const { conversationId, turnNumber } = sentTurnIdParts(workflowId);
+  return { conversationId, turnNumber };
 }
 
 /** 404 TURN_NOT_FOUND naming the turn. */
@@ -61,7 +54,7 @@ export const turnNotFound = (workflowId: string) => notFound('TURN_NOT_FOUND', `
  * and dashes, and nine digits.
  */
 export async function onTurnNamed<T>(sent: string, work: (workflowId: string) => Promise<T>): Promise<T> {
-  const { uuid, turnNumber } = turnIdParts(sent);
+  const { uuid, turnNumber } = sentTurnIdParts(sent);
   return onConversationNamed(uuid, (conversationId) => work(turnIdFor(conversationId, turnNumber)));
 }
 

@@ -11,6 +11,7 @@ import { errorChain } from '../error-chain';
 import { addressOption, withTemporalConnection } from '../temporal/connect';
 import { claimCheckDataConverter } from '../../db/claims/codec';
 import { openDatabase } from '../../db/pool';
+import { canonicalTurnId } from '../../core/turn/turn-id';
 
 const OPTIONS = { values: ['address', 'namespace', 'run'] };
 
@@ -62,11 +63,13 @@ export const historyCommand: CliCommand = {
     const parsed = parseCommandArgs('history', args, OPTIONS);
     if (typeof parsed === 'string') return usageError(io, parsed, USAGE);
     const { positional, options } = parsed;
-    const [workflowId] = positional;
-    if (!workflowId || positional.length > 1) {
+    const [sent] = positional;
+    if (!sent || positional.length > 1) {
       io.err('history needs exactly one workflow id, e.g. turn-<conversationId>-1');
       return 2;
     }
+    // A turn is named by its conversation's UUID in lower case; the API takes it in either case, and so does this.
+    const workflowId = canonicalTurnId(sent) ?? sent;
     const given = addressOption(options);
     if (typeof given === 'string') return usageError(io, given, USAGE);
     const env = loadEnv();
@@ -85,7 +88,7 @@ export const historyCommand: CliCommand = {
       if (open) for (const line of formatOpenTurn(open, events)) io.out(line);
       return 0;
     } catch (err) {
-      io.err(`cannot read the history of ${workflowId}: ${errorChain(err)}`);
+      io.err(`cannot read the history of ${sent}: ${errorChain(err)}`);
       return 1;
     }
   },
