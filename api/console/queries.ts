@@ -61,12 +61,20 @@ function userInputRowMatches(pattern: string): SQL {
     AND a.stage = 'USER_INPUT' AND a.payload_json ->> 'text' ILIKE ${pattern})`;
 }
 
+/**
+ * An intent or state filter: codes are compared upper-cased and trimmed (docs/config-reference.md, "Scope"), so `faq`
+ * finds the conversations in `FAQ`, and a state a config spelled in lower case is found as `REVIEW` too.
+ */
+function codeIs(column: typeof ceConversation.intentCode | typeof ceConversation.stateCode, code: string): SQL {
+  return sql`upper(btrim(${column})) = ${code.trim().toUpperCase()}`;
+}
+
 function searchFilter(search: ConversationSearch): SQL | undefined {
   const filters: SQL[] = [];
   const status = search.status && statusFilter(search.status, search.awaitingApproval);
   if (status) filters.push(status);
-  if (search.intent) filters.push(eq(ceConversation.intentCode, search.intent));
-  if (search.state) filters.push(eq(ceConversation.stateCode, search.state));
+  if (search.intent) filters.push(codeIs(ceConversation.intentCode, search.intent));
+  if (search.state) filters.push(codeIs(ceConversation.stateCode, search.state));
   const q = search.q?.trim();
   if (q) {
     const pattern = containsPattern(q);

@@ -1,7 +1,8 @@
 import { searchConversations } from '../../api/console/queries';
 import { insertAudits } from '../../db/repositories/audit';
 import { ensureConversation } from '../../db/repositories/conversation';
-import { ceConversationHistory } from '../../db/schema';
+import { eq } from 'drizzle-orm';
+import { ceConversation, ceConversationHistory } from '../../db/schema';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
 /**
@@ -121,5 +122,41 @@ describe('console conversation search over what the user typed in a failed turn'
 
   it('takes % and _ in the search as literal text there too', async () => {
     expect((await searchConversations(tdb.db, { q: 'within_zapper', limit: 10 })).total).toBe(0);
+  });
+});
+
+describe('console conversation filters by intent and state', () => {
+  let tdb: TestDatabase;
+  const IN_FAQ = '00000000-0000-4000-8000-00000000b001';
+  const IN_LOAN = '00000000-0000-4000-8000-00000000b002';
+
+  beforeAll(async () => {
+    tdb = await createTestDatabase();
+    // A state a config spelled in lower case is stored so: a warning, not an error (docs/config-reference.md).
+    const at = [
+      [IN_FAQ, 'FAQ', 'ANSWERED'],
+      [IN_LOAN, 'LOAN_APPLICATION', 'review'],
+    ] as const;
+    for (const [conversationId, intentCode, stateCode] of at) {
+      await ensureConversation(tdb.db, conversationId);
+      await tdb.db
+        .update(ceConversation)
+        .set({ intentCode, stateCode })
+        .where(eq(ceConversation.conversationId, conversationId));
+    }
+  });
+  afterAll(async () => tdb.drop());
+
+  const found = async (filter: { intent?: string; state?: string }) =>
+    (await searchConversations(tdb.db, { ...filter, limit: 10 })).items.map((c) => c.conversationId);
+
+  it('compares codes upper-cased and trimmed, as the engine does', async () => {
+    expect(await found({ intent: 'FAQ' })).toEqual([IN_FAQ]);
+    expect(await found({ intent: 'faq' })).toEqual([IN_FAQ]);
+    expect(await found({ intent: ' Faq ' })).toEqual([IN_FAQ]);
+    expect(await found({ state: 'answered' })).toEqual([IN_FAQ]);
+    expect(await found({ state: 'REVIEW' })).toEqual([IN_LOAN]);
+    expect(await found({ intent: 'loan_application', state: 'Review' })).toEqual([IN_LOAN]);
+    expect(await found({ intent: 'fa' })).toEqual([]);
   });
 });

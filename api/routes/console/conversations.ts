@@ -13,7 +13,14 @@ import type { ConsoleRoute } from './index';
 /** Turns per page of a conversation's turns when the caller names no limit. */
 const TURNS_PAGE = 50;
 
-const code = { type: 'string', minLength: 1, maxLength: 100, pattern: '^[A-Za-z0-9_.:-]+$' } as const;
+/** An intent or state code to filter by: in any case, spaces around it allowed (compared upper-cased and trimmed). */
+const code = {
+  type: 'string',
+  minLength: 1,
+  maxLength: 100,
+  pattern: '^ *[A-Za-z0-9_.:-]+ *$',
+  description: 'Compared upper-cased and trimmed, as the engine compares codes: faq finds FAQ.',
+} as const;
 const searchQuery = {
   type: 'object',
   additionalProperties: false,

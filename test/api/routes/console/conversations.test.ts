@@ -174,4 +174,22 @@ describe('a query string that is not UTF-8 once percent-decoded (api/query-text.
       await app.close();
     }
   });
+
+  it('takes an intent or state in any case with spaces around it, and nothing else', async () => {
+    const { app, searches } = listApi(null);
+    try {
+      const spaced = await app.inject({
+        method: 'GET',
+        url: '/api/v1/console/conversations?intent=%20faq%20&state=Review+',
+      });
+      expect(spaced.statusCode).toBe(200);
+      expect(searches).toEqual([expect.objectContaining({ intent: ' faq ', state: 'Review ' })]);
+      for (const bad of ['intent=%20', 'state=a%20b', 'intent=a%0A']) {
+        const res = await app.inject({ method: 'GET', url: `/api/v1/console/conversations?${bad}` });
+        expect([bad, res.statusCode]).toEqual([bad, 400]);
+      }
+    } finally {
+      await app.close();
+    }
+  });
 });
