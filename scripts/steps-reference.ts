@@ -1,6 +1,5 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { format, resolveConfig } from 'prettier';
 import { STEP_SPECS, type RetrySpec, type StepSpec } from '../core/turn/steps';
 
 const BEGIN = '<!-- steps:begin (npm run docs:steps) -->';
@@ -55,6 +54,9 @@ async function main(path = join(__dirname, '..', 'docs', 'architecture.md')): Pr
   const end = doc.indexOf(END);
   if (start < 0 || end < start) throw new Error(`${path} has no ${BEGIN} … ${END} block`);
   const regenerated = doc.slice(0, start) + stepsTableMarkdown() + doc.slice(end + END.length);
+  // Loaded here, not at the top: prettier's CommonJS entry imports ES modules as it loads, which Jest's VM cannot,
+  // and test/core/turn/steps.test.ts imports stepsTableMarkdown from this file.
+  const { format, resolveConfig } = await import('prettier');
   writeFileSync(path, await format(regenerated, { ...(await resolveConfig(path)), filepath: path }));
   console.log(`updated ${path} (${STEP_SPECS.length} steps)`);
 }
