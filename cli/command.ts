@@ -1,5 +1,6 @@
 import { PORT_MAX, portNumber } from '../config/env-values';
 import { writeLine } from './closed-output';
+import { oneLineText } from '../core/text/one-line-text';
 import type { Env, EnvNeed } from '../config/env';
 
 /** A `convengine` sub-command. Each lives in its own module under cli/commands/; its name and summary in the index. */
@@ -91,9 +92,12 @@ export function parseCommandArgs(command: string, args: string[], spec: OptionSp
   return { positional: parsed.positional, options: parsed.options };
 }
 
-/** Prints a usage error and the command's synopsis (its usage up to the first blank line); returns exit code 2. */
+/**
+ * Prints a usage error and the command's synopsis (its usage up to the first blank line); returns exit code 2. The
+ * message quotes the arguments, which a script may have taken from anywhere: their controls are shown, not obeyed.
+ */
 export function usageError(io: CliIo, message: string, usage: string): number {
-  io.err(message);
+  io.err(oneLineText(message));
   io.err(`Usage: ${usage.split('\n\n')[0]}`);
   return 2;
 }

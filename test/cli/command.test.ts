@@ -63,4 +63,11 @@ describe('usageError', () => {
     expect(usageError(io, '--home needs a value', 'convengine x [--home dir]\n\nLong help.')).toBe(2);
     expect(errors).toEqual(['--home needs a value', 'Usage: convengine x [--home dir]']);
   });
+
+  it('shows the controls of a quoted argument as code points, never sends them to the terminal', () => {
+    const errors: string[] = [];
+    const io: CliIo = { out: () => undefined, err: (line) => errors.push(line), stdin: process.stdin };
+    usageError(io, '--since "2026\u001b[31m\u202e" is not an ISO time', 'convengine whatif');
+    expect(errors[0]).toBe('--since "2026⟨U+001B⟩[31m⟨U+202E⟩" is not an ISO time');
+  });
 });
