@@ -17,6 +17,7 @@ import type { Session } from '../core/session';
 import type { ActivityDeps } from './deps';
 import { currentAttempt, isLastAttempt } from './runtime/attempt';
 import { whileHeartbeating } from './runtime/heartbeat';
+import { throwIfCancelled } from './runtime/activity-context';
 import type { AuditWrite } from './runtime/audit-rows';
 import { writeAudits, writeFailedAttempt } from './runtime/audit-writer';
 import { decisionAudit } from './turn-decision';
@@ -141,6 +142,8 @@ export function stepActivity<I extends StepInput, O extends StepOutput>(
       const ctx = { input, snapshot, deps: local?.deps ?? deps, scope };
       output = await whileHeartbeating(() => def.run(ctx));
     } catch (thrown) {
+      // Cancelled by Temporal, it ends cancelled whatever the cut I/O threw; its rows would not be written (refusedBatch).
+      throwIfCancelled();
       // An escalated local attempt leaves no trace: the regular attempt writes the step's rows.
       const escalation = local?.escalation();
       if (escalation) throw toActivityFailure(escalation);

@@ -13,6 +13,7 @@ import {
   type StepRunResult,
 } from '../../core/turn/step-runs';
 import type { ActivityDeps } from '../deps';
+import { throwIfCancelled } from '../runtime/activity-context';
 import { asLocalAttempt } from '../runtime/local-attempt';
 import { trackStepRun, type StepRunProgress } from '../runtime/step-run-progress';
 import { handOverReason, isProgrammingError } from '../../core/errors';
@@ -51,7 +52,7 @@ type StepRunActivity = (input: StepRunInput) => Promise<StepRunResult>;
  * run's steps reach ce_audit in one round trip, as the run ends. A run stops after a step that
  * stops the turn, asks for a direct tool call or starts the planner loop, and before a step that
  * must run as a regular activity of its own. A step's other failure fails the run, which Temporal
- * retries as a whole.
+ * retries as a whole; a cancelled attempt ends cancelled, as a single step's does (throwIfCancelled).
  *
  * - `LocalSteps` runs as a local activity, where every step is a local attempt.
  * - `RegularSteps` runs as a regular activity: its lead may call the LLM or consumer code, the steps
@@ -110,6 +111,8 @@ async function runEachStep(
     try {
       reply = await attempt(i, () => steps[planned.name](call));
     } catch (err) {
+      // A cancelled attempt ends as a single step's does (WorkerShutdown on a stopping worker), not as the run's failure.
+      throwIfCancelled();
       const reason = handOverReason(err);
       const failedAfterMs = deps.clock.now().getTime() - started;
       if (reason === null) throw failedIn(err, { ran, failedStep: planned, failedAfterMs });

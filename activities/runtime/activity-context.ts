@@ -42,3 +42,14 @@ export function cancelledBy(signal: AbortSignal): Error {
   const reason: unknown = signal.reason;
   return reason instanceof Error ? reason : new CancelledFailure('the activity was cancelled');
 }
+
+/**
+ * Throws the attempt's cancellation (cancelledBy) once Temporal has cancelled it (the turn cancelled, the worker
+ * stopping, its heartbeat lost), whatever the cancelled I/O threw instead (a tool's ToolExecutionFailed, a handler's
+ * AbortError): the worker then reports the attempt cancelled (WorkerShutdown on a stopping worker, which Temporal
+ * retries at once), not as a failure of the step or its tool.
+ */
+export function throwIfCancelled(): void {
+  const signal = activityCancellation();
+  if (signal?.aborted) throw cancelledBy(signal);
+}

@@ -1,4 +1,6 @@
-import { ApplicationFailure } from '@temporalio/common';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { createStepRuns, type RunStepActivities } from '../../../activities/pipeline/step-runs';
 import { attemptsLocally } from '../../../activities/runtime/local-attempt';
 import { ErrorType } from '../../../core/errors';
@@ -228,6 +230,28 @@ describe('the RegularSteps activity (activities/pipeline/step-runs.ts)', () => {
       .catch((e: unknown) => e)) as ApplicationFailure;
     expect([err.type, err.message, err.nonRetryable]).toEqual(['Error', 'conflict', false]);
     expect(err.details?.at(-1)).toMatchObject({ ran: [], failedStep: { name: 'PersistConversation' } });
+  });
+
+  /** A step whose I/O ends on the activity's cancellation, failing as the cut I/O did (`thrown`), not as cancelled. */
+  const cutOnCancel = (thrown: () => Error) => async (): Promise<StepResult> => {
+    const signal = Context.current().cancellationSignal;
+    await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+    throw thrown();
+  };
+
+  it.each([
+    ['its lead', 'PersistConversation', () => new CancelledFailure('WORKER_SHUTDOWN')],
+    ['a later step, whose cut I/O failed otherwise', 'PipelineEnd', () => new Error('socket hang up')],
+  ])('ends cancelled when its worker stops during %s, as a single step does', async (_, name, thrown) => {
+    const steps = fakeSteps({ [name]: cutOnCancel(thrown) }, []);
+    const env = new MockActivityEnvironment();
+    const run = env.run(createStepRuns(steps, clock).RegularSteps, runInput(['PersistConversation', 'PipelineEnd']));
+    setTimeout(() => env.cancel('WORKER_SHUTDOWN'), 50);
+    const err = await run.catch((e: unknown) => e);
+    // The worker reports a CancelledFailure as the attempt cancelled (WorkerShutdown on a stopping worker, retried at
+    // once); any other error as the run's failure.
+    expect(err).toBeInstanceOf(CancelledFailure);
+    expect(err).toMatchObject({ message: 'WORKER_SHUTDOWN' });
   });
 
   it('ends after an McpPrepare that starts the planner loop', async () => {

@@ -1,4 +1,6 @@
-import { ApplicationFailure } from '@temporalio/common';
+import { Context } from '@temporalio/activity';
+import { ApplicationFailure, CancelledFailure } from '@temporalio/common';
+import { MockActivityEnvironment } from '@temporalio/testing';
 import { sql } from 'drizzle-orm';
 import { EngineError } from '../../../core/errors';
 import type { StepInput } from '../../../core/turn/contracts';
@@ -268,6 +270,23 @@ describe('step runtime (activities/step-runtime.ts)', () => {
     const [row] = (await rowsOf('13-Leaky')).filter((r) => r.stage === 'STEP_ERROR');
     expect(row?.payload).toMatchObject({ errorType: 'INTERNAL', errorMessage: message });
     expect(JSON.stringify(row?.payload)).not.toContain('card number');
+  });
+
+  it('a step cancelled by Temporal ends cancelled, whatever its cut I/O threw, and writes no row', async () => {
+    const cut: StepFunction = async (ctx) => {
+      ctx.scope.audit('BEFORE', {});
+      const signal = Context.current().cancellationSignal;
+      await new Promise((resolve) => signal.addEventListener('abort', resolve, { once: true }));
+      throw new EngineError('TOOL_EXECUTION_FAILED', 'socket hang up');
+    };
+    const env = new MockActivityEnvironment();
+    const attempt = env.run(stepActivity({ name: 'Cut', run: cut }, deps), input('12-Cut'));
+    setTimeout(() => env.cancel('WORKER_SHUTDOWN'), 50);
+    // The worker reports a CancelledFailure as the attempt cancelled (WorkerShutdown on a stopping worker).
+    const err = await attempt.catch((e: unknown) => e);
+    expect(err).toBeInstanceOf(CancelledFailure);
+    expect(err).toMatchObject({ message: 'WORKER_SHUTDOWN' });
+    expect(await rowsOf('12-Cut')).toEqual([]);
   });
 
   it('an unavailable pinned version fails the step before it runs', async () => {
