@@ -44,7 +44,7 @@ export async function directToolCall(
     try {
       return await turn.run('DirectToolCall', next, summary, options);
     } catch (err) {
-      const failure = toToolFailure(err, maxAttempts);
+      const failure = toToolFailure(err, maxAttempts, turn.versions);
       if (!(failure instanceof ToolCallFailure)) throw failure;
       const held = { call: first.call, tool, failure, hold };
       const again = holdable ? await resolveHeldCall(exec, held, inputs) : null;

@@ -208,7 +208,7 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     try {
       return await this.run('McpToolCall', input, summary, options);
     } catch (err) {
-      throw toToolFailure(err, options.retry?.maximumAttempts ?? 1);
+      throw toToolFailure(err, options.retry?.maximumAttempts ?? 1, this.versions);
     }
   }
 

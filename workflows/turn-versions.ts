@@ -85,6 +85,14 @@ export const CANCELLED_OUTCOME_PATCH = 'cancelled-turn-outcome';
 export const FAILED_DIRECT_REPEAT_PATCH = 'planner-refuses-failed-direct-call';
 
 /**
+ * The patch that lets a tool call's cancellation (the turn cancelled while its McpToolCall or DirectToolCall ran) end
+ * the turn as cancelled: histories without it took the cancelled call for the tool's failure (a ToolCallFailure of
+ * type CancelledFailure), which the planner loop recorded as TOOL_FAILED (decisionLog, applyToolFailure) and a
+ * holding tool held, before the next activity met the cancellation.
+ */
+export const CANCELLED_TOOL_CALL_PATCH = 'cancelled-tool-call-stands';
+
+/**
  * Which of the changes made to the turn workflow since conversationTurnV2 a turn runs with. The
  * turn executor asks here, never `patched()` itself, so one executor serves both workflow types.
  */
@@ -115,6 +123,8 @@ export interface TurnVersions {
   cancelledOutcome(): boolean;
   /** Whether the planner may not repeat a direct call its tool failed; asked only when the planner asks for one. */
   failedDirectRepeatRefused(): boolean;
+  /** Whether a cancelled tool call ends the turn cancelled, not as the tool's failure; asked only when one is. */
+  cancelledToolCallStands(): boolean;
 }
 
 /**
@@ -148,6 +158,9 @@ const cancelledOutcome = (): boolean => patched(CANCELLED_OUTCOME_PATCH);
 /** Asked by V2 and V3 alike, only when the planner repeats a failed direct call, so other turns record no marker. */
 const failedDirectRepeatRefused = (): boolean => patched(FAILED_DIRECT_REPEAT_PATCH);
 
+/** Asked by V2 and V3 alike, only when a tool call is cancelled, so other turns record no marker. */
+const cancelledToolCallStands = (): boolean => patched(CANCELLED_TOOL_CALL_PATCH);
+
 function patchedStepRunsIn(): StepRunsIn {
   if (patched(WIDE_STEP_RUNS_PATCH)) return 'wide';
   return patched(STEP_RUNS_PATCH) ? 'pipeline' : null;
@@ -173,13 +186,15 @@ export const PATCHED_VERSIONS: TurnVersions = {
   cancelledRow,
   cancelledOutcome,
   failedDirectRepeatRefused,
+  cancelledToolCallStands,
 };
 
 /**
  * conversationTurnV3: every change made before it, asked of nothing. A turn is a workflow of its own, so a
  * new workflow type is the whole version: no patch marker and no TemporalChangeVersion upsert per turn.
  * Changes made since are asked like V2's (approvalResume, failureRow, unwrittenFailureRow, failureRowOutlastsOutage,
- * parkPosition, approvalRequestRow, cancelledRow, cancelledOutcome, failedDirectRepeatRefused).
+ * parkPosition, approvalRequestRow, cancelledRow, cancelledOutcome, failedDirectRepeatRefused,
+ * cancelledToolCallStands).
  */
 export const CURRENT_VERSIONS: TurnVersions = {
   stepRunsIn: () => 'wide',
@@ -195,4 +210,5 @@ export const CURRENT_VERSIONS: TurnVersions = {
   cancelledRow,
   cancelledOutcome,
   failedDirectRepeatRefused,
+  cancelledToolCallStands,
 };

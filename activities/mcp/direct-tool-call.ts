@@ -3,6 +3,7 @@ import { EngineError, ErrorType } from '../../core/errors';
 import { McpAudit } from '../../core/mcp/constants';
 import { findToolRow } from '../../core/mcp/tools';
 import type { DirectToolCallInput, StepOutput } from '../../core/turn/contracts';
+import { throwIfCancelled } from '../runtime/activity-context';
 import { currentAttempt } from '../runtime/attempt';
 import { isRetryableFailure } from '../runtime/failure';
 import type { StepContext } from '../step-runtime';
@@ -18,7 +19,8 @@ import { asToolError } from './tool-call';
  * retryable failure is thrown while attempts remain; the last attempt (or a non-retryable error)
  * records the failure as the tool's result, so the turn still answers — unless the tool holds for
  * an operator (#22, `holdOnExhausted`): then the last attempt throws too, and the workflow holds
- * the turn; `verifiedResult` (markDone) records what the operator verified. With `failure` set — the
+ * the turn; `verifiedResult` (markDone) records what the operator verified. An attempt Temporal cancelled ends
+ * cancelled, never with the cut call as the tool's failure. With `failure` set — the
  * executor's report that the activity itself failed for good — it only records that.
  */
 export async function directToolCall(ctx: StepContext<DirectToolCallInput>): Promise<StepOutput> {
@@ -39,6 +41,8 @@ export async function directToolCall(ctx: StepContext<DirectToolCallInput>): Pro
         ? verifiedToolResult(handlerCtx, input.verifiedResult)
         : await executeTool(handlerCtx, input.tool.sideEffect === 'READ_ONLY' ? null : input.call.idempotencyKey);
   } catch (err) {
+    // Cancelled by Temporal (the turn cancelled, the worker stopping), the call did not fail: never its recorded result.
+    throwIfCancelled();
     const failure = asToolError(err, row.toolCode);
     if (isRetryableFailure(failure) && (input.holdOnExhausted === true || currentAttempt() < input.maxAttempts))
       throw failure;

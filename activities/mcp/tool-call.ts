@@ -14,11 +14,15 @@ import { checkToolArgs } from '../../core/mcp/tool-args';
 import { requireEnabledTool, normalizeToolGroup, sideEffectOf } from '../../core/mcp/tools';
 import type { McpToolCallInput, StepOutput } from '../../core/turn/contracts';
 import { publishVerbose } from '../pipeline/support';
+import { throwIfCancelled } from '../runtime/activity-context';
 import type { StepContext } from '../step-runtime';
 import { executeTool, verifiedToolResult } from '../tools/dispatch';
 import { emit, mcpRules, toolHandlerContext } from './support';
 
-/** Errors from tool code that are not engine errors (a consumer handler's `throw new Error`): TOOL_EXECUTION_FAILED, retryable. */
+/**
+ * Errors from tool code that are not engine errors (a consumer handler's `throw new Error`): TOOL_EXECUTION_FAILED,
+ * retryable. Not for an attempt Temporal cancelled (throwIfCancelled first): its cut call is no failure of the tool.
+ */
 export function asToolError(err: unknown, toolCode: string): unknown {
   if (isEngineError(err) || !(err instanceof Error)) return err;
   return new EngineError(ErrorType.ToolExecutionFailed, err.message, {
@@ -61,6 +65,8 @@ export async function mcpToolCall(ctx: StepContext<McpToolCallInput>): Promise<S
         ? verifiedToolResult(handlerCtx, input.verifiedResult)
         : await executeTool(handlerCtx, key);
   } catch (err) {
+    // Cancelled by Temporal, the call did not fail: the attempt ends cancelled, with no progress event saying it did.
+    throwIfCancelled();
     const metadata = { tool_code: row.toolCode, error: errorMessage(err) };
     publishVerbose(ctx, { ...progress, determinant: 'MCP_TOOL_CALL', error: true, metadata });
     throw asToolError(err, row.toolCode);

@@ -13,7 +13,8 @@ import { cancelDuringSlowToolCall } from '../support/cancelled-turn';
  * `npx tsx test/replay/export-failed-histories.ts [suffix] [name…]`: V3 turns that fail without a step having written
  * their failure row, into histories/v3-failed/<name><suffix>.json, added to what is there (only the named ones, when
  * names are given): an operator's fail on a held call, and a commit whose last attempt could not store its failure
- * rows (a database outage past its window), and a turn cancelled (`temporal workflow cancel`) during a slow tool call.
+ * rows (a database outage past its window), and a turn cancelled (`temporal workflow cancel`) during a slow tool call,
+ * a direct one and the planner's.
  * The set holds each recorded before the patch that has the workflow write
  * that row (suffix `-before-failure-row`, `-before-unwritten-row`) and after it: the failure path must replay both ways.
  */
@@ -56,11 +57,18 @@ async function cancelled(h: WorkflowHarness): Promise<Parked> {
   return { name: 'cancelled-in-tool-call', workflowId, turn };
 }
 
+/** The same during the planner's tool call, which the workflow took for the tool's failure before its patch. */
+async function cancelledInPlannerCall(h: WorkflowHarness): Promise<Parked> {
+  const { workflowId, turn } = await cancelDuringSlowToolCall(h, undefined, { planner: true });
+  return { name: 'cancelled-in-planner-call', workflowId, turn };
+}
+
 export async function recordFailedTurns(h: WorkflowHarness): Promise<Parked[]> {
   return [
     await hold(h, [{ action: 'fail', reason: 'fixture: the upstream is down for the day' }], false),
     await commitRowsLost(h),
     await cancelled(h),
+    await cancelledInPlannerCall(h),
   ];
 }
 

@@ -2,6 +2,7 @@ import { TURN_CANCELLED } from '../../workflows/turn-failure';
 import { readTurnSearchAttributes } from '../../workflows/search-attributes';
 import {
   CANCELLED_OUTCOME_PATCH,
+  CANCELLED_TOOL_CALL_PATCH,
   TURN_CANCELLED_ROW_PATCH,
   TURN_FAILURE_OUTLASTS_OUTAGE_PATCH,
 } from '../../workflows/turn-versions';
@@ -31,9 +32,15 @@ it('a turn cancelled during a slow tool call writes TURN_CANCELLED, not retryabl
     const data = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0]?.data;
     return data ? [(decode(data) as { id: string }).id] : [];
   });
-  // The row is written by TurnFailure as any failed turn's is: a regular activity that outlasts a database outage.
-  // Then its TurnOutcome says so, for a query by it to find the turn.
-  expect(patches).toEqual([TURN_CANCELLED_ROW_PATCH, TURN_FAILURE_OUTLASTS_OUTAGE_PATCH, CANCELLED_OUTCOME_PATCH]);
+  // The call's cancellation ends the turn, not taken for the tool's failure (turn-cancel-tool-call.test.ts). The row is
+  // written by TurnFailure as any failed turn's is: a regular activity that outlasts a database outage. Then its
+  // TurnOutcome says so, for a query by it to find the turn.
+  expect(patches).toEqual([
+    CANCELLED_TOOL_CALL_PATCH,
+    TURN_CANCELLED_ROW_PATCH,
+    TURN_FAILURE_OUTLASTS_OUTAGE_PATCH,
+    CANCELLED_OUTCOME_PATCH,
+  ]);
   await expect(replayHistoryOf(handle)).resolves.toBeUndefined();
 });
 
