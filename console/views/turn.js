@@ -1,4 +1,4 @@
-import { api, apiPath, followAudits, unexpectedAnswer } from '../lib/api.js';
+import { api, ApiError, apiPath, followAudits, unexpectedAnswer } from '../lib/api.js';
 import { badge, duration, h, keepFields, mount, show, when } from '../lib/dom.js';
 import { TURN_ID } from '../lib/ids.js';
 import { timeline } from './timeline.js';
@@ -115,8 +115,18 @@ function exchange(turn) {
 }
 
 /**
- * Whether the page is up to date: live while the turn runs and its reads succeed; a read that failed says why (the
- * API's code and message) and since when the page shows older data, until a read succeeds again.
+ * Why the page is not up to date: the API's refusal as it said it (code and message); anything else (a script error
+ * while drawing an answer, a network that failed the request) in plain words, its text left to the browser's console.
+ */
+function whyStale(err) {
+  if (err instanceof ApiError) return `the last refresh failed (${err.code}: ${err.message}).`;
+  console.error(err);
+  return 'the live view could not be refreshed. Reload the page if this does not clear.';
+}
+
+/**
+ * Whether the page is up to date: live while the turn runs and its reads succeed; a read that failed says why
+ * (whyStale) and since when the page shows older data, until a read succeeds again.
  */
 function liveMarker() {
   const element = h('div', { id: 'live-marker' });
@@ -131,7 +141,7 @@ function liveMarker() {
       h(
         'div',
         { class: 'error stale', role: 'alert', id: 'refresh-failed' },
-        `Not up to date: the last refresh failed (${err.code ? `${err.code}: ` : ''}${err.message}). `,
+        `Not up to date: ${whyStale(err)} `,
         `This page shows the turn as read ${when(since)}; retrying every 3 s.`
       )
     );
@@ -211,11 +221,12 @@ export async function turnPage({ main, onLeave }, workflowId) {
     const turn = await api(apiPath`/api/v1/console/turns/${workflowId}`);
     if (!isTurnView(turn)) throw unexpectedAnswer(200, 'a turn');
     if (left.signal.aborted) return turn;
-    readAt = new Date().toISOString();
-    // Re-render only on change; what was typed and the focus survive a redraw all the same.
+    // Re-render only on change; what was typed and the focus survive a redraw all the same. The page shows this read
+    // only once it is drawn: a redraw that throws leaves the time of the read on screen.
     const seen = canonical(turn);
     if (seen !== shown) draw(turn);
     shown = seen;
+    readAt = new Date().toISOString();
     return turn;
   };
   const refresh = () => {

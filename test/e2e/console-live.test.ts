@@ -29,6 +29,19 @@ const actionPosts = (page: Page, action: string) => {
   return sent;
 };
 
+/** Reads answered again, the page is live again; then the held turn is ended. */
+async function recoversAndEnds(page: Page): Promise<void> {
+  await page.unroute('**/api/v1/console/turns/*');
+  await page.locator('#refresh-failed').waitFor({ state: 'detached', timeout: 15_000 });
+  await page.locator('#live').waitFor();
+  // End the held turn: on the real server's tier every suite shares one namespace, and a turn left held there is
+  // listed by other suites' operator listings (worker-down's `sre list`) once this suite's worker is gone.
+  await page.locator('#held-tool button:has-text("Fail turn")').click();
+  await page.locator('#failed-turn').waitFor({ timeout: 60_000 });
+  c.h.wf.mcp.toolServer.faults.clear('/loan/applications');
+  await page.close();
+}
+
 test('after Fail turn and a double-clicked Retry turn, the page follows the turn running again, live', async () => {
   c.h.wf.mcp.toolServer.faults.set('/loan/applications', { failTimes: 1_000, status: 503 });
   const { turn, page } = await c.parkedLoanTurn(loanConfig({ submit: HOLD }));
@@ -75,15 +88,34 @@ test('a refresh that fails says so (the API code) instead of staying "live", and
   expect(await page.locator('#live').count()).toBe(0);
   await shot(page, 'refresh-failed');
 
-  await page.unroute('**/api/v1/console/turns/*');
-  await failed.waitFor({ state: 'detached', timeout: 15_000 });
+  await recoversAndEnds(page);
+});
+
+test('a script error in a live redraw says in words that the page could not be refreshed, not the error', async () => {
+  c.h.wf.mcp.toolServer.faults.set('/loan/applications', { failTimes: 1_000, status: 503 });
+  const { page } = await c.parkedLoanTurn(loanConfig({ submit: HOLD }));
+  await page.locator('#held-tool').waitFor();
   await page.locator('#live').waitFor();
-  // End the held turn: on the real server's tier every suite shares one namespace, and a turn left held there is
-  // listed by other suites' operator listings (worker-down's `sre list`) once this suite's worker is gone.
-  await page.locator('#held-tool button:has-text("Fail turn")').click();
-  await page.locator('#failed-turn').waitFor({ timeout: 60_000 });
-  c.h.wf.mcp.toolServer.faults.clear('/loan/applications');
-  await page.close();
+  const logged: string[] = [];
+  page.on('console', (message) => message.type() === 'error' && logged.push(message.text()));
+  // The API's answer, changed so that drawing it throws deep in the timeline (a TypeError on undefined).
+  await page.route('**/api/v1/console/turns/*', async (route) => {
+    if (route.request().method() !== 'GET') return route.continue();
+    const turn = await (await route.fetch()).json();
+    return route.fulfill({ json: { ...turn, story: { ...turn.story, timeline: undefined } } });
+  });
+  const failed = page.locator('#refresh-failed');
+  await failed.waitFor({ timeout: 15_000 });
+  const said = await failed.innerText();
+  expect(said).toContain('the live view could not be refreshed');
+  expect(said).toContain('Reload the page');
+  expect(said).not.toMatch(/TypeError|undefined|reading/);
+  expect(said).toMatch(/as read \d{4}-\d\d-\d\d \d\d:\d\d:\d\d\.\d{3} UTC/);
+  expect(await page.locator('#live').count()).toBe(0);
+  // The error itself is for a developer: in the browser's console.
+  await eventually(async () => expect(logged.join('\n')).toContain('TypeError'), 5_000);
+
+  await recoversAndEnds(page);
 });
 
 test('bidi overrides from users and tools are shown, not obeyed; times are UTC', async () => {
