@@ -98,11 +98,20 @@ export interface PendingActivityView {
 
 export type ActivityOperation = 'reset' | 'pause' | 'unpause';
 
+/**
+ * A turn's latest run, as the workflow names it: the run the turn is (or ended as), also before that run wrote any
+ * audit row, and its events.
+ */
+export interface TurnHistory {
+  runId: string;
+  events: HistoryEvent[];
+}
+
 /** What the console reads from Temporal, and the activity operations it drives. */
 export interface TurnInspector {
   turns(conversationId: string): Promise<TurnSummary[]>;
-  /** The events of the turn's latest run, or null when there is no such workflow. */
-  history(workflowId: string): Promise<HistoryEvent[] | null>;
+  /** The turn's latest run and its events, or null when there is no such workflow. */
+  history(workflowId: string): Promise<TurnHistory | null>;
   pendingActivities(workflowId: string): Promise<PendingActivityView[]>;
   pendingApproval(workflowId: string): Promise<PendingApproval | null>;
   /** #22: the tool call the turn holds for an operator, or null (also for a turn that has ended). */

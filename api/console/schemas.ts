@@ -160,6 +160,11 @@ export const turnViewSchema = {
     workflowId: { type: 'string' },
     conversationId: { type: 'string' },
     turnNumber: { type: 'integer' },
+    runId: {
+      type: 'string',
+      description:
+        "The turn's latest run, as the workflow names it: the run the page shows, also before it wrote an audit row.",
+    },
     userInput: nullableString,
     response: { description: 'The reply the turn gave, or null.' },
     story: storySchema,

@@ -7,7 +7,7 @@ import { pendingActivityView } from '../history/pending-activities';
 import { resolveStepRunClaims } from '../history/step-run-claims';
 import { turnNotFound } from '../turns/turn-id';
 import { progressUnavailable, readProgress } from '../turns/turn-worker';
-import type { ActivityOperation, TurnInspector, TurnRunSummary, TurnSummary } from './ports';
+import type { ActivityOperation, TurnHistory, TurnInspector, TurnRunSummary, TurnSummary } from './ports';
 
 const TURN_NUMBER = /-([1-9][0-9]*)$/;
 
@@ -69,13 +69,17 @@ function withoutRuns({ runId, status, outcome, startedAt, closedAt }: TurnSummar
   return { runId, status, outcome, startedAt, closedAt };
 }
 
-/** The turn's events, with claim references resolved; null without the turn. */
-async function turnHistory(client: Client, workflowId: string) {
+/**
+ * The turn's latest run and its events, with claim references resolved; null without the turn. The run is read first
+ * and its own history then, so the events are that run's even when another run starts in between.
+ */
+async function turnHistory(client: Client, workflowId: string): Promise<TurnHistory | null> {
   try {
-    const events = (await client.workflow.getHandle(workflowId).fetchHistory()).events ?? [];
+    const { runId } = await client.workflow.getHandle(workflowId).describe();
+    const events = (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
     // fetchHistory returns payloads as stored: a large step run's result is a claim reference (db/claims/).
     await resolveStepRunClaims(events, client.options.loadedDataConverter.payloadCodecs);
-    return events;
+    return { runId, events };
   } catch (err) {
     if (err instanceof WorkflowNotFoundError || isNotFound(err) || isNotFound((err as Error).cause)) return null;
     throw err;

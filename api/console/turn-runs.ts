@@ -41,15 +41,16 @@ export function earlierRunView(runId: string, inputs: readonly RunInput[], final
 }
 
 /**
- * The runs of one turn from its audit rows: the final run is the one that wrote the last row of a run (the rows of an
- * operator's action have none); every other run that wrote rows is an earlier one, oldest first. What the user said
- * is the committed text when the turn committed, else the final run's own USER_INPUT (never an earlier run's).
+ * The runs of one turn from its audit rows: the final run is the workflow's latest (`finalRunId`), also before it wrote
+ * a row of its own, when the last rows are still a failed run's; every other run that wrote rows is an earlier one,
+ * oldest first. What the user said is the committed text when the turn committed, else the final run's own
+ * USER_INPUT (never an earlier run's).
  */
 export function runsOfTurn(
   rows: readonly TurnAuditRow[],
+  finalRunId: string,
   committedText: string | null
 ): { userInput: string | null; earlierRuns: EarlierRunView[] } {
-  const finalRunId = rows.filter((row) => row.runId !== null).at(-1)?.runId ?? null;
   const inputs = runInputsOf(rows);
   const userInput = committedText ?? saidInRun(inputs, finalRunId);
   const earlier = [...new Set(rows.map((row) => row.runId))].filter(

@@ -21,12 +21,11 @@ function runOf(step) {
 }
 
 /**
- * The rows of the turn's last run by step; every run of a turn writes rows of its own, so an earlier run's rows are
- * kept apart, run by run, in `earlier` (a Map of run id to rows, oldest run first) rather than shown beside the final
- * run's steps.
+ * The rows of the turn's latest run (`runId`, as the workflow names it) by step; every run of a turn writes rows of
+ * its own, so an earlier run's rows are kept apart, run by run, in `earlier` (a Map of run id to rows, oldest run
+ * first) rather than shown beside the latest run's steps, also before that run wrote a row.
  */
-function auditsByStep(audits) {
-  const lastRun = audits.findLast((row) => row.runId)?.runId ?? null;
+function auditsByStep(audits, lastRun) {
   const byStep = new Map();
   const other = [];
   const earlier = new Map();
@@ -146,8 +145,8 @@ function auditPanel(id, title, rows) {
  * Every step of the turn's history in order, with its audit rows, and what the workflow itself did.
  * A handed-off local attempt wrote nothing: its call's rows belong to the regular run after it.
  */
-export function timeline(story, audits, earlierRuns = []) {
-  const { byStep, other, earlier } = auditsByStep(audits);
+export function timeline(story, audits, runId, earlierRuns = []) {
+  const { byStep, other, earlier } = auditsByStep(audits, runId);
   const rowsOf = (step) => (step.outcome === 'HANDED_OFF' ? null : byStep.get(`${step.type}#${runOf(step)}`));
   const rows = story.timeline.map((item) => (item.kind === 'step' ? stepRow(item, rowsOf(item)) : eventRow(item)));
   return [

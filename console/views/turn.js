@@ -212,7 +212,7 @@ export async function turnPage({ main, onLeave }, workflowId) {
       exchange(turn),
       decisions(turn.story),
       h('h2', {}, 'Timeline'),
-      timeline(turn.story, turn.audits, turn.earlierRuns)
+      timeline(turn.story, turn.audits, turn.runId, turn.earlierRuns)
     );
     restore();
     disableActions();

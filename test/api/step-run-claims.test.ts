@@ -100,9 +100,14 @@ describe('step runs whose results are claim-checked', () => {
   it("are resolved by the console's inspector through its client's codecs", async () => {
     const client = {
       options: { namespace: 'ns', loadedDataConverter: { payloadCodecs: [codec] } },
-      workflow: { getHandle: () => ({ fetchHistory: async () => ({ events: checked }) }) },
+      workflow: {
+        getHandle: () => ({
+          describe: async () => ({ runId: 'run-1' }),
+          fetchHistory: async () => ({ events: checked }),
+        }),
+      },
     } as unknown as Client;
-    const events = (await temporalInspector(client).history('turn-x-1')) ?? [];
+    const events = (await temporalInspector(client).history('turn-x-1'))?.events ?? [];
     expect(hasStepRunClaims(events)).toBe(false);
     expect(formatTimeline('turn-x-1', events)).toEqual(formatTimeline('turn-x-1', plain));
   });

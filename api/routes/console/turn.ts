@@ -29,8 +29,9 @@ export const turnViewRoute: ConsoleRoute = (app, ports, consolePorts, docs) => {
 
 async function turnView(ports: ApiPorts, consolePorts: ConsolePorts, workflowId: string) {
   const { conversationId, turnNumber } = parseTurnId(workflowId);
-  const events = await consolePorts.inspector.history(workflowId);
-  if (!events) throw turnNotFound(workflowId);
+  const latest = await consolePorts.inspector.history(workflowId);
+  if (!latest) throw turnNotFound(workflowId);
+  const { runId, events } = latest;
   const story = turnStory(events);
   const running = story.status === 'RUNNING';
   const outcome = running ? readTurnSearchAttributes(story.searchAttributes).turnOutcome : null;
@@ -43,13 +44,14 @@ async function turnView(ports: ApiPorts, consolePorts: ConsolePorts, workflowId:
     consolePorts.read(() => ports.conversations.conversation(conversationId)),
   ]);
   const said = conversation?.history.find((h) => h.turnNumber === turnNumber);
-  const { userInput, earlierRuns } = runsOfTurn(audits, said?.userInput ?? null);
+  const { userInput, earlierRuns } = runsOfTurn(audits, runId, said?.userInput ?? null);
   const output = readStageRows(audits, AuditStage.AssistantOutput).at(-1)?.payload.output;
   const ui = consolePorts.temporalUi;
   return {
     workflowId,
     conversationId,
     turnNumber,
+    runId,
     userInput,
     response: said?.assistantOutput ?? output ?? null,
     story,
