@@ -117,9 +117,13 @@ function literal(value: string): string {
   return `'${value.replace(/[\\']/g, (c) => `\\${c}`)}'`;
 }
 
-/** Running turns whose TurnOutcome is `outcome`: `TurnOutcome = 'HELD' AND ExecutionStatus = 'Running'`. */
-export function runningTurnsQuery(outcome: TurnOutcomeValue): string {
-  return `${A.TurnOutcome} = ${literal(outcome)} AND ExecutionStatus = 'Running'`;
+/**
+ * Running turns whose TurnOutcome is `outcome`: `TurnOutcome = 'HELD' AND ExecutionStatus = 'Running'`; with more
+ * outcomes, any of them: `TurnOutcome IN ('AWAITING_APPROVAL', 'HELD') AND …`.
+ */
+export function runningTurnsQuery(outcome: TurnOutcomeValue, ...more: TurnOutcomeValue[]): string {
+  const match = more.length === 0 ? `= ${literal(outcome)}` : `IN (${[outcome, ...more].map(literal).join(', ')})`;
+  return `${A.TurnOutcome} ${match} AND ExecutionStatus = 'Running'`;
 }
 
 /** Every turn of one conversation. */

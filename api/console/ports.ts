@@ -2,7 +2,7 @@ import type { temporal } from '@temporalio/proto';
 import { CONVERSATION_STATUSES } from '../../core/session';
 import type { JsonObject } from '../../core/json';
 import type { HeldTool, PendingApproval } from '../../workflows/messages';
-import type { TurnOutcomeValue } from '../../workflows/search-attributes';
+import { TurnOutcomeValue } from '../../workflows/search-attributes';
 import type { AuditRowView } from '../ports';
 import type { RunInput } from './turn-runs';
 
@@ -18,11 +18,16 @@ export interface ConversationCursor {
   conversationId: string;
 }
 
-/** A conversation whose turn is parked on a tool approval: its row still says RUNNING (or BLOCKED) until it ends. */
-export const AWAITING_APPROVAL_STATUS = 'AWAITING_APPROVAL';
+/**
+ * The statuses of a conversation whose turn is parked on a person, its row still saying RUNNING (or BLOCKED) until
+ * the turn ends: AWAITING_APPROVAL on a tool approval (D16), HELD on an operator for a tool call whose retries ran
+ * out (#22). Each is the parked turn's TurnOutcome.
+ */
+export const PARKED_STATUSES = [TurnOutcomeValue.AwaitingApproval, TurnOutcomeValue.Held] as const;
+export type ParkedStatus = (typeof PARKED_STATUSES)[number];
 
-/** The statuses the console lists a conversation with: ce_conversation.status's, and AWAITING_APPROVAL. */
-export const CONSOLE_CONVERSATION_STATUSES = [...CONVERSATION_STATUSES, AWAITING_APPROVAL_STATUS] as const;
+/** The statuses the console lists a conversation with: ce_conversation.status's, and the parked ones. */
+export const CONSOLE_CONVERSATION_STATUSES = [...CONVERSATION_STATUSES, ...PARKED_STATUSES] as const;
 
 /** Filters of the console's conversation list; every one optional, the page bounded. */
 export interface ConversationSearch {
@@ -31,10 +36,10 @@ export interface ConversationSearch {
   /** One of CONSOLE_CONVERSATION_STATUSES. */
   status?: string;
   /**
-   * The conversations with a turn parked on a tool approval now (Temporal's visibility): listed, and filtered, as
-   * AWAITING_APPROVAL whatever their row's status; none when not given.
+   * The conversations with a turn parked now (Temporal's visibility), each with its parked status: listed, and
+   * filtered, by it whatever their row's status; none when not given.
    */
-  awaitingApproval?: ReadonlySet<string>;
+  parked?: ReadonlyMap<string, ParkedStatus>;
   intent?: string;
   state?: string;
   limit: number;
@@ -59,7 +64,10 @@ export interface ConversationPage {
   total: number;
   /** Where the next page starts; null when this one is the last. */
   next: ConversationCursor | null;
-  /** Temporal's visibility could not be read: a conversation parked on an approval shows its stored status. */
+  /**
+   * Temporal's visibility could not be read: a parked conversation (AWAITING_APPROVAL or HELD) shows its stored
+   * status. The name is the API's from before HELD was listed.
+   */
   awaitingApprovalUnknown?: true;
 }
 

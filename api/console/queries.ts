@@ -8,11 +8,12 @@ import { publicAuditPayload } from '../db-queries';
 import type { RunInput } from './turn-runs';
 import { ceAudit, ceConversation, ceConversationHistory } from '../../db/schema';
 import {
-  AWAITING_APPROVAL_STATUS,
+  PARKED_STATUSES,
   type ConversationCursor,
   type ConversationPage,
   type ConversationSearch,
   type OperatorActionRecord,
+  type ParkedStatus,
   type TurnAuditRow,
 } from './ports';
 
@@ -38,14 +39,15 @@ function replyTextMatches(pattern: string): SQL {
 }
 
 /**
- * The status filter: AWAITING_APPROVAL is the conversations parked on an approval, whatever their row says; a stored
- * status is the rows that have it and are not parked (the list shows those as AWAITING_APPROVAL).
+ * The status filter: a parked status (AWAITING_APPROVAL, HELD) is the conversations parked so, whatever their row
+ * says; a stored status is the rows that have it and are not parked (the list shows those by their parked status).
  */
-function statusFilter(status: string, awaitingApproval: ReadonlySet<string> = new Set()): SQL | undefined {
-  const parked = [...awaitingApproval];
-  if (status === AWAITING_APPROVAL_STATUS) {
-    return parked.length > 0 ? inArray(ceConversation.conversationId, parked) : sql`false`;
+function statusFilter(status: string, parkedNow: ReadonlyMap<string, ParkedStatus> = new Map()): SQL | undefined {
+  if ((PARKED_STATUSES as readonly string[]).includes(status)) {
+    const ids = [...parkedNow].filter(([, parked]) => parked === status).map(([id]) => id);
+    return ids.length > 0 ? inArray(ceConversation.conversationId, ids) : sql`false`;
   }
+  const parked = [...parkedNow.keys()];
   const stored = eq(ceConversation.status, status);
   return parked.length > 0 ? and(stored, notInArray(ceConversation.conversationId, parked)) : stored;
 }
@@ -71,7 +73,7 @@ function codeIs(column: typeof ceConversation.intentCode | typeof ceConversation
 
 function searchFilter(search: ConversationSearch): SQL | undefined {
   const filters: SQL[] = [];
-  const status = search.status && statusFilter(search.status, search.awaitingApproval);
+  const status = search.status && statusFilter(search.status, search.parked);
   if (status) filters.push(status);
   if (search.intent) filters.push(codeIs(ceConversation.intentCode, search.intent));
   if (search.state) filters.push(codeIs(ceConversation.stateCode, search.state));
@@ -136,11 +138,9 @@ export async function searchConversations(db: Database, search: ConversationSear
   };
 }
 
-/** The page with each conversation parked on an approval shown as AWAITING_APPROVAL, whatever its row says. */
-export function showAwaitingApproval(page: ConversationPage, awaitingApproval: ReadonlySet<string>): ConversationPage {
-  const items = page.items.map((c) =>
-    awaitingApproval.has(c.conversationId) ? { ...c, status: AWAITING_APPROVAL_STATUS } : c
-  );
+/** The page with each parked conversation shown by its parked status (AWAITING_APPROVAL, HELD), whatever its row says. */
+export function showParked(page: ConversationPage, parked: ReadonlyMap<string, ParkedStatus>): ConversationPage {
+  const items = page.items.map((c) => ({ ...c, status: parked.get(c.conversationId) ?? c.status }));
   return { ...page, items };
 }
 

@@ -37,9 +37,9 @@ export const conversationPageSchema = {
             type: 'string',
             enum: [...CONSOLE_CONVERSATION_STATUSES],
             description:
-              'AWAITING_APPROVAL while a turn of the conversation is parked on a tool approval (from its ' +
-              "TurnOutcome search attribute); otherwise the conversation's own: BLOCKED when a ce_policy row " +
-              'refused the last turn, else RUNNING.',
+              'AWAITING_APPROVAL while a turn of the conversation is parked on a tool approval, HELD while it ' +
+              "holds a tool call for an operator (both from the parked turn's TurnOutcome search attribute); " +
+              "otherwise the conversation's own: BLOCKED when a ce_policy row refused the last turn, else RUNNING.",
           },
           intent: { type: 'string' },
           state: { type: 'string' },
@@ -62,7 +62,8 @@ export const conversationPageSchema = {
       type: 'boolean',
       description:
         "Present (true) when Temporal's visibility could not be read for an unfiltered page: every status is then the " +
-        "conversation's stored one, so a conversation parked on an approval shows RUNNING or BLOCKED.",
+        "conversation's stored one, so a conversation parked on an approval or held for an operator shows RUNNING " +
+        'or BLOCKED.',
     },
   },
 } as const;

@@ -1,22 +1,16 @@
 import type { Client } from '@temporalio/client';
 import type { Database } from '../../db/pool';
-import { awaitingApprovalConversations } from '../turns/approval-queue';
+import { parkedConversations } from '../turns/approval-queue';
 import type { ConsolePorts, ConversationPage, ConversationSearch } from './ports';
-import {
-  auditedUserInputs,
-  recordOperatorAction,
-  searchConversations,
-  showAwaitingApproval,
-  turnAudits,
-} from './queries';
+import { auditedUserInputs, recordOperatorAction, searchConversations, showParked, turnAudits } from './queries';
 import { CONSOLE_READ_CONCURRENCY, ReadBudget } from './read-budget';
 import { temporalInspector } from './temporal-inspector';
 
 /**
  * A page of the conversation list, its parked conversations (Temporal's visibility, one list outside the database's
- * read budget) shown as AWAITING_APPROVAL. A status filter needs them first; without one both are read at once, a
- * database that is down or not migrated is said first, as on every route that reads it, and a visibility that cannot
- * be read leaves the stored statuses, marked `awaitingApprovalUnknown`.
+ * read budget) shown as AWAITING_APPROVAL or HELD. A status filter needs them first; without one both are read at
+ * once, a database that is down or not migrated is said first, as on every route that reads it, and a visibility
+ * that cannot be read leaves the stored statuses, marked `awaitingApprovalUnknown`.
  */
 async function conversationPage(
   db: Database,
@@ -25,19 +19,19 @@ async function conversationPage(
   search: ConversationSearch
 ): Promise<ConversationPage> {
   if (search.status) {
-    const awaitingApproval = await awaitingApprovalConversations(client);
-    const page = await budget.run(() => searchConversations(db, { ...search, awaitingApproval }));
-    return showAwaitingApproval(page, awaitingApproval);
+    const parked = await parkedConversations(client);
+    const page = await budget.run(() => searchConversations(db, { ...search, parked }));
+    return showParked(page, parked);
   }
-  const [page, awaitingApproval] = await Promise.allSettled([
+  const [page, parked] = await Promise.allSettled([
     budget.run(() => searchConversations(db, search)),
-    awaitingApprovalConversations(client),
+    parkedConversations(client),
   ]);
   if (page.status === 'rejected') throw page.reason;
   // Without a filter the list stays readable in a Temporal outage, when operators need it most: its statuses are
   // the stored ones, and the page says that parked conversations could not be read.
-  if (awaitingApproval.status === 'rejected') return { ...page.value, awaitingApprovalUnknown: true };
-  return showAwaitingApproval(page.value, awaitingApproval.value);
+  if (parked.status === 'rejected') return { ...page.value, awaitingApprovalUnknown: true };
+  return showParked(page.value, parked.value);
 }
 
 /**

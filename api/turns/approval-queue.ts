@@ -6,6 +6,7 @@ import { readTurnSearchAttributes, runningTurnsQuery, TurnOutcomeValue } from '.
 import { badRequest } from '../errors';
 import { decodedSearchAttributes } from '../history/entries';
 import { decideWith } from '../replies';
+import { PARKED_STATUSES, type ParkedStatus } from '../console/ports';
 import { listedProgressReader } from './turn-worker';
 
 /** Turns parked on a tool approval (D16): the workflow sets this outcome while it waits, RUNNING again once decided. */
@@ -144,26 +145,39 @@ function waiting(
 /** Visibility's page size for reading the parked conversations; Temporal's own maximum. */
 const PARKED_PAGE_SIZE = 1000;
 
+/** Running turns parked on a person: on a tool approval (D16) or holding a tool call for an operator (#22). */
+export const PARKED_TURNS_QUERY = runningTurnsQuery(...PARKED_STATUSES);
+
+/** A parked turn's outcome, read from its search attributes; null for any other. */
+function parkedOutcome(raw: RawExecution): ParkedStatus | null {
+  const { turnOutcome } = readTurnSearchAttributes(decodedSearchAttributes(raw.searchAttributes?.indexedFields));
+  return PARKED_STATUSES.find((status) => status === turnOutcome) ?? null;
+}
+
 /**
- * The conversations with a turn parked on a tool approval now, from Temporal's visibility alone (the ConversationId
- * each parked turn carries with TurnOutcome = AWAITING_APPROVAL, running): no query or describe of a turn, so no
- * worker is asked and a list of any length costs one call per thousand parked turns.
+ * The conversations with a turn parked now, each with what it waits on (its TurnOutcome: AWAITING_APPROVAL or HELD),
+ * from Temporal's visibility alone (the ConversationId each parked turn carries with that outcome, running): no query
+ * or describe of a turn, so no worker is asked and a list of any length costs one call per thousand parked turns. A
+ * conversation runs one turn at a time; were two parked, its latest turn's outcome is the one kept.
  */
-export async function awaitingApprovalConversations(client: Client): Promise<Set<string>> {
-  const ids = new Set<string>();
+export async function parkedConversations(client: Client): Promise<Map<string, ParkedStatus>> {
+  const parked = new Map<string, { outcome: ParkedStatus; turnNumber: number }>();
   let nextPageToken: Uint8Array | undefined;
   do {
     const page = await client.workflowService.listWorkflowExecutions({
       namespace: client.options.namespace,
-      query: AWAITING_APPROVAL_QUERY,
+      query: PARKED_TURNS_QUERY,
       pageSize: PARKED_PAGE_SIZE,
       nextPageToken,
     });
     for (const raw of page.executions ?? []) {
-      const { conversationId } = visibleTurn(raw);
-      if (conversationId) ids.add(conversationId);
+      const { conversationId, turnNumber } = visibleTurn(raw);
+      const outcome = parkedOutcome(raw);
+      const seen = conversationId ? parked.get(conversationId) : undefined;
+      if (conversationId && outcome && (!seen || seen.turnNumber < (turnNumber ?? 0)))
+        parked.set(conversationId, { outcome, turnNumber: turnNumber ?? 0 });
     }
     nextPageToken = page.nextPageToken && page.nextPageToken.length > 0 ? page.nextPageToken : undefined;
   } while (nextPageToken);
-  return ids;
+  return new Map([...parked].map(([id, { outcome }]) => [id, outcome]));
 }

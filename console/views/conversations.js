@@ -5,9 +5,9 @@ const PAGE = 25;
 
 /**
  * The statuses the list shows (api/console/ports.ts CONSOLE_CONVERSATION_STATUSES): AWAITING_APPROVAL while a turn is
- * parked on a tool approval; '' is any.
+ * parked on a tool approval, HELD while it holds a tool call for an operator; '' is any.
  */
-const STATUSES = ['RUNNING', 'BLOCKED', 'AWAITING_APPROVAL'];
+const STATUSES = ['RUNNING', 'BLOCKED', 'AWAITING_APPROVAL', 'HELD'];
 
 function statusField(params) {
   const current = params.get('status') ?? '';
@@ -208,8 +208,8 @@ const unknownApprovalsNote = (page) =>
     ? h(
         'p',
         { class: 'muted', id: 'approvals-unknown' },
-        'Temporal could not be read: a conversation waiting on an ' +
-          'approval shows its stored status (RUNNING or BLOCKED) until it can.'
+        'Temporal could not be read: a conversation waiting on an approval or ' +
+          'held for an operator shows its stored status (RUNNING or BLOCKED) until it can.'
       )
     : null;
 

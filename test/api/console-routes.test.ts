@@ -97,8 +97,8 @@ describe('the console API: conversation search, turn story, actions; the static 
       400,
       {
         code: 'INVALID_STATUS',
-        message: 'status must be one of RUNNING, BLOCKED, AWAITING_APPROVAL.',
-        details: { allowed: ['RUNNING', 'BLOCKED', 'AWAITING_APPROVAL'] },
+        message: 'status must be one of RUNNING, BLOCKED, AWAITING_APPROVAL, HELD.',
+        details: { allowed: ['RUNNING', 'BLOCKED', 'AWAITING_APPROVAL', 'HELD'] },
       },
     ]);
   });

@@ -70,6 +70,9 @@ describe('turn search attributes', () => {
       "TurnOutcome = 'AWAITING_APPROVAL' AND ExecutionStatus = 'Running'"
     );
     expect(runningTurnsQuery(TurnOutcomeValue.Held)).toBe("TurnOutcome = 'HELD' AND ExecutionStatus = 'Running'");
+    expect(runningTurnsQuery(TurnOutcomeValue.AwaitingApproval, TurnOutcomeValue.Held)).toBe(
+      "TurnOutcome IN ('AWAITING_APPROVAL', 'HELD') AND ExecutionStatus = 'Running'"
+    );
     expect(conversationTurnsQuery('0b6c-1')).toBe("ConversationId = '0b6c-1'");
     expect(conversationTurnsQuery("x' OR TurnNumber > 0 OR 'a\\")).toBe(
       "ConversationId = 'x\\' OR TurnNumber > 0 OR \\'a\\\\'"

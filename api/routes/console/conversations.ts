@@ -31,7 +31,8 @@ const searchQuery = {
       type: 'string',
       description:
         `One of ${CONSOLE_CONVERSATION_STATUSES.join(', ')}: AWAITING_APPROVAL while a turn of it is parked on a tool ` +
-        'approval (RUNNING and BLOCKED leave those out), BLOCKED when a ce_policy row refused the last turn.',
+        'approval, HELD while it holds a tool call for an operator (RUNNING and BLOCKED leave those out), BLOCKED ' +
+        'when a ce_policy row refused the last turn.',
     },
     intent: code,
     state: code,
