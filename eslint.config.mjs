@@ -74,6 +74,11 @@ const deterministicZones = {
   ],
 };
 
+const hostLocale =
+  "orders and formats by the host's locale and time zone, so two workers decide differently: compare with compareCodePoints (core/text/compare-code-points.ts), format explicitly.";
+/** String and Date methods that read the host's locale: `localeCompare`, `toLocaleUpperCase`, `toLocaleString`, … */
+const localeMethod = '/^(localeCompare|toLocale[A-Za-z]*)$/';
+
 // Replayed and shared code reads no clock, randomness, network or environment of its own: time comes in as input
 // (core/) or from the workflow's deterministic clock (workflows/clock.ts), configuration from activities. The host's
 // ambient objects are banned by name, so no alias (`globalThis.process`, `const D = Date`) can reach around the ban.
@@ -94,6 +99,7 @@ const hostGlobals = [
   ['setImmediate', 'Timers wait on the host: workflows/ sleep with @temporalio/workflow; core/ does not wait.'],
   ['require', 'Modules are imported statically, so the workflow bundle sees them.'],
   ['Buffer', 'Buffer is Node-only: the workflow sandbox has TextEncoder.'],
+  ['Intl', `Intl ${hostLocale}`],
 ].map(([name, message]) => ({ name, message }));
 
 /** Math's pure functions; anything else (random, or Math passed on as a value) can reach randomness. */
@@ -128,6 +134,10 @@ const deterministicSyntax = {
       // as a value (`const D = Date; D.now()`) reads the clock.
       selector: `Identifier[name='Date']:not(${notAValue}, NewExpression > .callee, MemberExpression[property.name=/^(parse|UTC)$/] > .object)`,
       message: `Date is used only as new Date(value), Date.parse or Date.UTC: anything else ${wallClock}`,
+    },
+    {
+      selector: `MemberExpression[property.name=${localeMethod}], MemberExpression[property.value=${localeMethod}]`,
+      message: `localeCompare and toLocale…() ${hostLocale}`,
     },
     {
       selector: `Identifier[name='Math']:not(${notAValue}, MemberExpression[computed=false][property.name=/^(${pureMath})$/] > .object)`,

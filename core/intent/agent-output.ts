@@ -1,4 +1,5 @@
 import { isJsonObject, type Json, type JsonObject } from '../json';
+import { compareCodePoints } from '../text/compare-code-points';
 
 /**
  * The intent agent's JSON answer (§4.3). Validated before use: each field must have the documented
@@ -42,7 +43,7 @@ export function readIntentScores(output: JsonObject, allowed: ReadonlySet<string
   return scoreEntries(raw)
     .filter(([code]) => code.trim() !== '' && allowed.has(code.trim().toUpperCase()))
     .map(([code, confidence]) => ({ intent: code.trim(), confidence: clamp01(confidence) }))
-    .sort((a, b) => b.confidence - a.confidence || a.intent.localeCompare(b.intent));
+    .sort((a, b) => b.confidence - a.confidence || compareCodePoints(a.intent, b.intent));
 }
 
 export function readFollowups(output: JsonObject): string[] {

@@ -1,5 +1,6 @@
 import type { ConfigSnapshot } from '../config/types';
 import type { JsonObject } from '../json';
+import { compareCodePoints } from '../text/compare-code-points';
 
 export interface AllowedIntent {
   code: string;
@@ -12,7 +13,7 @@ export interface AllowedIntent {
 export function allowedIntents(snapshot: ConfigSnapshot): AllowedIntent[] {
   return snapshot.rows.intents
     .filter((i) => i.enabled && i.intentCode.trim() !== '' && i.intentCode.trim().toUpperCase() !== 'UNKNOWN')
-    .sort((a, b) => a.priority - b.priority || a.intentCode.localeCompare(b.intentCode))
+    .sort((a, b) => a.priority - b.priority || compareCodePoints(a.intentCode, b.intentCode))
     .map((i) => ({ code: i.intentCode.trim(), description: i.description, llmHint: i.llmHint, priority: i.priority }));
 }
 

@@ -2,6 +2,7 @@ import { normalizeScopeValue, rankByScope } from '../config/scope';
 import type { ConfigSnapshot, PromptTemplateRow } from '../config/types';
 import { INTERACTION_MODES } from '../config/vocabulary';
 import { isJsonObject, tryParseJson, type Json } from '../json';
+import { compareCodePoints } from '../text/compare-code-points';
 
 export type InteractionMode = (typeof INTERACTION_MODES)[number];
 
@@ -53,6 +54,6 @@ export function interactionTemplate(
     rows,
     intent,
     state,
-    (a, b) => b.createdAt.localeCompare(a.createdAt) || b.templateId - a.templateId
+    (a, b) => compareCodePoints(b.createdAt, a.createdAt) || b.templateId - a.templateId
   )[0];
 }

@@ -2,6 +2,7 @@ import { normalizeScopeValue, pickMostSpecific, scopeMatches } from '../config/s
 import type { ConfigSnapshot, OutputSchemaRow, PromptTemplateRow } from '../config/types';
 import type { Json } from '../json';
 import type { Session } from '../session';
+import { compareCodePoints } from '../text/compare-code-points';
 
 const isSchemaJson = (row: OutputSchemaRow) => {
   const type = normalizeScopeValue(row.schemaType);
@@ -61,7 +62,7 @@ export function schemaForCorrection(snapshot: ConfigSnapshot, session: Session):
 }
 
 const newestFirst = (a: PromptTemplateRow, b: PromptTemplateRow) =>
-  b.createdAt.localeCompare(a.createdAt) || b.templateId - a.templateId;
+  compareCodePoints(b.createdAt, a.createdAt) || b.templateId - a.templateId;
 
 /** The most specific enabled prompt template of an output format (newest wins a tie). */
 export function templateFor(

@@ -47,6 +47,20 @@ const deterministic: [string, string, string][] = [
   ['globalThis.process.env', "export const home = globalThis.process.env['HOME'];", 'no-restricted-globals'],
   ['process.getBuiltinModule()', "export const fs = process.getBuiltinModule('fs');", 'no-restricted-globals'],
   ['setTimeout()', 'export const later = (f: () => void) => setTimeout(f, 1);', 'no-restricted-globals'],
+  // The host's locale: an Estonian worker sorts ZAP before TRANSFER, a Danish one AAB after ZAP.
+  ['localeCompare()', 'export const byCode = (a: string, b: string) => a.localeCompare(b);', 'no-restricted-syntax'],
+  [
+    "a['localeCompare']()",
+    "export const byCode = (a: string, b: string) => a['localeCompare'](b);",
+    'no-restricted-syntax',
+  ],
+  ['toLocaleUpperCase()', 'export const upper = (a: string) => a.toLocaleUpperCase();', 'no-restricted-syntax'],
+  ['Intl.Collator', 'export const byCode = new Intl.Collator().compare;', 'no-restricted-globals'],
+  [
+    'an alias of Intl',
+    'const { Collator } = Intl;\nexport const byCode = new Collator().compare;',
+    'no-restricted-globals',
+  ],
 ];
 /** What core/ and workflows/ do use: Date only to convert a given time, Math only through its pure functions. */
 const PURE_DATE_AND_MATH = [

@@ -3,6 +3,7 @@ import { readSetting } from '../../../core/config/setting';
 import { McpSemanticSettings } from '../../../core/config/settings/mcp';
 import { isJsonObject, type Json, type JsonObject } from '../../../core/json';
 import { SemanticTool } from '../../../core/mcp/constants';
+import { compareCodePoints } from '../../../core/text/compare-code-points';
 import {
   DEFAULT_SEMANTIC_INTERPRET_SYSTEM_PROMPT,
   DEFAULT_SEMANTIC_INTERPRET_USER_PROMPT,
@@ -36,7 +37,7 @@ function promptsOf(ctx: ToolHandlerContext): { system: string; user: string; sou
     (t) => t.enabled && t.outputFormat.toUpperCase() === 'SEMANTIC_INTERPRET'
   );
   const row = pickMostSpecific(rows, ctx.session.intent, ctx.session.state, (a, b) =>
-    b.createdAt.localeCompare(a.createdAt)
+    compareCodePoints(b.createdAt, a.createdAt)
   );
   if (row)
     return {
