@@ -207,6 +207,22 @@ export default tseslint.config(
     },
   },
   {
+    // A CLI prints JSON through cli/json-line.ts, which escapes the bidirectional and other invisible characters that
+    // JSON.stringify leaves as they are: printed to a terminal they reorder or hide the text.
+    files: ['cli/**/*.ts'],
+    rules: {
+      'no-restricted-syntax': [
+        'error',
+        {
+          selector:
+            "CallExpression[callee.property.name='out'] CallExpression[callee.object.name='JSON'][callee.property.name='stringify']",
+          message:
+            'Print JSON with outJson (cli/json-line.ts): JSON.stringify leaves bidirectional controls in the line.',
+        },
+      ],
+    },
+  },
+  {
     // Module cycles make initialisation order fragile and blur the layers; break one by moving the shared
     // type or constant into the lower module.
     files: ['**/*.ts'],

@@ -9,6 +9,7 @@ import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../co
 import { whenStdoutCloses } from '../closed-output';
 import { StopSignals } from '../signals';
 import { startStack } from '../stack';
+import { outJson } from '../json-line';
 
 async function reachable(url: string): Promise<boolean> {
   try {
@@ -18,11 +19,11 @@ async function reachable(url: string): Promise<boolean> {
   }
 }
 
-/** A turn as one JSON line: `ok` and `mismatch` (null when it matched) say whether and why it failed, as exit 1 does. */
-function jsonLine(r: DemoTurnRecord): string {
+/** A turn's JSON line: `ok` and `mismatch` (null when it matched) say whether and why it failed, as exit 1 does. */
+function turnJson(r: DemoTurnRecord): object {
   const { conversation, turn, conversationId, user, reply, intent, state, outcome, workflowId, ok } = r;
   const mismatch = r.mismatch ?? null;
-  return JSON.stringify({
+  return {
     conversation,
     turn,
     conversationId,
@@ -34,13 +35,13 @@ function jsonLine(r: DemoTurnRecord): string {
     workflowId,
     ok,
     mismatch,
-  });
+  };
 }
 
 /** A progress message (ce_verbose) the moment it arrives on the conversation's SSE stream. */
 function progressPrinter(io: CliIo, json: boolean): DemoProgress {
   return (conversationId, text) =>
-    io.out(json ? JSON.stringify({ progress: text, conversationId }) : `  … ${text} (${conversationId.slice(0, 8)})`);
+    json ? outJson(io, { progress: text, conversationId }) : io.out(`  … ${text} (${conversationId.slice(0, 8)})`);
 }
 
 /** 128 + the signal's number: what a shell reports for a command a signal ended. */
@@ -119,7 +120,7 @@ export const demoCommand: CliCommand = {
     const demo = async (url: string): Promise<number> => {
       const send = httpDemoSend(url, env.API_TOKEN, progressPrinter(io, json));
       const records = await runDemoConversations(send, {
-        onTurn: (r) => (json ? io.out(jsonLine(r)) : undefined),
+        onTurn: (r) => (json ? outJson(io, turnJson(r)) : undefined),
       });
       if (!json) io.out(formatDemoTranscript(records));
       const summary = demoSummary(records);

@@ -11,6 +11,7 @@ import {
   checkTemporal,
   type Finding,
 } from '../doctor/checks';
+import { outJson } from '../json-line';
 
 const USAGE = [
   'convengine doctor [--address host:port] [--namespace name] [--json] [--strict]',
@@ -65,7 +66,8 @@ export const doctorCommand: CliCommand = {
         findings.push(await checkConfig(env.DATABASE_URL), await checkAuditTrail(env.DATABASE_URL));
     }
     for (const f of findings) {
-      io.out(options.has('json') ? JSON.stringify(f) : `${f.level.padEnd(4)} ${f.check.padEnd(17)} ${f.message}`);
+      if (options.has('json')) outJson(io, f);
+      else io.out(`${f.level.padEnd(4)} ${f.check.padEnd(17)} ${f.message}`);
     }
     if (findings.some((f) => f.level === 'fail')) return 1;
     return options.has('strict') && findings.some((f) => f.level === 'warn') ? 1 : 0;

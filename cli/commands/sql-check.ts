@@ -3,6 +3,7 @@ import type { CliCommand, CliIo } from '../command';
 import { parseCommandArgs, usageError } from '../command';
 import { loadSqlParser } from '../../activities/tools/sql/parser';
 import { checkReadOnlySql, parseFunctionRef, type SqlGuardrailPolicy } from '../../core/sql';
+import { outJson } from '../json-line';
 
 const USAGE = [
   'convengine sql-check [--allow-function NAME]... [--block-function NAME]... [--block-keyword WORD]...',
@@ -29,7 +30,7 @@ async function checkLines(io: CliIo, policy: SqlGuardrailPolicy): Promise<void> 
   for await (const line of lines) {
     if (line.trim() === '') continue;
     const verdict = checkReadOnlySql(line, parser, policy);
-    io.out(JSON.stringify({ sql: line, allowed: verdict.allowed, reason: verdict.reason }));
+    outJson(io, { sql: line, allowed: verdict.allowed, reason: verdict.reason });
   }
 }
 

@@ -1,5 +1,6 @@
 import type { ApprovalQueue, AwaitingApprovalTurn } from '../../api/turns/approval-queue';
 import type { CliIo } from '../command';
+import { outJson } from '../json-line';
 
 /** Turns per visibility page while `sre approvals` reads the whole queue. */
 const PAGE = 100;
@@ -39,8 +40,8 @@ interface ParkedList<T> {
  * Prints the turns (one JSON object a line with --json); 1 when a worker could not tell what some wait on (they are
  * listed all the same).
  */
-export function printParked<T>(io: CliIo, turns: readonly T[], list: ParkedList<T>): number {
-  if (list.json) for (const t of turns) io.out(JSON.stringify(t));
+export function printParked<T extends object>(io: CliIo, turns: readonly T[], list: ParkedList<T>): number {
+  if (list.json) for (const t of turns) outJson(io, t);
   else if (turns.length === 0) io.out(list.none);
   else for (const t of turns) list.print(io, t);
   const unread = turns.filter(list.unread).length;

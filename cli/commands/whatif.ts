@@ -15,6 +15,7 @@ import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../co
 import { databaseFailure } from '../database-failure';
 import { commandDatabaseUrl } from '../environment';
 import { loadYamlTree } from './config';
+import { outJson } from '../json-line';
 
 const USAGE = [
   'convengine whatif --config <dir|version> (--conversation <id> | --since <time>) [--fail-on-diff] [--json]',
@@ -135,7 +136,7 @@ async function runWhatif(db: Database, args: Args, io: CliIo): Promise<number> {
     report.conversations.push(await whatifConversation({ db }, { conversationId, config: draft }));
   }
   const differs = hasDifference(report);
-  if (args.json) io.out(JSON.stringify({ ...report, summary: countByStatus(report), differs }));
+  if (args.json) outJson(io, { ...report, summary: countByStatus(report), differs });
   else for (const line of formatWhatifReport(report)) io.out(line);
   return differs && args.failOnDiff ? 1 : 0;
 }

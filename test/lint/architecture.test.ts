@@ -112,6 +112,15 @@ const ENV_READ = "export const bundle = process.env['CONVENGINE_WORKFLOW_BUNDLE'
 /** Product code outside config/ that must take the parsed Env instead (the variables worker/bundle.ts once read). */
 const ENV_TAKERS = ['activities', 'api', 'cli', 'cli/stack', 'db', 'worker', 'observability', 'demo', 'devserver'];
 
+/** A CLI command printing a JSON line with `print`. */
+const cliJson = (print: string): string =>
+  [
+    "import type { CliIo } from '../command';",
+    "import { outJson } from '../json-line';",
+    `export const print = (io: CliIo, ok: boolean) => ${print};`,
+    'export const writer = outJson;',
+  ].join('\n');
+
 const cases = {
   ...Object.fromEntries(
     DETERMINISTIC_PATHS.flatMap((path) => [
@@ -131,6 +140,14 @@ const cases = {
     ENV_TAKERS.map((dir) => [`${dir}: env read`, { path: `${dir}/__fixture__.ts`, code: ENV_READ }])
   ),
   'config: env read': { path: 'config/__fixture__.ts', code: ENV_READ },
+  'cli: JSON.stringify printed': {
+    path: 'cli/commands/__fixture__.ts',
+    code: cliJson('io.out(JSON.stringify({ ok }))'),
+  },
+  'cli: JSON printed by outJson': {
+    path: 'cli/commands/__fixture__.ts',
+    code: cliJson('outJson(io, { ok })'),
+  },
   'workflows: activities': {
     path: 'workflows/__fixture__.ts',
     code: importOf('workflows/__fixture__.ts', './activities'),
@@ -183,6 +200,11 @@ describe('architecture lint (issue #13, item 9)', () => {
 
   it('allows reading process.env in config/, where loadEnv validates it', () => {
     expect(reported['config: env read']).toEqual([]);
+  });
+
+  it('has the CLI print JSON through outJson, which escapes what JSON.stringify leaves for the terminal', () => {
+    expect(reported['cli: JSON.stringify printed']).toContain('no-restricted-syntax');
+    expect(reported['cli: JSON printed by outJson']).toEqual([]);
   });
 
   it('keeps activity implementations out of workflows/ (activities cross only as types)', () => {
