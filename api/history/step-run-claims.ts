@@ -55,20 +55,21 @@ export function hasStepRunClaims(events: readonly HistoryEvent[]): boolean {
 /**
  * Resolves, in place, the step runs' results that the claim check moved to ce_payload_claim, so the
  * history, the console and `convengine history` show each step of the run as they do for a small one.
- * `codecs` as the data converter lists them. A claim that cannot be read (pruned, another database)
- * is left as its reference and the run shows as one row; the reason is returned.
+ * `codecs` as the data converter lists them. A claim that cannot be read (pruned, another database, a database
+ * that does not answer) is left as its reference and the run shows as one row; what stopped it is returned, for
+ * the caller to tell a missing claim (ClaimCheckError) from a database it could not read.
  */
 export async function resolveStepRunClaims(
   events: readonly HistoryEvent[],
   codecs: readonly PayloadCodec[]
-): Promise<string | null> {
+): Promise<{ failure: unknown } | null> {
   const slots = stepRunClaimSlots(events);
   if (slots.length === 0 || codecs.length === 0) return null;
   let payloads = slots.map((s) => s.payloads[s.index] as Payload);
   try {
     for (const codec of [...codecs].reverse()) payloads = await codec.decode(payloads);
-  } catch (err) {
-    return err instanceof Error ? err.message : String(err);
+  } catch (failure) {
+    return { failure };
   }
   slots.forEach((s, i) => (s.payloads[s.index] = payloads[i] as temporal.api.common.v1.IPayload));
   return null;

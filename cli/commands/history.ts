@@ -9,7 +9,8 @@ import { failureOf } from '../../api/history/public-failure';
 import { formatOpenTurn, formatTimeline, type OpenTurn } from '../history/timeline';
 import { errorChain } from '../error-chain';
 import { addressOption, withTemporalConnection } from '../temporal/connect';
-import { claimCheckDataConverter } from '../../db/claims/codec';
+import { ClaimCheckError, claimCheckDataConverter } from '../../db/claims/codec';
+import { databaseError } from '../database-failure';
 import { openDatabase } from '../../db/pool';
 import { canonicalTurnId } from '../../core/turn/turn-id';
 
@@ -24,21 +25,32 @@ const USAGE = [
   'Default address: TEMPORAL_ADDRESS or 127.0.0.1:7233.',
 ].join('\n');
 
+const ONE_LINE_EACH = 'step runs with claim-checked results show as one line each';
+
 /**
  * A step run whose result reached CLAIM_CHECK_THRESHOLD_BYTES holds a claim reference in history: its
- * body, in ce_payload_claim (DATABASE_URL), lists the steps it ran. Without it the run is one line.
+ * body, in ce_payload_claim (DATABASE_URL), lists the steps it ran. Without it the run is one line. A claim that is
+ * gone is a note; a database that could not be read (down, silent past its connect timeout, a failed query) is the
+ * command's failure (null: read), so a script does not take the shortened timeline for the whole.
  */
-async function resolveClaims(events: proto.api.history.v1.IHistoryEvent[], env: Env, err: (line: string) => void) {
-  if (!hasStepRunClaims(events)) return;
+async function resolveClaims(
+  events: proto.api.history.v1.IHistoryEvent[],
+  env: Env,
+  err: (line: string) => void
+): Promise<string | null> {
+  if (!hasStepRunClaims(events)) return null;
   if (!env.DATABASE_URL) {
-    err('note: step runs with claim-checked results show as one line each; set DATABASE_URL to list their steps');
-    return;
+    err(`note: ${ONE_LINE_EACH}; set DATABASE_URL to list their steps`);
+    return null;
   }
   const handle = openDatabase(env.DATABASE_URL, { max: 1 });
   try {
     const { payloadCodecs } = claimCheckDataConverter(handle.db, env.CLAIM_CHECK_THRESHOLD_BYTES);
-    const problem = await resolveStepRunClaims(events, payloadCodecs ?? []);
-    if (problem) err(`note: step runs with claim-checked results show as one line each: ${problem}`);
+    const unresolved = await resolveStepRunClaims(events, payloadCodecs ?? []);
+    if (!unresolved) return null;
+    const reason = databaseError(handle.pool, unresolved.failure);
+    if (unresolved.failure instanceof ClaimCheckError) err(`note: ${ONE_LINE_EACH}: ${reason}`);
+    return unresolved.failure instanceof ClaimCheckError ? null : reason;
   } finally {
     await handle.close();
   }
@@ -83,10 +95,12 @@ export const historyCommand: CliCommand = {
         return { history, open: await openTurn(handle) };
       });
       const events = history.events ?? [];
-      await resolveClaims(events, env, io.err);
+      const unreadClaims = await resolveClaims(events, env, io.err);
       for (const line of formatTimeline(workflowId, events)) io.out(line);
       if (open) for (const line of formatOpenTurn(open, events)) io.out(line);
-      return 0;
+      if (unreadClaims === null) return 0;
+      io.err(`cannot read the claim-checked step runs of ${sent} (${ONE_LINE_EACH}): ${unreadClaims}`);
+      return 1;
     } catch (err) {
       io.err(`cannot read the history of ${sent}: ${errorChain(err)}`);
       return 1;

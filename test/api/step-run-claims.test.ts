@@ -14,7 +14,7 @@ import { hasStepRunClaims, resolveStepRunClaims } from '../../api/history/step-r
 import { turnStory } from '../../api/history/turn-story';
 import { importHistory } from '../../cli/history/json';
 import { formatTimeline } from '../../cli/history/timeline';
-import { ClaimCheckCodec } from '../../db/claims/codec';
+import { ClaimCheckCodec, ClaimCheckError } from '../../db/claims/codec';
 import type { ClaimBody, ClaimStore } from '../../db/claims/store';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -114,7 +114,9 @@ describe('step runs whose results are claim-checked', () => {
 
   it('stay one row each, with the reason, when a claim is gone', async () => {
     const gone = new ClaimCheckCodec(memoryClaimStore(), 1024);
-    expect(await resolveStepRunClaims(checked, [gone])).toMatch(/is not in ce_payload_claim/);
+    const unresolved = await resolveStepRunClaims(checked, [gone]);
+    expect(unresolved?.failure).toBeInstanceOf(ClaimCheckError);
+    expect((unresolved?.failure as Error).message).toMatch(/is not in ce_payload_claim/);
     expect(hasStepRunClaims(checked)).toBe(true);
   });
 });

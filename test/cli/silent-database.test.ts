@@ -8,10 +8,14 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server, type Socket } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { temporal as proto } from '@temporalio/proto';
+import { CLAIM_ENCODING } from '../../db/claims/codec';
 import { readConfigState } from '../../db/config/load';
 import { openDatabase } from '../../db/pool';
 import { notMigratedReason } from '../../cli/not-migrated';
 import { runConvengine } from '../support/run-cli';
+import { getTestTemporal, type TestTemporal } from '../support/temporal';
+import { COMPLETE_WORKFLOW, FakeWorker, jsonPayloads } from '../devserver/fake-worker';
 
 /** db/pool.ts's connect timeout, which the CLI commands keep; doctor's own is shorter. */
 const POOL_CONNECT_TIMEOUT_MS = 10_000;
@@ -157,6 +161,67 @@ describe('the database commands against a silent database', () => {
         connections: 1,
       });
       expect({ args: command.args, prompt: elapsed < timeoutMs * 1.5 }).toEqual({ args: command.args, prompt: true });
+    }
+  });
+});
+
+/**
+ * A closed turn whose step run result is claim-checked (a LocalSteps marker holding a claim reference), the only
+ * history `convengine history` reads the database for.
+ */
+async function claimCheckedTurn(server: TestTemporal): Promise<string> {
+  const worker = new FakeWorker(server);
+  try {
+    const workflowId = await worker.start('turn-claim-checked');
+    const reference = { sha256: 'a'.repeat(64), sizeBytes: 4096 };
+    await worker.complete(await worker.poll(), [
+      {
+        commandType: proto.api.enums.v1.CommandType.COMMAND_TYPE_RECORD_MARKER,
+        recordMarkerCommandAttributes: {
+          markerName: 'core_local_activity',
+          details: {
+            data: jsonPayloads({ seq: 1, activity_id: '1', activity_type: 'LocalSteps' }),
+            result: {
+              payloads: [
+                { metadata: { encoding: Buffer.from(CLAIM_ENCODING) }, data: Buffer.from(JSON.stringify(reference)) },
+              ],
+            },
+          },
+        },
+      },
+      COMPLETE_WORKFLOW,
+    ]);
+    return workflowId;
+  } finally {
+    worker.close();
+  }
+}
+
+describe('`convengine history` of a turn with a claim-checked step run, against a silent database', () => {
+  let server: TestTemporal;
+  let workflowId: string;
+  beforeAll(async () => {
+    server = await getTestTemporal();
+    workflowId = await claimCheckedTurn(server);
+  });
+  afterAll(async () => server.stop());
+
+  it('prints the timeline, then exits 1 about one connect timeout later, saying what timed out where', async () => {
+    const database = await silentDatabase();
+    try {
+      const args = ['history', workflowId, '--address', server.address, '--namespace', server.namespace];
+      const run = await runConvengine(args, { DATABASE_URL: database.url }, POOL_CONNECT_TIMEOUT_MS * 5);
+      const elapsed = Date.now() - (database.connectedAt[0] ?? Number.NaN);
+      expect(run.code).toBe(1);
+      expect(run.stdout).toMatch(/ LocalSteps \(local\) {2}→ COMPLETED\n/);
+      expect(run.stderr).toBe(
+        `cannot read the claim-checked step runs of ${workflowId} (step runs with claim-checked results show as one ` +
+          `line each): ${silentDatabaseReason(database.url, POOL_CONNECT_TIMEOUT_MS)}\n`
+      );
+      expect(database.connectedAt).toHaveLength(1);
+      expect(elapsed).toBeLessThan(POOL_CONNECT_TIMEOUT_MS * 1.5);
+    } finally {
+      await database.close();
     }
   });
 });
