@@ -156,7 +156,9 @@ export function createLogger(config: LoggerConfig): Logger {
           // eslint-disable-next-line no-restricted-properties -- NO_COLOR is every program's switch, not our config
           colorize: prettyColors(process.stdout.isTTY, process.env.NO_COLOR),
           ignore: 'pid,hostname',
-          translateTime: 'SYS:HH:MM:ss',
+          // UTC and named, as the README, Temporal and the CLI's other times are: a host-local clock time without a
+          // zone cannot be lined up with those.
+          translateTime: "UTC:yyyy-mm-dd HH:MM:ss.l 'UTC'",
         })
       : pino.destination({ sync: true }));
   return pino(loggerOptions(config), destination);
