@@ -16,7 +16,7 @@ import { CircuitRegistry } from '../tools/http/circuit';
 import type { ToolDeps, ToolHandler } from '../tools/deps';
 import { draftFromVersion, draftStore, WhatifInputError } from './draft';
 import { normaliserFor, renamerFor, replayFeeds, type ReplayFeeds } from './feeds';
-import { inScratchTransaction } from './scratch';
+import { cannotRunError, inScratchTransaction } from './scratch';
 import { fullAuditGate } from '../runtime/audit-gate';
 
 /**
@@ -114,6 +114,9 @@ async function replayTurn(
       }
     );
   } catch (err) {
+    // A database that refuses the replay's own writes fails every turn under any draft: not the draft's difference.
+    const cannotRun = cannotRunError(err);
+    if (cannotRun) throw cannotRun;
     failure = errorMessage(err);
   }
   if (failure === null) {

@@ -1,7 +1,54 @@
 import { drizzle } from 'drizzle-orm/node-postgres';
 import type { Pool, PoolClient } from 'pg';
+import { isJsonObject } from '../../core/json';
 import { retryOnConnectionLoss } from '../../db/connection-loss';
+import { databaseErrorText, sqlStateOf } from '../../db/error-text';
 import { schema, type Database } from '../../db/pool';
+
+/**
+ * The replay could not run here, whatever the draft: the database refused the scratch writes every replayed turn
+ * makes (a hot standby or a read-only transaction, 25006; a login that may only read, 42501; a server short of disk or
+ * connections, class 53), or the scratch transaction could not be opened read-write (a standby in recovery, 0A000).
+ * Not a difference: each turn would fail the same way under any draft, so no turn is compared.
+ */
+export class WhatifCannotRunError extends Error {
+  constructor(
+    message: string,
+    readonly sqlState: string
+  ) {
+    super(`the replay could not run: ${message}`);
+    this.name = 'WhatifCannotRunError';
+  }
+}
+
+const CANNOT_RUN_SQLSTATE = /^(25006|42501|53...)$/;
+
+/**
+ * The SQLSTATE `err` reports: the driver's (drizzle keeps it as `cause`), or the one a step's failure carries in its
+ * details (activities/runtime/failure.ts: an EngineError's object, an ApplicationFailure's array of them).
+ */
+function sqlStatesIn(err: unknown): string[] {
+  const found: string[] = [];
+  for (let e: unknown = err, depth = 0; e !== null && typeof e === 'object' && depth < 5; depth++) {
+    const code = sqlStateOf(e);
+    if (code !== null) found.push(code);
+    const details: unknown = (e as { details?: unknown }).details;
+    for (const detail of Array.isArray(details) ? details : [details]) {
+      if (isJsonObject(detail) && typeof detail['sqlState'] === 'string') found.push(detail['sqlState']);
+    }
+    e = (e as { cause?: unknown }).cause;
+  }
+  return found;
+}
+
+/** `err` as WhatifCannotRunError when the database refused the replay itself (above), else null. */
+export function cannotRunError(err: unknown, codes: RegExp = CANNOT_RUN_SQLSTATE): WhatifCannotRunError | null {
+  if (err instanceof WhatifCannotRunError) return err;
+  const code = sqlStatesIn(err).find((c) => codes.test(c));
+  if (code === undefined) return null;
+  const message = databaseErrorText(err)?.message ?? (err instanceof Error ? err.message : String(err));
+  return new WhatifCannotRunError(message, code);
+}
 
 /**
  * A database handle whose every write is rolled back: one connection inside one transaction that
@@ -45,7 +92,11 @@ async function onceInScratchTransaction<T>(pool: Pool, work: (db: Database) => P
   const client = await pool.connect();
   let broken = false;
   try {
-    await client.query('BEGIN');
+    // Explicitly read-write: where transactions default to read-only (default_transaction_read_only) the scratch
+    // writes are still rolled back; where none may write (a standby in recovery: 0A000) the replay cannot run at all.
+    await client.query('BEGIN READ WRITE').catch((err: unknown) => {
+      throw cannotRunError(err, /^(0A000|25006|42501)$/) ?? err;
+    });
     const db = drizzle(savepointClient(client), { schema }) as unknown as Database;
     return await work(db);
   } finally {

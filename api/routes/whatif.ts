@@ -1,8 +1,10 @@
 import type { FastifyInstance } from 'fastify';
 import { CONFIG_VERSION_PATTERN, WhatifInputError } from '../../activities/whatif/draft';
+import { WhatifCannotRunError } from '../../activities/whatif/scratch';
 import { countByStatus } from '../../core/whatif/diff';
 import { ConcurrencyLimit, type LimitMetrics, type LimitRefusal } from '../concurrency-limit';
 import { ApiError, badRequest, notFound } from '../errors';
+import { unavailableResponse } from '../error-responses';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { WhatifQueries } from '../ports';
 import { uuidParam } from '../schemas/common';
@@ -121,6 +123,11 @@ const whatifRoute = {
           turns: { type: 'array', items: turnDiffSchema },
         },
       },
+      503: unavailableResponse(
+        "WHATIF_CANNOT_RUN: the database refused the replay's own (rolled-back) writes, whatever the config: a hot " +
+          'standby or read-only transaction, a login that may only read, a server short of disk; the message names ' +
+          'the SQLSTATE'
+      ),
     },
   },
 } as const;
@@ -157,6 +164,7 @@ async function replayConversation(whatif: WhatifQueries, conversationId: string,
       turns: result.turns,
     };
   } catch (err) {
+    if (err instanceof WhatifCannotRunError) throw new ApiError(503, 'WHATIF_CANNOT_RUN', err.message);
     throw err instanceof WhatifInputError ? toApiError(err) : err;
   }
 }

@@ -32,7 +32,8 @@ const USAGE = [
   '7d): every conversation with a turn since then; the report names the instant.',
   'Exit codes: 0 done (no difference, or differences without --fail-on-diff), 1 a difference with',
   '--fail-on-diff (any turn not "same"), 2 usage or bad input (unknown conversation, bad config), 3 the',
-  'replay could not run (database unreachable).',
+  "replay could not run (database unreachable, or refusing the replay's rolled-back writes: a hot standby, a",
+  'login that may only read).',
 ].join('\n');
 
 const OPTIONS = { values: ['config', 'conversation', 'since'], flags: ['fail-on-diff', 'json'], positional: false };

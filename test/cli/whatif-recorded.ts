@@ -13,6 +13,21 @@ import { loadEnv } from '../../config/env';
 
 export type Row = Record<string, unknown>;
 
+/** `convengine whatif <args>` in this process on the database at `url` (spawning costs seconds per run). */
+export async function whatifInProcess(url: string, args: string[]): Promise<CliRun> {
+  const out: string[] = [];
+  const err: string[] = [];
+  const saved = process.env['DATABASE_URL'];
+  process.env['DATABASE_URL'] = url;
+  try {
+    const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l), stdin: process.stdin };
+    const code = await whatifCommand.run(args, io, loadEnv());
+    return { code, stdout: out.join('\n'), stderr: err.join('\n') };
+  } finally {
+    process.env['DATABASE_URL'] = saved;
+  }
+}
+
 /**
  * What the what-if tests (whatif*.test.ts) replay: every seed demo conversation recorded once in the file's
  * beforeAll (in process, recorded model), with the ways they run `convengine whatif` on it and edit a draft config.
@@ -30,19 +45,7 @@ export function recordedSeedConversations() {
     /** Through bin/convengine.js, as a user or CI runs it. */
     cli: (...args: string[]) => runConvengine(['whatif', ...args], { DATABASE_URL: seeds.demo.tdb.url }),
     /** The same command in this process (spawning costs seconds per run on a loaded machine). */
-    inProcess: async (...args: string[]): Promise<CliRun> => {
-      const out: string[] = [];
-      const err: string[] = [];
-      const saved = process.env['DATABASE_URL'];
-      process.env['DATABASE_URL'] = seeds.demo.tdb.url;
-      try {
-        const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l), stdin: process.stdin };
-        const code = await whatifCommand.run(args, io, loadEnv());
-        return { code, stdout: out.join('\n'), stderr: err.join('\n') };
-      } finally {
-        process.env['DATABASE_URL'] = saved;
-      }
-    },
+    inProcess: (...args: string[]): Promise<CliRun> => whatifInProcess(seeds.demo.tdb.url, args),
     /** Everything a replay could touch, so isolation can be checked at the end. */
     fingerprint: async () => {
       const { rows } = await seeds.demo.tdb.pool.query(`
