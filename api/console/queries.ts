@@ -1,5 +1,6 @@
-import { and, asc, count, desc, eq, ilike, inArray, notInArray, or, sql, type SQL } from 'drizzle-orm';
+import { and, asc, count, desc, eq, inArray, notInArray, or, sql, type SQL } from 'drizzle-orm';
 import { AuditStage } from '../../core/audit/payloads';
+import { normalizeScopeValue } from '../../core/config/scope';
 import type { Database } from '../../db/pool';
 import { readStageRows } from '../../core/audit/read';
 import type { JsonObject } from '../../core/json';
@@ -31,11 +32,11 @@ const SCALARS = '? (@.type() == "string" || @.type() == "number")';
  * searched in all its values; a bare string as it is. Not the stored JSON's keys, quotes and escapes.
  */
 function replyTextMatches(pattern: string): SQL {
-  return sql`(CASE WHEN jsonb_typeof(h.assistant_output) = 'string' THEN h.assistant_output #>> '{}' ILIKE ${pattern}
+  return sql`(CASE WHEN jsonb_typeof(h.assistant_output) = 'string' THEN ${textMatches(sql`h.assistant_output #>> '{}'`, pattern)}
     ELSE EXISTS (SELECT 1 FROM jsonb_path_query(h.assistant_output,
       CASE WHEN h.assistant_output @> '{"type": "TEXT"}' AND h.assistant_output ? 'value'
         THEN ${`lax $.value.** ${SCALARS}`} ELSE ${`lax $.** ${SCALARS}`} END::jsonpath) AS said(v)
-    WHERE said.v #>> '{}' ILIKE ${pattern}) END)`;
+    WHERE ${textMatches(sql`said.v #>> '{}'`, pattern)}) END)`;
 }
 
 /**
@@ -60,31 +61,65 @@ function statusFilter(status: string, parkedNow: ReadonlyMap<string, ParkedStatu
  */
 function userInputRowMatches(pattern: string): SQL {
   return sql`EXISTS (SELECT 1 FROM ${ceAudit} a WHERE a.conversation_id = ${ceConversation.conversationId}
-    AND a.stage = 'USER_INPUT' AND a.payload_json ->> 'text' ILIKE ${pattern})`;
+    AND a.stage = 'USER_INPUT' AND ${textMatches(sql`a.payload_json ->> 'text'`, pattern)})`;
 }
 
 /**
- * An intent or state filter: codes are compared upper-cased and trimmed (docs/config-reference.md, "Scope"), so `faq`
- * finds the conversations in `FAQ`, and a state a config spelled in lower case is found as `REVIEW` too.
+ * A collation whose case mapping is the same on every database (ICU's root locale), for the text search's ILIKE: the
+ * database's own would make it follow its locale, and under tr-TR `hi review` ILIKE `%REVIEW%` is false (I lower-cases
+ * to dotless ı there).
  */
-function codeIs(column: typeof ceConversation.intentCode | typeof ceConversation.stateCode, code: string): SQL {
-  return sql`upper(btrim(${column})) = ${code.trim().toUpperCase()}`;
+const SEARCH_COLLATION = sql.raw('"und-x-icu"');
+
+/** `text` ILIKE `pattern`, with case folded the same on every database (above). */
+function textMatches(text: SQL, pattern: string): SQL {
+  return sql`${text} ILIKE ${pattern} COLLATE ${SEARCH_COLLATION}`;
 }
 
-function searchFilter(search: ConversationSearch): SQL | undefined {
-  const filters: SQL[] = [];
+type CodeColumn = typeof ceConversation.intentCode | typeof ceConversation.stateCode;
+
+/**
+ * The spellings of `column` stored in ce_conversation that name `code`, as the engine compares codes: trimmed and
+ * upper-cased by JavaScript (core/config/scope.ts normalizeScopeValue), so `faq` finds FAQ, `STRASSE_ZUSTAND` finds
+ * straße_zustand (ß upper-cases to SS) and `review` finds REVIEW on any database. PostgreSQL's upper() follows the
+ * database's locale (under tr-TR upper('review') is REVİEW, and libc's keeps ß), and even ICU's follows the server's
+ * Unicode version, not Node's; so the stored spellings, few, are folded here, and rows are matched on them as stored.
+ */
+async function storedSpellings(db: Database, column: CodeColumn, code: string): Promise<string[]> {
+  const wanted = normalizeScopeValue(code);
+  const rows = await db.selectDistinct({ stored: column }).from(ceConversation);
+  return rows.map(({ stored }) => stored).filter((stored) => normalizeScopeValue(stored) === wanted);
+}
+
+/** The intent and state filters: the rows whose code is one of the spellings that name the one asked for. */
+async function codeFilters(db: Database, search: ConversationSearch): Promise<SQL[]> {
+  const filters: Promise<SQL>[] = [];
+  for (const [column, code] of [
+    [ceConversation.intentCode, search.intent],
+    [ceConversation.stateCode, search.state],
+  ] as const) {
+    if (!code) continue;
+    filters.push(
+      storedSpellings(db, column, code).then((spellings) =>
+        spellings.length > 0 ? inArray(column, spellings) : sql`false`
+      )
+    );
+  }
+  return Promise.all(filters);
+}
+
+function searchFilter(search: ConversationSearch, codes: readonly SQL[]): SQL | undefined {
+  const filters: SQL[] = [...codes];
   const status = search.status && statusFilter(search.status, search.parked);
   if (status) filters.push(status);
-  if (search.intent) filters.push(codeIs(ceConversation.intentCode, search.intent));
-  if (search.state) filters.push(codeIs(ceConversation.stateCode, search.state));
   const q = search.q?.trim();
   if (q) {
     const pattern = containsPattern(q);
     const text = or(
-      sql`${ceConversation.conversationId}::text ILIKE ${pattern}`,
-      ilike(ceConversation.lastUserText, pattern),
+      textMatches(sql`${ceConversation.conversationId}::text`, pattern),
+      textMatches(sql`${ceConversation.lastUserText}`, pattern),
       sql`EXISTS (SELECT 1 FROM ${ceConversationHistory} h WHERE h.conversation_id = ${ceConversation.conversationId}
-        AND (h.user_input ILIKE ${pattern} OR ${replyTextMatches(pattern)}))`,
+        AND (${textMatches(sql`h.user_input`, pattern)} OR ${replyTextMatches(pattern)}))`,
       userInputRowMatches(pattern)
     );
     if (text) filters.push(text);
@@ -107,7 +142,7 @@ function afterCursor(cursor: ConversationCursor): SQL {
  * first page again.
  */
 export async function searchConversations(db: Database, search: ConversationSearch): Promise<ConversationPage> {
-  const where = searchFilter(search);
+  const where = searchFilter(search, await codeFilters(db, search));
   const [rows, [total]] = await Promise.all([
     db
       .select({ row: ceConversation, updatedAtMicros: UPDATED_AT_MICROS })

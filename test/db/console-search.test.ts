@@ -125,6 +125,16 @@ describe('console conversation search over what the user typed in a failed turn'
   });
 });
 
+/** A conversation whose row says what a turn left in it: its intent, state, last message. */
+async function conversationAt(
+  tdb: TestDatabase,
+  conversationId: string,
+  fields: Pick<typeof ceConversation.$inferInsert, 'intentCode' | 'stateCode' | 'lastUserText'>
+): Promise<void> {
+  await ensureConversation(tdb.db, conversationId);
+  await tdb.db.update(ceConversation).set(fields).where(eq(ceConversation.conversationId, conversationId));
+}
+
 describe('console conversation filters by intent and state', () => {
   let tdb: TestDatabase;
   const IN_FAQ = '00000000-0000-4000-8000-00000000b001';
@@ -138,11 +148,7 @@ describe('console conversation filters by intent and state', () => {
       [IN_LOAN, 'LOAN_APPLICATION', 'review'],
     ] as const;
     for (const [conversationId, intentCode, stateCode] of at) {
-      await ensureConversation(tdb.db, conversationId);
-      await tdb.db
-        .update(ceConversation)
-        .set({ intentCode, stateCode })
-        .where(eq(ceConversation.conversationId, conversationId));
+      await conversationAt(tdb, conversationId, { intentCode, stateCode });
     }
   });
   afterAll(async () => tdb.drop());
@@ -158,5 +164,64 @@ describe('console conversation filters by intent and state', () => {
     expect(await found({ state: 'REVIEW' })).toEqual([IN_LOAN]);
     expect(await found({ intent: 'loan_application', state: 'Review' })).toEqual([IN_LOAN]);
     expect(await found({ intent: 'fa' })).toEqual([]);
+  });
+});
+
+/**
+ * The filters and the text search fold case as the engine does (JavaScript's toUpperCase, whatever the database's
+ * locale), here on a database whose collation is ICU tr-TR: there upper('review') is REVİEW and lower('I') is ı.
+ */
+describe('console conversation filters and search on a tr-TR (ICU) database', () => {
+  let tdb: TestDatabase;
+  const IN_REVIEW = '00000000-0000-4000-8000-00000000c001';
+  const IN_STRASSE = '00000000-0000-4000-8000-00000000c002';
+  const IN_ISTANBUL = '00000000-0000-4000-8000-00000000c003';
+
+  beforeAll(async () => {
+    tdb = await createTestDatabase({ icuLocale: 'tr-TR' });
+    const at = [
+      [IN_REVIEW, 'hi review', 'review_pending'],
+      [IN_STRASSE, 'wo ist die Straße', 'straße_zustand'],
+      [IN_ISTANBUL, 'ÇIKIŞ nerede', 'istanbul_çıkış'],
+    ] as const;
+    for (const [conversationId, lastUserText, stateCode] of at) {
+      await conversationAt(tdb, conversationId, { intentCode: 'faq', stateCode, lastUserText });
+    }
+  });
+  afterAll(async () => tdb.drop());
+
+  const found = async (filter: { intent?: string; state?: string; q?: string }) =>
+    (await searchConversations(tdb.db, { ...filter, limit: 10 })).items.map((c) => c.conversationId).sort();
+
+  it('is a tr-TR database, where PostgreSQL upper-cases i to İ', async () => {
+    const { rows } = await tdb.pool.query("select upper('review') up");
+    expect(rows[0].up).toBe('REVİEW');
+  });
+
+  it.each([
+    ['review_pending', IN_REVIEW],
+    ['REVIEW_PENDING', IN_REVIEW],
+    [' Review_Pending ', IN_REVIEW],
+    ['straße_zustand', IN_STRASSE],
+    ['STRASSE_ZUSTAND', IN_STRASSE],
+    ['istanbul_çıkış', IN_ISTANBUL],
+    ['ISTANBUL_ÇIKIŞ', IN_ISTANBUL],
+  ])('finds state %j as the engine compares it (trimmed, toUpperCase)', async (state, id) => {
+    expect(await found({ state })).toEqual([id]);
+  });
+
+  it('finds no state the engine would not take for the one asked', async () => {
+    expect(await found({ state: 'REVİEW_PENDİNG' })).toEqual([]);
+    expect(await found({ state: 'STRAßE_ZUSTAND_X' })).toEqual([]);
+    expect(await found({ intent: 'FAQ', state: 'nope' })).toEqual([]);
+    expect(await found({ intent: 'FAQ' })).toEqual([IN_REVIEW, IN_STRASSE, IN_ISTANBUL].sort());
+  });
+
+  it('searches text case-insensitively the same on every database: I is i, as JavaScript lower-cases it', async () => {
+    expect(await found({ q: 'REVIEW' })).toEqual([IN_REVIEW]);
+    expect(await found({ q: 'STRAßE' })).toEqual([IN_STRASSE]);
+    expect(await found({ q: 'çikiş' })).toEqual([IN_ISTANBUL]);
+    expect(await found({ q: 'ÇIKIŞ NEREDE' })).toEqual([IN_ISTANBUL]);
+    expect(await found({ q: 'STRASSE' })).toEqual([]);
   });
 });

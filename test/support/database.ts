@@ -69,9 +69,12 @@ export interface TestDatabase extends DbHandle {
  * A fresh, fully migrated database for one test file, cloned from a template that is migrated
  * once per migration set. Files never see each other's rows, so Jest can run them in parallel.
  */
-export async function createTestDatabase(options: { migrated?: boolean } = {}): Promise<TestDatabase> {
+export async function createTestDatabase(
+  options: { migrated?: boolean; icuLocale?: string } = {}
+): Promise<TestDatabase> {
   const migrated = options.migrated ?? true;
   const name = `ce_t_${process.pid}_${randomBytes(4).toString('hex')}`;
+  if (options.icuLocale !== undefined) return createIcuDatabase(name, options.icuLocale, migrated);
   await withAdmin(async (admin) => {
     if (!migrated) {
       await admin.query(`CREATE DATABASE ${name}`);
@@ -85,6 +88,23 @@ export async function createTestDatabase(options: { migrated?: boolean } = {}): 
       await admin.query('SELECT pg_advisory_unlock($1)', [TEMPLATE_LOCK_KEY]);
     }
   });
+  return testDatabaseNamed(name);
+}
+
+/**
+ * A database whose default collation is the ICU locale `icuLocale` (tr-TR: upper('i') is İ), migrated from scratch:
+ * the shared template's collation is the cluster's, and a clone cannot change it.
+ */
+async function createIcuDatabase(name: string, icuLocale: string, migrated: boolean): Promise<TestDatabase> {
+  await withAdmin((admin) =>
+    admin.query(`CREATE DATABASE ${name} LOCALE_PROVIDER icu ICU_LOCALE '${icuLocale}' TEMPLATE template0`)
+  );
+  const tdb = testDatabaseNamed(name);
+  if (migrated) await migrate(tdb.pool).catch(async (err: unknown) => Promise.reject(await tdb.drop().then(() => err)));
+  return tdb;
+}
+
+function testDatabaseNamed(name: string): TestDatabase {
   const url = withDatabase(ADMIN_DATABASE_URL, name);
   const handle = openDatabase(url, { max: 5 });
   let tools: Pool | null = null;

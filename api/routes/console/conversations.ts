@@ -13,13 +13,18 @@ import type { ConsoleRoute } from './index';
 /** Turns per page of a conversation's turns when the caller names no limit. */
 const TURNS_PAGE = 50;
 
-/** An intent or state code to filter by: in any case, spaces around it allowed (compared upper-cased and trimmed). */
+/**
+ * An intent or state code to filter by: what config validation takes as one (core/config/validation/scope-checks.ts),
+ * any text that is not blank (JavaScript's \s is the whitespace trim() removes, and codes are compared trimmed) and
+ * not unsafe (checked by the handler, INVALID_TEXT, as config validation refuses it), so `straße_zustand` and
+ * `istanbul_çıkış` too.
+ */
 const code = {
   type: 'string',
-  minLength: 1,
-  maxLength: 100,
-  pattern: '^ *[A-Za-z0-9_.:-]+ *$',
-  description: 'Compared upper-cased and trimmed, as the engine compares codes: faq finds FAQ.',
+  pattern: '\\S',
+  description:
+    'Compared upper-cased and trimmed, as the engine compares codes (JavaScript case mapping, whatever the ' +
+    "database's locale): faq finds FAQ, STRASSE_ZUSTAND finds straße_zustand.",
 } as const;
 const searchQuery = {
   type: 'object',
@@ -71,7 +76,7 @@ export const conversationSearchRoute: ConsoleRoute = (app, _ports, consolePorts,
     },
     async (request, reply) => {
       const { after, ...filters } = request.query as Record<string, string | undefined>;
-      requireSafeText({ q: filters['q'] });
+      requireSafeText({ q: filters['q'], intent: filters['intent'], state: filters['state'] });
       const search: ConversationSearch = {
         q: filters['q'],
         status: statusFilter(filters['status']),
