@@ -1,4 +1,4 @@
-import { Client, Pool, type PoolConfig, types } from 'pg';
+import { Client, type ClientBase, Pool, type PoolConfig, types } from 'pg';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { markSessionRefusal } from './connection-loss';
 import * as schema from './schema';
@@ -30,13 +30,54 @@ class SessionClient extends Client {
   }
 }
 
-export function createPool(connectionString: string, overrides: Partial<PoolConfig> = {}): Pool {
+/** Session settings a pool sets on each connection it opens, by name. */
+export type SessionSettings = Readonly<Record<string, string>>;
+
+/** The schema the engine's tables live in: migrations create them there, and every engine session reads them there. */
+export const ENGINE_SCHEMA = 'public';
+
+/**
+ * What every engine session runs with, whatever the database's or the role's defaults (a DBA's `ALTER DATABASE … SET
+ * search_path = other, public`): the migrator would otherwise create a second, empty set of tables in the first
+ * schema of the path, and every command would read that one.
+ */
+export const ENGINE_SESSION: SessionSettings = { search_path: ENGINE_SCHEMA };
+
+/**
+ * What the SQL tools' sessions start with: their role pins their search_path (db/tools-role.ts) and the executor
+ * each query's settings (activities/tools/sql/executor.ts); its `DISCARD ALL` after each query would undo a
+ * connection's own.
+ */
+export const TOOLS_SESSION: SessionSettings = {};
+
+/** Sets `settings` for the session of a connection just opened, in one round trip. */
+async function pinSession(client: ClientBase, settings: SessionSettings): Promise<void> {
+  const names = Object.keys(settings);
+  if (names.length === 0) return;
+  const calls = names.map((_, i) => `set_config($${2 * i + 1}, $${2 * i + 2}, false)`);
+  await client.query(
+    `SELECT ${calls.join(', ')}`,
+    names.flatMap((name) => [name, settings[name]])
+  );
+}
+
+/**
+ * A pool of sessions that each start with `session` set (ENGINE_SESSION unless told): pg-pool runs onConnect before
+ * it hands a new connection out, and discards the connection when it fails.
+ */
+export function createPool(
+  connectionString: string,
+  overrides: Partial<PoolConfig> = {},
+  session: SessionSettings = ENGINE_SESSION
+): Pool {
   const pool = new Pool({
     Client: SessionClient,
     connectionString,
     max: 10,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 10_000,
+    // eslint-disable-next-line @typescript-eslint/no-misused-promises -- pg-pool awaits it; @types/pg says void
+    onConnect: (client) => pinSession(client, session),
     ...overrides,
   });
   // A terminated backend (failover, pg_terminate_backend) surfaces here on idle clients; the pool

@@ -11,7 +11,7 @@ import { createTaskRegistry, type TaskTable } from '../core/tasks/registry';
 import { claimCheckDataConverter } from '../db/claims/codec';
 import type { LlmClient } from '../core/llm';
 import { cancelStatementsOn } from '../db/cancellation';
-import { createPool, openDatabase, type Database } from '../db/pool';
+import { createPool, openDatabase, TOOLS_SESSION, type Database } from '../db/pool';
 import { activityCancellation } from '../activities/runtime/activity-context';
 import { llmCallObserver, tracedLlmClient } from '../observability/llm';
 import type { Logger } from '../observability/logger';
@@ -66,7 +66,7 @@ export async function buildWorkerDeps(env: Env, options: WorkerDepsOptions): Pro
   const handle = openDatabase(options.databaseUrl, { max: 20, lock_timeout: env.WORKER_DB_LOCK_TIMEOUT_MS });
   cancelStatementsOn(handle.pool, activityCancellation);
   const toolsLogin = toolsLoginOf(env.TOOLS_DATABASE_URL, options.databaseUrl);
-  const toolsPool = createPool(toolsLogin.url, { max: 5 });
+  const toolsPool = createPool(toolsLogin.url, { max: 5 }, TOOLS_SESSION);
   const tools = createToolDeps({ sqlPool: toolsPool, sqlParser, env: options.toolEnv });
   const configStore = engineConfigStore(handle.db, engineValidation(sqlParser), options.observability?.logger);
   const deps: ActivityDeps = {

@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { migrate, readMigrations } from '../../db/migrate';
 import type { Pool } from 'pg';
-import { createPool, openDatabase, type DbHandle } from '../../db/pool';
+import { createPool, openDatabase, TOOLS_SESSION, type DbHandle } from '../../db/pool';
 import { TOOLS_ROLE, toolsDatabaseUrl } from '../../db/tools-role';
 
 /** Server used by tests; CI and the README default to the local cluster's `test` database. */
@@ -113,7 +113,7 @@ function testDatabaseNamed(name: string): TestDatabase {
     url,
     name,
     toolsPool() {
-      tools ??= createPool(toolsDatabaseUrl(url), { max: 3 });
+      tools ??= createPool(toolsDatabaseUrl(url), { max: 3 }, TOOLS_SESSION);
       return tools;
     },
     async drop() {
