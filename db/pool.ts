@@ -37,11 +37,17 @@ export type SessionSettings = Readonly<Record<string, string>>;
 export const ENGINE_SCHEMA = 'public';
 
 /**
- * What every engine session runs with, whatever the database's or the role's defaults (a DBA's `ALTER DATABASE … SET
- * search_path = other, public`): the migrator would otherwise create a second, empty set of tables in the first
- * schema of the path, and every command would read that one.
+ * How every session the engine opens formats dates, times and intervals: the forms drizzle's and pg-types' parsers
+ * read. Under another DateStyle (`SQL, DMY`) they swapped day and month, or failed once the day passed 12.
  */
-export const ENGINE_SESSION: SessionSettings = { search_path: ENGINE_SCHEMA };
+export const TIME_FORMAT_SESSION: SessionSettings = { DateStyle: 'ISO', IntervalStyle: 'postgres', TimeZone: 'UTC' };
+
+/**
+ * What every engine session runs with, whatever the database's or the role's defaults (a DBA's `ALTER DATABASE … SET`):
+ * the engine's schema only, so the migrator never creates a second, empty set of tables in the first schema of a
+ * search_path that every command then reads; and the time formats its parsers read (TIME_FORMAT_SESSION).
+ */
+export const ENGINE_SESSION: SessionSettings = { search_path: ENGINE_SCHEMA, ...TIME_FORMAT_SESSION };
 
 /**
  * What the SQL tools' sessions start with: their role pins their search_path (db/tools-role.ts) and the executor

@@ -1,3 +1,5 @@
+import { randomUUID } from 'node:crypto';
+import { conversationQueries } from '../../api/db-queries';
 import { prepareDatabase } from '../../cli/stack/prepare-database';
 import { readConfigRows } from '../../db/config/load';
 import { schemaState } from '../../db/migrate';
@@ -33,6 +35,36 @@ describe('engine sessions under database-level session defaults', () => {
       const seeded = await handle.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM public.ce_intent');
       expect(seeded.rows[0]?.n).toBeGreaterThan(0);
       expect((await readConfigRows(handle.db)).intents).toHaveLength(seeded.rows[0]?.n ?? -1);
+    } finally {
+      await handle.close();
+    }
+  });
+
+  it("the DBA's DateStyle, IntervalStyle and TimeZone change no timestamp the API reads", async () => {
+    await alterDatabase("DateStyle = 'SQL, DMY'");
+    await alterDatabase("IntervalStyle = 'sql_standard'");
+    await alterDatabase("TimeZone = 'Pacific/Chatham'");
+    const handle = openDatabase(tdb.url, { max: 1 });
+    try {
+      const id = randomUUID();
+      await handle.pool.query(
+        `INSERT INTO ce_conversation (conversation_id, created_at, updated_at)
+         VALUES ($1, '2026-03-25 10:15:00+00', '2026-03-26 11:00:00+00')`,
+        [id]
+      );
+      await handle.pool.query(
+        `INSERT INTO ce_audit (conversation_id, turn_number, stage, payload_json, idempotency_key, created_at)
+         VALUES ($1, 1, 'USER_INPUT', '{}', $2, '2026-03-25 10:16:00+00')`,
+        [id, `${id}/k`]
+      );
+      const queries = conversationQueries(handle.db);
+      const view = await queries.conversation(id);
+      expect([view?.createdAt, view?.updatedAt]).toEqual(['2026-03-25T10:15:00.000Z', '2026-03-26T11:00:00.000Z']);
+      expect((await queries.audits(id)).map((a) => a.createdAt)).toEqual(['2026-03-25T10:16:00.000Z']);
+      const shown = await handle.pool.query("SELECT now()::text ~ $1 AS utc, (interval '1 day 2 hours')::text AS i", [
+        '\\+00$',
+      ]);
+      expect(shown.rows).toEqual([{ utc: true, i: '1 day 02:00:00' }]);
     } finally {
       await handle.close();
     }
