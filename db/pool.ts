@@ -40,7 +40,7 @@ export const ENGINE_SCHEMA = 'public';
  * How every session the engine opens formats dates, times and intervals: the forms drizzle's and pg-types' parsers
  * read. Under another DateStyle (`SQL, DMY`) they swapped day and month, or failed once the day passed 12.
  */
-export const TIME_FORMAT_SESSION: SessionSettings = { DateStyle: 'ISO', IntervalStyle: 'postgres', TimeZone: 'UTC' };
+export const TIME_FORMAT_SESSION = { DateStyle: 'ISO', IntervalStyle: 'postgres', TimeZone: 'UTC' } as const;
 
 /**
  * What every engine session runs with, whatever the database's or the role's defaults (a DBA's `ALTER DATABASE … SET`):

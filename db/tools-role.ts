@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
+import { TIME_FORMAT_SESSION } from './pool';
 
 /**
  * The identity SQL tools run as (D20): a LOGIN role of its own, never the engine's. It can read
@@ -19,6 +20,8 @@ export const TOOLS_ROLE = 'convengine_tools_ro';
 /** Server-side limits on the role: a backstop; the executor sets tighter ones per transaction. */
 const ROLE_SETTINGS: Readonly<Record<string, string>> = {
   search_path: 'business',
+  // The time formats the executor also pins per query, so tool SQL reads the same under the database's defaults.
+  ...TIME_FORMAT_SESSION,
   default_transaction_read_only: 'on',
   statement_timeout: '60s',
   lock_timeout: '5s',

@@ -66,7 +66,14 @@ describe('migrate keeps the tools role safe', () => {
     );
     expect(role.rows[0]).toMatchObject({ rolsuper: false, rolinherit: false, pw: true });
     expect(role.rows[0]?.rolconfig).toEqual(
-      expect.arrayContaining(['search_path=business', 'default_transaction_read_only=on', 'lock_timeout=5s'])
+      expect.arrayContaining([
+        'search_path=business',
+        'default_transaction_read_only=on',
+        'lock_timeout=5s',
+        'DateStyle=ISO',
+        'IntervalStyle=postgres',
+        'TimeZone=UTC',
+      ])
     );
   });
 

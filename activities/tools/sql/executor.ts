@@ -1,11 +1,13 @@
 import type { Pool, PoolClient, QueryConfig } from 'pg';
 import { cancelledOnAbort } from '../../../db/cancellation';
+import { TIME_FORMAT_SESSION } from '../../../db/pool';
 import { retryOnConnectionLoss } from '../../../db/connection-loss';
 import { scrubDatabaseMessage, sqlStateOf } from '../../../db/error-text';
 import { EngineError, ErrorType } from '../../../core/errors';
 import type { JsonObject } from '../../../core/json';
 import { tokenizeSql, type SqlToken } from '../../../core/sql';
 import { activityCancellation, cancelledBy } from '../../runtime/activity-context';
+import { TOOL_RESULT_TYPES } from './result-types';
 
 /**
  * Executes tool SQL with defense in depth (P4, D20): even if the guardrail were bypassed, the
@@ -57,7 +59,7 @@ const BYTES_COLUMN = '__ce_result_bytes';
 
 /** Forces the extended protocol even without values (pg's `queryMode`, missing from @types/pg): one statement only. */
 function extendedQuery(text: string, values: readonly unknown[]): QueryConfig {
-  const config: QueryConfig & { queryMode?: string } = { text, values: [...values] };
+  const config: QueryConfig & { queryMode?: string } = { text, values: [...values], types: TOOL_RESULT_TYPES };
   config.queryMode = 'extended';
   return config;
 }
@@ -98,15 +100,20 @@ LEFT JOIN __ce_sized s ON s.${BYTES_COLUMN} <= ${maxBytes} ORDER BY s.${BYTES_CO
 async function enterReadOnly(client: PoolClient, query: ReadOnlyQuery): Promise<void> {
   const ms = (value: number) => String(Math.max(1, Math.round(value)));
   await client.query('BEGIN READ ONLY');
+  // The time formats too: the role's own (db/tools-role.ts) give way to a setting for the role in that database.
   await client.query(
     `SELECT set_config('statement_timeout', $1, true), set_config('lock_timeout', $2, true),
             set_config('idle_in_transaction_session_timeout', $3, true),
-            set_config('search_path', (SELECT string_agg(quote_ident(s), ', ') FROM unnest($4::text[]) AS s), true)`,
+            set_config('search_path', (SELECT string_agg(quote_ident(s), ', ') FROM unnest($4::text[]) AS s), true),
+            set_config('DateStyle', $5, true), set_config('IntervalStyle', $6, true), set_config('TimeZone', $7, true)`,
     [
       ms(query.statementTimeoutMs),
       ms(query.lockTimeoutMs ?? DEFAULT_LOCK_TIMEOUT_MS),
       ms(query.statementTimeoutMs + 5000),
       [...(query.schemas ?? [BUSINESS_SCHEMA])],
+      TIME_FORMAT_SESSION.DateStyle,
+      TIME_FORMAT_SESSION.IntervalStyle,
+      TIME_FORMAT_SESSION.TimeZone,
     ]
   );
 }
