@@ -1,5 +1,7 @@
 import type { Pool } from 'pg';
-import { isConnectTimeout } from '../db/connection-loss';
+import { isConnectTimeout, isDatabaseUnreachable } from '../db/connection-loss';
+import { sqlStateOf } from '../db/error-text';
+import { ENGINE_SCHEMA } from '../db/pool';
 import { errorChain } from './error-chain';
 import { notMigratedReason } from './not-migrated';
 
@@ -17,6 +19,38 @@ export async function databaseFailure(pool: CommandPool, failure: unknown): Prom
 /** A failure on the database in one line: a connect timeout in the product's words (below), else the error chain. */
 export function databaseError(pool: Pick<Pool, 'options'>, failure: unknown): string {
   return connectTimeoutReason(pool, failure) ?? errorChain(failure);
+}
+
+/**
+ * Why migrating failed, in one line (`convengine migrate`, and `convengine start`'s migration step): which database
+ * (without the credentials), PostgreSQL's own words, and what to check. PostgreSQL's alone ("cannot execute CREATE
+ * TABLE in a read-only transaction", "no schema has been selected to create in") said neither that it was the
+ * migration nor where.
+ */
+export function migrationFailure(pool: Pick<Pool, 'options'>, failure: unknown): string {
+  const timeout = connectTimeoutReason(pool, failure);
+  if (timeout !== null) return timeout;
+  const where = `the database at ${databaseAddress(pool.options.connectionString)} could not be migrated`;
+  return `${where}: ${errorChain(failure)}${migrationAdvice(failure)}`;
+}
+
+function migrationAdvice(failure: unknown): string {
+  if (isDatabaseUnreachable(failure))
+    return ': check that PostgreSQL runs at that address and that DATABASE_URL names it and a login it accepts';
+  // The engine's own refusals (a changed migration, an unsafe tools role) say what to do themselves.
+  if (!causes(failure).some((e) => sqlStateOf(e) !== null)) return '';
+  return (
+    `: check that schema ${ENGINE_SCHEMA} exists in that database, that DATABASE_URL's role may create tables in ` +
+    'it, and that its sessions may write (not a read-only replica, no default_transaction_read_only set on the ' +
+    'database or the role: `\\drds` in psql lists such settings)'
+  );
+}
+
+function causes(failure: unknown): unknown[] {
+  const chain: unknown[] = [];
+  for (let e: unknown = failure; e !== undefined && chain.length < 8; e = e instanceof Error ? e.cause : undefined)
+    chain.push(e);
+  return chain;
 }
 
 /**

@@ -5,7 +5,7 @@ import { toolsLoginOf } from '../../db/tools-role';
 import { checkToolsLogin } from '../../observability/tools-login';
 import { commandDatabaseUrl } from '../environment';
 import { usageError, type CliCommand } from '../command';
-import { databaseError } from '../database-failure';
+import { migrationFailure } from '../database-failure';
 
 export const migrateCommand: CliCommand = {
   usage:
@@ -31,7 +31,7 @@ export const migrateCommand: CliCommand = {
       if (toolsLogin.log) io.err(`warning: ${toolsLogin.log.message}`);
       return 0;
     } catch (err) {
-      io.err(`migrate failed: ${databaseError(handle.pool, err)}`);
+      io.err(`migrate failed: ${migrationFailure(handle.pool, err)}`);
       return 1;
     } finally {
       await handle.close();

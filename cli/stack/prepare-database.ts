@@ -1,4 +1,5 @@
 import { migrate, MIGRATIONS_DIR } from '../../db/migrate';
+import { migrationFailure } from '../database-failure';
 import { openDatabase } from '../../db/pool';
 import { applyConfigRows } from '../../db/config/apply';
 import { overlayConfigRows } from '../../db/config/yaml-tree';
@@ -20,7 +21,9 @@ export async function prepareDatabase(
   const { toolsDatabaseUrlSet = false, log = () => undefined } = how;
   const handle = openDatabase(url, { max: 2 });
   try {
-    await migrate(handle.pool, MIGRATIONS_DIR, { toolsDatabaseUrlSet });
+    await migrate(handle.pool, MIGRATIONS_DIR, { toolsDatabaseUrlSet }).catch((err: unknown) => {
+      throw new Error(`migration failed: ${migrationFailure(handle.pool, err)}`, { cause: err });
+    });
     if (config.packs.length > 0) {
       const report = await seedPacks(handle.db, config.packs);
       for (const line of packRowUpgradeLines(report)) log(`seed packs: ${line}`);

@@ -6,6 +6,12 @@ import { schemaState } from '../../db/migrate';
 import { openDatabase } from '../../db/pool';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
+/** host:port of a connection string, as failure messages name it. */
+function serverOf(url: string): string {
+  const { hostname, port } = new URL(url);
+  return `${hostname}:${port || '5432'}`;
+}
+
 /**
  * A DBA's database-level session defaults (ALTER DATABASE … SET) change nothing the engine reads or writes: every
  * engine session pins the settings it depends on (db/pool.ts).
@@ -67,6 +73,33 @@ describe('engine sessions under database-level session defaults', () => {
       expect(shown.rows).toEqual([{ utc: true, i: '1 day 02:00:00' }]);
     } finally {
       await handle.close();
+    }
+  });
+
+  it('a migration the database refuses fails start in one message: the step, the database, its words, what to check', async () => {
+    const readOnly = await createTestDatabase({ migrated: false });
+    const noSchema = await createTestDatabase({ migrated: false });
+    try {
+      await readOnly.pool.query(`ALTER DATABASE ${readOnly.name} SET default_transaction_read_only = on`);
+      await noSchema.pool.query('DROP SCHEMA public CASCADE');
+      const advice =
+        "check that schema public exists in that database, that DATABASE_URL's role may create tables in it, and " +
+        'that its sessions may write (not a read-only replica, no default_transaction_read_only set on the database ' +
+        'or the role: `\\drds` in psql lists such settings)';
+      const failure = (url: string) =>
+        prepareDatabase(url).then(
+          () => 'migrated',
+          (err: Error) => err.message
+        );
+      const at = (db: TestDatabase) =>
+        `migration failed: the database at ${serverOf(db.url)}/${db.name} could not be migrated`;
+      expect(await failure(readOnly.url)).toBe(
+        `${at(readOnly)}: cannot execute CREATE TABLE in a read-only transaction: ${advice}`
+      );
+      expect(await failure(noSchema.url)).toBe(`${at(noSchema)}: no schema has been selected to create in: ${advice}`);
+    } finally {
+      await readOnly.drop();
+      await noSchema.drop();
     }
   });
 });
