@@ -4,6 +4,7 @@ import { AuditStage } from '../core/audit/payloads';
 import { parseAudit, unreadableAuditText } from '../core/audit/read';
 import type { Database } from '../db/pool';
 import { listAuditsAfter, type StoredAudit } from '../db/repositories/audit';
+import { listAuditsWithin } from '../db/repositories/audit-pages';
 import { ceAudit, ceConversation, ceConversationHistory } from '../db/schema';
 import type { AuditCursor } from '../core/audit';
 import type { AuditRowView, ConversationQueries, ConversationView, LastTurnView } from './ports';
@@ -57,9 +58,11 @@ export function conversationQueries(
       };
     },
 
-    // A page of one conversation is the batched read with one cursor: one statement for pages and streams.
-    audits: (conversationId, afterAuditId = 0, max) => readAudits([{ conversationId, afterAuditId }], max),
     auditsAfter: readAudits,
+    auditsWithin: async (conversationId, bounds) => {
+      const page = await listAuditsWithin(db, conversationId, { ...bounds, limit: Math.min(bounds.limit, AUDIT_PAGE) });
+      return { ...page, rows: page.rows.map(auditView) };
+    },
   };
 }
 

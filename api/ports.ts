@@ -1,4 +1,4 @@
-import type { AuditCursor } from '../core/audit';
+import type { AuditCursor, AuditPageBounds } from '../core/audit';
 import type { JsonObject } from '../core/json';
 import type { Payload, RequestContext } from '../core/session';
 import type { TurnResult } from '../core/turn/contracts';
@@ -130,10 +130,21 @@ export interface AuditRowView {
 
 export interface ConversationQueries {
   conversation(conversationId: string): Promise<ConversationView | null>;
-  /** Audit rows after `afterAuditId`, oldest first: at most `max`, and at most one page (1000) whatever `max` is. */
-  audits(conversationId: string, afterAuditId?: number, max?: number): Promise<AuditRowView[]>;
   /** The rows after each cursor in one read, oldest first per conversation: at most `max` (and a page) per cursor. */
   auditsAfter(cursors: readonly AuditCursor[], max?: number): Promise<AuditRowView[]>;
+  /**
+   * Audit rows after `afterAuditId`, oldest first, measured before they are loaded: at most `limit` (and a page),
+   * and payloads of at most `maxBytes` as JSON text (the first row whatever its size when `takeFirst`).
+   */
+  auditsWithin(conversationId: string, bounds: AuditPageBounds): Promise<AuditBytePageView>;
+}
+
+export interface AuditBytePageView {
+  rows: AuditRowView[];
+  /** The payload bytes of `rows`, as JSON text. */
+  bytes: number;
+  /** The next row would have taken the rows past `maxBytes`: more follow. */
+  full: boolean;
 }
 
 export interface ConfigAdmin {

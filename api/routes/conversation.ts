@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { FastifyInstance } from 'fastify';
+import type { AuditPageBounds } from '../../core/audit';
 import type { JsonObject } from '../../core/json';
 import { namedApprovalProblem } from '../../core/turn/operator-decision';
 import type { ApprovalDecisionInput } from '../../workflows/messages';
@@ -23,8 +24,12 @@ export interface ConversationRouteOptions {
   inputParamsMaxBytes: number;
 }
 
-/** One response's rows are bounded: a long conversation's trail (tool results included) comes in pages. */
+/**
+ * One response's rows are bounded, in number and in bytes: a long conversation's trail (tool results included)
+ * comes in pages, and a page of large rows ends early.
+ */
 const AUDIT_RESPONSE_MAX_ROWS = 5000;
+export const AUDIT_RESPONSE_MAX_BYTES = 8 * 1024 * 1024;
 const auditPageQuery = {
   type: 'object',
   additionalProperties: false,
@@ -135,7 +140,9 @@ function conversationReadRoutes(app: FastifyInstance, ports: ApiPorts, docs: Ope
       url: '/api/v1/conversation/audit/:id',
       summary:
         `Audit rows of a conversation, oldest first: at most \`limit\` (default and most ${AUDIT_RESPONSE_MAX_ROWS}) ` +
-        'after audit id `after`. When more follow, a `Link: <…?after=…&limit=…>; rel="next"` header names the next page.',
+        `after audit id \`after\`, and payloads of at most ${AUDIT_RESPONSE_MAX_BYTES} bytes as JSON (a page of large ` +
+        'rows ends early; its first row comes whatever its size). When more follow, a ' +
+        '`Link: <…?after=…&limit=…>; rel="next"` header names the next page.',
       schema: {
         params: conversationIdParams,
         querystring: auditPageQuery,
@@ -147,7 +154,8 @@ function conversationReadRoutes(app: FastifyInstance, ports: ApiPorts, docs: Ope
         const query = request.query as { after?: string; limit?: string };
         const limit = Number(query.limit ?? AUDIT_RESPONSE_MAX_ROWS);
         await requireConversation(ports, id);
-        const { rows, more } = await auditPage(ports, id, Number(query.after ?? 0), limit);
+        const bounds = { afterAuditId: Number(query.after ?? 0), limit, maxBytes: AUDIT_RESPONSE_MAX_BYTES };
+        const { rows, more } = await auditPage(ports, id, { ...bounds, takeFirst: true });
         const last = rows.at(-1);
         if (more && last) {
           const next = { after: String(last.auditId), limit: String(limit) };
@@ -203,21 +211,31 @@ export async function requireConversation(ports: ApiPorts, id: string): Promise<
   if (!(await ports.conversations.conversation(id))) throw conversationNotFound(id);
 }
 
+export interface AuditPage {
+  rows: AuditRowView[];
+  /** The payload bytes read (as JSON text), the row read only to know that more follow included. */
+  bytes: number;
+  more: boolean;
+}
+
 /**
- * Up to `limit` audit rows after `after`, read in the port's pages, and whether more follow: each read asks
- * for no more than the rows still wanted plus one, the one that tells whether more follow.
+ * Up to `limit` audit rows after `afterAuditId` and payloads of up to `maxBytes`, read in the port's pages, and
+ * whether more follow: each read asks for no more than the rows and bytes still wanted, plus the one row that tells
+ * whether more follow; the database measures the rows before it sends them, so no more than that is ever loaded.
  */
-export async function auditPage(
-  ports: ApiPorts,
-  id: string,
-  after: number,
-  limit: number
-): Promise<{ rows: AuditRowView[]; more: boolean }> {
+export async function auditPage(ports: ApiPorts, id: string, bounds: AuditPageBounds): Promise<AuditPage> {
   const rows: AuditRowView[] = [];
+  let bytes = 0;
   for (;;) {
-    const page = await ports.conversations.audits(id, rows.at(-1)?.auditId ?? after, limit - rows.length + 1);
-    if (page.length === 0) return { rows, more: false };
-    rows.push(...page);
-    if (rows.length > limit) return { rows: rows.slice(0, limit), more: true };
+    const page = await ports.conversations.auditsWithin(id, {
+      afterAuditId: rows.at(-1)?.auditId ?? bounds.afterAuditId,
+      limit: bounds.limit - rows.length + 1,
+      maxBytes: bounds.maxBytes - bytes,
+      takeFirst: bounds.takeFirst && rows.length === 0,
+    });
+    rows.push(...page.rows);
+    bytes += page.bytes;
+    if (rows.length > bounds.limit) return { rows: rows.slice(0, bounds.limit), bytes, more: true };
+    if (page.full || page.rows.length === 0) return { rows, bytes, more: page.full };
   }
 }

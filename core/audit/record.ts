@@ -28,3 +28,14 @@ export interface AuditCursor {
   conversationId: string;
   afterAuditId: number;
 }
+
+/** Where a page of one conversation's audit rows starts and what bounds it (API pages and traces). */
+export interface AuditPageBounds {
+  afterAuditId: number;
+  /** At most this many rows. */
+  limit: number;
+  /** At most this many payload bytes (the payloads as JSON text, summed)… */
+  maxBytes: number;
+  /** …except that the first row is taken whatever its size (a paged read must move its cursor on). */
+  takeFirst: boolean;
+}

@@ -112,7 +112,8 @@ const AUDITS_AFTER: Statement = {
           ORDER BY a.conversation_id, a.audit_id`,
 };
 
-interface AuditRow {
+/** A ce_audit row as a raw statement returns it. */
+export interface AuditRow {
   audit_id: string | number;
   conversation_id: string;
   turn_number: number | null;
@@ -134,18 +135,19 @@ export async function listAuditsAfter(
 ): Promise<StoredAudit[]> {
   if (cursors.length === 0) return [];
   const values = [cursors.map((c) => c.conversationId), cursors.map((c) => c.afterAuditId), perCursor];
-  const rows = await runStatement<AuditRow>(db, AUDITS_AFTER, values);
-  return rows.map((r) => ({
-    auditId: Number(r.audit_id),
-    conversationId: r.conversation_id,
-    turnNumber: r.turn_number,
-    stage: r.stage,
-    payload: r.payload_json,
-    idempotencyKey: r.idempotency_key,
-    runId: r.run_id,
-    createdAt: r.created_at,
-  }));
+  return (await runStatement<AuditRow>(db, AUDITS_AFTER, values)).map(storedAudit);
 }
+
+export const storedAudit = (r: AuditRow): StoredAudit => ({
+  auditId: Number(r.audit_id),
+  conversationId: r.conversation_id,
+  turnNumber: r.turn_number,
+  stage: r.stage,
+  payload: r.payload_json,
+  idempotencyKey: r.idempotency_key,
+  runId: r.run_id,
+  createdAt: r.created_at,
+});
 
 /** Only the two fields read: the whole payload carries the session's `_meta`, kilobytes per row. */
 const STEP_DURATIONS: Statement = {

@@ -16,12 +16,32 @@ export function auditRow(conversationId: string, auditId: number, payload: Audit
   };
 }
 
+/** One conversation's audit rows after a cursor, at most `max`: what a route test serves. */
+export type AuditsOf = (conversationId: string, afterAuditId?: number, max?: number) => Promise<AuditRowView[]>;
+
 /** `auditsAfter` as the database answers it, from a per-conversation `audits`: one call per cursor, in order. */
-export function auditsAfterFrom(audits: ConversationQueries['audits']): ConversationQueries['auditsAfter'] {
+export function auditsAfterFrom(audits: AuditsOf): ConversationQueries['auditsAfter'] {
   return async (cursors, max) => {
     const pages = [];
     for (const { conversationId, afterAuditId } of cursors) pages.push(await audits(conversationId, afterAuditId, max));
     return pages.flat();
+  };
+}
+
+/**
+ * `auditsWithin` as the database answers it, from `audits`: the rows whose payloads (as JSON) fit the bytes, and of
+ * the first that does not fit, only that it exists.
+ */
+export function auditsWithinFrom(audits: AuditsOf): ConversationQueries['auditsWithin'] {
+  return async (conversationId, { afterAuditId, limit, maxBytes, takeFirst }) => {
+    const page = { rows: [] as AuditRowView[], bytes: 0, full: false };
+    for (const row of await audits(conversationId, afterAuditId, limit)) {
+      const size = Buffer.byteLength(JSON.stringify(row.payload));
+      if (page.bytes + size > maxBytes && !(takeFirst && page.rows.length === 0)) return { ...page, full: true };
+      page.rows.push(row);
+      page.bytes += size;
+    }
+    return page;
   };
 }
 
@@ -32,7 +52,7 @@ export function auditsAfterFrom(audits: ConversationQueries['audits']): Conversa
  */
 export function fakePorts(options: {
   conversationId?: string;
-  audits?: ConversationQueries['audits'];
+  audits?: AuditsOf;
   auditsAfter?: ConversationQueries['auditsAfter'];
   whatif?: ApiPorts['whatif'];
 }): ApiPorts {
@@ -42,8 +62,8 @@ export function fakePorts(options: {
     turns: { sendMessage: unused, decideApproval: unused, retryTurn: unused },
     conversations: {
       conversation,
-      audits: options.audits ?? unused,
       auditsAfter: options.auditsAfter ?? (options.audits ? auditsAfterFrom(options.audits) : unused),
+      auditsWithin: options.audits ? auditsWithinFrom(options.audits) : unused,
     },
     config: { refresh: unused },
     readiness: { check: async () => ({ checks: {} }) },

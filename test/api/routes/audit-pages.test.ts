@@ -1,6 +1,7 @@
 import { buildApi } from '../../../api/app';
-import type { AuditRowView, ConversationQueries } from '../../../api/ports';
-import { auditRow, fakePorts } from '../../support/fake-ports';
+import { TRACE_MAX_BYTES } from '../../../api/routes/trace';
+import type { AuditRowView } from '../../../api/ports';
+import { auditRow, fakePorts, type AuditsOf } from '../../support/fake-ports';
 
 const CONVERSATION = '9b8a7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d';
 const PORT_PAGE = 1000;
@@ -9,7 +10,7 @@ const PORT_PAGE = 1000;
 function apiWithAudits(total: number) {
   const reads: number[] = [];
   const asked: number[] = [];
-  const audits: ConversationQueries['audits'] = async (_id, after = 0, max = PORT_PAGE) => {
+  const audits: AuditsOf = async (_id, after = 0, max = PORT_PAGE) => {
     reads.push(after);
     asked.push(max);
     const count = Math.max(0, Math.min(PORT_PAGE, max, total - after));
@@ -81,6 +82,8 @@ describe('GET /api/v1/conversation/audit/:id pages (api/routes/conversation.ts)'
         message:
           'The conversation has more than 20000 audit rows, more than one trace covers; ' +
           `read them in pages from GET /api/v1/conversation/audit/${CONVERSATION}.`,
+        // The rows read (the one past the limit included, `{}` each) and the limits.
+        details: { maxRows: 20_000, maxBytes: TRACE_MAX_BYTES, rowsRead: 20_000, bytesRead: 2 * 20_001 },
       });
       expect(long.reads.at(-1)).toBe(20_000);
     } finally {

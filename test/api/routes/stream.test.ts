@@ -3,18 +3,18 @@ import { get as httpGet, type IncomingMessage } from 'node:http';
 import { join } from 'node:path';
 import type { FastifyInstance } from 'fastify';
 import { buildApi, type ApiOptions } from '../../../api/app';
-import type { ApiPorts, ConversationQueries, ConversationView } from '../../../api/ports';
+import type { ApiPorts, ConversationView } from '../../../api/ports';
 import type { AuditCursor } from '../../../core/audit';
 import { createLogger } from '../../../observability/logger';
 import { createApiMetrics } from '../../../observability/metrics';
-import { auditRow, fakePorts } from '../../support/fake-ports';
+import { auditRow, fakePorts, type AuditsOf } from '../../support/fake-ports';
 import { captureLog } from '../../support/log-capture';
 import { parseMetrics, sumOf } from '../../support/prometheus-text';
 
 const CONVERSATION = '3c9a1f0e-2b4d-4e6f-8a7b-9c0d1e2f3a4b';
 
 const row = (auditId: number, text = 'working on it') => auditRow(CONVERSATION, auditId, { text });
-const portsWith = (audits: ConversationQueries['audits']) => fakePorts({ conversationId: CONVERSATION, audits });
+const portsWith = (audits: AuditsOf) => fakePorts({ conversationId: CONVERSATION, audits });
 
 async function listen(
   ports: ApiPorts,
