@@ -6,7 +6,7 @@ import { schemaStatus } from '../../core/schema/completeness';
 import { schemaPropertyNames } from '../../core/schema/subset';
 import { acceptExtraction, type ConvertedField, type DroppedField } from '../../core/schema/extraction-answer';
 import { extractionAnswerSchema, mergeExtraction, seedFromInputParams } from '../../core/schema/merge';
-import { schemaForExtraction, templateFor } from '../../core/schema/resolve';
+import { EXTRACTION_PROMPT_FORMAT, extractionTemplate, schemaForExtraction } from '../../core/schema/resolve';
 import { P } from '../../core/params/keys';
 import { renderPrompt } from '../../core/templates';
 import type { StepOutput } from '../../core/turn/contracts';
@@ -45,11 +45,11 @@ type SchemaExtractionOutputPayload = {
 /** The SCHEMA_JSON prompts for the session's intent/state, rendered and audited. */
 function extractionPrompts(ctx: StepContext, schema: OutputSchemaRow) {
   const session = ctx.scope.session;
-  const template = templateFor(ctx.snapshot, 'SCHEMA_JSON', session.intent, session.state);
+  const template = extractionTemplate(ctx.snapshot, session.intent, session.state);
   if (!template) {
     throw new EngineError(
       ErrorType.PromptTemplateMissing,
-      `no SCHEMA_JSON prompt template for ${session.intent}/${session.state} (schema ${schema.schemaId})`,
+      `no ${EXTRACTION_PROMPT_FORMAT} prompt template for ${session.intent}/${session.state} (schema ${schema.schemaId})`,
       { details: { intent: session.intent, state: session.state, schemaId: schema.schemaId } }
     );
   }

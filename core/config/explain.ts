@@ -78,12 +78,23 @@ const undeclaredArg: Explainer = (v, m) =>
     `WHERE tool_id = ${v.id};`,
   ].join('\n');
 
+/** A prompt template for the output format, intent and state a violation names (m[1], m[2], m[3]). */
+const insertTemplate = (m: RegExpExecArray, systemPrompt: string, userPrompt: string): string[] => [
+  `INSERT INTO ce_prompt_template (intent_code, state_code, output_format, system_prompt, user_prompt, enabled)`,
+  `VALUES (${quote(m[2] as string)}, ${quote(m[3] as string)}, ${quote(m[1] as string)},`,
+  `        ${quote(systemPrompt)}, ${quote(userPrompt)}, true);`,
+];
+
 const derivedWithoutTemplate: Explainer = (_v, m) =>
   [
     `-- The Java engine accepted this at load and failed when the response was first derived.`,
-    `INSERT INTO ce_prompt_template (intent_code, state_code, output_format, system_prompt, user_prompt, enabled)`,
-    `VALUES (${quote(m[2] as string)}, ${quote(m[3] as string)}, ${quote(m[1] as string)},`,
-    `        '<how to answer>', 'User message: {{user_input}}\nContext: {{context}}', true);`,
+    ...insertTemplate(m, '<how to answer>', 'User message: {{user_input}}\nContext: {{context}}'),
+  ].join('\n');
+
+const schemaWithoutTemplate: Explainer = (_v, m) =>
+  [
+    `-- The schema's fields are extracted with this prompt; without it every turn that reaches the schema fails.`,
+    ...insertTemplate(m, 'Extract the fields of {{schema}} from the message.', 'User message: {{user_input}}'),
   ].join('\n');
 
 const unknownPhase: Explainer = (v) =>
@@ -113,6 +124,10 @@ const EXPLAINERS: [RegExp, Explainer][] = [
   [
     /DERIVED response has no enabled ce_prompt_template with output_format=(\S+) for intent (\S+) \/ state (\S+)/,
     derivedWithoutTemplate,
+  ],
+  [
+    /^has no enabled ce_prompt_template with output_format=(\S+) for intent (\S+) \/ state (\S+) \(or ANY\)/,
+    schemaWithoutTemplate,
   ],
   [/unknown phase|phase "[^"]*" is not/i, unknownPhase],
   [/unknown tool_group/, unknownToolGroup],

@@ -1,10 +1,14 @@
 import { normalizeScopeValue, pickMostSpecific, scopeMatches } from '../config/scope';
-import type { ConfigSnapshot, OutputSchemaRow, PromptTemplateRow } from '../config/types';
+import type { ConfigRows, ConfigSnapshot, OutputSchemaRow, PromptTemplateRow } from '../config/types';
 import type { Json } from '../json';
 import type { Session } from '../session';
 import { compareCodePoints } from '../text/compare-code-points';
 
-const isSchemaJson = (row: OutputSchemaRow) => {
+/** The output_format of the prompt templates that extract a schema's fields. */
+export const EXTRACTION_PROMPT_FORMAT = 'SCHEMA_JSON';
+
+/** A schema row extraction uses: of type SCHEMA_JSON (or none). */
+export const isSchemaJson = (row: OutputSchemaRow) => {
   const type = normalizeScopeValue(row.schemaType);
   return type === '' || type === 'SCHEMA_JSON';
 };
@@ -66,7 +70,7 @@ const newestFirst = (a: PromptTemplateRow, b: PromptTemplateRow) =>
 
 /** The most specific enabled prompt template of an output format (newest wins a tie). */
 export function templateFor(
-  snapshot: ConfigSnapshot,
+  snapshot: { rows: Pick<ConfigRows, 'promptTemplates'> },
   outputFormat: string,
   intent: string,
   state: string
@@ -74,4 +78,16 @@ export function templateFor(
   const format = normalizeScopeValue(outputFormat);
   const rows = snapshot.rows.promptTemplates.filter((t) => t.enabled && normalizeScopeValue(t.outputFormat) === format);
   return pickMostSpecific(rows, intent, state, newestFirst);
+}
+
+/**
+ * The SCHEMA_JSON prompt that extracts a schema's fields in an intent/state: the runtime asks it for the session's
+ * scope, and validation for each schema's own scope (a schema no template covers fails every turn that reaches it).
+ */
+export function extractionTemplate(
+  snapshot: { rows: Pick<ConfigRows, 'promptTemplates'> },
+  intent: string,
+  state: string
+): PromptTemplateRow | undefined {
+  return templateFor(snapshot, EXTRACTION_PROMPT_FORMAT, intent, state);
 }

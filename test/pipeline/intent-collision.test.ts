@@ -62,6 +62,7 @@ describe('intent resolution: collisions and the intent lock (reference §14 scen
             jsonSchema: { type: 'object', properties: { topic: { type: 'string' } } },
           }),
         ],
+        promptTemplates: [templateRow({ intentCode: 'FAQ', stateCode: 'IDLE', outputFormat: 'SCHEMA_JSON' })],
       })
     );
     h.llm.push([

@@ -80,13 +80,16 @@ describe('schema, correction and interaction (reference §14 scenarios 22, 24, 2
     expect(h.llm.requestsOf('RESP_TEXT')[0]?.userText).toMatch(/Missing fields: \[requestedAmount, tenureMonths\]/);
   });
 
-  it('22 variant: a schema without a SCHEMA_JSON template fails the turn in SchemaExtraction', async () => {
-    await h.configure(
-      loanRows((r) => ({ ...r, promptTemplates: r.promptTemplates?.filter((t) => t.templateId !== 124) }))
+  it('22 variant: a schema without a SCHEMA_JSON template is refused at load, not failed in every turn', async () => {
+    const withoutTemplate = loanRows((r) => ({
+      ...r,
+      promptTemplates: r.promptTemplates?.filter((t) => t.templateId !== 124),
+    }));
+    const error = await h.configure(withoutTemplate).catch((e: unknown) => e);
+    expect(error).toMatchObject({ type: 'CONFIG_INVALID' });
+    expect(String((error as Error).message)).toMatch(
+      /ce_output_schema\[\d+\]: has no enabled ce_prompt_template with output_format=SCHEMA_JSON for intent LOAN_APPLICATION \/ state ELIGIBILITY_GATE/
     );
-    const error = await h.turn({ message: 'a loan for customer 1234' }).catch((e: unknown) => e);
-    expect(error).toMatchObject({ type: 'PROMPT_TEMPLATE_MISSING', nonRetryable: true });
-    expect(String((error as Error).message)).toMatch(/SCHEMA_JSON.*LOAN_APPLICATION\/ELIGIBILITY_GATE/);
   });
 
   it('24 with REGEX_ONLY, "change amount to …" stays NEW_REQUEST and nothing is patched (and D10: no stale extraction)', async () => {

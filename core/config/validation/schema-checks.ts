@@ -3,6 +3,7 @@ import { MODEL_PROTECTED_CONTEXT_KEYS, isModelProtectedContextKey } from '../../
 import { canonicalJson, isJsonObject, type Json, type JsonObject } from '../../json';
 import { newConfigSchemaAjv } from '../../json-schema';
 import { checkUserRegex } from '../../text/regex';
+import { EXTRACTION_PROMPT_FORMAT, extractionTemplate, isSchemaJson } from '../../schema/resolve';
 import { SCHEMA_TYPES, oneOf } from '../vocabulary';
 import type { ValidationContext } from './context';
 
@@ -103,6 +104,15 @@ export function checkSchemas(ctx: ValidationContext): void {
     if (reason !== null) ctx.sink.violation('ce_output_schema', s.schemaId, `json_schema ${reason}`);
     const clash = protectedKeyFieldReason(s.jsonSchema);
     if (clash !== null) ctx.sink.violation('ce_output_schema', s.schemaId, clash);
+    if (isSchemaJson(s) && ctx.has('promptTemplates') && !extractionTemplate(ctx, s.intentCode, s.stateCode)) {
+      ctx.sink.violation(
+        'ce_output_schema',
+        s.schemaId,
+        `has no enabled ce_prompt_template with output_format=${EXTRACTION_PROMPT_FORMAT} for intent ` +
+          `${s.intentCode} / state ${s.stateCode} (or ANY): its fields are extracted with that prompt, so every ` +
+          'turn that reaches the schema would fail with PROMPT_TEMPLATE_MISSING'
+      );
+    }
   }
   for (const r of ctx.rows.responses) {
     if (!r.enabled || r.jsonSchema === null) continue;

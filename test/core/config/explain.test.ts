@@ -32,6 +32,14 @@ describe('validate-config --explain fixes (issue #21)', () => {
     );
   });
 
+  it('adds the SCHEMA_JSON prompt template an output schema is extracted with', () => {
+    const reason =
+      'has no enabled ce_prompt_template with output_format=SCHEMA_JSON for intent BIG007 / state COLLECT (or ANY): …';
+    const fix = explainViolation({ table: 'ce_output_schema', id: '4', reason }, rows);
+    expect(fix).toContain("VALUES ('BIG007', 'COLLECT', 'SCHEMA_JSON',");
+    expect(fix).toContain("'Extract the fields of {{schema}} from the message.'");
+  });
+
   it('falls back to inspecting the row and disabling it, quoting text keys', () => {
     const fix = explainViolation({ table: 'ce_intent', id: "O'BRIEN", reason: 'something else' }, rows);
     expect(fix).toContain("SELECT * FROM ce_intent WHERE intent_code = 'O''BRIEN';");

@@ -70,6 +70,30 @@ const cases: ValidateCase[] = [
       /json_schema declares "intent_lock", "mcp", a context key no model writes \(mcp, intent_lock, .*, approval\): .*rename/,
   },
   {
+    name: 'output schema whose fields no SCHEMA_JSON prompt template extracts',
+    breakIt: (r) => void (at(r.promptTemplates, 0).enabled = false),
+    violations: ['ce_output_schema[1]'],
+    reason:
+      /^ce_output_schema\[1\]: has no enabled ce_prompt_template with output_format=SCHEMA_JSON for intent LOAN_APPLICATION \/ state ELIGIBILITY_GATE \(or ANY\): .*PROMPT_TEMPLATE_MISSING/,
+  },
+  {
+    name: "output schema whose intent's SCHEMA_JSON template is scoped to another state",
+    breakIt: (r) => void (at(r.promptTemplates, 0).stateCode = 'COMPLETED'),
+    violations: ['ce_output_schema[1]'],
+    reason: /for intent LOAN_APPLICATION \/ state ELIGIBILITY_GATE \(or ANY\)/,
+  },
+  {
+    name: 'output schema whose only template for its scope is not SCHEMA_JSON',
+    breakIt: (r) => void (at(r.promptTemplates, 0).outputFormat = 'JSON'),
+    violations: ['ce_output_schema[1]'],
+    reason: /output_format=SCHEMA_JSON/,
+  },
+  {
+    name: 'output schema extracted with a SCHEMA_JSON template scoped ANY / ANY',
+    breakIt: (r) => void Object.assign(at(r.promptTemplates, 0), { intentCode: 'ANY', stateCode: 'ANY' }),
+    violations: [],
+  },
+  {
     name: 'DB tool param_schema that is not a schema',
     breakIt: (r) =>
       void (at(r.mcpDbTools, 0).paramSchema = { type: 'object', properties: { customer_id: { type: 42 } } }),
