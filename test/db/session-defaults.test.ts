@@ -66,7 +66,8 @@ describe('engine sessions under database-level session defaults', () => {
       const queries = conversationQueries(handle.db);
       const view = await queries.conversation(id);
       expect([view?.createdAt, view?.updatedAt]).toEqual(['2026-03-25T10:15:00.000Z', '2026-03-26T11:00:00.000Z']);
-      expect((await queries.audits(id)).map((a) => a.createdAt)).toEqual(['2026-03-25T10:16:00.000Z']);
+      const page = await queries.auditsWithin(id, { afterAuditId: 0, limit: 10, maxBytes: 1024, takeFirst: true });
+      expect(page.rows.map((a) => a.createdAt)).toEqual(['2026-03-25T10:16:00.000Z']);
       const shown = await handle.pool.query("SELECT now()::text ~ $1 AS utc, (interval '1 day 2 hours')::text AS i", [
         '\\+00$',
       ]);
