@@ -9,6 +9,7 @@ import { applyAuditPolicy, auditPolicyRows, benchAuditPolicy } from './audit-pol
 import { benchParallel } from './parallel';
 import { benchPlannerLoop } from './planner-loop';
 import { benchReadyTime } from './ready-time';
+import { benchConfigValidation } from './config-validation';
 import { benchRulesEngine } from './rules';
 import { benchSqlGuardrail } from './sql-guardrail';
 import { installedTemporalCli } from '../cli/temporal/binary';
@@ -83,6 +84,7 @@ async function microRows(): Promise<Row[]> {
   const rules = await benchRulesEngine();
   const sql = await benchSqlGuardrail();
   const planner = await benchPlannerLoop();
+  const validation = benchConfigValidation();
   const directory = mkdtempSync(join(tmpdir(), 'convengine-bench-devserver-'));
   const devServer = await devServerMemoryRows(directory).finally(() =>
     rmSync(directory, { recursive: true, force: true })
@@ -102,6 +104,11 @@ async function microRows(): Promise<Row[]> {
       'Planner-loop overhead',
       `${planner.microsPerIteration.toFixed(1)} µs/iteration`,
       `driver checks + session updates, activities answered in memory (${planner.turns} loops × ${planner.iterationsPerTurn} iterations)`,
+    ],
+    [
+      `Config validation, ${validation.intents} intents / ${validation.rules.toLocaleString('en')} rules`,
+      `${validation.laterMs.toFixed(0)} ms`,
+      `validateConfig as a store runs it on a change, JSON Schemas already compiled; ${validation.firstMs.toFixed(0)} ms compiling them (test/support/large-config.ts)`,
     ],
     ...devServer,
   ];

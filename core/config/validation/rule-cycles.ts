@@ -2,7 +2,7 @@ import { MAX_RULE_PASSES } from '../../rules/engine';
 import { evaluateJsonPathRule } from '../../rules/jsonpath';
 import { evaluateRuleMatch } from '../../rules/match';
 import { RULE_PHASES, type RulePhase } from '../../rules/phase';
-import { candidateRules } from '../../rules/select';
+import { RuleIndex } from '../../rules/select';
 import { ANY_SCOPE, normalizeScopeValue } from '../scope';
 import type { RuleRow } from '../types';
 import type { ValidationContext } from './context';
@@ -28,6 +28,7 @@ interface Pair {
 /** A pass's end: where it left the session and the rules that moved it; null when it cannot be told. */
 type PassEnd = { to: Pair; movedBy: number[] } | null;
 
+const movesOrEnds = (rule: RuleRow) => MOVES.has(upper(rule.action)) || OPAQUE.has(upper(rule.action));
 const keyOf = (p: Pair) => `${p.intent}\u0000${p.state}`;
 const upper = (value: string | null) => normalizeScopeValue(value);
 
@@ -48,9 +49,10 @@ export function checkRuleCycles(ctx: ValidationContext): void {
     const movers = rules.filter((r) => MOVES.has(upper(r.action)) && upper(r.actionValue) !== '');
     if (movers.length < 2) continue;
     const starts = startsOf(movers);
+    const passes = new Passes(rules, phase);
     for (const text of messagesOf(movers)) {
       for (const start of starts) {
-        const loop = loopFrom(rules, phase, start, text, starts.length);
+        const loop = loopFrom(passes, start, text, starts.length);
         const key = loop && `${phase}:${[...new Set(loop.ruleIds)].sort((a, b) => a - b).join(',')}`;
         if (!loop || !key || reported.has(key)) continue;
         reported.add(key);
@@ -125,13 +127,57 @@ function matchesAt(rule: RuleRow, at: Pair, text: string): boolean | null {
 }
 
 /**
+ * The passes of one phase, each run once per start and message: every start crosses every intent with every state
+ * the movers name, and the passes from many starts meet in the same pairs, so candidates are looked up in an index
+ * built once and each pass's end is remembered (validation time stays near-linear in the rules).
+ */
+class Passes {
+  private readonly index: RuleIndex;
+  /** Per keyOf(start): the candidates that may move the session or end evaluation, the same for every message. */
+  private readonly moving = new Map<string, RuleRow[]>();
+  /** Per message, per keyOf(start). */
+  private readonly ends = new Map<string, Map<string, PassEnd>>();
+
+  constructor(
+    rules: readonly RuleRow[],
+    private readonly phase: RulePhase
+  ) {
+    // Only rules that move the session (or end evaluation) decide a pass's end, so the index holds just those,
+    // and a start's candidates do not scan every ANY rule. Not when two rows share an id: then a rule that does
+    // not move may hide a later one with its id from the candidates, as in the engine.
+    const distinctIds = new Set(rules.map((rule) => rule.ruleId)).size === rules.length;
+    this.index = new RuleIndex(distinctIds ? rules.filter(movesOrEnds) : rules);
+  }
+
+  end(from: Pair, text: string): PassEnd {
+    let ends = this.ends.get(text);
+    if (!ends) this.ends.set(text, (ends = new Map()));
+    const key = keyOf(from);
+    if (ends.has(key)) return ends.get(key) as PassEnd;
+    const end = passEnd(this.movingCandidates(key, from), from, text);
+    ends.set(key, end);
+    return end;
+  }
+
+  private movingCandidates(key: string, from: Pair): RuleRow[] {
+    let moving = this.moving.get(key);
+    if (!moving) {
+      const candidates = this.index.candidates(from.intent, from.state, this.phase);
+      moving = candidates.filter(movesOrEnds);
+      this.moving.set(key, moving);
+    }
+    return moving;
+  }
+}
+
+/**
  * One pass as runRulePhase runs it, for a message: the candidates fixed at the pass's start, each rule matched
  * with the session as the rules before it left it; rules that do not move the session known to stay put.
  */
-function passEnd(rules: RuleRow[], phase: RulePhase, from: Pair, text: string): PassEnd {
+function passEnd(candidates: readonly RuleRow[], from: Pair, text: string): PassEnd {
   const to = { ...from };
   const movedBy: number[] = [];
-  for (const rule of candidateRules(rules, from.intent, from.state, phase)) {
+  for (const rule of candidates) {
     const action = upper(rule.action);
     if (!MOVES.has(action) && !OPAQUE.has(action)) continue;
     const matched = matchesAt(rule, to, text);
@@ -153,13 +199,13 @@ interface Loop {
 }
 
 /** The loop the passes from `start` fall into on `text`, or null when they stop (or cannot be told). */
-function loopFrom(rules: RuleRow[], phase: RulePhase, start: Pair, text: string, bound: number): Loop | null {
+function loopFrom(passes: Passes, start: Pair, text: string, bound: number): Loop | null {
   const seen = new Map<string, number>([[keyOf(start), 0]]);
   const path: { pair: Pair; movedBy: number[] }[] = [{ pair: start, movedBy: [] }];
   // A pass can only reach the starts' intents and states, so the passes stop or revisit within that many.
   for (let pass = 0; pass <= bound; pass++) {
     const current = path.at(-1) as { pair: Pair };
-    const end = passEnd(rules, phase, current.pair, text);
+    const end = passes.end(current.pair, text);
     if (!end || keyOf(end.to) === keyOf(current.pair)) return null;
     path.push({ pair: end.to, movedBy: end.movedBy });
     const again = seen.get(keyOf(end.to));

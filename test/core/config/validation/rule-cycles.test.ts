@@ -1,4 +1,6 @@
 import { validateConfig } from '../../../../core/config/validate';
+import { ValidationSink, type ValidationContext } from '../../../../core/config/validation/context';
+import { checkRuleCycles } from '../../../../core/config/validation/rule-cycles';
 import { formatViolation, type ConfigRows, type RuleRow } from '../../../../core/config/types';
 import { response, rule } from '../../../../db/seed/builders';
 import { validBaseConfig } from '../../../support/config-fixtures';
@@ -152,5 +154,20 @@ describe('rule loops that hit the pass limit (core/config/validation/rule-cycles
     expect(cycleWarnings(digits(toA, '^\\d+$'), digits(back, '[0-9]{2,}'))).toEqual([
       expect.stringContaining('on the same message (e.g. "00")'),
     ]);
+  });
+
+  it('follows the engine when two rows share a rule id: the first by priority hides the other, which never runs', () => {
+    const rules = (hiderId: number) => [
+      { ...toA, ruleId: hiderId, action: 'SET_INPUT_PARAM', actionValue: 'seen:true', priority: 1 },
+      { ...toA, priority: 2 },
+      back,
+    ];
+    const warnings = (list: RuleRow[]) => {
+      const sink = new ValidationSink();
+      checkRuleCycles({ rows: { ...validBaseConfig(), rules: list }, sink } as unknown as ValidationContext);
+      return sink.warnings;
+    };
+    expect(warnings(rules(9003))).toHaveLength(1);
+    expect(warnings(rules(toA.ruleId))).toEqual([]);
   });
 });
