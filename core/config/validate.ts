@@ -3,7 +3,7 @@ import { allSettings } from './settings';
 import { EngineError, ErrorType } from '../errors';
 import { formatViolation, type ConfigRows, type ConfigViolation } from './types';
 import { checkAuditPolicy } from './validation/audit-checks';
-import { buildValidationContext, type ValidationOptions } from './validation/context';
+import { buildValidationContext, type ValidationContext, type ValidationOptions } from './validation/context';
 import { checkConfigRows, checkMatchers, checkPendingActions, checkSemanticReferences } from './validation/misc-checks';
 import {
   buildTemplateVocabulary,
@@ -35,6 +35,33 @@ export interface ConfigValidationResult {
   warnings: ConfigViolation[];
 }
 
+type Vocabulary = ReturnType<typeof buildTemplateVocabulary>;
+type Check = (ctx: ValidationContext, vocab: Vocabulary, settings: readonly SettingDefinition[]) => void;
+
+/** Every check, in the order findings are reported. */
+const CHECKS: readonly Check[] = [
+  (ctx) => checkScopes(ctx),
+  (ctx, vocab) => checkRules(ctx, vocab),
+  (ctx) => checkRuleCycles(ctx),
+  (ctx) => checkMatchers(ctx),
+  (ctx) => checkPendingActions(ctx),
+  (ctx, vocab) => checkPromptTemplates(ctx, vocab),
+  (ctx, vocab) => checkResponses(ctx, vocab),
+  (ctx, vocab) => checkPlanners(ctx, vocab),
+  (ctx) => checkSchemas(ctx),
+  (ctx) => checkTools(ctx),
+  (ctx, vocab) => checkVerboses(ctx, vocab),
+  (ctx, _vocab, settings) => checkConfigRows(ctx, settings),
+  (ctx, vocab, settings) => checkSettingTemplates(ctx, vocab, settings),
+  (ctx) => checkAuditPolicy(ctx),
+  (ctx) => checkSemanticReferences(ctx),
+  (ctx) => checkReachableResponses(ctx),
+  (ctx) => checkPlannerAnswerPrompts(ctx),
+  (ctx) => checkEarlyShortCircuits(ctx),
+  (ctx) => checkPromptTextSizes(ctx),
+  (ctx) => checkUnsafeText(ctx),
+];
+
 /**
  * Validates a full set of config rows (or, with `options.absentTables`, what can be judged of a partial one),
  * pure and deterministic. Every finding names `table[id]` with a human reason; all findings are reported at
@@ -45,31 +72,41 @@ export function validateConfig(
   settings: readonly SettingDefinition[] = allSettings,
   options: ValidationOptions = {}
 ): ConfigValidationResult {
-  // Screened first: every check below may walk a JSON value recursively.
+  const run = startValidation(rows, options);
+  for (const check of CHECKS) check(run.ctx, run.vocab, settings);
+  return run.result();
+}
+
+/**
+ * validateConfig, awaiting `pause` between its checks: a process that serves requests while it validates a
+ * large config (a store reloading) passes one that yields to its event loop, so no request waits for the
+ * whole validation, only for one check. The same findings as validateConfig, in the same order.
+ */
+export async function validateConfigPausing(
+  rows: ConfigRows,
+  pause: () => Promise<void>,
+  settings: readonly SettingDefinition[] = allSettings,
+  options: ValidationOptions = {}
+): Promise<ConfigValidationResult> {
+  await pause();
+  const run = startValidation(rows, options);
+  for (const check of CHECKS) {
+    await pause();
+    check(run.ctx, run.vocab, settings);
+  }
+  return run.result();
+}
+
+function startValidation(rows: ConfigRows, options: ValidationOptions) {
+  // Screened first: every check may walk a JSON value recursively.
   const ctx = buildValidationContext(screenConfigRows(rows), options);
   const overDeep = checkOverDeepJson(ctx);
   const vocab = buildTemplateVocabulary(ctx);
-  checkScopes(ctx);
-  checkRules(ctx, vocab);
-  checkRuleCycles(ctx);
-  checkMatchers(ctx);
-  checkPendingActions(ctx);
-  checkPromptTemplates(ctx, vocab);
-  checkResponses(ctx, vocab);
-  checkPlanners(ctx, vocab);
-  checkSchemas(ctx);
-  checkTools(ctx);
-  checkVerboses(ctx, vocab);
-  checkConfigRows(ctx, settings);
-  checkSettingTemplates(ctx, vocab, settings);
-  checkAuditPolicy(ctx);
-  checkSemanticReferences(ctx);
-  checkReachableResponses(ctx);
-  checkPlannerAnswerPrompts(ctx);
-  checkEarlyShortCircuits(ctx);
-  checkPromptTextSizes(ctx);
-  checkUnsafeText(ctx);
-  return { violations: withoutOverDeepEchoes(ctx.sink.violations, overDeep), warnings: ctx.sink.warnings };
+  const result = (): ConfigValidationResult => ({
+    violations: withoutOverDeepEchoes(ctx.sink.violations, overDeep),
+    warnings: ctx.sink.warnings,
+  });
+  return { ctx, vocab, result };
 }
 
 /** The typed error for refused config: its message lists every violation, one per line. */

@@ -1,12 +1,13 @@
 import { isEmptyConfig } from '../../core/config/empty';
 import type { ConfigStore } from '../../core/config/store';
 import type { ConfigRows, ConfigSnapshot, ConfigViolation } from '../../core/config/types';
-import { configInvalidError, validateConfig } from '../../core/config/validate';
+import { configInvalidError } from '../../core/config/validate';
 import type { Database } from '../pool';
 import { configVersionOf, readConfigRevision, readConfigState, snapshotOf } from './load';
 import { SnapshotCache } from './snapshot-cache';
 import { recordServedSnapshot } from './snapshots';
-import { newestValidStored, type ConfigChecks, type StoredCandidate } from './stored-fallback';
+import { newestValidStored, type StoredCandidate } from './stored-fallback';
+import { validateYielding, type ConfigChecks } from './validate-yielding';
 
 /** `settings` and `validation`: what rows are validated against (stored-fallback.ts). */
 export interface ConfigStoreOptions extends ConfigChecks {
@@ -117,7 +118,7 @@ class DbConfigStore implements DatabaseConfigStore {
         this.restored = false;
         return { version, changed: false, warnings: [...this.snapshotWarnings] };
       }
-      const result = validateConfig(rows, this.options.settings, this.options.validation);
+      const result = await validateYielding(rows, this.options);
       if (result.violations.length > 0) {
         await this.refuse(result.violations, revision);
         throw configInvalidError(result.violations, `config version ${version} was refused`);
@@ -129,7 +130,7 @@ class DbConfigStore implements DatabaseConfigStore {
 
   async validateDatabase(): Promise<DatabaseValidation> {
     const { rows } = await readConfigState(this.db);
-    const result = validateConfig(rows, this.options.settings, this.options.validation);
+    const result = await validateYielding(rows, this.options);
     return { version: configVersionOf(rows), ...result, empty: isEmptyConfig(rows) };
   }
 
@@ -157,7 +158,7 @@ class DbConfigStore implements DatabaseConfigStore {
     const { revision, rows } = await readConfigState(this.db);
     this.revision = revision;
     this.lastCheckAt = this.now();
-    const result = validateConfig(rows, this.options.settings, this.options.validation);
+    const result = await validateYielding(rows, this.options);
     if (result.violations.length === 0) return this.serve(rows, result.warnings, revision);
     const fallback = await this.newestValidStored();
     if (!fallback) {
@@ -212,7 +213,7 @@ class DbConfigStore implements DatabaseConfigStore {
       this.restored = false;
       return;
     }
-    const result = validateConfig(state.rows, this.options.settings, this.options.validation);
+    const result = await validateYielding(state.rows, this.options);
     if (result.violations.length > 0) await this.refuse(result.violations, state.revision);
     else await this.serve(state.rows, result.warnings, state.revision);
   }

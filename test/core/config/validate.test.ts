@@ -1,4 +1,4 @@
-import { validateConfig } from '../../../core/config/validate';
+import { validateConfig, validateConfigPausing } from '../../../core/config/validate';
 import { formatViolation } from '../../../core/config/types';
 import { validBaseConfig } from '../../support/config-fixtures';
 import { at, itReportsExactly, type ValidateCase } from '../../support/validate-cases';
@@ -36,5 +36,18 @@ describe('validateConfig', () => {
       ])
     );
     expect(lines).toHaveLength(3);
+  });
+});
+
+describe('validateConfigPausing', () => {
+  it('finds what validateConfig finds, in the same order, pausing before each check', async () => {
+    const rows = validBaseConfig();
+    Object.assign(at(rows.rules, 0), { ruleType: 'FOO' });
+    at(rows.responses, 0).stateCode = ' ';
+    let pauses = 0;
+    const found = await validateConfigPausing(rows, () => ((pauses += 1), Promise.resolve()));
+    expect(found).toEqual(validateConfig(rows));
+    expect(found.violations.length).toBeGreaterThan(1);
+    expect(pauses).toBeGreaterThan(10);
   });
 });
