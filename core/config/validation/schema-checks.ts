@@ -7,7 +7,10 @@ import { EXTRACTION_PROMPT_FORMAT, extractionTemplate, isSchemaJson } from '../.
 import { SCHEMA_TYPES, oneOf } from '../vocabulary';
 import type { ValidationContext } from './context';
 
-// Compiling is the slow part of validation and schemas rarely change between reloads.
+// Compiling is the slow part of validation and schemas rarely change between reloads. Enough entries for a large
+// deployment's schemas (one per intent and state, per tool, per response), so that a reload after a one-row edit
+// compiles only what changed; past that the oldest go first, never all at once.
+const COMPILE_RESULTS_KEPT = 2_000;
 const compileResults = new Map<string, string | null>();
 
 const newCompiler = (): Ajv => newConfigSchemaAjv({ logger: false });
@@ -31,7 +34,7 @@ function compileReason(schema: JsonObject): string | null {
   } finally {
     if (ajv === shared) ajv.removeSchema(schema);
   }
-  if (compileResults.size >= 500) compileResults.clear();
+  if (compileResults.size >= COMPILE_RESULTS_KEPT) compileResults.delete(compileResults.keys().next().value as string);
   compileResults.set(key, reason);
   return reason;
 }
