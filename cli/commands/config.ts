@@ -256,7 +256,8 @@ async function diffOrApply(db: Database, dir: string, io: CliIo, write: boolean)
     io.out(changes.length === 0 ? 'no changes' : `${changes.length} change(s); nothing written`);
     return 0;
   }
-  const { version, written } = await applyConfigRows(db, rows);
+  // loadYamlTree validated these rows, with more checks than applyConfigRows runs by itself.
+  const { version, written } = await applyConfigRows(db, rows, { validated: true });
   // Compared again in apply's own transaction: the tables may have changed since `changes` was read.
   io.out(
     written

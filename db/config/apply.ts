@@ -56,6 +56,15 @@ async function lockedCurrentRows(tx: Tx): Promise<ConfigRows | null> {
   }
 }
 
+export interface ApplyOptions {
+  /**
+   * The caller has just validated exactly `rows` and refused them on any violation (`config apply` validates the
+   * tree with the engine's checks first): they are not validated again before the write. A large config takes
+   * seconds to validate; the rows as written are validated before commit either way.
+   */
+  validated?: boolean;
+}
+
 /**
  * Makes the config tables hold exactly `rows` (config as code, `convengine config apply`): the
  * whole set is validated first and refused with every violation; then, in ONE transaction, every
@@ -73,10 +82,16 @@ async function lockedCurrentRows(tx: Tx): Promise<ConfigRows | null> {
  * transaction under the lock every config write takes (lockedCurrentRows), so the last writer still wins: a write
  * that commits first is what this apply compares with, and one that comes later waits for it.
  */
-export async function applyConfigRows(db: Database, rows: ConfigRows): Promise<{ version: string; written: boolean }> {
-  const result = validateConfig(rows);
-  if (result.violations.length > 0)
-    throw configInvalidError(result.violations, 'the config set is invalid; nothing was applied');
+export async function applyConfigRows(
+  db: Database,
+  rows: ConfigRows,
+  options: ApplyOptions = {}
+): Promise<{ version: string; written: boolean }> {
+  if (!options.validated) {
+    const result = validateConfig(rows);
+    if (result.violations.length > 0)
+      throw configInvalidError(result.violations, 'the config set is invalid; nothing was applied');
+  }
   return db.transaction(async (tx) => {
     const current = await lockedCurrentRows(tx);
     if (current !== null && diffConfig(current, rows).length === 0) {
