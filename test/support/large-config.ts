@@ -1,5 +1,5 @@
 import type { ConfigRows, RuleRow } from '../../core/config/types';
-import { classifierRow, intentRow, responseRow, ruleRow, schemaRow, snapshotOf } from './config-rows';
+import { classifierRow, intentRow, responseRow, ruleRow, schemaRow, snapshotOf, templateRow } from './config-rows';
 
 const PHASES = ['POST_DIALOGUE_ACT', 'POST_SCHEMA_EXTRACTION', 'PRE_RESPONSE_RESOLUTION', 'POST_AGENT_INTENT'];
 
@@ -31,7 +31,8 @@ function intentRules(code: string, i: number): RuleRow[] {
 /**
  * A large deployment's config, shaped as one swept in production tests (300 intents, 2,000 rules): per intent a
  * classifier, a 40-field extraction schema, a response in COLLECT and in DONE and five rules; plus two ANY-scoped
- * rules per intent that every turn evaluates. Valid; everything grows linearly with `intents`.
+ * rules per intent that every turn evaluates, and one ANY-scoped extraction prompt the schemas share. Valid;
+ * everything grows linearly with `intents`.
  */
 export function largeConfigRows(intents: number): ConfigRows {
   const codes = Array.from({ length: intents }, (_, i) => `BIG${String(i + 1).padStart(4, '0')}`);
@@ -61,6 +62,7 @@ export function largeConfigRows(intents: number): ConfigRows {
         jsonSchema: { type: 'object', required: ['field0'], properties: fields(i) },
       })
     ),
+    promptTemplates: [templateRow({ intentCode: 'ANY', stateCode: 'ANY', outputFormat: 'SCHEMA_JSON' })],
     responses: codes.flatMap((code) => [
       responseRow({ intentCode: code, stateCode: 'COLLECT', exactText: `Collecting for ${code}.` }),
       responseRow({ intentCode: code, stateCode: 'DONE', exactText: `Done with ${code}.` }),
