@@ -126,18 +126,23 @@ function whyStale(err) {
 
 /**
  * Whether the page is up to date: live while the turn runs and its reads succeed; a read that failed says why
- * (whyStale) and since when the page shows older data, until a read succeeds again.
+ * (whyStale) and since when the page shows older data, until a read succeeds again. Its element is redrawn only when
+ * what it says changes: the 3 s poll re-inserting the same status would have a screen reader announce it (and the
+ * alert interrupt) every 3 s.
  */
 function liveMarker() {
-  const element = h('div', { id: 'live-marker' });
+  const element = h('div', { id: 'live-marker', role: 'status' });
+  let said = '';
+  const say = (content) => {
+    const text = content ? `${content.id}:${content.textContent}` : '';
+    if (text === said) return;
+    said = text;
+    mount(element, content);
+  };
   const running = () =>
-    mount(
-      element,
-      h('p', { class: 'live', id: 'live' }, '● live: this turn is running; the page follows its audit trail')
-    );
+    say(h('p', { class: 'live', id: 'live' }, '● live: this turn is running; the page follows its audit trail'));
   const stale = (err, since) =>
-    mount(
-      element,
+    say(
       h(
         'div',
         { class: 'error stale', role: 'alert', id: 'refresh-failed' },
@@ -145,7 +150,7 @@ function liveMarker() {
         `This page shows the turn as read ${when(since)}; retrying every 3 s.`
       )
     );
-  return { element, running, stale, clear: () => mount(element) };
+  return { element, running, stale, clear: () => say(null) };
 }
 
 /** JSON text with every object's keys sorted: two reads of the same turn are the same text in any key order. */

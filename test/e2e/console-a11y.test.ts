@@ -1,0 +1,54 @@
+/**
+ * The turn console for a keyboard and a screen reader: live status announced once, not on every poll; focus kept
+ * after an action and moved on navigation; a title per page; form errors on their fields, in an operator's words;
+ * fields with labels; no sideways scroll at 640 px; no failed request on load.
+ */
+import { type Page } from 'playwright-core';
+import { ConsoleBrowser } from '../support/console-browser';
+import { loanConfig } from '../support/loan-config';
+
+let c: ConsoleBrowser;
+
+jest.setTimeout(240_000);
+
+beforeAll(async () => {
+  c = await ConsoleBrowser.start();
+});
+
+afterAll(async () => {
+  await c?.stop();
+});
+
+/** Counts the nodes with id `id` inserted under #main from now on (a re-inserted live region is announced again). */
+async function countInsertions(page: Page, id: string): Promise<() => Promise<number>> {
+  await page.evaluate(`window.inserted = window.inserted || {}; window.inserted['${id}'] = 0;
+    new MutationObserver((records) => {
+      for (const record of records)
+        for (const node of record.addedNodes)
+          if (node.id === '${id}' || node.querySelector?.('#${id}')) window.inserted['${id}']++;
+    }).observe(document.getElementById('main'), { childList: true, subtree: true });`);
+  return async () => Number(await page.evaluate(`window.inserted['${id}']`));
+}
+
+test('the live status and "Not up to date" are inserted once, not again on every 3 s poll', async () => {
+  const { page } = await c.parkedLoanTurn(loanConfig({ submitNeedsApproval: true }));
+  await page.locator('#pending-approval').waitFor();
+  await page.locator('#live').waitFor();
+  const live = await countInsertions(page, 'live');
+  await page.waitForTimeout(7_000);
+  expect(await live()).toBe(0);
+
+  const error = { code: 'DATABASE_UNREACHABLE', message: 'The database is unreachable; retry later.' };
+  await page.route('**/api/v1/console/turns/*', (route) =>
+    route.request().method() === 'GET' ? route.fulfill({ status: 503, json: { error } }) : route.continue()
+  );
+  await page.locator('#refresh-failed').waitFor({ timeout: 15_000 });
+  const stale = await countInsertions(page, 'refresh-failed');
+  await page.waitForTimeout(7_000);
+  expect(await stale()).toBe(0);
+  await page.unroute('**/api/v1/console/turns/*');
+  await page.locator('#live').waitFor({ timeout: 15_000 });
+  await page.locator('#pending-approval button:has-text("Reject")').click();
+  await page.locator('#pending-approval').waitFor({ state: 'detached', timeout: 60_000 });
+  await page.close();
+});
