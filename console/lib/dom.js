@@ -81,6 +81,16 @@ function fieldKey(el) {
 }
 
 /**
+ * The focus back on `focused`, no field, after `root` was redrawn: on itself when the redraw moved it (an element kept
+ * for the page's life, such as an action's outcome), or on the new heading when that replaced it.
+ */
+function refocus(root, focused) {
+  if (!focused || document.activeElement === focused) return;
+  if (focused.isConnected) focused.focus();
+  else if (focused.tagName === 'H1') root.querySelector('h1')?.focus();
+}
+
+/**
  * What the operator typed in `root`, and where the focus was; the returned function puts both back after
  * `root` was redrawn, in the fields that are the same field again (same panel, same call, same name).
  */
@@ -98,7 +108,7 @@ export function keepFields(root) {
       const key = fieldKey(field);
       if (key && typed.has(key)) field.value = typed.get(key);
     }
-    if (!focusKey) return;
+    if (!focusKey) return refocus(root, focused);
     const again = [...root.querySelectorAll('input, textarea, button, select')].find((el) => fieldKey(el) === focusKey);
     again?.focus();
     if (again && caret && again.tagName !== 'BUTTON') again.setSelectionRange(caret[0], caret[1]);

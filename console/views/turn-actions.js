@@ -3,10 +3,16 @@ import { errorBox, h, mount, show, when } from '../lib/dom.js';
 
 /**
  * The outcome of the operator's last action: it stays on the page across the redraws the action causes (its
- * OPERATOR_ACTION row alone changes the turn) until dismissed or replaced by the next action's.
+ * OPERATOR_ACTION row alone changes the turn) until dismissed or replaced by the next action's. `focus()` moves the
+ * keyboard to it (the button pressed is disabled while the action runs, which would drop the focus to the page's
+ * top); Dismiss hands the focus to `afterDismiss()`, as the button goes with the outcome.
  */
-export function actionOutcome() {
+export function actionOutcome(afterDismiss = () => undefined) {
   const element = h('div', { id: 'action-outcome' });
+  const dismiss = () => {
+    report();
+    afterDismiss();
+  };
   const report = (...content) =>
     mount(
       element,
@@ -14,21 +20,24 @@ export function actionOutcome() {
         ? null
         : h(
             'div',
-            { class: 'outcome' },
+            { class: 'outcome', tabindex: '-1' },
             content,
-            h('button', { type: 'button', class: 'dismiss', onclick: () => report() }, 'Dismiss')
+            h('button', { type: 'button', class: 'dismiss', onclick: dismiss }, 'Dismiss')
           )
     );
-  return { element, report };
+  const focus = () => element.querySelector('.outcome')?.focus();
+  return { element, report, focus };
 }
 
 /**
  * Runs one audited console action and reports its answer; then `done()` re-reads the turn (and shows a failed
- * read itself). The page's action buttons stay disabled (`busy`) from the request until that re-read.
+ * read itself). The page's action buttons stay disabled (`busy`) from the request until that re-read; the focus is on
+ * the outcome from the start.
  */
-async function act(turn, action, body, { report, done, busy }) {
-  busy(true);
+async function act(turn, action, body, { report, focus, done, busy }) {
   report(h('p', { class: 'muted' }, `${action}…`));
+  focus();
+  busy(true);
   try {
     const answer = await api(apiPath`/api/v1/console/turns/${turn.workflowId}/actions/${action}`, {
       method: 'POST',
@@ -39,6 +48,7 @@ async function act(turn, action, body, { report, done, busy }) {
   } catch (err) {
     report(h('p', {}, `${action} failed`), errorBox(err));
   }
+  focus();
   try {
     await done();
   } finally {
@@ -184,7 +194,8 @@ function retryPanel(turn, page) {
 }
 
 /**
- * The SRE actions that apply to this turn now; `page.report` shows an action's outcome, `page.done` re-reads,
+ * The SRE actions that apply to this turn now; `page.report` shows an action's outcome (`page.focus` focuses it),
+ * `page.done` re-reads,
  * `page.busy` disables the buttons while an action is in flight.
  */
 export function actionPanels(turn, page) {

@@ -67,7 +67,14 @@ function header(turn) {
       h('a', { href: `#/conversation/${encodeURIComponent(turn.conversationId)}`, class: 'mono' }, turn.conversationId),
       ` / turn ${turn.turnNumber}`
     ),
-    h('h1', {}, `Turn ${turn.turnNumber} `, badge(s.status), ' ', sa.TurnOutcome ? badge(sa.TurnOutcome) : null),
+    h(
+      'h1',
+      { tabindex: '-1' },
+      `Turn ${turn.turnNumber} `,
+      badge(s.status),
+      ' ',
+      sa.TurnOutcome ? badge(sa.TurnOutcome) : null
+    ),
     h(
       'dl',
       { class: 'facts' },
@@ -199,7 +206,7 @@ export async function turnPage({ main, onLeave }, workflowId) {
   let busy = false;
   // The last action's outcome and whether the page is current: one element each for the page's life, so a redraw
   // does not wipe them.
-  const outcome = actionOutcome();
+  const outcome = actionOutcome(() => main.querySelector('h1')?.focus());
   const marker = liveMarker();
   // While an action's request is in flight its buttons (every action panel's) are disabled: a second click would
   // send a second request, and its answer would hide the first one's.
@@ -213,7 +220,7 @@ export async function turnPage({ main, onLeave }, workflowId) {
       header(turn),
       marker.element,
       outcome.element,
-      actionPanels(turn, { done: () => reload(), report: outcome.report, busy: setBusy }),
+      actionPanels(turn, { done: () => reload(), report: outcome.report, focus: outcome.focus, busy: setBusy }),
       exchange(turn),
       decisions(turn.story),
       h('h2', {}, 'Timeline'),

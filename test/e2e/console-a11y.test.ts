@@ -30,6 +30,15 @@ async function countInsertions(page: Page, id: string): Promise<() => Promise<nu
   return async () => Number(await page.evaluate(`window.inserted['${id}']`));
 }
 
+/** The focused element, as `TAG#id.class "text"`. */
+const focused = async (page: Page) =>
+  String(
+    await page.evaluate(`(() => {
+      const el = document.activeElement;
+      return el.tagName + '#' + el.id + '.' + el.className + ' "' + (el.textContent ?? '').trim().slice(0, 60) + '"';
+    })()`)
+  );
+
 test('the live status and "Not up to date" are inserted once, not again on every 3 s poll', async () => {
   const { page } = await c.parkedLoanTurn(loanConfig({ submitNeedsApproval: true }));
   await page.locator('#pending-approval').waitFor();
@@ -50,5 +59,21 @@ test('the live status and "Not up to date" are inserted once, not again on every
   await page.locator('#live').waitFor({ timeout: 15_000 });
   await page.locator('#pending-approval button:has-text("Reject")').click();
   await page.locator('#pending-approval').waitFor({ state: 'detached', timeout: 60_000 });
+  await page.close();
+});
+
+test('after Approve by keyboard the focus is on the outcome; after Dismiss on the heading', async () => {
+  const { page } = await c.parkedLoanTurn(loanConfig({ submitNeedsApproval: true }));
+  await page.locator('#pending-approval').waitFor();
+  await page.locator('#pending-approval button:has-text("Approve")').focus();
+  await page.keyboard.press('Enter');
+  await page.locator('#action-outcome .ok').waitFor({ timeout: 60_000 });
+  await page.locator('h1:has-text("ANSWERED")').waitFor({ timeout: 60_000 });
+  await page.waitForTimeout(500);
+  expect(await focused(page)).toMatch(/approve: done/);
+  await page.keyboard.press('Tab');
+  expect(await focused(page)).toMatch(/^BUTTON.*Dismiss/);
+  await page.keyboard.press('Enter');
+  expect(await focused(page)).toMatch(/^H1.*Turn 1/);
   await page.close();
 });
