@@ -34,7 +34,7 @@ function decoded(text) {
 }
 
 /**
- * The page a hash names. Its path and its query are split before anything is decoded, so that text searched for
+ * The page a hash names, and its title. Its path and its query are split before anything is decoded, so that text searched for
  * (`R&D`, `C++`, `50%?`) stays one value; every part is decoded on its own.
  */
 function route() {
@@ -44,14 +44,16 @@ function route() {
   const parts = path.split('/').filter(Boolean).map(decoded);
   decoded(query);
   const params = new URLSearchParams(query);
-  if (parts.length === 0) return (ctx) => conversationsPage(ctx, params);
+  if (parts.length === 0) return { title: 'Conversations', page: (ctx) => conversationsPage(ctx, params) };
   const [kind, id] = parts;
   // Each id is checked against the pattern the API validates it with (lib/ids.js): text that is no id, such as
   // `../../v1/whatif?…`, never reaches a request.
   if (kind === 'conversation' && parts.length === 2 && CONVERSATION_ID.test(id)) {
-    return (ctx) => conversationPage(ctx, id);
+    return { title: `Conversation ${id}`, page: (ctx) => conversationPage(ctx, id) };
   }
-  if (kind === 'turn' && parts.length === 2 && TURN_ID.test(id)) return (ctx) => turnPage(ctx, id);
+  if (kind === 'turn' && parts.length === 2 && TURN_ID.test(id)) {
+    return { title: `Turn ${id}`, page: (ctx) => turnPage(ctx, id) };
+  }
   throw new NoSuchPage(`The console has no page at ${location.hash}: open the conversation list from the top bar.`);
 }
 
@@ -85,18 +87,43 @@ function tokenForm(retry, refusal = null) {
   return form;
 }
 
-async function render() {
+/** The tab's title: the page's own first, so that tabs, history and a screen reader tell the pages apart. */
+function entitle(title) {
+  document.title = `${title} · ConvEngine console`;
+}
+
+/** A failure's page title: an address or a record that is not there, a token to give, or an error. */
+function failureTitle(err) {
+  if (err instanceof MalformedAddress || err instanceof NoSuchPage || err?.status === 404) return 'Not found';
+  return err?.status === 401 ? 'API token' : 'Error';
+}
+
+/**
+ * The focus on the new page's heading (or its message), as a screen reader user would otherwise stay on the link
+ * that was followed, now gone; not when the page put it somewhere itself (a refused field).
+ */
+function focusPage() {
+  if (main.contains(document.activeElement)) return;
+  const target = main.querySelector('h1') ?? main.firstElementChild;
+  target?.setAttribute('tabindex', '-1');
+  target?.focus();
+}
+
+async function render({ navigated = false } = {}) {
   leave();
   leave = () => undefined;
   const ctx = { main, onLeave: (stop) => (leave = stop), rerender: render };
   try {
-    const page = route();
+    const { title, page } = route();
+    entitle(title);
     mount(main, h('p', { class: 'muted' }, 'Loading…'));
     await page(ctx);
   } catch (err) {
+    entitle(failureTitle(err));
     if (err instanceof ApiError && err.status === 401) mount(main, tokenForm(render, err));
     else mount(main, errorBox(shown(err)));
   }
+  if (navigated) focusPage();
 }
 
 /**
@@ -112,6 +139,10 @@ function shown(err) {
   };
 }
 
-document.getElementById('token-button').addEventListener('click', () => mount(main, tokenForm(render)));
-window.addEventListener('hashchange', render);
+document.getElementById('token-button').addEventListener('click', () => {
+  entitle('API token');
+  mount(main, tokenForm(render));
+  main.querySelector('input')?.focus();
+});
+window.addEventListener('hashchange', () => render({ navigated: true }));
 void render();

@@ -6,6 +6,7 @@
 import { type Page } from 'playwright-core';
 import { ConsoleBrowser } from '../support/console-browser';
 import { loanConfig } from '../support/loan-config';
+import { answer, orderConfig } from '../support/order-config';
 
 let c: ConsoleBrowser;
 
@@ -75,5 +76,27 @@ test('after Approve by keyboard the focus is on the outcome; after Dismiss on th
   expect(await focused(page)).toMatch(/^BUTTON.*Dismiss/);
   await page.keyboard.press('Enter');
   expect(await focused(page)).toMatch(/^H1.*Turn 1/);
+  await page.close();
+});
+
+test('each view has its own title, main is no live region, and navigating focuses the heading', async () => {
+  await c.h.wf.mcp.configure(orderConfig());
+  c.h.wf.mcp.llm.setScript([answer('Shipped.')]);
+  const turn = await c.send('Check order ORD-7017 status');
+  const page = await c.open('#/');
+  await page.locator('main h1').waitFor();
+  expect(await page.title()).toBe('Conversations · ConvEngine console');
+  expect(await page.locator('main').getAttribute('aria-live')).toBeNull();
+  await page.locator(`a[href="#/conversation/${turn.conversationId}"]`).first().click();
+  await page.locator('main h1:has-text("Conversation")').waitFor();
+  expect(await page.title()).toBe(`Conversation ${turn.conversationId} · ConvEngine console`);
+  expect(await focused(page)).toMatch(/^H1.*Conversation/);
+  await page.locator(`a[href="#/turn/${turn.workflowId}"]`).first().click();
+  await page.locator('#timeline').waitFor();
+  expect(await page.title()).toBe(`Turn ${turn.workflowId} · ConvEngine console`);
+  expect(await focused(page)).toMatch(/^H1.*Turn 1/);
+  await page.evaluate("location.hash = '#/nowhere'");
+  await page.locator('main .error').waitFor();
+  expect(await page.title()).toBe('Not found · ConvEngine console');
   await page.close();
 });
