@@ -114,3 +114,32 @@ export function keepFields(root) {
     if (again && caret && again.tagName !== 'BUTTON') again.setSelectionRange(caret[0], caret[1]);
   };
 }
+
+/**
+ * The field a VALIDATION_FAILED refusal names (`querystring/intent must …` names `intent`), read from the API's
+ * answer, so that the console follows what the API accepts instead of copying its patterns; null for another error.
+ */
+export function refusedField(err) {
+  if (err?.code !== 'VALIDATION_FAILED') return null;
+  return /^(?:querystring|body|params)[/.]([A-Za-z0-9_]+)/.exec(err.message ?? '')?.[1] ?? null;
+}
+
+/**
+ * `field` marked refused for a screen reader and the eye: aria-invalid, described by `message` (shown after its form,
+ * or its label), and focused, so the operator is back where the fix is typed. `fieldOk` takes the mark off again.
+ */
+export function fieldError(field, message) {
+  fieldOk(field);
+  const id = `${field.name}-error`;
+  field.setAttribute('aria-invalid', 'true');
+  field.setAttribute('aria-describedby', id);
+  (field.form ?? field.closest('label') ?? field).after(h('p', { class: 'field-error', id }, message));
+  field.focus();
+}
+
+export function fieldOk(field) {
+  const id = field.getAttribute('aria-describedby');
+  if (id) document.getElementById(id)?.remove();
+  field.removeAttribute('aria-invalid');
+  field.removeAttribute('aria-describedby');
+}

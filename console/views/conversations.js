@@ -1,5 +1,5 @@
 import { api } from '../lib/api.js';
-import { badge, errorBox, h, mount, when } from '../lib/dom.js';
+import { badge, errorBox, fieldError, h, mount, refusedField, when } from '../lib/dom.js';
 
 const PAGE = 25;
 
@@ -25,6 +25,14 @@ function statusField(params) {
   );
 }
 
+/** The filters' names for an operator, and what each accepts (the API refuses what it does not: refusedField). */
+const FILTERS = {
+  q: { label: 'Search', accepts: 'a conversation id, or text from it' },
+  intent: { label: 'Last intent', accepts: 'letters, digits and _ . : - only, as in ORDER_DIAGNOSTICS' },
+  state: { label: 'Last state', accepts: 'letters, digits and _ . : - only, as in COMPLETED' },
+  status: { label: 'Status', accepts: 'one of the listed statuses' },
+};
+
 function filterForm(params) {
   const field = (name, label, placeholder) =>
     h('label', {}, label, h('input', { name, value: params.get(name) ?? '', placeholder }));
@@ -39,10 +47,10 @@ function filterForm(params) {
         location.hash = `#/?${next}`;
       },
     },
-    field('q', 'Search', 'conversation id or text'),
+    field('q', FILTERS.q.label, 'conversation id or text'),
     statusField(params),
-    field('intent', 'Last intent', 'ORDER_DIAGNOSTICS'),
-    field('state', 'Last state', 'COMPLETED'),
+    field('intent', FILTERS.intent.label, 'ORDER_DIAGNOSTICS'),
+    field('state', FILTERS.state.label, 'COMPLETED'),
     h('button', { type: 'submit' }, 'Search')
   );
 }
@@ -230,12 +238,19 @@ export async function conversationsPage({ main }, params) {
     if (params.get(name)) query.set(name, params.get(name));
   query.set('limit', String(PAGE));
   const [page, held, approvals] = await Promise.all([search(query), heldTurns(), approvalTurns()]);
+  const form = filterForm(params);
+  const name = page instanceof Error ? refusedField(page) : null;
+  const refused = name && FILTERS[name] ? form.elements[name] : null;
   mount(
     main,
     h('h1', {}, 'Conversations'),
     approvalPanel(approvals),
     heldPanel(held),
-    filterForm(params),
-    page instanceof Error ? errorBox(page) : [unknownApprovalsNote(page), conversationList(page), pager(params, page)]
+    form,
+    page instanceof Error
+      ? !refused && errorBox(page)
+      : [unknownApprovalsNote(page), conversationList(page), pager(params, page)]
   );
+  // A filter the API refused: marked on its field, in words, with the focus there to correct it.
+  if (refused) fieldError(refused, `${FILTERS[name].label}: ${FILTERS[name].accepts}.`);
 }

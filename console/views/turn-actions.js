@@ -1,5 +1,5 @@
 import { api, apiPath } from '../lib/api.js';
-import { errorBox, h, mount, show, when } from '../lib/dom.js';
+import { errorBox, fieldError, fieldOk, h, mount, show, when } from '../lib/dom.js';
 
 /**
  * The outcome of the operator's last action: it stays on the page across the redraws the action causes (its
@@ -113,12 +113,14 @@ function fact(term, ...value) {
   return [h('dt', {}, term), h('dd', {}, ...value)];
 }
 
-/** Mark done carries what the operator verified upstream; bad JSON never leaves the page. */
-function verifiedResult(textarea, report) {
+/** Mark done carries what the operator verified upstream; text that is no JSON never leaves the page. */
+function verifiedResult(textarea) {
   try {
-    return { result: JSON.parse(textarea.value) };
+    const result = JSON.parse(textarea.value);
+    fieldOk(textarea);
+    return { result };
   } catch {
-    report(errorBox({ code: 'INVALID_JSON', message: 'The verified result must be JSON, e.g. {"id": "LA-1"}.' }));
+    fieldError(textarea, 'Verified result: write it as JSON, e.g. {"applicationId": "LA-90311"}.');
     return null;
   }
 }
@@ -133,7 +135,7 @@ function heldPanel(turn, page) {
     return act(turn, action, body, page);
   };
   const markDone = () => {
-    const verified = verifiedResult(result, page.report);
+    const verified = verifiedResult(result);
     if (verified) void decide('held-mark-done', verified);
   };
   return h(

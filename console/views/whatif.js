@@ -1,5 +1,5 @@
 import { api } from '../lib/api.js';
-import { errorBox, h, mount, show } from '../lib/dom.js';
+import { errorBox, fieldError, fieldOk, h, mount, refusedField, show } from '../lib/dom.js';
 
 /** One turn of a replay: what it said, whether the draft changes it, and each change recorded → replayed. */
 function turnRow(turn) {
@@ -62,12 +62,15 @@ export async function whatifPanel(conversation) {
     event.preventDefault();
     const button = event.target.querySelector('button');
     button.disabled = true;
+    fieldOk(version);
     mount(out, h('p', { class: 'muted' }, 'Replaying…'));
     try {
       const query = new URLSearchParams({ conversation: conversation.conversationId, config: version.value.trim() });
       mount(out, report(await api(`/api/v1/whatif?${query}`)));
     } catch (err) {
-      mount(out, errorBox(err));
+      if (refusedField(err) !== 'config') return mount(out, errorBox(err));
+      mount(out);
+      fieldError(version, 'Config version: 16 hex digits (the config version a turn shows) or "current".');
     } finally {
       button.disabled = false;
     }

@@ -100,3 +100,55 @@ test('each view has its own title, main is no live region, and navigating focuse
   expect(await page.title()).toBe('Not found · ConvEngine console');
   await page.close();
 });
+
+test('a refused filter or what-if version marks its field, says why in words, and keeps the focus there', async () => {
+  await c.h.wf.mcp.configure(orderConfig());
+  c.h.wf.mcp.llm.setScript([answer('Shipped.')]);
+  const turn = await c.send('Check order ORD-7017 status');
+  const page = await c.open('#/');
+  await page.locator('input[name=intent]').focus();
+  await page.keyboard.type('bad intent!');
+  await page.keyboard.press('Enter');
+  const intent = page.locator('input[name=intent][aria-invalid=true]');
+  await intent.waitFor();
+  const said = await page.locator(`#${await intent.getAttribute('aria-describedby')}`).innerText();
+  expect(said).toMatch(/^Last intent: /);
+  expect(said).not.toMatch(/querystring|pattern/);
+  expect(await focused(page)).toMatch(/^INPUT/);
+  expect(await intent.inputValue()).toBe('bad intent!');
+
+  await page.goto(`${c.h.baseUrl}/console/#/conversation/${turn.conversationId}`);
+  // The what-if route's refusal of a version that is none (this API harness has no what-if route).
+  const refusal = {
+    code: 'VALIDATION_FAILED',
+    message: 'querystring/config must match pattern "^(current|[0-9a-f]{16})$".',
+  };
+  await page.route('**/api/v1/whatif?*', (route) => route.fulfill({ status: 400, json: { error: refusal } }));
+  const config = page.locator('#whatif input[name=config]');
+  await config.fill('nothex');
+  await config.press('Enter');
+  await page.locator('#whatif input[name=config][aria-invalid=true]').waitFor();
+  const why = await page.locator(`#${await config.getAttribute('aria-describedby')}`).innerText();
+  expect(why).toMatch(/^Config version: /);
+  expect(why).not.toMatch(/querystring|pattern/);
+  expect(await focused(page)).toMatch(/^INPUT/);
+  await page.close();
+});
+
+test('Mark done with text that is no JSON marks the result field and keeps the focus there', async () => {
+  c.h.wf.mcp.toolServer.faults.set('/loan/applications', { failTimes: 1_000, status: 503 });
+  const hold = { onRetriesExhausted: 'HOLD', maxAttempts: 2, initialIntervalMs: 100 } as const;
+  const { page } = await c.parkedLoanTurn(loanConfig({ submit: hold }));
+  await page.locator('#held-tool').waitFor({ timeout: 60_000 });
+  await page.fill('#held-tool textarea[name=result]', 'not json');
+  await page.locator('#held-tool button:has-text("Mark done")').focus();
+  await page.keyboard.press('Enter');
+  const result = page.locator('#held-tool textarea[name=result][aria-invalid=true]');
+  await result.waitFor();
+  expect(await page.locator(`#${await result.getAttribute('aria-describedby')}`).innerText()).toMatch(/JSON/);
+  expect(await focused(page)).toMatch(/^TEXTAREA/);
+  await page.locator('#held-tool button:has-text("Fail turn")').click();
+  await page.locator('#failed-turn').waitFor({ timeout: 60_000 });
+  c.h.wf.mcp.toolServer.faults.clear('/loan/applications');
+  await page.close();
+});

@@ -279,7 +279,9 @@ test('a held write shows its tool and error; Retry once upstream is back complet
   // Bad JSON for Mark done stays on the page: nothing is sent, nothing audited.
   await held.locator('textarea[name=result]').fill('{"applicationId": ');
   await held.locator('button:has-text("Mark done")').click();
-  expect(await page.locator('#action-outcome [role=alert]').innerText()).toContain('INVALID_JSON');
+  const refused = held.locator('textarea[name=result][aria-invalid=true]');
+  await refused.waitFor();
+  expect(await page.innerText(`#${await refused.getAttribute('aria-describedby')}`)).toContain('write it as JSON');
   expect(await c.operatorActions(turn.conversationId)).toEqual([]);
 
   c.h.wf.mcp.toolServer.faults.clear(submit);
