@@ -81,7 +81,7 @@ function tokenForm(retry, refusal = null) {
           `The API refused this token (${refusal.code}: ${refusal.message}). Check it and try again.`
         )
       : null,
-    input,
+    h('label', {}, 'API token ', input),
     h('button', { type: 'submit' }, 'Use token')
   );
   return form;

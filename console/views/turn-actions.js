@@ -63,7 +63,7 @@ function button(text, onclick, extra = {}) {
 /** The tool call the turn is parked on, with Approve and Reject (D16). */
 function approvalPanel(turn, page) {
   const p = turn.pendingApproval;
-  const reason = h('input', { name: 'reason', placeholder: 'reason (optional)' });
+  const reason = h('input', { name: 'reason' });
   // The call shown here, so a late click cannot approve a later call the turn waits on by then.
   const decide = (action) =>
     act(turn, action, { callIndex: p.callIndex, ...(reason.value ? { reason: reason.value } : {}) }, page);
@@ -79,7 +79,7 @@ function approvalPanel(turn, page) {
       ` (call ${p.callIndex}). It expires ${when(p.expiresAt)}.`
     ),
     h('pre', {}, show(p.args)),
-    reason,
+    h('label', { class: 'reason' }, 'Reason (optional) ', reason),
     button('Approve', () => decide('approve'), { class: 'primary' }),
     button('Reject', () => decide('reject'))
   );
@@ -128,7 +128,7 @@ function verifiedResult(textarea) {
 /** #22: a tool call out of retries, held for an operator: retry, skip, fail, or mark done with the verified result. */
 function heldPanel(turn, page) {
   const held = turn.heldTool;
-  const reason = h('input', { name: 'reason', placeholder: 'reason (optional)' });
+  const reason = h('input', { name: 'reason' });
   const result = h('textarea', { name: 'result', rows: 3, cols: 60, placeholder: '{"applicationId": "LA-90311"}' });
   const decide = (action, extra = {}) => {
     const body = { callIndex: held.callIndex, ...(reason.value ? { reason: reason.value } : {}), ...extra };
@@ -159,7 +159,7 @@ function heldPanel(turn, page) {
       fact('Held since', when(held.heldAt)),
       fact('Expires', `${when(held.expiresAt)} (then the turn answers without the tool)`)
     ),
-    reason,
+    h('label', { class: 'reason' }, 'Reason (optional) ', reason),
     button('Retry', () => decide('held-retry'), {
       class: held.outcomeUnknown ? undefined : 'primary',
       title: 'Run the call again now, same idempotency key',

@@ -31,6 +31,9 @@ async function countInsertions(page: Page, id: string): Promise<() => Promise<nu
   return async () => Number(await page.evaluate(`window.inserted['${id}']`));
 }
 
+/** A field's label text (its first <label>). */
+const labelOf = (field: unknown) => (field as { labels: { textContent: string }[] }).labels[0]?.textContent;
+
 /** The focused element, as `TAG#id.class "text"`. */
 const focused = async (page: Page) =>
   String(
@@ -66,6 +69,8 @@ test('the live status and "Not up to date" are inserted once, not again on every
 test('after Approve by keyboard the focus is on the outcome; after Dismiss on the heading', async () => {
   const { page } = await c.parkedLoanTurn(loanConfig({ submitNeedsApproval: true }));
   await page.locator('#pending-approval').waitFor();
+  const reasonLabel = page.locator('#pending-approval input[name=reason]').evaluate(labelOf);
+  expect(await reasonLabel).toMatch(/Reason/);
   await page.locator('#pending-approval button:has-text("Approve")').focus();
   await page.keyboard.press('Enter');
   await page.locator('#action-outcome .ok').waitFor({ timeout: 60_000 });
@@ -135,11 +140,12 @@ test('a refused filter or what-if version marks its field, says why in words, an
   await page.close();
 });
 
-test('Mark done with text that is no JSON marks the result field and keeps the focus there', async () => {
+test('Mark done with text that is no JSON marks the result field, keeping the focus; reason and token have labels', async () => {
   c.h.wf.mcp.toolServer.faults.set('/loan/applications', { failTimes: 1_000, status: 503 });
   const hold = { onRetriesExhausted: 'HOLD', maxAttempts: 2, initialIntervalMs: 100 } as const;
   const { page } = await c.parkedLoanTurn(loanConfig({ submit: hold }));
   await page.locator('#held-tool').waitFor({ timeout: 60_000 });
+  expect(await page.locator('#held-tool input[name=reason]').evaluate(labelOf)).toMatch(/Reason/);
   await page.fill('#held-tool textarea[name=result]', 'not json');
   await page.locator('#held-tool button:has-text("Mark done")').focus();
   await page.keyboard.press('Enter');
@@ -150,5 +156,8 @@ test('Mark done with text that is no JSON marks the result field and keeps the f
   await page.locator('#held-tool button:has-text("Fail turn")').click();
   await page.locator('#failed-turn').waitFor({ timeout: 60_000 });
   c.h.wf.mcp.toolServer.faults.clear('/loan/applications');
+
+  await page.click('#token-button');
+  expect(await page.locator('input[name=token]').evaluate(labelOf)).toMatch(/API token/);
   await page.close();
 });
