@@ -143,3 +143,11 @@ export function fieldOk(field) {
   field.removeAttribute('aria-invalid');
   field.removeAttribute('aria-describedby');
 }
+
+/**
+ * A data table in its own horizontal scroll box: a wide table scrolls there, not the whole page on a narrow screen.
+ * The box is a named region the keyboard can reach, to scroll it with the arrow keys.
+ */
+export function scrolling(label, table) {
+  return h('div', { class: 'table-scroll', role: 'region', 'aria-label': label, tabindex: '0' }, table);
+}

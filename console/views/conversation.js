@@ -1,5 +1,5 @@
 import { api, apiPath, unexpectedAnswer } from '../lib/api.js';
-import { badge, errorBox, h, mount, show, when } from '../lib/dom.js';
+import { badge, errorBox, h, mount, scrolling, show, when } from '../lib/dom.js';
 import { conversationPanels } from '../extensions.js';
 
 /**
@@ -103,19 +103,22 @@ export async function conversationPage({ main }, conversationId) {
       h('dt', {}, 'Config version'),
       h('dd', { class: 'mono' }, c.configVersion ?? '')
     ),
-    h(
-      'table',
-      { class: 'list', id: 'turns' },
+    scrolling(
+      'Turns',
       h(
-        'thead',
-        {},
+        'table',
+        { class: 'list', id: 'turns' },
         h(
-          'tr',
+          'thead',
           {},
-          ['Turn', 'Workflow', 'Outcome', 'User said', 'Reply', 'Started'].map((t) => h('th', {}, t))
-        )
-      ),
-      rows
+          h(
+            'tr',
+            {},
+            ['Turn', 'Workflow', 'Outcome', 'User said', 'Reply', 'Started'].map((t) => h('th', {}, t))
+          )
+        ),
+        rows
+      )
     ),
     moreTurns(c.conversationId, rows, next),
     panels

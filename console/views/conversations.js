@@ -1,5 +1,5 @@
 import { api } from '../lib/api.js';
-import { badge, errorBox, fieldError, h, mount, refusedField, when } from '../lib/dom.js';
+import { badge, errorBox, fieldError, h, mount, refusedField, scrolling, when } from '../lib/dom.js';
 
 const PAGE = 25;
 
@@ -119,22 +119,25 @@ function waitingPanel(list, { id, title, head, cells }) {
     'section',
     { class: 'panel attention', id },
     h('h2', {}, `${title} (${count})`),
-    h(
-      'table',
-      { class: 'list' },
+    scrolling(
+      title,
       h(
-        'thead',
-        {},
+        'table',
+        { class: 'list' },
         h(
-          'tr',
+          'thead',
           {},
-          head.map((t) => h('th', {}, t))
+          h(
+            'tr',
+            {},
+            head.map((t) => h('th', {}, t))
+          )
+        ),
+        h(
+          'tbody',
+          {},
+          turns.map((turn) => h('tr', {}, turnLink(turn.workflowId), cells(turn)))
         )
-      ),
-      h(
-        'tbody',
-        {},
-        turns.map((turn) => h('tr', {}, turnLink(turn.workflowId), cells(turn)))
       )
     )
   );
@@ -194,19 +197,22 @@ function conversationList(page) {
   if (page.items.length === 0) {
     return h('p', { class: 'muted' }, 'No conversation matches. Run `npx convengine demo` to make some.');
   }
-  return h(
-    'table',
-    { class: 'list', id: 'conversations' },
+  return scrolling(
+    'Conversations',
     h(
-      'thead',
-      {},
+      'table',
+      { class: 'list', id: 'conversations' },
       h(
-        'tr',
+        'thead',
         {},
-        head.map((t) => h('th', {}, t))
-      )
-    ),
-    h('tbody', {}, page.items.map(row))
+        h(
+          'tr',
+          {},
+          head.map((t) => h('th', {}, t))
+        )
+      ),
+      h('tbody', {}, page.items.map(row))
+    )
   );
 }
 

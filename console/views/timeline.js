@@ -1,4 +1,4 @@
-import { badge, duration, h, show } from '../lib/dom.js';
+import { badge, duration, h, scrolling, show } from '../lib/dom.js';
 
 const MCP_UNITS = { prepare: 'McpPrepare', plan: 'McpPlan', tool: 'McpToolCall', finalize: 'McpFinalize' };
 
@@ -150,19 +150,22 @@ export function timeline(story, audits, runId, earlierRuns = []) {
   const rowsOf = (step) => (step.outcome === 'HANDED_OFF' ? null : byStep.get(`${step.type}#${runOf(step)}`));
   const rows = story.timeline.map((item) => (item.kind === 'step' ? stepRow(item, rowsOf(item)) : eventRow(item)));
   return [
-    h(
-      'table',
-      { class: 'timeline', id: 'timeline' },
+    scrolling(
+      'Timeline',
       h(
-        'thead',
-        {},
+        'table',
+        { class: 'timeline', id: 'timeline' },
         h(
-          'tr',
+          'thead',
           {},
-          ['At', 'Step', 'Attempt', 'Took', 'Outcome'].map((t) => h('th', {}, t))
-        )
-      ),
-      h('tbody', {}, rows)
+          h(
+            'tr',
+            {},
+            ['At', 'Step', 'Attempt', 'Took', 'Outcome'].map((t) => h('th', {}, t))
+          )
+        ),
+        h('tbody', {}, rows)
+      )
     ),
     auditPanel('other-audits', 'Decisions and operator actions in ce_audit', other),
     h(

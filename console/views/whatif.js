@@ -1,5 +1,5 @@
 import { api } from '../lib/api.js';
-import { errorBox, fieldError, fieldOk, h, mount, refusedField, show } from '../lib/dom.js';
+import { errorBox, fieldError, fieldOk, h, mount, refusedField, scrolling, show } from '../lib/dom.js';
 
 /** One turn of a replay: what it said, whether the draft changes it, and each change recorded → replayed. */
 function turnRow(turn) {
@@ -34,19 +34,22 @@ function report(result) {
       { id: 'whatif-summary' },
       `Against config ${result.config.version}: ${result.differs ? 'differs' : 'no turn changes'} (${counts.join(', ')}).`
     ),
-    h(
-      'table',
-      { class: 'list', id: 'whatif-turns' },
+    scrolling(
+      'What-if turns',
       h(
-        'thead',
-        {},
+        'table',
+        { class: 'list', id: 'whatif-turns' },
         h(
-          'tr',
+          'thead',
           {},
-          ['Turn', 'User said', 'Replay', 'Changes'].map((t) => h('th', {}, t))
-        )
-      ),
-      h('tbody', {}, result.turns.map(turnRow))
+          h(
+            'tr',
+            {},
+            ['Turn', 'User said', 'Replay', 'Changes'].map((t) => h('th', {}, t))
+          )
+        ),
+        h('tbody', {}, result.turns.map(turnRow))
+      )
     ),
   ];
 }

@@ -161,3 +161,21 @@ test('Mark done with text that is no JSON marks the result field, keeping the fo
   expect(await page.locator('input[name=token]').evaluate(labelOf)).toMatch(/API token/);
   await page.close();
 });
+
+test('at 640 px no page scrolls sideways: its tables scroll in their own box', async () => {
+  const { turn, page: parked } = await c.parkedLoanTurn(loanConfig({ submitNeedsApproval: true }));
+  await parked.close();
+  const page = await c.open('', { width: 640, height: 900 });
+  await page.locator(`#awaiting-approval a[href="#/turn/${turn.workflowId}"]`).waitFor();
+  await page.locator('#conversations').waitFor();
+  const pageWidth = async () => Number(await page.evaluate('document.documentElement.scrollWidth'));
+  expect(await pageWidth()).toBe(640);
+  for (const view of [`#/conversation/${turn.conversationId}`, `#/turn/${turn.workflowId}`]) {
+    await page.goto(`${c.h.baseUrl}/console/${view}`);
+    await page.locator('main table').first().waitFor();
+    expect([view, await pageWidth()]).toEqual([view, 640]);
+  }
+  await page.locator('#pending-approval button:has-text("Reject")').click();
+  await page.locator('#pending-approval').waitFor({ state: 'detached', timeout: 60_000 });
+  await page.close();
+});
