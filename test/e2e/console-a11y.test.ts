@@ -179,3 +179,25 @@ test('at 640 px no page scrolls sideways: its tables scroll in their own box', a
   await page.locator('#pending-approval').waitFor({ state: 'detached', timeout: 60_000 });
   await page.close();
 });
+
+test('loading the console requests nothing that fails and logs no error; its icon is its own', async () => {
+  const page = await c.browser.newPage();
+  const failed: string[] = [];
+  page.on('response', (r) => r.status() >= 400 && failed.push(`${r.status()} ${r.url()}`));
+  page.on('console', (m) => m.type() === 'error' && failed.push(m.text()));
+  await page.goto(`${c.h.baseUrl}/console/`);
+  await page.locator('main h1').waitFor();
+  // A browser asks for /favicon.ico (a 404 in its console) unless the page names an icon: headless Chromium asks
+  // for none, so the icon named is loaded here, under the page's content security policy.
+  const icon = await page.evaluate(`new Promise((resolve) => {
+    const link = document.querySelector('link[rel~=icon]');
+    if (!link) return resolve('no icon');
+    const image = new Image();
+    image.onload = () => resolve('loaded');
+    image.onerror = () => resolve('failed: ' + link.href);
+    image.src = link.href;
+  })`);
+  expect(icon).toBe('loaded');
+  expect(failed).toEqual([]);
+  await page.close();
+});
