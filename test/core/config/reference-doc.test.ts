@@ -1,5 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { loanConfirmationPack } from '../../../db/seed/packs/loan-confirmation';
 import { REFERENCE_PATH, withReferenceBlocks } from '../../../scripts/reference/blocks';
 
 const ROOT = join(__dirname, '..', '..', '..');
@@ -67,5 +68,14 @@ describe('docs/config-reference.md (issue 14 item 8)', () => {
     };
     for (const dir of ['activities', 'core', 'workflows']) scan(join(ROOT, dir));
     expect(built).toEqual([]);
+  });
+
+  it("says how the seed's loan submit is parked for an approval, as the seed has it", () => {
+    const doc = readFileSync(REFERENCE_PATH, 'utf8').replace(/\s+/g, ' ');
+    const submit = loanConfirmationPack.rows.mcpTools?.find((t) => t.toolCode === 'loan.application.submit');
+    // The seeded submit runs at once: the reference must not say it waits for an approval, and says how to make it.
+    expect(submit?.requiresApproval).toBe(false);
+    expect(doc).not.toContain('with `requires_approval` set on `loan.application.submit`');
+    expect(doc).toContain('set `requires_approval: true` on the `loan.application.submit` row');
   });
 });
