@@ -31,6 +31,13 @@ async function countInsertions(page: Page, id: string): Promise<() => Promise<nu
   return async () => Number(await page.evaluate(`window.inserted['${id}']`));
 }
 
+/** An order turn, answered at once. */
+async function answeredTurn() {
+  await c.h.wf.mcp.configure(orderConfig());
+  c.h.wf.mcp.llm.setScript([answer('Shipped.')]);
+  return c.send('Check order ORD-7017 status');
+}
+
 /** A field's label text (its first <label>). */
 const labelOf = (field: unknown) => (field as { labels: { textContent: string }[] }).labels[0]?.textContent;
 
@@ -85,9 +92,7 @@ test('after Approve by keyboard the focus is on the outcome; after Dismiss on th
 });
 
 test('each view has its own title, main is no live region, and navigating focuses the heading', async () => {
-  await c.h.wf.mcp.configure(orderConfig());
-  c.h.wf.mcp.llm.setScript([answer('Shipped.')]);
-  const turn = await c.send('Check order ORD-7017 status');
+  const turn = await answeredTurn();
   const page = await c.open('#/');
   await page.locator('main h1').waitFor();
   expect(await page.title()).toBe('Conversations · ConvEngine console');
@@ -107,9 +112,7 @@ test('each view has its own title, main is no live region, and navigating focuse
 });
 
 test('a refused filter or what-if version marks its field, says why in words, and keeps the focus there', async () => {
-  await c.h.wf.mcp.configure(orderConfig());
-  c.h.wf.mcp.llm.setScript([answer('Shipped.')]);
-  const turn = await c.send('Check order ORD-7017 status');
+  const turn = await answeredTurn();
   const page = await c.open('#/');
   await page.locator('input[name=intent]').focus();
   await page.keyboard.type('bad intent!');
