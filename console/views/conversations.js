@@ -27,9 +27,9 @@ function statusField(params) {
 
 /** The filters' names for an operator, and what each accepts (the API refuses what it does not: refusedField). */
 const FILTERS = {
-  q: { label: 'Search', accepts: 'a conversation id, or text from it' },
-  intent: { label: 'Last intent', accepts: 'letters, digits and _ . : - only, as in ORDER_DIAGNOSTICS' },
-  state: { label: 'Last state', accepts: 'letters, digits and _ . : - only, as in COMPLETED' },
+  q: { label: 'Search', accepts: 'a conversation id, or text from it, at most 200 characters' },
+  intent: { label: 'Last intent', accepts: 'a code as the config names it, as in ORDER_DIAGNOSTICS' },
+  state: { label: 'Last state', accepts: 'a code as the config names it, as in COMPLETED' },
   status: { label: 'Status', accepts: 'one of the listed statuses' },
 };
 

@@ -114,16 +114,18 @@ test('each view has its own title, main is no live region, and navigating focuse
 test('a refused filter or what-if version marks its field, says why in words, and keeps the focus there', async () => {
   const turn = await answeredTurn();
   const page = await c.open('#/');
-  await page.locator('input[name=intent]').focus();
-  await page.keyboard.type('bad intent!');
-  await page.keyboard.press('Enter');
-  const intent = page.locator('input[name=intent][aria-invalid=true]');
-  await intent.waitFor();
-  const said = await page.locator(`#${await intent.getAttribute('aria-describedby')}`).innerText();
-  expect(said).toMatch(/^Last intent: /);
-  expect(said).not.toMatch(/querystring|pattern/);
+  // The API takes any code config takes as an intent or state filter (straße_zustand too); a search over 200
+  // characters it refuses.
+  const tooLong = 'x'.repeat(201);
+  await page.locator('input[name=q]').fill(tooLong);
+  await page.locator('input[name=q]').press('Enter');
+  const search = page.locator('input[name=q][aria-invalid=true]');
+  await search.waitFor();
+  const said = await page.locator(`#${await search.getAttribute('aria-describedby')}`).innerText();
+  expect(said).toMatch(/^Search: .*200 characters/);
+  expect(said).not.toMatch(/querystring|pattern|must NOT/);
   expect(await focused(page)).toMatch(/^INPUT/);
-  expect(await intent.inputValue()).toBe('bad intent!');
+  expect(await search.inputValue()).toBe(tooLong);
 
   await page.goto(`${c.h.baseUrl}/console/#/conversation/${turn.conversationId}`);
   // The what-if route's refusal of a version that is none (this API harness has no what-if route).
