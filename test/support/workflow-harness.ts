@@ -7,6 +7,7 @@ import { TemporalTurnGateway } from '../../api/turns/gateway';
 import type { TurnReply, TurnRequest } from '../../api/ports';
 import { setupTemporalNamespace } from '../../cli/temporal/setup';
 import { CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES } from '../../config/env';
+import { closeSafeRetryInterceptor } from '../../config/temporal-retry';
 import { claimCheckDataConverter } from '../../db/claims/codec';
 import { stepObserver } from '../../observability/activity-interceptor';
 import { installTemporalRuntime } from '../../observability/temporal-runtime';
@@ -90,7 +91,12 @@ export class WorkflowHarness {
     quietRuntime(options.observe?.logger);
     const mcp = await McpHarness.start({ demoModel: options.demoModel });
     const server = options.temporal ? { ...options.temporal, stop: async () => undefined } : await getTestTemporal();
-    const connection = await Connection.connect({ address: server.address });
+    // As the API connects (config/temporal-client.ts): a console read still in flight when stop() closes this
+    // connection (its browser gone, its handler running on) must not throw from its retry timer into the next file.
+    const connection = await Connection.connect({
+      address: server.address,
+      interceptors: [closeSafeRetryInterceptor()],
+    });
     const dataConverter = claimCheckDataConverter(
       mcp.deps.db,
       options.claimThresholdBytes ?? CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES
