@@ -43,7 +43,9 @@ describe('the audit feed (api/audit-feed.ts)', () => {
       const { feed, reads, shutdown } = feedOver(0);
       const stops = Array.from({ length: streams }, (_, i) => feed.subscribe(conversation(i + 1), 0, async () => {}));
       try {
-        await sleep(30);
+        // Waits for the first read of every stream (polls are 10 ms apart, later on a loaded machine), not a fixed time.
+        const deadline = Date.now() + 5_000;
+        while (!reads.some((r) => r.cursors.length === streams) && Date.now() < deadline) await sleep(10);
         const full = reads.find((r) => r.cursors.length === streams);
         expect({ streams, perCursor: full?.perCursor }).toEqual({ streams, perCursor: expected });
       } finally {
