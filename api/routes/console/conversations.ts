@@ -21,6 +21,7 @@ const TURNS_PAGE = 50;
  */
 const code = {
   type: 'string',
+  maxLength: 100,
   pattern: '\\S',
   description:
     'Compared upper-cased and trimmed, as the engine compares codes (JavaScript case mapping, whatever the ' +

@@ -212,6 +212,7 @@ describe('the intent and state filters take any code config validation takes', (
     ['a blank code', 'state=%20%09', 'VALIDATION_FAILED'],
     ['an empty code', 'intent=', 'VALIDATION_FAILED'],
     ['a control character', 'state=A%07B', 'INVALID_TEXT'],
+    ['a code over 100 characters', `intent=${'A'.repeat(101)}`, 'VALIDATION_FAILED'],
   ])('refuses %s, as config validation does, before searching', async (_what, query, code) => {
     const { status, body, searches } = await listAnswer(query);
     expect([status, body.error.code]).toEqual([400, code]);
