@@ -6,7 +6,7 @@ import type { Env } from '../config/env';
 import { connectTemporalClient } from '../config/temporal-client';
 import { withDefaultCallDeadline } from '../config/temporal-call-deadline';
 import type { TemporalConnectionSettings } from '../config/temporal-connection';
-import { claimCheckDataConverter } from '../db/claims/codec';
+import { engineDataConverter } from '../db/data-converter';
 import type { DatabaseConfigStore } from '../db/config/store';
 import { openDatabase, type Database } from '../db/pool';
 import { silentLogger, type Logger } from '../observability/logger';
@@ -129,14 +129,15 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
 }
 
 /**
- * The API's Temporal client: payloads over the claim-check threshold go to the database, calls are traced, and each
- * is bounded by TEMPORAL_CALL_TIMEOUT_MS and ends with the API (withDefaultCallDeadline).
+ * The API's Temporal client: payloads are encrypted when PAYLOAD_ENCRYPTION_KEYS is set and those over the claim-check
+ * threshold go to the database (engineDataConverter), calls are traced, and each is bounded by TEMPORAL_CALL_TIMEOUT_MS
+ * and ends with the API (withDefaultCallDeadline).
  */
 function temporalClient(db: Database, connection: ConnectionLike, env: Env): Client {
   return new Client({
     connection,
     namespace: env.TEMPORAL_NAMESPACE,
-    dataConverter: claimCheckDataConverter(db, env.CLAIM_CHECK_THRESHOLD_BYTES),
+    dataConverter: engineDataConverter(env, db),
     interceptors: tracingClientInterceptors(),
   });
 }

@@ -88,7 +88,7 @@ export class BenchStack {
     private readonly inProcess: WorkerDeps
   ) {}
 
-  /** The claim-check data converter of the worker and the gateway's client. */
+  /** The engine's data converter (engineDataConverter) of the worker and the gateway's client. */
   get dataConverter(): DataConverter {
     return this.inProcess.dataConverter;
   }
@@ -127,7 +127,7 @@ export class BenchStack {
     );
     const env = loadEnv({ ANTHROPIC_BASE_URL: llm.baseUrl, ANTHROPIC_MODEL: BENCH_MODEL, DATABASE_URL: tdb.url });
     const inProcess = await buildWorkerDeps(env, { databaseUrl: tdb.url, toolEnv: { ...process.env, ...toolEnv } });
-    // The worker's claim-check converter: the gateway reads what the worker offloaded.
+    // The worker's data converter: the gateway reads what the worker encrypted and offloaded.
     const dataConverter = inProcess.dataConverter;
     const client = new Client({
       connection: await Connection.connect({ address }),

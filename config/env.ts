@@ -1,6 +1,7 @@
 import { INT32_MAX } from '../core/int32';
 import { LLM_TIMEOUT_MAX_MS } from '../core/turn/steps';
 import { z } from 'zod';
+import { payloadEncryptionKeys } from './payload-keys';
 import { DATABASE_URL_UNSET, unmetNeeds, type EnvNeed, type EnvSource } from './env-needs';
 import {
   blankAsUnset,
@@ -137,6 +138,11 @@ const envSchema = z.object({
   WHATIF_MAX_TURNS: integer(WHATIF_DEFAULT_LIMITS.maxTurns, 1),
   /** Payloads at least this large are stored in ce_payload_claim; history keeps a reference (db/claims/). */
   CLAIM_CHECK_THRESHOLD_BYTES: integer(CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES, 1024),
+  /**
+   * `keyId:base64key[,…]`: every payload the engine sends to Temporal is encrypted (AES-256-GCM) under the first key,
+   * and any listed key decrypts (config/payload-keys.ts; docs/security.md). Unset: payloads are stored as they are.
+   */
+  PAYLOAD_ENCRYPTION_KEYS: payloadEncryptionKeys,
   LOG_LEVEL: z.preprocess(lowercased, oneOf(LOG_LEVELS).default('info')),
   /** `json`: one JSON line per event; `pretty`: readable lines. Unset: json, except `convengine start` (pretty). */
   LOG_FORMAT: z.preprocess(lowercased, oneOf(LOG_FORMATS).optional()),

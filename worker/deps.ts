@@ -8,7 +8,7 @@ import { createLlmClientFromEnv } from '../activities/llm/from-env';
 import { createToolDeps } from '../activities/tools/deps';
 import { loadSqlParser } from '../activities/tools/sql/parser';
 import { createTaskRegistry, type TaskTable } from '../core/tasks/registry';
-import { claimCheckDataConverter } from '../db/claims/codec';
+import { engineDataConverter } from '../db/data-converter';
 import type { LlmClient } from '../core/llm';
 import { cancelStatementsOn } from '../db/cancellation';
 import { createPool, openDatabase, TOOLS_SESSION, type Database } from '../db/pool';
@@ -81,7 +81,7 @@ export async function buildWorkerDeps(env: Env, options: WorkerDepsOptions): Pro
   return {
     deps,
     configStore,
-    dataConverter: claimCheckDataConverter(handle.db, env.CLAIM_CHECK_THRESHOLD_BYTES),
+    dataConverter: engineDataConverter(env, handle.db),
     toolsLogin,
     async close() {
       await toolsPool.end();

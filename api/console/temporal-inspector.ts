@@ -2,8 +2,10 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 import { isGrpcServiceError, WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import { TurnStatus, type HeldTool, type PendingApproval, type TurnProgress } from '../../workflows/messages';
 import { conversationTurnsQuery, readTurnSearchAttributes } from '../../workflows/search-attributes';
+import { PayloadEncryptionError } from '../../config/payload-encryption';
 import { ApiError, conflict, notFound } from '../errors';
 import { pendingActivityView } from '../history/pending-activities';
+import { decodeHistoryPayloads } from '../history/decoded-history';
 import { resolveStepRunClaims } from '../history/step-run-claims';
 import { turnNotFound } from '../turns/turn-id';
 import { progressUnavailable, readProgress } from '../turns/turn-worker';
@@ -77,13 +79,26 @@ async function turnHistory(client: Client, workflowId: string): Promise<TurnHist
   try {
     const { runId } = await client.workflow.getHandle(workflowId).describe();
     const events = (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
-    // fetchHistory returns payloads as stored: a large step run's result is a claim reference (db/claims/).
-    await resolveStepRunClaims(events, client.options.loadedDataConverter.payloadCodecs);
+    // fetchHistory returns payloads as stored: encrypted (PAYLOAD_ENCRYPTION_KEYS), and a large step run's result a
+    // claim reference (db/claims/).
+    const { payloadCodecs } = client.options.loadedDataConverter;
+    await decodeHistoryPayloads(events, payloadCodecs);
+    await resolveStepRunClaims(events, payloadCodecs);
     return { runId, events };
   } catch (err) {
     if (err instanceof WorkflowNotFoundError || isNotFound(err) || isNotFound((err as Error).cause)) return null;
+    if (err instanceof PayloadEncryptionError) throw undecryptable(workflowId, err);
     throw err;
   }
+}
+
+/**
+ * A history this API's keys cannot open (PAYLOAD_ENCRYPTION_KEYS lacks the key it was written under, or its payloads
+ * were altered): the turn page cannot be shown, and the answer says why instead of showing ciphertext. A key id is no
+ * secret.
+ */
+function undecryptable(workflowId: string, err: PayloadEncryptionError): ApiError {
+  return new ApiError(500, err.type, `The history of ${workflowId} cannot be decrypted: ${err.message}.`);
 }
 
 async function operateActivity(

@@ -4,6 +4,7 @@ import { missingTurnSearchAttributes } from '../../config/turn-search-attributes
 import { loadEnv } from '../../config/env';
 import { connectTemporalClient } from '../../config/temporal-client';
 import { configuredTemporal, describeTemporal } from '../../config/temporal-connection';
+import { engineDataConverter } from '../../db/data-converter';
 import { pruneConversations, type PruneCounts } from '../../db/repositories/retention';
 import { errorChain } from '../error-chain';
 import { pruneCommand } from '../prune-command';
@@ -37,7 +38,10 @@ function temporalTurnQuestions(): {
       connection = connectTemporalClient(settings, { connectTimeout: 5_000 });
       const missing = Object.keys(await missingTurnSearchAttributes(await connection, env.TEMPORAL_NAMESPACE));
       if (missing.length > 0) throw new Error(`it lacks the turn search attributes (${missing.join(', ')})`);
-      return temporalTurnEnds(new Client({ connection: await connection, namespace: env.TEMPORAL_NAMESPACE }).workflow);
+      const dataConverter = engineDataConverter(env); // a failed turn's failure details are encrypted too
+      return temporalTurnEnds(
+        new Client({ connection: await connection, namespace: env.TEMPORAL_NAMESPACE, dataConverter }).workflow
+      );
     } catch (err) {
       failure = `${where} did not answer: ${errorChain(err)}`;
       throw err;

@@ -9,7 +9,9 @@ import { failureOf } from '../../api/history/public-failure';
 import { formatOpenTurn, formatTimeline, type OpenTurn } from '../history/timeline';
 import { errorChain } from '../error-chain';
 import { addressOption, withTemporalConnection } from '../temporal/connect';
-import { ClaimCheckError, claimCheckDataConverter } from '../../db/claims/codec';
+import { ClaimCheckError } from '../../db/claims/codec';
+import { engineDataConverter } from '../../db/data-converter';
+import { decodeHistoryPayloads } from '../../api/history/decoded-history';
 import { databaseError } from '../database-failure';
 import { openDatabase } from '../../db/pool';
 import { canonicalTurnId } from '../../core/turn/turn-id';
@@ -22,7 +24,7 @@ const USAGE = [
   'Activities with their summaries, attempts and failures, guardrail / loop-limit decisions,',
   'timers, search attributes, resets and other workflow task failures, and the outcome. A turn still',
   'running is described too: each pending activity with its attempt, last failure and next attempt.',
-  'Default address: TEMPORAL_ADDRESS or 127.0.0.1:7233.',
+  'Default address: TEMPORAL_ADDRESS or 127.0.0.1:7233. Encrypted payloads are decrypted with PAYLOAD_ENCRYPTION_KEYS.',
 ].join('\n');
 
 const ONE_LINE_EACH = 'step runs with claim-checked results show as one line each';
@@ -45,7 +47,7 @@ async function resolveClaims(
   }
   const handle = openDatabase(env.DATABASE_URL, { max: 1 });
   try {
-    const { payloadCodecs } = claimCheckDataConverter(handle.db, env.CLAIM_CHECK_THRESHOLD_BYTES);
+    const { payloadCodecs } = engineDataConverter(env, handle.db);
     const unresolved = await resolveStepRunClaims(events, payloadCodecs ?? []);
     if (!unresolved) return null;
     const reason = databaseError(handle.pool, unresolved.failure);
@@ -88,13 +90,16 @@ export const historyCommand: CliCommand = {
     const temporal = configuredTemporal(env, given.address);
     const namespace = options.get('namespace')?.at(-1) ?? env.TEMPORAL_NAMESPACE;
     const runId = options.get('run')?.at(-1);
+    // Payloads as stored are ciphertext under PAYLOAD_ENCRYPTION_KEYS, which this command must hold to show them.
+    const dataConverter = engineDataConverter(env);
     try {
       const { history, open } = await withTemporalConnection(temporal, async (connection) => {
-        const handle = new WorkflowClient({ connection, namespace }).getHandle(workflowId, runId);
+        const handle = new WorkflowClient({ connection, namespace, dataConverter }).getHandle(workflowId, runId);
         const history = await handle.fetchHistory();
         return { history, open: await openTurn(handle) };
       });
       const events = history.events ?? [];
+      await decodeHistoryPayloads(events, dataConverter.payloadCodecs ?? []);
       const unreadClaims = await resolveClaims(events, env, io.err);
       for (const line of formatTimeline(workflowId, events)) io.out(line);
       if (open) for (const line of formatOpenTurn(open, events)) io.out(line);

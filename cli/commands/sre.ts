@@ -2,6 +2,7 @@ import { userInfo } from 'node:os';
 import { Client } from '@temporalio/client';
 import { loadEnv } from '../../config/env';
 import { configuredTemporal } from '../../config/temporal-connection';
+import { engineDataConverter } from '../../db/data-converter';
 import { AWAITING_APPROVAL_QUERY, temporalApprovalQueue } from '../../api/turns/approval-queue';
 import { temporalHeldTools, type HeldToolOperations, type HeldTurn } from '../../api/turns/held-tools';
 import {
@@ -169,7 +170,8 @@ export const sreCommand: CliCommand = {
     try {
       return await withTemporalConnection(temporal, async (connection) => {
         const decisionTimeoutMs = env.OPERATOR_DECISION_TIMEOUT_MS;
-        const client = new Client({ connection, namespace });
+        // The turns' answers (queries, updates) are encrypted under PAYLOAD_ENCRYPTION_KEYS when it is set.
+        const client = new Client({ connection, namespace, dataConverter: engineDataConverter(env) });
         if (verb === 'approvals') return await printApprovals(io, temporalApprovalQueue(client), options.has('json'));
         const ops = temporalHeldTools(client, { decisionTimeoutMs });
         if (!decision || !workflowId) {

@@ -1,8 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { DataConverter, Payload, PayloadCodec } from '@temporalio/common';
+import type { Payload, PayloadCodec } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
-import type { Database } from '../pool';
-import { createClaimStore, type ClaimBody, type ClaimStore } from './store';
+import type { ClaimBody, ClaimStore } from './store';
 
 const PayloadProto = temporal.api.common.v1.Payload;
 
@@ -115,12 +114,4 @@ export class ClaimCheckCodec implements PayloadCodec {
       return PayloadProto.decode(body);
     });
   }
-}
-
-/**
- * The data converter of every client and worker that handles turns: payloads of at least
- * `thresholdBytes` go to `ce_payload_claim`, and history carries a small reference instead.
- */
-export function claimCheckDataConverter(db: Database, thresholdBytes: number): DataConverter {
-  return { payloadCodecs: [new ClaimCheckCodec(createClaimStore(db), thresholdBytes)] };
 }

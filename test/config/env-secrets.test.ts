@@ -6,6 +6,7 @@ import { issuesOf } from './env-issues';
 const SECRETS = [
   'API_TOKEN',
   'DEVSERVER_API_KEY',
+  'PAYLOAD_ENCRYPTION_KEYS',
   'TEMPORAL_API_KEY',
   'TEMPORAL_TLS_CLIENT_CERT_PATH',
   'TEMPORAL_TLS_CLIENT_KEY_PATH',
@@ -22,6 +23,7 @@ describe('loadEnv', () => {
     expect(issuesOf(() => loadEnv(blank))).toEqual({
       API_TOKEN: BLANK('every route is served without a token'),
       DEVSERVER_API_KEY: BLANK('the dev server takes every call'),
+      PAYLOAD_ENCRYPTION_KEYS: BLANK('payloads go to Temporal unencrypted'),
       TEMPORAL_API_KEY: BLANK('no API key is sent'),
       TEMPORAL_TLS_CLIENT_CERT_PATH: BLANK('no client certificate'),
       TEMPORAL_TLS_CLIENT_KEY_PATH: BLANK('no client certificate'),

@@ -8,7 +8,8 @@ import type { TurnReply, TurnRequest } from '../../api/ports';
 import { setupTemporalNamespace } from '../../cli/temporal/setup';
 import { CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES } from '../../config/env';
 import { closeSafeRetryInterceptor } from '../../config/temporal-retry';
-import { claimCheckDataConverter } from '../../db/claims/codec';
+import { engineDataConverter } from '../../db/data-converter';
+import type { PayloadKey } from '../../config/payload-keys';
 import { stepObserver } from '../../observability/activity-interceptor';
 import { installTemporalRuntime } from '../../observability/temporal-runtime';
 import { silentLogger, type Logger } from '../../observability/logger';
@@ -34,6 +35,8 @@ export interface WorkflowHarnessOptions {
   /** The keyless demo model of `convengine start` (PipelineHarness). */
   demoModel?: boolean;
   claimThresholdBytes?: number;
+  /** PAYLOAD_ENCRYPTION_KEYS of the worker and both clients; unset: payloads go to Temporal unencrypted. */
+  payloadEncryptionKeys?: PayloadKey[];
   observe?: { metrics: WorkerMetrics; logger?: Logger };
   /** A server the caller runs (and stops): the harness does not start one of its own. */
   temporal?: TestTemporal;
@@ -97,9 +100,12 @@ export class WorkflowHarness {
       address: server.address,
       interceptors: [closeSafeRetryInterceptor()],
     });
-    const dataConverter = claimCheckDataConverter(
-      mcp.deps.db,
-      options.claimThresholdBytes ?? CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES
+    const dataConverter = engineDataConverter(
+      {
+        CLAIM_CHECK_THRESHOLD_BYTES: options.claimThresholdBytes ?? CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES,
+        PAYLOAD_ENCRYPTION_KEYS: options.payloadEncryptionKeys,
+      },
+      mcp.deps.db
     );
     const client = new Client({ connection, namespace: server.namespace, dataConverter });
     await setupTemporalNamespace(connection, { namespace: server.namespace });

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
 import { TemporalTurnGateway } from '../../../api/turns/gateway';
 import { CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES } from '../../../config/env';
-import { claimCheckDataConverter } from '../../../db/claims/codec';
+import { engineDataConverter } from '../../../db/data-converter';
 import { seedPacks } from '../../../db/seed';
 import { startDemoLlm } from '../../../demo/recorded-llm';
 import { DEMO_API_KEY, startDemoToolServer, type DemoToolServer } from '../../../demo/tool-server';
@@ -97,7 +97,10 @@ export class ReliabilityStack {
     const tools = await startDemoToolServer();
     const temporal = await startTemporal(options.temporal, dir);
     const connection = await Connection.connect({ address: temporal.address });
-    const dataConverter = claimCheckDataConverter(tdb.db, CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES);
+    const dataConverter = engineDataConverter(
+      { CLAIM_CHECK_THRESHOLD_BYTES: CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES, PAYLOAD_ENCRYPTION_KEYS: undefined },
+      tdb.db
+    );
     const client = new Client({ connection, namespace: 'default', dataConverter });
     const stack = new ReliabilityStack(tdb, llm, tools, temporal, client, options, dir);
     await Promise.all(Array.from({ length: options.workers }, () => stack.startWorker()));

@@ -1,0 +1,49 @@
+import type { Payload, PayloadCodec } from '@temporalio/common';
+import type { temporal } from '@temporalio/proto';
+import { isClaimReference } from '../../db/claims/codec';
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+
+/** Where a payload sits: the object or array that holds it, so it can be replaced. */
+interface Slot {
+  holder: Record<string, unknown> | unknown[];
+  key: string | number;
+}
+
+const isBytes = (value: unknown) => value === undefined || value === null || value instanceof Uint8Array;
+
+/** A Payload message, whichever field holds it: metadata of bytes, and bytes of data. */
+function isPayload(value: object): value is Payload {
+  const { metadata, data } = value as { metadata?: unknown; data?: unknown };
+  return typeof metadata === 'object' && metadata !== null && isBytes(data) && Object.values(metadata).every(isBytes);
+}
+
+/** Every payload in `value` but claim references (whose bodies resolveStepRunClaims reads, where it needs them). */
+function payloadSlots(value: unknown, slots: Slot[]): void {
+  if (typeof value !== 'object' || value === null || value instanceof Uint8Array) return;
+  const holder = value as Record<string, unknown> | unknown[];
+  for (const [key, child] of Object.entries(holder)) {
+    if (typeof child !== 'object' || child === null || child instanceof Uint8Array) continue;
+    const at = Array.isArray(holder) ? Number(key) : key;
+    if (!isPayload(child)) payloadSlots(child, slots);
+    else if (!isClaimReference(child)) slots.push({ holder, key: at });
+  }
+}
+
+/**
+ * Decodes, in place, every payload of `events` through `codecs` (the data converter's, backwards as it decodes):
+ * fetchHistory returns payloads as stored, so with PAYLOAD_ENCRYPTION_KEYS set each is ciphertext until this runs.
+ * The history's readers (api/history/entries.ts) then read values. Claim references stay references. Throws
+ * PayloadEncryptionError for a payload these keys cannot open: never shown as a value.
+ */
+export async function decodeHistoryPayloads(
+  events: readonly HistoryEvent[],
+  codecs: readonly PayloadCodec[]
+): Promise<void> {
+  const slots: Slot[] = [];
+  payloadSlots(events, slots);
+  if (slots.length === 0 || codecs.length === 0) return;
+  let payloads = slots.map(({ holder, key }) => (holder as Record<string | number, Payload>)[key] as Payload);
+  for (const codec of [...codecs].reverse()) payloads = await codec.decode(payloads);
+  slots.forEach(({ holder, key }, i) => ((holder as Record<string | number, unknown>)[key] = payloads[i]));
+}
