@@ -65,10 +65,10 @@ export interface ConversationPage {
   /** Where the next page starts; null when this one is the last. */
   next: ConversationCursor | null;
   /**
-   * Temporal's visibility could not be read: a parked conversation (AWAITING_APPROVAL or HELD) shows its stored
-   * status. The name is the API's from before HELD was listed.
+   * Temporal's visibility could not be read, so which conversations are parked (AWAITING_APPROVAL or HELD) is not
+   * known: each shows its stored status.
    */
-  awaitingApprovalUnknown?: true;
+  parkedUnknown?: true;
 }
 
 /** One run of a turn workflow, from Temporal's visibility. */

@@ -58,12 +58,19 @@ export const conversationPageSchema = {
       description:
         'The next page: pass it as `after` (the `Link: <…>; rel="next"` header is the same URL); null on the last page.',
     },
-    awaitingApprovalUnknown: {
+    parkedStatusUnknown: {
       type: 'boolean',
       description:
         "Present (true) when Temporal's visibility could not be read for an unfiltered page: every status is then the " +
-        "conversation's stored one, so a conversation parked on an approval or held for an operator shows RUNNING " +
-        'or BLOCKED.',
+        "conversation's stored one, so a conversation parked on an approval (AWAITING_APPROVAL) or held for an " +
+        'operator (HELD) shows RUNNING or BLOCKED.',
+    },
+    awaitingApprovalUnknown: {
+      type: 'boolean',
+      deprecated: true,
+      description:
+        'Deprecated: the same as parkedStatusUnknown, under its name from before HELD was listed; sent with it ' +
+        'for as long as /api/v1 is served. Read parkedStatusUnknown.',
     },
   },
 } as const;

@@ -10,7 +10,7 @@ import { temporalInspector } from './temporal-inspector';
  * A page of the conversation list, its parked conversations (Temporal's visibility, one list outside the database's
  * read budget) shown as AWAITING_APPROVAL or HELD. A status filter needs them first; without one both are read at
  * once, a database that is down or not migrated is said first, as on every route that reads it, and a visibility
- * that cannot be read leaves the stored statuses, marked `awaitingApprovalUnknown`.
+ * that cannot be read leaves the stored statuses, marked `parkedUnknown`.
  */
 async function conversationPage(
   db: Database,
@@ -30,7 +30,7 @@ async function conversationPage(
   if (page.status === 'rejected') throw page.reason;
   // Without a filter the list stays readable in a Temporal outage, when operators need it most: its statuses are
   // the stored ones, and the page says that parked conversations could not be read.
-  if (parked.status === 'rejected') return { ...page.value, awaitingApprovalUnknown: true };
+  if (parked.status === 'rejected') return { ...page.value, parkedUnknown: true };
   return showParked(page.value, parked.value);
 }
 

@@ -217,11 +217,11 @@ function conversationList(page) {
 }
 
 /** Temporal could not be read: the statuses below are the stored ones, so a parked conversation is not marked. */
-const unknownApprovalsNote = (page) =>
-  page.awaitingApprovalUnknown
+const parkedUnknownNote = (page) =>
+  page.parkedStatusUnknown
     ? h(
         'p',
-        { class: 'muted', id: 'approvals-unknown' },
+        { class: 'muted', id: 'parked-unknown' },
         'Temporal could not be read: a conversation waiting on an approval or ' +
           'held for an operator shows its stored status (RUNNING or BLOCKED) until it can.'
       )
@@ -255,7 +255,7 @@ export async function conversationsPage({ main }, params) {
     form,
     page instanceof Error
       ? !refused && errorBox(page)
-      : [unknownApprovalsNote(page), conversationList(page), pager(params, page)]
+      : [parkedUnknownNote(page), conversationList(page), pager(params, page)]
   );
   // A filter the API refused: marked on its field, in words, with the focus there to correct it.
   if (refused) fieldError(refused, `${FILTERS[name].label}: ${FILTERS[name].accepts}.`);

@@ -86,7 +86,7 @@ export const conversationSearchRoute: ConsoleRoute = (app, _ports, consolePorts,
         limit: Number(filters['limit'] ?? 25),
         after: cursorOf(after),
       };
-      const { items, total, next, awaitingApprovalUnknown } = await consolePorts.searchConversations(search);
+      const { items, total, next, parkedUnknown } = await consolePorts.searchConversations(search);
       const nextText = next && cursorText(next);
       if (nextText) {
         const query = { ...filters, limit: String(search.limit), after: nextText };
@@ -97,7 +97,8 @@ export const conversationSearchRoute: ConsoleRoute = (app, _ports, consolePorts,
         total,
         limit: search.limit,
         next: nextText,
-        ...(awaitingApprovalUnknown && { awaitingApprovalUnknown }),
+        // awaitingApprovalUnknown is the same fact under its name from before HELD: kept for v1's clients.
+        ...(parkedUnknown && { parkedStatusUnknown: true, awaitingApprovalUnknown: true }),
       };
     }
   );

@@ -6,14 +6,14 @@ const LAST = '6f1d2c3b-4a59-4e8f-9a0b-1c2d3e4f5a6b';
 const CURSOR = `1772359200100000_${LAST}`;
 
 /** The console's list route over a port that records each search and answers one conversation and `next`. */
-function listApi(next: ConversationPage['next']) {
+function listApi(next: ConversationPage['next'], answered: Partial<ConversationPage> = {}) {
   const searches: ConversationSearch[] = [];
   const item = { conversationId: LAST, status: 'RUNNING', intent: 'I', state: 'S', turnCount: 1 };
   const console = fakeConsolePorts({
     searchConversations: async (search) => {
       searches.push(search);
       const summary = { ...item, lastUserText: null, configVersion: null, updatedAt: '2026-03-01T10:00:00.100Z' };
-      return { items: [summary], total: 7, next };
+      return { items: [summary], total: 7, next, ...answered };
     },
   });
   return { app: buildApi({ ports: fakePorts({}), console, messageMaxBytes: 8192, logLevel: 'silent' }), searches };
@@ -90,7 +90,39 @@ describe('GET /api/v1/console/conversations pages by cursor (api/routes/console/
         'after',
       ]);
       const page = op.responses['200'].content['application/json'].schema;
-      expect(Object.keys(page.properties)).toEqual(['items', 'total', 'limit', 'next', 'awaitingApprovalUnknown']);
+      expect(Object.keys(page.properties)).toEqual([
+        'items',
+        'total',
+        'limit',
+        'next',
+        'parkedStatusUnknown',
+        'awaitingApprovalUnknown',
+      ]);
+      expect(page.properties.awaitingApprovalUnknown.deprecated).toBe(true);
+      expect(page.properties.parkedStatusUnknown.deprecated).toBeUndefined();
+    } finally {
+      await app.close();
+    }
+  });
+});
+
+describe('GET /api/v1/console/conversations when parked conversations are unknown', () => {
+  it('says parkedStatusUnknown, and awaitingApprovalUnknown (deprecated) for v1 clients', async () => {
+    const { app } = listApi(null, { parkedUnknown: true });
+    try {
+      const res = await app.inject({ method: 'GET', url: '/api/v1/console/conversations' });
+      expect(res.statusCode).toBe(200);
+      expect(res.json()).toMatchObject({ parkedStatusUnknown: true, awaitingApprovalUnknown: true });
+    } finally {
+      await app.close();
+    }
+  });
+
+  it('sends neither when they are known', async () => {
+    const { app } = listApi(null);
+    try {
+      const body = (await app.inject({ method: 'GET', url: '/api/v1/console/conversations' })).json();
+      expect([body.parkedStatusUnknown, body.awaitingApprovalUnknown]).toEqual([undefined, undefined]);
     } finally {
       await app.close();
     }

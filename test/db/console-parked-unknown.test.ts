@@ -23,10 +23,10 @@ describe('the console conversation list without Temporal visibility', () => {
   });
   afterAll(async () => tdb.drop());
 
-  it('lists the stored statuses and marks the page awaitingApprovalUnknown', async () => {
+  it('lists the stored statuses and marks the page parkedUnknown', async () => {
     const page = await consolePorts(tdb.db, client, undefined).searchConversations({ limit: 10 });
     expect(page.items.map((c) => [c.conversationId, c.status])).toEqual([[CONVERSATION, 'RUNNING']]);
-    expect(page.awaitingApprovalUnknown).toBe(true);
+    expect(page.parkedUnknown).toBe(true);
   });
 
   it('fails a status filter with the visibility error, which a filter cannot do without', async () => {
