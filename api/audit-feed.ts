@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyBaseLogger } from 'fastify';
+import type { AuditCursorShare } from '../core/audit';
 import type { AuditRowView, ConversationQueries } from './ports';
 
 /** Writes rows to one stream's client; resolves when the client has taken them (or is gone). */
@@ -12,6 +13,27 @@ export type AuditDelivery = (rows: readonly AuditRowView[]) => Promise<void>;
 const ROWS_PER_READ = 5000;
 const MIN_ROWS_PER_CURSOR = 100;
 const MAX_ROWS_PER_CURSOR = 1000;
+
+/**
+ * Payload bytes one read may bring back, shared as the rows are: rows are bounded in size only by what a step
+ * writes, so a few huge ones would otherwise make one poll load many MiB. A row larger than its cursor's share is
+ * still read, alone (so its stream moves on), which bounds a read by the shares plus one row per stream at most.
+ */
+const BYTES_PER_READ = 4 * 1024 * 1024;
+const MIN_BYTES_PER_CURSOR = 64 * 1024;
+const MAX_BYTES_PER_CURSOR = 1024 * 1024;
+
+/** One cursor's part of a read's `total`, at least `min` and at most `max`. */
+const shareOf = (total: number, cursors: number, min: number, max: number) =>
+  Math.min(max, Math.max(min, Math.floor(total / cursors)));
+
+/** Each cursor's share of one read of `cursors` cursors. */
+export function auditCursorShare(cursors: number): AuditCursorShare {
+  return {
+    rows: shareOf(ROWS_PER_READ, cursors, MIN_ROWS_PER_CURSOR, MAX_ROWS_PER_CURSOR),
+    maxBytes: shareOf(BYTES_PER_READ, cursors, MIN_BYTES_PER_CURSOR, MAX_BYTES_PER_CURSOR),
+  };
+}
 
 interface Subscriber {
   conversationId: string;
@@ -70,13 +92,9 @@ export class AuditFeed {
     for (const s of ready) cursors.set(s.conversationId, Math.min(cursors.get(s.conversationId) ?? s.after, s.after));
     let rows: AuditRowView[];
     try {
-      const perCursor = Math.min(
-        MAX_ROWS_PER_CURSOR,
-        Math.max(MIN_ROWS_PER_CURSOR, Math.floor(ROWS_PER_READ / cursors.size))
-      );
       rows = await this.source.auditsAfter(
         [...cursors].map(([conversationId, afterAuditId]) => ({ conversationId, afterAuditId })),
-        perCursor
+        auditCursorShare(cursors.size)
       );
     } catch (err) {
       // The database is away: the streams stay open and the next tick tries again; said once per outage.

@@ -3,10 +3,10 @@ import type { JsonObject } from '../core/json';
 import { AuditStage } from '../core/audit/payloads';
 import { parseAudit, unreadableAuditText } from '../core/audit/read';
 import type { Database } from '../db/pool';
-import { listAuditsAfter, type StoredAudit } from '../db/repositories/audit';
-import { listAuditsWithin } from '../db/repositories/audit-pages';
+import type { StoredAudit } from '../db/repositories/audit';
+import { listAuditsAfter, listAuditsWithin } from '../db/repositories/audit-pages';
 import { ceAudit, ceConversation, ceConversationHistory } from '../db/schema';
-import type { AuditCursor } from '../core/audit';
+import type { AuditCursor, AuditCursorShare } from '../core/audit';
 import type { AuditRowView, ConversationQueries, ConversationView, LastTurnView } from './ports';
 import { publicFailure } from './history/public-failure';
 import type { TurnEndReader } from './turns/turn-ended';
@@ -24,8 +24,8 @@ export function conversationQueries(
   turnEnds?: TurnEndReader,
   now: () => Date = () => new Date()
 ): ConversationQueries {
-  const readAudits = async (cursors: readonly AuditCursor[], max = AUDIT_PAGE): Promise<AuditRowView[]> =>
-    (await listAuditsAfter(db, cursors, Math.min(max, AUDIT_PAGE))).map(auditView);
+  const readAudits = async (cursors: readonly AuditCursor[], share: AuditCursorShare): Promise<AuditRowView[]> =>
+    (await listAuditsAfter(db, cursors, { ...share, rows: Math.min(share.rows, AUDIT_PAGE) })).map(auditView);
   return {
     async conversation(conversationId: string): Promise<ConversationView | null> {
       const [row] = await db.select().from(ceConversation).where(eq(ceConversation.conversationId, conversationId));

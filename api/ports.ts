@@ -1,4 +1,4 @@
-import type { AuditCursor, AuditPageBounds } from '../core/audit';
+import type { AuditCursor, AuditCursorShare, AuditPageBounds } from '../core/audit';
 import type { JsonObject } from '../core/json';
 import type { Payload, RequestContext } from '../core/session';
 import type { TurnResult } from '../core/turn/contracts';
@@ -130,8 +130,11 @@ export interface AuditRowView {
 
 export interface ConversationQueries {
   conversation(conversationId: string): Promise<ConversationView | null>;
-  /** The rows after each cursor in one read, oldest first per conversation: at most `max` (and a page) per cursor. */
-  auditsAfter(cursors: readonly AuditCursor[], max?: number): Promise<AuditRowView[]>;
+  /**
+   * The rows after each cursor in one read, oldest first per conversation: per cursor at most `share.rows` (and a
+   * page) and `share.maxBytes` of payload, measured before they are loaded (the first row whatever its size).
+   */
+  auditsAfter(cursors: readonly AuditCursor[], share: AuditCursorShare): Promise<AuditRowView[]>;
   /**
    * Audit rows after `afterAuditId`, oldest first, measured before they are loaded: at most `limit` (and a page),
    * and payloads of at most `maxBytes` as JSON text (the first row whatever its size when `takeFirst`).

@@ -29,6 +29,16 @@ export interface AuditCursor {
   afterAuditId: number;
 }
 
+/**
+ * What one read of several cursors (the audit streams' feed) brings back for each: at most `rows` rows and
+ * `maxBytes` payload bytes (the payloads as JSON text, summed), except that the first row after the cursor is taken
+ * whatever its size, so that a stream behind a row larger than its share still moves on.
+ */
+export interface AuditCursorShare {
+  rows: number;
+  maxBytes: number;
+}
+
 /** Where a page of one conversation's audit rows starts and what bounds it (API pages and traces). */
 export interface AuditPageBounds {
   afterAuditId: number;

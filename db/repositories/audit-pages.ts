@@ -1,4 +1,4 @@
-import type { AuditPageBounds } from '../../core/audit';
+import type { AuditCursor, AuditCursorShare, AuditPageBounds } from '../../core/audit';
 import type { Database } from '../pool';
 import { runStatement, type Statement } from '../statements';
 import { storedAudit, type AuditRow, type StoredAudit } from './audit';
@@ -56,4 +56,42 @@ export async function listAuditsWithin(
     bytes: loaded.reduce((sum, r) => sum + Number(r.bytes), 0),
     full: loaded.length < measured.length,
   };
+}
+
+/**
+ * Each cursor's conversation's rows after it, on the (conversation_id, audit_id) index, measured as AUDITS_WITHIN
+ * measures them: at most `$3` rows and `$4` payload bytes per cursor (the first row whatever its size). The rows sent
+ * are a prefix of each trail, so a stream's cursor is the last row it was handed and it resumes exactly there.
+ */
+const AUDITS_AFTER: Statement = {
+  name: 'ce_audit_after_cursors_bytes_v1',
+  resendable: true,
+  text: `SELECT a.audit_id, a.conversation_id, a.turn_number, a.stage, a.payload_json, a.idempotency_key, a.run_id,
+                a.created_at
+           FROM unnest($1::uuid[], $2::bigint[]) AS c(conversation_id, after_id)
+          CROSS JOIN LATERAL (
+                SELECT m.* FROM (
+                       SELECT x.*, sum(octet_length(x.payload_json::text)) OVER w AS running,
+                              row_number() OVER w AS n
+                         FROM ce_audit x
+                        WHERE x.conversation_id = c.conversation_id AND x.audit_id > c.after_id
+                       WINDOW w AS (ORDER BY x.audit_id)
+                        ORDER BY x.audit_id LIMIT $3) m
+                 WHERE m.n = 1 OR m.running <= $4::bigint) a
+          ORDER BY a.conversation_id, a.audit_id`,
+};
+
+/**
+ * The rows after several cursors in one round trip, oldest first per conversation, each cursor's bounded by `share`:
+ * the audit streams of an API process read together (api/audit-feed.ts), not one query per open stream, and a few
+ * huge rows do not make one read carry many MiB.
+ */
+export async function listAuditsAfter(
+  db: Database,
+  cursors: readonly AuditCursor[],
+  share: AuditCursorShare
+): Promise<StoredAudit[]> {
+  if (cursors.length === 0) return [];
+  const values = [cursors.map((c) => c.conversationId), cursors.map((c) => c.afterAuditId), share.rows, share.maxBytes];
+  return (await runStatement<AuditRow>(db, AUDITS_AFTER, values)).map(storedAudit);
 }

@@ -1,5 +1,4 @@
 import { and, asc, eq, gt } from 'drizzle-orm';
-import type { AuditCursor } from '../../core/audit';
 import { AuditStage } from '../../core/audit/payloads';
 import type { JsonObject } from '../../core/json';
 import { storableJson } from '../../core/text/storable-output';
@@ -98,20 +97,6 @@ export async function listAudits(
   }));
 }
 
-/** Each cursor's conversation's rows after it, at most `$3` per cursor, on the (conversation_id, audit_id) index. */
-const AUDITS_AFTER: Statement = {
-  name: 'ce_audit_after_cursors_v2',
-  resendable: true,
-  text: `SELECT a.audit_id, a.conversation_id, a.turn_number, a.stage, a.payload_json, a.idempotency_key, a.run_id,
-                a.created_at
-           FROM unnest($1::uuid[], $2::bigint[]) AS c(conversation_id, after_id)
-          CROSS JOIN LATERAL (
-                SELECT * FROM ce_audit x
-                 WHERE x.conversation_id = c.conversation_id AND x.audit_id > c.after_id
-                 ORDER BY x.audit_id LIMIT $3) a
-          ORDER BY a.conversation_id, a.audit_id`,
-};
-
 /** A ce_audit row as a raw statement returns it. */
 export interface AuditRow {
   audit_id: string | number;
@@ -122,20 +107,6 @@ export interface AuditRow {
   idempotency_key: string;
   run_id: string | null;
   created_at: Date;
-}
-
-/**
- * The rows after several cursors in one round trip, oldest first per conversation: the audit streams
- * of an API process read together (api/audit-feed.ts), not one query per open stream.
- */
-export async function listAuditsAfter(
-  db: Database,
-  cursors: readonly AuditCursor[],
-  perCursor: number
-): Promise<StoredAudit[]> {
-  if (cursors.length === 0) return [];
-  const values = [cursors.map((c) => c.conversationId), cursors.map((c) => c.afterAuditId), perCursor];
-  return (await runStatement<AuditRow>(db, AUDITS_AFTER, values)).map(storedAudit);
 }
 
 export const storedAudit = (r: AuditRow): StoredAudit => ({

@@ -1,6 +1,6 @@
 import { AuditFeed } from '../../api/audit-feed';
 import type { AuditRowView } from '../../api/ports';
-import type { AuditCursor } from '../../core/audit';
+import type { AuditCursor, AuditCursorShare } from '../../core/audit';
 import { silentLogger } from '../../observability/logger';
 import { auditRow } from '../support/fake-ports';
 
@@ -9,7 +9,7 @@ const conversation = (n: number) => `00000000-0000-4000-8000-${String(n).padStar
 
 interface Read {
   cursors: AuditCursor[];
-  perCursor: number | undefined;
+  share: AuditCursorShare;
 }
 
 /** A feed over a table where every conversation has rows 1..`rowsEach` (ids are made unique per conversation). */
@@ -19,12 +19,12 @@ function feedOver(rowsEach: number) {
   const idOf = (conversationId: string, n: number) => Number(conversationId.slice(-6)) * 1000 + n;
   const feed = new AuditFeed(
     {
-      auditsAfter: async (cursors, perCursor) => {
-        reads.push({ cursors: [...cursors], perCursor });
+      auditsAfter: async (cursors, share) => {
+        reads.push({ cursors: [...cursors], share });
         return cursors.flatMap((c) =>
           Array.from({ length: rowsEach }, (_, i) => auditRow(c.conversationId, idOf(c.conversationId, i + 1)))
             .filter((r) => r.auditId > c.afterAuditId)
-            .slice(0, perCursor)
+            .slice(0, share.rows)
         );
       },
     },
@@ -34,11 +34,13 @@ function feedOver(rowsEach: number) {
 }
 
 describe('the audit feed (api/audit-feed.ts)', () => {
-  it('shares a read budget among its cursors: a page each for a few streams, 100 rows each for many', async () => {
+  it('shares a read budget of rows and bytes among its cursors: a page each for a few streams, less for many', async () => {
+    const MiB = 1024 * 1024;
     for (const [streams, expected] of [
-      [3, 1000],
-      [10, 500],
-      [60, 100],
+      [3, { rows: 1000, maxBytes: MiB }],
+      [10, { rows: 500, maxBytes: Math.floor((4 * MiB) / 10) }],
+      [60, { rows: 100, maxBytes: Math.floor((4 * MiB) / 60) }],
+      [100, { rows: 100, maxBytes: 64 * 1024 }],
     ] as const) {
       const { feed, reads, shutdown } = feedOver(0);
       const stops = Array.from({ length: streams }, (_, i) => feed.subscribe(conversation(i + 1), 0, async () => {}));
@@ -47,7 +49,7 @@ describe('the audit feed (api/audit-feed.ts)', () => {
         const deadline = Date.now() + 5_000;
         while (!reads.some((r) => r.cursors.length === streams) && Date.now() < deadline) await sleep(10);
         const full = reads.find((r) => r.cursors.length === streams);
-        expect({ streams, perCursor: full?.perCursor }).toEqual({ streams, perCursor: expected });
+        expect({ streams, share: full?.share }).toEqual({ streams, share: expected });
       } finally {
         stops.forEach((stop) => stop());
         shutdown.abort();

@@ -19,11 +19,12 @@ export function auditRow(conversationId: string, auditId: number, payload: Audit
 /** One conversation's audit rows after a cursor, at most `max`: what a route test serves. */
 export type AuditsOf = (conversationId: string, afterAuditId?: number, max?: number) => Promise<AuditRowView[]>;
 
-/** `auditsAfter` as the database answers it, from a per-conversation `audits`: one call per cursor, in order. */
+/** `auditsAfter` as the database answers it, from a per-conversation `audits`: one call per cursor, in order (rows bounded, not bytes). */
 export function auditsAfterFrom(audits: AuditsOf): ConversationQueries['auditsAfter'] {
-  return async (cursors, max) => {
+  return async (cursors, share) => {
     const pages = [];
-    for (const { conversationId, afterAuditId } of cursors) pages.push(await audits(conversationId, afterAuditId, max));
+    for (const { conversationId, afterAuditId } of cursors)
+      pages.push(await audits(conversationId, afterAuditId, share.rows));
     return pages.flat();
   };
 }

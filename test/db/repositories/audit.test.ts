@@ -1,13 +1,16 @@
 import {
   insertAudits,
   listAudits,
-  listAuditsAfter,
   stepDurations,
   writeAuditBatch,
   type AuditInsert,
 } from '../../../db/repositories/audit';
+import { listAuditsAfter } from '../../../db/repositories/audit-pages';
 import { ensureConversation } from '../../../db/repositories/conversation';
 import { createTestDatabase, type TestDatabase } from '../../support/database';
+
+/** A share no test row comes near. */
+const ANY_ROWS = { rows: 100, maxBytes: 1024 * 1024 };
 
 describe('audit repository (db/repositories/audit.ts)', () => {
   let tdb: TestDatabase;
@@ -76,7 +79,7 @@ describe('audit repository (db/repositories/audit.ts)', () => {
       ]);
     for (const key of ['x1', 'o1', 'x2', 'o2', 'x3', 'o3'])
       await write(key.startsWith('x') ? conversationId : other, key);
-    const mine = (await listAuditsAfter(tdb.db, [{ conversationId, afterAuditId: 0 }], 100)).filter((r) =>
+    const mine = (await listAuditsAfter(tdb.db, [{ conversationId, afterAuditId: 0 }], ANY_ROWS)).filter((r) =>
       String(r.payload['key']).startsWith('x')
     );
     const x1 = mine[0]?.auditId as number;
@@ -87,14 +90,14 @@ describe('audit repository (db/repositories/audit.ts)', () => {
         { conversationId: other, afterAuditId: 0 },
         { conversationId: quiet, afterAuditId: 0 },
       ],
-      2
+      { rows: 2, maxBytes: 1024 * 1024 }
     );
     const byConversation = (id: string) => read.filter((r) => r.conversationId === id).map((r) => r.payload['key']);
     expect(byConversation(conversationId)).toEqual(['x2', 'x3']);
     expect(byConversation(other)).toEqual(['o1', 'o2']);
     expect(byConversation(quiet)).toEqual([]);
     expect(read.every((r) => typeof r.auditId === 'number' && r.createdAt instanceof Date)).toBe(true);
-    expect(await listAuditsAfter(tdb.db, [], 2)).toEqual([]);
+    expect(await listAuditsAfter(tdb.db, [], ANY_ROWS)).toEqual([]);
   });
 
   it("refuses a batch whole, writes and deletes nothing, once its run's last row exists; not the batch carrying it", async () => {
