@@ -126,7 +126,15 @@ export function runningTurnsQuery(outcome: TurnOutcomeValue, ...more: TurnOutcom
   return `${A.TurnOutcome} ${match} AND ExecutionStatus = 'Running'`;
 }
 
-/** Every turn of one conversation. */
-export function conversationTurnsQuery(conversationId: string): string {
-  return `${A.ConversationId} = ${literal(conversationId)}`;
+/**
+ * The turns of one conversation; with `numbers`, those whose turn number is after `after` and (when given) at most
+ * `through`, so a page of turns is read from visibility, not every turn of the conversation.
+ */
+export function conversationTurnsQuery(conversationId: string, numbers?: { after: number; through?: number }): string {
+  const conversation = `${A.ConversationId} = ${literal(conversationId)}`;
+  if (!numbers) return conversation;
+  // Written into the query: only integers, never text that could widen it.
+  if (![numbers.after, numbers.through ?? 0].every(Number.isSafeInteger)) throw new Error('turn numbers are integers');
+  const upTo = numbers.through === undefined ? '' : ` AND ${A.TurnNumber} <= ${numbers.through}`;
+  return `${conversation} AND ${A.TurnNumber} > ${numbers.after}${upTo}`;
 }

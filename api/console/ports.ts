@@ -92,6 +92,19 @@ export interface TurnSummary extends TurnRunSummary {
   earlierRuns: TurnRunSummary[];
 }
 
+/** A page of a conversation's turns: the turn numbers after `after`, at most `limit` of them. */
+export interface TurnPageRequest {
+  after: number;
+  limit: number;
+}
+
+export interface TurnPage {
+  /** In turn order; fewer than `limit` where Temporal no longer holds a turn (past its retention) or none is left. */
+  turns: TurnSummary[];
+  /** The next page's `after` (this page's last turn number); null when no turn follows. */
+  next: number | null;
+}
+
 /** An activity of a running turn that is retrying (or paused), from DescribeWorkflowExecution. */
 export interface PendingActivityView {
   activityId: string;
@@ -117,7 +130,8 @@ export interface TurnHistory {
 
 /** What the console reads from Temporal, and the activity operations it drives. */
 export interface TurnInspector {
-  turns(conversationId: string): Promise<TurnSummary[]>;
+  /** One page of the conversation's turns, read from visibility by turn number: never every turn of it. */
+  turns(conversationId: string, page: TurnPageRequest): Promise<TurnPage>;
   /** The turn's latest run and its events, or null when there is no such workflow. */
   history(workflowId: string): Promise<TurnHistory | null>;
   pendingActivities(workflowId: string): Promise<PendingActivityView[]>;

@@ -9,7 +9,15 @@ import { decodeHistoryPayloads } from '../history/decoded-history';
 import { resolveStepRunClaims } from '../history/step-run-claims';
 import { turnNotFound } from '../turns/turn-id';
 import { progressUnavailable, readProgress } from '../turns/turn-worker';
-import type { ActivityOperation, TurnHistory, TurnInspector, TurnRunSummary, TurnSummary } from './ports';
+import type {
+  ActivityOperation,
+  TurnHistory,
+  TurnInspector,
+  TurnPage,
+  TurnPageRequest,
+  TurnRunSummary,
+  TurnSummary,
+} from './ports';
 
 const TURN_NUMBER = /-([1-9][0-9]*)$/;
 
@@ -49,14 +57,33 @@ function runOf(wf: WorkflowExecutionInfo): TurnRunSummary {
   };
 }
 
+/** Runs per visibility page: a page of turns is most often one list call (a turn has one run, a few when retried). */
+const RUNS_PER_LIST = 250;
+
 /**
- * A conversation's turns in turn order. A turn id has several runs when a failed turn was retried or a new message
- * took its number: the latest is the turn, the others are its `earlierRuns`, so a failed message stays listed.
+ * One page of a conversation's turns in turn order: the turn numbers after `after`, at most `limit` of them, read by
+ * a visibility query on TurnNumber (visibility on SQL cannot sort by it, so the page is a range of numbers, not the
+ * next `limit` turns held), and whether a turn follows (one more call, of one row). A turn id has several runs when a
+ * failed turn was retried or a new message took its number: the latest is the turn, the others its `earlierRuns`.
  */
-async function listTurns(client: Client, conversationId: string): Promise<TurnSummary[]> {
+async function turnPage(client: Client, conversationId: string, page: TurnPageRequest): Promise<TurnPage> {
+  const through = page.after + page.limit;
   const runs: (TurnRunSummary & { workflowId: string })[] = [];
-  for await (const wf of client.workflow.list({ query: conversationTurnsQuery(conversationId) }))
+  const query = conversationTurnsQuery(conversationId, { after: page.after, through });
+  for await (const wf of client.workflow.list({ query, pageSize: RUNS_PER_LIST }))
     runs.push({ ...runOf(wf), workflowId: wf.workflowId });
+  return { turns: turnsOf(runs), next: (await anyTurnAfter(client, conversationId, through)) ? through : null };
+}
+
+/** Whether the conversation has a turn numbered after `after`: the first row of one list call, if any. */
+async function anyTurnAfter(client: Client, conversationId: string, after: number): Promise<boolean> {
+  const query = conversationTurnsQuery(conversationId, { after });
+  for await (const _wf of client.workflow.list({ query, pageSize: 1 })) return true;
+  return false;
+}
+
+/** Runs grouped by turn id, the latest as the turn, in turn order. */
+function turnsOf(runs: (TurnRunSummary & { workflowId: string })[]): TurnSummary[] {
   const turns = new Map<string, TurnSummary>();
   for (const { workflowId, ...run } of runs.sort((a, b) => a.startedAt.localeCompare(b.startedAt))) {
     const before = turns.get(workflowId);
@@ -126,7 +153,7 @@ async function operateActivity(
 /** The console's view of turns through the Temporal client: the same calls on our dev server and real Temporal. */
 export function temporalInspector(client: Client): TurnInspector {
   return {
-    turns: (conversationId) => listTurns(client, conversationId),
+    turns: (conversationId, page) => turnPage(client, conversationId, page),
     history: (workflowId) => turnHistory(client, workflowId),
     async pendingActivities(workflowId) {
       const description = await client.workflow.getHandle(workflowId).describe();

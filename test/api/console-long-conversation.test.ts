@@ -4,7 +4,7 @@
  * budget, so an end user's read on the same pool is answered meanwhile.
  */
 import type { Client } from '@temporalio/client';
-import type { TurnSummary } from '../../api/console/ports';
+import type { TurnPageRequest, TurnSummary } from '../../api/console/ports';
 import { CONSOLE_READ_CONCURRENCY } from '../../api/console/read-budget';
 import { consolePorts } from '../../api/console/wiring';
 import { buildApi } from '../../api/app';
@@ -77,7 +77,12 @@ describe('the console on a 200-turn conversation (api/console/queries.ts, api/ro
     );
     handle = openDatabase(tdb.url, { max: 10, connectionTimeoutMillis: 2_000 });
     counter = countStatements(handle);
-    const turns = async () => Array.from({ length: TURNS }, (_, i) => summary(i + 1));
+    // Visibility's answer, a range of turn numbers (api/console/temporal-inspector.ts).
+    const turns = async (_id: string, { after, limit }: TurnPageRequest) => {
+      const through = Math.min(after + limit, TURNS);
+      const numbers = Array.from({ length: Math.max(0, through - after) }, (_, i) => after + i + 1);
+      return { turns: numbers.map(summary), next: through < TURNS ? through : null };
+    };
     const real = consolePorts(handle.db, {} as Client, undefined);
     console = { ...real, inspector: { ...real.inspector, turns } };
     const conversations = conversationQueries(handle.db);

@@ -74,6 +74,11 @@ describe('turn search attributes', () => {
       "TurnOutcome IN ('AWAITING_APPROVAL', 'HELD') AND ExecutionStatus = 'Running'"
     );
     expect(conversationTurnsQuery('0b6c-1')).toBe("ConversationId = '0b6c-1'");
+    expect(conversationTurnsQuery('0b6c-1', { after: 50, through: 100 })).toBe(
+      "ConversationId = '0b6c-1' AND TurnNumber > 50 AND TurnNumber <= 100"
+    );
+    expect(conversationTurnsQuery('0b6c-1', { after: 100 })).toBe("ConversationId = '0b6c-1' AND TurnNumber > 100");
+    expect(() => conversationTurnsQuery('0b6c-1', { after: 0, through: Number.NaN })).toThrow('integers');
     expect(conversationTurnsQuery("x' OR TurnNumber > 0 OR 'a\\")).toBe(
       "ConversationId = 'x\\' OR TurnNumber > 0 OR \\'a\\\\'"
     );

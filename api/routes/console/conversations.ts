@@ -111,7 +111,7 @@ const turnsQuery = {
     limit: {
       type: 'string',
       pattern: '^(?:[1-9]|[1-9][0-9]|1[0-9][0-9]|200)$',
-      description: `Turns per page, 1 to 200; ${TURNS_PAGE} when not given.`,
+      description: `Turn numbers per page, 1 to 200; ${TURNS_PAGE} when not given.`,
     },
     after: {
       type: 'string',
@@ -131,8 +131,10 @@ export const conversationTurnsRoute: ConsoleRoute = (app, ports, consolePorts, d
       url: '/api/v1/console/conversations/:id/turns',
       summary:
         "A conversation's turn workflows (running and failed ones too) with what the user said, in turn order. " +
-        `Paged: at most \`limit\` turns (default ${TURNS_PAGE}); \`next\` (and a \`Link: <…>; rel="next"\` header) ` +
-        'names the next page, null on the last.',
+        `Paged by turn number: the turns numbered after \`after\`, \`limit\` numbers (default ${TURNS_PAGE}), read ` +
+        "from Temporal's visibility a page at a time; a turn it no longer holds (past the namespace's retention) is " +
+        'not listed, so a page may have fewer. `next` (and a `Link: <…>; rel="next"` header) names the next page, ' +
+        'null when no turn follows.',
       schema: {
         params: conversationIdParams,
         querystring: turnsQuery,
@@ -146,8 +148,7 @@ export const conversationTurnsRoute: ConsoleRoute = (app, ports, consolePorts, d
         const conversation = await consolePorts.read(() => ports.conversations.conversation(id));
         if (!conversation) throw conversationNotFound(id);
         const after = Number(query.after ?? 0);
-        const all = (await consolePorts.inspector.turns(id)).filter((t) => t.turnNumber > after);
-        const page = all.slice(0, limit);
+        const { turns: page, next: nextNumber } = await consolePorts.inspector.turns(id, { after, limit });
         const said = new Map(conversation.history.map((h) => [h.turnNumber, h]));
         // What each run of the page's turns said, from their USER_INPUT rows, in one read: a turn the history does not
         // hold (running, parked, failed, or older than it keeps) by its own run's row, and every earlier run, so a
@@ -165,7 +166,7 @@ export const conversationTurnsRoute: ConsoleRoute = (app, ports, consolePorts, d
           }));
           return { ...t, userInput, assistantOutput: said.get(t.turnNumber)?.assistantOutput ?? null, earlierRuns };
         });
-        const next = all.length > limit ? String(page.at(-1)?.turnNumber) : null;
+        const next = nextNumber === null ? null : String(nextNumber);
         if (next)
           linkNextPage(reply, `/api/v1/console/conversations/${id}/turns`, { limit: String(limit), after: next });
         const { history: _history, ...summary } = conversation;
