@@ -126,6 +126,14 @@ export type ActivityOperation = 'reset' | 'pause' | 'unpause';
 export interface TurnHistory {
   runId: string;
   events: HistoryEvent[];
+  /** What the user said, as the run was started with it (its workflow input); null when that cannot be read. */
+  startedWith: string | null;
+}
+
+/** A run of a turn, by its workflow and run id. */
+export interface TurnRunId {
+  workflowId: string;
+  runId: string;
 }
 
 /** What the console reads from Temporal, and the activity operations it drives. */
@@ -134,6 +142,11 @@ export interface TurnInspector {
   turns(conversationId: string, page: TurnPageRequest): Promise<TurnPage>;
   /** The turn's latest run and its events, or null when there is no such workflow. */
   history(workflowId: string): Promise<TurnHistory | null>;
+  /**
+   * What the user said in each of `runs`, from its start event (one event each, a few at once), by run id: a run's
+   * message before its USER_INPUT row is written. A run whose start cannot be read is left out.
+   */
+  startMessages(runs: readonly TurnRunId[]): Promise<Map<string, string>>;
   pendingActivities(workflowId: string): Promise<PendingActivityView[]>;
   pendingApproval(workflowId: string): Promise<PendingApproval | null>;
   /** #22: the tool call the turn holds for an operator, or null (also for a turn that has ended). */

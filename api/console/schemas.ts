@@ -75,6 +75,14 @@ export const conversationPageSchema = {
   },
 } as const;
 
+/** What the user said in a turn, as both the turn list and the turn's page show it. */
+const userInputSchema = {
+  ...nullableString,
+  description:
+    "What the user said: the committed turn's text, else its latest run's USER_INPUT row, else the message that run " +
+    'was started with (its workflow input), so known from the turn start. Null when none can be read.',
+} as const;
+
 /** An earlier run of a turn as both the turn list and the turn's page show it (api/console/turn-runs.ts). */
 const earlierRunFields = {
   runId: { type: 'string' },
@@ -106,7 +114,7 @@ export const conversationTurnsSchema = {
           outcome: nullableString,
           startedAt: { type: 'string' },
           closedAt: nullableString,
-          userInput: nullableString,
+          userInput: userInputSchema,
           assistantOutput: {},
           earlierRuns: {
             type: 'array',
@@ -173,7 +181,7 @@ export const turnViewSchema = {
       description:
         "The turn's latest run, as the workflow names it: the run the page shows, also before it wrote an audit row.",
     },
-    userInput: nullableString,
+    userInput: userInputSchema,
     response: { description: 'The reply the turn gave, or null.' },
     story: storySchema,
     earlierRuns: {

@@ -7,17 +7,20 @@ import { ApiError, conflict, notFound } from '../errors';
 import { pendingActivityView } from '../history/pending-activities';
 import { decodeHistoryPayloads } from '../history/decoded-history';
 import { resolveStepRunClaims } from '../history/step-run-claims';
-import { turnNotFound } from '../turns/turn-id';
+import { startInputOf, turnNotFound } from '../turns/turn-id';
 import { progressUnavailable, readProgress } from '../turns/turn-worker';
 import type {
   ActivityOperation,
+  HistoryEvent,
   TurnHistory,
   TurnInspector,
   TurnPage,
   TurnPageRequest,
+  TurnRunId,
   TurnRunSummary,
   TurnSummary,
 } from './ports';
+import { ReadBudget } from './read-budget';
 
 const TURN_NUMBER = /-([1-9][0-9]*)$/;
 
@@ -111,7 +114,7 @@ async function turnHistory(client: Client, workflowId: string): Promise<TurnHist
     const { payloadCodecs } = client.options.loadedDataConverter;
     await decodeHistoryPayloads(events, payloadCodecs);
     await resolveStepRunClaims(events, payloadCodecs);
-    return { runId, events };
+    return { runId, events, startedWith: await startedWith(client, events[0]) };
   } catch (err) {
     if (err instanceof WorkflowNotFoundError || isNotFound(err) || isNotFound((err as Error).cause)) return null;
     if (err instanceof PayloadEncryptionError) throw undecryptable(workflowId, err);
@@ -126,6 +129,40 @@ async function turnHistory(client: Client, workflowId: string): Promise<TurnHist
  */
 function undecryptable(workflowId: string, err: PayloadEncryptionError): ApiError {
   return new ApiError(500, err.type, `The history of ${workflowId} cannot be decrypted: ${err.message}.`);
+}
+
+/**
+ * The message a run was started with, from its start event; null when it cannot be read (its input's claim is gone
+ * or unreadable): the page then shows the message once the run's USER_INPUT row has it, as before.
+ */
+async function startedWith(client: Client, first: HistoryEvent | undefined): Promise<string | null> {
+  try {
+    const message = (await startInputOf(client, first))?.message;
+    return typeof message === 'string' ? message : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Start events read at once for one page of turns: a page names up to 200, most often none or one (running). */
+const START_READS = 4;
+
+/** Each run's start message, reading only its first event; a run Temporal cannot answer for is left out. */
+async function startMessages(client: Client, runs: readonly TurnRunId[]): Promise<Map<string, string>> {
+  const budget = new ReadBudget(START_READS);
+  const messages = new Map<string, string>();
+  await Promise.all(
+    runs.map((execution) =>
+      budget.run(async () => {
+        const { history } = await client.workflowService
+          .getWorkflowExecutionHistory({ namespace: client.options.namespace, execution, maximumPageSize: 1 })
+          .catch(() => ({ history: null }));
+        const message = await startedWith(client, history?.events?.[0] ?? undefined);
+        if (message !== null) messages.set(execution.runId, message);
+      })
+    )
+  );
+  return messages;
 }
 
 async function operateActivity(
@@ -155,6 +192,7 @@ export function temporalInspector(client: Client): TurnInspector {
   return {
     turns: (conversationId, page) => turnPage(client, conversationId, page),
     history: (workflowId) => turnHistory(client, workflowId),
+    startMessages: (runs) => startMessages(client, runs),
     async pendingActivities(workflowId) {
       const description = await client.workflow.getHandle(workflowId).describe();
       return (description.raw.pendingActivities ?? []).map((a) => pendingActivityView(a));

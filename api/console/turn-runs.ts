@@ -44,15 +44,16 @@ export function earlierRunView(runId: string, inputs: readonly RunInput[], final
  * The runs of one turn from its audit rows: the final run is the workflow's latest (`finalRunId`), also before it wrote
  * a row of its own, when the last rows are still a failed run's; every other run that wrote rows is an earlier one,
  * oldest first. What the user said is the committed text when the turn committed, else the final run's own
- * USER_INPUT (never an earlier run's).
+ * USER_INPUT (never an earlier run's), else what the final run was started with (`said.started`, its workflow input:
+ * known from the start, before that row is written).
  */
 export function runsOfTurn(
   rows: readonly TurnAuditRow[],
   finalRunId: string,
-  committedText: string | null
+  said: { committed: string | null; started: string | null }
 ): { userInput: string | null; earlierRuns: EarlierRunView[] } {
   const inputs = runInputsOf(rows);
-  const userInput = committedText ?? saidInRun(inputs, finalRunId);
+  const userInput = said.committed ?? saidInRun(inputs, finalRunId) ?? said.started;
   const earlier = [...new Set(rows.map((row) => row.runId))].filter(
     (runId): runId is string => runId !== null && runId !== finalRunId
   );

@@ -2,10 +2,13 @@ import { createHash } from 'node:crypto';
 import type { Client, WorkflowHandle } from '@temporalio/client';
 import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-workflow';
 import { turnIdFor, type TurnInput } from '../../core/turn/contracts';
+import type { temporal } from '@temporalio/proto';
 import type { FastifyInstance } from 'fastify';
 import { badRequest, notFound } from '../errors';
 import { onConversationNamed } from '../sent-ids';
 import { TURN_ID, TURN_NUMBER_PATTERN, turnIdParts, type TurnIdParts } from '../../core/turn/turn-id';
+
+type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
 
 /** The path parameter `{n}` of a turn. */
 export const turnNumberParam = { type: 'string', pattern: `^${TURN_NUMBER_PATTERN}$` } as const;
@@ -85,11 +88,19 @@ export function conversationIdForKey(idempotencyKey: string): string {
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20, 32)}`;
 }
 
+/**
+ * The input a run was started with, from its first history event (`first`), or null when that is not the start.
+ * fetchHistory returns payloads as stored: through the codecs, a large input is a claim reference (db/claims/).
+ */
+export async function startInputOf(client: Client, first: HistoryEvent | undefined): Promise<TurnInput | null> {
+  const payloads = first?.workflowExecutionStartedEventAttributes?.input?.payloads;
+  if (!payloads?.[0]) return null;
+  return decodeFromPayloadsAtIndex<TurnInput>(client.options.loadedDataConverter, 0, payloads);
+}
+
 /** The input a turn was started with, read back from its first history event. */
 export async function originalTurnInput(client: Client, handle: WorkflowHandle): Promise<TurnInput> {
-  const history = await handle.fetchHistory();
-  const payloads = history.events?.[0]?.workflowExecutionStartedEventAttributes?.input?.payloads;
-  if (!payloads?.[0]) throw new Error(`turn ${handle.workflowId} has no start input in its history`);
-  // fetchHistory returns payloads as stored: through the codecs, a large input is a claim reference (db/claims/).
-  return decodeFromPayloadsAtIndex<TurnInput>(client.options.loadedDataConverter, 0, payloads);
+  const input = await startInputOf(client, (await handle.fetchHistory()).events?.[0]);
+  if (!input) throw new Error(`turn ${handle.workflowId} has no start input in its history`);
+  return input;
 }

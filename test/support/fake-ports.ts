@@ -87,6 +87,7 @@ export function fakeConsolePorts(
     inspector: {
       turns: unused,
       history: unused,
+      startMessages: unused,
       pendingActivities: unused,
       pendingApproval: unused,
       heldTool: unused,

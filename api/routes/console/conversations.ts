@@ -7,7 +7,7 @@ import { conversationIdParams, uuidParam } from '../../schemas/common';
 import { onConversationNamed } from '../../sent-ids';
 import { conversationNotFound } from '../conversation';
 import { requireSafeText } from '../../text-check';
-import { earlierRunView, saidInRun } from '../../console/turn-runs';
+import { turnsWithWhatWasSaid } from '../../console/turn-list';
 import type { ConsoleRoute } from './index';
 
 /** Turns per page of a conversation's turns when the caller names no limit. */
@@ -149,23 +149,7 @@ export const conversationTurnsRoute: ConsoleRoute = (app, ports, consolePorts, d
         if (!conversation) throw conversationNotFound(id);
         const after = Number(query.after ?? 0);
         const { turns: page, next: nextNumber } = await consolePorts.inspector.turns(id, { after, limit });
-        const said = new Map(conversation.history.map((h) => [h.turnNumber, h]));
-        // What each run of the page's turns said, from their USER_INPUT rows, in one read: a turn the history does not
-        // hold (running, parked, failed, or older than it keeps) by its own run's row, and every earlier run, so a
-        // failed message a later message took the number of stays listed (superseded).
-        const inputs = await consolePorts.userInputs(
-          id,
-          page.map((t) => t.turnNumber)
-        );
-        const turns = page.map((t) => {
-          const ofTurn = inputs.get(t.turnNumber) ?? [];
-          const userInput = said.get(t.turnNumber)?.userInput ?? saidInRun(ofTurn, t.runId);
-          const earlierRuns = t.earlierRuns.map((run) => ({
-            ...run,
-            ...earlierRunView(run.runId, ofTurn, userInput),
-          }));
-          return { ...t, userInput, assistantOutput: said.get(t.turnNumber)?.assistantOutput ?? null, earlierRuns };
-        });
+        const turns = await turnsWithWhatWasSaid(consolePorts, id, page, conversation.history);
         const next = nextNumber === null ? null : String(nextNumber);
         if (next)
           linkNextPage(reply, `/api/v1/console/conversations/${id}/turns`, { limit: String(limit), after: next });

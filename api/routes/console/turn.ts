@@ -31,7 +31,7 @@ async function turnView(ports: ApiPorts, consolePorts: ConsolePorts, workflowId:
   const { conversationId, turnNumber } = parseTurnId(workflowId);
   const latest = await consolePorts.inspector.history(workflowId);
   if (!latest) throw turnNotFound(workflowId);
-  const { runId, events } = latest;
+  const { runId, events, startedWith } = latest;
   const story = turnStory(events);
   const running = story.status === 'RUNNING';
   const outcome = running ? readTurnSearchAttributes(story.searchAttributes).turnOutcome : null;
@@ -44,7 +44,10 @@ async function turnView(ports: ApiPorts, consolePorts: ConsolePorts, workflowId:
     consolePorts.read(() => ports.conversations.conversation(conversationId)),
   ]);
   const said = conversation?.history.find((h) => h.turnNumber === turnNumber);
-  const { userInput, earlierRuns } = runsOfTurn(audits, runId, said?.userInput ?? null);
+  const { userInput, earlierRuns } = runsOfTurn(audits, runId, {
+    committed: said?.userInput ?? null,
+    started: startedWith,
+  });
   const output = readStageRows(audits, AuditStage.AssistantOutput).at(-1)?.payload.output;
   const ui = consolePorts.temporalUi;
   return {
