@@ -197,12 +197,15 @@ export default tseslint.config(
     // Env validated once: config/env.ts reads the process environment and checks it at start; the rest of the product
     // takes the parsed Env. Where the environment is passed on whole (HTTP tool rows' toolEnv, a child process's),
     // the line says so. core/ and workflows/ forbid it above; tests, scripts and benchmarks set their own.
+    // And no order by the host's locale: what the API, the CLI or a log lists comes in the same order on every host
+    // (core/ and workflows/ forbid it above, with the rest of what reads the host).
     files: ['**/*.ts'],
     ignores: ['config/**', 'core/**', 'workflows/**', 'test/**', 'scripts/**', 'bench/**', 'cli/temporal/**'],
     rules: {
       'no-restricted-properties': [
         'error',
         { object: 'process', property: 'env', message: 'Read environment variables through loadEnv (config/env.ts).' },
+        { property: 'localeCompare', message: `localeCompare ${hostLocale}` },
       ],
     },
   },

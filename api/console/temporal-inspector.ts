@@ -1,5 +1,6 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { isGrpcServiceError, WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
+import { compareCodePoints } from '../../core/text/compare-code-points';
 import { TurnStatus, type HeldTool, type PendingApproval, type TurnProgress } from '../../workflows/messages';
 import { conversationTurnsQuery, readTurnSearchAttributes } from '../../workflows/search-attributes';
 import { PayloadEncryptionError } from '../../config/payload-encryption';
@@ -88,7 +89,8 @@ async function anyTurnAfter(client: Client, conversationId: string, after: numbe
 /** Runs grouped by turn id, the latest as the turn, in turn order. */
 function turnsOf(runs: (TurnRunSummary & { workflowId: string })[]): TurnSummary[] {
   const turns = new Map<string, TurnSummary>();
-  for (const { workflowId, ...run } of runs.sort((a, b) => a.startedAt.localeCompare(b.startedAt))) {
+  // Start times are ISO 8601 in UTC, so code point order is time order, on a host of any locale.
+  for (const { workflowId, ...run } of runs.sort((a, b) => compareCodePoints(a.startedAt, b.startedAt))) {
     const before = turns.get(workflowId);
     const earlierRuns = before ? [...before.earlierRuns, withoutRuns(before)] : [];
     const turnNumber = Number(TURN_NUMBER.exec(workflowId)?.[1] ?? 0);

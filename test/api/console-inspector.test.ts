@@ -101,3 +101,43 @@ describe("the console's read of what a parked turn waits on, without a worker", 
     );
   });
 });
+
+describe("the console's list of a conversation's turns", () => {
+  /** A run of `workflowId` as Temporal's visibility lists it. */
+  const run = (workflowId: string, runId: string, startedAt: string) => ({
+    workflowId,
+    runId,
+    status: { name: 'COMPLETED' },
+    searchAttributes: {},
+    startTime: new Date(startedAt),
+    closeTime: undefined,
+  });
+  const listing = [
+    run('turn-c-1', 'retried', '2026-03-01T10:05:00.000Z'),
+    run('turn-c-2', 'only', '2026-03-01T10:07:00.000Z'),
+    run('turn-c-1', 'failed', '2026-03-01T10:00:00.000Z'),
+  ];
+  const client = {
+    workflow: {
+      async *list() {
+        yield* listing;
+      },
+    },
+  } as unknown as Client;
+
+  it("orders a turn's runs by start time, whatever order the host's locale would give", async () => {
+    // A host whose collation orders these strings the other way round: the order must not be the locale's.
+    const collation = jest.spyOn(String.prototype, 'localeCompare').mockImplementation(function (this: string, that) {
+      return this < that ? 1 : this > that ? -1 : 0;
+    });
+    try {
+      const turns = await temporalInspector(client).turns('c');
+      expect(turns.map((t) => [t.workflowId, t.runId, t.earlierRuns.map((r) => r.runId)])).toEqual([
+        ['turn-c-1', 'retried', ['failed']],
+        ['turn-c-2', 'only', []],
+      ]);
+    } finally {
+      collation.mockRestore();
+    }
+  });
+});

@@ -111,6 +111,8 @@ const SQL_TYPE_IMPORT = "import type { SqlVerdict } from '../core/sql/guardrail'
 const ENV_READ = "export const bundle = process.env['CONVENGINE_WORKFLOW_BUNDLE'];";
 /** Product code outside config/ that must take the parsed Env instead (the variables worker/bundle.ts once read). */
 const ENV_TAKERS = ['activities', 'api', 'cli', 'cli/stack', 'db', 'worker', 'observability', 'demo', 'devserver'];
+/** An order by the host's locale, which product code outside core/ and workflows/ refuses as well. */
+const LOCALE_ORDER = 'export const byStart = (a: string, b: string) => a.localeCompare(b);';
 
 /** A CLI command printing a JSON line with `print`. */
 const cliJson = (print: string): string =>
@@ -138,6 +140,9 @@ const cases = {
   ),
   ...Object.fromEntries(
     ENV_TAKERS.map((dir) => [`${dir}: env read`, { path: `${dir}/__fixture__.ts`, code: ENV_READ }])
+  ),
+  ...Object.fromEntries(
+    ENV_TAKERS.map((dir) => [`${dir}: locale order`, { path: `${dir}/__fixture__.ts`, code: LOCALE_ORDER }])
   ),
   'config: env read': { path: 'config/__fixture__.ts', code: ENV_READ },
   'cli: JSON.stringify printed': {
@@ -186,7 +191,7 @@ describe('architecture lint (issue #13, item 9)', () => {
     });
   });
 
-  it.each(deterministic.filter(([what]) => !what.includes('process.env')))(
+  it.each(deterministic.filter(([what]) => !what.includes('process.env') && !what.includes('localeCompare')))(
     'allows %s outside the deterministic layers',
     (what) => {
       expect(reported[`activities: ${what}`]).toEqual([]);
@@ -196,6 +201,12 @@ describe('architecture lint (issue #13, item 9)', () => {
   // Env validated once: a variable read past loadEnv is never checked, so a bad value fails late or not at all.
   it.each(ENV_TAKERS)('forbids reading process.env in %s/', (dir) => {
     expect(reported[`${dir}: env read`]).toContain('no-restricted-properties');
+  });
+
+  // A list the console or the CLI shows (a turn's runs, api/console/temporal-inspector.ts) came in another order on a
+  // host of another locale.
+  it.each(ENV_TAKERS)('forbids ordering by the host locale (localeCompare) in %s/', (dir) => {
+    expect(reported[`${dir}: locale order`]).toContain('no-restricted-properties');
   });
 
   it('allows reading process.env in config/, where loadEnv validates it', () => {
