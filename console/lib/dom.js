@@ -15,16 +15,32 @@ export function h(tag, attrs = {}, ...children) {
 }
 
 /**
- * Bidirectional controls (U+202A–U+202E overrides and embeddings, U+2066–U+2069 isolates, the marks) and other
- * invisible controls, as text may carry them from a user or a tool. Inserted as they are, an override reorders what
- * the operator reads (`‮txt.exe` shows as `exe.txt`); they are shown as what they are instead.
+ * What the reader cannot see or would see obeyed, as text may carry it from a user or a tool: control characters, the
+ * format characters (Cf: the bidirectional controls, zero-width space, non-joiner and joiner, the word joiner, U+FEFF,
+ * the tag characters), the whole tag block and the line and paragraph separators. Inserted as they are, an override
+ * reorders what the operator reads (`‮txt.exe` shows as `exe.txt`) and tag characters spell text no one sees; they
+ * are shown as what they are instead. The same rule as core/text/one-line-text.ts (the CLI's; this is the browser's
+ * copy, which loads no TypeScript), but that tab and line breaks stay: the page lays them out.
  */
 // eslint-disable-next-line no-control-regex -- finding the controls is the point
-const CONTROLS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const HIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\p{Cf}\u2028\u2029\u{e0000}-\u{e007f}]/u;
 
-/** `text` with every invisible or reordering control shown as `⟨U+202E⟩`. */
+/**
+ * Kept, as nothing is hidden in them: a zero-width joiner between two emoji (👩‍👩‍👧, 👩🏽‍💻, 🏳️‍🌈), and the tag
+ * characters of the England, Scotland and Wales flags. Any other joiner or tag character is shown.
+ */
+const EMOJI_JOINER = /(?<=\p{Extended_Pictographic}[\u{1f3fb}-\u{1f3ff}]?\ufe0f?)\u200d(?=\p{Extended_Pictographic})/u;
+/** `code` spelled in tag characters, which mirror ASCII from U+E0020. */
+const inTags = (code) => [...code].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('');
+const FLAG_TAGS = new RegExp(`\u{1f3f4}(?:${['gbeng', 'gbsct', 'gbwls'].map(inTags).join('|')})\u{e007f}`, 'u');
+const SHOWN = new RegExp(`(${FLAG_TAGS.source}|${EMOJI_JOINER.source})|${HIDDEN.source}`, 'gu');
+
+/** `text` with every hidden character shown as its code point (`⟨U+202E⟩`), but for the kept ones. */
 export function visible(text) {
-  return text.replace(CONTROLS, (c) => `⟨U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`);
+  return text.replace(
+    SHOWN,
+    (c, kept) => kept ?? `⟨U+${c.codePointAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`
+  );
 }
 
 function append(el, children) {

@@ -1,21 +1,47 @@
 import { cutText } from './cut-text';
 
 /**
- * Control characters (C0, DEL, C1; an escape sequence would drive the terminal) and the bidirectional controls
- * (U+202A–U+202E overrides and embeddings, U+2066–U+2069 isolates, the marks and U+061C; an override reverses the
- * rest of the line), as users, models and tools may write them. The console shows the same set as code points
- * (console/lib/dom.js `visible`, the browser's own copy: it loads no TypeScript).
+ * What a reader cannot see or would see obeyed, as users, models and tools may write it: control characters (C0, DEL,
+ * C1; an escape sequence would drive the terminal), the format characters (Unicode's Cf: the bidirectional controls,
+ * which reverse the rest of the line; zero-width space, non-joiner and joiner; the word joiner; U+FEFF; the tag
+ * characters, which spell out text no one sees), the whole tag block U+E0000–U+E007F, assigned or not, and the line
+ * and paragraph separators. cli/json-line.ts escapes the same in a JSON line.
  */
 // eslint-disable-next-line no-control-regex -- finding the controls is the point
-const CONTROLS = /[\u0000-\u001f\u007f-\u009f\u061c\u200e\u200f\u202a-\u202e\u2066-\u2069]/g;
+const HIDDEN = /[\u0000-\u001f\u007f-\u009f\p{Cf}\u2028\u2029\u{e0000}-\u{e007f}]/u;
+
+/**
+ * Two exceptions, each what an emoji is drawn from, with nothing hidden in it:
+ * - a zero-width joiner between two emoji (the first may carry a skin tone and U+FE0F): it joins them into one,
+ *   as in 👩‍👩‍👧, 👩🏽‍💻, 👩‍⚕️ or 🏳️‍🌈. Anywhere else a joiner is shown as its code point.
+ * - the tag characters of the three subdivision flags Unicode recommends (🏴 then gbeng, gbsct or gbwls, then the
+ *   cancel tag: England, Scotland, Wales). Any other tag character is shown, so no text can ride along unseen.
+ */
+const EMOJI_JOINER = /(?<=\p{Extended_Pictographic}[\u{1f3fb}-\u{1f3ff}]?\ufe0f?)\u200d(?=\p{Extended_Pictographic})/u;
+/** `code` spelled in tag characters, which mirror ASCII from U+E0020. */
+const inTags = (code: string): string => [...code].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('');
+const FLAG_TAGS = new RegExp(`\u{1f3f4}(?:${['gbeng', 'gbsct', 'gbwls'].map(inTags).join('|')})\u{e007f}`, 'u');
+const SHOWN = new RegExp(`(${FLAG_TAGS.source}|${EMOJI_JOINER.source})|${HIDDEN.source}`, 'gu');
+
+/** `⟨U+202E⟩`: a character by its code point, as the console shows it (console/lib/dom.js `visible`). */
+const codePointText = (c: string): string =>
+  `⟨U+${(c.codePointAt(0) ?? 0).toString(16).toUpperCase().padStart(4, '0')}⟩`;
+
+/**
+ * `text` with every hidden character (HIDDEN, but for its exceptions) shown as its code point, never obeyed or left
+ * unseen. The console shows the same (console/lib/dom.js `visible`, the browser's own copy: it loads no TypeScript).
+ */
+function shownText(text: string): string {
+  return text.replace(SHOWN, (c, kept: string | undefined) => kept ?? codePointText(c));
+}
 
 /**
  * Text someone wrote (a message, a reply, a tool's result or error, a reason, a name), fit for one line of a
- * terminal: line breaks and tabs are spaces, the text is cut to `maxChars` (then ends in `…`), and every control
- * is shown as its code point (`⟨U+202E⟩`), never obeyed. Every CLI formatter prints such text through here.
+ * terminal: line breaks and tabs are spaces, the text is cut to `maxChars` (then ends in `…`), and every hidden
+ * character is shown as its code point (`⟨U+202E⟩`, shownText). Every CLI formatter prints such text through here.
  */
 export function oneLineText(text: string, maxChars = Infinity): string {
   const line = text.replace(/[\t\n\r]+/g, ' ').trim();
   const cut = line.length > maxChars ? `${cutText(line, maxChars)}…` : line;
-  return cut.replace(CONTROLS, (c) => `⟨U+${c.charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')}⟩`);
+  return shownText(cut);
 }
