@@ -2,7 +2,9 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 import pino, { type DestinationStream, type Logger, type LoggerOptions } from 'pino';
 import pinoPretty from 'pino-pretty';
 import type { LOG_FORMATS } from '../config/env';
+import { isFilterCode } from '../core/config/scope';
 import { safeErrorDetails } from '../core/errors';
+import { shownText } from '../core/text/one-line-text';
 import { databaseErrorText } from '../db/error-text';
 
 export type { Logger } from 'pino';
@@ -87,34 +89,37 @@ interface LoggedRequest {
 }
 
 /**
- * Query parameters whose values name things, not what anyone wrote (paging, a conversation or config version, a status,
- * intent or state code): a request line keeps them when they are plain tokens, so a request can be followed.
+ * Query parameters whose values name things, not what anyone wrote (paging, a conversation or config version, a
+ * status): a request line keeps them when they are plain tokens, so a request can be followed.
  */
-const PLAIN_QUERY_PARAMS: ReadonlySet<string> = new Set([
-  'after',
-  'limit',
-  'status',
-  'intent',
-  'state',
-  'conversation',
-  'config',
-]);
+const PLAIN_QUERY_PARAMS: ReadonlySet<string> = new Set(['after', 'limit', 'status', 'conversation', 'config']);
 const PLAIN_VALUE = /^[A-Za-z0-9._:-]{1,64}$/;
+/** Intent and state codes, which a line keeps when they are codes a filter takes, whatever their script. */
+const CODE_QUERY_PARAMS: ReadonlySet<string> = new Set(['intent', 'state']);
+
+/**
+ * A code as a request line shows it: as written (`straße_zustand`), but what no one would see shown as its code point
+ * (`⟨U+202E⟩`, core/text/one-line-text.ts), and what would end the value in a URL (`&`, `#`, a space…)
+ * percent-encoded, as a URL writes it.
+ */
+const shownCode = (code: string): string => shownText(code.replace(/[%&=#+\p{Zs}]/gu, encodeURIComponent));
+
+function shownQueryValue(name: string, value: string): string {
+  if (CODE_QUERY_PARAMS.has(name)) return isFilterCode(value) ? shownCode(value) : '[redacted]';
+  return PLAIN_QUERY_PARAMS.has(name) && PLAIN_VALUE.test(value) ? value : '[redacted]';
+}
 
 /**
  * A request as its log lines show it: the path, and its query parameters by name, each value `[redacted]` but the
- * plain ones above. A query can carry what a user wrote (the console searches replies by their text: `?q=my ssn is
- * …`), and a log is not the place for it.
+ * plain ones and the codes above. A query can carry what a user wrote (the console searches replies by their text:
+ * `?q=my ssn is …`), and a log is not the place for it.
  */
 function serializeRequest(req: LoggedRequest): unknown {
   if (typeof req.url !== 'string') return req;
   const mark = req.url.indexOf('?');
   const path = mark < 0 ? req.url : req.url.slice(0, mark);
   const params = mark < 0 ? [] : [...new URLSearchParams(req.url.slice(mark + 1))];
-  const shown = params.map(([name, value]) => {
-    const plain = PLAIN_QUERY_PARAMS.has(name) && PLAIN_VALUE.test(value);
-    return `${encodeURIComponent(name)}=${plain ? value : '[redacted]'}`;
-  });
+  const shown = params.map(([name, value]) => `${encodeURIComponent(name)}=${shownQueryValue(name, value)}`);
   const url = shown.length === 0 ? path : `${path}?${shown.join('&')}`;
   return {
     method: req.method,

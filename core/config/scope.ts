@@ -5,6 +5,8 @@
  * or is `ANY`, and the same for its state. A null/blank row value never matches (validation
  * rejects such rows anyway); `UNKNOWN` is a literal value, not a wildcard.
  */
+import { findTextProblem } from '../text/unsafe-text';
+
 export const ANY_SCOPE = 'ANY';
 export const UNKNOWN_SCOPE = 'UNKNOWN';
 
@@ -20,6 +22,18 @@ export function normalizeScopeValue(value: string | null | undefined): string {
 
 export function isBlankScopeValue(value: string | null | undefined): boolean {
   return normalizeScopeValue(value) === '';
+}
+
+/** The longest intent or state code a filter takes (the console's, api/routes/console/conversations.ts). */
+export const MAX_FILTER_CODE_CHARS = 100;
+
+/**
+ * Whether `value` is an intent or state code a filter takes: any code config validation takes (not blank, as codes
+ * are compared trimmed, and text that can be stored: core/text/unsafe-text.ts), so `straße_zustand` too, of at most
+ * MAX_FILTER_CODE_CHARS characters (code points, as JSON Schema's maxLength counts them).
+ */
+export function isFilterCode(value: string): boolean {
+  return !isBlankScopeValue(value) && [...value].length <= MAX_FILTER_CODE_CHARS && !findTextProblem(value, 'code');
 }
 
 export function isAnyScope(value: string | null | undefined): boolean {

@@ -31,7 +31,7 @@ const codePointText = (c: string): string =>
  * `text` with every hidden character (HIDDEN, but for its exceptions) shown as its code point, never obeyed or left
  * unseen. The console shows the same (console/lib/dom.js `visible`, the browser's own copy: it loads no TypeScript).
  */
-function shownText(text: string): string {
+export function shownText(text: string): string {
   return text.replace(SHOWN, (c, kept: string | undefined) => kept ?? codePointText(c));
 }
 

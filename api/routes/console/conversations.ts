@@ -1,3 +1,4 @@
+import { MAX_FILTER_CODE_CHARS } from '../../../core/config/scope';
 import { badRequest } from '../../errors';
 import { CONSOLE_CONVERSATION_STATUSES, type ConversationCursor, type ConversationSearch } from '../../console/ports';
 import { conversationPageSchema, conversationTurnsSchema } from '../../console/schemas';
@@ -14,14 +15,14 @@ import type { ConsoleRoute } from './index';
 const TURNS_PAGE = 50;
 
 /**
- * An intent or state code to filter by: what config validation takes as one (core/config/validation/scope-checks.ts),
- * any text that is not blank (JavaScript's \s is the whitespace trim() removes, and codes are compared trimmed) and
- * not unsafe (checked by the handler, INVALID_TEXT, as config validation refuses it), so `straße_zustand` and
+ * An intent or state code to filter by (core/config/scope.ts isFilterCode, by which request logs show it): what config
+ * validation takes as one (core/config/validation/scope-checks.ts), any text that is not blank (JavaScript's \s is
+ * the whitespace trim() removes, and codes are compared trimmed) and not unsafe (checked by the handler, INVALID_TEXT, as config validation refuses it), so `straße_zustand` and
  * `istanbul_çıkış` too.
  */
 const code = {
   type: 'string',
-  maxLength: 100,
+  maxLength: MAX_FILTER_CODE_CHARS,
   pattern: '\\S',
   description:
     'Compared upper-cased and trimmed, as the engine compares codes (JavaScript case mapping, whatever the ' +
