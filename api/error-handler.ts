@@ -8,26 +8,10 @@ import { PREREQUISITE_MESSAGES, type PrerequisiteProblem } from '../observabilit
 import { methodsThatWork } from './allowed-methods';
 import { ApiError, envelope } from './errors';
 import type { ReadinessProbe } from './ports';
-
-interface ValidationIssue {
-  instancePath?: string;
-  message?: string;
-  params?: Record<string, unknown>;
-}
+import { validationRefusal, type ValidationIssue } from './validation-refusal';
 
 /** Fastify's router refuses a longer path parameter (its maxParamLength default, which api/app.ts keeps). */
 export const MAX_PARAM_LENGTH = 100;
-
-function describeValidation(issues: ValidationIssue[], context: string | undefined): string {
-  const first = issues[0];
-  if (!first) return 'The request is invalid.';
-  const missing = first.params?.['missingProperty'];
-  const extra = first.params?.['additionalProperty'];
-  const where = `${context ?? 'body'}${first.instancePath ?? ''}`;
-  if (typeof missing === 'string') return `${where}.${missing} is required.`;
-  if (typeof extra === 'string') return `${where}.${extra} is not an allowed property.`;
-  return `${where} ${first.message ?? 'is invalid'}.`;
-}
 
 /**
  * A dependency down, cut off mid-request or without its namespace: 503 with its code on every route, as the
@@ -107,8 +91,7 @@ export function installErrorHandler(app: FastifyInstance, readiness?: Pick<Readi
       // A path another route serves, which this one's router pattern also matched (GET on the POST-only
       // /conversation/message, read as GET /conversation/{id}), is that route's, under another method.
       const elsewhere = fe.validationContext === 'params' ? notAllowed(request, reply) : null;
-      const message = describeValidation(fe.validation, fe.validationContext);
-      return elsewhere ?? reply.status(400).send(envelope('VALIDATION_FAILED', message));
+      return elsewhere ?? reply.status(400).send(validationRefusal(fe.validation, fe.validationContext));
     }
     const refused = BODY_REFUSALS.get(fe.code);
     if (refused) return reply.status(refused.status).send(envelope(refused.code, refused.message));

@@ -39,7 +39,8 @@ export function unavailableResponse(...more: string[]) {
  */
 export const errorResponses = {
   '4xx': errorResponse(
-    'The request is refused: VALIDATION_FAILED and the like (400), BODY_TOO_LARGE (413), UNSUPPORTED_MEDIA_TYPE, ' +
+    'The request is refused: VALIDATION_FAILED (400: `details.in`, `details.field` and `details.problem` say which ' +
+      'input failed which keyword of the schema) and the like, BODY_TOO_LARGE (413), UNSUPPORTED_MEDIA_TYPE, ' +
       "UNSUPPORTED_CHARSET, UNSUPPORTED_CONTENT_ENCODING (415), and the route's own codes; another 4xx is coded " +
       "by its status's name (403 FORBIDDEN: a dot-segment in a path under /docs/static)."
   ),
@@ -52,7 +53,8 @@ export const errorResponses = {
  * one JSON.parse would read by changing it without a word is refused, naming the field in `details.field`.
  */
 export const BODY_REFUSAL_CODES = [
-  'VALIDATION_FAILED: a field is missing, unknown or of the wrong form',
+  'VALIDATION_FAILED: a field is missing, unknown or of the wrong form (`details.in`, `details.field`, ' +
+    '`details.problem`: the JSON Schema keyword it fails)',
   'MALFORMED_BODY: the body is not JSON, or gives a key twice in one object, at any depth (`details.field`; ' +
     'the last one would win)',
   'INEXACT_NUMBER (`details.field`): a number a double does not hold exactly (1e400, ' +

@@ -33,6 +33,19 @@ export async function refuseBlockedTurn(readiness: ReadinessProbe): Promise<void
   if (blocked) throw new ApiError(503, blocked.code, blocked.message);
 }
 
+/**
+ * A 400 VALIDATION_FAILED's `details`: which input the route's schema refused (`in`: body, query, path or header),
+ * which field of it (`field`), and the JSON Schema keyword it failed (`problem`): api/error-handler.ts.
+ */
+export interface ValidationDetails {
+  in: 'body' | 'query' | 'path' | 'header';
+  field: string;
+  problem: string;
+}
+
+export const validationFailed = (message: string, details: ValidationDetails) =>
+  badRequest('VALIDATION_FAILED', message, { ...details });
+
 export interface ErrorEnvelope {
   error: { code: string; message: string; details?: Record<string, unknown> };
 }

@@ -7,7 +7,8 @@ import {
   unwantedResultProblem,
   type HeldToolDecisionAction,
 } from '../../core/turn/operator-decision';
-import { ApiError, badRequest, refuseBlockedTurn, refuseMalformedDecision } from '../errors';
+import { fieldName } from '../../core/text/unsafe-text';
+import { ApiError, badRequest, refuseBlockedTurn, refuseMalformedDecision, validationFailed } from '../errors';
 import type { ApiPorts } from '../ports';
 import { sendTurnReply } from '../replies';
 import { notHeld } from '../turns/held-tools';
@@ -155,7 +156,10 @@ export const CONSOLE_ACTIONS: readonly ConsoleAction[] = [
 export function refuseFieldsNotTaken(action: ConsoleAction, body: ActionBody): void {
   if (!action.takes.includes('result')) refuseMalformedDecision(unwantedResultProblem(action.name, body.result));
   const extra = Object.keys(body).find((field) => !action.takes.includes(field as ActionField));
-  if (extra) throw badRequest('VALIDATION_FAILED', `body.${extra} is not an allowed property for ${action.name}.`);
+  if (extra) {
+    const details = { in: 'body', field: fieldName('', extra), problem: 'additionalProperties' } as const;
+    throw validationFailed(`body.${extra} is not an allowed property for ${action.name}.`, details);
+  }
 }
 
 /**

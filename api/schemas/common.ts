@@ -19,7 +19,30 @@ export const errorSchema = {
       properties: {
         code: { type: 'string' },
         message: { type: 'string' },
-        details: { type: 'object', additionalProperties: true },
+        details: {
+          type: 'object',
+          additionalProperties: true,
+          description: "What a client can act on, by code: the route's responses say which keys come with which code.",
+          properties: {
+            field: {
+              type: 'string',
+              description:
+                'The input refused (a 400): a body field (`inputParams.note`, `items[0]`; empty for the body ' +
+                "itself), or a query or path parameter's or header's name.",
+            },
+            in: {
+              type: 'string',
+              enum: ['body', 'query', 'path', 'header'],
+              description: 'VALIDATION_FAILED: where `field` is.',
+            },
+            problem: {
+              type: 'string',
+              description:
+                "VALIDATION_FAILED: the JSON Schema keyword of the route's schema that `field` fails: required, " +
+                'additionalProperties (a field the route does not take), type, pattern, minLength, maxLength, enum…',
+            },
+          },
+        },
       },
     },
   },

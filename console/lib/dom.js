@@ -132,12 +132,13 @@ export function keepFields(root) {
 }
 
 /**
- * The field a VALIDATION_FAILED refusal names (`querystring/intent must …` names `intent`), read from the API's
- * answer, so that the console follows what the API accepts instead of copying its patterns; null for another error.
+ * The field a VALIDATION_FAILED refusal names (`details.field`: `intent`), read from the API's answer, so that the
+ * console follows what the API accepts instead of copying its patterns; null for another error.
  */
 export function refusedField(err) {
   if (err?.code !== 'VALIDATION_FAILED') return null;
-  return /^(?:querystring|body|params)[/.]([A-Za-z0-9_]+)/.exec(err.message ?? '')?.[1] ?? null;
+  const field = err.details?.field;
+  return typeof field === 'string' && field !== '' ? field : null;
 }
 
 /**

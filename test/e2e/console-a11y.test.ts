@@ -132,6 +132,7 @@ test('a refused filter or what-if version marks its field, says why in words, an
   const refusal = {
     code: 'VALIDATION_FAILED',
     message: 'querystring/config must match pattern "^(current|[0-9a-f]{16})$".',
+    details: { in: 'query', field: 'config', problem: 'pattern' },
   };
   await page.route('**/api/v1/whatif?*', (route) => route.fulfill({ status: 400, json: { error: refusal } }));
   const config = page.locator('#whatif input[name=config]');

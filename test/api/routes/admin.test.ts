@@ -53,7 +53,13 @@ describe('the admin routes refuse body properties they do not take (api/routes/a
     const res = await api.app.inject({ method: 'POST', url, payload: { ...body, force: true } });
     expect([res.statusCode, res.json()]).toEqual([
       400,
-      { error: { code: 'VALIDATION_FAILED', message: 'body.force is not an allowed property.' } },
+      {
+        error: {
+          code: 'VALIDATION_FAILED',
+          message: 'body.force is not an allowed property.',
+          details: { in: 'body', field: 'force', problem: 'additionalProperties' },
+        },
+      },
     ]);
     expect(api.reached).toEqual([]);
   });

@@ -88,6 +88,7 @@ describe('console actions take only the fields they use (core/turn/operator-deci
     expect(res.json().error).toEqual({
       code: 'VALIDATION_FAILED',
       message: `body.${field} is not an allowed property for ${action}.`,
+      details: { in: 'body', field, problem: 'additionalProperties' },
     });
     expect(calls).toEqual([]);
     for (const row of rows) expect(row.payload).not.toHaveProperty(field);
