@@ -118,11 +118,13 @@ describe("the console's list of a conversation's turns", () => {
     run('turn-c-1', 'failed', '2026-03-01T10:00:00.000Z'),
   ];
   const client = {
+    options: { namespace: 'default' },
     workflow: {
       async *list() {
         yield* listing;
       },
     },
+    workflowService: { getWorkflowExecutionHistory: async () => ({ history: null }) },
   } as unknown as Client;
 
   it("orders a turn's runs by start time, whatever order the host's locale would give", async () => {
@@ -131,7 +133,7 @@ describe("the console's list of a conversation's turns", () => {
       return this < that ? 1 : this > that ? -1 : 0;
     });
     try {
-      const turns = await temporalInspector(client).turns('c');
+      const { turns } = await temporalInspector(client).turns('c', { after: 0, limit: 50 });
       expect(turns.map((t) => [t.workflowId, t.runId, t.earlierRuns.map((r) => r.runId)])).toEqual([
         ['turn-c-1', 'retried', ['failed']],
         ['turn-c-2', 'only', []],
