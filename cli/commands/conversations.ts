@@ -11,7 +11,7 @@ import { pruneCommand } from '../prune-command';
 
 const summary = (c: PruneCounts) =>
   `${c.conversations} conversation(s), ${c.auditRows} audit row(s), ${c.historyRows} history row(s), ` +
-  `${c.llmCalls} LLM call log row(s), ${c.turnRequests} turn request(s)`;
+  `${c.llmCalls} LLM call log row(s), ${c.turnRequests} turn request(s), ${c.claims} payload claim(s)`;
 
 const skipped = (c: PruneCounts) =>
   c.skippedInFlight > 0 ? `; skipped ${c.skippedInFlight} conversation(s) with a turn in flight` : '';
@@ -66,8 +66,8 @@ export const conversationsCommand = pruneCommand({
     '',
     'Deletes conversations idle for longer than <duration> (e.g. 90d): nothing of them, neither the',
     'conversation row, nor an audit row, nor a turn request, is newer. With each go its audit trail, history,',
-    'LLM call log and turn requests; LLM call log rows older than <duration> that belong to no conversation',
-    'go too. Deletes in batches of 500 conversations, each its own transaction. --dry-run only counts.',
+    'LLM call log, turn requests and the payload claims (ce_payload_claim) their turns stored that no other',
+    'conversation stored too; LLM call log rows older than <duration> that belong to no conversation go too. Deletes in batches of 500 conversations, each its own transaction. --dry-run only counts.',
     'A conversation with a turn in flight (running, waiting for an approval, holding a tool call) is kept',
     'and counted as skipped. Whether such a turn still runs is asked of Temporal (TEMPORAL_ADDRESS,',
     'TEMPORAL_NAMESPACE, which must have the turn search attributes): one it says has ended without a failure',

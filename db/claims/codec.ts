@@ -1,6 +1,7 @@
 import { createHash } from 'node:crypto';
-import type { Payload, PayloadCodec } from '@temporalio/common';
+import type { Payload, PayloadCodec, SerializationContext } from '@temporalio/common';
 import { temporal } from '@temporalio/proto';
+import { turnIdParts } from '../../core/turn/turn-id';
 import type { ClaimBody, ClaimStore } from './store';
 
 const PayloadProto = temporal.api.common.v1.Payload;
@@ -62,6 +63,14 @@ export function claimReferenceOf(payload: Payload): ClaimReference {
   return { sha256: ref.sha256, sizeBytes: ref.sizeBytes };
 }
 
+/**
+ * The conversation whose turn workflow (or one of its activities) a payload belongs to, as the SDK names the workflow
+ * (`turn-<conversation id>-<n>`); undefined for any other workflow, or when the SDK does not say.
+ */
+function conversationOf(context: SerializationContext | undefined): string | undefined {
+  return context?.workflowId ? turnIdParts(context.workflowId)?.conversationId : undefined;
+}
+
 function referencePayload(claim: ClaimBody): Payload {
   const ref: ClaimReference = { sha256: claim.hash, sizeBytes: claim.body.byteLength };
   return { metadata: { encoding: utf8.encode(CLAIM_ENCODING) }, data: utf8.encode(JSON.stringify(ref)) };
@@ -79,7 +88,7 @@ export class ClaimCheckCodec implements PayloadCodec {
     private readonly thresholdBytes: number
   ) {}
 
-  async encode(payloads: Payload[]): Promise<Payload[]> {
+  async encode(payloads: Payload[], context?: SerializationContext): Promise<Payload[]> {
     const stored: ClaimBody[] = [];
     const out = payloads.map((payload) => {
       if (roughSize(payload) < this.thresholdBytes - 64 || isClaimReference(payload)) return payload;
@@ -89,7 +98,7 @@ export class ClaimCheckCodec implements PayloadCodec {
       stored.push(claim);
       return referencePayload(claim);
     });
-    await this.claims.putMany(stored);
+    await this.claims.putMany(stored, conversationOf(context));
     return out;
   }
 

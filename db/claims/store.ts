@@ -1,4 +1,4 @@
-import { inArray, lt, sql } from 'drizzle-orm';
+import { inArray, lt } from 'drizzle-orm';
 import { retryOnConnectionLoss } from '../connection-loss';
 import type { Database } from '../pool';
 import { cePayloadClaim } from '../schema';
@@ -14,28 +14,43 @@ export interface ClaimBody {
  * as an activity completes, and its failure would cost the activity an attempt.
  */
 export interface ClaimStore {
-  /** Stores each body under its hash in one round trip; a body stored again is only marked referenced now. */
-  putMany(bodies: readonly ClaimBody[]): Promise<void>;
+  /**
+   * Stores each body under its hash in one round trip; a body stored again is only marked referenced now. With
+   * `conversationId`, the bodies are recorded as that conversation's, for its prune or erase to delete.
+   */
+  putMany(bodies: readonly ClaimBody[], conversationId?: string): Promise<void>;
   /** The bodies stored under these hashes (missing ones are absent from the map), in one round trip. */
   getMany(hashes: readonly string[]): Promise<Map<string, Uint8Array>>;
   /** Deletes the claims last referenced before `cutoff`; returns how many and their bytes. */
   prune(cutoff: Date): Promise<{ claims: number; bytes: number }>;
 }
 
+const STORE = `INSERT INTO ce_payload_claim (claim_hash, body, size_bytes)
+  SELECT * FROM unnest($1::text[], $2::bytea[], $3::int[])
+  ON CONFLICT (claim_hash) DO UPDATE SET last_referenced_at = now()`;
+const STORE_CLAIMS = STORE;
+/** The claims and their owner in one statement: the link's foreign key is checked at its end, the claim stored. */
+const STORE_CONVERSATION_CLAIMS = `WITH stored AS (${STORE} RETURNING claim_hash)
+  INSERT INTO ce_payload_claim_conversation (conversation_id, claim_hash)
+  SELECT $4::uuid, claim_hash FROM stored ON CONFLICT DO NOTHING`;
+
 const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
 
 export function createClaimStore(db: Database): ClaimStore {
   return {
-    async putMany(bodies) {
+    async putMany(bodies, conversationId) {
       // One row per hash: ON CONFLICT cannot touch the same row twice in one statement.
       const unique = [...new Map(bodies.map((b) => [b.hash, b])).values()];
       if (unique.length === 0) return;
-      const rows = unique.map((b) => ({ claimHash: b.hash, body: asBuffer(b.body), sizeBytes: b.body.byteLength }));
+      const values = [
+        unique.map((b) => b.hash),
+        unique.map((b) => asBuffer(b.body)),
+        unique.map((b) => b.body.byteLength),
+      ];
       await retryOnConnectionLoss(() =>
-        db
-          .insert(cePayloadClaim)
-          .values(rows)
-          .onConflictDoUpdate({ target: cePayloadClaim.claimHash, set: { lastReferencedAt: sql`now()` } })
+        conversationId === undefined
+          ? db.$client.query(STORE_CLAIMS, values)
+          : db.$client.query(STORE_CONVERSATION_CLAIMS, [...values, conversationId])
       );
     },
     async getMany(hashes) {

@@ -9,6 +9,11 @@ export interface PruneCounts {
   /** ce_llm_call_log rows of those conversations, and of none (no key cascades to them). */
   llmCalls: number;
   turnRequests: number;
+  /**
+   * ce_payload_claim bodies the conversations' turns stored (ce_payload_claim_conversation) and no other conversation
+   * did: they hold the conversations' text, and their histories are no longer to be read.
+   */
+  claims: number;
   /** Conversations idle since the cutoff that were kept because a turn of theirs is still in flight (IN_FLIGHT). */
   skippedInFlight: number;
 }
@@ -60,6 +65,21 @@ const ORPHAN_CALLS = `l.created_at < $1 AND (l.conversation_id IS NULL
   OR NOT EXISTS (SELECT 1 FROM ce_conversation c WHERE c.conversation_id = l.conversation_id))`;
 
 /**
+ * A claim that a conversation of `doomed` (a CTE of conversation_id) stored and no other conversation did. A body is
+ * stored once by content, so one another conversation also stored (the same large tool catalogue, say) stays.
+ */
+export const claimOnlyOf = (doomed: string) => `p.claim_hash IN (
+      SELECT k.claim_hash FROM ce_payload_claim_conversation k JOIN ${doomed} USING (conversation_id))
+    AND NOT EXISTS (SELECT 1 FROM ce_payload_claim_conversation o
+                     WHERE o.claim_hash = p.claim_hash AND o.conversation_id NOT IN (SELECT conversation_id FROM ${doomed}))`;
+
+/** Deletes those claims; their ce_payload_claim_conversation rows go by the foreign key's cascade. */
+export const deleteClaimsOf = (doomed: string) => `
+    DELETE FROM ce_payload_claim p WHERE ${claimOnlyOf(doomed)} RETURNING 1
+  ), claim_links AS (
+    DELETE FROM ce_payload_claim_conversation k USING ${doomed} d WHERE k.conversation_id = d.conversation_id`;
+
+/**
  * One batch: the oldest `$2` idle conversations, locked (a turn that starts now waits, then finds the
  * conversation gone and starts it afresh) and deleted with everything that names them. The counts are
  * read in the same statement, before its deletes, so cascaded rows are counted too.
@@ -74,12 +94,14 @@ const PRUNE_BATCH = `
     DELETE FROM ce_turn_request r USING doomed d WHERE r.conversation_id = d.conversation_id RETURNING 1
   ), gone AS (
     DELETE FROM ce_conversation c USING doomed d WHERE c.conversation_id = d.conversation_id RETURNING 1
+  ), claims AS (${deleteClaimsOf('doomed')}
   )
   SELECT (SELECT count(*) FROM gone)::int AS conversations,
          (SELECT count(*) FROM ce_audit a JOIN doomed d USING (conversation_id))::int AS audit_rows,
          (SELECT count(*) FROM ce_conversation_history h JOIN doomed d USING (conversation_id))::int AS history_rows,
          (SELECT count(*) FROM calls)::int AS llm_calls,
-         (SELECT count(*) FROM requests)::int AS turn_requests`;
+         (SELECT count(*) FROM requests)::int AS turn_requests,
+         (SELECT count(*) FROM claims)::int AS claims`;
 
 const PRUNE_ORPHAN_CALLS = `
   DELETE FROM ce_llm_call_log WHERE llm_call_id IN (
@@ -92,7 +114,8 @@ const COUNT_IDLE = `
          (SELECT count(*) FROM ce_conversation_history h JOIN doomed d USING (conversation_id))::int AS history_rows,
          ((SELECT count(*) FROM ce_llm_call_log l JOIN doomed d USING (conversation_id))
           + (SELECT count(*) FROM ce_llm_call_log l WHERE ${ORPHAN_CALLS}))::int AS llm_calls,
-         (SELECT count(*) FROM ce_turn_request r JOIN doomed d USING (conversation_id))::int AS turn_requests`;
+         (SELECT count(*) FROM ce_turn_request r JOIN doomed d USING (conversation_id))::int AS turn_requests,
+         (SELECT count(*) FROM ce_payload_claim p WHERE ${claimOnlyOf('doomed')})::int AS claims`;
 
 const COUNT_IN_FLIGHT = `SELECT count(*)::int AS n FROM ce_conversation c WHERE ${IDLE} AND ${inFlight('$2')}`;
 
@@ -102,6 +125,7 @@ interface CountRow {
   history_rows: number;
   llm_calls: number;
   turn_requests: number;
+  claims: number;
 }
 
 const countsOf = (row: CountRow | undefined): PruneCounts => ({
@@ -110,6 +134,7 @@ const countsOf = (row: CountRow | undefined): PruneCounts => ({
   historyRows: row?.history_rows ?? 0,
   llmCalls: row?.llm_calls ?? 0,
   turnRequests: row?.turn_requests ?? 0,
+  claims: row?.claims ?? 0,
   skippedInFlight: 0,
 });
 
@@ -130,8 +155,8 @@ export interface PruneOptions {
 }
 
 /**
- * Deletes conversations idle since `cutoff`, with their audit trail, history, LLM call log and turn
- * requests, and LLM call log rows older than `cutoff` that belong to no conversation. A conversation with
+ * Deletes conversations idle since `cutoff`, with their audit trail, history, LLM call log, turn requests and the
+ * payload claims only they stored, and LLM call log rows older than `cutoff` that belong to no conversation. A conversation with
  * a turn in flight is kept, however old its rows, and counted in `skippedInFlight`.
  */
 export async function pruneConversations(db: Database, cutoff: Date, options: PruneOptions = {}): Promise<PruneCounts> {

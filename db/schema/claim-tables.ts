@@ -1,4 +1,4 @@
-import { customType, integer, pgTable, text, timestamp } from 'drizzle-orm/pg-core';
+import { customType, integer, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
 const ts = (name: string) => timestamp(name, { withTimezone: true }).notNull().defaultNow();
@@ -14,3 +14,15 @@ export const cePayloadClaim = pgTable('ce_payload_claim', {
   /** Last time a history was written with a reference to this claim; prune goes by it. */
   lastReferencedAt: ts('last_referenced_at'),
 });
+
+/** The conversations whose turns stored each claim: a prune or erase of the conversation deletes its claims. */
+export const cePayloadClaimConversation = pgTable(
+  'ce_payload_claim_conversation',
+  {
+    conversationId: uuid('conversation_id').notNull(),
+    claimHash: text('claim_hash')
+      .notNull()
+      .references(() => cePayloadClaim.claimHash, { onDelete: 'cascade' }),
+  },
+  (t) => [primaryKey({ columns: [t.conversationId, t.claimHash] })]
+);

@@ -169,6 +169,7 @@ describe('migrations marked -- migrate: no-transaction', () => {
         '0019_turn_request_key_unique_concurrently.sql',
         '0020_audit_turn_index.sql',
         '0021_audit_user_input_index.sql',
+        '0022_payload_claim_conversation.sql',
       ]);
       expect(await indexValidity(older, 'ce_turn_request_key_idx')).toEqual([true]);
       expect(await indexValidity(older, 'ce_audit_turn_idx')).toEqual([true]);
@@ -190,6 +191,7 @@ describe('migrations marked -- migrate: no-transaction', () => {
         '0019_turn_request_key_unique_concurrently.sql',
         '0020_audit_turn_index.sql',
         '0021_audit_user_input_index.sql',
+        '0022_payload_claim_conversation.sql',
       ]);
       expect(await indexValidity(older, 'ce_turn_request_key_idx')).toEqual([true]);
       expect((await schemaState(older.pool)).changed).toEqual([]);

@@ -1,4 +1,7 @@
 import { randomUUID } from 'node:crypto';
+import { defaultPayloadConverter } from '@temporalio/common';
+import { ClaimCheckCodec } from '../../db/claims/codec';
+import { createClaimStore } from '../../db/claims/store';
 import { pruneConversations } from '../../db/repositories/retention';
 import { runConvengine } from '../support/run-cli';
 import { createTestDatabase, type TestDatabase } from '../support/database';
@@ -90,6 +93,7 @@ describe('conversation retention', () => {
       historyRows: 6,
       llmCalls: 8,
       turnRequests: 6,
+      claims: 0,
       skippedInFlight: 0,
     };
 
@@ -111,8 +115,33 @@ describe('conversation retention', () => {
       historyRows: 0,
       llmCalls: 0,
       turnRequests: 0,
+      claims: 0,
       skippedInFlight: 0,
     });
+  });
+
+  it("deletes the payload claims a pruned conversation's turns stored, keeping a body another conversation stored too", async () => {
+    await tdb.pool.query('TRUNCATE ce_payload_claim CASCADE');
+    const [idle, live] = [await conversation(120), await conversation(10)];
+    const codec = new ClaimCheckCodec(createClaimStore(tdb.db), 1024);
+    const large = (text: string) => defaultPayloadConverter.toPayload({ text: text.repeat(400) });
+    const context = (id: string, turn: number) =>
+      ({ type: 'workflow', namespace: 'default', workflowId: `turn-${id}-${turn}` }) as const;
+    await codec.encode([large('my card number is 4111 '), large('catalogue ')], context(idle, 1));
+    await codec.encode([large('and my address is 1 Main St ')], context(idle, 2));
+    await codec.encode([large('catalogue ')], context(live, 1));
+    await codec.encode([large('stored outside any turn ')]);
+    expect(await count('ce_payload_claim')).toBe(4);
+
+    const dry = await pruneConversations(tdb.db, ago(90), { dryRun: true });
+    expect([dry.conversations, dry.claims]).toEqual([1, 2]);
+    const pruned = await pruneConversations(tdb.db, ago(90));
+    expect([pruned.conversations, pruned.claims]).toEqual([1, 2]);
+    const bodies = (await tdb.pool.query<{ body: Buffer }>('SELECT body FROM ce_payload_claim')).rows;
+    expect(bodies.map((r) => r.body.toString('latin1')).join()).not.toMatch(/card number|Main St/);
+    expect(bodies).toHaveLength(2);
+    const links = await tdb.pool.query('SELECT conversation_id FROM ce_payload_claim_conversation');
+    expect(links.rows).toEqual([{ conversation_id: live }]);
   });
 
   /** Rows of turn 3 (past the two committed turns), written as long ago as the rest of the conversation. */
