@@ -23,8 +23,8 @@ export const MESSAGE_REFUSALS = {
   CONVERSATION_RETIRED: {
     status: 410,
     when:
-      'the conversation was pruned (or the database restored from an older backup) while Temporal still holds its ' +
-      'completed turns, whose ids are never reused: start a new conversation',
+      'the conversation was pruned or erased, or the database restored from an older backup while Temporal still ' +
+      'holds its completed turns, whose ids are never reused: start a new conversation',
   },
   TURN_REPLY_GONE: {
     status: 410,
@@ -40,6 +40,16 @@ export const MESSAGE_REFUSALS = {
 } as const;
 
 export type MessageRefusalCode = keyof typeof MESSAGE_REFUSALS;
+
+/** What CONVERSATION_RETIRED means on a route that reads or re-runs a turn of a conversation. */
+export const RETIRED_WHEN = 'the conversation was pruned or erased: its turns are not shown or run again';
+
+/** 410 CONVERSATION_RETIRED for a conversation pruned or erased (ce_retired_conversation). */
+export const conversationRetired = (conversationId: string) =>
+  messageRefusal(
+    'CONVERSATION_RETIRED',
+    `Conversation ${conversationId} was pruned or erased: its turns are not shown or run again. Start a new conversation.`
+  );
 
 /** The refusal `code`, with the status the table gives it. */
 export function messageRefusal(code: MessageRefusalCode, message: string, details?: Record<string, unknown>): ApiError {

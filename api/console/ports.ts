@@ -180,6 +180,8 @@ export interface ConsolePorts {
    * read budget (api/console/read-budget.ts); the ports above run within it already.
    */
   read<T>(work: () => Promise<T>): Promise<T>;
+  /** Whether the conversation was pruned or erased: its turns' histories are not shown (410 CONVERSATION_RETIRED). */
+  retired(conversationId: string): Promise<boolean>;
   inspector: TurnInspector;
   recordAction(record: OperatorActionRecord): Promise<void>;
   /** The Temporal Web UI (TEMPORAL_UI_URL, or the UI of the server `convengine start` runs). */

@@ -1,4 +1,5 @@
 import type { Client } from '@temporalio/client';
+import { isRetired } from '../../db/repositories/retired';
 import type { Database } from '../../db/pool';
 import { parkedConversations } from '../turns/approval-queue';
 import type { ConsolePorts, ConversationPage, ConversationSearch } from './ports';
@@ -45,6 +46,7 @@ export function consolePorts(db: Database, client: Client, temporalUiUrl: string
     turnAudits: (conversationId, turnNumber) => budget.run(() => turnAudits(db, conversationId, turnNumber)),
     userInputs: (conversationId, turnNumbers) => budget.run(() => auditedUserInputs(db, conversationId, turnNumbers)),
     read: (work) => budget.run(work),
+    retired: (conversationId) => budget.run(() => isRetired(db, conversationId)),
     inspector: temporalInspector(client),
     recordAction: (record) => recordOperatorAction(db, record),
     temporalUi: temporalUiUrl ? { url: temporalUiUrl, namespace: client.options.namespace } : null,

@@ -6,7 +6,8 @@ import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts } from '../ports';
 import { sendTurnReply } from '../replies';
 import { defaultReplyTexts } from '../reply-texts';
-import { turnReplyResponses, UNAVAILABLE_CODES } from '../error-responses';
+import { errorResponse, turnReplyResponses, UNAVAILABLE_CODES } from '../error-responses';
+import { RETIRED_WHEN } from '../message-refusals';
 import { onTurnNamed, turnIdParams } from '../turns/turn-id';
 
 /**
@@ -33,7 +34,10 @@ function retryRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry
       schema: {
         params: turnIdParams,
         body: noBodyProperties,
-        response: turnReplyResponses(UNAVAILABLE_CODES.notReady),
+        response: {
+          ...turnReplyResponses(UNAVAILABLE_CODES.notReady),
+          410: errorResponse(`CONVERSATION_RETIRED: ${RETIRED_WHEN}`),
+        },
       },
       turnRequest: true,
     },

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { turnIdFor, type TurnInput } from '../../core/turn/contracts';
 import { committedTurnCount, loadConversation } from '../../db/repositories/conversation';
+import { isRetired } from '../../db/repositories/retired';
 import { claimTurn, findTurnClaim, releaseTurnClaim, type TurnClaim } from '../../db/repositories/turn-request';
 import type { Database } from '../../db/pool';
 import { decideApprovalUpdate, type ApprovalDecisionInput } from '../../workflows/messages';
@@ -9,7 +10,7 @@ import { canonicalJson } from '../../core/json';
 import { isTemporalUnreachable } from '../../config/temporal-client';
 import { OPERATOR_DECISION_TIMEOUT_DEFAULT_MS } from '../../config/env';
 import { ApiError, conflict, notFound } from '../errors';
-import { messageRefusal } from '../message-refusals';
+import { conversationRetired, messageRefusal } from '../message-refusals';
 import type { StillRunningReason, TurnGateway, TurnRef, TurnReply, TurnRequest } from '../ports';
 import { committedTurnReply } from './committed-reply';
 import { describeOrNull, sendDecision } from './decisions';
@@ -134,6 +135,8 @@ export class TemporalTurnGateway implements TurnGateway {
 
   async retryTurn(workflowId: string): Promise<TurnReply> {
     const { conversationId, turnNumber } = parseTurnId(workflowId);
+    // Its history still holds the input: re-running it would bring a pruned or erased conversation's text back.
+    if (await isRetired(this.options.db, conversationId)) throw conversationRetired(conversationId);
     const handle = this.client.workflow.getHandle(workflowId);
     const description = await describeOrNull(handle);
     if (!description) throw turnNotFound(workflowId);
@@ -157,7 +160,10 @@ export class TemporalTurnGateway implements TurnGateway {
       const claim = await findTurnClaim(db, key);
       if (claim) return this.resume(claim, request);
     }
-    const input = this.turnInput(request, (await committedTurnCount(db, request.conversationId)) + 1);
+    const count = await committedTurnCount(db, request.conversationId);
+    // A retired id has no row: only a first turn can be one, and Temporal may no longer hold its completed turns.
+    if (count === 0 && (await isRetired(db, request.conversationId))) throw conversationRetired(request.conversationId);
+    const input = this.turnInput(request, count + 1);
     if (key) {
       const claimed = await claimTurn(db, {
         ...claimOf(input),

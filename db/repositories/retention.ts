@@ -1,4 +1,5 @@
 import type { Database } from '../pool';
+import { retiredDigestSql } from './retired';
 
 /** What a prune removed (or, in a dry run, would remove). */
 export interface PruneCounts {
@@ -95,6 +96,9 @@ const PRUNE_BATCH = `
   ), gone AS (
     DELETE FROM ce_conversation c USING doomed d WHERE c.conversation_id = d.conversation_id RETURNING 1
   ), claims AS (${deleteClaimsOf('doomed')}
+  ), retired AS (
+    INSERT INTO ce_retired_conversation (conversation_digest, reason)
+    SELECT ${retiredDigestSql('conversation_id')}, 'PRUNED' FROM doomed ON CONFLICT DO NOTHING
   )
   SELECT (SELECT count(*) FROM gone)::int AS conversations,
          (SELECT count(*) FROM ce_audit a JOIN doomed d USING (conversation_id))::int AS audit_rows,

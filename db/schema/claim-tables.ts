@@ -26,3 +26,10 @@ export const cePayloadClaimConversation = pgTable(
   },
   (t) => [primaryKey({ columns: [t.conversationId, t.claimHash] })]
 );
+
+/** Conversation ids pruned or erased, as the sha256 of the id: they take no turn again (410 CONVERSATION_RETIRED). */
+export const ceRetiredConversation = pgTable('ce_retired_conversation', {
+  conversationDigest: text('conversation_digest').primaryKey(),
+  retiredAt: ts('retired_at'),
+  reason: text('reason').notNull(),
+});

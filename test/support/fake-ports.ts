@@ -81,6 +81,7 @@ export function fakeConsolePorts(
     turnAudits: unused,
     userInputs: unused,
     read: (work) => work(),
+    retired: async () => false,
     recordAction: unused,
     temporalUi: null,
     ...given,

@@ -5,6 +5,8 @@ import type { ConsolePorts } from '../../console/ports';
 import { runsOfTurn } from '../../console/turn-runs';
 import { turnViewSchema } from '../../console/schemas';
 import { turnStory } from '../../history/turn-story';
+import { errorResponse } from '../../error-responses';
+import { conversationRetired, RETIRED_WHEN } from '../../message-refusals';
 import { route } from '../../openapi';
 import type { ApiPorts } from '../../ports';
 import { onTurnNamed, parseTurnId, turnIdParams, turnNotFound } from '../../turns/turn-id';
@@ -20,7 +22,10 @@ export const turnViewRoute: ConsoleRoute = (app, ports, consolePorts, docs) => {
       method: 'GET',
       url: '/api/v1/console/turns/:workflowId',
       summary: "A turn's story: every step from its event history, decisions, approvals, audit rows, response.",
-      schema: { params: turnIdParams, response: { 200: turnViewSchema } },
+      schema: {
+        params: turnIdParams,
+        response: { 200: turnViewSchema, 410: errorResponse(`CONVERSATION_RETIRED: ${RETIRED_WHEN}`) },
+      },
     },
     async (request) =>
       onTurnNamed((request.params as { workflowId: string }).workflowId, (id) => turnView(ports, consolePorts, id))
@@ -29,6 +34,8 @@ export const turnViewRoute: ConsoleRoute = (app, ports, consolePorts, docs) => {
 
 async function turnView(ports: ApiPorts, consolePorts: ConsolePorts, workflowId: string) {
   const { conversationId, turnNumber } = parseTurnId(workflowId);
+  // Temporal keeps a pruned or erased conversation's histories until its retention: they are not to be read again.
+  if (await consolePorts.retired(conversationId)) throw conversationRetired(conversationId);
   const latest = await consolePorts.inspector.history(workflowId);
   if (!latest) throw turnNotFound(workflowId);
   const { runId, events, startedWith } = latest;
