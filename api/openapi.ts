@@ -108,7 +108,7 @@ export function route(
   app: FastifyInstance,
   registry: OpenApiRegistry,
   def: {
-    method: 'GET' | 'POST';
+    method: 'GET' | 'POST' | 'DELETE';
     url: string;
     summary: string;
     schema?: RouteShorthandOptions['schema'];

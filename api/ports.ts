@@ -1,3 +1,4 @@
+import type { ErasureReport, ErasureRequest } from './turns/erase';
 import type { AuditCursor, AuditCursorShare, AuditPageBounds } from '../core/audit';
 import type { JsonObject } from '../core/json';
 import type { Payload, RequestContext } from '../core/session';
@@ -191,4 +192,6 @@ export interface ApiPorts {
   heldTools?: HeldToolOperations;
   /** D16: the turns waiting for a tool approval; without it the approval queue's route is not mounted. */
   approvals?: ApprovalQueue;
+  /** Erases one conversation (api/turns/erase.ts); without it DELETE /api/v1/admin/conversations/{id} is not mounted. */
+  eraseConversation?: (request: ErasureRequest) => Promise<ErasureReport>;
 }

@@ -26,6 +26,7 @@ import { configReplyTexts } from './reply-texts';
 import { conversationQueries } from './db-queries';
 import type { ApiPorts } from './ports';
 import { apiReadiness, READINESS_CACHE_MS } from './readiness';
+import { eraseConversation } from './turns/erase';
 import { TemporalTurnGateway } from './turns/gateway';
 import { temporalTurnEnds } from './turns/turn-ended';
 import { temporalHeldTools } from './turns/held-tools';
@@ -165,6 +166,7 @@ function apiPorts(wiring: ApiWiring, turns: ApiPorts['turns'], prerequisites: Pr
     },
     heldTools: temporalHeldTools(client, { decisionTimeoutMs: env.OPERATOR_DECISION_TIMEOUT_MS }),
     approvals: temporalApprovalQueue(client),
+    eraseConversation: (request) => eraseConversation(db, client.workflow, request),
   };
 }
 

@@ -9,6 +9,8 @@ import { defaultReplyTexts } from '../reply-texts';
 import { errorResponse, turnReplyResponses, UNAVAILABLE_CODES } from '../error-responses';
 import { RETIRED_WHEN } from '../message-refusals';
 import { onTurnNamed, turnIdParams } from '../turns/turn-id';
+import { conversationIdParams } from '../schemas/common';
+import { onConversationNamed } from '../sent-ids';
 
 /**
  * Retry and refresh act on the path alone. A body is optional, but a property in it is refused (400
@@ -20,6 +22,69 @@ const noBodyProperties = { type: 'object', nullable: true, additionalProperties:
 export function adminRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry): void {
   retryRoute(app, ports, docs);
   configRefreshRoute(app, ports, docs);
+  eraseRoute(app, ports, docs);
+}
+
+const erasedCount = { type: 'integer', minimum: 0 } as const;
+
+/** DELETE a conversation: a data subject's erasure (api/turns/erase.ts). */
+function eraseRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry): void {
+  const erase = ports.eraseConversation;
+  if (!erase) return;
+  route(
+    app,
+    docs,
+    {
+      method: 'DELETE',
+      url: '/api/v1/admin/conversations/:id',
+      summary:
+        "Erase one conversation: every row naming it, the claim bodies only it stored, its turns' Temporal executions; " +
+        'the id is retired.',
+      schema: {
+        params: conversationIdParams,
+        querystring: {
+          type: 'object',
+          additionalProperties: false,
+          properties: { terminate: { type: 'boolean', description: 'Terminate a turn in flight first.' } },
+        },
+        response: {
+          200: {
+            type: 'object',
+            required: ['conversationId', 'rows', 'executionsDeleted', 'temporalRemaining'],
+            properties: {
+              conversationId: { type: 'string' },
+              rows: {
+                type: 'object',
+                properties: Object.fromEntries(
+                  ['conversations', 'auditRows', 'historyRows', 'llmCalls', 'turnRequests', 'claims', 'turns'].map(
+                    (k) => [k, erasedCount]
+                  )
+                ),
+              },
+              executionsDeleted: erasedCount,
+              temporalRemaining: {
+                type: 'string',
+                nullable: true,
+                description: 'What Temporal still holds, and why: erase again once it answers.',
+              },
+            },
+          },
+          409: errorResponse('TURN_IN_PROGRESS: a turn is in flight; nothing was erased (`?terminate=true` ends it)'),
+          503: errorResponse(
+            'TEMPORAL_UNREACHABLE: a turn may be in flight and Temporal did not say; nothing was erased'
+          ),
+        },
+      },
+    },
+    async (request) => {
+      const sent = (request.params as { id: string }).id;
+      const terminate = (request.query as { terminate?: boolean }).terminate ?? false;
+      return onConversationNamed(sent, async (conversationId) => ({
+        conversationId: sent,
+        ...(await erase({ conversationId, terminate, erasedBy: 'api' })),
+      }));
+    }
+  );
 }
 
 /** POST retry: the failed turn runs again with its original input, and answers as a message does. */

@@ -7,7 +7,9 @@ import { configuredTemporal, describeTemporal } from '../../config/temporal-conn
 import { engineDataConverter } from '../../db/data-converter';
 import { pruneConversations, type PruneCounts } from '../../db/repositories/retention';
 import { errorChain } from '../error-chain';
+import type { CliCommand } from '../command';
 import { pruneCommand } from '../prune-command';
+import { ERASE_USAGE, runErase } from './conversation-erase';
 
 const summary = (c: PruneCounts) =>
   `${c.conversations} conversation(s), ${c.auditRows} audit row(s), ${c.historyRows} history row(s), ` +
@@ -59,7 +61,7 @@ function temporalTurnQuestions(): {
   };
 }
 
-export const conversationsCommand = pruneCommand({
+const pruneConversationsCommand = pruneCommand({
   noun: 'conversations',
   usage: [
     'convengine conversations prune --older-than <duration> [--dry-run]',
@@ -92,3 +94,9 @@ export const conversationsCommand = pruneCommand({
     }
   },
 });
+
+/** `conversations prune` and `conversations erase`. */
+export const conversationsCommand: CliCommand = {
+  usage: `${pruneConversationsCommand.usage}\n\n${ERASE_USAGE}`,
+  run: (args, io, env) => (args[0] === 'erase' ? runErase(args, io) : pruneConversationsCommand.run(args, io, env)),
+};

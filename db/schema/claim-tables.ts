@@ -1,4 +1,4 @@
-import { customType, integer, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
+import { customType, integer, jsonb, pgTable, primaryKey, text, timestamp, uuid } from 'drizzle-orm/pg-core';
 
 const bytea = customType<{ data: Buffer; driverData: Buffer }>({ dataType: () => 'bytea' });
 const ts = (name: string) => timestamp(name, { withTimezone: true }).notNull().defaultNow();
@@ -32,4 +32,8 @@ export const ceRetiredConversation = pgTable('ce_retired_conversation', {
   conversationDigest: text('conversation_digest').primaryKey(),
   retiredAt: ts('retired_at'),
   reason: text('reason').notNull(),
+  /** An erase's accountability record: who, what was deleted, and what Temporal still held (null: nothing). */
+  erasedBy: text('erased_by'),
+  erasedCounts: jsonb('erased_counts'),
+  temporalRemaining: text('temporal_remaining'),
 });

@@ -171,6 +171,7 @@ describe('migrations marked -- migrate: no-transaction', () => {
         '0021_audit_user_input_index.sql',
         '0022_payload_claim_conversation.sql',
         '0023_retired_conversation.sql',
+        '0024_conversation_erasure.sql',
       ]);
       expect(await indexValidity(older, 'ce_turn_request_key_idx')).toEqual([true]);
       expect(await indexValidity(older, 'ce_audit_turn_idx')).toEqual([true]);
@@ -194,6 +195,7 @@ describe('migrations marked -- migrate: no-transaction', () => {
         '0021_audit_user_input_index.sql',
         '0022_payload_claim_conversation.sql',
         '0023_retired_conversation.sql',
+        '0024_conversation_erasure.sql',
       ]);
       expect(await indexValidity(older, 'ce_turn_request_key_idx')).toEqual([true]);
       expect((await schemaState(older.pool)).changed).toEqual([]);

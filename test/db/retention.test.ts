@@ -17,7 +17,7 @@ describe('conversation retention', () => {
   });
   afterAll(async () => tdb?.drop());
   beforeEach(async () => {
-    await tdb.pool.query('TRUNCATE ce_conversation, ce_llm_call_log, ce_turn_request CASCADE');
+    await tdb.pool.query('TRUNCATE ce_conversation, ce_llm_call_log, ce_turn_request, ce_retired_conversation CASCADE');
   });
 
   /** A conversation with two turns, all of it written `days` ago; `recent` adds one newer row of that kind. */
@@ -213,5 +213,26 @@ describe('conversation retention', () => {
     expect(run.code).toBe(2);
     expect(run.stderr).toMatch(message);
     expect(await left()).toHaveLength(1);
+  });
+
+  it('convengine conversations erase deletes one conversation, refuses a turn in flight, and says what Temporal keeps', async () => {
+    const [erased, other] = [await conversation(1), await conversation(1)];
+    const noTemporal = { DATABASE_URL: tdb.url, TEMPORAL_ADDRESS: '127.0.0.1:1' };
+    const run = await runConvengine(['conversations', 'erase', '--conversation', erased.toUpperCase()], noTemporal);
+    expect(run.code).toBe(3);
+    expect(run.stdout).toMatch(/^erased conversation \S+: 1 conversation\(s\), 4 audit row\(s\), 2 history row\(s\)/);
+    expect(run.stdout).toContain(`REMAINS in Temporal: the turn workflow executions turn-${erased}-*`);
+    expect(await left()).toEqual([other]);
+    const rows = await tdb.pool.query('SELECT reason, erased_by, temporal_remaining FROM ce_retired_conversation');
+    expect(rows.rows).toEqual([
+      { reason: 'ERASED', erased_by: expect.stringMatching(/^cli/), temporal_remaining: expect.any(String) },
+    ]);
+
+    await thirdTurn(other, 1, ['USER_INPUT']);
+    const refused = await runConvengine(['conversations', 'erase', '--conversation', other], noTemporal);
+    expect([refused.code, refused.stderr]).toEqual([1, expect.stringContaining('TEMPORAL_UNREACHABLE')]);
+    expect(await left()).toEqual([other]);
+    const hostile = await runConvengine(['conversations', 'erase', '--conversation', "x' OR 1=1"], noTemporal);
+    expect([hostile.code, hostile.stderr]).toEqual([2, expect.stringContaining('is not a conversation id')]);
   });
 });

@@ -1,3 +1,4 @@
+import { eraseConversation } from '../../api/turns/erase';
 import type { FastifyInstance } from 'fastify';
 import { buildApi } from '../../api/app';
 import { consolePorts } from '../../api/console/wiring';
@@ -92,6 +93,7 @@ export class ApiHarness {
       config: { refresh: async () => wf.mcp.base.store.refresh() },
       heldTools: temporalHeldTools(wf.client, { decisionTimeoutMs: options.decisionTimeoutMs }),
       approvals: temporalApprovalQueue(wf.client),
+      eraseConversation: (request) => eraseConversation(db, wf.client.workflow, request),
       readiness: {
         check: async () => ({
           checks: {

@@ -1,0 +1,126 @@
+import { WorkflowNotFoundError, type WorkflowClient } from '@temporalio/client';
+import { turnIdFor } from '../../core/turn/contracts';
+import type { Database } from '../../db/pool';
+import { erasedTurns, eraseConversationRows, recordTemporalErasure, unendedTurn } from '../../db/repositories/erasure';
+import type { ErasedRows } from '../../db/repositories/erasure';
+import { ApiError, conflict } from '../errors';
+import { temporalTurnEnds } from './turn-ended';
+
+export interface ErasureRequest {
+  /** Lower-case UUID (the caller has checked it is one). */
+  conversationId: string;
+  /** Terminate a turn in flight first, instead of refusing (409 TURN_IN_PROGRESS). */
+  terminate: boolean;
+  /** Who asked, for the accountability record: `api`, `cli:<user>`. */
+  erasedBy: string;
+}
+
+export interface ErasureReport {
+  rows: ErasedRows;
+  /** Turn workflow executions deleted from Temporal. */
+  executionsDeleted: number;
+  /** What Temporal still holds, and why (run the erase again once it answers); null when nothing. */
+  temporalRemaining: string | null;
+}
+
+const unreachable = (conversationId: string, turn: number, why: string) =>
+  new ApiError(
+    503,
+    'TEMPORAL_UNREACHABLE',
+    `Turn ${turn} of conversation ${conversationId} may still run, and Temporal did not answer whether it does ` +
+      `(${why}); nothing was erased.`
+  );
+
+/**
+ * Erases one conversation (a data subject's request): every database row naming it and the claim bodies only it
+ * stored, in one transaction that also retires the id (410 CONVERSATION_RETIRED afterwards) and records who erased
+ * it and what went; then its turn workflow executions from Temporal. The Temporal part can be run again (an erase of
+ * an erased id does only that part): when Temporal does not answer, the report and the record say what remains.
+ */
+export async function eraseConversation(
+  db: Database,
+  workflow: WorkflowClient | null,
+  request: ErasureRequest
+): Promise<ErasureReport> {
+  const { conversationId } = request;
+  const ended = await endedInFlightTurn(db, workflow, request);
+  const rows = await eraseConversationRows(db, conversationId, { ended, erasedBy: request.erasedBy });
+  if ('inFlight' in rows) throw turnInFlight(conversationId, rows.inFlight);
+  const turns = Math.max(rows.turns, await erasedTurns(db, conversationId));
+  let executionsDeleted = 0;
+  let temporalRemaining: string | null = null;
+  try {
+    if (!workflow) throw new Error('no Temporal client');
+    executionsDeleted = await deleteTurnExecutions(workflow, conversationId, turns);
+  } catch (err) {
+    temporalRemaining =
+      `the turn workflow executions turn-${conversationId}-* (their histories hold the conversation's text until ` +
+      `the namespace's retention): Temporal did not answer (${err instanceof Error ? err.message : String(err)})`;
+  }
+  await recordTemporalErasure(db, conversationId, temporalRemaining);
+  return { rows, executionsDeleted, temporalRemaining };
+}
+
+/** The in-flight turn Temporal says has ended (or that `terminate` ended), or null when the rows show none. */
+async function endedInFlightTurn(db: Database, workflow: WorkflowClient | null, request: ErasureRequest) {
+  const { conversationId } = request;
+  const turn = await unendedTurn(db.$client, conversationId);
+  if (turn === null) return null;
+  if (!workflow) throw unreachable(conversationId, turn, 'no Temporal client');
+  let end: object | null;
+  try {
+    end = await temporalTurnEnds(workflow)(conversationId, turn);
+  } catch (err) {
+    throw unreachable(conversationId, turn, err instanceof Error ? err.message : String(err));
+  }
+  if (end) return turn;
+  if (!request.terminate) throw turnInFlight(conversationId, turn);
+  await workflow.getHandle(turnIdFor(conversationId, turn)).terminate('conversation erased');
+  return turn;
+}
+
+const turnInFlight = (conversationId: string, turn: number) =>
+  conflict(
+    'TURN_IN_PROGRESS',
+    `Turn ${turn} of conversation ${conversationId} is in flight (running, waiting for an approval or holding a tool ` +
+      'call); nothing was erased. Erase with terminate to end it first.',
+    { workflowId: turnIdFor(conversationId, turn) }
+  );
+
+/**
+ * Deletes every run of the conversation's turn workflows: those visibility lists (by the ConversationId search
+ * attribute every turn starts with) and turn-<id>-1 … turn-<id>-<turns>, which visibility may not list yet. One
+ * already gone counts as done, so a second erase finishes what the first could not.
+ */
+async function deleteTurnExecutions(workflow: WorkflowClient, conversationId: string, turns: number): Promise<number> {
+  const runs = new Map<string, { workflowId: string; runId?: string }>();
+  for await (const execution of workflow.list({ query: `ConversationId = "${conversationId}"` })) {
+    runs.set(`${execution.workflowId}/${execution.runId}`, {
+      workflowId: execution.workflowId,
+      runId: execution.runId,
+    });
+  }
+  const listed = new Set([...runs.values()].map((run) => run.workflowId));
+  for (let turn = 1; turn <= turns; turn++) {
+    const workflowId = turnIdFor(conversationId, turn);
+    // Its current run, when visibility does not list the turn (yet): a real server lists it only a moment later.
+    if (!listed.has(workflowId)) runs.set(workflowId, { workflowId });
+  }
+  let deleted = 0;
+  for (const execution of runs.values()) {
+    try {
+      await workflow.workflowService.deleteWorkflowExecution({
+        namespace: workflow.options.namespace,
+        workflowExecution: execution,
+      });
+      deleted++;
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+  return deleted;
+}
+
+/** gRPC NOT_FOUND (5): the execution is gone already. */
+const isNotFound = (err: unknown) =>
+  err instanceof WorkflowNotFoundError || (err as { code?: number } | null)?.code === 5;
