@@ -37,6 +37,8 @@ import { installTurnIdCheck } from './turns/turn-id';
 export interface ApiOptions {
   ports: ApiPorts;
   apiToken?: string;
+  /** OPERATOR_API_TOKEN: the only token the operator's routes take when given (api/auth.ts); needs apiToken. */
+  operatorToken?: string;
   /** The HOST the API listens on: without apiToken, requests naming it are answered besides loopback names. */
   host?: string;
   messageMaxBytes: number;
@@ -132,13 +134,13 @@ function installClosingHooks(app: FastifyInstance): () => boolean {
  * What every request passes before its route: a JSON body, the one error handler, the token (or without one, a Host
  * that names this API), sound text and ids.
  */
-function installRequestChecks(app: FastifyInstance, { apiToken, host, ports }: ApiOptions): void {
+function installRequestChecks(app: FastifyInstance, { apiToken, operatorToken, host, ports }: ApiOptions): void {
   // JSON only (docs/security.md): without this, Fastify's own text/plain parser hands a string to routes
   // that expect an object, and the caller gets a 400 about the body's type instead of 415.
   app.removeContentTypeParser('text/plain');
   installStrictJsonParser(app);
   installErrorHandler(app, ports.readiness);
-  installBearerAuth(app, apiToken);
+  installBearerAuth(app, { apiToken, operatorToken });
   installHostCheck(app, { apiToken, host });
   installQueryTextCheck(app);
   installTurnIdCheck(app);

@@ -1,4 +1,4 @@
-import { BEARER_CHALLENGES } from './auth';
+import { BEARER_CHALLENGES, OPERATOR_CHALLENGE } from './auth';
 import { errorSchema } from './schemas/common';
 import { turnResponseSchema } from './schemas/turn';
 
@@ -67,31 +67,57 @@ export const BODY_REFUSED = {
 } as const;
 
 /**
- * The 401 of a route the bearer token guards (api/auth.ts), with API_TOKEN set: the envelope's code is always
- * UNAUTHORIZED, and `WWW-Authenticate` says how to authenticate. The header is Fastify's response-schema form,
- * which api/openapi.ts carries into the document; the serializer ignores it.
+ * An error response whose envelope's code is always `code`, with the `WWW-Authenticate` it sends (one of
+ * `challenges`). The header is Fastify's response-schema form, which api/openapi.ts carries into the document; the
+ * serializer ignores it.
  */
-export const UNAUTHORIZED = {
-  401: {
+function challengeResponse(code: string, description: string, challenge: { description: string; values: string[] }) {
+  const envelope = errorSchema.properties.error;
+  return {
     ...errorSchema,
     properties: {
-      error: {
-        ...errorSchema.properties.error,
-        properties: { ...errorSchema.properties.error.properties, code: { type: 'string', enum: ['UNAUTHORIZED'] } },
-      },
+      error: { ...envelope, properties: { ...envelope.properties, code: { type: 'string', enum: [code] } } },
     },
-    description:
-      'UNAUTHORIZED: API_TOKEN is set and the request sent no `Authorization: Bearer <token>`, or another token.',
+    description,
     headers: {
       'WWW-Authenticate': {
-        description:
-          `\`${BEARER_CHALLENGES.noToken}\` when no bearer token was sent, \`${BEARER_CHALLENGES.invalidToken}\` ` +
-          'when the one sent is not the API token (RFC 6750 §3).',
+        description: challenge.description,
         required: true,
-        schema: { type: 'string', enum: Object.values(BEARER_CHALLENGES) },
+        schema: { type: 'string', enum: challenge.values },
       },
     },
-  },
+  };
+}
+
+/**
+ * The 401 of a route the bearer token guards (api/auth.ts), with API_TOKEN set: the envelope's code is always
+ * UNAUTHORIZED, and `WWW-Authenticate` says how to authenticate. It is the same whichever tokens are set.
+ */
+export const UNAUTHORIZED = {
+  401: challengeResponse(
+    'UNAUTHORIZED',
+    'UNAUTHORIZED: API_TOKEN is set and the request sent no `Authorization: Bearer <token>`, or a token that is ' +
+      'neither API_TOKEN nor OPERATOR_API_TOKEN.',
+    {
+      description:
+        `\`${BEARER_CHALLENGES.noToken}\` when no bearer token was sent, \`${BEARER_CHALLENGES.invalidToken}\` ` +
+        'when the one sent is not an API token (RFC 6750 §3).',
+      values: Object.values(BEARER_CHALLENGES),
+    }
+  ),
+} as const;
+
+/**
+ * The 403 of an operator's route (api/auth.ts, routeAccess) sent the gateway's token while OPERATOR_API_TOKEN is
+ * set. Every operator route documents it, whichever tokens are set: the document does not say which are.
+ */
+export const OPERATOR_TOKEN_REQUIRED = {
+  403: challengeResponse(
+    'OPERATOR_TOKEN_REQUIRED',
+    "OPERATOR_TOKEN_REQUIRED: OPERATOR_API_TOKEN is set and the request sent the gateway's token (API_TOKEN), " +
+      "which does not reach the operator's routes.",
+    { description: `\`${OPERATOR_CHALLENGE}\` (RFC 6750 §3.1).`, values: [OPERATOR_CHALLENGE] }
+  ),
 } as const;
 
 /**

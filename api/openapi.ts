@@ -1,8 +1,44 @@
 import type { FastifyInstance, FastifyRequest, RouteShorthandOptions } from 'fastify';
-import { isOpenPath } from './auth';
-import { BODY_REFUSED, errorResponses, HOST_NOT_ALLOWED, UNAUTHORIZED } from './error-responses';
+import { isOpenPath, routeAccess, type RouteAccess } from './auth';
+import {
+  BODY_REFUSED,
+  errorResponses,
+  HOST_NOT_ALLOWED,
+  OPERATOR_TOKEN_REQUIRED,
+  UNAUTHORIZED,
+} from './error-responses';
 import { checksHost } from './host-check';
 import type { TurnRequestTest } from '../observability/turn-metrics';
+
+/**
+ * The API's two bearer tokens as OpenAPI names them (api/auth.ts): the same document whichever are set, so that it
+ * tells no one which are.
+ */
+const SECURITY_SCHEMES = {
+  apiToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      "API_TOKEN, the gateway's token: it reaches the routes an end user's gateway needs (send a message, read the " +
+      'conversation). With OPERATOR_API_TOKEN unset it is the only token and reaches every route: give it as ' +
+      'operatorToken too.',
+  },
+  operatorToken: {
+    type: 'http',
+    scheme: 'bearer',
+    description:
+      "OPERATOR_API_TOKEN, the operator's token: it reaches every route, and it alone the operator's (the console, " +
+      'audit rows and their stream, approval decisions, admin, what-if, metrics; API_TOKEN there is 403 ' +
+      'OPERATOR_TOKEN_REQUIRED). Unset: API_TOKEN.',
+  },
+} as const;
+
+/** An operation's `security` by who its route answers (routeAccess): either token satisfies a gateway's route. */
+const SECURITY_BY_ACCESS: Record<RouteAccess, Record<string, string[]>[]> = {
+  open: [],
+  gateway: [{ apiToken: [] }, { operatorToken: [] }],
+  operator: [{ operatorToken: [] }],
+};
 
 interface DocumentedRoute {
   method: string;
@@ -28,10 +64,9 @@ export class OpenApiRegistry {
     return {
       openapi: '3.0.3',
       info: { title: 'ConvEngine HTTP gateway', version },
-      components: {
-        securitySchemes: { bearer: { type: 'http', scheme: 'bearer' } },
-      },
-      security: [{ bearer: [] }],
+      components: { securitySchemes: SECURITY_SCHEMES },
+      // Each operation says which token it takes (SECURITY_BY_ACCESS); a route that did not would be an operator's.
+      security: SECURITY_BY_ACCESS.operator,
       paths,
     };
   }
@@ -47,8 +82,7 @@ function operationOf(route: DocumentedRoute): Record<string, unknown> {
   const body = schema['body'] as { nullable?: boolean } | undefined;
   // A nullable body schema is an optional body (the admin routes that act on the path alone).
   if (body) op['requestBody'] = { required: body.nullable !== true, content: { 'application/json': { schema: body } } };
-  // The document's default is the bearer token; liveness is open whatever API_TOKEN says (api/auth.ts).
-  if (isOpenPath(route.url)) op['security'] = [];
+  op['security'] = SECURITY_BY_ACCESS[routeAccess(route.url)];
   return op;
 }
 
@@ -133,7 +167,8 @@ export function route(
 
 /**
  * The route's responses, then each error response it may give whose status it does not document itself: any
- * route's, a body's 400 when it takes one, the token's 401 when the token guards it, the Host check's 421.
+ * route's, a body's 400 when it takes one, the token's 401 when the token guards it, the gateway token's 403 on an
+ * operator's route, the Host check's 421.
  */
 function withErrorResponses(def: { url: string; schema?: RouteShorthandOptions['schema'] }): Record<string, unknown> {
   const own = (def.schema?.response ?? {}) as Record<string, unknown>;
@@ -141,6 +176,7 @@ function withErrorResponses(def: { url: string; schema?: RouteShorthandOptions['
   const errors = {
     ...(def.schema?.body ? BODY_REFUSED : {}),
     ...(isOpenPath(def.url) ? {} : UNAUTHORIZED),
+    ...(routeAccess(def.url) === 'operator' ? OPERATOR_TOKEN_REQUIRED : {}),
     ...(checksHost(def.url) ? HOST_NOT_ALLOWED : {}),
     ...errorResponses,
   };

@@ -21,6 +21,7 @@ import { metricsText } from '../observability/probe-server';
 import { tracingClientInterceptors } from '../observability/tracing';
 import { buildApi, type ApiOptions } from './app';
 import { exposedWithoutTokenWarning } from './host-check';
+import { sharedTokenWarning } from '../config/api-tokens';
 import { consolePorts } from './console/wiring';
 import { configReplyTexts } from './reply-texts';
 import { conversationQueries } from './db-queries';
@@ -116,8 +117,9 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const host = options.host ?? env.HOST;
   const app = buildApi({ ...apiOptions(wiring, options, ports, metrics), host });
   const url = await app.listen({ host, port: options.port ?? env.PORT });
-  const exposed = exposedWithoutTokenWarning(host, env.API_TOKEN);
-  if (exposed) options.logger?.warn(exposed);
+  for (const warning of [exposedWithoutTokenWarning(host, env.API_TOKEN), sharedTokenWarning(env)]) {
+    if (warning) options.logger?.warn(warning);
+  }
   return drainingServer(app, url, gateway, async () => {
     // Every caller was answered: the turn waits still in flight end here, before the connection they are sent on.
     stopped.abort();
@@ -176,6 +178,7 @@ function apiOptions(wiring: ApiWiring, options: ApiServerOptions, ports: ApiPort
   return {
     ports,
     apiToken: env.API_TOKEN,
+    operatorToken: env.OPERATOR_API_TOKEN,
     messageMaxBytes: env.MESSAGE_MAX_BYTES,
     inputParamsMaxBytes: env.INPUT_PARAMS_MAX_BYTES,
     logLevel: env.LOG_LEVEL,

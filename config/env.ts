@@ -1,6 +1,7 @@
 import { INT32_MAX } from '../core/int32';
 import { LLM_TIMEOUT_MAX_MS } from '../core/turn/steps';
 import { z } from 'zod';
+import { apiTokenIssues } from './api-tokens';
 import { payloadEncryptionKeys } from './payload-keys';
 import { DATABASE_URL_UNSET, unmetNeeds, type EnvNeed, type EnvSource } from './env-needs';
 import {
@@ -22,8 +23,9 @@ import {
 /**
  * Process environment, parsed and validated once at startup (every command: cli/environment.ts). Every invalid
  * variable is reported in one error, so an operator fixes them all in one go. Values are never echoed back: several of
- * them (DATABASE_URL, ANTHROPIC_API_KEY, API_TOKEN, TEMPORAL_API_KEY, DEVSERVER_API_KEY) carry secrets. A blank
- * value is unset, but for a secret or a protection (secretWhenSet), where it is an error, as are blanks around one.
+ * them (DATABASE_URL, ANTHROPIC_API_KEY, API_TOKEN, OPERATOR_API_TOKEN, TEMPORAL_API_KEY, DEVSERVER_API_KEY) carry
+ * secrets. A blank value is unset, but for a secret or a protection (secretWhenSet), where it is an error, as are
+ * blanks around one.
  */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const LOG_FORMATS = ['json', 'pretty'] as const;
@@ -101,6 +103,8 @@ const envSchema = z.object({
   /** Interface the API listens on; containers set 0.0.0.0. */
   HOST: z.preprocess(blankAsUnset, z.string().default('127.0.0.1')),
   API_TOKEN: secretWhenSet('every route is served without a token'),
+  /** The operator routes' own token (config/api-tokens.ts); needs API_TOKEN, and another value. */
+  OPERATOR_API_TOKEN: secretWhenSet('the operator routes take API_TOKEN'),
   /** The Temporal Web UI (compose); the turn console links every turn to its workflow there. */
   TEMPORAL_UI_URL: httpUrl,
   MESSAGE_MAX_BYTES: integer(8192, 1),
@@ -263,7 +267,7 @@ export { DATABASE_URL_UNSET, type EnvNeed } from './env-needs';
 
 /** The variables that are set but invalid: one reason a variable, the first check it fails (it says what to fix). */
 function invalidVariables(result: ReturnType<typeof envSchema.safeParse>): EnvIssue[] {
-  if (result.success) return temporalTlsIssues(result.data);
+  if (result.success) return [...temporalTlsIssues(result.data), ...apiTokenIssues(result.data)];
   const issues = result.error.issues.map((issue) => ({
     variable: String(issue.path[0] ?? '(environment)'),
     reason: issue.message,

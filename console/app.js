@@ -58,11 +58,18 @@ function route() {
 }
 
 /**
- * The token form; after a 401, with why the API refused (a wrong token: `invalid_token`; none sent), so an operator
- * who typed a token sees it was wrong rather than the same form again.
+ * Whether the API refused the token the console sent: none or a wrong one (401), or the gateway token (API_TOKEN) where
+ * OPERATOR_API_TOKEN is set (403 OPERATOR_TOKEN_REQUIRED); the token form asks for another.
+ */
+const refusedToken = (err) =>
+  err instanceof ApiError && (err.status === 401 || (err.status === 403 && err.code === 'OPERATOR_TOKEN_REQUIRED'));
+
+/**
+ * The token form; after a refusal, with why the API refused (a wrong token: `invalid_token`; none sent; the gateway
+ * token: `OPERATOR_TOKEN_REQUIRED`), so an operator who typed a token sees it was wrong rather than the same form again.
  */
 function tokenForm(retry, refusal = null) {
-  const input = h('input', { type: 'password', name: 'token', autocomplete: 'off', placeholder: 'API_TOKEN' });
+  const input = h('input', { type: 'password', name: 'token', autocomplete: 'off', placeholder: 'OPERATOR_API_TOKEN' });
   const form = h(
     'form',
     {
@@ -73,7 +80,12 @@ function tokenForm(retry, refusal = null) {
         retry();
       },
     },
-    h('p', {}, 'This API needs its token (API_TOKEN). It is kept in this browser tab only.'),
+    h(
+      'p',
+      {},
+      'This API needs its operator token (OPERATOR_API_TOKEN; API_TOKEN when that is not set). ' +
+        'It is kept in this browser tab only.'
+    ),
     refusal && token.get()
       ? h(
           'div',
@@ -95,7 +107,7 @@ function entitle(title) {
 /** A failure's page title: an address or a record that is not there, a token to give, or an error. */
 function failureTitle(err) {
   if (err instanceof MalformedAddress || err instanceof NoSuchPage || err?.status === 404) return 'Not found';
-  return err?.status === 401 ? 'API token' : 'Error';
+  return refusedToken(err) ? 'API token' : 'Error';
 }
 
 /**
@@ -120,7 +132,7 @@ async function render({ navigated = false } = {}) {
     await page(ctx);
   } catch (err) {
     entitle(failureTitle(err));
-    if (err instanceof ApiError && err.status === 401) mount(main, tokenForm(render, err));
+    if (refusedToken(err)) mount(main, tokenForm(render, err));
     else mount(main, errorBox(shown(err)));
   }
   if (navigated) focusPage();

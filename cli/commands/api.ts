@@ -29,7 +29,7 @@ export const apiCommand: CliCommand = {
     });
     if (!server) return 1;
     telemetry.logger.info(
-      { url: server.url, bearerToken: Boolean(env.API_TOKEN) },
+      { url: server.url, bearerToken: Boolean(env.API_TOKEN), operatorToken: Boolean(env.OPERATOR_API_TOKEN) },
       `API listening on ${server.url}${env.API_TOKEN ? ' (bearer token required)' : ''}`
     );
     const signals = new StopSignals();

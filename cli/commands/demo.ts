@@ -106,7 +106,8 @@ const USAGE = [
   'it and removes its temp dir). Progress messages print as they arrive (--json: {"progress", "conversationId"}',
   'lines); --json prints one JSON line per turn, whose "ok" and "mismatch" (null when it matched) say which',
   'turn failed and why. Exits 1 if a reply differs or a turn could not run.',
-  'Sends API_TOKEN, when it is set, as the bearer token; an embedded stack it starts requires that token too.',
+  'Sends API_TOKEN, when it is set, as the bearer token (OPERATOR_API_TOKEN when that is set: progress comes on',
+  "the audit stream, an operator's route); an embedded stack it starts requires those tokens too.",
 ].join('\n');
 
 export const demoCommand: CliCommand = {
@@ -118,7 +119,7 @@ export const demoCommand: CliCommand = {
     const json = options.has('json');
     const env = loadEnv();
     const demo = async (url: string): Promise<number> => {
-      const send = httpDemoSend(url, env.API_TOKEN, progressPrinter(io, json));
+      const send = httpDemoSend(url, env.OPERATOR_API_TOKEN ?? env.API_TOKEN, progressPrinter(io, json));
       const records = await runDemoConversations(send, {
         onTurn: (r) => (json ? outJson(io, turnJson(r)) : undefined),
       });

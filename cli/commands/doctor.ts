@@ -4,6 +4,7 @@ import { configuredTemporal } from '../../config/temporal-connection';
 import { parseCommandArgs, usageError, type CliCommand } from '../command';
 import { addressOption } from '../temporal/connect';
 import {
+  checkApiTokens,
   checkAuditTrail,
   checkConfig,
   checkDatabase,
@@ -27,6 +28,8 @@ const USAGE = [
   '                     served instead, fails when none validates or when it is empty (no ce_intent, no',
   '                     ce_response row: nothing was seeded or applied, and every message is refused)',
   '  audit-trail        (then) the size of ce_audit, the oldest idle conversation, the audit policy in effect',
+  '  api-tokens         (when API_TOKEN is set) warns when it is the only API token: whoever holds it, a gateway',
+  '                     serving end users too, then reaches the operator routes (set OPERATOR_API_TOKEN)',
   'Exit code: 1 when a check fails; warnings fail only with --strict.',
 ].join('\n');
 
@@ -65,6 +68,8 @@ export const doctorCommand: CliCommand = {
       if (database.level !== 'fail')
         findings.push(await checkConfig(env.DATABASE_URL), await checkAuditTrail(env.DATABASE_URL));
     }
+    const tokens = checkApiTokens(env);
+    if (tokens) findings.push(tokens);
     for (const f of findings) {
       if (options.has('json')) outJson(io, f);
       else io.out(`${f.level.padEnd(4)} ${f.check.padEnd(17)} ${f.message}`);

@@ -49,7 +49,7 @@ export const commands: readonly CommandEntry[] = [
   },
   {
     name: 'api',
-    summary: 'Run the HTTP gateway (PORT, HOST, API_TOKEN, DATABASE_URL, TEMPORAL_ADDRESS).',
+    summary: 'Run the HTTP gateway (PORT, HOST, API_TOKEN, OPERATOR_API_TOKEN, DATABASE_URL, TEMPORAL_ADDRESS).',
     load: async () => (require('./api') as typeof apiModule).apiCommand,
   },
   {

@@ -19,6 +19,7 @@ import { missingTurnSearchAttributes } from '../../config/turn-search-attributes
 import { databaseError } from '../database-failure';
 import { errorChain } from '../error-chain';
 import { tlsHandshakeProblem } from './tls-handshake';
+import { sharedTokenWarning, type ApiTokenSettings } from '../../config/api-tokens';
 
 /**
  * `convengine doctor`'s checks. Each returns a finding; none throws, so one broken part never hides
@@ -27,7 +28,7 @@ import { tlsHandshakeProblem } from './tls-handshake';
 export type FindingLevel = 'ok' | 'warn' | 'fail';
 
 export interface Finding {
-  check: 'temporal' | 'search-attributes' | 'round-trip' | 'database' | 'config' | 'audit-trail';
+  check: 'temporal' | 'search-attributes' | 'round-trip' | 'database' | 'config' | 'audit-trail' | 'api-tokens';
   level: FindingLevel;
   message: string;
   /** Measured figure, where the check measures one. */
@@ -200,4 +201,16 @@ export async function checkAuditTrail(databaseUrl: string): Promise<Finding> {
   } finally {
     await handle.close();
   }
+}
+
+/**
+ * The API's tokens, when it has any: a warning when API_TOKEN is the only one, since whoever holds it (a gateway
+ * serving end users) then reaches the operator routes too. Null without API_TOKEN (the API then answers loopback only).
+ */
+export function checkApiTokens(env: ApiTokenSettings): Finding | null {
+  if (env.API_TOKEN === undefined) return null;
+  const warning = sharedTokenWarning(env);
+  if (warning) return { check: 'api-tokens', level: 'warn', message: warning };
+  const message = "API_TOKEN reaches the gateway's routes only; OPERATOR_API_TOKEN every route";
+  return { check: 'api-tokens', level: 'ok', message };
 }

@@ -1,6 +1,7 @@
 /**
  * The console's calls to the ConvEngine API. With API_TOKEN set, every call carries
- * `Authorization: Bearer <token>`; the token is kept for this browser tab only (sessionStorage).
+ * `Authorization: Bearer <token>` with the token the operator gave (its routes take OPERATOR_API_TOKEN when that is
+ * set); the token is kept for this browser tab only (sessionStorage).
  */
 const TOKEN_KEY = 'convengine.apiToken';
 

@@ -26,6 +26,8 @@ describe('convengine demo usage', () => {
     expect(run.stdout).toMatch(/^Usage: convengine demo/);
     expect(run.stdout).toContain('$PORT');
     expect(run.stdout).toContain('Sends API_TOKEN, when it is set, as the bearer token');
+    // Progress comes on the audit stream, which only the operator's token reaches when it is set.
+    expect(run.stdout).toContain('(OPERATOR_API_TOKEN when that is set');
     expect(run.stdout).toContain('through the HTTP API (PORT, API_TOKEN)');
   });
 });

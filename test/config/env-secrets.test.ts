@@ -6,6 +6,7 @@ import { issuesOf } from './env-issues';
 const SECRETS = [
   'API_TOKEN',
   'DEVSERVER_API_KEY',
+  'OPERATOR_API_TOKEN',
   'PAYLOAD_ENCRYPTION_KEYS',
   'TEMPORAL_API_KEY',
   'TEMPORAL_TLS_CLIENT_CERT_PATH',
@@ -23,6 +24,7 @@ describe('loadEnv', () => {
     expect(issuesOf(() => loadEnv(blank))).toEqual({
       API_TOKEN: BLANK('every route is served without a token'),
       DEVSERVER_API_KEY: BLANK('the dev server takes every call'),
+      OPERATOR_API_TOKEN: BLANK('the operator routes take API_TOKEN'),
       PAYLOAD_ENCRYPTION_KEYS: BLANK('payloads go to Temporal unencrypted'),
       TEMPORAL_API_KEY: BLANK('no API key is sent'),
       TEMPORAL_TLS_CLIENT_CERT_PATH: BLANK('no client certificate'),

@@ -18,6 +18,8 @@ export type ApiJson = any;
 
 export interface ApiHarnessOptions {
   apiToken?: string;
+  /** OPERATOR_API_TOKEN: the operator routes' own token (needs apiToken). */
+  operatorToken?: string;
   messageMaxBytes?: number;
   /** The Temporal Web UI the console links turns to (TEMPORAL_UI_URL). */
   temporalUiUrl?: string;
@@ -109,6 +111,7 @@ export class ApiHarness {
     const app = buildApi({
       ports,
       apiToken: options.apiToken,
+      operatorToken: options.operatorToken,
       messageMaxBytes: options.messageMaxBytes ?? 8192,
       logLevel: 'silent',
       streamPollIntervalMs: 50,

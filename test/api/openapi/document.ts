@@ -40,8 +40,13 @@ function failing<T>(fixed: Record<string, unknown> = {}): T {
   return new Proxy({}, { get }) as T;
 }
 
-/** Every route mounted (held tools, what-if, metrics, the console), every dependency down: readiness says so. */
-function apiWithDependenciesDown(): FastifyInstance {
+/**
+ * Every route mounted (held tools, what-if, metrics, the console), every dependency down: readiness says so. Its
+ * token is TOKEN unless `tokens` says otherwise.
+ */
+export function apiWithDependenciesDown(
+  tokens: { apiToken?: string; operatorToken?: string } = { apiToken: TOKEN }
+): FastifyInstance {
   const ports: ApiPorts = {
     turns: failing(),
     conversations: failing(),
@@ -53,7 +58,7 @@ function apiWithDependenciesDown(): FastifyInstance {
   };
   const console = failing<ConsolePorts>({ temporalUi: null, inspector: failing() });
   const metrics = () => Promise.reject(databaseDown());
-  return buildApi({ ports, apiToken: TOKEN, messageMaxBytes: 8192, logLevel: 'silent', metrics, console });
+  return buildApi({ ports, ...tokens, messageMaxBytes: 8192, logLevel: 'silent', metrics, console });
 }
 
 /** The API with its dependencies down and the document it serves, read once for a file's tests. */
