@@ -34,6 +34,6 @@ export function sharedTokenWarning(env: ApiTokenSettings): string | null {
   return (
     `API_TOKEN is the only API token: whoever holds it, a gateway serving end users too, reaches ${OPERATOR_ROUTES_NAMED}, ` +
     "and with them every user's conversations. Set OPERATOR_API_TOKEN to keep those routes to operators " +
-    '(docs/security.md).'
+    '(docs/security.md, "What each token reaches").'
   );
 }
