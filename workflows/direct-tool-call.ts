@@ -18,7 +18,7 @@ import { toToolFailure } from './turn-units';
  */
 export async function directToolCall(
   turn: RunningTurn,
-  exec: Pick<TurnExecutor, 'holdToolCall' | 'record'>,
+  exec: Pick<TurnExecutor, 'holdToolCall' | 'record' | 'holdsShutdownCutWrite'>,
   input: StepInput,
   out: StepOutput,
   request: DirectToolCallRequest

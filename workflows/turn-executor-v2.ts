@@ -239,6 +239,11 @@ export class WorkflowTurnExecutorV2 implements TurnExecutor {
     return this.versions.failedDirectRepeatRefused();
   }
 
+  /** Asked of the history: a turn recorded before it took a write cut by a stopping worker for the tool's failure. */
+  holdsShutdownCutWrite(): boolean {
+    return this.versions.shutdownCutWriteHeld();
+  }
+
   /** D16: the approval of a call, its request audited as the turn parks (tool-approval.ts). */
   awaitApproval(request: ApprovalRequest, inputFor?: (suffix: string) => StepInput): Promise<AwaitedApproval> {
     return awaitAuditedApproval(this.turn, request, inputFor);

@@ -93,6 +93,13 @@ export const FAILED_DIRECT_REPEAT_PATCH = 'planner-refuses-failed-direct-call';
 export const CANCELLED_TOOL_CALL_PATCH = 'cancelled-tool-call-stands';
 
 /**
+ * The patch that holds a NON_IDEMPOTENT_WRITE whose last attempt a stopping worker cut (sdk-core's WorkerShutdown
+ * failure) for an operator, its outcome unknown, as a timed-out one is: histories without it took that failure for the
+ * tool's, which the planner answered or a direct call recorded as its result, though the write may have happened.
+ */
+export const SHUTDOWN_CUT_WRITE_PATCH = 'shutdown-cut-write-held';
+
+/**
  * Which of the changes made to the turn workflow since conversationTurnV2 a turn runs with. The
  * turn executor asks here, never `patched()` itself, so one executor serves both workflow types.
  */
@@ -125,6 +132,8 @@ export interface TurnVersions {
   failedDirectRepeatRefused(): boolean;
   /** Whether a cancelled tool call ends the turn cancelled, not as the tool's failure; asked only when one is. */
   cancelledToolCallStands(): boolean;
+  /** Whether a write cut by a stopping worker is of unknown outcome, so held; asked only when one's last attempt is. */
+  shutdownCutWriteHeld(): boolean;
 }
 
 /**
@@ -161,6 +170,9 @@ const failedDirectRepeatRefused = (): boolean => patched(FAILED_DIRECT_REPEAT_PA
 /** Asked by V2 and V3 alike, only when a tool call is cancelled, so other turns record no marker. */
 const cancelledToolCallStands = (): boolean => patched(CANCELLED_TOOL_CALL_PATCH);
 
+/** Asked by V2 and V3 alike, only when a stopping worker cut a write's last attempt, so other turns record no marker. */
+const shutdownCutWriteHeld = (): boolean => patched(SHUTDOWN_CUT_WRITE_PATCH);
+
 function patchedStepRunsIn(): StepRunsIn {
   if (patched(WIDE_STEP_RUNS_PATCH)) return 'wide';
   return patched(STEP_RUNS_PATCH) ? 'pipeline' : null;
@@ -187,6 +199,7 @@ export const PATCHED_VERSIONS: TurnVersions = {
   cancelledOutcome,
   failedDirectRepeatRefused,
   cancelledToolCallStands,
+  shutdownCutWriteHeld,
 };
 
 /**
@@ -194,7 +207,7 @@ export const PATCHED_VERSIONS: TurnVersions = {
  * new workflow type is the whole version: no patch marker and no TemporalChangeVersion upsert per turn.
  * Changes made since are asked like V2's (approvalResume, failureRow, unwrittenFailureRow, failureRowOutlastsOutage,
  * parkPosition, approvalRequestRow, cancelledRow, cancelledOutcome, failedDirectRepeatRefused,
- * cancelledToolCallStands).
+ * cancelledToolCallStands, shutdownCutWriteHeld).
  */
 export const CURRENT_VERSIONS: TurnVersions = {
   stepRunsIn: () => 'wide',
@@ -211,4 +224,5 @@ export const CURRENT_VERSIONS: TurnVersions = {
   cancelledOutcome,
   failedDirectRepeatRefused,
   cancelledToolCallStands,
+  shutdownCutWriteHeld,
 };

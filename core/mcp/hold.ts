@@ -25,21 +25,39 @@ export function operatorFailedMessage(toolCode: string, reason: string | null | 
  */
 const OUTCOME_UNKNOWN_TYPES: readonly string[] = ['TimeoutFailure', 'TOOL_TIMEOUT'];
 
-/** A NON_IDEMPOTENT_WRITE that may have been applied: it is held whatever its policy (#22). */
-export function outcomeUnknown(tool: McpToolDescriptor, failure: ToolCallFailure): boolean {
-  return tool.sideEffect === 'NON_IDEMPOTENT_WRITE' && OUTCOME_UNKNOWN_TYPES.includes(failure.failureType);
+/**
+ * The failure sdk-core reports for an attempt its stopping worker cancelled (the activity ends with its cancellation
+ * whatever the cut call threw, activities/runtime/activity-context.ts): the request may have left too.
+ */
+export const WORKER_SHUTDOWN_FAILURE = 'WorkerShutdown';
+
+type ShutdownCutAsked = Pick<TurnExecutor, 'holdsShutdownCutWrite'>;
+
+/**
+ * A NON_IDEMPOTENT_WRITE that may have been applied: it is held whatever its policy (#22). Whether a stopping worker's
+ * cut counts is asked of `exec` (a workflow asks its history), only for such a failure.
+ */
+export function outcomeUnknown(
+  tool: McpToolDescriptor,
+  failure: ToolCallFailure,
+  exec: ShutdownCutAsked = {}
+): boolean {
+  if (tool.sideEffect !== 'NON_IDEMPOTENT_WRITE') return false;
+  if (OUTCOME_UNKNOWN_TYPES.includes(failure.failureType)) return true;
+  return failure.failureType === WORKER_SHUTDOWN_FAILURE && exec.holdsShutdownCutWrite?.() !== false;
 }
 
 /** Whether a call out of retries waits for an operator instead of failing for good (ANSWER). */
-export function shouldHold(tool: McpToolDescriptor, failure: ToolCallFailure): boolean {
-  return tool.onRetriesExhausted === 'HOLD' || outcomeUnknown(tool, failure);
+export function shouldHold(tool: McpToolDescriptor, failure: ToolCallFailure, exec: ShutdownCutAsked = {}): boolean {
+  return tool.onRetriesExhausted === 'HOLD' || outcomeUnknown(tool, failure, exec);
 }
 
 export function heldToolRequest(
   call: ToolCallRequest,
   tool: McpToolDescriptor,
   failure: ToolCallFailure,
-  hold: number
+  hold: number,
+  exec: ShutdownCutAsked = {}
 ): HeldToolRequest {
   return {
     toolCode: call.toolCode,
@@ -49,7 +67,7 @@ export function heldToolRequest(
     attempts: failure.attempts,
     failureType: failure.failureType,
     error: failure.message,
-    outcomeUnknown: outcomeUnknown(tool, failure),
+    outcomeUnknown: outcomeUnknown(tool, failure, exec),
     timeoutMs: tool.holdTimeoutMs ?? DEFAULT_HOLD_TIMEOUT_MS,
     hold,
   };
@@ -72,13 +90,13 @@ export interface HeldCallInputs<I> {
  * records it as it would have without a hold. The keys are in histories: they must not change.
  */
 export async function resolveHeldCall<I extends StepInput>(
-  exec: Pick<TurnExecutor, 'holdToolCall' | 'record'>,
+  exec: Pick<TurnExecutor, 'holdToolCall' | 'record' | 'holdsShutdownCutWrite'>,
   held: { call: ToolCallRequest; tool: McpToolDescriptor; failure: ToolCallFailure; hold: number },
   inputs: HeldCallInputs<I>
 ): Promise<(I & { verifiedResult?: Json }) | null> {
   const { call, tool, failure, hold } = held;
-  if (!exec.holdToolCall || !shouldHold(tool, failure)) return null;
-  const request = heldToolRequest(call, tool, failure, hold);
+  if (!exec.holdToolCall || !shouldHold(tool, failure, exec)) return null;
+  const request = heldToolRequest(call, tool, failure, hold, exec);
   const resolution = await exec.holdToolCall(request, (suffix) => inputs.audit(`-hold-${hold}-${suffix}`));
   if (!resolution) return null;
   await exec.record({

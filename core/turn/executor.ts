@@ -176,6 +176,12 @@ export interface TurnExecutor {
    * The workflow asks its history, so a turn recorded before the refusal replays the call it made.
    */
   refusesFailedDirectRepeat?(): boolean;
+  /**
+   * Whether a NON_IDEMPOTENT_WRITE whose last attempt a stopping worker cut (WorkerShutdown) is of unknown outcome,
+   * so held (core/mcp/hold.ts), asked only for such a failure. Absent: it is. The workflow asks its history, so a turn
+   * recorded before it replays taking that failure for the tool's.
+   */
+  holdsShutdownCutWrite?(): boolean;
 }
 
 /** The input with one more audit row to write first (carried rows keep their own key). */

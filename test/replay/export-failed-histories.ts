@@ -7,14 +7,15 @@ import { seedPacks } from '../../db/seed';
 import { WorkflowHarness } from '../support/workflow-harness';
 import { writeFixtureManifest, type FixtureEntry } from './fixture-manifest';
 import { hold, type Parked } from './export-parked-histories';
-import { cancelDuringSlowToolCall } from '../support/cancelled-turn';
+import { resolveHeldToolUpdate } from '../../workflows/messages';
+import { cancelDuringSlowToolCall, cutByWorkerStop, WRITE_ONCE } from '../support/cancelled-turn';
 
 /**
  * `npx tsx test/replay/export-failed-histories.ts [suffix] [name…]`: V3 turns that fail without a step having written
  * their failure row, into histories/v3-failed/<name><suffix>.json, added to what is there (only the named ones, when
  * names are given): an operator's fail on a held call, and a commit whose last attempt could not store its failure
  * rows (a database outage past its window), and a turn cancelled (`temporal workflow cancel`) during a slow tool call,
- * a direct one and the planner's.
+ * a direct one and the planner's, and a planner's write whose only attempt a stopping worker cut, which an operator fails.
  * The set holds each recorded before the patch that has the workflow write
  * that row (suffix `-before-failure-row`, `-before-unwritten-row`) and after it: the failure path must replay both ways.
  */
@@ -63,12 +64,31 @@ async function cancelledInPlannerCall(h: WorkflowHarness): Promise<Parked> {
   return { name: 'cancelled-in-planner-call', workflowId, turn };
 }
 
+/**
+ * A NON_IDEMPOTENT_WRITE (ANSWER) whose only attempt a stopping worker cut (WorkerShutdown): held, its outcome unknown,
+ * then failed by an operator; before the shutdown-cut-write-held patch the planner answered with the tool's failure.
+ */
+async function workerStopCutWrite(h: WorkflowHarness): Promise<Parked> {
+  const { handle, workflowId, turn, progress } = await cutByWorkerStop(h, 5_000, { planner: true, submit: WRITE_ONCE });
+  if (progress.held) {
+    const decision = {
+      action: 'fail' as const,
+      reason: 'fixture: not applied upstream',
+      callIndex: progress.held.callIndex,
+    };
+    await handle.executeUpdate(resolveHeldToolUpdate, { args: [decision] });
+  }
+  await handle.result().catch(() => undefined);
+  return { name: 'worker-stop-cut-write', workflowId, turn };
+}
+
 export async function recordFailedTurns(h: WorkflowHarness): Promise<Parked[]> {
   return [
     await hold(h, [{ action: 'fail', reason: 'fixture: the upstream is down for the day' }], false),
     await commitRowsLost(h),
     await cancelled(h),
     await cancelledInPlannerCall(h),
+    await workerStopCutWrite(h),
   ];
 }
 

@@ -23,7 +23,9 @@ import { testWorkflowBundle } from '../support/workflow-bundle';
  * both again with the turn-failure-outlasts-outage patch (`-outlasting-outage`: TurnFailure a regular activity); and one
  * cancelled during a slow tool call, before and after the turn-cancelled-row patch, and with the cancelled-turn-outcome
  * patch (TurnOutcome CANCELLED) too; and one cancelled during the planner's slow tool call, before the
- * cancelled-tool-call-stands patch (the call taken for the tool's failure, TOOL_FAILED) and with it. v3-direct-repeat/ (export-direct-repeat-histories.ts) holds a V3 turn whose planner
+ * cancelled-tool-call-stands patch (the call taken for the tool's failure, TOOL_FAILED) and with it; and one whose
+ * planner's NON_IDEMPOTENT_WRITE a stopping worker cut (WorkerShutdown), before the shutdown-cut-write-held patch (the
+ * cut taken for the tool's failure, TOOL_FAILED) and with it (held, then failed by an operator). v3-direct-repeat/ (export-direct-repeat-histories.ts) holds a V3 turn whose planner
  * asks for the direct tool call that failed in the same turn, before the planner-refuses-failed-direct-call patch (the
  * call sent again) and with it (refused).
  */

@@ -1,8 +1,7 @@
 import type { StoredAudit } from '../../db/repositories/audit';
-import { decodePayload } from '../../api/history/entries';
 import type { Json, JsonObject } from '../../core/json';
 import { FAILED_DIRECT_REPEAT_PATCH } from '../../workflows/turn-versions';
-import { decisionLog, stepRuns } from '../support/history';
+import { decisionLog, patchesRecorded, stepRuns } from '../support/history';
 import { answer, callTool, orderConfig } from '../support/order-config';
 import { replayHistoryOf } from '../support/workflow-bundle';
 import { WorkflowHarness } from '../support/workflow-harness';
@@ -78,11 +77,7 @@ describe('the planner does not repeat a direct tool call its tool failed this tu
     const history = await h.history(reply.ref.workflowId);
     expect(stepRuns(history).filter((a) => a.type === 'McpToolCall')).toHaveLength(0);
     expect(decisionLog(history)).toEqual(['REPEAT_REFUSED: tool=mock.order.status reason=DIRECT_TOOL_CALL_FAILED']);
-    const patches = history.flatMap((e) => {
-      const payload = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0];
-      return payload ? [(decodePayload(payload) as { id: string }).id] : [];
-    });
-    expect(patches).toEqual([FAILED_DIRECT_REPEAT_PATCH]);
+    expect(patchesRecorded(history)).toEqual([FAILED_DIRECT_REPEAT_PATCH]);
     await expect(replayHistoryOf(h.client.workflow.getHandle(reply.ref.workflowId))).resolves.toBeUndefined();
 
     // The in-process runner decides the same, row for row.

@@ -1,7 +1,7 @@
 import { TURN_CANCELLED } from '../../workflows/turn-failure';
 import { CANCELLED_TOOL_CALL_PATCH } from '../../workflows/turn-versions';
 import { cancelDuringSlowToolCall } from '../support/cancelled-turn';
-import { decisionLog, decodePayload, upsertedSearchAttributes } from '../support/history';
+import { decisionLog, patchesRecorded, upsertedSearchAttributes } from '../support/history';
 import { replayHistoryOf } from '../support/workflow-bundle';
 import { WorkflowHarness } from '../support/workflow-harness';
 
@@ -10,12 +10,6 @@ beforeAll(async () => {
   h = await WorkflowHarness.start();
 });
 afterAll(async () => h?.stop());
-
-const patchesOf = (history: Awaited<ReturnType<WorkflowHarness['history']>>): string[] =>
-  history.flatMap((e) => {
-    const payload = e.markerRecordedEventAttributes?.details?.['patch-data']?.payloads?.[0];
-    return payload ? [(decodePayload(payload) as { id: string }).id] : [];
-  });
 
 /**
  * A tool call cut by its turn's cancellation did not fail: the turn ends CANCELLED at the call, and nothing records the
@@ -52,7 +46,7 @@ describe.each([
     expect(stages).not.toContain('TOOL_HELD');
     expect(audits.filter((a) => a.stage === 'TURN_DECISION')).toEqual([]);
     expect(audits.filter((a) => JSON.stringify(a.payload).includes('CancelledFailure'))).toEqual([]);
-    expect(patchesOf(history)).toContain(CANCELLED_TOOL_CALL_PATCH);
+    expect(patchesRecorded(history)).toContain(CANCELLED_TOOL_CALL_PATCH);
     await expect(replayHistoryOf(handle)).resolves.toBeUndefined();
   });
 });

@@ -1,5 +1,11 @@
 import { runMcpStep } from '../../../core/mcp';
-import { outcomeUnknown, shouldHold, toolHeldAudit, toolHoldResolvedAudit } from '../../../core/mcp/hold';
+import {
+  outcomeUnknown,
+  shouldHold,
+  toolHeldAudit,
+  toolHoldResolvedAudit,
+  WORKER_SHUTDOWN_FAILURE,
+} from '../../../core/mcp/hold';
 import type { JsonObject } from '../../../core/json';
 import { Fallback } from '../../../core/mcp/constants';
 import type { McpToolCallInput } from '../../../core/turn/contracts';
@@ -106,6 +112,18 @@ describe('MCP loop: a tool call out of retries held for an operator (#22)', () =
     expect(shouldHold(WRITE_ONCE, TIMED_OUT)).toBe(true);
     expect(outcomeUnknown(WRITE_ONCE, new ToolCallFailure('TOOL_TIMEOUT', 'read timeout', 1))).toBe(true);
     expect(shouldHold(HELD_SUBMIT, DOWN)).toBe(true);
+  });
+
+  it('a write whose last attempt a stopping worker cut is of unknown outcome, unless the history predates it', () => {
+    const cut = new ToolCallFailure(WORKER_SHUTDOWN_FAILURE, 'Worker is shutting down', 1);
+    expect(shouldHold(WRITE_ONCE, cut)).toBe(true);
+    expect(shouldHold(tool('loan.application.submit', { sideEffect: 'IDEMPOTENT_WRITE' }), cut)).toBe(false);
+    const asked: string[] = [];
+    const before = { holdsShutdownCutWrite: () => (asked.push('asked'), false) };
+    expect(shouldHold(WRITE_ONCE, cut, before)).toBe(false);
+    // Asked only for such a failure: a timed-out write needs no history's say.
+    expect(shouldHold(WRITE_ONCE, TIMED_OUT, before)).toBe(true);
+    expect(asked).toEqual(['asked']);
   });
 
   it('audits who decided what, with the error and whether the outcome was unknown', () => {
