@@ -2,6 +2,7 @@ import { and, asc, count, desc, eq, inArray, notInArray, or, sql, type SQL } fro
 import { AuditStage } from '../../core/audit/payloads';
 import { normalizeScopeValue } from '../../core/config/scope';
 import type { Database } from '../../db/pool';
+import { textMatches } from '../../db/search-collation';
 import { readStageRows } from '../../core/audit/read';
 import type { JsonObject } from '../../core/json';
 import { insertAudits } from '../../db/repositories/audit';
@@ -62,18 +63,6 @@ function statusFilter(status: string, parkedNow: ReadonlyMap<string, ParkedStatu
 function userInputRowMatches(pattern: string): SQL {
   return sql`EXISTS (SELECT 1 FROM ${ceAudit} a WHERE a.conversation_id = ${ceConversation.conversationId}
     AND a.stage = 'USER_INPUT' AND ${textMatches(sql`a.payload_json ->> 'text'`, pattern)})`;
-}
-
-/**
- * A collation whose case mapping is the same on every database (ICU's root locale), for the text search's ILIKE: the
- * database's own would make it follow its locale, and under tr-TR `hi review` ILIKE `%REVIEW%` is false (I lower-cases
- * to dotless ı there).
- */
-const SEARCH_COLLATION = sql.raw('"und-x-icu"');
-
-/** `text` ILIKE `pattern`, with case folded the same on every database (above). */
-function textMatches(text: SQL, pattern: string): SQL {
-  return sql`${text} ILIKE ${pattern} COLLATE ${SEARCH_COLLATION}`;
 }
 
 type CodeColumn = typeof ceConversation.intentCode | typeof ceConversation.stateCode;

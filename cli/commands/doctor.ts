@@ -9,6 +9,7 @@ import {
   checkConfig,
   checkDatabase,
   checkRoundTrip,
+  checkSearchCollation,
   checkTemporal,
   type Finding,
 } from '../doctor/checks';
@@ -24,6 +25,8 @@ const USAGE = [
   '                     above 30 ms it warns and names the two server settings that fix it',
   '  database           (when DATABASE_URL is set) every migration of this build is applied; warns when a newer',
   '                     build migrated the database (migrations this build does not know)',
+  "  search-collation   (then) PostgreSQL has the ICU collation und-x-icu the console's text search uses; warns",
+  '                     when not (a server built without ICU, a database not in UTF8) and says what to do',
   '  config             (then) the config tables validate; warns when they are refused and a stored snapshot is',
   '                     served instead, fails when none validates or when it is empty (no ce_intent, no',
   '                     ce_response row: nothing was seeded or applied, and every message is refused)',
@@ -65,8 +68,10 @@ export const doctorCommand: CliCommand = {
     if (env.DATABASE_URL) {
       const database = await checkDatabase(env.DATABASE_URL);
       findings.push(database);
-      if (database.level !== 'fail')
-        findings.push(await checkConfig(env.DATABASE_URL), await checkAuditTrail(env.DATABASE_URL));
+      if (database.level !== 'fail') {
+        const url = env.DATABASE_URL;
+        findings.push(await checkSearchCollation(url), await checkConfig(url), await checkAuditTrail(url));
+      }
     }
     const tokens = checkApiTokens(env);
     if (tokens) findings.push(tokens);

@@ -16,6 +16,7 @@ import { auditTrailStats } from '../../db/repositories/retention';
 import { readAuditPolicy } from '../../core/audit/policy';
 import { probeActivityRoundTrip, type RoundTripProbeOptions } from '../../worker/probe';
 import { missingTurnSearchAttributes } from '../../config/turn-search-attributes';
+import { searchCollationProblem, SEARCH_COLLATION_NAME } from '../../db/search-collation';
 import { databaseError } from '../database-failure';
 import { errorChain } from '../error-chain';
 import { tlsHandshakeProblem } from './tls-handshake';
@@ -28,7 +29,15 @@ import { sharedTokenWarning, type ApiTokenSettings } from '../../config/api-toke
 export type FindingLevel = 'ok' | 'warn' | 'fail';
 
 export interface Finding {
-  check: 'temporal' | 'search-attributes' | 'round-trip' | 'database' | 'config' | 'audit-trail' | 'api-tokens';
+  check:
+    | 'temporal'
+    | 'search-attributes'
+    | 'round-trip'
+    | 'database'
+    | 'search-collation'
+    | 'config'
+    | 'audit-trail'
+    | 'api-tokens';
   level: FindingLevel;
   message: string;
   /** Measured figure, where the check measures one. */
@@ -121,6 +130,25 @@ export async function checkDatabase(databaseUrl: string): Promise<Finding> {
     return { check: 'database', level: 'ok', message: `connected; ${state.appliedCount} migrations applied` };
   } catch (err) {
     return { check: 'database', level: 'fail', message: `cannot read the schema: ${databaseError(handle.pool, err)}` };
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * Whether the console's text search can run: it folds case with ICU's root collation, which a PostgreSQL built without
+ * ICU (or a database in an encoding ICU does not support) lacks, and every search with text then fails. Turns do not
+ * use it, so it warns.
+ */
+export async function checkSearchCollation(databaseUrl: string): Promise<Finding> {
+  const handle = openDatabase(databaseUrl, { max: 1, connectionTimeoutMillis: 5_000 });
+  try {
+    const problem = await searchCollationProblem(handle.db);
+    if (problem !== null) return { check: 'search-collation', level: 'warn', message: problem };
+    return { check: 'search-collation', level: 'ok', message: `collation "${SEARCH_COLLATION_NAME}" (ICU) is there` };
+  } catch (err) {
+    const message = `cannot check collation "${SEARCH_COLLATION_NAME}": ${databaseError(handle.pool, err)}`;
+    return { check: 'search-collation', level: 'fail', message };
   } finally {
     await handle.close();
   }

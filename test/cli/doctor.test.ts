@@ -70,6 +70,7 @@ describe('convengine doctor', () => {
       'search-attributes',
       'round-trip',
       'database',
+      'search-collation',
       'config',
       'audit-trail',
     ]);
@@ -79,6 +80,7 @@ describe('convengine doctor', () => {
     expect(byCheck.get('round-trip')?.msPerActivity).toBeGreaterThan(0);
     expect(byCheck.get('round-trip')?.message).toMatch(/ms per activity round trip/);
     expect(byCheck.get('database')).toMatchObject({ level: 'ok' });
+    expect(byCheck.get('search-collation')).toMatchObject({ level: 'ok' });
     expect(byCheck.get('audit-trail')).toMatchObject({ level: 'ok' });
     expect(byCheck.get('audit-trail')?.message).toMatch(
       /^ce_audit \d+\.\d MiB, ~0 rows; no conversation; audit policy LEVEL=ALL\./

@@ -70,11 +70,13 @@ export interface TestDatabase extends DbHandle {
  * once per migration set. Files never see each other's rows, so Jest can run them in parallel.
  */
 export async function createTestDatabase(
-  options: { migrated?: boolean; icuLocale?: string } = {}
+  options: { migrated?: boolean; icuLocale?: string; sqlAscii?: boolean } = {}
 ): Promise<TestDatabase> {
   const migrated = options.migrated ?? true;
   const name = `ce_t_${process.pid}_${randomBytes(4).toString('hex')}`;
-  if (options.icuLocale !== undefined) return createIcuDatabase(name, options.icuLocale, migrated);
+  if (options.icuLocale !== undefined)
+    return createFromScratch(name, `LOCALE_PROVIDER icu ICU_LOCALE '${options.icuLocale}'`, migrated);
+  if (options.sqlAscii) return createFromScratch(name, "ENCODING 'SQL_ASCII' LC_COLLATE 'C' LC_CTYPE 'C'", migrated);
   await withAdmin(async (admin) => {
     if (!migrated) {
       await admin.query(`CREATE DATABASE ${name}`);
@@ -92,13 +94,12 @@ export async function createTestDatabase(
 }
 
 /**
- * A database whose default collation is the ICU locale `icuLocale` (tr-TR: upper('i') is İ), migrated from scratch:
- * the shared template's collation is the cluster's, and a clone cannot change it.
+ * A database created from template0 with `settings` and migrated from scratch: the ICU locale `icuLocale` as its default
+ * collation (tr-TR: upper('i') is İ), or the SQL_ASCII encoding, for which ICU has no collation. The shared template's
+ * collation and encoding are the cluster's, and a clone cannot change them.
  */
-async function createIcuDatabase(name: string, icuLocale: string, migrated: boolean): Promise<TestDatabase> {
-  await withAdmin((admin) =>
-    admin.query(`CREATE DATABASE ${name} LOCALE_PROVIDER icu ICU_LOCALE '${icuLocale}' TEMPLATE template0`)
-  );
+async function createFromScratch(name: string, settings: string, migrated: boolean): Promise<TestDatabase> {
+  await withAdmin((admin) => admin.query(`CREATE DATABASE ${name} ${settings} TEMPLATE template0`));
   const tdb = testDatabaseNamed(name);
   if (migrated) await migrate(tdb.pool).catch(async (err: unknown) => Promise.reject(await tdb.drop().then(() => err)));
   return tdb;
