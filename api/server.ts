@@ -1,4 +1,5 @@
 import { engineConfigStore, loadEngineValidation } from '../activities/runtime/config-validation';
+import { reloadOnConfigChange } from '../db/config/change-listener';
 import { Client, type ConnectionLike } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { whatifConversation } from '../activities/whatif/replay';
@@ -92,6 +93,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const client = temporalClient(handle.db, bounded, env);
   // The API's refresh and validate answer what the worker's store decides.
   const store = engineConfigStore(handle.db, await loadEngineValidation(), options.logger);
+  const configChanges = reloadOnConfigChange(store, handle.pool, options.logger ? { logger: options.logger } : {});
   const readinessCacheMs = Math.min(READINESS_CACHE_MS, options.prerequisiteCacheMs ?? READINESS_CACHE_MS);
   const wiring: ApiWiring = { env, db: handle.db, connection, client, store, readinessCacheMs };
   const prerequisites = await startPrerequisiteMonitor({
@@ -127,6 +129,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
       await temporalChecksEnded(connection);
       await connection.close();
     }
+    await configChanges.close();
     await handle.close();
   });
 }

@@ -17,6 +17,7 @@ import { llmCallObserver, tracedLlmClient } from '../observability/llm';
 import type { Logger } from '../observability/logger';
 import { countDecision, type WorkerMetrics } from '../observability/metrics';
 import { toolsLoginOf, type ToolsLogin } from '../db/tools-role';
+import { reloadOnConfigChange } from '../db/config/change-listener';
 
 export interface WorkerDepsOptions {
   databaseUrl: string;
@@ -68,7 +69,9 @@ export async function buildWorkerDeps(env: Env, options: WorkerDepsOptions): Pro
   const toolsLogin = toolsLoginOf(env.TOOLS_DATABASE_URL, options.databaseUrl);
   const toolsPool = createPool(toolsLogin.url, { max: 5 }, TOOLS_SESSION);
   const tools = createToolDeps({ sqlPool: toolsPool, sqlParser, env: options.toolEnv });
-  const configStore = engineConfigStore(handle.db, engineValidation(sqlParser), options.observability?.logger);
+  const logger = options.observability?.logger;
+  const configStore = engineConfigStore(handle.db, engineValidation(sqlParser), logger);
+  const configChanges = reloadOnConfigChange(configStore, handle.pool, logger ? { logger } : {});
   const deps: ActivityDeps = {
     db: handle.db,
     configStore,
@@ -84,6 +87,7 @@ export async function buildWorkerDeps(env: Env, options: WorkerDepsOptions): Pro
     dataConverter: engineDataConverter(env, handle.db),
     toolsLogin,
     async close() {
+      await configChanges.close();
       await toolsPool.end();
       await handle.close();
     },

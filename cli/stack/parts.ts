@@ -1,5 +1,6 @@
 import type { Env } from '../../config/env';
 import { createConfigStore } from '../../db/config/store';
+import { reloadOnConfigChange } from '../../db/config/change-listener';
 import { openDatabase } from '../../db/pool';
 import { startDemoLlm } from '../../demo/recorded-llm';
 import { DEMO_API_KEY, startDemoToolServer, type DemoToolServer } from '../../demo/tool-server';
@@ -31,12 +32,14 @@ export async function llmPart(env: Env, databaseUrl: string): Promise<Part<strin
   if (env.ANTHROPIC_API_KEY || env.ANTHROPIC_BASE_URL) return { value: null, embedded: null, stop: noStop };
   const handle = openDatabase(databaseUrl, { max: 1 });
   const store = createConfigStore(handle.db);
+  const configChanges = reloadOnConfigChange(store, handle.pool);
   const llm = await startEmbeddedDemoLlm(async () => (await store.current()).rows);
   return {
     value: llm.baseUrl,
     embedded: `LLM: keyless demo model (recorded completions, then keyword matching over the loaded config; set ANTHROPIC_API_KEY for a real model) at ${llm.baseUrl}`,
     stop: async () => {
       await llm.stop();
+      await configChanges.close();
       await handle.close();
     },
   };

@@ -53,13 +53,20 @@ export interface DatabaseConfigStore extends ConfigStore {
   rejectedViolations(): readonly ConfigViolation[];
   /** Warnings of the snapshot in service. */
   warnings(): readonly ConfigViolation[];
+  /**
+   * A config write committed (the revision trigger's notification, change-listener.ts): checks the revision now, and
+   * reloads if it moved, instead of at the first current() past `stalenessCheckMs`; current() waits for that check.
+   * Resolves when it is done. Before the first load it does nothing: that load reads the tables as they are.
+   */
+  changed(): Promise<void>;
 }
 
 /**
  * Versioned, validated config from the ce_* tables. current() costs one integer read at most every
- * `stalenessCheckMs`; rows are re-read only when ce_config_revision moved, and a new snapshot is
- * served only if it validates (never half-applied); refused rows make it serve the newest valid snapshot
- * stored in ce_config_snapshot, the same one in every process. Every served snapshot is persisted there
+ * `stalenessCheckMs`; a listener (change-listener.ts) has the store check as a config write commits (changed()), so
+ * the reload starts then, not when the next turn asks. Rows are re-read only when ce_config_revision moved, and a
+ * new snapshot is served only if it validates (never half-applied); refused rows make it serve the newest valid
+ * snapshot stored in ce_config_snapshot, the same one in every process. Every served snapshot is persisted there
  * so any worker can serve get(version) for a turn pinned to it.
  */
 export function createConfigStore(db: Database, options: ConfigStoreOptions = {}): DatabaseConfigStore {
@@ -92,13 +99,27 @@ class DbConfigStore implements DatabaseConfigStore {
   async current(): Promise<ConfigSnapshot> {
     if (!this.snapshot) {
       await this.exclusive(() => (this.snapshot ? Promise.resolve() : this.loadFirst()));
-    } else if (this.now() - this.lastCheckAt >= this.checkMs) {
-      this.inflightCheck ??= this.exclusive(() => this.checkForChange()).finally(() => {
-        this.inflightCheck = null;
-      });
-      await this.inflightCheck;
+    } else if (this.inflightCheck || this.now() - this.lastCheckAt >= this.checkMs) {
+      // A check under way may be the one a committed write asked for (changed()): the turn runs on what it finds.
+      await (this.inflightCheck ?? this.checkNow());
     }
     return this.snapshot as ConfigSnapshot;
+  }
+
+  changed(): Promise<void> {
+    return this.snapshot ? this.checkNow() : Promise.resolve();
+  }
+
+  /**
+   * A revision check after any under way (exclusive), which current() awaits until it is done: one that began before
+   * the write committed may have read the old revision.
+   */
+  private checkNow(): Promise<void> {
+    const check: Promise<void> = this.exclusive(() => this.checkForChange()).finally(() => {
+      if (this.inflightCheck === check) this.inflightCheck = null;
+    });
+    this.inflightCheck = check;
+    return check;
   }
 
   async get(version: string): Promise<ConfigSnapshot> {

@@ -5,6 +5,7 @@ import { logConfigRejections } from '../../db/config/rejection-log';
 import { createConfigStore } from '../../db/config/store';
 import { seedPacks } from '../../db/seed';
 import { createLogger } from '../../observability/logger';
+import { withResponseText } from '../support/config-rows';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { captureLog } from '../support/log-capture';
 
@@ -37,10 +38,7 @@ describe('database config stores over one database converge on the newest valid 
     tdb = await createTestDatabase();
     await seedPacks(tdb.db, ['faq']);
     configV1 = await readConfigRows(tdb.db);
-    configR8 = {
-      ...configV1,
-      responses: configV1.responses.map((r) => (r.responseId === 10 ? { ...r, exactText: 'r8' } : r)),
-    };
+    configR8 = withResponseText(configV1, 10, 'r8');
   });
   afterEach(async () => {
     await tdb.drop();

@@ -172,6 +172,7 @@ describe('migrations marked -- migrate: no-transaction', () => {
         '0022_payload_claim_conversation.sql',
         '0023_retired_conversation.sql',
         '0024_conversation_erasure.sql',
+        '0025_config_changed_notify.sql',
       ]);
       expect(await indexValidity(older, 'ce_turn_request_key_idx')).toEqual([true]);
       expect(await indexValidity(older, 'ce_audit_turn_idx')).toEqual([true]);
@@ -196,6 +197,7 @@ describe('migrations marked -- migrate: no-transaction', () => {
         '0022_payload_claim_conversation.sql',
         '0023_retired_conversation.sql',
         '0024_conversation_erasure.sql',
+        '0025_config_changed_notify.sql',
       ]);
       expect(await indexValidity(older, 'ce_turn_request_key_idx')).toEqual([true]);
       expect((await schemaState(older.pool)).changed).toEqual([]);

@@ -141,3 +141,8 @@ export function turnInput(message: string, extra: Partial<TurnInput> = {}): Turn
 export function sessionFor(message: string, extra: Partial<Session> = {}): Session {
   return { ...blankSession(turnInput(message)), configVersion: 'test-version', ...extra };
 }
+
+/** `rows` with the exact text of response `responseId` replaced: a config that differs from `rows` by one value. */
+export function withResponseText(rows: ConfigRows, responseId: number, exactText: string): ConfigRows {
+  return { ...rows, responses: rows.responses.map((r) => (r.responseId === responseId ? { ...r, exactText } : r)) };
+}
