@@ -33,6 +33,12 @@ export const MESSAGE_REFUSALS = {
   MESSAGE_TOO_LARGE: { status: 413, when: '`message` is over MESSAGE_MAX_BYTES in UTF-8' },
   INPUT_PARAMS_TOO_LARGE: { status: 413, when: '`inputParams` is over INPUT_PARAMS_MAX_BYTES as JSON' },
   BODY_TOO_LARGE: { status: 413, when: 'the body is over the API’s body limit' },
+  CONVERSATION_ID_TAKEN: {
+    status: 422,
+    when:
+      "the conversation's turn id is a workflow of another deployment on the same Temporal namespace (another task " +
+      'queue; the client sent this `conversationId` there too): start a new conversation',
+  },
   IDEMPOTENCY_KEY_REUSED: {
     status: 422,
     when: 'the `Idempotency-Key` was used with another body or in another conversation: use a new key',

@@ -59,6 +59,11 @@ export type TurnReply =
 export type StillRunningReason = 'REPLY_TIMEOUT' | 'API_STOPPING' | 'TEMPORAL_UNREACHABLE';
 
 export interface TurnGateway {
+  /**
+   * The conversation a first message with this Idempotency-Key and no conversationId opens in this deployment: the
+   * same for every retry of the request, and another deployment's never (api/turns/turn-id.ts).
+   */
+  keyedConversation(idempotencyKey: string): Promise<string>;
   /** Starts the next turn, or attaches to the one this idempotency key already started. */
   sendMessage(request: TurnRequest): Promise<TurnReply>;
   /** Sends the decision to the turn's decideApproval update; its validator refuses a stale or malformed one. */

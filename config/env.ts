@@ -85,12 +85,18 @@ export const DEVSERVER_RETENTION_DEFAULT_MS = 24 * 60 * 60 * 1000;
 /** 32 KiB: a turn's ordinary step payloads stay inline; tool results past it become claim checks. */
 export const CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES = 32 * 1024;
 
+/**
+ * TEMPORAL_TASK_QUEUE's default. A deployment on it derives a keyed first message's conversation id as every build
+ * before task-queue scoping did (api/turns/turn-id.ts, conversationIdForKey).
+ */
+export const TEMPORAL_TASK_QUEUE_DEFAULT = 'convengine-turns';
+
 const envSchema = z.object({
   DATABASE_URL: postgresUrl,
   TOOLS_DATABASE_URL: secretPostgresUrl("convengine_tools_ro on DATABASE_URL's server"),
   TEMPORAL_ADDRESS: optionalHostPort,
   TEMPORAL_NAMESPACE: z.preprocess(blankAsUnset, z.string().default('default')),
-  TEMPORAL_TASK_QUEUE: z.preprocess(blankAsUnset, z.string().default('convengine-turns')),
+  TEMPORAL_TASK_QUEUE: z.preprocess(blankAsUnset, z.string().default(TEMPORAL_TASK_QUEUE_DEFAULT)),
   /** Which Temporal `convengine start` runs when TEMPORAL_ADDRESS is unset (see cli/stack/temporal-part.ts). */
   CONVENGINE_TEMPORAL: z.preprocess(blankAsUnset, oneOf(TEMPORAL_MODES).default('auto')),
   ANTHROPIC_API_KEY: secretBlankAsUnset,

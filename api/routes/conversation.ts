@@ -10,7 +10,7 @@ import type { ApiPorts, AuditRowView } from '../ports';
 import { linkNextPage, sendTurnReply } from '../replies';
 import { defaultReplyTexts } from '../reply-texts';
 import { requireSafeText } from '../text-check';
-import { conversationIdForKey, turnNumberParam } from '../turns/turn-id';
+import { turnNumberParam } from '../turns/turn-id';
 import { onConversationNamed } from '../sent-ids';
 import { conversationIdParams, uuidParam } from '../schemas/common';
 import { auditRowSchema, conversationSchema } from '../schemas/conversation';
@@ -92,7 +92,7 @@ function messageRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegist
         });
       const turn = body.conversationId
         ? await onConversationNamed(body.conversationId, send)
-        : await send(key !== null ? conversationIdForKey(key) : randomUUID());
+        : await send(key !== null ? await ports.turns.keyedConversation(key) : randomUUID());
       return sendTurnReply(reply, turn, ports.replyTexts ?? defaultReplyTexts);
     }
   );

@@ -8,7 +8,7 @@ import type { Database } from '../../db/pool';
 import { decideApprovalUpdate, type ApprovalDecisionInput } from '../../workflows/messages';
 import { canonicalJson } from '../../core/json';
 import { isTemporalUnreachable } from '../../config/temporal-client';
-import { OPERATOR_DECISION_TIMEOUT_DEFAULT_MS } from '../../config/env';
+import { OPERATOR_DECISION_TIMEOUT_DEFAULT_MS, TEMPORAL_TASK_QUEUE_DEFAULT } from '../../config/env';
 import { ApiError, conflict, notFound } from '../errors';
 import { conversationRetired, messageRefusal } from '../message-refusals';
 import type { StillRunningReason, TurnGateway, TurnRef, TurnReply, TurnRequest } from '../ports';
@@ -16,8 +16,8 @@ import { committedTurnReply } from './committed-reply';
 import { describeOrNull, sendDecision } from './decisions';
 import { approvalSettlement, endedTurnRefusal } from './ended-approval';
 import { TurnFollowers } from './followers';
-import { startedForKey, startTurnWorkflow } from './start';
-import { originalTurnInput, parseTurnId, turnNotFound } from './turn-id';
+import { onOwnQueue, startedForKey, startTurnWorkflow } from './start';
+import { conversationIdForKey, originalTurnInput, parseTurnId, turnNotFound } from './turn-id';
 
 export interface TemporalTurnGatewayOptions {
   client: Client;
@@ -109,6 +109,25 @@ export class TemporalTurnGateway implements TurnGateway {
     throw inProgress();
   }
 
+  /**
+   * The conversation a first message with this key and no conversationId opens here (conversationIdForKey, scoped
+   * by the task queue). A deployment on another queue than the default derived the unscoped id before it upgraded
+   * to this build: a key it claimed then keeps that conversation, so the request's retry still finds its turn. A claim
+   * that build tied to another deployment's turn (on a shared namespace, the same key there) ran nothing here: it is
+   * released, and the request opens this deployment's own conversation.
+   */
+  async keyedConversation(idempotencyKey: string): Promise<string> {
+    const scoped = conversationIdForKey(idempotencyKey, this.options.taskQueue);
+    const unscoped = conversationIdForKey(idempotencyKey, TEMPORAL_TASK_QUEUE_DEFAULT);
+    if (scoped === unscoped) return scoped;
+    const claim = await findTurnClaim(this.options.db, idempotencyKey);
+    if (claim?.conversationId !== unscoped) return scoped;
+    const run = await describeOrNull(this.client.workflow.getHandle(claim.workflowId));
+    if (!run || onOwnQueue(run, this.options.taskQueue)) return unscoped;
+    await releaseTurnClaim(this.options.db, unscoped, idempotencyKey);
+    return scoped;
+  }
+
   async decideApproval(conversationId: string, turnNumber: number, decision: ApprovalDecisionInput) {
     const handle = this.client.workflow.getHandle(turnIdFor(conversationId, turnNumber));
     const description = await describeOrNull(handle);
@@ -182,6 +201,7 @@ export class TemporalTurnGateway implements TurnGateway {
     }
     if (input.idempotencyKey) await releaseTurnClaim(this.options.db, input.conversationId, input.idempotencyKey);
     if (started.kind === 'RUNNING_OTHER') throw inProgress(started.workflowId);
+    if (started.kind === 'OTHER_QUEUE') throw idTaken(input);
     // Closed and not reusable: the turn completed. Normally the conversation has moved past it since we looked.
     if ((await committedTurnCount(this.options.db, input.conversationId)) + 1 === input.turnNumber) {
       throw retired(input);
@@ -195,7 +215,7 @@ export class TemporalTurnGateway implements TurnGateway {
     if (claim.requestHash !== null && claim.requestHash !== requestHash(request)) throw keyReused();
     const handle = this.client.workflow.getHandle(claim.workflowId);
     const description = await describeOrNull(handle);
-    if (description && startedForKey(description, claim.idempotencyKey)) {
+    if (description && startedForKey(description, claim.idempotencyKey, this.options.taskQueue)) {
       return this.followers.follow(handle, { ...refBase(claim), runId: description.runId });
     }
     if (description) {
@@ -240,6 +260,17 @@ const retired = (input: TurnInput) =>
     'CONVERSATION_RETIRED',
     `Conversation ${input.conversationId} cannot take turn ${input.turnNumber}: that turn already completed, and the ` +
       'conversation no longer holds it (pruned, or restored from an older backup). Start a new conversation.'
+  );
+
+/**
+ * The turn's workflow id belongs to another deployment on the same Temporal namespace (another task queue): the
+ * conversation id was used there too (a client sent it to both). Its turns cannot run here under that id.
+ */
+const idTaken = (input: TurnInput) =>
+  messageRefusal(
+    'CONVERSATION_ID_TAKEN',
+    `Conversation ${input.conversationId} cannot take turn ${input.turnNumber} here: another deployment on this ` +
+      "Temporal namespace runs that conversation's turns. Start a new conversation."
   );
 
 /**

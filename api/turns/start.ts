@@ -18,9 +18,24 @@ export function keyDigest(key: string | null): string | null {
   return key === null ? null : createHash('sha256').update(key).digest('hex').slice(0, 24);
 }
 
-/** Whether the run was started for this idempotency key (its memo holds the key's digest). */
-export function startedForKey(description: WorkflowExecutionDescription, key: string | null): boolean {
-  return key !== null && description.memo?.['idempotencyKey'] === keyDigest(key);
+/**
+ * Whether the run is this deployment's: on its task queue. Workflow ids are shared by every deployment on the
+ * namespace, so a turn id can name another deployment's workflow; this one never attaches to, reports or runs it.
+ */
+export function onOwnQueue(description: Pick<WorkflowExecutionDescription, 'taskQueue'>, taskQueue: string): boolean {
+  return description.taskQueue === taskQueue;
+}
+
+/**
+ * Whether the run is this deployment's and was started for this idempotency key (its memo holds the key's digest):
+ * another deployment's request with the same key is another request.
+ */
+export function startedForKey(
+  description: WorkflowExecutionDescription,
+  key: string | null,
+  taskQueue: string
+): boolean {
+  return key !== null && onOwnQueue(description, taskQueue) && description.memo?.['idempotencyKey'] === keyDigest(key);
 }
 
 export type StartOutcome =
@@ -28,12 +43,14 @@ export type StartOutcome =
   | { kind: 'STARTED'; handle: WorkflowHandle; runId: string; eager: boolean }
   | { kind: 'RUNNING_SAME_KEY'; handle: WorkflowHandle; runId: string }
   | { kind: 'RUNNING_OTHER'; workflowId: string }
-  | { kind: 'CLOSED'; status: string };
+  | { kind: 'CLOSED'; status: string }
+  /** The turn id is a workflow of another deployment on the namespace (another task queue), running or not. */
+  | { kind: 'OTHER_QUEUE' };
 
 /**
  * Starts the turn workflow under its deterministic id. The id is the concurrency guard (D13): a
  * second start for the same turn finds the running one, and we attach to it only when it was
- * started with the same idempotency key.
+ * started on this task queue with the same idempotency key.
  */
 export async function startTurnWorkflow(
   client: Client,
@@ -61,8 +78,9 @@ export async function startTurnWorkflow(
     if (!(err instanceof WorkflowExecutionAlreadyStartedError)) throw err;
     const handle = client.workflow.getHandle(input.turnId);
     const description = await handle.describe();
+    if (!onOwnQueue(description, taskQueue)) return { kind: 'OTHER_QUEUE' };
     if (description.status.name !== 'RUNNING') return { kind: 'CLOSED', status: description.status.name };
-    return startedForKey(description, input.idempotencyKey)
+    return startedForKey(description, input.idempotencyKey, taskQueue)
       ? { kind: 'RUNNING_SAME_KEY', handle, runId: description.runId }
       : { kind: 'RUNNING_OTHER', workflowId: input.turnId };
   }

@@ -4,6 +4,7 @@ import { decodeFromPayloadsAtIndex } from '@temporalio/common/lib/internal-non-w
 import { turnIdFor, type TurnInput } from '../../core/turn/contracts';
 import type { temporal } from '@temporalio/proto';
 import type { FastifyInstance } from 'fastify';
+import { TEMPORAL_TASK_QUEUE_DEFAULT } from '../../config/env';
 import { badRequest, notFound } from '../errors';
 import { onConversationNamed } from '../sent-ids';
 import { TURN_ID, TURN_NUMBER_PATTERN, turnIdParts, type TurnIdParts } from '../../core/turn/turn-id';
@@ -79,9 +80,18 @@ export function installTurnIdCheck(app: FastifyInstance): void {
  * from the key (an RFC 9562 version-8 UUID of its SHA-256), so a retry of that request lands on the
  * same conversation, finds the key's claim there, and gets the first request's result (or 422 with
  * another body) instead of opening a second conversation.
+ *
+ * A turn's workflow id names its conversation, and workflow ids are shared by every deployment on a Temporal
+ * namespace: two deployments (task queues) that derived the same id from the same key would meet on one workflow.
+ * So the derivation includes the deployment's task queue, except on the default queue (TEMPORAL_TASK_QUEUE_DEFAULT),
+ * whose ids stay what every build before this one derived: an upgraded deployment there keeps its keys' conversations,
+ * and a deployment on another queue never derives one of them. (A deployment on another queue that upgrades finds a
+ * key it claimed before the upgrade by its claim: TemporalTurnGateway.keyedConversation.)
  */
-export function conversationIdForKey(idempotencyKey: string): string {
-  const hash = createHash('sha256').update(`convengine/first-message/${idempotencyKey}`).digest();
+export function conversationIdForKey(idempotencyKey: string, taskQueue: string): string {
+  // '@' and the queue's length keep the (queue, key) pairs apart, from each other and from every unscoped input.
+  const scope = taskQueue === TEMPORAL_TASK_QUEUE_DEFAULT ? '' : `@${taskQueue.length}:${taskQueue}`;
+  const hash = createHash('sha256').update(`convengine/first-message${scope}/${idempotencyKey}`).digest();
   hash[6] = ((hash[6] ?? 0) & 0x0f) | 0x80;
   hash[8] = ((hash[8] ?? 0) & 0x3f) | 0x80;
   const hex = hash.subarray(0, 16).toString('hex');

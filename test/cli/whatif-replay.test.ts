@@ -28,7 +28,7 @@ describe('convengine whatif (what-if replay)', () => {
     const db = seeds.demo.tdb.db;
     const unused = () => Promise.reject(new Error('not used by this test'));
     const ports: ApiPorts = {
-      turns: { sendMessage: unused, decideApproval: unused, retryTurn: unused },
+      turns: { keyedConversation: unused, sendMessage: unused, decideApproval: unused, retryTurn: unused },
       conversations: conversationQueries(db),
       config: { refresh: unused },
       readiness: { check: async () => ({ checks: {} }) },

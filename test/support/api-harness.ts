@@ -31,6 +31,9 @@ export interface ApiHarnessOptions {
   demoModel?: boolean;
   /** The worker's activities (WorkflowHarness). */
   activities?: WorkflowHarnessOptions['activities'];
+  /** A Temporal server the caller runs, and the deployment's task queue on it (WorkflowHarness). */
+  temporal?: WorkflowHarnessOptions['temporal'];
+  taskQueue?: string;
 }
 
 /** The HTTP gateway over the real ports: Temporal gateway on the test server, PostgreSQL, config store. */
@@ -84,7 +87,8 @@ export class ApiHarness {
   }
 
   static async start(options: ApiHarnessOptions = {}): Promise<ApiHarness> {
-    const wf = await WorkflowHarness.start({ demoModel: options.demoModel, activities: options.activities });
+    const { demoModel, activities, temporal, taskQueue } = options;
+    const wf = await WorkflowHarness.start({ demoModel, activities, temporal, taskQueue });
     const db = wf.mcp.deps.db;
     // As api/server.ts wires it: Temporal tells a turn that ended without its failure row.
     const conversations = conversationQueries(db, temporalTurnEnds(wf.client.workflow));

@@ -60,7 +60,7 @@ export function fakePorts(options: {
   const conversation = async (id: string) =>
     id === options.conversationId ? ({ conversationId: id } as unknown as ConversationView) : null;
   return {
-    turns: { sendMessage: unused, decideApproval: unused, retryTurn: unused },
+    turns: { keyedConversation: unused, sendMessage: unused, decideApproval: unused, retryTurn: unused },
     conversations: {
       conversation,
       auditsAfter: options.auditsAfter ?? (options.audits ? auditsAfterFrom(options.audits) : unused),

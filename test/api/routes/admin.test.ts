@@ -12,6 +12,7 @@ function adminApi(): { app: FastifyInstance; reached: string[] } {
   const ports: ApiPorts = {
     ...fakePorts({}),
     turns: {
+      keyedConversation: () => Promise.reject(new Error('not used')),
       sendMessage: () => Promise.reject(new Error('not used')),
       decideApproval: () => Promise.reject(new Error('not used')),
       retryTurn: async (workflowId) => {

@@ -18,6 +18,7 @@ function harness() {
   const ports: ApiPorts = {
     ...fakePorts({ conversationId: CONVERSATION }),
     turns: {
+      keyedConversation: unused,
       sendMessage: unused,
       retryTurn: async () => (calls.push('retryTurn'), unused()),
       decideApproval: async () => (calls.push('decideApproval'), unused()),

@@ -1,0 +1,132 @@
+/**
+ * Two deployments on one Temporal namespace, each with its own task queue and its own database: neither attaches
+ * to, reports, runs or shows the other's turns, whatever their turn ids or idempotency keys have in common.
+ */
+import { findTurnClaim } from '../../db/repositories/turn-request';
+import { conversationIdForKey } from '../../api/turns/turn-id';
+import { requestHash } from '../../api/turns/gateway';
+import { ApiHarness } from '../support/api-harness';
+import { extracted, LOAN_MESSAGE, loanConfig, plan } from '../support/loan-config';
+import { answer } from '../support/order-config';
+import { getSetUpTestTemporal, type TestTemporal } from '../support/temporal';
+
+const SUBMIT = 'loan.application.submit';
+
+describe('two deployments on one Temporal namespace', () => {
+  let temporal: TestTemporal;
+  let a: ApiHarness;
+  let b: ApiHarness;
+  const suffix = `${process.pid}-${Date.now()}`;
+
+  beforeAll(async () => {
+    temporal = await getSetUpTestTemporal();
+    a = await ApiHarness.start({ temporal, taskQueue: `shared-a-${suffix}` });
+    b = await ApiHarness.start({ temporal, taskQueue: `shared-b-${suffix}` });
+    for (const h of [a, b]) await h.wf.mcp.configure(loanConfig({ submitNeedsApproval: true }));
+  });
+  afterAll(async () => {
+    await a?.stop();
+    await b?.stop();
+    await temporal?.stop();
+  });
+
+  /** A first message (no conversationId) parking on the submit's approval for `customerId`, with `key`. */
+  const park = async (h: ApiHarness, key: string, customerId: string) => {
+    h.wf.mcp.llm.setScript([extracted(customerId), plan(SUBMIT, customerId), answer('Not submitted.')]);
+    return h.request('POST', '/api/v1/conversation/message', {
+      json: { message: LOAN_MESSAGE },
+      headers: { 'idempotency-key': key },
+    });
+  };
+  const reject = (h: ApiHarness, parked: { conversationId: string; approval: { callIndex: number } }) =>
+    h.request('POST', `/api/v1/conversation/${parked.conversationId}/turns/1/approval`, {
+      json: { decision: 'reject', callIndex: parked.approval.callIndex, decidedBy: 'approver-ann' },
+    });
+  const queueOf = async (h: ApiHarness, workflowId: string) =>
+    (await h.wf.client.workflow.getHandle(workflowId).describe()).taskQueue;
+
+  it("runs its own turn for a key the other deployment used, whether that one's turn is parked or completed", async () => {
+    const key = `shared-${crypto.randomUUID()}`;
+    const first = await park(a, key, 'CUST-1001');
+    expect([first.status, first.json().turn.outcome]).toEqual([202, 'AWAITING_APPROVAL']);
+    const onA = first.json();
+
+    const second = await park(b, key, 'CUST-2002');
+    expect([second.status, second.json().turn.outcome]).toEqual([202, 'AWAITING_APPROVAL']);
+    const onB = second.json();
+    expect(onB.conversationId).not.toBe(onA.conversationId);
+    expect(onB.approval.args).toEqual({ customerId: 'CUST-2002' });
+    expect(await queueOf(b, onB.turn.workflowId)).toBe(b.wf.taskQueue);
+    const claim = await findTurnClaim(b.wf.mcp.deps.db, key);
+    expect(claim).toMatchObject({ conversationId: onB.conversationId, workflowId: onB.turn.workflowId });
+    // The same request again on each: its own turn back.
+    expect((await park(b, key, 'CUST-2002')).json().turn.workflowId).toBe(onB.turn.workflowId);
+    expect((await park(a, key, 'CUST-1001')).json().turn.workflowId).toBe(onA.turn.workflowId);
+
+    // A key whose turn completed on A is a new request on B, never CONVERSATION_RETIRED.
+    expect((await reject(a, onA)).status).toBe(200);
+    expect((await reject(b, onB)).status).toBe(200);
+    const done = `done-${crypto.randomUUID()}`;
+    const completed = await park(a, done, 'CUST-1001');
+    expect((await reject(a, completed.json())).status).toBe(200);
+    const onBAfter = await park(b, done, 'CUST-2002');
+    expect([onBAfter.status, onBAfter.json().turn?.outcome]).toEqual([202, 'AWAITING_APPROVAL']);
+    expect(onBAfter.json().conversationId).not.toBe(completed.json().conversationId);
+    expect((await reject(b, onBAfter.json())).status).toBe(200);
+  });
+
+  it('refuses a turn id that is a workflow of the other deployment (422 CONVERSATION_ID_TAKEN), claiming nothing', async () => {
+    const parked = (await park(a, `taken-${crypto.randomUUID()}`, 'CUST-1001')).json();
+    const key = `taken-on-b-${crypto.randomUUID()}`;
+    const sent = await b.request('POST', '/api/v1/conversation/message', {
+      json: { conversationId: parked.conversationId, message: LOAN_MESSAGE },
+      headers: { 'idempotency-key': key },
+    });
+    expect([sent.status, sent.json().error.code]).toEqual([422, 'CONVERSATION_ID_TAKEN']);
+    expect(sent.body).not.toContain(a.wf.taskQueue);
+    expect(await findTurnClaim(b.wf.mcp.deps.db, key)).toBeNull();
+    expect((await reject(a, parked)).status).toBe(200);
+  });
+
+  it("keeps a key's conversation across the upgrade of a deployment on another queue than the default", async () => {
+    // A request of the build before: its claim names the unscoped id; the turn never started (the API crashed).
+    const key = `upgrade-${crypto.randomUUID()}`;
+    const unscoped = conversationIdForKey(key, 'convengine-turns');
+    expect(conversationIdForKey(key, b.wf.taskQueue)).not.toBe(unscoped);
+    const request = { conversationId: unscoped, message: LOAN_MESSAGE, inputParams: {}, reset: false };
+    const hash = requestHash({ ...request, idempotencyKey: key, requestContext: {} });
+    await b.wf.mcp.deps.db.$client.query(
+      `INSERT INTO ce_turn_request (conversation_id, idempotency_key, turn_number, workflow_id, request_hash)
+       VALUES ($1, $2, 1, $3, $4)`,
+      [unscoped, key, `turn-${unscoped}-1`, hash]
+    );
+    const retried = await park(b, key, 'CUST-2002');
+    expect([retried.status, retried.json().conversationId]).toEqual([202, unscoped]);
+    expect((await reject(b, retried.json())).status).toBe(200);
+  });
+
+  it("opens its own conversation for a key the build before tied to the other deployment's turn", async () => {
+    // The build before derived the unscoped id on B too, found A's running turn there and claimed the key for it.
+    const key = `poisoned-${crypto.randomUUID()}`;
+    const unscoped = conversationIdForKey(key, 'convengine-turns');
+    a.wf.mcp.llm.setScript([extracted('CUST-1001'), plan(SUBMIT, 'CUST-1001'), answer('Not submitted.')]);
+    const onA = await a.request('POST', '/api/v1/conversation/message', {
+      json: { conversationId: unscoped, message: LOAN_MESSAGE },
+      headers: { 'idempotency-key': key },
+    });
+    expect([onA.status, onA.json().turn.workflowId]).toEqual([202, `turn-${unscoped}-1`]);
+    await b.wf.mcp.deps.db.$client.query(
+      `INSERT INTO ce_turn_request (conversation_id, idempotency_key, turn_number, workflow_id) VALUES ($1, $2, 1, $3)`,
+      [unscoped, key, `turn-${unscoped}-1`]
+    );
+    const onB = await park(b, key, 'CUST-2002');
+    expect([onB.status, onB.json().conversationId]).toEqual([202, conversationIdForKey(key, b.wf.taskQueue)]);
+    expect(await findTurnClaim(b.wf.mcp.deps.db, key)).toMatchObject({ workflowId: onB.json().turn.workflowId });
+    for (const [h, parked] of [
+      [a, onA.json()],
+      [b, onB.json()],
+    ] as const) {
+      expect((await reject(h, parked)).status).toBe(200);
+    }
+  });
+});
