@@ -131,7 +131,10 @@ export class TemporalTurnGateway implements TurnGateway {
   async decideApproval(conversationId: string, turnNumber: number, decision: ApprovalDecisionInput) {
     const handle = this.client.workflow.getHandle(turnIdFor(conversationId, turnNumber));
     const description = await describeOrNull(handle);
-    if (!description) throw notFound('TURN_NOT_FOUND', `No turn ${turnNumber} in conversation ${conversationId}.`);
+    // Another deployment's turn on the namespace (another task queue) is not this one's to decide: its approvers are.
+    if (!description || !onOwnQueue(description, this.options.taskQueue)) {
+      throw notFound('TURN_NOT_FOUND', `No turn ${turnNumber} in conversation ${conversationId}.`);
+    }
     // A turn that has ended says how the call was settled, as the turn itself does while it runs.
     const ended = async (status: string) => {
       const call = await approvalSettlement(this.options.db, conversationId, turnNumber, decision.callIndex);
@@ -158,7 +161,8 @@ export class TemporalTurnGateway implements TurnGateway {
     if (await isRetired(this.options.db, conversationId)) throw conversationRetired(conversationId);
     const handle = this.client.workflow.getHandle(workflowId);
     const description = await describeOrNull(handle);
-    if (!description) throw turnNotFound(workflowId);
+    // Another deployment's turn (another task queue) would run in this one's worker and database, past its gates.
+    if (!description || !onOwnQueue(description, this.options.taskQueue)) throw turnNotFound(workflowId);
     const status = description.status.name;
     if (status === 'RUNNING') throw inProgress();
     if (status === 'COMPLETED') throw conflict('TURN_ALREADY_COMPLETED', `Turn ${workflowId} already completed.`);

@@ -129,4 +129,30 @@ describe('two deployments on one Temporal namespace', () => {
       expect((await reject(h, parked)).status).toBe(200);
     }
   });
+
+  it("neither re-runs nor decides the other deployment's turn (404 TURN_NOT_FOUND): its gates stay its own", async () => {
+    const parked = (await park(a, `gate-${crypto.randomUUID()}`, 'CUST-1001')).json();
+    const { workflowId } = parked.turn;
+    const decided = await reject(b, parked);
+    expect([decided.status, decided.json().error.code]).toEqual([404, 'CONVERSATION_NOT_FOUND']);
+    // Nor were the conversation B's too (an id sent to both): its gateway does not send the decision.
+    const decision = { decision: 'approve' as const, callIndex: parked.approval.callIndex, decidedBy: 'b-approver' };
+    await expect(b.wf.gateway().decideApproval(parked.conversationId, 1, decision)).rejects.toMatchObject({
+      statusCode: 404,
+      code: 'TURN_NOT_FOUND',
+    });
+    expect((await a.conversation(parked.conversationId)).pendingApproval).toMatchObject({ toolCode: SUBMIT });
+    const handle = a.wf.client.workflow.getHandle(workflowId);
+    await handle.terminate('an operator ends the parked turn');
+    const { runId } = await handle.describe();
+    const retried = await b.request('POST', `/api/v1/admin/turns/${workflowId}/retry`);
+    expect([retried.status, retried.json().error.code]).toEqual([404, 'TURN_NOT_FOUND']);
+    const after = await handle.describe();
+    expect([after.runId, after.status.name, after.taskQueue]).toEqual([runId, 'TERMINATED', a.wf.taskQueue]);
+    // Its own deployment still re-runs it, back to its approval gate.
+    a.wf.mcp.llm.setScript([extracted('CUST-1001'), plan(SUBMIT, 'CUST-1001'), answer('Not submitted.')]);
+    const own = await a.request('POST', `/api/v1/admin/turns/${workflowId}/retry`);
+    expect([own.status, own.json().turn.outcome]).toEqual([202, 'AWAITING_APPROVAL']);
+    expect((await reject(a, own.json())).status).toBe(200);
+  });
 });
