@@ -32,7 +32,7 @@ import { eraseConversation } from './turns/erase';
 import { TemporalTurnGateway } from './turns/gateway';
 import { temporalTurnEnds } from './turns/turn-ended';
 import { temporalHeldTools } from './turns/held-tools';
-import { AWAITING_APPROVAL_QUERY, temporalApprovalQueue } from './turns/approval-queue';
+import { awaitingApprovalQuery, temporalApprovalQueue } from './turns/approval-queue';
 
 export interface ApiServer {
   app: FastifyInstance;
@@ -104,7 +104,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     logger: options.logger ?? silentLogger(),
     ...(options.prerequisiteCacheMs !== undefined ? { cacheMs: options.prerequisiteCacheMs } : {}),
   });
-  const metrics = createApiMetrics(pendingApprovalsCount(client, connection), {
+  const metrics = createApiMetrics(pendingApprovalsCount(client, connection, env.TEMPORAL_TASK_QUEUE), {
     turnReplyTimeoutMs: env.TURN_REPLY_TIMEOUT_MS,
   });
   const gateway = new TemporalTurnGateway({
@@ -148,16 +148,17 @@ function temporalClient(db: Database, connection: ConnectionLike, env: Env): Cli
   });
 }
 
-/** The pending-approvals gauge's reader. */
-function pendingApprovalsCount(client: Client, connection: ConnectionLike): () => Promise<number> {
+/** The pending-approvals gauge's reader: the turns of this deployment's task queue that await an approval. */
+function pendingApprovalsCount(client: Client, connection: ConnectionLike, taskQueue: string): () => Promise<number> {
   // A scrape waits for this count: within the check deadline, and once per cache period however many scrapers ask.
-  const countPending = () => client.workflow.count(AWAITING_APPROVAL_QUERY);
+  const countPending = () => client.workflow.count(awaitingApprovalQuery(taskQueue));
   return cachedFor(PREREQUISITE_CACHE_MS, async () => (await temporalCheck(connection, countPending)).count);
 }
 
 /** The routes' ports on the real Temporal and PostgreSQL. */
 function apiPorts(wiring: ApiWiring, turns: ApiPorts['turns'], prerequisites: PrerequisiteMonitor): ApiPorts {
   const { env, db, connection, client, store } = wiring;
+  const taskQueue = env.TEMPORAL_TASK_QUEUE;
   const conversations = conversationQueries(db, temporalTurnEnds(client.workflow));
   return {
     turns,
@@ -169,8 +170,8 @@ function apiPorts(wiring: ApiWiring, turns: ApiPorts['turns'], prerequisites: Pr
       conversation: (id, version, { maxTurns }) =>
         whatifConversation({ db }, { conversationId: id, config: { version }, maxTurns }),
     },
-    heldTools: temporalHeldTools(client, { decisionTimeoutMs: env.OPERATOR_DECISION_TIMEOUT_MS }),
-    approvals: temporalApprovalQueue(client),
+    heldTools: temporalHeldTools(client, { taskQueue, decisionTimeoutMs: env.OPERATOR_DECISION_TIMEOUT_MS }),
+    approvals: temporalApprovalQueue(client, taskQueue),
     eraseConversation: (request) => eraseConversation(db, client.workflow, request),
   };
 }
@@ -191,7 +192,10 @@ function apiOptions(wiring: ApiWiring, options: ApiServerOptions, ports: ApiPort
     limitMetrics: { inUse: metrics.limitInUse, refused: metrics.limitRefused },
     whatifLimits: { concurrency: env.WHATIF_CONCURRENCY, maxTurns: env.WHATIF_MAX_TURNS },
     streamMaxConnections: env.STREAM_MAX_CONNECTIONS,
-    console: consolePorts(wiring.db, wiring.client, options.temporalUiUrl ?? env.TEMPORAL_UI_URL),
+    console: consolePorts(wiring.db, wiring.client, {
+      taskQueue: env.TEMPORAL_TASK_QUEUE,
+      temporalUiUrl: options.temporalUiUrl ?? env.TEMPORAL_UI_URL,
+    }),
   };
 }
 

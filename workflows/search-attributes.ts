@@ -118,12 +118,14 @@ function literal(value: string): string {
 }
 
 /**
- * Running turns whose TurnOutcome is `outcome`: `TurnOutcome = 'HELD' AND ExecutionStatus = 'Running'`; with more
- * outcomes, any of them: `TurnOutcome IN ('AWAITING_APPROVAL', 'HELD') AND …`.
+ * Running turns of one task queue whose TurnOutcome is `outcome`:
+ * `TurnOutcome = 'HELD' AND ExecutionStatus = 'Running' AND TaskQueue = 'convengine-turns'`; with more outcomes, any
+ * of them: `TurnOutcome IN ('AWAITING_APPROVAL', 'HELD') AND …`. The task queue is the deployment's
+ * (TEMPORAL_TASK_QUEUE): a namespace may hold other deployments' turns, which are not its operators' to list.
  */
-export function runningTurnsQuery(outcome: TurnOutcomeValue, ...more: TurnOutcomeValue[]): string {
+export function runningTurnsQuery(taskQueue: string, outcome: TurnOutcomeValue, ...more: TurnOutcomeValue[]): string {
   const match = more.length === 0 ? `= ${literal(outcome)}` : `IN (${[outcome, ...more].map(literal).join(', ')})`;
-  return `${A.TurnOutcome} ${match} AND ExecutionStatus = 'Running'`;
+  return `${A.TurnOutcome} ${match} AND ExecutionStatus = 'Running' AND TaskQueue = ${literal(taskQueue)}`;
 }
 
 /**
@@ -137,4 +139,9 @@ export function conversationTurnsQuery(conversationId: string, numbers?: { after
   if (![numbers.after, numbers.through ?? 0].every(Number.isSafeInteger)) throw new Error('turn numbers are integers');
   const upTo = numbers.through === undefined ? '' : ` AND ${A.TurnNumber} <= ${numbers.through}`;
   return `${conversation} AND ${A.TurnNumber} > ${numbers.after}${upTo}`;
+}
+
+/** A query narrowed to one deployment's task queue (TEMPORAL_TASK_QUEUE): a namespace may hold other deployments'. */
+export function onTaskQueue(query: string, taskQueue: string): string {
+  return `${query} AND TaskQueue = ${literal(taskQueue)}`;
 }

@@ -2,7 +2,7 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 import { isGrpcServiceError, WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import { compareCodePoints } from '../../core/text/compare-code-points';
 import { TurnStatus, type HeldTool, type PendingApproval, type TurnProgress } from '../../workflows/messages';
-import { conversationTurnsQuery, readTurnSearchAttributes } from '../../workflows/search-attributes';
+import { conversationTurnsQuery, onTaskQueue, readTurnSearchAttributes } from '../../workflows/search-attributes';
 import { PayloadEncryptionError } from '../../config/payload-encryption';
 import { ApiError, conflict, notFound } from '../errors';
 import { pendingActivityView } from '../history/pending-activities';
@@ -42,9 +42,34 @@ function operationError(err: unknown, operation: ActivityOperation): Error {
   return err;
 }
 
+const isMissing = (err: unknown) =>
+  err instanceof WorkflowNotFoundError || isNotFound(err) || isNotFound((err as Error).cause);
+
+/**
+ * The turn's latest run when it is this deployment's, on its task queue; null without it. A namespace may hold other
+ * deployments' turns under any id: the console neither shows nor operates them.
+ */
+async function ownRun(client: Client, taskQueue: string, workflowId: string) {
+  try {
+    const description = await client.workflow.getHandle(workflowId).describe();
+    return description.taskQueue === taskQueue ? description : null;
+  } catch (err) {
+    if (isMissing(err)) return null;
+    throw err;
+  }
+}
+
+/** The turn's latest run on this deployment's task queue; 404 TURN_NOT_FOUND without it. */
+async function ownRunOrNotFound(client: Client, taskQueue: string, workflowId: string) {
+  const run = await ownRun(client, taskQueue, workflowId);
+  if (!run) throw turnNotFound(workflowId);
+  return run;
+}
+
 /** The turn's progress, which its worker answers: 404 without the turn, 503 WORKER_UNAVAILABLE without a worker. */
-async function progressOf(client: Client, workflowId: string): Promise<TurnProgress> {
-  const read = await readProgress(client, workflowId);
+async function progressOf(client: Client, taskQueue: string, workflowId: string): Promise<TurnProgress> {
+  const run = await ownRunOrNotFound(client, taskQueue, workflowId);
+  const read = await readProgress(client, workflowId, run);
   if (!read) throw turnNotFound(workflowId);
   if ('unavailable' in read) throw progressUnavailable(workflowId, read.unavailable);
   return read.progress;
@@ -70,18 +95,32 @@ const RUNS_PER_LIST = 250;
  * next `limit` turns held), and whether a turn follows (one more call, of one row). A turn id has several runs when a
  * failed turn was retried or a new message took its number: the latest is the turn, the others its `earlierRuns`.
  */
-async function turnPage(client: Client, conversationId: string, page: TurnPageRequest): Promise<TurnPage> {
+async function turnPage(
+  client: Client,
+  taskQueue: string,
+  conversationId: string,
+  page: TurnPageRequest
+): Promise<TurnPage> {
   const through = page.after + page.limit;
   const runs: (TurnRunSummary & { workflowId: string })[] = [];
-  const query = conversationTurnsQuery(conversationId, { after: page.after, through });
+  // Another deployment's runs under the same ids (a conversation id sent to both) are not this conversation's.
+  const query = onTaskQueue(conversationTurnsQuery(conversationId, { after: page.after, through }), taskQueue);
   for await (const wf of client.workflow.list({ query, pageSize: RUNS_PER_LIST }))
     runs.push({ ...runOf(wf), workflowId: wf.workflowId });
-  return { turns: turnsOf(runs), next: (await anyTurnAfter(client, conversationId, through)) ? through : null };
+  return {
+    turns: turnsOf(runs),
+    next: (await anyTurnAfter(client, taskQueue, conversationId, through)) ? through : null,
+  };
 }
 
 /** Whether the conversation has a turn numbered after `after`: the first row of one list call, if any. */
-async function anyTurnAfter(client: Client, conversationId: string, after: number): Promise<boolean> {
-  const query = conversationTurnsQuery(conversationId, { after });
+async function anyTurnAfter(
+  client: Client,
+  taskQueue: string,
+  conversationId: string,
+  after: number
+): Promise<boolean> {
+  const query = onTaskQueue(conversationTurnsQuery(conversationId, { after }), taskQueue);
   for await (const _wf of client.workflow.list({ query, pageSize: 1 })) return true;
   return false;
 }
@@ -104,21 +143,23 @@ function withoutRuns({ runId, status, outcome, startedAt, closedAt }: TurnSummar
 }
 
 /**
- * The turn's latest run and its events, with claim references resolved; null without the turn. The run is read first
- * and its own history then, so the events are that run's even when another run starts in between.
+ * The turn's latest run and its events, with claim references resolved; null without the turn (or when it is another
+ * queue's). The run is read first and its own history then, so the events are that run's even when another run starts
+ * in between.
  */
-async function turnHistory(client: Client, workflowId: string): Promise<TurnHistory | null> {
+async function turnHistory(client: Client, taskQueue: string, workflowId: string): Promise<TurnHistory | null> {
+  const run = await ownRun(client, taskQueue, workflowId);
+  if (!run) return null;
   try {
-    const { runId } = await client.workflow.getHandle(workflowId).describe();
-    const events = (await client.workflow.getHandle(workflowId, runId).fetchHistory()).events ?? [];
+    const events = (await client.workflow.getHandle(workflowId, run.runId).fetchHistory()).events ?? [];
     // fetchHistory returns payloads as stored: encrypted (PAYLOAD_ENCRYPTION_KEYS), and a large step run's result a
     // claim reference (db/claims/).
     const { payloadCodecs } = client.options.loadedDataConverter;
     await decodeHistoryPayloads(events, payloadCodecs);
     await resolveStepRunClaims(events, payloadCodecs);
-    return { runId, events, startedWith: await startedWith(client, events[0]) };
+    return { runId: run.runId, events, startedWith: await startedWith(client, events[0]) };
   } catch (err) {
-    if (err instanceof WorkflowNotFoundError || isNotFound(err) || isNotFound((err as Error).cause)) return null;
+    if (isMissing(err)) return null;
     if (err instanceof PayloadEncryptionError) throw undecryptable(workflowId, err);
     throw err;
   }
@@ -189,23 +230,29 @@ async function operateActivity(
   }
 }
 
-/** The console's view of turns through the Temporal client: the same calls on our dev server and real Temporal. */
-export function temporalInspector(client: Client): TurnInspector {
+/**
+ * The console's view of the turns of its deployment's task queue through the Temporal client: the same calls on our
+ * dev server and real Temporal.
+ */
+export function temporalInspector(client: Client, taskQueue: string): TurnInspector {
   return {
-    turns: (conversationId, page) => turnPage(client, conversationId, page),
-    history: (workflowId) => turnHistory(client, workflowId),
+    turns: (conversationId, page) => turnPage(client, taskQueue, conversationId, page),
+    history: (workflowId) => turnHistory(client, taskQueue, workflowId),
     startMessages: (runs) => startMessages(client, runs),
     async pendingActivities(workflowId) {
-      const description = await client.workflow.getHandle(workflowId).describe();
+      const description = await ownRunOrNotFound(client, taskQueue, workflowId);
       return (description.raw.pendingActivities ?? []).map((a) => pendingActivityView(a));
     },
     async pendingApproval(workflowId): Promise<PendingApproval | null> {
-      return (await progressOf(client, workflowId)).pending;
+      return (await progressOf(client, taskQueue, workflowId)).pending;
     },
     async heldTool(workflowId): Promise<HeldTool | null> {
-      const progress = await progressOf(client, workflowId);
+      const progress = await progressOf(client, taskQueue, workflowId);
       return progress.status === TurnStatus.Held ? (progress.held ?? null) : null;
     },
-    operateActivity: (workflowId, activityId, operation) => operateActivity(client, workflowId, activityId, operation),
+    async operateActivity(workflowId, activityId, operation) {
+      await ownRunOrNotFound(client, taskQueue, workflowId);
+      await operateActivity(client, workflowId, activityId, operation);
+    },
   };
 }

@@ -2,7 +2,7 @@ import type { Client } from '@temporalio/client';
 import { isRetired } from '../../db/repositories/retired';
 import type { Database } from '../../db/pool';
 import { parkedConversations } from '../turns/approval-queue';
-import type { ConsolePorts, ConversationPage, ConversationSearch } from './ports';
+import type { ConsolePorts, ConversationPage, ConversationSearch, ParkedStatus } from './ports';
 import { auditedUserInputs, recordOperatorAction, searchConversations, showParked, turnAudits } from './queries';
 import { CONSOLE_READ_CONCURRENCY, ReadBudget } from './read-budget';
 import { temporalInspector } from './temporal-inspector';
@@ -15,19 +15,16 @@ import { temporalInspector } from './temporal-inspector';
  */
 async function conversationPage(
   db: Database,
-  client: Client,
+  parkedNow: () => Promise<Map<string, ParkedStatus>>,
   budget: ReadBudget,
   search: ConversationSearch
 ): Promise<ConversationPage> {
   if (search.status) {
-    const parked = await parkedConversations(client);
+    const parked = await parkedNow();
     const page = await budget.run(() => searchConversations(db, { ...search, parked }));
     return showParked(page, parked);
   }
-  const [page, parked] = await Promise.allSettled([
-    budget.run(() => searchConversations(db, search)),
-    parkedConversations(client),
-  ]);
+  const [page, parked] = await Promise.allSettled([budget.run(() => searchConversations(db, search)), parkedNow()]);
   if (page.status === 'rejected') throw page.reason;
   // Without a filter the list stays readable in a Temporal outage, when operators need it most: its statuses are
   // the stored ones, and the page says that parked conversations could not be read.
@@ -35,19 +32,27 @@ async function conversationPage(
   return showParked(page.value, parked.value);
 }
 
+/** Where the console's deployment runs its turns (TEMPORAL_TASK_QUEUE), and the Web UI it links them to. */
+export interface ConsoleDeployment {
+  taskQueue: string;
+  temporalUiUrl: string | undefined;
+}
+
 /**
  * The console's real ports: PostgreSQL for conversations and audit (within the console's read budget), the Temporal
- * client for turns.
+ * client for the turns of the deployment's task queue (a namespace may hold other deployments' turns too).
  */
-export function consolePorts(db: Database, client: Client, temporalUiUrl: string | undefined): ConsolePorts {
+export function consolePorts(db: Database, client: Client, deployment: ConsoleDeployment): ConsolePorts {
+  const { taskQueue, temporalUiUrl } = deployment;
   const budget = new ReadBudget(CONSOLE_READ_CONCURRENCY);
+  const parkedNow = () => parkedConversations(client, taskQueue);
   return {
-    searchConversations: (search) => conversationPage(db, client, budget, search),
+    searchConversations: (search) => conversationPage(db, parkedNow, budget, search),
     turnAudits: (conversationId, turnNumber) => budget.run(() => turnAudits(db, conversationId, turnNumber)),
     userInputs: (conversationId, turnNumbers) => budget.run(() => auditedUserInputs(db, conversationId, turnNumbers)),
     read: (work) => budget.run(work),
     retired: (conversationId) => budget.run(() => isRetired(db, conversationId)),
-    inspector: temporalInspector(client),
+    inspector: temporalInspector(client, taskQueue),
     recordAction: (record) => recordOperatorAction(db, record),
     temporalUi: temporalUiUrl ? { url: temporalUiUrl, namespace: client.options.namespace } : null,
   };

@@ -9,8 +9,12 @@ import { decideWith } from '../replies';
 import { PARKED_STATUSES, type ParkedStatus } from '../console/ports';
 import { listedProgressReader } from './turn-worker';
 
-/** Turns parked on a tool approval (D16): the workflow sets this outcome while it waits, RUNNING again once decided. */
-export const AWAITING_APPROVAL_QUERY = runningTurnsQuery(TurnOutcomeValue.AwaitingApproval);
+/**
+ * The task queue's turns parked on a tool approval (D16): the workflow sets this outcome while it waits, RUNNING again
+ * once decided.
+ */
+export const awaitingApprovalQuery = (taskQueue: string): string =>
+  runningTurnsQuery(taskQueue, TurnOutcomeValue.AwaitingApproval);
 
 /** The call a turn waits on, as its worker tells it. */
 export interface WaitingApproval {
@@ -74,34 +78,34 @@ function visibleTurn(raw: RawExecution): Omit<AwaitingApprovalTurn, 'approval'> 
 const CHECK_BYTES = 8;
 
 /** The check of a page token: its hash with this list's query, so a cursor of another list is refused too. */
-const checkOf = (token: Uint8Array): Buffer =>
-  createHash('sha256').update(AWAITING_APPROVAL_QUERY).update(token).digest().subarray(0, CHECK_BYTES);
+const checkOf = (query: string, token: Uint8Array): Buffer =>
+  createHash('sha256').update(query).update(token).digest().subarray(0, CHECK_BYTES);
 
 /**
  * The cursor as the API writes it: Temporal's page token (opaque, the server's own format) after its check, base64url.
  * Real Temporal answers a token it cannot read with UNKNOWN "something went wrong" (and reads some it never wrote),
  * so the check, not the server, tells a cursor this list gave from anything else.
  */
-const cursorOf = (token: Uint8Array | null | undefined): string | null =>
-  token && token.length > 0 ? Buffer.concat([checkOf(token), token]).toString('base64url') : null;
+const cursorOf = (query: string, token: Uint8Array | null | undefined): string | null =>
+  token && token.length > 0 ? Buffer.concat([checkOf(query, token), token]).toString('base64url') : null;
 
 export const invalidCursor = () =>
   badRequest('INVALID_CURSOR', "after must be the previous page's next, as this list gave it.", { field: 'after' });
 
 /** The page token a cursor carries; 400 INVALID_CURSOR when its check does not hold. */
-function tokenOf(cursor: string): Buffer {
+function tokenOf(query: string, cursor: string): Buffer {
   const bytes = Buffer.from(cursor, 'base64url');
   const token = bytes.subarray(CHECK_BYTES);
-  if (token.length === 0 || !checkOf(token).equals(bytes.subarray(0, CHECK_BYTES))) throw invalidCursor();
+  if (token.length === 0 || !checkOf(query, token).equals(bytes.subarray(0, CHECK_BYTES))) throw invalidCursor();
   return token;
 }
 
-async function listPage(client: Client, limit: number, after: string | undefined) {
-  const nextPageToken = after === undefined ? undefined : tokenOf(after);
+async function listPage(client: Client, query: string, limit: number, after: string | undefined) {
+  const nextPageToken = after === undefined ? undefined : tokenOf(query, after);
   try {
     return await client.workflowService.listWorkflowExecutions({
       namespace: client.options.namespace,
-      query: AWAITING_APPROVAL_QUERY,
+      query,
       pageSize: limit,
       nextPageToken,
     });
@@ -112,10 +116,12 @@ async function listPage(client: Client, limit: number, after: string | undefined
   }
 }
 
-export function temporalApprovalQueue(client: Client): ApprovalQueue {
+/** The approval queue of the deployment whose turns run on `taskQueue` (TEMPORAL_TASK_QUEUE). */
+export function temporalApprovalQueue(client: Client, taskQueue: string): ApprovalQueue {
+  const query = awaitingApprovalQuery(taskQueue);
   return {
     async list({ limit, after }) {
-      const page = await listPage(client, limit, after);
+      const page = await listPage(client, query, limit, after);
       const progressOf = listedProgressReader(client);
       const turns: AwaitingApprovalTurn[] = [];
       for (const raw of page.executions ?? []) {
@@ -126,7 +132,7 @@ export function temporalApprovalQueue(client: Client): ApprovalQueue {
         // A turn decided between the listing and the query no longer waits, and is left out.
         else if (read?.progress.pending) turns.push({ ...turn, approval: waiting(turn, read.progress.pending) });
       }
-      return { turns, next: cursorOf(page.nextPageToken) };
+      return { turns, next: cursorOf(query, page.nextPageToken) };
     },
   };
 }
@@ -145,8 +151,8 @@ function waiting(
 /** Visibility's page size for reading the parked conversations; Temporal's own maximum. */
 const PARKED_PAGE_SIZE = 1000;
 
-/** Running turns parked on a person: on a tool approval (D16) or holding a tool call for an operator (#22). */
-export const PARKED_TURNS_QUERY = runningTurnsQuery(...PARKED_STATUSES);
+/** The task queue's running turns parked on a person: on a tool approval (D16) or a call held for an operator (#22). */
+const parkedTurnsQuery = (taskQueue: string): string => runningTurnsQuery(taskQueue, ...PARKED_STATUSES);
 
 /** A parked turn's outcome, read from its search attributes; null for any other. */
 function parkedOutcome(raw: RawExecution): ParkedStatus | null {
@@ -160,13 +166,13 @@ function parkedOutcome(raw: RawExecution): ParkedStatus | null {
  * or describe of a turn, so no worker is asked and a list of any length costs one call per thousand parked turns. A
  * conversation runs one turn at a time; were two parked, its latest turn's outcome is the one kept.
  */
-export async function parkedConversations(client: Client): Promise<Map<string, ParkedStatus>> {
+export async function parkedConversations(client: Client, taskQueue: string): Promise<Map<string, ParkedStatus>> {
   const parked = new Map<string, { outcome: ParkedStatus; turnNumber: number }>();
   let nextPageToken: Uint8Array | undefined;
   do {
     const page = await client.workflowService.listWorkflowExecutions({
       namespace: client.options.namespace,
-      query: PARKED_TURNS_QUERY,
+      query: parkedTurnsQuery(taskQueue),
       pageSize: PARKED_PAGE_SIZE,
       nextPageToken,
     });

@@ -12,8 +12,8 @@ import { describeOrNull, sendDecision } from './decisions';
 import { turnNotFound } from './turn-id';
 import { listedProgressReader } from './turn-worker';
 
-/** Turns with a tool call held for an operator (#22): the workflow sets this outcome while it waits. */
-export const HELD_TURNS_QUERY = runningTurnsQuery(TurnOutcomeValue.Held);
+/** The task queue's turns with a tool call held for an operator (#22): the workflow sets this outcome while it waits. */
+const heldTurnsQuery = (taskQueue: string): string => runningTurnsQuery(taskQueue, TurnOutcomeValue.Held);
 
 export interface HeldTurn {
   workflowId: string;
@@ -51,13 +51,21 @@ function visibleTurn(execution: WorkflowExecutionInfo): Omit<HeldTurn, 'held'> {
   };
 }
 
-/** `decisionTimeoutMs`: OPERATOR_DECISION_TIMEOUT_MS, how long a decision waits for the turn's worker. */
-export function temporalHeldTools(client: Client, options: { decisionTimeoutMs?: number } = {}): HeldToolOperations {
+/**
+ * The held turns of the deployment whose turns run on `taskQueue` (TEMPORAL_TASK_QUEUE): another queue's turn on the
+ * namespace is neither listed nor resolved. `decisionTimeoutMs`: OPERATOR_DECISION_TIMEOUT_MS, how long a decision
+ * waits for the turn's worker.
+ */
+export function temporalHeldTools(
+  client: Client,
+  options: { taskQueue: string; decisionTimeoutMs?: number }
+): HeldToolOperations {
+  const { taskQueue } = options;
   return {
     async list() {
       const turns: HeldTurn[] = [];
       const progressOf = listedProgressReader(client);
-      for await (const execution of client.workflow.list({ query: HELD_TURNS_QUERY })) {
+      for await (const execution of client.workflow.list({ query: heldTurnsQuery(taskQueue) })) {
         const turn = visibleTurn(execution);
         const read = await progressOf(turn.workflowId, execution);
         if (read && 'unavailable' in read) {
@@ -72,7 +80,7 @@ export function temporalHeldTools(client: Client, options: { decisionTimeoutMs?:
     async resolve(workflowId, input) {
       const handle = client.workflow.getHandle(workflowId);
       const turn = await describeOrNull(handle);
-      if (!turn) throw turnNotFound(workflowId);
+      if (!turn || turn.taskQueue !== taskQueue) throw turnNotFound(workflowId);
       if (turn.status.name !== 'RUNNING') throw notHeld(workflowId);
       const target = {
         client,

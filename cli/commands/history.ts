@@ -1,4 +1,4 @@
-import { WorkflowClient, type WorkflowHandle } from '@temporalio/client';
+import { WorkflowClient, type WorkflowExecutionDescription, type WorkflowHandle } from '@temporalio/client';
 import type { temporal as proto } from '@temporalio/proto';
 import { hasStepRunClaims, resolveStepRunClaims } from '../../api/history/step-run-claims';
 import { loadEnv, type Env } from '../../config/env';
@@ -16,15 +16,17 @@ import { databaseError } from '../database-failure';
 import { openDatabase } from '../../db/pool';
 import { canonicalTurnId } from '../../core/turn/turn-id';
 
-const OPTIONS = { values: ['address', 'namespace', 'run'] };
+const OPTIONS = { values: ['address', 'namespace', 'run', 'task-queue'] };
 
 const USAGE = [
-  'convengine history <workflowId> [--address host:port] [--namespace ns] [--run <runId>]',
+  'convengine history <workflowId> [--address host:port] [--namespace ns] [--run <runId>] [--task-queue q]',
   '',
   'Activities with their summaries, attempts and failures, guardrail / loop-limit decisions,',
   'timers, search attributes, resets and other workflow task failures, and the outcome. A turn still',
   'running is described too: each pending activity with its attempt, last failure and next attempt.',
-  'Default address: TEMPORAL_ADDRESS or 127.0.0.1:7233. Encrypted payloads are decrypted with PAYLOAD_ENCRYPTION_KEYS.',
+  "Default address: TEMPORAL_ADDRESS or 127.0.0.1:7233. Only a turn of the deployment's task queue is shown",
+  '(--task-queue, TEMPORAL_TASK_QUEUE or convengine-turns): another deployment on the namespace has turns of its own.',
+  'Encrypted payloads are decrypted with PAYLOAD_ENCRYPTION_KEYS.',
 ].join('\n');
 
 const ONE_LINE_EACH = 'step runs with claim-checked results show as one line each';
@@ -59,8 +61,7 @@ async function resolveClaims(
 }
 
 /** A running turn's status and pending activities (the Web UI's Pending Activities); null once it has closed. */
-async function openTurn(handle: WorkflowHandle): Promise<OpenTurn | null> {
-  const description = await handle.describe();
+function openTurn(description: WorkflowExecutionDescription): OpenTurn | null {
   if (description.status.name !== 'RUNNING') return null;
   return {
     status: description.status.name,
@@ -69,6 +70,16 @@ async function openTurn(handle: WorkflowHandle): Promise<OpenTurn | null> {
     // In full, as the timeline shows a step's failure: the reader is an operator.
     pending: (description.raw.pendingActivities ?? []).map((a) => pendingActivityView(a, failureOf)),
   };
+}
+
+/**
+ * The turn's history and, while it runs, what it waits on; or the task queue of a turn that is not on `taskQueue`
+ * (another deployment's turn on the namespace).
+ */
+async function readTurn(handle: WorkflowHandle, taskQueue: string) {
+  const description = await handle.describe();
+  if (description.taskQueue !== taskQueue) return { otherQueue: description.taskQueue };
+  return { history: await handle.fetchHistory(), open: openTurn(description) };
 }
 
 export const historyCommand: CliCommand = {
@@ -90,14 +101,22 @@ export const historyCommand: CliCommand = {
     const temporal = configuredTemporal(env, given.address);
     const namespace = options.get('namespace')?.at(-1) ?? env.TEMPORAL_NAMESPACE;
     const runId = options.get('run')?.at(-1);
+    const taskQueue = options.get('task-queue')?.at(-1) ?? env.TEMPORAL_TASK_QUEUE;
     // Payloads as stored are ciphertext under PAYLOAD_ENCRYPTION_KEYS, which this command must hold to show them.
     const dataConverter = engineDataConverter(env);
     try {
-      const { history, open } = await withTemporalConnection(temporal, async (connection) => {
-        const handle = new WorkflowClient({ connection, namespace, dataConverter }).getHandle(workflowId, runId);
-        const history = await handle.fetchHistory();
-        return { history, open: await openTurn(handle) };
-      });
+      const read = await withTemporalConnection(temporal, (connection) =>
+        readTurn(new WorkflowClient({ connection, namespace, dataConverter }).getHandle(workflowId, runId), taskQueue)
+      );
+      if ('otherQueue' in read) {
+        const queue = read.otherQueue;
+        io.err(
+          `cannot read the history of ${sent}: it is a turn of task queue ${queue}, not ${taskQueue} (another ` +
+            `deployment on namespace ${namespace}; --task-queue ${queue} reads it)`
+        );
+        return 1;
+      }
+      const { history, open } = read;
       const events = history.events ?? [];
       await decodeHistoryPayloads(events, dataConverter.payloadCodecs ?? []);
       const unreadClaims = await resolveClaims(events, env, io.err);

@@ -3,7 +3,7 @@ import { Client } from '@temporalio/client';
 import { loadEnv } from '../../config/env';
 import { configuredTemporal } from '../../config/temporal-connection';
 import { engineDataConverter } from '../../db/data-converter';
-import { AWAITING_APPROVAL_QUERY, temporalApprovalQueue } from '../../api/turns/approval-queue';
+import { awaitingApprovalQuery, temporalApprovalQueue } from '../../api/turns/approval-queue';
 import { temporalHeldTools, type HeldToolOperations, type HeldTurn } from '../../api/turns/held-tools';
 import {
   DECISION_LIMITS,
@@ -36,10 +36,12 @@ const FLAGS: Readonly<Record<string, string>> = {
 const LISTS = ['list', 'approvals'];
 
 const USAGE = [
-  'convengine sre list [--json] [--address host:port] [--namespace ns]',
-  'convengine sre approvals [--json] [--address host:port] [--namespace ns]',
+  'convengine sre list [--json] [--address host:port] [--namespace ns] [--task-queue q]',
+  'convengine sre approvals [--json] [--address host:port] [--namespace ns] [--task-queue q]',
   'convengine sre retry|skip|fail --workflow-id <id> [--reason text] [--by name] [--call <n>] [--address …] [--namespace …]',
+  '  [--task-queue …]',
   'convengine sre mark-done --workflow-id <id> --result <json> [--reason text] [--by name] [--address …] [--namespace …]',
+  '  [--task-queue …]',
   '',
   'Turns whose tool call ran out of retries with on_retries_exhausted=HOLD, or a NON_IDEMPOTENT_WRITE',
   `whose outcome is unknown, wait for an operator (${TurnSearchAttribute.TurnOutcome}="${TurnOutcomeValue.Held}"). ` +
@@ -58,18 +60,28 @@ const USAGE = [
   '(default 10 s) when none takes it: it was sent then, and may still be applied when a worker returns.',
   'Same as: temporal workflow update execute --workflow-id <id> --name resolveHeldTool --input',
   '\'{"action":"retry","decidedBy":"you"}\'. Address: --address, TEMPORAL_ADDRESS or 127.0.0.1:7233;',
-  'namespace: --namespace, TEMPORAL_NAMESPACE or default.',
+  'namespace: --namespace, TEMPORAL_NAMESPACE or default. Only the turns of one task queue (one deployment) are',
+  "listed or decided: --task-queue, TEMPORAL_TASK_QUEUE or convengine-turns; another queue's turn is not found.",
 ].join('\n');
 
 /**
  * Which of OPTIONS each verb reads: `sre list --call 5 --result '{bad'` ignored the decision's options without a word,
  * and a decision ignored --json.
  */
-const LIST_OPTIONS = new Set(['json', 'address', 'namespace']);
-const DECISION_OPTIONS = new Set(['workflow-id', 'reason', 'by', 'call', 'result', 'address', 'namespace']);
+const LIST_OPTIONS = new Set(['json', 'address', 'namespace', 'task-queue']);
+const DECISION_OPTIONS = new Set([
+  'workflow-id',
+  'reason',
+  'by',
+  'call',
+  'result',
+  'address',
+  'namespace',
+  'task-queue',
+]);
 
 const OPTIONS = {
-  values: ['workflow-id', 'reason', 'by', 'call', 'result', 'address', 'namespace'],
+  values: ['workflow-id', 'reason', 'by', 'call', 'result', 'address', 'namespace', 'task-queue'],
   flags: ['json'],
 };
 
@@ -99,8 +111,8 @@ async function printHeld(io: CliIo, ops: HeldToolOperations, json: boolean): Pro
 }
 
 /** A turn awaiting approval is no held turn, but an operator looking for what waits wants to know of it. */
-async function pointAtApprovals(io: CliIo, client: Client): Promise<void> {
-  const { count } = await client.workflow.count(AWAITING_APPROVAL_QUERY);
+async function pointAtApprovals(io: CliIo, client: Client, taskQueue: string): Promise<void> {
+  const { count } = await client.workflow.count(awaitingApprovalQuery(taskQueue));
   if (count > 0) io.out(`${count} turn(s) await a tool approval: convengine sre approvals`);
 }
 
@@ -167,16 +179,19 @@ export const sreCommand: CliCommand = {
     const env = loadEnv();
     const temporal = configuredTemporal(env, given.address);
     const namespace = options.get('namespace')?.at(-1) ?? env.TEMPORAL_NAMESPACE;
+    const taskQueue = options.get('task-queue')?.at(-1) ?? env.TEMPORAL_TASK_QUEUE;
     try {
       return await withTemporalConnection(temporal, async (connection) => {
         const decisionTimeoutMs = env.OPERATOR_DECISION_TIMEOUT_MS;
         // The turns' answers (queries, updates) are encrypted under PAYLOAD_ENCRYPTION_KEYS when it is set.
         const client = new Client({ connection, namespace, dataConverter: engineDataConverter(env) });
-        if (verb === 'approvals') return await printApprovals(io, temporalApprovalQueue(client), options.has('json'));
-        const ops = temporalHeldTools(client, { decisionTimeoutMs });
+        if (verb === 'approvals') {
+          return await printApprovals(io, temporalApprovalQueue(client, taskQueue), options.has('json'));
+        }
+        const ops = temporalHeldTools(client, { taskQueue, decisionTimeoutMs });
         if (!decision || !workflowId) {
           const code = await printHeld(io, ops, options.has('json'));
-          if (!options.has('json')) await pointAtApprovals(io, client);
+          if (!options.has('json')) await pointAtApprovals(io, client, taskQueue);
           return code;
         }
         const ack = await ops.resolve(workflowId, decision);

@@ -62,7 +62,7 @@ describe('the turns awaiting approval', () => {
     });
     expect(Date.parse(entry.approval.expiresAt) - Date.parse(entry.approval.requestedAt)).toBe(APPROVAL_TIMEOUT_MS);
 
-    const cli = ['--address', h.wf.temporal.address, '--namespace', h.wf.temporal.namespace];
+    const cli = h.wf.serverArgs();
     const sre = await runSre(['approvals', ...cli]);
     // Exit 1 only for turns it cannot read: on the real server the namespace is shared with other suites, whose
     // parked turns can outlive their workers. This turn's worker runs, so it is read (below) and not among them.

@@ -4,6 +4,8 @@ import { temporalInspector } from '../../api/console/temporal-inspector';
 import { TURN_WORKFLOW_TYPE } from '../../workflows/turn-type';
 import { CURRENT_WORKER, fakeTemporalClient, OLDER_WORKER } from '../support/fake-temporal-client';
 
+const QUEUE = 'convengine-turns';
+
 /** A gRPC error as @temporalio/client raises it for a server's answer. */
 function grpcError(code: status): Error {
   return Object.assign(new Error(`${code}`), { code, details: 'from the server', metadata: {} });
@@ -14,7 +16,8 @@ function clientAnswering(err: Error): Client {
     throw err;
   };
   const workflowService = { resetActivity: fail, pauseActivity: fail, unpauseActivity: fail };
-  return { options: { namespace: 'ns' }, workflowService } as unknown as Client;
+  const workflow = { getHandle: () => ({ describe: async () => ({ taskQueue: QUEUE }) }) };
+  return { options: { namespace: 'ns' }, workflowService, workflow } as unknown as Client;
 }
 
 describe("the console's activity operations on a server's answers", () => {
@@ -23,7 +26,7 @@ describe("the console's activity operations on a server's answers", () => {
     [status.NOT_FOUND, 404, 'ACTIVITY_NOT_FOUND'],
     [status.FAILED_PRECONDITION, 409, 'TURN_NOT_RUNNING'],
   ])('gRPC %s becomes %s %s', async (code, statusCode, errorCode) => {
-    const inspector = temporalInspector(clientAnswering(grpcError(code)));
+    const inspector = temporalInspector(clientAnswering(grpcError(code)), QUEUE);
     for (const operation of ['reset', 'pause', 'unpause'] as const) {
       await expect(inspector.operateActivity('turn-x-1', '7', operation)).rejects.toMatchObject({
         statusCode,
@@ -33,7 +36,7 @@ describe("the console's activity operations on a server's answers", () => {
   });
 
   it('says which operation the server lacks', async () => {
-    const inspector = temporalInspector(clientAnswering(grpcError(status.UNIMPLEMENTED)));
+    const inspector = temporalInspector(clientAnswering(grpcError(status.UNIMPLEMENTED)), QUEUE);
     await expect(inspector.operateActivity('turn-x-1', '7', 'pause')).rejects.toThrow(
       'This Temporal server does not support activity pause'
     );
@@ -66,8 +69,8 @@ describe("the console's read of what a parked turn waits on, without a worker", 
   it('is 503 WORKER_UNAVAILABLE, not a 500, when the server says no poller was seen', async () => {
     const { client } = clientQuerying(1_000, noPoller);
     for (const read of [
-      () => temporalInspector(client).pendingApproval('turn-x-1'),
-      () => temporalInspector(client).heldTool('turn-x-1'),
+      () => temporalInspector(client, QUEUE).pendingApproval('turn-x-1'),
+      () => temporalInspector(client, QUEUE).heldTool('turn-x-1'),
     ]) {
       await expect(read()).rejects.toMatchObject({ statusCode: 503, code: 'WORKER_UNAVAILABLE' });
       await expect(read()).rejects.toThrow('no worker is polling task queue convengine-turns');
@@ -76,13 +79,13 @@ describe("the console's read of what a parked turn waits on, without a worker", 
 
   it('does not ask when no worker polled the task queue lately', async () => {
     const { client, queried } = clientQuerying(5 * 60_000, noPoller);
-    await expect(temporalInspector(client).heldTool('turn-x-1')).rejects.toMatchObject({ statusCode: 503 });
+    await expect(temporalInspector(client, QUEUE).heldTool('turn-x-1')).rejects.toMatchObject({ statusCode: 503 });
     expect(queried.count).toBe(0);
   });
 
   it('does not ask when only workers of an older build poll: they lack the turn type', async () => {
     const { client, queried } = clientQuerying(1_000, noPoller, OLDER_WORKER);
-    await expect(temporalInspector(client).pendingApproval('turn-x-1')).rejects.toMatchObject({
+    await expect(temporalInspector(client, QUEUE).pendingApproval('turn-x-1')).rejects.toMatchObject({
       statusCode: 503,
       message: expect.stringContaining('runs conversationTurnV3, only 1 of an older build'),
     });
@@ -96,7 +99,7 @@ describe("the console's read of what a parked turn waits on, without a worker", 
         cause: grpcError(status.DEADLINE_EXCEEDED),
       })
     );
-    await expect(temporalInspector(client).pendingApproval('turn-x-1')).rejects.toThrow(
+    await expect(temporalInspector(client, QUEUE).pendingApproval('turn-x-1')).rejects.toThrow(
       /no worker answered within 5 s/
     );
   });
@@ -133,7 +136,7 @@ describe("the console's list of a conversation's turns", () => {
       return this < that ? 1 : this > that ? -1 : 0;
     });
     try {
-      const { turns } = await temporalInspector(client).turns('c', { after: 0, limit: 50 });
+      const { turns } = await temporalInspector(client, 'tq').turns('c', { after: 0, limit: 50 });
       expect(turns.map((t) => [t.workflowId, t.runId, t.earlierRuns.map((r) => r.runId)])).toEqual([
         ['turn-c-1', 'retried', ['failed']],
         ['turn-c-2', 'only', []],

@@ -83,7 +83,7 @@ describe('the console on a 200-turn conversation (api/console/queries.ts, api/ro
       const numbers = Array.from({ length: Math.max(0, through - after) }, (_, i) => after + i + 1);
       return { turns: numbers.map(summary), next: through < TURNS ? through : null };
     };
-    const real = consolePorts(handle.db, {} as Client, undefined);
+    const real = consolePorts(handle.db, {} as Client, { taskQueue: 'convengine-turns', temporalUiUrl: undefined });
     console = { ...real, inspector: { ...real.inspector, turns } };
     const conversations = conversationQueries(handle.db);
     app = buildApi({

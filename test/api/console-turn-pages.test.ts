@@ -32,7 +32,8 @@ function visibility() {
     const [after, through] = [bound(query, '>'), bound(query, '<=')];
     for (const wf of [...RUNS].reverse()) {
       const n = wf.searchAttributes['TurnNumber'] as number[];
-      if (!query.startsWith(`ConversationId = '${ID}'`)) continue;
+      // Only this deployment's queue: another's runs under the same ids are not this conversation's.
+      if (!query.startsWith(`ConversationId = '${ID}'`) || !query.endsWith(" AND TaskQueue = 'tq'")) continue;
       if ((n[0] as number) <= (after || 0) || (n[0] as number) > (through || Infinity)) continue;
       read.rows++;
       yield wf;
@@ -45,7 +46,7 @@ function visibility() {
 describe("the console's turn list reads one page from Temporal's visibility (api/console/temporal-inspector.ts)", () => {
   it('reads the runs of the page and one row past it, not every turn of the conversation', async () => {
     const { client, read } = visibility();
-    const page = await temporalInspector(client).turns(ID, { after: 100, limit: 50 });
+    const page = await temporalInspector(client, 'tq').turns(ID, { after: 100, limit: 50 });
     // The page's 51 runs (turn 120 has two) and the one that says a turn follows: of 1,001 runs.
     expect(read).toEqual({ calls: 2, rows: 52 });
     expect(page.turns.map((t) => t.turnNumber)).toEqual(Array.from({ length: 50 }, (_, i) => 101 + i));
@@ -59,7 +60,7 @@ describe("the console's turn list reads one page from Temporal's visibility (api
 
   it('says no turn follows on the last page', async () => {
     const { client, read } = visibility();
-    const page = await temporalInspector(client).turns(ID, { after: 960, limit: 50 });
+    const page = await temporalInspector(client, 'tq').turns(ID, { after: 960, limit: 50 });
     expect(page.turns.map((t) => t.turnNumber)).toEqual(Array.from({ length: 40 }, (_, i) => 961 + i));
     expect(page.next).toBeNull();
     expect(read).toEqual({ calls: 2, rows: 40 });

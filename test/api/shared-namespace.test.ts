@@ -2,10 +2,15 @@
  * Two deployments on one Temporal namespace, each with its own task queue and its own database: neither attaches
  * to, reports, runs or shows the other's turns, whatever their turn ids or idempotency keys have in common.
  */
+import { awaitingApprovalQuery } from '../../api/turns/approval-queue';
+import { temporalHeldTools } from '../../api/turns/held-tools';
+import { historyCommand } from '../../cli/commands/history';
+import { loadEnv } from '../../config/env';
 import { findTurnClaim } from '../../db/repositories/turn-request';
 import { conversationIdForKey } from '../../api/turns/turn-id';
 import { requestHash } from '../../api/turns/gateway';
 import { ApiHarness } from '../support/api-harness';
+import { runSre } from '../support/held-turn-suite';
 import { extracted, LOAN_MESSAGE, loanConfig, plan } from '../support/loan-config';
 import { answer } from '../support/order-config';
 import { getSetUpTestTemporal, type TestTemporal } from '../support/temporal';
@@ -155,4 +160,48 @@ describe('two deployments on one Temporal namespace', () => {
     expect([own.status, own.json().turn.outcome]).toEqual([202, 'AWAITING_APPROVAL']);
     expect((await reject(a, own.json())).status).toBe(200);
   });
+
+  it("lists, counts and shows only its own queue's parked turns, in the API, the console and the CLI", async () => {
+    const onA = (await park(a, `views-a-${crypto.randomUUID()}`, 'CUST-1001')).json();
+    const onB = (await park(b, `views-b-${crypto.randomUUID()}`, 'CUST-2002')).json();
+    const [idA, idB] = [onA.turn.workflowId, onB.turn.workflowId];
+    const listed = (await b.request('GET', '/api/v1/admin/turns/awaiting-approval?limit=100')).json();
+    const listedIds = listed.turns.map((t: { workflowId: string }) => t.workflowId);
+    expect(listedIds).toContain(idB);
+    expect(listedIds).not.toContain(idA);
+    const counted = await b.wf.client.workflow.count(awaitingApprovalQuery(b.wf.taskQueue));
+    expect(counted.count).toBe(listed.turns.length);
+
+    const view = await b.request('GET', `/api/v1/console/turns/${idA}`);
+    expect([view.status, view.json().error.code]).toEqual([404, 'TURN_NOT_FOUND']);
+    expect((await b.request('GET', `/api/v1/console/turns/${idB}`)).status).toBe(200);
+    const held = temporalHeldTools(b.wf.client, { taskQueue: b.wf.taskQueue });
+    await expect(held.resolve(idA, { action: 'skip', decidedBy: 'b-sre' })).rejects.toMatchObject({
+      statusCode: 404,
+      code: 'TURN_NOT_FOUND',
+    });
+
+    const server = b.wf.serverArgs();
+    const sre = (await runSre(['approvals', ...server])).out.join('\n');
+    expect([sre.includes(idB), sre.includes(idA)]).toEqual([true, false]);
+    const history = await runHistory([idA, ...server]);
+    expect(history).toMatchObject({ code: 1, out: [] });
+    expect(history.err.join(' ')).toContain(`it is a turn of task queue ${a.wf.taskQueue}, not ${b.wf.taskQueue}`);
+    expect((await runHistory([idB, ...server])).code).toBe(0);
+
+    for (const [h, parked] of [
+      [a, onA],
+      [b, onB],
+    ] as const)
+      expect((await reject(h, parked)).status).toBe(200);
+  });
 });
+
+/** `convengine history` in this process: its exit code and lines. */
+async function runHistory(args: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const io = { out: (l: string) => out.push(l), err: (l: string) => err.push(l), stdin: process.stdin };
+  const code = await historyCommand.run(args, io, loadEnv());
+  return { code, out, err };
+}

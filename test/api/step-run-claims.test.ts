@@ -102,12 +102,12 @@ describe('step runs whose results are claim-checked', () => {
       options: { namespace: 'ns', loadedDataConverter: { payloadCodecs: [codec] } },
       workflow: {
         getHandle: () => ({
-          describe: async () => ({ runId: 'run-1' }),
+          describe: async () => ({ runId: 'run-1', taskQueue: 'convengine-turns' }),
           fetchHistory: async () => ({ events: checked }),
         }),
       },
     } as unknown as Client;
-    const events = (await temporalInspector(client).history('turn-x-1'))?.events ?? [];
+    const events = (await temporalInspector(client, 'convengine-turns').history('turn-x-1'))?.events ?? [];
     expect(hasStepRunClaims(events)).toBe(false);
     expect(formatTimeline('turn-x-1', events)).toEqual(formatTimeline('turn-x-1', plain));
   });

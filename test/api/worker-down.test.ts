@@ -57,7 +57,7 @@ describe('parked turns while no worker polls', () => {
     expect(queue.took).toBeLessThan(PROMPTLY_MS);
     const queued = queue.value.json().turns.find((t: { workflowId: string }) => t.workflowId === turn.workflowId);
     expect(queued).toMatchObject({ conversationId, approval: null, unavailable: expect.stringMatching(/no worker/) });
-    const cli = ['--address', h.wf.temporal.address, '--namespace', h.wf.temporal.namespace];
+    const cli = h.wf.serverArgs();
     const listed = await runSre(['approvals', ...cli]);
     expect(listed.code).toBe(1);
     expect(listed.out.join('\n')).toContain(`${turn.workflowId}  pending call unavailable: no worker`);
@@ -105,7 +105,7 @@ describe('parked turns while no worker polls', () => {
     const entry = listed.value.json().turns.find((t: { workflowId: string }) => t.workflowId === workflowId);
     expect(entry).toMatchObject({ held: null, intent: LOAN, unavailable: expect.stringMatching(/no worker/) });
 
-    const cli = ['--address', h.wf.temporal.address, '--namespace', h.wf.temporal.namespace];
+    const cli = h.wf.serverArgs();
     const list = await runSre(['list', ...cli]);
     expect(list.code).toBe(1);
     expect(list.out.join('\n')).toContain(`${workflowId}  held call unavailable: no worker`);

@@ -11,13 +11,15 @@ describe('convengine history of a turn named with an upper-case UUID', () => {
   let connection: Connection;
   const conversationId = randomUUID();
   const workflowId = `turn-${conversationId}-3`;
+  const taskQueue = `nobody-${conversationId}`;
+  const queue = ['--task-queue', taskQueue];
 
   beforeAll(async () => {
     temporal = await getTestTemporal();
     connection = await Connection.connect({ address: temporal.address });
     // No worker takes it: its first events are all the history needs.
     const client = new Client({ connection, namespace: temporal.namespace });
-    await client.workflow.start('turnWorkflow', { taskQueue: `nobody-${conversationId}`, workflowId, args: [] });
+    await client.workflow.start('turnWorkflow', { taskQueue, workflowId, args: [] });
   });
 
   afterAll(async () => {
@@ -31,7 +33,7 @@ describe('convengine history of a turn named with an upper-case UUID', () => {
 
   it('reads the turn the lower-case id names', async () => {
     const sent = `turn-${conversationId.toUpperCase()}-3`;
-    const args = ['history', sent, '--address', temporal.address, '--namespace', temporal.namespace];
+    const args = ['history', sent, '--address', temporal.address, '--namespace', temporal.namespace, ...queue];
     const run = await runConvengine(args, {}, 60_000);
     expect({ code: run.code, stderr: run.stderr }).toEqual({ code: 0, stderr: '' });
     expect(run.stdout.split('\n')[0]).toMatch(new RegExp(`^${workflowId} — started `));

@@ -169,7 +169,7 @@ describe('the database commands against a silent database', () => {
  * A closed turn whose step run result is claim-checked (a LocalSteps marker holding a claim reference), the only
  * history `convengine history` reads the database for.
  */
-async function claimCheckedTurn(server: TestTemporal): Promise<string> {
+async function claimCheckedTurn(server: TestTemporal): Promise<{ workflowId: string; taskQueue: string }> {
   const worker = new FakeWorker(server);
   try {
     const workflowId = await worker.start('turn-claim-checked');
@@ -191,7 +191,7 @@ async function claimCheckedTurn(server: TestTemporal): Promise<string> {
       },
       COMPLETE_WORKFLOW,
     ]);
-    return workflowId;
+    return { workflowId, taskQueue: worker.taskQueue };
   } finally {
     worker.close();
   }
@@ -200,9 +200,10 @@ async function claimCheckedTurn(server: TestTemporal): Promise<string> {
 describe('`convengine history` of a turn with a claim-checked step run, against a silent database', () => {
   let server: TestTemporal;
   let workflowId: string;
+  let taskQueue: string;
   beforeAll(async () => {
     server = await getTestTemporal();
-    workflowId = await claimCheckedTurn(server);
+    ({ workflowId, taskQueue } = await claimCheckedTurn(server));
   });
   afterAll(async () => server.stop());
 
@@ -210,6 +211,7 @@ describe('`convengine history` of a turn with a claim-checked step run, against 
     const database = await silentDatabase();
     try {
       const args = ['history', workflowId, '--address', server.address, '--namespace', server.namespace];
+      args.push('--task-queue', taskQueue);
       const run = await runConvengine(args, { DATABASE_URL: database.url }, POOL_CONNECT_TIMEOUT_MS * 5);
       const elapsed = Date.now() - (database.connectedAt[0] ?? Number.NaN);
       expect(run.code).toBe(1);

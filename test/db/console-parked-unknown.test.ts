@@ -16,6 +16,7 @@ describe('the console conversation list without Temporal visibility', () => {
     options: { namespace: 'default' },
     workflowService: { listWorkflowExecutions: () => Promise.reject(unreachable) },
   } as unknown as Client;
+  const deployment = { taskQueue: 'convengine-turns', temporalUiUrl: undefined };
 
   beforeAll(async () => {
     tdb = await createTestDatabase();
@@ -24,13 +25,13 @@ describe('the console conversation list without Temporal visibility', () => {
   afterAll(async () => tdb.drop());
 
   it('lists the stored statuses and marks the page parkedUnknown', async () => {
-    const page = await consolePorts(tdb.db, client, undefined).searchConversations({ limit: 10 });
+    const page = await consolePorts(tdb.db, client, deployment).searchConversations({ limit: 10 });
     expect(page.items.map((c) => [c.conversationId, c.status])).toEqual([[CONVERSATION, 'RUNNING']]);
     expect(page.parkedUnknown).toBe(true);
   });
 
   it('fails a status filter with the visibility error, which a filter cannot do without', async () => {
-    const search = consolePorts(tdb.db, client, undefined).searchConversations({ limit: 10, status: 'RUNNING' });
+    const search = consolePorts(tdb.db, client, deployment).searchConversations({ limit: 10, status: 'RUNNING' });
     await expect(search).rejects.toBe(unreachable);
   });
 });

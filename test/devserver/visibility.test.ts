@@ -143,6 +143,33 @@ test('list and count filter with comparisons, AND/OR, parentheses, IN, BETWEEN a
   await expectCount(`${scope} AND ConvDevInt <= 2`, 2);
 });
 
+test("list and count filter by TaskQueue, as a deployment's turn views do on a shared namespace", async () => {
+  const tagged = `${batch}-queues`;
+  const queues = [`${harness.taskQueue}-a`, `${harness.taskQueue}-b`];
+  // No worker polls either queue: visibility lists a run from its start.
+  const started = await Promise.all(
+    queues.map((taskQueue, n) =>
+      harness.client.workflow.start<typeof searchAttributeWriter>('searchAttributeWriter', {
+        taskQueue,
+        workflowId: harness.id(`sa-queue-${n}`),
+        args: [[], {}],
+        typedSearchAttributes: new TypedSearchAttributes([{ key: KEYWORD_KEY, value: tagged }]),
+      })
+    )
+  );
+  try {
+    const running = `ConvDevKeyword = '${tagged}' AND ExecutionStatus = 'Running'`;
+    for (const [n, taskQueue] of queues.entries()) {
+      const query = `${running} AND TaskQueue = '${taskQueue}'`;
+      await eventually(async () => expect(await list(query)).toEqual([started[n]?.workflowId]));
+      await eventually(async () => expect(await count(query)).toBe(1));
+    }
+    await eventually(async () => expect(await count(`${running} AND TaskQueue = '${harness.taskQueue}'`)).toBe(0));
+  } finally {
+    for (const handle of started) await handle.terminate().catch(() => undefined);
+  }
+});
+
 test('count groups by ExecutionStatus', async () => {
   await eventually(async () => {
     const result = await harness.client.workflow.count(`ConvDevKeyword = '${batch}' GROUP BY ExecutionStatus`);

@@ -71,7 +71,10 @@ export async function hold(h: WorkflowHarness, decisions: HeldToolDecisionInput[
     // The upstream stays down until the last decision, so a retry before it holds again.
     if (i > 0) await heldAgain(h, reply.ref.workflowId);
     if (i === decisions.length - 1) h.mcp.toolServer.faults.clear(SUBMIT);
-    await temporalHeldTools(h.client).resolve(reply.ref.workflowId, { ...decision, decidedBy: 'fixture' });
+    await temporalHeldTools(h.client, { taskQueue: h.taskQueue }).resolve(reply.ref.workflowId, {
+      ...decision,
+      decidedBy: 'fixture',
+    });
   }
   await handle.result().catch(() => undefined);
   h.mcp.toolServer.faults.clear(SUBMIT);

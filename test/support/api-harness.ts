@@ -97,8 +97,11 @@ export class ApiHarness {
       conversations,
       replyTexts: configReplyTexts({ snapshot: async () => wf.mcp.base.store.current(), conversations }),
       config: { refresh: async () => wf.mcp.base.store.refresh() },
-      heldTools: temporalHeldTools(wf.client, { decisionTimeoutMs: options.decisionTimeoutMs }),
-      approvals: temporalApprovalQueue(wf.client),
+      heldTools: temporalHeldTools(wf.client, {
+        taskQueue: wf.taskQueue,
+        decisionTimeoutMs: options.decisionTimeoutMs,
+      }),
+      approvals: temporalApprovalQueue(wf.client, wf.taskQueue),
       eraseConversation: (request) => eraseConversation(db, wf.client.workflow, request),
       readiness: {
         check: async () => ({
@@ -120,7 +123,7 @@ export class ApiHarness {
       logLevel: 'silent',
       streamPollIntervalMs: 50,
       streamMaxDurationMs: 3000,
-      console: consolePorts(db, wf.client, options.temporalUiUrl),
+      console: consolePorts(db, wf.client, { taskQueue: wf.taskQueue, temporalUiUrl: options.temporalUiUrl }),
     });
     const baseUrl = await app.listen({ host: '127.0.0.1', port: 0 });
     return new ApiHarness(wf, app, baseUrl);

@@ -57,6 +57,6 @@ export function heldTurnSuite(options: {
   }
   return {
     harness,
-    serverArgs: () => ['--address', harness().temporal.address, '--namespace', harness().temporal.namespace],
+    serverArgs: () => harness().serverArgs(),
   };
 }

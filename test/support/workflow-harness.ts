@@ -169,6 +169,12 @@ export class WorkflowHarness {
     });
   }
 
+  /** The options that point `convengine sre` or `history` at this harness's server, namespace and task queue. */
+  serverArgs(): string[] {
+    const { address, namespace } = this.temporal;
+    return ['--address', address, '--namespace', namespace, '--task-queue', this.taskQueue];
+  }
+
   /** The events of a turn's (latest run) history. */
   async history(workflowId: string) {
     const history = await this.client.workflow.getHandle(workflowId).fetchHistory();

@@ -40,6 +40,7 @@ async function convengineHistory(turn: string): Promise<string> {
   const run = await runConvengine(['history', turn], {
     TEMPORAL_ADDRESS: h.temporal.address,
     TEMPORAL_NAMESPACE: h.temporal.namespace,
+    TEMPORAL_TASK_QUEUE: h.taskQueue,
   });
   expect(run).toMatchObject({ code: 0, stderr: '' });
   return run.stdout;

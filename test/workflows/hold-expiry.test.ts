@@ -57,7 +57,7 @@ describe('a held tool call past its hold timeout (#22)', () => {
     const id = parked.ref.workflowId;
     const handle = h.client.workflow.getHandle(id);
     const requests = h.mcp.toolServer.counters.requests(SUBMIT_ROUTE);
-    const operator = temporalHeldTools(h.client, { decisionTimeoutMs: 20_000 });
+    const operator = temporalHeldTools(h.client, { taskQueue: h.taskQueue, decisionTimeoutMs: 20_000 });
 
     // No worker while the hold expires: the fired timer and the late retry reach the turn in one activation, where
     // the SDK runs the update first.

@@ -81,7 +81,7 @@ describe('payload encryption (PAYLOAD_ENCRYPTION_KEYS) on a turn, embedded dev s
     expect(storedText).not.toContain('McpToolCall: mock.order.status');
 
     // The console's inspector decrypts it: the turn's input carries the message and params.
-    const read = await temporalInspector(harness.client).history(workflowId);
+    const read = await temporalInspector(harness.client, harness.taskQueue).history(workflowId);
     const story = turnStory(read?.events ?? []);
     expect(story.status).toBe('COMPLETED');
     expect(secretsIn(JSON.stringify(story))).toEqual(['ZEBRA-CANTALOUPE', 'Jane Q. Example']);
@@ -109,7 +109,7 @@ describe('payload encryption (PAYLOAD_ENCRYPTION_KEYS) on a turn, embedded dev s
       namespace: harness.temporal.namespace,
       dataConverter: engineDataConverter({ ...SETTINGS, PAYLOAD_ENCRYPTION_KEYS: undefined }),
     });
-    await expect(temporalInspector(keyless).history(workflowId)).rejects.toMatchObject({
+    await expect(temporalInspector(keyless, harness.taskQueue).history(workflowId)).rejects.toMatchObject({
       statusCode: 500,
       code: 'PAYLOAD_KEY_UNKNOWN',
       message: expect.stringContaining('key id "k1"'),

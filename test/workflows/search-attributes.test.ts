@@ -66,12 +66,16 @@ describe('turn search attributes', () => {
   });
 
   it('builds visibility queries from the names and values, quoting what it is given', () => {
-    expect(runningTurnsQuery(TurnOutcomeValue.AwaitingApproval)).toBe(
-      "TurnOutcome = 'AWAITING_APPROVAL' AND ExecutionStatus = 'Running'"
+    const running = "ExecutionStatus = 'Running' AND TaskQueue = 'turns-a'";
+    expect(runningTurnsQuery('turns-a', TurnOutcomeValue.AwaitingApproval)).toBe(
+      `TurnOutcome = 'AWAITING_APPROVAL' AND ${running}`
     );
-    expect(runningTurnsQuery(TurnOutcomeValue.Held)).toBe("TurnOutcome = 'HELD' AND ExecutionStatus = 'Running'");
-    expect(runningTurnsQuery(TurnOutcomeValue.AwaitingApproval, TurnOutcomeValue.Held)).toBe(
-      "TurnOutcome IN ('AWAITING_APPROVAL', 'HELD') AND ExecutionStatus = 'Running'"
+    expect(runningTurnsQuery('turns-a', TurnOutcomeValue.Held)).toBe(`TurnOutcome = 'HELD' AND ${running}`);
+    expect(runningTurnsQuery('turns-a', TurnOutcomeValue.AwaitingApproval, TurnOutcomeValue.Held)).toBe(
+      `TurnOutcome IN ('AWAITING_APPROVAL', 'HELD') AND ${running}`
+    );
+    expect(runningTurnsQuery("q' OR 'a", TurnOutcomeValue.Held)).toBe(
+      "TurnOutcome = 'HELD' AND ExecutionStatus = 'Running' AND TaskQueue = 'q\\' OR \\'a'"
     );
     expect(conversationTurnsQuery('0b6c-1')).toBe("ConversationId = '0b6c-1'");
     expect(conversationTurnsQuery('0b6c-1', { after: 50, through: 100 })).toBe(

@@ -137,16 +137,23 @@ describe('a tool call out of retries holds its turn for an operator (issue #22)'
     expect(await refusedWith({ action: 'retry', result: {} })).toContain('RESULT_NOT_ALLOWED');
     const long = { action: 'skip', reason: 'x'.repeat(DECISION_LIMITS.reasonChars + 1) };
     expect(await refusedWith(long)).toContain('REASON_TOO_LONG');
-    const stale = temporalHeldTools(h.client).resolve(parked.ref.workflowId, { action: 'retry', callIndex: 9 });
+    const stale = temporalHeldTools(h.client, { taskQueue: h.taskQueue }).resolve(parked.ref.workflowId, {
+      action: 'retry',
+      callIndex: 9,
+    });
     await expect(stale).rejects.toMatchObject({ statusCode: 409, code: 'STALE_DECISION' });
     await handle.executeUpdate(resolveHeldToolUpdate, { args: [{ action: 'retry', decidedBy: 'temporal-cli' }] });
     const result = (await handle.result()) as { payload: { value: string } };
     expect(result.payload.value).toBe('Submitted LA-90311.');
     expect(h.mcp.toolServer.counters.totalWriteEffects()).toBe(1);
     // The turn has ended: it exists and holds nothing (409), unlike a turn that never was (404).
-    const again = temporalHeldTools(h.client).resolve(parked.ref.workflowId, { action: 'retry' });
+    const again = temporalHeldTools(h.client, { taskQueue: h.taskQueue }).resolve(parked.ref.workflowId, {
+      action: 'retry',
+    });
     await expect(again).rejects.toMatchObject({ statusCode: 409, code: 'NOT_HELD' });
-    const none = temporalHeldTools(h.client).resolve(`turn-${crypto.randomUUID()}-1`, { action: 'retry' });
+    const none = temporalHeldTools(h.client, { taskQueue: h.taskQueue }).resolve(`turn-${crypto.randomUUID()}-1`, {
+      action: 'retry',
+    });
     await expect(none).rejects.toMatchObject({ statusCode: 404, code: 'TURN_NOT_FOUND' });
   });
 

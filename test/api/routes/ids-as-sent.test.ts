@@ -40,7 +40,7 @@ function apiOverTemporal(status: 'COMPLETED' | 'RUNNING' | 'NONE', polledMsAgo =
   const ports: ApiPorts = {
     ...fakePorts({ conversationId: CONVERSATION }),
     turns: new TemporalTurnGateway({ client, db, taskQueue: 'convengine-turns', replyTimeoutMs: 1_000 }),
-    heldTools: temporalHeldTools(client),
+    heldTools: temporalHeldTools(client, { taskQueue: 'convengine-turns' }),
   };
   const console = fakeConsolePorts({
     recordAction: async () => undefined,

@@ -62,7 +62,7 @@ const approve = (client: Client) =>
     .catch((e: unknown) => e);
 
 const skip = (client: Client) =>
-  temporalHeldTools(client)
+  temporalHeldTools(client, { taskQueue: 'convengine-turns' })
     .resolve(WORKFLOW_ID, { action: 'skip', decidedBy: 'sre' })
     .catch((e: unknown) => e);
 
