@@ -93,7 +93,7 @@ export const TEMPORAL_TASK_QUEUE_DEFAULT = 'convengine-turns';
 
 const envSchema = z.object({
   DATABASE_URL: postgresUrl,
-  TOOLS_DATABASE_URL: secretPostgresUrl("convengine_tools_ro on DATABASE_URL's server"),
+  TOOLS_DATABASE_URL: secretPostgresUrl("convengine_tools_ro_<database> on DATABASE_URL's server"),
   TEMPORAL_ADDRESS: optionalHostPort,
   TEMPORAL_NAMESPACE: z.preprocess(blankAsUnset, z.string().default('default')),
   TEMPORAL_TASK_QUEUE: z.preprocess(blankAsUnset, z.string().default(TEMPORAL_TASK_QUEUE_DEFAULT)),

@@ -8,7 +8,7 @@ import {
   runsOutsideTransaction,
   type OutsideTransactionStatement,
 } from './migrate-outside-transaction';
-import { connectionStringOf, ensureToolsRole } from './tools-role';
+import { connectionStringOf, ensureToolsRole, type ToolsRoleReport } from './tools-role';
 
 export const MIGRATIONS_DIR = join(__dirname, 'migrations');
 
@@ -39,6 +39,8 @@ export interface MigrationReport {
   alreadyApplied: string[];
   /** Applied migrations this build does not ship: a newer build migrated the database (SchemaState.unknown). */
   unknown: string[];
+  /** The SQL tools' role of this database, and what `migrate` should say of it (a move, a stricter limit kept). */
+  toolsRole: ToolsRoleReport;
 }
 
 export class MigrationChecksumError extends Error {
@@ -60,10 +62,11 @@ export function readMigrations(dir = MIGRATIONS_DIR): MigrationFile[] {
 
 export interface MigrateOptions {
   /**
-   * TOOLS_DATABASE_URL is set: the tools role's password is the operator's, and migrate leaves it alone (it still
-   * makes the role safe). Unset: migrate gives the role the password derived from the engine's (db/tools-role.ts).
+   * TOOLS_DATABASE_URL, when set: its login is the tools role, whose password is the operator's and which migrate
+   * leaves alone (it still makes the role safe). Unset: the database's own role, given the password derived from
+   * the engine's (db/tools-role.ts).
    */
-  toolsDatabaseUrlSet?: boolean;
+  toolsDatabaseUrl?: string | undefined;
 }
 
 /**
@@ -81,12 +84,8 @@ export async function migrate(
     await takeMigrationLock(client);
     try {
       const report = await applyPending(client, readMigrations(dir));
-      const toolsRole = {
-        databaseUrl: connectionStringOf(pool),
-        toolsDatabaseUrlSet: options.toolsDatabaseUrlSet ?? false,
-      };
-      await withRetry(() => ensureToolsRole(client, toolsRole));
-      return report;
+      const source = { databaseUrl: connectionStringOf(pool), toolsDatabaseUrl: options.toolsDatabaseUrl };
+      return { ...report, toolsRole: await withRetry(() => ensureToolsRole(client, source)) };
     } finally {
       await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
     }
@@ -177,13 +176,13 @@ export async function schemaState(client: Queryable, files: MigrationFile[] = re
   return compareApplied(files, await appliedMigrations(client));
 }
 
-async function applyPending(client: PoolClient, files: MigrationFile[]): Promise<MigrationReport> {
+async function applyPending(client: PoolClient, files: MigrationFile[]): Promise<Omit<MigrationReport, 'toolsRole'>> {
   await client.query(`CREATE TABLE IF NOT EXISTS ce_schema_migrations (
     name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
   const state = compareApplied(files, await appliedMigrations(client));
   if (state.changed[0] !== undefined) throw new MigrationChecksumError(state.changed[0]);
   const alreadyApplied = files.filter((f) => !state.pending.includes(f)).map((f) => f.name);
-  const report: MigrationReport = { applied: [], alreadyApplied, unknown: state.unknown };
+  const report = { applied: [] as string[], alreadyApplied, unknown: state.unknown };
   const outside = new Map<string, OutsideTransactionStatement[]>();
   for (const file of state.pending) {
     if (runsOutsideTransaction(file.sql))
@@ -227,7 +226,7 @@ async function recordApplied(client: PoolClient, file: MigrationFile): Promise<v
 }
 
 /** The role is cluster-wide: migrators of two databases may update it at once ("tuple concurrently updated"). */
-async function withRetry(fn: () => Promise<void>, attempts = 5): Promise<void> {
+async function withRetry<T>(fn: () => Promise<T>, attempts = 5): Promise<T> {
   for (let attempt = 1; ; attempt++) {
     try {
       return await fn();

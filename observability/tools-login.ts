@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { connectionRefusalOf, sqlStateOf } from '../db/error-text';
-import { TOOLS_ROLE, type ToolsLogin } from '../db/tools-role';
+import type { ToolsLogin } from '../db/tools-role';
 import { refusalMessage, refusalReason } from './database-refusal';
 import { CHECK_DATABASE_URL, CHECK_DEADLINE_MS, databaseCheck } from './dependency-checks';
 
@@ -17,7 +17,7 @@ export interface ToolsLoginOutcome {
 function fixOf(login: ToolsLogin, refusal: 'DATABASE_MISSING' | 'LOGIN_REFUSED'): string {
   if (login.configured) return 'check TOOLS_DATABASE_URL';
   if (refusal === 'DATABASE_MISSING') return CHECK_DATABASE_URL;
-  return `run convengine migrate as a superuser for ${TOOLS_ROLE}, or set TOOLS_DATABASE_URL`;
+  return 'run convengine migrate as a superuser, or set TOOLS_DATABASE_URL';
 }
 
 /**

@@ -10,8 +10,9 @@ import { migrationFailure } from '../database-failure';
 export const migrateCommand: CliCommand = {
   usage:
     'convengine migrate\n\nApplies pending migrations in order, each in its own transaction; re-running is a no-op.\n' +
-    'With TOOLS_DATABASE_URL set, the SQL tools role keeps its password; unset, it gets one derived from\n' +
-    "DATABASE_URL's. Warns when the SQL tools cannot log in afterwards.",
+    "The SQL tools log in as the database's own role, convengine_tools_ro_<database>, with a password derived from\n" +
+    "DATABASE_URL's; with TOOLS_DATABASE_URL set, as its role, whose password stays. Refuses a role that holds\n" +
+    'privileges in another database. Warns when the SQL tools cannot log in afterwards.',
   async run(args, io) {
     if (args.length > 0)
       return usageError(io, `migrate: unexpected argument(s): ${args.join(' ')}`, migrateCommand.usage);
@@ -21,8 +22,9 @@ export const migrateCommand: CliCommand = {
     const tools = { value: loadEnv().TOOLS_DATABASE_URL };
     const handle = openDatabase(url, { max: 1 });
     try {
-      const report = await migrate(handle.pool, MIGRATIONS_DIR, { toolsDatabaseUrlSet: tools.value !== undefined });
+      const report = await migrate(handle.pool, MIGRATIONS_DIR, { toolsDatabaseUrl: tools.value });
       for (const name of report.applied) io.out(`applied ${name}`);
+      for (const note of report.toolsRole.notes) io.out(`SQL tools role: ${note}`);
       io.out(`${report.applied.length} migration(s) applied, ${report.alreadyApplied.length} already applied`);
       // Not a failure (an older build may run on a newer schema), but never reported as an up-to-date database.
       if (report.unknown.length > 0) io.err(`warning: ${newerSchemaWarning(report.unknown)}`);

@@ -117,7 +117,7 @@ async function preparedDatabase(starting: Promise<Part<string>>, options: StackO
   const part = await starting;
   try {
     await prepareDatabase(part.value, options.config, {
-      toolsDatabaseUrlSet: options.env.TOOLS_DATABASE_URL !== undefined,
+      toolsDatabaseUrl: options.env.TOOLS_DATABASE_URL,
       log: (line) => options.log(line),
     });
     return part;

@@ -10,20 +10,21 @@ import type { StackConfig } from './types';
 /**
  * Migrates, seeds the chosen packs (logging the rows an earlier pack version shipped: brought up to date or kept as
  * edited), then, with a YAML tree, makes the config exactly the packs' rows plus the tree's (the tree wins on equal
- * primary keys), validated as a whole. With TOOLS_DATABASE_URL set (`toolsDatabaseUrlSet`), the SQL tools role keeps
- * its password.
+ * primary keys), validated as a whole. With TOOLS_DATABASE_URL set (`toolsDatabaseUrl`), its login is the SQL tools
+ * role, which keeps its password.
  */
 export async function prepareDatabase(
   url: string,
   config: StackConfig = { packs: ['all'] },
-  how: { toolsDatabaseUrlSet?: boolean; log?: (line: string) => void } = {}
+  how: { toolsDatabaseUrl?: string | undefined; log?: (line: string) => void } = {}
 ): Promise<void> {
-  const { toolsDatabaseUrlSet = false, log = () => undefined } = how;
+  const { toolsDatabaseUrl, log = () => undefined } = how;
   const handle = openDatabase(url, { max: 2 });
   try {
-    await migrate(handle.pool, MIGRATIONS_DIR, { toolsDatabaseUrlSet }).catch((err: unknown) => {
+    const migrated = await migrate(handle.pool, MIGRATIONS_DIR, { toolsDatabaseUrl }).catch((err: unknown) => {
       throw new Error(`migration failed: ${migrationFailure(handle.pool, err)}`, { cause: err });
     });
+    for (const note of migrated.toolsRole.notes) log(`SQL tools role: ${note}`);
     if (config.packs.length > 0) {
       const report = await seedPacks(handle.db, config.packs);
       for (const line of packRowUpgradeLines(report)) log(`seed packs: ${line}`);

@@ -1,4 +1,5 @@
 import { sql, type SQL } from 'drizzle-orm';
+import { BUSINESS_READERS_SQL } from '../tools-role-grants';
 import type { BusinessTable } from './types';
 
 /** Runs SQL inside the seeding transaction. */
@@ -25,11 +26,12 @@ export async function applyBusinessTable(tx: SqlExecutor, table: BusinessTable):
   await tx.execute(
     sql`CREATE TABLE IF NOT EXISTS ${name} (${sql.join(columns, sql`, `)}, PRIMARY KEY (${primaryKey}))`
   );
+  // The SQL tools' role of this database (db/tools-role.ts): migrate gave it USAGE on the schema.
   await tx.execute(
-    sql.raw(`DO $$ BEGIN
-      IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'convengine_tools_ro') THEN
-        GRANT SELECT ON business.${table.name} TO convengine_tools_ro;
-      END IF;
+    sql.raw(`DO $$ DECLARE reader text; BEGIN
+      FOR reader IN ${BUSINESS_READERS_SQL} LOOP
+        EXECUTE format('GRANT SELECT ON business.%I TO %I', '${table.name}', reader);
+      END LOOP;
     END $$`)
   );
   if (table.rows.length === 0) return 0;

@@ -1,4 +1,4 @@
--- The business table the claims DB tool reads (DB tools read schema `business` as role convengine_tools_ro).
+-- The business table the claims DB tool reads (DB tools read schema `business` as the database's tools role).
 CREATE SCHEMA IF NOT EXISTS business;
 CREATE TABLE IF NOT EXISTS business.claims_policy (
   policy_number  text PRIMARY KEY,
@@ -7,9 +7,11 @@ CREATE TABLE IF NOT EXISTS business.claims_policy (
 );
 INSERT INTO business.claims_policy VALUES ('P-1001', 'ACTIVE', 5000), ('P-2002', 'LAPSED', 0)
   ON CONFLICT (policy_number) DO NOTHING;
-DO $$ BEGIN
-  IF EXISTS (SELECT 1 FROM pg_roles WHERE rolname = 'convengine_tools_ro') THEN
-    GRANT USAGE ON SCHEMA business TO convengine_tools_ro;
-    GRANT SELECT ON business.claims_policy TO convengine_tools_ro;
-  END IF;
+-- Granted to this database's SQL tools role (convengine_tools_ro_<database>, which `convengine migrate` created).
+DO $$ DECLARE reader text; BEGIN
+  FOR reader IN SELECT r.rolname FROM pg_namespace n
+      CROSS JOIN LATERAL aclexplode(n.nspacl) a JOIN pg_roles r ON r.oid = a.grantee
+      WHERE n.nspname = 'business' AND a.privilege_type = 'USAGE' AND starts_with(r.rolname, 'convengine_tools_ro') LOOP
+    EXECUTE format('GRANT SELECT ON business.claims_policy TO %I', reader);
+  END LOOP;
 END $$;

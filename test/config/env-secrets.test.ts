@@ -31,7 +31,7 @@ describe('loadEnv', () => {
       TEMPORAL_TLS_CLIENT_KEY_PATH: BLANK('no client certificate'),
       TEMPORAL_TLS_SERVER_CA_CERT_PATH: BLANK("the system's root CAs"),
       TEMPORAL_TLS_SERVER_NAME: BLANK("the address's host"),
-      TOOLS_DATABASE_URL: BLANK("convengine_tools_ro on DATABASE_URL's server"),
+      TOOLS_DATABASE_URL: BLANK("convengine_tools_ro_<database> on DATABASE_URL's server"),
     });
     // Unset, each keeps its documented meaning; set, a value with blanks in it is kept.
     expect(loadEnv({})).not.toHaveProperty('API_TOKEN');

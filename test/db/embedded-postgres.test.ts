@@ -7,7 +7,8 @@ import { Client } from 'pg';
 import { embeddedLayout, EmbeddedPostgresError, startEmbeddedPostgres, type EmbeddedPostgres } from '../../db/embedded';
 import { migrate } from '../../db/migrate';
 import { openDatabase } from '../../db/pool';
-import { TOOLS_ROLE, toolsDatabaseUrl } from '../../db/tools-role';
+import { databaseNameOf, toolsRoleOf } from '../../db/tools-role-names';
+import { toolsDatabaseUrl } from '../../db/tools-role';
 import { newHome } from '../support/embedded-stack';
 
 async function connect(url: string): Promise<Client> {
@@ -19,6 +20,7 @@ async function connect(url: string): Promise<Client> {
 }
 
 const portOf = (url: string) => Number(new URL(url).port);
+const toolsRoleAt = (url: string) => toolsRoleOf(databaseNameOf(url));
 
 describe('the embedded PostgreSQL (issue #20)', () => {
   const home = newHome();
@@ -49,10 +51,10 @@ describe('the embedded PostgreSQL (issue #20)', () => {
   it('gives every connection its own session: a role or setting on one is not seen by another', async () => {
     const a = await open();
     const b = await open();
-    await a.query(`SET ROLE ${TOOLS_ROLE}`);
+    await a.query(`SET ROLE ${toolsRoleAt(pg.url)}`);
     // Long enough never to cancel the checks themselves on a slow machine; only its visibility matters.
     await a.query(`SET statement_timeout = '7min'`);
-    expect((await a.query('SELECT current_user AS u')).rows[0].u).toBe(TOOLS_ROLE);
+    expect((await a.query('SELECT current_user AS u')).rows[0].u).toBe(toolsRoleAt(pg.url));
     expect((await a.query(`SELECT current_setting('statement_timeout') AS t`)).rows[0].t).toBe('7min');
     expect((await b.query('SELECT current_user AS u')).rows[0].u).toBe('postgres');
     expect((await b.query(`SELECT current_setting('statement_timeout') AS t`)).rows[0].t).toBe('0');
@@ -76,7 +78,7 @@ describe('the embedded PostgreSQL (issue #20)', () => {
 
   it('has the SQL tools role of an external PostgreSQL: its own login, read only, server-side limits', async () => {
     const tools = await open(toolsDatabaseUrl(pg.url));
-    expect((await tools.query('SELECT current_user AS u')).rows[0].u).toBe(TOOLS_ROLE);
+    expect((await tools.query('SELECT current_user AS u')).rows[0].u).toBe(toolsRoleAt(pg.url));
     expect((await tools.query('SHOW default_transaction_read_only')).rows[0].default_transaction_read_only).toBe('on');
     expect((await tools.query('SHOW statement_timeout')).rows[0].statement_timeout).toBe('1min');
     await expect(tools.query('SELECT count(*) FROM public.ce_conversation')).rejects.toThrow(/permission denied/);

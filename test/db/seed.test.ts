@@ -93,7 +93,7 @@ describe('seeded data and permissions', () => {
     };
     try {
       await client.query('BEGIN');
-      await client.query('SET LOCAL ROLE convengine_tools_ro');
+      await client.query(`SET LOCAL ROLE ${tdb.toolsRole}`);
       expect(await attempt("SELECT status FROM business.move_request WHERE connection_id = 'x'")).toBe('ok');
       expect(await attempt('SELECT count(*) FROM business.zp_billbank_record')).toBe('ok');
       expect(await attempt('SELECT count(*) FROM ce_intent')).toMatch(/permission denied/);

@@ -118,7 +118,7 @@ describe('SQL tool sandbox through the HTTP API', () => {
     for (const query of ['select pg_advisory_lock(7233001)', 'select pg_try_advisory_lock(7233001)']) {
       expect(execution(await ask(query))).toMatchObject({ status: 'ERROR' });
     }
-    expect(await toolsRoleAdvisoryLocks(h.wf.mcp.base.tdb.pool)).toBe(0);
+    expect(await toolsRoleAdvisoryLocks(h.wf.mcp.base.tdb)).toBe(0);
     await expect(migrate(h.wf.mcp.base.tdb.pool)).resolves.toMatchObject({ applied: [] });
   });
 

@@ -1,9 +1,9 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { migrate, readMigrations } from '../../db/migrate';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { createPool, openDatabase, TOOLS_SESSION, type DbHandle } from '../../db/pool';
-import { TOOLS_ROLE, toolsDatabaseUrl } from '../../db/tools-role';
+import { ensureToolsRole, toolsDatabaseUrl, toolsRoleOf } from '../../db/tools-role';
 
 /** Server used by tests; CI and the README default to the local cluster's `test` database. */
 export const ADMIN_DATABASE_URL = process.env.DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -27,8 +27,15 @@ async function withAdmin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
   }
 }
 
+/**
+ * Templates outlive a run and are shared by every checkout testing on the server. A template's business grants name
+ * the tools role of the build that migrated it (one shared role before db/tools-role.ts made it per database), so
+ * builds of either kind never clone each other's.
+ */
+const TOOLS_ROLE_SCHEME = 'tools role per database';
+
 function templateName(): string {
-  const digest = createHash('sha256');
+  const digest = createHash('sha256').update(TOOLS_ROLE_SCHEME);
   for (const m of readMigrations()) digest.update(m.name).update(m.checksum);
   return `ce_tpl_${digest.digest('hex').slice(0, 16)}`;
 }
@@ -59,6 +66,8 @@ async function ensureTemplate(admin: Client): Promise<string> {
 export interface TestDatabase extends DbHandle {
   url: string;
   name: string;
+  /** The database's own SQL tools role (db/tools-role.ts), unique to it: dropped with it. */
+  toolsRole: string;
   /** A pool logged in as the SQL tools role (D20), opened on first use and closed by drop(). */
   toolsPool(): Pool;
   /** Drops the database; call in afterAll. */
@@ -90,7 +99,19 @@ export async function createTestDatabase(
       await admin.query('SELECT pg_advisory_unlock($1)', [TEMPLATE_LOCK_KEY]);
     }
   });
-  return testDatabaseNamed(name);
+  const tdb = testDatabaseNamed(name);
+  // A clone's grants are the template's tools role's: it gets its own, as `migrate` gives a copied database.
+  if (migrated) await withClient(tdb.pool, (client) => ensureToolsRole(client, { databaseUrl: tdb.url }));
+  return tdb;
+}
+
+async function withClient<T>(pool: Pool, fn: (client: PoolClient) => Promise<T>): Promise<T> {
+  const client = await pool.connect();
+  try {
+    return await fn(client);
+  } finally {
+    client.release();
+  }
 }
 
 /**
@@ -109,10 +130,12 @@ function testDatabaseNamed(name: string): TestDatabase {
   const url = withDatabase(ADMIN_DATABASE_URL, name);
   const handle = openDatabase(url, { max: 5 });
   let tools: Pool | null = null;
+  const toolsRole = toolsRoleOf(name);
   return {
     ...handle,
     url,
     name,
+    toolsRole,
     toolsPool() {
       tools ??= createPool(toolsDatabaseUrl(url), { max: 3 }, TOOLS_SESSION);
       return tools;
@@ -120,7 +143,10 @@ function testDatabaseNamed(name: string): TestDatabase {
     async drop() {
       await tools?.end().catch(() => undefined);
       await handle.close().catch(() => undefined);
-      await withAdmin((admin) => admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+      await withAdmin(async (admin) => {
+        await admin.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+        await admin.query(`DROP ROLE IF EXISTS ${toolsRole}`);
+      });
     },
   };
 }
@@ -130,11 +156,11 @@ function testDatabaseNamed(name: string): TestDatabase {
  * themselves take advisory locks (createTestDatabase clones the template under one), so only the tools
  * role's sessions say anything about the sandbox.
  */
-export async function toolsRoleAdvisoryLocks(pool: Pool): Promise<number> {
-  const locks = await pool.query(
+export async function toolsRoleAdvisoryLocks(tdb: TestDatabase): Promise<number> {
+  const locks = await tdb.pool.query(
     `SELECT 1 FROM pg_locks l JOIN pg_stat_activity a ON a.pid = l.pid
       WHERE l.locktype = 'advisory' AND a.usename = $1`,
-    [TOOLS_ROLE]
+    [tdb.toolsRole]
   );
   return locks.rowCount ?? 0;
 }

@@ -18,7 +18,6 @@ import { TOOL_RESULT_TYPES } from './result-types';
  * lock, a prepared statement) outlives it. Values are bound through the extended protocol, which
  * also refuses a second statement.
  */
-export const TOOLS_ROLE = 'convengine_tools_ro';
 export const BUSINESS_SCHEMA = 'business';
 
 export interface ReadOnlySqlTarget {

@@ -1,6 +1,6 @@
 import { Client } from 'pg';
 import { executeReadOnly, type ReadOnlySqlTarget } from '../../../activities/tools/sql/executor';
-import { TOOLS_ROLE, toolsDatabaseUrl } from '../../../db/tools-role';
+import { toolsDatabaseUrl } from '../../../db/tools-role';
 import { toolsRoleAdvisoryLocks } from '../../support/database';
 import { engineFailure } from '../../support/engine-failure';
 import { executorDatabase, query } from './sql-executor-fixture';
@@ -14,17 +14,17 @@ describe('read-only SQL executor', () => {
 
   it('runs as the tools login, which no role change can escape', async () => {
     const who = await executeReadOnly(db.appTarget, query('select current_user as u, session_user as s'));
-    expect(who.rows).toEqual([{ u: TOOLS_ROLE, s: TOOLS_ROLE }]);
+    expect(who.rows).toEqual([{ u: db.tdb.toolsRole, s: db.tdb.toolsRole }]);
     const escaped = await executeReadOnly(
       db.appTarget,
       query("select set_config('role', 'none', true) as r, current_user as u")
     );
-    expect(escaped.rows).toEqual([{ r: 'none', u: TOOLS_ROLE }]);
+    expect(escaped.rows).toEqual([{ r: 'none', u: db.tdb.toolsRole }]);
     const su = await engineFailure(executeReadOnly(db.appTarget, query("select set_config('role', 'postgres', true)")));
     expect(su.message).toMatch(/permission denied to set role/);
     const members = await db.tdb.pool.query(
       'SELECT 1 FROM pg_auth_members m JOIN pg_roles r ON r.oid = m.member WHERE r.rolname = $1',
-      [TOOLS_ROLE]
+      [db.tdb.toolsRole]
     );
     expect(members.rowCount).toBe(0);
   });
@@ -35,7 +35,7 @@ describe('read-only SQL executor', () => {
         type: 'TOOL_NOT_ALLOWED',
       });
     }
-    expect(await toolsRoleAdvisoryLocks(db.tdb.pool)).toBe(0);
+    expect(await toolsRoleAdvisoryLocks(db.tdb)).toBe(0);
   });
 
   it('never shows connection internals or query text in its errors', async () => {

@@ -1,5 +1,4 @@
 import { executeReadOnly } from '../../../activities/tools/sql/executor';
-import { TOOLS_ROLE } from '../../../db/tools-role';
 import { createTestDatabase, type TestDatabase } from '../../support/database';
 import { query } from './sql-executor-fixture';
 
@@ -18,7 +17,7 @@ describe('SQL tool results under session defaults and the worker time zone', () 
       INSERT INTO business.requests VALUES (1, '2026-03-02 10:15:00+00', '1 day 2 hours');
     `);
     for (const setting of ["DateStyle = 'SQL, DMY'", "IntervalStyle = 'sql_standard'", "TimeZone = 'Pacific/Chatham'"])
-      await tdb.pool.query(`ALTER ROLE ${TOOLS_ROLE} IN DATABASE ${tdb.name} SET ${setting}`);
+      await tdb.pool.query(`ALTER ROLE ${tdb.toolsRole} IN DATABASE ${tdb.name} SET ${setting}`);
     process.env['TZ'] = 'Pacific/Chatham';
   });
   afterAll(async () => {

@@ -1,6 +1,6 @@
 import { executeReadOnly, sqlFailure } from '../../../activities/tools/sql/executor';
 import { createPool } from '../../../db/pool';
-import { TOOLS_ROLE, toolsDatabaseUrl } from '../../../db/tools-role';
+import { toolsDatabaseUrl } from '../../../db/tools-role';
 import { eventually } from '../../devserver/harness';
 import { engineFailure } from '../../support/engine-failure';
 import { executorDatabase, query } from './sql-executor-fixture';
@@ -60,7 +60,7 @@ describe('read-only SQL executor', () => {
       const r = await db.tdb.pool.query<{ n: number }>(
         `SELECT count(*)::int AS n FROM pg_stat_activity
           WHERE datname = current_database() AND usename = $1 AND wait_event_type = 'Lock'`,
-        [TOOLS_ROLE]
+        [db.tdb.toolsRole]
       );
       return r.rows[0]?.n ?? -1;
     };
@@ -91,7 +91,7 @@ describe('read-only SQL executor', () => {
 
   it('fails at once, naming the limit, when the query reaches a limit of its own', async () => {
     // A temp_file_limit for the tools role in this database only, so the spill fails within a few MB.
-    await db.tdb.pool.query(`ALTER ROLE ${TOOLS_ROLE} IN DATABASE ${db.tdb.name} SET temp_file_limit = '1MB'`);
+    await db.tdb.pool.query(`ALTER ROLE ${db.tdb.toolsRole} IN DATABASE ${db.tdb.name} SET temp_file_limit = '1MB'`);
     const limited = createPool(toolsDatabaseUrl(db.tdb.url), { max: 1 });
     try {
       const spilled = await engineFailure(
@@ -107,7 +107,7 @@ describe('read-only SQL executor', () => {
       );
     } finally {
       await limited.end();
-      await db.tdb.pool.query(`ALTER ROLE ${TOOLS_ROLE} IN DATABASE ${db.tdb.name} RESET temp_file_limit`);
+      await db.tdb.pool.query(`ALTER ROLE ${db.tdb.toolsRole} IN DATABASE ${db.tdb.name} RESET temp_file_limit`);
     }
     const tooLong = await engineFailure(executeReadOnly(db.appTarget, query("select repeat('x', 1100000000)")));
     expect(tooLong).toMatchObject({ type: 'TOOL_EXECUTION_FAILED', retryable: false, details: { sqlState: '54000' } });
@@ -152,7 +152,7 @@ describe('SQL tool failures by SQLSTATE', () => {
   });
 
   it('retries what another attempt may pass, each with its own cause and no role or file names', () => {
-    const slots = failed('53300', `too many connections for role "${TOOLS_ROLE}"`);
+    const slots = failed('53300', `too many connections for role "convengine_tools_ro_x"`);
     expect(slots).toMatchObject({ type: 'TOOL_EXECUTION_FAILED', retryable: true });
     expect(slots.message).toBe('Q failed: the database server ran short of disk space or connections (SQLSTATE 53300)');
     expect(failed('53100', 'could not extend file "base/1/2": No space left on device').message).not.toContain('base/');

@@ -1,0 +1,129 @@
+import { Client } from 'pg';
+import { migrate } from '../../db/migrate';
+import { LEGACY_TOOLS_ROLE, toolsDatabaseUrl, ToolsRoleError, toolsRoleOf } from '../../db/tools-role';
+import { createTestDatabase, type TestDatabase } from '../support/database';
+
+/**
+ * Two deployments on one PostgreSQL server (S35): each database's SQL tools log in as a role of that database's own
+ * (roles are the cluster's), which reads that database and no other; `migrate` refuses to take over another
+ * database's role, and moves a database off the role older builds shared. The databases and their roles are this
+ * run's own (createTestDatabase names them), so parallel runs never meet.
+ */
+describe('the SQL tools role of two databases on one server', () => {
+  let a: TestDatabase;
+  let b: TestDatabase;
+  beforeAll(async () => {
+    [a, b] = await Promise.all([createTestDatabase(), createTestDatabase()]);
+    for (const db of [a, b]) {
+      await db.pool.query(`CREATE TABLE business.accounts (id int PRIMARY KEY, owner text NOT NULL);
+        INSERT INTO business.accounts VALUES (1, '${db.name}')`);
+    }
+  });
+  afterAll(async () => {
+    await Promise.all([a?.drop(), b?.drop()]);
+  });
+
+  /** Logs in as `url`'s role and reads business.accounts, or says why it could not. */
+  const readAccounts = async (url: string): Promise<string> => {
+    const client = new Client({ connectionString: url });
+    try {
+      await client.connect();
+      const { rows } = await client.query<{ owner: string }>('SELECT owner FROM business.accounts');
+      return rows.map((r) => r.owner).join();
+    } catch (err) {
+      return (err as Error).message;
+    } finally {
+      await client.end().catch(() => undefined);
+    }
+  };
+  /** `from`'s tools login, pointed at database `to`. */
+  const toolsLoginAt = (from: TestDatabase, to: TestDatabase) => {
+    const url = new URL(toolsDatabaseUrl(from.url));
+    url.pathname = `/${to.name}`;
+    return url.toString();
+  };
+
+  it("gives each database a role of its own, which reads that database's business data and not the other's", async () => {
+    expect(a.toolsRole).toBe(`convengine_tools_ro_${a.name}`);
+    expect(new URL(toolsDatabaseUrl(a.url)).username).toBe(a.toolsRole);
+    expect(b.toolsRole).not.toBe(a.toolsRole);
+    expect(await readAccounts(toolsDatabaseUrl(a.url))).toBe(a.name);
+    expect(await readAccounts(toolsDatabaseUrl(b.url))).toBe(b.name);
+    expect(await readAccounts(toolsLoginAt(a, b))).toMatch(/permission denied for (schema business|table accounts)/);
+    // With CONNECT taken from PUBLIC (docs/security.md, section 4), the explicit grant keeps a's tools working.
+    await b.pool.query(`REVOKE CONNECT ON DATABASE ${b.name} FROM PUBLIC`);
+    await a.pool.query(`REVOKE CONNECT ON DATABASE ${a.name} FROM PUBLIC`);
+    expect(await readAccounts(toolsDatabaseUrl(a.url))).toBe(a.name);
+    expect(await readAccounts(toolsLoginAt(a, b))).toMatch(/permission denied for database/);
+  });
+
+  it("refuses to take over another database's role, naming it, and leaves that role as it was", async () => {
+    const grantsOfA = () =>
+      b.pool.query("SELECT has_schema_privilege($1::name, 'business', 'USAGE') AS usage", [a.toolsRole]);
+    const other = new URL(b.url);
+    other.username = a.toolsRole;
+    const refused = await migrate(b.pool, undefined, { toolsDatabaseUrl: other.toString() }).catch((e: unknown) => e);
+    expect(refused).toBeInstanceOf(ToolsRoleError);
+    expect((refused as Error).message).toMatch(
+      new RegExp(
+        `^the SQL tools' role ${a.toolsRole} holds privileges in database "${a.name}" too: .*TOOLS_DATABASE_URL`
+      )
+    );
+    expect((await grantsOfA()).rows).toEqual([{ usage: false }]);
+    expect(await readAccounts(toolsDatabaseUrl(a.url))).toBe(a.name);
+    // Its own role again: nothing changed for it.
+    await expect(migrate(b.pool)).resolves.toMatchObject({ toolsRole: { role: b.toolsRole, notes: [] } });
+  });
+});
+
+/**
+ * A database an older build migrated: its tools used the one shared role, `convengine_tools_ro`. The first `migrate`
+ * of this build moves them to the database's own role: it reads what the shared one read (tables created later
+ * too), and the shared one loses every privilege here. The shared role is every run's: this only grants and revokes
+ * within this run's database.
+ */
+describe('upgrading a database an older build migrated', () => {
+  let old: TestDatabase;
+  beforeAll(async () => {
+    old = await createTestDatabase();
+    const own = old.toolsRole;
+    await old.pool.query(`
+      CREATE TABLE business.accounts (id int PRIMARY KEY, owner text NOT NULL);
+      INSERT INTO business.accounts VALUES (1, 'kept');
+      REVOKE ALL ON ALL TABLES IN SCHEMA business FROM ${own};
+      REVOKE ALL ON SCHEMA business FROM ${own};
+      ALTER DEFAULT PRIVILEGES IN SCHEMA business REVOKE ALL ON TABLES FROM ${own};
+      REVOKE CONNECT ON DATABASE ${old.name} FROM ${own};
+      DROP ROLE ${own};
+      GRANT USAGE ON SCHEMA business TO ${LEGACY_TOOLS_ROLE};
+      GRANT SELECT ON ALL TABLES IN SCHEMA business TO ${LEGACY_TOOLS_ROLE};
+      ALTER DEFAULT PRIVILEGES IN SCHEMA business GRANT SELECT ON TABLES TO ${LEGACY_TOOLS_ROLE};
+    `);
+  });
+  afterAll(async () => old?.drop());
+
+  it("moves the database's SQL tools to its own role and takes everything here from the shared one", async () => {
+    const report = await migrate(old.pool);
+    expect(report.toolsRole).toEqual({
+      role: toolsRoleOf(old.name),
+      notes: [
+        `moved the SQL tools' privileges in this database from role ${LEGACY_TOOLS_ROLE} to role ${old.toolsRole}`,
+      ],
+    });
+    await old.pool.query('CREATE TABLE business.later (v text)');
+    const can = async (role: string) => {
+      const { rows } = await old.pool.query<{ schema: boolean; accounts: boolean; later: boolean }>(
+        `SELECT has_schema_privilege($1::name, 'business', 'USAGE') AS schema,
+                has_table_privilege($1::name, 'business.accounts', 'SELECT') AS accounts,
+                has_table_privilege($1::name, 'business.later', 'SELECT') AS later`,
+        [role]
+      );
+      return rows[0];
+    };
+    expect(await can(old.toolsRole)).toEqual({ schema: true, accounts: true, later: true });
+    expect(await can(LEGACY_TOOLS_ROLE)).toEqual({ schema: false, accounts: false, later: false });
+    const tools = await old.toolsPool().query<{ owner: string }>('SELECT owner FROM business.accounts');
+    expect(tools.rows).toEqual([{ owner: 'kept' }]);
+    expect((await migrate(old.pool)).toolsRole.notes).toEqual([]);
+  });
+});
