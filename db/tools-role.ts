@@ -93,7 +93,7 @@ async function harden(client: PoolClient, privileges: Privileges, target: ToolsR
   for (const group of await memberships(client, target.role)) {
     await client.query(`REVOKE ${client.escapeIdentifier(group)} FROM ${role}`);
   }
-  return applyRoleSettings(client, target.role, privileges.superuser);
+  return applyRoleSettings(client, target.role, privileges.superuser, target.previous);
 }
 
 /** Without the right to change the role, refuse to run on one that would give tool SQL more than reads. */

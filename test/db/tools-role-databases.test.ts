@@ -6,8 +6,8 @@ import { createTestDatabase, type TestDatabase } from '../support/database';
 /**
  * Two deployments on one PostgreSQL server (S35): each database's SQL tools log in as a role of that database's own
  * (roles are the cluster's), which reads that database and no other; `migrate` refuses to take over another
- * database's role, and moves a database off the role older builds shared. The databases and their roles are this
- * run's own (createTestDatabase names them), so parallel runs never meet.
+ * database's role, moves a database off the role older builds shared, and never loosens a DBA's stricter limit.
+ * The databases and their roles are this run's own (createTestDatabase names them), so parallel runs never meet.
  */
 describe('the SQL tools role of two databases on one server', () => {
   let a: TestDatabase;
@@ -74,13 +74,32 @@ describe('the SQL tools role of two databases on one server', () => {
     // Its own role again: nothing changed for it.
     await expect(migrate(b.pool)).resolves.toMatchObject({ toolsRole: { role: b.toolsRole, notes: [] } });
   });
+
+  it('keeps a stricter statement_timeout a DBA set on the role and says so; a looser one goes back to 60s', async () => {
+    const timeoutOf = async (db: TestDatabase) => {
+      const { rows } = await db.pool.query<{ config: string[] }>(
+        'SELECT rolconfig AS config FROM pg_roles WHERE rolname = $1',
+        [db.toolsRole]
+      );
+      return rows[0]?.config.find((s) => s.startsWith('statement_timeout='));
+    };
+    await a.pool.query(`ALTER ROLE ${a.toolsRole} SET statement_timeout = '10s'`);
+    const report = await migrate(a.pool);
+    expect(await timeoutOf(a)).toBe('statement_timeout=10s');
+    expect(report.toolsRole.notes).toEqual([
+      `kept statement_timeout=10s on role ${a.toolsRole}: stricter than the 60s migrate sets`,
+    ]);
+    await a.pool.query(`ALTER ROLE ${a.toolsRole} SET statement_timeout = '5min'`);
+    expect((await migrate(a.pool)).toolsRole.notes).toEqual([]);
+    expect(await timeoutOf(a)).toBe('statement_timeout=60s');
+  });
 });
 
 /**
  * A database an older build migrated: its tools used the one shared role, `convengine_tools_ro`. The first `migrate`
  * of this build moves them to the database's own role: it reads what the shared one read (tables created later
- * too), and the shared one loses every privilege here. The shared role is every run's: this only grants and revokes
- * within this run's database.
+ * too), the shared one loses every privilege here, and a DBA's stricter limit on it carries over. The shared role is
+ * every run's: this only grants and revokes within this run's database, and sets its limit in that database only.
  */
 describe('upgrading a database an older build migrated', () => {
   let old: TestDatabase;
@@ -98,6 +117,7 @@ describe('upgrading a database an older build migrated', () => {
       GRANT USAGE ON SCHEMA business TO ${LEGACY_TOOLS_ROLE};
       GRANT SELECT ON ALL TABLES IN SCHEMA business TO ${LEGACY_TOOLS_ROLE};
       ALTER DEFAULT PRIVILEGES IN SCHEMA business GRANT SELECT ON TABLES TO ${LEGACY_TOOLS_ROLE};
+      ALTER ROLE ${LEGACY_TOOLS_ROLE} IN DATABASE ${old.name} SET statement_timeout = '10s';
     `);
   });
   afterAll(async () => old?.drop());
@@ -107,6 +127,7 @@ describe('upgrading a database an older build migrated', () => {
     expect(report.toolsRole).toEqual({
       role: toolsRoleOf(old.name),
       notes: [
+        `kept statement_timeout=10s on role ${old.toolsRole}: stricter than the 60s migrate sets`,
         `moved the SQL tools' privileges in this database from role ${LEGACY_TOOLS_ROLE} to role ${old.toolsRole}`,
       ],
     });
@@ -122,8 +143,14 @@ describe('upgrading a database an older build migrated', () => {
     };
     expect(await can(old.toolsRole)).toEqual({ schema: true, accounts: true, later: true });
     expect(await can(LEGACY_TOOLS_ROLE)).toEqual({ schema: false, accounts: false, later: false });
-    const tools = await old.toolsPool().query<{ owner: string }>('SELECT owner FROM business.accounts');
-    expect(tools.rows).toEqual([{ owner: 'kept' }]);
-    expect((await migrate(old.pool)).toolsRole.notes).toEqual([]);
+    const tools = await old
+      .toolsPool()
+      .query<{ owner: string; timeout: string }>(
+        "SELECT owner, current_setting('statement_timeout') AS timeout FROM business.accounts"
+      );
+    expect(tools.rows).toEqual([{ owner: 'kept', timeout: '10s' }]);
+    expect((await migrate(old.pool)).toolsRole.notes).toEqual([
+      `kept statement_timeout=10s on role ${old.toolsRole}: stricter than the 60s migrate sets`,
+    ]);
   });
 });
