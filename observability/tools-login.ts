@@ -1,4 +1,6 @@
 import { Client } from 'pg';
+import { errorMessage } from '../core/errors';
+import { cutText } from '../core/text/cut-text';
 import { connectionRefusalOf, sqlStateOf } from '../db/error-text';
 import type { ToolsLogin } from '../db/tools-role';
 import { refusalMessage, refusalReason } from './database-refusal';
@@ -18,6 +20,33 @@ function fixOf(login: ToolsLogin, refusal: 'DATABASE_MISSING' | 'LOGIN_REFUSED')
   if (login.configured) return 'check TOOLS_DATABASE_URL';
   if (refusal === 'DATABASE_MISSING') return CHECK_DATABASE_URL;
   return 'run convengine migrate as a superuser, or set TOOLS_DATABASE_URL';
+}
+
+const MAX_REASON = 300;
+
+function decodedOrSame(text: string): string {
+  try {
+    return decodeURIComponent(text);
+  } catch {
+    return text;
+  }
+}
+
+/**
+ * Why the login failed in PostgreSQL's (or the socket's) words, for the operator's log: the first line (never the
+ * DETAIL), its SQLSTATE or Node's code, and never the login's password, should the text quote it.
+ */
+function failureReason(err: unknown, url: string): string {
+  let text = (errorMessage(err).split('\n')[0] ?? '').trim();
+  const password = URL.canParse(url) ? new URL(url).password : '';
+  for (const secret of password === '' ? [] : [password, decodedOrSame(password)]) {
+    text = text.split(secret).join('***');
+  }
+  if (text.length > MAX_REASON) text = `${cutText(text, MAX_REASON)}…`;
+  const sqlState = sqlStateOf(err);
+  const code = (err as { code?: unknown } | null)?.code;
+  if (sqlState !== null) return `${text} (SQLSTATE ${sqlState})`;
+  return typeof code === 'string' && !text.includes(code) ? `${text} (${code})` : text;
 }
 
 /**
@@ -43,7 +72,11 @@ export async function checkToolsLogin(login: ToolsLogin): Promise<ToolsLoginOutc
   } catch (err) {
     const refusal = connectionRefusalOf(err);
     if (refusal === null) {
-      const message = `the SQL tools cannot reach their database: SQL tool calls fail until they can`;
+      // 42501: the role lacks CONNECT on the database (a DBA revoked it from PUBLIC, migrate could not grant it).
+      const fix =
+        sqlStateOf(err) === '42501' ? ': grant the role CONNECT on it (convengine migrate does, as its owner)' : '';
+      const reason = failureReason(err, login.url);
+      const message = `the SQL tools cannot reach their database (${reason})${fix}: SQL tool calls fail until they can`;
       return { reason: 'unreachable', log: { fields: { err }, message } };
     }
     const fix = fixOf(login, refusal);

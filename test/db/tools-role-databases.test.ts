@@ -1,6 +1,7 @@
 import { Client } from 'pg';
 import { migrate } from '../../db/migrate';
 import { LEGACY_TOOLS_ROLE, toolsDatabaseUrl, ToolsRoleError, toolsRoleOf } from '../../db/tools-role';
+import { checkToolsLogin } from '../../observability/tools-login';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
 /**
@@ -92,6 +93,21 @@ describe('the SQL tools role of two databases on one server', () => {
     await a.pool.query(`ALTER ROLE ${a.toolsRole} SET statement_timeout = '5min'`);
     expect((await migrate(a.pool)).toolsRole.notes).toEqual([]);
     expect(await timeoutOf(a)).toBe('statement_timeout=60s');
+  });
+
+  it("says PostgreSQL's reason when the SQL tools cannot reach their database", async () => {
+    const login = { url: toolsLoginAt(a, b), configured: true };
+    const outcome = await checkToolsLogin(login);
+    expect(outcome.reason).toBe('unreachable');
+    expect(outcome.log?.message).toMatch(
+      /^the SQL tools cannot reach their database \(permission denied for database "[^"]+" \(SQLSTATE 42501\)\): grant the role CONNECT/
+    );
+    const closed = new URL(toolsDatabaseUrl(a.url));
+    closed.port = '1';
+    closed.password = 'never-logged';
+    const refusedPort = await checkToolsLogin({ url: closed.toString(), configured: true });
+    expect(refusedPort.log?.message).toMatch(/^the SQL tools cannot reach their database \(.*ECONNREFUSED.*\): SQL/);
+    expect(JSON.stringify(refusedPort.log?.message)).not.toContain('never-logged');
   });
 });
 
