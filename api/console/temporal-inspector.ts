@@ -55,6 +55,8 @@ async function ownRun(client: Client, taskQueue: string, workflowId: string) {
     return description.taskQueue === taskQueue ? description : null;
   } catch (err) {
     if (isMissing(err)) return null;
+    // describe() decodes the memo, which is encrypted too.
+    if (err instanceof PayloadEncryptionError) throw undecryptable(workflowId, err);
     throw err;
   }
 }

@@ -1,7 +1,8 @@
 /**
  * What the user said in a turn is known from the turn's start (its workflow input), before any step writes the
  * turn's USER_INPUT row: the console shows it from then on, on the turn's page and in the conversation's turn list.
- * The turns here run on a task queue no worker polls, so they stay where a turn is before its first step.
+ * The turns here are started on the deployment's task queue with its worker stopped, so they stay where a turn is
+ * before its first step (a turn of another queue is not the console's to show).
  */
 import { turnIdFor, type TurnInput } from '../../core/turn/contracts';
 import type { Payload } from '@temporalio/common';
@@ -36,9 +37,9 @@ describe('the console shows what the user said from the turn start (api/console/
   beforeAll(async () => {
     h = await ApiHarness.start();
     await ensureConversation(h.wf.mcp.deps.db, conversationId);
-    const idle = `no-worker-${process.pid}-${Date.now()}`;
+    await h.wf.stopWorker();
     for (const turn of [input(1, SAID, {}), input(2, 'And ORD-7018?', LARGE_PARAMS)]) {
-      const outcome = await startTurnWorkflow(h.wf.client, idle, turn);
+      const outcome = await startTurnWorkflow(h.wf.client, h.wf.taskQueue, turn);
       expect(outcome.kind).toBe('STARTED');
       started.push(turn.turnId);
     }

@@ -92,6 +92,7 @@ describe('payload encryption (PAYLOAD_ENCRYPTION_KEYS) on a turn, embedded dev s
     const cli = (extra: Record<string, string | undefined>) =>
       runConvengine(['history', workflowId, '--address', harness.temporal.address], {
         TEMPORAL_NAMESPACE: harness.temporal.namespace,
+        TEMPORAL_TASK_QUEUE: harness.taskQueue,
         DATABASE_URL: undefined,
         ...extra,
       });
