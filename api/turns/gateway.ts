@@ -157,8 +157,6 @@ export class TemporalTurnGateway implements TurnGateway {
 
   async retryTurn(workflowId: string): Promise<TurnReply> {
     const { conversationId, turnNumber } = parseTurnId(workflowId);
-    // Its history still holds the input: re-running it would bring a pruned or erased conversation's text back.
-    if (await isRetired(this.options.db, conversationId)) throw conversationRetired(conversationId);
     const handle = this.client.workflow.getHandle(workflowId);
     const description = await describeOrNull(handle);
     // Another deployment's turn (another task queue) would run in this one's worker and database, past its gates.
@@ -166,6 +164,8 @@ export class TemporalTurnGateway implements TurnGateway {
     const status = description.status.name;
     if (status === 'RUNNING') throw inProgress();
     if (status === 'COMPLETED') throw conflict('TURN_ALREADY_COMPLETED', `Turn ${workflowId} already completed.`);
+    // Its history still holds the input: re-running it would bring a pruned or erased conversation's text back.
+    if (await isRetired(this.options.db, conversationId)) throw conversationRetired(conversationId);
     const input = await originalTurnInput(this.client, handle);
     if ((await committedTurnCount(this.options.db, conversationId)) + 1 !== turnNumber) {
       throw conflict('STALE_TURN', `The conversation has moved past turn ${turnNumber}; it cannot be re-run.`);
