@@ -20,6 +20,12 @@ export interface ReadinessDependencies {
   connection: Pick<ConnectionLike, 'workflowService' | 'withDeadline'>;
   env: Pick<Env, 'TEMPORAL_NAMESPACE' | 'TEMPORAL_TASK_QUEUE'>;
   prerequisites: PrerequisiteMonitor;
+  /**
+   * `convengine start`: the readiness of the turn worker's own engine pool in this process (its sessions differ from
+   * the API's: WORKER_DB_LOCK_TIMEOUT_MS), reported as `workerDatabase`, so a pool that cannot connect (a pooler
+   * refusing its sessions) is not ready while the API's own pool is.
+   */
+  workerDatabase?: () => Promise<string>;
 }
 
 /** The API's /readyz: one probe of every dependency serves the calls of the next `cacheMs`. */
@@ -35,14 +41,16 @@ export function apiReadiness(dependencies: ReadinessDependencies, cacheMs: numbe
   return {
     // Open to anyone (api/auth.ts): however often it is asked, the dependencies are asked at most once per period.
     check: cachedFor(cacheMs, async () => {
-      const [database, temporalState, worker, required] = await Promise.all([
+      const [database, temporalState, worker, required, workerDatabase] = await Promise.all([
         databaseReadiness(db),
         temporalReadiness(connection, () => connection.workflowService.describeNamespace({ namespace })),
         pollers(),
         prerequisites.status(),
+        dependencies.workerDatabase?.(),
       ]);
       const checks = {
         ...readinessWithPrerequisites({ database, temporal: temporalState }, required),
+        ...(workerDatabase !== undefined ? { workerDatabase } : {}),
         worker: worker.check,
       };
       const warnings = { ...required.warnings, ...(worker.warning !== undefined ? { worker: worker.warning } : {}) };

@@ -69,6 +69,8 @@ export interface ApiServerOptions {
   workerConnection?: ConnectionLike;
   /** How long a migration or search-attribute check answers (default PREREQUISITE_CACHE_MS). */
   prerequisiteCacheMs?: number;
+  /** The readiness of a turn worker's engine pool in this process (`convengine start`), which /readyz reports too. */
+  workerDatabase?: () => Promise<string>;
 }
 
 /** What the API holds open and reads: its database, its Temporal connection and client, the config store. */
@@ -80,6 +82,7 @@ interface ApiWiring {
   store: DatabaseConfigStore;
   /** How long one readiness answer serves /readyz: READINESS_CACHE_MS, or less when prerequisites are checked more often. */
   readinessCacheMs: number;
+  workerDatabase?: () => Promise<string>;
 }
 
 /** Wires the real ports (Temporal client, PostgreSQL, config store) and listens. */
@@ -96,6 +99,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   const configChanges = reloadOnConfigChange(store, handle.pool, options.logger ? { logger: options.logger } : {});
   const readinessCacheMs = Math.min(READINESS_CACHE_MS, options.prerequisiteCacheMs ?? READINESS_CACHE_MS);
   const wiring: ApiWiring = { env, db: handle.db, connection, client, store, readinessCacheMs };
+  if (options.workerDatabase) wiring.workerDatabase = options.workerDatabase;
   const prerequisites = await startPrerequisiteMonitor({
     db: handle.db,
     config: store,
@@ -157,7 +161,7 @@ function pendingApprovalsCount(client: Client, connection: ConnectionLike, taskQ
 
 /** The routes' ports on the real Temporal and PostgreSQL. */
 function apiPorts(wiring: ApiWiring, turns: ApiPorts['turns'], prerequisites: PrerequisiteMonitor): ApiPorts {
-  const { env, db, connection, client, store } = wiring;
+  const { env, db, connection, client, store, workerDatabase } = wiring;
   const taskQueue = env.TEMPORAL_TASK_QUEUE;
   const conversations = conversationQueries(db, temporalTurnEnds(client.workflow));
   return {
@@ -165,7 +169,10 @@ function apiPorts(wiring: ApiWiring, turns: ApiPorts['turns'], prerequisites: Pr
     conversations,
     replyTexts: configReplyTexts({ snapshot: async () => store.current(), conversations }),
     config: { refresh: async () => store.refresh() },
-    readiness: apiReadiness({ db, connection, env, prerequisites }, wiring.readinessCacheMs),
+    readiness: apiReadiness(
+      { db, connection, env, prerequisites, ...(workerDatabase ? { workerDatabase } : {}) },
+      wiring.readinessCacheMs
+    ),
     whatif: {
       conversation: (id, version, { maxTurns }) =>
         whatifConversation({ db }, { conversationId: id, config: { version }, maxTurns }),

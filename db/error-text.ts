@@ -69,6 +69,24 @@ export function connectionRefusalOf(err: unknown): ConnectionRefusal | null {
   return null;
 }
 
+/**
+ * What the server, or a pooler in front of it, said when it refused or ended a connection (an ErrorResponse, with
+ * its SQLSTATE: PgBouncer's `unsupported startup parameter: lock_timeout`, 08P01; a FATAL's reason), for the
+ * process's own log, which may name the database and role; null when no error in the chain came from a server (a
+ * socket that failed, a timeout). Its first line, cut as MAX_MESSAGE.
+ */
+export function serverMessageOf(err: unknown): string | null {
+  for (let e: unknown = err, depth = 0; e !== null && typeof e === 'object' && depth < 5; depth++) {
+    const code = sqlStateOf(e);
+    if (e instanceof DatabaseError && code !== null) {
+      const first = (e.message.split('\n')[0] ?? '').trim();
+      return `${first.length > MAX_MESSAGE ? `${cutText(first, MAX_MESSAGE)}…` : first} (SQLSTATE ${code})`;
+    }
+    e = (e as { cause?: unknown }).cause;
+  }
+  return null;
+}
+
 /** What a log line or a step's failure says of each, naming neither the database nor the role (see above). */
 const REFUSAL_TEXT: Record<ConnectionRefusal, string> = {
   DATABASE_MISSING: 'the database the connection string names does not exist',

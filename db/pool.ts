@@ -56,6 +56,24 @@ export const ENGINE_SESSION: SessionSettings = { search_path: ENGINE_SCHEMA, ...
  */
 export const TOOLS_SESSION: SessionSettings = {};
 
+/**
+ * The worker's engine sessions: ENGINE_SESSION, and how long a step's statement waits on a lock (lock_timeout, in
+ * ms). Pinned with the rest once the session is open, never sent as a startup parameter: PgBouncer refuses a session
+ * whose startup packet carries one it does not track (`unsupported startup parameter: lock_timeout`, 08P01).
+ */
+export function workerSession(lockTimeoutMs: number): SessionSettings {
+  return { ...ENGINE_SESSION, lock_timeout: String(lockTimeoutMs) };
+}
+
+/**
+ * A pool's options, less the session settings pg would send in the startup packet (its own `options` string too):
+ * a pooler refuses or drops them. They go in a SessionSettings, which onConnect sets once the session is open.
+ */
+export type PoolOptions = Omit<
+  PoolConfig,
+  'lock_timeout' | 'statement_timeout' | 'idle_in_transaction_session_timeout' | 'options'
+>;
+
 /** Sets `settings` for the session of a connection just opened, in one round trip. */
 async function pinSession(client: ClientBase, settings: SessionSettings): Promise<void> {
   const names = Object.keys(settings);
@@ -73,7 +91,7 @@ async function pinSession(client: ClientBase, settings: SessionSettings): Promis
  */
 export function createPool(
   connectionString: string,
-  overrides: Partial<PoolConfig> = {},
+  overrides: Partial<PoolOptions> = {},
   session: SessionSettings = ENGINE_SESSION
 ): Pool {
   const pool = new Pool({
@@ -97,8 +115,12 @@ export function createPool(
   return pool;
 }
 
-export function openDatabase(connectionString: string, overrides: Partial<PoolConfig> = {}): DbHandle {
-  const pool = createPool(connectionString, overrides);
+export function openDatabase(
+  connectionString: string,
+  overrides: Partial<PoolOptions> = {},
+  session: SessionSettings = ENGINE_SESSION
+): DbHandle {
+  const pool = createPool(connectionString, overrides, session);
   const db = drizzle(pool, { schema });
   return { pool, db, close: () => pool.end() };
 }

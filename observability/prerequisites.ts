@@ -4,7 +4,7 @@ import { missingTurnSearchAttributes } from '../config/turn-search-attributes';
 import { CONFIG_EMPTY_WARNING, isEmptyConfig } from '../core/config/empty';
 import type { ConfigSnapshot, ConfigViolation } from '../core/config/types';
 import { newerSchemaWarning, notMigratedMessage, readMigrations, schemaState, type MigrationFile } from '../db/migrate';
-import { connectionRefusalOf, sqlStateOf } from '../db/error-text';
+import { connectionRefusalOf, serverMessageOf, sqlStateOf } from '../db/error-text';
 import type { Database } from '../db/pool';
 import { connectionStringOf, type ToolsLogin } from '../db/tools-role';
 import { refusalMessage, refusalReason } from './database-refusal';
@@ -134,7 +134,11 @@ async function checkDatabase(db: Database, files: MigrationFile[]): Promise<Chec
       const log = { fields: { sqlState: sqlStateOf(err) }, message };
       return { reason: refusalReason(refusal, CHECK_DATABASE_URL), problem: 'DATABASE_UNREACHABLE', log };
     }
-    const message = 'the database is unreachable: check DATABASE_URL and that PostgreSQL is up';
+    // The server's or the pooler's own words when it answered (an unsupported startup parameter, a FATAL's reason).
+    const said = serverMessageOf(err);
+    const message =
+      'the database is unreachable: check DATABASE_URL and that PostgreSQL is up' +
+      (said === null ? '' : `; the server (or a pooler in front of it) said: ${said}`);
     return { reason: 'unreachable', problem: 'DATABASE_UNREACHABLE', log: { fields: { err }, message } };
   }
 }

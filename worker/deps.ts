@@ -11,7 +11,7 @@ import { createTaskRegistry, type TaskTable } from '../core/tasks/registry';
 import { engineDataConverter } from '../db/data-converter';
 import type { LlmClient } from '../core/llm';
 import { cancelStatementsOn } from '../db/cancellation';
-import { createPool, openDatabase, TOOLS_SESSION, type Database } from '../db/pool';
+import { createPool, openDatabase, TOOLS_SESSION, workerSession, type Database, type DbHandle } from '../db/pool';
 import { activityCancellation } from '../activities/runtime/activity-context';
 import { llmCallObserver, tracedLlmClient } from '../observability/llm';
 import type { Logger } from '../observability/logger';
@@ -55,6 +55,16 @@ export function workerAuditGate(metrics: WorkerMetrics | undefined): AuditGate {
 }
 
 /**
+ * The worker's engine database: its statements end with the activity they run for (db/cancellation.ts), and none
+ * waits on a lock longer than WORKER_DB_LOCK_TIMEOUT_MS (a session setting, so a pooler accepts the session).
+ */
+export function openWorkerDatabase(databaseUrl: string, env: Pick<Env, 'WORKER_DB_LOCK_TIMEOUT_MS'>): DbHandle {
+  const handle = openDatabase(databaseUrl, { max: 20 }, workerSession(env.WORKER_DB_LOCK_TIMEOUT_MS));
+  cancelStatementsOn(handle.pool, activityCancellation);
+  return handle;
+}
+
+/**
  * Activity dependencies built from configuration, for a worker (cli/commands/worker.ts, cli/stack) and the bench's
  * in-process side: nothing here reads the environment itself. Tool SQL gets its own pool, logged in as the tools
  * role (D20): TOOLS_DATABASE_URL when set, else the engine's server and database with the role's derived password
@@ -64,8 +74,7 @@ export function workerAuditGate(metrics: WorkerMetrics | undefined): AuditGate {
  */
 export async function buildWorkerDeps(env: Env, options: WorkerDepsOptions): Promise<WorkerDeps> {
   const sqlParser = await loadSqlParser();
-  const handle = openDatabase(options.databaseUrl, { max: 20, lock_timeout: env.WORKER_DB_LOCK_TIMEOUT_MS });
-  cancelStatementsOn(handle.pool, activityCancellation);
+  const handle = openWorkerDatabase(options.databaseUrl, env);
   const toolsLogin = toolsLoginOf(env.TOOLS_DATABASE_URL, options.databaseUrl);
   const toolsPool = createPool(toolsLogin.url, { max: 5 }, TOOLS_SESSION);
   const tools = createToolDeps({ sqlPool: toolsPool, sqlParser, env: options.toolEnv });

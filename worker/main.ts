@@ -37,6 +37,8 @@ export interface RunningWorker {
    */
   requestStop(): boolean;
   shutdown(): Promise<void>;
+  /** Its engine pool's readiness (`select 1` on it): what `convengine start`'s /readyz reports as `workerDatabase`. */
+  databaseReadiness(): Promise<string>;
 }
 
 export interface TurnWorkerRun {
@@ -96,7 +98,10 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
     { taskQueue: run.env.TEMPORAL_TASK_QUEUE, workflowType: TURN_WORKFLOW_TYPE, identity: worker.options.identity },
     `worker polls ${run.env.TEMPORAL_TASK_QUEUE} and runs ${TURN_WORKFLOW_TYPE}, the turn type this build's API starts`
   );
-  return runningWorker(worker, opened.close, probe?.url ?? null);
+  return {
+    ...runningWorker(worker, opened.close, probe?.url ?? null),
+    databaseReadiness: () => databaseReadiness(opened.wired.deps.db),
+  };
 }
 
 interface WorkerObservability {
@@ -182,7 +187,11 @@ function buildTurnWorker(
 }
 
 /** A built worker, run until it stops, then everything closed. */
-function runningWorker(worker: Worker, closeAll: () => Promise<void>, probeUrl: string | null): RunningWorker {
+function runningWorker(
+  worker: Worker,
+  closeAll: () => Promise<void>,
+  probeUrl: string | null
+): Omit<RunningWorker, 'databaseReadiness'> {
   const done = worker.run().finally(closeAll);
   const requestStop = (): boolean => {
     if (worker.getState() !== 'RUNNING') return false;

@@ -33,10 +33,21 @@ export async function assembleStack(
     const env: Env = llmUrl ? { ...options.env, ANTHROPIC_BASE_URL: llmUrl } : options.env;
     // One connection for the worker and the API's client, so turns start eagerly (startApiServer says why).
     const connection = parts.keep(await connectionPart(temporal.connection, env.TEMPORAL_GRPC_COMPRESSION));
-    // The API does not need the worker to listen: both come up at once.
+    // The API does not need the worker to listen: both come up at once. Its /readyz covers the worker's own pool.
+    const starting = workerPart({
+      env,
+      databaseUrl,
+      temporal: temporal.connection,
+      connection,
+      toolEnv,
+      logger,
+      probe,
+    });
+    const workerDatabase = workerDatabaseReadiness(starting);
     const [, api] = await parts.keepBoth(
-      workerPart({ env, databaseUrl, temporal: temporal.connection, connection, toolEnv, logger, probe }),
+      starting,
       apiPart({
+        workerDatabase,
         env,
         databaseUrl,
         temporal: temporal.connection,
@@ -183,7 +194,18 @@ async function workerPart(part: {
   return { value: worker, embedded: null, stop: () => worker.shutdown(), ended };
 }
 
+/** The worker's engine pool's readiness: `starting` until the worker has started, then its `select 1`. */
+function workerDatabaseReadiness(starting: Promise<Part<RunningWorker>>): () => Promise<string> {
+  let worker: RunningWorker | null = null;
+  starting.then(
+    (part) => (worker = part.value),
+    () => undefined
+  );
+  return () => worker?.databaseReadiness() ?? Promise.resolve('starting');
+}
+
 async function apiPart(part: {
+  workerDatabase: () => Promise<string>;
   env: Env;
   databaseUrl: string;
   temporal: TemporalConnectionSettings;
@@ -200,6 +222,7 @@ async function apiPart(part: {
     port: part.port,
     logger: part.logger,
     temporalUiUrl: part.uiUrl ?? undefined,
+    workerDatabase: part.workerDatabase,
   });
   return { value: { url: api.url, hurry: () => api.hurry() }, embedded: null, stop: () => api.close() };
 }

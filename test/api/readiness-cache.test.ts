@@ -8,7 +8,7 @@ import { apiReadiness, READINESS_CACHE_MS, type ReadinessDependencies } from '..
 import type { PrerequisiteStatus } from '../../observability/prerequisites';
 
 /** Dependencies that answer at once; the database's answers are counted, and it can be taken down. */
-function dependencies() {
+function dependencies(workerDatabase?: () => Promise<string>) {
   const database = { up: true, probes: 0 };
   const ready: PrerequisiteStatus = { database: 'ok', temporal: 'ok', problem: null, warnings: {} };
   const connection = {
@@ -30,6 +30,7 @@ function dependencies() {
     connection,
     env: { TEMPORAL_NAMESPACE: 'default', TEMPORAL_TASK_QUEUE: 'turns' },
     prerequisites: { status: async () => ready },
+    ...(workerDatabase ? { workerDatabase } : {}),
   };
   return { database, readiness: apiReadiness(deps, READINESS_CACHE_MS) };
 }
@@ -85,5 +86,13 @@ describe('the API readiness cache', () => {
     jest.setSystemTime(Date.now() - 60 * 60 * 1000);
     jest.advanceTimersByTime(READINESS_CACHE_MS);
     expect(await databaseCheck(readiness)).toBe('unreachable');
+  });
+});
+
+describe("convengine start's readiness", () => {
+  it("is not ready while the worker's own engine pool cannot connect, though the API's can", async () => {
+    const { readiness } = dependencies(async () => 'unreachable');
+    const { checks } = await readiness.check();
+    expect(checks).toMatchObject({ database: 'ok', workerDatabase: 'unreachable' });
   });
 });

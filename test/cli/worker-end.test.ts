@@ -14,7 +14,13 @@ import { captureLog } from '../support/log-capture';
 const SDK_TEXT = 'Worker still in use: Expected 1 reference, but got 2';
 
 function ended(done: Promise<void>): RunningWorker {
-  return { done, probeUrl: null, requestStop: () => false, shutdown: () => done.catch(() => undefined) };
+  return {
+    done,
+    probeUrl: null,
+    requestStop: () => false,
+    shutdown: () => done.catch(() => undefined),
+    databaseReadiness: async () => 'ok',
+  };
 }
 
 async function end(done: Promise<void>, stopAsked: boolean) {
