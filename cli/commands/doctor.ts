@@ -13,6 +13,7 @@ import {
   checkTemporal,
   type Finding,
 } from '../doctor/checks';
+import { checkPooling } from '../doctor/pooling';
 import { outJson } from '../json-line';
 
 const USAGE = [
@@ -25,6 +26,8 @@ const USAGE = [
   '                     above 30 ms it warns and names the two server settings that fix it',
   '  database           (when DATABASE_URL is set) every migration of this build is applied; warns when a newer',
   '                     build migrated the database (migrations this build does not know)',
+  '  pooling            (then) each connection keeps its server session: fails behind a transaction- or',
+  '                     statement-mode pooler (PgBouncer), which the engine cannot run on',
   "  search-collation   (then) PostgreSQL has the ICU collation und-x-icu the console's text search uses; warns",
   '                     when not (a server built without ICU, a database not in UTF8) and says what to do',
   '  config             (then) the config tables validate; warns when they are refused and a stored snapshot is',
@@ -70,7 +73,8 @@ export const doctorCommand: CliCommand = {
       findings.push(database);
       if (database.level !== 'fail') {
         const url = env.DATABASE_URL;
-        findings.push(await checkSearchCollation(url), await checkConfig(url), await checkAuditTrail(url));
+        findings.push(await checkPooling(url), await checkSearchCollation(url));
+        findings.push(await checkConfig(url), await checkAuditTrail(url));
       }
     }
     const tokens = checkApiTokens(env);

@@ -34,6 +34,7 @@ export interface Finding {
     | 'search-attributes'
     | 'round-trip'
     | 'database'
+    | 'pooling'
     | 'search-collation'
     | 'config'
     | 'audit-trail'

@@ -70,10 +70,12 @@ describe('convengine doctor', () => {
       'search-attributes',
       'round-trip',
       'database',
+      'pooling',
       'search-collation',
       'config',
       'audit-trail',
     ]);
+    expect(byCheck.get('pooling')).toMatchObject({ level: 'ok' });
     expect(byCheck.get('config')).toMatchObject({ level: 'ok' });
     expect(byCheck.get('temporal')).toMatchObject({ level: 'ok' });
     expect(byCheck.get('search-attributes')).toMatchObject({ level: 'ok' });
