@@ -77,6 +77,12 @@ export const WORKER_SHUTDOWN_GRACE_DEFAULT_MS = 5_000;
 export const WORKER_DB_LOCK_TIMEOUT_DEFAULT_MS = 10_000;
 
 /**
+ * MIGRATE_LOCK_WAIT_MS's default: a migrator waits this long for another's migrations (an index built concurrently on
+ * a large table takes minutes), then fails saying who holds the lock.
+ */
+export const MIGRATE_LOCK_WAIT_DEFAULT_MS = 600_000;
+
+/**
  * DEVSERVER_RETENTION_MS's default: a day, the retention a real server's namespace starts with and the dev
  * server's own default (devserver/index.ts).
  */
@@ -171,6 +177,11 @@ const envSchema = z.object({
    * fails (retried by the step's policy); 0 waits as long as the server lets it. At most ten minutes.
    */
   WORKER_DB_LOCK_TIMEOUT_MS: integer(WORKER_DB_LOCK_TIMEOUT_DEFAULT_MS, 0, 600_000),
+  /**
+   * How long `migrate` (and `convengine start`'s) waits for another migrator's lock before failing with who holds it;
+   * at most a day.
+   */
+  MIGRATE_LOCK_WAIT_MS: integer(MIGRATE_LOCK_WAIT_DEFAULT_MS, 1_000, 86_400_000),
   /** host:port for the Temporal SDK's own Prometheus exporter; the worker's /metrics appends its metrics. */
   TEMPORAL_SDK_METRICS_ADDRESS: optionalHostPort,
   /** gRPC compression of the worker's calls to Temporal (worker/worker.ts says why the default is none). */

@@ -8,12 +8,10 @@ import {
   runsOutsideTransaction,
   type OutsideTransactionStatement,
 } from './migrate-outside-transaction';
+import { withMigrationLock, type MigrationLockWait } from './migration-lock';
 import { connectionStringOf, ensureToolsRole, type ToolsRoleReport } from './tools-role';
 
 export const MIGRATIONS_DIR = join(__dirname, 'migrations');
-
-// Arbitrary constant: serializes concurrent migrators (two workers starting at once).
-const MIGRATION_LOCK_KEY = 7_233_001;
 
 /**
  * Shipped migrations that replaced one a database may already have applied, and that one's name and checksum.
@@ -67,6 +65,8 @@ export interface MigrateOptions {
    * the engine's (db/tools-role.ts).
    */
   toolsDatabaseUrl?: string | undefined;
+  /** How a migrator waits for another's lock: bounded (MIGRATE_LOCK_WAIT_MS), and said where it runs. */
+  lockWait?: MigrationLockWait;
 }
 
 /**
@@ -79,34 +79,11 @@ export async function migrate(
   dir = MIGRATIONS_DIR,
   options: MigrateOptions = {}
 ): Promise<MigrationReport> {
-  const client = await pool.connect();
-  try {
-    await takeMigrationLock(client);
-    try {
-      const report = await applyPending(client, readMigrations(dir));
-      const source = { databaseUrl: connectionStringOf(pool), toolsDatabaseUrl: options.toolsDatabaseUrl };
-      return { ...report, toolsRole: await withRetry(() => ensureToolsRole(client, source)) };
-    } finally {
-      await client.query('SELECT pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]);
-    }
-  } finally {
-    client.release();
-  }
-}
-
-/**
- * Polls rather than waits in pg_advisory_lock: a session blocked in that call holds a snapshot, and CREATE INDEX
- * CONCURRENTLY in the lock holder waits for every older snapshot, so a second migrator waiting there would deadlock
- * with the first.
- */
-async function takeMigrationLock(client: PoolClient): Promise<void> {
-  for (;;) {
-    const { rows } = await client.query<{ locked: boolean }>('SELECT pg_try_advisory_lock($1) AS locked', [
-      MIGRATION_LOCK_KEY,
-    ]);
-    if (rows[0]?.locked) return;
-    await new Promise((resolve) => setTimeout(resolve, 200));
-  }
+  return withMigrationLock(pool, options.lockWait ?? {}, async (client) => {
+    const report = await applyPending(client, readMigrations(dir));
+    const source = { databaseUrl: connectionStringOf(pool), toolsDatabaseUrl: options.toolsDatabaseUrl };
+    return { ...report, toolsRole: await withRetry(() => ensureToolsRole(client, source)) };
+  });
 }
 
 /** How the database's applied migrations compare with the ones this build ships. */

@@ -19,10 +19,14 @@ export const migrateCommand: CliCommand = {
     const url = commandDatabaseUrl(io);
     if (url === null) return 2;
     // Read once the whole environment was found valid (cli/environment.ts), TOOLS_DATABASE_URL included.
-    const tools = { value: loadEnv().TOOLS_DATABASE_URL };
+    const env = loadEnv();
+    const tools = { value: env.TOOLS_DATABASE_URL };
     const handle = openDatabase(url, { max: 1 });
     try {
-      const report = await migrate(handle.pool, MIGRATIONS_DIR, { toolsDatabaseUrl: tools.value });
+      const report = await migrate(handle.pool, MIGRATIONS_DIR, {
+        toolsDatabaseUrl: tools.value,
+        lockWait: { timeoutMs: env.MIGRATE_LOCK_WAIT_MS, log: (line) => io.err(line) },
+      });
       for (const name of report.applied) io.out(`applied ${name}`);
       for (const note of report.toolsRole.notes) io.out(`SQL tools role: ${note}`);
       io.out(`${report.applied.length} migration(s) applied, ${report.alreadyApplied.length} already applied`);

@@ -129,6 +129,7 @@ async function preparedDatabase(starting: Promise<Part<string>>, options: StackO
   try {
     await prepareDatabase(part.value, options.config, {
       toolsDatabaseUrl: options.env.TOOLS_DATABASE_URL,
+      lockWaitMs: options.env.MIGRATE_LOCK_WAIT_MS,
       log: (line) => options.log(line),
     });
     return part;

@@ -16,14 +16,17 @@ import type { StackConfig } from './types';
 export async function prepareDatabase(
   url: string,
   config: StackConfig = { packs: ['all'] },
-  how: { toolsDatabaseUrl?: string | undefined; log?: (line: string) => void } = {}
+  how: { toolsDatabaseUrl?: string | undefined; log?: (line: string) => void; lockWaitMs?: number } = {}
 ): Promise<void> {
   const { toolsDatabaseUrl, log = () => undefined } = how;
   const handle = openDatabase(url, { max: 2 });
+  const lockWait = { log, ...(how.lockWaitMs !== undefined ? { timeoutMs: how.lockWaitMs } : {}) };
   try {
-    const migrated = await migrate(handle.pool, MIGRATIONS_DIR, { toolsDatabaseUrl }).catch((err: unknown) => {
-      throw new Error(`migration failed: ${migrationFailure(handle.pool, err)}`, { cause: err });
-    });
+    const migrated = await migrate(handle.pool, MIGRATIONS_DIR, { toolsDatabaseUrl, lockWait }).catch(
+      (err: unknown) => {
+        throw new Error(`migration failed: ${migrationFailure(handle.pool, err)}`, { cause: err });
+      }
+    );
     for (const note of migrated.toolsRole.notes) log(`SQL tools role: ${note}`);
     if (config.packs.length > 0) {
       const report = await seedPacks(handle.db, config.packs);

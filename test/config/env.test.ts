@@ -26,6 +26,7 @@ describe('loadEnv', () => {
       DEVSERVER_RETENTION_MS: 86400000,
       WORKER_SHUTDOWN_GRACE_MS: 5000,
       WORKER_DB_LOCK_TIMEOUT_MS: 10000,
+      MIGRATE_LOCK_WAIT_MS: 600000,
       LOG_LEVEL: 'info',
       OTEL_SERVICE_NAME: 'convengine',
       TEMPORAL_GRPC_COMPRESSION: 'none',
