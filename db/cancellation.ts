@@ -1,4 +1,5 @@
-import { Client, type Pool, type PoolClient, type QueryConfig, type QueryResult, type QueryResultRow } from 'pg';
+import { connect } from 'node:net';
+import type { Pool, PoolClient, QueryConfig, QueryResult, QueryResultRow } from 'pg';
 
 /**
  * Where a pool's statements learn that the work they run for was given up: the worker's engine pool answers the
@@ -43,7 +44,7 @@ export async function cancellableQuery<R extends QueryResultRow>(
   const client = await pool.connect();
   let broken = false;
   try {
-    return await cancelledOnAbort(pool, client, signal, () => client.query<R>(config));
+    return await cancelledOnAbort(client, signal, () => client.query<R>(config));
   } catch (err) {
     broken = !signal.aborted;
     throw signal.aborted ? abortReason(signal) : err;
@@ -54,24 +55,22 @@ export async function cancellableQuery<R extends QueryResultRow>(
 }
 
 /**
- * Runs `run` on `client`; when `signal` aborts meanwhile, the server cancels the statement (pg_cancel_backend, from a
- * connection of its own with the pool's login: a role may cancel its own sessions, and an exhausted pool cannot hold
- * the cancel back), so it stops at once, even in a lock wait, instead of at its timeout. It returns once that cancel
- * has been answered: a cancel still on its way could otherwise hit the client's next statement. Best effort: a cancel
- * that cannot be sent leaves the statement to its timeouts (lock_timeout, statement_timeout).
+ * Runs `run` on `client`; when `signal` aborts meanwhile, the server cancels the statement (the protocol's
+ * CancelRequest, cancelRequestOf), so it stops at once, even in a lock wait, instead of at its timeout. It returns
+ * once that cancel has been handled: a cancel still on its way could otherwise hit the client's next statement. Best
+ * effort: a cancel that cannot be sent leaves the statement to its timeouts (lock_timeout, statement_timeout).
  */
 export async function cancelledOnAbort<T>(
-  pool: Pool,
   client: PoolClient,
   signal: AbortSignal | undefined,
   run: () => Promise<T>
 ): Promise<T> {
   if (!signal) return run();
   signal.throwIfAborted();
-  const backend = (client as PoolClient & { processID?: number | null }).processID;
+  const request = cancelRequestOf(client);
   let cancelling: Promise<void> = Promise.resolve();
   const cancel = (): void => {
-    if (typeof backend === 'number') cancelling = cancelBackend(pool, backend);
+    if (request !== null) cancelling = sendCancelRequest(request);
   };
   signal.addEventListener('abort', cancel, { once: true });
   try {
@@ -82,16 +81,54 @@ export async function cancelledOnAbort<T>(
   }
 }
 
-/** pg_cancel_backend(backend) on a connection opened for it; never rejects. */
-async function cancelBackend(pool: Pool, backend: number): Promise<void> {
-  const client = new Client(pool.options);
-  client.on('error', () => undefined);
-  try {
-    await client.connect();
-    await client.query('SELECT pg_cancel_backend($1)', [backend]);
-  } catch {
+/** Where and for which session a CancelRequest goes: the key the server (or the pooler) gave this connection. */
+interface CancelRequest {
+  host: string;
+  port: number;
+  processID: number;
+  secretKey: number;
+}
+
+/**
+ * The CancelRequest for `client`'s session, or null when it has no key (not connected). Not pg_cancel_backend on its
+ * processID: behind PgBouncer that is the pooler's own id, not a server pid, so the cancel did nothing and a stopping
+ * worker waited out the lock; PgBouncer forwards a CancelRequest to the server session it gave the client. It needs
+ * no privilege either (the SQL tools' role may not signal backends).
+ */
+function cancelRequestOf(client: PoolClient): CancelRequest | null {
+  const { processID, secretKey, host, port } = client as PoolClient & Partial<Record<string, unknown>>;
+  if (typeof processID !== 'number' || typeof secretKey !== 'number') return null;
+  if (typeof host !== 'string' || typeof port !== 'number') return null;
+  return { host, port, processID, secretKey };
+}
+
+/** How long a CancelRequest may take to be handled (the server closes its connection once it has). */
+const CANCEL_REQUEST_TIMEOUT_MS = 5_000;
+
+/** The protocol's CancelRequest code (1234 << 16 | 5678). */
+const CANCEL_REQUEST_CODE = 80_877_102;
+
+/** Sends `request` on a connection of its own and waits until the server has closed it; never rejects. */
+function sendCancelRequest(request: CancelRequest): Promise<void> {
+  const packet = Buffer.alloc(16);
+  packet.writeInt32BE(16, 0);
+  packet.writeInt32BE(CANCEL_REQUEST_CODE, 4);
+  packet.writeInt32BE(request.processID, 8);
+  packet.writeInt32BE(request.secretKey, 12);
+  return new Promise((resolve) => {
+    // A host that is a directory is a Unix socket's, as pg connects to it.
+    const socket = request.host.startsWith('/')
+      ? connect(`${request.host}/.s.PGSQL.${request.port}`)
+      : connect(request.port, request.host);
+    const done = (): void => {
+      socket.destroy();
+      resolve();
+    };
+    socket.setTimeout(CANCEL_REQUEST_TIMEOUT_MS, done);
+    // Written, not ended: the server closes it once handled (PgBouncer 1.18 crashed on a client's early FIN there).
+    socket.once('connect', () => socket.write(packet));
     // Best effort: the statement's own timeouts end it.
-  } finally {
-    await client.end().catch(() => undefined);
-  }
+    socket.once('error', done);
+    socket.once('close', done);
+  });
 }

@@ -185,7 +185,7 @@ export async function executeReadOnly(target: ReadOnlySqlTarget, query: ReadOnly
     what = 'SQL tool query';
     try {
       await enterReadOnly(client, query);
-      const result = await cancelledOnAbort(target.pool, client, signal, () =>
+      const result = await cancelledOnAbort(client, signal, () =>
         client.query<JsonObject>(extendedQuery(cappedSql(query.text, maxRows, maxBytes), query.values))
       );
       return resultOf(result.rows, maxRows);
