@@ -50,6 +50,14 @@ export const TIME_FORMAT_SESSION = { DateStyle: 'ISO', IntervalStyle: 'postgres'
 export const ENGINE_SESSION: SessionSettings = { search_path: ENGINE_SCHEMA, ...TIME_FORMAT_SESSION };
 
 /**
+ * The sessions of the engine's own commands that hold a transaction while they work between its statements
+ * (migrate, seed, `config apply`, `convengine start`'s preparation): no idle-in-transaction timeout. A DBA's
+ * `ALTER ROLE … SET idle_in_transaction_session_timeout = '100ms'` ended their session mid-transaction (`read
+ * ECONNRESET`, `Failed query: rollback`); the API's and the worker's sessions keep the DBA's.
+ */
+export const MAINTENANCE_SESSION: SessionSettings = { ...ENGINE_SESSION, idle_in_transaction_session_timeout: '0' };
+
+/**
  * What the SQL tools' sessions start with: their role pins their search_path (db/tools-role.ts) and the executor
  * each query's settings (activities/tools/sql/executor.ts); its `DISCARD ALL` after each query would undo a
  * connection's own.

@@ -21,7 +21,7 @@ import {
   yamlToConfig,
   type YamlFiles,
 } from '../../db/config/yaml-tree';
-import { openDatabase, type Database } from '../../db/pool';
+import { MAINTENANCE_SESSION, openDatabase, type Database } from '../../db/pool';
 import { conversationsByState } from '../../db/repositories/conversation';
 import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../command';
 import { databaseFailure } from '../database-failure';
@@ -214,7 +214,7 @@ function partialTreeNote(dir: string, absent: readonly (keyof ConfigRows)[]): st
 async function withDatabase(io: CliIo, run: (db: Database) => Promise<number>): Promise<number> {
   const url = commandDatabaseUrl(io);
   if (url === null) return 2;
-  const handle = openDatabase(url, { max: 2 });
+  const handle = openDatabase(url, { max: 2 }, MAINTENANCE_SESSION);
   try {
     return await run(handle.db);
   } catch (err) {

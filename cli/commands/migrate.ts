@@ -1,5 +1,5 @@
 import { migrate, MIGRATIONS_DIR, newerSchemaWarning } from '../../db/migrate';
-import { openDatabase } from '../../db/pool';
+import { MAINTENANCE_SESSION, openDatabase } from '../../db/pool';
 import { loadEnv } from '../../config/env';
 import { toolsLoginOf } from '../../db/tools-role';
 import { checkToolsLogin } from '../../observability/tools-login';
@@ -21,7 +21,7 @@ export const migrateCommand: CliCommand = {
     // Read once the whole environment was found valid (cli/environment.ts), TOOLS_DATABASE_URL included.
     const env = loadEnv();
     const tools = { value: env.TOOLS_DATABASE_URL };
-    const handle = openDatabase(url, { max: 1 });
+    const handle = openDatabase(url, { max: 1 }, MAINTENANCE_SESSION);
     try {
       const report = await migrate(handle.pool, MIGRATIONS_DIR, {
         toolsDatabaseUrl: tools.value,

@@ -1,7 +1,7 @@
 import { commandDatabaseUrl } from '../environment';
 import { formatViolation, type ConfigViolation } from '../../core/config/types';
 import { isEngineError } from '../../core/errors';
-import { openDatabase } from '../../db/pool';
+import { MAINTENANCE_SESSION, openDatabase } from '../../db/pool';
 import {
   SEED_PACKS,
   UnknownSeedPackError,
@@ -105,7 +105,7 @@ export const seedCommand: CliCommand = {
     if (refused !== null) return refused;
     const url = commandDatabaseUrl(io);
     if (url === null) return 2;
-    const handle = openDatabase(url, { max: 1 });
+    const handle = openDatabase(url, { max: 1 }, MAINTENANCE_SESSION);
     try {
       return restoring ? await restoreAndReport(handle.db, io) : await seedAndReport(handle.db, positional, io);
     } catch (err) {

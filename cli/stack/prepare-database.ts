@@ -1,6 +1,6 @@
 import { migrate, MIGRATIONS_DIR } from '../../db/migrate';
 import { migrationFailure } from '../database-failure';
-import { openDatabase } from '../../db/pool';
+import { MAINTENANCE_SESSION, openDatabase } from '../../db/pool';
 import { applyConfigRows } from '../../db/config/apply';
 import { overlayConfigRows } from '../../db/config/yaml-tree';
 import { packRowUpgradeLines, resolveSeedPacks, seedPacks } from '../../db/seed';
@@ -19,7 +19,7 @@ export async function prepareDatabase(
   how: { toolsDatabaseUrl?: string | undefined; log?: (line: string) => void; lockWaitMs?: number } = {}
 ): Promise<void> {
   const { toolsDatabaseUrl, log = () => undefined } = how;
-  const handle = openDatabase(url, { max: 2 });
+  const handle = openDatabase(url, { max: 2 }, MAINTENANCE_SESSION);
   const lockWait = { log, ...(how.lockWaitMs !== undefined ? { timeoutMs: how.lockWaitMs } : {}) };
   try {
     const migrated = await migrate(handle.pool, MIGRATIONS_DIR, { toolsDatabaseUrl, lockWait }).catch(

@@ -46,6 +46,13 @@ describe('engine sessions under database-level session defaults', () => {
     }
   });
 
+  it("a DBA's 100 ms idle-in-transaction timeout ends no seeding: start prepares the database", async () => {
+    await alterDatabase("idle_in_transaction_session_timeout = '100ms'");
+    await prepareDatabase(tdb.url, { packs: ['all'] });
+    const seeded = await tdb.pool.query<{ n: number }>('SELECT count(*)::int AS n FROM ce_intent');
+    expect(seeded.rows[0]?.n).toBeGreaterThan(0);
+  });
+
   it("the DBA's DateStyle, IntervalStyle and TimeZone change no timestamp the API reads", async () => {
     await alterDatabase("DateStyle = 'SQL, DMY'");
     await alterDatabase("IntervalStyle = 'sql_standard'");
