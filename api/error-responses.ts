@@ -136,7 +136,9 @@ export const UNAVAILABLE_CODES = {
   notReady:
     'DATABASE_NOT_MIGRATED, SEARCH_ATTRIBUTES_MISSING: no turn can run until an operator runs `convengine migrate` ' +
     'or `convengine setup-temporal`; CONFIG_EMPTY: the config has no intent and no response (nothing was seeded or ' +
-    'applied) until an operator runs `convengine seed` or `convengine config apply`; each with `Retry-After`',
+    'applied) until an operator runs `convengine seed` or `convengine config apply`; DEPLOYMENT_MISMATCH: the ' +
+    "database is bound to another deployment (Temporal namespace or task queue) than this API's, until an operator " +
+    'fixes its settings or rebinds the database (`convengine migrate --bind-deployment`); each with `Retry-After`',
   workerUnavailable:
     'WORKER_UNAVAILABLE (`details.decisionSent`): no worker took the decision: not sent when no worker that runs ' +
     "the turn's type polls its task queue; else sent, not taken within OPERATOR_DECISION_TIMEOUT_MS, and it may " +

@@ -51,6 +51,7 @@ export function apiReadiness(dependencies: ReadinessDependencies, cacheMs: numbe
       const checks = {
         ...readinessWithPrerequisites({ database, temporal: temporalState }, required),
         ...(workerDatabase !== undefined ? { workerDatabase } : {}),
+        ...(required.deployment !== undefined ? { deployment: required.deployment } : {}),
         worker: worker.check,
       };
       const warnings = { ...required.warnings, ...(worker.warning !== undefined ? { worker: worker.warning } : {}) };

@@ -9,7 +9,8 @@ import { withDefaultCallDeadline } from '../config/temporal-call-deadline';
 import type { TemporalConnectionSettings } from '../config/temporal-connection';
 import { engineDataConverter } from '../db/data-converter';
 import type { DatabaseConfigStore } from '../db/config/store';
-import { openDatabase, type Database } from '../db/pool';
+import { bindOwnDeployment, deploymentOf } from '../db/deployment';
+import { openDatabase, type Database, type DbHandle } from '../db/pool';
 import { silentLogger, type Logger } from '../observability/logger';
 import {
   PREREQUISITE_CACHE_MS,
@@ -71,6 +72,12 @@ export interface ApiServerOptions {
   prerequisiteCacheMs?: number;
   /** The readiness of a turn worker's engine pool in this process (`convengine start`), which /readyz reports too. */
   workerDatabase?: () => Promise<string>;
+  /**
+   * Bind the database to this API's deployment (TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE) when it is unbound, fail
+   * the start with DeploymentMismatchError when it is bound to another, and check the binding in /readyz and before
+   * each turn (db/deployment.ts). The CLI's APIs set it; tests that run many task queues on one database leave it out.
+   */
+  bindDeployment?: boolean;
 }
 
 /** What the API holds open and reads: its database, its Temporal connection and client, the config store. */
@@ -89,6 +96,9 @@ interface ApiWiring {
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
   const { env } = options;
   const handle = openDatabase(options.databaseUrl, { max: 10 });
+  const deployment = options.bindDeployment ? deploymentOf(env) : undefined;
+  // Before Temporal: an API on another deployment's database must not start a turn.
+  if (deployment) await bindOwnDeployment(handle.pool, deployment).catch(closingHandle(handle));
   const shared = options.workerConnection;
   const connection = shared ?? (await connectTemporalClient(options.temporal));
   const stopped = new AbortController();
@@ -105,6 +115,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     config: store,
     temporal: connection,
     namespace: env.TEMPORAL_NAMESPACE,
+    ...(deployment ? { deployment } : {}),
     logger: options.logger ?? silentLogger(),
     ...(options.prerequisiteCacheMs !== undefined ? { cacheMs: options.prerequisiteCacheMs } : {}),
   });
@@ -136,6 +147,14 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     await configChanges.close();
     await handle.close();
   });
+}
+
+/** A failed start's handler: closes the database handle, then rethrows. */
+function closingHandle(handle: DbHandle): (err: unknown) => Promise<never> {
+  return async (err) => {
+    await handle.close();
+    throw err;
+  };
 }
 
 /**

@@ -1,5 +1,6 @@
 import type { Pool } from 'pg';
 import { isConnectTimeout, isDatabaseUnreachable } from '../db/connection-loss';
+import { databaseAddress } from '../db/address';
 import { sqlStateOf } from '../db/error-text';
 import { ENGINE_SCHEMA } from '../db/pool';
 import { errorChain } from './error-chain';
@@ -67,14 +68,4 @@ export function connectTimeoutReason(pool: Pick<Pool, 'options'>, failure: unkno
     `${seconds}s: check that PostgreSQL runs at that address and answers (not a proxy, tunnel or firewall that ` +
     'accepts connections and holds them), and that DATABASE_URL names it'
   );
-}
-
-/** host:port/database of a connection string, never its user or password. */
-export function databaseAddress(connectionString: string | undefined): string {
-  if (connectionString === undefined || !URL.canParse(connectionString)) return 'DATABASE_URL';
-  const url = new URL(connectionString);
-  const host = url.searchParams.get('host') ?? (url.hostname || 'localhost');
-  const port = url.searchParams.get('port') ?? (url.port || '5432');
-  const database = url.pathname.length > 1 ? decodeURIComponent(url.pathname.slice(1)) : null;
-  return `${host}:${port}${database === null ? '' : `/${database}`}`;
 }

@@ -7,6 +7,8 @@ import { newerSchemaWarning, notMigratedMessage, readMigrations, schemaState, ty
 import { connectionRefusalOf, serverMessageOf, sqlStateOf } from '../db/error-text';
 import type { Database } from '../db/pool';
 import { connectionStringOf, type ToolsLogin } from '../db/tools-role';
+import type { Deployment } from '../db/deployment';
+import { DEPLOYMENT_MISMATCH, deploymentCheck } from './deployment-check';
 import { refusalMessage, refusalReason } from './database-refusal';
 import { cachedFor, CHECK_DATABASE_URL, databaseCheck, temporalCheck } from './dependency-checks';
 import type { Logger } from './logger';
@@ -24,7 +26,8 @@ export type PrerequisiteProblem =
   | 'TEMPORAL_UNREACHABLE'
   | 'TEMPORAL_NAMESPACE_MISSING'
   | 'SEARCH_ATTRIBUTES_MISSING'
-  | 'CONFIG_EMPTY';
+  | 'CONFIG_EMPTY'
+  | 'DEPLOYMENT_MISMATCH';
 
 export interface PrerequisiteStatus {
   /** `ok`, or the /readyz reason for that dependency. */
@@ -32,6 +35,8 @@ export interface PrerequisiteStatus {
   temporal: string;
   /** The SQL tools' login, when the process runs them (the worker): `ok` or the /readyz reason. */
   tools?: string;
+  /** The database's deployment binding, when the process checks it (targets.deployment): `ok` or the reason. */
+  deployment?: string;
   /** The first problem, for a refused request; null when both are ok. */
   problem: PrerequisiteProblem | null;
   /**
@@ -44,6 +49,7 @@ export interface PrerequisiteStatus {
 export const NOT_MIGRATED = 'not migrated: run convengine migrate';
 export const SEARCH_ATTRIBUTES_MISSING = 'search attributes missing: run convengine setup-temporal';
 export const NAMESPACE_MISSING = 'namespace missing: run convengine setup-temporal';
+export { DEPLOYMENT_MISMATCH };
 
 /** What the log and a worker that cannot start say of a namespace that does not exist. */
 export function namespaceMissing(namespace: string): string {
@@ -61,6 +67,9 @@ export const PREREQUISITE_MESSAGES: Record<PrerequisiteProblem, string> = {
     'The Temporal namespace lacks the turn search attributes: an operator must run `convengine setup-temporal`.',
   CONFIG_EMPTY:
     'No config is loaded (no intent, no response): an operator must run `convengine seed` or `convengine config apply`.',
+  DEPLOYMENT_MISMATCH:
+    "The database belongs to another deployment (Temporal namespace or task queue): an operator must fix this process's " +
+    'settings or rebind the database.',
 };
 
 /** How long one check answers readiness probes and turn requests: a fix is seen within this. */
@@ -80,6 +89,11 @@ export interface PrerequisiteTargets {
   namespace: string;
   /** The login SQL tools use, checked by a process that runs them (the worker); no check without. */
   tools?: ToolsLogin;
+  /**
+   * This process's deployment: the database is bound to it when unbound, and a binding to another one is a problem
+   * (db/deployment.ts). No check without (the tests' workers, many task queues on one database).
+   */
+  deployment?: Deployment;
   logger: Logger;
   cacheMs?: number;
 }
@@ -224,38 +238,59 @@ function reportChange(logger: Logger, dependency: string, before: CheckOutcome |
   else if (before) logger.info({ dependency }, `${dependency}: ok`);
 }
 
+/** One round of checks: the optional ones (tools, deployment) only for a process that asked for them. */
+interface CheckRound {
+  database: CheckOutcome;
+  temporal: CheckOutcome;
+  config: CheckOutcome;
+  tools?: CheckOutcome;
+  deployment?: CheckOutcome;
+}
+
+/** Logs what changed since the previous round. */
+function reportRound(logger: Logger, previous: CheckRound | undefined, now: CheckRound): void {
+  reportChange(logger, 'database', previous?.database, now.database);
+  reportChange(logger, 'temporal', previous?.temporal, now.temporal);
+  if (now.tools) reportChange(logger, 'tools', previous?.tools, now.tools);
+  if (now.deployment) reportChange(logger, 'deployment', previous?.deployment, now.deployment);
+  // Only an empty config's coming and going: the store logs a refused one itself (logConfigRejections).
+  if (now.config.problem !== null || previous?.config.problem)
+    reportChange(logger, 'config', previous?.config, now.config);
+}
+
+function statusOf({ database, temporal, config, tools, deployment }: CheckRound): PrerequisiteStatus {
+  const warnings = {
+    ...(database.warning !== undefined ? { database: database.warning } : {}),
+    ...(config.warning !== undefined ? { config: config.warning } : {}),
+  };
+  return {
+    database: database.reason,
+    temporal: temporal.reason,
+    ...(tools ? { tools: tools.reason } : {}),
+    ...(deployment ? { deployment: deployment.reason } : {}),
+    problem: database.problem ?? deployment?.problem ?? temporal.problem ?? config.problem,
+    warnings,
+  };
+}
+
 /** Checks now (logging what is missing and the fix), then at most once per cache period. */
 export async function startPrerequisiteMonitor(targets: PrerequisiteTargets): Promise<PrerequisiteMonitor> {
   const files = readMigrations();
   const cacheMs = targets.cacheMs ?? PREREQUISITE_CACHE_MS;
-  let previous:
-    { database: CheckOutcome; temporal: CheckOutcome; config: CheckOutcome; tools?: CheckOutcome } | undefined;
+  let previous: CheckRound | undefined;
   const check = async (): Promise<PrerequisiteStatus> => {
-    const [database, temporal, tools] = await Promise.all([
+    const [database, temporal, tools, deployment] = await Promise.all([
       checkDatabase(targets.db, files),
       checkTemporal(targets),
       toolsCheck(targets.tools),
+      deploymentCheck(targets.db, targets.deployment),
     ]);
     // Only on a usable schema: the store reads tables a missing migration may lack.
     const config = database.problem === null ? await configCheck(targets.config) : OK;
-    reportChange(targets.logger, 'database', previous?.database, database);
-    reportChange(targets.logger, 'temporal', previous?.temporal, temporal);
-    if (tools) reportChange(targets.logger, 'tools', previous?.tools, tools);
-    // Only an empty config's coming and going: the store logs a refused one itself (logConfigRejections).
-    if (config.problem !== null || previous?.config.problem)
-      reportChange(targets.logger, 'config', previous?.config, config);
-    previous = { database, temporal, config, ...(tools ? { tools } : {}) };
-    const warnings = {
-      ...(database.warning !== undefined ? { database: database.warning } : {}),
-      ...(config.warning !== undefined ? { config: config.warning } : {}),
-    };
-    return {
-      database: database.reason,
-      temporal: temporal.reason,
-      ...(tools ? { tools: tools.reason } : {}),
-      problem: database.problem ?? temporal.problem ?? config.problem,
-      warnings,
-    };
+    const round = { database, temporal, config, ...(tools ? { tools } : {}), ...(deployment ? { deployment } : {}) };
+    reportRound(targets.logger, previous, round);
+    previous = round;
+    return statusOf(round);
   };
   const status = cachedFor(cacheMs, check);
   await status();

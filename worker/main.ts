@@ -17,6 +17,8 @@ import type { WorkflowSource } from './bundle';
 import { buildWorkerDeps, type WorkerDeps } from './deps';
 import { bindWorkerProbe, type ProbeAddress, type ProbeHandlers, type WorkerProbe } from './listeners';
 import { TURN_WORKFLOW_TYPE } from '../workflows/turn-type';
+import { databaseAddress } from '../db/address';
+import { bindOwnDeployment, deploymentOf } from '../db/deployment';
 import { runnableWorkflowSource } from './bundle-cache';
 import { connectWorker, createTurnWorker, workerShutdownOptions } from './worker';
 import {
@@ -75,6 +77,13 @@ export interface TurnWorkerRun {
    * servers have it).
    */
   namespaceWait?: AbortSignal;
+  /**
+   * Bind the database to this worker's deployment (TEMPORAL_NAMESPACE, TEMPORAL_TASK_QUEUE) when it is unbound, fail
+   * the start with DeploymentMismatchError, before connecting to Temporal, when it is bound to another, and check the
+   * binding in /readyz (db/deployment.ts). The CLI's workers set it; tests that run many task queues on one database
+   * leave it out.
+   */
+  bindDeployment?: boolean;
 }
 
 /** Binds its probe, connects, wires the activity dependencies and runs a turn worker until shutdown. */
@@ -94,9 +103,13 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
     .catch(closingOnError(opened.close));
   state.worker = worker;
   // The type the API starts: an operator comparing builds in a mixed deploy reads it here (docs/operations.md).
+  // The database too: a worker given another deployment's DATABASE_URL is found by this line.
+  const { TEMPORAL_TASK_QUEUE: taskQueue, TEMPORAL_NAMESPACE: namespace } = run.env;
+  const database = databaseAddress(run.databaseUrl);
   observability.logger.info(
-    { taskQueue: run.env.TEMPORAL_TASK_QUEUE, workflowType: TURN_WORKFLOW_TYPE, identity: worker.options.identity },
-    `worker polls ${run.env.TEMPORAL_TASK_QUEUE} and runs ${TURN_WORKFLOW_TYPE}, the turn type this build's API starts`
+    { taskQueue, namespace, database, workflowType: TURN_WORKFLOW_TYPE, identity: worker.options.identity },
+    `worker polls ${taskQueue} in namespace ${namespace}, writes to the database at ${database}, and runs ` +
+      `${TURN_WORKFLOW_TYPE}, the turn type this build's API starts`
   );
   return {
     ...runningWorker(worker, opened.close, probe?.url ?? null),
@@ -141,6 +154,10 @@ async function openWorkerResources(
     ...(run.tasks ? { tasks: run.tasks } : {}),
     observability,
   }).catch(closingOnError(closeProbe));
+  const deployment = run.bindDeployment ? deploymentOf(run.env) : undefined;
+  // Before Temporal: a worker on another deployment's database must not poll at all.
+  if (deployment)
+    await bindOwnDeployment(wired.deps.db.$client, deployment).catch(closingOnError(closeProbe, () => wired.close()));
   const owned = run.connection === undefined;
   const connection =
     run.connection ??
@@ -158,6 +175,7 @@ async function openWorkerResources(
     temporal: connection,
     namespace: run.env.TEMPORAL_NAMESPACE,
     tools: wired.toolsLogin,
+    ...(deployment ? { deployment } : {}),
     logger: observability.logger,
     ...(run.prerequisiteCacheMs !== undefined ? { cacheMs: run.prerequisiteCacheMs } : {}),
   }).catch(closingOnError(close));
@@ -273,6 +291,7 @@ function workerProbeHandlers(
         ...readinessWithPrerequisites({ database, temporal }, required),
         // The worker runs the SQL tools: a refused tools login fails each of their calls.
         ...(required.tools !== undefined ? { tools: required.tools } : {}),
+        ...(required.deployment !== undefined ? { deployment: required.deployment } : {}),
         worker: workerCheck(state),
       };
       return { checks, warnings: required.warnings };

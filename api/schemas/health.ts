@@ -14,8 +14,9 @@ export const readinessSchema = {
     checks: {
       type: 'object',
       description:
-        'Per dependency (database, temporal, worker; under `convengine start` also workerDatabase, the in-process ' +
-        'worker\'s own pool): "ok" or what is wrong; only `api: "stopping"` while the API closes.',
+        "Per dependency (database, temporal, worker; deployment: whether the database is bound to this API's " +
+        "Temporal namespace and task queue; under `convengine start` also workerDatabase, the in-process worker's " +
+        'own pool): "ok" or what is wrong; only `api: "stopping"` while the API closes.',
       additionalProperties: { type: 'string' },
     },
     warnings: {

@@ -21,6 +21,7 @@ export const apiCommand: CliCommand = {
       databaseUrl,
       temporal: configuredTemporal(env),
       logger: telemetry.logger,
+      bindDeployment: true,
     }).catch((err: unknown) => {
       // The log line, with its stack, is for the log collector; the operator at a terminal gets the reason.
       telemetry.logger.fatal({ err }, 'API failed to start');

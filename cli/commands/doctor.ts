@@ -8,6 +8,7 @@ import {
   checkAuditTrail,
   checkConfig,
   checkDatabase,
+  checkDeployment,
   checkRoundTrip,
   checkSearchCollation,
   checkTemporal,
@@ -30,6 +31,8 @@ const USAGE = [
   '                     statement-mode pooler (PgBouncer), which the engine cannot run on',
   "  search-collation   (then) PostgreSQL has the ICU collation und-x-icu the console's text search uses; warns",
   '                     when not (a server built without ICU, a database not in UTF8) and says what to do',
+  '  deployment         (then) the Temporal namespace and task queue the database is bound to; fails when they are',
+  '                     not this namespace and TEMPORAL_TASK_QUEUE (a worker or API here would refuse to start)',
   '  config             (then) the config tables validate; warns when they are refused and a stored snapshot is',
   '                     served instead, fails when none validates or when it is empty (no ce_intent, no',
   '                     ce_response row: nothing was seeded or applied, and every message is refused)',
@@ -73,7 +76,8 @@ export const doctorCommand: CliCommand = {
       findings.push(database);
       if (database.level !== 'fail') {
         const url = env.DATABASE_URL;
-        findings.push(await checkPooling(url), await checkSearchCollation(url));
+        const own = { namespace, taskQueue: env.TEMPORAL_TASK_QUEUE };
+        findings.push(await checkPooling(url), await checkSearchCollation(url), await checkDeployment(url, own));
         findings.push(await checkConfig(url), await checkAuditTrail(url));
       }
     }

@@ -1,21 +1,47 @@
 import { migrate, MIGRATIONS_DIR, newerSchemaWarning } from '../../db/migrate';
+import { databaseAddress } from '../../db/address';
+import { deploymentOf, describeDeployment, rebindDeployment } from '../../db/deployment';
 import { MAINTENANCE_SESSION, openDatabase } from '../../db/pool';
-import { loadEnv } from '../../config/env';
+import { loadEnv, type Env } from '../../config/env';
 import { toolsLoginOf } from '../../db/tools-role';
 import { checkToolsLogin } from '../../observability/tools-login';
 import { commandDatabaseUrl } from '../environment';
-import { usageError, type CliCommand } from '../command';
+import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../command';
 import { migrationFailure } from '../database-failure';
+import type { Pool } from 'pg';
+
+const OPTIONS = { values: [], flags: ['bind-deployment'], positional: false };
+
+/**
+ * Binds the database to the environment's deployment, whatever it was bound to (db/deployment.ts): the one deliberate
+ * way to move a database to another Temporal namespace or task queue, and it says what the binding was.
+ */
+async function bindDeployment(pool: Pool, env: Env, io: CliIo): Promise<void> {
+  const own = deploymentOf(env);
+  const previous = await rebindDeployment(pool, own);
+  const was = previous === null ? 'it was unbound' : `it was bound to ${describeDeployment(previous)}`;
+  io.out(
+    `database ${databaseAddress(pool.options.connectionString)} bound to Temporal ${describeDeployment(own)} (${was})`
+  );
+}
 
 export const migrateCommand: CliCommand = {
-  usage:
-    'convengine migrate\n\nApplies pending migrations in order, each in its own transaction; re-running is a no-op.\n' +
-    "The SQL tools log in as the database's own role, convengine_tools_ro_<database>, with a password derived from\n" +
-    "DATABASE_URL's; with TOOLS_DATABASE_URL set, as its role, whose password stays. Refuses a role that holds\n" +
+  usage: [
+    'convengine migrate [--bind-deployment]',
+    '',
+    'Applies pending migrations in order, each in its own transaction; re-running is a no-op.',
+    "The SQL tools log in as the database's own role, convengine_tools_ro_<database>, with a password derived from",
+    "DATABASE_URL's; with TOOLS_DATABASE_URL set, as its role, whose password stays. Refuses a role that holds",
     'privileges in another database. Warns when the SQL tools cannot log in afterwards.',
+    '',
+    'A database belongs to one deployment: the first `convengine worker`, `api` or `start` on it records its',
+    'TEMPORAL_NAMESPACE and TEMPORAL_TASK_QUEUE, and any other process with other ones refuses to start.',
+    "--bind-deployment binds the database to this environment's TEMPORAL_NAMESPACE and TEMPORAL_TASK_QUEUE",
+    'whatever it was bound to (stop the processes of the old binding first), and prints the old binding.',
+  ].join('\n'),
   async run(args, io) {
-    if (args.length > 0)
-      return usageError(io, `migrate: unexpected argument(s): ${args.join(' ')}`, migrateCommand.usage);
+    const parsed = parseCommandArgs('migrate', args, OPTIONS);
+    if (typeof parsed === 'string') return usageError(io, parsed, migrateCommand.usage);
     const url = commandDatabaseUrl(io);
     if (url === null) return 2;
     // Read once the whole environment was found valid (cli/environment.ts), TOOLS_DATABASE_URL included.
@@ -30,10 +56,11 @@ export const migrateCommand: CliCommand = {
       for (const name of report.applied) io.out(`applied ${name}`);
       for (const note of report.toolsRole.notes) io.out(`SQL tools role: ${note}`);
       io.out(`${report.applied.length} migration(s) applied, ${report.alreadyApplied.length} already applied`);
+      if (parsed.options.has('bind-deployment')) await bindDeployment(handle.pool, env, io);
       // Not a failure (an older build may run on a newer schema), but never reported as an up-to-date database.
       if (report.unknown.length > 0) io.err(`warning: ${newerSchemaWarning(report.unknown)}`);
       // Not a failure either (the workers' readiness reports it too), but said where the operator looks now.
-      const toolsLogin = await checkToolsLogin(toolsLoginOf(tools.value, url));
+      const toolsLogin = await checkToolsLogin(toolsLoginOf(env.TOOLS_DATABASE_URL, url));
       if (toolsLogin.log) io.err(`warning: ${toolsLogin.log.message}`);
       return 0;
     } catch (err) {

@@ -6,6 +6,7 @@ import {
   describeTemporal,
   type TemporalConnectionSettings,
 } from '../../config/temporal-connection';
+import { databaseAddress } from '../../db/address';
 import type { Logger } from '../../observability/logger';
 import { namespaceMissing } from '../../observability/prerequisites';
 import { processTelemetry } from '../../observability/process';
@@ -68,9 +69,11 @@ export const workerCommand: CliCommand = {
       });
     if (worker === 'stopped') return shutDown(telemetry, 0);
     if (!worker) return 1;
+    const database = databaseAddress(databaseUrl);
     telemetry.logger.info(
-      { taskQueue: env.TEMPORAL_TASK_QUEUE, namespace: env.TEMPORAL_NAMESPACE, probe: worker.probeUrl },
-      `worker polling ${env.TEMPORAL_TASK_QUEUE} on ${describeTemporal(temporal)} (namespace ${env.TEMPORAL_NAMESPACE})`
+      { taskQueue: env.TEMPORAL_TASK_QUEUE, namespace: env.TEMPORAL_NAMESPACE, database, probe: worker.probeUrl },
+      `worker polling ${env.TEMPORAL_TASK_QUEUE} on ${describeTemporal(temporal)} (namespace ${env.TEMPORAL_NAMESPACE}), ` +
+        `database ${database}`
     );
     return shutDown(telemetry, await workerEnd(worker, { env, stopAsked: stops.asked, logger: telemetry.logger, io }));
   },
@@ -187,6 +190,7 @@ async function startWorker(
       // eslint-disable-next-line no-restricted-properties -- the environment HTTP tool rows read, whole (toolEnv)
       toolEnv: process.env,
       logger,
+      bindDeployment: true,
       ...(probe ? { probe } : {}),
       ...(how.namespaceWait ? { namespaceWait: how.namespaceWait } : {}),
     });

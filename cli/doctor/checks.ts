@@ -6,6 +6,14 @@ import {
   type TemporalConnectionSettings,
 } from '../../config/temporal-connection';
 import { openDatabase } from '../../db/pool';
+import { databaseAddress } from '../../db/address';
+import {
+  DeploymentMismatchError,
+  describeDeployment,
+  readDeploymentBinding,
+  sameDeployment,
+  type Deployment,
+} from '../../db/deployment';
 import { newerSchemaWarning, notMigratedMessage, schemaState } from '../../db/migrate';
 import { readConfigRows } from '../../db/config/load';
 import { configServing } from '../../db/config/stored-fallback';
@@ -36,6 +44,7 @@ export interface Finding {
     | 'database'
     | 'pooling'
     | 'search-collation'
+    | 'deployment'
     | 'config'
     | 'audit-trail'
     | 'api-tokens';
@@ -150,6 +159,42 @@ export async function checkSearchCollation(databaseUrl: string): Promise<Finding
   } catch (err) {
     const message = `cannot check collation "${SEARCH_COLLATION_NAME}": ${databaseError(handle.pool, err)}`;
     return { check: 'search-collation', level: 'fail', message };
+  } finally {
+    await handle.close();
+  }
+}
+
+/**
+ * The deployment the database is bound to (db/deployment.ts), against the one checked here: another one fails, as a
+ * worker, API or start with these settings would refuse to start. Read only: doctor binds nothing.
+ */
+export async function checkDeployment(databaseUrl: string, own: Deployment): Promise<Finding> {
+  const handle = openDatabase(databaseUrl, { max: 1, connectionTimeoutMillis: 5_000 });
+  try {
+    const binding = await readDeploymentBinding(handle.pool);
+    if (binding === null) {
+      const message =
+        'not bound to a deployment yet: the first `convengine worker`, `api` or `start` binds it to its ' +
+        `TEMPORAL_NAMESPACE and TEMPORAL_TASK_QUEUE (here ${describeDeployment(own)})`;
+      return { check: 'deployment', level: 'ok', message };
+    }
+    if (!sameDeployment(binding, own)) {
+      const address = databaseAddress(handle.pool.options.connectionString);
+      return {
+        check: 'deployment',
+        level: 'fail',
+        message: new DeploymentMismatchError(address, binding, own).message,
+      };
+    }
+    const since = binding.boundAt.toISOString();
+    return {
+      check: 'deployment',
+      level: 'ok',
+      message: `bound to Temporal ${describeDeployment(binding)} since ${since}`,
+    };
+  } catch (err) {
+    const message = `cannot read the binding: ${databaseError(handle.pool, err)}`;
+    return { check: 'deployment', level: 'fail', message };
   } finally {
     await handle.close();
   }

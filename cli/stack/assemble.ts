@@ -2,6 +2,7 @@ import type { NativeConnection } from '@temporalio/worker';
 import { startApiServer, type ApiServer } from '../../api/server';
 import type { Env, GrpcCompression } from '../../config/env';
 import type { TemporalConnectionSettings } from '../../config/temporal-connection';
+import { deploymentOf } from '../../db/deployment';
 import type { Logger } from '../../observability/logger';
 import { runnableWorkflowSource } from '../../worker/bundle-cache';
 import { bindWorkerListeners, type WorkerProbe } from '../../worker/listeners';
@@ -130,6 +131,7 @@ async function preparedDatabase(starting: Promise<Part<string>>, options: StackO
     await prepareDatabase(part.value, options.config, {
       toolsDatabaseUrl: options.env.TOOLS_DATABASE_URL,
       lockWaitMs: options.env.MIGRATE_LOCK_WAIT_MS,
+      deployment: deploymentOf(options.env),
       log: (line) => options.log(line),
     });
     return part;
@@ -186,6 +188,7 @@ async function workerPart(part: {
     // eslint-disable-next-line no-restricted-properties -- the environment HTTP tool rows read, whole (toolEnv)
     toolEnv: { ...process.env, ...part.toolEnv },
     logger: part.logger,
+    bindDeployment: true,
     ...(part.probe ? { probe: part.probe } : {}),
   });
   const ended = worker.done.then(
@@ -224,6 +227,7 @@ async function apiPart(part: {
     logger: part.logger,
     temporalUiUrl: part.uiUrl ?? undefined,
     workerDatabase: part.workerDatabase,
+    bindDeployment: true,
   });
   return { value: { url: api.url, hurry: () => api.hurry() }, embedded: null, stop: () => api.close() };
 }

@@ -1,5 +1,6 @@
 import { migrate, MIGRATIONS_DIR } from '../../db/migrate';
 import { migrationFailure } from '../database-failure';
+import { bindOwnDeployment, type Deployment } from '../../db/deployment';
 import { MAINTENANCE_SESSION, openDatabase } from '../../db/pool';
 import { applyConfigRows } from '../../db/config/apply';
 import { overlayConfigRows } from '../../db/config/yaml-tree';
@@ -8,7 +9,8 @@ import { packConfigRows } from '../../db/seed/merge';
 import type { StackConfig } from './types';
 
 /**
- * Migrates, seeds the chosen packs (logging the rows an earlier pack version shipped: brought up to date or kept as
+ * Migrates, binds the database to the stack's deployment (a database bound to another fails here, before anything is
+ * seeded: db/deployment.ts), seeds the chosen packs (logging the rows an earlier pack version shipped: brought up to date or kept as
  * edited), then, with a YAML tree, makes the config exactly the packs' rows plus the tree's (the tree wins on equal
  * primary keys), validated as a whole. With TOOLS_DATABASE_URL set (`toolsDatabaseUrl`), its login is the SQL tools
  * role, which keeps its password.
@@ -16,7 +18,12 @@ import type { StackConfig } from './types';
 export async function prepareDatabase(
   url: string,
   config: StackConfig = { packs: ['all'] },
-  how: { toolsDatabaseUrl?: string | undefined; log?: (line: string) => void; lockWaitMs?: number } = {}
+  how: {
+    toolsDatabaseUrl?: string | undefined;
+    log?: (line: string) => void;
+    lockWaitMs?: number;
+    deployment?: Deployment;
+  } = {}
 ): Promise<void> {
   const { toolsDatabaseUrl, log = () => undefined } = how;
   const handle = openDatabase(url, { max: 2 }, MAINTENANCE_SESSION);
@@ -28,6 +35,7 @@ export async function prepareDatabase(
       }
     );
     for (const note of migrated.toolsRole.notes) log(`SQL tools role: ${note}`);
+    if (how.deployment) await bindOwnDeployment(handle.pool, how.deployment);
     if (config.packs.length > 0) {
       const report = await seedPacks(handle.db, config.packs);
       for (const line of packRowUpgradeLines(report)) log(`seed packs: ${line}`);

@@ -110,6 +110,14 @@ export const ceConfigRevision = pgTable('ce_config_revision', {
   changedAt: ts('changed_at'),
 });
 
+/** The Temporal deployment this database belongs to: one row at most (migration 0026, db/deployment.ts). */
+export const ceDeployment = pgTable('ce_deployment', {
+  id: boolean('id').primaryKey().default(true),
+  temporalNamespace: text('temporal_namespace').notNull(),
+  taskQueue: text('task_queue').notNull(),
+  boundAt: ts('bound_at'),
+});
+
 export const ceConfigSnapshot = pgTable('ce_config_snapshot', {
   version: text('version').primaryKey(),
   rowsJson: jsonb('rows_json').notNull(),

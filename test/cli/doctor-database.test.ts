@@ -1,4 +1,5 @@
-import { checkConfig, checkDatabase } from '../../cli/doctor/checks';
+import { checkConfig, checkDatabase, checkDeployment } from '../../cli/doctor/checks';
+import { rebindDeployment } from '../../db/deployment';
 import { CONFIG_EMPTY_WARNING } from '../../core/config/empty';
 import { configVersionOf, readConfigRows } from '../../db/config/load';
 import { createConfigStore } from '../../db/config/store';
@@ -60,6 +61,30 @@ describe('doctor: database and config', () => {
     expect(await checkConfig(tdb.url)).toMatchObject({
       level: 'fail',
       message: expect.stringContaining('no stored snapshot validates: every new turn fails CONFIG_INVALID'),
+    });
+  });
+
+  it('names the deployment the database is bound to, and fails on another one, as a worker there would refuse', async () => {
+    const own = { namespace: 'default', taskQueue: 'team-a-turns' };
+    expect(await checkDeployment(tdb.url, own)).toEqual({
+      check: 'deployment',
+      level: 'ok',
+      message: expect.stringMatching(
+        /^not bound to a deployment yet: .*\(here namespace "default", task queue "team-a-turns"\)$/
+      ),
+    });
+    await rebindDeployment(tdb.pool, own);
+    expect(await checkDeployment(tdb.url, own)).toEqual({
+      check: 'deployment',
+      level: 'ok',
+      message: expect.stringMatching(/^bound to Temporal namespace "default", task queue "team-a-turns" since \d{4}-/),
+    });
+    expect(await checkDeployment(tdb.url, { ...own, taskQueue: 'team-b-turns' })).toEqual({
+      check: 'deployment',
+      level: 'fail',
+      message: expect.stringContaining(
+        'belongs to another deployment: it is bound to Temporal namespace "default", task queue "team-a-turns"'
+      ),
     });
   });
 });

@@ -72,6 +72,7 @@ describe('convengine doctor', () => {
       'database',
       'pooling',
       'search-collation',
+      'deployment',
       'config',
       'audit-trail',
     ]);
@@ -83,6 +84,11 @@ describe('convengine doctor', () => {
     expect(byCheck.get('round-trip')?.message).toMatch(/ms per activity round trip/);
     expect(byCheck.get('database')).toMatchObject({ level: 'ok' });
     expect(byCheck.get('search-collation')).toMatchObject({ level: 'ok' });
+    // doctor binds nothing: the first worker, API or start does.
+    expect(byCheck.get('deployment')).toMatchObject({
+      level: 'ok',
+      message: expect.stringMatching(/^not bound to a deployment yet: /),
+    });
     expect(byCheck.get('audit-trail')).toMatchObject({ level: 'ok' });
     expect(byCheck.get('audit-trail')?.message).toMatch(
       /^ce_audit \d+\.\d MiB, ~0 rows; no conversation; audit policy LEVEL=ALL\./

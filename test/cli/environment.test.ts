@@ -70,7 +70,7 @@ describe('an invalid environment', () => {
   it('leaves --help alone: it reads no environment', async () => {
     const run = await cli(['migrate', '--help'], INVALID);
     expect(run.code).toBe(0);
-    expect(run.out[0]).toMatch(/^Usage: convengine migrate\n/);
+    expect(run.out[0]).toMatch(/^Usage: convengine migrate \[--bind-deployment\]\n/);
   });
 
   it('found after the start (a TLS file a command cannot read) ends the command the same way', async () => {

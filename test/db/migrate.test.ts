@@ -173,6 +173,7 @@ describe('migrations marked -- migrate: no-transaction', () => {
         '0023_retired_conversation.sql',
         '0024_conversation_erasure.sql',
         '0025_config_changed_notify.sql',
+        '0026_deployment_binding.sql',
       ]);
       expect(await indexValidity(older, 'ce_turn_request_key_idx')).toEqual([true]);
       expect(await indexValidity(older, 'ce_audit_turn_idx')).toEqual([true]);
@@ -198,6 +199,7 @@ describe('migrations marked -- migrate: no-transaction', () => {
         '0023_retired_conversation.sql',
         '0024_conversation_erasure.sql',
         '0025_config_changed_notify.sql',
+        '0026_deployment_binding.sql',
       ]);
       expect(await indexValidity(older, 'ce_turn_request_key_idx')).toEqual([true]);
       expect((await schemaState(older.pool)).changed).toEqual([]);
