@@ -118,12 +118,16 @@ function listenForStop(io: CliIo): { signals: StopSignals; ready: () => void } {
   return { signals, ready: () => (ready = true) };
 }
 
-/** The banner once the stack is up: what runs embedded, where the API, the Web UI and the console are. */
-function printReady(io: CliIo, stack: RunningStack): void {
+/**
+ * The banner once the stack is up: what runs embedded, where the API, the Web UI and the console are, and the
+ * namespace and task queue its turns run on, which on a shared server tell two deployments apart.
+ */
+function printReady(io: CliIo, stack: RunningStack, env: Env): void {
   for (const part of stack.embedded) io.out(`embedded ${part}`);
   // From the process's own start, module loading included: the figure a user's stopwatch gives.
   const seconds = (performance.now() / 1000).toFixed(1);
-  io.out(`ConvEngine ready in ${seconds}s: API ${stack.apiUrl} (${stack.temporal.server})`);
+  const deployment = `namespace ${env.TEMPORAL_NAMESPACE}, task queue ${env.TEMPORAL_TASK_QUEUE}`;
+  io.out(`ConvEngine ready in ${seconds}s: API ${stack.apiUrl} (${stack.temporal.server}, ${deployment})`);
   if (stack.temporal.uiUrl) io.out(`Temporal Web UI: ${stack.temporal.uiUrl}`);
   io.out(`Turn console: ${stack.apiUrl}/console   (API docs: ${stack.apiUrl}/docs)`);
   io.out(`Try: ${demoCommandFor(stack.apiUrl)}   or   curl -s ${stack.apiUrl}/docs/openapi.json`);
@@ -176,7 +180,7 @@ export const startCommand: CliCommand = {
       temporal,
       log: (line) => io.out(line),
     });
-    printReady(io, stack);
+    printReady(io, stack, env);
     stop.ready();
     const code = await serveUntilStopped(io, stack, stop.signals);
     await telemetry.shutdown();

@@ -1,3 +1,4 @@
+import type { Connection } from '@temporalio/client';
 import { join } from 'node:path';
 import type { Env, TemporalMode } from '../../config/env';
 import { TURN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
@@ -102,9 +103,20 @@ export async function onPreferredPort<T>(
   });
 }
 
+/** TEMPORAL_NAMESPACE does not exist on the TEMPORAL_ADDRESS server, which `start` does not run. */
+export class ExternalNamespaceMissingError extends Error {
+  constructor(namespace: string, where: string) {
+    super(
+      `namespace ${namespace} does not exist on ${where}: run \`convengine setup-temporal\` to create it (check ` +
+        'TEMPORAL_NAMESPACE for a typo first; `convengine start` creates a namespace only on a Temporal server it runs itself)'
+    );
+    this.name = 'ExternalNamespaceMissingError';
+  }
+}
+
 /**
- * Temporal for `convengine start` / the demo stack: TEMPORAL_ADDRESS when set (its namespace and
- * search attributes are set up, best effort); else the real server (`temporal server start-dev`)
+ * Temporal for `convengine start` / the demo stack: TEMPORAL_ADDRESS when set (its namespace must exist; its search
+ * attributes are registered, best effort); else the real server (`temporal server start-dev`)
  * when mode is `cli`, or `auto` and `npm run temporal:install` has been run; else the embedded dev server.
  */
 export async function temporalPart(options: TemporalPartOptions): Promise<Part<TemporalEndpoint>> {
@@ -127,10 +139,13 @@ async function externalTemporal(
   const { connectTemporalClient } = require('../../config/temporal-client') as typeof TemporalClient;
   const { setupTemporalNamespace } = require('../temporal/setup') as typeof TemporalSetup;
   const connection = await connectTemporalClient(temporal);
-  // A cluster we do not own may refuse (permissions, Temporal Cloud): the worker then reports what is missing.
-  await setupTemporalNamespace(connection, { namespace, timeoutMs: 15_000 })
-    .catch(() => undefined)
-    .finally(() => connection.close());
+  try {
+    await refuseMissingNamespace(connection, temporal, namespace);
+    // A cluster we do not own may refuse (permissions, Temporal Cloud): the worker then reports what is missing.
+    await setupTemporalNamespace(connection, { namespace, timeoutMs: 15_000 }).catch(() => undefined);
+  } finally {
+    await connection.close();
+  }
   return {
     value: {
       address: temporal.address,
@@ -141,6 +156,24 @@ async function externalTemporal(
     embedded: null,
     stop: async () => undefined,
   };
+}
+
+/**
+ * A server `start` does not run is not its to change: a namespace missing there (a typo in TEMPORAL_NAMESPACE) was
+ * created, with 30 days' retention, on a cluster others share. It is refused, as `worker` and `api` do, with the
+ * command that creates it on purpose. Any other answer is the worker's to report.
+ */
+async function refuseMissingNamespace(
+  connection: Connection,
+  temporal: TemporalConnectionSettings,
+  namespace: string
+): Promise<void> {
+  const { isNamespaceNotFound } = require('../../config/temporal-client') as typeof TemporalClient;
+  const missing = await connection.workflowService.describeNamespace({ namespace }).then(
+    () => false,
+    (err: unknown) => isNamespaceNotFound(err)
+  );
+  if (missing) throw new ExternalNamespaceMissingError(namespace, describeTemporal(temporal));
 }
 
 async function realServer(binary: string, options: TemporalPartOptions): Promise<Part<TemporalEndpoint>> {

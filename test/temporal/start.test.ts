@@ -23,13 +23,13 @@ function alive(pid: number): boolean {
   }
 }
 
-describe('convengine start --temporal=cli', () => {
-  let tdb: TestDatabase;
-  beforeAll(async () => {
-    tdb = await createTestDatabase();
-  });
-  afterAll(async () => tdb?.drop());
+let tdb: TestDatabase;
+beforeAll(async () => {
+  tdb = await createTestDatabase();
+});
+afterAll(async () => tdb?.drop());
 
+describe('convengine start --temporal=cli', () => {
   it('runs the real server with its Web UI on --temporal-ui-port, says so, and stops it with itself', async () => {
     // A home that does not exist yet, with an external database: nothing else creates it (the embedded one would).
     const home = join(mkdtempSync(join(tmpdir(), 'ce-start-')), 'fresh', '.convengine');
@@ -61,7 +61,9 @@ describe('convengine start --temporal=cli', () => {
     const ui = /Temporal Web UI: (http:\/\/127\.0\.0\.1:\d+)/.exec(banner)?.[1];
     expect(ui).toBe(`http://127.0.0.1:${uiPort}`);
     expect((await fetch(ui as string)).status).toBe(200);
-    const address = /at (127\.0\.0\.1:\d+)\)/.exec(banner)?.[1] as string;
+    const address = /at (127\.0\.0\.1:\d+), namespace convengine, task queue convengine-turns\)/.exec(
+      banner
+    )?.[1] as string;
     const connection = await Connection.connect({ address });
     const listed = await connection.operatorService.listSearchAttributes({ namespace: 'convengine' });
     expect(Object.keys(listed.customAttributes ?? {}).sort()).toEqual(Object.keys(TURN_SEARCH_ATTRIBUTES).sort());
@@ -70,6 +72,37 @@ describe('convengine start --temporal=cli', () => {
     expect(alive(serverPid)).toBe(true);
     await start.stop(30_000);
     expect(alive(serverPid)).toBe(false);
+  });
+});
+
+// `start` on TEMPORAL_ADDRESS set up its namespace best effort: a typo in TEMPORAL_NAMESPACE created a new namespace,
+// 30 days' retention, on a cluster others share.
+describe('convengine start on an external real Temporal', () => {
+  it('refuses a namespace the server lacks, naming setup-temporal, and does not create it', async () => {
+    const address = process.env['TEMPORAL_ADDRESS'] as string;
+    const namespace = `typo-${process.pid}-${Date.now()}`;
+    const home = mkdtempSync(join(tmpdir(), 'ce-start-'));
+    // A database of its own: the one above is bound to its deployment (db/deployment.ts).
+    const own = await createTestDatabase();
+    const run = await runConvengine(
+      ['start', '--port', '0', '--home', home],
+      { DATABASE_URL: own.url, TEMPORAL_ADDRESS: address, TEMPORAL_NAMESPACE: namespace, LOG_LEVEL: 'warn' },
+      120_000
+    ).finally(() => own.drop());
+    expect({ code: run.code, stderr: run.stderr }).toEqual({
+      code: 1,
+      stderr: expect.stringMatching(
+        new RegExp(
+          `^namespace ${namespace} does not exist on ${address} \\(plaintext\\): run \`convengine setup-temporal\`[^\\n]*\\n$`
+        )
+      ),
+    });
+    const connection = await Connection.connect({ address });
+    try {
+      await expect(connection.workflowService.describeNamespace({ namespace })).rejects.toMatchObject({ code: 5 });
+    } finally {
+      await connection.close();
+    }
   });
 });
 
