@@ -6,6 +6,9 @@ import { packConfigRows, resolveSeedPacks, UnknownSeedPackError } from '../../db
 import { parseCommandArgs, portOption, usageError, type CliCommand, type CliIo } from '../command';
 import { loadYamlTree } from './config';
 import { StopSignals, stopWhenNpmEnds } from '../signals';
+import { errorChain } from '../error-chain';
+import type * as TemporalClient from '../../config/temporal-client';
+import type * as Prerequisites from '../../observability/prerequisites';
 import { processTelemetry } from '../../observability/process';
 import { stackLogLevel, startStack, type RunningStack, type StackConfig } from '../stack';
 
@@ -157,6 +160,19 @@ async function serveUntilStopped(io: CliIo, stack: RunningStack, signals: StopSi
   return 0;
 }
 
+/**
+ * Why the stack did not start, in one line. Temporal's own text for a missing namespace is the native worker's dump of
+ * the server's status (`Status { code: NotFound, … details: b"…`): the fix is named instead.
+ */
+export function startFailure(err: unknown, namespace: string): string {
+  /* eslint-disable @typescript-eslint/no-require-imports -- required on a failure only: the Temporal client is heavy,
+     and `start` loads it after its servers are spawned (cli/stack/index.ts) */
+  const { isNamespaceNotFound } = require('../../config/temporal-client') as typeof TemporalClient;
+  const { namespaceMissing } = require('../../observability/prerequisites') as typeof Prerequisites;
+  /* eslint-enable @typescript-eslint/no-require-imports */
+  return `ConvEngine failed to start: ${isNamespaceNotFound(err) ? namespaceMissing(namespace) : errorChain(err)}`;
+}
+
 export const startCommand: CliCommand = {
   usage: USAGE,
   async run(args, io) {
@@ -168,7 +184,7 @@ export const startCommand: CliCommand = {
     if (typeof config === 'number') return config;
     const telemetry = processTelemetry(env, 'convengine', { format: 'pretty', level: stackLogLevel(env) });
     const stop = listenForStop(io);
-    const stack = await startStack({
+    const stack: RunningStack | null = await startStack({
       config,
       env,
       logger: telemetry.logger,
@@ -179,7 +195,14 @@ export const startCommand: CliCommand = {
       temporalPortGiven: options.has('temporal-port'),
       temporal,
       log: (line) => io.out(line),
+    }).catch((err: unknown) => {
+      io.err(startFailure(err, env.TEMPORAL_NAMESPACE));
+      return null;
     });
+    if (!stack) {
+      await telemetry.shutdown();
+      return 1;
+    }
     printReady(io, stack, env);
     stop.ready();
     const code = await serveUntilStopped(io, stack, stop.signals);

@@ -60,10 +60,15 @@ export const workerCommand: CliCommand = {
           telemetry.logger.info({ namespace: env.TEMPORAL_NAMESPACE }, err.message);
           return 'stopped' as const;
         }
-        // The log line, with its stack, is for the log collector; the operator at a terminal gets the reason.
-        telemetry.logger.fatal({ err }, 'worker failed to start');
-        // Temporal's own text for a missing namespace is a dump of the server's status; the fix is ours to name.
-        const reason = isNamespaceNotFound(err) ? namespaceMissing(env.TEMPORAL_NAMESPACE) : errorChain(err);
+        // Temporal's own text for a missing namespace is a dump of the server's status; the fix is ours to name, in
+        // the log line too. Any other failure's log line, with its stack, is for the log collector; the operator at a
+        // terminal gets the reason.
+        const missing = isNamespaceNotFound(err);
+        const reason = missing ? namespaceMissing(env.TEMPORAL_NAMESPACE) : errorChain(err);
+        telemetry.logger.fatal(
+          missing ? { namespace: env.TEMPORAL_NAMESPACE, reason } : { err },
+          'worker failed to start'
+        );
         io.err(`worker failed to start: ${reason}`);
         return null;
       });

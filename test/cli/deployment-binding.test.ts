@@ -16,6 +16,8 @@ import { workerEnvironment } from '../support/worker-environment';
 
 jest.setTimeout(180_000);
 
+const escape = (text: string): string => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
 /** A loopback port nothing listens on: a process that got past the binding fails on it instead. */
 const NOWHERE = '127.0.0.1:1';
 
@@ -85,7 +87,7 @@ describe('a database bound to its deployment, at the CLI entry points', () => {
       const env = { ...EMBEDDED_ENV, ...teamA(), TEMPORAL_TASK_QUEUE: 'team-c-turns', LOG_LEVEL: 'warn' };
       const run = await runConvengine(['start', '--port', '0', '--home', home], env, 120_000);
       expect(run.code).toBe(1);
-      expect(run.stderr).toContain(refusal());
+      expect(run.stderr).toMatch(new RegExp(`^ConvEngine failed to start: ${escape(refusal())}[^\\n]*\\n$`));
       expect(run.stderr).toContain('task queue "team-c-turns"');
       expect(run.stdout).not.toContain('ConvEngine ready');
     } finally {

@@ -76,7 +76,7 @@ describe('convengine start on an external Temporal, on a port of its own', () =>
     expect({ code: run.code, stderr: run.stderr }).toEqual({
       code: 1,
       stderr:
-        `namespace teamb does not exist on ${temporal.address} (plaintext): run \`convengine setup-temporal\` to ` +
+        `ConvEngine failed to start: namespace teamb does not exist on ${temporal.address} (plaintext): run \`convengine setup-temporal\` to ` +
         'create it (check TEMPORAL_NAMESPACE for a typo first; `convengine start` creates a namespace only on a ' +
         'Temporal server it runs itself)\n',
     });

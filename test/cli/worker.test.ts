@@ -144,6 +144,14 @@ describe('convengine worker on a namespace that does not exist', () => {
       code: 1,
       stderr: `worker failed to start: ${namespaceMissing('nope')}\n`,
     });
+    // The fatal log line names the fix too, not the server's raw status (`Status { code: NotFound, … details: b"…`).
+    const fatal = run.stdout.split('\n').find((line) => line.includes('"level":"fatal"'));
+    expect(JSON.parse(fatal ?? '{}')).toMatchObject({
+      msg: 'worker failed to start',
+      namespace: 'nope',
+      reason: namespaceMissing('nope'),
+    });
+    expect(run.stdout).not.toMatch(/Status \{|details: b"/);
   }, 150_000);
 });
 

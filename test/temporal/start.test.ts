@@ -93,7 +93,7 @@ describe('convengine start on an external real Temporal', () => {
       code: 1,
       stderr: expect.stringMatching(
         new RegExp(
-          `^namespace ${namespace} does not exist on ${address} \\(plaintext\\): run \`convengine setup-temporal\`[^\\n]*\\n$`
+          `^ConvEngine failed to start: namespace ${namespace} does not exist on ${address} \\(plaintext\\): run \`convengine setup-temporal\`[^\\n]*\\n$`
         )
       ),
     });
