@@ -76,6 +76,8 @@ export class PersistentStore {
   private flushScheduled = false;
   private bytesSinceCompaction = 0;
   private compactedBytes = 0;
+  /** A run deleted on request is still in the file's earlier lines: the next housekeeping rewrites it. */
+  private erasurePending = false;
 
   constructor(
     readonly filePath: string,
@@ -129,7 +131,17 @@ export class PersistentStore {
 
   /** True when the log has grown enough that rewriting it pays off. */
   needsCompaction(): boolean {
-    return this.bytesSinceCompaction > Math.max(MIN_COMPACTION_BYTES, this.compactedBytes);
+    return this.erasurePending || this.bytesSinceCompaction > Math.max(MIN_COMPACTION_BYTES, this.compactedBytes);
+  }
+
+  /**
+   * A run deleted by DeleteWorkflowExecution (an operator's erasure of a conversation) must leave the disk at the next
+   * housekeeping, not at the next compaction the file's growth asks for: until then its events are in the file.
+   * Runs past retention go with the growth-driven compaction, as a steady stream of them would rewrite the file at
+   * every housekeeping.
+   */
+  requestErasure(): void {
+    this.erasurePending = true;
   }
 
   /** Rewrites the file as one header, the registry, and every run's events plus one snapshot. */
@@ -157,6 +169,7 @@ export class PersistentStore {
     fs.renameSync(temporary, this.filePath);
     this.compactedBytes = bytes;
     this.bytesSinceCompaction = 0;
+    this.erasurePending = false;
   }
 
   /** Reads the file (if any). A torn last line from a crash mid-write is ignored. */

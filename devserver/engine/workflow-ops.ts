@@ -156,5 +156,6 @@ export function deleteWorkflowExecution(
     if (isOpen(run)) terminateRun(engine, run, 'Delete workflow execution', undefined, '');
     engine.deleteRun(run);
   });
+  engine.store?.requestErasure();
   return {};
 }
