@@ -17,7 +17,7 @@ const SUBMIT_ROW = "tool_id = (SELECT tool_id FROM ce_mcp_tool WHERE tool_code =
 
 async function sre(stack: ReliabilityStack, args: string[]): Promise<number> {
   const io = { out: () => undefined, err: (l: string) => console.error(l), stdin: process.stdin };
-  return sreCommand.run([...args, '--address', stack.address], io, loadEnv());
+  return sreCommand.run([...args, '--address', stack.address, '--task-queue', stack.taskQueue], io, loadEnv());
 }
 
 /** Runs the loan conversation up to its submit turn; returns that turn's reply. */
