@@ -31,10 +31,12 @@ test('before the new run of a failed turn writes a row, its page shows it as cur
   expect(failed.status).toBe(500);
   const { workflowId, runId: failedRun } = failed.json().error.details;
 
-  // The new run, held before its first activity: on a task queue no worker polls, it writes no row.
+  // The new run, held before its first activity: on the deployment's queue with its worker stopped, it writes no row
+  // (a run on another queue is another deployment's, which the console does not show).
+  await c.h.wf.stopWorker();
   const next = await c.h.wf.client.workflow.start('conversationTurnV3', {
     workflowId,
-    taskQueue: `nobody-polls-${process.pid}`,
+    taskQueue: c.h.wf.taskQueue,
     args: [],
   });
   try {

@@ -20,6 +20,8 @@ it('a completed turn sends the same statements as before the fence: two audit ba
   const counts = await countStatements(async () => expect((await h.send({ message: 'hi' })).kind).toBe('COMPLETED'));
   expect(Object.fromEntries(counts)).toEqual({
     ce_conversation_turn_count_v1: 1,
+    // A first turn (each send here opens a conversation) asks whether its id was retired: pruned or erased.
+    'SELECT 1': 1,
     'select "revision"': 1,
     ce_conversation_load_v1: 1,
     ce_audit_write_batch_v6: 2,
