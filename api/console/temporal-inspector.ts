@@ -8,6 +8,7 @@ import { ApiError, conflict, notFound } from '../errors';
 import { pendingActivityView } from '../history/pending-activities';
 import { decodeHistoryPayloads } from '../history/decoded-history';
 import { resolveStepRunClaims } from '../history/step-run-claims';
+import { onOwnQueue } from '../turns/start';
 import { startInputOf, turnNotFound } from '../turns/turn-id';
 import { progressUnavailable, readProgress } from '../turns/turn-worker';
 import type {
@@ -52,7 +53,7 @@ const isMissing = (err: unknown) =>
 async function ownRun(client: Client, taskQueue: string, workflowId: string) {
   try {
     const description = await client.workflow.getHandle(workflowId).describe();
-    return description.taskQueue === taskQueue ? description : null;
+    return onOwnQueue(description, taskQueue) ? description : null;
   } catch (err) {
     if (isMissing(err)) return null;
     // describe() decodes the memo, which is encrypted too.

@@ -8,6 +8,7 @@ import {
   type WorkflowHandle,
 } from '@temporalio/client';
 import { ApiError, refusedUpdate } from '../errors';
+import { onOwnQueue } from './start';
 import { turnNotFound } from './turn-id';
 import { noWorkerFor, WorkerUnavailableError } from './turn-worker';
 
@@ -19,6 +20,12 @@ export async function describeOrNull(handle: WorkflowHandle) {
     if (err instanceof WorkflowNotFoundError) return null;
     throw err;
   }
+}
+
+/** The turn's description when it is this deployment's (on `taskQueue`: onOwnQueue); null otherwise or without it. */
+export async function describeOwnOrNull(handle: WorkflowHandle, taskQueue: string) {
+  const description = await describeOrNull(handle);
+  return description && onOwnQueue(description, taskQueue) ? description : null;
 }
 
 /**

@@ -13,7 +13,7 @@ import { ApiError, conflict, notFound } from '../errors';
 import { conversationRetired, messageRefusal } from '../message-refusals';
 import type { StillRunningReason, TurnGateway, TurnRef, TurnReply, TurnRequest } from '../ports';
 import { committedTurnReply } from './committed-reply';
-import { describeOrNull, sendDecision } from './decisions';
+import { describeOrNull, describeOwnOrNull, sendDecision } from './decisions';
 import { approvalSettlement, endedTurnRefusal } from './ended-approval';
 import { TurnFollowers } from './followers';
 import { onOwnQueue, startedForKey, startTurnWorkflow } from './start';
@@ -130,9 +130,9 @@ export class TemporalTurnGateway implements TurnGateway {
 
   async decideApproval(conversationId: string, turnNumber: number, decision: ApprovalDecisionInput) {
     const handle = this.client.workflow.getHandle(turnIdFor(conversationId, turnNumber));
-    const description = await describeOrNull(handle);
     // Another deployment's turn on the namespace (another task queue) is not this one's to decide: its approvers are.
-    if (!description || !onOwnQueue(description, this.options.taskQueue)) {
+    const description = await describeOwnOrNull(handle, this.options.taskQueue);
+    if (!description) {
       throw notFound('TURN_NOT_FOUND', `No turn ${turnNumber} in conversation ${conversationId}.`);
     }
     // A turn that has ended says how the call was settled, as the turn itself does while it runs.
@@ -158,9 +158,9 @@ export class TemporalTurnGateway implements TurnGateway {
   async retryTurn(workflowId: string): Promise<TurnReply> {
     const { conversationId, turnNumber } = parseTurnId(workflowId);
     const handle = this.client.workflow.getHandle(workflowId);
-    const description = await describeOrNull(handle);
     // Another deployment's turn (another task queue) would run in this one's worker and database, past its gates.
-    if (!description || !onOwnQueue(description, this.options.taskQueue)) throw turnNotFound(workflowId);
+    const description = await describeOwnOrNull(handle, this.options.taskQueue);
+    if (!description) throw turnNotFound(workflowId);
     const status = description.status.name;
     if (status === 'RUNNING') throw inProgress();
     if (status === 'COMPLETED') throw conflict('TURN_ALREADY_COMPLETED', `Turn ${workflowId} already completed.`);

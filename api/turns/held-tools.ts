@@ -8,7 +8,7 @@ import {
 } from '../../workflows/messages';
 import { readTurnSearchAttributes, runningTurnsQuery, TurnOutcomeValue } from '../../workflows/search-attributes';
 import { conflict, type ApiError } from '../errors';
-import { describeOrNull, sendDecision } from './decisions';
+import { describeOwnOrNull, sendDecision } from './decisions';
 import { turnNotFound } from './turn-id';
 import { listedProgressReader } from './turn-worker';
 
@@ -79,8 +79,8 @@ export function temporalHeldTools(
     },
     async resolve(workflowId, input) {
       const handle = client.workflow.getHandle(workflowId);
-      const turn = await describeOrNull(handle);
-      if (!turn || turn.taskQueue !== taskQueue) throw turnNotFound(workflowId);
+      const turn = await describeOwnOrNull(handle, taskQueue);
+      if (!turn) throw turnNotFound(workflowId);
       if (turn.status.name !== 'RUNNING') throw notHeld(workflowId);
       const target = {
         client,

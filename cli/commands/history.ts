@@ -15,6 +15,7 @@ import { decodeHistoryPayloads } from '../../api/history/decoded-history';
 import { databaseError } from '../database-failure';
 import { openDatabase } from '../../db/pool';
 import { canonicalTurnId } from '../../core/turn/turn-id';
+import { onOwnQueue } from '../../api/turns/start';
 
 const OPTIONS = { values: ['address', 'namespace', 'run', 'task-queue'] };
 
@@ -78,7 +79,7 @@ function openTurn(description: WorkflowExecutionDescription): OpenTurn | null {
  */
 async function readTurn(handle: WorkflowHandle, taskQueue: string) {
   const description = await handle.describe();
-  if (description.taskQueue !== taskQueue) return { otherQueue: description.taskQueue };
+  if (!onOwnQueue(description, taskQueue)) return { otherQueue: description.taskQueue };
   return { history: await handle.fetchHistory(), open: openTurn(description) };
 }
 
