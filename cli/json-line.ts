@@ -3,10 +3,11 @@ import type { CliIo } from './command';
 /**
  * What JSON.stringify leaves as it is but a terminal obeys or hides: DEL and the C1 controls (U+009B starts an
  * escape sequence), the format characters (Cf: the bidirectional marks, embeddings, overrides and isolates, which
- * reorder the rest of the line; zero-width spaces and joiners, U+FEFF, the tag characters) and the line and
- * paragraph separators. They only ever stand inside a JSON string, where `\uXXXX` is the same character.
+ * reorder the rest of the line; zero-width spaces and joiners, U+FEFF, the tag characters), the line and
+ * paragraph separators and the variation selectors (a run of them carries bytes unseen). They only ever stand inside a JSON string, where `\uXXXX` is the same character.
  */
-const HIDDEN = /[\u007f-\u009f\p{Cf}\u2028\u2029]/gu;
+// eslint-disable-next-line no-misleading-character-class -- each selector is matched alone, as it stands
+const HIDDEN = /[\u007f-\u009f\p{Cf}\u2028\u2029\u180b-\u180f\ufe00-\ufe0f\u{e0100}-\u{e01ef}]/gu;
 
 const escaped = (c: string): string =>
   Array.from({ length: c.length }, (_, i) => `\\u${c.charCodeAt(i).toString(16).padStart(4, '0')}`).join('');

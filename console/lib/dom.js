@@ -17,23 +17,43 @@ export function h(tag, attrs = {}, ...children) {
 /**
  * What the reader cannot see or would see obeyed, as text may carry it from a user or a tool: control characters, the
  * format characters (Cf: the bidirectional controls, zero-width space, non-joiner and joiner, the word joiner, U+FEFF,
- * the tag characters), the whole tag block and the line and paragraph separators. Inserted as they are, an override
+ * the tag characters), the whole tag block, the line and paragraph separators and the variation selectors. Inserted as they are, an override
  * reorders what the operator reads (`‮txt.exe` shows as `exe.txt`) and tag characters spell text no one sees; they
  * are shown as what they are instead. The same rule as core/text/one-line-text.ts (the CLI's; this is the browser's
  * copy, which loads no TypeScript), but that tab and line breaks stay: the page lays them out.
  */
-// eslint-disable-next-line no-control-regex -- finding the controls is the point
-const HIDDEN = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\p{Cf}\u2028\u2029\u{e0000}-\u{e007f}]/u;
+const HIDDEN =
+  // eslint-disable-next-line no-control-regex, no-misleading-character-class -- finding them is the point
+  /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f-\u009f\p{Cf}\u2028\u2029\u{e0000}-\u{e007f}\u180b-\u180f\ufe00-\ufe0f\u{e0100}-\u{e01ef}]/u;
 
 /**
- * Kept, as nothing is hidden in them: a zero-width joiner between two emoji (👩‍👩‍👧, 👩🏽‍💻, 🏳️‍🌈), and the tag
- * characters of the England, Scotland and Wales flags. Any other joiner or tag character is shown.
+ * Kept, as nothing is hidden in them: a zero-width joiner between two emoji (👩‍👩‍👧, 👩🏽‍💻, 🏳️‍🌈), a non-joiner or joiner
+ * between two letters of a script whose spelling uses them (Persian, the Brahmic scripts), one variation selector after
+ * a character it has a form for (emoji, keycap digit, CJK ideograph, Mongolian letter), and the tag characters of the
+ * England, Scotland and Wales flags. Any other joiner, selector or tag character is shown.
  */
 const EMOJI_JOINER = /(?<=\p{Extended_Pictographic}[\u{1f3fb}-\u{1f3ff}]?\ufe0f?)\u200d(?=\p{Extended_Pictographic})/u;
+const JOINING_SCRIPTS = [
+  'Arabic',
+  'Syriac',
+  'Nko',
+  'Mongolian',
+  'Devanagari',
+  'Bengali',
+  'Gurmukhi',
+  'Gujarati',
+].concat(['Oriya', 'Tamil', 'Telugu', 'Kannada', 'Malayalam', 'Sinhala']);
+const SCRIPT_JOINER = new RegExp(
+  JOINING_SCRIPTS.map((script) => `(?<=\\p{scx=${script}})[\u200c\u200d](?=\\p{scx=${script}})`).join('|'),
+  'u'
+);
+const VARIANT =
+  /(?<=[\p{Extended_Pictographic}#*0-9])[\ufe0e\ufe0f]|(?<=\p{Ideographic})[\ufe00-\ufe0f\u{e0100}-\u{e01ef}]|(?<=\p{scx=Mongolian})[\u180b-\u180d\u180f]/u;
 /** `code` spelled in tag characters, which mirror ASCII from U+E0020. */
 const inTags = (code) => [...code].map((c) => String.fromCodePoint(0xe0000 + c.charCodeAt(0))).join('');
 const FLAG_TAGS = new RegExp(`\u{1f3f4}(?:${['gbeng', 'gbsct', 'gbwls'].map(inTags).join('|')})\u{e007f}`, 'u');
-const SHOWN = new RegExp(`(${FLAG_TAGS.source}|${EMOJI_JOINER.source})|${HIDDEN.source}`, 'gu');
+const KEPT = [FLAG_TAGS, EMOJI_JOINER, SCRIPT_JOINER, VARIANT].map((kept) => kept.source).join('|');
+const SHOWN = new RegExp(`(${KEPT})|${HIDDEN.source}`, 'gu');
 
 /** `text` with every hidden character shown as its code point (`⟨U+202E⟩`), but for the kept ones. */
 export function visible(text) {

@@ -6,12 +6,17 @@ import { jsonLine } from '../../cli/json-line';
 
 const BIN = path.join(__dirname, '..', '..', 'bin', 'convengine.js');
 
-/** Bidirectional controls, other invisible format characters (Cf, one above U+FFFF), DEL, C1 and U+2028/9. */
+/**
+ * Bidirectional controls, other invisible format characters (Cf, one above U+FFFF), DEL, C1, U+2028/9 and variation
+ * selectors (one above U+FFFF).
+ */
 const HIDDEN = [
   ...'\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u200e\u200f\u061c',
   ...'\u200b\u200c\u200d\u2060\u00ad\ufeff\u{e0041}\u007f\u009b\u0085\u2028\u2029',
+  ...'\ufe0f\u180b\u{e0150}',
 ];
-const ANY_HIDDEN = /[\u007f-\u009f\p{Cf}\u2028\u2029]/u;
+// eslint-disable-next-line no-misleading-character-class -- each selector is matched alone
+const ANY_HIDDEN = /[\u007f-\u009f\p{Cf}\u2028\u2029\u180b-\u180f\ufe00-\ufe0f\u{e0100}-\u{e01ef}]/u;
 /** Text a user or a tool could send, every hidden character in it, and ordinary non-ASCII text that stays as it is. */
 const TRICKY = `pay ${HIDDEN.join('x')} to "Zoë" 中文 😀 \u0007\n`;
 
@@ -37,6 +42,7 @@ describe('CLI JSON lines (--json) show bidirectional and invisible characters as
     expect(line).not.toContain('\n');
     expect(line).toContain('\\u202e');
     expect(line).toContain('\\udb40\\udc41');
+    expect(line).toContain('\\udb40\\udd50');
     expect(line).toContain('Zoë\\" 中文 😀');
   });
 

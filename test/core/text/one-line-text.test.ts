@@ -48,6 +48,25 @@ describe('oneLineText', () => {
     expect(oneLineText('pay\u200dpal 😀\u200d a\u200d😀')).toBe('pay⟨U+200D⟩pal 😀⟨U+200D⟩ a⟨U+200D⟩😀');
   });
 
+  it('keeps a non-joiner or joiner between two letters of a script whose spelling uses it, and shows it elsewhere', () => {
+    const written = [
+      'می\u200cخواهم', // Persian "I want": the non-joiner keeps the two parts apart
+      'क्\u200dष', // Devanagari: the joiner asks for the half form
+      'ক্\u200cষ', // Bengali: the non-joiner asks for the visible virama
+      'ܐ\u200dܒ', // Syriac
+    ];
+    for (const text of written) expect(oneLineText(text)).toBe(text);
+    expect(oneLineText('a\u200cb م\u200cx क\u200d م\u200dक')).toBe('a⟨U+200C⟩b م⟨U+200C⟩x क⟨U+200D⟩ م⟨U+200D⟩क');
+  });
+
+  it('keeps one variation selector after a character it has a form for, and shows every other', () => {
+    const written = ['❤\ufe0f', '☺\ufe0e', '1\ufe0f\u20e3', '葛\u{e0100}', '漢\ufe00', 'ᠠ\u180b', '🏳\ufe0f\u200d🌈'];
+    for (const text of written) expect(oneLineText(`x ${text} y`)).toBe(`x ${text} y`);
+    // Bytes smuggled as a run of selectors after an emoji, or after a letter: each is shown.
+    expect(oneLineText('😀\ufe0f\u{e0150}\u{e0161}')).toBe('😀\ufe0f⟨U+E0150⟩⟨U+E0161⟩');
+    expect(oneLineText('a\ufe0fb\u{e0100}')).toBe('a⟨U+FE0F⟩b⟨U+E0100⟩');
+  });
+
   it('keeps the tag characters of the England, Scotland and Wales flags, and no other', () => {
     const flags = ['gbeng', 'gbsct', 'gbwls'].map((code) => `🏴${tags(code)}\u{e007f}`);
     expect(oneLineText(flags.join(' '))).toBe(flags.join(' '));
@@ -60,6 +79,7 @@ describe('oneLineText', () => {
       'a\u202eb\u0007c\u009b',
       `x\u200b\u2060\ufeff 👩\u200d💻 a\u200db 🏴${tags('gbsct')}\u{e007f} ok${tags('hi')}`,
       '🏳\ufe0f\u200d🌈 \u00ad\u2029 שלום',
+      'می\u200cخواهم a\u200cb क्\u200dष ❤\ufe0f 😀\ufe0f\u{e0150} a\ufe0f 葛\u{e0100}',
     ];
     expect(consoleVisible(samples)).toEqual(samples.map((text) => oneLineText(text)));
   });
