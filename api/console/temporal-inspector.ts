@@ -92,11 +92,20 @@ function runOf(wf: WorkflowExecutionInfo): TurnRunSummary {
 /** Runs per visibility page: a page of turns is most often one list call (a turn has one run, a few when retried). */
 const RUNS_PER_LIST = 250;
 
+/** A conversation's runs on this deployment's queue numbered after `after` (and through `through`, when given). */
+const turnsQuery = (taskQueue: string, conversationId: string, after: number, through?: number) =>
+  onTaskQueue(
+    conversationTurnsQuery(conversationId, through === undefined ? { after } : { after, through }),
+    taskQueue
+  );
+
 /**
  * One page of a conversation's turns in turn order: the turn numbers after `after`, at most `limit` of them, read by
  * a visibility query on TurnNumber (visibility on SQL cannot sort by it, so the page is a range of numbers, not the
- * next `limit` turns held), and whether a turn follows (one more call, of one row). A turn id has several runs when a
- * failed turn was retried or a new message took its number: the latest is the turn, the others its `earlierRuns`.
+ * next `limit` turns held), and whether a turn follows (one more call, of one row). A range Temporal holds no turn of
+ * (past its retention) while later turns remain is skipped: the page starts at the first turn still held, so no page
+ * is empty but the last. A turn id has several runs when a failed turn was retried or a new message took its number:
+ * the latest is the turn, the others its `earlierRuns`.
  */
 async function turnPage(
   client: Client,
@@ -104,16 +113,21 @@ async function turnPage(
   conversationId: string,
   page: TurnPageRequest
 ): Promise<TurnPage> {
-  const through = page.after + page.limit;
-  const runs: (TurnRunSummary & { workflowId: string })[] = [];
-  // Another deployment's runs under the same ids (a conversation id sent to both) are not this conversation's.
-  const query = onTaskQueue(conversationTurnsQuery(conversationId, { after: page.after, through }), taskQueue);
-  for await (const wf of client.workflow.list({ query, pageSize: RUNS_PER_LIST }))
-    runs.push({ ...runOf(wf), workflowId: wf.workflowId });
-  return {
-    turns: turnsOf(runs),
-    next: (await anyTurnAfter(client, taskQueue, conversationId, through)) ? through : null,
+  const read = async (after: number) => {
+    const runs: (TurnRunSummary & { workflowId: string })[] = [];
+    // Another deployment's runs under the same ids (a conversation id sent to both) are not this conversation's.
+    const query = turnsQuery(taskQueue, conversationId, after, after + page.limit);
+    for await (const wf of client.workflow.list({ query, pageSize: RUNS_PER_LIST }))
+      runs.push({ ...runOf(wf), workflowId: wf.workflowId });
+    const through = after + page.limit;
+    return { runs, through, more: await anyTurnAfter(client, taskQueue, conversationId, through) };
   };
+  let range = await read(page.after);
+  if (range.runs.length === 0 && range.more) {
+    const first = await firstTurnAfter(client, taskQueue, conversationId, range.through);
+    range = await read(first - 1);
+  }
+  return { turns: turnsOf(range.runs), next: range.more ? range.through : null };
 }
 
 /** Whether the conversation has a turn numbered after `after`: the first row of one list call, if any. */
@@ -123,9 +137,33 @@ async function anyTurnAfter(
   conversationId: string,
   after: number
 ): Promise<boolean> {
-  const query = onTaskQueue(conversationTurnsQuery(conversationId, { after }), taskQueue);
+  const query = turnsQuery(taskQueue, conversationId, after);
   for await (const _wf of client.workflow.list({ query, pageSize: 1 })) return true;
   return false;
+}
+
+/**
+ * The first turn number after `after` that Temporal holds, when one is known to follow. Visibility cannot order by
+ * TurnNumber, so it is found by counting: a range doubled until it holds a turn, then halved down to that turn's
+ * number, about 2·log2(gap) count calls, made only when a whole page fell in a retention gap.
+ */
+async function firstTurnAfter(client: Client, taskQueue: string, conversationId: string, after: number) {
+  const held = async (through: number) =>
+    (await client.workflow.count(turnsQuery(taskQueue, conversationId, after, through))).count > 0;
+  let width = 1;
+  while (!(await held(after + width))) {
+    if (after + width * 2 > Number.MAX_SAFE_INTEGER) throw new Error(`no turn of ${conversationId} after ${after}`);
+    width *= 2;
+  }
+  // None is held through `none`, one is through `some`.
+  let [none, some] = [after + Math.floor(width / 2), after + width];
+  if (width === 1) none = after;
+  while (some - none > 1) {
+    const middle = none + Math.floor((some - none) / 2);
+    if (await held(middle)) some = middle;
+    else none = middle;
+  }
+  return some;
 }
 
 /** Runs grouped by turn id, the latest as the turn, in turn order. */

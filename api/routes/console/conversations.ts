@@ -134,7 +134,8 @@ export const conversationTurnsRoute: ConsoleRoute = (app, ports, consolePorts, d
         "A conversation's turn workflows (running and failed ones too) with what the user said, in turn order. " +
         `Paged by turn number: the turns numbered after \`after\`, \`limit\` numbers (default ${TURNS_PAGE}), read ` +
         "from Temporal's visibility a page at a time; a turn it no longer holds (past the namespace's retention) is " +
-        'not listed, so a page may have fewer. `next` (and a `Link: <…>; rel="next"` header) names the next page, ' +
+        'not listed, so a page may have fewer; a range holding none of them while later turns remain is skipped, so ' +
+        'the page starts at the next turn held. `next` (and a `Link: <…>; rel="next"` header) names the next page, ' +
         'null when no turn follows.',
       schema: {
         params: conversationIdParams,
