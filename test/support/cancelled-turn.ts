@@ -88,8 +88,9 @@ export async function cutByWorkerStop(h: WorkflowHarness, toolDelayMs: number, h
     const started = await startSlowToolCall(h, toolDelayMs, how);
     await h.stopWorker();
     await h.startWorker();
-    // Waited for from Temporal's record, not by queries: a query the dev server attaches to the workflow task that runs
-    // the hold's local activity splits that task, and the history then fails to replay (patched() after the activity).
+    // Waited for from Temporal's record, not by queries: a query carried by the task that runs the hold's local activity
+    // can split it (sdk-core answers the query, the activity's marker goes with the answer, what follows it in the next
+    // task), and that history does not replay; on the real server too (test/devserver/query-during-local-activity).
     await eventually(async () => {
       const turn = await started.handle.describe();
       const outcome = readTurnSearchAttributes(turn.searchAttributes).turnOutcome;

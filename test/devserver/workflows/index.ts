@@ -221,3 +221,26 @@ export async function datetimeUpserter(name: string, iso: string): Promise<strin
   await condition(() => finished);
   return iso;
 }
+
+export const stageQuery = defineQuery<string>('stage');
+
+/**
+ * Waits for `release`, runs a local activity of `ms`, then asks `patched()` in the same activation (its marker and
+ * TemporalChangeVersion upsert follow the activity's marker, as a turn's do after its hold's audit), then waits for
+ * `finish`. `stage` answers where it stands, so a test can query it throughout.
+ */
+export async function queriedLocalActivity(ms: number): Promise<string> {
+  const { slow } = proxyLocalActivities<TestActivities>({ startToCloseTimeout: '30 seconds' });
+  let stage = 'waiting';
+  let released = false;
+  let finished = false;
+  setHandler(stageQuery, () => stage);
+  setHandler(releaseSignal, () => void (released = true));
+  setHandler(finishSignal, () => void (finished = true));
+  await condition(() => released);
+  stage = 'running';
+  await slow(ms);
+  stage = patched('after-local-activity') ? 'patched' : 'unpatched';
+  await condition(() => finished);
+  return stage;
+}
