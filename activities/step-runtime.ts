@@ -8,7 +8,7 @@ import {
   type StepFramePayload,
 } from '../core/audit/payloads';
 import type { ConfigSnapshot } from '../core/config/types';
-import { errorMessage, isEngineError } from '../core/errors';
+import { errorMessage, ErrorType, isEngineError } from '../core/errors';
 import { shareToolResults } from '../core/mcp/context';
 import { StepScope } from '../core/step/scope';
 import type { StepInput, StepOutput, StepReply } from '../core/turn/contracts';
@@ -148,6 +148,8 @@ export function stepActivity<I extends StepInput, O extends StepOutput>(
       const escalation = local?.escalation();
       if (escalation) throw toActivityFailure(escalation);
       const err = fromDatabaseError(thrown);
+      // A retired id has no conversation row to hang rows on, and gets none: the turn ends here, having written nothing.
+      if (isEngineError(err) && err.type === ErrorType.ConversationRetired) throw toActivityFailure(err);
       const emitted = [enter, ...entered, ...scope.audits, ...progress('STEP_ERROR', scope.session, true)];
       const policy = deps.audit.policy(snapshot);
       // A database that is down for now: wait for it (a failover), so its rows are written and the next attempt runs.

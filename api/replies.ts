@@ -1,7 +1,8 @@
 import type { FastifyReply } from 'fastify';
-import { isErrorCode } from '../core/errors';
+import { ErrorType, isErrorCode } from '../core/errors';
 import { noteTurnAnswer } from '../observability/turn-metrics';
 import { envelope } from './errors';
+import { conversationRetired } from './message-refusals';
 import type { TurnReply } from './ports';
 import type { ReplyTexts } from './reply-texts';
 import { OPERATOR_ENDED_TYPES } from './turns/ended-run';
@@ -102,6 +103,12 @@ export async function sendTurnReply(reply: FastifyReply, turn: TurnReply, texts:
     return reply.status(202).send({ ...accepted(turn, turn, text, 'RUNNING'), running: { reason: turn.reason } });
   }
   const failureType = publicFailureType(turn.failureType);
+  if (failureType === ErrorType.ConversationRetired) {
+    // Erased (or pruned) as the turn started: it wrote nothing, and the client starts a new conversation, as the 410
+    // the API itself answers a retired id says.
+    const retired = conversationRetired(turn.ref.conversationId);
+    return reply.status(retired.statusCode).send(envelope(retired.code, retired.message, ref));
+  }
   const { status, message } = failureAnswer(turn, failureType);
   // No Retry-After: the failure is this request's final result, and the same request with the same Idempotency-Key
   // answers it again. A retry is a new request (a new key), or the turn run again (retryWith).

@@ -24,6 +24,8 @@ export const ErrorType = {
   ConcurrentTurn: 'TURN_IN_PROGRESS',
   StaleTurn: 'STALE_TURN',
   ConversationNotFound: 'CONVERSATION_NOT_FOUND',
+  /** The conversation was pruned or erased (ce_retired_conversation): its row is not created again. */
+  ConversationRetired: 'CONVERSATION_RETIRED',
   /** A step tried as a local activity reached the LLM or consumer code: the workflow reruns it as a regular one. */
   NeedsRegularActivity: 'NEEDS_REGULAR_ACTIVITY',
   Internal: 'INTERNAL',
@@ -77,6 +79,8 @@ export const ERROR_RETRYABLE: Readonly<Record<ErrorTypeName, boolean>> = {
   TURN_IN_PROGRESS: true,
   STALE_TURN: false,
   CONVERSATION_NOT_FOUND: true,
+  // A retired id stays retired: the turn ends at once, writing nothing (activities/step-runtime.ts).
+  CONVERSATION_RETIRED: false,
   // Another local attempt would stop at the same call; the regular activity is the retry.
   NEEDS_REGULAR_ACTIVITY: false,
   INTERNAL: true,

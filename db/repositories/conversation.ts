@@ -4,6 +4,7 @@ import type { HistoryTurn } from '../../core/session';
 import type { Database } from '../pool';
 import { RECENT_HISTORY_SQL, recentHistory, toHistoryTurn, type HistoryRow } from './history';
 import { jsonbParam, runStatement, type Statement } from '../statements';
+import { refusingRetired } from './retired';
 
 export interface ConversationRecord {
   conversationId: string;
@@ -56,9 +57,12 @@ const ENSURE: Statement = {
   text: 'INSERT INTO ce_conversation (conversation_id) VALUES ($1) ON CONFLICT (conversation_id) DO NOTHING',
 };
 
-/** Creates the row of a new conversation; a no-op when it exists (concurrent creators agree). */
+/**
+ * Creates the row of a new conversation; a no-op when it exists (concurrent creators agree). A retired id's is refused
+ * (CONVERSATION_RETIRED), as by every creation.
+ */
 export async function ensureConversation(db: Database, conversationId: string): Promise<void> {
-  await runStatement(db, ENSURE, [conversationId]);
+  await refusingRetired(conversationId, () => runStatement(db, ENSURE, [conversationId]));
 }
 
 const FIND: Statement = {
@@ -103,17 +107,17 @@ export interface LoadedConversation {
 /**
  * Creates the conversation when it is new and reads it with its recent history. When a concurrent
  * creator committed the row after this statement's snapshot was taken, neither half sees it; the
- * separate reads that follow then do, as they would have.
+ * separate reads that follow then do, as they would have. A retired id (pruned or erased) is not created again:
+ * CONVERSATION_RETIRED, even when its erase commits while this statement runs (migration 0027).
  */
 export async function loadConversation(
   db: Database,
   conversationId: string,
   historyTurns: number
 ): Promise<LoadedConversation | null> {
-  const [row] = await runStatement<ConversationRow & { recent_history: HistoryRow[] }>(db, LOAD, [
-    conversationId,
-    historyTurns,
-  ]);
+  const [row] = await refusingRetired(conversationId, () =>
+    runStatement<ConversationRow & { recent_history: HistoryRow[] }>(db, LOAD, [conversationId, historyTurns])
+  );
   if (row) return { conversation: toRecord(row), history: row.recent_history.map(toHistoryTurn) };
   const conversation = await findConversation(db, conversationId);
   return conversation && { conversation, history: await recentHistory(db, conversationId, historyTurns) };

@@ -1,6 +1,6 @@
 import type { Database } from '../pool';
 import { deleteClaimsOf, type PruneCounts } from './retention';
-import { retiredDigest } from './retired';
+import { lockConversationCreation, retiredDigest } from './retired';
 
 /** What an erase deleted from the database: every row naming the conversation, counted as a prune counts them. */
 export type ErasedRows = Omit<PruneCounts, 'skippedInFlight'> & {
@@ -36,11 +36,20 @@ const ERASE = `
   )
   SELECT * FROM counts`;
 
-/** The turn past the committed ones that the conversation's last audit row (an operator's action aside) belongs to. */
+/**
+ * The turn the conversation's last audit row (an operator's action aside) belongs to, and its committed turns. A row
+ * no turn has committed to and that has no audit row yet is turn 1's, which has just created it (its first step
+ * writes its rows as it ends): turn 1 is read as that row's turn, so the erase asks Temporal about it.
+ */
 const LAST_TURN = `
-  SELECT a.turn_number, a.stage, coalesce(c.turn_count, 0) AS turn_count
-    FROM ce_audit a LEFT JOIN ce_conversation c USING (conversation_id)
-   WHERE a.conversation_id = $1 AND a.stage <> 'OPERATOR_ACTION' ORDER BY a.audit_id DESC LIMIT 1`;
+  SELECT coalesce(a.turn_number, 1) AS turn_number, coalesce(a.stage, '') AS stage,
+         coalesce(c.turn_count, 0) AS turn_count
+    FROM (SELECT $1::uuid AS conversation_id) k
+    LEFT JOIN ce_conversation c USING (conversation_id)
+    LEFT JOIN LATERAL (SELECT turn_number, stage FROM ce_audit
+                        WHERE conversation_id = k.conversation_id AND stage <> 'OPERATOR_ACTION'
+                        ORDER BY audit_id DESC LIMIT 1) a ON true
+   WHERE a.turn_number IS NOT NULL OR c.turn_count = 0`;
 
 const FAILURE_STAGES = new Set(['ENGINE_KNOWN_FAILURE', 'ENGINE_UNKNOWN_FAILURE']);
 
@@ -68,6 +77,8 @@ export async function eraseConversationRows(
   const client = await db.$client.connect();
   try {
     await client.query('BEGIN');
+    // First, so that a first turn creating the conversation meanwhile either shows here or is refused (migration 0027).
+    await lockConversationCreation(client, conversationId);
     await client.query('SELECT 1 FROM ce_conversation WHERE conversation_id = $1 FOR UPDATE', [conversationId]);
     const unended = await unendedTurn(client, conversationId);
     if (unended !== null && unended !== options.ended) {

@@ -1,4 +1,5 @@
 import { createClaimStore } from '../../db/claims/store';
+import { eraseConversationRows } from '../../db/repositories/erasure';
 import { retiredDigest } from '../../db/repositories/retired';
 import { ApiHarness } from '../support/api-harness';
 import { answer, orderConfig } from '../support/order-config';
@@ -56,6 +57,55 @@ describe('erasing one conversation', () => {
       retiredDigest(conversationId),
     ]);
     expect(kept.rows[0].erased_counts).toMatchObject({ conversations: 1, turns: 2 });
+  });
+
+  /** Until `sessions` sessions of the database wait for a lock, or a few seconds have passed. */
+  async function untilWaiting(sessions: number): Promise<void> {
+    for (let i = 0; i < 200; i++) {
+      const { rowCount } = await query(
+        "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'",
+        []
+      );
+      if ((rowCount ?? 0) >= sessions) return;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  }
+
+  it('ends a first turn the API accepted as the erase ran: 410 CONVERSATION_RETIRED, no row written', async () => {
+    await h.wf.mcp.configure(orderConfig());
+    h.wf.mcp.llm.setScript([answer('On its way.')]);
+    const conversationId = crypto.randomUUID();
+    // The erase is held inside its transaction on a call log row this test locks, until the turn has started.
+    await query(
+      "INSERT INTO ce_llm_call_log (conversation_id, call_kind, provider, success) VALUES ($1, 'X', 'x', true)",
+      [conversationId]
+    );
+    const holder = await h.wf.mcp.deps.db.$client.connect();
+    await holder.query('BEGIN');
+    await holder.query('SELECT 1 FROM ce_llm_call_log WHERE conversation_id = $1 FOR UPDATE', [conversationId]);
+    const erasing = eraseConversationRows(h.wf.mcp.deps.db, conversationId, { ended: null, erasedBy: 'test' });
+    await untilWaiting(1);
+    const sending = send({ conversationId, message: ORDER_MESSAGE });
+    await untilWaiting(2); // the turn's first step, creating the conversation, waits for the erase
+    await holder.query('COMMIT');
+    holder.release();
+    await erasing;
+
+    const sent = await sending;
+    expect([sent.status, sent.json().error.code]).toEqual([410, 'CONVERSATION_RETIRED']);
+    for (const table of TABLES) {
+      const left = await query(`SELECT 1 FROM ${table} WHERE conversation_id = $1`, [conversationId]);
+      expect([table, left.rowCount]).toEqual([table, 0]);
+    }
+    // Failed for good at its first step's first attempt: no retry, no failure row written by the workflow.
+    const handle = h.wf.client.workflow.getHandle(`turn-${conversationId}-1`);
+    expect((await handle.describe()).status.name).toBe('FAILED');
+    const events = (await handle.fetchHistory()).events ?? [];
+    const attempts = events.filter(
+      (e) =>
+        e.activityTaskScheduledEventAttributes || e.markerRecordedEventAttributes?.markerName === 'core_local_activity'
+    );
+    expect(attempts).toHaveLength(1);
   });
 
   it.each([

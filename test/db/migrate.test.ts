@@ -174,6 +174,7 @@ describe('migrations marked -- migrate: no-transaction', () => {
         '0024_conversation_erasure.sql',
         '0025_config_changed_notify.sql',
         '0026_deployment_binding.sql',
+        '0027_retired_conversation_guard.sql',
       ]);
       expect(await indexValidity(older, 'ce_turn_request_key_idx')).toEqual([true]);
       expect(await indexValidity(older, 'ce_audit_turn_idx')).toEqual([true]);
@@ -200,6 +201,7 @@ describe('migrations marked -- migrate: no-transaction', () => {
         '0024_conversation_erasure.sql',
         '0025_config_changed_notify.sql',
         '0026_deployment_binding.sql',
+        '0027_retired_conversation_guard.sql',
       ]);
       expect(await indexValidity(older, 'ce_turn_request_key_idx')).toEqual([true]);
       expect((await schemaState(older.pool)).changed).toEqual([]);
