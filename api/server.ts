@@ -198,7 +198,7 @@ function apiPorts(wiring: ApiWiring, turns: ApiPorts['turns'], prerequisites: Pr
     },
     heldTools: temporalHeldTools(client, { taskQueue, decisionTimeoutMs: env.OPERATOR_DECISION_TIMEOUT_MS }),
     approvals: temporalApprovalQueue(client, taskQueue),
-    eraseConversation: (request) => eraseConversation(db, client.workflow, request),
+    eraseConversation: (request) => eraseConversation(db, { workflow: client.workflow, taskQueue }, request),
   };
 }
 

@@ -3,8 +3,19 @@ import { turnIdFor } from '../../core/turn/contracts';
 import type { Database } from '../../db/pool';
 import { erasedTurns, eraseConversationRows, recordTemporalErasure, unendedTurn } from '../../db/repositories/erasure';
 import type { ErasedRows } from '../../db/repositories/erasure';
+import { conversationTurnsQuery, onTaskQueue } from '../../workflows/search-attributes';
 import { ApiError, conflict } from '../errors';
+import { describeOwnOrNull } from './decisions';
 import { temporalTurnEnds } from './turn-ended';
+
+/**
+ * The deployment's Temporal: its client, and its task queue (TEMPORAL_TASK_QUEUE). A namespace may hold another
+ * deployment's turns of the same conversation id (docs/operations.md), which are not this erase's to end or delete.
+ */
+export interface ErasureTemporal {
+  workflow: WorkflowClient;
+  taskQueue: string;
+}
 
 export interface ErasureRequest {
   /** Lower-case UUID (the caller has checked it is one). */
@@ -39,19 +50,19 @@ const unreachable = (conversationId: string, turn: number, why: string) =>
  */
 export async function eraseConversation(
   db: Database,
-  workflow: WorkflowClient | null,
+  temporal: ErasureTemporal | null,
   request: ErasureRequest
 ): Promise<ErasureReport> {
   const { conversationId } = request;
-  const ended = await endedInFlightTurn(db, workflow, request);
+  const ended = await endedInFlightTurn(db, temporal, request);
   const rows = await eraseConversationRows(db, conversationId, { ended, erasedBy: request.erasedBy });
   if ('inFlight' in rows) throw turnInFlight(conversationId, rows.inFlight);
   const turns = Math.max(rows.turns, await erasedTurns(db, conversationId));
   let executionsDeleted = 0;
   let temporalRemaining: string | null = null;
   try {
-    if (!workflow) throw new Error('no Temporal client');
-    executionsDeleted = await deleteTurnExecutions(workflow, conversationId, turns);
+    if (!temporal) throw new Error('no Temporal client');
+    executionsDeleted = await deleteTurnExecutions(temporal, conversationId, turns);
   } catch (err) {
     temporalRemaining =
       `the turn workflow executions turn-${conversationId}-* (their histories hold the conversation's text until ` +
@@ -62,20 +73,25 @@ export async function eraseConversation(
 }
 
 /** The in-flight turn Temporal says has ended (or that `terminate` ended), or null when the rows show none. */
-async function endedInFlightTurn(db: Database, workflow: WorkflowClient | null, request: ErasureRequest) {
+async function endedInFlightTurn(db: Database, temporal: ErasureTemporal | null, request: ErasureRequest) {
   const { conversationId } = request;
   const turn = await unendedTurn(db.$client, conversationId);
   if (turn === null) return null;
-  if (!workflow) throw unreachable(conversationId, turn, 'no Temporal client');
+  if (!temporal) throw unreachable(conversationId, turn, 'no Temporal client');
   let end: object | null;
+  let own: Awaited<ReturnType<typeof describeOwnOrNull>>;
   try {
-    end = await temporalTurnEnds(workflow)(conversationId, turn);
+    end = await temporalTurnEnds(temporal.workflow)(conversationId, turn);
+    own = end
+      ? null
+      : await describeOwnOrNull(temporal.workflow.getHandle(turnIdFor(conversationId, turn)), temporal.taskQueue);
   } catch (err) {
     throw unreachable(conversationId, turn, err instanceof Error ? err.message : String(err));
   }
-  if (end) return turn;
+  // Running on another deployment's queue, the workflow id's run is not this turn: this deployment's has ended.
+  if (end || !own) return turn;
   if (!request.terminate) throw turnInFlight(conversationId, turn);
-  await workflow.getHandle(turnIdFor(conversationId, turn)).terminate('conversation erased');
+  await temporal.workflow.getHandle(own.workflowId, own.runId).terminate('conversation erased');
   return turn;
 }
 
@@ -88,13 +104,17 @@ const turnInFlight = (conversationId: string, turn: number) =>
   );
 
 /**
- * Deletes every run of the conversation's turn workflows: those visibility lists (by the ConversationId search
- * attribute every turn starts with) and turn-<id>-1 … turn-<id>-<turns>, which visibility may not list yet. One
- * already gone counts as done, so a second erase finishes what the first could not.
+ * Deletes every run of the conversation's turn workflows on the deployment's task queue: those visibility lists (by
+ * the ConversationId search attribute every turn starts with) and the current runs of turn-<id>-1 …
+ * turn-<id>-<turns>, which visibility may not list yet, when they are on that queue. Another deployment's runs of the
+ * same ids on a shared namespace are its own conversation's, and stay. One already gone counts as done, so a second
+ * erase finishes what the first could not.
  */
-async function deleteTurnExecutions(workflow: WorkflowClient, conversationId: string, turns: number): Promise<number> {
-  const runs = new Map<string, { workflowId: string; runId?: string }>();
-  for await (const execution of workflow.list({ query: `ConversationId = "${conversationId}"` })) {
+async function deleteTurnExecutions(temporal: ErasureTemporal, conversationId: string, turns: number): Promise<number> {
+  const { workflow, taskQueue } = temporal;
+  const runs = new Map<string, { workflowId: string; runId: string }>();
+  const query = onTaskQueue(conversationTurnsQuery(conversationId), taskQueue);
+  for await (const execution of workflow.list({ query })) {
     runs.set(`${execution.workflowId}/${execution.runId}`, {
       workflowId: execution.workflowId,
       runId: execution.runId,
@@ -104,7 +124,9 @@ async function deleteTurnExecutions(workflow: WorkflowClient, conversationId: st
   for (let turn = 1; turn <= turns; turn++) {
     const workflowId = turnIdFor(conversationId, turn);
     // Its current run, when visibility does not list the turn (yet): a real server lists it only a moment later.
-    if (!listed.has(workflowId)) runs.set(workflowId, { workflowId });
+    if (listed.has(workflowId)) continue;
+    const own = await describeOwnOrNull(workflow.getHandle(workflowId), taskQueue);
+    if (own) runs.set(`${workflowId}/${own.runId}`, { workflowId, runId: own.runId });
   }
   let deleted = 0;
   for (const execution of runs.values()) {

@@ -16,7 +16,8 @@ export const ERASE_USAGE = [
   "Erases one conversation (a data subject's request): in one transaction every row naming it (conversation,",
   'audit trail, history, LLM call log, turn requests) and the payload claims only its turns stored, retiring the id',
   '(410 CONVERSATION_RETIRED afterwards) and recording who erased it and the counts, not the id; then its turn',
-  'workflow executions in Temporal (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE). A turn in flight is refused unless',
+  'workflow executions in Temporal (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE), those of its task queue',
+  '(TEMPORAL_TASK_QUEUE) only: another deployment on the namespace keeps its own. A turn in flight is refused unless',
   '--force terminates it first. If Temporal does not answer, the line says what remains: run the command again.',
 ].join('\n');
 
@@ -47,8 +48,9 @@ export async function runErase(args: string[], io: CliIo): Promise<number> {
     const env = loadEnv();
     connection = await connectTemporalClient(configuredTemporal(env), { connectTimeout: 5_000 }).catch(() => undefined);
     const workflow = connection ? new Client({ connection, namespace: env.TEMPORAL_NAMESPACE }).workflow : null;
+    const temporal = workflow && { workflow, taskQueue: env.TEMPORAL_TASK_QUEUE };
     const request = { conversationId: id.toLowerCase(), terminate: parsed.options.has('force'), erasedBy: erasedBy() };
-    const report = await eraseConversation(handle.db, workflow, request);
+    const report = await eraseConversation(handle.db, temporal, request);
     io.out(line(id, report));
     return report.temporalRemaining ? 3 : 0;
   } catch (err) {

@@ -93,6 +93,20 @@ describe('two deployments on one Temporal namespace', () => {
     expect((await reject(a, parked)).status).toBe(200);
   });
 
+  it("erases only its own deployment's turn runs of a conversation id: the other's runs of that id stay", async () => {
+    const parked = (await park(a, `erase-${crypto.randomUUID()}`, 'CUST-1001')).json();
+    expect((await reject(a, parked)).status).toBe(200);
+    const id = parked.conversationId as string;
+    // B's database names the same id too, one turn committed (a client reusing ids across deployments).
+    await b.wf.mcp.deps.db.$client.query('INSERT INTO ce_conversation (conversation_id, turn_count) VALUES ($1, 1)', [
+      id,
+    ]);
+    const erased = await b.request('DELETE', `/api/v1/admin/conversations/${id}`);
+    expect([erased.status, erased.json().executionsDeleted]).toEqual([200, 0]);
+    expect((await a.wf.client.workflow.getHandle(`turn-${id}-1`).describe()).status.name).toBe('COMPLETED');
+    expect((await a.request('GET', `/api/v1/console/turns/turn-${id}-1`)).status).toBe(200);
+  });
+
   it("keeps a key's conversation across the upgrade of a deployment on another queue than the default", async () => {
     // A request of the build before: its claim names the unscoped id; the turn never started (the API crashed).
     const key = `upgrade-${crypto.randomUUID()}`;

@@ -102,7 +102,8 @@ export class ApiHarness {
         decisionTimeoutMs: options.decisionTimeoutMs,
       }),
       approvals: temporalApprovalQueue(wf.client, wf.taskQueue),
-      eraseConversation: (request) => eraseConversation(db, wf.client.workflow, request),
+      eraseConversation: (request) =>
+        eraseConversation(db, { workflow: wf.client.workflow, taskQueue: wf.taskQueue }, request),
       readiness: {
         check: async () => ({
           checks: {
