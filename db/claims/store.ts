@@ -39,8 +39,9 @@ const asBuffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffs
 export function createClaimStore(db: Database): ClaimStore {
   return {
     async putMany(bodies, conversationId) {
-      // One row per hash: ON CONFLICT cannot touch the same row twice in one statement.
-      const unique = [...new Map(bodies.map((b) => [b.hash, b])).values()];
+      // One row per hash: ON CONFLICT cannot touch the same row twice in one statement. In hash order, as an erase or
+      // prune locks them (LOCK_CLAIMS_OF), so the two never wait for each other in a circle.
+      const unique = [...new Map(bodies.map((b) => [b.hash, b])).values()].sort((x, y) => (x.hash < y.hash ? -1 : 1));
       if (unique.length === 0) return;
       const values = [
         unique.map((b) => b.hash),

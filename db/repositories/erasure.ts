@@ -1,5 +1,5 @@
 import type { Database } from '../pool';
-import { deleteClaimsOf, type PruneCounts } from './retention';
+import { deleteClaimsOf, LOCK_CLAIMS_OF, type PruneCounts } from './retention';
 import { lockConversationCreation, retiredDigest } from './retired';
 
 /** What an erase deleted from the database: every row naming the conversation, counted as a prune counts them. */
@@ -85,6 +85,7 @@ export async function eraseConversationRows(
       await client.query('ROLLBACK');
       return { inFlight: unended };
     }
+    await client.query(LOCK_CLAIMS_OF, [[conversationId]]);
     const params = [conversationId, retiredDigest(conversationId), options.erasedBy];
     const [counts] = (await client.query<ErasedRows>(ERASE, params)).rows;
     await client.query('COMMIT');

@@ -74,6 +74,17 @@ export const claimOnlyOf = (doomed: string) => `p.claim_hash IN (
     AND NOT EXISTS (SELECT 1 FROM ce_payload_claim_conversation o
                      WHERE o.claim_hash = p.claim_hash AND o.conversation_id NOT IN (SELECT conversation_id FROM ${doomed}))`;
 
+/**
+ * Locks the claim bodies the conversations of `$1` (uuid[]) stored, in hash order (as the claim store writes them), so
+ * that a statement after it, reading a snapshot of its own, sees every other conversation's link to them: a turn
+ * storing the same bytes meanwhile (ce_payload_claim is written ON CONFLICT DO UPDATE, which locks the row) has
+ * committed its link first, or waits for the delete and then stores the body again. Without it, the delete's snapshot
+ * missed such a link, the body went, and the cascade took the link with it: that turn's history could not be read.
+ */
+export const LOCK_CLAIMS_OF = `SELECT 1 FROM ce_payload_claim
+   WHERE claim_hash IN (SELECT claim_hash FROM ce_payload_claim_conversation WHERE conversation_id = ANY($1::uuid[]))
+   ORDER BY claim_hash FOR UPDATE`;
+
 /** Deletes those claims; their ce_payload_claim_conversation rows go by the foreign key's cascade. */
 export const deleteClaimsOf = (doomed: string) => `
     DELETE FROM ce_payload_claim p WHERE ${claimOnlyOf(doomed)} RETURNING 1
