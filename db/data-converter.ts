@@ -4,6 +4,7 @@ import { PayloadEncryptionCodec } from '../config/payload-encryption';
 import { ClaimCheckCodec } from './claims/codec';
 import { createClaimStore } from './claims/store';
 import type { Database } from './pool';
+import { FAILURE_CONVERTER_PATH } from '../worker/bundle';
 
 /** What the engine's data converter is made of: the settings, from the environment (config/env.ts). */
 export type DataConverterSettings = Pick<Env, 'CLAIM_CHECK_THRESHOLD_BYTES' | 'PAYLOAD_ENCRYPTION_KEYS'>;
@@ -14,12 +15,15 @@ export type DataConverterSettings = Pick<Env, 'CLAIM_CHECK_THRESHOLD_BYTES' | 'P
  * still at least CLAIM_CHECK_THRESHOLD_BYTES goes to ce_payload_claim, so a claim body is ciphertext too; decoding runs
  * them backwards. Without `db` (`convengine sre`, `conversations prune`: commands that read
  * no claim) there is no claim check, and a claim
- * reference stays one.
+ * reference stays one. Failure messages and stack traces travel as payloads too (FAILURE_CONVERTER_PATH), so
+ * they are encrypted with the rest.
  */
 export function engineDataConverter(settings: DataConverterSettings, db?: Database): DataConverter {
   const encryption = new PayloadEncryptionCodec(settings.PAYLOAD_ENCRYPTION_KEYS ?? []);
-  if (!db) return { payloadCodecs: [encryption] };
+  const failureConverterPath = FAILURE_CONVERTER_PATH;
+  if (!db) return { failureConverterPath, payloadCodecs: [encryption] };
   return {
+    failureConverterPath,
     payloadCodecs: [encryption, new ClaimCheckCodec(createClaimStore(db), settings.CLAIM_CHECK_THRESHOLD_BYTES)],
   };
 }

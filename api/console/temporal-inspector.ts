@@ -6,7 +6,7 @@ import { conversationTurnsQuery, onTaskQueue, readTurnSearchAttributes } from '.
 import { PayloadEncryptionError } from '../../config/payload-encryption';
 import { ApiError, conflict, notFound } from '../errors';
 import { pendingActivityView } from '../history/pending-activities';
-import { decodeHistoryPayloads } from '../history/decoded-history';
+import { decodeHistoryPayloads, decodePayloadsIn } from '../history/decoded-history';
 import { resolveStepRunClaims } from '../history/step-run-claims';
 import { onOwnQueue } from '../turns/start';
 import { startInputOf, turnNotFound } from '../turns/turn-id';
@@ -282,7 +282,12 @@ export function temporalInspector(client: Client, taskQueue: string): TurnInspec
     startMessages: (runs) => startMessages(client, runs),
     async pendingActivities(workflowId) {
       const description = await ownRunOrNotFound(client, taskQueue, workflowId);
-      return (description.raw.pendingActivities ?? []).map((a) => pendingActivityView(a));
+      const pending = description.raw.pendingActivities ?? [];
+      // Their last failures are as stored: the message in encodedAttributes, encrypted under PAYLOAD_ENCRYPTION_KEYS.
+      await decodePayloadsIn(pending, client.options.loadedDataConverter.payloadCodecs).catch((err: unknown) => {
+        throw err instanceof PayloadEncryptionError ? undecryptable(workflowId, err) : err;
+      });
+      return pending.map((a) => pendingActivityView(a));
     },
     async pendingApproval(workflowId): Promise<PendingApproval | null> {
       return (await progressOf(client, taskQueue, workflowId)).pending;

@@ -1,8 +1,10 @@
 import type { Payload, PayloadCodec } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { isClaimReference } from '../../db/claims/codec';
+import { commonAttributesOf } from './public-failure';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
+type Failure = temporal.api.failure.v1.IFailure;
 
 /** Where a payload sits: the object or array that holds it, so it can be replaced. */
 interface Slot {
@@ -40,10 +42,23 @@ export async function decodeHistoryPayloads(
   events: readonly HistoryEvent[],
   codecs: readonly PayloadCodec[]
 ): Promise<void> {
+  await decodePayloadsIn(events, codecs);
+}
+
+/**
+ * decodeHistoryPayloads for any message read from Temporal (a description's pending activities, with their last
+ * failures): every payload in `value` decoded in place, and every failure's message and stack trace restored.
+ */
+export async function decodePayloadsIn(value: unknown, codecs: readonly PayloadCodec[]): Promise<void> {
   const slots: Slot[] = [];
-  payloadSlots(events, slots);
-  if (slots.length === 0 || codecs.length === 0) return;
-  let payloads = slots.map(({ holder, key }) => (holder as Record<string | number, Payload>)[key] as Payload);
-  for (const codec of [...codecs].reverse()) payloads = await codec.decode(payloads);
-  slots.forEach(({ holder, key }, i) => ((holder as Record<string | number, unknown>)[key] = payloads[i]));
+  payloadSlots(value, slots);
+  if (slots.length > 0 && codecs.length > 0) {
+    let payloads = slots.map(({ holder, key }) => (holder as Record<string | number, Payload>)[key] as Payload);
+    for (const codec of [...codecs].reverse()) payloads = await codec.decode(payloads);
+    slots.forEach(({ holder, key }, i) => ((holder as Record<string | number, unknown>)[key] = payloads[i]));
+  }
+  // A failure's message and stack trace, in its encodedAttributes (workflows/failure-converter.ts), back in place.
+  for (const { holder, key } of slots) {
+    if (key === 'encodedAttributes') Object.assign(holder, commonAttributesOf(holder as Failure));
+  }
 }

@@ -1,3 +1,4 @@
+import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
 import { publicFailureType } from '../replies';
 
@@ -23,6 +24,29 @@ export function publicFailure(failure: PublicFailure): PublicFailure {
 
 type Failure = temporal.api.failure.v1.IFailure;
 
+/**
+ * A failure's message and stack trace. The engine's failure converter (workflows/failure-converter.ts) moves both into
+ * `encodedAttributes`, leaving "Encoded failure" in `message`: once that payload is decoded (the SDK decodes a
+ * failure it hands over, decodePayloadsIn a history), they are read from it, as the SDK reads them. Attributes of
+ * another shape, or not decoded (still ciphertext, a claim reference), leave the fields as stored.
+ */
+export function commonAttributesOf(failure: Failure): { message: string; stackTrace: string } {
+  const stored = { message: failure.message ?? '', stackTrace: failure.stackTrace ?? '' };
+  if (!failure.encodedAttributes) return stored;
+  let attrs: unknown;
+  try {
+    attrs = defaultPayloadConverter.fromPayload(failure.encodedAttributes);
+  } catch {
+    return stored;
+  }
+  if (typeof attrs !== 'object' || attrs === null) return stored;
+  const { message, stack_trace } = attrs as { message?: unknown; stack_trace?: unknown };
+  return {
+    message: typeof message === 'string' ? message : stored.message,
+    stackTrace: typeof stack_trace === 'string' ? stack_trace : stored.stackTrace,
+  };
+}
+
 /** The turn's own wrapper (workflows/conversation-turn.ts) and Temporal's around an activity's failure. */
 const isWrapper = (f: Failure) => !!f.activityFailureInfo || f.applicationFailureInfo?.type === 'TURN_FAILED';
 
@@ -34,7 +58,7 @@ const isWrapper = (f: Failure) => !!f.activityFailureInfo || f.applicationFailur
 export function failureOf(failure: Failure): PublicFailure {
   let own = failure;
   while (isWrapper(own) && own.cause) own = own.cause;
-  const message = own.message ?? '';
+  const { message } = commonAttributesOf(own);
   if (own.timeoutFailureInfo) return { type: 'TIMEOUT', message: message || 'timed out', nonRetryable: false };
   const info = own.applicationFailureInfo;
   return { type: info?.type ?? null, message, nonRetryable: !!info?.nonRetryable };

@@ -1,5 +1,6 @@
 import { WorkflowClient, type WorkflowExecutionDescription, type WorkflowHandle } from '@temporalio/client';
 import type { temporal as proto } from '@temporalio/proto';
+import type { PayloadCodec } from '@temporalio/common';
 import { hasStepRunClaims, resolveStepRunClaims } from '../../api/history/step-run-claims';
 import { loadEnv, type Env } from '../../config/env';
 import { configuredTemporal } from '../../config/temporal-connection';
@@ -11,7 +12,7 @@ import { errorChain } from '../error-chain';
 import { addressOption, withTemporalConnection } from '../temporal/connect';
 import { ClaimCheckError } from '../../db/claims/codec';
 import { engineDataConverter } from '../../db/data-converter';
-import { decodeHistoryPayloads } from '../../api/history/decoded-history';
+import { decodeHistoryPayloads, decodePayloadsIn } from '../../api/history/decoded-history';
 import { databaseError } from '../database-failure';
 import { openDatabase } from '../../db/pool';
 import { canonicalTurnId } from '../../core/turn/turn-id';
@@ -77,9 +78,11 @@ function openTurn(description: WorkflowExecutionDescription): OpenTurn | null {
  * The turn's history and, while it runs, what it waits on; or the task queue of a turn that is not on `taskQueue`
  * (another deployment's turn on the namespace).
  */
-async function readTurn(handle: WorkflowHandle, taskQueue: string) {
+async function readTurn(handle: WorkflowHandle, taskQueue: string, codecs: readonly PayloadCodec[]) {
   const description = await handle.describe();
   if (!onOwnQueue(description, taskQueue)) return { otherQueue: description.taskQueue };
+  // Pending activities' last failures are as stored: their messages in encodedAttributes, maybe encrypted.
+  await decodePayloadsIn(description.raw.pendingActivities ?? [], codecs);
   return { history: await handle.fetchHistory(), open: openTurn(description) };
 }
 
@@ -107,7 +110,11 @@ export const historyCommand: CliCommand = {
     const dataConverter = engineDataConverter(env);
     try {
       const read = await withTemporalConnection(temporal, (connection) =>
-        readTurn(new WorkflowClient({ connection, namespace, dataConverter }).getHandle(workflowId, runId), taskQueue)
+        readTurn(
+          new WorkflowClient({ connection, namespace, dataConverter }).getHandle(workflowId, runId),
+          taskQueue,
+          dataConverter.payloadCodecs ?? []
+        )
       );
       if ('otherQueue' in read) {
         const queue = read.otherQueue;

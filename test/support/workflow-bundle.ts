@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
+import { FAILURE_CONVERTER_PATH } from '../../worker/bundle';
 
 const ROOT = join(__dirname, '..', '..');
 const SOURCES = ['workflows', 'core'];
@@ -33,7 +34,11 @@ export function testWorkflowBundle(): Promise<{ code: string }> {
   cached ??= (async () => {
     const path = join(tmpdir(), `convengine-workflows-${sourceDigest()}.js`);
     if (existsSync(path)) return { code: readFileSync(path, 'utf8') };
-    const { code } = await bundleWorkflowCode({ workflowsPath: join(ROOT, 'workflows'), logger: quietLogger });
+    const { code } = await bundleWorkflowCode({
+      workflowsPath: join(ROOT, 'workflows'),
+      failureConverterPath: FAILURE_CONVERTER_PATH,
+      logger: quietLogger,
+    });
     const partial = `${path}.${process.pid}.tmp`;
     writeFileSync(partial, code);
     renameSync(partial, path);

@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client, Connection } from '@temporalio/client';
+import { decodePayloadsIn } from '../../../api/history/decoded-history';
 import { TemporalTurnGateway } from '../../../api/turns/gateway';
 import { CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES } from '../../../config/env';
 import { engineDataConverter } from '../../../db/data-converter';
@@ -137,6 +138,9 @@ export class ReliabilityStack {
   async diagnose(workflowId: string): Promise<string> {
     const handle = this.client.workflow.getHandle(workflowId);
     const description = await handle.describe();
+    // As stored: failures' messages in encodedAttributes (workflows/failure-converter.ts), maybe encrypted.
+    const codecs = this.client.options.loadedDataConverter.payloadCodecs;
+    await decodePayloadsIn(description.raw.pendingActivities ?? [], codecs);
     const pending = (description.raw.pendingActivities ?? []).map((a) => ({
       type: a.activityType?.name,
       state: a.state,
@@ -145,6 +149,7 @@ export class ReliabilityStack {
       lastFailure: a.lastFailure?.message,
     }));
     const events = (await handle.fetchHistory()).events ?? [];
+    await decodePayloadsIn(events, codecs);
     const tail = events.slice(-6).map((e) => `${String(e.eventType)}@${e.eventTime?.seconds?.toString()}`);
     const failed = events.filter((e) => e.activityTaskFailedEventAttributes).at(-1)?.activityTaskFailedEventAttributes;
     const lastActivityFailure = failed?.failure
