@@ -10,6 +10,7 @@ import {
 } from './migrate-outside-transaction';
 import { withMigrationLock, type MigrationLockWait } from './migration-lock';
 import { connectionStringOf, ensureToolsRole, type ToolsRoleReport } from './tools-role';
+import { toolsRolesHere } from './tools-role-grants';
 
 export const MIGRATIONS_DIR = join(__dirname, 'migrations');
 
@@ -80,8 +81,10 @@ export async function migrate(
   options: MigrateOptions = {}
 ): Promise<MigrationReport> {
   return withMigrationLock(pool, options.lockWait ?? {}, async (client) => {
+    // Before the migrations: on a new database 0004 grants the legacy shared role what the tools role then takes.
+    const heldBefore = await toolsRolesHere(client);
     const report = await applyPending(client, readMigrations(dir));
-    const source = { databaseUrl: connectionStringOf(pool), toolsDatabaseUrl: options.toolsDatabaseUrl };
+    const source = { databaseUrl: connectionStringOf(pool), toolsDatabaseUrl: options.toolsDatabaseUrl, heldBefore };
     return { ...report, toolsRole: await withRetry(() => ensureToolsRole(client, source)) };
   });
 }

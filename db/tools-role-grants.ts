@@ -49,20 +49,25 @@ export async function refuseAnotherDatabasesRole(client: PoolClient, role: strin
   );
 }
 
+/** The ConvEngine tools roles (the legacy shared one and every database's) holding privileges in this database. */
+export async function toolsRolesHere(client: PoolClient): Promise<string[]> {
+  const { rows } = await client.query<{ rolname: string }>(
+    `SELECT DISTINCT r.rolname FROM pg_shdepend s JOIN pg_roles r ON r.oid = s.refobjid
+      WHERE s.refclassid = 'pg_authid'::regclass AND s.deptype = 'a'
+        AND (s.dbid = ${THIS_DATABASE} OR (s.dbid = 0 AND s.classid = 'pg_database'::regclass AND s.objid = ${THIS_DATABASE}))
+        AND starts_with(r.rolname, $1)
+      ORDER BY 1`,
+    [LEGACY_TOOLS_ROLE]
+  );
+  return rows.map((r) => r.rolname);
+}
+
 /**
  * Other ConvEngine tools roles (the legacy shared one, a template database's, the role of this database's former
  * name) holding privileges here: this database's SQL tools moved off them.
  */
 export async function previousRolesOf(client: PoolClient, role: string): Promise<string[]> {
-  const { rows } = await client.query<{ rolname: string }>(
-    `SELECT DISTINCT r.rolname FROM pg_shdepend s JOIN pg_roles r ON r.oid = s.refobjid
-      WHERE s.refclassid = 'pg_authid'::regclass AND s.deptype = 'a'
-        AND (s.dbid = ${THIS_DATABASE} OR (s.dbid = 0 AND s.classid = 'pg_database'::regclass AND s.objid = ${THIS_DATABASE}))
-        AND starts_with(r.rolname, $2) AND r.rolname <> $1
-      ORDER BY 1`,
-    [role, LEGACY_TOOLS_ROLE]
-  );
-  return rows.map((r) => r.rolname);
+  return (await toolsRolesHere(client)).filter((r) => r !== role);
 }
 
 /** Schemas, relations and default privileges of `from`'s here, and whether each includes what the tools read. */
@@ -144,15 +149,30 @@ async function grantConnect(client: PoolClient, role: string): Promise<string[]>
 }
 
 /**
- * Makes `role` this database's SQL tools' login: CONNECT, USAGE on the business schema and SELECT on its tables
- * (those it creates later too), moved from the role this database's tools used before (`previous`; they lose
- * every privilege here). Returns what `migrate` should say.
+ * The tools roles this database's tools move off: every other one holding privileges here (`previous`, which lose
+ * them all), and of those the ones that held them before this `migrate` (`moved`): on a new database, migration 0004
+ * grants the legacy shared role what it then takes back, and nothing moved that an operator should hear of.
  */
-export async function grantToolsRole(client: PoolClient, role: string, previous: readonly string[]): Promise<string[]> {
+export interface PreviousToolsRoles {
+  previous: readonly string[];
+  moved: readonly string[];
+}
+
+/**
+ * Makes `role` this database's SQL tools' login: CONNECT, USAGE on the business schema and SELECT on its tables
+ * (those it creates later too), moved from the roles this database's tools used before (they lose every privilege
+ * here). Returns what `migrate` should say.
+ */
+export async function grantToolsRole(
+  client: PoolClient,
+  role: string,
+  { previous, moved }: PreviousToolsRoles
+): Promise<string[]> {
   const notes = await grantConnect(client, role);
   for (const from of previous) {
     await moveGrants(client, from, role);
-    notes.push(`moved the SQL tools' privileges in this database from role ${from} to role ${role}`);
+    if (moved.includes(from))
+      notes.push(`moved the SQL tools' privileges in this database from role ${from} to role ${role}`);
     const left = await privilegesLeftHere(client, from);
     if (left > 0) notes.push(`role ${from} still holds ${left} privilege(s) in this database: revoke them`);
   }

@@ -1,6 +1,11 @@
 import { createHmac } from 'node:crypto';
 import type { Pool, PoolClient } from 'pg';
-import { grantToolsRole, previousRolesOf, refuseAnotherDatabasesRole } from './tools-role-grants';
+import {
+  grantToolsRole,
+  previousRolesOf,
+  refuseAnotherDatabasesRole,
+  type PreviousToolsRoles,
+} from './tools-role-grants';
 import { databaseNameOf, loginRoleOf, toolsRoleOf, ToolsRoleError } from './tools-role-names';
 import { applyRoleSettings } from './tools-role-settings';
 
@@ -93,7 +98,7 @@ async function harden(client: PoolClient, privileges: Privileges, target: ToolsR
   for (const group of await memberships(client, target.role)) {
     await client.query(`REVOKE ${client.escapeIdentifier(group)} FROM ${role}`);
   }
-  return applyRoleSettings(client, target.role, privileges.superuser, target.previous);
+  return applyRoleSettings(client, target.role, privileges.superuser, target.previous.moved);
 }
 
 /** Without the right to change the role, refuse to run on one that would give tool SQL more than reads. */
@@ -119,14 +124,19 @@ export interface ToolsRoleSource {
   databaseUrl: string | null;
   /** TOOLS_DATABASE_URL when set: its login is the tools role, with the operator's password (docker-compose), which stays. */
   toolsDatabaseUrl?: string | undefined;
+  /**
+   * The tools roles that held privileges here before this `migrate` applied its migrations (toolsRolesHere); unset,
+   * every role the tools move off is said to be moved.
+   */
+  heldBefore?: readonly string[] | undefined;
 }
 
 interface ToolsRoleTarget {
   role: string;
   /** The password to give it, null to leave it alone. */
   password: string | null;
-  /** The ConvEngine tools roles this database's tools used before (db/tools-role-grants.ts). */
-  previous: string[];
+  /** The ConvEngine tools roles this database's tools move off (db/tools-role-grants.ts). */
+  previous: PreviousToolsRoles;
 }
 
 /** What `migrate` did to the tools role: its name, and what an operator should hear of it. */
@@ -140,7 +150,9 @@ async function targetOf(client: PoolClient, source: ToolsRoleSource): Promise<To
   const { rows } = await client.query<{ name: string }>('SELECT current_database() AS name');
   const role = toolsDatabaseUrl === undefined ? toolsRoleOf(rows[0]?.name ?? '') : loginRoleOf(toolsDatabaseUrl);
   const password = toolsDatabaseUrl !== undefined || databaseUrl === null ? null : toolsRolePassword(databaseUrl, role);
-  return { role, password, previous: await previousRolesOf(client, role) };
+  const previous = await previousRolesOf(client, role);
+  const moved = previous.filter((r) => source.heldBefore?.includes(r) ?? true);
+  return { role, password, previous: { previous, moved } };
 }
 
 /**

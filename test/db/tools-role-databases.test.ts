@@ -170,3 +170,25 @@ describe('upgrading a database an older build migrated', () => {
     ]);
   });
 });
+
+/**
+ * A new database: migration 0004 (unchanged, its checksum) grants the legacy shared role the business schema, and the
+ * same `migrate` takes it back for the database's own role. Nothing was moved that an operator should hear of.
+ */
+describe("a new database's first migrate", () => {
+  let fresh: TestDatabase;
+  beforeAll(async () => {
+    fresh = await createTestDatabase({ migrated: false });
+  });
+  afterAll(async () => fresh?.drop());
+
+  it('says nothing of a move, and the legacy shared role holds nothing here', async () => {
+    const report = await migrate(fresh.pool);
+    expect(report.toolsRole).toEqual({ role: fresh.toolsRole, notes: [] });
+    const { rows } = await fresh.pool.query<{ usage: boolean }>(
+      "SELECT has_schema_privilege($1::name, 'business', 'USAGE') AS usage",
+      [LEGACY_TOOLS_ROLE]
+    );
+    expect(rows).toEqual([{ usage: false }]);
+  });
+});
