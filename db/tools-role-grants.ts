@@ -70,46 +70,95 @@ export async function previousRolesOf(client: PoolClient, role: string): Promise
   return (await toolsRolesHere(client)).filter((r) => r !== role);
 }
 
-/** Schemas, relations and default privileges of `from`'s here, and whether each includes what the tools read. */
-async function grantsOf(client: PoolClient, from: string) {
-  const schemas = await client.query<{ name: string; read: boolean }>(
-    `SELECT quote_ident(n.nspname) AS name, bool_or(a.privilege_type = 'USAGE') AS read
-       FROM pg_namespace n CROSS JOIN LATERAL aclexplode(n.nspacl) a WHERE a.grantee = ${ROLE_OID} GROUP BY n.nspname`,
-    [from]
-  );
-  const relations = await client.query<{ name: string; read: boolean }>(
-    `SELECT c.oid::regclass::text AS name, bool_or(a.privilege_type = 'SELECT') AS read
-       FROM pg_class c CROSS JOIN LATERAL aclexplode(c.relacl) a
-      WHERE a.grantee = ${ROLE_OID} AND c.relkind IN ('r', 'p', 'v', 'm', 'f') GROUP BY c.oid`,
-    [from]
-  );
-  const defaults = await client.query<{ name: string; read: boolean }>(
-    `SELECT 'FOR ROLE ' || quote_ident(pg_get_userbyid(d.defaclrole))
-              || coalesce(' IN SCHEMA ' || quote_ident(n.nspname), '') AS name,
-            bool_or(a.privilege_type = 'SELECT') AS read
-       FROM pg_default_acl d LEFT JOIN pg_namespace n ON n.oid = d.defaclnamespace
-       CROSS JOIN LATERAL aclexplode(d.defaclacl) a
-      WHERE a.grantee = ${ROLE_OID} AND d.defaclobjtype = 'r' GROUP BY d.defaclrole, n.nspname`,
-    [from]
-  );
-  return { schemas: schemas.rows, relations: relations.rows, defaults: defaults.rows };
+/**
+ * The kinds of object a tools role may hold privileges on here: how a query lists `from`'s (each name quoted with
+ * quote_ident), the GRANT's object word, and the privileges the SQL tools read with, which move; the rest do not.
+ */
+interface ObjectKind {
+  on: 'SCHEMA' | 'TABLE' | 'SEQUENCE' | 'ROUTINE';
+  reads: readonly string[];
+  /** Rows of `name` (quoted) and `privileges`, for the role $1. */
+  sql: string;
 }
 
-/** Gives `to` what `from` may read here and takes everything from `from`, its CONNECT on this database included. */
+const RELATIONS_OF = (relkinds: string) => `SELECT quote_ident(n.nspname) || '.' || quote_ident(c.relname) AS name,
+         array_agg(a.privilege_type) AS privileges
+    FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace CROSS JOIN LATERAL aclexplode(c.relacl) a
+   WHERE a.grantee = ${ROLE_OID} AND c.relkind IN (${relkinds}) GROUP BY n.nspname, c.relname`;
+
+const OBJECT_KINDS: readonly ObjectKind[] = [
+  {
+    on: 'SCHEMA',
+    reads: ['USAGE'],
+    sql: `SELECT quote_ident(n.nspname) AS name, array_agg(a.privilege_type) AS privileges
+            FROM pg_namespace n CROSS JOIN LATERAL aclexplode(n.nspacl) a WHERE a.grantee = ${ROLE_OID} GROUP BY n.nspname`,
+  },
+  { on: 'TABLE', reads: ['SELECT'], sql: RELATIONS_OF("'r', 'p', 'v', 'm', 'f'") },
+  // A tool's nextval() would write: only what reads a sequence (currval, lastval, SELECT) moves.
+  { on: 'SEQUENCE', reads: ['USAGE', 'SELECT'], sql: RELATIONS_OF("'S'") },
+  {
+    on: 'ROUTINE',
+    reads: ['EXECUTE'],
+    sql: `SELECT quote_ident(n.nspname) || '.' || quote_ident(p.proname)
+                 || '(' || pg_get_function_identity_arguments(p.oid) || ')' AS name,
+                 array_agg(a.privilege_type) AS privileges
+            FROM pg_proc p JOIN pg_namespace n ON n.oid = p.pronamespace CROSS JOIN LATERAL aclexplode(p.proacl) a
+           WHERE a.grantee = ${ROLE_OID} GROUP BY n.nspname, p.proname, p.oid`,
+  },
+];
+
+/** Default privileges by pg_default_acl.defaclobjtype: the object word of ALTER DEFAULT PRIVILEGES, what moves. */
+const DEFAULT_KINDS: Readonly<Record<string, { on: string; reads: readonly string[] }>> = {
+  r: { on: 'TABLES', reads: ['SELECT'] },
+  S: { on: 'SEQUENCES', reads: ['USAGE', 'SELECT'] },
+  f: { on: 'FUNCTIONS', reads: ['EXECUTE'] },
+  T: { on: 'TYPES', reads: ['USAGE'] },
+  n: { on: 'SCHEMAS', reads: ['USAGE'] },
+};
+
+interface Held {
+  name: string;
+  privileges: string[];
+}
+
+/** `from`'s default privileges here: `FOR ROLE … [IN SCHEMA …]`, the kind of object, the privileges. */
+async function defaultsOf(client: PoolClient, from: string) {
+  const { rows } = await client.query<Held & { kind: string }>(
+    `SELECT 'FOR ROLE ' || quote_ident(pg_get_userbyid(d.defaclrole))
+              || coalesce(' IN SCHEMA ' || quote_ident(n.nspname), '') AS name,
+            d.defaclobjtype::text AS kind, array_agg(a.privilege_type) AS privileges
+       FROM pg_default_acl d LEFT JOIN pg_namespace n ON n.oid = d.defaclnamespace
+       CROSS JOIN LATERAL aclexplode(d.defaclacl) a
+      WHERE a.grantee = ${ROLE_OID} GROUP BY d.defaclrole, n.nspname, d.defaclobjtype`,
+    [from]
+  );
+  return rows;
+}
+
+const readsOf = (held: Held, reads: readonly string[]): string[] => reads.filter((p) => held.privileges.includes(p));
+
+/**
+ * Gives `to` what `from` may read here (USAGE on schemas, SELECT on tables, a sequence's USAGE and SELECT, EXECUTE
+ * on functions, and the default privileges that give them) and takes everything from `from`, its CONNECT on this
+ * database included.
+ */
 async function moveGrants(client: PoolClient, from: string, to: string): Promise<void> {
   const [f, t] = [client.escapeIdentifier(from), client.escapeIdentifier(to)];
-  const { schemas, relations, defaults } = await grantsOf(client, from);
-  for (const s of schemas) {
-    if (s.read) await client.query(`GRANT USAGE ON SCHEMA ${s.name} TO ${t}`);
-    await client.query(`REVOKE ALL ON SCHEMA ${s.name} FROM ${f}`);
+  for (const kind of OBJECT_KINDS) {
+    const { rows } = await client.query<Held>(kind.sql, [from]);
+    for (const held of rows) {
+      const reads = readsOf(held, kind.reads);
+      if (reads.length > 0) await client.query(`GRANT ${reads.join(', ')} ON ${kind.on} ${held.name} TO ${t}`);
+      await client.query(`REVOKE ALL ON ${kind.on} ${held.name} FROM ${f}`);
+    }
   }
-  for (const r of relations) {
-    if (r.read) await client.query(`GRANT SELECT ON ${r.name} TO ${t}`);
-    await client.query(`REVOKE ALL ON ${r.name} FROM ${f}`);
-  }
-  for (const d of defaults) {
-    if (d.read) await client.query(`ALTER DEFAULT PRIVILEGES ${d.name} GRANT SELECT ON TABLES TO ${t}`);
-    await client.query(`ALTER DEFAULT PRIVILEGES ${d.name} REVOKE ALL ON TABLES FROM ${f}`);
+  for (const held of await defaultsOf(client, from)) {
+    const kind = DEFAULT_KINDS[held.kind];
+    if (kind === undefined) continue;
+    const reads = readsOf(held, kind.reads);
+    if (reads.length > 0)
+      await client.query(`ALTER DEFAULT PRIVILEGES ${held.name} GRANT ${reads.join(', ')} ON ${kind.on} TO ${t}`);
+    await client.query(`ALTER DEFAULT PRIVILEGES ${held.name} REVOKE ALL ON ${kind.on} FROM ${f}`);
   }
   const database = client.escapeIdentifier(await currentDatabase(client));
   await client.query(`REVOKE CONNECT ON DATABASE ${database} FROM ${f}`);
@@ -120,7 +169,7 @@ async function currentDatabase(client: PoolClient): Promise<string> {
   return rows[0]?.name ?? '';
 }
 
-/** Privileges `role` still holds here (ones migrate does not move: a function's EXECUTE, a sequence's). */
+/** Privileges `role` still holds here (ones migrate does not move: a large object's, a column's, a type's). */
 async function privilegesLeftHere(client: PoolClient, role: string): Promise<number> {
   const { rows } = await client.query<{ n: number }>(
     `SELECT count(*)::int AS n FROM pg_shdepend s

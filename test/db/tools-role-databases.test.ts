@@ -134,6 +134,13 @@ describe('upgrading a database an older build migrated', () => {
       GRANT SELECT ON ALL TABLES IN SCHEMA business TO ${LEGACY_TOOLS_ROLE};
       ALTER DEFAULT PRIVILEGES IN SCHEMA business GRANT SELECT ON TABLES TO ${LEGACY_TOOLS_ROLE};
       ALTER ROLE ${LEGACY_TOOLS_ROLE} IN DATABASE ${old.name} SET statement_timeout = '10s';
+      CREATE FUNCTION business."Balance Of"(n int) RETURNS int LANGUAGE sql AS 'SELECT n';
+      CREATE SEQUENCE business."ticket seq";
+      REVOKE EXECUTE ON FUNCTION business."Balance Of"(int) FROM PUBLIC;
+      GRANT EXECUTE ON FUNCTION business."Balance Of"(int) TO ${LEGACY_TOOLS_ROLE};
+      GRANT USAGE, SELECT ON SEQUENCE business."ticket seq" TO ${LEGACY_TOOLS_ROLE};
+      ALTER DEFAULT PRIVILEGES IN SCHEMA business GRANT USAGE, SELECT ON SEQUENCES TO ${LEGACY_TOOLS_ROLE};
+      ALTER DEFAULT PRIVILEGES IN SCHEMA business GRANT EXECUTE ON FUNCTIONS TO ${LEGACY_TOOLS_ROLE};
     `);
   });
   afterAll(async () => old?.drop());
@@ -158,6 +165,16 @@ describe('upgrading a database an older build migrated', () => {
       return rows[0];
     };
     expect(await can(old.toolsRole)).toEqual({ schema: true, accounts: true, later: true });
+    await old.pool.query('CREATE SEQUENCE business.later_seq');
+    const canRoutinesAndSequences = async (role: string) => {
+      const { rows } = await old.pool.query<{ fn: boolean; seq: boolean; laterSeq: boolean }>(
+        `SELECT has_function_privilege($1::name, 'business."Balance Of"(int)', 'EXECUTE') AS fn,
+                has_sequence_privilege($1::name, 'business."ticket seq"', 'USAGE, SELECT') AS seq,
+                has_sequence_privilege($1::name, 'business.later_seq', 'USAGE, SELECT') AS "laterSeq"`,
+        [role]
+      );
+      return rows[0];
+    };
     expect(await can(LEGACY_TOOLS_ROLE)).toEqual({ schema: false, accounts: false, later: false });
     const tools = await old
       .toolsPool()
@@ -165,6 +182,10 @@ describe('upgrading a database an older build migrated', () => {
         "SELECT owner, current_setting('statement_timeout') AS timeout FROM business.accounts"
       );
     expect(tools.rows).toEqual([{ owner: 'kept', timeout: '10s' }]);
+    expect(await canRoutinesAndSequences(old.toolsRole)).toEqual({ fn: true, seq: true, laterSeq: true });
+    expect(await canRoutinesAndSequences(LEGACY_TOOLS_ROLE)).toEqual({ fn: false, seq: false, laterSeq: false });
+    const called = await old.toolsPool().query('SELECT business."Balance Of"(7) AS b');
+    expect(called.rows).toEqual([{ b: 7 }]);
     expect((await migrate(old.pool)).toolsRole.notes).toEqual([
       `kept statement_timeout=10s on role ${old.toolsRole}: stricter than the 60s migrate sets`,
     ]);
