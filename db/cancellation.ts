@@ -50,15 +50,28 @@ export async function cancellableQuery<R extends QueryResultRow>(
     throw signal.aborted ? abortReason(signal) : err;
   } finally {
     // A client whose statement failed for another reason may be broken (a lost connection): not pooled again.
-    client.release(broken);
+    releaseClient(client, broken);
   }
+}
+
+/** The clients a CancelRequest was sent for (cancelledOnAbort): never pooled again (releaseClient). */
+const cancelSent = new WeakSet<PoolClient>();
+
+/**
+ * Returns `client` to its pool, or discards it (closes its connection) when `broken` or when a CancelRequest was
+ * sent for its session: the server handles a cancel asynchronously (a pooler forwards it later still), so one that
+ * arrives after its statement ended would cancel whatever statement the pool's next user runs on that session.
+ */
+export function releaseClient(client: PoolClient, broken: boolean): void {
+  client.release(broken || cancelSent.has(client));
 }
 
 /**
  * Runs `run` on `client`; when `signal` aborts meanwhile, the server cancels the statement (the protocol's
  * CancelRequest, cancelRequestOf), so it stops at once, even in a lock wait, instead of at its timeout. It returns
- * once that cancel has been handled: a cancel still on its way could otherwise hit the client's next statement. Best
- * effort: a cancel that cannot be sent leaves the statement to its timeouts (lock_timeout, statement_timeout).
+ * once that cancel has been handled, and the client must then be released with releaseClient, which discards it: a
+ * cancel the server (or a pooler) acts on late could otherwise hit the client's next statement. Best effort: a cancel
+ * that cannot be sent leaves the statement to its timeouts (lock_timeout, statement_timeout).
  */
 export async function cancelledOnAbort<T>(
   client: PoolClient,
@@ -70,7 +83,9 @@ export async function cancelledOnAbort<T>(
   const request = cancelRequestOf(client);
   let cancelling: Promise<void> = Promise.resolve();
   const cancel = (): void => {
-    if (request !== null) cancelling = sendCancelRequest(request);
+    if (request === null) return;
+    cancelSent.add(client);
+    cancelling = sendCancelRequest(request);
   };
   signal.addEventListener('abort', cancel, { once: true });
   try {

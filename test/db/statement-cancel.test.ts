@@ -65,5 +65,8 @@ describe('a statement cancelled by its activity', () => {
       key,
     ]);
     expect(rows).toEqual([{ n: 0 }]);
+    // The cancelled session is discarded: a cancel the server acts on late never reaches the pool's next statement.
+    const next = await pool.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+    expect(next.rows[0]?.pid).not.toBe(serverPid);
   });
 });

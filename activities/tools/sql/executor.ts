@@ -1,5 +1,5 @@
 import type { Pool, PoolClient, QueryConfig } from 'pg';
-import { cancelledOnAbort } from '../../../db/cancellation';
+import { cancelledOnAbort, releaseClient } from '../../../db/cancellation';
 import { TIME_FORMAT_SESSION } from '../../../db/pool';
 import { retryOnConnectionLoss } from '../../../db/connection-loss';
 import { scrubDatabaseMessage, sqlStateOf } from '../../../db/error-text';
@@ -202,7 +202,10 @@ export async function executeReadOnly(target: ReadOnlySqlTarget, query: ReadOnly
   }
 }
 
-/** Rolls back and resets the session; a client that cannot be reset is discarded, never pooled. */
+/**
+ * Rolls back and resets the session; a client that cannot be reset, or whose statement was cancelled, is discarded,
+ * never pooled (releaseClient).
+ */
 async function releaseClean(client: PoolClient): Promise<void> {
   const clean = await client
     .query('ROLLBACK')
@@ -211,7 +214,7 @@ async function releaseClean(client: PoolClient): Promise<void> {
       () => true,
       () => false
     );
-  client.release(!clean);
+  releaseClient(client, !clean);
 }
 
 /** Dates and big numbers become JSON-friendly values (rows travel through event history). */

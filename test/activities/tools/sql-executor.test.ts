@@ -64,6 +64,13 @@ describe('read-only SQL executor', () => {
       );
       return r.rows[0]?.n ?? -1;
     };
+    // One connection: the pool would hand the cancelled one to the next statement, were it pooled again.
+    const target = { pool: createPool(toolsDatabaseUrl(db.tdb.url), { max: 1 }) };
+    const backendPid = async () => {
+      const { rows } = await executeReadOnly(target, query('select pg_backend_pid() as pid'));
+      return rows[0]?.['pid'];
+    };
+    const cancelledPid = await backendPid();
     // The table locked by another session: the tool's statement waits, as a slow query would run, for up to 20 s.
     const holder = await db.tdb.pool.connect();
     await holder.query('BEGIN');
@@ -71,7 +78,7 @@ describe('read-only SQL executor', () => {
     try {
       const controller = new AbortController();
       const slow = { statementTimeoutMs: 20_000, lockTimeoutMs: 20_000, signal: controller.signal };
-      const running = executeReadOnly(db.appTarget, query('select id from orders', [], slow)).catch((e: unknown) => e);
+      const running = executeReadOnly(target, query('select id from orders', [], slow)).catch((e: unknown) => e);
       await eventually(async () => expect(await waitingToolQueries()).toBe(1));
       const cancelledAt = Date.now();
       controller.abort(new Error('the activity was cancelled'));
@@ -81,11 +88,16 @@ describe('read-only SQL executor', () => {
       expect(Date.now() - cancelledAt).toBeLessThan(5_000);
       expect(await waitingToolQueries()).toBe(0);
       await expect(
-        executeReadOnly(db.appTarget, query('select 1 as one', [], { signal: controller.signal }))
+        executeReadOnly(target, query('select 1 as one', [], { signal: controller.signal }))
       ).rejects.toThrow('the activity was cancelled');
+      // A late cancel could reach only the discarded session: the next statement runs on another.
+      const next = await backendPid();
+      expect(next).toEqual(expect.any(Number));
+      expect(next).not.toBe(cancelledPid);
     } finally {
       await holder.query('ROLLBACK');
       holder.release();
+      await target.pool.end();
     }
   });
 
