@@ -9,7 +9,13 @@ import {
   type OutsideTransactionStatement,
 } from './migrate-outside-transaction';
 import { withMigrationLock, type MigrationLockWait } from './migration-lock';
-import { connectionStringOf, ensureToolsRole, type ToolsRoleReport } from './tools-role';
+import {
+  connectionStringOf,
+  ensureToolsRole,
+  toolsRoleCreationRefusal,
+  ToolsRoleError,
+  type ToolsRoleReport,
+} from './tools-role';
 import { toolsRolesHere } from './tools-role-grants';
 
 export const MIGRATIONS_DIR = join(__dirname, 'migrations');
@@ -81,6 +87,9 @@ export async function migrate(
   options: MigrateOptions = {}
 ): Promise<MigrationReport> {
   return withMigrationLock(pool, options.lockWait ?? {}, async (client) => {
+    // Before any migration: a login that cannot make the tools role would fail after half of them.
+    const refusal = await toolsRoleCreationRefusal(client, options.toolsDatabaseUrl);
+    if (refusal !== null) throw new ToolsRoleError(refusal);
     // Before the migrations: on a new database 0004 grants the legacy shared role what the tools role then takes.
     const heldBefore = await toolsRolesHere(client);
     const report = await applyPending(client, readMigrations(dir));

@@ -145,10 +145,46 @@ export interface ToolsRoleReport {
   notes: string[];
 }
 
+type Queryable = Pick<PoolClient, 'query'>;
+
+/** The SQL tools' role of this database: TOOLS_DATABASE_URL's login, else `convengine_tools_ro_<database>`. */
+async function toolsRoleHere(client: Queryable, toolsDatabaseUrl: string | undefined): Promise<string> {
+  if (toolsDatabaseUrl !== undefined) return loginRoleOf(toolsDatabaseUrl);
+  const { rows } = await client.query<{ name: string }>('SELECT current_database() AS name');
+  return toolsRoleOf(rows[0]?.name ?? '');
+}
+
+/**
+ * Why `migrate` cannot go on as DATABASE_URL's login, before it changes anything: the SQL tools' role does not exist
+ * and the login may not create it (neither SUPERUSER nor CREATEROLE); null when it can. A role a DBA created is
+ * used as it is, so then no CREATEROLE is needed.
+ */
+export async function toolsRoleCreationRefusal(
+  client: Queryable,
+  toolsDatabaseUrl: string | undefined
+): Promise<string | null> {
+  const role = await toolsRoleHere(client, toolsDatabaseUrl);
+  const { rows } = await client.query<{ login: string; exists: boolean; creates: boolean }>(
+    `SELECT current_user AS login, EXISTS (SELECT 1 FROM pg_roles WHERE rolname = $1) AS exists,
+            (SELECT rolsuper OR rolcreaterole FROM pg_roles WHERE rolname = current_user) AS creates`,
+    [role]
+  );
+  const row = rows[0];
+  if (row === undefined || row.exists || row.creates) return null;
+  const created =
+    toolsDatabaseUrl === undefined
+      ? `or have a DBA create it (CREATE ROLE ${role} LOGIN NOINHERIT PASSWORD '…') and set TOOLS_DATABASE_URL to its login`
+      : "or have a DBA create it (CREATE ROLE … LOGIN NOINHERIT) with TOOLS_DATABASE_URL's password";
+  return (
+    `the SQL tools' role ${role} does not exist and DATABASE_URL's role ${row.login} may not create it (it has ` +
+    `neither CREATEROLE nor SUPERUSER): grant it CREATEROLE (ALTER ROLE ${row.login} CREATEROLE), ${created}; ` +
+    'migrate then uses the role as it is (docs/security.md, section 4)'
+  );
+}
+
 async function targetOf(client: PoolClient, source: ToolsRoleSource): Promise<ToolsRoleTarget> {
   const { databaseUrl, toolsDatabaseUrl } = source;
-  const { rows } = await client.query<{ name: string }>('SELECT current_database() AS name');
-  const role = toolsDatabaseUrl === undefined ? toolsRoleOf(rows[0]?.name ?? '') : loginRoleOf(toolsDatabaseUrl);
+  const role = await toolsRoleHere(client, toolsDatabaseUrl);
   const password = toolsDatabaseUrl !== undefined || databaseUrl === null ? null : toolsRolePassword(databaseUrl, role);
   const previous = await previousRolesOf(client, role);
   const moved = previous.filter((r) => source.heldBefore?.includes(r) ?? true);

@@ -72,7 +72,7 @@ export const doctorCommand: CliCommand = {
         await checkRoundTrip({ temporal, namespace, compression: env.TEMPORAL_GRPC_COMPRESSION, workflowBundle: env })
       );
     if (env.DATABASE_URL) {
-      const database = await checkDatabase(env.DATABASE_URL);
+      const database = await checkDatabase(env.DATABASE_URL, env.TOOLS_DATABASE_URL);
       findings.push(database);
       if (database.level !== 'fail') {
         const url = env.DATABASE_URL;

@@ -15,6 +15,7 @@ import {
   type Deployment,
 } from '../../db/deployment';
 import { newerSchemaWarning, notMigratedMessage, schemaState } from '../../db/migrate';
+import { toolsRoleCreationRefusal } from '../../db/tools-role';
 import { readConfigRows } from '../../db/config/load';
 import { configServing } from '../../db/config/stored-fallback';
 import { loadEngineValidation } from '../../activities/runtime/config-validation';
@@ -120,8 +121,11 @@ export async function checkRoundTrip(target: RoundTripTarget): Promise<Finding> 
   }
 }
 
-/** Connects and compares the applied migrations with the ones this build ships. */
-export async function checkDatabase(databaseUrl: string): Promise<Finding> {
+/**
+ * Connects and compares the applied migrations with the ones this build ships. A database that lacks some also says
+ * when `migrate` would refuse, as DATABASE_URL's login, to create the SQL tools' role (`toolsDatabaseUrl`'s login).
+ */
+export async function checkDatabase(databaseUrl: string, toolsDatabaseUrl?: string): Promise<Finding> {
   const handle = openDatabase(databaseUrl, { max: 1, connectionTimeoutMillis: 5_000 });
   try {
     const state = await schemaState(handle.pool);
@@ -133,7 +137,11 @@ export async function checkDatabase(databaseUrl: string): Promise<Finding> {
       };
     }
     const notMigrated = notMigratedMessage(state);
-    if (notMigrated !== null) return { check: 'database', level: 'fail', message: notMigrated };
+    if (notMigrated !== null) {
+      const refusal = await toolsRoleCreationRefusal(handle.pool, toolsDatabaseUrl);
+      const message = refusal === null ? notMigrated : `${notMigrated}, which will fail: ${refusal}`;
+      return { check: 'database', level: 'fail', message };
+    }
     if (state.unknown.length > 0) {
       return { check: 'database', level: 'warn', message: newerSchemaWarning(state.unknown) };
     }
