@@ -1,6 +1,7 @@
 import { Client, type ClientBase, Pool, type PoolConfig, types } from 'pg';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { markSessionRefusal } from './connection-loss';
+import { sqlStateOf } from './error-text';
 import * as schema from './schema';
 
 // bigint (int8) columns hold ids and counters that stay far below 2^53; numbers are easier to
@@ -22,6 +23,41 @@ export interface DbHandle {
  * isDatabaseUnreachable knows it without reading the server's localised severity.
  */
 class SessionClient extends Client {
+  /** The ErrorResponse with which the server ended this session between statements (sessionEndOf). */
+  private endedBy: Error | null = null;
+
+  constructor(config?: ConstructorParameters<typeof Client>[0]) {
+    super(config);
+    this.on('error', (err: Error) => {
+      if (sqlStateOf(err) !== null) this.endedBy ??= err;
+    });
+  }
+
+  /**
+   * pg's query, whose failure on a session the server ended between statements carries the server's reason as its
+   * cause: pg emits that FATAL ("terminating connection due to administrator command", an idle_session_timeout) as
+   * an 'error' event on the client, and the next statement fails with only "Connection terminated unexpectedly".
+   */
+  override query(...args: unknown[]): never {
+    const run = (super.query as (...a: unknown[]) => unknown).bind(this);
+    const last = args[args.length - 1];
+    if (typeof last === 'function') {
+      const callback = last as (err: unknown, ...rest: unknown[]) => void;
+      return run(...args.slice(0, -1), (err: unknown, ...rest: unknown[]) =>
+        callback(this.withSessionEnd(err), ...rest)
+      ) as never;
+    }
+    const result = run(...args);
+    if (!(result instanceof Promise)) return result as never;
+    return result.catch((err: unknown) => Promise.reject(this.withSessionEnd(err))) as never;
+  }
+
+  private withSessionEnd(err: unknown): unknown {
+    if (this.endedBy === null || !(err instanceof Error) || err === this.endedBy || err.cause !== undefined) return err;
+    err.cause = this.endedBy;
+    return err;
+  }
+
   override connect(): Promise<Client>;
   override connect(callback: (err: Error) => void): void;
   override connect(callback?: (err: Error) => void): Promise<Client> | void {
