@@ -3,6 +3,7 @@ import type { Env } from '../config/env';
 import { isNamespaceNotFound } from '../config/temporal-client';
 import type { Database } from '../db/pool';
 import { cachedFor, databaseReadiness, temporalReadiness } from '../observability/dependency-checks';
+export { READINESS_CACHE_MS } from '../observability/dependency-checks';
 import {
   PREREQUISITE_MESSAGES,
   readinessWithPrerequisites,
@@ -10,9 +11,6 @@ import {
 } from '../observability/prerequisites';
 import { readTurnPollers, turnPollersCheck, type TurnPollersCheck } from '../observability/turn-pollers';
 import type { ReadinessProbe } from './ports';
-
-/** How long one answer of the API's /readyz serves the next probes (docs/operations.md: "the next second"). */
-export const READINESS_CACHE_MS = 1_000;
 
 /** What the API's readiness asks: its database, its Temporal connection and the prerequisite checks. */
 export interface ReadinessDependencies {

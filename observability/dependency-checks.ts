@@ -105,6 +105,9 @@ function readiness(probe: Promise<unknown>): Promise<string> {
   );
 }
 
+/** How long one readiness answer serves the next probes, API and worker alike (docs/operations.md: "the next second"). */
+export const READINESS_CACHE_MS = 1_000;
+
 /**
  * `read`, run at most once per `ms`: a call within that time of the last run gets the last run's answer (a failure
  * too), so probes and scrapes in a burst, or while a dependency is down, cost one check. Timed on the monotonic

@@ -5,7 +5,12 @@ import { createActivities } from '../activities';
 import type { TaskTable } from '../core/tasks/registry';
 import { silentLogger, type Logger } from '../observability/logger';
 import { createWorkerMetrics, type WorkerMetrics } from '../observability/metrics';
-import { databaseReadiness, temporalReadiness } from '../observability/dependency-checks';
+import {
+  cachedFor,
+  databaseReadiness,
+  READINESS_CACHE_MS,
+  temporalReadiness,
+} from '../observability/dependency-checks';
 import { metricsText } from '../observability/probe-server';
 import {
   readinessWithPrerequisites,
@@ -272,8 +277,12 @@ function workerCheck({ worker, starting }: WorkerState): string {
   return worker.getState() === 'RUNNING' ? 'ok' : worker.getState().toLowerCase();
 }
 
-/** The worker's /metrics (its registry plus the SDK's exporter) and /readyz: database, Temporal, tools login, worker state. */
-function workerProbeHandlers(
+/**
+ * The worker's /metrics (its registry plus the SDK's exporter) and /readyz: database, Temporal, tools login, worker
+ * state. One readiness answer serves the probes of the next second, as the API's does: a probe asks the database and
+ * Temporal at most once a second, however often it is sent.
+ */
+export function workerProbeHandlers(
   run: TurnWorkerRun,
   { connection, wired, prerequisites }: WorkerResources,
   state: WorkerState,
@@ -281,7 +290,7 @@ function workerProbeHandlers(
 ): ProbeHandlers {
   return {
     metrics: () => metricsText(metrics.registry, run.env.TEMPORAL_SDK_METRICS_ADDRESS),
-    readiness: async () => {
+    readiness: cachedFor(READINESS_CACHE_MS, async () => {
       const [database, temporal, required] = await Promise.all([
         databaseReadiness(wired.deps.db),
         temporalReadiness(connection, () => connection.workflowService.getSystemInfo({})),
@@ -295,6 +304,6 @@ function workerProbeHandlers(
         worker: workerCheck(state),
       };
       return { checks, warnings: required.warnings };
-    },
+    }),
   };
 }
