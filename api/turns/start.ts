@@ -51,6 +51,11 @@ export type StartOutcome =
  * Starts the turn workflow under its deterministic id. The id is the concurrency guard (D13): a
  * second start for the same turn finds the running one, and we attach to it only when it was
  * started on this task queue with the same idempotency key.
+ *
+ * A failed turn may be run again under the same id (the retry path, or the conversation's next message); a completed
+ * one never. Temporal's reuse policy cannot tell whose failed run it is: on a namespace shared with another deployment
+ * the id may be that deployment's failed turn (a client sent one conversation id to both), which must stay its own.
+ * So the first start reuses no id at all, and only a closed run of this task queue is re-run.
  */
 export async function startTurnWorkflow(
   client: Client,
@@ -58,14 +63,27 @@ export async function startTurnWorkflow(
   input: TurnInput,
   options: { eager: boolean } = { eager: false }
 ): Promise<StartOutcome> {
+  const first = await startOrDescribe(client, taskQueue, input, options, 'REJECT_DUPLICATE');
+  if (first.kind !== 'CLOSED' || first.status === 'COMPLETED') return first;
+  // This deployment's own turn, failed (terminated, timed out…): run it again. Another start may win the id meanwhile.
+  return startOrDescribe(client, taskQueue, input, options, 'ALLOW_DUPLICATE_FAILED_ONLY');
+}
+
+/** One start under `reusePolicy`; refused (the id has a run), what that run is to this deployment. */
+async function startOrDescribe(
+  client: Client,
+  taskQueue: string,
+  input: TurnInput,
+  options: { eager: boolean },
+  reusePolicy: 'REJECT_DUPLICATE' | 'ALLOW_DUPLICATE_FAILED_ONLY'
+): Promise<StartOutcome> {
   try {
     const handle = await client.workflow.start<typeof conversationTurnV3>(TURN_WORKFLOW_TYPE, {
       taskQueue,
       workflowId: input.turnId,
       args: [input],
       workflowIdConflictPolicy: 'FAIL',
-      // A failed turn may be run again under the same id (the retry path); a completed one never.
-      workflowIdReusePolicy: 'ALLOW_DUPLICATE_FAILED_ONLY',
+      workflowIdReusePolicy: reusePolicy,
       typedSearchAttributes: [
         { key: ConversationIdKey, value: input.conversationId },
         { key: TurnNumberKey, value: input.turnNumber },

@@ -107,6 +107,31 @@ describe('two deployments on one Temporal namespace', () => {
     expect((await a.request('GET', `/api/v1/console/turns/turn-${id}-1`)).status).toBe(200);
   });
 
+  it("refuses to re-run the other deployment's failed turn under its id (422 CONVERSATION_ID_TAKEN)", async () => {
+    const parked = (await park(a, `ended-${crypto.randomUUID()}`, 'CUST-1001')).json();
+    const handle = a.wf.client.workflow.getHandle(parked.turn.workflowId);
+    await handle.terminate('the turn ends unfinished: its id may be re-run');
+    const { runId } = await handle.describe();
+    b.wf.mcp.llm.setScript([extracted('CUST-2002'), plan(SUBMIT, 'CUST-2002'), answer('Not submitted.')]);
+    const sent = await b.request('POST', '/api/v1/conversation/message', {
+      json: { conversationId: parked.conversationId, message: LOAN_MESSAGE },
+    });
+    expect([sent.status, sent.json().error?.code]).toEqual([422, 'CONVERSATION_ID_TAKEN']);
+    const after = await handle.describe();
+    expect([after.runId, after.status.name, after.taskQueue]).toEqual([runId, 'TERMINATED', a.wf.taskQueue]);
+    // Its own deployment's next message still re-runs it.
+    a.wf.mcp.llm.setScript([extracted('CUST-1001'), plan(SUBMIT, 'CUST-1001'), answer('Not submitted.')]);
+    const own = await a.request('POST', '/api/v1/conversation/message', {
+      json: { conversationId: parked.conversationId, message: LOAN_MESSAGE },
+    });
+    expect([own.status, own.json().turn.outcome, own.json().turn.workflowId]).toEqual([
+      202,
+      'AWAITING_APPROVAL',
+      parked.turn.workflowId,
+    ]);
+    expect((await reject(a, own.json())).status).toBe(200);
+  });
+
   it("keeps a key's conversation across the upgrade of a deployment on another queue than the default", async () => {
     // A request of the build before: its claim names the unscoped id; the turn never started (the API crashed).
     const key = `upgrade-${crypto.randomUUID()}`;
