@@ -182,7 +182,7 @@ function pendingApprovalsCount(client: Client, connection: ConnectionLike, taskQ
 function apiPorts(wiring: ApiWiring, turns: ApiPorts['turns'], prerequisites: PrerequisiteMonitor): ApiPorts {
   const { env, db, connection, client, store, workerDatabase } = wiring;
   const taskQueue = env.TEMPORAL_TASK_QUEUE;
-  const conversations = conversationQueries(db, temporalTurnEnds(client.workflow));
+  const conversations = conversationQueries(db, temporalTurnEnds(client.workflow, taskQueue));
   return {
     turns,
     conversations,

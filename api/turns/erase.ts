@@ -81,7 +81,8 @@ async function endedInFlightTurn(db: Database, temporal: ErasureTemporal | null,
   let end: object | null;
   let own: Awaited<ReturnType<typeof describeOwnOrNull>>;
   try {
-    end = await temporalTurnEnds(temporal.workflow)(conversationId, turn);
+    // Another deployment's run under the turn's id reads as ended (TURN_GONE): it is never terminated from here.
+    end = await temporalTurnEnds(temporal.workflow, temporal.taskQueue)(conversationId, turn);
     own = end
       ? null
       : await describeOwnOrNull(temporal.workflow.getHandle(turnIdFor(conversationId, turn)), temporal.taskQueue);

@@ -1,9 +1,5 @@
-import {
-  WorkflowNotFoundError,
-  type WorkflowClient,
-  type WorkflowExecutionStatusName,
-  type WorkflowHandle,
-} from '@temporalio/client';
+import { type WorkflowClient, type WorkflowExecutionStatusName, type WorkflowHandle } from '@temporalio/client';
+import { describeOwnOrNull } from './decisions';
 import { endedRunFailure, type TurnFailure } from './ended-run';
 import { rootFailure } from './outcome';
 import { turnIdFor } from '../../core/turn/contracts';
@@ -40,21 +36,21 @@ const ENDED: ReadonlySet<WorkflowExecutionStatusName> = new Set([
 export type TurnEndReader = (conversationId: string, turnNumber: number) => Promise<EndedTurn | null>;
 
 /**
- * Reads the latest run of the turn's workflow (a retried turn runs again under the same id). A turn Temporal does
- * not know has ended long since (its history passed the namespace's retention): the turn's rows exist, so it was
- * started. When Temporal cannot answer, it throws: a caller keeps the turn in flight.
+ * Reads the latest run of the turn's workflow (a retried turn runs again under the same id), when it is this
+ * deployment's (on `taskQueue`). A turn Temporal does not know has ended long since (its history passed the
+ * namespace's retention): the turn's rows exist, so it was started. So has one whose id now names another
+ * deployment's run (a namespace shared with it): only one run of an id is open at a time, and that one is not this
+ * deployment's, whose state and failure it must not report. When Temporal cannot answer, it throws: a caller keeps
+ * the turn in flight.
  */
-export function temporalTurnEnds(client: Pick<WorkflowClient, 'getHandle'>): TurnEndReader {
+export function temporalTurnEnds(client: Pick<WorkflowClient, 'getHandle'>, taskQueue: string): TurnEndReader {
   return async (conversationId, turnNumber) => {
-    try {
-      const handle = client.getHandle(turnIdFor(conversationId, turnNumber));
-      const { status } = await handle.describe();
-      if (status.name === 'FAILED') return failedTurn(handle);
-      return ENDED.has(status.name) ? endedTurn(endedRunFailure(status.name)) : null;
-    } catch (err) {
-      if (err instanceof WorkflowNotFoundError) return endedTurn(endedRunFailure('GONE'));
-      throw err;
-    }
+    const handle = client.getHandle(turnIdFor(conversationId, turnNumber));
+    const description = await describeOwnOrNull(handle, taskQueue);
+    if (!description) return endedTurn(endedRunFailure('GONE'));
+    const { status } = description;
+    if (status.name === 'FAILED') return failedTurn(handle);
+    return ENDED.has(status.name) ? endedTurn(endedRunFailure(status.name)) : null;
   };
 }
 

@@ -48,7 +48,7 @@ export async function runErase(args: string[], io: CliIo): Promise<number> {
     const env = loadEnv();
     connection = await connectTemporalClient(configuredTemporal(env), { connectTimeout: 5_000 }).catch(() => undefined);
     const workflow = connection ? new Client({ connection, namespace: env.TEMPORAL_NAMESPACE }).workflow : null;
-    const temporal = workflow && { workflow, taskQueue: env.TEMPORAL_TASK_QUEUE };
+    const temporal = workflow ? { workflow, taskQueue: env.TEMPORAL_TASK_QUEUE } : null;
     const request = { conversationId: id.toLowerCase(), terminate: parsed.options.has('force'), erasedBy: erasedBy() };
     const report = await eraseConversation(handle.db, temporal, request);
     io.out(line(id, report));

@@ -42,7 +42,8 @@ function temporalTurnQuestions(): {
       if (missing.length > 0) throw new Error(`it lacks the turn search attributes (${missing.join(', ')})`);
       const dataConverter = engineDataConverter(env); // a failed turn's failure details are encrypted too
       return temporalTurnEnds(
-        new Client({ connection: await connection, namespace: env.TEMPORAL_NAMESPACE, dataConverter }).workflow
+        new Client({ connection: await connection, namespace: env.TEMPORAL_NAMESPACE, dataConverter }).workflow,
+        env.TEMPORAL_TASK_QUEUE
       );
     } catch (err) {
       failure = `${where} did not answer: ${errorChain(err)}`;
@@ -74,7 +75,8 @@ const pruneConversationsCommand = pruneCommand({
     'and counted as skipped. Whether such a turn still runs is asked of Temporal (TEMPORAL_ADDRESS,',
     'TEMPORAL_NAMESPACE, which must have the turn search attributes): one it says has ended without a failure',
     'row (terminated, or failed by an older build) or no longer knows does not keep its conversation; while',
-    'Temporal does not answer, every one does.',
+    "Temporal does not answer, every one does. A run under the turn's id on another task queue than",
+    'TEMPORAL_TASK_QUEUE (another deployment on the namespace) is not that turn: it counts as no longer known.',
     'Minimum 1d; choose more than the longest approval timeout of your tools and the longest hold_timeout_ms',
     'of tools that hold calls (24 h when not set).',
   ].join('\n'),

@@ -91,7 +91,7 @@ export class ApiHarness {
     const wf = await WorkflowHarness.start({ demoModel, activities, temporal, taskQueue });
     const db = wf.mcp.deps.db;
     // As api/server.ts wires it: Temporal tells a turn that ended without its failure row.
-    const conversations = conversationQueries(db, temporalTurnEnds(wf.client.workflow));
+    const conversations = conversationQueries(db, temporalTurnEnds(wf.client.workflow, wf.taskQueue));
     const ports: ApiPorts = {
       turns: wf.gateway({ replyTimeoutMs: options.replyTimeoutMs, decisionTimeoutMs: options.decisionTimeoutMs }),
       conversations,

@@ -52,7 +52,7 @@ describe('conversation prune while a turn is in flight (db/repositories/retentio
     const counts = await pruneConversations(h.mcp.deps.db, new Date(Date.now() - 2 * DAY));
     expect(counts).toMatchObject({ conversations: 0, skippedInFlight: 1 });
     // Temporal, asked, says it runs: kept too.
-    const turnEnds = temporalTurnEnds(h.client.workflow);
+    const turnEnds = temporalTurnEnds(h.client.workflow, h.taskQueue);
     const asked = await pruneConversations(h.mcp.deps.db, new Date(Date.now() - 2 * DAY), { turnEnds });
     expect(asked).toMatchObject({ conversations: 0, skippedInFlight: 1 });
     const reply = await running;
@@ -72,7 +72,7 @@ describe('conversation prune while a turn is in flight (db/repositories/retentio
     // What an operator's `temporal workflow terminate` does (and an older build's failed turn left): no failure row.
     await h.client.workflow.getHandle(turnIdFor(conversationId, 2)).terminate('operator');
     await running;
-    const turnEnds = temporalTurnEnds(h.client.workflow);
+    const turnEnds = temporalTurnEnds(h.client.workflow, h.taskQueue);
     expect((await conversationQueries(h.mcp.deps.db).conversation(conversationId))?.lastTurn).toEqual({
       turnNumber: 1,
       status: 'COMPLETED',

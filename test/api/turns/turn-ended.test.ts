@@ -4,9 +4,10 @@ import { temporalTurnEnds } from '../../../api/turns/turn-ended';
 
 /** Which Temporal answers end a turn the rows show in flight (api/turns/turn-ended.ts), against a fake client. */
 describe('temporalTurnEnds', () => {
+  const OWN = 'own-queue';
   const reader = (describe: () => Promise<unknown>) =>
-    temporalTurnEnds({ getHandle: () => ({ describe }) } as unknown as Pick<WorkflowClient, 'getHandle'>);
-  const withStatus = (name: string) => reader(async () => ({ status: { name } }));
+    temporalTurnEnds({ getHandle: () => ({ describe }) } as unknown as Pick<WorkflowClient, 'getHandle'>, OWN);
+  const withStatus = (name: string, taskQueue = OWN) => reader(async () => ({ status: { name }, taskQueue }));
   const id = '00000000-0000-4000-8000-000000000001';
 
   it('a running or paused turn has not ended; a closed one has, named by its status', async () => {
@@ -22,8 +23,11 @@ describe('temporalTurnEnds', () => {
       const own = ApplicationFailure.create({ type, message: 'down', nonRetryable });
       own.failure = { message: 'down', applicationFailureInfo: { type, nonRetryable } };
       const error = new WorkflowFailedError('Workflow execution failed', own, RetryState.NON_RETRYABLE_FAILURE);
-      const handle = { describe: async () => ({ status: { name: 'FAILED' } }), result: () => Promise.reject(error) };
-      return temporalTurnEnds({ getHandle: () => handle } as unknown as Pick<WorkflowClient, 'getHandle'>);
+      const handle = {
+        describe: async () => ({ status: { name: 'FAILED' }, taskQueue: OWN }),
+        result: () => Promise.reject(error),
+      };
+      return temporalTurnEnds({ getHandle: () => handle } as unknown as Pick<WorkflowClient, 'getHandle'>, OWN);
     };
     expect(await failedOn('INTERNAL', false)(id, 2)).toEqual({ failureType: 'INTERNAL', retryable: true });
     expect(await failedOn('CONFIG_INVALID', true)(id, 2)).toEqual({ failureType: 'CONFIG_INVALID', retryable: false });
@@ -38,5 +42,11 @@ describe('temporalTurnEnds', () => {
       throw new Error('14 UNAVAILABLE');
     });
     await expect(down(id, 2)).rejects.toThrow('UNAVAILABLE');
+  });
+
+  it("another deployment's run under the turn's id (a shared namespace) is not this turn: it has ended and is gone", async () => {
+    for (const status of ['RUNNING', 'FAILED', 'TERMINATED']) {
+      expect(await withStatus(status, 'other-queue')(id, 2)).toEqual({ failureType: 'TURN_GONE', retryable: false });
+    }
   });
 });
