@@ -18,7 +18,7 @@ import { consoleAssetRoutes } from './console/assets';
 import type { ConsolePorts } from './console/ports';
 import { installSwaggerUi } from './docs-ui';
 import { frameworkError, installErrorHandler, MAX_PARAM_LENGTH, writeClientError } from './error-handler';
-import { apiStopping } from './errors';
+import { ApiError, apiStopping } from './errors';
 import { OpenApiRegistry } from './openapi';
 import type { ApiPorts } from './ports';
 import { adminRoutes } from './routes/admin';
@@ -144,6 +144,22 @@ function installRequestChecks(app: FastifyInstance, { apiToken, operatorToken, h
   installHostCheck(app, { apiToken, host });
   installQueryTextCheck(app);
   installTurnIdCheck(app);
+  installDeploymentCheck(app, ports.readiness);
+}
+
+/**
+ * On a database bound to another deployment every /api/ route answers 503 DEPLOYMENT_MISMATCH, reads as much as
+ * turns: the conversations, audit trails and turn records there are the other deployment's, and an operator must not
+ * read them as this one's. Liveness, readiness (its `deployment` check) and metrics still answer.
+ */
+function installDeploymentCheck(app: FastifyInstance, readiness: ApiPorts['readiness']): void {
+  const blocker = readiness.deploymentBlocker?.bind(readiness);
+  if (!blocker) return;
+  app.addHook('onRequest', async (request) => {
+    if (!request.routeOptions.url?.startsWith('/api/')) return;
+    const blocked = await blocker();
+    if (blocked) throw new ApiError(503, blocked.code, blocked.message);
+  });
 }
 
 /** Every route group, in the order the OpenAPI document lists them; the optional ones only with their ports. */

@@ -26,6 +26,9 @@ export function unavailableResponse(...more: string[]) {
         '`convengine setup-temporal`',
       'DATABASE_NOT_MIGRATED: the database lacks migrations this build needs until an operator runs ' +
         '`convengine migrate`',
+      'DEPLOYMENT_MISMATCH (every /api/ route): the database is bound to another deployment (Temporal namespace or ' +
+        "task queue) than this API's, until an operator fixes its settings or rebinds the database " +
+        '(`convengine migrate --bind-deployment`); with `Retry-After`',
       'API_STOPPING: this API process is stopping; send the request again (to another one)',
     ].join('; ')
   );
@@ -136,9 +139,7 @@ export const UNAVAILABLE_CODES = {
   notReady:
     'DATABASE_NOT_MIGRATED, SEARCH_ATTRIBUTES_MISSING: no turn can run until an operator runs `convengine migrate` ' +
     'or `convengine setup-temporal`; CONFIG_EMPTY: the config has no intent and no response (nothing was seeded or ' +
-    'applied) until an operator runs `convengine seed` or `convengine config apply`; DEPLOYMENT_MISMATCH: the ' +
-    "database is bound to another deployment (Temporal namespace or task queue) than this API's, until an operator " +
-    'fixes its settings or rebinds the database (`convengine migrate --bind-deployment`); each with `Retry-After`',
+    'applied) until an operator runs `convengine seed` or `convengine config apply`; each with `Retry-After`',
   workerUnavailable:
     'WORKER_UNAVAILABLE (`details.decisionSent`): no worker took the decision: not sent when no worker that runs ' +
     "the turn's type polls its task queue; else sent, not taken within OPERATOR_DECISION_TIMEOUT_MS, and it may " +

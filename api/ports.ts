@@ -182,6 +182,11 @@ export interface ReadinessProbe {
    * null: a message is then refused with 503 and this code instead of failing inside the turn.
    */
   turnBlocker?(): Promise<{ code: string; message: string } | null>;
+  /**
+   * DEPLOYMENT_MISMATCH while the database is bound to another deployment, or null: every /api/ route is then
+   * refused with 503 and this code (api/app.ts), reads as well as turns.
+   */
+  deploymentBlocker?(): Promise<{ code: string; message: string } | null>;
 }
 
 export interface ApiPorts {

@@ -59,5 +59,9 @@ export function apiReadiness(dependencies: ReadinessDependencies, cacheMs: numbe
       const { problem } = await prerequisites.status();
       return problem === null ? null : { code: problem, message: PREREQUISITE_MESSAGES[problem] };
     },
+    async deploymentBlocker() {
+      const code = 'DEPLOYMENT_MISMATCH';
+      return (await prerequisites.deploymentMismatch()) ? { code, message: PREREQUISITE_MESSAGES[code] } : null;
+    },
   };
 }

@@ -17,6 +17,8 @@ interface DeploymentOutcome {
   reason: string;
   problem: 'DEPLOYMENT_MISMATCH' | null;
   log?: { fields: object; message: string };
+  /** The mismatch, naming both deployments: what stops a worker (worker/main.ts). */
+  mismatch?: DeploymentMismatchError;
 }
 
 /**
@@ -32,7 +34,12 @@ export async function deploymentCheck(
   const binding = await claimDeployment(db.$client, own).catch(() => null);
   if (binding === null || sameDeployment(binding, own)) return { reason: 'ok', problem: null };
   const database = databaseAddress(connectionStringOf(db.$client) ?? undefined);
-  const message = new DeploymentMismatchError(database, binding, own).message;
+  const mismatch = new DeploymentMismatchError(database, binding, own);
   const fields = { database, bound: describeDeployment(binding), own: describeDeployment(own) };
-  return { reason: DEPLOYMENT_MISMATCH, problem: 'DEPLOYMENT_MISMATCH', log: { fields, message } };
+  return {
+    reason: DEPLOYMENT_MISMATCH,
+    problem: 'DEPLOYMENT_MISMATCH',
+    log: { fields, message: mismatch.message },
+    mismatch,
+  };
 }

@@ -7,7 +7,7 @@ import { newerSchemaWarning, notMigratedMessage, readMigrations, schemaState, ty
 import { connectionRefusalOf, serverMessageOf, sqlStateOf } from '../db/error-text';
 import type { Database } from '../db/pool';
 import { connectionStringOf, type ToolsLogin } from '../db/tools-role';
-import type { Deployment } from '../db/deployment';
+import type { Deployment, DeploymentMismatchError } from '../db/deployment';
 import { DEPLOYMENT_MISMATCH, deploymentCheck } from './deployment-check';
 import { refusalMessage, refusalReason } from './database-refusal';
 import { cachedFor, CHECK_DATABASE_URL, databaseCheck, temporalCheck } from './dependency-checks';
@@ -101,6 +101,11 @@ export interface PrerequisiteTargets {
 export interface PrerequisiteMonitor {
   /** The last check's answer, re-checked when older than the cache period. */
   status(): Promise<PrerequisiteStatus>;
+  /**
+   * The database's binding to another deployment than this process's, or null (its own, unbound, not migrated, not
+   * answering, or no deployment to check): the check status() runs, cached alike, without waiting for the others.
+   */
+  deploymentMismatch(): Promise<DeploymentMismatchError | null>;
 }
 
 /** One dependency's answer; `log` says what is wrong and the fix, once per change (not once per probe). */
@@ -278,12 +283,13 @@ export async function startPrerequisiteMonitor(targets: PrerequisiteTargets): Pr
   const files = readMigrations();
   const cacheMs = targets.cacheMs ?? PREREQUISITE_CACHE_MS;
   let previous: CheckRound | undefined;
+  const binding = cachedFor(cacheMs, () => deploymentCheck(targets.db, targets.deployment));
   const check = async (): Promise<PrerequisiteStatus> => {
     const [database, temporal, tools, deployment] = await Promise.all([
       checkDatabase(targets.db, files),
       checkTemporal(targets),
       toolsCheck(targets.tools),
-      deploymentCheck(targets.db, targets.deployment),
+      binding(),
     ]);
     // Only on a usable schema: the store reads tables a missing migration may lack.
     const config = database.problem === null ? await configCheck(targets.config) : OK;
@@ -294,7 +300,7 @@ export async function startPrerequisiteMonitor(targets: PrerequisiteTargets): Pr
   };
   const status = cachedFor(cacheMs, check);
   await status();
-  return { status };
+  return { status, deploymentMismatch: async () => (await binding())?.mismatch ?? null };
 }
 
 /** A reachable dependency's readiness is its prerequisite's; an unreachable one's stays `unreachable`. */

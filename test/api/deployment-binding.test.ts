@@ -17,7 +17,7 @@ import { TURN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { captureLog, type LogCapture } from '../support/log-capture';
-import { readyz, sendMessage } from './prerequisites-probes';
+import { answer, readyz, sendMessage } from './prerequisites-probes';
 
 jest.setTimeout(120_000);
 
@@ -136,5 +136,35 @@ describe('api and worker bound to their deployment', () => {
       await rebindDeployment(tdb.pool, { namespace: 'default', taskQueue: queue });
     }
     expect(await readyz(api.url)).toMatchObject({ checks: { deployment: 'ok' } });
+  });
+
+  it("moved while they run: the API's reads are refused too (503 DEPLOYMENT_MISMATCH); liveness and metrics answer", async () => {
+    const id = crypto.randomUUID();
+    const reads = [
+      `/api/v1/conversation/${id}`,
+      `/api/v1/conversation/audit/${id}`,
+      '/api/v1/console/conversations',
+      '/api/v1/admin/turns/awaiting-approval',
+      '/api/v1/admin/turns/held',
+    ];
+    expect((await answer(api, reads[0]!)).status).toBe(404);
+    await rebindDeployment(tdb.pool, { namespace: 'default', taskQueue: 'deployment-b' });
+    try {
+      for (const route of reads) {
+        const got = await answer(api, route);
+        expect({ route, status: got.status, retryAfter: got.retryAfter, body: got.body }).toEqual({
+          route,
+          status: 503,
+          retryAfter: '5',
+          body: { error: { code: 'DEPLOYMENT_MISMATCH', message: PREREQUISITE_MESSAGES.DEPLOYMENT_MISMATCH } },
+        });
+      }
+      expect((await fetch(`${api.url}/healthz`)).status).toBe(200);
+      expect((await fetch(`${api.url}/metrics`)).status).toBe(200);
+      expect(await readyz(api.url)).toMatchObject({ status: 503, checks: { deployment: DEPLOYMENT_MISMATCH } });
+    } finally {
+      await rebindDeployment(tdb.pool, { namespace: 'default', taskQueue: queue });
+    }
+    expect((await answer(api, reads[0]!)).status).toBe(404);
   });
 });

@@ -29,7 +29,7 @@ function dependencies(workerDatabase?: () => Promise<string>) {
     },
     connection,
     env: { TEMPORAL_NAMESPACE: 'default', TEMPORAL_TASK_QUEUE: 'turns' },
-    prerequisites: { status: async () => ready },
+    prerequisites: { status: async () => ready, deploymentMismatch: async () => null },
     ...(workerDatabase ? { workerDatabase } : {}),
   };
   return { database, readiness: apiReadiness(deps, READINESS_CACHE_MS) };
