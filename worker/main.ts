@@ -13,6 +13,7 @@ import {
 } from '../observability/dependency-checks';
 import { metricsText } from '../observability/probe-server';
 import {
+  PREREQUISITE_CACHE_MS,
   readinessWithPrerequisites,
   startPrerequisiteMonitor,
   type PrerequisiteMonitor,
@@ -23,7 +24,8 @@ import { buildWorkerDeps, type WorkerDeps } from './deps';
 import { bindWorkerProbe, type ProbeAddress, type ProbeHandlers, type WorkerProbe } from './listeners';
 import { TURN_WORKFLOW_TYPE } from '../workflows/turn-type';
 import { databaseAddress } from '../db/address';
-import { bindOwnDeployment, deploymentOf } from '../db/deployment';
+import { bindOwnDeployment, deploymentOf, type DeploymentMismatchError } from '../db/deployment';
+import { deploymentWatch, type DeploymentWatch } from './deployment-watch';
 import { runnableWorkflowSource } from './bundle-cache';
 import { connectWorker, createTurnWorker, workerShutdownOptions } from './worker';
 import {
@@ -116,8 +118,11 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
     `worker polls ${taskQueue} in namespace ${namespace}, writes to the database at ${database}, and runs ` +
       `${TURN_WORKFLOW_TYPE}, the turn type this build's API starts`
   );
+  const watch = run.bindDeployment
+    ? deploymentWatch(opened.prerequisites, run.prerequisiteCacheMs ?? PREREQUISITE_CACHE_MS, observability.logger)
+    : undefined;
   return {
-    ...runningWorker(worker, opened.close, probe?.url ?? null),
+    ...runningWorker(worker, opened.close, probe?.url ?? null, watch),
     databaseReadiness: () => databaseReadiness(opened.wired.deps.db),
   };
 }
@@ -213,14 +218,29 @@ function buildTurnWorker(
 function runningWorker(
   worker: Worker,
   closeAll: () => Promise<void>,
-  probeUrl: string | null
+  probeUrl: string | null,
+  watch?: DeploymentWatch
 ): Omit<RunningWorker, 'databaseReadiness'> {
-  const done = worker.run().finally(closeAll);
   const requestStop = (): boolean => {
     if (worker.getState() !== 'RUNNING') return false;
     worker.shutdown();
     return true;
   };
+  // A worker stopped by its database's rebinding ends with the mismatch, naming both deployments.
+  let mismatched: DeploymentMismatchError | null = null;
+  const endWatch = watch?.((mismatch) => {
+    mismatched = mismatch;
+    requestStop();
+  });
+  const done = worker
+    .run()
+    .then(() => {
+      if (mismatched) throw mismatched;
+    })
+    .finally(async () => {
+      endWatch?.();
+      await closeAll();
+    });
   return {
     done,
     probeUrl,

@@ -119,17 +119,22 @@ describe('api and worker bound to their deployment', () => {
     expect(await readDeploymentBinding(tdb.pool)).toMatchObject({ taskQueue: queue });
   });
 
-  it('moved while they run: both unready, the API refuses turns with 503 DEPLOYMENT_MISMATCH, the log names both', async () => {
+  it('moved while they run: the API unready and refusing turns (503 DEPLOYMENT_MISMATCH), the worker stopped, the log naming both', async () => {
     await rebindDeployment(tdb.pool, { namespace: 'default', taskQueue: 'deployment-b' });
     try {
       expect(await readyz(api.url)).toMatchObject({ status: 503, checks: { deployment: DEPLOYMENT_MISMATCH } });
-      expect(await readyz(worker.probeUrl!)).toMatchObject({
-        status: 503,
-        checks: { deployment: DEPLOYMENT_MISMATCH },
-      });
       expect(await sendMessage(api)).toEqual({ status: 503, code: 'DEPLOYMENT_MISMATCH' });
       expect(PREREQUISITE_MESSAGES.DEPLOYMENT_MISMATCH).not.toContain('deployment-b');
-      const logged = workerLog.lines().find((l) => l['dependency'] === 'deployment' && l['level'] === 'error');
+      // The worker polls no more: it stops as on a SIGTERM, its run ending with the mismatch.
+      const ended = await Promise.race([
+        worker.done.then(
+          () => 'stopped without the mismatch',
+          (err: unknown) => err
+        ),
+        new Promise((resolve) => setTimeout(() => resolve('still running'), 10_000)),
+      ]);
+      expect(ended).toBeInstanceOf(DeploymentMismatchError);
+      const logged = workerLog.lines().find((l) => String(l['msg']).startsWith('worker stops taking turns'));
       expect(logged?.['msg']).toContain(`task queue "deployment-b"`);
       expect(logged?.['msg']).toContain(`task queue "${queue}"`);
     } finally {
