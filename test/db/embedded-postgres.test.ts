@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -144,6 +144,54 @@ describe('what an earlier start left in --home', () => {
       expect(other.exitCode).toBeNull();
     } finally {
       other.kill();
+    }
+  });
+
+  /** A process named `postgres` that is no server (sleep under that name), in `cwd`. */
+  function fakePostgres(cwd: string) {
+    const bin = join(home, 'bin');
+    mkdirSync(bin, { recursive: true });
+    copyFileSync('/bin/sleep', join(bin, 'postgres'));
+    return spawn(join(bin, 'postgres'), ['60'], { cwd });
+  }
+
+  const writePid = (pid: number | undefined, servedDir: string) =>
+    writeFileSync(
+      join(embeddedLayout(home).dataDir, 'postmaster.pid'),
+      `${pid}\n${servedDir}\n0\n5432\n\n127.0.0.1\n0 0\nready   \n`
+    );
+
+  it.each([
+    ['names another data directory', '/other/data'],
+    ['names this data directory but the process serves none', 'this'],
+  ])('leaves alone a program named postgres that a stale postmaster.pid %s, and starts', async (_case, served) => {
+    const dataDir = embeddedLayout(home).dataDir;
+    const other = fakePostgres(os.tmpdir());
+    try {
+      writePid(other.pid, served === 'this' ? dataDir : served);
+      const pg = await startEmbeddedPostgres(home);
+      await pg.stop();
+      expect(other.exitCode).toBeNull();
+      expect(other.signalCode).toBeNull();
+    } finally {
+      other.kill();
+    }
+  });
+
+  it("refuses, stopping nothing, when a program named postgres runs in this data directory under another one's postmaster.pid", async () => {
+    const dataDir = embeddedLayout(home).dataDir;
+    const other = fakePostgres(dataDir);
+    try {
+      writePid(other.pid, '/other/data');
+      await expect(startEmbeddedPostgres(home)).rejects.toThrow(
+        /a running PostgreSQL that may serve .*nothing was stopped/
+      );
+      expect(other.exitCode).toBeNull();
+      expect(other.signalCode).toBeNull();
+      expect(existsSync(join(dataDir, 'postmaster.pid'))).toBe(true);
+    } finally {
+      other.kill();
+      rmSync(join(dataDir, 'postmaster.pid'), { force: true });
     }
   });
 });
