@@ -2,9 +2,9 @@ import { STATUS_CODES } from 'node:http';
 import type { Socket } from 'node:net';
 import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { isNamespaceNotFound, isTemporalUnreachable } from '../config/temporal-client';
-import { isDatabaseUnreachable } from '../db/connection-loss';
+import { busyPoolOf, isDatabaseBusy, isDatabaseUnreachable } from '../db/connection-loss';
 import { databaseErrorText } from '../db/error-text';
-import { PREREQUISITE_MESSAGES, type PrerequisiteProblem } from '../observability/prerequisites';
+import { busyLog, PREREQUISITE_MESSAGES, type PrerequisiteProblem } from '../observability/prerequisites';
 import { methodsThatWork } from './allowed-methods';
 import { ApiError, envelope } from './errors';
 import type { ReadinessProbe } from './ports';
@@ -20,6 +20,8 @@ export const MAX_PARAM_LENGTH = 100;
 const UNREACHABLE_DEPENDENCIES: readonly { failed(err: unknown): boolean; code: PrerequisiteProblem; log: string }[] = [
   { failed: isTemporalUnreachable, code: 'TEMPORAL_UNREACHABLE', log: 'Temporal unreachable' },
   { failed: isNamespaceNotFound, code: 'TEMPORAL_NAMESPACE_MISSING', log: 'Temporal namespace missing' },
+  // Before the unreachable database: every busy one is one of those too.
+  { failed: isDatabaseBusy, code: 'DATABASE_BUSY', log: 'database busy' },
   { failed: isDatabaseUnreachable, code: 'DATABASE_UNREACHABLE', log: 'database unreachable' },
 ];
 
@@ -136,7 +138,11 @@ async function sendServerError(
   const unreachable = UNREACHABLE_DEPENDENCIES.find(({ failed }) => failed(err));
   const code = unreachable?.code ?? (await notMigratedCause(err, readiness));
   if (code === null) return sendInternal(err, request, reply, 'unhandled error');
-  request.log.error({ err }, unreachable?.log ?? 'database not migrated');
+  const busy = busyPoolOf(err);
+  // A busy database is load, not a fault: the pool's state says how much.
+  const said = busy === null ? null : busyLog(busy);
+  if (said !== null) request.log.warn({ err, ...said.fields }, said.message);
+  else request.log.error({ err }, unreachable?.log ?? 'database not migrated');
   return retryLaterOn(code, reply).status(503).send(envelope(code, PREREQUISITE_MESSAGES[code]));
 }
 

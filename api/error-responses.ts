@@ -22,6 +22,8 @@ export function unavailableResponse(...more: string[]) {
       ...more,
       'DATABASE_UNREACHABLE, TEMPORAL_UNREACHABLE: a dependency the request needs did not answer; retry after ' +
         '`Retry-After` seconds',
+      "DATABASE_BUSY: the database answers, but no connection of this API's pool was free (or answered) in time: " +
+        'the load outgrows the pool or the server; retry after `Retry-After` seconds',
       'TEMPORAL_NAMESPACE_MISSING: the Temporal namespace does not exist until an operator runs ' +
         '`convengine setup-temporal`',
       'DATABASE_NOT_MIGRATED: the database lacks migrations this build needs until an operator runs ' +

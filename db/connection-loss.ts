@@ -83,14 +83,51 @@ const UNREACHABLE_MESSAGES = [...CONNECTION_MESSAGES, 'timeout exceeded when try
 
 /**
  * Whether a statement failed because the database could not be reached, refused the session or dropped the
- * connection (the API's 503 DATABASE_UNREACHABLE), not because of what it asked: a lost connection, or one that could
- * not be made. A session refused for a wrong DATABASE_URL (no such database, a refused login) is one too: the
+ * connection (the API's 503 DATABASE_UNREACHABLE, or DATABASE_BUSY when isDatabaseBusy), not because of what it
+ * asked: a lost connection, or one that could not be made. A session refused for a wrong DATABASE_URL (no such database, a refused login) is one too: the
  * prerequisite check that refuses a message and /readyz read any failure to open a session as `unreachable`, so every
  * route answers it alike.
  */
 export function isDatabaseUnreachable(err: unknown): boolean {
   const lost = lostWith(UNREACHABLE_ERRNOS, UNREACHABLE_MESSAGES);
   return inChain(err, (e) => lost(e) || refusedSession(e));
+}
+
+/** How full a pool was when a statement waited on it in vain: what the log of a busy database shows. */
+export interface PoolStats {
+  /** Connections open or opening, of at most `max`. */
+  total: number;
+  idle: number;
+  /** Statements waiting for a connection. */
+  waiting: number;
+  max: number;
+}
+
+/**
+ * Errors of a statement that got no pooled connection, or no answer, in time while the database answered the pool's
+ * other statements meanwhile (db/pool.ts marks them): the pool is saturated or the server slow, not unreachable.
+ */
+const busyPools = new WeakMap<object, PoolStats>();
+
+/** Marks `err` as a wait on a busy pool (`stats`: the pool then); returns it. */
+export function markDatabaseBusy<E>(err: E, stats: PoolStats): E {
+  if (typeof err === 'object' && err !== null) busyPools.set(err, stats);
+  return err;
+}
+
+/** The pool's state when `err`, or an error it wraps, was a wait on a busy pool; null for any other failure. */
+export function busyPoolOf(err: unknown): PoolStats | null {
+  let stats: PoolStats | null = null;
+  inChain(err, (e) => (stats = busyPools.get(e) ?? null) !== null);
+  return stats;
+}
+
+/**
+ * Whether a statement failed because the database was busy (the API's 503 DATABASE_BUSY): it answered, but not this
+ * statement in time. One of isDatabaseUnreachable's failures too, so a step waits it out as it waits out an outage.
+ */
+export function isDatabaseBusy(err: unknown): boolean {
+  return busyPoolOf(err) !== null;
 }
 
 /** Tries of one idempotent statement: the first and up to two on fresh connections. */

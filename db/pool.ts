@@ -1,6 +1,6 @@
-import { Client, type ClientBase, Pool, type PoolConfig, types } from 'pg';
+import { Client, type ClientBase, Pool, type PoolClient, type PoolConfig, types } from 'pg';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
-import { markSessionRefusal } from './connection-loss';
+import { markDatabaseBusy, markSessionRefusal, type PoolStats } from './connection-loss';
 import { sqlStateOf } from './error-text';
 import * as schema from './schema';
 
@@ -64,6 +64,55 @@ class SessionClient extends Client {
     if (!callback) return super.connect().catch((err: unknown) => Promise.reject(markSessionRefusal(err)));
     super.connect((err: Error) => callback(markSessionRefusal(err)));
   }
+}
+
+/** pg-pool's error when no connection of a full pool was free within connectionTimeoutMillis. */
+const POOL_WAIT_TIMEOUT = 'timeout exceeded when trying to connect';
+
+type ConnectCallback = (
+  err: Error | undefined,
+  client: PoolClient | undefined,
+  done: (release?: unknown) => void
+) => void;
+
+/**
+ * A pool that knows when its database last answered (a connection opened, a client given back without an error). A
+ * wait for a connection that timed out meanwhile was on a busy pool, not on an unreachable database: pg-pool says the
+ * same words when every connection runs statements the server answers and when every one is still trying to reach a
+ * server that drops packets.
+ */
+class EnginePool extends Pool {
+  lastAnswerAt = -Infinity;
+
+  constructor(config: PoolConfig) {
+    super(config);
+    const answered = () => (this.lastAnswerAt = performance.now());
+    this.on('connect', answered);
+    this.on('release', (err: unknown) => err || answered());
+  }
+
+  override connect(): Promise<PoolClient>;
+  override connect(callback: ConnectCallback): void;
+  override connect(callback?: ConnectCallback): Promise<PoolClient> | void {
+    const since = performance.now();
+    const classify = (err: Error): Error => (err.message === POOL_WAIT_TIMEOUT ? markBusySince(this, err, since) : err);
+    if (!callback) return super.connect().catch((err: Error) => Promise.reject(classify(err)));
+    super.connect((err, client, done) => callback(err && classify(err), client, done));
+  }
+}
+
+/** How full `pool` is now. */
+export function poolStats(pool: Pool): PoolStats {
+  const { totalCount: total, idleCount: idle, waitingCount: waiting } = pool;
+  return { total, idle, waiting, max: pool.options.max ?? 10 };
+}
+
+/**
+ * Marks `err`, a statement's wait that ran out, as one on a busy database when `pool`'s database answered another
+ * statement since `since` (performance.now()); returns it. Unmarked, it reads as the database unreachable.
+ */
+export function markBusySince<E>(pool: Pool, err: E, since: number): E {
+  return pool instanceof EnginePool && pool.lastAnswerAt >= since ? markDatabaseBusy(err, poolStats(pool)) : err;
 }
 
 /** Session settings a pool sets on each connection it opens, by name. */
@@ -138,7 +187,7 @@ export function createPool(
   overrides: Partial<PoolOptions> = {},
   session: SessionSettings = ENGINE_SESSION
 ): Pool {
-  const pool = new Pool({
+  const pool = new EnginePool({
     Client: SessionClient,
     connectionString,
     max: 10,

@@ -1,9 +1,11 @@
 import * as grpc from '@grpc/grpc-js';
 import type { ConnectionLike } from '@temporalio/client';
 import { sql } from 'drizzle-orm';
+import type { Pool } from 'pg';
 import { isNamespaceNotFound } from '../config/temporal-client';
+import { isDatabaseBusy } from '../db/connection-loss';
 import { connectionRefusalOf } from '../db/error-text';
-import type { Database } from '../db/pool';
+import { markBusySince, type Database } from '../db/pool';
 import { refusalReason } from './database-refusal';
 
 /**
@@ -61,22 +63,32 @@ export async function temporalChecksEnded(connection: object): Promise<void> {
   await Promise.allSettled([...(runningChecks.get(connection) ?? [])]);
 }
 
-/** A database check under the check deadline. */
-export function databaseCheck<T>(work: Promise<T>): Promise<T> {
-  return answerWithin(work, () => new Error(`the database did not answer within ${CHECK_DEADLINE_MS} ms`));
+/**
+ * A database check under the check deadline: run on `pool`, a deadline met while the database answered the pool's other
+ * statements is a busy database (isDatabaseBusy), not an unreachable one.
+ */
+export function databaseCheck<T>(work: Promise<T>, pool?: Pool): Promise<T> {
+  const since = performance.now();
+  const timedOut = () => new Error(`the database did not answer within ${CHECK_DEADLINE_MS} ms`);
+  return answerWithin(work, () => (pool ? markBusySince(pool, timedOut(), since) : timedOut()));
 }
+
+/** The readiness of a database that answers, but not a check in time: the pool is saturated or the server slow. */
+export const DATABASE_BUSY = 'busy';
 
 /** What readiness names as the fix of the engine database's refused login: the variable, nothing of its value. */
 export const CHECK_DATABASE_URL = 'check DATABASE_URL';
 
 /**
- * The database's readiness (`select 1`) within the check deadline: `ok`, `unreachable`, or the refused login a retry
- * would not mend (`database missing: check DATABASE_URL`, `login refused: …`).
+ * The database's readiness (`select 1`) within the check deadline: `ok`, `unreachable`, `busy` (it answers the pool's
+ * other statements, not this one in time), or the refused login a retry would not mend (`database missing: check
+ * DATABASE_URL`, `login refused: …`).
  */
-export function databaseReadiness(db: Pick<Database, 'execute'>): Promise<string> {
-  return databaseCheck(db.execute(sql`select 1`)).then(
+export function databaseReadiness(db: Pick<Database, 'execute'> & Partial<Pick<Database, '$client'>>): Promise<string> {
+  return databaseCheck(db.execute(sql`select 1`), db.$client).then(
     () => 'ok',
     (err: unknown) => {
+      if (isDatabaseBusy(err)) return DATABASE_BUSY;
       const refusal = connectionRefusalOf(err);
       return refusal === null ? 'unreachable' : refusalReason(refusal, CHECK_DATABASE_URL);
     }

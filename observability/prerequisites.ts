@@ -4,13 +4,14 @@ import { missingTurnSearchAttributes } from '../config/turn-search-attributes';
 import { CONFIG_EMPTY_WARNING, isEmptyConfig } from '../core/config/empty';
 import type { ConfigSnapshot, ConfigViolation } from '../core/config/types';
 import { newerSchemaWarning, notMigratedMessage, readMigrations, schemaState, type MigrationFile } from '../db/migrate';
+import { busyPoolOf, type PoolStats } from '../db/connection-loss';
 import { connectionRefusalOf, serverMessageOf, sqlStateOf } from '../db/error-text';
 import type { Database } from '../db/pool';
 import { connectionStringOf, type ToolsLogin } from '../db/tools-role';
 import type { Deployment, DeploymentMismatchError } from '../db/deployment';
 import { DEPLOYMENT_MISMATCH, deploymentCheck } from './deployment-check';
 import { refusalMessage, refusalReason } from './database-refusal';
-import { cachedFor, CHECK_DATABASE_URL, databaseCheck, temporalCheck } from './dependency-checks';
+import { cachedFor, CHECK_DATABASE_URL, DATABASE_BUSY, databaseCheck, temporalCheck } from './dependency-checks';
 import type { Logger } from './logger';
 import { checkToolsLogin } from './tools-login';
 
@@ -22,6 +23,7 @@ import { checkToolsLogin } from './tools-login';
  */
 export type PrerequisiteProblem =
   | 'DATABASE_UNREACHABLE'
+  | 'DATABASE_BUSY'
   | 'DATABASE_NOT_MIGRATED'
   | 'TEMPORAL_UNREACHABLE'
   | 'TEMPORAL_NAMESPACE_MISSING'
@@ -59,6 +61,7 @@ export function namespaceMissing(namespace: string): string {
 /** What a refused turn says, per problem (the API's 503). */
 export const PREREQUISITE_MESSAGES: Record<PrerequisiteProblem, string> = {
   DATABASE_UNREACHABLE: 'The database is unreachable; retry later.',
+  DATABASE_BUSY: 'The database is busy: no connection to it was free in time; retry later.',
   DATABASE_NOT_MIGRATED: 'The database lacks migrations this build needs: an operator must run `convengine migrate`.',
   TEMPORAL_UNREACHABLE: 'The Temporal server is unreachable; retry later.',
   TEMPORAL_NAMESPACE_MISSING:
@@ -122,7 +125,7 @@ const OK: CheckOutcome = { reason: 'ok', problem: null };
 // A request for a turn and a readiness probe wait for these checks: each answers within CHECK_DEADLINE_MS.
 async function checkDatabase(db: Database, files: MigrationFile[]): Promise<CheckOutcome> {
   try {
-    const state = await databaseCheck(schemaState(db.$client, files));
+    const state = await databaseCheck(schemaState(db.$client, files), db.$client);
     if (state.changed.length > 0) {
       const message = 'applied migrations differ from this build: deploy the build that applied them';
       return {
@@ -146,6 +149,8 @@ async function checkDatabase(db: Database, files: MigrationFile[]): Promise<Chec
     const message = `the database lacks ${pending.length} migration(s) this build needs: run \`convengine migrate\``;
     return { reason: NOT_MIGRATED, problem: 'DATABASE_NOT_MIGRATED', log: { fields: { pending }, message } };
   } catch (err) {
+    const busy = busyPoolOf(err);
+    if (busy !== null) return { reason: DATABASE_BUSY, problem: 'DATABASE_BUSY', log: busyLog(busy) };
     const refusal = connectionRefusalOf(err);
     if (refusal !== null) {
       // No retry mends it; the log names the database or role (not the password), readiness only the variable.
@@ -160,6 +165,17 @@ async function checkDatabase(db: Database, files: MigrationFile[]): Promise<Chec
       (said === null ? '' : `; the server (or a pooler in front of it) said: ${said}`);
     return { reason: 'unreachable', problem: 'DATABASE_UNREACHABLE', log: { fields: { err }, message } };
   }
+}
+
+/**
+ * What the log says of a busy database: how full the pool was, and that the database answers (no DATABASE_URL or
+ * server to check): a pool too small for the load, or a server too slow for it.
+ */
+export function busyLog(pool: PoolStats): { fields: { pool: PoolStats }; message: string } {
+  const message =
+    `the database is busy: it answers, but no pooled connection was free in time (${pool.total} of ${pool.max} ` +
+    `open, ${pool.idle} idle, ${pool.waiting} waiting): the load outgrows the pool or the server`;
+  return { fields: { pool }, message };
 }
 
 async function checkTemporal(targets: PrerequisiteTargets): Promise<CheckOutcome> {
