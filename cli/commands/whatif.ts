@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import type { ConfigSnapshot } from '../../core/config/types';
 import { countByStatus, hasDifference, type WhatifReport } from '../../core/whatif/diff';
 import { formatWhatifReport } from '../../core/whatif/format';
+import { inTimestamptzRange, TIMESTAMPTZ_RANGE } from '../../core/timestamptz';
 import {
   CONFIG_VERSION_PATTERN,
   draftFromRows,
@@ -65,6 +66,13 @@ export function parseSince(text: string, now: Date): Date | null {
   return Number.isNaN(at.getTime()) ? null : at;
 }
 
+/** Why `--since <text>`, read as `at`, is refused; null when it is not. */
+function sinceRefusal(text: string, at: Date | null): string | null {
+  if (at === null) return `--since "${text}" is not an ISO time or an age (7d)`;
+  // Outside it the database refused the query: exit 3, as if it could not run, for what is bad input.
+  return inTimestamptzRange(at) ? null : `--since "${text}" must be an instant ${TIMESTAMPTZ_RANGE}`;
+}
+
 interface Args {
   config: string;
   conversation: string | null;
@@ -88,8 +96,7 @@ function parseArgs(args: string[], io: CliIo): Args | null {
       : null;
   const since = one('since');
   const sinceAt = since === null ? null : parseSince(since, new Date());
-  const sinceProblem =
-    since !== null && sinceAt === null ? `--since "${since}" is not an ISO time or an age (7d)` : null;
+  const sinceProblem = since === null ? null : sinceRefusal(since, sinceAt);
   if (problem ?? sinceProblem) {
     usageError(io, problem ?? (sinceProblem as string), USAGE);
     return null;

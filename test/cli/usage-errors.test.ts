@@ -23,6 +23,13 @@ describe('usage errors of the config-author commands', () => {
     [['whatif', '--config'], '--config needs a value'],
     [['whatif', '--config', 'dir', '--since', '1d', 'extra'], 'whatif: unexpected argument(s): extra'],
     [['whatif', '--config', 'dir', '--json=no', '--since', '1d'], '--json takes no value'],
+    // Instants PostgreSQL cannot take were refused by the database: exit 3, "date/time field value out of range".
+    ...['0000-01-01', '0001-01-01T00:00+01:00', '9999-12-31T23:30-01:00', '99999999d'].map(
+      (since): [string[], string] => [
+        ['whatif', '--config', 'current', '--since', since],
+        `--since "${since}" must be an instant from 0001-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z`,
+      ]
+    ),
     [['sql-check', '--allow-function'], '--allow-function needs a value'],
     [['sql-check', '--allow-function', ' '], '--allow-function needs a value'],
     // These printed their reason without the synopsis, or (seed --list, sre list) ignored what they do not read.
@@ -76,9 +83,12 @@ describe('a missing or unknown command', () => {
 });
 
 describe('whatif that cannot run', () => {
-  it('exits 3 with the reason, not 1 (a difference) or 2 (bad input)', async () => {
-    const run = await runConvengine(['whatif', '--config', 'current', '--since', '1d'], NOWHERE, 30_000);
-    expect(run.code).toBe(3);
-    expect(run.stderr).toMatch(/^whatif failed: .*ECONNREFUSED/);
-  });
+  it.each(['1d', '0001-01-01T00:00-01:00', '9999-12-31T23:59:59.999Z'])(
+    'exits 3 with the reason, not 1 (a difference) or 2 (bad input), since %s',
+    async (since) => {
+      const run = await runConvengine(['whatif', '--config', 'current', '--since', since], NOWHERE, 30_000);
+      expect(run.code).toBe(3);
+      expect(run.stderr).toMatch(/^whatif failed: .*ECONNREFUSED/);
+    }
+  );
 });
