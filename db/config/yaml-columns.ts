@@ -1,6 +1,7 @@
 import { getTableConfig, type PgColumn, type PgTable } from 'drizzle-orm/pg-core';
 import { isLosslessNumber } from 'lossless-json';
 import { INT32_MAX } from '../../core/int32';
+import { inTimestamptzRange, TIMESTAMPTZ_RANGE } from '../../core/timestamptz';
 import { jsonbFromYaml } from './exact-json';
 import { cutText } from '../../core/text/cut-text';
 
@@ -35,15 +36,21 @@ const ZONELESS = `${TIMESTAMP_FORM}, with a time and its zone (Z or an offset su
  * 2026-02-30 for March 2: stored so, the tree would no longer export as it was written.
  */
 function timestampProblem(value: unknown): string | null {
-  if (value instanceof Date) return Number.isNaN(value.getTime()) ? TIMESTAMP_FORM : null;
+  if (value instanceof Date) return Number.isNaN(value.getTime()) ? TIMESTAMP_FORM : rangeProblem(value);
   const parts = typeof value === 'string' ? TIMESTAMP.exec(value) : null;
   if (!parts) return TIMESTAMP_FORM;
   const [year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0] = parts.slice(1, 7).map((p) => Number(p ?? 0));
   const date = new Date(0);
   date.setUTCFullYear(year, month - 1, day);
   const real = date.getUTCMonth() === month - 1 && date.getUTCDate() === day && hour < 24 && minute < 60 && second < 60;
-  if (!real || Number.isNaN(Date.parse(parts[0]))) return `${TIMESTAMP_FORM} (no such day or time)`;
-  return parts[4] === undefined || parts[7] === undefined ? ZONELESS : null;
+  const at = new Date(Date.parse(parts[0]));
+  if (!real || Number.isNaN(at.getTime())) return `${TIMESTAMP_FORM} (no such day or time)`;
+  return parts[4] === undefined || parts[7] === undefined ? ZONELESS : rangeProblem(at);
+}
+
+/** The year checked above is the written one: an offset can carry 0001-01-01 or 9999-12-31 out of the range. */
+function rangeProblem(at: Date): string | null {
+  return inTimestamptzRange(at) ? null : `${TIMESTAMP_FORM}, an instant ${TIMESTAMPTZ_RANGE}`;
 }
 
 /** A timestamp timestampProblem took, as the database hands it back: `2026-01-31T10:00:00.000Z` for 12:00+02:00. */

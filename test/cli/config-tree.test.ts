@@ -231,7 +231,7 @@ describe('convengine config validate: the tree as files', () => {
       await tree(['ce_mcp_http_tool.yaml'], { 'ce_mcp_http_tool.yaml': `${httpTools}"2.5"\n` })
     );
     expect(quoted.err).not.toMatch(/backoff_multiplier/);
-    for (const value of ['garbage', '2026-13-45', 'yesterday', '2026-01-01 00:00:00']) {
+    for (const value of ['garbage', '2026-13-45', 'yesterday', '2026-01-01 00:00:00', '0000-01-01T00:00:00.000Z']) {
       const intents = `- intent_code: FAQ\n  description: Questions\n  created_at: ${value}\n`;
       const run = await validate(await tree(['ce_intent.yaml'], { 'ce_intent.yaml': intents }));
       expect([value, run.code]).toEqual([value, 1]);

@@ -17,6 +17,10 @@ describe('YAML column values', () => {
     '2026-01-31T12:00:00+02:00',
     '2026-01-31T12:00:00-0530',
     '2026-12-31T23:59:59.999Z',
+    '0001-01-01T00:00:00.000Z',
+    '0001-01-01T00:00:00-01:00',
+    '9999-12-31T23:59:59.999Z',
+    '9999-12-31T23:59:59.999+01:00',
   ])('takes the timestamp %s', (value) => {
     expect(columnValueProblem(createdAt, value)).toBeNull();
   });
@@ -37,6 +41,10 @@ describe('YAML column values', () => {
     ['2026-01-01 00:00:00', 'with a time and its zone'],
     ['2026-01-31T12:00', 'with a time and its zone'],
     ['2026-01-31', 'with a time and its zone'],
+    // PostgreSQL refused these at config apply, after config validate had passed them.
+    ['0000-01-01T00:00:00.000Z', 'an instant from 0001-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z'],
+    ['0001-01-01T00:00:00+01:00', 'an instant from 0001-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z'],
+    ['9999-12-31T23:59:59.999-01:00', 'an instant from 0001-01-01T00:00:00.000Z to 9999-12-31T23:59:59.999Z'],
   ])('refuses the timestamp %s', (value, why) => {
     const problem = columnValueProblem(createdAt, value);
     expect(problem).toMatch(/^created_at must be a timestamp such as 2026-01-31T12:00:00\.000Z/);
