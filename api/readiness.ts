@@ -9,6 +9,7 @@ import {
   readinessWithPrerequisites,
   type PrerequisiteMonitor,
 } from '../observability/prerequisites';
+import { temporalClock, type TemporalClock } from '../observability/temporal-clock';
 import { readTurnPollers, turnPollersCheck, type TurnPollersCheck } from '../observability/turn-pollers';
 import type { ReadinessProbe } from './ports';
 
@@ -24,15 +25,17 @@ export interface ReadinessDependencies {
    * refusing its sessions) is not ready while the API's own pool is.
    */
   workerDatabase?: () => Promise<string>;
+  /** Temporal's clock as the pollers prove it (the process's own by default, which the decisions' gate shares). */
+  clock?: TemporalClock;
 }
 
 /** The API's /readyz: one probe of every dependency serves the calls of the next `cacheMs`. */
 export function apiReadiness(dependencies: ReadinessDependencies, cacheMs: number): ReadinessProbe {
-  const { db, connection, env, prerequisites } = dependencies;
+  const { db, connection, env, prerequisites, clock = temporalClock } = dependencies;
   const namespace = env.TEMPORAL_NAMESPACE;
   // The reader a decision's gate uses too (api/turns/turn-worker.ts), so both count the same workers.
   const pollers = (): Promise<TurnPollersCheck> =>
-    readTurnPollers(connection, namespace, env.TEMPORAL_TASK_QUEUE).then(turnPollersCheck, (err: unknown) => ({
+    readTurnPollers(connection, namespace, env.TEMPORAL_TASK_QUEUE, clock).then(turnPollersCheck, (err: unknown) => ({
       // No worker polls a namespace that does not exist; the temporal check names the fix.
       check: isNamespaceNotFound(err) ? 'no worker polling' : 'unreachable',
     }));
@@ -52,7 +55,12 @@ export function apiReadiness(dependencies: ReadinessDependencies, cacheMs: numbe
         ...(required.deployment !== undefined ? { deployment: required.deployment } : {}),
         worker: worker.check,
       };
-      const warnings = { ...required.warnings, ...(worker.warning !== undefined ? { worker: worker.warning } : {}) };
+      const skew = clock.skewWarning();
+      const warnings = {
+        ...required.warnings,
+        ...(worker.warning !== undefined ? { worker: worker.warning } : {}),
+        ...(skew !== undefined ? { clock: skew } : {}),
+      };
       return { checks, warnings };
     }),
     async turnBlocker() {

@@ -4,6 +4,7 @@ import { temporal } from '@temporalio/proto';
 import { epochMs } from '../config/temporal-timestamp';
 import { TURN_WORKFLOW_TYPE } from '../workflows/turn-type';
 import { temporalCheck } from './dependency-checks';
+import { temporalClock, type TemporalClock } from './temporal-clock';
 
 /**
  * The one reader of a turn task queue's pollers, for the API's readiness and for the gate of what only a turn's
@@ -14,7 +15,8 @@ import { temporalCheck } from './dependency-checks';
  * How recently a poller must have polled a task queue to count as a worker. A live idle worker polls again each
  * time a long poll ends (a minute on Temporal's server, 55 s on our dev server), and Temporal keeps listing a
  * poller for minutes after its worker went away, so a worker gone for less than this still counts: what is sent
- * to it then waits for the deadline of whoever sent it. Both clocks are assumed to agree to within seconds.
+ * to it then waits for the deadline of whoever sent it. The age is taken on Temporal's clock, which stamps the
+ * accesses, as this process estimates it (observability/temporal-clock.ts): this host's clock may be off by more.
  */
 export const WORKER_SEEN_WITHIN_MS = 70_000;
 
@@ -64,7 +66,10 @@ function buildOf(identity: string): keyof TurnPollers {
   return marked || TURN_WORKFLOW_TYPE !== NEWEST_TYPE_BEFORE_MARKER ? 'older' : 'unmarked';
 }
 
-/** The pollers DescribeTaskQueue listed that polled within WORKER_SEEN_WITHIN_MS of `now`, counted by build. */
+/**
+ * The pollers DescribeTaskQueue listed that polled within WORKER_SEEN_WITHIN_MS of `now` (Temporal's time), counted
+ * by build.
+ */
 export function countTurnPollers(pollers: readonly PollerInfo[], now: number): TurnPollers {
   const counts: TurnPollers = { current: 0, older: 0, unmarked: 0 };
   for (const poller of pollers) {
@@ -73,12 +78,17 @@ export function countTurnPollers(pollers: readonly PollerInfo[], now: number): T
   return counts;
 }
 
-/** The workflow-task pollers of `taskQueue`, within the check deadline; rejects when Temporal does not say. */
+/**
+ * The workflow-task pollers of `taskQueue`, within the check deadline; rejects when Temporal does not say. Each
+ * reply also tells `clock` what it proves of Temporal's clock, by which the pollers' ages are judged.
+ */
 export async function readTurnPollers(
   connection: Pick<ConnectionLike, 'workflowService' | 'withDeadline'>,
   namespace: string,
-  taskQueue: string
+  taskQueue: string,
+  clock: TemporalClock = temporalClock
 ): Promise<TurnPollers> {
+  const sentAt = clock.local.monotonicMs();
   const described = await temporalCheck(connection, () =>
     connection.workflowService.describeTaskQueue({
       namespace,
@@ -86,7 +96,14 @@ export async function readTurnPollers(
       taskQueueType: temporal.api.enums.v1.TaskQueueType.TASK_QUEUE_TYPE_WORKFLOW,
     })
   );
-  return countTurnPollers(described.pollers ?? [], Date.now());
+  const pollers = described.pollers ?? [];
+  const accesses = new Map<string, number>();
+  for (const { identity, lastAccessTime } of pollers) {
+    const access = epochMs(lastAccessTime);
+    if (identity && access !== null) accesses.set(identity, access);
+  }
+  clock.observe({ queue: `${namespace}/${taskQueue}`, accesses, sentAt, receivedAt: clock.local.monotonicMs() });
+  return countTurnPollers(pollers, clock.now());
 }
 
 export const noWorkerPolling = (taskQueue: string) => `no worker is polling task queue ${taskQueue}`;
