@@ -11,18 +11,20 @@ import type { AuditRowView, ConversationQueries, ConversationView, LastTurnView 
 import { publicFailure } from './history/public-failure';
 import type { TurnEndReader } from './turns/turn-ended';
 import { pendingApproval } from './pending-approval';
+import { temporalClock } from '../observability/temporal-clock';
 
 const HISTORY_LIMIT = 50;
 const AUDIT_PAGE = 1000;
 
 /**
  * Read-only views of conversations and their audit trail for the API. `turnEnds` (Temporal) tells whether a turn
- * the rows show in flight has ended without a failure row; without it such a turn is taken to be running.
+ * the rows show in flight has ended without a failure row; without it such a turn is taken to be running. `now`:
+ * Temporal's time, which a pending approval's expiry is in (api/pending-approval.ts).
  */
 export function conversationQueries(
   db: Database,
   turnEnds?: TurnEndReader,
-  now: () => Date = () => new Date()
+  now: () => Date = () => new Date(temporalClock.now())
 ): ConversationQueries {
   const readAudits = async (cursors: readonly AuditCursor[], share: AuditCursorShare): Promise<AuditRowView[]> =>
     (await listAuditsAfter(db, cursors, { ...share, rows: Math.min(share.rows, AUDIT_PAGE) })).map(auditView);
