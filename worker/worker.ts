@@ -3,6 +3,7 @@ import { NativeConnection, Worker, type NativeConnectionOptions, type WorkerOpti
 import type { GrpcCompression } from '../config/env';
 import { unreachable, type TemporalConnectionSettings } from '../config/temporal-connection';
 import type { TurnActivities } from '../core/turn/activities';
+import { attemptStartInterceptor } from '../activities/runtime/database-outage';
 import { turnWorkerIdentity } from '../observability/turn-pollers';
 import type { WorkflowSource } from './bundle';
 
@@ -29,6 +30,8 @@ export function createTurnWorker(options: TurnWorkerOptions): Promise<Worker> {
     dataConverter: options.dataConverter,
     ...options.workflows,
     ...options.tuning,
+    // Notes each attempt's start on this worker's clock (how long it may wait out a database outage).
+    interceptors: { activity: [attemptStartInterceptor] },
     // Says which turn type it runs, for the API's readiness (observability/turn-pollers.ts).
     identity: turnWorkerIdentity(options.tuning?.identity),
   });

@@ -1,5 +1,6 @@
 import type { Context } from '@temporalio/activity';
 import { ApplicationFailure } from '@temporalio/common';
+import type { ActivityInterceptors } from '@temporalio/worker';
 import { isDatabaseUnreachable } from '../../db/connection-loss';
 import type { Database } from '../../db/pool';
 import { outageWaitMs, stepSpecNamed } from '../../core/turn/steps';
@@ -12,6 +13,29 @@ const FIRST_PROBE_MS = 250;
 const PROBE_MAX_MS = 2_000;
 /** When each attempt (its activity context) that met an outage stops waiting for it. */
 const outageDeadlines = new WeakMap<Context, number>();
+/** When each attempt started on this worker, on its monotonic clock (attemptStartInterceptor). */
+const attemptStarts = new WeakMap<Context, number>();
+
+/**
+ * The turn worker's activity interceptor (worker/worker.ts): notes when each attempt starts, so the time it has run is
+ * measured on this worker's clock alone. Temporal's timestamps are on the server's clock, and a worker's clock behind
+ * it by a minute would take a minute off what the attempt ran, and wait past its start-to-close.
+ */
+export function attemptStartInterceptor(context: Context): ActivityInterceptors {
+  attemptStarts.set(context, performance.now());
+  return {};
+}
+
+/**
+ * How long this attempt has run, within [0, budgetMs]: on this worker's clock from its start, or, for an attempt the
+ * interceptor did not see (a worker built without it), from the time Temporal scheduled it (the server's clock).
+ */
+function attemptRanMs(context: Context, budgetMs: number): number {
+  const started = attemptStarts.get(context);
+  const ran =
+    started !== undefined ? performance.now() - started : Date.now() - context.info.currentAttemptScheduledTimestampMs;
+  return Math.min(budgetMs, Math.max(0, ran));
+}
 
 /**
  * How long this attempt of step `name`, failed on `err`, waits for the database: its share of the step's outage window
@@ -23,9 +47,8 @@ export function outageWaitFor(name: string, err: unknown): number {
   const spec = stepSpecNamed(name);
   const context = activityContext();
   if (!spec || !context || !isDatabaseUnreachable(err)) return 0;
-  const { info } = context;
-  const ranMs = Date.now() - info.currentAttemptScheduledTimestampMs;
-  const left = (info.startToCloseTimeoutMs || spec.startToCloseMs) - ranMs - ATTEMPT_MARGIN_MS;
+  const budgetMs = context.info.startToCloseTimeoutMs || spec.startToCloseMs;
+  const left = budgetMs - attemptRanMs(context, budgetMs) - ATTEMPT_MARGIN_MS;
   // One share per attempt, however many of its writes meet the outage (a failed step's rows, then its run's).
   const deadline = outageDeadlines.get(context) ?? Date.now() + Math.max(0, Math.min(outageWaitMs(spec.retry), left));
   outageDeadlines.set(context, deadline);
