@@ -15,6 +15,7 @@ export type DevServerErrorType =
   | 'UNIMPLEMENTED'
   | 'DEADLINE_EXCEEDED'
   | 'CANCELLED'
+  | 'UNAVAILABLE'
   | 'INTERNAL';
 
 /** A `google.rpc.Status` detail: a Temporal errordetails message and its fields. */

@@ -4,7 +4,8 @@
  */
 import * as grpc from '@grpc/grpc-js';
 import { Engine, type EngineStats } from './engine/engine';
-import { PersistentStore } from './engine/persistence';
+import type { JournalFs } from './engine/journal-file';
+import { PersistentStore, type StoreOptions } from './engine/persistence';
 import { deleteExpiredRuns } from './engine/executions';
 import { restoreState } from './engine/restore';
 import { SEARCH_ATTRIBUTE_TYPES, type SearchAttributeType } from './engine/search-attributes';
@@ -66,8 +67,15 @@ export interface DevServerOptions {
    * refuses a missing or wrong API key. `convengine devserver` takes it from DEVSERVER_API_KEY.
    */
   apiKey?: string;
-  /** Unexpected internal errors; the server keeps serving. Default: one line on stderr. */
+  /**
+   * Unexpected internal errors; the server keeps serving. A journal that cannot be written (a full disk) is reported
+   * here once, and the server refuses every call (UNAVAILABLE) until a write succeeds. Default: one line on stderr.
+   */
   onInternalError?: (error: unknown) => void;
+  /** A torn last line skipped at a restart, a journal written again after failing. Default: one line on stderr. */
+  onWarning?: (message: string) => void;
+  /** The file system the journal is written through: tests give one whose writes fail, as on a full disk. */
+  journalFs?: JournalFs;
 }
 
 export interface DevServer {
@@ -77,6 +85,8 @@ export interface DevServer {
   namespace: string;
   /** Counters of events written and shipped to workers. */
   stats(): EngineStats;
+  /** Why the journal cannot be written (every call is refused meanwhile), or null. */
+  journalFailure(): string | null;
   stop(): Promise<void>;
 }
 
@@ -112,8 +122,17 @@ function bind(server: grpc.Server, address: string): Promise<number> {
   });
 }
 
-function openStore(engine: Engine, persistPath: string, onError: (error: unknown) => void): PersistentStore {
-  const store = new PersistentStore(persistPath, engine.namespace, onError);
+function defaultWarningReporter(message: string): void {
+  process.stderr.write(`[convengine devserver] ${message}\n`);
+}
+
+function openStore(
+  engine: Engine,
+  persistPath: string,
+  onError: (error: unknown) => void,
+  storeOptions: StoreOptions
+): PersistentStore {
+  const store = new PersistentStore(persistPath, engine.namespace, onError, storeOptions);
   restoreState(engine, store.load());
   engine.store = store;
   store.compact(engine.runs.values(), engine.searchAttributes.custom);
@@ -139,21 +158,28 @@ function createGrpcServer(
     onInternalError: (error: unknown) => onInternalError(error),
     ...(apiKey !== undefined ? { apiKey } : {}),
   };
+  const store = engine.store;
+  // Health answers NOT_SERVING while the journal fails; every other call is refused then (grpc/service.ts).
+  const serving = (): boolean => {
+    store?.flush();
+    return !store?.failureMessage();
+  };
+  const journaled = { ...serviceOptions, ...(store ? { commit: () => store.commit() } : {}) };
   const workflowService = buildService(
     'temporal.api.workflowservice.v1.WorkflowService',
     { ...systemHandlers(engine, persistence), ...workflowServiceHandlers(engine) },
-    serviceOptions
+    journaled
   );
   // Operator calls may omit the namespace; they then act on the served one.
   const operatorService = buildService(
     'temporal.api.operatorservice.v1.OperatorService',
     operatorServiceHandlers(engine),
     {
-      ...serviceOptions,
+      ...journaled,
       requireNamespace: () => false,
     }
   );
-  const healthService = buildService('grpc.health.v1.Health', healthHandlers(), {
+  const healthService = buildService('grpc.health.v1.Health', healthHandlers(serving), {
     ...serviceOptions,
     requireNamespace: () => false,
   });
@@ -167,8 +193,12 @@ function createGrpcServer(
 function startHousekeeping(engine: Engine, store: PersistentStore | undefined): NodeJS.Timeout {
   const timer = setInterval(() => {
     try {
+      // A journal that failed is tried again here too, when no call comes to try it; while it fails, a compaction
+      // (a whole second copy) would fail too, and be reported every time.
+      store?.flush();
       engine.transact(() => deleteExpiredRuns(engine, engine.retentionMs));
-      if (store?.needsCompaction()) store.compact(engine.runs.values(), engine.searchAttributes.custom);
+      if (store?.needsCompaction() && !store.failureMessage())
+        store.compact(engine.runs.values(), engine.searchAttributes.custom);
     } catch (error) {
       engine.reportInternalError(error);
     }
@@ -180,6 +210,7 @@ function startHousekeeping(engine: Engine, store: PersistentStore | undefined): 
 export async function startDevServer(options: DevServerOptions = {}): Promise<DevServer> {
   const host = options.host ?? '127.0.0.1';
   const onInternalError = options.onInternalError ?? defaultInternalErrorReporter;
+  const onWarning = options.onWarning ?? defaultWarningReporter;
   validateSearchAttributes(options.searchAttributes ?? {});
   const maxInFlightUpdates = options.maxInFlightUpdates;
   if (maxInFlightUpdates !== undefined && !(Number.isInteger(maxInFlightUpdates) && maxInFlightUpdates >= 1)) {
@@ -197,7 +228,9 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     eagerWorkflowStart: options.eagerWorkflowStart,
     onInternalError,
   });
-  const store = options.persistPath ? openStore(engine, options.persistPath, onInternalError) : undefined;
+  const store = options.persistPath
+    ? openStore(engine, options.persistPath, onInternalError, { onWarning, fs: options.journalFs })
+    : undefined;
   for (const [name, type] of Object.entries(options.searchAttributes ?? {}))
     engine.searchAttributes.custom.set(name, type);
   store?.recordSearchAttributes(engine.searchAttributes.custom);
@@ -226,5 +259,12 @@ export async function startDevServer(options: DevServerOptions = {}): Promise<De
     });
     return stopped;
   };
-  return { address: `${host}:${port}`, port, namespace: engine.namespace, stats: () => ({ ...engine.stats }), stop };
+  return {
+    address: `${host}:${port}`,
+    port,
+    namespace: engine.namespace,
+    stats: () => ({ ...engine.stats }),
+    journalFailure: () => store?.failureMessage() ?? null,
+    stop,
+  };
 }

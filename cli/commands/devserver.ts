@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { keepServing, whenStdoutCloses } from '../closed-output';
 import { loadEnv } from '../../config/env';
 import { processTelemetry } from '../../observability/process';
@@ -6,9 +7,10 @@ import { parseCommandArgs, portOption, usageError } from '../command';
 import { StopSignals } from '../signals';
 import { SEARCH_ATTRIBUTE_TYPES, type SearchAttributeType } from '../../devserver/engine/search-attributes';
 import { startDevServer } from '../../devserver';
+import { repairJournal } from '../../devserver/engine/journal-file';
 import { TURN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 
-const OPTIONS = { values: ['port', 'host', 'namespace', 'persist', 'search-attribute'] };
+const OPTIONS = { values: ['port', 'host', 'namespace', 'persist', 'search-attribute', 'repair-journal'] };
 
 interface DevServerArgs {
   port: number;
@@ -16,6 +18,8 @@ interface DevServerArgs {
   namespace: string;
   persistPath?: string;
   searchAttributes: Record<string, SearchAttributeType>;
+  /** `--repair-journal <file>`: repair that journal and exit, serving nothing. */
+  repairJournal?: string;
 }
 
 /** A usage error: run prints it with the synopsis and exits 2. */
@@ -60,12 +64,31 @@ function parseArgs(args: string[]): DevServerArgs {
     host: textOption(options, 'host', '127.0.0.1'),
     namespace: textOption(options, 'namespace', 'default'),
     persistPath: textOption(options, 'persist', undefined),
+    repairJournal: textOption(options, 'repair-journal', undefined),
     // The turn workflow's attributes are always there, so `convengine worker` works against it as is.
     searchAttributes: {
       ...TURN_SEARCH_ATTRIBUTES,
       ...Object.fromEntries((options.get('search-attribute') ?? []).map(parseSearchAttribute)),
     },
   };
+}
+
+/** `--repair-journal`: keeps every record before the journal's first corrupt line (journal-file.ts repairJournal). */
+function repair(file: string, io: CliIo): number {
+  if (!existsSync(file)) {
+    io.err(`${file}: no such journal`);
+    return 1;
+  }
+  const report = repairJournal(file);
+  if (report.firstDroppedLine === null) {
+    io.out(`${file}: every line is whole (${report.keptLines}); nothing to repair`);
+    return 0;
+  }
+  io.out(
+    `${file}: kept the ${report.keptLines} line(s) before line ${report.firstDroppedLine}, dropped ` +
+      `${report.droppedLines} from there on; the file as it was is ${report.backup}`
+  );
+  return 0;
 }
 
 async function run(args: string[], io: CliIo): Promise<number> {
@@ -76,6 +99,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     if (error instanceof UsageProblem) return usageError(io, error.message, devserverCommand.usage);
     throw error;
   }
+  if (parsed.repairJournal !== undefined) return repair(parsed.repairJournal, io);
   const env = loadEnv();
   const { logger } = processTelemetry(env, 'devserver');
   // From the environment, not an argument: a key on the command line is readable in `ps` by every user.
@@ -88,6 +112,7 @@ async function run(args: string[], io: CliIo): Promise<number> {
     searchAttributes: parsed.searchAttributes,
     apiKey,
     onInternalError: (err) => logger.error({ err }, 'dev server internal error'),
+    onWarning: (message) => logger.warn(message),
   });
   const storage = `${parsed.persistPath ? `persisted to ${parsed.persistPath}` : 'in-memory'}${apiKey ? ', API key required' : ''}`;
   logger.info(
@@ -103,6 +128,9 @@ async function run(args: string[], io: CliIo): Promise<number> {
 export const devserverCommand: CliCommand = {
   usage:
     'convengine devserver [--port 7233] [--host 127.0.0.1] [--namespace default] [--persist <file>] ' +
-    '[--search-attribute Name=Type ...]\n\nDEVSERVER_API_KEY=<key>: refuse every call without `authorization: Bearer <key>`.',
+    '[--search-attribute Name=Type ...]\n       convengine devserver --repair-journal <file>\n\n' +
+    '--repair-journal keeps every record before the first corrupt line of a journal (`--persist`, or ' +
+    "`convengine start`'s <home>/temporal-devserver.jsonl), drops the rest, keeps the file as it was beside it, " +
+    'and exits.\nDEVSERVER_API_KEY=<key>: refuse every call without `authorization: Bearer <key>`.',
   run,
 };

@@ -220,6 +220,7 @@ async function embeddedDevServer(options: TemporalPartOptions): Promise<Part<Tem
     retentionMs: options.env.DEVSERVER_RETENTION_MS,
     onInternalError: (err: unknown) =>
       options.logger.error({ err, component: 'devserver' }, 'dev server internal error'),
+    onWarning: (message: string) => options.logger.warn({ component: 'devserver' }, message),
   };
   const server = await onPreferredPort([frontendPort(options)], portsGiven(options), async (free) => {
     // Probed first: grpc-js writes its own failure to bind a taken port on stderr (`E No address added…`).

@@ -5,11 +5,12 @@
  * changes. Writes are synchronous and batched per turn of the event loop, before any response
  * reaches the network. Loading replays the file; compaction rewrites it with one snapshot per run.
  */
-import * as fs from 'node:fs';
 import * as path from 'node:path';
+import { DevServerError } from '../errors';
 import { decodeMessage, protoType } from '../proto/codec';
 import type { Header, HistoryEvent, Payloads } from '../proto/types';
 import type { SearchAttributeType } from './search-attributes';
+import { JournalAppender, parseJournal, realFs, removeQuietly, writeAll, type JournalFs } from './journal-file';
 import { eventAt, packEncodedHistory, type ActivityState, type RunState } from './state';
 
 const HISTORY_EVENT = protoType('temporal.api.history.v1.HistoryEvent');
@@ -70,6 +71,13 @@ export interface LoadedState {
   searchAttributes?: { [name: string]: SearchAttributeType };
 }
 
+export interface StoreOptions {
+  /** What a restart skipped (a torn last line) and a journal written again after failing. Default: nothing. */
+  onWarning?: (message: string) => void;
+  /** Tests give a file system whose writes fail. */
+  fs?: JournalFs;
+}
+
 export class PersistentStore {
   private lines: string[] = [];
   private readonly dirtyRuns = new Map<string, RunState>();
@@ -78,12 +86,25 @@ export class PersistentStore {
   private compactedBytes = 0;
   /** A run deleted on request is still in the file's earlier lines: the next housekeeping rewrites it. */
   private erasurePending = false;
+  private readonly fs: JournalFs;
+  private readonly appender: JournalAppender;
 
   constructor(
     readonly filePath: string,
     private readonly namespace: string,
-    private readonly onError: (error: unknown) => void
-  ) {}
+    onError: (error: unknown) => void,
+    private readonly options: StoreOptions = {}
+  ) {
+    this.fs = options.fs ?? realFs;
+    this.appender = new JournalAppender(this.fs, filePath, {
+      // Reported once: every call and timer tries the write again while the disk stays full.
+      failed: (error, first) => {
+        if (first) onError(new Error(this.failureMessage() ?? '', { cause: error }));
+      },
+      writtenAgain: () =>
+        options.onWarning?.(`the dev server's journal ${filePath} is written again; it serves calls again`),
+    });
+  }
 
   recordEvent(runId: string, encoded: Buffer): void {
     this.lines.push(JSON.stringify({ t: 'event', r: runId, b: encoded.toString('base64') }));
@@ -113,20 +134,39 @@ export class PersistentStore {
     queueMicrotask(() => this.flush());
   }
 
+  /**
+   * Appends what was recorded, after what an earlier write failed to append. A write that fails is cut back (no torn
+   * line stays for later appends to follow) and kept to be written again: memory is ahead of the file until a write
+   * succeeds, and `commit` refuses every call meanwhile, so nothing the file lacks is acknowledged.
+   */
   flush(): void {
     this.flushScheduled = false;
     for (const run of this.dirtyRuns.values())
       this.lines.push(JSON.stringify({ t: 'run', s: snapshotOf(run) }, replacer));
     this.dirtyRuns.clear();
-    if (this.lines.length === 0) return;
-    const chunk = this.lines.join('\n') + '\n';
+    const text = this.lines.length > 0 ? this.lines.join('\n') + '\n' : '';
     this.lines = [];
-    try {
-      fs.appendFileSync(this.filePath, chunk);
-      this.bytesSinceCompaction += chunk.length;
-    } catch (error) {
-      this.onError(error);
-    }
+    this.bytesSinceCompaction += this.appender.append(text);
+  }
+
+  /**
+   * Writes what is recorded now, and throws UNAVAILABLE while the journal cannot be written: an answer must not
+   * acknowledge what a restart would not find. The SDK retries UNAVAILABLE.
+   */
+  commit(): void {
+    this.flush();
+    const failure = this.failureMessage();
+    if (failure !== null) throw new DevServerError('UNAVAILABLE', failure);
+  }
+
+  /** Why the journal cannot be written, or null while the file holds everything recorded. */
+  failureMessage(): string | null {
+    const failure = this.appender.failure;
+    if (!failure) return null;
+    return (
+      `the dev server cannot write its journal ${this.filePath} (${failure.message}); it refuses every call ` +
+      'until a write succeeds again (free disk space), and keeps what it has not written meanwhile'
+    );
   }
 
   /** True when the log has grown enough that rewriting it pays off. */
@@ -144,15 +184,38 @@ export class PersistentStore {
     this.erasurePending = true;
   }
 
-  /** Rewrites the file as one header, the registry, and every run's events plus one snapshot. */
+  /**
+   * Rewrites the file as one header, the registry, and every run's events plus one snapshot: all that memory holds,
+   * so what an earlier write failed to append is in it. A rewrite that fails leaves the file as it was and removes
+   * its temporary file.
+   */
   compact(runs: Iterable<RunState>, searchAttributes: Map<string, SearchAttributeType>): void {
     this.flush();
     const temporary = `${this.filePath}.compact-${process.pid}`;
-    const fd = fs.openSync(temporary, 'w');
+    let bytes: number;
+    try {
+      bytes = this.writeCompacted(temporary, runs, searchAttributes);
+      this.fs.renameSync(temporary, this.filePath);
+    } catch (error) {
+      removeQuietly(this.fs, temporary);
+      throw error;
+    }
+    this.appender.rewritten(bytes);
+    this.compactedBytes = bytes;
+    this.bytesSinceCompaction = 0;
+    this.erasurePending = false;
+  }
+
+  private writeCompacted(
+    temporary: string,
+    runs: Iterable<RunState>,
+    searchAttributes: Map<string, SearchAttributeType>
+  ): number {
+    const fd = this.fs.openSync(temporary, 'w');
     let bytes = 0;
     const write = (record: Record, withReplacer = false): void => {
-      const line = JSON.stringify(record, withReplacer ? replacer : undefined) + '\n';
-      fs.writeSync(fd, line);
+      const line = Buffer.from(JSON.stringify(record, withReplacer ? replacer : undefined) + '\n');
+      writeAll(this.fs, fd, line);
       bytes += line.length;
     };
     try {
@@ -162,39 +225,35 @@ export class PersistentStore {
         for (const encoded of run.encodedHistory) write({ t: 'event', r: run.runId, b: encoded.toString('base64') });
         write({ t: 'run', s: snapshotOf(run) }, true);
       }
-      fs.fsyncSync(fd);
+      this.fs.fsyncSync(fd);
     } finally {
-      fs.closeSync(fd);
+      this.fs.closeSync(fd);
     }
-    fs.renameSync(temporary, this.filePath);
-    this.compactedBytes = bytes;
-    this.bytesSinceCompaction = 0;
-    this.erasurePending = false;
+    return bytes;
   }
 
-  /** Reads the file (if any). A torn last line from a crash mid-write is ignored. */
+  /**
+   * Reads the file (if any). A torn last line (a crash mid-write) is skipped with a warning, and the next append
+   * replaces it; a corrupt line before it throws CorruptJournalError, which says how to repair the file.
+   */
   load(): LoadedState {
-    if (!fs.existsSync(this.filePath)) {
-      fs.mkdirSync(path.dirname(path.resolve(this.filePath)), { recursive: true });
+    if (!this.fs.existsSync(this.filePath)) {
+      this.fs.mkdirSync(path.dirname(path.resolve(this.filePath)), { recursive: true });
       return { runs: [] };
     }
-    const lines = fs.readFileSync(this.filePath, 'utf8').split('\n');
+    const text = this.fs.readFileSync(this.filePath, 'utf8');
+    const { records, tornLastLine } = parseJournal<Record>(this.filePath, text, reviver);
+    const whole = tornLastLine === undefined ? text : text.slice(0, text.lastIndexOf('\n', text.length - 2) + 1);
+    this.appender.loaded(Buffer.byteLength(whole), tornLastLine !== undefined);
+    if (tornLastLine !== undefined) {
+      this.options.onWarning?.(
+        `${this.filePath}:${tornLastLine}: skipped a torn last line, the end of a write a crash or a full disk cut short`
+      );
+    }
     const events = new Map<string, Buffer[]>();
     const snapshots = new Map<string, RunSnapshot>();
     let searchAttributes: LoadedState['searchAttributes'];
-    lines.forEach((line, index) => {
-      if (!line.trim()) return;
-      let record: Record;
-      try {
-        record = JSON.parse(line, reviver) as Record;
-      } catch (error) {
-        if (index >= lines.length - 2) return;
-        throw new Error(`${this.filePath}:${index + 1}: corrupt record (${(error as Error).message})`, {
-          cause: error,
-        });
-      }
-      applyRecord(record, events, snapshots, (sa) => (searchAttributes = sa));
-    });
+    for (const record of records) applyRecord(record, events, snapshots, (sa) => (searchAttributes = sa));
     return { runs: buildRuns(events, snapshots), searchAttributes };
   }
 }

@@ -23,6 +23,7 @@ const STATUS_CODES: Record<DevServerErrorType, grpc.status> = {
   UNIMPLEMENTED: grpc.status.UNIMPLEMENTED,
   DEADLINE_EXCEEDED: grpc.status.DEADLINE_EXCEEDED,
   CANCELLED: grpc.status.CANCELLED,
+  UNAVAILABLE: grpc.status.UNAVAILABLE,
   INTERNAL: grpc.status.INTERNAL,
 };
 
@@ -50,6 +51,11 @@ export interface ServiceOptions {
   onInternalError: (error: unknown, method: string) => void;
   /** When set, every call must carry `authorization: Bearer <apiKey>`, as Temporal Cloud's API keys do. */
   apiKey?: string;
+  /**
+   * Makes what a call changed durable, or throws: run before the handler (a call is refused while earlier changes
+   * are not written) and before the answer (which must not acknowledge what is not written).
+   */
+  commit?: () => void;
 }
 
 /** The call's bearer token against the server's key, in constant time; a missing or other token is refused. */
@@ -95,7 +101,13 @@ function wrap(
   hasNamespaceField: boolean
 ): grpc.handleUnaryCall<Message | MalformedRequest, unknown> {
   return (call, callback) => {
-    const reply = (error: unknown, response?: unknown): void => {
+    const reply = (outcome: unknown, response?: unknown): void => {
+      let error = outcome;
+      try {
+        options.commit?.();
+      } catch (unwritten) {
+        error = unwritten;
+      }
       if (!error) {
         callback(null, response ?? {});
         return;
@@ -122,6 +134,7 @@ function wrap(
       if (!handler)
         throw new DevServerError('UNIMPLEMENTED', `${method} is not implemented by the ConvEngine dev server`);
       checkNamespace(method, request, options, hasNamespaceField);
+      options.commit?.();
       const result = handler(request, pollCall);
       if (result instanceof Promise)
         result.then(

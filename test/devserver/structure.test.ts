@@ -22,6 +22,7 @@ const ENGINE_LAYERS: readonly (readonly string[])[] = [
     'visibility-query',
     'matching',
     'scheduler',
+    'journal-file',
     'persistence',
   ],
   ['engine'],
