@@ -30,8 +30,12 @@ export function createTurnWorker(options: TurnWorkerOptions): Promise<Worker> {
     dataConverter: options.dataConverter,
     ...options.workflows,
     ...options.tuning,
-    // Notes each attempt's start on this worker's clock (how long it may wait out a database outage).
-    interceptors: { activity: [attemptStartInterceptor] },
+    // Notes each attempt's start on this worker's clock (how long it may wait out a database outage), beside the
+    // instrumentation's interceptors (observability/worker-options.ts), which tuning carries.
+    interceptors: {
+      ...options.tuning?.interceptors,
+      activity: [...(options.tuning?.interceptors?.activity ?? []), attemptStartInterceptor],
+    },
     // Says which turn type it runs, for the API's readiness (observability/turn-pollers.ts).
     identity: turnWorkerIdentity(options.tuning?.identity),
   });
