@@ -36,6 +36,21 @@ export interface HeldTool {
 
 export { TurnStatus } from './turn-status';
 
+/**
+ * What a parked turn waits on, in its memo under PARKED_MEMO_KEY from the moment it parks until it resumes (turns
+ * parked since PARKED_MEMO_PATCH): the approval lists, the held list and the console read it there, from Temporal
+ * alone. They never query a turn that has it: a query a workflow task carries is answered before a quick local
+ * activity that task schedules resolves, which can move what follows the activity into another task, a history that
+ * no longer replays. `args` and `error` may be shortened (park.ts); their rows hold them whole.
+ */
+export interface ParkedCall {
+  pending: PendingApproval | null;
+  held: HeldTool | null;
+}
+
+/** The memo key of ParkedCall; the turn clears it (null) when it resumes. */
+export const PARKED_MEMO_KEY = 'parkedCall';
+
 export interface TurnProgress {
   status: TurnStatus;
   pending: PendingApproval | null;

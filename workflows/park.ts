@@ -1,4 +1,6 @@
-import { condition, setCurrentDetails, upsertSearchAttributes } from '@temporalio/workflow';
+import { condition, setCurrentDetails, upsertMemo, upsertSearchAttributes } from '@temporalio/workflow';
+import { cutText } from '../core/text/cut-text';
+import { PARKED_MEMO_KEY, type ParkedCall } from './messages';
 import { positionAttributes, TurnOutcomeKey, TurnOutcomeValue, type TurnPosition } from './search-attributes';
 import { TurnStatus } from './turn-status';
 import type { TurnState } from './turn-state';
@@ -21,6 +23,34 @@ export interface Park {
    * waits; null records none (a turn parked before TurnVersions.parkPosition, which asks the patch here).
    */
   position(): TurnPosition | null;
+  /**
+   * What the turn waits on, recorded in its memo while it waits (ParkedCall); null records none (a turn parked before
+   * TurnVersions.parkedMemo, which asks the patch here).
+   */
+  memo(): ParkedCall | null;
+}
+
+/**
+ * Characters of a pending call's arguments (as JSON) and of a held call's error the memo keeps: a memo counts against
+ * Temporal's memo size limit (2 MB by default), past which the task that upserts it fails. Both are whole in the
+ * turn's rows (MCP_TOOL_APPROVAL_REQUESTED, TOOL_HELD).
+ */
+export const PARKED_MEMO_TEXT_MAX = 16 * 1024;
+
+/** The call as the memo records it: big arguments and errors shortened (PARKED_MEMO_TEXT_MAX). */
+function memoOf(call: ParkedCall): ParkedCall {
+  const { pending, held } = call;
+  const characters = pending ? JSON.stringify(pending.args).length : 0;
+  const args =
+    characters > PARKED_MEMO_TEXT_MAX
+      ? { _elided: `the arguments are ${characters} characters as JSON; MCP_TOOL_APPROVAL_REQUESTED holds them` }
+      : pending?.args;
+  const error =
+    held && held.error.length > PARKED_MEMO_TEXT_MAX ? `${cutText(held.error, PARKED_MEMO_TEXT_MAX)}…` : null;
+  return {
+    pending: pending && args ? { ...pending, args } : pending,
+    held: held && error !== null ? { ...held, error } : held,
+  };
 }
 
 /**
@@ -32,10 +62,13 @@ export interface Park {
 export async function parkTurn(state: TurnState, park: Park): Promise<boolean> {
   state.status = park.status;
   upsertSearchAttributes([{ key: TurnOutcomeKey, value: park.status }, ...positionAttributes(park.position())]);
+  const memo = park.memo();
+  if (memo) upsertMemo({ [PARKED_MEMO_KEY]: memoOf(memo) });
   if (park.details !== undefined) setCurrentDetails(park.details);
   const decided = await condition(park.decided, park.timeoutMs);
   state.status = TurnStatus.Running;
   if (park.resumeOutcome()) upsertSearchAttributes([{ key: TurnOutcomeKey, value: TurnOutcomeValue.Running }]);
+  if (memo) upsertMemo({ [PARKED_MEMO_KEY]: null });
   if (park.details !== undefined) setCurrentDetails('');
   return decided;
 }

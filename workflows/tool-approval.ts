@@ -31,14 +31,15 @@ export async function awaitAuditedApproval(
 
 /**
  * Parks the turn on a human decision (D16) until the decideApproval update or the timeout.
- * `versions` say whether this turn records its position while parked and puts TurnOutcome back to RUNNING afterwards.
+ * `versions` say whether this turn records its position and its call (memo) while parked and puts TurnOutcome back to
+ * RUNNING afterwards.
  * `expiresAt`: the time its request row names, when the executor wrote one before parking.
  */
 export async function awaitApproval(
   state: TurnState,
   session: Session | null,
   request: ApprovalRequest,
-  versions: Pick<TurnVersions, 'approvalResume' | 'parkPosition'>,
+  versions: Pick<TurnVersions, 'approvalResume' | 'parkPosition' | 'parkedMemo'>,
   expiresAt = new Date(workflowNow() + request.timeoutMs).toISOString()
 ): Promise<ApprovalDecision> {
   state.pending = {
@@ -58,6 +59,7 @@ export async function awaitApproval(
     timeoutMs: request.timeoutMs,
     resumeOutcome: () => versions.approvalResume(),
     position: () => (versions.parkPosition() ? session : null),
+    memo: () => (versions.parkedMemo() ? { pending: state.pending, held: null } : null),
   });
   const decision: ApprovalDecision =
     decided && state.decision ? state.decision : { decision: 'EXPIRED', reason: 'APPROVAL_EXPIRED', decidedBy: null };

@@ -17,6 +17,7 @@ import { parkTurn } from './park';
 import type { RunningTurn } from './running-turn';
 import type { TurnState } from './turn-state';
 import { TurnStatus } from './turn-status';
+import type { TurnVersions } from './turn-versions';
 
 /**
  * #22: audits the hold (TOOL_HELD), waits for the operator or the hold timeout, audits their
@@ -31,9 +32,7 @@ export async function holdToolCall(
   const expiresAt = new Date(workflowNow() + request.timeoutMs).toISOString();
   const at = `McpToolHold: ${request.toolCode} (call ${request.callIndex})`;
   await turn.run('McpToolHold', heldAuditInput(inputFor, request, expiresAt), `${at} held`);
-  const resolution = await awaitHeldTool(turn.state, turn.session(), request, expiresAt, () =>
-    turn.versions.parkPosition()
-  );
+  const resolution = await awaitHeldTool(turn.state, turn.session(), request, expiresAt, turn.versions);
   const resolved = resolvedAuditInput(inputFor, request, resolution);
   await turn.run('McpToolHold', resolved, `${at} ${resolution.action}`);
   if (resolution.action === 'fail') {
@@ -55,7 +54,7 @@ export async function awaitHeldTool(
   session: Session | null,
   request: HeldToolRequest,
   expiresAt: string,
-  recordsPosition: () => boolean
+  versions: Pick<TurnVersions, 'parkPosition' | 'parkedMemo'>
 ): Promise<HeldToolResolution> {
   state.held = {
     toolCode: request.toolCode,
@@ -79,7 +78,8 @@ export async function awaitHeldTool(
     details: describeHold(request, expiresAt, workflowInfo().workflowId),
     // The hold has reset TurnOutcome since it was first shipped (TOOL_HOLD_PATCH).
     resumeOutcome: () => true,
-    position: () => (recordsPosition() ? session : null),
+    position: () => (versions.parkPosition() ? session : null),
+    memo: () => (versions.parkedMemo() ? { pending: null, held: state.held } : null),
   });
   const resolution: HeldToolResolution =
     decided && state.holdResolution

@@ -100,6 +100,14 @@ export const CANCELLED_TOOL_CALL_PATCH = 'cancelled-tool-call-stands';
 export const SHUTDOWN_CUT_WRITE_PATCH = 'shutdown-cut-write-held';
 
 /**
+ * The patch that records what a parked turn waits on in its memo (PARKED_MEMO_KEY: the approval's call, the held call)
+ * as it parks, and clears it as it resumes, so operators' lists and the console read it there instead of querying the
+ * turn: a query answered on a task that schedules a quick local activity can move what follows the activity into
+ * another task, a history that no longer replays. Histories without it issued no memo upsert when parking.
+ */
+export const PARKED_MEMO_PATCH = 'parked-call-memo';
+
+/**
  * Which of the changes made to the turn workflow since conversationTurnV2 a turn runs with. The
  * turn executor asks here, never `patched()` itself, so one executor serves both workflow types.
  */
@@ -134,6 +142,8 @@ export interface TurnVersions {
   cancelledToolCallStands(): boolean;
   /** Whether a write cut by a stopping worker is of unknown outcome, so held; asked only when one's last attempt is. */
   shutdownCutWriteHeld(): boolean;
+  /** Whether a parked turn records what it waits on in its memo; asked only when it parks, after parkPosition. */
+  parkedMemo(): boolean;
 }
 
 /**
@@ -173,6 +183,9 @@ const cancelledToolCallStands = (): boolean => patched(CANCELLED_TOOL_CALL_PATCH
 /** Asked by V2 and V3 alike, only when a stopping worker cut a write's last attempt, so other turns record no marker. */
 const shutdownCutWriteHeld = (): boolean => patched(SHUTDOWN_CUT_WRITE_PATCH);
 
+/** Asked by every workflow type, each time the turn parks, so turns that never park record no marker. */
+const parkedMemo = (): boolean => patched(PARKED_MEMO_PATCH);
+
 function patchedStepRunsIn(): StepRunsIn {
   if (patched(WIDE_STEP_RUNS_PATCH)) return 'wide';
   return patched(STEP_RUNS_PATCH) ? 'pipeline' : null;
@@ -200,6 +213,7 @@ export const PATCHED_VERSIONS: TurnVersions = {
   failedDirectRepeatRefused,
   cancelledToolCallStands,
   shutdownCutWriteHeld,
+  parkedMemo,
 };
 
 /**
@@ -207,7 +221,7 @@ export const PATCHED_VERSIONS: TurnVersions = {
  * new workflow type is the whole version: no patch marker and no TemporalChangeVersion upsert per turn.
  * Changes made since are asked like V2's (approvalResume, failureRow, unwrittenFailureRow, failureRowOutlastsOutage,
  * parkPosition, approvalRequestRow, cancelledRow, cancelledOutcome, failedDirectRepeatRefused,
- * cancelledToolCallStands, shutdownCutWriteHeld).
+ * cancelledToolCallStands, shutdownCutWriteHeld, parkedMemo).
  */
 export const CURRENT_VERSIONS: TurnVersions = {
   stepRunsIn: () => 'wide',
@@ -225,4 +239,5 @@ export const CURRENT_VERSIONS: TurnVersions = {
   failedDirectRepeatRefused,
   cancelledToolCallStands,
   shutdownCutWriteHeld,
+  parkedMemo,
 };

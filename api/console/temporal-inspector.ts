@@ -1,7 +1,7 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { isGrpcServiceError, WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import { compareCodePoints } from '../../core/text/compare-code-points';
-import { TurnStatus, type HeldTool, type PendingApproval, type TurnProgress } from '../../workflows/messages';
+import type { HeldTool, ParkedCall, PendingApproval } from '../../workflows/messages';
 import { conversationTurnsQuery, onTaskQueue, readTurnSearchAttributes } from '../../workflows/search-attributes';
 import { PayloadEncryptionError } from '../../config/payload-encryption';
 import { ApiError, conflict, notFound } from '../errors';
@@ -10,7 +10,7 @@ import { decodeHistoryPayloads, decodePayloadsIn } from '../history/decoded-hist
 import { resolveStepRunClaims } from '../history/step-run-claims';
 import { onOwnQueue } from '../turns/start';
 import { startInputOf, turnNotFound } from '../turns/turn-id';
-import { progressUnavailable, readProgress } from '../turns/turn-worker';
+import { progressUnavailable, readParked } from '../turns/turn-worker';
 import type {
   ActivityOperation,
   HistoryEvent,
@@ -69,13 +69,19 @@ async function ownRunOrNotFound(client: Client, taskQueue: string, workflowId: s
   return run;
 }
 
-/** The turn's progress, which its worker answers: 404 without the turn, 503 WORKER_UNAVAILABLE without a worker. */
-async function progressOf(client: Client, taskQueue: string, workflowId: string): Promise<TurnProgress> {
+/**
+ * What the turn waits on, as its memo says: 404 without the turn. A turn parked before its memo said is asked its
+ * worker: 503 WORKER_UNAVAILABLE without one.
+ */
+async function parkedOf(client: Client, taskQueue: string, workflowId: string): Promise<ParkedCall> {
   const run = await ownRunOrNotFound(client, taskQueue, workflowId);
-  const read = await readProgress(client, workflowId, run);
+  const read = await readParked(client, workflowId, {
+    ...run,
+    outcome: readTurnSearchAttributes(run.searchAttributes).turnOutcome,
+  });
   if (!read) throw turnNotFound(workflowId);
   if ('unavailable' in read) throw progressUnavailable(workflowId, read.unavailable);
-  return read.progress;
+  return read.parked;
 }
 
 function runOf(wf: WorkflowExecutionInfo): TurnRunSummary {
@@ -290,11 +296,10 @@ export function temporalInspector(client: Client, taskQueue: string): TurnInspec
       return pending.map((a) => pendingActivityView(a));
     },
     async pendingApproval(workflowId): Promise<PendingApproval | null> {
-      return (await progressOf(client, taskQueue, workflowId)).pending;
+      return (await parkedOf(client, taskQueue, workflowId)).pending;
     },
     async heldTool(workflowId): Promise<HeldTool | null> {
-      const progress = await progressOf(client, taskQueue, workflowId);
-      return progress.status === TurnStatus.Held ? (progress.held ?? null) : null;
+      return (await parkedOf(client, taskQueue, workflowId)).held;
     },
     async operateActivity(workflowId, activityId, operation) {
       await ownRunOrNotFound(client, taskQueue, workflowId);

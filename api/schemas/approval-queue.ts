@@ -35,7 +35,8 @@ const turns = listedTurnsSchema({
     type: 'object',
     nullable: true,
     description:
-      'The call the turn waits on, as the turn tells it; null when its worker cannot be asked (see unavailable).',
+      "The call the turn waits on, from the turn's memo (no worker needed); null for a turn parked before it when " +
+      'its worker cannot be asked (see unavailable).',
     properties: {
       toolCode: approvalSchema.properties.toolCode,
       callIndex: approvalSchema.properties.callIndex,

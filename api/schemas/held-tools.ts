@@ -28,16 +28,20 @@ export const listedTurnProperties = {
   configVersion: { type: 'string', nullable: true },
 } as const;
 
-/** A listed turn's `unavailable`: why its `field` (what it waits on, which only its worker tells) is null. */
+/**
+ * A listed turn's `unavailable`: why its `field` (what it waits on) is null: a turn parked before its memo said it,
+ * which only its worker tells.
+ */
 export const unavailableProperty = (field: string) =>
   ({
     type: 'string',
     description:
-      `Why ${field} is null: no worker answers the turn (e.g. "no worker is polling task queue …"). The turn is ` +
-      "listed from Temporal's visibility, and still waits for a decision.",
+      `Why ${field} is null: the turn was parked by a worker of a build before its memo said what it waits on, and ` +
+      'no worker answers it (e.g. "no worker is polling task queue …"). The turn is listed from Temporal\'s ' +
+      'visibility, and still waits for a decision.',
   }) as const;
 
-/** `{turns: [...]}`, each turn what visibility tells of it and `own`: what it waits on, from its worker. */
+/** `{turns: [...]}`, each turn what visibility tells of it and `own`: what it waits on, from its memo. */
 export const listedTurnsSchema = <P extends Record<string, unknown>>(own: P) =>
   ({
     type: 'object',
@@ -50,7 +54,9 @@ export const heldTurnsSchema = listedTurnsSchema({
   held: {
     ...heldToolSchema,
     nullable: true,
-    description: 'The held call, as the turn tells it; null when its worker cannot be asked (see unavailable).',
+    description:
+      "The held call, from the turn's memo (no worker needed); null for a turn held before it when its worker " +
+      'cannot be asked (see unavailable).',
   },
   unavailable: unavailableProperty('held'),
 });

@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { Client } from '@temporalio/client';
+import { decodeMapFromPayloads } from '@temporalio/common/lib/internal-non-workflow';
 import type { temporal } from '@temporalio/proto';
 import { readTurnSearchAttributes, runningTurnsQuery, TurnOutcomeValue } from '../../workflows/search-attributes';
 import { badRequest } from '../errors';
 import { decodedSearchAttributes } from '../history/entries';
 import { decideWith } from '../replies';
 import { PARKED_STATUSES, type ParkedStatus } from '../console/ports';
-import { listedProgressReader } from './turn-worker';
+import { listedParkedReader } from './turn-worker';
 
 /**
  * The task queue's turns parked on a tool approval (D16): the workflow sets this outcome while it waits, RUNNING again
@@ -16,7 +17,7 @@ import { listedProgressReader } from './turn-worker';
 export const awaitingApprovalQuery = (taskQueue: string): string =>
   runningTurnsQuery(taskQueue, TurnOutcomeValue.AwaitingApproval);
 
-/** The call a turn waits on, as its worker tells it. */
+/** The call a turn waits on, as its memo says (or, for a turn parked before it did, its worker). */
 export interface WaitingApproval {
   toolCode: string;
   callIndex: number;
@@ -36,9 +37,12 @@ export interface AwaitingApprovalTurn {
   intent: string | null;
   state: string | null;
   configVersion: string | null;
-  /** The call that waits, which only the turn's worker can tell; null when it could not be read (`unavailable`). */
+  /**
+   * The call that waits, from the turn's memo; null when it could not be read (`unavailable`): a turn parked by a worker
+   * before the memo said (PARKED_MEMO_PATCH) is asked its worker.
+   */
   approval: WaitingApproval | null;
-  /** Why `approval` is null: no worker answers the turn's query. */
+  /** Why `approval` is null: the turn's memo does not say, and no worker answers the turn's query. */
   unavailable?: string;
 }
 
@@ -51,7 +55,7 @@ export interface ApprovalQueuePage {
 /**
  * The turns waiting for an approval, the approvers' queue: the API's admin route, the console's panel and
  * `convengine sre approvals` list it from Temporal's visibility (TurnOutcome = AWAITING_APPROVAL, running), the
- * source `convengine_pending_approvals` counts, each with the call its worker says it waits on.
+ * source `convengine_pending_approvals` counts, each with the call it waits on as its memo says: no worker is asked.
  */
 export interface ApprovalQueue {
   /** One page of at most `limit` turns, newest first; `after` is the previous page's `next`. */
@@ -122,18 +126,29 @@ export function temporalApprovalQueue(client: Client, taskQueue: string): Approv
   return {
     async list({ limit, after }) {
       const page = await listPage(client, query, limit, after);
-      const progressOf = listedProgressReader(client);
+      const parkedOf = listedParkedReader(client);
       const turns: AwaitingApprovalTurn[] = [];
       for (const raw of page.executions ?? []) {
         const turn = visibleTurn(raw);
-        const listed = { runId: turn.runId, taskQueue: raw.taskQueue ?? '', type: raw.type?.name ?? '' };
-        const read = await progressOf(turn.workflowId, listed);
+        const read = await parkedOf(turn.workflowId, await listedTurn(client, raw, turn));
         if (read && 'unavailable' in read) turns.push({ ...turn, approval: null, unavailable: read.unavailable });
         // A turn decided between the listing and the query no longer waits, and is left out.
-        else if (read?.progress.pending) turns.push({ ...turn, approval: waiting(turn, read.progress.pending) });
+        else if (read?.parked.pending) turns.push({ ...turn, approval: waiting(turn, read.parked.pending) });
       }
       return { turns, next: cursorOf(query, page.nextPageToken) };
     },
+  };
+}
+
+/** A listed turn as the reader of what it waits on takes it: its memo decoded (it is encrypted too). */
+async function listedTurn(client: Client, raw: RawExecution, turn: Omit<AwaitingApprovalTurn, 'approval'>) {
+  const { turnOutcome } = readTurnSearchAttributes(decodedSearchAttributes(raw.searchAttributes?.indexedFields));
+  return {
+    runId: turn.runId,
+    taskQueue: raw.taskQueue ?? '',
+    type: raw.type?.name ?? '',
+    memo: await decodeMapFromPayloads(client.options.loadedDataConverter, raw.memo?.fields),
+    outcome: turnOutcome,
   };
 }
 

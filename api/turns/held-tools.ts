@@ -10,7 +10,7 @@ import { readTurnSearchAttributes, runningTurnsQuery, TurnOutcomeValue } from '.
 import { conflict, type ApiError } from '../errors';
 import { describeOwnOrNull, sendDecision } from './decisions';
 import { turnNotFound } from './turn-id';
-import { listedProgressReader } from './turn-worker';
+import { listedParkedReader } from './turn-worker';
 
 /** The task queue's turns with a tool call held for an operator (#22): the workflow sets this outcome while it waits. */
 const heldTurnsQuery = (taskQueue: string): string => runningTurnsQuery(taskQueue, TurnOutcomeValue.Held);
@@ -22,9 +22,12 @@ export interface HeldTurn {
   intent: string | null;
   state: string | null;
   configVersion: string | null;
-  /** The held call, which only the turn's worker can tell; null when it could not be read (`unavailable`). */
+  /**
+   * The held call, from the turn's memo; null when it could not be read (`unavailable`): a turn held by a worker before
+   * the memo said (PARKED_MEMO_PATCH) is asked its worker.
+   */
   held: HeldTool | null;
-  /** Why `held` is null: no worker answers the turn's query. */
+  /** Why `held` is null: the turn's memo does not say, and no worker answers the turn's query. */
   unavailable?: string;
 }
 
@@ -34,7 +37,7 @@ export interface HeldTurn {
  * `temporal workflow update execute --name resolveHeldTool` sends.
  */
 export interface HeldToolOperations {
-  /** Every held turn Temporal's visibility lists, each with its held call when its worker can tell it. */
+  /** Every held turn Temporal's visibility lists, each with its held call as its memo says. */
   list(): Promise<HeldTurn[]>;
   resolve(workflowId: string, input: HeldToolDecisionInput): Promise<HeldToolAck>;
 }
@@ -64,15 +67,16 @@ export function temporalHeldTools(
   return {
     async list() {
       const turns: HeldTurn[] = [];
-      const progressOf = listedProgressReader(client);
+      const parkedOf = listedParkedReader(client);
       for await (const execution of client.workflow.list({ query: heldTurnsQuery(taskQueue) })) {
         const turn = visibleTurn(execution);
-        const read = await progressOf(turn.workflowId, execution);
+        const outcome = readTurnSearchAttributes(execution.searchAttributes).turnOutcome;
+        const read = await parkedOf(turn.workflowId, { ...execution, outcome });
         if (read && 'unavailable' in read) {
           turns.push({ ...turn, held: null, unavailable: read.unavailable });
-        } else if (read?.progress.held) {
+        } else if (read?.parked.held) {
           // A turn resolved between the listing and the query is simply no longer held.
-          turns.push({ ...turn, held: read.progress.held });
+          turns.push({ ...turn, held: read.parked.held });
         }
       }
       return turns;

@@ -1,7 +1,8 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
 import { noWorkerPolling, noWorkerRuns, readTurnPollers } from '../../observability/turn-pollers';
-import { turnProgressQuery, type TurnProgress } from '../../workflows/messages';
+import { PARKED_MEMO_KEY, turnProgressQuery, type ParkedCall, type TurnProgress } from '../../workflows/messages';
+import { PARKED_STATUSES } from '../console/ports';
 import { ApiError } from '../errors';
 
 /** How long a turn's progress query waits for its worker: one that is there answers in milliseconds. */
@@ -52,22 +53,45 @@ function unanswered(err: unknown, taskQueue: string): string | null {
 /** A turn's progress, or why it cannot be read now (no worker runs the query). */
 export type ProgressRead = { progress: TurnProgress } | { unavailable: string };
 
-/** Where a listed turn runs: its run, task queue and workflow type, as Temporal's visibility lists them. */
-export type ListedTurn = Pick<WorkflowExecutionInfo, 'runId' | 'taskQueue' | 'type'>;
+/** What a listed turn waits on, or why it cannot be read now (a turn parked before its memo said, and no worker). */
+export type ParkedRead = { parked: ParkedCall } | { unavailable: string };
+
+/**
+ * Where a listed turn runs (its run, task queue and workflow type) and what Temporal's visibility or describe tells of
+ * it without a worker: its memo (decoded) and its TurnOutcome.
+ */
+export type ListedTurn = Pick<WorkflowExecutionInfo, 'runId' | 'taskQueue' | 'type' | 'memo'> & {
+  outcome: string | undefined;
+};
+
+const NOT_PARKED: ParkedCall = { pending: null, held: null };
+
+const isCallOrNull = (value: unknown): boolean => value === null || (typeof value === 'object' && value !== null);
+
+/**
+ * What the turn waits on as its memo says (workflows/park.ts records it as the turn parks and clears it as it resumes),
+ * with no worker asked: nothing once its TurnOutcome no longer says it waits. Undefined for a turn parked by a worker
+ * before the memo (PARKED_MEMO_PATCH), which only its worker can tell.
+ */
+export function parkedInMemo(turn: Pick<ListedTurn, 'memo' | 'outcome'>): ParkedCall | undefined {
+  const memo = turn.memo?.[PARKED_MEMO_KEY];
+  if (typeof memo === 'object' && memo !== null) {
+    const { pending, held } = memo as Partial<ParkedCall>;
+    if (isCallOrNull(pending) && isCallOrNull(held)) return { pending: pending ?? null, held: held ?? null };
+  }
+  return PARKED_STATUSES.some((status) => status === turn.outcome) ? undefined : NOT_PARKED;
+}
 
 /**
  * The turn's progress query (workflows/messages.ts), which only a worker can answer: not asked when no worker
  * polling the turn's task queue runs its type, and given up after TURN_QUERY_DEADLINE_MS. Null when there is no
- * such turn. `listed`: the turn as a listing gave it, which spares describing it.
+ * such turn. Only for a turn parked before its memo said what it waits on (parkedInMemo): a query answered on a task
+ * that schedules a quick local activity can split the history so that it no longer replays.
  */
-export async function readProgress(
-  client: Client,
-  workflowId: string,
-  listed?: ListedTurn
-): Promise<ProgressRead | null> {
-  const handle = client.workflow.getHandle(workflowId, listed?.runId);
+async function readProgress(client: Client, workflowId: string, turn: ListedTurn): Promise<ProgressRead | null> {
+  const handle = client.workflow.getHandle(workflowId, turn.runId);
+  const { taskQueue, type } = turn;
   try {
-    const { taskQueue, type } = listed ?? (await handle.describe());
     const noWorker = await noWorkerFor(client, taskQueue, type);
     if (noWorker !== null) return { unavailable: noWorker };
     try {
@@ -86,19 +110,32 @@ export async function readProgress(
 }
 
 /**
- * Reads the progress of the turns a visibility listing gives, one after another (the held turns, the turns awaiting
- * approval). A queue and turn type whose worker did not answer one query is not asked again: each would wait as long.
- * Whether a worker can answer depends on the queue and on the turn's type (an older build runs older types).
+ * What the turn waits on: from its memo, or for a turn parked before it (parkedInMemo) from its worker. Null when
+ * there is no such turn.
  */
-export function listedProgressReader(
+export async function readParked(client: Client, workflowId: string, turn: ListedTurn): Promise<ParkedRead | null> {
+  const inMemo = parkedInMemo(turn);
+  if (inMemo) return { parked: inMemo };
+  const read = await readProgress(client, workflowId, turn);
+  if (!read || 'unavailable' in read) return read;
+  return { parked: { pending: read.progress.pending, held: read.progress.held ?? null } };
+}
+
+/**
+ * Reads what the turns a visibility listing gives wait on, one after another (the held turns, the turns awaiting
+ * approval): from their memos, with no worker asked. Only a turn parked before its memo said (parkedInMemo) is asked
+ * its worker; a queue and turn type whose worker did not answer one query is not asked again: each would wait as
+ * long. Whether a worker can answer depends on the queue and on the turn's type (an older build runs older types).
+ */
+export function listedParkedReader(
   client: Client
-): (workflowId: string, listed: ListedTurn) => Promise<ProgressRead | null> {
+): (workflowId: string, listed: ListedTurn) => Promise<ParkedRead | null> {
   const silent = new Map<string, string>();
   return async (workflowId, listed) => {
     const runsOn = `${listed.taskQueue} ${listed.type}`;
     const known = silent.get(runsOn);
-    if (known !== undefined) return { unavailable: known };
-    const read = await readProgress(client, workflowId, listed);
+    if (known !== undefined && parkedInMemo(listed) === undefined) return { unavailable: known };
+    const read = await readParked(client, workflowId, listed);
     if (read && 'unavailable' in read) silent.set(runsOn, read.unavailable);
     return read;
   };

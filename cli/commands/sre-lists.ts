@@ -11,7 +11,10 @@ function turnLine({ workflowId, conversationId, turnNumber, intent, state }: Awa
   return `  conversation ${conversationId ?? '?'} turn ${turnNumber ?? '?'}${at} (${workflowId})`;
 }
 
-/** One turn awaiting approval; without a worker, what visibility knows of it and why its call is not shown. */
+/**
+ * One turn awaiting approval; for a turn parked by a worker before its memo said what it waits on (PARKED_MEMO_PATCH)
+ * and no worker to ask, what visibility knows of it and why its call is not shown.
+ */
 function printTurn(io: CliIo, turn: AwaitingApprovalTurn): void {
   const a = turn.approval;
   if (!a) {

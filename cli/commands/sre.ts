@@ -85,7 +85,10 @@ const OPTIONS = {
   flags: ['json'],
 };
 
-/** One held turn; without a worker, what visibility knows of it and why its held call is not shown. */
+/**
+ * One held turn; for a turn held by a worker before its memo said what it waits on (PARKED_MEMO_PATCH) and no worker
+ * to ask, what visibility knows of it and why its held call is not shown.
+ */
 export function printHeldTurn(io: CliIo, { workflowId, held: h, intent, state, unavailable }: HeldTurn): void {
   if (!h) {
     io.out(`${workflowId}  held call unavailable: ${unavailable ?? 'not answered'}`);

@@ -1,8 +1,9 @@
 /**
  * Operators' view of parked turns while no worker runs: a decision waits OPERATOR_DECISION_TIMEOUT_MS and is then
- * 503 WORKER_UNAVAILABLE (and `convengine sre` exits 1), saying it may still be applied; held turns are still
- * listed; the console's turn page shows the turn and says what it cannot read. The worker that comes back applies
- * the decision the caller gave up on: Temporal cannot withdraw an update it admitted.
+ * 503 WORKER_UNAVAILABLE (and `convengine sre` exits 1), saying it may still be applied; the approvers' queue, the
+ * held list and the console's turn page still show the call the turn waits on, from its memo (workflows/park.ts): no
+ * worker is asked. The worker that comes back applies the decision the caller gave up on: Temporal cannot withdraw an
+ * update it admitted.
  */
 import { ApiHarness } from '../support/api-harness';
 import { runSre } from '../support/held-turn-suite';
@@ -13,7 +14,7 @@ const LOAN_MESSAGE = 'Apply loan for customer CUST-1001, amount 350000 for 36 mo
 const SUBMIT = '/loan/applications';
 const HOLD = { onRetriesExhausted: 'HOLD', maxAttempts: 2, initialIntervalMs: 100 };
 const DECISION_TIMEOUT_MS = 1_500;
-/** The progress query's deadline (api/turns/turn-worker.ts) and the decision's, with room for a slow machine. */
+/** The decision's deadline, with room for a slow machine. */
 const PROMPTLY_MS = 12_000;
 
 describe('parked turns while no worker polls', () => {
@@ -32,7 +33,7 @@ describe('parked turns while no worker polls', () => {
   afterAll(async () => h?.stop());
   afterEach(async () => h.wf.startWorker());
 
-  it('an approval is 503 WORKER_UNAVAILABLE after the deadline, the page and the queue list it, a worker applies it', async () => {
+  it('an approval is 503 WORKER_UNAVAILABLE after the deadline, the page and the queue show it, a worker applies it', async () => {
     await h.wf.mcp.configure(loanConfig({ submitNeedsApproval: true }));
     h.wf.mcp.toolServer.counters.reset();
     h.wf.mcp.llm.setScript([
@@ -49,24 +50,21 @@ describe('parked turns while no worker polls', () => {
     const page = await timed(() => h.request('GET', `/api/v1/console/turns/${turn.workflowId}`, { headers: auth }));
     expect(page.took).toBeLessThan(PROMPTLY_MS);
     expect(page.value.status).toBe(200);
-    expect(page.value.json()).toMatchObject({ pendingApproval: null, story: { status: 'RUNNING' } });
-    expect(page.value.json().waitingUnavailable).toMatch(/no worker/);
+    const pending = { toolCode: 'loan.application.submit', callIndex: parked.json().approval.callIndex };
+    expect(page.value.json()).toMatchObject({ pendingApproval: pending, story: { status: 'RUNNING' } });
+    expect(page.value.json().waitingUnavailable).toBeNull();
 
-    // The approvers' queue still lists the turn, from visibility, and says why its call is not shown.
+    // The approvers' queue lists the turn with its call, from visibility alone.
     const queue = await timed(() => h.request('GET', '/api/v1/admin/turns/awaiting-approval', { headers: auth }));
     expect(queue.took).toBeLessThan(PROMPTLY_MS);
     const queued = queue.value.json().turns.find((t: { workflowId: string }) => t.workflowId === turn.workflowId);
-    expect(queued).toMatchObject({ conversationId, approval: null, unavailable: expect.stringMatching(/no worker/) });
-    const cli = h.wf.serverArgs();
-    const listed = await runSre(['approvals', ...cli]);
-    expect(listed.code).toBe(1);
-    expect(listed.out.join('\n')).toContain(`${turn.workflowId}  pending call unavailable: no worker`);
-    // At least this one: on the real server the namespace is shared with other suites, whose parked turns outlive
-    // their workers and are listed too.
-    expect(listed.err).toHaveLength(1);
-    expect(listed.err[0]).toMatch(
-      /^cannot read the pending call of [1-9]\d* turn\(s\): no worker answers them; start one, then list again$/
-    );
+    expect(queued).toMatchObject({ conversationId, approval: pending });
+    expect(queued).not.toHaveProperty('unavailable');
+    const listed = await runSre(['approvals', ...h.wf.serverArgs()]);
+    expect(listed.out).toContain(`${turn.workflowId}  ${pending.toolCode} (call ${pending.callIndex}) awaits approval`);
+    // Exit 0 unless turns parked by an older worker are listed too: on the real server the namespace is shared with
+    // other suites, whose parked turns outlive their workers.
+    expect(listed.code).toBe(listed.err.length === 0 ? 0 : 1);
 
     const decided = await timed(() =>
       h.request('POST', `/api/v1/conversation/${conversationId}/turns/${turn.number}/approval`, {
@@ -90,7 +88,7 @@ describe('parked turns while no worker polls', () => {
     expect(h.wf.mcp.toolServer.counters.totalWriteEffects()).toBe(1);
   });
 
-  it('held turns are listed, marked unreadable, by the API and `convengine sre list`; sre skip exits 1', async () => {
+  it('held turns are listed with their call by the API and `convengine sre list`; sre skip exits 1', async () => {
     await h.wf.mcp.configure(loanConfig({ submit: HOLD }));
     h.wf.mcp.toolServer.faults.set(SUBMIT, { failTimes: 1_000, status: 503 });
     h.wf.mcp.llm.setScript([extracted('CUST-1001'), plan('loan.application.submit', 'CUST-1001'), answer('Done.')]);
@@ -103,15 +101,14 @@ describe('parked turns while no worker polls', () => {
     expect(listed.took).toBeLessThan(PROMPTLY_MS);
     expect(listed.value.status).toBe(200);
     const entry = listed.value.json().turns.find((t: { workflowId: string }) => t.workflowId === workflowId);
-    expect(entry).toMatchObject({ held: null, intent: LOAN, unavailable: expect.stringMatching(/no worker/) });
+    expect(entry).toMatchObject({ held: { toolCode: 'loan.application.submit', attempts: 2 }, intent: LOAN });
+    expect(entry).not.toHaveProperty('unavailable');
 
     const cli = h.wf.serverArgs();
     const list = await runSre(['list', ...cli]);
-    expect(list.code).toBe(1);
-    expect(list.out.join('\n')).toContain(`${workflowId}  held call unavailable: no worker`);
-    expect(list.err).toEqual([
-      'cannot read the held call of 1 turn(s): no worker answers them; start one, then list again',
-    ]);
+    expect(list.code).toBe(0);
+    expect(list.out.join('\n')).toContain(`${workflowId}  loan.application.submit`);
+    expect(list.err).toEqual([]);
 
     const previous = process.env['OPERATOR_DECISION_TIMEOUT_MS'];
     process.env['OPERATOR_DECISION_TIMEOUT_MS'] = String(DECISION_TIMEOUT_MS);

@@ -4,7 +4,7 @@ import type { TurnReply } from '../../api/ports';
 import { temporalHeldTools } from '../../api/turns/held-tools';
 import type { McpToolRow } from '../../core/config/tool-rows';
 import { exportHistory } from '../../cli/history/json';
-import { turnProgressQuery, type HeldToolDecisionInput } from '../../workflows/messages';
+import { PARKED_MEMO_KEY, type HeldToolDecisionInput, type ParkedCall } from '../../workflows/messages';
 import { extracted, loanConfig, plan } from '../support/loan-config';
 import { answer } from '../support/order-config';
 import { WorkflowHarness } from '../support/workflow-harness';
@@ -16,10 +16,10 @@ import { writeFixtureManifest, type FixtureEntry } from './fixture-manifest';
  * would replay them all and still break the turns parked when it ships. This records turns that park
  * and are decided each way, into histories/<set>/ (default v3-parked), replayed like the seed fixtures.
  * `… export-parked-histories.ts v3-parked-expired` records turns whose approval expired or whose hold timed out
- * instead: no one decided, so what follows the timer (APPROVAL_EXPIRED, HOLD_TIMEOUT) must replay as well.
+ * instead: no one decided, so what follows the timer (APPROVAL_EXPIRED, HOLD_TIMEOUT) must replay as well (any set
+ * named `…-expired`: v3-parked-memo-expired is recorded so).
  */
 export const PARKED_SET = 'v3-parked';
-export const EXPIRED_SET = 'v3-parked-expired';
 const SET = process.argv[2] ?? PARKED_SET;
 const OUT = join(__dirname, 'histories', SET);
 /** Long enough for the turn to park and be seen parked, short enough to record. */
@@ -82,10 +82,12 @@ export async function hold(h: WorkflowHarness, decisions: HeldToolDecisionInput[
   return { name, workflowId: reply.ref.workflowId, turn: reply.ref.turnNumber };
 }
 
+/** Waits for the turn's memo to name its held call: no query, which could split the task it rides on. */
 async function heldAgain(h: WorkflowHarness, workflowId: string): Promise<void> {
   const handle = h.client.workflow.getHandle(workflowId);
   await new Promise((resolve) => setTimeout(resolve, 200));
-  while (!(await handle.query(turnProgressQuery)).held) await new Promise((resolve) => setTimeout(resolve, 100));
+  const held = async () => ((await handle.describe()).memo?.[PARKED_MEMO_KEY] as ParkedCall | undefined)?.held;
+  while (!(await held())) await new Promise((resolve) => setTimeout(resolve, 100));
 }
 
 /** Every kind of parked turn, decided; the names are the fixtures' file names. */
@@ -110,7 +112,7 @@ export async function recordExpiredTurns(h: WorkflowHarness): Promise<Parked[]> 
 async function main(): Promise<void> {
   const h = await WorkflowHarness.start();
   try {
-    const parked = await (SET === EXPIRED_SET ? recordExpiredTurns(h) : recordParkedTurns(h));
+    const parked = await (SET.endsWith('-expired') ? recordExpiredTurns(h) : recordParkedTurns(h));
     mkdirSync(OUT, { recursive: true });
     for (const file of readdirSync(OUT)) if (file.endsWith('.json')) rmSync(join(OUT, file));
     const manifest: FixtureEntry[] = [];

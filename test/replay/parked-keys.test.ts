@@ -6,7 +6,7 @@ import { WorkflowHarness } from '../support/workflow-harness';
 import { PARKED_SET, recordParkedTurns } from './export-parked-histories';
 
 /** The parked fixtures recorded with every patch a parked turn asks today. */
-const LATEST_PARKED_SET = 'v3-parked-request-row';
+const LATEST_PARKED_SET = 'v3-parked-memo';
 
 type Events = Parameters<typeof activityEntries>[0];
 

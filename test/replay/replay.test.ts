@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { importHistory } from '../../cli/history/json';
+import { PARKED_MEMO_KEY, type ParkedCall } from '../../workflows/messages';
 import { activityEntries } from '../support/history';
 import { testWorkflowBundle } from '../support/workflow-bundle';
 
@@ -15,8 +16,10 @@ import { testWorkflowBundle } from '../support/workflow-bundle';
  * (export-parked-histories.ts) holds V3 turns parked on an approval or a held tool call and then decided,
  * recorded before the approval-resume patch: what follows a person's decision must replay too; v3-parked-position/
  * holds the same turns with it and the park-records-position patch; v3-parked-request-row/ with the approval-request-row
- * patch too (the approval's request row written as the turn parks). v3-parked-expired/ holds turns parked and never
- * decided, whose approval expired (APPROVAL_EXPIRED) or hold timed out (HOLD_TIMEOUT): the paths after a fired timer.
+ * patch too (the approval's request row written as the turn parks); v3-parked-memo/ with the parked-call-memo patch too
+ * (what the turn waits on in its memo while parked). v3-parked-expired/ holds turns parked and never decided, whose
+ * approval expired (APPROVAL_EXPIRED) or hold timed out (HOLD_TIMEOUT): the paths after a fired timer;
+ * v3-parked-memo-expired/ the same with every patch a parked turn asks today.
  * v3-failed/
  * (export-failed-histories.ts) holds a V3 turn an operator failed, before and after the turn-failure-row patch, and one
  * whose commit could not store its failure rows (a database outage), before and after the unwritten-failure-row patch;
@@ -35,7 +38,9 @@ const SETS = [
   'v3-parked',
   'v3-parked-position',
   'v3-parked-request-row',
+  'v3-parked-memo',
   'v3-parked-expired',
+  'v3-parked-memo-expired',
   'v3-failed',
   'v3-direct-repeat',
 ];
@@ -130,6 +135,25 @@ describe('replay of committed turn histories (issue #6 item 10)', () => {
       });
     expect(outcomes('v3-failed/cancelled-in-tool-call-before-cancelled-outcome.json')).toEqual([]);
     expect(outcomes('v3-failed/cancelled-in-tool-call.json')).toEqual(['CANCELLED']);
+  });
+
+  it('has a parked turn record its call in its memo, and clear it as it resumes, only in the histories with the patch', () => {
+    const parkedCalls = (file: string) =>
+      (load(file).history.events ?? []).flatMap((e) => {
+        const memo = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[PARKED_MEMO_KEY];
+        if (!memo) return [];
+        const call = memo.data?.length ? (JSON.parse(Buffer.from(memo.data).toString('utf8')) as ParkedCall) : null;
+        return [
+          call ? (call.pending ? `pending #${call.pending.callIndex}` : `held #${call.held?.callIndex}`) : 'cleared',
+        ];
+      });
+    expect(parkedCalls('v3-parked-request-row/approval-approve.json')).toEqual([]);
+    expect(parkedCalls('v3-parked-request-row/planner-hold-retry-retry.json')).toEqual([]);
+    expect(parkedCalls('v3-parked-memo/approval-approve.json')).toEqual(['pending #2', 'cleared']);
+    // Held, retried and held again, retried: two holds.
+    const twice = ['held #2', 'cleared', 'held #2', 'cleared'];
+    expect(parkedCalls('v3-parked-memo/planner-hold-retry-retry.json')).toEqual(twice);
+    expect(parkedCalls('v3-parked-memo-expired/approval-expired.json')).toEqual(['pending #2', 'cleared']);
   });
 
   it('has the expired turns end on their fired timer, with no decision sent', () => {

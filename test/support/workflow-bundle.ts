@@ -47,6 +47,30 @@ export function testWorkflowBundle(): Promise<{ code: string }> {
   return cached;
 }
 
+/**
+ * The workflow code of a build before PARKED_MEMO_PATCH (workflows/turn-versions.ts, replaced by
+ * before-parked-memo/turn-versions.ts): a turn it parks records no ParkedCall memo, as the turns parked when the patch
+ * ships. Built per call (~2 s): only the tests of reading such turns need it.
+ */
+export async function workflowBundleBeforeParkedMemo(): Promise<{ code: string }> {
+  const { code } = await bundleWorkflowCode({
+    workflowsPath: join(ROOT, 'workflows'),
+    failureConverterPath: FAILURE_CONVERTER_PATH,
+    logger: quietLogger,
+    webpackConfigHook: (config) => ({
+      ...config,
+      resolve: {
+        ...config.resolve,
+        alias: {
+          ...(config.resolve?.alias as Record<string, string | false>),
+          [`${join(ROOT, 'workflows', 'turn-versions')}$`]: join(__dirname, 'before-parked-memo', 'turn-versions.ts'),
+        },
+      },
+    }),
+  });
+  return { code };
+}
+
 const noop = () => undefined;
 const quietLogger = { log: noop, trace: noop, debug: noop, info: noop, warn: noop, error: noop };
 

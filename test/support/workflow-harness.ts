@@ -58,7 +58,7 @@ export class WorkflowHarness {
     readonly client: Client,
     private current: Worker,
     readonly taskQueue: string,
-    private readonly createWorker: () => Promise<Worker>,
+    private readonly createWorker: (workflowBundle?: { code: string }) => Promise<Worker>,
     private readonly nativeConnection: NativeConnection,
     /** A client on the worker's own connection, as `convengine start` wires it (eager workflow start). */
     readonly workerClient: Client
@@ -78,10 +78,13 @@ export class WorkflowHarness {
     this.running = null;
   }
 
-  /** A new worker on the same task queue, as a worker that came back. */
-  async startWorker(): Promise<void> {
+  /**
+   * A new worker on the same task queue, as a worker that came back; `workflowBundle`: the workflow code it runs, as a
+   * worker of another build (default the current code's).
+   */
+  async startWorker(workflowBundle?: { code: string }): Promise<void> {
     if (this.running) return;
-    this.current = await this.createWorker();
+    this.current = await this.createWorker(workflowBundle);
     this.running = this.current.run();
   }
 
@@ -123,8 +126,8 @@ export class WorkflowHarness {
     for (const name of Object.keys(current())) {
       live[name] = (input) => (current()[name as keyof TurnActivities] as (i: never) => Promise<unknown>)(input);
     }
-    const workflowBundle = await testWorkflowBundle();
-    const createWorker = () =>
+    const currentBundle = await testWorkflowBundle();
+    const createWorker = (workflowBundle = currentBundle) =>
       Worker.create({
         connection: nativeConnection,
         namespace: server.namespace,

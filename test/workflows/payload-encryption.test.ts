@@ -13,6 +13,9 @@ import { createPipelineActivities } from '../../activities/pipeline';
 import { memory } from '../../activities/pipeline/memory';
 import { engineDataConverter } from '../../db/data-converter';
 import { startDevServer, type DevServer } from '../../devserver';
+import { temporalApprovalQueue } from '../../api/turns/approval-queue';
+import { PARKED_MEMO_KEY } from '../../workflows/messages';
+import { extracted, LOAN_MESSAGE, loanConfig, plan } from '../support/loan-config';
 import { answer, callTool, orderConfig } from '../support/order-config';
 import { runConvengine } from '../support/run-cli';
 import { WorkflowHarness } from '../support/workflow-harness';
@@ -104,6 +107,32 @@ describe('payload encryption (PAYLOAD_ENCRYPTION_KEYS) on a turn, embedded dev s
     const memoryEntry = activityEntries(read?.events ?? []).find((entry) => entry.type === 'Memory');
     expect(memoryEntry?.failure?.message).toBe(`memory store refused the summary of ${FAILURE_MARKER}`);
     expect(JSON.stringify(read?.events)).toContain(`TypeError: memory store refused the summary of ${FAILURE_MARKER}`);
+  });
+
+  it("keeps a parked turn's call encrypted in its memo; the approvers' queue and the console read it", async () => {
+    const harness = h as WorkflowHarness;
+    await harness.mcp.configure(loanConfig({ submitNeedsApproval: true }));
+    const customerId = 'CUST-7741';
+    harness.mcp.llm.setScript([extracted(customerId), plan('loan.application.submit', customerId), answer('Done.')]);
+    const parked = await harness.send({ message: LOAN_MESSAGE });
+    if (parked.kind !== 'AWAITING_APPROVAL') throw new Error(`expected a parked turn, got ${parked.kind}`);
+    const { workflowId } = parked.ref;
+
+    const memos = (await harness.history(workflowId)).flatMap((e) => {
+      const memo = e.workflowPropertiesModifiedEventAttributes?.upsertedMemo?.fields?.[PARKED_MEMO_KEY];
+      return memo ? [memo] : [];
+    });
+    expect(memos).toHaveLength(1);
+    expect(Buffer.from(memos[0]?.metadata?.['encoding'] ?? []).toString()).toBe('binary/encrypted');
+    expect(latin1(memos[0]?.data ?? new Uint8Array())).not.toContain(customerId);
+
+    const { turns } = await temporalApprovalQueue(harness.client, harness.taskQueue).list({ limit: 100 });
+    const listed = turns.find((t) => t.workflowId === workflowId);
+    expect(listed?.approval).toMatchObject({ toolCode: 'loan.application.submit' });
+    const pending = await temporalInspector(harness.client, harness.taskQueue).pendingApproval(workflowId);
+    expect(pending).toMatchObject({ toolCode: 'loan.application.submit', args: { customerId } });
+    const { conversationId, turnNumber } = parked.ref;
+    await harness.gateway().decideApproval(conversationId, turnNumber, { decision: 'reject' });
   });
 
   it('keeps user text out of history and journal, completes the turn, and the console reads it decrypted', async () => {
