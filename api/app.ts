@@ -63,6 +63,11 @@ export interface ApiOptions {
   whatifLimits?: WhatifLimits;
   /** The turn console (/console and its API); absent: no console. */
   console?: ConsolePorts;
+  /**
+   * Whether the API is about to close (ApiServer.close's delay): /readyz then answers 503 while every other request is
+   * still served. Closing itself answers so too.
+   */
+  leaving?: () => boolean;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -77,7 +82,8 @@ export function buildApi(options: ApiOptions): FastifyInstance {
   installClosedRequestLog(app);
   installHttpTracing(app);
   if (options.turnDuration) installTurnMetrics(app, options.turnDuration);
-  const stopping = installClosingHooks(app);
+  const closing = installClosingHooks(app);
+  const stopping = () => closing() || (options.leaving?.() ?? false);
   installRequestChecks(app, options);
   registerRoutes(app, docs, options, stopping);
   const document = docs.document(options.version ?? '0.1.0');

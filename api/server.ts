@@ -39,13 +39,16 @@ export interface ApiServer {
   app: FastifyInstance;
   url: string;
   /**
-   * Stops taking requests (a request before the listener closes, or on a connection still answering one, gets 503;
-   * then a new connection is refused and an idle one closed) and lets the turns callers wait on finish, for at most
-   * `drainMs` (default API_DRAIN_MS); then each waiting caller gets 202 RUNNING and the turn goes on in
-   * Temporal. A worker in the same process must keep running until this resolves.
+   * For `delayMs` first (default 0; API_SHUTDOWN_DELAY_MS on a SIGTERM to `convengine api`), /readyz answers 503 while
+   * every request is served as before, new connections included: load balancers that still send here (a Kubernetes
+   * endpoint's removal takes seconds to reach them) stop meanwhile. Then stops taking requests (a request before the
+   * listener closes, or on a connection still answering one, gets 503; then a new connection is refused and an idle
+   * one closed) and lets the turns callers wait on finish, for at most `drainMs` (default API_DRAIN_MS); then each
+   * waiting caller gets 202 RUNNING and the turn goes on in Temporal. A worker in the same process must keep running
+   * until this resolves.
    */
-  close(options?: { drainMs?: number }): Promise<void>;
-  /** Ends the drain of a close now (a second Ctrl-C). */
+  close(options?: { drainMs?: number; delayMs?: number }): Promise<void>;
+  /** Ends the delay and the drain of a close now (a second Ctrl-C). */
   hurry(): void;
 }
 
@@ -132,12 +135,13 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   });
   const ports = apiPorts(wiring, gateway, prerequisites);
   const host = options.host ?? env.HOST;
-  const app = buildApi({ ...apiOptions(wiring, options, ports, metrics), host });
+  const stop: StopState = { leaving: false };
+  const app = buildApi({ ...apiOptions(wiring, options, ports, metrics), host, leaving: () => stop.leaving });
   const url = await app.listen({ host, port: options.port ?? env.PORT });
   for (const warning of [exposedWithoutTokenWarning(host, env.API_TOKEN), sharedTokenWarning(env)]) {
     if (warning) options.logger?.warn(warning);
   }
-  return drainingServer(app, url, gateway, async () => {
+  return drainingServer({ app, url, gateway, stop }, async () => {
     // Every caller was answered: the turn waits still in flight end here, before the connection they are sent on.
     stopped.abort();
     if (!shared) {
@@ -225,35 +229,52 @@ function apiOptions(wiring: ApiWiring, options: ApiServerOptions, ports: ApiPort
   };
 }
 
-/** The listening API: a close that drains the turns callers wait on (see ApiServer), then `release` what it holds. */
-function drainingServer(
-  app: FastifyInstance,
-  url: string,
-  gateway: TemporalTurnGateway,
-  release: () => Promise<void>
-): ApiServer {
-  let endDrain = (): void => undefined;
+/** Whether a close has begun: /readyz answers 503 from then on (ApiOptions.leaving). */
+interface StopState {
+  leaving: boolean;
+}
+
+/** What a close stops: the listening API, the turns its callers wait on, and its stop state. */
+interface Listening {
+  app: FastifyInstance;
+  url: string;
+  gateway: TemporalTurnGateway;
+  stop: StopState;
+}
+
+/** The listening API: a close that delays and drains (see ApiServer), then `release`s what it holds. */
+function drainingServer({ app, url, gateway, stop }: Listening, release: () => Promise<void>): ApiServer {
+  let hurried = false;
+  let endWait = (): void => undefined;
+  /** `ms`, or less when `done` settles first; nothing once hurried. */
+  const wait = (ms: number, done?: Promise<unknown>): Promise<void> =>
+    hurried
+      ? Promise.resolve()
+      : new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, ms);
+          endWait = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+          done?.then(endWait, endWait);
+        });
   return {
     app,
     url,
-    async close({ drainMs = API_DRAIN_MS } = {}) {
+    async close({ drainMs = API_DRAIN_MS, delayMs = 0 } = {}) {
+      stop.leaving = true;
+      await wait(delayMs);
       const closing = app.close();
       // Callers still waiting on a turn past the drain get 202 RUNNING, and the close then ends at once.
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, drainMs);
-        endDrain = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-        closing.then(endDrain, endDrain);
-      });
+      await wait(drainMs, closing);
       gateway.release();
       await closing;
       await release();
     },
     hurry() {
+      hurried = true;
       gateway.release();
-      endDrain();
+      endWait();
     },
   };
 }

@@ -61,6 +61,12 @@ export const STREAM_MAX_CONNECTIONS_DEFAULT = 100;
  */
 export const WORKER_METRICS_DEFAULT_PORT = 9464;
 
+/**
+ * API_SHUTDOWN_DELAY_MS's default: a Kubernetes endpoint's removal reaches the load balancers (kube-proxy, an
+ * ingress) 1–5 s after the pod's SIGTERM, and they send new connections to it until then.
+ */
+export const API_SHUTDOWN_DELAY_DEFAULT_MS = 5_000;
+
 /** The API's port when PORT is unset; `convengine demo` looks for an API there too. */
 export const API_DEFAULT_PORT = 3000;
 
@@ -146,6 +152,12 @@ const envSchema = z.object({
    * carries (AuditService.PERSIST_META): ~60 rows a turn, so a 700 KB object once wrote ~120 MB.
    */
   INPUT_PARAMS_MAX_BYTES: integer(INPUT_PARAMS_DEFAULT_MAX_BYTES, 2),
+  /**
+   * How long `convengine api`, on SIGTERM, answers /readyz 503 while it serves every request as before (new
+   * connections included), before it closes: load balancers stop sending to it meanwhile. SIGINT (a Ctrl-C) and
+   * `convengine start` close at once. At most ten minutes.
+   */
+  API_SHUTDOWN_DELAY_MS: integer(API_SHUTDOWN_DELAY_DEFAULT_MS, 0, 600_000),
   /** Audit streams (SSE) open at once in one API process; more get 429. Each polls the database 4 times a second. */
   STREAM_MAX_CONNECTIONS: integer(STREAM_MAX_CONNECTIONS_DEFAULT, 1, 100_000),
   /** GET /api/v1/whatif replays in the API process: at most this many at once (more get 429), ... */

@@ -8,7 +8,7 @@ import { livenessSchema, readinessSchema } from '../schemas/health';
 export interface HealthRouteOptions {
   /** Prometheus text for GET /metrics; the route exists only when given. */
   metrics?: (() => Promise<string>) | undefined;
-  /** Whether the API is closing: /readyz then says not ready without asking the dependencies. */
+  /** Whether the API is closing, or about to: /readyz then says not ready without asking the dependencies. */
   stopping(): boolean;
 }
 

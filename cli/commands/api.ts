@@ -1,6 +1,7 @@
 import { keepServing, whenStdoutCloses } from '../closed-output';
 import { configuredTemporal } from '../../config/temporal-connection';
 import { startApiServer } from '../../api/server';
+import type { Logger } from '../../observability/logger';
 import { processTelemetry } from '../../observability/process';
 import { usageError, type CliCommand } from '../command';
 import { API_NEEDS, serviceEnvironment } from '../environment';
@@ -39,10 +40,24 @@ export const apiCommand: CliCommand = {
       () => signals.stopAsOnSigterm(),
       (line) => telemetry.logger.warn(line)
     );
-    await signals.requested;
+    const signal = await signals.requested;
     signals.onHurry(() => server.hurry());
-    await server.close();
+    await server.close({ delayMs: shutdownDelayMs(signal, env.API_SHUTDOWN_DELAY_MS, telemetry.logger) });
     await telemetry.shutdown();
     return 0;
   },
 };
+
+/**
+ * How long the API serves on, not ready, before it closes: API_SHUTDOWN_DELAY_MS on SIGTERM (an orchestrator's stop,
+ * whose load balancers take seconds to stop sending here), said in the log; 0 on anything else (a Ctrl-C at a
+ * terminal, where nothing balances).
+ */
+function shutdownDelayMs(signal: NodeJS.Signals, delayMs: number, logger: Logger): number {
+  if (signal !== 'SIGTERM' || delayMs === 0) return 0;
+  logger.info(
+    { signal, delayMs },
+    `stopping on SIGTERM: /readyz answers 503; serving ${delayMs} ms more (API_SHUTDOWN_DELAY_MS), then closing`
+  );
+  return delayMs;
+}

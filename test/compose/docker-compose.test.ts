@@ -3,7 +3,7 @@ import { basename, dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { DYNAMIC_CONFIG_FILE, dynamicConfigFlags } from '../../cli/temporal/dynamic-config';
 import { API_DRAIN_MS } from '../../api/server';
-import { WORKER_SHUTDOWN_GRACE_DEFAULT_MS } from '../../config/env';
+import { API_SHUTDOWN_DELAY_DEFAULT_MS, WORKER_SHUTDOWN_GRACE_DEFAULT_MS } from '../../config/env';
 import { SHUTDOWN_FORCE_MARGIN_MS } from '../../worker/worker';
 import { TURN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 
@@ -107,7 +107,7 @@ describe('docker-compose.yml', () => {
       return Number(period[1]) * 1000;
     };
     expect(graceMs('worker')).toBeGreaterThan(WORKER_SHUTDOWN_GRACE_DEFAULT_MS + SHUTDOWN_FORCE_MARGIN_MS);
-    expect(graceMs('api')).toBeGreaterThan(API_DRAIN_MS);
+    expect(graceMs('api')).toBeGreaterThan(API_SHUTDOWN_DELAY_DEFAULT_MS + API_DRAIN_MS);
   });
 
   it('gives the app services the environment they require', () => {
