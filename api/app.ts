@@ -7,6 +7,7 @@ import Fastify, {
 } from 'fastify';
 import type { Histogram } from 'prom-client';
 import { INPUT_PARAMS_DEFAULT_MAX_BYTES, STREAM_MAX_CONNECTIONS_DEFAULT, WHATIF_DEFAULT_LIMITS } from '../config/env';
+import { MESSAGE_MAX_CONCURRENT_FALLBACK } from '../config/open-files';
 import { installClosedRequestLog } from '../observability/closed-request-log';
 import { installHttpTracing } from '../observability/http-tracing';
 import type { Logger } from '../observability/logger';
@@ -55,6 +56,8 @@ export interface ApiOptions {
   limitMetrics?: LimitMetrics;
   streamPollIntervalMs?: number;
   streamMaxDurationMs?: number;
+  /** POST /conversation/message requests answered at once; default MESSAGE_MAX_CONCURRENT_FALLBACK (config/open-files.ts). */
+  messageMaxConcurrent?: number;
   /** Audit streams open at once (default 100); see StreamOptions. */
   streamMaxConnections?: number;
   streamHeartbeatMs?: number;
@@ -179,6 +182,8 @@ function registerRoutes(
   conversationRoutes(app, options.ports, docs, {
     messageMaxBytes: options.messageMaxBytes,
     inputParamsMaxBytes: options.inputParamsMaxBytes ?? INPUT_PARAMS_DEFAULT_MAX_BYTES,
+    messageMaxConcurrent: options.messageMaxConcurrent ?? MESSAGE_MAX_CONCURRENT_FALLBACK,
+    limitMetrics: options.limitMetrics,
   });
   traceRoutes(app, options.ports, docs);
   streamRoutes(app, options.ports, docs, streamOptions(options), options.limitMetrics);

@@ -8,7 +8,12 @@ export interface LimitMetrics {
 }
 
 export interface LimitRefusal {
-  /** The envelope's code on the 429. */
+  /**
+   * 429 (default): this client has enough open; 503: this process has enough of everyone's, and the connection is
+   * closed with the answer, so its descriptor is freed now and the retry may reach another process.
+   */
+  status?: 429 | 503;
+  /** The envelope's code on the refusal. */
   code: string;
   /** The envelope's message, from how many run now and the most allowed. */
   message(running: number, max: number): string;
@@ -17,9 +22,10 @@ export interface LimitRefusal {
 }
 
 /**
- * At most `max` of a kind of request at once in this process; one more gets 429 with Retry-After, before
+ * At most `max` of a kind of request at once in this process; one more gets 429 (or 503) with Retry-After, before
  * it does any work. For routes whose requests hold a pooled connection or CPU for long (what-if replays,
- * audit streams), so they cannot take what end users' turns need.
+ * audit streams), so they cannot take what end users' turns need, and for turns themselves, each holding a socket
+ * (config/open-files.ts).
  */
 export class ConcurrencyLimit {
   private running = 0;
@@ -34,12 +40,14 @@ export class ConcurrencyLimit {
     metrics?.inUse.set({ limit: name }, 0);
   }
 
-  /** Runs `work` in a slot, freed however it ends; throws the 429 when every slot is taken. */
+  /** Runs `work` in a slot, freed however it ends; throws the refusal when every slot is taken. */
   async run<T>(reply: FastifyReply, work: () => Promise<T>): Promise<T> {
     if (this.running >= this.max) {
+      const { status = 429, code, retryAfterSeconds } = this.refusal;
       this.metrics?.refused.inc({ limit: this.name });
-      reply.header('retry-after', String(this.refusal.retryAfterSeconds));
-      throw new ApiError(429, this.refusal.code, this.refusal.message(this.running, this.max));
+      reply.header('retry-after', String(retryAfterSeconds));
+      if (status === 503) reply.header('connection', 'close');
+      throw new ApiError(status, code, this.refusal.message(this.running, this.max));
     }
     this.setRunning(this.running + 1);
     try {

@@ -4,6 +4,7 @@ import { Client, type ConnectionLike } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { whatifConversation } from '../activities/whatif/replay';
 import type { Env } from '../config/env';
+import { messageConcurrencyFor, openFilesLimit } from '../config/open-files';
 import { connectTemporalClient } from '../config/temporal-client';
 import { withDefaultCallDeadline } from '../config/temporal-call-deadline';
 import type { TemporalConnectionSettings } from '../config/temporal-connection';
@@ -221,6 +222,7 @@ function apiOptions(wiring: ApiWiring, options: ApiServerOptions, ports: ApiPort
     turnDuration: metrics.turnDuration,
     limitMetrics: { inUse: metrics.limitInUse, refused: metrics.limitRefused },
     whatifLimits: { concurrency: env.WHATIF_CONCURRENCY, maxTurns: env.WHATIF_MAX_TURNS },
+    messageMaxConcurrent: env.MESSAGE_MAX_CONCURRENT ?? messageConcurrencyFor(openFilesLimit()),
     streamMaxConnections: env.STREAM_MAX_CONNECTIONS,
     console: consolePorts(wiring.db, wiring.client, {
       taskQueue: env.TEMPORAL_TASK_QUEUE,

@@ -158,6 +158,11 @@ const envSchema = z.object({
    * `convengine start` close at once. At most ten minutes.
    */
   API_SHUTDOWN_DELAY_MS: integer(API_SHUTDOWN_DELAY_DEFAULT_MS, 0, 600_000),
+  /**
+   * POST /conversation/message requests answered at once in one API process; one more gets 503 TOO_MANY_MESSAGES with
+   * Retry-After. Unset: from the open-files limit (config/open-files.ts), as each holds a socket.
+   */
+  MESSAGE_MAX_CONCURRENT: optionalInteger(1, 100_000),
   /** Audit streams (SSE) open at once in one API process; more get 429. Each polls the database 4 times a second. */
   STREAM_MAX_CONNECTIONS: integer(STREAM_MAX_CONNECTIONS_DEFAULT, 1, 100_000),
   /** GET /api/v1/whatif replays in the API process: at most this many at once (more get 429), ... */

@@ -1,4 +1,5 @@
 import type { Env } from '../config/env';
+import { lowOpenFilesWarning, openFilesLimit } from '../config/open-files';
 import { createLogger, type LogFormat, type Logger } from './logger';
 import { setupTracing, type Tracing } from './tracing';
 
@@ -40,4 +41,16 @@ async function flushSpans(tracing: Tracing | null, logger: Logger): Promise<void
     const reason = err instanceof Error ? err.message : String(err);
     logger.warn({ reason }, 'spans buffered at stop were not exported (OTEL_EXPORTER_OTLP_ENDPOINT)');
   }
+}
+
+/**
+ * A serving process (`start`, `api`, `worker`) says at start when its open-files limit is low, with the number and why
+ * (config/open-files.ts): under load it would otherwise run out of descriptors first, and abort.
+ */
+export function warnOnFewOpenFiles(
+  logger: { warn(fields: object, line: string): void },
+  limit: number | null = openFilesLimit()
+): void {
+  const warning = lowOpenFilesWarning(limit);
+  if (warning) logger.warn({ openFilesLimit: limit }, warning);
 }

@@ -4,6 +4,7 @@ import type { AuditPageBounds } from '../../core/audit';
 import type { JsonObject } from '../../core/json';
 import { namedApprovalProblem } from '../../core/turn/operator-decision';
 import type { ApprovalDecisionInput } from '../../workflows/messages';
+import { ConcurrencyLimit, type LimitMetrics, type LimitRefusal } from '../concurrency-limit';
 import { notFound, refuseBlockedTurn, refuseMalformedDecision } from '../errors';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts, AuditRowView } from '../ports';
@@ -22,7 +23,27 @@ import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf, messageRefusal, messageRefusa
 export interface ConversationRouteOptions {
   messageMaxBytes: number;
   inputParamsMaxBytes: number;
+  /** POST /conversation/message requests answered at once (MESSAGE_MAX_CONCURRENT); one more gets 503. */
+  messageMaxConcurrent: number;
+  limitMetrics?: LimitMetrics | undefined;
 }
+
+/**
+ * One message too many at once: 503 TOO_MANY_MESSAGES, before any work, and the client tries again in 2 s (a turn
+ * takes about one), perhaps on another process. Each request in flight holds a socket until its turn answers: past the
+ * open-files limit the process failed (config/open-files.ts).
+ */
+const MESSAGES_BUSY: LimitRefusal = {
+  status: 503,
+  code: 'TOO_MANY_MESSAGES',
+  message: (running, max) =>
+    `${running} messages are being answered by this API process (at most ${max}); send it again after Retry-After ` +
+    'seconds.',
+  retryAfterSeconds: 2,
+};
+const MESSAGES_BUSY_DOC =
+  'TOO_MANY_MESSAGES: this API process answers MESSAGE_MAX_CONCURRENT messages already; nothing was started, send ' +
+  'the request again after `Retry-After` seconds';
 
 /**
  * One response's rows are bounded, in number and in bytes: a long conversation's trail (tool results included)
@@ -61,6 +82,7 @@ export function conversationRoutes(
 
 /** POST a message: one turn, its workflow started or attached to, the reply (or a 202) as the turn ends. */
 function messageRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry, opts: ConversationRouteOptions) {
+  const messages = new ConcurrencyLimit('messages', opts.messageMaxConcurrent, MESSAGES_BUSY, opts.limitMetrics);
   route(
     app,
     docs,
@@ -71,30 +93,34 @@ function messageRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegist
       schema: {
         body: messageRequestSchema,
         headers: idempotencyHeader,
-        response: { ...turnReplyResponses(UNAVAILABLE_CODES.notReady), ...messageRefusalResponses() },
+        response: {
+          ...turnReplyResponses(UNAVAILABLE_CODES.notReady, MESSAGES_BUSY_DOC),
+          ...messageRefusalResponses(),
+        },
       },
       checkBeforeSchema: (request) => void idempotencyKeyOf(request),
       turnRequest: true,
     },
-    async (request, reply) => {
-      const body = request.body as MessageBody;
-      requireSendableMessage(body, opts);
-      await refuseBlockedTurn(ports.readiness);
-      const key = idempotencyKeyOf(request);
-      const send = (conversationId: string) =>
-        ports.turns.sendMessage({
-          conversationId,
-          message: body.message,
-          inputParams: body.inputParams ?? {},
-          reset: body.reset ?? false,
-          idempotencyKey: key,
-          requestContext: {},
-        });
-      const turn = body.conversationId
-        ? await onConversationNamed(body.conversationId, send)
-        : await send(key !== null ? await ports.turns.keyedConversation(key) : randomUUID());
-      return sendTurnReply(reply, turn, ports.replyTexts ?? defaultReplyTexts);
-    }
+    async (request, reply) =>
+      messages.run(reply, async () => {
+        const body = request.body as MessageBody;
+        requireSendableMessage(body, opts);
+        await refuseBlockedTurn(ports.readiness);
+        const key = idempotencyKeyOf(request);
+        const send = (conversationId: string) =>
+          ports.turns.sendMessage({
+            conversationId,
+            message: body.message,
+            inputParams: body.inputParams ?? {},
+            reset: body.reset ?? false,
+            idempotencyKey: key,
+            requestContext: {},
+          });
+        const turn = body.conversationId
+          ? await onConversationNamed(body.conversationId, send)
+          : await send(key !== null ? await ports.turns.keyedConversation(key) : randomUUID());
+        return sendTurnReply(reply, turn, ports.replyTexts ?? defaultReplyTexts);
+      })
   );
 }
 

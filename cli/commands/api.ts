@@ -2,7 +2,7 @@ import { keepServing, whenStdoutCloses } from '../closed-output';
 import { configuredTemporal } from '../../config/temporal-connection';
 import { startApiServer } from '../../api/server';
 import type { Logger } from '../../observability/logger';
-import { processTelemetry } from '../../observability/process';
+import { processTelemetry, warnOnFewOpenFiles } from '../../observability/process';
 import { usageError, type CliCommand } from '../command';
 import { API_NEEDS, serviceEnvironment } from '../environment';
 import { errorChain } from '../error-chain';
@@ -17,6 +17,7 @@ export const apiCommand: CliCommand = {
     const env = serviceEnvironment(validated);
     const databaseUrl = env.DATABASE_URL;
     const telemetry = processTelemetry(env, 'api');
+    warnOnFewOpenFiles(telemetry.logger);
     const server = await startApiServer({
       env,
       databaseUrl,

@@ -9,7 +9,7 @@ import { StopSignals, stopWhenNpmEnds } from '../signals';
 import { errorChain } from '../error-chain';
 import type * as TemporalClient from '../../config/temporal-client';
 import type * as Prerequisites from '../../observability/prerequisites';
-import { processTelemetry } from '../../observability/process';
+import { processTelemetry, warnOnFewOpenFiles } from '../../observability/process';
 import { stackLogLevel, startStack, type RunningStack, type StackConfig } from '../stack';
 
 /** `--packs` and `--config`: the pack names (checked) and the YAML tree's rows (validated), or an exit code. */
@@ -183,6 +183,7 @@ export const startCommand: CliCommand = {
     const config = await stackConfig(options, io);
     if (typeof config === 'number') return config;
     const telemetry = processTelemetry(env, 'convengine', { format: 'pretty', level: stackLogLevel(env) });
+    warnOnFewOpenFiles(telemetry.logger);
     const stop = listenForStop(io);
     const stack: RunningStack | null = await startStack({
       config,

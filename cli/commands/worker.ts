@@ -9,7 +9,7 @@ import {
 import { databaseAddress } from '../../db/address';
 import type { Logger } from '../../observability/logger';
 import { namespaceMissing } from '../../observability/prerequisites';
-import { processTelemetry } from '../../observability/process';
+import { processTelemetry, warnOnFewOpenFiles } from '../../observability/process';
 import { bindWorkerListeners } from '../../worker/listeners';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
 import { SHUTDOWN_FORCE_MARGIN_MS } from '../../worker/worker';
@@ -49,6 +49,7 @@ export const workerCommand: CliCommand = {
     const databaseUrl = env.DATABASE_URL;
     const temporal = configuredTemporal(env);
     const telemetry = processTelemetry(env, 'worker');
+    warnOnFewOpenFiles(telemetry.logger);
     whenStdoutCloses(keepServing);
     const stops = stopRequests((line) => telemetry.logger.warn(line));
     const namespaceWait = parsed.options.has('fail-without-namespace') ? undefined : stops.beforeStart;
