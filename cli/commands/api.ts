@@ -31,11 +31,12 @@ export const apiCommand: CliCommand = {
       return null;
     });
     if (!server) return 1;
+    // Before the line that says it listens: a signal sent on that line stops it cleanly, not by Node's default.
+    const signals = new StopSignals();
     telemetry.logger.info(
       { url: server.url, bearerToken: Boolean(env.API_TOKEN), operatorToken: Boolean(env.OPERATOR_API_TOKEN) },
       `API listening on ${server.url}${env.API_TOKEN ? ' (bearer token required)' : ''}`
     );
-    const signals = new StopSignals();
     whenStdoutCloses(keepServing);
     stopWhenNpmEnds(
       () => signals.stopAsOnSigterm(),
