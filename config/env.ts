@@ -237,8 +237,8 @@ const envSchema = z.object({
    */
   CONVENGINE_TOOL_DEMO_URL: httpUrl,
   /**
-   * The bearer token the seed packs' HTTP tools send to CONVENGINE_TOOL_DEMO_URL (`auth_secret_env`); without it
-   * each of their calls fails. Read by tool rows like the URL; here so `convengine start` can say it is missing.
+   * The key the seed packs' HTTP tools send to CONVENGINE_TOOL_DEMO_URL (`auth_secret_env`); without it each of their
+   * calls fails (a worker warns at start). Read by tool rows like the URL; `convengine demo-tools` expects it.
    */
   CONVENGINE_TOOL_DEMO_API_KEY: optionalText,
 });

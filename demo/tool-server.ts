@@ -14,6 +14,8 @@ export const DEMO_API_KEY = 'demo-order-api-key';
 
 export interface DemoToolServerOptions {
   port?: number;
+  /** Interface to listen on (default 127.0.0.1); `convengine demo-tools` in a container sets 0.0.0.0. */
+  host?: string;
   /** API key /orders/status expects in the X-API-KEY header. */
   apiKey?: string;
   /**
@@ -155,10 +157,14 @@ export async function startDemoToolServer(options: DemoToolServerOptions = {}): 
       res.end();
     });
   });
-  await new Promise<void>((resolve) => server.listen(options.port ?? 0, '127.0.0.1', resolve));
+  const host = options.host ?? '127.0.0.1';
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port ?? 0, host, resolve);
+  });
   const { port } = server.address() as AddressInfo;
   return {
-    baseUrl: `http://127.0.0.1:${port}`,
+    baseUrl: `http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${port}`,
     faults,
     counters,
     stop: () =>

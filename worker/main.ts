@@ -2,6 +2,7 @@ import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker
 import type { Env } from '../config/env';
 import type { TemporalConnectionSettings } from '../config/temporal-connection';
 import { createActivities } from '../activities';
+import { unsetToolVariables, unsetToolVariableWarning } from '../core/mcp/tool-env';
 import type { TaskTable } from '../core/tasks/registry';
 import { silentLogger, type Logger } from '../observability/logger';
 import { createWorkerMetrics, type WorkerMetrics } from '../observability/metrics';
@@ -102,6 +103,7 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
   // First: a taken probe port fails the start before anything is connected (worker/listeners.ts).
   const probe = await boundProbe(run.probe, observability.logger);
   const opened = await openWorkerResources(run, probe, observability);
+  await warnOfUnsetToolVariables(opened.wired.configStore, run.toolEnv, observability.logger);
   const state: WorkerState = { worker: null, starting: 'starting' };
   probe?.serve(workerProbeHandlers(run, opened, state, observability.metrics));
   const worker = await startWhenNamespaceExists(run, opened.connection, state, observability)
@@ -125,6 +127,25 @@ export async function runTurnWorker(run: TurnWorkerRun): Promise<RunningWorker> 
     ...runningWorker(worker, opened.close, probe?.url ?? null, watch),
     databaseReadiness: () => databaseReadiness(opened.wired.deps.db),
   };
+}
+
+/**
+ * One warning per CONVENGINE_TOOL_* variable the served config's HTTP tools read and the tool environment leaves
+ * unset (core/mcp/tool-env.ts): their calls fail until it is set, and the start is where an operator looks. No config
+ * yet (empty, refused, not migrated): nothing to say here, readiness says that.
+ */
+async function warnOfUnsetToolVariables(
+  config: WorkerDeps['configStore'],
+  toolEnv: TurnWorkerRun['toolEnv'],
+  logger: Logger
+): Promise<void> {
+  const rows = await config.current().then(
+    (snapshot) => snapshot.rows,
+    () => null
+  );
+  for (const unset of rows ? unsetToolVariables(rows, toolEnv) : []) {
+    logger.warn({ variable: unset.variable, tools: unset.tools }, unsetToolVariableWarning(unset));
+  }
 }
 
 interface WorkerObservability {

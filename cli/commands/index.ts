@@ -3,6 +3,7 @@
 import type { CliCommand } from '../command';
 import type * as startModule from './start';
 import type * as demoModule from './demo';
+import type * as demoToolsModule from './demo-tools';
 import type * as workerModule from './worker';
 import type * as apiModule from './api';
 import type * as devserverModule from './devserver';
@@ -41,6 +42,11 @@ export const commands: readonly CommandEntry[] = [
     name: 'demo',
     summary: 'Run the seed conversations through the HTTP API (PORT, API_TOKEN) and check every seed reply.',
     load: async () => (require('./demo') as typeof demoModule).demoCommand,
+  },
+  {
+    name: 'demo-tools',
+    summary: "Run the demo tool server the seed packs' HTTP tools call (CONVENGINE_TOOL_DEMO_URL), as `start` does.",
+    load: async () => (require('./demo-tools') as typeof demoToolsModule).demoToolsCommand,
   },
   {
     name: 'worker',

@@ -30,7 +30,7 @@ export async function assembleStack(
     warming.catch(() => undefined);
     const [databaseUrl, temporal] = await parts.keepBoth(preparedDatabase(servers.database, options), servers.temporal);
     const llmUrl = parts.keep(await llmPart(options.env, databaseUrl));
-    const toolEnv = parts.keep(await toolsPart(options.env, options.log));
+    const toolEnv = parts.keep(await toolsPart(options.env));
     const env: Env = llmUrl ? { ...options.env, ANTHROPIC_BASE_URL: llmUrl } : options.env;
     // One connection for the worker and the API's client, so turns start eagerly (startApiServer says why).
     const connection = parts.keep(await connectionPart(temporal.connection, env.TEMPORAL_GRPC_COMPRESSION));

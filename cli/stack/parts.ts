@@ -45,18 +45,12 @@ export async function llmPart(env: Env, databaseUrl: string): Promise<Part<strin
   };
 }
 
-/** What `convengine start` says when the seed packs' HTTP tools would call a configured server without its key. */
-export const MISSING_TOOL_KEY =
-  "warning: CONVENGINE_TOOL_DEMO_URL is set but CONVENGINE_TOOL_DEMO_API_KEY is not: the seed packs' HTTP tools " +
-  'send it as their bearer token, so each of their calls fails (TOOL_ERROR) until it is set';
-
 /**
- * The loopback demo tool server the seed packs' HTTP tools call, unless one is configured; `log` hears that a
- * configured one lacks its key.
+ * The loopback demo tool server the seed packs' HTTP tools call, unless one is configured. A configured one without
+ * its key is the worker's to warn of at its start, as `convengine worker`'s is (core/mcp/tool-env.ts).
  */
-export async function toolsPart(env: Env, log: (line: string) => void): Promise<Part<Record<string, string>>> {
+export async function toolsPart(env: Env): Promise<Part<Record<string, string>>> {
   if (env.CONVENGINE_TOOL_DEMO_URL) {
-    if (!env.CONVENGINE_TOOL_DEMO_API_KEY) log(MISSING_TOOL_KEY);
     return { value: {}, embedded: null, stop: noStop };
   }
   const tools = await startEmbeddedToolServer();

@@ -3,7 +3,12 @@ import { basename, dirname, join } from 'node:path';
 import { parse } from 'yaml';
 import { DYNAMIC_CONFIG_FILE, dynamicConfigFlags } from '../../cli/temporal/dynamic-config';
 import { API_DRAIN_MS } from '../../api/server';
-import { API_SHUTDOWN_DELAY_DEFAULT_MS, WORKER_SHUTDOWN_GRACE_DEFAULT_MS } from '../../config/env';
+import { API_SHUTDOWN_DELAY_DEFAULT_MS, ENV_VARIABLES, WORKER_SHUTDOWN_GRACE_DEFAULT_MS } from '../../config/env';
+import { commands } from '../../cli/commands';
+import { DEMO_API_KEY } from '../../demo/tool-server';
+import { unsetToolVariables } from '../../core/mcp/tool-env';
+import { TOOL_ENV_PREFIX } from '../../core/config/vocabulary';
+import { packConfigRows, SEED_PACKS } from '../../db/seed';
 import { SHUTDOWN_FORCE_MARGIN_MS } from '../../worker/worker';
 import { TURN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 
@@ -32,6 +37,20 @@ function service(name: string): Service {
   return s;
 }
 
+/** The services built from this repository: their commands are the CLI's, their variables the code's. */
+const appServices = Object.entries(services).filter(([, s]) => s.image?.startsWith('convengine:'));
+
+/** `${VAR:-default}` as compose reads it with VAR unset: the default. */
+function defaulted(value: string): string {
+  return value.replace(/\$\{[A-Z0-9_]+:-([^}]*)\}/g, '$1');
+}
+
+/** The `convengine <command>`s a service runs: its command array's, or each one its shell command names. */
+function cliCommandsOf(command: unknown): string[] {
+  const text = Array.isArray(command) ? command.join(' ') : String(command);
+  return [...text.matchAll(/bin\/convengine\.js (\S+)/g)].map((m) => m[1] ?? '');
+}
+
 function versionOf(image: string): number[] {
   const tag = image.slice(image.indexOf(':') + 1);
   const defaulted = /:-([^}]+)\}/.exec(tag)?.[1] ?? tag;
@@ -52,6 +71,7 @@ describe('docker-compose.yml', () => {
     expect(Object.keys(services).sort()).toEqual(
       [
         'api',
+        'demo-tools',
         'jaeger',
         'migrate',
         'otel-collector',
@@ -128,6 +148,44 @@ describe('docker-compose.yml', () => {
     expect(service('api').environment?.['API_TOKEN']).toMatch(/API_TOKEN/);
     expect(service('api').environment?.['TEMPORAL_UI_URL']).toBe('${TEMPORAL_UI_URL:-http://localhost:8080}');
     expect(service('migrate').build).toBeDefined();
+  });
+
+  it('runs only commands the CLI has', () => {
+    const names = new Set(commands.map((c) => c.name));
+    expect(appServices.length).toBeGreaterThanOrEqual(5);
+    for (const [name, s] of appServices) {
+      const run = cliCommandsOf(s.command);
+      expect({ name, run: run.length > 0 }).toEqual({ name, run: true });
+      for (const command of run)
+        expect({ name, command, known: names.has(command) }).toEqual({ name, command, known: true });
+    }
+  });
+
+  it('sets on the app services only variables the code reads', () => {
+    const known = new Set<string>(ENV_VARIABLES);
+    for (const [name, s] of appServices) {
+      for (const variable of Object.keys(s.environment ?? {})) {
+        // Tool rows read CONVENGINE_TOOL_* (their own names); the migrate job's shell reads SEED_PACKS.
+        const read =
+          known.has(variable) ||
+          variable.startsWith(TOOL_ENV_PREFIX) ||
+          (variable === 'SEED_PACKS' && String(s.command).includes('$$SEED_PACKS'));
+        expect({ name, variable, read }).toEqual({ name, variable, read: true });
+      }
+    }
+  });
+
+  it("answers the seed conversations: the worker's tool variables reach the demo-tools service, with its key", () => {
+    const worker = service('worker').environment ?? {};
+    const toolEnv = Object.fromEntries(Object.entries(worker).map(([k, v]) => [k, defaulted(v)]));
+    expect(unsetToolVariables(packConfigRows(SEED_PACKS), toolEnv)).toEqual([]);
+    const tools = service('demo-tools');
+    expect(cliCommandsOf(tools.command)).toEqual(['demo-tools']);
+    expect(tools.command).toEqual(expect.arrayContaining(['--host', '0.0.0.0', '--port', '8090']));
+    expect(toolEnv['CONVENGINE_TOOL_DEMO_URL']).toBe('http://demo-tools:8090');
+    const key = tools.environment?.['CONVENGINE_TOOL_DEMO_API_KEY'] ?? '';
+    expect(worker['CONVENGINE_TOOL_DEMO_API_KEY']).toBe(key);
+    expect(key).toBe(`\${CONVENGINE_TOOL_DEMO_API_KEY:-${DEMO_API_KEY}}`);
   });
 
   it('bootstraps the namespace and search attributes with convengine setup-temporal, from one list', () => {
