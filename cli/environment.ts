@@ -1,4 +1,4 @@
-import { EnvError, loadEnvFor, requireDatabaseUrl, type Env, type EnvNeed } from '../config/env';
+import { EnvError, loadEnvFor, requireDatabaseUrl, unknownEnvWarnings, type Env, type EnvNeed } from '../config/env';
 import type { CliIo } from './command';
 
 /**
@@ -12,13 +12,16 @@ export const INVALID_ENVIRONMENT_EXIT = 2;
  * environment with the worker and the API (docker-compose), so what would stop them stops it too. What is set is
  * checked, and what the command `needs` (`api`, `worker`) in the same error; the command gets that environment, checked
  * once. Any other variable a command needs is its own to require. An EnvError the command throws later (a TLS file it
- * cannot read) ends it the same way: the variables' reasons on stderr and INVALID_ENVIRONMENT_EXIT.
+ * cannot read) ends it the same way: the variables' reasons on stderr and INVALID_ENVIRONMENT_EXIT. A variable under
+ * the engine's prefixes that it does not read is warned of first, one line each on stderr (unknownEnvWarnings).
  */
 export async function runWithValidEnvironment(
   io: CliIo,
   run: (env: Env) => Promise<number>,
   needs: readonly EnvNeed[] = []
 ): Promise<number> {
+  // Before the check: a misspelt name is often why a variable the command needs reads as unset.
+  for (const warning of unknownEnvWarnings()) io.err(warning);
   try {
     return await run(loadEnvFor(needs));
   } catch (err) {

@@ -4,6 +4,7 @@ import { z } from 'zod';
 import { apiTokenIssues } from './api-tokens';
 import { payloadEncryptionKeys } from './payload-keys';
 import { DATABASE_URL_UNSET, unmetNeeds, type EnvNeed, type EnvSource } from './env-needs';
+import { unknownVariableWarnings } from './env-unknown';
 import {
   blankAsUnset,
   httpUrl,
@@ -321,6 +322,14 @@ export function loadEnv(source: EnvSource = process.env, needs: readonly EnvNeed
   issues.push(...unmetNeeds(source, needs).filter((issue) => !listed.has(issue.variable)));
   if (issues.length > 0 || !result.success) throw new EnvError(issues);
   return result.data;
+}
+
+/**
+ * A warning line for each variable set under one of the engine's prefixes (TEMPORAL_, WORKER_, LOG_, …, from
+ * ENV_VARIABLES) that it does not read: a typo's value is otherwise ignored without a word (config/env-unknown.ts).
+ */
+export function unknownEnvWarnings(source: EnvSource = process.env): string[] {
+  return unknownVariableWarnings(source, ENV_VARIABLES);
 }
 
 /** The process's environment, with what a command needs (loadEnv). */
