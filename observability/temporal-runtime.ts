@@ -23,11 +23,45 @@ function levelOf(level: LogLevel, message: string, fields: LogMetadata): LogLeve
   return activityFailed && level === 'WARN' ? 'DEBUG' : level;
 }
 
-/** The SDK's Logger on top of pino: the SDK's metadata become fields, an `error` becomes pino's `err`. */
-export function temporalLogger(logger: Logger): TemporalLogger {
+/** A failure's chain as an SDK line keeps it without its text: each link's class and failure type. */
+interface FailureOutline {
+  type: string;
+  failureType?: string;
+  nonRetryable?: boolean;
+  cause?: FailureOutline;
+}
+
+/** How deep a cause chain is followed: a turn's failures nest a few levels (workflow, activity, application). */
+const OUTLINE_DEPTH = 8;
+
+/**
+ * An SDK failure without its message and stack: with PAYLOAD_ENCRYPTION_KEYS set they are sealed in Temporal
+ * (workflows/failure-converter.ts), and may quote what a user wrote (a tool's error echoing its arguments), so the
+ * SDK's own "Workflow failed" and "Activity failed" lines must not print them in clear (docs/security.md §8).
+ */
+export function failureOutline(error: unknown, depth = 0): FailureOutline {
+  const failure = (error ?? {}) as { constructor?: { name?: unknown }; type?: unknown; nonRetryable?: unknown };
+  const cause = (error as { cause?: unknown } | null)?.cause;
+  const name = typeof failure.constructor?.name === 'string' ? failure.constructor.name : typeof error;
+  return {
+    type: name,
+    ...(typeof failure.type === 'string' ? { failureType: failure.type } : {}),
+    ...(typeof failure.nonRetryable === 'boolean' ? { nonRetryable: failure.nonRetryable } : {}),
+    ...(cause !== undefined && cause !== null && depth < OUTLINE_DEPTH
+      ? { cause: failureOutline(cause, depth + 1) }
+      : {}),
+  };
+}
+
+/**
+ * The SDK's Logger on top of pino: the SDK's metadata become fields, an `error` becomes pino's `err`, or with
+ * `withoutFailureText` its outline only (failureOutline).
+ */
+export function temporalLogger(logger: Logger, options: { withoutFailureText?: boolean } = {}): TemporalLogger {
   const log = (level: LogLevel, message: string, meta?: LogMetadata) => {
     const { error, ...fields } = meta ?? {};
-    const record = error === undefined ? fields : { ...fields, err: error };
+    const err = options.withoutFailureText && error !== undefined ? failureOutline(error) : error;
+    const record = err === undefined ? fields : { ...fields, err };
     logger[PINO_LEVEL[levelOf(level, message, fields)]](record, message);
   };
   return {
@@ -46,6 +80,8 @@ export interface TemporalRuntimeOptions {
   sdkMetricsAddress?: string;
   /** Signals on which the SDK shuts every worker down itself; default the SDK's (SIGINT, SIGTERM, …). */
   shutdownSignals?: NodeJS.Signals[];
+  /** The SDK's lines keep a failure's outline only, never its message or stack (with PAYLOAD_ENCRYPTION_KEYS set). */
+  withoutFailureText?: boolean;
 }
 
 /** How the SDK's runtime says its exporter did not start (core-bridge's runtime.rs). */
@@ -78,7 +114,7 @@ export function installTemporalRuntime(options: TemporalRuntimeOptions): void {
   const { sdkMetricsAddress } = options;
   try {
     Runtime.install({
-      logger: temporalLogger(options.logger),
+      logger: temporalLogger(options.logger, { withoutFailureText: options.withoutFailureText ?? false }),
       ...(options.shutdownSignals ? { shutdownSignals: options.shutdownSignals } : {}),
       telemetryOptions: {
         logging: { forward: {}, filter: makeTelemetryFilterString({ core: 'WARN', other: 'ERROR' }) },

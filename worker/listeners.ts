@@ -92,6 +92,8 @@ export async function bindWorkerListeners(bind: {
   installTemporalRuntime({
     logger,
     sdkMetricsAddress: bind.env.TEMPORAL_SDK_METRICS_ADDRESS,
+    // Failures are sealed in Temporal then; a log line must not print their text in clear.
+    withoutFailureText: bind.env.PAYLOAD_ENCRYPTION_KEYS !== undefined,
     ...(shutdownSignals ? { shutdownSignals } : {}),
   });
   return bind.probe ? bindWorkerProbe(bind.probe, logger) : null;

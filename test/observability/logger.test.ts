@@ -138,4 +138,21 @@ describe('the process logger', () => {
     });
     expect(polling).toMatchObject({ level: 'debug', msg: 'polling', sdkComponent: 'core' });
   });
+
+  it("with payload encryption keys, writes an SDK failure's outline only: its types, never its message or stack", () => {
+    const out = capture();
+    const logger = createLogger({ level: 'debug', format: 'json', name: 'worker', destination: out.stream });
+    const cause = ApplicationFailure.create({ message: 'order ORD-SECRET-1 not found', type: 'TOOL_HTTP_ERROR' });
+    const error = new Error('Activity task failed: order ORD-SECRET-1', { cause });
+    temporalLogger(logger, { withoutFailureText: true }).warn('Workflow failed', { workflowId: 'turn-c-1', error });
+    expect(out.raw()).not.toContain('ORD-SECRET-1');
+    expect(out.lines()[0]).toMatchObject({
+      msg: 'Workflow failed',
+      workflowId: 'turn-c-1',
+      err: {
+        type: 'Error',
+        cause: { type: 'ApplicationFailure', failureType: 'TOOL_HTTP_ERROR', nonRetryable: false },
+      },
+    });
+  });
 });

@@ -1,0 +1,68 @@
+import { createLogger, silentLogger } from '../../observability/logger';
+import { createWorkerMetrics } from '../../observability/metrics';
+import { installTemporalRuntime } from '../../observability/temporal-runtime';
+import { failingForGood } from '../support/failing-steps';
+import { captureLog } from '../support/log-capture';
+import { orderConfig } from '../support/order-config';
+import { WorkflowHarness } from '../support/workflow-harness';
+
+/** What the failing step's message says (failingForGood): text a failure may carry, as a tool's echoing its input. */
+const FAILURE_TEXT = 'refused the request';
+
+/**
+ * With PAYLOAD_ENCRYPTION_KEYS set a failure's message and stack are sealed in Temporal (docs/security.md §8), and the
+ * SDK's own lines (its WARN "Workflow failed", its "Activity failed") printed both in clear. A worker with keys
+ * (worker/listeners.ts) installs the SDK's runtime so that they keep the failure's outline only: its types, whether
+ * it may be retried, the workflow, activity and attempt fields.
+ */
+/** The SDK's failure lines of the turn, once its "Workflow failed" is written (the workflow's logs come after its task). */
+async function sdkFailureLines(
+  workflowId: string,
+  log: ReturnType<typeof captureLog>
+): Promise<Record<string, unknown>[]> {
+  for (let waited = 0; ; waited += 50) {
+    const lines = log
+      .lines()
+      .filter((l) => l['sdkComponent'] !== undefined && l['workflowId'] === workflowId)
+      .filter((l) => l['msg'] === 'Workflow failed' || l['msg'] === 'Activity failed');
+    if (lines.some((l) => l['msg'] === 'Workflow failed') || waited > 10_000) return lines;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+}
+
+describe("the SDK's failure lines of a worker with payload encryption keys", () => {
+  const log = captureLog();
+  const policy = { on: false, calls: 0 };
+  let h: WorkflowHarness;
+  beforeAll(async () => {
+    // The runtime is per process and installs once: this is the worker's (the harness's own install does nothing).
+    const logger = createLogger({ level: 'debug', format: 'json', name: 'worker', destination: log.stream });
+    installTemporalRuntime({ logger, withoutFailureText: true });
+    h = await WorkflowHarness.start({
+      activities: failingForGood('PolicyEnforcement', policy, 0),
+      observe: { metrics: createWorkerMetrics(), logger: silentLogger() },
+    });
+    await h.mcp.configure(orderConfig());
+  });
+  afterAll(async () => h?.stop());
+
+  it('carry the failure types and where it happened, never its message or stack', async () => {
+    policy.on = true;
+    const reply = await h.send({ message: 'Check order ORD-7017 status.' });
+    expect(reply).toMatchObject({ kind: 'FAILED', failureType: 'STEP_REFUSED' });
+    const failed = await sdkFailureLines(reply.ref.workflowId, log);
+    expect(failed.map((l) => l['msg'])).toEqual(expect.arrayContaining(['Workflow failed', 'Activity failed']));
+    for (const line of failed) expect(JSON.stringify(line)).not.toContain(FAILURE_TEXT);
+    // The workflow's failure reaches the log through the SDK's sink, a copy that keeps only the error's class.
+    expect(failed.find((l) => l['msg'] === 'Workflow failed')).toMatchObject({
+      level: 'warn',
+      workflowType: expect.any(String),
+      err: { type: 'Error', cause: { type: 'Error' } },
+    });
+    expect(failed.find((l) => l['msg'] === 'Activity failed')).toMatchObject({
+      activityType: 'LocalSteps',
+      attempt: 1,
+      err: { type: 'ApplicationFailure', failureType: 'STEP_REFUSED', nonRetryable: true },
+    });
+  });
+});
