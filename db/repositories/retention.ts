@@ -92,14 +92,21 @@ export const deleteClaimsOf = (doomed: string) => `
     DELETE FROM ce_payload_claim_conversation k USING ${doomed} d WHERE k.conversation_id = d.conversation_id`;
 
 /**
- * One batch: the oldest `$2` idle conversations, locked (a turn that starts now waits, then finds the
- * conversation gone and starts it afresh) and deleted with everything that names them. The counts are
- * read in the same statement, before its deletes, so cascaded rows are counted too.
+ * One batch's conversations: the oldest `$2` idle ones, locked until the batch commits (a turn that starts now waits,
+ * then finds the conversation gone and starts it afresh).
+ */
+const PICK_BATCH = `
+  SELECT c.conversation_id FROM ce_conversation c WHERE ${prunable('$3')}
+   ORDER BY c.updated_at LIMIT $2 FOR UPDATE SKIP LOCKED`;
+
+/**
+ * Deletes the conversations of `$1` (uuid[], locked by PICK_BATCH, their claim bodies by LOCK_CLAIMS_OF) with
+ * everything that names them, and retires their ids. The counts are read in the same statement, before its deletes,
+ * so cascaded rows are counted too.
  */
 const PRUNE_BATCH = `
   WITH doomed AS (
-    SELECT c.conversation_id FROM ce_conversation c WHERE ${prunable('$3')}
-     ORDER BY c.updated_at LIMIT $2 FOR UPDATE SKIP LOCKED
+    SELECT unnest($1::uuid[]) AS conversation_id
   ), calls AS (
     DELETE FROM ce_llm_call_log l USING doomed d WHERE l.conversation_id = d.conversation_id RETURNING 1
   ), requests AS (
@@ -158,7 +165,7 @@ function add(total: PruneCounts, batch: PruneCounts): void {
 }
 
 export interface PruneOptions {
-  /** Conversations per statement: each batch is its own short transaction, so turns are never blocked for long. */
+  /** Conversations per batch: each batch is its own short transaction, so turns are never blocked for long. */
   batchSize?: number;
   /** Count what would go; delete nothing. */
   dryRun?: boolean;
@@ -207,19 +214,45 @@ async function countPrunable(db: Database, cutoff: Date, ended: string[]): Promi
 }
 
 async function prune(db: Database, cutoff: Date, batchSize: number, ended: string[]): Promise<PruneCounts> {
-  const client = db.$client;
   const total = countsOf(undefined);
   for (;;) {
-    const batch = countsOf((await client.query<CountRow>(PRUNE_BATCH, [cutoff, batchSize, ended])).rows[0]);
-    add(total, batch);
-    if (batch.conversations < batchSize) break;
+    const batch = await pruneBatch(db, cutoff, batchSize, ended);
+    add(total, batch.counts);
+    if (batch.picked < batchSize) break;
   }
   for (;;) {
-    const { rowCount } = await client.query(PRUNE_ORPHAN_CALLS, [cutoff, batchSize]);
+    const { rowCount } = await db.$client.query(PRUNE_ORPHAN_CALLS, [cutoff, batchSize]);
     total.llmCalls += rowCount ?? 0;
     if ((rowCount ?? 0) < batchSize) break;
   }
   return total;
+}
+
+/**
+ * One batch, in a transaction of its own: its conversations, then their claim bodies (LOCK_CLAIMS_OF, as an erase
+ * takes them), are locked before the deleting statement reads, so a body another conversation stores meanwhile is
+ * seen as that one's and kept. In one statement, the delete read the links in a snapshot taken before such a store
+ * committed, deleted the body after waiting for it, and the cascade took the other conversation's new link.
+ */
+async function pruneBatch(db: Database, cutoff: Date, batchSize: number, ended: string[]) {
+  const client = await db.$client.connect();
+  try {
+    await client.query('BEGIN');
+    const picked = (await client.query<{ conversation_id: string }>(PICK_BATCH, [cutoff, batchSize, ended])).rows;
+    const ids = picked.map((row) => row.conversation_id);
+    let counts = countsOf(undefined);
+    if (ids.length > 0) {
+      await client.query(LOCK_CLAIMS_OF, [ids]);
+      counts = countsOf((await client.query<CountRow>(PRUNE_BATCH, [ids])).rows[0]);
+    }
+    await client.query('COMMIT');
+    return { picked: ids.length, counts };
+  } catch (err) {
+    await client.query('ROLLBACK').catch(() => undefined);
+    throw err;
+  } finally {
+    client.release();
+  }
 }
 
 /** How large the audit trail has grown, and how old its oldest conversation is (`convengine doctor`). */
