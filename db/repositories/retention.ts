@@ -92,8 +92,10 @@ export const deleteClaimsOf = (doomed: string) => `
     DELETE FROM ce_payload_claim_conversation k USING ${doomed} d WHERE k.conversation_id = d.conversation_id`;
 
 /**
- * One batch's conversations: the oldest `$2` idle ones, locked until the batch commits (a turn that starts now waits,
- * then finds the conversation gone and starts it afresh).
+ * One batch's conversations: the oldest `$2` idle ones, locked until the batch commits. A turn of one that starts now
+ * is not started afresh once it is gone: its rows wait for the lock and then fail on their foreign key, and run again
+ * it finds the id retired (migration 0027) and ends with CONVERSATION_RETIRED having written nothing, as a message to
+ * a pruned id does (69dda59: a pruned conversation is not recreated; a returning user starts a new one).
  */
 const PICK_BATCH = `
   SELECT c.conversation_id FROM ce_conversation c WHERE ${prunable('$3')}

@@ -1,5 +1,6 @@
 import { ApiHarness } from '../support/api-harness';
 import { answer, callTool, orderConfig } from '../support/order-config';
+import { createClaimStore } from '../../db/claims/store';
 import { pruneConversations } from '../../db/repositories/retention';
 
 const ORDER_MESSAGE = 'Check order ORD-7017 status for Jane Roe.';
@@ -14,8 +15,8 @@ describe('a pruned conversation over the real turn workflow', () => {
 
   const send = (json: unknown) => h.request('POST', '/api/v1/conversation/message', { json });
 
-  /** Ages every row of the conversation three days and prunes what is idle for two. */
-  async function prune(conversationId: string): Promise<void> {
+  /** Ages every row of the conversation three days. */
+  async function age(conversationId: string): Promise<void> {
     const db = h.wf.mcp.deps.db;
     for (const table of ['ce_conversation', 'ce_audit', 'ce_turn_request']) {
       const column = table === 'ce_conversation' ? 'updated_at' : 'created_at';
@@ -23,7 +24,14 @@ describe('a pruned conversation over the real turn workflow', () => {
         conversationId,
       ]);
     }
-    expect((await pruneConversations(db, new Date(Date.now() - 2 * 24 * 3600 * 1000))).conversations).toBe(1);
+  }
+
+  const pruneIdle = () => pruneConversations(h.wf.mcp.deps.db, new Date(Date.now() - 2 * 24 * 3600 * 1000));
+
+  /** Ages every row of the conversation three days and prunes what is idle for two. */
+  async function prune(conversationId: string): Promise<void> {
+    await age(conversationId);
+    expect((await pruneIdle()).conversations).toBe(1);
   }
 
   it("answers 410 for the console's view of a pruned conversation's turn instead of its text", async () => {
@@ -63,4 +71,45 @@ describe('a pruned conversation over the real turn workflow', () => {
     ]);
     expect(rowsLeft.rowCount).toBe(0);
   });
+
+  it('ends a turn that starts while a prune deletes its conversation: 410 CONVERSATION_RETIRED, not started afresh', async () => {
+    await h.wf.mcp.configure(orderConfig());
+    h.wf.mcp.llm.setScript([answer('Order ORD-7017 is on its way.'), answer('Still on its way.')]);
+    const { conversationId } = (await send({ message: ORDER_MESSAGE })).json();
+    await age(conversationId);
+    // The prune holds the conversation's row from its batch's first statement; this session keeps it from going on
+    // (a claim body of the conversation, which the batch locks next) until the second turn waits for that row.
+    const db = h.wf.mcp.deps.db;
+    const hash = 'f'.repeat(64);
+    await createClaimStore(db).putMany([{ hash, body: new TextEncoder().encode('Jane Roe') }], conversationId);
+    const holder = await db.$client.connect();
+    await holder.query('BEGIN');
+    await holder.query('SELECT 1 FROM ce_payload_claim WHERE claim_hash = $1 FOR UPDATE', [hash]);
+    const pruning = pruneIdle();
+    await untilWaiting(1);
+    const sending = send({ conversationId, message: ORDER_MESSAGE });
+    await untilWaiting(2);
+    await holder.query('COMMIT');
+    holder.release();
+    expect((await pruning).conversations).toBe(1);
+
+    const sent = await sending;
+    expect([sent.status, sent.json().error.code]).toEqual([410, 'CONVERSATION_RETIRED']);
+    for (const table of ['ce_conversation', 'ce_audit', 'ce_conversation_history']) {
+      const left = await db.$client.query(`SELECT 1 FROM ${table} WHERE conversation_id = $1`, [conversationId]);
+      expect([table, left.rowCount]).toEqual([table, 0]);
+    }
+  });
+
+  /** Until `sessions` sessions of the database wait for a lock. */
+  async function untilWaiting(sessions: number): Promise<void> {
+    for (let i = 0; i < 400; i++) {
+      const { rowCount } = await h.wf.mcp.deps.db.$client.query(
+        "SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'"
+      );
+      if ((rowCount ?? 0) >= sessions) return;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    throw new Error(`fewer than ${sessions} sessions wait for a lock`);
+  }
 });
