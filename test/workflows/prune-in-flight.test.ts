@@ -55,6 +55,11 @@ describe('conversation prune while a turn is in flight (db/repositories/retentio
     const turnEnds = temporalTurnEnds(h.client.workflow, h.taskQueue);
     const asked = await pruneConversations(h.mcp.deps.db, new Date(Date.now() - 2 * DAY), { turnEnds });
     expect(asked).toMatchObject({ conversations: 0, skippedInFlight: 1 });
+    // Asked by a deployment on another task queue of the namespace, the running turn is not its own: its turn ended.
+    const elsewhere = temporalTurnEnds(h.client.workflow, `${h.taskQueue}-other`);
+    const cutoff = new Date(Date.now() - 2 * DAY);
+    const other = await pruneConversations(h.mcp.deps.db, cutoff, { turnEnds: elsewhere, dryRun: true });
+    expect(other).toMatchObject({ conversations: 1, skippedInFlight: 0 });
     const reply = await running;
     expect(reply.kind).toBe('COMPLETED');
     expect(await committedTurnCount(h.mcp.deps.db, conversationId)).toBe(1);
