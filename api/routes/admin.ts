@@ -27,6 +27,9 @@ export function adminRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApi
 
 const erasedCount = { type: 'integer', minimum: 0 } as const;
 
+/** A yes/no query option, `true` or `false` as sent: the API coerces no query text (api/app.ts). */
+const queryFlag = (description: string) => ({ type: 'string', enum: ['true', 'false'], description }) as const;
+
 /** DELETE a conversation: a data subject's erasure (api/turns/erase.ts). */
 function eraseRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry): void {
   const erase = ports.eraseConversation;
@@ -39,13 +42,19 @@ function eraseRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry
       url: '/api/v1/admin/conversations/:id',
       summary:
         "Erase one conversation: every row naming it, the claim bodies only it stored, its turns' Temporal executions; " +
-        'the id is retired.',
+        'the id is retired. An id nothing names is 404 unless `retireUnknown`; an erased one again is 200.',
       schema: {
         params: conversationIdParams,
         querystring: {
           type: 'object',
           additionalProperties: false,
-          properties: { terminate: { type: 'boolean', description: 'Terminate a turn in flight first.' } },
+          properties: {
+            terminate: queryFlag('Terminate a turn in flight first.'),
+            retireUnknown: queryFlag(
+              'Retire an id nothing names yet (a privacy request for a conversation that may arrive later) ' +
+                'instead of answering 404.'
+            ),
+          },
         },
         response: {
           200: {
@@ -69,19 +78,25 @@ function eraseRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry
               },
             },
           },
+          404: errorResponse(
+            'CONVERSATION_NOT_FOUND: the id is not retired, no row names it and Temporal has no turn of it on this ' +
+              "deployment's task queue; nothing was erased (`?retireUnknown=true` retires it all the same)"
+          ),
           409: errorResponse('TURN_IN_PROGRESS: a turn is in flight; nothing was erased (`?terminate=true` ends it)'),
           503: errorResponse(
-            'TEMPORAL_UNREACHABLE: a turn may be in flight and Temporal did not say; nothing was erased'
+            'TEMPORAL_UNREACHABLE: a turn may be in flight, or the id names nothing in the database, and Temporal ' +
+              'did not say; nothing was erased'
           ),
         },
       },
     },
     async (request) => {
       const sent = (request.params as { id: string }).id;
-      const terminate = (request.query as { terminate?: boolean }).terminate ?? false;
+      const query = request.query as { terminate?: string; retireUnknown?: string };
+      const [terminate, retireUnknown] = [query.terminate === 'true', query.retireUnknown === 'true'];
       return onConversationNamed(sent, async (conversationId) => ({
         conversationId: sent,
-        ...(await erase({ conversationId, terminate, erasedBy: 'api' })),
+        ...(await erase({ conversationId, terminate, retireUnknown, erasedBy: 'api' })),
       }));
     }
   );

@@ -1,10 +1,16 @@
 import { WorkflowNotFoundError, type WorkflowClient } from '@temporalio/client';
 import { turnIdFor } from '../../core/turn/contracts';
 import type { Database } from '../../db/pool';
-import { erasedTurns, eraseConversationRows, recordTemporalErasure, unendedTurn } from '../../db/repositories/erasure';
+import {
+  erasedTurns,
+  eraseConversationRows,
+  namedInDatabase,
+  recordTemporalErasure,
+  unendedTurn,
+} from '../../db/repositories/erasure';
 import type { ErasedRows } from '../../db/repositories/erasure';
 import { conversationTurnsQuery, onTaskQueue } from '../../workflows/search-attributes';
-import { ApiError, conflict } from '../errors';
+import { ApiError, conflict, notFound } from '../errors';
 import { describeOwnOrNull } from './decisions';
 import { temporalTurnEnds } from './turn-ended';
 
@@ -24,6 +30,11 @@ export interface ErasureRequest {
   terminate: boolean;
   /** Who asked, for the accountability record: `api`, `cli:<user>`. */
   erasedBy: string;
+  /**
+   * Retire an id nothing names yet (a privacy request for a conversation that may arrive later), instead of refusing
+   * it (404 CONVERSATION_NOT_FOUND: a mistyped id is not retired for good).
+   */
+  retireUnknown?: boolean;
 }
 
 export interface ErasureReport {
@@ -54,6 +65,7 @@ export async function eraseConversation(
   request: ErasureRequest
 ): Promise<ErasureReport> {
   const { conversationId } = request;
+  if (!request.retireUnknown) await refuseUnknown(db, temporal, conversationId);
   const ended = await endedInFlightTurn(db, temporal, request);
   const rows = await eraseConversationRows(db, conversationId, { ended, erasedBy: request.erasedBy });
   if ('inFlight' in rows) throw turnInFlight(conversationId, rows.inFlight);
@@ -70,6 +82,42 @@ export async function eraseConversation(
   }
   await recordTemporalErasure(db, conversationId, temporalRemaining);
   return { rows, executionsDeleted, temporalRemaining };
+}
+
+/**
+ * Refuses (404 CONVERSATION_NOT_FOUND) an id the database does not know (not retired, no row names it) and of which
+ * Temporal has no turn run on the deployment's task queue: its first turn, started before it writes a row, or any
+ * turn visibility lists. While Temporal does not answer, such an id is refused with 503 TEMPORAL_UNREACHABLE.
+ */
+async function refuseUnknown(db: Database, temporal: ErasureTemporal | null, conversationId: string) {
+  if (await namedInDatabase(db, conversationId)) return;
+  let ran: boolean;
+  try {
+    if (!temporal) throw new Error('no Temporal client');
+    ran = await hasOwnTurnRun(temporal, conversationId);
+  } catch (err) {
+    const why = err instanceof Error ? err.message : String(err);
+    throw new ApiError(
+      503,
+      'TEMPORAL_UNREACHABLE',
+      `No row names conversation ${conversationId}, and Temporal did not answer whether it ran a turn of it (${why}); ` +
+        'nothing was erased. Erase again once it answers, or with retireUnknown to retire the id all the same.'
+    );
+  }
+  if (!ran) {
+    throw notFound(
+      'CONVERSATION_NOT_FOUND',
+      `No conversation ${conversationId}: nothing names it and it is not retired; nothing was erased. Erase with ` +
+        'retireUnknown to retire the id before it is used.'
+    );
+  }
+}
+
+async function hasOwnTurnRun({ workflow, taskQueue }: ErasureTemporal, conversationId: string): Promise<boolean> {
+  if (await describeOwnOrNull(workflow.getHandle(turnIdFor(conversationId, 1)), taskQueue)) return true;
+  const query = onTaskQueue(conversationTurnsQuery(conversationId), taskQueue);
+  for await (const _ of workflow.list({ query, pageSize: 1 })) return true;
+  return false;
 }
 
 /** The in-flight turn Temporal says has ended (or that `terminate` ended), or null when the rows show none. */

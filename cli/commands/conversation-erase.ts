@@ -11,7 +11,7 @@ import { readOptions, type CliIo } from '../command';
 import { databaseError } from '../database-failure';
 
 export const ERASE_USAGE = [
-  'convengine conversations erase --conversation <id> [--force]',
+  'convengine conversations erase --conversation <id> [--force] [--retire-unknown]',
   '',
   "Erases one conversation (a data subject's request): in one transaction every row naming it (conversation,",
   'audit trail, history, LLM call log, turn requests) and the payload claims only its turns stored, retiring the id',
@@ -19,6 +19,9 @@ export const ERASE_USAGE = [
   'workflow executions in Temporal (TEMPORAL_ADDRESS, TEMPORAL_NAMESPACE), those of its task queue',
   '(TEMPORAL_TASK_QUEUE) only: another deployment on the namespace keeps its own. A turn in flight is refused unless',
   '--force terminates it first. If Temporal does not answer, the line says what remains: run the command again.',
+  'An id that is not retired, that no row names and of which Temporal has no turn on the task queue is refused',
+  '(exit 1, CONVERSATION_NOT_FOUND) unless --retire-unknown retires it all the same (a request for an id that may',
+  'arrive later). An id erased before is erased again (exit 0).',
 ].join('\n');
 
 const UUID = new RegExp(UUID_PATTERN);
@@ -31,7 +34,7 @@ const line = (id: string, r: ErasureReport) =>
 
 /** `conversations erase`: exit 2 on bad usage, 1 when refused or the database fails, 3 when Temporal part remains. */
 export async function runErase(args: string[], io: CliIo): Promise<number> {
-  const parsed = readOptions(args, { values: ['conversation'], flags: ['force'] });
+  const parsed = readOptions(args, { values: ['conversation'], flags: ['force', 'retire-unknown'] });
   const id = typeof parsed === 'string' ? undefined : parsed.options.get('conversation')?.at(-1);
   if (typeof parsed === 'string' || parsed.unknown.length > 0 || parsed.positional.length !== 1 || !id) {
     io.err(typeof parsed === 'string' ? parsed : 'conversations erase needs --conversation <id>');
@@ -49,7 +52,12 @@ export async function runErase(args: string[], io: CliIo): Promise<number> {
     connection = await connectTemporalClient(configuredTemporal(env), { connectTimeout: 5_000 }).catch(() => undefined);
     const workflow = connection ? new Client({ connection, namespace: env.TEMPORAL_NAMESPACE }).workflow : null;
     const temporal = workflow ? { workflow, taskQueue: env.TEMPORAL_TASK_QUEUE } : null;
-    const request = { conversationId: id.toLowerCase(), terminate: parsed.options.has('force'), erasedBy: erasedBy() };
+    const request = {
+      conversationId: id.toLowerCase(),
+      terminate: parsed.options.has('force'),
+      retireUnknown: parsed.options.has('retire-unknown'),
+      erasedBy: erasedBy(),
+    };
     const report = await eraseConversation(handle.db, temporal, request);
     io.out(line(id, report));
     return report.temporalRemaining ? 3 : 0;

@@ -114,3 +114,19 @@ export async function erasedTurns(db: Database, conversationId: string): Promise
   );
   return rows[0]?.turns ?? 0;
 }
+
+/** Whether the id is retired already, or a row of any table naming a conversation (ce_*) names it. */
+const NAMED = `
+  SELECT EXISTS (SELECT 1 FROM ce_retired_conversation WHERE conversation_digest = $2)
+      OR EXISTS (SELECT 1 FROM ce_conversation WHERE conversation_id = $1)
+      OR EXISTS (SELECT 1 FROM ce_audit WHERE conversation_id = $1)
+      OR EXISTS (SELECT 1 FROM ce_conversation_history WHERE conversation_id = $1)
+      OR EXISTS (SELECT 1 FROM ce_llm_call_log WHERE conversation_id = $1)
+      OR EXISTS (SELECT 1 FROM ce_turn_request WHERE conversation_id = $1)
+      OR EXISTS (SELECT 1 FROM ce_payload_claim_conversation WHERE conversation_id = $1) AS named`;
+
+/** Whether the database knows the id: retired already (an erase of it again is idempotent), or named by a row. */
+export async function namedInDatabase(db: Database, conversationId: string): Promise<boolean> {
+  const { rows } = await db.$client.query<{ named: boolean }>(NAMED, [conversationId, retiredDigest(conversationId)]);
+  return rows[0]?.named ?? false;
+}

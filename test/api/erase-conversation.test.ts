@@ -59,6 +59,32 @@ describe('erasing one conversation', () => {
     expect(kept.rows[0].erased_counts).toMatchObject({ conversations: 1, turns: 2 });
   });
 
+  it('refuses an id nothing names with 404, retires it with retireUnknown, and erases a retired id again', async () => {
+    const unknown = crypto.randomUUID();
+    const url = `/api/v1/admin/conversations/${unknown}`;
+    const refused = await h.request('DELETE', url);
+    expect([refused.status, refused.json().error.code]).toEqual([404, 'CONVERSATION_NOT_FOUND']);
+    const digest = [retiredDigest(unknown)];
+    const retired = () => query('SELECT 1 FROM ce_retired_conversation WHERE conversation_digest = $1', digest);
+    expect((await retired()).rowCount).toBe(0);
+
+    const retiring = await h.request('DELETE', `${url}?terminate=true&retireUnknown=true`);
+    expect([retiring.status, retiring.json().rows]).toEqual([200, expect.objectContaining({ conversations: 0 })]);
+    expect((await retired()).rowCount).toBe(1);
+    expect((await h.request('DELETE', url)).status).toBe(200);
+    const sent = await send({ conversationId: unknown, message: ORDER_MESSAGE });
+    expect([sent.status, sent.json().error.code]).toEqual([410, 'CONVERSATION_RETIRED']);
+  });
+
+  it('erases an id of which only Temporal has a turn run (its first turn, before it wrote a row)', async () => {
+    await h.wf.mcp.configure(orderConfig());
+    h.wf.mcp.llm.setScript([answer('On its way.')]);
+    const { conversationId } = (await send({ message: ORDER_MESSAGE })).json();
+    for (const table of TABLES) await query(`DELETE FROM ${table} WHERE conversation_id = $1`, [conversationId]);
+    const erased = await h.request('DELETE', `/api/v1/admin/conversations/${conversationId}`);
+    expect([erased.status, erased.json().executionsDeleted]).toEqual([200, 1]);
+  });
+
   /** Until `sessions` sessions of the database wait for a lock, or a few seconds have passed. */
   async function untilWaiting(sessions: number): Promise<void> {
     for (let i = 0; i < 200; i++) {

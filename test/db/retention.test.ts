@@ -232,6 +232,13 @@ describe('conversation retention', () => {
     const refused = await runConvengine(['conversations', 'erase', '--conversation', other], noTemporal);
     expect([refused.code, refused.stderr]).toEqual([1, expect.stringContaining('TEMPORAL_UNREACHABLE')]);
     expect(await left()).toEqual([other]);
+    // An id nothing names: not retired by a typo, unless asked to; without Temporal, whether it ran is not known.
+    const unknown = ['conversations', 'erase', '--conversation', randomUUID()];
+    const unchecked = await runConvengine(unknown, noTemporal);
+    expect([unchecked.code, unchecked.stderr]).toEqual([1, expect.stringContaining('TEMPORAL_UNREACHABLE')]);
+    const retiring = await runConvengine([...unknown, '--retire-unknown'], noTemporal);
+    expect([retiring.code, retiring.stdout]).toEqual([3, expect.stringContaining(': 0 conversation(s)')]);
+    expect((await runConvengine(unknown, noTemporal)).code).toBe(3);
     const hostile = await runConvengine(['conversations', 'erase', '--conversation', "x' OR 1=1"], noTemporal);
     expect([hostile.code, hostile.stderr]).toEqual([2, expect.stringContaining('is not a conversation id')]);
   });
