@@ -331,7 +331,8 @@ export function workerProbeHandlers(
 ): ProbeHandlers {
   return {
     metrics: () => metricsText(metrics.registry, run.env.TEMPORAL_SDK_METRICS_ADDRESS),
-    readiness: cachedFor(READINESS_CACHE_MS, async () => {
+    // As the API's: never longer than the prerequisite checks' own period, which a test may shorten.
+    readiness: cachedFor(Math.min(READINESS_CACHE_MS, run.prerequisiteCacheMs ?? READINESS_CACHE_MS), async () => {
       const [database, temporal, required] = await Promise.all([
         databaseReadiness(wired.deps.db),
         temporalReadiness(connection, () => connection.workflowService.getSystemInfo({})),

@@ -1,5 +1,5 @@
 import { spawn } from 'node:child_process';
-import { copyFileSync, existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import os from 'node:os';
 import { join } from 'node:path';
@@ -149,8 +149,8 @@ describe('what an earlier start left in --home', () => {
 
   /** A process named `postgres` that is no server (sleep under that name), in `cwd`. */
   function fakePostgres(cwd: string) {
-    const bin = join(home, 'bin');
-    mkdirSync(bin, { recursive: true });
+    // A directory of its own: an earlier test's fake may still be exiting, its file busy (ETXTBSY) until it has.
+    const bin = mkdtempSync(join(home, 'bin-'));
     copyFileSync('/bin/sleep', join(bin, 'postgres'));
     return spawn(join(bin, 'postgres'), ['60'], { cwd });
   }

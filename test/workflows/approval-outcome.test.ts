@@ -2,7 +2,12 @@ import type { WorkflowHandle } from '@temporalio/client';
 import type { TurnActivities } from '../../core/turn/activities';
 import { decideApprovalUpdate } from '../../workflows/messages';
 import { readTurnSearchAttributes, TurnSearchAttribute } from '../../workflows/search-attributes';
-import { APPROVAL_REQUEST_ROW_PATCH, APPROVAL_RESUME_PATCH, PARK_POSITION_PATCH } from '../../workflows/turn-versions';
+import {
+  APPROVAL_REQUEST_ROW_PATCH,
+  APPROVAL_RESUME_PATCH,
+  PARK_POSITION_PATCH,
+  PARKED_MEMO_PATCH,
+} from '../../workflows/turn-versions';
 import { extracted, loanConfig, plan } from '../support/loan-config';
 import { answer } from '../support/order-config';
 import { replayHistoryOf } from '../support/workflow-bundle';
@@ -132,7 +137,12 @@ describe('after an approval the turn is RUNNING again, like after a hold', () =>
     expect(await outcomeOf(handle)).toBe(result.outcome);
     const history = await h.history(handle.workflowId);
     expect(outcomesUpserted(history)).toEqual(['AWAITING_APPROVAL', 'RUNNING', result.outcome]);
-    expect(patchesRecorded(history)).toEqual([APPROVAL_REQUEST_ROW_PATCH, PARK_POSITION_PATCH, APPROVAL_RESUME_PATCH]);
+    expect(patchesRecorded(history)).toEqual([
+      APPROVAL_REQUEST_ROW_PATCH,
+      PARK_POSITION_PATCH,
+      PARKED_MEMO_PATCH,
+      APPROVAL_RESUME_PATCH,
+    ]);
     // Once: as the turn parked, not again with the decision.
     expect(await h.mcp.stages(conversationId)).toEqual(
       expect.arrayContaining(['MCP_TOOL_APPROVAL_REQUESTED', 'MCP_TOOL_APPROVAL_GRANTED'])
