@@ -44,13 +44,19 @@ describe("the console's activity operations on a server's answers", () => {
 });
 
 /**
- * A client whose turn is running on `convengine-turns`, polled `polledMsAgo` by `poller`, and whose query fails with
+ * A client whose turn is parked on `convengine-turns` (from before the parked-call memo), polled `polledMsAgo` by `poller`, and whose query fails with
  * `err`.
  */
 function clientQuerying(polledMsAgo: number, err: Error, poller = CURRENT_WORKER) {
   const queried = { count: 0 };
   const handle = {
-    describe: async () => ({ status: { name: 'RUNNING' }, taskQueue: 'convengine-turns', type: TURN_WORKFLOW_TYPE }),
+    // Parked by a worker before the parked-call memo: only a query can tell what it waits on.
+    describe: async () => ({
+      status: { name: 'RUNNING' },
+      taskQueue: 'convengine-turns',
+      type: TURN_WORKFLOW_TYPE,
+      searchAttributes: { TurnOutcome: ['AWAITING_APPROVAL'] },
+    }),
     query: async () => {
       queried.count++;
       throw err;
