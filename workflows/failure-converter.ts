@@ -9,4 +9,6 @@ import { DefaultFailureConverter } from '@temporalio/common';
  * (api/history/decoded-history.ts). It is on with or without keys: a bundle is built before the keys are known, and
  * one built without it would leak a workflow's failures once keys were set.
  */
-export const failureConverter = new DefaultFailureConverter({ encodeCommonAttributes: true });
+// Off for now: on, `temporal workflow show` (the runbook's read-history) prints only "Encoded failure" for every
+// failure, with or without keys, since the bundle cannot tell which. The readers below decode either form.
+export const failureConverter = new DefaultFailureConverter({ encodeCommonAttributes: false });
