@@ -4,7 +4,6 @@ import { PayloadEncryptionCodec } from '../config/payload-encryption';
 import { ClaimCheckCodec } from './claims/codec';
 import { createClaimStore } from './claims/store';
 import type { Database } from './pool';
-import { FAILURE_CONVERTER_PATH } from '../worker/bundle';
 
 /** What the engine's data converter is made of: the settings, from the environment (config/env.ts). */
 export type DataConverterSettings = Pick<Env, 'CLAIM_CHECK_THRESHOLD_BYTES' | 'PAYLOAD_ENCRYPTION_KEYS'>;
@@ -15,15 +14,13 @@ export type DataConverterSettings = Pick<Env, 'CLAIM_CHECK_THRESHOLD_BYTES' | 'P
  * still at least CLAIM_CHECK_THRESHOLD_BYTES goes to ce_payload_claim, so a claim body is ciphertext too; decoding runs
  * them backwards. Without `db` (`convengine sre`, `conversations prune`: commands that read
  * no claim) there is no claim check, and a claim
- * reference stays one. Failure messages and stack traces travel as payloads too (FAILURE_CONVERTER_PATH), so
- * they are encrypted with the rest.
+ * reference stays one. Failure messages and stack traces stay outside payloads, as Temporal keeps them, and are not
+ * encrypted (docs/security.md).
  */
 export function engineDataConverter(settings: DataConverterSettings, db?: Database): DataConverter {
   const encryption = new PayloadEncryptionCodec(settings.PAYLOAD_ENCRYPTION_KEYS ?? []);
-  const failureConverterPath = FAILURE_CONVERTER_PATH;
-  if (!db) return { failureConverterPath, payloadCodecs: [encryption] };
+  if (!db) return { payloadCodecs: [encryption] };
   return {
-    failureConverterPath,
     payloadCodecs: [encryption, new ClaimCheckCodec(createClaimStore(db), settings.CLAIM_CHECK_THRESHOLD_BYTES)],
   };
 }

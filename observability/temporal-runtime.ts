@@ -35,8 +35,8 @@ interface FailureOutline {
 const OUTLINE_DEPTH = 8;
 
 /**
- * An SDK failure without its message and stack: with PAYLOAD_ENCRYPTION_KEYS set they are sealed in Temporal
- * (workflows/failure-converter.ts), and may quote what a user wrote (a tool's error echoing its arguments), so the
+ * An SDK failure without its message and stack: with PAYLOAD_ENCRYPTION_KEYS set, whoever set them keeps user text out
+ * of clear logs, and a failure's message may quote what a user wrote (a tool's error echoing its arguments), so the
  * SDK's own "Workflow failed" and "Activity failed" lines must not print them in clear (docs/security.md §8).
  */
 export function failureOutline(error: unknown, depth = 0): FailureOutline {

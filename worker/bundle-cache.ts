@@ -5,7 +5,6 @@ import { bundleWorkflowCode, Runtime } from '@temporalio/worker';
 import { convengineCacheDir } from '../config/cache-dir';
 import { workflowBundleVariant, workflowInterceptorModules } from '../observability/worker-options';
 import {
-  FAILURE_CONVERTER_PATH,
   WORKFLOWS_PATH,
   workflowSource,
   type WorkflowBundleEnv,
@@ -64,7 +63,6 @@ const inProcess = new Map<string, Promise<string>>();
 async function buildInto(path: string, variant: WorkflowBundleVariant): Promise<string> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: WORKFLOWS_PATH,
-    failureConverterPath: FAILURE_CONVERTER_PATH,
     workflowInterceptorModules: workflowInterceptorModules(variant),
     logger: Runtime.instance().logger,
   });

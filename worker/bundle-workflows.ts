@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { dirname } from 'node:path';
 import { bundleWorkflowCode } from '@temporalio/worker';
 import { workflowInterceptorModules } from '../observability/worker-options';
-import { FAILURE_CONVERTER_PATH, WORKFLOW_BUNDLE_PATHS, WORKFLOWS_PATH, type WorkflowBundleVariant } from './bundle';
+import { WORKFLOW_BUNDLE_PATHS, WORKFLOWS_PATH, type WorkflowBundleVariant } from './bundle';
 
 /** `npm run bundle:workflows`: pre-builds both workflow bundle variants for production images. */
 async function main(): Promise<void> {
@@ -10,7 +10,6 @@ async function main(): Promise<void> {
   for (const variant of Object.keys(WORKFLOW_BUNDLE_PATHS) as WorkflowBundleVariant[]) {
     const { code } = await bundleWorkflowCode({
       workflowsPath: WORKFLOWS_PATH,
-      failureConverterPath: FAILURE_CONVERTER_PATH,
       workflowInterceptorModules: workflowInterceptorModules(variant),
     });
     const path = WORKFLOW_BUNDLE_PATHS[variant];

@@ -22,12 +22,6 @@ export const WORKFLOW_BUNDLE_PATHS: Readonly<Record<WorkflowBundleVariant, strin
 
 export const WORKFLOWS_PATH = require.resolve('../workflows');
 
-/**
- * The module whose `failureConverter` every workflow bundle, worker and client uses (workflows/failure-converter.ts):
- * Temporal loads it by path, into the bundle as in Node (engineDataConverter's `failureConverterPath`).
- */
-export const FAILURE_CONVERTER_PATH = require.resolve('../workflows/failure-converter');
-
 export type WorkflowSource = { workflowBundle: { codePath: string } } | { workflowsPath: string };
 
 /** The variables that choose a worker's workflow bundle. */

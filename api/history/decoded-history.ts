@@ -57,7 +57,8 @@ export async function decodePayloadsIn(value: unknown, codecs: readonly PayloadC
     for (const codec of [...codecs].reverse()) payloads = await codec.decode(payloads);
     slots.forEach(({ holder, key }, i) => ((holder as Record<string | number, unknown>)[key] = payloads[i]));
   }
-  // A failure's message and stack trace, in its encodedAttributes (workflows/failure-converter.ts), back in place.
+  // A failure's message and stack trace, if a client's failure converter encoded them (encodeCommonAttributes), back
+  // in place; the engine's own leave them outside payloads.
   for (const { holder, key } of slots) {
     if (key === 'encodedAttributes') Object.assign(holder, commonAttributesOf(holder as Failure));
   }

@@ -4,7 +4,6 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { WorkflowHandle } from '@temporalio/client';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
-import { FAILURE_CONVERTER_PATH } from '../../worker/bundle';
 
 const ROOT = join(__dirname, '..', '..');
 const SOURCES = ['workflows', 'core'];
@@ -36,7 +35,6 @@ export function testWorkflowBundle(): Promise<{ code: string }> {
     if (existsSync(path)) return { code: readFileSync(path, 'utf8') };
     const { code } = await bundleWorkflowCode({
       workflowsPath: join(ROOT, 'workflows'),
-      failureConverterPath: FAILURE_CONVERTER_PATH,
       logger: quietLogger,
     });
     const partial = `${path}.${process.pid}.tmp`;
@@ -55,7 +53,6 @@ export function testWorkflowBundle(): Promise<{ code: string }> {
 export async function workflowBundleBeforeParkedMemo(): Promise<{ code: string }> {
   const { code } = await bundleWorkflowCode({
     workflowsPath: join(ROOT, 'workflows'),
-    failureConverterPath: FAILURE_CONVERTER_PATH,
     logger: quietLogger,
     webpackConfigHook: (config) => ({
       ...config,

@@ -138,7 +138,7 @@ export class ReliabilityStack {
   async diagnose(workflowId: string): Promise<string> {
     const handle = this.client.workflow.getHandle(workflowId);
     const description = await handle.describe();
-    // As stored: failures' messages in encodedAttributes (workflows/failure-converter.ts), maybe encrypted.
+    // As stored: payloads maybe encrypted or claim-checked.
     const codecs = this.client.options.loadedDataConverter.payloadCodecs;
     await decodePayloadsIn(description.raw.pendingActivities ?? [], codecs);
     const pending = (description.raw.pendingActivities ?? []).map((a) => ({
