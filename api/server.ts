@@ -18,7 +18,7 @@ import {
   startPrerequisiteMonitor,
   type PrerequisiteMonitor,
 } from '../observability/prerequisites';
-import { cachedFor, temporalCheck, temporalChecksEnded } from '../observability/dependency-checks';
+import { cachedFor, readinessCacheMs, temporalCheck, temporalChecksEnded } from '../observability/dependency-checks';
 import { createApiMetrics, type ApiMetrics } from '../observability/metrics';
 import { metricsText } from '../observability/probe-server';
 import { tracingClientInterceptors } from '../observability/tracing';
@@ -29,7 +29,7 @@ import { consolePorts } from './console/wiring';
 import { configReplyTexts } from './reply-texts';
 import { conversationQueries } from './db-queries';
 import type { ApiPorts } from './ports';
-import { apiReadiness, READINESS_CACHE_MS } from './readiness';
+import { apiReadiness } from './readiness';
 import { eraseConversation } from './turns/erase';
 import { TemporalTurnGateway } from './turns/gateway';
 import { temporalTurnEnds } from './turns/turn-ended';
@@ -91,7 +91,7 @@ interface ApiWiring {
   connection: ConnectionLike;
   client: Client;
   store: DatabaseConfigStore;
-  /** How long one readiness answer serves /readyz: READINESS_CACHE_MS, or less when prerequisites are checked more often. */
+  /** How long one readiness answer serves /readyz (readinessCacheMs). */
   readinessCacheMs: number;
   workerDatabase?: () => Promise<string>;
 }
@@ -111,8 +111,8 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   // The API's refresh and validate answer what the worker's store decides.
   const store = engineConfigStore(handle.db, await loadEngineValidation(), options.logger);
   const configChanges = reloadOnConfigChange(store, handle.pool, options.logger ? { logger: options.logger } : {});
-  const readinessCacheMs = Math.min(READINESS_CACHE_MS, options.prerequisiteCacheMs ?? READINESS_CACHE_MS);
-  const wiring: ApiWiring = { env, db: handle.db, connection, client, store, readinessCacheMs };
+  const cacheMs = readinessCacheMs(options.prerequisiteCacheMs);
+  const wiring: ApiWiring = { env, db: handle.db, connection, client, store, readinessCacheMs: cacheMs };
   if (options.workerDatabase) wiring.workerDatabase = options.workerDatabase;
   const prerequisites = await startPrerequisiteMonitor({
     db: handle.db,

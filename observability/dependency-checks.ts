@@ -121,6 +121,15 @@ function readiness(probe: Promise<unknown>): Promise<string> {
 export const READINESS_CACHE_MS = 1_000;
 
 /**
+ * How long one readiness answer serves /readyz in a process whose prerequisite checks run every
+ * `prerequisiteCacheMs`: READINESS_CACHE_MS, or less, so that /readyz never reports a prerequisite answer staler
+ * than the checks themselves would.
+ */
+export function readinessCacheMs(prerequisiteCacheMs?: number): number {
+  return Math.min(READINESS_CACHE_MS, prerequisiteCacheMs ?? READINESS_CACHE_MS);
+}
+
+/**
  * `read`, run at most once per `ms`: a call within that time of the last run gets the last run's answer (a failure
  * too), so probes and scrapes in a burst, or while a dependency is down, cost one check. Timed on the monotonic
  * clock: a wall clock set back (NTP, a resumed VM) would otherwise serve the last answer until it caught up again.

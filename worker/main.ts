@@ -6,12 +6,7 @@ import { unsetToolVariables, unsetToolVariableWarning } from '../core/mcp/tool-e
 import type { TaskTable } from '../core/tasks/registry';
 import { silentLogger, type Logger } from '../observability/logger';
 import { createWorkerMetrics, type WorkerMetrics } from '../observability/metrics';
-import {
-  cachedFor,
-  databaseReadiness,
-  READINESS_CACHE_MS,
-  temporalReadiness,
-} from '../observability/dependency-checks';
+import { cachedFor, databaseReadiness, readinessCacheMs, temporalReadiness } from '../observability/dependency-checks';
 import { metricsText } from '../observability/probe-server';
 import {
   PREREQUISITE_CACHE_MS,
@@ -332,7 +327,7 @@ export function workerProbeHandlers(
   return {
     metrics: () => metricsText(metrics.registry, run.env.TEMPORAL_SDK_METRICS_ADDRESS),
     // As the API's: never longer than the prerequisite checks' own period, which a test may shorten.
-    readiness: cachedFor(Math.min(READINESS_CACHE_MS, run.prerequisiteCacheMs ?? READINESS_CACHE_MS), async () => {
+    readiness: cachedFor(readinessCacheMs(run.prerequisiteCacheMs), async () => {
       const [database, temporal, required] = await Promise.all([
         databaseReadiness(wired.deps.db),
         temporalReadiness(connection, () => connection.workflowService.getSystemInfo({})),
