@@ -13,6 +13,7 @@ import { isRanList, isStepRunType } from '../core/turn/step-runs';
 import { withLogContext, type Logger } from './logger';
 import { reasonLabel, type WorkerMetrics } from './metrics';
 import { definedAttributes, observeStepRun, stepRunFailureOf } from './step-run-observer';
+import { failureOutline } from './temporal-runtime';
 import { inSpan } from './tracing';
 
 /** Activity types that call one tool (a DirectToolCall with `failure` only records a failure). */
@@ -69,6 +70,8 @@ function setStepState(after: { intent?: string | undefined; state?: string | und
 export interface StepObserverDeps {
   logger: Logger;
   metrics: WorkerMetrics;
+  /** `step failed` keeps the error's outline only, never its message or stack (temporal-runtime.ts withoutFailureText). */
+  withoutFailureText?: boolean;
 }
 
 /**
@@ -138,7 +141,8 @@ class StepObserver implements ActivityInboundCallsInterceptor {
       const { info } = this.ctx;
       const where = { runId: info.workflowExecution?.runId, activityId: info.activityId };
       const failure = this.observeFailure(step, id, err, runMs);
-      logger.warn({ durationMs: Math.round(runMs), errorType: type, ...failure, ...where, err }, 'step failed');
+      const logged = this.deps.withoutFailureText ? failureOutline(err) : err;
+      logger.warn({ durationMs: Math.round(runMs), errorType: type, ...failure, ...where, err: logged }, 'step failed');
       throw err;
     }
   }

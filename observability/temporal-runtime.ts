@@ -1,5 +1,6 @@
 import type { LogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
 import { makeTelemetryFilterString, Runtime } from '@temporalio/worker';
+import type { Env } from '../config/env';
 import { ListenAddressError } from './listen-address';
 import type { Logger } from './logger';
 
@@ -35,9 +36,10 @@ interface FailureOutline {
 const OUTLINE_DEPTH = 8;
 
 /**
- * An SDK failure without its message and stack: with PAYLOAD_ENCRYPTION_KEYS set, whoever set them keeps user text out
- * of clear logs, and a failure's message may quote what a user wrote (a tool's error echoing its arguments), so the
- * SDK's own "Workflow failed" and "Activity failed" lines must not print them in clear (docs/security.md §8).
+ * An SDK failure without its message and stack: they may quote what a user wrote (a tool's error echoing its
+ * arguments), and with PAYLOAD_ENCRYPTION_KEYS set the conversation is kept from whoever lacks the key, so the SDK's
+ * own "Workflow failed" and "Activity failed" lines and the engine's `step failed` must not print them in clear
+ * (docs/security.md §8).
  */
 export function failureOutline(error: unknown, depth = 0): FailureOutline {
   const failure = (error ?? {}) as { constructor?: { name?: unknown }; type?: unknown; nonRetryable?: unknown };
@@ -51,6 +53,15 @@ export function failureOutline(error: unknown, depth = 0): FailureOutline {
       ? { cause: failureOutline(cause, depth + 1) }
       : {}),
   };
+}
+
+/**
+ * Whether a worker's failure lines keep a failure's outline only (failureOutline): with PAYLOAD_ENCRYPTION_KEYS set,
+ * the conversation is kept from whoever lacks the key, and a failure's text may quote it. The SDK's lines
+ * (temporalLogger) and the engine's `step failed` (activity-interceptor.ts) follow this one rule.
+ */
+export function withoutFailureText(env: Pick<Env, 'PAYLOAD_ENCRYPTION_KEYS'>): boolean {
+  return env.PAYLOAD_ENCRYPTION_KEYS !== undefined;
 }
 
 /**

@@ -2,7 +2,7 @@ import type { Env } from '../config/env';
 import { ListenAddressError } from '../observability/listen-address';
 import type { Logger } from '../observability/logger';
 import { startProbeServer, type ProbeServer, type ProbeServerOptions } from '../observability/probe-server';
-import { installTemporalRuntime } from '../observability/temporal-runtime';
+import { installTemporalRuntime, withoutFailureText } from '../observability/temporal-runtime';
 
 /**
  * Where the worker serves /metrics, /healthz and /readyz (WORKER_METRICS_PORT on HOST; port 0: any free port).
@@ -92,8 +92,7 @@ export async function bindWorkerListeners(bind: {
   installTemporalRuntime({
     logger,
     sdkMetricsAddress: bind.env.TEMPORAL_SDK_METRICS_ADDRESS,
-    // Failures are sealed in Temporal then; a log line must not print their text in clear.
-    withoutFailureText: bind.env.PAYLOAD_ENCRYPTION_KEYS !== undefined,
+    withoutFailureText: withoutFailureText(bind.env),
     ...(shutdownSignals ? { shutdownSignals } : {}),
   });
   return bind.probe ? bindWorkerProbe(bind.probe, logger) : null;

@@ -15,6 +15,7 @@ import {
   type PrerequisiteMonitor,
 } from '../observability/prerequisites';
 import { workerInstrumentation } from '../observability/worker-options';
+import { withoutFailureText } from '../observability/temporal-runtime';
 import type { WorkflowSource } from './bundle';
 import { buildWorkerDeps, type WorkerDeps } from './deps';
 import { bindWorkerProbe, type ProbeAddress, type ProbeHandlers, type WorkerProbe } from './listeners';
@@ -223,7 +224,7 @@ function buildTurnWorker(
     dataConverter: opened.wired.dataConverter,
     workflows: opened.workflows,
     tuning: {
-      ...workerInstrumentation(observability, 'bundle'),
+      ...workerInstrumentation({ ...observability, withoutFailureText: withoutFailureText(run.env) }, 'bundle'),
       ...workerShutdownOptions(run.env.WORKER_SHUTDOWN_GRACE_MS),
       ...run.tuning,
     },

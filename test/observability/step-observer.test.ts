@@ -18,10 +18,11 @@ async function runStep(
   activityType: string,
   arg: unknown,
   result: () => Promise<unknown>,
-  logger: Logger = silentLogger()
+  logger: Logger = silentLogger(),
+  withoutFailureText = false
 ) {
   const ctx = { info: { activityType, attempt: 1, workflowExecution: { workflowId: 'turn-c-1', runId: 'r' } } };
-  const observer = stepObserver({ logger, metrics })(ctx as unknown as ActivityContext);
+  const observer = stepObserver({ logger, metrics, withoutFailureText })(ctx as unknown as ActivityContext);
   const input: ActivityExecuteInput = { args: [arg], headers: {} };
   return observer.inbound?.execute?.(input, result);
 }
@@ -220,5 +221,54 @@ describe('the step observer on a step run one of its steps failed', () => {
         'convengine.turn': 1,
       });
     }
+  });
+});
+
+describe("the step observer's `step failed` line", () => {
+  /** Text a tool's failure may quote from what the user wrote (its arguments echoed back). */
+  const USER_TEXT = 'ORD-SECRET-9';
+  const toolFailure = () =>
+    ApplicationFailure.create({
+      type: 'TOOL_HTTP_ERROR',
+      message: `orders.lookup: order ${USER_TEXT} not found`,
+      cause: new Error(`upstream said ${USER_TEXT}`),
+    });
+  const failedLine = async (withoutFailureText: boolean) => {
+    const log = captureLog();
+    const logger = createLogger({ level: 'info', format: 'json', name: 'worker', destination: log.stream });
+    const call = { turn, call: { toolCode: 'orders.lookup' } };
+    const failing = () => Promise.reject(toolFailure());
+    const run = runStep(createWorkerMetrics(), 'McpToolCall', call, failing, logger, withoutFailureText);
+    await expect(run).rejects.toBeInstanceOf(ApplicationFailure);
+    return log;
+  };
+
+  it("with payload encryption keys, keeps the error's type, the step, attempt and run, never its message or stack", async () => {
+    const log = await failedLine(true);
+    expect(log.raw()).not.toContain(USER_TEXT);
+    const [line] = log.lines();
+    expect(line).toMatchObject({
+      level: 'warn',
+      msg: 'step failed',
+      errorType: 'TOOL_HTTP_ERROR',
+      step: 'McpToolCall',
+      tool: 'orders.lookup',
+      attempt: 1,
+      conversationId: 'c',
+      workflowId: 'turn-c-1',
+      runId: 'r',
+      err: { type: 'ApplicationFailure', failureType: 'TOOL_HTTP_ERROR', cause: { type: 'Error' } },
+    });
+    expect(line?.['err']).not.toHaveProperty('message');
+    expect(line?.['err']).not.toHaveProperty('stack');
+  });
+
+  it('without keys, writes the error whole, its message and stack', async () => {
+    const [line] = (await failedLine(false)).lines();
+    expect(line?.['err']).toMatchObject({
+      type: 'ApplicationFailure',
+      message: expect.stringContaining(USER_TEXT),
+      stack: expect.any(String),
+    });
   });
 });
