@@ -56,6 +56,30 @@ export function failureOutline(error: unknown, depth = 0): FailureOutline {
 }
 
 /**
+ * The fields in which core's native lines print a failure, as Rust's debug text of its proto: "Failing workflow task"
+ * (a workflow's own error, whose message may quote what a user wrote), "Failing legacy query request", "Failing
+ * workflow due to nondeterminism error" (`failure`), and a history page's events (`current_events`).
+ */
+const CORE_FAILURE_FIELDS = ['failure', 'current_events'];
+
+/** A string field of Rust's debug text that holds a failure's text, with its value (escapes included). */
+const CORE_FAILURE_TEXT = /\b(message|stack_trace): "(?:[^"\\]|\\.)*"/g;
+
+/**
+ * failureOutline for core's lines: the failure's debug text keeps its structure (source, failure info, cause chain)
+ * and every message and stack trace in it reads `[withheld]`.
+ */
+function withoutCoreFailureText(fields: LogMetadata): LogMetadata {
+  if (fields['sdkComponent'] !== 'core') return fields;
+  const outlined = { ...fields };
+  for (const name of CORE_FAILURE_FIELDS) {
+    const value = fields[name];
+    if (typeof value === 'string') outlined[name] = value.replace(CORE_FAILURE_TEXT, '$1: "[withheld]"');
+  }
+  return outlined;
+}
+
+/**
  * Whether a worker's failure lines keep a failure's outline only (failureOutline): with PAYLOAD_ENCRYPTION_KEYS set,
  * the conversation is kept from whoever lacks the key, and a failure's text may quote it. The SDK's lines
  * (temporalLogger) and the engine's `step failed` (activity-interceptor.ts) follow this one rule.
@@ -66,12 +90,14 @@ export function withoutFailureText(env: Pick<Env, 'PAYLOAD_ENCRYPTION_KEYS'>): b
 
 /**
  * The SDK's Logger on top of pino: the SDK's metadata become fields, an `error` becomes pino's `err`, or with
- * `withoutFailureText` its outline only (failureOutline).
+ * `withoutFailureText` its outline only (failureOutline), as do the failures core's lines print.
  */
 export function temporalLogger(logger: Logger, options: { withoutFailureText?: boolean } = {}): TemporalLogger {
   const log = (level: LogLevel, message: string, meta?: LogMetadata) => {
-    const { error, ...fields } = meta ?? {};
-    const err = options.withoutFailureText && error !== undefined ? failureOutline(error) : error;
+    const { error, ...sdkFields } = meta ?? {};
+    const hidden = options.withoutFailureText === true;
+    const err = hidden && error !== undefined ? failureOutline(error) : error;
+    const fields = hidden ? withoutCoreFailureText(sdkFields) : sdkFields;
     const record = err === undefined ? fields : { ...fields, err };
     logger[PINO_LEVEL[levelOf(level, message, fields)]](record, message);
   };

@@ -155,4 +155,34 @@ describe('the process logger', () => {
       },
     });
   });
+
+  it("with payload encryption keys, withholds every message and stack in a core line's failure, keeping its outline", () => {
+    const out = capture();
+    const logger = createLogger({ level: 'debug', format: 'json', name: 'worker', destination: out.stream });
+    // Core's "Failing workflow task" as it is forwarded: the failure proto's Rust debug text, escapes and all.
+    const failure =
+      'Failure { failure: Some(Failure { message: "order \\"ORD-SECRET-1\\" not found", source: "TypeScriptSDK", ' +
+      'stack_trace: "Error: order ORD-SECRET-1\\n    at turn (bundle.js:1:1)", encoded_attributes: None, ' +
+      'cause: Some(Failure { message: "ORD-SECRET-1 again", source: "", stack_trace: "", encoded_attributes: None, ' +
+      'cause: None, failure_info: Some(ApplicationFailureInfo(ApplicationFailureInfo { type: "TOOL_HTTP_ERROR", ' +
+      'non_retryable: true, details: None, next_retry_delay: None, category: Unspecified })) }), failure_info: None }), ' +
+      'force_cause: Unspecified }';
+    const sdk = temporalLogger(logger, { withoutFailureText: true });
+    sdk.warn('Failing workflow task', { sdkComponent: 'core', runId: 'r', failure });
+    // Another component's field of that name is not core's failure text, nor is a key-less worker's line touched.
+    sdk.warn('Workflow failed', { sdkComponent: 'worker', failure: 'message: "kept"' });
+    temporalLogger(logger).warn('Failing workflow task', { sdkComponent: 'core', failure });
+    const [withheld, worker, keyless] = out.lines();
+    expect(JSON.stringify(withheld)).not.toContain('ORD-SECRET-1');
+    expect(withheld).toMatchObject({ msg: 'Failing workflow task', sdkComponent: 'core', runId: 'r' });
+    expect(withheld?.['failure']).toBe(
+      'Failure { failure: Some(Failure { message: "[withheld]", source: "TypeScriptSDK", stack_trace: "[withheld]", ' +
+        'encoded_attributes: None, cause: Some(Failure { message: "[withheld]", source: "", stack_trace: "[withheld]", ' +
+        'encoded_attributes: None, cause: None, failure_info: Some(ApplicationFailureInfo(ApplicationFailureInfo { ' +
+        'type: "TOOL_HTTP_ERROR", non_retryable: true, details: None, next_retry_delay: None, category: Unspecified })) ' +
+        '}), failure_info: None }), force_cause: Unspecified }'
+    );
+    expect(worker?.['failure']).toBe('message: "kept"');
+    expect(keyless?.['failure']).toBe(failure);
+  });
 });

@@ -1,7 +1,9 @@
+import { NativeConnection, Worker } from '@temporalio/worker';
 import { createLogger, silentLogger } from '../../observability/logger';
 import { createWorkerMetrics } from '../../observability/metrics';
 import { installTemporalRuntime } from '../../observability/temporal-runtime';
 import { failingForGood } from '../support/failing-steps';
+import { TASK_FAILURE_TEXT } from '../support/failing-task-workflow';
 import { captureLog } from '../support/log-capture';
 import { orderConfig } from '../support/order-config';
 import { WorkflowHarness } from '../support/workflow-harness';
@@ -9,27 +11,37 @@ import { WorkflowHarness } from '../support/workflow-harness';
 /** What the failing step's message says (failingForGood): text a failure may carry, as a tool's echoing its input. */
 const FAILURE_TEXT = 'refused the request';
 
-/**
- * With PAYLOAD_ENCRYPTION_KEYS set a failure's message and stack are sealed in Temporal (docs/security.md §8), and the
- * SDK's own lines (its WARN "Workflow failed", its "Activity failed") printed both in clear. A worker with keys
- * (worker/listeners.ts) installs the SDK's runtime so that they keep the failure's outline only: its types, whether
- * it may be retried, the workflow, activity and attempt fields.
- */
-/** The SDK's failure lines of the turn, once its "Workflow failed" is written (the workflow's logs come after its task). */
-async function sdkFailureLines(
-  workflowId: string,
-  log: ReturnType<typeof captureLog>
+/** The log's lines that `match`, once `done` holds of them (or 10 s passed). */
+async function linesOnce(
+  log: ReturnType<typeof captureLog>,
+  match: (line: Record<string, unknown>) => boolean,
+  done: (lines: Record<string, unknown>[]) => boolean
 ): Promise<Record<string, unknown>[]> {
   for (let waited = 0; ; waited += 50) {
-    const lines = log
-      .lines()
-      .filter((l) => l['sdkComponent'] !== undefined && l['workflowId'] === workflowId)
-      .filter((l) => l['msg'] === 'Workflow failed' || l['msg'] === 'Activity failed');
-    if (lines.some((l) => l['msg'] === 'Workflow failed') || waited > 10_000) return lines;
+    const lines = log.lines().filter(match);
+    if (done(lines) || waited > 10_000) return lines;
     await new Promise((resolve) => setTimeout(resolve, 50));
   }
 }
 
+/** The SDK's lines of a failed turn (its workflow's, its activities'). */
+const SDK_FAILURE_LINES: unknown[] = ['Workflow failed', 'Activity failed'];
+
+/** The SDK's failure lines of the turn, once its "Workflow failed" is written (the workflow's logs come after its task). */
+function sdkFailureLines(workflowId: string, log: ReturnType<typeof captureLog>): Promise<Record<string, unknown>[]> {
+  return linesOnce(
+    log,
+    (l) => l['sdkComponent'] !== undefined && l['workflowId'] === workflowId && SDK_FAILURE_LINES.includes(l['msg']),
+    (lines) => lines.some((l) => l['msg'] === 'Workflow failed')
+  );
+}
+
+/**
+ * With PAYLOAD_ENCRYPTION_KEYS set the conversation is kept from whoever lacks the key (docs/security.md §8), and the
+ * SDK's own lines (its WARN "Workflow failed", its "Activity failed", core's "Failing workflow task") printed a
+ * failure's message and stack in clear. A worker with keys (worker/listeners.ts) installs the SDK's runtime so that
+ * they keep the failure's outline only: its types, whether it may be retried, the workflow, activity and attempt fields.
+ */
 describe("the SDK's failure lines of a worker with payload encryption keys", () => {
   const log = captureLog();
   const policy = { on: false, calls: 0 };
@@ -64,5 +76,38 @@ describe("the SDK's failure lines of a worker with payload encryption keys", () 
       attempt: 1,
       err: { type: 'ApplicationFailure', failureType: 'STEP_REFUSED', nonRetryable: true },
     });
+  });
+
+  it("carry a failed workflow task's outline in core's own line, never the workflow error's message or stack", async () => {
+    const connection = await NativeConnection.connect({ address: h.temporal.address });
+    const taskQueue = `${h.taskQueue}-failing-task`;
+    const worker = await Worker.create({
+      connection,
+      namespace: h.temporal.namespace,
+      taskQueue,
+      workflowsPath: require.resolve('../support/failing-task-workflow'),
+    });
+    try {
+      const failing = await worker.runUntil(async () => {
+        const handle = await h.client.workflow.start('failingTask', {
+          taskQueue,
+          workflowId: `failing-task-${taskQueue}`,
+        });
+        const runId = handle.firstExecutionRunId;
+        const taskFailed = (l: Record<string, unknown>) => l['msg'] === 'Failing workflow task' && l['runId'] === runId;
+        const lines = await linesOnce(log, taskFailed, (found) => found.length > 0);
+        await handle.terminate('test done');
+        return lines;
+      });
+      expect(failing).toHaveLength(1);
+      expect(JSON.stringify(failing)).not.toContain(TASK_FAILURE_TEXT);
+      expect(failing[0]).toMatchObject({
+        level: 'warn',
+        sdkComponent: 'core',
+        failure: expect.stringMatching(/message: "\[withheld\]", source: "TypeScriptSDK", stack_trace: "\[withheld\]"/),
+      });
+    } finally {
+      await connection.close();
+    }
   });
 });
