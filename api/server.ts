@@ -99,7 +99,7 @@ interface ApiWiring {
 /** Wires the real ports (Temporal client, PostgreSQL, config store) and listens. */
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
   const { env } = options;
-  const handle = openDatabase(options.databaseUrl, { max: 10 });
+  const handle = openApiDatabase(options.databaseUrl, env);
   const deployment = options.bindDeployment ? deploymentOf(env) : undefined;
   // Before Temporal: an API on another deployment's database must not start a turn.
   if (deployment) await bindOwnDeployment(handle.pool, deployment).catch(closingHandle(handle));
@@ -152,6 +152,11 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     await configChanges.close();
     await handle.close();
   });
+}
+
+/** The API's database: a pool of API_DB_POOL_MAX connections. */
+export function openApiDatabase(databaseUrl: string, env: Pick<Env, 'API_DB_POOL_MAX'>): DbHandle {
+  return openDatabase(databaseUrl, { max: env.API_DB_POOL_MAX });
 }
 
 /** A failed start's handler: closes the database handle, then rethrows. */

@@ -68,6 +68,13 @@ export const WORKER_METRICS_DEFAULT_PORT = 9464;
  */
 export const API_SHUTDOWN_DELAY_DEFAULT_MS = 5_000;
 
+/**
+ * The database pools' sizes when API_DB_POOL_MAX, WORKER_DB_POOL_MAX and WORKER_TOOLS_POOL_MAX are unset, and the
+ * most any may be: far past PostgreSQL's default max_connections (100), which every process's pools share.
+ */
+export const POOL_MAX_DEFAULTS = { api: 10, worker: 20, tools: 5 } as const;
+export const POOL_MAX_CEILING = 1_000;
+
 /** The API's port when PORT is unset; `convengine demo` looks for an API there too. */
 export const API_DEFAULT_PORT = 3000;
 
@@ -164,6 +171,12 @@ const envSchema = z.object({
    * Retry-After. Unset: from the open-files limit (config/open-files.ts), as each holds a socket.
    */
   MESSAGE_MAX_CONCURRENT: optionalInteger(1, 100_000),
+  /** Connections of the API's database pool (a statement waits for a free one up to 10 s, then 503 DATABASE_BUSY). */
+  API_DB_POOL_MAX: integer(POOL_MAX_DEFAULTS.api, 1, POOL_MAX_CEILING),
+  /** Connections of the worker's engine pool (its steps' statements, the claim checks, the config store). */
+  WORKER_DB_POOL_MAX: integer(POOL_MAX_DEFAULTS.worker, 1, POOL_MAX_CEILING),
+  /** Connections of the worker's pool for SQL tools, logged in as the tools role (TOOLS_DATABASE_URL). */
+  WORKER_TOOLS_POOL_MAX: integer(POOL_MAX_DEFAULTS.tools, 1, POOL_MAX_CEILING),
   /** Audit streams (SSE) open at once in one API process; more get 429. Each polls the database 4 times a second. */
   STREAM_MAX_CONNECTIONS: integer(STREAM_MAX_CONNECTIONS_DEFAULT, 1, 100_000),
   /** GET /api/v1/whatif replays in the API process: at most this many at once (more get 429), ... */

@@ -1,6 +1,7 @@
 import { engineConfigStore, engineValidation } from '../activities/runtime/config-validation';
 import type { DatabaseConfigStore } from '../db/config/store';
 import type { DataConverter } from '@temporalio/common';
+import type { Pool } from 'pg';
 import type { Env } from '../config/env';
 import { systemClock, type ActivityDeps } from '../activities/deps';
 import { configuredAuditGate, type AuditGate } from '../activities/runtime/audit-gate';
@@ -55,13 +56,23 @@ export function workerAuditGate(metrics: WorkerMetrics | undefined): AuditGate {
 }
 
 /**
- * The worker's engine database: its statements end with the activity they run for (db/cancellation.ts), and none
- * waits on a lock longer than WORKER_DB_LOCK_TIMEOUT_MS (a session setting, so a pooler accepts the session).
+ * The worker's engine database, WORKER_DB_POOL_MAX connections: its statements end with the activity they run for
+ * (db/cancellation.ts), and none waits on a lock longer than WORKER_DB_LOCK_TIMEOUT_MS (a session setting, so a
+ * pooler accepts the session).
  */
-export function openWorkerDatabase(databaseUrl: string, env: Pick<Env, 'WORKER_DB_LOCK_TIMEOUT_MS'>): DbHandle {
-  const handle = openDatabase(databaseUrl, { max: 20 }, workerSession(env.WORKER_DB_LOCK_TIMEOUT_MS));
+export function openWorkerDatabase(
+  databaseUrl: string,
+  env: Pick<Env, 'WORKER_DB_LOCK_TIMEOUT_MS' | 'WORKER_DB_POOL_MAX'>
+): DbHandle {
+  const session = workerSession(env.WORKER_DB_LOCK_TIMEOUT_MS);
+  const handle = openDatabase(databaseUrl, { max: env.WORKER_DB_POOL_MAX }, session);
   cancelStatementsOn(handle.pool, activityCancellation);
   return handle;
+}
+
+/** The SQL tools' pool, WORKER_TOOLS_POOL_MAX connections logged in as the tools role (`url`, toolsLoginOf). */
+export function openToolsPool(url: string, env: Pick<Env, 'WORKER_TOOLS_POOL_MAX'>): Pool {
+  return createPool(url, { max: env.WORKER_TOOLS_POOL_MAX }, TOOLS_SESSION);
 }
 
 /**
@@ -76,7 +87,7 @@ export async function buildWorkerDeps(env: Env, options: WorkerDepsOptions): Pro
   const sqlParser = await loadSqlParser();
   const handle = openWorkerDatabase(options.databaseUrl, env);
   const toolsLogin = toolsLoginOf(env.TOOLS_DATABASE_URL, options.databaseUrl);
-  const toolsPool = createPool(toolsLogin.url, { max: 5 }, TOOLS_SESSION);
+  const toolsPool = openToolsPool(toolsLogin.url, env);
   const tools = createToolDeps({ sqlPool: toolsPool, sqlParser, env: options.toolEnv });
   const logger = options.observability?.logger;
   const configStore = engineConfigStore(handle.db, engineValidation(sqlParser), logger);

@@ -1,5 +1,6 @@
 import { loadEnv, requireDatabaseUrl } from '../../config/env';
 import { workerShutdownOptions } from '../../worker/worker';
+import { INTEGER_RULE } from '../../config/env-values';
 import { issuesOf } from './env-issues';
 
 describe('loadEnv', () => {
@@ -17,6 +18,9 @@ describe('loadEnv', () => {
       MESSAGE_MAX_BYTES: 8192,
       INPUT_PARAMS_MAX_BYTES: 16384,
       API_SHUTDOWN_DELAY_MS: 5000,
+      API_DB_POOL_MAX: 10,
+      WORKER_DB_POOL_MAX: 20,
+      WORKER_TOOLS_POOL_MAX: 5,
       STREAM_MAX_CONNECTIONS: 100,
       TURN_REPLY_TIMEOUT_MS: 60000,
       OPERATOR_DECISION_TIMEOUT_MS: 10000,
@@ -208,6 +212,30 @@ describe('WORKER_SHUTDOWN_GRACE_MS', () => {
     expect(issuesOf(() => loadEnv({ WORKER_SHUTDOWN_GRACE_MS: '600001' }))).toEqual({
       WORKER_SHUTDOWN_GRACE_MS: 'must be <= 600000',
     });
+  });
+});
+
+describe('the database pool sizes', () => {
+  const pools = ['API_DB_POOL_MAX', 'WORKER_DB_POOL_MAX', 'WORKER_TOOLS_POOL_MAX'] as const;
+
+  it('take a whole number from 1 to 1000, the defaults (10, 20, 5) when unset or blank', () => {
+    expect(loadEnv({ API_DB_POOL_MAX: '40', WORKER_DB_POOL_MAX: '1', WORKER_TOOLS_POOL_MAX: '1000' })).toMatchObject({
+      API_DB_POOL_MAX: 40,
+      WORKER_DB_POOL_MAX: 1,
+      WORKER_TOOLS_POOL_MAX: 1000,
+    });
+    expect(loadEnv({ API_DB_POOL_MAX: ' ', WORKER_DB_POOL_MAX: '' })).toMatchObject({
+      API_DB_POOL_MAX: 10,
+      WORKER_DB_POOL_MAX: 20,
+      WORKER_TOOLS_POOL_MAX: 5,
+    });
+  });
+
+  it.each(pools)('refuse a bad %s at start, naming it, in one error with the others', (name) => {
+    expect(issuesOf(() => loadEnv({ [name]: '0' }))).toEqual({ [name]: 'must be >= 1' });
+    expect(issuesOf(() => loadEnv({ [name]: '1001' }))).toEqual({ [name]: 'must be <= 1000' });
+    expect(issuesOf(() => loadEnv({ [name]: '2.5' }))).toEqual({ [name]: INTEGER_RULE });
+    expect(issuesOf(() => loadEnv({ [name]: 'ten', PORT: 'x' }))).toEqual({ [name]: INTEGER_RULE, PORT: INTEGER_RULE });
   });
 });
 

@@ -9,7 +9,7 @@ import { ADMIN_DATABASE_URL } from '../support/database';
 const POOLER_STARTUP_PARAMETERS = ['user', 'database', 'application_name', 'client_encoding', 'replication'];
 
 describe("the worker's engine sessions through a connection pooler", () => {
-  const handle = openWorkerDatabase(ADMIN_DATABASE_URL, { WORKER_DB_LOCK_TIMEOUT_MS: 1234 });
+  const handle = openWorkerDatabase(ADMIN_DATABASE_URL, { WORKER_DB_LOCK_TIMEOUT_MS: 1234, WORKER_DB_POOL_MAX: 20 });
   afterAll(() => handle.close());
 
   it('send no session setting in the startup packet, which PgBouncer refuses', () => {
