@@ -13,6 +13,7 @@ import { installHttpTracing } from '../observability/http-tracing';
 import type { Logger } from '../observability/logger';
 import { installTurnMetrics } from '../observability/turn-metrics';
 import { installBearerAuth } from './auth';
+import { capConnections } from './connection-cap';
 import { installHostCheck } from './host-check';
 import type { LimitMetrics } from './concurrency-limit';
 import { consoleAssetRoutes } from './console/assets';
@@ -58,6 +59,8 @@ export interface ApiOptions {
   streamMaxDurationMs?: number;
   /** POST /conversation/message requests answered at once; default MESSAGE_MAX_CONCURRENT_FALLBACK (config/open-files.ts). */
   messageMaxConcurrent?: number;
+  /** HTTP connections held at once (api/connection-cap.ts); absent: no bound but Node's. */
+  maxConnections?: number;
   /** Audit streams open at once (default 100); see StreamOptions. */
   streamMaxConnections?: number;
   streamHeartbeatMs?: number;
@@ -81,6 +84,10 @@ function callerRequestId(header: string | string[] | undefined): string | null {
 
 export function buildApi(options: ApiOptions): FastifyInstance {
   const app = Fastify(fastifyOptions(options));
+  if (options.maxConnections !== undefined) {
+    const warn = options.logger ? options.logger.warn.bind(options.logger) : undefined;
+    capConnections(app.server, { max: options.maxConnections, metrics: options.limitMetrics, warn });
+  }
   const docs = new OpenApiRegistry();
   installClosedRequestLog(app);
   installHttpTracing(app);

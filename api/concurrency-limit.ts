@@ -4,7 +4,7 @@ import { ApiError } from './errors';
 /** Where a limit reports its use (observability/metrics.ts: convengine_api_limit_in_use, …_refused_total). */
 export interface LimitMetrics {
   inUse: { set(labels: { limit: string }, value: number): void };
-  refused: { inc(labels: { limit: string }): void };
+  refused: { inc(labels: { limit: string }, value?: number): void };
 }
 
 export interface LimitRefusal {

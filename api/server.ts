@@ -4,7 +4,7 @@ import { Client, type ConnectionLike } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { whatifConversation } from '../activities/whatif/replay';
 import type { Env } from '../config/env';
-import { messageConcurrencyFor, openFilesLimit } from '../config/open-files';
+import { connectionCapFor, messageConcurrencyFor, openFilesLimit } from '../config/open-files';
 import { connectTemporalClient } from '../config/temporal-client';
 import { withDefaultCallDeadline } from '../config/temporal-call-deadline';
 import type { TemporalConnectionSettings } from '../config/temporal-connection';
@@ -228,12 +228,23 @@ function apiOptions(wiring: ApiWiring, options: ApiServerOptions, ports: ApiPort
     limitMetrics: { inUse: metrics.limitInUse, refused: metrics.limitRefused },
     whatifLimits: { concurrency: env.WHATIF_CONCURRENCY, maxTurns: env.WHATIF_MAX_TURNS },
     messageMaxConcurrent: env.MESSAGE_MAX_CONCURRENT ?? messageConcurrencyFor(openFilesLimit()),
+    ...maxConnectionsOf(env, options.workerConnection !== undefined),
     streamMaxConnections: env.STREAM_MAX_CONNECTIONS,
     console: consolePorts(wiring.db, wiring.client, {
       taskQueue: env.TEMPORAL_TASK_QUEUE,
       temporalUiUrl: options.temporalUiUrl ?? env.TEMPORAL_UI_URL,
     }),
   };
+}
+
+/**
+ * buildApi's maxConnections: API_MAX_CONNECTIONS, else the open-files limit less the process's pools (the worker's
+ * too when one runs in this process, `convengine start`) and a reserve (config/open-files.ts, connectionCapFor).
+ */
+function maxConnectionsOf(env: Env, withWorker: boolean): Pick<ApiOptions, 'maxConnections'> {
+  const pooled = env.API_DB_POOL_MAX + (withWorker ? env.WORKER_DB_POOL_MAX + env.WORKER_TOOLS_POOL_MAX : 0);
+  const max = env.API_MAX_CONNECTIONS ?? connectionCapFor(openFilesLimit(), pooled);
+  return max === null ? {} : { maxConnections: max };
 }
 
 /** Whether a close has begun: /readyz answers 503 from then on (ApiOptions.leaving). */

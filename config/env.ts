@@ -171,6 +171,12 @@ const envSchema = z.object({
    * Retry-After. Unset: from the open-files limit (config/open-files.ts), as each holds a socket.
    */
   MESSAGE_MAX_CONCURRENT: optionalInteger(1, 100_000),
+  /**
+   * HTTP connections one API process holds at once; one more is closed as it is accepted, before it reads a byte.
+   * Unset: the open-files limit less what the pools and the rest of the process hold (config/open-files.ts), so a
+   * burst of clients meets a closed connection rather than a process out of file descriptors (EMFILE).
+   */
+  API_MAX_CONNECTIONS: optionalInteger(1, 1_000_000),
   /** Connections of the API's database pool (a statement waits for a free one up to 10 s, then 503 DATABASE_BUSY). */
   API_DB_POOL_MAX: integer(POOL_MAX_DEFAULTS.api, 1, POOL_MAX_CEILING),
   /** Connections of the worker's engine pool (its steps' statements, the claim checks, the config store). */

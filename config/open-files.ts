@@ -41,6 +41,26 @@ export function openFilesLimit(read: () => string = () => readFileSync('/proc/se
 }
 
 /**
+ * Descriptors an API process keeps for other than its HTTP connections and its database pools: the Temporal
+ * connections, the listening sockets, the event loops of the worker's threads (`convengine start`), an embedded dev
+ * server's, LLM and tool servers' sockets, logs and bundle files. `convengine start` held 50 idle (its pools' idle
+ * connections among them) and 62 through the demo's 21 turns; twice that leaves room.
+ */
+export const OPEN_FILES_RESERVE = 128;
+
+/**
+ * The HTTP connections an API process holds at once when API_MAX_CONNECTIONS is unset (net.Server's maxConnections;
+ * one more is closed as it is accepted, rather than the next accept failing with EMFILE): the open-files limit less
+ * the `pooled` database connections of the process and OPEN_FILES_RESERVE, and never under a quarter of the limit
+ * (a limit that low is warned of at start: lowOpenFilesWarning). Null, no bound, where the limit is unknown or
+ * unlimited.
+ */
+export function connectionCapFor(limit: number | null, pooled: number): number | null {
+  if (limit === null || limit === Infinity) return null;
+  return Math.max(Math.floor(limit / 4), limit - pooled - OPEN_FILES_RESERVE, 1);
+}
+
+/**
  * How many POST /conversation/message requests an API process answers at once when MESSAGE_MAX_CONCURRENT is unset:
  * a quarter of the open-files limit (each holds its client's socket; the rest is for the pools, the worker, the audit
  * streams and idle keep-alive connections), at least 1 and at most MESSAGE_MAX_CONCURRENT_CEILING;

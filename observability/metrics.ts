@@ -180,13 +180,13 @@ export function createApiMetrics(
     }),
     limitInUse: new Gauge({
       name: 'convengine_api_limit_in_use',
-      help: 'Requests holding a slot of a per-process limit (audit_streams, whatif).',
+      help: 'Requests holding a slot of a per-process limit (messages, audit_streams, whatif).',
       labelNames: ['limit'],
       registers,
     }),
     limitRefused: new Counter({
       name: 'convengine_api_limit_refused_total',
-      help: 'Requests refused with 429 because a per-process limit was full (audit_streams, whatif).',
+      help: 'Requests refused because a per-process limit was full (messages, audit_streams, whatif; connections closed as accepted).',
       labelNames: ['limit'],
       registers,
     }),

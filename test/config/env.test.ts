@@ -239,6 +239,15 @@ describe('the database pool sizes', () => {
   });
 });
 
+describe('API_MAX_CONNECTIONS', () => {
+  it('is unset (from the open-files limit) unless given a whole number from 1 to 1000000', () => {
+    expect(loadEnv({}).API_MAX_CONNECTIONS).toBeUndefined();
+    expect(loadEnv({ API_MAX_CONNECTIONS: '500' }).API_MAX_CONNECTIONS).toBe(500);
+    expect(issuesOf(() => loadEnv({ API_MAX_CONNECTIONS: '0' }))).toEqual({ API_MAX_CONNECTIONS: 'must be >= 1' });
+    expect(issuesOf(() => loadEnv({ API_MAX_CONNECTIONS: 'many' }))).toEqual({ API_MAX_CONNECTIONS: INTEGER_RULE });
+  });
+});
+
 describe('DEVSERVER_RETENTION_MS', () => {
   it('takes TEMPORAL_ADDRESS only with a port one can connect to, by the same rule as the PORT variables', () => {
     // Let through before: every Temporal command then waited ~10 s to say it cannot reach Temporal.

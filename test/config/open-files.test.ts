@@ -3,6 +3,7 @@
  * MESSAGE_MAX_CONCURRENT, and the warning `start`, `api` and `worker` log at start when it is low.
  */
 import {
+  connectionCapFor,
   lowOpenFilesWarning,
   MESSAGE_MAX_CONCURRENT_CEILING,
   MESSAGE_MAX_CONCURRENT_FALLBACK,
@@ -54,6 +55,19 @@ describe('messageConcurrencyFor (MESSAGE_MAX_CONCURRENT unset)', () => {
     expect(messageConcurrencyFor(1048576)).toBe(MESSAGE_MAX_CONCURRENT_CEILING);
     expect(messageConcurrencyFor(Infinity)).toBe(MESSAGE_MAX_CONCURRENT_CEILING);
     expect(messageConcurrencyFor(null)).toBe(MESSAGE_MAX_CONCURRENT_FALLBACK);
+  });
+});
+
+describe('connectionCapFor (API_MAX_CONNECTIONS unset)', () => {
+  it('is the limit less the pools and a reserve of 128, at least a quarter of it; no bound where none is known', () => {
+    // `convengine api` (its pool of 10) and `convengine start` (10 + 20 + 5) at 4096 and 1024 open files.
+    expect(connectionCapFor(4096, 10)).toBe(4096 - 10 - 128);
+    expect(connectionCapFor(1024, 35)).toBe(1024 - 35 - 128);
+    // A limit the reserve nearly eats (warned of at start): a quarter, so the API still serves.
+    expect(connectionCapFor(256, 135)).toBe(64);
+    expect(connectionCapFor(3, 35)).toBe(1);
+    expect(connectionCapFor(Infinity, 35)).toBeNull();
+    expect(connectionCapFor(null, 35)).toBeNull();
   });
 });
 
