@@ -289,7 +289,7 @@ export function temporalInspector(client: Client, taskQueue: string): TurnInspec
     async pendingActivities(workflowId) {
       const description = await ownRunOrNotFound(client, taskQueue, workflowId);
       const pending = description.raw.pendingActivities ?? [];
-      // Their last failures are as stored: the message in encodedAttributes, encrypted under PAYLOAD_ENCRYPTION_KEYS.
+      // As stored: their payloads (a last failure's details among them) encrypted under PAYLOAD_ENCRYPTION_KEYS.
       await decodePayloadsIn(pending, client.options.loadedDataConverter.payloadCodecs).catch((err: unknown) => {
         throw err instanceof PayloadEncryptionError ? undecryptable(workflowId, err) : err;
       });
