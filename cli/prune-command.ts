@@ -1,5 +1,6 @@
 import { msToNumber } from '@temporalio/common/lib/time';
 import { requireDatabaseUrl } from '../config/env';
+import { databaseNowLess } from '../db/now';
 import { openDatabase, type Database } from '../db/pool';
 import { readOptions, type CliCommand, type CliIo } from './command';
 import { databaseError } from './database-failure';
@@ -43,24 +44,10 @@ function pruneOptions(spec: PruneCommandSpec, args: string[]): { ageMs: number; 
   return typeof ageMs === 'string' ? ageMs : { ageMs, dryRun: options.has('dry-run') };
 }
 
-/**
- * The database's now() less `ageMs`. Rows are dated by the database's clock; one taken from this host's, which may run
- * ahead of it (a skewed VM, faketime), pruned rows written a minute before.
- */
-async function databaseCutoff(db: Database, ageMs: number): Promise<Date> {
-  const { rows } = await db.$client.query<{ cutoff: Date }>(
-    "SELECT now() - $1::float8 * interval '1 millisecond' AS cutoff",
-    [ageMs]
-  );
-  const cutoff = rows[0]?.cutoff;
-  if (!(cutoff instanceof Date)) throw new Error(`SELECT now() answered ${JSON.stringify(cutoff)}, not a timestamp`);
-  return cutoff;
-}
-
 async function runPrune(spec: PruneCommandSpec, io: CliIo, ageMs: number, dryRun: boolean): Promise<number> {
   const handle = openDatabase(requireDatabaseUrl(), { max: 1 });
   try {
-    io.out(await spec.prune(handle.db, await databaseCutoff(handle.db, ageMs), dryRun));
+    io.out(await spec.prune(handle.db, await databaseNowLess(handle.db, ageMs), dryRun));
     return 0;
   } catch (err) {
     // Drizzle's message is the statement and its parameters; the driver's error under it says what went wrong.

@@ -11,6 +11,7 @@ import {
 } from '../../activities/whatif/draft';
 import { whatifConversation } from '../../activities/whatif/replay';
 import { openDatabase, type Database } from '../../db/pool';
+import { databaseNowLess } from '../../db/now';
 import { conversationsSince } from '../../db/whatif/recording';
 import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../command';
 import { databaseFailure } from '../database-failure';
@@ -30,7 +31,7 @@ const USAGE = [
   'A turn whose draft asks something never recorded is "needs model" (or needs tool / approval / operator).',
   '',
   '--since takes an ISO time (UTC unless it names a zone: 2026-12-01T00:30 is 00:30 UTC) or an age (30m, 12h,',
-  '7d): every conversation with a turn since then; the report names the instant.',
+  "7d, back from the database's now()): every conversation with a turn since then; the report names the instant.",
   'Exit codes: 0 done (no difference, or differences without --fail-on-diff), 1 a difference with',
   '--fail-on-diff (any turn not "same"), 2 usage or bad input (unknown conversation, bad config), 3 the',
   "replay could not run (database unreachable, or refusing the replay's rolled-back writes: a hot standby, a",
@@ -44,17 +45,22 @@ const AGE_MS = { m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
 /** An ISO 8601 date, optionally with a time (T or a space before it) and a zone (Z or ±hh:mm). */
 const ISO_TIME = /^(\d{4}-\d{2}-\d{2})(?:[Tt ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,9})?)?))?([Zz]|[+-]\d{2}:\d{2})?$/;
 
+/** `--since` as read: an instant, or an age measured back from the database's now() (sinceInstant). */
+export type Since = { at: Date } | { ageMs: number };
+
+/** Date holds instants within this many ms of 1970: an age past it (99999999999d) is not a time at all. */
+const DATE_SPAN_MS = 8.64e15;
+
 /**
- * `--since`: an ISO time or an age before now; null when it is neither. A time without a zone is UTC, as a date
- * alone is and as every time the product prints is: `new Date('2026-12-01T00:30')` would read it in the machine's
- * zone, so the same command would pick other conversations on a laptop than on a UTC server.
+ * `--since`: an ISO time or an age; null when it is neither. A time without a zone is UTC, as a date alone is and as
+ * every time the product prints is: `new Date('2026-12-01T00:30')` would read it in the machine's zone, so the same
+ * command would pick other conversations on a laptop than on a UTC server.
  */
-export function parseSince(text: string, now: Date): Date | null {
+export function parseSince(text: string): Since | null {
   const age = AGE.exec(text);
   if (age) {
-    // An age past what a Date can hold (99999999999d) is not a time at all, and would be refused as NaN downstream.
-    const since = new Date(now.getTime() - Number(age[1]) * AGE_MS[age[2] as keyof typeof AGE_MS]);
-    return Number.isNaN(since.getTime()) ? null : since;
+    const ageMs = Number(age[1]) * AGE_MS[age[2] as keyof typeof AGE_MS];
+    return ageMs > DATE_SPAN_MS ? null : { ageMs };
   }
   const iso = ISO_TIME.exec(text);
   if (!iso?.[1]) return null;
@@ -63,20 +69,37 @@ export function parseSince(text: string, now: Date): Date | null {
   const midnight = new Date(`${day}T00:00Z`);
   if (Number.isNaN(midnight.getTime()) || midnight.toISOString().slice(0, 10) !== day) return null;
   const at = new Date(`${day}T${time}${zone.toUpperCase()}`);
-  return Number.isNaN(at.getTime()) ? null : at;
+  return Number.isNaN(at.getTime()) ? null : { at };
 }
 
-/** Why `--since <text>`, read as `at`, is refused; null when it is not. */
-function sinceRefusal(text: string, at: Date | null): string | null {
-  if (at === null) return `--since "${text}" is not an ISO time or an age (7d)`;
+/**
+ * The instant `--since` names. An age is measured back from the database's now(), the clock every turn's row is dated
+ * by: from this host's, running ahead or behind it, `--since 30m` picked the conversations of another half hour.
+ */
+async function sinceInstant(db: Database, { text, since }: { text: string; since: Since }): Promise<Date> {
+  const at = 'at' in since ? since.at : await databaseNowLess(db, since.ageMs);
+  const refusal = rangeRefusal(text, at);
+  if (refusal !== null) throw new WhatifInputError('BAD_REQUEST', refusal);
+  return at;
+}
+
+/** Why `--since <text>`, instant `at`, is refused; null when it is not. */
+function rangeRefusal(text: string, at: Date): string | null {
   // Outside it the database refused the query: exit 3, as if it could not run, for what is bad input.
   return inTimestamptzRange(at) ? null : `--since "${text}" must be an instant ${TIMESTAMPTZ_RANGE}`;
+}
+
+/** Why `--since <text>`, read as `since`, is refused before the database is asked; null when it is not. */
+function sinceRefusal(text: string, since: Since | null): string | null {
+  if (since === null) return `--since "${text}" is not an ISO time or an age (7d)`;
+  // An age is checked on this host's clock here, and again once the database has measured it (sinceInstant).
+  return rangeRefusal(text, 'at' in since ? since.at : new Date(Date.now() - since.ageMs));
 }
 
 interface Args {
   config: string;
   conversation: string | null;
-  since: Date | null;
+  since: { text: string; since: Since } | null;
   failOnDiff: boolean;
   json: boolean;
 }
@@ -95,8 +118,8 @@ function parseArgs(args: string[], io: CliIo): Args | null {
       ? 'name exactly one of --conversation <id> and --since <time>'
       : null;
   const since = one('since');
-  const sinceAt = since === null ? null : parseSince(since, new Date());
-  const sinceProblem = since === null ? null : sinceRefusal(since, sinceAt);
+  const sinceRead = since === null ? null : parseSince(since);
+  const sinceProblem = since === null ? null : sinceRefusal(since, sinceRead);
   if (problem ?? sinceProblem) {
     usageError(io, problem ?? (sinceProblem as string), USAGE);
     return null;
@@ -104,7 +127,7 @@ function parseArgs(args: string[], io: CliIo): Args | null {
   return {
     config: one('config') as string,
     conversation: one('conversation'),
-    since: sinceAt,
+    since: since === null ? null : { text: since, since: sinceRead as Since },
     failOnDiff: options.has('fail-on-diff'),
     json: options.has('json'),
   };
@@ -134,10 +157,11 @@ async function resolveDraft(db: Database, config: string, io: CliIo): Promise<Co
 async function runWhatif(db: Database, args: Args, io: CliIo): Promise<number> {
   const draft = await resolveDraft(db, args.config, io);
   if (!draft) return 2;
-  const ids = args.conversation !== null ? [args.conversation] : await conversationsSince(db, args.since as Date);
+  const since = args.since === null ? null : await sinceInstant(db, args.since);
+  const ids = since === null ? [args.conversation as string] : await conversationsSince(db, since);
   const report: WhatifReport = {
     config: { version: draft.version, source: args.config },
-    ...(args.since !== null ? { since: args.since.toISOString() } : {}),
+    ...(since !== null ? { since: since.toISOString() } : {}),
     conversations: [],
   };
   for (const conversationId of ids) {
