@@ -22,6 +22,7 @@ import { cachedFor, readinessCacheMs, temporalCheck, temporalChecksEnded } from 
 import { createApiMetrics, type ApiMetrics } from '../observability/metrics';
 import { metricsText } from '../observability/probe-server';
 import { tracingClientInterceptors } from '../observability/tracing';
+import { sampleTemporalClock } from '../observability/turn-pollers';
 import { buildApi, type ApiOptions } from './app';
 import { exposedWithoutTokenWarning } from './host-check';
 import { sharedTokenWarning } from '../config/api-tokens';
@@ -135,6 +136,12 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     decisionTimeoutMs: env.OPERATOR_DECISION_TIMEOUT_MS,
   });
   const ports = apiPorts(wiring, gateway, prerequisites);
+  // Temporal's clock judges the workers' polls: learn it now, not at the first probe or decision (turn-pollers.ts).
+  sampleTemporalClock(
+    connection,
+    { namespace: env.TEMPORAL_NAMESPACE, taskQueue: env.TEMPORAL_TASK_QUEUE },
+    stopped.signal
+  );
   const host = options.host ?? env.HOST;
   const stop: StopState = { leaving: false };
   const app = buildApi({ ...apiOptions(wiring, options, ports, metrics), host, leaving: () => stop.leaving });

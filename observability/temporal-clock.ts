@@ -70,6 +70,11 @@ export class TemporalClock {
     this.highest = Number.isFinite(highest) ? highest : undefined;
   }
 
+  /** Whether a poll seen to happen bounds the server's clock from above (a clock ahead of it is then told). */
+  get boundedAbove(): boolean {
+    return this.highest !== undefined;
+  }
+
   /** The server's time now (epoch ms): this host's clock within the proven bounds. */
   now(): number {
     const at = this.local.monotonicMs();

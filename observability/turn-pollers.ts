@@ -106,6 +106,39 @@ export async function readTurnPollers(
   return countTurnPollers(pollers, clock.now());
 }
 
+/** How often the API reads its task queue's pollers after it starts, until they prove Temporal's clock. */
+export const CLOCK_SAMPLE_EVERY_MS = 10_000;
+/** When those reads give up: no worker polled yet, and readiness and the decisions' gate read the pollers anyway. */
+const CLOCK_SAMPLING_FOR_MS = 120_000;
+
+/**
+ * Reads `taskQueue`'s pollers as the API starts and every CLOCK_SAMPLE_EVERY_MS after, until a poll seen to happen
+ * bounds Temporal's clock from above (or CLOCK_SAMPLING_FOR_MS passed, or `signal` aborted). Otherwise the first read
+ * was the first /readyz probe or operator decision, and only a poll after it told a host clock ahead: until then an
+ * API host ahead by more than WORKER_SEEN_WITHIN_MS read every worker as gone, and an API no probe reads refused its
+ * first decision, however long after its start (503 WORKER_UNAVAILABLE).
+ */
+export function sampleTemporalClock(
+  connection: Pick<ConnectionLike, 'workflowService' | 'withDeadline'>,
+  target: { namespace: string; taskQueue: string },
+  signal: AbortSignal,
+  clock: TemporalClock = temporalClock
+): void {
+  const started = clock.local.monotonicMs();
+  let timer: NodeJS.Timeout | undefined;
+  signal.addEventListener('abort', () => clearTimeout(timer), { once: true });
+  const sample = (): void => {
+    if (signal.aborted || clock.boundedAbove || clock.local.monotonicMs() - started > CLOCK_SAMPLING_FOR_MS) return;
+    // Temporal not answering is readiness's to report; the next read tries again.
+    void readTurnPollers(connection, target.namespace, target.taskQueue, clock)
+      .catch(() => undefined)
+      .then(() => {
+        if (!signal.aborted) timer = setTimeout(sample, CLOCK_SAMPLE_EVERY_MS).unref();
+      });
+  };
+  sample();
+}
+
 export const noWorkerPolling = (taskQueue: string) => `no worker is polling task queue ${taskQueue}`;
 
 /**

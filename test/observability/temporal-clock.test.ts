@@ -1,5 +1,10 @@
 import { TemporalClock } from '../../observability/temporal-clock';
-import { readTurnPollers, turnWorkerIdentity } from '../../observability/turn-pollers';
+import {
+  CLOCK_SAMPLE_EVERY_MS,
+  readTurnPollers,
+  sampleTemporalClock,
+  turnWorkerIdentity,
+} from '../../observability/turn-pollers';
 
 /**
  * A worker's age by Temporal's clock, whatever this host's (observability/temporal-clock.ts): jest's fake timers
@@ -16,7 +21,9 @@ describe("pollers judged by Temporal's clock", () => {
     const accessed = new Map<string, number>();
     let skew = skewMs;
     const serverNow = () => Date.now() - skew;
+    let reads = 0;
     const describeTaskQueue = async () => ({
+      reads: ++reads,
       pollers: [...accessed].map(([identity, at]) => ({
         identity,
         lastAccessTime: { seconds: Math.floor(at / 1000), nanos: (at % 1000) * 1e6 },
@@ -29,6 +36,10 @@ describe("pollers judged by Temporal's clock", () => {
     return {
       poll: (identity: string, msAgo = 0) => accessed.set(identity, serverNow() - msAgo),
       read: (clock: TemporalClock) => readTurnPollers(connection, 'default', 'turns', clock),
+      /** The API's start (api/server.ts): its reads of the pollers until they prove Temporal's clock. */
+      start: (clock: TemporalClock, signal: AbortSignal) =>
+        sampleTemporalClock(connection, { namespace: 'default', taskQueue: 'turns' }, signal, clock),
+      reads: () => reads,
       /** Steps Temporal's clock, so that it is `ms` behind this host's. */
       step: (ms: number) => (skew = ms),
     };
@@ -87,5 +98,41 @@ describe("pollers judged by Temporal's clock", () => {
     jest.advanceTimersByTime(10_000);
     await pollAndRead();
     expect(Date.now() - clock.now()).toBe(-600_000);
+  });
+
+  it('an API started 90 s ahead counts its workers at its first decision, minutes after a start no probe followed', async () => {
+    const server = temporal(90_000);
+    const clock = new TemporalClock();
+    const stopped = new AbortController();
+    server.poll(worker, 20_000);
+    server.start(clock, stopped.signal);
+    await jest.advanceTimersByTimeAsync(30_000);
+    server.poll(worker); // the idle worker's next long poll, seen by the reads after the start
+    await jest.advanceTimersByTimeAsync(150_000);
+    server.poll(worker, 30_000);
+    // An operator's decision three minutes in, the first read no start read preceded (no /readyz probe came).
+    expect(await server.read(clock)).toEqual({ current: 1, older: 0, unmarked: 0 });
+    expect(clock.skewWarning()).toMatch(/^this host's clock is at least \d+ s ahead of Temporal's/);
+    // The reads stopped once the clock was proven: the start's and its next every CLOCK_SAMPLE_EVERY_MS, no more.
+    const reads = server.reads();
+    expect(reads).toBeLessThanOrEqual(2 + 30_000 / CLOCK_SAMPLE_EVERY_MS + 1);
+    await jest.advanceTimersByTimeAsync(60_000);
+    expect(server.reads()).toBe(reads);
+    stopped.abort();
+  });
+
+  it('stops reading when the API stops, and after two minutes when no worker polls', async () => {
+    const server = temporal(0);
+    const stopped = new AbortController();
+    server.start(new TemporalClock(), stopped.signal);
+    await jest.advanceTimersByTimeAsync(300_000);
+    expect(server.reads()).toBe(1 + 120_000 / CLOCK_SAMPLE_EVERY_MS);
+    const again = temporal(0);
+    const leaving = new AbortController();
+    again.start(new TemporalClock(), leaving.signal);
+    await jest.advanceTimersByTimeAsync(25_000);
+    leaving.abort();
+    await jest.advanceTimersByTimeAsync(60_000);
+    expect(again.reads()).toBe(3);
   });
 });
