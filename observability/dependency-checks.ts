@@ -73,8 +73,16 @@ export function databaseCheck<T>(work: Promise<T>, pool?: Pool): Promise<T> {
   return answerWithin(work, () => (pool ? markBusySince(pool, timedOut(), since) : timedOut()));
 }
 
-/** The readiness of a database that answers, but not a check in time: the pool is saturated or the server slow. */
+/**
+ * The readiness of a database that answers, but not a check in time: the pool is saturated or the server slow. The
+ * process stays ready (probe-server.ts, readinessReply): every replica on the database sees the same load.
+ */
 export const DATABASE_BUSY = 'busy';
+
+/** What /readyz says beside a busy check (public: no pool counts, the log has them). */
+export const DATABASE_BUSY_WARNING =
+  'the database is busy: it answers, but no pooled connection was free in time; requests get 503 DATABASE_BUSY ' +
+  'meanwhile, and this process stays ready (every replica on the database shares the load)';
 
 /** What readiness names as the fix of the engine database's refused login: the variable, nothing of its value. */
 export const CHECK_DATABASE_URL = 'check DATABASE_URL';

@@ -1,10 +1,14 @@
 import Fastify, { LogController, type FastifyBaseLogger } from 'fastify';
 import type { Registry } from 'prom-client';
+import { DATABASE_BUSY, DATABASE_BUSY_WARNING } from './dependency-checks';
 import type { Logger } from './logger';
 
 export type ReadinessChecks = Record<string, 'ok' | string>;
 
-/** Readiness: each check (all `ok` to be ready), and what an operator must know that keeps none from being ready. */
+/**
+ * Readiness: each check (all `ok`, or a busy database, to be ready), and what an operator must know that keeps none
+ * from being ready.
+ */
 export interface Readiness {
   checks: ReadinessChecks;
   warnings?: Record<string, string>;
@@ -26,11 +30,23 @@ export async function metricsText(registry: Registry, sdkMetricsAddress?: string
   return sdk ? `${own}\n# Temporal SDK (core) metrics\n${sdk}` : own;
 }
 
-/** Every check must say `ok`; the body names each, never an error text, and the warnings when there are some. */
+/**
+ * Every check must say `ok`, or `busy` (a database pool saturated while the database answers): readiness fails for
+ * what re-routing or a restart mends, and every replica on the database is as busy. A 503 then would take them all
+ * out of rotation at once, and bring them back together into the same load; requests say it instead (503
+ * DATABASE_BUSY with retry-after). The body names each check, never an error text, and the warnings when there are
+ * some: a busy check always has one.
+ */
 export function readinessReply({ checks, warnings = {} }: Readiness): { statusCode: number; body: object } {
-  const ready = Object.values(checks).every((v) => v === 'ok');
+  const ready = Object.values(checks).every((v) => v === 'ok' || v === DATABASE_BUSY);
+  const said = { ...warnings };
+  for (const [name, value] of Object.entries(checks)) {
+    if (value !== DATABASE_BUSY) continue;
+    const before = said[name];
+    said[name] = before === undefined ? DATABASE_BUSY_WARNING : `${before}; ${DATABASE_BUSY_WARNING}`;
+  }
   const body = { status: ready ? 'ready' : 'not ready', checks };
-  return { statusCode: ready ? 200 : 503, body: Object.keys(warnings).length > 0 ? { ...body, warnings } : body };
+  return { statusCode: ready ? 200 : 503, body: Object.keys(said).length > 0 ? { ...body, warnings: said } : body };
 }
 
 export interface ProbeServerOptions {

@@ -35,7 +35,12 @@ export function healthRoutes(
       method: 'GET',
       url: '/readyz',
       summary: 'Readiness: the database and Temporal are reachable, and a worker polls the task queue.',
-      schema: { response: { 200: readinessSchema, 503: { ...readinessSchema, description: 'A check is not ok.' } } },
+      schema: {
+        response: {
+          200: readinessSchema,
+          503: { ...readinessSchema, description: 'A check is not ok (a busy database counts as ok).' },
+        },
+      },
     },
     async (_request, reply) => {
       const { statusCode, body } = readinessReply(stopping() ? STOPPING : await ports.readiness.check());

@@ -6,7 +6,7 @@ export const livenessSchema = {
   properties: { status: { type: 'string', enum: ['ok'] } },
 } as const;
 
-/** The same body with 200 (every check "ok") and with 503. */
+/** The same body with 200 (every check "ok", or a database "busy") and with 503. */
 export const readinessSchema = {
   type: 'object',
   properties: {
@@ -16,14 +16,16 @@ export const readinessSchema = {
       description:
         "Per dependency (database, temporal, worker; deployment: whether the database is bound to this API's " +
         "Temporal namespace and task queue; under `convengine start` also workerDatabase, the in-process worker's " +
-        'own pool): "ok" or what is wrong; only `api: "stopping"` while the API closes.',
+        'own pool): "ok" or what is wrong; only `api: "stopping"` while the API closes. A database (or ' +
+        'workerDatabase) "busy" (it answers, but no pooled connection was free in time) leaves the API ready, ' +
+        'with a warning: every replica on the database is as busy, and requests get 503 DATABASE_BUSY.',
       additionalProperties: { type: 'string' },
     },
     warnings: {
       type: 'object',
       description:
-        'Present when something needs an operator but stops no turn, by subject: database (migrated by a newer ' +
-        'build), config (the current config is refused and a stored snapshot is served), worker (some workers ' +
+        'Present when something needs an operator but keeps the process ready, by subject: database (migrated by ' +
+        'a newer build, or busy), workerDatabase (busy), config (the current config is refused and a stored snapshot is served), worker (some workers ' +
         'polling are of an older build).',
       additionalProperties: { type: 'string' },
     },

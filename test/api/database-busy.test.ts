@@ -1,17 +1,24 @@
 /**
  * The API on a database that answers, but slower than its pool is asked: a request that gets no pooled connection in
  * time answers 503 DATABASE_BUSY with retry-after, and the log gives the pool's state rather than "check DATABASE_URL".
- * Before, the same load answered 503 DATABASE_UNREACHABLE while PostgreSQL was up the whole time.
+ * Before, the same load answered 503 DATABASE_UNREACHABLE while PostgreSQL was up the whole time. /readyz stays 200
+ * meanwhile, naming the busy database: every replica on the database is as busy, and a 503 would take all of them out
+ * of rotation at once.
  */
 import { randomUUID } from 'node:crypto';
+import { Connection } from '@temporalio/client';
 import { Client } from 'pg';
 import { startApiServer, type ApiServer } from '../../api/server';
+import { setupTemporalNamespace } from '../../cli/temporal/setup';
 import { loadEnv } from '../../config/env';
 import { localTemporal } from '../../config/temporal-connection';
 import { startDevServer, type DevServer } from '../../devserver';
+import { DATABASE_BUSY_WARNING } from '../../observability/dependency-checks';
 import { createLogger } from '../../observability/logger';
+import { runTurnWorker, type RunningWorker } from '../../worker/main';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { captureLog, type LogCapture } from '../support/log-capture';
+import { readyz } from './prerequisites-probes';
 
 jest.setTimeout(90_000);
 
@@ -45,55 +52,94 @@ async function answer(url: string, init?: RequestInit): Promise<Answer> {
   return { status: res.status, retryAfter: res.headers.get('retry-after'), code: body.error?.code };
 }
 
+/** /readyz once it is 200 (the worker's first poll reaches the server a moment after it starts), within 15 s. */
+async function untilReady(url: string): Promise<Awaited<ReturnType<typeof readyz>>> {
+  const deadline = Date.now() + 15_000;
+  for (;;) {
+    const ready = await readyz(url);
+    if (ready.status === 200 || Date.now() > deadline) return ready;
+    await sleep(200);
+  }
+}
+
 describe('the API on a saturated pool', () => {
   let server: DevServer;
   let db: TestDatabase;
   let api: ApiServer;
+  let worker: RunningWorker;
   let log: LogCapture;
   beforeAll(async () => {
     server = await startDevServer({ port: 0 });
+    const connection = await Connection.connect({ address: server.address });
+    await setupTemporalNamespace(connection, { namespace: server.namespace }).finally(() => connection.close());
     db = await createTestDatabase();
-    const env = loadEnv({ DATABASE_URL: db.url, TEMPORAL_NAMESPACE: server.namespace });
+    const env = loadEnv({
+      DATABASE_URL: db.url,
+      ANTHROPIC_BASE_URL: 'http://127.0.0.1:1',
+      TEMPORAL_NAMESPACE: server.namespace,
+      TEMPORAL_TASK_QUEUE: `database-busy-${process.pid}`,
+    });
     log = captureLog();
     const logger = createLogger({ level: 'info', format: 'json', name: 'api', destination: log.stream });
-    api = await startApiServer({
-      env,
-      databaseUrl: db.url,
-      temporal: localTemporal(server.address),
-      host: '127.0.0.1',
-      port: 0,
-      logger,
-      prerequisiteCacheMs: 0,
-    });
+    const temporal = localTemporal(server.address);
+    const common = { env, databaseUrl: db.url, temporal, prerequisiteCacheMs: 0 };
+    // A worker polls the task queue, so the API is ready but for its database.
+    worker = await runTurnWorker({ ...common, toolEnv: {} });
+    api = await startApiServer({ ...common, logger, host: '127.0.0.1', port: 0 });
   });
   afterAll(async () => {
     await api?.close({ drainMs: 0 });
+    await worker?.shutdown();
     await server?.stop();
     await db?.drop();
   });
 
-  it('answers 503 DATABASE_BUSY with retry-after, never DATABASE_UNREACHABLE, and logs how full the pool was', async () => {
+  /**
+   * `probe`'s answer, asked while far more reads than the pool's 10 connections wait on the locked table (the ones
+   * behind wait for a connection), and the reads' answers.
+   */
+  async function whileSaturated<T>(probe: () => Promise<T>): Promise<{ probed: T; reads: Answer[] }> {
     const stop = { done: false };
     const locking = lockInTurns(db.url, stop);
     try {
       await sleep(100);
-      // Far more reads than the pool's 10 connections: the ones behind wait for a connection.
       const reads = Array.from({ length: 150 }, () => answer(`${api.url}/api/v1/conversation/${randomUUID()}`));
       await sleep(300);
-      const message = await answer(`${api.url}/api/v1/conversation/message`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ message: 'hello' }),
-      });
-      expect(message).toEqual({ status: 503, retryAfter: '5', code: 'DATABASE_BUSY' });
-      const codes = new Set((await Promise.all(reads)).map((a) => `${a.status} ${a.code ?? ''}`));
-      expect([...codes].filter((c) => !['404 CONVERSATION_NOT_FOUND', '503 DATABASE_BUSY'].includes(c))).toEqual([]);
+      const probed = await probe();
+      return { probed, reads: await Promise.all(reads) };
     } finally {
       stop.done = true;
       await locking;
     }
+  }
+
+  it('answers 503 DATABASE_BUSY with retry-after, never DATABASE_UNREACHABLE, and logs how full the pool was', async () => {
+    const { probed: message, reads } = await whileSaturated(() =>
+      answer(`${api.url}/api/v1/conversation/message`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'hello' }),
+      })
+    );
+    expect(message).toEqual({ status: 503, retryAfter: '5', code: 'DATABASE_BUSY' });
+    const codes = new Set(reads.map((a) => `${a.status} ${a.code ?? ''}`));
+    expect([...codes].filter((c) => !['404 CONVERSATION_NOT_FOUND', '503 DATABASE_BUSY'].includes(c))).toEqual([]);
     const busy = log.lines().find((line) => String(line.msg).startsWith('the database is busy'));
     expect(busy).toMatchObject({ pool: { max: 10, total: 10 } });
     expect(log.raw()).not.toContain('check DATABASE_URL');
+  });
+
+  it('stays ready on /readyz (200) while it refuses requests DATABASE_BUSY, naming the busy database', async () => {
+    const ready = await untilReady(api.url);
+    expect(ready).toMatchObject({ status: 200, checks: { database: 'ok', temporal: 'ok', worker: 'ok' } });
+    // Its `select 1` waits behind the reads past the check's 2 s deadline while they get their answers.
+    const { probed: busy } = await whileSaturated(() => readyz(api.url));
+    expect(busy).toEqual({
+      status: 200,
+      checks: { ...ready.checks, database: 'busy' },
+      // The config is not checked while the database is busy: the empty config's warning waits for the next check.
+      warnings: { database: DATABASE_BUSY_WARNING },
+    });
+    expect(await readyz(api.url)).toEqual(ready);
   });
 });
