@@ -127,6 +127,18 @@ function compareApplied(files: MigrationFile[], applied: ReadonlyMap<string, str
   return { pending, changed, appliedCount, unknown };
 }
 
+/**
+ * What `convengine migrate` and `convengine start` print of a migration they ran (one wording for both, so an operator
+ * who migrates through `start` learns the same): each migration applied, the SQL tools role's notes, the counts.
+ */
+export function migrationReportLines(report: MigrationReport): string[] {
+  return [
+    ...report.applied.map((name) => `applied ${name}`),
+    ...report.toolsRole.notes.map((note) => `SQL tools role: ${note}`),
+    `${report.applied.length} migration(s) applied, ${report.alreadyApplied.length} already applied`,
+  ];
+}
+
 /** What `migrate`, `doctor` and readiness say of a database a newer build migrated. */
 export function newerSchemaWarning(unknown: readonly string[]): string {
   return (

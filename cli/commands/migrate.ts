@@ -1,4 +1,4 @@
-import { migrate, MIGRATIONS_DIR, newerSchemaWarning } from '../../db/migrate';
+import { migrate, migrationReportLines, MIGRATIONS_DIR, newerSchemaWarning } from '../../db/migrate';
 import { databaseAddress } from '../../db/address';
 import { deploymentOf, describeDeployment, rebindDeployment } from '../../db/deployment';
 import { MAINTENANCE_SESSION, openDatabase } from '../../db/pool';
@@ -53,9 +53,7 @@ export const migrateCommand: CliCommand = {
         toolsDatabaseUrl: tools.value,
         lockWait: { timeoutMs: env.MIGRATE_LOCK_WAIT_MS, log: (line) => io.err(line) },
       });
-      for (const name of report.applied) io.out(`applied ${name}`);
-      for (const note of report.toolsRole.notes) io.out(`SQL tools role: ${note}`);
-      io.out(`${report.applied.length} migration(s) applied, ${report.alreadyApplied.length} already applied`);
+      for (const line of migrationReportLines(report)) io.out(line);
       if (parsed.options.has('bind-deployment')) await bindDeployment(handle.pool, env, io);
       // Not a failure (an older build may run on a newer schema), but never reported as an up-to-date database.
       if (report.unknown.length > 0) io.err(`warning: ${newerSchemaWarning(report.unknown)}`);

@@ -1,4 +1,4 @@
-import { migrate, MIGRATIONS_DIR } from '../../db/migrate';
+import { migrate, migrationReportLines, MIGRATIONS_DIR } from '../../db/migrate';
 import { migrationFailure } from '../database-failure';
 import { bindOwnDeployment, type Deployment } from '../../db/deployment';
 import { MAINTENANCE_SESSION, openDatabase } from '../../db/pool';
@@ -9,11 +9,11 @@ import { packConfigRows } from '../../db/seed/merge';
 import type { StackConfig } from './types';
 
 /**
- * Migrates, binds the database to the stack's deployment (a database bound to another fails here, before anything is
- * seeded: db/deployment.ts), seeds the chosen packs (logging the rows an earlier pack version shipped: brought up to date or kept as
- * edited), then, with a YAML tree, makes the config exactly the packs' rows plus the tree's (the tree wins on equal
- * primary keys), validated as a whole. With TOOLS_DATABASE_URL set (`toolsDatabaseUrl`), its login is the SQL tools
- * role, which keeps its password.
+ * Migrates (logging what `convengine migrate` prints), binds the database to the stack's deployment (a database bound
+ * to another fails here, before anything is seeded: db/deployment.ts), seeds the chosen packs (logging the rows an
+ * earlier pack version shipped: brought up to date or kept as edited), then, with a YAML tree, makes the config exactly
+ * the packs' rows plus the tree's (the tree wins on equal primary keys), validated as a whole. With TOOLS_DATABASE_URL
+ * set (`toolsDatabaseUrl`), its login is the SQL tools role, which keeps its password.
  */
 export async function prepareDatabase(
   url: string,
@@ -34,7 +34,8 @@ export async function prepareDatabase(
         throw new Error(`migration failed: ${migrationFailure(handle.pool, err)}`, { cause: err });
       }
     );
-    for (const note of migrated.toolsRole.notes) log(`SQL tools role: ${note}`);
+    // Said as `convengine migrate` says it: a start on an existing database may apply a release's migrations.
+    for (const line of migrationReportLines(migrated)) log(line);
     if (how.deployment) await bindOwnDeployment(handle.pool, how.deployment);
     if (config.packs.length > 0) {
       const report = await seedPacks(handle.db, config.packs);
