@@ -13,8 +13,8 @@ import { isRanList, isStepRunType } from '../core/turn/step-runs';
 import { withLogContext, type Logger } from './logger';
 import { reasonLabel, type WorkerMetrics } from './metrics';
 import { definedAttributes, observeStepRun, stepRunFailureOf } from './step-run-observer';
-import { failureOutline } from './temporal-runtime';
-import { inSpan } from './tracing';
+import { failureOutline } from './failure-outline';
+import { FAILURE_OUTLINE_ATTRIBUTE, inSpan } from './tracing';
 
 /** Activity types that call one tool (a DirectToolCall with `failure` only records a failure). */
 const TOOL_ACTIVITIES = new Set(['McpToolCall', 'DirectToolCall']);
@@ -70,7 +70,7 @@ function setStepState(after: { intent?: string | undefined; state?: string | und
 export interface StepObserverDeps {
   logger: Logger;
   metrics: WorkerMetrics;
-  /** `step failed` keeps the error's outline only, never its message or stack (temporal-runtime.ts withoutFailureText). */
+  /** `step failed` keeps the error's outline only, never its message or stack (failure-outline.ts withoutFailureText). */
   withoutFailureText?: boolean;
 }
 
@@ -141,8 +141,13 @@ class StepObserver implements ActivityInboundCallsInterceptor {
       const { info } = this.ctx;
       const where = { runId: info.workflowExecution?.runId, activityId: info.activityId };
       const failure = this.observeFailure(step, id, err, runMs);
-      const logged = this.deps.withoutFailureText ? failureOutline(err) : err;
-      logger.warn({ durationMs: Math.round(runMs), errorType: type, ...failure, ...where, err: logged }, 'step failed');
+      const outline = this.deps.withoutFailureText ? failureOutline(err) : null;
+      // The SDK's RunActivity span records the error without its text then (tracing.ts): this says what it was.
+      if (outline) trace.getActiveSpan()?.setAttribute(FAILURE_OUTLINE_ATTRIBUTE, JSON.stringify(outline));
+      logger.warn(
+        { durationMs: Math.round(runMs), errorType: type, ...failure, ...where, err: outline ?? err },
+        'step failed'
+      );
       throw err;
     }
   }

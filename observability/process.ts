@@ -1,5 +1,6 @@
 import type { Env } from '../config/env';
 import { lowOpenFilesWarning, openFilesLimit } from '../config/open-files';
+import { withoutFailureText } from './failure-outline';
 import { createLogger, type LogFormat, type Logger } from './logger';
 import { setupTracing, type Tracing } from './tracing';
 
@@ -25,7 +26,11 @@ export function processTelemetry(
     format: env.LOG_FORMAT ?? defaults.format ?? 'json',
     name,
   });
-  const tracing = setupTracing({ serviceName: env.OTEL_SERVICE_NAME, otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT });
+  const tracing = setupTracing({
+    serviceName: env.OTEL_SERVICE_NAME,
+    otlpEndpoint: env.OTEL_EXPORTER_OTLP_ENDPOINT,
+    withoutFailureText: withoutFailureText(env),
+  });
   return { logger, tracing, shutdown: () => flushSpans(tracing, logger) };
 }
 

@@ -1,6 +1,6 @@
 import type { LogLevel, LogMetadata, Logger as TemporalLogger } from '@temporalio/common';
 import { makeTelemetryFilterString, Runtime } from '@temporalio/worker';
-import type { Env } from '../config/env';
+import { failureOutline } from './failure-outline';
 import { ListenAddressError } from './listen-address';
 import type { Logger } from './logger';
 
@@ -22,37 +22,6 @@ const SDK_ACTIVITY_FAILED = 'Activity failed';
 function levelOf(level: LogLevel, message: string, fields: LogMetadata): LogLevel {
   const activityFailed = message === SDK_ACTIVITY_FAILED && fields['sdkComponent'] === 'worker';
   return activityFailed && level === 'WARN' ? 'DEBUG' : level;
-}
-
-/** A failure's chain as an SDK line keeps it without its text: each link's class and failure type. */
-interface FailureOutline {
-  type: string;
-  failureType?: string;
-  nonRetryable?: boolean;
-  cause?: FailureOutline;
-}
-
-/** How deep a cause chain is followed: a turn's failures nest a few levels (workflow, activity, application). */
-const OUTLINE_DEPTH = 8;
-
-/**
- * An SDK failure without its message and stack: they may quote what a user wrote (a tool's error echoing its
- * arguments), and with PAYLOAD_ENCRYPTION_KEYS set the conversation is kept from whoever lacks the key, so the SDK's
- * own "Workflow failed" and "Activity failed" lines and the engine's `step failed` must not print them in clear
- * (docs/security.md §8).
- */
-export function failureOutline(error: unknown, depth = 0): FailureOutline {
-  const failure = (error ?? {}) as { constructor?: { name?: unknown }; type?: unknown; nonRetryable?: unknown };
-  const cause = (error as { cause?: unknown } | null)?.cause;
-  const name = typeof failure.constructor?.name === 'string' ? failure.constructor.name : typeof error;
-  return {
-    type: name,
-    ...(typeof failure.type === 'string' ? { failureType: failure.type } : {}),
-    ...(typeof failure.nonRetryable === 'boolean' ? { nonRetryable: failure.nonRetryable } : {}),
-    ...(cause !== undefined && cause !== null && depth < OUTLINE_DEPTH
-      ? { cause: failureOutline(cause, depth + 1) }
-      : {}),
-  };
 }
 
 /**
@@ -77,15 +46,6 @@ function withoutCoreFailureText(fields: LogMetadata): LogMetadata {
     if (typeof value === 'string') outlined[name] = value.replace(CORE_FAILURE_TEXT, '$1: "[withheld]"');
   }
   return outlined;
-}
-
-/**
- * Whether a worker's failure lines keep a failure's outline only (failureOutline): with PAYLOAD_ENCRYPTION_KEYS set,
- * the conversation is kept from whoever lacks the key, and a failure's text may quote it. The SDK's lines
- * (temporalLogger) and the engine's `step failed` (activity-interceptor.ts) follow this one rule.
- */
-export function withoutFailureText(env: Pick<Env, 'PAYLOAD_ENCRYPTION_KEYS'>): boolean {
-  return env.PAYLOAD_ENCRYPTION_KEYS !== undefined;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { context, SpanStatusCode, trace, type Attributes, type Span } from '@opentelemetry/api';
+import { context, SpanStatusCode, trace, type Attributes, type Context, type Span } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
 import { W3CTraceContextPropagator } from '@opentelemetry/core';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
@@ -7,15 +7,22 @@ import {
   BasicTracerProvider,
   BatchSpanProcessor,
   NoopSpanProcessor,
+  type ReadableSpan,
+  type Span as SdkSpan,
   type SpanProcessor,
+  type TimedEvent,
 } from '@opentelemetry/sdk-trace-base';
 import { OpenTelemetryWorkflowClientInterceptor } from '@temporalio/interceptors-opentelemetry';
+import { failureOutline } from './failure-outline';
 
 export const TRACER_NAME = 'convengine';
 
 export interface Tracing {
   resource: Resource;
+  /** Where every span ends, the workflow sandbox's too (worker-options.ts workflowExporterSinks). */
   spanProcessor: SpanProcessor;
+  /** Spans keep a failure's outline only (failure-outline.ts withoutFailureText). */
+  withoutFailureText: boolean;
   shutdown(): Promise<void>;
 }
 
@@ -25,6 +32,52 @@ export interface TracingOptions {
   otlpEndpoint?: string;
   /** Tests pass an in-memory exporter's processor instead. */
   spanProcessor?: SpanProcessor;
+  /**
+   * With PAYLOAD_ENCRYPTION_KEYS set (failure-outline.ts withoutFailureText): a failed span records the failure's
+   * outline, never its message or stack, whoever recorded it (ours, the Temporal SDK's interceptors, the workflow's).
+   */
+  withoutFailureText?: boolean;
+}
+
+/** The exception event's attributes that hold a failure's text (OpenTelemetry's semantic conventions). */
+const EXCEPTION_TEXT = new Set(['exception.message', 'exception.stacktrace']);
+
+/** An exception event's attribute for failureOutline's JSON: the failure's classes, failure types and retryability. */
+export const FAILURE_OUTLINE_ATTRIBUTE = 'convengine.failure.outline';
+
+function withoutExceptionText(event: TimedEvent): TimedEvent {
+  if (event.name !== 'exception' || !event.attributes) return event;
+  const kept = Object.entries(event.attributes).filter(([key]) => !EXCEPTION_TEXT.has(key));
+  return { ...event, attributes: Object.fromEntries(kept) };
+}
+
+/**
+ * Hands every ended span on without a failure's text: its exception events lose their message and stack and its
+ * status its message. The spans of the Temporal SDK's interceptors (RunActivity, the workflow's, sent out of the
+ * sandbox through the exporter sink) record `err.message` and `err.stack`, which may quote what a user wrote.
+ */
+class FailureTextFreeProcessor implements SpanProcessor {
+  constructor(private readonly next: SpanProcessor) {}
+
+  onStart(span: SdkSpan, parent: Context): void {
+    this.next.onStart(span, parent);
+  }
+
+  onEnd(span: ReadableSpan): void {
+    // A view over the ended span (its getters and spanContext() read through the prototype), not a copy of it.
+    const status = { code: span.status.code };
+    this.next.onEnd(
+      Object.create(span, { status: { value: status }, events: { value: span.events.map(withoutExceptionText) } })
+    );
+  }
+
+  forceFlush(): Promise<void> {
+    return this.next.forceFlush();
+  }
+
+  shutdown(): Promise<void> {
+    return this.next.shutdown();
+  }
 }
 
 let active: Tracing | null = null;
@@ -41,15 +94,18 @@ export function setupTracing(options: TracingOptions): Tracing | null {
       ? new BatchSpanProcessor(new OTLPTraceExporter({ url: `${options.otlpEndpoint.replace(/\/+$/, '')}/v1/traces` }))
       : null);
   if (!spanProcessor) return null;
+  const withoutFailureText = options.withoutFailureText ?? false;
+  const processor = withoutFailureText ? new FailureTextFreeProcessor(spanProcessor) : spanProcessor;
   const resource = new Resource({ 'service.name': options.serviceName });
-  const provider = new BasicTracerProvider({ resource, spanProcessors: [spanProcessor] });
+  const provider = new BasicTracerProvider({ resource, spanProcessors: [processor] });
   provider.register({
     contextManager: new AsyncLocalStorageContextManager(),
     propagator: new W3CTraceContextPropagator(),
   });
   const tracing: Tracing = {
     resource,
-    spanProcessor,
+    spanProcessor: processor,
+    withoutFailureText,
     async shutdown() {
       // The global provider is released even when the last export fails, so a later setup can register again.
       try {
@@ -94,8 +150,17 @@ export function recordSpan(
   span.end(endMs);
 }
 
+/** With withoutFailureText, the exception event says what failed by failureOutline, as the `step failed` line does. */
 function failSpan(span: Span, err: unknown): void {
-  span.recordException(err instanceof Error ? err : String(err));
+  if (active?.withoutFailureText) {
+    const outline = failureOutline(err);
+    span.addEvent('exception', {
+      'exception.type': outline.type,
+      [FAILURE_OUTLINE_ATTRIBUTE]: JSON.stringify(outline),
+    });
+  } else {
+    span.recordException(err instanceof Error ? err : String(err));
+  }
   span.setStatus({ code: SpanStatusCode.ERROR, message: err instanceof Error ? err.name : 'error' });
 }
 

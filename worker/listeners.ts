@@ -2,7 +2,8 @@ import type { Env } from '../config/env';
 import { ListenAddressError } from '../observability/listen-address';
 import type { Logger } from '../observability/logger';
 import { startProbeServer, type ProbeServer, type ProbeServerOptions } from '../observability/probe-server';
-import { installTemporalRuntime, withoutFailureText } from '../observability/temporal-runtime';
+import { withoutFailureText } from '../observability/failure-outline';
+import { installTemporalRuntime } from '../observability/temporal-runtime';
 
 /**
  * Where the worker serves /metrics, /healthz and /readyz (WORKER_METRICS_PORT on HOST; port 0: any free port).

@@ -15,7 +15,7 @@ import {
   type PrerequisiteMonitor,
 } from '../observability/prerequisites';
 import { workerInstrumentation } from '../observability/worker-options';
-import { withoutFailureText } from '../observability/temporal-runtime';
+import { withoutFailureText } from '../observability/failure-outline';
 import type { WorkflowSource } from './bundle';
 import { buildWorkerDeps, type WorkerDeps } from './deps';
 import { bindWorkerProbe, type ProbeAddress, type ProbeHandlers, type WorkerProbe } from './listeners';
