@@ -74,6 +74,11 @@ export interface ApiOptions {
    * still served. Closing itself answers so too.
    */
   leaving?: () => boolean;
+  /**
+   * The error lines (`unhandled error`, the 503 database lines) keep an error's outline only, never its message or
+   * stack: withoutFailureText(env) (observability/failure-outline.ts), with PAYLOAD_ENCRYPTION_KEYS set.
+   */
+  withoutFailureText?: boolean;
 }
 
 const REQUEST_ID = /^[A-Za-z0-9._:-]{1,128}$/;
@@ -117,7 +122,7 @@ function fastifyOptions(options: ApiOptions): FastifyServerOptions {
     // Errors Node's HTTP parser raises before Fastify sees a request (header too large, bad
     // request line) still get the envelope.
     clientErrorHandler: writeClientError,
-    frameworkErrors: frameworkError,
+    frameworkErrors: frameworkError({ withoutFailureText: options.withoutFailureText }),
     // Query values decoded as a user reads them: `q=caf%C3%A9%20100%` is "café 100%" (api/query-text.ts).
     routerOptions: { maxParamLength: MAX_PARAM_LENGTH, querystringParser: parseQuery },
     // No coercion: a number where text is expected is a client mistake, not something to guess at.
@@ -150,12 +155,13 @@ function installClosingHooks(app: FastifyInstance): () => boolean {
  * What every request passes before its route: a JSON body, the one error handler, the token (or without one, a Host
  * that names this API), sound text and ids.
  */
-function installRequestChecks(app: FastifyInstance, { apiToken, operatorToken, host, ports }: ApiOptions): void {
+function installRequestChecks(app: FastifyInstance, options: ApiOptions): void {
+  const { apiToken, operatorToken, host, ports } = options;
   // JSON only (docs/security.md): without this, Fastify's own text/plain parser hands a string to routes
   // that expect an object, and the caller gets a 400 about the body's type instead of 415.
   app.removeContentTypeParser('text/plain');
   installStrictJsonParser(app);
-  installErrorHandler(app, ports.readiness);
+  installErrorHandler(app, { readiness: ports.readiness, withoutFailureText: options.withoutFailureText });
   installBearerAuth(app, { apiToken, operatorToken });
   installHostCheck(app, { apiToken, host });
   installQueryTextCheck(app);

@@ -4,6 +4,7 @@ import type { FastifyError, FastifyInstance, FastifyReply, FastifyRequest } from
 import { isNamespaceNotFound, isTemporalUnreachable } from '../config/temporal-client';
 import { busyPoolOf, isDatabaseBusy, isDatabaseUnreachable } from '../db/connection-loss';
 import { databaseErrorText } from '../db/error-text';
+import { failureOutline } from '../observability/failure-outline';
 import { busyLog, PREREQUISITE_MESSAGES, type PrerequisiteProblem } from '../observability/prerequisites';
 import { methodsThatWork } from './allowed-methods';
 import { ApiError, envelope } from './errors';
@@ -77,11 +78,25 @@ function methodNotAllowed(methodsServing: (path: string) => string[]) {
   };
 }
 
+export interface ErrorHandlerOptions {
+  readiness?: Pick<ReadinessProbe, 'turnBlocker'>;
+  /**
+   * The error lines keep an error's outline only, never its message or stack (failure-outline.ts
+   * withoutFailureText): with PAYLOAD_ENCRYPTION_KEYS set, what a route failed on may quote what a user sent.
+   */
+  withoutFailureText?: boolean;
+}
+
+/** The `err` of an error line: the error, or its outline only (ErrorHandlerOptions.withoutFailureText). */
+function loggedError(err: Error, options: ErrorHandlerOptions): unknown {
+  return options.withoutFailureText === true ? failureOutline(err) : err;
+}
+
 /**
  * The one error handler: every failure becomes the envelope, client mistakes are 4xx with a
  * specific code, and nothing internal (stack, SQL, driver message) ever reaches the client.
  */
-export function installErrorHandler(app: FastifyInstance, readiness?: Pick<ReadinessProbe, 'turnBlocker'>): void {
+export function installErrorHandler(app: FastifyInstance, options: ErrorHandlerOptions = {}): void {
   const notAllowed = methodNotAllowed(methodsThatWork(app));
   app.setErrorHandler(async (err: FastifyError | ApiError | Error, request, reply) => {
     if (err instanceof ApiError) {
@@ -97,7 +112,7 @@ export function installErrorHandler(app: FastifyInstance, readiness?: Pick<Readi
     }
     const refused = BODY_REFUSALS.get(fe.code);
     if (refused) return reply.status(refused.status).send(envelope(refused.code, refused.message));
-    return sendClientStatus(fe, reply) ?? (await sendServerError(err, request, reply, readiness));
+    return sendClientStatus(fe, reply) ?? (await sendServerError(err, request, reply, options));
   });
   app.setNotFoundHandler((request, reply) => {
     if (notAllowed(request, reply)) return;
@@ -133,16 +148,17 @@ async function sendServerError(
   err: Error,
   request: FastifyRequest,
   reply: FastifyReply,
-  readiness: Pick<ReadinessProbe, 'turnBlocker'> | undefined
+  options: ErrorHandlerOptions
 ): Promise<FastifyReply> {
   const unreachable = UNREACHABLE_DEPENDENCIES.find(({ failed }) => failed(err));
-  const code = unreachable?.code ?? (await notMigratedCause(err, readiness));
-  if (code === null) return sendInternal(err, request, reply, 'unhandled error');
+  const code = unreachable?.code ?? (await notMigratedCause(err, options.readiness));
+  if (code === null) return sendInternal(err, request, reply, 'unhandled error', options);
   const busy = busyPoolOf(err);
+  const logged = loggedError(err, options);
   // A busy database is load, not a fault: the pool's state says how much.
   const said = busy === null ? null : busyLog(busy);
-  if (said !== null) request.log.warn({ err, ...said.fields }, said.message);
-  else request.log.error({ err }, unreachable?.log ?? 'database not migrated');
+  if (said !== null) request.log.warn({ err: logged, ...said.fields }, said.message);
+  else request.log.error({ err: logged }, unreachable?.log ?? 'database not migrated');
   return retryLaterOn(code, reply).status(503).send(envelope(code, PREREQUISITE_MESSAGES[code]));
 }
 
@@ -157,8 +173,14 @@ async function notMigratedCause(
 }
 
 /** The 500 for what was never expected: logged with its error, answered with nothing of it. */
-function sendInternal(err: Error, request: FastifyRequest, reply: FastifyReply, log: string): FastifyReply {
-  request.log.error({ err }, log);
+function sendInternal(
+  err: Error,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  log: string,
+  options: ErrorHandlerOptions
+): FastifyReply {
+  request.log.error({ err: loggedError(err, options) }, log);
   return reply.status(500).send(envelope('INTERNAL', 'Something went wrong on our side.'));
 }
 
@@ -167,18 +189,22 @@ function sendInternal(err: Error, request: FastifyRequest, reply: FastifyReply, 
  * router's length limit), which the error handler never sees: the same envelope, instead of Fastify's own body with
  * its error code, and never a 500 for what the client sent.
  */
-export function frameworkError(err: FastifyError, request: FastifyRequest, reply: FastifyReply): void {
-  if (err.code === 'FST_ERR_BAD_URL') {
-    void reply.status(400).send(envelope('MALFORMED_URL', 'The request URL is not valid (bad percent-encoding).'));
-    return;
-  }
-  if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
-    void reply
-      .status(414)
-      .send(envelope('URL_TOO_LONG', `A path parameter is longer than ${MAX_PARAM_LENGTH} characters.`));
-    return;
-  }
-  void (sendClientStatus(err, reply) ?? sendInternal(err, request, reply, 'unhandled framework error'));
+export function frameworkError(
+  options: ErrorHandlerOptions
+): (err: FastifyError, request: FastifyRequest, reply: FastifyReply) => void {
+  return (err, request, reply) => {
+    if (err.code === 'FST_ERR_BAD_URL') {
+      void reply.status(400).send(envelope('MALFORMED_URL', 'The request URL is not valid (bad percent-encoding).'));
+      return;
+    }
+    if (err.code === 'FST_ERR_MAX_PARAM_LENGTH') {
+      void reply
+        .status(414)
+        .send(envelope('URL_TOO_LONG', `A path parameter is longer than ${MAX_PARAM_LENGTH} characters.`));
+      return;
+    }
+    void (sendClientStatus(err, reply) ?? sendInternal(err, request, reply, 'unhandled framework error', options));
+  };
 }
 
 /** Answers a request Node could not even parse, in the one envelope, and closes the connection. */

@@ -13,6 +13,7 @@ import type { DatabaseConfigStore } from '../db/config/store';
 import { bindOwnDeployment, deploymentOf } from '../db/deployment';
 import { openDatabase, type Database, type DbHandle } from '../db/pool';
 import { silentLogger, type Logger } from '../observability/logger';
+import { withoutFailureText } from '../observability/failure-outline';
 import {
   PREREQUISITE_CACHE_MS,
   startPrerequisiteMonitor,
@@ -237,6 +238,7 @@ function apiOptions(wiring: ApiWiring, options: ApiServerOptions, ports: ApiPort
     messageMaxConcurrent: env.MESSAGE_MAX_CONCURRENT ?? messageConcurrencyFor(openFilesLimit()),
     ...maxConnectionsOf(env, options.workerConnection !== undefined),
     streamMaxConnections: env.STREAM_MAX_CONNECTIONS,
+    withoutFailureText: withoutFailureText(env),
     console: consolePorts(wiring.db, wiring.client, {
       taskQueue: env.TEMPORAL_TASK_QUEUE,
       temporalUiUrl: options.temporalUiUrl ?? env.TEMPORAL_UI_URL,
