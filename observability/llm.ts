@@ -18,11 +18,21 @@ export function tracedLlmClient(client: LlmClient): LlmClient {
   };
 }
 
+export interface LlmCallObserverDeps {
+  logger: Logger;
+  metrics: WorkerMetrics;
+  /**
+   * `llm call failed` says the failure's kind only (`invalid output: schema mismatch`), never what the model wrote
+   * (a schema mismatch's paths name its keys): withoutFailureText(env), observability/failure-outline.ts.
+   */
+  withoutFailureText?: boolean;
+}
+
 /**
  * Receives the client's one record per call (inside the call's span): counts calls, errors,
  * latency and tokens, puts model and tokens on the span, and logs one line without prompt or answer.
  */
-export function llmCallObserver(deps: { logger: Logger; metrics: WorkerMetrics }): (entry: LlmCallRecord) => void {
+export function llmCallObserver(deps: LlmCallObserverDeps): (entry: LlmCallRecord) => void {
   const { logger, metrics } = deps;
   return (entry) => {
     const kind = entry.request.kind;
@@ -45,6 +55,10 @@ export function llmCallObserver(deps: { logger: Logger; metrics: WorkerMetrics }
     });
     const line = { kind, model: entry.model, latencyMs: Math.round(entry.latencyMs), usage: entry.usage };
     if (entry.success) logger.info(line, 'llm call');
-    else logger.warn({ ...line, error: entry.errorMessage }, 'llm call failed');
+    else
+      logger.warn(
+        { ...line, error: deps.withoutFailureText ? entry.errorKind : entry.errorMessage },
+        'llm call failed'
+      );
   };
 }

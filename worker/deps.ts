@@ -14,6 +14,7 @@ import type { LlmClient } from '../core/llm';
 import { cancelStatementsOn } from '../db/cancellation';
 import { createPool, openDatabase, TOOLS_SESSION, workerSession, type Database, type DbHandle } from '../db/pool';
 import { activityCancellation } from '../activities/runtime/activity-context';
+import { withoutFailureText } from '../observability/failure-outline';
 import { llmCallObserver, tracedLlmClient } from '../observability/llm';
 import type { Logger } from '../observability/logger';
 import { countDecision, type WorkerMetrics } from '../observability/metrics';
@@ -43,7 +44,8 @@ export interface WorkerDeps {
 
 function llmClient(env: Env, db: Database, observability: WorkerDepsOptions['observability']): LlmClient {
   if (!observability) return createLlmClientFromEnv(env, db);
-  return tracedLlmClient(createLlmClientFromEnv(env, db, {}, llmCallObserver(observability)));
+  const observer = llmCallObserver({ ...observability, withoutFailureText: withoutFailureText(env) });
+  return tracedLlmClient(createLlmClientFromEnv(env, db, {}, observer));
 }
 
 /** The audit gate of a worker: what it drops for the rate limit and the decisions recorded go to its metrics. */

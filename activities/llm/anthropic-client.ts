@@ -11,7 +11,7 @@ import { LLM_SDK_RETRY_WAIT_MAX_MS } from '../../core/turn/steps';
 import { activityCancellation, cancelledBy } from '../runtime/activity-context';
 import { boundedFetch, LlmBodyTooLargeError } from './bounded-fetch';
 import { llmCallFailure } from './call-failure';
-import { jsonResult, parseJsonOutput } from './json-output';
+import { jsonResult, parseJsonOutput, type JsonOutputProblem } from './json-output';
 import { REPLY_BODY_BOUND, replyBodyMaxBytes, replyTextOf, screenModelReply, type ScreenedReply } from './model-reply';
 
 export const CALL_KIND_HEADER = LLM_CALL_KIND_HEADER;
@@ -50,6 +50,8 @@ export interface LlmCallRecord {
   responseText: string | null;
   success: boolean;
   errorMessage: string | null;
+  /** errorMessage without what the model wrote (a schema mismatch's paths): `invalid output: schema mismatch`. */
+  errorKind: string | null;
   latencyMs: number;
   /** Tokens the API reported (null when the call failed). */
   usage: { inputTokens: number; outputTokens: number } | null;
@@ -181,8 +183,11 @@ type MessagesCall = (
   req: LlmRequest,
   system: string,
   structured: boolean,
-  judge?: (text: string) => string | null
+  judge?: (text: string) => JsonOutputProblem | null
 ) => Promise<ScreenedReply>;
+
+/** A record's failure told by the engine itself (a status, a reply's stop reason): its kind is all of it. */
+const engineText = (message: string) => ({ errorMessage: message, errorKind: message });
 
 /**
  * One Messages call, logged once, with what is wrong with the received reply (null when nothing is): no text, not
@@ -194,7 +199,7 @@ function messagesCall(client: Anthropic, options: AnthropicLlmOptions): Messages
   const record = callRecorder(options.onCall);
   return async (req, system, structured, judge = () => null) => {
     const started = now();
-    const log = (outcome: Pick<LlmCallRecord, 'responseText' | 'success' | 'errorMessage' | 'usage'>) =>
+    const log = (outcome: Pick<LlmCallRecord, 'responseText' | 'success' | 'errorMessage' | 'errorKind' | 'usage'>) =>
       record({ request: req, model: options.model, ...outcome, latencyMs: now() - started });
     // Built before the call: a failure here is the engine's own, not the model's, and is no LLM_CALL_FAILED to retry.
     const headers = { [CALL_KIND_HEADER]: req.kind, ...(options.metaHeaders ? metaHeadersOf(req) : {}) };
@@ -207,23 +212,27 @@ function messagesCall(client: Anthropic, options: AnthropicLlmOptions): Messages
     } catch (err) {
       if (signal?.aborted) {
         // Cancelled, not failed: the activity ends as Temporal asked (a stopping worker's attempt is retried elsewhere).
-        await log({ responseText: null, success: false, errorMessage: `LLM call ${req.kind} cancelled`, usage: null });
+        await log({ responseText: null, success: false, ...engineText(`LLM call ${req.kind} cancelled`), usage: null });
         throw cancelledBy(signal);
       }
       if (!(err instanceof LlmBodyTooLargeError)) {
         const failure = llmCallFailure(req, err);
-        await log({ responseText: null, success: false, errorMessage: failure.message, usage: null });
+        await log({ responseText: null, success: false, ...engineText(failure.message), usage: null });
         throw failure;
       }
       received = tooLargeMessage(err);
     }
     const screened = screenModelReply(received.text, options.maxReplyBytes);
     const reply = { text: screened.text, refused: screened.refused ?? received.unusable };
-    const problem = reply.refused ?? judge(reply.text);
-    const errorMessage = problem === null ? null : `invalid output: ${problem}`;
-    await log({ responseText: reply.text, success: problem === null, errorMessage, usage: received.usage });
+    const problem = reply.refused === null ? judge(reply.text) : { error: reply.refused, kind: reply.refused };
+    const outcome = problem === null ? { errorMessage: null, errorKind: null } : invalidOutput(problem);
+    await log({ responseText: reply.text, success: problem === null, ...outcome, usage: received.usage });
     return reply;
   };
+}
+
+function invalidOutput(problem: JsonOutputProblem): Pick<LlmCallRecord, 'errorMessage' | 'errorKind'> {
+  return { errorMessage: `invalid output: ${problem.error}`, errorKind: `invalid output: ${problem.kind}` };
 }
 
 /** LlmClient on the Anthropic Messages API via the official SDK. */
@@ -234,7 +243,7 @@ export function createAnthropicLlmClient(options: AnthropicLlmOptions): LlmClien
     async generateJson(req): Promise<LlmJsonResult> {
       const judge = (text: string) => {
         const parsed = parseJsonOutput(text, req.schema);
-        return parsed.ok ? null : parsed.error;
+        return parsed.ok ? null : parsed;
       };
       const { text: raw, refused } = await call(req, jsonSystemPrompt(req), options.structuredOutput, judge);
       if (refused !== null) return { ok: false, raw, error: refused };

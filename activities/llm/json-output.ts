@@ -8,7 +8,17 @@ import { screenOutputJson } from '../../core/text/storable-output';
  * JSON in code fences or add a sentence around it; both are tolerated, anything else is invalid.
  * JSON that breaks the schema is returned as `unchecked` beside the error (see LlmJsonResult).
  */
-export type ParsedJson = { ok: true; json: Json } | { ok: false; error: string; unchecked?: Json };
+export type ParsedJson = { ok: true; json: Json } | ({ ok: false; unchecked?: Json } & JsonOutputProblem);
+
+/**
+ * What is wrong with a model's JSON: `error` says it whole, `kind` only its kind ("schema mismatch"), without the
+ * paths of a schema mismatch, which name the keys the model wrote and so may quote the conversation: a line that must
+ * not (observability/llm.ts, with PAYLOAD_ENCRYPTION_KEYS set) says the kind.
+ */
+export interface JsonOutputProblem {
+  error: string;
+  kind: string;
+}
 
 const FENCE = /^```[a-zA-Z]*\s*([\s\S]*?)\s*```$/;
 
@@ -31,18 +41,25 @@ function parseLenient(raw: string): Json | undefined {
 
 export function parseJsonOutput(raw: string, schema: JsonObject | undefined): ParsedJson {
   const parsed = parseLenient(raw);
-  if (parsed === undefined) return { ok: false, error: 'invalid json' };
+  if (parsed === undefined) return { ok: false, error: 'invalid json', kind: 'invalid json' };
   // Storable strings and bounded nesting before anything walks it (core/text/storable-output.ts).
   const screened = screenOutputJson(parsed);
-  if (!screened.ok) return { ok: false, error: `json ${screened.error}` };
+  // The screen's reasons are the engine's own words (nested deeper than 64 levels), nothing the model wrote.
+  if (!screened.ok) return { ok: false, error: `json ${screened.error}`, kind: `json ${screened.error}` };
   const json = screened.json;
   if (!schema) return { ok: true, json };
   const compiled = compileConfigSchema(schema);
-  if ('invalid' in compiled) return { ok: false, error: `expected schema is not valid: ${compiled.invalid}` };
+  if ('invalid' in compiled) {
+    return {
+      ok: false,
+      error: `expected schema is not valid: ${compiled.invalid}`,
+      kind: 'expected schema is not valid',
+    };
+  }
   const { validate } = compiled;
   if (validate(json)) return { ok: true, json };
   const problems = (validate.errors ?? []).map((e) => `${e.instancePath || '/'} ${e.message ?? 'is invalid'}`);
-  return { ok: false, error: `schema mismatch: ${problems.join('; ')}`, unchecked: json };
+  return { ok: false, error: `schema mismatch: ${problems.join('; ')}`, kind: 'schema mismatch', unchecked: json };
 }
 
 /** A client's answer to a JSON call: the parse of `raw` against the request's schema. */
