@@ -172,6 +172,8 @@ export interface TurnAuditRow extends AuditRowView {
 
 export interface ConsolePorts {
   searchConversations(search: ConversationSearch): Promise<ConversationPage>;
+  /** The conversation's parked status (AWAITING_APPROVAL, HELD) by its id when a turn of it is parked; else empty. */
+  parked(conversationId: string): Promise<ReadonlyMap<string, ParkedStatus>>;
   turnAudits(conversationId: string, turnNumber: number): Promise<TurnAuditRow[]>;
   /** What the user said in each run of each of these turns, from their USER_INPUT rows, oldest first, in one read. */
   userInputs(conversationId: string, turnNumbers: readonly number[]): Promise<Map<number, RunInput[]>>;

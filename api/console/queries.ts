@@ -162,10 +162,20 @@ export async function searchConversations(db: Database, search: ConversationSear
   };
 }
 
-/** The page with each parked conversation shown by its parked status (AWAITING_APPROVAL, HELD), whatever its row says. */
-export function showParked(page: ConversationPage, parked: ReadonlyMap<string, ParkedStatus>): ConversationPage {
-  const items = page.items.map((c) => ({ ...c, status: parked.get(c.conversationId) ?? c.status }));
-  return { ...page, items };
+/**
+ * A conversation shown by its parked status (AWAITING_APPROVAL, HELD) while a turn of it is parked, whatever its row
+ * says (RUNNING until the turn ends): the one rule of the list and the conversation page, so both say the same.
+ */
+export function showParked<C extends { conversationId: string; status: string }>(
+  conversation: C,
+  parked: ReadonlyMap<string, ParkedStatus>
+): C {
+  return { ...conversation, status: parked.get(conversation.conversationId) ?? conversation.status };
+}
+
+/** The page with each parked conversation shown by its parked status (showParked). */
+export function showParkedPage(page: ConversationPage, parked: ReadonlyMap<string, ParkedStatus>): ConversationPage {
+  return { ...page, items: page.items.map((c) => showParked(c, parked)) };
 }
 
 /** Writes (or rewrites, with its result) the OPERATOR_ACTION row of one SRE action. */

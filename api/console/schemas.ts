@@ -99,7 +99,17 @@ const earlierRunFields = {
 export const conversationTurnsSchema = {
   type: 'object',
   properties: {
-    conversation: { type: 'object', properties: conversationFields },
+    conversation: {
+      type: 'object',
+      properties: {
+        ...conversationFields,
+        status: {
+          type: 'string',
+          enum: [...CONSOLE_CONVERSATION_STATUSES],
+          description: 'As the conversation list says it: AWAITING_APPROVAL or HELD while a turn of it is parked.',
+        },
+      },
+    },
     turns: {
       type: 'array',
       description:

@@ -3,7 +3,7 @@ import { isRetired } from '../../db/repositories/retired';
 import type { Database } from '../../db/pool';
 import { parkedConversations } from '../turns/approval-queue';
 import type { ConsolePorts, ConversationPage, ConversationSearch, ParkedStatus } from './ports';
-import { auditedUserInputs, recordOperatorAction, searchConversations, showParked, turnAudits } from './queries';
+import { auditedUserInputs, recordOperatorAction, searchConversations, showParkedPage, turnAudits } from './queries';
 import { CONSOLE_READ_CONCURRENCY, ReadBudget } from './read-budget';
 import { temporalInspector } from './temporal-inspector';
 
@@ -22,14 +22,14 @@ async function conversationPage(
   if (search.status) {
     const parked = await parkedNow();
     const page = await budget.run(() => searchConversations(db, { ...search, parked }));
-    return showParked(page, parked);
+    return showParkedPage(page, parked);
   }
   const [page, parked] = await Promise.allSettled([budget.run(() => searchConversations(db, search)), parkedNow()]);
   if (page.status === 'rejected') throw page.reason;
   // Without a filter the list stays readable in a Temporal outage, when operators need it most: its statuses are
   // the stored ones, and the page says that parked conversations could not be read.
   if (parked.status === 'rejected') return { ...page.value, parkedUnknown: true };
-  return showParked(page.value, parked.value);
+  return showParkedPage(page.value, parked.value);
 }
 
 /** Where the console's deployment runs its turns (TEMPORAL_TASK_QUEUE), and the Web UI it links them to. */
@@ -48,6 +48,7 @@ export function consolePorts(db: Database, client: Client, deployment: ConsoleDe
   const parkedNow = () => parkedConversations(client, taskQueue);
   return {
     searchConversations: (search) => conversationPage(db, parkedNow, budget, search),
+    parked: (conversationId) => parkedConversations(client, taskQueue, conversationId),
     turnAudits: (conversationId, turnNumber) => budget.run(() => turnAudits(db, conversationId, turnNumber)),
     userInputs: (conversationId, turnNumbers) => budget.run(() => auditedUserInputs(db, conversationId, turnNumbers)),
     read: (work) => budget.run(work),

@@ -3,7 +3,12 @@ import { status as GrpcStatus } from '@grpc/grpc-js';
 import type { Client } from '@temporalio/client';
 import { decodeMapFromPayloads } from '@temporalio/common/lib/internal-non-workflow';
 import type { temporal } from '@temporalio/proto';
-import { readTurnSearchAttributes, runningTurnsQuery, TurnOutcomeValue } from '../../workflows/search-attributes';
+import {
+  conversationTurnsQuery,
+  readTurnSearchAttributes,
+  runningTurnsQuery,
+  TurnOutcomeValue,
+} from '../../workflows/search-attributes';
 import { badRequest } from '../errors';
 import { decodedSearchAttributes } from '../history/entries';
 import { decideWith } from '../replies';
@@ -166,8 +171,14 @@ function waiting(
 /** Visibility's page size for reading the parked conversations; Temporal's own maximum. */
 const PARKED_PAGE_SIZE = 1000;
 
-/** The task queue's running turns parked on a person: on a tool approval (D16) or a call held for an operator (#22). */
-const parkedTurnsQuery = (taskQueue: string): string => runningTurnsQuery(taskQueue, ...PARKED_STATUSES);
+/**
+ * The task queue's running turns parked on a person: on a tool approval (D16) or a call held for an operator (#22);
+ * with `conversationId`, that conversation's only.
+ */
+function parkedTurnsQuery(taskQueue: string, conversationId?: string): string {
+  const parked = runningTurnsQuery(taskQueue, ...PARKED_STATUSES);
+  return conversationId === undefined ? parked : `${parked} AND ${conversationTurnsQuery(conversationId)}`;
+}
 
 /** A parked turn's outcome, read from its search attributes; null for any other. */
 function parkedOutcome(raw: RawExecution): ParkedStatus | null {
@@ -179,15 +190,20 @@ function parkedOutcome(raw: RawExecution): ParkedStatus | null {
  * The conversations with a turn parked now, each with what it waits on (its TurnOutcome: AWAITING_APPROVAL or HELD),
  * from Temporal's visibility alone (the ConversationId each parked turn carries with that outcome, running): no query
  * or describe of a turn, so no worker is asked and a list of any length costs one call per thousand parked turns. A
- * conversation runs one turn at a time; were two parked, its latest turn's outcome is the one kept.
+ * conversation runs one turn at a time; were two parked, its latest turn's outcome is the one kept. With
+ * `conversationId`, whether that one conversation is parked (the conversation page's status), in one small list.
  */
-export async function parkedConversations(client: Client, taskQueue: string): Promise<Map<string, ParkedStatus>> {
+export async function parkedConversations(
+  client: Client,
+  taskQueue: string,
+  conversationId?: string
+): Promise<Map<string, ParkedStatus>> {
   const parked = new Map<string, { outcome: ParkedStatus; turnNumber: number }>();
   let nextPageToken: Uint8Array | undefined;
   do {
     const page = await client.workflowService.listWorkflowExecutions({
       namespace: client.options.namespace,
-      query: parkedTurnsQuery(taskQueue),
+      query: parkedTurnsQuery(taskQueue, conversationId),
       pageSize: PARKED_PAGE_SIZE,
       nextPageToken,
     });

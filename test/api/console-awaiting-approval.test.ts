@@ -2,7 +2,8 @@
  * The console's conversation list (GET /api/v1/console/conversations) shows a conversation whose turn is parked on a
  * tool approval as AWAITING_APPROVAL, and one whose turn holds a tool call for an operator (#22) as HELD, not RUNNING,
  * and filters by them: read from the parked turns' TurnOutcome search attribute (Temporal's visibility, one list), as
- * the approvals and held panels list them. Once decided, it is RUNNING again.
+ * the approvals and held panels list them; the conversation page (its turns route) says the same. Once decided, it
+ * is RUNNING again.
  */
 import { ApiHarness, type ApiJson } from '../support/api-harness';
 import { extracted, LOAN_MESSAGE, loanConfig, plan } from '../support/loan-config';
@@ -38,6 +39,12 @@ describe('the console lists a conversation parked on an approval as AWAITING_APP
     const items = res.json().items as { conversationId: string; status: string }[];
     return new Map(items.map((i) => [i.conversationId, i.status]));
   };
+  /** The status the conversation page (its turns route) shows the conversation with. */
+  const pageStatus = async (id: string): Promise<string> => {
+    const res = await h.request('GET', `/api/v1/console/conversations/${id}/turns?limit=1`);
+    expect(res.status).toBe(200);
+    return res.json().conversation.status;
+  };
 
   it('shows and filters the parked conversation by its own status; decided, it is RUNNING again', async () => {
     // A conversation with an answered turn, and one whose first turn was decided and whose second is parked.
@@ -55,6 +62,8 @@ describe('the console lists a conversation parked on an approval as AWAITING_APP
 
     const all = await listed('');
     expect([all.get(id), all.get(other)]).toEqual(['AWAITING_APPROVAL', 'RUNNING']);
+    // The conversation page says what the list says, also when the parked turn is not on its page of turns.
+    expect([await pageStatus(id), await pageStatus(other)]).toEqual(['AWAITING_APPROVAL', 'RUNNING']);
     const awaiting = await listed('status=AWAITING_APPROVAL');
     expect([awaiting.has(id), awaiting.has(other)]).toEqual([true, false]);
     expect([...awaiting.values()].every((s) => s === 'AWAITING_APPROVAL')).toBe(true);
@@ -65,6 +74,7 @@ describe('the console lists a conversation parked on an approval as AWAITING_APP
 
     expect(await reject(parked)).toBe(200);
     expect((await listed('')).get(id)).toBe('RUNNING');
+    expect(await pageStatus(id)).toBe('RUNNING');
     expect((await listed('status=AWAITING_APPROVAL')).has(id)).toBe(false);
     expect((await listed('status=RUNNING')).has(id)).toBe(true);
   });
@@ -81,6 +91,7 @@ describe('the console lists a conversation parked on an approval as AWAITING_APP
 
     const all = await listed('');
     expect([all.get(id), all.get(other)]).toEqual(['HELD', 'RUNNING']);
+    expect([await pageStatus(id), await pageStatus(other)]).toEqual(['HELD', 'RUNNING']);
     const onHold = await listed('status=HELD');
     expect([onHold.has(id), onHold.has(other)]).toEqual([true, false]);
     expect([...onHold.values()].every((s) => s === 'HELD')).toBe(true);
@@ -92,6 +103,7 @@ describe('the console lists a conversation parked on an approval as AWAITING_APP
     });
     expect([200, 202]).toContain(skipped.status);
     expect((await listed('')).get(id)).toBe('RUNNING');
+    expect(await pageStatus(id)).toBe('RUNNING');
     expect((await listed('status=HELD')).has(id)).toBe(false);
   });
 

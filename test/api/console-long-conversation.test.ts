@@ -84,7 +84,7 @@ describe('the console on a 200-turn conversation (api/console/queries.ts, api/ro
       return { turns: numbers.map(summary), next: through < TURNS ? through : null };
     };
     const real = consolePorts(handle.db, {} as Client, { taskQueue: 'convengine-turns', temporalUiUrl: undefined });
-    console = { ...real, inspector: { ...real.inspector, turns } };
+    console = { ...real, parked: async () => new Map(), inspector: { ...real.inspector, turns } };
     const conversations = conversationQueries(handle.db);
     app = buildApi({
       ports: { ...fakePorts({}), conversations },

@@ -78,6 +78,8 @@ export function fakeConsolePorts(
 ): ConsolePorts {
   return {
     searchConversations: unused,
+    // No turn parked, unless a test says otherwise.
+    parked: async () => new Map(),
     turnAudits: unused,
     userInputs: unused,
     read: (work) => work(),

@@ -9,6 +9,7 @@ import { onConversationNamed } from '../../sent-ids';
 import { conversationNotFound } from '../conversation';
 import { requireSafeText } from '../../text-check';
 import { turnsWithWhatWasSaid } from '../../console/turn-list';
+import { showParked } from '../../console/queries';
 import type { ConsoleRoute } from './index';
 
 /** Turns per page of a conversation's turns when the caller names no limit. */
@@ -150,13 +151,17 @@ export const conversationTurnsRoute: ConsoleRoute = (app, ports, consolePorts, d
         const conversation = await consolePorts.read(() => ports.conversations.conversation(id));
         if (!conversation) throw conversationNotFound(id);
         const after = Number(query.after ?? 0);
-        const { turns: page, next: nextNumber } = await consolePorts.inspector.turns(id, { after, limit });
+        const [{ turns: page, next: nextNumber }, parked] = await Promise.all([
+          consolePorts.inspector.turns(id, { after, limit }),
+          consolePorts.parked(id),
+        ]);
         const turns = await turnsWithWhatWasSaid(consolePorts, id, page, conversation.history);
         const next = nextNumber === null ? null : String(nextNumber);
         if (next)
           linkNextPage(reply, `/api/v1/console/conversations/${id}/turns`, { limit: String(limit), after: next });
         const { history: _history, ...summary } = conversation;
-        return { conversation: summary, turns, limit, next };
+        // The list's rule: a conversation parked on a person says so here too, not its row's RUNNING.
+        return { conversation: showParked(summary, parked), turns, limit, next };
       })
   );
 };
