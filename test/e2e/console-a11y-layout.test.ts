@@ -9,6 +9,7 @@ import { readFileSync } from 'node:fs';
 import { type Page } from 'playwright-core';
 import { ConsoleBrowser } from '../support/console-browser';
 import { loanConfig } from '../support/loan-config';
+import { answer, callTool, orderConfig } from '../support/order-config';
 
 let c: ConsoleBrowser;
 
@@ -64,4 +65,24 @@ test('a held turn reflows at 320 px, and at 360 px the header links and button a
   expect(await axe(page, ['target-size'], 'header')).toEqual([]);
   await page.close();
   await failHeld(turn.workflowId);
+});
+
+test("an earlier run's row (a failed message, superseded) is in full contrast, and still says what it is", async () => {
+  const script = () => [callTool('mock.order.status', { orderId: 'ORD-7017' }), answer('Order submitted.')];
+  const rows = orderConfig();
+  // No COMPLETED reply: the first message fails before it commits, and the next one takes its turn number.
+  await c.h.wf.mcp.configure({ ...rows, responses: (rows.responses ?? []).filter((r) => r.stateCode !== 'COMPLETED') });
+  c.h.wf.mcp.llm.setScript(script());
+  const failed = await c.send('Check order ORD-7017 status, the failing one.');
+  expect(failed.status).toBe(500);
+  await c.h.wf.mcp.configure(orderConfig());
+  c.h.wf.mcp.llm.setScript(script());
+  await c.send('Check order ORD-7017 status again.', failed.conversationId);
+
+  const page = await c.open(`#/conversation/${failed.conversationId}`);
+  const earlier = page.locator('#turns tr.earlier-run');
+  await earlier.waitFor();
+  expect(await earlier.innerText()).toContain('failed message, superseded');
+  expect(await axe(page, ['color-contrast'], '#turns tr.earlier-run')).toEqual([]);
+  await page.close();
 });
