@@ -26,32 +26,34 @@ function turnRow(turn) {
   );
 }
 
-function report(result) {
+/** The replay in one sentence: what the status region says. */
+function summary(result) {
   const counts = Object.entries(result.summary).map(([status, n]) => `${n} ${status}`);
-  return [
+  return h(
+    'p',
+    { id: 'whatif-summary' },
+    `Against config ${result.config.version}: ${result.differs ? 'differs' : 'no turn changes'} (${counts.join(', ')}).`
+  );
+}
+
+function report(result) {
+  return scrolling(
+    'What-if turns',
     h(
-      'p',
-      { id: 'whatif-summary' },
-      `Against config ${result.config.version}: ${result.differs ? 'differs' : 'no turn changes'} (${counts.join(', ')}).`
-    ),
-    scrolling(
-      'What-if turns',
+      'table',
+      { class: 'list', id: 'whatif-turns' },
       h(
-        'table',
-        { class: 'list', id: 'whatif-turns' },
+        'thead',
+        {},
         h(
-          'thead',
+          'tr',
           {},
-          h(
-            'tr',
-            {},
-            ['Turn', 'User said', 'Replay', 'Changes'].map((t) => h('th', {}, t))
-          )
-        ),
-        h('tbody', {}, result.turns.map(turnRow))
-      )
-    ),
-  ];
+          ['Turn', 'User said', 'Replay', 'Changes'].map((t) => h('th', {}, t))
+        )
+      ),
+      h('tbody', {}, result.turns.map(turnRow))
+    )
+  );
 }
 
 /**
@@ -59,20 +61,26 @@ function report(result) {
  * request only: a replay is bounded per API process (429 WHATIF_BUSY), so the page never starts one by itself.
  */
 export async function whatifPanel(conversation) {
-  const version = h('input', { name: 'config', value: 'current', size: 18, 'aria-label': 'config version' });
+  const version = h('input', { name: 'config', value: 'current', size: 18 });
+  // A status region, on the page before the replay is asked for: a screen reader says "Replaying…" and then the
+  // summary as they replace each other in it, without the focus leaving the form (the table is not read out).
+  const status = h('div', { id: 'whatif-status', role: 'status' });
   const out = h('div', { id: 'whatif-result' });
   const run = async (event) => {
     event.preventDefault();
     const button = event.target.querySelector('button');
     button.disabled = true;
     fieldOk(version);
-    mount(out, h('p', { class: 'muted' }, 'Replaying…'));
+    mount(status, h('p', { class: 'muted' }, 'Replaying…'));
+    mount(out);
     try {
       const query = new URLSearchParams({ conversation: conversation.conversationId, config: version.value.trim() });
-      mount(out, report(await api(`/api/v1/whatif?${query}`)));
+      const result = await api(`/api/v1/whatif?${query}`);
+      mount(status, summary(result));
+      mount(out, report(result));
     } catch (err) {
+      mount(status);
       if (refusedField(err) !== 'config') return mount(out, errorBox(err));
-      mount(out);
       fieldError(version, 'Config version: 16 hex digits (the config version a turn shows) or "current".');
     } finally {
       button.disabled = false;
@@ -83,7 +91,14 @@ export async function whatifPanel(conversation) {
     { class: 'panel', id: 'whatif' },
     h('h2', {}, 'What if'),
     h('p', {}, 'Replay this conversation against a config version (16 hex digits) or "current", writing nothing.'),
-    h('form', { onsubmit: run }, version, ' ', h('button', { type: 'submit' }, 'Replay')),
+    h(
+      'form',
+      { onsubmit: run },
+      h('label', {}, 'Config version ', version),
+      ' ',
+      h('button', { type: 'submit' }, 'Replay')
+    ),
+    status,
     out
   );
 }

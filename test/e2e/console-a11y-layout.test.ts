@@ -86,3 +86,34 @@ test("an earlier run's row (a failed message, superseded) is in full contrast, a
   expect(await axe(page, ['color-contrast'], '#turns tr.earlier-run')).toEqual([]);
   await page.close();
 });
+
+test('the what-if result is announced in a status region, and its version field has a label in sight', async () => {
+  await c.h.wf.mcp.configure(orderConfig());
+  c.h.wf.mcp.llm.setScript([answer('Shipped.')]);
+  const turn = await c.send('Check order ORD-7017 status');
+  const page = await c.open(`#/conversation/${turn.conversationId}`);
+  await page.route('**/api/v1/whatif?*', (route) =>
+    route.fulfill({
+      json: {
+        conversationId: turn.conversationId,
+        config: { version: 'abcdefabcdef0123' },
+        differs: false,
+        summary: { same: 1 },
+        turns: [{ turnNumber: 1, userText: 'Check order ORD-7017 status', status: 'same', changes: [], missing: [] }],
+      },
+    })
+  );
+  const version = page.locator('#whatif input[name=config]');
+  await version.waitFor();
+  // A live region is announced when its content changes, so it is on the page before the replay is asked for.
+  const region = page.locator('#whatif [role=status]');
+  expect(await region.count()).toBe(1);
+  expect(await version.getAttribute('aria-label')).toBeNull();
+  const label = version.locator('xpath=ancestor::label');
+  expect(await label.isVisible()).toBe(true);
+  expect(await label.innerText()).toMatch(/^Config version/);
+  await version.press('Enter');
+  await page.locator('#whatif-summary').waitFor();
+  expect(await region.innerText()).toContain('no turn changes (1 same)');
+  await page.close();
+});
