@@ -76,9 +76,17 @@ function auditList(rows) {
     h(
       'ul',
       {},
-      rows.map((r) => h('li', {}, h('span', { class: 'stage' }, r.stage), h('pre', {}, show(r.payload))))
+      rows.map((r) => h('li', {}, h('span', { class: 'stage' }, r.stage), payloadBox(r)))
     )
   );
+}
+
+/**
+ * An audit row's payload in its own scroll box (max-height in console.css), a named region the keyboard can reach to
+ * scroll it, as scrolling() makes a table's box: not every browser lets the keyboard into a scroll box by itself.
+ */
+function payloadBox(row) {
+  return h('pre', { tabindex: '0', role: 'region', 'aria-label': `${row.stage} payload` }, show(row.payload));
 }
 
 function outcomeCell(step) {

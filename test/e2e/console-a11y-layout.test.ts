@@ -117,3 +117,20 @@ test('the what-if result is announced in a status region, and its version field 
   expect(await region.innerText()).toContain('no turn changes (1 same)');
   await page.close();
 });
+
+test("each audit row's payload box is a named region the keyboard reaches, as the table boxes are", async () => {
+  await c.h.wf.mcp.configure(orderConfig());
+  c.h.wf.mcp.llm.setScript([answer('Shipped.')]);
+  const turn = await c.send('Check order ORD-7017 status');
+  const page = await c.openTurn(turn.workflowId);
+  const boxes = page.locator('details.audits pre');
+  expect(await boxes.count()).toBeGreaterThan(0);
+  for (const box of await boxes.all()) {
+    expect([await box.getAttribute('tabindex'), await box.getAttribute('role')]).toEqual(['0', 'region']);
+    const stage = await box.evaluate((pre) => pre.previousElementSibling?.textContent);
+    expect(await box.getAttribute('aria-label')).toBe(`${stage} payload`);
+  }
+  await page.evaluate(`document.querySelectorAll('details.audits').forEach((d) => (d.open = true))`);
+  expect(await axe(page, ['scrollable-region-focusable', 'aria-allowed-role'], '#timeline')).toEqual([]);
+  await page.close();
+});
