@@ -60,6 +60,46 @@ function button(text, onclick, extra = {}) {
   return h('button', { type: 'button', onclick, ...extra }, text);
 }
 
+/**
+ * The button of an action that cannot be undone: a press asks in place (`question`, which `id` names), Confirm acts,
+ * Cancel or Escape puts the button back and the focus on it. Asking moves the focus to Cancel, the choice that
+ * changes nothing, so a second Enter does not act.
+ */
+function askFirst(id, text, question, onConfirm, extra) {
+  const holder = h('span', { class: 'ask-first' });
+  const original = button(text, () => ask(), extra);
+  const back = () => {
+    mount(holder, original);
+    original.focus();
+  };
+  const ask = () => {
+    const confirm = button(
+      'Confirm',
+      () => {
+        mount(holder, original);
+        onConfirm();
+      },
+      { 'aria-describedby': id }
+    );
+    const cancel = button('Cancel', back);
+    const onkeydown = (event) => event.key === 'Escape' && back();
+    const said = h('span', { class: 'question', id }, question);
+    mount(holder, h('span', { role: 'group', 'aria-labelledby': id, onkeydown }, said, ' ', confirm, cancel));
+    cancel.focus();
+  };
+  return mount(holder, original);
+}
+
+/**
+ * One of a panel's choices: its button with what it does in words beside it, which describe it (`id`), not in a
+ * tooltip a keyboard or touch never shows. With `ask`, the question askFirst asks before it acts.
+ */
+function choice(id, text, what, onclick, { ask, ...extra } = {}) {
+  const described = { ...extra, 'aria-describedby': id };
+  const control = ask ? askFirst(`${id}-ask`, text, ask, onclick, described) : button(text, onclick, described);
+  return h('div', { class: 'choice' }, control, ' ', h('span', { class: 'note', id }, what));
+}
+
 /** The tool call the turn is parked on, with Approve and Reject (D16). */
 function approvalPanel(turn, page) {
   const p = turn.pendingApproval;
@@ -81,13 +121,17 @@ function approvalPanel(turn, page) {
     h('pre', {}, show(p.args)),
     h('label', { class: 'reason' }, 'Reason (optional) ', reason),
     button('Approve', () => decide('approve'), { class: 'primary' }),
-    button('Reject', () => decide('reject'))
+    askFirst('reject-ask', 'Reject', `Reject this call of ${p.toolCode}? The turn goes on without it.`, () =>
+      decide('reject')
+    )
   );
 }
 
 /** A tool (or step) activity retrying in a running turn, with Temporal's own activity operations. */
 function activityPanel(turn, activity, page) {
   const run = (action) => act(turn, action, { activityId: activity.activityId }, page);
+  // The ids of what its choices do: one panel per activity, whatever characters its id has.
+  const key = `activity-${String(activity.activityId).replace(/[^\w-]/g, '_')}`;
   return h(
     'section',
     { class: 'panel attention pending-activity', 'data-activity': activity.activityId },
@@ -99,13 +143,14 @@ function activityPanel(turn, activity, page) {
       activity.nextAttemptAt ? `, next attempt ${when(activity.nextAttemptAt)}` : ''
     ),
     activity.lastFailure ? h('p', { class: 'failure' }, `Last failure: ${activity.lastFailure}`) : null,
-    button('Retry now', () => run('activity-reset'), {
+    choice(`${key}-reset`, 'Retry now', 'Attempt 1 again, now (Temporal ResetActivity).', () => run('activity-reset'), {
       class: 'primary',
-      title: 'Temporal ResetActivity: attempt 1, now',
     }),
     activity.paused
-      ? button('Unpause', () => run('activity-unpause'))
-      : button('Pause', () => run('activity-pause'), { title: 'Temporal PauseActivity: no new attempts' })
+      ? choice(`${key}-unpause`, 'Unpause', 'Attempts go on (Temporal UnpauseActivity).', () => run('activity-unpause'))
+      : choice(`${key}-pause`, 'Pause', 'No new attempts until Unpause (Temporal PauseActivity).', () =>
+          run('activity-pause')
+        )
   );
 }
 
@@ -160,16 +205,20 @@ function heldPanel(turn, page) {
       fact('Expires', `${when(held.expiresAt)} (then the turn answers without the tool)`)
     ),
     h('label', { class: 'reason' }, 'Reason (optional) ', reason),
-    button('Retry', () => decide('held-retry'), {
+    choice('held-retry-what', 'Retry', 'Run the call again now, same idempotency key.', () => decide('held-retry'), {
       class: held.outcomeUnknown ? undefined : 'primary',
-      title: 'Run the call again now, same idempotency key',
     }),
-    button('Skip', () => decide('held-skip'), {
-      title: 'The failure stands, as without a hold: the turn goes on with the tool error (TOOL_ERROR)',
+    choice(
+      'held-skip-what',
+      'Skip',
+      'The failure stands, as without a hold: the turn goes on with the tool error (TOOL_ERROR).',
+      () => decide('held-skip')
+    ),
+    choice('held-fail-what', 'Fail turn', 'The turn ends with the failure reply.', () => decide('held-fail'), {
+      ask: 'Fail this turn? It ends with the failure reply, and that cannot be undone.',
     }),
-    button('Fail turn', () => decide('held-fail'), { title: 'The turn ends with the failure reply' }),
     h('label', { class: 'verified' }, 'Verified result (JSON)', result),
-    button('Mark done', markDone, { title: 'The call happened upstream: continue with this result' })
+    choice('held-done-what', 'Mark done', 'The call happened upstream: continue with this result.', markDone)
   );
 }
 

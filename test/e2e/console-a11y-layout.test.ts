@@ -57,6 +57,17 @@ async function failHeld(workflowId: string) {
 
 const pageWidth = async (page: Page) => Number(await page.evaluate('document.documentElement.scrollWidth'));
 
+/** Each button in `selector` by its text, with the visible text its `aria-describedby` names (null without). */
+const described = async (page: Page, selector: string): Promise<Record<string, string | null>> =>
+  page.evaluate(`Object.fromEntries([...document.querySelectorAll(${JSON.stringify(selector)} + ' button')].map((b) => {
+    const ids = (b.getAttribute('aria-describedby') ?? '').split(' ');
+    const texts = ids.map((id) => document.getElementById(id)).filter((el) => el && el.checkVisibility());
+    return [b.textContent, texts.length ? texts.map((el) => el.textContent).join(' ') : null];
+  }))`);
+
+const focused = async (page: Page) =>
+  String(await page.evaluate(`document.activeElement.tagName + ' ' + document.activeElement.textContent.trim()`));
+
 test('a held turn reflows at 320 px, and at 360 px the header links and button are targets of 24 px', async () => {
   const { turn, page } = await heldTurn({ width: 320, height: 740 });
   expect(await pageWidth(page)).toBe(320);
@@ -132,5 +143,56 @@ test("each audit row's payload box is a named region the keyboard reaches, as th
   }
   await page.evaluate(`document.querySelectorAll('details.audits').forEach((d) => (d.open = true))`);
   expect(await axe(page, ['scrollable-region-focusable', 'aria-allowed-role'], '#timeline')).toEqual([]);
+  await page.close();
+});
+
+test('the held panel says what each choice does on the page; Fail turn asks first, by keyboard', async () => {
+  const { page } = await heldTurn();
+  const held = page.locator('#held-tool');
+  const said = /\w{4,} \w{4,}/;
+  expect(await described(page, '#held-tool')).toEqual({
+    Retry: expect.stringMatching(said),
+    Skip: expect.stringMatching(said),
+    'Fail turn': expect.stringMatching(said),
+    'Mark done': expect.stringMatching(said),
+  });
+  expect(await held.locator('button[title]').count()).toBe(0);
+  const actions: string[] = [];
+  page.on('request', (r) => r.method() === 'POST' && actions.push(r.url()));
+
+  await held.locator('button:has-text("Fail turn")').focus();
+  await page.keyboard.press('Enter');
+  expect(await focused(page)).toBe('BUTTON Cancel');
+  expect(await described(page, '#held-tool')).toMatchObject({ Confirm: expect.stringMatching(/fail/i) });
+  await page.keyboard.press('Enter');
+  expect(await focused(page)).toBe('BUTTON Fail turn');
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Escape');
+  expect(await focused(page)).toBe('BUTTON Fail turn');
+  expect(actions).toEqual([]);
+  await page.keyboard.press('Enter');
+  await page.keyboard.press('Shift+Tab');
+  expect(await focused(page)).toBe('BUTTON Confirm');
+  await page.keyboard.press('Enter');
+  await page.locator('#failed-turn').waitFor({ timeout: 60_000 });
+  expect(actions).toEqual([expect.stringMatching(/\/actions\/held-fail$/)]);
+  c.h.wf.mcp.toolServer.faults.clear(SUBMIT_PATH);
+  await page.close();
+});
+
+test('Reject asks first too: Cancel sends nothing, Confirm rejects', async () => {
+  const { page } = await c.parkedLoanTurn(loanConfig({ submitNeedsApproval: true }));
+  const panel = page.locator('#pending-approval');
+  await panel.waitFor();
+  const actions: string[] = [];
+  page.on('request', (r) => r.method() === 'POST' && actions.push(r.url()));
+  await panel.locator('button:has-text("Reject")').click();
+  await panel.locator('button:has-text("Cancel")').click();
+  expect(await focused(page)).toBe('BUTTON Reject');
+  expect(actions).toEqual([]);
+  await panel.locator('button:has-text("Reject")').click();
+  await panel.locator('button:has-text("Confirm")').click();
+  await panel.waitFor({ state: 'detached', timeout: 60_000 });
+  expect(actions).toEqual([expect.stringMatching(/\/actions\/reject$/)]);
   await page.close();
 });

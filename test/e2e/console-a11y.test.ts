@@ -69,6 +69,7 @@ test('the live status and "Not up to date" are inserted once, not again on every
   await page.unroute('**/api/v1/console/turns/*');
   await page.locator('#live').waitFor({ timeout: 15_000 });
   await page.locator('#pending-approval button:has-text("Reject")').click();
+  await page.locator('#pending-approval button:has-text("Confirm")').click();
   await page.locator('#pending-approval').waitFor({ state: 'detached', timeout: 60_000 });
   await page.close();
 });
@@ -160,6 +161,7 @@ test('Mark done with text that is no JSON marks the result field, keeping the fo
   expect(await page.locator(`#${await result.getAttribute('aria-describedby')}`).innerText()).toMatch(/JSON/);
   expect(await focused(page)).toMatch(/^TEXTAREA/);
   await page.locator('#held-tool button:has-text("Fail turn")').click();
+  await page.locator('#held-tool button:has-text("Confirm")').click();
   await page.locator('#failed-turn').waitFor({ timeout: 60_000 });
   c.h.wf.mcp.toolServer.faults.clear('/loan/applications');
 
@@ -182,6 +184,7 @@ test('at 640 px no page scrolls sideways: its tables scroll in their own box', a
     expect([view, await pageWidth()]).toEqual([view, 640]);
   }
   await page.locator('#pending-approval button:has-text("Reject")').click();
+  await page.locator('#pending-approval button:has-text("Confirm")').click();
   await page.locator('#pending-approval').waitFor({ state: 'detached', timeout: 60_000 });
   await page.close();
 });

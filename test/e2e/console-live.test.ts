@@ -37,6 +37,7 @@ async function recoversAndEnds(page: Page): Promise<void> {
   // End the held turn: on the real server's tier every suite shares one namespace, and a turn left held there is
   // listed by other suites' operator listings (worker-down's `sre list`) once this suite's worker is gone.
   await page.locator('#held-tool button:has-text("Fail turn")').click();
+  await page.locator('#held-tool button:has-text("Confirm")').click();
   await page.locator('#failed-turn').waitFor({ timeout: 60_000 });
   c.h.wf.mcp.toolServer.faults.clear('/loan/applications');
   await page.close();
@@ -47,6 +48,7 @@ test('after Fail turn and a double-clicked Retry turn, the page follows the turn
   const { turn, page } = await c.parkedLoanTurn(loanConfig({ submit: HOLD }));
   await page.locator('#held-tool').waitFor();
   await page.locator('#held-tool button:has-text("Fail turn")').click();
+  await page.locator('#held-tool button:has-text("Confirm")').click();
   await page.locator('#failed-turn').waitFor({ timeout: 60_000 });
   expect(await page.locator('#live').count()).toBe(0);
 
