@@ -108,6 +108,8 @@ export function errorBox(err) {
   return h('div', { class: 'error', role: 'alert' }, err.code ? `${err.code}: ` : '', err.message);
 }
 
+const FIELDS = 'input, textarea, button, select';
+
 /** Where a form field sits: its panel (and the call that panel is about), and its name or its text. */
 function fieldKey(el) {
   const panel = el.closest('section[id], section[data-activity]');
@@ -117,18 +119,43 @@ function fieldKey(el) {
 }
 
 /**
- * The focus back on `focused`, no field, after `root` was redrawn: on itself when the redraw moved it (an element kept
- * for the page's life, such as an action's outcome), or on the new heading when that replaced it.
+ * Where an element that is no field sits, as the same element again after a redraw: its id; else its place under the
+ * nearest element with an id or a `data-key` (a timeline row: `McpPlan #2`), by its tag, its name (aria-label, href)
+ * and which of those it is there. Its text is no part of it: a summary's `2 audit rows` is `3 audit rows` once a row
+ * comes in.
  */
-function refocus(root, focused) {
+function placeKey(el) {
+  if (el.id) return `#${el.id}`;
+  const anchor = el.parentElement?.closest('[id], [data-key]');
+  if (!anchor) return null;
+  const name = (e) => e.dataset.key ?? `${e.tagName}:${e.getAttribute('aria-label') ?? e.getAttribute('href') ?? ''}`;
+  const nth = [...anchor.querySelectorAll(el.tagName)].filter((e) => name(e) === name(el)).indexOf(el);
+  return `${placeKey(anchor)}/${name(el)}/${nth}`;
+}
+
+/** The element of the redrawn `root` that is `key` again (fieldKey for a field, else placeKey), if any. */
+function sameAgain(root, tag, key, keyOf) {
+  return key ? [...root.querySelectorAll(tag)].find((el) => keyOf(el) === key) : undefined;
+}
+
+/**
+ * The focus back on `focused` after `root` was redrawn: on itself when the redraw moved it (an element kept for the
+ * page's life, such as an action's outcome), on the same element again (an audit row's summary, a link), or on the new
+ * heading when that replaced it.
+ */
+function refocus(root, focused, placed) {
   if (!focused || document.activeElement === focused) return;
-  if (focused.isConnected) focused.focus();
+  if (focused.isConnected) return focused.focus();
+  const again = sameAgain(root, focused.tagName.toLowerCase(), placed, placeKey);
+  if (again) again.focus();
   else if (focused.tagName === 'H1') root.querySelector('h1')?.focus();
 }
 
 /**
- * What the operator typed in `root`, and where the focus was; the returned function puts both back after
- * `root` was redrawn, in the fields that are the same field again (same panel, same call, same name).
+ * What the operator typed in `root`, which audit lists were open and where the focus was; the returned function puts
+ * them back after `root` was redrawn, in the fields that are the same field again (same panel, same call, same name)
+ * and on the elements that are the same again (placeKey): a live turn's redraw neither closes what the operator
+ * opened nor drops the focus to the page's body.
  */
 export function keepFields(root) {
   const typed = new Map();
@@ -136,16 +163,23 @@ export function keepFields(root) {
     const key = fieldKey(field);
     if (key && field.type !== 'password') typed.set(key, field.value);
   }
+  const opened = new Map([...root.querySelectorAll('details')].map((d) => [placeKey(d), d.open]));
+  opened.delete(null);
   const focused = root.contains(document.activeElement) ? document.activeElement : null;
-  const focusKey = focused ? fieldKey(focused) : null;
+  const focusKey = focused?.matches(FIELDS) ? fieldKey(focused) : null;
+  const placed = focused && !focusKey ? placeKey(focused) : null;
   const caret = focused?.tagName === 'BUTTON' ? null : [focused?.selectionStart, focused?.selectionEnd];
   return () => {
     for (const field of root.querySelectorAll('input[name], textarea[name]')) {
       const key = fieldKey(field);
       if (key && typed.has(key)) field.value = typed.get(key);
     }
-    if (!focusKey) return refocus(root, focused);
-    const again = [...root.querySelectorAll('input, textarea, button, select')].find((el) => fieldKey(el) === focusKey);
+    for (const details of root.querySelectorAll('details')) {
+      const key = placeKey(details);
+      if (opened.has(key)) details.open = opened.get(key);
+    }
+    if (!focusKey) return refocus(root, focused, placed);
+    const again = sameAgain(root, FIELDS, focusKey, fieldKey);
     again?.focus();
     if (again && caret && again.tagName !== 'BUTTON') again.setSelectionRange(caret[0], caret[1]);
   };

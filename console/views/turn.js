@@ -160,6 +160,21 @@ function liveMarker() {
   return { element, running, stale, clear: () => say(null) };
 }
 
+/**
+ * The timeline, its step rows keyed by step and iteration (`McpPlan #2`, then which of those it is): a live redraw
+ * keeps the audit rows an operator opened open, and the focus on their summary (keepFields), also as rows come in.
+ */
+function keyedTimeline(turn) {
+  const parts = timeline(turn.story, turn.audits, turn.runId, turn.earlierRuns);
+  const seen = new Map();
+  for (const row of parts.flatMap((part) => (part ? [...part.querySelectorAll('tr.step')] : []))) {
+    const step = `${row.dataset.type}${row.querySelector('.iter')?.textContent ?? ''}`;
+    seen.set(step, (seen.get(step) ?? 0) + 1);
+    row.dataset.key = `${step}/${seen.get(step)}`;
+  }
+  return parts;
+}
+
 /** JSON text with every object's keys sorted: two reads of the same turn are the same text in any key order. */
 function canonical(value) {
   return JSON.stringify(value, (_, v) =>
@@ -224,7 +239,7 @@ export async function turnPage({ main, onLeave }, workflowId) {
       exchange(turn),
       decisions(turn.story),
       h('h2', {}, 'Timeline'),
-      timeline(turn.story, turn.audits, turn.runId, turn.earlierRuns)
+      keyedTimeline(turn)
     );
     restore();
     disableActions();
