@@ -51,29 +51,45 @@ async function turnsOf(conversationId, after) {
 }
 
 /**
- * The turns after the first page, a page per click: a long conversation's turns are read a page at a time (the API
- * bounds them), appended to `rows`.
+ * The turns after the first page, a page per press: a long conversation's turns are read a page at a time (the API
+ * bounds them), appended to `rows`. One button for the page's life, never disabled while it reads (a disabled or
+ * replaced button drops the focus to the page's body): a press while a page loads does nothing. What came is said
+ * in a status region; after the last page the button goes, and the focus moves to the first turn added.
  */
 function moreTurns(conversationId, rows, next) {
-  const holder = h('div', { id: 'more-turns' });
-  const offer = (after) => {
-    if (!after) return mount(holder);
-    const button = h('button', { type: 'button' }, 'More turns');
-    button.addEventListener('click', async () => {
-      button.disabled = true;
-      try {
-        const page = await turnsOf(conversationId, after);
-        rows.append(...page.turns.flatMap(turnRow));
-        offer(page.next);
-      } catch (err) {
-        mount(holder, errorBox(err), button);
-        button.disabled = false;
-      }
-    });
-    return mount(holder, button);
-  };
-  offer(next);
-  return holder;
+  let after = next;
+  let loading = false;
+  const said = h('p', { role: 'status', class: 'muted', id: 'more-turns-status' });
+  const failure = h('div');
+  const button = h('button', { type: 'button', hidden: !after }, 'More turns');
+  button.addEventListener('click', async () => {
+    if (loading || !after) return;
+    loading = true;
+    button.setAttribute('aria-disabled', 'true');
+    try {
+      const page = await turnsOf(conversationId, after);
+      const added = page.turns.flatMap(turnRow);
+      rows.append(...added);
+      mount(failure);
+      after = page.next;
+      const count = `${page.turns.length} more turn${page.turns.length === 1 ? '' : 's'} loaded`;
+      mount(said, after ? `${count}.` : `${count}; that is every turn.`);
+      if (!after) lastPage(button, added[0]?.querySelector('a') ?? rows.closest('[tabindex]'));
+    } catch (err) {
+      mount(failure, errorBox(err));
+    } finally {
+      loading = false;
+      button.removeAttribute('aria-disabled');
+    }
+  });
+  return h('div', { id: 'more-turns' }, failure, button, said);
+}
+
+/** No more turns to load: the button goes, the focus (on it) to `target`, the first turn added. */
+function lastPage(button, target) {
+  const hadFocus = document.activeElement === button;
+  button.hidden = true;
+  if (hadFocus) target?.focus();
 }
 
 /** One conversation: where it stands and every turn workflow it ran (running and failed ones too). */

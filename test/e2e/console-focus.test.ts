@@ -3,9 +3,11 @@
  * on it; "More turns" keeps the focus on the page and says what it loaded; the token and error pages have a heading,
  * and a refused token puts the focus back on the token field, described by the refusal.
  */
+import { type Page } from 'playwright-core';
 import { eventually } from '../devserver/harness';
 import { ConsoleBrowser } from '../support/console-browser';
 import { loanConfig } from '../support/loan-config';
+import { answer, orderConfig } from '../support/order-config';
 
 let c: ConsoleBrowser;
 
@@ -19,6 +21,12 @@ afterAll(async () => {
   await c?.stop();
   c?.h.wf.mcp.toolServer.faults.clear('/loan/applications');
 });
+
+/** The focused element, as `TAG "text"`. */
+const focused = async (page: Page) =>
+  String(
+    await page.evaluate(`document.activeElement.tagName + ' "' + document.activeElement.textContent.trim() + '"'`)
+  );
 
 const HOLD = { onRetriesExhausted: 'HOLD', maxAttempts: 2, initialIntervalMs: 100 } as const;
 
@@ -50,5 +58,35 @@ test('a live redraw with new audit rows keeps the opened audit list open and the
   await page.locator('#held-tool button:has-text("Fail turn")').click();
   await page.locator('#failed-turn').waitFor({ timeout: 60_000 });
   c.h.wf.mcp.toolServer.faults.clear('/loan/applications');
+  await page.close();
+});
+
+test('"More turns" keeps the focus on itself, then on the first turn of the last page, and says what it loaded', async () => {
+  await c.h.wf.mcp.configure(orderConfig());
+  c.h.wf.mcp.llm.setScript([answer('Shipped.'), answer('Shipped.'), answer('Shipped.')]);
+  const first = await c.send('Check order ORD-7017 status');
+  for (const _ of [2, 3]) expect((await c.send('Check order ORD-7017 status', first.conversationId)).status).toBe(200);
+  const page = await c.open(`#/conversation/${first.conversationId}`);
+  // A page of one turn (the API's own limit), so that three turns take three pages.
+  await page.route('**/api/v1/console/conversations/*/turns*', (route) => {
+    const url = new URL(route.request().url());
+    url.searchParams.set('limit', '1');
+    return route.continue({ url: url.toString() });
+  });
+  await page.reload();
+  const rows = page.locator('#turns tbody tr');
+  await rows.first().waitFor();
+  expect(await rows.count()).toBe(1);
+  await page.locator('#more-turns button').focus();
+  await page.keyboard.press('Enter');
+  await eventually(async () => expect(await rows.count()).toBe(2), 10_000);
+  expect(await focused(page)).toBe('BUTTON "More turns"');
+  expect(await page.locator('#more-turns [role=status]').innerText()).toBe('1 more turn loaded.');
+
+  await page.keyboard.press('Enter');
+  await eventually(async () => expect(await rows.count()).toBe(3), 10_000);
+  expect(await focused(page)).toBe('A "Turn 3"');
+  expect(await page.locator('#more-turns [role=status]').innerText()).toBe('1 more turn loaded; that is every turn.');
+  expect(await page.locator('#more-turns button').isVisible()).toBe(false);
   await page.close();
 });
