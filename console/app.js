@@ -65,11 +65,28 @@ const refusedToken = (err) =>
   err instanceof ApiError && (err.status === 401 || (err.status === 403 && err.code === 'OPERATOR_TOKEN_REQUIRED'));
 
 /**
- * The token form; after a refusal, with why the API refused (a wrong token: `invalid_token`; none sent; the gateway
- * token: `OPERATOR_TOKEN_REQUIRED`), so an operator who typed a token sees it was wrong rather than the same form again.
+ * The token page: its heading and form; after a refusal, with why the API refused (a wrong token: `invalid_token`;
+ * none sent; the gateway token: `OPERATOR_TOKEN_REQUIRED`), so an operator who typed a token sees it was wrong rather
+ * than the same form again. The field is then marked and described by the refusal, for whoever lands on it. The
+ * page after a token is given is focused as one navigated to: the form that had the focus is gone.
  */
-function tokenForm(retry, refusal = null) {
-  const input = h('input', { type: 'password', name: 'token', autocomplete: 'off', placeholder: 'OPERATOR_API_TOKEN' });
+function tokenPage(retry, refusal = null) {
+  const refused =
+    refusal && token.get()
+      ? h(
+          'div',
+          { class: 'error', role: 'alert', id: 'token-refused' },
+          `The API refused this token (${refusal.code}: ${refusal.message}). Check it and try again.`
+        )
+      : null;
+  const input = h('input', {
+    type: 'password',
+    name: 'token',
+    autocomplete: 'off',
+    placeholder: 'OPERATOR_API_TOKEN',
+    'aria-invalid': refused ? 'true' : undefined,
+    'aria-describedby': refused ? 'token-refused' : undefined,
+  });
   const form = h(
     'form',
     {
@@ -77,7 +94,7 @@ function tokenForm(retry, refusal = null) {
       onsubmit: (event) => {
         event.preventDefault();
         token.set(input.value.trim());
-        retry();
+        retry({ navigated: true });
       },
     },
     h(
@@ -86,17 +103,19 @@ function tokenForm(retry, refusal = null) {
       'This API needs its operator token (OPERATOR_API_TOKEN; API_TOKEN when that is not set). ' +
         'It is kept in this browser tab only.'
     ),
-    refusal && token.get()
-      ? h(
-          'div',
-          { class: 'error', role: 'alert', id: 'token-refused' },
-          `The API refused this token (${refusal.code}: ${refusal.message}). Check it and try again.`
-        )
-      : null,
+    refused,
     h('label', {}, 'API token ', input),
     h('button', { type: 'submit' }, 'Use token')
   );
-  return form;
+  return [h('h1', {}, 'API token'), form];
+}
+
+/** The token page shown, its field focused: after a refusal (so the operator types the fix there), or when asked. */
+function showTokenPage(refusal, focus) {
+  entitle('API token');
+  mount(main, tokenPage(render, refusal));
+  const input = main.querySelector('input[name=token]');
+  if (focus || input?.hasAttribute('aria-describedby')) input?.focus();
 }
 
 /** The tab's title: the page's own first, so that tabs, history and a screen reader tell the pages apart. */
@@ -104,10 +123,9 @@ function entitle(title) {
   document.title = `${title} · ConvEngine console`;
 }
 
-/** A failure's page title: an address or a record that is not there, a token to give, or an error. */
+/** A failure's page title and heading: an address or a record that is not there, or an error. */
 function failureTitle(err) {
-  if (err instanceof MalformedAddress || err instanceof NoSuchPage || err?.status === 404) return 'Not found';
-  return refusedToken(err) ? 'API token' : 'Error';
+  return err instanceof MalformedAddress || err instanceof NoSuchPage || err?.status === 404 ? 'Not found' : 'Error';
 }
 
 /**
@@ -131,11 +149,17 @@ async function render({ navigated = false } = {}) {
     mount(main, h('p', { class: 'muted' }, 'Loading…'));
     await page(ctx);
   } catch (err) {
-    entitle(failureTitle(err));
-    if (refusedToken(err)) mount(main, tokenForm(render, err));
-    else mount(main, errorBox(shown(err)));
+    if (refusedToken(err)) showTokenPage(err, false);
+    else failurePage(err);
   }
   if (navigated) focusPage();
+}
+
+/** A failure's page: its heading (Not found, Error) and what failed. */
+function failurePage(err) {
+  const title = failureTitle(err);
+  entitle(title);
+  mount(main, h('h1', {}, title), errorBox(shown(err)));
 }
 
 /**
@@ -151,10 +175,6 @@ function shown(err) {
   };
 }
 
-document.getElementById('token-button').addEventListener('click', () => {
-  entitle('API token');
-  mount(main, tokenForm(render));
-  main.querySelector('input')?.focus();
-});
+document.getElementById('token-button').addEventListener('click', () => showTokenPage(null, true));
 window.addEventListener('hashchange', () => render({ navigated: true }));
 void render();

@@ -5,7 +5,7 @@
  */
 import { type Page } from 'playwright-core';
 import { eventually } from '../devserver/harness';
-import { ConsoleBrowser } from '../support/console-browser';
+import { ConsoleBrowser, refuseTokens } from '../support/console-browser';
 import { loanConfig } from '../support/loan-config';
 import { answer, orderConfig } from '../support/order-config';
 
@@ -88,5 +88,34 @@ test('"More turns" keeps the focus on itself, then on the first turn of the last
   expect(await focused(page)).toBe('A "Turn 3"');
   expect(await page.locator('#more-turns [role=status]').innerText()).toBe('1 more turn loaded; that is every turn.');
   expect(await page.locator('#more-turns button').isVisible()).toBe(false);
+  await page.close();
+});
+
+test('the token and error pages have a heading; a refused token puts the focus on the field it describes', async () => {
+  const page = await c.open('#/nowhere');
+  await page.locator('main .error').waitFor();
+  expect(await page.locator('main h1').innerText()).toBe('Not found');
+
+  await page.evaluate("location.hash = '#/'");
+  await page.locator('form.filters').waitFor();
+  const refusal = { code: 'UNAUTHORIZED', message: 'The bearer token is not valid.' };
+  await refuseTokens(page, refusal);
+  await page.click('#token-button');
+  expect(await page.locator('main h1').innerText()).toBe('API token');
+  expect(await focused(page)).toBe('INPUT ""');
+  await page.fill('input[name=token]', 'wrong');
+  await page.press('input[name=token]', 'Enter');
+  await page.locator('#token-refused').waitFor();
+  expect(await page.locator('main h1').innerText()).toBe('API token');
+  const field = 'document.querySelector("input[name=token]")';
+  expect(await page.evaluate(`document.activeElement === ${field}`)).toBe(true);
+  expect(await page.evaluate(`${field}.getAttribute('aria-describedby')`)).toBe('token-refused');
+
+  // Accepted, the token form gives way to the page it was asked for, focused at its heading.
+  await page.unroute('**/api/v1/console/**');
+  await page.fill('input[name=token]', 'any');
+  await page.press('input[name=token]', 'Enter');
+  await page.locator('form.filters').waitFor();
+  expect(await focused(page)).toMatch(/^H1 "Conversations/);
   await page.close();
 });

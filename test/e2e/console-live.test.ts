@@ -5,7 +5,7 @@
  */
 import { type Page, type Request } from 'playwright-core';
 import { eventually } from '../devserver/harness';
-import { ConsoleBrowser, shot } from '../support/console-browser';
+import { ConsoleBrowser, refuseTokens, shot } from '../support/console-browser';
 import { extracted, loanConfig, plan } from '../support/loan-config';
 import { answer, orderConfig } from '../support/order-config';
 
@@ -143,13 +143,7 @@ test('a refused token says so on the token form', async () => {
   const page = await c.open('#/');
   await page.locator('form.filters').waitFor();
   const refusal = { code: 'UNAUTHORIZED', message: 'The bearer token is not valid.' };
-  await page.route('**/api/v1/console/**', (route) =>
-    route.fulfill({
-      status: 401,
-      headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
-      json: { error: refusal },
-    })
-  );
+  await refuseTokens(page, refusal);
   await page.click('#token-button');
   await page.fill('input[name=token]', 'wrong');
   await page.press('input[name=token]', 'Enter');

@@ -80,6 +80,17 @@ export class ConsoleBrowser {
   }
 }
 
+/** The API refusing every token the console sends, as it refuses a wrong one (401 invalid_token), with `refusal`. */
+export async function refuseTokens(page: Page, refusal: { code: string; message: string }): Promise<void> {
+  await page.route('**/api/v1/console/**', (route) =>
+    route.fulfill({
+      status: 401,
+      headers: { 'www-authenticate': 'Bearer error="invalid_token"' },
+      json: { error: refusal },
+    })
+  );
+}
+
 /** A full-page screenshot under test-artifacts/console/, checked to show something. */
 export async function shot(page: Page, name: string): Promise<string> {
   const path = join(CONSOLE_ARTIFACTS, `${name}.png`);
