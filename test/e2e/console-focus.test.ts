@@ -56,6 +56,7 @@ test('a live redraw with new audit rows keeps the opened audit list open and the
   expect(await page.evaluate(`document.activeElement === document.querySelector('${summary}')`)).toBe(true);
 
   await page.locator('#held-tool button:has-text("Fail turn")').click();
+  await page.locator('#held-tool button:has-text("Confirm")').click();
   await page.locator('#failed-turn').waitFor({ timeout: 60_000 });
   c.h.wf.mcp.toolServer.faults.clear('/loan/applications');
   await page.close();
