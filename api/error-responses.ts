@@ -146,7 +146,9 @@ export const UNAVAILABLE_CODES = {
     'WORKER_UNAVAILABLE (`details.decisionSent`): no worker took the decision: not sent when no worker that runs ' +
     "the turn's type polls its task queue; else sent, not taken within OPERATOR_DECISION_TIMEOUT_MS, and it may " +
     "still be applied when a worker returns; TURN_NOT_READY (`details.decisionSent` false): the turn's workflow " +
-    'task failed or is failing, and Temporal dropped the decision unapplied: check the turn, then decide again',
+    'task failed or is failing, and Temporal dropped the decision unapplied: check the turn, then decide again; ' +
+    'WORKER_LACKS_PATCH (`details.decisionSent` false, `details.patches`): no worker polling knows every workflow ' +
+    'patch the turn recorded (workers of an older build): not sent; deploy newer workers, then decide again',
 } as const;
 
 /** A route answering with a turn's reply (api/replies.ts): the reply, or the turn's failure; `more` 503 codes. */

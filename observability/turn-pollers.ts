@@ -3,8 +3,10 @@ import type { ConnectionLike } from '@temporalio/client';
 import { temporal } from '@temporalio/proto';
 import { epochMs } from '../config/temporal-timestamp';
 import { TURN_WORKFLOW_TYPE } from '../workflows/turn-type';
+import { TURN_PATCHES } from '../workflows/turn-versions';
 import { temporalCheck } from './dependency-checks';
 import { temporalClock, type TemporalClock } from './temporal-clock';
+import { patchesBeyond, patchesKnownBy, patchesSaidBy, patchesWord } from './turn-patches';
 
 /**
  * The one reader of a turn task queue's pollers, for the API's readiness and for the gate of what only a turn's
@@ -34,10 +36,15 @@ const RUNS_MARKER = `runs=${TURN_WORKFLOW_TYPE}`;
  */
 const NEWEST_TYPE_BEFORE_MARKER: string = 'conversationTurnV3';
 
-/** The identity of a turn worker: Temporal's default (`pid@host`), or the one given, with the marker. */
+/**
+ * The identity of a turn worker: Temporal's default (`pid@host`), or the one given, with the marker and the patches
+ * it knows (observability/turn-patches.ts).
+ */
 export function turnWorkerIdentity(identity?: string): string {
-  return `${identity ?? `${process.pid}@${hostname()}`} ${RUNS_MARKER}`;
+  return `${identity ?? `${process.pid}@${hostname()}`} ${RUNS_MARKER} ${patchesWord()}`;
 }
+
+type Build = 'current' | 'older' | 'unmarked';
 
 /** The workers that polled a turn task queue within WORKER_SEEN_WITHIN_MS, by build. */
 export interface TurnPollers {
@@ -50,6 +57,15 @@ export interface TurnPollers {
    * a1cc19c on they do, before it they do not.
    */
   unmarked: number;
+  /**
+   * By build, the most patches (TURN_PATCHES' first n) a worker polling may know: what its identity says, or for one
+   * that does not say (a build before that) PATCHES_BEFORE_MARKER; 0 when none polls.
+   */
+  mayKnow: Record<Build, number>;
+  /** Workers of this build whose identity says they know every patch this build records. */
+  knowAll: number;
+  /** Workers that run, or may run, TURN_WORKFLOW_TYPE whose identity does not say which patches they know. */
+  unsaid: number;
 }
 
 /** A poller as DescribeTaskQueue lists it (a protobuf, or sdk-core's JSON). */
@@ -59,7 +75,7 @@ interface PollerInfo {
 }
 
 /** Which build a poller's identity says it is of. */
-function buildOf(identity: string): keyof TurnPollers {
+function buildOf(identity: string): Build {
   const words = identity.split(' ');
   if (words.includes(RUNS_MARKER)) return 'current';
   const marked = words.some((word) => word.startsWith('runs='));
@@ -71,9 +87,17 @@ function buildOf(identity: string): keyof TurnPollers {
  * by build.
  */
 export function countTurnPollers(pollers: readonly PollerInfo[], now: number): TurnPollers {
-  const counts: TurnPollers = { current: 0, older: 0, unmarked: 0 };
+  const mayKnow = { current: 0, older: 0, unmarked: 0 };
+  const counts: TurnPollers = { current: 0, older: 0, unmarked: 0, mayKnow, knowAll: 0, unsaid: 0 };
   for (const poller of pollers) {
-    if (now - (epochMs(poller.lastAccessTime) ?? 0) < WORKER_SEEN_WITHIN_MS) counts[buildOf(poller.identity ?? '')]++;
+    if (now - (epochMs(poller.lastAccessTime) ?? 0) >= WORKER_SEEN_WITHIN_MS) continue;
+    const identity = poller.identity ?? '';
+    const build = buildOf(identity);
+    const said = patchesSaidBy(identity);
+    counts[build]++;
+    mayKnow[build] = Math.max(mayKnow[build], patchesKnownBy(identity));
+    if (build !== 'older' && said === null) counts.unsaid++;
+    if (build === 'current' && said !== null && said >= TURN_PATCHES.length) counts.knowAll++;
   }
   return counts;
 }
@@ -149,14 +173,32 @@ export const noWorkerPolling = (taskQueue: string) => `no worker is polling task
  * way nothing is lost, and such a turn got as far as a decision only on a worker that runs its type.
  */
 export function noWorkerRuns(pollers: TurnPollers, taskQueue: string, workflowType: string): string | null {
-  const { current, older, unmarked } = pollers;
-  const able = workflowType === TURN_WORKFLOW_TYPE ? current + unmarked : current + older + unmarked;
-  if (able > 0) return null;
+  const { older } = pollers;
+  if (ableBuilds(workflowType).some((build) => pollers[build] > 0)) return null;
   if (older === 0) return noWorkerPolling(taskQueue);
   return (
     `no worker polling task queue ${taskQueue} runs ${TURN_WORKFLOW_TYPE}, only ${older} of an older build: ` +
     'deploy workers of this build'
   );
+}
+
+/** The builds whose workers run, or may run, a turn of `workflowType` (noWorkerRuns). */
+const ableBuilds = (workflowType: string): Build[] =>
+  workflowType === TURN_WORKFLOW_TYPE ? ['current', 'unmarked'] : ['current', 'older', 'unmarked'];
+
+/**
+ * The patches a turn of `workflowType` recorded (`recorded`, its TemporalChangeVersion) that no worker polling that
+ * runs its type may know: such a worker fails the turn's every workflow task, and a decision sent is dropped
+ * (TURN_NOT_READY) however often it is sent. Empty when one may know them all, or with none polling (noWorkerRuns).
+ */
+export function patchesNoWorkerKnows(
+  pollers: TurnPollers,
+  workflowType: string,
+  recorded: readonly string[]
+): string[] {
+  const able = ableBuilds(workflowType).filter((build) => pollers[build] > 0);
+  if (able.length === 0) return [];
+  return patchesBeyond(recorded, Math.max(...able.map((build) => pollers.mayKnow[build])));
 }
 
 export interface TurnPollersCheck {
@@ -166,9 +208,11 @@ export interface TurnPollersCheck {
 }
 
 /** What the API's readiness warns of while workers of other builds poll beside those that run its type. */
-function otherBuildsWarning({ current, older, unmarked }: TurnPollers): string | undefined {
+function otherBuildsWarning(pollers: TurnPollers): string | undefined {
+  const { current, older, unmarked } = pollers;
   const total = current + older + unmarked;
   const parts: string[] = [];
+  const patches = patchesWarning(pollers);
   if (older > 0) {
     parts.push(
       `${older} of ${total} workers polling do not run ${TURN_WORKFLOW_TYPE} (an older build): ` +
@@ -181,7 +225,26 @@ function otherBuildsWarning({ current, older, unmarked }: TurnPollers): string |
         `it runs ${TURN_WORKFLOW_TYPE} (builds from a1cc19c on do): deploy workers of this build`
     );
   }
+  if (patches !== undefined) parts.push(patches);
   return parts.length > 0 ? parts.join('; ') : undefined;
+}
+
+/**
+ * What readiness warns of while no worker that runs TURN_WORKFLOW_TYPE says it knows every patch this build records:
+ * a turn a worker of this build started may have recorded one they lack, and fails its workflow tasks on them.
+ */
+function patchesWarning({ current, unmarked, knowAll, unsaid }: TurnPollers): string | undefined {
+  if (knowAll > 0) return undefined;
+  const fewer = current + unmarked - unsaid;
+  const who = [
+    ...(fewer > 0 ? [`${fewer} say they know fewer`] : []),
+    ...(unsaid > 0 ? [`${unsaid} of a build from before identities named their patches`] : []),
+  ];
+  return (
+    `no worker polling knows all ${TURN_PATCHES.length} turn workflow patches this build records (${who.join(', ')}): ` +
+    `a turn that recorded one a worker lacks (the newest: ${TURN_PATCHES.at(-1)}) fails its workflow tasks there ` +
+    '(TMPRL1100), and a decision on it cannot land: deploy workers of this build'
+  );
 }
 
 /** The API's readiness from its task queue's pollers: ready while a worker could run a turn it starts now. */

@@ -1,11 +1,19 @@
 import { patched } from '@temporalio/workflow';
 import type { StepRunsIn } from '../core/turn/step-runner';
 
+const declared: string[] = [];
+
+/** Declares a patch of the turn workflow: every one is listed in TURN_PATCHES, in the order declared. */
+function patch(id: string): string {
+  declared.push(id);
+  return id;
+}
+
 /** Histories from before local-first steps scheduled every `model` and `remote` step as a regular activity. */
-export const LOCAL_FIRST_PATCH = 'local-first-steps';
+export const LOCAL_FIRST_PATCH = patch('local-first-steps');
 
 /** Histories from before step runs scheduled every local step as a local activity of its own. */
-export const STEP_RUNS_PATCH = 'local-step-runs';
+export const STEP_RUNS_PATCH = patch('local-step-runs');
 
 /**
  * Histories from before it ran McpPrepare and McpFinalize as local activities of their own, never
@@ -13,13 +21,13 @@ export const STEP_RUNS_PATCH = 'local-step-runs';
  * implies STEP_RUNS_PATCH (and everything that one implies), so a new history records this one
  * marker only.
  */
-export const WIDE_STEP_RUNS_PATCH = 'wide-step-runs';
+export const WIDE_STEP_RUNS_PATCH = patch('wide-step-runs');
 
 /** The patch that guards holding a failed tool call (#22): V2 histories without it never held one. */
-export const TOOL_HOLD_PATCH = 'tool-hold-for-operator';
+export const TOOL_HOLD_PATCH = patch('tool-hold-for-operator');
 
 /** The patch that lets a request's direct tool call (D21) hold too: older histories answered with the failure. */
-export const DIRECT_TOOL_HOLD_PATCH = 'direct-tool-hold-for-operator';
+export const DIRECT_TOOL_HOLD_PATCH = patch('direct-tool-hold-for-operator');
 
 /**
  * The patch that puts TurnOutcome back to RUNNING once an approval is decided or expires, as a resolved
@@ -27,20 +35,20 @@ export const DIRECT_TOOL_HOLD_PATCH = 'direct-tool-hold-for-operator';
  * pending-approvals gauge, the runbook's query and the console counted it. Histories without it never
  * issued that upsert.
  */
-export const APPROVAL_RESUME_PATCH = 'approval-resumes-running';
+export const APPROVAL_RESUME_PATCH = patch('approval-resumes-running');
 
 /**
  * The patch that writes a turn's failure row from the workflow when no step did (a last attempt cut off by its
  * timeout, an operator's fail): histories without it failed without scheduling TurnFailure.
  */
-export const TURN_FAILURE_ROW_PATCH = 'turn-failure-row';
+export const TURN_FAILURE_ROW_PATCH = patch('turn-failure-row');
 
 /**
  * The patch that writes a turn's failure row from the workflow when the step that failed it could not: its last
  * attempt met a database still down once its outage wait ran out, and its failure says its rows are unwritten
  * (FAILURE_ROWS_UNWRITTEN_DETAIL). Histories without it took every failure reporting its attempt as written.
  */
-export const UNWRITTEN_FAILURE_ROW_PATCH = 'unwritten-failure-row';
+export const UNWRITTEN_FAILURE_ROW_PATCH = patch('unwritten-failure-row');
 
 /**
  * The patch that schedules TurnFailure as a regular activity retried for as long as the database stays unreachable
@@ -48,41 +56,41 @@ export const UNWRITTEN_FAILURE_ROW_PATCH = 'unwritten-failure-row';
  * without it ran TurnFailure as a local activity of 5 attempts, and a turn whose database was down past them failed
  * without its row.
  */
-export const TURN_FAILURE_OUTLASTS_OUTAGE_PATCH = 'turn-failure-outlasts-outage';
+export const TURN_FAILURE_OUTLASTS_OUTAGE_PATCH = patch('turn-failure-outlasts-outage');
 
 /**
  * The patch that records a parked turn's Intent, State and ConfigVersion with its AWAITING_APPROVAL or HELD
  * TurnOutcome, so `Intent = '…' AND TurnOutcome = 'HELD'` finds it while it waits: histories without it
  * upserted TurnOutcome alone, and a turn got its position only when it ended.
  */
-export const PARK_POSITION_PATCH = 'park-records-position';
+export const PARK_POSITION_PATCH = patch('park-records-position');
 
 /**
  * The patch that writes MCP_TOOL_APPROVAL_REQUESTED when a turn parks on an approval (an McpToolHold local activity
  * before it parks, as a hold writes TOOL_HELD), so the conversation's stream and GET /conversation/{id} show the
  * pending call while it waits: histories without it wrote the row only with the decision, in the next activity.
  */
-export const APPROVAL_REQUEST_ROW_PATCH = 'approval-request-row';
+export const APPROVAL_REQUEST_ROW_PATCH = patch('approval-request-row');
 
 /**
  * The patch that writes a cancelled turn's failure row (TURN_CANCELLED) before the turn ends CANCELLED, so its trail
  * and the stream end with a failure event: histories without it ended at the cancellation with no row.
  */
-export const TURN_CANCELLED_ROW_PATCH = 'turn-cancelled-row';
+export const TURN_CANCELLED_ROW_PATCH = patch('turn-cancelled-row');
 
 /**
  * The patch that sets a cancelled turn's TurnOutcome to CANCELLED (with its Intent, State and ConfigVersion) as it
  * ends, so `TurnOutcome = 'CANCELLED'` finds it: histories without it kept the TurnOutcome they had (none, RUNNING,
  * AWAITING_APPROVAL, HELD).
  */
-export const CANCELLED_OUTCOME_PATCH = 'cancelled-turn-outcome';
+export const CANCELLED_OUTCOME_PATCH = patch('cancelled-turn-outcome');
 
 /**
  * The patch that has the planner loop refuse a call repeating the turn's direct tool call its tool failed
  * (core/mcp/direct-failure.ts), ending the loop with that failure instead: histories without it sent the call again,
  * a second request to an upstream that had asked to wait or refused it.
  */
-export const FAILED_DIRECT_REPEAT_PATCH = 'planner-refuses-failed-direct-call';
+export const FAILED_DIRECT_REPEAT_PATCH = patch('planner-refuses-failed-direct-call');
 
 /**
  * The patch that lets a tool call's cancellation (the turn cancelled while its McpToolCall or DirectToolCall ran) end
@@ -90,14 +98,14 @@ export const FAILED_DIRECT_REPEAT_PATCH = 'planner-refuses-failed-direct-call';
  * type CancelledFailure), which the planner loop recorded as TOOL_FAILED (decisionLog, applyToolFailure) and a
  * holding tool held, before the next activity met the cancellation.
  */
-export const CANCELLED_TOOL_CALL_PATCH = 'cancelled-tool-call-stands';
+export const CANCELLED_TOOL_CALL_PATCH = patch('cancelled-tool-call-stands');
 
 /**
  * The patch that holds a NON_IDEMPOTENT_WRITE whose last attempt a stopping worker cut (sdk-core's WorkerShutdown
  * failure) for an operator, its outcome unknown, as a timed-out one is: histories without it took that failure for the
  * tool's, which the planner answered or a direct call recorded as its result, though the write may have happened.
  */
-export const SHUTDOWN_CUT_WRITE_PATCH = 'shutdown-cut-write-held';
+export const SHUTDOWN_CUT_WRITE_PATCH = patch('shutdown-cut-write-held');
 
 /**
  * The patch that records what a parked turn waits on in its memo (PARKED_MEMO_KEY: the approval's call, the held call)
@@ -105,7 +113,15 @@ export const SHUTDOWN_CUT_WRITE_PATCH = 'shutdown-cut-write-held';
  * turn: a query answered on a task that schedules a quick local activity can move what follows the activity into
  * another task, a history that no longer replays. Histories without it issued no memo upsert when parking.
  */
-export const PARKED_MEMO_PATCH = 'parked-call-memo';
+export const PARKED_MEMO_PATCH = patch('parked-call-memo');
+
+/**
+ * Every patch this build's turn workflows know, in the order they were added: a new one is declared (patch()) after
+ * the last. A worker names how many it knows in its identity (observability/turn-patches.ts), and a build's list
+ * begins with every older build's, so that number says which: a turn that recorded a patch a worker lacks
+ * (TemporalChangeVersion) fails every workflow task on it (TMPRL1100), so a rollback must wait for such turns to end.
+ */
+export const TURN_PATCHES: readonly string[] = declared;
 
 /**
  * Which of the changes made to the turn workflow since conversationTurnV2 a turn runs with. The

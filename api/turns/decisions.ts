@@ -10,7 +10,8 @@ import {
 import { ApiError, refusedUpdate } from '../errors';
 import { onOwnQueue } from './start';
 import { turnNotFound } from './turn-id';
-import { noWorkerFor, WorkerUnavailableError } from './turn-worker';
+import { noWorkerRuns, patchesNoWorkerKnows } from '../../observability/turn-pollers';
+import { turnPollersOrNull, WorkerLacksPatchError, WorkerUnavailableError } from './turn-worker';
 
 /** The turn's description, or null when there is no such workflow. */
 export async function describeOrNull(handle: WorkflowHandle) {
@@ -39,6 +40,8 @@ export interface DecisionTarget {
   taskQueue: string;
   /** The turn's workflow type, which that worker must run. */
   workflowType: string;
+  /** The patches the turn recorded (its TemporalChangeVersion, recordedPatches), which that worker must know. */
+  recordedPatches: readonly string[];
   /** OPERATOR_DECISION_TIMEOUT_MS: how long the update may wait for that worker. */
   timeoutMs: number;
   /** The 409 for a turn that exists but no longer waits for this decision: it ended (`status`) while it was sent. */
@@ -49,17 +52,30 @@ export interface DecisionTarget {
 
 /**
  * Sends the decision (`update`), under the target's deadline. With no worker polling the turn's task queue that runs
- * the turn's type it is not sent at all: 503 WORKER_UNAVAILABLE. An update Temporal admitted cannot be withdrawn, so
- * one that outlives the deadline is answered with the same 503, saying it may still be applied when a worker returns.
+ * the turn's type it is not sent at all: 503 WORKER_UNAVAILABLE; nor when none knows every patch the turn recorded
+ * (an older build's, after a rollback), which would drop it unapplied: 503 WORKER_LACKS_PATCH. An update Temporal
+ * admitted cannot be withdrawn, so one that outlives the deadline is answered 503 WORKER_UNAVAILABLE, saying it may
+ * still be applied when a worker returns.
  */
 export async function sendDecision<R>(target: DecisionTarget, update: () => Promise<R>): Promise<R> {
   const { client, workflowId, taskQueue } = target;
-  const noWorker = await noWorkerFor(client, taskQueue, target.workflowType);
-  if (noWorker !== null) {
+  const pollers = await turnPollersOrNull(client, taskQueue);
+  const noWorker = pollers && noWorkerRuns(pollers, taskQueue, target.workflowType);
+  if (noWorker) {
     throw new WorkerUnavailableError(
       `Turn ${workflowId} cannot take a decision now: ${noWorker}. Nothing was sent; ` +
         'start a worker (convengine worker), then decide again.',
       { workflowId, taskQueue, decisionSent: false }
+    );
+  }
+  const lacking = pollers ? patchesNoWorkerKnows(pollers, target.workflowType, target.recordedPatches) : [];
+  if (lacking.length > 0) {
+    throw new WorkerLacksPatchError(
+      `Turn ${workflowId} cannot take a decision now: it recorded turn workflow patches (${lacking.join(', ')}) ` +
+        `that no worker polling task queue ${taskQueue} knows: they are of an older build (a rollback?), and fail ` +
+        'each of its workflow tasks. Nothing was sent; deploy workers of the build that ran the turn, or a newer ' +
+        'one, then decide again.',
+      { workflowId, taskQueue, decisionSent: false, patches: lacking }
     );
   }
   try {

@@ -14,6 +14,7 @@ import { conversationRetired, messageRefusal } from '../message-refusals';
 import type { StillRunningReason, TurnGateway, TurnRef, TurnReply, TurnRequest } from '../ports';
 import { committedTurnReply } from './committed-reply';
 import { describeOrNull, describeOwnOrNull, sendDecision } from './decisions';
+import { recordedPatches } from '../../observability/turn-patches';
 import { approvalSettlement, endedTurnRefusal } from './ended-approval';
 import { TurnFollowers } from './followers';
 import { onOwnQueue, startedForKey, startTurnWorkflow } from './start';
@@ -146,6 +147,7 @@ export class TemporalTurnGateway implements TurnGateway {
       workflowId: handle.workflowId,
       taskQueue: description.taskQueue,
       workflowType: description.type,
+      recordedPatches: recordedPatches(description.searchAttributes),
       timeoutMs: this.options.decisionTimeoutMs ?? OPERATOR_DECISION_TIMEOUT_DEFAULT_MS,
       notWaiting: ended,
       refusedCode: 'APPROVAL_REJECTED',

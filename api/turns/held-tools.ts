@@ -9,6 +9,7 @@ import {
 import { readTurnSearchAttributes, runningTurnsQuery, TurnOutcomeValue } from '../../workflows/search-attributes';
 import { conflict, type ApiError } from '../errors';
 import { describeOwnOrNull, sendDecision } from './decisions';
+import { recordedPatches } from '../../observability/turn-patches';
 import { turnNotFound } from './turn-id';
 import { listedParkedReader } from './turn-worker';
 
@@ -91,6 +92,7 @@ export function temporalHeldTools(
         workflowId,
         taskQueue: turn.taskQueue,
         workflowType: turn.type,
+        recordedPatches: recordedPatches(turn.searchAttributes),
         timeoutMs: options.decisionTimeoutMs ?? OPERATOR_DECISION_TIMEOUT_DEFAULT_MS,
         notWaiting: () => notHeld(workflowId),
         refusedCode: 'DECISION_REFUSED',

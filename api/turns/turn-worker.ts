@@ -1,6 +1,6 @@
 import { status as GrpcStatus } from '@grpc/grpc-js';
 import { WorkflowNotFoundError, type Client, type WorkflowExecutionInfo } from '@temporalio/client';
-import { noWorkerPolling, noWorkerRuns, readTurnPollers } from '../../observability/turn-pollers';
+import { noWorkerPolling, noWorkerRuns, readTurnPollers, type TurnPollers } from '../../observability/turn-pollers';
 import { PARKED_MEMO_KEY, turnProgressQuery, type ParkedCall, type TurnProgress } from '../../workflows/messages';
 import { PARKED_STATUSES } from '../console/ports';
 import { ApiError } from '../errors';
@@ -17,17 +17,28 @@ export class WorkerUnavailableError extends ApiError {
 }
 
 /**
- * Why no worker can take a turn of `workflowType` on `taskQueue` now (observability/turn-pollers.ts, the reader
- * readiness uses too), or null when one can, or when Temporal did not say: the caller then goes on as if it had not
- * asked.
+ * A turn's worker is polling but knows too few of the turn workflow's patches for the turn (a worker of an older build
+ * after a rollback): it fails each of the turn's workflow tasks, so a decision sent would be dropped unapplied.
  */
-export async function noWorkerFor(client: Client, taskQueue: string, workflowType: string): Promise<string | null> {
-  try {
-    const pollers = await readTurnPollers(client.connection, client.options.namespace, taskQueue);
-    return noWorkerRuns(pollers, taskQueue, workflowType);
-  } catch {
-    return null;
+export class WorkerLacksPatchError extends ApiError {
+  constructor(message: string, details: Record<string, unknown>) {
+    super(503, 'WORKER_LACKS_PATCH', message, details);
+    this.name = 'WorkerLacksPatchError';
   }
+}
+
+/**
+ * `taskQueue`'s pollers (observability/turn-pollers.ts, the reader readiness uses too), or null when Temporal did not
+ * say: the caller then goes on as if it had not asked.
+ */
+export async function turnPollersOrNull(client: Client, taskQueue: string): Promise<TurnPollers | null> {
+  return readTurnPollers(client.connection, client.options.namespace, taskQueue).catch(() => null);
+}
+
+/** Why no worker can take a turn of `workflowType` on `taskQueue` now, or null when one can, or Temporal did not say. */
+export async function noWorkerFor(client: Client, taskQueue: string, workflowType: string): Promise<string | null> {
+  const pollers = await turnPollersOrNull(client, taskQueue);
+  return pollers && noWorkerRuns(pollers, taskQueue, workflowType);
 }
 
 /** The first gRPC status code in an error's cause chain (the SDK wraps the server's answer). */

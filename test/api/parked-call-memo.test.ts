@@ -9,6 +9,9 @@ import { ApiHarness, type ApiJson } from '../support/api-harness';
 import { extracted, LOAN, LOAN_MESSAGE, loanConfig, plan } from '../support/loan-config';
 import { answer } from '../support/order-config';
 import { workflowBundleBeforeParkedMemo } from '../support/workflow-bundle';
+import { turnWorkerIdentity } from '../../observability/turn-pollers';
+import { TURN_WORKFLOW_TYPE } from '../../workflows/turn-type';
+import { PARKED_MEMO_PATCH, TURN_PATCHES } from '../../workflows/turn-versions';
 
 const SUBMIT = 'loan.application.submit';
 const HOLD = { onRetriesExhausted: 'HOLD', maxAttempts: 2, initialIntervalMs: 100 };
@@ -121,5 +124,42 @@ describe('what a parked turn waits on, read without a query', () => {
     await h.wf.stopWorker();
     const unread = await listed('/api/v1/admin/turns/awaiting-approval', before.turn.workflowId);
     expect(unread).toMatchObject({ approval: null, unavailable: expect.stringMatching(/no worker/) });
+  });
+
+  it('a rollback: a decision on a turn parked with the memo is refused while only a worker before it polls', async () => {
+    const parked = await parkOnApproval('CUST-1005');
+    const url = `/api/v1/conversation/${parked.conversationId}/turns/${parked.turn.number}/approval`;
+    const approve = { json: { decision: 'approve', callIndex: parked.approval.callIndex }, headers: auth };
+    await h.wf.stopWorker();
+    // The build before the memo knew every patch up to it: it says so in its identity.
+    const known = TURN_PATCHES.indexOf(PARKED_MEMO_PATCH);
+    await h.wf.startWorker(
+      await workflowBundleBeforeParkedMemo(),
+      `${process.pid}@rolled-back runs=${TURN_WORKFLOW_TYPE} patches=${known}`
+    );
+
+    // Temporal lists the stopped worker among the pollers for minutes: as if its last poll were older than the
+    // API counts (WORKER_SEEN_WITHIN_MS), the listing leaves it out.
+    const service = h.wf.client.workflowService;
+    const describeTaskQueue = service.describeTaskQueue.bind(service);
+    const listing = jest.spyOn(service, 'describeTaskQueue').mockImplementation(async (request) => {
+      const described = await describeTaskQueue(request);
+      const pollers = described.pollers?.filter((poller) => poller.identity !== turnWorkerIdentity());
+      return Object.assign(described, { pollers });
+    });
+    const refused = await h.request('POST', url, approve);
+    expect([refused.status, refused.json().error]).toEqual([
+      503,
+      expect.objectContaining({
+        code: 'WORKER_LACKS_PATCH',
+        details: expect.objectContaining({ decisionSent: false, patches: [PARKED_MEMO_PATCH] }),
+      }),
+    ]);
+
+    listing.mockRestore();
+    await h.wf.stopWorker();
+    await h.wf.startWorker();
+    const decided = await h.request('POST', url, approve);
+    expect(decided.status).toBe(200);
   });
 });

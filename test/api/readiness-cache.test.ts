@@ -6,16 +6,25 @@
 import type { ConnectionLike } from '@temporalio/client';
 import { apiReadiness, READINESS_CACHE_MS, type ReadinessDependencies } from '../../api/readiness';
 import type { PrerequisiteStatus } from '../../observability/prerequisites';
+import { turnWorkerIdentity } from '../../observability/turn-pollers';
+import { TURN_WORKFLOW_TYPE } from '../../workflows/turn-type';
+import { TURN_PATCHES } from '../../workflows/turn-versions';
 
-/** Dependencies that answer at once; the database's answers are counted, and it can be taken down. */
-function dependencies(workerDatabase?: () => Promise<string>) {
+/**
+ * Dependencies that answer at once; the database's answers are counted, and it can be taken down. The task queue's one
+ * poller, `worker`, polled long ago, or just now when `polling` names it.
+ */
+function dependencies(workerDatabase?: () => Promise<string>, polling?: string) {
+  const poller = polling
+    ? { identity: polling, lastAccessTime: { seconds: Math.floor(Date.now() / 1000), nanos: 0 } }
+    : { lastAccessTime: null, identity: 'worker' };
   const database = { up: true, probes: 0 };
   const ready: PrerequisiteStatus = { database: 'ok', temporal: 'ok', problem: null, warnings: {} };
   const connection = {
     withDeadline: <T>(_deadline: number, call: () => Promise<T>) => call(),
     workflowService: {
       describeNamespace: async () => ({}),
-      describeTaskQueue: async () => ({ pollers: [{ lastAccessTime: null, identity: 'worker' }] }),
+      describeTaskQueue: async () => ({ pollers: [poller] }),
     },
   } as unknown as Pick<ConnectionLike, 'workflowService' | 'withDeadline'>;
   const deps: ReadinessDependencies = {
@@ -94,5 +103,24 @@ describe("convengine start's readiness", () => {
     const { readiness } = dependencies(async () => 'unreachable');
     const { checks } = await readiness.check();
     expect(checks).toMatchObject({ database: 'ok', workerDatabase: 'unreachable' });
+  });
+});
+
+describe("the API readiness's worker check", () => {
+  it('is ready with a warning while the only worker polling knows fewer patches than this build records', async () => {
+    const known = TURN_PATCHES.length - 1;
+    const { readiness } = dependencies(undefined, `4@old-host runs=${TURN_WORKFLOW_TYPE} patches=${known}`);
+    const { checks, warnings } = await readiness.check();
+    expect(checks).toMatchObject({ worker: 'ok' });
+    expect(warnings?.['worker']).toMatch(
+      new RegExp(`^no worker polling knows all ${TURN_PATCHES.length} turn workflow patches this build records`)
+    );
+  });
+
+  it('is ready without a warning while a worker of this build polls', async () => {
+    const { readiness } = dependencies(undefined, turnWorkerIdentity('4@new-host'));
+    const { checks, warnings } = await readiness.check();
+    expect(checks).toMatchObject({ worker: 'ok' });
+    expect(warnings).not.toHaveProperty('worker');
   });
 });

@@ -58,7 +58,7 @@ export class WorkflowHarness {
     readonly client: Client,
     private current: Worker,
     readonly taskQueue: string,
-    private readonly createWorker: (workflowBundle?: { code: string }) => Promise<Worker>,
+    private readonly createWorker: (workflowBundle?: { code: string }, identity?: string) => Promise<Worker>,
     private readonly nativeConnection: NativeConnection,
     /** A client on the worker's own connection, as `convengine start` wires it (eager workflow start). */
     readonly workerClient: Client
@@ -80,11 +80,11 @@ export class WorkflowHarness {
 
   /**
    * A new worker on the same task queue, as a worker that came back; `workflowBundle`: the workflow code it runs, as a
-   * worker of another build (default the current code's).
+   * worker of another build (default the current code's), and `identity` the one it polls with (default this build's).
    */
-  async startWorker(workflowBundle?: { code: string }): Promise<void> {
+  async startWorker(workflowBundle?: { code: string }, identity?: string): Promise<void> {
     if (this.running) return;
-    this.current = await this.createWorker(workflowBundle);
+    this.current = await this.createWorker(workflowBundle, identity);
     this.running = this.current.run();
   }
 
@@ -127,7 +127,7 @@ export class WorkflowHarness {
       live[name] = (input) => (current()[name as keyof TurnActivities] as (i: never) => Promise<unknown>)(input);
     }
     const currentBundle = await testWorkflowBundle();
-    const createWorker = (workflowBundle = currentBundle) =>
+    const createWorker = (workflowBundle = currentBundle, identity = turnWorkerIdentity()) =>
       Worker.create({
         connection: nativeConnection,
         namespace: server.namespace,
@@ -136,7 +136,7 @@ export class WorkflowHarness {
         activities: live,
         dataConverter,
         // Named as the turn worker names itself (worker/worker.ts): the decisions' gate counts only such workers.
-        identity: turnWorkerIdentity(),
+        identity,
         ...(observe
           ? {
               interceptors: {

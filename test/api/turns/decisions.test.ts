@@ -15,7 +15,8 @@ import { TemporalTurnGateway } from '../../../api/turns/gateway';
 import { temporalHeldTools } from '../../../api/turns/held-tools';
 import type { Database } from '../../../db/pool';
 import { TURN_WORKFLOW_TYPE } from '../../../workflows/turn-type';
-import { fakeTemporalClient, OLDER_WORKER, UNMARKED_WORKER } from '../../support/fake-temporal-client';
+import { PARKED_MEMO_PATCH, TURN_PATCHES } from '../../../workflows/turn-versions';
+import { CURRENT_WORKER, fakeTemporalClient, OLDER_WORKER, UNMARKED_WORKER } from '../../support/fake-temporal-client';
 
 const CONVERSATION = '3f0c1d52-8d2a-4c7e-9d41-2a6f1b9c7e10';
 const WORKFLOW_ID = `turn-${CONVERSATION}-2`;
@@ -29,6 +30,8 @@ interface FakeTurn {
   /** The poller's identity (default: a worker of this build) and the turn's workflow type (default: this build's). */
   poller?: string;
   type?: string;
+  /** The patches the turn recorded (TemporalChangeVersion); none by default. */
+  patches?: string[];
 }
 
 /** A client whose one turn describes, polls and takes updates as `turn` says; `sent` counts updates sent. */
@@ -37,7 +40,9 @@ function fakeClient(turn: FakeTurn) {
   const describe = async () => {
     const name = turn.statuses.length > 1 ? turn.statuses.shift() : turn.statuses[0];
     if (name === 'NONE') throw new WorkflowNotFoundError('not found', WORKFLOW_ID, undefined);
-    return { status: { name }, runId: 'run-1', taskQueue: 'convengine-turns', type: turn.type ?? TURN_WORKFLOW_TYPE };
+    const searchAttributes = turn.patches ? { TemporalChangeVersion: turn.patches } : {};
+    const type = turn.type ?? TURN_WORKFLOW_TYPE;
+    return { status: { name }, runId: 'run-1', taskQueue: 'convengine-turns', type, searchAttributes };
   };
   const handle = {
     workflowId: WORKFLOW_ID,
@@ -151,6 +156,50 @@ describe('a decision without a worker', () => {
       expect(refused).toMatchObject({ statusCode: 503, code: 'WORKER_UNAVAILABLE', details: { decisionSent: true } });
       expect((refused as Error).message).toMatch(/within 10 s.*may still be applied when a worker returns/);
       expect(updates).toBe(1);
+    }
+  });
+});
+
+describe('a decision on a turn that recorded patches the workers polling lack (a rollback)', () => {
+  const parked = ['approval-request-row', 'park-records-position', PARKED_MEMO_PATCH];
+  const before = TURN_PATCHES.indexOf(PARKED_MEMO_PATCH);
+
+  it('is not sent: 503 WORKER_LACKS_PATCH naming the patch, decisionSent false', async () => {
+    const poller = `3@worker-3 runs=${TURN_WORKFLOW_TYPE} patches=${before}`;
+    for (const { refused, updates } of await decideRunning({
+      polledMsAgo: 1_000,
+      poller,
+      patches: parked,
+      update: neverSent,
+    })) {
+      expect(refused).toMatchObject({
+        statusCode: 503,
+        code: 'WORKER_LACKS_PATCH',
+        details: {
+          workflowId: WORKFLOW_ID,
+          taskQueue: 'convengine-turns',
+          decisionSent: false,
+          patches: [PARKED_MEMO_PATCH],
+        },
+      });
+      expect((refused as Error).message).toContain(
+        `it recorded turn workflow patches (${PARKED_MEMO_PATCH}) that no worker polling task queue convengine-turns knows`
+      );
+      expect(updates).toBe(0);
+    }
+  });
+
+  it('is sent when a worker polling knows them, or may (its identity from before the patches marker)', async () => {
+    for (const poller of [CURRENT_WORKER, `3@worker-3 runs=${TURN_WORKFLOW_TYPE}`, UNMARKED_WORKER]) {
+      for (const { refused, updates } of await decideRunning({
+        polledMsAgo: 1_000,
+        poller,
+        patches: parked,
+        update: notTaken,
+      })) {
+        expect(refused).toMatchObject({ code: 'WORKER_UNAVAILABLE', details: { decisionSent: true } });
+        expect(updates).toBe(1);
+      }
     }
   });
 });
