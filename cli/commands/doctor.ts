@@ -15,6 +15,7 @@ import {
   type Finding,
 } from '../doctor/checks';
 import { checkPooling } from '../doctor/pooling';
+import { checkTurnPatches } from '../doctor/turn-patches';
 import { outJson } from '../json-line';
 
 const USAGE = [
@@ -23,6 +24,9 @@ const USAGE = [
   'Checks what a worker and the API depend on, on TEMPORAL_ADDRESS (or --address) and DATABASE_URL:',
   '  temporal           the namespace answers',
   '  search-attributes  every turn search attribute is registered',
+  "  turn-patches       the turn workflow patches this build's workers know, oldest first, and how many running",
+  '                     turns recorded each: a worker of a build without one cannot run those (keep a worker that',
+  '                     has it until they end before rolling workers back)',
   '  round-trip         one activity round trip, timed with a probe workflow on a task queue of its own;',
   '                     above 30 ms it warns and names the two server settings that fix it',
   '  database           (when DATABASE_URL is set) every migration of this build is applied; warns when a newer',
@@ -67,10 +71,12 @@ export const doctorCommand: CliCommand = {
     Runtime.install({ logger: new DefaultLogger('WARN') });
     const temporal = configuredTemporal(env, address);
     const findings: Finding[] = await checkTemporal(temporal, namespace);
-    if (findings[0]?.level === 'ok')
+    if (findings[0]?.level === 'ok') {
+      findings.push(await checkTurnPatches(temporal, namespace, env.TEMPORAL_TASK_QUEUE));
       findings.push(
         await checkRoundTrip({ temporal, namespace, compression: env.TEMPORAL_GRPC_COMPRESSION, workflowBundle: env })
       );
+    }
     if (env.DATABASE_URL) {
       const database = await checkDatabase(env.DATABASE_URL, env.TOOLS_DATABASE_URL);
       findings.push(database);

@@ -41,6 +41,7 @@ export interface Finding {
   check:
     | 'temporal'
     | 'search-attributes'
+    | 'turn-patches'
     | 'round-trip'
     | 'database'
     | 'pooling'

@@ -9,6 +9,8 @@ import { ApiHarness, type ApiJson } from '../support/api-harness';
 import { extracted, LOAN, LOAN_MESSAGE, loanConfig, plan } from '../support/loan-config';
 import { answer } from '../support/order-config';
 import { workflowBundleBeforeParkedMemo } from '../support/workflow-bundle';
+import { checkTurnPatches } from '../../cli/doctor/turn-patches';
+import { localTemporal } from '../../config/temporal-connection';
 import { turnWorkerIdentity } from '../../observability/turn-pollers';
 import { TURN_WORKFLOW_TYPE } from '../../workflows/turn-type';
 import { PARKED_MEMO_PATCH, TURN_PATCHES } from '../../workflows/turn-versions';
@@ -161,5 +163,21 @@ describe('what a parked turn waits on, read without a query', () => {
     await h.wf.startWorker();
     const decided = await h.request('POST', url, approve);
     expect(decided.status).toBe(200);
+  });
+
+  it('convengine doctor lists the patches this build knows and counts the running turns that recorded each', async () => {
+    await parkOnApproval('CUST-1006');
+    const { address, namespace } = h.wf.temporal;
+    const doctor = () => checkTurnPatches(localTemporal(address), namespace, h.wf.taskQueue);
+    let finding = await doctor();
+    // Visibility may list a turn a moment after it parked.
+    for (let tries = 0; tries < 20 && !finding.message.includes(`${PARKED_MEMO_PATCH} `); tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 250));
+      finding = await doctor();
+    }
+    expect(finding).toMatchObject({ check: 'turn-patches', level: 'ok' });
+    expect(finding.message).toContain(`know ${TURN_PATCHES.length} turn workflow patches (identity patches=`);
+    expect(finding.message).toContain(`oldest first: ${TURN_PATCHES.join(', ')};`);
+    expect(finding.message).toMatch(new RegExp(`that recorded them: .*\\b${PARKED_MEMO_PATCH} [1-9]\\d*\\b`));
   });
 });

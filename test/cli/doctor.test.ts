@@ -68,6 +68,7 @@ describe('convengine doctor', () => {
     expect([...byCheck.keys()]).toEqual([
       'temporal',
       'search-attributes',
+      'turn-patches',
       'round-trip',
       'database',
       'pooling',
@@ -80,6 +81,10 @@ describe('convengine doctor', () => {
     expect(byCheck.get('config')).toMatchObject({ level: 'ok' });
     expect(byCheck.get('temporal')).toMatchObject({ level: 'ok' });
     expect(byCheck.get('search-attributes')).toMatchObject({ level: 'ok' });
+    expect(byCheck.get('turn-patches')).toMatchObject({
+      level: 'ok',
+      message: expect.stringMatching(/patches \(identity patches=\d+\), oldest first: local-first-steps, .*: none$/),
+    });
     expect(byCheck.get('round-trip')?.msPerActivity).toBeGreaterThan(0);
     expect(byCheck.get('round-trip')?.message).toMatch(/ms per activity round trip/);
     expect(byCheck.get('database')).toMatchObject({ level: 'ok' });

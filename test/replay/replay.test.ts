@@ -4,8 +4,9 @@ import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
 import { importHistory } from '../../cli/history/json';
 import { PARKED_MEMO_KEY, type ParkedCall } from '../../workflows/messages';
+import { PARKED_MEMO_PATCH } from '../../workflows/turn-versions';
 import { activityEntries } from '../support/history';
-import { testWorkflowBundle } from '../support/workflow-bundle';
+import { testWorkflowBundle, workflowBundleBeforeParkedMemo } from '../support/workflow-bundle';
 
 /**
  * Fixture sets, each recorded by `npm run histories:export` when the workflow changed on purpose:
@@ -177,6 +178,22 @@ describe('replay of committed turn histories (issue #6 item 10)', () => {
     await expect(
       Worker.runReplayHistory({ workflowBundle: await testWorkflowBundle(), replayName: file }, history, workflowId)
     ).resolves.toBeUndefined();
+  });
+
+  it('fails the replay of a turn parked with the memo on the code before it: a rollback strands such turns', async () => {
+    const before = await workflowBundleBeforeParkedMemo();
+    const replay = (file: string) => {
+      const { workflowId, history } = load(file);
+      return Worker.runReplayHistory({ workflowBundle: before, replayName: file }, history, workflowId);
+    };
+    // What a worker of the build before PARKED_MEMO_PATCH logs for each task of such a turn (TMPRL1100).
+    const stranded = replay('v3-parked-memo/approval-approve.json');
+    await expect(stranded).rejects.toBeInstanceOf(DeterminismViolationError);
+    await expect(stranded).rejects.toThrow(
+      new RegExp(`\\[TMPRL1100\\] .*patch marker encountered for change ${PARKED_MEMO_PATCH}, but there is no`)
+    );
+    // A turn that build parked, before the patch, replays on it as it ran.
+    await expect(replay('v3-parked-request-row/approval-approve.json')).resolves.toBeUndefined();
   });
 
   it.each([
