@@ -38,6 +38,11 @@ export interface ParsedArgs {
 export interface OptionSpec {
   /** `--name value` or `--name=value`: without a value it is a usage error, never the string "true". */
   values: readonly string[];
+  /**
+   * Those of `values` that may be given more than once, each value kept in order. Any other given twice is a usage
+   * error: reading one of its values dropped the other (`erase --conversation A --conversation B` erased only B).
+   */
+  repeatable?: readonly string[];
   /** Present or absent (their value is "true"): they never take the next argument, and `--flag=x` is refused. */
   flags?: readonly string[];
   /** false: the command takes no positional argument, and parseCommandArgs lists any among the unexpected. */
@@ -59,11 +64,13 @@ function optionValue(args: string[], i: number, eq: number): { value: string; co
 
 /**
  * Parses `args` against `spec`; a string is the one-line usage error: a value option given without a
- * value (`--home` alone would otherwise name a directory "true"), or a flag given one.
+ * value (`--home` alone would otherwise name a directory "true"), a flag given one, or a value option that is not
+ * repeatable given twice. A flag given twice is only present.
  */
 export function readOptions(args: string[], spec: OptionSpec): DeclaredArgs | string {
   const flags = new Set(spec.flags ?? []);
   const values = new Set(spec.values);
+  const repeatable = new Set(spec.repeatable ?? []);
   const parsed: DeclaredArgs = { positional: [], options: new Map(), unknown: [] };
   for (let i = 0; i < args.length; i++) {
     const arg = args[i] as string;
@@ -76,6 +83,7 @@ export function readOptions(args: string[], spec: OptionSpec): DeclaredArgs | st
     } else if (values.has(name)) {
       const given = optionValue(args, i, eq);
       if (!given) return `--${name} needs a value`;
+      if (parsed.options.has(name) && !repeatable.has(name)) return `--${name} may be given only once`;
       if (given.consumed) i++;
       parsed.options.set(name, [...(parsed.options.get(name) ?? []), given.value]);
     } else parsed.unknown.push(`--${name}`);

@@ -10,7 +10,10 @@ import { startDevServer } from '../../devserver';
 import { repairJournal } from '../../devserver/engine/journal-file';
 import { TURN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 
-const OPTIONS = { values: ['port', 'host', 'namespace', 'persist', 'search-attribute', 'repair-journal'] };
+const OPTIONS = {
+  values: ['port', 'host', 'namespace', 'persist', 'search-attribute', 'repair-journal'],
+  repeatable: ['search-attribute'],
+};
 
 interface DevServerArgs {
   port: number;
@@ -25,10 +28,6 @@ interface DevServerArgs {
 /** A usage error: run prints it with the synopsis and exits 2. */
 class UsageProblem extends Error {}
 
-function last(values: string[] | undefined): string | undefined {
-  return values?.[values.length - 1];
-}
-
 /** `Name=Type`, type matched case-insensitively against Keyword, Int, ... */
 function parseSearchAttribute(spec: string): [string, SearchAttributeType] {
   const [name, typeName] = spec.split('=');
@@ -42,11 +41,11 @@ function parseSearchAttribute(spec: string): [string, SearchAttributeType] {
 }
 
 /**
- * A text option's last value (`fallback` when absent); blank is a usage error: `--namespace ""` served a namespace
+ * A text option's value (`fallback` when absent); blank is a usage error: `--namespace ""` served a namespace
  * no client can name.
  */
 function textOption<F extends string | undefined>(options: Map<string, string[]>, name: string, fallback: F) {
-  const text = last(options.get(name));
+  const text = options.get(name)?.[0];
   if (text === undefined) return fallback;
   if (text.trim() === '') throw new UsageProblem(`--${name} needs a value`);
   return text;

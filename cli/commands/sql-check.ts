@@ -37,7 +37,7 @@ async function checkLines(io: CliIo, policy: SqlGuardrailPolicy): Promise<void> 
 export const sqlCheckCommand: CliCommand = {
   usage: USAGE,
   async run(args, io) {
-    const parsed = parseCommandArgs('sql-check', args, { values: OPTIONS, positional: false });
+    const parsed = parseCommandArgs('sql-check', args, { values: OPTIONS, repeatable: OPTIONS, positional: false });
     if (typeof parsed === 'string') return usageError(io, parsed, USAGE);
     const blank = [...parsed.options].find(([, values]) => values.some((v) => v.trim() === ''));
     if (blank) return usageError(io, `--${blank[0]} needs a value`, USAGE);

@@ -17,7 +17,7 @@ export async function withTemporalConnection<T>(
 }
 
 /**
- * The `--address` option: its last value, undefined when absent, or the usage error for one that is not host:port
+ * The `--address` option: its value, undefined when absent, or the usage error for one that is not host:port
  * (the same rule as TEMPORAL_ADDRESS), before any connection is tried.
  */
 export function addressOption(options: ReadonlyMap<string, readonly string[]>): { address?: string } | string {

@@ -24,8 +24,22 @@ describe('readOptions', () => {
     [['--home', '--json'], '--home needs a value'],
     [['--home='], '--home needs a value'],
     [['--json=yes'], '--json takes no value'],
+    // Commands read one value of an option: the other was dropped without a word.
+    [['--home', 'a', '--home', 'b'], '--home may be given only once'],
+    [['--port=1', '--json', '--port', '1'], '--port may be given only once'],
   ])('refuses %j: %s', (args, message) => {
     expect(readOptions(args, SPEC)).toBe(message);
+  });
+
+  it('keeps every value of a repeatable option, in order, and takes a flag given twice as present', () => {
+    const spec = { ...SPEC, repeatable: ['home'] };
+    expect(readOptions(['--home', 'a', '--json', '--home=b', '--json'], spec)).toMatchObject({
+      options: new Map([
+        ['home', ['a', 'b']],
+        ['json', ['true', 'true']],
+      ]),
+    });
+    expect(parseCommandArgs('x', ['--port', '1', '--port', '2'], spec)).toBe('--port may be given only once');
   });
 });
 

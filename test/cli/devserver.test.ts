@@ -20,11 +20,17 @@ describe('convengine devserver usage errors', () => {
     [['--namespace', ''], '--namespace needs a value'],
     [['--namespace= '], '--namespace needs a value'],
     [['--host', ''], '--host needs a value'],
+    [['--namespace', 'a', '--namespace', 'b'], '--namespace may be given only once'],
+    // --search-attribute is repeatable: the second is read (and refused for its type), not refused as a repeat.
+    [
+      ['--search-attribute', 'A=Keyword', '--search-attribute', 'B=Bogus'],
+      expect.stringMatching(/^--search-attribute expects Name=Type .*; got "B=Bogus"$/),
+    ],
   ])('devserver %j exits 2 with "%s" and the synopsis', async (args, message) => {
     const run = await runConvengine(['devserver', ...args], {}, 30_000);
     expect({ code: run.code, stdout: run.stdout }).toEqual({ code: 2, stdout: '' });
     const [first, second] = run.stderr.split('\n');
-    expect(first).toBe(message);
+    expect(first).toEqual(message);
     expect(second).toMatch(/^Usage: convengine devserver /);
   });
 });

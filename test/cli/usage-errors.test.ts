@@ -23,6 +23,12 @@ describe('usage errors of the config-author commands', () => {
     [['whatif', '--config'], '--config needs a value'],
     [['whatif', '--config', 'dir', '--since', '1d', 'extra'], 'whatif: unexpected argument(s): extra'],
     [['whatif', '--config', 'dir', '--json=no', '--since', '1d'], '--json takes no value'],
+    // The last value was read: a replay of the second conversation, reported as if of all that were named.
+    [
+      ['whatif', '--config', 'dir', '--conversation', 'a', '--conversation', 'b'],
+      '--conversation may be given only once',
+    ],
+    [['start', '--port', '3000', '--port=3001'], '--port may be given only once'],
     // Instants PostgreSQL cannot take were refused by the database: exit 3, "date/time field value out of range".
     ...['0000-01-01', '0001-01-01T00:00+01:00', '9999-12-31T23:30-01:00', '99999999d'].map(
       (since): [string[], string] => [

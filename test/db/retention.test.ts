@@ -207,6 +207,8 @@ describe('conversation retention', () => {
     [['conversations', 'prune', '--older-than', '12h'], /at least 1d/],
     [['conversations', 'prune', '--older-than', '90d', '--dry-run=yes'], /--dry-run takes no value/],
     [['conversations', 'prune', '--older-than', '90d', '--all'], /unknown option --all/],
+    // The second value was the one read: a script's default followed by an override pruned by the override alone.
+    [['conversations', 'prune', '--older-than', '400d', '--older-than', '90d'], /--older-than may be given only once/],
   ])('convengine %j refuses with a usage error and deletes nothing', async (args, message) => {
     await conversation(200);
     const run = await runConvengine(args, { DATABASE_URL: tdb.url });
@@ -241,5 +243,42 @@ describe('conversation retention', () => {
     expect((await runConvengine(unknown, noTemporal)).code).toBe(3);
     const hostile = await runConvengine(['conversations', 'erase', '--conversation', "x' OR 1=1"], noTemporal);
     expect([hostile.code, hostile.stderr]).toEqual([2, expect.stringContaining('is not a conversation id')]);
+  });
+
+  // `erase --conversation A --conversation B` erased B alone and exited 0: half an erasure request, said to be done.
+  it('convengine conversations erase erases every --conversation, one line each, and fails when any is refused', async () => {
+    const [a, b, inFlight, d] = [
+      await conversation(1),
+      await conversation(1),
+      await conversation(1),
+      await conversation(1),
+    ];
+    await thirdTurn(inFlight, 1, ['USER_INPUT']);
+    const noTemporal = { DATABASE_URL: tdb.url, TEMPORAL_ADDRESS: '127.0.0.1:1' };
+    const erase = (...ids: string[]) =>
+      runConvengine(['conversations', 'erase', ...ids.flatMap((id) => ['--conversation', id])], noTemporal);
+
+    const bad = await erase(a, 'not-a-uuid');
+    expect([bad.code, bad.stderr.split('\n')[0]]).toEqual([
+      2,
+      '--conversation "not-a-uuid" is not a conversation id (a UUID)',
+    ]);
+    expect(await left()).toEqual([a, b, inFlight, d].sort());
+
+    const both = await erase(a, b.toUpperCase(), a);
+    expect(both.code).toBe(3); // Temporal does not answer: each line says what it keeps
+    expect(
+      both.stdout
+        .split('\n')
+        .filter(Boolean)
+        .map((l) => l.split(':')[0])
+    ).toEqual([`erased conversation ${a}`, `erased conversation ${b}`]);
+    expect(await left()).toEqual([inFlight, d].sort());
+
+    const partly = await erase(inFlight, d);
+    expect(partly.code).toBe(1);
+    expect(partly.stderr).toContain(`conversations erase refused ${inFlight}: TEMPORAL_UNREACHABLE`);
+    expect(partly.stdout).toMatch(new RegExp(`^erased conversation ${d}: 1 conversation\\(s\\)`));
+    expect(await left()).toEqual([inFlight]);
   });
 });
