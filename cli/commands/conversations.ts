@@ -70,7 +70,7 @@ const pruneConversationsCommand = pruneCommand({
     'Deletes conversations idle for longer than <duration> (e.g. 90d): nothing of them, neither the',
     'conversation row, nor an audit row, nor a turn request, is newer. With each go its audit trail, history,',
     'LLM call log, turn requests and the payload claims (ce_payload_claim) their turns stored that no other',
-    'conversation stored too; LLM call log rows older than <duration> that belong to no conversation go too. Deletes in batches of 500 conversations, each its own transaction. --dry-run only counts.',
+    'conversation stored too; LLM call log rows older than <duration> that belong to no conversation go too. Deletes in batches (500 conversations examined in each), each its own transaction. --dry-run only counts.',
     'A conversation with a turn in flight (running, waiting for an approval, holding a tool call) is kept',
     'and counted as skipped. Whether such a turn still runs is asked of Temporal (TEMPORAL_ADDRESS,',
     'TEMPORAL_NAMESPACE, which must have the turn search attributes): one it says has ended without a failure',

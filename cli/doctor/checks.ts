@@ -21,7 +21,7 @@ import { configServing } from '../../db/config/stored-fallback';
 import { loadEngineValidation } from '../../activities/runtime/config-validation';
 import { refusedConfigWarning } from '../../observability/prerequisites';
 import { CONFIG_EMPTY_WARNING } from '../../core/config/empty';
-import { auditTrailStats } from '../../db/repositories/retention';
+import { auditTrailStats } from '../../db/repositories/audit-trail-stats';
 import { readAuditPolicy } from '../../core/audit/policy';
 import { probeActivityRoundTrip, type RoundTripProbeOptions } from '../../worker/probe';
 import { missingTurnSearchAttributes } from '../../config/turn-search-attributes';

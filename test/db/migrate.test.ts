@@ -175,10 +175,12 @@ describe('migrations marked -- migrate: no-transaction', () => {
         '0025_config_changed_notify.sql',
         '0026_deployment_binding.sql',
         '0027_retired_conversation_guard.sql',
+        '0028_conversation_updated_index.sql',
       ]);
       expect(await indexValidity(older, 'ce_turn_request_key_idx')).toEqual([true]);
       expect(await indexValidity(older, 'ce_audit_turn_idx')).toEqual([true]);
       expect(await indexValidity(older, 'ce_audit_user_input_idx')).toEqual([true]);
+      expect(await indexValidity(older, 'ce_conversation_updated_idx')).toEqual([true]);
       const { rows } = await older.pool.query("SELECT checksum FROM ce_schema_migrations WHERE name LIKE '0018%'");
       expect(rows).toEqual([{ checksum: key0018 }]);
     });
@@ -202,6 +204,7 @@ describe('migrations marked -- migrate: no-transaction', () => {
         '0025_config_changed_notify.sql',
         '0026_deployment_binding.sql',
         '0027_retired_conversation_guard.sql',
+        '0028_conversation_updated_index.sql',
       ]);
       expect(await indexValidity(older, 'ce_turn_request_key_idx')).toEqual([true]);
       expect((await schemaState(older.pool)).changed).toEqual([]);
