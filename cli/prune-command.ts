@@ -4,6 +4,7 @@ import { databaseNowLess } from '../db/now';
 import { openDatabase, type Database } from '../db/pool';
 import { readOptions, type CliCommand, type CliIo } from './command';
 import { databaseError } from './database-failure';
+import { interruptedExitCode, StopSignals } from './signals';
 
 export interface PruneCommandSpec {
   /** `claims`: the command is `convengine <noun> prune --older-than <duration>`. */
@@ -13,9 +14,26 @@ export interface PruneCommandSpec {
   minimumAge: { ms: number; text: string };
   /** Accept `--dry-run` (passed on as `dryRun`). */
   dryRun: boolean;
-  /** Deletes (or counts) what is older than `cutoff`; returns the line to print. */
-  prune(db: Database, cutoff: Date, dryRun: boolean): Promise<string>;
+  /**
+   * It deletes in batches, each a transaction of its own, and stops between them (`run.stop`) on SIGINT or SIGTERM.
+   * Without, a signal ends it as it ends any command: its one statement is rolled back.
+   */
+  stopsBetweenBatches: boolean;
+  /**
+   * Deletes (or counts) what is older than `cutoff`; returns the line to print, or, for a run that stops between
+   * batches once `run.stop` is aborted, the line saying what it did before it stopped.
+   */
+  prune(db: Database, cutoff: Date, dryRun: boolean, run: PruneRun): Promise<string | { interrupted: string }>;
 }
+
+/** What a prune that deletes in batches is given: a stop asked for (SIGINT, SIGTERM), and where to say how it goes. */
+export interface PruneRun {
+  stop: AbortSignal;
+  /** A progress line, for stderr: the first is printed, then at most one a second. */
+  progress(line: string): void;
+}
+
+const PROGRESS_EVERY_MS = 1_000;
 
 /** Longer ages put the cutoff before any date the database (or Date) can hold: "Invalid time value", NaN params. */
 const MAXIMUM_AGE = { ms: msToNumber('100y'), text: '100 years' }; // a year as --older-than counts it (365.25 days)
@@ -44,16 +62,55 @@ function pruneOptions(spec: PruneCommandSpec, args: string[]): { ageMs: number; 
   return typeof ageMs === 'string' ? ageMs : { ageMs, dryRun: options.has('dry-run') };
 }
 
+/**
+ * The signals while a prune deletes: the first stops it after the batch in progress, which commits (each batch is a
+ * transaction of its own), and it exits 128 + the signal's number; a second ends it at once, and PostgreSQL rolls that
+ * batch back. Where there are no batches (`trap` false: a dry run, which only reads, or a prune of one statement) a
+ * signal ends the command as usual.
+ */
+function stopBetweenBatches(io: CliIo, noun: string, trap: boolean) {
+  const stop = new AbortController();
+  if (!trap) return { stop: stop.signal, close: () => undefined, exitCode: () => 0 };
+  const signals = new StopSignals();
+  let received: NodeJS.Signals | null = null;
+  void signals.requested.then((signal) => {
+    received = signal;
+    io.err(`${noun} prune: ${signal}: stopping after the batch in progress (again to stop at once; it is rolled back)`);
+    stop.abort();
+  });
+  signals.onHurry(() => process.exit(interruptedExitCode(received ?? 'SIGINT')));
+  return { stop: stop.signal, close: () => signals.close(), exitCode: () => interruptedExitCode(received ?? 'SIGINT') };
+}
+
+function progressPrinter(io: CliIo, noun: string): (line: string) => void {
+  let last: number | null = null;
+  return (line) => {
+    const now = Date.now();
+    if (last !== null && now - last < PROGRESS_EVERY_MS) return;
+    last = now;
+    io.err(`${noun} prune: ${line}`);
+  };
+}
+
 async function runPrune(spec: PruneCommandSpec, io: CliIo, ageMs: number, dryRun: boolean): Promise<number> {
   const handle = openDatabase(requireDatabaseUrl(), { max: 1 });
+  const signals = stopBetweenBatches(io, spec.noun, spec.stopsBetweenBatches && !dryRun);
   try {
-    io.out(await spec.prune(handle.db, await databaseNowLess(handle.db, ageMs), dryRun));
-    return 0;
+    const cutoff = await databaseNowLess(handle.db, ageMs);
+    const progress = progressPrinter(io, spec.noun);
+    const outcome = await spec.prune(handle.db, cutoff, dryRun, { stop: signals.stop, progress });
+    if (typeof outcome === 'string') {
+      io.out(outcome);
+      return 0;
+    }
+    io.out(outcome.interrupted);
+    return signals.exitCode();
   } catch (err) {
     // Drizzle's message is the statement and its parameters; the driver's error under it says what went wrong.
     io.err(`${spec.noun} prune failed: ${databaseError(handle.pool, err)}`);
     return 1;
   } finally {
+    signals.close();
     await handle.close();
   }
 }

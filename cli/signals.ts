@@ -1,4 +1,8 @@
 import { readFileSync } from 'node:fs';
+import { constants } from 'node:os';
+
+/** 128 + the signal's number: what a shell reports for a command a signal ended. */
+export const interruptedExitCode = (signal: NodeJS.Signals): number => 128 + (constants.signals[signal] ?? 2);
 
 /**
  * SIGINT and SIGTERM for a long-running command that stops cleanly, perhaps with children (the embedded
@@ -11,16 +15,22 @@ export class StopSignals {
   private hurry: () => void = () => undefined;
   private request: (signal: NodeJS.Signals) => void = () => undefined;
   private received = 0;
+  private readonly onSignal = (signal: NodeJS.Signals): void => {
+    this.received += 1;
+    if (this.received === 1) this.request(signal);
+    else this.hurry();
+  };
 
   constructor() {
     this.requested = new Promise((resolve) => (this.request = resolve));
-    const onSignal = (signal: NodeJS.Signals): void => {
-      this.received += 1;
-      if (this.received === 1) this.request(signal);
-      else this.hurry();
-    };
-    process.on('SIGINT', onSignal);
-    process.on('SIGTERM', onSignal);
+    process.on('SIGINT', this.onSignal);
+    process.on('SIGTERM', this.onSignal);
+  }
+
+  /** Stops listening, for a command that listened only for a part of its run: a signal then ends the process again. */
+  close(): void {
+    process.off('SIGINT', this.onSignal);
+    process.off('SIGTERM', this.onSignal);
   }
 
   /**

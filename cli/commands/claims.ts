@@ -14,6 +14,7 @@ export const claimsCommand = pruneCommand({
   // Shorter than this cannot cover any namespace retention.
   minimumAge: { ms: 60 * 60 * 1000, text: '1h' },
   dryRun: false,
+  stopsBetweenBatches: false,
   async prune(db, cutoff) {
     const pruned = await createClaimStore(db).prune(cutoff);
     const mib = (pruned.bytes / (1024 * 1024)).toFixed(1);

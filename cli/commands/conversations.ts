@@ -71,6 +71,9 @@ const pruneConversationsCommand = pruneCommand({
     'conversation row, nor an audit row, nor a turn request, is newer. With each go its audit trail, history,',
     'LLM call log, turn requests and the payload claims (ce_payload_claim) their turns stored that no other',
     'conversation stored too; LLM call log rows older than <duration> that belong to no conversation go too. Deletes in batches (500 conversations examined in each), each its own transaction. --dry-run only counts.',
+    'Says how far it got on stderr (at most a line a second). SIGINT or SIGTERM stops it after the batch in',
+    'progress: it prints what it pruned and exits 130 (143 for SIGTERM); run it again to continue. A second',
+    'signal stops it at once, and the batch in progress is rolled back.',
     'A conversation with a turn in flight (running, waiting for an approval, holding a tool call) is kept',
     'and counted as skipped. Whether such a turn still runs is asked of Temporal (TEMPORAL_ADDRESS,',
     'TEMPORAL_NAMESPACE, which must have the turn search attributes): one it says has ended without a failure',
@@ -83,14 +86,25 @@ const pruneConversationsCommand = pruneCommand({
   // Shorter would reach conversations a user may still be typing in, or a turn waiting for an approval.
   minimumAge: { ms: 24 * 60 * 60 * 1000, text: '1d' },
   dryRun: true,
-  async prune(db, cutoff, dryRun) {
+  stopsBetweenBatches: true,
+  async prune(db, cutoff, dryRun, run) {
     const temporal = temporalTurnQuestions();
     try {
-      const counts = await pruneConversations(db, cutoff, { dryRun, turnEnds: temporal.turnEnds });
+      const counts = await pruneConversations(db, cutoff, {
+        dryRun,
+        turnEnds: temporal.turnEnds,
+        stop: run.stop,
+        onBatch: ({ counts: soFar, examined }) =>
+          run.progress(`${examined} conversation(s) examined, pruned ${summary(soFar)} so far`),
+      });
+      const since = `idle since before ${cutoff.toISOString()}`;
+      if (counts.interrupted) {
+        return { interrupted: `interrupted after pruning ${summary(counts)}, ${since}; run again to continue` };
+      }
       const pruned = `${dryRun ? 'would prune' : 'pruned'} ${summary(counts)}`;
       const unchecked = temporal.unreachable();
       const why = unchecked && counts.skippedInFlight > 0 ? ` (not checked with Temporal: ${unchecked})` : '';
-      return `${pruned}, idle since before ${cutoff.toISOString()}${skipped(counts)}${why}`;
+      return `${pruned}, ${since}${skipped(counts)}${why}`;
     } finally {
       await temporal.close();
     }

@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync } from 'node:fs';
-import { constants, tmpdir } from 'node:os';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { loadEnv } from '../../config/env';
 import { runDemoConversations } from '../../demo/conversations';
@@ -7,7 +7,7 @@ import { demoSummary, formatDemoTranscript, type DemoTurnRecord } from '../../de
 import { httpDemoSend, type DemoProgress } from '../../demo/http-send';
 import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../command';
 import { whenStdoutCloses } from '../closed-output';
-import { StopSignals } from '../signals';
+import { interruptedExitCode, StopSignals } from '../signals';
 import { startStack } from '../stack';
 import { outJson } from '../json-line';
 
@@ -43,9 +43,6 @@ function progressPrinter(io: CliIo, json: boolean): DemoProgress {
   return (conversationId, text) =>
     json ? outJson(io, { progress: text, conversationId }) : io.out(`  … ${text} (${conversationId.slice(0, 8)})`);
 }
-
-/** 128 + the signal's number: what a shell reports for a command a signal ended. */
-const interruptedExitCode = (signal: NodeJS.Signals): number => 128 + (constants.signals[signal] ?? 2);
 
 /**
  * Runs the demo against a private embedded stack in a temp dir on free ports, so it never disturbs a running

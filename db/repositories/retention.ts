@@ -199,17 +199,30 @@ export interface PruneOptions {
    * cannot answer, such a turn keeps its conversation.
    */
   turnEnds?: (conversationId: string, turnNumber: number) => Promise<object | null>;
+  /** Told after each committed batch what the run has deleted so far and how many conversations it examined. */
+  onBatch?: (progress: PruneProgress) => void;
+  /** Once aborted, the run stops after the batch in progress commits (none is left half done). */
+  stop?: AbortSignal;
 }
+
+export interface PruneProgress {
+  counts: PruneCounts;
+  examined: number;
+}
+
+/** A stopped run (PruneOptions.stop) says so; its counts are what it deleted, and skippedInFlight was not counted. */
+export type PruneResult = PruneCounts & { interrupted?: true };
 
 /**
  * Deletes conversations idle since `cutoff`, with their audit trail, history, LLM call log, turn requests and the
  * payload claims only they stored, and LLM call log rows older than `cutoff` that belong to no conversation. A conversation with
  * a turn in flight is kept, however old its rows, and counted in `skippedInFlight`.
  */
-export async function pruneConversations(db: Database, cutoff: Date, options: PruneOptions = {}): Promise<PruneCounts> {
+export async function pruneConversations(db: Database, cutoff: Date, options: PruneOptions = {}): Promise<PruneResult> {
   const ended = options.turnEnds ? await endedTurns(db, cutoff, options.turnEnds) : [];
   if (options.dryRun) return withSkipped(db, cutoff, ended, await countPrunable(db, cutoff, ended));
-  return withSkipped(db, cutoff, ended, await prune(db, cutoff, ended, options));
+  const walk = await prune(db, cutoff, ended, options);
+  return walk.interrupted ? walk : withSkipped(db, cutoff, ended, walk);
 }
 
 async function withSkipped(db: Database, cutoff: Date, ended: string[], counts: PruneCounts): Promise<PruneCounts> {
@@ -248,17 +261,22 @@ type Cursor = { updatedAt: string; conversationId: string } | null;
  * only moves forward, so each is examined once. It deletes what a dry run counts: one behind the cursor cannot become
  * prunable meanwhile, as its updated_at, audit rows and turn requests only grow newer.
  */
-async function prune(db: Database, cutoff: Date, ended: string[], options: PruneOptions): Promise<PruneCounts> {
+async function prune(db: Database, cutoff: Date, ended: string[], options: PruneOptions): Promise<PruneResult> {
   const batchSize = options.batchSize ?? 500;
   const total = countsOf(undefined);
   let cursor: Cursor = null;
+  let examined = 0;
   for (;;) {
+    if (options.stop?.aborted) return { ...total, interrupted: true };
     const batch = await pruneBatch(db, [cutoff, batchSize, ended], cursor);
     add(total, batch.counts);
+    examined += batch.examined;
     cursor = batch.cursor;
+    options.onBatch?.({ counts: { ...total }, examined });
     if (batch.examined < batchSize) break;
   }
   for (;;) {
+    if (options.stop?.aborted) return { ...total, interrupted: true };
     const { rowCount } = await db.$client.query(PRUNE_ORPHAN_CALLS, [cutoff, batchSize]);
     total.llmCalls += rowCount ?? 0;
     if ((rowCount ?? 0) < batchSize) break;

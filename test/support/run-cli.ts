@@ -1,4 +1,4 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 
 export interface CliRun {
@@ -26,4 +26,28 @@ export function runConvengine(
       }
     );
   });
+}
+
+export interface RunningCli {
+  /** Its exit code, and all it wrote, once it has ended. */
+  done: Promise<CliRun>;
+  /** What it has written to stderr so far. */
+  stderr(): string;
+  kill(signal: NodeJS.Signals): boolean;
+}
+
+/** Starts `node bin/convengine.js <args>` as runConvengine does, for a test that signals it while it runs. */
+export function startConvengine(args: string[], env: Record<string, string | undefined>): RunningCli {
+  const child = spawn(process.execPath, [BIN, ...args], {
+    env: { ...process.env, CONVENGINE_USE_SOURCES: '1', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
+  const done = new Promise<CliRun>((resolve) =>
+    child.on('close', (code) => resolve({ code: code ?? 1, stdout, stderr }))
+  );
+  return { done, stderr: () => stderr, kill: (signal) => child.kill(signal) };
 }
