@@ -22,7 +22,7 @@ export function runsOutsideTransaction(sql: string): boolean {
   return sql.split('\n', 1)[0]?.trim() === NO_TRANSACTION_MARKER;
 }
 
-interface IndexTarget {
+export interface IndexTarget {
   name: string;
   schema: string | null;
 }
@@ -89,7 +89,7 @@ export async function outsideTransactionStatements(
 }
 
 /** Drops the index a failed concurrent build left INVALID, so the CREATE … IF NOT EXISTS after it builds it again. */
-async function dropInvalidIndex(client: PoolClient, index: IndexTarget): Promise<void> {
+export async function dropInvalidIndex(client: PoolClient, index: IndexTarget): Promise<void> {
   const qualified =
     (index.schema ? `${client.escapeIdentifier(index.schema)}.` : '') + client.escapeIdentifier(index.name);
   const { rows } = await client.query<{ valid: boolean }>(

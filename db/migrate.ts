@@ -9,6 +9,7 @@ import {
   type OutsideTransactionStatement,
 } from './migrate-outside-transaction';
 import { withMigrationLock, type MigrationLockWait } from './migration-lock';
+import { ensureSearchIndexes } from './search-indexes';
 import {
   connectionStringOf,
   ensureToolsRole,
@@ -46,6 +47,8 @@ export interface MigrationReport {
   unknown: string[];
   /** The SQL tools' role of this database, and what `migrate` should say of it (a move, a stricter limit kept). */
   toolsRole: ToolsRoleReport;
+  /** Why the console search has no trigram index, when it has none (db/search-indexes.ts); empty when it has them. */
+  searchIndexes: string[];
 }
 
 export class MigrationChecksumError extends Error {
@@ -78,8 +81,9 @@ export interface MigrateOptions {
 
 /**
  * Applies pending migrations in order, each in its own transaction (or none, for a file marked
- * `-- migrate: no-transaction`: db/migrate-outside-transaction.ts), then brings the SQL tools'
- * role up to date (db/tools-role.ts). Re-running is a no-op.
+ * `-- migrate: no-transaction`: db/migrate-outside-transaction.ts), builds the console search's trigram indexes where
+ * the database offers pg_trgm (db/search-indexes.ts), then brings the SQL tools' role up to date (db/tools-role.ts).
+ * Re-running is a no-op.
  */
 export async function migrate(
   pool: Pool,
@@ -93,8 +97,10 @@ export async function migrate(
     // Before the migrations: on a new database 0004 grants the legacy shared role what the tools role then takes.
     const heldBefore = await toolsRolesHere(client);
     const report = await applyPending(client, readMigrations(dir));
+    // On this build's tables: a test's own set of migrations (another dir) has none of them.
+    const searchIndexes = dir === MIGRATIONS_DIR ? await ensureSearchIndexes(client) : [];
     const source = { databaseUrl: connectionStringOf(pool), toolsDatabaseUrl: options.toolsDatabaseUrl, heldBefore };
-    return { ...report, toolsRole: await withRetry(() => ensureToolsRole(client, source)) };
+    return { ...report, searchIndexes, toolsRole: await withRetry(() => ensureToolsRole(client, source)) };
   });
 }
 
@@ -135,6 +141,7 @@ export function migrationReportLines(report: MigrationReport): string[] {
   return [
     ...report.applied.map((name) => `applied ${name}`),
     ...report.toolsRole.notes.map((note) => `SQL tools role: ${note}`),
+    ...report.searchIndexes,
     `${report.applied.length} migration(s) applied, ${report.alreadyApplied.length} already applied`,
   ];
 }
@@ -177,7 +184,10 @@ export async function schemaState(client: Queryable, files: MigrationFile[] = re
   return compareApplied(files, await appliedMigrations(client));
 }
 
-async function applyPending(client: PoolClient, files: MigrationFile[]): Promise<Omit<MigrationReport, 'toolsRole'>> {
+async function applyPending(
+  client: PoolClient,
+  files: MigrationFile[]
+): Promise<Omit<MigrationReport, 'toolsRole' | 'searchIndexes'>> {
   await client.query(`CREATE TABLE IF NOT EXISTS ce_schema_migrations (
     name text PRIMARY KEY, checksum text NOT NULL, applied_at timestamptz NOT NULL DEFAULT now())`);
   const state = compareApplied(files, await appliedMigrations(client));

@@ -10,9 +10,19 @@ import type { Database } from './pool';
  */
 export const SEARCH_COLLATION_NAME = 'und-x-icu';
 
-/** `text` ILIKE `pattern`, with case folded the same on every database (above). */
+/** `text` with case folded the same on every database (above): what the search compares. */
+export function foldedText(text: string): string {
+  return `lower((${text}) COLLATE "${SEARCH_COLLATION_NAME}")`;
+}
+
+/**
+ * `text` ILIKE `pattern`, with case folded the same on every database (above). Written as PostgreSQL runs that ILIKE
+ * (like.c lower-cases both under the collation, then matches as LIKE), so the same rows match, and a trigram index on
+ * the folded text (db/search-indexes.ts) can serve it, which it cannot for ILIKE under another collation.
+ */
 export function textMatches(text: SQL, pattern: string): SQL {
-  return sql`${text} ILIKE ${pattern} COLLATE ${sql.raw(`"${SEARCH_COLLATION_NAME}"`)}`;
+  const collation = sql.raw(`"${SEARCH_COLLATION_NAME}"`);
+  return sql`lower((${text}) COLLATE ${collation}) LIKE lower(${pattern}::text COLLATE ${collation})`;
 }
 
 /** PostgreSQL's "undefined object": here, no such collation for the database's encoding. */

@@ -58,10 +58,18 @@ export interface ConversationSummary {
   updatedAt: string;
 }
 
+/**
+ * How many matches the list counts: a search that matches more says "at least" this many (`totalCapped`), so that
+ * counting a broad one does not read every match on every page.
+ */
+export const SEARCH_COUNT_CAP = 1000;
+
 export interface ConversationPage {
   items: ConversationSummary[];
-  /** Conversations that match, on every page. */
+  /** Conversations that match, on every page; counted up to SEARCH_COUNT_CAP. */
   total: number;
+  /** More conversations match than `total` (the cap): it is a lower bound. */
+  totalCapped?: true;
   /** Where the next page starts; null when this one is the last. */
   next: ConversationCursor | null;
   /**

@@ -6,7 +6,7 @@ import { anyObject, nullableString } from '../schemas/common';
 import { auditRowSchema, conversationFields } from '../schemas/conversation';
 import { heldToolSchema } from '../schemas/held-tools';
 import { turnResponseSchema } from '../schemas/turn';
-import { CONSOLE_CONVERSATION_STATUSES } from './ports';
+import { CONSOLE_CONVERSATION_STATUSES, SEARCH_COUNT_CAP } from './ports';
 
 export const consoleMetaSchema = {
   type: 'object',
@@ -50,7 +50,14 @@ export const conversationPageSchema = {
         },
       },
     },
-    total: { type: 'integer', description: 'Conversations that match, on every page.' },
+    total: {
+      type: 'integer',
+      description: `Conversations that match, on every page, counted up to ${SEARCH_COUNT_CAP}.`,
+    },
+    totalCapped: {
+      type: 'boolean',
+      description: `Present (true) when more than ${SEARCH_COUNT_CAP} conversations match: \`total\` is then a lower bound.`,
+    },
     limit: { type: 'integer' },
     next: {
       type: 'string',

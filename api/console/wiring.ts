@@ -3,7 +3,8 @@ import { isRetired } from '../../db/repositories/retired';
 import type { Database } from '../../db/pool';
 import { parkedConversations } from '../turns/approval-queue';
 import type { ConsolePorts, ConversationPage, ConversationSearch, ParkedStatus } from './ports';
-import { auditedUserInputs, recordOperatorAction, searchConversations, showParkedPage, turnAudits } from './queries';
+import { searchConversations } from './conversation-search';
+import { auditedUserInputs, recordOperatorAction, showParkedPage, turnAudits } from './queries';
 import { CONSOLE_READ_CONCURRENCY, ReadBudget } from './read-budget';
 import { temporalInspector } from './temporal-inspector';
 

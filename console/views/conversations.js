@@ -85,7 +85,7 @@ function pager(params, page) {
     'p',
     { class: 'pager' },
     params.get('after') ? link(null, '← newest') : null,
-    ` ${page.items.length} shown of ${page.total} `,
+    ` ${page.items.length} shown of ${page.total}${page.totalCapped ? '+' : ''} `,
     page.next ? link(page.next, 'older →') : null
   );
 }

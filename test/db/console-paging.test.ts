@@ -1,4 +1,4 @@
-import { searchConversations } from '../../api/console/queries';
+import { searchConversations } from '../../api/console/conversation-search';
 import type { ConversationCursor, ConversationSearch } from '../../api/console/ports';
 import { ensureConversation } from '../../db/repositories/conversation';
 import { createTestDatabase, type TestDatabase } from '../support/database';

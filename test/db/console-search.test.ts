@@ -1,4 +1,4 @@
-import { searchConversations } from '../../api/console/queries';
+import { searchConversations } from '../../api/console/conversation-search';
 import { insertAudits } from '../../db/repositories/audit';
 import { ensureConversation } from '../../db/repositories/conversation';
 import { eq } from 'drizzle-orm';
@@ -6,7 +6,7 @@ import { ceConversation, ceConversationHistory } from '../../db/schema';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
 /**
- * The console's text search (api/console/queries.ts) on real PostgreSQL: a reply matches by the
+ * The console's text search (api/console/conversation-search.ts) on real PostgreSQL: a reply matches by the
  * text it shows, never by the JSON it is stored as (every reply has `type`, `value`, quotes).
  */
 describe('console conversation search over what the assistant said', () => {

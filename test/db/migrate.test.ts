@@ -5,6 +5,7 @@ import { getTableColumns, getTableName, is } from 'drizzle-orm';
 import { PgTable } from 'drizzle-orm/pg-core';
 import { MIGRATIONS_DIR, migrate, readMigrations, schemaState } from '../../db/migrate';
 import { MigrationStatementError } from '../../db/migrate-outside-transaction';
+import { SEARCH_INDEX_NAMES } from '../../db/search-indexes';
 import { claimTurn } from '../../db/repositories/turn-request';
 import * as schema from '../../db/schema';
 import { createTestDatabase, type TestDatabase } from '../support/database';
@@ -176,11 +177,15 @@ describe('migrations marked -- migrate: no-transaction', () => {
         '0026_deployment_binding.sql',
         '0027_retired_conversation_guard.sql',
         '0028_conversation_updated_index.sql',
+        '0029_console_search_text.sql',
       ]);
       expect(await indexValidity(older, 'ce_turn_request_key_idx')).toEqual([true]);
       expect(await indexValidity(older, 'ce_audit_turn_idx')).toEqual([true]);
       expect(await indexValidity(older, 'ce_audit_user_input_idx')).toEqual([true]);
       expect(await indexValidity(older, 'ce_conversation_updated_idx')).toEqual([true]);
+      // The console search's trigram indexes (db/search-indexes.ts): built on a database migrated before them too.
+      expect(report.searchIndexes).toEqual([]);
+      for (const name of SEARCH_INDEX_NAMES) expect(await indexValidity(older, name)).toEqual([true]);
       const { rows } = await older.pool.query("SELECT checksum FROM ce_schema_migrations WHERE name LIKE '0018%'");
       expect(rows).toEqual([{ checksum: key0018 }]);
     });
@@ -205,6 +210,7 @@ describe('migrations marked -- migrate: no-transaction', () => {
         '0026_deployment_binding.sql',
         '0027_retired_conversation_guard.sql',
         '0028_conversation_updated_index.sql',
+        '0029_console_search_text.sql',
       ]);
       expect(await indexValidity(older, 'ce_turn_request_key_idx')).toEqual([true]);
       expect((await schemaState(older.pool)).changed).toEqual([]);

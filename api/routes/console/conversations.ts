@@ -1,5 +1,6 @@
 import { MAX_FILTER_CODE_CHARS } from '../../../core/config/scope';
 import { badRequest } from '../../errors';
+import { unavailableResponse } from '../../error-responses';
 import { CONSOLE_CONVERSATION_STATUSES, type ConversationCursor, type ConversationSearch } from '../../console/ports';
 import { conversationPageSchema, conversationTurnsSchema } from '../../console/schemas';
 import { route } from '../../openapi';
@@ -10,6 +11,7 @@ import { conversationNotFound } from '../conversation';
 import { requireSafeText } from '../../text-check';
 import { turnsWithWhatWasSaid } from '../../console/turn-list';
 import { showParked } from '../../console/queries';
+import { SEARCH_TIMEOUT_MS } from '../../console/conversation-search';
 import type { ConsoleRoute } from './index';
 
 /** Turns per page of a conversation's turns when the caller names no limit. */
@@ -33,7 +35,14 @@ const searchQuery = {
   type: 'object',
   additionalProperties: false,
   properties: {
-    q: { type: 'string', maxLength: 200 },
+    q: {
+      type: 'string',
+      maxLength: 200,
+      description:
+        "Text anywhere in the conversation's id, what its users typed or what its replies showed, case-insensitive. " +
+        `A search that runs longer than ${SEARCH_TIMEOUT_MS / 1000} s is answered 503 SEARCH_TOO_SLOW: narrow it ` +
+        '(a longer text, a filter).',
+    },
     // Checked by the handler, so that any other value gets INVALID_STATUS naming the statuses there are.
     status: {
       type: 'string',
@@ -75,7 +84,16 @@ export const conversationSearchRoute: ConsoleRoute = (app, _ports, consolePorts,
       summary:
         'Conversations, newest activity first: search by id or text, filter by status, intent and state. ' +
         'Paged by cursor: `next` (and a `Link: <…>; rel="next"` header) names the next page.',
-      schema: { querystring: searchQuery, response: { 200: conversationPageSchema } },
+      schema: {
+        querystring: searchQuery,
+        response: {
+          200: conversationPageSchema,
+          503: unavailableResponse(
+            `SEARCH_TOO_SLOW: a statement of the search ran longer than ${SEARCH_TIMEOUT_MS / 1000} s and was ` +
+              'stopped; narrow it (a longer text, a status, intent or state filter)'
+          ),
+        },
+      },
     },
     async (request, reply) => {
       const { after, ...filters } = request.query as Record<string, string | undefined>;
@@ -88,7 +106,7 @@ export const conversationSearchRoute: ConsoleRoute = (app, _ports, consolePorts,
         limit: Number(filters['limit'] ?? 25),
         after: cursorOf(after),
       };
-      const { items, total, next, parkedUnknown } = await consolePorts.searchConversations(search);
+      const { items, total, totalCapped, next, parkedUnknown } = await consolePorts.searchConversations(search);
       const nextText = next && cursorText(next);
       if (nextText) {
         const query = { ...filters, limit: String(search.limit), after: nextText };
@@ -97,6 +115,7 @@ export const conversationSearchRoute: ConsoleRoute = (app, _ports, consolePorts,
       return {
         items,
         total,
+        ...(totalCapped && { totalCapped }),
         limit: search.limit,
         next: nextText,
         // awaitingApprovalUnknown is the same fact under its name from before HELD: kept for v1's clients.

@@ -93,6 +93,7 @@ describe('GET /api/v1/console/conversations pages by cursor (api/routes/console/
       expect(Object.keys(page.properties)).toEqual([
         'items',
         'total',
+        'totalCapped',
         'limit',
         'next',
         'parkedStatusUnknown',

@@ -1,0 +1,70 @@
+import type { PoolClient } from 'pg';
+import { dropInvalidIndex } from './migrate-outside-transaction';
+import { foldedText } from './search-collation';
+
+/**
+ * Trigram indexes for the console's conversation search (api/console/conversation-search.ts, conversationsMatching):
+ * without them a search reads every USER_INPUT audit row and every history row, seconds at a million audit rows. They
+ * need the pg_trgm extension, which PostgreSQL ships among its contrib modules and a database owner may create (a
+ * trusted extension), but which a managed database may not offer. So they are not a migration, which would fail there:
+ * each `migrate` creates the extension if it can and builds any index missing, CONCURRENTLY so turns keep writing;
+ * where it cannot, it says so and the search works as it did, reading the tables. The text is lower-cased under the
+ * search collation before pg_trgm sees it (foldedText), so an index finds what ILIKE under that collation finds on
+ * any database locale (pg_trgm's own case folding follows the database's). The expressions are the search's own.
+ */
+function searchIndexes(ops: string): { name: string; sql: string }[] {
+  // One text per index: a multicolumn one was not used for the OR of its columns (a BitmapOr of two indexes is).
+  const gin = (name: string, table: string, text: string, where = '') => ({
+    name,
+    sql: `CREATE INDEX CONCURRENTLY IF NOT EXISTS ${name} ON ${table} USING gin (${foldedText(text)} ${ops})${where}`,
+  });
+  return [
+    gin('ce_conversation_id_trgm_idx', 'ce_conversation', 'conversation_id::text'),
+    gin('ce_conversation_last_user_text_trgm_idx', 'ce_conversation', 'last_user_text'),
+    gin('ce_history_user_input_trgm_idx', 'ce_conversation_history', 'user_input'),
+    gin('ce_history_reply_trgm_idx', 'ce_conversation_history', 'ce_reply_search_text(assistant_output)'),
+    gin('ce_audit_user_input_trgm_idx', 'ce_audit', `payload_json ->> 'text'`, ` WHERE stage = 'USER_INPUT'`),
+  ];
+}
+
+export const SEARCH_INDEX_NAMES = searchIndexes('').map((index) => index.name);
+
+/** pg_trgm's schema, created there when it can be; or why it cannot. */
+async function trigramSchema(client: PoolClient): Promise<{ schema: string } | { refused: string }> {
+  const installed = () =>
+    client.query<{ schema: string }>(
+      `SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+        WHERE e.extname = 'pg_trgm'`
+    );
+  let { rows } = await installed();
+  if (!rows[0]) {
+    try {
+      await client.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
+    } catch (err) {
+      return { refused: (err as Error).message };
+    }
+    ({ rows } = await installed());
+  }
+  return rows[0] ? { schema: rows[0].schema } : { refused: 'it is not installed' };
+}
+
+/** What the search reads without its indexes, and how to give it them. */
+const withoutIndexes = (why: string) =>
+  `console search (q) has no trigram index (${why}): it works, but reads whole tables, slow on a large database. ` +
+  'Have the database offer pg_trgm (CREATE EXTENSION pg_trgm) and run `convengine migrate` again';
+
+/** Builds the search's missing indexes; returns what to tell the operator (nothing when all are there). */
+export async function ensureSearchIndexes(client: PoolClient): Promise<string[]> {
+  const trigram = await trigramSchema(client);
+  if ('refused' in trigram) return [withoutIndexes(`the pg_trgm extension could not be created: ${trigram.refused}`)];
+  const notes: string[] = [];
+  for (const index of searchIndexes(`${client.escapeIdentifier(trigram.schema)}.gin_trgm_ops`)) {
+    try {
+      await dropInvalidIndex(client, { name: index.name, schema: null });
+      await client.query(index.sql);
+    } catch (err) {
+      notes.push(withoutIndexes(`${index.name} could not be built: ${(err as Error).message}`));
+    }
+  }
+  return notes;
+}
