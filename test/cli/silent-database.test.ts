@@ -93,7 +93,8 @@ describe('a database that accepts connections and never answers', () => {
     } finally {
       await handle.close();
     }
-    expect(Date.now() - started).toBeLessThan(SHORT_TIMEOUT_MS * 1.5);
+    // One connect timeout, not two: under a loaded CI machine the one took 600 ms of a 400 ms timeout.
+    expect(Date.now() - started).toBeLessThan(SHORT_TIMEOUT_MS * 2);
     expect(connectedAt).toHaveLength(1);
   });
 
