@@ -129,6 +129,13 @@ export function isErrorCode(type: string): boolean {
   return /^[A-Z][A-Z0-9_]*$/.test(type);
 }
 
+/**
+ * The key, in a failure's encoded attributes (Temporal's `encodedAttributes` payload, encrypted with
+ * PAYLOAD_ENCRYPTION_KEYS), of the outline its message in history says instead of its text
+ * (activities/runtime/sealed-failure.ts); workflow code reads it to keep the outline when it passes the failure on.
+ */
+export const SEALED_FAILURE_OUTLINE = 'outline';
+
 export class EngineError extends Error {
   readonly type: string;
   readonly retryable: boolean;

@@ -14,8 +14,9 @@ export type DataConverterSettings = Pick<Env, 'CLAIM_CHECK_THRESHOLD_BYTES' | 'P
  * still at least CLAIM_CHECK_THRESHOLD_BYTES goes to ce_payload_claim, so a claim body is ciphertext too; decoding runs
  * them backwards. Without `db` (`convengine sre`, `conversations prune`: commands that read
  * no claim) there is no claim check, and a claim
- * reference stays one. Failure messages and stack traces stay outside payloads, as Temporal keeps them, and are not
- * encrypted (docs/security.md).
+ * reference stays one. Failure messages and stack traces stay outside payloads, as Temporal keeps them; with the keys
+ * set the turn worker seals an activity's failure into its encoded attributes, which these codecs encrypt
+ * (activities/runtime/sealed-failure.ts, docs/security.md §8).
  */
 export function engineDataConverter(settings: DataConverterSettings, db?: Database): DataConverter {
   const encryption = new PayloadEncryptionCodec(settings.PAYLOAD_ENCRYPTION_KEYS ?? []);

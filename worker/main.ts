@@ -223,6 +223,7 @@ function buildTurnWorker(
     activities: createActivities(opened.wired.deps),
     dataConverter: opened.wired.dataConverter,
     workflows: opened.workflows,
+    sealFailureText: withoutFailureText(run.env),
     tuning: {
       ...workerInstrumentation({ ...observability, withoutFailureText: withoutFailureText(run.env) }, 'bundle'),
       ...workerShutdownOptions(run.env.WORKER_SHUTDOWN_GRACE_MS),

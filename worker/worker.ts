@@ -4,6 +4,7 @@ import type { GrpcCompression } from '../config/env';
 import { unreachable, type TemporalConnectionSettings } from '../config/temporal-connection';
 import type { TurnActivities } from '../core/turn/activities';
 import { attemptStartInterceptor } from '../activities/runtime/database-outage';
+import { failureSealer } from '../activities/runtime/sealed-failure';
 import { turnWorkerIdentity } from '../observability/turn-pollers';
 import type { WorkflowSource } from './bundle';
 
@@ -16,6 +17,11 @@ export interface TurnWorkerOptions {
   dataConverter: DataConverter;
   /** runnableWorkflowSource (worker/bundle-cache.ts) picks it. */
   workflows: WorkflowSource;
+  /**
+   * With PAYLOAD_ENCRYPTION_KEYS set (withoutFailureText): each activity's failure leaves the worker with its text
+   * encrypted and an outline as its message in history (activities/runtime/sealed-failure.ts).
+   */
+  sealFailureText?: boolean;
   /** Extra Worker options (concurrency limits, identity, …). */
   tuning?: Partial<WorkerOptions>;
 }
@@ -31,10 +37,15 @@ export function createTurnWorker(options: TurnWorkerOptions): Promise<Worker> {
     ...options.workflows,
     ...options.tuning,
     // Notes each attempt's start on this worker's clock (how long it may wait out a database outage), beside the
-    // instrumentation's interceptors (observability/worker-options.ts), which tuning carries.
+    // instrumentation's interceptors (observability/worker-options.ts), which tuning carries. The sealer is outermost:
+    // the interceptors inside it log and trace a failure as thrown, by their own rules.
     interceptors: {
       ...options.tuning?.interceptors,
-      activity: [...(options.tuning?.interceptors?.activity ?? []), attemptStartInterceptor],
+      activity: [
+        ...(options.sealFailureText === true ? [failureSealer] : []),
+        ...(options.tuning?.interceptors?.activity ?? []),
+        attemptStartInterceptor,
+      ],
     },
     // Says which turn type it runs, for the API's readiness (observability/turn-pollers.ts).
     identity: turnWorkerIdentity(options.tuning?.identity),

@@ -24,6 +24,7 @@ import { WorkflowTurnExecutor } from './turn-executor';
 import { WorkflowTurnExecutorV2 } from './turn-executor-v2';
 import { applyHoldDecision, validateHoldDecision } from './tool-hold';
 import { TurnState } from './turn-state';
+import { resealed, sealedOutline } from './sealed-failure';
 import { CURRENT_VERSIONS, PATCHED_VERSIONS } from './turn-versions';
 
 function installHandlers(state: TurnState): void {
@@ -112,6 +113,8 @@ async function runConversationTurn(
     if (!(err instanceof TemporalFailure)) throw err;
     const message = err instanceof Error ? err.message : String(err);
     const type = err instanceof ApplicationFailure && err.type ? err.type : 'TURN_FAILED';
+    // A step failure the worker sealed (PAYLOAD_ENCRYPTION_KEYS) keeps its outline in history, not its text.
+    const stored = sealedOutline(err) ?? message;
     const position = await executor.recordFailure(input, err);
     upsertSearchAttributes([{ key: TurnOutcomeKey, value: TurnOutcomeValue.Failed }, ...positionAttributes(position)]);
     state.failure = { type, message };
@@ -119,9 +122,9 @@ async function runConversationTurn(
     await condition(allHandlersFinished);
     throw ApplicationFailure.create({
       type: 'TURN_FAILED',
-      message: `Turn ${input.turnId} failed: ${message}`,
+      message: `Turn ${input.turnId} failed: ${stored}`,
       nonRetryable: true,
-      cause: err instanceof Error ? err : undefined,
+      cause: err instanceof Error ? resealed(err) : undefined,
     });
   }
 }

@@ -57,8 +57,8 @@ export async function decodePayloadsIn(value: unknown, codecs: readonly PayloadC
     for (const codec of [...codecs].reverse()) payloads = await codec.decode(payloads);
     slots.forEach(({ holder, key }, i) => ((holder as Record<string | number, unknown>)[key] = payloads[i]));
   }
-  // A failure's message and stack trace, if a client's failure converter encoded them (encodeCommonAttributes), back
-  // in place; the engine's own leave them outside payloads.
+  // A failure's message and stack trace, if a client's failure converter encoded them (encodeCommonAttributes) or the
+  // turn worker sealed them (PAYLOAD_ENCRYPTION_KEYS, activities/runtime/sealed-failure.ts), back in place.
   for (const { holder, key } of slots) {
     if (key === 'encodedAttributes') Object.assign(holder, commonAttributesOf(holder as Failure));
   }

@@ -25,8 +25,9 @@ export function publicFailure(failure: PublicFailure): PublicFailure {
 type Failure = temporal.api.failure.v1.IFailure;
 
 /**
- * A failure's message and stack trace. A failure converter with `encodeCommonAttributes` (not the engine's: it leaves
- * both in place) moves both into `encodedAttributes`, leaving "Encoded failure" in `message`: once that payload is decoded (the SDK decodes a
+ * A failure's message and stack trace. A failure converter with `encodeCommonAttributes` moves both into
+ * `encodedAttributes`, leaving "Encoded failure" in `message`, and so does the turn worker with PAYLOAD_ENCRYPTION_KEYS
+ * set, leaving an outline there (activities/runtime/sealed-failure.ts): once that payload is decoded (the SDK decodes a
  * failure it hands over, decodePayloadsIn a history), they are read from it, as the SDK reads them. Attributes of
  * another shape, or not decoded (still ciphertext, a claim reference), leave the fields as stored.
  */

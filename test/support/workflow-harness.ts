@@ -9,6 +9,7 @@ import { setupTemporalNamespace } from '../../cli/temporal/setup';
 import { CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES } from '../../config/env';
 import { closeSafeRetryInterceptor } from '../../config/temporal-retry';
 import { engineDataConverter } from '../../db/data-converter';
+import { failureSealer } from '../../activities/runtime/sealed-failure';
 import type { PayloadKey } from '../../config/payload-keys';
 import { stepObserver } from '../../observability/activity-interceptor';
 import { installTemporalRuntime } from '../../observability/temporal-runtime';
@@ -137,13 +138,13 @@ export class WorkflowHarness {
         dataConverter,
         // Named as the turn worker names itself (worker/worker.ts): the decisions' gate counts only such workers.
         identity,
-        ...(observe
-          ? {
-              interceptors: {
-                activity: [stepObserver({ metrics: observe.metrics, logger: observe.logger ?? silentLogger() })],
-              },
-            }
-          : {}),
+        // As a turn worker's (worker/worker.ts): with keys, failures leave sealed, outermost.
+        interceptors: {
+          activity: [
+            ...(options.payloadEncryptionKeys ? [failureSealer] : []),
+            ...(observe ? [stepObserver({ metrics: observe.metrics, logger: observe.logger ?? silentLogger() })] : []),
+          ],
+        },
       });
     const worker = await createWorker();
     const workerClient = new Client({ connection: nativeConnection, namespace: server.namespace, dataConverter });
