@@ -61,22 +61,59 @@ function button(text, onclick, extra = {}) {
 }
 
 /**
- * The button of an action that cannot be undone: a press asks in place (`question`, which `id` names), Confirm acts,
- * Cancel or Escape puts the button back and the focus on it. Asking moves the focus to Cancel, the choice that
- * changes nothing, so a second Enter does not act.
+ * The questions askFirst has open on a turn page, each by what it asks about (`key`: the action and the decision it
+ * would settle). A live redraw draws new panels: a question still open is asked again in its new panel, so the
+ * operator keeps it (and keepFields their focus in it). `closed()`, after a redraw, takes back the questions no panel
+ * asked again, as what they asked about is gone: the turn moved on or ended, or another operator decided.
  */
-function askFirst(id, text, question, onConfirm, extra) {
+export function openQuestions() {
+  const open = new Map();
+  let askedAgain = new Set();
+  return {
+    /** Whether `key` is open; then the panel drawing it asks it again. */
+    reopen(key) {
+      if (open.has(key)) askedAgain.add(key);
+      return open.has(key);
+    },
+    asked: (key, ask) => open.set(key, ask),
+    answered: (key) => open.delete(key),
+    /** Before a redraw: every question is to be asked again. */
+    redrawing() {
+      askedAgain = new Set();
+    },
+    /** After a redraw: the questions it did not ask again (their `ask`), which are closed now. */
+    closed() {
+      const gone = [...open].filter(([key]) => !askedAgain.has(key));
+      for (const [key] of gone) open.delete(key);
+      return gone.map(([, ask]) => ask);
+    },
+  };
+}
+
+/**
+ * The button of an action that cannot be undone: a press asks in place (`ask.question`, which `id` names), Confirm
+ * acts, Cancel or Escape puts the button back and the focus on it. Asking moves the focus to Cancel, the choice that
+ * changes nothing, so a second Enter does not act. The question stays open across redraws (openQuestions, by
+ * `ask.key`).
+ */
+function askFirst(id, text, ask, onConfirm, extra) {
+  const { questions, key, question } = ask;
   const holder = h('span', { class: 'ask-first' });
-  const original = button(text, () => ask(), extra);
-  const back = () => {
+  const original = button(text, () => asking(true), extra);
+  const putBack = () => {
+    questions.answered(key);
     mount(holder, original);
+  };
+  const back = () => {
+    putBack();
     original.focus();
   };
-  const ask = () => {
+  const asking = (focus) => {
+    questions.asked(key, ask);
     const confirm = button(
       'Confirm',
       () => {
-        mount(holder, original);
+        putBack();
         onConfirm();
       },
       { 'aria-describedby': id }
@@ -85,14 +122,16 @@ function askFirst(id, text, question, onConfirm, extra) {
     const onkeydown = (event) => event.key === 'Escape' && back();
     const said = h('span', { class: 'question', id }, question);
     mount(holder, h('span', { role: 'group', 'aria-labelledby': id, onkeydown }, said, ' ', confirm, cancel));
-    cancel.focus();
+    if (focus) cancel.focus();
   };
-  return mount(holder, original);
+  if (questions.reopen(key)) asking(false);
+  else mount(holder, original);
+  return holder;
 }
 
 /**
  * One of a panel's choices: its button with what it does in words beside it, which describe it (`id`), not in a
- * tooltip a keyboard or touch never shows. With `ask`, the question askFirst asks before it acts.
+ * tooltip a keyboard or touch never shows. With `ask`, what askFirst asks before it acts.
  */
 function choice(id, text, what, onclick, { ask, ...extra } = {}) {
   const described = { ...extra, 'aria-describedby': id };
@@ -121,8 +160,17 @@ function approvalPanel(turn, page) {
     h('pre', {}, show(p.args)),
     h('label', { class: 'reason' }, 'Reason (optional) ', reason),
     button('Approve', () => decide('approve'), { class: 'primary' }),
-    askFirst('reject-ask', 'Reject', `Reject this call of ${p.toolCode}? The turn goes on without it.`, () =>
-      decide('reject')
+    askFirst(
+      'reject-ask',
+      'Reject',
+      {
+        questions: page.questions,
+        // An approval waits once per call and window: another operator's decision ends it.
+        key: `reject/${p.callIndex}/${p.expiresAt}`,
+        question: `Reject this call of ${p.toolCode}? The turn goes on without it.`,
+        about: `call ${p.callIndex} of ${p.toolCode} is no longer waiting for approval`,
+      },
+      () => decide('reject')
     )
   );
 }
@@ -215,7 +263,13 @@ function heldPanel(turn, page) {
       () => decide('held-skip')
     ),
     choice('held-fail-what', 'Fail turn', 'The turn ends with the failure reply.', () => decide('held-fail'), {
-      ask: 'Fail this turn? It ends with the failure reply, and that cannot be undone.',
+      ask: {
+        questions: page.questions,
+        // This hold of the call: once decided elsewhere, a new hold of the same call is another decision.
+        key: `held-fail/${held.callIndex}/${held.heldAt}`,
+        question: 'Fail this turn? It ends with the failure reply, and that cannot be undone.',
+        about: `call ${held.callIndex} of ${held.toolCode} is no longer held`,
+      },
     }),
     h('label', { class: 'verified' }, 'Verified result (JSON)', result),
     choice('held-done-what', 'Mark done', 'The call happened upstream: continue with this result.', markDone)
@@ -246,8 +300,8 @@ function retryPanel(turn, page) {
 
 /**
  * The SRE actions that apply to this turn now; `page.report` shows an action's outcome (`page.focus` focuses it),
- * `page.done` re-reads,
- * `page.busy` disables the buttons while an action is in flight.
+ * `page.done` re-reads, `page.busy` disables the buttons while an action is in flight, and `page.questions`
+ * (openQuestions) keeps the questions the operator has open across redraws.
  */
 export function actionPanels(turn, page) {
   const panels = [];

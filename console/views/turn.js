@@ -2,7 +2,7 @@ import { api, ApiError, apiPath, followAudits, unexpectedAnswer } from '../lib/a
 import { badge, duration, h, keepFields, mount, show, when } from '../lib/dom.js';
 import { TURN_ID } from '../lib/ids.js';
 import { timeline } from './timeline.js';
-import { actionOutcome, actionPanels } from './turn-actions.js';
+import { actionOutcome, actionPanels, openQuestions } from './turn-actions.js';
 
 /** Driver decisions (the memo's decisionLog) in words; the raw entry stays visible. */
 function explain(decision) {
@@ -223,19 +223,23 @@ export async function turnPage({ main, onLeave }, workflowId) {
   // does not wipe them.
   const outcome = actionOutcome(() => main.querySelector('h1')?.focus());
   const marker = liveMarker();
+  const questions = openQuestions();
   // While an action's request is in flight its buttons (every action panel's) are disabled: a second click would
   // send a second request, and its answer would hide the first one's.
   const disableActions = () => {
     for (const button of main.querySelectorAll('.panel.attention button')) button.disabled = busy;
   };
+  const page = { done: () => reload(), report: outcome.report, focus: outcome.focus, busy: setBusy, questions };
   const draw = (turn) => {
     const restore = keepFields(main);
+    const inQuestion = Boolean(document.activeElement?.closest('.ask-first [role=group]'));
+    questions.redrawing();
     mount(
       main,
       header(turn),
       marker.element,
       outcome.element,
-      actionPanels(turn, { done: () => reload(), report: outcome.report, focus: outcome.focus, busy: setBusy }),
+      actionPanels(turn, page),
       exchange(turn),
       decisions(turn.story),
       h('h2', {}, 'Timeline'),
@@ -243,6 +247,23 @@ export async function turnPage({ main, onLeave }, workflowId) {
     );
     restore();
     disableActions();
+    closeQuestions(inQuestion);
+  };
+  // A question the redraw did not ask again is about a decision no longer waiting: the operator is told, and the focus
+  // that was in it (`inQuestion`) goes to the telling.
+  const closeQuestions = (inQuestion) => {
+    const closed = questions.closed();
+    if (closed.length === 0) return;
+    outcome.report(
+      closed.map(({ question, about }) =>
+        h(
+          'p',
+          { role: 'status' },
+          `Closed “${question}”, nothing sent: ${about} (the turn moved on, or it was decided elsewhere).`
+        )
+      )
+    );
+    if (inQuestion && !main.contains(document.activeElement)) outcome.focus();
   };
   const load = async () => {
     const turn = await api(apiPath`/api/v1/console/turns/${workflowId}`);

@@ -3,11 +3,10 @@
  * outcome of an action across its redraws; the hash keeps searched text whole; long text wraps; a wrong filter
  * keeps the form; a parked turn's conversation shows what the user said, and the list shows it AWAITING_APPROVAL.
  */
-import { type Page, type Route } from 'playwright-core';
+import { type Page } from 'playwright-core';
 import { CONSOLE_CONVERSATION_STATUSES } from '../../api/console/ports';
 import { eventually } from '../devserver/harness';
-import { type ApiJson } from '../support/api-harness';
-import { ConsoleBrowser, LOAN_MESSAGE, shot } from '../support/console-browser';
+import { ConsoleBrowser, countRedraws, LOAN_MESSAGE, rewriteTurnReads, shot } from '../support/console-browser';
 import { loanConfig } from '../support/loan-config';
 import { answer, callTool, orderConfig } from '../support/order-config';
 
@@ -23,28 +22,7 @@ afterAll(async () => {
   await c?.stop();
 });
 
-/** Counts the times the page replaced its content (#main's children) from now on. */
-async function countRedraws(page: Page): Promise<() => Promise<number>> {
-  await page.evaluate(`window.redraws = 0;
-    new MutationObserver(() => window.redraws++).observe(document.getElementById('main'), { childList: true });`);
-  return async () => Number(await page.evaluate('window.redraws'));
-}
-
 const scrollWidth = async (page: Page) => Number(await page.evaluate('document.documentElement.scrollWidth'));
-
-/** Serves the turn's reads through `change`, as another server (real Temporal) might send them. */
-async function rewriteTurnReads(page: Page, change: (turn: ApiJson, read: number) => void) {
-  let read = 0;
-  await page.unroute('**/api/v1/console/turns/*');
-  await page.route('**/api/v1/console/turns/*', async (route: Route) => {
-    if (route.request().method() !== 'GET') return route.continue();
-    const response = await route.fetch();
-    const turn = await response.json();
-    change(turn, ++read);
-    await route.fulfill({ response, json: turn });
-  });
-  return () => read;
-}
 
 const reversed = (o: Record<string, unknown>) => Object.fromEntries(Object.entries(o).reverse());
 const reasonValue = (page: Page) => page.inputValue('#pending-approval input[name=reason]');

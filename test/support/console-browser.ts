@@ -1,15 +1,20 @@
 import { mkdirSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { type Browser, type Page } from 'playwright-core';
+import { type Browser, type Page, type Route } from 'playwright-core';
 import type { ConfigRows } from '../../core/config/types';
 import { listAudits } from '../../db/repositories/audit';
-import { ApiHarness, type ApiHarnessOptions } from './api-harness';
+import { ApiHarness, type ApiHarnessOptions, type ApiJson } from './api-harness';
 import { launchChromium } from './browser';
-import { extracted, LOAN_MESSAGE, plan } from './loan-config';
+import { extracted, LOAN_MESSAGE, loanConfig, plan } from './loan-config';
 import { answer } from './order-config';
 
 export const CONSOLE_ARTIFACTS = join(__dirname, '..', '..', 'test-artifacts', 'console');
 export { LOAN_MESSAGE };
+
+/** The loan submit's upstream path, which a held loan turn's faults fail. */
+export const SUBMIT_PATH = '/loan/applications';
+/** The loan submit held for an operator (#22) once out of retries: two quick attempts. */
+export const HOLD = { onRetriesExhausted: 'HOLD', maxAttempts: 2, initialIntervalMs: 100 } as const;
 
 /** A sent turn: its HTTP status and the ids the console pages are addressed by. */
 export interface SentTurn {
@@ -75,6 +80,17 @@ export class ConsoleBrowser {
     return { turn, page: await this.openTurn(turn.workflowId) };
   }
 
+  /**
+   * A loan turn whose submit fails upstream (503 until the faults on SUBMIT_PATH are cleared) and is held for an
+   * operator (HOLD): its 202 and its console page, showing the held panel.
+   */
+  async heldLoanTurn(): Promise<{ turn: SentTurn; page: Page }> {
+    this.h.wf.mcp.toolServer.faults.set(SUBMIT_PATH, { failTimes: 1_000, status: 503 });
+    const parked = await this.parkedLoanTurn(loanConfig({ submit: HOLD }));
+    await parked.page.locator('#held-tool').waitFor({ timeout: 60_000 });
+    return parked;
+  }
+
   async operatorActions(conversationId: string) {
     return (await listAudits(this.h.wf.mcp.deps.db, conversationId)).filter((a) => a.stage === 'OPERATOR_ACTION');
   }
@@ -97,4 +113,25 @@ export async function shot(page: Page, name: string): Promise<string> {
   await page.screenshot({ path, fullPage: true });
   expect(statSync(path).size).toBeGreaterThan(20_000);
   return path;
+}
+
+/** Counts the times the page replaced its content (#main's children) from now on. */
+export async function countRedraws(page: Page): Promise<() => Promise<number>> {
+  await page.evaluate(`window.redraws = 0;
+    new MutationObserver(() => window.redraws++).observe(document.getElementById('main'), { childList: true });`);
+  return async () => Number(await page.evaluate('window.redraws'));
+}
+
+/** Serves the turn's reads through `change`, as another server (real Temporal) might send them. */
+export async function rewriteTurnReads(page: Page, change: (turn: ApiJson, read: number) => void) {
+  let read = 0;
+  await page.unroute('**/api/v1/console/turns/*');
+  await page.route('**/api/v1/console/turns/*', async (route: Route) => {
+    if (route.request().method() !== 'GET') return route.continue();
+    const response = await route.fetch();
+    const turn = await response.json();
+    change(turn, ++read);
+    await route.fulfill({ response, json: turn });
+  });
+  return () => read;
 }
