@@ -146,6 +146,8 @@ function approvalPanel(turn, page) {
   // The call shown here, so a late click cannot approve a later call the turn waits on by then.
   const decide = (action) =>
     act(turn, action, { callIndex: p.callIndex, ...(reason.value ? { reason: reason.value } : {}) }, page);
+  // What each choice decides, in the words beside its button.
+  const call = `call ${p.callIndex} of ${p.toolCode}`;
   return h(
     'section',
     { class: 'panel attention', id: 'pending-approval', 'data-call': p.callIndex },
@@ -159,19 +161,22 @@ function approvalPanel(turn, page) {
     ),
     h('pre', {}, show(p.args)),
     h('label', { class: 'reason' }, 'Reason (optional) ', reason),
-    button('Approve', () => decide('approve'), { class: 'primary' }),
-    askFirst(
-      'reject-ask',
-      'Reject',
-      {
+    choice(
+      'approve-what',
+      'Approve',
+      `Run ${call} with the arguments above; the turn goes on with its result.`,
+      () => decide('approve'),
+      { class: 'primary' }
+    ),
+    choice('reject-what', 'Reject', `Do not run ${call}: the turn goes on without it.`, () => decide('reject'), {
+      ask: {
         questions: page.questions,
         // An approval waits once per call and window: another operator's decision ends it.
         key: `reject/${p.callIndex}/${p.expiresAt}`,
-        question: `Reject this call of ${p.toolCode}? The turn goes on without it.`,
-        about: `call ${p.callIndex} of ${p.toolCode} is no longer waiting for approval`,
+        question: `Reject ${call}? The turn goes on without it.`,
+        about: `${call} is no longer waiting for approval`,
       },
-      () => decide('reject')
-    )
+    })
   );
 }
 

@@ -2,8 +2,8 @@
  * The turn console's layout and controls for low vision, a phone and a keyboard, checked with axe-core where it has
  * the rule: a held turn reflows at 320 px and the header's targets are big enough at 360 px; an earlier run's row
  * keeps full contrast; the what-if result is announced and its version field labelled in sight; an audit payload's
- * scroll box is reachable by keyboard; the held panel says what each choice does in words on the page, and the
- * choices that end something (Fail turn, Reject) ask first.
+ * scroll box is reachable by keyboard; the held and approval panels say what each choice does (and on which call) in
+ * words on the page, and the choices that end something (Fail turn, Reject) ask first.
  */
 import { readFileSync } from 'node:fs';
 import { type Page } from 'playwright-core';
@@ -180,13 +180,22 @@ test('the held panel says what each choice does on the page; Fail turn asks firs
   await page.close();
 });
 
-test('Reject asks first too: Cancel sends nothing, Confirm rejects', async () => {
+test('Approve and Reject say which call they decide; Reject asks first: Cancel sends nothing, Confirm rejects', async () => {
   const { page } = await c.parkedLoanTurn(loanConfig({ submitNeedsApproval: true }));
   const panel = page.locator('#pending-approval');
   await panel.waitFor();
+  const call = 'call 1 of loan.application.submit';
+  expect(await described(page, '#pending-approval')).toEqual({
+    Approve: `Run ${call} with the arguments above; the turn goes on with its result.`,
+    Reject: `Do not run ${call}: the turn goes on without it.`,
+  });
+  expect(await panel.locator('button[title]').count()).toBe(0);
   const actions: string[] = [];
   page.on('request', (r) => r.method() === 'POST' && actions.push(r.url()));
   await panel.locator('button:has-text("Reject")').click();
+  expect(await described(page, '#pending-approval')).toMatchObject({
+    Confirm: `Reject ${call}? The turn goes on without it.`,
+  });
   await panel.locator('button:has-text("Cancel")').click();
   expect(await focused(page)).toBe('BUTTON Reject');
   expect(actions).toEqual([]);
