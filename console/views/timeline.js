@@ -4,20 +4,54 @@ const MCP_UNITS = { prepare: 'McpPrepare', plan: 'McpPlan', tool: 'McpToolCall',
 
 /**
  * The step run that wrote an audit row, from its call key: `05-DialogueAct` is the DialogueAct
- * step, `18-McpTool-plan-2` planner iteration 2, `18-McpTool-tool-3` tool call 3. Null for rows
- * no single step owns (decisions carried to the next step, operator actions).
+ * step, `18-McpTool-plan-2` planner iteration 2, `18-McpTool-tool-3` tool call 3, and a held call
+ * run again its own run of that call (toolRun). Null for rows no single step owns (decisions
+ * carried to the next step, operator actions, a hold's own rows).
  */
-function stepOf(callKey) {
-  const mcp = /^\d+-McpTool-(prepare|plan|tool|finalize)(?:-(\d+))?$/.exec(callKey);
+function stepOf(callKey, heldRuns) {
+  const tool = /^\d+-McpTool-tool-(\d+)(-retry-\d+|-done)?$/.exec(callKey);
+  if (tool) return `McpToolCall#${tool[1]}/${toolRun(callKey, tool[2], heldRuns)}`;
+  const mcp = /^\d+-McpTool-(prepare|plan|finalize)(?:-(\d+))?$/.exec(callKey);
   if (mcp) return `${MCP_UNITS[mcp[1]]}#${mcp[2] ?? 1}`;
   const step = /^\d+-([A-Za-z]+)$/.exec(callKey);
   return step ? `${step[1]}#1` : null;
 }
 
-/** Which run of its step an activity is: a tool call by the call number in its summary, else by its order. */
-function runOf(step) {
-  const call = step.type === 'McpToolCall' ? /\(call (\d+)/.exec(step.summary ?? '') : null;
-  return call ? Number(call[1]) : step.iteration;
+/**
+ * Which run of its tool call a tool call's row is: an operator's retry of a held call is a new activity of the same
+ * call, whose rows are keyed as core/mcp/hold.ts runs it (keys that never change, being in histories): `tool-3` the
+ * first run, `tool-3-retry-<h>` the run after hold h, so run h + 1; `tool-3-done` (Mark done) the run after the last
+ * hold. Each run follows one hold, so that is the call's holds (`heldRuns`: the most its keys show, from
+ * `-hold-<h>-` rows or, were those not audited, a retry's h + 1) plus one.
+ */
+function toolRun(callKey, again, heldRuns) {
+  if (!again) return 1;
+  if (again === '-done') return (heldRuns.get(callKey.replace(/-done$/, '')) ?? 1) + 1;
+  return Number(again.slice('-retry-'.length)) + 1;
+}
+
+/** The holds each tool call's rows show (`18-McpTool-tool-3` → 2), for toolRun. */
+function holdsByCall(audits) {
+  const holds = new Map();
+  for (const { callKey } of audits) {
+    const held = /^(\d+-McpTool-tool-\d+)-(?:hold-(\d+)-|retry-(\d+)$)/.exec(callKey);
+    if (!held) continue;
+    const count = held[2] ? Number(held[2]) : Number(held[3]) + 1;
+    holds.set(held[1], Math.max(holds.get(held[1]) ?? 0, count));
+  }
+  return holds;
+}
+
+/**
+ * Which run of its step an activity is, as stepOf names it: a tool call by the call number in its summary (by its
+ * order without one) and which run of that call it is (`runs` counts them, in timeline order), else by its order.
+ */
+function runOf(step, runs) {
+  if (step.type !== 'McpToolCall') return step.iteration;
+  const call = /\(call (\d+)/.exec(step.summary ?? '')?.[1] ?? String(step.iteration);
+  const run = (runs.get(call) ?? 0) + 1;
+  runs.set(call, run);
+  return `${call}/${run}`;
 }
 
 /**
@@ -29,8 +63,9 @@ function auditsByStep(audits, lastRun) {
   const byStep = new Map();
   const other = [];
   const earlier = new Map();
+  const heldRuns = holdsByCall(audits.filter((row) => !row.runId || row.runId === lastRun));
   for (const row of audits) {
-    const step = stepOf(row.callKey);
+    const step = stepOf(row.callKey, heldRuns);
     if (row.runId && row.runId !== lastRun) earlier.set(row.runId, [...(earlier.get(row.runId) ?? []), row]);
     else if (step) byStep.set(step, [...(byStep.get(step) ?? []), row]);
     else other.push(row);
@@ -155,7 +190,8 @@ function auditPanel(id, title, rows) {
  */
 export function timeline(story, audits, runId, earlierRuns = []) {
   const { byStep, other, earlier } = auditsByStep(audits, runId);
-  const rowsOf = (step) => (step.outcome === 'HANDED_OFF' ? null : byStep.get(`${step.type}#${runOf(step)}`));
+  const runs = new Map();
+  const rowsOf = (step) => (step.outcome === 'HANDED_OFF' ? null : byStep.get(`${step.type}#${runOf(step, runs)}`));
   const rows = story.timeline.map((item) => (item.kind === 'step' ? stepRow(item, rowsOf(item)) : eventRow(item)));
   return [
     scrolling(

@@ -74,6 +74,42 @@ test('after Fail turn and a double-clicked Retry turn, the page follows the turn
   await page.close();
 });
 
+/** The payloads of each tool call run's audit rows, as the timeline shows them: run by run, row by row. */
+const toolCallRuns = (page: Page) =>
+  page
+    .locator('#timeline tr[data-type=McpToolCall]')
+    .evaluateAll((rows) =>
+      rows.map((row) => [...row.querySelectorAll('details.audits pre')].map((pre) => pre.textContent))
+    );
+
+test('each run of a held call (the first, a retry, Mark done) shows its own audit rows, and only those', async () => {
+  const { turn, page } = await c.heldLoanTurn();
+  const read = async () => (await c.h.request('GET', `/api/v1/console/turns/${turn.workflowId}`)).json();
+  const act = async (action: string, json: object) =>
+    expect([200, 202]).toContain(
+      (await c.h.request('POST', `/api/v1/console/turns/${turn.workflowId}/actions/${action}`, { json })).status
+    );
+  await act('held-retry', { callIndex: 1 });
+  // The upstream still fails: held again after the second run (hold 2), then marked done, a third run.
+  const keys = async () => ((await read()).audits as { callKey: string }[]).map((a) => a.callKey);
+  await eventually(
+    async () => expect(await keys()).toContainEqual(expect.stringMatching(/-tool-1-hold-2-held$/)),
+    60_000
+  );
+  await act('held-mark-done', { callIndex: 1, result: { applicationId: 'LA-90311' } });
+  await page.locator('h1:has-text("ANSWERED")').waitFor({ timeout: 60_000 });
+
+  const audits: { callKey: string; payload: unknown }[] = (await read()).audits;
+  const rowsOf = (run: RegExp) =>
+    audits.filter((a) => run.test(a.callKey)).map((a) => JSON.stringify(a.payload, null, 2));
+  const runs = [/-McpTool-tool-1$/, /-McpTool-tool-1-retry-1$/, /-McpTool-tool-1-done$/].map(rowsOf);
+  expect(runs.map((rows) => rows.length > 0)).toEqual([true, true, true]);
+  await eventually(async () => expect(await toolCallRuns(page)).toEqual(runs), 15_000);
+  expect(await page.innerText('#other-audits')).not.toContain('MCP_TOOL_CALL');
+  c.h.wf.mcp.toolServer.faults.clear('/loan/applications');
+  await page.close();
+});
+
 test('a refresh that fails says so (the API code) instead of staying "live", and the page recovers', async () => {
   c.h.wf.mcp.toolServer.faults.set('/loan/applications', { failTimes: 1_000, status: 503 });
   const { page } = await c.parkedLoanTurn(loanConfig({ submit: HOLD }));
