@@ -58,27 +58,25 @@ type CodeColumn = typeof ceConversation.intentCode | typeof ceConversation.state
  * database's locale (under tr-TR upper('review') is REVİEW, and libc's keeps ß), and even ICU's follows the server's
  * Unicode version, not Node's; so the stored spellings, few, are folded here, and rows are matched on them as stored.
  */
-async function storedSpellings(db: Database, column: CodeColumn, code: string): Promise<string[]> {
+async function storedSpellings(within: SearchTx, column: CodeColumn, code: string): Promise<string[]> {
   const wanted = normalizeScopeValue(code);
-  const rows = await db.selectDistinct({ stored: column }).from(ceConversation);
+  await within.bound();
+  const rows = await within.tx.selectDistinct({ stored: column }).from(ceConversation);
   return rows.map(({ stored }) => stored).filter((stored) => normalizeScopeValue(stored) === wanted);
 }
 
 /** The intent and state filters: the rows whose code is one of the spellings that name the one asked for. */
-async function codeFilters(db: Database, search: ConversationSearch): Promise<SQL[]> {
-  const filters: Promise<SQL>[] = [];
+async function codeFilters(within: SearchTx, search: ConversationSearch): Promise<SQL[]> {
+  const filters: SQL[] = [];
   for (const [column, code] of [
     [ceConversation.intentCode, search.intent],
     [ceConversation.stateCode, search.state],
   ] as const) {
     if (!code) continue;
-    filters.push(
-      storedSpellings(db, column, code).then((spellings) =>
-        spellings.length > 0 ? inArray(column, spellings) : sql`false`
-      )
-    );
+    const spellings = await storedSpellings(within, column, code);
+    filters.push(spellings.length > 0 ? inArray(column, spellings) : sql`false`);
   }
-  return Promise.all(filters);
+  return filters;
 }
 
 /**
@@ -120,9 +118,9 @@ function afterCursor(cursor: ConversationCursor): SQL {
 }
 
 /**
- * How long each statement of one list may run: a search too broad for the indexes (a text of one or two letters, a
- * database without pg_trgm) would otherwise hold one of the console's read slots (read-budget.ts) for seconds, and
- * every other console page waits for those.
+ * How long one list may take, all its statements together (the intent and state spellings, the page, the count): a
+ * search too broad for the indexes (a text of one or two letters, a database without pg_trgm) would otherwise hold one
+ * of the console's read slots (read-budget.ts) for seconds, and every other console page waits for those.
  */
 export const SEARCH_TIMEOUT_MS = 5_000;
 
@@ -131,27 +129,45 @@ const QUERY_CANCELED = '57014';
 
 type Transaction = Parameters<Parameters<Database['transaction']>[0]>[0];
 
-/** `work` in a read-only transaction whose statements each stop after `timeoutMs`: then SEARCH_TOO_SLOW (503). */
-async function withSearchTimeout<T>(
+/** One search's transaction, and the deadline its statements share. */
+interface SearchTx {
+  tx: Transaction;
+  /** Before each statement: its statement_timeout becomes what is left of the search's time (none left: tooSlow). */
+  bound(): Promise<void>;
+}
+
+const tooSlow = (timeoutMs: number) =>
+  new ApiError(
+    503,
+    'SEARCH_TOO_SLOW',
+    `The search did not finish within ${timeoutMs / 1000} s. Narrow it: a longer text (q), or a status, intent or state filter.`
+  );
+
+/**
+ * `work` in a read-only transaction whose statements together stop after `timeoutMs`: then SEARCH_TOO_SLOW (503). A
+ * statement_timeout per statement alone let a search of three statements run three times as long.
+ */
+async function withSearchDeadline<T>(
   db: Database,
   timeoutMs: number,
-  work: (tx: Transaction) => Promise<T>
+  work: (search: SearchTx) => Promise<T>
 ): Promise<T> {
+  const deadline = performance.now() + timeoutMs;
   try {
     return await db.transaction(
       async (tx) => {
-        await tx.execute(sql`SELECT set_config('statement_timeout', ${String(timeoutMs)}, true)`);
-        return work(tx);
+        const bound = async () => {
+          const left = Math.ceil(deadline - performance.now());
+          if (left <= 0) throw tooSlow(timeoutMs);
+          await tx.execute(sql`SELECT set_config('statement_timeout', ${String(left)}, true)`);
+        };
+        return work({ tx, bound });
       },
       { accessMode: 'read only' }
     );
   } catch (err) {
     if (sqlStateOf(err instanceof DrizzleQueryError ? err.cause : err) !== QUERY_CANCELED) throw err;
-    throw new ApiError(
-      503,
-      'SEARCH_TOO_SLOW',
-      `The search did not finish within ${timeoutMs / 1000} s. Narrow it: a longer text (q), or a status, intent or state filter.`
-    );
+    throw tooSlow(timeoutMs);
   }
 }
 
@@ -180,8 +196,9 @@ function pageRows(
  * cursor past the last) counts apart. Without a text, the filters (status, intent, state) are columns of the row,
  * cheap to count apart.
  */
-async function pageAndCount(tx: Transaction, search: ConversationSearch, where: SQL | undefined) {
+async function pageAndCount({ tx, bound }: SearchTx, search: ConversationSearch, where: SQL | undefined) {
   const countAlone = async () => {
+    await bound();
     const capped = tx
       .select({ one: sql`1` })
       .from(ceConversation)
@@ -190,6 +207,7 @@ async function pageAndCount(tx: Transaction, search: ConversationSearch, where: 
     const [counted] = await tx.select({ n: count() }).from(capped.as('capped'));
     return counted?.n ?? 0;
   };
+  await bound();
   if (!search.q?.trim()) {
     const rows = await pageRows(tx, search, where, sql<number>`0`.mapWith(Number));
     return { rows, matched: await countAlone() };
@@ -216,8 +234,9 @@ export async function searchConversations(
   search: ConversationSearch,
   timeoutMs = SEARCH_TIMEOUT_MS
 ): Promise<ConversationPage> {
-  const where = searchFilter(search, await codeFilters(db, search));
-  const { rows, matched } = await withSearchTimeout(db, timeoutMs, (tx) => pageAndCount(tx, search, where));
+  const { rows, matched } = await withSearchDeadline(db, timeoutMs, async (within) =>
+    pageAndCount(within, search, searchFilter(search, await codeFilters(within, search)))
+  );
   const page = rows.slice(0, search.limit);
   const last = page.at(-1);
   return {

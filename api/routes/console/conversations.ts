@@ -89,8 +89,8 @@ export const conversationSearchRoute: ConsoleRoute = (app, _ports, consolePorts,
         response: {
           200: conversationPageSchema,
           503: unavailableResponse(
-            `SEARCH_TOO_SLOW: a statement of the search ran longer than ${SEARCH_TIMEOUT_MS / 1000} s and was ` +
-              'stopped; narrow it (a longer text, a status, intent or state filter)'
+            `SEARCH_TOO_SLOW: the search (all its statements together) ran longer than ${SEARCH_TIMEOUT_MS / 1000} s ` +
+              'and was stopped; narrow it (a longer text, a status, intent or state filter)'
           ),
         },
       },
