@@ -122,6 +122,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
     temporal: connection,
     namespace: env.TEMPORAL_NAMESPACE,
     ...(deployment ? { deployment } : {}),
+    consoleSearch: true,
     logger: options.logger ?? silentLogger(),
     ...(options.prerequisiteCacheMs !== undefined ? { cacheMs: options.prerequisiteCacheMs } : {}),
   });

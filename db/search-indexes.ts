@@ -1,4 +1,4 @@
-import type { PoolClient } from 'pg';
+import type { ClientBase, PoolClient } from 'pg';
 import { dropInvalidIndex } from './migrate-outside-transaction';
 import { foldedText } from './search-collation';
 
@@ -49,9 +49,47 @@ async function trigramSchema(client: PoolClient): Promise<{ schema: string } | {
 }
 
 /** What the search reads without its indexes, and how to give it them. */
-const withoutIndexes = (why: string) =>
+const withoutIndexes = (why: string, fix = 'Have the database offer pg_trgm (CREATE EXTENSION pg_trgm) and run') =>
   `console search (q) has no trigram index (${why}): it works, but reads whole tables, slow on a large database. ` +
-  'Have the database offer pg_trgm (CREATE EXTENSION pg_trgm) and run `convengine migrate` again';
+  `${fix} \`convengine migrate\` again`;
+
+/** pg_trgm as the database has it: created, offered by the server (not yet created), or neither. */
+async function trigramState(db: Pick<ClientBase, 'query'>): Promise<'installed' | 'offered' | 'absent'> {
+  const { rows } = await db.query<{ installed: boolean; offered: boolean }>(
+    `SELECT EXISTS (SELECT 1 FROM pg_extension WHERE extname = 'pg_trgm') AS installed,
+            EXISTS (SELECT 1 FROM pg_available_extensions WHERE name = 'pg_trgm') AS offered`
+  );
+  return rows[0]?.installed ? 'installed' : rows[0]?.offered ? 'offered' : 'absent';
+}
+
+/**
+ * Why the console search reads whole tables, with the fix, or null when every index of it is there and valid: the
+ * check `convengine doctor` and the API's readiness run (a migrate that could not build them said so once, at the
+ * time; an index dropped since, or a build that failed, says nothing otherwise). An index a build left INVALID (one
+ * that failed, or one under way) is missing: PostgreSQL does not use it.
+ */
+export async function searchIndexProblem(db: Pick<ClientBase, 'query'>): Promise<string | null> {
+  const { rows } = await db.query<{ name: string }>(
+    `SELECT want.name FROM unnest($1::text[]) AS want(name)
+       LEFT JOIN pg_index i ON i.indexrelid = to_regclass(quote_ident(want.name))
+      WHERE i.indisvalid IS NOT TRUE ORDER BY want.name`,
+    [SEARCH_INDEX_NAMES]
+  );
+  if (rows.length === 0) return null;
+  const missing = rows.map((r) => r.name);
+  const trigram = await trigramState(db);
+  if (trigram === 'absent') {
+    const fix = "Install PostgreSQL's contrib modules on the server (or ask the provider to offer pg_trgm), then run";
+    return withoutIndexes('the server does not offer the pg_trgm extension', fix);
+  }
+  if (trigram === 'offered') {
+    const fix = 'Run, as the database owner or a superuser (who may create the extension),';
+    return withoutIndexes('the pg_trgm extension is not created in this database', fix);
+  }
+  const which = missing.length === SEARCH_INDEX_NAMES.length ? 'all of them' : missing.join(', ');
+  const why = `${which} missing or invalid: dropped, or a build that failed or is under way`;
+  return withoutIndexes(why, 'Run');
+}
 
 /** Builds the search's missing indexes; returns what to tell the operator (nothing when all are there). */
 export async function ensureSearchIndexes(client: PoolClient): Promise<string[]> {

@@ -7,6 +7,7 @@ import { newerSchemaWarning, notMigratedMessage, readMigrations, schemaState, ty
 import { busyPoolOf, type PoolStats } from '../db/connection-loss';
 import { connectionRefusalOf, serverMessageOf, sqlStateOf } from '../db/error-text';
 import type { Database } from '../db/pool';
+import { searchIndexProblem } from '../db/search-indexes';
 import { connectionStringOf, type ToolsLogin } from '../db/tools-role';
 import type { Deployment, DeploymentMismatchError } from '../db/deployment';
 import { DEPLOYMENT_MISMATCH, deploymentCheck } from './deployment-check';
@@ -45,7 +46,7 @@ export interface PrerequisiteStatus {
    * What an operator must know but that stops no turn, by subject (`database`, `config`): readiness reports it
    * beside its checks and stays ready.
    */
-  warnings: Partial<Record<'database' | 'config', string>>;
+  warnings: Partial<Record<'database' | 'config' | 'search', string>>;
 }
 
 export const NOT_MIGRATED = 'not migrated: run convengine migrate';
@@ -97,6 +98,8 @@ export interface PrerequisiteTargets {
    * (db/deployment.ts). No check without (the tests' workers, many task queues on one database).
    */
   deployment?: Deployment;
+  /** Whether the process serves the console's search (the API): its missing trigram indexes are then a warning. */
+  consoleSearch?: boolean;
   logger: Logger;
   cacheMs?: number;
 }
@@ -242,6 +245,26 @@ export function refusedConfigWarning(servedVersion: string): string {
   return `the current config is refused: serving stored snapshot ${servedVersion}; run convengine validate-config`;
 }
 
+/** What /readyz, open to anyone, says of the console search's missing indexes; the log says which and why. */
+export const SEARCH_INDEXES_WARNING =
+  'the console search (q) lacks its trigram indexes and reads whole tables, slow on a large database: ' +
+  '`convengine doctor` says why and what to do';
+
+/**
+ * The console search's indexes (db/search-indexes.ts), for a process that serves it: a warning without them, never
+ * unready (the search still finds what it should, and every replica shares the database).
+ */
+async function searchIndexCheck(db: Database): Promise<CheckOutcome> {
+  try {
+    const problem = await databaseCheck(searchIndexProblem(db.$client), db.$client);
+    if (problem === null) return OK;
+    return { ...OK, warning: SEARCH_INDEXES_WARNING, log: { fields: {}, message: problem } };
+  } catch {
+    // A database that does not answer: its own check says so.
+    return OK;
+  }
+}
+
 /**
  * The SQL tools' login, for a process that runs them: not ready without it, but no problem that refuses a turn (the
  * worker refuses none; a turn that calls no SQL tool still runs).
@@ -264,6 +287,7 @@ interface CheckRound {
   database: CheckOutcome;
   temporal: CheckOutcome;
   config: CheckOutcome;
+  search?: CheckOutcome;
   tools?: CheckOutcome;
   deployment?: CheckOutcome;
 }
@@ -274,15 +298,17 @@ function reportRound(logger: Logger, previous: CheckRound | undefined, now: Chec
   reportChange(logger, 'temporal', previous?.temporal, now.temporal);
   if (now.tools) reportChange(logger, 'tools', previous?.tools, now.tools);
   if (now.deployment) reportChange(logger, 'deployment', previous?.deployment, now.deployment);
+  if (now.search) reportChange(logger, 'search', previous?.search, now.search);
   // Only an empty config's coming and going: the store logs a refused one itself (logConfigRejections).
   if (now.config.problem !== null || previous?.config.problem)
     reportChange(logger, 'config', previous?.config, now.config);
 }
 
-function statusOf({ database, temporal, config, tools, deployment }: CheckRound): PrerequisiteStatus {
+function statusOf({ database, temporal, config, search, tools, deployment }: CheckRound): PrerequisiteStatus {
   const warnings = {
     ...(database.warning !== undefined ? { database: database.warning } : {}),
     ...(config.warning !== undefined ? { config: config.warning } : {}),
+    ...(search?.warning !== undefined ? { search: search.warning } : {}),
   };
   return {
     database: database.reason,
@@ -309,7 +335,10 @@ export async function startPrerequisiteMonitor(targets: PrerequisiteTargets): Pr
     ]);
     // Only on a usable schema: the store reads tables a missing migration may lack.
     const config = database.problem === null ? await configCheck(targets.config) : OK;
-    const round = { database, temporal, config, ...(tools ? { tools } : {}), ...(deployment ? { deployment } : {}) };
+    const search = database.problem === null && targets.consoleSearch ? await searchIndexCheck(targets.db) : undefined;
+    const round: CheckRound = { database, temporal, config, ...(search ? { search } : {}) };
+    if (tools) round.tools = tools;
+    if (deployment) round.deployment = deployment;
     reportRound(targets.logger, previous, round);
     previous = round;
     return statusOf(round);

@@ -26,7 +26,8 @@ export const readinessSchema = {
       description:
         'Present when something needs an operator but keeps the process ready, by subject: database (migrated by ' +
         'a newer build, or busy), workerDatabase (busy), config (the current config is refused and a stored snapshot is served), worker (some workers ' +
-        'polling are of an older build).',
+        "polling are of an older build), clock (this host is off Temporal's clock), search (the console search lacks " +
+        'its trigram indexes: `convengine doctor` says why).',
       additionalProperties: { type: 'string' },
     },
   },

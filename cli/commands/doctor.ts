@@ -15,6 +15,7 @@ import {
   type Finding,
 } from '../doctor/checks';
 import { checkPooling } from '../doctor/pooling';
+import { checkSearchIndexes } from '../doctor/search-indexes';
 import { checkTurnPatches } from '../doctor/turn-patches';
 import { outJson } from '../json-line';
 
@@ -35,6 +36,9 @@ const USAGE = [
   '                     statement-mode pooler (PgBouncer), which the engine cannot run on',
   "  search-collation   (then) PostgreSQL has the ICU collation und-x-icu the console's text search uses; warns",
   '                     when not (a server built without ICU, a database not in UTF8) and says what to do',
+  "  search-indexes     (then) the console search's trigram indexes are there and valid; warns when not (pg_trgm",
+  '                     not offered or not created, an index dropped or left invalid by a failed build): the',
+  '                     search then reads whole tables; says what to do (`convengine migrate` builds them)',
   '  deployment         (then) the Temporal namespace and task queue the database is bound to; fails when they are',
   '                     not this namespace and TEMPORAL_TASK_QUEUE (a worker or API here would refuse to start)',
   '  config             (then) the config tables validate; warns when they are refused and a stored snapshot is',
@@ -83,7 +87,8 @@ export const doctorCommand: CliCommand = {
       if (database.level !== 'fail') {
         const url = env.DATABASE_URL;
         const own = { namespace, taskQueue: env.TEMPORAL_TASK_QUEUE };
-        findings.push(await checkPooling(url), await checkSearchCollation(url), await checkDeployment(url, own));
+        findings.push(await checkPooling(url), await checkSearchCollation(url), await checkSearchIndexes(url));
+        findings.push(await checkDeployment(url, own));
         findings.push(await checkConfig(url), await checkAuditTrail(url));
       }
     }

@@ -46,6 +46,7 @@ export interface Finding {
     | 'database'
     | 'pooling'
     | 'search-collation'
+    | 'search-indexes'
     | 'deployment'
     | 'config'
     | 'audit-trail'

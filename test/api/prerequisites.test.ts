@@ -23,7 +23,9 @@ import {
   PREREQUISITE_MESSAGES,
   refusedConfigWarning,
   SEARCH_ATTRIBUTES_MISSING,
+  SEARCH_INDEXES_WARNING,
 } from '../../observability/prerequisites';
+import { ensureSearchIndexes } from '../../db/search-indexes';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { captureLog, type LogCapture } from '../support/log-capture';
@@ -156,6 +158,31 @@ describe('api and worker without their prerequisites', () => {
     await new Promise((resolve) => setTimeout(resolve, 250)); // the stores' staleness check
     expect(await readyz(api.url)).toEqual({ status: 200, checks: ready });
     expect(await readyz(worker.probeUrl!)).toEqual({ status: 200, checks: { ...ready, tools: 'ok' } });
+  });
+
+  it("stay ready without the console search's trigram indexes: the API warns, names them in the log, and stops", async () => {
+    const ready = { database: 'ok', temporal: 'ok', worker: 'ok' };
+    await bare.pool.query('DROP INDEX ce_audit_user_input_trgm_idx');
+    expect(await readyz(api.url)).toEqual({ status: 200, checks: ready, warnings: { search: SEARCH_INDEXES_WARNING } });
+    // The worker serves no search.
+    expect(await readyz(worker.probeUrl!)).toEqual({ status: 200, checks: { ...ready, tools: 'ok' } });
+    const client = await bare.pool.connect();
+    try {
+      expect(await ensureSearchIndexes(client)).toEqual([]);
+    } finally {
+      client.release();
+    }
+    expect(await readyz(api.url)).toEqual({ status: 200, checks: ready });
+    const said = apiLog.lines().filter((l) => l['dependency'] === 'search');
+    expect(said.map((l) => [l['level'], l['msg']])).toEqual([
+      [
+        'warn',
+        'console search (q) has no trigram index (ce_audit_user_input_trgm_idx missing or invalid: dropped, or a ' +
+          'build that failed or is under way): it works, but reads whole tables, slow on a large database. Run ' +
+          '`convengine migrate` again',
+      ],
+      ['info', 'search: ok'],
+    ]);
   });
 
   it('stay ready on a database a newer build migrated and on refused config, and say so in warnings and the log', async () => {

@@ -73,6 +73,7 @@ describe('convengine doctor', () => {
       'database',
       'pooling',
       'search-collation',
+      'search-indexes',
       'deployment',
       'config',
       'audit-trail',
@@ -89,6 +90,7 @@ describe('convengine doctor', () => {
     expect(byCheck.get('round-trip')?.message).toMatch(/ms per activity round trip/);
     expect(byCheck.get('database')).toMatchObject({ level: 'ok' });
     expect(byCheck.get('search-collation')).toMatchObject({ level: 'ok' });
+    expect(byCheck.get('search-indexes')).toMatchObject({ level: 'ok' });
     // doctor binds nothing: the first worker, API or start does.
     expect(byCheck.get('deployment')).toMatchObject({
       level: 'ok',
