@@ -4,7 +4,7 @@ import { Client, type ConnectionLike } from '@temporalio/client';
 import type { FastifyInstance } from 'fastify';
 import { whatifConversation } from '../activities/whatif/replay';
 import type { Env } from '../config/env';
-import { connectionCapFor, messageConcurrencyFor, openFilesLimit } from '../config/open-files';
+import { apiIntakeLimits, unreachableMessageLimitWarning, type ApiIntakeLimits } from '../config/api-limits';
 import { connectTemporalClient } from '../config/temporal-client';
 import { withDefaultCallDeadline } from '../config/temporal-call-deadline';
 import type { TemporalConnectionSettings } from '../config/temporal-connection';
@@ -146,9 +146,15 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   );
   const host = options.host ?? env.HOST;
   const stop: StopState = { leaving: false };
-  const app = buildApi({ ...apiOptions(wiring, options, ports, metrics), host, leaving: () => stop.leaving });
+  const limits = apiIntakeLimits(env, options.workerConnection !== undefined);
+  const app = buildApi({ ...apiOptions(wiring, options, ports, metrics, limits), host, leaving: () => stop.leaving });
   const url = await app.listen({ host, port: options.port ?? env.PORT });
-  for (const warning of [exposedWithoutTokenWarning(host, env.API_TOKEN), sharedTokenWarning(env)]) {
+  const warnings = [
+    exposedWithoutTokenWarning(host, env.API_TOKEN),
+    sharedTokenWarning(env),
+    unreachableMessageLimitWarning(env, limits),
+  ];
+  for (const warning of warnings) {
     if (warning) options.logger?.warn(warning);
   }
   return drainingServer({ app, url, gateway, stop }, async () => {
@@ -222,7 +228,13 @@ function apiPorts(wiring: ApiWiring, turns: ApiPorts['turns'], prerequisites: Pr
 }
 
 /** buildApi's options from the environment, read once, and the server's own options. */
-function apiOptions(wiring: ApiWiring, options: ApiServerOptions, ports: ApiPorts, metrics: ApiMetrics): ApiOptions {
+function apiOptions(
+  wiring: ApiWiring,
+  options: ApiServerOptions,
+  ports: ApiPorts,
+  metrics: ApiMetrics,
+  { messageMaxConcurrent, maxConnections }: ApiIntakeLimits
+): ApiOptions {
   const { env } = wiring;
   return {
     ports,
@@ -236,8 +248,8 @@ function apiOptions(wiring: ApiWiring, options: ApiServerOptions, ports: ApiPort
     turnDuration: metrics.turnDuration,
     limitMetrics: { inUse: metrics.limitInUse, refused: metrics.limitRefused },
     whatifLimits: { concurrency: env.WHATIF_CONCURRENCY, maxTurns: env.WHATIF_MAX_TURNS },
-    messageMaxConcurrent: env.MESSAGE_MAX_CONCURRENT ?? messageConcurrencyFor(openFilesLimit()),
-    ...maxConnectionsOf(env, options.workerConnection !== undefined),
+    messageMaxConcurrent,
+    ...(maxConnections !== undefined ? { maxConnections } : {}),
     streamMaxConnections: env.STREAM_MAX_CONNECTIONS,
     withoutFailureText: withoutFailureText(env),
     console: consolePorts(wiring.db, wiring.client, {
@@ -245,16 +257,6 @@ function apiOptions(wiring: ApiWiring, options: ApiServerOptions, ports: ApiPort
       temporalUiUrl: options.temporalUiUrl ?? env.TEMPORAL_UI_URL,
     }),
   };
-}
-
-/**
- * buildApi's maxConnections: API_MAX_CONNECTIONS, else the open-files limit less the process's pools (the worker's
- * too when one runs in this process, `convengine start`) and a reserve (config/open-files.ts, connectionCapFor).
- */
-function maxConnectionsOf(env: Env, withWorker: boolean): Pick<ApiOptions, 'maxConnections'> {
-  const pooled = env.API_DB_POOL_MAX + (withWorker ? env.WORKER_DB_POOL_MAX + env.WORKER_TOOLS_POOL_MAX : 0);
-  const max = env.API_MAX_CONNECTIONS ?? connectionCapFor(openFilesLimit(), pooled);
-  return max === null ? {} : { maxConnections: max };
 }
 
 /** Whether a close has begun: /readyz answers 503 from then on (ApiOptions.leaving). */

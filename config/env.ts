@@ -1,6 +1,7 @@
 import { INT32_MAX } from '../core/int32';
 import { LLM_TIMEOUT_MAX_MS } from '../core/turn/steps';
 import { z } from 'zod';
+import { apiLimitIssues } from './api-limits';
 import { apiTokenIssues } from './api-tokens';
 import { payloadEncryptionKeys } from './payload-keys';
 import { DATABASE_URL_UNSET, unmetNeeds, type EnvNeed, type EnvSource } from './env-needs';
@@ -109,7 +110,8 @@ const envSchema = z.object({
   API_SHUTDOWN_DELAY_MS: integer(API_SHUTDOWN_DELAY_DEFAULT_MS, 0, 600_000),
   /**
    * POST /conversation/message requests answered at once in one API process; one more gets 503 TOO_MANY_MESSAGES with
-   * Retry-After. Unset: from the open-files limit (config/open-files.ts), as each holds a socket.
+   * Retry-After. Unset: from the open-files limit (config/open-files.ts), as each holds a socket. Below
+   * API_MAX_CONNECTIONS when both are set (config/api-limits.ts).
    */
   MESSAGE_MAX_CONCURRENT: optionalInteger(1, 100_000),
   /**
@@ -263,7 +265,8 @@ export * from './env-defaults';
 
 /** The variables that are set but invalid: one reason a variable, the first check it fails (it says what to fix). */
 function invalidVariables(result: ReturnType<typeof envSchema.safeParse>): EnvIssue[] {
-  if (result.success) return [...temporalTlsIssues(result.data), ...apiTokenIssues(result.data)];
+  if (result.success)
+    return [...temporalTlsIssues(result.data), ...apiTokenIssues(result.data), ...apiLimitIssues(result.data)];
   const issues = result.error.issues.map((issue) => ({
     variable: String(issue.path[0] ?? '(environment)'),
     reason: issue.message,

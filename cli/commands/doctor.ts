@@ -14,6 +14,7 @@ import {
   checkTemporal,
   type Finding,
 } from '../doctor/checks';
+import { checkApiLimits } from '../doctor/api-limits';
 import { checkPooling } from '../doctor/pooling';
 import { checkSearchIndexes } from '../doctor/search-indexes';
 import { checkTurnPatches } from '../doctor/turn-patches';
@@ -47,6 +48,9 @@ const USAGE = [
   '  audit-trail        (then) the size of ce_audit, the oldest idle conversation, the audit policy in effect',
   '  api-tokens         (when API_TOKEN is set) warns when it is the only API token: whoever holds it, a gateway',
   '                     serving end users too, then reaches the operator routes (set OPERATOR_API_TOKEN)',
+  '  api-limits         (when one is set, or when it warns) MESSAGE_MAX_CONCURRENT is below the connections an API',
+  '                     here holds (API_MAX_CONNECTIONS, or from the open-files limit): warns when not, since a',
+  '                     message past it could never arrive to be refused 503 TOO_MANY_MESSAGES',
   'Exit code: 1 when a check fails; warnings fail only with --strict.',
 ].join('\n');
 
@@ -94,6 +98,8 @@ export const doctorCommand: CliCommand = {
     }
     const tokens = checkApiTokens(env);
     if (tokens) findings.push(tokens);
+    const limits = checkApiLimits(env);
+    if (limits) findings.push(limits);
     for (const f of findings) {
       if (options.has('json')) outJson(io, f);
       else io.out(`${f.level.padEnd(4)} ${f.check.padEnd(17)} ${f.message}`);

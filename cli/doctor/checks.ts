@@ -50,7 +50,8 @@ export interface Finding {
     | 'deployment'
     | 'config'
     | 'audit-trail'
-    | 'api-tokens';
+    | 'api-tokens'
+    | 'api-limits';
   level: FindingLevel;
   message: string;
   /** Measured figure, where the check measures one. */

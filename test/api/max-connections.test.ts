@@ -71,6 +71,20 @@ describe('API_MAX_CONNECTIONS', () => {
     await db?.drop();
   });
 
+  it('is warned of at start when the message limit from the open-files limit cannot be reached under it', () => {
+    // MESSAGE_MAX_CONCURRENT unset: a quarter of the open-files limit, at least 64 where it is unknown; above 3.
+    expect(
+      log
+        .lines()
+        .map((l) => String(l['msg']))
+        .filter((m) => m.startsWith('this API holds at most'))
+    ).toEqual([
+      expect.stringMatching(
+        /^this API holds at most 3 connections \(API_MAX_CONNECTIONS\), not more than the \d+ messages it answers at once \(MESSAGE_MAX_CONCURRENT unset: from the open-files limit\): .*set MESSAGE_MAX_CONCURRENT below API_MAX_CONNECTIONS/
+      ),
+    ]);
+  });
+
   it('closes the connections past it unanswered, answers the ones it holds, and serves again once they close', async () => {
     const held = await Promise.all(Array.from({ length: MAX }, () => connect(port)));
     sockets.push(...held);
@@ -81,7 +95,7 @@ describe('API_MAX_CONNECTIONS', () => {
     const outcomes = await Promise.all(excess.map((socket) => get(socket)));
     expect(outcomes).toEqual(Array(excess.length).fill('closed'));
     // Said once in the log (not once a connection), and counted.
-    expect(log.lines().filter((l) => String(l['msg']).includes('API_MAX_CONNECTIONS'))).toEqual([
+    expect(log.lines().filter((l) => String(l['msg']).startsWith('closed a connection as it was accepted'))).toEqual([
       expect.objectContaining({ maxConnections: MAX, dropped: 1 }),
     ]);
     const metrics = await get(held[0] as Socket, '/metrics');
