@@ -1,4 +1,5 @@
 import type { Database } from '../pool';
+import { sweepOrphanCalls } from './prune-orphan-calls';
 import { retiredDigestSql } from './retired';
 
 /** What a prune removed (or, in a dry run, would remove). */
@@ -60,10 +61,6 @@ const IN_FLIGHT_TURNS = `
   SELECT c.conversation_id::text AS conversation_id, last.turn_number
     FROM ce_conversation c CROSS JOIN LATERAL (${LAST_ROW}) last
    WHERE ${IDLE} AND ${UNENDED}`;
-
-/** Call log rows older than `$1` whose conversation is gone (or that never had one). */
-const ORPHAN_CALLS = `l.created_at < $1 AND (l.conversation_id IS NULL
-  OR NOT EXISTS (SELECT 1 FROM ce_conversation c WHERE c.conversation_id = l.conversation_id))`;
 
 /**
  * A claim that a conversation of `doomed` (a CTE of conversation_id) stored and no other conversation did. A body is
@@ -147,17 +144,12 @@ const PRUNE_BATCH = `
          (SELECT count(*) FROM requests)::int AS turn_requests,
          (SELECT count(*) FROM claims)::int AS claims`;
 
-const PRUNE_ORPHAN_CALLS = `
-  DELETE FROM ce_llm_call_log WHERE llm_call_id IN (
-    SELECT l.llm_call_id FROM ce_llm_call_log l WHERE ${ORPHAN_CALLS} LIMIT $2)`;
-
 const COUNT_IDLE = `
   WITH doomed AS (SELECT c.conversation_id FROM ce_conversation c WHERE ${prunable('$2')})
   SELECT (SELECT count(*) FROM doomed)::int AS conversations,
          (SELECT count(*) FROM ce_audit a JOIN doomed d USING (conversation_id))::int AS audit_rows,
          (SELECT count(*) FROM ce_conversation_history h JOIN doomed d USING (conversation_id))::int AS history_rows,
-         ((SELECT count(*) FROM ce_llm_call_log l JOIN doomed d USING (conversation_id))
-          + (SELECT count(*) FROM ce_llm_call_log l WHERE ${ORPHAN_CALLS}))::int AS llm_calls,
+         (SELECT count(*) FROM ce_llm_call_log l JOIN doomed d USING (conversation_id))::int AS llm_calls,
          (SELECT count(*) FROM ce_turn_request r JOIN doomed d USING (conversation_id))::int AS turn_requests,
          (SELECT count(*) FROM ce_payload_claim p WHERE ${claimOnlyOf('doomed')})::int AS claims`;
 
@@ -220,7 +212,15 @@ export type PruneResult = PruneCounts & { interrupted?: true };
  */
 export async function pruneConversations(db: Database, cutoff: Date, options: PruneOptions = {}): Promise<PruneResult> {
   const ended = options.turnEnds ? await endedTurns(db, cutoff, options.turnEnds) : [];
-  if (options.dryRun) return withSkipped(db, cutoff, ended, await countPrunable(db, cutoff, ended));
+  if (options.dryRun) {
+    const counts = await countPrunable(db, cutoff, ended);
+    const sweep = await sweepOrphanCalls(db, cutoff, {
+      batchSize: options.batchSize ?? 500,
+      dryRun: true,
+      tick: () => {},
+    });
+    return withSkipped(db, cutoff, ended, { ...counts, llmCalls: counts.llmCalls + sweep.orphans });
+  }
   const walk = await prune(db, cutoff, ended, options);
   return walk.interrupted ? walk : withSkipped(db, cutoff, ended, walk);
 }
@@ -275,13 +275,14 @@ async function prune(db: Database, cutoff: Date, ended: string[], options: Prune
     options.onBatch?.({ counts: { ...total }, examined });
     if (batch.examined < batchSize) break;
   }
-  for (;;) {
-    if (options.stop?.aborted) return { ...total, interrupted: true };
-    const { rowCount } = await db.$client.query(PRUNE_ORPHAN_CALLS, [cutoff, batchSize]);
-    total.llmCalls += rowCount ?? 0;
-    if ((rowCount ?? 0) < batchSize) break;
-  }
-  return total;
+  const sweep = await sweepOrphanCalls(db, cutoff, {
+    batchSize,
+    dryRun: false,
+    stop: options.stop,
+    tick: (orphans) => options.onBatch?.({ counts: { ...total, llmCalls: total.llmCalls + orphans }, examined }),
+  });
+  total.llmCalls += sweep.orphans;
+  return sweep.interrupted ? { ...total, interrupted: true } : total;
 }
 
 interface CandidateRow {
