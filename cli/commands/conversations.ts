@@ -94,8 +94,11 @@ const pruneConversationsCommand = pruneCommand({
         dryRun,
         turnEnds: temporal.turnEnds,
         stop: run.stop,
-        onBatch: ({ counts: soFar, examined }) =>
-          run.progress(`${examined} conversation(s) examined, pruned ${summary(soFar)} so far`),
+        // A dry run only reads, and says nothing until it has counted (a signal ends it at once).
+        onBatch: dryRun
+          ? undefined
+          : ({ counts: soFar, examined }) =>
+              run.progress(`${examined} conversation(s) examined, pruned ${summary(soFar)} so far`),
       });
       const since = `idle since before ${cutoff.toISOString()}`;
       if (counts.interrupted) {
