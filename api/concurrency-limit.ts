@@ -1,4 +1,5 @@
 import type { FastifyReply } from 'fastify';
+import { errorResponse, retryAfterHeader } from './error-responses';
 import { ApiError } from './errors';
 
 /** Where a limit reports its use (observability/metrics.ts: convengine_api_limit_in_use, …_refused_total). */
@@ -61,4 +62,14 @@ export class ConcurrencyLimit {
     this.running = running;
     this.metrics?.inUse.set({ limit: this.name }, running);
   }
+}
+
+/**
+ * A 429 refusal as its route documents it: `when` says when it comes, and `Retry-After` always does. A 503 refusal
+ * (TOO_MANY_MESSAGES) is one line of its route's 503, whose `Retry-After` names it.
+ */
+export function busyResponse(refusal: LimitRefusal, when: string) {
+  const wait = `always, ${refusal.retryAfterSeconds} with ${refusal.code}`;
+  const response = { ...errorResponse(`${refusal.code}: ${when}`), headers: retryAfterHeader(wait, true) };
+  return { [refusal.status ?? 429]: response };
 }

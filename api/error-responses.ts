@@ -1,3 +1,4 @@
+import { PREREQUISITE_MESSAGES } from '../observability/prerequisites';
 import { BEARER_CHALLENGES, OPERATOR_CHALLENGE } from './auth';
 import { errorSchema } from './schemas/common';
 import { turnResponseSchema } from './schemas/turn';
@@ -13,11 +14,33 @@ const INTERNAL = 'INTERNAL: something failed on our side; nothing of it is shown
 export const errorResponse = (description: string) => ({ ...errorSchema, description });
 
 /**
+ * A `Retry-After` response header (RFC 9110 §10.2.3) in Fastify's response-schema form, which api/openapi.ts carries
+ * into the document (the serializer ignores it): whole seconds, `when` saying which answers send it.
+ */
+export const retryAfterHeader = (when: string, required = false) => ({
+  'Retry-After': {
+    description: `Seconds to wait before sending the request again: ${when}.`,
+    required,
+    schema: { type: 'integer', minimum: 1 },
+  },
+});
+
+/**
+ * The codes a 503 sends `Retry-After` with (api/error-handler.ts retryLaterOn: a prerequisite missing or a dependency
+ * down; api/concurrency-limit.ts: a busy process). The others (TURN_FAILED, API_STOPPING, WORKER_UNAVAILABLE…) send
+ * none: the same request would get the same answer, or goes to another process at once.
+ */
+const RETRY_AFTER_503 = retryAfterHeader(
+  `with ${Object.keys(PREREQUISITE_MESSAGES).join(', ')} and TOO_MANY_MESSAGES; never with TURN_FAILED (the same ` +
+    'request with the same Idempotency-Key answers the same failure) nor with any other code'
+);
+
+/**
  * A 503 in the error envelope: `more` (a route's own codes, "CODE: when") and the ones any route may answer: a
  * dependency down (api/error-handler.ts) or the API stopping (api/app.ts).
  */
 export function unavailableResponse(...more: string[]) {
-  return errorResponse(
+  const response = errorResponse(
     [
       ...more,
       'DATABASE_UNREACHABLE, TEMPORAL_UNREACHABLE: a dependency the request needs did not answer; retry after ' +
@@ -34,6 +57,7 @@ export function unavailableResponse(...more: string[]) {
       'API_STOPPING: this API process is stopping; send the request again (to another one)',
     ].join('; ')
   );
+  return { ...response, headers: RETRY_AFTER_503 };
 }
 
 /**
@@ -43,12 +67,22 @@ export function unavailableResponse(...more: string[]) {
  * that take a body and UNAUTHORIZED on those the token guards.
  */
 export const errorResponses = {
-  '4xx': errorResponse(
-    'The request is refused: VALIDATION_FAILED (400: `details.in`, `details.field` and `details.problem` say which ' +
-      'input failed which keyword of the schema) and the like, BODY_TOO_LARGE (413), UNSUPPORTED_MEDIA_TYPE, ' +
-      "UNSUPPORTED_CHARSET, UNSUPPORTED_CONTENT_ENCODING (415), and the route's own codes; another 4xx is coded " +
-      "by its status's name (403 FORBIDDEN: a dot-segment in a path under /docs/static)."
-  ),
+  '4xx': {
+    ...errorResponse(
+      'The request is refused: VALIDATION_FAILED (400: `details.in`, `details.field` and `details.problem` say which ' +
+        'input failed which keyword of the schema) and the like, BODY_TOO_LARGE (413), UNSUPPORTED_MEDIA_TYPE, ' +
+        'UNSUPPORTED_CHARSET, UNSUPPORTED_CONTENT_ENCODING (415), METHOD_NOT_ALLOWED (405, with `Allow`: a method ' +
+        "the path does not take), and the route's own codes; another 4xx is coded by its status's name (403 " +
+        'FORBIDDEN: a dot-segment in a path under /docs/static).'
+    ),
+    headers: {
+      Allow: {
+        description: 'With 405 METHOD_NOT_ALLOWED: the methods the path takes, comma-separated (RFC 9110 §10.2.1).',
+        required: false,
+        schema: { type: 'string' },
+      },
+    },
+  },
   500: errorResponse(INTERNAL),
   503: unavailableResponse(),
 } as const;
@@ -141,7 +175,7 @@ export const UNAVAILABLE_CODES = {
   notReady:
     'DATABASE_NOT_MIGRATED, SEARCH_ATTRIBUTES_MISSING: no turn can run until an operator runs `convengine migrate` ' +
     'or `convengine setup-temporal`; CONFIG_EMPTY: the config has no intent and no response (nothing was seeded or ' +
-    'applied) until an operator runs `convengine seed` or `convengine config apply`; each with `Retry-After`',
+    'applied) until an operator runs `convengine seed` or `convengine config apply`; these three with `Retry-After`',
   workerUnavailable:
     'WORKER_UNAVAILABLE (`details.decisionSent`): no worker took the decision: not sent when no worker that runs ' +
     "the turn's type polls its task queue; else sent, not taken within OPERATOR_DECISION_TIMEOUT_MS, and it may " +
@@ -163,7 +197,8 @@ export function turnReplyResponses(...more: string[]) {
     ),
     500: errorResponse(`TURN_FAILED (\`details.retryable\` false): fix the cause, then retry the turn; ${INTERNAL}`),
     503: unavailableResponse(
-      'TURN_FAILED (`details.retryable` true): the turn failed for a reason a retry can fix (`details.retryWith`)',
+      'TURN_FAILED (`details.retryable` true), without `Retry-After`: the turn failed for a reason a new request ' +
+        'can fix; the same request with the same Idempotency-Key answers this failure again',
       ...more
     ),
   };

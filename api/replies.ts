@@ -17,6 +17,18 @@ export function linkNextPage(reply: FastifyReply, path: string, query: Record<st
   reply.header('link', `<${path}?${params}>; rel="next"`);
 }
 
+/** The `Link` a paged list's 200 sends (linkNextPage), in Fastify's response-schema form as api/openapi.ts reads it. */
+const NEXT_PAGE_HEADER = {
+  Link: {
+    description: 'When more follow: `<path?query>; rel="next"`, the next page (RFC 8288); absent on the last page.',
+    required: false,
+    schema: { type: 'string' },
+  },
+} as const;
+
+/** A paged list's 200 `schema`, with the `Link` header that names its next page. */
+export const pagedResponse = <S extends object>(schema: S) => ({ ...schema, headers: NEXT_PAGE_HEADER });
+
 export function approvalUrl(conversationId: string, turnNumber: number): string {
   return `/api/v1/conversation/${conversationId}/turns/${turnNumber}/approval`;
 }

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { errorResponse } from '../error-responses';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts } from '../ports';
-import { linkNextPage } from '../replies';
+import { linkNextPage, pagedResponse } from '../replies';
 import { APPROVAL_QUEUE_PAGE, approvalQueueQuery, approvalQueueSchema } from '../schemas/approval-queue';
 import { TurnOutcomeValue, TurnSearchAttribute } from '../../workflows/search-attributes';
 
@@ -29,7 +29,7 @@ export function approvalQueueRoutes(app: FastifyInstance, ports: ApiPorts, docs:
       schema: {
         querystring: approvalQueueQuery,
         response: {
-          200: approvalQueueSchema,
+          200: pagedResponse(approvalQueueSchema),
           400: errorResponse(
             "INVALID_CURSOR: `after` is not a page's `next` as this list gave it; VALIDATION_FAILED: a `limit` " +
               'outside 1 to 100, or an unknown parameter'

@@ -8,7 +8,7 @@ import { ConcurrencyLimit, type LimitMetrics, type LimitRefusal } from '../concu
 import { notFound, refuseBlockedTurn, refuseMalformedDecision } from '../errors';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts, AuditRowView } from '../ports';
-import { linkNextPage, sendTurnReply } from '../replies';
+import { linkNextPage, pagedResponse, sendTurnReply } from '../replies';
 import { defaultReplyTexts } from '../reply-texts';
 import { requireSafeText } from '../text-check';
 import { turnNumberParam } from '../turns/turn-id';
@@ -172,7 +172,7 @@ function conversationReadRoutes(app: FastifyInstance, ports: ApiPorts, docs: Ope
       schema: {
         params: conversationIdParams,
         querystring: auditPageQuery,
-        response: { 200: { type: 'array', items: auditRowSchema } },
+        response: { 200: pagedResponse({ type: 'array', items: auditRowSchema }) },
       },
     },
     async (request, reply) =>

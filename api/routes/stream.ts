@@ -4,7 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
 import { VERBOSE_PROGRESS } from '../../core/verbose';
 import { AuditFeed } from '../audit-feed';
-import { ConcurrencyLimit, type LimitMetrics, type LimitRefusal } from '../concurrency-limit';
+import { busyResponse, ConcurrencyLimit, type LimitMetrics, type LimitRefusal } from '../concurrency-limit';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts, AuditRowView } from '../ports';
 import { conversationIdParams, textResponse } from '../schemas/common';
@@ -132,6 +132,7 @@ const streamRoute = {
     headers: { type: 'object', properties: { 'last-event-id': { type: 'string', pattern: '^[0-9]{1,15}$' } } },
     response: {
       200: textResponse('text/event-stream', 'CONNECTED, then one event per audit row; `id` is its audit id.'),
+      ...busyResponse(STREAMS_BUSY, 'STREAM_MAX_CONNECTIONS streams are open in this API process already'),
     },
   },
 } as const;

@@ -2,7 +2,7 @@ import type { FastifyInstance } from 'fastify';
 import { CONFIG_VERSION_PATTERN, WhatifInputError } from '../../activities/whatif/draft';
 import { WhatifCannotRunError } from '../../activities/whatif/scratch';
 import { countByStatus } from '../../core/whatif/diff';
-import { ConcurrencyLimit, type LimitMetrics, type LimitRefusal } from '../concurrency-limit';
+import { busyResponse, ConcurrencyLimit, type LimitMetrics, type LimitRefusal } from '../concurrency-limit';
 import { ApiError, badRequest, notFound } from '../errors';
 import { unavailableResponse } from '../error-responses';
 import { route, type OpenApiRegistry } from '../openapi';
@@ -123,6 +123,7 @@ const whatifRoute = {
           turns: { type: 'array', items: turnDiffSchema },
         },
       },
+      ...busyResponse(REPLAYS_BUSY, 'WHATIF_CONCURRENCY replays run in this API process already; nothing was replayed'),
       503: unavailableResponse(
         "WHATIF_CANNOT_RUN: the database refused the replay's own (rolled-back) writes, whatever the config: a hot " +
           'standby or read-only transaction, a login that may only read, a server short of disk; the message names ' +

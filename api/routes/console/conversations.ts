@@ -4,7 +4,7 @@ import { unavailableResponse } from '../../error-responses';
 import { CONSOLE_CONVERSATION_STATUSES, type ConversationCursor, type ConversationSearch } from '../../console/ports';
 import { conversationPageSchema, conversationTurnsSchema } from '../../console/schemas';
 import { route } from '../../openapi';
-import { linkNextPage } from '../../replies';
+import { linkNextPage, pagedResponse } from '../../replies';
 import { conversationIdParams, uuidParam } from '../../schemas/common';
 import { onConversationNamed } from '../../sent-ids';
 import { conversationNotFound } from '../conversation';
@@ -87,7 +87,7 @@ export const conversationSearchRoute: ConsoleRoute = (app, _ports, consolePorts,
       schema: {
         querystring: searchQuery,
         response: {
-          200: conversationPageSchema,
+          200: pagedResponse(conversationPageSchema),
           503: unavailableResponse(
             `SEARCH_TOO_SLOW: the search (all its statements together) ran longer than ${SEARCH_TIMEOUT_MS / 1000} s ` +
               'and was stopped; narrow it (a longer text, a status, intent or state filter)'
@@ -160,7 +160,7 @@ export const conversationTurnsRoute: ConsoleRoute = (app, ports, consolePorts, d
       schema: {
         params: conversationIdParams,
         querystring: turnsQuery,
-        response: { 200: conversationTurnsSchema },
+        response: { 200: pagedResponse(conversationTurnsSchema) },
       },
     },
     async (request, reply) =>

@@ -1,0 +1,61 @@
+/**
+ * What the document declares besides bodies, walked over every operation: the headers the API sends with a status
+ * (Retry-After, Link, Allow) and the statuses it answers with, so a client generated from it expects them.
+ */
+import { documentedApi, operations, type DocumentedResponse } from './document';
+
+const header = (response: DocumentedResponse | undefined, name: string) => response?.headers?.[name];
+
+/** The routes whose 200 is a page of a list, naming the next one in `Link` (api/replies.ts linkNextPage). */
+const PAGED = [
+  'GET /api/v1/conversation/audit/{id}',
+  'GET /api/v1/admin/turns/awaiting-approval',
+  'GET /api/v1/console/conversations',
+  'GET /api/v1/console/conversations/{id}/turns',
+];
+
+/** The routes a concurrency limit guards with a 429 (api/concurrency-limit.ts), and its code. */
+const LIMITED: Record<string, string> = {
+  'GET /api/v1/conversation/{id}/stream': 'TOO_MANY_STREAMS',
+  'GET /api/v1/whatif': 'WHATIF_BUSY',
+};
+
+describe('the OpenAPI document: the headers and statuses it declares', () => {
+  const api = documentedApi();
+
+  it('declares Retry-After on every 503 and 429, required on a 429, and says TURN_FAILED sends none', () => {
+    for (const { name, op } of operations(api.doc)) {
+      if (name === 'GET /readyz') continue;
+      expect({ name, retryAfter: header(op.responses['503'], 'Retry-After')?.schema }).toEqual({
+        name,
+        retryAfter: { type: 'integer', minimum: 1 },
+      });
+      if (op.responses['429'])
+        expect({ name, required: header(op.responses['429'], 'Retry-After')?.required }).toEqual({
+          name,
+          required: true,
+        });
+    }
+    const message = operations(api.doc).find(({ name }) => name === 'POST /api/v1/conversation/message')!.op;
+    expect(header(message.responses['503'], 'Retry-After')).toMatchObject({
+      description: expect.stringMatching(/TOO_MANY_MESSAGES.*never with TURN_FAILED/),
+    });
+    expect(message.responses['503']?.description).not.toMatch(/each with `Retry-After`/);
+  });
+
+  it('documents the 429 of each route a concurrency limit guards', () => {
+    const limited = operations(api.doc).filter(({ op }) => op.responses['429']);
+    expect(
+      Object.fromEntries(limited.map(({ name, op }) => [name, op.responses['429']?.description?.split(':')[0]]))
+    ).toEqual(LIMITED);
+  });
+
+  it("declares Link on each paged list's 200, and Allow (with 405) on every 4XX", () => {
+    const withLink = operations(api.doc).filter(({ op }) => header(op.responses['200'], 'Link'));
+    expect(withLink.map(({ name }) => name).sort()).toEqual([...PAGED].sort());
+    for (const { name, op } of operations(api.doc)) {
+      expect({ name, allow: !!header(op.responses['4XX'], 'Allow') }).toEqual({ name, allow: true });
+      expect(op.responses['4XX']?.description).toContain('METHOD_NOT_ALLOWED');
+    }
+  });
+});
