@@ -52,7 +52,11 @@ export class OpenApiRegistry {
   private readonly routes: DocumentedRoute[] = [];
 
   add(method: string, url: string, summary: string, schema: RouteShorthandOptions['schema']): void {
-    this.routes.push({ method: method.toLowerCase(), url, summary, schema: (schema ?? {}) as Record<string, unknown> });
+    const route = { method: method.toLowerCase(), url, summary, schema: (schema ?? {}) as Record<string, unknown> };
+    const id = operationIdOf(route);
+    // Generated clients name their methods by it: two routes of one id would make one of them unreachable there.
+    if (this.routes.some((known) => operationIdOf(known) === id)) throw new Error(`operationId ${id} is taken`);
+    this.routes.push(route);
   }
 
   document(version: string): Record<string, unknown> {
@@ -72,9 +76,26 @@ export class OpenApiRegistry {
   }
 }
 
+const capitalized = (word: string) => word.charAt(0).toUpperCase() + word.slice(1);
+
+/**
+ * An operation's id, from its method and path alone, so it stays the same from release to release while the route
+ * does: `GET /api/v1/conversation/:id` is getConversationById, `POST /api/v1/admin/turns/:workflowId/held-tool`
+ * postAdminTurnsByWorkflowIdHeldTool.
+ */
+export function operationIdOf(route: { method: string; url: string }): string {
+  const words = route.url
+    .replace(/^\/api\/v1\//, '/')
+    .split(/[/-]/)
+    .filter((word) => word !== '')
+    .map((word) => (word.startsWith(':') ? `By${capitalized(word.slice(1))}` : capitalized(word)));
+  return `${route.method.toLowerCase()}${words.join('')}`;
+}
+
 function operationOf(route: DocumentedRoute): Record<string, unknown> {
   const { schema } = route;
   const op: Record<string, unknown> = {
+    operationId: operationIdOf(route),
     summary: route.summary,
     parameters: parametersOf(schema),
     responses: responsesOf((schema['response'] ?? {}) as Record<string, ResponseSchema>),

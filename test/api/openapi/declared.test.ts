@@ -59,3 +59,20 @@ describe('the OpenAPI document: the headers and statuses it declares', () => {
     }
   });
 });
+
+describe('the OpenAPI document: operation ids', () => {
+  const api = documentedApi();
+
+  it('gives every operation an operationId of its method and path, unique in the document', () => {
+    const ids = operations(api.doc).map(({ op }) => op.operationId);
+    expect(ids.every((id) => typeof id === 'string' && /^[a-z]+[A-Za-z]*$/.test(id))).toBe(true);
+    expect(new Set(ids).size).toBe(ids.length);
+    const byName = Object.fromEntries(operations(api.doc).map(({ name, op }) => [name, op.operationId]));
+    expect(byName).toMatchObject({
+      'GET /api/v1/conversation/{id}': 'getConversationById',
+      'POST /api/v1/conversation/message': 'postConversationMessage',
+      'POST /api/v1/admin/turns/{workflowId}/held-tool': 'postAdminTurnsByWorkflowIdHeldTool',
+      'GET /healthz': 'getHealthz',
+    });
+  });
+});

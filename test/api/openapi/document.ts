@@ -17,6 +17,7 @@ export interface DocumentedResponse {
   content?: Record<string, { schema?: object }>;
 }
 export interface Operation {
+  operationId?: string;
   security?: unknown[];
   requestBody?: object;
   responses: Record<string, DocumentedResponse>;
