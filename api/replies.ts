@@ -33,13 +33,14 @@ export function approvalUrl(conversationId: string, turnNumber: number): string 
   return `/api/v1/conversation/${conversationId}/turns/${turnNumber}/approval`;
 }
 
-/** How to decide a pending approval: the 202's `approval.decideWith`, and GET /conversation/{id}'s. */
+/**
+ * How to decide a pending approval: the 202's `approval.decideWith`, and GET /conversation/{id}'s. Its body is one the
+ * route takes as it is (api/schemas/decisions.ts says the options): a reject, so that one posted unread refuses the
+ * call instead of running it, and no reason or decider, which a client filling in only `decision` would record as
+ * said.
+ */
 export function decideWith(conversationId: string, turnNumber: number, callIndex: number) {
-  return {
-    method: 'POST',
-    url: approvalUrl(conversationId, turnNumber),
-    body: { decision: 'approve | reject', callIndex, reason: 'optional text', decidedBy: 'optional: who decides' },
-  };
+  return { method: 'POST', url: approvalUrl(conversationId, turnNumber), body: { decision: 'reject', callIndex } };
 }
 
 /** How to run a failed turn again, told with a retryable failure: the same request would only get its answer again. */

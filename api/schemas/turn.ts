@@ -1,5 +1,6 @@
 /** A turn's request and reply: POST /conversation/message's body, and what every route running a turn answers. */
 import { uuidParam } from './common';
+import { approvalRequestSchema } from './decisions';
 
 export const payloadSchema = {
   type: 'object',
@@ -40,9 +41,15 @@ export const approvalSchema = {
     decideWith: {
       type: 'object',
       properties: {
-        method: { type: 'string' },
-        url: { type: 'string' },
-        body: { type: 'object', additionalProperties: true },
+        method: { type: 'string', enum: ['POST'] },
+        url: { type: 'string', description: "The approval route of the call's turn." },
+        body: {
+          ...approvalRequestSchema,
+          description:
+            'A body the approval route takes as it is: `{"decision": "reject", "callIndex": n}`, so one posted ' +
+            'unread refuses the call. Set `decision` to `approve` to run it; add `reason` and `decidedBy` to record ' +
+            'them (`decidedBy` is `api` when absent).',
+        },
       },
     },
   },

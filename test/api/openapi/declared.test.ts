@@ -2,7 +2,8 @@
  * What the document declares besides bodies, walked over every operation: the headers the API sends with a status
  * (Retry-After, Link, Allow) and the statuses it answers with, so a client generated from it expects them.
  */
-import { documentedApi, operations, type DocumentedResponse } from './document';
+import { decideWith } from '../../../api/replies';
+import { documentedApi, operations, schemaErrors, type DocumentedResponse } from './document';
 
 const header = (response: DocumentedResponse | undefined, name: string) => response?.headers?.[name];
 
@@ -73,6 +74,27 @@ describe('the OpenAPI document: operation ids', () => {
       'POST /api/v1/conversation/message': 'postConversationMessage',
       'POST /api/v1/admin/turns/{workflowId}/held-tool': 'postAdminTurnsByWorkflowIdHeldTool',
       'GET /healthz': 'getHealthz',
+    });
+  });
+});
+
+describe("the OpenAPI document: a 202's decideWith", () => {
+  const api = documentedApi();
+
+  it('sends a body the approval route takes as it is, a reject, with nothing a client would record unawares', () => {
+    const approval = api.doc.paths['/api/v1/conversation/{id}/turns/{n}/approval']?.['post'];
+    const request = (approval?.requestBody as { content: Record<string, { schema: object }> }).content[
+      'application/json'
+    ]!.schema;
+    const { body } = decideWith('3f0c1d52-8d2a-4c7e-9d41-2a6f1b9c7e10', 2, 4);
+    expect(schemaErrors(request, body)).toBeNull();
+    expect(body).toEqual({ decision: 'reject', callIndex: 4 });
+    const documented = approval?.responses['202']?.content?.['application/json']?.schema as {
+      properties: { approval: { properties: { decideWith: { properties: { body: object } } } } };
+    };
+    expect(documented.properties.approval.properties.decideWith.properties.body).toMatchObject({
+      required: ['decision'],
+      properties: { decision: { enum: ['approve', 'reject'] }, reason: expect.any(Object) },
     });
   });
 });
