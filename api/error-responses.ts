@@ -185,6 +185,16 @@ export const UNAVAILABLE_CODES = {
     'patch the turn recorded (workers of an older build): not sent; deploy newer workers, then decide again',
 } as const;
 
+/**
+ * What every TURN_FAILED carries in `details`, and who may follow `retryWith`: the operator, never the gateway, whose
+ * token gets 403 there once OPERATOR_API_TOKEN is set (api/replies.ts).
+ */
+const TURN_FAILED_DETAILS =
+  '`details`: `workflowId`, `runId`, `number`, `failureType`, `retryable`, `userMessage` (the text for the end ' +
+  'user), and `retryWith` `{method, url, access: "operator"}`: the admin route that re-runs the turn, an ' +
+  "operator's remedy (OPERATOR_API_TOKEN; the gateway's token gets 403 OPERATOR_TOKEN_REQUIRED there when that is " +
+  "set), not a client's";
+
 /** A route answering with a turn's reply (api/replies.ts): the reply, or the turn's failure; `more` 503 codes. */
 export function turnReplyResponses(...more: string[]) {
   return {
@@ -192,13 +202,18 @@ export function turnReplyResponses(...more: string[]) {
     202: turnResponseSchema,
     409: errorResponse(
       'TURN_FAILED (`details.failureType` TURN_CANCELLED or TURN_TERMINATED, `details.retryable` false): an operator ' +
-        'ended the turn in Temporal on purpose; read the conversation, and re-run it (`details.retryWith`) only if ' +
-        "that is wanted; and the route's own conflicts (TURN_IN_PROGRESS and the like)"
+        'ended the turn in Temporal on purpose; a client reads the conversation and does not send the request ' +
+        `again; an operator re-runs it (\`details.retryWith\`) only if that is wanted; ${TURN_FAILED_DETAILS}; and ` +
+        "the route's own conflicts (TURN_IN_PROGRESS and the like)"
     ),
-    500: errorResponse(`TURN_FAILED (\`details.retryable\` false): fix the cause, then retry the turn; ${INTERNAL}`),
+    500: errorResponse(
+      `TURN_FAILED (\`details.retryable\` false): a config or input error; once it is fixed, a client sends the ` +
+        `request again with a new Idempotency-Key, or an operator re-runs the turn; ${TURN_FAILED_DETAILS}; ${INTERNAL}`
+    ),
     503: unavailableResponse(
       'TURN_FAILED (`details.retryable` true), without `Retry-After`: the turn failed for a reason a new request ' +
-        'can fix; the same request with the same Idempotency-Key answers this failure again',
+        'can fix, and nothing was committed: a client sends the request again with a new Idempotency-Key (the ' +
+        `same key answers this failure again); ${TURN_FAILED_DETAILS}`,
       ...more
     ),
   };

@@ -43,10 +43,18 @@ export function decideWith(conversationId: string, turnNumber: number, callIndex
   return { method: 'POST', url: approvalUrl(conversationId, turnNumber), body: { decision: 'reject', callIndex } };
 }
 
-/** How to run a failed turn again, told with a retryable failure: the same request would only get its answer again. */
+/**
+ * How to run a failed turn again, told with a retryable failure: the same request would only get its answer again.
+ * The client's remedy is a new request; details.retryWith is an operator's (the admin route, which the gateway's
+ * token does not reach when OPERATOR_API_TOKEN is set), named as such so that no gateway is sent where it gets 403.
+ */
 const RETRY_HOW =
-  ' Nothing was committed. To run it again, send the request with a new Idempotency-Key (the same key answers this ' +
-  'failure again), or re-run the turn: POST details.retryWith.url.';
+  ' Nothing was committed. To run it again, send the request again with a new Idempotency-Key (the same key answers ' +
+  'this failure again). An operator may instead re-run the turn with POST details.retryWith.url (operator token).';
+
+/** Where an operator re-runs a failed turn: the admin route, labelled as the operator's in `access`. */
+export const retryWith = (workflowId: string) =>
+  ({ method: 'POST', url: `/api/v1/admin/turns/${workflowId}/retry`, access: 'operator' }) as const;
 
 /**
  * An operator ended the turn in Temporal (cancel, terminate) before it committed (one ended after its commit answers
@@ -70,7 +78,7 @@ function failureAnswer(turn: Extract<TurnReply, { kind: 'FAILED' }>, failureType
 /**
  * Maps a turn outcome to the HTTP answer: 200 answered, 202 awaiting approval, held for an operator
  * (#22) or still running past the API's wait (the final reply comes on the SSE stream and
- * GET /conversation/{id}), 503 failed but retryable (a new request or retryWith may succeed), 500 failed, 409 ended
+ * GET /conversation/{id}), 503 failed but retryable (a new request, or an operator's retryWith, may succeed), 500 failed, 409 ended
  * by an operator in Temporal (TURN_CANCELLED, TURN_TERMINATED). `text` is the end-user text for 202 and failures (see
  * reply-texts.ts).
  */
@@ -124,14 +132,14 @@ export async function sendTurnReply(reply: FastifyReply, turn: TurnReply, texts:
   }
   const { status, message } = failureAnswer(turn, failureType);
   // No Retry-After: the failure is this request's final result, and the same request with the same Idempotency-Key
-  // answers it again. A retry is a new request (a new key), or the turn run again (retryWith).
+  // answers it again. A retry is a new request (a new key), or an operator's re-run of the turn (retryWith).
   return reply.status(status).send(
     envelope('TURN_FAILED', message, {
       ...ref,
       failureType,
       retryable: turn.retryable,
       userMessage: text,
-      retryWith: { method: 'POST', url: `/api/v1/admin/turns/${turn.ref.workflowId}/retry` },
+      retryWith: retryWith(turn.ref.workflowId),
     })
   );
 }

@@ -89,7 +89,8 @@ describe('end-user texts outside a completed turn (issue 14 items 5 and 10)', ()
     h.wf.mcp.llm.setScript([{ kind: 'PLAN', error: { status: 529, retryAfterMs: 10 }, persistent: true }]);
     const failed = await send({ conversationId, message: ORDER_MESSAGE });
     expect(failed.status).toBe(503);
-    // The failure is the request's final result: nothing invites the same request again (the retry is retryWith).
+    // The failure is the request's final result: nothing invites the same request again (a new key, or an operator's
+    // retryWith, runs it again).
     expect(failed.headers.get('retry-after')).toBeNull();
     expect(failed.json().error).toMatchObject({
       code: 'TURN_FAILED',
@@ -98,7 +99,7 @@ describe('end-user texts outside a completed turn (issue 14 items 5 and 10)', ()
         retryable: true,
         number: 2,
         userMessage: 'Our order assistant is busy (LLM_CALL_FAILED). Please send that again in a minute.',
-        retryWith: { method: 'POST', url: `/api/v1/admin/turns/turn-${conversationId}-2/retry` },
+        retryWith: { method: 'POST', url: `/api/v1/admin/turns/turn-${conversationId}-2/retry`, access: 'operator' },
       },
     });
     expect(h.wf.mcp.llm.requestsOf('PLAN').length).toBeGreaterThan(3);

@@ -98,3 +98,20 @@ describe("the OpenAPI document: a 202's decideWith", () => {
     });
   });
 });
+
+describe('the OpenAPI document: what a failed turn tells a client to do', () => {
+  const api = documentedApi();
+
+  it("tells the gateway's route to send again with a new key, and labels retryWith as the operator's", () => {
+    const message = api.doc.paths['/api/v1/conversation/message']?.['post'];
+    expect(message?.security).toEqual([{ apiToken: [] }, { operatorToken: [] }]);
+    for (const status of ['409', '500', '503']) {
+      const says = message?.responses[status]?.description ?? '';
+      expect({ status, says }).toEqual({
+        status,
+        says: expect.stringMatching(/`retryWith` `\{method, url, access: "operator"\}`.*OPERATOR_TOKEN_REQUIRED/),
+      });
+    }
+    expect(message?.responses['503']?.description).toMatch(/TURN_FAILED[^;]*new Idempotency-Key/);
+  });
+});
