@@ -24,9 +24,9 @@ export interface LlmCallMeta {
   turnNumber: number;
   intent: string;
   state: string;
-  /** The user's message this turn (sent as a header only to a keyless demo model, see metaHeaders). */
+  /** The user's message this turn (sent only to a keyless demo model, see LLM_DEMO_META_FIELD). */
   userText?: string;
-  /** The required schema fields still missing, when a schema applies (a header only to a keyless demo model). */
+  /** The required schema fields still missing, when a schema applies (sent only to a keyless demo model). */
   missingFields?: string[];
 }
 
@@ -61,12 +61,18 @@ export interface LlmClient {
 export const LLM_CALL_KIND_HEADER = 'x-convengine-call-kind';
 
 /**
- * Headers a keyless demo model reads (never sent to a real provider): the turn's intent, state and message, and
- * the schema fields still missing (a JSON array), which it asks for in a collecting state.
+ * The body field a keyless demo model reads (never sent to a real provider, which refuses fields it does not know):
+ * the turn's intent, state and message, and the schema fields still missing, which it asks for in a collecting
+ * state. In the body, not in headers: a header holds a few KiB (Node's server takes 16 KiB of them in all), so a
+ * message of CJK or Thai text, 9 bytes a character percent-encoded, did not fit, and its turn failed with a 431.
+ * The body already carries the message in the prompt, so this adds no limit of its own.
  */
-export const LLM_META_HEADERS = {
-  intent: 'x-convengine-intent',
-  state: 'x-convengine-state',
-  userInput: 'x-convengine-user-input',
-  missingFields: 'x-convengine-missing-fields',
-} as const;
+export const LLM_DEMO_META_FIELD = 'convengine_meta';
+
+export interface LlmDemoMeta {
+  intent: string;
+  state: string;
+  /** The user's message, whole. */
+  userInput: string;
+  missingFields?: string[];
+}

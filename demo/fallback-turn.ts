@@ -1,6 +1,6 @@
 import type { ConfigRows } from '../core/config/types';
 import { isJsonObject, tryParseJson, type JsonObject } from '../core/json';
-import { LLM_META_HEADERS } from '../core/llm';
+import { LLM_DEMO_META_FIELD } from '../core/llm';
 import { selectResponse } from '../core/response/select';
 import type { RecordedRequest } from '../scripted-llm';
 
@@ -38,24 +38,34 @@ const ID_TOKENS = new RegExp(String.raw`\b${ID}\b`, 'g');
 /** Every id-like token of the text, in order. */
 export const idTokens = (text: string): string[] => text.match(ID_TOKENS) ?? [];
 
-function missingFieldsOf(header: string): string[] {
-  const list = tryParseJson(header);
-  return Array.isArray(list) ? list.filter((f): f is string => typeof f === 'string') : [];
+const textOf = (value: unknown): string => (typeof value === 'string' ? value : '');
+
+/** The engine's meta in the request's body (LLM_DEMO_META_FIELD); every field read as the type it should have. */
+function demoMetaOf(request: RecordedRequest) {
+  const meta = request.body[LLM_DEMO_META_FIELD];
+  const fields = isJsonObject(meta) ? meta : {};
+  const missing = fields['missingFields'];
+  return {
+    intent: textOf(fields['intent']),
+    state: textOf(fields['state']),
+    userInput: textOf(fields['userInput']),
+    missingFields: Array.isArray(missing) ? missing.filter((f): f is string => typeof f === 'string') : [],
+  };
 }
 
 export function turnOf(request: RecordedRequest): FallbackTurn {
-  const header = (name: string) => decodeURIComponent(request.headers[name] ?? '');
+  const meta = demoMetaOf(request);
   const marker = request.system.lastIndexOf('JSON Schema:\n');
   const schemaText = marker >= 0 ? request.system.slice(marker + 'JSON Schema:\n'.length) : '';
   const schema = tryParseJson(schemaText.trim());
   return {
     kind: request.kind ?? '',
-    intent: header(LLM_META_HEADERS.intent) || 'UNKNOWN',
-    state: header(LLM_META_HEADERS.state) || 'UNKNOWN',
-    userInput: header(LLM_META_HEADERS.userInput) || request.userText,
+    intent: meta.intent || 'UNKNOWN',
+    state: meta.state || 'UNKNOWN',
+    userInput: meta.userInput || request.userText,
     prompt: `${request.system}\n${request.userText}`,
     schema: isJsonObject(schema) ? schema : null,
-    missingFields: missingFieldsOf(header(LLM_META_HEADERS.missingFields)),
+    missingFields: meta.missingFields,
   };
 }
 

@@ -1,4 +1,5 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, STATUS_CODES, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import type { AddressInfo } from 'node:net';
 import { LLM_CALL_KIND_HEADER } from '../core/llm';
 import { pushKeepingLatest } from '../core/bounded-list';
@@ -243,6 +244,24 @@ function createHandler(script: Script, log: RequestLog, faults: FaultSchedule, f
   };
 }
 
+/**
+ * A request Node's parser refused before any handler ran (headers over its 16 KiB, a malformed request line) answered
+ * as the Messages API answers an error: a JSON body that says what was wrong, not Node's bare status line.
+ */
+function answerClientError(err: Error & { code?: string }, socket: Duplex): void {
+  if (!socket.writable || err.code === 'ECONNRESET') {
+    socket.destroy();
+    return;
+  }
+  const status = err.code === 'HPE_HEADER_OVERFLOW' ? 431 : 400;
+  const why = status === 431 ? 'request headers over the server limit' : 'malformed HTTP request';
+  const body = JSON.stringify(errorBody(status, `scripted LLM refused the request: ${why}`));
+  socket.end(
+    `HTTP/1.1 ${status} ${STATUS_CODES[status]}\r\ncontent-type: application/json\r\n` +
+      `content-length: ${Buffer.byteLength(body)}\r\nx-should-retry: false\r\nconnection: close\r\n\r\n${body}`
+  );
+}
+
 async function listen(server: Server, port: number, host: string): Promise<AddressInfo> {
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
@@ -269,6 +288,7 @@ export async function startScriptedLlm(options: ScriptedLlmOptions = {}): Promis
       if (!res.headersSent) send(res, 500, errorBody(500, `scripted LLM failed: ${String(err)}`));
     });
   });
+  server.on('clientError', answerClientError);
   const address = await listen(server, options.port ?? 0, options.host ?? '127.0.0.1');
   return {
     baseUrl: `http://${address.address}:${address.port}`,

@@ -1,12 +1,12 @@
 import Anthropic from '@anthropic-ai/sdk';
 import {
   LLM_CALL_KIND_HEADER,
-  LLM_META_HEADERS,
+  LLM_DEMO_META_FIELD,
   type LlmClient,
+  type LlmDemoMeta,
   type LlmJsonResult,
   type LlmRequest,
 } from '../../core/llm';
-import { cutText } from '../../core/text/cut-text';
 import { LLM_SDK_RETRY_WAIT_MAX_MS } from '../../core/turn/steps';
 import { activityCancellation, cancelledBy } from '../runtime/activity-context';
 import { boundedFetch, LlmBodyTooLargeError } from './bounded-fetch';
@@ -28,8 +28,8 @@ export interface AnthropicLlmOptions {
   maxRetries: number;
   /** The SDK's longest wait before a retry, whatever Retry-After asks (default LLM_SDK_RETRY_WAIT_MAX_MS). */
   retryWaitMaxMs?: number;
-  /** Send the turn's intent, state and message as headers (only for the keyless demo model). */
-  metaHeaders?: boolean;
+  /** Send the turn's intent, state and message in the body (LLM_DEMO_META_FIELD: only for the keyless demo model). */
+  demoMeta?: boolean;
   /** Send the expected JSON schema as `output_config.format` (structured outputs). */
   structuredOutput: boolean;
   /** Longest reply taken, in UTF-8 bytes; a longer one is bad output (default: config/env.ts). */
@@ -96,17 +96,12 @@ function replyProblem(message: Anthropic.Message, text: string): string | null {
   return blocks.length === 0 ? 'reply has no content' : `reply has no text (content: ${blocks.join(', ')})`;
 }
 
-/** How much of the user's text the keyless demo model is told in a header (a header has no room for a whole message). */
-const USER_INPUT_HEADER_CHARS = 2000;
-
-function metaHeadersOf(req: LlmRequest): Record<string, string> {
+function demoMetaOf(req: LlmRequest): LlmDemoMeta {
   return {
-    [LLM_META_HEADERS.intent]: encodeURIComponent(req.meta.intent),
-    [LLM_META_HEADERS.state]: encodeURIComponent(req.meta.state),
-    [LLM_META_HEADERS.userInput]: encodeURIComponent(cutText(req.meta.userText ?? '', USER_INPUT_HEADER_CHARS)),
-    ...(req.meta.missingFields
-      ? { [LLM_META_HEADERS.missingFields]: encodeURIComponent(JSON.stringify(req.meta.missingFields)) }
-      : {}),
+    intent: req.meta.intent,
+    state: req.meta.state,
+    userInput: req.meta.userText ?? '',
+    ...(req.meta.missingFields ? { missingFields: req.meta.missingFields } : {}),
   };
 }
 
@@ -143,7 +138,10 @@ function messageParams(
   system: string,
   structured: boolean
 ): Anthropic.MessageCreateParamsNonStreaming {
+  // The SDK sends the body's fields as they are; the demo's is no field of its type.
+  const demo = options.demoMeta ? { [LLM_DEMO_META_FIELD]: demoMetaOf(req) } : {};
   return {
+    ...demo,
     model: options.model,
     max_tokens: options.maxTokens,
     system,
@@ -201,8 +199,7 @@ function messagesCall(client: Anthropic, options: AnthropicLlmOptions): Messages
     const started = now();
     const log = (outcome: Pick<LlmCallRecord, 'responseText' | 'success' | 'errorMessage' | 'errorKind' | 'usage'>) =>
       record({ request: req, model: options.model, ...outcome, latencyMs: now() - started });
-    // Built before the call: a failure here is the engine's own, not the model's, and is no LLM_CALL_FAILED to retry.
-    const headers = { [CALL_KIND_HEADER]: req.kind, ...(options.metaHeaders ? metaHeadersOf(req) : {}) };
+    const headers = { [CALL_KIND_HEADER]: req.kind };
     const signal = cancellation();
     let received: ReceivedMessage;
     try {

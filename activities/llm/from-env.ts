@@ -20,8 +20,8 @@ export function llmOptionsFromEnv(env: Env, overrides: Partial<AnthropicLlmOptio
     maxReplyBytes: env.LLM_REPLY_MAX_BYTES,
     maxRetries: llmSdkRetries(env.LLM_TIMEOUT_MS),
     structuredOutput: false,
-    // Keyless: the base URL is the demo model, which reads the turn's message from a header.
-    metaHeaders: !env.ANTHROPIC_API_KEY && env.ANTHROPIC_BASE_URL !== undefined,
+    // Keyless: the base URL is the demo model, which reads the turn's message from the body (LLM_DEMO_META_FIELD).
+    demoMeta: !env.ANTHROPIC_API_KEY && env.ANTHROPIC_BASE_URL !== undefined,
     ...overrides,
   };
 }

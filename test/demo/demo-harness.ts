@@ -47,7 +47,7 @@ export class DemoHarness {
         maxTokens: 1024,
         maxRetries: 0,
         structuredOutput: false,
-        metaHeaders: options.fallback === true,
+        demoMeta: options.fallback === true,
         onCall: llmCallLogger(tdb.db),
       }),
       clock: systemClock,

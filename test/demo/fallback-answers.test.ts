@@ -1,4 +1,4 @@
-import { LLM_META_HEADERS } from '../../core/llm';
+import { LLM_DEMO_META_FIELD } from '../../core/llm';
 import { answerDialogueAct, answerIntent, answerReply } from '../../demo/fallback-model';
 import { answerPlan } from '../../demo/fallback-plan';
 import { answerSchema } from '../../demo/fallback-schema';
@@ -243,12 +243,25 @@ describe('demo fallback model', () => {
       expect(reply({ prompt: 'Tool results: {"mcp":{"finalAnswer":null}}' })).toBe(guidance(rows));
     });
 
-    it('reads the missing fields from their header', () => {
-      const request = (headers: Record<string, string>) =>
-        turnOf({ kind: 'RESP_TEXT', system: '', userText: 'hi', headers } as unknown as Parameters<typeof turnOf>[0]);
-      const header = encodeURIComponent(JSON.stringify(['requestedAmount']));
-      expect(request({ [LLM_META_HEADERS.missingFields]: header }).missingFields).toEqual(['requestedAmount']);
-      expect(request({}).missingFields).toEqual([]);
+    it("reads the engine's meta from the body, each field only as the type it should have", () => {
+      const request = (meta: unknown) =>
+        turnOf({
+          kind: 'RESP_TEXT',
+          system: '',
+          userText: 'the prompt',
+          headers: {},
+          body: meta === undefined ? {} : { [LLM_DEMO_META_FIELD]: meta },
+        } as unknown as Parameters<typeof turnOf>[0]);
+      const said = 'あ'.repeat(2730);
+      expect(
+        request({ intent: 'LOAN', state: 'COLLECT', userInput: said, missingFields: ['requestedAmount', 7] })
+      ).toMatchObject({ intent: 'LOAN', state: 'COLLECT', userInput: said, missingFields: ['requestedAmount'] });
+      expect(request(undefined)).toMatchObject({ intent: 'UNKNOWN', userInput: 'the prompt', missingFields: [] });
+      expect(request({ intent: 3, userInput: ['x'], missingFields: 'a' })).toMatchObject({
+        intent: 'UNKNOWN',
+        userInput: 'the prompt',
+        missingFields: [],
+      });
     });
   });
 });

@@ -53,6 +53,20 @@ describe('scripted Messages-API server (real SDK)', () => {
     expect(llm.requests).toHaveLength(1);
   });
 
+  it("answers headers over Node's limit with a JSON error saying so, not a bare status line", async () => {
+    const res = await fetch(`${llm.baseUrl}/v1/messages`, {
+      method: 'POST',
+      headers: { 'x-big': 'x'.repeat(20_000) },
+      body: '{}',
+    });
+    expect(res.status).toBe(431);
+    expect(await res.json()).toEqual({
+      type: 'error',
+      error: { type: 'api_error', message: 'scripted LLM refused the request: request headers over the server limit' },
+    });
+    expect(llm.requests).toHaveLength(0);
+  });
+
   it.each([429, 529, 500])('injects HTTP %s, which the SDK retries', async (status) => {
     llm.push([
       { kind: 'RESP_TEXT', error: { status } },

@@ -59,7 +59,7 @@ export class PipelineHarness {
       maxTokens: 512,
       maxRetries: 2,
       structuredOutput: false,
-      metaHeaders: options.demoModel === true,
+      demoMeta: options.demoModel === true,
       onCall: llmCallLogger(tdb.db),
     });
     const deps: ActivityDeps = {
