@@ -10,7 +10,7 @@ import {
 import { LLM_SDK_RETRY_WAIT_MAX_MS } from '../../core/turn/steps';
 import { activityCancellation, cancelledBy } from '../runtime/activity-context';
 import { boundedFetch, LlmBodyTooLargeError } from './bounded-fetch';
-import { llmCallFailure } from './call-failure';
+import { llmCallFailure, type LlmEndpoint } from './call-failure';
 import { jsonResult, parseJsonOutput, type JsonOutputProblem } from './json-output';
 import { REPLY_BODY_BOUND, replyBodyMaxBytes, replyTextOf, screenModelReply, type ScreenedReply } from './model-reply';
 
@@ -119,6 +119,11 @@ function sdkClient(options: AnthropicLlmOptions): Anthropic {
   });
 }
 
+function endpointOf(options: AnthropicLlmOptions): LlmEndpoint {
+  if (options.demoMeta) return 'the keyless demo model';
+  return options.baseURL === undefined ? 'the Anthropic API' : 'the Messages API at ANTHROPIC_BASE_URL';
+}
+
 type CallRecorder = (entry: LlmCallRecord) => Promise<void>;
 
 function callRecorder(onCall: AnthropicLlmOptions['onCall']): CallRecorder {
@@ -213,7 +218,7 @@ function messagesCall(client: Anthropic, options: AnthropicLlmOptions): Messages
         throw cancelledBy(signal);
       }
       if (!(err instanceof LlmBodyTooLargeError)) {
-        const failure = llmCallFailure(req, err);
+        const failure = llmCallFailure(req, err, endpointOf(options));
         await log({ responseText: null, success: false, ...engineText(failure.message), usage: null });
         throw failure;
       }

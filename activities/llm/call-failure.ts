@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import Anthropic, { type APIError } from '@anthropic-ai/sdk';
 import { EngineError, ErrorType } from '../../core/errors';
 import type { LlmRequest } from '../../core/llm';
@@ -6,10 +7,10 @@ import type { LlmRequest } from '../../core/llm';
  * An LLM call that failed, as the engine says it. The SDK's own message is `401 {body}`: whatever the provider, or a
  * proxy behind ANTHROPIC_BASE_URL, answered, which can echo the request's headers (the API key) or its prompt. This
  * message goes to the logs, spans, audit rows, ce_llm_call_log, Temporal's history and the caller's SSE stream, so it
- * carries only facts the engine can vouch for: the status, the provider's error type when it is one Anthropic
- * documents, the request id when it has the provider's form, or the transport failure's class and code. No part of
- * the body or the headers is kept anywhere (docs/security.md, "Failure text"); the request id finds the call in the
- * provider's console.
+ * carries only facts the engine can vouch for: the status and its reason phrase, which kind of server answered, the
+ * provider's error type when it is one Anthropic documents, the request id when it has the provider's form, or the
+ * transport failure's class and code. No part of the body or the headers is kept anywhere (docs/security.md, "Failure
+ * text"); the request id finds the call in the provider's console.
  */
 
 /** The error types Anthropic documents (docs.claude.com/en/api/errors); any other is left out of the message. */
@@ -53,15 +54,33 @@ function causeCode(err: unknown): string | null {
   return null;
 }
 
-function answeredText(err: APIError, status: number): string {
-  const type = typeof err.type === 'string' && PROVIDER_ERROR_TYPES.has(err.type) ? ` ${err.type}` : '';
-  const requestId = typeof err.requestID === 'string' && REQUEST_ID.test(err.requestID) ? ` (${err.requestID})` : '';
-  return `${status}${type}${requestId}`;
+/**
+ * Which server a call went to, as an operator tells them apart: never its URL, which may hold a password or a
+ * token in its query.
+ */
+export type LlmEndpoint = 'the Anthropic API' | 'the Messages API at ANTHROPIC_BASE_URL' | 'the keyless demo model';
+
+/** A status's reason phrase from the HTTP table, never from the answer; 529 is Anthropic's own. */
+function reasonOf(status: number): string {
+  const reason = status === 529 ? 'Overloaded' : STATUS_CODES[status];
+  return reason ? ` ${reason}` : '';
 }
 
-/** What went wrong, in the engine's words: `401 authentication_error (req_…)`, `connection failed (ECONNREFUSED)`. */
-export function llmFailureText(err: unknown): string {
-  if (err instanceof Anthropic.APIError && typeof err.status === 'number') return answeredText(err, err.status);
+function answeredText(err: APIError, status: number, endpoint: LlmEndpoint): string {
+  const type = typeof err.type === 'string' && PROVIDER_ERROR_TYPES.has(err.type) ? err.type : '';
+  const requestId = typeof err.requestID === 'string' && REQUEST_ID.test(err.requestID) ? err.requestID : '';
+  const facts = [type, requestId ? `(${requestId})` : ''].filter((fact) => fact !== '').join(' ');
+  return `${status}${reasonOf(status)} from ${endpoint}${facts ? `: ${facts}` : ''}`;
+}
+
+/**
+ * What went wrong, in the engine's words: `401 Unauthorized from the Anthropic API: authentication_error (req_…)`,
+ * `431 Request Header Fields Too Large from the keyless demo model`, `connection failed (ECONNREFUSED)`.
+ */
+export function llmFailureText(err: unknown, endpoint: LlmEndpoint): string {
+  if (err instanceof Anthropic.APIError && typeof err.status === 'number') {
+    return answeredText(err, err.status, endpoint);
+  }
   if (err instanceof Anthropic.APIConnectionTimeoutError) return 'timed out';
   if (err instanceof Anthropic.APIUserAbortError) return 'aborted';
   const code = causeCode(err);
@@ -78,11 +97,11 @@ function retryableStatus(status: number | undefined): boolean {
 }
 
 /** A failed call as a typed error: retryable unless the API refused the request itself (a 4xx but 408/409/429). */
-export function llmCallFailure(req: LlmRequest, err: unknown): EngineError {
+export function llmCallFailure(req: LlmRequest, err: unknown, endpoint: LlmEndpoint): EngineError {
   const status = err instanceof Anthropic.APIError ? err.status : undefined;
   const retryable = err instanceof Anthropic.APIError ? retryableStatus(status) : true;
   // No cause: a log line writes an error's causes after its message (pino), and the SDK's error is the body.
-  return new EngineError(ErrorType.LlmCallFailed, `LLM call ${req.kind} failed: ${llmFailureText(err)}`, {
+  return new EngineError(ErrorType.LlmCallFailed, `LLM call ${req.kind} failed: ${llmFailureText(err, endpoint)}`, {
     retryable,
     details: { kind: req.kind, status: status ?? null },
   });

@@ -126,7 +126,9 @@ describe('demo conversations on the recorded LLM', () => {
         message: DEMO_MESSAGES.moveStatus(unknown),
         expect: { reply: '', intent: 'MOVE_CONNECTIONS', state: 'COMPLETED' },
       })
-    ).rejects.toThrow(/LLM call PLAN failed: 400 invalid_request_error/);
+    ).rejects.toThrow(
+      /LLM call PLAN failed: 400 Bad Request from the Messages API at ANTHROPIC_BASE_URL: invalid_request_error/
+    );
     expect(h.llm.requests.filter((r) => r.answeredBy === null).map((r) => [r.kind, r.status])).toEqual([
       ['DA', 400],
       ['PLAN', 400],

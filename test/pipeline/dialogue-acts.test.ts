@@ -95,13 +95,15 @@ describe('dialogue acts (reference §14 scenarios 8–10, default REGEX_THEN_LLM
     expectInOrder(await h.stages(result.conversationId), FALLBACK_STAGES);
     const audits = await h.audits(result.conversationId);
     expect(audits.find((a) => a.stage === 'DIALOGUE_ACT_LLM_ERROR')?.payload).toMatchObject({
-      message: 'LLM call DA failed: 500 api_error',
+      message: 'LLM call DA failed: 500 Internal Server Error from the Messages API at ANTHROPIC_BASE_URL: api_error',
     });
     const logged = await h.tdb.pool.query<{ error_message: string | null }>(
       'SELECT error_message FROM ce_llm_call_log WHERE conversation_id = $1 AND NOT success',
       [result.conversationId]
     );
-    expect(logged.rows.map((r) => r.error_message)).toEqual(['LLM call DA failed: 500 api_error']);
+    expect(logged.rows.map((r) => r.error_message)).toEqual([
+      'LLM call DA failed: 500 Internal Server Error from the Messages API at ANTHROPIC_BASE_URL: api_error',
+    ]);
     expect(JSON.stringify(audits)).not.toContain('sk-ant-ECHOED');
   });
 

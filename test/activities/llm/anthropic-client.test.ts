@@ -126,7 +126,7 @@ describe('Anthropic LLM client against the scripted Messages server', () => {
     });
     // The status and the provider's error type; the body (the scripted server's UNSCRIPTED text) is never kept.
     expect((await logRows()).filter((r) => r.callKind === 'COLLISION').map((r) => r.errorMessage)).toEqual([
-      'LLM call COLLISION failed: 400 invalid_request_error',
+      'LLM call COLLISION failed: 400 Bad Request from the Messages API at ANTHROPIC_BASE_URL: invalid_request_error',
     ]);
   });
 

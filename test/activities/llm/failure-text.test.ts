@@ -39,9 +39,10 @@ async function upstream(answer: (req: http.IncomingMessage, body: string) => Ans
 
 const keyOf = (req: http.IncomingMessage) => String(req.headers['x-api-key'] ?? req.headers['authorization']);
 
-async function failedCall(server: http.Server | null, baseURL?: string) {
+async function failedCall(server: http.Server | null, baseURL?: string, demoMeta = false) {
   const calls: LlmCallRecord[] = [];
   const client = createAnthropicLlmClient({
+    demoMeta,
     apiKey: API_KEY,
     baseURL: baseURL ?? `http://127.0.0.1:${(server?.address() as AddressInfo).port}`,
     model: 'model-x',
@@ -96,9 +97,26 @@ describe('an LLM call that failed says only what the engine can vouch for', () =
     }));
     const { err, calls } = await failedCall(server);
     expect(err).toMatchObject({ type: 'LLM_CALL_FAILED', retryable: false, details: { kind: 'DA', status: 401 } });
-    expect(err.message).toBe('LLM call DA failed: 401 authentication_error (req_011CSecho42)');
+    expect(err.message).toBe(
+      'LLM call DA failed: 401 Unauthorized from the Messages API at ANTHROPIC_BASE_URL: authentication_error (req_011CSecho42)'
+    );
     expect(calls).toMatchObject([{ success: false, errorMessage: err.message }]);
     expectNothingEchoed(err, calls);
+  });
+
+  it("a status the keyless demo model's server answered: its reason phrase and the server's kind, not its URL", async () => {
+    server = await upstream(() => ({ status: 431, body: '' }));
+    const baseURL = `http://127.0.0.1:${(server.address() as AddressInfo).port}/SECRETKEY`;
+    const { err, calls } = await failedCall(server, baseURL, true);
+    expect(err.message).toBe('LLM call DA failed: 431 Request Header Fields Too Large from the keyless demo model');
+    expect(calls).toMatchObject([{ success: false, errorMessage: err.message }]);
+    expectNothingEchoed(err, calls);
+  });
+
+  it('a status HTTP names no reason for: the number alone', async () => {
+    server = await upstream(() => ({ status: 599, body: '{}' }));
+    const { err } = await failedCall(server);
+    expect(err.message).toBe('LLM call DA failed: 599 from the Messages API at ANTHROPIC_BASE_URL');
   });
 
   it('a proxy echoing the request (headers, prompt) in a body of its own: the status only', async () => {
@@ -108,7 +126,7 @@ describe('an LLM call that failed says only what the engine can vouch for', () =
       body: JSON.stringify({ error: 'bad key', got: keyOf(req), prompt: body }),
     }));
     const { err, calls } = await failedCall(server);
-    expect(err.message).toBe('LLM call DA failed: 401');
+    expect(err.message).toBe('LLM call DA failed: 401 Unauthorized from the Messages API at ANTHROPIC_BASE_URL');
     expectNothingEchoed(err, calls);
   });
 
@@ -119,7 +137,7 @@ describe('an LLM call that failed says only what the engine can vouch for', () =
     }));
     const { err, calls } = await failedCall(server);
     expect(err).toMatchObject({ retryable: true, details: { status: 529 } });
-    expect(err.message).toBe('LLM call DA failed: 529');
+    expect(err.message).toBe('LLM call DA failed: 529 Overloaded from the Messages API at ANTHROPIC_BASE_URL');
     expectNothingEchoed(err, calls);
   });
 
