@@ -18,6 +18,12 @@ const summary = (c: PruneCounts) =>
 const skipped = (c: PruneCounts) =>
   c.skippedInFlight > 0 ? `; skipped ${c.skippedInFlight} conversation(s) with a turn in flight` : '';
 
+/** Kept as in flight ones are (exit 0): a nightly run takes them next time, and an alert would page for a race. */
+const busy = (c: PruneCounts) =>
+  c.skippedBusy > 0
+    ? `; skipped ${c.skippedBusy} conversation(s) busy (locked by another transaction, twice): run again to prune them`
+    : '';
+
 /**
  * Asks the Temporal server of TEMPORAL_ADDRESS whether a turn the rows show in flight has ended (api/turns/
  * turn-ended.ts), connecting on the first question only. A turn it does not know counts as ended (its history passed
@@ -80,6 +86,8 @@ const pruneConversationsCommand = pruneCommand({
     'row (terminated, or failed by an older build) or no longer knows does not keep its conversation; while',
     "Temporal does not answer, every one does. A run under the turn's id on another task queue than",
     'TEMPORAL_TASK_QUEUE (another deployment on the namespace) is not that turn: it counts as no longer known.',
+    'One another transaction holds locked (a turn writing its rows) is tried once more at the end of the',
+    'run, and counted as skipped busy if it still is (exit 0, as for those in flight): run again to prune it.',
     'Minimum 1d; choose more than the longest approval timeout of your tools and the longest hold_timeout_ms',
     'of tools that hold calls (24 h when not set).',
   ].join('\n'),
@@ -107,7 +115,7 @@ const pruneConversationsCommand = pruneCommand({
       const pruned = `${dryRun ? 'would prune' : 'pruned'} ${summary(counts)}`;
       const unchecked = temporal.unreachable();
       const why = unchecked && counts.skippedInFlight > 0 ? ` (not checked with Temporal: ${unchecked})` : '';
-      return `${pruned}, ${since}${skipped(counts)}${why}`;
+      return `${pruned}, ${since}${skipped(counts)}${why}${busy(counts)}`;
     } finally {
       await temporal.close();
     }

@@ -18,7 +18,7 @@ export interface Candidate {
   idle: boolean;
   /** The turn that keeps it (prune-sql.ts, inFlightTurn), or null. */
   in_flight_turn: number | null;
-  /** Deleted by the batch (a dry run: would be). */
+  /** Deleted by the batch (a dry run: would be). One idle, with no turn in flight, but not picked was locked. */
   picked: boolean;
 }
 
@@ -132,6 +132,7 @@ export const countsOf = (row: CountRow | undefined): PruneCounts => ({
   turnRequests: row?.turn_requests ?? 0,
   claims: row?.claims ?? 0,
   skippedInFlight: 0,
+  skippedBusy: 0,
 });
 
 /** What a batch is given besides its conversations: the cutoff and the turns Temporal says have ended. */

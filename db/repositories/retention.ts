@@ -20,6 +20,11 @@ export interface PruneCounts {
   claims: number;
   /** Conversations idle since the cutoff that were kept because a turn of theirs is still in flight (IN_FLIGHT). */
   skippedInFlight: number;
+  /**
+   * Idle conversations, with no turn in flight, that another transaction held locked (a turn committing, an erase)
+   * both when the walk reached them and when it tried them again at its end: kept, for the next run.
+   */
+  skippedBusy: number;
 }
 
 export interface PruneOptions {
@@ -55,6 +60,8 @@ interface Walk {
   ctx: BatchContext;
   options: PruneOptions;
   total: PruneCounts;
+  /** Idle conversations with no turn in flight that another transaction held locked: tried once more at the end. */
+  busy: string[];
 }
 
 function add(total: PruneCounts, batch: PruneCounts): void {
@@ -64,7 +71,8 @@ function add(total: PruneCounts, batch: PruneCounts): void {
 /**
  * Deletes conversations idle since `cutoff`, with their audit trail, history, LLM call log, turn requests and the
  * payload claims only they stored, and LLM call log rows older than `cutoff` that belong to no conversation. A
- * conversation with a turn in flight is kept, however old its rows, and counted in `skippedInFlight`.
+ * conversation with a turn in flight is kept, however old its rows, and counted in `skippedInFlight`; one another
+ * transaction holds locked is tried again at the end of the run, and counted in `skippedBusy` if it still is.
  *
  * It walks the conversations last updated before the cutoff, a batch at a time, in (updated_at, conversation_id)
  * order (ce_conversation_updated_idx), carrying its place from batch to batch; the walk only moves forward, so each
@@ -74,7 +82,7 @@ function add(total: PruneCounts, batch: PruneCounts): void {
 export async function pruneConversations(db: Database, cutoff: Date, options: PruneOptions = {}): Promise<PruneResult> {
   const batchSize = options.batchSize ?? 500;
   const ctx: BatchContext = { cutoff, ended: [], dryRun: options.dryRun ?? false };
-  const walk: Walk = { db, ctx, options, total: countsOf(undefined) };
+  const walk: Walk = { db, ctx, options, total: countsOf(undefined), busy: [] };
   let after: Cursor | null = null;
   let examined = 0;
   for (;;) {
@@ -88,6 +96,7 @@ export async function pruneConversations(db: Database, cutoff: Date, options: Pr
     options.onBatch?.({ counts: { ...walk.total }, examined });
     if (rows.length < batchSize) break;
   }
+  if (!(await retryBusy(walk, batchSize))) return { ...walk.total, interrupted: true };
   const { total } = walk;
   const sweep = await sweepOrphanCalls(db, cutoff, {
     batchSize,
@@ -100,16 +109,17 @@ export async function pruneConversations(db: Database, cutoff: Date, options: Pr
 }
 
 /**
- * Tallies the conversations of a batch it did not take: a turn in flight is asked of Temporal, and the conversations
- * whose turn it says has ended are examined again. A turn retried or reset after it answers writes a turn request or
- * audit rows first, so its conversation is no longer idle when that batch reads it.
+ * Tallies the conversations of a batch it did not take: busy ones wait for the end of the run; a turn in flight is
+ * asked of Temporal, and the conversations whose turn it says has ended are examined again. A turn retried or reset
+ * after it answers writes a turn request or audit rows first, so its conversation is no longer idle when that batch
+ * reads it.
  */
 async function settle(walk: Walk, rows: Candidate[], windowEnd: Cursor | null): Promise<void> {
   const ended: string[] = [];
   for (const row of rows) {
     if (!row.idle || row.picked) continue;
-    if (row.in_flight_turn === null) continue; // held by another transaction: left for the next run
-    if (await turnHasEnded(walk.options, row.conversation_id, row.in_flight_turn)) {
+    if (row.in_flight_turn === null) walk.busy.push(row.conversation_id);
+    else if (await turnHasEnded(walk.options, row.conversation_id, row.in_flight_turn)) {
       ended.push(row.conversation_id);
       walk.ctx.ended.push(`${row.conversation_id}/${row.in_flight_turn}`);
     } else walk.total.skippedInFlight += 1;
@@ -117,7 +127,7 @@ async function settle(walk: Walk, rows: Candidate[], windowEnd: Cursor | null): 
   if (ended.length === 0) return;
   const again = await examine(walk.db, { ids: ended, windowEnd }, walk.ctx);
   add(walk.total, again.counts);
-  tally(walk.total, again.rows);
+  tally(walk.total, again.rows, (id) => walk.busy.push(id));
 }
 
 async function turnHasEnded(options: PruneOptions, conversationId: string, turn: number): Promise<boolean> {
@@ -125,7 +135,27 @@ async function turnHasEnded(options: PruneOptions, conversationId: string, turn:
   return (await options.turnEnds(conversationId, turn).catch(() => null)) !== null;
 }
 
-/** Counts the idle conversations `rows` did not take for a turn in flight. */
-function tally(total: PruneCounts, rows: Candidate[]): void {
-  for (const row of rows) if (row.idle && !row.picked && row.in_flight_turn !== null) total.skippedInFlight += 1;
+/** Counts the idle conversations `rows` did not take: in flight, or `busy`. */
+function tally(total: PruneCounts, rows: Candidate[], busy: (conversationId: string) => void): void {
+  for (const row of rows) {
+    if (!row.idle || row.picked) continue;
+    if (row.in_flight_turn === null) busy(row.conversation_id);
+    else total.skippedInFlight += 1;
+  }
+}
+
+/**
+ * Tries the busy conversations once more, at the end of the run: a turn's transaction holds its conversation's row
+ * only while it commits, so most are free again, or no longer idle. Those still held count in `skippedBusy`. It says
+ * false when the run was stopped first.
+ */
+async function retryBusy(walk: Walk, batchSize: number): Promise<boolean> {
+  for (let from = 0; from < walk.busy.length; from += batchSize) {
+    if (walk.options.stop?.aborted) return false;
+    const ids = walk.busy.slice(from, from + batchSize);
+    const { rows, counts } = await examine(walk.db, { ids, windowEnd: null }, walk.ctx);
+    add(walk.total, counts);
+    tally(walk.total, rows, () => (walk.total.skippedBusy += 1));
+  }
+  return true;
 }

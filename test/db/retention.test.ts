@@ -95,6 +95,7 @@ describe('conversation retention', () => {
       turnRequests: 6,
       claims: 0,
       skippedInFlight: 0,
+      skippedBusy: 0,
     };
 
     expect(await pruneConversations(tdb.db, ago(90), { dryRun: true })).toEqual(expected);
@@ -117,6 +118,7 @@ describe('conversation retention', () => {
       turnRequests: 0,
       claims: 0,
       skippedInFlight: 0,
+      skippedBusy: 0,
     });
   });
 
