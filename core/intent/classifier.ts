@@ -1,24 +1,27 @@
 import type { ClassifierRow, ConfigSnapshot } from '../config/types';
 import { findsUserRegex } from '../rules/regex-cache';
+import { containsIgnoreCase, equalsIgnoreCase, startsWithIgnoreCase } from '../text/ignore-case';
 
 export type ClassifierOutcome =
   | { kind: 'MATCH'; intent: string; state: string; row: ClassifierRow }
   | { kind: 'COLLISION'; matchedIntents: string[]; matchedByRule: { classifierId: number; intent: string }[] }
   | { kind: 'NO_MATCH' };
 
-/** D7: REGEX (find), CONTAINS, STARTS_WITH, EXACT; all case-insensitive on the raw text. */
+/**
+ * D7: REGEX (find), CONTAINS, STARTS_WITH, EXACT; all case-insensitive on the raw text, the last three as Java's
+ * equalsIgnoreCase compares (core/text/ignore-case.ts).
+ */
 export function classifierMatches(row: ClassifierRow, text: string): boolean {
   const pattern = row.pattern;
-  const lowerText = text.toLowerCase();
   switch (row.ruleType.trim().toUpperCase()) {
     case 'REGEX':
       return findsUserRegex(pattern, text);
     case 'CONTAINS':
-      return pattern !== '' && lowerText.includes(pattern.toLowerCase());
+      return pattern !== '' && containsIgnoreCase(text, pattern);
     case 'STARTS_WITH':
-      return pattern !== '' && lowerText.trimStart().startsWith(pattern.toLowerCase());
+      return pattern !== '' && startsWithIgnoreCase(text.trimStart(), pattern);
     case 'EXACT':
-      return lowerText.trim() === pattern.trim().toLowerCase();
+      return equalsIgnoreCase(text.trim(), pattern.trim());
     default:
       return false;
   }

@@ -1,5 +1,6 @@
 import type { ConfigSnapshot, PolicyRow } from '../config/types';
 import { findsUserRegex } from '../rules/regex-cache';
+import { containsIgnoreCase, equalsIgnoreCase, startsWithIgnoreCase } from '../text/ignore-case';
 import { exceedsUserRegexText } from '../text/regex';
 
 function policyMatches(row: PolicyRow, text: string): boolean {
@@ -10,11 +11,11 @@ function policyMatches(row: PolicyRow, text: string): boolean {
       // A policy refuses: text too long for any author pattern to search is refused rather than let through.
       return exceedsUserRegexText(text) || findsUserRegex(pattern, text);
     case 'CONTAINS':
-      return text.toLowerCase().includes(pattern.toLowerCase());
+      return containsIgnoreCase(text, pattern);
     case 'STARTS_WITH':
-      return text.trimStart().toLowerCase().startsWith(pattern.toLowerCase());
+      return startsWithIgnoreCase(text.trimStart(), pattern);
     case 'EXACT':
-      return text.trim().toLowerCase() === pattern.trim().toLowerCase();
+      return equalsIgnoreCase(text.trim(), pattern.trim());
     default:
       return false;
   }

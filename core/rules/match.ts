@@ -1,6 +1,7 @@
 import type { RuleRow } from '../config/types';
 import type { JsonObject } from '../json';
 import { evaluateJsonPathRule, firstJsonPathMatch } from './jsonpath';
+import { equalsIgnoreCase } from '../text/ignore-case';
 import { findsUserRegex } from './regex-cache';
 
 export type RuleMatchResult =
@@ -13,11 +14,12 @@ export interface MatchInput {
   context: JsonObject;
 }
 
+/** Java's trimmed equalsIgnoreCase (core/text/ignore-case.ts); the pattern `ANY` matches any text. */
 function exactMatches(pattern: string, text: string): boolean {
   const p = pattern.trim();
   if (p === '') return false;
-  if (p.toUpperCase() === 'ANY') return true;
-  return p.toLowerCase() === text.trim().toLowerCase();
+  if (equalsIgnoreCase(p, 'ANY')) return true;
+  return equalsIgnoreCase(p, text.trim());
 }
 
 function contextPathMatches(pattern: string, context: JsonObject): boolean {

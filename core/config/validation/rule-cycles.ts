@@ -4,6 +4,7 @@ import { evaluateRuleMatch } from '../../rules/match';
 import { RULE_PHASES, type RulePhase } from '../../rules/phase';
 import { RuleIndex } from '../../rules/select';
 import { ANY_SCOPE, normalizeScopeValue } from '../scope';
+import { foldCase } from '../../text/ignore-case';
 import type { RuleRow } from '../types';
 import type { ValidationContext } from './context';
 import { regexSample } from './regex-sample';
@@ -72,11 +73,11 @@ function messagesOf(movers: RuleRow[]): string[] {
     .filter((r) => MESSAGE_TYPES.has(upper(r.ruleType)) && upper(r.matchPattern) !== ANY_SCOPE)
     .map((r) => r.matchPattern.trim());
   const exactTexts = new Set(
-    movers.filter((r) => upper(r.ruleType) === 'EXACT').map((r) => r.matchPattern.trim().toLowerCase())
+    movers.filter((r) => upper(r.ruleType) === 'EXACT').map((r) => foldCase(r.matchPattern.trim()))
   );
   const samples = movers.filter((r) => upper(r.ruleType) === 'REGEX').map((r) => regexSample(r.matchPattern.trim()));
   let unnamed = `${PROBE}!`;
-  while (exactTexts.has(unnamed)) unnamed += '!';
+  while (exactTexts.has(foldCase(unnamed))) unnamed += '!';
   return [...new Set([PROBE, unnamed, ...named, ...samples])].filter((t): t is string => !!t && t.trim() !== '');
 }
 

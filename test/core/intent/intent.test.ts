@@ -163,6 +163,14 @@ describe('classifier (D7)', () => {
     ['STARTS_WITH', 'need', 'I need money', false],
     ['EXACT', 'yes please', ' Yes Please ', true],
     ['EXACT', 'yes', 'yes please', false],
+    // Letters compared as Java's equalsIgnoreCase does (one code point against one), not whole strings lower-cased.
+    ['EXACT', 'İptal', 'iptal', true],
+    ['EXACT', 'İptal', 'IPTAL', true],
+    ['CONTAINS', 'İPTAL', 'siparişi iptal et', true],
+    ['STARTS_WITH', 'İptal', 'iptal et', true],
+    ['CONTAINS', 'ΟΔΟΣ', 'ΟΔΟΣΗΜΑΝΣΗ', true],
+    ['STARTS_WITH', 'straße', 'STRAẞE 5', true],
+    ['CONTAINS', 'strasse', 'straße', false],
     ['AGENT', 'x', 'x', false],
   ])('%s %s on "%s" → %s', (ruleType, pattern, text, matches) => {
     const out = classifyIntent(snapshot([{ intentCode: 'A', stateCode: 'idle', ruleType, pattern }]), text);

@@ -168,6 +168,9 @@ describe('runRulePhase: rule types', () => {
   it('EXACT is trimmed and case-insensitive; REGEX finds case-insensitively on the raw text', async () => {
     expect((await phaseRun(typed('EXACT', 'Hello There'), '  hello there ')).session.state).toBe('HIT');
     expect((await phaseRun(typed('EXACT', 'hello'), 'hello there')).session.state).toBe('UNKNOWN');
+    // Java's equalsIgnoreCase: İ, I, i and ı are one letter, and Σ, σ and ς (a whole-string toLowerCase splits İ in two).
+    expect((await phaseRun(typed('EXACT', 'İptal'), 'IPTAL')).session.state).toBe('HIT');
+    expect((await phaseRun(typed('EXACT', 'ΟΔΟΣ'), 'οδοσ')).session.state).toBe('HIT');
     expect((await phaseRun(typed('REGEX', 'LOAN'), 'I need a loan now')).session.state).toBe('HIT');
     expect((await phaseRun(typed('REGEX', '(?i)\\bloan\\b'), 'loans')).session.state).toBe('UNKNOWN');
   });
