@@ -191,7 +191,8 @@ const envSchema = z.object({
   /**
    * How long `convengine start`'s embedded dev server keeps a closed turn's workflow (~91 KiB of memory and ~94 KiB
    * of journal per seed-conversation turn: docs/devserver.md). At least a minute: the API, the console and `convengine history` read a
-   * turn's workflow after it ends, and a run past retention is gone for them, as on a real server.
+   * turn's workflow after it ends, and a run past retention is gone for them, as on a real server. The real server
+   * `start` runs (--temporal=cli) gets it as its namespace's retention, an hour at least (its minimum; `start` warns).
    */
   DEVSERVER_RETENTION_MS: integer(DEVSERVER_RETENTION_DEFAULT_MS, 60_000),
   /**

@@ -14,6 +14,7 @@ import {
 } from '../../config/temporal-connection';
 import type * as DevServerModule from '../../devserver';
 import type * as TemporalSetup from '../temporal/setup';
+import type * as Retention from '../temporal/retention';
 import type { Part, TemporalEndpoint } from './types';
 
 export interface TemporalPartOptions {
@@ -176,6 +177,24 @@ async function refuseMissingNamespace(
   if (missing) throw new ExternalNamespaceMissingError(namespace, describeTemporal(temporal));
 }
 
+/** DEVSERVER_RETENTION_MS applied to the namespace of a real server `start` runs: its description, for the ready line. */
+async function realServerRetention(address: string, namespace: string, options: TemporalPartOptions): Promise<string> {
+  const { connectTemporalClient } = require('../../config/temporal-client') as typeof TemporalClient;
+  const { applyNamespaceRetention, describeRetention } = require('../temporal/retention') as typeof Retention;
+  const connection = await connectTemporalClient(localTemporal(address));
+  try {
+    const { appliedMs, warning } = await applyNamespaceRetention(
+      connection,
+      namespace,
+      options.env.DEVSERVER_RETENTION_MS
+    );
+    if (warning) options.logger.warn({ component: 'temporal' }, warning);
+    return describeRetention(appliedMs);
+  } finally {
+    await connection.close();
+  }
+}
+
 async function realServer(binary: string, options: TemporalPartOptions): Promise<Part<TemporalEndpoint>> {
   const dbFile = join(options.home, 'temporal.sqlite');
   const namespace = options.env.TEMPORAL_NAMESPACE;
@@ -194,6 +213,10 @@ async function realServer(binary: string, options: TemporalPartOptions): Promise
       onSpawn: options.onSpawn,
     })
   );
+  const retention = await realServerRetention(server.address, namespace, options).catch(async (err: unknown) => {
+    await server.stop();
+    throw err;
+  });
   const name = `real Temporal server ${TEMPORAL_SERVER_VERSION} (Temporal CLI ${TEMPORAL_CLI_VERSION})`;
   const ui = server.uiUrl ? `, Web UI ${server.uiUrl}` : '';
   return {
@@ -203,7 +226,7 @@ async function realServer(binary: string, options: TemporalPartOptions): Promise
       uiUrl: server.uiUrl,
       server: `${name} at ${server.address}`,
     },
-    embedded: `Temporal: ${name} at ${server.address}${ui} (namespace ${namespace}, state in ${dbFile})`,
+    embedded: `Temporal: ${name} at ${server.address}${ui} (namespace ${namespace}, retention ${retention}, state in ${dbFile})`,
     stop: () => server.stop(),
     ended: server.exited.then(
       (code) => `the embedded Temporal server exited (${exitStatus(code)}): ${lastLine(server.tail())}`
