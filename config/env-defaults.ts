@@ -76,6 +76,12 @@ export const MIGRATE_LOCK_WAIT_DEFAULT_MS = 600_000;
  */
 export const DEVSERVER_RETENTION_DEFAULT_MS = 24 * 60 * 60 * 1000;
 
+/**
+ * TEMPORAL_CLI_READY_TIMEOUT_MS's default: start-dev serves in a few seconds on an empty SQLite file, longer on a large
+ * one or a loaded machine.
+ */
+export const TEMPORAL_CLI_READY_TIMEOUT_DEFAULT_MS = 60_000;
+
 /** 32 KiB: a turn's ordinary step payloads stay inline; tool results past it become claim checks. */
 export const CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES = 32 * 1024;
 

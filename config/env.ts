@@ -42,6 +42,7 @@ import {
   WORKER_DB_LOCK_TIMEOUT_DEFAULT_MS,
   MIGRATE_LOCK_WAIT_DEFAULT_MS,
   DEVSERVER_RETENTION_DEFAULT_MS,
+  TEMPORAL_CLI_READY_TIMEOUT_DEFAULT_MS,
   CLAIM_CHECK_DEFAULT_THRESHOLD_BYTES,
   TEMPORAL_TASK_QUEUE_DEFAULT,
 } from './env-defaults';
@@ -195,6 +196,11 @@ const envSchema = z.object({
    * `start` runs (--temporal=cli) gets it as its namespace's retention, an hour at least (its minimum; `start` warns).
    */
   DEVSERVER_RETENTION_MS: integer(DEVSERVER_RETENTION_DEFAULT_MS, 60_000),
+  /**
+   * How long `convengine start --temporal=cli` waits for the real server it runs to serve before it gives up (and
+   * prints the server's output): a large temporal.sqlite, or one a killed server left, can take longer to open.
+   */
+  TEMPORAL_CLI_READY_TIMEOUT_MS: integer(TEMPORAL_CLI_READY_TIMEOUT_DEFAULT_MS, 1_000, 600_000),
   /**
    * The tool server the seed packs' HTTP tools call (`{{env.CONVENGINE_TOOL_DEMO_URL}}`). Unset: `convengine start`
    * runs the demo one. Tool rows read it from their own environment (toolEnv); it is here to be checked at start.

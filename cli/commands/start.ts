@@ -7,6 +7,7 @@ import { parseCommandArgs, portOption, usageError, type CliCommand, type CliIo }
 import { loadYamlTree } from './config';
 import { StopSignals, stopWhenNpmEnds } from '../signals';
 import { errorChain } from '../error-chain';
+import { StartDevFailure } from '../temporal/server';
 import type * as TemporalClient from '../../config/temporal-client';
 import type * as Prerequisites from '../../observability/prerequisites';
 import { processTelemetry, warnOnFewOpenFiles } from '../../observability/process';
@@ -170,7 +171,25 @@ export function startFailure(err: unknown, namespace: string): string {
   const { isNamespaceNotFound } = require('../../config/temporal-client') as typeof TemporalClient;
   const { namespaceMissing } = require('../../observability/prerequisites') as typeof Prerequisites;
   /* eslint-enable @typescript-eslint/no-require-imports */
-  return `ConvEngine failed to start: ${isNamespaceNotFound(err) ? namespaceMissing(namespace) : errorChain(err)}`;
+  const why = isNamespaceNotFound(err) ? namespaceMissing(namespace) : errorChain(err);
+  return `ConvEngine failed to start: ${why}${temporalServerOutput(err)}`;
+}
+
+/**
+ * What the real Temporal server printed before it failed to serve, which the one-line summary drops: after a kill -9
+ * a start that timed out said only `not ready within 60000 ms`, and why (a locked or damaged SQLite file, a port) was lost.
+ */
+function temporalServerOutput(err: unknown): string {
+  for (let e: unknown = err; e instanceof Error; e = e.cause) {
+    if (!(e instanceof StartDevFailure)) continue;
+    const output = e.output.trim() ? e.output.trim().replace(/^/gm, '  ') : '  (nothing)';
+    const hint = e.timedOut
+      ? '\nIt was still starting: if it only needs longer, raise TEMPORAL_CLI_READY_TIMEOUT_MS ' +
+        '(docs/runbook.md, "The Temporal server died").'
+      : '';
+    return `\nThe Temporal server's output:\n${output}${hint}`;
+  }
+  return '';
 }
 
 export const startCommand: CliCommand = {

@@ -210,6 +210,7 @@ async function realServer(binary: string, options: TemporalPartOptions): Promise
       ui: options.ui,
       dbFile,
       namespaces: [namespace],
+      readyTimeoutMs: options.env.TEMPORAL_CLI_READY_TIMEOUT_MS,
       onSpawn: options.onSpawn,
     })
   );

@@ -126,12 +126,16 @@ export function startDevArgs(options: TemporalCliOptions, port: number, uiPort: 
  * start-dev exited or hung before it served. `portClash`: one of its ports was taken, the one we probed or one it picks
  * itself (history, matching, its HTTP port), as its output said at any point.
  */
-class StartDevFailure extends Error {
+export class StartDevFailure extends Error {
   constructor(
     message: string,
-    readonly portClash: boolean
+    readonly portClash: boolean,
+    /** The start and the end of what the server printed: why it did not serve (a one-line summary drops it). */
+    readonly output: string,
+    /** It was still starting when the ready timeout passed (rather than exited). */
+    readonly timedOut: boolean
   ) {
-    super(message);
+    super(`${message}\n${output}`);
     this.name = 'StartDevFailure';
   }
 }
@@ -184,10 +188,8 @@ async function launch(options: TemporalCliOptions, port: number, uiPort: number 
     async (err: unknown) => {
       child.stdin.end();
       await exited;
-      throw new StartDevFailure(
-        `temporal server start-dev: ${(err as Error).message}\n${firstAndLast(head, output)}`,
-        portClash
-      );
+      const message = `temporal server start-dev: ${(err as Error).message}`;
+      throw new StartDevFailure(message, portClash, firstAndLast(head, output), err instanceof ReadyTimeout);
     }
   );
   const stop = async (graceMs = 10_000) => {
@@ -220,6 +222,8 @@ function killPid(pid: number, signal: NodeJS.Signals): void {
   }
 }
 
+class ReadyTimeout extends Error {}
+
 /** Resolves once start-dev printed its `Server:` line (it does so after the frontend serves). */
 function waitForReady(
   child: ChildProcess,
@@ -228,7 +232,7 @@ function waitForReady(
   timeoutMs: number
 ): Promise<{ pid: number }> {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(() => finish(new Error(`not ready within ${timeoutMs} ms`)), timeoutMs);
+    const timer = setTimeout(() => finish(new ReadyTimeout(`not ready within ${timeoutMs} ms`)), timeoutMs);
     const check = () => {
       const pid = /temporal-pid (\d+)/.exec(output())?.[1];
       if (pid && /^Server:\s+\S+:\d+/m.test(output())) finish(null, Number(pid));
