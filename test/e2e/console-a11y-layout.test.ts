@@ -7,26 +7,13 @@
  */
 import { readFileSync } from 'node:fs';
 import { type Page } from 'playwright-core';
-import { ConsoleBrowser } from '../support/console-browser';
+import { ConsoleBrowser, SUBMIT_PATH } from '../support/console-browser';
 import { loanConfig } from '../support/loan-config';
 import { answer, callTool, orderConfig } from '../support/order-config';
 
-let c: ConsoleBrowser;
-
-jest.setTimeout(240_000);
+const c = ConsoleBrowser.forFile(240_000);
 
 const AXE = readFileSync(require.resolve('axe-core/axe.min.js'), 'utf8');
-const SUBMIT_PATH = '/loan/applications';
-const HOLD = { onRetriesExhausted: 'HOLD', maxAttempts: 2, initialIntervalMs: 100 } as const;
-
-beforeAll(async () => {
-  c = await ConsoleBrowser.start();
-});
-
-afterAll(async () => {
-  c?.h.wf.mcp.toolServer.faults.clear(SUBMIT_PATH);
-  await c?.stop();
-});
 
 /** axe-core's violations of `rules` within `selector` on the page, as `rule: node, node`. */
 async function axe(page: Page, rules: string[], selector = 'body'): Promise<string[]> {
@@ -39,11 +26,9 @@ async function axe(page: Page, rules: string[], selector = 'body'): Promise<stri
 
 /** A loan turn holding its submit call for an operator (#22), on its page. */
 async function heldTurn(viewport?: { width: number; height: number }) {
-  c.h.wf.mcp.toolServer.faults.set(SUBMIT_PATH, { failTimes: 1_000, status: 503 });
-  const { turn, page: opened } = await c.parkedLoanTurn(loanConfig({ submit: HOLD }));
-  if (viewport) await opened.setViewportSize(viewport);
-  await opened.locator('#held-tool').waitFor({ timeout: 60_000 });
-  return { turn, page: opened };
+  const held = await c.heldLoanTurn();
+  if (viewport) await held.page.setViewportSize(viewport);
+  return held;
 }
 
 /** Ends a held turn over the API, so the next test starts with none. */

@@ -8,17 +8,7 @@ import { ConsoleBrowser } from '../support/console-browser';
 import { loanConfig } from '../support/loan-config';
 import { answer, orderConfig } from '../support/order-config';
 
-let c: ConsoleBrowser;
-
-jest.setTimeout(240_000);
-
-beforeAll(async () => {
-  c = await ConsoleBrowser.start();
-});
-
-afterAll(async () => {
-  await c?.stop();
-});
+const c = ConsoleBrowser.forFile(240_000);
 
 /** Counts the nodes with id `id` inserted under #main from now on (a re-inserted live region is announced again). */
 async function countInsertions(page: Page, id: string): Promise<() => Promise<number>> {
@@ -148,10 +138,7 @@ test('a refused filter or what-if version marks its field, says why in words, an
 });
 
 test('Mark done with text that is no JSON marks the result field, keeping the focus; reason and token have labels', async () => {
-  c.h.wf.mcp.toolServer.faults.set('/loan/applications', { failTimes: 1_000, status: 503 });
-  const hold = { onRetriesExhausted: 'HOLD', maxAttempts: 2, initialIntervalMs: 100 } as const;
-  const { page } = await c.parkedLoanTurn(loanConfig({ submit: hold }));
-  await page.locator('#held-tool').waitFor({ timeout: 60_000 });
+  const { page } = await c.heldLoanTurn();
   expect(await page.locator('#held-tool input[name=reason]').evaluate(labelOf)).toMatch(/Reason/);
   await page.fill('#held-tool textarea[name=result]', 'not json');
   await page.locator('#held-tool button:has-text("Mark done")').focus();
@@ -160,10 +147,7 @@ test('Mark done with text that is no JSON marks the result field, keeping the fo
   await result.waitFor();
   expect(await page.locator(`#${await result.getAttribute('aria-describedby')}`).innerText()).toMatch(/JSON/);
   expect(await focused(page)).toMatch(/^TEXTAREA/);
-  await page.locator('#held-tool button:has-text("Fail turn")').click();
-  await page.locator('#held-tool button:has-text("Confirm")').click();
-  await page.locator('#failed-turn').waitFor({ timeout: 60_000 });
-  c.h.wf.mcp.toolServer.faults.clear('/loan/applications');
+  await c.failHeldTurn(page);
 
   await page.click('#token-button');
   expect(await page.locator('input[name=token]').evaluate(labelOf)).toMatch(/API token/);

@@ -11,15 +11,12 @@ import { answer, orderConfig } from '../support/order-config';
 const TOKEN = 'console-address-token';
 const auth = { authorization: `Bearer ${TOKEN}` };
 
-let c: ConsoleBrowser;
+const c = ConsoleBrowser.forFile(120_000, { apiToken: TOKEN });
 let browser: BrowserContext;
 let conversationId = '';
 let workflowId = '';
 
-jest.setTimeout(120_000);
-
 beforeAll(async () => {
-  c = await ConsoleBrowser.start({ apiToken: TOKEN });
   // The operator's tab, which has the token stored (sessionStorage) before the console's scripts run.
   browser = await c.browser.newContext();
   await browser.addInitScript(`sessionStorage.setItem('convengine.apiToken', ${JSON.stringify(TOKEN)})`);
@@ -34,10 +31,7 @@ beforeAll(async () => {
   workflowId = `turn-${conversationId}-1`;
 });
 
-afterAll(async () => {
-  await browser?.close();
-  await c?.stop();
-});
+afterAll(async () => browser?.close());
 
 /** A console page opened at `hash`, and the API paths (with their query) the page requested. */
 async function openAt(hash: string): Promise<{ page: Page; requested: string[]; errors: string[] }> {

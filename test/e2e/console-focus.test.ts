@@ -6,21 +6,9 @@
 import { type Page } from 'playwright-core';
 import { eventually } from '../devserver/harness';
 import { ConsoleBrowser, refuseTokens } from '../support/console-browser';
-import { loanConfig } from '../support/loan-config';
 import { answer, orderConfig } from '../support/order-config';
 
-let c: ConsoleBrowser;
-
-jest.setTimeout(240_000);
-
-beforeAll(async () => {
-  c = await ConsoleBrowser.start();
-});
-
-afterAll(async () => {
-  await c?.stop();
-  c?.h.wf.mcp.toolServer.faults.clear('/loan/applications');
-});
+const c = ConsoleBrowser.forFile(240_000);
 
 /** The focused element, as `TAG "text"`. */
 const focused = async (page: Page) =>
@@ -28,12 +16,8 @@ const focused = async (page: Page) =>
     await page.evaluate(`document.activeElement.tagName + ' "' + document.activeElement.textContent.trim() + '"'`)
   );
 
-const HOLD = { onRetriesExhausted: 'HOLD', maxAttempts: 2, initialIntervalMs: 100 } as const;
-
 test('a live redraw with new audit rows keeps the opened audit list open and the focus on its summary', async () => {
-  c.h.wf.mcp.toolServer.faults.set('/loan/applications', { failTimes: 1_000, status: 503 });
-  const { turn, page } = await c.parkedLoanTurn(loanConfig({ submit: HOLD }));
-  await page.locator('#held-tool').waitFor();
+  const { turn, page } = await c.heldLoanTurn();
   const toolCall = page.locator('#timeline tr[data-type=McpToolCall] details.audits').first();
   await toolCall.locator('summary').focus();
   await page.keyboard.press('Enter');
@@ -55,10 +39,7 @@ test('a live redraw with new audit rows keeps the opened audit list open and the
   const summary = `#timeline tr[data-type=McpToolCall] details.audits summary`;
   expect(await page.evaluate(`document.activeElement === document.querySelector('${summary}')`)).toBe(true);
 
-  await page.locator('#held-tool button:has-text("Fail turn")').click();
-  await page.locator('#held-tool button:has-text("Confirm")').click();
-  await page.locator('#failed-turn').waitFor({ timeout: 60_000 });
-  c.h.wf.mcp.toolServer.faults.clear('/loan/applications');
+  await c.failHeldTurn(page);
   await page.close();
 });
 

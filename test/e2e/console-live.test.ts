@@ -5,24 +5,12 @@
  */
 import { type Page, type Request } from 'playwright-core';
 import { eventually } from '../devserver/harness';
-import { ConsoleBrowser, refuseTokens, shot } from '../support/console-browser';
-import { extracted, loanConfig, plan } from '../support/loan-config';
+import { ConsoleBrowser, refuseTokens, shot, SUBMIT_PATH } from '../support/console-browser';
+import { extracted, plan } from '../support/loan-config';
 import { answer, orderConfig } from '../support/order-config';
 
-let c: ConsoleBrowser;
+const c = ConsoleBrowser.forFile(240_000);
 
-jest.setTimeout(240_000);
-
-beforeAll(async () => {
-  c = await ConsoleBrowser.start();
-});
-
-afterAll(async () => {
-  await c?.stop();
-  c?.h.wf.mcp.toolServer.faults.clear('/loan/applications');
-});
-
-const HOLD = { onRetriesExhausted: 'HOLD', maxAttempts: 2, initialIntervalMs: 100 } as const;
 const actionPosts = (page: Page, action: string) => {
   const sent: Request[] = [];
   page.on('request', (r) => r.method() === 'POST' && r.url().endsWith(`/actions/${action}`) && sent.push(r));
@@ -36,17 +24,12 @@ async function recoversAndEnds(page: Page): Promise<void> {
   await page.locator('#live').waitFor();
   // End the held turn: on the real server's tier every suite shares one namespace, and a turn left held there is
   // listed by other suites' operator listings (worker-down's `sre list`) once this suite's worker is gone.
-  await page.locator('#held-tool button:has-text("Fail turn")').click();
-  await page.locator('#held-tool button:has-text("Confirm")').click();
-  await page.locator('#failed-turn').waitFor({ timeout: 60_000 });
-  c.h.wf.mcp.toolServer.faults.clear('/loan/applications');
+  await c.failHeldTurn(page);
   await page.close();
 }
 
 test('after Fail turn and a double-clicked Retry turn, the page follows the turn running again, live', async () => {
-  c.h.wf.mcp.toolServer.faults.set('/loan/applications', { failTimes: 1_000, status: 503 });
-  const { turn, page } = await c.parkedLoanTurn(loanConfig({ submit: HOLD }));
-  await page.locator('#held-tool').waitFor();
+  const { turn, page } = await c.heldLoanTurn();
   await page.locator('#held-tool button:has-text("Fail turn")').click();
   await page.locator('#held-tool button:has-text("Confirm")').click();
   await page.locator('#failed-turn').waitFor({ timeout: 60_000 });
@@ -70,7 +53,7 @@ test('after Fail turn and a double-clicked Retry turn, the page follows the turn
   expect([200, 202]).toContain(skipped.status);
   await page.locator('#held-tool').waitFor({ state: 'detached', timeout: 30_000 });
   await eventually(async () => expect(await page.locator('#live').count()).toBe(0), 30_000);
-  c.h.wf.mcp.toolServer.faults.clear('/loan/applications');
+  c.h.wf.mcp.toolServer.faults.clear(SUBMIT_PATH);
   await page.close();
 });
 
@@ -106,14 +89,12 @@ test('each run of a held call (the first, a retry, Mark done) shows its own audi
   expect(runs.map((rows) => rows.length > 0)).toEqual([true, true, true]);
   await eventually(async () => expect(await toolCallRuns(page)).toEqual(runs), 15_000);
   expect(await page.innerText('#other-audits')).not.toContain('MCP_TOOL_CALL');
-  c.h.wf.mcp.toolServer.faults.clear('/loan/applications');
+  c.h.wf.mcp.toolServer.faults.clear(SUBMIT_PATH);
   await page.close();
 });
 
 test('a refresh that fails says so (the API code) instead of staying "live", and the page recovers', async () => {
-  c.h.wf.mcp.toolServer.faults.set('/loan/applications', { failTimes: 1_000, status: 503 });
-  const { page } = await c.parkedLoanTurn(loanConfig({ submit: HOLD }));
-  await page.locator('#held-tool').waitFor();
+  const { page } = await c.heldLoanTurn();
   await page.locator('#live').waitFor();
   const error = { code: 'DATABASE_UNREACHABLE', message: 'The database is unreachable; retry later.' };
   await page.route('**/api/v1/console/turns/*', (route) =>
@@ -130,9 +111,7 @@ test('a refresh that fails says so (the API code) instead of staying "live", and
 });
 
 test('a script error in a live redraw says in words that the page could not be refreshed, not the error', async () => {
-  c.h.wf.mcp.toolServer.faults.set('/loan/applications', { failTimes: 1_000, status: 503 });
-  const { page } = await c.parkedLoanTurn(loanConfig({ submit: HOLD }));
-  await page.locator('#held-tool').waitFor();
+  const { page } = await c.heldLoanTurn();
   await page.locator('#live').waitFor();
   const logged: string[] = [];
   page.on('console', (message) => message.type() === 'error' && logged.push(message.text()));

@@ -7,15 +7,7 @@ import type { ConfigRows } from '../../core/config/types';
 import { ConsoleBrowser } from '../support/console-browser';
 import { answer, callTool, orderConfig } from '../support/order-config';
 
-let c: ConsoleBrowser;
-
-jest.setTimeout(120_000);
-
-beforeAll(async () => {
-  c = await ConsoleBrowser.start();
-});
-
-afterAll(async () => c?.stop());
+const c = ConsoleBrowser.forFile(120_000);
 
 function withoutReplyFor(rows: Partial<ConfigRows>, state: string): Partial<ConfigRows> {
   return { ...rows, responses: (rows.responses ?? []).filter((r) => r.stateCode !== state) };

@@ -7,15 +7,7 @@ import { ConsoleBrowser } from '../support/console-browser';
 
 const GATEWAY = 'gateway-s3cret';
 const OPERATOR = 'operator-s3cret';
-let c: ConsoleBrowser;
-
-jest.setTimeout(120_000);
-
-beforeAll(async () => {
-  c = await ConsoleBrowser.start({ apiToken: GATEWAY, operatorToken: OPERATOR });
-});
-
-afterAll(async () => c?.stop());
+const c = ConsoleBrowser.forFile(120_000, { apiToken: GATEWAY, operatorToken: OPERATOR });
 
 test("the gateway token is refused on the token form with the reason; the operator's opens the console", async () => {
   const page = await c.open('#/');

@@ -6,21 +6,18 @@
 import { type Page } from 'playwright-core';
 import { CONSOLE_CONVERSATION_STATUSES } from '../../api/console/ports';
 import { eventually } from '../devserver/harness';
-import { ConsoleBrowser, countRedraws, LOAN_MESSAGE, rewriteTurnReads, shot } from '../support/console-browser';
+import {
+  ConsoleBrowser,
+  countRedraws,
+  LOAN_MESSAGE,
+  rewriteTurnReads,
+  shot,
+  SUBMIT_PATH,
+} from '../support/console-browser';
 import { loanConfig } from '../support/loan-config';
 import { answer, callTool, orderConfig } from '../support/order-config';
 
-let c: ConsoleBrowser;
-
-jest.setTimeout(180_000);
-
-beforeAll(async () => {
-  c = await ConsoleBrowser.start();
-});
-
-afterAll(async () => {
-  await c?.stop();
-});
+const c = ConsoleBrowser.forFile(180_000);
 
 const scrollWidth = async (page: Page) => Number(await page.evaluate('document.documentElement.scrollWidth'));
 
@@ -57,11 +54,8 @@ test('a live turn page keeps a reason being typed: same turn in another key orde
 });
 
 test("an action's outcome stays on the page across the redraw its audit row causes, until dismissed", async () => {
-  const hold = { onRetriesExhausted: 'HOLD', maxAttempts: 2, initialIntervalMs: 100 } as const;
-  c.h.wf.mcp.toolServer.faults.set('/loan/applications', { failTimes: 1_000, status: 503 });
-  const { turn, page } = await c.parkedLoanTurn(loanConfig({ submit: hold }));
+  const { turn, page } = await c.heldLoanTurn();
   const held = page.locator('#held-tool');
-  await held.waitFor();
   const redraws = await countRedraws(page);
   await held.locator('textarea[name=result]').fill('42');
   await held.locator('button:has-text("Mark done")').click();
@@ -76,7 +70,7 @@ test("an action's outcome stays on the page across the redraw its audit row caus
   await page.click('#action-outcome button:has-text("Dismiss")');
   expect(await page.locator('#action-outcome').innerText()).toBe('');
 
-  c.h.wf.mcp.toolServer.faults.clear('/loan/applications');
+  c.h.wf.mcp.toolServer.faults.clear(SUBMIT_PATH);
   await held.locator('button:has-text("Retry")').click();
   await page.locator('h1:has-text("ANSWERED")').waitFor({ timeout: 60_000 });
   await page.waitForTimeout(1_000);

@@ -8,18 +8,7 @@ import { eventually } from '../devserver/harness';
 import { ConsoleBrowser, countRedraws, rewriteTurnReads, SUBMIT_PATH } from '../support/console-browser';
 import { loanConfig } from '../support/loan-config';
 
-let c: ConsoleBrowser;
-
-jest.setTimeout(240_000);
-
-beforeAll(async () => {
-  c = await ConsoleBrowser.start();
-});
-
-afterAll(async () => {
-  c?.h.wf.mcp.toolServer.faults.clear(SUBMIT_PATH);
-  await c?.stop();
-});
+const c = ConsoleBrowser.forFile(240_000);
 
 const focused = async (page: Page) =>
   String(await page.evaluate(`document.activeElement.tagName + ' ' + document.activeElement.textContent.trim()`));

@@ -10,7 +10,7 @@ import { type Page } from 'playwright-core';
 import type { ConfigRows } from '../../core/config/types';
 import { EngineError, ErrorType } from '../../core/errors';
 import { listAudits } from '../../db/repositories/audit';
-import { CONSOLE_ARTIFACTS as ARTIFACTS, ConsoleBrowser, shot } from '../support/console-browser';
+import { CONSOLE_ARTIFACTS as ARTIFACTS, ConsoleBrowser, HOLD, shot, SUBMIT_PATH } from '../support/console-browser';
 import { loanConfig } from '../support/loan-config';
 import { ensureConversation } from '../../db/repositories/conversation';
 import { answer, callTool, maxLoops, orderConfig } from '../support/order-config';
@@ -21,17 +21,7 @@ const HELD_SHOT = join(__dirname, '..', '..', 'docs', 'images', 'console-held.pn
 const TEMPORAL_UI = 'http://temporal-ui.example:8233';
 const ORDER_MESSAGE = 'Check order ORD-7017 status and trace.';
 
-let c: ConsoleBrowser;
-
-jest.setTimeout(180_000);
-
-beforeAll(async () => {
-  c = await ConsoleBrowser.start({ temporalUiUrl: TEMPORAL_UI });
-});
-
-afterAll(async () => {
-  await c?.stop();
-});
+const c = ConsoleBrowser.forFile(180_000, { temporalUiUrl: TEMPORAL_UI });
 
 beforeEach(() => {
   c.h.wf.mcp.llm.setScript([]);
@@ -256,11 +246,9 @@ test('a tool failing in a running turn is retried now through Temporal activity 
 });
 
 test('a held write shows its tool and error; Retry once upstream is back completes the turn, write applied once', async () => {
-  const submit = '/loan/applications';
   c.h.wf.mcp.toolServer.counters.reset();
-  c.h.wf.mcp.toolServer.faults.set(submit, { failTimes: 1_000, status: 503 });
-  const hold = { onRetriesExhausted: 'HOLD', maxAttempts: 2, initialIntervalMs: 100 } as const;
-  const { turn, page } = await c.parkedLoanTurn(loanConfig({ submit: hold }));
+  c.h.wf.mcp.toolServer.faults.set(SUBMIT_PATH, { failTimes: 1_000, status: 503 });
+  const { turn, page } = await c.parkedLoanTurn(loanConfig({ submit: HOLD }));
   const list = await listedIn('#held-turns', turn.workflowId);
   expect(await list.innerText('#held-turns')).toContain('loan.application.submit');
   await list.close();
@@ -284,7 +272,7 @@ test('a held write shows its tool and error; Retry once upstream is back complet
   expect(await page.innerText(`#${await refused.getAttribute('aria-describedby')}`)).toContain('write it as JSON');
   expect(await c.operatorActions(turn.conversationId)).toEqual([]);
 
-  c.h.wf.mcp.toolServer.faults.clear(submit);
+  c.h.wf.mcp.toolServer.faults.clear(SUBMIT_PATH);
   await held.locator('input[name=reason]').fill('upstream is back');
   await held.locator('button:has-text("Retry")').click();
   await page.locator('h1:has-text("ANSWERED")').waitFor({ timeout: 60_000 });

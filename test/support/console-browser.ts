@@ -28,20 +28,55 @@ export interface SentTurn {
  * the API on the real turn workflow: our dev server here, the real server in `npm run test:temporal`.
  */
 export class ConsoleBrowser {
-  private constructor(
-    readonly h: ApiHarness,
-    readonly browser: Browser
-  ) {}
+  private started: { h: ApiHarness; browser: Browser } | null = null;
 
-  static async start(options: ApiHarnessOptions = {}): Promise<ConsoleBrowser> {
-    mkdirSync(CONSOLE_ARTIFACTS, { recursive: true });
-    const h = await ApiHarness.start(options);
-    return new ConsoleBrowser(h, await launchChromium());
+  private constructor() {}
+
+  /** The console's API harness, once started. */
+  get h(): ApiHarness {
+    return this.running().h;
   }
 
-  async stop(): Promise<void> {
-    await this.browser.close();
-    await this.h.stop();
+  get browser(): Browser {
+    return this.running().browser;
+  }
+
+  /**
+   * The console a browser test file shares, registered in the calling file (or `describe`): each test given
+   * `timeoutMs`, the console started before the tests and stopped after them, faults a failed test left on the tool
+   * server cleared first. Returned at once, to be used in the tests and hooks, as the start happens in beforeAll.
+   */
+  static forFile(timeoutMs: number, options: ApiHarnessOptions = {}): ConsoleBrowser {
+    const c = new ConsoleBrowser();
+    jest.setTimeout(timeoutMs);
+    beforeAll(() => c.launch(options));
+    afterAll(() => c.stop());
+    return c;
+  }
+
+  private async launch(options: ApiHarnessOptions): Promise<void> {
+    mkdirSync(CONSOLE_ARTIFACTS, { recursive: true });
+    const h = await ApiHarness.start(options);
+    try {
+      this.started = { h, browser: await launchChromium() };
+    } catch (err) {
+      await h.stop();
+      throw err;
+    }
+  }
+
+  private running(): { h: ApiHarness; browser: Browser } {
+    if (!this.started) throw new Error('the console did not start (see the beforeAll failure)');
+    return this.started;
+  }
+
+  private async stop(): Promise<void> {
+    const started = this.started;
+    if (!started) return;
+    this.started = null;
+    started.h.wf.mcp.toolServer.faults.clear();
+    await started.browser.close();
+    await started.h.stop();
   }
 
   async send(message: string, conversationId?: string): Promise<SentTurn> {
@@ -89,6 +124,14 @@ export class ConsoleBrowser {
     const parked = await this.parkedLoanTurn(loanConfig({ submit: HOLD }));
     await parked.page.locator('#held-tool').waitFor({ timeout: 60_000 });
     return parked;
+  }
+
+  /** Fails a held turn from its page (Fail turn, then Confirm), as an operator ends it, and clears its faults. */
+  async failHeldTurn(page: Page): Promise<void> {
+    await page.locator('#held-tool button:has-text("Fail turn")').click();
+    await page.locator('#held-tool button:has-text("Confirm")').click();
+    await page.locator('#failed-turn').waitFor({ timeout: 60_000 });
+    this.h.wf.mcp.toolServer.faults.clear(SUBMIT_PATH);
   }
 
   async operatorActions(conversationId: string) {
