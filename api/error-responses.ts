@@ -170,6 +170,11 @@ export const HOST_NOT_ALLOWED = {
   ),
 } as const;
 
+/** The 409 of a route that starts a turn while another of its conversation runs (api/turns/gateway.ts). */
+export const TURN_IN_PROGRESS_WHEN =
+  'TURN_IN_PROGRESS: another turn of the conversation runs (`details.workflowId` names it when known); send the ' +
+  'request again when it has finished';
+
 /** The 503 codes of the routes that start a turn or decide on one, besides the ones any route may answer. */
 export const UNAVAILABLE_CODES = {
   notReady:
@@ -195,16 +200,19 @@ const TURN_FAILED_DETAILS =
   "operator's remedy (OPERATOR_API_TOKEN; the gateway's token gets 403 OPERATOR_TOKEN_REQUIRED there when that is " +
   "set), not a client's";
 
-/** A route answering with a turn's reply (api/replies.ts): the reply, or the turn's failure; `more` 503 codes. */
-export function turnReplyResponses(...more: string[]) {
+/**
+ * A route answering with a turn's reply (api/replies.ts): the reply, or the turn's failure; `more.conflicts` are the
+ * route's own 409 codes ("CODE: when"), `more.unavailable` its own 503 codes.
+ */
+export function turnReplyResponses(more: { conflicts?: readonly string[]; unavailable?: readonly string[] } = {}) {
   return {
     200: turnResponseSchema,
     202: turnResponseSchema,
     409: errorResponse(
       'TURN_FAILED (`details.failureType` TURN_CANCELLED or TURN_TERMINATED, `details.retryable` false): an operator ' +
         'ended the turn in Temporal on purpose; a client reads the conversation and does not send the request ' +
-        `again; an operator re-runs it (\`details.retryWith\`) only if that is wanted; ${TURN_FAILED_DETAILS}; and ` +
-        "the route's own conflicts (TURN_IN_PROGRESS and the like)"
+        `again; an operator re-runs it (\`details.retryWith\`) only if that is wanted; ${TURN_FAILED_DETAILS}` +
+        (more.conflicts ?? []).map((line) => `; ${line}`).join('')
     ),
     500: errorResponse(
       `TURN_FAILED (\`details.retryable\` false): a config or input error; once it is fixed, a client sends the ` +
@@ -214,7 +222,7 @@ export function turnReplyResponses(...more: string[]) {
       'TURN_FAILED (`details.retryable` true), without `Retry-After`: the turn failed for a reason a new request ' +
         'can fix, and nothing was committed: a client sends the request again with a new Idempotency-Key (the ' +
         `same key answers this failure again); ${TURN_FAILED_DETAILS}`,
-      ...more
+      ...(more.unavailable ?? [])
     ),
   };
 }

@@ -6,7 +6,7 @@ import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts } from '../ports';
 import { sendTurnReply } from '../replies';
 import { defaultReplyTexts } from '../reply-texts';
-import { errorResponse, turnReplyResponses, UNAVAILABLE_CODES } from '../error-responses';
+import { errorResponse, TURN_IN_PROGRESS_WHEN, turnReplyResponses, UNAVAILABLE_CODES } from '../error-responses';
 import { RETIRED_WHEN } from '../message-refusals';
 import { onTurnNamed, turnIdParams } from '../turns/turn-id';
 import { conversationIdParams } from '../schemas/common';
@@ -115,7 +115,7 @@ function retryRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry
         params: turnIdParams,
         body: noBodyProperties,
         response: {
-          ...turnReplyResponses(UNAVAILABLE_CODES.notReady),
+          ...turnReplyResponses({ unavailable: [UNAVAILABLE_CODES.notReady], conflicts: [TURN_IN_PROGRESS_WHEN] }),
           410: errorResponse(`CONVERSATION_RETIRED: ${RETIRED_WHEN}`),
         },
       },

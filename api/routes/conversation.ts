@@ -17,7 +17,8 @@ import { conversationIdParams, uuidParam } from '../schemas/common';
 import { auditRowSchema, conversationSchema } from '../schemas/conversation';
 import { approvalRequestSchema } from '../schemas/decisions';
 import { messageRequestSchema } from '../schemas/turn';
-import { turnReplyResponses, UNAVAILABLE_CODES } from '../error-responses';
+import { APPROVAL_DECISION_REFUSALS } from '../decision-refusals';
+import { TURN_IN_PROGRESS_WHEN, turnReplyResponses, UNAVAILABLE_CODES } from '../error-responses';
 import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf, messageRefusal, messageRefusalResponses } from '../message-refusals';
 
 export interface ConversationRouteOptions {
@@ -94,7 +95,10 @@ function messageRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegist
         body: messageRequestSchema,
         headers: idempotencyHeader,
         response: {
-          ...turnReplyResponses(UNAVAILABLE_CODES.notReady, MESSAGES_BUSY_DOC),
+          ...turnReplyResponses({
+            unavailable: [UNAVAILABLE_CODES.notReady, MESSAGES_BUSY_DOC],
+            conflicts: [TURN_IN_PROGRESS_WHEN],
+          }),
           ...messageRefusalResponses(),
         },
       },
@@ -209,10 +213,17 @@ function approvalRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegis
           properties: { id: uuidParam, n: turnNumberParam },
         },
         body: approvalRequestSchema,
-        response: turnReplyResponses(UNAVAILABLE_CODES.workerUnavailable),
+        response: {
+          ...turnReplyResponses({
+            unavailable: [UNAVAILABLE_CODES.workerUnavailable],
+            conflicts: APPROVAL_DECISION_REFUSALS.conflicts,
+          }),
+          400: APPROVAL_DECISION_REFUSALS.badRequest,
+        },
       },
-      // The documented codes (INVALID_DECISION, INVALID_CALL_INDEX, RESULT_NOT_ALLOWED…), as the console's approve
-      // answers them, before the schema's VALIDATION_FAILED; the schema still refuses any other unknown field.
+      // The decision's own codes (INVALID_DECISION, INVALID_CALL_INDEX, RESULT_NOT_ALLOWED…: api/decision-refusals.ts,
+      // in the route's 400), as the turn's validator, the console and the CLI answer them, before the schema's
+      // VALIDATION_FAILED; the schema still refuses any other unknown field.
       checkBeforeSchema: (request) => refuseMalformedDecision(namedApprovalProblem(request.body)),
       turnRequest: true,
     },

@@ -2,7 +2,8 @@ import type { FastifyInstance } from 'fastify';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts } from '../ports';
 import { refuseMalformedDecision } from '../errors';
-import { unavailableResponse, UNAVAILABLE_CODES } from '../error-responses';
+import { HELD_TOOL_DECISION_REFUSALS } from '../decision-refusals';
+import { errorResponse, unavailableResponse, UNAVAILABLE_CODES } from '../error-responses';
 import { heldToolDecisionSchema } from '../schemas/decisions';
 import { heldToolAckSchema, heldTurnsSchema } from '../schemas/held-tools';
 import { onTurnNamed, turnIdParams } from '../turns/turn-id';
@@ -39,11 +40,17 @@ export function heldToolRoutes(app: FastifyInstance, ports: ApiPorts, docs: Open
       schema: {
         params: turnIdParams,
         body: heldToolDecisionSchema,
-        response: { 200: heldToolAckSchema, 503: unavailableResponse(UNAVAILABLE_CODES.workerUnavailable) },
+        response: {
+          200: heldToolAckSchema,
+          400: HELD_TOOL_DECISION_REFUSALS.badRequest,
+          409: errorResponse(HELD_TOOL_DECISION_REFUSALS.conflicts.join('; ')),
+          503: unavailableResponse(UNAVAILABLE_CODES.workerUnavailable),
+        },
       },
-      // The turn's validator would refuse it too; here it is refused before Temporal is asked, with its documented
-      // code (REASON_TOO_LONG, INVALID_CALL_INDEX, RESULT_NOT_ALLOWED…) as the approval route answers it, before the
-      // schema's VALIDATION_FAILED; the schema still refuses any other unknown field.
+      // The turn's validator would refuse it too; here it is refused before Temporal is asked, with its code
+      // (REASON_TOO_LONG, INVALID_CALL_INDEX, RESULT_NOT_ALLOWED…: api/decision-refusals.ts, in the route's 400) as
+      // the approval route answers it, before the schema's VALIDATION_FAILED; the schema still refuses any other
+      // unknown field.
       checkBeforeSchema: (request) => refuseMalformedDecision(heldToolDecisionProblem(request.body)),
     },
     async (request) => {

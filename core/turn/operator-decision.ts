@@ -65,6 +65,29 @@ export const DECISION_PROBLEM_CODES: readonly DecisionProblemCode[] = [
   'TOO_DEEP',
 ];
 
+/** The problems only a held call's markDone (its result) can have: an approval carries no result. */
+export const RESULT_PROBLEM_CODES: readonly DecisionProblemCode[] = [
+  'RESULT_REQUIRED',
+  'RESULT_INVALID',
+  'RESULT_TOO_LARGE',
+  'TOO_DEEP',
+];
+
+/**
+ * Why a well-formed decision is refused by where the turn stands (a 409, never the caller's form): the approval's
+ * (workflows/turn-state.ts; APPROVAL_NOT_PENDING from the API, for a turn that ended without deciding the call) and
+ * the held call's (workflows/tool-hold.ts). The API documents each from these lists (api/decision-refusals.ts).
+ */
+export const APPROVAL_REFUSAL_CODES = [
+  'STALE_DECISION',
+  'NOT_AWAITING_APPROVAL',
+  'APPROVAL_ALREADY_DECIDED',
+  'APPROVAL_EXPIRED',
+  'APPROVAL_NOT_PENDING',
+] as const;
+export const HELD_TOOL_REFUSAL_CODES = ['NOT_HELD', 'STALE_DECISION'] as const;
+export type DecisionRefusalCode = (typeof APPROVAL_REFUSAL_CODES)[number] | (typeof HELD_TOOL_REFUSAL_CODES)[number];
+
 export interface DecisionProblem {
   code: DecisionProblemCode;
   message: string;

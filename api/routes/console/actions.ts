@@ -7,7 +7,14 @@ import { auditedFields, CONSOLE_ACTIONS, refuseFieldsNotTaken, type ActionBody }
 import type { ConsolePorts, OperatorActionRecord } from '../../console/ports';
 import { actionAnswerSchema } from '../../console/schemas';
 import { route } from '../../openapi';
-import { errorResponse, turnReplyResponses, UNAVAILABLE_CODES } from '../../error-responses';
+import { CONSOLE_DECISION_REFUSALS } from '../../decision-refusals';
+import {
+  BODY_REFUSAL_CODES,
+  errorResponse,
+  TURN_IN_PROGRESS_WHEN,
+  turnReplyResponses,
+  UNAVAILABLE_CODES,
+} from '../../error-responses';
 import { decisionFieldSchemas } from '../../schemas/decisions';
 import { requireSafeText } from '../../text-check';
 import { onTurnNamed, parseTurnId, turnIdParams, turnNotFound } from '../../turns/turn-id';
@@ -31,8 +38,22 @@ const actionSchema = {
     },
   },
   response: {
-    ...turnReplyResponses(UNAVAILABLE_CODES.workerUnavailable),
+    ...turnReplyResponses({
+      unavailable: [UNAVAILABLE_CODES.workerUnavailable],
+      conflicts: [
+        ...CONSOLE_DECISION_REFUSALS.conflicts,
+        'TURN_NOT_RUNNING: an activity action on a turn that is not running',
+        TURN_IN_PROGRESS_WHEN,
+      ],
+    }),
     200: actionAnswerSchema,
+    400: errorResponse(
+      [
+        ...CONSOLE_DECISION_REFUSALS.problems,
+        'ACTIVITY_ID_REQUIRED: an activity action without `activityId`',
+        ...BODY_REFUSAL_CODES,
+      ].join('; ')
+    ),
     501: errorResponse(
       'ACTIVITY_OPERATION_UNSUPPORTED: this Temporal server lacks the activity operation; HELD_TOOLS_UNSUPPORTED: ' +
         'this API has no held-tool operations'

@@ -3,7 +3,13 @@
  * (Retry-After, Link, Allow) and the statuses it answers with, so a client generated from it expects them.
  */
 import { decideWith } from '../../../api/replies';
-import { documentedApi, operations, schemaErrors, type DocumentedResponse } from './document';
+import {
+  APPROVAL_REFUSAL_CODES,
+  DECISION_PROBLEM_CODES,
+  HELD_TOOL_REFUSAL_CODES,
+  RESULT_PROBLEM_CODES,
+} from '../../../core/turn/operator-decision';
+import { documentedApi, operations, requestFor, schemaErrors, TOKEN, type DocumentedResponse } from './document';
 
 const header = (response: DocumentedResponse | undefined, name: string) => response?.headers?.[name];
 
@@ -113,5 +119,58 @@ describe('the OpenAPI document: what a failed turn tells a client to do', () => 
       });
     }
     expect(message?.responses['503']?.description).toMatch(/TURN_FAILED[^;]*new Idempotency-Key/);
+  });
+});
+
+const APPROVAL = 'POST /api/v1/conversation/{id}/turns/{n}/approval';
+const HELD_TOOL = 'POST /api/v1/admin/turns/{workflowId}/held-tool';
+const CONSOLE_ACTION = 'POST /api/v1/console/turns/{workflowId}/actions/{action}';
+const only = (codes: readonly string[], without: readonly string[]) => codes.filter((c) => !without.includes(c));
+
+/**
+ * The codes each route answers, by status, from the lists they are answered from (core/turn/operator-decision.ts)
+ * and the routes' own throws (api/turns, api/routes): the document must name each under its status.
+ */
+const ANSWERED: Record<string, Record<string, readonly string[]>> = {
+  [APPROVAL]: {
+    400: [...only(DECISION_PROBLEM_CODES, only(RESULT_PROBLEM_CODES, ['RESULT_NOT_ALLOWED'])), 'VALIDATION_FAILED'],
+    409: [...APPROVAL_REFUSAL_CODES, 'TURN_FAILED'],
+  },
+  [HELD_TOOL]: {
+    400: [...only(DECISION_PROBLEM_CODES, ['CALL_INDEX_REQUIRED']), 'VALIDATION_FAILED'],
+    409: HELD_TOOL_REFUSAL_CODES,
+  },
+  [CONSOLE_ACTION]: {
+    400: [...DECISION_PROBLEM_CODES, 'ACTIVITY_ID_REQUIRED', 'VALIDATION_FAILED'],
+    409: [...new Set([...APPROVAL_REFUSAL_CODES, ...HELD_TOOL_REFUSAL_CODES]), 'TURN_NOT_RUNNING', 'TURN_FAILED'],
+  },
+};
+
+describe('the OpenAPI document: the codes each route answers', () => {
+  const api = documentedApi();
+  const operation = (name: string) => operations(api.doc).find((o) => o.name === name)!;
+
+  it('names each code a route answers under the status it answers it with', () => {
+    const missing = Object.entries(ANSWERED).flatMap(([name, byStatus]) =>
+      Object.entries(byStatus).flatMap(([status, codes]) => {
+        const says = operation(name).op.responses[status]?.description ?? '';
+        return codes
+          .filter((code) => !new RegExp(`\\b${code}\\b`).test(says))
+          .map((code) => `${name} ${status} ${code}`);
+      })
+    );
+    expect(missing).toEqual([]);
+  });
+
+  it.each([
+    ['{"approved":true}', 'INVALID_DECISION'],
+    ['{"decision":"approve","callIndex":"0"}', 'INVALID_CALL_INDEX'],
+    ['{"decision":"approve"}', 'CALL_INDEX_REQUIRED'],
+    ['{"decision":"approve","callIndex":0,"note":"x"}', 'VALIDATION_FAILED'],
+  ])('answers the approval route %s with 400 %s, which its 400 names', async (body, code) => {
+    const { method, path, op } = operation(APPROVAL);
+    const res = await api.app.inject(requestFor(APPROVAL, method, path, { authorization: `Bearer ${TOKEN}`, body }));
+    expect([res.statusCode, res.json().error.code]).toEqual([400, code]);
+    expect(op.responses['400']?.description).toContain(`${code}: `);
   });
 });
