@@ -68,7 +68,7 @@ function row(c) {
     h('td', {}, c.intent),
     h('td', {}, c.state),
     h('td', { class: 'num' }, c.turnCount),
-    h('td', { class: 'said' }, c.lastUserText ?? ''),
+    h('td', { class: 'said' }, h('div', { class: 'clamped' }, c.lastUserText ?? '')),
     h('td', {}, when(c.updatedAt))
   );
 }
