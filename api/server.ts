@@ -171,7 +171,7 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
 
 /** The API's database: a pool of API_DB_POOL_MAX connections. */
 export function openApiDatabase(databaseUrl: string, env: Pick<Env, 'API_DB_POOL_MAX'>): DbHandle {
-  return openDatabase(databaseUrl, { max: env.API_DB_POOL_MAX });
+  return openDatabase(databaseUrl, { max: env.API_DB_POOL_MAX, application_name: 'convengine-api' });
 }
 
 /** A failed start's handler: closes the database handle, then rethrows. */

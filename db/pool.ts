@@ -179,6 +179,17 @@ async function pinSession(client: ClientBase, settings: SessionSettings): Promis
 }
 
 /**
+ * The application_name of a pool's sessions: pg_stat_activity and the migration lock's "held by" message name the
+ * process by it (they showed "" for all). `name` unless the connection string sets one (`?application_name=`, an
+ * operator's choice, which pg would prefer anyway); it is a startup parameter poolers pass on.
+ */
+export function poolApplicationName(connectionString: string, name: string): string | undefined {
+  const query = connectionString.includes('?') ? connectionString.slice(connectionString.indexOf('?') + 1) : '';
+  if (new URLSearchParams(query).has('application_name')) return undefined;
+  return name;
+}
+
+/**
  * A pool of sessions that each start with `session` set (ENGINE_SESSION unless told): pg-pool runs onConnect before
  * it hands a new connection out, and discards the connection when it fails.
  */
@@ -187,15 +198,17 @@ export function createPool(
   overrides: Partial<PoolOptions> = {},
   session: SessionSettings = ENGINE_SESSION
 ): Pool {
+  const { application_name: name = 'convengine', ...rest } = overrides;
   const pool = new EnginePool({
     Client: SessionClient,
     connectionString,
+    application_name: poolApplicationName(connectionString, name),
     max: 10,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 10_000,
     // eslint-disable-next-line @typescript-eslint/no-misused-promises -- pg-pool awaits it; @types/pg says void
     onConnect: (client) => pinSession(client, session),
-    ...overrides,
+    ...rest,
   });
   // A terminated backend (failover, pg_terminate_backend) surfaces here on idle clients; the pool
   // discards the client, and the next query reconnects. Without a listener Node would crash.

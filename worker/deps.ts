@@ -67,14 +67,18 @@ export function openWorkerDatabase(
   env: Pick<Env, 'WORKER_DB_LOCK_TIMEOUT_MS' | 'WORKER_DB_POOL_MAX'>
 ): DbHandle {
   const session = workerSession(env.WORKER_DB_LOCK_TIMEOUT_MS);
-  const handle = openDatabase(databaseUrl, { max: env.WORKER_DB_POOL_MAX }, session);
+  const handle = openDatabase(
+    databaseUrl,
+    { max: env.WORKER_DB_POOL_MAX, application_name: 'convengine-worker' },
+    session
+  );
   cancelStatementsOn(handle.pool, activityCancellation);
   return handle;
 }
 
 /** The SQL tools' pool, WORKER_TOOLS_POOL_MAX connections logged in as the tools role (`url`, toolsLoginOf). */
 export function openToolsPool(url: string, env: Pick<Env, 'WORKER_TOOLS_POOL_MAX'>): Pool {
-  return createPool(url, { max: env.WORKER_TOOLS_POOL_MAX }, TOOLS_SESSION);
+  return createPool(url, { max: env.WORKER_TOOLS_POOL_MAX, application_name: 'convengine-tools' }, TOOLS_SESSION);
 }
 
 /**

@@ -214,7 +214,7 @@ function partialTreeNote(dir: string, absent: readonly (keyof ConfigRows)[]): st
 async function withDatabase(io: CliIo, run: (db: Database) => Promise<number>): Promise<number> {
   const url = commandDatabaseUrl(io);
   if (url === null) return 2;
-  const handle = openDatabase(url, { max: 2 }, MAINTENANCE_SESSION);
+  const handle = openDatabase(url, { max: 2, application_name: 'convengine-config' }, MAINTENANCE_SESSION);
   try {
     return await run(handle.db);
   } catch (err) {

@@ -47,7 +47,7 @@ export const migrateCommand: CliCommand = {
     // Read once the whole environment was found valid (cli/environment.ts), TOOLS_DATABASE_URL included.
     const env = loadEnv();
     const tools = { value: env.TOOLS_DATABASE_URL };
-    const handle = openDatabase(url, { max: 1 }, MAINTENANCE_SESSION);
+    const handle = openDatabase(url, { max: 1, application_name: 'convengine-migrate' }, MAINTENANCE_SESSION);
     try {
       const report = await migrate(handle.pool, MIGRATIONS_DIR, {
         toolsDatabaseUrl: tools.value,

@@ -105,7 +105,7 @@ export const seedCommand: CliCommand = {
     if (refused !== null) return refused;
     const url = commandDatabaseUrl(io);
     if (url === null) return 2;
-    const handle = openDatabase(url, { max: 1 }, MAINTENANCE_SESSION);
+    const handle = openDatabase(url, { max: 1, application_name: 'convengine-seed' }, MAINTENANCE_SESSION);
     try {
       return restoring ? await restoreAndReport(handle.db, io) : await seedAndReport(handle.db, positional, io);
     } catch (err) {

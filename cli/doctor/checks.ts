@@ -129,7 +129,11 @@ export async function checkRoundTrip(target: RoundTripTarget): Promise<Finding> 
  * when `migrate` would refuse, as DATABASE_URL's login, to create the SQL tools' role (`toolsDatabaseUrl`'s login).
  */
 export async function checkDatabase(databaseUrl: string, toolsDatabaseUrl?: string): Promise<Finding> {
-  const handle = openDatabase(databaseUrl, { max: 1, connectionTimeoutMillis: 5_000 });
+  const handle = openDatabase(databaseUrl, {
+    max: 1,
+    connectionTimeoutMillis: 5_000,
+    application_name: 'convengine-doctor',
+  });
   try {
     const state = await schemaState(handle.pool);
     if (state.changed.length > 0) {
@@ -162,7 +166,11 @@ export async function checkDatabase(databaseUrl: string, toolsDatabaseUrl?: stri
  * use it, so it warns.
  */
 export async function checkSearchCollation(databaseUrl: string): Promise<Finding> {
-  const handle = openDatabase(databaseUrl, { max: 1, connectionTimeoutMillis: 5_000 });
+  const handle = openDatabase(databaseUrl, {
+    max: 1,
+    connectionTimeoutMillis: 5_000,
+    application_name: 'convengine-doctor',
+  });
   try {
     const problem = await searchCollationProblem(handle.db);
     if (problem !== null) return { check: 'search-collation', level: 'warn', message: problem };
@@ -180,7 +188,11 @@ export async function checkSearchCollation(databaseUrl: string): Promise<Finding
  * worker, API or start with these settings would refuse to start. Read only: doctor binds nothing.
  */
 export async function checkDeployment(databaseUrl: string, own: Deployment): Promise<Finding> {
-  const handle = openDatabase(databaseUrl, { max: 1, connectionTimeoutMillis: 5_000 });
+  const handle = openDatabase(databaseUrl, {
+    max: 1,
+    connectionTimeoutMillis: 5_000,
+    application_name: 'convengine-doctor',
+  });
   try {
     const binding = await readDeploymentBinding(handle.pool);
     if (binding === null) {
@@ -217,7 +229,11 @@ export async function checkDeployment(databaseUrl: string, own: Deployment): Pro
  * validates but is empty (nothing loaded: every message is refused CONFIG_EMPTY) fails too.
  */
 export async function checkConfig(databaseUrl: string): Promise<Finding> {
-  const handle = openDatabase(databaseUrl, { max: 1, connectionTimeoutMillis: 5_000 });
+  const handle = openDatabase(databaseUrl, {
+    max: 1,
+    connectionTimeoutMillis: 5_000,
+    application_name: 'convengine-doctor',
+  });
   try {
     const serving = await configServing(handle.db, { validation: await loadEngineValidation() });
     const count = serving.violations.length;
@@ -250,7 +266,11 @@ const DAY_MS = 24 * 60 * 60 * 1000;
  * when the policy rows do not parse (the workers would refuse the config).
  */
 export async function checkAuditTrail(databaseUrl: string): Promise<Finding> {
-  const handle = openDatabase(databaseUrl, { max: 1, connectionTimeoutMillis: 5_000 });
+  const handle = openDatabase(databaseUrl, {
+    max: 1,
+    connectionTimeoutMillis: 5_000,
+    application_name: 'convengine-doctor',
+  });
   try {
     const stats = await auditTrailStats(handle.db);
     const configs = (await readConfigRows(handle.db)).configs;

@@ -26,7 +26,7 @@ export async function prepareDatabase(
   } = {}
 ): Promise<void> {
   const { toolsDatabaseUrl, log = () => undefined } = how;
-  const handle = openDatabase(url, { max: 2 }, MAINTENANCE_SESSION);
+  const handle = openDatabase(url, { max: 2, application_name: 'convengine-migrate' }, MAINTENANCE_SESSION);
   const lockWait = { log, ...(how.lockWaitMs !== undefined ? { timeoutMs: how.lockWaitMs } : {}) };
   try {
     const migrated = await migrate(handle.pool, MIGRATIONS_DIR, { toolsDatabaseUrl, lockWait }).catch(
