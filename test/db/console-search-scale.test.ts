@@ -75,6 +75,30 @@ describe('console conversation search on a large database', () => {
     }
   });
 
+  it('compiles no statement of a broad search (JIT), which costs more than it saves', async () => {
+    // EXPLAIN ANALYZE of each statement that reads ce_audit, on the search's own connection and transaction, just
+    // before it runs: what PostgreSQL does with it there. Its plan's cost, from ce_reply_search_text's 100 a row over
+    // every reply, is above jit_above_cost, so a server built with LLVM compiled it.
+    const plans: Promise<{ rows: { 'QUERY PLAN': [Record<string, unknown>] }[] }>[] = [];
+    const query = jest.spyOn(Client.prototype, 'query');
+    query.mockImplementation(function (this: Client, ...args: unknown[]) {
+      const config = args[0] as { text?: unknown; values?: unknown[] } | string;
+      if (typeof config === 'object' && typeof config.text === 'string' && config.text.includes('ce_audit')) {
+        const explain = `EXPLAIN (ANALYZE, FORMAT JSON) ${config.text}`;
+        const values = config.values ?? (args[1] as unknown[] | undefined) ?? [];
+        plans.push(originalQuery.apply(this, [explain, values] as never) as never);
+      }
+      return originalQuery.apply(this, args as never);
+    });
+    try {
+      await searchConversations(tdb.db, { q: 'ships soon', limit: 25 });
+    } finally {
+      query.mockRestore();
+    }
+    expect(plans.length).toBeGreaterThan(0);
+    for (const plan of await Promise.all(plans)) expect(plan.rows[0]!['QUERY PLAN'][0]).not.toHaveProperty('JIT');
+  });
+
   it('finds what the indexes hold, by any case', async () => {
     const typed = (await tdb.pool.query<{ t: string }>(`SELECT md5('a' || 17 || 1) AS t`)).rows[0]!.t;
     const page = await searchConversations(tdb.db, { q: `TYPED ${typed.toUpperCase()}`, limit: 25 });
