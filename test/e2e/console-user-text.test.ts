@@ -7,17 +7,10 @@ import { type Page } from 'playwright-core';
 import { ConsoleBrowser } from '../support/console-browser';
 import { answer, orderConfig } from '../support/order-config';
 
-let c: ConsoleBrowser;
-
-jest.setTimeout(180_000);
+const c = ConsoleBrowser.forFile(180_000);
 
 beforeAll(async () => {
-  c = await ConsoleBrowser.start();
   await c.h.wf.mcp.configure(orderConfig());
-});
-
-afterAll(async () => {
-  await c?.stop();
 });
 
 async function sent(message: string) {
