@@ -216,6 +216,7 @@ function buildTurnWorker(
   opened: WorkerResources,
   observability: WorkerObservability
 ): Promise<Worker> {
+  const sealed = withoutFailureText(run.env);
   return createTurnWorker({
     connection: opened.connection,
     namespace: run.env.TEMPORAL_NAMESPACE,
@@ -223,9 +224,9 @@ function buildTurnWorker(
     activities: createActivities(opened.wired.deps),
     dataConverter: opened.wired.dataConverter,
     workflows: opened.workflows,
-    sealFailureText: withoutFailureText(run.env),
+    sealFailureText: sealed,
     tuning: {
-      ...workerInstrumentation({ ...observability, withoutFailureText: withoutFailureText(run.env) }, 'bundle'),
+      ...workerInstrumentation({ ...observability, withoutFailureText: sealed }, 'bundle'),
       ...workerShutdownOptions(run.env.WORKER_SHUTDOWN_GRACE_MS),
       ...run.tuning,
     },
