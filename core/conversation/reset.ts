@@ -1,6 +1,7 @@
 import type { JsonObject } from '../json';
 import { isTruthyFlag } from '../params/safe';
 import type { Session } from '../session';
+import { javaTrim } from '../text/java-trim';
 
 export const RESET_PARAM_KEYS = ['reset', 'restart', 'conversation_reset'] as const;
 const RESET_COMMANDS = ['reset', 'restart', '/reset', '/restart'];
@@ -9,7 +10,7 @@ const RESET_COMMANDS = ['reset', 'restart', '/reset', '/restart'];
 export function resetReason(requestParams: JsonObject, requestReset: boolean, text: string): string | null {
   if (requestReset) return 'INPUT_PARAM:reset';
   for (const key of RESET_PARAM_KEYS) if (isTruthyFlag(requestParams[key])) return `INPUT_PARAM:${key}`;
-  return RESET_COMMANDS.includes(text.trim().toLowerCase()) ? 'USER_TEXT_COMMAND' : null;
+  return RESET_COMMANDS.includes(javaTrim(text).toLowerCase()) ? 'USER_TEXT_COMMAND' : null;
 }
 
 /**

@@ -1,5 +1,6 @@
 import { matchesUserRegexEntire } from '../rules/regex-cache';
 import type { DialogueActGuess } from './acts';
+import { javaTrim } from '../text/java-trim';
 
 export interface DialogueActPatterns {
   affirm: string;
@@ -29,7 +30,7 @@ export function classifyDialogueActByRegex(
   patterns: DialogueActPatterns,
   state: RegexClassifierState
 ): DialogueActGuess {
-  const text = rawText.trim();
+  const text = javaTrim(rawText);
   if (text === '') return guess('NEW_REQUEST', 0.4);
   const ordered: [DialogueActGuess['act'], string][] = [
     ['AFFIRM', patterns.affirm],

@@ -1,6 +1,7 @@
 import type { ClassifierRow, ConfigSnapshot } from '../config/types';
 import { findsUserRegex } from '../rules/regex-cache';
 import { containsIgnoreCase, equalsIgnoreCase, startsWithIgnoreCase } from '../text/ignore-case';
+import { javaTrim } from '../text/java-trim';
 
 export type ClassifierOutcome =
   | { kind: 'MATCH'; intent: string; state: string; row: ClassifierRow }
@@ -21,7 +22,7 @@ export function classifierMatches(row: ClassifierRow, text: string): boolean {
     case 'STARTS_WITH':
       return pattern !== '' && startsWithIgnoreCase(text.trimStart(), pattern);
     case 'EXACT':
-      return equalsIgnoreCase(text.trim(), pattern.trim());
+      return equalsIgnoreCase(javaTrim(text), javaTrim(pattern));
     default:
       return false;
   }

@@ -2,6 +2,7 @@ import type { RuleRow } from '../config/types';
 import type { JsonObject } from '../json';
 import { evaluateJsonPathRule, firstJsonPathMatch } from './jsonpath';
 import { equalsIgnoreCase } from '../text/ignore-case';
+import { javaTrim } from '../text/java-trim';
 import { findsUserRegex } from './regex-cache';
 
 export type RuleMatchResult =
@@ -16,10 +17,10 @@ export interface MatchInput {
 
 /** Java's trimmed equalsIgnoreCase (core/text/ignore-case.ts); the pattern `ANY` matches any text. */
 function exactMatches(pattern: string, text: string): boolean {
-  const p = pattern.trim();
+  const p = javaTrim(pattern);
   if (p === '') return false;
   if (equalsIgnoreCase(p, 'ANY')) return true;
-  return equalsIgnoreCase(p, text.trim());
+  return equalsIgnoreCase(p, javaTrim(text));
 }
 
 function contextPathMatches(pattern: string, context: JsonObject): boolean {
