@@ -2,15 +2,30 @@ import { badge, duration, h, scrolling, show } from '../lib/dom.js';
 
 const MCP_UNITS = { prepare: 'McpPrepare', plan: 'McpPlan', tool: 'McpToolCall', finalize: 'McpFinalize' };
 
+/** A tool call's own key: a planner's call (`18-McpTool-tool-3`) or a request's direct call (`17-…-direct-tool`). */
+const TOOL_CALL = String.raw`\d+-McpTool-tool-\d+|\d+-[A-Za-z]+-direct-tool`;
+/** A hold of a tool call (core/mcp/hold.ts, `-hold-<h>-held`, `-hold-<h>-resolved`) or its approval request. */
+const HOLD_STEP = new RegExp(String.raw`^((?:${TOOL_CALL})-(?:hold-\d+|approval)-[a-z]+)(?:-carried)?$`);
+const TOOL_CALL_RUN = new RegExp(String.raw`^(${TOOL_CALL})(-retry-\d+|-done|-failed)?$`);
+/** A row of a call's hold h (`-hold-<h>-…`), or of its run after hold h (`-retry-<h>`). */
+const HELD_RUN = new RegExp(String.raw`^(${TOOL_CALL})-(?:hold-(\d+)-|retry-(\d+)$)`);
+
 /**
  * The step run that wrote an audit row, from its call key: `05-DialogueAct` is the DialogueAct
- * step, `18-McpTool-plan-2` planner iteration 2, `18-McpTool-tool-3` tool call 3, and a held call
- * run again its own run of that call (toolRun). Null for rows no single step owns (decisions
- * carried to the next step, operator actions, a hold's own rows).
+ * step, `18-McpTool-plan-2` planner iteration 2, `18-McpTool-tool-3` tool call 3, `17-ToolOrchestration-direct-tool`
+ * the request's direct call, a held call run again its own run of that call (toolRun), and a hold's or approval
+ * request's rows (`…-tool-3-hold-1-held`) the McpToolHold step that wrote them (`holdSteps`). Null for rows no
+ * single step owns: decisions carried to the next step and operator actions.
  */
-function stepOf(callKey, heldRuns) {
-  const tool = /^\d+-McpTool-tool-(\d+)(-retry-\d+|-done)?$/.exec(callKey);
-  if (tool) return `McpToolCall#${tool[1]}/${toolRun(callKey, tool[2], heldRuns)}`;
+function stepOf(callKey, { heldRuns, holdSteps }) {
+  const hold = HOLD_STEP.exec(callKey);
+  if (hold) return `McpToolHold#${holdSteps.get(hold[1])}`;
+  const tool = TOOL_CALL_RUN.exec(callKey);
+  if (tool) {
+    const planned = /-tool-(\d+)$/.exec(tool[1]);
+    const run = toolRun(tool[1], tool[2], heldRuns);
+    return planned ? `McpToolCall#${planned[1]}/${run}` : `DirectToolCall#${run}`;
+  }
   const mcp = /^\d+-McpTool-(prepare|plan|finalize)(?:-(\d+))?$/.exec(callKey);
   if (mcp) return `${MCP_UNITS[mcp[1]]}#${mcp[2] ?? 1}`;
   const step = /^\d+-([A-Za-z]+)$/.exec(callKey);
@@ -18,28 +33,37 @@ function stepOf(callKey, heldRuns) {
 }
 
 /**
- * Which run of its tool call a tool call's row is: an operator's retry of a held call is a new activity of the same
- * call, whose rows are keyed as core/mcp/hold.ts runs it (keys that never change, being in histories): `tool-3` the
- * first run, `tool-3-retry-<h>` the run after hold h, so run h + 1; `tool-3-done` (Mark done) the run after the last
- * hold. Each run follows one hold, so that is the call's holds (`heldRuns`: the most its keys show, from
- * `-hold-<h>-` rows or, were those not audited, a retry's h + 1) plus one.
+ * Which run of its tool call (`call`, its own key) a tool call's row is: an operator's retry of a held call is a new
+ * activity of the same call, whose rows are keyed as core/mcp/hold.ts runs it (keys that never change, being in
+ * histories): `tool-3` the first run, `tool-3-retry-<h>` the run after hold h, so run h + 1; `tool-3-done` (Mark done)
+ * the run after the last hold. Each run follows one hold, so that is the call's holds (`heldRuns`: the most its keys
+ * show, from `-hold-<h>-` rows or, were those not audited, a retry's h + 1) plus one. A direct call whose failure
+ * stands records it in one more run (`-failed`), after the failed run: after the last hold, or after the first run.
  */
-function toolRun(callKey, again, heldRuns) {
+function toolRun(call, again, heldRuns) {
   if (!again) return 1;
-  if (again === '-done') return (heldRuns.get(callKey.replace(/-done$/, '')) ?? 1) + 1;
+  if (again === '-done') return (heldRuns.get(call) ?? 1) + 1;
+  if (again === '-failed') return Math.max(heldRuns.get(call) ?? 0, 1) + 1;
   return Number(again.slice('-retry-'.length)) + 1;
 }
 
-/** The holds each tool call's rows show (`18-McpTool-tool-3` → 2), for toolRun. */
-function holdsByCall(audits) {
-  const holds = new Map();
+/**
+ * What stepOf needs of the run's rows: the holds each tool call's rows show (`18-McpTool-tool-3` → 2), for toolRun,
+ * and which McpToolHold step each hold's rows are (its activity key → its number): the hold steps run one after the
+ * other, each writing its rows before the next starts, so the n-th hold key in row order is the n-th McpToolHold.
+ */
+function toolCallRuns(audits) {
+  const heldRuns = new Map();
+  const holdSteps = new Map();
   for (const { callKey } of audits) {
-    const held = /^(\d+-McpTool-tool-\d+)-(?:hold-(\d+)-|retry-(\d+)$)/.exec(callKey);
+    const hold = HOLD_STEP.exec(callKey);
+    if (hold && !holdSteps.has(hold[1])) holdSteps.set(hold[1], holdSteps.size + 1);
+    const held = HELD_RUN.exec(callKey);
     if (!held) continue;
     const count = held[2] ? Number(held[2]) : Number(held[3]) + 1;
-    holds.set(held[1], Math.max(holds.get(held[1]) ?? 0, count));
+    heldRuns.set(held[1], Math.max(heldRuns.get(held[1]) ?? 0, count));
   }
-  return holds;
+  return { heldRuns, holdSteps };
 }
 
 /**
@@ -63,9 +87,9 @@ function auditsByStep(audits, lastRun) {
   const byStep = new Map();
   const other = [];
   const earlier = new Map();
-  const heldRuns = holdsByCall(audits.filter((row) => !row.runId || row.runId === lastRun));
+  const runs = toolCallRuns(audits.filter((row) => !row.runId || row.runId === lastRun));
   for (const row of audits) {
-    const step = stepOf(row.callKey, heldRuns);
+    const step = stepOf(row.callKey, runs);
     if (row.runId && row.runId !== lastRun) earlier.set(row.runId, [...(earlier.get(row.runId) ?? []), row]);
     else if (step) byStep.set(step, [...(byStep.get(step) ?? []), row]);
     else other.push(row);
