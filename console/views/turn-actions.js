@@ -1,4 +1,4 @@
-import { api, apiPath } from '../lib/api.js';
+import { api, ApiError, apiPath } from '../lib/api.js';
 import { errorBox, fieldError, fieldOk, h, mount, show, when } from '../lib/dom.js';
 
 /**
@@ -30,11 +30,28 @@ export function actionOutcome(afterDismiss = () => undefined) {
 }
 
 /**
+ * Whether the API refused a decision before sending it (`details.decisionSent` false: no worker could take it, 503
+ * WORKER_UNAVAILABLE or WORKER_LACKS_PATCH): the turn still waits on it, and deciding again may go through.
+ */
+export function notSent(err) {
+  return err instanceof ApiError && err.details?.decisionSent === false;
+}
+
+/** What the page says of an action the API refused: a decision not sent in words, then the API's own code and text. */
+function refused(action, err) {
+  if (!notSent(err)) return [h('p', {}, `${action} failed`), errorBox(err)];
+  const why =
+    err.code === 'WORKER_UNAVAILABLE' ? "the turn's worker is unreachable" : 'no worker can take the decision now';
+  const said = `${action}: nothing was sent, ${why}. The turn still waits; decide again once a worker runs.`;
+  return [h('p', {}, said), errorBox(err)];
+}
+
+/**
  * Runs one audited console action and reports its answer; then `done()` re-reads the turn (and shows a failed
  * read itself). The page's action buttons stay disabled (`busy`) from the request until that re-read; the focus is on
- * the outcome from the start.
+ * the outcome from the start. `settle(err)` hears how it went (the refusal, or null) before that re-read.
  */
-async function act(turn, action, body, { report, focus, done, busy }) {
+async function act(turn, action, body, { report, focus, done, busy }, settle = () => undefined) {
   report(h('p', { class: 'muted' }, `${action}…`));
   focus();
   busy(true);
@@ -45,8 +62,10 @@ async function act(turn, action, body, { report, focus, done, busy }) {
     });
     const outcome = answer?.turn?.outcome ? ` (${answer.turn.outcome})` : '';
     report(h('p', { class: 'ok', role: 'status' }, `${action}: done${outcome}`));
+    settle(null);
   } catch (err) {
-    report(h('p', {}, `${action} failed`), errorBox(err));
+    report(...refused(action, err));
+    settle(err);
   }
   focus();
   try {
@@ -64,28 +83,46 @@ function button(text, onclick, extra = {}) {
  * The questions askFirst has open on a turn page, each by what it asks about (`key`: the action and the decision it
  * would settle). A live redraw draws new panels: a question still open is asked again in its new panel, so the
  * operator keeps it (and keepFields their focus in it). `closed()`, after a redraw, takes back the questions no panel
- * asked again, as what they asked about is gone: the turn moved on or ended, or another operator decided.
+ * asked again, as what they asked about is gone: the turn moved on or ended, or another operator decided. Unless the
+ * turn's worker is unreachable (`unreadable`): then the panel is missing only because what the turn waits on cannot
+ * be read, so those questions stay open, to be asked again when it can; `closed()` names them once (`waiting`).
  */
 export function openQuestions() {
   const open = new Map();
+  const waiting = new Set();
   let askedAgain = new Set();
   return {
     /** Whether `key` is open; then the panel drawing it asks it again. */
     reopen(key) {
       if (open.has(key)) askedAgain.add(key);
+      waiting.delete(key);
       return open.has(key);
     },
     asked: (key, ask) => open.set(key, ask),
-    answered: (key) => open.delete(key),
+    answered(key) {
+      open.delete(key);
+      waiting.delete(key);
+    },
     /** Before a redraw: every question is to be asked again. */
     redrawing() {
       askedAgain = new Set();
     },
-    /** After a redraw: the questions it did not ask again (their `ask`), which are closed now. */
-    closed() {
+    /**
+     * After a redraw: the questions it did not ask again (their `ask`), which are closed now (`closed`), or, while the
+     * turn is `unreadable`, newly left waiting for it (`waiting`).
+     */
+    closed(unreadable) {
       const gone = [...open].filter(([key]) => !askedAgain.has(key));
-      for (const [key] of gone) open.delete(key);
-      return gone.map(([, ask]) => ask);
+      if (unreadable) {
+        const newly = gone.filter(([key]) => !waiting.has(key));
+        for (const [key] of newly) waiting.add(key);
+        return { closed: [], waiting: newly.map(([, ask]) => ask) };
+      }
+      for (const [key] of gone) {
+        open.delete(key);
+        waiting.delete(key);
+      }
+      return { closed: gone.map(([, ask]) => ask), waiting: [] };
     },
   };
 }
@@ -94,7 +131,7 @@ export function openQuestions() {
  * The button of an action that cannot be undone: a press asks in place (`ask.question`, which `id` names), Confirm
  * acts, Cancel or Escape puts the button back and the focus on it. Asking moves the focus to Cancel, the choice that
  * changes nothing, so a second Enter does not act. The question stays open across redraws (openQuestions, by
- * `ask.key`).
+ * `ask.key`), and after a Confirm the API did not send (`onConfirm(settle)`: act calls `settle` with its refusal).
  */
 function askFirst(id, text, ask, onConfirm, extra) {
   const { questions, key, question } = ask;
@@ -110,11 +147,13 @@ function askFirst(id, text, ask, onConfirm, extra) {
   };
   const asking = (focus) => {
     questions.asked(key, ask);
+    // A decision the API did not send (its worker unreachable) leaves the question asked, to Confirm again.
+    const settle = (err) => notSent(err) && asking(false);
     const confirm = button(
       'Confirm',
       () => {
         putBack();
-        onConfirm();
+        onConfirm(settle);
       },
       { 'aria-describedby': id }
     );
@@ -144,8 +183,8 @@ function approvalPanel(turn, page) {
   const p = turn.pendingApproval;
   const reason = h('input', { name: 'reason' });
   // The call shown here, so a late click cannot approve a later call the turn waits on by then.
-  const decide = (action) =>
-    act(turn, action, { callIndex: p.callIndex, ...(reason.value ? { reason: reason.value } : {}) }, page);
+  const decide = (action, settle) =>
+    act(turn, action, { callIndex: p.callIndex, ...(reason.value ? { reason: reason.value } : {}) }, page, settle);
   // What each choice decides, in the words beside its button.
   const call = `call ${p.callIndex} of ${p.toolCode}`;
   return h(
@@ -168,15 +207,21 @@ function approvalPanel(turn, page) {
       () => decide('approve'),
       { class: 'primary' }
     ),
-    choice('reject-what', 'Reject', `Do not run ${call}: the turn goes on without it.`, () => decide('reject'), {
-      ask: {
-        questions: page.questions,
-        // An approval waits once per call and window: another operator's decision ends it.
-        key: `reject/${p.callIndex}/${p.expiresAt}`,
-        question: `Reject ${call}? The turn goes on without it.`,
-        about: `${call} is no longer waiting for approval`,
-      },
-    })
+    choice(
+      'reject-what',
+      'Reject',
+      `Do not run ${call}: the turn goes on without it.`,
+      (settle) => decide('reject', settle),
+      {
+        ask: {
+          questions: page.questions,
+          // An approval waits once per call and window: another operator's decision ends it.
+          key: `reject/${p.callIndex}/${p.expiresAt}`,
+          question: `Reject ${call}? The turn goes on without it.`,
+          about: `${call} is no longer waiting for approval`,
+        },
+      }
+    )
   );
 }
 
@@ -228,9 +273,9 @@ function heldPanel(turn, page) {
   const held = turn.heldTool;
   const reason = h('input', { name: 'reason' });
   const result = h('textarea', { name: 'result', rows: 3, cols: 60, placeholder: '{"applicationId": "LA-90311"}' });
-  const decide = (action, extra = {}) => {
+  const decide = (action, extra = {}, settle = undefined) => {
     const body = { callIndex: held.callIndex, ...(reason.value ? { reason: reason.value } : {}), ...extra };
-    return act(turn, action, body, page);
+    return act(turn, action, body, page, settle);
   };
   const markDone = () => {
     const verified = verifiedResult(result);
@@ -267,15 +312,21 @@ function heldPanel(turn, page) {
       'The failure stands, as without a hold: the turn goes on with the tool error (TOOL_ERROR).',
       () => decide('held-skip')
     ),
-    choice('held-fail-what', 'Fail turn', 'The turn ends with the failure reply.', () => decide('held-fail'), {
-      ask: {
-        questions: page.questions,
-        // This hold of the call: once decided elsewhere, a new hold of the same call is another decision.
-        key: `held-fail/${held.callIndex}/${held.heldAt}`,
-        question: 'Fail this turn? It ends with the failure reply, and that cannot be undone.',
-        about: `call ${held.callIndex} of ${held.toolCode} is no longer held`,
-      },
-    }),
+    choice(
+      'held-fail-what',
+      'Fail turn',
+      'The turn ends with the failure reply.',
+      (settle) => decide('held-fail', {}, settle),
+      {
+        ask: {
+          questions: page.questions,
+          // This hold of the call: once decided elsewhere, a new hold of the same call is another decision.
+          key: `held-fail/${held.callIndex}/${held.heldAt}`,
+          question: 'Fail this turn? It ends with the failure reply, and that cannot be undone.',
+          about: `call ${held.callIndex} of ${held.toolCode} is no longer held`,
+        },
+      }
+    ),
     h('label', { class: 'verified' }, 'Verified result (JSON)', result),
     choice('held-done-what', 'Mark done', 'The call happened upstream: continue with this result.', markDone)
   );

@@ -247,19 +247,28 @@ export async function turnPage({ main, onLeave }, workflowId) {
     );
     restore();
     disableActions();
-    closeQuestions(inQuestion);
+    closeQuestions(inQuestion, turn);
   };
   // A question the redraw did not ask again is about a decision no longer waiting: the operator is told, and the focus
-  // that was in it (`inQuestion`) goes to the telling.
-  const closeQuestions = (inQuestion) => {
-    const closed = questions.closed();
-    if (closed.length === 0) return;
+  // that was in it (`inQuestion`) goes to the telling. While the turn's worker is unreachable its panel is missing
+  // only because the turn cannot be read: the question stays open (openQuestions), and the operator is told that.
+  const closeQuestions = (inQuestion, turn) => {
+    const { closed, waiting } = questions.closed(Boolean(turn.waitingUnavailable));
+    if (closed.length === 0 && waiting.length === 0) return;
     outcome.report(
       closed.map(({ question, about }) =>
         h(
           'p',
           { role: 'status' },
           `Closed “${question}”, nothing sent: ${about} (the turn moved on, or it was decided elsewhere).`
+        )
+      ),
+      waiting.map(({ question }) =>
+        h(
+          'p',
+          { role: 'status' },
+          `“${question}” stays open, nothing sent: the turn's worker is unreachable, so what the turn waits on `,
+          'cannot be read. It is asked again once a worker answers.'
         )
       )
     );

@@ -105,3 +105,64 @@ test('Fail turn’s question closes when another operator retried the held call,
   c.h.wf.mcp.toolServer.faults.clear(SUBMIT_PATH);
   await page.close();
 });
+
+/** The API's answer to a decision no worker could take (api/turns/decisions.ts): 503, nothing sent. */
+const notSent = (workflowId: string) => ({
+  status: 503,
+  json: {
+    error: {
+      code: 'WORKER_UNAVAILABLE',
+      message:
+        `Turn ${workflowId} cannot take a decision now: no worker polls its task queue. Nothing was sent; ` +
+        'start a worker (convengine worker), then decide again.',
+      details: { workflowId, taskQueue: 'turns', decisionSent: false },
+    },
+  },
+});
+
+test('Fail turn refused with the worker unreachable (503, nothing sent) says so and keeps its question to Confirm again', async () => {
+  const { turn, page } = await c.heldLoanTurn();
+  const held = page.locator('#held-tool');
+  await page.route('**/actions/held-fail', (route) => route.fulfill(notSent(turn.workflowId)));
+  await held.locator('button:has-text("Fail turn")').click();
+  await held.locator('button:has-text("Confirm")').click();
+  const said = page.locator('#action-outcome');
+  await said.locator('.error').waitFor();
+  expect(await said.innerText()).toContain("held-fail: nothing was sent, the turn's worker is unreachable");
+  expect(await said.innerText()).not.toContain('no longer held');
+  await eventually(async () => expect(await held.locator('[role=group]').count()).toBe(1), 15_000);
+  expect(await held.locator('[role=group]').innerText()).toContain('Fail this turn?');
+
+  await page.unroute('**/actions/held-fail');
+  await held.locator('button:has-text("Confirm")').click();
+  await page.locator('#failed-turn').waitFor({ timeout: 60_000 });
+  c.h.wf.mcp.toolServer.faults.clear(SUBMIT_PATH);
+  await page.close();
+});
+
+test('an open question stays open while the worker cannot be read, says why, not "no longer held", and comes back', async () => {
+  const { page } = await c.heldLoanTurn();
+  const held = page.locator('#held-tool');
+  const posts = actionPosts(page);
+  await held.locator('button:has-text("Fail turn")').click();
+
+  // The API's read with the worker unreachable: what the turn waits on cannot be read (api/routes/console/turn.ts).
+  await rewriteTurnReads(page, (t) => {
+    t.heldTool = null;
+    t.waitingUnavailable = `Cannot read what turn ${t.workflowId} waits on: no worker polls its task queue.`;
+  });
+  await page.locator('#waiting-unavailable').waitFor({ timeout: 15_000 });
+  const said = page.locator('#action-outcome [role=status]');
+  await said.waitFor();
+  expect(await said.innerText()).toContain("stays open, nothing sent: the turn's worker is unreachable");
+  expect(await said.innerText()).not.toContain('no longer held');
+
+  await page.unroute('**/api/v1/console/turns/*');
+  await held.waitFor({ timeout: 15_000 });
+  expect(await held.locator('[role=group]').innerText()).toContain('Fail this turn?');
+  expect(posts).toEqual([]);
+  await held.locator('button:has-text("Confirm")').click();
+  await page.locator('#failed-turn').waitFor({ timeout: 60_000 });
+  c.h.wf.mcp.toolServer.faults.clear(SUBMIT_PATH);
+  await page.close();
+});
