@@ -10,19 +10,41 @@ import type { Database } from './pool';
  */
 export const SEARCH_COLLATION_NAME = 'und-x-icu';
 
-/** `text` with case folded the same on every database (above): what the search compares. */
+/**
+ * How the search folds a text, around the text: in Unicode normalization form NFKC, then lower-cased under the
+ * collation above. NFKC, not NFC: besides making a composed é and an e with a combining accent one text (NFC does that
+ * too), it makes a compatibility form its plain one (full-width ＡＢＣ１２３ as a CJK input method types it, the
+ * ligature ﬁ, ①), at no more cost than NFC (PostgreSQL decomposes and recomposes for either). The index expressions
+ * (db/search-indexes.ts) are this fold: when it changes, a migration drops them, and `migrate` builds them again.
+ */
+const FOLD = { before: 'lower(normalize((', after: `), NFKC) COLLATE "${SEARCH_COLLATION_NAME}")` };
+
+/** `text` (SQL text) as the search compares it (FOLD): what the indexes are built on. */
 export function foldedText(text: string): string {
-  return `lower((${text}) COLLATE "${SEARCH_COLLATION_NAME}")`;
+  return `${FOLD.before}${text}${FOLD.after}`;
+}
+
+const folded = (text: SQL) => sql.join([sql.raw(FOLD.before), text, sql.raw(FOLD.after)]);
+
+/**
+ * The LIKE pattern of a text that holds `query`: the query folded as the text is, and only then its `\`, `%` and `_`
+ * escaped, since NFKC makes a full-width ％ or ＿ (or ﹪, ﹍) the plain one, a wildcard had it been escaped before.
+ * Folded by PostgreSQL, never by JavaScript: Node's Unicode is not the server's (Node 20's ICU has Unicode 17, and
+ * PostgreSQL 15 normalizes by Unicode 14 and cases by its own ICU), so a query folded in JavaScript could miss text
+ * that PostgreSQL folded otherwise. Immutable functions of a bound value: the planner computes it once per statement,
+ * and the trigram indexes take it as a constant.
+ */
+function containingPattern(query: string): SQL {
+  const escaped = sql`replace(replace(replace(${folded(sql`${query}::text`)}, '\\', '\\\\'), '%', '\\%'), '_', '\\_')`;
+  return sql`('%' || ${escaped} || '%')`;
 }
 
 /**
- * `text` ILIKE `pattern`, with case folded the same on every database (above). Written as PostgreSQL runs that ILIKE
- * (like.c lower-cases both under the collation, then matches as LIKE), so the same rows match, and a trigram index on
- * the folded text (db/search-indexes.ts) can serve it, which it cannot for ILIKE under another collation.
+ * `text` holds `query`, both folded (FOLD) on the database, so the same on every database whatever its locale: a
+ * trigram index on the folded text (db/search-indexes.ts) serves it. `%` and `_` in the query are literal text.
  */
-export function textMatches(text: SQL, pattern: string): SQL {
-  const collation = sql.raw(`"${SEARCH_COLLATION_NAME}"`);
-  return sql`lower((${text}) COLLATE ${collation}) LIKE lower(${pattern}::text COLLATE ${collation})`;
+export function textMatches(text: SQL, query: string): SQL {
+  return sql`${folded(text)} LIKE ${containingPattern(query)}`;
 }
 
 /** PostgreSQL's "undefined object": here, no such collation for the database's encoding. */

@@ -14,11 +14,6 @@ import {
   type ParkedStatus,
 } from './ports';
 
-/** `%` and `_` in a search are literal text, not patterns. */
-function containsPattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, (c) => `\\${c}`)}%`;
-}
-
 /** A reply's scalars: strings and numbers, never the keys or punctuation of the JSON they sit in. */
 const SCALARS = '? (@.type() == "string" || @.type() == "number")';
 
@@ -27,12 +22,12 @@ const SCALARS = '? (@.type() == "string" || @.type() == "number")';
  * `{type: "TEXT", value}` and is searched under `value`; a JSON reply is the model's or the response's JSON as it is,
  * searched in all its values; a bare string as it is. Not the stored JSON's keys, quotes and escapes.
  */
-function replyTextMatches(pattern: string): SQL {
-  return sql`(CASE WHEN jsonb_typeof(h.assistant_output) = 'string' THEN ${textMatches(sql`h.assistant_output #>> '{}'`, pattern)}
+function replyTextMatches(query: string): SQL {
+  return sql`(CASE WHEN jsonb_typeof(h.assistant_output) = 'string' THEN ${textMatches(sql`h.assistant_output #>> '{}'`, query)}
     ELSE EXISTS (SELECT 1 FROM jsonb_path_query(h.assistant_output,
       CASE WHEN h.assistant_output @> '{"type": "TEXT"}' AND h.assistant_output ? 'value'
         THEN ${`lax $.value.** ${SCALARS}`} ELSE ${`lax $.** ${SCALARS}`} END::jsonpath) AS said(v)
-    WHERE ${textMatches(sql`said.v #>> '{}'`, pattern)}) END)`;
+    WHERE ${textMatches(sql`said.v #>> '{}'`, query)}) END)`;
 }
 
 /**
@@ -80,7 +75,7 @@ async function codeFilters(within: SearchTx, search: ConversationSearch): Promis
 }
 
 /**
- * The conversations whose id or text holds `pattern`, from each place text is: the conversation row (its id, what the
+ * The conversations whose id or text holds `query`, from each place text is: the conversation row (its id, what the
  * user said last), its history (what the user said, what the reply showed) and its runs' USER_INPUT audit rows (a
  * turn that failed commits nothing, so its message is only there, also once a later message took its turn number).
  * One list of ids from each, each read through its trigram index where the database has them (db/search-indexes.ts),
@@ -88,15 +83,15 @@ async function codeFilters(within: SearchTx, search: ConversationSearch): Promis
  * at a million audit rows. A reply is found by its text in one value, then checked scalar by scalar (replyTextMatches).
  * The stage is written in the statement, not bound, so that a generic plan can use the partial index too.
  */
-function conversationsMatching(pattern: string): SQL {
+function conversationsMatching(query: string): SQL {
   return sql`${ceConversation.conversationId} IN (
     SELECT c.conversation_id FROM ${ceConversation} c
-      WHERE ${textMatches(sql`c.conversation_id::text`, pattern)} OR ${textMatches(sql`c.last_user_text`, pattern)}
+      WHERE ${textMatches(sql`c.conversation_id::text`, query)} OR ${textMatches(sql`c.last_user_text`, query)}
     UNION SELECT h.conversation_id FROM ${ceConversationHistory} h
-      WHERE ${textMatches(sql`h.user_input`, pattern)}
-        OR (${textMatches(sql`ce_reply_search_text(h.assistant_output)`, pattern)} AND ${replyTextMatches(pattern)})
+      WHERE ${textMatches(sql`h.user_input`, query)}
+        OR (${textMatches(sql`ce_reply_search_text(h.assistant_output)`, query)} AND ${replyTextMatches(query)})
     UNION SELECT a.conversation_id FROM ${ceAudit} a
-      WHERE a.stage = 'USER_INPUT' AND ${textMatches(sql`a.payload_json ->> 'text'`, pattern)})`;
+      WHERE a.stage = 'USER_INPUT' AND ${textMatches(sql`a.payload_json ->> 'text'`, query)})`;
 }
 
 function searchFilter(search: ConversationSearch, codes: readonly SQL[]): SQL | undefined {
@@ -104,7 +99,7 @@ function searchFilter(search: ConversationSearch, codes: readonly SQL[]): SQL | 
   const status = search.status && statusFilter(search.status, search.parked);
   if (status) filters.push(status);
   const q = search.q?.trim();
-  if (q) filters.push(conversationsMatching(containsPattern(q)));
+  if (q) filters.push(conversationsMatching(q));
   return filters.length > 0 ? and(...filters) : undefined;
 }
 

@@ -3,6 +3,7 @@ import { insertAudits } from '../../db/repositories/audit';
 import { ensureConversation } from '../../db/repositories/conversation';
 import { eq } from 'drizzle-orm';
 import { ceConversation, ceConversationHistory } from '../../db/schema';
+import { conversationsSaying, foundBy } from '../support/console-search';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
 /**
@@ -27,15 +28,11 @@ describe('console conversation search over what the assistant said', () => {
       [BARE_REPLY, 'hello there', 'Welcome back'],
       [QUOTING_REPLY, 'files', { type: 'TEXT', value: 'Type "dir C:\\tmp"' }],
     ] as const;
-    for (const [conversationId, userInput, assistantOutput] of said) {
-      await ensureConversation(tdb.db, conversationId);
-      await tdb.db.insert(ceConversationHistory).values({ conversationId, turnNumber: 1, userInput, assistantOutput });
-    }
+    await conversationsSaying(tdb, said);
   });
   afterAll(async () => tdb.drop());
 
-  const found = async (q: string) =>
-    (await searchConversations(tdb.db, { q, limit: 10 })).items.map((c) => c.conversationId).sort();
+  const found = (q: string) => foundBy(tdb, q);
 
   it.each(['value', 'TEXT', 'JSON', 'decision', 'sku', '{', '}', '['])(
     'finds no conversation by %j, which only the stored JSON has',

@@ -178,6 +178,7 @@ describe('migrations marked -- migrate: no-transaction', () => {
         '0027_retired_conversation_guard.sql',
         '0028_conversation_updated_index.sql',
         '0029_console_search_text.sql',
+        '0030_console_search_nfkc.sql',
       ]);
       expect(await indexValidity(older, 'ce_turn_request_key_idx')).toEqual([true]);
       expect(await indexValidity(older, 'ce_audit_turn_idx')).toEqual([true]);
@@ -188,6 +189,24 @@ describe('migrations marked -- migrate: no-transaction', () => {
       for (const name of SEARCH_INDEX_NAMES) expect(await indexValidity(older, name)).toEqual([true]);
       const { rows } = await older.pool.query("SELECT checksum FROM ce_schema_migrations WHERE name LIKE '0018%'");
       expect(rows).toEqual([{ checksum: key0018 }]);
+    });
+  });
+
+  it('0030 drops the search indexes built on the old fold, and migrate builds them again on the new one', async () => {
+    await beforeMigration('0030', async (older) => {
+      // As migrate built it before 0030: lower-cased only, no NFKC.
+      await older.pool.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
+      await older.pool.query(
+        'CREATE INDEX ce_history_user_input_trgm_idx ON ce_conversation_history ' +
+          'USING gin (lower((user_input) COLLATE "und-x-icu") gin_trgm_ops)'
+      );
+      expect((await migrate(older.pool)).searchIndexes).toEqual([]);
+      const { rows } = await older.pool.query<{ def: string }>(
+        'SELECT pg_get_indexdef(to_regclass(name)) AS def FROM unnest($1::text[]) AS name ORDER BY name',
+        [SEARCH_INDEX_NAMES]
+      );
+      expect(rows).toHaveLength(SEARCH_INDEX_NAMES.length);
+      for (const { def } of rows) expect(def).toContain('NORMALIZE(');
     });
   });
 
@@ -211,6 +230,7 @@ describe('migrations marked -- migrate: no-transaction', () => {
         '0027_retired_conversation_guard.sql',
         '0028_conversation_updated_index.sql',
         '0029_console_search_text.sql',
+        '0030_console_search_nfkc.sql',
       ]);
       expect(await indexValidity(older, 'ce_turn_request_key_idx')).toEqual([true]);
       expect((await schemaState(older.pool)).changed).toEqual([]);
