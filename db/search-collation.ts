@@ -11,13 +11,20 @@ import type { Database } from './pool';
 export const SEARCH_COLLATION_NAME = 'und-x-icu';
 
 /**
- * How the search folds a text, around the text: in Unicode normalization form NFKC, then lower-cased under the
- * collation above. NFKC, not NFC: besides making a composed é and an e with a combining accent one text (NFC does that
- * too), it makes a compatibility form its plain one (full-width ＡＢＣ１２３ as a CJK input method types it, the
- * ligature ﬁ, ①), at no more cost than NFC (PostgreSQL decomposes and recomposes for either). The index expressions
- * (db/search-indexes.ts) are this fold: when it changes, a migration drops them, and `migrate` builds them again.
+ * How the search folds a text, around the text: Unicode's compatibility caseless match (NFKC, case fold, NFKC again),
+ * with PostgreSQL 15's functions. NFKC, not NFC: besides making a composed é and an e with a combining accent one text
+ * (NFC does that too), it makes a compatibility form its plain one (full-width ＡＢＣ１２３ as a CJK input method types
+ * it, the ligature ﬁ, ™), at the cost of NFC (PostgreSQL decomposes and recomposes for either). The case fold is
+ * lower(upper()) under the collation above, which folds fully (ß is SS, then ss; ſ is s), with the three fixes a full
+ * case folding has over it: a final ς, which lower() makes of a word-final Σ, is σ, so `ΟΣ` finds `ΟΣΑ`; the Turkish
+ * İ, which lower() makes i with a combining dot above, is i (the dot dropped among any other marks of the i); the capital ẞ, its own upper case, is ss as ß is (PostgreSQL
+ * 15 has no casefold(); 18 has). The second NFKC composes what case mapping left decomposed (upper(ΐ) is Ϊ́, which
+ * lower() does not recompose). It is the database function ce_search_fold (db/migrations/0031_console_search_fold.sql),
+ * for the cost it declares (about 10 times lower()'s alone, paid on a row the indexes do not rule out). The index
+ * expressions (db/search-indexes.ts) are this fold: when it changes, a migration drops them, and `migrate` builds
+ * them again.
  */
-const FOLD = { before: 'lower(normalize((', after: `), NFKC) COLLATE "${SEARCH_COLLATION_NAME}")` };
+const FOLD = { before: 'ce_search_fold(', after: ')' };
 
 /** `text` (SQL text) as the search compares it (FOLD): what the indexes are built on. */
 export function foldedText(text: string): string {
@@ -51,12 +58,13 @@ export function textMatches(text: SQL, query: string): SQL {
 const UNDEFINED_OBJECT = '42704';
 
 /**
- * Why the console's text search cannot run on this database, with what to do, or null when it can: runs the search's
- * own expression (textMatches), and when PostgreSQL has no such collation, reads its catalog for the reason.
+ * Why the console's text search cannot run on this database, with what to do, or null when it can: case-maps under the
+ * collation as ce_search_fold does (doctor may run before the migration that creates it), and when PostgreSQL has no
+ * such collation, reads its catalog for the reason.
  */
 export async function searchCollationProblem(db: Database): Promise<string | null> {
   try {
-    await db.execute(sql`SELECT ${textMatches(sql`'a'`, 'A')}`);
+    await db.execute(sql.raw(`SELECT lower(upper('a' COLLATE "${SEARCH_COLLATION_NAME}"))`));
     return null;
   } catch (err) {
     if (sqlStateOf(err instanceof DrizzleQueryError ? err.cause : err) !== UNDEFINED_OBJECT) throw err;

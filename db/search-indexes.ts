@@ -8,9 +8,10 @@ import { foldedText } from './search-collation';
  * need the pg_trgm extension, which PostgreSQL ships among its contrib modules and a database owner may create (a
  * trusted extension), but which a managed database may not offer. So they are not a migration, which would fail there:
  * each `migrate` creates the extension if it can and builds any index missing, CONCURRENTLY so turns keep writing;
- * where it cannot, it says so and the search works as it did, reading the tables. The text is lower-cased under the
- * search collation before pg_trgm sees it (foldedText), so an index finds what ILIKE under that collation finds on
- * any database locale (pg_trgm's own case folding follows the database's). The expressions are the search's own.
+ * where it cannot, it says so and the search works as it did, reading the tables. The text is folded (NFKC, full case
+ * folding under ICU's root locale) before pg_trgm sees it (foldedText), so an index finds what the search finds on any
+ * database locale (pg_trgm's own case folding follows the database's). The expressions are the search's own: a fold
+ * that changes needs a migration that drops these (as 0030 and 0032 do), or IF NOT EXISTS keeps the old ones.
  */
 function searchIndexes(ops: string): { name: string; sql: string }[] {
   // One text per index: a multicolumn one was not used for the OR of its columns (a BitmapOr of two indexes is).

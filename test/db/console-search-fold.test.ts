@@ -46,3 +46,51 @@ describe('console conversation search folds Unicode forms', () => {
     expect(await found('0﹪ off')).toEqual([PERCENT]);
   });
 });
+
+/**
+ * Case is folded fully and the same for every language (db/search-collation.ts): ß is ss (as its upper case SS), the
+ * Turkish İ is i (not i with a combining dot, which lower-casing makes of it), and a final ς is σ.
+ */
+describe('console conversation search folds case fully', () => {
+  let tdb: TestDatabase;
+  const STRASSE = '00000000-0000-4000-8000-00000000f001';
+  const MASSE = '00000000-0000-4000-8000-00000000f002';
+  const ISTANBUL = '00000000-0000-4000-8000-00000000f003';
+  const IZMIR = '00000000-0000-4000-8000-00000000f004';
+  const GREEK = '00000000-0000-4000-8000-00000000f005';
+
+  beforeAll(async () => {
+    tdb = await createTestDatabase();
+    await conversationsSaying(tdb, [
+      [STRASSE, 'wo ist die Straße', 'Noted.'],
+      [MASSE, 'IN GROSSEN MASSEN', 'Noted.'],
+      [ISTANBUL, 'İSTANBUL havalimanı', 'Noted.'],
+      [IZMIR, 'izmir otogarı', 'Noted.'],
+      [GREEK, 'ΟΔΟΣ ΑΘΗΝΑΣ', 'Noted.'],
+    ]);
+  });
+  afterAll(async () => tdb.drop());
+
+  const found = (q: string) => foundBy(tdb, q);
+
+  it('finds ß by ss and SS, and ss by ß and ẞ', async () => {
+    expect(await found('STRASSE')).toEqual([STRASSE]);
+    expect(await found('strasse')).toEqual([STRASSE]);
+    expect(await found('großen maßen')).toEqual([MASSE]);
+    expect(await found('GROẞEN')).toEqual([MASSE]);
+  });
+
+  it('finds the dotted capital İ by i and I, and i by İ', async () => {
+    expect(await found('istanbul')).toEqual([ISTANBUL]);
+    expect(await found('İstanbul')).toEqual([ISTANBUL]);
+    expect(await found('İZMİR')).toEqual([IZMIR]);
+    expect(await found('Izmir')).toEqual([IZMIR]);
+  });
+
+  it('finds a word-final Σ by σ and ς, wherever the search ends', async () => {
+    expect(await found('οδοσ')).toEqual([GREEK]);
+    expect(await found('οδος αθ')).toEqual([GREEK]);
+    expect(await found('ΑΘΗΝΑΣ')).toEqual([GREEK]);
+    expect(await found('ΟΣ')).toEqual([GREEK]);
+  });
+});

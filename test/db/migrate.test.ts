@@ -179,6 +179,8 @@ describe('migrations marked -- migrate: no-transaction', () => {
         '0028_conversation_updated_index.sql',
         '0029_console_search_text.sql',
         '0030_console_search_nfkc.sql',
+        '0031_console_search_fold.sql',
+        '0032_console_search_case_fold.sql',
       ]);
       expect(await indexValidity(older, 'ce_turn_request_key_idx')).toEqual([true]);
       expect(await indexValidity(older, 'ce_audit_turn_idx')).toEqual([true]);
@@ -192,7 +194,7 @@ describe('migrations marked -- migrate: no-transaction', () => {
     });
   });
 
-  it('0030 drops the search indexes built on the old fold, and migrate builds them again on the new one', async () => {
+  it('0030 and 0032 drop the search indexes built on an old fold, and migrate builds them again on the new one', async () => {
     await beforeMigration('0030', async (older) => {
       // As migrate built it before 0030: lower-cased only, no NFKC.
       await older.pool.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
@@ -206,7 +208,7 @@ describe('migrations marked -- migrate: no-transaction', () => {
         [SEARCH_INDEX_NAMES]
       );
       expect(rows).toHaveLength(SEARCH_INDEX_NAMES.length);
-      for (const { def } of rows) expect(def).toContain('NORMALIZE(');
+      for (const { def } of rows) expect(def).toMatch(/^CREATE INDEX .* USING gin \(ce_search_fold\(/);
     });
   });
 
@@ -231,6 +233,8 @@ describe('migrations marked -- migrate: no-transaction', () => {
         '0028_conversation_updated_index.sql',
         '0029_console_search_text.sql',
         '0030_console_search_nfkc.sql',
+        '0031_console_search_fold.sql',
+        '0032_console_search_case_fold.sql',
       ]);
       expect(await indexValidity(older, 'ce_turn_request_key_idx')).toEqual([true]);
       expect((await schemaState(older.pool)).changed).toEqual([]);
