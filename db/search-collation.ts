@@ -19,7 +19,7 @@ export const SEARCH_COLLATION_NAME = 'und-x-icu';
  * case folding has over it: a final ς, which lower() makes of a word-final Σ, is σ, so `ΟΣ` finds `ΟΣΑ`; the Turkish
  * İ, which lower() makes i with a combining dot above, is i (the dot dropped among any other marks of the i); the capital ẞ, its own upper case, is ss as ß is (PostgreSQL
  * 15 has no casefold(); 18 has). The second NFKC composes what case mapping left decomposed (upper(ΐ) is Ϊ́, which
- * lower() does not recompose). It is the database function ce_search_fold (db/migrations/0031_console_search_fold.sql),
+ * lower() does not recompose). It is the database function ce_search_fold (db/migrations/0030_console_search_fold.sql),
  * for the cost it declares (about 10 times lower()'s alone, paid on a row the indexes do not rule out). The index
  * expressions (db/search-indexes.ts) are this fold: when it changes, a migration drops them, and `migrate` builds
  * them again.

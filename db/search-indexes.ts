@@ -11,7 +11,7 @@ import { foldedText } from './search-collation';
  * where it cannot, it says so and the search works as it did, reading the tables. The text is folded (NFKC, full case
  * folding under ICU's root locale) before pg_trgm sees it (foldedText), so an index finds what the search finds on any
  * database locale (pg_trgm's own case folding follows the database's). The expressions are the search's own: a fold
- * that changes needs a migration that drops these (as 0030 and 0032 do), or IF NOT EXISTS keeps the old ones.
+ * that changes needs a migration that drops these (as 0031 does), or IF NOT EXISTS keeps the old ones.
  */
 function searchIndexes(ops: string): { name: string; sql: string }[] {
   // One text per index: a multicolumn one was not used for the OR of its columns (a BitmapOr of two indexes is).

@@ -178,9 +178,8 @@ describe('migrations marked -- migrate: no-transaction', () => {
         '0027_retired_conversation_guard.sql',
         '0028_conversation_updated_index.sql',
         '0029_console_search_text.sql',
-        '0030_console_search_nfkc.sql',
-        '0031_console_search_fold.sql',
-        '0032_console_search_case_fold.sql',
+        '0030_console_search_fold.sql',
+        '0031_console_search_fold_indexes.sql',
       ]);
       expect(await indexValidity(older, 'ce_turn_request_key_idx')).toEqual([true]);
       expect(await indexValidity(older, 'ce_audit_turn_idx')).toEqual([true]);
@@ -194,9 +193,9 @@ describe('migrations marked -- migrate: no-transaction', () => {
     });
   });
 
-  it('0030 and 0032 drop the search indexes built on an old fold, and migrate builds them again on the new one', async () => {
+  it('0031 drops the search indexes built on the old fold, and migrate builds them again on the new one', async () => {
     await beforeMigration('0030', async (older) => {
-      // As migrate built it before 0030: lower-cased only, no NFKC.
+      // As migrate built it before 0030: lower-cased only, no NFKC, no full case folding.
       await older.pool.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
       await older.pool.query(
         'CREATE INDEX ce_history_user_input_trgm_idx ON ce_conversation_history ' +
@@ -232,9 +231,8 @@ describe('migrations marked -- migrate: no-transaction', () => {
         '0027_retired_conversation_guard.sql',
         '0028_conversation_updated_index.sql',
         '0029_console_search_text.sql',
-        '0030_console_search_nfkc.sql',
-        '0031_console_search_fold.sql',
-        '0032_console_search_case_fold.sql',
+        '0030_console_search_fold.sql',
+        '0031_console_search_fold_indexes.sql',
       ]);
       expect(await indexValidity(older, 'ce_turn_request_key_idx')).toEqual([true]);
       expect((await schemaState(older.pool)).changed).toEqual([]);
