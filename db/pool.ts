@@ -1,4 +1,4 @@
-import { Client, type ClientBase, Pool, type PoolClient, type PoolConfig, types } from 'pg';
+import { Client, type ClientBase, type ClientConfig, Pool, type PoolClient, type PoolConfig, types } from 'pg';
 import { drizzle, type NodePgDatabase } from 'drizzle-orm/node-postgres';
 import { markDatabaseBusy, markSessionRefusal, type PoolStats } from './connection-loss';
 import { sqlStateOf } from './error-text';
@@ -179,19 +179,19 @@ async function pinSession(client: ClientBase, settings: SessionSettings): Promis
 }
 
 /**
- * The application_name of a pool's sessions: pg_stat_activity and the migration lock's "held by" message name the
- * process by it (they showed "" for all). `name` unless the connection string sets one (`?application_name=`, an
- * operator's choice, which pg would prefer anyway); it is a startup parameter poolers pass on.
+ * How a ConvEngine session names itself in pg_stat_activity and the migration lock's "held by" message (they showed ""
+ * for all): `name` as pg's fallback_application_name, so that pg's own order decides, as libpq's does: the connection
+ * string's `?application_name=` first, then PGAPPNAME (how an operator names a process), then `name`. pg sends the
+ * winner as the application_name startup parameter, which poolers pass on.
  */
-export function poolApplicationName(connectionString: string, name: string): string | undefined {
-  const query = connectionString.includes('?') ? connectionString.slice(connectionString.indexOf('?') + 1) : '';
-  if (new URLSearchParams(query).has('application_name')) return undefined;
-  return name;
+export function sessionNaming(name: string): Pick<ClientConfig, 'fallback_application_name'> {
+  return { fallback_application_name: name };
 }
 
 /**
  * A pool of sessions that each start with `session` set (ENGINE_SESSION unless told): pg-pool runs onConnect before
- * it hands a new connection out, and discards the connection when it fails.
+ * it hands a new connection out, and discards the connection when it fails. `overrides.application_name` is the name
+ * its sessions take when neither the connection string nor PGAPPNAME gives one (sessionNaming).
  */
 export function createPool(
   connectionString: string,
@@ -202,7 +202,7 @@ export function createPool(
   const pool = new EnginePool({
     Client: SessionClient,
     connectionString,
-    application_name: poolApplicationName(connectionString, name),
+    ...sessionNaming(name),
     max: 10,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 10_000,

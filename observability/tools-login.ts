@@ -2,6 +2,7 @@ import { Client } from 'pg';
 import { errorMessage } from '../core/errors';
 import { cutText } from '../core/text/cut-text';
 import { connectionRefusalOf, sqlStateOf } from '../db/error-text';
+import { sessionNaming } from '../db/pool';
 import type { ToolsLogin } from '../db/tools-role';
 import { refusalMessage, refusalReason } from './database-refusal';
 import { CHECK_DATABASE_URL, CHECK_DEADLINE_MS, databaseCheck } from './dependency-checks';
@@ -54,7 +55,11 @@ function failureReason(err: unknown, url: string): string {
  * the role's password changed, while every new one the tools open fails.
  */
 async function logIn(url: string): Promise<void> {
-  const client = new Client({ connectionString: url, connectionTimeoutMillis: CHECK_DEADLINE_MS });
+  const client = new Client({
+    connectionString: url,
+    connectionTimeoutMillis: CHECK_DEADLINE_MS,
+    ...sessionNaming('convengine-tools'),
+  });
   client.on('error', () => undefined);
   await client.connect();
   await client.end();

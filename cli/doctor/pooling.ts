@@ -1,5 +1,6 @@
 import { Client } from 'pg';
 import { errorChain } from '../error-chain';
+import { sessionNaming } from '../../db/pool';
 import type { Finding } from './checks';
 
 /** One connection as the engine's clients see it: what the pooler gives a client, or PostgreSQL's own session. */
@@ -43,7 +44,11 @@ export const SESSION_POOLING_ONLY =
 /** `convengine doctor`'s `pooling` finding on DATABASE_URL: fails when a transaction- or statement-mode pooler is seen. */
 export async function checkPooling(databaseUrl: string): Promise<Finding> {
   const open = async (): Promise<Client> => {
-    const client = new Client({ connectionString: databaseUrl, connectionTimeoutMillis: 5_000 });
+    const client = new Client({
+      connectionString: databaseUrl,
+      connectionTimeoutMillis: 5_000,
+      ...sessionNaming('convengine-doctor'),
+    });
     client.on('error', () => undefined);
     await client.connect();
     return client;
