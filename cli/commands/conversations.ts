@@ -24,6 +24,10 @@ const busy = (c: PruneCounts) =>
     ? `; skipped ${c.skippedBusy} conversation(s) busy (locked by another transaction, twice): run again to prune them`
     : '';
 
+/** A stopped run's: it did not try them again, and its line already says to run again. */
+const busyWhenStopped = (c: PruneCounts) =>
+  c.skippedBusy > 0 ? `; skipped ${c.skippedBusy} conversation(s) busy (locked by another transaction)` : '';
+
 /**
  * Asks the Temporal server of TEMPORAL_ADDRESS whether a turn the rows show in flight has ended (api/turns/
  * turn-ended.ts), connecting on the first question only. A turn it does not know counts as ended (its history passed
@@ -88,6 +92,7 @@ const pruneConversationsCommand = pruneCommand({
     'TEMPORAL_TASK_QUEUE (another deployment on the namespace) is not that turn: it counts as no longer known.',
     'One another transaction holds locked (a turn writing its rows) is tried once more at the end of the',
     'run, and counted as skipped busy if it still is (exit 0, as for those in flight): run again to prune it.',
+    'A stopped run does not try them again: its line counts them, and the next run tries them.',
     'Minimum 1d; choose more than the longest approval timeout of your tools and the longest hold_timeout_ms',
     'of tools that hold calls (24 h when not set).',
   ].join('\n'),
@@ -110,7 +115,8 @@ const pruneConversationsCommand = pruneCommand({
       });
       const since = `idle since before ${cutoff.toISOString()}`;
       if (counts.interrupted) {
-        return { interrupted: `interrupted after pruning ${summary(counts)}, ${since}; run again to continue` };
+        const kept = `${skipped(counts)}${busyWhenStopped(counts)}`;
+        return { interrupted: `interrupted after pruning ${summary(counts)}, ${since}${kept}; run again to continue` };
       }
       const pruned = `${dryRun ? 'would prune' : 'pruned'} ${summary(counts)}`;
       const unchecked = temporal.unreachable();

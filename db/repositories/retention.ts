@@ -22,7 +22,8 @@ export interface PruneCounts {
   skippedInFlight: number;
   /**
    * Idle conversations, with no turn in flight, that another transaction held locked (a turn committing, an erase)
-   * both when the walk reached them and when it tried them again at its end: kept, for the next run.
+   * both when the walk reached them and when it tried them again at its end (a stopped run: when the walk reached
+   * them, before it could try them again): kept, for the next run, which walks from the start.
    */
   skippedBusy: number;
 }
@@ -86,7 +87,7 @@ export async function pruneConversations(db: Database, cutoff: Date, options: Pr
   let after: Cursor | null = null;
   let examined = 0;
   for (;;) {
-    if (options.stop?.aborted) return { ...walk.total, interrupted: true };
+    if (options.stop?.aborted) return stopped(walk, 0);
     const { rows, counts } = await examine(db, { after, limit: batchSize }, ctx);
     add(walk.total, counts);
     const last = rows.at(-1);
@@ -96,7 +97,8 @@ export async function pruneConversations(db: Database, cutoff: Date, options: Pr
     options.onBatch?.({ counts: { ...walk.total }, examined });
     if (rows.length < batchSize) break;
   }
-  if (!(await retryBusy(walk, batchSize))) return { ...walk.total, interrupted: true };
+  const untried = await retryBusy(walk, batchSize);
+  if (untried !== null) return stopped(walk, untried);
   const { total } = walk;
   const sweep = await sweepOrphanCalls(db, cutoff, {
     batchSize,
@@ -145,17 +147,25 @@ function tally(total: PruneCounts, rows: Candidate[], busy: (conversationId: str
 }
 
 /**
- * Tries the busy conversations once more, at the end of the run: a turn's transaction holds its conversation's row
- * only while it commits, so most are free again, or no longer idle. Those still held count in `skippedBusy`. It says
- * false when the run was stopped first.
+ * A stopped run's result. The busy conversations from `from` on were not tried again: they are kept, and counted in
+ * `skippedBusy` like those still held at the end of a whole run (a stopped run dropped them from its counts).
  */
-async function retryBusy(walk: Walk, batchSize: number): Promise<boolean> {
+function stopped(walk: Walk, from: number): PruneResult {
+  return { ...walk.total, skippedBusy: walk.total.skippedBusy + walk.busy.length - from, interrupted: true };
+}
+
+/**
+ * Tries the busy conversations once more, at the end of the run: a turn's transaction holds its conversation's row
+ * only while it commits, so most are free again, or no longer idle. Those still held count in `skippedBusy`. When the
+ * run is stopped first it says where in `walk.busy` it stopped (null: it tried them all).
+ */
+async function retryBusy(walk: Walk, batchSize: number): Promise<number | null> {
   for (let from = 0; from < walk.busy.length; from += batchSize) {
-    if (walk.options.stop?.aborted) return false;
+    if (walk.options.stop?.aborted) return from;
     const ids = walk.busy.slice(from, from + batchSize);
     const { rows, counts } = await examine(walk.db, { ids, windowEnd: null }, walk.ctx);
     add(walk.total, counts);
     tally(walk.total, rows, () => (walk.total.skippedBusy += 1));
   }
-  return true;
+  return null;
 }

@@ -89,4 +89,20 @@ describe('conversations prune and a conversation locked by another transaction',
     expect(pruned).toMatchObject({ conversations: 1, skippedBusy: 0, skippedInFlight: 1 });
     expect(await left()).toEqual([inFlight]);
   });
+
+  it('counts the ones held when a stopped run did not try them again, and the next run prunes them', async () => {
+    const busy = await conversation(200);
+    await conversation(150);
+    await hold(busy);
+    const stop = new AbortController();
+    // Stopped after the walk's first batch, which found the held conversation: it is not tried again.
+    const onBatch = () => stop.abort();
+    const cutoff = new Date(Date.now() - 90 * DAY);
+    const stoppedRun = await pruneConversations(tdb.db, cutoff, { batchSize: 1, onBatch, stop: stop.signal });
+    expect(stoppedRun).toMatchObject({ interrupted: true, conversations: 0, skippedBusy: 1 });
+
+    await holder.query('ROLLBACK');
+    expect(await pruneConversations(tdb.db, cutoff, { batchSize: 1 })).toMatchObject({ conversations: 2 });
+    expect(await left()).toEqual([]);
+  });
 });
