@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { loadEnv } from '../config/env';
 import { localTemporal } from '../config/temporal-connection';
-import { connectWorker } from '../worker/worker';
+import { withoutFailureText } from '../observability/failure-outline';
+import { connectWorker, turnActivityInterceptors } from '../worker/worker';
 import type { BenchStack } from './stack';
 import { mean, ownCpuMs, percentile, processCpuMs } from './turns';
 
@@ -80,8 +81,10 @@ export async function benchRoundTrip(
     workflowsPath: require.resolve('./workflows/round-trip'),
     logger: NOOP_LOGGER,
   });
-  // Connected as the bench's turn worker is (TEMPORAL_GRPC_COMPRESSION), so the chains price what its turns pay.
-  const connection = await connectWorker(localTemporal(stack.address), loadEnv().TEMPORAL_GRPC_COMPRESSION);
+  // Connected as the bench's turn worker is (TEMPORAL_GRPC_COMPRESSION), and its activities under the same
+  // interceptors (turnActivityInterceptors), so the chains price what its turns pay.
+  const env = loadEnv();
+  const connection = await connectWorker(localTemporal(stack.address), env.TEMPORAL_GRPC_COMPRESSION);
   try {
     const worker = await Worker.create({
       connection,
@@ -89,6 +92,7 @@ export async function benchRoundTrip(
       workflowBundle: { code },
       activities: { echo: async (payload: unknown) => payload },
       dataConverter: stack.dataConverter,
+      interceptors: { activity: turnActivityInterceptors(withoutFailureText(env)) },
     });
     return await worker.runUntil(async () => [
       await measure(stack, 'activityChain', count, {}, runs),

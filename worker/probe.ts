@@ -8,7 +8,7 @@ import type { ProbeActivities } from '../workflows/probe';
 import { workflowExporterSinks } from '../observability/worker-options';
 import type { WorkflowBundleEnv } from './bundle';
 import { runnableWorkflowSource } from './bundle-cache';
-import { connectWorker } from './worker';
+import { connectWorker, turnActivityInterceptors } from './worker';
 
 /** What one activity round trip costs on a server, measured by `convengine doctor`. */
 export interface RoundTripProbeResult {
@@ -29,6 +29,8 @@ export interface RoundTripProbeOptions {
   activitiesPerRun?: number;
   /** Timed runs after one untimed warm-up. */
   runs?: number;
+  /** The turn worker's (withoutFailureText): its activities run under the same interceptors. */
+  sealFailureText: boolean;
 }
 
 export function median(values: readonly number[]): number {
@@ -59,6 +61,7 @@ export async function probeActivityRoundTrip(options: RoundTripProbeOptions): Pr
       activities,
       ...(await runnableWorkflowSource(options.workflowBundle)),
       sinks: workflowExporterSinks(),
+      interceptors: { activity: turnActivityInterceptors(options.sealFailureText) },
     });
     const client = new Client({ connection: clientConnection, namespace: options.namespace });
     const runOnce = () =>

@@ -1,5 +1,11 @@
 import type { DataConverter } from '@temporalio/common';
-import { NativeConnection, Worker, type NativeConnectionOptions, type WorkerOptions } from '@temporalio/worker';
+import {
+  NativeConnection,
+  Worker,
+  type ActivityInterceptorsFactory,
+  type NativeConnectionOptions,
+  type WorkerOptions,
+} from '@temporalio/worker';
 import type { GrpcCompression } from '../config/env';
 import { unreachable, type TemporalConnectionSettings } from '../config/temporal-connection';
 import type { TurnActivities } from '../core/turn/activities';
@@ -26,6 +32,19 @@ export interface TurnWorkerOptions {
   tuning?: Partial<WorkerOptions>;
 }
 
+/**
+ * The activity interceptors of a worker that runs turns, or stands in for one to price its round trips (doctor's
+ * probe, the bench's chains): the one place they are composed. Each attempt's start is noted on the worker's clock
+ * (how long it may wait out a database outage), beside `instrumentation` (observability/worker-options.ts). The sealer
+ * (with `sealFailureText`) is outermost: the interceptors inside it log and trace a failure as thrown, by their own rules.
+ */
+export function turnActivityInterceptors(
+  sealFailureText: boolean,
+  instrumentation: ActivityInterceptorsFactory[] = []
+): ActivityInterceptorsFactory[] {
+  return [...(sealFailureText ? [failureSealer] : []), ...instrumentation, attemptStartInterceptor];
+}
+
 /** A worker that runs conversation turns: the turn workflow plus every step and tool activity. */
 export function createTurnWorker(options: TurnWorkerOptions): Promise<Worker> {
   return Worker.create({
@@ -36,16 +55,9 @@ export function createTurnWorker(options: TurnWorkerOptions): Promise<Worker> {
     dataConverter: options.dataConverter,
     ...options.workflows,
     ...options.tuning,
-    // Notes each attempt's start on this worker's clock (how long it may wait out a database outage), beside the
-    // instrumentation's interceptors (observability/worker-options.ts), which tuning carries. The sealer is outermost:
-    // the interceptors inside it log and trace a failure as thrown, by their own rules.
     interceptors: {
       ...options.tuning?.interceptors,
-      activity: [
-        ...(options.sealFailureText === true ? [failureSealer] : []),
-        ...(options.tuning?.interceptors?.activity ?? []),
-        attemptStartInterceptor,
-      ],
+      activity: turnActivityInterceptors(options.sealFailureText === true, options.tuning?.interceptors?.activity),
     },
     // Says which turn type it runs, for the API's readiness (observability/turn-pollers.ts).
     identity: turnWorkerIdentity(options.tuning?.identity),

@@ -1,6 +1,7 @@
 import { DefaultLogger, Runtime } from '@temporalio/worker';
 import { loadEnv } from '../../config/env';
 import { configuredTemporal } from '../../config/temporal-connection';
+import { withoutFailureText } from '../../observability/failure-outline';
 import { parseCommandArgs, usageError, type CliCommand } from '../command';
 import { addressOption } from '../temporal/connect';
 import {
@@ -82,7 +83,13 @@ export const doctorCommand: CliCommand = {
     if (findings[0]?.level === 'ok') {
       findings.push(await checkTurnPatches(temporal, namespace, env.TEMPORAL_TASK_QUEUE));
       findings.push(
-        await checkRoundTrip({ temporal, namespace, compression: env.TEMPORAL_GRPC_COMPRESSION, workflowBundle: env })
+        await checkRoundTrip({
+          temporal,
+          namespace,
+          compression: env.TEMPORAL_GRPC_COMPRESSION,
+          workflowBundle: env,
+          sealFailureText: withoutFailureText(env),
+        })
       );
     }
     if (env.DATABASE_URL) {

@@ -7,6 +7,7 @@ import {
   type TemporalConnectionSettings,
 } from '../../config/temporal-connection';
 import { databaseAddress } from '../../db/address';
+import { withoutFailureText } from '../../observability/failure-outline';
 import type { Logger } from '../../observability/logger';
 import { namespaceMissing } from '../../observability/prerequisites';
 import { processTelemetry, warnOnFewOpenFiles } from '../../observability/process';
@@ -184,6 +185,7 @@ async function startWorker(
         namespace: env.TEMPORAL_NAMESPACE,
         compression: env.TEMPORAL_GRPC_COMPRESSION,
         workflowBundle: env,
+        sealFailureText: withoutFailureText(env),
       });
       // A log record, as every other line the worker writes: its stdout stays one JSON line per event.
       const fields = { check: finding.check, result: finding.level, msPerActivity: finding.msPerActivity };

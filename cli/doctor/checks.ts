@@ -103,7 +103,10 @@ export async function checkTemporal(temporal: TemporalConnectionSettings, namesp
   return findings;
 }
 
-export type RoundTripTarget = Pick<RoundTripProbeOptions, 'temporal' | 'namespace' | 'compression' | 'workflowBundle'>;
+export type RoundTripTarget = Pick<
+  RoundTripProbeOptions,
+  'temporal' | 'namespace' | 'compression' | 'workflowBundle' | 'sealFailureText'
+>;
 
 /** Times a chain of empty activities on a private task queue (worker/probe.ts). */
 export async function checkRoundTrip(target: RoundTripTarget): Promise<Finding> {

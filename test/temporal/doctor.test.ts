@@ -61,6 +61,7 @@ describe('convengine doctor on the real server', () => {
       namespace: 'default',
       compression,
       workflowBundle: {},
+      sealFailureText: false,
       activitiesPerRun: 2,
       runs: 1,
     });
