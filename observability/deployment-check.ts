@@ -8,6 +8,7 @@ import {
 } from '../db/deployment';
 import type { Database } from '../db/pool';
 import { connectionStringOf } from '../db/tools-role';
+import { databaseCheck } from './dependency-checks';
 
 /** /readyz's reason, public: it names no namespace or queue of either deployment; the log line names both. */
 export const DEPLOYMENT_MISMATCH = 'database bound to another deployment: see the log';
@@ -31,7 +32,8 @@ export async function deploymentCheck(
   own: Deployment | undefined
 ): Promise<DeploymentOutcome | undefined> {
   if (own === undefined) return undefined;
-  const binding = await claimDeployment(db.$client, own).catch(() => null);
+  // Under the check deadline like the other database checks: every /api/ route waits for this one (api/app.ts).
+  const binding = await databaseCheck(claimDeployment(db.$client, own), db.$client).catch(() => null);
   if (binding === null || sameDeployment(binding, own)) return { reason: 'ok', problem: null };
   const database = databaseAddress(connectionStringOf(db.$client) ?? undefined);
   const mismatch = new DeploymentMismatchError(database, binding, own);

@@ -224,7 +224,7 @@ const CONFIG_EMPTY: CheckOutcome = {
 async function configCheck(config: ServedConfigSource | undefined): Promise<CheckOutcome> {
   if (!config) return OK;
   try {
-    const { version, rows } = await config.current();
+    const { version, rows } = await databaseCheck(config.current());
     if (isEmptyConfig(rows)) return CONFIG_EMPTY;
     if (config.rejectedViolations().length === 0) return OK;
     return { ...OK, warning: refusedConfigWarning(version) };
