@@ -22,6 +22,7 @@ import {
 import { cachedFor, readinessCacheMs, temporalCheck, temporalChecksEnded } from '../observability/dependency-checks';
 import { createApiMetrics, type ApiMetrics } from '../observability/metrics';
 import { metricsText } from '../observability/probe-server';
+import { warnOnQueryTimeouts } from '../observability/query-timeouts';
 import { tracingClientInterceptors } from '../observability/tracing';
 import { sampleTemporalClock } from '../observability/turn-pollers';
 import { buildApi, type ApiOptions } from './app';
@@ -101,7 +102,7 @@ interface ApiWiring {
 /** Wires the real ports (Temporal client, PostgreSQL, config store) and listens. */
 export async function startApiServer(options: ApiServerOptions): Promise<ApiServer> {
   const { env } = options;
-  const handle = openApiDatabase(options.databaseUrl, env);
+  const handle = openApiDatabase(options.databaseUrl, env, options.logger);
   const deployment = options.bindDeployment ? deploymentOf(env) : undefined;
   // Before Temporal: an API on another deployment's database must not start a turn.
   if (deployment) await bindOwnDeployment(handle.pool, deployment).catch(closingHandle(handle));
@@ -169,9 +170,20 @@ export async function startApiServer(options: ApiServerOptions): Promise<ApiServ
   });
 }
 
-/** The API's database: a pool of API_DB_POOL_MAX connections. */
-export function openApiDatabase(databaseUrl: string, env: Pick<Env, 'API_DB_POOL_MAX'>): DbHandle {
-  return openDatabase(databaseUrl, { max: env.API_DB_POOL_MAX, application_name: 'convengine-api' });
+/** The API's database: a pool of API_DB_POOL_MAX connections, each statement bounded by API_DB_QUERY_TIMEOUT_MS. */
+export function openApiDatabase(
+  databaseUrl: string,
+  env: Pick<Env, 'API_DB_POOL_MAX' | 'API_DB_QUERY_TIMEOUT_MS'>,
+  logger?: Logger
+): DbHandle {
+  const timeout = env.API_DB_QUERY_TIMEOUT_MS;
+  const handle = openDatabase(databaseUrl, {
+    max: env.API_DB_POOL_MAX,
+    application_name: 'convengine-api',
+    ...(timeout > 0 ? { query_timeout: timeout } : {}),
+  });
+  if (logger) warnOnQueryTimeouts(handle.pool, logger);
+  return handle;
 }
 
 /** A failed start's handler: closes the database handle, then rethrows. */

@@ -49,6 +49,12 @@ export const API_SHUTDOWN_DELAY_DEFAULT_MS = 5_000;
 export const POOL_MAX_DEFAULTS = { api: 10, worker: 20, tools: 5 } as const;
 export const POOL_MAX_CEILING = 1_000;
 
+/**
+ * API_DB_QUERY_TIMEOUT_MS's default: far past any statement an API route runs (the console search stops its own at
+ * 5 s), short of a load balancer's or a client's own timeout, so a stalled connection answers 503 before they give up.
+ */
+export const API_DB_QUERY_TIMEOUT_DEFAULT_MS = 30_000;
+
 /** The API's port when PORT is unset; `convengine demo` looks for an API there too. */
 export const API_DEFAULT_PORT = 3000;
 

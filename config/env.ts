@@ -36,6 +36,7 @@ import {
   STREAM_MAX_CONNECTIONS_DEFAULT,
   API_SHUTDOWN_DELAY_DEFAULT_MS,
   POOL_MAX_DEFAULTS,
+  API_DB_QUERY_TIMEOUT_DEFAULT_MS,
   POOL_MAX_CEILING,
   API_DEFAULT_PORT,
   WORKER_SHUTDOWN_GRACE_DEFAULT_MS,
@@ -123,6 +124,12 @@ const envSchema = z.object({
   API_MAX_CONNECTIONS: optionalInteger(1, 1_000_000),
   /** Connections of the API's database pool (a statement waits for a free one up to 10 s, then 503 DATABASE_BUSY). */
   API_DB_POOL_MAX: integer(POOL_MAX_DEFAULTS.api, 1, POOL_MAX_CEILING),
+  /**
+   * How long one statement of the API's pool waits for the server's answer before it fails (503 DATABASE_BUSY or
+   * DATABASE_UNREACHABLE) and its connection is closed: a stalled backend must not hold a request, its concurrency
+   * slot and a pooled connection forever. 0: no bound. At most ten minutes.
+   */
+  API_DB_QUERY_TIMEOUT_MS: integer(API_DB_QUERY_TIMEOUT_DEFAULT_MS, 0, 600_000),
   /** Connections of the worker's engine pool (its steps' statements, the claim checks, the config store). */
   WORKER_DB_POOL_MAX: integer(POOL_MAX_DEFAULTS.worker, 1, POOL_MAX_CEILING),
   /** Connections of the worker's pool for SQL tools, logged in as the tools role (TOOLS_DATABASE_URL). */

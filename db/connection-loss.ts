@@ -79,7 +79,8 @@ const refusedSession = (e: ErrorShape): boolean => sessionRefusals.has(e);
  * that does not resolve, the pool's wait for a connection): a statement is not sent again at once after them.
  */
 const UNREACHABLE_ERRNOS = [...CONNECTION_ERRNOS, 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'];
-const UNREACHABLE_MESSAGES = [...CONNECTION_MESSAGES, 'timeout exceeded when trying to connect'];
+// 'Query read timeout': pg's, for a statement past its query_timeout (db/pool.ts ends that session).
+const UNREACHABLE_MESSAGES = [...CONNECTION_MESSAGES, 'timeout exceeded when trying to connect', 'Query read timeout'];
 
 /**
  * Whether a statement failed because the database could not be reached, refused the session or dropped the

@@ -23,6 +23,8 @@ export interface DbHandle {
  * isDatabaseUnreachable knows it without reading the server's localised severity.
  */
 class SessionClient extends Client {
+  /** Told of a statement its query_timeout ended, and when it was sent (performance.now()): set by its pool. */
+  onQueryTimeout?: (err: Error, since: number) => void;
   /** The ErrorResponse with which the server ended this session between statements (sessionEndOf). */
   private endedBy: Error | null = null;
 
@@ -40,16 +42,34 @@ class SessionClient extends Client {
    */
   override query(...args: unknown[]): never {
     const run = (super.query as (...a: unknown[]) => unknown).bind(this);
+    const since = performance.now();
+    const failed = (err: unknown): unknown => this.withSessionEnd(this.endTimedOut(err, since));
     const last = args[args.length - 1];
     if (typeof last === 'function') {
       const callback = last as (err: unknown, ...rest: unknown[]) => void;
       return run(...args.slice(0, -1), (err: unknown, ...rest: unknown[]) =>
-        callback(this.withSessionEnd(err), ...rest)
+        callback(err ? failed(err) : err, ...rest)
       ) as never;
     }
     const result = run(...args);
     if (!(result instanceof Promise)) return result as never;
-    return result.catch((err: unknown) => Promise.reject(this.withSessionEnd(err))) as never;
+    return result.catch((err: unknown) => Promise.reject(failed(err))) as never;
+  }
+
+  /**
+   * A statement its query_timeout gave up on: pg answers the caller but leaves the statement running on this
+   * connection, and the next statement queued behind it (a transaction's ROLLBACK, the next user of a client handed
+   * back to the pool). The session is ended, so the pool drops the client (released or idle, one not queryable is
+   * destroyed) and opens a fresh one; onQueryTimeout tells the pool, which marks the error busy or not.
+   */
+  private endTimedOut(err: unknown, since: number): unknown {
+    if (!(err instanceof Error) || err.message !== QUERY_TIMEOUT_MESSAGE) return err;
+    // Not queryable at once (pg-pool reads _queryable as it takes a client back): the socket closes a tick later.
+    const client = this as unknown as { _queryable: boolean; connection: { stream: { destroy(): void } } };
+    client._queryable = false;
+    client.connection.stream.destroy();
+    this.onQueryTimeout?.(err, since);
+    return err;
   }
 
   private withSessionEnd(err: unknown): unknown {
@@ -65,6 +85,9 @@ class SessionClient extends Client {
     super.connect((err: Error) => callback(markSessionRefusal(err)));
   }
 }
+
+/** pg's error for a statement that did not answer within its client's query_timeout. */
+export const QUERY_TIMEOUT_MESSAGE = 'Query read timeout';
 
 /** pg-pool's error when no connection of a full pool was free within connectionTimeoutMillis. */
 const POOL_WAIT_TIMEOUT = 'timeout exceeded when trying to connect';
@@ -89,6 +112,14 @@ class EnginePool extends Pool {
     const answered = () => (this.lastAnswerAt = performance.now());
     this.on('connect', answered);
     this.on('release', (err: unknown) => err || answered());
+    // A statement that timed out while the pool's others answered waited on a busy server (a lock, a stalled
+    // backend), not on an unreachable one. 'query-timeout' on the pool: for the owner's log line.
+    this.on('connect', (client) => {
+      (client as unknown as SessionClient).onQueryTimeout = (err, since) => {
+        markBusySince(this, err, since);
+        this.emit('query-timeout', err);
+      };
+    });
   }
 
   override connect(): Promise<PoolClient>;
@@ -206,6 +237,8 @@ export function createPool(
     max: 10,
     idleTimeoutMillis: 30_000,
     connectionTimeoutMillis: 10_000,
+    // A peer gone without a word (a host down, a dropped NAT entry) ends the socket instead of leaving it open forever.
+    keepAlive: true,
     // eslint-disable-next-line @typescript-eslint/no-misused-promises -- pg-pool awaits it; @types/pg says void
     onConnect: (client) => pinSession(client, session),
     ...rest,

@@ -14,6 +14,9 @@ import { localTemporal } from '../../config/temporal-connection';
 import { startDevServer, type DevServer } from '../../devserver';
 import { createLogger } from '../../observability/logger';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
+import { baseConfig } from '../support/base-config';
+import { insertConfigRows } from '../support/config-db';
+import { parseMetrics } from '../support/prometheus-text';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 import { captureLog, type LogCapture } from '../support/log-capture';
 
@@ -59,11 +62,14 @@ describe('the API with one stalled database backend', () => {
     const connection = await Connection.connect({ address: server.address });
     await setupTemporalNamespace(connection, { namespace: server.namespace }).finally(() => connection.close());
     db = await createTestDatabase();
+    // A config, so a message is not refused CONFIG_EMPTY before it reads its conversation.
+    await insertConfigRows(db.db, baseConfig());
     const env = loadEnv({
       DATABASE_URL: db.url,
       ANTHROPIC_BASE_URL: 'http://127.0.0.1:1',
       TEMPORAL_NAMESPACE: server.namespace,
       TEMPORAL_TASK_QUEUE: `stalled-backend-${process.pid}`,
+      API_DB_QUERY_TIMEOUT_MS: '3000',
     });
     log = captureLog();
     const logger = createLogger({ level: 'info', format: 'json', name: 'api', destination: log.stream });
@@ -84,5 +90,27 @@ describe('the API with one stalled database backend', () => {
     );
     expect(read).toMatchObject({ status: 404, code: 'CONVERSATION_NOT_FOUND' });
     expect([200, 503]).toContain(ready.status);
+  });
+
+  it("answers a request whose own statement stalls 503 with retry-after, logs the pool, and frees the request's slot", async () => {
+    const post = () =>
+      answer(`${api.url}/api/v1/conversation/message`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ message: 'hello' }),
+      });
+    const [message, read] = await whileLocked(db.url, 'ce_conversation', () =>
+      Promise.all([post(), answer(`${api.url}/api/v1/conversation/${randomUUID()}`)])
+    );
+    for (const refused of [message, read]) {
+      expect(refused).toMatchObject({ status: 503, retryAfter: '5' });
+      expect(['DATABASE_BUSY', 'DATABASE_UNREACHABLE']).toContain(refused.code);
+    }
+    const warned = log.lines().filter((line) => line.level === 'warn' && line.pool === 'convengine-api');
+    expect(warned.length).toBeGreaterThan(0);
+    const metrics = parseMetrics(await (await fetch(`${api.url}/metrics`)).text());
+    const inUse = [...metrics].filter(([key]) => key.startsWith('convengine_api_limit_in_use{'));
+    expect(inUse.length).toBeGreaterThan(0);
+    expect(inUse.map(([, value]) => value)).toEqual(inUse.map(() => 0));
   });
 });
