@@ -20,7 +20,7 @@ export interface Readiness {
  * costs its section, never the scrape.
  */
 export async function metricsText(registry: Registry, sdkMetricsAddress?: string): Promise<string> {
-  const own = await registry.metrics();
+  const own = withPrometheusNaN(await registry.metrics());
   if (!sdkMetricsAddress) return own;
   const url = `http://${sdkMetricsAddress.replace(/^0\.0\.0\.0:/, '127.0.0.1:')}/metrics`;
   const sdk = await fetch(url, { signal: AbortSignal.timeout(2000) }).then(
@@ -28,6 +28,15 @@ export async function metricsText(registry: Registry, sdkMetricsAddress?: string
     () => ''
   );
   return sdk ? `${own}\n# Temporal SDK (core) metrics\n${sdk}` : own;
+}
+
+/**
+ * prom-client (15.x, lib/util.js) writes a NaN sample as `Nan`; the text format spells it `NaN`. Prometheus's own
+ * parser takes either case, other readers need not. Only a sample's value is rewritten: it is a line's last field
+ * (prom-client writes no timestamps) on a line that is no # HELP or # TYPE, and a label value is always quoted.
+ */
+export function withPrometheusNaN(text: string): string {
+  return text.replace(/^([^#].* )Nan$/gm, '$1NaN');
 }
 
 /**
