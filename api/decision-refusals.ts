@@ -13,7 +13,7 @@ import {
   type DecisionProblemCode,
   type DecisionRefusalCode,
 } from '../core/turn/operator-decision';
-import { BODY_REFUSAL_CODES, errorResponse } from './error-responses';
+import { badRequestResponse } from './error-responses';
 
 /** A malformed decision (400), checked before the schema so every way of deciding gets the same code. */
 const PROBLEM_WHEN: Record<DecisionProblemCode, string> = {
@@ -50,19 +50,18 @@ const APPROVAL_PROBLEMS = DECISION_PROBLEM_CODES.filter(
 );
 
 /**
- * The 400 of a decision route: the decision's own codes first (checked before the schema), then what any body gets
- * (VALIDATION_FAILED for any other field: an unknown one, `reason` of another type…).
+ * The 400 of a decision route: the decision's own codes first (checked before the schema), then INVALID_TURN_ID when
+ * its path names the turn by its workflow id (`turn`), then what any body gets (VALIDATION_FAILED for any other field:
+ * an unknown one, `reason` of another type…).
  */
-const decisionBadRequest = (problems: readonly DecisionProblemCode[]) =>
-  errorResponse(
-    [
-      ...lines(problems, PROBLEM_WHEN).map((line) => `${line} (checked before the schema, \`details.field\`)`),
-      ...BODY_REFUSAL_CODES,
-    ].join('; ')
+const decisionBadRequest = (problems: readonly DecisionProblemCode[], turn: boolean) =>
+  badRequestResponse(
+    { body: true, checked: true, query: false, turn },
+    ...lines(problems, PROBLEM_WHEN).map((line) => `${line} (checked before the schema, \`details.field\`)`)
   );
 
 export const APPROVAL_DECISION_REFUSALS = {
-  badRequest: decisionBadRequest(APPROVAL_PROBLEMS),
+  badRequest: decisionBadRequest(APPROVAL_PROBLEMS, false),
   conflicts: [
     ...lines(APPROVAL_REFUSAL_CODES, REFUSAL_WHEN),
     'APPROVAL_REJECTED: the turn refused the decision without a code of its own',
@@ -70,7 +69,10 @@ export const APPROVAL_DECISION_REFUSALS = {
 };
 
 export const HELD_TOOL_DECISION_REFUSALS = {
-  badRequest: decisionBadRequest(DECISION_PROBLEM_CODES.filter((code) => code !== 'CALL_INDEX_REQUIRED')),
+  badRequest: decisionBadRequest(
+    DECISION_PROBLEM_CODES.filter((code) => code !== 'CALL_INDEX_REQUIRED'),
+    true
+  ),
   conflicts: [
     ...lines(HELD_TOOL_REFUSAL_CODES, REFUSAL_WHEN),
     'DECISION_REFUSED: the turn refused the decision without a code of its own',

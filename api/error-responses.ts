@@ -101,9 +101,49 @@ export const BODY_REFUSAL_CODES = [
   'INVALID_TEXT: the body is not UTF-8, or a field holds text that cannot be stored (`details.field`)',
 ] as const;
 
-export const BODY_REFUSED = {
-  400: errorResponse([...BODY_REFUSAL_CODES, "and the route's own codes"].join('; ')),
-} as const;
+/** The 400 line of a route whose path, query or headers its schema checks. */
+const INPUT_VALIDATION =
+  'VALIDATION_FAILED: a path or query parameter or a header is missing, unknown or of the wrong form (`details.in`, ' +
+  '`details.field`, `details.problem`)';
+const QUERY_TEXT =
+  'INVALID_TEXT: a query parameter is not UTF-8, or holds text that cannot be stored (`details.field`)';
+
+/** The 400 line of a route that names a turn by its workflow id (api/turns/turn-id.ts installTurnIdCheck). */
+export const INVALID_TURN_ID_WHEN =
+  'INVALID_TURN_ID: the workflow id is not turn-<conversation id>-<turn number, 1 to 999999999> (checked before the ' +
+  'schema)';
+
+/** What a route's input may be refused with besides its own codes: its body, its path, query and headers. */
+export interface RouteInputs {
+  body: boolean;
+  /** Path parameters, query or headers its schema checks. */
+  checked: boolean;
+  query: boolean;
+  /** A path parameter is a turn's workflow id. */
+  turn: boolean;
+}
+
+/**
+ * The 400 of a route that takes input (api/openapi.ts adds it to one that does not document its own): `own`, its own
+ * codes, then what any such input may get. A route that documents its own 400 builds it here too.
+ */
+export function badRequestResponse(inputs: RouteInputs, ...own: string[]) {
+  const lines = [
+    ...own,
+    ...(inputs.turn ? [INVALID_TURN_ID_WHEN] : []),
+    ...(inputs.body ? BODY_REFUSAL_CODES : inputs.checked ? [INPUT_VALIDATION] : []),
+    ...(inputs.query ? [QUERY_TEXT] : []),
+  ];
+  return errorResponse(lines.join('; '));
+}
+
+/** The 404 line of a route that reads or acts on a conversation by its id. */
+export const CONVERSATION_NOT_FOUND_WHEN = 'CONVERSATION_NOT_FOUND: no conversation has this id';
+
+/** The 404 line of a route that acts on a turn by its workflow id. */
+export const TURN_NOT_FOUND_WHEN =
+  "TURN_NOT_FOUND: no turn of this id ran on this deployment's task queue, or Temporal no longer holds it (past the " +
+  "namespace's retention)";
 
 /**
  * An error response whose envelope's code is always `code`, with the `WWW-Authenticate` it sends (one of

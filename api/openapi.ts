@@ -1,13 +1,15 @@
 import type { FastifyInstance, FastifyRequest, RouteShorthandOptions } from 'fastify';
 import { isOpenPath, routeAccess, type RouteAccess } from './auth';
 import {
-  BODY_REFUSED,
+  badRequestResponse,
   errorResponses,
   HOST_NOT_ALLOWED,
   OPERATOR_TOKEN_REQUIRED,
   UNAUTHORIZED,
+  type RouteInputs,
 } from './error-responses';
 import { checksHost } from './host-check';
+import { turnIdParam } from './turns/turn-id';
 import type { TurnRequestTest } from '../observability/turn-metrics';
 
 /**
@@ -186,16 +188,28 @@ export function route(
   app.route({ method: def.method, url: def.url, schema, handler, config, ...head, ...before });
 }
 
+/** What of a request a route's schema takes: what its 400 may refuse. */
+export function inputsOf(schema: RouteShorthandOptions['schema']): RouteInputs {
+  const params = schema?.params as { properties?: Record<string, unknown> } | undefined;
+  return {
+    body: !!schema?.body,
+    checked: !!(schema?.params || schema?.querystring || schema?.headers),
+    query: !!schema?.querystring,
+    turn: Object.values(params?.properties ?? {}).includes(turnIdParam),
+  };
+}
+
 /**
  * The route's responses, then each error response it may give whose status it does not document itself: any
- * route's, a body's 400 when it takes one, the token's 401 when the token guards it, the gateway token's 403 on an
- * operator's route, the Host check's 421.
+ * route's, the 400 of its input when it takes any, the token's 401 when the token guards it, the gateway token's 403
+ * on an operator's route, the Host check's 421.
  */
 function withErrorResponses(def: { url: string; schema?: RouteShorthandOptions['schema'] }): Record<string, unknown> {
   const own = (def.schema?.response ?? {}) as Record<string, unknown>;
   const documented = new Set(Object.keys(own).map((status) => status.toLowerCase()));
+  const inputs = inputsOf(def.schema);
   const errors = {
-    ...(def.schema?.body ? BODY_REFUSED : {}),
+    ...(inputs.body || inputs.checked ? { 400: badRequestResponse(inputs) } : {}),
     ...(isOpenPath(def.url) ? {} : UNAUTHORIZED),
     ...(routeAccess(def.url) === 'operator' ? OPERATOR_TOKEN_REQUIRED : {}),
     ...(checksHost(def.url) ? HOST_NOT_ALLOWED : {}),

@@ -6,7 +6,14 @@ import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts } from '../ports';
 import { sendTurnReply } from '../replies';
 import { defaultReplyTexts } from '../reply-texts';
-import { errorResponse, TURN_IN_PROGRESS_WHEN, turnReplyResponses, UNAVAILABLE_CODES } from '../error-responses';
+import {
+  errorResponse,
+  TURN_IN_PROGRESS_WHEN,
+  TURN_NOT_FOUND_WHEN,
+  turnReplyResponses,
+  unavailableResponse,
+  UNAVAILABLE_CODES,
+} from '../error-responses';
 import { RETIRED_WHEN } from '../message-refusals';
 import { onTurnNamed, turnIdParams } from '../turns/turn-id';
 import { conversationIdParams } from '../schemas/common';
@@ -83,9 +90,9 @@ function eraseRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry
               "deployment's task queue; nothing was erased (`?retireUnknown=true` retires it all the same)"
           ),
           409: errorResponse('TURN_IN_PROGRESS: a turn is in flight; nothing was erased (`?terminate=true` ends it)'),
-          503: errorResponse(
-            'TEMPORAL_UNREACHABLE: a turn may be in flight, or the id names nothing in the database, and Temporal ' +
-              'did not say; nothing was erased'
+          503: unavailableResponse(
+            'TEMPORAL_UNREACHABLE (also): a turn may be in flight, or the id names nothing in the database, and ' +
+              'Temporal did not say; nothing was erased'
           ),
         },
       },
@@ -102,6 +109,13 @@ function eraseRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry
   );
 }
 
+/** What a retry refuses with 409 (api/turns/gateway.ts retryTurn). */
+const RETRY_CONFLICTS = [
+  TURN_IN_PROGRESS_WHEN,
+  'TURN_ALREADY_COMPLETED: the turn completed; there is nothing to re-run',
+  'STALE_TURN: a later turn of the conversation committed since; the failed one cannot be re-run',
+];
+
 /** POST retry: the failed turn runs again with its original input, and answers as a message does. */
 function retryRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry): void {
   route(
@@ -115,7 +129,8 @@ function retryRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegistry
         params: turnIdParams,
         body: noBodyProperties,
         response: {
-          ...turnReplyResponses({ unavailable: [UNAVAILABLE_CODES.notReady], conflicts: [TURN_IN_PROGRESS_WHEN] }),
+          ...turnReplyResponses({ unavailable: [UNAVAILABLE_CODES.notReady], conflicts: RETRY_CONFLICTS }),
+          404: errorResponse(TURN_NOT_FOUND_WHEN),
           410: errorResponse(`CONVERSATION_RETIRED: ${RETIRED_WHEN}`),
         },
       },
@@ -143,6 +158,10 @@ function configRefreshRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApi
         body: noBodyProperties,
         response: {
           200: { type: 'object', properties: { version: { type: 'string' }, changed: { type: 'boolean' } } },
+          422: errorResponse(
+            'CONFIG_INVALID: the stored config has violations (`details.violations`, one line each) and is not ' +
+              'served; the last valid config goes on'
+          ),
         },
       },
     },

@@ -18,7 +18,13 @@ import { auditRowSchema, conversationSchema } from '../schemas/conversation';
 import { approvalRequestSchema } from '../schemas/decisions';
 import { messageRequestSchema } from '../schemas/turn';
 import { APPROVAL_DECISION_REFUSALS } from '../decision-refusals';
-import { TURN_IN_PROGRESS_WHEN, turnReplyResponses, UNAVAILABLE_CODES } from '../error-responses';
+import {
+  CONVERSATION_NOT_FOUND_WHEN,
+  errorResponse,
+  TURN_IN_PROGRESS_WHEN,
+  turnReplyResponses,
+  UNAVAILABLE_CODES,
+} from '../error-responses';
 import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf, messageRefusal, messageRefusalResponses } from '../message-refusals';
 
 export interface ConversationRouteOptions {
@@ -150,7 +156,7 @@ function conversationReadRoutes(app: FastifyInstance, ports: ApiPorts, docs: Ope
       method: 'GET',
       url: '/api/v1/conversation/:id',
       summary: 'The conversation: intent, state, context and history.',
-      schema: { params: conversationIdParams, response: { 200: conversationSchema } },
+      schema: { params: conversationIdParams, response: { 200: conversationSchema, ...CONVERSATION_NOT_FOUND } },
     },
     async (request) => {
       const { id: sent } = request.params as { id: string };
@@ -176,7 +182,7 @@ function conversationReadRoutes(app: FastifyInstance, ports: ApiPorts, docs: Ope
       schema: {
         params: conversationIdParams,
         querystring: auditPageQuery,
-        response: { 200: pagedResponse({ type: 'array', items: auditRowSchema }) },
+        response: { 200: pagedResponse({ type: 'array', items: auditRowSchema }), ...CONVERSATION_NOT_FOUND },
       },
     },
     async (request, reply) =>
@@ -219,6 +225,10 @@ function approvalRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegis
             conflicts: APPROVAL_DECISION_REFUSALS.conflicts,
           }),
           400: APPROVAL_DECISION_REFUSALS.badRequest,
+          404: errorResponse(
+            `${CONVERSATION_NOT_FOUND_WHEN}; TURN_NOT_FOUND: the conversation has no turn \`n\` on this deployment's ` +
+              "task queue, or Temporal no longer holds it (past the namespace's retention)"
+          ),
         },
       },
       // The decision's own codes (INVALID_DECISION, INVALID_CALL_INDEX, RESULT_NOT_ALLOWED…: api/decision-refusals.ts,
@@ -239,6 +249,9 @@ function approvalRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegis
     }
   );
 }
+
+/** The 404 of a route that reads a conversation by its id (requireConversation). */
+export const CONVERSATION_NOT_FOUND = { 404: errorResponse(CONVERSATION_NOT_FOUND_WHEN) } as const;
 
 /** 404 CONVERSATION_NOT_FOUND; in a route, onConversationNamed makes it quote the id as the client sent it. */
 export const conversationNotFound = (id: string) => notFound('CONVERSATION_NOT_FOUND', `No conversation ${id}.`);

@@ -3,7 +3,7 @@ import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts } from '../ports';
 import { refuseMalformedDecision } from '../errors';
 import { HELD_TOOL_DECISION_REFUSALS } from '../decision-refusals';
-import { errorResponse, unavailableResponse, UNAVAILABLE_CODES } from '../error-responses';
+import { errorResponse, TURN_NOT_FOUND_WHEN, unavailableResponse, UNAVAILABLE_CODES } from '../error-responses';
 import { heldToolDecisionSchema } from '../schemas/decisions';
 import { heldToolAckSchema, heldTurnsSchema } from '../schemas/held-tools';
 import { onTurnNamed, turnIdParams } from '../turns/turn-id';
@@ -43,6 +43,7 @@ export function heldToolRoutes(app: FastifyInstance, ports: ApiPorts, docs: Open
         response: {
           200: heldToolAckSchema,
           400: HELD_TOOL_DECISION_REFUSALS.badRequest,
+          404: errorResponse(TURN_NOT_FOUND_WHEN),
           409: errorResponse(HELD_TOOL_DECISION_REFUSALS.conflicts.join('; ')),
           503: unavailableResponse(UNAVAILABLE_CODES.workerUnavailable),
         },

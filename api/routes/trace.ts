@@ -6,7 +6,8 @@ import type { ApiPorts } from '../ports';
 import { onConversationNamed } from '../sent-ids';
 import { conversationIdParams } from '../schemas/common';
 import { traceSchema } from '../schemas/conversation';
-import { auditPage, requireConversation, type AuditPage } from './conversation';
+import { errorResponse } from '../error-responses';
+import { auditPage, CONVERSATION_NOT_FOUND, requireConversation, type AuditPage } from './conversation';
 
 /**
  * One trace is built in memory and sent whole, so it covers a bounded trail (a few hundred turns of usual rows): in
@@ -44,7 +45,15 @@ export function traceRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApi
         '(read its rows in pages instead).',
       schema: {
         params: conversationIdParams,
-        response: { 200: traceSchema },
+        response: {
+          200: traceSchema,
+          ...CONVERSATION_NOT_FOUND,
+          422: errorResponse(
+            `TRACE_TOO_LARGE: the trail has more than ${TRACE_MAX_ROWS} audit rows, or more than ${TRACE_MAX_BYTES} ` +
+              'bytes of payload as JSON (`details.maxRows`, `details.maxBytes`, `details.rowsRead`, ' +
+              '`details.bytesRead`); read its rows in pages from GET /api/v1/conversation/audit/{id}'
+          ),
+        },
       },
     },
     async (request) =>

@@ -4,8 +4,8 @@ import { WhatifCannotRunError } from '../../activities/whatif/scratch';
 import { countByStatus } from '../../core/whatif/diff';
 import { busyResponse, ConcurrencyLimit, type LimitMetrics, type LimitRefusal } from '../concurrency-limit';
 import { ApiError, badRequest, notFound } from '../errors';
-import { unavailableResponse } from '../error-responses';
-import { route, type OpenApiRegistry } from '../openapi';
+import { badRequestResponse, errorResponse, unavailableResponse } from '../error-responses';
+import { inputsOf, route, type OpenApiRegistry } from '../openapi';
 import type { WhatifQueries } from '../ports';
 import { uuidParam } from '../schemas/common';
 import { onConversationNamed } from '../sent-ids';
@@ -97,6 +97,13 @@ interface WhatifQuery {
   config: string;
 }
 
+const whatifQuery = {
+  type: 'object',
+  required: ['conversation', 'config'],
+  additionalProperties: false,
+  properties: { conversation: uuidParam, config: { type: 'string', pattern: CONFIG_VERSION_PATTERN.source } },
+} as const;
+
 const whatifRoute = {
   method: 'GET',
   url: '/api/v1/whatif',
@@ -106,12 +113,7 @@ const whatifRoute = {
     'Bounded per API process: 429 WHATIF_BUSY (with Retry-After) beyond WHATIF_CONCURRENCY replays at once, ' +
     '422 CONVERSATION_TOO_LONG beyond WHATIF_MAX_TURNS recorded turns.',
   schema: {
-    querystring: {
-      type: 'object',
-      required: ['conversation', 'config'],
-      additionalProperties: false,
-      properties: { conversation: uuidParam, config: { type: 'string', pattern: CONFIG_VERSION_PATTERN.source } },
-    },
+    querystring: whatifQuery,
     response: {
       200: {
         type: 'object',
@@ -123,6 +125,16 @@ const whatifRoute = {
           turns: { type: 'array', items: turnDiffSchema },
         },
       },
+      400: badRequestResponse(
+        inputsOf({ querystring: whatifQuery }),
+        'CONFIG_INVALID: the config version replayed against has violations (the message counts and shows them)',
+        'BAD_REQUEST: the conversation id or config version is not of its form'
+      ),
+      404: errorResponse(
+        'CONVERSATION_NOT_FOUND: no conversation has this id, or it has no recorded turn; CONFIG_VERSION_NOT_FOUND: ' +
+          'no config version of this id is stored'
+      ),
+      422: errorResponse('CONVERSATION_TOO_LONG: the conversation has more than WHATIF_MAX_TURNS recorded turns'),
       ...busyResponse(REPLAYS_BUSY, 'WHATIF_CONCURRENCY replays run in this API process already; nothing was replayed'),
       503: unavailableResponse(
         "WHATIF_CANNOT_RUN: the database refused the replay's own (rolled-back) writes, whatever the config: a hot " +

@@ -6,12 +6,13 @@ import { notFound, refuseMalformedDecision } from '../../errors';
 import { auditedFields, CONSOLE_ACTIONS, refuseFieldsNotTaken, type ActionBody } from '../../console/actions';
 import type { ConsolePorts, OperatorActionRecord } from '../../console/ports';
 import { actionAnswerSchema } from '../../console/schemas';
-import { route } from '../../openapi';
+import { inputsOf, route } from '../../openapi';
 import { CONSOLE_DECISION_REFUSALS } from '../../decision-refusals';
 import {
-  BODY_REFUSAL_CODES,
+  badRequestResponse,
   errorResponse,
   TURN_IN_PROGRESS_WHEN,
+  TURN_NOT_FOUND_WHEN,
   turnReplyResponses,
   UNAVAILABLE_CODES,
 } from '../../error-responses';
@@ -20,23 +21,27 @@ import { requireSafeText } from '../../text-check';
 import { onTurnNamed, parseTurnId, turnIdParams, turnNotFound } from '../../turns/turn-id';
 import type { ConsoleRoute } from './index';
 
+const actionParams = {
+  type: 'object',
+  required: ['workflowId', 'action'],
+  properties: {
+    ...turnIdParams.properties,
+    action: { type: 'string', enum: CONSOLE_ACTIONS.map((a) => a.name) },
+  },
+};
+
+const actionBody = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    activityId: { type: 'string', minLength: 1, maxLength: 200 },
+    ...decisionFieldSchemas,
+  },
+};
+
 const actionSchema = {
-  params: {
-    type: 'object',
-    required: ['workflowId', 'action'],
-    properties: {
-      ...turnIdParams.properties,
-      action: { type: 'string', enum: CONSOLE_ACTIONS.map((a) => a.name) },
-    },
-  },
-  body: {
-    type: 'object',
-    additionalProperties: false,
-    properties: {
-      activityId: { type: 'string', minLength: 1, maxLength: 200 },
-      ...decisionFieldSchemas,
-    },
-  },
+  params: actionParams,
+  body: actionBody,
   response: {
     ...turnReplyResponses({
       unavailable: [UNAVAILABLE_CODES.workerUnavailable],
@@ -47,12 +52,14 @@ const actionSchema = {
       ],
     }),
     200: actionAnswerSchema,
-    400: errorResponse(
-      [
-        ...CONSOLE_DECISION_REFUSALS.problems,
-        'ACTIVITY_ID_REQUIRED: an activity action without `activityId`',
-        ...BODY_REFUSAL_CODES,
-      ].join('; ')
+    400: badRequestResponse(
+      inputsOf({ params: actionParams, body: actionBody }),
+      ...CONSOLE_DECISION_REFUSALS.problems,
+      'ACTIVITY_ID_REQUIRED: an activity action without `activityId`'
+    ),
+    404: errorResponse(
+      `${TURN_NOT_FOUND_WHEN} (its conversation has no row); ACTIVITY_NOT_FOUND: an activity action on an activity ` +
+        'the turn is not running'
     ),
     501: errorResponse(
       'ACTIVITY_OPERATION_UNSUPPORTED: this Temporal server lacks the activity operation; HELD_TOOLS_UNSUPPORTED: ' +

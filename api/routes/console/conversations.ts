@@ -1,13 +1,13 @@
 import { MAX_FILTER_CODE_CHARS } from '../../../core/config/scope';
 import { badRequest } from '../../errors';
-import { unavailableResponse } from '../../error-responses';
+import { badRequestResponse, unavailableResponse } from '../../error-responses';
 import { CONSOLE_CONVERSATION_STATUSES, type ConversationCursor, type ConversationSearch } from '../../console/ports';
 import { conversationPageSchema, conversationTurnsSchema } from '../../console/schemas';
-import { route } from '../../openapi';
+import { inputsOf, route } from '../../openapi';
 import { linkNextPage, pagedResponse } from '../../replies';
 import { conversationIdParams, uuidParam } from '../../schemas/common';
 import { onConversationNamed } from '../../sent-ids';
-import { conversationNotFound } from '../conversation';
+import { CONVERSATION_NOT_FOUND, conversationNotFound } from '../conversation';
 import { requireSafeText } from '../../text-check';
 import { turnsWithWhatWasSaid } from '../../console/turn-list';
 import { showParked } from '../../console/queries';
@@ -88,6 +88,10 @@ export const conversationSearchRoute: ConsoleRoute = (app, _ports, consolePorts,
         querystring: searchQuery,
         response: {
           200: pagedResponse(conversationPageSchema),
+          400: badRequestResponse(
+            inputsOf({ querystring: searchQuery }),
+            `INVALID_STATUS: \`status\` is not one of ${CONSOLE_CONVERSATION_STATUSES.join(', ')} (\`details.allowed\`)`
+          ),
           503: unavailableResponse(
             `SEARCH_TOO_SLOW: the search (all its statements together) ran longer than ${SEARCH_TIMEOUT_MS / 1000} s ` +
               'and was stopped; narrow it (a longer text, a status, intent or state filter)'
@@ -160,7 +164,7 @@ export const conversationTurnsRoute: ConsoleRoute = (app, ports, consolePorts, d
       schema: {
         params: conversationIdParams,
         querystring: turnsQuery,
-        response: { 200: pagedResponse(conversationTurnsSchema) },
+        response: { 200: pagedResponse(conversationTurnsSchema), ...CONVERSATION_NOT_FOUND },
       },
     },
     async (request, reply) =>

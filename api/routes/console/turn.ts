@@ -5,7 +5,7 @@ import type { ConsolePorts } from '../../console/ports';
 import { runsOfTurn } from '../../console/turn-runs';
 import { turnViewSchema } from '../../console/schemas';
 import { turnStory } from '../../history/turn-story';
-import { errorResponse } from '../../error-responses';
+import { errorResponse, TURN_NOT_FOUND_WHEN } from '../../error-responses';
 import { conversationRetired, RETIRED_WHEN } from '../../message-refusals';
 import { route } from '../../openapi';
 import type { ApiPorts } from '../../ports';
@@ -24,7 +24,11 @@ export const turnViewRoute: ConsoleRoute = (app, ports, consolePorts, docs) => {
       summary: "A turn's story: every step from its event history, decisions, approvals, audit rows, response.",
       schema: {
         params: turnIdParams,
-        response: { 200: turnViewSchema, 410: errorResponse(`CONVERSATION_RETIRED: ${RETIRED_WHEN}`) },
+        response: {
+          200: turnViewSchema,
+          404: errorResponse(TURN_NOT_FOUND_WHEN),
+          410: errorResponse(`CONVERSATION_RETIRED: ${RETIRED_WHEN}`),
+        },
       },
     },
     async (request) =>

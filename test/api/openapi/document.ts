@@ -34,6 +34,8 @@ export function operations(doc: Document): { name: string; method: string; path:
 /** A lost database, as node-postgres reports a refused connection (db/connection-loss.ts). */
 const databaseDown = () => Object.assign(new Error('connect ECONNREFUSED 127.0.0.1:5432'), { code: 'ECONNREFUSED' });
 
+const databaseIsDown = () => Promise.reject(databaseDown());
+
 /** A port whose every call fails as a lost database would, but for the `fixed` members. */
 function failing<T>(fixed: Record<string, unknown> = {}): T {
   const get = (_target: object, name: string | symbol) =>
@@ -41,24 +43,30 @@ function failing<T>(fixed: Record<string, unknown> = {}): T {
   return new Proxy({}, { get }) as T;
 }
 
+/** Members some ports answer with instead of failing: each port's by name, the console's as `console`. */
+export type FixedMembers = Partial<Record<keyof ApiPorts | 'console' | 'inspector', Record<string, unknown>>>;
+
 /**
- * Every route mounted (held tools, what-if, metrics, the console), every dependency down: readiness says so. Its
- * token is TOKEN unless `tokens` says otherwise.
+ * Every route mounted (held tools, what-if, metrics, the console), every dependency down: readiness says so, and
+ * every port fails as a lost database would but for the members `fixed` gives. Its token is TOKEN unless `tokens`
+ * says otherwise.
  */
 export function apiWithDependenciesDown(
-  tokens: { apiToken?: string; operatorToken?: string } = { apiToken: TOKEN }
+  tokens: { apiToken?: string; operatorToken?: string } = { apiToken: TOKEN },
+  fixed: FixedMembers = {}
 ): FastifyInstance {
   const ports: ApiPorts = {
-    turns: failing(),
-    conversations: failing(),
-    config: failing(),
+    turns: failing(fixed.turns),
+    conversations: failing(fixed.conversations),
+    config: failing(fixed.config),
     readiness: { check: async () => ({ checks: { database: 'unreachable', temporal: 'ok', worker: 'ok' } }) },
-    whatif: failing(),
-    heldTools: failing(),
-    approvals: failing(),
+    whatif: failing(fixed.whatif),
+    heldTools: failing(fixed.heldTools),
+    approvals: failing(fixed.approvals),
+    eraseConversation: databaseIsDown,
   };
-  const console = failing<ConsolePorts>({ temporalUi: null, inspector: failing() });
-  const metrics = () => Promise.reject(databaseDown());
+  const console = failing<ConsolePorts>({ temporalUi: null, inspector: failing(fixed.inspector), ...fixed.console });
+  const metrics = databaseIsDown;
   return buildApi({ ports, ...tokens, messageMaxBytes: 8192, logLevel: 'silent', metrics, console });
 }
 

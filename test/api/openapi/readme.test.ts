@@ -17,7 +17,10 @@ function tableRoutes(): { method: string; path: string }[] {
     .filter((line) => line.startsWith('| `'))
     .map((line) => line.split(' | ')[0] as string);
   return firstCells.flatMap((cell) =>
-    [...cell.matchAll(/`(GET|POST) ([^`?]+)[^`]*`/g)].map((m) => ({ method: m[1] as string, path: m[2] as string }))
+    [...cell.matchAll(/`(GET|POST|DELETE) ([^`?]+)[^`]*`/g)].map((m) => ({
+      method: m[1] as string,
+      path: m[2] as string,
+    }))
   );
 }
 

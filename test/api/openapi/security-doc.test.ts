@@ -26,7 +26,7 @@ function tokenRows(): { routes: { method: string; path: string }[]; gatewayToken
     .filter((line) => line.startsWith('| `'))
     .map((line) => {
       const [first = '', second = ''] = line.split('|').slice(1);
-      const routes = [...first.matchAll(/`(GET|POST) ([^`?]+)`/g)].map((m) => ({ method: m[1]!, path: m[2]! }));
+      const routes = [...first.matchAll(/`(GET|POST|DELETE) ([^`?]+)`/g)].map((m) => ({ method: m[1]!, path: m[2]! }));
       return { routes, gatewayToken: second.trim() };
     });
 }
