@@ -71,17 +71,21 @@ export function messageRefusalResponses(): Record<number, ReturnType<typeof erro
   return Object.fromEntries([...byStatus].map(([status, lines]) => [status, errorResponse(lines.join('; '))]));
 }
 
-/** The header's documentation, in the route's header schema. */
+/** Printable ASCII, no space at either end (HTTP strips those): what a key may be. */
+const KEY = /^[\x21-\x7e](?:[\x20-\x7e]{0,198}[\x21-\x7e])?$/;
+
+/**
+ * The header's documentation, in the route's header schema: its pattern is the one idempotencyKeyOf checks, before
+ * the schema, so a key it refuses gets IDEMPOTENCY_KEY_INVALID, not the schema's VALIDATION_FAILED.
+ */
 export const IDEMPOTENCY_KEY_HEADER = {
   type: 'string',
+  pattern: KEY.source,
   description:
     'Names this request across the API (make it unguessable: a UUID). The same request with the same key attaches ' +
     'to the turn the first one started, or answers its result again, instead of running a second turn; on a first ' +
     'message without `conversationId` it also names the conversation. 1 to 200 printable ASCII characters, sent once.',
 } as const;
-
-/** Printable ASCII, no space at either end (HTTP strips those): what a key may be. */
-const KEY = /^[\x21-\x7e](?:[\x20-\x7e]{0,198}[\x21-\x7e])?$/;
 
 /**
  * The request's Idempotency-Key, or null without one. Node joins repeated headers with ", ", which would make two

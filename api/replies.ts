@@ -4,8 +4,10 @@ import { noteTurnAnswer } from '../observability/turn-metrics';
 import { envelope } from './errors';
 import { conversationRetired } from './message-refusals';
 import type { TurnReply } from './ports';
+import type { OpenTurnOutcome } from './schemas/turn';
 import type { ReplyTexts } from './reply-texts';
 import { OPERATOR_ENDED_TYPES } from './turns/ended-run';
+import { TurnStatus } from '../workflows/turn-status';
 
 /**
  * Names the next page of a paged list in a `Link: <path?query>; rel="next"` header (RFC 8288): `query` is the
@@ -102,7 +104,7 @@ export async function sendTurnReply(reply: FastifyReply, turn: TurnReply, texts:
   if (turn.kind === 'AWAITING_APPROVAL') {
     const p = turn.pending;
     return reply.status(202).send({
-      ...accepted(turn, p, text, 'AWAITING_APPROVAL'),
+      ...accepted(turn, p, text, TurnStatus.AwaitingApproval),
       approval: {
         toolCode: p.toolCode,
         args: p.args,
@@ -115,13 +117,15 @@ export async function sendTurnReply(reply: FastifyReply, turn: TurnReply, texts:
   if (turn.kind === 'HELD') {
     const h = turn.held;
     return reply.status(202).send({
-      ...accepted(turn, h, text, 'HELD'),
+      ...accepted(turn, h, text, TurnStatus.Held),
       held: { toolCode: h.toolCode, callIndex: h.callIndex, expiresAt: h.expiresAt },
     });
   }
   if (turn.kind === 'RUNNING') {
     // The turn goes on; its reply comes on the SSE stream and GET /conversation/{id}, as for HELD.
-    return reply.status(202).send({ ...accepted(turn, turn, text, 'RUNNING'), running: { reason: turn.reason } });
+    return reply
+      .status(202)
+      .send({ ...accepted(turn, turn, text, TurnStatus.Running), running: { reason: turn.reason } });
   }
   const failureType = publicFailureType(turn.failureType);
   if (failureType === ErrorType.ConversationRetired) {
@@ -150,7 +154,7 @@ export function publicFailureType(type: string): string {
 }
 
 /** The common body of a 202: the turn is still open, the text tells the user why. */
-function accepted(turn: TurnReply, at: { intent: string; state: string }, text: string, outcome: string) {
+function accepted(turn: TurnReply, at: { intent: string; state: string }, text: string, outcome: OpenTurnOutcome) {
   return {
     success: true,
     conversationId: turn.ref.conversationId,

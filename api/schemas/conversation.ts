@@ -2,6 +2,7 @@
  * A conversation as the API reads it back: its state and history, its audit rows, its trace (success responses, as
  * api/schemas/common.ts says they are written).
  */
+import { CONVERSATION_STATUSES } from '../../core/session';
 import { anyObject, nullableString } from './common';
 import { approvalSchema } from './turn';
 
@@ -30,7 +31,11 @@ export const auditRowSchema = {
 /** GET /conversation/{id} without `history` (the console's conversation header). */
 export const conversationFields = {
   conversationId: { type: 'string' },
-  status: { type: 'string' },
+  status: {
+    type: 'string',
+    enum: [...CONVERSATION_STATUSES],
+    description: 'BLOCKED when a ce_policy row refused the last turn, else RUNNING.',
+  },
   intent: { type: 'string' },
   state: { type: 'string' },
   context: anyObject,

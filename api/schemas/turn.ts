@@ -1,6 +1,15 @@
 /** A turn's request and reply: POST /conversation/message's body, and what every route running a turn answers. */
+import { TurnOutcome } from '../../core/turn/contracts';
+import { TurnStatus } from '../../workflows/turn-status';
 import { uuidParam } from './common';
 import { approvalRequestSchema } from './decisions';
+
+/** Why a 202 answers before its turn ended (api/replies.ts): what its `turn.outcome` says. */
+export const OPEN_TURN_OUTCOMES = [TurnStatus.AwaitingApproval, TurnStatus.Held, TurnStatus.Running] as const;
+export type OpenTurnOutcome = (typeof OPEN_TURN_OUTCOMES)[number];
+
+/** Every `turn.outcome` a reply gives: a 200's, how the turn ended (TurnOutcome); a 202's, why it is still open. */
+const TURN_REPLY_OUTCOMES = [...new Set<string>([...Object.values(TurnOutcome), ...OPEN_TURN_OUTCOMES])];
 
 export const payloadSchema = {
   type: 'object',
@@ -15,7 +24,13 @@ export const turnRefSchema = {
     workflowId: { type: 'string' },
     runId: { type: 'string' },
     number: { type: 'integer' },
-    outcome: { type: 'string' },
+    outcome: {
+      type: 'string',
+      enum: TURN_REPLY_OUTCOMES,
+      description:
+        `200: how the turn ended (${Object.values(TurnOutcome).join(', ')}); 202: why it is still open ` +
+        `(${OPEN_TURN_OUTCOMES.join(', ')}).`,
+    },
   },
 } as const;
 
