@@ -6,7 +6,8 @@ import type { Logger } from './logger';
  * 503, and the operator learns which pool met a stalled backend or a lock (docs/runbook.md, "Requests hang").
  */
 export function warnOnQueryTimeouts(pool: Pool, logger: Logger): void {
-  const name = pool.options.application_name ?? 'convengine';
+  // ConvEngine's name for the pool (db/pool.ts sessionNaming), whatever name PGAPPNAME or the URL gives its sessions.
+  const name = pool.options.fallback_application_name ?? pool.options.application_name ?? 'convengine';
   const ms = (pool.options as { query_timeout?: number }).query_timeout;
   pool.on('query-timeout' as 'error', () =>
     logger.warn(
