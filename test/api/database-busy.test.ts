@@ -6,18 +6,9 @@
  * of rotation at once.
  */
 import { randomUUID } from 'node:crypto';
-import { Connection } from '@temporalio/client';
 import { Client } from 'pg';
-import { startApiServer, type ApiServer } from '../../api/server';
-import { setupTemporalNamespace } from '../../cli/temporal/setup';
-import { loadEnv } from '../../config/env';
-import { localTemporal } from '../../config/temporal-connection';
-import { startDevServer, type DevServer } from '../../devserver';
+import { startApiAndWorker, type ApiAndWorker } from '../support/api-and-worker';
 import { DATABASE_BUSY_WARNING } from '../../observability/dependency-checks';
-import { createLogger } from '../../observability/logger';
-import { runTurnWorker, type RunningWorker } from '../../worker/main';
-import { createTestDatabase, type TestDatabase } from '../support/database';
-import { captureLog, type LogCapture } from '../support/log-capture';
 import { readyz } from './prerequisites-probes';
 
 jest.setTimeout(90_000);
@@ -63,35 +54,12 @@ async function untilReady(url: string): Promise<Awaited<ReturnType<typeof readyz
 }
 
 describe('the API on a saturated pool', () => {
-  let server: DevServer;
-  let db: TestDatabase;
-  let api: ApiServer;
-  let worker: RunningWorker;
-  let log: LogCapture;
+  let stack: ApiAndWorker;
   beforeAll(async () => {
-    server = await startDevServer({ port: 0 });
-    const connection = await Connection.connect({ address: server.address });
-    await setupTemporalNamespace(connection, { namespace: server.namespace }).finally(() => connection.close());
-    db = await createTestDatabase();
-    const env = loadEnv({
-      DATABASE_URL: db.url,
-      ANTHROPIC_BASE_URL: 'http://127.0.0.1:1',
-      TEMPORAL_NAMESPACE: server.namespace,
-      TEMPORAL_TASK_QUEUE: `database-busy-${process.pid}`,
-    });
-    log = captureLog();
-    const logger = createLogger({ level: 'info', format: 'json', name: 'api', destination: log.stream });
-    const temporal = localTemporal(server.address);
-    const common = { env, databaseUrl: db.url, temporal, prerequisiteCacheMs: 0 };
-    // A worker polls the task queue, so the API is ready but for its database.
-    worker = await runTurnWorker({ ...common, toolEnv: {} });
-    api = await startApiServer({ ...common, logger, host: '127.0.0.1', port: 0 });
+    stack = await startApiAndWorker({ name: 'database-busy' });
   });
   afterAll(async () => {
-    await api?.close({ drainMs: 0 });
-    await worker?.shutdown();
-    await server?.stop();
-    await db?.drop();
+    await stack?.stop();
   });
 
   /**
@@ -100,10 +68,10 @@ describe('the API on a saturated pool', () => {
    */
   async function whileSaturated<T>(probe: () => Promise<T>): Promise<{ probed: T; reads: Answer[] }> {
     const stop = { done: false };
-    const locking = lockInTurns(db.url, stop);
+    const locking = lockInTurns(stack.db.url, stop);
     try {
       await sleep(100);
-      const reads = Array.from({ length: 150 }, () => answer(`${api.url}/api/v1/conversation/${randomUUID()}`));
+      const reads = Array.from({ length: 150 }, () => answer(`${stack.api.url}/api/v1/conversation/${randomUUID()}`));
       await sleep(300);
       const probed = await probe();
       return { probed, reads: await Promise.all(reads) };
@@ -115,7 +83,7 @@ describe('the API on a saturated pool', () => {
 
   it('answers 503 DATABASE_BUSY with retry-after, never DATABASE_UNREACHABLE, and logs how full the pool was', async () => {
     const { probed: message, reads } = await whileSaturated(() =>
-      answer(`${api.url}/api/v1/conversation/message`, {
+      answer(`${stack.api.url}/api/v1/conversation/message`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ message: 'hello' }),
@@ -124,22 +92,22 @@ describe('the API on a saturated pool', () => {
     expect(message).toEqual({ status: 503, retryAfter: '5', code: 'DATABASE_BUSY' });
     const codes = new Set(reads.map((a) => `${a.status} ${a.code ?? ''}`));
     expect([...codes].filter((c) => !['404 CONVERSATION_NOT_FOUND', '503 DATABASE_BUSY'].includes(c))).toEqual([]);
-    const busy = log.lines().find((line) => String(line.msg).startsWith('the database is busy'));
+    const busy = stack.log.lines().find((line) => String(line.msg).startsWith('the database is busy'));
     expect(busy).toMatchObject({ pool: { max: 10, total: 10 } });
-    expect(log.raw()).not.toContain('check DATABASE_URL');
+    expect(stack.log.raw()).not.toContain('check DATABASE_URL');
   });
 
   it('stays ready on /readyz (200) while it refuses requests DATABASE_BUSY, naming the busy database', async () => {
-    const ready = await untilReady(api.url);
+    const ready = await untilReady(stack.api.url);
     expect(ready).toMatchObject({ status: 200, checks: { database: 'ok', temporal: 'ok', worker: 'ok' } });
     // Its `select 1` waits behind the reads past the check's 2 s deadline while they get their answers.
-    const { probed: busy } = await whileSaturated(() => readyz(api.url));
+    const { probed: busy } = await whileSaturated(() => readyz(stack.api.url));
     expect(busy).toEqual({
       status: 200,
       checks: { ...ready.checks, database: 'busy' },
       // The config is not checked while the database is busy: the empty config's warning waits for the next check.
       warnings: { database: DATABASE_BUSY_WARNING },
     });
-    expect(await readyz(api.url)).toEqual(ready);
+    expect(await readyz(stack.api.url)).toEqual(ready);
   });
 });

@@ -5,20 +5,11 @@
  * stalled route's own read held its request, its concurrency slot and a pooled connection forever.
  */
 import { randomUUID } from 'node:crypto';
-import { Connection } from '@temporalio/client';
 import { Client } from 'pg';
-import { startApiServer, type ApiServer } from '../../api/server';
-import { setupTemporalNamespace } from '../../cli/temporal/setup';
-import { loadEnv } from '../../config/env';
-import { localTemporal } from '../../config/temporal-connection';
-import { startDevServer, type DevServer } from '../../devserver';
-import { createLogger } from '../../observability/logger';
-import { runTurnWorker, type RunningWorker } from '../../worker/main';
+import { startApiAndWorker, type ApiAndWorker } from '../support/api-and-worker';
 import { baseConfig } from '../support/base-config';
 import { insertConfigRows } from '../support/config-db';
 import { parseMetrics } from '../support/prometheus-text';
-import { createTestDatabase, type TestDatabase } from '../support/database';
-import { captureLog, type LogCapture } from '../support/log-capture';
 
 jest.setTimeout(90_000);
 
@@ -52,41 +43,23 @@ async function whileLocked<T>(url: string, table: string, work: () => Promise<T>
 }
 
 describe('the API with one stalled database backend', () => {
-  let server: DevServer;
-  let db: TestDatabase;
-  let api: ApiServer;
-  let worker: RunningWorker;
-  let log: LogCapture;
+  let stack: ApiAndWorker;
   beforeAll(async () => {
-    server = await startDevServer({ port: 0 });
-    const connection = await Connection.connect({ address: server.address });
-    await setupTemporalNamespace(connection, { namespace: server.namespace }).finally(() => connection.close());
-    db = await createTestDatabase();
-    // A config, so a message is not refused CONFIG_EMPTY before it reads its conversation.
-    await insertConfigRows(db.db, baseConfig());
-    const env = loadEnv({
-      DATABASE_URL: db.url,
-      ANTHROPIC_BASE_URL: 'http://127.0.0.1:1',
-      TEMPORAL_NAMESPACE: server.namespace,
-      TEMPORAL_TASK_QUEUE: `stalled-backend-${process.pid}`,
-      API_DB_QUERY_TIMEOUT_MS: '3000',
+    stack = await startApiAndWorker({
+      name: 'stalled-backend',
+      env: { API_DB_QUERY_TIMEOUT_MS: '3000' },
+      // A config, so a message is not refused CONFIG_EMPTY before it reads its conversation.
+      prepare: (db) => insertConfigRows(db.db, baseConfig()),
+      bindDeployment: true,
     });
-    log = captureLog();
-    const logger = createLogger({ level: 'info', format: 'json', name: 'api', destination: log.stream });
-    const common = { env, databaseUrl: db.url, temporal: localTemporal(server.address), prerequisiteCacheMs: 0 };
-    worker = await runTurnWorker({ ...common, toolEnv: {} });
-    api = await startApiServer({ ...common, logger, host: '127.0.0.1', port: 0, bindDeployment: true });
   });
   afterAll(async () => {
-    await api?.close({ drainMs: 0 });
-    await worker?.shutdown();
-    await server?.stop();
-    await db?.drop();
+    await stack?.stop();
   });
 
   it('answers /api/ routes and /readyz while the deployment check stalls', async () => {
-    const [read, ready] = await whileLocked(db.url, 'ce_deployment', () =>
-      Promise.all([answer(`${api.url}/api/v1/conversation/${randomUUID()}`), answer(`${api.url}/readyz`)])
+    const [read, ready] = await whileLocked(stack.db.url, 'ce_deployment', () =>
+      Promise.all([answer(`${stack.api.url}/api/v1/conversation/${randomUUID()}`), answer(`${stack.api.url}/readyz`)])
     );
     expect(read).toMatchObject({ status: 404, code: 'CONVERSATION_NOT_FOUND' });
     expect([200, 503]).toContain(ready.status);
@@ -94,21 +67,21 @@ describe('the API with one stalled database backend', () => {
 
   it("answers a request whose own statement stalls 503 with retry-after, logs the pool, and frees the request's slot", async () => {
     const post = () =>
-      answer(`${api.url}/api/v1/conversation/message`, {
+      answer(`${stack.api.url}/api/v1/conversation/message`, {
         method: 'POST',
         headers: { 'content-type': 'application/json' },
         body: JSON.stringify({ message: 'hello' }),
       });
-    const [message, read] = await whileLocked(db.url, 'ce_conversation', () =>
-      Promise.all([post(), answer(`${api.url}/api/v1/conversation/${randomUUID()}`)])
+    const [message, read] = await whileLocked(stack.db.url, 'ce_conversation', () =>
+      Promise.all([post(), answer(`${stack.api.url}/api/v1/conversation/${randomUUID()}`)])
     );
     for (const refused of [message, read]) {
       expect(refused).toMatchObject({ status: 503, retryAfter: '5' });
       expect(['DATABASE_BUSY', 'DATABASE_UNREACHABLE']).toContain(refused.code);
     }
-    const warned = log.lines().filter((line) => line.level === 'warn' && line.pool === 'convengine-api');
+    const warned = stack.log.lines().filter((line) => line.level === 'warn' && line.pool === 'convengine-api');
     expect(warned.length).toBeGreaterThan(0);
-    const metrics = parseMetrics(await (await fetch(`${api.url}/metrics`)).text());
+    const metrics = parseMetrics(await (await fetch(`${stack.api.url}/metrics`)).text());
     const inUse = [...metrics].filter(([key]) => key.startsWith('convengine_api_limit_in_use{'));
     expect(inUse.length).toBeGreaterThan(0);
     expect(inUse.map(([, value]) => value)).toEqual(inUse.map(() => 0));

@@ -50,8 +50,11 @@ describe('a pool with a query_timeout, on a table another session holds locked',
   });
 
   it('marks it busy when the pool got answers to other statements meanwhile', async () => {
-    const pool = createPool(db.url, { max: 2, query_timeout: 500 });
+    const pool = createPool(db.url, { max: 2, query_timeout: 2000 });
     try {
+      // Both connections open first: on a loaded host opening one for SELECT 1 could take longer than the timeout.
+      const warm = await Promise.all([pool.connect(), pool.connect()]);
+      for (const client of warm) client.release();
       const stalled = pool.query('SELECT * FROM stalled').catch((err: unknown) => err);
       await pool.query('SELECT 1');
       expect(isDatabaseBusy(await stalled)).toBe(true);
