@@ -3,6 +3,7 @@ import type { JsonObject } from '../core/json';
 import { AuditStage } from '../core/audit/payloads';
 import { parseAudit, unreadableAuditText } from '../core/audit/read';
 import type { Database } from '../db/pool';
+import { isRetired } from '../db/repositories/retired';
 import type { StoredAudit } from '../db/repositories/audit';
 import { listAuditsAfter, listAuditsWithin } from '../db/repositories/audit-pages';
 import { ceAudit, ceConversation, ceConversationHistory } from '../db/schema';
@@ -29,6 +30,7 @@ export function conversationQueries(
   const readAudits = async (cursors: readonly AuditCursor[], share: AuditCursorShare): Promise<AuditRowView[]> =>
     (await listAuditsAfter(db, cursors, { ...share, rows: Math.min(share.rows, AUDIT_PAGE) })).map(auditView);
   return {
+    retired: (conversationId) => isRetired(db, conversationId),
     async conversation(conversationId: string): Promise<ConversationView | null> {
       const [row] = await db.select().from(ceConversation).where(eq(ceConversation.conversationId, conversationId));
       if (!row) return null;

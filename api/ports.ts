@@ -136,6 +136,8 @@ export interface AuditRowView {
 
 export interface ConversationQueries {
   conversation(conversationId: string): Promise<ConversationView | null>;
+  /** Whether the conversation was pruned or erased (ce_retired_conversation): its reads answer 410, not 404. */
+  retired(conversationId: string): Promise<boolean>;
   /**
    * The rows after each cursor in one read, oldest first per conversation: per cursor at most `share.rows` (and a
    * page) and `share.maxBytes` of payload, measured before they are loaded (the first row whatever its size).

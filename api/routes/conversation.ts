@@ -5,7 +5,7 @@ import type { JsonObject } from '../../core/json';
 import { namedApprovalProblem } from '../../core/turn/operator-decision';
 import type { ApprovalDecisionInput } from '../../workflows/messages';
 import { ConcurrencyLimit, type LimitMetrics, type LimitRefusal } from '../concurrency-limit';
-import { notFound, refuseBlockedTurn, refuseMalformedDecision } from '../errors';
+import { notFound, refuseBlockedTurn, refuseMalformedDecision, type ApiError } from '../errors';
 import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts, AuditRowView } from '../ports';
 import { linkNextPage, pagedResponse, sendTurnReply } from '../replies';
@@ -25,7 +25,14 @@ import {
   turnReplyResponses,
   UNAVAILABLE_CODES,
 } from '../error-responses';
-import { IDEMPOTENCY_KEY_HEADER, idempotencyKeyOf, messageRefusal, messageRefusalResponses } from '../message-refusals';
+import {
+  conversationRetired,
+  IDEMPOTENCY_KEY_HEADER,
+  idempotencyKeyOf,
+  messageRefusal,
+  messageRefusalResponses,
+  RETIRED_WHEN,
+} from '../message-refusals';
 
 export interface ConversationRouteOptions {
   messageMaxBytes: number;
@@ -156,13 +163,13 @@ function conversationReadRoutes(app: FastifyInstance, ports: ApiPorts, docs: Ope
       method: 'GET',
       url: '/api/v1/conversation/:id',
       summary: 'The conversation: intent, state, context and history.',
-      schema: { params: conversationIdParams, response: { 200: conversationSchema, ...CONVERSATION_NOT_FOUND } },
+      schema: { params: conversationIdParams, response: { 200: conversationSchema, ...CONVERSATION_GONE } },
     },
     async (request) => {
       const { id: sent } = request.params as { id: string };
       return onConversationNamed(sent, async (id) => {
         const conversation = await ports.conversations.conversation(id);
-        if (!conversation) throw conversationNotFound(id);
+        if (!conversation) throw await conversationGone(ports, id);
         return conversation;
       });
     }
@@ -182,7 +189,7 @@ function conversationReadRoutes(app: FastifyInstance, ports: ApiPorts, docs: Ope
       schema: {
         params: conversationIdParams,
         querystring: auditPageQuery,
-        response: { 200: pagedResponse({ type: 'array', items: auditRowSchema }), ...CONVERSATION_NOT_FOUND },
+        response: { 200: pagedResponse({ type: 'array', items: auditRowSchema }), ...CONVERSATION_GONE },
       },
     },
     async (request, reply) =>
@@ -229,6 +236,7 @@ function approvalRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegis
             `${CONVERSATION_NOT_FOUND_WHEN}; TURN_NOT_FOUND: the conversation has no turn \`n\` on this deployment's ` +
               "task queue, or Temporal no longer holds it (past the namespace's retention)"
           ),
+          410: CONVERSATION_GONE[410],
         },
       },
       // The decision's own codes (INVALID_DECISION, INVALID_CALL_INDEX, RESULT_NOT_ALLOWED…: api/decision-refusals.ts,
@@ -250,15 +258,26 @@ function approvalRoute(app: FastifyInstance, ports: ApiPorts, docs: OpenApiRegis
   );
 }
 
-/** The 404 of a route that reads a conversation by its id (requireConversation). */
-export const CONVERSATION_NOT_FOUND = { 404: errorResponse(CONVERSATION_NOT_FOUND_WHEN) } as const;
+/** The 404 and 410 of a route that reads a conversation by its id (requireConversation, conversationGone). */
+export const CONVERSATION_GONE = {
+  404: errorResponse(CONVERSATION_NOT_FOUND_WHEN),
+  410: errorResponse(`CONVERSATION_RETIRED: ${RETIRED_WHEN}; an id never seen is 404`),
+} as const;
 
 /** 404 CONVERSATION_NOT_FOUND; in a route, onConversationNamed makes it quote the id as the client sent it. */
 export const conversationNotFound = (id: string) => notFound('CONVERSATION_NOT_FOUND', `No conversation ${id}.`);
 
 /** `id`: the canonical (lower-case) id onConversationNamed gives a route. */
 export async function requireConversation(ports: ApiPorts, id: string): Promise<void> {
-  if (!(await ports.conversations.conversation(id))) throw conversationNotFound(id);
+  if (!(await ports.conversations.conversation(id))) throw await conversationGone(ports, id);
+}
+
+/**
+ * Why the conversation `id` has no row: 410 CONVERSATION_RETIRED when it was pruned or erased, as a message or a
+ * turn's view answers it, else 404 CONVERSATION_NOT_FOUND.
+ */
+export async function conversationGone(ports: ApiPorts, id: string): Promise<ApiError> {
+  return (await ports.conversations.retired(id)) ? conversationRetired(id) : conversationNotFound(id);
 }
 
 export interface AuditPage {

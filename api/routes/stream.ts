@@ -9,7 +9,7 @@ import { route, type OpenApiRegistry } from '../openapi';
 import type { ApiPorts, AuditRowView } from '../ports';
 import { conversationIdParams, textResponse } from '../schemas/common';
 import { onConversationNamed } from '../sent-ids';
-import { CONVERSATION_NOT_FOUND, requireConversation } from './conversation';
+import { CONVERSATION_GONE, requireConversation } from './conversation';
 
 export interface StreamOptions {
   /** How often the process's one audit reader (api/audit-feed.ts) looks for new rows for every open stream. */
@@ -133,7 +133,7 @@ const streamRoute = {
     response: {
       200: textResponse('text/event-stream', 'CONNECTED, then one event per audit row; `id` is its audit id.'),
       ...busyResponse(STREAMS_BUSY, 'STREAM_MAX_CONNECTIONS streams are open in this API process already'),
-      ...CONVERSATION_NOT_FOUND,
+      ...CONVERSATION_GONE,
     },
   },
 } as const;

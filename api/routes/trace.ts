@@ -7,7 +7,7 @@ import { onConversationNamed } from '../sent-ids';
 import { conversationIdParams } from '../schemas/common';
 import { traceSchema } from '../schemas/conversation';
 import { errorResponse } from '../error-responses';
-import { auditPage, CONVERSATION_NOT_FOUND, requireConversation, type AuditPage } from './conversation';
+import { auditPage, CONVERSATION_GONE, requireConversation, type AuditPage } from './conversation';
 
 /**
  * One trace is built in memory and sent whole, so it covers a bounded trail (a few hundred turns of usual rows): in
@@ -47,7 +47,7 @@ export function traceRoutes(app: FastifyInstance, ports: ApiPorts, docs: OpenApi
         params: conversationIdParams,
         response: {
           200: traceSchema,
-          ...CONVERSATION_NOT_FOUND,
+          ...CONVERSATION_GONE,
           422: errorResponse(
             `TRACE_TOO_LARGE: the trail has more than ${TRACE_MAX_ROWS} audit rows, or more than ${TRACE_MAX_BYTES} ` +
               'bytes of payload as JSON (`details.maxRows`, `details.maxBytes`, `details.rowsRead`, ' +

@@ -49,6 +49,10 @@ describe('erasing one conversation', () => {
     expect([again.status, again.json().error.code]).toEqual([410, 'CONVERSATION_RETIRED']);
     const view = await h.request('GET', `/api/v1/console/turns/turn-${conversationId}-1`);
     expect(view.status).toBe(410);
+    for (const read of [conversationId, `audit/${conversationId}`, `audit/${conversationId}/trace`]) {
+      const gone = await h.request('GET', `/api/v1/conversation/${read}`);
+      expect([read, gone.status, gone.json().error.code]).toEqual([read, 410, 'CONVERSATION_RETIRED']);
+    }
     // Run again, it finds no row left and keeps the first run's counts in the record. (A real server deletes
     // executions in the background: it may still list, and accept the delete of, one the first run deleted.)
     const second = await h.request('DELETE', `/api/v1/admin/conversations/${conversationId.toUpperCase()}`);

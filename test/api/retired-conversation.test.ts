@@ -63,7 +63,8 @@ describe('a pruned conversation over the real turn workflow', () => {
     h.wf.mcp.llm.setScript([callTool('mock.order.status', { orderId: 'ORD-7017' }), answer('Order submitted.')]);
     const retried = await h.request('POST', `/api/v1/admin/turns/${workflowId}/retry`);
     expect([retried.status, retried.json().error.code]).toEqual([410, 'CONVERSATION_RETIRED']);
-    expect((await h.request('GET', `/api/v1/conversation/${conversationId}`)).status).toBe(404);
+    const read = await h.request('GET', `/api/v1/conversation/${conversationId}`);
+    expect([read.status, read.json().error.code]).toEqual([410, 'CONVERSATION_RETIRED']);
     const again = await send({ conversationId, message: ORDER_MESSAGE });
     expect([again.status, again.json().error.code]).toEqual([410, 'CONVERSATION_RETIRED']);
     const rowsLeft = await h.wf.mcp.deps.db.$client.query('SELECT 1 FROM ce_audit WHERE conversation_id = $1', [

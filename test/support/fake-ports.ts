@@ -63,6 +63,7 @@ export function fakePorts(options: {
     turns: { keyedConversation: unused, sendMessage: unused, decideApproval: unused, retryTurn: unused },
     conversations: {
       conversation,
+      retired: async () => false,
       auditsAfter: options.auditsAfter ?? (options.audits ? auditsAfterFrom(options.audits) : unused),
       auditsWithin: options.audits ? auditsWithinFrom(options.audits) : unused,
     },

@@ -7,7 +7,7 @@ import { inputsOf, route } from '../../openapi';
 import { linkNextPage, pagedResponse } from '../../replies';
 import { conversationIdParams, uuidParam } from '../../schemas/common';
 import { onConversationNamed } from '../../sent-ids';
-import { CONVERSATION_NOT_FOUND, conversationNotFound } from '../conversation';
+import { CONVERSATION_GONE, conversationGone } from '../conversation';
 import { requireSafeText } from '../../text-check';
 import { turnsWithWhatWasSaid } from '../../console/turn-list';
 import { showParked } from '../../console/queries';
@@ -164,7 +164,7 @@ export const conversationTurnsRoute: ConsoleRoute = (app, ports, consolePorts, d
       schema: {
         params: conversationIdParams,
         querystring: turnsQuery,
-        response: { 200: pagedResponse(conversationTurnsSchema), ...CONVERSATION_NOT_FOUND },
+        response: { 200: pagedResponse(conversationTurnsSchema), ...CONVERSATION_GONE },
       },
     },
     async (request, reply) =>
@@ -172,7 +172,7 @@ export const conversationTurnsRoute: ConsoleRoute = (app, ports, consolePorts, d
         const query = request.query as { limit?: string; after?: string };
         const limit = Number(query.limit ?? TURNS_PAGE);
         const conversation = await consolePorts.read(() => ports.conversations.conversation(id));
-        if (!conversation) throw conversationNotFound(id);
+        if (!conversation) throw await consolePorts.read(() => conversationGone(ports, id));
         const after = Number(query.after ?? 0);
         const [{ turns: page, next: nextNumber }, parked] = await Promise.all([
           consolePorts.inspector.turns(id, { after, limit }),

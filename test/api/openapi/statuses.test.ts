@@ -15,7 +15,14 @@ const TURN = `turn-${ID}-2`;
 const NO_TURN_ID = 'turn-nope';
 
 /** The conversation `ID`, unknown to the database (never seen). */
-const unknownConversation: FixedMembers = { conversations: { conversation: async () => null } };
+const unknownConversation: FixedMembers = {
+  conversations: { conversation: async () => null, retired: async () => false },
+};
+/** The conversation `ID`, pruned or erased: no row, its id retired. */
+const retiredConversation: FixedMembers = {
+  conversations: { conversation: async () => null, retired: async () => true },
+  console: { read: (work: () => Promise<unknown>) => work() },
+};
 const knownConversation: FixedMembers = {
   conversations: { conversation: async (id: string) => ({ conversationId: id, history: [] }) },
 };
@@ -38,7 +45,25 @@ const WHATIF = `/api/v1/whatif?conversation=${ID}&config=current`;
 const ACTION = 'POST /api/v1/console/turns/{workflowId}/actions/{action}';
 const RETRY = 'POST /api/v1/admin/turns/{workflowId}/retry';
 
+/** Every read of a conversation by its id: 410 for a retired one, as a message to it gets. */
+const READS = [
+  ['GET /api/v1/conversation/{id}', `/api/v1/conversation/${ID}`],
+  ['GET /api/v1/conversation/audit/{id}', `/api/v1/conversation/audit/${ID}`],
+  ['GET /api/v1/conversation/audit/{id}/trace', `/api/v1/conversation/audit/${ID}/trace`],
+  ['GET /api/v1/conversation/{id}/stream', `/api/v1/conversation/${ID}/stream`],
+  ['GET /api/v1/console/conversations/{id}/turns', `/api/v1/console/conversations/${ID}/turns`],
+] as const;
+
 const PROVOKED: Provoked[] = [
+  ...READS.map(([op, url]) => ({ op, url, fixed: retiredConversation, status: 410, code: 'CONVERSATION_RETIRED' })),
+  {
+    op: 'POST /api/v1/conversation/{id}/turns/{n}/approval',
+    url: `/api/v1/conversation/${ID}/turns/2/approval`,
+    body: { decision: 'approve', callIndex: 1 },
+    fixed: retiredConversation,
+    status: 410,
+    code: 'CONVERSATION_RETIRED',
+  },
   {
     op: 'GET /api/v1/conversation/{id}',
     url: `/api/v1/conversation/${ID}`,
