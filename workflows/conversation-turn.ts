@@ -10,6 +10,7 @@ import {
 } from '@temporalio/workflow';
 import type { TurnInput, TurnResult } from '../core/turn/contracts';
 import { runTurn } from '../core/turn/driver';
+import { operatorFailedText } from '../core/mcp/hold';
 import { awaitMilestoneUpdate, decideApprovalUpdate, resolveHeldToolUpdate, turnProgressQuery } from './messages';
 import {
   ConfigVersionKey,
@@ -117,7 +118,9 @@ async function runConversationTurn(
     const stored = sealedOutline(err) ?? message;
     const position = await executor.recordFailure(input, err);
     upsertSearchAttributes([{ key: TurnOutcomeKey, value: TurnOutcomeValue.Failed }, ...positionAttributes(position)]);
-    state.failure = { type, message };
+    // Read in full by whoever queries the turn (a payload, encrypted): an operator's reason too, which `stored` lacks.
+    const details = err instanceof ApplicationFailure ? err.details : undefined;
+    state.failure = { type, message: operatorFailedText(type, message, details) };
     state.status = TurnStatus.Failed;
     await condition(allHandlersFinished);
     throw ApplicationFailure.create({

@@ -4,6 +4,7 @@ import {
   describeHold,
   heldAuditInput,
   operatorFailedMessage,
+  operatorFailure,
   resolvedAuditInput,
   TOOL_HOLD_FAILED,
 } from '../core/mcp/hold';
@@ -35,14 +36,25 @@ export async function holdToolCall(
   const resolution = await awaitHeldTool(turn.state, turn.session(), request, expiresAt, turn.versions);
   const resolved = resolvedAuditInput(inputFor, request, resolution);
   await turn.run('McpToolHold', resolved, `${at} ${resolution.action}`);
-  if (resolution.action === 'fail') {
-    throw ApplicationFailure.create({
-      type: TOOL_HOLD_FAILED,
-      message: operatorFailedMessage(request.toolCode, resolution.reason),
-      nonRetryable: true,
-    });
-  }
+  if (resolution.action === 'fail') throw heldCallFailed(request.toolCode, resolution.reason, turn.versions);
   return resolution;
+}
+
+/**
+ * The turn's failure when an operator fails its held call. The workflow raises it itself, so no activity's sealing
+ * (activities/runtime/sealed-failure.ts) reaches it: the operator's reason goes in its details, payloads the codecs
+ * encrypt, and its message (stored as written, quoted again in the turn's TURN_FAILED) names what happened only.
+ */
+function heldCallFailed(
+  toolCode: string,
+  reason: string | null,
+  versions: Pick<TurnVersions, 'holdFailReasonInDetails'>
+): ApplicationFailure {
+  if (!versions.holdFailReasonInDetails()) {
+    const message = operatorFailedMessage(toolCode, reason);
+    return ApplicationFailure.create({ type: TOOL_HOLD_FAILED, message, nonRetryable: true });
+  }
+  return ApplicationFailure.create({ type: TOOL_HOLD_FAILED, ...operatorFailure(toolCode, reason), nonRetryable: true });
 }
 
 /**

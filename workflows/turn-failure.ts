@@ -9,7 +9,7 @@ import {
 import type { TurnActivities, TurnFailureFacts } from '../core/turn/activities';
 import type { TurnInput } from '../core/turn/contracts';
 import { failedStepOfRun } from '../core/turn/step-runs';
-import { TOOL_HOLD_FAILED } from '../core/mcp/hold';
+import { operatorFailedText, TOOL_HOLD_FAILED } from '../core/mcp/hold';
 import { reportedAttempt, reportedRowsUnwritten } from '../core/turn/executor';
 import { blankSession } from '../core/turn/session-factory';
 import { STEP_TABLE } from '../core/turn/steps';
@@ -57,7 +57,8 @@ export function turnFailureFacts(err: TemporalFailure): TurnFailureFacts {
     const type = own.type ?? 'TURN_FAILED';
     const at = type === TOOL_HOLD_FAILED ? 'McpToolHold' : (failedStepOfRun(own.details) ?? step);
     const nonRetryable = own.nonRetryable === true;
-    return { step: at, type, message: own.message, nonRetryable, attempt: reportedAttempt(own) };
+    const message = operatorFailedText(type, own.message, own.details);
+    return { step: at, type, message, nonRetryable, attempt: reportedAttempt(own) };
   }
   const message = own instanceof Error ? own.message : String(own);
   const type = own instanceof Error ? own.name : 'Error';

@@ -116,6 +116,14 @@ export const SHUTDOWN_CUT_WRITE_PATCH = patch('shutdown-cut-write-held');
 export const PARKED_MEMO_PATCH = patch('parked-call-memo');
 
 /**
+ * The patch that keeps the reason an operator gave for failing a held call out of the TOOL_HOLD_FAILED failure's
+ * message, in its details instead (OPERATOR_REASON_DETAIL, core/mcp/hold.ts): payloads, which the codecs encrypt with
+ * PAYLOAD_ENCRYPTION_KEYS set, where a message is stored as written. Histories without it quote the reason in the
+ * message (and in the turn's TURN_FAILED around it); readers take either (operatorFailedText).
+ */
+export const HOLD_FAIL_REASON_DETAIL_PATCH = patch('hold-fail-reason-in-details');
+
+/**
  * Every patch this build's turn workflows know, in the order they were added: a new one is declared (patch()) after
  * the last. A worker names how many it knows in its identity (observability/turn-patches.ts), and a build's list
  * begins with every older build's, so that number says which: a turn that recorded a patch a worker lacks
@@ -160,6 +168,8 @@ export interface TurnVersions {
   shutdownCutWriteHeld(): boolean;
   /** Whether a parked turn records what it waits on in its memo; asked only when it parks, after parkPosition. */
   parkedMemo(): boolean;
+  /** Whether an operator's fail carries their reason in details, not its message; asked only when one fails a hold. */
+  holdFailReasonInDetails(): boolean;
 }
 
 /**
@@ -202,6 +212,9 @@ const shutdownCutWriteHeld = (): boolean => patched(SHUTDOWN_CUT_WRITE_PATCH);
 /** Asked by every workflow type, each time the turn parks, so turns that never park record no marker. */
 const parkedMemo = (): boolean => patched(PARKED_MEMO_PATCH);
 
+/** Asked by V2 and V3 alike, only when an operator fails a held call, so other turns record no marker. */
+const holdFailReasonInDetails = (): boolean => patched(HOLD_FAIL_REASON_DETAIL_PATCH);
+
 function patchedStepRunsIn(): StepRunsIn {
   if (patched(WIDE_STEP_RUNS_PATCH)) return 'wide';
   return patched(STEP_RUNS_PATCH) ? 'pipeline' : null;
@@ -230,6 +243,7 @@ export const PATCHED_VERSIONS: TurnVersions = {
   cancelledToolCallStands,
   shutdownCutWriteHeld,
   parkedMemo,
+  holdFailReasonInDetails,
 };
 
 /**
@@ -237,7 +251,7 @@ export const PATCHED_VERSIONS: TurnVersions = {
  * new workflow type is the whole version: no patch marker and no TemporalChangeVersion upsert per turn.
  * Changes made since are asked like V2's (approvalResume, failureRow, unwrittenFailureRow, failureRowOutlastsOutage,
  * parkPosition, approvalRequestRow, cancelledRow, cancelledOutcome, failedDirectRepeatRefused,
- * cancelledToolCallStands, shutdownCutWriteHeld, parkedMemo).
+ * cancelledToolCallStands, shutdownCutWriteHeld, parkedMemo, holdFailReasonInDetails).
  */
 export const CURRENT_VERSIONS: TurnVersions = {
   stepRunsIn: () => 'wide',
@@ -256,4 +270,5 @@ export const CURRENT_VERSIONS: TurnVersions = {
   cancelledToolCallStands,
   shutdownCutWriteHeld,
   parkedMemo,
+  holdFailReasonInDetails,
 };

@@ -1,5 +1,6 @@
 import { defaultPayloadConverter } from '@temporalio/common';
 import type { temporal } from '@temporalio/proto';
+import { operatorFailedText } from '../../core/mcp/hold';
 import { publicFailureType } from '../replies';
 
 /** What the console may show of a failure. */
@@ -48,6 +49,16 @@ export function commonAttributesOf(failure: Failure): { message: string; stackTr
   };
 }
 
+/** A failure's details as values, once decoded; [] for details still ciphertext (read with the wrong keys) or none. */
+function detailsOf(failure: Failure): unknown[] {
+  const payloads = failure.applicationFailureInfo?.details?.payloads ?? [];
+  try {
+    return payloads.map((payload) => defaultPayloadConverter.fromPayload(payload));
+  } catch {
+    return [];
+  }
+}
+
 /** The turn's own wrapper (workflows/conversation-turn.ts) and Temporal's around an activity's failure. */
 const isWrapper = (f: Failure) => !!f.activityFailureInfo || f.applicationFailureInfo?.type === 'TURN_FAILED';
 
@@ -62,7 +73,8 @@ export function failureOf(failure: Failure): PublicFailure {
   const { message } = commonAttributesOf(own);
   if (own.timeoutFailureInfo) return { type: 'TIMEOUT', message: message || 'timed out', nonRetryable: false };
   const info = own.applicationFailureInfo;
-  return { type: info?.type ?? null, message, nonRetryable: !!info?.nonRetryable };
+  const shown = operatorFailedText(info?.type, message, detailsOf(own));
+  return { type: info?.type ?? null, message: shown, nonRetryable: !!info?.nonRetryable };
 }
 
 /**

@@ -3,8 +3,10 @@ import type { temporal } from '@temporalio/proto';
 import type { PendingActivityView } from '../../api/console/ports';
 import { activityEntries, handoffNote, type ActivityEntry } from '../../api/history/entries';
 import { acceptedUpdateRequest, operatorDecisionOf, operatorDecisionText } from '../../api/history/operator-decisions';
+import { failureOf } from '../../api/history/public-failure';
 import { timedSteps, type TimedStep } from '../../api/history/step-times';
 import { workflowTaskFailureOf, workflowTaskFailureText } from '../../api/history/workflow-task-failure';
+import { TOOL_HOLD_FAILED } from '../../core/mcp/hold';
 import { oneLineText } from '../../core/text/one-line-text';
 
 type HistoryEvent = temporal.api.history.v1.IHistoryEvent;
@@ -13,6 +15,15 @@ function timeOf(event: HistoryEvent | undefined): Date | null {
   const t = event?.eventTime;
   if (!t) return null;
   return new Date(Number(t.seconds ?? 0) * 1000 + Math.floor(Number(t.nanos ?? 0) / 1e6));
+}
+
+/**
+ * The turn's failure as stored; an operator's fail of a held call as its type and message with the operator's reason,
+ * which its details carry (operatorFailure, core/mcp/hold.ts), not its message.
+ */
+function workflowFailedText(failure: temporal.api.failure.v1.IFailure | null | undefined): string {
+  const own = failure ? failureOf(failure) : null;
+  return own?.type === TOOL_HOLD_FAILED ? `${TOOL_HOLD_FAILED}: ${own.message}` : (failure?.message ?? '');
 }
 
 function decode(payload: temporal.api.common.v1.IPayload | null | undefined): unknown {
@@ -67,7 +78,7 @@ function otherLine(event: HistoryEvent, events: Map<number, HistoryEvent>): stri
   }
   if (event.workflowExecutionCompletedEventAttributes) return 'workflow COMPLETED';
   if (event.workflowExecutionFailedEventAttributes) {
-    return `workflow FAILED: ${event.workflowExecutionFailedEventAttributes.failure?.message ?? ''}`;
+    return `workflow FAILED: ${workflowFailedText(event.workflowExecutionFailedEventAttributes.failure)}`;
   }
   if (event.workflowExecutionTerminatedEventAttributes) return 'workflow TERMINATED';
   if (event.workflowExecutionTimedOutEventAttributes) return 'workflow TIMED_OUT';

@@ -14,9 +14,38 @@ import { DEFAULT_HOLD_TIMEOUT_MS, McpAudit } from './constants';
 /** The failure type a turn ends with when an operator fails its held tool call. */
 export const TOOL_HOLD_FAILED = 'TOOL_HOLD_FAILED';
 
-/** Why a turn an operator failed at its held call ended: the failure's message, and what-if's error fact. */
+/**
+ * The detail of a TOOL_HOLD_FAILED failure that holds the reason the operator gave (a string, or null for none): a
+ * payload, which the codecs encrypt with PAYLOAD_ENCRYPTION_KEYS set, as a failure's message is not (docs/security.md §8).
+ */
+export const OPERATOR_REASON_DETAIL = 'operatorReason';
+
+/** What the TOOL_HOLD_FAILED failure's message says, without the operator's words (they are in its details). */
+export function operatorFailedAt(toolCode: string): string {
+  return `An operator failed the turn at ${toolCode}`;
+}
+
+/** Why a turn an operator failed at its held call ended, in full: what-if's error fact, and what readers show. */
 export function operatorFailedMessage(toolCode: string, reason: string | null | undefined): string {
-  return `An operator failed the turn at ${toolCode}: ${reason ?? 'no reason given'}`;
+  return `${operatorFailedAt(toolCode)}: ${reason ?? 'no reason given'}`;
+}
+
+/** The TOOL_HOLD_FAILED failure as the workflow raises it: the reason travels in its details, never its message. */
+export function operatorFailure(toolCode: string, reason: string | null | undefined) {
+  return { message: operatorFailedAt(toolCode), details: [{ [OPERATOR_REASON_DETAIL]: reason ?? null }] };
+}
+
+/**
+ * A failure's message as readers show it: a TOOL_HOLD_FAILED one with the operator's reason from its details
+ * (operatorFailure) put back after it. Older histories quote the reason in the message and carry no such detail;
+ * those, and every other failure, read as stored.
+ */
+export function operatorFailedText(type: string | null | undefined, message: string, details: unknown): string {
+  if (type !== TOOL_HOLD_FAILED || !Array.isArray(details)) return message;
+  const detail: unknown = details[0];
+  if (typeof detail !== 'object' || detail === null || !(OPERATOR_REASON_DETAIL in detail)) return message;
+  const reason: unknown = Reflect.get(detail, OPERATOR_REASON_DETAIL);
+  return `${message}: ${typeof reason === 'string' ? reason : 'no reason given'}`;
 }
 
 /**

@@ -2,6 +2,7 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { bundleWorkflowCode, Worker } from '@temporalio/worker';
 import { DeterminismViolationError } from '@temporalio/workflow';
+import { failureOf } from '../../api/history/public-failure';
 import { importHistory } from '../../cli/history/json';
 import { PARKED_MEMO_KEY, type ParkedCall } from '../../workflows/messages';
 import { PARKED_MEMO_PATCH } from '../../workflows/turn-versions';
@@ -29,7 +30,9 @@ import { testWorkflowBundle, workflowBundleBeforeParkedMemo } from '../support/w
  * patch (TurnOutcome CANCELLED) too; and one cancelled during the planner's slow tool call, before the
  * cancelled-tool-call-stands patch (the call taken for the tool's failure, TOOL_FAILED) and with it; and one whose
  * planner's NON_IDEMPOTENT_WRITE a stopping worker cut (WorkerShutdown), before the shutdown-cut-write-held patch (the
- * cut taken for the tool's failure, TOOL_FAILED) and with it (held, then failed by an operator). v3-direct-repeat/ (export-direct-repeat-histories.ts) holds a V3 turn whose planner
+ * cut taken for the tool's failure, TOOL_FAILED) and with it (held, then failed by an operator); both turns an operator
+ * failed again with the hold-fail-reason-in-details patch (`-reason-in-details`: the operator's reason in the
+ * failure's details, not its message). v3-direct-repeat/ (export-direct-repeat-histories.ts) holds a V3 turn whose planner
  * asks for the direct tool call that failed in the same turn, before the planner-refuses-failed-direct-call patch (the
  * call sent again) and with it (refused).
  */
@@ -102,6 +105,7 @@ describe('replay of committed turn histories (issue #6 item 10)', () => {
         'v3-failed/cancelled-in-tool-call-before-cancelled-row.json',
         'v3-failed/cancelled-in-tool-call-before-cancelled-outcome.json',
         'v3-failed/cancelled-in-tool-call.json',
+        'v3-failed/planner-hold-fail-reason-in-details.json',
       ])
     );
   });
@@ -113,6 +117,20 @@ describe('replay of committed turn histories (issue #6 item 10)', () => {
       expect(turnFailures(`v3-failed/${name}.json`)).toMatchObject([{ local: true }]);
       expect(turnFailures(`v3-failed/${name}-outlasting-outage.json`)).toMatchObject([{ local: false }]);
     }
+  });
+
+  it("has an operator's reason in the failed turn's messages only before the patch; readers find it either way", () => {
+    const failureOfTurn = (file: string) => {
+      const closed = (load(file).history.events ?? []).find((e) => e.workflowExecutionFailedEventAttributes);
+      return closed?.workflowExecutionFailedEventAttributes?.failure ?? {};
+    };
+    const reason = 'fixture: the upstream is down for the day';
+    const full = `An operator failed the turn at loan.application.submit: ${reason}`;
+    const before = failureOfTurn('v3-failed/planner-hold-fail-outlasting-outage.json');
+    expect({ turn: before.message?.includes(reason), cause: before.cause?.message }).toEqual({ turn: true, cause: full });
+    const after = failureOfTurn('v3-failed/planner-hold-fail-reason-in-details.json');
+    expect(JSON.stringify([after.message, after.cause?.message])).not.toContain(reason);
+    for (const failure of [before, after]) expect(failureOf(failure).message).toBe(full);
   });
 
   it("has the workflow write a commit's unwritten failure row only in the history recorded with the patch", () => {

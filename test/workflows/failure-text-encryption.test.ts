@@ -1,27 +1,17 @@
 import { randomBytes } from 'node:crypto';
-import { temporal } from '@temporalio/proto';
 import { createPipelineActivities } from '../../activities/pipeline';
 import { memory } from '../../activities/pipeline/memory';
 import { temporalInspector } from '../../api/console/temporal-inspector';
 import { activityEntries } from '../../api/history/entries';
 import { EngineError } from '../../core/errors';
 import { answer, callTool, orderConfig } from '../support/order-config';
+import { storedHistory } from '../support/stored-history';
 import { WorkflowHarness } from '../support/workflow-harness';
 
 /** What the model wrote as a tool's argument, which the tool's error echoes (as consumer tool code may). */
 const TOOL_MARKER = 'ORD-MARKER-PLUM-8812';
 /** In a step's error, as a driver's error can quote the user's text. */
 const STEP_MARKER = 'MARKER-QUINCE-5521';
-const HistoryProto = temporal.api.history.v1.History;
-
-/** A turn's history as Temporal stores it and `temporal workflow show` reads it: the bare service call, no codec. */
-async function storedHistory(h: WorkflowHarness, workflowId: string): Promise<string> {
-  const raw = await h.client.workflowService.getWorkflowExecutionHistory({
-    namespace: h.temporal.namespace,
-    execution: { workflowId },
-  });
-  return Buffer.from(HistoryProto.encode(raw.history ?? {}).finish()).toString('latin1');
-}
 
 describe('failure text with PAYLOAD_ENCRYPTION_KEYS (docs/security.md §8)', () => {
   let h: WorkflowHarness;
