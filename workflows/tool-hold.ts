@@ -54,7 +54,11 @@ function heldCallFailed(
     const message = operatorFailedMessage(toolCode, reason);
     return ApplicationFailure.create({ type: TOOL_HOLD_FAILED, message, nonRetryable: true });
   }
-  return ApplicationFailure.create({ type: TOOL_HOLD_FAILED, ...operatorFailure(toolCode, reason), nonRetryable: true });
+  return ApplicationFailure.create({
+    type: TOOL_HOLD_FAILED,
+    ...operatorFailure(toolCode, reason),
+    nonRetryable: true,
+  });
 }
 
 /**

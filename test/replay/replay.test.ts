@@ -127,7 +127,10 @@ describe('replay of committed turn histories (issue #6 item 10)', () => {
     const reason = 'fixture: the upstream is down for the day';
     const full = `An operator failed the turn at loan.application.submit: ${reason}`;
     const before = failureOfTurn('v3-failed/planner-hold-fail-outlasting-outage.json');
-    expect({ turn: before.message?.includes(reason), cause: before.cause?.message }).toEqual({ turn: true, cause: full });
+    expect({ turn: before.message?.includes(reason), cause: before.cause?.message }).toEqual({
+      turn: true,
+      cause: full,
+    });
     const after = failureOfTurn('v3-failed/planner-hold-fail-reason-in-details.json');
     expect(JSON.stringify([after.message, after.cause?.message])).not.toContain(reason);
     for (const failure of [before, after]) expect(failureOf(failure).message).toBe(full);
