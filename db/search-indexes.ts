@@ -3,7 +3,7 @@ import { dropInvalidIndex } from './migrate-outside-transaction';
 import { foldedText } from './search-collation';
 
 /**
- * Trigram indexes for the console's conversation search (api/console/conversation-search.ts, conversationsMatching):
+ * Trigram indexes for the console's conversation search (api/console/conversation-text.ts, matchingRows):
  * without them a search reads every USER_INPUT audit row and every history row, seconds at a million audit rows. They
  * need the pg_trgm extension, which PostgreSQL ships among its contrib modules and a database owner may create (a
  * trusted extension), but which a managed database may not offer. So they are not a migration, which would fail there:

@@ -2,9 +2,9 @@ import { and, count, desc, DrizzleQueryError, eq, inArray, notInArray, sql, type
 import { normalizeScopeValue } from '../../core/config/scope';
 import { sqlStateOf } from '../../db/error-text';
 import type { Database } from '../../db/pool';
-import { ceAudit, ceConversation, ceConversationHistory } from '../../db/schema';
-import { textMatches } from '../../db/search-collation';
+import { ceConversation } from '../../db/schema';
 import { ApiError } from '../errors';
+import { holdsText, matchingRows } from './conversation-text';
 import {
   PARKED_STATUSES,
   SEARCH_COUNT_CAP,
@@ -13,22 +13,6 @@ import {
   type ConversationSearch,
   type ParkedStatus,
 } from './ports';
-
-/** A reply's scalars: strings and numbers, never the keys or punctuation of the JSON they sit in. */
-const SCALARS = '? (@.type() == "string" || @.type() == "number")';
-
-/**
- * The text a reply shows, as the commit stores it (activities/pipeline/persist-conversation.ts): a TEXT reply is
- * `{type: "TEXT", value}` and is searched under `value`; a JSON reply is the model's or the response's JSON as it is,
- * searched in all its values; a bare string as it is. Not the stored JSON's keys, quotes and escapes.
- */
-function replyTextMatches(query: string): SQL {
-  return sql`(CASE WHEN jsonb_typeof(h.assistant_output) = 'string' THEN ${textMatches(sql`h.assistant_output #>> '{}'`, query)}
-    ELSE EXISTS (SELECT 1 FROM jsonb_path_query(h.assistant_output,
-      CASE WHEN h.assistant_output @> '{"type": "TEXT"}' AND h.assistant_output ? 'value'
-        THEN ${`lax $.value.** ${SCALARS}`} ELSE ${`lax $.** ${SCALARS}`} END::jsonpath) AS said(v)
-    WHERE ${textMatches(sql`said.v #>> '{}'`, query)}) END)`;
-}
 
 /**
  * The status filter: a parked status (AWAITING_APPROVAL, HELD) is the conversations parked so, whatever their row
@@ -74,32 +58,10 @@ async function codeFilters(within: SearchTx, search: ConversationSearch): Promis
   return filters;
 }
 
-/**
- * The conversations whose id or text holds `query`, from each place text is: the conversation row (its id, what the
- * user said last), its history (what the user said, what the reply showed) and its runs' USER_INPUT audit rows (a
- * turn that failed commits nothing, so its message is only there, also once a later message took its turn number).
- * One list of ids from each, each read through its trigram index where the database has them (db/search-indexes.ts),
- * joined by UNION: as EXISTS per conversation joined by OR, PostgreSQL read each table whole (hashed subplans), seconds
- * at a million audit rows. A reply is found by its text in one value, then checked scalar by scalar (replyTextMatches).
- * The stage is written in the statement, not bound, so that a generic plan can use the partial index too.
- */
-function conversationsMatching(query: string): SQL {
-  return sql`${ceConversation.conversationId} IN (
-    SELECT c.conversation_id FROM ${ceConversation} c
-      WHERE ${textMatches(sql`c.conversation_id::text`, query)} OR ${textMatches(sql`c.last_user_text`, query)}
-    UNION SELECT h.conversation_id FROM ${ceConversationHistory} h
-      WHERE ${textMatches(sql`h.user_input`, query)}
-        OR (${textMatches(sql`ce_reply_search_text(h.assistant_output)`, query)} AND ${replyTextMatches(query)})
-    UNION SELECT a.conversation_id FROM ${ceAudit} a
-      WHERE a.stage = 'USER_INPUT' AND ${textMatches(sql`a.payload_json ->> 'text'`, query)})`;
-}
-
 function searchFilter(search: ConversationSearch, codes: readonly SQL[]): SQL | undefined {
   const filters: SQL[] = [...codes];
   const status = search.status && statusFilter(search.status, search.parked);
   if (status) filters.push(status);
-  const q = search.q?.trim();
-  if (q) filters.push(conversationsMatching(q));
   return filters.length > 0 ? and(...filters) : undefined;
 }
 
@@ -107,8 +69,8 @@ function searchFilter(search: ConversationSearch, codes: readonly SQL[]): SQL | 
 const UPDATED_AT_MICROS = sql<string>`floor(extract(epoch from ${ceConversation.updatedAt}) * 1000000)::bigint::text`;
 
 /** The rows after a cursor in the list's order: (updated_at, id) descending, so an equal updated_at goes by id. */
-function afterCursor(cursor: ConversationCursor): SQL {
-  return sql`(${ceConversation.updatedAt}, ${ceConversation.conversationId}) <
+function afterCursor(cursor: ConversationCursor, than = sql`<`): SQL {
+  return sql`(${ceConversation.updatedAt}, ${ceConversation.conversationId}) ${than}
     ('epoch'::timestamptz + ${cursor.updatedAtMicros}::bigint * interval '1 microsecond', ${cursor.conversationId}::uuid)`;
 }
 
@@ -174,57 +136,110 @@ async function withSearchDeadline<T>(
   }
 }
 
-/** The text search's matches, counted up to one past SEARCH_COUNT_CAP: a count that stops there reads no further. */
-const cappedCount = (from: SQL) =>
-  sql<number>`(SELECT count(*) FROM (SELECT 1 FROM ${from} LIMIT ${SEARCH_COUNT_CAP + 1}) m)`.mapWith(Number);
-
-/** The conversations of the page: of `among` (the filter, or the ones a text search found), after the cursor. */
-function pageRows(
-  start: Pick<Transaction, 'select'>,
-  search: ConversationSearch,
-  among: SQL | undefined,
-  count: SQL<number>
-) {
-  return start
-    .select({ row: ceConversation, updatedAtMicros: UPDATED_AT_MICROS, matched: count })
+/** The conversations of the page: of `among` (the filters, and the ones a text search found), after the cursor. */
+function pageRows(tx: Transaction, search: ConversationSearch, among: SQL | undefined) {
+  return tx
+    .select({ row: ceConversation, updatedAtMicros: UPDATED_AT_MICROS })
     .from(ceConversation)
     .where(and(among, search.after && afterCursor(search.after)))
     .orderBy(desc(ceConversation.updatedAt), desc(ceConversation.conversationId))
     .limit(search.limit + 1);
 }
 
-/**
- * The page's rows and how many match. A text search finds its conversations once for both (a CTE named twice is
- * materialized), not once for the rows and again for the count: the rows carry the count, and a page without rows (a
- * cursor past the last) counts apart. Without a text, the filters (status, intent, state) are columns of the row,
- * cheap to count apart.
- */
-async function pageAndCount({ tx, bound }: SearchTx, search: ConversationSearch, where: SQL | undefined) {
-  const countAlone = async () => {
-    await bound();
-    const capped = tx
-      .select({ one: sql`1` })
-      .from(ceConversation)
-      .where(where)
-      .limit(SEARCH_COUNT_CAP + 1);
-    const [counted] = await tx.select({ n: count() }).from(capped.as('capped'));
-    return counted?.n ?? 0;
-  };
+/** The conversations `where` keeps, counted up to one past SEARCH_COUNT_CAP: a count that stops there reads no further. */
+async function countUpToCap({ tx, bound }: SearchTx, where: SQL | undefined): Promise<number> {
   await bound();
-  if (!search.q?.trim()) {
-    const rows = await pageRows(tx, search, where, sql<number>`0`.mapWith(Number));
-    return { rows, matched: await countAlone() };
-  }
-  const matching = tx.$with('matching').as(
-    tx
-      .select({ id: sql<string>`${ceConversation.conversationId}`.as('id') })
-      .from(ceConversation)
-      .where(where)
+  const capped = tx
+    .select({ one: sql`1` })
+    .from(ceConversation)
+    .where(where)
+    .limit(SEARCH_COUNT_CAP + 1);
+  const [counted] = await tx.select({ n: count() }).from(capped.as('capped'));
+  return counted?.n ?? 0;
+}
+
+/**
+ * How many rows holding the text a search reads through the trigram indexes before it takes the other way (walking
+ * the list): as many as it counts conversations, so that any text it can count to the end is found this way; and how
+ * many it reads when the walk found the text too rare among conversations (MORE_ROWS_CAP).
+ */
+const INDEXED_ROWS_CAP = SEARCH_COUNT_CAP;
+const MORE_ROWS_CAP = 10 * SEARCH_COUNT_CAP;
+
+/**
+ * How many conversations a walk checks before it asks the indexes again: a text many rows hold but few conversations
+ * (a word a long conversation repeats) would have it check them all (0.3-0.6 ms each, 15-30 s at 50,000 conversations).
+ */
+const WALK_WINDOW = SEARCH_COUNT_CAP;
+
+/** The rows (at most `cap` + 1) that hold `q`, and their conversations. */
+async function rowsHolding({ tx, bound }: SearchTx, q: string, cap: number): Promise<{ rows: number; ids: string[] }> {
+  await bound();
+  const { rows } = await tx.execute<{ rows: number; ids: string[] }>(
+    sql`SELECT count(*)::int AS rows, coalesce(array_agg(DISTINCT p.id::text), '{}') AS ids
+      FROM (${matchingRows(q, cap + 1)}) p`
   );
-  const ids = tx.select({ id: matching.id }).from(matching);
-  const among = inArray(ceConversation.conversationId, ids);
-  const rows = await pageRows(tx.with(matching), search, among, cappedCount(sql`matching`));
-  return { rows, matched: rows[0]?.matched ?? (search.after ? await countAlone() : 0) };
+  return rows[0] ?? { rows: 0, ids: [] };
+}
+
+/** The last conversation of the walk's window (WALK_WINDOW after the cursor); none when fewer are left. */
+async function windowEnd({ tx, bound }: SearchTx, search: ConversationSearch, filters: SQL | undefined) {
+  await bound();
+  const [end] = await tx
+    .select({ updatedAtMicros: UPDATED_AT_MICROS, conversationId: ceConversation.conversationId })
+    .from(ceConversation)
+    .where(and(filters, search.after && afterCursor(search.after)))
+    .orderBy(desc(ceConversation.updatedAt), desc(ceConversation.conversationId))
+    .offset(WALK_WINDOW - 1)
+    .limit(1);
+  return end;
+}
+
+/** The page of the conversations `ids` holds, counted: exact when `ids` are all that hold the text. */
+async function pageOfFound(within: SearchTx, search: ConversationSearch, filters: SQL | undefined, ids: string[]) {
+  const found = ids.length > 0 ? inArray(ceConversation.conversationId, ids) : sql`false`;
+  const matched = await countUpToCap(within, and(filters, found));
+  await within.bound();
+  return { rows: await pageRows(within.tx, search, and(filters, found)), matched };
+}
+
+/**
+ * A text search's page, and how many match. It first reads the rows that hold the text through the trigram indexes,
+ * up to INDEXED_ROWS_CAP: a text that few rows hold (an order number, a name, a conversation id) is found whole so,
+ * its page and count exact, in milliseconds. A text more rows hold (one every reply says, a word of two letters)
+ * would be read whole that way, every match before the first page (15 s at 50,000 conversations for one every
+ * conversation holds): its page walks the list instead, newest first through ce_conversation_updated_idx, checking
+ * each conversation (holdsText) until it has the page, and its count is the conversations among the rows read first,
+ * a lower bound (`atLeast`). A walk that checked WALK_WINDOW conversations without its page has found a text more
+ * rows hold than conversations: the indexes again, up to MORE_ROWS_CAP rows, and a walk to the end past those.
+ */
+async function textPageAndCount(within: SearchTx, search: ConversationSearch, q: string, filters: SQL | undefined) {
+  const first = await rowsHolding(within, q, INDEXED_ROWS_CAP);
+  if (first.rows <= INDEXED_ROWS_CAP)
+    return { ...(await pageOfFound(within, search, filters, first.ids)), atLeast: false };
+  const walk = async (end?: ConversationCursor) => {
+    await within.bound();
+    return pageRows(within.tx, search, and(filters, holdsText(q), end && afterCursor(end, sql`>=`)));
+  };
+  const end = await windowEnd(within, search, filters);
+  let rows = await walk(end);
+  if (end && rows.length <= search.limit) {
+    const more = await rowsHolding(within, q, MORE_ROWS_CAP);
+    if (more.rows <= MORE_ROWS_CAP)
+      return { ...(await pageOfFound(within, search, filters, more.ids)), atLeast: false };
+    rows = await walk();
+  }
+  const found = inArray(ceConversation.conversationId, first.ids);
+  return { rows, matched: Math.max(await countUpToCap(within, and(filters, found)), rows.length), atLeast: true };
+}
+
+/** The page's rows and how many match (`atLeast`: no fewer). Without a text, the filters are columns of the row. */
+async function pageAndCount(within: SearchTx, search: ConversationSearch, filters: SQL | undefined) {
+  const q = search.q?.trim();
+  if (q) return textPageAndCount(within, search, q, filters);
+  await within.bound();
+  const rows = await pageRows(within.tx, search, filters);
+  return { rows, matched: await countUpToCap(within, filters), atLeast: false };
 }
 
 /**
@@ -237,14 +252,14 @@ export async function searchConversations(
   search: ConversationSearch,
   timeoutMs = SEARCH_TIMEOUT_MS
 ): Promise<ConversationPage> {
-  const { rows, matched } = await withSearchDeadline(db, timeoutMs, async (within) =>
+  const { rows, matched, atLeast } = await withSearchDeadline(db, timeoutMs, async (within) =>
     pageAndCount(within, search, searchFilter(search, await codeFilters(within, search)))
   );
   const page = rows.slice(0, search.limit);
   const last = page.at(-1);
   return {
     total: Math.min(matched, SEARCH_COUNT_CAP),
-    ...(matched > SEARCH_COUNT_CAP && { totalCapped: true as const }),
+    ...((atLeast || matched > SEARCH_COUNT_CAP) && { totalCapped: true as const }),
     items: page.map(({ row }) => ({
       conversationId: row.conversationId,
       status: row.status,

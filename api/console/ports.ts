@@ -60,15 +60,16 @@ export interface ConversationSummary {
 
 /**
  * How many matches the list counts: a search that matches more says "at least" this many (`totalCapped`), so that
- * counting a broad one does not read every match on every page.
+ * counting a broad one does not read every match on every page. A text search reads as many rows holding its text
+ * through the indexes; a text more rows hold is counted among those only (api/console/conversation-search.ts).
  */
 export const SEARCH_COUNT_CAP = 1000;
 
 export interface ConversationPage {
   items: ConversationSummary[];
-  /** Conversations that match, on every page; counted up to SEARCH_COUNT_CAP. */
+  /** Conversations that match, on every page; counted up to SEARCH_COUNT_CAP; with `totalCapped`, at least this many. */
   total: number;
-  /** More conversations match than `total` (the cap): it is a lower bound. */
+  /** `total` is a lower bound: more conversations match than the cap, or than a broad text search counted. */
   totalCapped?: true;
   /** Where the next page starts; null when this one is the last. */
   next: ConversationCursor | null;

@@ -52,11 +52,15 @@ export const conversationPageSchema = {
     },
     total: {
       type: 'integer',
-      description: `Conversations that match, on every page, counted up to ${SEARCH_COUNT_CAP}.`,
+      description:
+        `Conversations that match, on every page, counted up to ${SEARCH_COUNT_CAP}; ` +
+        'with `totalCapped`, at least this many (a text held by more rows than the search counts).',
     },
     totalCapped: {
       type: 'boolean',
-      description: `Present (true) when more than ${SEARCH_COUNT_CAP} conversations match: \`total\` is then a lower bound.`,
+      description:
+        `Present (true) when \`total\` is a lower bound: more than ${SEARCH_COUNT_CAP} conversations match, or a text ` +
+        `is held by more than ${SEARCH_COUNT_CAP} rows (messages, replies), whose conversations are then not all counted.`,
     },
     limit: { type: 'integer' },
     next: {
