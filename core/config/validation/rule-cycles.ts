@@ -8,6 +8,7 @@ import { foldCase } from '../../text/ignore-case';
 import type { RuleRow } from '../types';
 import type { ValidationContext } from './context';
 import { regexSample } from './regex-sample';
+import { MessageMatcher, type CheckMeter } from './message-filter';
 
 /** The rule types whose match reads only the message: the same on every pass of a turn. */
 const MESSAGE_TYPES = new Set(['REGEX', 'EXACT']);
@@ -21,6 +22,8 @@ const MOVES = new Set(['SET_STATE', 'SET_INTENT']);
 const OPAQUE = new Set(['SET_TASK', 'SHORT_CIRCUIT']);
 /** A message most `.*`-like patterns match, tried besides the rules' own EXACT texts and REGEX words. */
 const PROBE = 'hello';
+/** Rule evaluations the check may spend (a few seconds); past it, it warns that it stopped. */
+export const RULE_CYCLE_BUDGET = 3_000_000;
 
 interface Pair {
   intent: string;
@@ -43,17 +46,19 @@ const upper = (value: string | null) => normalizeScopeValue(value);
  * CONTEXT_JSON_PATH or a consumer-task rule is not reported: what it reads may change with each pass and break the
  * loop, which is legitimate. A warning: the message may never come.
  */
-export function checkRuleCycles(ctx: ValidationContext): void {
+export function checkRuleCycles(ctx: ValidationContext, meter: CheckMeter = { evaluations: 0 }): void {
   const reported = new Set<string>();
   for (const phase of RULE_PHASES) {
     const rules = ctx.rows.rules.filter((r) => r.enabled && r.phase === phase);
     const movers = rules.filter((r) => MOVES.has(upper(r.action)) && upper(r.actionValue) !== '');
     if (movers.length < 2) continue;
     const starts = startsOf(movers);
-    const passes = new Passes(rules, phase);
+    const passes = new Passes(rules, phase, starts, meter);
     for (const text of messagesOf(movers)) {
-      for (const start of starts) {
-        const loop = loopFrom(passes, start, text, starts.length);
+      if (meter.evaluations > RULE_CYCLE_BUDGET) return warnOverBudget(ctx, phase, movers, meter);
+      passes.hear(text);
+      for (const start of passes.movedStarts()) {
+        const loop = loopFrom(passes, start, starts.length);
         const key = loop && `${phase}:${[...new Set(loop.ruleIds)].sort((a, b) => a - b).join(',')}`;
         if (!loop || !key || reported.has(key)) continue;
         reported.add(key);
@@ -61,6 +66,16 @@ export function checkRuleCycles(ctx: ValidationContext): void {
       }
     }
   }
+}
+
+/** The check only warns, so a config too large to check whole is accepted with a warning that says so. */
+function warnOverBudget(ctx: ValidationContext, phase: RulePhase, movers: RuleRow[], meter: CheckMeter): void {
+  ctx.sink.warning(
+    'ce_rule',
+    Math.min(...movers.map((r) => r.ruleId)),
+    `the check for rules that move the session round a loop (${phase} and later phases) stopped after ` +
+      `${meter.evaluations} rule evaluations (limit ${RULE_CYCLE_BUDGET}): loops it did not reach are not reported`
+  );
 }
 
 /**
@@ -128,39 +143,74 @@ function matchesAt(rule: RuleRow, at: Pair, text: string): boolean | null {
 }
 
 /**
- * The passes of one phase, each run once per start and message: every start crosses every intent with every state
- * the movers name, and the passes from many starts meet in the same pairs, so candidates are looked up in an index
- * built once and each pass's end is remembered (validation time stays near-linear in the rules).
+ * The passes of one phase for the message heard last. A pass can only move the session through a rule that matches
+ * the message, so the message-only rules are run once per message (MessageMatcher), and only the starts where a
+ * matching or a JSON_PATH rule is a candidate are walked: the other starts stay put. Each pass's end is remembered
+ * per message, and candidates per start: validation time grows with the rules each message matches, not with
+ * messages × starts × rules.
  */
 class Passes {
   private readonly index: RuleIndex;
+  private readonly matcher: MessageMatcher;
   /** Per keyOf(start): the candidates that may move the session or end evaluation, the same for every message. */
   private readonly moving = new Map<string, RuleRow[]>();
-  /** Per message, per keyOf(start). */
-  private readonly ends = new Map<string, Map<string, PassEnd>>();
+  /** Per rule: the indices of the starts where it is such a candidate. */
+  private readonly startsOfRule = new Map<RuleRow, number[]>();
+  /** The starts where a rule that does not read only the message is a candidate: walked for every message. */
+  private readonly everyMessage = new Set<number>();
+  private heard: { text: string; matched: Set<RuleRow>; ends: Map<string, PassEnd> } | null = null;
 
   constructor(
     rules: readonly RuleRow[],
-    private readonly phase: RulePhase
+    private readonly phase: RulePhase,
+    private readonly starts: readonly Pair[],
+    private readonly meter: CheckMeter
   ) {
     // Only rules that move the session (or end evaluation) decide a pass's end, so the index holds just those,
     // and a start's candidates do not scan every ANY rule. Not when two rows share an id: then a rule that does
     // not move may hide a later one with its id from the candidates, as in the engine.
     const distinctIds = new Set(rules.map((rule) => rule.ruleId)).size === rules.length;
     this.index = new RuleIndex(distinctIds ? rules.filter(movesOrEnds) : rules);
+    const messageRules = new Set<RuleRow>();
+    starts.forEach((start, at) => {
+      for (const rule of this.movingCandidates(start)) {
+        if (!MESSAGE_TYPES.has(upper(rule.ruleType))) this.everyMessage.add(at);
+        else messageRules.add(rule);
+        const list = this.startsOfRule.get(rule);
+        if (list) list.push(at);
+        else this.startsOfRule.set(rule, [at]);
+      }
+    });
+    this.matcher = new MessageMatcher([...messageRules], meter);
   }
 
-  end(from: Pair, text: string): PassEnd {
-    let ends = this.ends.get(text);
-    if (!ends) this.ends.set(text, (ends = new Map()));
+  /** Runs the message-only rules on `text`, the message every pass after this one hears. */
+  hear(text: string): void {
+    this.heard = { text, matched: this.matcher.matching(text), ends: new Map() };
+  }
+
+  /** The starts (in order) a pass may move from on the message heard: the others stay put, no loop from there. */
+  movedStarts(): Pair[] {
+    const at = new Set(this.everyMessage);
+    for (const rule of this.heard?.matched ?? []) for (const start of this.startsOfRule.get(rule) ?? []) at.add(start);
+    return [...at].sort((a, b) => a - b).map((i) => this.starts[i] as Pair);
+  }
+
+  end(from: Pair): PassEnd {
+    const heard = this.heard as NonNullable<Passes['heard']>;
     const key = keyOf(from);
-    if (ends.has(key)) return ends.get(key) as PassEnd;
-    const end = passEnd(this.movingCandidates(key, from), from, text);
-    ends.set(key, end);
+    if (heard.ends.has(key)) return heard.ends.get(key) as PassEnd;
+    const matches = (rule: RuleRow, at: Pair) =>
+      MESSAGE_TYPES.has(upper(rule.ruleType)) ? heard.matched.has(rule) : matchesAt(rule, at, heard.text);
+    const candidates = this.movingCandidates(from);
+    this.meter.evaluations += candidates.length;
+    const end = passEnd(candidates, from, matches);
+    heard.ends.set(key, end);
     return end;
   }
 
-  private movingCandidates(key: string, from: Pair): RuleRow[] {
+  private movingCandidates(from: Pair): RuleRow[] {
+    const key = keyOf(from);
     let moving = this.moving.get(key);
     if (!moving) {
       const candidates = this.index.candidates(from.intent, from.state, this.phase);
@@ -175,13 +225,17 @@ class Passes {
  * One pass as runRulePhase runs it, for a message: the candidates fixed at the pass's start, each rule matched
  * with the session as the rules before it left it; rules that do not move the session known to stay put.
  */
-function passEnd(candidates: readonly RuleRow[], from: Pair, text: string): PassEnd {
+function passEnd(
+  candidates: readonly RuleRow[],
+  from: Pair,
+  matches: (rule: RuleRow, at: Pair) => boolean | null
+): PassEnd {
   const to = { ...from };
   const movedBy: number[] = [];
   for (const rule of candidates) {
     const action = upper(rule.action);
     if (!MOVES.has(action) && !OPAQUE.has(action)) continue;
-    const matched = matchesAt(rule, to, text);
+    const matched = matches(rule, to);
     if (matched === null) return null;
     if (!matched) continue;
     if (OPAQUE.has(action)) return null;
@@ -200,13 +254,13 @@ interface Loop {
 }
 
 /** The loop the passes from `start` fall into on `text`, or null when they stop (or cannot be told). */
-function loopFrom(passes: Passes, start: Pair, text: string, bound: number): Loop | null {
+function loopFrom(passes: Passes, start: Pair, bound: number): Loop | null {
   const seen = new Map<string, number>([[keyOf(start), 0]]);
   const path: { pair: Pair; movedBy: number[] }[] = [{ pair: start, movedBy: [] }];
   // A pass can only reach the starts' intents and states, so the passes stop or revisit within that many.
   for (let pass = 0; pass <= bound; pass++) {
     const current = path.at(-1) as { pair: Pair };
-    const end = passes.end(current.pair, text);
+    const end = passes.end(current.pair);
     if (!end || keyOf(end.to) === keyOf(current.pair)) return null;
     path.push({ pair: end.to, movedBy: end.movedBy });
     const again = seen.get(keyOf(end.to));
