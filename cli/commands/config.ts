@@ -6,10 +6,11 @@ import { join } from 'node:path';
 import { CONFIG_TABLE_NAMES } from '../../core/config/rows';
 import { strandedConversations } from '../../core/config/stranded';
 import { formatViolation, type ConfigRows, type ConfigViolation } from '../../core/config/types';
+import type { ValidationOptions } from '../../core/config/validation/context';
 import { validateConfig } from '../../core/config/validate';
 import { isEngineError } from '../../core/errors';
 import { bytePosition, firstInvalidUtf8 } from '../../core/text/utf8-offset';
-import { applyConfigRows } from '../../db/config/apply';
+import { applyComposedConfig, type ComposeConfig, type ComposedApply } from '../../db/config/apply';
 import { readExactConfigRows } from '../../db/config/exact-rows';
 import {
   configToYaml,
@@ -176,6 +177,12 @@ export async function loadYamlTree(
   base?: ConfigRows,
   scope: TreeScope = 'rows'
 ): Promise<ConfigRows | null> {
+  const tree = await readTree(dir, io);
+  return tree && composeTree(tree, io, await loadEngineValidation(), base, scope);
+}
+
+/** A directory's table files and the config rows they hold; prints every problem and returns null when there is one. */
+async function readTree(dir: string, io: CliIo): Promise<ParsedTree | null> {
   let files: YamlFiles;
   try {
     files = await readYamlTree(dir, (line) => io.err(`warning: ${line}`));
@@ -189,11 +196,27 @@ export async function loadYamlTree(
   }
   const { rows, errors } = yamlToConfig(files);
   for (const e of errors) io.err(`${e.file}: ${e.message}`);
-  if (errors.length > 0) return null;
+  return errors.length > 0 ? null : { dir, files, rows };
+}
+
+interface ParsedTree {
+  dir: string;
+  files: YamlFiles;
+  rows: ConfigRows;
+}
+
+/** loadYamlTree once the tree is read: composed with `base` by `scope` and validated, with the engine's checks. */
+function composeTree(
+  { dir, files, rows }: ParsedTree,
+  io: CliIo,
+  engine: ValidationOptions,
+  base?: ConfigRows,
+  scope: TreeScope = 'rows'
+): ConfigRows | null {
   const composed = !base ? rows : scope === 'rows' ? overlayConfigRows(base, rows) : withTreeTables(base, rows, files);
   const absentTables = !base && scope === 'tables' ? tablesWithoutFile(files) : [];
   if (absentTables.length > 0) io.err(partialTreeNote(dir, absentTables));
-  const result = validateConfig(composed, undefined, { ...(await loadEngineValidation()), absentTables });
+  const result = validateConfig(composed, undefined, { ...engine, absentTables });
   for (const w of result.warnings) io.err(`warning: ${formatViolation(w)}`);
   for (const v of result.violations) io.err(formatViolation(v));
   if (result.violations.length > 0) {
@@ -237,34 +260,49 @@ async function exportTree(db: Database, dir: string, io: CliIo): Promise<number>
 }
 
 async function diffOrApply(db: Database, dir: string, io: CliIo, write: boolean): Promise<number> {
-  const current = await readExactConfigRows(db);
-  const rows = await loadYamlTree(dir, io, current, 'tables');
-  if (!rows) {
+  const tree = await readTree(dir, io);
+  const engine = tree && (await loadEngineValidation());
+  const compose: ComposeConfig = (current) => composeTree(tree!, io, engine!, current, 'tables');
+  // An apply composes the tree with the tables as they are under the config write lock, not as read before it, and
+  // prints what that transaction wrote: an apply that commits meanwhile is kept, and counted in neither.
+  const outcome = !engine ? null : write ? await applyComposedConfig(db, compose) : await plannedApply(db, compose);
+  if (!outcome) {
     // Said here, not by loadYamlTree: `config validate`, `whatif` and `start --config` apply nothing anyway.
     if (write) io.err('nothing was applied');
     return 1;
   }
-  const changes = diffConfig(current, rows);
+  const { changes } = outcome;
   for (const change of changes) io.out(formatChange(change));
+  await warnStranded(db, outcome.current, outcome.rows, io);
+  io.out(outcomeLine(outcome));
+  return 0;
+}
+
+/** What a diff or an apply says last: a plan (`config diff`, `--dry-run`) has no version, it wrote nothing. */
+function outcomeLine({ changes, version, written }: ApplyPlan & Partial<ComposedApply>): string {
+  if (version === undefined)
+    return changes.length === 0 ? 'no changes' : `${changes.length} change(s); nothing written`;
+  return written
+    ? `applied ${changes.length} change(s); config version ${version}`
+    : `no changes; config version ${version} kept`;
+}
+
+type ApplyPlan = Omit<ComposedApply, 'version' | 'written'>;
+
+/** What applying would do (`config diff`, `apply --dry-run`): the tree composed with the tables as they are now. */
+async function plannedApply(db: Database, compose: ComposeConfig): Promise<ApplyPlan | null> {
+  const current = await readExactConfigRows(db);
+  const rows = compose(current);
+  return rows && { current, rows, changes: diffConfig(current, rows) };
+}
+
+async function warnStranded(db: Database, current: ConfigRows, rows: ConfigRows, io: CliIo): Promise<void> {
   for (const at of strandedConversations(current, rows, await conversationsByState(db))) {
     io.err(
       `warning: ${at.conversations} conversation(s) in intent ${at.intent}, state ${at.state} have a response now and ` +
         'none after this change: their next turn fails with RESPONSE_MAPPING_NOT_FOUND unless a rule moves them on'
     );
   }
-  if (!write) {
-    io.out(changes.length === 0 ? 'no changes' : `${changes.length} change(s); nothing written`);
-    return 0;
-  }
-  // loadYamlTree validated these rows, with more checks than applyConfigRows runs by itself.
-  const { version, written } = await applyConfigRows(db, rows, { validated: true });
-  // Compared again in apply's own transaction: the tables may have changed since `changes` was read.
-  io.out(
-    written
-      ? `applied ${changes.length} change(s); config version ${version}`
-      : `no changes; config version ${version} kept`
-  );
-  return 0;
 }
 
 export const configCommand: CliCommand = {

@@ -10,7 +10,7 @@ import { CONFIG_TABLES, insertBatches, toInsertValues, type Tx } from '../seed/s
 import { readExactConfigRowsWith, withExactJsonb } from './exact-rows';
 import { readConfigRowsWith, snapshotOf } from './load';
 import { recordWrittenSnapshot } from './snapshots';
-import { diffConfig } from './yaml-tree';
+import { diffConfig, type RowChange } from './yaml-tree';
 
 type Row = Record<string, unknown>;
 
@@ -47,22 +47,18 @@ async function insertTable(tx: Tx, table: PgTable, rows: Row[]): Promise<void> {
  * read exactly (a jsonb value that is a number a double does not hold, which no valid set has): they differ then.
  */
 async function lockedCurrentRows(tx: Tx): Promise<ConfigRows | null> {
-  await tx.select({ revision: ceConfigRevision.revision }).from(ceConfigRevision).for('update');
   try {
-    return await readExactConfigRowsWith(tx);
+    return await lockedExactRows(tx);
   } catch (err) {
     if (isEngineError(err) && err.type === ErrorType.ConfigInvalid) return null;
     throw err;
   }
 }
 
-export interface ApplyOptions {
-  /**
-   * The caller has just validated exactly `rows` and refused them on any violation (`config apply` validates the
-   * tree with the engine's checks first): they are not validated again before the write. A large config takes
-   * seconds to validate; the rows as written are validated before commit either way.
-   */
-  validated?: boolean;
+/** lockedCurrentRows for a write composed from them: rows that cannot be read exactly refuse it (thrown). */
+async function lockedExactRows(tx: Tx): Promise<ConfigRows> {
+  await tx.select({ revision: ceConfigRevision.revision }).from(ceConfigRevision).for('update');
+  return readExactConfigRowsWith(tx);
 }
 
 /**
@@ -82,19 +78,51 @@ export interface ApplyOptions {
  * transaction under the lock every config write takes (lockedCurrentRows), so the last writer still wins: a write
  * that commits first is what this apply compares with, and one that comes later waits for it.
  */
-export async function applyConfigRows(
+export async function applyConfigRows(db: Database, rows: ConfigRows): Promise<{ version: string; written: boolean }> {
+  const result = validateConfig(rows);
+  if (result.violations.length > 0)
+    throw configInvalidError(result.violations, 'the config set is invalid; nothing was applied');
+  const { version, written } = (await writeComposed(db, () => rows, lockedCurrentRows))!;
+  return { version, written };
+}
+
+/**
+ * Makes the rows an apply writes from the config the tables hold, read under the config write lock; null refuses
+ * the apply (nothing is written). It must validate what it returns: the write does not validate it before.
+ */
+export type ComposeConfig = (current: ConfigRows) => ConfigRows | null;
+
+/** What an apply did: `changes` lead from `current`, the rows read under the lock, to `rows`, those it made. */
+export interface ComposedApply {
+  version: string;
+  written: boolean;
+  current: ConfigRows;
+  rows: ConfigRows;
+  changes: RowChange[];
+}
+
+/**
+ * applyConfigRows of the rows `compose` makes of the tables as they are once this apply holds the config write
+ * lock (`config apply` of a partial tree: the tables without a file are kept as they are then, not as they were
+ * read before, so an apply committed meanwhile is kept, not undone). Null when `compose` refused.
+ */
+export async function applyComposedConfig(db: Database, compose: ComposeConfig): Promise<ComposedApply | null> {
+  return writeComposed(db, (current) => compose(current!), lockedExactRows) as Promise<ComposedApply | null>;
+}
+
+/** The one transaction of every apply; `current` and `changes` are null when the tables cannot be read exactly. */
+async function writeComposed(
   db: Database,
-  rows: ConfigRows,
-  options: ApplyOptions = {}
-): Promise<{ version: string; written: boolean }> {
-  if (!options.validated) {
-    const result = validateConfig(rows);
-    if (result.violations.length > 0)
-      throw configInvalidError(result.violations, 'the config set is invalid; nothing was applied');
-  }
-  return db.transaction(async (tx) => {
-    const current = await lockedCurrentRows(tx);
-    if (current !== null && diffConfig(current, rows).length === 0) {
+  compose: (current: ConfigRows | null) => ConfigRows | null,
+  lockAndRead: (tx: Tx) => Promise<ConfigRows | null>
+): Promise<{ version: string; written: boolean; current: ConfigRows | null; changes: RowChange[] | null } | null> {
+  let read: { current: ConfigRows | null; rows: ConfigRows; changes: RowChange[] | null } | null = null;
+  const result = await db.transaction(async (tx) => {
+    const current = await lockAndRead(tx);
+    const rows = compose(current);
+    if (rows === null) return null;
+    read = { current, rows, changes: current === null ? null : diffConfig(current, rows) };
+    if (current !== null && read.changes!.length === 0) {
       return { version: snapshotOf(current).version, written: false };
     }
     // Children first on delete (ce_mcp_db_tool → ce_mcp_tool), parents first on insert.
@@ -109,4 +137,5 @@ export async function applyConfigRows(
       throw configInvalidError(check.violations, 'the written config is invalid; rolled back');
     return { version: await recordWrittenSnapshot(tx, written), written: true };
   });
+  return result && { ...result, ...read! };
 }
