@@ -7,13 +7,14 @@ import { createConfigStore } from '../../db/config/store';
 import type { Database } from '../../db/pool';
 
 /**
- * A what-if request the caller got wrong: an unknown conversation or config version, an invalid draft, a
- * conversation longer than the caller allows a replay to be.
+ * A what-if request the caller got wrong: an unknown conversation or config version, a conversation pruned or erased
+ * (its trail is gone), an invalid draft, a conversation longer than the caller allows a replay to be.
  */
 export class WhatifInputError extends Error {
   constructor(
     readonly code:
       | 'CONVERSATION_NOT_FOUND'
+      | 'CONVERSATION_RETIRED'
       | 'CONFIG_VERSION_NOT_FOUND'
       | 'CONFIG_INVALID'
       | 'CONVERSATION_TOO_LONG'

@@ -9,6 +9,7 @@ import { emptyTurnFacts, turnFactsOf, type TurnFacts } from '../../core/whatif/f
 import type { Database } from '../../db/pool';
 import { committedTurnCount } from '../../db/repositories/conversation';
 import { listAudits } from '../../db/repositories/audit';
+import { isRetired } from '../../db/repositories/retired';
 import { readRecording, recordedTurnCount, type RecordedTurn } from '../../db/whatif/recording';
 import type { ActivityDeps, Clock } from '../deps';
 import { runTurnInProcess } from '../runner/in-process';
@@ -194,6 +195,12 @@ export async function whatifConversation(deps: WhatifDeps, request: WhatifReques
   }
   const recording = await readRecording(deps.db, request.conversationId);
   if (!recording) {
+    if (await isRetired(deps.db, request.conversationId)) {
+      throw new WhatifInputError(
+        'CONVERSATION_RETIRED',
+        `conversation ${request.conversationId} was pruned or erased: its recorded turns are gone`
+      );
+    }
     throw new WhatifInputError(
       'CONVERSATION_NOT_FOUND',
       `no recorded turns for conversation ${request.conversationId}`

@@ -84,6 +84,8 @@ function toApiError(err: WhatifInputError): ApiError {
     case 'CONVERSATION_NOT_FOUND':
     case 'CONFIG_VERSION_NOT_FOUND':
       return notFound(err.code, err.message);
+    case 'CONVERSATION_RETIRED':
+      return new ApiError(410, err.code, err.message);
     case 'CONVERSATION_TOO_LONG':
       return new ApiError(422, err.code, err.message);
     default:
@@ -134,6 +136,7 @@ const whatifRoute = {
         'CONVERSATION_NOT_FOUND: no conversation has this id, or it has no recorded turn; CONFIG_VERSION_NOT_FOUND: ' +
           'no config version of this id is stored'
       ),
+      410: errorResponse('CONVERSATION_RETIRED: the conversation was pruned or erased; its recorded turns are gone'),
       422: errorResponse('CONVERSATION_TOO_LONG: the conversation has more than WHATIF_MAX_TURNS recorded turns'),
       ...busyResponse(REPLAYS_BUSY, 'WHATIF_CONCURRENCY replays run in this API process already; nothing was replayed'),
       503: unavailableResponse(

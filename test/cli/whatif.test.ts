@@ -1,6 +1,7 @@
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { whatifConversation } from '../../activities/whatif/replay';
+import { retiredDigest } from '../../db/repositories/retired';
 import type { TurnDiff } from '../../core/whatif/diff';
 import { DEMO_CONVERSATIONS } from '../../demo/conversations';
 import { goldenOf, GOLDEN_PATH } from './whatif-golden';
@@ -138,6 +139,17 @@ describe('convengine whatif (what-if replay)', () => {
     const unknown = await cli('--config', 'current', '--conversation', '7b0c6a43-0d55-4c1b-9a0e-3f5f5d0b9c11');
     expect(unknown).toMatchObject({ code: 2, stdout: '' });
     expect(unknown.stderr).toMatch(/no recorded turns for conversation 7b0c6a43/);
+    // A pruned or erased id: its trail is gone for good, which the caller is told (the API answers 410).
+    const pruned = '5d2f8c1e-6a3b-4e7d-9c0f-1a2b3c4d5e6f';
+    await seeds.demo.tdb.db.$client.query(
+      "INSERT INTO ce_retired_conversation (conversation_digest, reason) VALUES ($1, 'PRUNED')",
+      [retiredDigest(pruned)]
+    );
+    const retired = await whatifConversation(
+      { db: seeds.demo.tdb.db },
+      { conversationId: pruned, config: { version: 'current' } }
+    ).catch((err: unknown) => err);
+    expect(retired).toMatchObject({ code: 'CONVERSATION_RETIRED', message: expect.stringMatching(/pruned or erased/) });
     const cases: [string[], RegExp][] = [
       [['--config', 'current', '--conversation', 'not-a-uuid'], /must be a UUID/],
       [

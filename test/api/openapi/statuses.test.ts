@@ -218,6 +218,13 @@ const PROVOKED: Provoked[] = [
   {
     op: 'GET /api/v1/whatif',
     url: WHATIF,
+    fixed: whatifRefusing('CONVERSATION_RETIRED'),
+    status: 410,
+    code: 'CONVERSATION_RETIRED',
+  },
+  {
+    op: 'GET /api/v1/whatif',
+    url: WHATIF,
     fixed: whatifRefusing('CONVERSATION_TOO_LONG'),
     status: 422,
     code: 'CONVERSATION_TOO_LONG',
