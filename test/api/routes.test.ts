@@ -110,7 +110,8 @@ describe('HTTP gateway routes over the real turn workflow', () => {
       await db.$client.query(`UPDATE ${table} SET ${column} = ${ago} WHERE conversation_id = $1`, [conversationId]);
     }
     await pruneConversations(db, new Date(Date.now() - 2 * 24 * 3600 * 1000));
-    expect((await h.request('GET', `/api/v1/conversation/${conversationId}`)).status).toBe(404);
+    const read = await h.request('GET', `/api/v1/conversation/${conversationId}`);
+    expect([read.status, read.json().error.code]).toEqual([410, 'CONVERSATION_RETIRED']);
     const again = await send({ conversationId, message: ORDER_MESSAGE });
     expect([again.status, again.json().error.code]).toEqual([410, 'CONVERSATION_RETIRED']);
     expect(again.json().error.message).toContain('Start a new conversation');
