@@ -82,7 +82,6 @@ describe('a database that accepts connections and never answers', () => {
 
   it('fails a config read after one connect timeout, and the not-migrated check does not connect again', async () => {
     const handle = openDatabase(url, { max: 1, connectionTimeoutMillis: SHORT_TIMEOUT_MS });
-    const started = Date.now();
     try {
       const failure = await readConfigState(handle.db).then(
         () => null,
@@ -93,8 +92,8 @@ describe('a database that accepts connections and never answers', () => {
     } finally {
       await handle.close();
     }
-    // One connect timeout, not two: under a loaded CI machine the one took 600 ms of a 400 ms timeout.
-    expect(Date.now() - started).toBeLessThan(SHORT_TIMEOUT_MS * 2);
+    // One connect timeout, not two: the server records every connection, so a second wait would be a second entry.
+    // (A wall-clock bound here failed on a loaded machine: the one timeout took 872 ms of a 400 ms setting.)
     expect(connectedAt).toHaveLength(1);
   });
 
