@@ -1,3 +1,4 @@
+import { NamespaceNotFoundError } from '@temporalio/client';
 import type { NativeConnection, Worker, WorkerOptions } from '@temporalio/worker';
 import type { Env } from '../config/env';
 import type { TemporalConnectionSettings } from '../config/temporal-connection';
@@ -281,7 +282,8 @@ function closingOnError(...close: (() => Promise<unknown>)[]): (err: unknown) =>
 
 /**
  * With `run.namespaceWait`, waits until the namespace exists; rejects when the wait is stopped first. While it
- * waits, /readyz's `worker` check says so and convengine_worker_namespace_waiting is 1.
+ * waits, /readyz's `worker` check says so and convengine_worker_namespace_waiting is 1. Without it, a missing
+ * namespace rejects at once with NamespaceNotFoundError.
  */
 async function startWhenNamespaceExists(
   run: TurnWorkerRun,
@@ -289,8 +291,13 @@ async function startWhenNamespaceExists(
   state: WorkerState,
   { logger, metrics }: WorkerObservability
 ): Promise<void> {
-  if (!run.namespaceWait) return;
   const namespace = run.env.TEMPORAL_NAMESPACE;
+  if (!run.namespaceWait) {
+    // Asked before the worker is built: the SDK's core, once a worker exists, logs its own raw gRPC status dump
+    // ("Status { code: NotFound, … details: b\"…\" }") for the missing namespace before the start fails.
+    if (!(await namespaceExists(connection, namespace)())) throw new NamespaceNotFoundError(namespace);
+    return;
+  }
   const exists = await untilNamespaceExists({
     namespace,
     exists: namespaceExists(connection, namespace),
