@@ -81,7 +81,9 @@ export function llmFailureText(err: unknown, endpoint: LlmEndpoint): string {
   if (err instanceof Anthropic.APIError && typeof err.status === 'number') {
     return answeredText(err, err.status, endpoint);
   }
-  if (err instanceof Anthropic.APIConnectionTimeoutError) return 'timed out';
+  // The SDK's timeout before the answer's head, or bounded-fetch's TimeoutError for a body still arriving at the
+  // deadline: one fact, in one word, whichever clock fired first (a loaded machine decides that).
+  if (err instanceof Anthropic.APIConnectionTimeoutError || fieldOf(err, 'name') === 'TimeoutError') return 'timed out';
   if (err instanceof Anthropic.APIUserAbortError) return 'aborted';
   const code = causeCode(err);
   if (err instanceof Anthropic.APIConnectionError) return `connection failed${code ? ` (${code})` : ''}`;
