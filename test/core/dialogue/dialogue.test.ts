@@ -1,15 +1,9 @@
 import { readDialogueActAnswer, dialogueActSchema } from '../../../core/dialogue/llm-contract';
 import { classifyDialogueActByRegex } from '../../../core/dialogue/regex-classifier';
 import { needsLlm, resolveDialogueAct } from '../../../core/dialogue/resolve';
-import { DialogueActSettings as S } from '../../../core/config/settings/dialogue-act';
+import { DEFAULT_DIALOGUE_ACT_PATTERNS } from '../../support/dialogue-patterns';
 
-const patterns = {
-  affirm: S.regexAffirm.default,
-  negate: S.regexNegate.default,
-  edit: S.regexEdit.default,
-  reset: S.regexReset.default,
-  greeting: S.regexGreeting.default,
-};
+const patterns = DEFAULT_DIALOGUE_ACT_PATTERNS;
 const idle = { pendingClarification: false, intentLocked: false };
 
 describe('dialogue act regex pass (§5.6)', () => {

@@ -1,11 +1,11 @@
 import fc from 'fast-check';
 import { resetReason } from '../../../core/conversation/reset';
 import { classifyDialogueActByRegex } from '../../../core/dialogue/regex-classifier';
-import { DialogueActSettings as S } from '../../../core/config/settings/dialogue-act';
 import { classifierMatches } from '../../../core/intent/classifier';
 import { evaluateRuleMatch } from '../../../core/rules/match';
 import { javaTrim } from '../../../core/text/java-trim';
 import { classifierRow, ruleRow } from '../../support/config-rows';
+import { DEFAULT_DIALOGUE_ACT_PATTERNS } from '../../support/dialogue-patterns';
 
 /** Java's String.trim() as its Javadoc states it: the longest substring without a code unit <= U+0020 at either end. */
 function javaSpecTrim(text: string): string {
@@ -45,13 +45,7 @@ describe("javaTrim (core/text/java-trim.ts): Java's String.trim()", () => {
   it('the reset commands and the dialogue-act patterns read the text trimmed the same way', () => {
     expect(resetReason({}, false, '\u0007/reset\n')).toBe('USER_TEXT_COMMAND');
     expect(resetReason({}, false, 'reset\u00a0')).toBeNull();
-    const patterns = {
-      affirm: S.regexAffirm.default,
-      negate: S.regexNegate.default,
-      edit: S.regexEdit.default,
-      reset: S.regexReset.default,
-      greeting: S.regexGreeting.default,
-    };
+    const patterns = DEFAULT_DIALOGUE_ACT_PATTERNS;
     const idle = { pendingClarification: false, intentLocked: false };
     expect(classifyDialogueActByRegex('\u0000yes\u001f', patterns, idle).act).toBe('AFFIRM');
     expect(classifyDialogueActByRegex('yes\u2028', patterns, idle).act).toBe('NEW_REQUEST');
