@@ -5,7 +5,8 @@ import { isNamespaceNotFound, isTemporalUnreachable } from '../config/temporal-c
 import { busyPoolOf, isDatabaseBusy, isDatabaseUnreachable } from '../db/connection-loss';
 import { databaseErrorText } from '../db/error-text';
 import { failureOutline } from '../observability/failure-outline';
-import { busyLog, PREREQUISITE_MESSAGES, type PrerequisiteProblem } from '../observability/prerequisites';
+import { busyLog } from '../observability/prerequisite-checks';
+import { PREREQUISITE_MESSAGES, type PrerequisiteProblem } from '../observability/prerequisite-problems';
 import { methodsThatWork } from './allowed-methods';
 import { ApiError, envelope } from './errors';
 import type { ReadinessProbe } from './ports';

@@ -1,4 +1,4 @@
-import { PREREQUISITE_MESSAGES } from '../observability/prerequisites';
+import { PREREQUISITE_MESSAGES } from '../observability/prerequisite-problems';
 import { BEARER_CHALLENGES, OPERATOR_CHALLENGE } from './auth';
 import { errorSchema } from './schemas/common';
 import { turnResponseSchema } from './schemas/turn';
@@ -223,9 +223,11 @@ export const UNAVAILABLE_CODES = {
     'applied) until an operator runs `convengine seed` or `convengine config apply`; these three with `Retry-After`',
   workerUnavailable:
     'WORKER_UNAVAILABLE (`details.decisionSent`): no worker took the decision: not sent when no worker that runs ' +
-    "the turn's type polls its task queue; else sent, not taken within OPERATOR_DECISION_TIMEOUT_MS, and it may " +
-    "still be applied when a worker returns; TURN_NOT_READY (`details.decisionSent` false): the turn's workflow " +
-    'task failed or is failing, and Temporal dropped the decision unapplied: check the turn, then decide again; ' +
+    "the turn's type polls its task queue, nor while no worker answers the turn's workflow task (it timed out and " +
+    'is retried: a decision sent earlier is kept unless a worker fails the task); else sent, not taken within OPERATOR_DECISION_TIMEOUT_MS, and it ' +
+    "may still be applied when a worker returns; TURN_NOT_READY (`details.decisionSent` false): the turn's workflow " +
+    'task failed or is failing, or timed out, and Temporal dropped the decision unapplied: check the turn, then ' +
+    'decide again; ' +
     'WORKER_LACKS_PATCH (`details.decisionSent` false, `details.patches`): no worker polling knows every workflow ' +
     'patch the turn recorded (workers of an older build): not sent; deploy newer workers, then decide again',
 } as const;

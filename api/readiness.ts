@@ -4,11 +4,8 @@ import { isNamespaceNotFound } from '../config/temporal-client';
 import type { Database } from '../db/pool';
 import { cachedFor, databaseReadiness, temporalReadiness } from '../observability/dependency-checks';
 export { READINESS_CACHE_MS } from '../observability/dependency-checks';
-import {
-  PREREQUISITE_MESSAGES,
-  readinessWithPrerequisites,
-  type PrerequisiteMonitor,
-} from '../observability/prerequisites';
+import { PREREQUISITE_MESSAGES } from '../observability/prerequisite-problems';
+import { readinessWithPrerequisites, type PrerequisiteMonitor } from '../observability/prerequisites';
 import { temporalClock, type TemporalClock } from '../observability/temporal-clock';
 import { readTurnPollers, turnPollersCheck, type TurnPollersCheck } from '../observability/turn-pollers';
 import type { ReadinessProbe } from './ports';

@@ -11,7 +11,7 @@ import type { TemporalConnectionSettings } from '../config/temporal-connection';
 import { engineDataConverter } from '../db/data-converter';
 import type { DatabaseConfigStore } from '../db/config/store';
 import { bindOwnDeployment, deploymentOf } from '../db/deployment';
-import { openDatabase, type Database, type DbHandle } from '../db/pool';
+import type { Database, DbHandle } from '../db/pool';
 import { silentLogger, type Logger } from '../observability/logger';
 import { withoutFailureText } from '../observability/failure-outline';
 import {
@@ -22,7 +22,7 @@ import {
 import { cachedFor, readinessCacheMs, temporalCheck, temporalChecksEnded } from '../observability/dependency-checks';
 import { createApiMetrics, type ApiMetrics } from '../observability/metrics';
 import { metricsText } from '../observability/probe-server';
-import { warnOnQueryTimeouts } from '../observability/query-timeouts';
+import { openBoundedDatabase } from '../observability/query-timeouts';
 import { tracingClientInterceptors } from '../observability/tracing';
 import { sampleTemporalClock } from '../observability/turn-pollers';
 import { buildApi, type ApiOptions } from './app';
@@ -176,14 +176,8 @@ export function openApiDatabase(
   env: Pick<Env, 'API_DB_POOL_MAX' | 'API_DB_QUERY_TIMEOUT_MS'>,
   logger?: Logger
 ): DbHandle {
-  const timeout = env.API_DB_QUERY_TIMEOUT_MS;
-  const handle = openDatabase(databaseUrl, {
-    max: env.API_DB_POOL_MAX,
-    application_name: 'convengine-api',
-    ...(timeout > 0 ? { query_timeout: timeout } : {}),
-  });
-  if (logger) warnOnQueryTimeouts(handle.pool, logger);
-  return handle;
+  const pool = { name: 'convengine-api', max: env.API_DB_POOL_MAX, queryTimeoutMs: env.API_DB_QUERY_TIMEOUT_MS };
+  return openBoundedDatabase(databaseUrl, pool, logger);
 }
 
 /** A failed start's handler: closes the database handle, then rethrows. */

@@ -2,8 +2,9 @@ import type { Pool } from 'pg';
 import { isConnectTimeout, isDatabaseUnreachable } from '../db/connection-loss';
 import { databaseAddress } from '../db/address';
 import { sqlStateOf } from '../db/error-text';
-import { ENGINE_SCHEMA } from '../db/pool';
-import { errorChain } from './error-chain';
+import { ENGINE_SCHEMA } from '../db/session-settings';
+import { shownText } from '../core/text/one-line-text';
+import { rawErrorChain } from './error-chain';
 import { notMigratedReason } from './not-migrated';
 
 /** The pool a command's failure happened on: its address and connect timeout are in the message. */
@@ -14,12 +15,18 @@ export type CommandPool = Pick<Pool, 'query' | 'options'>;
  * migrations, or else the error and its causes.
  */
 export async function databaseFailure(pool: CommandPool, failure: unknown): Promise<string> {
-  return connectTimeoutReason(pool, failure) ?? (await notMigratedReason(pool, failure)) ?? errorChain(failure);
+  const reason = connectTimeoutReason(pool, failure) ?? (await notMigratedReason(pool, failure));
+  return shownText(reason ?? rawErrorChain(failure));
 }
 
 /** A failure on the database in one line: a connect timeout in the product's words (below), else the error chain. */
 export function databaseError(pool: Pick<Pool, 'options'>, failure: unknown): string {
-  return connectTimeoutReason(pool, failure) ?? errorChain(failure);
+  return shownText(rawDatabaseError(pool, failure));
+}
+
+/** databaseError as the errors wrote it, controls and all (rawErrorChain): for JSON, or a line shown whole. */
+export function rawDatabaseError(pool: Pick<Pool, 'options'>, failure: unknown): string {
+  return connectTimeoutReason(pool, failure) ?? rawErrorChain(failure);
 }
 
 /**
@@ -30,9 +37,9 @@ export function databaseError(pool: Pick<Pool, 'options'>, failure: unknown): st
  */
 export function migrationFailure(pool: Pick<Pool, 'options'>, failure: unknown): string {
   const timeout = connectTimeoutReason(pool, failure);
-  if (timeout !== null) return timeout;
+  if (timeout !== null) return shownText(timeout);
   const where = `the database at ${databaseAddress(pool.options.connectionString)} could not be migrated`;
-  return `${where}: ${errorChain(failure)}${migrationAdvice(failure)}`;
+  return shownText(`${where}: ${rawErrorChain(failure)}${migrationAdvice(failure)}`);
 }
 
 function migrationAdvice(failure: unknown): string {

@@ -1,6 +1,6 @@
 /**
- * The environment's defaults, value lists and bounds, which config/env.ts validates the variables against and
- * re-exports: kept apart so that env.ts reads as the list of variables.
+ * The environment's defaults, value lists and bounds, which config/env-schema.ts validates the variables against and
+ * config/env.ts re-exports: kept apart so that env-schema.ts reads as the list of variables.
  */
 export const LOG_LEVELS = ['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'] as const;
 export const LOG_FORMATS = ['json', 'pretty'] as const;
@@ -69,6 +69,15 @@ export const WORKER_SHUTDOWN_GRACE_DEFAULT_MS = 5_000;
  * row ends (milliseconds); 10 s means something else holds it, and the attempt fails and is retried instead.
  */
 export const WORKER_DB_LOCK_TIMEOUT_DEFAULT_MS = 10_000;
+
+/**
+ * WORKER_DB_QUERY_TIMEOUT_MS's default. Past every statement the worker's engine pool runs in earnest: a step's reads,
+ * its audit batch and its commit answer in milliseconds, and a statement waiting on a lock ends at
+ * WORKER_DB_LOCK_TIMEOUT_MS (10 s), with 20 s to spare for a loaded server. Far short of a model-led step run's
+ * start-to-close (core/turn/steps.ts, MODEL_TIMEOUT_MS, 240 s), which alone ended a statement on a frozen backend
+ * before: the step is retried on a fresh connection within its attempt's time, and a stopping worker is not held.
+ */
+export const WORKER_DB_QUERY_TIMEOUT_DEFAULT_MS = 30_000;
 
 /**
  * MIGRATE_LOCK_WAIT_MS's default: a migrator waits this long for another's migrations (an index built concurrently on

@@ -1,7 +1,7 @@
 import { z } from 'zod';
 
 /**
- * How one environment variable's text becomes a value (config/env.ts declares which variable takes which). An
+ * How one environment variable's text becomes a value (config/env-schema.ts declares which variable takes which). An
  * invalid value's message says what the variable must be, never what it was: several carry secrets.
  */
 

@@ -37,17 +37,48 @@ interface CallBounds {
   stopped: AbortSignal | undefined;
 }
 
+/** A call asked for under its caller's signal once that has aborted (a deadline given up on): not sent. */
+export class CallAbortedError extends Error {
+  readonly code = grpc.status.CANCELLED;
+  constructor(method: string) {
+    super(`${method} was not sent: its caller gave up on it`);
+    this.name = 'CallAbortedError';
+  }
+}
+
 /** `call`, the RPC `method` with `request`, within `bounds` (withDefaultCallDeadline). */
 function boundedCall(bounds: CallBounds, method: string, request: unknown, call: () => Promise<unknown>) {
   const { connection, context, timeoutMs, stopped } = bounds;
   if (stopped?.aborted) return Promise.reject(new ClientStoppedError(method));
   const store = context.getStore();
+  // The SDK cancels a call when its signal aborts, and sends one under a signal aborted already as any other.
+  if (store?.abortSignal?.aborted) return Promise.reject(new CallAbortedError(method));
   const timed =
     store?.deadline !== undefined || longPoll(method, request)
       ? call
       : () => connection.withDeadline(Date.now() + timeoutMs, call);
-  // A signal set around the call is its caller's own (the connection keeps one), and that caller's to abort.
-  return stopped && store?.abortSignal === undefined ? connection.withAbortSignal(stopped, timed) : timed();
+  if (!stopped) return timed();
+  return withCallSignal(connection, [stopped, store?.abortSignal], timed);
+}
+
+/**
+ * `call` under a signal of its own, aborted when any of `sources` aborts (the API's stop, the caller's own signal),
+ * whose listeners on them end with the call. The SDK adds a listener to a call's signal and never removes it: on the
+ * stop's signal, which lives as long as the API, that was one listener, holding its finished call, per call sent.
+ */
+function withCallSignal<R>(
+  connection: ConnectionLike,
+  sources: (AbortSignal | undefined)[],
+  call: () => Promise<R>
+): Promise<R> {
+  const own = new AbortController();
+  const abort = () => own.abort();
+  const listened = sources.filter((source): source is AbortSignal => source !== undefined);
+  for (const source of listened) source.addEventListener('abort', abort);
+  const done = () => {
+    for (const source of listened) source.removeEventListener('abort', abort);
+  };
+  return connection.withAbortSignal(own.signal, call).finally(done);
 }
 
 /**
@@ -58,7 +89,8 @@ function boundedCall(bounds: CallBounds, method: string, request: unknown, call:
  * connection) or CANCELLED "Timeout expired" (the native one), which isTemporalUnreachable reads as unreachable.
  * Once `stopped` aborts (the API's stop, its callers answered), the calls in flight are cancelled (the client's
  * connection; the native one does not cancel) and later ones fail at once (ClientStoppedError): a long poll would
- * otherwise outlive the API's close, and the chain that reads a turn's end would send more.
+ * otherwise outlive the API's close, and the chain that reads a turn's end would send more. So are those of a caller
+ * whose own signal aborted (CallAbortedError): the deadline it gave up at, which the chain it started would outlive.
  * The connection itself is shared (the worker's, in `convengine start`) and left as it is.
  */
 export function withDefaultCallDeadline<C extends ConnectionLike>(

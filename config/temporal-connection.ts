@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import type { TLSConfig } from '@temporalio/client';
-import { EnvError, TEMPORAL_TLS_OPTIONS, temporalTlsIssues, type Env, type EnvIssue } from './env';
+import { EnvError, type Env, type EnvIssue } from './env';
+import { TEMPORAL_TLS_OPTIONS, temporalTlsIssues } from './temporal-tls-issues';
 
 /**
  * How every process of ours reaches a Temporal cluster: the address, and the TLS and API key a

@@ -57,7 +57,7 @@ export function isConnectionLoss(err: unknown): boolean {
 }
 
 /**
- * Errors raised while a session was being opened (db/pool.ts's client marks them): the server refused this process a
+ * Errors raised while a session was being opened (db/session-client.ts marks them): the server refused this process a
  * session (too many connections 53300, a database not accepting connections 55000, one that does not exist 3D000, a
  * refused login, class 28, a server starting up 57P03) or TLS failed, so no statement ran. Known by where they were
  * raised, not by SQLSTATE and severity: 55000 and 3D000 are also what an ordinary statement gets (currval before
@@ -79,7 +79,7 @@ const refusedSession = (e: ErrorShape): boolean => sessionRefusals.has(e);
  * that does not resolve, the pool's wait for a connection): a statement is not sent again at once after them.
  */
 const UNREACHABLE_ERRNOS = [...CONNECTION_ERRNOS, 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'ENOTFOUND', 'EAI_AGAIN'];
-// 'Query read timeout': pg's, for a statement past its query_timeout (db/pool.ts ends that session).
+// 'Query read timeout': pg's, for a statement past its query_timeout (db/session-client.ts ends that session).
 const UNREACHABLE_MESSAGES = [...CONNECTION_MESSAGES, 'timeout exceeded when trying to connect', 'Query read timeout'];
 
 /**
@@ -106,9 +106,15 @@ export interface PoolStats {
 
 /**
  * Errors of a statement that got no pooled connection, or no answer, in time while the database answered the pool's
- * other statements meanwhile (db/pool.ts marks them): the pool is saturated or the server slow, not unreachable.
+ * other statements meanwhile (db/engine-pool.ts marks them): the pool is saturated or the server slow, not unreachable.
  */
 const busyPools = new WeakMap<object, PoolStats>();
+
+/**
+ * What a busy database is, in the words of every text that names it (the readiness warning and OpenAPI, the 503's
+ * message, the log line): one wording, as the two waits busyPools marks read alike to an operator.
+ */
+export const DATABASE_BUSY_MEANING = 'it answers, but a statement got no free pooled connection, or no answer, in time';
 
 /** Marks `err` as a wait on a busy pool (`stats`: the pool then); returns it. */
 export function markDatabaseBusy<E>(err: E, stats: PoolStats): E {

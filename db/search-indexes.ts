@@ -13,11 +13,12 @@ import { foldedText } from './search-collation';
  * database locale (pg_trgm's own case folding follows the database's). The expressions are the search's own: a fold
  * that changes needs a migration that drops these (as 0031 does), or IF NOT EXISTS keeps the old ones.
  */
-function searchIndexes(ops: string): { name: string; sql: string }[] {
+export function searchIndexes(ops: string): SearchIndex[] {
   // One text per index: a multicolumn one was not used for the OR of its columns (a BitmapOr of two indexes is).
   const gin = (name: string, table: string, text: string, where = '') => ({
     name,
-    sql: `CREATE INDEX CONCURRENTLY IF NOT EXISTS ${name} ON ${table} USING gin (${foldedText(text)} ${ops})${where}`,
+    table,
+    using: `USING gin (${foldedText(text)} ${ops})${where}`,
   });
   return [
     gin('ce_conversation_id_trgm_idx', 'ce_conversation', 'conversation_id::text'),
@@ -28,29 +29,44 @@ function searchIndexes(ops: string): { name: string; sql: string }[] {
   ];
 }
 
+/** One index of the search: `CREATE INDEX <name> ON <table> <using>`. */
+export interface SearchIndex {
+  name: string;
+  table: string;
+  /** Its method, key and predicate: `USING gin (…)[ WHERE …]`. */
+  using: string;
+}
+
 export const SEARCH_INDEX_NAMES = searchIndexes('').map((index) => index.name);
+
+/** The schema pg_trgm is created in, null where it is not. */
+export async function installedTrigramSchema(db: Pick<ClientBase, 'query'>): Promise<string | null> {
+  const { rows } = await db.query<{ schema: string }>(
+    `SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
+      WHERE e.extname = 'pg_trgm'`
+  );
+  return rows[0]?.schema ?? null;
+}
 
 /** pg_trgm's schema, created there when it can be; or why it cannot. */
 async function trigramSchema(client: PoolClient): Promise<{ schema: string } | { refused: string }> {
-  const installed = () =>
-    client.query<{ schema: string }>(
-      `SELECT n.nspname AS schema FROM pg_extension e JOIN pg_namespace n ON n.oid = e.extnamespace
-        WHERE e.extname = 'pg_trgm'`
-    );
-  let { rows } = await installed();
-  if (!rows[0]) {
+  let schema = await installedTrigramSchema(client);
+  if (schema === null) {
     try {
       await client.query('CREATE EXTENSION IF NOT EXISTS pg_trgm');
     } catch (err) {
       return { refused: (err as Error).message };
     }
-    ({ rows } = await installed());
+    schema = await installedTrigramSchema(client);
   }
-  return rows[0] ? { schema: rows[0].schema } : { refused: 'it is not installed' };
+  return schema !== null ? { schema } : { refused: 'it is not installed' };
 }
 
 /** What the search reads without its indexes, and how to give it them. */
-const withoutIndexes = (why: string, fix = 'Have the database offer pg_trgm (CREATE EXTENSION pg_trgm) and run') =>
+export const withoutIndexes = (
+  why: string,
+  fix = 'Have the database offer pg_trgm (CREATE EXTENSION pg_trgm) and run'
+) =>
   `console search (q) has no trigram index (${why}): it works, but reads whole tables, slow on a large database. ` +
   `${fix} \`convengine migrate\` again`;
 
@@ -100,7 +116,7 @@ export async function ensureSearchIndexes(client: PoolClient): Promise<string[]>
   for (const index of searchIndexes(`${client.escapeIdentifier(trigram.schema)}.gin_trgm_ops`)) {
     try {
       await dropInvalidIndex(client, { name: index.name, schema: null });
-      await client.query(index.sql);
+      await client.query(`CREATE INDEX CONCURRENTLY IF NOT EXISTS ${index.name} ON ${index.table} ${index.using}`);
     } catch (err) {
       notes.push(withoutIndexes(`${index.name} could not be built: ${(err as Error).message}`));
     }

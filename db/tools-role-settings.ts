@@ -1,5 +1,5 @@
 import type { PoolClient } from 'pg';
-import { TIME_FORMAT_SESSION } from './pool';
+import { TIME_FORMAT_SESSION } from './session-settings';
 
 /** Server-side limits on the role: a backstop; the executor sets tighter ones per transaction. */
 const ROLE_SETTINGS: Readonly<Record<string, string>> = {

@@ -77,8 +77,13 @@ export class DemoCounters {
   /** The requests received: every one, or the latest `keptRequests` (see DemoToolServerOptions). */
   readonly log: LoggedRequest[] = [];
   private readonly writes = new Map<string, number>();
-  /** Requests whose client closed the connection before the answer was sent, by route. */
-  private readonly hangUps = new Map<string, number>();
+  /**
+   * The sequence numbers (see `received`) of the requests whose client closed the connection before the answer was
+   * sent, by route: a test counts the hang-ups of its own calls, not those of an earlier test's that come late.
+   */
+  private readonly hangUps = new Map<string, number[]>();
+  /** How many requests came so far: the last one's sequence number. */
+  private receivedCount = 0;
 
   constructor(private readonly keptRequests?: number) {}
 
@@ -88,8 +93,15 @@ export class DemoCounters {
     query: Record<string, string>,
     headers: http.IncomingHttpHeaders,
     body: string
-  ): void {
+  ): number {
     pushKeepingLatest(this.log, { route, method, query, headers, body }, this.keptRequests);
+    this.receivedCount += 1;
+    return this.receivedCount;
+  }
+
+  /** How many requests came so far (every one, whatever the log keeps): the next one's sequence number is one more. */
+  received(): number {
+    return this.receivedCount;
   }
 
   /** Requests received on a route (failed and retried ones included), of those the log keeps. */
@@ -97,13 +109,16 @@ export class DemoCounters {
     return this.log.filter((r) => r.route === route).length;
   }
 
-  hungUp(route: string): void {
-    this.hangUps.set(route, (this.hangUps.get(route) ?? 0) + 1);
+  hungUp(route: string, seq: number): void {
+    this.hangUps.set(route, [...(this.hangUps.get(route) ?? []), seq]);
   }
 
-  /** Requests on a route whose client hung up before it was answered (a cancelled or timed-out call). */
-  hangUpsOn(route: string): number {
-    return this.hangUps.get(route) ?? 0;
+  /**
+   * Requests on a route whose client hung up before it was answered (a cancelled or timed-out call); with `since` (a
+   * `received()` count), only of the requests that came after it.
+   */
+  hangUpsOn(route: string, since = 0): number {
+    return (this.hangUps.get(route) ?? []).filter((seq) => seq > since).length;
   }
 
   wasApplied(key: string): boolean {

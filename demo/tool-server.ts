@@ -115,10 +115,10 @@ class DemoHandler {
       headers: raw.headers,
       body: await readBody(raw),
     };
-    this.counters.record(req.route, req.method, Object.fromEntries(req.query), req.headers, req.body);
+    const seq = this.counters.record(req.route, req.method, Object.fromEntries(req.query), req.headers, req.body);
     // A client that hangs up before the answer (a cancelled tool call, a timeout) is counted: tests prove the abort.
     res.on('close', () => {
-      if (!res.writableFinished) this.counters.hungUp(req.route);
+      if (!res.writableFinished) this.counters.hungUp(req.route, seq);
     });
     const fault = this.faults.next(req.route);
     if (fault.failWith !== null)

@@ -1,11 +1,12 @@
 import * as grpc from '@grpc/grpc-js';
 import type { ConnectionLike } from '@temporalio/client';
 import { sql } from 'drizzle-orm';
-import type { Pool } from 'pg';
+import type { Pool, PoolClient } from 'pg';
 import { isNamespaceNotFound } from '../config/temporal-client';
-import { isDatabaseBusy } from '../db/connection-loss';
+import { DATABASE_BUSY_MEANING, isDatabaseBusy } from '../db/connection-loss';
 import { connectionRefusalOf } from '../db/error-text';
-import { markBusySince, type Database } from '../db/pool';
+import { markBusySince } from '../db/engine-pool';
+import type { Database } from '../db/pool';
 import { refusalReason } from './database-refusal';
 
 /**
@@ -73,30 +74,82 @@ export function databaseCheck<T>(work: Promise<T>, pool?: Pool): Promise<T> {
   return answerWithin(work, () => (pool ? markBusySince(pool, timedOut(), since) : timedOut()));
 }
 
+/** A check's statement sent on one of its pool's connections that got no answer within the check deadline. */
+export class CheckStalledError extends Error {}
+
 /**
- * The readiness of a database that answers, but not a check in time: the pool is saturated or the server slow. The
- * process stays ready (probe-server.ts, readinessReply): every replica on the database sees the same load.
+ * `work` on one of `pool`'s connections, under the check deadline. The deadline met while the database answered the
+ * pool's other statements meanwhile is a busy database (isDatabaseBusy), whether the check still waited for a
+ * connection (the pool is full) or its own statement got no answer (one stopped backend, or a server slow for this
+ * statement): every replica on a slow database would see the same, and taking them all out of service at once turns a
+ * spike into an outage (docs/operations.md). Met with no answer at all since it began, once its statement was sent, it
+ * is a CheckStalledError: this process got nothing from its database within the bound.
+ */
+export function pooledCheck<T>(pool: Pool, work: (client: PoolClient) => Promise<T>): Promise<T> {
+  const since = performance.now();
+  let connected = false;
+  const run = async (): Promise<T> => {
+    const client = await pool.connect();
+    connected = true;
+    try {
+      const answer = await work(client);
+      client.release();
+      return answer;
+    } catch (err) {
+      // As pool.query does: a client whose statement failed is not handed out again.
+      client.release(err instanceof Error ? err : true);
+      throw err;
+    }
+  };
+  const timedOut = () =>
+    markBusySince(
+      pool,
+      connected
+        ? new CheckStalledError(`the database did not answer a check's statement within ${CHECK_DEADLINE_MS} ms`)
+        : new Error(`no connection to the database was free within ${CHECK_DEADLINE_MS} ms`),
+      since
+    );
+  return answerWithin(run(), timedOut);
+}
+
+/**
+ * The readiness of a database that answers the pool's statements, but not a check in time (no free connection, or no
+ * answer on its own): the pool is saturated or the server slow. The process stays ready (probe-server.ts,
+ * readinessReply): every replica on the database sees the same load.
  */
 export const DATABASE_BUSY = 'busy';
 
+/**
+ * The readiness of a database whose check had a connection but no answer to its statement within the deadline, and
+ * that answered none of the pool's other statements meanwhile: not ready (probe-server.ts).
+ */
+export const DATABASE_STALLED = 'stalled';
+
 /** What /readyz says beside a busy check (public: no pool counts, the log has them). */
 export const DATABASE_BUSY_WARNING =
-  'the database is busy: it answers, but no pooled connection was free in time; requests get 503 DATABASE_BUSY ' +
-  'meanwhile, and this process stays ready (every replica on the database shares the load)';
+  `the database is busy: ${DATABASE_BUSY_MEANING}; requests get 503 DATABASE_BUSY meanwhile, and this process ` +
+  'stays ready (every replica on the database shares the load)';
 
 /** What readiness names as the fix of the engine database's refused login: the variable, nothing of its value. */
 export const CHECK_DATABASE_URL = 'check DATABASE_URL';
 
 /**
- * The database's readiness (`select 1`) within the check deadline: `ok`, `unreachable`, `busy` (it answers the pool's
- * other statements, not this one in time), or the refused login a retry would not mend (`database missing: check
- * DATABASE_URL`, `login refused: …`).
+ * The database's readiness (`select 1`) within the check deadline: `ok`, `unreachable`, `busy` (no pooled connection
+ * was free in time, or its `select 1` got no answer, while the database answered the pool's other statements),
+ * `stalled` (its `select 1` was sent and got no answer in time, and no statement of the pool was answered since the
+ * check began), or the refused login a retry would not mend (`database missing: check DATABASE_URL`, `login refused:
+ * …`).
  */
 export function databaseReadiness(db: Pick<Database, 'execute'> & Partial<Pick<Database, '$client'>>): Promise<string> {
-  return databaseCheck(db.execute(sql`select 1`), db.$client).then(
+  const pool = db.$client;
+  const answered = pool
+    ? pooledCheck(pool, (client) => client.query('select 1'))
+    : databaseCheck(db.execute(sql`select 1`));
+  return answered.then(
     () => 'ok',
     (err: unknown) => {
       if (isDatabaseBusy(err)) return DATABASE_BUSY;
+      if (err instanceof CheckStalledError) return DATABASE_STALLED;
       const refusal = connectionRefusalOf(err);
       return refusal === null ? 'unreachable' : refusalReason(refusal, CHECK_DATABASE_URL);
     }

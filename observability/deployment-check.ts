@@ -18,7 +18,7 @@ interface DeploymentOutcome {
   reason: string;
   problem: 'DEPLOYMENT_MISMATCH' | null;
   log?: { fields: object; message: string };
-  /** The mismatch, naming both deployments: what stops a worker (worker/main.ts). */
+  /** The mismatch, naming both deployments: what stops a worker (worker/running-worker.ts). */
   mismatch?: DeploymentMismatchError;
 }
 

@@ -40,7 +40,7 @@ export function withPrometheusNaN(text: string): string {
 }
 
 /**
- * Every check must say `ok`, or `busy` (a database pool saturated while the database answers): readiness fails for
+ * Every check must say `ok`, or `busy` (a database answering the pool, but not a check in time): readiness fails for
  * what re-routing or a restart mends, and every replica on the database is as busy. A 503 then would take them all
  * out of rotation at once, and bring them back together into the same load; requests say it instead (503
  * DATABASE_BUSY with retry-after). The body names each check, never an error text, and the warnings when there are

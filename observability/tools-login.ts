@@ -2,7 +2,7 @@ import { Client } from 'pg';
 import { errorMessage } from '../core/errors';
 import { cutText } from '../core/text/cut-text';
 import { connectionRefusalOf, sqlStateOf } from '../db/error-text';
-import { sessionNaming } from '../db/pool';
+import { sessionNaming } from '../db/session-settings';
 import type { ToolsLogin } from '../db/tools-role';
 import { refusalMessage, refusalReason } from './database-refusal';
 import { CHECK_DATABASE_URL, CHECK_DEADLINE_MS, databaseCheck } from './dependency-checks';

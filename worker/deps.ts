@@ -12,7 +12,9 @@ import { createTaskRegistry, type TaskTable } from '../core/tasks/registry';
 import { engineDataConverter } from '../db/data-converter';
 import type { LlmClient } from '../core/llm';
 import { cancelStatementsOn } from '../db/cancellation';
-import { createPool, openDatabase, TOOLS_SESSION, workerSession, type Database, type DbHandle } from '../db/pool';
+import type { Database, DbHandle } from '../db/pool';
+import { TOOLS_SESSION, workerSession } from '../db/session-settings';
+import { createBoundedPool, openBoundedDatabase } from '../observability/query-timeouts';
 import { activityCancellation } from '../activities/runtime/activity-context';
 import { withoutFailureText } from '../observability/failure-outline';
 import { llmCallObserver, tracedLlmClient } from '../observability/llm';
@@ -59,26 +61,46 @@ export function workerAuditGate(metrics: WorkerMetrics | undefined): AuditGate {
 
 /**
  * The worker's engine database, WORKER_DB_POOL_MAX connections: its statements end with the activity they run for
- * (db/cancellation.ts), and none waits on a lock longer than WORKER_DB_LOCK_TIMEOUT_MS (a session setting, so a
- * pooler accepts the session).
+ * (db/cancellation.ts), none waits on a lock longer than WORKER_DB_LOCK_TIMEOUT_MS (a session setting, so a pooler
+ * accepts the session), and none waits for an answer longer than WORKER_DB_QUERY_TIMEOUT_MS: a frozen backend's
+ * statement fails as an unreachable database (the step's attempt fails retryable, activities/step-runtime.ts), its
+ * connection is destroyed, and `logger` is told, naming the `convengine-worker` pool.
  */
 export function openWorkerDatabase(
   databaseUrl: string,
-  env: Pick<Env, 'WORKER_DB_LOCK_TIMEOUT_MS' | 'WORKER_DB_POOL_MAX'>
+  env: Pick<Env, 'WORKER_DB_LOCK_TIMEOUT_MS' | 'WORKER_DB_POOL_MAX' | 'WORKER_DB_QUERY_TIMEOUT_MS'>,
+  logger?: Logger
 ): DbHandle {
-  const session = workerSession(env.WORKER_DB_LOCK_TIMEOUT_MS);
-  const handle = openDatabase(
-    databaseUrl,
-    { max: env.WORKER_DB_POOL_MAX, application_name: 'convengine-worker' },
-    session
-  );
+  const pool = {
+    name: 'convengine-worker',
+    max: env.WORKER_DB_POOL_MAX,
+    queryTimeoutMs: env.WORKER_DB_QUERY_TIMEOUT_MS,
+  };
+  const handle = openBoundedDatabase(databaseUrl, pool, logger, workerSession(env.WORKER_DB_LOCK_TIMEOUT_MS));
   cancelStatementsOn(handle.pool, activityCancellation);
   return handle;
 }
 
-/** The SQL tools' pool, WORKER_TOOLS_POOL_MAX connections logged in as the tools role (`url`, toolsLoginOf). */
-export function openToolsPool(url: string, env: Pick<Env, 'WORKER_TOOLS_POOL_MAX'>): Pool {
-  return createPool(url, { max: env.WORKER_TOOLS_POOL_MAX, application_name: 'convengine-tools' }, TOOLS_SESSION);
+/**
+ * The SQL tools' pool, WORKER_TOOLS_POOL_MAX connections logged in as the tools role (`url`, toolsLoginOf), bounded
+ * as the worker's engine pool is, by WORKER_DB_QUERY_TIMEOUT_MS: its session's own statements (BEGIN, the settings,
+ * ROLLBACK, DISCARD ALL) by that, a tool's query by its own statement timeout (the tool's config, set per transaction
+ * by activities/tools/sql/executor.ts) and that past it (queryTimeoutPast), which one bound for every query would cut
+ * short or exceed. Unbounded, a frozen tools backend held its tool call, and its pool slot, until the activity's
+ * start-to-close; now the statement fails as a retryable TOOL_TIMEOUT, its connection is destroyed, and `logger` is
+ * told, naming the `convengine-tools` pool.
+ */
+export function openToolsPool(
+  url: string,
+  env: Pick<Env, 'WORKER_TOOLS_POOL_MAX' | 'WORKER_DB_QUERY_TIMEOUT_MS'>,
+  logger?: Logger
+): Pool {
+  const pool = {
+    name: 'convengine-tools',
+    max: env.WORKER_TOOLS_POOL_MAX,
+    queryTimeoutMs: env.WORKER_DB_QUERY_TIMEOUT_MS,
+  };
+  return createBoundedPool(url, pool, logger, TOOLS_SESSION);
 }
 
 /**
@@ -86,16 +108,16 @@ export function openToolsPool(url: string, env: Pick<Env, 'WORKER_TOOLS_POOL_MAX
  * in-process side: nothing here reads the environment itself. Tool SQL gets its own pool, logged in as the tools
  * role (D20): TOOLS_DATABASE_URL when set, else the engine's server and database with the role's derived password
  * (db/tools-role.ts). The engine pool's statements end with the activity they run for (db/cancellation.ts): a stopping
- * worker's step waiting on a row lock is cancelled at its grace's end, and none waits longer than
- * WORKER_DB_LOCK_TIMEOUT_MS.
+ * worker's step waiting on a row lock is cancelled at its grace's end, none waits longer than
+ * WORKER_DB_LOCK_TIMEOUT_MS, and none waits on a frozen backend longer than WORKER_DB_QUERY_TIMEOUT_MS.
  */
 export async function buildWorkerDeps(env: Env, options: WorkerDepsOptions): Promise<WorkerDeps> {
   const sqlParser = await loadSqlParser();
-  const handle = openWorkerDatabase(options.databaseUrl, env);
-  const toolsLogin = toolsLoginOf(env.TOOLS_DATABASE_URL, options.databaseUrl);
-  const toolsPool = openToolsPool(toolsLogin.url, env);
-  const tools = createToolDeps({ sqlPool: toolsPool, sqlParser, env: options.toolEnv });
   const logger = options.observability?.logger;
+  const handle = openWorkerDatabase(options.databaseUrl, env, logger);
+  const toolsLogin = toolsLoginOf(env.TOOLS_DATABASE_URL, options.databaseUrl);
+  const toolsPool = openToolsPool(toolsLogin.url, env, logger);
+  const tools = createToolDeps({ sqlPool: toolsPool, sqlParser, env: options.toolEnv });
   const configStore = engineConfigStore(handle.db, engineValidation(sqlParser), logger);
   const configChanges = reloadOnConfigChange(configStore, handle.pool, logger ? { logger } : {});
   const deps: ActivityDeps = {

@@ -16,7 +16,7 @@ export interface ProbeAddress {
   orAnyPort?: boolean;
 }
 
-/** What the worker's /metrics and /readyz answer once it is built (worker/main.ts). */
+/** What the worker's /metrics and /readyz answer once it is built (worker/readiness.ts). */
 export type ProbeHandlers = Pick<ProbeServerOptions, 'metrics' | 'readiness'>;
 
 /** The worker's probe server, listening from the start of the worker on; its worker's answers are served later. */

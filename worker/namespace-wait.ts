@@ -1,9 +1,12 @@
 import { setTimeout as sleep } from 'node:timers/promises';
+import { NamespaceNotFoundError } from '@temporalio/client';
 import type { NativeConnection } from '@temporalio/worker';
 import { isNamespaceNotFound, isTemporalUnreachable } from '../config/temporal-client';
 import { temporalCheck } from '../observability/dependency-checks';
 import type { Logger } from '../observability/logger';
-import { namespaceMissing } from '../observability/prerequisites';
+import { namespaceMissing } from '../observability/prerequisite-problems';
+import type { WorkerState } from './readiness';
+import type { TurnWorkerRun, WorkerObservability } from './turn-worker-run';
 
 /** What /readyz's `worker` check says while the worker waits for its namespace. */
 export const WAITING_FOR_NAMESPACE = 'waiting for the namespace';
@@ -94,4 +97,36 @@ export async function untilNamespaceExists(wait: NamespaceWait): Promise<boolean
     if (!(await paused(pause, stop))) break;
   }
   return false;
+}
+
+/**
+ * With `run.namespaceWait`, waits until the namespace exists; rejects when the wait is stopped first. While it
+ * waits, /readyz's `worker` check says so and convengine_worker_namespace_waiting is 1. Without it, a missing
+ * namespace rejects at once with NamespaceNotFoundError.
+ */
+export async function startWhenNamespaceExists(
+  run: TurnWorkerRun,
+  connection: NativeConnection,
+  state: WorkerState,
+  { logger, metrics }: WorkerObservability
+): Promise<void> {
+  const namespace = run.env.TEMPORAL_NAMESPACE;
+  if (!run.namespaceWait) {
+    // Asked before the worker is built: the SDK's core, once a worker exists, logs its own raw gRPC status dump
+    // ("Status { code: NotFound, … details: b\"…\" }") for the missing namespace before the start fails.
+    if (!(await namespaceExists(connection, namespace)())) throw new NamespaceNotFoundError(namespace);
+    return;
+  }
+  const exists = await untilNamespaceExists({
+    namespace,
+    exists: namespaceExists(connection, namespace),
+    stop: run.namespaceWait,
+    logger,
+    onMissing: () => {
+      state.starting = WAITING_FOR_NAMESPACE;
+      metrics.namespaceWaiting.set(1);
+    },
+  }).finally(() => metrics.namespaceWaiting.set(0));
+  if (!exists) throw new StoppedBeforeNamespaceError(namespace);
+  state.starting = 'starting';
 }

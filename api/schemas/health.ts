@@ -1,3 +1,5 @@
+import { DATABASE_BUSY_MEANING } from '../../db/connection-loss';
+
 /** GET /healthz and GET /readyz: success responses, as api/schemas/common.ts says they are written. */
 
 export const livenessSchema = {
@@ -17,8 +19,10 @@ export const readinessSchema = {
         "Per dependency (database, temporal, worker; deployment: whether the database is bound to this API's " +
         "Temporal namespace and task queue; under `convengine start` also workerDatabase, the in-process worker's " +
         'own pool): "ok" or what is wrong; only `api: "stopping"` while the API closes. A database (or ' +
-        'workerDatabase) "busy" (it answers, but no pooled connection was free in time) leaves the API ready, ' +
-        'with a warning: every replica on the database is as busy, and requests get 503 DATABASE_BUSY.',
+        `workerDatabase) "busy" (${DATABASE_BUSY_MEANING}: here the check's, within 2 s) leaves the API ready, ` +
+        'with a warning: every replica on the database is as busy, and requests get 503 DATABASE_BUSY. A database ' +
+        '"stalled" (its check got no answer within 2 s, and no statement of the pool was answered since the check ' +
+        'began) is not ready.',
       additionalProperties: { type: 'string' },
     },
     warnings: {

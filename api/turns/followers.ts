@@ -19,17 +19,34 @@ export interface TurnFollowersOptions {
 }
 
 /**
+ * Whether Temporal answers a describe of the turn (within the client's call deadline, TEMPORAL_CALL_TIMEOUT_MS in the
+ * API): any answer, an error one included, is from a reachable server.
+ */
+function temporalAnswers(handle: WorkflowHandle): Promise<boolean> {
+  return handle.describe().then(
+    () => true,
+    (err: unknown) => !isTemporalUnreachable(err)
+  );
+}
+
+/** A turn run's key: its callers share one update, and one describe at a time. */
+const runKey = (ref: TurnRef): string => `${ref.workflowId}/${ref.runId}`;
+
+/**
  * One `awaitMilestone` update per turn run per API process, whatever the number of HTTP callers
  * waiting on that turn: they share its reply. Temporal refuses an execution's 11th in-flight
  * update (`history.maxInFlightUpdates`), so one update per caller would fail client retries,
  * idempotent replays and live views of a busy turn; this keeps a turn at one update per process.
  *
- * No caller waits without end: past `replyTimeoutMs`, or once the API stops (`release`), it gets a
- * RUNNING reply and the turn goes on in Temporal. A stopping API thus closes while a turn sits in a
- * tool's retry backoff, and a gateway's own HTTP timeout is not the one that answers.
+ * No caller waits without end: past `replyTimeoutMs` (and the describe that tells a server that stopped answering:
+ * TEMPORAL_UNREACHABLE), or once the API stops (`release`), it gets a RUNNING reply and the turn goes on in Temporal.
+ * A stopping API thus closes while a turn sits in a tool's retry backoff, and a gateway's own HTTP timeout is not the
+ * one that answers.
  */
 export class TurnFollowers {
   private readonly following = new Map<string, Following>();
+  /** The describe in flight per turn run: callers whose waits end meanwhile share it, as they share the reply. */
+  private readonly describing = new Map<string, Promise<boolean>>();
   private readonly waiting = new Set<() => void>();
   private seq = 0;
   private released = false;
@@ -42,7 +59,7 @@ export class TurnFollowers {
    */
   follow(handle: WorkflowHandle, ref: TurnRef, options: { fresh?: boolean } = {}): Promise<TurnReply> {
     if (this.released) return this.options.stillRunning(ref, 'API_STOPPING');
-    return this.bounded(this.shared(handle, ref, options.fresh ?? false), ref);
+    return this.bounded(this.shared(handle, ref, options.fresh ?? false), handle, ref);
   }
 
   /** Every caller waiting now or later is answered at once: the API is stopping. */
@@ -52,7 +69,7 @@ export class TurnFollowers {
   }
 
   private async shared(handle: WorkflowHandle, ref: TurnRef, fresh: boolean): Promise<TurnReply> {
-    const key = `${ref.workflowId}/${ref.runId}`;
+    const key = runKey(ref);
     const askedAt = this.seq;
     for (;;) {
       const current = this.following.get(key);
@@ -62,7 +79,7 @@ export class TurnFollowers {
     }
   }
 
-  private bounded(reply: Promise<TurnReply>, ref: TurnRef): Promise<TurnReply> {
+  private bounded(reply: Promise<TurnReply>, handle: WorkflowHandle, ref: TurnRef): Promise<TurnReply> {
     return new Promise<TurnReply>((resolve, reject) => {
       let settled = false;
       const settle = (outcome: () => void) => {
@@ -73,7 +90,13 @@ export class TurnFollowers {
         outcome();
       };
       const stillRunning = (reason: StillRunningReason) => () => resolve(this.options.stillRunning(ref, reason));
-      const timer = setTimeout(() => settle(stillRunning('REPLY_TIMEOUT')), this.options.replyTimeoutMs);
+      // A frozen server fails no waiting update: asked when the wait ends, it tells a slow turn from an outage. The
+      // turn's answer or the API's stop, if either comes meanwhile, still wins.
+      const timedOut = () =>
+        void this.temporalAnswers(handle, ref).then((answers) =>
+          settle(stillRunning(answers ? 'REPLY_TIMEOUT' : 'TEMPORAL_UNREACHABLE'))
+        );
+      const timer = setTimeout(timedOut, this.options.replyTimeoutMs);
       const onRelease = () => settle(stillRunning('API_STOPPING'));
       this.waiting.add(onRelease);
       // The turn started: a server that stops answering while the caller waits loses the reply, not the turn, and
@@ -85,6 +108,19 @@ export class TurnFollowers {
         (err: unknown) => settle(failed(err))
       );
     });
+  }
+
+  /**
+   * temporalAnswers, one describe per turn run at a time: N callers of one turn whose waits end together send one, not
+   * N, to a server that may be frozen. An answer that comes after a caller's wait ended is as fresh as its own would be.
+   */
+  private temporalAnswers(handle: WorkflowHandle, ref: TurnRef): Promise<boolean> {
+    const key = runKey(ref);
+    const inFlight = this.describing.get(key);
+    if (inFlight) return inFlight;
+    const answers = temporalAnswers(handle).finally(() => this.describing.delete(key));
+    this.describing.set(key, answers);
+    return answers;
   }
 
   private start(key: string, handle: WorkflowHandle, ref: TurnRef): Following {

@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import type { Client } from '@temporalio/client';
 import { turnIdFor, type TurnInput } from '../../core/turn/contracts';
 import { committedTurnCount, loadConversation } from '../../db/repositories/conversation';
@@ -6,19 +5,27 @@ import { isRetired } from '../../db/repositories/retired';
 import { claimTurn, findTurnClaim, releaseTurnClaim, type TurnClaim } from '../../db/repositories/turn-request';
 import type { Database } from '../../db/pool';
 import { decideApprovalUpdate, type ApprovalDecisionInput } from '../../workflows/messages';
-import { canonicalJson } from '../../core/json';
 import { isTemporalUnreachable } from '../../config/temporal-client';
 import { OPERATOR_DECISION_TIMEOUT_DEFAULT_MS, TEMPORAL_TASK_QUEUE_DEFAULT } from '../../config/env';
-import { ApiError, conflict, notFound } from '../errors';
-import { conversationRetired, messageRefusal } from '../message-refusals';
+import { conflict, notFound } from '../errors';
+import { conversationRetired } from '../message-refusals';
 import type { StillRunningReason, TurnGateway, TurnRef, TurnReply, TurnRequest } from '../ports';
 import { committedTurnReply } from './committed-reply';
-import { describeOrNull, describeOwnOrNull, sendDecision } from './decisions';
+import { DecisionDeadline } from './decision-deadline';
+import {
+  describeForDecision,
+  describeOrNull,
+  describeOwnOrNull,
+  pendingWorkflowTaskAttempt,
+  sendDecision,
+} from './decisions';
 import { recordedPatches } from '../../observability/turn-patches';
 import { approvalSettlement, endedTurnRefusal } from './ended-approval';
 import { TurnFollowers } from './followers';
 import { onOwnQueue, startedForKey, startTurnWorkflow } from './start';
+import { claimOf, refBase, refOf, requestHash } from './turn-claim';
 import { conversationIdForKey, originalTurnInput, parseTurnId, turnNotFound } from './turn-id';
+import { idTaken, inProgress, keyReused, replyGone, retired, startUnanswered } from './turn-refusals';
 
 export interface TemporalTurnGatewayOptions {
   client: Client;
@@ -33,21 +40,13 @@ export interface TemporalTurnGatewayOptions {
   eagerStart?: boolean;
   /** How long a caller waits for its turn's answer before a 202 RUNNING (TURN_REPLY_TIMEOUT_MS). */
   replyTimeoutMs: number;
-  /** How long an approval waits for the turn's worker to take it (OPERATOR_DECISION_TIMEOUT_MS; default 10 s). */
+  /** An approval's one deadline, its Temporal calls' and its worker's (OPERATOR_DECISION_TIMEOUT_MS; default 10 s). */
   decisionTimeoutMs?: number;
   now?: () => Date;
 }
 
 /** Rounds of "the conversation moved on while we looked": each one re-reads the turn count. */
 const MAX_ROUNDS = 3;
-
-/** `workflowId` names the running turn (a held one, #22, may run for hours) when it is known. */
-const inProgress = (workflowId?: string) =>
-  conflict(
-    'TURN_IN_PROGRESS',
-    'Another turn of this conversation is running; retry when it has finished.',
-    workflowId ? { workflowId } : undefined
-  );
 
 /**
  * Starts conversation turns on Temporal and answers for them (D13): one running turn per
@@ -130,9 +129,13 @@ export class TemporalTurnGateway implements TurnGateway {
   }
 
   async decideApproval(conversationId: string, turnNumber: number, decision: ApprovalDecisionInput) {
+    const deadline = new DecisionDeadline(
+      this.options.decisionTimeoutMs ?? OPERATOR_DECISION_TIMEOUT_DEFAULT_MS,
+      this.client
+    );
     const handle = this.client.workflow.getHandle(turnIdFor(conversationId, turnNumber));
     // Another deployment's turn on the namespace (another task queue) is not this one's to decide: its approvers are.
-    const description = await describeOwnOrNull(handle, this.options.taskQueue);
+    const description = await describeForDecision(handle, this.options.taskQueue, deadline);
     if (!description) {
       throw notFound('TURN_NOT_FOUND', `No turn ${turnNumber} in conversation ${conversationId}.`);
     }
@@ -148,9 +151,10 @@ export class TemporalTurnGateway implements TurnGateway {
       taskQueue: description.taskQueue,
       workflowType: description.type,
       recordedPatches: recordedPatches(description.searchAttributes),
-      timeoutMs: this.options.decisionTimeoutMs ?? OPERATOR_DECISION_TIMEOUT_DEFAULT_MS,
+      deadline,
       notWaiting: ended,
       refusedCode: 'APPROVAL_REJECTED',
+      workflowTaskAttempt: pendingWorkflowTaskAttempt(description),
     };
     await sendDecision(target, () => handle.executeUpdate(decideApprovalUpdate, { args: [decision] }));
     const ref = { conversationId, turnNumber, workflowId: handle.workflowId, runId: description.runId };
@@ -254,79 +258,4 @@ export class TemporalTurnGateway implements TurnGateway {
       receivedAt: (this.options.now?.() ?? new Date()).toISOString(),
     };
   }
-}
-
-/**
- * The database says turn N is next, yet Temporal holds turn N completed: the conversation was pruned (its turn numbers
- * start again at 1), or the database was restored from an older backup. A completed turn's id is never reused (it
- * would answer a retried request with another turn's effects), so the id cannot go on; a new conversation can.
- */
-const retired = (input: TurnInput) =>
-  messageRefusal(
-    'CONVERSATION_RETIRED',
-    `Conversation ${input.conversationId} cannot take turn ${input.turnNumber}: that turn already completed, and the ` +
-      'conversation no longer holds it (pruned, or restored from an older backup). Start a new conversation.'
-  );
-
-/**
- * The turn's workflow id belongs to another deployment on the same Temporal namespace (another task queue): the
- * conversation id was used there too (a client sent it to both). Its turns cannot run here under that id.
- */
-const idTaken = (input: TurnInput) =>
-  messageRefusal(
-    'CONVERSATION_ID_TAKEN',
-    `Conversation ${input.conversationId} cannot take turn ${input.turnNumber} here: another deployment on this ` +
-      "Temporal namespace runs that conversation's turns. Start a new conversation."
-  );
-
-/**
- * The start of a turn that Temporal did not answer: the request may sit in a server that stopped answering and run
- * when it answers again, so the caller is told which turn it would be (a new conversation's id included), and how to
- * go on without running it twice. An Idempotency-Key's claim stays: the same request with that key attaches to the
- * turn if it started, and starts it if it did not.
- */
-const startUnanswered = (input: TurnInput) => {
-  const { conversationId, turnNumber } = input;
-  const next = input.idempotencyKey
-    ? 'Send the same request with the same Idempotency-Key: it attaches to that turn if it started, and starts it if not.'
-    : `Read the conversation (GET /api/v1/conversation/${conversationId}) before sending the message again, or ` +
-      'send it with an Idempotency-Key, which makes a retry safe.';
-  return new ApiError(
-    503,
-    'TEMPORAL_UNREACHABLE',
-    `The Temporal server did not answer the start of turn ${turnNumber} of conversation ${conversationId}; it may ` +
-      `still run that turn when it answers again. ${next}`,
-    { conversationId, turnNumber, workflowId: input.turnId, turnStarted: 'unknown' }
-  );
-};
-
-const replyGone = (claim: TurnClaim) =>
-  messageRefusal(
-    'TURN_REPLY_GONE',
-    `This request already ran as turn ${claim.turnNumber} of conversation ${claim.conversationId}, which completed; ` +
-      'its reply is no longer kept. Read the conversation (GET /api/v1/conversation/{id}).'
-  );
-
-const keyReused = () =>
-  messageRefusal(
-    'IDEMPOTENCY_KEY_REUSED',
-    'This Idempotency-Key was already used with a different request (another body or conversation); use a new key for a new request.'
-  );
-
-/** What makes two requests "the same" for an idempotency key: the body the client sent. */
-export function requestHash(request: TurnRequest): string {
-  const body = canonicalJson({ message: request.message, inputParams: request.inputParams, reset: request.reset });
-  return createHash('sha256').update(body).digest('hex');
-}
-
-function claimOf(input: TurnInput): Omit<TurnClaim, 'idempotencyKey' | 'requestHash'> {
-  return { conversationId: input.conversationId, turnNumber: input.turnNumber, workflowId: input.turnId };
-}
-
-function refBase(claim: TurnClaim): Omit<TurnRef, 'runId'> {
-  return { conversationId: claim.conversationId, turnNumber: claim.turnNumber, workflowId: claim.workflowId };
-}
-
-function refOf(input: TurnInput, runId: string): TurnRef {
-  return { conversationId: input.conversationId, turnNumber: input.turnNumber, workflowId: input.turnId, runId };
 }

@@ -8,7 +8,8 @@ import {
 } from '../../workflows/messages';
 import { readTurnSearchAttributes, runningTurnsQuery, TurnOutcomeValue } from '../../workflows/search-attributes';
 import { conflict, type ApiError } from '../errors';
-import { describeOwnOrNull, sendDecision } from './decisions';
+import { DecisionDeadline } from './decision-deadline';
+import { describeForDecision, pendingWorkflowTaskAttempt, sendDecision } from './decisions';
 import { recordedPatches } from '../../observability/turn-patches';
 import { turnNotFound } from './turn-id';
 import { listedParkedReader } from './turn-worker';
@@ -57,8 +58,8 @@ function visibleTurn(execution: WorkflowExecutionInfo): Omit<HeldTurn, 'held'> {
 
 /**
  * The held turns of the deployment whose turns run on `taskQueue` (TEMPORAL_TASK_QUEUE): another queue's turn on the
- * namespace is neither listed nor resolved. `decisionTimeoutMs`: OPERATOR_DECISION_TIMEOUT_MS, how long a decision
- * waits for the turn's worker.
+ * namespace is neither listed nor resolved. `decisionTimeoutMs`: OPERATOR_DECISION_TIMEOUT_MS, a decision's
+ * one deadline (its Temporal calls' and its wait for the turn's worker).
  */
 export function temporalHeldTools(
   client: Client,
@@ -83,8 +84,9 @@ export function temporalHeldTools(
       return turns;
     },
     async resolve(workflowId, input) {
+      const deadline = new DecisionDeadline(options.decisionTimeoutMs ?? OPERATOR_DECISION_TIMEOUT_DEFAULT_MS, client);
       const handle = client.workflow.getHandle(workflowId);
-      const turn = await describeOwnOrNull(handle, taskQueue);
+      const turn = await describeForDecision(handle, taskQueue, deadline);
       if (!turn) throw turnNotFound(workflowId);
       if (turn.status.name !== 'RUNNING') throw notHeld(workflowId);
       const target = {
@@ -93,9 +95,10 @@ export function temporalHeldTools(
         taskQueue: turn.taskQueue,
         workflowType: turn.type,
         recordedPatches: recordedPatches(turn.searchAttributes),
-        timeoutMs: options.decisionTimeoutMs ?? OPERATOR_DECISION_TIMEOUT_DEFAULT_MS,
+        deadline,
         notWaiting: () => notHeld(workflowId),
         refusedCode: 'DECISION_REFUSED',
+        workflowTaskAttempt: pendingWorkflowTaskAttempt(turn),
       };
       return sendDecision(target, () => handle.executeUpdate(resolveHeldToolUpdate, { args: [input] }));
     },

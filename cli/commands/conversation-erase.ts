@@ -1,6 +1,7 @@
 import { userInfo } from 'node:os';
 import { Client, type Connection } from '@temporalio/client';
 import { UUID_PATTERN } from '../../core/turn/turn-id';
+import { shownText } from '../../core/text/one-line-text';
 import { loadEnv, requireDatabaseUrl } from '../../config/env';
 import { connectTemporalClient } from '../../config/temporal-client';
 import { configuredTemporal } from '../../config/temporal-connection';
@@ -100,7 +101,7 @@ async function eraseOne(
     io.out(line(id, report));
     return report.temporalRemaining ? 3 : 0;
   } catch (err) {
-    if (err instanceof ApiError) io.err(`conversations erase refused ${id}: ${err.code}: ${err.message}`);
+    if (err instanceof ApiError) io.err(shownText(`conversations erase refused ${id}: ${err.code}: ${err.message}`));
     else io.err(`conversations erase failed ${id}: ${databaseError(handle.pool, err)}`);
     return 1;
   }

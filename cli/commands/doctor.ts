@@ -4,21 +4,16 @@ import { configuredTemporal } from '../../config/temporal-connection';
 import { withoutFailureText } from '../../observability/failure-outline';
 import { parseCommandArgs, usageError, type CliCommand } from '../command';
 import { addressOption } from '../temporal/connect';
-import {
-  checkApiTokens,
-  checkAuditTrail,
-  checkConfig,
-  checkDatabase,
-  checkDeployment,
-  checkRoundTrip,
-  checkSearchCollation,
-  checkTemporal,
-  type Finding,
-} from '../doctor/checks';
+import type { Finding } from '../doctor/finding';
+import { checkRoundTrip, checkTemporal } from '../doctor/temporal';
+import { checkDatabase, checkDeployment, checkSearchCollation } from '../doctor/database';
+import { checkAuditTrail, checkConfig } from '../doctor/config';
+import { checkApiTokens } from '../doctor/api-tokens';
 import { checkApiLimits } from '../doctor/api-limits';
 import { checkPooling } from '../doctor/pooling';
 import { checkSearchIndexes } from '../doctor/search-indexes';
 import { checkTurnPatches } from '../doctor/turn-patches';
+import { shownText } from '../../core/text/one-line-text';
 import { outJson } from '../json-line';
 
 const USAGE = [
@@ -38,8 +33,9 @@ const USAGE = [
   '                     statement-mode pooler (PgBouncer), which the engine cannot run on',
   "  search-collation   (then) PostgreSQL has the ICU collation und-x-icu the console's text search uses; warns",
   '                     when not (a server built without ICU, a database not in UTF8) and says what to do',
-  "  search-indexes     (then) the console search's trigram indexes are there and valid; warns when not (pg_trgm",
-  '                     not offered or not created, an index dropped or left invalid by a failed build): the',
+  "  search-indexes     (then) the console search's trigram indexes are there, valid and as migrate builds them;",
+  '                     warns when not (pg_trgm not offered or not created, an index dropped, left invalid by a',
+  '                     failed build, or of another definition: made by hand, or from before a migration): the',
   '                     search then reads whole tables; says what to do (`convengine migrate` builds them)',
   '  deployment         (then) the Temporal namespace and task queue the database is bound to; fails when they are',
   '                     not this namespace and TEMPORAL_TASK_QUEUE (a worker or API here would refuse to start)',
@@ -109,7 +105,9 @@ export const doctorCommand: CliCommand = {
     if (limits) findings.push(limits);
     for (const f of findings) {
       if (options.has('json')) outJson(io, f);
-      else io.out(`${f.level.padEnd(4)} ${f.check.padEnd(17)} ${f.message}`);
+      // A finding quotes what it checked (a database's error, a namespace, a config row): --json carries it as written
+      // (JSON escapes its controls); a terminal line shows them as code points.
+      else io.out(`${f.level.padEnd(4)} ${f.check.padEnd(17)} ${shownText(f.message)}`);
     }
     if (findings.some((f) => f.level === 'fail')) return 1;
     return options.has('strict') && findings.some((f) => f.level === 'warn') ? 1 : 0;

@@ -1,7 +1,9 @@
 import { migrate, migrationReportLines, MIGRATIONS_DIR, newerSchemaWarning } from '../../db/migrate';
 import { databaseAddress } from '../../db/address';
+import { shownText } from '../../core/text/one-line-text';
 import { deploymentOf, describeDeployment, rebindDeployment } from '../../db/deployment';
-import { MAINTENANCE_SESSION, openDatabase } from '../../db/pool';
+import { openDatabase } from '../../db/pool';
+import { MAINTENANCE_SESSION } from '../../db/session-settings';
 import { loadEnv, type Env } from '../../config/env';
 import { toolsLoginOf } from '../../db/tools-role';
 import { checkToolsLogin } from '../../observability/tools-login';
@@ -20,9 +22,9 @@ async function bindDeployment(pool: Pool, env: Env, io: CliIo): Promise<void> {
   const own = deploymentOf(env);
   const previous = await rebindDeployment(pool, own);
   const was = previous === null ? 'it was unbound' : `it was bound to ${describeDeployment(previous)}`;
-  io.out(
-    `database ${databaseAddress(pool.options.connectionString)} bound to Temporal ${describeDeployment(own)} (${was})`
-  );
+  // The database's name is whatever DATABASE_URL says, controls and all.
+  const database = databaseAddress(pool.options.connectionString);
+  io.out(shownText(`database ${database} bound to Temporal ${describeDeployment(own)} (${was})`));
 }
 
 export const migrateCommand: CliCommand = {

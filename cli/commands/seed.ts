@@ -1,7 +1,9 @@
 import { commandDatabaseUrl } from '../environment';
-import { formatViolation, type ConfigViolation } from '../../core/config/types';
+import type { ConfigViolation } from '../../core/config/types';
+import { shownText } from '../../core/text/one-line-text';
 import { isEngineError } from '../../core/errors';
-import { MAINTENANCE_SESSION, openDatabase } from '../../db/pool';
+import { openDatabase } from '../../db/pool';
+import { MAINTENANCE_SESSION } from '../../db/session-settings';
 import {
   SEED_PACKS,
   UnknownSeedPackError,
@@ -14,6 +16,7 @@ import {
 import type { Database } from '../../db/pool';
 import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../command';
 import { databaseFailure, type CommandPool } from '../database-failure';
+import { violationLine } from '../violation-line';
 
 const USAGE = [
   'convengine seed <pack>... | all',
@@ -39,8 +42,8 @@ function listPacks(io: CliIo): number {
 
 async function printFailure(io: CliIo, err: unknown, pool: CommandPool): Promise<number> {
   if (isEngineError(err) && Array.isArray(err.details?.violations)) {
-    io.err(err.message.split('\n')[0] ?? err.message);
-    for (const v of err.details.violations as ConfigViolation[]) io.err(formatViolation(v));
+    io.err(shownText(err.message.split('\n')[0] ?? err.message));
+    for (const v of err.details.violations as ConfigViolation[]) io.err(violationLine(v));
     return 1;
   }
   io.err(`seed failed: ${await databaseFailure(pool, err)}`);
@@ -57,10 +60,10 @@ async function seedAndReport(db: Database, packs: readonly string[], io: CliIo):
       `${businessRows} business row(s) written`
   );
   for (const line of packRowUpgradeLines(report)) io.out(line);
-  for (const w of report.warnings) io.out(`warning: ${formatViolation(w)}`);
+  for (const w of report.warnings) io.out(`warning: ${violationLine(w)}`);
   if (report.violations.length > 0) {
     io.err(`the config already had ${report.violations.length} violation(s), not from this seed; it stays refused:`);
-    for (const v of report.violations) io.err(formatViolation(v));
+    for (const v of report.violations) io.err(violationLine(v));
     return 1;
   }
   io.out(`config version ${report.version}`);

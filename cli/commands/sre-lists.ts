@@ -1,4 +1,5 @@
 import type { ApprovalQueue, AwaitingApprovalTurn } from '../../api/turns/approval-queue';
+import { shownText } from '../../core/text/one-line-text';
 import type { CliIo } from '../command';
 import { outJson } from '../json-line';
 
@@ -13,18 +14,20 @@ function turnLine({ workflowId, conversationId, turnNumber, intent, state }: Awa
 
 /**
  * One turn awaiting approval; for a turn parked by a worker before its memo said what it waits on (PARKED_MEMO_PATCH)
- * and no worker to ask, what visibility knows of it and why its call is not shown.
+ * and no worker to ask, what visibility knows of it and why its call is not shown. Each line quotes what the turn
+ * says (a tool code, an intent and state from config rows; a worker's reason): its controls are shown (shownText).
  */
 function printTurn(io: CliIo, turn: AwaitingApprovalTurn): void {
+  const out = (line: string) => io.out(shownText(line));
   const a = turn.approval;
   if (!a) {
-    io.out(`${turn.workflowId}  pending call unavailable: ${turn.unavailable ?? 'not answered'}`);
-    io.out(turnLine(turn));
+    out(`${turn.workflowId}  pending call unavailable: ${turn.unavailable ?? 'not answered'}`);
+    out(turnLine(turn));
     return;
   }
-  io.out(`${turn.workflowId}  ${a.toolCode} (call ${a.callIndex}) awaits approval`);
-  io.out(turnLine(turn));
-  io.out(`  requested ${a.requestedAt ?? 'at an unknown time'}, expires ${a.expiresAt}`);
+  out(`${turn.workflowId}  ${a.toolCode} (call ${a.callIndex}) awaits approval`);
+  out(turnLine(turn));
+  out(`  requested ${a.requestedAt ?? 'at an unknown time'}, expires ${a.expiresAt}`);
 }
 
 /** What `sre list` and `sre approvals` print of the turns they list. */

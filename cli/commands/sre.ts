@@ -17,7 +17,7 @@ import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../co
 import { errorChain } from '../error-chain';
 import { printApprovals, printParked } from './sre-lists';
 import { addressOption, withTemporalConnection } from '../temporal/connect';
-import { oneLineText } from '../../core/text/one-line-text';
+import { oneLineText, shownText } from '../../core/text/one-line-text';
 
 /** The verbs are the update's actions, kebab-cased (markDone → mark-done). */
 const ACTIONS: ReadonlyMap<string, HeldToolDecisionAction> = new Map(
@@ -87,18 +87,20 @@ const OPTIONS = {
 
 /**
  * One held turn; for a turn held by a worker before its memo said what it waits on (PARKED_MEMO_PATCH) and no worker
- * to ask, what visibility knows of it and why its held call is not shown.
+ * to ask, what visibility knows of it and why its held call is not shown. Each line quotes what the turn says (a
+ * tool code, an intent and state from config rows; a worker's reason): its controls are shown (shownText).
  */
 export function printHeldTurn(io: CliIo, { workflowId, held: h, intent, state, unavailable }: HeldTurn): void {
+  const out = (line: string) => io.out(shownText(line));
   if (!h) {
-    io.out(`${workflowId}  held call unavailable: ${unavailable ?? 'not answered'}`);
-    if (intent !== null && state !== null) io.out(`  at ${intent} / ${state}`);
+    out(`${workflowId}  held call unavailable: ${unavailable ?? 'not answered'}`);
+    if (intent !== null && state !== null) out(`  at ${intent} / ${state}`);
     return;
   }
   const unknown = h.outcomeUnknown ? ' OUTCOME UNKNOWN' : '';
-  io.out(`${workflowId}  ${h.toolCode} (call ${h.callIndex}, ${h.sideEffect})${unknown}`);
-  io.out(`  ${h.attempts} attempt(s), ${h.failureType}: ${oneLineText(h.error)}`);
-  io.out(`  held since ${h.heldAt}, answers without it at ${h.expiresAt}`);
+  out(`${workflowId}  ${h.toolCode} (call ${h.callIndex}, ${h.sideEffect})${unknown}`);
+  out(`  ${h.attempts} attempt(s), ${h.failureType}: ${oneLineText(h.error)}`);
+  out(`  held since ${h.heldAt}, answers without it at ${h.expiresAt}`);
 }
 
 /** Lists the held turns; 1 when a worker could not tell the held call of some (they are listed all the same). */
@@ -198,7 +200,7 @@ export const sreCommand: CliCommand = {
           return code;
         }
         const ack = await ops.resolve(workflowId, decision);
-        io.out(`${workflowId}: ${ack.action} accepted for ${ack.toolCode} (call ${ack.callIndex})`);
+        io.out(shownText(`${workflowId}: ${ack.action} accepted for ${ack.toolCode} (call ${ack.callIndex})`));
         return 0;
       });
     } catch (err) {

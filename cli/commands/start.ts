@@ -2,6 +2,7 @@ import { keepServing, whenStdoutCloses } from '../closed-output';
 import { resolve } from 'node:path';
 import { API_DEFAULT_PORT, loadEnv, TEMPORAL_MODES, type Env, type TemporalMode } from '../../config/env';
 import type { ConfigRows } from '../../core/config/types';
+import { shownText } from '../../core/text/one-line-text';
 import { packConfigRows, resolveSeedPacks, UnknownSeedPackError } from '../../db/seed';
 import { parseCommandArgs, portOption, usageError, type CliCommand, type CliIo } from '../command';
 import { loadYamlTree } from './config';
@@ -9,7 +10,7 @@ import { StopSignals, stopWhenNpmEnds } from '../signals';
 import { errorChain } from '../error-chain';
 import { StartDevFailure } from '../temporal/server';
 import type * as TemporalClient from '../../config/temporal-client';
-import type * as Prerequisites from '../../observability/prerequisites';
+import type * as PrerequisiteProblems from '../../observability/prerequisite-problems';
 import { processTelemetry, warnOnFewOpenFiles } from '../../observability/process';
 import { stackLogLevel, startStack, type RunningStack, type StackConfig } from '../stack';
 
@@ -34,7 +35,7 @@ export async function stackConfig(options: Map<string, string[]>, io: CliIo): Pr
   const dir = options.get('config')?.at(-1);
   if (dir === undefined) return { packs };
   const rows = await loadYamlTree(resolve(dir), io, packRows).catch((err: unknown) => {
-    io.err(`--config ${dir}: ${(err as Error).message}`);
+    io.err(shownText(`--config ${dir}: ${(err as Error).message}`));
     return null;
   });
   return rows ? { packs, rows } : 1;
@@ -169,7 +170,7 @@ export function startFailure(err: unknown, namespace: string): string {
   /* eslint-disable @typescript-eslint/no-require-imports -- required on a failure only: the Temporal client is heavy,
      and `start` loads it after its servers are spawned (cli/stack/index.ts) */
   const { isNamespaceNotFound } = require('../../config/temporal-client') as typeof TemporalClient;
-  const { namespaceMissing } = require('../../observability/prerequisites') as typeof Prerequisites;
+  const { namespaceMissing } = require('../../observability/prerequisite-problems') as typeof PrerequisiteProblems;
   /* eslint-enable @typescript-eslint/no-require-imports */
   const why = isNamespaceNotFound(err) ? namespaceMissing(namespace) : errorChain(err);
   return `ConvEngine failed to start: ${why}${temporalServerOutput(err)}`;

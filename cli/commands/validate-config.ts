@@ -1,12 +1,13 @@
 import { engineConfigStore, loadEngineValidation } from '../../activities/runtime/config-validation';
 import { configEmptyLine } from '../../core/config/empty';
 import { explainViolation } from '../../core/config/explain';
-import { formatViolation } from '../../core/config/types';
+import { shownText } from '../../core/text/one-line-text';
 import { readConfigRows } from '../../db/config/load';
 import { openDatabase } from '../../db/pool';
 import { commandDatabaseUrl } from '../environment';
 import { usageError, type CliCommand } from '../command';
 import { databaseFailure } from '../database-failure';
+import { violationLine } from '../violation-line';
 
 export const validateConfigCommand: CliCommand = {
   usage:
@@ -27,10 +28,10 @@ export const validateConfigCommand: CliCommand = {
       const result = await engineConfigStore(handle.db, await loadEngineValidation()).validateDatabase();
       const rows = explain ? await readConfigRows(handle.db) : null;
       for (const v of result.violations) {
-        io.out(formatViolation(v));
+        io.out(violationLine(v));
         if (rows) io.out(`${indent(explainViolation(v, rows))}\n`);
       }
-      for (const w of result.warnings) io.out(`warning: ${formatViolation(w)}`);
+      for (const w of result.warnings) io.out(`warning: ${violationLine(w)}`);
       if (result.violations.length > 0) {
         io.err(`config invalid: ${result.violations.length} violation(s) in version ${result.version}`);
         return 1;
@@ -54,6 +55,6 @@ export const validateConfigCommand: CliCommand = {
 function indent(text: string): string {
   return text
     .split('\n')
-    .map((line) => `    ${line}`)
+    .map((line) => `    ${shownText(line)}`)
     .join('\n');
 }

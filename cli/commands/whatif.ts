@@ -2,6 +2,7 @@ import { stat } from 'node:fs/promises';
 import type { ConfigSnapshot } from '../../core/config/types';
 import { countByStatus, hasDifference, type WhatifReport } from '../../core/whatif/diff';
 import { formatWhatifReport } from '../../core/whatif/format';
+import { shownText } from '../../core/text/one-line-text';
 import { inTimestamptzRange, TIMESTAMPTZ_RANGE } from '../../core/timestamptz';
 import {
   CONFIG_VERSION_PATTERN,
@@ -188,7 +189,8 @@ export const whatifCommand: CliCommand = {
       return await runWhatif(handle.db, parsed, io);
     } catch (err) {
       if (err instanceof WhatifInputError) {
-        io.err(`whatif: ${err.message}`);
+        // It names the draft's violations, which quote its rows: their controls are shown.
+        io.err(shownText(`whatif: ${err.message}`));
         return 2;
       }
       // Not a verdict on the draft: a CI gate on --fail-on-diff must tell a broken database from a difference.

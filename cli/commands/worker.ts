@@ -9,7 +9,7 @@ import {
 import { databaseAddress } from '../../db/address';
 import { withoutFailureText } from '../../observability/failure-outline';
 import type { Logger } from '../../observability/logger';
-import { namespaceMissing } from '../../observability/prerequisites';
+import { namespaceMissing } from '../../observability/prerequisite-problems';
 import { processTelemetry, warnOnFewOpenFiles } from '../../observability/process';
 import { bindWorkerListeners } from '../../worker/listeners';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
@@ -18,7 +18,8 @@ import { StoppedBeforeNamespaceError } from '../../worker/namespace-wait';
 import { parseCommandArgs, usageError, type CliCommand, type CliIo } from '../command';
 import { WORKER_NEEDS, serviceEnvironment } from '../environment';
 import { errorChain } from '../error-chain';
-import { checkRoundTrip } from '../doctor/checks';
+import { shownText } from '../../core/text/one-line-text';
+import { checkRoundTrip } from '../doctor/temporal';
 import { stopWhenNpmEnds } from '../signals';
 
 const OPTIONS = { values: [], flags: ['check', 'fail-without-namespace'], positional: false };
@@ -187,9 +188,11 @@ async function startWorker(
         workflowBundle: env,
         sealFailureText: withoutFailureText(env),
       });
-      // A log record, as every other line the worker writes: its stdout stays one JSON line per event.
+      // A log record, as every other line the worker writes: its stdout stays one JSON line per event. LOG_FORMAT=pretty
+      // prints its message to a terminal as it is: the finding's controls (a server's words) are shown.
       const fields = { check: finding.check, result: finding.level, msPerActivity: finding.msPerActivity };
-      logger[finding.level === 'ok' ? 'info' : 'warn'](fields, `round-trip check ${finding.level}: ${finding.message}`);
+      const line = `round-trip check ${finding.level}: ${shownText(finding.message)}`;
+      logger[finding.level === 'ok' ? 'info' : 'warn'](fields, line);
     }
     return await runTurnWorker({
       env,

@@ -1,6 +1,6 @@
 import { apiIntakeLimits, unreachableMessageLimitWarning, type ApiLimitSettings } from '../../config/api-limits';
 import { openFilesLimit } from '../../config/open-files';
-import type { Finding } from './checks';
+import type { Finding } from './finding';
 
 /**
  * An API process's intake limits as `convengine api` here would take them (this host's open-files limit, the API's

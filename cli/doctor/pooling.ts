@@ -1,7 +1,7 @@
 import { Client } from 'pg';
-import { errorChain } from '../error-chain';
-import { sessionNaming } from '../../db/pool';
-import type { Finding } from './checks';
+import { rawErrorChain } from '../error-chain';
+import { sessionNaming } from '../../db/session-settings';
+import type { Finding } from './finding';
 
 /** One connection as the engine's clients see it: what the pooler gives a client, or PostgreSQL's own session. */
 export interface PoolerSession {
@@ -69,7 +69,7 @@ export async function checkPooling(databaseUrl: string): Promise<Finding> {
     return {
       check: 'pooling',
       level: 'fail',
-      message: `cannot hold a transaction on one connection (${errorChain(err)}): ${SESSION_POOLING_ONLY}`,
+      message: `cannot hold a transaction on one connection (${rawErrorChain(err)}): ${SESSION_POOLING_ONLY}`,
     };
   } finally {
     await Promise.all(clients.map((c) => c.end().catch(() => undefined)));

@@ -2,8 +2,8 @@ import { Client } from '@temporalio/client';
 import { connectTemporalClient } from '../../config/temporal-client';
 import type { TemporalConnectionSettings } from '../../config/temporal-connection';
 import { TURN_PATCHES } from '../../workflows/turn-versions';
-import { errorChain } from '../error-chain';
-import type { Finding } from './checks';
+import { rawErrorChain } from '../error-chain';
+import type { Finding } from './finding';
 
 /** The running turns of `taskQueue` that recorded `patch`: the turns only a worker that knows it can run. */
 export const runningWithPatchQuery = (taskQueue: string, patch: string): string =>
@@ -43,7 +43,7 @@ export async function checkTurnPatches(
     return {
       check: 'turn-patches',
       level: 'warn',
-      message: `${known}; cannot count the running turns that recorded them: ${errorChain(err)}`,
+      message: `${known}; cannot count the running turns that recorded them: ${rawErrorChain(err)}`,
     };
   }
 }

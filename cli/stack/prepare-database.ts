@@ -1,7 +1,8 @@
 import { migrate, migrationReportLines, MIGRATIONS_DIR } from '../../db/migrate';
 import { migrationFailure } from '../database-failure';
 import { bindOwnDeployment, type Deployment } from '../../db/deployment';
-import { MAINTENANCE_SESSION, openDatabase } from '../../db/pool';
+import { openDatabase } from '../../db/pool';
+import { MAINTENANCE_SESSION } from '../../db/session-settings';
 import { applyConfigRows } from '../../db/config/apply';
 import { overlayConfigRows } from '../../db/config/yaml-tree';
 import { packRowUpgradeLines, resolveSeedPacks, seedPacks } from '../../db/seed';

@@ -9,17 +9,21 @@ const HOLD_STEP = new RegExp(String.raw`^((?:${TOOL_CALL})-(?:hold-\d+|approval)
 const TOOL_CALL_RUN = new RegExp(String.raw`^(${TOOL_CALL})(-retry-\d+|-done|-failed)?$`);
 /** A row of a call's hold h (`-hold-<h>-…`), or of its run after hold h (`-retry-<h>`). */
 const HELD_RUN = new RegExp(String.raw`^(${TOOL_CALL})-(?:hold-(\d+)-|retry-(\d+)$)`);
+/** A hold's key as its call and its own part: `…-tool-3-hold-1-held` (call 3), `…-direct-tool-approval-requested`. */
+const HOLD_OF_CALL = /-(?:tool-(\d+)|direct-tool)-((?:hold-\d+|approval)-[a-z]+)$/;
+/** An McpToolHold step's summary (workflows/tool-hold.ts, tool-approval.ts): its call and what it recorded. */
+const HOLD_SUMMARY = /\(call (\d+)\) (approval requested|[A-Za-z]+)/;
 
 /**
  * The step run that wrote an audit row, from its call key: `05-DialogueAct` is the DialogueAct
  * step, `18-McpTool-plan-2` planner iteration 2, `18-McpTool-tool-3` tool call 3, `17-ToolOrchestration-direct-tool`
  * the request's direct call, a held call run again its own run of that call (toolRun), and a hold's or approval
- * request's rows (`…-tool-3-hold-1-held`) the McpToolHold step that wrote them (`holdSteps`). Null for rows no
+ * request's rows (`…-tool-3-hold-1-held`) the McpToolHold step called with that key (holdRows). Null for rows no
  * single step owns: decisions carried to the next step and operator actions.
  */
-function stepOf(callKey, { heldRuns, holdSteps }) {
+function stepOf(callKey, { heldRuns }) {
   const hold = HOLD_STEP.exec(callKey);
-  if (hold) return `McpToolHold#${holdSteps.get(hold[1])}`;
+  if (hold) return `McpToolHold@${holdOfCall(hold[1])}`;
   const tool = TOOL_CALL_RUN.exec(callKey);
   if (tool) {
     const planned = /-tool-(\d+)$/.exec(tool[1]);
@@ -30,6 +34,15 @@ function stepOf(callKey, { heldRuns, holdSteps }) {
   if (mcp) return `${MCP_UNITS[mcp[1]]}#${mcp[2] ?? 1}`;
   const step = /^\d+-([A-Za-z]+)$/.exec(callKey);
   return step ? `${step[1]}#1` : null;
+}
+
+/**
+ * Which hold of which call a hold key is, as its McpToolHold step's summary says it (holdRows): `3/hold-1-held`. A
+ * request's direct call is call 0 (its held call's callIndex).
+ */
+function holdOfCall(holdKey) {
+  const hold = HOLD_OF_CALL.exec(holdKey);
+  return hold ? `${hold[1] ?? 0}/${hold[2]}` : holdKey;
 }
 
 /**
@@ -49,15 +62,16 @@ function toolRun(call, again, heldRuns) {
 
 /**
  * What stepOf needs of the run's rows: the holds each tool call's rows show (`18-McpTool-tool-3` → 2), for toolRun,
- * and which McpToolHold step each hold's rows are (its activity key → its number): the hold steps run one after the
- * other, each writing its rows before the next starts, so the n-th hold key in row order is the n-th McpToolHold.
+ * and the order of the hold keys in the rows (its activity key → its number), for a history that does not say which
+ * key each McpToolHold step ran under (holdRows).
  */
 function toolCallRuns(audits) {
   const heldRuns = new Map();
   const holdSteps = new Map();
   for (const { callKey } of audits) {
     const hold = HOLD_STEP.exec(callKey);
-    if (hold && !holdSteps.has(hold[1])) holdSteps.set(hold[1], holdSteps.size + 1);
+    const ofCall = hold && holdOfCall(hold[1]);
+    if (ofCall && !holdSteps.has(ofCall)) holdSteps.set(ofCall, holdSteps.size + 1);
     const held = HELD_RUN.exec(callKey);
     if (!held) continue;
     const count = held[2] ? Number(held[2]) : Number(held[3]) + 1;
@@ -79,6 +93,25 @@ function runOf(step, runs) {
 }
 
 /**
+ * The rows of an McpToolHold step, by the hold its summary names (`McpToolHold: loan.submit (call 3) held`, then
+ * `… retry`): the call, what it recorded (held, the operator's action for `-resolved`, an approval request) and, for
+ * a hold, which of the call's holds it is, counted in history (`held`, one each; every step is in it, whatever the
+ * audit policy wrote). A step without such a summary (an older history) takes the n-th hold key in row order, n its
+ * number: right unless the policy dropped every row of an earlier hold step.
+ */
+function holdRows(step, { byStep, holdSteps }, holdsSeen) {
+  const said = HOLD_SUMMARY.exec(step.summary ?? '');
+  let key = [...holdSteps].find(([, n]) => n === step.iteration)?.[0];
+  if (said?.[2] === 'approval requested') key = `${said[1]}/approval-requested`;
+  else if (said) {
+    const held = (holdsSeen.get(said[1]) ?? 0) + (said[2] === 'held' ? 1 : 0);
+    holdsSeen.set(said[1], held);
+    key = `${said[1]}/hold-${held}-${said[2] === 'held' ? 'held' : 'resolved'}`;
+  }
+  return key === undefined ? undefined : byStep.get(`McpToolHold@${key}`);
+}
+
+/**
  * The rows of the turn's latest run (`runId`, as the workflow names it) by step; every run of a turn writes rows of
  * its own, so an earlier run's rows are kept apart, run by run, in `earlier` (a Map of run id to rows, oldest run
  * first) rather than shown beside the latest run's steps, also before that run wrote a row.
@@ -94,7 +127,7 @@ function auditsByStep(audits, lastRun) {
     else if (step) byStep.set(step, [...(byStep.get(step) ?? []), row]);
     else other.push(row);
   }
-  return { byStep, other, earlier };
+  return { byStep, other, earlier, holdSteps: runs.holdSteps };
 }
 
 /**
@@ -213,9 +246,15 @@ function auditPanel(id, title, rows) {
  * A handed-off local attempt wrote nothing: its call's rows belong to the regular run after it.
  */
 export function timeline(story, audits, runId, earlierRuns = []) {
-  const { byStep, other, earlier } = auditsByStep(audits, runId);
+  const audited = auditsByStep(audits, runId);
+  const { byStep, other, earlier } = audited;
   const runs = new Map();
-  const rowsOf = (step) => (step.outcome === 'HANDED_OFF' ? null : byStep.get(`${step.type}#${runOf(step, runs)}`));
+  const holdsSeen = new Map();
+  const rowsOf = (step) => {
+    if (step.outcome === 'HANDED_OFF') return null;
+    if (step.type === 'McpToolHold') return holdRows(step, audited, holdsSeen);
+    return byStep.get(`${step.type}#${runOf(step, runs)}`);
+  };
   const rows = story.timeline.map((item) => (item.kind === 'step' ? stepRow(item, rowsOf(item)) : eventRow(item)));
   return [
     scrolling(

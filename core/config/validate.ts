@@ -14,8 +14,8 @@ import {
 import { checkEarlyShortCircuits, checkPlannerAnswerPrompts } from './validation/planner-answer-checks';
 import { checkResponses } from './validation/response-checks';
 import { checkReachableResponses } from './validation/reach-checks';
-import { checkRules } from './validation/rule-checks';
-import { checkRuleCycles } from './validation/rule-cycles';
+import { ruleCheckSteps } from './validation/rule-checks';
+import { ruleCycleSteps } from './validation/rule-cycles';
 import { checkSchemas } from './validation/schema-checks';
 import { checkScopes } from './validation/scope-checks';
 import {
@@ -36,13 +36,18 @@ export interface ConfigValidationResult {
 }
 
 type Vocabulary = ReturnType<typeof buildTemplateVocabulary>;
-type Check = (ctx: ValidationContext, vocab: Vocabulary, settings: readonly SettingDefinition[]) => void;
+/** A check that takes long on a large config returns its steps, to be run one at a time (ruleCycleSteps). */
+type Check = (
+  ctx: ValidationContext,
+  vocab: Vocabulary,
+  settings: readonly SettingDefinition[]
+) => void | Iterable<void>;
 
 /** Every check, in the order findings are reported. */
 const CHECKS: readonly Check[] = [
   (ctx) => checkScopes(ctx),
-  (ctx, vocab) => checkRules(ctx, vocab),
-  (ctx) => checkRuleCycles(ctx),
+  (ctx, vocab) => ruleCheckSteps(ctx, vocab),
+  (ctx) => ruleCycleSteps(ctx),
   (ctx) => checkMatchers(ctx),
   (ctx) => checkPendingActions(ctx),
   (ctx, vocab) => checkPromptTemplates(ctx, vocab),
@@ -73,14 +78,15 @@ export function validateConfig(
   options: ValidationOptions = {}
 ): ConfigValidationResult {
   const run = startValidation(rows, options);
-  for (const check of CHECKS) check(run.ctx, run.vocab, settings);
+  for (const check of CHECKS) for (const step of check(run.ctx, run.vocab, settings) ?? []) void step;
   return run.result();
 }
 
 /**
- * validateConfig, awaiting `pause` between its checks: a process that serves requests while it validates a
- * large config (a store reloading) passes one that yields to its event loop, so no request waits for the
- * whole validation, only for one check. The same findings as validateConfig, in the same order.
+ * validateConfig, awaiting `pause` between its checks and between the steps of a check that takes long on a large
+ * config (the rule-loop check, seconds at 3,000 rules): a process that serves requests while it validates (a store
+ * reloading) passes one that yields to its event loop, so no request waits for the whole validation, only for one
+ * check or step. The same findings as validateConfig, in the same order.
  */
 export async function validateConfigPausing(
   rows: ConfigRows,
@@ -92,7 +98,10 @@ export async function validateConfigPausing(
   const run = startValidation(rows, options);
   for (const check of CHECKS) {
     await pause();
-    check(run.ctx, run.vocab, settings);
+    for (const step of check(run.ctx, run.vocab, settings) ?? []) {
+      void step;
+      await pause();
+    }
   }
   return run.result();
 }

@@ -62,15 +62,14 @@ async function lockedExactRows(tx: Tx): Promise<ConfigRows> {
 }
 
 /**
- * Makes the config tables hold exactly `rows` (config as code, `convengine config apply`): the
- * whole set is validated first and refused with every violation; then, in ONE transaction, every
- * row is deleted and the set inserted, and the result is validated again before commit, and stored
- * as the snapshot in service from the revision it leaves (the newest valid config, which stores fall
- * back to if later rows do not validate). Deleted first, not updated row by row: PostgreSQL checks a
- * UNIQUE key (tool_code, config_type + config_key, concept_key, …) at each row, so two rows swapping
- * one failed though the set is valid. The revision trigger bumps the config version; running turns
- * keep the snapshot they pinned. A jsonb value read with its exact numbers (exact-json.ts: a YAML
- * tree, or readExactConfigRows) is written as that text, not as doubles.
+ * Makes the config tables hold exactly `rows` (config as code, `convengine config apply`): the whole set is validated
+ * first and refused with every violation; then, in ONE transaction, every row is deleted and the set inserted, the
+ * result validated again before commit where it reads back other than written, and stored as the snapshot in service
+ * from the revision it leaves (the newest valid config, which stores fall back to if later rows do not validate).
+ * Deleted first, not updated row by row: PostgreSQL checks a UNIQUE key (tool_code, config_type + config_key,
+ * concept_key, …) at each row, so two rows swapping one failed though the set is valid. The revision trigger bumps
+ * the config version; running turns keep the snapshot they pinned. A jsonb value read with its exact numbers
+ * (exact-json.ts: a YAML tree, or readExactConfigRows) is written as that text, not as doubles.
  *
  * When the tables already hold exactly `rows` (no row added, removed or changed in any column, jsonb numbers
  * compared exactly), nothing is written (`written: false`): rewriting them bumped the revision, so every store
@@ -132,9 +131,15 @@ async function writeComposed(
       if (list.length > 0) await insertTable(tx, table, list);
     }
     const written = await readConfigRowsWith(tx);
-    const check = validateConfig(written);
-    if (check.violations.length > 0)
-      throw configInvalidError(check.violations, 'the written config is invalid; rolled back');
+    // `rows` is validated (applyConfigRows; a compose must), and seconds go to a large config's validation under the
+    // lock every config write waits for. What the tables hand back differs from it only where the database made it
+    // differ (a jsonb number a double does not hold, a column's default, a trigger): diffConfig compares every
+    // column, jsonb numbers exactly, and validation reads nothing else, so only a set that differs is validated again.
+    if (diffConfig(rows, written).length > 0) {
+      const check = validateConfig(written);
+      if (check.violations.length > 0)
+        throw configInvalidError(check.violations, 'the written config is invalid; rolled back');
+    }
     return { version: await recordWrittenSnapshot(tx, written), written: true };
   });
   return result && { ...result, ...read! };

@@ -4,6 +4,7 @@ import { parse, stringify } from 'yaml';
 import { emptyConfigRows } from '../../core/config/rows';
 import type { ConfigRows } from '../../core/config/types';
 import { normalizePhase } from '../../core/rules/phase';
+import { shownText } from '../../core/text/one-line-text';
 import { SEED_CREATED_AT } from '../seed/builders';
 import { CONFIG_TABLES } from '../seed/seed';
 import { exactCanonicalJson, exactView, YAML_NUMBERS } from './exact-json';
@@ -146,7 +147,10 @@ export function yamlToConfig(files: YamlFiles): { rows: ConfigRows; errors: Tree
     try {
       parsed = parse(text, { customTags: YAML_NUMBERS });
     } catch (err) {
-      errors.push({ file, message: `YAML does not parse: ${(err as Error).message}` });
+      // The parser's first line names the line and column; the lines under it quote the file, which is printed on one
+      // line with its controls shown (cli/commands/config.ts): they would only run into it.
+      const where = (err as Error).message.split('\n')[0]?.replace(/:$/, '');
+      errors.push({ file, message: `YAML does not parse: ${where}` });
       continue;
     }
     // Applied, an empty file would empty its table: more often a save gone wrong than a wish.
@@ -222,8 +226,10 @@ export function diffConfig(current: ConfigRows, next: ConfigRows): RowChange[] {
   return changes;
 }
 
+/** One line of `config diff`: the row's key and column names are a config tree's (any text), their controls shown. */
 export function formatChange(c: RowChange): string {
-  return `${c.change} ${c.table}[${c.id}]${c.columns.length > 0 ? `: ${c.columns.join(', ')}` : ''}`;
+  const columns = c.columns.length > 0 ? `: ${c.columns.join(', ')}` : '';
+  return shownText(`${c.change} ${c.table}[${c.id}]${columns}`);
 }
 
 /** The tables that have no file in `files`: those a partial tree leaves as they are. */

@@ -1,5 +1,6 @@
 import type { PoolClient } from 'pg';
 import type { Database } from '../pool';
+import { AUDIT, CALLS, drain, drainSpan, HISTORY, REQUESTS } from './prune-drain';
 import { deleteClaimsOf, IDLE, inFlightTurn, LOCK_CLAIMS_OF, prunable } from './prune-sql';
 import type { PruneCounts } from './retention';
 import { retiredDigestSql } from './retired';
@@ -70,8 +71,10 @@ const LOOK = { first: look(WINDOW_FIRST), next: look(WINDOW_NEXT), ids: look(BY_
 
 /**
  * Deletes the conversations of `$1` (uuid[], locked by pick, their claim bodies by LOCK_CLAIMS_OF) with everything
- * that names them, and retires their ids. The counts are read in the same statement, before its deletes, so cascaded
- * rows are counted too.
+ * that names them, and retires their ids. Their audit rows, history, calls and turn requests have gone already
+ * (drainRows): it finds only calls or turn requests written since, and counts those. Audit and history rows are not
+ * counted again: none can be written since (their foreign key waits on the conversation's lock), and a count would
+ * read past the index entries of every row the drain deleted, as the cascade still does once.
  */
 const PRUNE_BATCH = `
   WITH doomed AS (
@@ -88,8 +91,8 @@ const PRUNE_BATCH = `
     SELECT ${retiredDigestSql('conversation_id')}, 'PRUNED' FROM doomed ON CONFLICT DO NOTHING
   )
   SELECT (SELECT count(*) FROM gone)::int AS conversations,
-         (SELECT count(*) FROM ce_audit a JOIN doomed d USING (conversation_id))::int AS audit_rows,
-         (SELECT count(*) FROM ce_conversation_history h JOIN doomed d USING (conversation_id))::int AS history_rows,
+         0 AS audit_rows,
+         0 AS history_rows,
          (SELECT count(*) FROM calls)::int AS llm_calls,
          (SELECT count(*) FROM requests)::int AS turn_requests,
          (SELECT count(*) FROM claims)::int AS claims`;
@@ -140,6 +143,8 @@ export interface BatchContext {
   cutoff: Date;
   ended: string[];
   dryRun: boolean;
+  /** The most rows a statement of a batch deletes (prune-drain.ts). */
+  rowsPerStatement: number;
 }
 
 export interface Examined {
@@ -177,6 +182,9 @@ async function count(db: Database, source: Source, ctx: BatchContext): Promise<E
  * takes them), are locked before the deleting statement reads, so a body another conversation stores meanwhile is
  * seen as that one's and kept. In one statement, the delete read the links in a snapshot taken before such a store
  * committed, deleted the body after waiting for it, and the cascade took the other conversation's new link.
+ * The conversations' rows go first, `rowsPerStatement` at a time (drainRows), so no statement's deletes (its row
+ * locks, its WAL) grow with the audit trails it meets; the last one's cascade still reads past the drained rows' index
+ * entries, which the transaction cannot clean. The claim bodies are locked only for that last statement.
  */
 async function prune(db: Database, source: Source, ctx: BatchContext): Promise<Examined> {
   const client: PoolClient = await db.$client.connect();
@@ -186,8 +194,10 @@ async function prune(db: Database, source: Source, ctx: BatchContext): Promise<E
     const ids = rows.filter((row) => row.picked).map((row) => row.conversation_id);
     let counts = countsOf(undefined);
     if (ids.length > 0) {
+      const drained = await drainRows(client, ids, ctx.rowsPerStatement);
       await client.query(LOCK_CLAIMS_OF, [ids]);
       counts = countsOf((await client.query<CountRow>(PRUNE_BATCH, [ids])).rows[0]);
+      for (const key of Object.keys(drained) as (keyof typeof drained)[]) counts[key] += drained[key];
     }
     await client.query('COMMIT');
     return { rows, counts };
@@ -197,4 +207,23 @@ async function prune(db: Database, source: Source, ctx: BatchContext): Promise<E
   } finally {
     client.release();
   }
+}
+
+const DRAINED = [
+  ['auditRows', drainSpan(AUDIT)],
+  ['historyRows', drainSpan(HISTORY)],
+  ['llmCalls', drainSpan(CALLS)],
+  ['turnRequests', drainSpan(REQUESTS)],
+] as const;
+
+/**
+ * Deletes the rows naming the picked conversations `ids` (locked, and checked prunable, by the batch's transaction),
+ * `limit` at a time, before PRUNE_BATCH deletes the conversations: their foreign key's cascade, or one DELETE per
+ * table, made a statement's rows those of every audit trail of the batch (millions, for a few long conversations).
+ * In the batch's transaction: a process stopped midway leaves its conversations whole, for the next run to prune.
+ */
+async function drainRows(client: PoolClient, ids: string[], limit: number) {
+  const counts = { auditRows: 0, historyRows: 0, llmCalls: 0, turnRequests: 0 };
+  for (const [count, statement] of DRAINED) counts[count] = (await drain(client, statement, ids, { limit })).deleted;
+  return counts;
 }

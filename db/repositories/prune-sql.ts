@@ -1,6 +1,6 @@
 /**
  * The SQL that says which conversations `conversations prune` may delete (db/repositories/retention.ts), shared by
- * its batches (prune-batch.ts), its sweep of the LLM call log (prune-orphan-calls.ts) and `conversations erase`.
+ * its batches (prune-batch.ts) and `conversations erase`.
  */
 
 /**
@@ -42,13 +42,6 @@ export const inFlightTurn = (ended: string) => `(
  * row lock, so there is no gap between the check and the delete.
  */
 export const prunable = (ended: string) => `${IDLE} AND ${inFlightTurn(ended)} IS NULL`;
-
-/**
- * Call log rows (`l`) older than `$1` whose conversation is gone (or that never had one): a probe of the key per row
- * (OFFSET 0, as in IDLE, or the planner reads every conversation into a hash for a span of 2,000 rows).
- */
-export const ORPHAN_CALLS = `l.created_at < $1 AND (l.conversation_id IS NULL
-  OR NOT EXISTS (SELECT 1 FROM ce_conversation c WHERE c.conversation_id = l.conversation_id OFFSET 0))`;
 
 /**
  * A claim that a conversation of `doomed` (a CTE of conversation_id) stored and no other conversation did. A body is

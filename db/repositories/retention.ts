@@ -1,5 +1,6 @@
 import type { Database } from '../pool';
 import { countsOf, examine, type BatchContext, type Candidate, type Cursor } from './prune-batch';
+import { ROWS_PER_CONVERSATION } from './prune-drain';
 import { sweepOrphanCalls } from './prune-orphan-calls';
 
 export { claimOnlyOf, deleteClaimsOf, LOCK_CLAIMS_OF } from './prune-sql';
@@ -30,8 +31,10 @@ export interface PruneCounts {
 
 export interface PruneOptions {
   /**
-   * Conversations each batch examines, and so at most deletes: each batch is its own short transaction, so turns are
-   * never blocked for long.
+   * Conversations each batch examines, and so at most deletes: each batch is its own transaction, which locks only
+   * idle conversations. No statement deletes more than four audit, history, call or turn-request rows per
+   * conversation of a batch (prune-drain.ts); the batch's last deletes its conversations, the claim bodies and links
+   * only they stored, and any call or turn-request row written since the drain (those have no foreign key to wait).
    */
   batchSize?: number;
   /** Count what would go; delete nothing. */
@@ -82,7 +85,8 @@ function add(total: PruneCounts, batch: PruneCounts): void {
  */
 export async function pruneConversations(db: Database, cutoff: Date, options: PruneOptions = {}): Promise<PruneResult> {
   const batchSize = options.batchSize ?? 500;
-  const ctx: BatchContext = { cutoff, ended: [], dryRun: options.dryRun ?? false };
+  const rowsPerStatement = batchSize * ROWS_PER_CONVERSATION;
+  const ctx: BatchContext = { cutoff, ended: [], dryRun: options.dryRun ?? false, rowsPerStatement };
   const walk: Walk = { db, ctx, options, total: countsOf(undefined), busy: [] };
   let after: Cursor | null = null;
   let examined = 0;

@@ -12,7 +12,8 @@ import { DeploymentMismatchError, readDeploymentBinding, rebindDeployment } from
 import { seedPacks } from '../../db/seed';
 import { startDevServer, type DevServer } from '../../devserver';
 import { createLogger } from '../../observability/logger';
-import { DEPLOYMENT_MISMATCH, PREREQUISITE_MESSAGES } from '../../observability/prerequisites';
+import { DEPLOYMENT_MISMATCH } from '../../observability/deployment-check';
+import { PREREQUISITE_MESSAGES } from '../../observability/prerequisite-problems';
 import { TURN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
 import { createTestDatabase, type TestDatabase } from '../support/database';

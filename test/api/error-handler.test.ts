@@ -79,7 +79,7 @@ describe('the error handler (api/error-handler.ts)', () => {
       'SQLSTATE 08006 (connection failure)': failedQuery(serverError('connection failure', '08006')),
       'SQLSTATE 57P01 (admin shutdown)': serverError('terminating connection due to administrator command', '57P01'),
       'SQLSTATE 57P03 (cannot connect now)': serverError('the database system is starting up', '57P03'),
-      // What the pool's client marks as raised while it opened a session (db/pool.ts): the server refused one.
+      // What the pool's client marks as raised while it opened a session (db/session-client.ts): the server refused one.
       'a session refused: too many connections (53300)': failedQuery(
         markSessionRefusal(serverError('sorry, too many clients already', '53300'))
       ),

@@ -12,7 +12,7 @@ import { loadEnv } from '../../config/env';
 import { localTemporal } from '../../config/temporal-connection';
 import { startDevServer } from '../../devserver';
 import { createLogger } from '../../observability/logger';
-import { NAMESPACE_MISSING, namespaceMissing } from '../../observability/prerequisites';
+import { NAMESPACE_MISSING, namespaceMissing } from '../../observability/prerequisite-problems';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
 import { StoppedBeforeNamespaceError, WAITING_FOR_NAMESPACE } from '../../worker/namespace-wait';
 import { TURN_SEARCH_ATTRIBUTES } from '../../workflows/search-attributes';

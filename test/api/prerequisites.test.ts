@@ -18,13 +18,12 @@ import { migrate } from '../../db/migrate';
 import { seedPacks } from '../../db/seed';
 import { startDevServer, type DevServer } from '../../devserver';
 import { createLogger } from '../../observability/logger';
+import { refusedConfigWarning, SEARCH_INDEXES_WARNING } from '../../observability/prerequisite-checks';
 import {
   NOT_MIGRATED,
   PREREQUISITE_MESSAGES,
-  refusedConfigWarning,
   SEARCH_ATTRIBUTES_MISSING,
-  SEARCH_INDEXES_WARNING,
-} from '../../observability/prerequisites';
+} from '../../observability/prerequisite-problems';
 import { ensureSearchIndexes } from '../../db/search-indexes';
 import { runTurnWorker, type RunningWorker } from '../../worker/main';
 import { createTestDatabase, type TestDatabase } from '../support/database';

@@ -5,7 +5,7 @@
  */
 import type { ConnectionLike } from '@temporalio/client';
 import { apiReadiness, READINESS_CACHE_MS, type ReadinessDependencies } from '../../api/readiness';
-import type { PrerequisiteStatus } from '../../observability/prerequisites';
+import type { PrerequisiteStatus } from '../../observability/prerequisite-problems';
 import { turnWorkerIdentity } from '../../observability/turn-pollers';
 import { TURN_WORKFLOW_TYPE } from '../../workflows/turn-type';
 import { TURN_PATCHES } from '../../workflows/turn-versions';

@@ -4,6 +4,7 @@ import { answer, callTool, orderConfig } from '../support/order-config';
 import { ruleRow } from '../support/config-rows';
 import { ApiHarness } from '../support/api-harness';
 import { pruneConversations } from '../../db/repositories/retention';
+import { until } from '../support/worker-stop-stack';
 
 const ORDER_MESSAGE = 'Check order ORD-7017 status.';
 
@@ -70,12 +71,15 @@ describe('HTTP gateway routes over the real turn workflow', () => {
 
   it('answers 409 TURN_IN_PROGRESS for a concurrent turn and replays an idempotency key', async () => {
     h.wf.mcp.llm.setScript([
-      { ...callTool('mock.order.status', { orderId: 'ORD-7017' }), delayMs: 1500 },
+      { ...callTool('mock.order.status', { orderId: 'ORD-7017' }), delayMs: 5000 },
       answer('Order submitted.'),
     ]);
+    h.wf.mcp.llm.clearRequests();
     const conversationId = crypto.randomUUID();
     const first = send({ conversationId, message: ORDER_MESSAGE }, { 'idempotency-key': 'k-1' });
-    await new Promise((resolve) => setTimeout(resolve, 400));
+    // The first turn is running once its planner call reached the model (which holds it 5 s); a fixed sleep was
+    // too short on a loaded machine, so the second message found no turn in progress.
+    await until(() => h.wf.mcp.llm.requests.length > 0, 'the first turn to reach the model');
     const refused = await send({ conversationId, message: 'Check order ORD-7018 status.' });
     expect([refused.status, refused.json().error.code]).toEqual([409, 'TURN_IN_PROGRESS']);
     const attached = await send({ conversationId, message: ORDER_MESSAGE }, { 'idempotency-key': 'k-1' });

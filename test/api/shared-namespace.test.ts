@@ -8,7 +8,7 @@ import { historyCommand } from '../../cli/commands/history';
 import { loadEnv } from '../../config/env';
 import { findTurnClaim } from '../../db/repositories/turn-request';
 import { conversationIdForKey } from '../../api/turns/turn-id';
-import { requestHash } from '../../api/turns/gateway';
+import { requestHash } from '../../api/turns/turn-claim';
 import { ApiHarness } from '../support/api-harness';
 import { runSre } from '../support/held-turn-suite';
 import { extracted, LOAN_MESSAGE, loanConfig, plan } from '../support/loan-config';

@@ -20,6 +20,8 @@ import { getSetUpTestTemporal, type TestTemporal } from '../support/temporal';
 jest.setTimeout(120_000);
 
 const CALL_TIMEOUT_MS = 1_000;
+/** A caller's wait for its turn: room for its request to reach that wait before Temporal is stopped under it. */
+const REPLY_TIMEOUT_MS = 3_000;
 /** Well under the SDK's own 30 s, with room for a loaded machine. */
 const PROMPT_MS = 10_000;
 
@@ -61,8 +63,9 @@ describe.each(['client', 'native'] as const)('the API while Temporal does not an
   let native: NativeConnection | undefined;
   let direct: Connection;
   let client: Client;
-  /** The conversation the first test started (its turn 1 runs, with no worker to end it). */
+  /** The conversation the first test started (its turn 1 runs, with no worker to end it), and its request's key. */
   let known: string;
+  let knownKey: string;
   beforeAll(async () => {
     temporal = await getSetUpTestTemporal();
     db = await createTestDatabase();
@@ -76,7 +79,7 @@ describe.each(['client', 'native'] as const)('the API while Temporal does not an
       TEMPORAL_NAMESPACE: temporal.namespace,
       TEMPORAL_TASK_QUEUE: `hang-${kind}-${process.pid}`,
       TEMPORAL_CALL_TIMEOUT_MS: String(CALL_TIMEOUT_MS),
-      TURN_REPLY_TIMEOUT_MS: '1000',
+      TURN_REPLY_TIMEOUT_MS: String(REPLY_TIMEOUT_MS),
       LOG_LEVEL: 'silent',
     });
     native = kind === 'native' ? await NativeConnection.connect({ address: hang.address }) : undefined;
@@ -142,7 +145,18 @@ describe.each(['client', 'native'] as const)('the API while Temporal does not an
     expect(retried.status).toBe(202);
     expect(retried.body.turn.workflowId).toBe(keyed.body.error.details.workflowId);
     known = keyed.body.error.details.conversationId;
+    knownKey = key;
     expect(await workflowExists(client, `turn-${known}-2`)).toBe(false);
+  });
+
+  it('a caller already waiting for its turn when Temporal stops answering is told so: 202 TEMPORAL_UNREACHABLE', async () => {
+    const waiting = message({ message: 'hi' }, { 'idempotency-key': knownKey });
+    // The request attaches to the running turn (a describe, then the update that waits) well within this.
+    await new Promise((resolve) => setTimeout(resolve, REPLY_TIMEOUT_MS / 3));
+    const answer = await stalled(() => waiting);
+    expect(answer.status).toBe(202);
+    expect(answer.body.turn).toMatchObject({ workflowId: `turn-${known}-1`, outcome: 'RUNNING' });
+    expect(answer.body.running).toEqual({ reason: 'TEMPORAL_UNREACHABLE' });
   });
 
   it('every other route answers 503 TEMPORAL_UNREACHABLE with retry-after, never a 500', async () => {

@@ -7,7 +7,7 @@
  */
 import { ApiHarness } from '../support/api-harness';
 import { runSre } from '../support/held-turn-suite';
-import { extracted, LOAN, loanConfig, plan } from '../support/loan-config';
+import { extracted, LOAN, loanConfig, plan, scriptSubmitAwaitingApproval } from '../support/loan-config';
 import { answer } from '../support/order-config';
 
 const LOAN_MESSAGE = 'Apply loan for customer CUST-1001, amount 350000 for 36 months.';
@@ -34,14 +34,7 @@ describe('parked turns while no worker polls', () => {
   afterEach(async () => h.wf.startWorker());
 
   it('an approval is 503 WORKER_UNAVAILABLE after the deadline, the page and the queue show it, a worker applies it', async () => {
-    await h.wf.mcp.configure(loanConfig({ submitNeedsApproval: true }));
-    h.wf.mcp.toolServer.counters.reset();
-    h.wf.mcp.llm.setScript([
-      extracted('CUST-1001'),
-      plan('loan.credit.rating.check', 'CUST-1001'),
-      plan('loan.application.submit', 'CUST-1001'),
-      answer('Submitted LA-90311.'),
-    ]);
+    await scriptSubmitAwaitingApproval(h.wf.mcp);
     const parked = await send({ message: LOAN_MESSAGE });
     expect(parked.status).toBe(202);
     const { conversationId, turn } = parked.json();

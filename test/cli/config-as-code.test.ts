@@ -93,7 +93,9 @@ describe('convengine config (config as code)', () => {
     const diff = await cli('diff', dir);
     expect(diff.code).toBe(0);
     expect(diff.stderr).toContain(
-      'warning: 2 conversation(s) in intent ORDER_DIAGNOSTICS, state COMPLETED have a response now and none after this change'
+      'warning: 2 conversation(s) in intent ORDER_DIAGNOSTICS, state COMPLETED have a response now and none after ' +
+        'this change: their next turn may fail with RESPONSE_MAPPING_NOT_FOUND, unless intent resolution (a ' +
+        'classifier or the intent agent; skipped while the intent is locked) or a rule moves them on\n'
     );
     expect(diff.stderr).not.toContain('state ANALYZE');
     // An unchanged tree strands nobody.

@@ -4,7 +4,8 @@ import { mkdir, mkdtemp, readFile, rm, symlink, truncate, writeFile } from 'node
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { configCommand, TABLE_FILE_MAX_BYTES } from '../../cli/commands/config';
+import { configCommand } from '../../cli/commands/config';
+import { TABLE_FILE_MAX_BYTES } from '../../cli/yaml-tree-files';
 import { configToYaml } from '../../db/config/yaml-tree';
 import { SEED_PACKS, packConfigRows } from '../../db/seed';
 import { loadEnv } from '../../config/env';

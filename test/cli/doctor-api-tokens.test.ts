@@ -1,8 +1,8 @@
 /**
- * `convengine doctor`'s api-tokens finding (cli/doctor/checks.ts): an API whose only token is API_TOKEN lets whoever
+ * `convengine doctor`'s api-tokens finding (cli/doctor/api-tokens.ts): an API whose only token is API_TOKEN lets whoever
  * holds it, a gateway serving end users too, reach the operator routes; doctor warns of it (and `--strict` fails).
  */
-import { checkApiTokens } from '../../cli/doctor/checks';
+import { checkApiTokens } from '../../cli/doctor/api-tokens';
 import { runConvengine } from '../support/run-cli';
 
 describe('checkApiTokens', () => {

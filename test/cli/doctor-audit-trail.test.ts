@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
-import { checkAuditTrail } from '../../cli/doctor/checks';
+import { checkAuditTrail } from '../../cli/doctor/config';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
-/** `convengine doctor`'s audit-trail finding (cli/doctor/checks.ts) on a real PostgreSQL. */
+/** `convengine doctor`'s audit-trail finding (cli/doctor/config.ts) on a real PostgreSQL. */
 describe('doctor: audit trail', () => {
   let tdb: TestDatabase;
   beforeAll(async () => {

@@ -1,4 +1,5 @@
-import { checkConfig, checkDatabase, checkDeployment } from '../../cli/doctor/checks';
+import { checkConfig } from '../../cli/doctor/config';
+import { checkDatabase, checkDeployment } from '../../cli/doctor/database';
 import { rebindDeployment } from '../../db/deployment';
 import { CONFIG_EMPTY_WARNING } from '../../core/config/empty';
 import { configVersionOf, readConfigRows } from '../../db/config/load';
@@ -11,7 +12,7 @@ jest.setTimeout(60_000);
 // An unterminated character class in a live rule, which this build's validation refuses.
 const BREAK_RULE = "UPDATE ce_rule SET match_pattern = '(?i)([a-' WHERE rule_id = 10";
 
-/** `convengine doctor`'s database and config findings (cli/doctor/checks.ts) on a real PostgreSQL. */
+/** `convengine doctor`'s database and config findings (cli/doctor/database.ts, config.ts) on a real PostgreSQL. */
 describe('doctor: database and config', () => {
   let tdb: TestDatabase;
   beforeEach(async () => {

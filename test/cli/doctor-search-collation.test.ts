@@ -1,4 +1,4 @@
-import { checkSearchCollation } from '../../cli/doctor/checks';
+import { checkSearchCollation } from '../../cli/doctor/database';
 import { createTestDatabase, type TestDatabase } from '../support/database';
 
 jest.setTimeout(60_000);

@@ -1,5 +1,5 @@
 import { Client } from 'pg';
-import { checkDatabase } from '../../cli/doctor/checks';
+import { checkDatabase } from '../../cli/doctor/database';
 import { runConvengine } from '../support/run-cli';
 import { ADMIN_DATABASE_URL, createTestDatabase, type TestDatabase } from '../support/database';
 

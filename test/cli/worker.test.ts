@@ -5,7 +5,7 @@
 import { createServer, type AddressInfo } from 'node:net';
 import { DATABASE_URL_UNSET, LOG_LEVELS } from '../../config/env';
 import { freePort } from '../../cli/temporal/server';
-import { NAMESPACE_MISSING, namespaceMissing } from '../../observability/prerequisites';
+import { NAMESPACE_MISSING, namespaceMissing } from '../../observability/prerequisite-problems';
 import { WAITING_FOR_NAMESPACE } from '../../worker/namespace-wait';
 import { ConvengineProcess } from '../support/child-processes';
 import { workerEnvironment } from '../support/worker-environment';

@@ -1,7 +1,8 @@
 import { AsyncLocalStorage } from 'node:async_hooks';
+import { getEventListeners } from 'node:events';
 import * as grpc from '@grpc/grpc-js';
 import type { ConnectionLike } from '@temporalio/client';
-import { ClientStoppedError, withDefaultCallDeadline } from '../../config/temporal-call-deadline';
+import { CallAbortedError, ClientStoppedError, withDefaultCallDeadline } from '../../config/temporal-call-deadline';
 import { isTemporalUnreachable } from '../../config/temporal-client';
 
 /**
@@ -13,11 +14,22 @@ function fakeConnection() {
   const sent: { method: string; deadline: number | undefined; signal?: AbortSignal }[] = [];
   const rpc = (method: string) => async () => {
     const { deadline, abortSignal: signal } = callContextStorage.getStore() ?? {};
+    // As the SDK does (connection.js, generateRPCImplementation): a listener it never removes.
+    signal?.addEventListener('abort', () => undefined);
     sent.push({ method, deadline: deadline === undefined ? undefined : Number(deadline), signal });
+  };
+  /** A call the server never answers: it ends when its signal aborts, as the SDK cancels it (CANCELLED). */
+  const unanswered = (method: string) => () => {
+    const { abortSignal: signal } = callContextStorage.getStore() ?? {};
+    sent.push({ method, deadline: undefined, signal });
+    return new Promise<never>((_resolve, reject) =>
+      signal?.addEventListener('abort', () => reject(Object.assign(new Error('cancelled'), { code: 1 })))
+    );
   };
   const connection = {
     callContextStorage,
     workflowService: {
+      describeWorkflowExecution: unanswered('describeWorkflowExecution'),
       startWorkflowExecution: rpc('startWorkflowExecution'),
       updateWorkflowExecution: rpc('updateWorkflowExecution'),
       getWorkflowExecutionHistory: rpc('getWorkflowExecutionHistory'),
@@ -56,24 +68,61 @@ describe('the API’s Temporal calls are bounded (config/temporal-call-deadline.
     expect(sent.at(-1)?.deadline).toBeUndefined();
   });
 
-  it('cancels the calls in flight once stopped (a caller’s own signal kept), and sends none after', async () => {
+  it('cancels the calls in flight once stopped, and sends none after', async () => {
     const { connection, sent } = fakeConnection();
     const stopped = new AbortController();
     const bounded = withDefaultCallDeadline(connection, 1_000, stopped.signal);
     await bounded.workflowService.updateWorkflowExecution({});
     await bounded.workflowService.startWorkflowExecution({});
-    const own = new AbortController().signal;
-    await bounded.withAbortSignal(own, () => bounded.workflowService.startWorkflowExecution({}));
-    expect(sent.map((call) => call.signal)).toEqual([stopped.signal, stopped.signal, own]);
+    const own = new AbortController();
+    await bounded.withAbortSignal(own.signal, () => bounded.workflowService.startWorkflowExecution({}));
+    const [update, start, owned] = sent.map((call) => call.signal);
+    expect([update?.aborted, start?.aborted, owned?.aborted]).toEqual([false, false, false]);
     // The deadline still applies within the signal's scope.
     expect(sent[1]?.deadline).toBeDefined();
+    expect(owned).not.toBe(own.signal);
 
     stopped.abort();
+    // Each call had a signal of its own, let go of when it ended (one in flight is cancelled: the test below).
+    expect([update?.aborted, start?.aborted, owned?.aborted]).toEqual([false, false, false]);
     const refused = bounded.workflowService.getWorkflowExecutionHistory({ waitNewEvent: true });
     await expect(refused).rejects.toBeInstanceOf(ClientStoppedError);
     await expect(refused).rejects.toMatchObject({ code: grpc.status.CANCELLED });
     expect(isTemporalUnreachable(await refused.catch((err: unknown) => err))).toBe(false);
     expect(sent).toHaveLength(3);
+  });
+
+  it('leaves no listener on the stop’s signal, nor on a caller’s, once each call has ended', async () => {
+    const { connection } = fakeConnection();
+    const stopped = new AbortController();
+    const bounded = withDefaultCallDeadline(connection, 1_000, stopped.signal);
+    const own = new AbortController();
+    for (let i = 0; i < 50; i += 1) {
+      await bounded.workflowService.startWorkflowExecution({});
+      await bounded.withAbortSignal(own.signal, () => bounded.workflowService.getWorkflowExecutionHistory({}));
+    }
+    expect(getEventListeners(stopped.signal, 'abort')).toHaveLength(0);
+    expect(getEventListeners(own.signal, 'abort')).toHaveLength(0);
+  });
+
+  it('cancels a call under its caller’s signal when the API stops, and sends none once that signal aborted', async () => {
+    const { connection, sent } = fakeConnection();
+    const stopped = new AbortController();
+    const bounded = withDefaultCallDeadline(connection, 1_000, stopped.signal);
+    const own = new AbortController();
+    const inFlight = bounded.withAbortSignal(own.signal, () => bounded.workflowService.describeWorkflowExecution({}));
+    stopped.abort();
+    await expect(inFlight).rejects.toMatchObject({ code: grpc.status.CANCELLED });
+    expect(own.signal.aborted).toBe(false);
+
+    const unstopped = withDefaultCallDeadline(connection, 1_000);
+    const cutOff = unstopped.withAbortSignal(own.signal, () => unstopped.workflowService.describeWorkflowExecution({}));
+    own.abort();
+    await expect(cutOff).rejects.toMatchObject({ code: grpc.status.CANCELLED });
+    // A call its caller asks for after giving up (the next call of a chain) is not sent.
+    const late = unstopped.withAbortSignal(own.signal, () => unstopped.workflowService.startWorkflowExecution({}));
+    await expect(late).rejects.toBeInstanceOf(CallAbortedError);
+    expect(sent.map((call) => call.method)).toEqual(['describeWorkflowExecution', 'describeWorkflowExecution']);
   });
 
   it('reads the native connection’s deadline (CANCELLED "Timeout expired") as unreachable, not any CANCELLED', () => {

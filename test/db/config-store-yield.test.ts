@@ -6,15 +6,15 @@ import { createTestDatabase, type TestDatabase } from '../support/database';
 
 jest.setTimeout(30_000);
 
-/** Called as an early check (checkRules) and a later one (checkSchemas) start. */
+/** Called as an early check (ruleCheckSteps) and a later one (checkSchemas) start. */
 const mockCheckStarts = { rules: () => {}, schemas: () => {} };
 jest.mock('../../core/config/validation/rule-checks', () => {
   const actual = jest.requireActual<typeof RuleChecks>('../../core/config/validation/rule-checks');
   return {
     ...actual,
-    checkRules: (...args: Parameters<typeof actual.checkRules>) => {
+    ruleCheckSteps: (...args: Parameters<typeof actual.ruleCheckSteps>) => {
       mockCheckStarts.rules();
-      actual.checkRules(...args);
+      return actual.ruleCheckSteps(...args);
     },
   };
 });

@@ -17,20 +17,29 @@ const failureOf = (work: Promise<unknown>): Promise<unknown> =>
     (err: unknown) => err
   );
 
-describe('a wait for a pooled connection that ran out (db/pool.ts, db/connection-loss.ts)', () => {
+describe('a wait for a pooled connection that ran out (db/engine-pool.ts, db/connection-loss.ts)', () => {
   const pools: ReturnType<typeof createPool>[] = [];
   const pool = (connectionTimeoutMillis: number, url = ADMIN_DATABASE_URL) => {
     const created = createPool(url, { max: 1, connectionTimeoutMillis });
     pools.push(created);
     return created;
   };
+  /**
+   * A pool of one whose connection is `held`, and whose next wait for a connection runs out after `waitMs`: the held one
+   * opened with a wait a loaded machine meets (opening one took over 300 ms in CI), the short wait set after.
+   */
+  const heldPool = async (waitMs: number) => {
+    const full = pool(10_000);
+    const held = await full.connect();
+    full.options.connectionTimeoutMillis = waitMs;
+    return { full, held };
+  };
   afterAll(async () => {
     for (const p of pools) await p.end();
   });
 
   it('is busy when the database answered the pool meanwhile, with how full the pool was', async () => {
-    const full = pool(1_000);
-    const held = await full.connect();
+    const { full, held } = await heldPool(1_000);
     // Gets the connection once it is given back (an answer), and keeps it past the next one's wait.
     const ahead = full.query('SELECT pg_sleep(1.5)');
     const behind = failureOf(full.query('SELECT 1'));
@@ -46,8 +55,7 @@ describe('a wait for a pooled connection that ran out (db/pool.ts, db/connection
   });
 
   it('is unreachable when the database answered nothing of the pool meanwhile', async () => {
-    const full = pool(300);
-    const held = await full.connect();
+    const { full, held } = await heldPool(300);
     try {
       const err = await failureOf(full.query('SELECT 1'));
       expect(err).toMatchObject({ message: 'timeout exceeded when trying to connect' });

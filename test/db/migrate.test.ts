@@ -180,11 +180,19 @@ describe('migrations marked -- migrate: no-transaction', () => {
         '0029_console_search_text.sql',
         '0030_console_search_fold.sql',
         '0031_console_search_fold_indexes.sql',
+        '0032_audit_parked_call_index.sql',
+        '0033_audit_parked_call_statistics.sql',
       ]);
       expect(await indexValidity(older, 'ce_turn_request_key_idx')).toEqual([true]);
       expect(await indexValidity(older, 'ce_audit_turn_idx')).toEqual([true]);
       expect(await indexValidity(older, 'ce_audit_user_input_idx')).toEqual([true]);
       expect(await indexValidity(older, 'ce_conversation_updated_idx')).toEqual([true]);
+      expect(await indexValidity(older, 'ce_audit_parked_call_idx')).toEqual([true]);
+      // 0033 creates it on PostgreSQL 14 and later (this server); an older one goes without.
+      const statistics = await older.pool.query(
+        "SELECT 1 FROM pg_statistic_ext WHERE stxname = 'ce_audit_parked_call_stats'"
+      );
+      expect(statistics.rowCount).toBe(1);
       // The console search's trigram indexes (db/search-indexes.ts): built on a database migrated before them too.
       expect(report.searchIndexes).toEqual([]);
       for (const name of SEARCH_INDEX_NAMES) expect(await indexValidity(older, name)).toEqual([true]);
@@ -233,6 +241,8 @@ describe('migrations marked -- migrate: no-transaction', () => {
         '0029_console_search_text.sql',
         '0030_console_search_fold.sql',
         '0031_console_search_fold_indexes.sql',
+        '0032_audit_parked_call_index.sql',
+        '0033_audit_parked_call_statistics.sql',
       ]);
       expect(await indexValidity(older, 'ce_turn_request_key_idx')).toEqual([true]);
       expect((await schemaState(older.pool)).changed).toEqual([]);

@@ -6,7 +6,7 @@
 import type { Pool } from 'pg';
 import { openApiDatabase } from '../../api/server';
 import { loadEnv } from '../../config/env';
-import { poolStats } from '../../db/pool';
+import { poolStats } from '../../db/engine-pool';
 import { openToolsPool, openWorkerDatabase } from '../../worker/deps';
 import { ADMIN_DATABASE_URL } from '../support/database';
 

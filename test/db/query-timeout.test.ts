@@ -4,12 +4,38 @@
  * statement on the connection; a client released without an error (every drizzle transaction's) went back to the pool,
  * and every later statement on it queued behind the stalled one.
  */
-import { Client } from 'pg';
+import Fastify from 'fastify';
+import { sql } from 'drizzle-orm';
+import { loadEnv } from '../../config/env';
+import { installErrorHandler } from '../../api/error-handler';
+import { openWorkerDatabase } from '../../worker/deps';
+import { Client, type ClientBase } from 'pg';
 import { isDatabaseBusy, isDatabaseUnreachable } from '../../db/connection-loss';
-import { createPool } from '../../db/pool';
+import { createPool, type DbHandle } from '../../db/pool';
+import { QUERY_TIMEOUT_MESSAGE } from '../../db/session-client';
+import { createLogger } from '../../observability/logger';
+import { openBoundedDatabase, warnOnQueryTimeouts } from '../../observability/query-timeouts';
 import { createTestDatabase, type TestDatabase } from '../support/database';
+import { captureLog } from '../support/log-capture';
 
 jest.setTimeout(30_000);
+
+/** A session setting whose set_config reads pg_ts_config: a session holding that catalog locked stalls pinSession. */
+const TS_CONFIG_SESSION = { default_text_search_config: 'pg_catalog.english' };
+
+async function backendPid(client: ClientBase): Promise<number> {
+  const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
+  return rows[0]?.pid ?? -1;
+}
+
+/** A transaction whose statement reads the locked table, its error; the pool answering other statements meanwhile. */
+async function stalledTransaction(handle: DbHandle): Promise<unknown> {
+  const stalled = handle.db.transaction((tx) => tx.execute(sql`SELECT * FROM stalled`)).catch((err: unknown) => err);
+  const done = { at: false };
+  void stalled.finally(() => (done.at = true));
+  while (!done.at) await handle.pool.query('SELECT 1');
+  return stalled;
+}
 
 describe('a pool with a query_timeout, on a table another session holds locked', () => {
   let db: TestDatabase;
@@ -49,6 +75,39 @@ describe('a pool with a query_timeout, on a table another session holds locked',
     }
   });
 
+  it("hands the timed-out client back to pg-pool with the timeout's error, which destroys it: never reused", async () => {
+    const pool = createPool(db.url, { max: 1, query_timeout: 300 });
+    const released: unknown[] = [];
+    const removed: unknown[] = [];
+    pool.on('release', (err) => released.push(err));
+    pool.on('remove', (client) => removed.push(client));
+    try {
+      const client = await pool.connect();
+      const backend = await backendPid(client);
+      const stalled = await client.query('SELECT * FROM stalled').catch((err: unknown) => err);
+      // As a drizzle transaction does after a failed statement: ROLLBACK, then release without an error.
+      const rollback = await client.query('ROLLBACK').catch((err: unknown) => err);
+      client.release();
+      expect(stalled).toMatchObject({ message: QUERY_TIMEOUT_MESSAGE });
+      // Failed at once on the closed session, not queued behind the stalled statement until a timeout of its own: with
+      // the stalled statement's error (a drizzle transaction throws the ROLLBACK's), not pg's "Client was closed".
+      expect(rollback).toBe(stalled);
+      // pg-pool's public contract: a client released with an error is disconnected and destroyed.
+      expect(released.slice(-1)).toEqual([stalled]);
+      const next = await pool.connect();
+      try {
+        expect(removed).toHaveLength(1);
+        expect(removed[0]).toBe(client);
+        expect(next).not.toBe(client);
+        expect(await backendPid(next)).not.toBe(backend);
+      } finally {
+        next.release();
+      }
+    } finally {
+      await pool.end();
+    }
+  });
+
   it('marks it busy when the pool got answers to other statements meanwhile', async () => {
     const pool = createPool(db.url, { max: 2, query_timeout: 2000 });
     try {
@@ -60,6 +119,65 @@ describe('a pool with a query_timeout, on a table another session holds locked',
       expect(isDatabaseBusy(await stalled)).toBe(true);
     } finally {
       await pool.end();
+    }
+  });
+
+  it("logs a timeout of a new connection's session setup naming the pool; busy while the pool answers others", async () => {
+    const pool = createPool(
+      db.url,
+      { max: 2, query_timeout: 300, application_name: 'convengine-api' },
+      TS_CONFIG_SESSION
+    );
+    const log = captureLog();
+    warnOnQueryTimeouts(pool, createLogger({ level: 'info', format: 'json', name: 'api', destination: log.stream }));
+    // Opened before the lock, and checked out so that the next connect opens a second connection; then given back,
+    // it answers the pool's statements while that connection's setup waits.
+    const answering = await pool.connect();
+    // Within the transaction that holds `stalled` locked: rolled back to, the savepoint gives this lock up alone.
+    await locker.query('SAVEPOINT setup');
+    await locker.query('LOCK TABLE pg_catalog.pg_ts_config IN ACCESS EXCLUSIVE MODE');
+    try {
+      const stalled = pool.connect().catch((err: unknown) => err);
+      answering.release();
+      const done = { at: false };
+      void stalled.finally(() => (done.at = true));
+      while (!done.at) await pool.query('SELECT 1');
+      const err = await stalled;
+      expect(err).toMatchObject({ message: QUERY_TIMEOUT_MESSAGE });
+      expect(isDatabaseBusy(err)).toBe(true);
+      const warned = log.lines().filter((line) => line.level === 'warn');
+      expect(warned).toEqual([expect.objectContaining({ pool: 'convengine-api', queryTimeoutMs: 300 })]);
+    } finally {
+      await locker.query('ROLLBACK TO SAVEPOINT setup');
+      await pool.end();
+    }
+  });
+
+  // Drizzle runs ROLLBACK on the session the timeout ended and throws its error: pg's "Client was closed" lost the
+  // timeout and its busy mark (the API said 503 DATABASE_UNREACHABLE, a worker's step named a failed rollback).
+  it('answers a transaction timed out while the pool answers others 503 DATABASE_BUSY in the API', async () => {
+    const handle = openBoundedDatabase(db.url, { name: 'convengine-api', max: 2, queryTimeoutMs: 500 });
+    const app = Fastify();
+    installErrorHandler(app);
+    app.get('/stalled', async () => Promise.reject(await stalledTransaction(handle)));
+    try {
+      const res = await app.inject({ method: 'GET', url: '/stalled' });
+      expect(res.statusCode).toBe(503);
+      expect(res.json()).toMatchObject({ error: { code: 'DATABASE_BUSY' } });
+    } finally {
+      await app.close();
+      await handle.close();
+    }
+  });
+
+  it("fails a worker's timed-out transaction with the timeout, not the ROLLBACK's closed client", async () => {
+    const env = loadEnv({ WORKER_DB_POOL_MAX: '2', WORKER_DB_QUERY_TIMEOUT_MS: '500' });
+    const handle = openWorkerDatabase(db.url, env);
+    try {
+      const err = await stalledTransaction(handle);
+      expect(err).toMatchObject({ cause: { message: QUERY_TIMEOUT_MESSAGE } });
+    } finally {
+      await handle.close();
     }
   });
 });

@@ -14,7 +14,7 @@ function serverOf(url: string): string {
 
 /**
  * A DBA's database-level session defaults (ALTER DATABASE … SET) change nothing the engine reads or writes: every
- * engine session pins the settings it depends on (db/pool.ts).
+ * engine session pins the settings it depends on (db/session-settings.ts).
  */
 describe('engine sessions under database-level session defaults', () => {
   let tdb: TestDatabase;

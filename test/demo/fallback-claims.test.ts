@@ -1,6 +1,6 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
-import { readYamlTree } from '../../cli/commands/config';
+import { readYamlTree } from '../../cli/yaml-tree-files';
 import { yamlToConfig } from '../../db/config/yaml-tree';
 import { DemoHarness } from './demo-harness';
 

@@ -3,7 +3,7 @@
  * checks one: every call needs `authorization: Bearer <key>`. The key only ever travels over TLS
  * (config/temporal-connection.ts), so the client reaches the server through a TLS front.
  */
-import { checkTemporal } from '../../cli/doctor/checks';
+import { checkTemporal } from '../../cli/doctor/temporal';
 import { loadEnv } from '../../config/env';
 import { configuredTemporal } from '../../config/temporal-connection';
 import { startDevServer, type DevServer } from '../../devserver';

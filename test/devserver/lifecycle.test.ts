@@ -13,11 +13,12 @@ import {
   totalQuery,
   type accumulator,
   type failsOnFirstAttempt,
-  type failsWorkflowTaskFor,
+  type failsWorkflowTaskUntilRun,
   type longLocalActivity,
   type waitForever,
 } from './workflows';
 
+const callsByKey = new Map<string, number>();
 let harness: Harness & { worker: { shutdown(): void; getState(): string }; running: Promise<void> };
 
 // Jest only honours testTimeout globally, not per project.
@@ -30,6 +31,11 @@ beforeAll(async () => {
       await new Promise((resolve) => setTimeout(resolve, ms));
       return 'slow done';
     },
+    callsWith: async (key: string) => {
+      const calls = (callsByKey.get(key) ?? 0) + 1;
+      callsByKey.set(key, calls);
+      return calls;
+    },
   });
 });
 
@@ -38,20 +44,29 @@ afterAll(async () => {
 });
 
 test('a failing workflow task is recorded once, then retried after start-to-close timeouts until it succeeds', async () => {
-  const handle = await harness.client.workflow.start<typeof failsWorkflowTaskFor>('failsWorkflowTaskFor', {
+  const handle = await harness.client.workflow.start<typeof failsWorkflowTaskUntilRun>('failsWorkflowTaskUntilRun', {
     taskQueue: harness.taskQueue,
     workflowId: harness.id('wft-failure'),
-    args: [1800],
-    workflowTaskTimeout: '1 second',
+    args: [3],
+    // Room for a run's local activity on a loaded machine: a first task that timed out would not be recorded failed.
+    workflowTaskTimeout: '2 seconds',
   });
-  const elapsed = await handle.result();
-  expect(elapsed).toBeGreaterThanOrEqual(1800);
+  expect(await handle.result()).toBe(3);
   const history = await handle.fetchHistory();
   const types = await eventTypes(handle);
   expect(types.filter((t) => t === 'WORKFLOW_TASK_FAILED')).toHaveLength(1);
   const scheduled = (history.events ?? []).filter((e) => e.workflowTaskScheduledEventAttributes);
   const lastAttempt = scheduled[scheduled.length - 1]?.workflowTaskScheduledEventAttributes?.attempt ?? 0;
   expect(lastAttempt).toBeGreaterThanOrEqual(3);
+  // The second run's failure is not reported: the third run waits for its start-to-close timeout.
+  const timeOf = (type: string) => {
+    const event = (history.events ?? []).find(
+      (e) => temporal.api.enums.v1.EventType[e.eventType ?? 0] === `EVENT_TYPE_${type}`
+    );
+    if (!event?.eventTime) throw new Error(`no ${type} event with a time`);
+    return Number(event.eventTime.seconds ?? 0) * 1000 + Math.floor((event.eventTime.nanos ?? 0) / 1e6);
+  };
+  expect(timeOf('WORKFLOW_EXECUTION_COMPLETED') - timeOf('WORKFLOW_TASK_FAILED')).toBeGreaterThanOrEqual(1_900);
   await harness.collect(handle);
 });
 

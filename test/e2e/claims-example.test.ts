@@ -1,7 +1,7 @@
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse } from 'yaml';
-import { readYamlTree } from '../../cli/commands/config';
+import { readYamlTree } from '../../cli/yaml-tree-files';
 import { validateConfig } from '../../core/config/validate';
 import { yamlToConfig } from '../../db/config/yaml-tree';
 import type { ScriptEntry } from '../../scripted-llm';

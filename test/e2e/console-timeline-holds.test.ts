@@ -6,6 +6,7 @@
 import { type Page } from 'playwright-core';
 import { eventually } from '../devserver/harness';
 import { ConsoleBrowser, HOLD, LOAN_MESSAGE, SUBMIT_PATH } from '../support/console-browser';
+import { configRow } from '../support/config-rows';
 import { extracted, loanConfig } from '../support/loan-config';
 import { answer } from '../support/order-config';
 
@@ -85,5 +86,42 @@ test("a request's direct call held twice: each run's rows are its DirectToolCall
   await eventually(async () => expect(await stagesOf(page, 'DirectToolCall')).toEqual(runs), 15_000);
   expect(await stagesOf(page, 'McpToolHold')).toEqual(TWO_HOLDS);
   expect(await otherStages(page)).toEqual(['OPERATOR_ACTION', 'TURN_DECISION']);
+  await page.close();
+});
+
+/** The turn's McpToolHold steps as its API reads them from history, and whether it is held now. */
+async function holdSteps(workflowId: string): Promise<{ steps: unknown[]; held: boolean }> {
+  const turn = (await c.h.request('GET', `/api/v1/console/turns/${workflowId}`)).json();
+  const steps = turn.story.timeline.filter((item: { type?: string }) => item.type === 'McpToolHold');
+  return { steps, held: turn.heldTool !== null };
+}
+
+test("an audit policy that drops every row of the holds' held steps: each resolution stays with its own step", async () => {
+  // Only the operators' resolutions are written: the held steps (McpToolHold 1 and 3) write no row at all.
+  const policy = configRow('AuditService', 'INCLUDE_STAGES', 'TOOL_HOLD_RESOLVED,USER_INPUT,TURN_DECISION');
+  const config = loanConfig({ submit: HOLD });
+  c.h.wf.mcp.toolServer.faults.set(SUBMIT_PATH, { failTimes: 1_000, status: 503 });
+  const { turn, page } = await c.parkedLoanTurn({ ...config, configs: [...(config.configs ?? []), policy] });
+  await page.locator('#held-tool').waitFor({ timeout: 60_000 });
+  await act(turn.workflowId, 'held-retry', { callIndex: 1 });
+  // Held again: the second hold's held step (the third McpToolHold) has run.
+  await eventually(async () => {
+    const { held, steps } = await holdSteps(turn.workflowId);
+    expect([held, steps.length]).toEqual([true, 3]);
+  }, 60_000);
+  await act(turn.workflowId, 'held-mark-done', { callIndex: 1, result: { applicationId: 'LA-90311' } });
+  await page.locator('h1:has-text("ANSWERED")').waitFor({ timeout: 60_000 });
+
+  const resolved = expect.arrayContaining(['TOOL_HOLD_RESOLVED']);
+  await eventually(
+    async () => expect(await stagesOf(page, 'McpToolHold')).toEqual([[], resolved, [], resolved]),
+    15_000
+  );
+  const actions = await page
+    .locator('#timeline tr[data-type=McpToolHold] details.audits pre')
+    .evaluateAll((boxes) => boxes.map((box) => JSON.parse(box.textContent ?? '{}')))
+    .then((payloads) => payloads.map((p: { hold: number; action: string }) => `${p.hold} ${p.action}`));
+  expect(actions).toEqual(['1 retry', '2 markDone']);
+  c.h.wf.mcp.toolServer.faults.clear(SUBMIT_PATH);
   await page.close();
 });

@@ -3,7 +3,7 @@
  * front of the test server, as a secured cluster or Temporal Cloud is reached. Runs on our dev server
  * and, in `npm run test:temporal`, on the real one; neither serves TLS itself, so a TLS front does.
  */
-import { checkTemporal } from '../../cli/doctor/checks';
+import { checkTemporal } from '../../cli/doctor/temporal';
 import { loadEnv } from '../../config/env';
 import { configuredTemporal, localTemporal } from '../../config/temporal-connection';
 import { runConvengine } from '../support/run-cli';

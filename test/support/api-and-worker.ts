@@ -9,13 +9,15 @@ import { runTurnWorker, type RunningWorker } from '../../worker/main';
 import { createTestDatabase, type TestDatabase } from './database';
 import { captureLog, type LogCapture } from './log-capture';
 
-/** An API and a turn worker in this process, on a dev server and a database of their own, the API's log captured. */
+/** An API and a turn worker in this process, on a dev server and a database of their own, their logs captured. */
 export interface ApiAndWorker {
   server: DevServer;
   db: TestDatabase;
   api: ApiServer;
   worker: RunningWorker;
   log: LogCapture;
+  /** The worker's log. */
+  workerLog: LogCapture;
   stop(): Promise<void>;
 }
 
@@ -26,6 +28,8 @@ export interface ApiAndWorkerOptions {
   /** Run on the database before the worker and the API start (config rows, say). */
   prepare?: (db: TestDatabase) => Promise<void>;
   bindDeployment?: boolean;
+  /** The worker's DATABASE_URL, from the database's (a TcpSwitch in front of it); the API's stays the database's. */
+  workerDatabaseUrl?: (url: string) => string;
 }
 
 export async function startApiAndWorker(options: ApiAndWorkerOptions): Promise<ApiAndWorker> {
@@ -45,7 +49,10 @@ export async function startApiAndWorker(options: ApiAndWorkerOptions): Promise<A
   const logger = createLogger({ level: 'info', format: 'json', name: 'api', destination: log.stream });
   const common = { env, databaseUrl: db.url, temporal: localTemporal(server.address), prerequisiteCacheMs: 0 };
   // A worker polls the task queue, so the API is ready but for what a test does to its database.
-  const worker = await runTurnWorker({ ...common, toolEnv: {} });
+  const databaseUrl = options.workerDatabaseUrl?.(db.url) ?? db.url;
+  const workerLog = captureLog();
+  const workerLogger = createLogger({ level: 'info', format: 'json', name: 'worker', destination: workerLog.stream });
+  const worker = await runTurnWorker({ ...common, databaseUrl, logger: workerLogger, toolEnv: {} });
   const api = await startApiServer({
     ...common,
     logger,
@@ -59,5 +66,5 @@ export async function startApiAndWorker(options: ApiAndWorkerOptions): Promise<A
     await server.stop();
     await db.drop();
   };
-  return { server, db, api, worker, log, stop };
+  return { server, db, api, worker, log, workerLog, stop };
 }

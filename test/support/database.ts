@@ -2,7 +2,8 @@ import { createHash, randomBytes } from 'node:crypto';
 import { Client } from 'pg';
 import { migrate, readMigrations } from '../../db/migrate';
 import type { Pool, PoolClient } from 'pg';
-import { createPool, openDatabase, TOOLS_SESSION, type DbHandle } from '../../db/pool';
+import { createPool, openDatabase, type DbHandle } from '../../db/pool';
+import { TOOLS_SESSION } from '../../db/session-settings';
 import { ensureToolsRole, toolsDatabaseUrl, toolsRoleOf } from '../../db/tools-role';
 
 /** Server used by tests; CI and the README default to the local cluster's `test` database. */
@@ -17,7 +18,7 @@ function withDatabase(url: string, database: string): string {
   return u.toString();
 }
 
-async function withAdmin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
+export async function withAdmin<T>(fn: (client: Client) => Promise<T>): Promise<T> {
   const client = new Client({ connectionString: ADMIN_DATABASE_URL });
   await client.connect();
   try {

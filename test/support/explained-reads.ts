@@ -1,15 +1,22 @@
 /**
- * A Database whose statements are explained (EXPLAIN ANALYZE, rolled back: a delete deletes nothing twice) before
- * they run, for tests that bound the rows a statement reads.
+ * A Database whose statements are explained (EXPLAIN ANALYZE with BUFFERS, rolled back: a delete deletes nothing
+ * twice) before they run, for tests that bound the rows (or pages) a statement reads.
  */
 import type { PoolClient, QueryResult } from 'pg';
 import type { Database } from '../../db/pool';
 
 export interface PlanNode {
+  'Node Type': string;
   'Relation Name'?: string;
+  'Index Name'?: string;
   'Actual Rows': number;
   'Actual Loops': number;
   'Rows Removed by Filter'?: number;
+  'Shared Hit Blocks': number;
+  'Shared Read Blocks': number;
+  /** A CTE's or subplan's name (`CTE picked`), and a sort's keys. */
+  'Subplan Name'?: string;
+  'Sort Key'?: string[];
   Plans?: PlanNode[];
 }
 
@@ -26,6 +33,18 @@ export function rowsRead(node: PlanNode, relation?: string): number {
   return own + (node.Plans ?? []).reduce((sum, child) => sum + rowsRead(child, relation), 0);
 }
 
+/**
+ * The pages (shared buffers found or read) the nodes `counted` touched themselves, not through their children: index
+ * pages, and the table pages of the entries a scan visits, rows the statement no longer sees among them (deleted, kept
+ * for an older snapshot), which a plan's row counts leave out.
+ */
+export function blocksRead(node: PlanNode, counted: (node: PlanNode) => boolean): number {
+  const children = node.Plans ?? [];
+  const blocks = (n: PlanNode) => n['Shared Hit Blocks'] + n['Shared Read Blocks'];
+  const own = counted(node) ? blocks(node) - children.reduce((sum, c) => sum + blocks(c), 0) : 0;
+  return own + children.reduce((sum, child) => sum + blocksRead(child, counted), 0);
+}
+
 export interface ExplainedStatement {
   text: string;
   plan: PlanNode;
@@ -34,11 +53,18 @@ export interface ExplainedStatement {
 type Query = (text: string, values?: unknown[]) => Promise<QueryResult>;
 
 async function explain(query: Query, text: string, values: unknown[] | undefined): Promise<PlanNode> {
-  const { rows } = await query(`EXPLAIN (ANALYZE, FORMAT JSON) ${text}`, values);
+  const { rows } = await query(`EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) ${text}`, values);
   return (rows[0] as { 'QUERY PLAN': [{ Plan: PlanNode }] })['QUERY PLAN'][0].Plan;
 }
 
 const CONTROL = /^\s*(BEGIN|COMMIT|ROLLBACK|SAVEPOINT|RELEASE)\b/i;
+
+/** A query's text and values, sent as (text, values) or as a config (a named statement: db/statements.ts). */
+function sentQuery(text: unknown, values?: unknown[]): { text: unknown; values: unknown[] | undefined } {
+  if (typeof text !== 'object' || text === null) return { text, values };
+  const config = text as { text?: unknown; values?: unknown[] };
+  return { text: config.text, values: config.values };
+}
 
 /** `db`, telling `seen` the plan of each statement it runs (`explained` says which). */
 export function explainingDatabase(
@@ -48,7 +74,8 @@ export function explainingDatabase(
 ): Database {
   const pool = db.$client;
   const wanted = (text: unknown): text is string => typeof text === 'string' && !CONTROL.test(text) && explained(text);
-  const poolQuery = async (text: unknown, values?: unknown[]): Promise<QueryResult> => {
+  const poolQuery = async (query: unknown, params?: unknown[]): Promise<QueryResult> => {
+    const { text, values } = sentQuery(query, params);
     if (wanted(text)) {
       const client = await pool.connect();
       try {
@@ -59,7 +86,7 @@ export function explainingDatabase(
         client.release();
       }
     }
-    return pool.query(text as string, values);
+    return pool.query(query as string, params);
   };
   const connect = async (): Promise<PoolClient> => {
     const client = await pool.connect();
@@ -80,7 +107,8 @@ export function explainingDatabase(
   return Object.assign(Object.create(db) as Database, { $client: wrapped });
 }
 
-function bindOf(target: object, prop: string | symbol): unknown {
+/** `target`'s `prop`, a method bound to it: what a Proxy of a pool or client hands on. */
+export function bindOf(target: object, prop: string | symbol): unknown {
   const value = Reflect.get(target, prop) as unknown;
   return typeof value === 'function' ? (value as (...args: unknown[]) => unknown).bind(target) : value;
 }

@@ -16,18 +16,30 @@ export const UNMARKED_WORKER = '2@worker-2';
 
 /**
  * A Temporal client for unit tests of what operators' calls do with Temporal's answers: every handle is `handle`,
- * and the one poller of every task queue, named `identity`, last polled `polledMsAgo` ago. Deadlines are not enforced.
+ * and the one poller of every task queue, named `identity`, last polled `polledMsAgo` ago; every history's newest events
+ * are of `newestEventTypes` (newest first). Deadlines and abort signals are not enforced.
  */
-export function fakeTemporalClient(handle: object, polledMsAgo: number, identity = CURRENT_WORKER): Client {
+export function fakeTemporalClient(
+  handle: object,
+  polledMsAgo: number,
+  identity = CURRENT_WORKER,
+  newestEventTypes: number[] = []
+): Client {
   const lastAccess = Date.now() - polledMsAgo;
   const describeTaskQueue = async () => ({
     pollers: [{ identity, lastAccessTime: { seconds: Math.floor(lastAccess / 1000), nanos: 0 } }],
   });
   const withDeadline = <R>(_deadline: number, fn: () => Promise<R>) => fn();
+  const withAbortSignal = <R>(_signal: AbortSignal, fn: () => Promise<R>) => fn();
+  const getWorkflowExecutionHistoryReverse = async () => ({
+    history: { events: newestEventTypes.map((eventType) => ({ eventType })) },
+  });
   return {
     options: { namespace: 'default' },
+    workflowService: { getWorkflowExecutionHistoryReverse },
     connection: { workflowService: { describeTaskQueue }, withDeadline },
     withDeadline,
+    withAbortSignal,
     workflow: { getHandle: () => handle },
   } as unknown as Client;
 }

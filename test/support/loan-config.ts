@@ -3,7 +3,8 @@ import type { McpHttpToolRow, McpToolRow } from '../../core/config/tool-rows';
 import { httpTool, mcpTool, objectSchema, planner } from '../../db/seed/builders';
 import { baseConfig } from './base-config';
 import { classifierRow, intentRow, responseRow, ruleRow, schemaRow, templateRow } from './config-rows';
-import { FINAL_ANSWER_SET } from './order-config';
+import type { McpHarness } from './mcp-harness';
+import { answer, FINAL_ANSWER_SET } from './order-config';
 
 /**
  * Test-local Example 2 (§12.4): LOAN_APPLICATION, classifier → ELIGIBILITY_GATE, a schema with
@@ -148,4 +149,19 @@ export function plan(toolCode: string, customerId: string, extraArgs: Record<str
       operation_tag: null,
     },
   };
+}
+
+/**
+ * Sets `mcp` up for a loan application whose submit call waits for an approval (LOAN_MESSAGE parks), and the answer
+ * once it is approved; resets the tool server's counters.
+ */
+export async function scriptSubmitAwaitingApproval(mcp: McpHarness): Promise<void> {
+  await mcp.configure(loanConfig({ submitNeedsApproval: true }));
+  mcp.toolServer.counters.reset();
+  mcp.llm.setScript([
+    extracted('CUST-1001'),
+    plan('loan.credit.rating.check', 'CUST-1001'),
+    plan('loan.application.submit', 'CUST-1001'),
+    answer('Submitted LA-90311.'),
+  ]);
 }

@@ -7,9 +7,16 @@ export interface CliRun {
   stderr: string;
 }
 
+/** The exit code runConvengine reports for a run it killed at its time limit. */
+export const KILLED_AT_TIMEOUT = 124;
+
 const BIN = join(__dirname, '..', '..', 'bin', 'convengine.js');
 
-/** Runs `node bin/convengine.js <args>` from the TypeScript sources with the given extra environment. */
+/**
+ * Runs `node bin/convengine.js <args>` from the TypeScript sources with the given extra environment. A run killed at
+ * `timeoutMs` ends with code 124 (as timeout(1) does) and says so on stderr, so a test's failure reads as the kill it
+ * was, not as the command's own exit 1 with nothing written.
+ */
 export function runConvengine(
   args: string[],
   env: Record<string, string | undefined>,
@@ -21,6 +28,16 @@ export function runConvengine(
       [BIN, ...args],
       { env: { ...process.env, CONVENGINE_USE_SOURCES: '1', ...env }, timeout: timeoutMs },
       (error, stdout, stderr) => {
+        if (error?.killed) {
+          const note = `[runConvengine] killed by ${error.signal ?? 'a signal'} after ${timeoutMs} ms\n`;
+          resolve({ code: KILLED_AT_TIMEOUT, stdout, stderr: `${stderr}${note}` });
+          return;
+        }
+        // Past maxBuffer Node kills the child too, and says so only in this code: the output is cut there.
+        if (error?.code === 'ERR_CHILD_PROCESS_STDIO_MAXBUFFER') {
+          resolve({ code: 1, stdout, stderr: `${stderr}[runConvengine] killed: its output passed maxBuffer\n` });
+          return;
+        }
         const code = error ? (typeof error.code === 'number' ? error.code : 1) : 0;
         resolve({ code, stdout, stderr });
       }

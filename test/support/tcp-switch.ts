@@ -14,6 +14,8 @@ export interface TcpSwitch {
   address: string;
   port: number;
   set(mode: TcpSwitchMode): void;
+  /** Stalls only the connection opened last, as `stall` would (one backend stopped, its siblings answering). */
+  stallLatest(): void;
   stop(): Promise<void>;
 }
 
@@ -74,6 +76,10 @@ export async function startTcpSwitch(targetPort: number, targetHost = '127.0.0.1
       if (next === 'stall') for (const pair of pairs) hold(pair);
       else if (next !== 'pass') closeAll();
       else if (previous === 'stall') for (const pair of pairs) forward(pair);
+    },
+    stallLatest() {
+      const latest = [...pairs].at(-1);
+      if (latest) hold(latest);
     },
     stop: () =>
       new Promise<void>((resolve) => {

@@ -9,7 +9,9 @@ import { ADMIN_DATABASE_URL } from '../support/database';
 const POOLER_STARTUP_PARAMETERS = ['user', 'database', 'application_name', 'client_encoding', 'replication'];
 
 describe("the worker's engine sessions through a connection pooler", () => {
-  const handle = openWorkerDatabase(ADMIN_DATABASE_URL, { WORKER_DB_LOCK_TIMEOUT_MS: 1234, WORKER_DB_POOL_MAX: 20 });
+  // A statement bound too: pg keeps query_timeout on the client, and sends nothing of it.
+  const env = { WORKER_DB_LOCK_TIMEOUT_MS: 1234, WORKER_DB_POOL_MAX: 20, WORKER_DB_QUERY_TIMEOUT_MS: 30_000 };
+  const handle = openWorkerDatabase(ADMIN_DATABASE_URL, env);
   afterAll(() => handle.close());
 
   it('send no session setting in the startup packet, which PgBouncer refuses', () => {

@@ -7,9 +7,9 @@ import { drizzle } from 'drizzle-orm/node-postgres';
 import { createPool } from '../../db/pool';
 import { DATABASE_BUSY_WARNING } from '../../observability/dependency-checks';
 import { silentLogger } from '../../observability/logger';
-import type { PrerequisiteStatus } from '../../observability/prerequisites';
+import type { PrerequisiteStatus } from '../../observability/prerequisite-problems';
 import { readinessReply, startProbeServer, type ProbeServer } from '../../observability/probe-server';
-import { workerProbeHandlers } from '../../worker/main';
+import { workerProbeHandlers } from '../../worker/readiness';
 import { ADMIN_DATABASE_URL } from '../support/database';
 
 type Args = Parameters<typeof workerProbeHandlers>;

@@ -3,8 +3,8 @@
  * (docs/operations.md, "Health"): a burst of probes asks the database and Temporal once.
  */
 import { READINESS_CACHE_MS } from '../../observability/dependency-checks';
-import type { PrerequisiteStatus } from '../../observability/prerequisites';
-import { workerProbeHandlers } from '../../worker/main';
+import type { PrerequisiteStatus } from '../../observability/prerequisite-problems';
+import { workerProbeHandlers } from '../../worker/readiness';
 
 type Handlers = ReturnType<typeof workerProbeHandlers>;
 type Args = Parameters<typeof workerProbeHandlers>;

@@ -1,6 +1,8 @@
 import type { Pool, PoolClient, QueryConfig } from 'pg';
 import { cancelledOnAbort, releaseClient } from '../../../db/cancellation';
-import { TIME_FORMAT_SESSION } from '../../../db/pool';
+import { queryTimeoutPast } from '../../../db/pool';
+import { QUERY_TIMEOUT_MESSAGE } from '../../../db/session-client';
+import { TIME_FORMAT_SESSION } from '../../../db/session-settings';
 import { retryOnConnectionLoss } from '../../../db/connection-loss';
 import { scrubDatabaseMessage, sqlStateOf } from '../../../db/error-text';
 import { EngineError, ErrorType } from '../../../core/errors';
@@ -56,10 +58,18 @@ const DEFAULT_LOCK_TIMEOUT_MS = 1000;
 const ROWS_COLUMN = '__ce_result_rows';
 const BYTES_COLUMN = '__ce_result_bytes';
 
-/** Forces the extended protocol even without values (pg's `queryMode`, missing from @types/pg): one statement only. */
-function extendedQuery(text: string, values: readonly unknown[]): QueryConfig {
-  const config: QueryConfig & { queryMode?: string } = { text, values: [...values], types: TOOL_RESULT_TYPES };
+/**
+ * Forces the extended protocol even without values (pg's `queryMode`, missing from @types/pg): one statement only. Its
+ * client-side bound (pg's `query_timeout`, also missing) is `timeoutMs` when given, not the pool's.
+ */
+function extendedQuery(text: string, values: readonly unknown[], timeoutMs: number | undefined): QueryConfig {
+  const config: QueryConfig & { queryMode?: string; query_timeout?: number } = {
+    text,
+    values: [...values],
+    types: TOOL_RESULT_TYPES,
+  };
   config.queryMode = 'extended';
+  if (timeoutMs !== undefined) config.query_timeout = timeoutMs;
   return config;
 }
 
@@ -140,6 +150,11 @@ export function sqlFailure(err: unknown, what: string, statementTimeoutMs?: numb
   const details = { sqlState };
   const text = scrubDatabaseMessage(err, 'the database connection for SQL tools failed');
   const message = `${what} failed: ${text}`;
+  if (err instanceof Error && err.message === QUERY_TIMEOUT_MESSAGE) {
+    // The tools pool's bound (worker/deps.ts, openToolsPool): its connection is closed; another attempt opens one anew.
+    const stalled = 'got no answer from the database in time (a stalled backend or network): its connection was closed';
+    return new EngineError(ErrorType.ToolTimeout, `${what} ${stalled}`, { details, cause: err });
+  }
   if (code === '57014') {
     const limit = statementTimeoutMs === undefined ? '' : ` of ${statementTimeoutMs} ms`;
     const cancelled = `${what} took longer than its statement timeout${limit} and was cancelled`;
@@ -175,6 +190,8 @@ export async function executeReadOnly(target: ReadOnlySqlTarget, query: ReadOnly
   const maxRows = Math.max(1, Math.floor(query.maxRows));
   const maxBytes = Math.max(1, Math.floor(query.maxResultBytes ?? DEFAULT_MAX_RESULT_BYTES));
   const signal = query.signal ?? activityCancellation();
+  // The query runs as long as its own statement timeout lets it, then the pool's bound for the server's answer.
+  const bound = queryTimeoutPast(target.pool, query.statementTimeoutMs);
   let what = 'Connecting for a SQL tool';
   // Read only, so a query whose connection was lost runs again on a fresh one: a reconnect does
   // not spend one of the tool call's attempts (db/connection-loss.ts).
@@ -186,7 +203,7 @@ export async function executeReadOnly(target: ReadOnlySqlTarget, query: ReadOnly
     try {
       await enterReadOnly(client, query);
       const result = await cancelledOnAbort(client, signal, () =>
-        client.query<JsonObject>(extendedQuery(cappedSql(query.text, maxRows, maxBytes), query.values))
+        client.query<JsonObject>(extendedQuery(cappedSql(query.text, maxRows, maxBytes), query.values, bound))
       );
       return resultOf(result.rows, maxRows);
     } finally {

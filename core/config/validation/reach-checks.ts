@@ -1,5 +1,6 @@
 import { isReservedResponseState } from '../../response/reserved';
-import { ANY_SCOPE, isAnyScope, normalizeScopeValue, scopeValueMatches } from '../scope';
+import { ANY_SCOPE, normalizeScopeValue, scopeValueMatches } from '../scope';
+import { surelyLeft, type EntryPoint } from './certain-exit';
 import type { ValidationContext } from './context';
 
 const NOT_FOUND = 'fails with RESPONSE_MAPPING_NOT_FOUND';
@@ -8,9 +9,11 @@ const NOT_FOUND = 'fails with RESPONSE_MAPPING_NOT_FOUND';
  * Every turn ends in ResponseResolutionStep, which fails the turn when no enabled ce_response admits the session's
  * intent and state, `ANY` admitting any (core/response/select.ts). An enabled intent that no response admits in any
  * state fails every turn that resolves to it; so does a state a rule or a classifier puts the session in, for that
- * row's intent (any intent for an ANY row), when no response admits the pair and no rule of that state moves the
- * session on (a classifier's UNKNOWN is often a waypoint). Warnings, not violations: whether a rule's match holds
- * cannot be told here.
+ * row's intent (any intent for an ANY row), when no response admits the pair and no rule of that state surely moves
+ * the session on in the same turn (certain-exit.ts: a classifier's UNKNOWN is often such a waypoint). Each row that
+ * enters the state needs its own way on: a rule that leaves only on some turns, or in a phase before the entering
+ * one, leaves the others answerless. Warnings, not violations: whether the entering rule's match holds cannot be
+ * told here.
  */
 export function checkReachableResponses(ctx: ValidationContext): void {
   if (!ctx.has('responses')) return;
@@ -32,8 +35,12 @@ export function checkReachableResponses(ctx: ValidationContext): void {
     );
   }
   // Without the rules (a partial tree) a state's way on is unknown.
+  const warned = new Set<string>();
   for (const entry of ctx.has('rules') ? statesEntered(ctx) : []) {
-    if (silent.has(entry.intent) || answered(entry.intent, entry.state) || leftByRule(ctx, entry)) continue;
+    const key = `${entry.intent}\u0000${entry.state}`;
+    if (warned.has(key) || silent.has(entry.intent) || answered(entry.intent, entry.state)) continue;
+    if (surelyLeft(ctx.rows.rules, entry.intent, entry.state, entry.at)) continue;
+    warned.add(key);
     const none =
       entry.intent === ANY_SCOPE
         ? `no enabled ce_response has state_code ${entry.state} or ANY`
@@ -52,21 +59,21 @@ interface Entry {
   table: string;
   id: number;
   how: string;
+  at: EntryPoint;
 }
 
-/** Each (intent, state) a session can be put in, with the first row that puts it there: a SET_STATE rule or a classifier. */
+/** Each row that puts a session in an (intent, state), in row order: a SET_STATE rule or a classifier. */
 function statesEntered(ctx: ValidationContext): Entry[] {
-  const entries = new Map<string, Entry>();
+  const entries: Entry[] = [];
   const enter = (intentCode: string, stateCode: string | null, where: Omit<Entry, 'intent' | 'state'>) => {
     const intent = normalizeScopeValue(intentCode);
     const state = normalizeScopeValue(stateCode);
-    const key = `${intent}\u0000${state}`;
-    if (intent !== '' && state !== '' && state !== ANY_SCOPE && !entries.has(key))
-      entries.set(key, { intent, state, ...where });
+    if (intent !== '' && state !== '' && state !== ANY_SCOPE) entries.push({ intent, state, ...where });
   };
   for (const rule of ctx.rows.rules) {
     if (rule.enabled && normalizeScopeValue(rule.action) === 'SET_STATE') {
-      enter(rule.intentCode, rule.actionValue, { table: 'ce_rule', id: rule.ruleId, how: 'SET_STATE sets' });
+      const at = { phase: rule.phase, ruleState: rule.stateCode ?? '' };
+      enter(rule.intentCode, rule.actionValue, { table: 'ce_rule', id: rule.ruleId, how: 'SET_STATE sets', at });
     }
   }
   for (const c of ctx.rows.classifiers) {
@@ -75,18 +82,8 @@ function statesEntered(ctx: ValidationContext): Entry[] {
         table: 'ce_intent_classifier',
         id: c.classifierId,
         how: 'the classifier sets',
+        at: 'CLASSIFIER',
       });
   }
-  return [...entries.values()];
-}
-
-/** A SET_STATE rule written for this very state (not ANY), of its intent or ANY: the state is a waypoint. */
-function leftByRule(ctx: ValidationContext, entry: Entry): boolean {
-  return ctx.rows.rules.some(
-    (r) =>
-      r.enabled &&
-      normalizeScopeValue(r.action) === 'SET_STATE' &&
-      normalizeScopeValue(r.stateCode) === entry.state &&
-      (entry.intent === ANY_SCOPE ? isAnyScope(r.intentCode) : scopeValueMatches(r.intentCode, entry.intent))
-  );
+  return entries;
 }

@@ -1,6 +1,4 @@
 import { MAX_RULE_PASSES } from '../../rules/engine';
-import { evaluateJsonPathRule } from '../../rules/jsonpath';
-import { evaluateRuleMatch } from '../../rules/match';
 import { RULE_PHASES, type RulePhase } from '../../rules/phase';
 import { RuleIndex } from '../../rules/select';
 import { ANY_SCOPE, normalizeScopeValue } from '../scope';
@@ -8,15 +6,8 @@ import { foldCase } from '../../text/ignore-case';
 import type { RuleRow } from '../types';
 import type { ValidationContext } from './context';
 import { regexSample } from './regex-sample';
-import { MessageMatcher, type CheckMeter } from './message-filter';
+import { matchesAt, MessageMatcher, MESSAGE_TYPES, type CheckMeter } from './message-filter';
 
-/** The rule types whose match reads only the message: the same on every pass of a turn. */
-const MESSAGE_TYPES = new Set(['REGEX', 'EXACT']);
-/**
- * The facts a JSON_PATH rule may read and still be told at validation: the session's intent and state (which the
- * passes themselves set) and the message. A path reading anything else (context, inputParams) is not told.
- */
-const PASS_FACTS = new Set(['intent', 'state', 'userText']);
 /** Actions that move the session (SET_TASK may, in consumer code) or end evaluation. */
 const MOVES = new Set(['SET_STATE', 'SET_INTENT']);
 const OPAQUE = new Set(['SET_TASK', 'SHORT_CIRCUIT']);
@@ -24,6 +15,9 @@ const OPAQUE = new Set(['SET_TASK', 'SHORT_CIRCUIT']);
 const PROBE = 'hello';
 /** Rule evaluations the check may spend (a few seconds); past it, it warns that it stopped. */
 export const RULE_CYCLE_BUDGET = 3_000_000;
+/** How much of the check runs between two of ruleCycleSteps' steps (about a millisecond or two of work each). */
+export const PAUSE_EVERY_STARTS = 16;
+export const PAUSE_EVERY_EVALUATIONS = 500;
 
 interface Pair {
   intent: string;
@@ -47,6 +41,16 @@ const upper = (value: string | null) => normalizeScopeValue(value);
  * loop, which is legitimate. A warning: the message may never come.
  */
 export function checkRuleCycles(ctx: ValidationContext, meter: CheckMeter = { evaluations: 0 }): void {
+  for (const step of ruleCycleSteps(ctx, meter)) void step;
+}
+
+/**
+ * checkRuleCycles in steps: the check takes seconds on a large config (3,000 rules), so it stops at each step for
+ * a caller that serves requests meanwhile to let them run (validateConfigPausing). A step ends after every
+ * PAUSE_EVERY_STARTS starts indexed, every message walked and every PAUSE_EVERY_EVALUATIONS rule evaluations
+ * within one: counted, not timed, so the steps are the same on every run. The same findings, in the same order.
+ */
+export function* ruleCycleSteps(ctx: ValidationContext, meter: CheckMeter = { evaluations: 0 }): Generator<void> {
   const reported = new Set<string>();
   for (const phase of RULE_PHASES) {
     const rules = ctx.rows.rules.filter((r) => r.enabled && r.phase === phase);
@@ -54,16 +58,23 @@ export function checkRuleCycles(ctx: ValidationContext, meter: CheckMeter = { ev
     if (movers.length < 2) continue;
     const starts = startsOf(movers);
     const passes = new Passes(rules, phase, starts, meter);
+    yield* passes.indexStarts();
     for (const text of messagesOf(movers)) {
       if (meter.evaluations > RULE_CYCLE_BUDGET) return warnOverBudget(ctx, phase, movers, meter);
       passes.hear(text);
+      let pauseAt = meter.evaluations + PAUSE_EVERY_EVALUATIONS;
       for (const start of passes.movedStarts()) {
         const loop = loopFrom(passes, start, starts.length);
         const key = loop && `${phase}:${[...new Set(loop.ruleIds)].sort((a, b) => a - b).join(',')}`;
-        if (!loop || !key || reported.has(key)) continue;
-        reported.add(key);
-        warn(ctx, phase, loop, text);
+        if (loop && key && !reported.has(key)) {
+          reported.add(key);
+          warn(ctx, phase, loop, text);
+        }
+        if (meter.evaluations < pauseAt) continue;
+        pauseAt = meter.evaluations + PAUSE_EVERY_EVALUATIONS;
+        yield;
       }
+      yield;
     }
   }
 }
@@ -119,30 +130,6 @@ function startsOf(movers: RuleRow[]): Pair[] {
 }
 
 /**
- * Whether `rule` matches mid-pass, with the session at `at`, on `text`; null when that cannot be told: a JSON_PATH
- * rule that reads facts besides PASS_FACTS (or enumerates them), a CONTEXT_JSON_PATH rule, an unknown type.
- */
-function matchesAt(rule: RuleRow, at: Pair, text: string): boolean | null {
-  const type = upper(rule.ruleType);
-  if (MESSAGE_TYPES.has(type)) return evaluateRuleMatch(rule, { userText: text, facts: {}, context: {} }).matched;
-  if (type !== 'JSON_PATH' || rule.matchPattern.trim() === '') return null;
-  const read = new Set<string>();
-  let enumerated = false;
-  const record = (key: string | symbol) => typeof key === 'string' && read.add(key);
-  const facts = new Proxy<Record<string, string>>(
-    { intent: at.intent, state: at.state, userText: text },
-    {
-      get: (target, key) => (record(key), Reflect.get(target, key)),
-      has: (target, key) => (record(key), Reflect.has(target, key)),
-      getOwnPropertyDescriptor: (target, key) => (record(key), Reflect.getOwnPropertyDescriptor(target, key)),
-      ownKeys: (target) => ((enumerated = true), Reflect.ownKeys(target)),
-    }
-  );
-  const matched = evaluateJsonPathRule(rule.matchPattern, facts);
-  return enumerated || [...read].some((key) => !PASS_FACTS.has(key)) ? null : matched;
-}
-
-/**
  * The passes of one phase for the message heard last. A pass can only move the session through a rule that matches
  * the message, so the message-only rules are run once per message (MessageMatcher), and only the starts where a
  * matching or a JSON_PATH rule is a candidate are walked: the other starts stay put. Each pass's end is remembered
@@ -151,7 +138,8 @@ function matchesAt(rule: RuleRow, at: Pair, text: string): boolean | null {
  */
 class Passes {
   private readonly index: RuleIndex;
-  private readonly matcher: MessageMatcher;
+  /** Made by indexStarts. */
+  private matcher: MessageMatcher | null = null;
   /** Per keyOf(start): the candidates that may move the session or end evaluation, the same for every message. */
   private readonly moving = new Map<string, RuleRow[]>();
   /** Per rule: the indices of the starts where it is such a candidate. */
@@ -171,8 +159,13 @@ class Passes {
     // not move may hide a later one with its id from the candidates, as in the engine.
     const distinctIds = new Set(rules.map((rule) => rule.ruleId)).size === rules.length;
     this.index = new RuleIndex(distinctIds ? rules.filter(movesOrEnds) : rules);
+  }
+
+  /** Files each start's candidates, a step every PAUSE_EVERY_STARTS starts; to be run before the first message. */
+  *indexStarts(): Generator<void> {
     const messageRules = new Set<RuleRow>();
-    starts.forEach((start, at) => {
+    for (const [at, start] of this.starts.entries()) {
+      if (at > 0 && at % PAUSE_EVERY_STARTS === 0) yield;
       for (const rule of this.movingCandidates(start)) {
         if (!MESSAGE_TYPES.has(upper(rule.ruleType))) this.everyMessage.add(at);
         else messageRules.add(rule);
@@ -180,12 +173,13 @@ class Passes {
         if (list) list.push(at);
         else this.startsOfRule.set(rule, [at]);
       }
-    });
-    this.matcher = new MessageMatcher([...messageRules], meter);
+    }
+    this.matcher = new MessageMatcher([...messageRules], this.meter);
   }
 
   /** Runs the message-only rules on `text`, the message every pass after this one hears. */
   hear(text: string): void {
+    if (!this.matcher) throw new Error('Passes.indexStarts must run before the first message');
     this.heard = { text, matched: this.matcher.matching(text), ends: new Map() };
   }
 

@@ -1,17 +1,7 @@
-import type { McpHttpToolRow } from '../../../core/config/tool-rows';
-import {
-  classifier,
-  httpTool,
-  intent,
-  mcpTool,
-  objectSchema,
-  outputSchema,
-  planner,
-  response,
-  rule,
-} from '../builders';
+import { classifier, intent, objectSchema, outputSchema, planner, response, rule } from '../builders';
 import type { SeedPack } from '../types';
 import { loanProgressRows } from './progress';
+import { loanHttpTools, loanMcpTools, SUBMIT } from './loan-confirmation-tools';
 import { PLANNER_SYSTEM_PROMPT, PLANNER_USER_PROMPT, loanPromptTemplates } from './loan-confirmation-prompts';
 import {
   acknowledgedResponse,
@@ -37,8 +27,6 @@ import {
  */
 const LOAN = 'LOAN_APPLICATION';
 const SCHEMA_COMPLETE = '$[?(@.schemaComplete == true)]';
-const TOOL_BASE = '{{env.CONVENGINE_TOOL_DEMO_URL}}';
-const SUBMIT = 'loan.application.submit';
 
 /** The states a submit whose approval was refused ends in, by the planner's lifecycle status, and what they say. */
 const REFUSED_APPROVALS = [
@@ -88,34 +76,6 @@ const refusedApprovalResponses = REFUSED_APPROVALS.map(({ responseId, state, why
     description: `The submit's approval ${why}: nothing was submitted.`,
   })
 );
-
-function loanTool(toolId: number, toolCode: string, description: string, sideEffect = 'READ_ONLY') {
-  return mcpTool({
-    toolId,
-    toolCode,
-    toolGroup: 'HTTP_API',
-    intentCode: LOAN,
-    stateCode: 'PROCESS_APPLICATION',
-    description,
-    sideEffect,
-    // A write the core-banking API did not take waits for an operator instead of being answered away (#22).
-    onRetriesExhausted: sideEffect === 'READ_ONLY' ? 'ANSWER' : 'HOLD',
-  });
-}
-
-// Input schemas (issue #21): the planner is shown them, and a call with other arguments never runs.
-const CUSTOMER_ID = { type: ['string', 'integer'], pattern: '^[0-9]{1,12}$', minimum: 0, maxLength: 12 };
-
-function loanGet(toolId: number, path: string): McpHttpToolRow {
-  return httpTool({
-    toolId,
-    httpMethod: 'GET',
-    urlTemplate: `${TOOL_BASE}${path}`,
-    queryParams: { customerId: '{{args.customerId}}' },
-    inputSchema: objectSchema({ customerId: CUSTOMER_ID }, ['customerId']),
-    responseMappingKind: 'RAW_JSON',
-  });
-}
 
 export const loanConfirmationPack: SeedPack = {
   name: 'loan-confirmation',
@@ -334,38 +294,8 @@ export const loanConfirmationPack: SeedPack = {
         userPrompt: PLANNER_USER_PROMPT,
       }),
     ],
-    mcpTools: [
-      loanTool(10201, 'loan.credit.rating.check', 'Credit rating of a customer. Args: customerId.'),
-      loanTool(10202, 'loan.credit.fraud.check', 'Fraud screening of a customer. Args: customerId.'),
-      loanTool(10203, 'loan.debt.credit.summary', 'Debt-to-income ratio and available credit. Args: customerId.'),
-      loanTool(
-        10204,
-        SUBMIT,
-        'Submits the application. Args: customerId, requestedAmount, tenureMonths.',
-        'IDEMPOTENT_WRITE'
-      ),
-    ],
-    mcpHttpTools: [
-      loanGet(10201, '/loan/credit-rating'),
-      loanGet(10202, '/loan/fraud-check'),
-      loanGet(10203, '/loan/debt-summary'),
-      // A null body_template sends the args, as input_schema admits them, as the JSON body; the
-      // executor adds the Idempotency-Key.
-      httpTool({
-        toolId: 10204,
-        httpMethod: 'POST',
-        urlTemplate: `${TOOL_BASE}/loan/applications`,
-        inputSchema: objectSchema(
-          {
-            customerId: CUSTOMER_ID,
-            requestedAmount: { type: 'number', exclusiveMinimum: 0, maximum: 100000000 },
-            tenureMonths: { type: 'integer', minimum: 1, maximum: 600 },
-          },
-          ['customerId', 'requestedAmount', 'tenureMonths']
-        ),
-        responseMappingKind: 'RAW_JSON',
-      }),
-    ],
+    mcpTools: loanMcpTools,
+    mcpHttpTools: loanHttpTools,
   },
   business: [],
   utterances: [

@@ -72,6 +72,7 @@ describe('read-only SQL executor', () => {
     };
     let connects = 0;
     const losesFirst = {
+      options: pool.options,
       connect: async () => (++connects === 1 ? deadClient() : pool.connect()),
     } as unknown as ReadOnlySqlTarget['pool'];
     const out = await executeReadOnly({ pool: losesFirst }, query('select count(*)::int as n from orders'));
@@ -79,7 +80,10 @@ describe('read-only SQL executor', () => {
     expect(connects).toBe(2);
 
     connects = 0;
-    const losesAll = { connect: async () => (++connects, deadClient()) } as unknown as ReadOnlySqlTarget['pool'];
+    const losesAll = {
+      options: pool.options,
+      connect: async () => (++connects, deadClient()),
+    } as unknown as ReadOnlySqlTarget['pool'];
     const lost = await engineFailure(executeReadOnly({ pool: losesAll }, query('select 1')));
     expect(lost.message).toBe('SQL tool query failed: the database connection for SQL tools failed');
     expect(lost.retryable).toBe(true);

@@ -47,8 +47,8 @@ function failing<T>(fixed: Record<string, unknown> = {}): T {
 export type FixedMembers = Partial<Record<keyof ApiPorts | 'console' | 'inspector', Record<string, unknown>>>;
 
 /**
- * Every route mounted (held tools, what-if, metrics, the console), every dependency down: readiness says so, and
- * every port fails as a lost database would but for the members `fixed` gives. Its token is TOKEN unless `tokens`
+ * Every route mounted (held tools, what-if, metrics, the console), every dependency down: readiness says so (unless
+ * `fixed.readiness` says otherwise), and every port fails as a lost database would but for the members `fixed` gives. Its token is TOKEN unless `tokens`
  * says otherwise.
  */
 export function apiWithDependenciesDown(
@@ -59,7 +59,10 @@ export function apiWithDependenciesDown(
     turns: failing(fixed.turns),
     conversations: failing(fixed.conversations),
     config: failing(fixed.config),
-    readiness: { check: async () => ({ checks: { database: 'unreachable', temporal: 'ok', worker: 'ok' } }) },
+    readiness: {
+      check: async () => ({ checks: { database: 'unreachable', temporal: 'ok', worker: 'ok' } }),
+      ...(fixed.readiness as Partial<ApiPorts['readiness']> | undefined),
+    },
     whatif: failing(fixed.whatif),
     heldTools: failing(fixed.heldTools),
     approvals: failing(fixed.approvals),

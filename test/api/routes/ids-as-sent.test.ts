@@ -31,7 +31,13 @@ function apiOverTemporal(status: 'COMPLETED' | 'RUNNING' | 'NONE', polledMsAgo =
     workflowId: `turn-${CONVERSATION}-2`,
     describe: async () => {
       if (status === 'NONE') throw new WorkflowNotFoundError('not found', `turn-${CONVERSATION}-2`, undefined);
-      return { status: { name: status }, runId: 'run-1', taskQueue: 'convengine-turns', type: TURN_WORKFLOW_TYPE };
+      return {
+        status: { name: status },
+        runId: 'run-1',
+        taskQueue: 'convengine-turns',
+        type: TURN_WORKFLOW_TYPE,
+        raw: {},
+      };
     },
     executeUpdate: () => Promise.reject(new Error('the decision was sent')),
   };

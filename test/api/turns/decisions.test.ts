@@ -11,6 +11,7 @@ import {
   WorkflowUpdateRPCTimeoutOrCancelledError,
   type Client,
 } from '@temporalio/client';
+import { temporal } from '@temporalio/proto';
 import { TemporalTurnGateway } from '../../../api/turns/gateway';
 import { temporalHeldTools } from '../../../api/turns/held-tools';
 import type { Database } from '../../../db/pool';
@@ -32,6 +33,12 @@ interface FakeTurn {
   type?: string;
   /** The patches the turn recorded (TemporalChangeVersion); none by default. */
   patches?: string[];
+  /**
+   * The attempt of the turn's pending workflow task (none by default; a list: describe answers in turn, the last one
+   * repeats), and its history's newest event types.
+   */
+  workflowTaskAttempt?: number | number[];
+  newestEvents?: number[];
 }
 
 /** A client whose one turn describes, polls and takes updates as `turn` says; `sent` counts updates sent. */
@@ -40,9 +47,14 @@ function fakeClient(turn: FakeTurn) {
   const describe = async () => {
     const name = turn.statuses.length > 1 ? turn.statuses.shift() : turn.statuses[0];
     if (name === 'NONE') throw new WorkflowNotFoundError('not found', WORKFLOW_ID, undefined);
+    if (name === 'UNANSWERED')
+      throw Object.assign(new Error('deadline exceeded'), { code: grpcStatus.DEADLINE_EXCEEDED });
     const searchAttributes = turn.patches ? { TemporalChangeVersion: turn.patches } : {};
     const type = turn.type ?? TURN_WORKFLOW_TYPE;
-    return { status: { name }, runId: 'run-1', taskQueue: 'convengine-turns', type, searchAttributes };
+    const attempts = turn.workflowTaskAttempt;
+    const attempt = Array.isArray(attempts) ? (attempts.length > 1 ? attempts.shift() : attempts[0]) : attempts;
+    const raw = { pendingWorkflowTask: attempt === undefined ? null : { attempt } };
+    return { status: { name }, runId: 'run-1', taskQueue: 'convengine-turns', type, searchAttributes, raw };
   };
   const handle = {
     workflowId: WORKFLOW_ID,
@@ -52,7 +64,7 @@ function fakeClient(turn: FakeTurn) {
       return turn.update();
     },
   };
-  const client = fakeTemporalClient(handle, turn.polledMsAgo, turn.poller);
+  const client = fakeTemporalClient(handle, turn.polledMsAgo, turn.poller, turn.newestEvents);
   return { client, sent };
 }
 
@@ -225,6 +237,125 @@ describe('a decision Temporal dropped with a failed workflow task', () => {
       });
       expect((refused as Error).message).toContain('without applying it');
       expect(updates).toBe(1);
+    }
+  });
+});
+
+const { EVENT_TYPE_WORKFLOW_TASK_TIMED_OUT: TIMED_OUT, EVENT_TYPE_WORKFLOW_TASK_FAILED: FAILED } =
+  temporal.api.enums.v1.EventType;
+const {
+  EVENT_TYPE_WORKFLOW_TASK_SCHEDULED: SCHEDULED,
+  EVENT_TYPE_WORKFLOW_TASK_STARTED: STARTED,
+  EVENT_TYPE_WORKFLOW_TASK_COMPLETED: TASK_COMPLETED,
+  EVENT_TYPE_WORKFLOW_EXECUTION_FAILED: EXECUTION_FAILED,
+  EVENT_TYPE_WORKFLOW_EXECUTION_TERMINATED: EXECUTION_TERMINATED,
+} = temporal.api.enums.v1.EventType;
+
+describe('a decision Temporal dropped, by why its workflow task did not complete', () => {
+  it('says no worker answered when the task timed out, that it failed when it failed', async () => {
+    const timedOut = await decideRunning({ polledMsAgo: 1_000, update: dropped, newestEvents: [SCHEDULED, TIMED_OUT] });
+    for (const { refused } of timedOut) {
+      expect(refused).toMatchObject({ code: 'TURN_NOT_READY', details: { decisionSent: false } });
+      expect((refused as Error).message).toContain('no worker answered its workflow task in time');
+    }
+    for (const { refused } of await decideRunning({ polledMsAgo: 1_000, update: dropped, newestEvents: [FAILED] })) {
+      expect((refused as Error).message).toContain('its workflow task failed or is failing');
+    }
+  });
+});
+
+describe('a decision on a turn whose workflow task is being retried (attempt 2 or more)', () => {
+  it('is not sent when no worker answered the task: 503 WORKER_UNAVAILABLE, an earlier decision kept', async () => {
+    const stalled = { polledMsAgo: 1_000, workflowTaskAttempt: 3, newestEvents: [SCHEDULED, TIMED_OUT] };
+    for (const { refused, updates } of await decideRunning({ ...stalled, update: neverSent })) {
+      expect(refused).toMatchObject({
+        statusCode: 503,
+        code: 'WORKER_UNAVAILABLE',
+        details: { workflowId: WORKFLOW_ID, decisionSent: false, workflowTaskAttempt: 3 },
+      });
+      expect((refused as Error).message).toMatch(
+        /no worker answered .*A decision already sent is kept .*unless a later/
+      );
+      expect((refused as Error).message).toContain(
+        'as its history records the first attempt; Temporal is on attempt 3, and keeps no record of how those since'
+      );
+      expect(updates).toBe(0);
+    }
+  });
+
+  it('whose history tells no cause promises no fate for an earlier decision, and says Temporal refuses from attempt 3', async () => {
+    const unknown = { polledMsAgo: 1_000, workflowTaskAttempt: 2, newestEvents: [SCHEDULED], update: neverSent };
+    for (const { refused, updates } of await decideRunning(unknown)) {
+      expect(refused).toMatchObject({ code: 'WORKER_UNAVAILABLE', details: { decisionSent: false } });
+      const { message } = refused as Error;
+      expect(message).not.toMatch(/kept and applies when a worker returns|Temporal would refuse/);
+      expect(message).toContain("from a retried task's third attempt Temporal refuses a decision");
+      expect(message).toContain('if a worker fails the task, Temporal drops it');
+      expect(updates).toBe(0);
+    }
+  });
+
+  it('that failed since (the worker came back) is refused as for the ended turn, not WORKER_UNAVAILABLE', async () => {
+    const failedSince = [EXECUTION_FAILED, TASK_COMPLETED, STARTED, SCHEDULED, TIMED_OUT];
+    const terminatedSince = [EXECUTION_TERMINATED, TIMED_OUT];
+    for (const [newestEvents, status] of [
+      [failedSince, 'FAILED'],
+      [terminatedSince, 'TERMINATED'],
+    ] as const) {
+      const turn = { polledMsAgo: 1_000, workflowTaskAttempt: 3, newestEvents: [...newestEvents], update: neverSent };
+      const approval = fakeClient({ ...turn, statuses: ['RUNNING', status] });
+      expect(await approve(approval.client)).toMatchObject({
+        statusCode: 409,
+        code: 'APPROVAL_NOT_PENDING',
+        message: `Turn 2 has ended (${status.toLowerCase()}) with no approval of any call recorded.`,
+      });
+      const held = fakeClient({ ...turn, statuses: ['RUNNING', status] });
+      expect(await skip(held.client)).toMatchObject({ statusCode: 409, code: 'NOT_HELD' });
+      expect(approval.sent.updates + held.sent.updates).toBe(0);
+    }
+  });
+
+  it('whose task completed since (the worker came back) and that runs on is sent', async () => {
+    for (const decide of [approve, skip]) {
+      // Described on attempt 3, then (as the history said the task completed) on a first attempt of a new task.
+      const resumed = { polledMsAgo: 1_000, workflowTaskAttempt: [3, 1], newestEvents: [TASK_COMPLETED, TIMED_OUT] };
+      const { client, sent } = fakeClient({ ...resumed, statuses: ['RUNNING'], update: notTaken });
+      expect(await decide(client)).toMatchObject({ code: 'WORKER_UNAVAILABLE', details: { decisionSent: true } });
+      expect(sent.updates).toBe(1);
+    }
+  });
+
+  it('is not sent when a worker fails the task: 503 TURN_NOT_READY', async () => {
+    const failing = { polledMsAgo: 1_000, workflowTaskAttempt: 2, newestEvents: [FAILED] };
+    for (const { refused, updates } of await decideRunning({ ...failing, update: neverSent })) {
+      expect(refused).toMatchObject({ code: 'TURN_NOT_READY', details: { decisionSent: false } });
+      expect((refused as Error).message).toContain('its workflow task failed or is failing');
+      expect(updates).toBe(0);
+    }
+  });
+
+  it('is sent on a first attempt (a task in flight)', async () => {
+    for (const { refused, updates } of await decideRunning({
+      polledMsAgo: 1_000,
+      workflowTaskAttempt: 1,
+      update: notTaken,
+    })) {
+      expect(refused).toMatchObject({ code: 'WORKER_UNAVAILABLE', details: { decisionSent: true } });
+      expect(updates).toBe(1);
+    }
+  });
+});
+
+describe('a decision while Temporal does not answer', () => {
+  it('is 503 TEMPORAL_UNREACHABLE naming the turn, decisionSent false', async () => {
+    for (const decide of [approve, skip]) {
+      const { client, sent } = fakeClient({ statuses: ['UNANSWERED'], polledMsAgo: 1_000, update: neverSent });
+      expect(await decide(client)).toMatchObject({
+        statusCode: 503,
+        code: 'TEMPORAL_UNREACHABLE',
+        details: { workflowId: WORKFLOW_ID, decisionSent: false },
+      });
+      expect(sent.updates).toBe(0);
     }
   });
 });

@@ -1,5 +1,5 @@
 import { emptyConfigRows } from '../../../core/config/rows';
-import { strandedConversations } from '../../../core/config/stranded';
+import { strandedConversations, strandedWarning } from '../../../core/config/stranded';
 import type { ConfigRows } from '../../../core/config/types';
 import { response } from '../../../db/seed/builders';
 
@@ -27,5 +27,13 @@ describe('strandedConversations (core/config/stranded.ts)', () => {
   it('counts ANY as answering any state, and leaves out pairs the config in force does not answer either', () => {
     const next = config(exact(1, 'LOAN', 'ANY'), exact(3, 'FAQ', 'IDLE'));
     expect(strandedConversations(inForce, next, at)).toEqual([]);
+  });
+
+  it('warns that the next turn may fail, not that it will: intent resolution runs again and may move them on', () => {
+    expect(strandedWarning({ intent: 'LOAN', state: 'AWAITING_DOCS', conversations: 4 })).toBe(
+      'warning: 4 conversation(s) in intent LOAN, state AWAITING_DOCS have a response now and none after this change: ' +
+        'their next turn may fail with RESPONSE_MAPPING_NOT_FOUND, unless intent resolution (a classifier or the ' +
+        'intent agent; skipped while the intent is locked) or a rule moves them on'
+    );
   });
 });

@@ -31,6 +31,8 @@ export interface TestActivities {
   slow(ms: number): Promise<string>;
   heartbeating(ms: number): Promise<string>;
   attemptNumber(): Promise<number>;
+  /** How many times it has been called with this key in this worker process. */
+  callsWith(key: string): Promise<number>;
 }
 
 export const addSignal = defineSignal<[number]>('add');
@@ -141,10 +143,16 @@ export async function continueAsNewCounter(remaining: number, carried: number): 
  * Fails its workflow task (not the workflow) while less than `ms` of workflow time has passed since
  * the start. Workflow time is the WorkflowTaskStarted time, so replay takes the same path.
  */
-export async function failsWorkflowTaskFor(ms: number): Promise<number> {
-  const elapsed = Date.now() - workflowInfo().startTime.getTime();
-  if (elapsed < ms) throw new Error(`deliberate workflow task failure after ${elapsed} ms`);
-  return elapsed;
+/**
+ * Fails its workflow task until the task has run `runs` times. The runs are counted by a local
+ * activity: a failed task records no marker, so each attempt calls it again. Counting, not timing,
+ * keeps the attempt count the same on a loaded machine, where the first task may start late.
+ */
+export async function failsWorkflowTaskUntilRun(runs: number): Promise<number> {
+  const { callsWith } = proxyLocalActivities<TestActivities>({ startToCloseTimeout: '10 seconds' });
+  const run = await callsWith(workflowInfo().workflowId);
+  if (run < runs) throw new Error(`deliberate workflow task failure on run ${run}`);
+  return run;
 }
 
 export async function failsWorkflow(message: string): Promise<void> {

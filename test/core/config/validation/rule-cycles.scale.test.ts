@@ -1,5 +1,6 @@
 import { ValidationSink, type ValidationContext } from '../../../../core/config/validation/context';
 import { checkRuleCycles } from '../../../../core/config/validation/rule-cycles';
+import { validateConfig, validateConfigPausing } from '../../../../core/config/validate';
 import * as match from '../../../../core/rules/match';
 import type { RuleRow } from '../../../../core/config/types';
 import { rule } from '../../../../db/seed/builders';
@@ -39,12 +40,17 @@ const loopRule = (ruleId: number, stateCode: string, actionValue: string) =>
   });
 const loop = [loopRule(9001, 'IDLE', 'LOOP_A'), loopRule(9002, 'LOOP_A', 'IDLE')];
 
+const withGenerated = (n: number) => ({
+  ...validBaseConfig(),
+  rules: [...validBaseConfig().rules, ...loop, ...generated(n)],
+});
+
 /** The rule matches the check runs, and its warnings, for the base config plus n generated rules. */
 function evaluationsFor(n: number): { evaluations: number; warnings: string[] } {
   const evaluate = match.evaluateRuleMatch as jest.Mock;
   evaluate.mockClear();
   const sink = new ValidationSink();
-  const rows = { ...validBaseConfig(), rules: [...validBaseConfig().rules, ...loop, ...generated(n)] };
+  const rows = withGenerated(n);
   checkRuleCycles({ rows, sink } as unknown as ValidationContext);
   return { evaluations: evaluate.mock.calls.length, warnings: sink.warnings.map((w) => `${w.id}: ${w.reason}`) };
 }
@@ -59,5 +65,26 @@ describe('the rule-loop check on a large config (core/config/validation/rule-cyc
       expect(run.warnings).toHaveLength(1);
       expect(run.warnings[0]).toMatch(/^9001: rules 9001, 9002 \(PRE_RESPONSE_RESOLUTION\) move intent GREETING round/);
     }
+  });
+
+  it('pauses every few rule matches when validated for a store, not once the whole check has run', async () => {
+    const rows = withGenerated(320);
+    const evaluate = match.evaluateRuleMatch as jest.Mock;
+    evaluate.mockClear();
+    // The rule matches run between one pause and the next: a store's event loop serves nothing meanwhile.
+    const between: number[] = [];
+    let atLastPause = 0;
+    const found = await validateConfigPausing(rows, () => {
+      between.push(evaluate.mock.calls.length - atLastPause);
+      atLastPause = evaluate.mock.calls.length;
+      return Promise.resolve();
+    });
+    between.push(evaluate.mock.calls.length - atLastPause);
+    expect(found).toEqual(validateConfig(rows));
+    const total = between.reduce((a, b) => a + b, 0);
+    // Before: the whole check (about 3,000 matches here) ran between two pauses, 21 pauses in all.
+    expect(total).toBeGreaterThan(2_000);
+    expect(Math.max(...between)).toBeLessThan(50);
+    expect(between.filter((matches) => matches > 0).length).toBeGreaterThan(total / 10);
   });
 });

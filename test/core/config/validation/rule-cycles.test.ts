@@ -156,6 +156,14 @@ describe('rule loops that hit the pass limit (core/config/validation/rule-cycles
     ]);
   });
 
+  it('finds a loop through a REGEX that spells its text by code (\\x41BC matches "ABC")', () => {
+    const spelled = cycleWarnings(
+      { ...toA, ruleType: 'REGEX', matchPattern: '^\\x41BC$' },
+      { ...back, ruleType: 'EXACT', matchPattern: 'ABC' }
+    );
+    expect(spelled).toEqual([expect.stringContaining('on the same message (e.g. "ABC")')]);
+  });
+
   it('follows the engine when two rows share a rule id: the first by priority hides the other, which never runs', () => {
     const rules = (hiderId: number) => [
       { ...toA, ruleId: hiderId, action: 'SET_INPUT_PARAM', actionValue: 'seen:true', priority: 1 },
