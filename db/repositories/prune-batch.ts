@@ -178,6 +178,14 @@ async function count(db: Database, source: Source, ctx: BatchContext): Promise<E
 }
 
 /**
+ * A turn request of a picked conversation written since the batch picked it (`$1` its ids, `$2` the cutoff): its user
+ * has come back while the batch drained its rows. The gateway writes one before it starts a turn and waits on no lock
+ * of the conversation's (ce_turn_request has no foreign key), so it is what shows a return before the batch commits.
+ */
+const RETURNED = `SELECT 1 FROM ce_turn_request
+   WHERE conversation_id = ANY($1::uuid[]) AND created_at >= $2 LIMIT 1`;
+
+/**
  * One batch, in a transaction of its own: its conversations, then their claim bodies (LOCK_CLAIMS_OF, as an erase
  * takes them), are locked before the deleting statement reads, so a body another conversation stores meanwhile is
  * seen as that one's and kept. In one statement, the delete read the links in a snapshot taken before such a store
@@ -185,6 +193,9 @@ async function count(db: Database, source: Source, ctx: BatchContext): Promise<E
  * The conversations' rows go first, `rowsPerStatement` at a time (drainRows), so no statement's deletes (its row
  * locks, its WAL) grow with the audit trails it meets; the last one's cascade still reads past the drained rows' index
  * entries, which the transaction cannot clean. The claim bodies are locked only for that last statement.
+ * A user who comes back while the rows drain (minutes, for long trails) is not deleted under the new turn: the batch
+ * rolls back, losing nothing, and its conversations read as busy, which the run tries again at its end, when the one
+ * that came back is no longer idle.
  */
 async function prune(db: Database, source: Source, ctx: BatchContext): Promise<Examined> {
   const client: PoolClient = await db.$client.connect();
@@ -192,12 +203,10 @@ async function prune(db: Database, source: Source, ctx: BatchContext): Promise<E
     await client.query('BEGIN');
     const { rows } = await client.query<Candidate>(...statementOf(source, ctx));
     const ids = rows.filter((row) => row.picked).map((row) => row.conversation_id);
-    let counts = countsOf(undefined);
-    if (ids.length > 0) {
-      const drained = await drainRows(client, ids, ctx.rowsPerStatement);
-      await client.query(LOCK_CLAIMS_OF, [ids]);
-      counts = countsOf((await client.query<CountRow>(PRUNE_BATCH, [ids])).rows[0]);
-      for (const key of Object.keys(drained) as (keyof typeof drained)[]) counts[key] += drained[key];
+    const counts = ids.length > 0 ? await pruneLocked(client, ids, ctx) : countsOf(undefined);
+    if (!counts) {
+      await client.query('ROLLBACK');
+      return { rows: rows.map((row) => ({ ...row, picked: false })), counts: countsOf(undefined) };
     }
     await client.query('COMMIT');
     return { rows, counts };
@@ -209,21 +218,36 @@ async function prune(db: Database, source: Source, ctx: BatchContext): Promise<E
   }
 }
 
+/** Deletes the picked conversations `ids` and their rows, and says what went; null: one has come back meanwhile. */
+async function pruneLocked(client: PoolClient, ids: string[], ctx: BatchContext): Promise<PruneCounts | null> {
+  const drained = await drainRows(client, ids, ctx);
+  if ((await client.query(RETURNED, [ids, ctx.cutoff])).rows.length > 0) return null;
+  await client.query(LOCK_CLAIMS_OF, [ids]);
+  const counts = countsOf((await client.query<CountRow>(PRUNE_BATCH, [ids])).rows[0]);
+  for (const key of Object.keys(drained) as (keyof typeof drained)[]) counts[key] += drained[key];
+  return counts;
+}
+
+/** Turn requests since the cutoff (`$5`) stay for RETURNED to find: the pick saw none, so each is a user's return. */
 const DRAINED = [
-  ['auditRows', drainSpan(AUDIT)],
-  ['historyRows', drainSpan(HISTORY)],
-  ['llmCalls', drainSpan(CALLS)],
-  ['turnRequests', drainSpan(REQUESTS)],
+  ['auditRows', drainSpan(AUDIT), false],
+  ['historyRows', drainSpan(HISTORY), false],
+  ['llmCalls', drainSpan(CALLS), false],
+  ['turnRequests', drainSpan(REQUESTS, { row: 't.created_at < $5' }), true],
 ] as const;
 
 /**
  * Deletes the rows naming the picked conversations `ids` (locked, and checked prunable, by the batch's transaction),
- * `limit` at a time, before PRUNE_BATCH deletes the conversations: their foreign key's cascade, or one DELETE per
- * table, made a statement's rows those of every audit trail of the batch (millions, for a few long conversations).
- * In the batch's transaction: a process stopped midway leaves its conversations whole, for the next run to prune.
+ * `rowsPerStatement` at a time, before PRUNE_BATCH deletes the conversations: their foreign key's cascade, or one
+ * DELETE per table, made a statement's rows those of every audit trail of the batch (millions, for a few long
+ * conversations). In the batch's transaction: a process stopped midway leaves its conversations whole, for the next
+ * run to prune.
  */
-async function drainRows(client: PoolClient, ids: string[], limit: number) {
+async function drainRows(client: PoolClient, ids: string[], ctx: BatchContext) {
   const counts = { auditRows: 0, historyRows: 0, llmCalls: 0, turnRequests: 0 };
-  for (const [count, statement] of DRAINED) counts[count] = (await drain(client, statement, ids, { limit })).deleted;
+  for (const [count, statement, beforeCutoff] of DRAINED) {
+    const options = { limit: ctx.rowsPerStatement, params: beforeCutoff ? [ctx.cutoff] : [] };
+    counts[count] = (await drain(client, statement, ids, options)).deleted;
+  }
   return counts;
 }

@@ -8,7 +8,7 @@ export { claimOnlyOf, deleteClaimsOf, LOCK_CLAIMS_OF } from './prune-sql';
 /** What a prune removed (or, in a dry run, would remove). */
 export interface PruneCounts {
   conversations: number;
-  /** ce_audit and ce_conversation_history rows, which their conversation's foreign key cascades to. */
+  /** ce_audit and ce_conversation_history rows of those conversations. */
   auditRows: number;
   historyRows: number;
   /** ce_llm_call_log rows of those conversations, and of none (no key cascades to them). */

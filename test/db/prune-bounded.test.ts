@@ -134,7 +134,7 @@ describe('conversations prune of conversations with long audit trails', () => {
     let spans = 0;
     const dying = watchedDatabase(tdb.db, async (text, _result, client) => {
       if (!/DELETE FROM ce_audit/.test(text) || ++spans < 3) return;
-      // The process's connection ends after two of the audit trail's spans have gone: the server rolls back.
+      // The process's connection ends after three of the audit trail's spans have gone: the server rolls back.
       const { rows } = await client.query<{ pid: number }>('SELECT pg_backend_pid() AS pid');
       await tdb.pool.query('SELECT pg_terminate_backend($1)', [rows[0]?.pid]);
     });
@@ -146,5 +146,26 @@ describe('conversations prune of conversations with long audit trails', () => {
     expect(again).toMatchObject({ conversations: 1, auditRows: LONG.audit, historyRows: LONG.history });
     expect(again).toMatchObject({ llmCalls: LONG.calls, turnRequests: LONG.requests });
     expect(await rowsOf(id)).toEqual(gone);
+  });
+
+  it('keeps a conversation whose user comes back while its rows drain, and prunes the rest of its batch', async () => {
+    const returning = await conversation(300);
+    const other = await conversation(200);
+    let spans = 0;
+    const watched = watchedDatabase(tdb.db, async (text) => {
+      if (!/DELETE FROM ce_audit/.test(text) || ++spans !== 1) return;
+      // The gateway's first write for a new turn, from its own connection: no lock of the batch's holds it back.
+      await tdb.pool.query(
+        `INSERT INTO ce_turn_request (conversation_id, idempotency_key, turn_number, workflow_id)
+         VALUES ($1::uuid, $1::text || '/back', 21, 'turn-' || $1::text || '-21')`,
+        [returning]
+      );
+    });
+    const pruned = await pruneConversations(watched, cutoff(), { batchSize: BATCH });
+    expect(spans).toBeGreaterThan(1);
+    expect(await rowsOf(returning)).toEqual({ ...whole, requests: LONG.requests + 1 });
+    expect(await rowsOf(other)).toEqual(gone);
+    expect(pruned).toMatchObject({ conversations: 1, auditRows: LONG.audit, turnRequests: LONG.requests });
+    expect(pruned).toMatchObject({ skippedBusy: 0, skippedInFlight: 0 });
   });
 });
