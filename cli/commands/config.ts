@@ -46,8 +46,9 @@ const USAGE = [
   'config (a table without a file has no rows), checked as strictly as apply checks a database: for a',
   'repository that holds every table. diff and apply warn (stderr) of conversations at rest in an intent',
   'and state that a response answers now and none would after the change: their next turn may fail with',
-  'RESPONSE_MAPPING_NOT_FOUND; and of turns parked on a tool the change removes or changes (an approval, a held',
-  'call): they run on the version they started on when decided. Exit codes: 0 ok, 1 invalid config or failure, 2 usage.',
+  'RESPONSE_MAPPING_NOT_FOUND; and of turns parked on a tool the change removes, disables or changes (an',
+  'approval, a held call): they run on the version they started on when decided. Exit codes: 0 ok, 1 invalid',
+  'config or failure, 2 usage.',
 ].join('\n');
 
 /**
@@ -178,24 +179,38 @@ async function diffOrApply(
   }
   const { changes } = outcome;
   for (const change of changes) io.out(formatChange(change));
-  const warnings = async () => {
-    await warnStranded(db, outcome.current, outcome.rows, io);
-    await warnParkedOnChangedTools(db, outcome.current, outcome.rows, changes, write ? 'applied' : 'planned', io);
-  };
-  if (!write) {
-    // A plan whose checks fail fails whole: its author learns of it before applying.
-    await warnings();
-  } else {
-    // The change is committed: checks that fail after it are a warning, and the apply still succeeded (exit 0).
-    await warnings().catch(async (err: unknown) => io.err(checksAfterApplyFailed(await describeFailure(err))));
+  // Each check on its own: one that cannot read (a GROUP BY over every conversation timing out, say) does not keep
+  // the other, the turns parked on a changed tool, from being said.
+  const checks: [CheckAfterApply, () => Promise<void>][] = [
+    [STRANDED_CHECK, () => warnStranded(db, outcome.current, outcome.rows, io)],
+    [
+      PARKED_CHECK,
+      () => warnParkedOnChangedTools(db, outcome.current, outcome.rows, changes, write ? 'applied' : 'planned', io),
+    ],
+  ];
+  for (const [check, run] of checks) {
+    // A plan whose checks fail fails whole: its author learns of it before applying. A made change is committed:
+    // checks that fail after it are a warning, and the apply still succeeded (exit 0).
+    if (!write) await run();
+    else await run().catch(async (err: unknown) => io.err(checkAfterApplyFailed(check, await describeFailure(err))));
   }
   io.out(outcomeLine(outcome));
   return 0;
 }
 
-const checksAfterApplyFailed = (reason: string) =>
-  'warning: the change is made, but the conversations it may strand and the turns parked on its tools could not ' +
-  `be read: ${reason}; check them yourself (convengine sre list, convengine sre approvals)`;
+/** What a check after an apply reads, and the command that shows it instead. */
+interface CheckAfterApply {
+  what: string;
+  command: string;
+}
+const STRANDED_CHECK: CheckAfterApply = { what: 'the conversations it may strand', command: 'convengine sre list' };
+const PARKED_CHECK: CheckAfterApply = {
+  what: 'the turns parked on its tools',
+  command: 'convengine sre approvals, convengine sre list',
+};
+
+const checkAfterApplyFailed = ({ what, command }: CheckAfterApply, reason: string) =>
+  `warning: the change is made, but ${what} could not be read: ${reason}; check them yourself (${command})`;
 
 /** What a diff or an apply says last: a plan (`config diff`, `--dry-run`) has no version, it wrote nothing. */
 function outcomeLine({ changes, version, written }: ApplyPlan & Partial<ComposedApply>): string {

@@ -137,6 +137,41 @@ describe('convengine config warns of turns parked on a tool the change removes o
     }
   });
 
+  it('an apply whose stranded-conversations check cannot read still warns of the turns parked on its tools', async () => {
+    await conversationWith(DEBT.toolCode, [McpAudit.ToolHeld]);
+    // May read a conversation's id and turn count (the parked-turns check) but not where it rests (the stranded one).
+    const role = `cfg_parked_${crypto.randomUUID().slice(0, 8)}`;
+    const sql = (text: string) => seeded.tdb.db.$client.query(text);
+    await sql(`CREATE ROLE ${role} LOGIN`);
+    try {
+      await sql(`GRANT ALL ON ALL TABLES IN SCHEMA public TO ${role}`);
+      await sql(`GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
+      await sql(`GRANT EXECUTE ON FUNCTION pg_notify(text, text) TO ${role}`);
+      await sql(`REVOKE ALL ON ce_conversation FROM ${role}`);
+      await sql(`GRANT SELECT (conversation_id, turn_count) ON ce_conversation TO ${role}`);
+      const dir = await writeTree('parked-check-alone', (rows) => ({
+        ...rows,
+        mcpTools: rows.mcpTools.map((t) => (t.toolId === DEBT.toolId ? { ...t, description: 'Debt, once more.' } : t)),
+      }));
+      const url = new URL(seeded.tdb.url);
+      url.username = role;
+      const apply = await runConvengine(['config', 'apply', dir], { DATABASE_URL: url.toString() });
+      expect(apply).toMatchObject({ code: 0 });
+      expect(apply.stderr).toContain(
+        'warning: the change is made, but the conversations it may strand could not be read'
+      );
+      expect(apply.stderr).toMatch(
+        new RegExp(
+          `warning: \\d+ turn\\(s\\) are held for an operator for tool ${DEBT.toolCode.replace(/\./g, '\\.')}, which this change changed`
+        )
+      );
+      expect(apply.stderr).not.toContain('the turns parked on its tools could not be read');
+    } finally {
+      await sql(`DROP OWNED BY ${role}`);
+      await sql(`DROP ROLE ${role}`);
+    }
+  });
+
   it('a change that touches no tool a turn is parked on warns of none', async () => {
     await conversationWith('loan.credit.fraud.check', [McpAudit.ToolHeld]);
     // The first test's parked turns (rating check, submit) stay too; the order pack's tool 5001 has none.
