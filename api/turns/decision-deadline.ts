@@ -15,11 +15,16 @@ export interface CancellableCalls {
   withAbortSignal<R>(signal: AbortSignal, fn: () => Promise<R>): Promise<R>;
 }
 
+/** The most the reads that say why a sent decision was refused may take, after the update answered. */
+export const REFUSAL_READS_MS = 5_000;
+
 /**
- * The one deadline of an operator's decision (OPERATOR_DECISION_TIMEOUT_MS from when its request came), shared by every
- * Temporal call the decision makes: the turn's describe, its history, its task queue's pollers, the update, the reads
- * that say why the update was refused. Each call also keeps its own deadline (TEMPORAL_CALL_TIMEOUT_MS, a check's):
- * without this one, a Temporal answering each just in time held the request for their sum.
+ * The one deadline of an operator's decision (OPERATOR_DECISION_TIMEOUT_MS from when the decision began: after the
+ * request's authentication, prerequisite checks and body were read), shared by every Temporal call the decision makes
+ * up to its update: the turn's describe, its history, its task queue's pollers, the update. The reads that say why
+ * Temporal refused the update have one of their own (forRefusalReads). Each call also keeps its own deadline
+ * (TEMPORAL_CALL_TIMEOUT_MS, a check's): without this one, a Temporal answering each just in time held the request
+ * for their sum.
  */
 export class DecisionDeadline {
   readonly at: number;
@@ -30,6 +35,15 @@ export class DecisionDeadline {
     now = Date.now()
   ) {
     this.at = now + timeoutMs;
+  }
+
+  /**
+   * A deadline of its own, at most REFUSAL_READS_MS (and this one's length), for the reads that say why Temporal
+   * refused the sent decision: the update's wait may have taken nearly all of this one, and a turn that ended just
+   * before it is then told as ended (409), not as a Temporal that did not answer (503).
+   */
+  forRefusalReads(): DecisionDeadline {
+    return new DecisionDeadline(Math.min(this.timeoutMs, REFUSAL_READS_MS), this.calls);
   }
 
   /**

@@ -201,8 +201,10 @@ function earlierDecisionFate(trouble: WorkflowTaskTrouble): string {
 }
 
 /** Why a sent decision did not land, as the caller's error. */
-async function refusedDecision(target: DecisionTarget, err: unknown): Promise<Error> {
-  const { client, workflowId, taskQueue, deadline } = target;
+async function refusedDecision(sent: DecisionTarget, err: unknown): Promise<Error> {
+  const { client, workflowId, taskQueue, deadline } = sent;
+  // The reads below explain a refusal the update already answered: they get a deadline of their own.
+  const target = { ...sent, deadline: deadline.forRefusalReads() };
   if (err instanceof WorkflowUpdateRPCTimeoutOrCancelledError || err instanceof DecisionDeadlineError) {
     return new WorkerUnavailableError(
       `Turn ${workflowId} did not take the decision within ${deadline.timeoutMs / 1000} s: no worker answered ` +
@@ -222,7 +224,7 @@ async function refusedDecision(target: DecisionTarget, err: unknown): Promise<Er
   if (err instanceof ServiceError && grpcCode(err.cause) === grpcStatus.FAILED_PRECONDITION) {
     // Temporal forgets an update whose workflow task failed while carrying it, and refuses one while the turn's
     // workflow task keeps failing or timing out: either way nothing was applied, and deciding again is safe.
-    const why = await workflowTaskTrouble(client, workflowId, deadline);
+    const why = await workflowTaskTrouble(client, workflowId, target.deadline);
     return new TurnNotReadyError(
       `Turn ${workflowId} did not take the decision: ${troubleText(why ?? null)}, and Temporal dropped the decision ` +
         'without applying it. Check the turn (convengine sre list, the console), then decide again.',

@@ -3,7 +3,7 @@
  * OPERATOR_DECISION_TIMEOUT_MS, that all its Temporal calls share: a Temporal that answers each call slowly, or one
  * call never, ends the request by that deadline with the decision's own 503, not after the sum of the calls' waits.
  */
-import type { Client } from '@temporalio/client';
+import { WorkflowNotFoundError, type Client } from '@temporalio/client';
 import { DecisionDeadline } from '../../../api/turns/decision-deadline';
 import { sendDecision } from '../../../api/turns/decisions';
 import { TemporalTurnGateway } from '../../../api/turns/gateway';
@@ -29,7 +29,11 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * A client whose one turn runs, and whose every call is logged in `calls` and answered after `delayMs` of its name
  * (none: at once); the update, once answered, says no worker took it.
  */
-function slowClient(delayMs: Record<string, number | 'never'>, workflowTaskAttempt = 1) {
+function slowClient(
+  delayMs: Record<string, number | 'never'>,
+  workflowTaskAttempt = 1,
+  refusal: () => Error = () => new Error('no worker took the update')
+) {
   const calls: string[] = [];
   const slow =
     <T>(name: string, answer: () => Promise<T>) =>
@@ -51,7 +55,7 @@ function slowClient(delayMs: Record<string, number | 'never'>, workflowTaskAttem
   const handle = {
     workflowId: WORKFLOW_ID,
     describe: slow('describe', async () => description),
-    executeUpdate: slow('update', () => Promise.reject(new Error('no worker took the update'))),
+    executeUpdate: slow('update', () => Promise.reject(refusal())),
   };
   const client = fakeTemporalClient(handle, 1_000) as unknown as { connection: { workflowService: object } };
   const service = client.connection.workflowService as { describeTaskQueue: () => Promise<unknown> };
@@ -126,11 +130,32 @@ describe("an operator's decision while Temporal answers slowly", () => {
 });
 
 describe("a decision's deadline at its edges", () => {
-  it('that passed after the checks and before the update went: not sent, 503 TEMPORAL_UNREACHABLE, not "sent"', async () => {
+  it('refused for a turn that ended just before it: 409, the turn described on a deadline of its own', async () => {
+    for (const [decide, code] of [
+      [approve, 'APPROVAL_NOT_PENDING'],
+      [skip, 'NOT_HELD'],
+    ] as const) {
+      const described: { turn?: { status: { name: string } } } = {};
+      const delays: Record<string, number> = { update: DECISION_TIMEOUT_MS - 100 };
+      // Temporal answers an update to a turn that ended while it waited as one to no turn, 100 ms before the
+      // deadline; describing it then takes 200 ms.
+      const { client, calls } = slowClient(delays, 1, () => {
+        if (described.turn) described.turn.status.name = 'TERMINATED';
+        delays.describe = 200;
+        return new WorkflowNotFoundError('workflow execution already completed', WORKFLOW_ID, undefined);
+      });
+      const handle = client.workflow.getHandle(WORKFLOW_ID);
+      described.turn = (await handle.describe()) as unknown as { status: { name: string } };
+      calls.length = 0;
+      const { answer } = await timed(() => decide(client));
+      expect(answer).toMatchObject({ statusCode: 409, code });
+      expect(calls).toEqual(['describe', 'describeTaskQueue', 'update', 'describe']);
+    }
+  });
+
+  it('that passed before the decision was sent: no call made, 503 TEMPORAL_UNREACHABLE, not "sent"', async () => {
     const { client, calls } = slowClient({});
-    const past = new DecisionDeadline(DECISION_TIMEOUT_MS, client, Date.now() - DECISION_TIMEOUT_MS);
-    // A clock that read the deadline as not passed at the last check, and as passed by the update.
-    const deadline = Object.create(past, { passed: { get: () => false } }) as DecisionDeadline;
+    const deadline = new DecisionDeadline(DECISION_TIMEOUT_MS, client, Date.now() - DECISION_TIMEOUT_MS);
     const target = {
       client,
       workflowId: WORKFLOW_ID,
@@ -146,7 +171,8 @@ describe("a decision's deadline at its edges", () => {
       (e: unknown) => e
     );
     expect(answer).toMatchObject({ code: 'TEMPORAL_UNREACHABLE', details: { decisionSent: false } });
-    expect(calls).not.toContain('update');
+    // Neither the pollers' read nor the update is sent once the deadline has passed.
+    expect(calls).toEqual([]);
   });
 
   it('whose history read it cut off (a retried task) is 503 TEMPORAL_UNREACHABLE, not WORKER_UNAVAILABLE', async () => {
@@ -158,22 +184,22 @@ describe("a decision's deadline at its edges", () => {
     }
   });
 
-  it('rejects a call that throws at once, and leaves no timer to reject later', async () => {
-    const deadline = new DecisionDeadline(50, slowClient({}).client);
+  it('rejects a call that throws at once, and leaves no timer to cancel its calls later', async () => {
+    // The signal the deadline would cancel the call's Temporal calls with: a timer left behind aborts it.
+    let signal: AbortSignal | undefined;
+    const calls = {
+      withAbortSignal: <R>(given: AbortSignal, fn: () => Promise<R>) => ((signal = given), fn()),
+    };
+    const deadline = new DecisionDeadline(50, calls);
     const thrown = new Error('thrown at once');
-    const answer = await Promise.resolve()
-      .then(() =>
-        deadline.within(() => {
-          throw thrown;
-        })
-      )
+    const answer = await deadline
+      .within(() => {
+        throw thrown;
+      })
       .catch((e: unknown) => e);
     expect(answer).toBe(thrown);
-    const unhandled: unknown[] = [];
-    const onUnhandled = (reason: unknown) => unhandled.push(reason);
-    process.on('unhandledRejection', onUnhandled);
+    expect(signal?.aborted).toBe(false);
     await sleep(200);
-    process.off('unhandledRejection', onUnhandled);
-    expect(unhandled).toEqual([]);
+    expect(signal?.aborted).toBe(false);
   });
 });
