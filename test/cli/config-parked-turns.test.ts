@@ -108,8 +108,11 @@ describe('convengine config warns of turns parked on a tool the change removes o
     expect((await readConfigRows(seeded.tdb.db)).mcpTools.some((t) => t.toolId === SUBMIT.toolId)).toBe(false);
   });
 
-  it('an apply whose checks after the commit cannot read the conversations says the change is made, and exits 0', async () => {
-    // A role that may write the config but not read the conversations: the checks after the commit fail.
+  /**
+   * `config apply dir` as a role that may write the config but, on ce_conversation, only read `columns`: the checks
+   * after the commit that read more of it fail.
+   */
+  async function applyAsRestrictedRole(dir: string, columns: string[]) {
     const role = `cfg_author_${crypto.randomUUID().slice(0, 8)}`;
     const sql = (text: string) => seeded.tdb.db.$client.query(text);
     await sql(`CREATE ROLE ${role} LOGIN`);
@@ -118,58 +121,45 @@ describe('convengine config warns of turns parked on a tool the change removes o
       await sql(`GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
       await sql(`GRANT EXECUTE ON FUNCTION pg_notify(text, text) TO ${role}`);
       await sql(`REVOKE ALL ON ce_conversation FROM ${role}`);
-      const dir = await writeTree('unreadable-conversations', (rows) => ({
-        ...rows,
-        mcpTools: rows.mcpTools.map((t) => (t.toolId === 5001 ? { ...t, description: 'Order lookup, again.' } : t)),
-      }));
+      if (columns.length > 0) await sql(`GRANT SELECT (${columns.join(', ')}) ON ce_conversation TO ${role}`);
       const url = new URL(seeded.tdb.url);
       url.username = role;
-      const apply = await runConvengine(['config', 'apply', dir], { DATABASE_URL: url.toString() });
-      expect(apply).toMatchObject({ code: 0 });
-      expect(apply.stdout).toMatch(/applied 1 change\(s\); config version \w+$/m);
-      expect(apply.stderr).toContain('warning: the change is made, but the conversations it may strand');
-      expect(apply.stderr).not.toContain('config failed');
-      const rows = await readConfigRows(seeded.tdb.db);
-      expect(rows.mcpTools.find((t) => t.toolId === 5001)?.description).toBe('Order lookup, again.');
+      return await runConvengine(['config', 'apply', dir], { DATABASE_URL: url.toString() });
     } finally {
       await sql(`DROP OWNED BY ${role}`);
       await sql(`DROP ROLE ${role}`);
     }
+  }
+
+  it('an apply whose checks after the commit cannot read the conversations says the change is made, and exits 0', async () => {
+    const dir = await writeTree('unreadable-conversations', (rows) => ({
+      ...rows,
+      mcpTools: rows.mcpTools.map((t) => (t.toolId === 5001 ? { ...t, description: 'Order lookup, again.' } : t)),
+    }));
+    const apply = await applyAsRestrictedRole(dir, []);
+    expect(apply).toMatchObject({ code: 0 });
+    expect(apply.stdout).toMatch(/applied 1 change\(s\); config version \w+$/m);
+    expect(apply.stderr).toContain('warning: the change is made, but the conversations it may strand');
+    expect(apply.stderr).not.toContain('config failed');
+    const rows = await readConfigRows(seeded.tdb.db);
+    expect(rows.mcpTools.find((t) => t.toolId === 5001)?.description).toBe('Order lookup, again.');
   });
 
   it('an apply whose stranded-conversations check cannot read still warns of the turns parked on its tools', async () => {
     await conversationWith(DEBT.toolCode, [McpAudit.ToolHeld]);
-    // May read a conversation's id and turn count (the parked-turns check) but not where it rests (the stranded one).
-    const role = `cfg_parked_${crypto.randomUUID().slice(0, 8)}`;
-    const sql = (text: string) => seeded.tdb.db.$client.query(text);
-    await sql(`CREATE ROLE ${role} LOGIN`);
-    try {
-      await sql(`GRANT ALL ON ALL TABLES IN SCHEMA public TO ${role}`);
-      await sql(`GRANT ALL ON ALL SEQUENCES IN SCHEMA public TO ${role}`);
-      await sql(`GRANT EXECUTE ON FUNCTION pg_notify(text, text) TO ${role}`);
-      await sql(`REVOKE ALL ON ce_conversation FROM ${role}`);
-      await sql(`GRANT SELECT (conversation_id, turn_count) ON ce_conversation TO ${role}`);
-      const dir = await writeTree('parked-check-alone', (rows) => ({
-        ...rows,
-        mcpTools: rows.mcpTools.map((t) => (t.toolId === DEBT.toolId ? { ...t, description: 'Debt, once more.' } : t)),
-      }));
-      const url = new URL(seeded.tdb.url);
-      url.username = role;
-      const apply = await runConvengine(['config', 'apply', dir], { DATABASE_URL: url.toString() });
-      expect(apply).toMatchObject({ code: 0 });
-      expect(apply.stderr).toContain(
-        'warning: the change is made, but the conversations it may strand could not be read'
-      );
-      expect(apply.stderr).toMatch(
-        new RegExp(
-          `warning: \\d+ turn\\(s\\) are held for an operator for tool ${DEBT.toolCode.replace(/\./g, '\\.')}, which this change changed`
-        )
-      );
-      expect(apply.stderr).not.toContain('the turns parked on its tools could not be read');
-    } finally {
-      await sql(`DROP OWNED BY ${role}`);
-      await sql(`DROP ROLE ${role}`);
-    }
+    const dir = await writeTree('parked-check-alone', (rows) => ({
+      ...rows,
+      mcpTools: rows.mcpTools.map((t) => (t.toolId === DEBT.toolId ? { ...t, description: 'Debt, once more.' } : t)),
+    }));
+    // The parked-turns check reads a conversation's id and turn count; the stranded one, where it rests.
+    const apply = await applyAsRestrictedRole(dir, ['conversation_id', 'turn_count']);
+    expect(apply).toMatchObject({ code: 0 });
+    expect(apply.stderr).toContain(
+      'warning: the change is made, but the conversations it may strand could not be read'
+    );
+    const held = `for tool ${DEBT.toolCode.replace(/\./g, '\\.')}, which this change changed`;
+    expect(apply.stderr).toMatch(new RegExp(`warning: \\d+ turn\\(s\\) are held for an operator ${held}`));
+    expect(apply.stderr).not.toContain('the turns parked on its tools could not be read');
   });
 
   it('a change that touches no tool a turn is parked on warns of none', async () => {
