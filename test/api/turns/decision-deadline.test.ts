@@ -30,7 +30,7 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
  * (none: at once); the update, once answered, says no worker took it.
  */
 function slowClient(
-  delayMs: Record<string, number | 'never'>,
+  delayMs: Record<string, number | 'never' | (() => number)>,
   workflowTaskAttempt = 1,
   refusal: () => Error = () => new Error('no worker took the update')
 ) {
@@ -41,7 +41,7 @@ function slowClient(
       calls.push(name);
       const delay = delayMs[name] ?? 0;
       if (delay === 'never') return never();
-      await sleep(delay);
+      await sleep(typeof delay === 'function' ? delay() : delay);
       return answer();
     };
   const description = {
@@ -136,17 +136,22 @@ describe("a decision's deadline at its edges", () => {
       [skip, 'NOT_HELD'],
     ] as const) {
       const described: { turn?: { status: { name: string } } } = {};
-      const delays: Record<string, number> = { update: DECISION_TIMEOUT_MS - 100 };
-      // Temporal answers an update to a turn that ended while it waited as one to no turn, 100 ms before the
-      // deadline; describing it then takes 200 ms.
+      let startedAt = Date.now();
+      // Temporal answers an update to a turn that ended while it waited as one to no turn, 300 ms before the
+      // deadline (which starts after startedAt, however late a loaded machine sends the update); describing the
+      // ended turn then takes 600 ms.
+      const delays: Record<string, number | (() => number)> = {
+        update: () => Math.max(0, startedAt + DECISION_TIMEOUT_MS - 300 - Date.now()),
+      };
       const { client, calls } = slowClient(delays, 1, () => {
         if (described.turn) described.turn.status.name = 'TERMINATED';
-        delays.describe = 200;
+        delays.describe = 600;
         return new WorkflowNotFoundError('workflow execution already completed', WORKFLOW_ID, undefined);
       });
       const handle = client.workflow.getHandle(WORKFLOW_ID);
       described.turn = (await handle.describe()) as unknown as { status: { name: string } };
       calls.length = 0;
+      startedAt = Date.now();
       const { answer } = await timed(() => decide(client));
       expect(answer).toMatchObject({ statusCode: 409, code });
       expect(calls).toEqual(['describe', 'describeTaskQueue', 'update', 'describe']);
